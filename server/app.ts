@@ -1,0 +1,90 @@
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { MAX_UPLOAD_BYTES } from '../shared/constants';
+import type { Config } from './config';
+import { registerErrorHandler } from './errors';
+import authRoutes from './features/auth/routes';
+import healthRoutes from './features/health/routes';
+import mediaRoutes from './features/media/routes';
+import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
+import userRoutes from './features/users/routes';
+import authPlugin from './plugins/auth';
+import clientPlugin from './plugins/client';
+import databasePlugin from './plugins/database';
+import realtimePlugin from './realtime/plugin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    media: MediaStore;
+  }
+}
+
+/** The whole server, not yet listening: `main.ts` listens, tests build their own on free ports. */
+export async function buildApp(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}) {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's 1 MiB default; the profile PUT (images as data: URIs) raises its own.
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+
+  app.decorate('config', config);
+  app.decorate('readinessChecks', new Map());
+
+  // Infrastructure.
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
+        'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
+        'connect-src': ["'self'", 'https://accounts.google.com/gsi/'],
+        'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
+      },
+    },
+    // The Google sign-in pop-up talks back to this window.
+    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+  });
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
+  await app.register(rateLimit, { global: false });
+  await app.register(databasePlugin, { config });
+  await app.register(authPlugin);
+  await app.register(realtimePlugin);
+
+  const mediaRoot = path.join(config.dataDir, 'media');
+  app.decorate('media', localMediaStore(mediaRoot));
+  await app.register(fastifyStatic, {
+    root: mediaRoot,
+    prefix: MEDIA_PREFIX,
+    decorateReply: false,
+    // Keys are random and never rewritten.
+    immutable: true,
+    maxAge: '365d',
+  });
+
+  // Features.
+  await app.register(healthRoutes);
+  await app.register(authRoutes, { config });
+  await app.register(userRoutes);
+  await app.register(mediaRoutes);
+
+  await app.register(clientPlugin, { clientDir: config.clientDir });
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

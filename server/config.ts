@@ -1,0 +1,69 @@
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL via postgres.js when set; embedded PGlite under `dataDir/db` when not. */
+  databaseUrl: string | null;
+  /** Memory-only PGlite (tests): nothing is written under `dataDir/db`. */
+  inMemoryDatabase: boolean;
+  redisUrl: string | null;
+  publicUrl: string;
+  /** Built client to serve; null serves a plain notice (API-only tests). */
+  clientDir: string | null;
+  logLevel: string;
+  argon2: { memoryCost: number; timeCost: number };
+  loginThrottle: { perIp: number; perAccount: number; windowMs: number };
+  stripe: {
+    secretKey: string | null;
+    webhookSecret: string | null;
+    apiBase: string | null;
+    lookupKeys: { monthly: string; yearly: string };
+  };
+  google: { clientId: string | null; userInfoUrl: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+const int = (value: string | undefined, fallback: number) => {
+  const parsed = Number.parseInt(value ?? '', 10);
+  return Number.isFinite(parsed) ? parsed : fallback;
+};
+
+/** The whole configuration, from the environment of ARCHITECTURE.md's "Running" table. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env.PORT, 3000);
+  const dataDir = path.resolve(env.DATA_DIR ?? './data');
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir,
+    databaseUrl: env.DATABASE_URL || null,
+    inMemoryDatabase: false,
+    redisUrl: env.REDIS_URL || null,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    // OWASP's argon2id baseline: 19 MiB, 2 iterations.
+    argon2: { memoryCost: int(env.ARGON2_MEMORY_KIB, 19_456), timeCost: int(env.ARGON2_TIME_COST, 2) },
+    loginThrottle: {
+      perIp: int(env.LOGIN_THROTTLE_PER_IP, 30),
+      perAccount: int(env.LOGIN_THROTTLE_PER_ACCOUNT, 10),
+      windowMs: int(env.LOGIN_THROTTLE_WINDOW_MS, 60_000),
+    },
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY || null,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
+      apiBase: env.STRIPE_API_BASE || null,
+      lookupKeys: {
+        monthly: env.STRIPE_LOOKUP_KEY_MONTHLY || 'basic_monthly',
+        yearly: env.STRIPE_LOOKUP_KEY_YEARLY || 'basic_yearly',
+      },
+    },
+    google: {
+      clientId: env.GOOGLE_CLIENT_ID || null,
+      userInfoUrl: env.GOOGLE_USERINFO_URL || 'https://www.googleapis.com/oauth2/v3/userinfo',
+    },
+  };
+}

@@ -1,0 +1,233 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+  varchar,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    email: varchar('email', { length: 254 }).notNull().unique(),
+    // Null for accounts that only ever signed in with Google.
+    passwordHash: text('password_hash'),
+    firstName: varchar('first_name', { length: 150 }).notNull(),
+    lastName: varchar('last_name', { length: 150 }).notNull(),
+    googleSub: text('google_sub').unique(),
+    hasSubscription: boolean('has_subscription').notNull().default(false),
+    stripeCustomerId: text('stripe_customer_id').unique(),
+    stripeSubscriptionId: text('stripe_subscription_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [check('users_email_lower', sql`${t.email} = lower(${t.email})`)],
+);
+
+export const authTokens = pgTable(
+  'auth_tokens',
+  {
+    // SHA-256 of the token, hex: the token itself is never stored.
+    tokenHash: text('token_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('auth_tokens_user_id').on(t.userId)],
+);
+
+/** One row per user, created with the account; `is_completed` flips on the first valid save. */
+export const profiles = pgTable(
+  'profiles',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: varchar('name', { length: 50 }),
+    bio: varchar('bio', { length: 500 }),
+    gender: text('gender', { enum: ['male', 'female', 'non_binary'] }),
+    dateOfBirth: date('date_of_birth', { mode: 'string' }),
+    image: text('image'),
+    image2: text('image2'),
+    image3: text('image3'),
+    image4: text('image4'),
+    image5: text('image5'),
+    image6: text('image6'),
+    gendersToMatch: text('genders_to_match').array().notNull().default(sql`'{}'::text[]`),
+    minMatchingAge: smallint('min_matching_age').notNull().default(18),
+    maxMatchingAge: smallint('max_matching_age').notNull().default(50),
+    isCompleted: boolean('is_completed').notNull().default(false),
+    // Kept beside the deck's filter columns so that one index can serve its order.
+    lastActiveAt: timestamp('last_active_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('profiles_gender', sql`${t.gender} in ('male', 'female', 'non_binary')`),
+    check(
+      'profiles_genders_to_match',
+      sql`${t.gendersToMatch} <@ array['male', 'female', 'non_binary']::text[]`,
+    ),
+    check(
+      'profiles_matching_ages',
+      sql`18 <= ${t.minMatchingAge} and ${t.minMatchingAge} <= ${t.maxMatchingAge} and ${t.maxMatchingAge} <= 100`,
+    ),
+    check(
+      'profiles_completed_fields',
+      sql`not ${t.isCompleted} or (${t.name} is not null and ${t.bio} is not null and ${t.gender} is not null and ${t.dateOfBirth} is not null and ${t.image} is not null and cardinality(${t.gendersToMatch}) > 0)`,
+    ),
+    index('profiles_deck').on(t.lastActiveAt.desc()).where(sql`${t.isCompleted}`),
+  ],
+);
+
+/** Every stored image; a profile may only point at uploads its owner made. */
+export const uploads = pgTable(
+  'uploads',
+  {
+    key: text('key').primaryKey(),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('uploads_owner_id').on(t.ownerId)],
+);
+
+export const reactions = pgTable(
+  'reactions',
+  {
+    fromUserId: integer('from_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    toUserId: integer('to_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['like', 'dislike', 'skip'] }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.fromUserId, t.toUserId] }),
+    check('reactions_kind', sql`${t.kind} in ('like', 'dislike', 'skip')`),
+    check('reactions_not_self', sql`${t.fromUserId} <> ${t.toUserId}`),
+    index('reactions_to_user').on(t.toUserId, t.kind),
+  ],
+);
+
+export const blocks = pgTable(
+  'blocks',
+  {
+    blockerId: integer('blocker_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    blockedId: integer('blocked_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.blockerId, t.blockedId] }),
+    check('blocks_not_self', sql`${t.blockerId} <> ${t.blockedId}`),
+    index('blocks_blocked').on(t.blockedId),
+  ],
+);
+
+/**
+ * A mutual like. The unique, ordered pair is what makes "exactly one match" true when both
+ * likes arrive at the same instant.
+ */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: serial('id').primaryKey(),
+    userLowId: integer('user_low_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    userHighId: integer('user_high_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    lastMessageId: integer('last_message_id'),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    unique('conversations_pair').on(t.userLowId, t.userHighId),
+    check('conversations_ordered_pair', sql`${t.userLowId} < ${t.userHighId}`),
+    index('conversations_user_high').on(t.userHighId),
+  ],
+);
+
+/** Both participants of a conversation, with each one's read marker. */
+export const conversationMembers = pgTable(
+  'conversation_members',
+  {
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    lastReadMessageId: integer('last_read_message_id').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.userId] }), index('conversation_members_user').on(t.userId)],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: serial('id').primaryKey(),
+    conversationId: integer('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    senderId: integer('sender_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: varchar('content', { length: 2000 }).notNull(),
+    clientId: uuid('client_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('messages_conversation').on(t.conversationId, t.id.desc()),
+    uniqueIndex('messages_sender_client_id').on(t.senderId, t.clientId),
+    check('messages_content_length', sql`char_length(${t.content}) between 1 and 2000`),
+  ],
+);
+
+/** Checkout sessions, Stripe's or the local test checkout's, linked to the user who started them. */
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    lookupKey: text('lookup_key').notNull(),
+    provider: text('provider', { enum: ['stripe', 'local'] }).notNull(),
+    status: text('status', { enum: ['open', 'complete', 'canceled'] }).notNull().default('open'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('checkout_sessions_provider', sql`${t.provider} in ('stripe', 'local')`),
+    check('checkout_sessions_status', sql`${t.status} in ('open', 'complete', 'canceled')`),
+  ],
+);
+
+/** Webhook events already handled: the same event twice changes nothing. */
+export const stripeEvents = pgTable('stripe_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

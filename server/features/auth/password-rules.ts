@@ -1,0 +1,50 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
+
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_SIMILARITY = 0.7;
+
+let commonPasswords: Set<string> | null = null;
+const isCommon = (password: string) => {
+  commonPasswords ??= new Set(dictionary['passwords-common'] as string[]);
+  return commonPasswords.has(password.toLowerCase());
+};
+
+/** Python's SequenceMatcher-like ratio, from the longest common subsequence: 2·M / (|a| + |b|). */
+function similarity(a: string, b: string): number {
+  if (!a || !b) return 0;
+  const x = a.slice(0, 128);
+  const y = b.slice(0, 128);
+  let previous = new Array<number>(y.length + 1).fill(0);
+  for (const cx of x) {
+    const current = [0];
+    for (let j = 1; j <= y.length; j++) {
+      current[j] = cx === y[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, current[j - 1]!);
+    }
+    previous = current;
+  }
+  return (2 * previous[y.length]!) / (x.length + y.length);
+}
+
+/** The checks of Django's default password validators, with their messages. */
+export function passwordProblems(
+  password: string,
+  attributes: { email: string; first_name: string; last_name: string },
+): string[] {
+  const problems: string[] = [];
+  const lower = password.toLowerCase();
+  const labels = { email: 'email address', first_name: 'first name', last_name: 'last name' } as const;
+  for (const [key, label] of Object.entries(labels) as [keyof typeof labels, string][]) {
+    const value = attributes[key].toLowerCase();
+    const parts = [value, ...value.split(/\W+/)].filter((part) => part.length > 2);
+    if (parts.some((part) => similarity(lower, part) >= MAX_SIMILARITY)) {
+      problems.push(`The password is too similar to the ${label}.`);
+      break;
+    }
+  }
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    problems.push(`This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+  if (isCommon(password)) problems.push('This password is too common.');
+  if (/^\d+$/.test(password)) problems.push('This password is entirely numeric.');
+  return problems;
+}

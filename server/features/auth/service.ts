@@ -1,0 +1,97 @@
+import argon2 from 'argon2';
+import { eq } from 'drizzle-orm';
+import type { RegisterInput } from '../../../shared/schemas/auth';
+import { DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE } from '../../../shared/constants';
+import type { Db, DbOrTx } from '../../db/client';
+import { authTokens, profiles, users } from '../../db/schema';
+import { ValidationError } from '../../errors';
+import { isUniqueViolation } from '../../lib/pg-errors';
+import { hashToken, newToken } from '../../lib/tokens';
+import { passwordProblems } from './password-rules';
+
+export interface HashOptions {
+  memoryCost: number;
+  timeCost: number;
+}
+
+export const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
+export const EMAIL_TAKEN = 'A user with that e-mail already exists.';
+
+export const hashPassword = (password: string, options: HashOptions) =>
+  argon2.hash(password, { type: argon2.argon2id, ...options });
+
+export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
+  const token = newToken();
+  await db.insert(authTokens).values({ tokenHash: hashToken(token), userId });
+  return token;
+}
+
+export async function revokeToken(db: DbOrTx, token: string): Promise<void> {
+  await db.delete(authTokens).where(eq(authTokens.tokenHash, hashToken(token)));
+}
+
+/** A new account and its empty profile (name = first name, ages 18–50), in one transaction. */
+export async function createUser(
+  db: Db,
+  account: { email: string; firstName: string; lastName: string; passwordHash: string | null; googleSub?: string },
+) {
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .insert(users)
+      .values({
+        email: account.email,
+        firstName: account.firstName,
+        lastName: account.lastName,
+        passwordHash: account.passwordHash,
+        googleSub: account.googleSub ?? null,
+      })
+      .returning();
+    await tx.insert(profiles).values({
+      userId: user!.id,
+      name: account.firstName.slice(0, 50),
+      minMatchingAge: DEFAULT_MIN_MATCHING_AGE,
+      maxMatchingAge: DEFAULT_MAX_MATCHING_AGE,
+    });
+    return user!;
+  });
+}
+
+export async function register(db: Db, input: RegisterInput, hashOptions: HashOptions) {
+  const fields: Record<string, string[]> = {};
+  const problems = passwordProblems(input.password, {
+    email: input.username,
+    first_name: input.first_name,
+    last_name: input.last_name,
+  });
+  if (problems.length > 0) fields.password = problems;
+  if (input.password !== input.password2) fields.password2 = ['The two passwords do not match.'];
+  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+
+  try {
+    const user = await createUser(db, {
+      email: input.username,
+      firstName: input.first_name,
+      lastName: input.last_name,
+      passwordHash: await hashPassword(input.password, hashOptions),
+    });
+    return { id: user.id, email: user.email, first_name: user.firstName, last_name: user.lastName };
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_unique')) throw ValidationError.field('username', EMAIL_TAKEN);
+    throw error;
+  }
+}
+
+// Verifying against a real hash when the account is unknown keeps both answers equally slow.
+let decoyHash: Promise<string> | null = null;
+
+export async function login(db: Db, username: string, password: string, hashOptions: HashOptions) {
+  const email = username.trim().toLowerCase();
+  const [user] = await db
+    .select({ id: users.id, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email));
+  const hash = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy-password', hashOptions)));
+  const valid = await argon2.verify(hash, password).catch(() => false);
+  if (!user?.passwordHash || !valid) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
+  return issueToken(db, user.id);
+}

@@ -1,0 +1,39 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
+export interface MediaStore {
+  put(key: string, data: Buffer): Promise<void>;
+  /** The URL a client uses for a stored key. */
+  url(key: string): string;
+  /** The key of a URL this store issued, or null. */
+  keyOf(url: string): string | null;
+}
+
+export const MEDIA_PREFIX = '/media/';
+const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
+
+export function localMediaStore(root: string): MediaStore {
+  let ready: Promise<unknown> | null = null;
+  return {
+    async put(key, data) {
+      await (ready ??= mkdir(root, { recursive: true }));
+      await writeFile(path.join(root, key), data, { flag: 'wx' });
+    },
+    url: (key) => `${MEDIA_PREFIX}${key}`,
+    keyOf(url) {
+      // Accept the relative URL we hand out, or the same path on any absolute address of ours.
+      let pathname = url;
+      if (/^https?:\/\//i.test(url)) {
+        try {
+          pathname = new URL(url).pathname;
+        } catch {
+          return null;
+        }
+      }
+      if (!pathname.startsWith(MEDIA_PREFIX)) return null;
+      const key = pathname.slice(MEDIA_PREFIX.length);
+      return KEY_PATTERN.test(key) ? key : null;
+    },
+  };
+}

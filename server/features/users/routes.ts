@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { IdParams } from '../../../shared/schemas/common';
+import { CurrentUser, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import { getCurrentUser, getOwnProfile, getPublicProfile, saveProfile } from './service';
+
+/** Six data: URIs of up to 10 MB each, base64-encoded, plus the rest of the profile. */
+const PROFILE_BODY_LIMIT = 6 * Math.ceil((10 * 1024 * 1024 * 4) / 3) + 64 * 1024;
+
+const userRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+
+  app.get('/api/users/me/', { schema: { response: { 200: CurrentUser } } }, async (request) => {
+    const user = await getCurrentUser(app.db, currentUser(request).id);
+    if (!user) throw new NotFound();
+    return user;
+  });
+
+  app.get('/api/users/me/profile/', { schema: { response: { 200: OwnProfile } } }, async (request) => {
+    const profile = await getOwnProfile(app.db, currentUser(request).id);
+    if (!profile) throw new NotFound();
+    return profile;
+  });
+
+  app.put(
+    '/api/users/me/profile/',
+    { bodyLimit: PROFILE_BODY_LIMIT, schema: { body: ProfileInput, response: { 200: OwnProfile } } },
+    async (request) => saveProfile(app.db, app.media, currentUser(request).id, request.body),
+  );
+
+  app.get(
+    '/api/users/:id/profile/',
+    { schema: { params: IdParams, response: { 200: PublicProfile } } },
+    async (request) => {
+      const profile = await getPublicProfile(app.db, currentUser(request).id, request.params.id);
+      if (!profile) throw new NotFound();
+      return profile;
+    },
+  );
+};
+
+export default userRoutes;

@@ -1,0 +1,151 @@
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { ageOn } from '../../../shared/schemas/common';
+import {
+  type CurrentUser,
+  GENDER_LABELS,
+  IMAGE_FIELDS,
+  type ImageField,
+  type OwnProfile,
+  type ProfileInput,
+  type PublicProfile,
+} from '../../../shared/schemas/users';
+import type { Db } from '../../db/client';
+import { blocks, profiles, uploads, users } from '../../db/schema';
+import { ValidationError } from '../../errors';
+import { decodeDataUri, isDataUri, storeImage } from '../media/service';
+import type { MediaStore } from '../media/store';
+
+type ProfileRow = typeof profiles.$inferSelect;
+
+export const INVALID_IMAGE_REFERENCE = 'Upload a valid image.';
+
+const imagesOf = (row: ProfileRow): Record<ImageField, string | null> => ({
+  image: row.image,
+  image2: row.image2,
+  image3: row.image3,
+  image4: row.image4,
+  image5: row.image5,
+  image6: row.image6,
+});
+
+export async function getCurrentUser(db: Db, userId: number): Promise<CurrentUser | null> {
+  const [row] = await db
+    .select({
+      id: users.id,
+      email: users.email,
+      first_name: users.firstName,
+      last_name: users.lastName,
+      image: profiles.image,
+      is_profile_completed: profiles.isCompleted,
+      has_subscription: users.hasSubscription,
+    })
+    .from(users)
+    .innerJoin(profiles, eq(profiles.userId, users.id))
+    .where(eq(users.id, userId));
+  return row ?? null;
+}
+
+const presentOwnProfile = (row: ProfileRow): OwnProfile => ({
+  name: row.name,
+  bio: row.bio,
+  gender: row.gender,
+  date_of_birth: row.dateOfBirth,
+  ...imagesOf(row),
+  genders_to_match: row.gendersToMatch as OwnProfile['genders_to_match'],
+  min_matching_age: row.minMatchingAge,
+  max_matching_age: row.maxMatchingAge,
+});
+
+export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile | null> {
+  const [row] = await db.select().from(profiles).where(eq(profiles.userId, userId));
+  return row ? presentOwnProfile(row) : null;
+}
+
+/**
+ * Each image field to the URL to store: a URL must be one of the owner's own uploads, a data URI
+ * is processed and stored like an upload. Every bad field is reported at once.
+ */
+async function resolveImages(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
+  const resolved = {} as Record<ImageField, string | null>;
+  const errors: Record<string, string[]> = {};
+  const keys = new Map<ImageField, string>();
+
+  for (const field of IMAGE_FIELDS) {
+    const value = input[field] ?? null;
+    resolved[field] = null;
+    if (value === null || isDataUri(value)) continue;
+    const key = store.keyOf(value);
+    if (key) keys.set(field, key);
+    else errors[field] = [INVALID_IMAGE_REFERENCE];
+  }
+
+  if (keys.size > 0) {
+    const owned = await db
+      .select({ key: uploads.key })
+      .from(uploads)
+      .where(and(eq(uploads.ownerId, userId), inArray(uploads.key, [...keys.values()])));
+    const ownedKeys = new Set(owned.map((row) => row.key));
+    for (const [field, key] of keys) {
+      if (ownedKeys.has(key)) resolved[field] = store.url(key);
+      else errors[field] = [INVALID_IMAGE_REFERENCE];
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  // Only once every reference is good are new images decoded and stored.
+  for (const field of IMAGE_FIELDS) {
+    const value = input[field];
+    if (value && isDataUri(value)) {
+      resolved[field] = await storeImage(db, store, userId, decodeDataUri(value, field), field);
+    }
+  }
+  return resolved;
+}
+
+export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
+  const images = await resolveImages(db, store, userId, input);
+  const [row] = await db
+    .update(profiles)
+    .set({
+      name: input.name,
+      bio: input.bio,
+      gender: input.gender,
+      dateOfBirth: input.date_of_birth,
+      ...images,
+      gendersToMatch: input.genders_to_match,
+      minMatchingAge: input.min_matching_age,
+      maxMatchingAge: input.max_matching_age,
+      isCompleted: true,
+      lastActiveAt: sql`now()`,
+    })
+    .where(eq(profiles.userId, userId))
+    .returning();
+  return presentOwnProfile(row!);
+}
+
+/** Another user's profile as others see it: never the e-mail or the date of birth. */
+export async function getPublicProfile(db: Db, viewerId: number, userId: number): Promise<PublicProfile | null> {
+  const blocked = db
+    .select({ one: sql`1` })
+    .from(blocks)
+    .where(
+      or(
+        and(eq(blocks.blockerId, viewerId), eq(blocks.blockedId, userId)),
+        and(eq(blocks.blockerId, userId), eq(blocks.blockedId, viewerId)),
+      ),
+    );
+  const [row] = await db
+    .select()
+    .from(profiles)
+    .where(and(eq(profiles.userId, userId), eq(profiles.isCompleted, true), sql`not exists (${blocked})`));
+  if (!row?.gender || !row.dateOfBirth) return null;
+  return {
+    id: row.userId,
+    name: row.name ?? '',
+    age: ageOn(row.dateOfBirth),
+    gender: row.gender,
+    genre: GENDER_LABELS[row.gender],
+    bio: row.bio ?? '',
+    ...imagesOf(row),
+  };
+}

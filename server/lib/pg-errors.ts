@@ -1,0 +1,17 @@
+/** The PostgreSQL error of a failed statement, from postgres.js or PGlite (drizzle may wrap it in `cause`). */
+function pgError(error: unknown): { code?: string; constraint?: string; constraint_name?: string } | null {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (typeof current === 'object' && 'code' in current && typeof current.code === 'string') {
+      return current as { code?: string; constraint?: string; constraint_name?: string };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pg = pgError(error);
+  if (pg?.code !== '23505') return false;
+  return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
+}

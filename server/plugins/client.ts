@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import fp from 'fastify-plugin';
+
+const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
+
+/**
+ * The built single-page client: hashed assets cached for a year, `index.html` for every other
+ * GET that is not an API path, so that deep links such as /app/chat/12 load the app.
+ */
+export default fp(
+  async (app, opts: { clientDir: string | null }) => {
+    const root = opts.clientDir;
+    const indexPath = root ? path.join(root, 'index.html') : null;
+    const indexHtml = indexPath && existsSync(indexPath) ? await readFile(indexPath) : null;
+
+    if (root && indexHtml) {
+      await app.register(fastifyStatic, {
+        root,
+        prefix: '/',
+        wildcard: false,
+        decorateReply: false,
+        index: false,
+        cacheControl: false,
+        setHeaders(reply, filePath) {
+          const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
+          reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+        },
+      });
+    }
+
+    app.setNotFoundHandler((request, reply) => {
+      const isPage = request.method === 'GET' && !API_PREFIXES.some((prefix) => request.url.startsWith(prefix));
+      if (!isPage) return reply.code(404).send({ detail: 'Not found.' });
+      if (!indexHtml) {
+        return reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('The client is not built yet: run `npm start` (or `npm run build`).');
+      }
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    });
+  },
+  { name: 'client' },
+);

@@ -1,0 +1,43 @@
+/** Business constants of PRODUCT.md §9, named once for server and client. */
+
+export const GENDERS = ['male', 'female', 'non_binary'] as const;
+export type Gender = (typeof GENDERS)[number];
+
+export const MIN_AGE = 18;
+export const MAX_AGE = 100;
+export const DEFAULT_MIN_MATCHING_AGE = 18;
+export const DEFAULT_MAX_MATCHING_AGE = 50;
+export const DEFAULT_GENDER: Gender = 'male';
+
+export const MAX_PHOTOS = 6;
+export const PHOTO_GRID_COLUMNS = 3;
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+export const DATE_PICKER_YEARS = 100;
+
+export const NAME_MAX_LENGTH = 50;
+export const BIO_MAX_LENGTH = 500;
+export const MESSAGE_MAX_LENGTH = 2000;
+export const MESSAGES_PAGE_SIZE = 50;
+export const DECK_PAGE_SIZE = 20;
+
+export const FREE_TRIAL_DAYS = 30;
+export const PLAN_MONTHLY_PRICES = { starter: 15, pro: 30, enterprise: 60 } as const;
+export const YEARLY_PRICE_FACTOR = 2 / 3;
+export const LOOKUP_KEYS = { monthly: 'basic_monthly', yearly: 'basic_yearly' } as const;
+
+export const TOAST_AUTO_CLOSE_MS = 5000;
+export const SWIPE_THRESHOLD_PX = 100;
+export const SWIPE_EXIT_OFFSET_PX = 200;
+export const SWIPE_EXIT_MS = 300;
+export const DRAG_ROTATION = { offset: 200, degrees: 30 } as const;
+export const DRAG_OPACITY_OFFSETS = [-200, -100, 0, 100, 200] as const;
+export const DECK_MATCH_OVERLAY_MS = 2000;
+export const PROFILE_MATCH_OVERLAY_MS = 600;
+export const SKELETON_COUNT = 5;
+
+export const REACTIONS = ['like', 'dislike', 'skip'] as const;
+export type Reaction = (typeof REACTIONS)[number];
+
+export const LANGUAGES = ['es', 'en'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'es';

@@ -1,0 +1,55 @@
+/**
+ * The realtime contract (API.md, "Realtime"): event names and payloads, shared by the server's
+ * `Server<ClientToServerEvents, ServerToClientEvents>` and the client's socket.
+ */
+import { Id } from './schemas/common';
+import { type Message, MessageInput } from './schemas/conversations';
+import { z } from './schemas/zod';
+
+export const MessageSendPayload = z.object({
+  conversation_id: Id,
+  content: MessageInput.shape.content,
+  client_id: z.uuid(),
+});
+export type MessageSendPayload = z.infer<typeof MessageSendPayload>;
+
+export const TypingPayload = z.object({ conversation_id: Id });
+export type TypingPayload = z.infer<typeof TypingPayload>;
+
+export const MessageReadPayload = z.object({
+  conversation_id: Id,
+  last_read_id: z.number().int().min(0).max(2_147_483_647),
+});
+export type MessageReadPayload = z.infer<typeof MessageReadPayload>;
+
+export interface AckError {
+  code: 'validation' | 'not_found' | 'throttled' | 'unauthorized' | 'internal';
+  message: string;
+  fields?: Record<string, string[]>;
+}
+export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: AckError };
+
+export interface MatchUser {
+  id: number;
+  name: string;
+  image: string | null;
+}
+
+export interface ServerToClientEvents {
+  'message:new': (payload: { conversation_id: number; message: Message }) => void;
+  'match:new': (payload: { conversation_id: number; user: MatchUser }) => void;
+  typing: (payload: { conversation_id: number; user_id: number }) => void;
+  'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
+  presence: (payload: { user_id: number; online: boolean }) => void;
+}
+
+export interface ClientToServerEvents {
+  'message:send': (payload: MessageSendPayload, ack: (reply: Ack<{ message: Message }>) => void) => void;
+  typing: (payload: TypingPayload, ack?: (reply: Ack) => void) => void;
+  'message:read': (payload: MessageReadPayload, ack?: (reply: Ack) => void) => void;
+}
+
+/** Room names come from here only. */
+export const rooms = {
+  user: (id: number) => `user:${id}`,
+} as const;

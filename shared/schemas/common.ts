@@ -1,0 +1,43 @@
+import { z } from './zod';
+
+/** A positive integer id, taken from a path segment or a JSON body. */
+export const Id = z.coerce.number<unknown>().int().positive().max(2_147_483_647);
+export type Id = z.infer<typeof Id>;
+
+export const IdParams = z.object({ id: Id });
+export type IdParams = z.infer<typeof IdParams>;
+
+/** `?cursor=&limit=` for every list; the cursor is opaque to clients. */
+export const PageQuery = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number<unknown>().int().min(1).max(100).optional(),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ results: z.array(item), next: z.string().nullable() });
+
+export const Detail = z.object({ detail: z.string() });
+export type Detail = z.infer<typeof Detail>;
+
+/** API.md's 400 body: every bad field at once, plus `non_field_errors`. */
+export type FieldErrors = Record<string, string[]>;
+
+/** `YYYY-MM-DD` that is a real calendar date. */
+export const IsoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.')
+  .refine((value) => {
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  }, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+
+/** Whole years between a `YYYY-MM-DD` birth date and `today` (UTC). */
+export function ageOn(dateOfBirth: string, today: Date = new Date()): number {
+  const [year, month, day] = dateOfBirth.split('-').map(Number) as [number, number, number];
+  let age = today.getUTCFullYear() - year;
+  const beforeBirthday =
+    today.getUTCMonth() + 1 < month || (today.getUTCMonth() + 1 === month && today.getUTCDate() < day);
+  if (beforeBirthday) age -= 1;
+  return age;
+}

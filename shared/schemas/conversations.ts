@@ -1,0 +1,47 @@
+import { MESSAGE_MAX_LENGTH } from '../constants';
+import { Id } from './common';
+import { z } from './zod';
+
+export const Message = z.object({
+  id: z.number(),
+  sender: z.number(),
+  content: z.string(),
+  time: z.string(),
+  client_id: z.string().nullable(),
+});
+export type Message = z.infer<typeof Message>;
+
+export const MessageInput = z.object({
+  content: z.string().trim().min(1).max(MESSAGE_MAX_LENGTH),
+  client_id: z.uuid().optional(),
+});
+export type MessageInput = z.infer<typeof MessageInput>;
+
+export const MessagesQuery = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number<unknown>().int().min(1).max(100).optional(),
+  /** Catch-up after a reconnect: messages with an id above this one, oldest first. */
+  after: z.coerce.number<unknown>().int().min(0).max(2_147_483_647).optional(),
+});
+export type MessagesQuery = z.infer<typeof MessagesQuery>;
+
+export const ConversationSummary = z.object({
+  id: z.number(),
+  name: z.string(),
+  image: z.string().nullable(),
+  other_user_id: z.number(),
+  last_message: z.string().nullable(),
+  last_activity: z.string(),
+  unread_count: z.number().optional(),
+});
+export type ConversationSummary = z.infer<typeof ConversationSummary>;
+
+export const ConversationDetail = z.object({
+  id: z.number(),
+  name: z.string(),
+  image: z.string().nullable(),
+  other_user_id: z.number(),
+});
+export type ConversationDetail = z.infer<typeof ConversationDetail>;
+
+export const ConversationParams = z.object({ id: Id });

@@ -1,0 +1,112 @@
+import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
+import { ageOn, IsoDate } from './common';
+import { z } from './zod';
+
+export const Gender = z.enum(GENDERS);
+export type Gender = z.infer<typeof Gender>;
+
+export const GENDER_LABELS: Record<Gender, string> = {
+  male: 'Male',
+  female: 'Female',
+  non_binary: 'Non-binary',
+};
+
+export const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
+export const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
+
+export const CurrentUser = z.object({
+  id: z.number(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  image: z.string().nullable(),
+  is_profile_completed: z.boolean(),
+  has_subscription: z.boolean(),
+});
+export type CurrentUser = z.infer<typeof CurrentUser>;
+
+export const IMAGE_FIELDS = ['image', 'image2', 'image3', 'image4', 'image5', 'image6'] as const;
+export type ImageField = (typeof IMAGE_FIELDS)[number];
+
+/**
+ * An image field holds a URL this server issued, a `data:image/...;base64,` URI, or null.
+ * Which of those it is, and whether the URL is really ours, is decided by the server.
+ */
+const ImageRef = z.string().min(1).max(16_000_000);
+
+export const OwnProfile = z.object({
+  name: z.string().nullable(),
+  bio: z.string().nullable(),
+  gender: Gender.nullable(),
+  date_of_birth: z.string().nullable(),
+  image: z.string().nullable(),
+  image2: z.string().nullable(),
+  image3: z.string().nullable(),
+  image4: z.string().nullable(),
+  image5: z.string().nullable(),
+  image6: z.string().nullable(),
+  genders_to_match: z.array(Gender),
+  min_matching_age: z.number(),
+  max_matching_age: z.number(),
+});
+export type OwnProfile = z.infer<typeof OwnProfile>;
+
+const MatchingAge = z.number().int().min(MIN_AGE).max(MAX_AGE);
+
+export const ProfileInput = z
+  .object({
+    name: z.string().trim().min(1).max(NAME_MAX_LENGTH),
+    bio: z.string().trim().min(1).max(BIO_MAX_LENGTH),
+    gender: Gender,
+    date_of_birth: z
+      .string({ error: DATE_OF_BIRTH_REQUIRED })
+      .min(1, DATE_OF_BIRTH_REQUIRED)
+      .pipe(IsoDate)
+      .refine((value) => ageOn(value) >= MIN_AGE, `You must be at least ${MIN_AGE} years old.`)
+      .refine((value) => ageOn(value) <= MAX_AGE, `Enter a date of birth within the last ${MAX_AGE} years.`),
+    image: z.string({ error: PRIMARY_PHOTO_REQUIRED }).min(1, PRIMARY_PHOTO_REQUIRED).max(16_000_000),
+    image2: ImageRef.nullish(),
+    image3: ImageRef.nullish(),
+    image4: ImageRef.nullish(),
+    image5: ImageRef.nullish(),
+    image6: ImageRef.nullish(),
+    genders_to_match: z
+      .array(Gender)
+      .min(1, 'Select at least one gender to match.')
+      .refine((list) => new Set(list).size === list.length, 'Each gender can be selected once.'),
+    min_matching_age: MatchingAge,
+    max_matching_age: MatchingAge,
+  })
+  .refine((profile) => profile.min_matching_age <= profile.max_matching_age, {
+    path: ['max_matching_age'],
+    message: 'The maximum age must be greater than or equal to the minimum age.',
+  });
+export type ProfileInput = z.infer<typeof ProfileInput>;
+
+export const PublicProfile = z.object({
+  id: z.number(),
+  name: z.string(),
+  age: z.number(),
+  gender: Gender,
+  genre: z.string(),
+  bio: z.string(),
+  image: z.string().nullable(),
+  image2: z.string().nullable(),
+  image3: z.string().nullable(),
+  image4: z.string().nullable(),
+  image5: z.string().nullable(),
+  image6: z.string().nullable(),
+});
+export type PublicProfile = z.infer<typeof PublicProfile>;
+
+export const DeckCard = z.object({
+  id: z.number(),
+  name: z.string(),
+  age: z.number(),
+  bio: z.string(),
+  image: z.string().nullable(),
+});
+export type DeckCard = z.infer<typeof DeckCard>;
+
+export const UploadResponse = z.object({ url: z.string() });
+export type UploadResponse = z.infer<typeof UploadResponse>;
