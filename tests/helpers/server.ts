@@ -49,10 +49,12 @@ export async function startServer(
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no port');
   const url = `http://127.0.0.1:${address.port}`;
+  // The port is only known now: links the app makes (checkout return URLs) point back at this server.
+  if (options.config?.publicUrl === undefined) app.config.publicUrl = url;
   return {
     app,
     url,
-    config: { ...config, publicUrl: url },
+    config: app.config,
     backend,
     async close() {
       await app.close();
