@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client';
+import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
+
+/** The other participant of a conversation, seen from `userId`: its id, and joinable user/profile tables. */
+export function partnerOf(userId: number) {
+  const profile = alias(profiles, 'partner_profile');
+  const user = alias(users, 'partner_user');
+  const id = sql<number>`case when ${conversations.userLowId} = ${userId} then ${conversations.userHighId} else ${conversations.userLowId} end`;
+  return {
+    id,
+    profile,
+    user,
+    name: sql<string>`coalesce(${profile.name}, ${user.firstName})`,
+    image: profile.image,
+  };
+}
+
+export interface ConversationListRow {
+  id: number;
+  name: string;
+  image: string | null;
+  otherUserId: number;
+  lastMessage: string | null;
+  /** Epoch microseconds of the activity the list is ordered by, as an exact decimal string. */
+  activityUs: string;
+  unreadCount: number;
+}
+
+/**
+ * One page of the user's conversations, from their membership rows (conversation_members_user index).
+ * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
+ * Unread: the partner's messages above my read marker, counted on messages_conversation.
+ */
+export async function conversationListQuery(
+  db: Db,
+  userId: number,
+  kind: 'empty' | 'started',
+  after: { activityUs: string; id: number } | null,
+  limit: number,
+): Promise<ConversationListRow[]> {
+  const activity = kind === 'empty' ? sql`c.created_at` : sql`c.last_message_at`;
+  const rows = await db.execute<{
+    id: number;
+    name: string;
+    image: string | null;
+    other_user_id: number;
+    last_message: string | null;
+    activity_us: string | number;
+    unread_count: number | string;
+  }>(sql`
+    select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
+      lm.content as last_message,
+      (extract(epoch from ${activity}) * 1000000)::bigint::text as activity_us,
+      ${
+        kind === 'started'
+          ? sql`(select count(*) from ${messages} x
+               where x.conversation_id = c.id and x.id > m.last_read_message_id and x.sender_id <> ${userId})::int`
+          : sql`0`
+      } as unread_count
+    from ${conversationMembers} m
+    join ${conversations} c on c.id = m.conversation_id
+    cross join lateral (select case when c.user_low_id = ${userId} then c.user_high_id else c.user_low_id end as id) partner
+    join ${users} u on u.id = partner.id
+    join ${profiles} p on p.user_id = partner.id
+    left join ${messages} lm on lm.id = c.last_message_id
+    where m.user_id = ${userId}
+      and c.last_message_id is ${kind === 'empty' ? sql`null` : sql`not null`}
+      ${
+        after
+          ? sql`and (${activity}, c.id) < (timestamptz 'epoch' + ${after.activityUs}::bigint * interval '1 microsecond', ${after.id}::int)`
+          : sql``
+      }
+    order by ${activity} desc, c.id desc
+    limit ${limit}
+  `);
+  return rowsOf<{
+    id: number;
+    name: string;
+    image: string | null;
+    other_user_id: number;
+    last_message: string | null;
+    activity_us: string | number;
+    unread_count: number | string;
+  }>(rows).map((row) => ({
+    id: Number(row.id),
+    name: row.name,
+    image: row.image,
+    otherUserId: Number(row.other_user_id),
+    lastMessage: row.last_message,
+    activityUs: String(row.activity_us),
+    unreadCount: Number(row.unread_count),
+  }));
+}
+
+/** drizzle's `execute` gives an array on postgres.js and `{ rows }` on PGlite. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

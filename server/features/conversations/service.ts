@@ -1,0 +1,226 @@
+import { and, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
+import {
+  type ConversationDetail,
+  type ConversationSummary,
+  type Message,
+  MessageInput,
+} from '../../../shared/schemas/conversations';
+import type { Db, DbOrTx } from '../../db/client';
+import { conversationMembers, conversations, messages } from '../../db/schema';
+import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
+import { conversationListQuery, partnerOf, rowsOf } from './queries';
+
+type MessageRow = typeof messages.$inferSelect;
+
+export const CLIENT_ID_REUSED = 'This client_id was already used for another message.';
+
+export const presentMessage = (row: MessageRow): Message => ({
+  id: row.id,
+  sender: row.senderId,
+  content: row.content,
+  time: row.createdAt.toISOString(),
+  client_id: row.clientId,
+});
+
+/** Both participants when userId is one of them, else null. */
+export async function getParticipantIds(
+  db: DbOrTx,
+  conversationId: number,
+  userId: number,
+): Promise<[number, number] | null> {
+  const [row] = await db
+    .select({ low: conversations.userLowId, high: conversations.userHighId })
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.id, conversationId),
+        or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)),
+      ),
+    );
+  return row ? [row.low, row.high] : null;
+}
+
+/** Everyone the user has a match (conversation) with: presence goes only to them. */
+export async function listPartnerIds(db: Db, userId: number): Promise<number[]> {
+  // Two index-friendly halves: (user_low_id, …) unique index and the user_high_id index.
+  const rows = await db.execute<{ partner_id: number }>(sql`
+    select ${conversations.userHighId} as partner_id from ${conversations} where ${conversations.userLowId} = ${userId}
+    union all
+    select ${conversations.userLowId} as partner_id from ${conversations} where ${conversations.userHighId} = ${userId}
+  `);
+  return rowsOf<{ partner_id: number }>(rows).map((row) => Number(row.partner_id));
+}
+
+/**
+ * Stores a message (content trimmed, 1–2000 chars) idempotently by (sender, clientId). Throws NotFound
+ * if sender is not a participant, ValidationError({content: [...]}) for bad content. Updates the
+ * conversation's last message. `created` is false when the same clientId was already stored (the stored
+ * message is returned, nothing new is written).
+ */
+export async function sendMessage(
+  db: Db,
+  input: { conversationId: number; senderId: number; content: string; clientId?: string | null },
+): Promise<{ message: Message; participantIds: [number, number]; created: boolean }> {
+  const parsed = MessageInput.safeParse({ content: input.content, client_id: input.clientId ?? undefined });
+  const participantIds = await getParticipantIds(db, input.conversationId, input.senderId);
+  if (!participantIds) throw new NotFound();
+  if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error.issues));
+  const { content, client_id: clientId = null } = parsed.data;
+
+  return db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(messages)
+      .values({ conversationId: input.conversationId, senderId: input.senderId, content, clientId })
+      .onConflictDoNothing({ target: [messages.senderId, messages.clientId] })
+      .returning();
+
+    if (!inserted) {
+      // The same (sender, client_id) is already stored: a retried send.
+      const [stored] = await tx
+        .select()
+        .from(messages)
+        .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId ?? '')));
+      if (!stored || stored.conversationId !== input.conversationId) {
+        throw ValidationError.field('client_id', CLIENT_ID_REUSED);
+      }
+      return { message: presentMessage(stored), participantIds, created: false };
+    }
+
+    // Concurrent sends: the row lock orders them and the newest id wins.
+    await tx
+      .update(conversations)
+      .set({ lastMessageId: inserted.id, lastMessageAt: inserted.createdAt })
+      .where(
+        and(
+          eq(conversations.id, input.conversationId),
+          or(sql`${conversations.lastMessageId} is null`, lt(conversations.lastMessageId, inserted.id)),
+        ),
+      );
+    return { message: presentMessage(inserted), participantIds, created: true };
+  });
+}
+
+/**
+ * Moves the user's read marker forward (never backward) to lastReadId (clamped to the newest message id).
+ * Throws NotFound if not a participant.
+ */
+export async function markRead(
+  db: Db,
+  input: { conversationId: number; userId: number; lastReadId: number },
+): Promise<{ participantIds: [number, number]; lastReadId: number }> {
+  const rows = await db.execute<{ low: number; high: number; last_read_id: number }>(sql`
+    update ${conversationMembers} as m
+    set last_read_message_id = greatest(m.last_read_message_id, least(${input.lastReadId}::int, coalesce(c.last_message_id, 0)))
+    from ${conversations} as c
+    where c.id = m.conversation_id and m.conversation_id = ${input.conversationId} and m.user_id = ${input.userId}
+    returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id
+  `);
+  const [row] = rowsOf<{ low: number; high: number; last_read_id: number }>(rows);
+  if (!row) throw new NotFound();
+  return { participantIds: [Number(row.low), Number(row.high)], lastReadId: Number(row.last_read_id) };
+}
+
+/** The partner's name and primary photo, or null when the user is not a participant. */
+export async function getConversation(
+  db: Db,
+  conversationId: number,
+  userId: number,
+): Promise<ConversationDetail | null> {
+  const partner = partnerOf(userId);
+  const [row] = await db
+    .select({ id: conversations.id, name: partner.name, image: partner.image, other_user_id: partner.id })
+    .from(conversations)
+    .innerJoin(partner.profile, eq(partner.profile.userId, partner.id))
+    .innerJoin(partner.user, eq(partner.user.id, partner.id))
+    .where(
+      and(
+        eq(conversations.id, conversationId),
+        or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)),
+      ),
+    );
+  return row ?? null;
+}
+
+export interface Page<T> {
+  results: T[];
+  next: string | null;
+}
+
+/**
+ * The user's conversations: `empty` (matched, no message yet, newest match first) or `started` (newest
+ * activity first, with the unread count). Keyset-paginated on (activity, id).
+ */
+export async function listConversations(
+  db: Db,
+  userId: number,
+  options: { kind: 'empty' | 'started'; cursor?: string; limit: number },
+): Promise<Page<ConversationSummary>> {
+  let after: { activityUs: string; id: number } | null = null;
+  if (options.cursor) {
+    const [activityUs, id] = decodeCursor(options.cursor, `conversations-${options.kind}`, 2);
+    after = { activityUs: integerPart(activityUs), id: Number(integerPart(id, 10)) };
+  }
+  const rows = await conversationListQuery(db, userId, options.kind, after, options.limit + 1);
+  const more = rows.length > options.limit;
+  const page = more ? rows.slice(0, options.limit) : rows;
+  const last = page.at(-1);
+  return {
+    results: page.map((row) => ({
+      id: row.id,
+      name: row.name,
+      image: row.image,
+      other_user_id: row.otherUserId,
+      last_message: row.lastMessage,
+      last_activity: new Date(Number(row.activityUs) / 1000).toISOString(),
+      ...(options.kind === 'started' ? { unread_count: row.unreadCount } : {}),
+    })),
+    next: more && last ? encodeCursor(`conversations-${options.kind}`, [last.activityUs, String(last.id)]) : null,
+  };
+}
+
+/**
+ * A page of a conversation's messages, or null when the user is not a participant. Newest first, or
+ * with `after` (the catch-up after a reconnect) the messages with a greater id, oldest first.
+ */
+export async function listMessages(
+  db: Db,
+  conversationId: number,
+  userId: number,
+  options: { cursor?: string; after?: number; limit?: number },
+): Promise<Page<Message> | null> {
+  const limit = options.limit ?? MESSAGES_PAGE_SIZE;
+  let direction: 'older' | 'newer' = options.after === undefined ? 'older' : 'newer';
+  let bound = options.after ?? null;
+  if (options.cursor) {
+    const [kind, id] = decodeCursor(options.cursor, 'messages', 2);
+    if (kind !== 'older' && kind !== 'newer') throw invalidCursor();
+    direction = kind;
+    bound = Number(integerPart(id, 10));
+  }
+  if (!(await getParticipantIds(db, conversationId, userId))) return null;
+
+  const inConversation = eq(messages.conversationId, conversationId);
+  const rows =
+    direction === 'older'
+      ? await db
+          .select()
+          .from(messages)
+          .where(bound === null ? inConversation : and(inConversation, lt(messages.id, bound)))
+          .orderBy(desc(messages.id))
+          .limit(limit + 1)
+      : await db
+          .select()
+          .from(messages)
+          .where(and(inConversation, gt(messages.id, bound ?? 0)))
+          .orderBy(messages.id)
+          .limit(limit + 1);
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return {
+    results: page.map(presentMessage),
+    next: more && last ? encodeCursor('messages', [direction, String(last.id)]) : null,
+  };
+}
