@@ -1,4 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
+import { RegisterInput } from '../../../shared/schemas/auth';
 
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_SIMILARITY = 0.7;
@@ -48,3 +49,32 @@ export function passwordProblems(
   if (/^\d+$/.test(password)) problems.push('This password is entirely numeric.');
   return problems;
 }
+
+export const PASSWORDS_DIFFER = 'The two passwords do not match.';
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const validPassword = (value: unknown) => RegisterInput.shape.password.safeParse(value).success;
+
+/**
+ * The register body with the password rules, checked even when other fields are bad so that a
+ * client sees every problem at once (API.md). Without `when`, zod would skip this refinement as
+ * soon as any field failed.
+ */
+export const RegisterBody = RegisterInput.superRefine(
+  (input, ctx) => {
+    const body = input as Record<string, unknown>;
+    if (!validPassword(body.password)) return;
+    const password = text(body.password);
+    const attributes = { email: text(body.username), first_name: text(body.first_name), last_name: text(body.last_name) };
+    for (const message of passwordProblems(password, attributes)) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message });
+    }
+    if (validPassword(body.password2) && body.password2 !== password) {
+      ctx.addIssue({ code: 'custom', path: ['password2'], message: PASSWORDS_DIFFER });
+    }
+  },
+  {
+    when: (payload) =>
+      typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+  },
+);

@@ -1,43 +1,42 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LoginInput, RegisterInput, RegisterResponse, TokenResponse } from '../../../shared/schemas/auth';
+import { LoginInput, RegisterResponse, TokenResponse } from '../../../shared/schemas/auth';
 import type { Config } from '../../config';
 import { Throttled } from '../../errors';
 import { currentUser } from '../../plugins/auth';
+import { RegisterBody } from './password-rules';
 import { login, register, revokeToken } from './service';
 
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
   const { perIp, perAccount, windowMs } = config.loginThrottle;
-  const throttled = (_request: unknown, context: { ttl: number }) => new Throttled(context.ttl / 1000);
+
+  /**
+   * A hook that counts a request under a key and answers 429 past `max` per window.
+   * `createRateLimit` rather than `rateLimit`: the latter runs at most once per request, so a
+   * second limit on the same route (per account after per IP) would silently never apply.
+   */
+  const limit = (max: number, key: (request: FastifyRequest) => string) => {
+    const count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key });
+    return async (request: FastifyRequest) => {
+      const result = await count(request);
+      if (!result.isAllowed && result.isExceeded) throw new Throttled(result.ttl / 1000);
+    };
+  };
 
   app.post('/api/auth/', {
     schema: { body: LoginInput, response: { 200: TokenResponse } },
-    // Per IP before anything is parsed; per account once the body names one.
-    onRequest: app.rateLimit({
-      max: perIp,
-      timeWindow: windowMs,
-      keyGenerator: (request) => `login-ip:${request.ip}`,
-      errorResponseBuilder: throttled,
-    }),
-    preHandler: app.rateLimit({
-      max: perAccount,
-      timeWindow: windowMs,
-      keyGenerator: (request) => `login-account:${(request.body as LoginInput).username.trim().toLowerCase()}`,
-      errorResponseBuilder: throttled,
-    }),
+    // Per IP before anything is parsed; per account once the body names one (across all IPs).
+    onRequest: limit(perIp, (request) => `login-ip:${request.ip}`),
+    preHandler: limit(perAccount, (request) => `login-account:${(request.body as LoginInput).username.toLowerCase()}`),
     handler: async (request) => ({
       token: await login(app.db, request.body.username, request.body.password, hashOptions),
     }),
   });
 
   app.post('/api/auth/register/', {
-    schema: { body: RegisterInput, response: { 201: RegisterResponse } },
-    onRequest: app.rateLimit({
-      max: perIp,
-      timeWindow: windowMs,
-      keyGenerator: (request) => `register-ip:${request.ip}`,
-      errorResponseBuilder: throttled,
-    }),
+    schema: { body: RegisterBody, response: { 201: RegisterResponse } },
+    onRequest: limit(perIp, (request) => `register-ip:${request.ip}`),
     handler: async (request, reply) => reply.code(201).send(await register(app.db, request.body, hashOptions)),
   });
 

@@ -7,7 +7,7 @@ import { authTokens, profiles, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { hashToken, newToken } from '../../lib/tokens';
-import { passwordProblems } from './password-rules';
+import { PASSWORDS_DIFFER, passwordProblems } from './password-rules';
 
 export interface HashOptions {
   memoryCost: number;
@@ -64,7 +64,7 @@ export async function register(db: Db, input: RegisterInput, hashOptions: HashOp
     last_name: input.last_name,
   });
   if (problems.length > 0) fields.password = problems;
-  if (input.password !== input.password2) fields.password2 = ['The two passwords do not match.'];
+  if (input.password !== input.password2) fields.password2 = [PASSWORDS_DIFFER];
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
 
   try {

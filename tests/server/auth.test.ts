@@ -1,0 +1,294 @@
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authTokens, users } from '../../server/db/schema';
+import { makeUser } from '../helpers/factories';
+import { type Client, client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
+const EMAIL_TAKEN = 'A user with that e-mail already exists.';
+const TOO_SHORT = 'This password is too short. It must contain at least 8 characters.';
+const TOO_COMMON = 'This password is too common.';
+const NUMERIC = 'This password is entirely numeric.';
+const MISMATCH = 'The two passwords do not match.';
+const THROTTLED = /^Request was throttled\. Expected available in (\d+) seconds\.$/;
+
+let sequence = 0;
+const uniqueEmail = (prefix = 'someone') => `${prefix}-${Date.now().toString(36)}-${sequence++}@example.com`;
+const strongPassword = () => `Velvet-Lantern-${sequence++}-Orbit`;
+
+function registration(overrides: Record<string, unknown> = {}) {
+  const password = strongPassword();
+  return { first_name: 'Marta', last_name: 'Quiroga', username: uniqueEmail(), password, password2: password, ...overrides };
+}
+
+const tokensOf = (server: TestServer, userId: number) =>
+  server.app.db.select().from(authTokens).where(eq(authTokens.userId, userId));
+
+describe.each(backends)('accounts on %s', (backend) => {
+  let server: TestServer;
+  let api: Client;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+    api = client(server.url);
+  });
+  afterAll(() => server.close());
+
+  describe('register', () => {
+    it('creates the account, stores the e-mail lower-case and the password as an argon2id hash', async () => {
+      const body = registration({ username: `  Mixed.Case-${sequence++}@Example.COM ` });
+      const response = await api.post('/api/auth/register/', { json: body });
+      expect(response.status).toBe(201);
+      const email = String(body.username).trim().toLowerCase();
+      expect(response.body).toEqual({ id: expect.any(Number), email, first_name: 'Marta', last_name: 'Quiroga' });
+
+      const [row] = await server.app.db.select().from(users).where(eq(users.id, response.body.id));
+      expect(row!.email).toBe(email);
+      expect(row!.passwordHash).toMatch(/^\$argon2id\$/);
+      expect(row!.passwordHash).not.toContain(String(body.password));
+
+      // The account can log in with any case of its e-mail.
+      const login = await api.post('/api/auth/', { json: { username: String(body.username).toUpperCase(), password: body.password } });
+      expect(login.status).toBe(200);
+    });
+
+    it('lists every bad field at once', async () => {
+      const response = await api.post('/api/auth/register/', {
+        json: { first_name: '', last_name: 'x'.repeat(151), username: 'not-an-email', password: '1234', password2: '4321' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        first_name: ['This field may not be blank.'],
+        last_name: ['Ensure this field has no more than 150 characters.'],
+        username: ['Enter a valid email address.'],
+        password: [TOO_SHORT, TOO_COMMON, NUMERIC],
+        password2: [MISMATCH],
+      });
+    });
+
+    it('reports missing fields as required', async () => {
+      const response = await api.post('/api/auth/register/', { json: {} });
+      expect(response.status).toBe(400);
+      const required = ['This field is required.'];
+      expect(response.body).toEqual({
+        first_name: required,
+        last_name: required,
+        username: required,
+        password: required,
+        password2: required,
+      });
+    });
+
+    it.each([
+      ['too short', { password: 'Zq8#vT1' }, [TOO_SHORT]],
+      ['entirely numeric', { password: '80417362995' }, [NUMERIC]],
+      ['too common', { password: 'password123' }, [TOO_COMMON]],
+      ['short and numeric', { password: '8041736' }, [TOO_SHORT, NUMERIC]],
+      [
+        'too similar to the e-mail',
+        { username: `bartholomew.quisling${sequence++}@example.com`, password: 'bartholomew.quisling' },
+        ['The password is too similar to the email address.'],
+      ],
+      [
+        'too similar to the first name',
+        { first_name: 'Wilhelmina', password: 'Wilhelmina7' },
+        ['The password is too similar to the first name.'],
+      ],
+      [
+        'too similar to the last name',
+        { last_name: 'Oyelaran-Fitzgerald', password: 'oyelaranfitzgerald' },
+        ['The password is too similar to the last name.'],
+      ],
+    ])('refuses a password that is %s, with Django’s message', async (_case, overrides, messages) => {
+      const body = registration(overrides);
+      body.password2 = body.password;
+      const response = await api.post('/api/auth/register/', { json: body });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ password: messages });
+      const [row] = await server.app.db.select().from(users).where(eq(users.email, String(body.username)));
+      expect(row).toBeUndefined();
+    });
+
+    it('refuses two passwords that do not match', async () => {
+      const response = await api.post('/api/auth/register/', { json: registration({ password2: 'Another-Strong-Phrase-1' }) });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ password2: [MISMATCH] });
+    });
+
+    it('refuses an e-mail that is taken, in any case, and keeps the first account', async () => {
+      const first = registration();
+      expect((await api.post('/api/auth/register/', { json: first })).status).toBe(201);
+      const again = registration({ username: String(first.username).toUpperCase(), first_name: 'Other' });
+      const response = await api.post('/api/auth/register/', { json: again });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ username: [EMAIL_TAKEN] });
+      const rows = await server.app.db.select().from(users).where(eq(users.email, String(first.username)));
+      expect(rows.map((row) => row.firstName)).toEqual(['Marta']);
+    });
+
+    it('creates exactly one account when the same e-mail registers twice at once', async () => {
+      const body = registration();
+      const responses = await Promise.all([1, 2, 3].map(() => api.post('/api/auth/register/', { json: body })));
+      expect(responses.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+      for (const response of responses.filter((r) => r.status === 400)) {
+        expect(response.body).toEqual({ username: [EMAIL_TAKEN] });
+      }
+    });
+  });
+
+  describe('login and tokens', () => {
+    it('answers bad credentials with one message, whether the account exists or not', async () => {
+      const user = await makeUser(server);
+      for (const json of [
+        { username: user.email, password: `${user.password}x` },
+        { username: uniqueEmail('nobody'), password: user.password },
+      ]) {
+        const response = await api.post('/api/auth/', { json });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ non_field_errors: [INVALID_CREDENTIALS] });
+      }
+      expect(await tokensOf(server, user.id)).toHaveLength(1);
+    });
+
+    it('reports missing login fields per field', async () => {
+      const response = await api.post('/api/auth/', { json: { username: '' } });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ username: ['This field may not be blank.'], password: ['This field is required.'] });
+    });
+
+    it('issues random tokens of at least 160 bits and stores only their SHA-256', async () => {
+      const user = await makeUser(server);
+      const second = await api.post('/api/auth/', { json: { username: user.email, password: user.password } });
+      expect(second.status).toBe(200);
+      const tokens = [user.token, second.body.token as string];
+      expect(tokens[0]).not.toBe(tokens[1]);
+      for (const token of tokens) {
+        expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+        expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(160);
+      }
+
+      const rows = await tokensOf(server, user.id);
+      const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+      expect(rows.map((row) => row.tokenHash).sort()).toEqual(tokens.map(sha256).sort());
+      const everything = JSON.stringify(await server.app.db.select().from(authTokens));
+      for (const token of tokens) expect(everything).not.toContain(token);
+    });
+
+    it('shows the current user, and only with a valid token', async () => {
+      const user = await makeUser(server, { firstName: 'Inés', lastName: 'Ybarra' });
+      const me = await api.get('/api/users/me/', { token: user.token });
+      expect(me.status).toBe(200);
+      expect(me.body).toEqual({
+        id: user.id,
+        email: user.email,
+        first_name: 'Inés',
+        last_name: 'Ybarra',
+        image: null,
+        is_profile_completed: false,
+        has_subscription: false,
+      });
+
+      const anonymous = await api.get('/api/users/me/');
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+      expect(anonymous.headers.get('www-authenticate')).toBe('Token');
+
+      const altered = `${user.token.slice(0, -2)}${user.token.endsWith('AA') ? 'BB' : 'AA'}`;
+      const forged = await api.get('/api/users/me/', { token: altered });
+      expect(forged.status).toBe(401);
+      expect(forged.body).toEqual({ detail: 'Invalid token.' });
+    });
+
+    it('logout revokes exactly the token it was called with', async () => {
+      const user = await makeUser(server);
+      const other = await api.post('/api/auth/', { json: { username: user.email, password: user.password } });
+      expect(other.status).toBe(200);
+
+      const logout = await api.post('/api/auth/logout/', { token: user.token });
+      expect(logout.status).toBe(204);
+      expect(logout.body).toBe('');
+
+      const revoked = await api.get('/api/users/me/', { token: user.token });
+      expect(revoked.status).toBe(401);
+      expect(revoked.body).toEqual({ detail: 'Invalid token.' });
+      expect((await api.post('/api/auth/logout/', { token: user.token })).status).toBe(401);
+
+      const still = await api.get('/api/users/me/', { token: other.body.token });
+      expect(still.status).toBe(200);
+      expect(still.body.id).toBe(user.id);
+      const rows = await tokensOf(server, user.id);
+      expect(rows).toHaveLength(1);
+    });
+
+    it('logout without a token is 401 and revokes nothing', async () => {
+      const user = await makeUser(server);
+      const response = await api.post('/api/auth/logout/');
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+      expect(await tokensOf(server, user.id)).toHaveLength(1);
+    });
+  });
+});
+
+describe.each(backends)('login throttling on %s', (backend) => {
+  let server: TestServer;
+  let api: Client;
+  beforeAll(async () => {
+    server = await startServer({ backend, config: { loginThrottle: { perIp: 3, perAccount: 2, windowMs: 60_000 } } });
+    api = client(server.url);
+  });
+  afterAll(() => server.close());
+
+  let ipCounter = 0;
+  // trustProxy is on: the client address is the one X-Forwarded-For names.
+  const freshIp = () => `10.${Math.floor(ipCounter / 250)}.${ipCounter % 250}.${(ipCounter++ % 200) + 1}`;
+
+  /** An account made without logging in, so that no throttle counter has moved yet. */
+  async function account() {
+    const body = registration();
+    const response = await api.post('/api/auth/register/', { json: body, headers: { 'x-forwarded-for': freshIp() } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return { id: response.body.id as number, email: String(body.username), password: String(body.password) };
+  }
+
+  const login = (username: string, password: string, ip: string) =>
+    api.post('/api/auth/', { json: { username, password }, headers: { 'x-forwarded-for': ip } });
+
+  function expectThrottled(response: Awaited<ReturnType<typeof login>>) {
+    expect(response.status).toBe(429);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(response.body).toEqual({ detail: expect.stringMatching(THROTTLED) });
+    expect(Number(THROTTLED.exec(response.body.detail)![1])).toBe(retryAfter);
+  }
+
+  it('throttles one account across many addresses, even with the right password', async () => {
+    const target = await account();
+    expect((await login(target.email, 'wrong-guess-1', freshIp())).status).toBe(400);
+    expect((await login(target.email.toUpperCase(), 'wrong-guess-2', freshIp())).status).toBe(400);
+
+    const blocked = await login(target.email, target.password, freshIp());
+    expectThrottled(blocked);
+    expect(await tokensOf(server, target.id)).toHaveLength(0);
+
+    // Another account is not affected.
+    const bystander = await account();
+    expect((await login(bystander.email, bystander.password, freshIp())).status).toBe(200);
+  });
+
+  it('throttles one address across many accounts', async () => {
+    const accounts = await Promise.all([account(), account(), account(), account()]);
+    const ip = freshIp();
+    for (const each of accounts.slice(0, 3)) {
+      expect((await login(each.email, each.password, ip)).status).toBe(200);
+    }
+    const fourth = accounts[3]!;
+    expectThrottled(await login(fourth.email, fourth.password, ip));
+    expect(await tokensOf(server, fourth.id)).toHaveLength(0);
+
+    // The same account from another address still gets in.
+    expect((await login(fourth.email, fourth.password, freshIp())).status).toBe(200);
+  });
+});
