@@ -12,6 +12,7 @@ import type { Config } from './config';
 import { registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
 import healthRoutes from './features/health/routes';
+import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import userRoutes from './features/users/routes';
@@ -81,6 +82,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);
+  await app.register(matchingRoutes);
   await app.register(mediaRoutes);
 
   await app.register(clientPlugin, { clientDir: config.clientDir });

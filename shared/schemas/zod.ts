@@ -31,6 +31,8 @@ z.config({
         if (issue.origin === 'array') return `Ensure this list has no more than ${issue.maximum} items.`;
         return `Ensure this value is less than or equal to ${issue.maximum}.`;
       case 'invalid_value':
+        // A missing enum field is missing, not a bad choice.
+        if (issue.input === undefined) return 'This field is required.';
         return `"${String(issue.input)}" is not a valid choice.`;
       case 'invalid_format':
         if (issue.format === 'email') return 'Enter a valid email address.';

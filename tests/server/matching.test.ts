@@ -1,0 +1,183 @@
+import { sql } from 'drizzle-orm';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
+import { rowsOf } from '../../server/features/conversations/queries';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+describe.each(backends)('POST /api/matching/ on %s', (backend) => {
+  let server: TestServer;
+  const sockets: ClientSocket[] = [];
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.disconnect();
+    await server.close();
+  });
+
+  const api = () => client(server.url);
+  const like = (from: TestUser, to: TestUser) =>
+    api().post('/api/matching/', { token: from.token, json: { response: 'like', other: to.id } });
+
+  async function count(query: ReturnType<typeof sql>): Promise<number> {
+    const [row] = rowsOf<{ n: number | string }>(await server.app.db.execute(query));
+    return Number(row?.n);
+  }
+  const reactionsBetween = (a: TestUser, b: TestUser) =>
+    server.app.db.execute(
+      sql`select from_user_id, kind from reactions where (from_user_id, to_user_id) in ((${a.id}, ${b.id}), (${b.id}, ${a.id})) order by from_user_id`,
+    );
+  const conversationsOf = (a: TestUser, b: TestUser) =>
+    count(
+      sql`select count(*) as n from conversations where user_low_id = ${Math.min(a.id, b.id)} and user_high_id = ${Math.max(a.id, b.id)}`,
+    );
+
+  async function connect(user: TestUser): Promise<ClientSocket> {
+    const socket: ClientSocket = io(server.url, { auth: { token: user.token }, transports: ['websocket'] });
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  }
+
+  it('a one-sided like is no match; the answering like is, and both users are told', async () => {
+    const ana = await makeCompletedUser(server, { name: 'Ana' });
+    const ben = await makeCompletedUser(server, { name: 'Ben' });
+    const [anaSocket, benSocket] = await Promise.all([connect(ana), connect(ben)]);
+    const anaHears = new Promise<Parameters<ServerToClientEvents['match:new']>[0]>((resolve) =>
+      anaSocket.once('match:new', resolve),
+    );
+    const benHears = new Promise<Parameters<ServerToClientEvents['match:new']>[0]>((resolve) =>
+      benSocket.once('match:new', resolve),
+    );
+
+    const first = await like(ana, ben);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ match: false, conversation_id: null });
+
+    const second = await like(ben, ana);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ match: true, conversation_id: expect.any(Number) });
+    expect(await conversationsOf(ana, ben)).toBe(1);
+
+    const [toAna, toBen] = await Promise.all([anaHears, benHears]);
+    expect(toAna).toEqual({
+      conversation_id: second.body.conversation_id,
+      user: { id: ben.id, name: 'Ben', image: expect.stringMatching(/^\/media\//) },
+    });
+    expect(toBen).toMatchObject({ conversation_id: second.body.conversation_id, user: { id: ana.id, name: 'Ana' } });
+
+    // Liking again changes nothing: still one match, and no new match reported.
+    const again = await like(ana, ben);
+    expect(again.body).toEqual({ match: false, conversation_id: null });
+    expect(await conversationsOf(ana, ben)).toBe(1);
+    const members = await count(
+      sql`select count(*) as n from conversation_members where conversation_id = ${second.body.conversation_id}`,
+    );
+    expect(members).toBe(2);
+  });
+
+  it('reacting again replaces the earlier reaction: a skip can become a like, a like a dislike', async () => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    const react = (response: string) => api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
+    expect((await react('skip')).body).toEqual({ match: false, conversation_id: null });
+    expect(rowsOf(await reactionsBetween(ana, ben))).toEqual([{ from_user_id: ana.id, kind: 'skip' }]);
+    await react('like');
+    expect(rowsOf(await reactionsBetween(ana, ben))).toEqual([{ from_user_id: ana.id, kind: 'like' }]);
+    await react('dislike');
+    expect(rowsOf(await reactionsBetween(ana, ben))).toEqual([{ from_user_id: ana.id, kind: 'dislike' }]);
+    // A like meeting a dislike is no match.
+    expect((await like(ben, ana)).body).toEqual({ match: false, conversation_id: null });
+    expect(await conversationsOf(ana, ben)).toBe(0);
+  });
+
+  it('a skip or dislike that meets a like is no match; turning it into a like is', async () => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    await like(ana, ben);
+    const skip = await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } });
+    expect(skip.body).toEqual({ match: false, conversation_id: null });
+    expect(await conversationsOf(ana, ben)).toBe(0);
+    expect((await like(ben, ana)).body.match).toBe(true);
+    expect(await conversationsOf(ana, ben)).toBe(1);
+  });
+
+  it('refuses bad input with a 4xx and stores nothing', async () => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    const incomplete = await makeUser(server);
+    const before = await count(sql`select count(*) as n from reactions where from_user_id = ${ana.id}`);
+    const post = (json: unknown) => api().post('/api/matching/', { token: ana.token, json });
+
+    const self = await post({ response: 'like', other: ana.id });
+    expect(self.status).toBe(400);
+    expect(self.body).toEqual({ other: ['You cannot react to yourself.'] });
+
+    expect(await post({ response: 'like', other: 2_000_000_000 })).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
+    expect((await post({ response: 'like', other: incomplete.id })).status).toBe(404);
+
+    const badChoice = await post({ response: 'love', other: ben.id });
+    expect(badChoice.status).toBe(400);
+    expect(badChoice.body).toEqual({ response: ['"love" is not a valid choice.'] });
+
+    const missing = await post({});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ response: ['This field is required.'], other: ['This field is required.'] });
+
+    for (const other of [-1, 0, 1.5, 'abc', 99_999_999_999, null]) {
+      const response = await post({ response: 'like', other });
+      expect(response.status, JSON.stringify(other)).toBe(400);
+      expect(response.body).toHaveProperty('other');
+    }
+    expect((await post([1, 2])).status).toBe(400);
+
+    const malformed = await api().post('/api/matching/', {
+      token: ana.token,
+      body: '{"response": "like", ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail).toMatch(/^JSON parse error/);
+
+    const anonymous = await api().post('/api/matching/', { json: { response: 'like', other: ben.id } });
+    expect(anonymous.status).toBe(401);
+
+    expect(await count(sql`select count(*) as n from reactions where from_user_id = ${ana.id}`)).toBe(before);
+  });
+
+  it('many pairs liking each other at the same instant make exactly one match and one conversation each', async () => {
+    const pairs = 24;
+    const users = await Promise.all(Array.from({ length: pairs * 2 }, () => makeCompletedUser(server)));
+    for (let round = 0; round < 2; round++) {
+      const responses = await Promise.all(
+        Array.from({ length: pairs }, (_, i) => {
+          const [a, b] = [users[2 * i]!, users[2 * i + 1]!];
+          return Promise.all([like(a, b), like(b, a)]);
+        }),
+      );
+      for (const [i, [ab, ba]] of responses.entries()) {
+        const [a, b] = [users[2 * i]!, users[2 * i + 1]!];
+        expect([ab.status, ba.status]).toEqual([200, 200]);
+        // The first round: exactly one of the two completes the pair. The second: none does.
+        expect([ab.body.match, ba.body.match].filter(Boolean)).toHaveLength(round === 0 ? 1 : 0);
+        expect(await conversationsOf(a, b)).toBe(1);
+      }
+    }
+    const ids = users.map((user) => user.id);
+    const conversations = rowsOf<{ id: number; members: number | string }>(
+      await server.app.db.execute(sql`
+        select c.id, (select count(*) from conversation_members m where m.conversation_id = c.id) as members
+        from conversations c where c.user_low_id in (${sql.join(ids, sql`, `)})`),
+    );
+    expect(conversations).toHaveLength(pairs);
+    expect(conversations.every((row) => Number(row.members) === 2)).toBe(true);
+  });
+});
