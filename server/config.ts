@@ -9,6 +9,8 @@ export interface Config {
   /** Memory-only PGlite (tests): nothing is written under `dataDir/db`. */
   inMemoryDatabase: boolean;
   redisUrl: string | null;
+  /** Prefix of the Redis pub/sub channels, so that several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
   publicUrl: string;
   /** Built client to serve; null serves a plain notice (API-only tests). */
   clientDir: string | null;
@@ -42,6 +44,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     inMemoryDatabase: false,
     redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.REDIS_PREFIX || 'eventmatch',
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -22,8 +22,12 @@ export const MessageReadPayload = z.object({
 });
 export type MessageReadPayload = z.infer<typeof MessageReadPayload>;
 
+export const PresenceListPayload = z.object({});
+export type PresenceListPayload = z.infer<typeof PresenceListPayload>;
+
 export interface AckError {
-  code: 'validation' | 'not_found' | 'throttled' | 'unauthorized' | 'internal';
+  /** `unavailable`: the instance is shutting down; send again once reconnected (same client_id). */
+  code: 'validation' | 'not_found' | 'throttled' | 'unauthorized' | 'unavailable' | 'internal';
   message: string;
   fields?: Record<string, string[]>;
 }
@@ -47,6 +51,8 @@ export interface ClientToServerEvents {
   'message:send': (payload: MessageSendPayload, ack: (reply: Ack<{ message: Message }>) => void) => void;
   typing: (payload: TypingPayload, ack?: (reply: Ack) => void) => void;
   'message:read': (payload: MessageReadPayload, ack?: (reply: Ack) => void) => void;
+  /** Which of my matches are online right now (after that, `presence` events keep it current). */
+  'presence:list': (payload: PresenceListPayload, ack: (reply: Ack<{ online: number[] }>) => void) => void;
 }
 
 /** Room names come from here only. */

@@ -1,16 +1,23 @@
 import fp from 'fastify-plugin';
-import { Server } from 'socket.io';
+import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import type { AuthUser } from '../plugins/auth';
 import { findUserByToken } from '../plugins/auth';
+import { registerHandlers } from './handlers';
+import { createPresence } from './presence';
+import { openRedisFanout, type RedisFanout } from './redis';
 
 export interface SocketData {
   user: AuthUser;
 }
 
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
+
+/** The largest frame a client may send: a 2,000-character message in any script fits many times over. */
+const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,38 +30,81 @@ declare module 'fastify' {
   }
 }
 
-/** Socket.IO on the API's own port: token handshake, one room per user. */
+/**
+ * Socket.IO on the API's own port: token handshake, one room per user, the client → server events,
+ * presence, and fan-out across instances through Redis when `REDIS_URL` is set.
+ */
 export default fp(
   async (app) => {
-    const io: RealtimeServer = new Server(app.server, { path: '/socket.io/', serveClient: false });
+    const fanout: RedisFanout | null = app.config.redisUrl
+      ? await openRedisFanout({ url: app.config.redisUrl, channelPrefix: app.config.redisPrefix, log: app.log })
+      : null;
+
+    const io: RealtimeServer = new Server(app.server, {
+      path: '/socket.io/',
+      serveClient: false,
+      maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
+      ...(fanout ? { adapter: fanout.adapter } : {}),
+    });
+    if (fanout) app.readinessChecks.set('redis', () => fanout.check());
+
+    let accepting = true;
+    const inFlight = new Set<Promise<unknown>>();
+    const track = (work: Promise<unknown>) => {
+      const settled = work.catch((error: unknown) => app.log.error({ err: error }, 'realtime task failed'));
+      inFlight.add(settled);
+      void settled.finally(() => inFlight.delete(settled));
+    };
+    const drain = async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    };
 
     io.use(async (socket, next) => {
+      if (!accepting) return next(new Error('unavailable'));
       const token: unknown = socket.handshake.auth?.token;
-      const user = typeof token === 'string' && token.length <= 200 ? await findUserByToken(app.db, token) : null;
-      if (!user) return next(new Error('unauthorized'));
-      socket.data.user = user;
-      next();
+      try {
+        const user = typeof token === 'string' && token.length <= 200 ? await findUserByToken(app.db, token) : null;
+        if (!user) return next(new Error('unauthorized'));
+        socket.data.user = user;
+        next();
+      } catch (error) {
+        app.log.error({ err: error }, 'socket handshake failed');
+        next(new Error('unavailable'));
+      }
     });
 
-    io.on('connection', (socket) => {
-      void socket.join(rooms.user(socket.data.user.id));
-    });
-
-    app.decorate('io', io);
     function publish<E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) {
-      if (userIds.length === 0) return;
-      io.to(userIds.map(rooms.user)).emit(event, ...args);
+      // One room per emit: the sharded adapter then publishes on that room's own channel, which only the
+      // instances holding that user's sockets subscribe to (a multi-room emit goes to every instance).
+      for (const id of new Set(userIds)) io.to(rooms.user(id)).emit(event, ...args);
     }
+    app.decorate('io', io);
     app.decorate('publish', publish);
 
+    const presence = createPresence(app, io);
+    io.on('connection', (socket) => {
+      const userId = socket.data.user.id;
+      void socket.join(rooms.user(userId));
+      track(presence.connected(userId));
+      socket.on('disconnect', () => track(presence.disconnected(userId)));
+      registerHandlers(socket, { app, presence, accepting: () => accepting, track });
+    });
+
     app.addHook('preClose', async () => {
-      // Clients reconnect elsewhere; open WebSockets would otherwise hold the HTTP server open.
+      // Writes in flight finish and are acknowledged; new events get `unavailable`, so the client
+      // resends (same client_id) on the instance it reconnects to.
+      accepting = false;
+      await drain();
+      // Open WebSockets would otherwise hold the HTTP server open; clients reconnect elsewhere.
       io.local.disconnectSockets(true);
+      // The disconnects' presence updates still read the database, which closes after this.
+      await drain();
     });
     app.addHook('onClose', async () => {
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });
+      await fanout?.close();
     });
   },
   { name: 'realtime', dependencies: ['database'] },

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodType } from 'zod';
+import {
+  type Ack,
+  MessageReadPayload,
+  MessageSendPayload,
+  PresenceListPayload,
+  TypingPayload,
+} from '../../shared/events';
+import { getParticipantIds, markRead, sendMessage } from '../features/conversations/service';
+import { errorAck, fail, invalidPayload, THROTTLED_MESSAGE, UNAVAILABLE_MESSAGE } from './acks';
+import type { RealtimeSocket } from './plugin';
+import type { Presence } from './presence';
+import { type LimitedEvent, SOCKET_LIMITS, TokenBucket } from './rate-limit';
+
+/** Typing fires often: who is in a conversation is remembered per socket for a little while. */
+const PARTICIPANTS_CACHE_MS = 30_000;
+const PARTICIPANTS_CACHE_SIZE = 64;
+
+export interface HandlerContext {
+  app: FastifyInstance;
+  presence: Presence;
+  /** False once the instance has started to shut down. */
+  accepting: () => boolean;
+  /** Keeps shutdown waiting until this write has finished. */
+  track: (work: Promise<unknown>) => void;
+}
+
+type Reply = (reply: Ack) => void;
+const noReply: Reply = () => {};
+
+/** The client → server events of API.md: validated with shared/ schemas, handled by the REST route's services. */
+export function registerHandlers(socket: RealtimeSocket, context: HandlerContext) {
+  const { app, presence } = context;
+  const user = socket.data.user;
+  const buckets = new Map<LimitedEvent, TokenBucket>();
+  const participants = new Map<number, { ids: [number, number]; at: number }>();
+
+  async function participantsOf(conversationId: number) {
+    const cached = participants.get(conversationId);
+    if (cached && performance.now() - cached.at < PARTICIPANTS_CACHE_MS) return cached.ids;
+    const ids = await getParticipantIds(app.db, conversationId, user.id);
+    if (!ids) return null;
+    if (participants.size >= PARTICIPANTS_CACHE_SIZE) participants.clear();
+    participants.set(conversationId, { ids, at: performance.now() });
+    return ids;
+  }
+
+  /**
+   * One event: throttle, validate, run, ack. A bad payload or a failing service gets an error ack;
+   * the socket itself is never dropped for it.
+   */
+  function on<T>(
+    event: LimitedEvent,
+    schema: ZodType<T>,
+    handle: (payload: T) => Promise<Ack>,
+  ) {
+    socket.on(event, (payload: unknown, ack: unknown) => {
+      const reply = typeof ack === 'function' ? (ack as Reply) : noReply;
+      if (!context.accepting()) return reply(fail({ code: 'unavailable', message: UNAVAILABLE_MESSAGE }));
+      let bucket = buckets.get(event);
+      if (!bucket) buckets.set(event, (bucket = new TokenBucket(SOCKET_LIMITS[event])));
+      if (!bucket.take()) return reply(fail({ code: 'throttled', message: THROTTLED_MESSAGE }));
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) return reply(invalidPayload(parsed.error));
+      context.track(
+        handle(parsed.data).then(reply, (error: unknown) => reply(errorAck(error, app.log))),
+      );
+    });
+  }
+
+  on('message:send', MessageSendPayload, async (payload) => {
+    const { message, participantIds, created } = await sendMessage(app.db, {
+      conversationId: payload.conversation_id,
+      senderId: user.id,
+      content: payload.content,
+      clientId: payload.client_id,
+    });
+    // Committed: now it may be told. A retried send (same client_id) was told the first time.
+    if (created) app.publish(participantIds, 'message:new', { conversation_id: payload.conversation_id, message });
+    return { ok: true, message };
+  });
+
+  on('message:read', MessageReadPayload, async (payload) => {
+    const { participantIds, lastReadId } = await markRead(app.db, {
+      conversationId: payload.conversation_id,
+      userId: user.id,
+      lastReadId: payload.last_read_id,
+    });
+    app.publish(
+      participantIds.filter((id) => id !== user.id),
+      'message:read',
+      { conversation_id: payload.conversation_id, user_id: user.id, last_read_id: lastReadId },
+    );
+    return { ok: true };
+  });
+
+  on('typing', TypingPayload, async (payload) => {
+    const ids = await participantsOf(payload.conversation_id);
+    if (!ids) return fail({ code: 'not_found', message: 'Not found.' });
+    app.publish(
+      ids.filter((id) => id !== user.id),
+      'typing',
+      { conversation_id: payload.conversation_id, user_id: user.id },
+    );
+    return { ok: true };
+  });
+
+  on('presence:list', PresenceListPayload, async () => ({ ok: true, online: await presence.onlinePartners(user.id) }));
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { rooms } from '../../shared/events';
+import { listPartnerIds } from '../features/conversations/service';
+import type { RealtimeServer } from './plugin';
+
+/** How long a cluster-wide "is this user still connected anywhere?" may take. */
+const FETCH_SOCKETS_TIMEOUT_MS = 1000;
+
+/**
+ * Online/offline, told only to the user's matches. A user is online while any socket of theirs is open
+ * on any instance: the first local socket announces "online" (a repeat is harmless), and the last local
+ * one announces "offline" only after the cluster confirms no other instance holds one.
+ */
+export function createPresence(app: FastifyInstance, io: RealtimeServer) {
+  const localSockets = new Map<number, number>();
+
+  async function announce(userId: number, online: boolean) {
+    const partners = await listPartnerIds(app.db, userId);
+    app.publish(partners, 'presence', { user_id: userId, online });
+  }
+
+  async function connectedAnywhere(userIds: number[]): Promise<Set<number>> {
+    const online = new Set<number>();
+    if (userIds.length === 0) return online;
+    try {
+      const sockets = await io.in(userIds.map(rooms.user)).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets();
+      for (const socket of sockets) online.add(socket.data.user.id);
+    } catch (error) {
+      // Redis away or an instance slow to answer: this instance's own view is the best there is.
+      app.log.warn({ err: error }, 'presence: cluster lookup failed, using local sockets only');
+      for (const id of userIds) if (localSockets.has(id)) online.add(id);
+    }
+    return online;
+  }
+
+  return {
+    async connected(userId: number) {
+      const count = (localSockets.get(userId) ?? 0) + 1;
+      localSockets.set(userId, count);
+      if (count === 1) await announce(userId, true);
+    },
+
+    async disconnected(userId: number) {
+      const count = (localSockets.get(userId) ?? 1) - 1;
+      if (count > 0) {
+        localSockets.set(userId, count);
+        return;
+      }
+      localSockets.delete(userId);
+      const stillOnline = await connectedAnywhere([userId]);
+      // A new local socket may have arrived while the cluster was asked.
+      if (stillOnline.has(userId) || localSockets.has(userId)) return;
+      await announce(userId, false);
+    },
+
+    /** Which of the user's matches are connected right now. */
+    async onlinePartners(userId: number): Promise<number[]> {
+      const partners = await listPartnerIds(app.db, userId);
+      const online = await connectedAnywhere(partners);
+      return partners.filter((id) => online.has(id));
+    },
+  };
+}
+
+export type Presence = ReturnType<typeof createPresence>;

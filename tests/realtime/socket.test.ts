@@ -1,0 +1,235 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SOCKET_LIMITS } from '../../server/realtime/rate-limit';
+import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { makePair, match, newClientId, storedMessages } from './fixtures';
+
+describe.each(backends)('the socket channel on one instance (%s)', (backend) => {
+  let server: TestServer;
+  const open: ClientSocket[] = [];
+  const connectAs = async (token: string) => {
+    const socket = await connect(server.url, token);
+    open.push(socket);
+    return socket;
+  };
+
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(() => server.close());
+
+  it('refuses a missing, unknown or oversized token with connect_error "unauthorized"', async () => {
+    await expect(connect(server.url, undefined)).rejects.toThrow('unauthorized');
+    await expect(connect(server.url, 'not-a-real-token')).rejects.toThrow('unauthorized');
+    await expect(connect(server.url, 'x'.repeat(5000))).rejects.toThrow('unauthorized');
+    const user = await makeCompletedUser(server);
+    const socket = await connectAs(user.token);
+    expect(socket.connected).toBe(true);
+  });
+
+  it('pushes match:new to both users with the other one and the conversation', async () => {
+    const ana = await makeCompletedUser(server, { name: 'Ana' }, { firstName: 'Ana' });
+    const ben = await makeCompletedUser(server, { name: 'Ben' }, { firstName: 'Ben' });
+    const [anaSocket, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ben.token)]);
+    const anaHears = waitFor(anaSocket, 'match:new');
+    const benHears = waitFor(benSocket, 'match:new');
+    const api = client(server.url);
+    expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.match).toBe(false);
+    const matched = await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    expect(matched.body.match).toBe(true);
+    const [toAna, toBen] = await Promise.all([anaHears, benHears]);
+    expect(toAna).toMatchObject({ conversation_id: matched.body.conversation_id, user: { id: ben.id, name: 'Ben' } });
+    expect(toBen).toMatchObject({ conversation_id: matched.body.conversation_id, user: { id: ana.id, name: 'Ana' } });
+    expect(toAna.user.image).toMatch(/^\/media\//);
+  });
+
+  it('sends over the socket: ack with the stored message, message:new to both, idempotent by client_id', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const [aSocket, bSocket] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
+    const bEvents = record(bSocket);
+    const clientId = newClientId();
+    const bHears = waitFor(bSocket, 'message:new');
+    const ack = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: '  hi there  ', client_id: clientId });
+    expect(ack).toMatchObject({ ok: true, message: { sender: a.id, content: 'hi there', client_id: clientId } });
+    if (!ack.ok) throw new Error('unreachable');
+    expect(await bHears).toEqual({ conversation_id: conversationId, message: ack.message });
+
+    // A retry (same client_id) returns the same message and pushes nothing new.
+    const retry = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'hi there', client_id: clientId });
+    expect(retry).toEqual(ack);
+    const secondHeard = waitFor(bSocket, 'message:new', (event) => event.message.content === 'second');
+    const later = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'second', client_id: newClientId() });
+    expect(later.ok).toBe(true);
+    await secondHeard;
+    expect(bEvents.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: { content: string } }).message.content)).toEqual([
+      'hi there',
+      'second',
+    ]);
+    expect((await storedMessages(server, a.token, conversationId)).map((m) => m.content)).toEqual(['hi there', 'second']);
+  });
+
+  it('pushes a message posted over REST exactly like one sent over the socket', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const [aSocket, bSocket] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
+    const bHears = waitFor(bSocket, 'message:new');
+    const aHears = waitFor(aSocket, 'message:new');
+    const posted = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: a.token,
+      json: { content: 'from REST', client_id: newClientId() },
+    });
+    expect(posted.status).toBe(201);
+    const pushed = await bHears;
+    expect(pushed.conversation_id).toBe(conversationId);
+    expect(pushed.message).toMatchObject({ id: posted.body.id, sender: a.id, content: 'from REST', time: posted.body.time });
+    expect(await aHears).toEqual(pushed);
+  });
+
+  it('refuses bad payloads with an error ack and keeps the socket open', async () => {
+    const { a, conversationId } = await makePair(server);
+    const socket = await connectAs(a.token);
+    const bad: unknown[] = [
+      null,
+      'hello',
+      42,
+      [],
+      {},
+      { conversation_id: conversationId, content: '', client_id: newClientId() },
+      { conversation_id: conversationId, content: '   ', client_id: newClientId() },
+      { conversation_id: conversationId, content: 'x'.repeat(2001), client_id: newClientId() },
+      { conversation_id: conversationId, content: 'ok', client_id: 'not-a-uuid' },
+      { conversation_id: 'abc', content: 'ok', client_id: newClientId() },
+      { conversation_id: -1, content: 'ok', client_id: newClientId() },
+      { conversation_id: conversationId, content: { $ne: 1 }, client_id: newClientId() },
+    ];
+    for (const payload of bad) {
+      const ack = await socket.emitWithAck('message:send', payload as never);
+      expect(ack, JSON.stringify(payload)).toMatchObject({ ok: false, error: { code: 'validation' } });
+    }
+    const fields = await socket.emitWithAck('message:send', { conversation_id: conversationId, content: '', client_id: 'nope' });
+    expect(fields).toMatchObject({ ok: false, error: { fields: { content: expect.any(Array), client_id: expect.any(Array) } } });
+    expect((await socket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: -5 })).ok).toBe(false);
+    expect((await socket.emitWithAck('typing', { conversation_id: 'x' } as never)).ok).toBe(false);
+    // A send without an ack callback is handled without crashing anything.
+    socket.emit('message:send', 'junk' as never, undefined as never);
+
+    expect(socket.connected).toBe(true);
+    expect(await storedMessages(server, a.token, conversationId)).toEqual([]);
+    const good = await socket.emitWithAck('message:send', { conversation_id: conversationId, content: 'still here', client_id: newClientId() });
+    expect(good.ok).toBe(true);
+  });
+
+  it('does not let an outsider send, read or type into a conversation', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const outsider = await makeCompletedUser(server, { name: 'Eve' });
+    const [aSocket, bSocket, eveSocket] = await Promise.all([connectAs(a.token), connectAs(b.token), connectAs(outsider.token)]);
+    const aEvents = record(aSocket);
+    const bEvents = record(bSocket);
+    const send = await eveSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'let me in', client_id: newClientId() });
+    expect(send).toEqual({ ok: false, error: { code: 'not_found', message: 'Not found.' } });
+    expect((await eveSocket.emitWithAck('typing', { conversation_id: conversationId })).ok).toBe(false);
+    expect((await eveSocket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: 1 })).ok).toBe(false);
+    expect((await eveSocket.emitWithAck('message:send', { conversation_id: 999_999, content: 'x', client_id: newClientId() })).ok).toBe(false);
+
+    // A later event on the same path arrives after anything the outsider could have caused.
+    const barrier = waitFor(bSocket, 'typing');
+    await aSocket.emitWithAck('typing', { conversation_id: conversationId });
+    await barrier;
+    // Presence between the two partners may arrive (they connected together); nothing else may.
+    expect(aEvents.filter((e) => e.event !== 'presence')).toEqual([]);
+    expect(bEvents.filter((e) => e.event !== 'presence')).toEqual([
+      { event: 'typing', payload: { conversation_id: conversationId, user_id: a.id } },
+    ]);
+    expect(await storedMessages(server, a.token, conversationId)).toEqual([]);
+  });
+
+  it('sends typing and read receipts to the partner only, never to the sender or others', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    // Ana has a second match, Cleo: she must hear nothing about the Ana–Ben conversation.
+    const cleo = await makeCompletedUser(server, { name: 'Cleo' });
+    const withCleo = await match(server, a, cleo);
+    const [aSocket, bSocket, cleoSocket] = await Promise.all([connectAs(a.token), connectAs(b.token), connectAs(cleo.token)]);
+    const aEvents = record(aSocket);
+    const cleoEvents = record(cleoSocket);
+
+    const delivered = waitFor(aSocket, 'message:new');
+    const sent = await bSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'hey', client_id: newClientId() });
+    if (!sent.ok) throw new Error(JSON.stringify(sent));
+    await delivered;
+
+    const typingSeen = waitFor(bSocket, 'typing');
+    expect(await aSocket.emitWithAck('typing', { conversation_id: conversationId })).toEqual({ ok: true });
+    expect(await typingSeen).toEqual({ conversation_id: conversationId, user_id: a.id });
+
+    const readSeen = waitFor(bSocket, 'message:read');
+    expect(await aSocket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: sent.message.id + 1000 })).toEqual({ ok: true });
+    // Clamped to the newest message.
+    expect(await readSeen).toEqual({ conversation_id: conversationId, user_id: a.id, last_read_id: sent.message.id });
+
+    // Barrier: Ana types to Cleo last; once Cleo has that, she had every earlier event too.
+    const cleoHears = waitFor(cleoSocket, 'typing');
+    await aSocket.emitWithAck('typing', { conversation_id: withCleo });
+    await cleoHears;
+    expect(cleoEvents.filter((e) => e.event !== 'presence')).toEqual([
+      { event: 'typing', payload: { conversation_id: withCleo, user_id: a.id } },
+    ]);
+    expect(aEvents.filter((e) => e.event !== 'presence').map((e) => e.event)).toEqual(['message:new']);
+  });
+
+  it('tells only matched users when someone comes online and goes offline, and lists who is online', async () => {
+    const { a, b } = await makePair(server);
+    const stranger = await makeCompletedUser(server, { name: 'Stranger' });
+    const [bSocket, strangerSocket] = await Promise.all([connectAs(b.token), connectAs(stranger.token)]);
+    const strangerEvents = record(strangerSocket);
+    const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    const aSocket = await connectAs(a.token);
+    await online;
+    expect(await aSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [b.id] });
+
+    // A second tab closing keeps Ana online; the last one closing makes her offline.
+    const aSecond = await connectAs(a.token);
+    const offline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && !p.online);
+    const bEvents = record(bSocket);
+    aSecond.close();
+    expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [a.id] });
+    aSocket.close();
+    await offline;
+    expect(bEvents.filter((e) => e.event === 'presence')).toEqual([{ event: 'presence', payload: { user_id: a.id, online: false } }]);
+    expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [] });
+    expect(strangerEvents).toEqual([]);
+  });
+
+  it('rate-limits sends per socket with a throttled ack, and the socket lives on', async () => {
+    const { a, conversationId } = await makePair(server);
+    const socket = await connectAs(a.token);
+    const burst = SOCKET_LIMITS['message:send'].burst;
+    const acks = await Promise.all(
+      Array.from({ length: burst + 10 }, (_, i) =>
+        socket.emitWithAck('message:send', { conversation_id: conversationId, content: `n${i}`, client_id: newClientId() }),
+      ),
+    );
+    const throttled = acks.filter((ack) => !ack.ok && ack.error.code === 'throttled');
+    expect(throttled.length).toBeGreaterThanOrEqual(5);
+    const stored = await storedMessages(server, a.token, conversationId);
+    expect(stored.length).toBe(acks.filter((ack) => ack.ok).length);
+    expect(socket.connected).toBe(true);
+  });
+
+  it('lets a reconnecting client catch up on what it missed with ?after=', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const bSocket = await connectAs(b.token);
+    const first = await bSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'one', client_id: newClientId() });
+    if (!first.ok) throw new Error(JSON.stringify(first));
+    // Ana is offline for these.
+    for (const content of ['two', 'three']) {
+      expect((await bSocket.emitWithAck('message:send', { conversation_id: conversationId, content, client_id: newClientId() })).ok).toBe(true);
+    }
+    const missed = await client(server.url).get(`/api/conversations/${conversationId}/messages/?after=${first.message.id}`, { token: a.token });
+    expect(missed.status).toBe(200);
+    expect(missed.body.results.map((m: { content: string }) => m.content)).toEqual(['two', 'three']);
+  });
+});
