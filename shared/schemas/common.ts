@@ -1,7 +1,13 @@
 import { z } from './zod';
 
-/** A positive integer id, taken from a path segment or a JSON body. */
-export const Id = z.coerce.number<unknown>().int().positive().max(2_147_483_647);
+/**
+ * A positive integer id, taken from a path segment or a JSON body. Only plain digits are read as
+ * a number: `1e3`, `0x10`, ` 12` or `12.0` are no id at all (as Django's `<int:pk>`), not user 1000.
+ */
+export const Id = z.preprocess(
+  (value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value),
+  z.number().int().min(1).max(2_147_483_647),
+);
 export type Id = z.infer<typeof Id>;
 
 export const IdParams = z.object({ id: Id });
@@ -23,14 +29,19 @@ export type Detail = z.infer<typeof Detail>;
 /** API.md's 400 body: every bad field at once, plus `non_field_errors`. */
 export type FieldErrors = Record<string, string[]>;
 
-/** `YYYY-MM-DD` that is a real calendar date. */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.');
+export const DATE_FORMAT_ERROR = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+
+const isIsoDate = (value: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+};
+
+/**
+ * `YYYY-MM-DD` that is a real calendar date. One aborting check: a bad date gets one message,
+ * and checks chained after it (an age range) do not run on it.
+ */
+export const IsoDate = z.string().refine(isIsoDate, { message: DATE_FORMAT_ERROR, abort: true });
 
 /** Whole years between a `YYYY-MM-DD` birth date and `today` (UTC). */
 export function ageOn(dateOfBirth: string, today: Date = new Date()): number {

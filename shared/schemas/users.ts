@@ -80,6 +80,11 @@ export const ProfileInput = z
   .refine((profile) => profile.min_matching_age <= profile.max_matching_age, {
     path: ['max_matching_age'],
     message: 'The maximum age must be greater than or equal to the minimum age.',
+    // Checked whenever both ages are valid, even if other fields are not: every problem at once.
+    when: ({ value }) => {
+      const ages = (value ?? {}) as { min_matching_age?: unknown; max_matching_age?: unknown };
+      return MatchingAge.safeParse(ages.min_matching_age).success && MatchingAge.safeParse(ages.max_matching_age).success;
+    },
   });
 export type ProfileInput = z.infer<typeof ProfileInput>;
 

@@ -33,6 +33,7 @@ z.config({
       case 'invalid_value':
         // A missing enum field is missing, not a bad choice.
         if (issue.input === undefined) return 'This field is required.';
+        if (issue.input === null) return 'This field may not be null.';
         return `"${String(issue.input)}" is not a valid choice.`;
       case 'invalid_format':
         if (issue.format === 'email') return 'Enter a valid email address.';

@@ -42,13 +42,19 @@ export async function processImage(input: Buffer, field = 'file') {
   }
 }
 
-/** Process and store an image for its owner; returns the URL to put in a profile. */
-export async function storeImage(db: DbOrTx, store: MediaStore, ownerId: number, input: Buffer, field = 'file') {
-  const image = await processImage(input, field);
+export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
+
+/** Store an already processed image for its owner; returns the URL to put in a profile. */
+export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, image: ProcessedImage) {
   const key = `${randomBytes(18).toString('base64url')}.webp`;
   await store.put(key, image.data);
   await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });
   return store.url(key);
+}
+
+/** Process and store an image for its owner; returns the URL to put in a profile. */
+export async function storeImage(db: DbOrTx, store: MediaStore, ownerId: number, input: Buffer, field = 'file') {
+  return saveImage(db, store, ownerId, await processImage(input, field));
 }
 
 const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,/i;

@@ -9,10 +9,10 @@ import {
   type ProfileInput,
   type PublicProfile,
 } from '../../../shared/schemas/users';
-import type { Db } from '../../db/client';
+import type { Db, DbOrTx } from '../../db/client';
 import { blocks, profiles, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
-import { decodeDataUri, isDataUri, storeImage } from '../media/service';
+import { decodeDataUri, isDataUri, type ProcessedImage, processImage, saveImage } from '../media/service';
 import type { MediaStore } from '../media/store';
 
 type ProfileRow = typeof profiles.$inferSelect;
@@ -92,19 +92,32 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  // Only once every reference is good are new images decoded and stored.
+  // Only once every reference is good are new images decoded, and only once every one of them
+  // decoded is any stored: a refused save leaves no upload behind.
+  const processed = new Map<ImageField, ProcessedImage>();
   for (const field of IMAGE_FIELDS) {
     const value = input[field];
-    if (value && isDataUri(value)) {
-      resolved[field] = await storeImage(db, store, userId, decodeDataUri(value, field), field);
-    }
+    if (value && isDataUri(value)) processed.set(field, await processImage(decodeDataUri(value, field), field));
   }
-  return resolved;
+  return { resolved, processed };
 }
 
 export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
-  const images = await resolveImages(db, store, userId, input);
-  const [row] = await db
+  const { resolved, processed } = await resolveImages(db, store, userId, input);
+  return db.transaction(async (tx) => {
+    const images = { ...resolved };
+    for (const [field, image] of processed) images[field] = await saveImage(tx, store, userId, image);
+    return updateProfile(tx, userId, input, images);
+  });
+}
+
+async function updateProfile(
+  tx: DbOrTx,
+  userId: number,
+  input: ProfileInput,
+  images: Record<ImageField, string | null>,
+) {
+  const [row] = await tx
     .update(profiles)
     .set({
       name: input.name,

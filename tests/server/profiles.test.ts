@@ -1,0 +1,357 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocks, uploads } from '../../server/db/schema';
+import { DATE_OF_BIRTH_REQUIRED, PRIMARY_PHOTO_REQUIRED, type ProfileInput } from '../../shared/schemas/users';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { type Client, client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const DATE_FORMAT = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+const TOO_YOUNG = 'You must be at least 18 years old.';
+const TOO_OLD = 'Enter a date of birth within the last 100 years.';
+const BAD_IMAGE_REFERENCE = 'Upload a valid image.';
+
+/** `YYYY-MM-DD` of today (UTC) shifted by whole years and days. */
+function dateFromToday(years: number, days = 0) {
+  const today = new Date();
+  const date = new Date(Date.UTC(today.getUTCFullYear() + years, today.getUTCMonth(), today.getUTCDate() + days));
+  return date.toISOString().slice(0, 10);
+}
+
+async function upload(server: TestServer, token: string) {
+  const form = new FormData();
+  form.append('file', new Blob([await imageBytes('png')], { type: 'image/png' }), 'photo.png');
+  const response = await fetch(`${server.url}/api/uploads/`, {
+    method: 'POST',
+    headers: { authorization: `Token ${token}` },
+    body: form,
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { url: string }).url;
+}
+
+describe.each(backends)('profiles on %s', (backend) => {
+  let server: TestServer;
+  let api: Client;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+    api = client(server.url);
+  });
+  afterAll(() => server.close());
+
+  describe('own profile', () => {
+    it('starts with the first name, nulls, no genders and ages 18–50', async () => {
+      const user = await makeUser(server, { firstName: 'Lucía' });
+      const response = await api.get('/api/users/me/profile/', { token: user.token });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        name: 'Lucía',
+        bio: null,
+        gender: null,
+        date_of_birth: null,
+        image: null,
+        image2: null,
+        image3: null,
+        image4: null,
+        image5: null,
+        image6: null,
+        genders_to_match: [],
+        min_matching_age: 18,
+        max_matching_age: 50,
+      });
+    });
+
+    it('saves a valid profile, returns it, shows it on GET and marks the profile completed', async () => {
+      const user = await makeUser(server);
+      const photo = await upload(server, user.token);
+      const input = await validProfile({
+        name: 'Lucía M.',
+        bio: 'DJ booth regular.',
+        gender: 'non_binary',
+        date_of_birth: '1994-07-09',
+        image2: photo,
+        genders_to_match: ['female', 'non_binary'],
+        min_matching_age: 25,
+        max_matching_age: 40,
+      });
+      const saved = await api.put('/api/users/me/profile/', { token: user.token, json: input });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      expect(saved.body).toEqual({
+        name: 'Lucía M.',
+        bio: 'DJ booth regular.',
+        gender: 'non_binary',
+        date_of_birth: '1994-07-09',
+        image: expect.stringMatching(/^\/media\/[A-Za-z0-9_-]+\.webp$/),
+        image2: photo,
+        image3: null,
+        image4: null,
+        image5: null,
+        image6: null,
+        genders_to_match: ['female', 'non_binary'],
+        min_matching_age: 25,
+        max_matching_age: 40,
+      });
+      const again = await api.get('/api/users/me/profile/', { token: user.token });
+      expect(again.body).toEqual(saved.body);
+
+      const me = await api.get('/api/users/me/', { token: user.token });
+      expect(me.body).toMatchObject({ is_profile_completed: true, image: saved.body.image });
+
+      // The data: URI became an upload of this user.
+      const key = String(saved.body.image).replace('/media/', '');
+      const [row] = await server.app.db.select().from(uploads).where(eq(uploads.key, key));
+      expect(row?.ownerId).toBe(user.id);
+    });
+
+    it('keeps its own upload given as an absolute URL and removes an image set to null', async () => {
+      const user = await makeCompletedUser(server);
+      const photo = await upload(server, user.token);
+      const first = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: `${server.url}${photo}`, image3: photo }),
+      });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body).toMatchObject({ image: photo, image3: photo });
+
+      const second = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: photo, image3: null }),
+      });
+      expect(second.status).toBe(200);
+      expect(second.body).toMatchObject({ image: photo, image3: null });
+    });
+
+    it.each([
+      ['turns 18 today', () => dateFromToday(-18)],
+      ['is 100', () => birthDateForAge(100)],
+      ['turns 101 tomorrow', () => dateFromToday(-101, 1)],
+    ])('accepts someone who %s', async (_case, dateOfBirth) => {
+      const user = await makeUser(server);
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ date_of_birth: dateOfBirth() }),
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body.date_of_birth).toBe(dateOfBirth());
+    });
+
+    it.each([
+      ['name of 50 characters', { name: 'n'.repeat(50) }],
+      ['bio of 500 characters', { bio: 'b'.repeat(500) }],
+      ['a single age', { min_matching_age: 18, max_matching_age: 18 }],
+      ['the oldest range', { min_matching_age: 100, max_matching_age: 100 }],
+      ['one gender to match', { genders_to_match: ['male'] }],
+    ] as [string, Partial<ProfileInput>][])('accepts the bound: %s', async (_case, overrides) => {
+      const user = await makeUser(server);
+      const response = await api.put('/api/users/me/profile/', { token: user.token, json: await validProfile(overrides) });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body).toMatchObject(overrides);
+    });
+
+    const omit = (field: keyof ProfileInput) => (profile: Record<string, unknown>) => {
+      delete profile[field];
+    };
+    const set = (values: Record<string, unknown>) => (profile: Record<string, unknown>) => {
+      Object.assign(profile, values);
+    };
+    type Case = [string, (profile: Record<string, unknown>) => void, Record<string, string[]>];
+    const cases: Case[] = [
+      ['a blank name', set({ name: '' }), { name: ['This field may not be blank.'] }],
+      ['a name of spaces', set({ name: '   ' }), { name: ['This field may not be blank.'] }],
+      ['a name of 51 characters', set({ name: 'n'.repeat(51) }), { name: ['Ensure this field has no more than 50 characters.'] }],
+      ['no name', omit('name'), { name: ['This field is required.'] }],
+      ['a blank bio', set({ bio: '' }), { bio: ['This field may not be blank.'] }],
+      ['a bio of 501 characters', set({ bio: 'b'.repeat(501) }), { bio: ['Ensure this field has no more than 500 characters.'] }],
+      ['an unknown gender', set({ gender: 'robot' }), { gender: ['"robot" is not a valid choice.'] }],
+      ['a null gender', set({ gender: null }), { gender: ['This field may not be null.'] }],
+      ['no date of birth', omit('date_of_birth'), { date_of_birth: [DATE_OF_BIRTH_REQUIRED] }],
+      ['a null date of birth', set({ date_of_birth: null }), { date_of_birth: [DATE_OF_BIRTH_REQUIRED] }],
+      ['an empty date of birth', set({ date_of_birth: '' }), { date_of_birth: [DATE_OF_BIRTH_REQUIRED] }],
+      ['the 30th of February', set({ date_of_birth: '2000-02-30' }), { date_of_birth: [DATE_FORMAT] }],
+      ['a 13th month', set({ date_of_birth: '1990-13-01' }), { date_of_birth: [DATE_FORMAT] }],
+      ['a date in words', set({ date_of_birth: 'last summer' }), { date_of_birth: [DATE_FORMAT] }],
+      ['a date with a time', set({ date_of_birth: '1990-01-01T00:00:00Z' }), { date_of_birth: [DATE_FORMAT] }],
+      ['someone who turns 18 tomorrow', set({ date_of_birth: dateFromToday(-18, 1) }), { date_of_birth: [TOO_YOUNG] }],
+      ['a date in the future', set({ date_of_birth: dateFromToday(1) }), { date_of_birth: [TOO_YOUNG] }],
+      ['someone who turns 101 today', set({ date_of_birth: dateFromToday(-101) }), { date_of_birth: [TOO_OLD] }],
+      ['no primary picture', omit('image'), { image: [PRIMARY_PHOTO_REQUIRED] }],
+      ['a null primary picture', set({ image: null }), { image: [PRIMARY_PHOTO_REQUIRED] }],
+      ['an empty primary picture', set({ image: '' }), { image: [PRIMARY_PHOTO_REQUIRED] }],
+      ['a picture from elsewhere', set({ image: 'https://images.example.com/me.png' }), { image: [BAD_IMAGE_REFERENCE] }],
+      ['a path outside the media', set({ image2: '/media/../etc/passwd' }), { image2: [BAD_IMAGE_REFERENCE] }],
+      ['a media key that does not exist', set({ image3: '/media/AAAAAAAAAAAAAAAAAAAAAAAA.webp' }), { image3: [BAD_IMAGE_REFERENCE] }],
+      ['no genders to match', set({ genders_to_match: [] }), { genders_to_match: ['Select at least one gender to match.'] }],
+      ['a gender to match twice', set({ genders_to_match: ['male', 'male'] }), { genders_to_match: ['Each gender can be selected once.'] }],
+      ['an unknown gender to match', set({ genders_to_match: ['male', 'robot'] }), { genders_to_match: ['"robot" is not a valid choice.'] }],
+      ['genders to match as a string', set({ genders_to_match: 'male' }), { genders_to_match: ['Expected a list of items.'] }],
+      ['a minimum age of 17', set({ min_matching_age: 17 }), { min_matching_age: ['Ensure this value is greater than or equal to 18.'] }],
+      ['a maximum age of 101', set({ max_matching_age: 101 }), { max_matching_age: ['Ensure this value is less than or equal to 100.'] }],
+      ['a fractional age', set({ min_matching_age: 20.5 }), { min_matching_age: ['A valid integer is required.'] }],
+      ['an age as text', set({ max_matching_age: 'forty' }), { max_matching_age: ['A valid integer is required.'] }],
+      [
+        'a minimum above the maximum',
+        set({ min_matching_age: 40, max_matching_age: 30 }),
+        { max_matching_age: ['The maximum age must be greater than or equal to the minimum age.'] },
+      ],
+    ];
+
+    describe('refuses each bad field alone, with its message, and stores nothing', () => {
+      let user: TestUser;
+      let before: unknown;
+      beforeAll(async () => {
+        user = await makeCompletedUser(server, { name: 'Before' });
+        before = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      });
+
+      it.each(cases)('%s', async (_case, change, expected) => {
+        const profile = (await validProfile({ name: 'After' })) as unknown as Record<string, unknown>;
+        change(profile);
+        const response = await api.put('/api/users/me/profile/', { token: user.token, json: profile });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual(expected);
+        expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
+      });
+    });
+
+    it('does not mark a new account completed after a refused save', async () => {
+      const user = await makeUser(server);
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: undefined }),
+      });
+      expect(response.status).toBe(400);
+      expect((await api.get('/api/users/me/', { token: user.token })).body.is_profile_completed).toBe(false);
+    });
+
+    it('lists every bad field at once', async () => {
+      const user = await makeUser(server);
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: {
+          name: '',
+          bio: 'b'.repeat(501),
+          gender: 'robot',
+          genders_to_match: [],
+          min_matching_age: 60,
+          max_matching_age: 30,
+        },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        name: ['This field may not be blank.'],
+        bio: ['Ensure this field has no more than 500 characters.'],
+        gender: ['"robot" is not a valid choice.'],
+        date_of_birth: [DATE_OF_BIRTH_REQUIRED],
+        image: [PRIMARY_PHOTO_REQUIRED],
+        genders_to_match: ['Select at least one gender to match.'],
+        max_matching_age: ['The maximum age must be greater than or equal to the minimum age.'],
+      });
+    });
+
+    it('refuses another user’s upload on that field, and stores nothing', async () => {
+      const owner = await makeUser(server);
+      const theirs = await upload(server, owner.token);
+      const user = await makeUser(server);
+      const mine = await upload(server, user.token);
+      const before = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: mine, image4: theirs, image5: `${server.url}${theirs}` }),
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ image4: [BAD_IMAGE_REFERENCE], image5: [BAD_IMAGE_REFERENCE] });
+      expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
+    });
+
+    it('stores no image at all when one of several data: URIs is not an image', async () => {
+      const user = await makeUser(server);
+      const countUploads = async () =>
+        (await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).length;
+      const good = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({
+          image: good,
+          image2: good,
+          image3: `data:image/png;base64,${Buffer.from('definitely not a picture').toString('base64')}`,
+        }),
+      });
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body)).toEqual(['image3']);
+      expect(await countUploads()).toBe(0);
+      expect((await api.get('/api/users/me/', { token: user.token })).body.is_profile_completed).toBe(false);
+    });
+
+    it('needs a token', async () => {
+      for (const response of [
+        await api.get('/api/users/me/profile/'),
+        await api.put('/api/users/me/profile/', { json: await validProfile() }),
+      ]) {
+        expect(response.status).toBe(401);
+        expect(response.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+      }
+    });
+  });
+
+  describe('other users’ profiles', () => {
+    let viewer: TestUser;
+    beforeAll(async () => {
+      viewer = await makeCompletedUser(server);
+    });
+
+    it('shows the public fields only: never the e-mail or the date of birth', async () => {
+      const dateOfBirth = birthDateForAge(33);
+      const other = await makeCompletedUser(server, { name: 'Noor', bio: 'Salsa.', gender: 'female', date_of_birth: dateOfBirth });
+      const response = await api.get(`/api/users/${other.id}/profile/`, { token: viewer.token });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        id: other.id,
+        name: 'Noor',
+        age: 33,
+        gender: 'female',
+        genre: 'Female',
+        bio: 'Salsa.',
+        image: expect.stringMatching(/^\/media\//),
+        image2: null,
+        image3: null,
+        image4: null,
+        image5: null,
+        image6: null,
+      });
+      const text = JSON.stringify(response.body);
+      expect(text).not.toContain(other.email);
+      expect(text).not.toContain(dateOfBirth);
+    });
+
+    it('is 404 for an unknown id and for an incomplete profile', async () => {
+      const incomplete = await makeUser(server);
+      for (const id of [2_000_000_000, incomplete.id]) {
+        const response = await api.get(`/api/users/${id}/profile/`, { token: viewer.token });
+        expect(response.status).toBe(404);
+        expect(response.body).toEqual({ detail: 'Not found.' });
+      }
+    });
+
+    it.each(['viewer blocked them', 'they blocked the viewer'])('is 404 when the %s', async (direction) => {
+      const other = await makeCompletedUser(server);
+      expect((await api.get(`/api/users/${other.id}/profile/`, { token: viewer.token })).status).toBe(200);
+      const row =
+        direction === 'viewer blocked them'
+          ? { blockerId: viewer.id, blockedId: other.id }
+          : { blockerId: other.id, blockedId: viewer.id };
+      await server.app.db.insert(blocks).values(row);
+      const response = await api.get(`/api/users/${other.id}/profile/`, { token: viewer.token });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ detail: 'Not found.' });
+      // A third user still sees them.
+      const third = await makeUser(server);
+      expect((await api.get(`/api/users/${other.id}/profile/`, { token: third.token })).status).toBe(200);
+    });
+
+    it('needs a token', async () => {
+      const response = await api.get(`/api/users/${viewer.id}/profile/`);
+      expect(response.status).toBe(401);
+    });
+  });
+});
