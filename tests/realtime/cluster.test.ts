@@ -1,0 +1,131 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import type { TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { startTwoInstances } from './cluster-fixtures';
+import { makePair, match, newClientId, storedMessages } from './fixtures';
+
+const ready = (await hasPostgres()) && (await hasRedis());
+
+describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let one: TestServer;
+  let two: TestServer;
+  const open: ClientSocket[] = [];
+  const connectTo = async (server: TestServer, token: string) => {
+    const socket = await connect(server.url, token);
+    open.push(socket);
+    return socket;
+  };
+
+  beforeAll(async () => {
+    cluster = await startTwoInstances(REDIS_URL);
+    ({ one, two } = cluster);
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(() => cluster.close());
+
+  it('reports Redis in /readyz', async () => {
+    for (const server of [one, two]) {
+      expect((await client(server.url).get('/readyz')).body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+    }
+  });
+
+  it('pushes a match made on one instance to both users, each on a different instance', async () => {
+    const ana = await makeCompletedUser(one, { name: 'Ana' }, { firstName: 'Ana' });
+    const ben = await makeCompletedUser(one, { name: 'Ben' }, { firstName: 'Ben' });
+    const anaSocket = await connectTo(one, ana.token);
+    const benSocket = await connectTo(two, ben.token);
+    const anaHears = waitFor(anaSocket, 'match:new');
+    const benHears = waitFor(benSocket, 'match:new');
+    // The completing like lands on instance two: Ana, on instance one, hears it through Redis.
+    const conversationId = await match(one, ana, ben, two);
+    expect(await anaHears).toMatchObject({ conversation_id: conversationId, user: { id: ben.id, name: 'Ben' } });
+    expect(await benHears).toMatchObject({ conversation_id: conversationId, user: { id: ana.id, name: 'Ana' } });
+  });
+
+  it('carries a socket message and a REST message across instances, stored once each', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const aSocket = await connectTo(one, a.token);
+    const bSocket = await connectTo(two, b.token);
+
+    const bHears = waitFor(bSocket, 'message:new');
+    const sent = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'over the wire', client_id: newClientId() });
+    if (!sent.ok) throw new Error(JSON.stringify(sent));
+    expect(await bHears).toEqual({ conversation_id: conversationId, message: sent.message });
+
+    const aHears = waitFor(aSocket, 'message:new', (event) => event.message.content === 'by REST');
+    const posted = await client(two.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: b.token,
+      json: { content: 'by REST' },
+    });
+    expect(posted.status).toBe(201);
+    expect((await aHears).message).toMatchObject({ id: posted.body.id, sender: b.id });
+    expect((await storedMessages(two, a.token, conversationId)).map((m) => m.content)).toEqual(['over the wire', 'by REST']);
+  });
+
+  it('sends typing, read receipts and presence across instances to the partner only', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const outsider = await makeCompletedUser(one, { name: 'Eve' });
+    // Eve is matched with Ana too: she is the one who must NOT hear about Ana and Ben's conversation.
+    const withEve = await match(one, a, outsider);
+    const bSocket = await connectTo(two, b.token);
+    const eveSocket = await connectTo(two, outsider.token);
+    const eveEvents = record(eveSocket);
+
+    const bSeesOnline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    const aSocket = await connectTo(one, a.token);
+    await bSeesOnline;
+    expect(await aSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [b.id, outsider.id].sort((x, y) => x - y) });
+
+    const sentHeard = waitFor(aSocket, 'message:new');
+    const sent = await bSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'hi', client_id: newClientId() });
+    if (!sent.ok) throw new Error(JSON.stringify(sent));
+    await sentHeard;
+
+    const typing = waitFor(bSocket, 'typing');
+    await aSocket.emitWithAck('typing', { conversation_id: conversationId });
+    expect(await typing).toEqual({ conversation_id: conversationId, user_id: a.id });
+    const read = waitFor(bSocket, 'message:read');
+    await aSocket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: sent.message.id });
+    expect(await read).toEqual({ conversation_id: conversationId, user_id: a.id, last_read_id: sent.message.id });
+
+    // Barrier: the last event Ana causes is for Eve, through the same Redis path.
+    const eveHears = waitFor(eveSocket, 'typing');
+    await aSocket.emitWithAck('typing', { conversation_id: withEve });
+    await eveHears;
+    expect(eveEvents.filter((e) => e.event !== 'presence')).toEqual([{ event: 'typing', payload: { conversation_id: withEve, user_id: a.id } }]);
+  });
+
+  it('keeps a user online while a socket of theirs is open on the other instance', async () => {
+    const { a, b } = await makePair(one);
+    const bSocket = await connectTo(two, b.token);
+    const aOnOne = await connectTo(one, a.token);
+    const aOnTwo = await connectTo(two, a.token);
+    const bEvents = record(bSocket);
+
+    aOnOne.close();
+    // Ask the instance Ana just left: it must find her other socket through Redis.
+    const checker = await connectTo(one, b.token);
+    expect(await checker.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [a.id] });
+
+    const offline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && !p.online);
+    aOnTwo.close();
+    await offline;
+    expect(bEvents.filter((e) => e.event === 'presence' && !(e.payload as { online: boolean }).online)).toHaveLength(1);
+  });
+
+  it('does not let an outsider on the other instance send into a conversation', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const outsider = await makeCompletedUser(one);
+    const eveSocket = await connectTo(two, outsider.token);
+    const ack = await eveSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'hi', client_id: newClientId() });
+    expect(ack).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await storedMessages(one, a.token, conversationId)).toEqual([]);
+    await expect(connect(two.url, `${b.token}x`)).rejects.toThrow('unauthorized');
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http';
+import { hasPostgres } from '../helpers/services';
+import { type ClientSocket, connect, waitFor, waitUntil } from '../helpers/socket';
+import { freePort, hasRedisServerBinary, ownRedis, startTwoInstances } from './cluster-fixtures';
+import { makePair, match, newClientId, storedMessages } from './fixtures';
+
+const ready = (await hasPostgres()) && hasRedisServerBinary();
+
+describe.skipIf(!ready)('a Redis outage under two instances', () => {
+  let redis: ReturnType<typeof ownRedis>;
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    redis = ownRedis(await freePort());
+    await redis.start();
+    cluster = await startTwoInstances(redis.url);
+  });
+  afterAll(async () => {
+    for (const socket of open) socket.close();
+    await cluster?.close();
+    await redis?.stop();
+  });
+
+  const readiness = async (url: string) => (await client(url).get('/readyz')).body.checks?.redis;
+
+  it('keeps local delivery and REST working, then resumes cross-instance delivery when Redis is back', async () => {
+    const { one, two } = cluster;
+    const { a, b, conversationId } = await makePair(one);
+    const c = (await makePair(one, ['Cleo', 'Dan'])).a;
+    const withCleo = await match(one, a, c);
+    const aSocket = await connect(one.url, a.token);
+    const bSocket = await connect(two.url, b.token);
+    const cSocket = await connect(one.url, c.token);
+    open.push(aSocket, bSocket, cSocket);
+
+    // Before: Ana (instance one) reaches Ben (instance two).
+    const before = waitFor(bSocket, 'message:new');
+    expect((await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'before', client_id: newClientId() })).ok).toBe(true);
+    await before;
+
+    await redis.stop();
+    await waitUntil(async () => (await readiness(one.url)) === 'failing', 5000, 'instance one to notice Redis is gone');
+    expect((await client(two.url).get('/readyz')).status).toBe(503);
+
+    // During: Ana and Cleo share instance one, so Cleo still hears Ana at once.
+    const local = waitFor(cSocket, 'message:new');
+    const during = await aSocket.emitWithAck('message:send', { conversation_id: withCleo, content: 'local', client_id: newClientId() });
+    expect(during.ok).toBe(true);
+    expect((await local).message.content).toBe('local');
+    // REST keeps working on both instances, and a message acknowledged now is stored.
+    const posted = await client(two.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: b.token,
+      json: { content: 'while redis is down', client_id: newClientId() },
+    });
+    expect(posted.status).toBe(201);
+    expect((await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'acked offline', client_id: newClientId() })).ok).toBe(true);
+    expect((await client(one.url).get('/healthz')).status).toBe(200);
+
+    await redis.start();
+    await waitUntil(
+      async () => (await readiness(one.url)) === 'ok' && (await readiness(two.url)) === 'ok',
+      10_000,
+      'both instances to reconnect to Redis',
+    );
+
+    // After: the sockets never dropped, and instance two hears instance one again.
+    const after = waitFor(bSocket, 'message:new', (event) => event.message.content === 'after');
+    expect((await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'after', client_id: newClientId() })).ok).toBe(true);
+    await after;
+    const back = waitFor(aSocket, 'message:new', (event) => event.message.content === 'back');
+    expect((await bSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'back', client_id: newClientId() })).ok).toBe(true);
+    await back;
+
+    // Nothing acknowledged was lost: the catch-up read has all of it, in order.
+    expect((await storedMessages(two, b.token, conversationId)).map((m) => m.content)).toEqual([
+      'before',
+      'while redis is down',
+      'acked offline',
+      'after',
+      'back',
+    ]);
+  });
+});
