@@ -11,10 +11,13 @@ import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import type { Config } from './config';
 import { registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
+import clientConfigRoutes from './features/client-config/routes';
+import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
+import paymentRoutes from './features/payments/routes';
 import userRoutes from './features/users/routes';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
@@ -52,7 +55,8 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
         'img-src': ["'self'", 'data:', 'blob:'],
         'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
         'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
-        'connect-src': ["'self'", 'https://accounts.google.com/gsi/'],
+        // The browser asks Google's user-info endpoint for the profile it sends along with the token.
+        'connect-src': ["'self'", 'https://accounts.google.com/gsi/', config.google.userInfoUrl],
         'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
       },
     },
@@ -84,6 +88,9 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(userRoutes);
   await app.register(matchingRoutes);
   await app.register(mediaRoutes);
+  await app.register(googleAuthRoutes, { config });
+  await app.register(paymentRoutes, { config });
+  await app.register(clientConfigRoutes);
 
   await app.register(clientPlugin, { clientDir: config.clientDir });
   return app;

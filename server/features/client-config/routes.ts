@@ -1,0 +1,15 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ClientConfig } from '../../../shared/schemas/client-config';
+
+/** Public: what the client shows depends on how this server is configured (Google buttons, checkout kind). */
+const clientConfigRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/api/config/', { schema: { response: { 200: ClientConfig } } }, async (_request, reply) => {
+    reply.header('Cache-Control', 'no-cache');
+    return {
+      google_client_id: app.config.google.clientId,
+      payments: app.config.stripe.secretKey ? ('stripe' as const) : ('local' as const),
+    };
+  });
+};
+
+export default clientConfigRoutes;

@@ -1,0 +1,98 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { GoogleUserInfo } from '../../../shared/schemas/google';
+import type { Db } from '../../db/client';
+import { users } from '../../db/schema';
+import { ApiError, ValidationError } from '../../errors';
+import { isUniqueViolation } from '../../lib/pg-errors';
+import { createUser, issueToken } from '../auth/service';
+
+export const GOOGLE_DISABLED = 'Google sign-in is not enabled on this server.';
+export const GOOGLE_REJECTED = 'Google did not accept this sign-in. Please try again.';
+export const GOOGLE_NO_EMAIL = 'Google did not share an e-mail address for this account.';
+export const GOOGLE_UNVERIFIED = 'Your Google e-mail address is not verified.';
+export const GOOGLE_OTHER_ACCOUNT = 'This e-mail address is already linked to another Google account.';
+
+const USERINFO_TIMEOUT_MS = 10_000;
+
+const rejected = (message: string) => ValidationError.field('non_field_errors', message);
+
+class GoogleUnavailable extends ApiError {
+  constructor() {
+    super(503, { detail: 'Google sign-in is unavailable right now. Please try again later.' });
+  }
+}
+
+/**
+ * Who Google says the access token belongs to, asked of Google itself: the only identity a
+ * Google sign-in is trusted with. The client's copy of the profile is never read.
+ */
+export async function verifyGoogleToken(userInfoUrl: string, accessToken: string): Promise<GoogleUserInfo> {
+  let response: Response;
+  try {
+    response = await fetch(userInfoUrl, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(USERINFO_TIMEOUT_MS),
+    });
+  } catch {
+    throw new GoogleUnavailable();
+  }
+  // 4xx: Google refused the token (expired, revoked, forged); 5xx: Google is having trouble.
+  if (response.status >= 500) throw new GoogleUnavailable();
+  if (!response.ok) throw rejected(GOOGLE_REJECTED);
+
+  const body: unknown = await response.json().catch(() => null);
+  const parsed = GoogleUserInfo.safeParse(body);
+  if (!parsed.success) {
+    const hasEmail = typeof body === 'object' && body !== null && 'email' in body;
+    throw rejected(hasEmail ? GOOGLE_REJECTED : GOOGLE_NO_EMAIL);
+  }
+  if (!parsed.data.email_verified) throw rejected(GOOGLE_UNVERIFIED);
+  return parsed.data;
+}
+
+/** Names for a new account: Google's given/family names, else its display name, else the e-mail's local part. */
+function accountNames(info: GoogleUserInfo) {
+  const fallback = info.name?.trim() || info.email.split('@')[0] || 'Google user';
+  const firstName = (info.given_name?.trim() || fallback).slice(0, 150);
+  const lastName = (info.family_name?.trim() ?? '').slice(0, 150);
+  return { firstName, lastName };
+}
+
+/**
+ * The account for a verified Google identity: by Google's subject id, then by e-mail (linking the
+ * two), else a new one. Two first logins at once both end on the one account the constraints allow.
+ */
+export async function findOrCreateGoogleUser(db: Db, info: GoogleUserInfo, attempt = 0): Promise<number> {
+  const [bySub] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, info.sub));
+  if (bySub) return bySub.id;
+
+  const [byEmail] = await db
+    .select({ id: users.id, googleSub: users.googleSub })
+    .from(users)
+    .where(eq(users.email, info.email));
+  if (byEmail) {
+    if (byEmail.googleSub && byEmail.googleSub !== info.sub) throw rejected(GOOGLE_OTHER_ACCOUNT);
+    const [linked] = await db
+      .update(users)
+      .set({ googleSub: info.sub })
+      .where(and(eq(users.id, byEmail.id), isNull(users.googleSub)))
+      .returning({ id: users.id });
+    if (linked) return linked.id;
+  } else {
+    try {
+      const user = await createUser(db, { email: info.email, ...accountNames(info), passwordHash: null, googleSub: info.sub });
+      return user.id;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  // Another request linked or created concurrently: look again, once.
+  if (attempt > 0) throw rejected(GOOGLE_OTHER_ACCOUNT);
+  return findOrCreateGoogleUser(db, info, attempt + 1);
+}
+
+export async function googleLogin(db: Db, userInfoUrl: string, accessToken: string): Promise<string> {
+  const info = await verifyGoogleToken(userInfoUrl, accessToken);
+  const userId = await findOrCreateGoogleUser(db, info);
+  return issueToken(db, userId);
+}

@@ -1,0 +1,45 @@
+import Stripe from 'stripe';
+import type { Config } from '../../config';
+import { ApiError } from '../../errors';
+
+/** The Stripe SDK, or null when no key is configured (the local test checkout runs instead). */
+export function createStripeClient(config: Config['stripe']): Stripe | null {
+  if (!config.secretKey) return null;
+  if (!config.apiBase) return new Stripe(config.secretKey, { maxNetworkRetries: 2, timeout: 15_000 });
+  // STRIPE_API_BASE: tests point the real SDK at a local fake of Stripe's HTTP API.
+  const base = new URL(config.apiBase);
+  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  return new Stripe(config.secretKey, {
+    host: base.hostname,
+    port: base.port || (protocol === 'http' ? 80 : 443),
+    protocol,
+    maxNetworkRetries: 2,
+    timeout: 15_000,
+  });
+}
+
+export class PaymentsUnavailable extends ApiError {
+  constructor() {
+    super(503, { detail: 'Payments are unavailable right now. Please try again later.' });
+  }
+}
+
+/**
+ * Stripe being down, throttling us or refusing our key is not the user's mistake and not a bug in
+ * this request: a 503 they can retry. Anything else (our params rejected) stays a 500.
+ */
+export async function callStripe<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      error instanceof Stripe.errors.StripeConnectionError ||
+      error instanceof Stripe.errors.StripeAPIError ||
+      error instanceof Stripe.errors.StripeRateLimitError ||
+      error instanceof Stripe.errors.StripeAuthenticationError
+    ) {
+      throw new PaymentsUnavailable();
+    }
+    throw error;
+  }
+}

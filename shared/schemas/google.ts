@@ -1,0 +1,16 @@
+import { z } from './zod';
+
+/**
+ * What Google's user-info endpoint (OpenID Connect, v3) answers for a valid access token: the
+ * only source of identity for a Google sign-in. `email_verified` is a boolean in v3 and the
+ * string "true" in older variants; both are read.
+ */
+export const GoogleUserInfo = z.object({
+  sub: z.string().min(1).max(255),
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
+  email_verified: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
+  given_name: z.string().optional(),
+  family_name: z.string().optional(),
+  name: z.string().optional(),
+});
+export type GoogleUserInfo = z.infer<typeof GoogleUserInfo>;

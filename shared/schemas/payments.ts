@@ -1,0 +1,49 @@
+import { z } from './zod';
+
+/** Which plans exist is the server's configuration (API.md: overridable by environment), so any short key parses here. */
+const LookupKey = z.string().trim().min(1).max(200);
+
+/**
+ * Both forms of the checkout call: the JSON call of a signed-in client sends `lookup_key` with its
+ * token; the spec's plain browser form post names the account by `email` instead.
+ */
+export const CheckoutInput = z.object({
+  lookup_key: LookupKey,
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email()).optional(),
+});
+export type CheckoutInput = z.infer<typeof CheckoutInput>;
+
+export const CheckoutResponse = z.object({ url: z.string() });
+export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
+
+export const WebhookResponse = z.object({ received: z.literal(true) });
+export type WebhookResponse = z.infer<typeof WebhookResponse>;
+
+export const TestCheckoutParams = z.object({ id: z.string().regex(/^cs_local_[A-Za-z0-9_-]{16,64}$/) });
+export type TestCheckoutParams = z.infer<typeof TestCheckoutParams>;
+
+/**
+ * The parts of a Stripe event this server reads. Stripe sends more; unknown keys are dropped.
+ * Ids of linked objects arrive as strings unless expanded, and expansion is never asked for.
+ */
+export const StripeEvent = z.object({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+export type StripeEvent = z.infer<typeof StripeEvent>;
+
+export const StripeCheckoutSession = z.object({
+  id: z.string().min(1).max(255),
+  client_reference_id: z.string().max(255).nullish(),
+  customer: z.string().max(255).nullish(),
+  subscription: z.string().max(255).nullish(),
+});
+export type StripeCheckoutSession = z.infer<typeof StripeCheckoutSession>;
+
+export const StripeSubscription = z.object({
+  id: z.string().min(1).max(255),
+  customer: z.string().min(1).max(255),
+  status: z.string().min(1).max(64),
+});
+export type StripeSubscription = z.infer<typeof StripeSubscription>;

@@ -1,0 +1,106 @@
+/**
+ * A small local fake of the parts of Stripe's HTTP API the server calls, for the real `stripe`
+ * SDK pointed at it through STRIPE_API_BASE. It checks the API key, records every request so that
+ * tests can assert the parameters, and answers in Stripe's shapes (lists, objects, error envelope).
+ */
+import Stripe from 'stripe';
+import { type FakeServer, type RecordedRequest, startFakeServer } from './http';
+
+export interface FakeStripe extends FakeServer {
+  secretKey: string;
+  /** lookup_key → price id; tests may add or remove prices. */
+  prices: Map<string, string>;
+  /** Checkout sessions created so far, by id. */
+  sessions: Map<string, Record<string, unknown>>;
+  requestsTo(method: string, path: string): RecordedRequest[];
+}
+
+const stripeError = (status: number, message: string, type = 'invalid_request_error') => ({
+  status,
+  body: { error: { type, message } },
+});
+
+export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
+  const prices = new Map(Object.entries(options.prices));
+  const sessions = new Map<string, Record<string, unknown>>();
+  let counter = 0;
+  const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
+
+  const server = await startFakeServer((request) => {
+    if (request.headers.authorization !== `Bearer ${options.secretKey}`) {
+      return stripeError(401, 'Invalid API Key provided.', 'authentication_error');
+    }
+
+    if (request.method === 'GET' && request.path === '/v1/prices') {
+      const keys = Object.entries(request.query)
+        .filter(([name]) => /^lookup_keys\[\d+\]$/.test(name))
+        .map(([, value]) => value);
+      const data = keys
+        .filter((key) => prices.has(key))
+        .map((key) => ({ id: prices.get(key), object: 'price', active: true, lookup_key: key, type: 'recurring' }));
+      return { status: 200, body: { object: 'list', url: '/v1/prices', has_more: false, data } };
+    }
+
+    if (request.method === 'POST' && request.path === '/v1/customers') {
+      const { email, name } = request.form;
+      return {
+        status: 200,
+        body: { id: nextId('cus'), object: 'customer', email: email ?? null, name: name ?? null, metadata: {} },
+      };
+    }
+
+    if (request.method === 'POST' && request.path === '/v1/checkout/sessions') {
+      const form = request.form;
+      const price = form['line_items[0][price]'];
+      if (!price || ![...prices.values()].includes(price)) return stripeError(400, `No such price: '${price}'`);
+      if (!form.success_url || !form.cancel_url) return stripeError(400, 'Missing success_url or cancel_url.');
+      const id = nextId('cs_test');
+      const session = {
+        id,
+        object: 'checkout.session',
+        mode: form.mode,
+        status: 'open',
+        customer: form.customer ?? null,
+        client_reference_id: form.client_reference_id ?? null,
+        success_url: form.success_url,
+        cancel_url: form.cancel_url,
+        url: `https://checkout.stripe.test/c/pay/${id}`,
+      };
+      sessions.set(id, session);
+      return { status: 200, body: session };
+    }
+
+    return stripeError(404, `Unrecognized request URL (${request.method}: ${request.path}).`);
+  });
+
+  return {
+    ...server,
+    secretKey: options.secretKey,
+    prices,
+    sessions,
+    requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
+  };
+}
+
+let eventCounter = 0;
+
+/** A Stripe event as Stripe would send it, with its id; sign it with `signEvent`. */
+export function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_test_${Date.now()}_${++eventCounter}`) {
+  return {
+    id,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    type,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: { object },
+  };
+}
+
+/** The raw body and the `Stripe-Signature` header for it, made by the SDK's own test helper. */
+export function signEvent(event: unknown, secret: string) {
+  const payload = JSON.stringify(event);
+  return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+}

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../server/db/schema';
+import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/google';
+import { makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const LOGIN = '/api/auth/google/login/';
+const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
+
+const unique = () => randomBytes(6).toString('hex');
+
+/** A Google account the fake vouches for, and a fresh access token for it. */
+function googleAccount(fake: FakeGoogle, overrides: Partial<GoogleAccount> = {}) {
+  const id = unique();
+  const account: GoogleAccount = {
+    sub: `1${BigInt(`0x${id}`).toString().padStart(20, '0')}`,
+    email: `g-${id}@gmail.example`,
+    email_verified: true,
+    given_name: 'Gabriela',
+    family_name: 'García',
+    name: 'Gabriela García',
+    ...overrides,
+  };
+  return { account, token: issueToken(fake, account) };
+}
+
+function issueToken(fake: FakeGoogle, account: GoogleAccount) {
+  const token = `ya29.${unique()}`;
+  fake.tokens.set(token, account);
+  return token;
+}
+
+const usersWithEmail = (server: TestServer, email: string) =>
+  server.app.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+
+describe.each(backends)('Google sign-in against a local fake of Google, on %s', (backend) => {
+  let fake: FakeGoogle;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    fake = await startFakeGoogle();
+    server = await startServer({ backend, config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl } } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  const login = (body: unknown) => client(server.url).post(LOGIN, { json: body });
+  const me = async (token: string) => (await client(server.url).get('/api/users/me/', { token })).body;
+
+  it('tells the client which Google client id to load', async () => {
+    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: CLIENT_ID, payments: 'local' });
+  });
+
+  it('logs in as the account Google vouches for, not the one the client claims', async () => {
+    const victim = await makeUser(server);
+    const { account, token } = googleAccount(fake);
+    const response = await login({
+      access_token: token,
+      profile: { sub: 'someone-else', email: victim.email, email_verified: true, given_name: 'Mallory' },
+    });
+
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.token).toEqual(expect.any(String));
+    const user = await me(response.body.token);
+    expect(user).toMatchObject({ email: account.email, first_name: 'Gabriela', last_name: 'García' });
+    expect(user.id).not.toBe(victim.id);
+    // Google was asked, with the token as a bearer credential.
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+    // The new account has no password: the password login cannot be used to enter it.
+    const [row] = await server.app.db.select({ hash: users.passwordHash, sub: users.googleSub }).from(users).where(eq(users.id, user.id));
+    expect(row).toEqual({ hash: null, sub: account.sub });
+  });
+
+  it('finds the same account on the next login, by Google id even after the e-mail changed', async () => {
+    const { account, token } = googleAccount(fake);
+    const first = await login({ access_token: token });
+    expect(first.status).toBe(200);
+    const firstId = (await me(first.body.token)).id;
+
+    const second = await login({ access_token: issueToken(fake, account) });
+    expect(second.status).toBe(200);
+    expect((await me(second.body.token)).id).toBe(firstId);
+
+    const renamed = await login({ access_token: issueToken(fake, { ...account, email: `renamed-${unique()}@gmail.example` }) });
+    expect(renamed.status).toBe(200);
+    expect((await me(renamed.body.token)).id).toBe(firstId);
+    expect(await usersWithEmail(server, account.email)).toHaveLength(1);
+  });
+
+  it('links an existing e-mail account to Google on its first Google login', async () => {
+    const existing = await makeUser(server);
+    const { token } = googleAccount(fake, { email: existing.email.toUpperCase() });
+    const response = await login({ access_token: token });
+    expect(response.status).toBe(200);
+    expect((await me(response.body.token)).id).toBe(existing.id);
+    // The password still works too.
+    const password = await client(server.url).post('/api/auth/', { json: { username: existing.email, password: existing.password } });
+    expect(password.status).toBe(200);
+
+    // Another Google account with the same e-mail does not take it over.
+    const { token: intruder } = googleAccount(fake, { email: existing.email });
+    const refused = await login({ access_token: intruder });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ non_field_errors: ['This e-mail address is already linked to another Google account.'] });
+  });
+
+  it('refuses a token Google rejects (4xx) and creates nothing', async () => {
+    const claimed = `claimed-${unique()}@gmail.example`;
+    const response = await login({ access_token: 'ya29.forged', profile: { email: claimed, email_verified: true } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ non_field_errors: ['Google did not accept this sign-in. Please try again.'] });
+    expect(await usersWithEmail(server, claimed)).toEqual([]);
+  });
+
+  it('refuses an unverified e-mail (4xx) and creates nothing', async () => {
+    const { account, token } = googleAccount(fake, { email_verified: false });
+    const response = await login({ access_token: token });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ non_field_errors: ['Your Google e-mail address is not verified.'] });
+    expect(await usersWithEmail(server, account.email)).toEqual([]);
+
+    // Nor does an unverified address reach an existing account with that e-mail.
+    const existing = await makeUser(server);
+    const { token: unverified } = googleAccount(fake, { email: existing.email, email_verified: false });
+    expect((await login({ access_token: unverified })).status).toBe(400);
+    const [row] = await server.app.db.select({ sub: users.googleSub }).from(users).where(eq(users.id, existing.id));
+    expect(row?.sub).toBeNull();
+  });
+
+  it('answers bad input with 400 and an unavailable Google with 503, never a 500', async () => {
+    expect((await login({})).body).toEqual({ access_token: ['This field is required.'] });
+    expect((await login({ access_token: '' })).status).toBe(400);
+    expect((await login({ access_token: 42 })).status).toBe(400);
+    const malformed = await client(server.url).post(LOGIN, { body: '{"access_token":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+
+    const { token } = googleAccount(fake);
+    fake.failing.add(token);
+    const down = await login({ access_token: token });
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ detail: 'Google sign-in is unavailable right now. Please try again later.' });
+  });
+
+  it('two first logins at the same instant end on one account', async () => {
+    const { account } = googleAccount(fake);
+    const [a, b] = await Promise.all([
+      login({ access_token: issueToken(fake, account) }),
+      login({ access_token: issueToken(fake, account) }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await me(a.body.token)).id).toBe((await me(b.body.token)).id);
+    expect(await usersWithEmail(server, account.email)).toHaveLength(1);
+  });
+});
+
+describe('Google sign-in without GOOGLE_CLIENT_ID', () => {
+  let fake: FakeGoogle;
+  let server: TestServer;
+  beforeAll(async () => {
+    fake = await startFakeGoogle();
+    server = await startServer({ config: { google: { clientId: null, userInfoUrl: fake.userInfoUrl } } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  it('hides the buttons and takes no Google logins', async () => {
+    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: null, payments: 'local' });
+    const { token } = googleAccount(fake);
+    const response = await client(server.url).post(LOGIN, { json: { access_token: token } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ non_field_errors: ['Google sign-in is not enabled on this server.'] });
+    expect(fake.requests).toEqual([]);
+  });
+});

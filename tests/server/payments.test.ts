@@ -1,0 +1,424 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_TRIAL_DAYS } from '../../shared/constants';
+import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
+import { signEvent, startFakeStripe, stripeEvent, type FakeStripe } from '../fakes/stripe';
+import { makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const SECRET_KEY = 'sk_test_fake_eventmatch';
+const WEBHOOK_SECRET = 'whsec_test_eventmatch';
+const PRICES = { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' };
+const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
+const WEBHOOK = '/api/payments/stripe/webhook/';
+
+const form = (fields: Record<string, string>) => ({
+  body: new URLSearchParams(fields).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+async function subscriptionState(server: TestServer, userId: number) {
+  const [row] = await server.app.db
+    .select({
+      hasSubscription: users.hasSubscription,
+      customer: users.stripeCustomerId,
+      subscription: users.stripeSubscriptionId,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row!;
+}
+
+const sessionsOf = (server: TestServer, userId: number) =>
+  server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, userId));
+
+describe.each(backends)('Stripe checkout and webhook against a local fake of Stripe, on %s', (backend) => {
+  let fake: FakeStripe;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    fake = await startFakeStripe({ secretKey: SECRET_KEY, prices: PRICES });
+    server = await startServer({
+      backend,
+      config: {
+        stripe: {
+          secretKey: SECRET_KEY,
+          webhookSecret: WEBHOOK_SECRET,
+          apiBase: fake.url,
+          lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  const deliver = (event: unknown, secret = WEBHOOK_SECRET) => {
+    const { payload, signature } = signEvent(event, secret);
+    return client(server.url).post(WEBHOOK, {
+      body: payload,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+    });
+  };
+
+  /** A user who went through the JSON checkout, so that they have a Stripe customer. */
+  async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {
+    const user = await makeUser(server);
+    const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const sessionId = String(response.body.url).split('/').pop()!;
+    const customer = (await subscriptionState(server, user.id)).customer!;
+    return { user, customer, sessionId };
+  }
+
+  it('tells the client that payments go through Stripe', async () => {
+    const response = await client(server.url).get('/api/config/');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ google_client_id: null, payments: 'stripe' });
+  });
+
+  it('JSON call: finds the price by lookup key and opens a subscription checkout with the trial, URLs and linkage', async () => {
+    const user = await makeUser(server);
+    const before = fake.requests.length;
+    const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' } });
+
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const calls = fake.requests.slice(before);
+    for (const call of calls) expect(call.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
+
+    const priceLookup = calls.find((c) => c.method === 'GET' && c.path === '/v1/prices');
+    expect(priceLookup?.query['lookup_keys[0]']).toBe('basic_yearly');
+
+    const customerCall = calls.find((c) => c.method === 'POST' && c.path === '/v1/customers');
+    expect(customerCall?.form).toMatchObject({ email: user.email, 'metadata[user_id]': String(user.id) });
+
+    const sessionCall = calls.find((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions');
+    expect(sessionCall?.form).toMatchObject({
+      mode: 'subscription',
+      'line_items[0][price]': PRICES.basic_yearly,
+      'line_items[0][quantity]': '1',
+      'subscription_data[trial_period_days]': String(FREE_TRIAL_DAYS),
+      client_reference_id: String(user.id),
+      success_url: `${server.url}/app/subscribe/?success=true&session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${server.url}/app/subscribe/?canceled=true`,
+    });
+
+    const state = await subscriptionState(server, user.id);
+    expect(state.customer).toMatch(/^cus_fake/);
+    expect(sessionCall?.form.customer).toBe(state.customer);
+
+    const [session] = [...fake.sessions.values()].filter((s) => s.client_reference_id === String(user.id));
+    expect(response.body).toEqual({ url: session!.url });
+    expect(await sessionsOf(server, user.id)).toMatchObject([
+      { id: session!.id, lookupKey: 'basic_yearly', provider: 'stripe', status: 'open' },
+    ]);
+    expect(state.hasSubscription).toBe(false);
+
+    // A second checkout reuses the same Stripe customer.
+    const customersBefore = fake.requestsTo('POST', '/v1/customers').length;
+    const again = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(again.status).toBe(200);
+    expect(fake.requestsTo('POST', '/v1/customers')).toHaveLength(customersBefore);
+    expect(fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)?.form.customer).toBe(state.customer);
+  });
+
+  it('plain form post: finds the account by e-mail and answers 303 to Checkout', async () => {
+    const user = await makeUser(server);
+    const response = await client(server.url).post(
+      CHECKOUT,
+      form({ lookup_key: 'basic_monthly', email: user.email.toUpperCase() }),
+    );
+
+    expect(response.status).toBe(303);
+    const sessionCall = fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)!;
+    expect(sessionCall.form).toMatchObject({
+      mode: 'subscription',
+      'line_items[0][price]': PRICES.basic_monthly,
+      'subscription_data[trial_period_days]': String(FREE_TRIAL_DAYS),
+      client_reference_id: String(user.id),
+    });
+    const session = [...fake.sessions.values()].at(-1)!;
+    expect(response.headers.get('location')).toBe(session.url);
+    expect(session.customer).toBe((await subscriptionState(server, user.id)).customer);
+  });
+
+  it('refuses a lookup key that is not a plan (400) without calling Stripe or storing anything', async () => {
+    const user = await makeUser(server);
+    const before = fake.requests.length;
+
+    const json = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'gold_forever' } });
+    expect(json.status).toBe(400);
+    expect(json.body).toEqual({ lookup_key: ['This plan does not exist.'] });
+
+    const posted = await client(server.url).post(CHECKOUT, form({ lookup_key: 'gold_forever', email: user.email }));
+    expect(posted.status).toBe(400);
+    expect(posted.body).toEqual({ lookup_key: ['This plan does not exist.'] });
+
+    expect(fake.requests.length).toBe(before);
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+    expect((await subscriptionState(server, user.id)).customer).toBeNull();
+  });
+
+  it('refuses a configured plan that Stripe has no price for (400)', async () => {
+    const user = await makeUser(server);
+    fake.prices.delete('basic_yearly');
+    try {
+      const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' } });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ lookup_key: ['This plan is not available right now.'] });
+      expect(await sessionsOf(server, user.id)).toEqual([]);
+    } finally {
+      fake.prices.set('basic_yearly', PRICES.basic_yearly);
+    }
+  });
+
+  it('answers bad checkout input with a 4xx in the envelope', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const noToken = await api.post(CHECKOUT, { json: { lookup_key: 'basic_monthly', email: user.email } });
+    expect(noToken.status).toBe(401);
+    expect(noToken.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+
+    const badToken = await api.post(CHECKOUT, { token: 'not-a-token', json: { lookup_key: 'basic_monthly' } });
+    expect(badToken.status).toBe(401);
+
+    const unknownEmail = await api.post(CHECKOUT, form({ lookup_key: 'basic_monthly', email: 'nobody-here@example.com' }));
+    expect(unknownEmail.status).toBe(400);
+    expect(unknownEmail.body).toEqual({ email: ['No account uses this e-mail address.'] });
+
+    const noEmail = await api.post(CHECKOUT, form({ lookup_key: 'basic_monthly' }));
+    expect(noEmail.status).toBe(400);
+    expect(noEmail.body).toEqual({ email: ['This field is required.'] });
+
+    const missing = await api.post(CHECKOUT, { token: user.token, json: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ lookup_key: ['This field is required.'] });
+
+    const malformed = await api.post(CHECKOUT, {
+      token: user.token,
+      body: '{"lookup_key":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+
+    const notAnObject = await api.post(CHECKOUT, { token: user.token, body: 'lookup_key', headers: { 'content-type': 'text/plain' } });
+    expect(notAnObject.status).toBe(400);
+    expect(notAnObject.body).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
+
+    const wrongType = await api.post(CHECKOUT, { token: user.token, body: '<x/>', headers: { 'content-type': 'application/xml' } });
+    expect(wrongType.status).toBe(415);
+  });
+
+  it('refuses a bad webhook signature (400) and changes nothing', async () => {
+    const { user, customer, sessionId } = await checkedOutUser();
+    const event = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: 'sub_forged',
+    });
+
+    const wrongSecret = await deliver(event, 'whsec_someone_else');
+    expect(wrongSecret.status).toBe(400);
+    expect(wrongSecret.body).toEqual({ non_field_errors: ['Invalid Stripe signature.'] });
+
+    // A genuine signature over a different body.
+    const { signature } = signEvent(stripeEvent('ping', {}), WEBHOOK_SECRET);
+    const tampered = await client(server.url).post(WEBHOOK, {
+      body: JSON.stringify(event),
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    });
+    expect(tampered.status).toBe(400);
+
+    const unsigned = await client(server.url).post(WEBHOOK, { json: event });
+    expect(unsigned.status).toBe(400);
+
+    expect(await subscriptionState(server, user.id)).toMatchObject({ hasSubscription: false, subscription: null });
+    expect(await server.app.db.select().from(stripeEvents).where(eq(stripeEvents.id, event.id))).toEqual([]);
+    expect((await client(server.url).get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+  });
+
+  it('completion sets has_subscription, deletion clears it, and the same event twice changes nothing', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: 'sub_first',
+    });
+    const first = await deliver(completed);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toEqual({ received: true });
+    expect(await me()).toBe(true);
+    expect(await subscriptionState(server, user.id)).toMatchObject({ subscription: 'sub_first' });
+    expect(await sessionsOf(server, user.id)).toMatchObject([{ id: sessionId, status: 'complete' }]);
+
+    const deleted = stripeEvent('customer.subscription.deleted', {
+      id: 'sub_first',
+      object: 'subscription',
+      customer,
+      status: 'canceled',
+    });
+    expect((await deliver(deleted)).status).toBe(200);
+    expect(await me()).toBe(false);
+    expect(await subscriptionState(server, user.id)).toMatchObject({ subscription: null });
+
+    // Stripe redelivers the completion (same event id, fresh signature): nothing changes.
+    const replay = await deliver(completed);
+    expect(replay.status).toBe(200);
+    expect(await me()).toBe(false);
+    expect(await subscriptionState(server, user.id)).toMatchObject({ subscription: null });
+
+    // Two deliveries of one new event at the same instant are recorded once.
+    const updated = stripeEvent('customer.subscription.updated', {
+      id: 'sub_second',
+      object: 'subscription',
+      customer,
+      status: 'active',
+    });
+    const both = await Promise.all([deliver(updated), deliver(updated)]);
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    expect(await server.app.db.select().from(stripeEvents).where(eq(stripeEvents.id, updated.id))).toHaveLength(1);
+    expect(await me()).toBe(true);
+  });
+
+  it('follows customer.subscription.updated, and ignores the end of a subscription that is not the current one', async () => {
+    const api = client(server.url);
+    const { user, customer } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+    const subscription = (id: string, status: string) => ({ id, object: 'subscription', customer, status });
+
+    await deliver(stripeEvent('customer.subscription.updated', subscription('sub_current', 'trialing')));
+    expect(await me()).toBe(true);
+
+    await deliver(stripeEvent('customer.subscription.deleted', subscription('sub_old', 'canceled')));
+    expect(await me()).toBe(true);
+
+    await deliver(stripeEvent('customer.subscription.updated', subscription('sub_current', 'unpaid')));
+    expect(await me()).toBe(false);
+
+    await deliver(stripeEvent('customer.subscription.updated', subscription('sub_current', 'active')));
+    expect(await me()).toBe(true);
+
+    // A subscriber is not sent to a second checkout.
+    const second = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({ detail: 'You already have a subscription.' });
+  });
+
+  it('refuses a signed event whose object is not what its type promises (400) and records nothing', async () => {
+    const event = stripeEvent('customer.subscription.deleted', { id: 42, object: 'subscription' });
+    const response = await deliver(event);
+    expect(response.status).toBe(400);
+    expect(await server.app.db.select().from(stripeEvents).where(eq(stripeEvents.id, event.id))).toEqual([]);
+
+    const other = stripeEvent('invoice.paid', { id: 'in_1', object: 'invoice' });
+    expect((await deliver(other)).status).toBe(200);
+  });
+
+  it('offers no local test checkout when Stripe is configured', async () => {
+    const response = await client(server.url).get('/api/payments/test-checkout/cs_local_aaaaaaaaaaaaaaaaaaaaaaaa');
+    expect(response.status).toBe(404);
+  });
+});
+
+describe.each(backends)('the local test checkout (no Stripe key), on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  it('tells the client that payments are local', async () => {
+    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: null, payments: 'local' });
+  });
+
+  it('runs the whole flow from the form post: labelled page, Complete, subscribed, back on the success URL', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+
+    const posted = await api.post(CHECKOUT, form({ lookup_key: 'basic_yearly', email: user.email }));
+    expect(posted.status).toBe(303);
+    const location = posted.headers.get('location')!;
+    expect(location).toMatch(new RegExp(`^${server.url}/api/payments/test-checkout/cs_local_[\\w-]+$`));
+    const path = location.slice(server.url.length);
+    const sessionId = path.split('/').pop()!;
+
+    const page = await api.get(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.body).toContain('TEST CHECKOUT — no real payment');
+    expect(page.body).toContain(user.email);
+    expect(page.body).toContain(`${FREE_TRIAL_DAYS}-day free trial`);
+    expect(page.body).toContain(`action="${path}/complete"`);
+    expect(page.body).toContain(`action="${path}/cancel"`);
+    expect(page.body).toContain('name="viewport"');
+    // Its own policy: no scripts at all, and the buttons may only post here.
+    expect(page.headers.get('content-security-policy')).toBe(
+      `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${server.url}; frame-ancestors 'none'; base-uri 'none'`,
+    );
+
+    const completed = await api.post(`${path}/complete`, form({}));
+    expect(completed.status).toBe(303);
+    expect(completed.headers.get('location')).toBe(`${server.url}/app/subscribe/?success=true&session_id=${sessionId}`);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+    expect(await sessionsOf(server, user.id)).toMatchObject([{ id: sessionId, provider: 'local', status: 'complete' }]);
+    // The webhook's handler recorded it like any Stripe event.
+    const recorded = await server.app.db.select().from(stripeEvents).where(eq(stripeEvents.type, 'checkout.session.completed'));
+    expect(recorded.map((e) => e.id)).toContain(`evt_local_${sessionId.slice('cs_local_'.length)}`);
+
+    // A second click lands on the same page and changes nothing.
+    const again = await api.post(`${path}/complete`, form({}));
+    expect(again.status).toBe(303);
+    expect((await api.get(path)).body).toContain('This checkout is already complete.');
+    const cancelAfter = await api.post(`${path}/cancel`, form({}));
+    expect(cancelAfter.status).toBe(409);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+  });
+
+  it('JSON checkout then Cancel: back on the cancel URL, not subscribed, and the session cannot be completed', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const started = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(started.status).toBe(200);
+    const path = String(started.body.url).slice(server.url.length);
+
+    const canceled = await api.post(`${path}/cancel`, form({}));
+    expect(canceled.status).toBe(303);
+    expect(canceled.headers.get('location')).toBe(`${server.url}/app/subscribe/?canceled=true`);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+
+    const late = await api.post(`${path}/complete`, form({}));
+    expect(late.status).toBe(409);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+    expect((await api.get(path)).body).toContain('This checkout was canceled.');
+  });
+
+  it('refuses unknown plans, unknown sessions and webhooks it cannot verify', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const unknownPlan = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'gold_forever' } });
+    expect(unknownPlan.status).toBe(400);
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+
+    expect((await api.get('/api/payments/test-checkout/cs_local_nosuchsessionxxxxxxxxxx')).status).toBe(404);
+    expect((await api.post('/api/payments/test-checkout/cs_local_nosuchsessionxxxxxxxxxx/complete', form({}))).status).toBe(404);
+    expect((await api.get('/api/payments/test-checkout/<script>')).status).toBe(404);
+
+    const webhook = await api.post(WEBHOOK, {
+      json: stripeEvent('checkout.session.completed', { id: 'cs_x', client_reference_id: String(user.id) }),
+      headers: { 'stripe-signature': 't=1,v1=00' },
+    });
+    expect(webhook.status).toBe(400);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+  });
+});
