@@ -11,6 +11,7 @@ import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import type { Config } from './config';
 import { registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
+import deckRoutes from './features/deck/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
@@ -86,6 +87,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);
+  await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(mediaRoutes);
   await app.register(googleAuthRoutes, { config });

@@ -88,7 +88,8 @@ export const profiles = pgTable(
       'profiles_completed_fields',
       sql`not ${t.isCompleted} or (${t.name} is not null and ${t.bio} is not null and ${t.gender} is not null and ${t.dateOfBirth} is not null and ${t.image} is not null and cardinality(${t.gendersToMatch}) > 0)`,
     ),
-    index('profiles_deck').on(t.lastActiveAt.desc()).where(sql`${t.isCompleted}`),
+    // The deck's walk: most recently active first, user_id breaks ties for the keyset cursor.
+    index('profiles_deck').on(t.lastActiveAt.desc(), t.userId.desc()).where(sql`${t.isCompleted}`),
   ],
 );
 

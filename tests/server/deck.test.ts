@@ -1,0 +1,276 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { DECK_PAGE_SIZE } from '../../shared/constants';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+/**
+ * Every test works in its own age band (nobody else in the shared test database is that old and
+ * wants that band), so that a deck holds exactly the test's own candidates.
+ */
+describe.each(backends)('the deck on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  const deckPage = (user: TestUser, query = '') =>
+    api().get(`/api/users/matching-profiles/${query}`, { token: user.token });
+
+  /** Every card of the user's deck, page after page. */
+  async function deckIds(user: TestUser, limit = 100): Promise<number[]> {
+    const ids: number[] = [];
+    let query = `?limit=${limit}`;
+    for (let pages = 0; pages < 50; pages++) {
+      const page = await deckPage(user, query);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      ids.push(...page.body.results.map((card: { id: number }) => card.id));
+      if (!page.body.next) return ids;
+      query = `?limit=${limit}&cursor=${encodeURIComponent(page.body.next)}`;
+    }
+    throw new Error('the deck never ended');
+  }
+
+  const react = async (from: TestUser, to: TestUser, response: 'like' | 'dislike' | 'skip') => {
+    const reply = await api().post('/api/matching/', { token: from.token, json: { response, other: to.id } });
+    expect(reply.status).toBe(200);
+  };
+
+  /** A profile of someone `age` years old who wants `band` and the given genders. */
+  const person = (age: number, band: [number, number], overrides: Partial<ProfileInput> = {}): Partial<ProfileInput> => ({
+    date_of_birth: birthDateForAge(age),
+    min_matching_age: band[0],
+    max_matching_age: band[1],
+    ...overrides,
+  });
+
+  it('applies each rule of the filter on its own and combined (a truth table)', async () => {
+    // The viewer: a 40-year-old woman who wants men of 38–42.
+    const band: [number, number] = [38, 42];
+    const viewer = await makeCompletedUser(server, person(40, band, { gender: 'female', genders_to_match: ['male'] }));
+    const fitting = (overrides: Partial<ProfileInput> = {}) =>
+      person(40, band, { gender: 'male', genders_to_match: ['female'], ...overrides });
+
+    const cases: { name: string; shown: boolean; profile?: Partial<ProfileInput>; incomplete?: boolean }[] = [
+      { name: 'fits every rule', shown: true, profile: fitting() },
+      { name: 'at the bottom of my range (38)', shown: true, profile: fitting({ date_of_birth: birthDateForAge(38) }) },
+      { name: 'at the top of my range (42)', shown: true, profile: fitting({ date_of_birth: birthDateForAge(42) }) },
+      { name: 'my age exactly their range (40–40)', shown: true, profile: fitting({ min_matching_age: 40, max_matching_age: 40 }) },
+      { name: 'also wants other genders', shown: true, profile: fitting({ genders_to_match: ['female', 'male', 'non_binary'] }) },
+      { name: 'incomplete profile', shown: false, incomplete: true },
+      { name: 'their gender not in my list', shown: false, profile: fitting({ gender: 'non_binary' }) },
+      { name: 'my gender not in their list', shown: false, profile: fitting({ genders_to_match: ['male', 'non_binary'] }) },
+      { name: 'younger than my minimum (37)', shown: false, profile: fitting({ date_of_birth: birthDateForAge(37) }) },
+      { name: 'older than my maximum (43)', shown: false, profile: fitting({ date_of_birth: birthDateForAge(43) }) },
+      { name: 'I am below their minimum', shown: false, profile: fitting({ min_matching_age: 41, max_matching_age: 42 }) },
+      { name: 'I am above their maximum', shown: false, profile: fitting({ min_matching_age: 38, max_matching_age: 39 }) },
+      {
+        name: 'wrong gender and too old (combined)',
+        shown: false,
+        profile: fitting({ gender: 'female', date_of_birth: birthDateForAge(50) }),
+      },
+      {
+        name: 'both gender rules fail (combined)',
+        shown: false,
+        profile: fitting({ gender: 'female', genders_to_match: ['male'] }),
+      },
+      {
+        name: 'both age rules fail (combined)',
+        shown: false,
+        profile: fitting({ date_of_birth: birthDateForAge(45), min_matching_age: 18, max_matching_age: 30 }),
+      },
+    ];
+    const users = new Map<string, TestUser>();
+    for (const entry of cases) {
+      users.set(entry.name, entry.incomplete ? await makeUser(server) : await makeCompletedUser(server, entry.profile));
+    }
+
+    // Reactions and blocks: each one on an otherwise fitting candidate.
+    const byReaction = async (name: string, setup: (candidate: TestUser) => Promise<unknown>, shown: boolean) => {
+      const candidate = await makeCompletedUser(server, fitting());
+      await setup(candidate);
+      users.set(name, candidate);
+      cases.push({ name, shown });
+    };
+    await byReaction('I liked them', (c) => react(viewer, c, 'like'), false);
+    await byReaction('I disliked them', (c) => react(viewer, c, 'dislike'), false);
+    await byReaction('I skipped them (comes back last)', (c) => react(viewer, c, 'skip'), true);
+    await byReaction('they liked me', (c) => react(c, viewer, 'like'), true);
+    await byReaction('they disliked me (not a rule of the deck)', (c) => react(c, viewer, 'dislike'), true);
+    await byReaction('I blocked them', (c) => block(viewer, c), false);
+    await byReaction('they blocked me', (c) => block(c, viewer), false);
+    await byReaction('they liked me but I blocked them (combined)', async (c) => {
+      await react(c, viewer, 'like');
+      await block(viewer, c);
+    }, false);
+    await byReaction('I skipped and then disliked them (combined)', async (c) => {
+      await react(viewer, c, 'skip');
+      await react(viewer, c, 'dislike');
+    }, false);
+
+    const deck = new Set(await deckIds(viewer));
+    expect(deck.has(viewer.id), 'never myself').toBe(false);
+    const table = Object.fromEntries(cases.map((entry) => [entry.name, deck.has(users.get(entry.name)!.id)]));
+    const expected = Object.fromEntries(cases.map((entry) => [entry.name, entry.shown]));
+    expect(table).toEqual(expected);
+    expect(deck.size).toBe(cases.filter((entry) => entry.shown).length);
+  });
+
+  async function block(blocker: TestUser, blocked: TestUser) {
+    // The block action comes in a later issue: the row is what the deck reads.
+    await server.app.db.execute(sql`insert into blocks (blocker_id, blocked_id) values (${blocker.id}, ${blocked.id})`);
+  }
+
+  /** Sets a user's last activity to `minutesAgo` minutes ago. */
+  const activeMinutesAgo = (user: TestUser, minutesAgo: number) =>
+    server.app.db.execute(
+      sql`update profiles set last_active_at = now() - ${minutesAgo} * interval '1 minute' where user_id = ${user.id}`,
+    );
+
+  it('shows people who liked me first, then the most recently active, then the skipped', async () => {
+    const band: [number, number] = [55, 56];
+    const viewer = await makeCompletedUser(server, person(55, band));
+    const names = ['old', 'liker', 'recent', 'middle', 'skipped', 'olderLiker'] as const;
+    const u = {} as Record<(typeof names)[number], TestUser>;
+    for (const name of names) u[name] = await makeCompletedUser(server, person(56, band, { name }));
+    // Reacting counts as activity: the times are set afterwards.
+    await react(u.liker, viewer, 'like');
+    await react(u.olderLiker, viewer, 'like');
+    await react(viewer, u.skipped, 'skip');
+    await Promise.all([
+      activeMinutesAgo(u.old, 300),
+      activeMinutesAgo(u.liker, 200),
+      activeMinutesAgo(u.olderLiker, 400),
+      activeMinutesAgo(u.recent, 1),
+      activeMinutesAgo(u.middle, 100),
+      activeMinutesAgo(u.skipped, 0),
+    ]);
+
+    const page = await deckPage(viewer);
+    expect(page.status).toBe(200);
+    expect(page.body.next).toBeNull();
+    expect(page.body.results.map((card: { name: string }) => card.name)).toEqual([
+      'liker',
+      'olderLiker',
+      'recent',
+      'middle',
+      'old',
+      'skipped',
+    ]);
+    // The card: exactly what the client reads, never private fields.
+    expect(page.body.results[0]).toEqual({
+      id: u.liker.id,
+      name: 'liker',
+      age: 56,
+      bio: 'Here for the music.',
+      image: expect.stringMatching(/^\/media\/.+\.webp$/),
+    });
+  });
+
+  it('brings skipped profiles back only once the unseen ones are exhausted', async () => {
+    const band: [number, number] = [60, 61];
+    const viewer = await makeCompletedUser(server, person(60, band));
+    const [a, b, c] = [
+      await makeCompletedUser(server, person(61, band)),
+      await makeCompletedUser(server, person(61, band)),
+      await makeCompletedUser(server, person(61, band)),
+    ];
+    await activeMinutesAgo(a, 1);
+    await activeMinutesAgo(b, 2);
+    await activeMinutesAgo(c, 3);
+    expect(await deckIds(viewer)).toEqual([a.id, b.id, c.id]);
+
+    await react(viewer, a, 'skip');
+    expect(await deckIds(viewer)).toEqual([b.id, c.id, a.id]);
+    await react(viewer, b, 'skip');
+    expect(await deckIds(viewer)).toEqual([c.id, a.id, b.id]);
+    await react(viewer, c, 'dislike');
+    // Only skipped ones are left: they come back, most recently active first.
+    expect(await deckIds(viewer)).toEqual([a.id, b.id]);
+    // A skip can become a like: then it is gone for good.
+    await react(viewer, a, 'like');
+    expect(await deckIds(viewer)).toEqual([b.id]);
+  });
+
+  it('pages with an opaque cursor across all three tiers, without gaps or repeats', async () => {
+    const band: [number, number] = [65, 66];
+    const viewer = await makeCompletedUser(server, person(65, band));
+    const candidates: TestUser[] = [];
+    for (let i = 0; i < 9; i++) candidates.push(await makeCompletedUser(server, person(66, band)));
+    // Same activity time for several: the id breaks the tie.
+    await server.app.db.execute(
+      sql`update profiles set last_active_at = date_trunc('minute', now()) where user_id in (${sql.join(
+        candidates.slice(0, 5).map((c) => c.id),
+        sql`, `,
+      )})`,
+    );
+    await react(candidates[7]!, viewer, 'like');
+    await react(candidates[8]!, viewer, 'like');
+    await react(viewer, candidates[0]!, 'skip');
+    await react(viewer, candidates[6]!, 'skip');
+
+    const whole = await deckPage(viewer, '?limit=100');
+    const expected = whole.body.results.map((card: { id: number }) => card.id);
+    expect(expected).toHaveLength(9);
+    expect(expected.slice(0, 2).sort()).toEqual([candidates[7]!.id, candidates[8]!.id].sort());
+    expect(expected.slice(-2).sort()).toEqual([candidates[0]!.id, candidates[6]!.id].sort());
+
+    for (const limit of [1, 2, 4]) {
+      const seen: number[] = [];
+      let query = `?limit=${limit}`;
+      let pages = 0;
+      for (;;) {
+        const page = await deckPage(viewer, query);
+        expect(page.status).toBe(200);
+        expect(page.body.results.length).toBeLessThanOrEqual(limit);
+        seen.push(...page.body.results.map((card: { id: number }) => card.id));
+        pages++;
+        if (!page.body.next) break;
+        expect(page.body.next).toMatch(/^[A-Za-z0-9_-]+$/);
+        query = `?limit=${limit}&cursor=${page.body.next}`;
+      }
+      expect(seen, `limit ${limit}`).toEqual(expected);
+      expect(pages).toBe(Math.ceil(9 / limit));
+    }
+  });
+
+  it('uses the default page size without ?limit', async () => {
+    const band: [number, number] = [70, 71];
+    const viewer = await makeCompletedUser(server, person(70, band));
+    for (let i = 0; i < DECK_PAGE_SIZE + 1; i++) await makeCompletedUser(server, person(71, band));
+    const first = await deckPage(viewer);
+    expect(first.body.results).toHaveLength(DECK_PAGE_SIZE);
+    const second = await deckPage(viewer, `?cursor=${first.body.next}`);
+    expect(second.body.results).toHaveLength(1);
+    expect(second.body.next).toBeNull();
+  });
+
+  it('is empty for someone whose own profile is not complete', async () => {
+    const newcomer = await makeUser(server);
+    const page = await deckPage(newcomer);
+    expect(page.status).toBe(200);
+    expect(page.body).toEqual({ results: [], next: null });
+  });
+
+  it('refuses bad queries with a 400 and anonymous callers with a 401', async () => {
+    const viewer = await makeCompletedUser(server);
+    for (const query of ['?limit=0', '?limit=101', '?limit=abc', '?limit=1.5']) {
+      const page = await deckPage(viewer, query);
+      expect(page.status, query).toBe(400);
+      expect(page.body).toHaveProperty('limit');
+    }
+    const foreign = Buffer.from('messages:older:5').toString('base64url');
+    for (const cursor of ['%%%', 'bm9wZQ', foreign, Buffer.from('deck:9:1:1').toString('base64url'), 'x'.repeat(300)]) {
+      const page = await deckPage(viewer, `?cursor=${cursor}`);
+      expect(page.status, cursor).toBe(400);
+      expect(page.body).toHaveProperty('cursor');
+    }
+    const anonymous = await api().get('/api/users/matching-profiles/');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+});
