@@ -1,0 +1,55 @@
+import net from 'node:net';
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * One HTTP/1.1 request written byte for byte on a socket: the path is not normalised (`/../`
+ * stays) and header values may carry any bytes, which `fetch` refuses to send.
+ */
+export function rawRequest(
+  baseUrl: string,
+  request: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string },
+): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
+  const headers = { host: `${hostname}:${port}`, connection: 'close', ...request.headers } as Record<string, string>;
+  if (body.length > 0 || request.method === 'POST' || request.method === 'PUT') headers['content-length'] = String(body.length);
+  const head = [`${request.method ?? 'GET'} ${request.path} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const split = raw.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = raw.subarray(0, split).toString('latin1').split('\r\n');
+      const responseHeaders: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        responseHeaders[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      let responseBody = raw.subarray(split + 4);
+      if (responseHeaders['transfer-encoding'] === 'chunked') responseBody = dechunk(responseBody);
+      resolve({ status: Number(statusLine?.split(' ')[1]), headers: responseHeaders, body: responseBody.toString('utf8') });
+    });
+    socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), body]));
+  });
+}
+
+function dechunk(data: Buffer) {
+  const parts: Buffer[] = [];
+  let rest = data;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.subarray(0, lineEnd).toString('latin1'), 16);
+    if (!size) return Buffer.concat(parts);
+    parts.push(rest.subarray(lineEnd + 2, lineEnd + 2 + size));
+    rest = rest.subarray(lineEnd + 2 + size + 2);
+  }
+}

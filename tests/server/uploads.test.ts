@@ -1,0 +1,232 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploads } from '../../server/db/schema';
+import { MAX_UPLOAD_BYTES } from '../../shared/constants';
+import { makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { type Client, client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { rawRequest } from '../helpers/raw-http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+const UNSUPPORTED_IMAGE = 'Unsupported image type. Use PNG, JPG, GIF or WebP.';
+
+/** A 4000×3000 JPEG whose EXIF says "rotate 90° clockwise", with a camera, a GPS position and XMP. */
+function jpegWithPrivateMetadata() {
+  return sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#2563eb' } })
+    .jpeg()
+    .withExif({
+      IFD0: { Make: 'SecretCamMaker', Model: 'LeakyModel 9000', Copyright: 'Owner Private Name' },
+      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '40/1 26/1 4632/100', GPSLongitudeRef: 'W', GPSLongitude: '3/1 42/1 1234/100' },
+    })
+    .withMetadata({ orientation: 6 })
+    .withXmp(
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+        '<rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>Secret Xmp Person</dc:creator>' +
+        '</rdf:Description></rdf:RDF></x:xmpmeta>',
+    )
+    .toBuffer();
+}
+
+/** The GPS IFD pointer tag (0x8825), in either byte order. */
+const hasGpsTag = (exif: Buffer) => exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88]));
+
+/** A tiny PNG whose header claims 50 000 × 50 000 pixels: a decompression bomb's calling card. */
+async function pngClaimingHugeSize() {
+  const png = Buffer.from(await imageBytes('png', { width: 1, height: 1 }));
+  // IHDR data starts at byte 16 (8 signature + 4 length + 4 type); its CRC follows its 13 bytes.
+  png.writeUInt32BE(50_000, 16);
+  png.writeUInt32BE(50_000, 20);
+  png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
+  return png;
+}
+
+const TIFF = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).tiff().toBuffer();
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
+
+describe.each(backends)('uploads on %s', (backend) => {
+  let server: TestServer;
+  let api: Client;
+  let user: TestUser;
+  const mediaDir = () => path.join(server.config.dataDir, 'media');
+  const storedFiles = async () => (existsSync(mediaDir()) ? (await readdir(mediaDir())).sort() : []);
+  const uploadRows = () => server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id));
+
+  beforeAll(async () => {
+    server = await startServer({ backend });
+    api = client(server.url);
+    user = await makeUser(server);
+  });
+  afterAll(() => server.close());
+
+  async function send(bytes: Buffer, name: string, type: string, field = 'file', token: string | null = user.token) {
+    const form = new FormData();
+    form.append(field, new Blob([bytes], { type }), name);
+    const response = await fetch(`${server.url}/api/uploads/`, {
+      method: 'POST',
+      headers: token ? { authorization: `Token ${token}` } : {},
+      body: form,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  async function fetchStored(url: string) {
+    const response = await fetch(`${server.url}${url}`);
+    expect(response.status).toBe(200);
+    return { response, bytes: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  /** Runs a refused upload and checks it left no row and no file. */
+  async function expectRefused(bytes: Buffer, name: string, type: string, status: number, body: unknown) {
+    const rowsBefore = await uploadRows();
+    const filesBefore = await storedFiles();
+    const response = await send(bytes, name, type);
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual(body);
+    expect(await uploadRows()).toEqual(rowsBefore);
+    expect(await storedFiles()).toEqual(filesBefore);
+  }
+
+  it.each([
+    ['a PNG named x.jpg and declared image/jpeg', () => imageBytes('png'), 'x.jpg', 'image/jpeg'],
+    ['a JPEG named x.gif', () => imageBytes('jpeg'), 'x.gif', 'image/gif'],
+    ['a GIF declared as octet-stream', () => imageBytes('gif'), 'upload', 'application/octet-stream'],
+    ['a WebP named x.png', () => imageBytes('webp'), 'x.png', 'image/png'],
+  ])('accepts %s: the bytes decide, and it is stored as a WebP under DATA_DIR', async (_case, make, name, type) => {
+    const response = await send(await make(), name, type);
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ url: expect.stringMatching(/^\/media\/[A-Za-z0-9_-]+\.webp$/) });
+    const key = response.body.url.slice('/media/'.length);
+    expect(existsSync(path.join(mediaDir(), key))).toBe(true);
+    const [row] = await server.app.db.select().from(uploads).where(eq(uploads.key, key));
+    expect(row).toMatchObject({ ownerId: user.id, width: 64, height: 48 });
+
+    const { response: served, bytes } = await fetchStored(response.body.url);
+    expect(served.headers.get('content-type')).toBe('image/webp');
+    const cache = served.headers.get('cache-control') ?? '';
+    expect(cache).toContain('max-age=31536000');
+    expect(cache).toContain('immutable');
+    expect((await sharp(bytes).metadata()).format).toBe('webp');
+  });
+
+  it('refuses a text file named x.png', async () => {
+    await expectRefused(Buffer.from('hello, I am not a picture at all'), 'x.png', 'image/png', 400, { file: [INVALID_IMAGE] });
+  });
+
+  it('refuses an SVG, even declared as PNG', async () => {
+    await expectRefused(SVG, 'x.png', 'image/png', 400, { file: [UNSUPPORTED_IMAGE] });
+  });
+
+  it('refuses a TIFF', async () => {
+    await expectRefused(await TIFF(), 'x.tiff', 'image/tiff', 400, { file: [UNSUPPORTED_IMAGE] });
+  });
+
+  it('refuses a truncated JPEG', async () => {
+    const jpeg = await imageBytes('jpeg', { width: 300, height: 200 });
+    await expectRefused(jpeg.subarray(0, 40), 'x.jpg', 'image/jpeg', 400, { file: [INVALID_IMAGE] });
+  });
+
+  it('refuses a PNG that claims 2.5 billion pixels, without decoding it', async () => {
+    await expectRefused(await pngClaimingHugeSize(), 'bomb.png', 'image/png', 400, { file: [INVALID_IMAGE] });
+  });
+
+  it('answers 413 above 10 MB', async () => {
+    const png = await imageBytes('png');
+    const big = Buffer.concat([png, Buffer.alloc(MAX_UPLOAD_BYTES + 1 - png.length, 7)]);
+    await expectRefused(big, 'big.png', 'image/png', 413, { detail: 'The image is too large: 10 MB at most.' });
+  });
+
+  it('answers 415 to a JSON body and 400 to a form without the file field', async () => {
+    const json = await api.post('/api/uploads/', { token: user.token, json: { file: 'data:image/png;base64,AAAA' } });
+    expect(json.status).toBe(415);
+    expect(json.body).toEqual({ detail: expect.any(String) });
+
+    const wrongField = await send(await imageBytes('png'), 'x.png', 'image/png', 'photo');
+    expect(wrongField.status).toBe(400);
+    expect(wrongField.body).toEqual({ file: ['No file was submitted.'] });
+  });
+
+  it('needs a token', async () => {
+    const response = await send(await imageBytes('png'), 'x.png', 'image/png', 'file', null);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+
+  describe('what comes out', () => {
+    let original: Buffer;
+    beforeAll(async () => {
+      original = await jpegWithPrivateMetadata();
+      // The fixture really carries what must not come out.
+      const metadata = await sharp(original).metadata();
+      expect(metadata).toMatchObject({ width: 4000, height: 3000, orientation: 6 });
+      expect(metadata.exif && hasGpsTag(metadata.exif)).toBe(true);
+      expect(metadata.xmp).toBeDefined();
+      for (const secret of ['SecretCamMaker', 'Owner Private Name', 'Secret Xmp Person']) {
+        expect(original.includes(secret)).toBe(true);
+      }
+    });
+
+    async function expectClean(bytes: Buffer) {
+      const metadata = await sharp(bytes).metadata();
+      expect(metadata.exif).toBeUndefined();
+      expect(metadata.xmp).toBeUndefined();
+      expect(metadata.iptc).toBeUndefined();
+      expect(metadata.orientation).toBeUndefined();
+      for (const marker of ['Exif', 'EXIF', 'XMP ', 'xmpmeta', 'SecretCamMaker', 'LeakyModel', 'Owner Private Name', 'Secret Xmp Person']) {
+        expect(bytes.includes(marker), marker).toBe(false);
+      }
+      // Auto-rotated (orientation 6 turns 4000×3000 upright) and bounded to 1600 px.
+      expect([metadata.width, metadata.height]).toEqual([1200, 1600]);
+    }
+
+    it('strips EXIF, GPS and XMP from an upload, rotates it upright and bounds it', async () => {
+      const response = await send(original, 'holiday.jpg', 'image/jpeg');
+      expect(response.status).toBe(201);
+      await expectClean((await fetchStored(response.body.url)).bytes);
+      const key = response.body.url.slice('/media/'.length);
+      const [row] = await server.app.db.select().from(uploads).where(eq(uploads.key, key));
+      expect(row).toMatchObject({ width: 1200, height: 1600 });
+    });
+
+    it('does the same to a data: URI saved in the profile', async () => {
+      const profileUser = await makeUser(server);
+      const saved = await api.put('/api/users/me/profile/', {
+        token: profileUser.token,
+        json: await validProfile({ image: `data:image/jpeg;base64,${original.toString('base64')}` }),
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      await expectClean((await fetchStored(saved.body.image)).bytes);
+    });
+
+    it('bounds a landscape image without rotating it, and never enlarges a small one', async () => {
+      const landscape = await send(await imageBytes('png', { width: 4000, height: 3000 }), 'wide.png', 'image/png');
+      expect(landscape.status).toBe(201);
+      const wide = await sharp((await fetchStored(landscape.body.url)).bytes).metadata();
+      expect([wide.width, wide.height]).toEqual([1600, 1200]);
+
+      const small = await send(await imageBytes('png', { width: 30, height: 20 }), 'small.png', 'image/png');
+      const tiny = await sharp((await fetchStored(small.body.url)).bytes).metadata();
+      expect([tiny.width, tiny.height]).toEqual([30, 20]);
+    });
+  });
+
+  it.each([
+    '/media/AAAAAAAAAAAAAAAAAAAAAAAA.webp',
+    '/media/../package.json',
+    '/media/..%2f..%2fpackage.json',
+    '/media/%2e%2e/%2e%2e/etc/passwd',
+    '/media/',
+  ])('%s is refused with a JSON 403/404 and reveals nothing', async (url) => {
+    // Raw HTTP: fetch would normalise the dots away before they reach the server.
+    const response = await rawRequest(server.url, { path: url });
+    expect([403, 404]).toContain(response.status);
+    expect(JSON.parse(response.body)).toEqual({ detail: response.status === 404 ? 'Not found.' : expect.any(String) });
+    expect(response.body).not.toMatch(/eventmatch|root:/);
+  });
+});
