@@ -1,13 +1,16 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { initLanguage } from './lib/i18n';
+import './styles.css';
 
-// Placeholder until the web client lands: the server and API are usable on their own.
-function Placeholder() {
-  return (
-    <main style={{ fontFamily: 'system-ui', padding: 24 }}>
-      <h1>Eventmatch</h1>
-      <p>The API is running. The web client is being built.</p>
-    </main>
+initLanguage();
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
   );
 }
-
-createRoot(document.getElementById('root')!).render(<Placeholder />);

@@ -1,0 +1,57 @@
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import { Landing } from './pages/Landing';
+
+// The landing page ships alone; everything else is fetched when its route is first opened.
+const Login = lazy(() => import('./pages/Login').then((module) => ({ default: module.Login })));
+const Register = lazy(() => import('./pages/Register').then((module) => ({ default: module.Register })));
+const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default: module.Privacy })));
+const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
+const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: module.Logout })));
+const NotFound = lazy(() => import('./pages/NotFound').then((module) => ({ default: module.NotFound })));
+const Toaster = lazy(() => import('./components/Toaster').then((module) => ({ default: module.Toaster })));
+
+/** Toasts are mounted once the visitor leaves the landing page, and stay mounted across pages. */
+function useToasterNeeded(location: string) {
+  const [needed, setNeeded] = useState(location !== '/');
+  useEffect(() => {
+    if (location !== '/') setNeeded(true);
+  }, [location]);
+  return needed;
+}
+
+function SubscribeAlias() {
+  const search = useSearch();
+  return <Redirect to={`/app/subscribe/${search ? `?${search}` : ''}`} replace />;
+}
+
+export function App() {
+  const [location] = useLocation();
+  const toaster = useToasterNeeded(location);
+
+  useEffect(() => {
+    if (!window.location.hash) window.scrollTo(0, 0);
+  }, [location]);
+
+  return (
+    <>
+      <Suspense fallback={<div className="page-loading" aria-busy="true" />}>
+        <Switch>
+          <Route path="/" component={Landing} />
+          <Route path={/^\/login\/?$/} component={Login} />
+          <Route path={/^\/register\/?$/} component={Register} />
+          <Route path={/^\/privacy\/?$/} component={Privacy} />
+          <Route path={/^\/logout\/?$/} component={Logout} />
+          <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
+          <Route path={/^\/app(\/.*)?$/} component={AppRoot} />
+          <Route component={NotFound} />
+        </Switch>
+      </Suspense>
+      {toaster && (
+        <Suspense fallback={null}>
+          <Toaster />
+        </Suspense>
+      )}
+    </>
+  );
+}

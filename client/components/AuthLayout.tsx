@@ -1,0 +1,53 @@
+import type { ReactNode } from 'react';
+import { Link } from 'wouter';
+import { HeartIcon } from './Icons';
+import { LanguageSwitcher } from './LanguageSwitcher';
+import { useT } from '../lib/i18n';
+
+export function AuthLayout({ title, children }: { title: string; children: ReactNode }) {
+  const t = useT();
+  return (
+    <div className="auth-page">
+      <header className="auth-header">
+        <Link href="/" className="logo">
+          <HeartIcon className="logo-mark" /> {t('brand.name')}
+        </Link>
+        <LanguageSwitcher />
+      </header>
+      <main className="auth-card">
+        <h1>{title}</h1>
+        {children}
+      </main>
+    </div>
+  );
+}
+
+/** Posts "back" to the embedding page (PRODUCT.md §2); on its own the page goes home instead. */
+export function BackButton({ onStandalone }: { onStandalone: () => void }) {
+  const t = useT();
+  return (
+    <button
+      type="button"
+      className="btn btn-ghost"
+      onClick={(event) => {
+        event.preventDefault();
+        if (window.parent !== window) {
+          window.parent.postMessage('back', '*');
+          return;
+        }
+        onStandalone();
+      }}
+    >
+      {t('auth.back')}
+    </button>
+  );
+}
+
+export function FieldErrors({ id, errors }: { id: string; errors: string[] | undefined }) {
+  if (!errors?.length) return null;
+  return (
+    <p id={id} className="field-error" role="alert">
+      {errors.join(' ')}
+    </p>
+  );
+}

@@ -1,0 +1,32 @@
+import { Link } from 'wouter';
+import { useT } from '../lib/i18n';
+import { useDeck } from '../stores/deck';
+import { useSession } from '../stores/session';
+import { Avatar } from './Avatar';
+import { HeartIcon } from './Icons';
+
+/** "You like each other!" for DECK_MATCH_OVERLAY_MS, from a like here or a match:new from the socket. */
+export function MatchOverlay() {
+  const t = useT();
+  const match = useDeck((state) => state.match);
+  const hide = useDeck((state) => state.hideMatch);
+  const user = useSession((state) => state.user);
+  if (!match) return null;
+  const me = user ? `${user.first_name} ${user.last_name}` : '';
+  return (
+    <div className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" onClick={hide}>
+      <div className="match-avatars" aria-hidden="true">
+        <Avatar name={me} image={user?.image} size={96} />
+        <HeartIcon className="match-heart" />
+        <Avatar name={match.name} image={match.image} size={96} />
+      </div>
+      <h2 id="match-title">{t('deck.match.title')}</h2>
+      <p>{t('deck.match.text', { name: match.name })}</p>
+      {match.conversationId !== null && (
+        <Link href={`/app/chat/${match.conversationId}`} className="btn btn-light" onClick={hide}>
+          {t('deck.match.chat')}
+        </Link>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { type ChangeEvent, useEffect, useRef, useState } from 'react';
+import { toast } from 'react-toastify';
+import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
+import { api } from '../lib/api';
+import { errorMessage } from '../lib/errors';
+import { useT } from '../lib/i18n';
+import { appendPhotos, removePhoto, selectPhotoFiles } from '../lib/photos';
+import { CloseIcon } from './Icons';
+
+interface Upload {
+  key: number;
+  preview: string;
+  progress: number;
+}
+
+interface Props {
+  photos: string[];
+  onChange: (update: (photos: string[]) => string[]) => void;
+}
+
+let uploadKey = 0;
+
+/** Up to MAX_PHOTOS photos in a 3-column grid; each file is uploaded at once, with its progress shown. */
+export function PhotoUploader({ photos, onChange }: Props) {
+  const t = useT();
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const input = useRef<HTMLInputElement>(null);
+  const used = photos.length + uploads.length;
+
+  useEffect(() => () => uploads.forEach((upload) => URL.revokeObjectURL(upload.preview)), []); // eslint-disable-line react-hooks/exhaustive-deps
+
+  function onFiles(event: ChangeEvent<HTMLInputElement>) {
+    const files = Array.from(event.target.files ?? []);
+    event.target.value = '';
+    const { accepted, notImages, overflow } = selectPhotoFiles(files, used);
+    if (notImages) toast.error(t('profile.onlyImages'));
+    if (overflow) toast.error(t('profile.tooMany', { max: MAX_PHOTOS }));
+    for (const file of accepted) {
+      const key = uploadKey++;
+      const preview = URL.createObjectURL(file);
+      setUploads((current) => [...current, { key, preview, progress: 0 }]);
+      api
+        .upload(file, (fraction) =>
+          setUploads((current) => current.map((upload) => (upload.key === key ? { ...upload, progress: fraction } : upload))),
+        )
+        .then(({ url }) => onChange((current) => appendPhotos(current, [url])))
+        .catch((error: unknown) => toast.error(`${t('profile.uploadFailed')} ${errorMessage(error, t)}`))
+        .finally(() => {
+          URL.revokeObjectURL(preview);
+          setUploads((current) => current.filter((upload) => upload.key !== key));
+        });
+    }
+  }
+
+  return (
+    <div className="uploader">
+      <ul className="photo-grid" data-testid="photo-grid" style={{ gridTemplateColumns: `repeat(${PHOTO_GRID_COLUMNS}, minmax(0, 1fr))` }}>
+        {photos.map((url, index) => (
+          <li key={url} className="photo-slot">
+            <img src={url} alt="" />
+            {index === 0 && <span className="photo-primary">{t('profile.primary')}</span>}
+            <button type="button" className="photo-remove" aria-label={t('profile.removePhoto', { n: index + 1 })} onClick={() => onChange((current) => removePhoto(current, index))}>
+              <CloseIcon />
+            </button>
+          </li>
+        ))}
+        {uploads.map((upload) => (
+          <li key={`u${upload.key}`} className="photo-slot is-uploading">
+            <img src={upload.preview} alt="" />
+            <span className="photo-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(upload.progress * 100)}>
+              {t('profile.uploading', { percent: Math.round(upload.progress * 100) })}
+            </span>
+          </li>
+        ))}
+        {used < MAX_PHOTOS && (
+          <li className="photo-slot photo-add">
+            <label>
+              <span aria-hidden="true">+</span>
+              <span className="sr-only">{t('profile.addPhoto')}</span>
+              <input ref={input} type="file" accept="image/*" multiple className="sr-only" onChange={onFiles} data-testid="photo-input" />
+            </label>
+          </li>
+        )}
+      </ul>
+      <p className="help">{t('profile.photosHelp')}</p>
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { animated, useSpring } from '@react-spring/web';
+import { useDrag } from '@use-gesture/react';
+import { useEffect } from 'react';
+import { SWIPE_EXIT_MS } from '../../shared/constants';
+import type { DeckCard } from '../../shared/schemas/users';
+import { cardOpacityFor, decisionFor, likeStampOpacityFor, nopeStampOpacityFor, rotationFor, type SwipeDecision } from '../lib/gestures';
+import { useT } from '../lib/i18n';
+import { Avatar } from './Avatar';
+
+interface Props {
+  card: DeckCard;
+  /** Set when the card is leaving: it slides to this x offset in SWIPE_EXIT_MS. */
+  exitOffset: number | null;
+  onDecide: (decision: SwipeDecision) => void;
+  onOpen: () => void;
+}
+
+/**
+ * One deck card. The drag runs on springs outside React's render (transform and opacity only), so
+ * a drag costs no re-render: past ±100 px it is a decision, short of it the card springs back.
+ */
+export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
+  const t = useT();
+  const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
+
+  useEffect(() => {
+    if (exitOffset === null) return;
+    void spring.start({ x: exitOffset, config: { duration: SWIPE_EXIT_MS } });
+  }, [exitOffset, spring]);
+
+  const bind = useDrag(
+    ({ active, movement: [mx, my], tap }) => {
+      if (exitOffset !== null) return;
+      if (tap) {
+        onOpen();
+        return;
+      }
+      if (active) {
+        void spring.start({ x: mx, y: my * 0.25, immediate: true });
+        return;
+      }
+      const decision = decisionFor(mx);
+      if (decision) {
+        onDecide(decision);
+        return;
+      }
+      void spring.start({ x: 0, y: 0, config: { tension: 500, friction: 30 } });
+    },
+    { filterTaps: true, pointer: { capture: true } },
+  );
+
+  return (
+    <animated.article
+      {...bind()}
+      className="swipe-card"
+      data-testid="swipe-card"
+      data-card-id={card.id}
+      style={{ x, y, rotate: x.to(rotationFor), opacity: x.to(cardOpacityFor) }}
+      tabIndex={0}
+      role="button"
+      aria-label={t('deck.openProfile', { name: card.name })}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          onOpen();
+        }
+      }}
+    >
+      {card.image ? (
+        <img className="swipe-card-photo" src={card.image} alt="" draggable={false} />
+      ) : (
+        <Avatar name={card.name} image={null} size={320} className="swipe-card-photo" />
+      )}
+      <animated.span className="stamp stamp-like" style={{ opacity: x.to(likeStampOpacityFor) }} aria-hidden="true">
+        LIKE
+      </animated.span>
+      <animated.span className="stamp stamp-nope" style={{ opacity: x.to(nopeStampOpacityFor) }} aria-hidden="true">
+        NOPE
+      </animated.span>
+      <div className="swipe-card-info">
+        <h2>
+          {card.name} <span className="age">{t('deck.age', { age: card.age })}</span>
+        </h2>
+        <p>{card.bio}</p>
+      </div>
+    </animated.article>
+  );
+}

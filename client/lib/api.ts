@@ -1,0 +1,208 @@
+/**
+ * The only door to HTTP. Every call carries `Authorization: Token …` (when signed in) and
+ * `X-CSRFToken` from the csrftoken cookie; API.md's error envelope becomes a typed error here, once.
+ */
+import type { Reaction } from '../../shared/constants';
+import type { FieldErrors } from '../../shared/schemas/common';
+import type { ConversationDetail, ConversationSummary, Message } from '../../shared/schemas/conversations';
+import type { ReactionResult } from '../../shared/schemas/matching';
+import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
+import type { RegisterResponse } from '../../shared/schemas/auth';
+import { getToken } from './storage';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+/** 400: the server's field map, with `non_field_errors` for the form as a whole. */
+export class ValidationError extends ApiError {
+  constructor(readonly fields: FieldErrors) {
+    super(400, Object.values(fields).flat()[0] ?? 'Invalid input.');
+    this.name = 'ValidationError';
+  }
+}
+export class NotAuthenticated extends ApiError {
+  override name = 'NotAuthenticated';
+}
+export class NotFound extends ApiError {
+  override name = 'NotFound';
+}
+export class Throttled extends ApiError {
+  override name = 'Throttled';
+}
+/** No answer at all: offline, DNS, server down. */
+export class NetworkError extends ApiError {
+  override name = 'NetworkError';
+}
+
+export interface Page<T> {
+  results: T[];
+  next: string | null;
+}
+
+let onUnauthorized: (() => void) | null = null;
+/** The session store registers what a rejected token means (sign out), without an import cycle. */
+export function setUnauthorizedHandler(handler: () => void) {
+  onUnauthorized = handler;
+}
+
+export function csrfToken(): string {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]*)/);
+  return match?.[1] ? decodeURIComponent(match[1]) : '';
+}
+
+function headers(json: boolean): Record<string, string> {
+  const result: Record<string, string> = { 'X-CSRFToken': csrfToken(), Accept: 'application/json' };
+  if (json) result['Content-Type'] = 'application/json';
+  const token = getToken();
+  if (token) result.Authorization = `Token ${token}`;
+  return result;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** API.md's envelope → one typed error. */
+export function toError(status: number, body: unknown): ApiError {
+  const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+  if (status === 400 && isRecord(body)) {
+    const fields: FieldErrors = {};
+    for (const [key, value] of Object.entries(body)) {
+      if (Array.isArray(value)) fields[key] = value.map(String);
+      else if (typeof value === 'string') fields[key] = [value];
+    }
+    return new ValidationError(fields);
+  }
+  if (status === 401) return new NotAuthenticated(status, detail);
+  if (status === 404) return new NotFound(status, detail);
+  if (status === 429) return new Throttled(status, detail);
+  return new ApiError(status, detail);
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  if (!response.ok) {
+    const error = toError(response.status, parsed);
+    if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+    throw error;
+  }
+  return parsed as T;
+}
+
+const get = <T>(path: string) => request<T>('GET', path);
+const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
+const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+
+const query = (params: Record<string, string | number | undefined>) => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+/** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
+function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/uploads/');
+    for (const [name, value] of Object.entries(headers(false))) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress?.(event.loaded / event.total);
+    };
+    xhr.onerror = () => reject(new NetworkError(0, 'Network error'));
+    xhr.onload = () => {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        body = xhr.responseText;
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && isRecord(body) && typeof body.url === 'string') {
+        resolve({ url: body.url });
+        return;
+      }
+      reject(toError(xhr.status, body));
+    };
+    const form = new FormData();
+    form.append('file', file);
+    xhr.send(form);
+  });
+}
+
+export interface RegisterInput {
+  first_name: string;
+  last_name: string;
+  username: string;
+  password: string;
+  password2: string;
+}
+
+export const api = {
+  login: (username: string, password: string) => post<{ token: string }>('/api/auth/', { username, password }),
+  register: (input: RegisterInput) => post<RegisterResponse>('/api/auth/register/', input),
+  googleLogin: (accessToken: string, profile: unknown) =>
+    post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
+  logout: () => post<null>('/api/auth/logout/'),
+  config: () => get<{ google_client_id: string | null }>('/api/config/'),
+
+  me: () => get<CurrentUser>('/api/users/me/'),
+  myProfile: () => get<OwnProfile>('/api/users/me/profile/'),
+  saveProfile: (profile: ProfileInput) => put<OwnProfile>('/api/users/me/profile/', profile),
+  profile: (id: number) => get<PublicProfile>(`/api/users/${id}/profile/`),
+  upload: uploadFile,
+
+  deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${query({ cursor })}`),
+  react: (other: number, response: Reaction) => post<ReactionResult>('/api/matching/', { response, other }),
+
+  emptyConversations: () => get<Page<ConversationSummary>>('/api/conversations/empty/'),
+  startedConversations: () => get<Page<ConversationSummary>>('/api/conversations/started/'),
+  conversation: (id: number) => get<ConversationDetail>(`/api/conversations/${id}/`),
+  messages: (id: number, params: { cursor?: string; after?: number } = {}) =>
+    get<Page<Message>>(`/api/conversations/${id}/messages/${query(params)}`),
+  sendMessage: (id: number, content: string, clientId: string) =>
+    post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+
+  checkout: (lookupKey: string) =>
+    post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
+
+  /** Google's user-info, read with the access token from Google Identity Services. */
+  async googleProfile(accessToken: string): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch('https://www.googleapis.com/oauth2/v3/userinfo', {
+        headers: { Authorization: `Bearer ${accessToken}` },
+      });
+    } catch (error) {
+      throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
+    }
+    if (!response.ok) throw new ApiError(response.status, 'Google user-info failed');
+    return response.json();
+  },
+};
+
+export type Api = typeof api;

@@ -1,0 +1,18 @@
+import type { FieldErrors } from '../../shared/schemas/common';
+import { ApiError, NetworkError, Throttled, ValidationError } from './api';
+import type { Translate } from './i18n';
+
+/** One line for a failed call: the server's own words where it gave them. */
+export function errorMessage(error: unknown, t: Translate): string {
+  if (error instanceof ValidationError) return error.fields.non_field_errors?.[0] ?? error.message;
+  if (error instanceof NetworkError) return t('error.network');
+  if (error instanceof Throttled) return error.message || t('error.throttled');
+  if (error instanceof ApiError && error.status < 500 && error.message && !error.message.startsWith('HTTP ')) return error.message;
+  return t('error.generic');
+}
+
+/** The field map of a 400, or a form-wide line for anything else. */
+export function formErrors(error: unknown, t: Translate): FieldErrors {
+  if (error instanceof ValidationError) return error.fields;
+  return { non_field_errors: [errorMessage(error, t)] };
+}

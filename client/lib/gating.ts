@@ -1,0 +1,22 @@
+import type { CurrentUser } from '../../shared/schemas/users';
+
+/** /app/ routes an incomplete profile may still open (PRODUCT.md §2). */
+export function allowedWithIncompleteProfile(path: string): boolean {
+  return /^\/app\/(subscribe|profile)\/?$/.test(path) || /^\/app\/profiles\/[^/]+\/?$/.test(path);
+}
+
+/**
+ * Where an /app/ path must send the visitor instead, or null to show it. The user may still be
+ * loading (undefined): only the token decides then.
+ */
+export function gateAppRoute(path: string, token: string | null, user: CurrentUser | null | undefined): string | null {
+  if (!token) return '/login/';
+  if (!user) return null;
+  if (user.is_profile_completed === false && !allowedWithIncompleteProfile(path)) return '/app/profile/';
+  return null;
+}
+
+/** Login and register skip straight to the app when a token is stored. */
+export function gatePublicAuthRoute(token: string | null): string | null {
+  return token ? '/app/home/' : null;
+}

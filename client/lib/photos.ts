@@ -1,0 +1,27 @@
+import { MAX_PHOTOS } from '../../shared/constants';
+
+/** Added photos are appended and cut to the maximum (PRODUCT.md §4). */
+export function appendPhotos(current: readonly string[], added: readonly string[], max = MAX_PHOTOS): string[] {
+  return [...current, ...added].slice(0, max);
+}
+
+export function removePhoto(current: readonly string[], index: number): string[] {
+  return current.filter((_, i) => i !== index);
+}
+
+export interface FileSelection<F> {
+  accepted: F[];
+  notImages: number;
+  overflow: number;
+}
+
+/** Only images, and only as many as there are free slots. The 10 MB limit is the server's. */
+export function selectPhotoFiles<F extends { type: string }>(files: readonly F[], used: number, max = MAX_PHOTOS): FileSelection<F> {
+  const images = files.filter((file) => file.type.startsWith('image/'));
+  const free = Math.max(0, max - used);
+  return {
+    accepted: images.slice(0, free),
+    notImages: files.length - images.length,
+    overflow: Math.max(0, images.length - free),
+  };
+}

@@ -1,0 +1,20 @@
+import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES, YEARLY_PRICE_FACTOR } from '../../shared/constants';
+
+export type Plan = keyof typeof PLAN_MONTHLY_PRICES;
+export type BillingPeriod = keyof typeof LOOKUP_KEYS;
+
+export const PLANS = Object.keys(PLAN_MONTHLY_PRICES) as Plan[];
+/** Only Starter can be bought; the others show "COMING SOON!". */
+export const PURCHASABLE_PLANS: readonly Plan[] = ['starter'];
+export const DEFAULT_PERIOD: BillingPeriod = 'yearly';
+
+/** The per-month figure shown: yearly is two thirds of monthly, rounded to cents. */
+export function displayPrice(plan: Plan, period: BillingPeriod): number {
+  const monthly = PLAN_MONTHLY_PRICES[plan];
+  if (period === 'monthly') return monthly;
+  return Math.round(monthly * YEARLY_PRICE_FACTOR * 100) / 100;
+}
+
+export function lookupKeyFor(period: BillingPeriod): string {
+  return LOOKUP_KEYS[period];
+}

@@ -1,0 +1,84 @@
+/**
+ * The only socket. One connection per signed-in tab; stores subscribe through `onEvent` and send
+ * through the helpers below, never through socket.io-client directly.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { create } from 'zustand';
+import type {
+  Ack,
+  ClientToServerEvents,
+  MessageReadPayload,
+  MessageSendPayload,
+  ServerToClientEvents,
+} from '../../shared/events';
+import type { Message } from '../../shared/schemas/conversations';
+
+type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+let socket: AppSocket | null = null;
+const reconnectListeners = new Set<() => void>();
+
+interface ConnectionState {
+  connected: boolean;
+  /** False until the first connect: the banner only shows after a drop. */
+  everConnected: boolean;
+}
+export const useConnection = create<ConnectionState>()(() => ({ connected: false, everConnected: false }));
+
+/** How long a send waits for the server's ack before it counts as failed and offers Retry. */
+export const SEND_ACK_TIMEOUT_MS = 8000;
+
+export function connectSocket(token: string) {
+  if (socket) return;
+  const next: AppSocket = io({ path: '/socket.io/', auth: { token }, transports: ['websocket'] });
+  socket = next;
+  next.on('connect', () => {
+    const { everConnected } = useConnection.getState();
+    useConnection.setState({ connected: true, everConnected: true });
+    // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
+    if (everConnected) for (const listener of reconnectListeners) listener();
+  });
+  next.on('disconnect', () => useConnection.setState({ connected: false }));
+  next.on('connect_error', () => useConnection.setState({ connected: false }));
+}
+
+export function disconnectSocket() {
+  socket?.disconnect();
+  socket = null;
+  useConnection.setState({ connected: false, everConnected: false });
+}
+
+export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler: ServerToClientEvents[E]) {
+  if (!socket) return () => {};
+  const current = socket;
+  // socket.io-client's typed `on` needs the listener cast through its own event-map helper.
+  current.on(event, handler as never);
+  return () => {
+    current.off(event, handler as never);
+  };
+}
+
+export function onReconnect(listener: () => void) {
+  reconnectListeners.add(listener);
+  return () => {
+    reconnectListeners.delete(listener);
+  };
+}
+
+export const isConnected = () => Boolean(socket?.connected);
+
+/** Sends over the socket; resolves with the stored message or rejects (timeout, validation, offline). */
+export async function sendMessageOverSocket(payload: MessageSendPayload): Promise<Message> {
+  if (!socket?.connected) throw new Error('offline');
+  const reply: Ack<{ message: Message }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload);
+  if (!reply.ok) throw new Error(reply.error.message);
+  return reply.message;
+}
+
+export function sendTyping(conversationId: number) {
+  socket?.emit('typing', { conversation_id: conversationId });
+}
+
+export function sendRead(payload: MessageReadPayload) {
+  socket?.emit('message:read', payload);
+}

@@ -1,0 +1,14 @@
+import { useEffect } from 'react';
+import { useLocation } from 'wouter';
+import { useSession } from '../stores/session';
+
+/** Clears local storage and the user state, then goes to / (PRODUCT.md §2). */
+export function Logout() {
+  const [, navigate] = useLocation();
+  const signOut = useSession((state) => state.signOut);
+  useEffect(() => {
+    signOut();
+    navigate('/', { replace: true });
+  }, [navigate, signOut]);
+  return null;
+}

@@ -1,0 +1,67 @@
+import { lazy, Suspense, useEffect } from 'react';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { AppShell } from '../../components/AppShell';
+import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
+import { useT } from '../../lib/i18n';
+import { startRealtime } from '../../stores/realtime';
+import { useSession } from '../../stores/session';
+import { Chat } from './Chat';
+import { Home } from './Home';
+import { Matches } from './Matches';
+import { ProfileView } from './ProfileView';
+import { Subscribe } from './Subscribe';
+import '../../app.css';
+
+// The date picker and slider are only needed on the edit page.
+const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
+
+export function Loading() {
+  const t = useT();
+  return (
+    <p className="center-text muted" role="status" aria-busy="true">
+      {t('app.loading')}
+    </p>
+  );
+}
+
+/** Everything under /app/: a token, then (once known) a completed profile, then the page. */
+export function AppRoot() {
+  const [location] = useLocation();
+  const token = useSession((state) => state.token);
+  const user = useSession((state) => state.user);
+  const loadUser = useSession((state) => state.loadUser);
+
+  useEffect(() => {
+    if (token && user === undefined) void loadUser();
+  }, [token, user, loadUser]);
+  useEffect(() => {
+    if (token) startRealtime(token);
+  }, [token]);
+
+  const redirect = gateAppRoute(location, token, user);
+  if (redirect) return <Redirect to={redirect} replace />;
+  // Until the user is known, only the pages an incomplete profile may see are safe to show.
+  const waiting = user === undefined && !allowedWithIncompleteProfile(location);
+
+  return (
+    <AppShell>
+      {waiting ? (
+        <Loading />
+      ) : (
+        <Suspense fallback={<Loading />}>
+          <Switch>
+            <Route path={/^\/app\/home\/?$/} component={Home} />
+            <Route path={/^\/app\/matches\/?$/} component={Matches} />
+            <Route path={/^\/app\/chat\/(?<id>\d+)\/?$/}>{(params) => <Chat key={params.id} id={Number(params.id)} />}</Route>
+            <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
+            <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
+            <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route>
+              <Redirect to="/app/home/" replace />
+            </Route>
+          </Switch>
+        </Suspense>
+      )}
+    </AppShell>
+  );
+}

@@ -1,0 +1,172 @@
+import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
+import { Avatar } from '../../components/Avatar';
+import { ChevronLeft, SendIcon } from '../../components/Icons';
+import { formatTime } from '../../lib/format';
+import { useLanguage, useT } from '../../lib/i18n';
+import { sendTyping } from '../../lib/socket';
+import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
+import { useConversations } from '../../stores/conversations';
+import { useSession } from '../../stores/session';
+import { Loading } from './AppRoot';
+
+const TYPING_SEND_EVERY_MS = 2000;
+const LOAD_OLDER_WITHIN_PX = 80;
+const STICK_TO_BOTTOM_PX = 120;
+
+export function Chat({ id }: { id: number }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const me = useSession((state) => state.user?.id);
+  const thread = useChat((state) => state.threads[id]);
+  const { open, send, retry, loadOlder, markRead } = useChat.getState();
+  const [draft, setDraft] = useState('');
+  const [failedToLoad, setFailedToLoad] = useState(false);
+  const [now, setNow] = useState(() => Date.now());
+  const listRef = useRef<HTMLOListElement>(null);
+  const lastTypingSent = useRef(0);
+  const previousHeight = useRef<number | null>(null);
+  const nearBottom = useRef(true);
+
+  useEffect(() => {
+    open(id).catch((error: unknown) => {
+      console.error('Could not open conversation', error);
+      setFailedToLoad(true);
+    });
+  }, [id, open]);
+
+  const messages = thread?.messages ?? [];
+  const lastId = messages[messages.length - 1]?.id;
+
+  // Reading the thread: tell the partner, and clear the unread badge.
+  useEffect(() => {
+    if (!thread?.loaded || document.visibilityState !== 'visible') return;
+    markRead(id);
+    useConversations.getState().markRead(id);
+  }, [id, lastId, thread?.loaded, markRead]);
+
+  // Keep the newest message in view, or keep the reader's place when older ones are prepended.
+  useLayoutEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    if (previousHeight.current !== null) {
+      list.scrollTop += list.scrollHeight - previousHeight.current;
+      previousHeight.current = null;
+      return;
+    }
+    if (nearBottom.current) list.scrollTop = list.scrollHeight;
+  }, [messages.length, lastId]);
+
+  // The typing line hides itself TYPING_VISIBLE_MS after the last typing event.
+  const typingAt = thread?.typingAt ?? 0;
+  useEffect(() => {
+    const remaining = typingAt + TYPING_VISIBLE_MS - Date.now();
+    if (remaining <= 0) return;
+    setNow(Date.now());
+    const timer = setTimeout(() => setNow(Date.now()), remaining);
+    return () => clearTimeout(timer);
+  }, [typingAt]);
+  const partnerTyping = typingAt > 0 && now - typingAt < TYPING_VISIBLE_MS;
+
+  if (failedToLoad) {
+    return (
+      <section className="page">
+        <Link href="/app/matches" className="back-link">
+          <ChevronLeft /> {t('chat.back')}
+        </Link>
+        <p className="center-text muted">{t('error.notFound')}</p>
+      </section>
+    );
+  }
+  if (!thread?.detail) return <Loading />;
+  const { detail } = thread;
+
+  function onScroll() {
+    const list = listRef.current;
+    if (!list) return;
+    nearBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
+    if (list.scrollTop < LOAD_OLDER_WITHIN_PX && thread?.older && !thread.loadingOlder) {
+      previousHeight.current = list.scrollHeight;
+      loadOlder(id).catch(() => {
+        previousHeight.current = null;
+      });
+    }
+  }
+
+  function onDraft(value: string) {
+    setDraft(value);
+    const at = Date.now();
+    if (value && at - lastTypingSent.current > TYPING_SEND_EVERY_MS) {
+      lastTypingSent.current = at;
+      sendTyping(id);
+    }
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const content = draft.trim();
+    if (!content) return;
+    setDraft('');
+    lastTypingSent.current = 0;
+    nearBottom.current = true;
+    void send(id, content);
+  }
+
+  const lastOwnStored = [...messages].reverse().find((message) => message.sender === me && message.id > 0);
+
+  return (
+    <section className="chat">
+      <header className="chat-header">
+        <Link href="/app/matches" className="icon-btn" aria-label={t('chat.back')}>
+          <ChevronLeft />
+        </Link>
+        <Avatar name={detail.name} image={detail.image} size={40} />
+        <h1>{detail.name}</h1>
+      </header>
+      <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
+        {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
+        {messages.length === 0 && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
+        {messages.map((message) => {
+          const own = message.sender === me;
+          return (
+            <li key={message.client_id ?? message.id} className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
+              <p className="message-content">{message.content}</p>
+              <p className="message-meta">
+                <time dateTime={message.time}>{formatTime(message.time, language)}</time>
+                {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
+                {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
+              </p>
+              {message.status === 'failed' && message.client_id && (
+                <p className="message-failed" role="alert">
+                  {t('chat.failed')}{' '}
+                  <button type="button" className="link-btn" onClick={() => void retry(id, message.client_id!)}>
+                    {t('chat.retry')}
+                  </button>
+                </p>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      <p className="typing" aria-live="polite">
+        {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
+      </p>
+      <form className="composer" onSubmit={submit}>
+        <input
+          value={draft}
+          onChange={(event) => onDraft(event.target.value)}
+          placeholder={t('chat.placeholder')}
+          aria-label={t('chat.placeholder')}
+          required
+          maxLength={MESSAGE_MAX_LENGTH}
+          autoComplete="off"
+          enterKeyHint="send"
+        />
+        <button type="submit" className="round-btn round-btn-send" aria-label={t('chat.send')} disabled={!draft.trim()}>
+          <SendIcon />
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,183 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { toast } from 'react-toastify';
+import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
+import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
+import type { OwnProfile, ProfileInput } from '../../../shared/schemas/users';
+import { AgeRange } from '../../components/AgeRange';
+import { FieldErrors } from '../../components/AuthLayout';
+import { DateField } from '../../components/DateField';
+import { PhotoUploader } from '../../components/PhotoUploader';
+import { ValidationError } from '../../lib/api';
+import { errorMessage } from '../../lib/errors';
+import { useT } from '../../lib/i18n';
+import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import { useProfile } from '../../stores/profile';
+import { useSession } from '../../stores/session';
+import { Loading } from './AppRoot';
+
+interface Form {
+  name: string;
+  bio: string;
+  gender: Gender;
+  date_of_birth: string | null;
+  photos: string[];
+  genders_to_match: Gender[];
+  min_matching_age: number;
+  max_matching_age: number;
+}
+
+function toForm(profile: OwnProfile): Form {
+  return {
+    name: profile.name ?? '',
+    bio: profile.bio ?? '',
+    gender: profile.gender ?? DEFAULT_GENDER,
+    date_of_birth: profile.date_of_birth,
+    photos: IMAGE_FIELDS_LIST.map((field) => profile[field]).filter((url): url is string => Boolean(url)),
+    genders_to_match: profile.genders_to_match,
+    min_matching_age: profile.min_matching_age ?? DEFAULT_MIN_MATCHING_AGE,
+    max_matching_age: profile.max_matching_age ?? DEFAULT_MAX_MATCHING_AGE,
+  };
+}
+
+/** The photos fill image, image2 … image6 in order; empty slots are sent as null (removed). */
+export function toInput(form: Form): ProfileInput {
+  const images = Object.fromEntries(IMAGE_FIELDS_LIST.map((field, i) => [field, form.photos[i] ?? null]));
+  return {
+    name: form.name,
+    bio: form.bio,
+    gender: form.gender,
+    date_of_birth: form.date_of_birth ?? '',
+    genders_to_match: form.genders_to_match,
+    min_matching_age: form.min_matching_age,
+    max_matching_age: form.max_matching_age,
+    ...images,
+    image: form.photos[0] ?? '',
+  };
+}
+
+export function EditProfile() {
+  const t = useT();
+  const profile = useProfile((state) => state.profile);
+  const load = useProfile((state) => state.load);
+  const save = useProfile((state) => state.save);
+  const incomplete = useSession((state) => state.user?.is_profile_completed === false);
+  const [form, setForm] = useState<Form | null>(null);
+  const [errors, setErrors] = useState<FieldErrorMap>({});
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    load().catch((error: unknown) => console.error('Could not load profile', error));
+  }, [load]);
+  useEffect(() => {
+    if (profile) setForm(toForm(profile));
+  }, [profile]);
+
+  if (!form) return <Loading />;
+  const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!form) return;
+    if (!form.photos[0]) {
+      toast.error(t('profile.needPhoto'));
+      return;
+    }
+    if (!form.date_of_birth) {
+      toast.error(t('profile.needDate'));
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    try {
+      await save(toInput(form));
+      toast.success(t('profile.saved'));
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        setErrors(error.fields);
+        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'));
+      } else {
+        toast.error(errorMessage(error, t));
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const toggleGender = (gender: Gender) =>
+    set('genders_to_match', form.genders_to_match.includes(gender) ? form.genders_to_match.filter((g) => g !== gender) : [...form.genders_to_match, gender]);
+  const imageErrors = IMAGE_FIELDS_LIST.flatMap((field) => errors[field] ?? []);
+
+  return (
+    <section className="page edit-profile">
+      <h1>{t('profile.title')}</h1>
+      {incomplete && <p className="notice">{t('profile.completeFirst')}</p>}
+      <form className="form" onSubmit={submit}>
+        <label className="field">
+          <span>{t('profile.name')}</span>
+          <input name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+          <FieldErrors id="name-error" errors={errors.name} />
+        </label>
+
+        <fieldset className="field">
+          <legend>{t('profile.photos')}</legend>
+          <PhotoUploader photos={form.photos} onChange={(update) => setForm((current) => (current ? { ...current, photos: update(current.photos) } : current))} />
+          <FieldErrors id="image-error" errors={imageErrors.length ? imageErrors : undefined} />
+        </fieldset>
+
+        <label className="field">
+          <span>{t('profile.bio')}</span>
+          <textarea name="bio" value={form.bio} required rows={4} maxLength={500} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
+          <FieldErrors id="bio-error" errors={errors.bio} />
+        </label>
+
+        <div className="field">
+          <label htmlFor="date_of_birth">{t('profile.dateOfBirth')}</label>
+          <DateField id="date_of_birth" value={form.date_of_birth} onChange={(value) => set('date_of_birth', value)} invalid={Boolean(errors.date_of_birth)} />
+          <FieldErrors id="dob-error" errors={errors.date_of_birth} />
+        </div>
+
+        <label className="field">
+          <span>{t('profile.gender')}</span>
+          <select name="gender" value={form.gender} onChange={(event) => set('gender', event.target.value as Gender)}>
+            {GENDERS.map((gender) => (
+              <option key={gender} value={gender}>
+                {t(`gender.${gender}`)}
+              </option>
+            ))}
+          </select>
+          <FieldErrors id="gender-error" errors={errors.gender} />
+        </label>
+
+        <fieldset className="field">
+          <legend>{t('profile.gendersToMatch')}</legend>
+          <div className="checks">
+            {GENDERS.map((gender) => (
+              <label key={gender} className="check">
+                <input type="checkbox" name="genders_to_match" value={gender} checked={form.genders_to_match.includes(gender)} onChange={() => toggleGender(gender)} />
+                <span>{t(`gender.${gender}`)}</span>
+              </label>
+            ))}
+          </div>
+          <FieldErrors id="gtm-error" errors={errors.genders_to_match} />
+        </fieldset>
+
+        <div className="field">
+          <span id="age-range-label" className="label">
+            {t('profile.ageRange')}
+          </span>
+          <AgeRange
+            labelId="age-range-label"
+            min={form.min_matching_age}
+            max={form.max_matching_age}
+            onChange={(min, max) => setForm((current) => (current ? { ...current, min_matching_age: min, max_matching_age: max } : current))}
+          />
+          <FieldErrors id="age-error" errors={[...(errors.min_matching_age ?? []), ...(errors.max_matching_age ?? [])].filter(Boolean)} />
+        </div>
+
+        <button type="submit" className="btn btn-primary btn-block sticky-save" disabled={busy}>
+          {t('profile.save')}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,78 @@
+import { useEffect } from 'react';
+import { useLocation } from 'wouter';
+import { useShallow } from 'zustand/react/shallow';
+import type { Reaction } from '../../../shared/constants';
+import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
+import { SwipeCard } from '../../components/SwipeCard';
+import { useT } from '../../lib/i18n';
+import { useDeck } from '../../stores/deck';
+
+const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
+
+export function Home() {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const { queue, current, exiting } = useDeck(useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting })));
+  const load = useDeck((state) => state.load);
+  const act = useDeck((state) => state.act);
+
+  useEffect(() => {
+    // Fetched on every visit: the server knows best who is at the event now.
+    void load();
+  }, [load]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const action = KEY_ACTIONS[event.key];
+      const target = event.target as HTMLElement | null;
+      if (!action || target?.closest('input, textarea, select')) return;
+      event.preventDefault();
+      act(action);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [act]);
+
+  if (queue === null) {
+    return (
+      <p className="center-text muted" role="status">
+        {t('deck.loading')}
+      </p>
+    );
+  }
+  if (!current) {
+    return (
+      <p className="center-text muted deck-empty" role="status">
+        {t('deck.empty')}
+      </p>
+    );
+  }
+
+  const busy = exiting !== null;
+  return (
+    <section className="deck">
+      <div className="deck-stack">
+        {queue[0] && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: queue[0].image ? `url("${queue[0].image}")` : undefined }} />}
+        <SwipeCard
+          key={current.id}
+          card={current}
+          exitOffset={exiting?.id === current.id ? exiting.offset : null}
+          onDecide={act}
+          onOpen={() => navigate(`/app/profiles/${current.id}`)}
+        />
+      </div>
+      <p className="deck-hint muted">{t('deck.hint')}</p>
+      <div className="deck-actions">
+        <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} disabled={busy} onClick={() => act('dislike')}>
+          <CloseIcon />
+        </button>
+        <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} disabled={busy} onClick={() => act('skip')}>
+          <SkipIcon />
+        </button>
+        <button type="button" className="round-btn round-btn-like" aria-label={t('deck.like')} disabled={busy} onClick={() => act('like')}>
+          <HeartIcon />
+        </button>
+      </div>
+    </section>
+  );
+}

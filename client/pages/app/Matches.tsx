@@ -1,0 +1,103 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { useShallow } from 'zustand/react/shallow';
+import { SKELETON_COUNT } from '../../../shared/constants';
+import { Avatar } from '../../components/Avatar';
+import { SearchIcon } from '../../components/Icons';
+import { formatActivity } from '../../lib/format';
+import { useLanguage, useT } from '../../lib/i18n';
+import { filterByName, useConversations } from '../../stores/conversations';
+
+function Skeletons() {
+  return (
+    <ul className="conversation-list" aria-busy="true">
+      {Array.from({ length: SKELETON_COUNT }, (_, i) => (
+        <li key={i} className="conversation skeleton" data-testid="skeleton">
+          <span className="skeleton-avatar" />
+          <span className="skeleton-lines">
+            <span />
+            <span />
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Matches() {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const { empty, started, load } = useConversations(useShallow((state) => ({ empty: state.empty, started: state.started, load: state.load })));
+  const [search, setSearch] = useState('');
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const matches = empty ? filterByName(empty, search) : null;
+  const conversations = started ? filterByName(started, search) : null;
+  const searching = search.trim().length > 0;
+
+  return (
+    <section className="page matches">
+      <label className="search">
+        <SearchIcon />
+        <span className="sr-only">{t('matches.search')}</span>
+        <input type="search" value={search} placeholder={t('matches.search')} onChange={(event) => setSearch(event.target.value)} />
+      </label>
+
+      <h2 className="section-title">{t('matches.matchesTitle')}</h2>
+      {matches === null ? (
+        <div className="match-strip" aria-busy="true">
+          {Array.from({ length: SKELETON_COUNT }, (_, i) => (
+            <span key={i} className="match-chip skeleton">
+              <span className="skeleton-avatar" />
+            </span>
+          ))}
+        </div>
+      ) : matches.length === 0 ? (
+        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t('matches.noMatches')}</p>
+      ) : (
+        <ul className="match-strip">
+          {matches.map((match) => (
+            <li key={match.id}>
+              <Link href={`/app/chat/${match.id}`} className="match-chip">
+                <Avatar name={match.name} image={match.image} size={64} />
+                <span>{match.name}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2 className="section-title">{t('matches.conversationsTitle')}</h2>
+      {conversations === null ? (
+        <Skeletons />
+      ) : conversations.length === 0 ? (
+        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t('matches.noConversations')}</p>
+      ) : (
+        <ul className="conversation-list">
+          {conversations.map((conversation) => (
+            <li key={conversation.id}>
+              <Link href={`/app/chat/${conversation.id}`} className="conversation">
+                <Avatar name={conversation.name} image={conversation.image} size={52} />
+                <span className="conversation-text">
+                  <span className="conversation-name">{conversation.name}</span>
+                  <span className="conversation-last">{conversation.last_message}</span>
+                </span>
+                <span className="conversation-meta">
+                  <time dateTime={conversation.last_activity}>{formatActivity(conversation.last_activity, language)}</time>
+                  {Boolean(conversation.unread_count) && (
+                    <span className="badge" aria-label={t('matches.unread', { count: conversation.unread_count ?? 0 })}>
+                      {conversation.unread_count}
+                    </span>
+                  )}
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,145 @@
+import { useDrag } from '@use-gesture/react';
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { PROFILE_MATCH_OVERLAY_MS, type Reaction } from '../../../shared/constants';
+import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import type { PublicProfile } from '../../../shared/schemas/users';
+import { Avatar } from '../../components/Avatar';
+import { ChevronLeft, ChevronRight, CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
+import { NotFound as NotFoundError } from '../../lib/api';
+import { api } from '../../lib/api';
+import { useT } from '../../lib/i18n';
+import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
+import { Loading } from './AppRoot';
+
+const GALLERY_SWIPE_PX = 50;
+
+export function ProfileView({ id }: { id: number }) {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const forget = useDeck((state) => state.forget);
+  const [profile, setProfile] = useState<PublicProfile | null | 'missing'>(null);
+  const [index, setIndex] = useState(0);
+  const [pending, setPending] = useState<Reaction | null>(null);
+  const [matched, setMatched] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    api
+      .profile(id)
+      .then((result) => live && setProfile(result))
+      .catch((error: unknown) => {
+        if (!live) return;
+        if (!(error instanceof NotFoundError)) console.error('Could not load profile', error);
+        setProfile('missing');
+      });
+    return () => {
+      live = false;
+    };
+  }, [id]);
+
+  const photos = profile && profile !== 'missing' ? IMAGE_FIELDS_LIST.map((field) => profile[field]).filter((url): url is string => Boolean(url)) : [];
+  const count = Math.max(photos.length, 1);
+  // Wraps around at both ends.
+  const step = (delta: number) => setIndex((current) => (current + delta + count) % count);
+
+  const bind = useDrag(
+    ({ last, movement: [mx], tap }) => {
+      if (!last || tap) return;
+      if (mx < -GALLERY_SWIPE_PX) step(1);
+      else if (mx > GALLERY_SWIPE_PX) step(-1);
+    },
+    { axis: 'x', filterTaps: true },
+  );
+
+  if (profile === null) return <Loading />;
+  if (profile === 'missing') {
+    return (
+      <section className="page">
+        <Link href="/app/home" className="back-link">
+          <ChevronLeft /> {t('profileView.back')}
+        </Link>
+        <p className="center-text muted">{t('profileView.notFound')}</p>
+      </section>
+    );
+  }
+
+  async function react(action: Reaction) {
+    if (pending || profile === null || profile === 'missing') return;
+    setPending(action);
+    try {
+      const result = await sendReaction(profile.id, action);
+      forget(profile.id);
+      if (action === 'like' && result.match) {
+        rememberMatch(result.conversation_id);
+        setMatched(true);
+        await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));
+      }
+    } catch (error) {
+      console.error('Reaction failed', error);
+    }
+    setPending(null);
+    navigate('/app/home/');
+  }
+
+  return (
+    <section className="page profile-view">
+      <Link href="/app/home" className="back-link">
+        <ChevronLeft /> {t('profileView.back')}
+      </Link>
+      <div className="gallery" {...bind()} data-testid="gallery">
+        {photos.length ? (
+          <img src={photos[index]} alt={t('profileView.photo', { n: index + 1, total: photos.length })} draggable={false} />
+        ) : (
+          <Avatar name={profile.name} image={null} size={360} />
+        )}
+        {photos.length > 1 && (
+          <>
+            <button type="button" className="gallery-btn gallery-prev" aria-label={t('profileView.previous')} onClick={() => step(-1)}>
+              <ChevronLeft />
+            </button>
+            <button type="button" className="gallery-btn gallery-next" aria-label={t('profileView.next')} onClick={() => step(1)}>
+              <ChevronRight />
+            </button>
+            <div className="dots">
+              {photos.map((url, i) => (
+                <button
+                  key={url}
+                  type="button"
+                  className={i === index ? 'dot is-active' : 'dot'}
+                  aria-label={t('profileView.photo', { n: i + 1, total: photos.length })}
+                  aria-current={i === index}
+                  onClick={() => setIndex(i)}
+                />
+              ))}
+            </div>
+          </>
+        )}
+      </div>
+      <div className="profile-info">
+        <h1>
+          {profile.name}, <span className="age">{profile.age}</span>
+        </h1>
+        <p className="genre">{t(`gender.${profile.gender}`)}</p>
+        <p className="bio">{profile.bio}</p>
+      </div>
+      <div className="deck-actions">
+        <button type="button" className="round-btn round-btn-nope" aria-label={t('profileView.reject')} disabled={pending !== null} onClick={() => void react('dislike')}>
+          <CloseIcon />
+        </button>
+        <button type="button" className="round-btn round-btn-skip" aria-label={t('profileView.skip')} disabled={pending !== null} onClick={() => void react('skip')}>
+          <SkipIcon />
+        </button>
+        <button type="button" className="round-btn round-btn-like" aria-label={t('profileView.like')} disabled={pending !== null} onClick={() => void react('like')}>
+          <HeartIcon />
+        </button>
+      </div>
+      {matched && (
+        <div className="match-overlay" role="alertdialog" aria-labelledby="profile-match-title">
+          <HeartIcon className="match-heart" />
+          <h2 id="profile-match-title">{t('deck.match.title')}</h2>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,199 @@
+import { create } from 'zustand';
+import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
+import { api } from '../lib/api';
+import { isConnected, sendMessageOverSocket, sendRead } from '../lib/socket';
+import { uuid } from '../lib/uuid';
+import { onSignOut, useSession } from './session';
+
+export type MessageStatus = 'sent' | 'sending' | 'failed';
+export interface ChatMessage extends Message {
+  status: MessageStatus;
+}
+
+export interface Thread {
+  detail: ConversationDetail | null;
+  /** Oldest first. Pending messages carry a negative id until the server answers. */
+  messages: ChatMessage[];
+  loaded: boolean;
+  /** Cursor of the next older page, or null when the beginning is reached. */
+  older: string | null;
+  loadingOlder: boolean;
+  /** When the partner last typed (ms since epoch); the indicator shows for TYPING_VISIBLE_MS. */
+  typingAt: number;
+  /** The partner has read our messages up to this id. */
+  partnerReadId: number;
+  /** What we told the server we have read. */
+  ownReadId: number;
+}
+
+export const TYPING_VISIBLE_MS = 3000;
+
+const emptyThread = (): Thread => ({
+  detail: null,
+  messages: [],
+  loaded: false,
+  older: null,
+  loadingOlder: false,
+  typingAt: 0,
+  partnerReadId: 0,
+  ownReadId: 0,
+});
+
+let tempId = -1;
+
+/** Adds messages once each: a server copy replaces the pending one with its client_id. */
+export function mergeMessages(current: readonly ChatMessage[], incoming: readonly Message[]): ChatMessage[] {
+  const result = [...current];
+  for (const message of incoming) {
+    const byClient = message.client_id ? result.findIndex((item) => item.client_id === message.client_id) : -1;
+    if (byClient >= 0) {
+      result[byClient] = { ...message, status: 'sent' };
+      continue;
+    }
+    if (result.some((item) => item.id === message.id)) continue;
+    result.push({ ...message, status: 'sent' });
+  }
+  // Stored messages by id; pending ones (negative ids) stay at the end in the order they were typed.
+  return result.sort((a, b) => {
+    if (a.id < 0 && b.id < 0) return b.id - a.id;
+    if (a.id < 0) return 1;
+    if (b.id < 0) return -1;
+    return a.id - b.id;
+  });
+}
+
+const lastStoredId = (thread: Thread) =>
+  thread.messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
+
+interface ChatState {
+  threads: Record<number, Thread>;
+  open: (id: number) => Promise<void>;
+  loadOlder: (id: number) => Promise<void>;
+  send: (id: number, content: string) => Promise<void>;
+  retry: (id: number, clientId: string) => Promise<void>;
+  receive: (id: number, message: Message) => void;
+  typing: (id: number) => void;
+  partnerRead: (id: number, lastReadId: number) => void;
+  markRead: (id: number) => void;
+  catchUp: () => Promise<void>;
+  reset: () => void;
+}
+
+export const useChat = create<ChatState>()((set, get) => {
+  const update = (id: number, change: (thread: Thread) => Partial<Thread>) =>
+    set((state) => {
+      const thread = state.threads[id] ?? emptyThread();
+      return { threads: { ...state.threads, [id]: { ...thread, ...change(thread) } } };
+    });
+
+  async function deliver(id: number, pendingMessage: ChatMessage) {
+    const clientId = pendingMessage.client_id ?? uuid();
+    try {
+      const stored = isConnected()
+        ? await sendMessageOverSocket({ conversation_id: id, content: pendingMessage.content, client_id: clientId })
+        : await api.sendMessage(id, pendingMessage.content, clientId);
+      update(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
+    } catch (error) {
+      console.error('Message not sent', error);
+      update(id, (thread) => ({
+        messages: thread.messages.map((item) => (item.client_id === clientId && item.id < 0 ? { ...item, status: 'failed' } : item)),
+      }));
+    }
+  }
+
+  return {
+    threads: {},
+    async open(id) {
+      const existing = get().threads[id];
+      if (existing?.loaded) {
+        // Back in a thread this tab already holds: fetch only what is new.
+        const page = await api.messages(id, { after: lastStoredId(existing) }).catch(() => null);
+        if (page) update(id, (thread) => ({ messages: mergeMessages(thread.messages, page.results) }));
+        return;
+      }
+      const [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
+      update(id, (thread) => ({
+        detail,
+        messages: mergeMessages(thread.messages, page.results),
+        older: page.next,
+        loaded: true,
+      }));
+    },
+    async loadOlder(id) {
+      const thread = get().threads[id];
+      if (!thread?.older || thread.loadingOlder) return;
+      update(id, () => ({ loadingOlder: true }));
+      try {
+        const page = await api.messages(id, { cursor: thread.older });
+        update(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next }));
+      } finally {
+        update(id, () => ({ loadingOlder: false }));
+      }
+    },
+    async send(id, content) {
+      const me = useSession.getState().user?.id ?? 0;
+      const message: ChatMessage = {
+        id: tempId--,
+        sender: me,
+        content,
+        time: new Date().toISOString(),
+        client_id: uuid(),
+        status: 'sending',
+      };
+      update(id, (thread) => ({ messages: [...thread.messages, message] }));
+      await deliver(id, message);
+    },
+    async retry(id, clientId) {
+      const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');
+      if (!message) return;
+      update(id, (thread) => ({
+        messages: thread.messages.map((item) => (item === message ? { ...item, status: 'sending' } : item)),
+      }));
+      // The same client_id: if the first try did reach the server, no duplicate is stored.
+      await deliver(id, message);
+    },
+    receive(id, message) {
+      const me = useSession.getState().user?.id;
+      update(id, (thread) => ({
+        messages: mergeMessages(thread.messages, [message]),
+        // A message from the partner ends their typing.
+        typingAt: message.sender === me ? thread.typingAt : 0,
+      }));
+    },
+    typing(id) {
+      update(id, () => ({ typingAt: Date.now() }));
+    },
+    partnerRead(id, lastReadId) {
+      update(id, (thread) => ({ partnerReadId: Math.max(thread.partnerReadId, lastReadId) }));
+    },
+    markRead(id) {
+      const thread = get().threads[id];
+      const me = useSession.getState().user?.id;
+      if (!thread || me === undefined) return;
+      const lastFromPartner = thread.messages.reduce(
+        (max, message) => (message.sender !== me && message.id > max ? message.id : max),
+        0,
+      );
+      if (lastFromPartner <= thread.ownReadId) return;
+      update(id, () => ({ ownReadId: lastFromPartner }));
+      sendRead({ conversation_id: id, last_read_id: lastFromPartner });
+    },
+    async catchUp() {
+      const { threads } = get();
+      await Promise.all(
+        Object.entries(threads)
+          .filter(([, thread]) => thread.loaded)
+          .map(async ([key, thread]) => {
+            const id = Number(key);
+            const page = await api.messages(id, { after: lastStoredId(thread) }).catch(() => null);
+            if (page) update(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+          }),
+      );
+    },
+    reset() {
+      set({ threads: {} });
+    },
+  };
+});
+
+onSignOut(() => useChat.getState().reset());

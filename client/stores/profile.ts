@@ -1,0 +1,29 @@
+import { create } from 'zustand';
+import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
+import { api } from '../lib/api';
+import { onSignOut, useSession } from './session';
+
+interface ProfileState {
+  profile: OwnProfile | null;
+  load: () => Promise<void>;
+  /** Saves, then reloads the profile and the current user (is_profile_completed may have changed). */
+  save: (input: ProfileInput) => Promise<void>;
+  reset: () => void;
+}
+
+export const useProfile = create<ProfileState>()((set, get) => ({
+  profile: null,
+  async load() {
+    const profile = await api.myProfile();
+    set({ profile });
+  },
+  async save(input) {
+    await api.saveProfile(input);
+    await Promise.all([get().load(), useSession.getState().loadUser()]);
+  },
+  reset() {
+    set({ profile: null });
+  },
+}));
+
+onSignOut(() => useProfile.getState().reset());

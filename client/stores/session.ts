@@ -1,0 +1,55 @@
+import { create } from 'zustand';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { api, setUnauthorizedHandler } from '../lib/api';
+import { clearStorage, getToken, setToken } from '../lib/storage';
+
+interface SessionState {
+  token: string | null;
+  /** undefined: not fetched yet; null: the fetch failed (logged only, PRODUCT.md §8). */
+  user: CurrentUser | null | undefined;
+  loadUser: () => Promise<void>;
+  signIn: (token: string) => void;
+  signOut: () => void;
+}
+
+const resetListeners = new Set<() => void>();
+/** Domain stores register their reset here, so a sign-out leaves nothing of the last user behind. */
+export function onSignOut(listener: () => void) {
+  resetListeners.add(listener);
+}
+
+export const useSession = create<SessionState>()((set, get) => ({
+  token: getToken(),
+  user: undefined,
+  async loadUser() {
+    if (!get().token) return;
+    try {
+      const user = await api.me();
+      set({ user });
+    } catch (error) {
+      console.error('Could not load the current user', error);
+      if (get().user === undefined) set({ user: null });
+    }
+  },
+  signIn(token) {
+    // Login clears whatever the last session left, then stores the new token (PRODUCT.md §4).
+    clearStorage();
+    setToken(token);
+    set({ token, user: undefined });
+  },
+  signOut() {
+    const hadToken = Boolean(get().token);
+    // Revoke on the server while the token is still attached; the local sign-out does not wait.
+    if (hadToken) api.logout().catch(() => undefined);
+    clearStorage();
+    for (const reset of resetListeners) reset();
+    set({ token: null, user: undefined });
+  },
+}));
+
+setUnauthorizedHandler(() => {
+  useSession.getState().signOut();
+  if (window.location.pathname.startsWith('/app')) window.location.assign('/login/');
+});
+
+export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;
