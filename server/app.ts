@@ -11,6 +11,7 @@ import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import type { Config } from './config';
 import { registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
+import conversationRoutes from './features/conversations/routes';
 import deckRoutes from './features/deck/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import googleAuthRoutes from './features/google-auth/routes';
@@ -89,6 +90,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(userRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
+  await app.register(conversationRoutes);
   await app.register(mediaRoutes);
   await app.register(googleAuthRoutes, { config });
   await app.register(paymentRoutes, { config });

@@ -19,6 +19,7 @@ export const BIO_MAX_LENGTH = 500;
 export const MESSAGE_MAX_LENGTH = 2000;
 export const MESSAGES_PAGE_SIZE = 50;
 export const DECK_PAGE_SIZE = 20;
+export const CONVERSATIONS_PAGE_SIZE = 50;
 
 export const FREE_TRIAL_DAYS = 30;
 export const PLAN_MONTHLY_PRICES = { starter: 15, pro: 30, enterprise: 60 } as const;

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CONVERSATIONS_PAGE_SIZE } from '../../../shared/constants';
+import { page, PageQuery } from '../../../shared/schemas/common';
+import {
+  ConversationDetail,
+  ConversationParams,
+  ConversationSummary,
+  Message,
+  MessageInput,
+  MessagesQuery,
+} from '../../../shared/schemas/conversations';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import { getConversation, listConversations, listMessages, sendMessage } from './service';
+
+const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+
+  for (const kind of ['empty', 'started'] as const) {
+    app.get(
+      `/api/conversations/${kind}/`,
+      { schema: { querystring: PageQuery, response: { 200: page(ConversationSummary) } } },
+      async (request) =>
+        listConversations(app.db, currentUser(request).id, {
+          kind,
+          cursor: request.query.cursor,
+          limit: request.query.limit ?? CONVERSATIONS_PAGE_SIZE,
+        }),
+    );
+  }
+
+  app.get(
+    '/api/conversations/:id/',
+    { schema: { params: ConversationParams, response: { 200: ConversationDetail } } },
+    async (request) => {
+      const conversation = await getConversation(app.db, request.params.id, currentUser(request).id);
+      if (!conversation) throw new NotFound();
+      return conversation;
+    },
+  );
+
+  app.get(
+    '/api/conversations/:id/messages/',
+    { schema: { params: ConversationParams, querystring: MessagesQuery, response: { 200: page(Message) } } },
+    async (request) => {
+      const messages = await listMessages(app.db, request.params.id, currentUser(request).id, request.query);
+      if (!messages) throw new NotFound();
+      return messages;
+    },
+  );
+
+  app.post(
+    '/api/conversations/:id/messages/',
+    { schema: { params: ConversationParams, body: MessageInput, response: { 201: Message } } },
+    async (request, reply) => {
+      const { message, participantIds, created } = await sendMessage(app.db, {
+        conversationId: request.params.id,
+        senderId: currentUser(request).id,
+        content: request.body.content,
+        clientId: request.body.client_id ?? null,
+      });
+      // Committed: push it to both participants, once (a retried send is not news).
+      if (created) app.publish(participantIds, 'message:new', { conversation_id: request.params.id, message });
+      return reply.code(201).send(message);
+    },
+  );
+};
+
+export default conversationRoutes;

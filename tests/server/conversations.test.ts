@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MESSAGES_PAGE_SIZE } from '../../shared/constants';
+import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
+import { rowsOf } from '../../server/features/conversations/queries';
+import { markRead, sendMessage } from '../../server/features/conversations/service';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+describe.each(backends)('conversations on %s', (backend) => {
+  let server: TestServer;
+  const sockets: ClientSocket[] = [];
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.disconnect();
+    await server.close();
+  });
+
+  const api = () => client(server.url);
+
+  /** Two users who liked each other, and their conversation. */
+  async function makeMatch(names: [string, string] = ['Ana', 'Ben']) {
+    const a = await makeCompletedUser(server, { name: names[0] });
+    const b = await makeCompletedUser(server, { name: names[1] });
+    await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const matched = await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
+    expect(matched.body.match).toBe(true);
+    return { a, b, id: matched.body.conversation_id as number };
+  }
+
+  const send = (user: TestUser, id: number, json: unknown) =>
+    api().post(`/api/conversations/${id}/messages/`, { token: user.token, json });
+
+  const messageCount = async (id: number) => {
+    const [row] = rowsOf<{ n: string | number }>(
+      await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${id}`),
+    );
+    return Number(row?.n);
+  };
+
+  it('lists a new match under empty/, and under started/ once a message is sent, with unread counts', async () => {
+    const { a, b, id } = await makeMatch(['Cleo', 'Dan']);
+    const empty = await api().get('/api/conversations/empty/', { token: a.token });
+    expect(empty.status).toBe(200);
+    expect(empty.body.next).toBeNull();
+    expect(empty.body.results).toEqual([
+      {
+        id,
+        name: 'Dan',
+        image: expect.stringMatching(/^\/media\//),
+        other_user_id: b.id,
+        last_message: null,
+        last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    ]);
+    expect((await api().get('/api/conversations/started/', { token: b.token })).body.results).toEqual([]);
+
+    const first = await send(a, id, { content: '  Hi Dan!  ' });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ id: expect.any(Number), sender: a.id, content: 'Hi Dan!', time: expect.any(String), client_id: null });
+    await send(a, id, { content: 'Are you at the bar?' });
+
+    expect((await api().get('/api/conversations/empty/', { token: a.token })).body.results).toEqual([]);
+    const forDan = await api().get('/api/conversations/started/', { token: b.token });
+    expect(forDan.body.results).toEqual([
+      {
+        id,
+        name: 'Cleo',
+        image: expect.stringMatching(/^\/media\//),
+        other_user_id: a.id,
+        last_message: 'Are you at the bar?',
+        last_activity: expect.any(String),
+        unread_count: 2,
+      },
+    ]);
+    const forCleo = await api().get('/api/conversations/started/', { token: a.token });
+    expect(forCleo.body.results[0]).toMatchObject({ id, name: 'Dan', unread_count: 0 });
+
+    // Read markers move forward only, and never past the newest message.
+    expect(await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: first.body.id })).toEqual({
+      participantIds: [Math.min(a.id, b.id), Math.max(a.id, b.id)],
+      lastReadId: first.body.id,
+    });
+    expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count).toBe(1);
+    const clamped = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: 2_000_000_000 });
+    expect(clamped.lastReadId).toBe(first.body.id + 1);
+    const backwards = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: 0 });
+    expect(backwards.lastReadId).toBe(first.body.id + 1);
+    expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count).toBe(0);
+  });
+
+  it('orders started/ by the newest activity and empty/ by the newest match, and pages both', async () => {
+    const me = await makeCompletedUser(server, { name: 'Me' });
+    const partners: TestUser[] = [];
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const partner = await makeCompletedUser(server, { name: `P${i}` });
+      await api().post('/api/matching/', { token: partner.token, json: { response: 'like', other: me.id } });
+      const matched = await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: partner.id } });
+      partners.push(partner);
+      ids.push(matched.body.conversation_id);
+    }
+    const collect = async (kind: 'empty' | 'started') => {
+      const seen: number[] = [];
+      let query = '?limit=2';
+      for (;;) {
+        const page = await api().get(`/api/conversations/${kind}/${query}`, { token: me.token });
+        expect(page.status).toBe(200);
+        seen.push(...page.body.results.map((row: { id: number }) => row.id));
+        if (!page.body.next) return seen;
+        query = `?limit=2&cursor=${page.body.next}`;
+      }
+    };
+    expect(await collect('empty')).toEqual([...ids].reverse());
+
+    // Messages in the order 2, 0, 4: the last one written is the first listed.
+    for (const index of [2, 0, 4]) await send(partners[index]!, ids[index]!, { content: `from P${index}` });
+    expect(await collect('started')).toEqual([ids[4], ids[0], ids[2]]);
+    expect(await collect('empty')).toEqual([ids[3], ids[1]]);
+
+    const badCursor = await api().get('/api/conversations/started/?cursor=nope', { token: me.token });
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body).toEqual({ cursor: ['Invalid cursor.'] });
+  });
+
+  it('pages messages newest first, 50 a page, and catches up with ?after= oldest first', async () => {
+    const { a, b, id } = await makeMatch();
+    const total = MESSAGES_PAGE_SIZE * 2 + 7;
+    const sent: number[] = [];
+    for (let i = 0; i < total; i++) {
+      const { message } = await sendMessage(server.app.db, {
+        conversationId: id,
+        senderId: i % 2 ? a.id : b.id,
+        content: `message ${i}`,
+      });
+      sent.push(message.id);
+    }
+    const pages: number[][] = [];
+    let query = '';
+    for (;;) {
+      const page = await api().get(`/api/conversations/${id}/messages/${query}`, { token: b.token });
+      expect(page.status).toBe(200);
+      pages.push(page.body.results.map((message: { id: number }) => message.id));
+      if (!page.body.next) break;
+      query = `?cursor=${page.body.next}`;
+    }
+    expect(pages.map((page) => page.length)).toEqual([MESSAGES_PAGE_SIZE, MESSAGES_PAGE_SIZE, 7]);
+    expect(pages.flat()).toEqual([...sent].reverse());
+
+    const first = await api().get(`/api/conversations/${id}/messages/`, { token: a.token });
+    expect(first.body.results[0]).toEqual({
+      id: sent.at(-1),
+      sender: b.id,
+      content: `message ${total - 1}`,
+      time: expect.any(String),
+      client_id: null,
+    });
+
+    // The catch-up after a reconnect: everything after the last id held, oldest first, in pages.
+    const caughtUp: number[] = [];
+    query = `?after=${sent[4]}&limit=40`;
+    for (;;) {
+      const page = await api().get(`/api/conversations/${id}/messages/${query}`, { token: a.token });
+      expect(page.status).toBe(200);
+      caughtUp.push(...page.body.results.map((message: { id: number }) => message.id));
+      if (!page.body.next) break;
+      query = `?cursor=${page.body.next}&limit=40`;
+    }
+    expect(caughtUp).toEqual(sent.slice(5));
+    const upToDate = await api().get(`/api/conversations/${id}/messages/?after=${sent.at(-1)}`, { token: a.token });
+    expect(upToDate.body).toEqual({ results: [], next: null });
+  });
+
+  it('lets only the two participants read or write a conversation (access matrix)', async () => {
+    const { a, b, id } = await makeMatch(['Eve', 'Finn']);
+    const stranger = await makeCompletedUser(server);
+    await send(a, id, { content: 'hello' });
+    const before = await messageCount(id);
+
+    const routes = [
+      { name: 'detail', call: (token?: string) => api().get(`/api/conversations/${id}/`, { token }) },
+      { name: 'messages', call: (token?: string) => api().get(`/api/conversations/${id}/messages/`, { token }) },
+      {
+        name: 'catch-up',
+        call: (token?: string) => api().get(`/api/conversations/${id}/messages/?after=0`, { token }),
+      },
+      {
+        name: 'send',
+        call: (token?: string) => api().post(`/api/conversations/${id}/messages/`, { token, json: { content: 'x' } }),
+      },
+    ];
+    const statuses: Record<string, Record<string, number>> = {};
+    for (const route of routes) {
+      statuses[route.name] = {
+        participant: (await route.call(a.token)).status,
+        other: (await route.call(b.token)).status,
+        stranger: (await route.call(stranger.token)).status,
+        anonymous: (await route.call()).status,
+        badToken: (await route.call('not-a-token')).status,
+      };
+    }
+    const reads = { participant: 200, other: 200, stranger: 404, anonymous: 401, badToken: 401 };
+    expect(statuses).toEqual({
+      detail: reads,
+      messages: reads,
+      'catch-up': reads,
+      send: { ...reads, participant: 201, other: 201 },
+    });
+    // Only the two participants' sends were stored.
+    expect(await messageCount(id)).toBe(before + 2);
+
+    const detail = await api().get(`/api/conversations/${id}/`, { token: a.token });
+    expect(detail.body).toEqual({ id, name: 'Finn', image: expect.stringMatching(/^\/media\//), other_user_id: b.id });
+    const strangerView = await api().get(`/api/conversations/${id}/`, { token: stranger.token });
+    expect(strangerView.body).toEqual({ detail: 'Not found.' });
+
+    // Lists: each one sees their own, the stranger sees nothing of it.
+    for (const kind of ['empty', 'started']) {
+      const list = await api().get(`/api/conversations/${kind}/`, { token: stranger.token });
+      expect(list.body.results.map((row: { id: number }) => row.id)).not.toContain(id);
+      expect((await api().get(`/api/conversations/${kind}/`)).status).toBe(401);
+    }
+    for (const path of ['/api/conversations/999999999/', '/api/conversations/abc/', '/api/conversations/-1/messages/']) {
+      expect((await api().get(path, { token: a.token })).status, path).toBe(404);
+    }
+  });
+
+  it('makes a retried send idempotent by client_id, and pushes a new message once to both', async () => {
+    const { a, b, id } = await makeMatch();
+    const other = await makeMatch();
+    const sockets = await Promise.all([a, b].map(connect));
+    const heard = sockets.map(
+      (socket) =>
+        new Promise<Parameters<ServerToClientEvents['message:new']>[0]>((resolve) => socket.once('message:new', resolve)),
+    );
+
+    const clientId = randomUUID();
+    const first = await send(a, id, { content: 'see you at 9', client_id: clientId });
+    expect(first.status).toBe(201);
+    expect(first.body.client_id).toBe(clientId);
+    const [toA, toB] = await Promise.all(heard);
+    expect(toA).toEqual({ conversation_id: id, message: first.body });
+    expect(toB).toEqual({ conversation_id: id, message: first.body });
+
+    const retry = await send(a, id, { content: 'see you at 9', client_id: clientId });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(await messageCount(id)).toBe(1);
+
+    // The next push either socket gets is the next new message, not the retry.
+    const next = sockets.map(
+      (socket) =>
+        new Promise<Parameters<ServerToClientEvents['message:new']>[0]>((resolve) => socket.once('message:new', resolve)),
+    );
+    const later = await send(b, id, { content: 'ok!', client_id: randomUUID() });
+    for (const event of await Promise.all(next)) expect(event.message.id).toBe(later.body.id);
+
+    // The same client_id from the other participant is a different message.
+    const fromB = await send(b, id, { content: 'me too', client_id: clientId });
+    expect(fromB.status).toBe(201);
+    expect(fromB.body.id).not.toBe(first.body.id);
+
+    // Reused by the same sender in another conversation: refused, nothing stored there.
+    await makeMatchBetween(a, other.a);
+    const reused = await send(a, (await conversationBetween(a, other.a))!, { content: 'hi', client_id: clientId });
+    expect(reused.status).toBe(400);
+    expect(reused.body).toEqual({ client_id: ['This client_id was already used for another message.'] });
+    expect(await messageCount(id)).toBe(3);
+  });
+
+  async function makeMatchBetween(x: TestUser, y: TestUser) {
+    await api().post('/api/matching/', { token: x.token, json: { response: 'like', other: y.id } });
+    await api().post('/api/matching/', { token: y.token, json: { response: 'like', other: x.id } });
+  }
+  async function conversationBetween(x: TestUser, y: TestUser): Promise<number | null> {
+    const [row] = rowsOf<{ id: number }>(
+      await server.app.db.execute(
+        sql`select id from conversations where user_low_id = ${Math.min(x.id, y.id)} and user_high_id = ${Math.max(x.id, y.id)}`,
+      ),
+    );
+    return row ? Number(row.id) : null;
+  }
+
+  async function connect(user: TestUser): Promise<ClientSocket> {
+    const socket: ClientSocket = io(server.url, { auth: { token: user.token }, transports: ['websocket'] });
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  }
+
+  it('refuses malformed sends and queries with a 4xx and stores nothing', async () => {
+    const { a, id } = await makeMatch();
+    const cases: { body: unknown; field: string }[] = [
+      { body: { content: '' }, field: 'content' },
+      { body: { content: '   \n\t ' }, field: 'content' },
+      { body: { content: 'x'.repeat(2001) }, field: 'content' },
+      { body: {}, field: 'content' },
+      { body: { content: null }, field: 'content' },
+      { body: { content: 42 }, field: 'content' },
+      { body: { content: ['hi'] }, field: 'content' },
+      { body: { content: 'hi', client_id: 'not-a-uuid' }, field: 'client_id' },
+      { body: { content: 'hi', client_id: 7 }, field: 'client_id' },
+    ];
+    for (const entry of cases) {
+      const response = await send(a, id, entry.body);
+      expect(response.status, JSON.stringify(entry.body)).toBe(400);
+      expect(Object.keys(response.body)).toContain(entry.field);
+    }
+    const tooLong = await send(a, id, { content: 'x'.repeat(2001) });
+    expect(tooLong.body).toEqual({ content: ['Ensure this field has no more than 2000 characters.'] });
+    const blank = await send(a, id, { content: '   ' });
+    expect(blank.body).toEqual({ content: ['This field may not be blank.'] });
+
+    const malformed = await api().post(`/api/conversations/${id}/messages/`, {
+      token: a.token,
+      body: '{"content": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
+    const huge = await api().post(`/api/conversations/${id}/messages/`, {
+      token: a.token,
+      body: JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(huge.status).toBe(413);
+    const wrongType = await api().post(`/api/conversations/${id}/messages/`, {
+      token: a.token,
+      body: 'content=hi',
+      headers: { 'content-type': 'text/plain' },
+    });
+    // Fastify reads text/plain as a string: not the object the schema wants.
+    expect(wrongType.status).toBe(400);
+    const asForm = await api().post(`/api/conversations/${id}/messages/`, {
+      token: a.token,
+      body: new Uint8Array([1, 2, 3]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(asForm.status).toBe(415);
+
+    for (const query of ['?limit=0', '?limit=1000', '?after=-1', '?after=abc', '?cursor=%%%', '?cursor=bm9wZQ']) {
+      const response = await api().get(`/api/conversations/${id}/messages/${query}`, { token: a.token });
+      expect(response.status, query).toBe(400);
+    }
+    // Exactly 2000 characters after trimming is fine: the limit is inclusive.
+    expect((await send(a, id, { content: ` ${'y'.repeat(2000)} ` })).status).toBe(201);
+    expect(await messageCount(id)).toBe(1);
+  });
+});
