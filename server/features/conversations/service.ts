@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
   type ConversationDetail,
@@ -202,19 +202,20 @@ export async function listMessages(
   if (!(await getParticipantIds(db, conversationId, userId))) return null;
 
   const inConversation = eq(messages.conversationId, conversationId);
+  // Both orders are walks of messages_conversation (conversation_id, id desc nulls last).
   const rows =
     direction === 'older'
       ? await db
           .select()
           .from(messages)
           .where(bound === null ? inConversation : and(inConversation, lt(messages.id, bound)))
-          .orderBy(desc(messages.id))
+          .orderBy(sql`${messages.id} desc nulls last`)
           .limit(limit + 1)
       : await db
           .select()
           .from(messages)
           .where(and(inConversation, gt(messages.id, bound ?? 0)))
-          .orderBy(messages.id)
+          .orderBy(sql`${messages.id} asc nulls first`)
           .limit(limit + 1);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
