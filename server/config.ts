@@ -23,7 +23,12 @@ export interface Config {
     apiBase: string | null;
     lookupKeys: { monthly: string; yearly: string };
   };
-  google: { clientId: string | null; userInfoUrl: string };
+  google: {
+    clientId: string | null;
+    userInfoUrl: string;
+    /** Says which app an access token was issued to: a token made for another app is refused. */
+    tokenInfoUrl: string;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     google: {
       clientId: env.GOOGLE_CLIENT_ID || null,
       userInfoUrl: env.GOOGLE_USERINFO_URL || 'https://www.googleapis.com/oauth2/v3/userinfo',
+      tokenInfoUrl: env.GOOGLE_TOKENINFO_URL || 'https://oauth2.googleapis.com/tokeninfo',
     },
   };
 }

@@ -14,3 +14,11 @@ export const GoogleUserInfo = z.object({
   name: z.string().optional(),
 });
 export type GoogleUserInfo = z.infer<typeof GoogleUserInfo>;
+
+/** Google's token-info answer for an access token: `aud` (or `azp`) is the app it was issued to. */
+export const GoogleTokenInfo = z.object({
+  aud: z.string().optional(),
+  azp: z.string().optional(),
+  sub: z.string().optional(),
+});
+export type GoogleTokenInfo = z.infer<typeof GoogleTokenInfo>;

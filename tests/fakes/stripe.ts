@@ -13,6 +13,8 @@ export interface FakeStripe extends FakeServer {
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
   requestsTo(method: string, path: string): RecordedRequest[];
+  /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
+  outage: boolean;
 }
 
 const stripeError = (status: number, message: string, type = 'invalid_request_error') => ({
@@ -26,7 +28,9 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
+  const state = { outage: false };
   const server = await startFakeServer((request) => {
+    if (state.outage) return { ...stripeError(500, 'An unknown error occurred.', 'api_error'), headers: { 'stripe-should-retry': 'false' } };
     if (request.headers.authorization !== `Bearer ${options.secretKey}`) {
       return stripeError(401, 'Invalid API Key provided.', 'authentication_error');
     }
@@ -79,6 +83,12 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     prices,
     sessions,
     requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
+    get outage() {
+      return state.outage;
+    },
+    set outage(value: boolean) {
+      state.outage = value;
+    },
   };
 }
 

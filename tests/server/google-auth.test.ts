@@ -24,13 +24,7 @@ function googleAccount(fake: FakeGoogle, overrides: Partial<GoogleAccount> = {})
     name: 'Gabriela García',
     ...overrides,
   };
-  return { account, token: issueToken(fake, account) };
-}
-
-function issueToken(fake: FakeGoogle, account: GoogleAccount) {
-  const token = `ya29.${unique()}`;
-  fake.tokens.set(token, account);
-  return token;
+  return { account, token: fake.issue(account) };
 }
 
 const usersWithEmail = (server: TestServer, email: string) =>
@@ -41,8 +35,11 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
   let server: TestServer;
 
   beforeAll(async () => {
-    fake = await startFakeGoogle();
-    server = await startServer({ backend, config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl } } });
+    fake = await startFakeGoogle({ clientId: CLIENT_ID });
+    server = await startServer({
+      backend,
+      config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -69,8 +66,11 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     const user = await me(response.body.token);
     expect(user).toMatchObject({ email: account.email, first_name: 'Gabriela', last_name: 'García' });
     expect(user.id).not.toBe(victim.id);
-    // Google was asked, with the token as a bearer credential.
-    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+    // Google was asked which app the token is for, then whose it is, with the token as a bearer credential.
+    const asked = fake.requests.slice(-2);
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /tokeninfo', 'GET /oauth2/v3/userinfo']);
+    expect(asked[0]?.form.access_token).toBe(token);
+    expect(asked[1]?.headers.authorization).toBe(`Bearer ${token}`);
     // The new account has no password: the password login cannot be used to enter it.
     const [row] = await server.app.db.select({ hash: users.passwordHash, sub: users.googleSub }).from(users).where(eq(users.id, user.id));
     expect(row).toEqual({ hash: null, sub: account.sub });
@@ -82,11 +82,11 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(first.status).toBe(200);
     const firstId = (await me(first.body.token)).id;
 
-    const second = await login({ access_token: issueToken(fake, account) });
+    const second = await login({ access_token: fake.issue(account) });
     expect(second.status).toBe(200);
     expect((await me(second.body.token)).id).toBe(firstId);
 
-    const renamed = await login({ access_token: issueToken(fake, { ...account, email: `renamed-${unique()}@gmail.example` }) });
+    const renamed = await login({ access_token: fake.issue({ ...account, email: `renamed-${unique()}@gmail.example` }) });
     expect(renamed.status).toBe(200);
     expect((await me(renamed.body.token)).id).toBe(firstId);
     expect(await usersWithEmail(server, account.email)).toHaveLength(1);
@@ -115,6 +115,15 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ non_field_errors: ['Google did not accept this sign-in. Please try again.'] });
     expect(await usersWithEmail(server, claimed)).toEqual([]);
+  });
+
+  it('refuses a token Google issued to another app, even for a real verified account', async () => {
+    const { account } = googleAccount(fake);
+    const foreign = fake.issue(account, 'some-other-app.apps.googleusercontent.com');
+    const response = await login({ access_token: foreign });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ non_field_errors: ['Google did not accept this sign-in. Please try again.'] });
+    expect(await usersWithEmail(server, account.email)).toEqual([]);
   });
 
   it('refuses an unverified e-mail (4xx) and creates nothing', async () => {
@@ -149,8 +158,8 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
   it('two first logins at the same instant end on one account', async () => {
     const { account } = googleAccount(fake);
     const [a, b] = await Promise.all([
-      login({ access_token: issueToken(fake, account) }),
-      login({ access_token: issueToken(fake, account) }),
+      login({ access_token: fake.issue(account) }),
+      login({ access_token: fake.issue(account) }),
     ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect((await me(a.body.token)).id).toBe((await me(b.body.token)).id);
@@ -162,8 +171,10 @@ describe('Google sign-in without GOOGLE_CLIENT_ID', () => {
   let fake: FakeGoogle;
   let server: TestServer;
   beforeAll(async () => {
-    fake = await startFakeGoogle();
-    server = await startServer({ config: { google: { clientId: null, userInfoUrl: fake.userInfoUrl } } });
+    fake = await startFakeGoogle({ clientId: CLIENT_ID });
+    server = await startServer({
+      config: { google: { clientId: null, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
+    });
   });
   afterAll(async () => {
     await server?.close();

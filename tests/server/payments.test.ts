@@ -175,6 +175,19 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     }
   });
 
+  it('answers 503, not 500, while Stripe is down, and stores nothing', async () => {
+    const user = await makeUser(server);
+    fake.outage = true;
+    try {
+      const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ detail: 'Payments are unavailable right now. Please try again later.' });
+    } finally {
+      fake.outage = false;
+    }
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+  });
+
   it('answers bad checkout input with a 4xx in the envelope', async () => {
     const api = client(server.url);
     const user = await makeUser(server);

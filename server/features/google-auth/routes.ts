@@ -17,8 +17,9 @@ const googleAuthRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, 
     }),
     handler: async (request) => {
       // Hidden unless configured (ARCHITECTURE.md): a server without a client id takes no Google logins.
-      if (!app.config.google.clientId) throw ValidationError.field('non_field_errors', GOOGLE_DISABLED);
-      return { token: await googleLogin(app.db, app.config.google.userInfoUrl, request.body.access_token) };
+      const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;
+      if (!clientId) throw ValidationError.field('non_field_errors', GOOGLE_DISABLED);
+      return { token: await googleLogin(app.db, { clientId, userInfoUrl, tokenInfoUrl }, request.body.access_token) };
     },
   });
 };

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { GoogleUserInfo } from '../../../shared/schemas/google';
+import { GoogleTokenInfo, GoogleUserInfo } from '../../../shared/schemas/google';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
 import { ApiError, ValidationError } from '../../errors';
@@ -12,7 +12,7 @@ export const GOOGLE_NO_EMAIL = 'Google did not share an e-mail address for this 
 export const GOOGLE_UNVERIFIED = 'Your Google e-mail address is not verified.';
 export const GOOGLE_OTHER_ACCOUNT = 'This e-mail address is already linked to another Google account.';
 
-const USERINFO_TIMEOUT_MS = 10_000;
+const GOOGLE_TIMEOUT_MS = 10_000;
 
 const rejected = (message: string) => ValidationError.field('non_field_errors', message);
 
@@ -22,30 +22,52 @@ class GoogleUnavailable extends ApiError {
   }
 }
 
-/**
- * Who Google says the access token belongs to, asked of Google itself: the only identity a
- * Google sign-in is trusted with. The client's copy of the profile is never read.
- */
-export async function verifyGoogleToken(userInfoUrl: string, accessToken: string): Promise<GoogleUserInfo> {
+export interface GoogleSettings {
+  clientId: string;
+  userInfoUrl: string;
+  tokenInfoUrl: string;
+}
+
+/** Google's JSON answer, or the error a client should see: 4xx refused the token, 5xx or no answer is an outage. */
+async function askGoogle(url: string, init: RequestInit): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(userInfoUrl, {
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(USERINFO_TIMEOUT_MS),
-    });
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(GOOGLE_TIMEOUT_MS) });
   } catch {
     throw new GoogleUnavailable();
   }
-  // 4xx: Google refused the token (expired, revoked, forged); 5xx: Google is having trouble.
   if (response.status >= 500) throw new GoogleUnavailable();
   if (!response.ok) throw rejected(GOOGLE_REJECTED);
+  return response.json().catch(() => null);
+}
 
-  const body: unknown = await response.json().catch(() => null);
+/**
+ * Who Google says the access token belongs to, asked of Google itself: the only identity a
+ * Google sign-in is trusted with. The client's copy of the profile is never read. The token must
+ * have been issued to this app: a token another app obtained for the same person is refused.
+ */
+export async function verifyGoogleToken(google: GoogleSettings, accessToken: string): Promise<GoogleUserInfo> {
+  const tokenInfo = GoogleTokenInfo.safeParse(
+    await askGoogle(google.tokenInfoUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      // In the body, not the query string: the token stays out of URLs and their logs.
+      body: new URLSearchParams({ access_token: accessToken }).toString(),
+    }),
+  );
+  if (!tokenInfo.success) throw rejected(GOOGLE_REJECTED);
+  const { aud, azp } = tokenInfo.data;
+  if (aud !== google.clientId && azp !== google.clientId) throw rejected(GOOGLE_REJECTED);
+
+  const body = await askGoogle(google.userInfoUrl, {
+    headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+  });
   const parsed = GoogleUserInfo.safeParse(body);
   if (!parsed.success) {
     const hasEmail = typeof body === 'object' && body !== null && 'email' in body;
     throw rejected(hasEmail ? GOOGLE_REJECTED : GOOGLE_NO_EMAIL);
   }
+  if (tokenInfo.data.sub && tokenInfo.data.sub !== parsed.data.sub) throw rejected(GOOGLE_REJECTED);
   if (!parsed.data.email_verified) throw rejected(GOOGLE_UNVERIFIED);
   return parsed.data;
 }
@@ -91,8 +113,8 @@ export async function findOrCreateGoogleUser(db: Db, info: GoogleUserInfo, attem
   return findOrCreateGoogleUser(db, info, attempt + 1);
 }
 
-export async function googleLogin(db: Db, userInfoUrl: string, accessToken: string): Promise<string> {
-  const info = await verifyGoogleToken(userInfoUrl, accessToken);
+export async function googleLogin(db: Db, google: GoogleSettings, accessToken: string): Promise<string> {
+  const info = await verifyGoogleToken(google, accessToken);
   const userId = await findOrCreateGoogleUser(db, info);
   return issueToken(db, userId);
 }
