@@ -60,7 +60,11 @@ export default fp(
     };
 
     io.use(async (socket, next) => {
-      if (!accepting) return next(new Error('unavailable'));
+      if (!accepting) {
+        // A dropped transport makes the client reconnect (elsewhere, behind the proxy); a refusal would not.
+        socket.conn.close();
+        return next(new Error('unavailable'));
+      }
       const token: unknown = socket.handshake.auth?.token;
       try {
         const user = typeof token === 'string' && token.length <= 200 ? await findUserByToken(app.db, token) : null;
@@ -95,8 +99,10 @@ export default fp(
       // resends (same client_id) on the instance it reconnects to.
       accepting = false;
       await drain();
-      // Open WebSockets would otherwise hold the HTTP server open; clients reconnect elsewhere.
-      io.local.disconnectSockets(true);
+      // Close the transports rather than disconnect the sockets: socket.io-client reconnects on its own
+      // after a "transport close" (elsewhere, behind the proxy) but not after a server-side disconnect.
+      // Open WebSockets would otherwise also hold the HTTP server open.
+      for (const socket of io.of('/').sockets.values()) socket.conn.close();
       // The disconnects' presence updates still read the database, which closes after this.
       await drain();
     });

@@ -1,0 +1,178 @@
+/**
+ * `npm run cluster`: docker-compose.yml's shape on loopback, without Docker. Two app instances on the
+ * machine's PostgreSQL and Redis, behind a small WebSocket-aware proxy:
+ *
+ *   proxy :CLUSTER_PORT (3000) ──round robin──▶ instance :PORT+1, instance :PORT+2 ──▶ PostgreSQL, Redis
+ *
+ * Environment: CLUSTER_PORT, DATABASE_URL (default: database `eventmatch_cluster` on 127.0.0.1, created
+ * when missing), REDIS_URL (default redis://127.0.0.1:6379), DATA_DIR (shared by both, for media),
+ * CLUSTER_INSTANCES (default 2). On SIGTERM/SIGINT it stops the instances gracefully, then itself.
+ * Prints one JSON line `{"ready":true,...}` once every instance answers /readyz.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import httpProxy from 'http-proxy';
+import postgres from 'postgres';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const port = Number(process.env.CLUSTER_PORT ?? 3000);
+const instanceCount = Number(process.env.CLUSTER_INSTANCES ?? 2);
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data', 'cluster'));
+/** A backend that refused a connection is skipped for this long (it is restarting or gone). */
+const DOWN_FOR_MS = 2000;
+const STICKY_COOKIE = 'em_instance';
+
+interface Backend {
+  index: number;
+  url: string;
+  port: number;
+  process: ChildProcess;
+  downUntil: number;
+}
+
+async function ensureDatabase(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+  const name = 'eventmatch_cluster';
+  const [found] = await admin`select 1 as ok from pg_database where datname = ${name}`;
+  if (!found) await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  return `postgres://postgres@127.0.0.1:5432/${name}`;
+}
+
+function startInstance(index: number, databaseUrl: string): Backend {
+  const instancePort = port + 1 + index;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(instancePort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      DATA_DIR: dataDir,
+      PUBLIC_URL: process.env.PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return { index, url: `http://127.0.0.1:${instancePort}`, port: instancePort, process: child, downUntil: 0 };
+}
+
+async function waitReady(backend: Backend) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (backend.process.exitCode !== null) throw new Error(`instance ${backend.index} exited with ${backend.process.exitCode}`);
+    const ok = await fetch(`${backend.url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`instance ${backend.index} not ready after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function stickyIndex(request: http.IncomingMessage): number | null {
+  const match = new RegExp(`(?:^|;\\s*)${STICKY_COOKIE}=(\\d+)`).exec(request.headers.cookie ?? '');
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Round robin over the live backends. A browser on HTTP long-polling keeps to its instance through a
+ * cookie (engine.io needs every poll of a session on the same instance); WebSockets need no stickiness.
+ */
+function createProxy(backends: Backend[]) {
+  const proxy = httpProxy.createProxyServer({ xfwd: true, ws: true });
+  const chosen = new WeakMap<http.IncomingMessage, Backend>();
+  let next = 0;
+
+  const live = (backend: Backend) => backend.process.exitCode === null && backend.downUntil <= Date.now();
+  function pick(request: http.IncomingMessage): Backend | null {
+    const sticky = stickyIndex(request);
+    const pinned = sticky === null ? undefined : backends[sticky];
+    if (pinned && live(pinned)) return pinned;
+    for (let i = 0; i < backends.length; i += 1) {
+      const backend = backends[(next + i) % backends.length]!;
+      if (!live(backend)) continue;
+      next = (backend.index + 1) % backends.length;
+      return backend;
+    }
+    return null;
+  }
+  const markDown = (backend: Backend) => {
+    backend.downUntil = Date.now() + DOWN_FOR_MS;
+  };
+
+  proxy.on('proxyRes', (proxyRes, request) => {
+    const backend = chosen.get(request);
+    if (!backend || stickyIndex(request) === backend.index) return;
+    const cookie = `${STICKY_COOKIE}=${backend.index}; Path=/; HttpOnly; SameSite=Lax`;
+    const existing = proxyRes.headers['set-cookie'] ?? [];
+    proxyRes.headers['set-cookie'] = [...existing, cookie];
+  });
+
+  const server = http.createServer((request, response) => {
+    const backend = pick(request);
+    if (!backend) {
+      response.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"No instance is available."}');
+      return;
+    }
+    chosen.set(request, backend);
+    proxy.web(request, response, { target: backend.url }, () => {
+      markDown(backend);
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
+      response.end('{"detail":"The instance went away; try again."}');
+    });
+  });
+  server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const backend = pick(request);
+    if (!backend) {
+      socket.destroy();
+      return;
+    }
+    // The client reconnects on its own; the next attempt goes to another instance.
+    proxy.ws(request, socket, head, { target: backend.url }, () => {
+      markDown(backend);
+      socket.destroy();
+    });
+  });
+  return server;
+}
+
+const databaseUrl = await ensureDatabase();
+const backends: Backend[] = [];
+// One after the other: the first applies the migrations, the others find them applied.
+for (let i = 0; i < instanceCount; i += 1) {
+  const backend = startInstance(i, databaseUrl);
+  backends.push(backend);
+  await waitReady(backend);
+}
+const proxyServer = createProxy(backends);
+await new Promise<void>((resolve) => proxyServer.listen(port, process.env.CLUSTER_HOST ?? '127.0.0.1', resolve));
+console.log(
+  JSON.stringify({
+    ready: true,
+    url: `http://127.0.0.1:${port}`,
+    instances: backends.map((backend) => ({ url: backend.url, pid: backend.process.pid })),
+  }),
+);
+
+let stopping = false;
+async function stop(signal: NodeJS.Signals) {
+  if (stopping) return;
+  stopping = true;
+  const exits = backends
+    .filter((backend) => backend.process.exitCode === null)
+    .map((backend) => new Promise((resolve) => backend.process.once('exit', resolve)));
+  for (const backend of backends) backend.process.kill(signal === 'SIGINT' ? 'SIGTERM' : signal);
+  await Promise.all(exits);
+  proxyServer.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

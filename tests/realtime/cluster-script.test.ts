@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import readline from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase } from '../helpers/database';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import type { TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, waitFor } from '../helpers/socket';
+import { freePort } from './cluster-fixtures';
+import { match, newClientId, storedMessages } from './fixtures';
+
+const ready = (await hasPostgres()) && (await hasRedis());
+
+interface ClusterInfo {
+  url: string;
+  instances: Array<{ url: string; pid: number }>;
+}
+
+describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let cluster: ChildProcess;
+  let info: ClusterInfo;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    const port = await freePort();
+    cluster = spawn('npm', ['run', '--silent', 'cluster'], {
+      env: {
+        ...process.env,
+        CLUSTER_PORT: String(port),
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        REDIS_PREFIX: `test-cluster-${randomBytes(6).toString('hex')}`,
+        ARGON2_MEMORY_KIB: '1024',
+        ARGON2_TIME_COST: '1',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      // Its own process group, so that the whole tree (npm → tsx → node → instances) is stopped by its id.
+      detached: true,
+    });
+    info = await new Promise<ClusterInfo>((resolve, reject) => {
+      const lines = readline.createInterface({ input: cluster.stdout! });
+      lines.on('line', (line) => {
+        if (line.startsWith('{"ready":true')) resolve(JSON.parse(line) as ClusterInfo);
+      });
+      cluster.once('exit', (code) => reject(new Error(`cluster exited with ${code}`)));
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const socket of open) socket.close();
+    if (cluster?.exitCode === null && cluster.pid) {
+      const exited = new Promise((resolve) => cluster.once('exit', resolve));
+      process.kill(-cluster.pid, 'SIGTERM');
+      await exited;
+    }
+    await database?.drop();
+  });
+
+  it('serves the API and carries a match and messages between sockets on different instances', async () => {
+    // The helpers only need the base URL: everything goes through the proxy.
+    const proxy = { url: info.url } as TestServer;
+    const ana = await makeCompletedUser(proxy, { name: 'Ana' });
+    const ben = await makeCompletedUser(proxy, { name: 'Ben' });
+    // Round robin: two sockets opened back to back land on the two instances.
+    const anaSocket = await connect(info.url, ana.token, { reconnection: true });
+    const benSocket = await connect(info.url, ben.token, { reconnection: true });
+    open.push(anaSocket, benSocket);
+    const heard = waitFor(benSocket, 'match:new');
+    const conversationId = await match(proxy, ana, ben);
+    expect((await heard).conversation_id).toBe(conversationId);
+
+    const message = waitFor(benSocket, 'message:new');
+    const sent = await anaSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'via proxy', client_id: newClientId() });
+    expect(sent.ok).toBe(true);
+    expect((await message).message.content).toBe('via proxy');
+
+    // SIGTERM to instance 0: its sockets are closed (they reconnect through the proxy to instance 1),
+    // writes in flight finish, and the process exits cleanly.
+    const instance = info.instances[0]!;
+    const sends = (socket: ClientSocket, user: TestUser) =>
+      Array.from({ length: 15 }, (_, i) => {
+        const payload = { conversation_id: conversationId, content: `${user.id}-${i}`, client_id: newClientId() };
+        return socket
+          .timeout(3000)
+          .emitWithAck('message:send', payload)
+          .then(
+            (ack) => ({ payload, ok: ack.ok }),
+            () => ({ payload, ok: false }),
+          );
+      });
+    const reconnected = Promise.race(
+      [anaSocket, benSocket].map(
+        (socket) =>
+          new Promise<ClientSocket>((resolve) => {
+            socket.io.once('reconnect', () => resolve(socket));
+          }),
+      ),
+    );
+    const inFlight = [...sends(anaSocket, ana), ...sends(benSocket, ben)];
+    process.kill(instance.pid, 'SIGTERM');
+    const outcomes = await Promise.all(inFlight);
+    await reconnected;
+    await waitExit(instance.pid);
+
+    // Whatever was not acknowledged is resent with the same client_id: stored exactly once.
+    for (const outcome of outcomes.filter((o) => !o.ok)) {
+      const sender = outcome.payload.content.startsWith(`${ana.id}-`) ? anaSocket : benSocket;
+      const ack = await sender.emitWithAck('message:send', outcome.payload);
+      expect(ack.ok, JSON.stringify(ack)).toBe(true);
+    }
+    const stored = await storedMessages(proxy, ana.token, conversationId);
+    expect(stored.map((m) => m.content).sort()).toEqual(['via proxy', ...outcomes.map((o) => o.payload.content)].sort());
+
+    // After the failover both users are on instance 1 and still reach each other.
+    const after = waitFor(anaSocket, 'message:new', (event) => event.message.content === 'after failover');
+    expect((await benSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'after failover', client_id: newClientId() })).ok).toBe(true);
+    await after;
+    expect((await client(info.url).get('/readyz')).status).toBe(200);
+  }, 60_000);
+});
+
+async function waitExit(pid: number) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`instance ${pid} did not exit after SIGTERM`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
