@@ -16,6 +16,10 @@ export type CheckoutInput = z.infer<typeof CheckoutInput>;
 export const CheckoutResponse = z.object({ url: z.string() });
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 
+/** Stripe signs every webhook delivery; the raw body itself is checked against this signature. */
+export const WebhookHeaders = z.object({ 'stripe-signature': z.string().min(1).max(4096) });
+export type WebhookHeaders = z.infer<typeof WebhookHeaders>;
+
 export const WebhookResponse = z.object({ received: z.literal(true) });
 export type WebhookResponse = z.infer<typeof WebhookResponse>;
 

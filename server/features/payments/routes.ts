@@ -1,8 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import Stripe from 'stripe';
-import { CheckoutInput, CheckoutResponse, StripeEvent, TestCheckoutParams, WebhookResponse } from '../../../shared/schemas/payments';
-import { z } from '../../../shared/schemas/zod';
+import {
+  CheckoutInput,
+  CheckoutResponse,
+  StripeEvent,
+  TestCheckoutParams,
+  WebhookHeaders,
+  WebhookResponse,
+} from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
 import { NotAuthenticated, NotFound, Throttled, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
@@ -35,6 +41,9 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     publicUrl: () => app.config.publicUrl,
   };
   const throttled = (_request: unknown, context: { ttl: number }) => new Throttled(context.ttl / 1000);
+  if (payments.stripe && !config.stripe.webhookSecret) {
+    app.log.warn('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: paid checkouts will never activate a subscription');
+  }
 
   /** The token's user when one is sent; otherwise the form post's e-mail names the account. */
   async function checkoutUser(request: FastifyRequest, reply: FastifyReply, email: string | undefined) {
@@ -75,7 +84,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
 
     webhook.post('/api/payments/stripe/webhook/', {
       schema: {
-        headers: z.object({ 'stripe-signature': z.string().min(1).max(4096) }),
+        headers: WebhookHeaders,
         response: { 200: WebhookResponse },
       },
       handler: async (request) => {
