@@ -1,0 +1,210 @@
+/**
+ * The whole product in Debian's Chromium on a phone-sized screen, against the real server:
+ * register → login → complete the profile (photo upload and date picker) → deck → like by dragging →
+ * match overlay → chat, with the other person's message and typing arriving live over the socket.
+ * Screenshots of each screen land in tests/e2e/artifacts/.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { startServer, type TestServer } from '../helpers/server';
+import { connect } from '../helpers/socket';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const email = `e2e-${Date.now()}@example.com`;
+  const password = 'Dance-Floor-2026!';
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    page.on('pageerror', (error) => console.error('page error:', error));
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('shows the landing page in Spanish by default and switches to English, kept in localStorage', async () => {
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('es');
+    await page.getByRole('heading', { level: 1, name: es['landing.hero.title'] }).waitFor();
+    await shot('01-landing-es');
+
+    await page.getByRole('button', { name: es['nav.openMenu'] }).click();
+    await page.locator('#side-menu').getByRole('button', { name: 'English' }).click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await page.evaluate(() => localStorage.getItem('language_code'))).toBe('en');
+    await shot('02-landing-menu-en');
+    await page.getByRole('button', { name: en['nav.closeMenu'] }).click();
+
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: en['landing.hero.title'] }).waitFor();
+    await page.getByRole('button', { name: en['nav.openMenu'] }).click();
+    await page.locator('#side-menu').getByRole('button', { name: 'Español' }).click();
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('es');
+    await page.getByRole('button', { name: es['nav.closeMenu'] }).click();
+  });
+
+  it('registers, is told so in a toast, and logs in to the profile page (profile incomplete)', async () => {
+    await page.getByRole('link', { name: es['landing.getStarted'] }).first().click();
+    await page.waitForURL('**/login/');
+    await page.getByRole('link', { name: es['login.registerLink'] }).click();
+    await page.waitForURL('**/register');
+
+    await page.getByLabel(es['register.firstName']).fill('Lucía');
+    await page.getByLabel(es['register.lastName']).fill('García');
+    await page.getByLabel(es['auth.email']).fill(email);
+    await page.getByLabel(es['auth.password'], { exact: true }).fill(password);
+    await page.getByLabel(es['register.password2']).fill('not the same');
+    await page.getByRole('button', { name: es['register.submit'] }).click();
+    // The server's field error, shown under its field.
+    await page.getByText('The two passwords do not match.').waitFor();
+    await shot('03-register-error');
+
+    await page.getByLabel(es['register.password2']).fill(password);
+    await page.getByRole('button', { name: es['register.submit'] }).click();
+    await page.getByText(es['register.success']).waitFor();
+    await page.waitForURL('**/login/');
+    await shot('04-login-after-register');
+
+    await page.getByLabel(es['auth.email']).fill(email);
+    await page.getByLabel(es['auth.password']).fill('wrong password');
+    await page.getByRole('button', { name: es['login.submit'] }).click();
+    await page.getByText('Unable to log in with provided credentials.').waitFor();
+
+    await page.getByLabel(es['auth.password']).fill(password);
+    await page.getByRole('button', { name: es['login.submit'] }).click();
+    // /app/home/ first, then the gate sends an incomplete profile to /app/profile/.
+    await page.waitForURL('**/app/profile/');
+    expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeTruthy();
+    await page.getByRole('heading', { name: es['profile.title'] }).waitFor();
+    await shot('05-profile-incomplete');
+  });
+
+  it('refuses to save without a photo, then completes the profile with an upload and the date picker', async () => {
+    await page.getByLabel(es['profile.bio']).fill('Aquí por la música y la buena gente.');
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.needPhoto']).waitFor();
+
+    await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#f97316' }) });
+    await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.needDate']).waitFor();
+
+    const dateButton = page.getByLabel(es['profile.dateOfBirth']);
+    expect(await dateButton.textContent()).toContain(es['profile.pickDate']);
+    await dateButton.click();
+    const years = page.locator('.rdp-years_dropdown');
+    await years.selectOption('1996');
+    await page.locator('.rdp-months_dropdown').selectOption('5');
+    await shot('06-date-picker');
+    await page.locator('.rdp-day_button', { hasText: /^15$/ }).first().click();
+    await expect.poll(() => dateButton.textContent()).toContain('1996');
+
+    await page.getByLabel(es['profile.gender']).selectOption('female');
+    await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.saved']).waitFor();
+    await shot('07-profile-saved');
+
+    const me = await page.evaluate(async () => {
+      const response = await fetch('/api/users/me/profile/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
+      return response.json();
+    });
+    expect(me).toMatchObject({ gender: 'female', date_of_birth: '1996-06-15', genders_to_match: ['male'], bio: 'Aquí por la música y la buena gente.' });
+  });
+
+  it('drags a card right, shows the match overlay, and chats live with the other person', async () => {
+    const api = client(server.url);
+    const login = await api.post('/api/auth/', { json: { username: email, password } });
+    const me = await api.get('/api/users/me/', { token: login.body.token });
+    expect(me.body.is_profile_completed).toBe(true);
+
+    // Marco likes Lucía first, so her like completes the match.
+    const marco = await makeCompletedUser(server, { name: 'Marco', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Marco' });
+    const liked = await api.post('/api/matching/', { token: marco.token, json: { response: 'like', other: me.body.id } });
+    expect(liked.status).toBe(200);
+
+    await page.getByRole('link', { name: es['app.nav.home'] }).click();
+    await page.waitForURL('**/app/home');
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    await expect.poll(() => card.getAttribute('aria-label')).toContain('Marco');
+    await shot('08-deck');
+
+    const box = await card.boundingBox();
+    if (!box) throw new Error('card has no box');
+    const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    for (let step = 1; step <= 10; step += 1) await page.mouse.move(start.x + step * 16, start.y + step * 2);
+    await shot('09-deck-dragging');
+    await page.mouse.up();
+
+    await page.getByRole('heading', { name: es['deck.match.title'] }).waitFor();
+    await shot('10-match-overlay');
+
+    await page.getByRole('link', { name: es['app.nav.chats'] }).click();
+    await page.waitForURL('**/app/matches');
+    const matchLink = page.locator('.match-strip').getByRole('link', { name: /Marco/ });
+    await matchLink.waitFor();
+    await shot('11-matches');
+    await matchLink.click();
+    await page.waitForURL(/\/app\/chat\/\d+$/);
+    const conversationId = Number(page.url().split('/').pop());
+    await page.getByText(es['chat.empty']).waitFor();
+
+    await page.getByPlaceholder(es['chat.placeholder']).fill('¡Hola Marco! ¿Dónde estás?');
+    await page.keyboard.press('Enter');
+    const mine = page.locator('.message-own', { hasText: '¡Hola Marco!' });
+    await mine.waitFor();
+    await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');
+
+    // Marco's side: his typing and his message arrive over the socket without a reload.
+    const socket = await connect(server.url, marco.token);
+    try {
+      socket.emit('typing', { conversation_id: conversationId });
+      await page.getByText(es['chat.typing'].replace('{name}', 'Marco')).waitFor();
+      await shot('12-chat-typing');
+      const sent = await api.post(`/api/conversations/${conversationId}/messages/`, { token: marco.token, json: { content: 'Junto a la barra 🍹' } });
+      expect(sent.status).toBe(201);
+      await page.locator('.message-partner', { hasText: 'Junto a la barra' }).waitFor();
+      await shot('13-chat-live');
+    } finally {
+      socket.close();
+    }
+
+    const stored = await api.get(`/api/conversations/${conversationId}/messages/`, { token: marco.token });
+    expect(stored.body.results.map((message: { content: string }) => message.content)).toEqual(['Junto a la barra 🍹', '¡Hola Marco! ¿Dónde estás?']);
+  });
+
+  it('logs out: local storage is cleared, except the language choice, and /app/ needs a token again', async () => {
+    await page.getByRole('link', { name: es['app.logout'] }).click();
+    await page.waitForURL(`${server.url}/`);
+    expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
+    await page.goto(`${server.url}/app/home/`);
+    await page.waitForURL('**/login/');
+  });
+});
