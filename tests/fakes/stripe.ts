@@ -10,6 +10,8 @@ export interface FakeStripe extends FakeServer {
   secretKey: string;
   /** lookup_key → price id; tests may add or remove prices. */
   prices: Map<string, string>;
+  /** Subscriptions as Stripe holds them now (id → customer and status); tests set them. */
+  subscriptions: Map<string, { customer: string; status: string }>;
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
   requestsTo(method: string, path: string): RecordedRequest[];
@@ -25,6 +27,7 @@ const stripeError = (status: number, message: string, type = 'invalid_request_er
 export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
+  const subscriptions = new Map<string, { customer: string; status: string }>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
@@ -74,6 +77,14 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: session };
     }
 
+    const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(request.path);
+    if (request.method === 'GET' && subscriptionPath) {
+      const id = decodeURIComponent(subscriptionPath[1]!);
+      const subscription = subscriptions.get(id);
+      if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
+      return { status: 200, body: { id, object: 'subscription', ...subscription } };
+    }
+
     return stripeError(404, `Unrecognized request URL (${request.method}: ${request.path}).`);
   });
 
@@ -82,6 +93,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     secretKey: options.secretKey,
     prices,
     sessions,
+    subscriptions,
     requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
     get outage() {
       return state.outage;

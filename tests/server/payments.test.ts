@@ -328,6 +328,36 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(second.body).toEqual({ detail: 'You already have a subscription.' });
   });
 
+  it('reads the subscription fresh from Stripe, so a late event cannot undo a newer state', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+
+    // The event still says "incomplete", but Stripe already has the trial running.
+    fake.subscriptions.set('sub_fresh', { customer, status: 'trialing' });
+    const stale = stripeEvent('customer.subscription.updated', { id: 'sub_fresh', object: 'subscription', customer, status: 'incomplete' });
+    expect((await deliver(stale)).status).toBe(200);
+    expect(await me()).toBe(true);
+    expect(fake.requestsTo('GET', '/v1/subscriptions/sub_fresh').length).toBeGreaterThan(0);
+
+    // Canceled at Stripe; the "active" update that was sent earlier arrives only now.
+    fake.subscriptions.set('sub_fresh', { customer, status: 'canceled' });
+    const late = stripeEvent('customer.subscription.updated', { id: 'sub_fresh', object: 'subscription', customer, status: 'active' });
+    expect((await deliver(late)).status).toBe(200);
+    expect(await me()).toBe(false);
+
+    // Likewise a completion delivered after its subscription already ended grants nothing.
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: 'sub_fresh',
+    });
+    expect((await deliver(completed)).status).toBe(200);
+    expect(await me()).toBe(false);
+  });
+
   it('refuses a signed event whose object is not what its type promises (400) and records nothing', async () => {
     const event = stripeEvent('customer.subscription.deleted', { id: 42, object: 'subscription' });
     const response = await deliver(event);

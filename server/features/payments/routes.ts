@@ -22,6 +22,7 @@ import {
   findLocalCheckout,
   handleStripeEvent,
   type Payments,
+  stripeSubscriptionSource,
   subscribeUrl,
   UNKNOWN_EMAIL,
 } from './service';
@@ -41,6 +42,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     publicUrl: () => app.config.publicUrl,
   };
   const throttled = (_request: unknown, context: { ttl: number }) => new Throttled(context.ttl / 1000);
+  const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;
   if (payments.stripe && !config.stripe.webhookSecret) {
     app.log.warn('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: paid checkouts will never activate a subscription');
   }
@@ -103,7 +105,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         }
         const event = StripeEvent.safeParse(verified);
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
-        const outcome = await handleStripeEvent(app.db, event.data);
+        const outcome = await handleStripeEvent(app.db, event.data, latestSubscription);
         request.log.info({ eventId: event.data.id, type: event.data.type, outcome }, 'stripe event');
         return { received: true as const };
       },

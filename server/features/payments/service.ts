@@ -132,13 +132,37 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
 export type EventOutcome = 'handled' | 'duplicate' | 'ignored';
 
 /**
+ * Stripe's current state of a subscription, or null if Stripe does not know it. Events can arrive
+ * late and out of order; reading the state fresh means an old event cannot undo a newer one.
+ */
+export type SubscriptionSource = (id: string) => Promise<StripeSubscription | null>;
+
+export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
+  return async (id) => {
+    try {
+      const subscription = await callStripe(() => stripe.subscriptions.retrieve(id));
+      const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
+      return { id: subscription.id, customer, status: subscription.status };
+    } catch (error) {
+      if (error instanceof Error && 'statusCode' in error && error.statusCode === 404) return null;
+      throw error;
+    }
+  };
+}
+
+/**
  * One Stripe event, applied at most once: its id is recorded in the same transaction as its
  * effect, so a redelivery changes nothing and a failure leaves it to be retried. The webhook and
  * the local test checkout both come through here.
  */
-export async function handleStripeEvent(db: Db, event: StripeEvent): Promise<EventOutcome> {
-  // Parsed before anything is written: a payload we cannot read is refused whole.
-  const apply = parseEventEffect(event);
+export async function handleStripeEvent(
+  db: Db,
+  event: StripeEvent,
+  latest: SubscriptionSource | null = null,
+): Promise<EventOutcome> {
+  if (await alreadyHandled(db, event.id)) return 'duplicate';
+  // Parsed, and Stripe asked, before anything is written: a payload we cannot read is refused whole.
+  const apply = await parseEventEffect(event, latest);
   return db.transaction(async (tx) => {
     const [fresh] = await tx
       .insert(stripeEvents)
@@ -157,19 +181,31 @@ function parseOrReject<T>(schema: { safeParse(value: unknown): { success: true; 
   return parsed.data;
 }
 
+async function alreadyHandled(db: Db, id: string): Promise<boolean> {
+  const [row] = await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, id));
+  return row !== undefined;
+}
+
 /** What an event does, as a function of a transaction; null for event types we do not act on. */
-function parseEventEffect(event: StripeEvent): ((tx: Tx) => Promise<boolean>) | null {
+async function parseEventEffect(
+  event: StripeEvent,
+  latest: SubscriptionSource | null,
+): Promise<((tx: Tx) => Promise<boolean>) | null> {
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = parseOrReject(StripeCheckoutSession, event.data.object);
-      return (tx) => completeCheckout(tx, session);
+      const current = latest && session.subscription ? await latest(session.subscription) : null;
+      // Completion grants the plan unless Stripe says that subscription has already ended.
+      const active = current ? ACTIVE_STATUSES.has(current.status) : true;
+      return (tx) => completeCheckout(tx, session, active);
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.resumed':
     case 'customer.subscription.paused': {
-      const subscription = parseOrReject(StripeSubscription, event.data.object);
-      return (tx) => applySubscription(tx, subscription);
+      const sent = parseOrReject(StripeSubscription, event.data.object);
+      const current = (latest && (await latest(sent.id))) || sent;
+      return (tx) => applySubscription(tx, current);
     }
     case 'customer.subscription.deleted': {
       const subscription = parseOrReject(StripeSubscription, event.data.object);
@@ -180,7 +216,7 @@ function parseEventEffect(event: StripeEvent): ((tx: Tx) => Promise<boolean>) | 
   }
 }
 
-async function completeCheckout(tx: Tx, session: StripeCheckoutSession): Promise<boolean> {
+async function completeCheckout(tx: Tx, session: StripeCheckoutSession, active: boolean): Promise<boolean> {
   const referencedId = /^\d{1,10}$/.test(session.client_reference_id ?? '') ? Number(session.client_reference_id) : null;
   const owner =
     referencedId !== null
@@ -193,7 +229,7 @@ async function completeCheckout(tx: Tx, session: StripeCheckoutSession): Promise
   const updated = await tx
     .update(users)
     .set({
-      hasSubscription: true,
+      hasSubscription: active,
       ...(session.subscription ? { stripeSubscriptionId: session.subscription } : {}),
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
