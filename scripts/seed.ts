@@ -1,0 +1,336 @@
+/**
+ * Fills the database with a living crowd: users with completed profiles and photos, reactions,
+ * matches and conversations with messages. Everything is generated locally (no network) and written
+ * in bulk SQL (generate_series), so that 100,000 users take seconds, not hours.
+ *
+ *   npm run seed -- --users 2000                  # PGlite under DATA_DIR (default ./data)
+ *   DATABASE_URL=postgres://… npm run seed -- --users 100000 --reactions-per-user 30
+ *
+ * Each run adds a new batch. Every seeded account logs in with the password printed at the end;
+ * `demo@example.com` is a ready-made account with likes waiting and a few chats going.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { faker } from '@faker-js/faker';
+import argon2 from 'argon2';
+import { sql } from 'drizzle-orm';
+import sharp from 'sharp';
+import { type Db, openDatabase } from '../server/db/client';
+import { rowsOf } from '../server/features/conversations/queries';
+import { localMediaStore } from '../server/features/media/store';
+
+export const DEMO_EMAIL = 'demo@example.com';
+export const SEED_PASSWORD = 'party-time-2026';
+
+export interface SeedOptions {
+  users: number;
+  /** Reactions each seeded user gives, on average (random targets; duplicates collapse). */
+  reactionsPerUser: number;
+  /** Share of users paired off with a mutual like (a match), before chance matches. */
+  matchRate: number;
+  /** Where photos are written (`<dataDir>/media`, as the server serves them). */
+  dataDir: string;
+  photos: number;
+  log?: (line: string) => void;
+}
+
+export interface SeedResult {
+  users: number;
+  firstId: number;
+  lastId: number;
+  reactions: number;
+  conversations: number;
+  messages: number;
+  demoUserId: number;
+}
+
+const CHAT_LINES = [
+  'Hey! Are you still at the party?',
+  'Loved your playlist pick earlier 😄',
+  'Which bar are you at?',
+  'I am by the stage, come say hi',
+  'Haha that DJ is something else',
+  'Want to grab a drink?',
+  'Are you here with friends?',
+  'First time at this event?',
+  'Your photos are great, where was the beach one?',
+  'I think I saw you near the entrance!',
+  'Shall we meet at the food trucks?',
+  'That was fun, same time next week?',
+  'Do you dance or just watch? 😅',
+  'I am the one in the green jacket',
+  'Running late, 10 minutes!',
+  'Good morning! Survived last night?',
+  'Coffee tomorrow?',
+  'You have great taste in music',
+  'Ok I am outside',
+  'See you soon!',
+];
+
+const int = (value: unknown) => Number(value);
+
+async function one<T>(db: Db, query: ReturnType<typeof sql>): Promise<T> {
+  return rowsOf<T>(await db.execute(query))[0]!;
+}
+
+/** Abstract portraits: a gradient, a head and shoulders, in a random palette. No fonts, no network. */
+async function makePhotos(dataDir: string, count: number): Promise<{ key: string; width: number; height: number }[]> {
+  const store = localMediaStore(path.join(dataDir, 'media'));
+  const photos = [];
+  for (let i = 0; i < count; i++) {
+    const hue = Math.round((i * 360) / count);
+    const skin = ['#f1c27d', '#e0ac69', '#c68642', '#8d5524', '#ffdbac'][i % 5];
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="640">
+      <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
+        <stop offset="0" stop-color="hsl(${hue},70%,62%)"/><stop offset="1" stop-color="hsl(${(hue + 60) % 360},65%,35%)"/>
+      </linearGradient></defs>
+      <rect width="480" height="640" fill="url(#g)"/>
+      <ellipse cx="240" cy="640" rx="190" ry="170" fill="hsl(${(hue + 180) % 360},45%,30%)"/>
+      <circle cx="240" cy="300" r="105" fill="${skin}"/>
+      <path d="M135 285 Q240 ${130 + (i % 4) * 15} 345 285 Q330 190 240 180 Q150 190 135 285Z" fill="hsl(${(i * 47) % 360},35%,${15 + (i % 3) * 12}%)"/>
+    </svg>`;
+    const { data, info } = await sharp(Buffer.from(svg)).webp({ quality: 80 }).toBuffer({ resolveWithObject: true });
+    const key = `${randomBytes(18).toString('base64url')}.webp`;
+    await store.put(key, data);
+    photos.push({ key, width: info.width, height: info.height });
+  }
+  return photos;
+}
+
+export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const step = (label: string) => log(`${label} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  faker.seed(42);
+  const firstNames = {
+    male: Array.from({ length: 300 }, () => faker.person.firstName('male')),
+    female: Array.from({ length: 300 }, () => faker.person.firstName('female')),
+    non_binary: Array.from({ length: 300 }, () => faker.person.firstName()),
+  };
+  const lastNames = Array.from({ length: 500 }, () => faker.person.lastName());
+  const bios = Array.from({ length: 400 }, () =>
+    faker.helpers.arrayElement([
+      () => `${faker.person.bio()}. Here for the music.`,
+      () => `${faker.person.jobTitle()} by day, dancer by night.`,
+      () => `Ask me about ${faker.music.genre()} and ${faker.food.dish().toLowerCase()}.`,
+      () => `${faker.person.bio()}. Looking for someone to share the front row.`,
+    ])().slice(0, 500),
+  );
+  const passwordHash = await argon2.hash(SEED_PASSWORD, { type: argon2.argon2id });
+  const photos = await makePhotos(options.dataDir, options.photos);
+  const urls = photos.map((photo) => `/media/${photo.key}`);
+  step(`${photos.length} photos generated`);
+
+  // The demo account (once): it owns the photo pool, so it can edit its own profile as it is.
+  await db.execute(sql`
+    with u as (
+      insert into users (email, password_hash, first_name, last_name)
+      values (${DEMO_EMAIL}, ${passwordHash}, 'Demo', 'User')
+      on conflict (email) do nothing returning id
+    )
+    insert into profiles (user_id, name, bio, gender, date_of_birth, image, genders_to_match,
+      min_matching_age, max_matching_age, is_completed)
+    select id, 'Demo', 'Just arrived at the party. Say hi!', 'female',
+      ((now() at time zone 'utc')::date - interval '28 years')::date, ${urls[0]},
+      array['male', 'female', 'non_binary'], 18, 60, true
+    from u`);
+  const demo = await one<{ id: number }>(db, sql`select id from users where email = ${DEMO_EMAIL}`);
+  const demoId = int(demo.id);
+  await db.execute(sql`
+    insert into uploads (key, owner_id, width, height)
+    select p->>'key', ${demoId}, (p->>'width')::int, (p->>'height')::int
+    from jsonb_array_elements(${JSON.stringify(photos)}::jsonb) p`);
+
+  // Users and their profiles in one statement. Genders 46/46/8 %, ages 18–60 skewed young,
+  // mostly looking for the other gender, ranges around their own age, active over the last month.
+  const tag = Date.now().toString(36);
+  await db.execute(sql`
+    with src as materialized (
+      select g, gender, age,
+        greatest(18, age - 2 - floor(random() * 8))::int as min_age,
+        least(100, age + 2 + floor(random() * 10))::int as max_age,
+        random() < 0.97 as completed, random() as r
+      from (
+        select g,
+          case when x < 0.46 then 'male' when x < 0.92 then 'female' else 'non_binary' end as gender,
+          (18 + floor(power(random(), 1.6) * 43))::int as age
+        from (select g, random() as x from generate_series(1, ${options.users}::int) g) s
+      ) s
+    ), u as (
+      insert into users (email, password_hash, first_name, last_name, created_at)
+      select 'seed-' || ${tag} || '-' || g || '@example.com', ${passwordHash},
+        ${JSON.stringify(firstNames)}::jsonb -> gender ->> floor(random() * 300)::int,
+        ${JSON.stringify(lastNames)}::jsonb ->> floor(random() * 500)::int,
+        now() - random() * interval '90 days'
+      from src order by g
+      returning id, email, first_name
+    )
+    insert into profiles (user_id, name, bio, gender, date_of_birth, image, image2, genders_to_match,
+      min_matching_age, max_matching_age, is_completed, last_active_at)
+    select u.id, u.first_name,
+      case when completed then ${JSON.stringify(bios)}::jsonb ->> floor(random() * 400)::int end,
+      case when completed then gender end,
+      case when completed then ((now() at time zone 'utc')::date - make_interval(years => age))::date - floor(random() * 360)::int end,
+      case when completed then ${JSON.stringify(urls)}::jsonb ->> floor(random() * ${urls.length})::int end,
+      case when completed and random() < 0.5 then ${JSON.stringify(urls)}::jsonb ->> floor(random() * ${urls.length})::int end,
+      case when not completed then '{}'::text[]
+        when gender = 'non_binary' or r < 0.10 then array['male', 'female', 'non_binary']
+        when r < 0.15 then array[gender]
+        when gender = 'male' then array['female'] else array['male'] end,
+      min_age, max_age, completed,
+      now() - power(random(), 3) * interval '30 days'
+    from u join src on u.email = 'seed-' || ${tag} || '-' || src.g || '@example.com'`);
+  const range = await one<{ lo: number; hi: number }>(
+    db,
+    sql`select min(id) as lo, max(id) as hi from users where email like ${`seed-${tag}-%`}`,
+  );
+  const [lo, hi] = [int(range.lo), int(range.hi)];
+  step(`${hi - lo + 1} users with profiles`);
+
+  // Reactions: random targets among this batch, in chunks of 10,000 givers. 45 % like, 40 % dislike, 15 % skip.
+  const before = await one<{ n: number }>(db, sql`select count(*) as n from reactions`);
+  const chunk = 10_000;
+  for (let from = lo; from <= hi; from += chunk) {
+    const to = Math.min(hi, from + chunk - 1);
+    await db.execute(sql`
+      insert into reactions (from_user_id, to_user_id, kind, updated_at)
+      select from_id, to_id,
+        case when x < 0.45 then 'like' when x < 0.85 then 'dislike' else 'skip' end,
+        now() - random() * interval '30 days'
+      from (
+        select p.user_id as from_id, ${lo}::int + floor(random() * ${hi - lo + 1})::int as to_id, random() as x
+        from profiles p cross join generate_series(1, ${options.reactionsPerUser}::int) s
+        where p.user_id between ${from} and ${to} and p.is_completed
+      ) r
+      where from_id <> to_id
+      on conflict do nothing`);
+    if (((from - lo) / chunk) % 10 === 9 || to === hi) step(`reactions given by users up to #${to}`);
+  }
+
+  // Matches: neighbours paired off with mutual likes, and 40 likes waiting for the demo account.
+  await db.execute(sql`
+    insert into reactions (from_user_id, to_user_id, kind)
+    select x, y, 'like' from (
+      select p.user_id as a, p.user_id + 1 as b from profiles p
+      where p.user_id between ${lo} and ${hi - 1} and (p.user_id - ${lo}) % 2 = 0 and p.is_completed
+        and random() < ${options.matchRate}
+        and exists (select 1 from profiles q where q.user_id = p.user_id + 1 and q.is_completed)
+    ) pairs, lateral (values (a, b), (b, a)) v(x, y)
+    on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
+  await db.execute(sql`
+    insert into reactions (from_user_id, to_user_id, kind)
+    select user_id, ${demoId}, 'like' from profiles
+    where user_id between ${lo} and ${hi} and is_completed order by random() limit 40
+    on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
+  await db.execute(sql`
+    with liked as (
+      select from_user_id as id from reactions where to_user_id = ${demoId} and kind = 'like' order by from_user_id limit 6
+    )
+    insert into reactions (from_user_id, to_user_id, kind) select ${demoId}, id, 'like' from liked
+    on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
+
+  const lastConversation = await one<{ id: number | null }>(db, sql`select max(id) as id from conversations`);
+  const firstNew = int(lastConversation.id ?? 0);
+  await db.execute(sql`
+    insert into conversations (user_low_id, user_high_id, created_at)
+    select a.from_user_id, a.to_user_id, greatest(a.updated_at, b.updated_at)
+    from reactions a join reactions b on b.from_user_id = a.to_user_id and b.to_user_id = a.from_user_id
+    where a.kind = 'like' and b.kind = 'like' and a.from_user_id < a.to_user_id
+      and (a.from_user_id between ${lo} and ${hi} or a.to_user_id between ${lo} and ${hi})
+    order by 3
+    on conflict (user_low_id, user_high_id) do nothing`);
+  await db.execute(sql`
+    insert into conversation_members (conversation_id, user_id)
+    select id, u from conversations, lateral (values (user_low_id), (user_high_id)) v(u) where id > ${firstNew}
+    on conflict do nothing`);
+  step('matches and their conversations');
+
+  // Messages: a fifth of the matches stay silent, the rest hold 1–150 lines (about 40 % have 50+),
+  // spread between the match and now, written in time order so that ids follow time.
+  await db.execute(sql`
+    insert into messages (conversation_id, sender_id, content, created_at)
+    select c.id, case when random() < 0.5 then c.user_low_id else c.user_high_id end,
+      ${JSON.stringify(CHAT_LINES)}::jsonb ->> floor(random() * ${CHAT_LINES.length})::int,
+      c.created_at + (now() - c.created_at) * (s::float8 / (k.n + 1))
+    from conversations c
+    cross join lateral (
+      select (case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end + 0 * c.id)::int as n
+    ) k
+    cross join lateral generate_series(1, k.n) s
+    where c.id > ${firstNew}
+    order by c.id, s`);
+  await db.execute(sql`
+    update conversations c set last_message_id = m.id, last_message_at = m.created_at
+    from (select distinct on (conversation_id) conversation_id, id, created_at from messages m
+          where conversation_id > ${firstNew} order by conversation_id, id desc) m
+    where c.id = m.conversation_id`);
+  // One side has read everything, the other about half.
+  await db.execute(sql`
+    update conversation_members cm set last_read_message_id = case
+      when cm.user_id = c.user_low_id then c.last_message_id
+      else c.last_message_id - floor(random() * 10)::int end
+    from conversations c
+    where c.id = cm.conversation_id and c.id > ${firstNew} and c.last_message_id is not null`);
+  step('messages');
+  await db.execute(sql`analyze`);
+
+  const after = await one<{ reactions: number; conversations: number; messages: number }>(
+    db,
+    sql`select (select count(*) from reactions) as reactions,
+      (select count(*) from conversations where id > ${firstNew}) as conversations,
+      (select count(*) from messages m join conversations c on c.id = m.conversation_id where c.id > ${firstNew}) as messages`,
+  );
+  return {
+    users: hi - lo + 1,
+    firstId: lo,
+    lastId: hi,
+    reactions: int(after.reactions) - int(before.n),
+    conversations: int(after.conversations),
+    messages: int(after.messages),
+    demoUserId: demoId,
+  };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      users: { type: 'string', default: '1000' },
+      'reactions-per-user': { type: 'string', default: '30' },
+      'match-rate': { type: 'string', default: '0.2' },
+      photos: { type: 'string', default: '48' },
+    },
+    allowPositionals: false,
+  });
+  const users = Number.parseInt(values.users, 10);
+  if (!Number.isInteger(users) || users < 2 || users > 2_000_000) throw new Error('--users must be 2 … 2,000,000');
+  const dataDir = path.resolve(process.env.DATA_DIR ?? './data');
+  const database = await openDatabase({
+    databaseUrl: process.env.DATABASE_URL || null,
+    dataDir,
+    maxConnections: 1,
+  });
+  console.log(`Seeding ${users} users into ${database.driver === 'postgres' ? 'PostgreSQL' : `PGlite at ${dataDir}/db`}…`);
+  try {
+    const result = await seed(database.db, {
+      users,
+      reactionsPerUser: Number(values['reactions-per-user']),
+      matchRate: Number(values['match-rate']),
+      photos: Number(values.photos),
+      dataDir,
+      log: (line) => console.log(`  ${line}`),
+    });
+    console.log(
+      `Done: ${result.users} users (#${result.firstId}–#${result.lastId}), ${result.reactions} reactions, ` +
+        `${result.conversations} matches, ${result.messages} messages.\n` +
+        `Log in as ${DEMO_EMAIL} (or any seeded e-mail) with the password "${SEED_PASSWORD}".`,
+    );
+  } finally {
+    await database.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}
