@@ -1,0 +1,100 @@
+// @vitest-environment jsdom
+import { cleanup, render, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { App } from '../../client/App';
+import { isNavActive } from '../../client/components/AppShell';
+import { allowedWithIncompleteProfile, gateAppRoute, gatePublicAuthRoute } from '../../client/lib/gating';
+import { disconnectSocket } from '../../client/lib/socket';
+import { initLanguage } from '../../client/lib/i18n';
+import { useSession } from '../../client/stores/session';
+
+const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
+  id: 1,
+  email: 'ana@example.com',
+  first_name: 'Ana',
+  last_name: 'Ruiz',
+  image: null,
+  is_profile_completed: true,
+  has_subscription: false,
+  ...overrides,
+});
+
+describe('gateAppRoute', () => {
+  it('sends visitors without a token to /login/', () => {
+    expect(gateAppRoute('/app/home/', null, undefined)).toBe('/login/');
+    expect(gateAppRoute('/app/profile/', null, undefined)).toBe('/login/');
+  });
+
+  it.each(['/app/home/', '/app/home', '/app/matches/', '/app/chat/12'])('sends an incomplete profile from %s to /app/profile/', (path) => {
+    expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBe('/app/profile/');
+  });
+
+  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12'])('lets an incomplete profile open %s', (path) => {
+    expect(allowedWithIncompleteProfile(path)).toBe(true);
+    expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBeNull();
+  });
+
+  it('lets a completed profile anywhere, and waits (no redirect) while the user loads', () => {
+    expect(gateAppRoute('/app/chat/3', 'token', user())).toBeNull();
+    expect(gateAppRoute('/app/home/', 'token', undefined)).toBeNull();
+  });
+
+  it('skips login and register when a token is stored', () => {
+    expect(gatePublicAuthRoute('token')).toBe('/app/home/');
+    expect(gatePublicAuthRoute(null)).toBeNull();
+  });
+});
+
+describe('<App> routing', () => {
+  beforeEach(() => {
+    localStorage.clear();
+    initLanguage();
+  });
+  afterEach(() => {
+    cleanup();
+    disconnectSocket();
+    useSession.setState({ token: null, user: undefined });
+  });
+
+  it('redirects /app/home/ to /login/ without a token', async () => {
+    window.history.replaceState(null, '', '/app/home/');
+    render(<App />);
+    await waitFor(() => expect(window.location.pathname).toBe('/login/'), { timeout: 5000 });
+  });
+
+  it('redirects an incomplete profile from /app/matches/ to /app/profile/', async () => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: user({ is_profile_completed: false }) });
+    window.history.replaceState(null, '', '/app/matches/');
+    render(<App />);
+    await waitFor(() => expect(window.location.pathname).toBe('/app/profile/'), { timeout: 5000 });
+  });
+
+  it('sends a stored token from /login/ straight to the app, and /register too', async () => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: user() });
+    window.history.replaceState(null, '', '/register');
+    render(<App />);
+    await waitFor(() => expect(window.location.pathname).toBe('/app/home/'), { timeout: 5000 });
+  });
+
+  it('highlights the bottom navigation by path prefix', async () => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: user({ is_profile_completed: false }) });
+    window.history.replaceState(null, '', '/app/subscribe/');
+    const view = render(<App />);
+    await waitFor(() => expect(view.container.querySelector('.bottom-nav')).not.toBeNull(), { timeout: 5000 });
+    expect(view.container.querySelectorAll('.bottom-nav a[aria-current="page"]')).toHaveLength(0);
+  });
+});
+
+describe('isNavActive', () => {
+  it('matches by prefix, and never counts someone else\'s profile as "Profile"', () => {
+    expect(isNavActive('/app/home/', ['/app/home'])).toBe(true);
+    expect(isNavActive('/app/homework', ['/app/home'])).toBe(false);
+    expect(isNavActive('/app/chat/4', ['/app/matches', '/app/chat'])).toBe(true);
+    expect(isNavActive('/app/profile/', ['/app/profile'])).toBe(true);
+    expect(isNavActive('/app/profiles/9', ['/app/profile'])).toBe(false);
+  });
+});

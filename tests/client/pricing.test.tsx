@@ -1,0 +1,87 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { initLanguage } from '../../client/lib/i18n';
+import { DEFAULT_PERIOD, displayPrice, lookupKeyFor } from '../../client/lib/pricing';
+import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
+import { useSession } from '../../client/stores/session';
+
+describe('pricing arithmetic', () => {
+  it('shows monthly prices 15, 30, 60 and yearly as two thirds of them', () => {
+    expect(PLAN_MONTHLY_PRICES).toEqual({ starter: 15, pro: 30, enterprise: 60 });
+    expect(displayPrice('starter', 'monthly')).toBe(15);
+    expect(displayPrice('starter', 'yearly')).toBe(10);
+    expect(displayPrice('pro', 'yearly')).toBe(20);
+    expect(displayPrice('enterprise', 'yearly')).toBe(40);
+  });
+
+  it('defaults to yearly and maps the toggle to the lookup keys', () => {
+    expect(DEFAULT_PERIOD).toBe('yearly');
+    expect(lookupKeyFor('yearly')).toBe(LOOKUP_KEYS.yearly);
+    expect(lookupKeyFor('monthly')).toBe(LOOKUP_KEYS.monthly);
+  });
+
+  it('reads the outcome from the query string', () => {
+    expect(outcomeFor('')).toBe('plans');
+    expect(outcomeFor('success=true&session_id=cs_123')).toBe('success');
+    expect(outcomeFor('success=true')).toBe('error');
+    expect(outcomeFor('canceled=true')).toBe('error');
+  });
+});
+
+describe('<Subscribe>', () => {
+  beforeEach(() => {
+    localStorage.setItem('language_code', 'en');
+    initLanguage();
+    useSession.setState({
+      token: 't',
+      user: { id: 1, email: 'a@b.c', first_name: 'A', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false },
+    });
+  });
+  afterEach(() => {
+    cleanup();
+    localStorage.clear();
+  });
+
+  const renderAt = (path: string) => {
+    const { hook, searchHook } = memoryLocation({ path });
+    return render(
+      <Router hook={hook} searchHook={searchHook}>
+        <Subscribe />
+      </Router>,
+    );
+  };
+
+  it('shows yearly prices by default, "month (paid annually)", and only Starter can be bought', () => {
+    renderAt('/app/subscribe/');
+    const starter = screen.getByTestId('plan-starter');
+    expect(starter.textContent).toContain('$10');
+    expect(starter.textContent).toContain(en['subscribe.perMonthAnnually']);
+    expect(within(starter).getByRole('button').hasAttribute('disabled')).toBe(false);
+    for (const plan of ['pro', 'enterprise']) {
+      const button = within(screen.getByTestId(`plan-${plan}`)).getByRole('button');
+      expect(button.textContent).toBe('COMING SOON!');
+      expect(button.hasAttribute('disabled')).toBe(true);
+    }
+    expect(screen.getByTestId('plan-pro').textContent).toContain('$20');
+    expect(screen.getByTestId('plan-enterprise').textContent).toContain('$40');
+
+    fireEvent.click(screen.getByRole('radio', { name: en['subscribe.monthly'] }));
+    expect(screen.getByTestId('plan-starter').textContent).toContain('$15');
+    expect(screen.getByTestId('plan-starter').textContent).not.toContain(en['subscribe.perMonthAnnually']);
+  });
+
+  it('shows the success screen for ?success&session_id and the error screen when canceled', () => {
+    renderAt('/app/subscribe/?success=true&session_id=cs_1');
+    expect(screen.getByRole('heading').textContent).toBe('Congratulations! Your subscription is now active.');
+    cleanup();
+    renderAt('/app/subscribe/?canceled=true');
+    expect(screen.getByRole('heading').textContent).toBe('Error Processing Payment');
+    expect(screen.getByText(en['subscribe.error.text'])).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Retry' }).getAttribute('href')).toBe('/subscribe/');
+  });
+});

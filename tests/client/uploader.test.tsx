@@ -1,0 +1,67 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { useState } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
+import { PhotoUploader } from '../../client/components/PhotoUploader';
+import { initLanguage } from '../../client/lib/i18n';
+import { appendPhotos, removePhoto, selectPhotoFiles } from '../../client/lib/photos';
+
+const urls = (n: number) => Array.from({ length: n }, (_, i) => `/media/p${i + 1}.webp`);
+const file = (type: string) => ({ type, name: 'x' });
+
+describe('uploader limits', () => {
+  it('appends and cuts to 6', () => {
+    expect(MAX_PHOTOS).toBe(6);
+    expect(appendPhotos(urls(4), ['a', 'b', 'c'])).toEqual([...urls(4), 'a', 'b']);
+    expect(appendPhotos(urls(6), ['a'])).toEqual(urls(6));
+  });
+
+  it('accepts only images, and only as many as there are free slots', () => {
+    const selection = selectPhotoFiles([file('image/png'), file('application/pdf'), file('image/jpeg'), file('image/gif')], 4);
+    expect(selection.accepted.map((f) => f.type)).toEqual(['image/png', 'image/jpeg']);
+    expect(selection.notImages).toBe(1);
+    expect(selection.overflow).toBe(1);
+    expect(selectPhotoFiles([file('image/png')], 6).accepted).toEqual([]);
+  });
+
+  it('removes the photo at an index', () => {
+    expect(removePhoto(['a', 'b', 'c'], 1)).toEqual(['a', 'c']);
+  });
+});
+
+describe('<PhotoUploader>', () => {
+  beforeEach(() => {
+    localStorage.setItem('language_code', 'en');
+    initLanguage();
+  });
+  afterEach(() => {
+    cleanup();
+    localStorage.clear();
+  });
+
+  function Harness({ initial }: { initial: string[] }) {
+    const [photos, setPhotos] = useState(initial);
+    return <PhotoUploader photos={photos} onChange={(update) => setPhotos(update)} />;
+  }
+
+  it('lays slots out in 3 columns, marks the first as primary, and offers an add slot below 6', () => {
+    render(<Harness initial={urls(5)} />);
+    const grid = screen.getByTestId('photo-grid');
+    expect(PHOTO_GRID_COLUMNS).toBe(3);
+    expect(grid.style.gridTemplateColumns).toBe('repeat(3, minmax(0, 1fr))');
+    expect(grid.querySelectorAll('img')).toHaveLength(5);
+    expect(screen.getByText('Primary')).toBeTruthy();
+    expect(screen.getByTestId('photo-input').getAttribute('accept')).toBe('image/*');
+    expect(screen.getByText('PNG, JPG, GIF up to 10MB')).toBeTruthy();
+  });
+
+  it('has no add slot with 6 photos, and the × button removes one', () => {
+    render(<Harness initial={urls(6)} />);
+    expect(screen.queryByTestId('photo-input')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Remove photo 2' }));
+    const images = [...screen.getByTestId('photo-grid').querySelectorAll('img')].map((img) => img.getAttribute('src'));
+    expect(images).toEqual(urls(6).filter((url) => url !== '/media/p2.webp'));
+    expect(screen.getByTestId('photo-input')).toBeTruthy();
+  });
+});
