@@ -1,0 +1,63 @@
+/**
+ * One server process for bench/realtime.ts, forked with IPC: the real app (`buildApp`, as `npm run serve`
+ * builds it) or, with BENCH_RELAY=1, the baseline: a bare Socket.IO relay with no auth and no database.
+ * The parent asks it for its own CPU time and (after a full GC) heap, so the load generator's CPU is not counted.
+ */
+import http from 'node:http';
+import { Server } from 'socket.io';
+import { buildApp } from '../server/app';
+import { loadConfig } from '../server/config';
+
+type Stats = { type: 'stats'; id: number; cpuMicros: number; heapUsed: number; rss: number };
+type Request = { type: 'stats'; id: number; gc: boolean } | { type: 'close' };
+
+const port = Number(process.env.PORT ?? 0);
+const send = (message: object) => process.send?.(message);
+
+async function startRelay() {
+  const server = http.createServer();
+  const io = new Server(server, { path: '/socket.io/', serveClient: false });
+  let nextId = 0;
+  io.on('connection', (socket) => {
+    const self = Number(socket.handshake.auth.user);
+    const partner = Number(socket.handshake.auth.partner);
+    void socket.join(`user:${self}`);
+    socket.on('message:send', (payload: { conversation_id: number; content: string; client_id: string }, ack: (reply: object) => void) => {
+      nextId += 1;
+      const message = { id: nextId, sender: self, content: payload.content, time: new Date().toISOString(), client_id: payload.client_id };
+      // Both participants, as the app does.
+      io.to(`user:${partner}`).to(`user:${self}`).emit('message:new', { conversation_id: payload.conversation_id, message });
+      ack({ ok: true, message });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
+}
+
+async function startApp() {
+  const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return { close: () => app.close() };
+}
+
+const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
+send({ type: 'ready' });
+
+process.on('message', async (request: Request) => {
+  if (request.type === 'close') {
+    await server.close();
+    process.exit(0);
+  }
+  if (request.type === 'stats') {
+    // CPU first: the full GC a heap reading needs is not the workload's.
+    const cpu = process.cpuUsage();
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (request.gc) {
+      gc?.();
+      gc?.();
+    }
+    const memory = process.memoryUsage();
+    const stats: Stats = { type: 'stats', id: request.id, cpuMicros: cpu.user + cpu.system, heapUsed: memory.heapUsed, rss: memory.rss };
+    send(stats);
+  }
+});
