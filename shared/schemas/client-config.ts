@@ -6,5 +6,7 @@ export const ClientConfig = z.object({
   google_client_id: z.string().nullable(),
   /** `local`: checkout goes through the labelled test checkout, no real payment. */
   payments: z.enum(['stripe', 'local']),
+  /** The checkout's `lookup_key` for each billing period, as this server is configured (API.md: overridable by environment). */
+  lookup_keys: z.object({ monthly: z.string(), yearly: z.string() }),
 });
 export type ClientConfig = z.infer<typeof ClientConfig>;

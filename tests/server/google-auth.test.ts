@@ -50,7 +50,7 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
   const me = async (token: string) => (await client(server.url).get('/api/users/me/', { token })).body;
 
   it('tells the client which Google client id to load', async () => {
-    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: CLIENT_ID, payments: 'local' });
+    expect((await client(server.url).get('/api/config/')).body).toMatchObject({ google_client_id: CLIENT_ID });
   });
 
   it('logs in as the account Google vouches for, not the one the client claims', async () => {
@@ -182,7 +182,7 @@ describe('Google sign-in without GOOGLE_CLIENT_ID', () => {
   });
 
   it('hides the buttons and takes no Google logins', async () => {
-    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: null, payments: 'local' });
+    expect((await client(server.url).get('/api/config/')).body).toMatchObject({ google_client_id: null });
     const { token } = googleAccount(fake);
     const response = await client(server.url).post(LOGIN, { json: { access_token: token } });
     expect(response.status).toBe(400);

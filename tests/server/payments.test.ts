@@ -77,7 +77,11 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
   it('tells the client that payments go through Stripe', async () => {
     const response = await client(server.url).get('/api/config/');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ google_client_id: null, payments: 'stripe' });
+    expect(response.body).toEqual({
+      google_client_id: null,
+      payments: 'stripe',
+      lookup_keys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
+    });
   });
 
   it('JSON call: finds the price by lookup key and opens a subscription checkout with the trial, URLs and linkage', async () => {
@@ -374,22 +378,31 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
   });
 });
 
-describe.each(backends)('the local test checkout (no Stripe key), on %s', (backend) => {
+describe.each(backends)('the local test checkout (no Stripe key, lookup keys set by environment), on %s', (backend) => {
+  // STRIPE_LOOKUP_KEY_MONTHLY / _YEARLY as an operator would set them.
+  const lookupKeys = { monthly: 'party_monthly_2027', yearly: 'party_yearly_2027' };
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ backend });
+    server = await startServer({
+      backend,
+      config: { stripe: { secretKey: null, webhookSecret: null, apiBase: null, lookupKeys } },
+    });
   });
   afterAll(() => server?.close());
 
-  it('tells the client that payments are local', async () => {
-    expect((await client(server.url).get('/api/config/')).body).toEqual({ google_client_id: null, payments: 'local' });
+  it('tells the client that payments are local, and which lookup keys to send', async () => {
+    expect((await client(server.url).get('/api/config/')).body).toEqual({
+      google_client_id: null,
+      payments: 'local',
+      lookup_keys: lookupKeys,
+    });
   });
 
   it('runs the whole flow from the form post: labelled page, Complete, subscribed, back on the success URL', async () => {
     const api = client(server.url);
     const user = await makeUser(server);
 
-    const posted = await api.post(CHECKOUT, form({ lookup_key: 'basic_yearly', email: user.email }));
+    const posted = await api.post(CHECKOUT, form({ lookup_key: lookupKeys.yearly, email: user.email }));
     expect(posted.status).toBe(303);
     const location = posted.headers.get('location')!;
     expect(location).toMatch(new RegExp(`^${server.url}/api/payments/test-checkout/cs_local_[\\w-]+$`));
@@ -431,7 +444,7 @@ describe.each(backends)('the local test checkout (no Stripe key), on %s', (backe
   it('JSON checkout then Cancel: back on the cancel URL, not subscribed, and the session cannot be completed', async () => {
     const api = client(server.url);
     const user = await makeUser(server);
-    const started = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    const started = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: lookupKeys.monthly } });
     expect(started.status).toBe(200);
     const path = String(started.body.url).slice(server.url.length);
 
@@ -451,6 +464,10 @@ describe.each(backends)('the local test checkout (no Stripe key), on %s', (backe
     const user = await makeUser(server);
     const unknownPlan = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'gold_forever' } });
     expect(unknownPlan.status).toBe(400);
+    // The default keys are not plans once the environment names others.
+    const defaultKey = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(defaultKey.status).toBe(400);
+    expect(defaultKey.body).toEqual({ lookup_key: ['This plan does not exist.'] });
     expect(await sessionsOf(server, user.id)).toEqual([]);
 
     expect((await api.get('/api/payments/test-checkout/cs_local_nosuchsessionxxxxxxxxxx')).status).toBe(404);

@@ -8,6 +8,7 @@ const clientConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     return {
       google_client_id: app.config.google.clientId,
       payments: app.config.stripe.secretKey ? ('stripe' as const) : ('local' as const),
+      lookup_keys: app.config.stripe.lookupKeys,
     };
   });
 };
