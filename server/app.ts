@@ -21,6 +21,7 @@ import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import paymentRoutes from './features/payments/routes';
 import userRoutes from './features/users/routes';
+import { rejectNullCharacters } from './lib/null-characters';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
@@ -46,6 +47,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  rejectNullCharacters(app);
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());

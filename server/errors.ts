@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { FieldErrors } from '../shared/schemas/common';
+import { isUnstorableText } from './lib/pg-errors';
 
 /** Every error a route or service means to show a client. Rendered in one place: `registerErrorHandler`. */
 export class ApiError extends Error {
@@ -117,6 +118,9 @@ export function registerErrorHandler(app: FastifyInstance) {
           : (statusDetails[status] ?? error.message);
       return reply.code(status).send({ detail });
     }
+
+    // A last line behind validation: text the database cannot store is a bad request.
+    if (isUnstorableText(error)) return reply.code(400).send({ detail: statusDetails[400] });
 
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: 'A server error occurred.' });

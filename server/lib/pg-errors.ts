@@ -15,3 +15,9 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   if (pg?.code !== '23505') return false;
   return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
 }
+
+/** Text PostgreSQL cannot hold (a NUL, an unencodable character): the client's input, not our bug. */
+export function isUnstorableText(error: unknown): boolean {
+  const code = pgError(error)?.code;
+  return code === '22021' || code === '22P05';
+}

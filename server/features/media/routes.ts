@@ -20,6 +20,9 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
         if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLarge(IMAGE_TOO_LARGE);
         throw error;
       }
+      // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
+      // was read: it then hands back the first 10 MB as if that were the whole file.
+      if (file.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
       const url = await storeImage(app.db, app.media, currentUser(request).id, bytes);
       return reply.code(201).send({ url });
     },

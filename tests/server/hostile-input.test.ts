@@ -1,0 +1,219 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authTokens, profiles, uploads, users } from '../../server/db/schema';
+import { MAX_UPLOAD_BYTES } from '../../shared/constants';
+import { makeCompletedUser, type TestUser, validProfile } from '../helpers/factories';
+import { imageBytes } from '../helpers/images';
+import { rawRequest } from '../helpers/raw-http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const MB = 1024 * 1024;
+
+interface Attack {
+  method: string;
+  path: string;
+  /** 'user' sends the test user's token; a string is sent as the whole Authorization header. */
+  auth?: 'user' | { header: string };
+  json?: unknown;
+  body?: string | Buffer | FormData;
+  headers?: Record<string, string>;
+  /** Byte-exact request: for header values `fetch` refuses to send. */
+  raw?: boolean;
+}
+
+type Row = [name: string, attack: () => Attack | Promise<Attack>, status: number | number[]];
+
+const json = (_: string) => ({ 'content-type': 'application/json' }) as Record<string, string>;
+const big = (bytes: number) => 'x'.repeat(bytes);
+const multipart = (bytes: Buffer, field = 'file') => {
+  const form = new FormData();
+  form.append(field, new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'x.png');
+  return form;
+};
+const pngPadded = async (total: number) => {
+  const png = await imageBytes('png');
+  return Buffer.concat([png, Buffer.alloc(total - png.length, 1)]);
+};
+
+const wrongTypes = { first_name: 1, last_name: ['x'], username: { a: 1 }, password: true, password2: null };
+const wrongProfile = {
+  name: 1,
+  bio: ['b'],
+  gender: 5,
+  date_of_birth: { year: 1990 },
+  image: 7,
+  image2: true,
+  genders_to_match: 'male',
+  min_matching_age: '18',
+  max_matching_age: [],
+};
+
+const rows: Row[] = [
+  // Broken JSON.
+  ['login with truncated JSON', () => ({ method: 'POST', path: '/api/auth/', body: '{"username": "a@b.co", "password": ', headers: json('') }), 400],
+  ['register with a stray bracket', () => ({ method: 'POST', path: '/api/auth/register/', body: '{]', headers: json('') }), 400],
+  ['profile with trailing garbage', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: '{} x', headers: json('') }), 400],
+  ['profile with single quotes', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: "{'name': 'x'}", headers: json('') }), 400],
+  ['login with an empty JSON body', () => ({ method: 'POST', path: '/api/auth/', body: '', headers: json('') }), 400],
+  ['login with __proto__', () => ({ method: 'POST', path: '/api/auth/', body: '{"__proto__": {"admin": true}, "username": "a@b.co", "password": "x"}', headers: json('') }), 400],
+  ['register with constructor.prototype', () => ({ method: 'POST', path: '/api/auth/register/', body: '{"constructor": {"prototype": {"admin": true}}}', headers: json('') }), 400],
+  ['login nested 100 000 deep', () => ({ method: 'POST', path: '/api/auth/', body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`, headers: json('') }), 400],
+  ['profile nested 100 000 deep', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, headers: json('') }), 400],
+
+  // JSON that is not an object.
+  ['login with a JSON array', () => ({ method: 'POST', path: '/api/auth/', json: [] }), 400],
+  ['register with a JSON string', () => ({ method: 'POST', path: '/api/auth/register/', json: 'hello' }), 400],
+  ['register with a JSON number', () => ({ method: 'POST', path: '/api/auth/register/', json: 42 }), 400],
+  ['profile with JSON null', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: 'null', headers: json('') }), 400],
+  ['profile with a JSON array', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: [{ name: 'x' }] }), 400],
+  ['profile with JSON true', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: true }), 400],
+
+  // Wrong types for every field.
+  ['register with every field of the wrong type', () => ({ method: 'POST', path: '/api/auth/register/', json: wrongTypes }), 400],
+  ['login with every field of the wrong type', () => ({ method: 'POST', path: '/api/auth/', json: { username: 12, password: { a: 1 } } }), 400],
+  ['profile with every field of the wrong type', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: wrongProfile }), 400],
+  ['profile with a form instead of JSON', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: 'name=x&bio=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400],
+  ['login as text/plain', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a', headers: { 'content-type': 'text/plain' } }), [400, 415]],
+  ['login as XML', () => ({ method: 'POST', path: '/api/auth/', body: '<login/>', headers: { 'content-type': 'application/xml' } }), 415],
+  ['profile as multipart', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: multipart(await imageBytes('png')) }), [400, 415]],
+
+  // Far too much.
+  ['a 30 MB login', () => ({ method: 'POST', path: '/api/auth/', json: { username: 'a@b.co', password: big(30 * MB) } }), 413],
+  ['a 30 MB registration', () => ({ method: 'POST', path: '/api/auth/register/', json: { ...wrongTypes, first_name: big(30 * MB) } }), 413],
+  ['a 30 MB logout', () => ({ method: 'POST', path: '/api/auth/logout/', auth: 'user', json: { pad: big(30 * MB) } }), 413],
+  ['a 30 MB upload', async () => ({ method: 'POST', path: '/api/uploads/', auth: 'user', body: multipart(await pngPadded(30 * MB)) }), 413],
+  ['a 90 MB profile', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: { name: big(90 * MB) } }), 413],
+  [
+    'a profile with six data: URIs over 10 MB each',
+    async () => {
+      const image = `data:image/png;base64,${(await pngPadded(MAX_UPLOAD_BYTES + 1)).toString('base64')}`;
+      const profile = await validProfile({ image, image2: image, image3: image, image4: image, image5: image, image6: image });
+      return { method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: profile };
+    },
+    413,
+  ],
+  ['a 100 000-character username at login', () => ({ method: 'POST', path: '/api/auth/', json: { username: `${big(100_000)}@b.co`, password: 'x' } }), 400],
+  ['a 100 000-character username at registration', () => ({ method: 'POST', path: '/api/auth/register/', json: { first_name: 'A', last_name: 'B', username: `${big(100_000)}@b.co`, password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' } }), 400],
+  ['a 20 000-character bio', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: { bio: big(20_000) } }), 400],
+  ['a 100 000-item genders list', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: { genders_to_match: Array(100_000).fill('male') } }), 400],
+
+  // Null bytes and odd text.
+  ['a null byte in a registration name', () => ({ method: 'POST', path: '/api/auth/register/', json: { first_name: 'Al\u0000ex', last_name: 'B', username: 'nul-first@example.com', password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' } }), 400],
+  ['a null byte in a registration e-mail', () => ({ method: 'POST', path: '/api/auth/register/', json: { first_name: 'A', last_name: 'B', username: 'nul\u0000mail@example.com', password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' } }), 400],
+  ['a null byte in a login e-mail', () => ({ method: 'POST', path: '/api/auth/', json: { username: 'a\u0000@b.co', password: 'whatever' } }), 400],
+  ['a null byte in a password', () => ({ method: 'POST', path: '/api/auth/register/', json: { first_name: 'A', last_name: 'B', username: 'nul-pw@example.com', password: 'Long-Enough\u0000Phrase-1', password2: 'Long-Enough\u0000Phrase-1' } }), 400],
+  ['a null byte in a profile name', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ name: 'Ana\u0000' }) }), 400],
+  ['a null byte in a bio', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ bio: '\u0000\u0000\u0000' }) }), 400],
+  ['SQL in the login e-mail', () => ({ method: 'POST', path: '/api/auth/', json: { username: "' OR 1=1; DROP TABLE users; --", password: 'x' } }), 400],
+  ['a data: URI that is not base64', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ image: 'data:image/png;base64,@@@not-base64@@@' }) }), 400],
+  ['a javascript: URL as image', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ image: 'javascript:alert(1)' }) }), 400],
+
+  // Bogus ids.
+  ...['abc', '-1', '0', '99999999999', '1e3', '0x10', '1.0', '%20 1', '%00', '1;DROP%20TABLE%20users', '%F0%9F%8E%89'].map(
+    (id): Row => [`profile id ${decodeURIComponent(id.replace('%00', '(nul)'))}`, () => ({ method: 'GET', path: `/api/users/${id}/profile/`, auth: 'user' }), 404],
+  ),
+
+  // Junk tokens.
+  ['an empty token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token ' } }), 401],
+  ['the bare word Token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token' } }), 401],
+  ['a Bearer token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Bearer x' } }), 401],
+  ['Basic credentials', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: `Basic ${Buffer.from('a:b').toString('base64')}` } }), 401],
+  ['a token with spaces inside', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token abc def' } }), 401],
+  ['an 8 KB token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: `Token ${big(8000)}` } }), 401],
+  ['a unicode token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token ñandú-🎉-токен' }, raw: true }), 401],
+  ['a unicode token at logout', () => ({ method: 'POST', path: '/api/auth/logout/', auth: { header: 'Token 🎉' }, raw: true }), 401],
+  ['an 8 KB token at upload', async () => ({ method: 'POST', path: '/api/uploads/', auth: { header: `Token ${big(8000)}` }, body: multipart(await imageBytes('png')) }), 401],
+
+  // Unknown routes and wrong methods.
+  ['an unknown API route', () => ({ method: 'GET', path: '/api/nothing-here/', auth: 'user' }), 404],
+  ['a POST to an unknown API route', () => ({ method: 'POST', path: '/api/users/me/delete-everything/', auth: 'user', json: {} }), 404],
+  ['DELETE on the current user', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user' }), [404, 405]],
+  ['PATCH on the profile', () => ({ method: 'PATCH', path: '/api/users/me/profile/', auth: 'user', json: { name: 'x' } }), [404, 405]],
+  ['GET on login', () => ({ method: 'GET', path: '/api/auth/' }), [404, 405]],
+  ['PUT on uploads', () => ({ method: 'PUT', path: '/api/uploads/', auth: 'user', json: {} }), [404, 405]],
+  ['DELETE on another profile', () => ({ method: 'DELETE', path: '/api/users/1/profile/', auth: 'user' }), [404, 405]],
+];
+
+const isEnvelope = (body: unknown) => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const entries = Object.entries(body);
+  if (entries.length === 1 && entries[0]![0] === 'detail') return typeof entries[0]![1] === 'string';
+  return (
+    entries.length > 0 &&
+    entries.every(([, messages]) => Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'))
+  );
+};
+
+describe.each(backends)('hostile input on %s', (backend) => {
+  let server: TestServer;
+  let user: TestUser;
+
+  /** Everything stored that a request could change. Activity times move on any request and are left out. */
+  async function snapshot() {
+    const db = server.app.db;
+    const mediaDir = path.join(server.config.dataDir, 'media');
+    const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return {
+      users: (await db.select().from(users)).sort((a, b) => a.id - b.id),
+      profiles: (await db.select().from(profiles))
+        .map(({ lastActiveAt: _, ...row }) => row)
+        .sort((a, b) => a.userId - b.userId),
+      tokens: (await db.select().from(authTokens)).sort((a, b) => byKey(a.tokenHash, b.tokenHash)),
+      uploads: (await db.select().from(uploads)).sort((a, b) => byKey(a.key, b.key)),
+      files: existsSync(mediaDir) ? (await readdir(mediaDir)).sort() : [],
+    };
+  }
+
+  async function send(attack: Attack) {
+    const headers: Record<string, string> = { ...attack.headers };
+    if (attack.auth === 'user') headers.authorization = `Token ${user.token}`;
+    else if (attack.auth) headers.authorization = attack.auth.header;
+    let body = attack.body;
+    if (attack.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(attack.json);
+    }
+    if (attack.raw) {
+      if (body instanceof FormData) throw new Error('raw requests take text bodies');
+      const response = await rawRequest(server.url, { method: attack.method, path: attack.path, headers, body });
+      return { status: response.status, text: response.body };
+    }
+    const payload = Buffer.isBuffer(body) ? new Uint8Array(body) : body;
+    const response = await fetch(`${server.url}${attack.path}`, { method: attack.method, headers, body: payload });
+    return { status: response.status, text: await response.text() };
+  }
+
+  beforeAll(async () => {
+    server = await startServer({ backend });
+    // Someone with a complete profile and an upload, so that there is data to damage.
+    user = await makeCompletedUser(server, { name: 'Target' });
+    await makeCompletedUser(server, { name: 'Bystander' });
+  });
+  afterAll(() => server.close());
+
+  it.each(rows)('%s → 4xx in the envelope, nothing stored changes', async (_name, make, expected) => {
+    const before = await snapshot();
+    const response = await send(await make());
+    const statuses = Array.isArray(expected) ? expected : [expected];
+    expect(statuses, response.text.slice(0, 300)).toContain(response.status);
+    const body: unknown = JSON.parse(response.text);
+    expect(isEnvelope(body), response.text.slice(0, 300)).toBe(true);
+    expect(await snapshot()).toEqual(before);
+    // The server is still fine afterwards.
+    const me = await fetch(`${server.url}/api/users/me/`, { headers: { authorization: `Token ${user.token}` } });
+    expect(me.status).toBe(200);
+  });
+
+  it('names each field that holds a null character', async () => {
+    const response = await send({
+      method: 'POST',
+      path: '/api/auth/register/',
+      json: { first_name: 'A\u0000', last_name: 'B', username: 'ok@example.com', password: 'x\u0000y', password2: ['\u0000'] },
+    });
+    expect(response.status).toBe(400);
+    const nul = ['Null characters are not allowed.'];
+    expect(JSON.parse(response.text)).toEqual({ first_name: nul, password: nul, password2: nul });
+  });
+});
