@@ -8,6 +8,17 @@ declare module 'fastify' {
   }
 }
 
+/** A check that has not answered by then counts as failing: a hung database must not hang /readyz. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+function withTimeout(check: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('readiness check timed out')), READINESS_TIMEOUT_MS);
+  });
+  return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
+}
+
 const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -16,7 +27,7 @@ const healthRoutes: FastifyPluginAsync = async (app) => {
     const results = await Promise.allSettled(
       [['database', () => app.db.execute(sql`select 1`).then(() => {})] as const, ...app.readinessChecks].map(
         async ([name, check]) => {
-          await check();
+          await withTimeout(check);
           return name;
         },
       ),

@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
@@ -14,10 +15,10 @@ export const MEDIA_PREFIX = '/media/';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
 
 export function localMediaStore(root: string): MediaStore {
-  let ready: Promise<unknown> | null = null;
+  // Made at once (not on the first upload) so that the static handler serving it finds it at start.
+  mkdirSync(root, { recursive: true });
   return {
     async put(key, data) {
-      await (ready ??= mkdir(root, { recursive: true }));
       await writeFile(path.join(root, key), data, { flag: 'wx' });
     },
     url: (key) => `${MEDIA_PREFIX}${key}`,

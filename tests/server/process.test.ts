@@ -1,0 +1,224 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { io } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+interface LogLine {
+  level: number;
+  time: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** `npm run serve` as an operator starts it, with its stdout split into lines as they come. */
+class ServedProcess {
+  readonly lines: string[] = [];
+  readonly stderr: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+  private readonly waiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+
+  constructor(env: Record<string, string>) {
+    // --silent keeps npm's own "> eventmatch serve" banner out of the server's stdout.
+    this.child = spawn('npm', ['run', '--silent', 'serve'], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', STRIPE_SECRET_KEY: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let pending = '';
+    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk;
+      const parts = pending.split('\n');
+      pending = parts.pop()!;
+      for (const line of parts.filter(Boolean)) {
+        this.lines.push(line);
+        for (const waiter of [...this.waiters]) {
+          if (!waiter.test(line)) continue;
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.stderr.push(chunk));
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  get pid() {
+    return this.child.pid!;
+  }
+
+  /** Resolves with the first stdout line (already seen or still to come) that passes `test`. */
+  waitForLine(test: (line: string) => boolean, what: string): Promise<string> {
+    const seen = this.lines.find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ test, resolve });
+      void this.exited.then(({ code }) =>
+        reject(new Error(`exited (${code}) before ${what}; stderr: ${this.stderr.join('').slice(-2000)}`)),
+      );
+    });
+  }
+
+  kill(signal: NodeJS.Signals) {
+    this.child.kill(signal);
+  }
+
+  get running() {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+}
+
+const parse = (line: string): LogLine | null => {
+  try {
+    return JSON.parse(line) as LogLine;
+  } catch {
+    return null;
+  }
+};
+
+describe('the served process (npm run serve)', () => {
+  let dataDir: string;
+  let port: number;
+  let served: ServedProcess;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-process-'));
+    port = await freePort();
+    served = new ServedProcess({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      // A missing build must not stop the API from serving.
+      CLIENT_DIR: path.join(dataDir, 'no-client'),
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_TIME_COST: '1',
+    });
+    await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+  }, 120_000);
+
+  afterAll(async () => {
+    // Only if a test failed before its SIGTERM: never leave a server behind.
+    if (served?.running) {
+      served.kill('SIGKILL');
+      await served.exited;
+    }
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers /healthz and /readyz with its embedded database under DATA_DIR', async () => {
+    const api = client(`http://127.0.0.1:${port}`);
+    const health = await api.get('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+    const ready = await api.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect(existsSync(path.join(dataDir, 'db'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'media'))).toBe(true);
+  });
+
+  it('exits 0 promptly on SIGTERM, with a socket and a keep-alive connection open, and frees the port', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    // A real account and a live socket: shutdown must not wait for clients to leave.
+    const api = client(url);
+    const account = { first_name: 'Op', last_name: 'Erator', username: 'operator@example.com', password: 'Shutdown-Drill-2026', password2: 'Shutdown-Drill-2026' };
+    expect((await api.post('/api/auth/register/', { json: account })).status).toBe(201);
+    const login = await api.post('/api/auth/', { json: { username: account.username, password: account.password } });
+    expect(login.status).toBe(200);
+    const socket = io(url, { auth: { token: login.body.token }, transports: ['websocket'], reconnection: false });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('connect_error', reject);
+    });
+    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+
+    served.kill('SIGTERM');
+    const exit = await Promise.race([
+      served.exited,
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000).unref()),
+    ]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    await disconnected;
+    socket.close();
+    expect(await portAccepts(port)).toBe(false);
+
+    const shutdown = served.lines.map(parse).find((line) => line?.msg.startsWith('shutting down'));
+    expect(shutdown).toMatchObject({ signal: 'SIGTERM', level: 30 });
+  });
+
+  it('wrote its logs as JSON lines (pino), with request logs carrying an id', () => {
+    expect(served.lines.length).toBeGreaterThan(3);
+    for (const line of served.lines) {
+      const parsed = parse(line);
+      expect(parsed, line).not.toBeNull();
+      expect(parsed).toMatchObject({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) });
+    }
+    const completed = served.lines.map(parse).filter((line) => line?.msg === 'request completed');
+    expect(completed.length).toBeGreaterThan(0);
+    expect(completed[0]).toMatchObject({ reqId: expect.any(String), res: { statusCode: expect.any(Number) } });
+    // Logs never carry a bearer token.
+    expect(served.lines.join('\n')).not.toMatch(/Token [A-Za-z0-9_-]{20,}/);
+  });
+});
+
+describe.each(backends)('readiness on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterEach(() => {
+    server.app.readinessChecks.delete('stuck');
+  });
+  afterAll(async () => {
+    // The database was closed on purpose below; closing it again may complain.
+    await server.close().catch(() => {});
+  });
+
+  it('is not ready while a check hangs, and answers anyway', async () => {
+    server.app.readinessChecks.set('stuck', () => new Promise(() => {}));
+    const response = await client(server.url).get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: 'unavailable', checks: { database: 'ok', stuck: 'failing' } });
+  });
+
+  it('answers 503 once the database is down, while /healthz stays up', async () => {
+    const api = client(server.url);
+    expect((await api.get('/readyz')).status).toBe(200);
+    await server.app.database.close();
+    const response = await api.get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: 'unavailable', checks: { database: 'failing' } });
+    expect((await api.get('/healthz')).status).toBe(200);
+  });
+});
