@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
+import { hasChromium, launchChromium, PHONE } from '../e2e/helpers';
 import { signEvent, startFakeStripe, stripeEvent, type FakeStripe } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -480,5 +481,44 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     });
     expect(webhook.status).toBe(400);
     expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+  });
+});
+
+describe.skipIf(!hasChromium())('the local test checkout in Chromium', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+    // The app's public address on another origin than the page's: the page's own CSP must still let
+    // its buttons' redirects through.
+    server.app.config.publicUrl = server.url.replace('127.0.0.1', 'localhost');
+  });
+  afterAll(() => server?.close());
+
+  it('is usable on a phone: Complete is a real button and lands on the success URL', async () => {
+    const user = await makeUser(server);
+    const started = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    const pageUrl = String(started.body.url).replace('localhost', '127.0.0.1');
+
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: PHONE });
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (message.text().includes('Content Security Policy')) violations.push(message.text());
+      });
+      await page.goto(pageUrl);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Confirm your subscription');
+      expect(await page.getByText('TEST CHECKOUT — no real payment').isVisible()).toBe(true);
+      // Nothing wider than the phone.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+
+      await page.getByRole('button', { name: 'Complete test checkout' }).click();
+      await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=cs_local_/, { timeout: 10_000 });
+      expect(new URL(page.url()).origin).toBe(server.app.config.publicUrl);
+      expect(violations).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    expect((await client(server.url).get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   });
 });
