@@ -9,7 +9,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import type { Config } from './config';
-import { registerErrorHandler } from './errors';
+import { clientErrorHandler, registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import conversationRoutes from './features/conversations/routes';
@@ -42,6 +42,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's 1 MiB default; the profile PUT (images as data: URIs) raises its own.
     bodyLimit: 1024 * 1024,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

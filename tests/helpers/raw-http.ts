@@ -24,9 +24,17 @@ export function rawRequest(
     const socket = net.connect({ host: hostname, port: Number(port) });
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('end', () => {
+    let failure: Error | null = null;
+    // A server that refuses a request may reset the connection after answering: what it sent counts.
+    socket.on('error', (error) => {
+      failure = error;
+    });
+    socket.on('close', () => {
       const raw = Buffer.concat(chunks);
+      if (raw.indexOf('\r\n\r\n') < 0) {
+        reject(failure ?? new Error('connection closed without a response'));
+        return;
+      }
       const split = raw.indexOf('\r\n\r\n');
       const [statusLine, ...lines] = raw.subarray(0, split).toString('latin1').split('\r\n');
       const responseHeaders: Record<string, string> = {};

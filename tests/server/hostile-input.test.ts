@@ -124,6 +124,10 @@ const rows: Row[] = [
   ['an 8 KB token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: `Token ${big(8000)}` } }), 401],
   ['a unicode token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token ñandú-🎉-токен' }, raw: true }), 401],
   ['a unicode token at logout', () => ({ method: 'POST', path: '/api/auth/logout/', auth: { header: 'Token 🎉' }, raw: true }), 401],
+  ['a 20 KB token, past the header limit', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: `Token ${big(20_000)}` }, raw: true }), 431],
+  ['a 100 KB cookie', () => ({ method: 'GET', path: '/api/users/me/', auth: 'user', headers: { cookie: `csrftoken=${big(100_000)}` }, raw: true }), 431],
+  ['a request line with a space in the path', () => ({ method: 'GET', path: '/api/users/me/ x', auth: 'user', raw: true }), 400],
+  ['an invalid header name', () => ({ method: 'GET', path: '/api/users/me/', auth: 'user', headers: { 'bad header': 'x' }, raw: true }), 400],
   ['an 8 KB token at upload', async () => ({ method: 'POST', path: '/api/uploads/', auth: { header: `Token ${big(8000)}` }, body: multipart(await imageBytes('png')) }), 401],
 
   // Unknown routes and wrong methods.
