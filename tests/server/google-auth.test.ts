@@ -145,6 +145,9 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect((await login({})).body).toEqual({ access_token: ['This field is required.'] });
     expect((await login({ access_token: '' })).status).toBe(400);
     expect((await login({ access_token: 42 })).status).toBe(400);
+    expect((await login({ access_token: 'x'.repeat(5000) })).status).toBe(400);
+    expect((await login(null)).status).toBe(400);
+    expect((await login([{ access_token: 'ya29.x' }])).status).toBe(400);
     const malformed = await client(server.url).post(LOGIN, { body: '{"access_token":', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
 

@@ -230,6 +230,36 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(wrongType.status).toBe(415);
   });
 
+  it('answers hostile checkout and webhook input with a 4xx, never a 5xx', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const bodies: unknown[] = [null, [], 'basic_monthly', { lookup_key: ['basic_monthly'] }, { lookup_key: 'x'.repeat(10_000) }, { lookup_key: { $ne: '' } }];
+    for (const json of bodies) {
+      const response = await api.post(CHECKOUT, { token: user.token, json });
+      expect(response.status, JSON.stringify(json)).toBe(400);
+    }
+    const repeated = await api.post(CHECKOUT, {
+      body: 'lookup_key=basic_monthly&lookup_key=basic_yearly&email=' + encodeURIComponent(user.email),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(repeated.status).toBe(400);
+    const badEmail = await api.post(CHECKOUT, form({ lookup_key: 'basic_monthly', email: `${'a'.repeat(300)}@example.com` }));
+    expect(badEmail.status).toBe(400);
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+
+    const huge = await api.post(WEBHOOK, {
+      body: JSON.stringify({ id: 'evt_huge', padding: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+    });
+    expect(huge.status).toBe(413);
+    const notJson = signEvent('not json', WEBHOOK_SECRET);
+    const garbage = await api.post(WEBHOOK, {
+      body: '{"id": "evt_x", "type":',
+      headers: { 'content-type': 'application/json', 'stripe-signature': notJson.signature },
+    });
+    expect(garbage.status).toBe(400);
+  });
+
   it('refuses a bad webhook signature (400) and changes nothing', async () => {
     const { user, customer, sessionId } = await checkedOutUser();
     const event = stripeEvent('checkout.session.completed', {
