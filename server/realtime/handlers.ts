@@ -7,8 +7,9 @@ import {
   PresenceListPayload,
   TypingPayload,
 } from '../../shared/events';
-import { getParticipantIds, markRead, sendMessage } from '../features/conversations/service';
+import { getParticipantIds, markRead } from '../features/conversations/service';
 import { errorAck, fail, invalidPayload, THROTTLED_MESSAGE, UNAVAILABLE_MESSAGE } from './acks';
+import type { MessageBatcher } from './message-batcher';
 import type { RealtimeSocket } from './plugin';
 import type { Presence } from './presence';
 import { type LimitedEvent, SOCKET_LIMITS, TokenBucket } from './rate-limit';
@@ -20,6 +21,8 @@ const PARTICIPANTS_CACHE_SIZE = 64;
 export interface HandlerContext {
   app: FastifyInstance;
   presence: Presence;
+  /** `sendMessage` with group commit: the same rules, one commit for every send waiting on it. */
+  messages: MessageBatcher;
   /** False once the instance has started to shut down. */
   accepting: () => boolean;
   /** Keeps shutdown waiting until this write has finished. */
@@ -70,7 +73,7 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
   }
 
   on('message:send', MessageSendPayload, async (payload) => {
-    const { message, participantIds, created } = await sendMessage(app.db, {
+    const { message, participantIds, created } = await context.messages.send({
       conversationId: payload.conversation_id,
       senderId: user.id,
       content: payload.content,

@@ -4,6 +4,7 @@ import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../
 import type { AuthUser } from '../plugins/auth';
 import { findUserByToken } from '../plugins/auth';
 import { registerHandlers } from './handlers';
+import { createMessageBatcher } from './message-batcher';
 import { createPresence } from './presence';
 import { openRedisFanout, type RedisFanout } from './redis';
 
@@ -86,12 +87,13 @@ export default fp(
     app.decorate('publish', publish);
 
     const presence = createPresence(app, io);
+    const messages = createMessageBatcher(app.db, app.log);
     io.on('connection', (socket) => {
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));
       track(presence.connected(userId));
       socket.on('disconnect', () => track(presence.disconnected(userId)));
-      registerHandlers(socket, { app, presence, accepting: () => accepting, track });
+      registerHandlers(socket, { app, presence, messages, accepting: () => accepting, track });
     });
 
     app.addHook('preClose', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_ID_REUSED } from '../../server/features/conversations/service';
 import { SOCKET_LIMITS } from '../../server/realtime/rate-limit';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -87,6 +88,43 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(pushed.conversation_id).toBe(conversationId);
     expect(pushed.message).toMatchObject({ id: posted.body.id, sender: a.id, content: 'from REST', time: posted.body.time });
     expect(await aHears).toEqual(pushed);
+  });
+
+  it('keeps the service rules for sends committed together (one burst, one group commit)', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const cleo = await makeCompletedUser(server, { name: 'Cleo' });
+    const withCleo = await match(server, a, cleo);
+    const eve = await makeCompletedUser(server, { name: 'Eve' });
+    const [aSocket, bSocket, eveSocket] = await Promise.all([connectAs(a.token), connectAs(b.token), connectAs(eve.token)]);
+    const reused = newClientId();
+    expect((await aSocket.emitWithAck('message:send', { conversation_id: withCleo, content: 'elsewhere', client_id: reused })).ok).toBe(true);
+
+    const bEvents = record(bSocket);
+    const twoHeard = waitFor(bSocket, 'message:new', (event) => event.message.content === 'two');
+    const twice = newClientId();
+    const send = (socket: ClientSocket, content: string, clientId: string) =>
+      socket.emitWithAck('message:send', { conversation_id: conversationId, content, client_id: clientId });
+    const [first, again, reusedAck, stranger, two] = await Promise.all([
+      send(aSocket, 'one', twice),
+      send(aSocket, 'one again', twice),
+      send(aSocket, 'reused', reused),
+      send(eveSocket, 'intruder', newClientId()),
+      send(aSocket, 'two', newClientId()),
+    ]);
+    expect(first).toMatchObject({ ok: true, message: { content: 'one' } });
+    expect(again).toEqual(first);
+    expect(reusedAck).toMatchObject({ ok: false, error: { code: 'validation', fields: { client_id: [CLIENT_ID_REUSED] } } });
+    expect(stranger).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(two).toMatchObject({ ok: true, message: { content: 'two' } });
+
+    await twoHeard;
+    expect(bEvents.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: { content: string } }).message.content)).toEqual([
+      'one',
+      'two',
+    ]);
+    expect((await storedMessages(server, b.token, conversationId)).map((m) => m.content)).toEqual(['one', 'two']);
+    const started = await client(server.url).get('/api/conversations/started/', { token: b.token });
+    expect(started.body.results.find((c: { id: number }) => c.id === conversationId)).toMatchObject({ last_message: 'two', unread_count: 2 });
   });
 
   it('refuses bad payloads with an error ack and keeps the socket open', async () => {
