@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../shared/constants';
+import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import { clientErrorHandler, registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
@@ -60,8 +61,11 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
         'img-src': ["'self'", 'data:', 'blob:'],
         'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
         'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
-        // The browser asks Google's user-info endpoint for the profile it sends along with the token.
-        'connect-src': ["'self'", 'https://accounts.google.com/gsi/', config.google.userInfoUrl],
+        // The browser asks Google's user-info endpoint for the profile it sends along with the token
+        // (the client calls Google's own; the server may be pointed at another for tests).
+        'connect-src': [
+          ...new Set(["'self'", 'https://accounts.google.com/gsi/', GOOGLE_USERINFO_URL, config.google.userInfoUrl]),
+        ],
         'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
       },
     },

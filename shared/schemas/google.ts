@@ -1,5 +1,8 @@
 import { z } from './zod';
 
+/** Google's OpenID Connect user-info endpoint: the browser reads the profile there, the server verifies tokens there. */
+export const GOOGLE_USERINFO_URL = 'https://www.googleapis.com/oauth2/v3/userinfo';
+
 /**
  * What Google's user-info endpoint (OpenID Connect, v3) answers for a valid access token: the
  * only source of identity for a Google sign-in. `email_verified` is a boolean in v3 and the

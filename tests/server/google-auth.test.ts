@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
+import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
 import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/google';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -49,8 +50,14 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
   const login = (body: unknown) => client(server.url).post(LOGIN, { json: body });
   const me = async (token: string) => (await client(server.url).get('/api/users/me/', { token })).body;
 
-  it('tells the client which Google client id to load', async () => {
-    expect((await client(server.url).get('/api/config/')).body).toMatchObject({ google_client_id: CLIENT_ID });
+  it('tells the client which Google client id to load, and its pages may load Google Identity Services', async () => {
+    const response = await client(server.url).get('/api/config/');
+    expect(response.body).toMatchObject({ google_client_id: CLIENT_ID });
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/script-src [^;]*https:\/\/accounts\.google\.com\/gsi\/client/);
+    expect(csp).toMatch(/frame-src [^;]*https:\/\/accounts\.google\.com\/gsi\//);
+    expect(csp).toMatch(new RegExp(`connect-src [^;]*${GOOGLE_USERINFO_URL.replaceAll('.', '\\.')}`));
+    expect(csp).toContain(fake.userInfoUrl);
   });
 
   it('logs in as the account Google vouches for, not the one the client claims', async () => {
