@@ -123,8 +123,20 @@ describe.each(backends)('uploads on %s', (backend) => {
     await expectRefused(SVG, 'x.png', 'image/png', 400, { file: [UNSUPPORTED_IMAGE] });
   });
 
-  it('refuses a TIFF', async () => {
-    await expectRefused(await TIFF(), 'x.tiff', 'image/tiff', 400, { file: [UNSUPPORTED_IMAGE] });
+  it.each([
+    ['a TIFF', TIFF, 'x.tiff'],
+    ['an AVIF', () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).avif().toBuffer(), 'x.avif'],
+    // A BMP header: no decoder of ours reads BMP, so only the signature can name it.
+    ['a BMP', async () => Buffer.concat([Buffer.from('BM', 'latin1'), Buffer.alloc(60, 0)]), 'x.bmp'],
+    ['an SVG behind a BOM and blank lines', async () => Buffer.concat([Buffer.from('\uFEFF\n\n  '), SVG]), 'x.svg'],
+  ])('refuses %s as an unsupported type', async (_case, make, name) => {
+    await expectRefused(await make(), name, 'image/png', 400, { file: [UNSUPPORTED_IMAGE] });
+  });
+
+  it('refuses JPEG bytes behind a PNG signature', async () => {
+    const jpeg = await imageBytes('jpeg');
+    const disguised = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), jpeg]);
+    await expectRefused(disguised, 'x.png', 'image/png', 400, { file: [INVALID_IMAGE] });
   });
 
   it('refuses a truncated JPEG', async () => {

@@ -4,10 +4,9 @@ import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import type { DbOrTx } from '../../db/client';
 import { uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
+import { sniffImageFormat } from '../../lib/image-type';
 import type { MediaStore } from './store';
 
-/** Decided by the bytes, not by the name or the declared type. */
-const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'gif', 'webp']);
 const MAX_DIMENSION = 1600;
 // A decompression bomb is refused before it is decoded.
 const MAX_INPUT_PIXELS = 40_000_000;
@@ -23,13 +22,17 @@ export const IMAGE_TOO_LARGE = 'The image is too large: 10 MB at most.';
  */
 export async function processImage(input: Buffer, field = 'file') {
   if (input.length > MAX_UPLOAD_BYTES) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+  const sniffed = sniffImageFormat(input);
+  if (sniffed === null) throw ValidationError.field(field, INVALID_IMAGE);
+  if (sniffed === 'unsupported') throw ValidationError.field(field, UNSUPPORTED_IMAGE);
   let format: string | undefined;
   try {
     format = (await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
   } catch {
     throw ValidationError.field(field, INVALID_IMAGE);
   }
-  if (!format || !ACCEPTED_FORMATS.has(format)) throw ValidationError.field(field, UNSUPPORTED_IMAGE);
+  // The decoder must agree with the signature: anything else is a disguised or broken file.
+  if (format !== sniffed) throw ValidationError.field(field, INVALID_IMAGE);
   try {
     const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate()
