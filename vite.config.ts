@@ -1,11 +1,44 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const api = 'http://127.0.0.1:3000';
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+/**
+ * Writes .br and .gz beside every text asset; the server's static plugin serves them
+ * (@fastify/static `preCompressed`), so phones on event Wi-Fi download a third of the bytes.
+ */
+function precompress(): Plugin {
+  let outDir = '';
+  return {
+    name: 'precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    async writeBundle(_options, bundle) {
+      const files = Object.keys(bundle).filter((name) => /\.(js|css|html|svg|json)$/.test(name));
+      await Promise.all(
+        files.map(async (name) => {
+          const file = path.join(outDir, name);
+          const source = await readFile(file);
+          if (source.length < 1024) return;
+          await writeFile(`${file}.br`, await brotli(source, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }));
+          await writeFile(`${file}.gz`, await gz(source, { level: 9 }));
+        }),
+      );
+    },
+  };
+}
 
 export default defineConfig({
   root: 'client',
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: { outDir: '../dist/client', emptyOutDir: true },
   server: {
     proxy: {

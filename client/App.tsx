@@ -1,9 +1,9 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { Landing } from './pages/Landing';
+import { Login } from './pages/Login';
 
 // The landing page ships alone; everything else is fetched when its route is first opened.
-const Login = lazy(() => import('./pages/Login').then((module) => ({ default: module.Login })));
 const Register = lazy(() => import('./pages/Register').then((module) => ({ default: module.Register })));
 const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default: module.Privacy })));
 const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
@@ -11,12 +11,19 @@ const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: 
 const NotFound = lazy(() => import('./pages/NotFound').then((module) => ({ default: module.NotFound })));
 const Toaster = lazy(() => import('./components/Toaster').then((module) => ({ default: module.Toaster })));
 
-/** Toasts are mounted once the visitor leaves the landing page, and stay mounted across pages. */
+/**
+ * Toasts are mounted once the visitor leaves the landing page, when the browser is idle, so the
+ * toast library's styles and render never compete with the first paint of a page.
+ */
 function useToasterNeeded(location: string) {
-  const [needed, setNeeded] = useState(location !== '/');
+  const [needed, setNeeded] = useState(false);
   useEffect(() => {
-    if (location !== '/') setNeeded(true);
-  }, [location]);
+    if (needed || location === '/') return;
+    const idle = window.requestIdleCallback ?? ((callback: () => void) => window.setTimeout(callback, 200));
+    const cancel = window.cancelIdleCallback ?? window.clearTimeout;
+    const handle = idle(() => setNeeded(true), { timeout: 1500 });
+    return () => cancel(handle);
+  }, [location, needed]);
   return needed;
 }
 

@@ -1,5 +1,6 @@
 import { Link } from 'wouter';
-import { PRIVACY_EMAIL } from '../../shared/i18n';
+import { PRIVACY_EMAIL } from '../../shared/i18n/contact';
+import '../lib/messages-privacy';
 import { AuthLayout } from '../components/AuthLayout';
 import { useT } from '../lib/i18n';
 

@@ -3,7 +3,7 @@ import { toast } from 'react-toastify';
 import { Link, Redirect, useLocation } from 'wouter';
 import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
 import { AuthLayout, BackButton, FieldErrors } from '../components/AuthLayout';
-import { GoogleButton } from '../components/GoogleButton';
+import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { formErrors } from '../lib/errors';
 import { gatePublicAuthRoute } from '../lib/gating';

@@ -24,6 +24,8 @@ export default fp(
         decorateReply: false,
         index: false,
         cacheControl: false,
+        // The client build writes .br/.gz beside each asset (vite.config.ts); serve those when accepted.
+        preCompressed: true,
         setHeaders(reply, filePath) {
           const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
           reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');

@@ -1,20 +1,14 @@
-import { type Language } from '../constants';
-import { type Catalogue, en, type MessageKey } from './en';
+import type { Language } from '../constants';
+import { type Catalogue, type CataloguePart, en, type MessageKey } from './en';
 import { es } from './es';
+import { format, type MessageVars } from './format';
 
-export type { Catalogue, MessageKey };
+export type { Catalogue, CataloguePart, MessageKey, MessageVars };
+export { format };
+/** Both whole catalogues, for tests and tools; the client loads them part by part instead. */
 export const catalogues: Record<Language, Catalogue> = { en, es };
 
-/** Where privacy questions go (PRODUCT.md §9 leaves the address open). */
-export const PRIVACY_EMAIL = 'privacy@eventmatch.app';
-
-export type MessageVars = Record<string, string | number>;
-
-/** Fills `{name}` placeholders; an unknown placeholder is left as written so it shows in review. */
-export function format(template: string, vars?: MessageVars): string {
-  if (!vars) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
-}
+export { PRIVACY_EMAIL } from './contact';
 
 export function translate(language: Language, key: MessageKey, vars?: MessageVars): string {
   return format(catalogues[language][key], vars);

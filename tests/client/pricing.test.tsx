@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
 import { DEFAULT_PERIOD, displayPrice, lookupKeyFor } from '../../client/lib/pricing';
 import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
 import { useSession } from '../../client/stores/session';

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { PhotoUploader } from '../../client/components/PhotoUploader';
 import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
 import { appendPhotos, removePhoto, selectPhotoFiles } from '../../client/lib/photos';
 
 const urls = (n: number) => Array.from({ length: n }, (_, i) => `/media/p${i + 1}.webp`);

@@ -11,6 +11,7 @@ import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
 import { Subscribe } from './Subscribe';
 import '../../app.css';
+import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));

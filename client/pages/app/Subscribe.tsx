@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, Redirect, useSearch } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
-import type { MessageKey } from '../../../shared/i18n';
+import type { MessageKey } from '../../../shared/i18n/en';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
