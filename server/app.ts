@@ -39,7 +39,7 @@ declare module 'fastify' {
 export async function buildApp(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's 1 MiB default; the profile PUT (images as data: URIs) raises its own.
     bodyLimit: 1024 * 1024,

@@ -15,6 +15,12 @@ export interface Config {
   /** Built client to serve; null serves a plain notice (API-only tests). */
   clientDir: string | null;
   logLevel: string;
+  /**
+   * Whose X-Forwarded-For to believe (Fastify's `trustProxy`): the client address that per-IP
+   * throttling counts. Only loopback by default, so a client reaching the server directly cannot
+   * pick its own address; behind a proxy elsewhere, name it (`TRUST_PROXY=10.0.0.5`, or CIDRs).
+   */
+  trustProxy: boolean | string;
   argon2: { memoryCost: number; timeCost: number };
   loginThrottle: { perIp: number; perAccount: number; windowMs: number };
   stripe: {
@@ -32,6 +38,12 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+function trustProxy(value: string | undefined): boolean | string {
+  const text = value?.trim() || 'loopback';
+  if (text === 'true' || text === 'false') return text === 'true';
+  return text;
+}
 
 const int = (value: string | undefined, fallback: number) => {
   const parsed = Number.parseInt(value ?? '', 10);
@@ -53,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: trustProxy(env.TRUST_PROXY),
     // OWASP's argon2id baseline: 19 MiB, 2 iterations.
     argon2: { memoryCost: int(env.ARGON2_MEMORY_KIB, 19_456), timeCost: int(env.ARGON2_TIME_COST, 2) },
     loginThrottle: {

@@ -292,3 +292,25 @@ describe.each(backends)('login throttling on %s', (backend) => {
     expect((await login(fourth.email, fourth.password, freshIp())).status).toBe(200);
   });
 });
+
+describe.each(backends)('X-Forwarded-For from an untrusted address on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // Only 10.9.9.9 may speak for clients: this test connects from 127.0.0.1, a client like any other.
+    server = await startServer({ backend, config: { trustProxy: '10.9.9.9', loginThrottle: { perIp: 3, perAccount: 100, windowMs: 60_000 } } });
+  });
+  afterAll(() => server.close());
+
+  it('cannot dodge the per-IP throttle by naming a new address each time', async () => {
+    const api = client(server.url);
+    const attempt = (n: number) =>
+      api.post('/api/auth/', {
+        json: { username: uniqueEmail('spoof'), password: 'guess' },
+        headers: { 'x-forwarded-for': `203.0.113.${n}` },
+      });
+    for (const n of [1, 2, 3]) expect((await attempt(n)).status).toBe(400);
+    const fourth = await attempt(4);
+    expect(fourth.status).toBe(429);
+    expect(fourth.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
