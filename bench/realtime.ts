@@ -18,6 +18,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { io, type Socket } from 'socket.io-client';
@@ -81,6 +82,13 @@ async function startServer(kind: 'relay' | 'app', extraEnv: Record<string, strin
     child.on('message', (message: { type: string }) => {
       if (message.type === 'ready') resolve();
     });
+  });
+  // A server that dies mid-run makes every figure after it meaningless: stop there, loudly.
+  child.once('exit', (code) => {
+    if (code !== 0) {
+      console.error(`\n✖ ${kind} server exited with ${code} during the run`);
+      process.exit(1);
+    }
   });
   let nextId = 0;
   return {
@@ -273,7 +281,10 @@ async function runPhase(options: {
   });
   const sendEnd = performance.now();
   const drainDeadline = sendEnd + DRAIN_MS;
-  while (delivered < total && performance.now() < drainDeadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  const answered = () => acked + Object.values(ackErrors).reduce((sum, n) => sum + n, 0);
+  while ((delivered < total || answered() < total) && performance.now() < drainDeadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   const elapsedSeconds = (performance.now() - start) / 1000;
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
   for (const off of listeners) off();
@@ -429,7 +440,10 @@ async function idleSockets() {
 
 // ---------------------------------------------------------------- main
 
+const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' ');
 console.log(`Realtime benchmark: ${PAIRS} pairs, ${RATE} msg/s for ${SECONDS} s, ladder ${LADDER.join(', ')} (${STEP_SECONDS} s each)`);
+// The machine's other work competes for the same cores: its load average is part of every figure.
+console.log(`${os.cpus().length} CPUs, load average at start ${load()}`);
 const steady: PhaseResult[] = [];
 const saturation: Array<{ label: string; best: PhaseResult | null; results: PhaseResult[] }> = [];
 for (const [name, run] of [
@@ -481,4 +495,5 @@ if (ONLY.has('idle')) {
   console.log(`  heap ${idle.heapBeforeMb.toFixed(1)} MB → ${idle.heapAfterMb.toFixed(1)} MB: ${idle.heapPerSocketKb.toFixed(2)} KB heap per socket (RSS ${idle.rssPerSocketKb.toFixed(2)} KB), connected at ${idle.connectPerSecond.toFixed(0)}/s`);
   console.log(`  ${idle.heapPerSocketKb < 15 ? 'PASS' : 'FAIL'}  under 15 KB heap per socket`);
 }
+console.log(`\nload average at end ${load()}`);
 process.exit(0);

@@ -79,8 +79,11 @@ export default fp(
     });
 
     function publish<E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) {
-      // One room per emit: the sharded adapter then publishes on that room's own channel, which only the
-      // instances holding that user's sockets subscribe to (a multi-room emit goes to every instance).
+      if (userIds.length === 0) return;
+      // In process, one emit to every room encodes the packet once.
+      if (!fanout) return void io.to(userIds.map(rooms.user)).emit(event, ...args);
+      // With Redis, one room per emit: the sharded adapter then publishes on that room's own channel,
+      // which only the instances holding that user's sockets subscribe to (a multi-room emit goes to all).
       for (const id of new Set(userIds)) io.to(rooms.user(id)).emit(event, ...args);
     }
     app.decorate('io', io);
