@@ -99,3 +99,39 @@ export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
+
+export interface MessagePageRow {
+  id: number | null;
+  sender_id: number | null;
+  content: string | null;
+  client_id: string | null;
+  time: string | null;
+}
+
+/**
+ * A page of a conversation's messages for one of its participants, in one statement: no row at all
+ * when `userId` is not a participant, one all-null row when there is no message in range. Both
+ * directions walk messages_conversation (conversation_id, id desc nulls last).
+ */
+export function messagePageQuery(
+  conversationId: number,
+  userId: number,
+  direction: 'older' | 'newer',
+  bound: number | null,
+  limit: number,
+) {
+  const order = direction === 'older' ? sql`id desc nulls last` : sql`id asc nulls first`;
+  const range =
+    direction === 'older' ? (bound === null ? sql`` : sql`and x.id < ${bound}`) : sql`and x.id > ${bound ?? 0}`;
+  return sql`
+    select page.id, page.sender_id, page.content, page.client_id::text as client_id,
+      to_char(page.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time
+    from ${conversations} c
+    left join lateral (
+      select x.id, x.sender_id, x.content, x.client_id, x.created_at from ${messages} x
+      where x.conversation_id = c.id ${range}
+      order by x.${order} limit ${limit}
+    ) page on true
+    where c.id = ${conversationId} and (c.user_low_id = ${userId} or c.user_high_id = ${userId})
+    order by page.${order}`;
+}

@@ -10,7 +10,7 @@ import type { Db, DbOrTx } from '../../db/client';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
-import { conversationListQuery, partnerOf, rowsOf } from './queries';
+import { conversationListQuery, type MessagePageRow, messagePageQuery, partnerOf, rowsOf } from './queries';
 
 type MessageRow = typeof messages.$inferSelect;
 
@@ -199,29 +199,22 @@ export async function listMessages(
     direction = kind;
     bound = Number(integerPart(id, 10));
   }
-  if (!(await getParticipantIds(db, conversationId, userId))) return null;
-
-  const inConversation = eq(messages.conversationId, conversationId);
-  // Both orders are walks of messages_conversation (conversation_id, id desc nulls last).
-  const rows =
-    direction === 'older'
-      ? await db
-          .select()
-          .from(messages)
-          .where(bound === null ? inConversation : and(inConversation, lt(messages.id, bound)))
-          .orderBy(sql`${messages.id} desc nulls last`)
-          .limit(limit + 1)
-      : await db
-          .select()
-          .from(messages)
-          .where(and(inConversation, gt(messages.id, bound ?? 0)))
-          .orderBy(sql`${messages.id} asc nulls first`)
-          .limit(limit + 1);
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
+  const rows = rowsOf<MessagePageRow>(
+    await db.execute(messagePageQuery(conversationId, userId, direction, bound, limit + 1)),
+  );
+  if (rows.length === 0) return null;
+  const found = rows.filter((row) => row.id !== null);
+  const more = found.length > limit;
+  const page = more ? found.slice(0, limit) : found;
   const last = page.at(-1);
   return {
-    results: page.map(presentMessage),
+    results: page.map((row) => ({
+      id: Number(row.id),
+      sender: Number(row.sender_id),
+      content: row.content ?? '',
+      time: row.time ?? '',
+      client_id: row.client_id,
+    })),
     next: more && last ? encodeCursor('messages', [direction, String(last.id)]) : null,
   };
 }

@@ -25,32 +25,57 @@ export interface DeckRow {
   active_us: string;
 }
 
+/** What the deck needs to know about its viewer, read once by `viewerFitQuery`. */
+export interface ViewerFit {
+  user_id: number;
+  gender: string;
+  /** Comma-separated (the same on every driver). */
+  genders_to_match: string;
+  age: number;
+  /** Candidates born on or before this date are at least my minimum age (UTC today). */
+  born_by: string;
+  /** Candidates born after this date are at most my maximum age. */
+  born_after: string;
+}
+
+/** The viewer's fit values, computed in SQL against UTC today; no row for an incomplete profile. */
+export function viewerFitQuery(userId: number): SQL {
+  return sql`
+    select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match,
+      date_part('year', age(today, date_of_birth))::int as age,
+      ((today - make_interval(years => min_matching_age::int))::date)::text as born_by,
+      ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after
+    from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
+    where user_id = ${userId} and is_completed`;
+}
+
+/** A text[] parameter (drizzle would spread a JS array into a list); values are enum-checked. */
+const textArray = (values: string[]) => sql`${`{${values.join(',')}}`}::text[]`;
+
 /**
- * The deck in one statement. My own profile is read once in `me`; every use of it is a scalar
- * sub-select (an InitPlan, evaluated once), so that each tier's plan is an ordered index walk with a
- * LIMIT rather than a join that would have to sort every fitting candidate.
- *
- * Each tier is its own LIMITed branch, each on an index that fits it:
+ * The deck in one statement, with the viewer's fit values as real parameters (so the planner sees
+ * them and walks the right index). Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;
- *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), anti-joined on the
- *      reactions primary key both ways and on blocks;
+ *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), walked in order and
+ *      anti-joined on the reactions primary key both ways and on blocks — it stops after `limit`
+ *      fitting rows instead of sorting every fitting candidate;
  *   2: the reactions primary key (from_user_id = me), kind = 'skip'.
  */
-export function deckQuery(userId: number, after: DeckPosition | null, limit: number): SQL {
-  const me = (column: string) => sql.raw(`(select ${column} from me)`);
+export function deckQuery(fit: ViewerFit, after: DeckPosition | null, limit: number): SQL {
+  const me = fit.user_id;
 
   // The mutual fit, the same for every tier. An event scope is one more line here
-  // (`and p.event_id = (select event_id from me)`), with event_id leading the deck index.
+  // (`and p.event_id = ${fit.event_id}`), with event_id leading the deck index.
   const fits = sql`
-    p.is_completed and p.user_id <> ${me('user_id')}
-    and p.gender = any(${me('genders_to_match')}::text[]) and ${me('gender')} = any(p.genders_to_match)
-    and p.date_of_birth <= ${me('born_by')} and p.date_of_birth > ${me('born_after')}
-    and p.min_matching_age <= ${me('age')} and p.max_matching_age >= ${me('age')}
-    and not exists (select 1 from ${blocks} b where b.blocker_id = ${me('user_id')} and b.blocked_id = p.user_id)
-    and not exists (select 1 from ${blocks} b where b.blocker_id = p.user_id and b.blocked_id = ${me('user_id')})`;
+    p.is_completed and p.user_id <> ${me}
+    and p.gender = any(${textArray(fit.genders_to_match.split(','))}) and p.genders_to_match @> ${textArray([fit.gender])}
+    and p.date_of_birth <= ${fit.born_by}::date and p.date_of_birth > ${fit.born_after}::date
+    and p.min_matching_age <= ${fit.age} and p.max_matching_age >= ${fit.age}
+    and not exists (select 1 from ${blocks} b where b.blocker_id = ${me} and b.blocked_id = p.user_id)
+    and not exists (select 1 from ${blocks} b where b.blocker_id = p.user_id and b.blocked_id = ${me})`;
 
   const notReactedByMe = sql`not exists (select 1 from ${reactions} mine
-    where mine.from_user_id = ${me('user_id')} and mine.to_user_id = p.user_id)`;
+    where mine.from_user_id = ${me} and mine.to_user_id = p.user_id)`;
 
   const columns = (tier: DeckTier) => sql`p.user_id as id, p.name, p.date_of_birth::text as date_of_birth, p.bio,
     p.image, p.last_active_at, p.user_id, ${sql.raw(String(tier))} as tier`;
@@ -69,30 +94,22 @@ export function deckQuery(userId: number, after: DeckPosition | null, limit: num
     branch(
       0,
       sql`${reactions} liked join ${profiles} p on p.user_id = liked.from_user_id`,
-      sql`liked.to_user_id = ${me('user_id')} and liked.kind = 'like' and ${notReactedByMe}`,
+      sql`liked.to_user_id = ${me} and liked.kind = 'like' and ${notReactedByMe}`,
     ),
     branch(
       1,
       sql`${profiles} p`,
       sql`${notReactedByMe} and not exists (select 1 from ${reactions} theirs
-        where theirs.from_user_id = p.user_id and theirs.to_user_id = ${me('user_id')} and theirs.kind = 'like')`,
+        where theirs.from_user_id = p.user_id and theirs.to_user_id = ${me} and theirs.kind = 'like')`,
     ),
     branch(
       2,
       sql`${reactions} skipped join ${profiles} p on p.user_id = skipped.to_user_id`,
-      sql`skipped.from_user_id = ${me('user_id')} and skipped.kind = 'skip'`,
+      sql`skipped.from_user_id = ${me} and skipped.kind = 'skip'`,
     ),
   ].filter((part): part is SQL => part !== null);
 
   return sql`
-    with me as materialized (
-      select user_id, gender, genders_to_match,
-        date_part('year', age(today, date_of_birth))::int as age,
-        (today - make_interval(years => min_matching_age::int))::date as born_by,
-        (today - make_interval(years => max_matching_age::int + 1))::date as born_after
-      from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
-      where user_id = ${userId} and is_completed
-    )
     select id, name, date_of_birth, bio, image, tier,
       (extract(epoch from last_active_at) * 1000000)::bigint::text as active_us
     from (${sql.join(branches, sql` union all `)}) deck

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from '../conversations/cursor';
 import { rowsOf } from '../conversations/queries';
 import type { Page } from '../conversations/service';
-import { type DeckPosition, type DeckRow, deckQuery } from './queries';
+import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitQuery } from './queries';
 
 const CURSOR_SCOPE = 'deck';
 
@@ -15,7 +15,10 @@ function parseCursor(cursor: string): DeckPosition {
   return { tier: Number(tier) as DeckPosition['tier'], activeUs: integerPart(activeUs), id: Number(integerPart(id, 10)) };
 }
 
-/** The next cards of the user's deck (API.md, "The deck"). An incomplete profile has an empty deck. */
+/**
+ * The next cards of the user's deck (API.md, "The deck"): the viewer's fit values (a primary-key
+ * read), then the one deck statement. An incomplete profile has an empty deck.
+ */
 export async function getDeck(
   db: Db,
   userId: number,
@@ -23,7 +26,9 @@ export async function getDeck(
 ): Promise<Page<DeckCard>> {
   const limit = options.limit ?? DECK_PAGE_SIZE;
   const after = options.cursor ? parseCursor(options.cursor) : null;
-  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(userId, after, limit + 1)));
+  const [fit] = rowsOf<ViewerFit>(await db.execute(viewerFitQuery(userId)));
+  if (!fit) return { results: [], next: null };
+  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, after, limit + 1)));
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page.at(-1);

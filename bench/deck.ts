@@ -1,0 +1,364 @@
+/**
+ * The deck and the message history at 100,000 users and ~3,000,000 reactions on PostgreSQL:
+ * the HTTP endpoint (the real app in its own process, driven by autocannon) beside the same SQL run
+ * directly (postgres.js, same statement text and parameters, same pool size), at full load and at
+ * half of the endpoint's measured maximum; then EXPLAIN ANALYZE of both queries.
+ *
+ *   npm run bench:deck                       # seeds bench_deck once, then reuses it
+ *   npm run bench:deck -- --fresh            # drop and seed again
+ *   npm run bench:deck -- --duration 15 --connections 16
+ *
+ * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
+import { openDatabase } from '../server/db/client';
+import { messagePageQuery } from '../server/features/conversations/queries';
+import { deckQuery, type ViewerFit, viewerFitQuery } from '../server/features/deck/queries';
+import { hashToken, newToken } from '../server/lib/tokens';
+import { seed } from '../scripts/seed';
+
+interface AutocannonResult {
+  latency: { p50: number; p99: number; average: number };
+  requests: { average: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+}
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  overallRate?: number;
+  requests: { setupRequest: (request: AutocannonRequest) => AutocannonRequest }[];
+}) => Promise<AutocannonResult>;
+// autocannon ships no types; only the part used here is declared above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    fresh: { type: 'boolean', default: false },
+    users: { type: 'string', default: '100000' },
+    'reactions-per-user': { type: 'string', default: '31' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+  },
+});
+const USERS = Number(args.users);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+// The app's own pool size (server/db/client.ts): the raw loop gets the same.
+const POOL = 10;
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'bench_deck';
+const dbUrl = (() => {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DB_NAME}`;
+  return url.toString();
+})();
+const dialect = new PgDialect();
+const toQuery = (query: SQL) => dialect.sqlToQuery(query);
+
+async function ensureDatabase(dataDir: string) {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const [exists] = await admin`select 1 from pg_database where datname = ${DB_NAME}`;
+  if (exists && args.fresh) await admin.unsafe(`drop database ${DB_NAME} with (force)`);
+  if (!exists || args.fresh) await admin.unsafe(`create database ${DB_NAME}`);
+  await admin.end();
+
+  const database = await openDatabase({ databaseUrl: dbUrl, dataDir, maxConnections: 2 });
+  try {
+    const [counts] = await database.db.execute<{ users: string; reactions: string }>(
+      sql`select (select count(*) from users) as users, (select count(*) from reactions) as reactions`,
+    );
+    if (Number(counts?.users) >= USERS) {
+      console.log(`Reusing ${DB_NAME}: ${counts?.users} users, ${counts?.reactions} reactions (--fresh to reseed).`);
+      return;
+    }
+    console.log(`Seeding ${DB_NAME} with ${USERS} users…`);
+    const result = await seed(database.db, {
+      users: USERS,
+      reactionsPerUser: Number(args['reactions-per-user']),
+      matchRate: 0.2,
+      photos: 24,
+      dataDir,
+      log: (line) => console.log(`  ${line}`),
+    });
+    // Index-only scans and fresh statistics, as autovacuum would leave them.
+    await database.db.execute(sql`vacuum (analyze)`);
+    console.log(`  ${result.reactions} reactions, ${result.conversations} matches, ${result.messages} messages`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CLIENT_DIR: path.join(dataDir, 'no-client'),
+      NODE_ENV: 'production',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGTERM');
+  throw new Error('the app did not become ready');
+}
+
+interface Figures {
+  label: string;
+  throughput: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/**
+ * Runs `task` for `seconds`: closed loop with `concurrency` workers, or open loop at `rate` per second
+ * (latency measured from the scheduled start, so queueing counts, as autocannon corrects it too).
+ */
+async function loop(
+  label: string,
+  task: (i: number) => Promise<unknown>,
+  options: { seconds: number; concurrency: number; rate?: number },
+): Promise<Figures> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let i = 0;
+  const started = performance.now();
+  const end = started + options.seconds * 1000;
+  const run = async (scheduled: number) => {
+    try {
+      await task(i++);
+      latencies.push(performance.now() - scheduled);
+    } catch {
+      errors++;
+    }
+  };
+  if (options.rate) {
+    const interval = 1000 / options.rate;
+    const inFlight = new Set<Promise<void>>();
+    let next = started;
+    while (next < end) {
+      const now = performance.now();
+      while (next <= now && next < end) {
+        const promise = run(next).finally(() => inFlight.delete(promise));
+        inFlight.add(promise);
+        next += interval;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(5, next - performance.now()))));
+    }
+    await Promise.all(inFlight);
+  } else {
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (performance.now() < end) await run(performance.now());
+      }),
+    );
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    label,
+    throughput: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
+async function http(
+  label: string,
+  url: string,
+  next: () => { path: string; token: string },
+  overallRate?: number,
+): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    ...(overallRate ? { overallRate } : {}),
+    requests: [
+      {
+        setupRequest: (request) => {
+          const { path: requestPath, token } = next();
+          return { ...request, method: 'GET', path: requestPath, headers: { authorization: `Token ${token}` } };
+        },
+      },
+    ],
+  });
+  return {
+    label,
+    throughput: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+function table(title: string, rows: Figures[]) {
+  console.log(`\n${title}`);
+  console.log('| run | req/s | p50 ms | p99 ms | errors |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const row of rows) {
+    console.log(
+      `| ${row.label} | ${row.throughput.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} |`,
+    );
+  }
+}
+
+async function explain(client: postgres.Sql, query: { sql: string; params: unknown[] }) {
+  const rows = await client.unsafe(`explain (analyze, buffers, costs off) ${query.sql}`, query.params as never[]);
+  return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
+}
+
+async function main() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-deck-'));
+  await ensureDatabase(dataDir);
+
+  const raw = postgres(dbUrl, { max: POOL, onnotice: () => {} });
+  // Sample viewers (completed profiles) and conversations with at least a page of history, each
+  // with a fresh token, so that the endpoint and the raw loop read the same rows.
+  const viewers = (
+    await raw<{ id: number }[]>`select user_id as id from profiles where is_completed order by random() limit 1000`
+  ).map((row) => ({ id: row.id, token: newToken() }));
+  const chats = (
+    await raw<{ id: number; user_id: number }[]>`
+      select c.id, c.user_low_id as user_id from conversations c
+      where (select count(*) from messages m where m.conversation_id = c.id) >= ${MESSAGES_PAGE_SIZE}
+      order by random() limit 500`
+  ).map((row) => ({ id: row.id, userId: row.user_id, token: newToken() }));
+  const tokens = [
+    ...viewers.map((v) => ({ token_hash: hashToken(v.token), user_id: v.id })),
+    ...chats.map((c) => ({ token_hash: hashToken(c.token), user_id: c.userId })),
+  ];
+  await raw`insert into auth_tokens ${raw(tokens)}`;
+  const [sizes] = await raw`select (select count(*) from users) as users, (select count(*) from reactions) as reactions,
+    (select count(*) from conversations) as conversations, (select count(*) from messages) as messages`;
+  console.log(
+    `Data: ${sizes?.users} users, ${sizes?.reactions} reactions, ${sizes?.conversations} conversations, ${sizes?.messages} messages; ` +
+      `${viewers.length} viewers and ${chats.length} conversations (≥ ${MESSAGES_PAGE_SIZE} messages) sampled.`,
+  );
+
+  // The endpoint reads the viewer's fit values (a primary-key read) and then runs the deck statement;
+  // the raw loop runs only the deck statement, with those values read once up front.
+  const fits = new Map<number, ViewerFit>();
+  for (const viewer of viewers) {
+    const query = toQuery(viewerFitQuery(viewer.id));
+    const [fit] = await raw.unsafe<ViewerFit[]>(query.sql, query.params as never[]);
+    if (fit) fits.set(viewer.id, fit);
+  }
+  const deckSql = (i: number) =>
+    toQuery(deckQuery(fits.get(viewers[i % viewers.length]!.id)!, null, DECK_PAGE_SIZE + 1));
+  const messagesSql = (i: number) => {
+    const chat = chats[i % chats.length]!;
+    return toQuery(messagePageQuery(chat.id, chat.userId, 'older', null, MESSAGES_PAGE_SIZE + 1));
+  };
+
+  const { url, child } = await startApp(dataDir);
+  try {
+    // Warm both paths (caches, JIT), then measure.
+    await loop('warm-up', (i) => raw.unsafe(deckSql(i).sql, deckSql(i).params as never[]), { seconds: 2, concurrency: CONNECTIONS });
+    let n = 0;
+    const nextDeck = () => {
+      const viewer = viewers[n++ % viewers.length]!;
+      return { path: '/api/users/matching-profiles/', token: viewer.token };
+    };
+    const nextChat = () => {
+      const chat = chats[n++ % chats.length]!;
+      return { path: `/api/conversations/${chat.id}/messages/`, token: chat.token };
+    };
+    await http('warm-up', url, nextDeck);
+
+    for (const [title, rawQuery, next] of [
+      [`Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, nextDeck],
+      [`Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, nextChat],
+    ] as const) {
+      const rawFull = await loop(
+        `raw SQL, ${CONNECTIONS} in flight`,
+        (i) => {
+          const query = rawQuery(i);
+          return raw.unsafe(query.sql, query.params as never[]);
+        },
+        { seconds: DURATION, concurrency: CONNECTIONS },
+      );
+      const httpFull = await http(`HTTP, ${CONNECTIONS} connections`, url, next);
+      const half = Math.max(1, Math.round(httpFull.throughput / 2));
+      const httpHalf = await http(`HTTP at half load (${half} req/s)`, url, next, half);
+      const rawHalf = await loop(
+        `raw SQL at the same rate (${half} q/s)`,
+        (i) => {
+          const query = rawQuery(i);
+          return raw.unsafe(query.sql, query.params as never[]);
+        },
+        { seconds: DURATION, concurrency: CONNECTIONS, rate: half },
+      );
+      table(title, [rawFull, httpFull, httpHalf, rawHalf]);
+      console.log(
+        `endpoint/raw throughput: ${((100 * httpFull.throughput) / rawFull.throughput).toFixed(0)} % (target ≥ 50 %); ` +
+          `p99 at half load: ${httpHalf.p99.toFixed(2)} ms (target < 15 ms)`,
+      );
+    }
+
+    console.log('\nEXPLAIN ANALYZE, deck of one sampled viewer:\n');
+    console.log(await explain(raw, deckSql(0)));
+    console.log('\nEXPLAIN ANALYZE, last 50 messages of one sampled conversation:\n');
+    console.log(await explain(raw, messagesSql(0)));
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    await raw`delete from auth_tokens where token_hash in ${raw(tokens.map((t) => t.token_hash))}`;
+    await raw.end();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
