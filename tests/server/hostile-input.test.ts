@@ -79,6 +79,32 @@ const rows: Row[] = [
   ['login as XML', () => ({ method: 'POST', path: '/api/auth/', body: '<login/>', headers: { 'content-type': 'application/xml' } }), 415],
   ['profile as multipart', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: multipart(await imageBytes('png')) }), [400, 415]],
 
+  ['login as JSON in UTF-16', () => ({ method: 'POST', path: '/api/auth/', body: Buffer.from('{"username":"a@b.co","password":"x"}', 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16' } }), [400, 415]],
+  ['login as gzip that is not gzip', () => ({ method: 'POST', path: '/api/auth/', body: 'not gzip at all', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), [400, 415]],
+  ['an upload with a broken multipart body', () => ({ method: 'POST', path: '/api/uploads/', auth: 'user', body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }), 400],
+  ['an upload with no boundary', () => ({ method: 'POST', path: '/api/uploads/', auth: 'user', body: 'abc', headers: { 'content-type': 'multipart/form-data' } }), [400, 415]],
+  ['an upload with an empty multipart body', () => ({ method: 'POST', path: '/api/uploads/', auth: 'user', body: '--xyz--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }), 400],
+  [
+    'an upload with 1000 fields before the file',
+    async () => {
+      const form = new FormData();
+      for (let i = 0; i < 1000; i++) form.append(`f${i}`, 'x');
+      form.append('file', new Blob([new Uint8Array(Buffer.from('not an image'))], { type: 'image/png' }), 'x.png');
+      return { method: 'POST', path: '/api/uploads/', auth: 'user', body: form };
+    },
+    [400, 413],
+  ],
+  [
+    'an upload whose first file is not an image and whose second is',
+    async () => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(Buffer.from('not an image'))], { type: 'image/png' }), 'x.png');
+      form.append('file', new Blob([new Uint8Array(await imageBytes('png'))], { type: 'image/png' }), 'y.png');
+      return { method: 'POST', path: '/api/uploads/', auth: 'user', body: form };
+    },
+    [400, 413],
+  ],
+
   // Far too much.
   ['a 30 MB login', () => ({ method: 'POST', path: '/api/auth/', json: { username: 'a@b.co', password: big(30 * MB) } }), 413],
   ['a 30 MB registration', () => ({ method: 'POST', path: '/api/auth/register/', json: { ...wrongTypes, first_name: big(30 * MB) } }), 413],

@@ -1,9 +1,35 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { UploadResponse } from '../../../shared/schemas/users';
-import { PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
+import { ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import { IMAGE_TOO_LARGE, storeImage } from './service';
+
+export const NO_FILE = 'No file was submitted.';
+export const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type on the form.';
+
+/** The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx. */
+async function readUpload(request: FastifyRequest): Promise<Buffer> {
+  try {
+    const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
+    if (!file || file.fieldname !== 'file') throw ValidationError.field('file', NO_FILE);
+    const bytes = await file.toBuffer();
+    // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
+    // was read: it then hands back the first 10 MB as if that were the whole file.
+    if (file.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+    return bytes;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) throw new PayloadTooLarge();
+    // Busboy's "Unexpected end of form", "Boundary not found" and the like: the client's body is broken.
+    request.log.info({ err: error }, 'malformed multipart body');
+    throw ValidationError.field('file', NOT_A_FILE);
+  }
+}
 
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/uploads/', {
@@ -11,18 +37,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: app.authenticate,
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new UnsupportedMediaType('Send the image as multipart/form-data, field "file".');
-      const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
-      if (!file || file.fieldname !== 'file') throw ValidationError.field('file', 'No file was submitted.');
-      let bytes: Buffer;
-      try {
-        bytes = await file.toBuffer();
-      } catch (error) {
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLarge(IMAGE_TOO_LARGE);
-        throw error;
-      }
-      // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
-      // was read: it then hands back the first 10 MB as if that were the whole file.
-      if (file.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+      const bytes = await readUpload(request);
       const url = await storeImage(app.db, app.media, currentUser(request).id, bytes);
       return reply.code(201).send({ url });
     },
