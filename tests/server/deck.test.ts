@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
+import { DEMO_EMAIL, SEED_PASSWORD, seed } from '../../scripts/seed';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -272,5 +273,54 @@ describe.each(backends)('the deck on %s', (backend) => {
     const anonymous = await api().get('/api/users/matching-profiles/');
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+});
+
+// Its own server: the seeded crowd must not leak into the age bands of the tests above.
+describe.each(backends)('the seed on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server.close());
+
+  it('fills the database with a living crowd that the real routes serve, and can run again', async () => {
+    const first = await seed(server.app.db, {
+      users: 300,
+      reactionsPerUser: 20,
+      matchRate: 0.3,
+      photos: 4,
+      dataDir: server.config.dataDir,
+    });
+    expect(first.users).toBe(300);
+    expect(first.reactions).toBeGreaterThan(300 * 20 * 0.8);
+    expect(first.conversations).toBeGreaterThan(10);
+    expect(first.messages).toBeGreaterThan(first.conversations);
+    const again = await seed(server.app.db, { users: 50, reactionsPerUser: 5, matchRate: 0.3, photos: 2, dataDir: server.config.dataDir });
+    expect(again.firstId).toBeGreaterThan(first.lastId);
+    expect(again.users).toBe(50);
+    expect(again.demoUserId).toBe(first.demoUserId);
+
+    const api = client(server.url);
+    const login = await api.post('/api/auth/', { json: { username: DEMO_EMAIL, password: SEED_PASSWORD } });
+    expect(login.status).toBe(200);
+    const token = login.body.token;
+    const deck = await api.get('/api/users/matching-profiles/', { token });
+    expect(deck.status).toBe(200);
+    expect(deck.body.results.length).toBeGreaterThan(0);
+    const photo = await fetch(`${server.url}${deck.body.results[0].image}`);
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get('content-type')).toBe('image/webp');
+
+    const started = await api.get('/api/conversations/started/', { token });
+    expect(started.body.results.length).toBeGreaterThan(0);
+    const chat = started.body.results[0];
+    const history = await api.get(`/api/conversations/${chat.id}/messages/`, { token });
+    expect(history.status).toBe(200);
+    expect(history.body.results[0].content).toBe(chat.last_message);
+    // Seeded times are in the past, newest first.
+    const times = history.body.results.map((message: { time: string }) => Date.parse(message.time));
+    expect(times.every((time: number) => time <= Date.now())).toBe(true);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
   });
 });
