@@ -28,7 +28,7 @@ function precompress(): Plugin {
           const file = path.join(outDir, name);
           const source = await readFile(file);
           if (source.length < 1024) return;
-          await writeFile(`${file}.br`, await brotli(source, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }));
+          await writeFile(`${file}.br`, await brotli(source, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } }));
           await writeFile(`${file}.gz`, await gz(source, { level: 9 }));
         }),
       );

@@ -37,7 +37,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           {user && <Avatar name={name} image={user.image} size={32} />}
           <span className="top-user-name">{name}</span>
         </div>
-        <LanguageSwitcher className="compact" />
+        <LanguageSwitcher compact />
         <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>
           <LogoutIcon />
         </Link>

@@ -1,12 +1,13 @@
 import { type Language, LANGUAGES } from '../../shared/constants';
 import { useLanguage, useT } from '../lib/i18n';
 
-export function LanguageSwitcher({ className = '' }: { className?: string }) {
+/** `compact` shows ES / EN (the top bar of the app), with the full name for screen readers. */
+export function LanguageSwitcher({ className = '', compact = false }: { className?: string; compact?: boolean }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const setLanguage = useLanguage((state) => state.setLanguage);
   return (
-    <div className={`lang-switch ${className}`} role="group" aria-label={t('language.label')}>
+    <div className={`lang-switch ${compact ? 'compact' : ''} ${className}`} role="group" aria-label={t('language.label')}>
       {LANGUAGES.map((code: Language) => (
         <button
           key={code}
@@ -14,9 +15,10 @@ export function LanguageSwitcher({ className = '' }: { className?: string }) {
           lang={code}
           className={code === language ? 'is-active' : ''}
           aria-pressed={code === language}
+          aria-label={compact ? t(`language.${code}`) : undefined}
           onClick={() => setLanguage(code)}
         >
-          {t(`language.${code}`)}
+          {compact ? code.toUpperCase() : t(`language.${code}`)}
         </button>
       ))}
     </div>

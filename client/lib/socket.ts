@@ -27,6 +27,7 @@ export const useConnection = create<ConnectionState>()(() => ({ connected: false
 
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;
+const SERVER_DISCONNECT_RETRY_MS = 1000;
 
 export function connectSocket(token: string) {
   if (socket) return;
@@ -38,7 +39,11 @@ export function connectSocket(token: string) {
     // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
     if (everConnected) for (const listener of reconnectListeners) listener();
   });
-  next.on('disconnect', () => useConnection.setState({ connected: false }));
+  next.on('disconnect', (reason) => {
+    useConnection.setState({ connected: false });
+    // A server closing our socket (a restart, a drain) does not auto-reconnect in socket.io; we do.
+    if (reason === 'io server disconnect') setTimeout(() => socket === next && next.connect(), SERVER_DISCONNECT_RETRY_MS);
+  });
   next.on('connect_error', () => useConnection.setState({ connected: false }));
 }
 

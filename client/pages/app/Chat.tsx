@@ -38,6 +38,7 @@ export function Chat({ id }: { id: number }) {
 
   const messages = thread?.messages ?? [];
   const lastId = messages[messages.length - 1]?.id;
+  const lastStatus = messages[messages.length - 1]?.status;
 
   // Reading the thread: tell the partner, and clear the unread badge.
   useEffect(() => {
@@ -56,7 +57,7 @@ export function Chat({ id }: { id: number }) {
       return;
     }
     if (nearBottom.current) list.scrollTop = list.scrollHeight;
-  }, [messages.length, lastId]);
+  }, [messages.length, lastId, lastStatus]);
 
   // The typing line hides itself TYPING_VISIBLE_MS after the last typing event.
   const typingAt = thread?.typingAt ?? 0;

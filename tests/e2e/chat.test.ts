@@ -1,0 +1,142 @@
+/**
+ * Chat behaviour that only a real browser and a real socket can show: older pages on scrolling up,
+ * read receipts, a failed send that is retried once (no duplicate), and catch-up of a message sent
+ * while the socket was down.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { startServer, type TestServer } from '../helpers/server';
+import { type ClientSocket, connect } from '../helpers/socket';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let ana: TestUser;
+  let ben: TestUser;
+  let benSocket: ClientSocket;
+  let conversationId: number;
+  const api = () => client(server.url);
+  const stored = async () =>
+    (await api().get(`/api/conversations/${conversationId}/messages/?limit=100`, { token: ben.token })).body.results as Array<{ id: number; content: string }>;
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
+    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    await api().post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    const matched = await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
+    conversationId = matched.body.conversation_id;
+    // 60 messages: more than one page of 50.
+    for (let i = 1; i <= 60; i += 1) {
+      const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: i % 2 ? ben.token : ana.token, json: { content: `history ${i}` } });
+      expect(sent.status).toBe(201);
+    }
+    benSocket = await connect(server.url, ben.token);
+
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await context.addInitScript(
+      ([token]) => {
+        if (!localStorage.getItem('language_code')) {
+          localStorage.setItem('language_code', 'en');
+          localStorage.setItem('auth_token', token as string);
+        }
+      },
+      [ana.token],
+    );
+    page = await context.newPage();
+    page.setDefaultTimeout(8000);
+  }, 120_000);
+
+  afterAll(async () => {
+    benSocket?.close();
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('lists the conversation with its last message, filters by name, and opens the newest page', async () => {
+    await page.goto(`${server.url}/app/matches/`);
+    const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('history 60');
+    await page.getByPlaceholder(en['matches.search']).fill('zzz');
+    await page.getByText('No results for "zzz"').first().waitFor();
+    await page.getByPlaceholder(en['matches.search']).fill('be');
+    await row.waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01-matches-en.png') });
+
+    await row.click();
+    await page.locator('.message', { hasText: 'history 60' }).waitFor();
+    await expect.poll(() => page.locator('.message-content').count()).toBe(50);
+    expect(await page.locator('.message-content').getByText('history 5', { exact: true }).count()).toBe(0);
+  });
+
+  it('loads older messages when scrolled to the top, keeping them in order', async () => {
+    await page.locator('.messages').evaluate((list) => {
+      list.scrollTop = 0;
+      list.dispatchEvent(new Event('scroll'));
+    });
+    await page.locator('.message-content').getByText('history 1', { exact: true }).waitFor();
+    const texts = await page.locator('.message-content').allTextContents();
+    expect(texts).toEqual(Array.from({ length: 60 }, (_, i) => `history ${i + 1}`));
+    // Own messages right, the partner's left.
+    expect(await page.locator('.message-own .message-content').getByText('history 2', { exact: true }).count()).toBe(1);
+    expect(await page.locator('.message-partner .message-content').getByText('history 1', { exact: true }).count()).toBe(1);
+    expect(await page.locator('.message-partner .message-content').getByText('history 2', { exact: true }).count()).toBe(0);
+  });
+
+  it('shows "Read" once the partner has read our message', async () => {
+    await page.getByPlaceholder(en['chat.placeholder']).fill('read me');
+    await page.getByRole('button', { name: en['chat.send'] }).click();
+    const mine = page.locator('.message-own', { hasText: 'read me' });
+    await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');
+    const last = (await stored())[0]!;
+    expect(last.content).toBe('read me');
+    expect(await mine.locator('.message-meta').textContent()).not.toContain(en['chat.read']);
+    benSocket.emit('message:read', { conversation_id: conversationId, last_read_id: last.id });
+    await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-02-read.png') });
+  });
+
+  it('marks a send that fails as not sent, and Retry stores it exactly once', async () => {
+    // No socket and no HTTP for messages: the send must fail visibly.
+    await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()));
+    server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('try again');
+    await page.keyboard.press('Enter');
+    const failed = page.locator('.message.is-failed', { hasText: 'try again' });
+    await failed.waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-failed.png') });
+
+    await page.unroute('**/api/conversations/*/messages/');
+    await failed.getByRole('button', { name: en['chat.retry'] }).click();
+    await expect.poll(() => page.locator('.message-own', { hasText: 'try again' }).getAttribute('class')).toContain('is-sent');
+    expect((await stored()).filter((message) => message.content === 'try again')).toHaveLength(1);
+  });
+
+  it('catches up after a reconnect with a message sent while the socket was down', async () => {
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
+    // Sent while Ana's socket is closed: only the catch-up after reconnecting can bring it.
+    const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'while you were away' } });
+    expect(sent.status).toBe(201);
+    await page.locator('.message-partner', { hasText: 'while you were away' }).waitFor();
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    expect(await page.locator('.message', { hasText: 'while you were away' }).count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-caught-up.png') });
+  });
+});
