@@ -63,7 +63,17 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A busy machine can push an app's boot past Fastify's plugin timeout: one more try before giving up. */
 async function startServer(kind: 'relay' | 'app', extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  try {
+    return await startServerOnce(kind, extraEnv);
+  } catch (error) {
+    console.error(`  ${kind} server did not start (${(error as Error).message}); trying once more`);
+    return startServerOnce(kind, extraEnv);
+  }
+}
+
+async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const child = fork(path.join(root, 'bench/realtime-server.ts'), {
     cwd: root,

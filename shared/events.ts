@@ -6,9 +6,12 @@ import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
 import { z } from './schemas/zod';
 
+export const NULL_CHARACTERS_MESSAGE = 'Null characters are not allowed.';
+
 export const MessageSendPayload = z.object({
   conversation_id: Id,
-  content: MessageInput.shape.content,
+  // PostgreSQL text cannot hold U+0000: refused here as DRF does, instead of failing at the insert.
+  content: MessageInput.shape.content.refine((value) => !value.includes('\u0000'), NULL_CHARACTERS_MESSAGE),
   client_id: z.uuid(),
 });
 export type MessageSendPayload = z.infer<typeof MessageSendPayload>;

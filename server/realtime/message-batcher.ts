@@ -1,10 +1,10 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { MessageInput } from '../../shared/schemas/conversations';
+import { type Message, MessageInput } from '../../shared/schemas/conversations';
 import type { Db } from '../db/client';
 import { conversations, messages } from '../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../errors';
-import { CLIENT_ID_REUSED, presentMessage, sendMessage } from '../features/conversations/service';
+import { CLIENT_ID_REUSED, getParticipantIds, sendMessage } from '../features/conversations/service';
 
 type SendInput = Parameters<typeof sendMessage>[1];
 type SendResult = Awaited<ReturnType<typeof sendMessage>>;
@@ -71,111 +71,138 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
 
 type Outcome = SendResult | Error;
 
+interface BatchRow {
+  idx: number;
+  low: number;
+  high: number;
+  id: number | null;
+  conversation_id: number | null;
+  sender_id: number | null;
+  content: string | null;
+  client_id: string | null;
+  time: string | null;
+  created: boolean;
+}
+
+/** drizzle's `execute` gives an array on postgres.js and `{ rows }` on PGlite. */
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/**
+ * The whole batch in one statement, so one round trip and one commit: keep the sends whose sender is a
+ * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
+ * conversation's last message forward, and answer per send with the stored message and whether it is new.
+ */
+const batchStatement = (items: string) => sql`
+  with input as (
+    select * from jsonb_to_recordset(${items}::jsonb)
+      as t(idx int, conversation_id int, sender_id int, content text, client_id uuid)
+  ),
+  allowed as (
+    select i.*, c.user_low_id as low, c.user_high_id as high
+    from input i
+    join ${conversations} c on c.id = i.conversation_id and i.sender_id in (c.user_low_id, c.user_high_id)
+  ),
+  ins as (
+    insert into ${messages} (conversation_id, sender_id, content, client_id)
+    select conversation_id, sender_id, content, client_id from allowed order by idx
+    on conflict (sender_id, client_id) do nothing
+    returning id, conversation_id, sender_id, content, client_id, created_at
+  ),
+  newest as (
+    select distinct on (conversation_id) conversation_id, id, created_at from ins order by conversation_id, id desc
+  ),
+  moved as (
+    update ${conversations} c set last_message_id = n.id, last_message_at = n.created_at
+    from newest n
+    where c.id = n.conversation_id and (c.last_message_id is null or c.last_message_id < n.id)
+    returning c.id
+  )
+  select a.idx, a.low, a.high,
+    coalesce(ins.id, old.id) as id,
+    coalesce(ins.conversation_id, old.conversation_id) as conversation_id,
+    coalesce(ins.sender_id, old.sender_id) as sender_id,
+    coalesce(ins.content, old.content) as content,
+    coalesce(ins.client_id, old.client_id)::text as client_id,
+    to_char(coalesce(ins.created_at, old.created_at) at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time,
+    ins.id is not null as created
+  from allowed a
+  left join ins on ins.sender_id = a.sender_id and ins.client_id = a.client_id
+  left join ${messages} old on ins.id is null and old.sender_id = a.sender_id and old.client_id = a.client_id
+`;
+
 async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
   const outcomes: Array<Outcome | undefined> = new Array(inputs.length);
-
-  // Participants first, as the service: a stranger learns nothing about the content rules.
-  const conversationIds = [...new Set(inputs.map((input) => input.conversationId))];
-  const pairs = new Map<number, [number, number]>();
-  for (const row of await db
-    .select({ id: conversations.id, low: conversations.userLowId, high: conversations.userHighId })
-    .from(conversations)
-    .where(inArray(conversations.id, conversationIds))) {
-    pairs.set(row.id, [row.low, row.high]);
-  }
-
-  type Row = { index: number; conversationId: number; senderId: number; content: string; clientId: string };
-  const rows: Row[] = [];
+  const items: Array<{ idx: number; conversation_id: number; sender_id: number; content: string; client_id: string }> = [];
   /** Later sends of the same (sender, client_id) in this batch resolve to the first one's message. */
   const firstByKey = new Map<string, number>();
   const sameAs = new Map<number, number>();
-  inputs.forEach((input, index) => {
-    const participants = pairs.get(input.conversationId);
-    if (!participants || !participants.includes(input.senderId)) {
-      outcomes[index] = new NotFound();
-      return;
-    }
+  const invalid = new Map<number, ValidationError>();
+
+  inputs.forEach((input, idx) => {
     const parsed = MessageInput.safeParse({ content: input.content, client_id: input.clientId ?? undefined });
-    if (!parsed.success) {
-      outcomes[index] = new ValidationError(toFieldErrors(parsed.error.issues));
-      return;
-    }
     // send() only batches sends with a client_id, so the schema's optional is always there.
-    const clientId = parsed.data.client_id ?? '';
+    const clientId = parsed.success ? (parsed.data.client_id ?? '') : (input.clientId ?? '');
     const key = `${input.senderId}:${clientId}`;
     const first = firstByKey.get(key);
     if (first !== undefined) {
-      sameAs.set(index, first);
+      sameAs.set(idx, first);
       return;
     }
-    firstByKey.set(key, index);
-    rows.push({ index, conversationId: input.conversationId, senderId: input.senderId, content: parsed.data.content, clientId });
+    firstByKey.set(key, idx);
+    // Bad content still takes part in the participant check: a stranger gets NotFound, as from the service.
+    if (!parsed.success) invalid.set(idx, new ValidationError(toFieldErrors(parsed.error.issues)));
+    items.push({
+      idx,
+      conversation_id: input.conversationId,
+      sender_id: input.senderId,
+      content: parsed.success ? parsed.data.content : '',
+      client_id: clientId,
+    });
   });
 
-  if (rows.length > 0) {
-    await db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(messages)
-        .values(rows.map(({ conversationId, senderId, content, clientId }) => ({ conversationId, senderId, content, clientId })))
-        .onConflictDoNothing({ target: [messages.senderId, messages.clientId] })
-        .returning();
-      const byKey = new Map(inserted.map((row) => [`${row.senderId}:${row.clientId}`, row]));
-
-      const retried: Row[] = [];
-      for (const row of rows) {
-        const stored = byKey.get(`${row.senderId}:${row.clientId}`);
-        if (!stored) {
-          retried.push(row);
-          continue;
-        }
-        outcomes[row.index] = {
-          message: presentMessage(stored),
-          participantIds: pairs.get(row.conversationId)!,
-          created: true,
-        };
-      }
-
-      // Retries of sends stored earlier: the stored message, nothing new.
-      if (retried.length > 0) {
-        const existing = await tx
-          .select()
-          .from(messages)
-          .where(or(...retried.map((row) => and(eq(messages.senderId, row.senderId), eq(messages.clientId, row.clientId)))));
-        const existingByKey = new Map(existing.map((row) => [`${row.senderId}:${row.clientId}`, row]));
-        for (const row of retried) {
-          const stored = existingByKey.get(`${row.senderId}:${row.clientId}`);
-          outcomes[row.index] =
-            !stored || stored.conversationId !== row.conversationId
-              ? ValidationError.field('client_id', CLIENT_ID_REUSED)
-              : { message: presentMessage(stored), participantIds: pairs.get(row.conversationId)!, created: false };
-        }
-      }
-
-      // Each conversation's newest message, moved forward only (concurrent REST sends may be newer).
-      const newest = new Map<number, { id: number; at: Date }>();
-      for (const row of inserted) {
-        const current = newest.get(row.conversationId);
-        if (!current || current.id < row.id) newest.set(row.conversationId, { id: row.id, at: row.createdAt });
-      }
-      if (newest.size > 0) {
-        const values = sql.join(
-          [...newest].map(([conversationId, { id, at }]) => sql`(${conversationId}::int, ${id}::int, ${at.toISOString()}::timestamptz)`),
-          sql`, `,
-        );
-        await tx.execute(sql`
-          update ${conversations} as c
-          set last_message_id = v.id, last_message_at = v.at
-          from (values ${values}) as v(conversation_id, id, at)
-          where c.id = v.conversation_id and (c.last_message_id is null or c.last_message_id < v.id)
-        `);
-      }
-    });
+  const valid = items.filter((item) => !invalid.has(item.idx));
+  const participantsOnly = items.filter((item) => invalid.has(item.idx));
+  const rows = valid.length > 0 ? rowsOf<BatchRow>(await db.execute(batchStatement(JSON.stringify(valid)))) : [];
+  const unresolved: number[] = [];
+  for (const row of rows) {
+    const idx = Number(row.idx);
+    const input = inputs[idx]!;
+    const participantIds: [number, number] = [Number(row.low), Number(row.high)];
+    if (row.id === null) {
+      // Stored by a transaction that committed after this statement began: the service sorts it out.
+      unresolved.push(idx);
+      continue;
+    }
+    if (Number(row.conversation_id) !== input.conversationId) {
+      outcomes[idx] = ValidationError.field('client_id', CLIENT_ID_REUSED);
+      continue;
+    }
+    const message: Message = {
+      id: Number(row.id),
+      sender: Number(row.sender_id),
+      content: row.content ?? '',
+      time: row.time ?? '',
+      client_id: row.client_id,
+    };
+    outcomes[idx] = { message, participantIds, created: Boolean(row.created) };
   }
-
-  // Committed: duplicates within the batch get the first send's message, as a retry would.
-  for (const [index, first] of sameAs) {
+  // Valid sends the statement did not answer for: not a participant.
+  for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) outcomes[item.idx] = new NotFound();
+  for (const idx of unresolved) {
+    outcomes[idx] = await sendMessage(db, inputs[idx]!).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  }
+  // Bad content: NotFound for a stranger, the content errors for a participant (the service's order).
+  for (const item of participantsOnly) {
+    const participants = await getParticipantIds(db, item.conversation_id, item.sender_id);
+    outcomes[item.idx] = participants ? invalid.get(item.idx)! : new NotFound();
+  }
+  // Duplicates within the batch get the first send's message, as a retry would.
+  for (const [idx, first] of sameAs) {
     const outcome = outcomes[first];
-    outcomes[index] = outcome instanceof Error || !outcome ? outcome : { ...outcome, created: false };
+    outcomes[idx] = outcome instanceof Error || !outcome ? outcome : { ...outcome, created: false };
   }
   return outcomes.map((outcome) => outcome ?? new Error('message batch left a send without an outcome'));
 }

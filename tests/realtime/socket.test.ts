@@ -143,6 +143,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
       { conversation_id: 'abc', content: 'ok', client_id: newClientId() },
       { conversation_id: -1, content: 'ok', client_id: newClientId() },
       { conversation_id: conversationId, content: { $ne: 1 }, client_id: newClientId() },
+      { conversation_id: conversationId, content: 'nul \u0000 byte', client_id: newClientId() },
     ];
     for (const payload of bad) {
       const ack = await socket.emitWithAck('message:send', payload as never);
