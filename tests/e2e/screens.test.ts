@@ -1,0 +1,169 @@
+/**
+ * The remaining screens in Chromium (390×844), in English with a switch to Spanish: another user's
+ * profile (gallery, wrap-around, dots, like → 600 ms overlay → home), the deck's buttons, keys, tap
+ * and empty state, the subscribe flow through the server's local test checkout, privacy and logout.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageDataUri } from '../helpers/images';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromium, 390×844)', () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let ana: TestUser;
+  let ben: TestUser;
+  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const dotState = () => page.locator('.dots .dot').evaluateAll((dots) => dots.map((dot) => dot.getAttribute('aria-current')));
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana', lastName: 'Ruiz' });
+    ben = await makeCompletedUser(
+      server,
+      { name: 'Ben', bio: 'DJ tonight, dancer otherwise.', gender: 'male', genders_to_match: ['female'], image2: await imageDataUri('jpeg'), image3: await imageDataUri('png') },
+      { firstName: 'Ben' },
+    );
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await context.addInitScript(
+      ([token]) => {
+        if (localStorage.getItem('language_code')) return;
+        localStorage.setItem('language_code', 'en');
+        localStorage.setItem('auth_token', token as string);
+      },
+      [ana.token],
+    );
+    page = await context.newPage();
+    page.setDefaultTimeout(8000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it("shows another user's profile with a wrap-around gallery, and a like that matches shows the overlay, then home", async () => {
+    await client(server.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    await page.goto(`${server.url}/app/profiles/${ben.id}`);
+    await page.getByRole('heading', { name: /Ben, 28/ }).waitFor();
+    await page.getByText('DJ tonight, dancer otherwise.').waitFor();
+    expect(await page.locator('.genre').textContent()).toBe(en['gender.male']);
+    expect(await dotState()).toEqual(['true', 'false', 'false']);
+
+    await page.getByRole('button', { name: en['profileView.previous'] }).click();
+    expect(await dotState()).toEqual(['false', 'false', 'true']);
+    await page.getByRole('button', { name: en['profileView.next'] }).click();
+    expect(await dotState()).toEqual(['true', 'false', 'false']);
+
+    // A swipe left on the photo shows the next one.
+    const box = await page.getByTestId('gallery').boundingBox();
+    if (!box) throw new Error('gallery has no box');
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let step = 1; step <= 8; step += 1) await page.mouse.move(box.x + box.width * 0.8 - step * 20, box.y + box.height / 2);
+    await page.mouse.up();
+    await expect.poll(dotState).toEqual(['false', 'true', 'false']);
+    await shot('screens-01-profile-view');
+
+    await page.getByRole('button', { name: en['profileView.like'] }).click();
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+    await page.waitForURL('**/app/home/');
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
+  });
+
+  it('works the deck with keys, buttons and a tap, down to the empty text', async () => {
+    const names = ['Carl', 'Dario', 'Eli'];
+    for (const name of names) await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+    await page.goto(`${server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const currentName = async () => (await card.getAttribute('aria-label'))?.replace(/^Open the profile of /, '') ?? '';
+    const first = await currentName();
+    expect(names).toContain(first);
+
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(currentName).not.toBe(first);
+    const second = await currentName();
+    await page.getByRole('button', { name: en['deck.skip'] }).click();
+    await expect.poll(currentName).not.toBe(second);
+
+    const third = await currentName();
+    await card.click();
+    await page.waitForURL(/\/app\/profiles\/\d+$/);
+    await page.getByRole('heading', { name: new RegExp(third) }).waitFor();
+    await page.getByRole('button', { name: en['profileView.reject'] }).click();
+    await page.waitForURL('**/app/home/');
+
+    // Only the skipped card is left (skips come back); a dislike empties the deck.
+    await expect.poll(currentName).toBe(second);
+    await page.getByRole('button', { name: en['deck.dislike'] }).click();
+    await page.getByText(en['deck.empty']).waitFor();
+    await shot('screens-02-deck-empty');
+  });
+
+  it('subscribes to Starter through the local test checkout and shows the success screen', async () => {
+    await page.goto(`${server.url}/app/subscribe/`);
+    const starter = page.getByTestId('plan-starter');
+    await starter.waitFor();
+    expect(await starter.textContent()).toContain(`$10 / ${en['subscribe.perMonthAnnually']}`);
+    expect(await page.getByTestId('plan-pro').getByRole('button').isDisabled()).toBe(true);
+    await shot('screens-03-subscribe');
+
+    await page.getByRole('button', { name: 'Español' }).first().click();
+    await page.getByRole('heading', { name: es['subscribe.title'] }).waitFor();
+    await shot('screens-04-subscribe-es');
+    await page.getByRole('button', { name: 'English' }).first().click();
+
+    await page.getByRole('radio', { name: en['subscribe.monthly'] }).click();
+    expect(await starter.textContent()).toContain(`$15 / ${en['subscribe.perMonth']}`);
+    await starter.getByRole('button', { name: en['subscribe.choose'] }).click();
+    await page.getByRole('button', { name: 'Complete test checkout' }).click();
+    await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);
+    await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
+    await shot('screens-05-subscribe-success');
+
+    const me = await client(server.url).get('/api/users/me/', { token: ana.token });
+    expect(me.body.has_subscription).toBe(true);
+    await page.getByRole('link', { name: en['subscribe.success.link'] }).click();
+    await page.waitForURL('**/app/home/');
+
+    await page.goto(`${server.url}/app/subscribe/?canceled=true`);
+    await page.getByRole('heading', { name: en['subscribe.error.title'] }).waitFor();
+    await page.getByRole('link', { name: en['subscribe.retry'] }).click();
+    // Already subscribed: the plan list sends the user home.
+    await page.waitForURL('**/app/home/');
+  });
+
+  it('shows the privacy policy with its contents, and logs out from the top bar', async () => {
+    await page.goto(`${server.url}/privacy`);
+    await page.getByRole('heading', { name: en['privacy.title'] }).waitFor();
+    for (const id of ['collection', 'sharing', 'security', 'rights', 'changes', 'contact'] as const) {
+      await page.getByRole('link', { name: en[`privacy.${id}.title`] }).waitFor();
+    }
+    await page.getByRole('link', { name: 'privacy@eventmatch.app' }).waitFor();
+    await shot('screens-06-privacy');
+
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('link', { name: en['app.logout'] }).click();
+    await page.waitForURL(`${server.url}/`);
+    expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
+    expect(await page.evaluate(() => localStorage.getItem('language_code'))).toBe('en');
+    const revoked = await client(server.url).get('/api/users/me/', { token: ana.token });
+    expect(revoked.status).toBe(401);
+  });
+});
