@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, users } from '../../server/db/schema';
 import { makeUser } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasRedis, REDIS_URL } from '../helpers/services';
 
 const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 const EMAIL_TAKEN = 'A user with that e-mail already exists.';
@@ -312,5 +313,62 @@ describe.each(backends)('X-Forwarded-For from an untrusted address on %s', (back
     const fourth = await attempt(4);
     expect(fourth.status).toBe(429);
     expect(fourth.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+describe.skipIf(!(await hasRedis()))('login throttling shared through Redis', () => {
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    // Two instances of one deployment: same Redis, same prefix (unique to this run).
+    const shared = { redisUrl: REDIS_URL, redisPrefix: `test-throttle-${randomBytes(6).toString('hex')}` };
+    const loginThrottle = { perIp: 3, perAccount: 2, windowMs: 60_000 };
+    for (let i = 0; i < 2; i++) servers.push(await startServer({ config: { ...shared, loginThrottle } }));
+  });
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
+
+  const attempt = (server: TestServer, username: string, ip: string) =>
+    client(server.url).post('/api/auth/', { json: { username, password: 'guess' }, headers: { 'x-forwarded-for': ip } });
+
+  it('counts an account’s attempts across instances', async () => {
+    const [a, b] = servers as [TestServer, TestServer];
+    const username = uniqueEmail('shared');
+    expect((await attempt(a, username, '198.51.100.1')).status).toBe(400);
+    expect((await attempt(b, username, '198.51.100.2')).status).toBe(400);
+    const third = await attempt(a, username, '198.51.100.3');
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await attempt(b, username, '198.51.100.4')).status).toBe(429);
+  });
+
+  it('counts an address’s attempts across instances', async () => {
+    const [a, b] = servers as [TestServer, TestServer];
+    const ip = '198.51.100.77';
+    expect((await attempt(a, uniqueEmail('ip'), ip)).status).toBe(400);
+    expect((await attempt(b, uniqueEmail('ip'), ip)).status).toBe(400);
+    expect((await attempt(a, uniqueEmail('ip'), ip)).status).toBe(400);
+    expect((await attempt(b, uniqueEmail('ip'), ip)).status).toBe(429);
+  });
+});
+
+describe('login throttling while Redis is unreachable', () => {
+  let server: TestServer;
+  let unreachable: string;
+  beforeAll(async () => {
+    // A port nothing listens on: the instance must still start, log in and throttle, on its own.
+    const net = await import('node:net');
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    unreachable = `redis://127.0.0.1:${port}`;
+    server = await startServer({ config: { redisUrl: unreachable, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } } });
+  });
+  afterAll(() => server.close());
+
+  it('falls back to counting per instance, never to a 5xx', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    expect((await api.post('/api/auth/', { json: { username: user.email, password: 'wrong' } })).status).toBe(400);
+    expect((await api.post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(429);
   });
 });

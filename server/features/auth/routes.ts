@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LoginInput, RegisterResponse, TokenResponse } from '../../../shared/schemas/auth';
 import type { Config } from '../../config';
 import { Throttled } from '../../errors';
+import { memoryThrottle, redisThrottle } from '../../lib/throttle';
 import { currentUser } from '../../plugins/auth';
 import { RegisterBody } from './password-rules';
 import { login, register, revokeToken } from './service';
@@ -11,17 +12,15 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   const hashOptions = config.argon2;
   const { perIp, perAccount, windowMs } = config.loginThrottle;
 
-  /**
-   * A hook that counts a request under a key and answers 429 past `max` per window.
-   * `createRateLimit` rather than `rateLimit`: the latter runs at most once per request, so a
-   * second limit on the same route (per account after per IP) would silently never apply.
-   */
-  const limit = (max: number, key: (request: FastifyRequest) => string) => {
-    const count = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: key });
-    return async (request: FastifyRequest) => {
-      const result = await count(request);
-      if (!result.isAllowed && result.isExceeded) throw new Throttled(result.ttl / 1000);
-    };
+  const throttle = config.redisUrl
+    ? await redisThrottle({ url: config.redisUrl, prefix: config.redisPrefix, log: app.log })
+    : memoryThrottle();
+  app.addHook('onClose', () => throttle.close());
+
+  /** A hook that counts a request under a key and answers 429 past `max` per window. */
+  const limit = (max: number, key: (request: FastifyRequest) => string) => async (request: FastifyRequest) => {
+    const result = await throttle.hit(key(request), max, windowMs);
+    if (result.exceeded) throw new Throttled(result.retryAfterMs / 1000);
   };
 
   app.post('/api/auth/', {

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { createClient } from 'redis';
+
+export interface ThrottleResult {
+  /** True once the key has been hit more than `max` times in the current window. */
+  exceeded: boolean;
+  /** Until the window ends. */
+  retryAfterMs: number;
+}
+
+/** Fixed-window counters: one hit per attempt, the window starting at a key's first hit. */
+export interface Throttle {
+  hit(key: string, max: number, windowMs: number): Promise<ThrottleResult>;
+  close(): Promise<void>;
+}
+
+/** Counters in this process: right for one instance, and the fallback while Redis is away. */
+export function memoryThrottle(): Throttle {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  // Expired windows are swept now and then, so that a flood of distinct keys cannot grow the map forever.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    async hit(key, max, windowMs) {
+      const now = Date.now();
+      let window = windows.get(key);
+      if (!window || window.resetAt <= now) {
+        window = { count: 0, resetAt: now + windowMs };
+        windows.set(key, window);
+      }
+      window.count += 1;
+      return { exceeded: window.count > max, retryAfterMs: window.resetAt - now };
+    },
+    async close() {
+      clearInterval(sweep);
+      windows.clear();
+    },
+  };
+}
+
+// INCR and, on the first hit, PEXPIRE in one step; returns the count and the window's time left.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return { count, ttl }
+`;
+
+const ERROR_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Counters in Redis, shared by every instance: an account gets the same number of login attempts
+ * however many instances an attacker spreads them over. Keys are hashed (no e-mail is written to
+ * Redis). While Redis is unreachable each instance counts on its own rather than refusing logins.
+ */
+export async function redisThrottle(options: { url: string; prefix: string; log: FastifyBaseLogger }): Promise<Throttle> {
+  const fallback = memoryThrottle();
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), connectTimeout: 2000 },
+  });
+  let lastLogged = 0;
+  const warn = (error: unknown) => {
+    if (Date.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
+    lastLogged = Date.now();
+    options.log.warn({ err: error }, 'redis unavailable: login throttling counts per instance until it is back');
+  };
+  client.on('error', warn);
+  // Start-up does not wait for Redis: until it is ready the fallback counts.
+  client.connect().catch(warn);
+
+  return {
+    async hit(key, max, windowMs) {
+      if (!client.isReady) return fallback.hit(key, max, windowMs);
+      const hashed = createHash('sha256').update(key).digest('base64url');
+      try {
+        const reply = (await client.eval(HIT_SCRIPT, {
+          keys: [`${options.prefix}:throttle:${hashed}`],
+          arguments: [String(windowMs)],
+        })) as [number, number];
+        const [count, ttl] = reply;
+        return { exceeded: count > max, retryAfterMs: ttl };
+      } catch (error) {
+        warn(error);
+        return fallback.hit(key, max, windowMs);
+      }
+    },
+    async close() {
+      await fallback.close();
+      // quit() waits for a reply that never comes while Redis is away.
+      if (client.isReady) await client.quit().catch(() => client.destroy());
+      else client.destroy();
+    },
+  };
+}
