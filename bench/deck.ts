@@ -220,11 +220,12 @@ async function http(
   url: string,
   next: () => { path: string; token: string },
   overallRate?: number,
+  connections = CONNECTIONS,
 ): Promise<Figures> {
   const result = await autocannon({
     url,
-    connections: CONNECTIONS,
-    duration: DURATION,
+    connections,
+    duration: connections === 1 ? Math.max(3, DURATION / 2) : DURATION,
     ...(overallRate ? { overallRate } : {}),
     requests: [
       {
@@ -341,7 +342,17 @@ async function main() {
         },
         { seconds: DURATION, concurrency: CONNECTIONS, rate: half },
       );
-      table(title, [rawFull, httpFull, httpHalf, rawHalf]);
+      // One at a time: the per-request cost with no queueing at all.
+      const rawOne = await loop(
+        'raw SQL, 1 in flight',
+        (i) => {
+          const query = rawQuery(i);
+          return raw.unsafe(query.sql, query.params as never[]);
+        },
+        { seconds: Math.max(3, DURATION / 2), concurrency: 1 },
+      );
+      const httpOne = await http('HTTP, 1 connection', url, next, undefined, 1);
+      table(title, [rawFull, httpFull, httpHalf, rawHalf, rawOne, httpOne]);
       console.log(
         `endpoint/raw throughput: ${((100 * httpFull.throughput) / rawFull.throughput).toFixed(0)} % (target ≥ 50 %); ` +
           `p99 at half load: ${httpHalf.p99.toFixed(2)} ms (target < 15 ms)`,
