@@ -15,6 +15,7 @@ import { build } from 'vite';
 import { startServer } from '../tests/helpers/server';
 
 export const LIGHTHOUSE_MIN_SCORE = 95;
+const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
 const root = path.resolve(import.meta.dirname, '..');
 const chromePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -62,10 +63,17 @@ export async function measureLighthouse() {
   const server = await startServer({ config: { clientDir } });
   const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   try {
-    const rows: Array<[string, Awaited<ReturnType<typeof audit>>]> = [];
-    rows.push(['baseline: bare React page', await audit(chrome.port, `${baselineServer.url}/`)]);
-    rows.push(['/', await audit(chrome.port, `${server.url}/`)]);
-    rows.push(['/login/', await audit(chrome.port, `${server.url}/login/`)]);
+    // The median of RUNS audits per page (by performance score): one run on a shared 2-core machine is noise.
+    const median = async (url: string) => {
+      const runs: Array<Awaited<ReturnType<typeof audit>>> = [];
+      for (let i = 0; i < RUNS; i += 1) runs.push(await audit(chrome.port, url));
+      runs.sort((a, b) => a.performance - b.performance);
+      return { ...runs[Math.floor(RUNS / 2)]!, all: runs.map((run) => run.performance) };
+    };
+    const rows: Array<[string, Awaited<ReturnType<typeof median>>]> = [];
+    rows.push(['baseline: bare React page', await median(`${baselineServer.url}/`)]);
+    rows.push(['/', await median(`${server.url}/`)]);
+    rows.push(['/login/', await median(`${server.url}/login/`)]);
     return rows;
   } finally {
     chrome.kill();
@@ -76,13 +84,14 @@ export async function measureLighthouse() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(`load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')} on ${os.cpus().length} cores; median of ${RUNS} runs`);
   const rows = await measureLighthouse();
   let ok = true;
   for (const [name, r] of rows) {
     const pass = name.startsWith('baseline') || (r.performance >= LIGHTHOUSE_MIN_SCORE && r.accessibility >= LIGHTHOUSE_MIN_SCORE);
     ok &&= pass;
     console.log(
-      `${name.padEnd(28)} performance ${String(r.performance).padStart(3)}  accessibility ${String(r.accessibility).padStart(3)}  FCP ${r.fcp} ms  LCP ${r.lcp} ms  TBT ${r.tbt} ms  CLS ${r.cls.toFixed(3)}${name.startsWith('baseline') ? '' : `  ${pass ? 'OK' : 'BELOW 95'}`}${r.failing.length ? `  failing: ${r.failing.join(', ')}` : ''}`,
+      `${name.padEnd(28)} performance ${String(r.performance).padStart(3)}  accessibility ${String(r.accessibility).padStart(3)}  FCP ${r.fcp} ms  LCP ${r.lcp} ms  TBT ${r.tbt} ms  CLS ${r.cls.toFixed(3)}  runs [${r.all.join(', ')}]${name.startsWith('baseline') ? '' : `  ${pass ? 'OK' : 'BELOW 95'}`}${r.failing.length ? `  failing: ${r.failing.join(', ')}` : ''}`,
     );
   }
   if (!ok) process.exitCode = 1;
