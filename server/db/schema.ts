@@ -90,6 +90,9 @@ export const profiles = pgTable(
     ),
     // The deck's walk: most recently active first, user_id breaks ties for the keyset cursor.
     index('profiles_deck').on(t.lastActiveAt.desc(), t.userId.desc()).where(sql`${t.isCompleted}`),
+    // Picky viewers (a rare gender in a narrow age band): straight to the few rows that can fit,
+    // instead of walking most of profiles_deck or scanning every profile.
+    index('profiles_fit').on(t.gender, t.dateOfBirth).where(sql`${t.isCompleted}`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "profiles_fit" ON "profiles" USING btree ("gender","date_of_birth") WHERE "profiles"."is_completed";
