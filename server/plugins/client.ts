@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
 
 const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
  * The built single-page client: hashed assets cached for a year, `index.html` for every other
@@ -35,7 +36,20 @@ export default fp(
 
     app.setNotFoundHandler((request, reply) => {
       const isPage = request.method === 'GET' && !API_PREFIXES.some((prefix) => request.url.startsWith(prefix));
-      if (!isPage) return reply.code(404).send({ detail: 'Not found.' });
+      if (!isPage) {
+        // A path that exists under other methods is a 405 naming them, as DRF answers.
+        const url = request.url.split('?')[0]!;
+        const allowed = request.url.startsWith('/api/')
+          ? ROUTE_METHODS.filter((method) => app.findRoute({ method, url }) !== null)
+          : [];
+        if (allowed.length > 0) {
+          return reply
+            .code(405)
+            .header('Allow', allowed.join(', '))
+            .send({ detail: `Method "${request.method}" not allowed.` });
+        }
+        return reply.code(404).send({ detail: 'Not found.' });
+      }
       if (!indexHtml) {
         return reply
           .code(503)

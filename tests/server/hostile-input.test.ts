@@ -159,11 +159,11 @@ const rows: Row[] = [
   // Unknown routes and wrong methods.
   ['an unknown API route', () => ({ method: 'GET', path: '/api/nothing-here/', auth: 'user' }), 404],
   ['a POST to an unknown API route', () => ({ method: 'POST', path: '/api/users/me/delete-everything/', auth: 'user', json: {} }), 404],
-  ['DELETE on the current user', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user' }), [404, 405]],
-  ['PATCH on the profile', () => ({ method: 'PATCH', path: '/api/users/me/profile/', auth: 'user', json: { name: 'x' } }), [404, 405]],
-  ['GET on login', () => ({ method: 'GET', path: '/api/auth/' }), [404, 405]],
-  ['PUT on uploads', () => ({ method: 'PUT', path: '/api/uploads/', auth: 'user', json: {} }), [404, 405]],
-  ['DELETE on another profile', () => ({ method: 'DELETE', path: '/api/users/1/profile/', auth: 'user' }), [404, 405]],
+  ['DELETE on the current user', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user' }), 405],
+  ['PATCH on the profile', () => ({ method: 'PATCH', path: '/api/users/me/profile/', auth: 'user', json: { name: 'x' } }), 405],
+  ['GET on login', () => ({ method: 'GET', path: '/api/auth/' }), 405],
+  ['PUT on uploads', () => ({ method: 'PUT', path: '/api/uploads/', auth: 'user', json: {} }), 405],
+  ['DELETE on another profile', () => ({ method: 'DELETE', path: '/api/users/1/profile/', auth: 'user' }), 405],
 ];
 
 const isEnvelope = (body: unknown) => {
@@ -234,6 +234,13 @@ describe.each(backends)('hostile input on %s', (backend) => {
     // The server is still fine afterwards.
     const me = await fetch(`${server.url}/api/users/me/`, { headers: { authorization: `Token ${user.token}` } });
     expect(me.status).toBe(200);
+  });
+
+  it('answers a wrong method with 405, the methods allowed and DRF’s text', async () => {
+    const response = await fetch(`${server.url}/api/users/me/profile/`, { method: 'DELETE', headers: { authorization: `Token ${user.token}` } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, PUT');
+    expect(await response.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
   });
 
   it('names each field that holds a null character', async () => {
