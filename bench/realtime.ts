@@ -17,6 +17,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -169,6 +170,29 @@ async function seed(databaseUrl: string, userCount: number, pairCount: number) {
   return { users: seeded, pairs };
 }
 
+/**
+ * CPU time (µs) of the PostgreSQL backends serving this database, from /proc: the app's database work
+ * happens there, outside the app process. Linux only; elsewhere it reads 0.
+ */
+async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, number>> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+  await sql.end();
+  const ticks = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the ")" of the command name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS);
+    } catch {
+      // Not on Linux, or the backend just exited.
+    }
+  }
+  return ticks;
+}
+const CLOCK_TICKS = 100;
+
 async function storedCount(databaseUrl: string) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   const [row] = await sql<{ count: string }[]>`select count(*) from messages`;
@@ -219,6 +243,8 @@ interface PhaseResult {
   max: number;
   cpuMicrosPerMessage: number;
   cpuShare: number;
+  /** The PostgreSQL backends' CPU per message (null: no database). */
+  pgMicrosPerMessage: number | null;
   stored: number | null;
   storedPerSecond: number | null;
 }
@@ -263,6 +289,7 @@ async function runPhase(options: {
 
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : 0;
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
+  const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
   const start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -297,6 +324,9 @@ async function runPhase(options: {
   }
   const elapsedSeconds = (performance.now() - start) / 1000;
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
+  const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
+  let pgMicros = 0;
+  for (const [pid, after] of pgAfter) pgMicros += after - (pgBefore.get(pid) ?? 0);
   for (const off of listeners) off();
 
   const cpuMicros = cpuAfter.reduce((sum, after, i) => sum + after.cpuMicros - cpuBefore[i]!.cpuMicros, 0);
@@ -316,6 +346,7 @@ async function runPhase(options: {
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     cpuMicrosPerMessage: delivered ? cpuMicros / delivered : Number.NaN,
     cpuShare: cpuMicros / 1e6 / elapsedSeconds,
+    pgMicrosPerMessage: options.databaseUrl && delivered ? pgMicros / delivered : null,
     stored,
     storedPerSecond: stored === null ? null : stored / Math.max(seconds, (sendEnd - start) / 1000),
   };
@@ -337,9 +368,10 @@ function printTable(results: PhaseResult[]) {
     ms(r.max),
     r.cpuMicrosPerMessage.toFixed(0),
     `${(100 * r.cpuShare).toFixed(0)}%`,
+    r.pgMicrosPerMessage === null ? '—' : r.pgMicrosPerMessage.toFixed(0),
     Object.keys(r.ackErrors).length ? JSON.stringify(r.ackErrors) : '',
   ]);
-  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'ack errors'];
+  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'PostgreSQL µs/msg', 'ack errors'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(line(header));
