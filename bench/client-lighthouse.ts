@@ -42,6 +42,8 @@ async function audit(port: number, url: string) {
     tbt: ms('total-blocking-time'),
     cls: audits['cumulative-layout-shift']?.numericValue ?? 0,
     failing,
+    /** Lighthouse's own failure (e.g. NO_FCP when the machine stalls): the run scores 0 and says why. */
+    runtimeError: result.lhr.runtimeError?.code ?? null,
   };
 }
 
@@ -68,7 +70,7 @@ export async function measureLighthouse() {
       const runs: Array<Awaited<ReturnType<typeof audit>>> = [];
       for (let i = 0; i < RUNS; i += 1) runs.push(await audit(chrome.port, url));
       runs.sort((a, b) => a.performance - b.performance);
-      return { ...runs[Math.floor(RUNS / 2)]!, all: runs.map((run) => run.performance) };
+      return { ...runs[Math.floor(RUNS / 2)]!, all: runs.map((run) => (run.runtimeError ? `${run.performance} (${run.runtimeError})` : String(run.performance))) };
     };
     const rows: Array<[string, Awaited<ReturnType<typeof median>>]> = [];
     rows.push(['baseline: bare React page', await median(`${baselineServer.url}/`)]);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../lib/api';
 import { requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
+import { useConfig } from '../stores/config';
 
 /**
  * Shown only when the server has a Google client id (GET /api/config/). Failures are shown to the
@@ -9,20 +10,14 @@ import { useT } from '../lib/i18n';
  */
 export function GoogleButton({ label, onToken }: { label: string; onToken: (token: string) => void }) {
   const t = useT();
-  const [clientId, setClientId] = useState<string | null>(null);
+  const clientId = useConfig((state) => state.config?.google_client_id ?? null);
+  const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
 
   useEffect(() => {
-    let live = true;
-    api
-      .config()
-      .then((config) => live && setClientId(config.google_client_id))
-      .catch(() => live && setClientId(null));
-    return () => {
-      live = false;
-    };
-  }, []);
+    void loadConfig();
+  }, [loadConfig]);
 
   if (!clientId) return null;
 

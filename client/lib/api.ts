@@ -8,6 +8,7 @@ import type { ConversationDetail, ConversationSummary, Message } from '../../sha
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
+import type { ClientConfig } from '../../shared/schemas/client-config';
 import { getToken } from './storage';
 
 export class ApiError extends Error {
@@ -168,7 +169,7 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
-  config: () => get<{ google_client_id: string | null }>('/api/config/'),
+  config: () => get<ClientConfig>('/api/config/'),
 
   me: () => get<CurrentUser>('/api/users/me/'),
   myProfile: () => get<OwnProfile>('/api/users/me/profile/'),

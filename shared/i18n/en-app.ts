@@ -102,4 +102,5 @@ export const enApp = {
     'There was an issue processing your payment. Please try again or contact support for assistance.',
   'subscribe.canceled': "Order canceled -- continue to shop around and checkout when you're ready.",
   'subscribe.retry': 'Retry',
+  'subscribe.testMode': 'Test mode: checkout is simulated on this server and nothing is charged.',
 } as const;

@@ -103,4 +103,5 @@ export const esApp: Record<keyof typeof enApp, string> = {
     'Hubo un problema al procesar tu pago. Inténtalo de nuevo o contacta con soporte para recibir ayuda.',
   'subscribe.canceled': 'Pedido cancelado: sigue mirando y paga cuando estés listo.',
   'subscribe.retry': 'Reintentar',
+  'subscribe.testMode': 'Modo de prueba: el pago se simula en este servidor y no se cobra nada.',
 };

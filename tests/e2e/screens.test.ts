@@ -116,6 +116,44 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await shot('screens-02-deck-empty');
   });
 
+  it('shows the match overlay when the other person likes last (match:new over the socket)', async () => {
+    const finn = await makeCompletedUser(server, { name: 'Finn', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Finn' });
+    await page.goto(`${server.url}/app/matches/`);
+    await page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.querySelector('.offline-banner') === null)).toBe(true);
+    const api = client(server.url);
+    expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: finn.id } })).body.match).toBe(false);
+    // Finn completes the pair from his phone: Ana's open tab hears it and shows the overlay.
+    expect((await api.post('/api/matching/', { token: finn.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+    await page.getByText('You and Finn can chat now.').waitFor();
+    await shot('screens-02b-socket-match');
+    // And the new match joins the strip of the open matches page.
+    await page.locator('.match-strip').getByRole('link', { name: /Finn/ }).waitFor();
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
+  });
+
+  it('shows the Google button only when the server has a client id, and a visible error when Google fails', async () => {
+    await page.evaluate(() => localStorage.removeItem('auth_token'));
+    await page.goto(`${server.url}/login/`);
+    await page.getByRole('heading', { name: en['login.title'] }).waitFor();
+    expect(await page.getByRole('button', { name: en['login.google'] }).count()).toBe(0);
+
+    server.app.config.google.clientId = 'test-client.apps.googleusercontent.com';
+    try {
+      // Google unreachable (this machine has no internet, and the test must not depend on it anyway).
+      await page.route('https://accounts.google.com/**', (route) => route.abort());
+      await page.goto(`${server.url}/register`);
+      await page.getByRole('button', { name: en['register.google'] }).click();
+      await page.getByRole('alert').filter({ hasText: en['auth.googleFailed'] }).waitFor();
+      await shot('screens-02c-google-failed');
+    } finally {
+      server.app.config.google.clientId = null;
+      await page.unroute('https://accounts.google.com/**');
+      await page.evaluate((token) => localStorage.setItem('auth_token', token), ana.token);
+    }
+  });
+
   it('subscribes to Starter through the local test checkout and shows the success screen', async () => {
     await page.goto(`${server.url}/app/subscribe/`);
     const starter = page.getByTestId('plan-starter');

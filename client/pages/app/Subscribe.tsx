@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, Redirect, useSearch } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
@@ -6,6 +6,7 @@ import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, lookupKeyFor, type Plan, PLANS, PURCHASABLE_PLANS } from '../../lib/pricing';
+import { useConfig } from '../../stores/config';
 import { useSession } from '../../stores/session';
 import { Loading } from './AppRoot';
 
@@ -32,7 +33,13 @@ export function Subscribe() {
   const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const config = useConfig((state) => state.config);
+  const loadConfig = useConfig((state) => state.load);
   const outcome = outcomeFor(search);
+
+  useEffect(() => {
+    void loadConfig();
+  }, [loadConfig]);
   const canceled = new URLSearchParams(search).has('canceled');
 
   if (outcome === 'success') {
@@ -64,7 +71,8 @@ export function Subscribe() {
     setBusy(true);
     setError(null);
     try {
-      const { url } = await api.checkout(lookupKeyFor(period));
+      // The server's keys when it says them (they can be overridden by its environment).
+      const { url } = await api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period));
       window.location.assign(url);
     } catch (failure) {
       setError(errorMessage(failure, t));
@@ -83,6 +91,7 @@ export function Subscribe() {
           </button>
         ))}
       </div>
+      {config?.payments === 'local' && <p className="notice">{t('subscribe.testMode')}</p>}
       {error && (
         <p className="form-error" role="alert">
           {error}
