@@ -77,6 +77,7 @@ export async function startTwoInstances(redisUrl: string) {
   return {
     one,
     two,
+    redisPrefix,
     async close() {
       await Promise.all(servers.map((server) => server.close()));
       await database.drop();

@@ -1,9 +1,11 @@
+import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rooms } from '../../shared/events';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
 import { startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
@@ -117,6 +119,29 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     aOnTwo.close();
     await offline;
     expect(bEvents.filter((e) => e.event === 'presence' && !(e.payload as { online: boolean }).online)).toHaveLength(1);
+  });
+
+  it('subscribes each instance only to the rooms of its own sockets (a 1:1 chat costs the other instances nothing)', async () => {
+    const { a, b } = await makePair(one);
+    await connectTo(one, a.token);
+    await connectTo(two, b.token);
+    const redis = createClient({ url: REDIS_URL });
+    await redis.connect();
+    try {
+      const subscribers = async (channel: string) => {
+        const reply = (await redis.sendCommand(['PUBSUB', 'SHARDNUMSUB', channel])) as [string, number];
+        return Number(reply[1]);
+      };
+      const namespace = `${cluster.redisPrefix}#/#`;
+      // The adapter's own channel reaches both instances; a user's room reaches only the one holding them.
+      expect(await subscribers(namespace)).toBe(2);
+      // The SSUBSCRIBE leaves with the connection's handler; the client may hear "connected" a moment before Redis does.
+      await waitUntil(async () => (await subscribers(`${namespace}${rooms.user(a.id)}#`)) > 0, 2000, 'the room subscription');
+      expect(await subscribers(`${namespace}${rooms.user(a.id)}#`)).toBe(1);
+      expect(await subscribers(`${namespace}${rooms.user(b.id)}#`)).toBe(1);
+    } finally {
+      await redis.close();
+    }
   });
 
   it('does not let an outsider on the other instance send into a conversation', async () => {
