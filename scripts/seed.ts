@@ -304,7 +304,11 @@ async function main() {
     allowPositionals: false,
   });
   const users = Number.parseInt(values.users, 10);
-  if (!Number.isInteger(users) || users < 2 || users > 2_000_000) throw new Error('--users must be 2 … 2,000,000');
+  if (!Number.isInteger(users) || users < 2 || users > 2_000_000) {
+    console.error('Usage: npm run seed -- --users N   (N from 2 to 2,000,000)');
+    process.exitCode = 2;
+    return;
+  }
   const dataDir = path.resolve(process.env.DATA_DIR ?? './data');
   const database = await openDatabase({
     databaseUrl: process.env.DATABASE_URL || null,
