@@ -1,5 +1,6 @@
 import type { FieldErrors } from '../../shared/schemas/common';
 import { ApiError, NetworkError, Throttled, ValidationError } from './api';
+import type { Language } from '../../shared/constants';
 import type { Translate } from './i18n';
 
 /** One line for a failed call: the server's own words where it gave them. */
@@ -15,4 +16,11 @@ export function errorMessage(error: unknown, t: Translate): string {
 export function formErrors(error: unknown, t: Translate): FieldErrors {
   if (error instanceof ValidationError) return error.fields;
   return { non_field_errors: [errorMessage(error, t)] };
+}
+
+/** The server's English messages in the reader's language; the table loads only when a form fails. */
+export async function localizeFields(fields: FieldErrors, language: Language): Promise<FieldErrors> {
+  if (language === 'en') return fields;
+  const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
+  return Object.fromEntries(Object.entries(fields).map(([key, messages]) => [key, messages.map((message) => localizeServerMessage(message, language))]));
 }

@@ -4,9 +4,9 @@ import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
 import { AuthLayout, BackButton, FieldErrors } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
-import { formErrors } from '../lib/errors';
+import { formErrors, localizeFields } from '../lib/errors';
 import { gatePublicAuthRoute } from '../lib/gating';
-import { useT } from '../lib/i18n';
+import { useLanguage, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
 
 export function Login() {
@@ -34,7 +34,7 @@ export function Login() {
       const result = await api.login(String(data.get('username') ?? ''), String(data.get('password') ?? ''));
       enter(result.token);
     } catch (error) {
-      setErrors(formErrors(error, t));
+      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
       setBusy(false);
     }
   }

@@ -78,8 +78,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', () => 
     await page.getByLabel(es['auth.password'], { exact: true }).fill(password);
     await page.getByLabel(es['register.password2']).fill('not the same');
     await page.getByRole('button', { name: es['register.submit'] }).click();
-    // The server's field error, shown under its field.
-    await page.getByText('The two passwords do not match.').waitFor();
+    // The server's field error, in the reader's language.
+    await page.getByText('Las dos contraseñas no coinciden.').waitFor();
     await shot('03-register-error');
 
     await page.getByLabel(es['register.password2']).fill(password);
@@ -91,7 +91,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', () => 
     await page.getByLabel(es['auth.email']).fill(email);
     await page.getByLabel(es['auth.password']).fill('wrong password');
     await page.getByRole('button', { name: es['login.submit'] }).click();
-    await page.getByText('Unable to log in with provided credentials.').waitFor();
+    await page.getByText('No se puede iniciar sesión con esas credenciales.').waitFor();
 
     await page.getByLabel(es['auth.password']).fill(password);
     await page.getByRole('button', { name: es['login.submit'] }).click();

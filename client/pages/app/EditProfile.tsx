@@ -8,8 +8,8 @@ import { FieldErrors } from '../../components/AuthLayout';
 import { DateField } from '../../components/DateField';
 import { PhotoUploader } from '../../components/PhotoUploader';
 import { ValidationError } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
-import { useT } from '../../lib/i18n';
+import { errorMessage, localizeFields } from '../../lib/errors';
+import { useLanguage, useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -93,8 +93,9 @@ export function EditProfile() {
       toast.success(t('profile.saved'));
     } catch (error) {
       if (error instanceof ValidationError) {
-        setErrors(error.fields);
-        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'));
+        const fields = await localizeFields(error.fields, useLanguage.getState().language);
+        setErrors(fields);
+        toast.error(fields.non_field_errors?.[0] ?? t('profile.checkFields'));
       } else {
         toast.error(errorMessage(error, t));
       }
