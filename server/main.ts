@@ -4,6 +4,8 @@ import { loadConfig } from './config';
 const config = loadConfig();
 const app = await buildApp(config);
 
+const IDLE_SWEEP_MS = 100;
+
 let closing = false;
 async function shutdown(signal: string) {
   if (closing) return;
@@ -14,8 +16,13 @@ async function shutdown(signal: string) {
     process.exit(1);
   }, 10_000);
   timer.unref();
+  // server.close() drops the connections idle at that moment only; one that was answering a
+  // request stays open under keep-alive once its response is sent, and would hold the exit back.
+  const sweeper = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+  sweeper.unref();
   try {
     await app.close();
+    clearInterval(sweeper);
     process.exit(0);
   } catch (error) {
     app.log.error({ err: error }, 'error while shutting down');

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { io } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http';
@@ -148,7 +149,7 @@ describe('the served process (npm run serve)', () => {
     expect(existsSync(path.join(dataDir, 'media'))).toBe(true);
   });
 
-  it('exits 0 promptly on SIGTERM, with a socket and a keep-alive connection open, and frees the port', async () => {
+  it('on SIGTERM finishes the upload in flight, drops sockets, exits 0 promptly and frees the port', async () => {
     const url = `http://127.0.0.1:${port}`;
     // A real account and a live socket: shutdown must not wait for clients to leave.
     const api = client(url);
@@ -163,12 +164,30 @@ describe('the served process (npm run serve)', () => {
     });
     const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
 
+    // A large photo takes the server a while to process: SIGTERM lands while it is in flight.
+    const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+      .jpeg()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(photo)], { type: 'image/jpeg' }), 'big.jpg');
+    const inFlight = fetch(`${url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${login.body.token}` }, body: form });
+    await served.waitForLine((line) => {
+      const parsed = parse(line);
+      return parsed?.msg === 'incoming request' && (parsed.req as { url?: string } | undefined)?.url === '/api/uploads/';
+    }, 'the upload to arrive');
+
     served.kill('SIGTERM');
+    const upload = await inFlight;
+    expect(upload.status).toBe(201);
+    const { url: photoUrl } = (await upload.json()) as { url: string };
+    expect(existsSync(path.join(dataDir, 'media', photoUrl.slice('/media/'.length)))).toBe(true);
+
     const exit = await Promise.race([
       served.exited,
       new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000).unref()),
     ]);
-    expect(exit).toEqual({ code: 0, signal: null });
+    // On failure, the last log lines say where shutdown stalled.
+    expect(exit, [...served.lines.slice(-6), ...served.stderr].join('\n').slice(-3000)).toEqual({ code: 0, signal: null });
     await disconnected;
     socket.close();
     expect(await portAccepts(port)).toBe(false);
