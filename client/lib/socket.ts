@@ -81,7 +81,8 @@ export async function sendMessageOverSocket(payload: MessageSendPayload): Promis
 }
 
 export function sendTyping(conversationId: number) {
-  socket?.emit('typing', { conversation_id: conversationId });
+  // Volatile: a typing hint buffered through a disconnect would be a lie when it finally arrives.
+  socket?.volatile.emit('typing', { conversation_id: conversationId });
 }
 
 export function sendRead(payload: MessageReadPayload) {

@@ -15,7 +15,7 @@ import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir }
 
 const ready = hasChromium();
 
-describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', () => {
+describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { timeout: 90_000 }, () => {
   let clientDir: string;
   let server: TestServer;
   let browser: Browser;
@@ -56,7 +56,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', () 
       [ana.token],
     );
     page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    // Generous: the whole suite shares two cores with Chromium.
+    page.setDefaultTimeout(15_000);
   }, 120_000);
 
   afterAll(async () => {

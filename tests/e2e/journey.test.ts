@@ -18,7 +18,7 @@ import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir }
 
 const ready = hasChromium();
 
-describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', () => {
+describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
   let clientDir: string;
   let server: TestServer;
   let browser: Browser;
@@ -34,7 +34,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', () => 
     browser = await launchChromium();
     context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    // Generous: the whole suite shares two cores with Chromium.
+    page.setDefaultTimeout(15_000);
     page.on('pageerror', (error) => console.error('page error:', error));
   }, 120_000);
 

@@ -16,7 +16,7 @@ import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir }
 
 const ready = hasChromium();
 
-describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromium, 390×844)', () => {
+describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromium, 390×844)', { timeout: 90_000 }, () => {
   let clientDir: string;
   let server: TestServer;
   let browser: Browser;
@@ -47,7 +47,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       [ana.token],
     );
     page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    // Generous: the whole suite shares two cores with Chromium.
+    page.setDefaultTimeout(15_000);
   }, 120_000);
 
   afterAll(async () => {

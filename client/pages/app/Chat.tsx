@@ -40,12 +40,19 @@ export function Chat({ id }: { id: number }) {
   const lastId = messages[messages.length - 1]?.id;
   const lastStatus = messages[messages.length - 1]?.status;
 
-  // Reading the thread: tell the partner, and clear the unread badge.
+  // Reading the thread: tell the partner, and clear the unread badge; again when the tab comes back.
+  const loaded = Boolean(thread?.loaded);
   useEffect(() => {
-    if (!thread?.loaded || document.visibilityState !== 'visible') return;
-    markRead(id);
-    useConversations.getState().markRead(id);
-  }, [id, lastId, thread?.loaded, markRead]);
+    if (!loaded) return;
+    const read = () => {
+      if (document.visibilityState !== 'visible') return;
+      markRead(id);
+      useConversations.getState().markRead(id);
+    };
+    read();
+    document.addEventListener('visibilitychange', read);
+    return () => document.removeEventListener('visibilitychange', read);
+  }, [id, lastId, loaded, markRead]);
 
   // Keep the newest message in view, or keep the reader's place when older ones are prepended.
   useLayoutEffect(() => {
