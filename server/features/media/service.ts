@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import type { DbOrTx } from '../../db/client';
 import { uploads } from '../../db/schema';
@@ -15,6 +15,7 @@ export const INVALID_IMAGE =
   'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
 export const UNSUPPORTED_IMAGE = 'Unsupported image type. Use PNG, JPG, GIF or WebP.';
 export const IMAGE_TOO_LARGE = 'The image is too large: 10 MB at most.';
+export const TOO_MANY_PIXELS = `The image has too many pixels: ${MAX_INPUT_PIXELS / 1_000_000} megapixels at most.`;
 
 /**
  * Decode, auto-rotate, bound and re-encode an image. The output carries no metadata at all:
@@ -25,14 +26,16 @@ export async function processImage(input: Buffer, field = 'file') {
   const sniffed = sniffImageFormat(input);
   if (sniffed === null) throw ValidationError.field(field, INVALID_IMAGE);
   if (sniffed === 'unsupported') throw ValidationError.field(field, UNSUPPORTED_IMAGE);
-  let format: string | undefined;
+  let metadata: Metadata;
   try {
-    format = (await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+    // Reads the header only: the pixel count is known before anything is decoded.
+    metadata = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
     throw ValidationError.field(field, INVALID_IMAGE);
   }
   // The decoder must agree with the signature: anything else is a disguised or broken file.
-  if (format !== sniffed) throw ValidationError.field(field, INVALID_IMAGE);
+  if (metadata.format !== sniffed) throw ValidationError.field(field, INVALID_IMAGE);
+  if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_INPUT_PIXELS) throw ValidationError.field(field, TOO_MANY_PIXELS);
   try {
     const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate()
