@@ -18,6 +18,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -432,9 +433,10 @@ async function appRun(instances: 1 | 2) {
   const redisEnv: Record<string, string> =
     instances === 2 ? { REDIS_URL, REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}` } : { REDIS_URL: '' };
   const common = { DATABASE_URL: database.url, ...redisEnv };
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-'));
   const servers: ServerProcess[] = [];
   try {
-    for (let i = 0; i < instances; i += 1) servers.push(await startServer('app', { ...common, DATA_DIR: path.join(root, 'data', `bench-${i}`) }));
+    for (let i = 0; i < instances; i += 1) servers.push(await startServer('app', { ...common, DATA_DIR: dataDir }));
     const { pairs: seeded } = await seed(database.url, PAIRS * 2, PAIRS);
     // Two instances: every pair is split, so every message crosses Redis.
     const pairs = await connectPairs(seeded, (side) => servers[side === 'a' || instances === 1 ? 0 : 1]!.url);
@@ -446,12 +448,14 @@ async function appRun(instances: 1 | 2) {
   } finally {
     await Promise.all(servers.map((server) => server.close()));
     await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
 async function idleSockets() {
   const database = await createPostgresDatabase();
-  const server = await startServer('app', { DATABASE_URL: database.url, REDIS_URL: '', DATA_DIR: path.join(root, 'data', 'bench-idle') });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-'));
+  const server = await startServer('app', { DATABASE_URL: database.url, REDIS_URL: '', DATA_DIR: dataDir });
   try {
     const { users } = await seed(database.url, IDLE, 0);
     // Warm the code paths once so that compiled code and pools are not counted per socket.
@@ -477,6 +481,7 @@ async function idleSockets() {
   } finally {
     await server.close();
     await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

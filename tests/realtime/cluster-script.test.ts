@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase } from '../helpers/database';
@@ -22,16 +25,19 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let cluster: ChildProcess;
   let info: ClusterInfo;
+  let dataDir: string | undefined;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-cluster-'));
     const port = await freePort();
     cluster = spawn('npm', ['run', '--silent', 'cluster'], {
       env: {
         ...process.env,
         CLUSTER_PORT: String(port),
         DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
         REDIS_URL,
         REDIS_PREFIX: `test-cluster-${randomBytes(6).toString('hex')}`,
         ARGON2_MEMORY_KIB: '1024',
@@ -59,6 +65,7 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
       await exited;
     }
     await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('serves the API and carries a match and messages between sockets on different instances', async () => {
