@@ -110,6 +110,10 @@ const rows: Row[] = [
   ['a 30 MB registration', () => ({ method: 'POST', path: '/api/auth/register/', json: { ...wrongTypes, first_name: big(30 * MB) } }), 413],
   ['a 30 MB logout', () => ({ method: 'POST', path: '/api/auth/logout/', auth: 'user', json: { pad: big(30 * MB) } }), 413],
   ['a 30 MB upload', async () => ({ method: 'POST', path: '/api/uploads/', auth: 'user', body: multipart(await pngPadded(30 * MB)) }), 413],
+  ['a 30 MB reaction', () => ({ method: 'POST', path: '/api/matching/', auth: 'user', json: { response: 'like', other: 1, pad: big(30 * MB) } }), 413],
+  ['a 30 MB message', () => ({ method: 'POST', path: '/api/conversations/1/messages/', auth: 'user', json: { content: big(30 * MB) } }), 413],
+  ['a 30 MB Google login', () => ({ method: 'POST', path: '/api/auth/google/login/', json: { access_token: big(30 * MB) } }), 413],
+  ['a 30 MB checkout form', () => ({ method: 'POST', path: '/api/payments/stripe/create-checkout-session/', body: `lookup_key=basic_yearly&email=${big(30 * MB)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 413],
   ['a 90 MB profile', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: { name: big(90 * MB) } }), 413],
   [
     'a profile with six data: URIs over 10 MB each',
