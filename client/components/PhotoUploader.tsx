@@ -1,4 +1,4 @@
-import { type ChangeEvent, useEffect, useRef, useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import { toast } from 'react-toastify';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api';
@@ -24,10 +24,7 @@ let uploadKey = 0;
 export function PhotoUploader({ photos, onChange }: Props) {
   const t = useT();
   const [uploads, setUploads] = useState<Upload[]>([]);
-  const input = useRef<HTMLInputElement>(null);
   const used = photos.length + uploads.length;
-
-  useEffect(() => () => uploads.forEach((upload) => URL.revokeObjectURL(upload.preview)), []); // eslint-disable-line react-hooks/exhaustive-deps
 
   function onFiles(event: ChangeEvent<HTMLInputElement>) {
     const files = Array.from(event.target.files ?? []);
@@ -77,7 +74,7 @@ export function PhotoUploader({ photos, onChange }: Props) {
             <label>
               <span aria-hidden="true">+</span>
               <span className="sr-only">{t('profile.addPhoto')}</span>
-              <input ref={input} type="file" accept="image/*" multiple className="sr-only" onChange={onFiles} data-testid="photo-input" />
+              <input type="file" accept="image/*" multiple className="sr-only" onChange={onFiles} data-testid="photo-input" />
             </label>
           </li>
         )}

@@ -2,13 +2,12 @@ import { useDrag } from '@use-gesture/react';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { PROFILE_MATCH_OVERLAY_MS, type Reaction } from '../../../shared/constants';
-import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import type { PublicProfile } from '../../../shared/schemas/users';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, ChevronRight, CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
-import { NotFound as NotFoundError } from '../../lib/api';
-import { api } from '../../lib/api';
+import { api, NotFound as NotFoundError } from '../../lib/api';
 import { useT } from '../../lib/i18n';
+import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
 import { Loading } from './AppRoot';
 
