@@ -58,8 +58,11 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
     schema: ZodType<T>,
     handle: (payload: T) => Promise<Ack>,
   ) {
-    socket.on(event, (payload: unknown, ack: unknown) => {
-      const reply = typeof ack === 'function' ? (ack as Reply) : noReply;
+    socket.on(event, (...args: unknown[]) => {
+      // The ack is the last argument: with no payload at all, it is the only one.
+      const last = args.at(-1);
+      const reply = typeof last === 'function' ? (last as Reply) : noReply;
+      const payload = typeof args[0] === 'function' ? undefined : args[0];
       if (!context.accepting()) return reply(fail({ code: 'unavailable', message: UNAVAILABLE_MESSAGE }));
       let bucket = buckets.get(event);
       if (!bucket) buckets.set(event, (bucket = new TokenBucket(SOCKET_LIMITS[event])));

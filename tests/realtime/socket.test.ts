@@ -153,6 +153,11 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(fields).toMatchObject({ ok: false, error: { fields: { content: expect.any(Array), client_id: expect.any(Array) } } });
     expect((await socket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: -5 })).ok).toBe(false);
     expect((await socket.emitWithAck('typing', { conversation_id: 'x' } as never)).ok).toBe(false);
+    // No payload at all: the ack is the only argument, and still gets its answer.
+    expect(await (socket.emitWithAck as unknown as (event: string) => Promise<unknown>)('message:send')).toMatchObject({
+      ok: false,
+      error: { code: 'validation' },
+    });
     // A send without an ack callback is handled without crashing anything.
     socket.emit('message:send', 'junk' as never, undefined as never);
 
