@@ -1,8 +1,8 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
+import { Loading } from '../../components/Loading';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
-import { useT } from '../../lib/i18n';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
@@ -15,15 +15,6 @@ import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
-
-export function Loading() {
-  const t = useT();
-  return (
-    <p className="center-text muted" role="status" aria-busy="true">
-      {t('app.loading')}
-    </p>
-  );
-}
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {

@@ -3,13 +3,13 @@ import { Link } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, SendIcon } from '../../components/Icons';
+import { Loading } from '../../components/Loading';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { useSession } from '../../stores/session';
-import { Loading } from './AppRoot';
 
 const TYPING_SEND_EVERY_MS = 2000;
 const LOAD_OLDER_WITHIN_PX = 80;

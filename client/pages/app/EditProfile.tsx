@@ -7,13 +7,13 @@ import { AgeRange } from '../../components/AgeRange';
 import { FieldErrors } from '../../components/AuthLayout';
 import { DateField } from '../../components/DateField';
 import { PhotoUploader } from '../../components/PhotoUploader';
+import { Loading } from '../../components/Loading';
 import { ValidationError } from '../../lib/api';
 import { errorMessage, localizeFields } from '../../lib/errors';
 import { useLanguage, useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
-import { Loading } from './AppRoot';
 
 interface Form {
   name: string;

@@ -5,11 +5,11 @@ import { PROFILE_MATCH_OVERLAY_MS, type Reaction } from '../../../shared/constan
 import type { PublicProfile } from '../../../shared/schemas/users';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, ChevronRight, CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
+import { Loading } from '../../components/Loading';
 import { api, NotFound as NotFoundError } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
-import { Loading } from './AppRoot';
 
 const GALLERY_SWIPE_PX = 50;
 

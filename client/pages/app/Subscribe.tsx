@@ -2,13 +2,13 @@ import { useEffect, useState } from 'react';
 import { Link, Redirect, useSearch } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
+import { Loading } from '../../components/Loading';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, lookupKeyFor, type Plan, PLANS, PURCHASABLE_PLANS } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
 import { useSession } from '../../stores/session';
-import { Loading } from './AppRoot';
 
 export type SubscribeOutcome = 'success' | 'error' | 'plans';
 
