@@ -7,6 +7,7 @@ import { registerHandlers } from './handlers';
 import { createMessageBatcher } from './message-batcher';
 import { createPresence } from './presence';
 import { openRedisFanout, type RedisFanout } from './redis';
+import { startTokenSweep } from './token-sweep';
 
 export interface SocketData {
   user: AuthUser;
@@ -28,6 +29,10 @@ declare module 'fastify' {
      * Call it only after the write that made the event true has committed.
      */
     publish: <E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) => void;
+    realtime: {
+      /** Disconnects this instance's sockets whose token was revoked; runs on its own every minute. */
+      sweepTokens: () => Promise<number>;
+    };
   }
 }
 
@@ -91,6 +96,8 @@ export default fp(
 
     const presence = createPresence(app, io);
     const messages = createMessageBatcher(app.db, app.log);
+    const tokenSweep = startTokenSweep(app, io);
+    app.decorate('realtime', { sweepTokens: tokenSweep.sweep });
     io.on('connection', (socket) => {
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));
@@ -112,6 +119,7 @@ export default fp(
       await drain();
     });
     app.addHook('onClose', async () => {
+      tokenSweep.stop();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });

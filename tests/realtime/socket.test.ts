@@ -4,7 +4,7 @@ import { SOCKET_LIMITS } from '../../server/realtime/rate-limit';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 describe.each(backends)('the socket channel on one instance (%s)', (backend) => {
@@ -261,6 +261,25 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const stored = await storedMessages(server, a.token, conversationId);
     expect(stored.length).toBe(acks.filter((ack) => ack.ok).length);
     expect(socket.connected).toBe(true);
+  });
+
+  it('disconnects the sockets of a token revoked by logout, and only those', async () => {
+    const { a, b } = await makePair(server);
+    const api = client(server.url);
+    const secondLogin = await api.post('/api/auth/', { json: { username: a.email, password: a.password } });
+    const [loggingOut, otherDevice, partner] = await Promise.all([
+      connectAs(a.token),
+      connectAs(secondLogin.body.token),
+      connectAs(b.token),
+    ]);
+    const dropped = waitForDisconnect(loggingOut);
+    expect((await api.post('/api/auth/logout/', { token: a.token })).status).toBe(204);
+    expect(await server.app.realtime.sweepTokens()).toBe(1);
+    // Server-side: the client does not try again with the dead token.
+    expect(await dropped).toBe('io server disconnect');
+    expect(otherDevice.connected).toBe(true);
+    expect(partner.connected).toBe(true);
+    await expect(connect(server.url, a.token)).rejects.toThrow('unauthorized');
   });
 
   it('lets a reconnecting client catch up on what it missed with ?after=', async () => {
