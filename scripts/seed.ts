@@ -18,7 +18,7 @@ import argon2 from 'argon2';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { type Db, openDatabase } from '../server/db/client';
-import { rowsOf } from '../server/features/conversations/queries';
+import { rowsOf } from '../server/db/client';
 import { localMediaStore } from '../server/features/media/store';
 
 export const DEMO_EMAIL = 'demo@example.com';

@@ -18,6 +18,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** A function that writes takes the db or a transaction it should join. */
 export type DbOrTx = Db | Tx;
 
+/** The rows of `db.execute(sql)`: drizzle gives an array on postgres.js and `{ rows }` on PGlite. */
+export function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
 export interface Database {
   db: Db;
   driver: 'pglite' | 'postgres';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Message, MessageInput } from '../../shared/schemas/conversations';
-import type { Db } from '../db/client';
+import { type Db, rowsOf } from '../db/client';
 import { conversations, messages } from '../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../errors';
 import { getParticipantIds, sendMessage } from '../features/conversations/service';
@@ -81,12 +81,6 @@ interface BatchRow {
   content: string | null;
   client_id: string | null;
   time: string | null;
-}
-
-/** drizzle's `execute` gives an array on postgres.js and `{ rows }` on PGlite. */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
 /**

@@ -4,7 +4,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES_PAGE_SIZE } from '../../shared/constants';
 import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
-import { rowsOf } from '../../server/features/conversations/queries';
+import { rowsOf } from '../../server/db/client';
 import { markRead, sendMessage } from '../../server/features/conversations/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';

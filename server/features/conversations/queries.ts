@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client';
+import { type Db, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
 
 /** The other participant of a conversation, seen from `userId`: its id, and joinable user/profile tables. */
@@ -28,6 +28,16 @@ export interface ConversationListRow {
   unreadCount: number;
 }
 
+type ConversationListRawRow = {
+  id: number;
+  name: string;
+  image: string | null;
+  other_user_id: number;
+  last_message: string | null;
+  activity_us: string | number;
+  unread_count: number | string;
+};
+
 /**
  * One page of the user's conversations, from their membership rows (conversation_members_user index).
  * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
@@ -41,15 +51,7 @@ export async function conversationListQuery(
   limit: number,
 ): Promise<ConversationListRow[]> {
   const activity = kind === 'empty' ? sql`c.created_at` : sql`c.last_message_at`;
-  const rows = await db.execute<{
-    id: number;
-    name: string;
-    image: string | null;
-    other_user_id: number;
-    last_message: string | null;
-    activity_us: string | number;
-    unread_count: number | string;
-  }>(sql`
+  const rows = await db.execute<ConversationListRawRow>(sql`
     select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
       lm.content as last_message,
       (extract(epoch from ${activity}) * 1000000)::bigint::text as activity_us,
@@ -75,15 +77,7 @@ export async function conversationListQuery(
     order by ${activity} desc, c.id desc
     limit ${limit}
   `);
-  return rowsOf<{
-    id: number;
-    name: string;
-    image: string | null;
-    other_user_id: number;
-    last_message: string | null;
-    activity_us: string | number;
-    unread_count: number | string;
-  }>(rows).map((row) => ({
+  return rowsOf<ConversationListRawRow>(rows).map((row) => ({
     id: Number(row.id),
     name: row.name,
     image: row.image,
@@ -92,12 +86,6 @@ export async function conversationListQuery(
     activityUs: String(row.activity_us),
     unreadCount: Number(row.unread_count),
   }));
-}
-
-/** drizzle's `execute` gives an array on postgres.js and `{ rows }` on PGlite. */
-export function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
 }
 
 export interface MessagePageRow {

@@ -6,11 +6,11 @@ import {
   type Message,
   MessageInput,
 } from '../../../shared/schemas/conversations';
-import type { Db, DbOrTx } from '../../db/client';
+import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
-import { conversationListQuery, type MessagePageRow, messagePageQuery, partnerOf, rowsOf } from './queries';
+import { conversationListQuery, type MessagePageRow, messagePageQuery, partnerOf } from './queries';
 
 type MessageRow = typeof messages.$inferSelect;
 

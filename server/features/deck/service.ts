@@ -1,9 +1,8 @@
 import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
-import type { Db } from '../../db/client';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from '../conversations/cursor';
-import { rowsOf } from '../conversations/queries';
+import { type Db, rowsOf } from '../../db/client';
 import type { Page } from '../conversations/service';
 import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitQuery } from './queries';
 

@@ -1,10 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Reaction } from '../../../shared/constants';
 import type { MatchUser } from '../../../shared/events';
-import type { Db } from '../../db/client';
 import { blocks, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { NotFound, ValidationError } from '../../errors';
-import { rowsOf } from '../conversations/queries';
+import { type Db, rowsOf } from '../../db/client';
 
 export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
 
