@@ -2,7 +2,6 @@ import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import type { AuthUser } from '../plugins/auth';
-import { findUserByToken } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createMessageBatcher } from './message-batcher';
 import { createPresence } from './presence';
@@ -73,7 +72,7 @@ export default fp(
       }
       const token: unknown = socket.handshake.auth?.token;
       try {
-        const user = typeof token === 'string' && token.length <= 200 ? await findUserByToken(app.db, token) : null;
+        const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
         next();
@@ -126,5 +125,5 @@ export default fp(
       await fanout?.close();
     });
   },
-  { name: 'realtime', dependencies: ['database'] },
+  { name: 'realtime', dependencies: ['database', 'auth'] },
 );

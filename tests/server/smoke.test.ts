@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -31,5 +33,22 @@ describe.each(backends)('the server on %s', (backend) => {
     const photo = await fetch(`${server.url}${me.body.image}`);
     expect(photo.status).toBe(200);
     expect(photo.headers.get('cache-control')).toContain('max-age=31536000');
+  });
+
+  it('records that a signed-in user is active, beside the request (the deck orders by it)', async () => {
+    const ana = await makeCompletedUser(server, { name: 'Ana' });
+    const activeMinutesAgo = async () => {
+      const [row] = rowsOf<{ minutes: number | string }>(
+        await server.app.db.execute(
+          sql`select extract(epoch from now() - last_active_at) / 60 as minutes from profiles where user_id = ${ana.id}`,
+        ),
+      );
+      return Number(row!.minutes);
+    };
+    await server.app.db.execute(sql`update profiles set last_active_at = now() - interval '2 hours' where user_id = ${ana.id}`);
+    expect(await activeMinutesAgo()).toBeGreaterThan(119);
+
+    expect((await client(server.url).get('/api/users/me/', { token: ana.token })).status).toBe(200);
+    await expect.poll(activeMinutesAgo, { timeout: 5000 }).toBeLessThan(1);
   });
 });
