@@ -90,6 +90,8 @@ export function EditProfile() {
     setErrors({});
     try {
       await save(toInput(form));
+      // The errors of earlier attempts are fixed now: they should not linger over the success.
+      toast.dismiss();
       toast.success(t('profile.saved'));
     } catch (error) {
       if (error instanceof ValidationError) {
