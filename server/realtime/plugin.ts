@@ -3,7 +3,7 @@ import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
-import { createMessageBatcher } from './message-batcher';
+import { createMessageBatcher } from '../features/conversations/message-batcher';
 import { createPresence } from './presence';
 import { openRedisFanout, type RedisFanout } from './redis';
 import { startTokenSweep } from './token-sweep';

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Message, MessageInput } from '../../shared/schemas/conversations';
-import { type Db, rowsOf } from '../db/client';
-import { conversations, messages } from '../db/schema';
-import { NotFound, toFieldErrors, ValidationError } from '../errors';
-import { getParticipantIds, sendMessage } from '../features/conversations/service';
+import { type Message, MessageInput } from '../../../shared/schemas/conversations';
+import { type Db, rowsOf } from '../../db/client';
+import { conversations, messages } from '../../db/schema';
+import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { getParticipantIds, sendMessage } from './service';
 
 type SendInput = Parameters<typeof sendMessage>[1];
 type SendResult = Awaited<ReturnType<typeof sendMessage>>;
@@ -27,7 +27,6 @@ const MAX_BATCH = 500;
  * ValidationError (MessageInput); idempotent by (sender, client_id), a client_id reused in another
  * conversation → CLIENT_ID_REUSED; the conversation's last message moves forward only. If a batch fails
  * as a whole, each of its sends is retried alone through `sendMessage`, so one bad send fails only itself.
- * (The conversations service has no batch function yet; this belongs there once it has.)
  */
 export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
   let queue: Pending[] = [];
