@@ -11,7 +11,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect } from '../helpers/socket';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -45,19 +45,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     benSocket = await connect(server.url, ben.token);
 
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    await context.addInitScript(
-      ([token]) => {
-        if (!localStorage.getItem('language_code')) {
-          localStorage.setItem('language_code', 'en');
-          localStorage.setItem('auth_token', token as string);
-        }
-      },
-      [ana.token],
-    );
-    page = await context.newPage();
-    // Generous: the whole suite shares two cores with Chromium.
-    page.setDefaultTimeout(15_000);
+    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
   afterAll(async () => {

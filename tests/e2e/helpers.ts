@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,6 +27,31 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
+}
+
+/**
+ * A phone-sized page. With a session, the app opens signed in as that user in that language; only
+ * on the first load, so that a logout during the test sticks.
+ */
+export async function openPhone(
+  browser: Browser,
+  session?: { token: string; language: 'en' | 'es' },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  if (session) {
+    await context.addInitScript(
+      ([token, language]) => {
+        if (localStorage.getItem('language_code')) return;
+        localStorage.setItem('language_code', language as string);
+        localStorage.setItem('auth_token', token as string);
+      },
+      [session.token, session.language],
+    );
+  }
+  const page = await context.newPage();
+  // Generous: the whole suite shares two cores with Chromium.
+  page.setDefaultTimeout(15_000);
+  return { context, page };
 }
 
 /** A production build of the client in a temp folder; the caller removes it. */

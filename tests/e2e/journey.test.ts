@@ -14,7 +14,7 @@ import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -32,10 +32,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     clientDir = await buildClient();
     server = await startServer({ config: { clientDir } });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    page = await context.newPage();
-    // Generous: the whole suite shares two cores with Chromium.
-    page.setDefaultTimeout(15_000);
+    ({ context, page } = await openPhone(browser));
     page.on('pageerror', (error) => console.error('page error:', error));
   }, 120_000);
 

@@ -12,7 +12,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -37,18 +37,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       { firstName: 'Ben' },
     );
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    await context.addInitScript(
-      ([token]) => {
-        if (localStorage.getItem('language_code')) return;
-        localStorage.setItem('language_code', 'en');
-        localStorage.setItem('auth_token', token as string);
-      },
-      [ana.token],
-    );
-    page = await context.newPage();
-    // Generous: the whole suite shares two cores with Chromium.
-    page.setDefaultTimeout(15_000);
+    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
   afterAll(async () => {
