@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES_PAGE_SIZE } from '../../shared/constants';
-import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
 import { rowsOf } from '../../server/db/client';
 import { markRead, sendMessage } from '../../server/features/conversations/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-
-type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+import { type ClientSocket, connect as connectSocket, waitFor } from '../helpers/socket';
 
 describe.each(backends)('conversations on %s', (backend) => {
   let server: TestServer;
@@ -236,10 +233,7 @@ describe.each(backends)('conversations on %s', (backend) => {
     const { a, b, id } = await makeMatch();
     const other = await makeMatch();
     const sockets = await Promise.all([a, b].map(connect));
-    const heard = sockets.map(
-      (socket) =>
-        new Promise<Parameters<ServerToClientEvents['message:new']>[0]>((resolve) => socket.once('message:new', resolve)),
-    );
+    const heard = sockets.map((socket) => waitFor(socket, 'message:new'));
 
     const clientId = randomUUID();
     const first = await send(a, id, { content: 'see you at 9', client_id: clientId });
@@ -255,10 +249,7 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(await messageCount(id)).toBe(1);
 
     // The next push either socket gets is the next new message, not the retry.
-    const next = sockets.map(
-      (socket) =>
-        new Promise<Parameters<ServerToClientEvents['message:new']>[0]>((resolve) => socket.once('message:new', resolve)),
-    );
+    const next = sockets.map((socket) => waitFor(socket, 'message:new'));
     const later = await send(b, id, { content: 'ok!', client_id: randomUUID() });
     for (const event of await Promise.all(next)) expect(event.message.id).toBe(later.body.id);
 
@@ -289,12 +280,8 @@ describe.each(backends)('conversations on %s', (backend) => {
   }
 
   async function connect(user: TestUser): Promise<ClientSocket> {
-    const socket: ClientSocket = io(server.url, { auth: { token: user.token }, transports: ['websocket'] });
+    const socket = await connectSocket(server.url, user.token);
     sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
     return socket;
   }
 

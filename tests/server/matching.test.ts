@@ -1,13 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
 import { rowsOf } from '../../server/db/client';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-
-type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+import { type ClientSocket, connect as connectSocket, waitFor } from '../helpers/socket';
 
 describe.each(backends)('POST /api/matching/ on %s', (backend) => {
   let server: TestServer;
@@ -38,12 +35,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     );
 
   async function connect(user: TestUser): Promise<ClientSocket> {
-    const socket: ClientSocket = io(server.url, { auth: { token: user.token }, transports: ['websocket'] });
+    const socket = await connectSocket(server.url, user.token);
     sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
     return socket;
   }
 
@@ -51,12 +44,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     const ana = await makeCompletedUser(server, { name: 'Ana' });
     const ben = await makeCompletedUser(server, { name: 'Ben' });
     const [anaSocket, benSocket] = await Promise.all([connect(ana), connect(ben)]);
-    const anaHears = new Promise<Parameters<ServerToClientEvents['match:new']>[0]>((resolve) =>
-      anaSocket.once('match:new', resolve),
-    );
-    const benHears = new Promise<Parameters<ServerToClientEvents['match:new']>[0]>((resolve) =>
-      benSocket.once('match:new', resolve),
-    );
+    const anaHears = waitFor(anaSocket, 'match:new');
+    const benHears = waitFor(benSocket, 'match:new');
 
     const first = await like(ana, ben);
     expect(first.status).toBe(200);
