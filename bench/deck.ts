@@ -14,7 +14,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +28,7 @@ import { messagePageQuery } from '../server/features/conversations/queries';
 import { deckQuery, type ViewerFit, viewerFitQuery } from '../server/features/deck/queries';
 import { hashToken, newToken } from '../server/lib/tokens';
 import { seed } from '../scripts/seed';
+import { freePort } from '../tests/helpers/ports';
 
 interface AutocannonResult {
   latency: { p50: number; p99: number; average: number };
@@ -110,15 +110,6 @@ async function ensureDatabase(dataDir: string) {
   } finally {
     await database.close();
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }> {

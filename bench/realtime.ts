@@ -19,7 +19,6 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -28,6 +27,7 @@ import type { ClientToServerEvents, ServerToClientEvents } from '../shared/event
 import { hashToken } from '../server/lib/tokens';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { REDIS_URL } from '../tests/helpers/services';
+import { freePort } from '../tests/helpers/ports';
 
 type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -52,17 +52,6 @@ interface ServerProcess {
   child: ChildProcess;
   stats(gc?: boolean): Promise<{ cpuMicros: number; heapUsed: number; rss: number }>;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** A busy machine can push an app's boot past Fastify's plugin timeout: one more try before giving up. */

@@ -16,17 +16,6 @@ export function hasRedisServerBinary(): boolean {
   return false;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 function accepts(port: number) {
   return new Promise<boolean>((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });

@@ -11,7 +11,7 @@ import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, waitFor } from '../helpers/socket';
-import { freePort } from './cluster-fixtures';
+import { freePort } from '../helpers/ports';
 import { match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, waitFor, waitUntil } from '../helpers/socket';
-import { freePort, hasRedisServerBinary, ownRedis, startTwoInstances } from './cluster-fixtures';
+import { freePort } from '../helpers/ports';
+import { hasRedisServerBinary, ownRedis, startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && hasRedisServerBinary();

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { io } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http';
+import { freePort } from '../helpers/ports';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
 interface LogLine {
@@ -15,17 +16,6 @@ interface LogLine {
   time: number;
   msg: string;
   [key: string]: unknown;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function portAccepts(port: number): Promise<boolean> {
