@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { HeartIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { useT } from '../lib/i18n';
@@ -49,5 +49,33 @@ export function FieldErrors({ id, errors }: { id: string; errors: string[] | und
     <p id={id} className="field-error" role="alert">
       {errors.join(' ')}
     </p>
+  );
+}
+
+/** The form's general error line, then submit and Back: the foot of the login and register forms. */
+export function AuthFormFooter({
+  errors,
+  busy,
+  submitLabel,
+}: {
+  errors: string[] | undefined;
+  busy: boolean;
+  submitLabel: string;
+}) {
+  const [, navigate] = useLocation();
+  return (
+    <>
+      {errors && (
+        <p className="form-error" role="alert">
+          {errors.join(' ')}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy}>
+          {submitLabel}
+        </button>
+        <BackButton onStandalone={() => navigate('/')} />
+      </div>
+    </>
   );
 }

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Link, Redirect, useLocation } from 'wouter';
 import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
-import { AuthLayout, BackButton, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { formErrors, localizeFields } from '../lib/errors';
@@ -56,17 +56,7 @@ export function Login() {
         <a href="#" className="link-muted forgot" onClick={(event) => event.preventDefault()}>
           {t('login.forgot')}
         </a>
-        {errors.non_field_errors && (
-          <p className="form-error" role="alert">
-            {errors.non_field_errors.join(' ')}
-          </p>
-        )}
-        <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {t('login.submit')}
-          </button>
-          <BackButton onStandalone={() => navigate('/')} />
-        </div>
+        <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('login.submit')} />
       </form>
       <p className="auth-switch">
         {t('login.noAccount')} <Link href="/register">{t('login.registerLink')}</Link>

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { toast } from 'react-toastify';
 import { Link, Redirect, useLocation } from 'wouter';
 import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
-import { AuthLayout, BackButton, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { formErrors, localizeFields } from '../lib/errors';
@@ -75,17 +75,7 @@ export function Register() {
             <FieldErrors id={`${field.name}-error`} errors={errors[field.name]} />
           </label>
         ))}
-        {errors.non_field_errors && (
-          <p className="form-error" role="alert">
-            {errors.non_field_errors.join(' ')}
-          </p>
-        )}
-        <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>
-            {t('register.submit')}
-          </button>
-          <BackButton onStandalone={() => navigate('/')} />
-        </div>
+        <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('register.submit')} />
       </form>
       <p className="auth-switch">
         {t('register.haveAccount')} <Link href="/login">{t('register.loginLink')}</Link>
