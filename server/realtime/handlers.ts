@@ -7,9 +7,9 @@ import {
   PresenceListPayload,
   TypingPayload,
 } from '../../shared/events';
+import type { MessageBatcher } from '../features/conversations/message-batcher';
 import { getParticipantIds, markRead } from '../features/conversations/service';
 import { errorAck, fail, invalidPayload, THROTTLED_MESSAGE, UNAVAILABLE_MESSAGE } from './acks';
-import type { MessageBatcher } from '../features/conversations/message-batcher';
 import type { RealtimeSocket } from './plugin';
 import type { Presence } from './presence';
 import { type LimitedEvent, SOCKET_LIMITS, TokenBucket } from './rate-limit';

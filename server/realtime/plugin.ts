@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
+import { createMessageBatcher } from '../features/conversations/message-batcher';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
-import { createMessageBatcher } from '../features/conversations/message-batcher';
 import { createPresence } from './presence';
 import { openRedisFanout, type RedisFanout } from './redis';
 import { startTokenSweep } from './token-sweep';
