@@ -17,6 +17,7 @@ type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 let socket: AppSocket | null = null;
 const reconnectListeners = new Set<() => void>();
+const refusedListeners = new Set<() => void>();
 
 interface ConnectionState {
   connected: boolean;
@@ -28,12 +29,15 @@ export const useConnection = create<ConnectionState>()(() => ({ connected: false
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;
 const SERVER_DISCONNECT_RETRY_MS = 1000;
+const REFUSED_RETRY_MAX_MS = 30_000;
 
 export function connectSocket(token: string) {
   if (socket) return;
   const next: AppSocket = io({ path: '/socket.io/', auth: { token }, transports: ['websocket'] });
   socket = next;
+  let refusals = 0;
   next.on('connect', () => {
+    refusals = 0;
     const { everConnected } = useConnection.getState();
     useConnection.setState({ connected: true, everConnected: true });
     // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
@@ -44,7 +48,18 @@ export function connectSocket(token: string) {
     // A server closing our socket (a restart, a drain) does not auto-reconnect in socket.io; we do.
     if (reason === 'io server disconnect') setTimeout(() => socket === next && next.connect(), SERVER_DISCONNECT_RETRY_MS);
   });
-  next.on('connect_error', () => useConnection.setState({ connected: false }));
+  next.on('connect_error', (error) => {
+    useConnection.setState({ connected: false });
+    // A transport failure is retried by socket.io itself; a refusal by the server's handshake is not.
+    if (next.active) return;
+    if (error.message === 'unauthorized') {
+      for (const listener of refusedListeners) listener();
+      return;
+    }
+    // Refused for now (an instance shutting down, a database blip): try again, backing off.
+    const delay = Math.min(SERVER_DISCONNECT_RETRY_MS * 2 ** refusals++, REFUSED_RETRY_MAX_MS);
+    setTimeout(() => socket === next && next.connect(), delay);
+  });
 }
 
 export function disconnectSocket() {
@@ -67,6 +82,14 @@ export function onReconnect(listener: () => void) {
   reconnectListeners.add(listener);
   return () => {
     reconnectListeners.delete(listener);
+  };
+}
+
+/** The server refused our token (revoked, for example by a logout elsewhere). */
+export function onRefused(listener: () => void) {
+  refusedListeners.add(listener);
+  return () => {
+    refusedListeners.delete(listener);
   };
 }
 

@@ -1,8 +1,8 @@
-import { connectSocket, disconnectSocket, onEvent, onReconnect } from '../lib/socket';
+import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from '../lib/socket';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { likesInFlight, rememberMatch, useDeck } from './deck';
-import { onSignOut, useSession } from './session';
+import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
 
@@ -34,6 +34,8 @@ export function startRealtime(token: string) {
       void useChat.getState().catchUp();
       if (useConversations.getState().empty) void useConversations.getState().load();
     }),
+    // The token is no longer good (signed out on another device): this tab signs out too.
+    onRefused(endRevokedSession),
   ];
 }
 

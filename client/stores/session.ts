@@ -47,9 +47,12 @@ export const useSession = create<SessionState>()((set, get) => ({
   },
 }));
 
-setUnauthorizedHandler(() => {
+/** The server no longer knows our token (revoked, expired): sign out here too and leave the app. */
+export function endRevokedSession() {
   useSession.getState().signOut();
   if (window.location.pathname.startsWith('/app')) window.location.assign('/login/');
-});
+}
+
+setUnauthorizedHandler(endRevokedSession);
 
 export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;

@@ -194,4 +194,20 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     const revoked = await client(server.url).get('/api/users/me/', { token: ana.token });
     expect(revoked.status).toBe(401);
   });
+
+  it('signs a tab out when its token is revoked elsewhere, even while it only listens on the socket', async () => {
+    const cleo = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });
+    const tab = await openPhone(browser, { token: cleo.token, language: 'en' });
+    try {
+      await tab.page.goto(`${server.url}/app/matches/`);
+      await tab.page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
+      // Logged out on another device: the server revokes the token and drops the sockets that used it.
+      expect((await client(server.url).post('/api/auth/logout/', { token: cleo.token })).status).toBe(204);
+      expect(await server.app.realtime.sweepTokens()).toBeGreaterThan(0);
+      await tab.page.waitForURL(`${server.url}/login/`);
+      expect(await tab.page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
+    } finally {
+      await tab.context.close();
+    }
+  });
 });
