@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blocks, uploads } from '../../server/db/schema';
+import { blocks, profiles, uploads } from '../../server/db/schema';
 import { DATE_OF_BIRTH_REQUIRED, PRIMARY_PHOTO_REQUIRED, type ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
@@ -262,6 +262,29 @@ describe.each(backends)('profiles on %s', (backend) => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ image4: [BAD_IMAGE_REFERENCE], image5: [BAD_IMAGE_REFERENCE] });
       expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
+    });
+
+    it('keeps a photo that is already in the profile even when another account uploaded it (seeded demo profiles)', async () => {
+      const owner = await makeUser(server);
+      const shared = await upload(server, owner.token);
+      const other = await upload(server, owner.token);
+      const user = await makeCompletedUser(server);
+      await server.app.db.update(profiles).set({ image2: shared }).where(eq(profiles.userId, user.id));
+      const mine = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+
+      const kept = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: mine.image, image2: shared, bio: 'Still here.' }),
+      });
+      expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+      expect(kept.body).toMatchObject({ image: mine.image, image2: shared, bio: 'Still here.' });
+      // Being in my profile lends me that photo, not the rest of its owner's uploads.
+      const refused = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: mine.image, image2: shared, image3: other }),
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ image3: [BAD_IMAGE_REFERENCE] });
     });
 
     it('stores no image at all when one of several data: URIs is not an image', async () => {

@@ -62,8 +62,9 @@ export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile 
 }
 
 /**
- * Each image field to the URL to store: a URL must be one of the owner's own uploads, a data URI
- * is processed and stored like an upload. Every bad field is reported at once.
+ * Each image field to the URL to store: a URL must be one of the owner's own uploads or one already in
+ * their profile (kept as it is: seeded demo profiles share photos), a data URI is processed and stored
+ * like an upload. Every bad field is reported at once.
  */
 async function resolveImages(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
   const resolved = {} as Record<ImageField, string | null>;
@@ -80,13 +81,20 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
   }
 
   if (keys.size > 0) {
-    const owned = await db
-      .select({ key: uploads.key })
-      .from(uploads)
-      .where(and(eq(uploads.ownerId, userId), inArray(uploads.key, [...keys.values()])));
-    const ownedKeys = new Set(owned.map((row) => row.key));
+    const [owned, [current]] = await Promise.all([
+      db
+        .select({ key: uploads.key })
+        .from(uploads)
+        .where(and(eq(uploads.ownerId, userId), inArray(uploads.key, [...keys.values()]))),
+      db.select().from(profiles).where(eq(profiles.userId, userId)),
+    ]);
+    const allowed = new Set(owned.map((row) => row.key));
+    for (const url of current ? Object.values(imagesOf(current)) : []) {
+      const key = url && store.keyOf(url);
+      if (key) allowed.add(key);
+    }
     for (const [field, key] of keys) {
-      if (ownedKeys.has(key)) resolved[field] = store.url(key);
+      if (allowed.has(key)) resolved[field] = store.url(key);
       else errors[field] = [INVALID_IMAGE_REFERENCE];
     }
   }
