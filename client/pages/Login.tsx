@@ -1,43 +1,16 @@
-import { type FormEvent, useState } from 'react';
-import { Link, Redirect, useLocation } from 'wouter';
-import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
+import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
-import { formErrors, localizeFields } from '../lib/errors';
-import { gatePublicAuthRoute } from '../lib/gating';
-import { useLanguage, useT } from '../lib/i18n';
-import { useSession } from '../stores/session';
+import { useAuthForm } from '../lib/use-auth-form';
 
 export function Login() {
-  const t = useT();
-  const [, navigate] = useLocation();
-  const token = useSession((state) => state.token);
-  const signIn = useSession((state) => state.signIn);
-  const [errors, setErrors] = useState<FieldErrorMap>({});
-  const [busy, setBusy] = useState(false);
-
-  const redirect = gatePublicAuthRoute(token);
+  const { t, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
 
-  const enter = (newToken: string) => {
-    signIn(newToken);
-    navigate('/app/home/');
-  };
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    setBusy(true);
-    setErrors({});
-    try {
-      const result = await api.login(String(data.get('username') ?? ''), String(data.get('password') ?? ''));
-      enter(result.token);
-    } catch (error) {
-      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
-      setBusy(false);
-    }
-  }
+  const submit = onSubmit(async (value) => {
+    enter((await api.login(value('username'), value('password'))).token);
+  });
 
   return (
     <AuthLayout title={t('login.title')}>

@@ -1,14 +1,9 @@
-import { type FormEvent, useState } from 'react';
 import { toast } from 'react-toastify';
-import { Link, Redirect, useLocation } from 'wouter';
-import type { FieldErrors as FieldErrorMap } from '../../shared/schemas/common';
+import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
-import { formErrors, localizeFields } from '../lib/errors';
-import { gatePublicAuthRoute } from '../lib/gating';
-import { useLanguage, useT } from '../lib/i18n';
-import { useSession } from '../stores/session';
+import { useAuthForm } from '../lib/use-auth-form';
 
 const FIELDS = [
   { name: 'first_name', label: 'register.firstName', type: 'text', autoComplete: 'given-name' },
@@ -19,47 +14,24 @@ const FIELDS = [
 ] as const;
 
 export function Register() {
-  const t = useT();
-  const [, navigate] = useLocation();
-  const token = useSession((state) => state.token);
-  const signIn = useSession((state) => state.signIn);
-  const [errors, setErrors] = useState<FieldErrorMap>({});
-  const [busy, setBusy] = useState(false);
-
-  const redirect = gatePublicAuthRoute(token);
+  const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const value = (name: string) => String(data.get(name) ?? '');
-    setBusy(true);
-    setErrors({});
-    try {
-      await api.register({
-        first_name: value('first_name'),
-        last_name: value('last_name'),
-        username: value('username'),
-        password: value('password'),
-        password2: value('password2'),
-      });
-      toast.success(t('register.success'), { position: 'bottom-right' });
-      navigate('/login/');
-    } catch (error) {
-      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
-      setBusy(false);
-    }
-  }
+  const submit = onSubmit(async (value) => {
+    await api.register({
+      first_name: value('first_name'),
+      last_name: value('last_name'),
+      username: value('username'),
+      password: value('password'),
+      password2: value('password2'),
+    });
+    toast.success(t('register.success'), { position: 'bottom-right' });
+    navigate('/login/');
+  });
 
   return (
     <AuthLayout title={t('register.title')}>
-      <GoogleButton
-        label={t('register.google')}
-        onToken={(newToken) => {
-          signIn(newToken);
-          navigate('/app/home/');
-        }}
-      />
+      <GoogleButton label={t('register.google')} onToken={enter} />
       <form className="form" onSubmit={submit}>
         {FIELDS.map((field) => (
           <label key={field.name} className="field">

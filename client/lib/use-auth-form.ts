@@ -1,0 +1,41 @@
+import { type FormEvent, useState } from 'react';
+import { useLocation } from 'wouter';
+import type { FieldErrors } from '../../shared/schemas/common';
+import { useSession } from '../stores/session';
+import { formErrors, localizeFields } from './errors';
+import { gatePublicAuthRoute } from './gating';
+import { useLanguage, useT } from './i18n';
+
+/**
+ * What the login and register forms share: a stored token skips them (`redirect`), a submit is busy
+ * until the server answers and shows its errors per field, and a token received enters the app.
+ */
+export function useAuthForm() {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const token = useSession((state) => state.token);
+  const signIn = useSession((state) => state.signIn);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [busy, setBusy] = useState(false);
+
+  const enter = (newToken: string) => {
+    signIn(newToken);
+    navigate('/app/home/');
+  };
+
+  /** A submit handler that sends the form's values; on failure the fields show why. */
+  const onSubmit = (send: (value: (name: string) => string) => Promise<void>) => async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    setBusy(true);
+    setErrors({});
+    try {
+      await send((name) => String(data.get(name) ?? ''));
+    } catch (error) {
+      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
+      setBusy(false);
+    }
+  };
+
+  return { t, navigate, redirect: gatePublicAuthRoute(token), errors, busy, enter, onSubmit };
+}
