@@ -2,16 +2,13 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/client';
-import { authTokens, profiles, users } from '../db/schema';
+import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
+import { createTokenCache } from '../lib/token-cache';
 import { hashToken } from '../lib/tokens';
 
 export interface AuthUser {
   id: number;
-  email: string;
-  firstName: string;
-  lastName: string;
-  hasSubscription: boolean;
   /** The raw token of this request, so that logout can revoke exactly it. */
   token: string;
 }
@@ -22,6 +19,11 @@ declare module 'fastify' {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     /** The user a token belongs to (HTTP and the socket handshake alike), noting their activity. */
     userForToken: (token: string) => Promise<AuthUser | null>;
+    /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
+    revokeToken: (token: string) => Promise<void>;
+    onTokenRevoked: (listener: (tokenHash: string) => void) => void;
+    /** Drops a token another instance revoked from this instance's cache. */
+    forgetToken: (tokenHash: string) => void;
   }
   interface FastifyRequest {
     user: AuthUser | null;
@@ -30,6 +32,13 @@ declare module 'fastify' {
 
 /** Activity is written at most this often per user: the deck orders by it. */
 const ACTIVITY_RESOLUTION_MS = 60_000;
+/**
+ * How long an instance trusts a token it has looked up without asking again. Revocations reach every
+ * instance at once through realtime; this only bounds one that could not travel (Redis away).
+ */
+export const TOKEN_CACHE_MS = 10_000;
+/** Enough for every active client of a busy instance; the oldest lookups go first beyond it. */
+const TOKEN_CACHE_ENTRIES = 100_000;
 
 export function parseAuthorization(header: string | undefined): string | null {
   if (!header) return null;
@@ -47,13 +56,35 @@ export default fp(
   async (app) => {
     const activity = activityRecorder(app.db, app.log);
     app.addHook('onClose', () => activity.close());
+    const cache = createTokenCache({ ttlMs: TOKEN_CACHE_MS, maxEntries: TOKEN_CACHE_ENTRIES });
+    const revocationListeners: Array<(tokenHash: string) => void> = [];
 
     app.decorate('userForToken', async (token: string) => {
-      const found = await findUserByToken(app.db, token);
-      if (!found) return null;
-      if (Date.now() - found.lastActiveAt.getTime() > ACTIVITY_RESOLUTION_MS) activity.record(found.user.id);
-      return found.user;
+      const hash = hashToken(token);
+      let entry = cache.get(hash);
+      if (!entry) {
+        const found = await findTokenOwner(app.db, hash);
+        if (!found) return null;
+        entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime() };
+        cache.set(hash, entry);
+      }
+      if (Date.now() - entry.activeAt > ACTIVITY_RESOLUTION_MS) {
+        entry.activeAt = Date.now();
+        activity.record(entry.userId);
+      }
+      return { id: entry.userId, token };
     });
+
+    app.decorate('revokeToken', async (token: string) => {
+      const hash = hashToken(token);
+      await app.db.delete(authTokens).where(eq(authTokens.tokenHash, hash));
+      cache.forget(hash);
+      for (const listener of revocationListeners) listener(hash);
+    });
+    app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
+      revocationListeners.push(listener);
+    });
+    app.decorate('forgetToken', (tokenHash: string) => cache.forget(tokenHash));
 
     app.decorateRequest('user', null);
     app.decorate('authenticate', async (request: FastifyRequest) => {
@@ -68,23 +99,13 @@ export default fp(
   { name: 'auth', dependencies: ['database'] },
 );
 
-async function findUserByToken(db: Db, token: string): Promise<{ user: AuthUser; lastActiveAt: Date } | null> {
+async function findTokenOwner(db: Db, tokenHash: string): Promise<{ userId: number; lastActiveAt: Date } | null> {
   const [row] = await db
-    .select({
-      id: users.id,
-      email: users.email,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      hasSubscription: users.hasSubscription,
-      lastActiveAt: profiles.lastActiveAt,
-    })
+    .select({ userId: authTokens.userId, lastActiveAt: profiles.lastActiveAt })
     .from(authTokens)
-    .innerJoin(users, eq(users.id, authTokens.userId))
-    .innerJoin(profiles, eq(profiles.userId, users.id))
-    .where(eq(authTokens.tokenHash, hashToken(token)));
-  if (!row) return null;
-  const { lastActiveAt, ...user } = row;
-  return { user: { ...user, token }, lastActiveAt };
+    .innerJoin(profiles, eq(profiles.userId, authTokens.userId))
+    .where(eq(authTokens.tokenHash, tokenHash));
+  return row ?? null;
 }
 
 /**

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
+import { hashToken } from '../lib/tokens';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
@@ -10,10 +11,18 @@ import { startTokenSweep } from './token-sweep';
 
 export interface SocketData {
   user: AuthUser;
+  /** The hash of the token the socket signed in with: a revocation names it. */
+  tokenHash: string;
 }
 
-export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
-export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+/** Between instances (through Redis), never to clients. */
+interface InterServerEvents {
+  /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
+  'token:revoked': (tokenHash: string) => void;
+}
+
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
 
@@ -75,6 +84,7 @@ export default fp(
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
+        socket.data.tokenHash = hashToken(user.token);
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
@@ -97,6 +107,22 @@ export default fp(
     const messages = createMessageBatcher(app.db, app.log);
     const tokenSweep = startTokenSweep(app, io);
     app.decorate('realtime', { sweepTokens: tokenSweep.sweep });
+
+    // A logout ends the token's sockets at once, on every instance; the sweep is the net for news lost
+    // while Redis was away.
+    const dropSocketsOf = (tokenHash: string) => {
+      for (const socket of io.of('/').sockets.values()) {
+        if (socket.data.tokenHash === tokenHash) socket.disconnect(true);
+      }
+    };
+    app.onTokenRevoked((tokenHash) => {
+      dropSocketsOf(tokenHash);
+      if (fanout) io.serverSideEmit('token:revoked', tokenHash);
+    });
+    io.on('token:revoked', (tokenHash) => {
+      app.forgetToken(tokenHash);
+      dropSocketsOf(tokenHash);
+    });
     io.on('connection', (socket) => {
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));

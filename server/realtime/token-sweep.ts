@@ -1,7 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { authTokens } from '../db/schema';
-import { hashToken } from '../lib/tokens';
 import type { RealtimeServer } from './plugin';
 
 /** How long a socket may outlive its token (logout elsewhere, revoked): the sweep's period. */
@@ -11,14 +10,15 @@ const CHUNK = 5000;
 
 /**
  * The handshake checks the token once; a token revoked later (logout) must not keep a socket listening.
- * Every TOKEN_SWEEP_MS, this instance's sockets whose token is gone are disconnected — server-side, so
- * the client does not reconnect with the dead token.
+ * A logout drops its sockets at once on every instance it can reach; this is the net for the news that
+ * could not travel (Redis away). Every TOKEN_SWEEP_MS, this instance's sockets whose token is gone are
+ * disconnected — server-side, so the client does not reconnect with the dead token.
  */
 export function startTokenSweep(app: FastifyInstance, io: RealtimeServer) {
   async function sweep() {
     const byHash = new Map<string, Array<{ disconnect: (close: boolean) => unknown }>>();
     for (const socket of io.of('/').sockets.values()) {
-      const hash = hashToken(socket.data.user.token);
+      const hash = socket.data.tokenHash;
       const sockets = byHash.get(hash);
       if (sockets) sockets.push(socket);
       else byHash.set(hash, [socket]);

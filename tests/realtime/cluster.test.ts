@@ -5,7 +5,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+import { type ClientSocket, connect, record, waitFor, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
@@ -152,5 +152,19 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     expect(ack).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await storedMessages(one, a.token, conversationId)).toEqual([]);
     await expect(connect(two.url, `${b.token}x`)).rejects.toThrow('unauthorized');
+  });
+
+  it('ends a token logged out on one instance on the other at once: its cached lookup and its sockets', async () => {
+    const ana = await makeCompletedUser(one);
+    const elsewhere = await connectTo(two, ana.token);
+    // Instance two has looked the token up (the handshake, then this request) and remembers it.
+    expect((await client(two.url).get('/api/users/me/', { token: ana.token })).status).toBe(200);
+    const dropped = waitForDisconnect(elsewhere);
+
+    expect((await client(one.url).post('/api/auth/logout/', { token: ana.token })).status).toBe(204);
+    expect(await dropped).toBe('io server disconnect');
+    const refused = await client(two.url).get('/api/users/me/', { token: ana.token });
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ detail: 'Invalid token.' });
   });
 });

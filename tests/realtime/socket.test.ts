@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authTokens } from '../../server/db/schema';
 import { CLIENT_ID_REUSED } from '../../server/features/conversations/service';
+import { hashToken } from '../../server/lib/tokens';
 import { SOCKET_LIMITS } from '../../server/realtime/rate-limit';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -274,12 +277,23 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     ]);
     const dropped = waitForDisconnect(loggingOut);
     expect((await api.post('/api/auth/logout/', { token: a.token })).status).toBe(204);
-    expect(await server.app.realtime.sweepTokens()).toBe(1);
-    // Server-side: the client does not try again with the dead token.
+    // Server-side, at once: the client does not try again with the dead token.
     expect(await dropped).toBe('io server disconnect');
     expect(otherDevice.connected).toBe(true);
     expect(partner.connected).toBe(true);
     await expect(connect(server.url, a.token)).rejects.toThrow('unauthorized');
+    expect(await server.app.realtime.sweepTokens()).toBe(0);
+  });
+
+  it('sweeps the sockets of a token that vanished without a revocation reaching this instance', async () => {
+    const { a, b } = await makePair(server);
+    const [orphaned, partner] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
+    const dropped = waitForDisconnect(orphaned);
+    // As if revoked on an instance whose news could not travel: the row is gone, nobody said so here.
+    await server.app.db.delete(authTokens).where(eq(authTokens.tokenHash, hashToken(a.token)));
+    expect(await server.app.realtime.sweepTokens()).toBe(1);
+    expect(await dropped).toBe('io server disconnect');
+    expect(partner.connected).toBe(true);
   });
 
   it('lets a reconnecting client catch up on what it missed with ?after=', async () => {

@@ -6,7 +6,7 @@ import { Throttled } from '../../errors';
 import { memoryThrottle, redisThrottle } from '../../lib/throttle';
 import { currentUser } from '../../plugins/auth';
 import { RegisterBody } from './password-rules';
-import { login, register, revokeToken } from './service';
+import { login, register } from './service';
 
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
@@ -40,7 +40,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   });
 
   app.post('/api/auth/logout/', { onRequest: app.authenticate }, async (request, reply) => {
-    await revokeToken(app.db, currentUser(request).token);
+    await app.revokeToken(currentUser(request).token);
     return reply.code(204).send();
   });
 };

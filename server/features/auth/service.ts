@@ -26,10 +26,6 @@ export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
   return token;
 }
 
-export async function revokeToken(db: DbOrTx, token: string): Promise<void> {
-  await db.delete(authTokens).where(eq(authTokens.tokenHash, hashToken(token)));
-}
-
 /** A new account and its empty profile (name = first name, ages 18–50), in one transaction. */
 export async function createUser(
   db: Db,
