@@ -2,6 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
@@ -22,6 +24,22 @@ export type DbOrTx = Db | Tx;
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+const dialect = new PgDialect();
+
+/**
+ * `db.execute` for a hot statement whose text never changes: on postgres.js it becomes a named prepared
+ * statement, parsed and planned once per connection (drizzle sends raw SQL unnamed, planned every time);
+ * PGlite runs it as `db.execute` does. Only for statements whose best plan does not depend on their
+ * parameters: a generic plan is reused for every value.
+ */
+export function executePrepared(db: Db, query: SQL): Promise<unknown> {
+  // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
+  const client = (db as Db & { $client: unknown }).$client;
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  if (client instanceof PGlite) return client.query(text, params);
+  return (client as postgres.Sql).unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
 }
 
 export interface Database {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Message, MessageInput } from '../../../shared/schemas/conversations';
-import { type Db, rowsOf } from '../../db/client';
+import { type Db, executePrepared, rowsOf } from '../../db/client';
 import { conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { getParticipantIds, sendMessage } from './service';
@@ -150,7 +150,7 @@ async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
 
   const valid = items.filter((item) => !invalid.has(item.idx));
   const participantsOnly = items.filter((item) => invalid.has(item.idx));
-  const rows = valid.length > 0 ? rowsOf<BatchRow>(await db.execute(batchStatement(JSON.stringify(valid)))) : [];
+  const rows = valid.length > 0 ? rowsOf<BatchRow>(await executePrepared(db, batchStatement(JSON.stringify(valid)))) : [];
   const unresolved: number[] = [];
   for (const row of rows) {
     const idx = Number(row.idx);
