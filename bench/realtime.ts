@@ -11,9 +11,12 @@
  * Then a saturation ladder (rising rates until p99 > 100 ms or a message goes missing), and 10,000 idle
  * authenticated sockets on one instance for heap per socket.
  * Server CPU is the server processes' own (process.cpuUsage() over IPC), not the load generator's.
+ * The clients speak the Socket.IO protocol straight over ws (./lean-socket.ts): with socket.io-client
+ * the generator took a core of the two, away from the servers it measures.
  *
  * Environment: BENCH_PAIRS (1000), BENCH_RATE (1000), BENCH_SECONDS (10), BENCH_STEP_SECONDS (5),
- * BENCH_LADDER ("2000,4000,6000,8000,10000,12000"), BENCH_IDLE (10000), BENCH_ONLY (baseline,app1,app2,idle).
+ * BENCH_LADDER ("2000,4000,6000,8000,10000,12000"), BENCH_IDLE (10000), BENCH_ONLY (baseline,app1,app2,idle),
+ * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile there).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -22,14 +25,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '../shared/events';
+import type { ServerToClientEvents } from '../shared/events';
 import { hashToken } from '../server/lib/tokens';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { REDIS_URL } from '../tests/helpers/services';
 import { freePort } from '../tests/helpers/ports';
+import { LeanSocket } from './lean-socket';
 
-type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+type ClientSocket = LeanSocket;
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const PAIRS = Number(env('BENCH_PAIRS', '1000'));
@@ -39,6 +42,8 @@ const STEP_SECONDS = Number(env('BENCH_STEP_SECONDS', '5'));
 const LADDER = env('BENCH_LADDER', '2000,4000,6000,8000,10000,12000').split(',').map(Number);
 const IDLE = Number(env('BENCH_IDLE', '10000'));
 const ONLY = new Set(env('BENCH_ONLY', 'baseline,app1,app2,idle').split(','));
+/** Each server process writes a V8 CPU profile here when it exits. */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const SATURATION_P99_MS = 100;
 /** After the last send, how long stragglers may still arrive before they count as lost. */
 const DRAIN_MS = 5000;
@@ -68,7 +73,12 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
   const port = await freePort();
   const child = fork(path.join(root, 'bench/realtime-server.ts'), {
     cwd: root,
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: [
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []),
+      '--import',
+      'tsx',
+      '--expose-gc',
+    ],
     env: {
       ...process.env,
       PORT: String(port),
@@ -192,13 +202,7 @@ async function storedCount(databaseUrl: string) {
 
 // ---------------------------------------------------------------- clients
 
-function openSocket(url: string, auth: Record<string, string | number>): Promise<ClientSocket> {
-  const socket: ClientSocket = io(url, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
-  return new Promise((resolve, reject) => {
-    socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (error) => reject(error));
-  });
-}
+const openSocket = (url: string, auth: Record<string, string | number>) => LeanSocket.open(url, auth);
 
 /** Opens sockets a batch at a time: a storm of 10,000 handshakes at once measures the storm, not the server. */
 async function openMany<T>(items: T[], open: (item: T) => Promise<ClientSocket>, batch = 200) {
@@ -232,6 +236,8 @@ interface PhaseResult {
   p999: number;
   max: number;
   cpuMicrosPerMessage: number;
+  /** This process's CPU per message: the load generator's own cost, on the same cores. */
+  generatorMicrosPerMessage: number;
   cpuShare: number;
   /** The PostgreSQL backends' CPU per message (null: no database). */
   pgMicrosPerMessage: number | null;
@@ -280,6 +286,7 @@ async function runPhase(options: {
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : 0;
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
   const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
+  const generatorBefore = process.cpuUsage();
   const start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -313,6 +320,7 @@ async function runPhase(options: {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const elapsedSeconds = (performance.now() - start) / 1000;
+  const generator = process.cpuUsage(generatorBefore);
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
   const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
   let pgMicros = 0;
@@ -335,10 +343,13 @@ async function runPhase(options: {
     p999: percentile(sorted, 99.9),
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     cpuMicrosPerMessage: delivered ? cpuMicros / delivered : Number.NaN,
+    generatorMicrosPerMessage: delivered ? (generator.user + generator.system) / delivered : Number.NaN,
     cpuShare: cpuMicros / 1e6 / elapsedSeconds,
     pgMicrosPerMessage: options.databaseUrl && delivered ? pgMicros / delivered : null,
     stored,
-    storedPerSecond: stored === null ? null : stored / Math.max(seconds, (sendEnd - start) / 1000),
+    // Over the schedule's own length: the generator's 1 ms ticks end the sending a few ms late, which is
+    // not the server's doing (a server that falls behind shows in the latencies, which count from the schedule).
+    storedPerSecond: stored === null ? null : stored / seconds,
   };
 }
 
@@ -359,9 +370,10 @@ function printTable(results: PhaseResult[]) {
     r.cpuMicrosPerMessage.toFixed(0),
     `${(100 * r.cpuShare).toFixed(0)}%`,
     r.pgMicrosPerMessage === null ? '—' : r.pgMicrosPerMessage.toFixed(0),
+    r.generatorMicrosPerMessage.toFixed(0),
     Object.keys(r.ackErrors).length ? JSON.stringify(r.ackErrors) : '',
   ]);
-  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'PostgreSQL µs/msg', 'ack errors'];
+  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'PostgreSQL µs/msg', 'generator µs/msg', 'ack errors'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(line(header));
