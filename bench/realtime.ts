@@ -193,6 +193,19 @@ async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, numbe
 }
 const CLOCK_TICKS = 100;
 
+/** All CPUs' busy and total time from /proc/stat (Linux; elsewhere zeros): how full the machine was. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+    const values = fields.map(Number);
+    const total = values.reduce((sum, value) => sum + value, 0);
+    // idle and iowait are the 4th and 5th.
+    return { busy: total - values[3]! - values[4]!, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
+
 async function storedCount(databaseUrl: string) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   const [row] = await sql<{ count: string }[]>`select count(*) from messages`;
@@ -238,6 +251,8 @@ interface PhaseResult {
   cpuMicrosPerMessage: number;
   /** This process's CPU per message: the load generator's own cost, on the same cores. */
   generatorMicrosPerMessage: number;
+  /** Share of all the machine's CPUs busy during the phase, whoever used them (Redis included). */
+  machineBusy: number;
   cpuShare: number;
   /** The PostgreSQL backends' CPU per message (null: no database). */
   pgMicrosPerMessage: number | null;
@@ -287,6 +302,7 @@ async function runPhase(options: {
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
   const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
   const generatorBefore = process.cpuUsage();
+  const machineBefore = machineTicks();
   const start = performance.now();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -321,6 +337,7 @@ async function runPhase(options: {
   }
   const elapsedSeconds = (performance.now() - start) / 1000;
   const generator = process.cpuUsage(generatorBefore);
+  const machineAfter = machineTicks();
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
   const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
   let pgMicros = 0;
@@ -344,6 +361,7 @@ async function runPhase(options: {
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     cpuMicrosPerMessage: delivered ? cpuMicros / delivered : Number.NaN,
     generatorMicrosPerMessage: delivered ? (generator.user + generator.system) / delivered : Number.NaN,
+    machineBusy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
     cpuShare: cpuMicros / 1e6 / elapsedSeconds,
     pgMicrosPerMessage: options.databaseUrl && delivered ? pgMicros / delivered : null,
     stored,
@@ -371,9 +389,10 @@ function printTable(results: PhaseResult[]) {
     `${(100 * r.cpuShare).toFixed(0)}%`,
     r.pgMicrosPerMessage === null ? '—' : r.pgMicrosPerMessage.toFixed(0),
     r.generatorMicrosPerMessage.toFixed(0),
+    `${(100 * r.machineBusy).toFixed(0)}%`,
     Object.keys(r.ackErrors).length ? JSON.stringify(r.ackErrors) : '',
   ]);
-  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'PostgreSQL µs/msg', 'generator µs/msg', 'ack errors'];
+  const header = ['run', 'msg/s', 'delivered', 'ratio', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'server µs/msg', 'server CPU', 'PostgreSQL µs/msg', 'generator µs/msg', 'machine busy', 'ack errors'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(line(header));
