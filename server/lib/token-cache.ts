@@ -3,6 +3,9 @@
  * token query per request. A revocation is forgotten at once on the instance that made it and, through
  * the realtime layer, on the others; `ttlMs` bounds how long a token revoked while that news could not
  * travel (Redis away) still opens requests on another instance.
+ *
+ * A revoked token leaves a tombstone for `tombstoneMs`: a lookup that read the token's row just before
+ * the revocation must not put it back, and a socket whose handshake was in flight must not outlive it.
  */
 export interface TokenCacheEntry {
   userId: number;
@@ -12,15 +15,28 @@ export interface TokenCacheEntry {
 
 export interface TokenCache {
   get(hash: string): TokenCacheEntry | undefined;
+  /** Remembers a lookup, unless the token was revoked since (it has a tombstone). */
   set(hash: string, entry: TokenCacheEntry): void;
-  forget(hash: string): void;
+  revoke(hash: string): void;
+  isRevoked(hash: string): boolean;
   readonly size: number;
 }
 
-export function createTokenCache(options: { ttlMs: number; maxEntries: number; now?: () => number }): TokenCache {
+export function createTokenCache(options: {
+  ttlMs: number;
+  maxEntries: number;
+  tombstoneMs: number;
+  now?: () => number;
+}): TokenCache {
   const now = options.now ?? Date.now;
   // A Map iterates in insertion order, and `set` re-inserts: the first key is always the oldest.
   const entries = new Map<string, TokenCacheEntry & { expiresAt: number }>();
+  const tombstones = new Map<string, number>();
+
+  const isRevoked = (hash: string) => {
+    const until = tombstones.get(hash);
+    return until !== undefined && until > now();
+  };
 
   return {
     get(hash) {
@@ -33,6 +49,7 @@ export function createTokenCache(options: { ttlMs: number; maxEntries: number; n
       return entry;
     },
     set(hash, entry) {
+      if (isRevoked(hash)) return;
       entries.delete(hash);
       entries.set(hash, { ...entry, expiresAt: now() + options.ttlMs });
       if (entries.size > options.maxEntries) {
@@ -40,9 +57,17 @@ export function createTokenCache(options: { ttlMs: number; maxEntries: number; n
         if (!oldest.done) entries.delete(oldest.value);
       }
     },
-    forget(hash) {
+    revoke(hash) {
       entries.delete(hash);
+      // Tombstones are added in time order: the expired ones are at the front.
+      for (const [old, until] of tombstones) {
+        if (until > now()) break;
+        tombstones.delete(old);
+      }
+      tombstones.delete(hash);
+      tombstones.set(hash, now() + options.tombstoneMs);
     },
+    isRevoked,
     get size() {
       return entries.size;
     },

@@ -22,8 +22,10 @@ declare module 'fastify' {
     /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
     revokeToken: (token: string) => Promise<void>;
     onTokenRevoked: (listener: (tokenHash: string) => void) => void;
-    /** Drops a token another instance revoked from this instance's cache. */
-    forgetToken: (tokenHash: string) => void;
+    /** Another instance revoked this token: forget it here too. */
+    revokeTokenHere: (tokenHash: string) => void;
+    /** Whether this instance heard of the token's revocation lately (a handshake in flight may have missed it). */
+    isTokenRevoked: (tokenHash: string) => boolean;
   }
   interface FastifyRequest {
     user: AuthUser | null;
@@ -39,6 +41,8 @@ const ACTIVITY_RESOLUTION_MS = 60_000;
 export const TOKEN_CACHE_MS = 10_000;
 /** Enough for every active client of a busy instance; the oldest lookups go first beyond it. */
 const TOKEN_CACHE_ENTRIES = 100_000;
+/** Far longer than any lookup or handshake that could have started before a revocation. */
+const TOMBSTONE_MS = 60_000;
 
 export function parseAuthorization(header: string | undefined): string | null {
   if (!header) return null;
@@ -56,7 +60,7 @@ export default fp(
   async (app) => {
     const activity = activityRecorder(app.db, app.log);
     app.addHook('onClose', () => activity.close());
-    const cache = createTokenCache({ ttlMs: TOKEN_CACHE_MS, maxEntries: TOKEN_CACHE_ENTRIES });
+    const cache = createTokenCache({ ttlMs: TOKEN_CACHE_MS, maxEntries: TOKEN_CACHE_ENTRIES, tombstoneMs: TOMBSTONE_MS });
     const revocationListeners: Array<(tokenHash: string) => void> = [];
 
     app.decorate('userForToken', async (token: string) => {
@@ -64,7 +68,8 @@ export default fp(
       let entry = cache.get(hash);
       if (!entry) {
         const found = await findTokenOwner(app.db, hash);
-        if (!found) return null;
+        // Revoked while the row was being read: the row was there, the session is not.
+        if (!found || cache.isRevoked(hash)) return null;
         entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime() };
         cache.set(hash, entry);
       }
@@ -78,13 +83,14 @@ export default fp(
     app.decorate('revokeToken', async (token: string) => {
       const hash = hashToken(token);
       await app.db.delete(authTokens).where(eq(authTokens.tokenHash, hash));
-      cache.forget(hash);
+      cache.revoke(hash);
       for (const listener of revocationListeners) listener(hash);
     });
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);
     });
-    app.decorate('forgetToken', (tokenHash: string) => cache.forget(tokenHash));
+    app.decorate('revokeTokenHere', (tokenHash: string) => cache.revoke(tokenHash));
+    app.decorate('isTokenRevoked', (tokenHash: string) => cache.isRevoked(tokenHash));
 
     app.decorateRequest('user', null);
     app.decorate('authenticate', async (request: FastifyRequest) => {

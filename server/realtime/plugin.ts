@@ -120,10 +120,13 @@ export default fp(
       if (fanout) io.serverSideEmit('token:revoked', tokenHash);
     });
     io.on('token:revoked', (tokenHash) => {
-      app.forgetToken(tokenHash);
+      app.revokeTokenHere(tokenHash);
       dropSocketsOf(tokenHash);
     });
     io.on('connection', (socket) => {
+      // Signed in with a token that was revoked while the handshake was in flight: too late for the
+      // revocation to find this socket, so it goes now.
+      if (app.isTokenRevoked(socket.data.tokenHash)) return void socket.disconnect(true);
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));
       track(presence.connected(userId));

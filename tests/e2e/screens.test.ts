@@ -203,7 +203,10 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
       // Logged out on another device: the server revokes the token and drops the sockets that used it.
       expect((await client(server.url).post('/api/auth/logout/', { token: cleo.token })).status).toBe(204);
-      await tab.page.waitForURL(`${server.url}/login/`);
+      // The app leaves for /login/ twice (its router, then a fresh page load that drops the old state):
+      // wait for the URL, then for the login page itself, not for a 'load' event one of them may skip.
+      await tab.page.waitForURL(`${server.url}/login/`, { waitUntil: 'commit' });
+      await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
       expect(await tab.page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     } finally {
       await tab.context.close();
