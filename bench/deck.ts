@@ -331,16 +331,18 @@ async function main() {
     await http('warm-up', url, nextDeck);
 
     const endpoints = [
-      ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, nextDeck],
-      ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, nextChat],
+      // Sent the way the app sends each: the deck unnamed (planned for its viewer every time), the
+      // history as a prepared statement (executePrepared).
+      ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, false, nextDeck],
+      ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, true, nextChat],
     ] as const;
-    for (const [name, title, rawQuery, next] of endpoints) {
+    for (const [name, title, rawQuery, prepare, next] of endpoints) {
       if (args.only && args.only !== name) continue;
       const rawFull = await loop(
         `raw SQL, ${CONNECTIONS} in flight`,
         (i) => {
           const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[]);
+          return raw.unsafe(query.sql, query.params as never[], { prepare });
         },
         { seconds: DURATION, concurrency: CONNECTIONS },
       );
@@ -357,7 +359,7 @@ async function main() {
         `raw SQL at the same rate (${half} q/s)`,
         (i) => {
           const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[]);
+          return raw.unsafe(query.sql, query.params as never[], { prepare });
         },
         { seconds: DURATION, concurrency: CONNECTIONS, rate: half },
       );
@@ -366,7 +368,7 @@ async function main() {
         'raw SQL, 1 in flight',
         (i) => {
           const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[]);
+          return raw.unsafe(query.sql, query.params as never[], { prepare });
         },
         { seconds: Math.max(3, DURATION / 2), concurrency: 1 },
       );

@@ -29,10 +29,12 @@ export function rowsOf<T>(result: unknown): T[] {
 const dialect = new PgDialect();
 
 /**
- * `db.execute` for a hot statement whose text never changes: on postgres.js it becomes a named prepared
- * statement, parsed and planned once per connection (drizzle sends raw SQL unnamed, planned every time);
- * PGlite runs it as `db.execute` does. Only for statements whose best plan does not depend on their
- * parameters: a generic plan is reused for every value.
+ * `db.execute` for a hot statement whose plan does not depend on its parameters. On postgres.js it
+ * becomes a named prepared statement: one round trip per call instead of two (drizzle sends raw SQL
+ * unnamed, and postgres.js then asks the server for the parameter types before it can send the values),
+ * parsed once per connection, and its generic plan reused. PGlite runs it as `db.execute` does. Not for
+ * the deck, whose best plan depends on the viewer's values, nor for a text that varies (an IN list):
+ * every distinct text stays prepared on every connection.
  */
 export function executePrepared(db: Db, query: SQL): Promise<unknown> {
   // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.

@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Db } from '../db/client';
+import { type Db, executePrepared, rowsOf } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
 import { createTokenCache } from '../lib/token-cache';
@@ -106,12 +106,14 @@ export default fp(
 );
 
 async function findTokenOwner(db: Db, tokenHash: string): Promise<{ userId: number; lastActiveAt: Date } | null> {
-  const [row] = await db
-    .select({ userId: authTokens.userId, lastActiveAt: profiles.lastActiveAt })
-    .from(authTokens)
-    .innerJoin(profiles, eq(profiles.userId, authTokens.userId))
-    .where(eq(authTokens.tokenHash, tokenHash));
-  return row ?? null;
+  const [row] = rowsOf<{ user_id: number; last_active_at: Date | string }>(
+    await executePrepared(
+      db,
+      sql`select t.user_id, p.last_active_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
+        where t.token_hash = ${tokenHash}`,
+    ),
+  );
+  return row ? { userId: Number(row.user_id), lastActiveAt: new Date(row.last_active_at) } : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   type Message,
   MessageInput,
 } from '../../../shared/schemas/conversations';
-import { type Db, type DbOrTx, rowsOf } from '../../db/client';
+import { type Db, type DbOrTx, executePrepared, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
@@ -200,7 +200,7 @@ export async function listMessages(
     bound = Number(integerPart(id, 10));
   }
   const rows = rowsOf<MessagePageRow>(
-    await db.execute(messagePageQuery(conversationId, userId, direction, bound, limit + 1)),
+    await executePrepared(db, messagePageQuery(conversationId, userId, direction, bound, limit + 1)),
   );
   if (rows.length === 0) return null;
   const found = rows.filter((row) => row.id !== null);
