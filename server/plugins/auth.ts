@@ -38,7 +38,7 @@ const ACTIVITY_RESOLUTION_MS = 60_000;
  * How long an instance trusts a token it has looked up without asking again. Revocations reach every
  * instance at once through realtime; this only bounds one that could not travel (Redis away).
  */
-export const TOKEN_CACHE_MS = 10_000;
+const TOKEN_CACHE_MS = 10_000;
 /** Enough for every active client of a busy instance; the oldest lookups go first beyond it. */
 const TOKEN_CACHE_ENTRIES = 100_000;
 /** Far longer than any lookup or handshake that could have started before a revocation. */
