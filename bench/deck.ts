@@ -338,12 +338,13 @@ async function main() {
     ] as const;
     for (const [name, title, rawQuery, prepare, next] of endpoints) {
       if (args.only && args.only !== name) continue;
+      const runRaw = (i: number) => {
+        const query = rawQuery(i);
+        return raw.unsafe(query.sql, query.params as never[], { prepare });
+      };
       const rawFull = await loop(
         `raw SQL, ${CONNECTIONS} in flight`,
-        (i) => {
-          const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[], { prepare });
-        },
+        runRaw,
         { seconds: DURATION, concurrency: CONNECTIONS },
       );
       const httpFull = await http(`HTTP, ${CONNECTIONS} connections`, url, next);
@@ -357,19 +358,13 @@ async function main() {
       getter.close();
       const rawHalf = await loop(
         `raw SQL at the same rate (${half} q/s)`,
-        (i) => {
-          const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[], { prepare });
-        },
+        runRaw,
         { seconds: DURATION, concurrency: CONNECTIONS, rate: half },
       );
       // One at a time: the per-request cost with no queueing at all.
       const rawOne = await loop(
         'raw SQL, 1 in flight',
-        (i) => {
-          const query = rawQuery(i);
-          return raw.unsafe(query.sql, query.params as never[], { prepare });
-        },
+        runRaw,
         { seconds: Math.max(3, DURATION / 2), concurrency: 1 },
       );
       const httpOne = await http('HTTP, 1 connection', url, next, 1);
