@@ -9,7 +9,8 @@
  *   npm run bench:deck -- --duration 15 --connections 16
  *   npm run bench:deck -- --only deck --profile /tmp/prof   # one endpoint; the app writes a CPU profile
  *
- * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection.
+ * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection;
+ * BENCH_NODE_FLAGS adds node flags to the app's process (e.g. "--trace-gc").
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -119,7 +120,8 @@ async function ensureDatabase(dataDir: string) {
 async function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', 'server/main.ts'], {
+  const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...profiling, ...extraFlags, '--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -16,7 +16,8 @@
  *
  * Environment: BENCH_PAIRS (1000), BENCH_RATE (1000), BENCH_SECONDS (10), BENCH_STEP_SECONDS (5),
  * BENCH_LADDER ("2000,4000,6000,8000,10000,12000"), BENCH_IDLE (10000), BENCH_ONLY (baseline,app1,app2,idle),
- * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile there).
+ * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile there), BENCH_NODE_FLAGS (more
+ * node flags for the server processes, e.g. "--trace-gc").
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -44,6 +45,7 @@ const IDLE = Number(env('BENCH_IDLE', '10000'));
 const ONLY = new Set(env('BENCH_ONLY', 'baseline,app1,app2,idle').split(','));
 /** Each server process writes a V8 CPU profile here when it exits. */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const SATURATION_P99_MS = 100;
 /** After the last send, how long stragglers may still arrive before they count as lost. */
 const DRAIN_MS = 5000;
@@ -78,6 +80,7 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
       '--import',
       'tsx',
       '--expose-gc',
+      ...NODE_FLAGS,
     ],
     env: {
       ...process.env,
