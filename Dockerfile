@@ -1,4 +1,5 @@
-# The app image: one instance of `npm run serve` (API + Socket.IO + built client on one port).
+# The app image: one instance of `npm run serve` (API + Socket.IO + built client on one port),
+# running the bundled server (scripts/build-server.mjs) with production dependencies only.
 # docker-compose.yml runs two of these behind a proxy, on PostgreSQL and Redis.
 
 FROM node:20-bookworm-slim AS deps
@@ -8,7 +9,7 @@ RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
-RUN npx vite build
+RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -18,17 +19,14 @@ ENV NODE_ENV=production \
     CLIENT_DIR=/app/dist/client
 WORKDIR /app
 COPY package.json package-lock.json ./
-# tsx runs the TypeScript server as it is (it is a runtime dependency); dev tools stay out.
+# The bundle holds server/ and shared/; npm packages come from node_modules, dev tools stay out.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY server ./server
-COPY shared ./shared
 COPY drizzle ./drizzle
-COPY tsconfig.json ./
-COPY --from=build /app/dist/client ./dist/client
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node itself is PID 1's child (compose sets `init: true`), so SIGTERM reaches main.ts's graceful shutdown.
-CMD ["node", "--import", "tsx", "server/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/server/main.js"]

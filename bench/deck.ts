@@ -12,7 +12,7 @@
  * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection;
  * BENCH_NODE_FLAGS adds node flags to the app's process (e.g. "--trace-gc").
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, get } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -121,7 +121,9 @@ async function startApp(dataDir: string): Promise<{ url: string; child: ChildPro
   const port = await freePort();
   const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
   const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...profiling, ...extraFlags, '--import', 'tsx', 'server/main.ts'], {
+  // The server as production runs it: the bundle of scripts/build-server.mjs, built from the sources now.
+  execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' });
+  const child = spawn(process.execPath, [...profiling, ...extraFlags, 'dist/server/main.js'], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,8 +1,8 @@
-// `npm start`: build the client when it is missing or older than its sources, then serve.
+// `npm start`: build the client and the server where missing or older than their sources, then serve.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-
-const builtIndex = path.resolve('dist/client/index.html');
+import { pathToFileURL } from 'node:url';
+import { buildServer, serverBundle } from './build-server.mjs';
 
 function newestSource(dirs) {
   let newest = 0;
@@ -17,13 +17,18 @@ function newestSource(dirs) {
   return newest;
 }
 
-const stale = !existsSync(builtIndex) || statSync(builtIndex).mtimeMs < newestSource(['client', 'shared']);
-if (stale) {
+const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newestSource(sources);
+
+if (stale(path.resolve('dist/client/index.html'), ['client', 'shared'])) {
   console.log('Building the client…');
   const { build } = await import('vite');
   await build({ logLevel: 'warn' });
 }
+if (stale(serverBundle, ['server', 'shared'])) {
+  console.log('Building the server…');
+  await buildServer();
+}
 
-const { register } = await import('tsx/esm/api');
-register();
-await import('../server/main.ts');
+// As `node --enable-source-maps`: stack traces name the TypeScript sources.
+process.setSourceMapsEnabled(true);
+await import(pathToFileURL(serverBundle).href);

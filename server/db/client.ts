@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +51,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+/**
+ * The repository's `drizzle/` folder, found upwards from this module: it runs from server/db/ as
+ * TypeScript and from dist/server/ as the production bundle (scripts/build-server.mjs).
+ */
+function findMigrationsFolder(): string {
+  const start = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const folder = path.join(dir, 'drizzle');
+    if (existsSync(path.join(folder, 'meta', '_journal.json'))) return folder;
+    if (path.dirname(dir) === dir) throw new Error(`no drizzle/ migrations folder above ${start}`);
+  }
+}
+
+const migrationsFolder = findMigrationsFolder();
 
 export async function openDatabase(options: {
   databaseUrl: string | null;

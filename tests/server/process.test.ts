@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { io } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +31,8 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
+const root = path.resolve(import.meta.dirname, '../..');
+
 /** `npm run serve` as an operator starts it, with its stdout split into lines as they come. */
 class ServedProcess {
   readonly lines: string[] = [];
@@ -40,7 +44,7 @@ class ServedProcess {
   constructor(env: Record<string, string>) {
     // --silent keeps npm's own "> eventmatch serve" banner out of the server's stdout.
     this.child = spawn('npm', ['run', '--silent', 'serve'], {
-      cwd: path.resolve(import.meta.dirname, '../..'),
+      cwd: root,
       env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', STRIPE_SECRET_KEY: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -97,12 +101,14 @@ const parse = (line: string): LogLine | null => {
   }
 };
 
-describe('the served process (npm run serve)', () => {
+describe('the served process (npm run build:server, then npm run serve)', () => {
   let dataDir: string;
   let port: number;
   let served: ServedProcess;
 
   beforeAll(async () => {
+    // What production runs: the bundle in dist/server, built from the sources as they are now.
+    await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-process-'));
     port = await freePort();
     served = new ServedProcess({
@@ -184,6 +190,20 @@ describe('the served process (npm run serve)', () => {
 
     const shutdown = served.lines.map(parse).find((line) => line?.msg.startsWith('shutting down'));
     expect(shutdown).toMatchObject({ signal: 'SIGTERM', level: 30 });
+  });
+
+  it('runs a bundle that imports only Node built-ins and production dependencies (the image installs no others)', async () => {
+    interface Metafile {
+      outputs: Record<string, { entryPoint?: string; imports: { path: string; external?: boolean }[] }>;
+    }
+    const meta = JSON.parse(await readFile(path.join(root, 'dist/server/meta.json'), 'utf8')) as Metafile;
+    const bundle = Object.values(meta.outputs).find((output) => output.entryPoint === 'server/main.ts');
+    const { dependencies } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+    const imported = new Set(bundle!.imports.filter((entry) => entry.external).map((entry) => entry.path));
+    const packages = [...imported].filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier)).map(packageOf);
+    expect(packages).toContain('fastify');
+    expect(packages.filter((name) => !(name in dependencies))).toEqual([]);
   });
 
   it('wrote its logs as JSON lines (pino), with request logs carrying an id', () => {

@@ -1,0 +1,36 @@
+// The server as production runs it: server/ and shared/ bundled into one ES module,
+// dist/server/main.js, with every npm package left to node_modules (native addons, PGlite's
+// WebAssembly and the packages' own files stay where they are). No TypeScript loader at run time:
+// less memory, no loader thread, a faster start.
+//
+//   npm run build:server      (npm run build runs it after the client; npm start when stale)
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const serverBundle = path.join(root, 'dist/server/main.js');
+
+/**
+ * Writes the bundle, its source map and esbuild's metafile (meta.json: which packages it imports,
+ * which the production image must install) beside `outfile`.
+ */
+export async function buildServer(outfile = serverBundle) {
+  const { metafile } = await build({
+    absWorkingDir: root,
+    entryPoints: ['server/main.ts'],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    sourcemap: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  await writeFile(path.join(path.dirname(outfile), 'meta.json'), JSON.stringify(metafile));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer();
