@@ -29,4 +29,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node itself is PID 1's child (compose sets `init: true`), so SIGTERM reaches main.ts's graceful shutdown.
-CMD ["node", "--enable-source-maps", "dist/server/main.js"]
+# The flags are `npm run serve`'s; why pretenuring is off: bench/README.md, "Allocation-site pretenuring".
+CMD ["node", "--enable-source-maps", "--no-allocation-site-pretenuring", "dist/server/main.js"]

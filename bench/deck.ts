@@ -10,7 +10,7 @@
  *   npm run bench:deck -- --only deck --profile /tmp/prof   # one endpoint; the app writes a CPU profile
  *
  * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection;
- * BENCH_NODE_FLAGS adds node flags to the app's process (e.g. "--trace-gc").
+ * BENCH_NODE_FLAGS adds node flags to the app's process, after `npm run serve`'s own (e.g. "--trace-gc").
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -123,7 +123,9 @@ async function startApp(dataDir: string): Promise<{ url: string; child: ChildPro
   const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   // The server as production runs it: the bundle of scripts/build-server.mjs, built from the sources now.
   execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' });
-  const child = spawn(process.execPath, [...profiling, ...extraFlags, 'dist/server/main.js'], {
+  // `npm run serve`'s flags; BENCH_NODE_FLAGS come after them, so they can also undo one.
+  const serveFlags = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
+  const child = spawn(process.execPath, [...profiling, ...serveFlags, ...extraFlags, 'dist/server/main.js'], {
     cwd: root,
     env: {
       ...process.env,

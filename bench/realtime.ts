@@ -77,6 +77,8 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
     cwd: root,
     execArgv: [
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []),
+      // `npm run serve`'s V8 flag for both servers; NODE_FLAGS come after it, so they can undo it.
+      '--no-allocation-site-pretenuring',
       '--import',
       'tsx',
       '--expose-gc',

@@ -46,7 +46,8 @@ async function ensureDatabase(): Promise<string> {
 
 function startInstance(index: number, databaseUrl: string): Backend {
   const instancePort = port + 1 + index;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/main.ts')], {
+  // `npm run serve`'s V8 flag, on the TypeScript sources (no build step for a loopback cluster).
+  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', '--import', 'tsx', path.join(root, 'server/main.ts')], {
     cwd: root,
     env: {
       ...process.env,

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { buildServer, serverBundle } from './build-server.mjs';
 
 function newestSource(dirs) {
@@ -29,6 +30,9 @@ if (stale(serverBundle, ['server', 'shared'])) {
   await buildServer();
 }
 
-// As `node --enable-source-maps`: stack traces name the TypeScript sources.
+// `npm run serve`'s node flags, set before the server's modules load: stack traces that name the
+// TypeScript sources, and V8's allocation-site pretenuring off (bench/README.md, "Allocation-site
+// pretenuring": under load it moved each request's garbage into the old generation).
 process.setSourceMapsEnabled(true);
+setFlagsFromString('--no-allocation-site-pretenuring');
 await import(pathToFileURL(serverBundle).href);
