@@ -6,6 +6,11 @@
  *
  * A revoked token leaves a tombstone for `tombstoneMs`: a lookup that read the token's row just before
  * the revocation must not put it back, and a socket whose handshake was in flight must not outlive it.
+ *
+ * Each entry lives a random time between `ttlMs × (1 − jitter)` and `ttlMs`. With one fixed lifetime,
+ * tokens first seen together (an instance starting, a room of people opening the app at once) would
+ * all expire together, again and again: every ~10 s a wave of lookups in the request path, on top of
+ * the load of the moment (bench/README.md). The bound on a revocation stays `ttlMs`.
  */
 export interface TokenCacheEntry {
   userId: number;
@@ -24,11 +29,16 @@ export interface TokenCache {
 
 export function createTokenCache(options: {
   ttlMs: number;
+  /** The share of `ttlMs` that an entry's lifetime may fall short of it, from 0 to 1. */
+  jitter?: number;
   maxEntries: number;
   tombstoneMs: number;
   now?: () => number;
+  random?: () => number;
 }): TokenCache {
   const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const lifetime = () => options.ttlMs * (1 - (options.jitter ?? 0) * random());
   // A Map iterates in insertion order, and `set` re-inserts: the first key is always the oldest.
   const entries = new Map<string, TokenCacheEntry & { expiresAt: number }>();
   const tombstones = new Map<string, number>();
@@ -51,7 +61,7 @@ export function createTokenCache(options: {
     set(hash, entry) {
       if (isRevoked(hash)) return;
       entries.delete(hash);
-      entries.set(hash, { ...entry, expiresAt: now() + options.ttlMs });
+      entries.set(hash, { ...entry, expiresAt: now() + lifetime() });
       if (entries.size > options.maxEntries) {
         const oldest = entries.keys().next();
         if (!oldest.done) entries.delete(oldest.value);

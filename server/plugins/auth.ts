@@ -39,6 +39,8 @@ const ACTIVITY_RESOLUTION_MS = 60_000;
  * instance at once through realtime; this only bounds one that could not travel (Redis away).
  */
 const TOKEN_CACHE_MS = 10_000;
+/** Lifetimes spread over 5–10 s, so that tokens first seen together are not looked up again together. */
+const TOKEN_CACHE_JITTER = 0.5;
 /** Enough for every active client of a busy instance; the oldest lookups go first beyond it. */
 const TOKEN_CACHE_ENTRIES = 100_000;
 /** Far longer than any lookup or handshake that could have started before a revocation. */
@@ -60,7 +62,7 @@ export default fp(
   async (app) => {
     const activity = activityRecorder(app.db, app.log);
     app.addHook('onClose', () => activity.close());
-    const cache = createTokenCache({ ttlMs: TOKEN_CACHE_MS, maxEntries: TOKEN_CACHE_ENTRIES, tombstoneMs: TOMBSTONE_MS });
+    const cache = createTokenCache({ ttlMs: TOKEN_CACHE_MS, jitter: TOKEN_CACHE_JITTER, maxEntries: TOKEN_CACHE_ENTRIES, tombstoneMs: TOMBSTONE_MS });
     const revocationListeners: Array<(tokenHash: string) => void> = [];
 
     app.decorate('userForToken', async (token: string) => {

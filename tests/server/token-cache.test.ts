@@ -20,6 +20,40 @@ describe('the token cache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('with jitter, keeps an entry between ttl × (1 − jitter) and ttl, as its draw says', () => {
+    const time = clock();
+    let draw = 1;
+    const cache = createTokenCache({ ...options, jitter: 0.5, now: time.now, random: () => draw });
+    cache.set('short', { userId: 1, activeAt: 0 });
+    draw = 0;
+    cache.set('long', { userId: 2, activeAt: 0 });
+    time.advance(4_999);
+    expect(cache.get('short')?.userId).toBe(1);
+    time.advance(1);
+    expect(cache.get('short')).toBeUndefined();
+    time.advance(4_999);
+    expect(cache.get('long')?.userId).toBe(2);
+    time.advance(1);
+    expect(cache.get('long')).toBeUndefined();
+  });
+
+  it('does not let tokens looked up at the same moment all expire at the same moment', () => {
+    const time = clock();
+    const cache = createTokenCache({ ...options, jitter: 0.5, maxEntries: 1_000, now: time.now });
+    const hashes = Array.from({ length: 1_000 }, (_, i) => `t${i}`);
+    for (const [i, hash] of hashes.entries()) cache.set(hash, { userId: i, activeAt: 0 });
+    const alive = () => hashes.filter((hash) => cache.get(hash) !== undefined).length;
+    time.advance(4_999);
+    expect(alive()).toBe(1_000);
+    // Halfway through the spread, about half are gone (the odds of fewer than 400 or more than 600 are
+    // below one in a billion); none outlives the ttl.
+    time.advance(2_501);
+    expect(alive()).toBeGreaterThan(400);
+    expect(alive()).toBeLessThan(600);
+    time.advance(2_500);
+    expect(alive()).toBe(0);
+  });
+
   it('forgets a revoked token at once, and only that one', () => {
     const cache = createTokenCache(options);
     cache.set('a', { userId: 1, activeAt: 0 });
