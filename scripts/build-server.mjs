@@ -7,7 +7,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverBundle = path.join(root, 'dist/server/main.js');
@@ -17,6 +16,8 @@ export const serverBundle = path.join(root, 'dist/server/main.js');
  * which the production image must install) beside `outfile`.
  */
 export async function buildServer(outfile = serverBundle) {
+  // Loaded only to build: `npm start` on a fresh bundle runs without dev dependencies installed.
+  const { build } = await import('esbuild');
   const { metafile } = await build({
     absWorkingDir: root,
     entryPoints: ['server/main.ts'],
