@@ -9,8 +9,8 @@ import { hashToken } from '../lib/tokens';
 
 export interface AuthUser {
   id: number;
-  /** The raw token of this request, so that logout can revoke exactly it. */
-  token: string;
+  /** The hash of this request's token, so that logout (and a socket's revocation) names exactly it. */
+  tokenHash: string;
 }
 
 declare module 'fastify' {
@@ -20,7 +20,7 @@ declare module 'fastify' {
     /** The user a token belongs to (HTTP and the socket handshake alike), noting their activity. */
     userForToken: (token: string) => Promise<AuthUser | null>;
     /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
-    revokeToken: (token: string) => Promise<void>;
+    revokeToken: (tokenHash: string) => Promise<void>;
     onTokenRevoked: (listener: (tokenHash: string) => void) => void;
     /** Another instance revoked this token: forget it here too. */
     revokeTokenHere: (tokenHash: string) => void;
@@ -79,14 +79,13 @@ export default fp(
         entry.activeAt = Date.now();
         activity.record(entry.userId);
       }
-      return { id: entry.userId, token };
+      return { id: entry.userId, tokenHash: hash };
     });
 
-    app.decorate('revokeToken', async (token: string) => {
-      const hash = hashToken(token);
-      await app.db.delete(authTokens).where(eq(authTokens.tokenHash, hash));
-      cache.revoke(hash);
-      for (const listener of revocationListeners) listener(hash);
+    app.decorate('revokeToken', async (tokenHash: string) => {
+      await app.db.delete(authTokens).where(eq(authTokens.tokenHash, tokenHash));
+      cache.revoke(tokenHash);
+      for (const listener of revocationListeners) listener(tokenHash);
     });
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);

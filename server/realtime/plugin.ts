@@ -2,7 +2,6 @@ import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
-import { hashToken } from '../lib/tokens';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
@@ -10,9 +9,8 @@ import { openRedisFanout, type RedisFanout } from './redis';
 import { startTokenSweep } from './token-sweep';
 
 export interface SocketData {
+  /** Who signed in, and the hash of the token they signed in with: a revocation names it. */
   user: AuthUser;
-  /** The hash of the token the socket signed in with: a revocation names it. */
-  tokenHash: string;
 }
 
 /** Between instances (through Redis), never to clients. */
@@ -84,7 +82,6 @@ export default fp(
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
-        socket.data.tokenHash = hashToken(user.token);
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
@@ -112,7 +109,7 @@ export default fp(
     // while Redis was away.
     const dropSocketsOf = (tokenHash: string) => {
       for (const socket of io.of('/').sockets.values()) {
-        if (socket.data.tokenHash === tokenHash) socket.disconnect(true);
+        if (socket.data.user.tokenHash === tokenHash) socket.disconnect(true);
       }
     };
     app.onTokenRevoked((tokenHash) => {
@@ -126,7 +123,7 @@ export default fp(
     io.on('connection', (socket) => {
       // Signed in with a token that was revoked while the handshake was in flight: too late for the
       // revocation to find this socket, so it goes now.
-      if (app.isTokenRevoked(socket.data.tokenHash)) return void socket.disconnect(true);
+      if (app.isTokenRevoked(socket.data.user.tokenHash)) return void socket.disconnect(true);
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));
       track(presence.connected(userId));

@@ -18,7 +18,7 @@ export function startTokenSweep(app: FastifyInstance, io: RealtimeServer) {
   async function sweep() {
     const byHash = new Map<string, Array<{ disconnect: (close: boolean) => unknown }>>();
     for (const socket of io.of('/').sockets.values()) {
-      const hash = socket.data.tokenHash;
+      const hash = socket.data.user.tokenHash;
       const sockets = byHash.get(hash);
       if (sockets) sockets.push(socket);
       else byHash.set(hash, [socket]);

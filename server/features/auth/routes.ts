@@ -40,7 +40,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   });
 
   app.post('/api/auth/logout/', { onRequest: app.authenticate }, async (request, reply) => {
-    await app.revokeToken(currentUser(request).token);
+    await app.revokeToken(currentUser(request).tokenHash);
     return reply.code(204).send();
   });
 };
