@@ -1,7 +1,6 @@
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -26,6 +25,7 @@ import { rejectNullCharacters } from './lib/null-characters';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
+import securityHeaders from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
 
 declare module 'fastify' {
@@ -55,7 +55,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   app.decorate('readinessChecks', new Map());
 
   // Infrastructure.
-  await app.register(helmet, {
+  await app.register(securityHeaders, {
     contentSecurityPolicy: {
       directives: {
         'img-src': ["'self'", 'data:', 'blob:'],

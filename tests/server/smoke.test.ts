@@ -35,6 +35,44 @@ describe.each(backends)('the server on %s', (backend) => {
     expect(photo.headers.get('cache-control')).toContain('max-age=31536000');
   });
 
+  it('sends the same security headers on every kind of response', async () => {
+    const api = client(server.url);
+    const ana = await makeCompletedUser(server);
+    const me = await api.get('/api/users/me/', { token: ana.token });
+    const responses = [
+      me,
+      await api.get('/api/users/me/'), // 401
+      await api.get('/api/nothing-here/'), // 404
+      await api.get('/healthz'),
+      { headers: (await fetch(`${server.url}${me.body.image}`)).headers }, // a media file
+    ];
+    const security = (headers: Headers) =>
+      Object.fromEntries(
+        [
+          'content-security-policy',
+          'cross-origin-opener-policy',
+          'cross-origin-resource-policy',
+          'referrer-policy',
+          'strict-transport-security',
+          'x-content-type-options',
+          'x-frame-options',
+          'x-powered-by',
+        ].map((name) => [name, headers.get(name)]),
+      );
+    const first = security(responses[0]!.headers);
+    expect(first).toMatchObject({
+      'cross-origin-opener-policy': 'same-origin-allow-popups',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'referrer-policy': 'no-referrer',
+      'x-powered-by': null,
+    });
+    expect(first['content-security-policy']).toMatch(/^default-src 'self';/);
+    expect(first['content-security-policy']).toContain("img-src 'self' data: blob:");
+    expect(first['strict-transport-security']).toMatch(/^max-age=\d+/);
+    for (const response of responses.slice(1)) expect(security(response.headers)).toEqual(first);
+  });
+
   it('records that a signed-in user is active, beside the request (the deck orders by it)', async () => {
     const ana = await makeCompletedUser(server, { name: 'Ana' });
     const activeMinutesAgo = async () => {
