@@ -27,8 +27,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
 import { openDatabase } from '../server/db/client';
-import { messagePageQuery } from '../server/features/conversations/queries';
-import { deckQuery, type ViewerFit, viewerFitQuery } from '../server/features/deck/queries';
+import { messagePage } from '../server/features/conversations/queries';
+import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { hashToken, newToken } from '../server/lib/tokens';
 import { seed } from '../scripts/seed';
 import { freePort } from '../tests/helpers/ports';
@@ -310,15 +310,16 @@ async function main() {
   // the raw loop runs only the deck statement, with those values read once up front.
   const fits = new Map<number, ViewerFit>();
   for (const viewer of viewers) {
-    const query = toQuery(viewerFitQuery(viewer.id));
-    const [fit] = await raw.unsafe<ViewerFit[]>(query.sql, query.params as never[]);
+    const values = { userId: viewer.id };
+    const [fit] = await raw.unsafe<ViewerFit[]>(viewerFitStatement.text, viewerFitStatement.params(values) as never[]);
     if (fit) fits.set(viewer.id, fit);
   }
   const deckSql = (i: number) =>
     toQuery(deckQuery(fits.get(viewers[i % viewers.length]!.id)!, null, DECK_PAGE_SIZE + 1));
   const messagesSql = (i: number) => {
     const chat = chats[i % chats.length]!;
-    return toQuery(messagePageQuery(chat.id, chat.userId, 'older', null, MESSAGES_PAGE_SIZE + 1));
+    const values = { conversationId: chat.id, userId: chat.userId, limit: MESSAGES_PAGE_SIZE + 1 };
+    return { sql: messagePage.newest.text, params: messagePage.newest.params(values) };
   };
 
   const { url, child } = await startApp(dataDir);
@@ -338,7 +339,7 @@ async function main() {
 
     const endpoints = [
       // Sent the way the app sends each: the deck unnamed (planned for its viewer every time), the
-      // history as a prepared statement (executePrepared).
+      // history as a prepared statement (PreparedStatement).
       ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, false, nextDeck],
       ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, true, nextChat],
     ] as const;

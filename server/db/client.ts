@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { SQL } from 'drizzle-orm';
+import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -30,19 +30,36 @@ export function rowsOf<T>(result: unknown): T[] {
 const dialect = new PgDialect();
 
 /**
- * `db.execute` for a hot statement whose plan does not depend on its parameters. On postgres.js it
- * becomes a named prepared statement: one round trip per call instead of two (drizzle sends raw SQL
- * unnamed, and postgres.js then asks the server for the parameter types before it can send the values),
- * parsed once per connection, and its generic plan reused. PGlite runs it as `db.execute` does. Not for
- * the deck, whose best plan depends on the viewer's values, nor for a text that varies (an IN list):
- * every distinct text stays prepared on every connection.
+ * A hot statement whose plan does not depend on its values, written once as drizzle `sql` with
+ * `sql.placeholder(name)` for each value: its text is built when the module loads, not per call. On
+ * postgres.js it runs as a named prepared statement: one round trip per call instead of two (drizzle
+ * sends raw SQL unnamed, and postgres.js then asks the server for the parameter types before it can
+ * send the values), parsed once per connection, its generic plan reused. PGlite runs it as
+ * `db.execute` does. Not for the deck, whose best plan depends on the viewer's values.
  */
-export function executePrepared(db: Db, query: SQL): Promise<unknown> {
-  // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
-  const client = (db as Db & { $client: unknown }).$client;
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  if (client instanceof PGlite) return client.query(text, params);
-  return (client as postgres.Sql).unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+export class PreparedStatement<Values extends Record<string, unknown>> {
+  /** The statement as PostgreSQL receives it, with `$1`… for the values. */
+  readonly text: string;
+  readonly #params: unknown[];
+
+  constructor(query: SQL) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    this.text = text;
+    this.#params = params;
+  }
+
+  /** The parameters in order, for these values. */
+  params(values: Values): unknown[] {
+    return fillPlaceholders(this.#params, values);
+  }
+
+  async run<Row>(db: Db, values: Values): Promise<Row[]> {
+    // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
+    const client = (db as Db & { $client: unknown }).$client;
+    const params = this.params(values);
+    if (client instanceof PGlite) return (await client.query<Row>(this.text, params)).rows;
+    return (client as postgres.Sql).unsafe<Row[]>(this.text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+  }
 }
 
 export interface Database {

@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type Db, executePrepared, rowsOf } from '../db/client';
+import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
 import { createTokenCache } from '../lib/token-cache';
@@ -106,14 +106,13 @@ export default fp(
   { name: 'auth', dependencies: ['database'] },
 );
 
+const tokenOwner = new PreparedStatement<{ tokenHash: string }>(
+  sql`select t.user_id, p.last_active_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
+    where t.token_hash = ${sql.placeholder('tokenHash')}`,
+);
+
 async function findTokenOwner(db: Db, tokenHash: string): Promise<{ userId: number; lastActiveAt: Date } | null> {
-  const [row] = rowsOf<{ user_id: number; last_active_at: Date | string }>(
-    await executePrepared(
-      db,
-      sql`select t.user_id, p.last_active_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
-        where t.token_hash = ${tokenHash}`,
-    ),
-  );
+  const [row] = await tokenOwner.run<{ user_id: number; last_active_at: Date | string }>(db, { tokenHash });
   return row ? { userId: Number(row.user_id), lastActiveAt: new Date(row.last_active_at) } : null;
 }
 

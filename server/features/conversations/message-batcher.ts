@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Message, MessageInput } from '../../../shared/schemas/conversations';
-import { type Db, executePrepared, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement } from '../../db/client';
 import { conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { getParticipantIds, sendMessage } from './service';
@@ -87,9 +87,9 @@ interface BatchRow {
  * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
  * conversation's last message forward, and answer per participant's send with its new row, if any.
  */
-const batchStatement = (items: string) => sql`
+const batchStatement = new PreparedStatement<{ items: string }>(sql`
   with input as (
-    select * from jsonb_to_recordset(${items}::jsonb)
+    select * from jsonb_to_recordset(${sql.placeholder('items')}::jsonb)
       as t(idx int, conversation_id int, sender_id int, content text, client_id uuid)
   ),
   allowed as (
@@ -116,7 +116,7 @@ const batchStatement = (items: string) => sql`
     to_char(ins.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time
   from allowed a
   left join ins on ins.sender_id = a.sender_id and ins.client_id = a.client_id
-`;
+`);
 
 async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
   const outcomes: Array<Outcome | undefined> = new Array(inputs.length);
@@ -150,7 +150,7 @@ async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
 
   const valid = items.filter((item) => !invalid.has(item.idx));
   const participantsOnly = items.filter((item) => invalid.has(item.idx));
-  const rows = valid.length > 0 ? rowsOf<BatchRow>(await executePrepared(db, batchStatement(JSON.stringify(valid)))) : [];
+  const rows = valid.length > 0 ? await batchStatement.run<BatchRow>(db, { items: JSON.stringify(valid) }) : [];
   const unresolved: number[] = [];
   for (const row of rows) {
     const idx = Number(row.idx);

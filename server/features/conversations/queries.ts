@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { type Db, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
 
 /** The other participant of a conversation, seen from `userId`: its id, and joinable user/profile tables. */
@@ -101,25 +101,27 @@ export interface MessagePageRow {
  * when `userId` is not a participant, one all-null row when there is no message in range. Both
  * directions walk messages_conversation (conversation_id, id desc nulls last).
  */
-export function messagePageQuery(
-  conversationId: number,
-  userId: number,
-  direction: 'older' | 'newer',
-  bound: number | null,
-  limit: number,
-) {
+function messagePageStatement(direction: 'older' | 'newer', bounded: boolean) {
   const order = direction === 'older' ? sql`id desc nulls last` : sql`id asc nulls first`;
-  const range =
-    direction === 'older' ? (bound === null ? sql`` : sql`and x.id < ${bound}`) : sql`and x.id > ${bound ?? 0}`;
-  return sql`
+  const bound = sql.placeholder('bound');
+  const range = !bounded ? sql`` : direction === 'older' ? sql`and x.id < ${bound}` : sql`and x.id > ${bound}`;
+  return new PreparedStatement<{ conversationId: number; userId: number; bound?: number; limit: number }>(sql`
     select page.id, page.sender_id, page.content, page.client_id::text as client_id,
       to_char(page.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time
     from ${conversations} c
     left join lateral (
       select x.id, x.sender_id, x.content, x.client_id, x.created_at from ${messages} x
       where x.conversation_id = c.id ${range}
-      order by x.${order} limit ${limit}
+      order by x.${order} limit ${sql.placeholder('limit')}
     ) page on true
-    where c.id = ${conversationId} and (c.user_low_id = ${userId} or c.user_high_id = ${userId})
-    order by page.${order}`;
+    where c.id = ${sql.placeholder('conversationId')}
+      and (c.user_low_id = ${sql.placeholder('userId')} or c.user_high_id = ${sql.placeholder('userId')})
+    order by page.${order}`);
 }
+
+/** The three shapes of a page: the newest messages, those before an id, those after an id. */
+export const messagePage = {
+  newest: messagePageStatement('older', false),
+  older: messagePageStatement('older', true),
+  newer: messagePageStatement('newer', true),
+};

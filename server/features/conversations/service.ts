@@ -6,11 +6,11 @@ import {
   type Message,
   MessageInput,
 } from '../../../shared/schemas/conversations';
-import { type Db, type DbOrTx, executePrepared, rowsOf } from '../../db/client';
+import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
-import { conversationListQuery, type MessagePageRow, messagePageQuery, partnerOf } from './queries';
+import { conversationListQuery, type MessagePageRow, messagePage, partnerOf } from './queries';
 
 type MessageRow = typeof messages.$inferSelect;
 
@@ -199,9 +199,8 @@ export async function listMessages(
     direction = kind;
     bound = Number(integerPart(id, 10));
   }
-  const rows = rowsOf<MessagePageRow>(
-    await executePrepared(db, messagePageQuery(conversationId, userId, direction, bound, limit + 1)),
-  );
+  const statement = direction === 'newer' ? messagePage.newer : bound === null ? messagePage.newest : messagePage.older;
+  const rows = await statement.run<MessagePageRow>(db, { conversationId, userId, bound: bound ?? 0, limit: limit + 1 });
   if (rows.length === 0) return null;
   const found = rows.filter((row) => row.id !== null);
   const more = found.length > limit;

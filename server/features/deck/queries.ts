@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { PreparedStatement } from '../../db/client';
 import { blocks, profiles, reactions } from '../../db/schema';
 
 /** Where a page of the deck starts: after this card of this tier (keyset on the deck's order). */
@@ -39,15 +40,13 @@ export interface ViewerFit {
 }
 
 /** The viewer's fit values, computed in SQL against UTC today; no row for an incomplete profile. */
-export function viewerFitQuery(userId: number): SQL {
-  return sql`
-    select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match,
-      date_part('year', age(today, date_of_birth))::int as age,
-      ((today - make_interval(years => min_matching_age::int))::date)::text as born_by,
-      ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after
-    from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
-    where user_id = ${userId} and is_completed`;
-}
+export const viewerFitStatement = new PreparedStatement<{ userId: number }>(sql`
+  select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match,
+    date_part('year', age(today, date_of_birth))::int as age,
+    ((today - make_interval(years => min_matching_age::int))::date)::text as born_by,
+    ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after
+  from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
+  where user_id = ${sql.placeholder('userId')} and is_completed`);
 
 /**
  * A condition the planner cannot see into, so it assumes half the rows pass. For "wants me back" that

@@ -2,9 +2,9 @@ import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
 import { decodeCursor, encodeCursor, integerPart, invalidCursor } from '../conversations/cursor';
-import { type Db, executePrepared, rowsOf } from '../../db/client';
+import { type Db, rowsOf } from '../../db/client';
 import type { Page } from '../conversations/service';
-import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitQuery } from './queries';
+import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitStatement } from './queries';
 
 const CURSOR_SCOPE = 'deck';
 
@@ -25,7 +25,7 @@ export async function getDeck(
 ): Promise<Page<DeckCard>> {
   const limit = options.limit ?? DECK_PAGE_SIZE;
   const after = options.cursor ? parseCursor(options.cursor) : null;
-  const [fit] = rowsOf<ViewerFit>(await executePrepared(db, viewerFitQuery(userId)));
+  const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
   const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, after, limit + 1)));
   const more = rows.length > limit;
