@@ -318,7 +318,7 @@ async function main() {
     toQuery(deckQuery(fits.get(viewers[i % viewers.length]!.id)!, null, DECK_PAGE_SIZE + 1));
   const messagesSql = (i: number) => {
     const chat = chats[i % chats.length]!;
-    const values = { conversationId: chat.id, userId: chat.userId, limit: MESSAGES_PAGE_SIZE + 1 };
+    const values = { conversationId: chat.id, userId: chat.userId, bound: 0, limit: MESSAGES_PAGE_SIZE + 1 };
     return { sql: messagePage.newest.text, params: messagePage.newest.params(values) };
   };
 

@@ -105,7 +105,7 @@ function messagePageStatement(direction: 'older' | 'newer', bounded: boolean) {
   const order = direction === 'older' ? sql`id desc nulls last` : sql`id asc nulls first`;
   const bound = sql.placeholder('bound');
   const range = !bounded ? sql`` : direction === 'older' ? sql`and x.id < ${bound}` : sql`and x.id > ${bound}`;
-  return new PreparedStatement<{ conversationId: number; userId: number; bound?: number; limit: number }>(sql`
+  return new PreparedStatement<{ conversationId: number; userId: number; bound: number; limit: number }>(sql`
     select page.id, page.sender_id, page.content, page.client_id::text as client_id,
       to_char(page.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time
     from ${conversations} c
@@ -119,7 +119,7 @@ function messagePageStatement(direction: 'older' | 'newer', bounded: boolean) {
     order by page.${order}`);
 }
 
-/** The three shapes of a page: the newest messages, those before an id, those after an id. */
+/** The three shapes of a page: the newest messages, those before `bound`, those after `bound` (`newest` ignores it). */
 export const messagePage = {
   newest: messagePageStatement('older', false),
   older: messagePageStatement('older', true),
