@@ -338,8 +338,8 @@ async function main() {
     await http('warm-up', url, nextDeck);
 
     const endpoints = [
-      // Sent the way the app sends each: the deck unnamed (planned for its viewer every time), the
-      // history as a prepared statement (PreparedStatement).
+      // Sent the way the app sends each: the deck unnamed, its values written in (planned for its viewer
+      // every time), the history as a prepared statement (PreparedStatement).
       ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, false, nextDeck],
       ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, true, nextChat],
     ] as const;
