@@ -3,7 +3,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 
 /**
  * helmet's security headers on every response, its middleware built once. @fastify/helmet builds it
- * again for every request (`helmet(options)` in its onRequest hook, parsing the CSP each time): 3–4 %
+ * again for every request (`helmet(options)` in its onRequest hook, parsing the CSP each time): 3–5 %
  * of the message history endpoint's CPU under load (bench/README.md). The headers are the same.
  */
 export default fp(
