@@ -1,11 +1,24 @@
+import { useState } from 'react';
 import { generatedAvatar } from '../lib/avatar';
+
+/**
+ * The `src` for someone's photo: the photo, or initials on a colour made from the name when there is
+ * none or it no longer loads (a photo its owner has since removed is deleted from the server).
+ */
+export function usePhotoOrAvatar(name: string, image: string | null | undefined) {
+  const [broken, setBroken] = useState<string | null>(null);
+  const photo = image && image !== broken ? image : null;
+  return { src: photo ?? generatedAvatar(name), onError: () => photo && setBroken(photo) };
+}
 
 /** A photo, or initials on a colour made from the name when there is none. */
 export function Avatar({ name, image, size = 48, className = '' }: { name: string; image: string | null | undefined; size?: number; className?: string }) {
+  const { src, onError } = usePhotoOrAvatar(name, image);
   return (
     <img
       className={`avatar ${className}`}
-      src={image || generatedAvatar(name)}
+      src={src}
+      onError={onError}
       alt=""
       width={size}
       height={size}

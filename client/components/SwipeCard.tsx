@@ -5,7 +5,7 @@ import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { DeckCard } from '../../shared/schemas/users';
 import { cardOpacityFor, decisionFor, likeStampOpacityFor, nopeStampOpacityFor, rotationFor, type SwipeDecision } from '../lib/gestures';
 import { useT } from '../lib/i18n';
-import { Avatar } from './Avatar';
+import { usePhotoOrAvatar } from './Avatar';
 
 interface Props {
   card: DeckCard;
@@ -22,6 +22,7 @@ interface Props {
 export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
   const t = useT();
   const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
+  const photo = usePhotoOrAvatar(card.name, card.image);
 
   useEffect(() => {
     if (exitOffset === null) return;
@@ -66,11 +67,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
         }
       }}
     >
-      {card.image ? (
-        <img className="swipe-card-photo" src={card.image} alt="" draggable={false} />
-      ) : (
-        <Avatar name={card.name} image={null} size={320} className="swipe-card-photo" />
-      )}
+      <img className="swipe-card-photo" {...photo} alt="" draggable={false} />
       <animated.span className="stamp stamp-like" style={{ opacity: x.to(likeStampOpacityFor) }} aria-hidden="true">
         LIKE
       </animated.span>

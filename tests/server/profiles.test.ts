@@ -1,6 +1,9 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
+import { saveProfile } from '../../server/features/users/service';
 import { DATE_OF_BIRTH_REQUIRED, PRIMARY_PHOTO_REQUIRED, type ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
@@ -18,6 +21,8 @@ function dateFromToday(years: number, days = 0) {
   const date = new Date(Date.UTC(today.getUTCFullYear() + years, today.getUTCMonth(), today.getUTCDate() + days));
   return date.toISOString().slice(0, 10);
 }
+
+const mediaKey = (url: string) => url.replace('/media/', '');
 
 async function upload(server: TestServer, token: string) {
   const form = new FormData();
@@ -99,7 +104,7 @@ describe.each(backends)('profiles on %s', (backend) => {
       expect(me.body).toMatchObject({ is_profile_completed: true, image: saved.body.image });
 
       // The data: URI became an upload of this user.
-      const key = String(saved.body.image).replace('/media/', '');
+      const key = mediaKey(String(saved.body.image));
       const [row] = await server.app.db.select().from(uploads).where(eq(uploads.key, key));
       expect(row?.ownerId).toBe(user.id);
     });
@@ -120,6 +125,66 @@ describe.each(backends)('profiles on %s', (backend) => {
       });
       expect(second.status).toBe(200);
       expect(second.body).toMatchObject({ image: photo, image3: null });
+    });
+
+    it('deletes a photo taken out of the profile or replaced: its URL stops working and its upload is gone', async () => {
+      const user = await makeCompletedUser(server);
+      const [first, second] = [await upload(server, user.token), await upload(server, user.token)];
+      const saved = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: first, image2: second }),
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      expect((await fetch(`${server.url}${second}`)).status).toBe(200);
+
+      // image2 taken out, the primary replaced by a new photo sent inline.
+      const replacement = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
+      const changed = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: replacement, image2: null }),
+      });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      expect(changed.body.image).toMatch(/^\/media\//);
+      for (const gone of [first, second]) {
+        expect((await fetch(`${server.url}${gone}`)).status).toBe(404);
+        expect(await server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(gone)))).toEqual([]);
+      }
+      expect((await fetch(`${server.url}${changed.body.image}`)).status).toBe(200);
+    });
+
+    it('keeps a photo taken out of the profile while another profile still shows it (the seeded demo pool)', async () => {
+      const owner = await makeCompletedUser(server);
+      const shared = await upload(server, owner.token);
+      const ownerProfile = await validProfile({ image2: shared });
+      expect((await api.put('/api/users/me/profile/', { token: owner.token, json: ownerProfile })).status).toBe(200);
+      const other = await makeCompletedUser(server);
+      await server.app.db.update(profiles).set({ image3: shared }).where(eq(profiles.userId, other.id));
+
+      const removed = await api.put('/api/users/me/profile/', {
+        token: owner.token,
+        json: { ...ownerProfile, image2: null },
+      });
+      expect(removed.status).toBe(200);
+      expect((await fetch(`${server.url}${shared}`)).status).toBe(200);
+      expect(await server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(shared)))).toHaveLength(1);
+    });
+
+    it('leaves no file behind when a save fails after storing its photo', async () => {
+      const mediaFiles = async () => (await readdir(path.join(server.config.dataDir, 'media'))).sort();
+      const photo = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
+      const before = await mediaFiles();
+
+      // No such account: the upload row itself cannot be written.
+      await expect(saveProfile(server.app.db, server.app.media, 2_000_000_000, await validProfile({ image: photo }))).rejects.toThrow();
+      expect(await mediaFiles()).toEqual(before);
+
+      // An account without its profile row: the upload row is written, then the profile update fails
+      // and the transaction rolls back.
+      const user = await makeUser(server);
+      await server.app.db.delete(profiles).where(eq(profiles.userId, user.id));
+      await expect(saveProfile(server.app.db, server.app.media, user.id, await validProfile({ image: photo }))).rejects.toThrow();
+      expect(await mediaFiles()).toEqual(before);
+      expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
     });
 
     it.each([

@@ -50,17 +50,25 @@ export async function processImage(input: Buffer, field = 'file') {
 
 export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
 
-/** Store an already processed image for its owner; returns the URL to put in a profile. */
+/**
+ * Store an already processed image for its owner; returns its key. The file is written first, so that a
+ * row never names a missing file; a row that cannot be written takes its file with it.
+ */
 export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, image: ProcessedImage) {
   const key = `${randomBytes(18).toString('base64url')}.webp`;
   await store.put(key, image.data);
-  await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });
-  return store.url(key);
+  try {
+    await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });
+  } catch (error) {
+    await store.remove(key);
+    throw error;
+  }
+  return key;
 }
 
 /** Process and store an image for its owner; returns the URL to put in a profile. */
 export async function storeImage(db: DbOrTx, store: MediaStore, ownerId: number, input: Buffer, field = 'file') {
-  return saveImage(db, store, ownerId, await processImage(input, field));
+  return store.url(await saveImage(db, store, ownerId, await processImage(input, field)));
 }
 
 const DATA_URI = /^data:image\/[a-z0-9.+-]+;base64,/i;

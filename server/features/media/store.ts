@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
 export interface MediaStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** Delete a stored key; a key already gone is not an error. */
+  remove(key: string): Promise<void>;
   /** The URL a client uses for a stored key. */
   url(key: string): string;
   /** The key of a URL this store issued, or null. */
@@ -20,6 +22,9 @@ export function localMediaStore(root: string): MediaStore {
   return {
     async put(key, data) {
       await writeFile(path.join(root, key), data, { flag: 'wx' });
+    },
+    async remove(key) {
+      await rm(path.join(root, key), { force: true });
     },
     url: (key) => `${MEDIA_PREFIX}${key}`,
     keyOf(url) {

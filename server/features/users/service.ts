@@ -9,7 +9,7 @@ import {
   type ProfileInput,
   type PublicProfile,
 } from '../../../shared/schemas/users';
-import type { Db, DbOrTx } from '../../db/client';
+import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
 import { blocks, profiles, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { decodeDataUri, isDataUri, type ProcessedImage, processImage, saveImage } from '../media/service';
@@ -110,13 +110,70 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
   return { resolved, processed };
 }
 
+/**
+ * Save the whole profile. A photo the save takes out of the profile is deleted, row and file, so that
+ * its URL stops working: someone who removes a photo from a dating profile expects it gone.
+ */
 export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
   const { resolved, processed } = await resolveImages(db, store, userId, input);
-  return db.transaction(async (tx) => {
-    const images = { ...resolved };
-    for (const [field, image] of processed) images[field] = await saveImage(tx, store, userId, image);
-    return updateProfile(tx, userId, input, images);
-  });
+  const stored: string[] = [];
+  let outcome: { profile: OwnProfile; removed: string[] };
+  try {
+    outcome = await db.transaction(async (tx) => {
+      // Locked, so that two saves at once agree on which photos the profile had.
+      const [before] = await tx.select().from(profiles).where(eq(profiles.userId, userId)).for('update');
+      const images = { ...resolved };
+      for (const [field, image] of processed) {
+        const key = await saveImage(tx, store, userId, image);
+        stored.push(key);
+        images[field] = store.url(key);
+      }
+      const profile = await updateProfile(tx, userId, input, images);
+      const removed = before ? await deleteRemovedPhotos(tx, store, userId, imagesOf(before), images) : [];
+      return { profile, removed };
+    });
+  } catch (error) {
+    // The rows rolled back with the transaction; the files written for them go too.
+    await Promise.all(stored.map((key) => store.remove(key)));
+    throw error;
+  }
+  // Only once the profile no longer names them: a save that fails keeps every photo it had.
+  await Promise.all(outcome.removed.map((key) => store.remove(key)));
+  return outcome.profile;
+}
+
+/**
+ * The upload rows of the photos a save took out of the profile: only the user's own, and only those no
+ * profile names any more (seeded demo profiles share the demo account's photos). Returns their keys,
+ * whose files the caller removes once the transaction has committed.
+ */
+async function deleteRemovedPhotos(
+  tx: Tx,
+  store: MediaStore,
+  userId: number,
+  before: Record<ImageField, string | null>,
+  after: Record<ImageField, string | null>,
+): Promise<string[]> {
+  const kept = new Set(Object.values(after));
+  const removed = [...new Set(Object.values(before))].filter((url): url is string => url !== null && !kept.has(url));
+  if (removed.length === 0) return [];
+  // One pass over the profiles, only when a photo was taken out.
+  const stillNamed = rowsOf<{ url: string }>(
+    await tx.execute(sql`
+      select distinct named.url from ${profiles} p
+      cross join lateral (values (p.image), (p.image2), (p.image3), (p.image4), (p.image5), (p.image6)) named(url)
+      where named.url in (${sql.join(removed.map((url) => sql`${url}`), sql`, `)})`),
+  ).map((row) => row.url);
+  const keys = removed
+    .filter((url) => !stillNamed.includes(url))
+    .map((url) => store.keyOf(url))
+    .filter((key): key is string => key !== null);
+  if (keys.length === 0) return [];
+  const deleted = await tx
+    .delete(uploads)
+    .where(and(eq(uploads.ownerId, userId), inArray(uploads.key, keys)))
+    .returning({ key: uploads.key });
+  return deleted.map((row) => row.key);
 }
 
 async function updateProfile(
