@@ -4,7 +4,7 @@ import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { UploadResponse } from '../../../shared/schemas/users';
 import { ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
-import { IMAGE_TOO_LARGE, storeImage } from './service';
+import { IMAGE_TOO_LARGE, storeImage, sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from './service';
 
 export const NO_FILE = 'No file was submitted.';
 export const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type on the form.';
@@ -31,7 +31,24 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
   }
 }
 
+const UPLOAD_SWEEP_MS = 60 * 60 * 1000;
+const FIRST_UPLOAD_SWEEP_MS = 60 * 1000;
+
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Uploads no profile took up go after a day: once an hour, and a minute after start so that an
+  // instance restarted often still sweeps. Every instance sweeps; the delete is the same whichever runs it.
+  const sweep = () => {
+    sweepUnusedUploads(app.db, app.media, new Date(Date.now() - UNUSED_UPLOAD_TTL_MS))
+      .then((keys) => keys.length > 0 && app.log.info({ count: keys.length }, 'unused uploads swept'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
+  };
+  const first = setTimeout(sweep, FIRST_UPLOAD_SWEEP_MS).unref();
+  const timer = setInterval(sweep, UPLOAD_SWEEP_MS).unref();
+  app.addHook('onClose', () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  });
+
   app.post('/api/uploads/', {
     schema: { response: { 201: UploadResponse } },
     onRequest: app.authenticate,
