@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import sharp, { type Metadata } from 'sharp';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { sql } from 'drizzle-orm';
 import { type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
