@@ -197,7 +197,9 @@ async function updateProfile(
     })
     .where(eq(profiles.userId, userId))
     .returning();
-  return presentOwnProfile(row!);
+  // Every account gets its profile row when it is created.
+  if (!row) throw new Error(`user ${userId} has no profile row`);
+  return presentOwnProfile(row);
 }
 
 /** Another user's profile as others see it: never the e-mail or the date of birth. */
