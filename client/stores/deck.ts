@@ -18,7 +18,10 @@ interface DeckState {
   /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */
   exiting: { id: number; offset: number } | null;
   match: MatchOverlay | null;
+  /** The deck from the server, in place of what is shown (a visit to the deck). */
   load: () => Promise<void>;
+  /** The next cards from the server, behind the ones already queued. */
+  refill: () => Promise<void>;
   act: (action: Reaction) => void;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
@@ -33,6 +36,10 @@ export const likesInFlight = new Set<number>();
 const seenMatches = new Set<number>();
 let matchTimer: ReturnType<typeof setTimeout> | undefined;
 let loading: Promise<void> | null = null;
+/** People reacted to while a deck request was out: its answer may still hold them. */
+const decidedDuringRequest = new Set<number>();
+/** When the queue drops to this many cards, the next ones are fetched behind the current card. */
+const REFILL_AT = 5;
 
 /** Sends a reaction; the caller's promise settles when the server has stored it. */
 export function sendReaction(other: number, action: Reaction) {
@@ -52,19 +59,16 @@ export function rememberMatch(conversationId: number | null) {
   return true;
 }
 
-export const useDeck = create<DeckState>()((set, get) => ({
-  queue: null,
-  current: null,
-  exiting: null,
-  match: null,
-  load() {
+export const useDeck = create<DeckState>()((set, get) => {
+  /** One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile. */
+  function request(apply: (cards: DeckCard[]) => void) {
     loading ??= (async () => {
       try {
         // Reactions still in flight would otherwise bring their card straight back.
         await Promise.allSettled([...pending]);
+        decidedDuringRequest.clear();
         const page = await api.deck();
-        const [first = null, ...rest] = page.results;
-        set({ current: first, queue: rest, exiting: null });
+        apply(page.results.filter((card) => !decidedDuringRequest.has(card.id)));
       } catch (error) {
         console.error('Could not load profiles', error);
         if (get().queue === null) set({ queue: [], current: null });
@@ -73,48 +77,75 @@ export const useDeck = create<DeckState>()((set, get) => ({
       }
     })();
     return loading;
-  },
-  act(action) {
-    const { current, exiting } = get();
-    if (!current || exiting) return;
-    set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
-    sendReaction(current.id, action)
-      .then((result) => {
-        if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
-          get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
-        }
-      })
-      .catch((error: unknown) => console.error('Reaction failed', error));
-    setTimeout(() => {
-      const queue = get().queue ?? [];
-      const [next = null, ...rest] = queue;
-      set({ current: next, queue: rest, exiting: null });
-      if (!next) void get().load();
-    }, SWIPE_EXIT_MS);
-  },
-  forget(id) {
-    const { current, queue } = get();
-    if (current?.id === id) {
-      const [next = null, ...rest] = queue ?? [];
-      set({ current: next, queue: rest });
-      return;
-    }
-    if (queue) set({ queue: queue.filter((card) => card.id !== id) });
-  },
-  showMatch(match) {
-    clearTimeout(matchTimer);
-    set({ match });
-    matchTimer = setTimeout(() => set({ match: null }), DECK_MATCH_OVERLAY_MS);
-  },
-  hideMatch() {
-    clearTimeout(matchTimer);
-    set({ match: null });
-  },
-  reset() {
-    clearTimeout(matchTimer);
-    seenMatches.clear();
-    set({ queue: null, current: null, exiting: null, match: null });
-  },
-}));
+  }
+
+  return {
+    queue: null,
+    current: null,
+    exiting: null,
+    match: null,
+    load() {
+      return request((cards) => {
+        const [first = null, ...rest] = cards;
+        set({ current: first, queue: rest, exiting: null });
+      });
+    },
+    refill() {
+      return request((cards) => {
+        const { current, queue } = get();
+        const shown = new Set([current?.id, ...(queue ?? []).map((card) => card.id)]);
+        const next = [...(queue ?? []), ...cards.filter((card) => !shown.has(card.id))];
+        // A card on its way out stays where it is; an empty deck takes the first of the new ones.
+        if (current) set({ queue: next });
+        else set({ current: next[0] ?? null, queue: next.slice(1) });
+      });
+    },
+    act(action) {
+      const { current, exiting } = get();
+      if (!current || exiting) return;
+      set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
+      decidedDuringRequest.add(current.id);
+      sendReaction(current.id, action)
+        .then((result) => {
+          if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
+            get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
+          }
+        })
+        .catch((error: unknown) => console.error('Reaction failed', error));
+      setTimeout(() => {
+        const queue = get().queue ?? [];
+        const [next = null, ...rest] = queue;
+        set({ current: next, queue: rest, exiting: null });
+        // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
+        if (!next) void get().load();
+        else if (rest.length <= REFILL_AT) void get().refill();
+      }, SWIPE_EXIT_MS);
+    },
+    forget(id) {
+      decidedDuringRequest.add(id);
+      const { current, queue } = get();
+      if (current?.id === id) {
+        const [next = null, ...rest] = queue ?? [];
+        set({ current: next, queue: rest });
+        return;
+      }
+      if (queue) set({ queue: queue.filter((card) => card.id !== id) });
+    },
+    showMatch(match) {
+      clearTimeout(matchTimer);
+      set({ match });
+      matchTimer = setTimeout(() => set({ match: null }), DECK_MATCH_OVERLAY_MS);
+    },
+    hideMatch() {
+      clearTimeout(matchTimer);
+      set({ match: null });
+    },
+    reset() {
+      clearTimeout(matchTimer);
+      seenMatches.clear();
+      set({ queue: null, current: null, exiting: null, match: null });
+    },
+  };
+});
 
 onSignOut(() => useDeck.getState().reset());

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -104,6 +105,41 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('button', { name: en['deck.dislike'] }).click();
     await page.getByText(en['deck.empty']).waitFor();
     await shot('screens-02-deck-empty');
+  });
+
+  it('looks again from an empty deck when the app comes back to the front, and fetches the next cards before the deck runs dry', async () => {
+    const card = page.getByTestId('swipe-card');
+    const currentName = async () => (await card.getAttribute('aria-label'))?.replace(/^Open the profile of /, '') ?? '';
+    await page.getByText(en['deck.empty']).waitFor();
+    // Someone arrives while the deck is empty; the phone comes back to the front.
+    await makeCompletedUser(server, { name: 'Gus', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Gus' });
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await expect.poll(currentName).toBe('Gus');
+    await page.keyboard.press('ArrowLeft');
+    await page.getByText(en['deck.empty']).waitFor();
+
+    // More people than a page: the deck goes through all of them without showing the empty text.
+    const arrivals = Array.from({ length: DECK_PAGE_SIZE + 4 }, (_, i) => `Guest ${i + 1}`);
+    for (const name of arrivals) await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+    await page.goto(`${server.url}/app/home/`);
+    await card.waitFor();
+    await page.evaluate(() => {
+      const flags = window as unknown as { emptyShown: boolean };
+      flags.emptyShown = false;
+      new MutationObserver(() => {
+        if (document.querySelector('.deck-empty')) flags.emptyShown = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const seen: string[] = [];
+    for (const _ of arrivals) {
+      const name = await currentName();
+      seen.push(name);
+      await page.keyboard.press('ArrowLeft');
+      if (seen.length < arrivals.length) await expect.poll(currentName).not.toBe(name);
+    }
+    expect(await page.evaluate(() => (window as unknown as { emptyShown: boolean }).emptyShown)).toBe(false);
+    expect([...seen].sort()).toEqual([...arrivals].sort());
+    await page.getByText(en['deck.empty']).waitFor();
   });
 
   it('shows the match overlay when the other person likes last (match:new over the socket)', async () => {

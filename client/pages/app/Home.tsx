@@ -8,6 +8,8 @@ import { useT } from '../../lib/i18n';
 import { useDeck } from '../../stores/deck';
 
 const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
+/** How often an empty deck, on screen, looks again for people who have just arrived. */
+const EMPTY_DECK_RECHECK_MS = 30_000;
 
 export function Home() {
   const t = useT();
@@ -20,6 +22,22 @@ export function Home() {
     // Fetched on every visit: the server knows best who is at the event now.
     void load();
   }, [load]);
+
+  const empty = queue !== null && current === null;
+  useEffect(() => {
+    if (!empty) return;
+    // People keep arriving at a party: an empty deck looks again now and then while it is on screen,
+    // and at once when the app comes back to the front.
+    const recheck = () => {
+      if (document.visibilityState === 'visible') void load();
+    };
+    const timer = setInterval(recheck, EMPTY_DECK_RECHECK_MS);
+    document.addEventListener('visibilitychange', recheck);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', recheck);
+    };
+  }, [empty, load]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
