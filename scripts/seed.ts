@@ -76,7 +76,7 @@ async function one<T>(db: Db, query: ReturnType<typeof sql>): Promise<T> {
 }
 
 /** Abstract portraits: a gradient, a head and shoulders, in a random palette. No fonts, no network. */
-async function makePhotos(dataDir: string, count: number): Promise<{ key: string; width: number; height: number }[]> {
+async function makePhotos(dataDir: string, count: number): Promise<{ key: string; url: string; width: number; height: number }[]> {
   const store = localMediaStore(path.join(dataDir, 'media'));
   const photos = [];
   for (let i = 0; i < count; i++) {
@@ -94,7 +94,7 @@ async function makePhotos(dataDir: string, count: number): Promise<{ key: string
     const { data, info } = await sharp(Buffer.from(svg)).webp({ quality: 80 }).toBuffer({ resolveWithObject: true });
     const key = `${randomBytes(18).toString('base64url')}.webp`;
     await store.put(key, data);
-    photos.push({ key, width: info.width, height: info.height });
+    photos.push({ key, url: store.url(key), width: info.width, height: info.height });
   }
   return photos;
 }
@@ -120,7 +120,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   );
   const passwordHash = await argon2.hash(SEED_PASSWORD, { type: argon2.argon2id });
   const photos = await makePhotos(options.dataDir, options.photos);
-  const urls = photos.map((photo) => `/media/${photo.key}`);
+  const urls = photos.map((photo) => photo.url);
   step(`${photos.length} photos generated`);
 
   // The demo account (once): it owns the photo pool, so it can edit its own profile as it is.
