@@ -59,93 +59,91 @@ export function rememberMatch(conversationId: number | null) {
   return true;
 }
 
-export const useDeck = create<DeckState>()((set, get) => {
-  /** One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile. */
-  function request(apply: (cards: DeckCard[]) => void) {
-    loading ??= (async () => {
-      try {
-        // Reactions still in flight would otherwise bring their card straight back.
-        await Promise.allSettled([...pending]);
-        decidedDuringRequest.clear();
-        const page = await api.deck();
-        apply(page.results.filter((card) => !decidedDuringRequest.has(card.id)));
-      } catch (error) {
-        console.error('Could not load profiles', error);
-        if (get().queue === null) set({ queue: [], current: null });
-      } finally {
-        loading = null;
-      }
-    })();
-    return loading;
-  }
+/** One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile. */
+function requestDeck(apply: (cards: DeckCard[]) => void) {
+  loading ??= (async () => {
+    try {
+      // Reactions still in flight would otherwise bring their card straight back.
+      await Promise.allSettled([...pending]);
+      decidedDuringRequest.clear();
+      const page = await api.deck();
+      apply(page.results.filter((card) => !decidedDuringRequest.has(card.id)));
+    } catch (error) {
+      console.error('Could not load profiles', error);
+      if (useDeck.getState().queue === null) useDeck.setState({ queue: [], current: null });
+    } finally {
+      loading = null;
+    }
+  })();
+  return loading;
+}
 
-  return {
-    queue: null,
-    current: null,
-    exiting: null,
-    match: null,
-    load() {
-      return request((cards) => {
-        const [first = null, ...rest] = cards;
-        set({ current: first, queue: rest, exiting: null });
-      });
-    },
-    refill() {
-      return request((cards) => {
-        const { current, queue } = get();
-        const shown = new Set([current?.id, ...(queue ?? []).map((card) => card.id)]);
-        const next = [...(queue ?? []), ...cards.filter((card) => !shown.has(card.id))];
-        // A card on its way out stays where it is; an empty deck takes the first of the new ones.
-        if (current) set({ queue: next });
-        else set({ current: next[0] ?? null, queue: next.slice(1) });
-      });
-    },
-    act(action) {
-      const { current, exiting } = get();
-      if (!current || exiting) return;
-      set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
-      decidedDuringRequest.add(current.id);
-      sendReaction(current.id, action)
-        .then((result) => {
-          if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
-            get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
-          }
-        })
-        .catch((error: unknown) => console.error('Reaction failed', error));
-      setTimeout(() => {
-        const queue = get().queue ?? [];
-        const [next = null, ...rest] = queue;
-        set({ current: next, queue: rest, exiting: null });
-        // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
-        if (!next) void get().load();
-        else if (rest.length <= REFILL_AT) void get().refill();
-      }, SWIPE_EXIT_MS);
-    },
-    forget(id) {
-      decidedDuringRequest.add(id);
+export const useDeck = create<DeckState>()((set, get) => ({
+  queue: null,
+  current: null,
+  exiting: null,
+  match: null,
+  load() {
+    return requestDeck((cards) => {
+      const [first = null, ...rest] = cards;
+      set({ current: first, queue: rest, exiting: null });
+    });
+  },
+  refill() {
+    return requestDeck((cards) => {
       const { current, queue } = get();
-      if (current?.id === id) {
-        const [next = null, ...rest] = queue ?? [];
-        set({ current: next, queue: rest });
-        return;
-      }
-      if (queue) set({ queue: queue.filter((card) => card.id !== id) });
-    },
-    showMatch(match) {
-      clearTimeout(matchTimer);
-      set({ match });
-      matchTimer = setTimeout(() => set({ match: null }), DECK_MATCH_OVERLAY_MS);
-    },
-    hideMatch() {
-      clearTimeout(matchTimer);
-      set({ match: null });
-    },
-    reset() {
-      clearTimeout(matchTimer);
-      seenMatches.clear();
-      set({ queue: null, current: null, exiting: null, match: null });
-    },
-  };
-});
+      const shown = new Set([current?.id, ...(queue ?? []).map((card) => card.id)]);
+      const next = [...(queue ?? []), ...cards.filter((card) => !shown.has(card.id))];
+      // A card on its way out stays where it is; an empty deck takes the first of the new ones.
+      if (current) set({ queue: next });
+      else set({ current: next[0] ?? null, queue: next.slice(1) });
+    });
+  },
+  act(action) {
+    const { current, exiting } = get();
+    if (!current || exiting) return;
+    set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
+    decidedDuringRequest.add(current.id);
+    sendReaction(current.id, action)
+      .then((result) => {
+        if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
+          get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
+        }
+      })
+      .catch((error: unknown) => console.error('Reaction failed', error));
+    setTimeout(() => {
+      const queue = get().queue ?? [];
+      const [next = null, ...rest] = queue;
+      set({ current: next, queue: rest, exiting: null });
+      // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
+      if (!next) void get().load();
+      else if (rest.length <= REFILL_AT) void get().refill();
+    }, SWIPE_EXIT_MS);
+  },
+  forget(id) {
+    decidedDuringRequest.add(id);
+    const { current, queue } = get();
+    if (current?.id === id) {
+      const [next = null, ...rest] = queue ?? [];
+      set({ current: next, queue: rest });
+      return;
+    }
+    if (queue) set({ queue: queue.filter((card) => card.id !== id) });
+  },
+  showMatch(match) {
+    clearTimeout(matchTimer);
+    set({ match });
+    matchTimer = setTimeout(() => set({ match: null }), DECK_MATCH_OVERLAY_MS);
+  },
+  hideMatch() {
+    clearTimeout(matchTimer);
+    set({ match: null });
+  },
+  reset() {
+    clearTimeout(matchTimer);
+    seenMatches.clear();
+    set({ queue: null, current: null, exiting: null, match: null });
+  },
+}));
 
 onSignOut(() => useDeck.getState().reset());
