@@ -10,7 +10,7 @@ import {
   WebhookResponse,
 } from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
-import { NotAuthenticated, NotFound, Throttled, ValidationError } from '../../errors';
+import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
@@ -41,7 +41,6 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     lookupKeys: Object.values(config.stripe.lookupKeys),
     publicUrl: () => app.config.publicUrl,
   };
-  const throttled = (_request: unknown, context: { ttl: number }) => new Throttled(context.ttl / 1000);
   const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;
   if (payments.stripe && !config.stripe.webhookSecret) {
     app.log.warn('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: paid checkouts will never activate a subscription');
@@ -63,12 +62,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   app.post('/api/payments/stripe/create-checkout-session/', {
     schema: { body: CheckoutInput, response: { 200: CheckoutResponse } },
     // Each call creates objects at Stripe: bounded per address.
-    onRequest: app.rateLimit({
-      max: config.loginThrottle.perIp,
-      timeWindow: config.loginThrottle.windowMs,
-      keyGenerator: (request) => `checkout-ip:${request.ip}`,
-      errorResponseBuilder: throttled,
-    }),
+    onRequest: app.limits.hook('checkout:ip', (request) => request.ip),
     handler: async (request, reply) => {
       const user: CheckoutUser | null = await checkoutUser(request, reply, request.body.email);
       if (!user) throw new NotAuthenticated('Invalid token.');
