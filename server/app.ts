@@ -13,6 +13,7 @@ import authRoutes from './features/auth/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import conversationRoutes from './features/conversations/routes';
 import deckRoutes from './features/deck/routes';
+import eventRoutes from './features/events/routes';
 import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
 import matchingRoutes from './features/matching/routes';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(userRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
+  await app.register(eventRoutes);
   await app.register(conversationRoutes);
   await app.register(mediaRoutes);
   await app.register(googleAuthRoutes);

@@ -42,3 +42,24 @@ export type Reaction = (typeof REACTIONS)[number];
 export const LANGUAGES = ['es', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'es';
+
+/** Events (EVENTS.md). */
+export const JOIN_MODES = ['qr', 'code'] as const;
+export type JoinModeName = (typeof JOIN_MODES)[number];
+/** No 0/O, 1/I/L: a code is read off a screen across a loud room. */
+export const EVENT_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+export const EVENT_CODE_LENGTH = 6;
+export const EVENT_NAME_MAX_LENGTH = 100;
+export const EVENT_VENUE_MAX_LENGTH = 200;
+export const EVENT_MAX_DURATION_HOURS = 48;
+export const EVENT_MAX_LEAD_DAYS = 365;
+/** Check-in opens this long before the start. */
+export const EVENT_CHECK_IN_LEAD_MINUTES = 60;
+/** The deck stays open to those checked in this long after the end. */
+export const EVENT_AFTER_PARTY_HOURS = 24;
+/** A QR token's window; the current and the previous one are accepted. */
+export const QR_WINDOW_SECONDS = 60;
+export const JOIN_PASS_MINUTES = 30;
+/** At most one `event:count` per event this often, and one `deck:refresh`. */
+export const EVENT_COUNT_INTERVAL_MS = 1000;
+export const DECK_REFRESH_INTERVAL_MS = 5000;

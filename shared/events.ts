@@ -28,6 +28,15 @@ export type MessageReadPayload = z.infer<typeof MessageReadPayload>;
 export const PresenceListPayload = z.object({});
 export type PresenceListPayload = z.infer<typeof PresenceListPayload>;
 
+/** The organizer's host screen asks for its event's live count. */
+export const EventWatchPayload = z.object({ event_id: Id });
+export type EventWatchPayload = z.infer<typeof EventWatchPayload>;
+
+export interface EventCountPayload {
+  event_id: number;
+  count: number;
+}
+
 export interface AckError {
   /** `unavailable`: the instance is shutting down; send again once reconnected (same client_id). */
   code: 'validation' | 'not_found' | 'throttled' | 'unauthorized' | 'unavailable' | 'internal';
@@ -48,6 +57,10 @@ export interface ServerToClientEvents {
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
   presence: (payload: { user_id: number; online: boolean }) => void;
+  /** Current attendees of an event, to its room: at most one per second per event, exact after a burst. */
+  'event:count': (payload: EventCountPayload) => void;
+  /** New people are at the event: the attendees' decks fetch fresh cards. At most one per 5 s per event. */
+  'deck:refresh': (payload: { event_id: number }) => void;
 }
 
 export interface ClientToServerEvents {
@@ -56,9 +69,15 @@ export interface ClientToServerEvents {
   'message:read': (payload: MessageReadPayload, ack?: (reply: Ack) => void) => void;
   /** Which of my matches are online right now (after that, `presence` events keep it current). */
   'presence:list': (payload: PresenceListPayload, ack: (reply: Ack<{ online: number[] }>) => void) => void;
+  /** The organizer's host screen joins its event's room; the ack carries the count now. */
+  'event:watch': (payload: EventWatchPayload, ack: (reply: Ack<{ count: number }>) => void) => void;
 }
 
 /** Room names come from here only. */
 export const rooms = {
   user: (id: number) => `user:${id}`,
+  /** Every socket of the event's current attendees, and its organizer's host screens. */
+  event: (id: number) => `event:${id}`,
+  /** Host screens only: a marker that keeps them in `event(id)` when the organizer leaves as an attendee. */
+  eventHost: (id: number) => `event:${id}:host`,
 } as const;

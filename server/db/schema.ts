@@ -166,11 +166,14 @@ export const conversations = pgTable(
     createdAt: createdAt(),
     lastMessageId: integer('last_message_id'),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
+    // The event both were checked in to when the match was made (EVENTS.md), for its organizer's counts.
+    eventId: integer('event_id').references(() => events.id, { onDelete: 'set null' }),
   },
   (t) => [
     unique('conversations_pair').on(t.userLowId, t.userHighId),
     check('conversations_ordered_pair', sql`${t.userLowId} < ${t.userHighId}`),
     index('conversations_user_high').on(t.userHighId),
+    index('conversations_event').on(t.eventId).where(sql`${t.eventId} is not null`),
   ],
 );
 
@@ -245,3 +248,59 @@ export const serverSecrets = pgTable('server_secrets', {
   value: text('value').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * An event (EVENTS.md): while a user is checked in, their deck holds only the others checked in there.
+ * `qr_secret` keys the rotating QR tokens of this one event and never leaves the server.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: serial('id').primaryKey(),
+    code: varchar('code', { length: 6 }).notNull().unique(),
+    name: varchar('name', { length: 100 }).notNull(),
+    venue: varchar('venue', { length: 200 }).notNull().default(''),
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }).notNull(),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
+    joinMode: text('join_mode', { enum: ['qr', 'code'] }).notNull(),
+    organizerId: integer('organizer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    qrSecret: text('qr_secret').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // No 0/O, 1/I/L: a code is read off a screen across a loud room.
+    check('events_code', sql`${t.code} ~ '^[A-HJKMNP-Z2-9]{6}$'`),
+    check('events_name', sql`char_length(${t.name}) between 1 and 100`),
+    check('events_join_mode', sql`${t.joinMode} in ('qr', 'code')`),
+    check('events_times', sql`${t.endsAt} > ${t.startsAt} and ${t.endsAt} <= ${t.startsAt} + interval '48 hours'`),
+    // "My events", newest first.
+    index('events_organizer').on(t.organizerId, t.id.desc()),
+  ],
+);
+
+/**
+ * Who checked in where. One row per user and event (checking in again after leaving reopens it); a
+ * user has at most one open row, and an open row is current until its event's `ends_at + 24 h`.
+ */
+export const attendances = pgTable(
+  'attendances',
+  {
+    eventId: integer('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    checkedInAt: timestamp('checked_in_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    leftAt: timestamp('left_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.eventId, t.userId] }),
+    // At most one current event per user, settled by the database even when two check-ins race.
+    uniqueIndex('attendances_one_open').on(t.userId).where(sql`${t.leftAt} is null`),
+    // The event deck's scope and the live count: the event's people, straight from the index.
+    index('attendances_event_open').on(t.eventId, t.userId).where(sql`${t.leftAt} is null`),
+  ],
+);

@@ -37,6 +37,14 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits'>) {
     'profile:view': { max: 300, windowMs: HOUR },
     upload: { max: 60, windowMs: HOUR },
     report: { max: 10, windowMs: DAY },
+    // Events (EVENTS.md, "Limits"). Public lookups are per address: a venue's Wi-Fi puts a crowd behind
+    // one, so the number is generous, and still far too few to walk 31^6 codes.
+    'event:create': { max: 10, windowMs: DAY },
+    'event:check-in': { max: 30, windowMs: HOUR },
+    'event:lookup:ip': { max: 300, windowMs: MINUTE },
+    'event:pass:ip': { max: 300, windowMs: MINUTE },
+    // A host screen watches once per (re)connect.
+    'event:watch': { max: 30, windowMs: MINUTE },
   } satisfies Record<string, LimitRule>;
   return { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;
 }

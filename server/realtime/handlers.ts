@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import {
   type Ack,
   type ClientToServerEvents,
+  EventWatchPayload,
   MessageReadPayload,
   MessageSendPayload,
   PresenceListPayload,
@@ -10,6 +11,8 @@ import {
 } from '../../shared/events';
 import type { MessageBatcher } from '../features/conversations/message-batcher';
 import { getParticipantIds, markRead } from '../features/conversations/service';
+import type { EventLive } from '../features/events/live';
+import { attendeeCount, findOrganizedEvent } from '../features/events/service';
 import { type LimitName, userSubject } from '../lib/limits';
 import { errorAck, fail, invalidPayload, UNAVAILABLE_MESSAGE } from './acks';
 import type { RealtimeSocket } from './plugin';
@@ -24,6 +27,7 @@ export interface HandlerContext {
   presence: Presence;
   /** `sendMessage` with group commit: the same rules, one commit for every send waiting on it. */
   messages: MessageBatcher;
+  eventLive: EventLive;
   /** False once the instance has started to shut down. */
   accepting: () => boolean;
   /** Keeps shutdown waiting until this write has finished. */
@@ -114,4 +118,12 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
   });
 
   on('presence:list', PresenceListPayload, async () => ({ ok: true, online: await presence.onlinePartners(user.id) }));
+
+  // The host screen: only the organizer; anyone else is told there is no such event.
+  on('event:watch', EventWatchPayload, async (payload) => {
+    const event = await findOrganizedEvent(app.db, payload.event_id, user.id);
+    if (!event) return fail({ code: 'not_found', message: 'Not found.' });
+    await context.eventLive.watch(socket, event.id);
+    return { ok: true, count: await attendeeCount(app.db, event.id) };
+  });
 }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
+import { createEventLive, type EventLive } from '../features/events/live';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
@@ -17,6 +18,8 @@ export interface SocketData {
 interface InterServerEvents {
   /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
   'token:revoked': (tokenHash: string) => void;
+  /** An event's attendees changed on the sending instance (`arrivals`: someone checked in). */
+  'event:changed': (eventId: number, arrivals: boolean) => void;
 }
 
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
@@ -39,6 +42,8 @@ declare module 'fastify' {
       /** Disconnects this instance's sockets whose token was revoked; runs on its own every minute. */
       sweepTokens: () => Promise<number>;
     };
+    /** Event rooms and their coalesced live counts (`server/features/events/live.ts`); call after commit. */
+    eventLive: EventLive;
   }
 }
 
@@ -104,6 +109,14 @@ export default fp(
     const messages = createMessageBatcher(app.db, app.log);
     const tokenSweep = startTokenSweep(app, io);
     app.decorate('realtime', { sweepTokens: tokenSweep.sweep });
+    const eventLive = createEventLive({
+      io,
+      db: app.db,
+      log: app.log,
+      broadcast: fanout ? (eventId, arrivals) => io.serverSideEmit('event:changed', eventId, arrivals) : null,
+    });
+    app.decorate('eventLive', eventLive);
+    io.on('event:changed', (eventId, arrivals) => eventLive.changedElsewhere(eventId, arrivals));
 
     // A logout ends the token's sockets at once, on every instance; the sweep is the net for news lost
     // while Redis was away.
@@ -127,8 +140,10 @@ export default fp(
       const userId = socket.data.user.id;
       void socket.join(rooms.user(userId));
       track(presence.connected(userId));
+      // After the user's room: a check-in committed while this reads still finds the socket there.
+      track(eventLive.socketConnected(socket));
       socket.on('disconnect', () => track(presence.disconnected(userId)));
-      registerHandlers(socket, { app, presence, messages, accepting: () => accepting, track });
+      registerHandlers(socket, { app, presence, messages, eventLive, accepting: () => accepting, track });
     });
 
     app.addHook('preClose', async () => {
@@ -145,6 +160,7 @@ export default fp(
     });
     app.addHook('onClose', async () => {
       tokenSweep.stop();
+      eventLive.close();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });

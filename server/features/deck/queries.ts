@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { PreparedStatement } from '../../db/client';
 import { blocks, profiles, reactions } from '../../db/schema';
+import { currentEventIdOf, inEvent } from '../events/queries';
 
 /** Where a page of the deck starts: after this card of this tier (keyset on the deck's order). */
 export interface DeckPosition {
@@ -37,6 +38,8 @@ export interface ViewerFit {
   born_by: string;
   /** Candidates born after this date are at most my maximum age. */
   born_after: string;
+  /** My current event (EVENTS.md): while I have one, the deck holds only the people checked in there. */
+  event_id: number | null;
 }
 
 /** The viewer's fit values, computed in SQL against UTC today; no row for an incomplete profile. */
@@ -44,7 +47,8 @@ export const viewerFitStatement = new PreparedStatement<{ userId: number }>(sql`
   select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match,
     date_part('year', age(today, date_of_birth))::int as age,
     ((today - make_interval(years => min_matching_age::int))::date)::text as born_by,
-    ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after
+    ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after,
+    ${currentEventIdOf(sql.placeholder('userId'))} as event_id
   from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
   where user_id = ${sql.placeholder('userId')} and is_completed`);
 
@@ -78,10 +82,13 @@ const textArray = (values: string[]) => sql`${`{${values.join(',')}}`}::text[]`;
 export function deckQuery(fit: ViewerFit, after: DeckPosition | null, limit: number): SQL {
   const me = fit.user_id;
 
+  // Where: everyone, or while I am checked in, only the people of my event — a condition of its own,
+  // visible to the planner, which then starts from the event's attendees (attendances_event_open, a
+  // few thousand rows at most) instead of walking every profile.
+  const scope = fit.event_id === null ? sql`true` : inEvent(Number(fit.event_id));
   // The mutual fit, the same for every tier, in two halves. First whom I am looking for: gender and
-  // age, which the planner estimates well and profiles_fit can serve. An event scope is one more line
-  // here (`and p.event_id = ${fit.event_id}`), with event_id leading the deck index.
-  const whomIWant = sql`
+  // age, which the planner estimates well and profiles_fit can serve.
+  const whomIWant = sql`${scope} and
     p.is_completed and p.user_id <> ${me}
     and p.gender = any(${textArray(fit.genders_to_match.split(','))})
     and p.date_of_birth <= ${fit.born_by}::date and p.date_of_birth > ${fit.born_after}::date`;

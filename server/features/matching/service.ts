@@ -4,6 +4,7 @@ import type { MatchUser } from '../../../shared/events';
 import { blocks, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
+import { sharedCurrentEventOf } from '../events/queries';
 
 export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
 
@@ -53,8 +54,8 @@ export async function react(db: Db, userId: number, input: { response: Reaction;
 
     const created = rowsOf<{ id: number }>(
       await tx.execute(sql`
-        insert into ${conversations} (user_low_id, user_high_id)
-        select ${low}, ${high}
+        insert into ${conversations} (user_low_id, user_high_id, event_id)
+        select ${low}, ${high}, ${sharedCurrentEventOf(low, high)}
         where exists (select 1 from ${reactions} r
           where r.from_user_id = ${otherId} and r.to_user_id = ${userId} and r.kind = 'like')
         on conflict (user_low_id, user_high_id) do nothing

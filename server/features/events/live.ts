@@ -1,0 +1,169 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../../shared/constants';
+import { rooms } from '../../../shared/events';
+import type { Db } from '../../db/client';
+import type { RealtimeServer, RealtimeSocket } from '../../realtime/plugin';
+import { attendeeCount, currentEventIdOfUser } from './service';
+
+/**
+ * The live side of events (EVENTS.md, "Live"): which sockets are in an event's room, and the two
+ * coalesced pushes to it. Every instance coalesces what it sends to its own sockets (`io.local`): told of
+ * every change in the cluster (`event:changed` between instances), each sends its sockets at most one
+ * `event:count` per second and one `deck:refresh` per 5 s per event, so a socket, wherever it is
+ * connected, receives no more than that. The count is read when it is sent, after the change that
+ * asked for it has committed, so the last one after a burst is exact.
+ */
+export interface EventLive {
+  /** After the check-in committed: the user's sockets move to the event's room, and both counts are told. */
+  checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
+  /** After the leave committed. */
+  left(userId: number, eventId: number): void;
+  /** The event is gone (deleted): its room is emptied. */
+  removed(eventId: number): void;
+  /** A socket of a signed-in user: into their current event's room. */
+  socketConnected(socket: RealtimeSocket): Promise<void>;
+  /** A host screen: into the room, kept there when its user leaves the event as an attendee. */
+  watch(socket: RealtimeSocket, eventId: number): Promise<void>;
+  /** A change announced by another instance. */
+  changedElsewhere(eventId: number, arrivals: boolean): void;
+  close(): void;
+}
+
+interface Coalesced {
+  /** When this instance last sent it (performance.now()). */
+  last: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  running: boolean;
+  /** Asked for again since the last send began. */
+  dirty: boolean;
+}
+
+interface EventState {
+  count: Coalesced;
+  refresh: Coalesced;
+}
+
+const idle = (): Coalesced => ({ last: Number.NEGATIVE_INFINITY, timer: null, running: false, dirty: false });
+/** How often forgotten events' state is dropped. */
+const SWEEP_MS = 60_000;
+
+export function createEventLive(options: {
+  io: RealtimeServer;
+  db: Db;
+  log: FastifyBaseLogger;
+  /** Tells the other instances (through Redis); null when this instance is alone. */
+  broadcast: ((eventId: number, arrivals: boolean) => void) | null;
+}): EventLive {
+  const { io, db, log } = options;
+  const states = new Map<number, EventState>();
+  let closed = false;
+
+  const stateOf = (eventId: number) => {
+    let state = states.get(eventId);
+    if (!state) {
+      state = { count: idle(), refresh: idle() };
+      states.set(eventId, state);
+    }
+    return state;
+  };
+  const localSocketsIn = (eventId: number) => io.of('/').adapter.rooms.get(rooms.event(eventId))?.size ?? 0;
+
+  /** Leading and trailing: the first change is sent at once, those within `interval` after it once, at its end. */
+  function request(slot: Coalesced, interval: number, send: () => Promise<void>) {
+    slot.dirty = true;
+    if (slot.timer || slot.running || closed) return;
+    const wait = Math.max(0, slot.last + interval - performance.now());
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      slot.dirty = false;
+      slot.running = true;
+      send()
+        .catch((error: unknown) => log.warn({ err: error }, 'event push failed'))
+        .finally(() => {
+          slot.running = false;
+          if (slot.dirty) {
+            slot.dirty = false;
+            request(slot, interval, send);
+          }
+        });
+    }, wait);
+  }
+
+  function pushCount(eventId: number) {
+    const state = stateOf(eventId);
+    request(state.count, EVENT_COUNT_INTERVAL_MS, async () => {
+      // Nobody here to tell; whoever joins later reads the count over HTTP.
+      if (localSocketsIn(eventId) === 0) return;
+      const count = await attendeeCount(db, eventId);
+      if (closed) return;
+      state.count.last = performance.now();
+      io.local.to(rooms.event(eventId)).emit('event:count', { event_id: eventId, count });
+    });
+  }
+
+  function pushRefresh(eventId: number) {
+    const state = stateOf(eventId);
+    request(state.refresh, DECK_REFRESH_INTERVAL_MS, async () => {
+      if (localSocketsIn(eventId) === 0 || closed) return;
+      state.refresh.last = performance.now();
+      io.local.to(rooms.event(eventId)).emit('deck:refresh', { event_id: eventId });
+    });
+  }
+
+  function changedHere(eventId: number, arrivals: boolean) {
+    pushCount(eventId);
+    if (arrivals) pushRefresh(eventId);
+  }
+
+  function changed(eventId: number, arrivals: boolean) {
+    changedHere(eventId, arrivals);
+    options.broadcast?.(eventId, arrivals);
+  }
+
+  // An attendee's sockets leave the room, but not a host screen of theirs (the organizer at their own event).
+  const leaveRoom = (userId: number, eventId: number) =>
+    io.in(rooms.user(userId)).except(rooms.eventHost(eventId)).socketsLeave(rooms.event(eventId));
+
+  const sweep = setInterval(() => {
+    const before = performance.now() - DECK_REFRESH_INTERVAL_MS;
+    for (const [eventId, state] of states) {
+      const busy = [state.count, state.refresh].some((slot) => slot.timer || slot.running || slot.last > before);
+      if (!busy && localSocketsIn(eventId) === 0) states.delete(eventId);
+    }
+  }, SWEEP_MS);
+  sweep.unref();
+
+  return {
+    checkedIn(userId, eventId, previousEventId) {
+      if (previousEventId !== null) {
+        leaveRoom(userId, previousEventId);
+        changed(previousEventId, false);
+      }
+      io.in(rooms.user(userId)).socketsJoin(rooms.event(eventId));
+      changed(eventId, true);
+    },
+    left(userId, eventId) {
+      leaveRoom(userId, eventId);
+      changed(eventId, false);
+    },
+    removed(eventId) {
+      io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
+    },
+    async socketConnected(socket) {
+      const eventId = await currentEventIdOfUser(db, socket.data.user.id);
+      if (eventId !== null && socket.connected) await socket.join(rooms.event(eventId));
+    },
+    async watch(socket, eventId) {
+      await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
+    },
+    changedElsewhere: changedHere,
+    close() {
+      closed = true;
+      clearInterval(sweep);
+      for (const state of states.values()) {
+        for (const slot of [state.count, state.refresh]) if (slot.timer) clearTimeout(slot.timer);
+      }
+      states.clear();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import { page, PageQuery } from '../../../shared/schemas/common';
+import {
+  CheckedIn,
+  CheckInInput,
+  CurrentEvent,
+  EventCodeParams,
+  EventIdParams,
+  EventInput,
+  EventQr,
+  EventStats,
+  JoinPass,
+  OrganizerEvent,
+  PassInput,
+  PublicEvent,
+} from '../../../shared/schemas/events';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import {
+  checkIn,
+  createEvent,
+  currentEventOf,
+  currentQr,
+  deleteEvent,
+  endEvent,
+  EventListPositionSchema,
+  eventStats,
+  findEventByCode,
+  findOrganizedEvent,
+  issueJoinPass,
+  leaveEvent,
+  listOrganizedEvents,
+  presentEvent,
+  presentOrganizerEvent,
+} from './service';
+
+/** "My events" page size: an organizer makes at most 10 a day. */
+const MY_EVENTS_PAGE_SIZE = 50;
+
+/** EVENTS.md's routes: thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
+const eventRoutes: FastifyPluginAsyncZod = async (app) => {
+  const byIp = (request: { ip: string }) => `ip:${request.ip}`;
+
+  // Anyone: the public page and the exchange of a QR token for a join pass.
+  app.get(
+    '/api/events/:code/',
+    { schema: { params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: app.limits.hook('event:lookup:ip', byIp) },
+    async (request) => {
+      const event = await findEventByCode(app.db, request.params.code);
+      if (!event) throw new NotFound();
+      return presentEvent(event);
+    },
+  );
+
+  app.post(
+    '/api/events/:code/pass/',
+    { schema: { params: EventCodeParams, body: PassInput, response: { 200: JoinPass } }, onRequest: app.limits.hook('event:pass:ip', byIp) },
+    async (request) => {
+      const event = await findEventByCode(app.db, request.params.code);
+      if (!event) throw new NotFound();
+      return issueJoinPass(app.sealer, event, request.body.token);
+    },
+  );
+
+  // Signed in.
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', app.authenticate);
+    const signedIn = scope.withTypeProvider<ZodTypeProvider>();
+
+    signedIn.post(
+      '/api/events/',
+      { schema: { body: EventInput, response: { 201: OrganizerEvent } }, onRequest: app.limits.hook('event:create') },
+      async (request, reply) => {
+        const event = await createEvent(app.db, currentUser(request).id, request.body);
+        return reply.code(201).send(presentOrganizerEvent(event));
+      },
+    );
+
+    signedIn.get(
+      '/api/events/mine/',
+      { schema: { querystring: PageQuery, response: { 200: page(OrganizerEvent) } } },
+      async (request) => {
+        const after = app.cursors.open('events-mine', request.query.cursor, EventListPositionSchema);
+        const slice = await listOrganizedEvents(app.db, currentUser(request).id, {
+          after,
+          limit: request.query.limit ?? MY_EVENTS_PAGE_SIZE,
+        });
+        return app.cursors.page('events-mine', slice);
+      },
+    );
+
+    signedIn.get('/api/events/current/', { schema: { response: { 200: CurrentEvent } } }, async (request) => {
+      const event = await currentEventOf(app.db, currentUser(request).id);
+      return { event: event ? presentEvent(event) : null };
+    });
+
+    signedIn.post(
+      '/api/events/:code/check-in/',
+      {
+        schema: { params: EventCodeParams, body: CheckInInput.nullish(), response: { 200: CheckedIn } },
+        onRequest: app.limits.hook('event:check-in'),
+      },
+      async (request) => {
+        const userId = currentUser(request).id;
+        const outcome = await checkIn(app.db, app.sealer, userId, request.params.code, request.body ?? {});
+        // Committed: now the user's sockets join the room and the attendees hear of it.
+        if (outcome.changed) app.eventLive.checkedIn(userId, outcome.event.id, outcome.previousEventId);
+        return { event: presentEvent(outcome.event) };
+      },
+    );
+
+    signedIn.post('/api/events/leave/', async (request, reply) => {
+      const userId = currentUser(request).id;
+      const eventId = await leaveEvent(app.db, userId);
+      if (eventId !== null) app.eventLive.left(userId, eventId);
+      return reply.code(204).send();
+    });
+
+    // The organizer's paths: 404 for anyone else.
+    const organized = async (id: number, userId: number) => {
+      const event = await findOrganizedEvent(app.db, id, userId);
+      if (!event) throw new NotFound();
+      return event;
+    };
+
+    signedIn.get(
+      '/api/events/:id/qr/',
+      { schema: { params: EventIdParams, response: { 200: EventQr } } },
+      async (request, reply) => {
+        const event = await organized(request.params.id, currentUser(request).id);
+        // A live secret: never kept by a browser or a proxy.
+        void reply.header('Cache-Control', 'no-store');
+        return currentQr(event, app.config.publicUrl);
+      },
+    );
+
+    signedIn.get(
+      '/api/events/:id/stats/',
+      { schema: { params: EventIdParams, response: { 200: EventStats } } },
+      async (request) => eventStats(app.db, await organized(request.params.id, currentUser(request).id)),
+    );
+
+    signedIn.post(
+      '/api/events/:id/end/',
+      { schema: { params: EventIdParams, response: { 200: OrganizerEvent } } },
+      async (request) => {
+        const event = await organized(request.params.id, currentUser(request).id);
+        return presentOrganizerEvent(await endEvent(app.db, event));
+      },
+    );
+
+    signedIn.delete(
+      '/api/events/:id/',
+      { schema: { params: EventIdParams } },
+      async (request, reply) => {
+        const event = await organized(request.params.id, currentUser(request).id);
+        await deleteEvent(app.db, event);
+        app.eventLive.removed(event.id);
+        return reply.code(204).send();
+      },
+    );
+  });
+};
+
+export default eventRoutes;

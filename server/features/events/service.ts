@@ -1,0 +1,376 @@
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import {
+  EVENT_AFTER_PARTY_HOURS,
+  EVENT_CHECK_IN_LEAD_MINUTES,
+  EVENT_CODE_ALPHABET,
+  EVENT_CODE_LENGTH,
+  JOIN_PASS_MINUTES,
+  QR_WINDOW_SECONDS,
+} from '../../../shared/constants';
+import {
+  type CheckInInput,
+  EVENT_ERRORS,
+  type EventErrorCode,
+  type EventInput,
+  type EventQr,
+  type EventStats,
+  type EventStatus,
+  type OrganizerEvent,
+  type PublicEvent,
+} from '../../../shared/schemas/events';
+import { z } from '../../../shared/schemas/zod';
+import { type Db, rowsOf } from '../../db/client';
+import { attendances, conversations, events, reactions } from '../../db/schema';
+import { ApiError, Conflict, NotFound } from '../../errors';
+import { type Slice, sliceOf } from '../../lib/page';
+import type { Sealer } from '../../lib/sealed';
+import { isUniqueViolation } from '../../lib/pg-errors';
+import { attendeeCountStatement, currentEventStatement, eventIsLive } from './queries';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
+/** 128 bits of HMAC-SHA256: ≥ 96 as EVENTS.md asks, 22 base64url characters in the QR. */
+const TOKEN_BYTES = 16;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+const PASS_PURPOSE = 'event-pass';
+
+/** An event as the service reads it: the row less its secret's use, plus its current attendees. */
+export interface EventRecord {
+  id: number;
+  code: string;
+  name: string;
+  venue: string;
+  startsAt: Date;
+  endsAt: Date;
+  joinMode: 'qr' | 'code';
+  organizerId: number;
+  qrSecret: string;
+  createdAt: Date;
+  /** Open attendances; counted as current only while the event has not lapsed (`present`). */
+  openCount: number;
+}
+
+/** Where an event is in its life (EVENTS.md, public view), by the clock `now`. */
+export function eventStatus(event: Pick<EventRecord, 'startsAt' | 'endsAt'>, now = Date.now()): EventStatus {
+  if (now < event.startsAt.getTime() - EVENT_CHECK_IN_LEAD_MINUTES * MINUTE_MS) return 'upcoming';
+  if (now <= event.endsAt.getTime()) return 'open';
+  if (now <= event.endsAt.getTime() + EVENT_AFTER_PARTY_HOURS * HOUR_MS) return 'after';
+  return 'closed';
+}
+
+export function presentEvent(event: EventRecord, now = Date.now()): PublicEvent {
+  const status = eventStatus(event, now);
+  return {
+    id: event.id,
+    code: event.code,
+    name: event.name,
+    venue: event.venue,
+    starts_at: event.startsAt.toISOString(),
+    ends_at: event.endsAt.toISOString(),
+    join_mode: event.joinMode,
+    status,
+    attendee_count: status === 'closed' ? 0 : event.openCount,
+  };
+}
+
+export const presentOrganizerEvent = (event: EventRecord, now = Date.now()): OrganizerEvent => ({
+  ...presentEvent(event, now),
+  is_organizer: true,
+});
+
+const eventColumns = {
+  id: events.id,
+  code: events.code,
+  name: events.name,
+  venue: events.venue,
+  startsAt: events.startsAt,
+  endsAt: events.endsAt,
+  joinMode: events.joinMode,
+  organizerId: events.organizerId,
+  qrSecret: events.qrSecret,
+  createdAt: events.createdAt,
+  openCount: sql<number>`(select count(*)::int from ${attendances} a where a.event_id = ${events.id} and a.left_at is null)`.mapWith(Number),
+};
+
+export async function findEventByCode(db: Db, code: string): Promise<EventRecord | null> {
+  const [row] = await db.select(eventColumns).from(events).where(eq(events.code, code));
+  return row ?? null;
+}
+
+export async function findEventById(db: Db, id: number): Promise<EventRecord | null> {
+  const [row] = await db.select(eventColumns).from(events).where(eq(events.id, id));
+  return row ?? null;
+}
+
+/** The event, if this user organizes it; anyone else is told it does not exist (404). */
+export async function findOrganizedEvent(db: Db, id: number, userId: number): Promise<EventRecord | null> {
+  const event = await findEventById(db, id);
+  return event && event.organizerId === userId ? event : null;
+}
+
+function newEventCode(): string {
+  let code = '';
+  for (let i = 0; i < EVENT_CODE_LENGTH; i++) code += EVENT_CODE_ALPHABET[randomInt(EVENT_CODE_ALPHABET.length)];
+  return code;
+}
+
+/** Creates an event for its organizer, with a fresh code (drawn again on the rare collision) and secret. */
+export async function createEvent(db: Db, organizerId: number, input: EventInput) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [row] = await db
+        .insert(events)
+        .values({
+          code: newEventCode(),
+          name: input.name,
+          venue: input.venue,
+          startsAt: new Date(input.starts_at),
+          endsAt: new Date(input.ends_at),
+          joinMode: input.join_mode,
+          organizerId,
+          qrSecret: randomBytes(32).toString('base64url'),
+        })
+        .returning({ id: events.id });
+      return (await findEventById(db, row!.id))!;
+    } catch (error) {
+      // 31^6 codes: a collision is rare, two in a row rarer still.
+      if (attempt < 5 && isUniqueViolation(error, 'events_code_unique')) continue;
+      throw error;
+    }
+  }
+}
+
+export type EventListPosition = { id: number };
+export const EventListPositionSchema: z.ZodType<EventListPosition> = z.object({ id: z.number().int().min(1).max(2_147_483_647) });
+
+/** "My events": the ones this user organizes, newest first. */
+export async function listOrganizedEvents(
+  db: Db,
+  organizerId: number,
+  options: { after: EventListPosition | null; limit: number },
+): Promise<Slice<OrganizerEvent, EventListPosition>> {
+  const rows = await db
+    .select(eventColumns)
+    .from(events)
+    .where(and(eq(events.organizerId, organizerId), options.after ? lt(events.id, options.after.id) : undefined))
+    .orderBy(desc(events.id))
+    .limit(options.limit + 1);
+  const now = Date.now();
+  return sliceOf(rows, options.limit, (row) => presentOrganizerEvent(row, now), (row) => ({ id: row.id }));
+}
+
+/** The user's current event (EVENTS.md: open attendance, not lapsed), or null. */
+export async function currentEventOf(db: Db, userId: number): Promise<EventRecord | null> {
+  const [row] = await currentEventStatement.run<{ event_id: number | null }>(db, { userId });
+  if (!row || row.event_id === null) return null;
+  return findEventById(db, Number(row.event_id));
+}
+
+export async function currentEventIdOfUser(db: Db, userId: number): Promise<number | null> {
+  const [row] = await currentEventStatement.run<{ event_id: number | null }>(db, { userId });
+  return row?.event_id == null ? null : Number(row.event_id);
+}
+
+export async function attendeeCount(db: Db, eventId: number): Promise<number> {
+  const [row] = await attendeeCountStatement.run<{ count: number }>(db, { eventId });
+  return Number(row?.count ?? 0);
+}
+
+// Rotating QR tokens.
+
+export const qrWindowAt = (now: number) => Math.floor(now / WINDOW_MS);
+
+/** The token of one window: HMAC-SHA256 of (event id, window) under the event's own secret, cut to 128 bits. */
+export function qrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, window: number): string {
+  return createHmac('sha256', Buffer.from(event.qrSecret, 'base64url'))
+    .update(`${event.id}:${window}`)
+    .digest()
+    .subarray(0, TOKEN_BYTES)
+    .toString('base64url');
+}
+
+/** The current window's token is good, and so is the previous one's: a photo of the code is dead two minutes on. */
+export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, token: string, now = Date.now()): boolean {
+  if (!TOKEN_PATTERN.test(token)) return false;
+  const given = Buffer.from(token, 'base64url');
+  const window = qrWindowAt(now);
+  let valid = false;
+  // Both compared every time, in constant time.
+  for (const candidate of [window, window - 1]) {
+    if (timingSafeEqual(given, Buffer.from(qrToken(event, candidate), 'base64url'))) valid = true;
+  }
+  return valid;
+}
+
+/** What the host screen shows now: the token, its link, the code drawn as SVG, and when it stops working. */
+export async function currentQr(event: EventRecord, publicUrl: string, now = Date.now()): Promise<EventQr> {
+  const window = qrWindowAt(now);
+  const token = qrToken(event, window);
+  const url = `${publicUrl}/e/${event.code}?t=${token}`;
+  const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  // Accepted through the next window too.
+  return { token, url, svg, expires_at: new Date((window + 2) * WINDOW_MS).toISOString() };
+}
+
+// Join passes.
+
+const PassValue = z.object({ event: z.number().int() });
+
+/** A token from the door, exchanged for 30 minutes in which to sign up and check in without scanning again. */
+export function issueJoinPass(sealer: Sealer, event: EventRecord, token: string, now = Date.now()) {
+  if (!isValidQrToken(event, token, now)) throw eventError(403, 'qr_expired', EVENT_ERRORS.qrExpired);
+  const expiresAt = new Date(now + JOIN_PASS_MINUTES * MINUTE_MS);
+  return { pass: sealer.seal(PASS_PURPOSE, { event: event.id }, { expiresAt }), expires_at: expiresAt.toISOString() };
+}
+
+/** Whether a pass is ours, unexpired and for this event. */
+export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string): boolean {
+  const parsed = PassValue.safeParse(sealer.open(PASS_PURPOSE, pass));
+  return parsed.success && parsed.data.event === event.id;
+}
+
+/** Errors of the check-in, with the machine `code` of EVENTS.md beside `detail`. */
+export const eventError = (status: 403 | 409, code: EventErrorCode, detail: string) => new ApiError(status, { detail, code });
+
+export interface CheckInOutcome {
+  event: EventRecord;
+  /** False when the user was already checked in there: nothing changed, nobody is told. */
+  changed: boolean;
+  /** The event the user was at until now, left by this check-in. */
+  previousEventId: number | null;
+}
+
+/** Every check-in of one user queues here (one lock key per user, in a key space of its own). */
+const CHECK_IN_LOCK_SPACE = 16;
+
+/**
+ * Checks the user in to the event of `code` (EVENTS.md, check-in rules): the window, then the proof of
+ * presence a `qr` event asks for, then, in one transaction, leaving any other event and opening (or
+ * reopening) the attendance here. The partial unique index keeps "one current event" true whatever races.
+ */
+export async function checkIn(
+  db: Db,
+  sealer: Sealer,
+  userId: number,
+  code: string,
+  input: CheckInInput,
+  now = Date.now(),
+): Promise<CheckInOutcome> {
+  const event = await findEventByCode(db, code);
+  if (!event) throw new NotFound();
+  if ((await currentEventIdOfUser(db, userId)) === event.id) return { event, changed: false, previousEventId: null };
+
+  const status = eventStatus(event, now);
+  if (status === 'upcoming') throw eventError(409, 'not_open', EVENT_ERRORS.notOpen);
+  if (status !== 'open') throw eventError(409, 'ended', EVENT_ERRORS.ended);
+
+  const qrRequired = () => eventError(403, 'qr_required', EVENT_ERRORS.qrRequired);
+  // A credential that was sent must be good, whatever the mode: a forged one is never ignored.
+  if (input.token !== undefined && !isValidQrToken(event, input.token, now)) throw qrRequired();
+  if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
+  if (event.joinMode === 'qr' && input.token === undefined && input.pass === undefined) throw qrRequired();
+
+  const previousEventId = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CHECK_IN_LOCK_SPACE}, ${userId})`);
+    const left = rowsOf<{ event_id: number; live: boolean }>(
+      await tx.execute(sql`
+        update ${attendances} a set left_at = now()
+        from ${events} e
+        where a.user_id = ${userId} and a.left_at is null and a.event_id <> ${event.id} and e.id = a.event_id
+        returning a.event_id, ${eventIsLive(sql`e`)} as live`),
+    );
+    await tx
+      .insert(attendances)
+      .values({ eventId: event.id, userId })
+      .onConflictDoUpdate({ target: [attendances.eventId, attendances.userId], set: { leftAt: null } });
+    const previous = left[0];
+    return previous && previous.live ? Number(previous.event_id) : null;
+  });
+  return { event: (await findEventById(db, event.id)) ?? event, changed: true, previousEventId };
+}
+
+/** Leaves the user's event, if they have one open: returns it (still live, so someone must be told). */
+export async function leaveEvent(db: Db, userId: number): Promise<number | null> {
+  const left = rowsOf<{ event_id: number; live: boolean }>(
+    await db.execute(sql`
+      update ${attendances} a set left_at = now()
+      from ${events} e
+      where a.user_id = ${userId} and a.left_at is null and e.id = a.event_id
+      returning a.event_id, ${eventIsLive(sql`e`)} as live`),
+  );
+  const row = left[0];
+  return row && row.live ? Number(row.event_id) : null;
+}
+
+/** Ends an event now (an early end; one that had not started starts a second before); an event already over keeps its end. */
+export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord> {
+  await db.execute(sql`
+    update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
+    where id = ${event.id} and ends_at > now()`);
+  return (await findEventById(db, event.id)) ?? event;
+}
+
+/** Deletes an event that has not started; once it has, its history belongs to its attendees' matches. */
+export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
+  const deleted = await db
+    .delete(events)
+    .where(and(eq(events.id, event.id), sql`${events.startsAt} > now()`))
+    .returning({ id: events.id });
+  if (deleted.length === 0) throw new Conflict(EVENT_ERRORS.alreadyStarted);
+}
+
+/**
+ * The organizer's counts. Likes count between people who were both checked in, given once the giver
+ * had arrived; matches and conversations are the ones made there. The timeline has one slot per
+ * 15 minutes, from the opening of check-in until now (or the end of the after-party).
+ */
+export async function eventStats(db: Db, event: EventRecord): Promise<EventStats> {
+  const id = event.id;
+  const [totals] = rowsOf<{ checked_in_total: number; likes: number; matches: number; conversations_started: number }>(
+    await db.execute(sql`
+      select
+        (select count(*)::int from ${attendances} where event_id = ${id}) as checked_in_total,
+        (select count(*)::int from ${reactions} r
+          join ${attendances} giver on giver.event_id = ${id} and giver.user_id = r.from_user_id
+          join ${attendances} taker on taker.event_id = ${id} and taker.user_id = r.to_user_id
+          where r.kind = 'like' and r.updated_at >= giver.checked_in_at) as likes,
+        (select count(*)::int from ${conversations} where event_id = ${id}) as matches,
+        (select count(*)::int from ${conversations} where event_id = ${id} and last_message_id is not null) as conversations_started`),
+  );
+  const timeline = rowsOf<{ at: Date | string; check_ins: number; matches: number }>(
+    await db.execute(sql`
+      with bounds as (
+        select date_bin('15 minutes', starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}, timestamptz 'epoch') as first,
+          least(now(), ends_at + ${sql.raw(`interval '${EVENT_AFTER_PARTY_HOURS} hours'`)}) as last
+        from ${events} where id = ${id}
+      ), slots as (
+        select generate_series(first, last, interval '15 minutes') as at from bounds
+      ), arrivals as (
+        select date_bin('15 minutes', checked_in_at, timestamptz 'epoch') as at, count(*)::int as n
+        from ${attendances} where event_id = ${id} group by 1
+      ), made as (
+        select date_bin('15 minutes', created_at, timestamptz 'epoch') as at, count(*)::int as n
+        from ${conversations} where event_id = ${id} group by 1
+      )
+      select slots.at, coalesce(arrivals.n, 0) as check_ins, coalesce(made.n, 0) as matches
+      from slots left join arrivals using (at) left join made using (at)
+      order by slots.at`),
+  );
+  const now = Date.now();
+  return {
+    attendee_count: presentEvent(event, now).attendee_count,
+    checked_in_total: Number(totals?.checked_in_total ?? 0),
+    likes: Number(totals?.likes ?? 0),
+    matches: Number(totals?.matches ?? 0),
+    conversations_started: Number(totals?.conversations_started ?? 0),
+    timeline: timeline.map((row) => ({
+      at: new Date(row.at).toISOString(),
+      check_ins: Number(row.check_ins),
+      matches: Number(row.matches),
+    })),
+  };
+}
+

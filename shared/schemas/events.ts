@@ -1,0 +1,130 @@
+/** Events (EVENTS.md): the payloads of `/api/events/…` and their rules, shared by server and client. */
+import {
+  EVENT_CODE_ALPHABET,
+  EVENT_CODE_LENGTH,
+  EVENT_MAX_DURATION_HOURS,
+  EVENT_MAX_LEAD_DAYS,
+  EVENT_NAME_MAX_LENGTH,
+  EVENT_VENUE_MAX_LENGTH,
+  JOIN_MODES,
+} from '../constants';
+import { Id } from './common';
+import { z } from './zod';
+
+export const JoinMode = z.enum(JOIN_MODES);
+export type JoinMode = z.infer<typeof JoinMode>;
+
+export const EVENT_STATUSES = ['upcoming', 'open', 'after', 'closed'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+const CODE_PATTERN = new RegExp(`^[${EVENT_CODE_ALPHABET}]{${EVENT_CODE_LENGTH}}$`);
+
+/** A code as typed: case and surrounding spaces do not matter. */
+export const normalizeEventCode = (value: string) => value.trim().toUpperCase();
+export const isEventCode = (value: string) => CODE_PATTERN.test(normalizeEventCode(value));
+
+/** `{code}` in a path: anything that is not a code is "no such event" (the route's params → 404). */
+export const EventCodeParams = z.object({
+  code: z.string().max(20).transform(normalizeEventCode).pipe(z.string().regex(CODE_PATTERN)),
+});
+export type EventCodeParams = z.infer<typeof EventCodeParams>;
+
+export const EventIdParams = z.object({ id: Id });
+export type EventIdParams = z.infer<typeof EventIdParams>;
+
+export const EVENT_TIME_MESSAGES = {
+  endBeforeStart: 'The end must be after the start.',
+  tooLong: `An event lasts at most ${EVENT_MAX_DURATION_HOURS} hours.`,
+  endInPast: 'The end must be in the future.',
+  startTooFar: 'The start must be within a year from now.',
+  dateTime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+} as const;
+
+const DateTime = z.iso.datetime({ offset: true, error: EVENT_TIME_MESSAGES.dateTime });
+
+const HOUR_MS = 3_600_000;
+
+/** What an organizer sends to create an event; the times are checked against now. */
+export const EventInput = z
+  .object({
+    name: z.string().trim().min(1).max(EVENT_NAME_MAX_LENGTH),
+    venue: z.string().trim().max(EVENT_VENUE_MAX_LENGTH).optional().default(''),
+    starts_at: DateTime,
+    ends_at: DateTime,
+    join_mode: JoinMode,
+  })
+  .superRefine((input, context) => {
+    const starts = Date.parse(input.starts_at);
+    const ends = Date.parse(input.ends_at);
+    const now = Date.now();
+    if (ends <= starts) context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.endBeforeStart });
+    else if (ends - starts > EVENT_MAX_DURATION_HOURS * HOUR_MS) {
+      context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.tooLong });
+    }
+    if (ends <= now) context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.endInPast });
+    if (starts > now + EVENT_MAX_LEAD_DAYS * 24 * HOUR_MS) {
+      context.addIssue({ code: 'custom', path: ['starts_at'], message: EVENT_TIME_MESSAGES.startTooFar });
+    }
+  });
+export type EventInput = z.output<typeof EventInput>;
+/** What a client sends (`venue` may be left out). */
+export type EventInputBody = z.input<typeof EventInput>;
+
+/** What anyone may see of an event: never who is there, only how many. */
+export const PublicEvent = z.object({
+  id: z.number(),
+  code: z.string(),
+  name: z.string(),
+  venue: z.string(),
+  starts_at: z.string(),
+  ends_at: z.string(),
+  join_mode: JoinMode,
+  status: z.enum(EVENT_STATUSES),
+  attendee_count: z.number(),
+});
+export type PublicEvent = z.infer<typeof PublicEvent>;
+
+export const OrganizerEvent = PublicEvent.extend({ is_organizer: z.literal(true) });
+export type OrganizerEvent = z.infer<typeof OrganizerEvent>;
+
+export const CurrentEvent = z.object({ event: PublicEvent.nullable() });
+export type CurrentEvent = z.infer<typeof CurrentEvent>;
+
+export const CheckedIn = z.object({ event: PublicEvent });
+export type CheckedIn = z.infer<typeof CheckedIn>;
+
+/** A QR token or a join pass, as a client may send it: its content is the server's to judge (403). */
+const Credential = z.string().min(1).max(2048);
+
+export const PassInput = z.object({ token: Credential });
+export type PassInput = z.infer<typeof PassInput>;
+
+export const JoinPass = z.object({ pass: z.string(), expires_at: z.string() });
+export type JoinPass = z.infer<typeof JoinPass>;
+
+export const CheckInInput = z.object({ token: Credential.optional(), pass: Credential.optional() });
+export type CheckInInput = z.infer<typeof CheckInInput>;
+
+export const EventQr = z.object({ token: z.string(), url: z.string(), svg: z.string(), expires_at: z.string() });
+export type EventQr = z.infer<typeof EventQr>;
+
+export const EventStats = z.object({
+  attendee_count: z.number(),
+  checked_in_total: z.number(),
+  likes: z.number(),
+  matches: z.number(),
+  conversations_started: z.number(),
+  timeline: z.array(z.object({ at: z.string(), check_ins: z.number(), matches: z.number() })),
+});
+export type EventStats = z.infer<typeof EventStats>;
+
+/** The `code` of an event error body, beside `detail` (EVENTS.md, check-in errors). */
+export type EventErrorCode = 'qr_required' | 'qr_expired' | 'not_open' | 'ended';
+
+export const EVENT_ERRORS = {
+  qrRequired: 'Scan the code at the event to check in.',
+  qrExpired: 'This code has expired. Scan the code at the event again.',
+  notOpen: 'Check-in opens one hour before the event starts.',
+  ended: 'This event has ended.',
+  alreadyStarted: 'An event that has started cannot be deleted. End it instead.',
+} as const;

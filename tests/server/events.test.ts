@@ -1,0 +1,458 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { EVENT_ERRORS } from '../../shared/schemas/events';
+import { rowsOf } from '../../server/db/client';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const PUBLIC_KEYS = ['attendee_count', 'code', 'ends_at', 'id', 'join_mode', 'name', 'starts_at', 'status', 'venue'];
+
+describe.each(backends)('events on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  const current = async (user: TestUser) => {
+    const reply = await api().get('/api/events/current/', { token: user.token });
+    expect(reply.status).toBe(200);
+    return reply.body.event as { id: number; attendee_count: number; status: string } | null;
+  };
+  const publicView = async (code: string) => {
+    const reply = await api().get(`/api/events/${code}/`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    return reply.body;
+  };
+  const deckIds = async (user: TestUser) => {
+    const page = await api().get('/api/users/matching-profiles/?limit=100', { token: user.token });
+    expect(page.status).toBe(200);
+    return new Set<number>(page.body.results.map((card: { id: number }) => card.id));
+  };
+  const react = async (from: TestUser, to: TestUser, response: 'like' | 'dislike' | 'skip') => {
+    const reply = await api().post('/api/matching/', { token: from.token, json: { response, other: to.id } });
+    expect(reply.status).toBe(200);
+    return reply.body as { match: boolean; conversation_id: number | null };
+  };
+
+  describe('creating and reading', () => {
+    it('creates an event for its organizer: a code of the alphabet, the organizer view, and a public view with counts only', async () => {
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer, { name: '  Rooftop party  ', venue: 'The roof' });
+      expect(Object.keys(event).sort()).toEqual([...PUBLIC_KEYS, 'is_organizer'].sort());
+      expect(event).toMatchObject({ name: 'Rooftop party', venue: 'The roof', join_mode: 'code', status: 'open', attendee_count: 0, is_organizer: true });
+      expect(event.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$/);
+
+      const seen = await publicView(event.code);
+      expect(Object.keys(seen).sort()).toEqual(PUBLIC_KEYS);
+      // Typed by hand: any case, spaces around.
+      expect((await api().get(`/api/events/${event.code.toLowerCase()}/`)).body).toEqual(seen);
+      expect((await api().get(`/api/events/%20${event.code}%20/`)).body).toEqual(seen);
+      for (const code of ['ZZZZZ2', 'ABC', 'ABCDEF1', 'OOOOOO', '../../x', 'x'.repeat(90)]) {
+        if (code === event.code) continue;
+        const reply = await api().get(`/api/events/${encodeURIComponent(code)}/`);
+        expect(reply.status, code).toBe(404);
+        expect(reply.body).toEqual({ detail: 'Not found.' });
+      }
+    });
+
+    it('refuses bad input with every bad field at once, and strangers with a 401', async () => {
+      const organizer = await makeUser(server);
+      const now = Date.now();
+      const post = (json: unknown) => api().post('/api/events/', { token: organizer.token, json });
+      const bad = await post({ name: ' ', venue: 'x'.repeat(201), starts_at: 'tomorrow', ends_at: new Date(now + HOUR).toISOString(), join_mode: 'door' });
+      expect(bad.status).toBe(400);
+      expect(Object.keys(bad.body).sort()).toEqual(['join_mode', 'name', 'starts_at', 'venue']);
+
+      const at = (offset: number) => new Date(now + offset).toISOString();
+      const cases: Array<[string, unknown, Record<string, string[]>]> = [
+        ['end before start', { starts_at: at(2 * HOUR), ends_at: at(HOUR) }, { ends_at: ['The end must be after the start.'] }],
+        ['longer than 48 h', { starts_at: at(HOUR), ends_at: at(50 * HOUR) }, { ends_at: ['An event lasts at most 48 hours.'] }],
+        ['over already', { starts_at: at(-3 * HOUR), ends_at: at(-HOUR) }, { ends_at: ['The end must be in the future.'] }],
+        ['more than a year ahead', { starts_at: at(400 * 24 * HOUR), ends_at: at(400 * 24 * HOUR + HOUR) }, { starts_at: ['The start must be within a year from now.'] }],
+      ];
+      for (const [label, times, errors] of cases) {
+        const reply = await post({ name: 'Party', join_mode: 'qr', ...(times as object) });
+        expect(reply.status, label).toBe(400);
+        expect(reply.body, label).toEqual(errors);
+      }
+      for (const body of ['{', '[]', 'null']) {
+        const reply = await api().post('/api/events/', { token: organizer.token, body, headers: { 'content-type': 'application/json' } });
+        expect(reply.status, body).toBe(400);
+      }
+      expect((await api().post('/api/events/', { json: {} })).status).toBe(401);
+      expect((await api().get('/api/events/current/')).status).toBe(401);
+      expect((await api().post('/api/events/leave/')).status).toBe(401);
+    });
+
+    it('lists my events newest first, and only mine', async () => {
+      const organizer = await makeUser(server);
+      const other = await makeUser(server);
+      const first = await makeEvent(server, organizer, { name: 'First' });
+      const second = await makeEvent(server, organizer, { name: 'Second' });
+      await makeEvent(server, other, { name: 'Not mine' });
+      const mine = await api().get('/api/events/mine/', { token: organizer.token });
+      expect(mine.status).toBe(200);
+      expect(mine.body.results.map((event: { id: number }) => event.id)).toEqual([second.id, first.id]);
+      expect(mine.body.results[0].is_organizer).toBe(true);
+      const paged = await api().get('/api/events/mine/?limit=1', { token: organizer.token });
+      expect(paged.body.results.map((event: { id: number }) => event.id)).toEqual([second.id]);
+      const rest = await api().get(`/api/events/mine/?limit=1&cursor=${paged.body.next}`, { token: organizer.token });
+      expect(rest.body.results.map((event: { id: number }) => event.id)).toEqual([first.id]);
+      expect(rest.body.next).toBeNull();
+    });
+
+    it('answers 404 on every organizer path to anyone but the organizer', async () => {
+      const organizer = await makeUser(server);
+      const stranger = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      for (const [method, path] of [
+        ['GET', `/api/events/${event.id}/qr/`],
+        ['GET', `/api/events/${event.id}/stats/`],
+        ['POST', `/api/events/${event.id}/end/`],
+        ['DELETE', `/api/events/${event.id}/`],
+        ['GET', '/api/events/999999/qr/'],
+        ['GET', '/api/events/abc/stats/'],
+      ] as const) {
+        const reply = await api().request(method, path, { token: stranger.token });
+        expect(reply.status, `${method} ${path}`).toBe(404);
+        expect(reply.body).toEqual({ detail: 'Not found.' });
+      }
+      expect((await api().get(`/api/events/${event.id}/qr/`, { token: organizer.token })).status).toBe(200);
+    });
+  });
+
+  describe('the rotating QR and the join pass', () => {
+    it('draws the current token as a link and an SVG, accepts it and the previous window, and nothing older', async () => {
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const qr = await api().get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      expect(qr.status).toBe(200);
+      expect(qr.headers.get('cache-control')).toBe('no-store');
+      expect(qr.body.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(qr.body.url).toBe(`${server.url}/e/${event.code}?t=${qr.body.token}`);
+      expect(qr.body.svg).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      const expires = Date.parse(qr.body.expires_at);
+      expect(expires).toBeGreaterThan(Date.now() + 60_000);
+      expect(expires).toBeLessThanOrEqual(Date.now() + 120_000);
+
+      const pass = (token: string, code = event.code) => api().post(`/api/events/${code}/pass/`, { json: { token } });
+      const granted = await pass(qr.body.token);
+      expect(granted.status).toBe(200);
+      expect(granted.body.pass).toMatch(/^[A-Za-z0-9_-]+$/);
+      const passExpiry = Date.parse(granted.body.expires_at) - Date.now();
+      expect(passExpiry).toBeGreaterThan(29 * MINUTE);
+      expect(passExpiry).toBeLessThanOrEqual(30 * MINUTE);
+
+      expect((await pass(await tokenFor(server, event.id, 1))).status).toBe(200);
+      const other = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const flipped = qr.body.token.slice(0, -1) + (qr.body.token.endsWith('A') ? 'B' : 'A');
+      for (const [label, token] of [
+        ['two windows old', await tokenFor(server, event.id, 2)],
+        ['another event', await tokenFor(server, other.id)],
+        ['tampered', flipped],
+        ['not a token', 'hello'],
+        ['a pass instead', granted.body.pass],
+      ] as const) {
+        const reply = await pass(token);
+        expect(reply.status, label).toBe(403);
+        expect(reply.body, label).toEqual({ detail: EVENT_ERRORS.qrExpired, code: 'qr_expired' });
+      }
+      expect((await pass('x'.repeat(5000))).status).toBe(400);
+      expect((await api().post(`/api/events/${event.code}/pass/`, { json: {} })).status).toBe(400);
+      expect((await pass(qr.body.token, 'ZZZZZZ')).status).toBe(404);
+    });
+  });
+
+  describe('checking in', () => {
+    it('lets a code event in by the code alone, and asks a QR event for proof of presence', async () => {
+      const organizer = await makeUser(server);
+      const guest = await makeCompletedUser(server);
+      const open = await makeEvent(server, organizer, { join_mode: 'code' });
+      const checked = await checkIn(server, guest, open.code.toLowerCase());
+      expect(Object.keys(checked.event).sort()).toEqual(PUBLIC_KEYS);
+      expect(checked.event).toMatchObject({ id: open.id, status: 'open', attendee_count: 1 });
+      expect((await current(guest))?.id).toBe(open.id);
+
+      const door = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const refused = await api().post(`/api/events/${door.code}/check-in/`, { token: guest.token, json: {} });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ detail: 'Scan the code at the event to check in.', code: 'qr_required' });
+      const noBody = await api().post(`/api/events/${door.code}/check-in/`, { token: guest.token });
+      expect(noBody.status).toBe(403);
+      // Refused: still where they were.
+      expect((await current(guest))?.id).toBe(open.id);
+
+      await checkIn(server, guest, door.code, { token: await tokenFor(server, door.id) });
+      expect((await current(guest))?.id).toBe(door.id);
+    });
+
+    it('accepts a pass for its own event only, and never a tampered, foreign or expired one (403, never 5xx)', async () => {
+      const organizer = await makeUser(server);
+      const door = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const elsewhere = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const passFor = async (eventId: number, code: string) =>
+        (await api().post(`/api/events/${code}/pass/`, { json: { token: await tokenFor(server, eventId) } })).body.pass as string;
+      const good = await passFor(door.id, door.code);
+      const foreign = await passFor(elsewhere.id, elsewhere.code);
+      const expired = server.app.sealer.seal('event-pass', { event: door.id }, { expiresAt: new Date(Date.now() - 1000) });
+      const cursorLike = server.app.sealer.seal('cursor:deck', { event: door.id });
+      const tampered = good.slice(0, 10) + (good[10] === 'A' ? 'B' : 'A') + good.slice(11);
+
+      const guest = await makeCompletedUser(server);
+      for (const [label, body] of [
+        ['pass of another event', { pass: foreign }],
+        ['expired pass', { pass: expired }],
+        ['sealed for another purpose', { pass: cursorLike }],
+        ['tampered pass', { pass: tampered }],
+        ['garbage', { pass: '%%%' }],
+        ['old token', { token: await tokenFor(server, door.id, 2) }],
+        ['good pass, bad token', { pass: good, token: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+      ] as const) {
+        const reply = await api().post(`/api/events/${door.code}/check-in/`, { token: guest.token, json: body });
+        expect(reply.status, label).toBe(403);
+        expect(reply.body, label).toEqual({ detail: EVENT_ERRORS.qrRequired, code: 'qr_required' });
+      }
+      expect(await current(guest)).toBeNull();
+      // A forged credential is refused at a code event too, though the code alone would do.
+      const codeEvent = await makeEvent(server, organizer, { join_mode: 'code' });
+      expect((await api().post(`/api/events/${codeEvent.code}/check-in/`, { token: guest.token, json: { pass: foreign } })).status).toBe(403);
+      expect((await api().post(`/api/events/${door.code}/check-in/`, { token: guest.token, json: { pass: 5 } })).status).toBe(400);
+
+      const reply = await checkIn(server, guest, door.code, { pass: good });
+      expect(reply.event.id).toBe(door.id);
+    });
+
+    it('opens one hour before the start and closes at the end, with the codes of the spec', async () => {
+      const organizer = await makeUser(server);
+      const guest = await makeCompletedUser(server);
+      const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 2 * HOUR).toISOString(), ends_at: new Date(Date.now() + 5 * HOUR).toISOString() });
+      expect(event.status).toBe('upcoming');
+      const early = await api().post(`/api/events/${event.code}/check-in/`, { token: guest.token, json: {} });
+      expect(early.status).toBe(409);
+      expect(early.body).toEqual({ detail: EVENT_ERRORS.notOpen, code: 'not_open' });
+
+      await setEventTimes(server, event.id, { startsAt: new Date(Date.now() + 50 * MINUTE), endsAt: new Date(Date.now() + 3 * HOUR) });
+      expect((await publicView(event.code)).status).toBe('open');
+      await checkIn(server, guest, event.code);
+
+      const late = await makeCompletedUser(server);
+      await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - 3 * HOUR), endsAt: new Date(Date.now() - MINUTE) });
+      expect((await publicView(event.code)).status).toBe('after');
+      const ended = await api().post(`/api/events/${event.code}/check-in/`, { token: late.token, json: {} });
+      expect(ended.status).toBe(409);
+      expect(ended.body).toEqual({ detail: EVENT_ERRORS.ended, code: 'ended' });
+      expect((await api().post('/api/events/ZZZZZZ/check-in/', { token: late.token, json: {} })).status).toBe(404);
+    });
+
+    it('keeps one current event per user: checking in elsewhere leaves the first, again changes nothing', async () => {
+      const organizer = await makeUser(server);
+      const guest = await makeCompletedUser(server);
+      const first = await makeEvent(server, organizer);
+      const second = await makeEvent(server, organizer);
+      await checkIn(server, guest, first.code);
+      const again = await checkIn(server, guest, first.code, { token: 'not even looked at' });
+      expect(again.event.attendee_count).toBe(1);
+      expect((await publicView(first.code)).attendee_count).toBe(1);
+
+      await checkIn(server, guest, second.code);
+      expect((await current(guest))?.id).toBe(second.id);
+      expect((await publicView(first.code)).attendee_count).toBe(0);
+      expect((await publicView(second.code)).attendee_count).toBe(1);
+
+      // Both at once: the database keeps one.
+      const racer = await makeCompletedUser(server);
+      const replies = await Promise.all([first, second, first, second].map((event) =>
+        api().post(`/api/events/${event.code}/check-in/`, { token: racer.token, json: {} })));
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
+      const rows = rowsOf<{ n: number }>(
+        await server.app.db.execute(sql`select count(*)::int as n from attendances where user_id = ${racer.id} and left_at is null`),
+      );
+      expect(Number(rows[0]!.n)).toBe(1);
+    });
+
+    it('leaves at once (204, also when not checked in), and the after-party lapses on its own', async () => {
+      const organizer = await makeUser(server);
+      const guest = await makeCompletedUser(server);
+      const event = await makeEvent(server, organizer);
+      expect((await api().post('/api/events/leave/', { token: guest.token })).status).toBe(204);
+      await checkIn(server, guest, event.code);
+      const left = await api().post('/api/events/leave/', { token: guest.token });
+      expect(left.status).toBe(204);
+      expect(left.body).toBe('');
+      expect(await current(guest)).toBeNull();
+      expect((await publicView(event.code)).attendee_count).toBe(0);
+
+      // Checked in again, the event ends: the after-party keeps them there for 24 hours.
+      await checkIn(server, guest, event.code);
+      await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - 25 * HOUR), endsAt: new Date(Date.now() - 23 * HOUR) });
+      expect(await current(guest)).toMatchObject({ id: event.id, status: 'after', attendee_count: 1 });
+      await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - 27 * HOUR), endsAt: new Date(Date.now() - 25 * HOUR) });
+      expect(await current(guest)).toBeNull();
+      expect(await publicView(event.code)).toMatchObject({ status: 'closed', attendee_count: 0 });
+      // A lapsed attendance does not stand in the way of the next event.
+      const next = await makeEvent(server, organizer);
+      await checkIn(server, guest, next.code);
+      expect((await current(guest))?.id).toBe(next.id);
+    });
+
+    it('lets an organizer end an event early and delete one only before it starts', async () => {
+      const organizer = await makeUser(server);
+      const guest = await makeCompletedUser(server);
+      const event = await makeEvent(server, organizer);
+      await checkIn(server, guest, event.code);
+      const ended = await api().post(`/api/events/${event.id}/end/`, { token: organizer.token });
+      expect(ended.status).toBe(200);
+      expect(ended.body).toMatchObject({ id: event.id, status: 'after', is_organizer: true, attendee_count: 1 });
+      expect(Math.abs(Date.parse(ended.body.ends_at) - Date.now())).toBeLessThan(60_000);
+      const late = await makeCompletedUser(server);
+      expect((await api().post(`/api/events/${event.code}/check-in/`, { token: late.token, json: {} })).body.code).toBe('ended');
+      // The after-party goes on for those inside.
+      expect((await current(guest))?.id).toBe(event.id);
+      const started = await api().delete(`/api/events/${event.id}/`, { token: organizer.token });
+      expect(started.status).toBe(409);
+
+      const upcoming = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
+      await checkIn(server, guest, upcoming.code);
+      expect((await api().post(`/api/events/${upcoming.id}/end/`, { token: organizer.token })).body.status).toBe('after');
+      const later = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+      expect((await api().delete(`/api/events/${later.id}/`, { token: organizer.token })).status).toBe(204);
+      expect((await api().get(`/api/events/${later.code}/`)).status).toBe(404);
+    });
+  });
+
+  describe('the deck while checked in', () => {
+    /** A profile of someone `age` years old who wants `band`: every test has an age band of its own. */
+    const person = (age: number, band: [number, number], overrides: Partial<ProfileInput> = {}): Partial<ProfileInput> => ({
+      date_of_birth: birthDateForAge(age),
+      min_matching_age: band[0],
+      max_matching_age: band[1],
+      gender: 'male',
+      genders_to_match: ['female'],
+      ...overrides,
+    });
+
+    it('holds exactly the fitting attendees of my event, with every rule of the deck, and leaving returns the general deck at once', async () => {
+      const band: [number, number] = [81, 82];
+      const viewer = await makeCompletedUser(server, person(81, band, { gender: 'female', genders_to_match: ['male'] }));
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const elsewhere = await makeEvent(server, organizer);
+
+      const make = (overrides: Partial<ProfileInput> = {}) => makeCompletedUser(server, person(82, band, overrides));
+      const [inside, liker, skipped, outsideFits, atOtherEvent, wrongGender, disliked, blocker, leaver] = [
+        await make(), await make(), await make(), await make(), await make(),
+        await make({ gender: 'non_binary' }), await make(), await make(), await make(),
+      ];
+      for (const user of [viewer, inside, liker, skipped, wrongGender, disliked, blocker, leaver]) await checkIn(server, user, event.code);
+      await checkIn(server, atOtherEvent!, elsewhere.code);
+      await react(liker!, viewer, 'like');
+      await react(viewer, skipped!, 'skip');
+      await react(viewer, disliked!, 'dislike');
+      await server.app.db.execute(sql`insert into blocks (blocker_id, blocked_id) values (${blocker!.id}, ${viewer.id})`);
+
+      const scoped = await api().get('/api/users/matching-profiles/?limit=100', { token: viewer.token });
+      const order = scoped.body.results.map((card: { id: number }) => card.id) as number[];
+      // The deck's order is kept: who liked me first, then the unseen, then the skipped.
+      expect(order[0]).toBe(liker!.id);
+      expect(order.slice(1, 3).sort()).toEqual([inside!.id, leaver!.id].sort());
+      expect(order.slice(3)).toEqual([skipped!.id]);
+      expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, leaver!.id, skipped!.id]));
+      // The attendees' own decks are scoped too: someone at another event sees none of us.
+      expect((await deckIds(atOtherEvent!)).has(viewer.id)).toBe(false);
+
+      // Leaving takes effect at once, both ways.
+      expect((await api().post('/api/events/leave/', { token: leaver!.token })).status).toBe(204);
+      expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, skipped!.id]));
+      // Their own deck is the general one again, where anyone may be, wherever they are.
+      expect((await deckIds(leaver!)).has(viewer.id)).toBe(true);
+      expect((await api().post('/api/events/leave/', { token: viewer.token })).status).toBe(204);
+      expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, skipped!.id, outsideFits!.id, atOtherEvent!.id, leaver!.id]));
+    });
+
+    it('records the event of a match made there; the match and its chat outlive the event', async () => {
+      const band: [number, number] = [84, 85];
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const ana = await makeCompletedUser(server, person(84, band, { gender: 'female', genders_to_match: ['male'] }));
+      const ben = await makeCompletedUser(server, person(85, band));
+      const cal = await makeCompletedUser(server, person(85, band));
+      for (const user of [ana, ben, cal]) await checkIn(server, user, event.code);
+      await react(ana, ben, 'like');
+      const matched = await react(ben, ana, 'like');
+      expect(matched.match).toBe(true);
+      // Cal likes Ana before the event is over; Ana likes back after Cal left: not made there.
+      await react(cal, ana, 'like');
+      await api().post('/api/events/leave/', { token: cal.token });
+      const elsewhere = await react(ana, cal, 'like');
+      expect(elsewhere.match).toBe(true);
+      const sent = await api().post(`/api/conversations/${matched.conversation_id}/messages/`, { token: ana.token, json: { content: 'See you at the bar?' } });
+      expect(sent.status).toBe(201);
+
+      const stats = await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token });
+      expect(stats.status).toBe(200);
+      expect(stats.body).toMatchObject({ attendee_count: 2, checked_in_total: 3, likes: 4, matches: 1, conversations_started: 1 });
+      const slots = stats.body.timeline as Array<{ at: string; check_ins: number; matches: number }>;
+      expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(3);
+      expect(slots.reduce((sum, slot) => sum + slot.matches, 0)).toBe(1);
+      expect(slots.every((slot) => new Date(slot.at).getUTCMinutes() % 15 === 0)).toBe(true);
+      // From the opening of check-in (an hour before the start, an hour ago) until now: 9 slots of 15 minutes.
+      expect(slots.length).toBeGreaterThanOrEqual(8);
+      expect(slots.length).toBeLessThanOrEqual(10);
+
+      // Long after the event, the match and its messages are still there.
+      await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - 50 * HOUR), endsAt: new Date(Date.now() - 26 * HOUR) });
+      expect(await current(ana)).toBeNull();
+      const started = await api().get('/api/conversations/started/', { token: ana.token });
+      expect(started.body.results.map((c: { id: number }) => c.id)).toContain(matched.conversation_id);
+      const history = await api().get(`/api/conversations/${matched.conversation_id}/messages/`, { token: ben.token });
+      expect(history.body.results.map((m: { content: string }) => m.content)).toEqual(['See you at the bar?']);
+      expect((await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body).toMatchObject({ attendee_count: 0, matches: 1 });
+    });
+  });
+
+  describe('limits', () => {
+    it('throttles event creation per user per day and check-ins per user per hour', async () => {
+      const organizer = await makeUser(server);
+      for (let i = 0; i < 10; i++) await makeEvent(server, organizer, { name: `Party ${i}` });
+      const refused = await api().post('/api/events/', { token: organizer.token, json: { name: 'One more', starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + HOUR).toISOString(), join_mode: 'code' } });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.body.detail).toMatch(/^Request was throttled\. Expected available in \d+ seconds\.$/);
+
+      const other = await makeUser(server);
+      const [a, b] = [await makeEvent(server, other), await makeEvent(server, other)];
+      const guest = await makeCompletedUser(server);
+      for (let i = 0; i < 30; i++) await checkIn(server, guest, (i % 2 ? a : b).code);
+      const tooMany = await api().post(`/api/events/${a.code}/check-in/`, { token: guest.token, json: {} });
+      expect(tooMany.status).toBe(429);
+      expect(tooMany.headers.get('retry-after')).toBeTruthy();
+    });
+  });
+});
+
+describe('public lookups are throttled per address', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ config: { limits: { 'event:lookup:ip': { max: 3, windowMs: 60_000 }, 'event:pass:ip': { max: 2, windowMs: 60_000 } } } });
+  });
+  afterAll(() => server.close());
+
+  it('answers 429 with Retry-After past the limit, signed in or not', async () => {
+    const api = client(server.url);
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await api.get(`/api/events/${event.code}/`, { token: organizer.token })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const passes = [];
+    for (let i = 0; i < 3; i++) passes.push((await api.post(`/api/events/${event.code}/pass/`, { json: { token: 'AAAAAAAAAAAAAAAAAAAAAA' } })).status);
+    expect(passes).toEqual([403, 403, 429]);
+  });
+});
