@@ -1,0 +1,250 @@
+/**
+ * EVENTS.md, "Live": event rooms and the coalesced `event:count` / `deck:refresh`, on one instance and
+ * on two instances joined by Redis, with real Socket.IO clients.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../shared/constants';
+import type { EventCountPayload } from '../../shared/events';
+import { checkIn, makeEvent } from '../helpers/events';
+import { makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+import { startTwoInstances } from './cluster-fixtures';
+
+/** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
+function timeline(socket: ClientSocket) {
+  const counts: Array<{ at: number; payload: EventCountPayload }> = [];
+  const refreshes: number[] = [];
+  socket.on('event:count', (payload) => counts.push({ at: performance.now(), payload }));
+  socket.on('deck:refresh', () => refreshes.push(performance.now()));
+  return { counts, refreshes };
+}
+
+const gaps = (times: number[]) => times.slice(1).map((time, i) => time - times[i]!);
+
+/**
+ * A socket told at most once per `interval`: over `elapsed` ms it can have received at most
+ * elapsed / interval + 1 messages, and two of them never arrive much closer than the interval (the
+ * slack is for delivery jitter on a busy machine, far below what an uncoalesced burst would show).
+ */
+function expectCoalesced(times: number[], interval: number, elapsed: number) {
+  expect(times.length).toBeGreaterThan(0);
+  expect(times.length).toBeLessThanOrEqual(Math.floor(elapsed / interval) + 1);
+  for (const gap of gaps(times)) expect(gap).toBeGreaterThan(interval * 0.5);
+}
+
+describe.each(backends)('event rooms on one instance (%s)', (backend) => {
+  let server: TestServer;
+  const open: ClientSocket[] = [];
+  const connectAs = async (user: TestUser, on = server) => {
+    const socket = await connect(on.url, user.token);
+    open.push(socket);
+    return socket;
+  };
+
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(() => server.close());
+
+  it('lets the organizer, and only the organizer, watch the live count', async () => {
+    const organizer = await makeUser(server);
+    const stranger = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const host = await connectAs(organizer);
+    expect(await host.emitWithAck('event:watch', { event_id: event.id })).toEqual({ ok: true, count: 0 });
+    const prying = await connectAs(stranger);
+    expect(await prying.emitWithAck('event:watch', { event_id: event.id })).toEqual({ ok: false, error: { code: 'not_found', message: 'Not found.' } });
+    const bad = await prying.emitWithAck('event:watch', { event_id: 'x' as unknown as number });
+    expect(bad.ok).toBe(false);
+
+    const counted = waitFor(host, 'event:count', (p) => p.event_id === event.id);
+    const strangerEvents = record(prying);
+    const guest = await makeUser(server);
+    await checkIn(server, guest, event.code);
+    expect(await counted).toEqual({ event_id: event.id, count: 1 });
+    expect(strangerEvents).toEqual([]);
+  });
+
+  it('puts an attendee\'s sockets in the room on check-in and on connect, and takes them out on leaving', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const host = await connectAs(organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    const [ana, ben, cal] = [await makeUser(server), await makeUser(server), await makeUser(server)];
+
+    // Connected before the check-in: joined by it.
+    const anaSocket = await connectAs(ana);
+    const anaHears = waitFor(anaSocket, 'event:count', (p) => p.count === 1);
+    const anaRefresh = waitFor(anaSocket, 'deck:refresh');
+    await checkIn(server, ana, event.code);
+    await anaHears;
+    expect(await anaRefresh).toEqual({ event_id: event.id });
+
+    // Checked in before connecting: joined on connect.
+    await checkIn(server, ben, event.code);
+    const benSocket = await connectAs(ben);
+    const benEvents = record(benSocket);
+    // The server joins the room just after the handshake: a count it sends later reaches the socket.
+    const benHears = waitFor(benSocket, 'event:count', (p) => p.count === 3, 8000);
+    await waitUntilInRoom(server, event.id, 3);
+    await checkIn(server, cal, event.code);
+    await benHears;
+
+    // Ana leaves: her socket is out at once; the host (and Ben) hear the new count, Ana does not.
+    const anaAfter = record(anaSocket);
+    const hostHears = waitFor(host, 'event:count', (p) => p.count === 2, 8000);
+    expect((await client(server.url).post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+    await hostHears;
+    await waitUntil(() => benEvents.some((e) => e.event === 'event:count' && (e.payload as EventCountPayload).count === 2), 8000, 'Ben to hear the count of 2');
+    expect(anaAfter.filter((e) => e.event === 'event:count')).toEqual([]);
+  });
+
+  it('keeps the organizer\'s host screen in the room when the organizer leaves the event as an attendee', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const host = await connectAs(organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    await checkIn(server, organizer, event.code);
+    await waitFor(host, 'event:count', (p) => p.count === 1, 8000);
+    await client(server.url).post('/api/events/leave/', { token: organizer.token });
+    await waitFor(host, 'event:count', (p) => p.count === 0, 8000);
+    const guest = await makeUser(server);
+    await checkIn(server, guest, event.code);
+    expect(await waitFor(host, 'event:count', (p) => p.count === 1, 8000)).toEqual({ event_id: event.id, count: 1 });
+  });
+
+  it('coalesces a burst of check-ins: at most one count per second and one refresh per 5 s, the last count exact', { timeout: 60_000 }, async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const host = await connectAs(organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    const first = await makeUser(server);
+    await checkIn(server, first, event.code);
+    const watcher = await connectAs(first);
+    await waitUntilInRoom(server, event.id, 2);
+    const hostSeen = timeline(host);
+    const attendeeSeen = timeline(watcher);
+
+    const crowd: TestUser[] = [];
+    for (let i = 0; i < 24; i++) crowd.push(await makeUser(server));
+    const started = performance.now();
+    // In waves: the burst lasts a few seconds, long enough for several windows.
+    for (let wave = 0; wave < 4; wave++) {
+      await Promise.all(crowd.slice(wave * 6, wave * 6 + 6).map((user) => checkIn(server, user, event.code)));
+    }
+    await Promise.all([
+      waitFor(host, 'event:count', (p) => p.count === 25, 8000).catch(() => undefined),
+      waitFor(watcher, 'deck:refresh', () => true, DECK_REFRESH_INTERVAL_MS + 3000).catch(() => undefined),
+    ]);
+    // Whatever was still due has come by now (a trailing refresh at most 5 s after the last one).
+    await waitForQuiet(attendeeSeen, DECK_REFRESH_INTERVAL_MS + 1000);
+    const elapsed = performance.now() - started;
+
+    for (const seen of [hostSeen, attendeeSeen]) {
+      expect(seen.counts.at(-1)?.payload).toEqual({ event_id: event.id, count: 25 });
+      expectCoalesced(seen.counts.map((c) => c.at), EVENT_COUNT_INTERVAL_MS, elapsed);
+    }
+    expectCoalesced(attendeeSeen.refreshes, DECK_REFRESH_INTERVAL_MS, elapsed);
+    // 24 arrivals, a handful of messages.
+    expect(attendeeSeen.counts.length).toBeLessThan(24);
+  });
+});
+
+/** Until the event's room holds this many sockets on this instance (the join after a handshake is async). */
+async function waitUntilInRoom(server: TestServer, eventId: number, sockets: number) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = await server.app.io.in(`event:${eventId}`).fetchSockets();
+    if (found.length >= sockets) return;
+    if (Date.now() > deadline) throw new Error(`the room of event ${eventId} never held ${sockets} sockets`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Until `ms` have passed with nothing new on this timeline. */
+async function waitForQuiet(seen: ReturnType<typeof timeline>, ms: number) {
+  for (;;) {
+    const total = seen.counts.length + seen.refreshes.length;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (seen.counts.length + seen.refreshes.length === total) return;
+  }
+}
+
+const clusterReady = (await hasPostgres()) && (await hasRedis());
+
+describe.skipIf(!clusterReady)('event rooms across two instances over Redis', () => {
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  const open: ClientSocket[] = [];
+  const connectTo = async (server: TestServer, user: TestUser) => {
+    const socket = await connect(server.url, user.token);
+    open.push(socket);
+    return socket;
+  };
+  beforeAll(async () => {
+    cluster = await startTwoInstances(REDIS_URL);
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(() => cluster.close());
+
+  it('joins a socket on the other instance at check-in, and leaving takes it out there too', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const host = await connectTo(one, organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    const ana = await makeUser(one);
+    const anaOnTwo = await connectTo(two, ana);
+    const anaHears = waitFor(anaOnTwo, 'event:count', (p) => p.count === 1, 8000);
+    const anaRefresh = waitFor(anaOnTwo, 'deck:refresh', () => true, 8000);
+    // The check-in lands on instance one; Ana's socket is on two.
+    await checkIn(one, ana, event.code);
+    await anaHears;
+    await anaRefresh;
+
+    const anaAfter = record(anaOnTwo);
+    await client(one.url).post('/api/events/leave/', { token: ana.token });
+    await waitFor(host, 'event:count', (p) => p.count === 0, 8000);
+    const ben = await makeUser(two);
+    await checkIn(two, ben, event.code);
+    await waitFor(host, 'event:count', (p) => p.count === 1, 8000);
+    expect(anaAfter.filter((e) => e.event === 'event:count' || e.event === 'deck:refresh')).toEqual([]);
+  });
+
+  it('holds the rate per socket and the exact final count with check-ins spread over both instances', { timeout: 60_000 }, async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const attendees = [await makeUser(one), await makeUser(two)];
+    await checkIn(one, attendees[0]!, event.code);
+    await checkIn(two, attendees[1]!, event.code);
+    const sockets = [await connectTo(one, attendees[0]!), await connectTo(two, attendees[1]!), await connectTo(two, attendees[0]!)];
+    const host = await connectTo(two, organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    // Joined on connect, on both instances.
+    await waitUntilInRoom(one, event.id, 4);
+    const seen = [...sockets, host].map(timeline);
+
+    const crowd: TestUser[] = [];
+    for (let i = 0; i < 20; i++) crowd.push(await makeUser(i % 2 ? one : two));
+    const started = performance.now();
+    for (let wave = 0; wave < 4; wave++) {
+      await Promise.all(crowd.slice(wave * 5, wave * 5 + 5).map((user, i) => checkIn(i % 2 ? one : two, user, event.code)));
+    }
+    await Promise.all([...sockets, host].map((socket) => waitFor(socket, 'event:count', (p) => p.count === 22, 8000).catch(() => undefined)));
+    await waitForQuiet(seen[0]!, DECK_REFRESH_INTERVAL_MS + 1000);
+    const elapsed = performance.now() - started;
+    for (const timelineOf of seen) {
+      expect(timelineOf.counts.at(-1)?.payload).toEqual({ event_id: event.id, count: 22 });
+      expectCoalesced(timelineOf.counts.map((c) => c.at), EVENT_COUNT_INTERVAL_MS, elapsed);
+    }
+    for (const timelineOf of seen.slice(0, 3)) expectCoalesced(timelineOf.refreshes, DECK_REFRESH_INTERVAL_MS, elapsed);
+  });
+});
