@@ -8,6 +8,7 @@ const Register = lazy(() => import('./pages/Register').then((module) => ({ defau
 const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default: module.Privacy })));
 const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
 const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: module.Logout })));
+const EventPage = lazy(() => import('./pages/events/EventPage').then((module) => ({ default: module.EventPage })));
 const NotFound = lazy(() => import('./pages/NotFound').then((module) => ({ default: module.NotFound })));
 const Toaster = lazy(() => import('./components/Toaster').then((module) => ({ default: module.Toaster })));
 
@@ -51,6 +52,7 @@ export function App() {
           <Route path={/^\/logout\/?$/} component={Logout} />
           <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
           <Route path={/^\/app(\/.*)?$/} component={AppRoot} />
+          <Route path={/^\/e\/(?<code>[^/]+)\/?$/}>{(params) => <EventPage key={params.code} code={params.code ?? ""} />}</Route>
           <Route component={NotFound} />
         </Switch>
       </Suspense>

@@ -4,12 +4,13 @@ import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
-import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
+import { CalendarIcon, ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
+  { href: '/app/events', prefixes: ['/app/events'], label: 'app.nav.events', icon: CalendarIcon },
   { href: '/app/matches', prefixes: ['/app/matches', '/app/chat'], label: 'app.nav.chats', icon: ChatIcon },
   { href: '/app/profile', prefixes: ['/app/profile'], label: 'app.nav.profile', icon: UserIcon },
 ] as const;

@@ -9,12 +9,25 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
+import type {
+  CheckedIn,
+  CheckInInput,
+  CurrentEvent,
+  EventInputBody,
+  EventQr,
+  EventStats,
+  JoinPass,
+  OrganizerEvent,
+  PublicEvent,
+} from '../../shared/schemas/events';
 import { getToken } from './storage';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The machine code some errors carry beside `detail` (EVENTS.md: `qr_required`, `not_open`, `ended`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -83,7 +96,7 @@ export function toError(status: number, body: unknown): ApiError {
   if (status === 401) return new NotAuthenticated(status, detail);
   if (status === 404) return new NotFound(status, detail);
   if (status === 429) return new Throttled(status, detail);
-  return new ApiError(status, detail);
+  return new ApiError(status, detail, isRecord(body) && typeof body.code === 'string' ? body.code : undefined);
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -118,6 +131,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 const get = <T>(path: string) => request<T>('GET', path);
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+const del = <T>(path: string) => request<T>('DELETE', path);
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
@@ -187,6 +201,18 @@ export const api = {
     get<Page<Message>>(`/api/conversations/${id}/messages/${query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
     post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+
+  event: (code: string) => get<PublicEvent>(`/api/events/${encodeURIComponent(code)}/`),
+  eventPass: (code: string, token: string) => post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),
+  checkIn: (code: string, proof: CheckInInput = {}) => post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
+  currentEvent: () => get<CurrentEvent>('/api/events/current/'),
+  leaveEvent: () => post<null>('/api/events/leave/'),
+  myEvents: () => get<Page<OrganizerEvent>>('/api/events/mine/'),
+  createEvent: (input: EventInputBody) => post<OrganizerEvent>('/api/events/', input),
+  eventQr: (id: number) => get<EventQr>(`/api/events/${id}/qr/`),
+  eventStats: (id: number) => get<EventStats>(`/api/events/${id}/stats/`),
+  endEvent: (id: number) => post<OrganizerEvent>(`/api/events/${id}/end/`),
+  deleteEvent: (id: number) => del<null>(`/api/events/${id}/`),
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),

@@ -24,3 +24,11 @@ export async function localizeFields(fields: FieldErrors, language: Language): P
   const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
   return Object.fromEntries(Object.entries(fields).map(([key, messages]) => [key, messages.map((message) => localizeServerMessage(message, language))]));
 }
+
+/** One line for a failed call, in the reader's language (the server writes English). */
+export async function localizedErrorMessage(error: unknown, t: Translate, language: Language): Promise<string> {
+  const message = errorMessage(error, t);
+  if (language === 'en') return message;
+  const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
+  return localizeServerMessage(message, language);
+}

@@ -111,3 +111,10 @@ export function sendTyping(conversationId: number) {
 export function sendRead(payload: MessageReadPayload) {
   socket?.emit('message:read', payload);
 }
+
+/** The host screen's live count: joins the event's room; resolves with the count now, or null if refused. */
+export async function watchEvent(eventId: number): Promise<number | null> {
+  if (!socket) return null;
+  const reply: Ack<{ count: number }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('event:watch', { event_id: eventId });
+  return reply.ok ? reply.count : null;
+}

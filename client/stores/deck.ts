@@ -22,6 +22,11 @@ interface DeckState {
   load: () => Promise<void>;
   /** The next cards from the server, behind the ones already queued. */
   refill: () => Promise<void>;
+  /**
+   * New people are here (`deck:refresh`): the server's fresh cards replace the queue behind the card
+   * on screen, which stays where it is.
+   */
+  refresh: () => Promise<void>;
   act: (action: Reaction) => void;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
@@ -97,6 +102,14 @@ export const useDeck = create<DeckState>()((set, get) => ({
       // A card on its way out stays where it is; an empty deck takes the first of the new ones.
       if (current) set({ queue: next });
       else set({ current: next[0] ?? null, queue: next.slice(1) });
+    });
+  },
+  refresh() {
+    return requestDeck((cards) => {
+      const { current } = get();
+      const fresh = cards.filter((card) => card.id !== current?.id);
+      if (current) set({ queue: fresh });
+      else set({ current: fresh[0] ?? null, queue: fresh.slice(1) });
     });
   },
   act(action) {

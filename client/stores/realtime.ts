@@ -2,6 +2,7 @@ import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { likesInFlight, rememberMatch, useDeck } from './deck';
+import { useEvents } from './events';
 import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -30,7 +31,15 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
+    onEvent('event:count', ({ event_id, count }) => useEvents.getState().setCount(event_id, count)),
+    // New people at my event: fresh cards behind the one on screen. This is the deck's only refresh.
+    onEvent('deck:refresh', ({ event_id }) => {
+      if (useEvents.getState().current?.id === event_id && useDeck.getState().queue !== null) void useDeck.getState().refresh();
+    }),
     onReconnect(() => {
+      // Whatever happened at the event while we were away.
+      void useEvents.getState().loadCurrent();
+      if (useDeck.getState().queue !== null) void useDeck.getState().refresh();
       void useChat.getState().catchUp();
       if (useConversations.getState().empty) void useConversations.getState().load();
     }),

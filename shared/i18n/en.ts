@@ -5,10 +5,11 @@
  * only ships the copy it shows (bench/README.md, "Web client").
  */
 import { enApp } from './en-app';
+import { enEvents } from './en-events';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
 
-export const en = { ...enPublic, ...enPrivacy, ...enApp } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enEvents } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

@@ -32,6 +32,16 @@ const SPANISH: Array<[RegExp, string]> = [
   [/^Google did not accept this sign-in\. Please try again\.$/, 'Google no aceptó este inicio de sesión. Inténtalo de nuevo.'],
   [/^Your Google e-mail address is not verified\.$/, 'Tu correo de Google no está verificado.'],
   [/^Google sign-in is unavailable right now\. Please try again later\.$/, 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.'],
+  [/^Scan the code at the event to check in\.$/, 'Escanea el código en el evento para registrarte.'],
+  [/^This code has expired\. Scan the code at the event again\.$/, 'Este código ha caducado. Vuelve a escanear el código en el evento.'],
+  [/^Check-in opens one hour before the event starts\.$/, 'El registro abre una hora antes de que empiece el evento.'],
+  [/^This event has ended\.$/, 'Este evento ha terminado.'],
+  [/^An event that has started cannot be deleted\. End it instead\.$/, 'Un evento que ya ha empezado no se puede eliminar. Termínalo en su lugar.'],
+  [/^The end must be after the start\.$/, 'El final debe ser posterior al inicio.'],
+  [/^An event lasts at most (\d+) hours\.$/, 'Un evento dura como máximo $1 horas.'],
+  [/^The end must be in the future\.$/, 'El final debe estar en el futuro.'],
+  [/^The start must be within a year from now\.$/, 'El inicio debe estar dentro del próximo año.'],
+  [/^Not found\.$/, 'No encontrado.'],
 ];
 
 export function localizeServerMessage(message: string, language: Language): string {

@@ -1,13 +1,12 @@
 /** Events (EVENTS.md): the payloads of `/api/events/…` and their rules, shared by server and client. */
 import {
-  EVENT_CODE_ALPHABET,
-  EVENT_CODE_LENGTH,
   EVENT_MAX_DURATION_HOURS,
   EVENT_MAX_LEAD_DAYS,
   EVENT_NAME_MAX_LENGTH,
   EVENT_VENUE_MAX_LENGTH,
   JOIN_MODES,
 } from '../constants';
+import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
 import { Id } from './common';
 import { z } from './zod';
 
@@ -17,15 +16,10 @@ export type JoinMode = z.infer<typeof JoinMode>;
 export const EVENT_STATUSES = ['upcoming', 'open', 'after', 'closed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-const CODE_PATTERN = new RegExp(`^[${EVENT_CODE_ALPHABET}]{${EVENT_CODE_LENGTH}}$`);
-
-/** A code as typed: case and surrounding spaces do not matter. */
-export const normalizeEventCode = (value: string) => value.trim().toUpperCase();
-export const isEventCode = (value: string) => CODE_PATTERN.test(normalizeEventCode(value));
 
 /** `{code}` in a path: anything that is not a code is "no such event" (the route's params → 404). */
 export const EventCodeParams = z.object({
-  code: z.string().max(20).transform(normalizeEventCode).pipe(z.string().regex(CODE_PATTERN)),
+  code: z.string().max(20).transform(normalizeEventCode).pipe(z.string().regex(EVENT_CODE_PATTERN)),
 });
 export type EventCodeParams = z.infer<typeof EventCodeParams>;
 

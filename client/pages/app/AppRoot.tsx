@@ -1,8 +1,13 @@
 import { lazy, Suspense, useEffect } from 'react';
+import { toast } from 'react-toastify';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
+import { localizedErrorMessage } from '../../lib/errors';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
+import { t as translate, useLanguage } from '../../lib/i18n';
+import { getPendingJoin } from '../../lib/storage';
+import { joinPendingEvent, useEvents } from '../../stores/events';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
@@ -15,6 +20,28 @@ import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
+// Events: each page its own chunk; the host screen's chart is another, loaded by it.
+const Events = lazy(() => import('../events/Events').then((module) => ({ default: module.Events })));
+const NewEvent = lazy(() => import('../events/NewEvent').then((module) => ({ default: module.NewEvent })));
+const HostScreen = lazy(() => import('../events/HostScreen').then((module) => ({ default: module.HostScreen })));
+
+/**
+ * The event the visitor set out to join from its QR link or page, before signing up or in: checked
+ * in as soon as the profile is complete, then straight to the event's deck.
+ */
+function usePendingJoin(ready: boolean) {
+  const [, navigate] = useLocation();
+  useEffect(() => {
+    if (!ready || !getPendingJoin()) return;
+    joinPendingEvent()
+      .then((event) => {
+        if (!event) return;
+        toast.success(translate('deck.event.joined', { name: event.name }));
+        navigate('/app/home/');
+      })
+      .catch(async (error: unknown) => toast.error(await localizedErrorMessage(error, translate, useLanguage.getState().language)));
+  }, [ready, navigate]);
+}
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -29,6 +56,11 @@ export function AppRoot() {
   useEffect(() => {
     if (token) startRealtime(token);
   }, [token]);
+  const completed = user?.is_profile_completed === true;
+  useEffect(() => {
+    if (completed) void useEvents.getState().loadCurrent();
+  }, [completed]);
+  usePendingJoin(completed);
 
   const redirect = gateAppRoute(location, token, user);
   if (redirect) return <Redirect to={redirect} replace />;
@@ -48,6 +80,9 @@ export function AppRoot() {
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route path={/^\/app\/events\/?$/} component={Events} />
+            <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
+            <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

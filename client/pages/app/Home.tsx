@@ -2,14 +2,13 @@ import { useEffect } from 'react';
 import { useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
+import { EventBar } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
 import { useT } from '../../lib/i18n';
 import { useDeck } from '../../stores/deck';
 
 const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
-/** How often an empty deck, on screen, looks again for people who have just arrived. */
-const EMPTY_DECK_RECHECK_MS = 30_000;
 
 export function Home() {
   const t = useT();
@@ -26,17 +25,13 @@ export function Home() {
   const empty = queue !== null && current === null;
   useEffect(() => {
     if (!empty) return;
-    // People keep arriving at a party: an empty deck looks again now and then while it is on screen,
-    // and at once when the app comes back to the front.
+    // New arrivals at my event come as `deck:refresh` over the socket, with no polling; an empty deck
+    // also looks again when the app comes back to the front (the socket may have slept with it).
     const recheck = () => {
       if (document.visibilityState === 'visible') void load();
     };
-    const timer = setInterval(recheck, EMPTY_DECK_RECHECK_MS);
     document.addEventListener('visibilitychange', recheck);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', recheck);
-    };
+    return () => document.removeEventListener('visibilitychange', recheck);
   }, [empty, load]);
 
   useEffect(() => {
@@ -51,24 +46,21 @@ export function Home() {
     return () => window.removeEventListener('keydown', onKey);
   }, [act]);
 
-  if (queue === null) {
+  if (queue === null || !current) {
     return (
-      <p className="center-text muted" role="status">
-        {t('deck.loading')}
-      </p>
-    );
-  }
-  if (!current) {
-    return (
-      <p className="center-text muted deck-empty" role="status">
-        {t('deck.empty')}
-      </p>
+      <section className="deck">
+        <EventBar />
+        <p className={`center-text muted${queue ? ' deck-empty' : ''}`} role="status">
+          {t(queue === null ? 'deck.loading' : 'deck.empty')}
+        </p>
+      </section>
     );
   }
 
   const busy = exiting !== null;
   return (
     <section className="deck">
+      <EventBar />
       <div className="deck-stack">
         {queue[0] && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: queue[0].image ? `url("${queue[0].image}")` : undefined }} />}
         <SwipeCard

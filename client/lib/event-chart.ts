@@ -1,0 +1,47 @@
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { EventStats } from '../../shared/schemas/events';
+
+const HEIGHT = 200;
+
+/**
+ * The host screen's timeline (check-ins and matches per 15 minutes) as bars, drawn by uPlot (small,
+ * canvas) into `element`; returns what removes it. Its own chunk, loaded only by the host screen, and
+ * free of React so that loading it moves nothing else between chunks.
+ */
+export function drawEventChart(
+  element: HTMLElement,
+  timeline: EventStats['timeline'],
+  labels: { checkIns: string; matches: string },
+): () => void {
+  const styles = getComputedStyle(document.documentElement);
+  const accent = styles.getPropertyValue('--accent').trim() || '#be123c';
+  const warm = styles.getPropertyValue('--warm').trim() || '#f97316';
+  const data: uPlot.AlignedData = [
+    timeline.map((slot) => Date.parse(slot.at) / 1000),
+    timeline.map((slot) => slot.check_ins),
+    timeline.map((slot) => slot.matches),
+  ];
+  const chart = new uPlot(
+    {
+      width: element.clientWidth || 320,
+      height: HEIGHT,
+      cursor: { drag: { x: false, y: false } },
+      scales: { y: { range: (_self, _min, max) => [0, Math.max(1, max)] } },
+      axes: [{ stroke: '#57534e' }, { stroke: '#57534e', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
+      series: [
+        {},
+        { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24], align: 1 }), points: { show: false } },
+        { label: labels.matches, stroke: warm, fill: `${warm}cc`, paths: uPlot.paths.bars?.({ size: [0.35, 12], align: 1 }), points: { show: false } },
+      ],
+    },
+    data,
+    element,
+  );
+  const resize = new ResizeObserver(() => chart.setSize({ width: element.clientWidth, height: HEIGHT }));
+  resize.observe(element);
+  return () => {
+    resize.disconnect();
+    chart.destroy();
+  };
+}

@@ -1,0 +1,152 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { JOIN_PASS_MINUTES } from '../../../shared/constants';
+import { normalizeEventCode } from '../../../shared/event-code';
+import type { PublicEvent } from '../../../shared/schemas/events';
+import { AuthLayout } from '../../components/AuthLayout';
+import { NotFound as NotFoundError, api } from '../../lib/api';
+import { localizedErrorMessage } from '../../lib/errors';
+import { useLanguage, useT } from '../../lib/i18n';
+import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/storage';
+import { useSession } from '../../stores/session';
+import { EventSummary } from './EventSummary';
+import '../../lib/messages-events';
+
+/** How often the public page's headcount is read again while it is on screen (no socket before login). */
+const COUNT_REFRESH_MS = 30_000;
+
+/**
+ * `/e/<code>` (EVENTS.md): the event's public page. With `?t=` (the QR at the door), its first act,
+ * before any login, is to exchange the token for a join pass, kept through registration, login and
+ * profile completion; a signed-in guest is checked in at once and taken to the event's deck.
+ */
+export function EventPage({ code: rawCode }: { code: string }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const code = normalizeEventCode(decodeURIComponent(rawCode));
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const signedIn = useSession((state) => Boolean(state.token));
+  const [event, setEvent] = useState<PublicEvent | null | undefined>(undefined);
+  const [hasPass, setHasPass] = useState(() => Boolean(getPendingJoin()?.pass && getPendingJoin()?.code === code));
+  const [notice, setNotice] = useState<string | null>(null);
+  const [joining, setJoining] = useState(false);
+  const [here, setHere] = useState(false);
+  const exchanged = useRef(false);
+
+  const join = useCallback(async () => {
+    setJoining(true);
+    setNotice(null);
+    try {
+      const pending = getPendingJoin();
+      await api.checkIn(code, pending?.code === code && pending.pass ? { pass: pending.pass } : {});
+      clearPendingJoin();
+      // The app reads the current event and its deck when it opens.
+      navigate('/app/home/');
+    } catch (error) {
+      setNotice(await localizedErrorMessage(error, t, language));
+      setJoining(false);
+    }
+  }, [code, language, navigate, t]);
+
+  useEffect(() => {
+    if (exchanged.current) return;
+    exchanged.current = true;
+    const token = new URLSearchParams(search).get('t');
+    void (async () => {
+      let passNow = false;
+      if (token) {
+        // First, before anything else: the token is good for a minute or two, the pass for 30 minutes.
+        try {
+          const granted = await api.eventPass(code, token);
+          setPendingJoin({ code, pass: granted.pass, expiresAt: Date.parse(granted.expires_at) });
+          setHasPass(true);
+          passNow = true;
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) setNotice(await localizedErrorMessage(error, t, language));
+        }
+        // The token has done its job; a reload must not try it again once it has expired.
+        navigate(`/e/${code}`, { replace: true });
+      }
+      try {
+        setEvent(await api.event(code));
+      } catch (error) {
+        if (error instanceof NotFoundError) setEvent(null);
+        else setNotice(await localizedErrorMessage(error, t, language));
+        return;
+      }
+      if (!useSession.getState().token) return;
+      const current = await api.currentEvent().catch(() => null);
+      if (current?.event?.code === code) setHere(true);
+      // Scanned at the door while signed in: that was the whole gesture.
+      else if (passNow) await join();
+    })();
+  }, [code, join, language, navigate, search, t]);
+
+  useEffect(() => {
+    if (!event) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'visible') return;
+      api.event(code).then(setEvent, () => undefined);
+    }, COUNT_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [code, event]);
+
+  /** Signing up or in first: the event is remembered (with its pass, when there is one). */
+  const remember = () => {
+    if (!getPendingJoin()) setPendingJoin({ code, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+  };
+
+  if (event === undefined && !notice) return <div className="page-loading" aria-busy="true" />;
+  if (event === null || event === undefined) {
+    return (
+      <AuthLayout title={t('events.title')}>
+        <p className="notice" role="alert">
+          {notice ?? t('eventPage.notFound')}
+        </p>
+      </AuthLayout>
+    );
+  }
+
+  const open = event.status === 'open';
+  const canJoin = open && (event.join_mode === 'code' || hasPass);
+  return (
+    <AuthLayout title={event.name}>
+      <EventSummary event={event} />
+      {notice && (
+        <p className="notice" role="alert">
+          {notice}
+        </p>
+      )}
+      {!open && <p className="notice">{t(event.status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
+      {open && !canJoin && <p className="notice">{t('eventPage.qrOnly')}</p>}
+      {here ? (
+        <div className="event-actions">
+          <p className="muted">{t('eventPage.youAreIn')}</p>
+          <Link href="/app/home/" className="btn btn-primary btn-block">
+            {t('eventPage.toDeck')}
+          </Link>
+        </div>
+      ) : (
+        canJoin &&
+        (signedIn ? (
+          <div className="event-actions">
+            <button type="button" className="btn btn-primary btn-block" disabled={joining} onClick={() => void join()}>
+              {joining ? t('eventPage.joining') : t('eventPage.join')}
+            </button>
+          </div>
+        ) : (
+          <div className="event-actions">
+            {hasPass && <p className="muted">{t('eventPage.passKept')}</p>}
+            <Link href="/register/" className="btn btn-primary btn-block" onClick={remember}>
+              {t('eventPage.signup')}
+            </Link>
+            <Link href="/login/" className="btn btn-ghost btn-block" onClick={remember}>
+              {t('eventPage.login')}
+            </Link>
+          </div>
+        ))
+      )}
+    </AuthLayout>
+  );
+}

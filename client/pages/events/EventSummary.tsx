@@ -1,0 +1,27 @@
+import type { PublicEvent } from '../../../shared/schemas/events';
+import { CalendarIcon } from '../../components/Icons';
+import { formatEventTimes } from '../../lib/format';
+import { useLanguage, useT } from '../../lib/i18n';
+import '../../lib/messages-events';
+import '../../events.css';
+
+/** What anyone may know of an event: where, when, whether it is open, and how many are there. */
+export function EventSummary({ event, title = false }: { event: PublicEvent; title?: boolean }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  return (
+    <div className="event-summary">
+      {title && <h2 className="event-summary-name">{event.name}</h2>}
+      <p className={`event-status event-status-${event.status}`}>{t(`events.status.${event.status}`)}</p>
+      {event.venue && <p className="event-venue">{event.venue}</p>}
+      <p className="event-when muted">
+        <CalendarIcon className="event-when-icon" /> {formatEventTimes(event.starts_at, event.ends_at, language)}
+      </p>
+      {event.status !== 'closed' && event.status !== 'upcoming' && (
+        <p className="event-count" aria-live="polite">
+          <span className="live-dot" aria-hidden="true" /> {t('eventPage.here', { count: event.attendee_count })}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { EVENT_CODE_LENGTH } from '../../../shared/constants';
+import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
+import type { OrganizerEvent } from '../../../shared/schemas/events';
+import { api } from '../../lib/api';
+import { localizedErrorMessage } from '../../lib/errors';
+import { useLanguage, useT } from '../../lib/i18n';
+import { useEvents } from '../../stores/events';
+import { EventSummary } from './EventSummary';
+import '../../lib/messages-events';
+
+/** `/app/events/`: where I am, joining by code, and the events I organize. */
+export function Events() {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const [, navigate] = useLocation();
+  const current = useEvents((state) => state.current);
+  const checkIn = useEvents((state) => state.checkIn);
+  const leave = useEvents((state) => state.leave);
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [mine, setMine] = useState<OrganizerEvent[] | null>(null);
+
+  useEffect(() => {
+    void useEvents.getState().loadCurrent();
+    api.myEvents().then(
+      (page) => setMine(page.results),
+      () => setMine([]),
+    );
+  }, []);
+
+  async function join(event: FormEvent) {
+    event.preventDefault();
+    if (!isEventCode(code)) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await checkIn(normalizeEventCode(code));
+      navigate('/app/home/');
+    } catch (failure) {
+      setError(await localizedErrorMessage(failure, t, language));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="page events-page">
+      {current && (
+        <section className="event-card event-card-current" aria-labelledby="current-title">
+          <h2 id="current-title" className="section-title">
+            {t('events.current.title')}
+          </h2>
+          <EventSummary event={current} title />
+          <div className="event-card-actions">
+            <Link href="/app/home/" className="btn btn-primary">
+              {t('events.current.deck')}
+            </Link>
+            <button type="button" className="btn btn-light" onClick={() => void leave()}>
+              {t('events.current.leave')}
+            </button>
+          </div>
+        </section>
+      )}
+
+      <section className="event-card" aria-labelledby="join-title">
+        <h2 id="join-title" className="section-title">
+          {t('events.join.title')}
+        </h2>
+        <form className="join-form" onSubmit={(event) => void join(event)}>
+          <label className="field">
+            <span>{t('events.join.label')}</span>
+            <input
+              className="code-input"
+              name="code"
+              value={code}
+              onChange={(event) => setCode(normalizeEventCode(event.target.value).replace(/[^A-Z0-9]/g, '').slice(0, EVENT_CODE_LENGTH))}
+              inputMode="text"
+              autoCapitalize="characters"
+              autoComplete="off"
+              autoCorrect="off"
+              spellCheck={false}
+              maxLength={EVENT_CODE_LENGTH}
+              placeholder="K7RM2Q"
+              aria-describedby="code-help code-error"
+              aria-invalid={Boolean(error)}
+            />
+            <small id="code-help" className="help">
+              {t('events.join.help')}
+            </small>
+          </label>
+          {error && (
+            <p id="code-error" className="field-error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" className="btn btn-primary btn-block" disabled={busy || !isEventCode(code)}>
+            {t('events.join.submit')}
+          </button>
+        </form>
+      </section>
+
+      <section className="event-card" aria-labelledby="mine-title">
+        <div className="event-card-head">
+          <h2 id="mine-title" className="section-title">
+            {t('events.mine.title')}
+          </h2>
+          <Link href="/app/events/new/" className="btn btn-primary btn-small">
+            {t('events.create')}
+          </Link>
+        </div>
+        {mine === null ? (
+          <p className="muted">{t('app.loading')}</p>
+        ) : mine.length === 0 ? (
+          <p className="muted">{t('events.mine.empty')}</p>
+        ) : (
+          <ul className="my-events">
+            {mine.map((event) => (
+              <li key={event.id}>
+                <Link href={`/app/events/${event.id}/host/`} className="my-event">
+                  <span className="my-event-name">{event.name}</span>
+                  <span className="muted">
+                    {t(`events.status.${event.status}`)} · {event.code}
+                    {event.status === 'open' || event.status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
+                  </span>
+                  <span className="my-event-host">{t('events.mine.host')} →</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+import { create } from 'zustand';
+import { QR_WINDOW_SECONDS } from '../../shared/constants';
+import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
+import { api } from '../lib/api';
+import { onEvent, onReconnect, watchEvent } from '../lib/socket';
+
+/** The organizer's host screen (EVENTS.md, "Organizer"): its event, the rotating QR, the live count, the stats. */
+interface HostState {
+  /** undefined while loading; null: not one of mine (or gone). */
+  event: OrganizerEvent | null | undefined;
+  qr: EventQr | null;
+  count: number | null;
+  stats: EventStats | null;
+}
+
+export const useHost = create<HostState>()(() => ({ event: undefined, qr: null, count: null, stats: null }));
+
+const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
+/** Stats follow the live count, but at most this often (they are counted over the whole event). */
+const STATS_MIN_INTERVAL_MS = 10_000;
+/** And on their own now and then, for matches and messages, which move no count. */
+const STATS_REFRESH_MS = 30_000;
+const RETRY_MS = 5000;
+
+async function findMine(id: number): Promise<OrganizerEvent | null> {
+  const page = await api.myEvents();
+  return page.results.find((event) => event.id === id) ?? null;
+}
+
+/**
+ * Runs the screen for one event until the returned stop is called: the QR is fetched again just after
+ * each window turns (the one on screen stays good through the next window, so a slow or skewed
+ * clock never shows a dead code), the count comes over the socket, the stats follow it.
+ */
+export function openHostScreen(id: number): () => void {
+  let stopped = false;
+  let qrTimer: ReturnType<typeof setTimeout> | undefined;
+  let statsTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastStats = 0;
+  useHost.setState({ event: undefined, qr: null, count: null, stats: null });
+
+  const loadQr = async () => {
+    clearTimeout(qrTimer);
+    try {
+      const qr = await api.eventQr(id);
+      if (stopped) return;
+      useHost.setState({ qr });
+      const next = Date.parse(qr.expires_at) - WINDOW_MS + 500 - Date.now();
+      qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, next)));
+    } catch {
+      if (!stopped) qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
+    }
+  };
+  const loadStats = async () => {
+    clearTimeout(statsTimer);
+    lastStats = Date.now();
+    try {
+      const stats = await api.eventStats(id);
+      if (!stopped) useHost.setState((state) => ({ stats, count: state.count ?? stats.attendee_count }));
+    } catch {
+      // Shown as they were; the next turn tries again.
+    }
+    if (!stopped) statsTimer = setTimeout(() => void loadStats(), STATS_REFRESH_MS);
+  };
+  const statsSoon = () => {
+    const wait = Math.max(0, lastStats + STATS_MIN_INTERVAL_MS - Date.now());
+    clearTimeout(statsTimer);
+    statsTimer = setTimeout(() => void loadStats(), wait);
+  };
+  const watch = async () => {
+    const count = await watchEvent(id).catch(() => null);
+    if (!stopped && count !== null) useHost.setState({ count });
+  };
+  const refreshEvent = async () => {
+    const event = await findMine(id).catch(() => undefined);
+    if (!stopped && event !== undefined) useHost.setState({ event });
+    return event;
+  };
+
+  const stops = [
+    onEvent('event:count', ({ event_id, count }) => {
+      if (event_id !== id) return;
+      useHost.setState({ count });
+      statsSoon();
+    }),
+    onReconnect(() => {
+      void watch();
+      void loadQr();
+    }),
+  ];
+  const onVisible = () => {
+    if (document.visibilityState === 'visible') void loadQr();
+  };
+  document.addEventListener('visibilitychange', onVisible);
+
+  void refreshEvent().then((event) => {
+    if (!event || stopped) return;
+    void loadQr();
+    void watch();
+    void loadStats();
+  });
+
+  return () => {
+    stopped = true;
+    clearTimeout(qrTimer);
+    clearTimeout(statsTimer);
+    for (const stop of stops) stop();
+    document.removeEventListener('visibilitychange', onVisible);
+  };
+}
+
+export async function endHostedEvent(id: number) {
+  const event = await api.endEvent(id);
+  useHost.setState({ event });
+}
+
+export async function deleteHostedEvent(id: number) {
+  await api.deleteEvent(id);
+  useHost.setState({ event: null });
+}
