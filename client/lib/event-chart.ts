@@ -3,6 +3,8 @@ import 'uplot/dist/uPlot.min.css';
 import type { EventStats } from '../../shared/schemas/events';
 
 const HEIGHT = 200;
+/** One slot of the timeline, in seconds. */
+const SLOT_S = 15 * 60;
 
 /**
  * The host screen's timeline (check-ins and matches per 15 minutes) as bars, drawn by uPlot (small,
@@ -27,12 +29,17 @@ export function drawEventChart(
       width: element.clientWidth || 320,
       height: HEIGHT,
       cursor: { drag: { x: false, y: false } },
-      scales: { y: { range: (_self, _min, max) => [0, Math.max(1, max)] } },
+      legend: { live: false },
+      scales: {
+        // Half a slot either side, so that the first and the last bars are whole.
+        x: { time: true, range: (_self, min, max) => [min - SLOT_S / 2, max + SLOT_S / 2] },
+        y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
+      },
       axes: [{ stroke: '#57534e' }, { stroke: '#57534e', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
       series: [
         {},
-        { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24], align: 1 }), points: { show: false } },
-        { label: labels.matches, stroke: warm, fill: `${warm}cc`, paths: uPlot.paths.bars?.({ size: [0.35, 12], align: 1 }), points: { show: false } },
+        { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } },
+        { label: labels.matches, stroke: warm, fill: `${warm}cc`, paths: uPlot.paths.bars?.({ size: [0.35, 12] }), points: { show: false } },
       ],
     },
     data,

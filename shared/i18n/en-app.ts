@@ -24,7 +24,6 @@ export const enApp = {
   'deck.event.leave': 'Leave',
   'deck.event.join': 'Join an event',
   'deck.event.joinHint': 'Check in to see the people in the room.',
-  'deck.event.joined': 'You are in: {name}',
   'profileView.back': 'Back',
   'profileView.previous': 'Previous photo',
   'profileView.next': 'Next photo',

@@ -35,7 +35,7 @@ export const enEvents = {
   'host.typeCode': 'or type the code in the app',
   'host.live': 'checked in now',
   'host.stats': 'Tonight so far',
-  'host.total': 'Checked in in total',
+  'host.total': 'Check-ins in total',
   'host.likes': 'Likes given',
   'host.matches': 'Matches made',
   'host.conversations': 'Conversations started',

@@ -36,7 +36,8 @@ function usePendingJoin(ready: boolean) {
     joinPendingEvent()
       .then((event) => {
         if (!event) return;
-        toast.success(translate('deck.event.joined', { name: event.name }));
+        // The deck's event bar says where they are now; the profile's "saved" would only cover it.
+        toast.dismiss();
         navigate('/app/home/');
       })
       .catch(async (error: unknown) => toast.error(await localizedErrorMessage(error, translate, useLanguage.getState().language)));

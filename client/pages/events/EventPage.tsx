@@ -11,6 +11,7 @@ import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/stor
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
 import '../../lib/messages-events';
+import '../../events.css';
 
 /** How often the public page's headcount is read again while it is on screen (no socket before login). */
 const COUNT_REFRESH_MS = 30_000;

@@ -9,6 +9,7 @@ import { useLanguage, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';
 import { EventSummary } from './EventSummary';
 import '../../lib/messages-events';
+import '../../events.css';
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {

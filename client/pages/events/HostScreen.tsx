@@ -10,6 +10,7 @@ import { useLanguage, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventSummary } from './EventSummary';
 import '../../lib/messages-events';
+import '../../events.css';
 
 /** The timeline as a chart: the chart library loads only here, in a chunk of its own. */
 function Timeline({ timeline, labels }: { timeline: EventStats['timeline']; labels: { checkIns: string; matches: string; loading: string } }) {

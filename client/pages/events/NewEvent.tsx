@@ -8,6 +8,7 @@ import { api } from '../../lib/api';
 import { formErrors, localizeFields } from '../../lib/errors';
 import { useLanguage, useT } from '../../lib/i18n';
 import '../../lib/messages-events';
+import '../../events.css';
 
 const QUARTER_MS = 15 * 60_000;
 
@@ -84,7 +85,7 @@ export function NewEvent() {
           </label>
         </div>
         <small className="help">{t('events.new.timesHelp')}</small>
-        <fieldset className="field join-modes">
+        <fieldset className="join-modes">
           <legend>{t('events.new.joinMode')}</legend>
           {JOIN_MODES.map((mode) => (
             <label key={mode} className={`join-mode${joinMode === mode ? ' is-selected' : ''}`}>

@@ -1,0 +1,165 @@
+/**
+ * EVENTS.md in Debian's Chromium on phone-sized screens, against the real server: a newcomer opens
+ * the host screen's QR link, registers, logs in, completes the profile and lands in the event's deck
+ * without scanning again, while the organizer's host screen counts them in live. Screenshots land in
+ * tests/e2e/artifacts/events-*.png.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
+import { checkIn, makeEvent, tokenFor } from '../helpers/events';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 120_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let host: { context: BrowserContext; page: Page };
+  let guest: { context: BrowserContext; page: Page };
+  let organizer: TestUser;
+  let event: { id: number; code: string; name: string };
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `events-${name}.png`) });
+  const email = `guest-${Date.now()}@example.com`;
+  const password = 'Dance-Floor-2026!';
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    browser = await launchChromium();
+    organizer = await makeCompletedUser(server, { name: 'Olga' }, { firstName: 'Olga' });
+    event = await makeEvent(server, organizer, { name: 'Terrace Night', venue: 'Sala Apolo, upstairs', join_mode: 'qr' });
+    // Two people already inside, who fit the newcomer (a woman looking for men).
+    for (const name of ['Marco', 'Leo']) {
+      const man = await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+      await checkIn(server, man, event.code, { token: await tokenFor(server, event.id) });
+    }
+    host = await openPhone(browser, { token: organizer.token, language: 'en' });
+    guest = await openPhone(browser);
+    for (const { page } of [host, guest]) page.on('pageerror', (error) => console.error('page error:', error));
+  }, 180_000);
+
+  afterAll(async () => {
+    await host?.context.close();
+    await guest?.context.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('shows the organizer the code, the rotating QR and the live count on the host screen', async () => {
+    const { page } = host;
+    await page.goto(`${server.url}/app/events/${event.id}/host/`);
+    await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
+    await page.locator('.host-code', { hasText: event.code }).waitFor();
+    const qr = page.locator('.host-qr img');
+    await qr.waitFor();
+    expect(await qr.getAttribute('alt')).toMatch(new RegExp(`/e/${event.code}\\?t=[A-Za-z0-9_-]{22}$`));
+    await expect.poll(() => page.locator('.host-live-number').textContent()).toBe('2');
+    await page.locator('.event-chart canvas').waitFor();
+    await shot(page, '01-host-screen');
+    await page.locator('.host-stats').scrollIntoViewIfNeeded();
+    await shot(page, '02-host-stats');
+  });
+
+  it('takes a newcomer from the QR link through sign-up and profile into the event\'s deck, without scanning again', async () => {
+    const { page } = guest;
+    const qr = await client(server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+    await page.goto(qr.body.url);
+    // The link's first act: the token becomes a pass, and leaves the address bar.
+    await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
+    await page.getByText(es['eventPage.passKept']).waitFor();
+    await page.waitForURL(`**/e/${event.code}`);
+    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+    await page.getByText(format(es['eventPage.here'], { count: 2 })).waitFor();
+    await shot(page, '03-event-page-es');
+
+    await page.getByRole('link', { name: es['eventPage.signup'] }).click();
+    await page.waitForURL('**/register/');
+    await page.getByLabel(es['register.firstName']).fill('Lucía');
+    await page.getByLabel(es['register.lastName']).fill('García');
+    await page.getByLabel(es['auth.email']).fill(email);
+    await page.getByLabel(es['auth.password'], { exact: true }).fill(password);
+    await page.getByLabel(es['register.password2']).fill(password);
+    await page.getByRole('button', { name: es['register.submit'] }).click();
+    await page.waitForURL('**/login/');
+    await page.getByLabel(es['auth.email']).fill(email);
+    await page.getByLabel(es['auth.password']).fill(password);
+    await page.getByRole('button', { name: es['login.submit'] }).click();
+    await page.waitForURL('**/app/profile/');
+    // Still holding the pass: login cleared local storage, not this.
+    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+
+    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+    await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
+    await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+    await page.getByLabel(es['profile.dateOfBirth']).click();
+    await page.locator('.rdp-years_dropdown').selectOption('1995');
+    await page.locator('.rdp-months_dropdown').selectOption('3');
+    await page.locator('.rdp-day_button', { hasText: /^12$/ }).first().click();
+    await page.getByLabel(es['profile.gender']).selectOption('female');
+    await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+
+    // Checked in with the pass, straight into the event's deck.
+    await page.waitForURL('**/app/home/');
+    const bar = page.getByRole('region', { name: 'Terrace Night' });
+    await bar.waitFor();
+    await bar.getByText(format(es['deck.event.here'], { count: 3 })).waitFor();
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    await expect.poll(() => card.getAttribute('aria-label')).toMatch(/Marco|Leo/);
+    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toBeNull();
+    await shot(page, '04-event-deck-es');
+
+    const login = await client(server.url).post('/api/auth/', { json: { username: email, password } });
+    const current = await client(server.url).get('/api/events/current/', { token: login.body.token });
+    expect(current.body.event).toMatchObject({ id: event.id, attendee_count: 3 });
+  });
+
+  it('counted the newcomer in live on the host screen, with no reload', async () => {
+    const { page } = host;
+    await expect.poll(() => page.locator('.host-live-number').textContent(), { timeout: 10_000 }).toBe('3');
+    await page.locator('.host-live').scrollIntoViewIfNeeded();
+    await shot(page, '05-host-count-live');
+  });
+
+  it('leaves from the deck at once and offers a way back in; the host sees the count drop', async () => {
+    const { page } = guest;
+    await page.getByRole('region', { name: 'Terrace Night' }).getByRole('button', { name: es['deck.event.leave'] }).click();
+    await page.getByRole('link', { name: new RegExp(es['deck.event.join']) }).waitFor();
+    await shot(page, '06-deck-after-leaving-es');
+    await expect.poll(() => host.page.locator('.host-live-number').textContent(), { timeout: 10_000 }).toBe('2');
+
+    await page.getByRole('link', { name: new RegExp(es['deck.event.join']) }).click();
+    await page.waitForURL('**/app/events/');
+    await page.getByLabel(es['events.join.label']).fill(event.code.toLowerCase());
+    await page.getByRole('button', { name: es['events.join.submit'] }).click();
+    // A QR event: the code alone is not enough.
+    await page.getByText('Escanea el código en el evento para entrar.').waitFor();
+    await shot(page, '07-events-page-es');
+  });
+
+  it('lets an organizer create an event on the phone and lands on its host screen', async () => {
+    const { page } = host;
+    await page.goto(`${server.url}/app/events/new/`);
+    await page.getByLabel(en['events.new.name']).fill('Garden Brunch');
+    await page.getByLabel(en['events.new.venue']).fill('The old greenhouse');
+    await page.getByText(en['events.new.joinMode.code']).click();
+    await shot(page, '08-new-event-en');
+    await page.getByRole('button', { name: en['events.new.submit'] }).click();
+    await page.waitForURL(/\/app\/events\/\d+\/host\/$/);
+    await page.getByRole('heading', { level: 1, name: 'Garden Brunch' }).waitFor();
+    await page.locator('.host-qr img').waitFor();
+    const mine = await client(server.url).get('/api/events/mine/', { token: organizer.token });
+    expect(mine.body.results[0]).toMatchObject({ name: 'Garden Brunch', venue: 'The old greenhouse', join_mode: 'code' });
+  });
+});
