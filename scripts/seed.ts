@@ -19,9 +19,11 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { type Db, openDatabase } from '../server/db/client';
 import { rowsOf } from '../server/db/client';
+import { createEvent } from '../server/features/events/service';
 import { localMediaStore } from '../server/features/media/store';
 
 export const DEMO_EMAIL = 'demo@example.com';
+export const DEMO_EVENT_NAME = 'Eventmatch launch party';
 export const SEED_PASSWORD = 'party-time-2026';
 
 export interface SeedOptions {
@@ -33,6 +35,11 @@ export interface SeedOptions {
   /** Where photos are written (`<dataDir>/media`, as the server serves them). */
   dataDir: string;
   photos: number;
+  /**
+   * How many of this batch's completed profiles are checked in to the demo event (open now, organized
+   * by the demo user, who is checked in too). Default: most of them (80 %).
+   */
+  eventAttendees?: number;
   log?: (line: string) => void;
 }
 
@@ -44,6 +51,7 @@ export interface SeedResult {
   conversations: number;
   messages: number;
   demoUserId: number;
+  demoEvent: { id: number; code: string; attendees: number };
 }
 
 const CHAT_LINES = [
@@ -274,6 +282,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     from conversations c
     where c.id = cm.conversation_id and c.id > ${firstNew} and c.last_message_id is not null`);
   step('messages');
+
+  const demoEvent = await seedDemoEvent(db, { demoId, lo, hi, attendees: options.eventAttendees });
+  step(`demo event ${demoEvent.code}: ${demoEvent.attendees} checked in`);
   await db.execute(sql`analyze`);
 
   const after = await one<{ reactions: number; conversations: number; messages: number }>(
@@ -290,7 +301,55 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     conversations: int(after.conversations),
     messages: int(after.messages),
     demoUserId: demoId,
+    demoEvent,
   };
+}
+
+/**
+ * The demo event (EVENTS.md, "Demo and measurement"): open now, organized by the demo user, with the
+ * batch's people (most of them, or `attendees` exactly) and the demo user checked in, arrivals spread
+ * over the last hour, so that the deck is the room and the host screen has life. A later run reuses
+ * the event while it is open.
+ */
+async function seedDemoEvent(db: Db, options: { demoId: number; lo: number; hi: number; attendees?: number }) {
+  const HOUR = 3_600_000;
+  let event = rowsOf<{ id: number; code: string }>(
+    await db.execute(sql`
+      select id, code from events
+      where organizer_id = ${options.demoId} and name = ${DEMO_EVENT_NAME} and now() between starts_at and ends_at - interval '1 hour'
+      order by id desc limit 1`),
+  )[0];
+  if (!event) {
+    const now = Date.now();
+    const created = await createEvent(db, options.demoId, {
+      name: DEMO_EVENT_NAME,
+      venue: 'The rooftop',
+      starts_at: new Date(now - HOUR).toISOString(),
+      ends_at: new Date(now + 47 * HOUR).toISOString(),
+      join_mode: 'qr',
+    });
+    event = { id: created.id, code: created.code };
+  }
+  const eventId = Number(event.id);
+  const completed = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from profiles where user_id between ${options.lo} and ${options.hi} and is_completed`),
+  )[0];
+  const wanted = Math.min(Number(completed?.n ?? 0), options.attendees ?? Math.round(Number(completed?.n ?? 0) * 0.8));
+  // One current event each: whoever is checked in elsewhere leaves it first (a statement of its own,
+  // so that the one-open-attendance index never sees two).
+  await db.execute(sql`
+    update attendances set left_at = now()
+    where left_at is null and event_id <> ${eventId}
+      and (user_id between ${options.lo} and ${options.hi} or user_id = ${options.demoId})`);
+  await db.execute(sql`
+    insert into attendances (event_id, user_id, checked_in_at)
+    select ${eventId}, user_id, now() - random() * interval '55 minutes' from (
+      (select user_id from profiles where user_id between ${options.lo} and ${options.hi} and is_completed
+        order by random() limit ${wanted})
+      union select ${options.demoId}
+    ) everyone
+    on conflict (event_id, user_id) do update set left_at = null`);
+  return { id: eventId, code: event.code, attendees: wanted + 1 };
 }
 
 async function main() {
@@ -328,7 +387,9 @@ async function main() {
     console.log(
       `Done: ${result.users} users (#${result.firstId}–#${result.lastId}), ${result.reactions} reactions, ` +
         `${result.conversations} matches, ${result.messages} messages.\n` +
-        `Log in as ${DEMO_EMAIL} (or any seeded e-mail) with the password "${SEED_PASSWORD}".`,
+        `Log in as ${DEMO_EMAIL} (or any seeded e-mail) with the password "${SEED_PASSWORD}".\n` +
+        `Demo event "${DEMO_EVENT_NAME}" (code ${result.demoEvent.code}): ${result.demoEvent.attendees} checked in, the demo user among them; ` +
+        `its host screen is /app/events/${result.demoEvent.id}/host/.`,
     );
   } finally {
     await database.close();

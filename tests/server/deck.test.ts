@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { DEMO_EMAIL, SEED_PASSWORD, seed } from '../../scripts/seed';
+import { rowsOf } from '../../server/db/client';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -302,6 +303,9 @@ describe.each(backends)('the seed on %s', (backend) => {
     expect(again.firstId).toBeGreaterThan(first.lastId);
     expect(again.users).toBe(50);
     expect(again.demoUserId).toBe(first.demoUserId);
+    // The demo event: open now, most of each batch and the demo user checked in; a second run reuses it.
+    expect(again.demoEvent.id).toBe(first.demoEvent.id);
+    expect(first.demoEvent.attendees).toBeGreaterThan(first.users * 0.7);
 
     const api = client(server.url);
     const login = await api.post('/api/auth/', { json: { username: DEMO_EMAIL, password: SEED_PASSWORD } });
@@ -310,6 +314,21 @@ describe.each(backends)('the seed on %s', (backend) => {
     const deck = await api.get('/api/users/matching-profiles/', { token });
     expect(deck.status).toBe(200);
     expect(deck.body.results.length).toBeGreaterThan(0);
+    const current = await api.get('/api/events/current/', { token });
+    expect(current.body.event).toMatchObject({
+      id: first.demoEvent.id,
+      code: first.demoEvent.code,
+      status: 'open',
+      attendee_count: first.demoEvent.attendees + again.demoEvent.attendees - 1,
+    });
+    // The demo's deck is the room.
+    const cardIds: number[] = deck.body.results.map((card: { id: number }) => card.id);
+    const [inside] = rowsOf<{ n: number }>(
+      await server.app.db.execute(
+        sql`select count(*)::int as n from attendances where event_id = ${first.demoEvent.id} and left_at is null and user_id in (${sql.join(cardIds, sql`, `)})`,
+      ),
+    );
+    expect(Number(inside!.n)).toBe(cardIds.length);
     const photo = await fetch(`${server.url}${deck.body.results[0].image}`);
     expect(photo.status).toBe(200);
     expect(photo.headers.get('content-type')).toBe('image/webp');
