@@ -5,6 +5,7 @@
  *
  *   npm run seed -- --users 2000                  # PGlite under DATA_DIR (default ./data)
  *   DATABASE_URL=postgres://… npm run seed -- --users 100000 --reactions-per-user 30
+ *   npm run seed -- --users 5000 --event-attendees 2000   # how many are at the demo event (default 80 %)
  *
  * Each run adds a new batch. Every seeded account logs in with the password printed at the end;
  * `demo@example.com` is a ready-made account with likes waiting and a few chats going.
@@ -359,6 +360,7 @@ async function main() {
       'reactions-per-user': { type: 'string', default: '30' },
       'match-rate': { type: 'string', default: '0.2' },
       photos: { type: 'string', default: '48' },
+      'event-attendees': { type: 'string' },
     },
     allowPositionals: false,
   });
@@ -381,6 +383,7 @@ async function main() {
       reactionsPerUser: Number(values['reactions-per-user']),
       matchRate: Number(values['match-rate']),
       photos: Number(values.photos),
+      eventAttendees: values['event-attendees'] === undefined ? undefined : Number(values['event-attendees']),
       dataDir,
       log: (line) => console.log(`  ${line}`),
     });
