@@ -12,51 +12,20 @@
  * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection;
  * BENCH_NODE_FLAGS adds node flags to the app's process, after `npm run serve`'s own (e.g. "--trace-gc").
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { Agent, get } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
-import { openDatabase } from '../server/db/client';
 import { messagePage } from '../server/features/conversations/queries';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { hashToken, newToken } from '../server/lib/tokens';
-import { seed } from '../scripts/seed';
-import { freePort } from '../tests/helpers/ports';
+import { databaseUrl, ensureSeeded, explain, http as autocannonHttp, httpGetter as keptAliveGetter, loop, percentile, startApp as startBundledApp, table } from './lib';
 
-interface AutocannonResult {
-  latency: { p50: number; p99: number; average: number };
-  requests: { average: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: { setupRequest: (request: AutocannonRequest) => AutocannonRequest }[];
-}) => Promise<AutocannonResult>;
-// autocannon ships no types; only the part used here is declared above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     fresh: { type: 'boolean', default: false },
@@ -76,207 +45,24 @@ const CONNECTIONS = Number(args.connections);
 const POOL = 10;
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'bench_deck';
-const dbUrl = (() => {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
-})();
+const dbUrl = databaseUrl(ADMIN_URL, DB_NAME);
 const dialect = new PgDialect();
+const startApp = (dataDir: string) => startBundledApp({ databaseUrl: dbUrl, dataDir, profileDir: args.profile });
+const http = (label: string, url: string, next: () => { path: string; token: string }, connections = CONNECTIONS) =>
+  autocannonHttp(label, url, next, { connections, duration: connections === 1 ? Math.max(3, DURATION / 2) : DURATION });
+const httpGetter = (url: string) => keptAliveGetter(url, CONNECTIONS);
 const toQuery = (query: SQL) => dialect.sqlToQuery(query);
 
-async function ensureDatabase(dataDir: string) {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const [exists] = await admin`select 1 from pg_database where datname = ${DB_NAME}`;
-  if (exists && args.fresh) await admin.unsafe(`drop database ${DB_NAME} with (force)`);
-  if (!exists || args.fresh) await admin.unsafe(`create database ${DB_NAME}`);
-  await admin.end();
-
-  const database = await openDatabase({ databaseUrl: dbUrl, dataDir, maxConnections: 2 });
-  try {
-    const [counts] = await database.db.execute<{ users: string; reactions: string }>(
-      sql`select (select count(*) from users) as users, (select count(*) from reactions) as reactions`,
-    );
-    if (Number(counts?.users) >= USERS) {
-      console.log(`Reusing ${DB_NAME}: ${counts?.users} users, ${counts?.reactions} reactions (--fresh to reseed).`);
-      return;
-    }
-    console.log(`Seeding ${DB_NAME} with ${USERS} users…`);
-    const result = await seed(database.db, {
-      users: USERS,
-      reactionsPerUser: Number(args['reactions-per-user']),
-      matchRate: 0.2,
-      photos: 24,
-      dataDir,
-      log: (line) => console.log(`  ${line}`),
-    });
-    // Index-only scans and fresh statistics, as autovacuum would leave them.
-    await database.db.execute(sql`vacuum (analyze)`);
-    console.log(`  ${result.reactions} reactions, ${result.conversations} matches, ${result.messages} messages`);
-  } finally {
-    await database.close();
-  }
-}
-
-async function startApp(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
-  const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  // The server as production runs it: the bundle of scripts/build-server.mjs, built from the sources now.
-  execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' });
-  // `npm run serve`'s flags; BENCH_NODE_FLAGS come after them, so they can also undo one.
-  const serveFlags = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
-  const child = spawn(process.execPath, [...profiling, ...serveFlags, ...extraFlags, 'dist/server/main.js'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CLIENT_DIR: path.join(dataDir, 'no-client'),
-      NODE_ENV: 'production',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+/** The deck bench's crowd: nobody but the demo user at the demo event, so every viewer has the general deck. */
+const ensureDatabase = (dataDir: string) =>
+  ensureSeeded({
+    adminUrl: ADMIN_URL,
+    name: DB_NAME,
+    fresh: args.fresh,
+    dataDir,
+    seed: { users: USERS, reactionsPerUser: Number(args['reactions-per-user']), matchRate: 0.2, photos: 24, eventAttendees: 0 },
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGTERM');
-  throw new Error('the app did not become ready');
-}
 
-interface Figures {
-  label: string;
-  throughput: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-/**
- * Runs `task` for `seconds`: closed loop with `concurrency` workers, or open loop at `rate` per second
- * (latency measured from the scheduled start, so queueing counts, as autocannon corrects it too).
- */
-async function loop(
-  label: string,
-  task: (i: number) => Promise<unknown>,
-  options: { seconds: number; concurrency: number; rate?: number },
-): Promise<Figures> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let i = 0;
-  const started = performance.now();
-  const end = started + options.seconds * 1000;
-  const run = async (scheduled: number) => {
-    try {
-      await task(i++);
-      latencies.push(performance.now() - scheduled);
-    } catch {
-      errors++;
-    }
-  };
-  if (options.rate) {
-    const interval = 1000 / options.rate;
-    const inFlight = new Set<Promise<void>>();
-    let next = started;
-    while (next < end) {
-      const now = performance.now();
-      while (next <= now && next < end) {
-        const promise = run(next).finally(() => inFlight.delete(promise));
-        inFlight.add(promise);
-        next += interval;
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(5, next - performance.now()))));
-    }
-    await Promise.all(inFlight);
-  } else {
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        while (performance.now() < end) await run(performance.now());
-      }),
-    );
-  }
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    label,
-    throughput: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-  };
-}
-
-async function http(
-  label: string,
-  url: string,
-  next: () => { path: string; token: string },
-  connections = CONNECTIONS,
-): Promise<Figures> {
-  const result = await autocannon({
-    url,
-    connections,
-    duration: connections === 1 ? Math.max(3, DURATION / 2) : DURATION,
-    requests: [
-      {
-        setupRequest: (request) => {
-          const { path: requestPath, token } = next();
-          return { ...request, method: 'GET', path: requestPath, headers: { authorization: `Token ${token}` } };
-        },
-      },
-    ],
-  });
-  return {
-    label,
-    throughput: result['2xx'] / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-  };
-}
-
-/**
- * One GET over a kept-alive connection, for the open-loop rows. autocannon's own rate limit is a budget
- * per second that each connection spends as fast as it can and then waits out: a burst at full load
- * every second, not a steady half load, so the half-load rows pace requests with `loop` instead.
- */
-function httpGetter(url: string) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const fetchOne = ({ path: requestPath, token }: { path: string; token: string }) =>
-    new Promise<void>((resolve, reject) => {
-      get(`${url}${requestPath}`, { agent, headers: { authorization: `Token ${token}` } }, (response) => {
-        response.resume();
-        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))));
-      }).on('error', reject);
-    });
-  return { fetchOne, close: () => agent.destroy() };
-}
-
-function table(title: string, rows: Figures[]) {
-  console.log(`\n${title}`);
-  console.log('| run | req/s | p50 ms | p99 ms | errors |');
-  console.log('|---|---:|---:|---:|---:|');
-  for (const row of rows) {
-    console.log(
-      `| ${row.label} | ${row.throughput.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} |`,
-    );
-  }
-}
-
-async function explain(client: postgres.Sql, query: { sql: string; params: unknown[] }) {
-  const rows = await client.unsafe(`explain (analyze, buffers, costs off) ${query.sql}`, query.params as never[]);
-  return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
-}
 
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-deck-'));

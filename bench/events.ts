@@ -1,0 +1,323 @@
+/**
+ * Events at scale (EVENTS.md, "Demo and measurement"), on PostgreSQL, against the real app in its own
+ * process:
+ *
+ * 1. The scoped deck: viewers checked in to an event of 2,000 attendees among 100,000 users, over HTTP
+ *    beside the same statement run raw (postgres.js, the app's pool size) in the same run, at full load,
+ *    at half load (open loop) and one at a time; and the same for viewers with the general deck, whose
+ *    p99 the scoped deck's must not exceed. Then PostgreSQL's own timings of the scoped statement.
+ * 2. Doors open: 1,000 check-ins to a new QR event within a minute (open loop, each with the door's
+ *    current token), every attendee's socket connected beforehand: check-in latency beside a plain
+ *    authenticated GET at the same rate, `event:count` messages per socket per second, and whether every
+ *    socket's last count is exactly the final one.
+ *
+ *   npm run bench:events                                   # seeds bench_events once, then reuses it
+ *   npm run bench:events -- --users 2000 --attendees 200 --burst 100 --burst-seconds 10   # a quick run
+ *   npm run bench:events -- --fresh --only deck|burst
+ *
+ * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) is the admin connection.
+ */
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import { DECK_PAGE_SIZE, EVENT_COUNT_INTERVAL_MS } from '../shared/constants';
+import { DEMO_EVENT_NAME } from '../scripts/seed';
+import { openDatabase } from '../server/db/client';
+import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
+import { createEvent } from '../server/features/events/service';
+import { hashToken, newToken } from '../server/lib/tokens';
+import { LeanSocket } from './lean-socket';
+import { databaseUrl, ensureSeeded, explain, type Figures, http, httpGetter, loop, percentile, startApp, table } from './lib';
+
+const { values: args } = parseArgs({
+  options: {
+    fresh: { type: 'boolean', default: false },
+    users: { type: 'string', default: '100000' },
+    attendees: { type: 'string', default: '2000' },
+    'reactions-per-user': { type: 'string', default: '31' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    viewers: { type: 'string', default: '500' },
+    burst: { type: 'string', default: '1000' },
+    'burst-seconds': { type: 'string', default: '60' },
+    only: { type: 'string' },
+  },
+});
+if (args.only && !['deck', 'burst'].includes(args.only)) throw new Error('--only takes deck or burst');
+const USERS = Number(args.users);
+const ATTENDEES = Number(args.attendees);
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const VIEWERS = Number(args.viewers);
+const BURST = Number(args.burst);
+const BURST_SECONDS = Number(args['burst-seconds']);
+// The app's own pool size (server/db/client.ts): the raw loop gets the same.
+const POOL = 10;
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'bench_events';
+const dbUrl = databaseUrl(ADMIN_URL, DB_NAME);
+const dialect = new PgDialect();
+const HOUR_MS = 3_600_000;
+
+interface Viewer {
+  id: number;
+  token: string;
+}
+
+async function sampleViewers(raw: postgres.Sql, eventId: number, inside: boolean, count: number): Promise<Viewer[]> {
+  const rows = inside
+    ? await raw<{ id: number }[]>`
+        select a.user_id as id from attendances a join profiles p on p.user_id = a.user_id
+        where a.event_id = ${eventId} and a.left_at is null and p.is_completed order by random() limit ${count}`
+    : await raw<{ id: number }[]>`
+        select p.user_id as id from profiles p
+        where p.is_completed and not exists (select 1 from attendances a where a.user_id = p.user_id and a.left_at is null)
+        order by random() limit ${count}`;
+  return rows.map((row) => ({ id: row.id, token: newToken() }));
+}
+
+async function deckRuns(raw: postgres.Sql, url: string, eventId: number) {
+  const groups = [
+    { name: 'scoped', title: `Event deck (${ATTENDEES.toLocaleString('en')} attendees among ${USERS.toLocaleString('en')} users)`, viewers: await sampleViewers(raw, eventId, true, VIEWERS) },
+    { name: 'general', title: 'General deck (viewers at no event), same run', viewers: await sampleViewers(raw, eventId, false, VIEWERS) },
+  ];
+  await raw`insert into auth_tokens ${raw(groups.flatMap((g) => g.viewers.map((v) => ({ token_hash: hashToken(v.token), user_id: v.id }))))}`;
+  const summary = new Map<string, { rawFull: Figures; httpFull: Figures; httpHalf: Figures }>();
+  try {
+    for (const group of groups) {
+      const fits: ViewerFit[] = [];
+      for (const viewer of group.viewers) {
+        const [fit] = await raw.unsafe<ViewerFit[]>(viewerFitStatement.text, viewerFitStatement.params({ userId: viewer.id }) as never[]);
+        if (fit) fits.push(fit);
+      }
+      const scoped = fits.filter((fit) => fit.event_id !== null).length;
+      console.log(`\n${group.title}: ${group.viewers.length} viewers, ${scoped} of them checked in to the event.`);
+      const deckSql = (i: number) => dialect.sqlToQuery(deckQuery(fits[i % fits.length]!, null, DECK_PAGE_SIZE + 1));
+      const runRaw = (i: number) => {
+        const query = deckSql(i);
+        return raw.unsafe(query.sql, query.params as never[]);
+      };
+      let n = 0;
+      const next = () => ({ path: '/api/users/matching-profiles/', token: group.viewers[n++ % group.viewers.length]!.token });
+      await loop('warm-up', runRaw, { seconds: 2, concurrency: CONNECTIONS });
+      await http('warm-up', url, next, { connections: CONNECTIONS, duration: 2 });
+
+      const rawFull = await loop(`raw SQL, ${CONNECTIONS} in flight`, runRaw, { seconds: DURATION, concurrency: CONNECTIONS });
+      const httpFull = await http(`HTTP, ${CONNECTIONS} connections`, url, next, { connections: CONNECTIONS, duration: DURATION });
+      const half = Math.max(1, Math.round(httpFull.throughput / 2));
+      const getter = httpGetter(url, CONNECTIONS);
+      const httpHalf = await loop(`HTTP at half load (${half} req/s)`, () => getter.fetchOne(next()), { seconds: DURATION, concurrency: CONNECTIONS, rate: half });
+      getter.close();
+      const rawHalf = await loop(`raw SQL at the same rate (${half} q/s)`, runRaw, { seconds: DURATION, concurrency: CONNECTIONS, rate: half });
+      const rawOne = await loop('raw SQL, 1 in flight', runRaw, { seconds: Math.max(3, DURATION / 2), concurrency: 1 });
+      const httpOne = await http('HTTP, 1 connection', url, next, { connections: 1, duration: Math.max(3, DURATION / 2) });
+      table(`${group.title}, ${DECK_PAGE_SIZE} cards`, [rawFull, httpFull, httpHalf, rawHalf, rawOne, httpOne]);
+      console.log(
+        `endpoint/raw throughput: ${((100 * httpFull.throughput) / rawFull.throughput).toFixed(0)} % (target ≥ 50 %); p99 at half load ${httpHalf.p99.toFixed(2)} ms`,
+      );
+      summary.set(group.name, { rawFull, httpFull, httpHalf });
+
+      if (group.name === 'scoped') {
+        const planning: number[] = [];
+        const execution: number[] = [];
+        const timed = await raw.reserve();
+        for (let i = 0; i < Math.min(200, fits.length); i++) {
+          const query = deckSql(i);
+          const plan = (await timed.unsafe(`explain (analyze, costs off) ${query.sql}`, query.params as never[])).map((row) => String(row['QUERY PLAN'])).join('\n');
+          planning.push(Number(/Planning Time: ([\d.]+)/.exec(plan)?.[1]));
+          execution.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
+        }
+        timed.release();
+        const ms = (values: number[], p: number) => percentile([...values].sort((a, b) => a - b), p).toFixed(2);
+        console.log(
+          `Scoped deck statement over ${execution.length} viewers (EXPLAIN ANALYZE, one at a time): execution p50 ${ms(execution, 50)} ms, ` +
+            `p99 ${ms(execution, 99)} ms, max ${ms(execution, 100)} ms; planning p50 ${ms(planning, 50)} ms, p99 ${ms(planning, 99)} ms`,
+        );
+        console.log(`\nEXPLAIN ANALYZE, scoped deck of one sampled viewer:\n\n${await explain(raw, deckSql(0))}`);
+      }
+    }
+  } finally {
+    await raw`delete from auth_tokens where token_hash in ${raw(groups.flatMap((g) => g.viewers.map((v) => hashToken(v.token))))}`;
+  }
+  const scoped = summary.get('scoped')!;
+  const general = summary.get('general')!;
+  console.log(
+    `\nScoped deck: endpoint ${((100 * scoped.httpFull.throughput) / scoped.rawFull.throughput).toFixed(0)} % of raw SQL (target ≥ 50 %); ` +
+      `p99 at half load ${scoped.httpHalf.p99.toFixed(2)} ms against the general deck's ${general.httpHalf.p99.toFixed(2)} ms (target: no worse).`,
+  );
+}
+
+interface Arrival {
+  at: number;
+  count: number;
+}
+
+async function doorsOpen(raw: postgres.Sql, url: string, dataDir: string, organizerId: number) {
+  // A QR event opening now, made as the organizer's route makes it (no daily limit in a benchmark).
+  const database = await openDatabase({ databaseUrl: dbUrl, dataDir, maxConnections: 1 });
+  const now = Date.now();
+  const event = await createEvent(database.db, organizerId, {
+    name: 'Doors open (benchmark)',
+    venue: '',
+    starts_at: new Date(now - 10 * 60_000).toISOString(),
+    ends_at: new Date(now + 2 * HOUR_MS).toISOString(),
+    join_mode: 'qr',
+  });
+  await database.close();
+  const organizer = { id: organizerId, token: newToken() };
+  const guests = (
+    await raw<{ id: number }[]>`
+      select p.user_id as id from profiles p
+      where p.is_completed and p.user_id <> ${organizerId}
+        and not exists (select 1 from attendances a where a.user_id = p.user_id and a.left_at is null)
+      order by random() limit ${BURST}`
+  ).map((row) => ({ id: row.id, token: newToken() }));
+  await raw`insert into auth_tokens ${raw([organizer, ...guests].map((u) => ({ token_hash: hashToken(u.token), user_id: u.id })))}`;
+  const sockets: LeanSocket[] = [];
+  try {
+    // Every guest's phone is connected before the doors open; the organizer's host screen watches.
+    const arrivals: Arrival[][] = guests.map(() => []);
+    for (let i = 0; i < guests.length; i += 100) {
+      const batch = await Promise.all(guests.slice(i, i + 100).map((guest) => LeanSocket.open(url, { token: guest.token })));
+      batch.forEach((socket, j) => {
+        socket.on('event:count', ({ event_id, count }) => {
+          if (event_id === event.id) arrivals[i + j]!.push({ at: performance.now(), count });
+        });
+        sockets.push(socket);
+      });
+    }
+    const host = await LeanSocket.open(url, { token: organizer.token });
+    sockets.push(host);
+    const hostArrivals: Arrival[] = [];
+    host.on('event:count', ({ count }) => hostArrivals.push({ at: performance.now(), count }));
+    await new Promise<void>((resolve) => host.emit('event:watch', { event_id: event.id }, () => resolve()));
+    console.log(`\nDoors open: ${guests.length} sockets connected; ${BURST} check-ins to a QR event over ${BURST_SECONDS} s.`);
+
+    // The door's QR, as the host screen shows it: fetched again every window.
+    let doorToken = '';
+    const fetchQr = async () => {
+      const response = await fetch(`${url}/api/events/${event.id}/qr/`, { headers: { authorization: `Token ${organizer.token}` } });
+      doorToken = ((await response.json()) as { token: string }).token;
+    };
+    await fetchQr();
+    const qrTimer = setInterval(() => void fetchQr(), 20_000);
+
+    const rate = BURST / BURST_SECONDS;
+    let failures = 0;
+    const burstStarted = performance.now();
+    const checkIns = await loop(
+      `check-in (POST /api/events/{code}/check-in/, ${rate.toFixed(1)}/s)`,
+      async (i) => {
+        const guest = guests[i];
+        if (!guest) return;
+        const response = await fetch(`${url}/api/events/${event.code}/check-in/`, {
+          method: 'POST',
+          headers: { authorization: `Token ${guest.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ token: doorToken }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) {
+          failures++;
+          throw new Error(`HTTP ${response.status}`);
+        }
+      },
+      { seconds: BURST_SECONDS, concurrency: 1, rate },
+    );
+    clearInterval(qrTimer);
+    const burstEnded = performance.now();
+
+    // The last count reaches every socket within a second of the last change (the trailing send).
+    const checkedIn = BURST - failures;
+    const deadline = performance.now() + 10_000;
+    while (performance.now() < deadline && !arrivals.every((list) => list.at(-1)?.count === checkedIn)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [stored] = await raw<{ n: number }[]>`select count(*)::int as n from attendances where event_id = ${event.id} and left_at is null`;
+
+    // Baseline: a plain authenticated GET, same rate, same guests.
+    const baseline = await loop(
+      'baseline: GET /api/events/current/ at the same rate',
+      async (i) => {
+        const guest = guests[i % guests.length]!;
+        const response = await fetch(`${url}/api/events/current/`, { headers: { authorization: `Token ${guest.token}` } });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+      },
+      { seconds: Math.min(BURST_SECONDS, 20), concurrency: 1, rate },
+    );
+    table('Doors open', [checkIns, baseline]);
+
+    // Per socket: the most messages within any one second, the closest two, the rate over the burst.
+    let mostInASecond = 0;
+    let closest = Number.POSITIVE_INFINITY;
+    let messages = 0;
+    let exact = 0;
+    for (const list of [...arrivals, hostArrivals]) {
+      messages += list.length;
+      if (list.at(-1)?.count === checkedIn) exact++;
+      for (let i = 0; i < list.length; i++) {
+        if (i > 0) closest = Math.min(closest, list[i]!.at - list[i - 1]!.at);
+        let j = i;
+        while (j + 1 < list.length && list[j + 1]!.at - list[i]!.at < EVENT_COUNT_INTERVAL_MS) j++;
+        mostInASecond = Math.max(mostInASecond, j - i + 1);
+      }
+    }
+    const seconds = (burstEnded - burstStarted) / 1000;
+    const sockets1 = arrivals.length + 1;
+    console.log(
+      `event:count: ${messages} messages to ${sockets1} sockets, ${(messages / sockets1 / seconds).toFixed(2)} per socket per second on average ` +
+        `(target ≤ 1); at most ${mostInASecond} within any 1,000 ms on one socket (arrival times: delivery jitter included); ` +
+        `closest two ${closest.toFixed(0)} ms apart.`,
+    );
+    console.log(
+      `Final count: ${stored?.n} stored, ${checkedIn} check-ins answered 200 (${failures} failed); ` +
+        `${exact} of ${sockets1} sockets ended on exactly ${checkedIn}.`,
+    );
+    console.log(`Check-in p99 ${checkIns.p99.toFixed(2)} ms against ${baseline.p99.toFixed(2)} ms for the plain GET at the same rate.`);
+  } finally {
+    for (const socket of sockets) socket.close();
+    await raw`delete from events where id = ${event.id}`;
+    await raw`delete from auth_tokens where user_id in ${raw([organizer, ...guests].map((u) => u.id))} and token_hash in ${raw([organizer, ...guests].map((u) => hashToken(u.token)))}`;
+  }
+}
+
+async function main() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-events-'));
+  await ensureSeeded({
+    adminUrl: ADMIN_URL,
+    name: DB_NAME,
+    fresh: args.fresh,
+    dataDir,
+    seed: { users: USERS, reactionsPerUser: Number(args['reactions-per-user']), matchRate: 0.2, photos: 24, eventAttendees: ATTENDEES },
+  });
+  const raw = postgres(dbUrl, { max: POOL, onnotice: () => {} });
+  try {
+    const [demo] = await raw<{ id: number; organizer_id: number }[]>`
+      select id, organizer_id from events where name = ${DEMO_EVENT_NAME} order by id desc limit 1`;
+    if (!demo) throw new Error(`no demo event in ${DB_NAME}: run with --fresh`);
+    // A reused database: the demo event is kept open (a fixture of the benchmark, not of the app).
+    await raw`update events set starts_at = now() - interval '1 hour', ends_at = now() + interval '47 hours' where id = ${demo.id}`;
+    const [sizes] = await raw`select (select count(*) from users) as users, (select count(*) from reactions) as reactions,
+      (select count(*) from attendances where event_id = ${demo.id} and left_at is null) as attendees`;
+    console.log(`Data: ${sizes?.users} users, ${sizes?.reactions} reactions, ${sizes?.attendees} checked in to the demo event.`);
+
+    const { url, child } = await startApp({ databaseUrl: dbUrl, dataDir });
+    try {
+      if (args.only !== 'burst') await deckRuns(raw, url, demo.id);
+      if (args.only !== 'deck') await doorsOpen(raw, url, dataDir, demo.organizer_id);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  } finally {
+    await raw.end();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
