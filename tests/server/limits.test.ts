@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
+import { loadConfig } from '../../server/config';
 import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -34,6 +35,14 @@ describe('per-user limits', () => {
     expect(response.body.detail).toMatch(THROTTLED);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   };
+
+  it('multiplies every limit by RATE_LIMIT_MULTIPLIER, for benchmarks', () => {
+    const scaled = limitRules(loadConfig({ RATE_LIMIT_MULTIPLIER: '1000' }));
+    const plain = limitRules(loadConfig({}));
+    expect(scaled['message:send']).toEqual({ max: plain['message:send'].max * 1000, windowMs: plain['message:send'].windowMs });
+    expect(scaled.report.max).toBe(10_000);
+    expect(limitRules(loadConfig({ RATE_LIMIT_MULTIPLIER: 'lots' }))).toEqual(plain);
+  });
 
   it('allows 120 reactions a minute, and stores nothing past them', async () => {
     const { max, windowMs } = rules().reaction;
