@@ -61,6 +61,8 @@ export interface ServerToClientEvents {
   'event:count': (payload: EventCountPayload) => void;
   /** New people are at the event: the attendees' decks fetch fresh cards. At most one per 5 s per event. */
   'deck:refresh': (payload: { event_id: number }) => void;
+  /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
+  'match:removed': (payload: { conversation_id: number }) => void;
 }
 
 export interface ClientToServerEvents {
