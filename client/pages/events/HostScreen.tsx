@@ -102,22 +102,19 @@ export function HostScreen({ id }: { id: number }) {
         {stats ? (
           <>
             <dl className="host-stats">
-              <div>
-                <dt>{t('host.total')}</dt>
-                <dd>{stats.checked_in_total}</dd>
-              </div>
-              <div>
-                <dt>{t('host.likes')}</dt>
-                <dd>{stats.likes}</dd>
-              </div>
-              <div>
-                <dt>{t('host.matches')}</dt>
-                <dd>{stats.matches}</dd>
-              </div>
-              <div>
-                <dt>{t('host.conversations')}</dt>
-                <dd>{stats.conversations_started}</dd>
-              </div>
+              {(
+                [
+                  ['host.total', stats.checked_in_total],
+                  ['host.likes', stats.likes],
+                  ['host.matches', stats.matches],
+                  ['host.conversations', stats.conversations_started],
+                ] as const
+              ).map(([label, value]) => (
+                <div key={label}>
+                  <dt>{t(label)}</dt>
+                  <dd>{value}</dd>
+                </div>
+              ))}
             </dl>
             <h3 className="host-timeline-title">{t('host.timeline')}</h3>
             {stats.timeline.length === 0 ? (
