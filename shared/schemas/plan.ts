@@ -2,12 +2,9 @@ import { DeckCard } from './users';
 import { z } from './zod';
 
 /**
- * What the paid plan buys (issue 19): people who liked me, undo, unlimited likes. Errors that a client
- * must tell apart carry a machine `code` beside their `detail`; the client decides by the code.
+ * What the paid plan buys (issue 19): people who liked me, undo, unlimited likes. Its errors carry the
+ * codes `subscription_required`, `daily_likes_exhausted` and `nothing_to_undo` (shared/error-codes.ts).
  */
-export const SUBSCRIPTION_REQUIRED = 'subscription_required';
-export const DAILY_LIKES_EXHAUSTED = 'daily_likes_exhausted';
-export const NOTHING_TO_UNDO = 'nothing_to_undo';
 
 /**
  * `GET /api/users/me/likes/`: people who liked me and whom I have not answered, newest first. Only a
@@ -34,7 +31,7 @@ export type LikeAllowance = z.infer<typeof LikeAllowance>;
 /** 429 of a like past the free plan's window (API.md's envelope, with its code and when likes come back). */
 export const DailyLikesExhaustedBody = z.object({
   detail: z.string(),
-  code: z.literal(DAILY_LIKES_EXHAUSTED),
+  code: z.literal('daily_likes_exhausted'),
   resets_at: z.string(),
 });
 export type DailyLikesExhaustedBody = z.infer<typeof DailyLikesExhaustedBody>;

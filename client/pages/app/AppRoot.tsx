@@ -9,12 +9,14 @@ import { Chat } from './Chat';
 import { Home } from './Home';
 import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
-import { Subscribe } from './Subscribe';
+import { Subscribe, TestPortal } from './Subscribe';
 import '../../app.css';
 import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
+// "Likes you" is fetched when first opened.
+const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -44,10 +46,12 @@ export function AppRoot() {
           <Switch>
             <Route path={/^\/app\/home\/?$/} component={Home} />
             <Route path={/^\/app\/matches\/?$/} component={Matches} />
+            <Route path={/^\/app\/likes\/?$/} component={Likes} />
             <Route path={/^\/app\/chat\/(?<id>\d+)\/?$/}>{(params) => <Chat key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

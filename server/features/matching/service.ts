@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Reaction, UNDO_WINDOW_MS } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
-import { NOTHING_TO_UNDO, type UndoResult } from '../../../shared/schemas/plan';
+import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
@@ -107,7 +107,7 @@ export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike 
 /** 409: the last reaction is a like, older than the undo window, or about someone no longer visible. */
 export class NothingToUndo extends ApiError {
   constructor() {
-    super(409, { detail: NOTHING_TO_UNDO_DETAIL, code: NOTHING_TO_UNDO });
+    super(409, { detail: NOTHING_TO_UNDO_DETAIL, code: 'nothing_to_undo' });
   }
 }
 

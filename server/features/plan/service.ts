@@ -1,10 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES } from '../../../shared/constants';
-import {
-  DAILY_LIKES_EXHAUSTED,
-  type LikeAllowance,
-  SUBSCRIPTION_REQUIRED,
-} from '../../../shared/schemas/plan';
+import type { LikeAllowance } from '../../../shared/schemas/plan';
 import { type DbOrTx, rowsOf, type Tx } from '../../db/client';
 import { likesGiven, reactions, users } from '../../db/schema';
 import { ApiError } from '../../errors';
@@ -19,7 +15,7 @@ export const SUBSCRIPTION_REQUIRED_DETAIL = 'This is part of the paid plan.';
 
 export class SubscriptionRequired extends ApiError {
   constructor() {
-    super(403, { detail: SUBSCRIPTION_REQUIRED_DETAIL, code: SUBSCRIPTION_REQUIRED });
+    super(403, { detail: SUBSCRIPTION_REQUIRED_DETAIL, code: 'subscription_required' });
   }
 }
 
@@ -30,7 +26,7 @@ export class DailyLikesExhausted extends ApiError {
       429,
       {
         detail: `You have used your ${limit} likes of the last 24 hours.`,
-        code: DAILY_LIKES_EXHAUSTED,
+        code: 'daily_likes_exhausted',
         resets_at: resetsAt.toISOString(),
       },
       { 'Retry-After': String(seconds) },
