@@ -45,6 +45,16 @@ function useRedirectCall() {
   return { busy, error, go };
 }
 
+/** The plan as the server has it now (it may have changed at Stripe since the page was last open). */
+function useSubscription() {
+  const subscription = usePlan((state) => state.subscription);
+  const loadSubscription = usePlan((state) => state.loadSubscription);
+  useEffect(() => {
+    void loadSubscription();
+  }, [loadSubscription]);
+  return subscription;
+}
+
 function TestModeAndError({ error }: { error: string | null }) {
   const t = useT();
   const config = useConfig((state) => state.config);
@@ -66,13 +76,8 @@ function TestModeAndError({ error }: { error: string | null }) {
  */
 function CurrentPlan() {
   const t = useT();
-  const subscription = usePlan((state) => state.subscription);
-  const loadSubscription = usePlan((state) => state.loadSubscription);
+  const subscription = useSubscription();
   const { busy, error, go } = useRedirectCall();
-
-  useEffect(() => {
-    void loadSubscription();
-  }, [loadSubscription]);
 
   return (
     <section className="page subscribe current-plan">
@@ -167,14 +172,9 @@ export function Subscribe() {
 export function TestPortal() {
   const t = useT();
   const user = useSession((state) => state.user);
-  const subscription = usePlan((state) => state.subscription);
-  const loadSubscription = usePlan((state) => state.loadSubscription);
+  const subscription = useSubscription();
   // A full load after the cancellation: the whole app reads the plan afresh.
   const { busy, error, go } = useRedirectCall();
-
-  useEffect(() => {
-    void loadSubscription();
-  }, [loadSubscription]);
 
   if (!subscription || !user) return <Loading />;
   return (
