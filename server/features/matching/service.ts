@@ -22,7 +22,8 @@ export interface ReactOutcome {
  * Stores (or replaces) my reaction to `otherId`. A like that meets their like creates the match and its
  * conversation, exactly once: both likes of a pair are serialised by a transaction-scoped advisory lock
  * on the ordered pair, so the second one sees the first; the unique (user_low_id, user_high_id) pair
- * makes a duplicate impossible even without the lock.
+ * makes a duplicate impossible even without the lock. A new like without the plan counts against
+ * `options.dailyLikes` in the rolling window (`spendLike`): past it, a 429 and nothing stored.
  */
 export async function react(
   db: Db,
