@@ -3,6 +3,7 @@ import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
+import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
@@ -15,6 +16,9 @@ import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
+const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
+// Moderators only: nobody else downloads the queue, its store or its copy.
+const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -29,6 +33,10 @@ export function AppRoot() {
   useEffect(() => {
     if (token) startRealtime(token);
   }, [token]);
+  // The notice of a chat that ended belongs to the list it led back to; it goes once the user moves on.
+  useEffect(() => {
+    if (!/^\/app\/matches\/?$/.test(location)) useConversations.getState().dismissEndedNotice();
+  }, [location]);
 
   const redirect = gateAppRoute(location, token, user);
   if (redirect) return <Redirect to={redirect} replace />;
@@ -48,6 +56,8 @@ export function AppRoot() {
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
+            <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

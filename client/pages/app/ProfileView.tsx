@@ -6,10 +6,12 @@ import type { PublicProfile } from '../../../shared/schemas/users';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, ChevronRight, CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
+import { SafetyMenu } from '../../components/SafetyMenu';
 import { api, NotFound as NotFoundError } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
+import { useSafety } from '../../stores/safety';
 
 const GALLERY_SWIPE_PX = 50;
 
@@ -21,6 +23,8 @@ export function ProfileView({ id }: { id: number }) {
   const [index, setIndex] = useState(0);
   const [pending, setPending] = useState<Reaction | null>(null);
   const [matched, setMatched] = useState(false);
+  // Blocked, reported, unmatched or banned while on screen: the profile goes.
+  const gone = useSafety((state) => Boolean(state.gone[id]));
 
   useEffect(() => {
     let live = true;
@@ -52,7 +56,7 @@ export function ProfileView({ id }: { id: number }) {
   );
 
   if (profile === null) return <Loading />;
-  if (profile === 'missing') {
+  if (profile === 'missing' || gone) {
     return (
       <section className="page">
         <Link href="/app/home" className="back-link">
@@ -83,9 +87,12 @@ export function ProfileView({ id }: { id: number }) {
 
   return (
     <section className="page profile-view">
-      <Link href="/app/home" className="back-link">
-        <ChevronLeft /> {t('profileView.back')}
-      </Link>
+      <div className="page-bar">
+        <Link href="/app/home" className="back-link">
+          <ChevronLeft /> {t('profileView.back')}
+        </Link>
+        <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />
+      </div>
       <div className="gallery" {...bind()} data-testid="gallery">
         {photos.length ? (
           <img src={photos[index]} alt={t('profileView.photo', { n: index + 1, total: photos.length })} draggable={false} />

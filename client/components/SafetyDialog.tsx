@@ -1,0 +1,163 @@
+import { type FormEvent, useId, useState } from 'react';
+import { toast } from 'react-toastify';
+import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
+import type { ReportReason } from '../../shared/schemas/safety';
+import { Throttled, ValidationError } from '../lib/api';
+import { errorMessage } from '../lib/errors';
+import { type Translate, useT } from '../lib/i18n';
+import { type Outcome, useSafety } from '../stores/safety';
+import { Sheet } from './Sheet';
+
+export type SafetyAction = 'block' | 'unmatch' | 'report';
+
+export interface SafetyTarget {
+  person: { id: number; name: string };
+  /** Set in a chat: the conversation that ends with the action. */
+  conversationId?: number;
+}
+
+interface Props extends SafetyTarget {
+  action: SafetyAction;
+  onClose: () => void;
+  /** After the action and its toast: the caller leaves the page. */
+  onDone: () => void;
+}
+
+const DONE = { block: 'safety.block.done', unmatch: 'safety.unmatch.done', report: 'safety.report.done' } as const;
+
+/** Decided by kind and status, never by the server's words: 429 on a report has its own line. */
+function failure(error: unknown, t: Translate): { form: string | null; details: string | null } {
+  if (error instanceof Throttled) return { form: t('safety.report.throttled'), details: null };
+  if (error instanceof ValidationError && error.fields.details?.[0]) return { form: null, details: error.fields.details[0] };
+  return { form: errorMessage(error, t), details: null };
+}
+
+/**
+ * The confirm step of Block, Unmatch and Report: says plainly what happens, then does it. Report picks
+ * one of SAFETY.md's reasons and takes optional details. Loaded on first use, apart from the chat.
+ */
+export function SafetyDialog({ action, person, conversationId, onClose, onDone }: Props) {
+  const t = useT();
+  const titleId = useId();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ form: string | null; details: string | null }>({ form: null, details: null });
+  const [reason, setReason] = useState<ReportReason | null>(null);
+  const [details, setDetails] = useState('');
+
+  async function run(request: () => Promise<Outcome>) {
+    setBusy(true);
+    setError({ form: null, details: null });
+    try {
+      const outcome = await request();
+      if (outcome === 'gone') toast.info(t('safety.gone'));
+      else toast.success(t(DONE[action], { name: person.name }));
+      onDone();
+    } catch (caught) {
+      setError(failure(caught, t));
+      setBusy(false);
+    }
+  }
+
+  function confirm() {
+    const safety = useSafety.getState();
+    if (action === 'block') void run(() => safety.block(person.id, conversationId));
+    else if (action === 'unmatch' && conversationId !== undefined) void run(() => safety.unmatch(conversationId, person.id));
+  }
+
+  function submitReport(event: FormEvent) {
+    event.preventDefault();
+    if (!reason) {
+      setError({ form: t('safety.report.pickReason'), details: null });
+      return;
+    }
+    const text = details.trim();
+    void run(() =>
+      useSafety.getState().report({ user_id: person.id, reason, conversation_id: conversationId, ...(text ? { details: text } : {}) }),
+    );
+  }
+
+  const formError = error.form && (
+    <p className="form-error" role="alert">
+      {error.form}
+    </p>
+  );
+  const actions = (label: string, onClick?: () => void) => (
+    <div className="sheet-actions">
+      <button type={onClick ? 'button' : 'submit'} className="btn btn-danger btn-block" disabled={busy} onClick={onClick}>
+        {label}
+      </button>
+      <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={onClick ? true : undefined}>
+        {t('safety.cancel')}
+      </button>
+    </div>
+  );
+
+  if (action !== 'report') {
+    const name = { name: person.name };
+    return (
+      <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
+        <h2 id={titleId}>{t(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}</h2>
+        {action === 'block' ? (
+          <>
+            <p>{t(conversationId === undefined ? 'safety.block.textProfile' : 'safety.block.text')}</p>
+            <p className="muted">{t('safety.block.undo')}</p>
+          </>
+        ) : (
+          <p>{t('safety.unmatch.text')}</p>
+        )}
+        {formError}
+        {actions(t(action === 'block' ? 'safety.block.confirm' : 'safety.unmatch.confirm'), confirm)}
+      </Sheet>
+    );
+  }
+
+  return (
+    <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
+      <form className="form report-form" onSubmit={submitReport} noValidate>
+        <h2 id={titleId}>{t('safety.report.title', { name: person.name })}</h2>
+        <fieldset className="field">
+          <legend>{t('safety.report.reason')}</legend>
+          <div className="reasons">
+            {REPORT_REASONS.map((value, index) => (
+              <label key={value} className="check reason">
+                <input
+                  type="radio"
+                  name="reason"
+                  value={value}
+                  checked={reason === value}
+                  onChange={() => setReason(value)}
+                  data-autofocus={index === 0 ? true : undefined}
+                />
+                {t(`safety.reason.${value}`)}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label className="field">
+          <span>{t('safety.report.details')}</span>
+          <textarea
+            value={details}
+            rows={3}
+            maxLength={REPORT_DETAILS_MAX_LENGTH}
+            onChange={(event) => setDetails(event.target.value)}
+            aria-invalid={error.details ? true : undefined}
+            aria-describedby={`${titleId}-count`}
+          />
+          <span id={`${titleId}-count`} className="help">
+            {t('safety.report.count', { count: details.length, max: REPORT_DETAILS_MAX_LENGTH })}
+          </span>
+          {error.details && (
+            <span className="field-error" role="alert">
+              {error.details}
+            </span>
+          )}
+        </label>
+        <p className="muted report-note">
+          {t('safety.report.private', { name: person.name })} {t('safety.report.blocks', { name: person.name })}
+        </p>
+        {formError}
+        {actions(t('safety.report.send'))}
+      </form>
+    </Sheet>
+  );
+}
