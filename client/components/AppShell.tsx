@@ -25,6 +25,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const user = useSession((state) => state.user);
   const offline = useConnection((state) => state.everConnected && !state.connected);
+  const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
   const userMenu: MenuItem[] = [{ key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' }];
   if (user?.is_moderator) userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
@@ -53,9 +54,9 @@ export function AppShell({ children }: { children: ReactNode }) {
           <LogoutIcon />
         </Link>
       </header>
-      {offline && (
+      {(offline || tooMany) && (
         <p className="offline-banner" role="status">
-          {t('app.offline')}
+          {t(tooMany ? 'app.tooManyTabs' : 'app.offline')}
         </p>
       )}
       <main className="app-main">{children}</main>

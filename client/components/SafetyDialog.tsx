@@ -125,7 +125,10 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
                   name="reason"
                   value={value}
                   checked={reason === value}
-                  onChange={() => setReason(value)}
+                  onChange={() => {
+                    setReason(value);
+                    setError({ form: null, details: null });
+                  }}
                   data-autofocus={index === 0 ? true : undefined}
                 />
                 {t(`safety.reason.${value}`)}
@@ -133,9 +136,10 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
             ))}
           </div>
         </fieldset>
-        <label className="field">
-          <span>{t('safety.report.details')}</span>
+        <div className="field">
+          <label htmlFor={`${titleId}-details`}>{t('safety.report.details')}</label>
           <textarea
+            id={`${titleId}-details`}
             value={details}
             rows={3}
             maxLength={REPORT_DETAILS_MAX_LENGTH}
@@ -143,15 +147,15 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
             aria-invalid={error.details ? true : undefined}
             aria-describedby={`${titleId}-count`}
           />
-          <span id={`${titleId}-count`} className="help">
+          <small id={`${titleId}-count`} className="help">
             {t('safety.report.count', { count: details.length, max: REPORT_DETAILS_MAX_LENGTH })}
-          </span>
+          </small>
           {error.details && (
-            <span className="field-error" role="alert">
+            <small className="field-error" role="alert">
               {error.details}
-            </span>
+            </small>
           )}
-        </label>
+        </div>
         <p className="muted report-note">
           {t('safety.report.private', { name: person.name })} {t('safety.report.blocks', { name: person.name })}
         </p>

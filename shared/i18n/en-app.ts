@@ -19,7 +19,7 @@ export const enApp = {
   'safety.block.title': 'Block {name}?',
   'safety.block.text': "They won't see you and you won't see them. Your conversation will be removed.",
   'safety.block.textProfile': "They won't see you and you won't see them. If you have a conversation, it will be removed.",
-  'safety.block.undo': 'You can unblock them later under Blocked people. Your conversation will not come back.',
+  'safety.block.undo': 'You can unblock them later under Blocked people.',
   'safety.block.confirm': 'Block',
   'safety.block.done': 'You blocked {name}.',
   'safety.unmatch.title': 'Unmatch {name}?',

@@ -20,7 +20,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'safety.block.title': '¿Bloquear a {name}?',
   'safety.block.text': 'Dejaréis de veros el uno al otro. Vuestra conversación se eliminará.',
   'safety.block.textProfile': 'Dejaréis de veros el uno al otro. Si tenéis una conversación, se eliminará.',
-  'safety.block.undo': 'Puedes deshacer el bloqueo más tarde en Personas bloqueadas. Vuestra conversación no volverá.',
+  'safety.block.undo': 'Puedes deshacer el bloqueo más tarde en Personas bloqueadas.',
   'safety.block.confirm': 'Bloquear',
   'safety.block.done': 'Has bloqueado a {name}.',
   'safety.unmatch.title': '¿Deshacer el match con {name}?',

@@ -8,7 +8,7 @@ import { Loading } from '../../../components/Loading';
 import { Sheet } from '../../../components/Sheet';
 import { api, ApiError, NotFound } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';
-import { formatAge, formatDateTime, formatTime } from '../../../lib/format';
+import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
 import { useModeration } from '../../../stores/moderation';
 
@@ -113,7 +113,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
           {messages.map((message) => (
             <li key={message.id} className={message.sender === report.reported.id ? 'transcript-line is-reported' : 'transcript-line'}>
               <p className="transcript-meta">
-                <strong>{who(message.sender)}</strong> · <time dateTime={message.time}>{formatTime(message.time, language)}</time>
+                <strong>{who(message.sender)}</strong> · <time dateTime={message.time}>{formatDateTime(message.time, language)}</time>
               </p>
               <p className="transcript-text">{message.content}</p>
             </li>
