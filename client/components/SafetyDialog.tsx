@@ -7,6 +7,7 @@ import { errorMessage } from '../lib/errors';
 import { type Translate, useT } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
 import { Sheet } from './Sheet';
+import '../lib/messages-safety';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
 

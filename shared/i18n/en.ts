@@ -8,8 +8,9 @@ import { enApp } from './en-app';
 import { enModeration } from './en-moderation';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
+import { enSafety } from './en-safety';
 
-export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enModeration } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enSafety, ...enModeration } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

@@ -3,6 +3,7 @@ import { esApp } from './es-app';
 import { esModeration } from './es-moderation';
 import { esPrivacy } from './es-privacy';
 import { esPublic } from './es-public';
+import { esSafety } from './es-safety';
 
 /** Spanish catalogue (the default language): a natural translation of every key in `en`. */
-export const es: Catalogue = { ...esPublic, ...esPrivacy, ...esApp, ...esModeration };
+export const es: Catalogue = { ...esPublic, ...esPrivacy, ...esApp, ...esSafety, ...esModeration };

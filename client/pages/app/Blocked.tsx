@@ -11,6 +11,7 @@ import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { useSafety } from '../../stores/safety';
+import '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
   const t = useT();

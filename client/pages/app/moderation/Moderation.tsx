@@ -1,5 +1,6 @@
 import { Redirect, Route, Switch } from 'wouter';
 import '../../../lib/messages-moderation';
+import '../../../lib/messages-safety';
 import '../../../moderation.css';
 import { Queue } from './Queue';
 import { ReportView } from './ReportView';
