@@ -279,6 +279,14 @@ describe('match:removed', () => {
     expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: false });
   });
 
+  it('finds a conversation that ended while the socket was away: the catch-up reports it gone', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    await useChat.getState().open(conversationId);
+    expect(await useChat.getState().catchUp()).toEqual([]);
+    await api().post(`/api/users/${me.id}/block/`, { token: other.token });
+    expect(await useChat.getState().catchUp()).toEqual([conversationId]);
+  });
+
   it('leaves an open chat for the list, which says calmly that it ended; leaving the list clears it', async () => {
     const { me, other, conversationId } = await matchedPair();
     const { hook, history } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });

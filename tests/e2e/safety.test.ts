@@ -7,11 +7,13 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
+import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
+import { connect } from '../helpers/socket';
 import { startServer, type TestServer } from '../helpers/server';
 import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
@@ -279,5 +281,25 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.waitForURL('**/app/home/');
     await page.getByText('You blocked Dana.').waitFor();
     expect((await api().get(`/api/users/${dana.id}/profile/`, { token: ana.token })).status).toBe(404);
+  });
+
+  it('says "too many tabs" when the socket is refused for that, and goes live once one closes', async () => {
+    const { page } = anaTab;
+    const sockets = async () => (await server.app.io.in(`user:${ana.id}`).fetchSockets()).length;
+    // Ana's tab lets go of its socket; ten other "tabs" take every place.
+    await page.goto('about:blank');
+    await expect.poll(sockets).toBe(0);
+    const others = await Promise.all(Array.from({ length: MAX_SOCKETS_PER_USER }, () => connect(server.url, ana.token)));
+    try {
+      await page.goto(`${server.url}/app/matches/`);
+      await page.getByRole('status').getByText(en['app.tooManyTabs']).waitFor();
+      await shot(page, '13-too-many-tabs');
+      // One closes: the tab's next try (a second or two later) gets in, and the banner goes.
+      others.pop()!.close();
+      await page.getByText(en['app.tooManyTabs']).waitFor({ state: 'detached' });
+      expect(await sockets()).toBe(MAX_SOCKETS_PER_USER);
+    } finally {
+      for (const socket of others) socket.close();
+    }
   });
 });
