@@ -6,7 +6,7 @@ import { Throttled, ValidationError } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { type Translate, useT } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
-import { Sheet } from './Sheet';
+import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import '../lib/messages-safety';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
@@ -77,27 +77,17 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
     );
   }
 
-  const formError = error.form && (
-    <p className="form-error" role="alert">
-      {error.form}
-    </p>
-  );
-  const actions = (label: string, onClick?: () => void) => (
-    <div className="sheet-actions">
-      <button type={onClick ? 'button' : 'submit'} className="btn btn-danger btn-block" disabled={busy} onClick={onClick}>
-        {label}
-      </button>
-      <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={onClick ? true : undefined}>
-        {t('safety.cancel')}
-      </button>
-    </div>
-  );
-
   if (action !== 'report') {
     const name = { name: person.name };
     return (
-      <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
-        <h2 id={titleId}>{t(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}</h2>
+      <ConfirmSheet
+        title={t(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}
+        confirmLabel={t(action === 'block' ? 'safety.block.confirm' : 'safety.unmatch.confirm')}
+        busy={busy}
+        error={error.form}
+        onConfirm={confirm}
+        onClose={onClose}
+      >
         {action === 'block' ? (
           <>
             <p>{t(conversationId === undefined ? 'safety.block.textProfile' : 'safety.block.text')}</p>
@@ -106,9 +96,7 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
         ) : (
           <p>{t('safety.unmatch.text')}</p>
         )}
-        {formError}
-        {actions(t(action === 'block' ? 'safety.block.confirm' : 'safety.unmatch.confirm'), confirm)}
-      </Sheet>
+      </ConfirmSheet>
     );
   }
 
@@ -160,8 +148,12 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
         <p className="muted report-note">
           {t('safety.report.private', { name: person.name })} {t('safety.report.blocks', { name: person.name })}
         </p>
-        {formError}
-        {actions(t('safety.report.send'))}
+        {error.form && (
+          <p className="form-error" role="alert">
+            {error.form}
+          </p>
+        )}
+        <SheetActions confirmLabel={t('safety.report.send')} busy={busy} onClose={onClose} cancelFirst={false} />
       </form>
     </Sheet>
   );

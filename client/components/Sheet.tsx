@@ -1,4 +1,5 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useRef } from 'react';
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { useT } from '../lib/i18n';
 
 const FOCUSABLE = 'a[href], button:not(:disabled), input:not(:disabled), textarea:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])';
 
@@ -60,5 +61,60 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
         {children}
       </div>
     </div>
+  );
+}
+
+/**
+ * The confirm button, with Cancel under it; Cancel takes the focus unless `cancelFirst` is false, so
+ * that nothing destructive is one Enter away. Without `onConfirm` the confirm button submits its form.
+ */
+export function SheetActions({
+  confirmLabel,
+  tone = 'danger',
+  busy,
+  onConfirm,
+  onClose,
+  cancelFirst = true,
+}: {
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  busy: boolean;
+  onConfirm?: () => void;
+  onClose: () => void;
+  cancelFirst?: boolean;
+}) {
+  const t = useT();
+  return (
+    <div className="sheet-actions">
+      <button type={onConfirm ? 'button' : 'submit'} className={`btn btn-${tone} btn-block`} disabled={busy} onClick={onConfirm}>
+        {confirmLabel}
+      </button>
+      <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={cancelFirst || undefined}>
+        {t('safety.cancel')}
+      </button>
+    </div>
+  );
+}
+
+/** A confirm step: a title, what will happen (children), an error if the action failed, and the two buttons. */
+export function ConfirmSheet({
+  title,
+  children,
+  error,
+  onClose,
+  ...actions
+}: { title: string; children: ReactNode; error: string | null } & Omit<Parameters<typeof SheetActions>[0], 'cancelFirst'>) {
+  const titleId = useId();
+  return (
+    <Sheet labelledBy={titleId} onClose={onClose} busy={actions.busy}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <SheetActions {...actions} onClose={onClose} />
+    </Sheet>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { toast } from 'react-toastify';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
@@ -6,7 +6,8 @@ import type { BlockedUser } from '../../../shared/schemas/safety';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
-import { Sheet } from '../../components/Sheet';
+import { LoadMore } from '../../components/LoadMore';
+import { ConfirmSheet } from '../../components/Sheet';
 import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
@@ -15,7 +16,6 @@ import '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
   const t = useT();
-  const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -33,23 +33,17 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
   }
 
   return (
-    <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
-      <h2 id={titleId}>{t('blocked.unblockTitle', { name: person.name })}</h2>
+    <ConfirmSheet
+      title={t('blocked.unblockTitle', { name: person.name })}
+      confirmLabel={t('blocked.unblock')}
+      tone="primary"
+      busy={busy}
+      error={error}
+      onConfirm={() => void unblock()}
+      onClose={onClose}
+    >
       <p>{t('blocked.unblockText')}</p>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="sheet-actions">
-        <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void unblock()}>
-          {t('blocked.unblock')}
-        </button>
-        <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus>
-          {t('safety.cancel')}
-        </button>
-      </div>
-    </Sheet>
+    </ConfirmSheet>
   );
 }
 
@@ -104,16 +98,7 @@ export function Blocked() {
           ))}
         </ul>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      {next && (
-        <button type="button" className="btn btn-ghost-muted btn-block" disabled={loading} onClick={more}>
-          {t('blocked.more')}
-        </button>
-      )}
+      <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('blocked.more')} onMore={more} />
       {confirming && <UnblockSheet person={confirming} onClose={() => setConfirming(null)} />}
     </section>
   );

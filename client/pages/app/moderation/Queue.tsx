@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { ModerationReport } from '../../../../shared/schemas/safety';
 import { ChevronRight } from '../../../components/Icons';
+import { LoadMore } from '../../../components/LoadMore';
 import { Loading } from '../../../components/Loading';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge } from '../../../lib/format';
@@ -74,16 +75,7 @@ export function Queue() {
           ))}
         </ul>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      {next && (
-        <button type="button" className="btn btn-ghost-muted btn-block" disabled={loading} onClick={more}>
-          {t('moderation.more')}
-        </button>
-      )}
+      <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('moderation.more')} onMore={more} />
     </section>
   );
 }

@@ -1,11 +1,11 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { toast } from 'react-toastify';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
 import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
 import { ChevronLeft } from '../../../components/Icons';
 import { Loading } from '../../../components/Loading';
-import { Sheet } from '../../../components/Sheet';
+import { ConfirmSheet } from '../../../components/Sheet';
 import { api, ApiError, NotFound } from '../../../lib/api';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
@@ -46,25 +46,6 @@ function useReportPhotos(urls: readonly string[]): Array<string | null | undefin
 }
 
 const isGender = (value: string | null): value is (typeof GENDERS)[number] => (GENDERS as readonly (string | null)[]).includes(value);
-
-function BanSheet({ name, busy, onConfirm, onClose }: { name: string; busy: boolean; onConfirm: () => void; onClose: () => void }) {
-  const t = useT();
-  const titleId = useId();
-  return (
-    <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
-      <h2 id={titleId}>{t('moderation.banTitle', { name })}</h2>
-      <p>{t('moderation.banText')}</p>
-      <div className="sheet-actions">
-        <button type="button" className="btn btn-danger btn-block" disabled={busy} onClick={onConfirm}>
-          {t('moderation.ban')}
-        </button>
-        <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus>
-          {t('safety.cancel')}
-        </button>
-      </div>
-    </Sheet>
-  );
-}
 
 function Snapshot({ report }: { report: ModerationReportDetail }) {
   const t = useT();
@@ -269,7 +250,18 @@ export function ReportView({ id }: { id: number }) {
           {report.note && <p className="report-details">{report.note}</p>}
         </div>
       )}
-      {confirmBan && <BanSheet name={reportedName} busy={busy} onConfirm={() => void resolve('ban')} onClose={() => setConfirmBan(false)} />}
+      {confirmBan && (
+        <ConfirmSheet
+          title={t('moderation.banTitle', { name: reportedName })}
+          confirmLabel={t('moderation.ban')}
+          busy={busy}
+          error={null}
+          onConfirm={() => void resolve('ban')}
+          onClose={() => setConfirmBan(false)}
+        >
+          <p>{t('moderation.banText')}</p>
+        </ConfirmSheet>
+      )}
     </section>
   );
 }
