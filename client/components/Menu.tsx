@@ -90,8 +90,9 @@ export function Menu({
         <ul id={id} className="menu-list" role="menu" aria-label={label}>
           {items.map((item) => {
             const itemClass = item.danger ? 'menu-item menu-item-danger' : 'menu-item';
+            // Focus back on the button first: a dialog the item opens gives it back there when it closes.
             const select = () => {
-              close(false);
+              close(true);
               item.onSelect?.();
             };
             return (

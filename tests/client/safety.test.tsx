@@ -258,6 +258,10 @@ describe('the ⋮ menu', () => {
     fireEvent.click(screen.getByRole('menuitem', { name: en['safety.block'] }));
     await screen.findByRole('dialog', { name: 'Block Ben?' });
     expect(screen.getByRole('dialog').textContent).toContain(en['safety.block.textProfile']);
+    // Cancel gives the focus back to the ⋮ button.
+    fireEvent.click(screen.getByRole('button', { name: en['safety.cancel'] }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: en['safety.menu'] }));
   });
 });
 
