@@ -12,6 +12,7 @@ import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
 import { useSafety } from '../../stores/safety';
+import { useSession } from '../../stores/session';
 
 const GALLERY_SWIPE_PX = 50;
 
@@ -25,6 +26,7 @@ export function ProfileView({ id }: { id: number }) {
   const [matched, setMatched] = useState(false);
   // Blocked, reported, unmatched or banned while on screen: the profile goes.
   const gone = useSafety((state) => Boolean(state.gone[id]));
+  const me = useSession((state) => state.user?.id);
 
   useEffect(() => {
     let live = true;
@@ -91,7 +93,7 @@ export function ProfileView({ id }: { id: number }) {
         <Link href="/app/home" className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
-        <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />
+        {profile.id !== me && <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />}
       </div>
       <div className="gallery" {...bind()} data-testid="gallery">
         {photos.length ? (
