@@ -11,6 +11,7 @@ import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
+import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { getToken } from './storage';
 
 export class ApiError extends Error {
@@ -107,10 +108,9 @@ export function toError(status: number, body: unknown): ApiError {
   return new ApiError(status, detail, code);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
   try {
-    response = await fetch(path, {
+    return await fetch(path, {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -119,6 +119,10 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
   }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
   const text = await response.text();
   let parsed: unknown = null;
   if (text) {
@@ -136,9 +140,26 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
+/** A file behind the token (a report's photo copies): the body as a Blob, or the envelope's typed error. */
+async function download(path: string): Promise<Blob> {
+  const response = await send('GET', path);
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the status alone says what went wrong.
+  }
+  const error = toError(response.status, parsed);
+  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+  throw error;
+}
+
 const get = <T>(path: string) => request<T>('GET', path);
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+const del = <T>(path: string, body?: unknown) => request<T>('DELETE', path, body);
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
@@ -211,6 +232,20 @@ export const api = {
     get<Page<Message>>(`/api/conversations/${id}/messages/${query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
     post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+
+  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
+  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
+  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
+  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
+  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
+  report: (input: ReportInput) => post<{ id: number }>('/api/reports/', input),
+
+  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
+    get<Page<ModerationReport>>(`/api/moderation/reports/${query({ status, cursor })}`),
+  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
+  resolveReport: (id: number, input: ResolveInput) => post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
+  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
+  reportPhoto: (url: string) => download(url),
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),

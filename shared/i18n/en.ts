@@ -5,11 +5,13 @@
  * only ships the copy it shows (bench/README.md, "Web client").
  */
 import { enApp } from './en-app';
+import { enModeration } from './en-moderation';
 import { enPlans } from './en-plans';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
+import { enSafety } from './en-safety';
 
-export const en = { ...enPublic, ...enPrivacy, ...enPlans, ...enApp } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enPlans, ...enApp, ...enSafety, ...enModeration } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

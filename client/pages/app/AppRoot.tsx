@@ -3,6 +3,7 @@ import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
+import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
@@ -17,6 +18,9 @@ import '../../lib/messages-app';
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
 // "Likes you" is fetched when first opened.
 const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
+const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
+// Moderators only: nobody else downloads the queue, its store or its copy.
+const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -31,6 +35,10 @@ export function AppRoot() {
   useEffect(() => {
     if (token) startRealtime(token);
   }, [token]);
+  // The notice of a chat that ended belongs to the list it led back to; it goes once the user moves on.
+  useEffect(() => {
+    if (!/^\/app\/matches\/?$/.test(location)) useConversations.getState().dismissEndedNotice();
+  }, [location]);
 
   const redirect = gateAppRoute(location, token, user);
   if (redirect) return <Redirect to={redirect} replace />;
@@ -52,6 +60,8 @@ export function AppRoot() {
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
+            <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
+            <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>
