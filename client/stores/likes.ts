@@ -47,6 +47,8 @@ export const useLikes = create<LikesState>()((set, get) => ({
         people: [...(state.people ?? []), ...page.results.filter((card) => !shown.has(card.id))],
         next: page.next,
       }));
+    } catch (error) {
+      console.error('Could not load more of who likes you', error);
     } finally {
       set({ loadingMore: false });
     }
