@@ -16,6 +16,7 @@ import deckRoutes from './features/deck/routes';
 import eventRoutes from './features/events/routes';
 import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
+import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import moderationRoutes from './features/moderation/routes';
@@ -106,6 +107,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(eventRoutes);
+  await app.register(likesRoutes);
   await app.register(conversationRoutes);
   await app.register(safetyRoutes);
   await app.register(moderationRoutes);

@@ -20,14 +20,17 @@ import type {
   OrganizerEvent,
   PublicEvent,
 } from '../../shared/schemas/events';
+import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
+import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
+import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { getToken } from './storage';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    /** The machine code some errors carry beside `detail` (EVENTS.md: `qr_required`, `not_open`, `ended`). */
-    readonly code?: string,
+    /** The body's machine `code`, beside its detail: decide by it, never by the words. */
+    readonly code: ErrorCode | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -48,6 +51,17 @@ export class NotFound extends ApiError {
 }
 export class Throttled extends ApiError {
   override name = 'Throttled';
+}
+/** 429 `daily_likes_exhausted`: the free plan's likes are used up until `resetsAt`. */
+export class LikesExhausted extends Throttled {
+  override name = 'LikesExhausted';
+  constructor(
+    status: number,
+    message: string,
+    readonly resetsAt: string,
+  ) {
+    super(status, message, 'daily_likes_exhausted');
+  }
 }
 /** No answer at all: offline, DNS, server down. */
 export class NetworkError extends ApiError {
@@ -82,9 +96,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
+
 /** API.md's envelope → one typed error. */
 export function toError(status: number, body: unknown): ApiError {
   const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+  const code = isRecord(body) && isErrorCode(body.code) ? body.code : null;
   if (status === 400 && isRecord(body)) {
     const fields: FieldErrors = {};
     for (const [key, value] of Object.entries(body)) {
@@ -93,16 +110,18 @@ export function toError(status: number, body: unknown): ApiError {
     }
     return new ValidationError(fields);
   }
-  if (status === 401) return new NotAuthenticated(status, detail);
-  if (status === 404) return new NotFound(status, detail);
-  if (status === 429) return new Throttled(status, detail);
-  return new ApiError(status, detail, isRecord(body) && typeof body.code === 'string' ? body.code : undefined);
+  if (status === 401) return new NotAuthenticated(status, detail, code);
+  if (status === 404) return new NotFound(status, detail, code);
+  if (status === 429 && code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string') {
+    return new LikesExhausted(status, detail, body.resets_at);
+  }
+  if (status === 429) return new Throttled(status, detail, code);
+  return new ApiError(status, detail, code);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
   try {
-    response = await fetch(path, {
+    return await fetch(path, {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -111,6 +130,10 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
   }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
   const text = await response.text();
   let parsed: unknown = null;
   if (text) {
@@ -128,10 +151,26 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
+/** A file behind the token (a report's photo copies): the body as a Blob, or the envelope's typed error. */
+async function download(path: string): Promise<Blob> {
+  const response = await send('GET', path);
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the status alone says what went wrong.
+  }
+  const error = toError(response.status, parsed);
+  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+  throw error;
+}
+
 const get = <T>(path: string) => request<T>('GET', path);
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
-const del = <T>(path: string) => request<T>('DELETE', path);
+const del = <T>(path: string, body?: unknown) => request<T>('DELETE', path, body);
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
@@ -193,6 +232,9 @@ export const api = {
 
   deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${query({ cursor })}`),
   react: (other: number, response: Reaction) => post<ReactionResult>('/api/matching/', { response, other }),
+  undo: () => post<UndoResult>('/api/matching/undo/'),
+  likeAllowance: () => get<LikeAllowance>('/api/matching/allowance/'),
+  likesYou: (cursor?: string) => get<LikesYouPage>(`/api/users/me/likes/${query({ cursor })}`),
 
   emptyConversations: () => get<Page<ConversationSummary>>('/api/conversations/empty/'),
   startedConversations: () => get<Page<ConversationSummary>>('/api/conversations/started/'),
@@ -213,9 +255,25 @@ export const api = {
   eventStats: (id: number) => get<EventStats>(`/api/events/${id}/stats/`),
   endEvent: (id: number) => post<OrganizerEvent>(`/api/events/${id}/end/`),
   deleteEvent: (id: number) => del<null>(`/api/events/${id}/`),
+  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
+  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
+  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
+  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
+  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
+  report: (input: ReportInput) => post<{ id: number }>('/api/reports/', input),
+
+  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
+    get<Page<ModerationReport>>(`/api/moderation/reports/${query({ status, cursor })}`),
+  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
+  resolveReport: (id: number, input: ResolveInput) => post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
+  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
+  reportPhoto: (url: string) => download(url),
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
+  subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
+  portal: () => post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
+  cancelTestSubscription: () => post<PortalResponse>('/api/payments/test-portal/cancel/'),
 
   /** Google's user-info, read with the access token from Google Identity Services. */
   async googleProfile(accessToken: string): Promise<unknown> {

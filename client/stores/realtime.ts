@@ -3,6 +3,7 @@ import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { likesInFlight, rememberMatch, useDeck } from './deck';
 import { useEvents } from './events';
+import { conversationEnded } from './safety';
 import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -31,6 +32,7 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
+    onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('event:count', ({ event_id, count }) => useEvents.getState().setCount(event_id, count)),
     // New people at my event: fresh cards behind the one on screen. This is the deck's only refresh.
     onEvent('deck:refresh', ({ event_id }) => {
@@ -40,7 +42,11 @@ export function startRealtime(token: string) {
       // Whatever happened at the event while we were away.
       void useEvents.getState().loadCurrent();
       if (useDeck.getState().queue !== null) void useDeck.getState().refresh();
-      void useChat.getState().catchUp();
+      // A conversation that ended while we were away answers 404: it ends here too.
+      void useChat
+        .getState()
+        .catchUp()
+        .then((gone) => gone.forEach(conversationEnded));
       if (useConversations.getState().empty) void useConversations.getState().load();
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.

@@ -7,6 +7,7 @@ import {
   JOIN_MODES,
 } from '../constants';
 import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
+import type { ErrorCode } from '../error-codes';
 import { Id } from './common';
 import { z } from './zod';
 
@@ -113,7 +114,7 @@ export const EventStats = z.object({
 export type EventStats = z.infer<typeof EventStats>;
 
 /** The `code` of an event error body, beside `detail` (EVENTS.md, check-in errors). */
-export type EventErrorCode = 'qr_required' | 'qr_expired' | 'not_open' | 'ended';
+export type EventErrorCode = Extract<ErrorCode, 'qr_required' | 'qr_expired' | 'not_open' | 'ended'>;
 
 export const EVENT_ERRORS = {
   qrRequired: 'Scan the code at the event to check in.',

@@ -2,11 +2,13 @@ import { useEffect } from 'react';
 import { useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
+import { DeckPlanNotice, UndoButton, useDecide } from '../../components/DeckPerks';
 import { EventBar } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
 import { useT } from '../../lib/i18n';
 import { useDeck } from '../../stores/deck';
+import { outOfLikes, usePlan } from '../../stores/plan';
 
 const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
 
@@ -15,12 +17,15 @@ export function Home() {
   const [, navigate] = useLocation();
   const { queue, current, exiting } = useDeck(useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting })));
   const load = useDeck((state) => state.load);
-  const act = useDeck((state) => state.act);
+  const act = useDecide();
+  const likesSpent = usePlan((state) => outOfLikes(state.allowance));
+  const loadAllowance = usePlan((state) => state.loadAllowance);
 
   useEffect(() => {
-    // Fetched on every visit: the server knows best who is at the event now.
+    // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
     void load();
-  }, [load]);
+    void loadAllowance();
+  }, [load, loadAllowance]);
 
   const empty = queue !== null && current === null;
   useEffect(() => {
@@ -46,13 +51,28 @@ export function Home() {
     return () => window.removeEventListener('keydown', onKey);
   }, [act]);
 
-  if (queue === null || !current) {
+  if (queue === null) {
     return (
       <section className="deck">
         <EventBar />
-        <p className={`center-text muted${queue ? ' deck-empty' : ''}`} role="status">
-          {t(queue === null ? 'deck.loading' : 'deck.empty')}
+        <p className="center-text muted" role="status">
+          {t('deck.loading')}
         </p>
+      </section>
+    );
+  }
+  if (!current) {
+    return (
+      <section className="deck-empty-page">
+        <EventBar />
+        <p className="center-text muted deck-empty" role="status">
+          {t('deck.empty')}
+        </p>
+        {/* The last card passed on may be the one wanted back. */}
+        <div className="deck-actions">
+          <UndoButton onlyWhenUsable />
+        </div>
+        <DeckPlanNotice />
       </section>
     );
   }
@@ -71,15 +91,23 @@ export function Home() {
           onOpen={() => navigate(`/app/profiles/${current.id}`)}
         />
       </div>
+      <DeckPlanNotice />
       <p className="deck-hint muted">{t('deck.hint')}</p>
       <div className="deck-actions">
+        <UndoButton />
         <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} disabled={busy} onClick={() => act('dislike')}>
           <CloseIcon />
         </button>
         <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} disabled={busy} onClick={() => act('skip')}>
           <SkipIcon />
         </button>
-        <button type="button" className="round-btn round-btn-like" aria-label={t('deck.like')} disabled={busy} onClick={() => act('like')}>
+        <button
+          type="button"
+          className={`round-btn round-btn-like${likesSpent ? ' is-spent' : ''}`}
+          aria-label={t('deck.like')}
+          disabled={busy}
+          onClick={() => act('like')}
+        >
           <HeartIcon />
         </button>
       </div>
