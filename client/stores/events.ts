@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api';
-import { clearPendingJoin, getPendingJoin } from '../lib/storage';
+import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
 import { useDeck } from './deck';
 import { onSignOut } from './session';
 

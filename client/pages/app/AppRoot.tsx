@@ -6,7 +6,7 @@ import { Loading } from '../../components/Loading';
 import { localizedErrorMessage } from '../../lib/errors';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
 import { t as translate, useLanguage } from '../../lib/i18n';
-import { getPendingJoin } from '../../lib/storage';
+import { getPendingJoin } from '../../lib/pending-join';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';

@@ -7,7 +7,7 @@ import { AuthLayout } from '../../components/AuthLayout';
 import { NotFound as NotFoundError, api } from '../../lib/api';
 import { localizedErrorMessage } from '../../lib/errors';
 import { useLanguage, useT } from '../../lib/i18n';
-import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/storage';
+import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
 import '../../lib/messages-events';
