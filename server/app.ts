@@ -25,6 +25,7 @@ import { rejectNullCharacters } from './lib/null-characters';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
+import redisPlugin from './plugins/redis';
 import securityHeaders from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
 
@@ -77,6 +78,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
   await app.register(rateLimit, { global: false });
   await app.register(databasePlugin, { config });
+  await app.register(redisPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
 

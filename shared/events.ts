@@ -48,6 +48,11 @@ export interface ServerToClientEvents {
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
   presence: (payload: { user_id: number; online: boolean }) => void;
+  /**
+   * Events may have been missed without the socket dropping (the instances lost each other for a
+   * while): fetch what is new, as after a reconnect.
+   */
+  sync: () => void;
 }
 
 export interface ClientToServerEvents {

@@ -6,6 +6,18 @@ import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
 
+/**
+ * Every client hears `sync` at the same moment (Redis came back): each fetches within this spread,
+ * so that the catch-up requests do not all land on the servers in the same instant.
+ */
+const SYNC_SPREAD_MS = 2000;
+
+/** Fetches what may have been missed while events could not reach this tab. */
+function catchUp() {
+  void useChat.getState().catchUp();
+  if (useConversations.getState().empty) void useConversations.getState().load();
+}
+
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
   if (stops.length) return;
@@ -30,9 +42,9 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
-    onReconnect(() => {
-      void useChat.getState().catchUp();
-      if (useConversations.getState().empty) void useConversations.getState().load();
+    onReconnect(catchUp),
+    onEvent('sync', () => {
+      setTimeout(catchUp, Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),

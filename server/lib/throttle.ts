@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { createClient } from 'redis';
+import type { Redis } from './redis';
 
 export interface ThrottleResult {
   /** True once the key has been hit more than `max` times in the current window. */
@@ -58,22 +58,16 @@ const ERROR_LOG_INTERVAL_MS = 10_000;
  * however many instances an attacker spreads them over. Keys are hashed (no e-mail is written to
  * Redis). While Redis is unreachable each instance counts on its own rather than refusing logins.
  */
-export async function redisThrottle(options: { url: string; prefix: string; log: FastifyBaseLogger }): Promise<Throttle> {
+export function redisThrottle(options: { redis: Redis; log: FastifyBaseLogger }): Throttle {
   const fallback = memoryThrottle();
-  const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), connectTimeout: 2000 },
-  });
+  const client = options.redis.commands;
   let lastLogged = 0;
   const warn = (error: unknown) => {
     if (Date.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
     lastLogged = Date.now();
     options.log.warn({ err: error }, 'redis unavailable: login throttling counts per instance until it is back');
   };
-  client.on('error', warn);
-  // Start-up does not wait for Redis: until it is ready the fallback counts.
-  client.connect().catch(warn);
+  // Until Redis is ready the fallback counts.
 
   return {
     async hit(key, max, windowMs) {
@@ -81,7 +75,7 @@ export async function redisThrottle(options: { url: string; prefix: string; log:
       const hashed = createHash('sha256').update(key).digest('base64url');
       try {
         const reply = (await client.eval(HIT_SCRIPT, {
-          keys: [`${options.prefix}:throttle:${hashed}`],
+          keys: [`${options.redis.prefix}:throttle:${hashed}`],
           arguments: [String(windowMs)],
         })) as [number, number];
         const [count, ttl] = reply;
@@ -91,11 +85,7 @@ export async function redisThrottle(options: { url: string; prefix: string; log:
         return fallback.hit(key, max, windowMs);
       }
     },
-    async close() {
-      await fallback.close();
-      // quit() waits for a reply that never comes while Redis is away.
-      if (client.isReady) await client.quit().catch(() => client.destroy());
-      else client.destroy();
-    },
+    // The connection is the Redis plugin's to close.
+    close: () => fallback.close(),
   };
 }

@@ -5,7 +5,7 @@ import { createMessageBatcher } from '../features/conversations/message-batcher'
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
-import { openRedisFanout, type RedisFanout } from './redis';
+import { createRedisFanout } from './redis';
 import { startTokenSweep } from './token-sweep';
 
 export interface SocketData {
@@ -48,9 +48,7 @@ declare module 'fastify' {
  */
 export default fp(
   async (app) => {
-    const fanout: RedisFanout | null = app.config.redisUrl
-      ? await openRedisFanout({ url: app.config.redisUrl, channelPrefix: app.config.redisPrefix, log: app.log })
-      : null;
+    const fanout = app.redis ? createRedisFanout(app.redis) : null;
 
     const io: RealtimeServer = new Server(app.server, {
       path: '/socket.io/',
@@ -58,7 +56,6 @@ export default fp(
       maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
-    if (fanout) app.readinessChecks.set('redis', () => fanout.check());
 
     let accepting = true;
     const inFlight = new Set<Promise<unknown>>();
@@ -82,6 +79,11 @@ export default fp(
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
+        // The client hears "connected" only once its room is subscribed on every path to it: an event
+        // another instance publishes for this user a moment later must not pass by unheard.
+        const room = rooms.user(user.id);
+        await socket.join(room);
+        await fanout?.subscribed(room);
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
@@ -125,10 +127,17 @@ export default fp(
       // revocation to find this socket, so it goes now.
       if (app.isTokenRevoked(socket.data.user.tokenHash)) return void socket.disconnect(true);
       const userId = socket.data.user.id;
-      void socket.join(rooms.user(userId));
       track(presence.connected(userId));
       socket.on('disconnect', () => track(presence.disconnected(userId)));
       registerHandlers(socket, { app, presence, messages, accepting: () => accepting, track });
+    });
+
+    // Events published while Redis was away reached only the sockets of the instance that sent them.
+    // Once it is back, every client is told to fetch what it may have missed (after its last id);
+    // through the adapter, so the clients of instances whose own connection came back sooner hear it too.
+    app.redis?.onRecovered(() => {
+      app.log.info({ sockets: io.of('/').sockets.size }, 'redis is back: telling clients to catch up');
+      io.emit('sync');
     });
 
     app.addHook('preClose', async () => {
@@ -148,8 +157,7 @@ export default fp(
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });
-      await fanout?.close();
     });
   },
-  { name: 'realtime', dependencies: ['database', 'auth'] },
+  { name: 'realtime', dependencies: ['database', 'auth', 'redis'] },
 );

@@ -234,11 +234,18 @@ describe.each(backends)('readiness on %s', (backend) => {
     await server.close().catch(() => {});
   });
 
-  it('is not ready while a check hangs, and answers anyway', async () => {
-    server.app.readinessChecks.set('stuck', () => new Promise(() => {}));
+  it('is not ready while a required check hangs, and answers anyway', async () => {
+    server.app.readinessChecks.set('stuck', { check: () => new Promise(() => {}), required: true });
     const response = await client(server.url).get('/readyz');
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ status: 'unavailable', checks: { database: 'ok', stuck: 'failing' } });
+  });
+
+  it('stays ready while a check that is only reported fails (as Redis is), and says so', async () => {
+    server.app.readinessChecks.set('stuck', { check: () => Promise.reject(new Error('down')), required: false });
+    const response = await client(server.url).get('/readyz');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', checks: { database: 'ok', stuck: 'failing' } });
   });
 
   it('answers 503 once the database is down, while /healthz stays up', async () => {

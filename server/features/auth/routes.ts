@@ -12,9 +12,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   const hashOptions = config.argon2;
   const { perIp, perAccount, windowMs } = config.loginThrottle;
 
-  const throttle = config.redisUrl
-    ? await redisThrottle({ url: config.redisUrl, prefix: config.redisPrefix, log: app.log })
-    : memoryThrottle();
+  const throttle = app.redis ? redisThrottle({ redis: app.redis, log: app.log }) : memoryThrottle();
   app.addHook('onClose', () => throttle.close());
 
   /** A hook that counts a request under a key and answers 429 past `max` per window. */
