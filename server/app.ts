@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
+import type { Database } from './db/client';
 import { clientErrorHandler, registerErrorHandler } from './errors';
 import authRoutes from './features/auth/routes';
 import clientConfigRoutes from './features/client-config/routes';
@@ -33,11 +34,19 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     media: MediaStore;
+    /** The address users reach (links, checkout returns): `PUBLIC_URL`, or this server's own once it listens. */
+    readonly publicUrl: string;
   }
 }
 
-/** The whole server, not yet listening: `main.ts` listens, tests build their own on free ports. */
-export async function buildApp(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}) {
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** A database already open (tests: a memory PGlite of their own) instead of the configured one. */
+  database?: Database;
+}
+
+/** The whole server, not yet listening: `process.ts` listens, tests build their own on free ports. */
+export async function buildApp(config: Config, options: BuildOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -54,6 +63,14 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());
+  app.decorate('publicUrl', {
+    getter() {
+      if (config.publicUrl) return config.publicUrl;
+      const address = app.server.address();
+      const port = address && typeof address === 'object' ? address.port : config.port;
+      return `http://localhost:${port}`;
+    },
+  });
 
   // Infrastructure.
   await app.register(securityHeaders, {
@@ -77,7 +94,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
   await app.register(rateLimit, { global: false });
-  await app.register(databasePlugin, { config });
+  await app.register(databasePlugin, { config, database: options.database });
   await app.register(redisPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);

@@ -9,12 +9,22 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
+import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
+import type { TestCheckout } from '../../shared/schemas/payments';
+import { useLanguage } from './i18n';
 import { getToken } from './storage';
 
+/**
+ * A failed call. Decide by `status` and `code` (shared/error-codes.ts), never by the words:
+ * `detail` is the server's sentence for people, in the language the client asked for.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code: ErrorCode | null = null,
+    /** The body's `detail`, when it had one. */
+    readonly detail: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -35,6 +45,8 @@ export class NotFound extends ApiError {
 }
 export class Throttled extends ApiError {
   override name = 'Throttled';
+  /** From `Retry-After`, when the server said. */
+  retryAfterSeconds: number | null = null;
 }
 /** No answer at all: offline, DNS, server down. */
 export class NetworkError extends ApiError {
@@ -58,7 +70,12 @@ export function csrfToken(): string {
 }
 
 function headers(json: boolean): Record<string, string> {
-  const result: Record<string, string> = { 'X-CSRFToken': csrfToken(), Accept: 'application/json' };
+  const result: Record<string, string> = {
+    'X-CSRFToken': csrfToken(),
+    Accept: 'application/json',
+    // The server writes its messages (field errors above all) in the language the reader chose.
+    'Accept-Language': useLanguage.getState().language,
+  };
   if (json) result['Content-Type'] = 'application/json';
   const token = getToken();
   if (token) result.Authorization = `Token ${token}`;
@@ -69,9 +86,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
+
 /** API.md's envelope → one typed error. */
-export function toError(status: number, body: unknown): ApiError {
-  const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+export function toError(status: number, body: unknown, retryAfter: string | null = null): ApiError {
+  const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : null;
+  const code = isRecord(body) && isErrorCode(body.code) ? body.code : null;
+  const message = detail ?? `HTTP ${status}`;
   if (status === 400 && isRecord(body)) {
     const fields: FieldErrors = {};
     for (const [key, value] of Object.entries(body)) {
@@ -80,10 +101,15 @@ export function toError(status: number, body: unknown): ApiError {
     }
     return new ValidationError(fields);
   }
-  if (status === 401) return new NotAuthenticated(status, detail);
-  if (status === 404) return new NotFound(status, detail);
-  if (status === 429) return new Throttled(status, detail);
-  return new ApiError(status, detail);
+  if (status === 401) return new NotAuthenticated(status, message, code, detail);
+  if (status === 404) return new NotFound(status, message, code, detail);
+  if (status === 429) {
+    const error = new Throttled(status, message, code, detail);
+    const seconds = Number.parseInt(retryAfter ?? '', 10);
+    if (Number.isFinite(seconds)) error.retryAfterSeconds = seconds;
+    return error;
+  }
+  return new ApiError(status, message, code, detail);
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -108,7 +134,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     }
   }
   if (!response.ok) {
-    const error = toError(response.status, parsed);
+    const error = toError(response.status, parsed, response.headers.get('Retry-After'));
     if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
     throw error;
   }
@@ -147,7 +173,7 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
         resolve({ url: body.url });
         return;
       }
-      reject(toError(xhr.status, body));
+      reject(toError(xhr.status, body, xhr.getResponseHeader('Retry-After')));
     };
     const form = new FormData();
     form.append('file', file);
@@ -190,6 +216,9 @@ export const api = {
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
+  testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
+  finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
+    post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
 
   /** Google's user-info, read with the access token from Google Identity Services. */
   async googleProfile(accessToken: string): Promise<unknown> {

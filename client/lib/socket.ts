@@ -12,6 +12,7 @@ import type {
   ServerToClientEvents,
 } from '../../shared/events';
 import type { Message } from '../../shared/schemas/conversations';
+import { useLanguage } from './i18n';
 
 type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -33,7 +34,12 @@ const REFUSED_RETRY_MAX_MS = 30_000;
 
 export function connectSocket(token: string) {
   if (socket) return;
-  const next: AppSocket = io({ path: '/socket.io/', auth: { token }, transports: ['websocket'] });
+  // Read at every (re)connect: the acks' messages come in the language the reader has chosen by then.
+  const next: AppSocket = io({
+    path: '/socket.io/',
+    auth: (send) => send({ token, language: useLanguage.getState().language }),
+    transports: ['websocket'],
+  });
   socket = next;
   let refusals = 0;
   next.on('connect', () => {

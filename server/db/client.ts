@@ -65,7 +65,44 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
 export interface Database {
   db: Db;
   driver: 'pglite' | 'postgres';
+  /**
+   * Runs `work` unless another holder (in this process or any other on the same database) has the
+   * lock `key`; answers whether it ran. On PostgreSQL a session advisory lock on a connection of its
+   * own, so a process that dies releases it with its connection. PGlite belongs to one process, so a
+   * lock in memory is the same promise there.
+   */
+  withLock<T>(key: bigint, work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }>;
   close(): Promise<void>;
+}
+
+function inProcessLocks(): Database['withLock'] {
+  const held = new Set<bigint>();
+  return async (key, work) => {
+    if (held.has(key)) return { ran: false };
+    held.add(key);
+    try {
+      return { ran: true, result: await work() };
+    } finally {
+      held.delete(key);
+    }
+  };
+}
+
+function advisoryLocks(client: postgres.Sql): Database['withLock'] {
+  return async (key, work) => {
+    const session = await client.reserve();
+    try {
+      const [row] = await session<[{ locked: boolean }]>`select pg_try_advisory_lock(${String(key)}::bigint) as locked`;
+      if (!row?.locked) return { ran: false };
+      try {
+        return { ran: true, result: await work() };
+      } finally {
+        await session`select pg_advisory_unlock(${String(key)}::bigint)`;
+      }
+    } finally {
+      session.release();
+    }
+  };
 }
 
 /**
@@ -96,7 +133,7 @@ export async function openDatabase(options: {
     });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder });
-    return { db, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    return { db, driver: 'postgres', withLock: advisoryLocks(client), close: () => client.end({ timeout: 5 }) };
   }
 
   let dataDir: string | undefined;
@@ -107,5 +144,5 @@ export async function openDatabase(options: {
   const client = new PGlite(dataDir);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Db, driver: 'pglite', close: () => client.close() };
+  return { db: db as unknown as Db, driver: 'pglite', withLock: inProcessLocks(), close: () => client.close() };
 }

@@ -35,7 +35,7 @@ const noReply: Reply = () => {};
 /** The client → server events of API.md: validated with shared/ schemas, handled by the REST route's services. */
 export function registerHandlers(socket: RealtimeSocket, context: HandlerContext) {
   const { app, presence } = context;
-  const user = socket.data.user;
+  const { user, language } = socket.data;
   const buckets = new Map<LimitedEvent, TokenBucket>();
   const participants = new Map<number, { ids: [number, number]; at: number }>();
 
@@ -68,9 +68,9 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
       if (!bucket) buckets.set(event, (bucket = new TokenBucket(SOCKET_LIMITS[event])));
       if (!bucket.take()) return reply(fail({ code: 'throttled', message: THROTTLED_MESSAGE }));
       const parsed = schema.safeParse(payload);
-      if (!parsed.success) return reply(invalidPayload(parsed.error));
+      if (!parsed.success) return reply(invalidPayload(parsed.error, language));
       context.track(
-        handle(parsed.data).then(reply, (error: unknown) => reply(errorAck(error, app.log))),
+        handle(parsed.data).then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
       );
     });
   }

@@ -1,16 +1,18 @@
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
+import type { Language } from '../../shared/constants';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
 import { createRedisFanout } from './redis';
-import { startTokenSweep } from './token-sweep';
 
 export interface SocketData {
   /** Who signed in, and the hash of the token they signed in with: a revocation names it. */
   user: AuthUser;
+  /** The language of the messages in this socket's acks (its handshake's `auth.language`). */
+  language: Language;
 }
 
 /** Between instances (through Redis), never to clients. */
@@ -35,10 +37,6 @@ declare module 'fastify' {
      * Call it only after the write that made the event true has committed.
      */
     publish: <E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) => void;
-    realtime: {
-      /** Disconnects this instance's sockets whose token was revoked; runs on its own every minute. */
-      sweepTokens: () => Promise<number>;
-    };
   }
 }
 
@@ -79,6 +77,8 @@ export default fp(
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
+        const language: unknown = socket.handshake.auth?.language;
+        socket.data.language = language === 'es' ? 'es' : 'en';
         // The client hears "connected" only once its room is subscribed on every path to it: an event
         // another instance publishes for this user a moment later must not pass by unheard.
         const room = rooms.user(user.id);
@@ -104,11 +104,9 @@ export default fp(
 
     const presence = createPresence(app, io);
     const messages = createMessageBatcher(app.db, app.log);
-    const tokenSweep = startTokenSweep(app, io);
-    app.decorate('realtime', { sweepTokens: tokenSweep.sweep });
 
-    // A logout ends the token's sockets at once, on every instance; the sweep is the net for news lost
-    // while Redis was away.
+    // A logout ends the token's sockets at once, on every instance; the token-sweep job is the net for
+    // news lost while Redis was away.
     const dropSocketsOf = (tokenHash: string) => {
       for (const socket of io.of('/').sockets.values()) {
         if (socket.data.user.tokenHash === tokenHash) socket.disconnect(true);
@@ -153,7 +151,6 @@ export default fp(
       await drain();
     });
     app.addHook('onClose', async () => {
-      tokenSweep.stop();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });

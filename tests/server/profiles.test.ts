@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
 import { sweepUnusedUploads } from '../../server/features/media/service';
 import { saveProfile } from '../../server/features/users/service';
-import { DATE_OF_BIRTH_REQUIRED, PRIMARY_PHOTO_REQUIRED, type ProfileInput } from '../../shared/schemas/users';
+import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
+const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
+const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
 const DATE_FORMAT = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
 const TOO_YOUNG = 'You must be at least 18 years old.';
 const TOO_OLD = 'Enter a date of birth within the last 100 years.';

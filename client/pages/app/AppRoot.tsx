@@ -10,6 +10,7 @@ import { Home } from './Home';
 import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
 import { Subscribe } from './Subscribe';
+import { TestCheckout } from './TestCheckout';
 import '../../app.css';
 import '../../lib/messages-app';
 
@@ -48,6 +49,9 @@ export function AppRoot() {
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
+              {(params) => <TestCheckout key={params.id} id={params.id!} />}
+            </Route>
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

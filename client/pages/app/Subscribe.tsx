@@ -91,7 +91,12 @@ export function Subscribe() {
           </button>
         ))}
       </div>
-      {config?.payments === 'local' && <p className="notice">{t('subscribe.testMode')}</p>}
+      {config?.payments === 'test' && <p className="notice">{t('subscribe.testMode')}</p>}
+      {config?.payments === 'off' && (
+        <p className="notice" role="status">
+          {t('subscribe.notConfigured')}
+        </p>
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}
@@ -112,7 +117,7 @@ export function Subscribe() {
                   <li key={key}>{t(key)}</li>
                 ))}
               </ul>
-              <button type="button" className="btn btn-primary btn-block" disabled={!available || busy} onClick={() => void checkout()}>
+              <button type="button" className="btn btn-primary btn-block" disabled={!available || busy || config?.payments === 'off'} onClick={() => void checkout()}>
                 {available ? t('subscribe.choose') : t('subscribe.comingSoon')}
               </button>
             </li>

@@ -1,6 +1,7 @@
 import { ValidationError } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
 
-export const INVALID_CURSOR = 'Invalid cursor.';
+export const INVALID_CURSOR = serverText('invalid_cursor');
 
 /**
  * Opaque keyset cursors: base64url of `scope:part:part…`. The scope keeps a cursor of one list from

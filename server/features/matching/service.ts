@@ -4,8 +4,9 @@ import type { MatchUser } from '../../../shared/events';
 import { blocks, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
+import { serverText } from '../../../shared/i18n/server-messages';
 
-export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
+export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
 
 export interface ReactOutcome {
   match: boolean;
