@@ -2,7 +2,6 @@ import path from 'node:path';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -26,7 +25,9 @@ import { rejectNullCharacters } from './lib/null-characters';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
+import limitsPlugin from './plugins/limits';
 import redisPlugin from './plugins/redis';
+import secretsPlugin from './plugins/secrets';
 import securityHeaders from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
 
@@ -93,9 +94,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(cookie);
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
-  await app.register(rateLimit, { global: false });
   await app.register(databasePlugin, { config, database: options.database });
+  await app.register(secretsPlugin);
   await app.register(redisPlugin);
+  await app.register(limitsPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
 
@@ -118,7 +120,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(matchingRoutes);
   await app.register(conversationRoutes);
   await app.register(mediaRoutes);
-  await app.register(googleAuthRoutes, { config });
+  await app.register(googleAuthRoutes);
   await app.register(paymentRoutes, { config });
   await app.register(clientConfigRoutes);
 

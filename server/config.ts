@@ -31,8 +31,15 @@ export interface Config {
    * pick its own address; behind a proxy elsewhere, name it (`TRUST_PROXY=10.0.0.5`, or CIDRs).
    */
   trustProxy: boolean | string;
+  /**
+   * Seals cursors and join passes; every instance of a deployment must share it. Unset: one is made
+   * once and kept in the database.
+   */
+  secretKey: string | null;
   argon2: { memoryCost: number; timeCost: number };
   loginThrottle: { perIp: number; perAccount: number; windowMs: number };
+  /** Rows of `limitRules` replaced (tests, load runs); see `server/lib/limits.ts`. */
+  limits: Partial<Record<string, { max: number; windowMs: number }>>;
   checkoutMode: CheckoutMode;
   stripe: {
     secretKey: string | null;
@@ -93,6 +100,7 @@ export function loadConfig(env: Env = process.env): Config {
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
+    secretKey: env.SECRET_KEY || null,
     // OWASP's argon2id baseline: 19 MiB, 2 iterations.
     argon2: { memoryCost: int(env.ARGON2_MEMORY_KIB, 19_456), timeCost: int(env.ARGON2_TIME_COST, 2) },
     loginThrottle: {
@@ -100,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: int(env.LOGIN_THROTTLE_PER_ACCOUNT, 10),
       windowMs: int(env.LOGIN_THROTTLE_WINDOW_MS, 60_000),
     },
+    limits: {},
     checkoutMode: checkoutMode(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,

@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
@@ -22,6 +22,11 @@ declare module 'fastify' {
     userForToken: (token: string) => Promise<AuthUser | null>;
     /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
     revokeToken: (tokenHash: string) => Promise<void>;
+    /**
+     * Ends every session of a user but `except` (the one asking, when it stays signed in): their
+     * sockets are dropped on every instance. Returns how many were ended.
+     */
+    revokeUserTokens: (userId: number, options?: { except?: string }) => Promise<number>;
     onTokenRevoked: (listener: (tokenHash: string) => void) => void;
     /** Another instance revoked this token: forget it here too. */
     revokeTokenHere: (tokenHash: string) => void;
@@ -83,10 +88,28 @@ export default fp(
       return { id: entry.userId, tokenHash: hash };
     });
 
+    const revoked = (tokenHashes: string[]) => {
+      for (const tokenHash of tokenHashes) {
+        cache.revoke(tokenHash);
+        for (const listener of revocationListeners) listener(tokenHash);
+      }
+    };
     app.decorate('revokeToken', async (tokenHash: string) => {
       await app.db.delete(authTokens).where(eq(authTokens.tokenHash, tokenHash));
-      cache.revoke(tokenHash);
-      for (const listener of revocationListeners) listener(tokenHash);
+      revoked([tokenHash]);
+    });
+    app.decorate('revokeUserTokens', async (userId: number, options: { except?: string } = {}) => {
+      const deleted = await app.db
+        .delete(authTokens)
+        .where(
+          and(
+            eq(authTokens.userId, userId),
+            options.except === undefined ? undefined : ne(authTokens.tokenHash, options.except),
+          ),
+        )
+        .returning({ tokenHash: authTokens.tokenHash });
+      revoked(deleted.map((row) => row.tokenHash));
+      return deleted.length;
     });
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);

@@ -4,7 +4,6 @@ import type { Language } from '../../shared/constants';
 import type { Ack, AckError } from '../../shared/events';
 import { ApiError, toFieldErrors, ValidationError } from '../errors';
 
-export const THROTTLED_MESSAGE = 'Request was throttled.';
 export const INVALID_PAYLOAD_MESSAGE = 'Invalid payload.';
 export const UNAVAILABLE_MESSAGE = 'The server is restarting; send again after reconnecting.';
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodType } from 'zod';
 import {
   type Ack,
+  type ClientToServerEvents,
   MessageReadPayload,
   MessageSendPayload,
   PresenceListPayload,
@@ -9,10 +10,10 @@ import {
 } from '../../shared/events';
 import type { MessageBatcher } from '../features/conversations/message-batcher';
 import { getParticipantIds, markRead } from '../features/conversations/service';
-import { errorAck, fail, invalidPayload, THROTTLED_MESSAGE, UNAVAILABLE_MESSAGE } from './acks';
+import { type LimitName, userSubject } from '../lib/limits';
+import { errorAck, fail, invalidPayload, UNAVAILABLE_MESSAGE } from './acks';
 import type { RealtimeSocket } from './plugin';
 import type { Presence } from './presence';
-import { type LimitedEvent, SOCKET_LIMITS, TokenBucket } from './rate-limit';
 
 /** Typing fires often: who is in a conversation is remembered per socket for a little while. */
 const PARTICIPANTS_CACHE_MS = 30_000;
@@ -36,7 +37,6 @@ const noReply: Reply = () => {};
 export function registerHandlers(socket: RealtimeSocket, context: HandlerContext) {
   const { app, presence } = context;
   const { user, language } = socket.data;
-  const buckets = new Map<LimitedEvent, TokenBucket>();
   const participants = new Map<number, { ids: [number, number]; at: number }>();
 
   async function participantsOf(conversationId: number) {
@@ -50,11 +50,12 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
   }
 
   /**
-   * One event: throttle, validate, run, ack. A bad payload or a failing service gets an error ack;
-   * the socket itself is never dropped for it.
+   * One event: validate, throttle (the user's limit of the same name, shared with the REST route and
+   * every instance), run, ack. A bad payload or a failing service gets an error ack; the socket itself
+   * is never dropped for it.
    */
   function on<T>(
-    event: LimitedEvent,
+    event: keyof ClientToServerEvents & LimitName,
     schema: ZodType<T>,
     handle: (payload: T) => Promise<Ack>,
   ) {
@@ -64,13 +65,13 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
       const reply = typeof last === 'function' ? (last as Reply) : noReply;
       const payload = typeof args[0] === 'function' ? undefined : args[0];
       if (!context.accepting()) return reply(fail({ code: 'unavailable', message: UNAVAILABLE_MESSAGE }));
-      let bucket = buckets.get(event);
-      if (!bucket) buckets.set(event, (bucket = new TokenBucket(SOCKET_LIMITS[event])));
-      if (!bucket.take()) return reply(fail({ code: 'throttled', message: THROTTLED_MESSAGE }));
       const parsed = schema.safeParse(payload);
       if (!parsed.success) return reply(invalidPayload(parsed.error, language));
       context.track(
-        handle(parsed.data).then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
+        app.limits
+          .consume(event, userSubject(user.id))
+          .then(() => handle(parsed.data))
+          .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
       );
     });
   }

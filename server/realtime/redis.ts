@@ -29,15 +29,36 @@ export function createRedisFanout(redis: Redis): RedisFanout {
   const channelPrefix = redis.prefix;
   const failed = new Map<string, Listener>();
   const wanted = new Set<string>();
+  /** Each channel's SSUBSCRIBE/SUNSUBSCRIBE, one after the other (see `inOrder`). */
+  const queues = new Map<string, Promise<void>>();
+  /** A channel's subscription on its way, so that a handshake can wait for it. */
   const pending = new Map<string, Promise<void>>();
+
+  /**
+   * Runs a channel's commands in the order they were asked for, each once the one before has been
+   * answered. node-redis adds a listener to a channel it still holds without asking Redis again, even
+   * while that channel's SUNSUBSCRIBE is on its way, and then drops it with the unsubscribe's reply: a
+   * user who leaves an instance and is back within a round trip (a page reload) would stay connected
+   * but unsubscribed, deaf to every other instance.
+   */
+  const inOrder = (channel: string, command: () => Promise<void>) => {
+    const done = (queues.get(channel) ?? Promise.resolve()).then(command);
+    queues.set(channel, done);
+    void done.finally(() => {
+      if (queues.get(channel) === done) queues.delete(channel);
+    });
+    return done;
+  };
 
   const subscribe = (channel: string, listener: Listener) => {
     wanted.add(channel);
-    const done = sub.sSubscribe(channel, listener, true).then(
-      () => {},
-      () => {
-        if (wanted.has(channel)) failed.set(channel, listener);
-      },
+    const done = inOrder(channel, () =>
+      sub.sSubscribe(channel, listener, true).then(
+        () => {},
+        () => {
+          if (wanted.has(channel)) failed.set(channel, listener);
+        },
+      ),
     );
     pending.set(channel, done);
     void done.finally(() => {
@@ -66,7 +87,7 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     sUnsubscribe(channel: string) {
       wanted.delete(channel);
       failed.delete(channel);
-      sub.sUnsubscribe(channel).catch(() => {});
+      void inOrder(channel, () => sub.sUnsubscribe(channel).then(() => {}, () => {}));
     },
   };
 

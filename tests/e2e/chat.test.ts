@@ -31,7 +31,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
   beforeAll(async () => {
     clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
+    // The history below is seeded through the API faster than a person types: not a test of the limit.
+    server = await startServer({ config: { clientDir, limits: { 'message:send': { max: 1000, windowMs: 10_000 } } } });
     ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
     ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
     await api().post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });

@@ -4,7 +4,7 @@ import { authTokens } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { tokenSweep } from '../../server/jobs/token-sweep';
 import { hashToken } from '../../server/lib/tokens';
-import { SOCKET_LIMITS } from '../../server/realtime/rate-limit';
+import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -251,20 +251,36 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(strangerEvents).toEqual([]);
   });
 
-  it('rate-limits sends per socket with a throttled ack, and the socket lives on', async () => {
+  it('rate-limits sends per user, socket and REST together, with a throttled ack, and the socket lives on', async () => {
     const { a, conversationId } = await makePair(server);
-    const socket = await connectAs(a.token);
-    const burst = SOCKET_LIMITS['message:send'].burst;
+    const [socket, secondTab] = await Promise.all([connectAs(a.token), connectAs(a.token)]);
+    const { max } = limitRules(server.config)['message:send'];
+    const send = (tab: typeof socket, i: number) =>
+      tab.emitWithAck('message:send', { conversation_id: conversationId, content: `n${i}`, client_id: newClientId() });
+    // A third of the limit over REST, the rest over two sockets of the same user.
+    const rest = Math.floor(max / 3);
+    for (let i = 0; i < rest; i++) {
+      const sent = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
+        token: a.token,
+        json: { content: `rest${i}` },
+      });
+      expect(sent.status).toBe(201);
+    }
     const acks = await Promise.all(
-      Array.from({ length: burst + 10 }, (_, i) =>
-        socket.emitWithAck('message:send', { conversation_id: conversationId, content: `n${i}`, client_id: newClientId() }),
-      ),
+      Array.from({ length: max - rest + 10 }, (_, i) => send(i % 2 === 0 ? socket : secondTab, i)),
     );
     const throttled = acks.filter((ack) => !ack.ok && ack.error.code === 'throttled');
-    expect(throttled.length).toBeGreaterThanOrEqual(5);
+    expect(throttled).toHaveLength(10);
+    expect(throttled[0]).toMatchObject({ error: { message: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) } });
+    const refused = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: a.token,
+      json: { content: 'one more' },
+    });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const stored = await storedMessages(server, a.token, conversationId);
-    expect(stored.length).toBe(acks.filter((ack) => ack.ok).length);
-    expect(socket.connected).toBe(true);
+    expect(stored.length).toBe(max);
+    expect(socket.connected && secondTab.connected).toBe(true);
   });
 
   it('disconnects the sockets of a token revoked by logout, and only those', async () => {

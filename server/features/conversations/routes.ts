@@ -11,7 +11,14 @@ import {
 } from '../../../shared/schemas/conversations';
 import { NotFound } from '../../errors';
 import { currentUser } from '../../plugins/auth';
-import { getConversation, listConversations, listMessages, sendMessage } from './service';
+import {
+  ConversationListPositionSchema,
+  getConversation,
+  listConversations,
+  listMessages,
+  MessagePositionSchema,
+  sendMessage,
+} from './service';
 
 const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -20,12 +27,16 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
     app.get(
       `/api/conversations/${kind}/`,
       { schema: { querystring: PageQuery, response: { 200: page(ConversationSummary) } } },
-      async (request) =>
-        listConversations(app.db, currentUser(request).id, {
+      async (request) => {
+        const scope = `conversations-${kind}`;
+        const after = app.cursors.open(scope, request.query.cursor, ConversationListPositionSchema);
+        const slice = await listConversations(app.db, currentUser(request).id, {
           kind,
-          cursor: request.query.cursor,
+          after,
           limit: request.query.limit ?? CONVERSATIONS_PAGE_SIZE,
-        }),
+        });
+        return app.cursors.page(scope, slice);
+      },
     );
   }
 
@@ -43,15 +54,24 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id/messages/',
     { schema: { params: ConversationParams, querystring: MessagesQuery, response: { 200: page(Message) } } },
     async (request) => {
-      const messages = await listMessages(app.db, request.params.id, currentUser(request).id, request.query);
-      if (!messages) throw new NotFound();
-      return messages;
+      const { cursor, after, limit } = request.query;
+      const position = app.cursors.open('messages', cursor, MessagePositionSchema);
+      const slice = await listMessages(app.db, request.params.id, currentUser(request).id, {
+        position,
+        afterId: after,
+        limit,
+      });
+      if (!slice) throw new NotFound();
+      return app.cursors.page('messages', slice);
     },
   );
 
   app.post(
     '/api/conversations/:id/messages/',
-    { schema: { params: ConversationParams, body: MessageInput, response: { 201: Message } } },
+    {
+      schema: { params: ConversationParams, body: MessageInput, response: { 201: Message } },
+      onRequest: app.limits.hook('message:send'),
+    },
     async (request, reply) => {
       const { message, participantIds, created } = await sendMessage(app.db, {
         conversationId: request.params.id,

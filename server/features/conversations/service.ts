@@ -6,10 +6,11 @@ import {
   type Message,
   MessageInput,
 } from '../../../shared/schemas/conversations';
+import { z } from '../../../shared/schemas/zod';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
+import { type Slice, sliceOf } from '../../lib/page';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
-import { decodeCursor, encodeCursor, integerPart, invalidCursor } from './cursor';
 import { conversationListQuery, type MessagePageRow, messagePage, partnerOf } from './queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 
@@ -144,10 +145,15 @@ export async function getConversation(
   return row ?? null;
 }
 
-export interface Page<T> {
-  results: T[];
-  next: string | null;
+/** Where the next page of a conversation list starts: after this activity time and id. */
+export interface ConversationListPosition {
+  activityUs: string;
+  id: number;
 }
+export const ConversationListPositionSchema: z.ZodType<ConversationListPosition> = z.object({
+  activityUs: z.string().regex(/^\d{1,18}$/),
+  id: z.number().int().min(1).max(2_147_483_647),
+});
 
 /**
  * The user's conversations: `empty` (matched, no message yet, newest match first) or `started` (newest
@@ -156,19 +162,13 @@ export interface Page<T> {
 export async function listConversations(
   db: Db,
   userId: number,
-  options: { kind: 'empty' | 'started'; cursor?: string; limit: number },
-): Promise<Page<ConversationSummary>> {
-  let after: { activityUs: string; id: number } | null = null;
-  if (options.cursor) {
-    const [activityUs, id] = decodeCursor(options.cursor, `conversations-${options.kind}`, 2);
-    after = { activityUs: integerPart(activityUs), id: Number(integerPart(id, 10)) };
-  }
-  const rows = await conversationListQuery(db, userId, options.kind, after, options.limit + 1);
-  const more = rows.length > options.limit;
-  const page = more ? rows.slice(0, options.limit) : rows;
-  const last = page.at(-1);
-  return {
-    results: page.map((row) => ({
+  options: { kind: 'empty' | 'started'; after: ConversationListPosition | null; limit: number },
+): Promise<Slice<ConversationSummary, ConversationListPosition>> {
+  const rows = await conversationListQuery(db, userId, options.kind, options.after, options.limit + 1);
+  return sliceOf(
+    rows,
+    options.limit,
+    (row) => ({
       id: row.id,
       name: row.name,
       image: row.image,
@@ -176,45 +176,55 @@ export async function listConversations(
       last_message: row.lastMessage,
       last_activity: new Date(Number(row.activityUs) / 1000).toISOString(),
       ...(options.kind === 'started' ? { unread_count: row.unreadCount } : {}),
-    })),
-    next: more && last ? encodeCursor(`conversations-${options.kind}`, [last.activityUs, String(last.id)]) : null,
-  };
+    }),
+    (row) => ({ activityUs: row.activityUs, id: row.id }),
+  );
 }
+
+/** Where the next page of messages starts: before (`older`) or after (`newer`) this message id. */
+export interface MessagePosition {
+  direction: 'older' | 'newer';
+  id: number;
+}
+export const MessagePositionSchema: z.ZodType<MessagePosition> = z.object({
+  direction: z.enum(['older', 'newer']),
+  id: z.number().int().min(0).max(2_147_483_647),
+});
 
 /**
  * A page of a conversation's messages, or null when the user is not a participant. Newest first, or
- * with `after` (the catch-up after a reconnect) the messages with a greater id, oldest first.
+ * with `afterId` (the catch-up after a reconnect) the messages with a greater id, oldest first. A
+ * position (from a cursor) wins over `afterId`.
  */
 export async function listMessages(
   db: Db,
   conversationId: number,
   userId: number,
-  options: { cursor?: string; after?: number; limit?: number },
-): Promise<Page<Message> | null> {
+  options: { position?: MessagePosition | null; afterId?: number; limit?: number },
+): Promise<Slice<Message, MessagePosition> | null> {
   const limit = options.limit ?? MESSAGES_PAGE_SIZE;
-  let direction: 'older' | 'newer' = options.after === undefined ? 'older' : 'newer';
-  let bound = options.after ?? null;
-  if (options.cursor) {
-    const [kind, id] = decodeCursor(options.cursor, 'messages', 2);
-    if (kind !== 'older' && kind !== 'newer') throw invalidCursor();
-    direction = kind;
-    bound = Number(integerPart(id, 10));
-  }
-  const statement = direction === 'newer' ? messagePage.newer : bound === null ? messagePage.newest : messagePage.older;
-  const rows = await statement.run<MessagePageRow>(db, { conversationId, userId, bound: bound ?? 0, limit: limit + 1 });
+  const position: MessagePosition | null =
+    options.position ?? (options.afterId === undefined ? null : { direction: 'newer', id: options.afterId });
+  const statement =
+    position === null ? messagePage.newest : position.direction === 'newer' ? messagePage.newer : messagePage.older;
+  const rows = await statement.run<MessagePageRow>(db, {
+    conversationId,
+    userId,
+    bound: position?.id ?? 0,
+    limit: limit + 1,
+  });
   if (rows.length === 0) return null;
-  const found = rows.filter((row) => row.id !== null);
-  const more = found.length > limit;
-  const page = more ? found.slice(0, limit) : found;
-  const last = page.at(-1);
-  return {
-    results: page.map((row) => ({
+  const direction = position?.direction ?? 'older';
+  return sliceOf(
+    rows.filter((row) => row.id !== null),
+    limit,
+    (row) => ({
       id: Number(row.id),
       sender: Number(row.sender_id),
       content: row.content ?? '',
       time: row.time ?? '',
       client_id: row.client_id,
-    })),
-    next: more && last ? encodeCursor('messages', [direction, String(last.id)]) : null,
-  };
+    }),
+    (row) => ({ direction, id: Number(row.id) }),
+  );
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { page, PageQuery } from '../../../shared/schemas/common';
 import { DeckCard } from '../../../shared/schemas/users';
 import { currentUser } from '../../plugins/auth';
-import { getDeck } from './service';
+import { DeckPositionSchema, getDeck } from './service';
 
 const deckRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -10,7 +10,11 @@ const deckRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/users/matching-profiles/',
     { schema: { querystring: PageQuery, response: { 200: page(DeckCard) } } },
-    async (request) => getDeck(app.db, currentUser(request).id, request.query),
+    async (request) => {
+      const after = app.cursors.open('deck', request.query.cursor, DeckPositionSchema);
+      const slice = await getDeck(app.db, currentUser(request).id, { after, limit: request.query.limit });
+      return app.cursors.page('deck', slice);
+    },
   );
 };
 

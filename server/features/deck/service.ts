@@ -1,18 +1,17 @@
 import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
-import { decodeCursor, encodeCursor, integerPart, invalidCursor } from '../conversations/cursor';
+import { z } from '../../../shared/schemas/zod';
 import { type Db, rowsOf } from '../../db/client';
-import type { Page } from '../conversations/service';
+import { type Slice, sliceOf } from '../../lib/page';
 import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitStatement } from './queries';
 
-const CURSOR_SCOPE = 'deck';
-
-function parseCursor(cursor: string): DeckPosition {
-  const [tier, activeUs, id] = decodeCursor(cursor, CURSOR_SCOPE, 3);
-  if (tier !== '0' && tier !== '1' && tier !== '2') throw invalidCursor();
-  return { tier: Number(tier) as DeckPosition['tier'], activeUs: integerPart(activeUs), id: Number(integerPart(id, 10)) };
-}
+/** A deck cursor, once opened: checked again, since its parts are written into the deck statement. */
+export const DeckPositionSchema: z.ZodType<DeckPosition> = z.object({
+  tier: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  activeUs: z.string().regex(/^\d{1,18}$/),
+  id: z.number().int().min(1).max(2_147_483_647),
+});
 
 /**
  * The next cards of the user's deck (API.md, "The deck"): the viewer's fit values (a primary-key
@@ -21,24 +20,16 @@ function parseCursor(cursor: string): DeckPosition {
 export async function getDeck(
   db: Db,
   userId: number,
-  options: { cursor?: string; limit?: number } = {},
-): Promise<Page<DeckCard>> {
+  options: { after?: DeckPosition | null; limit?: number } = {},
+): Promise<Slice<DeckCard, DeckPosition>> {
   const limit = options.limit ?? DECK_PAGE_SIZE;
-  const after = options.cursor ? parseCursor(options.cursor) : null;
   const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
-  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, after, limit + 1)));
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return {
-    results: page.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      age: ageOn(row.date_of_birth),
-      bio: row.bio,
-      image: row.image,
-    })),
-    next: more && last ? encodeCursor(CURSOR_SCOPE, [String(Number(last.tier)), last.active_us, String(last.id)]) : null,
-  };
+  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, options.after ?? null, limit + 1)));
+  return sliceOf(
+    rows,
+    limit,
+    (row) => ({ id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth), bio: row.bio, image: row.image }),
+    (row) => ({ tier: Number(row.tier) as DeckPosition['tier'], activeUs: row.active_us, id: Number(row.id) }),
+  );
 }

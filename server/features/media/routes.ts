@@ -35,7 +35,7 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/uploads/', {
     schema: { response: { 201: UploadResponse } },
-    onRequest: app.authenticate,
+    onRequest: [app.authenticate, app.limits.hook('upload')],
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new UnsupportedMediaType('Send the image as multipart/form-data, field "file".');
       const bytes = await readUpload(request);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import Stripe from 'stripe';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
+import { serverText } from '../../../shared/i18n/server-messages';
 import { NoBody } from '../../../shared/schemas/common';
 import { ErrorDetail } from '../../../shared/schemas/errors';
 import {
@@ -14,7 +15,7 @@ import {
   WebhookResponse,
 } from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
-import { NotAuthenticated, NotFound, Throttled, ValidationError } from '../../errors';
+import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
@@ -29,7 +30,6 @@ import {
   subscribeUrl,
 } from './service';
 import { createStripeClient } from './stripe-client';
-import { serverText } from '../../../shared/i18n/server-messages';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -44,7 +44,6 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     stripe: mode === 'stripe' ? createStripeClient(config.stripe) : null,
     lookupKeys: Object.values(config.stripe.lookupKeys),
   };
-  const throttled = (_request: unknown, context: { ttl: number }) => new Throttled(context.ttl / 1000);
   const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;
 
   if (mode === 'off') app.log.warn('checkout: off (CHECKOUT_MODE=off) — payments are not configured, the subscribe page says so');
@@ -61,12 +60,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
     },
     // Each call creates objects at Stripe: bounded per address.
-    onRequest: app.rateLimit({
-      max: config.loginThrottle.perIp,
-      timeWindow: config.loginThrottle.windowMs,
-      keyGenerator: (request) => `checkout-ip:${request.ip}`,
-      errorResponseBuilder: throttled,
-    }),
+    onRequest: app.limits.hook('checkout:ip', (request) => request.ip),
     handler: async (request, reply) => {
       if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
       if (request.headers.authorization === undefined) {

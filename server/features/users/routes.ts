@@ -31,7 +31,7 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/api/users/:id/profile/',
-    { schema: { params: IdParams, response: { 200: PublicProfile } } },
+    { schema: { params: IdParams, response: { 200: PublicProfile } }, onRequest: app.limits.hook('profile:view') },
     async (request) => {
       const profile = await getPublicProfile(app.db, currentUser(request).id, request.params.id);
       if (!profile) throw new NotFound();

@@ -2,21 +2,26 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from './redis';
 
-export interface ThrottleResult {
+export interface CounterResult {
   /** True once the key has been hit more than `max` times in the current window. */
   exceeded: boolean;
   /** Until the window ends. */
   retryAfterMs: number;
 }
 
-/** Fixed-window counters: one hit per attempt, the window starting at a key's first hit. */
-export interface Throttle {
-  hit(key: string, max: number, windowMs: number): Promise<ThrottleResult>;
+/**
+ * Fixed-window counters, the store behind `limits.ts`: one hit per attempt, the window starting at a
+ * key's first hit.
+ */
+export interface Counters {
+  hit(key: string, max: number, windowMs: number): Promise<CounterResult>;
+  /** Forgets a key's window (a password reset clears the login throttle of its account). */
+  reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Counters in this process: right for one instance, and the fallback while Redis is away. */
-export function memoryThrottle(): Throttle {
+export function memoryCounters(): Counters {
   const windows = new Map<string, { count: number; resetAt: number }>();
   // Expired windows are swept now and then, so that a flood of distinct keys cannot grow the map forever.
   const sweep = setInterval(() => {
@@ -34,6 +39,9 @@ export function memoryThrottle(): Throttle {
       }
       window.count += 1;
       return { exceeded: window.count > max, retryAfterMs: window.resetAt - now };
+    },
+    async reset(key) {
+      windows.delete(key);
     },
     async close() {
       clearInterval(sweep);
@@ -54,28 +62,28 @@ return { count, ttl }
 const ERROR_LOG_INTERVAL_MS = 10_000;
 
 /**
- * Counters in Redis, shared by every instance: an account gets the same number of login attempts
- * however many instances an attacker spreads them over. Keys are hashed (no e-mail is written to
- * Redis). While Redis is unreachable each instance counts on its own rather than refusing logins.
+ * Counters in Redis, shared by every instance: an account gets the same number of attempts however
+ * many instances they are spread over. Keys are hashed (no e-mail is written to Redis). While Redis is
+ * unreachable each instance counts on its own rather than refusing everything.
  */
-export function redisThrottle(options: { redis: Redis; log: FastifyBaseLogger }): Throttle {
-  const fallback = memoryThrottle();
+export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger }): Counters {
+  const fallback = memoryCounters();
   const client = options.redis.commands;
   let lastLogged = 0;
   const warn = (error: unknown) => {
     if (Date.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
     lastLogged = Date.now();
-    options.log.warn({ err: error }, 'redis unavailable: login throttling counts per instance until it is back');
+    options.log.warn({ err: error }, 'redis unavailable: rate limits count per instance until it is back');
   };
+  const redisKey = (key: string) => `${options.redis.prefix}:throttle:${createHash('sha256').update(key).digest('base64url')}`;
   // Until Redis is ready the fallback counts.
 
   return {
     async hit(key, max, windowMs) {
       if (!client.isReady) return fallback.hit(key, max, windowMs);
-      const hashed = createHash('sha256').update(key).digest('base64url');
       try {
         const reply = (await client.eval(HIT_SCRIPT, {
-          keys: [`${options.redis.prefix}:throttle:${hashed}`],
+          keys: [redisKey(key)],
           arguments: [String(windowMs)],
         })) as [number, number];
         const [count, ttl] = reply;
@@ -84,6 +92,10 @@ export function redisThrottle(options: { redis: Redis; log: FastifyBaseLogger })
         warn(error);
         return fallback.hit(key, max, windowMs);
       }
+    },
+    async reset(key) {
+      await fallback.reset(key);
+      if (client.isReady) await client.del(redisKey(key)).catch(warn);
     },
     // The connection is the Redis plugin's to close.
     close: () => fallback.close(),

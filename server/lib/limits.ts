@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config';
+import { Throttled } from '../errors';
+import type { Counters } from './counters';
+
+export interface LimitRule {
+  max: number;
+  windowMs: number;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * Every limit on what one user (or, signed out, one address) may do, in one table (SAFETY.md,
+ * "Limits"). Features add their own rows here; `max` is per window, per subject.
+ */
+export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits'>) {
+  const login = config.loginThrottle;
+  const rules = {
+    // Sign-in: per address before the body is read, per account once it names one.
+    'login:ip': { max: login.perIp, windowMs: login.windowMs },
+    'login:account': { max: login.perAccount, windowMs: login.windowMs },
+    'register:ip': { max: login.perIp, windowMs: login.windowMs },
+    'google-login:ip': { max: login.perIp, windowMs: login.windowMs },
+    // Each checkout creates objects at Stripe.
+    'checkout:ip': { max: login.perIp, windowMs: login.windowMs },
+    // Message sends, REST and socket together.
+    'message:send': { max: 30, windowMs: 10 * SECOND },
+    'message:read': { max: 100, windowMs: 10 * SECOND },
+    typing: { max: 50, windowMs: 10 * SECOND },
+    // Asks every instance: a client needs it once per (re)connect.
+    'presence:list': { max: 10, windowMs: 10 * SECOND },
+    reaction: { max: 120, windowMs: MINUTE },
+    'profile:view': { max: 300, windowMs: HOUR },
+    upload: { max: 60, windowMs: HOUR },
+    report: { max: 10, windowMs: DAY },
+  } satisfies Record<string, LimitRule>;
+  return { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;
+}
+
+export type LimitName = keyof ReturnType<typeof limitRules>;
+
+/** A user as the subject of a limit, whichever door (REST or socket) they came through. */
+export const userSubject = (userId: number) => `user:${userId}`;
+
+/** The subject of a limit: the signed-in user, or the address of an anonymous request. */
+export const requestSubject = (request: FastifyRequest) =>
+  request.user ? userSubject(request.user.id) : `ip:${request.ip}`;
+
+/**
+ * One throttle for the whole server, over counters in memory or in Redis (shared by every instance).
+ * A refused attempt is a 429 with Retry-After (`Throttled`), before anything is stored.
+ */
+export interface Limits {
+  /** Counts one attempt; throws `Throttled` once the subject has used up the limit's window. */
+  consume(name: LimitName, subject: string): Promise<void>;
+  /** A route hook: `consume` for the request's user (or address when signed out), or a subject of its own. */
+  hook(name: LimitName, subject?: (request: FastifyRequest) => string): (request: FastifyRequest) => Promise<void>;
+  /** Forgets a subject's count. */
+  reset(name: LimitName, subject: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createLimits(counters: Counters, rules: Record<LimitName, LimitRule>): Limits {
+  const key = (name: LimitName, subject: string) => `${name}|${subject}`;
+  const consume = async (name: LimitName, subject: string) => {
+    const rule = rules[name];
+    const result = await counters.hit(key(name, subject), rule.max, rule.windowMs);
+    if (result.exceeded) throw new Throttled(result.retryAfterMs / 1000);
+  };
+  return {
+    consume,
+    hook: (name, subject = requestSubject) => (request) => consume(name, subject(request)),
+    reset: (name, subject) => counters.reset(key(name, subject)),
+    close: () => counters.close(),
+  };
+}
