@@ -18,7 +18,7 @@ import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
-import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
+import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import paymentRoutes from './features/payments/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
@@ -107,9 +107,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     root: mediaRoot,
     prefix: MEDIA_PREFIX,
     decorateReply: false,
-    // Keys are random and never rewritten.
-    immutable: true,
-    maxAge: '365d',
+    // Keys are random and never rewritten, but a photo can be deleted: see MEDIA_CACHE_CONTROL.
+    cacheControl: false,
+    setHeaders: (reply) => void reply.header('Cache-Control', MEDIA_CACHE_CONTROL),
   });
 
   // Features.

@@ -138,7 +138,13 @@ describe.each(backends)('profiles on %s', (backend) => {
         json: await validProfile({ image: first, image2: second }),
       });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-      expect((await fetch(`${server.url}${second}`)).status).toBe(200);
+      const cached = await fetch(`${server.url}${second}`);
+      expect(cached.status).toBe(200);
+      // What a browser or proxy that fetched it may keep: an hour at most, then it must ask again.
+      expect(cached.headers.get('cache-control')).toBe('public, max-age=3600, must-revalidate');
+      // A revalidation as a browser sends it (fetch itself would add `no-cache` to a conditional request).
+      const revalidate = { 'if-none-match': cached.headers.get('etag')!, 'cache-control': 'max-age=0' };
+      expect((await fetch(`${server.url}${second}`, { headers: revalidate })).status).toBe(304);
 
       // image2 taken out, the primary replaced by a new photo sent inline.
       const replacement = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
@@ -148,6 +154,8 @@ describe.each(backends)('profiles on %s', (backend) => {
       });
       expect(changed.status, JSON.stringify(changed.body)).toBe(200);
       expect(changed.body.image).toMatch(/^\/media\//);
+      // A cache asking again about the photo it holds is told it is gone.
+      expect((await fetch(`${server.url}${second}`, { headers: revalidate })).status).toBe(404);
       for (const gone of [first, second]) {
         expect((await fetch(`${server.url}${gone}`)).status).toBe(404);
         expect(await server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(gone)))).toEqual([]);
