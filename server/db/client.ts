@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -136,13 +137,76 @@ export async function openDatabase(options: {
     return { db, driver: 'postgres', withLock: advisoryLocks(client), close: () => client.end({ timeout: 5 }) };
   }
 
-  let dataDir: string | undefined;
-  if (!options.inMemory) {
-    dataDir = path.join(options.dataDir, 'db');
-    await mkdir(dataDir, { recursive: true });
-  }
-  const client = new PGlite(dataDir);
+  const client = options.inMemory ? new PGlite() : await openDurablePglite(path.join(options.dataDir, 'db'));
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   return { db: db as unknown as Db, driver: 'pglite', withLock: inProcessLocks(), close: () => client.close() };
+}
+
+/** Opens a file for reading, fsyncs it (a directory's entries too), and closes it. */
+function fsyncPath(target: string) {
+  const fd = openSync(target, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every file and directory under `dir`, on disk. */
+function fsyncTree(dir: string) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) fsyncTree(full);
+    else if (entry.isFile()) fsyncPath(full);
+  }
+  fsyncPath(dir);
+}
+
+/**
+ * The Node filesystem of PGlite, with an fsync that reaches the disk. Emscripten's NODEFS writes
+ * straight to host files but has no fsync of its own, so PostgreSQL's fsync() returned at once without
+ * calling the host's; here it does (a directory, which NODEFS opens without a host descriptor, by path).
+ */
+class DurableNodeFS extends NodeFS {
+  override async init(pg: PGliteInterface, options: Parameters<NodeFS['init']>[1]) {
+    const result = await super.init(pg as never, options);
+    interface Stream {
+      nfd?: number;
+      node: unknown;
+    }
+    interface Module {
+      NODEFS: { stream_ops: { fsync?: (stream: Stream) => void }; realPath: (node: unknown) => string };
+    }
+    const preRun = (result.emscriptenOpts.preRun ?? []) as Array<(module: Module) => void>;
+    preRun.unshift((module) => {
+      module.NODEFS.stream_ops.fsync = (stream) => {
+        if (stream.nfd !== undefined) fsyncSync(stream.nfd);
+        else fsyncPath(module.NODEFS.realPath(stream.node));
+      };
+    });
+    result.emscriptenOpts.preRun = preRun as never;
+    return result;
+  }
+}
+
+/**
+ * PGlite in `dir`, as durable as it can be made (docs/operations.md, "Durability of the embedded
+ * database"). PGlite promises nothing across an OS crash out of the box: it starts PostgreSQL with
+ * fsync off (`-F`), and its filesystem drops every fsync. Here PostgreSQL runs with fsync on, flushes
+ * its WAL with fsync() (the WASM runtime's fdatasync does nothing) and DurableNodeFS carries each to
+ * the disk: a commit is acknowledged once its WAL is on disk, as with PostgreSQL itself. A database
+ * made on this start (written by initdb without any fsync) is flushed to disk whole before use.
+ */
+async function openDurablePglite(dir: string): Promise<PGlite> {
+  await mkdir(dir, { recursive: true });
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  const startParams = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
+  const client = new PGlite({ fs: new DurableNodeFS(dir), startParams });
+  await client.waitReady;
+  if (fresh) {
+    fsyncTree(dir);
+    fsyncPath(path.dirname(dir));
+  }
+  return client;
 }
