@@ -22,6 +22,7 @@ import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } f
 import paymentRoutes from './features/payments/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
+import apiDocs from './plugins/api-docs';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
@@ -112,7 +113,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     setHeaders: (reply) => void reply.header('Cache-Control', MEDIA_CACHE_CONTROL),
   });
 
-  // Features.
+  // Features, each route described in the OpenAPI document as it is added.
+  await app.register(apiDocs);
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);

@@ -111,5 +111,10 @@ export const DeckCard = z.object({
 });
 export type DeckCard = z.infer<typeof DeckCard>;
 
+/** `POST /api/uploads/`: a multipart form with one field. */
+export const UploadForm = z.object({
+  file: z.file().describe('PNG, JPEG, GIF or WebP (decided by its bytes), 10 MB at most.'),
+});
+
 export const UploadResponse = z.object({ url: z.string() });
 export type UploadResponse = z.infer<typeof UploadResponse>;

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { UploadResponse } from '../../../shared/schemas/users';
+import { UploadForm, UploadResponse } from '../../../shared/schemas/users';
+import { documentedBody } from '../../plugins/api-docs';
 import { ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import { IMAGE_TOO_LARGE, storeImage } from './service';
@@ -34,7 +35,8 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
 
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/uploads/', {
-    schema: { response: { 201: UploadResponse } },
+    // Multipart: read by request.file(), not validated as a body; described for the documentation.
+    schema: { ...documentedBody('multipart/form-data', UploadForm), response: { 201: UploadResponse } },
     onRequest: [app.authenticate, app.limits.hook('upload')],
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new UnsupportedMediaType('Send the image as multipart/form-data, field "file".');

@@ -29,6 +29,7 @@ import {
   stripeSubscriptionSource,
   subscribeUrl,
 } from './service';
+import { documentedBody, noBody } from '../../plugins/api-docs';
 import { createStripeClient } from './stripe-client';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
@@ -86,6 +87,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
 
     webhook.post('/api/payments/stripe/webhook/', {
       schema: {
+        // The raw bytes, checked against their signature before they are read as an event.
+        ...documentedBody('application/json', StripeEvent),
         headers: WebhookHeaders,
         response: { 200: WebhookResponse },
       },
@@ -118,6 +121,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   if (mode !== 'test') return;
 
   const testCheckout = { params: TestCheckoutParams, response: { 404: ErrorDetail, 409: ErrorDetail } };
+  const finish = { ...testCheckout, ...noBody, response: { ...testCheckout.response, 200: CheckoutResponse } };
 
   app.get('/api/payments/test-checkout/:id/', {
     schema: { ...testCheckout, response: { ...testCheckout.response, 200: TestCheckout } },
@@ -130,7 +134,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   });
 
   app.post('/api/payments/test-checkout/:id/complete/', {
-    schema: { ...testCheckout, response: { ...testCheckout.response, 200: CheckoutResponse } },
+    schema: finish,
     onRequest: app.authenticate,
     handler: async (request) => {
       const url = await completeLocalCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
@@ -140,7 +144,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   });
 
   app.post('/api/payments/test-checkout/:id/cancel/', {
-    schema: { ...testCheckout, response: { ...testCheckout.response, 200: CheckoutResponse } },
+    schema: finish,
     onRequest: app.authenticate,
     handler: async (request) => {
       const url = await cancelLocalCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
