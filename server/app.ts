@@ -68,9 +68,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.decorate('publicUrl', {
     getter() {
       if (config.publicUrl) return config.publicUrl;
+      // Unset: this server as it listens: localhost when it listens everywhere, else the address it named.
       const address = app.server.address();
       const port = address && typeof address === 'object' ? address.port : config.port;
-      return `http://localhost:${port}`;
+      const everywhere = ['0.0.0.0', '::', ''].includes(config.host);
+      const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}`;
     },
   });
 

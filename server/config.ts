@@ -20,7 +20,7 @@ export interface Config {
   redisUrl: string | null;
   /** Prefix of the Redis pub/sub channels, so that several deployments (or test runs) can share one Redis. */
   redisPrefix: string;
-  /** The address users reach; null: `http://localhost:<the port the server listens on>`. */
+  /** The address users reach; null: this server's own once it listens (`http://localhost:<port>` on 0.0.0.0). */
   publicUrl: string | null;
   /** Built client to serve; null serves a plain notice (API-only tests). */
   clientDir: string | null;

@@ -1,7 +1,8 @@
-import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from '../lib/socket';
+import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused } from '../lib/socket';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
-import { likesInFlight, rememberMatch, useDeck } from './deck';
+import { useDeck } from './deck';
+import { usePresence } from './presence';
 import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -18,6 +19,12 @@ function catchUp() {
   if (useConversations.getState().empty) void useConversations.getState().load();
 }
 
+/** After `sync`: the messages and lists missed, and who came and went meanwhile. */
+function catchUpAll() {
+  catchUp();
+  void usePresence.getState().refresh();
+}
+
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
   if (stops.length) return;
@@ -31,10 +38,11 @@ export function startRealtime(token: string) {
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();
       // Our own like completed the pair: the HTTP answer shows the overlay.
-      if (likesInFlight.has(user.id)) return;
-      if (!rememberMatch(conversation_id)) return;
-      useDeck.getState().forget(user.id);
-      useDeck.getState().showMatch({ conversationId: conversation_id, name: user.name, image: user.image });
+      const deck = useDeck.getState();
+      if (deck.isLikeInFlight(user.id)) return;
+      if (!deck.rememberMatch(conversation_id)) return;
+      deck.forget(user.id);
+      deck.showMatch({ conversationId: conversation_id, name: user.name, image: user.image });
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);
@@ -42,9 +50,11 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
+    onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
+    onConnect(() => void usePresence.getState().refresh()),
     onReconnect(catchUp),
     onEvent('sync', () => {
-      setTimeout(catchUp, Math.random() * SYNC_SPREAD_MS);
+      setTimeout(catchUpAll, Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),

@@ -7,6 +7,8 @@ export const enApp = {
   'app.nav.label': 'App',
   'app.loading': 'Loading...',
   'app.offline': 'Reconnecting…',
+  'presence.online': '{name} is online',
+  'presence.onlineNow': 'Online',
   'app.userMenu': 'Account menu',
   'deck.loading': 'Loading profiles...',
   'deck.empty': 'No more profiles found. Try changing your preferences or come back later.',

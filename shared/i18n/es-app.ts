@@ -7,6 +7,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.nav.profile': 'Perfil',
   'app.nav.label': 'App',
   'app.loading': 'Cargando...',
+  'presence.online': '{name} está en línea',
+  'presence.onlineNow': 'En línea',
   'app.offline': 'Reconectando…',
   'app.userMenu': 'Menú de la cuenta',
   'deck.loading': 'Cargando perfiles...',

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
-import { Avatar } from '../../components/Avatar';
+import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SearchIcon } from '../../components/Icons';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
@@ -62,7 +62,7 @@ export function Matches() {
           {matches.map((match) => (
             <li key={match.id}>
               <Link href={`/app/chat/${match.id}`} className="match-chip">
-                <Avatar name={match.name} image={match.image} size={64} />
+                <PartnerAvatar userId={match.other_user_id} name={match.name} image={match.image} size={64} />
                 <span>{match.name}</span>
               </Link>
             </li>
@@ -80,7 +80,7 @@ export function Matches() {
           {conversations.map((conversation) => (
             <li key={conversation.id}>
               <Link href={`/app/chat/${conversation.id}`} className="conversation">
-                <Avatar name={conversation.name} image={conversation.image} size={52} />
+                <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
                 <span className="conversation-text">
                   <span className="conversation-name">{conversation.name}</span>
                   <span className="conversation-last">{conversation.last_message}</span>
