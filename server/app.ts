@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { MAX_UPLOAD_BYTES } from '../shared/constants';
+import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
@@ -19,7 +19,9 @@ import healthRoutes from './features/health/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
+import moderationRoutes from './features/moderation/routes';
 import paymentRoutes from './features/payments/routes';
+import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
 import apiDocs from './plugins/api-docs';
@@ -38,6 +40,8 @@ declare module 'fastify' {
     media: MediaStore;
     /** The address users reach (links, checkout returns): `PUBLIC_URL`, or this server's own once it listens. */
     readonly publicUrl: string;
+    /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
+    evidence: MediaStore;
   }
 }
 
@@ -53,8 +57,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    // Fastify's 1 MiB default; the profile PUT (images as data: URIs) raises its own.
-    bodyLimit: 1024 * 1024,
+    // JSON bodies (SAFETY.md): 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.
+    bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -107,6 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
 
   const mediaRoot = path.join(config.dataDir, 'media');
   app.decorate('media', localMediaStore(mediaRoot));
+  app.decorate('evidence', localMediaStore(path.join(config.dataDir, 'evidence')));
   await app.register(fastifyStatic, {
     root: mediaRoot,
     prefix: MEDIA_PREFIX,
@@ -124,6 +129,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(conversationRoutes);
+  await app.register(safetyRoutes);
+  await app.register(moderationRoutes);
   await app.register(mediaRoutes);
   await app.register(googleAuthRoutes);
   await app.register(paymentRoutes, { config });

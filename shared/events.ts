@@ -46,6 +46,8 @@ export interface ServerToClientEvents {
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
   presence: (payload: { user_id: number; online: boolean }) => void;
+  /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
+  'match:removed': (payload: { conversation_id: number }) => void;
   /**
    * Events may have been missed without the socket dropping (the instances lost each other for a
    * while): fetch what is new, as after a reconnect.

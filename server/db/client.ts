@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { lockEmbeddedDatabase } from './embedded-lock';
 import * as schema from './schema';
 
 /**
@@ -137,10 +138,30 @@ export async function openDatabase(options: {
     return { db, driver: 'postgres', withLock: advisoryLocks(client), close: () => client.end({ timeout: 5 }) };
   }
 
-  const client = options.inMemory ? new PGlite() : await openDurablePglite(path.join(options.dataDir, 'db'));
-  const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Db, driver: 'pglite', withLock: inProcessLocks(), close: () => client.close() };
+  let dataDir: string | undefined;
+  let unlock = () => {};
+  if (!options.inMemory) {
+    dataDir = path.join(options.dataDir, 'db');
+    await mkdir(dataDir, { recursive: true });
+    unlock = lockEmbeddedDatabase(dataDir);
+  }
+  try {
+    const client = dataDir ? await openDurablePglite(dataDir) : new PGlite();
+    const db = drizzlePglite(client, { schema });
+    await migratePglite(db, { migrationsFolder });
+    return {
+      db: db as unknown as Db,
+      driver: 'pglite',
+      withLock: inProcessLocks(),
+      close: async () => {
+        await client.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
 /** Opens a file for reading, fsyncs it (a directory's entries too), and closes it. */
@@ -199,7 +220,6 @@ class DurableNodeFS extends NodeFS {
  * made on this start (written by initdb without any fsync) is flushed to disk whole before use.
  */
 async function openDurablePglite(dir: string): Promise<PGlite> {
-  await mkdir(dir, { recursive: true });
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   const startParams = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
   const client = new PGlite({ fs: new DurableNodeFS(dir), startParams });

@@ -1,5 +1,6 @@
 import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
 import { ageOn, IsoDate } from './common';
+import { visibleText } from './text';
 import { message, z } from './zod';
 
 export const Gender = z.enum(GENDERS);
@@ -20,6 +21,8 @@ export const CurrentUser = z.object({
   image: z.string().nullable(),
   is_profile_completed: z.boolean(),
   has_subscription: z.boolean(),
+  /** Works the report queue (`/app/moderation/`). */
+  is_moderator: z.boolean(),
 });
 export type CurrentUser = z.infer<typeof CurrentUser>;
 
@@ -53,8 +56,8 @@ const MatchingAge = z.number().int().min(MIN_AGE).max(MAX_AGE);
 
 export const ProfileInput = z
   .object({
-    name: z.string().trim().min(1).max(NAME_MAX_LENGTH),
-    bio: z.string().trim().min(1).max(BIO_MAX_LENGTH),
+    name: visibleText(NAME_MAX_LENGTH),
+    bio: visibleText(BIO_MAX_LENGTH),
     gender: Gender,
     date_of_birth: z
       .string(message('date_of_birth_required'))

@@ -17,6 +17,7 @@ const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
   image: null,
   is_profile_completed: true,
   has_subscription: false,
+  is_moderator: false,
   ...overrides,
 });
 

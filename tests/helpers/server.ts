@@ -28,7 +28,14 @@ export interface TestServer {
  * PostgreSQL database) and its own data folder. Test-friendly settings: cheap argon2, no logs.
  */
 export async function startServer(
-  options: { backend?: Backend; databaseUrl?: string; dataDir?: string; config?: Partial<Config> } = {},
+  options: {
+    backend?: Backend;
+    databaseUrl?: string;
+    dataDir?: string;
+    /** PGlite in `dataDir/db` as the server opens it itself, instead of a memory one of the test's. */
+    onDisk?: boolean;
+    config?: Partial<Config>;
+  } = {},
 ): Promise<TestServer> {
   const backend = options.backend ?? 'pglite';
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'eventmatch-test-')));
@@ -48,7 +55,8 @@ export async function startServer(
     ...options.config,
   };
   // PGlite in memory: nothing written under dataDir/db, and gone with the test.
-  const memory = backend === 'pglite' && !config.databaseUrl ? await openDatabase({ databaseUrl: null, dataDir, inMemory: true }) : undefined;
+  const memory =
+    backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openDatabase({ databaseUrl: null, dataDir, inMemory: true }) : undefined;
   const app = await buildApp(config, { logger: false, database: memory });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -188,6 +188,7 @@ describe.each(backends)('accounts on %s', (backend) => {
         image: null,
         is_profile_completed: false,
         has_subscription: false,
+        is_moderator: false,
       });
 
       const anonymous = await api.get('/api/users/me/');

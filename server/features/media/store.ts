@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
 export interface MediaStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** A stored key's bytes, or null when it is not there. */
+  read(key: string): Promise<Buffer | null>;
   /** Delete a stored key; a key already gone is not an error. */
   remove(key: string): Promise<void>;
   /** The URL a client uses for a stored key. */
@@ -24,12 +27,23 @@ export const MEDIA_PREFIX = '/media/';
 export const MEDIA_CACHE_CONTROL = 'public, max-age=3600, must-revalidate';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
 
+/** A fresh, unguessable key for a processed (WebP) image. */
+export const newMediaKey = () => `${randomBytes(18).toString('base64url')}.webp`;
+
 export function localMediaStore(root: string): MediaStore {
   // Made at once (not on the first upload) so that the static handler serving it finds it at start.
   mkdirSync(root, { recursive: true });
   return {
     async put(key, data) {
       await writeFile(path.join(root, key), data, { flag: 'wx' });
+    },
+    async read(key) {
+      try {
+        return await readFile(path.join(root, key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
     },
     async remove(key) {
       await rm(path.join(root, key), { force: true });

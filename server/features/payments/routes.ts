@@ -86,6 +86,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     webhook.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     webhook.post('/api/payments/stripe/webhook/', {
+      // Stripe's events carry whole objects: more than the API's JSON cap, far less than this.
+      bodyLimit: 1024 * 1024,
       schema: {
         // The raw bytes, checked against their signature before they are read as an event.
         ...documentedBody('application/json', StripeEvent),
