@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Job, runJob, startJobs } from '../../server/jobs';
 import { lockKey } from '../../server/jobs/job';
+import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { createPostgresDatabase } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
@@ -124,8 +125,9 @@ describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one
     expect(await runJob(one.app, flaky)).toMatchObject({ status: 'done', report: { done: 1 } });
   });
 
-  it('runs the upload sweep as a job, under its lock', async () => {
+  it('runs the sweeps and purges of the process as jobs, under their locks', async () => {
     expect(await runJob(one.app, uploadSweep)).toMatchObject({ status: 'done', report: { swept: 0 } });
+    expect(await runJob(two.app, endedConversationsPurge)).toMatchObject({ status: 'done', report: { messages: 0 } });
   });
 });
 
