@@ -135,25 +135,21 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     },
   });
 
-  app.post('/api/payments/test-checkout/:id/complete/', {
-    schema: finish,
-    onRequest: app.authenticate,
-    handler: async (request) => {
-      const url = await completeLocalCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
-      if (!url) throw new NotFound();
-      return { url };
-    },
-  });
-
-  app.post('/api/payments/test-checkout/:id/cancel/', {
-    schema: finish,
-    onRequest: app.authenticate,
-    handler: async (request) => {
-      const url = await cancelLocalCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
-      if (!url) throw new NotFound();
-      return { url };
-    },
-  });
+  // Complete ("pay", through the webhook's own handler) or cancel: each answers where the browser goes next.
+  for (const [outcome, finishCheckout] of [
+    ['complete', completeLocalCheckout],
+    ['cancel', cancelLocalCheckout],
+  ] as const) {
+    app.post(`/api/payments/test-checkout/:id/${outcome}/`, {
+      schema: finish,
+      onRequest: app.authenticate,
+      handler: async (request) => {
+        const url = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
+        if (!url) throw new NotFound();
+        return { url };
+      },
+    });
+  }
 };
 
 export default paymentRoutes;
