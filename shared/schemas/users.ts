@@ -35,17 +35,22 @@ export type ImageField = (typeof IMAGE_FIELDS)[number];
  */
 const ImageRef = z.string().min(1).max(16_000_000);
 
-export const OwnProfile = z.object({
-  name: z.string().nullable(),
-  bio: z.string().nullable(),
-  gender: Gender.nullable(),
-  date_of_birth: z.string().nullable(),
+/** The six photo fields as the server answers them: a URL it issued, or null. */
+const photoUrls = {
   image: z.string().nullable(),
   image2: z.string().nullable(),
   image3: z.string().nullable(),
   image4: z.string().nullable(),
   image5: z.string().nullable(),
   image6: z.string().nullable(),
+};
+
+export const OwnProfile = z.object({
+  name: z.string().nullable(),
+  bio: z.string().nullable(),
+  gender: Gender.nullable(),
+  date_of_birth: z.string().nullable(),
+  ...photoUrls,
   genders_to_match: z.array(Gender),
   min_matching_age: z.number(),
   max_matching_age: z.number(),
@@ -96,12 +101,7 @@ export const PublicProfile = z.object({
   gender: Gender,
   genre: z.string(),
   bio: z.string(),
-  image: z.string().nullable(),
-  image2: z.string().nullable(),
-  image3: z.string().nullable(),
-  image4: z.string().nullable(),
-  image5: z.string().nullable(),
-  image6: z.string().nullable(),
+  ...photoUrls,
 });
 export type PublicProfile = z.infer<typeof PublicProfile>;
 
