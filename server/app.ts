@@ -16,6 +16,7 @@ import conversationRoutes from './features/conversations/routes';
 import deckRoutes from './features/deck/routes';
 import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
+import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
@@ -128,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(userRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
+  await app.register(likesRoutes);
   await app.register(conversationRoutes);
   await app.register(safetyRoutes);
   await app.register(moderationRoutes);

@@ -29,7 +29,8 @@ export type FieldMessages = Record<string, ServerMessage[]>;
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly body: { detail?: ServerMessage; code?: ErrorCode } | FieldMessages,
+    /** `{detail, code?}` (with any other facts the client needs, such as `resets_at`), or a 400's field map. */
+    readonly body: { detail?: ServerMessage; code?: ErrorCode; [fact: string]: unknown } | FieldMessages,
     readonly headers: Record<string, string> = {},
   ) {
     const detail = (body as { detail?: ServerMessage }).detail;
@@ -44,9 +45,9 @@ export class ApiError extends Error {
   render(language: Language): Record<string, unknown> {
     const rendered: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(this.body)) {
-      if (key === 'code') rendered[key] = value;
-      else if (Array.isArray(value)) rendered[key] = value.map((item: ServerMessage) => renderServerMessage(item, language));
-      else rendered[key] = renderServerMessage(value as ServerMessage, language);
+      if (Array.isArray(value)) rendered[key] = value.map((item: ServerMessage) => renderServerMessage(item, language));
+      else if (key === 'detail') rendered[key] = renderServerMessage(value as ServerMessage, language);
+      else rendered[key] = value;
     }
     return rendered;
   }

@@ -6,10 +6,15 @@
  * them in `client/lib/errors.ts`. (No zod here: the client's first chunk imports this list.)
  */
 export const ERROR_CODES = [
+  // Checkout (issue 18).
   'already_subscribed',
   'payments_not_configured',
   'payments_unavailable',
   'checkout_canceled',
   'checkout_complete',
+  // The paid plan (issue 19).
+  'subscription_required',
+  'daily_likes_exhausted',
+  'nothing_to_undo',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -7,10 +7,11 @@ import { Avatar } from './Avatar';
 import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
+import { Menu, type MenuItem } from './Menu';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
-  { href: '/app/matches', prefixes: ['/app/matches', '/app/chat'], label: 'app.nav.chats', icon: ChatIcon },
+  { href: '/app/matches', prefixes: ['/app/matches', '/app/chat', '/app/likes'], label: 'app.nav.chats', icon: ChatIcon },
   { href: '/app/profile', prefixes: ['/app/profile'], label: 'app.nav.profile', icon: UserIcon },
 ] as const;
 
@@ -24,7 +25,10 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const user = useSession((state) => state.user);
   const offline = useConnection((state) => state.everConnected && !state.connected);
+  const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
+  const userMenu: MenuItem[] = [{ key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' }];
+  if (user?.is_moderator) userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
 
   return (
     <div className="app-shell">
@@ -33,18 +37,26 @@ export function AppShell({ children }: { children: ReactNode }) {
           <HeartIcon className="logo-mark" />
           <span className="sr-only">{t('brand.name')}</span>
         </Link>
-        <div className="top-user">
-          {user && <Avatar name={name} image={user.image} size={32} />}
-          <span className="top-user-name">{name}</span>
-        </div>
+        <Menu
+          label={name ? `${name}, ${t('app.userMenu')}` : t('app.userMenu')}
+          className="top-user"
+          buttonClassName="top-user-btn"
+          items={userMenu}
+          button={
+            <>
+              {user && <Avatar name={name} image={user.image} size={32} />}
+              <span className="top-user-name">{name}</span>
+            </>
+          }
+        />
         <LanguageSwitcher compact />
         <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>
           <LogoutIcon />
         </Link>
       </header>
-      {offline && (
+      {(offline || tooMany) && (
         <p className="offline-banner" role="status">
-          {t('app.offline')}
+          {t(tooMany ? 'app.tooManyTabs' : 'app.offline')}
         </p>
       )}
       <main className="app-main">{children}</main>

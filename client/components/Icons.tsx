@@ -9,6 +9,9 @@ export const HeartIcon = (props: IconProps) => (
 export const CloseIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M18 6 6 18M6 6l12 12" /></svg>
 );
+export const UndoIcon = (props: IconProps) => (
+  <svg {...base} {...props}><path d="M9 14 4 9l5-5" /><path d="M4 9h10.5a5.5 5.5 0 0 1 0 11H11" /></svg>
+);
 export const SkipIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="m5 4 10 8-10 8V4zM19 5v14" /></svg>
 );
@@ -44,4 +47,7 @@ export const SparkIcon = (props: IconProps) => (
 );
 export const SearchIcon = (props: IconProps) => (
   <svg {...base} {...props}><circle cx="11" cy="11" r="7" /><path d="m21 21-4.3-4.3" /></svg>
+);
+export const MoreIcon = (props: IconProps) => (
+  <svg {...base} {...props}><circle cx="12" cy="5" r="1" /><circle cx="12" cy="12" r="1" /><circle cx="12" cy="19" r="1" /></svg>
 );

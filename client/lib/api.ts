@@ -11,6 +11,8 @@ import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
 import type { TestCheckout } from '../../shared/schemas/payments';
+import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
+import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { useLanguage } from './i18n';
 import { getToken } from './storage';
 
@@ -22,6 +24,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The body's machine `code`, beside its detail: decide by it, never by the words. */
     readonly code: ErrorCode | null = null,
     /** The body's `detail`, when it had one. */
     readonly detail: string | null = null,
@@ -47,6 +50,18 @@ export class Throttled extends ApiError {
   override name = 'Throttled';
   /** From `Retry-After`, when the server said. */
   retryAfterSeconds: number | null = null;
+}
+/** 429 `daily_likes_exhausted`: the free plan's likes are used up until `resetsAt`. */
+export class LikesExhausted extends Throttled {
+  override name = 'LikesExhausted';
+  constructor(
+    status: number,
+    message: string,
+    readonly resetsAt: string,
+    detail: string | null = null,
+  ) {
+    super(status, message, 'daily_likes_exhausted', detail);
+  }
 }
 /** No answer at all: offline, DNS, server down. */
 export class NetworkError extends ApiError {
@@ -104,7 +119,10 @@ export function toError(status: number, body: unknown, retryAfter: string | null
   if (status === 401) return new NotAuthenticated(status, message, code, detail);
   if (status === 404) return new NotFound(status, message, code, detail);
   if (status === 429) {
-    const error = new Throttled(status, message, code, detail);
+    const error =
+      code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string'
+        ? new LikesExhausted(status, message, body.resets_at, detail)
+        : new Throttled(status, message, code, detail);
     const seconds = Number.parseInt(retryAfter ?? '', 10);
     if (Number.isFinite(seconds)) error.retryAfterSeconds = seconds;
     return error;
@@ -112,10 +130,9 @@ export function toError(status: number, body: unknown, retryAfter: string | null
   return new ApiError(status, message, code, detail);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
   try {
-    response = await fetch(path, {
+    return await fetch(path, {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -124,6 +141,10 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
   }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
   const text = await response.text();
   let parsed: unknown = null;
   if (text) {
@@ -141,9 +162,26 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
+/** A file behind the token (a report's photo copies): the body as a Blob, or the envelope's typed error. */
+async function download(path: string): Promise<Blob> {
+  const response = await send('GET', path);
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the status alone says what went wrong.
+  }
+  const error = toError(response.status, parsed);
+  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+  throw error;
+}
+
 const get = <T>(path: string) => request<T>('GET', path);
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+const del = <T>(path: string, body?: unknown) => request<T>('DELETE', path, body);
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
@@ -205,6 +243,9 @@ export const api = {
 
   deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${query({ cursor })}`),
   react: (other: number, response: Reaction) => post<ReactionResult>('/api/matching/', { response, other }),
+  undo: () => post<UndoResult>('/api/matching/undo/'),
+  likeAllowance: () => get<LikeAllowance>('/api/matching/allowance/'),
+  likesYou: (cursor?: string) => get<LikesYouPage>(`/api/users/me/likes/${query({ cursor })}`),
 
   emptyConversations: () => get<Page<ConversationSummary>>('/api/conversations/empty/'),
   startedConversations: () => get<Page<ConversationSummary>>('/api/conversations/started/'),
@@ -214,11 +255,28 @@ export const api = {
   sendMessage: (id: number, content: string, clientId: string) =>
     post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
 
+  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
+  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
+  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
+  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
+  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
+  report: (input: ReportInput) => post<{ id: number }>('/api/reports/', input),
+
+  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
+    get<Page<ModerationReport>>(`/api/moderation/reports/${query({ status, cursor })}`),
+  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
+  resolveReport: (id: number, input: ResolveInput) => post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
+  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
+  reportPhoto: (url: string) => download(url),
+
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
   testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
   finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
     post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
+  subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
+  portal: () => post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
+  cancelTestSubscription: () => post<PortalResponse>('/api/payments/test-portal/cancel/'),
 
   /** Google's user-info, read with the access token from Google Identity Services. */
   async googleProfile(accessToken: string): Promise<unknown> {

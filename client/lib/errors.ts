@@ -14,6 +14,9 @@ const CODE_MESSAGES: Partial<Record<ErrorCode, MessageKey>> = {
   payments_unavailable: 'error.paymentsUnavailable',
   checkout_canceled: 'checkout.canceled',
   checkout_complete: 'checkout.complete',
+  subscription_required: 'error.subscriptionRequired',
+  nothing_to_undo: 'error.nothingToUndo',
+  daily_likes_exhausted: 'error.likesExhausted',
 };
 
 /**
@@ -21,10 +24,8 @@ const CODE_MESSAGES: Partial<Record<ErrorCode, MessageKey>> = {
  * errors and details are shown as the server wrote them: in the language the client asked for.
  */
 export function errorMessage(error: unknown, t: Translate): string {
-  if (error instanceof ApiError && error.code) {
-    const key = CODE_MESSAGES[error.code];
-    if (key) return t(key);
-  }
+  const coded = error instanceof ApiError && error.code ? CODE_MESSAGES[error.code] : undefined;
+  if (coded) return t(coded);
   if (error instanceof ValidationError) return error.fields.non_field_errors?.[0] ?? error.message;
   if (error instanceof NetworkError) return t('error.network');
   if (error instanceof Throttled) {

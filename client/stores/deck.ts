@@ -37,7 +37,8 @@ interface DeckState {
   load: () => Promise<void>;
   /** The next cards from the server, behind the ones already queued. */
   refill: () => Promise<void>;
-  act: (action: Reaction) => void;
+  /** Sends the current card away; answers the reaction's request (null when there was nothing to act on). */
+  act: (action: Reaction) => Promise<ReactionResult> | null;
   /** Sends a reaction (from the deck or a profile page); settles when the server has stored it. */
   react: (other: number, action: Reaction) => Promise<ReactionResult>;
   /** Whether a like of this person from this tab is still on its way. */
@@ -46,6 +47,8 @@ interface DeckState {
   rememberMatch: (conversationId: number | null) => boolean;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
+  /** Puts a card back on top (an undo, or a like the server refused), once any card leaving has left. */
+  restore: (card: DeckCard) => void;
   showMatch: (match: MatchOverlay) => void;
   hideMatch: () => void;
   reset: () => void;
@@ -136,13 +139,13 @@ export const useDeck = create<DeckState>()((set, get) => {
     },
     act(action) {
       const { current, exiting } = get();
-      if (!current || exiting) return;
+      if (!current || exiting) return null;
       set((state) => ({
         exiting: { id: current.id, offset: exitOffsetFor(action) },
         decidedDuringRequest: added(state.decidedDuringRequest, current.id),
       }));
-      get()
-        .react(current.id, action)
+      const reaction = get().react(current.id, action);
+      reaction
         .then((result) => {
           if (action === 'like' && result.match && get().rememberMatch(result.conversation_id)) {
             get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
@@ -157,6 +160,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         if (!next) void get().load();
         else if (rest.length <= REFILL_AT) void get().refill();
       }, SWIPE_EXIT_MS);
+      return reaction;
     },
     forget(id) {
       set((state) => ({ decidedDuringRequest: added(state.decidedDuringRequest, id) }));
@@ -167,6 +171,19 @@ export const useDeck = create<DeckState>()((set, get) => {
         return;
       }
       if (queue) set({ queue: queue.filter((card) => card.id !== id) });
+    },
+    restore(card) {
+      if (get().exiting) {
+        setTimeout(() => get().restore(card), SWIPE_EXIT_MS);
+        return;
+      }
+      const { current, queue } = get();
+      const rest = (queue ?? []).filter((queued) => queued.id !== card.id);
+      set((state) => ({
+        decidedDuringRequest: removed(state.decidedDuringRequest, card.id),
+        current: card,
+        queue: current && current.id !== card.id ? [current, ...rest] : rest,
+      }));
     },
     showMatch(match) {
       clearTimeout(get().matchTimer);

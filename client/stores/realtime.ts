@@ -3,6 +3,7 @@ import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
 import { usePresence } from './presence';
+import { conversationEnded } from './safety';
 import { endRevokedSession, onSignOut, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -15,7 +16,11 @@ const SYNC_SPREAD_MS = 2000;
 
 /** Fetches what may have been missed while events could not reach this tab. */
 function catchUp() {
-  void useChat.getState().catchUp();
+  // A conversation that ended while we were away answers 404: it ends here too.
+  void useChat
+    .getState()
+    .catchUp()
+    .then((gone) => gone.forEach(conversationEnded));
   if (useConversations.getState().empty) void useConversations.getState().load();
 }
 
@@ -50,6 +55,7 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
+    onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
     onConnect(() => void usePresence.getState().refresh()),
     onReconnect(catchUp),

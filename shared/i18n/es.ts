@@ -1,7 +1,10 @@
 import type { Catalogue } from './en';
 import { esApp } from './es-app';
+import { esModeration } from './es-moderation';
+import { esPlans } from './es-plans';
 import { esPrivacy } from './es-privacy';
 import { esPublic } from './es-public';
+import { esSafety } from './es-safety';
 
 /** Spanish catalogue (the default language): a natural translation of every key in `en`. */
-export const es: Catalogue = { ...esPublic, ...esPrivacy, ...esApp };
+export const es: Catalogue = { ...esPublic, ...esPrivacy, ...esPlans, ...esApp, ...esSafety, ...esModeration };

@@ -3,7 +3,13 @@
  * SDK pointed at it through STRIPE_API_BASE. It checks the API key, records every request so that
  * tests can assert the parameters, and answers in Stripe's shapes (lists, objects, error envelope).
  */
+import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
+import { expect } from 'vitest';
+import type { Config } from '../../server/config';
+import { users } from '../../server/db/schema';
+import { client } from '../helpers/http';
+import type { TestServer } from '../helpers/server';
 import { type FakeServer, type RecordedRequest, startFakeServer } from './http';
 
 export interface FakeStripe extends FakeServer {
@@ -14,10 +20,27 @@ export interface FakeStripe extends FakeServer {
   subscriptions: Map<string, { customer: string; status: string }>;
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
+  /** Customer portal sessions created so far, by id. */
+  portalSessions: Map<string, Record<string, unknown>>;
   requestsTo(method: string, path: string): RecordedRequest[];
   /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
   outage: boolean;
 }
+
+/** The key, webhook secret and prices the tests' fake Stripe and server share. */
+export const TEST_STRIPE = {
+  secretKey: 'sk_test_fake_eventmatch',
+  webhookSecret: 'whsec_test_eventmatch',
+  prices: { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' },
+} as const;
+
+/** The server's Stripe settings for the real SDK pointed at this fake. */
+export const stripeConfigFor = (fake: FakeStripe): Config['stripe'] => ({
+  secretKey: fake.secretKey,
+  webhookSecret: TEST_STRIPE.webhookSecret,
+  apiBase: fake.url,
+  lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
+});
 
 const stripeError = (status: number, message: string, type = 'invalid_request_error') => ({
   status,
@@ -27,6 +50,7 @@ const stripeError = (status: number, message: string, type = 'invalid_request_er
 export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
+  const portalSessions = new Map<string, Record<string, unknown>>();
   const subscriptions = new Map<string, { customer: string; status: string }>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
@@ -77,6 +101,22 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: session };
     }
 
+    // The customer portal: a one-time address for one customer's billing, returning to `return_url`.
+    if (request.method === 'POST' && request.path === '/v1/billing_portal/sessions') {
+      const { customer, return_url: returnUrl } = request.form;
+      if (!customer) return stripeError(400, 'Missing required param: customer.');
+      const id = nextId('bps');
+      const session = {
+        id,
+        object: 'billing_portal.session',
+        customer,
+        return_url: returnUrl ?? null,
+        url: `https://billing.stripe.test/p/session/${id}`,
+      };
+      portalSessions.set(id, session);
+      return { status: 200, body: session };
+    }
+
     const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && subscriptionPath) {
       const id = decodeURIComponent(subscriptionPath[1]!);
@@ -93,6 +133,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     secretKey: options.secretKey,
     prices,
     sessions,
+    portalSessions,
     subscriptions,
     requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
     get outage() {
@@ -125,4 +166,25 @@ export function stripeEvent(type: string, object: Record<string, unknown>, id = 
 export function signEvent(event: unknown, secret: string) {
   const payload = JSON.stringify(event);
   return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+}
+
+/** Delivers a signed Stripe event to the server's webhook, as Stripe would. */
+export function deliverStripeEvent(server: { url: string }, event: unknown, secret: string) {
+  const { payload, signature } = signEvent(event, secret);
+  return client(server.url).post('/api/payments/stripe/webhook/', {
+    body: payload,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+  });
+}
+
+/** The user starts the JSON checkout (so that they get a Stripe customer); answers the customer and session ids. */
+export async function startStripeCheckout(server: TestServer, user: { id: number; token: string }) {
+  const response = await client(server.url).post('/api/payments/stripe/create-checkout-session/', {
+    token: user.token,
+    json: { lookup_key: 'basic_monthly' },
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  const sessionId = String(response.body.url).split('/').pop()!;
+  const [row] = await server.app.db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, user.id));
+  return { customer: row!.customer!, sessionId };
 }

@@ -52,6 +52,8 @@ export async function startServer(
     logLevel: 'silent',
     argon2: { memoryCost: 1024, timeCost: 1 },
     loginThrottle: { perIp: 1000, perAccount: 1000, windowMs: 60_000 },
+    // As loadConfig decides it: a Stripe key means Stripe's checkout unless the test names a mode.
+    ...(options.config?.stripe?.secretKey ? { checkoutMode: 'stripe' as const } : {}),
     ...options.config,
   };
   // PGlite in memory: nothing written under dataDir/db, and gone with the test.

@@ -1,9 +1,10 @@
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { ChevronLeft, SendIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
+import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
@@ -23,6 +24,8 @@ export function Chat({ id }: { id: number }) {
   const thread = useChat((state) => state.threads[id]);
   const partnerId = thread?.detail?.other_user_id;
   const partnerOnline = usePresence((state) => partnerId !== undefined && state.online.has(partnerId));
+  const ended = useChat((state) => state.ended[id]);
+  const [, navigate] = useLocation();
   const { open, send, retry, loadOlder, markRead } = useChat.getState();
   const [draft, setDraft] = useState('');
   const [failedToLoad, setFailedToLoad] = useState(false);
@@ -32,7 +35,15 @@ export function Chat({ id }: { id: number }) {
   const previousHeight = useRef<number | null>(null);
   const nearBottom = useRef(true);
 
+  // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {
+    if (!ended) return;
+    if (!ended.byMe) useConversations.getState().showEndedNotice(ended.name);
+    navigate('/app/matches/', { replace: true });
+  }, [ended, navigate]);
+
+  useEffect(() => {
+    if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
       console.error('Could not open conversation', error);
       setFailedToLoad(true);
@@ -80,6 +91,7 @@ export function Chat({ id }: { id: number }) {
   }, [typingAt]);
   const partnerTyping = typingAt > 0 && now - typingAt < TYPING_VISIBLE_MS;
 
+  if (ended) return null;
   if (failedToLoad) {
     return (
       <section className="page">
@@ -137,6 +149,7 @@ export function Chat({ id }: { id: number }) {
           <h1>{detail.name}</h1>
           {partnerOnline && <p className="chat-status">{t('presence.onlineNow')}</p>}
         </div>
+        <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
         {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}

@@ -2,11 +2,14 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
+import { Avatar } from '../../components/Avatar';
+import { ChevronRight, CloseIcon, HeartIcon, SearchIcon } from '../../components/Icons';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
-import { SearchIcon } from '../../components/Icons';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { filterByName, useConversations } from '../../stores/conversations';
+import { useLikes } from '../../stores/likes';
+import '../../perks.css';
 
 function Skeletons() {
   return (
@@ -24,11 +27,36 @@ function Skeletons() {
   );
 }
 
+/** The way to "Likes you", first on the page (as the best apps put it above new matches), while anyone waits. */
+function LikesYouLink() {
+  const t = useT();
+  const count = useLikes((state) => state.count);
+  const load = useLikes((state) => state.load);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  if (!count) return null;
+  return (
+    <Link href="/app/likes/" className="likes-link" data-testid="likes-link">
+      <span className="likes-link-badge" aria-hidden="true">
+        <HeartIcon />
+        <span>{count > 99 ? '99+' : count}</span>
+      </span>
+      <span className="likes-link-text">
+        <strong>{t('likes.title')}</strong>
+        <span className="muted">{count === 1 ? t('likes.countOne') : t('likes.countMany', { count })}</span>
+      </span>
+      <ChevronRight />
+    </Link>
+  );
+}
+
 export function Matches() {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const { empty, started, load } = useConversations(useShallow((state) => ({ empty: state.empty, started: state.started, load: state.load })));
   const [search, setSearch] = useState('');
+  const endedNotice = useConversations((state) => state.endedNotice);
 
   useEffect(() => {
     void load();
@@ -40,11 +68,21 @@ export function Matches() {
 
   return (
     <section className="page matches">
+      {endedNotice !== null && (
+        <div className="notice ended-notice" role="status">
+          <p>{endedNotice ? t('chat.ended', { name: endedNotice }) : t('chat.endedAnon')}</p>
+          <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={() => useConversations.getState().dismissEndedNotice()}>
+            <CloseIcon />
+          </button>
+        </div>
+      )}
       <label className="search">
         <SearchIcon />
         <span className="sr-only">{t('matches.search')}</span>
         <input type="search" value={search} placeholder={t('matches.search')} onChange={(event) => setSearch(event.target.value)} />
       </label>
+
+      <LikesYouLink />
 
       <h2 className="section-title">{t('matches.matchesTitle')}</h2>
       {matches === null ? (

@@ -36,7 +36,7 @@ export function TestCheckout({ id }: { id: string }) {
   if (!checkout && !error) return <Loading />;
   return (
     <section className="page test-checkout" aria-labelledby="test-checkout-title">
-      <p className="test-checkout-banner" role="note">
+      <p className="test-banner" role="note">
         {t('checkout.banner')}
       </p>
       <h1 id="test-checkout-title">{t('checkout.title')}</h1>
@@ -61,7 +61,7 @@ export function TestCheckout({ id }: { id: string }) {
           <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void finish('complete')}>
             {t('checkout.complete.button')}
           </button>
-          <button type="button" className="btn btn-block test-checkout-cancel" disabled={busy} onClick={() => void finish('cancel')}>
+          <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => void finish('cancel')}>
             {t('checkout.cancel.button')}
           </button>
         </>

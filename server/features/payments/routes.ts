@@ -29,8 +29,10 @@ import {
   stripeSubscriptionSource,
   subscribeUrl,
 } from './service';
+import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody } from '../../plugins/api-docs';
 import { createStripeClient } from './stripe-client';
+import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -42,6 +44,7 @@ const isFormPost = (request: FastifyRequest) =>
 const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const mode = config.checkoutMode;
   const payments: Payments = {
+    mode,
     stripe: mode === 'stripe' ? createStripeClient(config.stripe) : null,
     lookupKeys: Object.values(config.stripe.lookupKeys),
   };
@@ -78,6 +81,19 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       if (!user) throw new NotAuthenticated(serverText('invalid_token'));
       return { url: await createCheckout(app.db, payments, app.publicUrl, user, request.body.lookup_key) };
     },
+  });
+
+  app.get('/api/payments/subscription/', {
+    schema: { response: { 200: SubscriptionState } },
+    onRequest: app.authenticate,
+    handler: async (request) => subscriptionState(app.db, payments, config.stripe.lookupKeys, currentUser(request).id),
+  });
+
+  // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.
+  app.post('/api/payments/stripe/create-portal-session/', {
+    schema: { ...noBody, response: { 200: PortalResponse } },
+    onRequest: [app.authenticate, app.limits.hook('checkout:ip', (request) => request.ip)],
+    handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrl, currentUser(request).id) }),
   });
 
   // Stripe signs the exact bytes it sent: this context alone reads bodies raw.
@@ -124,6 +140,16 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
 
   const testCheckout = { params: TestCheckoutParams, response: { 404: ErrorDetail, 409: ErrorDetail } };
   const finish = { ...testCheckout, ...noBody, response: { ...testCheckout.response, 200: CheckoutResponse } };
+
+  // The local test portal (the app's /app/subscribe/test-portal/): cancelling sends Stripe's event through the handler.
+  app.post('/api/payments/test-portal/cancel/', {
+    schema: { ...noBody, response: { 200: PortalResponse } },
+    onRequest: app.authenticate,
+    handler: async (request) => {
+      await cancelLocalSubscription(app.db, currentUser(request).id);
+      return { url: subscribeUrl(app.publicUrl) };
+    },
+  });
 
   app.get('/api/payments/test-checkout/:id/', {
     schema: { ...testCheckout, response: { ...testCheckout.response, 200: TestCheckout } },

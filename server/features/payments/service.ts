@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
+import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import {
   StripeCheckoutSession,
@@ -21,7 +22,8 @@ export const ALREADY_SUBSCRIBED = serverText('already_subscribed');
 const ACTIVE_STATUSES = new Set(['active', 'trialing', 'past_due']);
 
 export interface Payments {
-  /** null: the local test checkout (CHECKOUT_MODE=test) stands in for Stripe. */
+  mode: CheckoutMode;
+  /** null: the local test checkout (CHECKOUT_MODE=test) stands in for Stripe, or (off) nothing does. */
   stripe: Stripe | null;
   /** The lookup keys of the plans that may be bought (API.md: overridable by environment). */
   lookupKeys: readonly string[];
@@ -315,7 +317,8 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
         mode: 'subscription',
         status: 'complete',
         client_reference_id: String(checkout.userId),
-        customer: null,
+        // A customer of its own, as Stripe would make: the local portal's cancellation names it.
+        customer: `cus_local_${suffix}`,
         subscription: `sub_local_${suffix}`,
       },
     },
