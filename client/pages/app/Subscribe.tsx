@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
 import { api } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
+import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
 import { usePlan } from '../../stores/plan';
@@ -25,25 +25,6 @@ export function outcomeFor(search: string): SubscribeOutcome {
 
 /** Starter's perks, as a subscriber's page lists them. */
 const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'];
-
-/** Sends the browser to the address a call answers (Checkout, the customer portal); says why it could not. */
-function useRedirectCall() {
-  const t = useT();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function go(call: () => Promise<{ url: string }>) {
-    setBusy(true);
-    setError(null);
-    try {
-      const { url } = await call();
-      window.location.assign(url);
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-      setBusy(false);
-    }
-  }
-  return { busy, error, go };
-}
 
 /** The plan as the server has it now (it may have changed at Stripe since the page was last open). */
 function useSubscription() {

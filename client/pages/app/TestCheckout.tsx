@@ -5,6 +5,7 @@ import { Loading } from '../../components/Loading';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
+import { useRedirectCall } from '../../lib/use-redirect-call';
 
 /**
  * The local stand-in for Stripe Checkout (CHECKOUT_MODE=test): the signed-in account's own session,
@@ -13,25 +14,16 @@ import { useT } from '../../lib/i18n';
 export function TestCheckout({ id }: { id: string }) {
   const t = useT();
   const [checkout, setCheckout] = useState<Checkout | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const { busy, error: finishError, go } = useRedirectCall();
+  const error = finishError ?? loadError;
 
   useEffect(() => {
     // Fetched once per session id: `t` is a new function on every render.
-    api.testCheckout(id).then(setCheckout, (failure: unknown) => setError(errorMessage(failure, t)));
+    api.testCheckout(id).then(setCheckout, (failure: unknown) => setLoadError(errorMessage(failure, t)));
   }, [id]);
 
-  async function finish(outcome: 'complete' | 'cancel') {
-    setBusy(true);
-    setError(null);
-    try {
-      const { url } = await api.finishTestCheckout(id, outcome);
-      window.location.assign(url);
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-      setBusy(false);
-    }
-  }
+  const finish = (outcome: 'complete' | 'cancel') => go(() => api.finishTestCheckout(id, outcome));
 
   if (!checkout && !error) return <Loading />;
   return (
