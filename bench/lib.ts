@@ -12,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { type SeedOptions, type SeedResult, seed } from '../scripts/seed';
 import { openDatabase } from '../server/db/client';
+import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { freePort } from '../tests/helpers/ports';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -99,8 +100,7 @@ export async function startApp(options: {
   const profiling = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.profileDir)}`] : [];
   const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' });
-  const serveFlags = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
-  const child = spawn(process.execPath, [...profiling, ...serveFlags, ...extraFlags, 'dist/server/main.js'], {
+  const child = spawn(process.execPath, [...profiling, ...SERVER_NODE_FLAGS, ...extraFlags, 'dist/server/main.js'], {
     cwd: root,
     env: {
       ...process.env,

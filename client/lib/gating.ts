@@ -1,8 +1,11 @@
 import type { CurrentUser } from '../../shared/schemas/users';
 
-/** /app/ routes an incomplete profile may still open (PRODUCT.md §2; the subscribe page's test portal too). */
+/** /app/ routes an incomplete profile may still open (PRODUCT.md §2; the subscribe page's test checkout and portal too). */
 export function allowedWithIncompleteProfile(path: string): boolean {
-  return /^\/app\/(subscribe|profile|subscribe\/test-portal)\/?$/.test(path) || /^\/app\/profiles\/[^/]+\/?$/.test(path);
+  return (
+    /^\/app\/(subscribe|profile|subscribe\/test-portal)\/?$/.test(path) ||
+    /^\/app\/(profiles|subscribe\/test-checkout)\/[^/]+\/?$/.test(path)
+  );
 }
 
 /**

@@ -3,9 +3,9 @@ import { toast } from 'react-toastify';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
-import { localizedErrorMessage } from '../../lib/errors';
+import { errorMessage } from '../../lib/errors';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
-import { t as translate, useLanguage } from '../../lib/i18n';
+import { t as translate } from '../../lib/i18n';
 import { getPendingJoin } from '../../lib/pending-join';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
@@ -16,6 +16,7 @@ import { Home } from './Home';
 import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
 import { Subscribe, TestPortal } from './Subscribe';
+import { TestCheckout } from './TestCheckout';
 import '../../app.css';
 import '../../lib/messages-app';
 
@@ -41,7 +42,7 @@ function usePendingJoin(ready: boolean) {
         toast.dismiss();
         navigate('/app/home/');
       })
-      .catch(async (error: unknown) => toast.error(await localizedErrorMessage(error, translate, useLanguage.getState().language)));
+      .catch((error: unknown) => toast.error(errorMessage(error, translate)));
   }, [ready, navigate]);
 }
 
@@ -96,6 +97,9 @@ export function AppRoot() {
             <Route path={/^\/app\/events\/?$/} component={Events} />
             <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
             <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
+            <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
+              {(params) => <TestCheckout key={params.id} id={params.id!} />}
+            </Route>
             <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
             <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
             <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>

@@ -5,7 +5,7 @@ import { normalizeEventCode } from '../../../shared/event-code';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
 import { NotFound as NotFoundError, api } from '../../lib/api';
-import { localizedErrorMessage } from '../../lib/errors';
+import { errorMessage } from '../../lib/errors';
 import { useLanguage, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
@@ -45,7 +45,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
       // The app reads the current event and its deck when it opens.
       navigate('/app/home/');
     } catch (error) {
-      setNotice(await localizedErrorMessage(error, t, language));
+      setNotice(errorMessage(error, t));
       setJoining(false);
     }
   }, [code, language, navigate, t]);
@@ -64,7 +64,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
           setHasPass(true);
           passNow = true;
         } catch (error) {
-          if (!(error instanceof NotFoundError)) setNotice(await localizedErrorMessage(error, t, language));
+          if (!(error instanceof NotFoundError)) setNotice(errorMessage(error, t));
         }
         // The token has done its job; a reload must not try it again once it has expired.
         navigate(`/e/${code}`, { replace: true });
@@ -73,7 +73,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
         setEvent(await api.event(code));
       } catch (error) {
         if (error instanceof NotFoundError) setEvent(null);
-        else setNotice(await localizedErrorMessage(error, t, language));
+        else setNotice(errorMessage(error, t));
         return;
       }
       if (!useSession.getState().token) return;

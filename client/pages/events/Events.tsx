@@ -4,7 +4,7 @@ import { EVENT_CODE_LENGTH } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { api } from '../../lib/api';
-import { localizedErrorMessage } from '../../lib/errors';
+import { errorMessage } from '../../lib/errors';
 import { useLanguage, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';
 import { EventSummary } from './EventSummary';
@@ -41,7 +41,7 @@ export function Events() {
       await checkIn(normalizeEventCode(code));
       navigate('/app/home/');
     } catch (failure) {
-      setError(await localizedErrorMessage(failure, t, language));
+      setError(errorMessage(failure, t));
       setBusy(false);
     }
   }

@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES } from '../../../shared/constants';
 import { ChevronLeft } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
-import { localizedErrorMessage } from '../../lib/errors';
+import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
@@ -57,7 +57,7 @@ export function HostScreen({ id }: { id: number }) {
     try {
       await work();
     } catch (failure) {
-      setError(await localizedErrorMessage(failure, t, language));
+      setError(errorMessage(failure, t));
     }
   };
   const live = count ?? event.attendee_count;

@@ -5,8 +5,8 @@ import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/commo
 import { FieldErrors } from '../../components/AuthLayout';
 import { ChevronLeft } from '../../components/Icons';
 import { api } from '../../lib/api';
-import { formErrors, localizeFields } from '../../lib/errors';
-import { useLanguage, useT } from '../../lib/i18n';
+import { formErrors } from '../../lib/errors';
+import { useT } from '../../lib/i18n';
 import '../../lib/messages-events';
 import '../../events.css';
 
@@ -47,7 +47,7 @@ export function NewEvent() {
       });
       navigate(`/app/events/${created.id}/host/`);
     } catch (error) {
-      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
+      setErrors(formErrors(error, t));
       setBusy(false);
     }
   }

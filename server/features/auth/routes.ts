@@ -4,6 +4,8 @@ import type { Config } from '../../config';
 import { currentUser } from '../../plugins/auth';
 import { RegisterBody } from './password-rules';
 import { login, register } from './service';
+import { NoBody } from '../../../shared/schemas/common';
+import { noBody } from '../../plugins/api-docs';
 
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
@@ -24,9 +26,13 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
     handler: async (request, reply) => reply.code(201).send(await register(app.db, request.body, hashOptions)),
   });
 
-  app.post('/api/auth/logout/', { onRequest: app.authenticate }, async (request, reply) => {
-    await app.revokeToken(currentUser(request).tokenHash);
-    return reply.code(204).send();
+  app.post('/api/auth/logout/', {
+    schema: { ...noBody, response: { 204: NoBody } },
+    onRequest: app.authenticate,
+    handler: async (request, reply) => {
+      await app.revokeToken(currentUser(request).tokenHash);
+      return reply.code(204).send(null);
+    },
   });
 };
 

@@ -130,7 +130,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         const event = await organized(request.params.id, currentUser(request).id);
         // A live secret: never kept by a browser or a proxy.
         void reply.header('Cache-Control', 'no-store');
-        return currentQr(event, app.config.publicUrl);
+        return currentQr(event, app.publicUrl);
       },
     );
 

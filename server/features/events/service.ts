@@ -21,6 +21,7 @@ import {
   type PublicEvent,
 } from '../../../shared/schemas/events';
 import { z } from '../../../shared/schemas/zod';
+import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, rowsOf } from '../../db/client';
 import { attendances, conversations, events, reactions } from '../../db/schema';
 import { ApiError, Conflict, NotFound } from '../../errors';
@@ -223,7 +224,7 @@ const PassValue = z.object({ event: z.number().int() });
 
 /** A token from the door, exchanged for 30 minutes in which to sign up and check in without scanning again. */
 export function issueJoinPass(sealer: Sealer, event: EventRecord, token: string, now = Date.now()) {
-  if (!isValidQrToken(event, token, now)) throw eventError(403, 'qr_expired', EVENT_ERRORS.qrExpired);
+  if (!isValidQrToken(event, token, now)) throw eventError(403, 'qr_expired', serverText('event_qr_expired'));
   const expiresAt = new Date(now + JOIN_PASS_MINUTES * MINUTE_MS);
   return { pass: sealer.seal(PASS_PURPOSE, { event: event.id }, { expiresAt }), expires_at: expiresAt.toISOString() };
 }
@@ -235,7 +236,7 @@ export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string
 }
 
 /** Errors of the check-in, with the machine `code` of EVENTS.md beside `detail`. */
-export const eventError = (status: 403 | 409, code: EventErrorCode, detail: string) => new ApiError(status, { detail, code });
+export const eventError = (status: 403 | 409, code: EventErrorCode, detail: ServerText) => new ApiError(status, { detail, code });
 
 export interface CheckInOutcome {
   event: EventRecord;
@@ -266,10 +267,10 @@ export async function checkIn(
   if ((await currentEventIdOfUser(db, userId)) === event.id) return { event, changed: false, previousEventId: null };
 
   const status = eventStatus(event, now);
-  if (status === 'upcoming') throw eventError(409, 'not_open', EVENT_ERRORS.notOpen);
-  if (status !== 'open') throw eventError(409, 'ended', EVENT_ERRORS.ended);
+  if (status === 'upcoming') throw eventError(409, 'not_open', serverText('event_not_open'));
+  if (status !== 'open') throw eventError(409, 'ended', serverText('event_ended'));
 
-  const qrRequired = () => eventError(403, 'qr_required', EVENT_ERRORS.qrRequired);
+  const qrRequired = () => eventError(403, 'qr_required', serverText('event_qr_required'));
   // A credential that was sent must be good, whatever the mode: a forged one is never ignored.
   if (input.token !== undefined && !isValidQrToken(event, input.token, now)) throw qrRequired();
   if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
@@ -321,7 +322,7 @@ export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
     .delete(events)
     .where(and(eq(events.id, event.id), sql`${events.startsAt} > now()`))
     .returning({ id: events.id });
-  if (deleted.length === 0) throw new Conflict(EVENT_ERRORS.alreadyStarted);
+  if (deleted.length === 0) throw new Conflict(serverText('event_already_started'));
 }
 
 /**
