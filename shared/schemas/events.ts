@@ -20,11 +20,11 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /** `{code}` in a path: anything that is not a code is "no such event" (the route's params → 404). */
 export const EventCodeParams = z.object({
-  code: z.string().max(20).transform(normalizeEventCode).pipe(z.string().regex(EVENT_CODE_PATTERN)),
+  event: z.string().max(20).transform(normalizeEventCode).pipe(z.string().regex(EVENT_CODE_PATTERN)),
 });
 export type EventCodeParams = z.infer<typeof EventCodeParams>;
 
-export const EventIdParams = z.object({ id: Id });
+export const EventIdParams = z.object({ event: Id });
 export type EventIdParams = z.infer<typeof EventIdParams>;
 
 export const EVENT_TIME_MESSAGES = {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
-import { page, PageQuery } from '../../../shared/schemas/common';
+import { NoBody, page, PageQuery } from '../../../shared/schemas/common';
 import {
   CheckedIn,
   CheckInInput,
@@ -15,6 +15,7 @@ import {
   PublicEvent,
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
+import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import {
   checkIn,
@@ -37,26 +38,30 @@ import {
 /** "My events" page size: an organizer makes at most 10 a day. */
 const MY_EVENTS_PAGE_SIZE = 50;
 
-/** EVENTS.md's routes: thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
+/**
+ * EVENTS.md's routes. One path parameter, `:event`, whether it holds a code (the public routes) or an
+ * id (the organizer's): two names at one position of the route tree would be one node with two names.
+ *
+ * EVENTS.md's routes: thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
 const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const byIp = (request: { ip: string }) => `ip:${request.ip}`;
 
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(
-    '/api/events/:code/',
+    '/api/events/:event/',
     { schema: { params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: app.limits.hook('event:lookup:ip', byIp) },
     async (request) => {
-      const event = await findEventByCode(app.db, request.params.code);
+      const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();
       return presentEvent(event);
     },
   );
 
   app.post(
-    '/api/events/:code/pass/',
+    '/api/events/:event/pass/',
     { schema: { params: EventCodeParams, body: PassInput, response: { 200: JoinPass } }, onRequest: app.limits.hook('event:pass:ip', byIp) },
     async (request) => {
-      const event = await findEventByCode(app.db, request.params.code);
+      const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();
       return issueJoinPass(app.sealer, event, request.body.token);
     },
@@ -95,25 +100,25 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     });
 
     signedIn.post(
-      '/api/events/:code/check-in/',
+      '/api/events/:event/check-in/',
       {
         schema: { params: EventCodeParams, body: CheckInInput.nullish(), response: { 200: CheckedIn } },
         onRequest: app.limits.hook('event:check-in'),
       },
       async (request) => {
         const userId = currentUser(request).id;
-        const outcome = await checkIn(app.db, app.sealer, userId, request.params.code, request.body ?? {});
+        const outcome = await checkIn(app.db, app.sealer, userId, request.params.event, request.body ?? {});
         // Committed: now the user's sockets join the room and the attendees hear of it.
         if (outcome.changed) app.eventLive.checkedIn(userId, outcome.event.id, outcome.previousEventId);
         return { event: presentEvent(outcome.event) };
       },
     );
 
-    signedIn.post('/api/events/leave/', async (request, reply) => {
+    signedIn.post('/api/events/leave/', { schema: { ...noBody, response: { 204: NoBody } } }, async (request, reply) => {
       const userId = currentUser(request).id;
       const eventId = await leaveEvent(app.db, userId);
       if (eventId !== null) app.eventLive.left(userId, eventId);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     });
 
     // The organizer's paths: 404 for anyone else.
@@ -124,10 +129,10 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     };
 
     signedIn.get(
-      '/api/events/:id/qr/',
+      '/api/events/:event/qr/',
       { schema: { params: EventIdParams, response: { 200: EventQr } } },
       async (request, reply) => {
-        const event = await organized(request.params.id, currentUser(request).id);
+        const event = await organized(request.params.event, currentUser(request).id);
         // A live secret: never kept by a browser or a proxy.
         void reply.header('Cache-Control', 'no-store');
         return currentQr(event, app.publicUrl);
@@ -135,28 +140,28 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     );
 
     signedIn.get(
-      '/api/events/:id/stats/',
+      '/api/events/:event/stats/',
       { schema: { params: EventIdParams, response: { 200: EventStats } } },
-      async (request) => eventStats(app.db, await organized(request.params.id, currentUser(request).id)),
+      async (request) => eventStats(app.db, await organized(request.params.event, currentUser(request).id)),
     );
 
     signedIn.post(
-      '/api/events/:id/end/',
-      { schema: { params: EventIdParams, response: { 200: OrganizerEvent } } },
+      '/api/events/:event/end/',
+      { schema: { params: EventIdParams, ...noBody, response: { 200: OrganizerEvent } } },
       async (request) => {
-        const event = await organized(request.params.id, currentUser(request).id);
+        const event = await organized(request.params.event, currentUser(request).id);
         return presentOrganizerEvent(await endEvent(app.db, event));
       },
     );
 
     signedIn.delete(
-      '/api/events/:id/',
-      { schema: { params: EventIdParams } },
+      '/api/events/:event/',
+      { schema: { params: EventIdParams, response: { 204: NoBody } } },
       async (request, reply) => {
-        const event = await organized(request.params.id, currentUser(request).id);
+        const event = await organized(request.params.event, currentUser(request).id);
         await deleteEvent(app.db, event);
         app.eventLive.removed(event.id);
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
   });
