@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { PreparedStatement } from '../../db/client';
 import { profiles, reactions } from '../../db/schema';
 import { currentEventIdOf, inEvent } from '../events/queries';
-import { hiddenFrom } from '../safety/visibility';
+import { visibleAmong } from '../safety/visibility';
 
 /** Where a page of the deck starts: after this card of this tier (keyset on the deck's order). */
 export interface DeckPosition {
@@ -97,7 +97,7 @@ export function deckQuery(fit: ViewerFit, after: DeckPosition | null, limit: num
   const wantsMeBack = sql`
     p.genders_to_match @> ${textArray([fit.gender])}
     and p.min_matching_age <= ${fit.age} and p.max_matching_age >= ${fit.age}
-    and p.user_id not in (${hiddenFrom(me)})`;
+    and ${visibleAmong(me, sql`p.user_id`)}`;
   const fits = sql`${whomIWant} and ${wantsMeBack}`;
 
   // NOT IN over NOT NULL columns: each list is read once and hashed (a "hashed SubPlan"), which keeps

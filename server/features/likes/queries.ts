@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { profiles, reactions } from '../../db/schema';
-import { hiddenFrom } from '../safety/visibility';
+import { visibleAmong } from '../safety/visibility';
 
 /** Where a page of the likes list starts: after this like (keyset on its order). */
 export interface LikePosition {
@@ -32,7 +32,7 @@ function unansweredLikes(me: number): SQL {
     where liked.to_user_id = ${me} and liked.kind = 'like' and p.is_completed
       and liked.from_user_id not in (
         select to_user_id from ${reactions} where from_user_id = ${me} and kind in ('like', 'dislike'))
-      and liked.from_user_id not in (${hiddenFrom(me)})`;
+      and ${visibleAmong(me, sql`liked.from_user_id`)}`;
 }
 
 export function likesCountQuery(me: number): SQL {
