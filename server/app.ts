@@ -4,11 +4,14 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import type Stripe from 'stripe';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import { clientErrorHandler, registerErrorHandler } from './errors';
+import accountRoutes from './features/account/routes';
+import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import conversationRoutes from './features/conversations/routes';
@@ -19,12 +22,15 @@ import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import paymentRoutes from './features/payments/routes';
+import { createStripeClient } from './features/payments/stripe-client';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
+import analyticsPlugin from './plugins/analytics';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
 import limitsPlugin from './plugins/limits';
+import mailPlugin from './plugins/mail';
 import secretsPlugin from './plugins/secrets';
 import securityHeaders from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
@@ -33,6 +39,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     media: MediaStore;
+    /** The Stripe SDK, or null without STRIPE_SECRET_KEY (the local test checkout stands in). */
+    stripe: Stripe | null;
   }
 }
 
@@ -81,6 +89,9 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(limitsPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
+  await app.register(mailPlugin);
+  await app.register(analyticsPlugin);
+  app.decorate('stripe', createStripeClient(config.stripe));
 
   const mediaRoot = path.join(config.dataDir, 'media');
   app.decorate('media', localMediaStore(mediaRoot));
@@ -97,6 +108,8 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);
+  await app.register(accountRoutes);
+  await app.register(analyticsRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(conversationRoutes);

@@ -42,6 +42,14 @@ export interface Config {
     /** Says which app an access token was issued to: a token made for another app is refused. */
     tokenInfoUrl: string;
   };
+  mail: {
+    /** `smtp://user:pass@host:587` (or `smtps://`): a real server. Unset: `.eml` files in `dataDir/outbox/`. */
+    smtpUrl: string | null;
+    /** The sender of every e-mail. */
+    from: string;
+  };
+  /** PostHog forwarding of the first-party analytics events, keyed by user id only; off without a key. */
+  posthog: { key: string | null; host: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -61,6 +69,7 @@ const int = (value: string | undefined, fallback: number) => {
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env.PORT, 3000);
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -69,7 +78,7 @@ export function loadConfig(env: Env = process.env): Config {
     inMemoryDatabase: false,
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',
-    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl,
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -95,6 +104,14 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: env.GOOGLE_CLIENT_ID || null,
       userInfoUrl: env.GOOGLE_USERINFO_URL || 'https://www.googleapis.com/oauth2/v3/userinfo',
       tokenInfoUrl: env.GOOGLE_TOKENINFO_URL || 'https://oauth2.googleapis.com/tokeninfo',
+    },
+    mail: {
+      smtpUrl: env.SMTP_URL || null,
+      from: env.MAIL_FROM || `Eventmatch <no-reply@${new URL(publicUrl).hostname}>`,
+    },
+    posthog: {
+      key: env.POSTHOG_KEY || null,
+      host: (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, ''),
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core';
+import { ANALYTICS_EVENTS } from '../../shared/schemas/analytics';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -32,9 +33,19 @@ export const users = pgTable(
     hasSubscription: boolean('has_subscription').notNull().default(false),
     stripeCustomerId: text('stripe_customer_id').unique(),
     stripeSubscriptionId: text('stripe_subscription_id'),
+    // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
+    // for it). Google only links to a password account once this is set: no pre-account hijacking.
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
+    // Moves with every new password: login throttle counts are keyed by it, so a reset clears them.
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }),
+    // The language of the e-mails this account is sent.
+    language: text('language', { enum: ['es', 'en'] }).notNull().default('es'),
     createdAt: createdAt(),
   },
-  (t) => [check('users_email_lower', sql`${t.email} = lower(${t.email})`)],
+  (t) => [
+    check('users_email_lower', sql`${t.email} = lower(${t.email})`),
+    check('users_language', sql`${t.language} in ('es', 'en')`),
+  ],
 );
 
 export const authTokens = pgTable(
@@ -46,8 +57,32 @@ export const authTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
+    // Sessions slide: a token unused for 60 days is dead (ACCOUNT.md). Touched at most hourly.
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [index('auth_tokens_user_id').on(t.userId)],
+  (t) => [index('auth_tokens_user_id').on(t.userId), index('auth_tokens_last_used_at').on(t.lastUsedAt)],
+);
+
+/**
+ * The links sent by e-mail (verify the address, reset the password): only the token's hash is kept,
+ * and a token is deleted by the use that spends it, so it works once.
+ */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['verify_email', 'reset_password'] }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('email_tokens_purpose', sql`${t.purpose} in ('verify_email', 'reset_password')`),
+    index('email_tokens_user').on(t.userId, t.purpose),
+    index('email_tokens_expires_at').on(t.expiresAt),
+  ],
 );
 
 /** One row per user, created with the account; `is_completed` flips on the first valid save. */
@@ -171,6 +206,8 @@ export const conversations = pgTable(
     unique('conversations_pair').on(t.userLowId, t.userHighId),
     check('conversations_ordered_pair', sql`${t.userLowId} < ${t.userHighId}`),
     index('conversations_user_high').on(t.userHighId),
+    // The moderators' daily match counts (analytics summary) read a window of days.
+    index('conversations_created_at').on(t.createdAt),
   ],
 );
 
@@ -245,3 +282,22 @@ export const serverSecrets = pgTable('server_secrets', {
   value: text('value').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * First-party product analytics (ACCOUNT.md): who (a user id, never an e-mail), what, when. A deleted
+ * account's events stay as anonymous counts.
+ */
+export const analyticsEvents = pgTable(
+  'analytics_events',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    name: text('name', { enum: ANALYTICS_EVENTS }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('analytics_events_name', sql`${t.name} in (${sql.raw(ANALYTICS_EVENTS.map((name) => `'${name}'`).join(', '))})`),
+    index('analytics_events_created_at').on(t.createdAt),
+    index('analytics_events_user').on(t.userId),
+  ],
+);

@@ -1,6 +1,7 @@
-import { inArray } from 'drizzle-orm';
+import { and, gt, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { authTokens } from '../db/schema';
+import { TOKEN_IDLE_LIFETIME_MS } from '../plugins/auth';
 import type { RealtimeServer } from './plugin';
 
 /** How long a socket may outlive its token (logout elsewhere, revoked): the sweep's period. */
@@ -9,7 +10,8 @@ export const TOKEN_SWEEP_MS = 60_000;
 const CHUNK = 5000;
 
 /**
- * The handshake checks the token once; a token revoked later (logout) must not keep a socket listening.
+ * The handshake checks the token once; a token revoked later (logout) or expired (60 days unused)
+ * must not keep a socket listening.
  * A logout drops its sockets at once on every instance it can reach; this is the net for the news that
  * could not travel (Redis away). Every TOKEN_SWEEP_MS, this instance's sockets whose token is gone are
  * disconnected — server-side, so the client does not reconnect with the dead token.
@@ -29,7 +31,12 @@ export function startTokenSweep(app: FastifyInstance, io: RealtimeServer) {
       const rows = await app.db
         .select({ hash: authTokens.tokenHash })
         .from(authTokens)
-        .where(inArray(authTokens.tokenHash, hashes.slice(i, i + CHUNK)));
+        .where(
+          and(
+            inArray(authTokens.tokenHash, hashes.slice(i, i + CHUNK)),
+            gt(authTokens.lastUsedAt, new Date(Date.now() - TOKEN_IDLE_LIFETIME_MS)),
+          ),
+        );
       for (const row of rows) alive.add(row.hash);
     }
     let closed = 0;

@@ -17,6 +17,8 @@ const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
   image: null,
   is_profile_completed: true,
   has_subscription: false,
+  email_verified: true,
+  has_password: true,
   ...overrides,
 });
 

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
 import { createPostgresDatabase } from './database';
@@ -24,7 +25,14 @@ export interface TestServer {
  * PostgreSQL database) and its own data folder. Test-friendly settings: cheap argon2, no logs.
  */
 export async function startServer(
-  options: { backend?: Backend; databaseUrl?: string; dataDir?: string; config?: Partial<Config> } = {},
+  options: {
+    backend?: Backend;
+    databaseUrl?: string;
+    dataDir?: string;
+    config?: Partial<Config>;
+    /** A logger of the test's own (to read what the server logs); silent by default. */
+    logger?: FastifyServerOptions['logger'];
+  } = {},
 ): Promise<TestServer> {
   const backend = options.backend ?? 'pglite';
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'eventmatch-test-')));
@@ -44,7 +52,7 @@ export async function startServer(
     loginThrottle: { perIp: 1000, perAccount: 1000, windowMs: 60_000 },
     ...options.config,
   };
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logger: options.logger ?? false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no port');

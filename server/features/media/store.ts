@@ -1,10 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 
 /** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
 export interface MediaStore {
   put(key: string, data: Buffer): Promise<void>;
+  /** A stored key's bytes, as a stream (the data export); errors on the stream if the key is gone. */
+  open(key: string): Readable;
   /** Delete a stored key; a key already gone is not an error. */
   remove(key: string): Promise<void>;
   /** The URL a client uses for a stored key. */
@@ -23,6 +26,7 @@ export function localMediaStore(root: string): MediaStore {
     async put(key, data) {
       await writeFile(path.join(root, key), data, { flag: 'wx' });
     },
+    open: (key) => createReadStream(path.join(root, key)),
     async remove(key) {
       await rm(path.join(root, key), { force: true });
     },

@@ -26,7 +26,6 @@ import {
   subscribeUrl,
   UNKNOWN_EMAIL,
 } from './service';
-import { createStripeClient } from './stripe-client';
 import { renderTestCheckout } from './test-checkout-page';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
@@ -37,7 +36,7 @@ const isFormPost = (request: FastifyRequest) =>
 
 const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const payments: Payments = {
-    stripe: createStripeClient(config.stripe),
+    stripe: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
     publicUrl: () => app.config.publicUrl,
   };

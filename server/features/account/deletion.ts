@@ -1,0 +1,81 @@
+import { eq, or, sql } from 'drizzle-orm';
+import { DELETE_CONFIRMATION, type DeleteAccountInput } from '../../../shared/schemas/account';
+import { type Db, rowsOf } from '../../db/client';
+import { conversations, uploads, users } from '../../db/schema';
+import { ValidationError } from '../../errors';
+import { photosShown } from '../media/service';
+import type { MediaStore } from '../media/store';
+import { checkPassword } from './service';
+
+export const WRONG_PASSWORD = 'The password is incorrect.';
+export const TYPE_DELETE_TO_CONFIRM = `Type ${DELETE_CONFIRMATION} to confirm.`;
+
+/**
+ * The user confirmed their own deletion: with their password, or, for an account that has none
+ * (Google only), by typing DELETE.
+ */
+export async function checkDeletionConsent(db: Db, userId: number, input: DeleteAccountInput): Promise<void> {
+  const verdict = await checkPassword(db, userId, input.password ?? '');
+  if (verdict === 'none') {
+    if (input.confirm !== DELETE_CONFIRMATION) throw ValidationError.field('confirm', TYPE_DELETE_TO_CONFIRM);
+    return;
+  }
+  if (!input.password) throw ValidationError.field('password', 'This field is required.');
+  if (verdict === 'wrong') throw ValidationError.field('password', WRONG_PASSWORD);
+}
+
+/** The Stripe subscription to cancel before the account goes, if any. */
+export async function subscriptionOf(db: Db, userId: number): Promise<string | null> {
+  const [row] = await db.select({ id: users.stripeSubscriptionId }).from(users).where(eq(users.id, userId));
+  return row?.id ?? null;
+}
+
+export interface DeletedAccount {
+  /** Each conversation the account had, with the partner who must be told it is gone. */
+  conversations: Array<{ conversationId: number; partnerId: number }>;
+  /** Photo files to remove once the rows are gone. */
+  photoKeys: string[];
+}
+
+/**
+ * Deletes the account row in one transaction; the schema's cascades take the rest with it: tokens,
+ * profile, uploads' rows, reactions, blocks, conversations and every message in them, checkouts,
+ * e-mail links. Analytics keep their counts without the user id. The e-mail is free again at once.
+ * Answers what the caller still has to do outside the database (files, sockets).
+ */
+export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
+  return db.transaction(async (tx) => {
+    // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    if (!user) return null;
+    const owned = await tx
+      .select({ id: conversations.id, low: conversations.userLowId, high: conversations.userHighId })
+      .from(conversations)
+      .where(or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)));
+    const photos = await tx.select({ key: uploads.key }).from(uploads).where(eq(uploads.ownerId, userId));
+    await tx.delete(users).where(eq(users.id, userId));
+    return {
+      conversations: owned.map((row) => ({ conversationId: row.id, partnerId: row.low === userId ? row.high : row.low })),
+      photoKeys: photos.map((row) => row.key),
+    };
+  });
+}
+
+/**
+ * Removes the deleted account's photo files, except one another profile still shows (seeded demo
+ * profiles share the demo account's photos; no user's own profile can show another's upload).
+ */
+export async function removePhotoFiles(db: Db, store: MediaStore, keys: string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const urls = keys.map((key) => store.url(key));
+  const shown = new Set(
+    rowsOf<{ url: string }>(
+      await db.execute(sql`
+        select distinct named.url from (${photosShown}) named
+        where named.url in (${sql.join(urls.map((url) => sql`${url}`), sql`, `)})`),
+    ).map((row) => row.url),
+  );
+  const removed = keys.filter((key) => !shown.has(store.url(key)));
+  await Promise.all(removed.map((key) => store.remove(key)));
+  return removed;
+}
