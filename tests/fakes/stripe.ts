@@ -3,7 +3,12 @@
  * SDK pointed at it through STRIPE_API_BASE. It checks the API key, records every request so that
  * tests can assert the parameters, and answers in Stripe's shapes (lists, objects, error envelope).
  */
+import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
+import { expect } from 'vitest';
+import { users } from '../../server/db/schema';
+import { client } from '../helpers/http';
+import type { TestServer } from '../helpers/server';
 import { type FakeServer, type RecordedRequest, startFakeServer } from './http';
 
 export interface FakeStripe extends FakeServer {
@@ -85,6 +90,18 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: { id, object: 'subscription', ...subscription } };
     }
 
+    // Cancel at once, as Stripe does: the subscription stays readable with status "canceled".
+    if (request.method === 'DELETE' && subscriptionPath) {
+      const id = decodeURIComponent(subscriptionPath[1]!);
+      const subscription = subscriptions.get(id);
+      if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
+      if (subscription.status === 'canceled') {
+        return stripeError(400, 'A canceled subscription can only update its cancellation_details and metadata.');
+      }
+      subscription.status = 'canceled';
+      return { status: 200, body: { id, object: 'subscription', ...subscription, canceled_at: Math.floor(Date.now() / 1000) } };
+    }
+
     return stripeError(404, `Unrecognized request URL (${request.method}: ${request.path}).`);
   });
 
@@ -125,4 +142,25 @@ export function stripeEvent(type: string, object: Record<string, unknown>, id = 
 export function signEvent(event: unknown, secret: string) {
   const payload = JSON.stringify(event);
   return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret }) };
+}
+
+/** Delivers a signed Stripe event to the server's webhook, as Stripe would. */
+export function deliverStripeEvent(server: { url: string }, event: unknown, secret: string) {
+  const { payload, signature } = signEvent(event, secret);
+  return client(server.url).post('/api/payments/stripe/webhook/', {
+    body: payload,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+  });
+}
+
+/** The user starts the JSON checkout (so that they get a Stripe customer); answers the customer and session ids. */
+export async function startStripeCheckout(server: TestServer, user: { id: number; token: string }) {
+  const response = await client(server.url).post('/api/payments/stripe/create-checkout-session/', {
+    token: user.token,
+    json: { lookup_key: 'basic_monthly' },
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  const sessionId = String(response.body.url).split('/').pop()!;
+  const [row] = await server.app.db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, user.id));
+  return { customer: row!.customer!, sessionId };
 }

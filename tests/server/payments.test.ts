@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
 import { hasChromium, launchChromium, PHONE } from '../e2e/helpers';
-import { signEvent, startFakeStripe, stripeEvent, type FakeStripe } from '../fakes/stripe';
+import { deliverStripeEvent, signEvent, startFakeStripe, startStripeCheckout, stripeEvent, type FakeStripe } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -57,22 +57,12 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     await fake?.close();
   });
 
-  const deliver = (event: unknown, secret = WEBHOOK_SECRET) => {
-    const { payload, signature } = signEvent(event, secret);
-    return client(server.url).post(WEBHOOK, {
-      body: payload,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
-    });
-  };
+  const deliver = (event: unknown, secret = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
 
   /** A user who went through the JSON checkout, so that they have a Stripe customer. */
   async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {
     const user = await makeUser(server);
-    const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const sessionId = String(response.body.url).split('/').pop()!;
-    const customer = (await subscriptionState(server, user.id)).customer!;
-    return { user, customer, sessionId };
+    return { user, ...(await startStripeCheckout(server, user)) };
   }
 
   it('tells the client that payments go through Stripe', async () => {
