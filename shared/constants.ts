@@ -42,3 +42,6 @@ export type Reaction = (typeof REACTIONS)[number];
 export const LANGUAGES = ['es', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'es';
+
+/** The word a Google-only account types to confirm its deletion (it has no password to give). */
+export const DELETE_CONFIRMATION = 'DELETE';

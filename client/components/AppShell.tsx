@@ -4,9 +4,10 @@ import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
-import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
+import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, SettingsIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
+import { VerifyEmailBanner } from './VerifyEmailBanner';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
@@ -33,15 +34,17 @@ export function AppShell({ children }: { children: ReactNode }) {
           <HeartIcon className="logo-mark" />
           <span className="sr-only">{t('brand.name')}</span>
         </Link>
-        <div className="top-user">
+        <Link href="/app/settings/" className="top-user" aria-label={`${t('app.settings')}: ${name}`} title={t('app.settings')}>
           {user && <Avatar name={name} image={user.image} size={32} />}
           <span className="top-user-name">{name}</span>
-        </div>
+          <SettingsIcon className="top-user-settings" />
+        </Link>
         <LanguageSwitcher compact />
         <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>
           <LogoutIcon />
         </Link>
       </header>
+      <VerifyEmailBanner />
       {offline && (
         <p className="offline-banner" role="status">
           {t('app.offline')}

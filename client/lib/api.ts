@@ -9,7 +9,8 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
-import { getToken } from './storage';
+import type { AnalyticsSummary, ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import { getStoredLanguage, getToken } from './storage';
 
 export class ApiError extends Error {
   constructor(
@@ -58,7 +59,12 @@ export function csrfToken(): string {
 }
 
 function headers(json: boolean): Record<string, string> {
-  const result: Record<string, string> = { 'X-CSRFToken': csrfToken(), Accept: 'application/json' };
+  // The app's language first: the server writes its e-mails to this user in it.
+  const result: Record<string, string> = {
+    'X-CSRFToken': csrfToken(),
+    Accept: 'application/json',
+    'Accept-Language': getStoredLanguage(),
+  };
   if (json) result['Content-Type'] = 'application/json';
   const token = getToken();
   if (token) result.Authorization = `Token ${token}`;
@@ -86,10 +92,9 @@ export function toError(status: number, body: unknown): ApiError {
   return new ApiError(status, detail);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
   try {
-    response = await fetch(path, {
+    return await fetch(path, {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -98,6 +103,10 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
   }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body);
   const text = await response.text();
   let parsed: unknown = null;
   if (text) {
@@ -115,9 +124,24 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
+/** A file to download (the data export): the body as a Blob, or the envelope's typed error. */
+async function download(path: string): Promise<Blob> {
+  const response = await send('GET', path);
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: the status alone says what went wrong.
+  }
+  throw toError(response.status, parsed);
+}
+
 const get = <T>(path: string) => request<T>('GET', path);
 const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+const del = <T>(path: string, body?: unknown) => request<T>('DELETE', path, body);
 
 const query = (params: Record<string, string | number | undefined>) => {
   const search = new URLSearchParams();
@@ -169,6 +193,18 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
+  logoutEverywhere: () => post<null>('/api/auth/logout-all/'),
+  verifyEmail: (token: string) => post<{ detail: string }>('/api/auth/verify-email/', { token }),
+  resendVerification: () => post<{ detail: string }>('/api/auth/verify-email/resend/'),
+  requestPasswordReset: (email: string) => post<{ detail: string }>('/api/auth/password-reset/', { email }),
+  confirmPasswordReset: (token: string, password: string, password2: string) =>
+    post<{ token: string }>('/api/auth/password-reset/confirm/', { token, password, password2 }),
+  changePassword: (input: { current_password: string; password: string; password2: string }) =>
+    post<{ token: string }>('/api/users/me/password/', input),
+  deleteAccount: (confirmation: { password: string } | { confirm: string }) => del<null>('/api/users/me/', confirmation),
+  exportData: () => download('/api/users/me/export/'),
+  recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
+  analyticsSummary: (days: number) => get<AnalyticsSummary>(`/api/analytics/summary/${query({ days })}`),
   config: () => get<ClientConfig>('/api/config/'),
 
   me: () => get<CurrentUser>('/api/users/me/'),

@@ -26,9 +26,9 @@ export function Login() {
           <input name="password" type="password" autoComplete="current-password" required aria-describedby="password-error" aria-invalid={Boolean(errors.password)} />
           <FieldErrors id="password-error" errors={errors.password} />
         </label>
-        <a href="#" className="link-muted forgot" onClick={(event) => event.preventDefault()}>
+        <Link href="/forgot-password/" className="link-muted forgot">
           {t('login.forgot')}
-        </a>
+        </Link>
         <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('login.submit')} />
       </form>
       <p className="auth-switch">

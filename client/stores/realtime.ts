@@ -2,7 +2,7 @@ import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { likesInFlight, rememberMatch, useDeck } from './deck';
-import { endRevokedSession, onSignOut, useSession } from './session';
+import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
 
@@ -47,4 +47,11 @@ export function stopRealtime() {
 onSignOut(() => {
   stopRealtime();
   disconnectSocket();
+});
+
+// The old token's socket is being dropped by the server: connect again with the new one.
+onTokenReplaced((token) => {
+  stopRealtime();
+  disconnectSocket();
+  startRealtime(token);
 });

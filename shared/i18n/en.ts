@@ -1,14 +1,15 @@
 /**
  * English catalogue: every user-visible string of the web client. PRODUCT.md's copy is kept word for
  * word; template residue (basketball, websites, reviews) is replaced with copy for this product.
- * `{name}` placeholders are filled by the client's `t()`. Split in three parts so the landing page
+ * `{name}` placeholders are filled by the client's `t()`. Split in parts so the landing page
  * only ships the copy it shows (bench/README.md, "Web client").
  */
+import { enAccount } from './en-account';
 import { enApp } from './en-app';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
 
-export const en = { ...enPublic, ...enPrivacy, ...enApp } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enAccount } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

@@ -32,6 +32,13 @@ const SPANISH: Array<[RegExp, string]> = [
   [/^Google did not accept this sign-in\. Please try again\.$/, 'Google no aceptó este inicio de sesión. Inténtalo de nuevo.'],
   [/^Your Google e-mail address is not verified\.$/, 'Tu correo de Google no está verificado.'],
   [/^Google sign-in is unavailable right now\. Please try again later\.$/, 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.'],
+  [/^This link is invalid or has expired\.$/, 'Este enlace no es válido o ha caducado.'],
+  [/^Your old password was entered incorrectly\. Please enter it again\.$/, 'La contraseña actual no es correcta. Vuelve a escribirla.'],
+  [/^This account has no password yet\. Set one with "Forgot password\?" on the login page\.$/, 'Esta cuenta aún no tiene contraseña. Crea una con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.'],
+  [/^The password is incorrect\.$/, 'La contraseña no es correcta.'],
+  [/^Type DELETE to confirm\.$/, 'Escribe DELETE para confirmar.'],
+  [/^Your e-mail address is already verified\.$/, 'Tu correo electrónico ya está verificado.'],
+  [/^Payments are unavailable right now\. Please try again later\.$/, 'Los pagos no están disponibles ahora. Inténtalo más tarde.'],
 ];
 
 export function localizeServerMessage(message: string, language: Language): string {

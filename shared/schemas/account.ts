@@ -16,9 +16,6 @@ export type PasswordResetConfirmInput = z.infer<typeof PasswordResetConfirmInput
 export const ChangePasswordInput = z.object({ current_password: Password, password: Password, password2: Password });
 export type ChangePasswordInput = z.infer<typeof ChangePasswordInput>;
 
-/** The word a Google-only account types to confirm its deletion (it has no password to give). */
-export const DELETE_CONFIRMATION = 'DELETE';
-
 /** `DELETE /api/users/me/`: the password, or for an account without one, `confirm: "DELETE"`. */
 export const DeleteAccountInput = z.object({
   password: Password.optional(),

@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
+import { trackOnce } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
@@ -15,6 +16,7 @@ import '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
+const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -27,7 +29,9 @@ export function AppRoot() {
     if (token && user === undefined) void loadUser();
   }, [token, user, loadUser]);
   useEffect(() => {
-    if (token) startRealtime(token);
+    if (!token) return;
+    startRealtime(token);
+    trackOnce('app_opened');
   }, [token]);
 
   const redirect = gateAppRoute(location, token, user);
@@ -48,6 +52,7 @@ export function AppRoot() {
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+            <Route path={/^\/app\/settings\/?$/} component={Settings} />
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

@@ -1,5 +1,6 @@
 import { eq, or, sql } from 'drizzle-orm';
-import { DELETE_CONFIRMATION, type DeleteAccountInput } from '../../../shared/schemas/account';
+import { DELETE_CONFIRMATION } from '../../../shared/constants';
+import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
 import { conversations, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
