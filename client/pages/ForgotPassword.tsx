@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import '../account.css';
 import '../lib/messages-account';
-import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { api } from '../lib/api';
 import { useAuthForm } from '../lib/use-auth-form';
 
@@ -25,11 +25,7 @@ export function ForgotPassword() {
       ) : (
         <form className="form" onSubmit={submit}>
           <p className="muted">{t('forgot.intro')}</p>
-          <label className="field">
-            <span>{t('auth.email')}</span>
-            <input name="email" type="email" autoComplete="email" required aria-describedby="email-error" aria-invalid={Boolean(errors.email)} />
-            <FieldErrors id="email-error" errors={errors.email} />
-          </label>
+          <FormField name="email" label={t('auth.email')} type="email" autoComplete="email" errors={errors.email} />
           <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('forgot.submit')} />
         </form>
       )}

@@ -1,7 +1,7 @@
 import { Link, useSearch } from 'wouter';
 import '../account.css';
 import '../lib/messages-account';
-import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { api } from '../lib/api';
 import { useAuthForm } from '../lib/use-auth-form';
 
@@ -26,16 +26,8 @@ export function ResetPassword() {
       )}
       {token && (
         <form className="form" onSubmit={submit}>
-          <label className="field">
-            <span>{t('reset.password')}</span>
-            <input name="password" type="password" autoComplete="new-password" required aria-describedby="password-error" aria-invalid={Boolean(errors.password)} />
-            <FieldErrors id="password-error" errors={errors.password} />
-          </label>
-          <label className="field">
-            <span>{t('reset.password2')}</span>
-            <input name="password2" type="password" autoComplete="new-password" required aria-describedby="password2-error" aria-invalid={Boolean(errors.password2)} />
-            <FieldErrors id="password2-error" errors={errors.password2} />
-          </label>
+          <FormField name="password" label={t('reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
+          <FormField name="password2" label={t('reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />
           <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('reset.submit')} />
         </form>
       )}

@@ -6,6 +6,7 @@
 import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
+import type { Config } from '../../server/config';
 import { users } from '../../server/db/schema';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
@@ -23,6 +24,21 @@ export interface FakeStripe extends FakeServer {
   /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
   outage: boolean;
 }
+
+/** The key, webhook secret and prices the tests' fake Stripe and server share. */
+export const TEST_STRIPE = {
+  secretKey: 'sk_test_fake_eventmatch',
+  webhookSecret: 'whsec_test_eventmatch',
+  prices: { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' },
+} as const;
+
+/** The server's Stripe settings for the real SDK pointed at this fake. */
+export const stripeConfigFor = (fake: FakeStripe): Config['stripe'] => ({
+  secretKey: fake.secretKey,
+  webhookSecret: TEST_STRIPE.webhookSecret,
+  apiBase: fake.url,
+  lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
+});
 
 const stripeError = (status: number, message: string, type = 'invalid_request_error') => ({
   status,

@@ -15,7 +15,15 @@ import {
   uploads,
   users,
 } from '../../server/db/schema';
-import { deliverStripeEvent, type FakeStripe, startFakeStripe, startStripeCheckout, stripeEvent } from '../fakes/stripe';
+import {
+  deliverStripeEvent,
+  type FakeStripe,
+  startFakeStripe,
+  startStripeCheckout,
+  stripeConfigFor,
+  stripeEvent,
+  TEST_STRIPE,
+} from '../fakes/stripe';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
@@ -23,27 +31,14 @@ import { backends, startServer, type TestServer } from '../helpers/server';
 import { connect, waitForDisconnect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
 
-const SECRET_KEY = 'sk_test_fake_eventmatch';
-const WEBHOOK_SECRET = 'whsec_test_eventmatch';
-const PRICES = { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' };
 
 describe.each(backends)('deleting one’s account on %s', (backend) => {
   let stripe: FakeStripe;
   let server: TestServer;
 
   beforeAll(async () => {
-    stripe = await startFakeStripe({ secretKey: SECRET_KEY, prices: PRICES });
-    server = await startServer({
-      backend,
-      config: {
-        stripe: {
-          secretKey: SECRET_KEY,
-          webhookSecret: WEBHOOK_SECRET,
-          apiBase: stripe.url,
-          lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
-        },
-      },
-    });
+    stripe = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) } });
   });
   afterAll(async () => {
     await server?.close();
@@ -66,7 +61,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
       customer,
       subscription: subscriptionId,
     });
-    expect((await deliverStripeEvent(server, completed, WEBHOOK_SECRET)).status).toBe(200);
+    expect((await deliverStripeEvent(server, completed, TEST_STRIPE.webhookSecret)).status).toBe(200);
     expect((await api().get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   }
 

@@ -272,6 +272,19 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await login(user.email, user.password)).status).toBe(200);
     });
 
+    it('writes in the language the user last signed in with', async () => {
+      const user = await register(address('switcher'));
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirma tu correo electrónico');
+      const signedIn = await api().post('/api/auth/', {
+        json: { username: user.email, password: user.password },
+        headers: { 'accept-language': 'en' },
+      });
+      expect(signedIn.status).toBe(200);
+      await requestReset(user.email, { 'accept-language': 'es' });
+      // The anonymous request does not choose the account's language; the owner's last sign-in did.
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+    });
+
     it('lets an account made with Google set its first password', async () => {
       const email = address('google-only');
       const sub = `1${Date.now()}${unique()}`;

@@ -3,14 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
 import { hasChromium, launchChromium, PHONE } from '../e2e/helpers';
-import { deliverStripeEvent, signEvent, startFakeStripe, startStripeCheckout, stripeEvent, type FakeStripe } from '../fakes/stripe';
+import {
+  deliverStripeEvent,
+  type FakeStripe,
+  signEvent,
+  startFakeStripe,
+  startStripeCheckout,
+  stripeConfigFor,
+  stripeEvent,
+  TEST_STRIPE,
+} from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
-const SECRET_KEY = 'sk_test_fake_eventmatch';
-const WEBHOOK_SECRET = 'whsec_test_eventmatch';
-const PRICES = { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' };
+const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
 const WEBHOOK = '/api/payments/stripe/webhook/';
 
@@ -39,25 +46,15 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
   let server: TestServer;
 
   beforeAll(async () => {
-    fake = await startFakeStripe({ secretKey: SECRET_KEY, prices: PRICES });
-    server = await startServer({
-      backend,
-      config: {
-        stripe: {
-          secretKey: SECRET_KEY,
-          webhookSecret: WEBHOOK_SECRET,
-          apiBase: fake.url,
-          lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
-        },
-      },
-    });
+    fake = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(fake) } });
   });
   afterAll(async () => {
     await server?.close();
     await fake?.close();
   });
 
-  const deliver = (event: unknown, secret = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
+  const deliver = (event: unknown, secret: string = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
 
   /** A user who went through the JSON checkout, so that they have a Stripe customer. */
   async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {

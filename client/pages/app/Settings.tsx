@@ -4,7 +4,7 @@ import { useLocation } from 'wouter';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
-import { FieldErrors } from '../../components/AuthLayout';
+import { FormField } from '../../components/AuthLayout';
 import { Loading } from '../../components/Loading';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
@@ -57,21 +57,13 @@ function ChangePassword() {
     setDone(true);
   });
 
-  const field = (name: 'current_password' | 'password' | 'password2', label: Parameters<typeof t>[0], autoComplete: string) => (
-    <label className="field">
-      <span>{t(label)}</span>
-      <input name={name} type="password" autoComplete={autoComplete} required aria-describedby={`${name}-error`} aria-invalid={Boolean(errors[name])} />
-      <FieldErrors id={`${name}-error`} errors={errors[name]} />
-    </label>
-  );
-
   return (
     <section className="settings-card" aria-labelledby="settings-password">
       <h2 id="settings-password">{t('settings.password.title')}</h2>
       <form ref={form} className="form" onSubmit={submit}>
-        {field('current_password', 'settings.password.current', 'current-password')}
-        {field('password', 'settings.password.new', 'new-password')}
-        {field('password2', 'settings.password.repeat', 'new-password')}
+        <FormField name="current_password" label={t('settings.password.current')} type="password" autoComplete="current-password" errors={errors.current_password} />
+        <FormField name="password" label={t('settings.password.new')} type="password" autoComplete="new-password" errors={errors.password} />
+        <FormField name="password2" label={t('settings.password.repeat')} type="password" autoComplete="new-password" errors={errors.password2} />
         <FormOutcome errors={errors.non_field_errors} done={done ? t('settings.password.done') : null} />
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {t('settings.password.submit')}
@@ -190,17 +182,9 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
       ) : (
         <form className="form" onSubmit={submit}>
           {user.has_password ? (
-            <label className="field">
-              <span>{t('settings.delete.confirmPassword')}</span>
-              <input name="password" type="password" autoComplete="current-password" required autoFocus aria-describedby="delete-password-error" aria-invalid={Boolean(errors.password)} />
-              <FieldErrors id="delete-password-error" errors={errors.password} />
-            </label>
+            <FormField id="delete-password" name="password" label={t('settings.delete.confirmPassword')} type="password" autoComplete="current-password" autoFocus errors={errors.password} />
           ) : (
-            <label className="field">
-              <span>{t('settings.delete.confirmWord')}</span>
-              <input name="confirm" type="text" autoComplete="off" required autoFocus placeholder={DELETE_CONFIRMATION} aria-describedby="delete-confirm-error" aria-invalid={Boolean(errors.confirm)} />
-              <FieldErrors id="delete-confirm-error" errors={errors.confirm} />
-            </label>
+            <FormField name="confirm" label={t('settings.delete.confirmWord')} type="text" autoComplete="off" autoFocus placeholder={DELETE_CONFIRMATION} errors={errors.confirm} />
           )}
           <FormOutcome errors={errors.non_field_errors} />
           <div className="form-actions">

@@ -11,7 +11,7 @@ import { Conflict, ValidationError } from '../../errors';
 import type { Mailer } from '../../lib/mailer';
 import { hashToken, newToken } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from '../auth/password-rules';
-import { type HashOptions, hashPassword, issueToken } from '../auth/service';
+import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '../auth/service';
 import { composeMail } from './emails';
 
 export const LINK_INVALID = 'This link is invalid or has expired.';
@@ -116,8 +116,7 @@ export async function resendVerificationEmail(deps: MailDeps, userId: number, la
   const user = await findRecipient(deps.db, eq(users.id, userId));
   if (!user) return;
   if (user.verified) throw new Conflict(ALREADY_VERIFIED);
-  // The language the user reads the app in now is the one the new e-mail is written in.
-  if (language && language !== user.language) await deps.db.update(users).set({ language }).where(eq(users.id, userId));
+  await rememberLanguage(deps.db, userId, language);
   deps.mailer.later(() => sendVerificationEmail(deps, userId));
 }
 

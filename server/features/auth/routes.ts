@@ -5,7 +5,7 @@ import { requestLanguage } from '../../lib/language';
 import { currentUser } from '../../plugins/auth';
 import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
-import { login, register } from './service';
+import { login, register, rememberLanguage } from './service';
 
 /** The (account, address) pair the login throttle counts. */
 const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
@@ -19,11 +19,12 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
     // Per address before anything is parsed; per (account, address) before the password is checked.
     onRequest: app.limits.hook('login:ip', (request) => request.ip),
     handler: async (request) => {
-      const { token, accountKey } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
+      const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
         app.limits.consume('login:account-ip', accountAtAddress(key, request.ip)),
       );
       // The owner got in: their own mistypes from here no longer count.
       await app.limits.reset('login:account-ip', accountAtAddress(accountKey, request.ip));
+      await rememberLanguage(app.db, userId, requestLanguage(request));
       return { token };
     },
   });

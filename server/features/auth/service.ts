@@ -1,5 +1,5 @@
 import argon2 from 'argon2';
-import { eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import type { RegisterInput } from '../../../shared/schemas/auth';
 import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
@@ -104,7 +104,7 @@ export async function login(
   password: string,
   hashOptions: HashOptions,
   throttle: (accountKey: string) => Promise<void> = async () => {},
-): Promise<{ token: string; accountKey: string }> {
+): Promise<{ token: string; accountKey: string; userId: number }> {
   const email = username.trim().toLowerCase();
   const [user] = await db
     .select({ id: users.id, passwordHash: users.passwordHash, passwordChangedAt: users.passwordChangedAt })
@@ -115,5 +115,14 @@ export async function login(
   const hash = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy-password', hashOptions)));
   const valid = await argon2.verify(hash, password).catch(() => false);
   if (!user?.passwordHash || !valid) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
-  return { token: await issueToken(db, user.id), accountKey };
+  return { token: await issueToken(db, user.id), accountKey, userId: user.id };
+}
+
+/** The language the user reads the app in now: their e-mails are written in it from here on. */
+export async function rememberLanguage(db: DbOrTx, userId: number, language: Language | null): Promise<void> {
+  if (!language) return;
+  await db
+    .update(users)
+    .set({ language })
+    .where(and(eq(users.id, userId), ne(users.language, language)));
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { GoogleLoginInput, TokenResponse } from '../../../shared/schemas/auth';
 import { ValidationError } from '../../errors';
 import { requestLanguage } from '../../lib/language';
+import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
 
 const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -16,6 +17,7 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
         language: requestLanguage(request) ?? undefined,
       });
       if (login.created) await app.analytics.record(login.userId, 'signed_up');
+      else await rememberLanguage(app.db, login.userId, requestLanguage(request));
       return { token: login.token };
     },
   });
