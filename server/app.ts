@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { MAX_UPLOAD_BYTES } from '../shared/constants';
+import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import { clientErrorHandler, registerErrorHandler } from './errors';
@@ -20,9 +20,11 @@ import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
+import moderationRoutes from './features/moderation/routes';
 import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import paymentRoutes from './features/payments/routes';
 import { createStripeClient } from './features/payments/stripe-client';
+import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
 import analyticsPlugin from './plugins/analytics';
@@ -41,6 +43,8 @@ declare module 'fastify' {
     media: MediaStore;
     /** The Stripe SDK, or null without STRIPE_SECRET_KEY (the local test checkout stands in). */
     stripe: Stripe | null;
+    /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
+    evidence: MediaStore;
   }
 }
 
@@ -50,8 +54,8 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    // Fastify's 1 MiB default; the profile PUT (images as data: URIs) raises its own.
-    bodyLimit: 1024 * 1024,
+    // JSON bodies (SAFETY.md): 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.
+    bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -95,6 +99,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
 
   const mediaRoot = path.join(config.dataDir, 'media');
   app.decorate('media', localMediaStore(mediaRoot));
+  app.decorate('evidence', localMediaStore(path.join(config.dataDir, 'evidence')));
   await app.register(fastifyStatic, {
     root: mediaRoot,
     prefix: MEDIA_PREFIX,
@@ -113,6 +118,8 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(conversationRoutes);
+  await app.register(safetyRoutes);
+  await app.register(moderationRoutes);
   await app.register(mediaRoutes);
   await app.register(googleAuthRoutes);
   await app.register(paymentRoutes, { config });

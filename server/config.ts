@@ -28,8 +28,13 @@ export interface Config {
   secretKey: string | null;
   argon2: { memoryCost: number; timeCost: number };
   loginThrottle: { perIp: number; perAccount: number; windowMs: number };
-  /** Rows of `limitRules` replaced (tests, load runs); see `server/lib/limits.ts`. */
+  /** Rows of `limitRules` replaced (tests); see `server/lib/limits.ts`. */
   limits: Partial<Record<string, { max: number; windowMs: number }>>;
+  /**
+   * Every per-user limit multiplied by this (`RATE_LIMIT_MULTIPLIER`): benchmarks that push thousands of
+   * messages a second through a few hundred users, never production.
+   */
+  limitMultiplier: number;
   stripe: {
     secretKey: string | null;
     webhookSecret: string | null;
@@ -91,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int(env.LOGIN_THROTTLE_WINDOW_MS, 60_000),
     },
     limits: {},
+    limitMultiplier: Math.max(1, int(env.RATE_LIMIT_MULTIPLIER, 1)),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,

@@ -12,6 +12,8 @@ export const DEFAULT_GENDER: Gender = 'male';
 export const MAX_PHOTOS = 6;
 export const PHOTO_GRID_COLUMNS = 3;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+/** Every JSON body but the profile save's (which may carry its photos as data: URIs). */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
 export const DATE_PICKER_YEARS = 100;
 
 export const NAME_MAX_LENGTH = 50;
@@ -45,3 +47,18 @@ export const DEFAULT_LANGUAGE: Language = 'es';
 
 /** The word a Google-only account types to confirm its deletion (it has no password to give). */
 export const DELETE_CONFIRMATION = 'DELETE';
+/** Why someone can be reported (SAFETY.md, "Report"). */
+export const REPORT_REASONS = [
+  'fake_profile',
+  'harassment',
+  'inappropriate_photos',
+  'spam',
+  'underage',
+  'offline_behaviour',
+  'other',
+] as const;
+export const REPORT_DETAILS_MAX_LENGTH = 1000;
+/** How many messages of their conversation a report keeps. */
+export const REPORT_SNAPSHOT_MESSAGES = 50;
+/** The most sockets one user may hold open at once. */
+export const MAX_SOCKETS_PER_USER = 10;

@@ -48,6 +48,8 @@ export interface ServerToClientEvents {
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
   presence: (payload: { user_id: number; online: boolean }) => void;
+  /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
+  'match:removed': (payload: { conversation_id: number }) => void;
 }
 
 export interface ClientToServerEvents {

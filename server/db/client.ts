@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { lockEmbeddedDatabase } from './embedded-lock';
 import * as schema from './schema';
 
 /**
@@ -100,12 +101,26 @@ export async function openDatabase(options: {
   }
 
   let dataDir: string | undefined;
+  let unlock = () => {};
   if (!options.inMemory) {
     dataDir = path.join(options.dataDir, 'db');
     await mkdir(dataDir, { recursive: true });
+    unlock = lockEmbeddedDatabase(dataDir);
   }
-  const client = new PGlite(dataDir);
-  const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Db, driver: 'pglite', close: () => client.close() };
+  try {
+    const client = new PGlite(dataDir);
+    const db = drizzlePglite(client, { schema });
+    await migratePglite(db, { migrationsFolder });
+    return {
+      db: db as unknown as Db,
+      driver: 'pglite',
+      close: async () => {
+        await client.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }

@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
+import { REPORT_REASONS } from '../../shared/constants';
 import {
   boolean,
   check,
   date,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   serial,
@@ -40,11 +42,18 @@ export const users = pgTable(
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }),
     // The language of the e-mails this account is sent.
     language: text('language', { enum: ['es', 'en'] }).notNull().default('es'),
+    /** `moderator`s work the report queue; only `npm run admin` changes it. */
+    role: text('role', { enum: ['user', 'moderator'] }).notNull().default('user'),
+    /** Set by a moderator's ban: hidden from everyone, signed out everywhere, refused at login. */
+    bannedAt: timestamp('banned_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
   (t) => [
     check('users_email_lower', sql`${t.email} = lower(${t.email})`),
     check('users_language', sql`${t.language} in ('es', 'en')`),
+    check('users_role', sql`${t.role} in ('user', 'moderator')`),
+    // The visibility rule hashes the (few) banned ids once per statement.
+    index('users_banned').on(t.id).where(sql`${t.bannedAt} is not null`),
   ],
 );
 
@@ -201,10 +210,20 @@ export const conversations = pgTable(
     createdAt: createdAt(),
     lastMessageId: integer('last_message_id'),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * A conversation ends (block, unmatch, report, ban) for both at once and is never reopened: the row
+     * stays, so that an unmatched pair is never matched or shown again; its messages are purged later.
+     */
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    endReason: text('end_reason', { enum: ['block', 'unmatch', 'report', 'ban'] }),
   },
   (t) => [
     unique('conversations_pair').on(t.userLowId, t.userHighId),
     check('conversations_ordered_pair', sql`${t.userLowId} < ${t.userHighId}`),
+    check(
+      'conversations_end',
+      sql`(${t.endedAt} is null) = (${t.endReason} is null) and (${t.endReason} is null or ${t.endReason} in ('block', 'unmatch', 'report', 'ban'))`,
+    ),
     index('conversations_user_high').on(t.userHighId),
     // The moderators' daily match counts (analytics summary) read a window of days.
     index('conversations_created_at').on(t.createdAt),
@@ -301,3 +320,52 @@ export const analyticsEvents = pgTable(
     index('analytics_events_user').on(t.userId),
   ],
 );
+
+/**
+ * A user's report of another, with what the reported person showed at that moment (the snapshot), so
+ * that a moderator can judge it after the reported user has changed or deleted everything. Either
+ * account may be deleted later: the report and its snapshot stay.
+ */
+export const reports = pgTable(
+  'reports',
+  {
+    id: serial('id').primaryKey(),
+    reporterId: integer('reporter_id').references(() => users.id, { onDelete: 'set null' }),
+    reportedId: integer('reported_id').references(() => users.id, { onDelete: 'set null' }),
+    reason: text('reason', { enum: REPORT_REASONS }).notNull(),
+    details: varchar('details', { length: 1000 }).notNull().default(''),
+    conversationId: integer('conversation_id').references(() => conversations.id, { onDelete: 'set null' }),
+    /** Reports of the same person by the same reporter while this one was open. */
+    additions: jsonb('additions').$type<ReportAddition[]>().notNull().default(sql`'[]'::jsonb`),
+    snapshot: jsonb('snapshot').$type<ReportSnapshot>().notNull(),
+    status: text('status', { enum: ['open', 'resolved'] }).notNull().default('open'),
+    resolution: text('resolution', { enum: ['dismiss', 'ban'] }),
+    note: varchar('note', { length: 1000 }),
+    resolvedBy: integer('resolved_by').references(() => users.id, { onDelete: 'set null' }),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('reports_reason', sql`${t.reason} in (${sql.raw(REPORT_REASONS.map((reason) => `'${reason}'`).join(', '))})`),
+    check('reports_not_self', sql`${t.reporterId} <> ${t.reportedId}`),
+    check('reports_status', sql`${t.status} in ('open', 'resolved')`),
+    check('reports_resolution', sql`(${t.status} = 'open') = (${t.resolution} is null)`),
+    // One open report per reporter and reported person: a second one adds to it.
+    uniqueIndex('reports_open_pair').on(t.reporterId, t.reportedId).where(sql`${t.status} = 'open'`),
+    // The queue: oldest open first.
+    index('reports_queue').on(t.status, t.createdAt, t.id),
+    index('reports_reported').on(t.reportedId),
+  ],
+);
+
+export interface ReportAddition {
+  reason: (typeof REPORT_REASONS)[number];
+  details: string;
+  at: string;
+}
+
+export interface ReportSnapshot {
+  profile: { name: string; bio: string; age: number | null; gender: string | null; photos: string[] } | null;
+  /** The last messages of their conversation, oldest first, when they shared one. */
+  messages: Array<{ id: number; sender: number; content: string; time: string }>;
+}

@@ -17,7 +17,7 @@ const DAY = 24 * HOUR;
  * Every limit on what one user (or, signed out, one address) may do, in one table (SAFETY.md,
  * "Limits"). Features add their own rows here; `max` is per window, per subject.
  */
-export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits'>) {
+export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'limitMultiplier'>) {
   const login = config.loginThrottle;
   const rules = {
     // Sign-in: per address before the body is read, then per (account, address) once it names an
@@ -49,7 +49,11 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits'>) {
     export: { max: 3, windowMs: DAY },
     'analytics:event': { max: 60, windowMs: MINUTE },
   } satisfies Record<string, LimitRule>;
-  return { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;
+  const all = { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;
+  if (config.limitMultiplier === 1) return all;
+  return Object.fromEntries(
+    Object.entries(all).map(([name, rule]) => [name, { ...rule, max: rule.max * config.limitMultiplier }]),
+  ) as typeof all;
 }
 
 export type LimitName = keyof ReturnType<typeof limitRules>;

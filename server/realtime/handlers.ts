@@ -15,7 +15,10 @@ import { errorAck, fail, invalidPayload, UNAVAILABLE_MESSAGE } from './acks';
 import type { RealtimeSocket } from './plugin';
 import type { Presence } from './presence';
 
-/** Typing fires often: who is in a conversation is remembered per socket for a little while. */
+/**
+ * Typing fires often: who is in a conversation is remembered per socket for a little while (the
+ * visibility rule decides it, and `match:removed` to this socket forgets it at once).
+ */
 const PARTICIPANTS_CACHE_MS = 30_000;
 const PARTICIPANTS_CACHE_SIZE = 64;
 
@@ -38,6 +41,11 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
   const { app, presence } = context;
   const user = socket.data.user;
   const participants = new Map<number, { ids: [number, number]; at: number }>();
+
+  // A conversation that ends (block, unmatch, report, ban) is forgotten the moment this socket is told.
+  socket.onAnyOutgoing((event: string, payload: { conversation_id?: number }) => {
+    if (event === 'match:removed' && payload.conversation_id !== undefined) participants.delete(payload.conversation_id);
+  });
 
   async function participantsOf(conversationId: number) {
     const cached = participants.get(conversationId);

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
+import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
 import type { AuthUser } from '../plugins/auth';
@@ -23,6 +24,9 @@ export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, 
 export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
+
+/** How long a cluster-wide count of a user's sockets may take before this instance counts its own. */
+const FETCH_SOCKETS_TIMEOUT_MS = 1000;
 
 /** The largest frame a client may send: a 2,000-character message in any script fits many times over. */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
@@ -71,6 +75,15 @@ export default fp(
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     };
 
+    /** A user's open sockets on every instance (this instance's alone while the others cannot answer). */
+    async function openSocketCount(userId: number): Promise<number> {
+      try {
+        return (await io.in(rooms.user(userId)).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets()).length;
+      } catch {
+        return io.of('/').adapter.rooms.get(rooms.user(userId))?.size ?? 0;
+      }
+    }
+
     io.use(async (socket, next) => {
       if (!accepting) {
         // A dropped transport makes the client reconnect (elsewhere, behind the proxy); a refusal would not.
@@ -81,6 +94,7 @@ export default fp(
       try {
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
+        if ((await openSocketCount(user.id)) >= MAX_SOCKETS_PER_USER) return next(new Error('too_many_connections'));
         socket.data.user = user;
         next();
       } catch (error) {

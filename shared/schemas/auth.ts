@@ -1,3 +1,4 @@
+import { visibleText } from './text';
 import { z } from './zod';
 
 export const LoginInput = z.object({
@@ -9,7 +10,7 @@ export type LoginInput = z.infer<typeof LoginInput>;
 export const TokenResponse = z.object({ token: z.string() });
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
-const personName = z.string().trim().min(1).max(150);
+const personName = visibleText(150);
 
 /** Shape only: the password's strength and the e-mail's uniqueness are checked by the server. */
 export const RegisterInput = z.object({

@@ -1,5 +1,6 @@
 import { MESSAGE_MAX_LENGTH } from '../constants';
 import { Id } from './common';
+import { visibleText } from './text';
 import { z } from './zod';
 
 export const Message = z.object({
@@ -12,7 +13,7 @@ export const Message = z.object({
 export type Message = z.infer<typeof Message>;
 
 export const MessageInput = z.object({
-  content: z.string().trim().min(1).max(MESSAGE_MAX_LENGTH),
+  content: visibleText(MESSAGE_MAX_LENGTH),
   client_id: z.uuid().optional(),
 });
 export type MessageInput = z.infer<typeof MessageInput>;

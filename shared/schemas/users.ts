@@ -1,5 +1,6 @@
 import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
 import { ageOn, IsoDate } from './common';
+import { visibleText } from './text';
 import { z } from './zod';
 
 export const Gender = z.enum(GENDERS);
@@ -26,6 +27,8 @@ export const CurrentUser = z.object({
   email_verified: z.boolean(),
   /** False for accounts that only ever signed in with Google: they set a password through a reset. */
   has_password: z.boolean(),
+  /** Works the report queue (`/app/moderation/`). */
+  is_moderator: z.boolean(),
 });
 export type CurrentUser = z.infer<typeof CurrentUser>;
 
@@ -59,8 +62,8 @@ const MatchingAge = z.number().int().min(MIN_AGE).max(MAX_AGE);
 
 export const ProfileInput = z
   .object({
-    name: z.string().trim().min(1).max(NAME_MAX_LENGTH),
-    bio: z.string().trim().min(1).max(BIO_MAX_LENGTH),
+    name: visibleText(NAME_MAX_LENGTH),
+    bio: visibleText(BIO_MAX_LENGTH),
     gender: Gender,
     date_of_birth: z
       .string({ error: DATE_OF_BIRTH_REQUIRED })

@@ -19,6 +19,7 @@ const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
   has_subscription: false,
   email_verified: true,
   has_password: true,
+  is_moderator: false,
   ...overrides,
 });
 

@@ -190,6 +190,7 @@ describe.each(backends)('accounts on %s', (backend) => {
         has_subscription: false,
         email_verified: false,
         has_password: true,
+        is_moderator: false,
       });
 
       const anonymous = await api.get('/api/users/me/');

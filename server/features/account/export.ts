@@ -182,12 +182,6 @@ export async function* accountJson(db: Db, store: MediaStore, userId: number): A
   yield '\n}\n';
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * The export archive (`GET /api/users/me/export/`): `account.json` and `photos/` with the user's own
  * images, streamed as it is built. A failure once bytes have gone out can only cut the stream: it is
@@ -210,12 +204,10 @@ export function exportArchive(db: Db, store: MediaStore, userId: number, log: Fa
       .where(eq(uploads.ownerId, userId))
       .orderBy(asc(uploads.createdAt), asc(uploads.key));
     for (const { key } of photos) {
-      try {
-        // WebP is compressed already.
-        zip.addBuffer(await readAll(store.open(key)), `photos/${key}`, { mtime, compress: false });
-      } catch (error) {
-        log.warn({ err: error, key }, 'export: a photo file is missing; left out');
-      }
+      const bytes = await store.read(key);
+      // WebP is compressed already.
+      if (bytes) zip.addBuffer(bytes, `photos/${key}`, { mtime, compress: false });
+      else log.warn({ key, userId }, 'export: a photo file is missing; left out');
     }
     zip.end();
   })().catch((error: unknown) => zip.emit('error', error));

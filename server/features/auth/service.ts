@@ -1,10 +1,10 @@
 import argon2 from 'argon2';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { RegisterInput } from '../../../shared/schemas/auth';
 import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
-import { ValidationError } from '../../errors';
+import { PermissionDenied, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { hashToken, newToken } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from './password-rules';
@@ -20,9 +20,30 @@ export const EMAIL_TAKEN = 'A user with that e-mail already exists.';
 export const hashPassword = (password: string, options: HashOptions) =>
   argon2.hash(password, { type: argon2.argon2id, ...options });
 
+export const ACCOUNT_SUSPENDED = 'This account has been suspended.';
+
+/**
+ * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account
+ * gets none (SAFETY.md: 403 "This account has been suspended."). Checked in the insert itself, so a ban
+ * that commits first always wins.
+ */
 export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
   const token = newToken();
-  await db.insert(authTokens).values({ tokenHash: hashToken(token), userId });
+  const issued = await db
+    .insert(authTokens)
+    .select(
+      db
+        .select({
+          tokenHash: sql`${hashToken(token)}`.as('token_hash'),
+          userId: users.id,
+          createdAt: sql`now()`.as('created_at'),
+          lastUsedAt: sql`now()`.as('last_used_at'),
+        })
+        .from(users)
+        .where(and(eq(users.id, userId), isNull(users.bannedAt))),
+    )
+    .returning({ tokenHash: authTokens.tokenHash });
+  if (issued.length === 0) throw new PermissionDenied(ACCOUNT_SUSPENDED);
   return token;
 }
 

@@ -4,6 +4,7 @@ import { type Message, MessageInput } from '../../../shared/schemas/conversation
 import { type Db, PreparedStatement } from '../../db/client';
 import { conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { aliasedConversation, openConversationOf } from '../safety/visibility';
 import { getParticipantIds, sendMessage } from './service';
 
 type SendInput = Parameters<typeof sendMessage>[1];
@@ -23,7 +24,7 @@ const MAX_BATCH = 500;
  * 1,000/s on this machine whatever the pool size (bench/README.md); here every send that arrives while
  * a commit is in flight joins the next one. At low load a batch is one message and nothing waits.
  *
- * The rules are the service's, item by item: not a participant → NotFound; bad content → the same
+ * The rules are the service's, item by item: not a participant (or hidden by the visibility rule) → NotFound; bad content → the same
  * ValidationError (MessageInput); idempotent by (sender, client_id), a client_id reused in another
  * conversation → CLIENT_ID_REUSED; the conversation's last message moves forward only. If a batch fails
  * as a whole, each of its sends is retried alone through `sendMessage`, so one bad send fails only itself.
@@ -95,7 +96,7 @@ const batchStatement = new PreparedStatement<{ items: string }>(sql`
   allowed as (
     select i.*, c.user_low_id as low, c.user_high_id as high
     from input i
-    join ${conversations} c on c.id = i.conversation_id and i.sender_id in (c.user_low_id, c.user_high_id)
+    join ${conversations} c on c.id = i.conversation_id and ${openConversationOf(sql`i.sender_id`, aliasedConversation('c'))}
   ),
   ins as (
     insert into ${messages} (conversation_id, sender_id, content, client_id)

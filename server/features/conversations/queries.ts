@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { type Db, PreparedStatement, rowsOf } from '../../db/client';
 import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
+import { aliasedConversation, openConversationOf, openConversationsOf } from '../safety/visibility';
 
 /** The other participant of a conversation, seen from `userId`: its id, and joinable user/profile tables. */
 export function partnerOf(userId: number) {
@@ -67,7 +68,7 @@ export async function conversationListQuery(
     join ${users} u on u.id = partner.id
     join ${profiles} p on p.user_id = partner.id
     left join ${messages} lm on lm.id = c.last_message_id
-    where m.user_id = ${userId}
+    where m.user_id = ${userId} and ${openConversationsOf(userId, aliasedConversation('c'))}
       and c.last_message_id is ${kind === 'empty' ? sql`null` : sql`not null`}
       ${
         after
@@ -98,7 +99,8 @@ export interface MessagePageRow {
 
 /**
  * A page of a conversation's messages for one of its participants, in one statement: no row at all
- * when `userId` is not a participant, one all-null row when there is no message in range. Both
+ * when `userId` may not use the conversation (the visibility rule), one all-null row when there is no
+ * message in range. Both
  * directions walk messages_conversation (conversation_id, id desc nulls last).
  */
 function messagePageStatement(direction: 'older' | 'newer', bounded: boolean) {
@@ -115,7 +117,7 @@ function messagePageStatement(direction: 'older' | 'newer', bounded: boolean) {
       order by x.${order} limit ${sql.placeholder('limit')}
     ) page on true
     where c.id = ${sql.placeholder('conversationId')}
-      and (c.user_low_id = ${sql.placeholder('userId')} or c.user_high_id = ${sql.placeholder('userId')})
+      and ${openConversationOf(sql`${sql.placeholder('userId')}::int`, aliasedConversation('c'))}
     order by page.${order}`);
 }
 

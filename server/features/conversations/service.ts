@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
   type ConversationDetail,
@@ -9,6 +9,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
+import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { conversationListQuery, type MessagePageRow, messagePage, partnerOf } from './queries';
@@ -25,7 +26,7 @@ export const presentMessage = (row: MessageRow): Message => ({
   client_id: row.clientId,
 });
 
-/** Both participants when userId is one of them, else null. */
+/** Both participants when userId may use the conversation (the visibility rule), else null. */
 export async function getParticipantIds(
   db: DbOrTx,
   conversationId: number,
@@ -34,22 +35,16 @@ export async function getParticipantIds(
   const [row] = await db
     .select({ low: conversations.userLowId, high: conversations.userHighId })
     .from(conversations)
-    .where(
-      and(
-        eq(conversations.id, conversationId),
-        or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)),
-      ),
-    );
+    .where(and(eq(conversations.id, conversationId), openConversationOf(userId, conversationColumns)));
   return row ? [row.low, row.high] : null;
 }
 
-/** Everyone the user has a match (conversation) with: presence goes only to them. */
+/** Everyone the user has an open match (conversation) with: presence goes only to them. */
 export async function listPartnerIds(db: Db, userId: number): Promise<number[]> {
-  // Two index-friendly halves: (user_low_id, …) unique index and the user_high_id index.
+  const partner = sql`case when ${conversations.userLowId} = ${userId} then ${conversations.userHighId} else ${conversations.userLowId} end`;
+  // Mine on either side: the (user_low_id, …) unique index and the user_high_id index, OR-ed.
   const rows = await db.execute<{ partner_id: number }>(sql`
-    select ${conversations.userHighId} as partner_id from ${conversations} where ${conversations.userLowId} = ${userId}
-    union all
-    select ${conversations.userLowId} as partner_id from ${conversations} where ${conversations.userHighId} = ${userId}
+    select ${partner} as partner_id from ${conversations} where ${openConversationsOf(userId, conversationColumns)}
   `);
   return rowsOf<{ partner_id: number }>(rows).map((row) => Number(row.partner_id));
 }
@@ -116,6 +111,7 @@ export async function markRead(
     set last_read_message_id = greatest(m.last_read_message_id, least(${input.lastReadId}::int, coalesce(c.last_message_id, 0)))
     from ${conversations} as c
     where c.id = m.conversation_id and m.conversation_id = ${input.conversationId} and m.user_id = ${input.userId}
+      and ${openConversationOf(input.userId, aliasedConversation('c'))}
     returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id
   `);
   const [row] = rowsOf<{ low: number; high: number; last_read_id: number }>(rows);
@@ -135,12 +131,7 @@ export async function getConversation(
     .from(conversations)
     .innerJoin(partner.profile, eq(partner.profile.userId, partner.id))
     .innerJoin(partner.user, eq(partner.user.id, partner.id))
-    .where(
-      and(
-        eq(conversations.id, conversationId),
-        or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)),
-      ),
-    );
+    .where(and(eq(conversations.id, conversationId), openConversationOf(userId, conversationColumns)));
   return row ?? null;
 }
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { PreparedStatement } from '../../db/client';
-import { blocks, profiles, reactions } from '../../db/schema';
+import { profiles, reactions } from '../../db/schema';
+import { hiddenFrom } from '../safety/visibility';
 
 /** Where a page of the deck starts: after this card of this tier (keyset on the deck's order). */
 export interface DeckPosition {
@@ -70,7 +71,7 @@ const textArray = (values: string[]) => sql`${`{${values.join(',')}}`}::text[]`;
  * checked to be digits. Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;
  *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), walked in order and
- *      filtered against hashed lists (my reactions, my likers, blocks either way, each read once
+ *      filtered against hashed lists (my reactions, my likers, the people hidden from me, each read once
  *      through its index) — it stops after `limit` fitting rows instead of sorting every candidate
  *      (or, for a narrow age range, the profiles_fit bitmap);
  *   2: the reactions primary key (from_user_id = me), kind = 'skip'.
@@ -85,12 +86,11 @@ export function deckQuery(fit: ViewerFit, after: DeckPosition | null, limit: num
     p.is_completed and p.user_id <> ${me}
     and p.gender = any(${textArray(fit.genders_to_match.split(','))})
     and p.date_of_birth <= ${fit.born_by}::date and p.date_of_birth > ${fit.born_after}::date`;
-  // Then whether they want me back, and no block either way.
+  // Then whether they want me back, and whether we may see each other at all (the visibility rule).
   const wantsMeBack = sql`
     p.genders_to_match @> ${textArray([fit.gender])}
     and p.min_matching_age <= ${fit.age} and p.max_matching_age >= ${fit.age}
-    and p.user_id not in (select blocked_id from ${blocks} where blocker_id = ${me}
-      union all select blocker_id from ${blocks} where blocked_id = ${me})`;
+    and p.user_id not in (${hiddenFrom(me)})`;
   const fits = sql`${whomIWant} and ${wantsMeBack}`;
 
   // NOT IN over NOT NULL columns: each list is read once and hashed (a "hashed SubPlan"), which keeps

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Reaction } from '../../../shared/constants';
 import type { MatchUser } from '../../../shared/events';
-import { blocks, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
+import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
+import { visibleTo } from '../safety/visibility';
 
 export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
 
@@ -26,14 +27,11 @@ export async function react(db: Db, userId: number, input: { response: Reaction;
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
 
   const conversationId = await db.transaction(async (tx) => {
-    // Unknown, incomplete or blocked either way: as good as not there (the profile route says 404 too).
+    // Unknown, incomplete or hidden by the visibility rule: as good as not there (the profile says 404 too).
     const target = rowsOf<{ ok: number }>(
       await tx.execute(sql`
         select 1 as ok from ${profiles} p
-        where p.user_id = ${otherId} and p.is_completed
-          and not exists (select 1 from ${blocks} b
-            where (b.blocker_id = ${userId} and b.blocked_id = ${otherId})
-               or (b.blocker_id = ${otherId} and b.blocked_id = ${userId}))
+        where p.user_id = ${otherId} and p.is_completed and ${visibleTo(userId, sql`p.user_id`)}
       `),
     );
     if (target.length === 0) throw new NotFound();

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import sharp, { type Metadata } from 'sharp';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
@@ -6,7 +5,7 @@ import { type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
 import { sniffImageFormat } from '../../lib/image-type';
-import { MEDIA_PREFIX, type MediaStore } from './store';
+import { MEDIA_PREFIX, type MediaStore, newMediaKey } from './store';
 
 const MAX_DIMENSION = 1600;
 // A decompression bomb is refused before it is decoded.
@@ -56,7 +55,7 @@ export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
  * row never names a missing file; a row that cannot be written takes its file with it.
  */
 export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, image: ProcessedImage) {
-  const key = `${randomBytes(18).toString('base64url')}.webp`;
+  const key = newMediaKey();
   await store.put(key, image.data);
   try {
     await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });

@@ -1,13 +1,13 @@
-import { createReadStream, mkdirSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 
 /** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
 export interface MediaStore {
   put(key: string, data: Buffer): Promise<void>;
-  /** A stored key's bytes, as a stream (the data export); errors on the stream if the key is gone. */
-  open(key: string): Readable;
+  /** A stored key's bytes, or null when it is not there. */
+  read(key: string): Promise<Buffer | null>;
   /** Delete a stored key; a key already gone is not an error. */
   remove(key: string): Promise<void>;
   /** The URL a client uses for a stored key. */
@@ -19,6 +19,9 @@ export interface MediaStore {
 export const MEDIA_PREFIX = '/media/';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
 
+/** A fresh, unguessable key for a processed (WebP) image. */
+export const newMediaKey = () => `${randomBytes(18).toString('base64url')}.webp`;
+
 export function localMediaStore(root: string): MediaStore {
   // Made at once (not on the first upload) so that the static handler serving it finds it at start.
   mkdirSync(root, { recursive: true });
@@ -26,7 +29,14 @@ export function localMediaStore(root: string): MediaStore {
     async put(key, data) {
       await writeFile(path.join(root, key), data, { flag: 'wx' });
     },
-    open: (key) => createReadStream(path.join(root, key)),
+    async read(key) {
+      try {
+        return await readFile(path.join(root, key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
     async remove(key) {
       await rm(path.join(root, key), { force: true });
     },

@@ -78,6 +78,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     webhook.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     webhook.post('/api/payments/stripe/webhook/', {
+      // Stripe's events carry whole objects: more than the API's JSON cap, far less than this.
+      bodyLimit: 1024 * 1024,
       schema: {
         headers: WebhookHeaders,
         response: { 200: WebhookResponse },

@@ -10,10 +10,11 @@ import {
   type PublicProfile,
 } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
-import { blocks, profiles, uploads, users } from '../../db/schema';
+import { profiles, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { decodeDataUri, isDataUri, photosShown, type ProcessedImage, processImage, saveImage } from '../media/service';
 import type { MediaStore } from '../media/store';
+import { visibleTo } from '../safety/visibility';
 
 type ProfileRow = typeof profiles.$inferSelect;
 
@@ -40,6 +41,7 @@ export async function getCurrentUser(db: Db, userId: number): Promise<CurrentUse
       has_subscription: users.hasSubscription,
       email_verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
       has_password: sql<boolean>`${users.passwordHash} is not null`,
+      is_moderator: sql<boolean>`${users.role} = 'moderator'`,
     })
     .from(users)
     .innerJoin(profiles, eq(profiles.userId, users.id))
@@ -206,19 +208,10 @@ async function updateProfile(
 
 /** Another user's profile as others see it: never the e-mail or the date of birth. */
 export async function getPublicProfile(db: Db, viewerId: number, userId: number): Promise<PublicProfile | null> {
-  const blocked = db
-    .select({ one: sql`1` })
-    .from(blocks)
-    .where(
-      or(
-        and(eq(blocks.blockerId, viewerId), eq(blocks.blockedId, userId)),
-        and(eq(blocks.blockerId, userId), eq(blocks.blockedId, viewerId)),
-      ),
-    );
   const [row] = await db
     .select()
     .from(profiles)
-    .where(and(eq(profiles.userId, userId), eq(profiles.isCompleted, true), sql`not exists (${blocked})`));
+    .where(and(eq(profiles.userId, userId), eq(profiles.isCompleted, true), visibleTo(viewerId, profiles.userId)));
   if (!row?.gender || !row.dateOfBirth) return null;
   return {
     id: row.userId,

@@ -1,0 +1,60 @@
+/**
+ * Roles and bans, which nothing in the API can change (SAFETY.md, "Moderation"):
+ *
+ *   npm run admin -- grant-moderator <email>
+ *   npm run admin -- revoke-moderator <email>
+ *   npm run admin -- unban <email>
+ *
+ * It works on the configured database (`DATABASE_URL`, or the embedded one under `DATA_DIR`). The
+ * embedded database is held by one process at a time: with the server running on it, stop the server
+ * first.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { openDatabase } from '../server/db/client';
+import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
+import { setRole, unban } from '../server/features/moderation/service';
+
+const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
+
+const COMMANDS = {
+  'grant-moderator': { run: (db, email) => setRole(db, email, 'moderator'), done: 'is now a moderator' },
+  'revoke-moderator': { run: (db, email) => setRole(db, email, 'user'), done: 'is no longer a moderator' },
+  unban: { run: (db, email) => unban(db, email), done: 'is no longer banned' },
+} satisfies Record<string, { run: (db: Awaited<ReturnType<typeof openDatabase>>['db'], email: string) => Promise<boolean>; done: string }>;
+
+/** Runs one command; returns the process's exit status. */
+export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
+  const [name, email, ...rest] = argv;
+  const command = COMMANDS[name as keyof typeof COMMANDS];
+  if (!command || !email || rest.length > 0) {
+    out.error(USAGE);
+    return 2;
+  }
+  const dataDir = path.resolve(env.DATA_DIR ?? './data');
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir, maxConnections: 1 });
+  } catch (error) {
+    if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
+    out.error(
+      `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
+        'Stop the server first, then run this again (or set DATABASE_URL to work on PostgreSQL).',
+    );
+    return 1;
+  }
+  try {
+    if (!(await command.run(database.db, email))) {
+      out.error(`No account with the e-mail ${email}.`);
+      return 1;
+    }
+    out.log(`${email.toLowerCase()} ${command.done}.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await admin(process.argv.slice(2));
+}

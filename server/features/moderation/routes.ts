@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { IdParams } from '../../../shared/schemas/common';
+import {
+  ModerationQuery,
+  ModerationReportDetail,
+  ModerationReportPage,
+  ReportPhotoParams,
+  ResolveInput,
+} from '../../../shared/schemas/safety';
+import { z } from '../../../shared/schemas/zod';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import { announceEnded } from '../safety/service';
+import { getReport, isModerator, listReports, type QueuePosition, reportPhotoKey, resolveReport } from './service';
+
+const QueuePositionSchema: z.ZodType<QueuePosition> = z.object({
+  atUs: z.string().regex(/^\d{1,18}$/),
+  id: z.number().int().min(1).max(2_147_483_647),
+});
+
+const QUEUE_PAGE_SIZE = 50;
+
+/** The moderation queue (SAFETY.md, "Moderation"): moderators only; anyone else finds nothing here. */
+const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+  app.addHook('onRequest', async (request) => {
+    if (!(await isModerator(app.db, currentUser(request).id))) throw new NotFound();
+  });
+
+  app.get(
+    '/api/moderation/reports/',
+    { schema: { querystring: ModerationQuery, response: { 200: ModerationReportPage } } },
+    async (request) => {
+      const { status, cursor, limit } = request.query;
+      const scope = `moderation-${status}`;
+      const after = app.cursors.open(scope, cursor, QueuePositionSchema);
+      return app.cursors.page(scope, await listReports(app.db, { status, after, limit: limit ?? QUEUE_PAGE_SIZE }));
+    },
+  );
+
+  app.get(
+    '/api/moderation/reports/:id/',
+    { schema: { params: IdParams, response: { 200: ModerationReportDetail } } },
+    async (request) => {
+      const report = await getReport(app.db, request.params.id);
+      if (!report) throw new NotFound();
+      return report;
+    },
+  );
+
+  app.get('/api/moderation/reports/:id/photos/:index/', { schema: { params: ReportPhotoParams } }, async (request, reply) => {
+    const key = await reportPhotoKey(app.db, request.params.id, request.params.index);
+    const bytes = key ? await app.evidence.read(key) : null;
+    if (!bytes) throw new NotFound();
+    // Evidence, for the moderator's eyes: never kept by a shared cache.
+    return reply.type('image/webp').header('cache-control', 'private, no-store').send(bytes);
+  });
+
+  app.post(
+    '/api/moderation/reports/:id/resolve/',
+    { schema: { params: IdParams, body: ResolveInput, response: { 200: ModerationReportDetail } } },
+    async (request) => {
+      const resolution = await resolveReport(app.db, app.evidence, currentUser(request).id, request.params.id, request.body);
+      if (!resolution) throw new NotFound();
+      if (resolution.banned) {
+        // Signed out everywhere, sockets dropped on every instance; partners see the conversation go.
+        await app.revokeUserTokens(resolution.banned.userId);
+        announceEnded(app.publish, resolution.banned.ended);
+      }
+      return resolution.report;
+    },
+  );
+};
+
+export default moderationRoutes;

@@ -1,0 +1,217 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
+import { type Db, type DbOrTx, rowsOf } from '../../db/client';
+import { profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
+import { Conflict } from '../../errors';
+import { type Slice, sliceOf } from '../../lib/page';
+import type { MediaStore } from '../media/store';
+import { type EndedConversation, endConversationsOf } from '../safety/service';
+
+export const ALREADY_RESOLVED = 'This report has already been resolved.';
+
+export type Role = (typeof users.$inferSelect)['role'];
+
+export async function isModerator(db: Db, userId: number): Promise<boolean> {
+  const [row] = await db.select({ role: users.role }).from(users).where(eq(users.id, userId));
+  return row?.role === 'moderator';
+}
+
+export interface QueuePosition {
+  atUs: string;
+  id: number;
+}
+
+interface ReportRow {
+  id: number;
+  reason: ModerationReport['reason'];
+  details: string;
+  created_at: string;
+  status: ModerationReport['status'];
+  reporter_id: number | null;
+  reporter_name: string | null;
+  reported_id: number | null;
+  reported_name: string | null;
+  report_count: number | string;
+  at_us: string;
+  conversation_id: number | null;
+  snapshot: ReportSnapshot | string;
+  additions: ReportAddition[] | string;
+  resolution: ModerationReportDetail['resolution'];
+  note: string | null;
+  resolved_at: string | null;
+}
+
+const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/** Reports with their people; the reported person's name from the snapshot once their account is gone. */
+function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>, limit: number, atColumn: string) {
+  return sql`
+    select r.id, r.reason, r.details, ${iso('r.created_at')} as created_at, r.status,
+      r.reporter_id, coalesce(reporter_p.name, reporter.first_name) as reporter_name,
+      r.reported_id, coalesce(reported_p.name, reported.first_name, r.snapshot -> 'profile' ->> 'name', '') as reported_name,
+      (select count(*) from ${reports} x where x.reported_id = r.reported_id) as report_count,
+      (extract(epoch from ${sql.raw(atColumn)}) * 1000000)::bigint::text as at_us,
+      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, ${iso('r.resolved_at')} as resolved_at
+    from ${reports} r
+    left join ${users} reporter on reporter.id = r.reporter_id
+    left join ${profiles} reporter_p on reporter_p.user_id = r.reporter_id
+    left join ${users} reported on reported.id = r.reported_id
+    left join ${profiles} reported_p on reported_p.user_id = r.reported_id
+    where ${where}
+    order by ${order}
+    limit ${limit}`;
+}
+
+const presentReport = (row: ReportRow): ModerationReport => ({
+  id: Number(row.id),
+  reason: row.reason,
+  details: row.details,
+  created_at: row.created_at,
+  reporter: row.reporter_id === null ? null : { id: Number(row.reporter_id), name: row.reporter_name ?? '' },
+  reported: {
+    id: row.reported_id === null ? null : Number(row.reported_id),
+    name: row.reported_name ?? '',
+    report_count: Number(row.report_count),
+  },
+  status: row.status,
+});
+
+const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+/**
+ * The moderation queue: open reports oldest first (the longest waiting is answered first), resolved
+ * ones most recently resolved first.
+ */
+export async function listReports(
+  db: Db,
+  options: { status: 'open' | 'resolved'; after: QueuePosition | null; limit: number },
+): Promise<Slice<ModerationReport, QueuePosition>> {
+  const open = options.status === 'open';
+  const atColumn = open ? 'r.created_at' : 'r.resolved_at';
+  const after = options.after
+    ? sql`and (${sql.raw(atColumn)}, r.id) ${sql.raw(open ? '>' : '<')} (timestamptz 'epoch' + ${options.after.atUs}::bigint * interval '1 microsecond', ${options.after.id}::int)`
+    : sql``;
+  const rows = rowsOf<ReportRow>(
+    await db.execute(
+      reportRows(
+        sql`r.status = ${options.status} ${after}`,
+        open ? sql`r.created_at asc, r.id asc` : sql`r.resolved_at desc, r.id desc`,
+        options.limit + 1,
+        atColumn,
+      ),
+    ),
+  );
+  return sliceOf(rows, options.limit, presentReport, (row) => ({ atUs: row.at_us, id: Number(row.id) }));
+}
+
+/** One report with its snapshot; photo copies are served by a moderators-only route. */
+export async function getReport(db: DbOrTx, reportId: number): Promise<ModerationReportDetail | null> {
+  const [row] = rowsOf<ReportRow>(await db.execute(reportRows(sql`r.id = ${reportId}`, sql`r.id`, 1, 'r.created_at')));
+  if (!row) return null;
+  const snapshot = json<ReportSnapshot>(row.snapshot);
+  return {
+    ...presentReport(row),
+    conversation_id: row.conversation_id === null ? null : Number(row.conversation_id),
+    snapshot: {
+      profile: snapshot.profile && {
+        ...snapshot.profile,
+        photos: snapshot.profile.photos.map((_, index) => `/api/moderation/reports/${row.id}/photos/${index}/`),
+      },
+      messages: snapshot.messages,
+    },
+    additions: json<ReportAddition[]>(row.additions),
+    resolution: row.resolution,
+    note: row.note,
+    resolved_at: row.resolved_at,
+  };
+}
+
+/** The stored key of a report's nth photo copy, or null. */
+export async function reportPhotoKey(db: Db, reportId: number, index: number): Promise<string | null> {
+  const [row] = await db.select({ snapshot: reports.snapshot }).from(reports).where(eq(reports.id, reportId));
+  return row ? (json<ReportSnapshot>(row.snapshot).profile?.photos[index] ?? null) : null;
+}
+
+export interface Resolution {
+  report: ModerationReportDetail;
+  /** Set on a ban: whose sessions end, and which conversations ended with it. */
+  banned: { userId: number; ended: EndedConversation[] } | null;
+}
+
+/**
+ * Resolves an open report (SAFETY.md, "Moderation"). A ban hides the reported person from everyone at
+ * once (the visibility rule reads `banned_at`), ends their conversations, and resolves every other
+ * open report about them; the caller then ends their sessions and tells their partners. The photo
+ * copies kept with a report go once it is resolved. Null for an unknown report; 409 when already resolved.
+ */
+export async function resolveReport(
+  db: Db,
+  evidence: MediaStore,
+  moderatorId: number,
+  reportId: number,
+  input: ResolveInput,
+): Promise<Resolution | null> {
+  const outcome = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ status: reports.status, reportedId: reports.reportedId })
+      .from(reports)
+      .where(eq(reports.id, reportId))
+      .for('update');
+    if (!row) return null;
+    if (row.status !== 'open') throw new Conflict(ALREADY_RESOLVED);
+    const resolved = { status: 'resolved' as const, resolvedBy: moderatorId, resolvedAt: sql`now()` };
+    await tx
+      .update(reports)
+      .set({ ...resolved, resolution: input.action, note: input.note ?? null })
+      .where(eq(reports.id, reportId));
+
+    const resolvedIds = [reportId];
+    let banned: Resolution['banned'] = null;
+    if (input.action === 'ban' && row.reportedId !== null) {
+      const userId = row.reportedId;
+      await tx.update(users).set({ bannedAt: sql`now()` }).where(eq(users.id, userId));
+      const ended = await endConversationsOf(tx, userId, 'ban');
+      const others = await tx
+        .update(reports)
+        .set({ ...resolved, resolution: 'ban', note: sql`'Resolved with report #' || ${reportId}::text` })
+        .where(and(eq(reports.reportedId, userId), eq(reports.status, 'open')))
+        .returning({ id: reports.id });
+      resolvedIds.push(...others.map((other) => other.id));
+      banned = { userId, ended };
+    }
+    const photos = await dropPhotoCopies(tx, resolvedIds);
+    return { banned, photos };
+  });
+  if (!outcome) return null;
+  await Promise.all(outcome.photos.map((key) => evidence.remove(key)));
+  return { report: (await getReport(db, reportId))!, banned: outcome.banned };
+}
+
+/** Takes the photo copies out of these reports' snapshots; returns their keys, to remove after commit. */
+async function dropPhotoCopies(tx: DbOrTx, reportIds: number[]): Promise<string[]> {
+  const rows = await tx.select({ snapshot: reports.snapshot }).from(reports).where(inArray(reports.id, reportIds));
+  const keys = rows.flatMap((row) => json<ReportSnapshot>(row.snapshot).profile?.photos ?? []);
+  if (keys.length > 0) {
+    await tx
+      .update(reports)
+      .set({ snapshot: sql`jsonb_set(${reports.snapshot}, '{profile,photos}', '[]'::jsonb)` })
+      .where(and(inArray(reports.id, reportIds), sql`jsonb_typeof(${reports.snapshot} -> 'profile') = 'object'`));
+  }
+  return keys;
+}
+
+/** `npm run admin`: roles and bans change only here, never through the API. */
+export async function setRole(db: Db, email: string, role: Role): Promise<boolean> {
+  const updated = await db.update(users).set({ role }).where(eq(users.email, email.toLowerCase())).returning({ id: users.id });
+  return updated.length > 0;
+}
+
+/** Lifts a ban. The conversations it ended stay ended. */
+export async function unban(db: Db, email: string): Promise<boolean> {
+  const updated = await db
+    .update(users)
+    .set({ bannedAt: null })
+    .where(eq(users.email, email.toLowerCase()))
+    .returning({ id: users.id });
+  return updated.length > 0;
+}

@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CONVERSATIONS_PAGE_SIZE } from '../../../shared/constants';
+import { IdParams, page, PageQuery } from '../../../shared/schemas/common';
+import { BlockedUser, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
+import { z } from '../../../shared/schemas/zod';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import { announceEnded, type BlockPosition, block, listBlocks, report, unblock, unmatch } from './service';
+
+const BlockPositionSchema: z.ZodType<BlockPosition> = z.object({
+  blockedAtUs: z.string().regex(/^\d{1,18}$/),
+  id: z.number().int().min(1).max(2_147_483_647),
+});
+
+/** Block, unblock, unmatch and report (SAFETY.md): each takes effect for both people at once. */
+const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+
+  app.post('/api/users/:id/block/', { schema: { params: IdParams } }, async (request, reply) => {
+    const ended = await block(app.db, currentUser(request).id, request.params.id);
+    if (!ended) throw new NotFound();
+    announceEnded(app.publish, ended);
+    return reply.code(204).send();
+  });
+
+  app.delete('/api/users/:id/block/', { schema: { params: IdParams } }, async (request, reply) => {
+    await unblock(app.db, currentUser(request).id, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get(
+    '/api/users/me/blocks/',
+    { schema: { querystring: PageQuery, response: { 200: page(BlockedUser) } } },
+    async (request) => {
+      const after = app.cursors.open('blocks', request.query.cursor, BlockPositionSchema);
+      const limit = request.query.limit ?? CONVERSATIONS_PAGE_SIZE;
+      return app.cursors.page('blocks', await listBlocks(app.db, currentUser(request).id, { after, limit }));
+    },
+  );
+
+  app.delete('/api/conversations/:id/', { schema: { params: IdParams } }, async (request, reply) => {
+    const ended = await unmatch(app.db, currentUser(request).id, request.params.id);
+    if (!ended) throw new NotFound();
+    announceEnded(app.publish, ended);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/api/reports/',
+    {
+      schema: { body: ReportInput, response: { 200: ReportCreated, 201: ReportCreated } },
+      onRequest: app.limits.hook('report'),
+    },
+    async (request, reply) => {
+      const outcome = await report(app.db, app.evidence, app.media, currentUser(request).id, request.body);
+      if (!outcome) throw new NotFound();
+      announceEnded(app.publish, outcome.ended);
+      return reply.code(outcome.created ? 201 : 200).send({ id: outcome.id });
+    },
+  );
+};
+
+export default safetyRoutes;

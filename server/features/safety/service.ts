@@ -1,0 +1,283 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
+import { ageOn } from '../../../shared/schemas/common';
+import type { BlockedUser, ReportInput } from '../../../shared/schemas/safety';
+import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
+import {
+  blocks,
+  conversations,
+  messages,
+  profiles,
+  reactions,
+  type ReportSnapshot,
+  reports,
+  users,
+} from '../../db/schema';
+import { ValidationError } from '../../errors';
+import { type Slice, sliceOf } from '../../lib/page';
+import { type MediaStore, newMediaKey } from '../media/store';
+import { conversationColumns, openConversationOf, visibleTo } from './visibility';
+
+export const CANNOT_BLOCK_SELF = 'You cannot block yourself.';
+export const CANNOT_REPORT_SELF = 'You cannot report yourself.';
+
+type EndReason = NonNullable<(typeof conversations.$inferSelect)['endReason']>;
+
+/** A conversation that just ended: both its people are told (`match:removed`) once it has committed. */
+export interface EndedConversation {
+  conversationId: number;
+  userIds: [number, number];
+}
+
+/**
+ * Ends the open conversation between two people, if there is one, for both at once. Its row stays, so
+ * that the pair is never matched again and an unmatch stays visible to the visibility rule.
+ */
+export async function endConversationBetween(tx: DbOrTx, a: number, b: number, reason: EndReason) {
+  const [low, high] = a < b ? [a, b] : [b, a];
+  return endConversations(
+    tx,
+    and(eq(conversations.userLowId, low), eq(conversations.userHighId, high))!,
+    reason,
+  );
+}
+
+/** Ends every open conversation of a user (a ban). */
+export async function endConversationsOf(tx: DbOrTx, userId: number, reason: EndReason) {
+  return endConversations(tx, sql`(${conversations.userLowId} = ${userId} or ${conversations.userHighId} = ${userId})`, reason);
+}
+
+async function endConversations(tx: DbOrTx, which: ReturnType<typeof sql>, reason: EndReason): Promise<EndedConversation[]> {
+  const ended = await tx
+    .update(conversations)
+    .set({ endedAt: sql`now()`, endReason: reason })
+    .where(and(which, sql`${conversations.endedAt} is null`))
+    .returning({ id: conversations.id, low: conversations.userLowId, high: conversations.userHighId });
+  return ended.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] }));
+}
+
+/** What `match:removed` tells, given a way to publish to users' sockets on every instance. */
+export function announceEnded(
+  publish: (userIds: number[], event: 'match:removed', payload: { conversation_id: number }) => void,
+  ended: EndedConversation[],
+) {
+  for (const { conversationId, userIds } of ended) publish(userIds, 'match:removed', { conversation_id: conversationId });
+}
+
+/** A person `viewerId` may act on: their completed profile exists and the visibility rule lets them see it. */
+async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Promise<boolean> {
+  const rows = rowsOf(
+    await db.execute(sql`
+      select 1 from ${profiles} p
+      where p.user_id = ${userId} and p.is_completed and ${visibleTo(viewerId, sql`p.user_id`)}`),
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Blocks `otherId` for `userId`: two-way and at once (SAFETY.md). Blocking again changes nothing.
+ * Returns null for someone the blocker cannot see (unknown, or already hidden), which the route
+ * answers as a missing id; otherwise the conversation it ended, if any.
+ */
+export async function block(db: Db, userId: number, otherId: number): Promise<EndedConversation[] | null> {
+  if (otherId === userId) throw ValidationError.field('non_field_errors', CANNOT_BLOCK_SELF);
+  return db.transaction(async (tx) => {
+    const [already] = await tx
+      .select({ one: sql`1` })
+      .from(blocks)
+      .where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)));
+    if (already) return [];
+    if (!(await isVisiblePerson(tx, userId, otherId))) return null;
+    await tx.insert(blocks).values({ blockerId: userId, blockedId: otherId }).onConflictDoNothing();
+    return endConversationBetween(tx, userId, otherId, 'block');
+  });
+}
+
+/** Takes a block back. It does not reopen the conversation the block ended. */
+export async function unblock(db: Db, userId: number, otherId: number): Promise<void> {
+  await db.delete(blocks).where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)));
+}
+
+export interface BlockPosition {
+  blockedAtUs: string;
+  id: number;
+}
+
+/** The people a user blocked, newest first, so that they can undo one. */
+export async function listBlocks(
+  db: Db,
+  userId: number,
+  options: { after: BlockPosition | null; limit: number },
+): Promise<Slice<BlockedUser, BlockPosition>> {
+  const rows = rowsOf<{ id: number; name: string; blocked_at: string; blocked_at_us: string }>(
+    await db.execute(sql`
+      select b.blocked_id as id, coalesce(p.name, u.first_name) as name,
+        to_char(b.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as blocked_at,
+        (extract(epoch from b.created_at) * 1000000)::bigint::text as blocked_at_us
+      from ${blocks} b
+      join ${users} u on u.id = b.blocked_id
+      left join ${profiles} p on p.user_id = b.blocked_id
+      where b.blocker_id = ${userId}
+        ${
+          options.after
+            ? sql`and (b.created_at, b.blocked_id) < (timestamptz 'epoch' + ${options.after.blockedAtUs}::bigint * interval '1 microsecond', ${options.after.id}::int)`
+            : sql``
+        }
+      order by b.created_at desc, b.blocked_id desc
+      limit ${options.limit + 1}`),
+  );
+  return sliceOf(
+    rows,
+    options.limit,
+    (row) => ({ id: Number(row.id), name: row.name, blocked_at: row.blocked_at }),
+    (row) => ({ blockedAtUs: row.blocked_at_us, id: Number(row.id) }),
+  );
+}
+
+/**
+ * Ends a conversation for both at a participant's request (SAFETY.md, "Unmatch"): the two are never
+ * shown to each other again, and a dislike from the one who ended it is recorded. Null when the
+ * conversation is not one the user may use.
+ */
+export async function unmatch(db: Db, userId: number, conversationId: number): Promise<EndedConversation[] | null> {
+  return db.transaction(async (tx) => {
+    const [conversation] = await tx
+      .select({ low: conversations.userLowId, high: conversations.userHighId })
+      .from(conversations)
+      .where(and(eq(conversations.id, conversationId), openConversationOf(userId, conversationColumns)))
+      .for('update');
+    if (!conversation) return null;
+    const partnerId = conversation.low === userId ? conversation.high : conversation.low;
+    await tx
+      .insert(reactions)
+      .values({ fromUserId: userId, toUserId: partnerId, kind: 'dislike' })
+      .onConflictDoUpdate({ target: [reactions.fromUserId, reactions.toUserId], set: { kind: 'dislike', updatedAt: sql`now()` } });
+    return endConversationBetween(tx, userId, partnerId, 'unmatch');
+  });
+}
+
+export interface ReportOutcome {
+  id: number;
+  /** False when it was added to an open report of the same person by the same reporter. */
+  created: boolean;
+  ended: EndedConversation[];
+}
+
+/**
+ * Reports a user (SAFETY.md, "Report"): keeps a snapshot of what they showed (their profile, with
+ * copies of its photos, and the last messages of any conversation the two shared, even an ended one),
+ * and blocks them for the reporter. A second report while the first is open adds to it. Null for an
+ * unknown user. The reported user is never told.
+ */
+export async function report(
+  db: Db,
+  evidence: MediaStore,
+  media: MediaStore,
+  reporterId: number,
+  input: ReportInput,
+): Promise<ReportOutcome | null> {
+  const reportedId = input.user_id;
+  if (reportedId === reporterId) throw ValidationError.field('user_id', CANNOT_REPORT_SELF);
+  const details = input.details ?? '';
+
+  const copied: string[] = [];
+  try {
+    return await db.transaction(async (tx) => {
+      const [target] = await tx.select({ id: users.id }).from(users).where(eq(users.id, reportedId)).for('update');
+      if (!target) return null;
+      await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
+      const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
+
+      const [open] = await tx
+        .select({ id: reports.id })
+        .from(reports)
+        .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
+      if (open) {
+        const addition = { reason: input.reason, details, at: new Date().toISOString() };
+        await tx
+          .update(reports)
+          .set({ additions: sql`${reports.additions} || ${JSON.stringify([addition])}::jsonb` })
+          .where(eq(reports.id, open.id));
+        return { id: open.id, created: false, ended };
+      }
+
+      const { snapshot, conversationId } = await takeSnapshot(tx, evidence, media, reporterId, reportedId, copied);
+      const [row] = await tx
+        .insert(reports)
+        .values({ reporterId, reportedId, reason: input.reason, details, conversationId, snapshot })
+        .returning({ id: reports.id });
+      return { id: row!.id, created: true, ended };
+    });
+  } catch (error) {
+    // The copies of a report that was not stored go with it.
+    await Promise.all(copied.map((key) => evidence.remove(key)));
+    throw error;
+  }
+}
+
+async function takeSnapshot(
+  tx: Tx,
+  evidence: MediaStore,
+  media: MediaStore,
+  reporterId: number,
+  reportedId: number,
+  copied: string[],
+): Promise<{ snapshot: ReportSnapshot; conversationId: number | null }> {
+  const [profile] = await tx.select().from(profiles).where(eq(profiles.userId, reportedId));
+  const photos: string[] = [];
+  for (const url of profile ? [profile.image, profile.image2, profile.image3, profile.image4, profile.image5, profile.image6] : []) {
+    const key = url ? media.keyOf(url) : null;
+    const bytes = key ? await media.read(key) : null;
+    if (!bytes) continue;
+    const copy = newMediaKey();
+    await evidence.put(copy, bytes);
+    copied.push(copy);
+    photos.push(copy);
+  }
+  const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
+  const [conversation] = await tx
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.userLowId, low), eq(conversations.userHighId, high)));
+  const last = conversation
+    ? await tx
+        .select({ id: messages.id, sender: messages.senderId, content: messages.content, time: messages.createdAt })
+        .from(messages)
+        .where(eq(messages.conversationId, conversation.id))
+        .orderBy(desc(messages.id))
+        .limit(REPORT_SNAPSHOT_MESSAGES)
+    : [];
+  return {
+    conversationId: conversation?.id ?? null,
+    snapshot: {
+      profile: profile
+        ? {
+            name: profile.name ?? '',
+            bio: profile.bio ?? '',
+            age: profile.dateOfBirth ? ageOn(profile.dateOfBirth) : null,
+            gender: profile.gender,
+            photos,
+          }
+        : null,
+      messages: last.reverse().map((message) => ({ ...message, time: message.time.toISOString() })),
+    },
+  };
+}
+
+/** How long the messages of an ended conversation are kept for a report that may follow (SAFETY.md, "Unmatch"). */
+export const ENDED_CONVERSATION_MESSAGES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes the messages of conversations that ended before `before`. The conversation rows stay (an
+ * unmatched pair is never matched again); a report keeps its own copy of the last messages.
+ * Returns how many messages went.
+ */
+export async function purgeEndedConversations(db: DbOrTx, before: Date): Promise<number> {
+  const deleted = rowsOf(
+    await db.execute(sql`
+      delete from ${messages} m using ${conversations} c
+      where m.conversation_id = c.id and c.ended_at < ${before.toISOString()}::timestamptz
+      returning m.id`),
+  );
+  return deleted.length;
+}

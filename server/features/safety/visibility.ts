@@ -1,0 +1,114 @@
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { blocks, conversations, users } from '../../db/schema';
+
+/**
+ * The one visibility rule (SAFETY.md): may two people see and reach each other? Not when either
+ * blocked the other, when they unmatched, or when either is banned (a deleted account has no row to
+ * find). Every path that shows one user to another or lets one reach the other asks here: the deck,
+ * profiles, reactions, conversation lists, a conversation and its messages, sends, typing, receipts,
+ * presence. Whoever is hidden gets the answer of an id that never existed.
+ *
+ * Each rule is written once, in the two shapes a query needs it: the set of people hidden from one
+ * viewer (for lists, hashed once per statement), and the test of one pair (a few index probes, for a
+ * path that already knows both). `tests/server/visibility.test.ts` holds the two shapes to each other.
+ */
+interface Rule {
+  /** The ids hidden from `viewer` by this rule (a SELECT of one column). */
+  hiddenFrom(viewer: SQL): SQL;
+  /** True when this rule hides `a` and `b` from each other. */
+  hides(a: SQL, b: SQL): SQL;
+}
+
+const blocked: Rule = {
+  hiddenFrom: (viewer) => sql`select ${blocks.blockedId} from ${blocks} where ${blocks.blockerId} = ${viewer}
+    union all select ${blocks.blockerId} from ${blocks} where ${blocks.blockedId} = ${viewer}`,
+  hides: (a, b) => sql`exists (select 1 from ${blocks}
+    where (${blocks.blockerId} = ${a} and ${blocks.blockedId} = ${b}) or (${blocks.blockerId} = ${b} and ${blocks.blockedId} = ${a}))`,
+};
+
+/** An unmatch is kept as the ended conversation of the pair (its row is never deleted). */
+const unmatched: Rule = {
+  hiddenFrom: (viewer) => sql`select ${conversations.userHighId} from ${conversations}
+      where ${conversations.userLowId} = ${viewer} and ${conversations.endReason} = 'unmatch'
+    union all select ${conversations.userLowId} from ${conversations}
+      where ${conversations.userHighId} = ${viewer} and ${conversations.endReason} = 'unmatch'`,
+  hides: (a, b) => sql`exists (select 1 from ${conversations}
+    where ${conversations.userLowId} = least(${a}, ${b}) and ${conversations.userHighId} = greatest(${a}, ${b})
+      and ${conversations.endReason} = 'unmatch')`,
+};
+
+const isBanned = (user: SQL) => sql`exists (select 1 from ${users} where ${users.id} = ${user} and ${users.bannedAt} is not null)`;
+
+const banned: Rule = {
+  // Everyone banned; and to someone banned, everyone (a one-time check: the scan runs only for them).
+  hiddenFrom: (viewer) => sql`select ${users.id} from ${users} where ${users.bannedAt} is not null
+    union all select ${users.id} from ${users} where ${isBanned(viewer)}`,
+  hides: (a, b) => sql`exists (select 1 from ${users} where ${users.id} in (${a}, ${b}) and ${users.bannedAt} is not null)`,
+};
+
+const RULES = [blocked, unmatched, banned];
+
+/** A user id in a query: a column, an expression, or a number (a typed parameter). */
+type UserRef = SQLWrapper | number;
+
+const asSql = (value: UserRef): SQL => (typeof value === 'number' ? sql`${value}::int` : sql`${value}`);
+
+/** The ids of everyone hidden from `viewer`: for `not in (…)` over a list of candidates. */
+export function hiddenFrom(viewer: UserRef): SQL {
+  const me = asSql(viewer);
+  return sql.join(
+    RULES.map((rule) => rule.hiddenFrom(me)),
+    sql` union all `,
+  );
+}
+
+/** True when `a` and `b` may see each other. */
+export function visibleTo(a: UserRef, b: UserRef): SQL {
+  const [x, y] = [asSql(a), asSql(b)];
+  return sql`not (${sql.join(
+    RULES.map((rule) => rule.hides(x, y)),
+    sql` or `,
+  )})`;
+}
+
+/** The conversations row of a query, by its columns (the table itself, or an alias such as `c`). */
+export interface ConversationColumns {
+  low: SQLWrapper;
+  high: SQLWrapper;
+  endedAt: SQLWrapper;
+}
+
+/** `conversations` as a query names it without an alias. */
+export const conversationColumns: ConversationColumns = {
+  low: conversations.userLowId,
+  high: conversations.userHighId,
+  endedAt: conversations.endedAt,
+};
+
+/** The same columns under an alias (`c.user_low_id`, …). */
+export const aliasedConversation = (alias: string): ConversationColumns => ({
+  low: sql.raw(`${alias}.user_low_id`),
+  high: sql.raw(`${alias}.user_high_id`),
+  endedAt: sql.raw(`${alias}.ended_at`),
+});
+
+function conversationParts(viewer: UserRef, c: ConversationColumns) {
+  const me = asSql(viewer);
+  return {
+    me,
+    partner: sql`(case when ${c.low} = ${me} then ${c.high} else ${c.low} end)`,
+    mineAndLive: sql`(${c.low} = ${me} or ${c.high} = ${me}) and ${c.endedAt} is null`,
+  };
+}
+
+/** A conversation `viewer` may use: theirs, not ended, with a partner they may see (one conversation). */
+export function openConversationOf(viewer: UserRef, c: ConversationColumns): SQL {
+  const { me, partner, mineAndLive } = conversationParts(viewer, c);
+  return sql`${mineAndLive} and ${visibleTo(me, partner)}`;
+}
+
+/** The same, for a list of the viewer's conversations: the hidden people are read once. */
+export function openConversationsOf(viewer: UserRef, c: ConversationColumns): SQL {
+  const { me, partner, mineAndLive } = conversationParts(viewer, c);
+  return sql`${mineAndLive} and ${partner} not in (${hiddenFrom(me)})`;
+}

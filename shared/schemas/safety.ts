@@ -1,0 +1,76 @@
+import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../constants';
+import { Id, page, PageQuery } from './common';
+import { visibleText } from './text';
+import { z } from './zod';
+
+/** Someone I blocked, so that I can undo it. */
+export const BlockedUser = z.object({ id: z.number(), name: z.string(), blocked_at: z.string() });
+export type BlockedUser = z.infer<typeof BlockedUser>;
+
+export const ReportReason = z.enum(REPORT_REASONS);
+export type ReportReason = z.infer<typeof ReportReason>;
+
+export const ReportInput = z.object({
+  user_id: Id,
+  reason: ReportReason,
+  details: visibleText(REPORT_DETAILS_MAX_LENGTH).optional(),
+  conversation_id: Id.optional(),
+});
+export type ReportInput = z.infer<typeof ReportInput>;
+
+export const ReportCreated = z.object({ id: z.number() });
+
+export const ReportStatus = z.enum(['open', 'resolved']);
+
+export const ModerationQuery = PageQuery.extend({ status: ReportStatus.default('open') });
+
+const Person = z.object({ id: z.number(), name: z.string() });
+
+export const ModerationReport = z.object({
+  id: z.number(),
+  reason: ReportReason,
+  details: z.string(),
+  created_at: z.string(),
+  /** Null once the account is deleted (the report stays). */
+  reporter: Person.nullable(),
+  reported: Person.extend({ id: z.number().nullable(), report_count: z.number() }),
+  status: ReportStatus,
+});
+export type ModerationReport = z.infer<typeof ModerationReport>;
+
+export const ModerationReportPage = page(ModerationReport);
+
+export const ReportSnapshot = z.object({
+  /** What the reported person's profile showed when the report was made. */
+  profile: z
+    .object({
+      name: z.string(),
+      bio: z.string(),
+      age: z.number().nullable(),
+      gender: z.string().nullable(),
+      /** Copies kept with the report while it is open (moderators' eyes only). */
+      photos: z.array(z.string()),
+    })
+    .nullable(),
+  /** The last messages of their conversation, oldest first. */
+  messages: z.array(z.object({ id: z.number(), sender: z.number(), content: z.string(), time: z.string() })),
+});
+
+export const ModerationReportDetail = ModerationReport.extend({
+  conversation_id: z.number().nullable(),
+  snapshot: ReportSnapshot,
+  /** Later reports of the same person by the same reporter, while this one was open. */
+  additions: z.array(z.object({ reason: ReportReason, details: z.string(), at: z.string() })),
+  resolution: z.enum(['dismiss', 'ban']).nullable(),
+  note: z.string().nullable(),
+  resolved_at: z.string().nullable(),
+});
+export type ModerationReportDetail = z.infer<typeof ModerationReportDetail>;
+
+export const ResolveInput = z.object({
+  action: z.enum(['dismiss', 'ban']),
+  note: z.string().trim().max(REPORT_DETAILS_MAX_LENGTH).optional(),
+});
+export type ResolveInput = z.infer<typeof ResolveInput>;
+
+export const ReportPhotoParams = z.object({ id: Id, index: z.coerce.number<unknown>().int().min(0).max(5) });

@@ -1,0 +1,184 @@
+/**
+ * SAFETY.md, live, across two instances joined by Redis: a conversation that ends (block, unmatch,
+ * report, ban) leaves both people's screens at once wherever they are connected, the visibility rule
+ * holds for every socket event, a ban drops the banned person's sockets on the other instance, and
+ * the per-user limits hold across instances.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
+import { limitRules } from '../../server/lib/limits';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
+import type { TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
+import { startTwoInstances } from './cluster-fixtures';
+import { makePair, match, newClientId } from './fixtures';
+
+const ready = (await hasPostgres()) && (await hasRedis());
+
+describe.skipIf(!ready)('safety live, on two instances', () => {
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let one: TestServer;
+  let two: TestServer;
+  let moderator: TestUser;
+  const open: ClientSocket[] = [];
+  const connectTo = async (server: TestServer, token: string) => {
+    const socket = await connect(server.url, token);
+    open.push(socket);
+    return socket;
+  };
+
+  beforeAll(async () => {
+    cluster = await startTwoInstances(REDIS_URL);
+    ({ one, two } = cluster);
+    moderator = await makeModerator(one);
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(() => cluster.close());
+
+  const endings: Array<[string, (pair: Awaited<ReturnType<typeof makePair>>) => Promise<void>]> = [
+    ['a block', async ({ a, b }) => void expect((await client(one.url).post(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204)],
+    [
+      'an unmatch',
+      async ({ b, conversationId }) =>
+        void expect((await client(two.url).delete(`/api/conversations/${conversationId}/`, { token: b.token })).status).toBe(204),
+    ],
+    [
+      'a report',
+      async ({ a, b }) =>
+        void expect((await client(one.url).post('/api/reports/', { token: a.token, json: { user_id: b.id, reason: 'harassment' } })).status).toBe(201),
+    ],
+    ['a ban', async ({ b }) => void (await banThroughModeration(one, moderator, b))],
+  ];
+
+  it.each(endings)('takes the conversation off both screens on every instance after %s', async (name, end) => {
+    const pair = await makePair(one);
+    // Ana has two tabs, one on each instance; Ben is on instance two.
+    const [anaOne, anaTwo, ben] = await Promise.all([
+      connectTo(one, pair.a.token),
+      connectTo(two, pair.a.token),
+      connectTo(two, pair.b.token),
+    ]);
+    // A banned Ben is signed out instead (his sockets dropped); his partner is told.
+    const banned = name === 'a ban';
+    const told = (banned ? [anaOne, anaTwo] : [anaOne, anaTwo, ben]).map((socket) => waitFor(socket, 'match:removed'));
+    const benDropped = banned ? waitForDisconnect(ben) : null;
+    await end(pair);
+    for (const payload of await Promise.all(told)) expect(payload).toEqual({ conversation_id: pair.conversationId });
+    if (benDropped) expect(await benDropped).toBe('io server disconnect');
+  });
+
+  it('answers every socket event about a hidden partner as about no conversation at all, and tells nobody', async () => {
+    const relations = ['stranger', 'blocked by me', 'blocked by them', 'unmatched by me', 'unmatched by them', 'banned', 'participant'] as const;
+    for (const relation of relations) {
+      const { a: me, b: them, conversationId } = await makePair(one, ['Me', 'Them']);
+      const actor = relation === 'stranger' ? await makeCompletedUser(one) : me;
+      const api = client(one.url);
+      if (relation === 'blocked by me') await api.post(`/api/users/${them.id}/block/`, { token: me.token });
+      if (relation === 'blocked by them') await api.post(`/api/users/${me.id}/block/`, { token: them.token });
+      if (relation === 'unmatched by me') await api.delete(`/api/conversations/${conversationId}/`, { token: me.token });
+      if (relation === 'unmatched by them') await api.delete(`/api/conversations/${conversationId}/`, { token: them.token });
+      if (relation === 'banned') await banThroughModeration(one, moderator, them);
+
+      const mine = await connectTo(one, actor.token);
+      const theirs = relation === 'banned' ? null : await connectTo(two, them.token);
+      const heard = theirs ? record(theirs) : [];
+      const allowed = relation === 'participant';
+      const expectAck = (ack: { ok: boolean; error?: { code: string } }, what: string) =>
+        allowed ? expect(ack.ok, what).toBe(true) : expect(ack, `${what} as ${relation}`).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+      const sent = await mine.emitWithAck('message:send', { conversation_id: conversationId, content: 'psst', client_id: newClientId() });
+      expectAck(sent, 'message:send');
+      expectAck(await mine.emitWithAck('typing', { conversation_id: conversationId }), 'typing');
+      expectAck(await mine.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: 1 }), 'message:read');
+      const online = await mine.emitWithAck('presence:list', {});
+      expect(online, relation).toEqual({ ok: true, online: allowed ? [them.id] : [] });
+      if (theirs) {
+        const theirView = await theirs.emitWithAck('presence:list', {});
+        expect(theirView, relation).toEqual({ ok: true, online: allowed ? [actor.id] : [] });
+        // A last event that does reach them, sent after all of the above: what came before it is all there is.
+        const marker = await makeCompletedUser(one);
+        const markerConversation = match(one, marker, them);
+        await waitFor(theirs, 'match:new', (payload) => payload.user.id === marker.id);
+        await markerConversation;
+        const fromActor = heard.filter(
+          ({ event, payload }) =>
+            event !== 'match:new' && JSON.stringify(payload).includes(`"conversation_id":${conversationId}`),
+        );
+        expect(fromActor.map(({ event }) => event).sort(), relation).toEqual(allowed ? ['message:new', 'message:read', 'typing'] : []);
+      }
+    }
+  });
+
+  it('stops relaying typing the moment a block lands, though the socket had the conversation cached', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const [aSocket, bSocket] = await Promise.all([connectTo(one, a.token), connectTo(two, b.token)]);
+    const typed = waitFor(bSocket, 'typing');
+    expect((await aSocket.emitWithAck('typing', { conversation_id: conversationId })).ok).toBe(true);
+    await typed;
+    const removed = waitFor(aSocket, 'match:removed');
+    expect((await client(two.url).post(`/api/users/${a.id}/block/`, { token: b.token })).status).toBe(204);
+    await removed;
+    expect(await aSocket.emitWithAck('typing', { conversation_id: conversationId })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+  });
+
+  it('drops a banned person’s sockets on the other instance and refuses them at the handshake', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const [banned, partner] = await Promise.all([connectTo(two, b.token), connectTo(one, a.token)]);
+    const dropped = waitForDisconnect(banned);
+    const partnerTold = waitFor(partner, 'match:removed');
+    await banThroughModeration(one, moderator, b);
+    expect(await dropped).toBe('io server disconnect');
+    expect(await partnerTold).toEqual({ conversation_id: conversationId });
+    await expect(connect(two.url, b.token)).rejects.toThrow('unauthorized');
+    expect(partner.connected).toBe(true);
+  });
+
+  it('holds the per-user send limit across REST and sockets on both instances', async () => {
+    const { a, conversationId } = await makePair(one);
+    const { max } = limitRules(one.config)['message:send'];
+    const socketOnTwo = await connectTo(two, a.token);
+    const half = Math.floor(max / 2);
+    for (let i = 0; i < half; i++) {
+      expect((await client(one.url).post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json: { content: `rest ${i}` } })).status).toBe(201);
+    }
+    const acks = await Promise.all(
+      Array.from({ length: max - half + 3 }, (_, i) =>
+        socketOnTwo.emitWithAck('message:send', { conversation_id: conversationId, content: `socket ${i}`, client_id: newClientId() }),
+      ),
+    );
+    expect(acks.filter((ack) => ack.ok)).toHaveLength(max - half);
+    expect(acks.filter((ack) => !ack.ok && ack.error.code === 'throttled')).toHaveLength(3);
+    const refused = await client(one.url).post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json: { content: 'no' } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it(`refuses a user's socket beyond ${MAX_SOCKETS_PER_USER} open at once, counted on every instance`, async () => {
+    const user = await makeCompletedUser(one);
+    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) await connectTo(i % 2 ? two : one, user.token);
+    for (const server of [one, two]) {
+      await expect(connect(server.url, user.token)).rejects.toThrow('too_many_connections');
+    }
+    // One closes: there is room again.
+    const leaving = open.find((socket) => socket.connected)!;
+    leaving.close();
+    await expect
+      .poll(async () => {
+        try {
+          open.push(await connect(two.url, user.token));
+          return true;
+        } catch {
+          return false;
+        }
+      })
+      .toBe(true);
+  });
+});

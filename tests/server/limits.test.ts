@@ -1,0 +1,164 @@
+/**
+ * SAFETY.md, "Limits on what one user can consume": each limit of the table refuses the attempt past
+ * it with a 429 and Retry-After, stores nothing for it, and counts per user, not per request path.
+ * JSON bodies are capped, and text that shows nothing is refused. (Sends, sockets at once and the
+ * limits across two instances: tests/realtime/safety.test.ts.)
+ */
+import { sql } from 'drizzle-orm';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
+import { loadConfig } from '../../server/config';
+import { limitRules } from '../../server/lib/limits';
+import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { startServer, type TestServer } from '../helpers/server';
+import { connect } from '../helpers/socket';
+import { makePair, newClientId } from '../realtime/fixtures';
+
+const THROTTLED = /^Request was throttled\. Expected available in \d+ seconds\.$/;
+
+describe('per-user limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  const rules = () => limitRules(server.config);
+  const count = async (query: ReturnType<typeof sql>) => Number(rowsOf<{ n: number }>(await server.app.db.execute(query))[0]!.n);
+
+  const expectThrottled = (response: { status: number; body: { detail?: string }; headers: Headers }) => {
+    expect(response.status).toBe(429);
+    expect(response.body.detail).toMatch(THROTTLED);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  };
+
+  it('multiplies every limit by RATE_LIMIT_MULTIPLIER, for benchmarks', () => {
+    const scaled = limitRules(loadConfig({ RATE_LIMIT_MULTIPLIER: '1000' }));
+    const plain = limitRules(loadConfig({}));
+    expect(scaled['message:send']).toEqual({ max: plain['message:send'].max * 1000, windowMs: plain['message:send'].windowMs });
+    expect(scaled.report.max).toBe(10_000);
+    expect(limitRules(loadConfig({ RATE_LIMIT_MULTIPLIER: 'lots' }))).toEqual(plain);
+  });
+
+  it('allows 120 reactions a minute, and stores nothing past them', async () => {
+    const { max, windowMs } = rules().reaction;
+    expect([max, windowMs]).toEqual([120, 60_000]);
+    const me = await makeCompletedUser(server);
+    const other = await makeCompletedUser(server);
+    for (let i = 0; i < max; i++) {
+      const reply = await api().post('/api/matching/', { token: me.token, json: { response: i % 2 ? 'skip' : 'dislike', other: other.id } });
+      expect(reply.status).toBe(200);
+    }
+    const refused = await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: other.id } });
+    expectThrottled(refused);
+    expect(await count(sql`select count(*) as n from reactions where from_user_id = ${me.id} and kind = 'like'`)).toBe(0);
+    // Someone else's reactions are theirs to spend.
+    expect((await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: me.id } })).status).toBe(200);
+  });
+
+  it('allows 300 profile views an hour', async () => {
+    const { max, windowMs } = rules()['profile:view'];
+    expect([max, windowMs]).toEqual([300, 3_600_000]);
+    const me = await makeCompletedUser(server);
+    const other = await makeCompletedUser(server);
+    for (let i = 0; i < max; i++) {
+      // Missing ids count too: the limit is what makes ids not worth scraping.
+      const path = i % 3 ? `/api/users/${other.id}/profile/` : `/api/users/${900_000 + i}/profile/`;
+      expect([200, 404]).toContain((await api().get(path, { token: me.token })).status);
+    }
+    expectThrottled(await api().get(`/api/users/${other.id}/profile/`, { token: me.token }));
+  });
+
+  it('allows 60 uploads an hour, and keeps no file past them', async () => {
+    const { max } = rules().upload;
+    expect(max).toBe(60);
+    const me = await makeUser(server);
+    const png = await imageBytes('png', { width: 8, height: 8 });
+    const upload = () => {
+      const form = new FormData();
+      form.append('file', new Blob([png], { type: 'image/png' }), 'a.png');
+      return fetch(`${server.url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${me.token}` }, body: form });
+    };
+    for (let i = 0; i < max; i++) expect((await upload()).status).toBe(201);
+    const refused = await upload();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await count(sql`select count(*) as n from uploads where owner_id = ${me.id}`)).toBe(max);
+  });
+
+  it('allows 10 reports a day', async () => {
+    const { max, windowMs } = rules().report;
+    expect([max, windowMs]).toEqual([10, 86_400_000]);
+    const me = await makeCompletedUser(server);
+    const people = await Promise.all(Array.from({ length: max + 1 }, () => makeCompletedUser(server)));
+    for (const person of people.slice(0, max)) {
+      expect((await api().post('/api/reports/', { token: me.token, json: { user_id: person.id, reason: 'spam' } })).status).toBe(201);
+    }
+    expectThrottled(await api().post('/api/reports/', { token: me.token, json: { user_id: people[max]!.id, reason: 'spam' } }));
+    expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
+  });
+});
+
+describe('body caps and text that shows nothing', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  const INVISIBLE = [' ', '\u200b\u200c\u200d', '\u202e\u202c', '\u2066\u2069', '\ufeff\u00ad', '\t\n\u200f'];
+
+  it('caps JSON bodies at 64 KB, except the profile save, which carries its photos', async () => {
+    const { a, conversationId } = await makePair(server);
+    const tooBig = await api().post(`/api/conversations/${conversationId}/messages/`, {
+      token: a.token,
+      json: { content: 'x'.repeat(70 * 1024) },
+    });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toEqual({ detail: 'Request body is too large.' });
+    // A profile with a photo of some 270 KB (noise does not compress) as a data: URI still saves.
+    const noise = Buffer.alloc(300 * 300 * 3).map(() => Math.floor(Math.random() * 256));
+    const big = await sharp(noise, { raw: { width: 300, height: 300, channels: 3 } }).png().toBuffer();
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    const saved = await api().put('/api/users/me/profile/', {
+      token: a.token,
+      json: await validProfile({ image: `data:image/png;base64,${big.toString('base64')}` }),
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  });
+
+  it('refuses names, bios, messages and report details made only of white space and invisible characters', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const socket = await connect(server.url, a.token);
+    try {
+      for (const blank of INVISIBLE) {
+        const register = await api().post('/api/auth/register/', {
+          json: { first_name: blank, last_name: blank, username: `blank-${Math.random()}@example.com`, password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' },
+        });
+        expect(register.status).toBe(400);
+        expect(register.body).toMatchObject({ first_name: ['This field may not be blank.'], last_name: ['This field may not be blank.'] });
+
+        const profile = await api().put('/api/users/me/profile/', { token: a.token, json: await validProfile({ name: blank, bio: blank }) });
+        expect(profile.body).toMatchObject({ name: ['This field may not be blank.'], bio: ['This field may not be blank.'] });
+
+        const rest = await api().post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json: { content: blank } });
+        expect(rest.body).toEqual({ content: ['This field may not be blank.'] });
+        const ack = await socket.emitWithAck('message:send', { conversation_id: conversationId, content: blank, client_id: newClientId() });
+        expect(ack).toMatchObject({ ok: false, error: { code: 'validation', fields: { content: ['This field may not be blank.'] } } });
+      }
+      const report = await api().post('/api/reports/', { token: a.token, json: { user_id: b.id, reason: 'other', details: '\u200b' } });
+      expect(report.body).toEqual({ details: ['This field may not be blank.'] });
+      // Text with something visible among the invisible passes, as typed.
+      const kept = await api().post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json: { content: '\u200bhi\u200b' } });
+      expect(kept.status).toBe(201);
+      expect(kept.body.content).toBe('\u200bhi\u200b');
+    } finally {
+      socket.close();
+    }
+  });
+});

@@ -1,0 +1,485 @@
+/**
+ * SAFETY.md over real HTTP: the one visibility rule at every route that touches another person or a
+ * conversation (an access matrix), block, unmatch, report with its snapshot, and moderation.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
+import { rowsOf } from '../../server/db/client';
+import { users } from '../../server/db/schema';
+import { purgeEndedConversations } from '../../server/features/safety/service';
+import { admin } from '../../scripts/admin';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const NOT_FOUND = { detail: 'Not found.' };
+const ANONYMOUS = { detail: 'Authentication credentials were not provided.' };
+
+const RELATIONS = [
+  'anonymous',
+  'stranger',
+  'blocked by me',
+  'blocked by them',
+  'unmatched by me',
+  'unmatched by them',
+  'banned',
+  'participant',
+] as const;
+type Relation = (typeof RELATIONS)[number];
+
+/** Me (null when signed out), them, and a conversation: theirs with me, or (for a stranger) with someone else. */
+interface Scene {
+  me: TestUser | null;
+  them: TestUser;
+  conversationId: number;
+}
+
+describe.each(backends)('safety on %s', (backend) => {
+  let server: TestServer;
+  let moderator: TestUser;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+    moderator = await makeModerator(server);
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  const as = (user: TestUser | null) => (user ? { token: user.token } : {});
+
+  async function matched(names: [string, string] = ['Ana', 'Ben']) {
+    const a = await makeCompletedUser(server, { name: names[0] }, { firstName: names[0] });
+    const b = await makeCompletedUser(server, { name: names[1] }, { firstName: names[1] });
+    await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const done = await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
+    expect(done.body.match).toBe(true);
+    return { a, b, conversationId: done.body.conversation_id as number };
+  }
+
+  async function scene(relation: Relation): Promise<Scene> {
+    const { a: me, b: them, conversationId } = await matched(['Me', 'Them']);
+    switch (relation) {
+      case 'anonymous':
+        return { me: null, them, conversationId };
+      case 'stranger':
+        return { me: await makeCompletedUser(server), them, conversationId };
+      case 'blocked by me':
+        expect((await api().post(`/api/users/${them.id}/block/`, { token: me.token })).status).toBe(204);
+        break;
+      case 'blocked by them':
+        expect((await api().post(`/api/users/${me.id}/block/`, { token: them.token })).status).toBe(204);
+        break;
+      case 'unmatched by me':
+        expect((await api().delete(`/api/conversations/${conversationId}/`, { token: me.token })).status).toBe(204);
+        break;
+      case 'unmatched by them':
+        expect((await api().delete(`/api/conversations/${conversationId}/`, { token: them.token })).status).toBe(204);
+        break;
+      case 'banned':
+        await banThroughModeration(server, moderator, them);
+        break;
+      case 'participant':
+        break;
+    }
+    return { me, them, conversationId };
+  }
+
+  /** What each relation gets: the participant's (or, for a person, anyone's who may see them) answer, else 404. */
+  const only = (allowed: Relation[], ok: number) => (relation: Relation) =>
+    relation === 'anonymous' ? 401 : allowed.includes(relation) ? ok : 404;
+
+  const routes: Array<{
+    name: string;
+    call: (scene: Scene) => ReturnType<ReturnType<typeof api>['get']>;
+    expected: (relation: Relation) => number;
+  }> = [
+    {
+      name: 'GET /api/users/{id}/profile/',
+      call: ({ me, them }) => api().get(`/api/users/${them.id}/profile/`, as(me)),
+      expected: only(['stranger', 'participant'], 200),
+    },
+    {
+      name: 'POST /api/matching/',
+      call: ({ me, them }) => api().post('/api/matching/', { ...as(me), json: { response: 'like', other: them.id } }),
+      expected: only(['stranger', 'participant'], 200),
+    },
+    {
+      name: 'GET /api/conversations/{id}/',
+      call: ({ me, conversationId }) => api().get(`/api/conversations/${conversationId}/`, as(me)),
+      expected: only(['participant'], 200),
+    },
+    {
+      name: 'GET /api/conversations/{id}/messages/',
+      call: ({ me, conversationId }) => api().get(`/api/conversations/${conversationId}/messages/`, as(me)),
+      expected: only(['participant'], 200),
+    },
+    {
+      name: 'POST /api/conversations/{id}/messages/',
+      call: ({ me, conversationId }) =>
+        api().post(`/api/conversations/${conversationId}/messages/`, { ...as(me), json: { content: 'hello?' } }),
+      expected: only(['participant'], 201),
+    },
+    {
+      name: 'POST /api/users/{id}/block/',
+      call: ({ me, them }) => api().post(`/api/users/${them.id}/block/`, as(me)),
+      // Blocking again is a no-op (204); someone already hidden is as unknown as a missing id.
+      expected: only(['stranger', 'participant', 'blocked by me'], 204),
+    },
+    {
+      name: 'DELETE /api/conversations/{id}/',
+      call: ({ me, conversationId }) => api().delete(`/api/conversations/${conversationId}/`, as(me)),
+      expected: only(['participant'], 204),
+    },
+  ];
+
+  it('lets only whom the visibility rule allows through every route that touches a person or a conversation', async () => {
+    const failures: string[] = [];
+    for (const route of routes) {
+      for (const relation of RELATIONS) {
+        // A fresh scene per cell: some of these calls change what the next would see.
+        const current = await scene(relation);
+        const response = await route.call(current);
+        const expected = route.expected(relation);
+        if (response.status !== expected) {
+          failures.push(`${route.name} as ${relation}: ${response.status} ${JSON.stringify(response.body)}, expected ${expected}`);
+          continue;
+        }
+        if (expected === 401) expect(response.body).toEqual(ANONYMOUS);
+        // The same answer as an id that never existed: nobody learns why.
+        if (expected === 404) expect(response.body).toEqual(NOT_FOUND);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('shows a conversation in the lists only while both may use it', async () => {
+    for (const relation of RELATIONS) {
+      const { me, conversationId } = await scene(relation);
+      if (!me) {
+        expect((await api().get('/api/conversations/empty/')).status).toBe(401);
+        continue;
+      }
+      const listed = [];
+      for (const kind of ['empty', 'started']) {
+        const page = await api().get(`/api/conversations/${kind}/`, { token: me.token });
+        expect(page.status).toBe(200);
+        listed.push(...page.body.results.map((row: { id: number }) => row.id));
+      }
+      expect(listed.includes(conversationId), relation).toBe(relation === 'participant');
+    }
+  });
+
+  it('keeps hidden people out of the deck, both ways', async () => {
+    // An age band of this test's own: the deck holds exactly these people.
+    const band = { min_matching_age: 91, max_matching_age: 92, genders_to_match: ['male', 'female', 'non_binary'] as never };
+    const viewer = await makeCompletedUser(server, { ...band, date_of_birth: birthDateForAge(91) });
+    const [visible, blockedByViewer, blockedViewer, banned] = await Promise.all(
+      [0, 1, 2, 3].map(() => makeCompletedUser(server, { ...band, date_of_birth: birthDateForAge(92) })),
+    );
+    const deck = async (user: TestUser) =>
+      (await api().get('/api/users/matching-profiles/?limit=100', { token: user.token })).body.results.map(
+        (card: { id: number }) => card.id,
+      );
+    expect(new Set(await deck(viewer))).toEqual(new Set([visible!.id, blockedByViewer!.id, blockedViewer!.id, banned!.id]));
+    await api().post(`/api/users/${blockedByViewer!.id}/block/`, { token: viewer.token });
+    await api().post(`/api/users/${viewer.id}/block/`, { token: blockedViewer!.token });
+    await banThroughModeration(server, moderator, banned!);
+    expect(await deck(viewer)).toEqual([visible!.id]);
+    expect(await deck(blockedByViewer!)).not.toContain(viewer.id);
+    expect(await deck(blockedViewer!)).not.toContain(viewer.id);
+  });
+
+  it('blocks two ways at once, lists blocks newest first, and an unblock does not bring the match back', async () => {
+    const { a, b, conversationId } = await matched();
+    const c = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });
+    expect((await api().post(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+    expect((await api().post(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+    expect((await api().post(`/api/users/${c.id}/block/`, { token: a.token })).status).toBe(204);
+    // Both sides lose the conversation and each other.
+    for (const [me, them] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      expect((await api().get(`/api/users/${them.id}/profile/`, { token: me.token })).status).toBe(404);
+      expect((await api().get(`/api/conversations/${conversationId}/`, { token: me.token })).status).toBe(404);
+    }
+    const blocks = await api().get('/api/users/me/blocks/', { token: a.token });
+    expect(blocks.status).toBe(200);
+    expect(blocks.body.results.map((row: { id: number; name: string }) => [row.id, row.name])).toEqual([
+      [c.id, 'Cleo'],
+      [b.id, 'Ben'],
+    ]);
+    expect(blocks.body.results[0].blocked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // Paged with a sealed cursor.
+    const first = await api().get('/api/users/me/blocks/?limit=1', { token: a.token });
+    const second = await api().get(`/api/users/me/blocks/?limit=1&cursor=${first.body.next}`, { token: a.token });
+    expect(second.body.results.map((row: { id: number }) => row.id)).toEqual([b.id]);
+    expect(second.body.next).toBeNull();
+    expect((await api().get('/api/users/me/blocks/?cursor=AAAA', { token: a.token })).status).toBe(400);
+    // The blocked person sees no list entry of someone else's.
+    expect((await api().get('/api/users/me/blocks/', { token: b.token })).body.results).toEqual([]);
+
+    expect((await api().delete(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+    expect((await api().delete(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+    expect((await api().get(`/api/users/${b.id}/profile/`, { token: a.token })).status).toBe(200);
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: a.token })).status).toBe(404);
+    const again = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    expect(again.body).toEqual({ match: false, conversation_id: null });
+
+    expect((await api().post(`/api/users/${a.id}/block/`, { token: a.token })).status).toBe(400);
+    expect((await api().post('/api/users/999999/block/', { token: a.token })).body).toEqual(NOT_FOUND);
+    expect((await api().post('/api/users/me/block/', { token: a.token })).status).toBe(404);
+  });
+
+  it('unmatches for both for good: a dislike is recorded, and a new like never matches them again', async () => {
+    const { a, b, conversationId } = await matched();
+    expect((await api().delete(`/api/conversations/${conversationId}/`, { token: b.token })).status).toBe(204);
+    expect((await api().delete(`/api/conversations/${conversationId}/`, { token: b.token })).status).toBe(404);
+    for (const [me, them] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      expect((await api().get(`/api/users/${them.id}/profile/`, { token: me.token })).status).toBe(404);
+      const like = await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: them.id } });
+      expect(like.status).toBe(404);
+    }
+    // Read straight from the table: no route shows one's reactions.
+    const [reaction] = rowsOf<{ kind: string }>(
+      await server.app.db.execute(sql`select kind from reactions where from_user_id = ${b.id} and to_user_id = ${a.id}`),
+    );
+    expect(reaction?.kind).toBe('dislike');
+  });
+
+  it('reports with a snapshot of the profile and the last 50 messages, blocks, and adds a second report to the first', async () => {
+    const { a: reporter, b: reported, conversationId } = await matched(['Rita', 'Rob']);
+    for (let i = 1; i <= REPORT_SNAPSHOT_MESSAGES + 5; i += 1) {
+      const from = i % 2 ? reported : reporter;
+      await server.app.db.execute(
+        sql`insert into messages (conversation_id, sender_id, content) values (${conversationId}, ${from.id}, ${`line ${i}`})`,
+      );
+    }
+    const first = await api().post('/api/reports/', {
+      token: reporter.token,
+      json: { user_id: reported.id, reason: 'harassment', details: 'Kept writing after I said no.', conversation_id: conversationId },
+    });
+    expect(first.status).toBe(201);
+    // The reporter never sees them again, and their conversation is gone for both.
+    expect((await api().get(`/api/users/${reported.id}/profile/`, { token: reporter.token })).status).toBe(404);
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: reported.token })).status).toBe(404);
+
+    // What they show now does not change what the moderator sees.
+    await api().put('/api/users/me/profile/', {
+      token: reported.token,
+      json: await validProfile({ name: 'Someone Else', bio: 'Changed' }),
+    });
+
+    const second = await api().post('/api/reports/', {
+      token: reporter.token,
+      json: { user_id: reported.id, reason: 'spam', details: 'And links.' },
+    });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ id: first.body.id });
+
+    const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({
+      id: first.body.id,
+      reason: 'harassment',
+      details: 'Kept writing after I said no.',
+      status: 'open',
+      reporter: { id: reporter.id, name: 'Rita' },
+      reported: { id: reported.id, report_count: 1 },
+      conversation_id: conversationId,
+      additions: [{ reason: 'spam', details: 'And links.' }],
+      resolution: null,
+    });
+    const { profile, messages } = detail.body.snapshot;
+    expect(profile).toMatchObject({ name: 'Rob', bio: 'Here for the music.', age: 28, gender: 'female' });
+    expect(profile.photos).toHaveLength(1);
+    expect(messages).toHaveLength(REPORT_SNAPSHOT_MESSAGES);
+    expect(messages[0].content).toBe('line 6');
+    expect(messages.at(-1).content).toBe(`line ${REPORT_SNAPSHOT_MESSAGES + 5}`);
+
+    // The photo copy is the moderator's only, and not a public /media/ file.
+    const photoPath = profile.photos[0] as string;
+    expect(photoPath).toMatch(/^\/api\/moderation\/reports\/\d+\/photos\/0\/$/);
+    const photo = await fetch(`${server.url}${photoPath}`, { headers: { authorization: `Token ${moderator.token}` } });
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get('content-type')).toBe('image/webp');
+    expect(photo.headers.get('cache-control')).toBe('private, no-store');
+    expect((await api().get(photoPath, { token: reporter.token })).status).toBe(404);
+
+    // Never told: nothing in the reported person's own view says so.
+    expect((await api().get('/api/users/me/', { token: reported.token })).status).toBe(200);
+  });
+
+  it('refuses reports of oneself or of nobody, and a reason or details that are not allowed', async () => {
+    const me = await makeCompletedUser(server);
+    const other = await makeCompletedUser(server);
+    const post = (json: unknown) => api().post('/api/reports/', { token: me.token, json });
+    expect((await post({ user_id: me.id, reason: 'spam' })).status).toBe(400);
+    expect((await post({ user_id: 999_999, reason: 'spam' })).body).toEqual(NOT_FOUND);
+    expect((await post({ user_id: other.id, reason: 'bad vibes' })).body).toHaveProperty('reason');
+    expect((await post({ user_id: other.id, reason: 'other', details: 'x'.repeat(1001) })).body).toHaveProperty('details');
+    expect((await post({ user_id: other.id, reason: 'other', details: ' \u200b\u202e\u2066 ' })).body).toEqual({
+      details: ['This field may not be blank.'],
+    });
+    expect((await post({ user_id: other.id, reason: 'other', details: 'fine' })).status).toBe(201);
+  });
+
+  it('runs the queue for moderators only: oldest open first, a ban or a dismissal, and unban by the admin command', async () => {
+    const nobody = await makeUser(server);
+    expect((await api().get('/api/moderation/reports/', { token: nobody.token })).body).toEqual(NOT_FOUND);
+    expect((await api().get('/api/users/me/', { token: nobody.token })).body.is_moderator).toBe(false);
+    expect((await api().get('/api/users/me/', { token: moderator.token })).body.is_moderator).toBe(true);
+    expect((await api().get('/api/moderation/reports/')).status).toBe(401);
+
+    const [troll, innocent, reporter] = await Promise.all([
+      makeCompletedUser(server, { name: 'Troll' }, { firstName: 'Troll' }),
+      makeCompletedUser(server, { name: 'Innocent' }),
+      makeCompletedUser(server),
+    ]);
+    const trollReport = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'spam' } });
+    const other = await makeCompletedUser(server);
+    const trollAgain = await api().post('/api/reports/', { token: other.token, json: { user_id: troll.id, reason: 'fake_profile' } });
+    const innocentReport = await api().post('/api/reports/', { token: reporter.token, json: { user_id: innocent.id, reason: 'other' } });
+
+    const queue = await api().get('/api/moderation/reports/?status=open&limit=100', { token: moderator.token });
+    expect(queue.status).toBe(200);
+    const ids = queue.body.results.map((row: { id: number }) => row.id);
+    expect(ids.indexOf(trollReport.body.id)).toBeLessThan(ids.indexOf(trollAgain.body.id));
+    expect(ids.indexOf(trollAgain.body.id)).toBeLessThan(ids.indexOf(innocentReport.body.id));
+    expect(queue.body.results.find((row: { id: number }) => row.id === trollAgain.body.id).reported).toEqual({
+      id: troll.id,
+      name: 'Troll',
+      report_count: 2,
+    });
+
+    const dismissed = await api().post(`/api/moderation/reports/${innocentReport.body.id}/resolve/`, {
+      token: moderator.token,
+      json: { action: 'dismiss', note: 'Nothing wrong.' },
+    });
+    expect(dismissed.status).toBe(200);
+    expect(dismissed.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Nothing wrong.' });
+    expect(dismissed.body.snapshot.profile.photos).toEqual([]);
+    expect((await api().post('/api/auth/', { json: { username: innocent.email, password: innocent.password } })).status).toBe(200);
+
+    const banned = await api().post(`/api/moderation/reports/${trollReport.body.id}/resolve/`, {
+      token: moderator.token,
+      json: { action: 'ban' },
+    });
+    expect(banned.body).toMatchObject({ status: 'resolved', resolution: 'ban' });
+    expect(
+      (await api().post(`/api/moderation/reports/${trollReport.body.id}/resolve/`, { token: moderator.token, json: { action: 'dismiss' } }))
+        .status,
+    ).toBe(409);
+    // Every other open report about them is resolved with the ban.
+    expect((await api().get(`/api/moderation/reports/${trollAgain.body.id}/`, { token: moderator.token })).body).toMatchObject({
+      status: 'resolved',
+      resolution: 'ban',
+    });
+    const resolved = await api().get('/api/moderation/reports/?status=resolved&limit=100', { token: moderator.token });
+    expect(resolved.body.results.map((row: { id: number }) => row.id)).toEqual(
+      expect.arrayContaining([trollReport.body.id, trollAgain.body.id, innocentReport.body.id]),
+    );
+
+    // Signed out everywhere and refused at the door.
+    expect((await api().get('/api/users/me/', { token: troll.token })).status).toBe(401);
+    const login = await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } });
+    expect(login.status).toBe(403);
+    expect(login.body).toEqual({ detail: 'This account has been suspended.' });
+    expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
+
+    // The admin command lifts it; it needs the database this server holds, which for PostgreSQL is shared.
+    if (backend === 'postgres') {
+      const lines: string[] = [];
+      const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+      expect(await admin(['unban', troll.email.toUpperCase()], { DATABASE_URL: server.config.databaseUrl! }, out as never)).toBe(0);
+      expect(lines).toEqual([`${troll.email} is no longer banned.`]);
+    } else {
+      await server.app.db.update(users).set({ bannedAt: null }).where(eq(users.id, troll.id));
+    }
+    expect((await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } })).status).toBe(200);
+    // Seen again by someone unrelated; the reporters keep the block their reports made.
+    const bystander = await makeCompletedUser(server);
+    expect((await api().get(`/api/users/${troll.id}/profile/`, { token: bystander.token })).status).toBe(200);
+    expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
+  });
+
+  it('refuses bad moderation input with 4xx', async () => {
+    const post = (path: string, json: unknown) => api().post(path, { token: moderator.token, json });
+    expect((await post('/api/moderation/reports/999999/resolve/', { action: 'dismiss' })).body).toEqual(NOT_FOUND);
+    const someone = await makeCompletedUser(server);
+    const reporter = await makeCompletedUser(server);
+    const made = await api().post('/api/reports/', { token: reporter.token, json: { user_id: someone.id, reason: 'spam' } });
+    expect((await post(`/api/moderation/reports/${made.body.id}/resolve/`, { action: 'delete' })).body).toHaveProperty('action');
+    expect((await post(`/api/moderation/reports/${made.body.id}/resolve/`, { action: 'dismiss', note: 'x'.repeat(1001) })).status).toBe(400);
+    expect((await api().get('/api/moderation/reports/?status=closed', { token: moderator.token })).body).toHaveProperty('status');
+    expect((await api().get('/api/moderation/reports/?cursor=AAAA', { token: moderator.token })).body).toEqual({
+      cursor: ['Invalid cursor.'],
+    });
+    expect((await api().get(`/api/moderation/reports/${made.body.id}/photos/9/`, { token: moderator.token })).status).toBe(404);
+  });
+});
+
+describe('the admin command', () => {
+  it('says how to use it, and that the embedded database must be free', async () => {
+    const lines: string[] = [];
+    const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    expect(await admin(['promote', 'x@example.com'], {}, out as never)).toBe(2);
+    expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>$/);
+
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-admin-'));
+    const server = await startServer({ backend: 'pglite', dataDir, config: { inMemoryDatabase: false } });
+    try {
+      const user = await makeUser(server);
+      expect(await admin(['grant-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(1);
+      expect(lines.pop()).toMatch(/in use by a running server \(pid \d+\)\.\nStop the server first/);
+      await server.close();
+      expect(await admin(['grant-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(0);
+      expect(lines.pop()).toBe(`${user.email} is now a moderator.`);
+      expect(await admin(['revoke-moderator', 'nobody@example.com'], { DATA_DIR: dataDir }, out as never)).toBe(1);
+      expect(lines.pop()).toBe('No account with the e-mail nobody@example.com.');
+    } finally {
+      await server.close().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.each(backends)('the purge of ended conversations on %s', (backend) => {
+  it('deletes the messages of conversations ended before the cutoff, and nothing else', async () => {
+    const server = await startServer({ backend });
+    try {
+      const api = client(server.url);
+      const pairs = [];
+      for (let i = 0; i < 3; i++) {
+        const a = await makeCompletedUser(server);
+        const b = await makeCompletedUser(server);
+        await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+        const matchedPair = await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
+        const id = matchedPair.body.conversation_id as number;
+        await api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'hello' } });
+        pairs.push({ a, b, id });
+      }
+      const [old, recent, live] = pairs as [(typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0]];
+      await api.delete(`/api/conversations/${old.id}/`, { token: old.a.token });
+      await api.delete(`/api/conversations/${recent.id}/`, { token: recent.a.token });
+      const cutoff = new Date(Date.now() + 60_000);
+      // The cutoff moves, not the rows: `old` ended before it, `recent` is made to end after it.
+      await server.app.db.execute(sql`update conversations set ended_at = ${new Date(cutoff.getTime() + 60_000).toISOString()}::timestamptz where id = ${recent.id}`);
+      expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(1);
+      const left = async (id: number) =>
+        Number(rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${id}`))[0]!.n);
+      expect([await left(old.id), await left(recent.id), await left(live.id)]).toEqual([0, 1, 1]);
+      // The pair stays unmatched for good.
+      expect((await api.get(`/api/users/${old.b.id}/profile/`, { token: old.a.token })).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
