@@ -28,7 +28,8 @@ import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { connect, waitForDisconnect } from '../helpers/socket';
+import { makeModerator } from '../helpers/safety';
+import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
 
 
@@ -147,6 +148,44 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     // The e-mail is free again.
     const again = await makeUser(server, { email: leaving.email });
     expect(again.id).not.toBe(id);
+  });
+
+  it('tells partners at once (match:removed) and leaves reports about the user, with their snapshot, to moderators', async () => {
+    const leaving = await makeCompletedUser(server, { name: 'Reported', bio: 'Something to judge' });
+    const partner = await makeCompletedUser(server, { name: 'Partner' });
+    const reporter = await makeCompletedUser(server, { name: 'Reporter' });
+    const moderator = await makeModerator(server);
+    const conversationId = await match(server, leaving, partner);
+    expect(
+      (await api().post(`/api/conversations/${conversationId}/messages/`, { token: leaving.token, json: { content: 'evidence' } })).status,
+    ).toBe(201);
+    const reported = await api().post('/api/reports/', {
+      token: reporter.token,
+      json: { user_id: leaving.id, reason: 'fake_profile', details: 'Not who they say' },
+    });
+    expect(reported.status, JSON.stringify(reported.body)).toBe(201);
+    const before = await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token });
+    expect(before.status).toBe(200);
+
+    const partnerSocket = await connect(server.url, partner.token);
+    const removed = waitFor(partnerSocket, 'match:removed', (payload) => payload.conversation_id === conversationId);
+    expect((await remove(leaving.token, { password: leaving.password })).status).toBe(204);
+    expect(await removed).toEqual({ conversation_id: conversationId });
+    partnerSocket.close();
+
+    const after = await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.snapshot).toEqual(before.body.snapshot);
+    expect(after.body.snapshot.profile).toMatchObject({ name: 'Reported', bio: 'Something to judge' });
+    expect(after.body).toMatchObject({ reason: 'fake_profile', details: 'Not who they say', status: 'open' });
+    // The photo copy kept with the report outlives the user's own photo files.
+    const photo = await fetch(`${server.url}/api/moderation/reports/${reported.body.id}/photos/0/`, {
+      headers: { authorization: `Token ${moderator.token}` },
+    });
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get('content-type')).toBe('image/webp');
+    const queue = await api().get('/api/moderation/reports/?status=open', { token: moderator.token });
+    expect(queue.body.results.map((row: { id: number }) => row.id)).toContain(reported.body.id);
   });
 
   it('lets an account without a password confirm by typing DELETE', async () => {

@@ -2,9 +2,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents } from '../../server/db/schema';
 import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
-import { makeUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { match } from '../realtime/fixtures';
 
 const EVENTS = '/api/analytics/events/';
 
@@ -84,6 +86,83 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
       expect(sent).not.toContain('Zelda');
       expect(sent).not.toContain('127.0.0.1');
       expect(event.properties.$geoip_disable).toBe(true);
+    }
+  });
+});
+
+describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  const api = () => client(server.url);
+  const summary = (token: string | undefined, query = '') => api().get(`/api/analytics/summary/${query}`, { token });
+
+  it('counts sign-ups, logins, active users, matches and messages per UTC day, zeros included', async () => {
+    const moderator = await makeModerator(server);
+    type Day = { date: string; signups: number; logins: number; active_users: number; matches: number; messages: number };
+    const METRICS = ['signups', 'logins', 'active_users', 'matches', 'messages'] as const;
+    // Sums over the window: the same whether or not a UTC midnight falls within the test.
+    const totals = (days: Day[]) => Object.fromEntries(METRICS.map((metric) => [metric, days.reduce((sum, day) => sum + day[metric], 0)]));
+    const before = totals((await summary(moderator.token)).body.days);
+    const firstDay = new Date().toISOString().slice(0, 10);
+
+    const a = await makeCompletedUser(server, { name: 'Ana' });
+    const b = await makeCompletedUser(server, { name: 'Ben' });
+    await match(server, a, b);
+    for (const [user, name] of [
+      [a, 'user_logged_in'],
+      [a, 'message_sent'],
+      [a, 'message_sent'],
+      [b, 'app_opened'],
+    ] as const) {
+      expect((await api().post(EVENTS, { token: user.token, json: { name } })).status).toBe(204);
+    }
+
+    const utcToday = () => new Date().toISOString().slice(0, 10);
+    const startedOn = utcToday();
+    const response = await summary(moderator.token);
+    const endedOn = utcToday();
+    expect(response.status).toBe(200);
+    const days = response.body.days as Array<Record<string, number | string>>;
+    expect(days).toHaveLength(30);
+    const last = days.at(-1)!;
+    // "Today" is the server's UTC date (the two differ only across midnight).
+    expect([startedOn, endedOn]).toContain(last.date);
+    // Consecutive days, oldest first.
+    const lastMs = Date.parse(`${String(last.date)}T00:00:00Z`);
+    const expected = Array.from({ length: 30 }, (_, i) => new Date(lastMs - (29 - i) * 86_400_000).toISOString().slice(0, 10));
+    expect(days.map((day) => day.date)).toEqual(expected);
+    const after = totals(days as Day[]);
+    expect(after).toMatchObject({
+      signups: before.signups! + 2,
+      logins: before.logins! + 1,
+      matches: before.matches! + 1,
+      messages: before.messages! + 2,
+    });
+    // Ana and Ben were active today: two more (a user active on two days counts on each).
+    if (firstDay === endedOn) expect(after.active_users).toBe(before.active_users! + 2);
+    else expect(after.active_users).toBeGreaterThanOrEqual(before.active_users! + 2);
+    // Days without activity are there, as zeros: this fresh database has none before yesterday.
+    for (const day of days.slice(0, 28)) expect(day).toEqual({ date: day.date, signups: 0, logins: 0, active_users: 0, matches: 0, messages: 0 });
+
+    const week = await summary(moderator.token, '?days=7');
+    expect(week.body.days).toHaveLength(7);
+  });
+
+  it('is for moderators only: anyone else finds nothing (404), signed out is 401, bad days are 400', async () => {
+    const user = await makeUser(server);
+    const moderator = await makeModerator(server);
+    expect((await summary(undefined)).status).toBe(401);
+    const hidden = await summary(user.token);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ detail: 'Not found.' });
+    for (const days of ['0', '366', 'abc', '1.5']) {
+      const response = await summary(moderator.token, `?days=${days}`);
+      expect(response.status, days).toBe(400);
+      expect(Object.keys(response.body)).toEqual(['days']);
     }
   });
 });

@@ -5,6 +5,7 @@ import { type Db, rowsOf } from '../../db/client';
 import { conversations, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { photosShown } from '../media/service';
+import type { EndedConversation } from '../safety/service';
 import type { MediaStore } from '../media/store';
 import { checkPassword } from './service';
 
@@ -32,8 +33,8 @@ export async function subscriptionOf(db: Db, userId: number): Promise<string | n
 }
 
 export interface DeletedAccount {
-  /** Each conversation the account had, with the partner who must be told it is gone. */
-  conversations: Array<{ conversationId: number; partnerId: number }>;
+  /** Each conversation the account had (open or ended): both people are told it is gone. */
+  conversations: EndedConversation[];
   /** Photo files to remove once the rows are gone. */
   photoKeys: string[];
 }
@@ -41,7 +42,8 @@ export interface DeletedAccount {
 /**
  * Deletes the account row in one transaction; the schema's cascades take the rest with it: tokens,
  * profile, uploads' rows, reactions, blocks, conversations and every message in them, checkouts,
- * e-mail links. Analytics keep their counts without the user id. The e-mail is free again at once.
+ * e-mail links. Reports about the user (and by them) keep their snapshot for moderators, without the
+ * user id; analytics keep their counts the same way. The e-mail is free again at once.
  * Answers what the caller still has to do outside the database (files, sockets).
  */
 export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
@@ -56,7 +58,7 @@ export async function deleteAccount(db: Db, userId: number): Promise<DeletedAcco
     const photos = await tx.select({ key: uploads.key }).from(uploads).where(eq(uploads.ownerId, userId));
     await tx.delete(users).where(eq(users.id, userId));
     return {
-      conversations: owned.map((row) => ({ conversationId: row.id, partnerId: row.low === userId ? row.high : row.low })),
+      conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),
       photoKeys: photos.map((row) => row.key),
     };
   });

@@ -13,6 +13,7 @@ import { requestLanguage } from '../../lib/language';
 import { hashToken } from '../../lib/tokens';
 import { currentUser } from '../../plugins/auth';
 import { cancelStripeSubscription } from '../payments/service';
+import { announceEnded } from '../safety/service';
 import { checkDeletionConsent, deleteAccount, removePhotoFiles, subscriptionOf } from './deletion';
 import { exportArchive } from './export';
 import {
@@ -100,6 +101,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       await app.revokeUserTokens(id);
       const deleted = await deleteAccount(app.db, id);
       if (!deleted) throw new NotFound();
+      // Their partners' apps drop the conversation at once, on every instance.
+      announceEnded(app.publish, deleted.conversations);
       await removePhotoFiles(app.db, app.media, deleted.photoKeys);
       request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
       return reply.code(204).send();

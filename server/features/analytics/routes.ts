@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AnalyticsEventInput } from '../../../shared/schemas/analytics';
+import { AnalyticsEventInput, AnalyticsSummary, AnalyticsSummaryQuery } from '../../../shared/schemas/analytics';
+import { NotFound } from '../../errors';
 import { currentUser } from '../../plugins/auth';
+import { isModerator } from '../moderation/service';
+import { dailySummary } from './service';
 
 /** First-party analytics (ACCOUNT.md): the client names what happened; the server keeps who and when. */
 const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -11,6 +14,18 @@ const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       await app.analytics.record(currentUser(request).id, request.body.name);
       return reply.code(204).send();
     },
+  });
+
+  // Moderators only; anyone else finds nothing here (as the moderation queue).
+  app.get('/api/analytics/summary/', {
+    schema: { querystring: AnalyticsSummaryQuery, response: { 200: AnalyticsSummary } },
+    onRequest: [
+      app.authenticate,
+      async (request) => {
+        if (!(await isModerator(app.db, currentUser(request).id))) throw new NotFound();
+      },
+    ],
+    handler: async (request) => ({ days: await dailySummary(app.db, request.query.days) }),
   });
 };
 
