@@ -10,6 +10,7 @@ import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } f
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import type { AnalyticsSummary, ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import type { BlockedUser } from '../../shared/schemas/safety';
 import { getStoredLanguage, getToken } from './storage';
 
 export class ApiError extends Error {
@@ -203,6 +204,8 @@ export const api = {
     post<{ token: string }>('/api/users/me/password/', input),
   deleteAccount: (confirmation: { password: string } | { confirm: string }) => del<null>('/api/users/me/', confirmation),
   exportData: () => download('/api/users/me/export/'),
+  blockedUsers: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
+  unblock: (id: number) => del<null>(`/api/users/${id}/block/`),
   recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
   analyticsSummary: (days: number) => get<AnalyticsSummary>(`/api/analytics/summary/${query({ days })}`),
   config: () => get<ClientConfig>('/api/config/'),

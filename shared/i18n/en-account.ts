@@ -42,6 +42,8 @@ export const enAccount = {
   'settings.export.busy': 'Preparing your download…',
   'settings.blocked.title': 'Blocked people',
   'settings.blocked.empty': 'You have not blocked anyone.',
+  'settings.blocked.more': 'Show more',
+  'settings.admin.open': 'Open the activity charts',
   'settings.blocked.unblock': 'Unblock',
   'settings.delete.title': 'Delete account',
   'settings.delete.text':

@@ -44,6 +44,8 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'settings.export.busy': 'Preparando la descarga…',
   'settings.blocked.title': 'Personas bloqueadas',
   'settings.blocked.empty': 'No has bloqueado a nadie.',
+  'settings.blocked.more': 'Ver más',
+  'settings.admin.open': 'Abrir los gráficos de actividad',
   'settings.blocked.unblock': 'Desbloquear',
   'settings.delete.title': 'Eliminar la cuenta',
   'settings.delete.text':

@@ -33,7 +33,7 @@ describe('gateAppRoute', () => {
     expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBe('/app/profile/');
   });
 
-  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12'])('lets an incomplete profile open %s', (path) => {
+  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12', '/app/settings/', '/app/admin/'])('lets an incomplete profile open %s', (path) => {
     expect(allowedWithIncompleteProfile(path)).toBe(true);
     expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBeNull();
   });

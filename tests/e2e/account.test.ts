@@ -13,6 +13,7 @@ import { es } from '../../shared/i18n/es';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { makeModerator } from '../helpers/safety';
 import { startServer, type TestServer } from '../helpers/server';
 import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
@@ -113,6 +114,45 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByRole('link', { name: new RegExp(en['app.settings']) }).waitFor();
     expect(await page.getByText(en['app.verifySent']).count()).toBe(0);
     expect(await page.locator('.verify-banner').count()).toBe(0);
+  });
+
+  it('lists blocked people in settings and unblocks one', async () => {
+    const user = await makeCompletedUser(server, { name: 'Blocker' });
+    const pest = await makeCompletedUser(server, { name: 'Pesado' });
+    expect((await client(server.url).post(`/api/users/${pest.id}/block/`, { token: user.token })).status).toBe(204);
+    const page = await phone({ token: user.token, language: 'es' });
+
+    await page.goto(`${server.url}/app/settings/`);
+    const blocked = page.getByRole('region', { name: es['settings.blocked.title'] });
+    await blocked.getByText('Pesado').waitFor();
+    await blocked.scrollIntoViewIfNeeded();
+    await shot(page, 'account-10-settings-blocked');
+    await blocked.getByRole('button', { name: es['settings.blocked.unblock'] }).click();
+    await blocked.getByText(es['settings.blocked.empty']).waitFor();
+    expect((await client(server.url).get('/api/users/me/blocks/', { token: user.token })).body.results).toEqual([]);
+  });
+
+  it('shows moderators the daily activity chart on /app/admin/, and nobody else', async () => {
+    const moderator = await makeModerator(server);
+    await makeCompletedUser(server);
+    const page = await phone({ token: moderator.token, language: 'en' });
+
+    await page.goto(`${server.url}/app/settings/`);
+    await page.getByRole('link', { name: en['settings.admin.open'] }).click();
+    await page.waitForURL('**/app/admin/');
+    await page.getByRole('heading', { name: en['admin.title'] }).waitFor();
+    // The chart (its own lazy chunk) draws on a canvas; the table carries the same numbers.
+    await page.locator('.admin-chart canvas').first().waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const row = page.getByRole('row', { name: new RegExp(today) });
+    await row.waitFor();
+    expect(Number(await row.getByRole('cell').first().textContent())).toBeGreaterThanOrEqual(2);
+    await shot(page, 'account-11-admin');
+
+    const someone = await makeCompletedUser(server);
+    const other = await phone({ token: someone.token, language: 'en' });
+    await other.goto(`${server.url}/app/admin/`);
+    await other.getByRole('heading', { name: en['notFound.title'] }).waitFor();
   });
 
   it('deletes the account from settings, behind a confirm step, and lands signed out', async () => {

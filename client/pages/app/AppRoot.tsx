@@ -17,6 +17,7 @@ import '../../lib/messages-app';
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
 const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
+const Admin = lazy(() => import('./Admin').then((module) => ({ default: module.Admin })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -53,6 +54,7 @@ export function AppRoot() {
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/settings\/?$/} component={Settings} />
+            <Route path={/^\/app\/admin\/?$/} component={Admin} />
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>
