@@ -4,7 +4,7 @@ import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
-import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, SettingsIcon, UserIcon } from './Icons';
+import { ChatIcon, ChevronRight, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
@@ -37,7 +37,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <Link href="/app/settings/" className="top-user" aria-label={`${t('app.settings')}: ${name}`} title={t('app.settings')}>
           {user && <Avatar name={name} image={user.image} size={32} />}
           <span className="top-user-name">{name}</span>
-          <SettingsIcon className="top-user-settings" />
+          <ChevronRight className="top-user-settings" />
         </Link>
         <LanguageSwitcher compact />
         <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>

@@ -8,8 +8,9 @@ import { enAccount } from './en-account';
 import { enApp } from './en-app';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
+import { enSettings } from './en-settings';
 
-export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enAccount } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enAccount, ...enSettings } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

@@ -6,7 +6,7 @@ import { Loading } from '../../components/Loading';
 import { api, NotFound as NotFoundError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { t as translate } from '../../lib/i18n';
-import '../../lib/messages-account';
+import '../../lib/messages-settings';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
 import { NotFound } from '../NotFound';
