@@ -9,7 +9,6 @@ export const enApp = {
   'app.offline': 'Reconnecting…',
   'app.userMenu': 'Account menu',
   'app.settings': 'Settings',
-  'app.admin': 'Activity',
   'app.verifyBanner': 'Please confirm your e-mail address: we sent a link to {email}.',
   'app.verifyResend': 'Resend',
   'app.verifySent': 'Sent! Check your inbox.',

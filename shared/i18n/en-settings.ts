@@ -2,7 +2,6 @@
 export const enSettings = {
   'settings.title': 'Settings',
   'settings.account': 'Account',
-  'settings.email': 'E-mail',
   'settings.verified': 'Verified',
   'settings.notVerified': 'Not verified yet',
   'settings.password.title': 'Change password',
@@ -37,7 +36,6 @@ export const enSettings = {
   'settings.delete.done': 'Your account was deleted. Take care!',
   'admin.title': 'Activity',
   'admin.subtitle': 'Daily counts for the last {days} days (UTC).',
-  'admin.loading': 'Loading…',
   'admin.signups': 'Sign-ups',
   'admin.logins': 'Logins',
   'admin.activeUsers': 'Active users',

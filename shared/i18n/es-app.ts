@@ -10,7 +10,6 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.offline': 'Reconectando…',
   'app.userMenu': 'Menú de la cuenta',
   'app.settings': 'Ajustes',
-  'app.admin': 'Actividad',
   'app.verifyBanner': 'Confirma tu correo electrónico: te enviamos un enlace a {email}.',
   'app.verifyResend': 'Reenviar',
   'app.verifySent': '¡Enviado! Revisa tu bandeja de entrada.',

@@ -4,7 +4,6 @@ import type { enSettings } from './en-settings';
 export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.title': 'Ajustes',
   'settings.account': 'Cuenta',
-  'settings.email': 'Correo electrónico',
   'settings.verified': 'Verificado',
   'settings.notVerified': 'Sin verificar',
   'settings.password.title': 'Cambiar la contraseña',
@@ -39,7 +38,6 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.delete.done': 'Hemos eliminado tu cuenta. ¡Cuídate!',
   'admin.title': 'Actividad',
   'admin.subtitle': 'Recuentos diarios de los últimos {days} días (UTC).',
-  'admin.loading': 'Cargando…',
   'admin.signups': 'Registros',
   'admin.logins': 'Inicios de sesión',
   'admin.activeUsers': 'Usuarios activos',
