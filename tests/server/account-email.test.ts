@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
 import { hashToken } from '../../server/lib/tokens';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
-import { makeUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
@@ -283,6 +284,37 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       await requestReset(user.email, { 'accept-language': 'es' });
       // The anonymous request does not choose the account's language; the owner's last sign-in did.
       expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+    });
+
+    it('spends a link once even when it is used twice at the same instant', async () => {
+      const user = await register(address('race'));
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      const answers = await Promise.all([confirmReset(token, password()), confirmReset(token, password())]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      expect(answers.find((answer) => answer.status === 400)!.body).toEqual(LINK_INVALID);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+    });
+
+    it('opens nothing for a suspended account: no new link, and an old one answers 403', async () => {
+      const user = await makeCompletedUser(server);
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      await banThroughModeration(server, await makeModerator(server), user);
+      const stored = () => server.app.db.select({ hash: users.passwordHash, verified: users.emailVerifiedAt }).from(users).where(eq(users.id, user.id));
+      const before = await stored();
+
+      const refused = await confirmReset(token, password());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ detail: 'This account has been suspended.' });
+      // The refusal changed nothing: same password, still unverified, no session.
+      expect(await stored()).toEqual(before);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toEqual([]);
+      expect((await requestReset(user.email)).status).toBe(202);
+      await server.app.mailer.idle();
+      expect(smtp.mailTo(user.email)).toHaveLength(2);
     });
 
     it('lets an account made with Google set its first password', async () => {

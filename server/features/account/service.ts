@@ -1,5 +1,5 @@
 import argon2 from 'argon2';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Language } from '../../../shared/constants';
 import type {
   ChangePasswordInput,
@@ -58,7 +58,7 @@ const recipientColumns = {
   verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
 };
 
-async function findRecipient(db: DbOrTx, where: ReturnType<typeof eq>): Promise<Recipient | null> {
+async function findRecipient(db: DbOrTx, where: SQL): Promise<Recipient | null> {
   const [row] = await db.select(recipientColumns).from(users).where(where);
   return row ?? null;
 }
@@ -141,7 +141,8 @@ export async function verifyEmail(db: Db, token: string): Promise<void> {
  * accounts set their first password this way.
  */
 export async function sendPasswordResetEmail(deps: MailDeps, email: string): Promise<boolean> {
-  const user = await findRecipient(deps.db, eq(users.email, email.trim().toLowerCase()));
+  // A suspended account gets no link: it could not sign in with it anyway.
+  const user = await findRecipient(deps.db, and(eq(users.email, email.trim().toLowerCase()), isNull(users.bannedAt))!);
   if (!user) return false;
   const token = await createEmailToken(deps.db, user.id, 'reset_password');
   await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl(), token)));
