@@ -438,3 +438,37 @@ describe('the embedded default: no SMTP_URL', () => {
     expect((await client(server.url).post('/api/auth/verify-email/', { json: { token } })).status).toBe(200);
   });
 });
+
+describe.each(backends)('a reset clears the account’s login throttle, on %s', (backend) => {
+  let smtp: TestSmtpServer;
+  let server: TestServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    server = await startServer({
+      backend,
+      config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('lets the owner in at once from an address their mistypes had throttled', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await smtp.nextMailTo(user.email);
+    const login = (pass: string) =>
+      api.post('/api/auth/', { json: { username: user.email, password: pass }, headers: { 'x-forwarded-for': '203.0.113.50' } });
+    expect((await login('forgot-it-1')).status).toBe(400);
+    expect((await login('forgot-it-2')).status).toBe(400);
+    expect((await login('forgot-it-3')).status).toBe(429);
+
+    await api.post('/api/auth/password-reset/', { json: { email: user.email } });
+    const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+    const fresh = password();
+    expect((await api.post('/api/auth/password-reset/confirm/', { json: { token, password: fresh, password2: fresh } })).status).toBe(200);
+
+    expect((await login(fresh)).status).toBe(200);
+  });
+});
