@@ -38,6 +38,10 @@ const SPANISH: Array<[RegExp, string]> = [
   [/^The password is incorrect\.$/, 'La contraseña no es correcta.'],
   [/^Type DELETE to confirm\.$/, 'Escribe DELETE para confirmar.'],
   [/^Your e-mail address is already verified\.$/, 'Tu correo electrónico ya está verificado.'],
+  [
+    /^An account with this e-mail already exists\. Log in with your password, or reset it, to connect Google\.$/,
+    'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.',
+  ],
   [/^Payments are unavailable right now\. Please try again later\.$/, 'Los pagos no están disponibles ahora. Inténtalo más tarde.'],
 ];
 

@@ -472,3 +472,22 @@ describe.each(backends)('a reset clears the account’s login throttle, on %s', 
     expect((await login(fresh)).status).toBe(200);
   });
 });
+
+describe('the account’s messages in Spanish', () => {
+  it('has a Spanish line for every message the account routes answer', async () => {
+    const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
+    const account = await import('../../server/features/account/service');
+    const deletion = await import('../../server/features/account/deletion');
+    const google = await import('../../server/features/google-auth/service');
+    const messages = [
+      account.LINK_INVALID,
+      account.ALREADY_VERIFIED,
+      account.WRONG_CURRENT_PASSWORD,
+      account.NO_PASSWORD_YET,
+      deletion.WRONG_PASSWORD,
+      deletion.TYPE_DELETE_TO_CONFIRM,
+      google.GOOGLE_NEEDS_VERIFIED_EMAIL,
+    ];
+    for (const message of messages) expect(localizeServerMessage(message, 'es'), message).not.toBe(message);
+  });
+});
