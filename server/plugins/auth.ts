@@ -5,7 +5,7 @@ import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
 import { createTokenCache } from '../lib/token-cache';
-import { hashToken } from '../lib/tokens';
+import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 
 export interface AuthUser {
   id: number;
@@ -39,8 +39,6 @@ declare module 'fastify' {
 
 /** Activity is written at most this often per user: the deck orders by it. */
 const ACTIVITY_RESOLUTION_MS = 60_000;
-/** A token unused this long is dead (ACCOUNT.md: 60 days, sliding). */
-export const TOKEN_IDLE_LIFETIME_MS = 60 * 24 * 60 * 60 * 1000;
 /** A token's use is written at most this often: plenty of precision for a 60-day lifetime. */
 const TOKEN_USE_RESOLUTION_MS = 60 * 60 * 1000;
 /**

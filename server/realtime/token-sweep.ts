@@ -1,7 +1,7 @@
 import { and, gt, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { authTokens } from '../db/schema';
-import { TOKEN_IDLE_LIFETIME_MS } from '../plugins/auth';
+import { TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import type { RealtimeServer } from './plugin';
 
 /** How long a socket may outlive its token (logout elsewhere, revoked): the sweep's period. */

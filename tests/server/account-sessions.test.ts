@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authTokens, users } from '../../server/db/schema';
+import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { purgeExpiredTokens } from '../../server/features/account/service';
 import { hashToken } from '../../server/lib/tokens';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -145,6 +146,34 @@ describe.each(backends)('sessions and password on %s', (backend) => {
       expect((await me(user.token)).status).toBe(200);
       // The use is written beside the request.
       await waitUntil(async () => (await tokenRow(user.token))!.lastUsedAt.getTime() > Date.now() - 60_000, 5000, 'the token’s use to be recorded');
+    });
+
+    it('purges what can no longer open anything: idle sessions and expired links, nothing else', async () => {
+      const user = await makeUser(server);
+      const idle = (await login(user.email, user.password)).body.token as string;
+      await server.app.db
+        .update(authTokens)
+        .set({ lastUsedAt: new Date(Date.now() - 60 * DAY - 60_000) })
+        .where(eq(authTokens.tokenHash, hashToken(idle)));
+      // The registration's verification link, made to look a day and a minute old.
+      await server.app.db
+        .update(emailTokens)
+        .set({ expiresAt: new Date(Date.now() - 60_000) })
+        .where(eq(emailTokens.userId, user.id));
+      await server.app.mailer.idle();
+      const fresh = await api().post('/api/auth/password-reset/', { json: { email: user.email } });
+      expect(fresh.status).toBe(202);
+      await server.app.mailer.idle();
+
+      const purged = await purgeExpiredTokens(server.app.db);
+      expect(purged.sessions).toBeGreaterThanOrEqual(1);
+      expect(purged.links).toBeGreaterThanOrEqual(1);
+      expect(await tokenRow(idle)).toBeUndefined();
+      expect(await tokenRow(user.token)).toBeDefined();
+      expect((await me(user.token)).status).toBe(200);
+      // The reset link just sent is alive.
+      const links = await server.app.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id));
+      expect(links.map((link) => link.purpose)).toEqual(['reset_password']);
     });
 
     it('drops a socket whose token expired while it was open, on the next sweep', async () => {

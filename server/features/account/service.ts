@@ -1,15 +1,15 @@
 import argon2 from 'argon2';
-import { and, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Language } from '../../../shared/constants';
 import type {
   ChangePasswordInput,
   PasswordResetConfirmInput,
 } from '../../../shared/schemas/account';
 import type { Db, DbOrTx } from '../../db/client';
-import { emailTokens, users } from '../../db/schema';
+import { authTokens, emailTokens, users } from '../../db/schema';
 import { Conflict, ValidationError } from '../../errors';
 import type { Mailer } from '../../lib/mailer';
-import { hashToken, newToken } from '../../lib/tokens';
+import { hashToken, newToken, TOKEN_IDLE_LIFETIME_MS } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from '../auth/password-rules';
 import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '../auth/service';
 import { composeMail } from './emails';
@@ -233,4 +233,17 @@ export async function changePassword(
 
   const passwordHash = await hashPassword(input.password, hashOptions);
   return db.transaction((tx) => setPassword(tx, userId, passwordHash, { verifiesEmail: false }));
+}
+
+/**
+ * Deletes what can no longer open anything: sessions unused for their whole idle lifetime and e-mailed
+ * links past their expiry (both already refused where they are read). Answers how many of each went.
+ */
+export async function purgeExpiredTokens(db: DbOrTx, now: Date = new Date()): Promise<{ sessions: number; links: number }> {
+  const sessions = await db
+    .delete(authTokens)
+    .where(lt(authTokens.lastUsedAt, new Date(now.getTime() - TOKEN_IDLE_LIFETIME_MS)))
+    .returning({ hash: authTokens.tokenHash });
+  const links = await db.delete(emailTokens).where(lt(emailTokens.expiresAt, now)).returning({ hash: emailTokens.tokenHash });
+  return { sessions: sessions.length, links: links.length };
 }
