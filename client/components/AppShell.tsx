@@ -4,10 +4,11 @@ import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
-import { ChatIcon, ChevronRight, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
+import { ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
+import { Menu, type MenuItem } from './Menu';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
@@ -25,7 +26,16 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const user = useSession((state) => state.user);
   const offline = useConnection((state) => state.everConnected && !state.connected);
+  const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
+  const userMenu: MenuItem[] = [
+    { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
+    { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
+  ];
+  if (user?.is_moderator) {
+    userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
+    userMenu.push({ key: 'activity', label: t('app.activity'), href: '/app/admin/' });
+  }
 
   return (
     <div className="app-shell">
@@ -34,20 +44,27 @@ export function AppShell({ children }: { children: ReactNode }) {
           <HeartIcon className="logo-mark" />
           <span className="sr-only">{t('brand.name')}</span>
         </Link>
-        <Link href="/app/settings/" className="top-user" aria-label={`${t('app.settings')}: ${name}`} title={t('app.settings')}>
-          {user && <Avatar name={name} image={user.image} size={32} />}
-          <span className="top-user-name">{name}</span>
-          <ChevronRight className="top-user-settings" />
-        </Link>
+        <Menu
+          label={name ? `${name}, ${t('app.userMenu')}` : t('app.userMenu')}
+          className="top-user"
+          buttonClassName="top-user-btn"
+          items={userMenu}
+          button={
+            <>
+              {user && <Avatar name={name} image={user.image} size={32} />}
+              <span className="top-user-name">{name}</span>
+            </>
+          }
+        />
         <LanguageSwitcher compact />
         <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>
           <LogoutIcon />
         </Link>
       </header>
       <VerifyEmailBanner />
-      {offline && (
+      {(offline || tooMany) && (
         <p className="offline-banner" role="status">
-          {t('app.offline')}
+          {t(tooMany ? 'app.tooManyTabs' : 'app.offline')}
         </p>
       )}
       <main className="app-main">{children}</main>

@@ -45,3 +45,6 @@ export const SparkIcon = (props: IconProps) => (
 export const SearchIcon = (props: IconProps) => (
   <svg {...base} {...props}><circle cx="11" cy="11" r="7" /><path d="m21 21-4.3-4.3" /></svg>
 );
+export const MoreIcon = (props: IconProps) => (
+  <svg {...base} {...props}><circle cx="12" cy="5" r="1" /><circle cx="12" cy="12" r="1" /><circle cx="12" cy="19" r="1" /></svg>
+);

@@ -10,7 +10,7 @@ import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } f
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import type { AnalyticsSummary, ClientAnalyticsEvent } from '../../shared/schemas/analytics';
-import type { BlockedUser } from '../../shared/schemas/safety';
+import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { getStoredLanguage, getToken } from './storage';
 
 export class ApiError extends Error {
@@ -125,7 +125,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
-/** A file to download (the data export): the body as a Blob, or the envelope's typed error. */
+/** A file behind the token (the data export, a report's photo copies): the body as a Blob, or the envelope's typed error. */
 async function download(path: string): Promise<Blob> {
   const response = await send('GET', path);
   if (response.ok) return response.blob();
@@ -136,7 +136,9 @@ async function download(path: string): Promise<Blob> {
   } catch {
     // Not JSON: the status alone says what went wrong.
   }
-  throw toError(response.status, parsed);
+  const error = toError(response.status, parsed);
+  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+  throw error;
 }
 
 const get = <T>(path: string) => request<T>('GET', path);
@@ -204,8 +206,6 @@ export const api = {
     post<{ token: string }>('/api/users/me/password/', input),
   deleteAccount: (confirmation: { password: string } | { confirm: string }) => del<null>('/api/users/me/', confirmation),
   exportData: () => download('/api/users/me/export/'),
-  blockedUsers: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
-  unblock: (id: number) => del<null>(`/api/users/${id}/block/`),
   recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
   analyticsSummary: (days: number) => get<AnalyticsSummary>(`/api/analytics/summary/${query({ days })}`),
   config: () => get<ClientConfig>('/api/config/'),
@@ -226,6 +226,20 @@ export const api = {
     get<Page<Message>>(`/api/conversations/${id}/messages/${query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
     post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+
+  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
+  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
+  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
+  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
+  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
+  report: (input: ReportInput) => post<{ id: number }>('/api/reports/', input),
+
+  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
+    get<Page<ModerationReport>>(`/api/moderation/reports/${query({ status, cursor })}`),
+  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
+  resolveReport: (id: number, input: ResolveInput) => post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
+  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
+  reportPhoto: (url: string) => download(url),
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),

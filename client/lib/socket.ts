@@ -23,8 +23,10 @@ interface ConnectionState {
   connected: boolean;
   /** False until the first connect: the banner only shows after a drop. */
   everConnected: boolean;
+  /** Refused because this user has MAX_SOCKETS_PER_USER sockets open already (tabs, devices). */
+  tooMany: boolean;
 }
-export const useConnection = create<ConnectionState>()(() => ({ connected: false, everConnected: false }));
+export const useConnection = create<ConnectionState>()(() => ({ connected: false, everConnected: false, tooMany: false }));
 
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;
@@ -39,7 +41,7 @@ export function connectSocket(token: string) {
   next.on('connect', () => {
     refusals = 0;
     const { everConnected } = useConnection.getState();
-    useConnection.setState({ connected: true, everConnected: true });
+    useConnection.setState({ connected: true, everConnected: true, tooMany: false });
     // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
     if (everConnected) for (const listener of reconnectListeners) listener();
   });
@@ -56,7 +58,8 @@ export function connectSocket(token: string) {
       for (const listener of refusedListeners) listener();
       return;
     }
-    // Refused for now (an instance shutting down, a database blip): try again, backing off.
+    // Refused for now (too many tabs, an instance shutting down, a database blip): try again, backing off.
+    if (error.message === 'too_many_connections') useConnection.setState({ tooMany: true });
     const delay = Math.min(SERVER_DISCONNECT_RETRY_MS * 2 ** refusals++, REFUSED_RETRY_MAX_MS);
     setTimeout(() => socket === next && next.connect(), delay);
   });
@@ -65,7 +68,7 @@ export function connectSocket(token: string) {
 export function disconnectSocket() {
   socket?.disconnect();
   socket = null;
-  useConnection.setState({ connected: false, everConnected: false });
+  useConnection.setState({ connected: false, everConnected: false, tooMany: false });
 }
 
 export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler: ServerToClientEvents[E]) {

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
-import { api } from '../lib/api';
 import { track, trackOnce } from '../lib/analytics';
+import { api, NotFound } from '../lib/api';
 import { isConnected, sendMessageOverSocket, sendRead } from '../lib/socket';
 import { uuid } from '../lib/uuid';
 import { onSignOut, useSession } from './session';
@@ -28,6 +28,13 @@ export interface Thread {
 }
 
 export const TYPING_VISIBLE_MS = 3000;
+
+/** A conversation that ended while this tab held it; its chat page leaves for the list. */
+export interface EndedChat {
+  name: string;
+  /** Ended by this tab's own block, report or unmatch: no notice, the action says what happened. */
+  byMe: boolean;
+}
 
 const emptyThread = (): Thread => ({
   detail: null,
@@ -76,7 +83,11 @@ interface ChatState {
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
   markRead: (id: number) => void;
-  catchUp: () => Promise<void>;
+  /** Resolves with the conversations that are gone (404): they ended while the socket was away. */
+  catchUp: () => Promise<number[]>;
+  ended: Record<number, EndedChat>;
+  /** Forgets the thread and remembers that it ended, so that its chat page leaves. */
+  end: (id: number, byMe: boolean, name?: string) => void;
   reset: () => void;
 }
 
@@ -114,6 +125,8 @@ export const useChat = create<ChatState>()((set, get) => {
         return;
       }
       const [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
+      // Ended while it loaded: nothing to keep.
+      if (get().ended[id]) return;
       update(id, (thread) => ({
         detail,
         messages: mergeMessages(thread.messages, page.results),
@@ -183,18 +196,31 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     async catchUp() {
       const { threads } = get();
+      const gone: number[] = [];
       await Promise.all(
         Object.entries(threads)
           .filter(([, thread]) => thread.loaded)
           .map(async ([key, thread]) => {
             const id = Number(key);
-            const page = await api.messages(id, { after: lastStoredId(thread) }).catch(() => null);
+            const page = await api.messages(id, { after: lastStoredId(thread) }).catch((error: unknown) => {
+              if (error instanceof NotFound) gone.push(id);
+              return null;
+            });
             if (page) update(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
           }),
       );
+      return gone;
+    },
+    ended: {},
+    end(id, byMe, name) {
+      set((state) => {
+        if (state.ended[id]) return state;
+        const { [id]: thread, ...threads } = state.threads;
+        return { threads, ended: { ...state.ended, [id]: { name: name ?? thread?.detail?.name ?? '', byMe } } };
+      });
     },
     reset() {
-      set({ threads: {} });
+      set({ threads: {}, ended: {} });
     },
   };
 });

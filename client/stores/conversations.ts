@@ -12,8 +12,20 @@ interface ConversationsState {
   /** A message (sent or received) moves its conversation to the top of the started list. */
   noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
   markRead: (conversationId: number) => void;
+  /** The conversation ended (block, unmatch, report, ban): gone from both lists. */
+  remove: (conversationId: number) => void;
+  /** Who the conversation is with, while a list holds it. */
+  otherUserOf: (conversationId: number) => number | null;
+  /** The conversations with this person, in either list. */
+  conversationsWith: (userId: number) => number[];
+  /** The name of the partner of a chat that ended while it was open, for a calm notice on the list. */
+  endedNotice: string | null;
+  showEndedNotice: (name: string) => void;
+  dismissEndedNotice: () => void;
   reset: () => void;
 }
+
+const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
@@ -53,8 +65,27 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     if (!started) return;
     set({ started: started.map((item) => (item.id === conversationId ? { ...item, unread_count: 0 } : item)) });
   },
+  remove(conversationId) {
+    const drop = (list: ConversationSummary[] | null) => list && list.filter((item) => item.id !== conversationId);
+    set((state) => ({ empty: drop(state.empty), started: drop(state.started) }));
+  },
+  otherUserOf(conversationId) {
+    return both(get()).find((item) => item.id === conversationId)?.other_user_id ?? null;
+  },
+  conversationsWith(userId) {
+    return both(get())
+      .filter((item) => item.other_user_id === userId)
+      .map((item) => item.id);
+  },
+  endedNotice: null,
+  showEndedNotice(name) {
+    set({ endedNotice: name });
+  },
+  dismissEndedNotice() {
+    set({ endedNotice: null });
+  },
   reset() {
-    set({ empty: null, started: null });
+    set({ empty: null, started: null, endedNotice: null });
   },
 }));
 

@@ -2,6 +2,7 @@ import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { likesInFlight, rememberMatch, useDeck } from './deck';
+import { conversationEnded } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -30,8 +31,13 @@ export function startRealtime(token: string) {
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
+    onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onReconnect(() => {
-      void useChat.getState().catchUp();
+      // A conversation that ended while we were away answers 404: it ends here too.
+      void useChat
+        .getState()
+        .catchUp()
+        .then((gone) => gone.forEach(conversationEnded));
       if (useConversations.getState().empty) void useConversations.getState().load();
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.

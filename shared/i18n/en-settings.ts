@@ -20,11 +20,9 @@ export const enSettings = {
   'settings.export.text': 'Download a copy of your account, profile, photos, matches and conversations (a zip file).',
   'settings.export.submit': 'Download my data',
   'settings.export.busy': 'Preparing your download…',
-  'settings.blocked.title': 'Blocked people',
-  'settings.blocked.empty': 'You have not blocked anyone.',
-  'settings.blocked.more': 'Show more',
+  'settings.blocked.text': 'The people you blocked cannot see you, and you do not see them. You can undo a block.',
+  'settings.blocked.open': 'See blocked people',
   'settings.admin.open': 'Open the activity charts',
-  'settings.blocked.unblock': 'Unblock',
   'settings.delete.title': 'Delete account',
   'settings.delete.text':
     'Your profile, photos, matches and conversations are deleted at once, your subscription is cancelled, and your matches no longer see you. This cannot be undone.',

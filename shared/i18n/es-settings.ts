@@ -22,11 +22,9 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.export.text': 'Descarga una copia de tu cuenta, tu perfil, tus fotos, tus matches y tus conversaciones (un archivo zip).',
   'settings.export.submit': 'Descargar mis datos',
   'settings.export.busy': 'Preparando la descarga…',
-  'settings.blocked.title': 'Personas bloqueadas',
-  'settings.blocked.empty': 'No has bloqueado a nadie.',
-  'settings.blocked.more': 'Ver más',
+  'settings.blocked.text': 'Las personas que bloqueaste no te ven, ni tú a ellas. Puedes deshacer un bloqueo.',
+  'settings.blocked.open': 'Ver personas bloqueadas',
   'settings.admin.open': 'Abrir los gráficos de actividad',
-  'settings.blocked.unblock': 'Desbloquear',
   'settings.delete.title': 'Eliminar la cuenta',
   'settings.delete.text':
     'Tu perfil, tus fotos, tus matches y tus conversaciones se eliminan en el acto, tu suscripción se cancela y tus matches dejan de verte. No se puede deshacer.',

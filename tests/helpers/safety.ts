@@ -1,12 +1,16 @@
 import { expect } from 'vitest';
 import { setRole } from '../../server/features/moderation/service';
+import type { ProfileInput } from '../../shared/schemas/users';
 import { makeCompletedUser, makeUser, type TestUser } from './factories';
 import { client } from './http';
 import type { TestServer } from './server';
 
-/** A user made a moderator the only way there is: the admin command's own function, on the server's database. */
-export async function makeModerator(server: TestServer): Promise<TestUser> {
-  const moderator = await makeUser(server, { firstName: 'Mod' });
+/**
+ * A user made a moderator the only way there is: the admin command's own function, on the server's
+ * database. With a profile, a completed one (the web app asks for it before any page of /app/).
+ */
+export async function makeModerator(server: TestServer, profile?: Partial<ProfileInput>): Promise<TestUser> {
+  const moderator = profile ? await makeCompletedUser(server, profile, { firstName: 'Mod' }) : await makeUser(server, { firstName: 'Mod' });
   expect(await setRole(server.app.db, moderator.email, 'moderator')).toBe(true);
   return moderator;
 }

@@ -4,6 +4,7 @@ import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { trackOnce } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
+import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
@@ -18,6 +19,9 @@ import '../../lib/messages-app';
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
 const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
 const Admin = lazy(() => import('./Admin').then((module) => ({ default: module.Admin })));
+const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
+// Moderators only: nobody else downloads the queue, its store or its copy.
+const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
@@ -34,6 +38,10 @@ export function AppRoot() {
     startRealtime(token);
     trackOnce('app_opened');
   }, [token]);
+  // The notice of a chat that ended belongs to the list it led back to; it goes once the user moves on.
+  useEffect(() => {
+    if (!/^\/app\/matches\/?$/.test(location)) useConversations.getState().dismissEndedNotice();
+  }, [location]);
 
   const redirect = gateAppRoute(location, token, user);
   if (redirect) return <Redirect to={redirect} replace />;
@@ -55,6 +63,8 @@ export function AppRoot() {
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/settings\/?$/} component={Settings} />
             <Route path={/^\/app\/admin\/?$/} component={Admin} />
+            <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
+            <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
             <Route>
               <Redirect to="/app/home/" replace />
             </Route>

@@ -1,9 +1,10 @@
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, SendIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
+import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
@@ -20,6 +21,8 @@ export function Chat({ id }: { id: number }) {
   const language = useLanguage((state) => state.language);
   const me = useSession((state) => state.user?.id);
   const thread = useChat((state) => state.threads[id]);
+  const ended = useChat((state) => state.ended[id]);
+  const [, navigate] = useLocation();
   const { open, send, retry, loadOlder, markRead } = useChat.getState();
   const [draft, setDraft] = useState('');
   const [failedToLoad, setFailedToLoad] = useState(false);
@@ -29,7 +32,15 @@ export function Chat({ id }: { id: number }) {
   const previousHeight = useRef<number | null>(null);
   const nearBottom = useRef(true);
 
+  // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {
+    if (!ended) return;
+    if (!ended.byMe) useConversations.getState().showEndedNotice(ended.name);
+    navigate('/app/matches/', { replace: true });
+  }, [ended, navigate]);
+
+  useEffect(() => {
+    if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
       console.error('Could not open conversation', error);
       setFailedToLoad(true);
@@ -77,6 +88,7 @@ export function Chat({ id }: { id: number }) {
   }, [typingAt]);
   const partnerTyping = typingAt > 0 && now - typingAt < TYPING_VISIBLE_MS;
 
+  if (ended) return null;
   if (failedToLoad) {
     return (
       <section className="page">
@@ -131,6 +143,7 @@ export function Chat({ id }: { id: number }) {
         </Link>
         <Avatar name={detail.name} image={detail.image} size={40} />
         <h1>{detail.name}</h1>
+        <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
         {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}

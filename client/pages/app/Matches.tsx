@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
 import { Avatar } from '../../components/Avatar';
-import { SearchIcon } from '../../components/Icons';
+import { CloseIcon, SearchIcon } from '../../components/Icons';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { filterByName, useConversations } from '../../stores/conversations';
@@ -29,6 +29,7 @@ export function Matches() {
   const language = useLanguage((state) => state.language);
   const { empty, started, load } = useConversations(useShallow((state) => ({ empty: state.empty, started: state.started, load: state.load })));
   const [search, setSearch] = useState('');
+  const endedNotice = useConversations((state) => state.endedNotice);
 
   useEffect(() => {
     void load();
@@ -40,6 +41,14 @@ export function Matches() {
 
   return (
     <section className="page matches">
+      {endedNotice !== null && (
+        <div className="notice ended-notice" role="status">
+          <p>{endedNotice ? t('chat.ended', { name: endedNotice }) : t('chat.endedAnon')}</p>
+          <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={() => useConversations.getState().dismissEndedNotice()}>
+            <CloseIcon />
+          </button>
+        </div>
+      )}
       <label className="search">
         <SearchIcon />
         <span className="sr-only">{t('matches.search')}</span>

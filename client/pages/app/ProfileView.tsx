@@ -6,10 +6,13 @@ import type { PublicProfile } from '../../../shared/schemas/users';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, ChevronRight, CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
+import { SafetyMenu } from '../../components/SafetyMenu';
 import { api, NotFound as NotFoundError } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
+import { useSafety } from '../../stores/safety';
+import { useSession } from '../../stores/session';
 
 const GALLERY_SWIPE_PX = 50;
 
@@ -21,6 +24,9 @@ export function ProfileView({ id }: { id: number }) {
   const [index, setIndex] = useState(0);
   const [pending, setPending] = useState<Reaction | null>(null);
   const [matched, setMatched] = useState(false);
+  // Blocked, reported, unmatched or banned while on screen: the profile goes.
+  const gone = useSafety((state) => Boolean(state.gone[id]));
+  const me = useSession((state) => state.user?.id);
 
   useEffect(() => {
     let live = true;
@@ -52,7 +58,7 @@ export function ProfileView({ id }: { id: number }) {
   );
 
   if (profile === null) return <Loading />;
-  if (profile === 'missing') {
+  if (profile === 'missing' || gone) {
     return (
       <section className="page">
         <Link href="/app/home" className="back-link">
@@ -83,9 +89,12 @@ export function ProfileView({ id }: { id: number }) {
 
   return (
     <section className="page profile-view">
-      <Link href="/app/home" className="back-link">
-        <ChevronLeft /> {t('profileView.back')}
-      </Link>
+      <div className="page-bar">
+        <Link href="/app/home" className="back-link">
+          <ChevronLeft /> {t('profileView.back')}
+        </Link>
+        {profile.id !== me && <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />}
+      </div>
       <div className="gallery" {...bind()} data-testid="gallery">
         {photos.length ? (
           <img src={photos[index]} alt={t('profileView.photo', { n: index + 1, total: photos.length })} draggable={false} />

@@ -1,15 +1,13 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { toast } from 'react-toastify';
 import { Link, useLocation } from 'wouter';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
-import type { BlockedUser } from '../../../shared/schemas/safety';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
 import { Loading } from '../../components/Loading';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { t as translate } from '../../lib/i18n';
 import '../../lib/messages-settings';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
@@ -33,7 +31,13 @@ export function Settings() {
         </div>
       </section>
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
-      <BlockedPeople />
+      <section className="settings-card" aria-labelledby="settings-blocked">
+        <h2 id="settings-blocked">{t('blocked.title')}</h2>
+        <p className="muted">{t('settings.blocked.text')}</p>
+        <Link href="/app/settings/blocked/" className="btn btn-ghost">
+          {t('settings.blocked.open')}
+        </Link>
+      </section>
       <Sessions />
       <ExportData />
       {user.is_moderator && (
@@ -104,81 +108,6 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
           </button>
         )}
       </form>
-    </section>
-  );
-}
-
-/** The people the user blocked (SAFETY.md), so that they can undo one; page by page. */
-function BlockedPeople() {
-  const { t } = useAuthForm();
-  const [people, setPeople] = useState<BlockedUser[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState<number | 'more' | null>(null);
-
-  useEffect(() => {
-    let current = true;
-    api.blockedUsers().then(
-      (page) => {
-        if (!current) return;
-        setPeople(page.results);
-        setNext(page.next);
-      },
-      (error: unknown) => current && setProblem(errorMessage(error, translate)),
-    );
-    return () => {
-      current = false;
-    };
-  }, []);
-
-  async function run(what: number | 'more', work: () => Promise<void>) {
-    setBusy(what);
-    setProblem(null);
-    try {
-      await work();
-    } catch (error) {
-      setProblem(errorMessage(error, t));
-    } finally {
-      setBusy(null);
-    }
-  }
-
-  const unblock = (id: number) =>
-    run(id, async () => {
-      await api.unblock(id);
-      setPeople((list) => list?.filter((person) => person.id !== id) ?? null);
-    });
-  const more = () =>
-    run('more', async () => {
-      if (!next) return;
-      const page = await api.blockedUsers(next);
-      setPeople((list) => [...(list ?? []), ...page.results]);
-      setNext(page.next);
-    });
-
-  return (
-    <section className="settings-card" aria-labelledby="settings-blocked">
-      <h2 id="settings-blocked">{t('settings.blocked.title')}</h2>
-      <FormOutcome errors={problem ? [problem] : undefined} />
-      {people === null && !problem && <Loading />}
-      {people?.length === 0 && <p className="muted">{t('settings.blocked.empty')}</p>}
-      {people && people.length > 0 && (
-        <ul className="blocked-list">
-          {people.map((person) => (
-            <li key={person.id}>
-              <span>{person.name}</span>
-              <button type="button" className="btn btn-small btn-ghost" disabled={busy !== null} onClick={() => void unblock(person.id)}>
-                {t('settings.blocked.unblock')}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      {next && (
-        <button type="button" className="btn btn-small btn-ghost" disabled={busy !== null} onClick={() => void more()}>
-          {t('settings.blocked.more')}
-        </button>
-      )}
     </section>
   );
 }

@@ -1,0 +1,160 @@
+import { type FormEvent, useId, useState } from 'react';
+import { toast } from 'react-toastify';
+import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
+import type { ReportReason } from '../../shared/schemas/safety';
+import { Throttled, ValidationError } from '../lib/api';
+import { errorMessage } from '../lib/errors';
+import { type Translate, useT } from '../lib/i18n';
+import { type Outcome, useSafety } from '../stores/safety';
+import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
+import '../lib/messages-safety';
+
+export type SafetyAction = 'block' | 'unmatch' | 'report';
+
+export interface SafetyTarget {
+  person: { id: number; name: string };
+  /** Set in a chat: the conversation that ends with the action. */
+  conversationId?: number;
+}
+
+interface Props extends SafetyTarget {
+  action: SafetyAction;
+  onClose: () => void;
+  /** After the action and its toast: the caller leaves the page. */
+  onDone: () => void;
+}
+
+const DONE = { block: 'safety.block.done', unmatch: 'safety.unmatch.done', report: 'safety.report.done' } as const;
+
+/** Decided by kind and status, never by the server's words: 429 on a report has its own line. */
+function failure(error: unknown, t: Translate): { form: string | null; details: string | null } {
+  if (error instanceof Throttled) return { form: t('safety.report.throttled'), details: null };
+  if (error instanceof ValidationError && error.fields.details?.[0]) return { form: null, details: error.fields.details[0] };
+  return { form: errorMessage(error, t), details: null };
+}
+
+/**
+ * The confirm step of Block, Unmatch and Report: says plainly what happens, then does it. Report picks
+ * one of SAFETY.md's reasons and takes optional details. Loaded on first use, apart from the chat.
+ */
+export function SafetyDialog({ action, person, conversationId, onClose, onDone }: Props) {
+  const t = useT();
+  const titleId = useId();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ form: string | null; details: string | null }>({ form: null, details: null });
+  const [reason, setReason] = useState<ReportReason | null>(null);
+  const [details, setDetails] = useState('');
+
+  async function run(request: () => Promise<Outcome>) {
+    setBusy(true);
+    setError({ form: null, details: null });
+    try {
+      const outcome = await request();
+      if (outcome === 'gone') toast.info(t('safety.gone'));
+      else toast.success(t(DONE[action], { name: person.name }));
+      onDone();
+    } catch (caught) {
+      setError(failure(caught, t));
+      setBusy(false);
+    }
+  }
+
+  function confirm() {
+    const safety = useSafety.getState();
+    if (action === 'block') void run(() => safety.block(person.id, conversationId));
+    else if (action === 'unmatch' && conversationId !== undefined) void run(() => safety.unmatch(conversationId, person.id));
+  }
+
+  function submitReport(event: FormEvent) {
+    event.preventDefault();
+    if (!reason) {
+      setError({ form: t('safety.report.pickReason'), details: null });
+      return;
+    }
+    const text = details.trim();
+    void run(() =>
+      useSafety.getState().report({ user_id: person.id, reason, conversation_id: conversationId, ...(text ? { details: text } : {}) }),
+    );
+  }
+
+  if (action !== 'report') {
+    const name = { name: person.name };
+    return (
+      <ConfirmSheet
+        title={t(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}
+        confirmLabel={t(action === 'block' ? 'safety.block.confirm' : 'safety.unmatch.confirm')}
+        busy={busy}
+        error={error.form}
+        onConfirm={confirm}
+        onClose={onClose}
+      >
+        {action === 'block' ? (
+          <>
+            <p>{t(conversationId === undefined ? 'safety.block.textProfile' : 'safety.block.text')}</p>
+            <p className="muted">{t('safety.block.undo')}</p>
+          </>
+        ) : (
+          <p>{t('safety.unmatch.text')}</p>
+        )}
+      </ConfirmSheet>
+    );
+  }
+
+  return (
+    <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
+      <form className="form report-form" onSubmit={submitReport} noValidate>
+        <h2 id={titleId}>{t('safety.report.title', { name: person.name })}</h2>
+        <fieldset className="field">
+          <legend>{t('safety.report.reason')}</legend>
+          <div className="reasons">
+            {REPORT_REASONS.map((value, index) => (
+              <label key={value} className="check reason">
+                <input
+                  type="radio"
+                  name="reason"
+                  value={value}
+                  checked={reason === value}
+                  onChange={() => {
+                    setReason(value);
+                    setError({ form: null, details: null });
+                  }}
+                  data-autofocus={index === 0 ? true : undefined}
+                />
+                {t(`safety.reason.${value}`)}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="field">
+          <label htmlFor={`${titleId}-details`}>{t('safety.report.details')}</label>
+          <textarea
+            id={`${titleId}-details`}
+            value={details}
+            rows={3}
+            maxLength={REPORT_DETAILS_MAX_LENGTH}
+            onChange={(event) => setDetails(event.target.value)}
+            aria-invalid={error.details ? true : undefined}
+            aria-describedby={`${titleId}-count`}
+          />
+          <small id={`${titleId}-count`} className="help">
+            {t('safety.report.count', { count: details.length, max: REPORT_DETAILS_MAX_LENGTH })}
+          </small>
+          {error.details && (
+            <small className="field-error" role="alert">
+              {error.details}
+            </small>
+          )}
+        </div>
+        <p className="muted report-note">
+          {t('safety.report.private', { name: person.name })} {t('safety.report.blocks', { name: person.name })}
+        </p>
+        {error.form && (
+          <p className="form-error" role="alert">
+            {error.form}
+          </p>
+        )}
+        <SheetActions confirmLabel={t('safety.report.send')} busy={busy} onClose={onClose} cancelFirst={false} />
+      </form>
+    </Sheet>
+  );
+}

@@ -1,0 +1,120 @@
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { useT } from '../lib/i18n';
+
+const FOCUSABLE = 'a[href], button:not(:disabled), input:not(:disabled), textarea:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])';
+
+const focusables = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>(FOCUSABLE)];
+
+/**
+ * A modal dialog, shown as a bottom sheet on a phone and a card on a wide screen. Focus goes to the
+ * element marked `data-autofocus` (else the first control), stays inside while open (Tab wraps),
+ * and returns to what had it when the sheet closes; Escape and a tap outside close it unless `busy`.
+ * Hand-written rather than a dialog library: the app's bundle budget has a few KB left, and the
+ * native <dialog> has no showModal in jsdom, where its tests run.
+ */
+export function Sheet({ labelledBy, onClose, busy = false, children }: { labelledBy: string; onClose: () => void; busy?: boolean; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const node = ref.current;
+    if (node) (node.querySelector<HTMLElement>('[data-autofocus]') ?? focusables(node)[0] ?? node).focus();
+    const overflow = document.body.style.overflow;
+    document.body.style.overflow = 'hidden';
+    return () => {
+      document.body.style.overflow = overflow;
+      if (previous?.isConnected) previous.focus();
+    };
+  }, []);
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      if (!busy) onClose();
+      return;
+    }
+    if (event.key !== 'Tab' || !ref.current) return;
+    const items = focusables(ref.current);
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (!first || !last) {
+      event.preventDefault();
+      return;
+    }
+    if (event.shiftKey && (document.activeElement === first || document.activeElement === ref.current)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  return (
+    <div
+      className="sheet-backdrop"
+      onMouseDown={(event) => {
+        if (event.target === event.currentTarget && !busy) onClose();
+      }}
+    >
+      <div ref={ref} className="sheet" role="dialog" aria-modal="true" aria-labelledby={labelledBy} aria-busy={busy} tabIndex={-1} onKeyDown={onKeyDown}>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The confirm button, with Cancel under it; Cancel takes the focus unless `cancelFirst` is false, so
+ * that nothing destructive is one Enter away. Without `onConfirm` the confirm button submits its form.
+ */
+export function SheetActions({
+  confirmLabel,
+  tone = 'danger',
+  busy,
+  onConfirm,
+  onClose,
+  cancelFirst = true,
+}: {
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  busy: boolean;
+  onConfirm?: () => void;
+  onClose: () => void;
+  cancelFirst?: boolean;
+}) {
+  const t = useT();
+  return (
+    <div className="sheet-actions">
+      <button type={onConfirm ? 'button' : 'submit'} className={`btn btn-${tone} btn-block`} disabled={busy} onClick={onConfirm}>
+        {confirmLabel}
+      </button>
+      <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={cancelFirst || undefined}>
+        {t('safety.cancel')}
+      </button>
+    </div>
+  );
+}
+
+/** A confirm step: a title, what will happen (children), an error if the action failed, and the two buttons. */
+export function ConfirmSheet({
+  title,
+  children,
+  error,
+  onClose,
+  ...actions
+}: { title: string; children: ReactNode; error: string | null } & Omit<Parameters<typeof SheetActions>[0], 'cancelFirst'>) {
+  const titleId = useId();
+  return (
+    <Sheet labelledBy={titleId} onClose={onClose} busy={actions.busy}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <SheetActions {...actions} onClose={onClose} />
+    </Sheet>
+  );
+}

@@ -1,0 +1,105 @@
+import { useEffect, useState } from 'react';
+import { toast } from 'react-toastify';
+import { Link } from 'wouter';
+import { useShallow } from 'zustand/react/shallow';
+import type { BlockedUser } from '../../../shared/schemas/safety';
+import { Avatar } from '../../components/Avatar';
+import { ChevronLeft } from '../../components/Icons';
+import { Loading } from '../../components/Loading';
+import { LoadMore } from '../../components/LoadMore';
+import { ConfirmSheet } from '../../components/Sheet';
+import { errorMessage } from '../../lib/errors';
+import { formatDate } from '../../lib/format';
+import { useLanguage, useT } from '../../lib/i18n';
+import { useSafety } from '../../stores/safety';
+import '../../lib/messages-safety';
+
+function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function unblock() {
+    setBusy(true);
+    setError(null);
+    try {
+      await useSafety.getState().unblock(person.id);
+      toast.success(t('blocked.unblocked', { name: person.name }));
+      onClose();
+    } catch (caught) {
+      setError(errorMessage(caught, t));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <ConfirmSheet
+      title={t('blocked.unblockTitle', { name: person.name })}
+      confirmLabel={t('blocked.unblock')}
+      tone="primary"
+      busy={busy}
+      error={error}
+      onConfirm={() => void unblock()}
+      onClose={onClose}
+    >
+      <p>{t('blocked.unblockText')}</p>
+    </ConfirmSheet>
+  );
+}
+
+/** /app/settings/blocked/: the people I blocked, newest first, each with Unblock (SAFETY.md, "Block"). */
+export function Blocked() {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const { blocked, next, loading } = useSafety(useShallow((state) => ({ blocked: state.blocked, next: state.blockedNext, loading: state.loadingBlocked })));
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<BlockedUser | null>(null);
+
+  useEffect(() => {
+    useSafety
+      .getState()
+      .loadBlocked()
+      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+    // Loaded once per visit; a change of language does not change who is listed.
+  }, []);
+
+  function more() {
+    setError(null);
+    useSafety
+      .getState()
+      .loadMoreBlocked()
+      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+  }
+
+  return (
+    <section className="page blocked-page">
+      <Link href="/app/settings/" className="back-link">
+        <ChevronLeft /> {t('blocked.back')}
+      </Link>
+      <h1>{t('blocked.title')}</h1>
+      <p className="muted">{t('blocked.intro')}</p>
+      {blocked === null ? (
+        error ? null : <Loading />
+      ) : blocked.length === 0 ? (
+        <p className="muted empty-text">{t('blocked.empty')}</p>
+      ) : (
+        <ul className="person-list">
+          {blocked.map((person) => (
+            <li key={person.id} className="person-row">
+              <Avatar name={person.name} image={null} size={44} />
+              <span className="person-text">
+                <span className="person-name">{person.name}</span>
+                <span className="muted person-meta">{t('blocked.since', { date: formatDate(person.blocked_at, language) })}</span>
+              </span>
+              <button type="button" className="btn btn-small btn-ghost" aria-label={t('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
+                {t('blocked.unblock')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('blocked.more')} onMore={more} />
+      {confirming && <UnblockSheet person={confirming} onClose={() => setConfirming(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { useShallow } from 'zustand/react/shallow';
+import type { ModerationReport } from '../../../../shared/schemas/safety';
+import { ChevronRight } from '../../../components/Icons';
+import { LoadMore } from '../../../components/LoadMore';
+import { Loading } from '../../../components/Loading';
+import { errorMessage } from '../../../lib/errors';
+import { formatAge } from '../../../lib/format';
+import { useLanguage, useT } from '../../../lib/i18n';
+import { useModeration } from '../../../stores/moderation';
+
+const STATUSES = ['open', 'resolved'] as const;
+
+/** The queue: open reports oldest first (the longest waiting first), or the resolved ones. */
+export function Queue() {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const { status, queue, next, loading } = useModeration(
+    useShallow((state) => ({ status: state.status, queue: state.queue, next: state.next, loading: state.loading })),
+  );
+  const [error, setError] = useState<string | null>(null);
+
+  function show(wanted: ModerationReport['status']) {
+    setError(null);
+    useModeration
+      .getState()
+      .load(wanted)
+      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+  }
+
+  useEffect(() => {
+    // Fresh on every visit: other moderators work the same queue.
+    show(useModeration.getState().status);
+  }, []);
+
+  function more() {
+    setError(null);
+    useModeration
+      .getState()
+      .loadMore()
+      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+  }
+
+  return (
+    <section className="page moderation">
+      <h1>{t('moderation.title')}</h1>
+      <div className="toggle" role="group" aria-label={t('moderation.queue')}>
+        {STATUSES.map((value) => (
+          <button key={value} type="button" className={status === value ? 'is-active' : ''} aria-pressed={status === value} onClick={() => show(value)}>
+            {t(value === 'open' ? 'moderation.open' : 'moderation.resolved')}
+          </button>
+        ))}
+      </div>
+      {queue === null ? (
+        error ? null : <Loading />
+      ) : queue.length === 0 ? (
+        <p className="muted empty-text">{t(status === 'open' ? 'moderation.emptyOpen' : 'moderation.emptyResolved')}</p>
+      ) : (
+        <ul className="report-list">
+          {queue.map((report) => (
+            <li key={report.id}>
+              <Link href={`/app/moderation/reports/${report.id}/`} className="report-row">
+                <span className="report-row-text">
+                  <span className="report-reason">{t(`safety.reason.${report.reason}`)}</span>
+                  <span className="report-person">{report.reported.name || t('moderation.deleted')}</span>
+                  <span className="muted report-meta">
+                    {t('moderation.count', { count: report.reported.report_count })} ·{' '}
+                    <time dateTime={report.created_at}>{formatAge(report.created_at, language)}</time>
+                  </span>
+                </span>
+                <ChevronRight />
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+      <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('moderation.more')} onMore={more} />
+    </section>
+  );
+}

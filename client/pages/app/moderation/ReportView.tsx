@@ -1,0 +1,267 @@
+import { useEffect, useState } from 'react';
+import { toast } from 'react-toastify';
+import { Link, useLocation } from 'wouter';
+import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
+import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
+import { ChevronLeft } from '../../../components/Icons';
+import { Loading } from '../../../components/Loading';
+import { ConfirmSheet } from '../../../components/Sheet';
+import { api, ApiError, NotFound } from '../../../lib/api';
+import { errorMessage } from '../../../lib/errors';
+import { formatAge, formatDateTime } from '../../../lib/format';
+import { useLanguage, useT } from '../../../lib/i18n';
+import { useModeration } from '../../../stores/moderation';
+
+/**
+ * A report's photo copies need the Authorization header, which an <img> cannot send: each is fetched
+ * as a blob and shown through an object URL, released when the page goes. undefined: loading;
+ * null: could not be loaded.
+ */
+function useReportPhotos(urls: readonly string[]): Array<string | null | undefined> {
+  const key = urls.join('\n');
+  const [images, setImages] = useState<Array<string | null | undefined>>([]);
+  useEffect(() => {
+    const list = key ? key.split('\n') : [];
+    let live = true;
+    const made: string[] = [];
+    const put = (index: number, value: string | null) => setImages((current) => current.map((item, at) => (at === index ? value : item)));
+    setImages(list.map(() => undefined));
+    list.forEach((url, index) => {
+      api
+        .reportPhoto(url)
+        .then((blob) => {
+          if (!live) return;
+          const objectUrl = URL.createObjectURL(blob);
+          made.push(objectUrl);
+          put(index, objectUrl);
+        })
+        .catch(() => live && put(index, null));
+    });
+    return () => {
+      live = false;
+      made.forEach((objectUrl) => URL.revokeObjectURL(objectUrl));
+    };
+  }, [key]);
+  return images;
+}
+
+const isGender = (value: string | null): value is (typeof GENDERS)[number] => (GENDERS as readonly (string | null)[]).includes(value);
+
+function Snapshot({ report }: { report: ModerationReportDetail }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const { profile, messages } = report.snapshot;
+  const photos = useReportPhotos(profile?.photos ?? []);
+  const who = (sender: number) =>
+    sender === report.reporter?.id ? t('moderation.reporter') : sender === report.reported.id ? t('moderation.reported') : '—';
+
+  return (
+    <>
+      <h2 className="section-title">{t('moderation.snapshot')}</h2>
+      {profile ? (
+        <div className="snapshot-profile">
+          {photos.length > 0 ? (
+            <ul className="snapshot-photos">
+              {photos.map((src, index) => (
+                <li key={index}>
+                  {src ? (
+                    <img src={src} alt={t('moderation.photo', { n: index + 1 })} />
+                  ) : (
+                    <span className="snapshot-photo-missing" role={src === null ? 'img' : undefined} aria-label={src === null ? t('moderation.photoMissing') : undefined} aria-busy={src === undefined} />
+                  )}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">{t('moderation.noPhotos')}</p>
+          )}
+          <p className="snapshot-name">
+            {profile.name}
+            {profile.age !== null && <span className="age">, {profile.age}</span>}
+            {isGender(profile.gender) && <span className="muted"> · {t(`gender.${profile.gender}`)}</span>}
+          </p>
+          {profile.bio && <p className="bio">{profile.bio}</p>}
+        </div>
+      ) : (
+        <p className="muted">{t('moderation.noProfile')}</p>
+      )}
+
+      <h2 className="section-title">{t('moderation.transcript')}</h2>
+      {messages.length === 0 ? (
+        <p className="muted">{t('moderation.noMessages')}</p>
+      ) : (
+        <ol className="transcript" aria-label={t('moderation.transcript')}>
+          {messages.map((message) => (
+            <li key={message.id} className={message.sender === report.reported.id ? 'transcript-line is-reported' : 'transcript-line'}>
+              <p className="transcript-meta">
+                <strong>{who(message.sender)}</strong> · <time dateTime={message.time}>{formatDateTime(message.time, language)}</time>
+              </p>
+              <p className="transcript-text">{message.content}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  );
+}
+
+/** One report: who, why, the snapshot, and Dismiss / Ban (with a note; Ban asks first). */
+export function ReportView({ id }: { id: number }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const [, navigate] = useLocation();
+  const report = useModeration((state) => (state.report?.id === id ? state.report : null));
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [confirmBan, setConfirmBan] = useState(false);
+
+  useEffect(() => {
+    useModeration
+      .getState()
+      .open(id)
+      .catch((caught: unknown) => {
+        if (caught instanceof NotFound) setMissing(true);
+        else setError(errorMessage(caught, t));
+      });
+    // Loaded once per report (the page is keyed by id); t only changes the words of an error.
+  }, [id]);
+
+  async function resolve(action: ResolveInput['action']) {
+    setBusy(true);
+    setError(null);
+    const text = note.trim();
+    try {
+      const done = await useModeration.getState().resolve(id, { action, ...(text ? { note: text } : {}) });
+      toast.success(action === 'ban' ? t('moderation.banned', { name: done.reported.name }) : t('moderation.dismissed'));
+      navigate('/app/moderation/');
+    } catch (caught) {
+      setBusy(false);
+      setConfirmBan(false);
+      // 409: another moderator got there first; show what they decided.
+      if (caught instanceof ApiError && caught.status === 409) {
+        setError(t('moderation.alreadyResolved'));
+        void useModeration.getState().open(id).catch(() => undefined);
+      } else {
+        setError(errorMessage(caught, t));
+      }
+    }
+  }
+
+  const back = (
+    <Link href="/app/moderation/" className="back-link">
+      <ChevronLeft /> {t('moderation.back')}
+    </Link>
+  );
+  if (missing) {
+    return (
+      <section className="page moderation">
+        {back}
+        <p className="center-text muted">{t('moderation.notFound')}</p>
+      </section>
+    );
+  }
+  if (!report) {
+    return (
+      <section className="page moderation">
+        {back}
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <Loading />
+        )}
+      </section>
+    );
+  }
+
+  const reportedName = report.reported.name || t('moderation.deleted');
+  return (
+    <section className="page moderation report-view">
+      {back}
+      <h1>{t(`safety.reason.${report.reason}`)}</h1>
+      <dl className="report-facts">
+        <dt>{t('moderation.reported')}</dt>
+        <dd>
+          {reportedName} <span className="muted">· {t('moderation.count', { count: report.reported.report_count })}</span>
+        </dd>
+        <dt>{t('moderation.reporter')}</dt>
+        <dd>{report.reporter?.name || t('moderation.deleted')}</dd>
+      </dl>
+      <p className="muted">
+        <time dateTime={report.created_at}>{t('moderation.when', { date: formatDateTime(report.created_at, language) })}</time> ({formatAge(report.created_at, language)})
+      </p>
+
+      <h2 className="section-title">{t('moderation.details')}</h2>
+      <p className={report.details ? 'report-details' : 'muted'}>{report.details || t('moderation.noDetails')}</p>
+      {report.additions.length > 0 && (
+        <>
+          <h2 className="section-title">{t('moderation.additions')}</h2>
+          <ul className="additions">
+            {report.additions.map((addition) => (
+              <li key={addition.at}>
+                <strong>{t(`safety.reason.${addition.reason}`)}</strong>{' '}
+                <time className="muted" dateTime={addition.at}>
+                  · {formatDateTime(addition.at, language)}
+                </time>
+                {addition.details && <p className="report-details">{addition.details}</p>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+
+      <Snapshot report={report} />
+
+      {report.status === 'open' ? (
+        <form className="form resolve-form" onSubmit={(event) => event.preventDefault()}>
+          <label className="field">
+            <span>{t('moderation.note')}</span>
+            <textarea value={note} rows={2} maxLength={REPORT_DETAILS_MAX_LENGTH} onChange={(event) => setNote(event.target.value)} />
+          </label>
+          {error && (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="resolve-actions">
+            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => void resolve('dismiss')}>
+              {t('moderation.dismiss')}
+            </button>
+            <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirmBan(true)}>
+              {t('moderation.ban')}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <div className="notice resolution">
+          {error && (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          )}
+          <p>
+            <strong>{t('moderation.resolution')}:</strong>{' '}
+            {report.resolution ? t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss') : '—'}
+            {report.resolved_at && <span className="muted"> · {t('moderation.resolvedAt', { date: formatDateTime(report.resolved_at, language) })}</span>}
+          </p>
+          {report.note && <p className="report-details">{report.note}</p>}
+        </div>
+      )}
+      {confirmBan && (
+        <ConfirmSheet
+          title={t('moderation.banTitle', { name: reportedName })}
+          confirmLabel={t('moderation.ban')}
+          busy={busy}
+          error={null}
+          onConfirm={() => void resolve('ban')}
+          onClose={() => setConfirmBan(false)}
+        >
+          <p>{t('moderation.banText')}</p>
+        </ConfirmSheet>
+      )}
+    </section>
+  );
+}

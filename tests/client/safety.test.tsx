@@ -1,0 +1,432 @@
+// @vitest-environment jsdom
+/**
+ * The safety dialogs, the blocked list and match:removed, rendered in jsdom against the real server:
+ * the client's relative `/api/...` requests are sent to a started app, and what they did is read back
+ * from it (blocks, reports in the moderation queue, ended conversations).
+ */
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { Route, Router, Switch } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { blocks } from '../../server/db/schema';
+import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
+import { SafetyMenu } from '../../client/components/SafetyMenu';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { setToken } from '../../client/lib/storage';
+import { Blocked } from '../../client/pages/app/Blocked';
+import { Chat } from '../../client/pages/app/Chat';
+import { Matches } from '../../client/pages/app/Matches';
+import { Moderation } from '../../client/pages/app/moderation/Moderation';
+import { useChat } from '../../client/stores/chat';
+import { useConversations } from '../../client/stores/conversations';
+import { useDeck } from '../../client/stores/deck';
+import { conversationEnded, useSafety } from '../../client/stores/safety';
+import { useSession } from '../../client/stores/session';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
+import { startServer, type TestServer } from '../helpers/server';
+
+const realFetch = globalThis.fetch;
+const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['male'] };
+const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
+
+let server: TestServer;
+let moderator: TestUser;
+const api = () => client(server.url);
+
+beforeAll(async () => {
+  // Two reports a day here, so that the third shows the 429 copy.
+  server = await startServer({ config: { limits: { report: { max: 2, windowMs: 86_400_000 } } } });
+  moderator = await makeModerator(server);
+});
+afterAll(() => server?.close());
+
+beforeEach(() => {
+  localStorage.setItem('language_code', 'en');
+  initLanguage();
+  // The client asks for `/api/...` on its own origin: here that origin is the test server.
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+});
+afterEach(() => {
+  cleanup();
+  useSession.getState().signOut();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+/** Two matched people with a message each way; the first is signed in to the client. */
+async function matchedPair(names: [string, string] = ['Ana', 'Ben']) {
+  const me = await makeCompletedUser(server, { name: names[0], ...woman }, { firstName: names[0] });
+  const other = await makeCompletedUser(server, { name: names[1], ...man }, { firstName: names[1] });
+  await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: me.id } });
+  const matched = await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: other.id } });
+  const conversationId = matched.body.conversation_id as number;
+  await api().post(`/api/conversations/${conversationId}/messages/`, { token: other.token, json: { content: 'hello there' } });
+  setToken(me.token);
+  useSession.setState({
+    token: me.token,
+    user: { id: me.id, email: me.email, first_name: names[0], last_name: 'Tester', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },
+  });
+  await useConversations.getState().load();
+  return { me, other, conversationId };
+}
+
+function renderDialog(action: SafetyAction, person: { id: number; name: string }, conversationId?: number) {
+  const onClose = vi.fn();
+  const onDone = vi.fn();
+  render(<SafetyDialog action={action} person={person} conversationId={conversationId} onClose={onClose} onDone={onDone} />);
+  return { onClose, onDone };
+}
+
+const openReports = async () =>
+  (await api().get('/api/moderation/reports/?status=open', { token: moderator.token })).body.results as Array<{
+    id: number;
+    reason: string;
+    details: string;
+    reporter: { id: number };
+    reported: { id: number };
+  }>;
+
+describe('Block', () => {
+  it('says what happens, starts on Cancel, and Escape closes without blocking', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    const { onClose, onDone } = renderDialog('block', { id: other.id, name: 'Ben' }, conversationId);
+    const dialog = screen.getByRole('dialog', { name: 'Block Ben?' });
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    expect(dialog.textContent).toContain(en['safety.block.text']);
+    expect(document.activeElement?.textContent).toBe(en['safety.cancel']);
+
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    expect(onClose).toHaveBeenCalledOnce();
+    expect(onDone).not.toHaveBeenCalled();
+    expect((await api().get('/api/users/me/blocks/', { token: me.token })).body.results).toEqual([]);
+  });
+
+  it('keeps Tab inside the dialog', async () => {
+    const { other, conversationId } = await matchedPair();
+    renderDialog('block', { id: other.id, name: 'Ben' }, conversationId);
+    const confirm = screen.getByRole('button', { name: en['safety.block.confirm'] });
+    const cancel = screen.getByRole('button', { name: en['safety.cancel'] });
+    cancel.focus();
+    fireEvent.keyDown(cancel, { key: 'Tab' });
+    expect(document.activeElement).toBe(confirm);
+    fireEvent.keyDown(confirm, { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(cancel);
+  });
+
+  it('blocks on the server, and the conversation leaves the lists and the chat store', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    await useChat.getState().open(conversationId);
+    expect(useConversations.getState().started?.map((item) => item.id)).toEqual([conversationId]);
+    const { onDone } = renderDialog('block', { id: other.id, name: 'Ben' }, conversationId);
+    fireEvent.click(screen.getByRole('button', { name: en['safety.block.confirm'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+
+    const listed = (await api().get('/api/users/me/blocks/', { token: me.token })).body.results;
+    expect(listed.map((person: { id: number }) => person.id)).toEqual([other.id]);
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: other.token })).status).toBe(404);
+    expect(useConversations.getState().started).toEqual([]);
+    expect(useChat.getState().threads[conversationId]).toBeUndefined();
+    // Ended by this user: the chat page leaves without the "has ended" notice.
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: true });
+    expect(useSafety.getState().gone[other.id]).toBe(true);
+  });
+
+  it('says so calmly when the person is already out of reach (404), and still removes them', async () => {
+    const { other, conversationId } = await matchedPair();
+    // Ben blocked first: for Ana he no longer exists.
+    await api().post(`/api/users/${useSession.getState().user!.id}/block/`, { token: other.token });
+    const { onDone } = renderDialog('block', { id: other.id, name: 'Ben' }, conversationId);
+    fireEvent.click(screen.getByRole('button', { name: en['safety.block.confirm'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+    expect(useConversations.getState().started).toEqual([]);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('Unmatch', () => {
+  it('ends the conversation for both after the confirm step', async () => {
+    const { other, conversationId } = await matchedPair();
+    const { onDone } = renderDialog('unmatch', { id: other.id, name: 'Ben' }, conversationId);
+    expect(screen.getByRole('dialog', { name: 'Unmatch Ben?' }).textContent).toContain(en['safety.unmatch.text']);
+    fireEvent.click(screen.getByRole('button', { name: en['safety.unmatch.confirm'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: other.token })).status).toBe(404);
+    expect(useConversations.getState().started).toEqual([]);
+  });
+});
+
+describe('Report', () => {
+  it('offers the seven reasons, asks for one, and posts the reason, trimmed details and the conversation', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    const { onDone } = renderDialog('report', { id: other.id, name: 'Ben' }, conversationId);
+    const dialog = screen.getByRole('dialog', { name: 'Report Ben' });
+    const radios = screen.getAllByRole('radio');
+    expect(radios.map((radio) => (radio as HTMLInputElement).value)).toEqual([...REPORT_REASONS]);
+    for (const reason of REPORT_REASONS) screen.getByRole('radio', { name: en[`safety.reason.${reason}`] });
+    expect(dialog.textContent).toContain(en['safety.report.blocks'].replace('{name}', 'Ben'));
+    expect(document.activeElement).toBe(radios[0]);
+
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    expect(screen.getByRole('alert').textContent).toBe(en['safety.report.pickReason']);
+    expect(onDone).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.spam'] }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    const details = screen.getByLabelText(en['safety.report.details']) as HTMLTextAreaElement;
+    expect(details.maxLength).toBe(REPORT_DETAILS_MAX_LENGTH);
+    fireEvent.change(details, { target: { value: '  Sells tickets to a party that does not exist.  ' } });
+    expect(screen.getByText(`49 / ${REPORT_DETAILS_MAX_LENGTH}`)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+
+    const [report] = (await openReports()).filter((item) => item.reporter.id === me.id);
+    expect(report).toMatchObject({ reason: 'spam', details: 'Sells tickets to a party that does not exist.', reported: { id: other.id } });
+    const detail = await api().get(`/api/moderation/reports/${report!.id}/`, { token: moderator.token });
+    expect(detail.body.conversation_id).toBe(conversationId);
+    expect(detail.body.snapshot.messages.map((message: { content: string }) => message.content)).toEqual(['hello there']);
+    // Reporting blocks them too.
+    expect(useConversations.getState().started).toEqual([]);
+  });
+
+  it('shows a field error from the server under the details, and keeps the dialog open', async () => {
+    const { other, conversationId } = await matchedPair();
+    const { onDone } = renderDialog('report', { id: other.id, name: 'Ben' }, conversationId);
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.other'] }));
+    // Only zero-width characters: empty to the server, which answers 400 for `details`.
+    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: '\u200b\u200b' } });
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.getByLabelText(en['safety.report.details']).getAttribute('aria-invalid')).toBe('true'));
+    expect(screen.getByRole('alert').textContent).toBeTruthy();
+    expect(onDone).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: en['safety.report.send'] })).not.toHaveProperty('disabled', true);
+  });
+
+  it('says "a lot of reports today" on a 429, in Spanish too, by status and not by the words', async () => {
+    const { me } = await matchedPair();
+    const others = await Promise.all([1, 2, 3].map(() => makeCompletedUser(server, man)));
+    for (const other of others.slice(0, 2)) {
+      expect((await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } })).status).toBe(201);
+    }
+    act(() => useLanguage.getState().setLanguage('es'));
+    const { onDone } = renderDialog('report', { id: others[2]!.id, name: 'Carl' });
+    fireEvent.click(screen.getByRole('radio', { name: es['safety.reason.fake_profile'] }));
+    fireEvent.click(screen.getByRole('button', { name: es['safety.report.send'] }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(es['safety.report.throttled']));
+    expect(onDone).not.toHaveBeenCalled();
+    expect((await openReports()).filter((item) => item.reported.id === others[2]!.id)).toEqual([]);
+  });
+});
+
+describe('the ⋮ menu', () => {
+  it('has Report, Block and Unmatch in a chat, Report and Block on a profile; arrows move, Escape closes', async () => {
+    const view = render(
+      <Router hook={memoryLocation({ path: '/app/chat/1' }).hook}>
+        <SafetyMenu person={{ id: 2, name: 'Ben' }} conversationId={1} leaveTo="/app/matches/" />
+      </Router>,
+    );
+    const button = screen.getByRole('button', { name: en['safety.menu'] });
+    expect(button.getAttribute('aria-haspopup')).toBe('menu');
+    fireEvent.click(button);
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+    const items = screen.getAllByRole('menuitem');
+    expect(items.map((item) => item.textContent)).toEqual([en['safety.report'], en['safety.block'], en['safety.unmatch']]);
+    expect(document.activeElement).toBe(items[0]);
+    fireEvent.keyDown(items[0]!, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(items[1]);
+    fireEvent.keyDown(items[1]!, { key: 'ArrowUp' });
+    fireEvent.keyDown(items[0]!, { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(items[2]);
+    fireEvent.keyDown(items[2]!, { key: 'Escape' });
+    expect(screen.queryByRole('menu')).toBeNull();
+    expect(document.activeElement).toBe(button);
+    view.unmount();
+
+    render(
+      <Router hook={memoryLocation({ path: '/app/profiles/2' }).hook}>
+        <SafetyMenu person={{ id: 2, name: 'Ben' }} leaveTo="/app/home/" />
+      </Router>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: en['safety.menu'] }));
+    expect(screen.getAllByRole('menuitem').map((item) => item.textContent)).toEqual([en['safety.report'], en['safety.block']]);
+    fireEvent.click(screen.getByRole('menuitem', { name: en['safety.block'] }));
+    await screen.findByRole('dialog', { name: 'Block Ben?' });
+    expect(screen.getByRole('dialog').textContent).toContain(en['safety.block.textProfile']);
+    // Cancel gives the focus back to the ⋮ button.
+    fireEvent.click(screen.getByRole('button', { name: en['safety.cancel'] }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: en['safety.menu'] }));
+  });
+});
+
+describe('match:removed', () => {
+  it('takes the conversation out of both lists, the chat store, the deck and an open profile', async () => {
+    const { other, conversationId } = await matchedPair();
+    await useChat.getState().open(conversationId);
+    useDeck.setState({ current: null, queue: [{ id: other.id, name: 'Ben', age: 30, bio: '', image: null }] });
+
+    conversationEnded(conversationId);
+    expect(useConversations.getState().started).toEqual([]);
+    expect(useConversations.getState().empty).toEqual([]);
+    expect(useChat.getState().threads[conversationId]).toBeUndefined();
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: false });
+    expect(useDeck.getState().queue).toEqual([]);
+    expect(useSafety.getState().gone[other.id]).toBe(true);
+    // Again (another instance, a reconnect): nothing changes.
+    conversationEnded(conversationId);
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: false });
+  });
+
+  it('finds a conversation that ended while the socket was away: the catch-up reports it gone', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    await useChat.getState().open(conversationId);
+    expect(await useChat.getState().catchUp()).toEqual([]);
+    await api().post(`/api/users/${me.id}/block/`, { token: other.token });
+    expect(await useChat.getState().catchUp()).toEqual([conversationId]);
+  });
+
+  it('leaves an open chat for the list, which says calmly that it ended; leaving the list clears it', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    const { hook, history } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
+    render(
+      <Router hook={hook}>
+        <Switch>
+          <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
+          <Route path="/app/matches/" component={Matches} />
+        </Switch>
+      </Router>,
+    );
+    await screen.findByText('hello there');
+    // What the server does when Ben blocks Ana, then what its socket event does here.
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
+    act(() => conversationEnded(conversationId));
+
+    await waitFor(() => expect(history!.at(-1)).toBe('/app/matches/'));
+    const notice = await screen.findByRole('status');
+    expect(notice.textContent).toBe('Your conversation with Ben has ended.');
+    expect(screen.queryByRole('alert')).toBeNull();
+    await screen.findByText(en['matches.noConversations']);
+    fireEvent.click(screen.getByRole('button', { name: en['chat.endedDismiss'] }));
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+});
+
+describe('Blocked people', () => {
+  it('lists them newest first with Unblock behind a confirm step, then the empty state', async () => {
+    const { me, other, conversationId } = await matchedPair();
+    const carl = await makeCompletedUser(server, { name: 'Carl', ...man });
+    await api().post(`/api/users/${other.id}/block/`, { token: me.token });
+    await api().post(`/api/users/${carl.id}/block/`, { token: me.token });
+    render(
+      <Router hook={memoryLocation({ path: '/app/settings/blocked/' }).hook}>
+        <Blocked />
+      </Router>,
+    );
+    await screen.findByText('Carl');
+    expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Carl', 'Ben']);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Unblock Ben' }));
+    const dialog = screen.getByRole('dialog', { name: 'Unblock Ben?' });
+    expect(dialog.textContent).toContain(en['blocked.unblockText']);
+    fireEvent.click(screen.getByRole('button', { name: en['safety.cancel'] }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect((await api().get('/api/users/me/blocks/', { token: me.token })).body.results).toHaveLength(2);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Unblock Ben' }));
+    fireEvent.click(screen.getByRole('button', { name: en['blocked.unblock'] }));
+    await waitFor(() => expect(screen.queryByText('Ben')).toBeNull());
+    expect((await api().get('/api/users/me/blocks/', { token: me.token })).body.results.map((person: { id: number }) => person.id)).toEqual([carl.id]);
+    // Unblocking does not bring the conversation back.
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: me.token })).status).toBe(404);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Unblock Carl' }));
+    fireEvent.click(screen.getByRole('button', { name: en['blocked.unblock'] }));
+    await screen.findByText(en['blocked.empty']);
+  });
+
+  it('pages with "Show more" when there are more than a page', async () => {
+    const me = await makeUser(server);
+    const people = await Promise.all(Array.from({ length: 52 }, () => makeUser(server, { firstName: 'Blocked' })));
+    await server.app.db.insert(blocks).values(people.map((person) => ({ blockerId: me.id, blockedId: person.id })));
+    setToken(me.token);
+    render(
+      <Router hook={memoryLocation({ path: '/app/settings/blocked/' }).hook}>
+        <Blocked />
+      </Router>,
+    );
+    const more = await screen.findByRole('button', { name: en['blocked.more'] });
+    expect(document.querySelectorAll('.person-row')).toHaveLength(50);
+    fireEvent.click(more);
+    await waitFor(() => expect(document.querySelectorAll('.person-row')).toHaveLength(52));
+    expect(screen.queryByRole('button', { name: en['blocked.more'] })).toBeNull();
+  });
+});
+
+describe('Moderation', () => {
+  /** A moderator of its own: signing out after the test revokes the token it used. */
+  async function signInAsModerator() {
+    const user = await makeModerator(server);
+    setToken(user.token);
+    useSession.setState({
+      token: user.token,
+      user: { id: user.id, email: user.email, first_name: 'Mod', last_name: '', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: true },
+    });
+  }
+
+  it('lists open reports oldest first, opens one with its transcript, and dismisses it with a note', async () => {
+    const { me, other } = await matchedPair(['Eva', 'Fer']);
+    const first = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'harassment', details: 'Rude.' } });
+    await signInAsModerator();
+    const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
+    render(
+      <Router hook={hook}>
+        <Moderation />
+      </Router>,
+    );
+    const row = await screen.findByRole('link', { name: /Fer/ });
+    expect(row.textContent).toContain(en['safety.reason.harassment']);
+    fireEvent.click(row);
+    await screen.findByRole('heading', { name: en['safety.reason.harassment'] });
+    const transcript = screen.getByRole('list', { name: en['moderation.transcript'] });
+    expect(transcript.textContent).toContain(`${en['moderation.reported']} ·`);
+    expect(transcript.textContent).toContain('hello there');
+
+    fireEvent.change(screen.getByLabelText(en['moderation.note']), { target: { value: 'Not enough to act on.' } });
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
+    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
+    expect(detail.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Not enough to act on.' });
+    // Dismissing bans nobody.
+    expect((await api().get('/api/users/me/', { token: other.token })).status).toBe(200);
+  });
+
+  it('says when another moderator resolved the report first (409), and shows their decision', async () => {
+    const { me, other } = await matchedPair(['Gia', 'Hal']);
+    const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    render(
+      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
+        <Moderation />
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    const colleague = await makeModerator(server);
+    await api().post(`/api/moderation/reports/${reported.body.id}/resolve/`, { token: colleague.token, json: { action: 'dismiss', note: 'Handled.' } });
+
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
+    const confirm = screen.getByRole('dialog', { name: 'Ban Hal?' });
+    expect(confirm.textContent).toContain(en['moderation.banText']);
+    fireEvent.click(screen.getAllByRole('button', { name: en['moderation.ban'] }).at(-1)!);
+    await screen.findByText(en['moderation.alreadyResolved']);
+    await screen.findByText(en['moderation.resolution.dismiss']);
+    expect(screen.getByText('Handled.')).toBeTruthy();
+    // Hal was not banned by the late click.
+    expect((await api().get('/api/users/me/', { token: other.token })).status).toBe(200);
+  });
+});

@@ -1,0 +1,305 @@
+/**
+ * Safety in Chromium (390×844): Ana blocks Ben from the chat menu and the conversation leaves both
+ * screens live; Ana reports Carl with a reason; a moderator bans Carl from /app/moderation/ and
+ * Carl's open tab is signed out; Ana unblocks Ben from her blocked list; a profile's menu blocks too.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
+import { es } from '../../shared/i18n/es';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
+import { connect } from '../helpers/socket';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+}
+
+describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let ana: TestUser;
+  let ben: TestUser;
+  let carl: TestUser;
+  let dana: TestUser;
+  let moderator: TestUser;
+  let anaBen: number;
+  let anaCarl: number;
+  let anaTab: Tab;
+  let benTab: Tab;
+  let carlTab: Tab;
+  let modTab: Tab;
+  const api = () => client(server.url);
+  /**
+   * After the entry animations end: a sheet or a toast half-way in would not show what a person sees.
+   * (Playwright's `animations: 'disabled'` would also end a toast's countdown, and with it the toast.)
+   */
+  async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((animation) => {
+            const target = (animation.effect as KeyframeEffect | null)?.target;
+            return animation.effect?.getTiming().iterations !== Infinity && !target?.classList.contains('Toastify__progress-bar');
+          })
+          .map((animation) => animation.finished.catch(() => undefined)),
+      ),
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, `safety-${name}.png`), ...options });
+  }
+
+  async function match(a: TestUser, b: TestUser): Promise<number> {
+    await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
+    const matched = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    expect(matched.body.match).toBe(true);
+    return matched.body.conversation_id;
+  }
+  async function say(from: TestUser, conversationId: number, content: string) {
+    const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: from.token, json: { content } });
+    expect(sent.status).toBe(201);
+  }
+  /** True while the page has not been reloaded since `markNoReload`. */
+  const markNoReload = (page: Page) => page.evaluate(() => Object.assign(window, { noReload: true }));
+  const stillNoReload = (page: Page) => page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload === true);
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['male'] };
+    const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
+    ana = await makeCompletedUser(server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
+    ben = await makeCompletedUser(server, { name: 'Ben', ...man }, { firstName: 'Ben' });
+    carl = await makeCompletedUser(server, { name: 'Carl', bio: 'Here for trouble.', ...man }, { firstName: 'Carl' });
+    dana = await makeCompletedUser(server, { name: 'Dana', ...man }, { firstName: 'Dana' });
+    moderator = await makeModerator(server, { name: 'Mod' });
+    anaBen = await match(ana, ben);
+    anaCarl = await match(ana, carl);
+    await say(ben, anaBen, 'Hi Ana, great party!');
+    await say(ana, anaBen, 'Hi Ben!');
+    await say(carl, anaCarl, 'Answer me or else.');
+    await say(ana, anaCarl, 'Please stop.');
+
+    browser = await launchChromium();
+    anaTab = await openPhone(browser, { token: ana.token, language: 'en' });
+    benTab = await openPhone(browser, { token: ben.token, language: 'es' });
+    carlTab = await openPhone(browser, { token: carl.token, language: 'en' });
+    modTab = await openPhone(browser, { token: moderator.token, language: 'en' });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const tab of [anaTab, benTab, carlTab, modTab]) await tab?.context.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('Ana blocks Ben from the chat menu: the conversation leaves both screens live', async () => {
+    const { page } = anaTab;
+    const benPage = benTab.page;
+    await page.goto(`${server.url}/app/chat/${anaBen}`);
+    await page.locator('.message', { hasText: 'Hi Ana, great party!' }).waitFor();
+    await benPage.goto(`${server.url}/app/chat/${anaBen}`);
+    await benPage.locator('.message', { hasText: 'Hi Ben!' }).waitFor();
+    await markNoReload(benPage);
+
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    const menu = page.getByRole('menu');
+    expect(await menu.getByRole('menuitem').allTextContents()).toEqual([en['safety.report'], en['safety.block'], en['safety.unmatch']]);
+    await shot(page, '01-chat-menu');
+
+    await menu.getByRole('menuitem', { name: en['safety.block'] }).click();
+    const dialog = page.getByRole('dialog', { name: 'Block Ben?' });
+    await dialog.getByText(en['safety.block.text']).waitFor();
+    // Cancel has the focus: the destructive button is never one Enter away.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(en['safety.cancel']);
+    await shot(page, '02-block-confirm');
+    await dialog.getByRole('button', { name: en['safety.block.confirm'] }).click();
+
+    await page.waitForURL('**/app/matches/');
+    await page.getByText('You blocked Ben.').waitFor();
+    await page.getByRole('link', { name: /Carl/ }).first().waitFor();
+    expect(await page.getByRole('link', { name: /Ben/ }).count()).toBe(0);
+    await shot(page, '03-ana-after-block');
+
+    // Ben's open chat: a calm notice on the list it went back to, in Spanish, without a reload.
+    await benPage.waitForURL('**/app/matches/');
+    await benPage.getByRole('status').getByText(es['chat.ended'].replace('{name}', 'Ana')).waitFor();
+    expect(await benPage.getByRole('link', { name: /Ana/ }).count()).toBe(0);
+    expect(await benPage.getByRole('alert').count()).toBe(0);
+    expect(await stillNoReload(benPage)).toBe(true);
+    await shot(benPage, '04-ben-ended-es');
+    expect((await api().get(`/api/conversations/${anaBen}/`, { token: ben.token })).status).toBe(404);
+  });
+
+  it('Ana reports Carl with a reason and details: sent, and Carl is blocked', async () => {
+    const { page } = anaTab;
+    await carlTab.page.goto(`${server.url}/app/matches/`);
+    await carlTab.page.getByRole('link', { name: /Ana/ }).first().waitFor();
+
+    await page.getByRole('link', { name: /Carl/ }).first().click();
+    await page.locator('.message', { hasText: 'Answer me or else.' }).waitFor();
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.report'] }).click();
+    const dialog = page.getByRole('dialog', { name: 'Report Carl' });
+    await dialog.waitFor();
+    expect(await dialog.getByRole('radio').count()).toBe(7);
+    // Sending without a reason says what is missing, and sends nothing.
+    await dialog.getByRole('button', { name: en['safety.report.send'] }).click();
+    await dialog.getByRole('alert').getByText(en['safety.report.pickReason']).waitFor();
+    await dialog.getByRole('radio', { name: en['safety.reason.harassment'] }).check();
+    await dialog.getByRole('textbox').fill('He keeps threatening me.');
+    await shot(page, '05-report-form');
+    await dialog.getByRole('button', { name: en['safety.report.send'] }).click();
+
+    await page.waitForURL('**/app/matches/');
+    await page.getByText('Report sent. Carl is blocked.').waitFor();
+    expect(await page.getByRole('link', { name: /Carl/ }).count()).toBe(0);
+    // Carl's list loses the conversation too, live; he is not told why.
+    await expect.poll(() => carlTab.page.getByRole('link', { name: /Ana/ }).count()).toBe(0);
+  });
+
+  it('someone who is not a moderator finds no moderation page and no link to it', async () => {
+    const { page } = anaTab;
+    await page.goto(`${server.url}/app/moderation/`);
+    await page.waitForURL('**/app/home/');
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['app.settings'], en['blocked.title']]);
+    await page.keyboard.press('Escape');
+  });
+
+  it('a moderator opens the report from the queue and bans Carl; Carl is signed out', async () => {
+    const { page } = modTab;
+    await carlTab.page.goto(`${server.url}/app/home/`);
+    await carlTab.page.locator('.top-bar').waitFor();
+
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await shot(page, '06a-account-menu');
+    await page.getByRole('menuitem', { name: en['app.moderation'] }).click();
+    await page.waitForURL('**/app/moderation/');
+    const row = page.getByRole('link', { name: /Carl/ });
+    await row.waitFor();
+    const rowText = await row.textContent();
+    expect(rowText).toContain(en['safety.reason.harassment']);
+    expect(rowText).toContain('Reports about them: 1');
+    await shot(page, '06b-moderation-queue');
+
+    await row.click();
+    await page.getByRole('heading', { name: en['safety.reason.harassment'] }).waitFor();
+    await page.getByText('He keeps threatening me.').waitFor();
+    const transcript = page.getByRole('list', { name: en['moderation.transcript'] });
+    await transcript.getByText('Answer me or else.').waitFor();
+    expect(await transcript.locator('.transcript-line.is-reported').textContent()).toContain(en['moderation.reported']);
+    expect(await transcript.locator('.transcript-line:not(.is-reported)').textContent()).toContain(en['moderation.reporter']);
+    // The photo copy came through the API with the token, shown from a blob.
+    const photo = page.getByRole('img', { name: en['moderation.photo'].replace('{n}', '1') });
+    await photo.waitFor();
+    expect(await photo.getAttribute('src')).toMatch(/^blob:/);
+    await expect.poll(() => photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(0);
+    await page.getByText('Here for trouble.').waitFor();
+    await shot(page, '07-moderation-report');
+    await shot(page, '07b-moderation-report-full', { fullPage: true });
+
+    await page.getByLabel(en['moderation.note']).fill('Threats in chat.');
+    await page.getByRole('button', { name: en['moderation.ban'] }).click();
+    const confirm = page.getByRole('dialog', { name: 'Ban Carl?' });
+    await confirm.getByText(en['moderation.banText']).waitFor();
+    await shot(page, '08-ban-confirm');
+    await confirm.getByRole('button', { name: en['moderation.ban'] }).click();
+
+    await page.waitForURL('**/app/moderation/');
+    await page.getByText('Carl is banned.').waitFor();
+    await page.getByText(en['moderation.emptyOpen']).waitFor();
+    await shot(page, '09-queue-after-ban');
+
+    // Carl's open tab: socket dropped, token refused on reconnect, signed out.
+    // The app goes to /login/ twice (its router, then a full load that drops every store): a read
+    // that meets the second navigation is asked again.
+    await carlTab.page.waitForURL('**/login/');
+    await expect.poll(() => carlTab.page.evaluate(() => localStorage.getItem('auth_token')).catch(() => 'navigating')).toBeNull();
+    await carlTab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
+    await shot(carlTab.page, '10-carl-signed-out');
+
+    await page.getByRole('button', { name: en['moderation.resolved'] }).click();
+    await page.getByRole('link', { name: /Carl/ }).click();
+    const resolution = page.locator('.resolution');
+    await resolution.getByText(en['moderation.resolution.ban']).waitFor();
+    expect(await resolution.textContent()).toContain('Threats in chat.');
+  });
+
+  it('Ana sees the people she blocked and unblocks Ben after a confirm step', async () => {
+    const { page } = anaTab;
+    await page.getByRole('button', { name: /Account menu/ }).click();
+    await page.getByRole('menuitem', { name: en['blocked.title'] }).click();
+    await page.waitForURL('**/app/settings/blocked/');
+    const list = page.locator('.person-list');
+    await list.getByText('Ben').waitFor();
+    // Newest first: Carl (reported, so blocked) after Ben.
+    expect(await list.locator('.person-name').allTextContents()).toEqual(['Carl', 'Ben']);
+    await shot(page, '11-blocked-list');
+
+    await page.getByRole('button', { name: 'Unblock Ben' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Unblock Ben?' });
+    await dialog.getByText(en['blocked.unblockText']).waitFor();
+    await dialog.getByRole('button', { name: en['blocked.unblock'] }).click();
+    await page.getByText('Ben is unblocked.').waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await list.locator('.person-name').allTextContents()).toEqual(['Carl']);
+    const blocks = await api().get('/api/users/me/blocks/', { token: ana.token });
+    expect(blocks.body.results.map((person: { name: string }) => person.name)).toEqual(['Carl']);
+  });
+
+  it("blocks from someone's profile, landing on home", async () => {
+    const { page } = anaTab;
+    await page.goto(`${server.url}/app/profiles/${dana.id}`);
+    await page.getByRole('heading', { name: /Dana/ }).waitFor();
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['safety.report'], en['safety.block']]);
+    await page.getByRole('menuitem', { name: en['safety.block'] }).click();
+    const dialog = page.getByRole('dialog', { name: 'Block Dana?' });
+    await dialog.getByText(en['safety.block.textProfile']).waitFor();
+    await shot(page, '12-profile-block');
+    // Escape closes without blocking.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await api().get(`/api/users/${dana.id}/profile/`, { token: ana.token })).status).toBe(200);
+
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.block'] }).click();
+    await page.getByRole('dialog').getByRole('button', { name: en['safety.block.confirm'] }).click();
+    await page.waitForURL('**/app/home/');
+    await page.getByText('You blocked Dana.').waitFor();
+    expect((await api().get(`/api/users/${dana.id}/profile/`, { token: ana.token })).status).toBe(404);
+  });
+
+  it('says "too many tabs" when the socket is refused for that, and goes live once one closes', async () => {
+    const { page } = anaTab;
+    const sockets = async () => (await server.app.io.in(`user:${ana.id}`).fetchSockets()).length;
+    // Ana's tab lets go of its socket; ten other "tabs" take every place.
+    await page.goto('about:blank');
+    await expect.poll(sockets).toBe(0);
+    const others = await Promise.all(Array.from({ length: MAX_SOCKETS_PER_USER }, () => connect(server.url, ana.token)));
+    try {
+      await page.goto(`${server.url}/app/matches/`);
+      await page.getByRole('status').getByText(en['app.tooManyTabs']).waitFor();
+      await shot(page, '13-too-many-tabs');
+      // One closes: the tab's next try (a second or two later) gets in, and the banner goes.
+      others.pop()!.close();
+      await page.getByText(en['app.tooManyTabs']).waitFor({ state: 'detached' });
+      expect(await sockets()).toBe(MAX_SOCKETS_PER_USER);
+    } finally {
+      for (const socket of others) socket.close();
+    }
+  });
+});
