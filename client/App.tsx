@@ -8,9 +8,7 @@ const Register = lazy(() => import('./pages/Register').then((module) => ({ defau
 const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default: module.Privacy })));
 const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
 const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: module.Logout })));
-const ForgotPassword = lazy(() => import('./pages/ForgotPassword').then((module) => ({ default: module.ForgotPassword })));
-const ResetPassword = lazy(() => import('./pages/ResetPassword').then((module) => ({ default: module.ResetPassword })));
-const VerifyEmail = lazy(() => import('./pages/VerifyEmail').then((module) => ({ default: module.VerifyEmail })));
+const AccountLinks = lazy(() => import('./pages/AccountLinks').then((module) => ({ default: module.AccountLinks })));
 const NotFound = lazy(() => import('./pages/NotFound').then((module) => ({ default: module.NotFound })));
 const Toaster = lazy(() => import('./components/Toaster').then((module) => ({ default: module.Toaster })));
 
@@ -51,9 +49,7 @@ export function App() {
           <Route path={/^\/login\/?$/} component={Login} />
           <Route path={/^\/register\/?$/} component={Register} />
           <Route path={/^\/privacy\/?$/} component={Privacy} />
-          <Route path={/^\/forgot-password\/?$/} component={ForgotPassword} />
-          <Route path={/^\/reset-password\/?$/} component={ResetPassword} />
-          <Route path={/^\/verify-email\/?$/} component={VerifyEmail} />
+          <Route path={/^\/(forgot-password|reset-password|verify-email)\/?$/} component={AccountLinks} />
           <Route path={/^\/logout\/?$/} component={Logout} />
           <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
           <Route path={/^\/app(\/.*)?$/} component={AppRoot} />

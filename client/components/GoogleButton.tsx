@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError } from '../lib/api';
+import { localizeFields } from '../lib/errors';
 import { requestGoogleAccessToken } from '../lib/google';
 import { useLanguage, useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
@@ -37,8 +38,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
     } catch (error) {
       console.error('Google sign-in failed', error);
       if (error instanceof ApiError && error.status === 409) {
-        const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
-        setConflict(localizeServerMessage(error.message, useLanguage.getState().language));
+        const localized = await localizeFields({ detail: [error.message] }, useLanguage.getState().language);
+        setConflict(localized.detail?.[0] ?? error.message);
       } else {
         setFailed(true);
       }

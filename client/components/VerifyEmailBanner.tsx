@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../lib/api';
+import { accountApi } from '../lib/api-account';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
@@ -29,7 +29,7 @@ export function VerifyEmailBanner() {
   async function resend() {
     setState({ kind: 'busy' });
     try {
-      await api.resendVerification();
+      await accountApi.resendVerification();
       setState({ kind: 'sent' });
     } catch (error) {
       setState({ kind: 'failed', message: errorMessage(error, t) });

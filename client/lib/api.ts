@@ -9,7 +9,7 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
-import type { AnalyticsSummary, ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { getStoredLanguage, getToken } from './storage';
 
@@ -153,6 +153,12 @@ const query = (params: Record<string, string | number | undefined>) => {
   return text ? `?${text}` : '';
 };
 
+/**
+ * The requests themselves, for `api-account.ts`: the account pages' calls live there, in those pages'
+ * chunks, so the landing page does not carry them. Every call still goes out through here.
+ */
+export const http = { get, post, del, download, query };
+
 /** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
 function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
   return new Promise((resolve, reject) => {
@@ -196,18 +202,7 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
-  logoutEverywhere: () => post<null>('/api/auth/logout-all/'),
-  verifyEmail: (token: string) => post<{ detail: string }>('/api/auth/verify-email/', { token }),
-  resendVerification: () => post<{ detail: string }>('/api/auth/verify-email/resend/'),
-  requestPasswordReset: (email: string) => post<{ detail: string }>('/api/auth/password-reset/', { email }),
-  confirmPasswordReset: (token: string, password: string, password2: string) =>
-    post<{ token: string }>('/api/auth/password-reset/confirm/', { token, password, password2 }),
-  changePassword: (input: { current_password: string; password: string; password2: string }) =>
-    post<{ token: string }>('/api/users/me/password/', input),
-  deleteAccount: (confirmation: { password: string } | { confirm: string }) => del<null>('/api/users/me/', confirmation),
-  exportData: () => download('/api/users/me/export/'),
   recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
-  analyticsSummary: (days: number) => get<AnalyticsSummary>(`/api/analytics/summary/${query({ days })}`),
   config: () => get<ClientConfig>('/api/config/'),
 
   me: () => get<CurrentUser>('/api/users/me/'),

@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import '../account.css';
 import '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
-import { api } from '../lib/api';
+import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
 
 /** "Forgot password?": the same answer whether or not an account has this e-mail (ACCOUNT.md). */
@@ -12,7 +12,7 @@ export function ForgotPassword() {
   const [sent, setSent] = useState(false);
 
   const submit = onSubmit(async (value) => {
-    await api.requestPasswordReset(value('email'));
+    await accountApi.requestPasswordReset(value('email'));
     setSent(true);
   });
 

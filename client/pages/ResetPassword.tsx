@@ -2,7 +2,7 @@ import { Link, useSearch } from 'wouter';
 import '../account.css';
 import '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
-import { api } from '../lib/api';
+import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
 
 /** The e-mail's link: a new password, and the user is signed in with the token the server answers. */
@@ -11,7 +11,7 @@ export function ResetPassword() {
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
 
   const submit = onSubmit(async (value) => {
-    const answer = await api.confirmPasswordReset(token, value('password'), value('password2'));
+    const answer = await accountApi.confirmPasswordReset(token, value('password'), value('password2'));
     enter(answer.token);
   });
 

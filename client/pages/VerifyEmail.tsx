@@ -3,7 +3,7 @@ import { Link, useSearch } from 'wouter';
 import '../account.css';
 import '../lib/messages-account';
 import { AuthLayout } from '../components/AuthLayout';
-import { api } from '../lib/api';
+import { accountApi } from '../lib/api-account';
 import { useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
 
@@ -16,7 +16,7 @@ function verifyOnce(token: string): Promise<Outcome> {
   let verification = verifications.get(token);
   if (!verification) {
     verification = token
-      ? api.verifyEmail(token).then(
+      ? accountApi.verifyEmail(token).then(
           () => 'done' as const,
           () => 'invalid' as const,
         )
@@ -79,7 +79,7 @@ export function VerifyEmail() {
           <button
             type="button"
             className="btn btn-ghost"
-            onClick={() => void api.resendVerification().then(() => setResend('sent'), () => setResend('failed'))}
+            onClick={() => void accountApi.resendVerification().then(() => setResend('sent'), () => setResend('failed'))}
           >
             {t('verify.resend')}
           </button>

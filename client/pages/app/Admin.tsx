@@ -3,7 +3,8 @@ import type { AnalyticsDay } from '../../../shared/schemas/analytics';
 import '../../account.css';
 import type { ActivitySeries } from '../../components/ActivityChart';
 import { Loading } from '../../components/Loading';
-import { api, NotFound as NotFoundError } from '../../lib/api';
+import { NotFound as NotFoundError } from '../../lib/api';
+import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
 import { t as translate } from '../../lib/i18n';
 import '../../lib/messages-settings';
@@ -26,7 +27,7 @@ export function Admin() {
   useEffect(() => {
     if (!user?.is_moderator) return;
     let current = true;
-    api.analyticsSummary(DAYS).then(
+    accountApi.analyticsSummary(DAYS).then(
       (summary) => current && setDays(summary.days),
       (error: unknown) => current && setProblem(error instanceof NotFoundError ? 'hidden' : errorMessage(error, translate)),
     );

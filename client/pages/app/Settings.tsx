@@ -6,7 +6,7 @@ import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
 import { Loading } from '../../components/Loading';
-import { api } from '../../lib/api';
+import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
 import '../../lib/messages-settings';
 import { useAuthForm } from '../../lib/use-auth-form';
@@ -61,7 +61,7 @@ function ChangePassword() {
 
   const submit = onSubmit(async (value) => {
     setDone(false);
-    const answer = await api.changePassword({
+    const answer = await accountApi.changePassword({
       current_password: value('current_password'),
       password: value('password'),
       password2: value('password2'),
@@ -93,7 +93,7 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
   const { t, errors, busy, onSubmit } = useAuthForm();
   const [sent, setSent] = useState(false);
   const submit = onSubmit(async () => {
-    await api.requestPasswordReset(user.email);
+    await accountApi.requestPasswordReset(user.email);
     setSent(true);
   });
   return (
@@ -116,7 +116,7 @@ function Sessions() {
   const { t, navigate, errors, busy, onSubmit } = useAuthForm();
   const signOut = useSession((state) => state.signOut);
   const submit = onSubmit(async () => {
-    await api.logoutEverywhere();
+    await accountApi.logoutEverywhere();
     signOut({ alreadyRevoked: true });
     navigate('/login/', { replace: true });
   });
@@ -143,7 +143,7 @@ function ExportData() {
     setBusy(true);
     setProblem(null);
     try {
-      const archive = await api.exportData();
+      const archive = await accountApi.exportData();
       const url = URL.createObjectURL(archive);
       const link = document.createElement('a');
       link.href = url;
@@ -180,7 +180,7 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
   const [confirming, setConfirming] = useState(false);
 
   const submit = onSubmit(async (value) => {
-    await api.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
+    await accountApi.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
     signOut({ alreadyRevoked: true });
     toast.success(t('settings.delete.done'));
     navigate('/', { replace: true });
