@@ -18,6 +18,7 @@ import conversationRoutes from './features/conversations/routes';
 import deckRoutes from './features/deck/routes';
 import googleAuthRoutes from './features/google-auth/routes';
 import healthRoutes from './features/health/routes';
+import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
 import moderationRoutes from './features/moderation/routes';
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(analyticsRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
+  await app.register(likesRoutes);
   await app.register(conversationRoutes);
   await app.register(safetyRoutes);
   await app.register(moderationRoutes);

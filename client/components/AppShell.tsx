@@ -12,7 +12,7 @@ import { Menu, type MenuItem } from './Menu';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
-  { href: '/app/matches', prefixes: ['/app/matches', '/app/chat'], label: 'app.nav.chats', icon: ChatIcon },
+  { href: '/app/matches', prefixes: ['/app/matches', '/app/chat', '/app/likes'], label: 'app.nav.chats', icon: ChatIcon },
   { href: '/app/profile', prefixes: ['/app/profile'], label: 'app.nav.profile', icon: UserIcon },
 ] as const;
 

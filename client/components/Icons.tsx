@@ -9,6 +9,9 @@ export const HeartIcon = (props: IconProps) => (
 export const CloseIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M18 6 6 18M6 6l12 12" /></svg>
 );
+export const UndoIcon = (props: IconProps) => (
+  <svg {...base} {...props}><path d="M9 14 4 9l5-5" /><path d="M4 9h10.5a5.5 5.5 0 0 1 0 11H11" /></svg>
+);
 export const SkipIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="m5 4 10 8-10 8V4zM19 5v14" /></svg>
 );

@@ -11,7 +11,8 @@ interface Props {
   card: DeckCard;
   /** Set when the card is leaving: it slides to this x offset in SWIPE_EXIT_MS. */
   exitOffset: number | null;
-  onDecide: (decision: SwipeDecision) => void;
+  /** False when the decision is refused (no likes left): the card springs back. */
+  onDecide: (decision: SwipeDecision) => boolean | void;
   onOpen: () => void;
 }
 
@@ -41,10 +42,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
         return;
       }
       const decision = decisionFor(mx);
-      if (decision) {
-        onDecide(decision);
-        return;
-      }
+      if (decision && onDecide(decision) !== false) return;
       void spring.start({ x: 0, y: 0, config: { tension: 500, friction: 30 } });
     },
     { filterTaps: true, pointer: { capture: true } },

@@ -10,6 +10,8 @@ import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } f
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
+import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { getStoredLanguage, getToken } from './storage';
 
@@ -17,6 +19,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The body's machine `code`, beside its detail: decide by it, never by the words. */
+    readonly code: ErrorCode | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -37,6 +41,17 @@ export class NotFound extends ApiError {
 }
 export class Throttled extends ApiError {
   override name = 'Throttled';
+}
+/** 429 `daily_likes_exhausted`: the free plan's likes are used up until `resetsAt`. */
+export class LikesExhausted extends Throttled {
+  override name = 'LikesExhausted';
+  constructor(
+    status: number,
+    message: string,
+    readonly resetsAt: string,
+  ) {
+    super(status, message, 'daily_likes_exhausted');
+  }
 }
 /** No answer at all: offline, DNS, server down. */
 export class NetworkError extends ApiError {
@@ -76,9 +91,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
+
 /** API.md's envelope → one typed error. */
 export function toError(status: number, body: unknown): ApiError {
   const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+  const code = isRecord(body) && isErrorCode(body.code) ? body.code : null;
   if (status === 400 && isRecord(body)) {
     const fields: FieldErrors = {};
     for (const [key, value] of Object.entries(body)) {
@@ -87,10 +105,13 @@ export function toError(status: number, body: unknown): ApiError {
     }
     return new ValidationError(fields);
   }
-  if (status === 401) return new NotAuthenticated(status, detail);
-  if (status === 404) return new NotFound(status, detail);
-  if (status === 429) return new Throttled(status, detail);
-  return new ApiError(status, detail);
+  if (status === 401) return new NotAuthenticated(status, detail, code);
+  if (status === 404) return new NotFound(status, detail, code);
+  if (status === 429 && code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string') {
+    return new LikesExhausted(status, detail, body.resets_at);
+  }
+  if (status === 429) return new Throttled(status, detail, code);
+  return new ApiError(status, detail, code);
 }
 
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
@@ -213,6 +234,9 @@ export const api = {
 
   deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${query({ cursor })}`),
   react: (other: number, response: Reaction) => post<ReactionResult>('/api/matching/', { response, other }),
+  undo: () => post<UndoResult>('/api/matching/undo/'),
+  likeAllowance: () => get<LikeAllowance>('/api/matching/allowance/'),
+  likesYou: (cursor?: string) => get<LikesYouPage>(`/api/users/me/likes/${query({ cursor })}`),
 
   emptyConversations: () => get<Page<ConversationSummary>>('/api/conversations/empty/'),
   startedConversations: () => get<Page<ConversationSummary>>('/api/conversations/started/'),
@@ -238,6 +262,9 @@ export const api = {
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
+  subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
+  portal: () => post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
+  cancelTestSubscription: () => post<PortalResponse>('/api/payments/test-portal/cancel/'),
 
   /** Google's user-info, read with the access token from Google Identity Services. */
   async googleProfile(accessToken: string): Promise<unknown> {

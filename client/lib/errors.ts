@@ -1,10 +1,24 @@
 import type { FieldErrors } from '../../shared/schemas/common';
 import { ApiError, NetworkError, Throttled, ValidationError } from './api';
 import type { Language } from '../../shared/constants';
+import type { ErrorCode } from '../../shared/error-codes';
+import type { MessageKey } from '../../shared/i18n/en';
 import type { Translate } from './i18n';
 
-/** One line for a failed call: the server's own words where it gave them. */
+/**
+ * The client's own words for the error codes it tells apart (shared/error-codes.ts): decided by the
+ * code, never by the server's words. A code without a line here shows the server's detail.
+ */
+const CODE_MESSAGES: Partial<Record<ErrorCode, MessageKey>> = {
+  subscription_required: 'error.subscriptionRequired',
+  nothing_to_undo: 'error.nothingToUndo',
+  daily_likes_exhausted: 'error.likesExhausted',
+};
+
+/** One line for a failed call: the client's words for a code it knows, else the server's own words where it gave them. */
 export function errorMessage(error: unknown, t: Translate): string {
+  const coded = error instanceof ApiError && error.code ? CODE_MESSAGES[error.code] : undefined;
+  if (coded) return t(coded);
   if (error instanceof ValidationError) return error.fields.non_field_errors?.[0] ?? error.message;
   if (error instanceof NetworkError) return t('error.network');
   if (error instanceof Throttled) return error.message || t('error.throttled');

@@ -1,9 +1,12 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ChatIcon, CloseIcon, HeartIcon, MenuIcon, SkipIcon, SparkIcon } from '../components/Icons';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { useT } from '../lib/i18n';
+
+// Below the fold, with its copy: not part of the landing page's first chunk.
+const PricingSection = lazy(() => import('../components/PlanCards'));
 
 const SECTIONS = [
   { id: 'features', key: 'nav.features' },
@@ -136,6 +139,10 @@ export function Landing() {
             ))}
           </ol>
         </section>
+
+        <Suspense fallback={null}>
+          <PricingSection />
+        </Suspense>
 
         <section id="download" className="section download">
           <h2>{t('landing.download.title')}</h2>

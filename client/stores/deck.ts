@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { DECK_MATCH_OVERLAY_MS, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
+import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api';
 import { exitOffsetFor } from '../lib/gestures';
@@ -22,9 +23,12 @@ interface DeckState {
   load: () => Promise<void>;
   /** The next cards from the server, behind the ones already queued. */
   refill: () => Promise<void>;
-  act: (action: Reaction) => void;
+  /** Sends the current card away; answers the reaction's request (null when there was nothing to act on). */
+  act: (action: Reaction) => Promise<ReactionResult> | null;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
+  /** Puts a card back on top (an undo, or a like the server refused), once any card leaving has left. */
+  restore: (card: DeckCard) => void;
   showMatch: (match: MatchOverlay) => void;
   hideMatch: () => void;
   reset: () => void;
@@ -101,10 +105,11 @@ export const useDeck = create<DeckState>()((set, get) => ({
   },
   act(action) {
     const { current, exiting } = get();
-    if (!current || exiting) return;
+    if (!current || exiting) return null;
     set({ exiting: { id: current.id, offset: exitOffsetFor(action) } });
     decidedDuringRequest.add(current.id);
-    sendReaction(current.id, action)
+    const reaction = sendReaction(current.id, action);
+    reaction
       .then((result) => {
         if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
           get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
@@ -119,6 +124,7 @@ export const useDeck = create<DeckState>()((set, get) => ({
       if (!next) void get().load();
       else if (rest.length <= REFILL_AT) void get().refill();
     }, SWIPE_EXIT_MS);
+    return reaction;
   },
   forget(id) {
     decidedDuringRequest.add(id);
@@ -129,6 +135,16 @@ export const useDeck = create<DeckState>()((set, get) => ({
       return;
     }
     if (queue) set({ queue: queue.filter((card) => card.id !== id) });
+  },
+  restore(card) {
+    if (get().exiting) {
+      setTimeout(() => get().restore(card), SWIPE_EXIT_MS);
+      return;
+    }
+    decidedDuringRequest.delete(card.id);
+    const { current, queue } = get();
+    const rest = (queue ?? []).filter((queued) => queued.id !== card.id);
+    set({ current: card, queue: current && current.id !== card.id ? [current, ...rest] : rest });
   },
   showMatch(match) {
     clearTimeout(matchTimer);

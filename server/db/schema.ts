@@ -175,6 +175,26 @@ export const reactions = pgTable(
   ],
 );
 
+/**
+ * Every like given, when it was given: the free plan's rolling window of likes counts these rows, not
+ * `reactions` (a like later replaced by a dislike, or ended by an unmatch, was still given then). A
+ * like of someone already liked is not a new one and is not written. Rows older than the window are
+ * deleted as their user likes again, so each user keeps at most about a day of them.
+ */
+export const likesGiven = pgTable(
+  'likes_given',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    // Not a reference: the person liked may delete their account, the like was still given.
+    toUserId: integer('to_user_id').notNull(),
+    givenAt: timestamp('given_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  // Leads with (user, time): the window's count and its oldest rows are one range of this key.
+  (t) => [primaryKey({ columns: [t.userId, t.givenAt, t.toUserId] })],
+);
+
 export const blocks = pgTable(
   'blocks',
   {

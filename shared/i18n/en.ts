@@ -7,12 +7,13 @@
 import { enAccount } from './en-account';
 import { enApp } from './en-app';
 import { enModeration } from './en-moderation';
+import { enPlans } from './en-plans';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
 import { enSafety } from './en-safety';
 import { enSettings } from './en-settings';
 
-export const en = { ...enPublic, ...enPrivacy, ...enApp, ...enSafety, ...enModeration, ...enAccount, ...enSettings } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enPlans, ...enApp, ...enSafety, ...enModeration, ...enAccount, ...enSettings } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

@@ -209,8 +209,10 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.goto(`${server.url}/app/subscribe/?canceled=true`);
     await page.getByRole('heading', { name: en['subscribe.error.title'] }).waitFor();
     await page.getByRole('link', { name: en['subscribe.retry'] }).click();
-    // Already subscribed: the plan list sends the user home.
-    await page.waitForURL('**/app/home/');
+    // Already subscribed: the page shows the plan instead of the plan list.
+    await page.waitForURL('**/app/subscribe/');
+    await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
+    await page.getByRole('button', { name: en['subscribe.manage'] }).waitFor();
   });
 
   it('shows the privacy policy with its contents, and logs out from the top bar', async () => {

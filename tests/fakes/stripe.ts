@@ -20,6 +20,8 @@ export interface FakeStripe extends FakeServer {
   subscriptions: Map<string, { customer: string; status: string }>;
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
+  /** Customer portal sessions created so far, by id. */
+  portalSessions: Map<string, Record<string, unknown>>;
   requestsTo(method: string, path: string): RecordedRequest[];
   /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
   outage: boolean;
@@ -48,6 +50,7 @@ const stripeError = (status: number, message: string, type = 'invalid_request_er
 export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
+  const portalSessions = new Map<string, Record<string, unknown>>();
   const subscriptions = new Map<string, { customer: string; status: string }>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
@@ -98,6 +101,22 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: session };
     }
 
+    // The customer portal: a one-time address for one customer's billing, returning to `return_url`.
+    if (request.method === 'POST' && request.path === '/v1/billing_portal/sessions') {
+      const { customer, return_url: returnUrl } = request.form;
+      if (!customer) return stripeError(400, 'Missing required param: customer.');
+      const id = nextId('bps');
+      const session = {
+        id,
+        object: 'billing_portal.session',
+        customer,
+        return_url: returnUrl ?? null,
+        url: `https://billing.stripe.test/p/session/${id}`,
+      };
+      portalSessions.set(id, session);
+      return { status: 200, body: session };
+    }
+
     const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && subscriptionPath) {
       const id = decodeURIComponent(subscriptionPath[1]!);
@@ -126,6 +145,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     secretKey: options.secretKey,
     prices,
     sessions,
+    portalSessions,
     subscriptions,
     requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
     get outage() {

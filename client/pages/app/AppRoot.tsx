@@ -11,7 +11,7 @@ import { Chat } from './Chat';
 import { Home } from './Home';
 import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
-import { Subscribe } from './Subscribe';
+import { Subscribe, TestPortal } from './Subscribe';
 import '../../app.css';
 import '../../lib/messages-app';
 
@@ -19,6 +19,8 @@ import '../../lib/messages-app';
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
 const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
 const Admin = lazy(() => import('./Admin').then((module) => ({ default: module.Admin })));
+// "Likes you" is fetched when first opened.
+const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
 const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
 // Moderators only: nobody else downloads the queue, its store or its copy.
 const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
@@ -57,12 +59,14 @@ export function AppRoot() {
           <Switch>
             <Route path={/^\/app\/home\/?$/} component={Home} />
             <Route path={/^\/app\/matches\/?$/} component={Matches} />
+            <Route path={/^\/app\/likes\/?$/} component={Likes} />
             <Route path={/^\/app\/chat\/(?<id>\d+)\/?$/}>{(params) => <Chat key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/settings\/?$/} component={Settings} />
             <Route path={/^\/app\/admin\/?$/} component={Admin} />
+            <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
             <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
             <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
             <Route>

@@ -2,10 +2,12 @@ import { useEffect } from 'react';
 import { useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
+import { DeckPlanNotice, UndoButton, useDecide } from '../../components/DeckPerks';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
 import { useT } from '../../lib/i18n';
 import { useDeck } from '../../stores/deck';
+import { outOfLikes, usePlan } from '../../stores/plan';
 
 const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
 /** How often an empty deck, on screen, looks again for people who have just arrived. */
@@ -16,12 +18,15 @@ export function Home() {
   const [, navigate] = useLocation();
   const { queue, current, exiting } = useDeck(useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting })));
   const load = useDeck((state) => state.load);
-  const act = useDeck((state) => state.act);
+  const act = useDecide();
+  const likesSpent = usePlan((state) => outOfLikes(state.allowance));
+  const loadAllowance = usePlan((state) => state.loadAllowance);
 
   useEffect(() => {
-    // Fetched on every visit: the server knows best who is at the event now.
+    // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
     void load();
-  }, [load]);
+    void loadAllowance();
+  }, [load, loadAllowance]);
 
   const empty = queue !== null && current === null;
   useEffect(() => {
@@ -60,9 +65,16 @@ export function Home() {
   }
   if (!current) {
     return (
-      <p className="center-text muted deck-empty" role="status">
-        {t('deck.empty')}
-      </p>
+      <section className="deck-empty-page">
+        <p className="center-text muted deck-empty" role="status">
+          {t('deck.empty')}
+        </p>
+        {/* The last card passed on may be the one wanted back. */}
+        <div className="deck-actions">
+          <UndoButton onlyWhenUsable />
+        </div>
+        <DeckPlanNotice />
+      </section>
     );
   }
 
@@ -79,15 +91,23 @@ export function Home() {
           onOpen={() => navigate(`/app/profiles/${current.id}`)}
         />
       </div>
+      <DeckPlanNotice />
       <p className="deck-hint muted">{t('deck.hint')}</p>
       <div className="deck-actions">
+        <UndoButton />
         <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} disabled={busy} onClick={() => act('dislike')}>
           <CloseIcon />
         </button>
         <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} disabled={busy} onClick={() => act('skip')}>
           <SkipIcon />
         </button>
-        <button type="button" className="round-btn round-btn-like" aria-label={t('deck.like')} disabled={busy} onClick={() => act('like')}>
+        <button
+          type="button"
+          className={`round-btn round-btn-like${likesSpent ? ' is-spent' : ''}`}
+          aria-label={t('deck.like')}
+          disabled={busy}
+          onClick={() => act('like')}
+        >
           <HeartIcon />
         </button>
       </div>

@@ -3,10 +3,12 @@ import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
 import { Avatar } from '../../components/Avatar';
-import { CloseIcon, SearchIcon } from '../../components/Icons';
+import { ChevronRight, CloseIcon, HeartIcon, SearchIcon } from '../../components/Icons';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { filterByName, useConversations } from '../../stores/conversations';
+import { useLikes } from '../../stores/likes';
+import '../../perks.css';
 
 function Skeletons() {
   return (
@@ -21,6 +23,30 @@ function Skeletons() {
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The way to "Likes you", first on the page (as the best apps put it above new matches), while anyone waits. */
+function LikesYouLink() {
+  const t = useT();
+  const count = useLikes((state) => state.count);
+  const load = useLikes((state) => state.load);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  if (!count) return null;
+  return (
+    <Link href="/app/likes/" className="likes-link" data-testid="likes-link">
+      <span className="likes-link-badge" aria-hidden="true">
+        <HeartIcon />
+        <span>{count > 99 ? '99+' : count}</span>
+      </span>
+      <span className="likes-link-text">
+        <strong>{t('likes.title')}</strong>
+        <span className="muted">{count === 1 ? t('likes.countOne') : t('likes.countMany', { count })}</span>
+      </span>
+      <ChevronRight />
+    </Link>
   );
 }
 
@@ -54,6 +80,8 @@ export function Matches() {
         <span className="sr-only">{t('matches.search')}</span>
         <input type="search" value={search} placeholder={t('matches.search')} onChange={(event) => setSearch(event.target.value)} />
       </label>
+
+      <LikesYouLink />
 
       <h2 className="section-title">{t('matches.matchesTitle')}</h2>
       {matches === null ? (

@@ -1,14 +1,17 @@
 import { useEffect, useState } from 'react';
-import { Link, Redirect, useSearch } from 'wouter';
-import { FREE_TRIAL_DAYS } from '../../../shared/constants';
+import { Link, useSearch } from 'wouter';
+import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
+import { PlanCards } from '../../components/PlanCards';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
-import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, lookupKeyFor, type Plan, PLANS, PURCHASABLE_PLANS } from '../../lib/pricing';
+import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
+import { usePlan } from '../../stores/plan';
 import { useSession } from '../../stores/session';
+import '../../perks.css';
 
 export type SubscribeOutcome = 'success' | 'error' | 'plans';
 
@@ -20,21 +23,97 @@ export function outcomeFor(search: string): SubscribeOutcome {
   return 'plans';
 }
 
-const FEATURES: Record<Plan, MessageKey[]> = {
-  starter: ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'],
-  pro: ['subscribe.pro.1', 'subscribe.pro.2', 'subscribe.pro.3'],
-  enterprise: ['subscribe.enterprise.1', 'subscribe.enterprise.2', 'subscribe.enterprise.3'],
-};
+/** Starter's perks, as a subscriber's page lists them. */
+const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'];
+
+/** Sends the browser to the address a call answers (Checkout, the customer portal); says why it could not. */
+function useRedirectCall() {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function go(call: () => Promise<{ url: string }>) {
+    setBusy(true);
+    setError(null);
+    try {
+      const { url } = await call();
+      window.location.assign(url);
+    } catch (failure) {
+      setError(errorMessage(failure, t));
+      setBusy(false);
+    }
+  }
+  return { busy, error, go };
+}
+
+/** The plan as the server has it now (it may have changed at Stripe since the page was last open). */
+function useSubscription() {
+  const subscription = usePlan((state) => state.subscription);
+  const loadSubscription = usePlan((state) => state.loadSubscription);
+  useEffect(() => {
+    void loadSubscription();
+  }, [loadSubscription]);
+  return subscription;
+}
+
+function TestModeAndError({ error }: { error: string | null }) {
+  const t = useT();
+  const config = useConfig((state) => state.config);
+  return (
+    <>
+      {config?.payments === 'local' && <p className="notice">{t('subscribe.testMode')}</p>}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/**
+ * A subscriber's page (PRODUCT.md sent them to a screen that does not exist): their plan, what it
+ * gives them, and "Manage subscription" (Stripe's customer portal, or the local test portal).
+ */
+function CurrentPlan() {
+  const t = useT();
+  const subscription = useSubscription();
+  const { busy, error, go } = useRedirectCall();
+
+  return (
+    <section className="page subscribe current-plan">
+      <h1>{t('subscribe.current.title')}</h1>
+      <div className="plan plan-featured" data-testid="current-plan">
+        <h2>
+          {t('subscribe.plan.starter')} <span className="badge-active">{t('subscribe.current.active')}</span>
+        </h2>
+        {subscription?.period && <p className="muted">{t(`subscribe.current.period.${subscription.period}`)}</p>}
+        <h3>{t('subscribe.current.perks')}</h3>
+        <ul className="plan-features">
+          {PERKS.map((key) => (
+            <li key={key}>{t(key, { likes: FREE_DAILY_LIKES })}</li>
+          ))}
+        </ul>
+        <Link href="/app/likes/" className="btn btn-primary btn-block">
+          {t('subscribe.current.likes')}
+        </Link>
+      </div>
+      <TestModeAndError error={error} />
+      {subscription?.manageable && (
+        <button type="button" className="btn btn-ghost btn-block" disabled={busy} onClick={() => void go(api.portal)}>
+          {t('subscribe.manage')}
+        </button>
+      )}
+    </section>
+  );
+}
 
 export function Subscribe() {
   const t = useT();
   const search = useSearch();
   const user = useSession((state) => state.user);
-  const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const config = useConfig((state) => state.config);
   const loadConfig = useConfig((state) => state.load);
+  const { busy, error, go } = useRedirectCall();
   const outcome = outcomeFor(search);
 
   useEffect(() => {
@@ -65,60 +144,56 @@ export function Subscribe() {
     );
   }
   if (user === undefined) return <Loading />;
-  if (user?.has_subscription) return <Redirect to="/app/home/" replace />;
+  if (user?.has_subscription) return <CurrentPlan />;
 
-  async function checkout() {
-    setBusy(true);
-    setError(null);
-    try {
-      // The server's keys when it says them (they can be overridden by its environment).
-      const { url } = await api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period));
-      window.location.assign(url);
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-      setBusy(false);
-    }
-  }
+  // The server's keys when it says them (they can be overridden by its environment).
+  const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
 
   return (
     <section className="page subscribe">
       <h1>{t('subscribe.title')}</h1>
       <p className="muted">{t('subscribe.subtitle', { days: FREE_TRIAL_DAYS })}</p>
-      <div className="toggle" role="radiogroup" aria-label={t('subscribe.billing')}>
-        {(['monthly', 'yearly'] as const).map((value) => (
-          <button key={value} type="button" role="radio" aria-checked={period === value} className={period === value ? 'is-active' : ''} onClick={() => setPeriod(value)}>
-            {t(`subscribe.${value}`)}
+      <TestModeAndError error={error} />
+      <PlanCards
+        action={(_plan, period) => (
+          <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void checkout(period)}>
+            {t('subscribe.choose')}
           </button>
-        ))}
-      </div>
-      {config?.payments === 'local' && <p className="notice">{t('subscribe.testMode')}</p>}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
+        )}
+      />
+    </section>
+  );
+}
+
+/**
+ * The local stand-in for Stripe's customer portal (no Stripe key), clearly labelled: the signed-in
+ * account's plan, and a cancellation that goes through the same event handler as Stripe's.
+ */
+export function TestPortal() {
+  const t = useT();
+  const user = useSession((state) => state.user);
+  const subscription = useSubscription();
+  // A full load after the cancellation: the whole app reads the plan afresh.
+  const { busy, error, go } = useRedirectCall();
+
+  if (!subscription || !user) return <Loading />;
+  return (
+    <section className="page test-portal" aria-labelledby="test-portal-title">
+      <p className="test-banner" role="note">
+        {t('portal.banner')}
+      </p>
+      <h1 id="test-portal-title">{t('portal.title')}</h1>
+      <p className="muted">{user.email}</p>
+      <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
+      <TestModeAndError error={error} />
+      {subscription.active && (
+        <button type="button" className="btn btn-block test-portal-cancel" disabled={busy} onClick={() => void go(api.cancelTestSubscription)}>
+          {t('portal.cancel')}
+        </button>
       )}
-      <ul className="plans">
-        {PLANS.map((plan) => {
-          const available = PURCHASABLE_PLANS.includes(plan);
-          return (
-            <li key={plan} className={`plan ${available ? 'plan-featured' : 'is-disabled'}`} aria-disabled={!available} data-testid={`plan-${plan}`}>
-              <h2>{t(`subscribe.plan.${plan}`)}</h2>
-              <p className="price">
-                <span className="amount">${displayPrice(plan, period)}</span>
-                <span className="per"> / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}</span>
-              </p>
-              <ul className="plan-features">
-                {FEATURES[plan].map((key) => (
-                  <li key={key}>{t(key)}</li>
-                ))}
-              </ul>
-              <button type="button" className="btn btn-primary btn-block" disabled={!available || busy} onClick={() => void checkout()}>
-                {available ? t('subscribe.choose') : t('subscribe.comingSoon')}
-              </button>
-            </li>
-          );
-        })}
-      </ul>
+      <Link href="/app/subscribe/" className="btn btn-primary btn-block">
+        {t('portal.back')}
+      </Link>
     </section>
   );
 }

@@ -1,22 +1,36 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ReactionInput, ReactionResult } from '../../../shared/schemas/matching';
+import { LikeAllowance, UndoResult } from '../../../shared/schemas/plan';
 import { currentUser } from '../../plugins/auth';
-import { react } from './service';
+import { freeDailyLikes, likeAllowance } from '../plan/service';
+import { react, undoLast } from './service';
 
 const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
+  const dailyLikes = freeDailyLikes(app.config.limitMultiplier);
 
   app.post(
     '/api/matching/',
     { schema: { body: ReactionInput, response: { 200: ReactionResult } }, onRequest: app.limits.hook('reaction') },
     async (request) => {
-    const outcome = await react(app.db, currentUser(request).id, request.body);
-    // Committed: now both users hear about the match.
-    for (const { userId, other } of outcome.matched) {
-      app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other });
-    }
-    return { match: outcome.match, conversation_id: outcome.conversationId };
+      const outcome = await react(app.db, currentUser(request).id, request.body, { dailyLikes });
+      // Committed: now both users hear about the match.
+      for (const { userId, other } of outcome.matched) {
+        app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other });
+      }
+      return { match: outcome.match, conversation_id: outcome.conversationId };
     },
+  );
+
+  // A subscriber's perk; it spends from the same per-minute budget as reactions.
+  app.post(
+    '/api/matching/undo/',
+    { schema: { response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
+    async (request) => undoLast(app.db, currentUser(request).id),
+  );
+
+  app.get('/api/matching/allowance/', { schema: { response: { 200: LikeAllowance } } }, async (request) =>
+    likeAllowance(app.db, currentUser(request).id, dailyLikes),
   );
 };
 

@@ -1,9 +1,12 @@
 import { sql } from 'drizzle-orm';
-import type { Reaction } from '../../../shared/constants';
+import { type Reaction, UNDO_WINDOW_MS } from '../../../shared/constants';
+import { ageOn } from '../../../shared/schemas/common';
+import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
-import { NotFound, ValidationError } from '../../errors';
+import { ApiError, NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
+import { requireSubscription, spendLike } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
 
 export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
@@ -19,9 +22,15 @@ export interface ReactOutcome {
  * Stores (or replaces) my reaction to `otherId`. A like that meets their like creates the match and its
  * conversation, exactly once: both likes of a pair are serialised by a transaction-scoped advisory lock
  * on the ordered pair, so the second one sees the first; the unique (user_low_id, user_high_id) pair
- * makes a duplicate impossible even without the lock.
+ * makes a duplicate impossible even without the lock. A new like without the plan counts against
+ * `options.dailyLikes` in the rolling window (`spendLike`): past it, a 429 and nothing stored.
  */
-export async function react(db: Db, userId: number, input: { response: Reaction; other: number }): Promise<ReactOutcome> {
+export async function react(
+  db: Db,
+  userId: number,
+  input: { response: Reaction; other: number },
+  options: { dailyLikes: number },
+): Promise<ReactOutcome> {
   const otherId = input.other;
   if (otherId === userId) throw ValidationError.field('other', CANNOT_REACT_TO_SELF);
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
@@ -37,6 +46,9 @@ export async function react(db: Db, userId: number, input: { response: Reaction;
     if (target.length === 0) throw new NotFound();
 
     if (input.response === 'like') {
+      // Counted first (the free plan's window), under the user's own lock, then the pair's: always in
+      // that order, so the two locks never wait on each other in a cycle.
+      await spendLike(tx, userId, otherId, options.dailyLikes);
       // One key per pair (ids are < 2^31): the two likes of a pair queue here, other pairs do not.
       await tx.execute(sql`select pg_advisory_xact_lock(${low}::bigint * 2147483648 + ${high}::bigint)`);
     }
@@ -89,4 +101,48 @@ async function matchCards(db: Db, ids: number[]): Promise<Map<number, MatchUser>
     `),
   );
   return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, image: row.image }]));
+}
+
+export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
+
+/** 409: the last reaction is a like, older than the undo window, or about someone no longer visible. */
+export class NothingToUndo extends ApiError {
+  constructor() {
+    super(409, { detail: NOTHING_TO_UNDO_DETAIL, code: 'nothing_to_undo' });
+  }
+}
+
+/**
+ * Takes back my last reaction when it is a dislike or a skip of the last UNDO_WINDOW_MS, for a
+ * subscriber (`SubscriptionRequired` otherwise): the reaction is deleted, so the person is in my deck
+ * again, and their card comes back for the client to put on top. Only the very last reaction counts:
+ * after a like (a match or not) there is nothing to undo, until the next dislike or skip. Each undo
+ * takes back one; the one before it may follow while it is within the window.
+ *
+ * One statement: it deletes the row only if it is still the one it chose (same kind and time), so an
+ * undo racing a new reaction to the same person, or a second undo, takes back nothing twice.
+ */
+export async function undoLast(db: Db, userId: number): Promise<UndoResult> {
+  await requireSubscription(db, userId);
+  const [row] = rowsOf<{ kind: 'dislike' | 'skip'; id: number; name: string; date_of_birth: string; bio: string; image: string | null }>(
+    await db.execute(sql`
+      with last as (
+        select to_user_id, kind, updated_at from ${reactions} where from_user_id = ${userId}
+        order by updated_at desc, to_user_id desc limit 1
+      )
+      delete from ${reactions} r
+      using last, ${profiles} p
+      where r.from_user_id = ${userId} and r.to_user_id = last.to_user_id
+        and r.kind = last.kind and r.updated_at = last.updated_at
+        and r.kind in ('dislike', 'skip')
+        and r.updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'
+        and p.user_id = r.to_user_id and p.is_completed
+        and ${visibleTo(userId, sql`r.to_user_id`)}
+      returning r.kind, p.user_id as id, p.name, p.date_of_birth::text as date_of_birth, p.bio, p.image`),
+  );
+  if (!row) throw new NothingToUndo();
+  return {
+    undone: row.kind,
+    card: { id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth), bio: row.bio, image: row.image },
+  };
 }

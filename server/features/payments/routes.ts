@@ -26,6 +26,8 @@ import {
   subscribeUrl,
   UNKNOWN_EMAIL,
 } from './service';
+import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
+import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
 import { renderTestCheckout } from './test-checkout-page';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
@@ -70,6 +72,19 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       if (isFormPost(request)) return reply.redirect(url, 303);
       return { url };
     },
+  });
+
+  app.get('/api/payments/subscription/', {
+    schema: { response: { 200: SubscriptionState } },
+    onRequest: app.authenticate,
+    handler: async (request) => subscriptionState(app.db, payments, config.stripe.lookupKeys, currentUser(request).id),
+  });
+
+  // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.
+  app.post('/api/payments/stripe/create-portal-session/', {
+    schema: { response: { 200: PortalResponse } },
+    onRequest: [app.authenticate, app.limits.hook('checkout:ip', (request) => request.ip)],
+    handler: async (request) => ({ url: await openPortal(app.db, payments, currentUser(request).id) }),
   });
 
   // Stripe signs the exact bytes it sent: this context alone reads bodies raw.
@@ -120,6 +135,16 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
       );
   };
+
+  // The local test portal (the app's /app/subscribe/test-portal/): cancelling sends Stripe's event through the handler.
+  app.post('/api/payments/test-portal/cancel/', {
+    schema: { response: { 200: PortalResponse } },
+    onRequest: app.authenticate,
+    handler: async (request) => {
+      await cancelLocalSubscription(app.db, currentUser(request).id);
+      return { url: subscribeUrl(app.config.publicUrl) };
+    },
+  });
 
   app.get('/api/payments/test-checkout/:id', { schema: { params: TestCheckoutParams } }, async (request, reply) => {
     const checkout = await findLocalCheckout(app.db, request.params.id);

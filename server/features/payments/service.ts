@@ -318,7 +318,8 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
         mode: 'subscription',
         status: 'complete',
         client_reference_id: String(checkout.userId),
-        customer: null,
+        // A customer of its own, as Stripe would make: the local portal's cancellation names it.
+        customer: `cus_local_${suffix}`,
         subscription: `sub_local_${suffix}`,
       },
     },

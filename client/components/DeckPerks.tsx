@@ -1,0 +1,120 @@
+import { useCallback, useState } from 'react';
+import { Link } from 'wouter';
+import { useShallow } from 'zustand/react/shallow';
+import type { Reaction } from '../../shared/constants';
+import { LikesExhausted } from '../lib/api';
+import { formatTime } from '../lib/format';
+import { useLanguage, useT } from '../lib/i18n';
+import { useDeck } from '../stores/deck';
+import { outOfLikes, usePlan } from '../stores/plan';
+import { useSession } from '../stores/session';
+import { CloseIcon, UndoIcon } from './Icons';
+import '../perks.css';
+
+/** Below this many likes left, the deck says how many. */
+const FEW_LIKES_LEFT = 10;
+
+/**
+ * The deck's decision, with the plan in it: without likes left a like is refused on the spot (false:
+ * the card springs back) and the deck says when likes come back; a like the server refuses comes back
+ * on top; a dislike or skip the server stored can be undone.
+ */
+export function useDecide() {
+  const act = useDeck((state) => state.act);
+  const restore = useDeck((state) => state.restore);
+  return useCallback(
+    (action: Reaction): boolean => {
+      const plan = usePlan.getState();
+      if (action === 'like' && outOfLikes(plan.allowance)) {
+        plan.showNotice('likes');
+        return false;
+      }
+      const card = useDeck.getState().current;
+      const reaction = act(action);
+      if (!reaction || !card) return true;
+      reaction.then(
+        () => usePlan.getState().reacted(card, action),
+        (error: unknown) => {
+          if (!(error instanceof LikesExhausted)) return;
+          restore(card);
+          usePlan.getState().likesRefused(error.resetsAt);
+        },
+      );
+      return true;
+    },
+    [act, restore],
+  );
+}
+
+/** Brings the last card passed on back to the top (a subscriber's perk; for others, what the plan offers). */
+export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolean }) {
+  const t = useT();
+  const lastPass = usePlan((state) => state.lastPass);
+  const subscribed = useSession((state) => state.user?.has_subscription ?? false);
+  const [busy, setBusy] = useState(false);
+
+  async function undo() {
+    if (!lastPass || busy) return;
+    if (!subscribed) {
+      usePlan.getState().showNotice('undo');
+      return;
+    }
+    setBusy(true);
+    try {
+      const card = await usePlan.getState().undo();
+      if (card) useDeck.getState().restore(card);
+    } catch (error) {
+      console.error('Undo failed', error);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (onlyWhenUsable && !lastPass) return null;
+  return (
+    <button type="button" className="round-btn round-btn-undo" aria-label={t('deck.undo')} title={t('deck.undo')} disabled={!lastPass || busy} onClick={() => void undo()}>
+      <UndoIcon />
+    </button>
+  );
+}
+
+/** What undo needs (when it was just tapped), when likes come back (free plan, none left), or how few are left. */
+export function DeckPlanNotice() {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const { allowance, notice, lastPass, dismiss } = usePlan(
+    useShallow((state) => ({ allowance: state.allowance, notice: state.notice, lastPass: state.lastPass, dismiss: state.dismissNotice })),
+  );
+
+  // Asked for just now (the undo button), so it goes before the standing notice.
+  if (notice === 'undo' && lastPass) {
+    return (
+      <div className="plan-notice" role="status" data-testid="undo-upsell">
+        <p>{t('deck.undoUpsell', { name: lastPass.name })}</p>
+        <Link href="/app/subscribe/" className="btn btn-small btn-primary">
+          {t('deck.seePlans')}
+        </Link>
+        <button type="button" className="icon-btn plan-notice-close" aria-label={t('deck.dismiss')} onClick={dismiss}>
+          <CloseIcon />
+        </button>
+      </div>
+    );
+  }
+  if (outOfLikes(allowance) && allowance?.resets_at) {
+    return (
+      <div className="plan-notice" role="status" data-testid="likes-out">
+        <p>
+          <strong>{t('deck.likesOut', { limit: allowance.limit ?? 0, time: formatTime(allowance.resets_at, language) })}</strong>{' '}
+          {t('deck.likesOutText')}
+        </p>
+        <Link href="/app/subscribe/" className="btn btn-small btn-primary">
+          {t('deck.likesUpsell')}
+        </Link>
+      </div>
+    );
+  }
+  if (allowance && !allowance.unlimited && allowance.remaining !== null && allowance.remaining <= FEW_LIKES_LEFT) {
+    return <p className="deck-likes-left muted">{t('deck.likesLeft', { count: allowance.remaining })}</p>;
+  }
+  return null;
+}

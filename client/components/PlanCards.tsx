@@ -1,0 +1,85 @@
+import { type ReactNode, useState } from 'react';
+import { Link } from 'wouter';
+import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../shared/constants';
+import type { MessageKey } from '../../shared/i18n/en';
+import { useT } from '../lib/i18n';
+import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
+import '../lib/messages-plans';
+import '../plans.css';
+
+/** What each plan buys, as the server gives it (issue 19): Starter's three perks are real; the others are not for sale yet. */
+const FEATURES: Record<Plan, MessageKey[]> = {
+  starter: ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'],
+  pro: ['subscribe.pro.1', 'subscribe.pro.2'],
+  enterprise: ['subscribe.enterprise.1', 'subscribe.enterprise.2'],
+};
+
+interface Props {
+  /** The button of a plan that can be bought, for the period shown. */
+  action: (plan: Plan, period: BillingPeriod) => ReactNode;
+}
+
+/**
+ * Starter, Pro and Enterprise with the monthly / yearly toggle (yearly by default), on the landing
+ * page and the subscribe page alike. Only Starter can be bought; the others say "COMING SOON!".
+ */
+export function PlanCards({ action }: Props) {
+  const t = useT();
+  const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
+  return (
+    <div className="plan-cards">
+      <div className="toggle" role="radiogroup" aria-label={t('subscribe.billing')}>
+        {(['monthly', 'yearly'] as const).map((value) => (
+          <button key={value} type="button" role="radio" aria-checked={period === value} className={period === value ? 'is-active' : ''} onClick={() => setPeriod(value)}>
+            {t(`subscribe.${value}`)}
+          </button>
+        ))}
+      </div>
+      <ul className="plans">
+        {PLANS.map((plan) => {
+          const available = PURCHASABLE_PLANS.includes(plan);
+          return (
+            <li key={plan} className={`plan ${available ? 'plan-featured' : 'is-disabled'}`} aria-disabled={!available} data-testid={`plan-${plan}`}>
+              <h3>{t(`subscribe.plan.${plan}`)}</h3>
+              <p className="price">
+                <span className="amount">${displayPrice(plan, period)}</span>
+                <span className="per"> / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}</span>
+              </p>
+              <ul className="plan-features">
+                {FEATURES[plan].map((key) => (
+                  <li key={key}>{t(key, { likes: FREE_DAILY_LIKES })}</li>
+                ))}
+              </ul>
+              {available ? (
+                action(plan, period)
+              ) : (
+                <button type="button" className="btn btn-primary btn-block" disabled>
+                  {t('subscribe.comingSoon')}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <p className="plan-free muted">{t('subscribe.free', { likes: FREE_DAILY_LIKES })}</p>
+    </div>
+  );
+}
+
+/** The landing page's plans: fetched after its first paint, with their own copy (the landing's budget). */
+export default function PricingSection() {
+  const t = useT();
+  return (
+    <section id="pricing" className="section pricing">
+      <h2>{t('subscribe.plansTitle')}</h2>
+      <p className="muted">{t('subscribe.subtitle', { days: FREE_TRIAL_DAYS })}</p>
+      <PlanCards
+        action={() => (
+          <Link href="/login/" className="btn btn-primary btn-block">
+            {t('landing.getStarted')}
+          </Link>
+        )}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { create } from 'zustand';
+import type { DeckCard } from '../../shared/schemas/users';
+import { api } from '../lib/api';
+import { rememberMatch, sendReaction, useDeck } from './deck';
+import { onSignOut } from './session';
+
+interface LikesState {
+  /** How many people like me and wait for my answer; null until loaded. */
+  count: number | null;
+  /** Who they are, newest first: only a subscriber gets them (an empty list otherwise). */
+  people: DeckCard[] | null;
+  next: string | null;
+  loadingMore: boolean;
+  load: () => Promise<void>;
+  more: () => Promise<void>;
+  /**
+   * Answers someone from the list (a subscriber's perk): a like makes the match at once and shows
+   * the overlay. They leave the list (and the deck) straight away, and come back if the call fails.
+   */
+  answer: (card: DeckCard, action: 'like' | 'dislike') => Promise<void>;
+  reset: () => void;
+}
+
+export const useLikes = create<LikesState>()((set, get) => ({
+  count: null,
+  people: null,
+  next: null,
+  loadingMore: false,
+  async load() {
+    try {
+      const page = await api.likesYou();
+      set({ count: page.count, people: page.results, next: page.next });
+    } catch (error) {
+      console.error('Could not load who likes you', error);
+      if (get().count === null) set({ count: 0, people: [], next: null });
+    }
+  },
+  async more() {
+    const { next, loadingMore } = get();
+    if (!next || loadingMore) return;
+    set({ loadingMore: true });
+    try {
+      const page = await api.likesYou(next);
+      const shown = new Set((get().people ?? []).map((card) => card.id));
+      set((state) => ({
+        count: page.count,
+        people: [...(state.people ?? []), ...page.results.filter((card) => !shown.has(card.id))],
+        next: page.next,
+      }));
+    } catch (error) {
+      console.error('Could not load more of who likes you', error);
+    } finally {
+      set({ loadingMore: false });
+    }
+  },
+  async answer(card, action) {
+    const before = get().people ?? [];
+    set((state) => ({
+      people: (state.people ?? []).filter((person) => person.id !== card.id),
+      count: Math.max(0, (state.count ?? 1) - 1),
+    }));
+    useDeck.getState().forget(card.id);
+    try {
+      const result = await sendReaction(card.id, action);
+      if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
+        useDeck.getState().showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
+      }
+    } catch (error) {
+      set((state) => ({
+        people: before.filter((person) => person.id === card.id || (state.people ?? []).some((p) => p.id === person.id)),
+        count: (state.count ?? 0) + 1,
+      }));
+      throw error;
+    }
+  },
+  reset: () => set({ count: null, people: null, next: null, loadingMore: false }),
+}));
+
+onSignOut(() => useLikes.getState().reset());

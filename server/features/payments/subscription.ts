@@ -1,0 +1,85 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { SubscriptionState } from '../../../shared/schemas/plan';
+import type { Db, DbOrTx } from '../../db/client';
+import { checkoutSessions, users } from '../../db/schema';
+import { Conflict } from '../../errors';
+import { SubscriptionRequired } from '../plan/service';
+import { handleStripeEvent, type Payments, subscribeUrl } from './service';
+import { callStripe } from './stripe-client';
+
+/** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
+export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
+
+export const NO_SUBSCRIPTION = 'There is no subscription to cancel.';
+
+async function billingOf(db: DbOrTx, userId: number) {
+  const [row] = await db
+    .select({ active: users.hasSubscription, customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row ?? null;
+}
+
+/**
+ * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), the billing
+ * period of the checkout that started it, and whether "Manage subscription" leads anywhere.
+ */
+export async function subscriptionState(
+  db: Db,
+  payments: Payments,
+  lookupKeys: { monthly: string; yearly: string },
+  userId: number,
+): Promise<SubscriptionState> {
+  const [billing, [checkout]] = await Promise.all([
+    billingOf(db, userId),
+    db
+      .select({ lookupKey: checkoutSessions.lookupKey })
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.userId, userId), eq(checkoutSessions.status, 'complete')))
+      .orderBy(desc(checkoutSessions.createdAt))
+      .limit(1),
+  ]);
+  const active = billing?.active ?? false;
+  const period = !active || !checkout ? null : checkout.lookupKey === lookupKeys.monthly ? 'monthly' : checkout.lookupKey === lookupKeys.yearly ? 'yearly' : null;
+  // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
+  const manageable = payments.stripe ? Boolean(billing?.customer) : active;
+  return { active, period, manageable };
+}
+
+/**
+ * Where "Manage subscription" sends the browser: a session of Stripe's customer portal for the user's
+ * customer, returning to the subscribe page; or, without Stripe, the local test portal. Someone with
+ * nothing to manage gets `SubscriptionRequired`.
+ */
+export async function openPortal(db: Db, payments: Payments, userId: number): Promise<string> {
+  const billing = await billingOf(db, userId);
+  const publicUrl = payments.publicUrl();
+  const stripe = payments.stripe;
+  if (!stripe) {
+    if (!billing?.active) throw new SubscriptionRequired();
+    return testPortalUrl(publicUrl);
+  }
+  const customer = billing?.customer;
+  if (!customer) throw new SubscriptionRequired();
+  const session = await callStripe(() =>
+    stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl) }),
+  );
+  return session.url;
+}
+
+/**
+ * The local test portal's "Cancel subscription": Stripe would send `customer.subscription.deleted`,
+ * and this sends the same event through the webhook's handler, so the plan ends exactly as a real
+ * cancellation ends it. Its id is derived from the subscription's: a second click changes nothing.
+ */
+export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
+  const billing = await billingOf(db, userId);
+  if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
+  await handleStripeEvent(db, {
+    id: `evt_local_cancel_${billing.subscription}`,
+    type: 'customer.subscription.deleted',
+    data: {
+      object: { id: billing.subscription, object: 'subscription', customer: billing.customer, status: 'canceled' },
+    },
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * Machine codes an error body may carry beside its `detail`: `{ "detail": "...", "code": "..." }`.
+ * A code names a condition a client must tell apart from others with the same status (to show in its
+ * own words, or to act on); the `detail` stays the server's sentence for people. The client decides
+ * by status and code, never by the words. A feature adds its codes here. (No zod here: the client's
+ * first chunk imports this list.)
+ */
+export const ERROR_CODES = [
+  // The paid plan (issue 19).
+  'subscription_required',
+  'daily_likes_exhausted',
+  'nothing_to_undo',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];

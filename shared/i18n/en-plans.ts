@@ -1,0 +1,22 @@
+/** English, the plan cards (landing page and subscribe page): loaded with their component. */
+export const enPlans = {
+  'subscribe.plansTitle': 'More with a plan',
+  'subscribe.subtitle': 'Start with a {days}-day free trial. No credit card required!',
+  'subscribe.free': 'Free: profiles, matches and live chat, with {likes} likes every 24 hours.',
+  'subscribe.monthly': 'Monthly',
+  'subscribe.yearly': 'Yearly',
+  'subscribe.billing': 'Billing period',
+  'subscribe.perMonth': 'month',
+  'subscribe.perMonthAnnually': 'month (paid annually)',
+  'subscribe.comingSoon': 'COMING SOON!',
+  'subscribe.plan.starter': 'Starter',
+  'subscribe.plan.pro': 'Pro',
+  'subscribe.plan.enterprise': 'Enterprise',
+  'subscribe.starter.1': 'See who likes you, and match with one tap',
+  'subscribe.starter.2': 'Undo a dislike or a skip within 5 minutes',
+  'subscribe.starter.3': 'Unlimited likes (free: {likes} every 24 hours)',
+  'subscribe.pro.1': 'Everything in Starter',
+  'subscribe.pro.2': 'More perks for busy events',
+  'subscribe.enterprise.1': 'Everything in Pro',
+  'subscribe.enterprise.2': 'For organisers of parties and events',
+} as const;

@@ -1,0 +1,57 @@
+import { DeckCard } from './users';
+import { z } from './zod';
+
+/**
+ * What the paid plan buys (issue 19): people who liked me, undo, unlimited likes. Its errors carry the
+ * codes `subscription_required`, `daily_likes_exhausted` and `nothing_to_undo` (shared/error-codes.ts).
+ */
+
+/**
+ * `GET /api/users/me/likes/`: people who liked me and whom I have not answered, newest first. Only a
+ * subscriber gets the cards; everyone gets the count (`results: []` and `next: null` without the plan).
+ */
+export const LikesYouPage = z.object({
+  count: z.number().int(),
+  results: z.array(DeckCard),
+  next: z.string().nullable(),
+});
+export type LikesYouPage = z.infer<typeof LikesYouPage>;
+
+/** `GET /api/matching/allowance/`: the likes left in the rolling window; a subscriber's are unlimited. */
+export const LikeAllowance = z.object({
+  unlimited: z.boolean(),
+  /** Likes per window without the plan; null when unlimited. */
+  limit: z.number().int().nullable(),
+  remaining: z.number().int().nullable(),
+  /** When a like comes back, once none is left; null otherwise. */
+  resets_at: z.string().nullable(),
+});
+export type LikeAllowance = z.infer<typeof LikeAllowance>;
+
+/** 429 of a like past the free plan's window (API.md's envelope, with its code and when likes come back). */
+export const DailyLikesExhaustedBody = z.object({
+  detail: z.string(),
+  code: z.literal('daily_likes_exhausted'),
+  resets_at: z.string(),
+});
+export type DailyLikesExhaustedBody = z.infer<typeof DailyLikesExhaustedBody>;
+
+/** `POST /api/matching/undo/`: what was taken back, and the card, to put back on top of the deck. */
+export const UndoResult = z.object({
+  undone: z.enum(['dislike', 'skip']),
+  card: DeckCard,
+});
+export type UndoResult = z.infer<typeof UndoResult>;
+
+/** `GET /api/payments/subscription/`: the plan as the subscribe page shows it. */
+export const SubscriptionState = z.object({
+  active: z.boolean(),
+  /** The billing period of the checkout that started it, when it is one of the configured plans. */
+  period: z.enum(['monthly', 'yearly']).nullable(),
+  /** Whether "Manage subscription" leads anywhere (Stripe's customer portal, or the local test one). */
+  manageable: z.boolean(),
+});
+export type SubscriptionState = z.infer<typeof SubscriptionState>;
+
+export const PortalResponse = z.object({ url: z.string() });
+export type PortalResponse = z.infer<typeof PortalResponse>;

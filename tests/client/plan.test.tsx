@@ -1,0 +1,171 @@
+// @vitest-environment jsdom
+/**
+ * The paid plan's screens, from their stores' state: the plan cards, a subscriber's page, "Likes you"
+ * with and without the plan, and the deck's notices and refusal of a like with none left. (The same
+ * screens against the real server: tests/e2e/paid-plan.test.ts.)
+ */
+import { act, cleanup, fireEvent, render, renderHook, screen, within } from '@testing-library/react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FREE_DAILY_LIKES } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
+import { DeckPlanNotice, useDecide } from '../../client/components/DeckPerks';
+import { PlanCards } from '../../client/components/PlanCards';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { Likes } from '../../client/pages/app/Likes';
+import { Subscribe } from '../../client/pages/app/Subscribe';
+import { useDeck } from '../../client/stores/deck';
+import { useLikes } from '../../client/stores/likes';
+import { usePlan } from '../../client/stores/plan';
+import { useSession } from '../../client/stores/session';
+
+const user = (hasSubscription: boolean): CurrentUser => ({
+  id: 1,
+  email: 'a@b.c',
+  first_name: 'Ana',
+  last_name: 'B',
+  image: null,
+  is_profile_completed: true,
+  has_subscription: hasSubscription,
+  email_verified: true,
+  has_password: true,
+  is_moderator: false,
+});
+const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
+
+const renderAt = (path: string, element: React.ReactElement) => {
+  const { hook, searchHook } = memoryLocation({ path });
+  return render(
+    <Router hook={hook} searchHook={searchHook}>
+      {element}
+    </Router>,
+  );
+};
+
+beforeEach(() => {
+  localStorage.setItem('language_code', 'en');
+  initLanguage();
+  useSession.setState({ token: 't', user: user(false) });
+});
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+  usePlan.getState().reset();
+  useLikes.getState().reset();
+  useDeck.getState().reset();
+});
+
+describe('the plan cards', () => {
+  it('sell Starter’s three real perks, none of the template’s, and only Starter can be bought', () => {
+    renderAt('/', <PlanCards action={() => <button type="button">Buy</button>} />);
+    const starter = screen.getByTestId('plan-starter');
+    expect(within(starter).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+      en['subscribe.starter.1'],
+      en['subscribe.starter.2'],
+      `Unlimited likes (free: ${FREE_DAILY_LIKES} every 24 hours)`,
+    ]);
+    expect(within(starter).getByRole('button').textContent).toBe('Buy');
+    const all = document.body.textContent ?? '';
+    expect(all).not.toMatch(/website|review|analytic|integration/i);
+    for (const plan of ['pro', 'enterprise']) {
+      const button = within(screen.getByTestId(`plan-${plan}`)).getByRole('button');
+      expect(button.textContent).toBe('COMING SOON!');
+      expect(button.hasAttribute('disabled')).toBe(true);
+    }
+  });
+});
+
+describe('the subscribe page of a subscriber', () => {
+  it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
+    useSession.setState({ user: user(true) });
+    usePlan.setState({ subscription: { active: true, period: 'yearly', manageable: true } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
+    expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
+    expect(screen.getByRole('link', { name: en['subscribe.current.likes'] }).getAttribute('href')).toBe('/app/likes/');
+    expect(screen.getByRole('button', { name: en['subscribe.manage'] })).toBeTruthy();
+    expect(screen.queryByTestId('plan-starter')).toBeNull();
+  });
+
+  it('offers no "Manage subscription" when there is nothing to manage', () => {
+    useSession.setState({ user: user(true) });
+    usePlan.setState({ subscription: { active: true, period: null, manageable: false } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.queryByRole('button', { name: en['subscribe.manage'] })).toBeNull();
+  });
+});
+
+describe('"Likes you"', () => {
+  it('without the plan: blurred placeholders, nobody’s name or photo, and the upgrade call', () => {
+    useLikes.setState({ count: 4, people: [], next: null });
+    renderAt('/app/likes/', <Likes />);
+    expect(screen.getByTestId('likes-count').textContent).toBe('4 people like you');
+    expect(screen.getAllByTestId('like-placeholder')).toHaveLength(4);
+    expect(screen.queryAllByTestId('like-card')).toHaveLength(0);
+    expect(document.querySelectorAll('.likes img')).toHaveLength(0);
+    expect(screen.getByRole('link', { name: en['likes.locked.cta'] }).getAttribute('href')).toBe('/app/subscribe/');
+  });
+
+  it('with the plan: the people, each with like and pass', () => {
+    useSession.setState({ user: user(true) });
+    useLikes.setState({ count: 2, people: [card(7, 'Marco'), card(8, 'Dani')], next: null });
+    renderAt('/app/likes/', <Likes />);
+    expect(screen.getAllByTestId('like-card').map((item) => item.getAttribute('data-card-id'))).toEqual(['7', '8']);
+    expect(screen.getByRole('button', { name: 'Like Marco' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Pass on Dani' })).toBeTruthy();
+    expect(screen.queryByRole('link', { name: en['likes.locked.cta'] })).toBeNull();
+  });
+
+  it('says so when nobody is waiting', () => {
+    useSession.setState({ user: user(true) });
+    useLikes.setState({ count: 0, people: [], next: null });
+    renderAt('/app/likes/', <Likes />);
+    expect(screen.getByTestId('likes-count').textContent).toBe(en['likes.empty']);
+    expect(screen.queryByTestId('like-placeholder')).toBeNull();
+  });
+});
+
+describe('the deck and the plan', () => {
+  const resetsAt = new Date(Date.UTC(2030, 0, 1, 21, 30)).toISOString();
+
+  it('tells a free user out of likes when they come back, and refuses a like on the spot', () => {
+    usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: resetsAt } });
+    useDeck.setState({ current: card(3, 'Noor'), queue: [card(4, 'Leo')], exiting: null });
+    renderAt('/app/home/', <DeckPlanNotice />);
+    const notice = screen.getByTestId('likes-out');
+    expect(notice.textContent).toMatch(/^You have used your 100 likes\. More at .+\. Dislikes and skips are unlimited\./);
+    expect(within(notice).getByRole('link', { name: en['deck.likesUpsell'] }).getAttribute('href')).toBe('/app/subscribe/');
+
+    const { result } = renderHook(() => useDecide());
+    let accepted = true;
+    act(() => {
+      accepted = result.current('like');
+    });
+    expect(accepted).toBe(false);
+    expect(useDeck.getState().current?.id).toBe(3);
+    expect(useDeck.getState().exiting).toBeNull();
+    expect(usePlan.getState().notice).toBe('likes');
+  });
+
+  it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {
+    usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 3, resets_at: null } });
+    const { rerender } = renderAt('/app/home/', <DeckPlanNotice />);
+    expect(screen.getByText('3 likes left today')).toBeTruthy();
+
+    act(() => usePlan.setState({ lastPass: card(5, 'Leo'), notice: 'undo' }));
+    rerender(<DeckPlanNotice />);
+    const upsell = screen.getByTestId('undo-upsell');
+    expect(upsell.textContent).toContain('Undo is part of Starter. Bring Leo back?');
+    fireEvent.click(within(upsell).getByRole('button', { name: en['deck.dismiss'] }));
+    expect(usePlan.getState().notice).toBeNull();
+  });
+
+  it('says nothing to a subscriber', () => {
+    usePlan.setState({ allowance: { unlimited: true, limit: null, remaining: null, resets_at: null } });
+    const { container } = renderAt('/app/home/', <DeckPlanNotice />);
+    expect(container.textContent).toBe('');
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * What the paid plan buys, in Debian's Chromium on a phone-sized screen against the real server:
+ * "Likes you" shows blurred placeholders and the upgrade call to a free user; after subscribing
+ * through the local test checkout the same page shows the people, and a like from there opens the
+ * match overlay. On the deck: undo brings a passed card back, and a free user out of likes is told
+ * when they come back. "Manage subscription" leads to the test portal, whose cancellation ends the
+ * perks. Screenshots land in tests/e2e/artifacts/paid-*.png.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_DAILY_LIKES } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { timeout: 120_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    // Reactions past the per-minute limit: one test spends a free user's 100 likes over HTTP first.
+    server = await startServer({ config: { clientDir, limits: { reaction: { max: 1000, windowMs: 60_000 } } } });
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  async function phoneFor(user: TestUser): Promise<{ page: Page; shot: (name: string) => Promise<unknown> }> {
+    const { context, page } = await openPhone(browser, { token: user.token, language: 'en' });
+    contexts.push(context);
+    page.on('pageerror', (error) => console.error('page error:', error));
+    return { page, shot: (name) => page.screenshot({ path: path.join(ARTIFACTS, `paid-${name}.png`) }) };
+  }
+
+  const react = async (from: TestUser, to: TestUser, response: 'like' | 'dislike' | 'skip') => {
+    const reply = await client(server.url).post('/api/matching/', { token: from.token, json: { response, other: to.id } });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  };
+
+  it('a free user sees blurred likes and the upgrade call; subscribed, the people, and a like from there is a match', async () => {
+    const me = await makeCompletedUser(server, { name: 'Lucía' }, { firstName: 'Lucía', lastName: 'García' });
+    const names = ['Marco', 'Dani', 'Noor'];
+    const colors = ['#f97316', '#0ea5e9', '#84cc16'];
+    const admirers: TestUser[] = [];
+    for (const [i, name] of names.entries()) {
+      const photo = await imageBytes('png', { width: 300, height: 400, color: colors[i] });
+      const admirer = await makeCompletedUser(server, { name, image: `data:image/png;base64,${photo.toString('base64')}` });
+      await react(admirer, me, 'like');
+      admirers.push(admirer);
+    }
+    const { page, shot } = await phoneFor(me);
+
+    // The way in: on the chats page, first.
+    await page.goto(`${server.url}/app/matches/`);
+    const link = page.getByTestId('likes-link');
+    await link.waitFor();
+    expect(await link.textContent()).toContain('3 people like you');
+    await shot('01-matches-likes-link');
+    await link.click();
+    await page.waitForURL('**/app/likes/');
+
+    await expect.poll(() => page.getByTestId('like-placeholder').count()).toBe(3);
+    await page.getByRole('heading', { name: en['likes.locked.title'] }).waitFor();
+    // Nothing of the people themselves reaches the page: no names, no photos.
+    const html = await page.content();
+    for (const name of names) expect(html).not.toContain(name);
+    expect(await page.locator('.likes img').count()).toBe(0);
+    await shot('02-likes-locked');
+
+    await page.getByRole('link', { name: en['likes.locked.cta'] }).click();
+    await page.waitForURL('**/app/subscribe/');
+    const starter = page.getByTestId('plan-starter');
+    await starter.waitFor();
+    expect(await starter.textContent()).toContain(en['subscribe.starter.1']);
+    expect(await starter.textContent()).toContain(en['subscribe.starter.3'].replace('{likes}', String(FREE_DAILY_LIKES)));
+    await shot('03-subscribe-perks');
+    await starter.getByRole('button', { name: en['subscribe.choose'] }).click();
+    await page.getByRole('button', { name: 'Complete test checkout' }).click();
+    await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);
+    await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
+
+    await page.goto(`${server.url}/app/likes/`);
+    await expect.poll(() => page.getByTestId('like-card').count()).toBe(3);
+    // Newest first.
+    const shown = await page.getByTestId('like-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-card-id')));
+    expect(shown).toEqual(admirers.map((admirer) => String(admirer.id)).reverse());
+    await page.getByTestId('like-card').first().locator('img[src^="/media/"]').waitFor();
+    await shot('04-likes-unlocked');
+
+    await page.getByRole('button', { name: en['likes.like'].replace('{name}', 'Noor') }).click();
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+    expect(await page.getByText(en['deck.match.text'].replace('{name}', 'Noor')).isVisible()).toBe(true);
+    await shot('05-likes-match');
+    await expect.poll(() => page.getByTestId('like-card').count()).toBe(2);
+    const conversations = await client(server.url).get('/api/conversations/empty/', { token: me.token });
+    expect(conversations.body.results.map((c: { name: string }) => c.name)).toContain('Noor');
+  });
+
+  it('the deck tells a free user when likes come back, and what undo would do', async () => {
+    const me = await makeCompletedUser(server, { name: 'Sam' });
+    const targets = await Promise.all([1, 2].map(() => makeCompletedUser(server)));
+    // 100 likes given (each taken back, so the next one is a new like).
+    for (let i = 0; i < FREE_DAILY_LIKES; i++) {
+      await react(me, targets[i % 2]!, 'like');
+      await react(me, targets[i % 2]!, 'dislike');
+    }
+    const { page, shot } = await phoneFor(me);
+    await page.goto(`${server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const out = page.getByTestId('likes-out');
+    await out.waitFor();
+    expect(await out.textContent()).toMatch(/You have used your 100 likes\. More at \d{1,2}:\d{2}( [AP]M)?\./);
+    await out.getByRole('link', { name: en['deck.likesUpsell'] }).waitFor();
+    await shot('06-deck-out-of-likes');
+
+    // A like is refused on the spot: the card stays.
+    const first = await card.getAttribute('data-card-id');
+    await page.getByRole('button', { name: en['deck.like'], exact: true }).click();
+    expect(await page.getByTestId('swipe-card').getAttribute('data-card-id')).toBe(first);
+
+    // Dislikes still work, and undo says it is part of the plan.
+    await page.getByRole('button', { name: en['deck.dislike'] }).click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
+    const undo = page.getByRole('button', { name: en['deck.undo'] });
+    await expect.poll(() => undo.isEnabled()).toBe(true);
+    await undo.click();
+    await page.getByTestId('undo-upsell').waitFor();
+    await shot('07-deck-undo-upsell');
+  });
+
+  it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {
+    const me = await makeCompletedUser(server, { name: 'Ari' });
+    await subscribeThroughTestCheckout(server, me, 'yearly');
+    const { page, shot } = await phoneFor(me);
+    await page.goto(`${server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const first = await card.getAttribute('data-card-id');
+    await page.getByRole('button', { name: en['deck.skip'] }).click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
+    const undo = page.getByRole('button', { name: en['deck.undo'] });
+    await expect.poll(() => undo.isEnabled()).toBe(true);
+    await shot('08-deck-undo-ready');
+    await undo.click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).toBe(first);
+    await expect.poll(() => undo.isEnabled()).toBe(false);
+    await shot('09-deck-undone');
+
+    await page.goto(`${server.url}/app/subscribe/`);
+    await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
+    await page.getByText(en['subscribe.current.period.yearly']).waitFor();
+    await shot('10-current-plan');
+    await page.getByRole('button', { name: en['subscribe.manage'] }).click();
+    await page.waitForURL('**/app/subscribe/test-portal/');
+    await page.getByText(en['portal.banner']).waitFor();
+    await shot('11-test-portal');
+    await page.getByRole('button', { name: en['portal.cancel'] }).click();
+    await page.waitForURL(`${server.url}/app/subscribe/`);
+    await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
+    await shot('12-after-cancel');
+    const after = await client(server.url).get('/api/users/me/', { token: me.token });
+    expect(after.body.has_subscription).toBe(false);
+  });
+
+  it('the landing page’s plan cards sell the real perks, in Spanish and English', async () => {
+    const { context, page } = await openPhone(browser);
+    contexts.push(context);
+    await page.goto(`${server.url}/`);
+    const pricing = page.locator('#pricing');
+    await pricing.getByRole('heading', { name: es['subscribe.plansTitle'] }).waitFor();
+    const starter = pricing.getByTestId('plan-starter');
+    expect(await starter.textContent()).toContain(es['subscribe.starter.2']);
+    expect(await starter.textContent()).toContain('$10');
+    expect(await pricing.getByTestId('plan-pro').getByRole('button').textContent()).toBe('¡PRÓXIMAMENTE!');
+    expect(await pricing.textContent()).not.toMatch(/website|review|analytic|integration|sitio web|reseña|analítica|integraci/i);
+    await pricing.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'paid-13-landing-plans-es.png') });
+
+    await page.evaluate(() => localStorage.setItem('language_code', 'en'));
+    await page.reload();
+    await pricing.getByRole('heading', { name: en['subscribe.plansTitle'] }).waitFor();
+    await pricing.getByRole('radio', { name: en['subscribe.monthly'] }).click();
+    expect(await starter.textContent()).toContain(`$15 / ${en['subscribe.perMonth']}`);
+    expect(await starter.textContent()).toContain(en['subscribe.starter.1']);
+    await starter.getByRole('link', { name: en['landing.getStarted'] }).click();
+    await page.waitForURL('**/login/');
+  });
+});
