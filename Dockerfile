@@ -22,6 +22,7 @@ COPY package.json package-lock.json ./
 # The bundle holds server/ and shared/; npm packages come from node_modules, dev tools stay out.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY drizzle ./drizzle
+COPY scripts/start.mjs scripts/build-server.mjs ./scripts/
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
@@ -29,5 +30,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node itself is PID 1's child (compose sets `init: true`), so SIGTERM reaches main.ts's graceful shutdown.
-# The flags are `npm run serve`'s; why pretenuring is off: bench/README.md, "Allocation-site pretenuring".
-CMD ["node", "--enable-source-maps", "--no-allocation-site-pretenuring", "dist/server/main.js"]
+# `npm run serve`: scripts/start.mjs sets the server's runtime flags, then runs the bundle.
+CMD ["node", "scripts/start.mjs", "--no-build"]

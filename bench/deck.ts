@@ -32,6 +32,7 @@ import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/feature
 import { hashToken, newToken } from '../server/lib/tokens';
 import { seed } from '../scripts/seed';
 import { freePort } from '../tests/helpers/ports';
+import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 
 interface AutocannonResult {
   latency: { p50: number; p99: number; average: number };
@@ -123,9 +124,8 @@ async function startApp(dataDir: string): Promise<{ url: string; child: ChildPro
   const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   // The server as production runs it: the bundle of scripts/build-server.mjs, built from the sources now.
   execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: 'inherit' });
-  // `npm run serve`'s flags; BENCH_NODE_FLAGS come after them, so they can also undo one.
-  const serveFlags = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
-  const child = spawn(process.execPath, [...profiling, ...serveFlags, ...extraFlags, 'dist/server/main.js'], {
+  // The server's runtime flags (scripts/start.mjs); BENCH_NODE_FLAGS come after them, so they can also undo one.
+  const child = spawn(process.execPath, [...profiling, ...SERVER_NODE_FLAGS, ...extraFlags, 'dist/server/main.js'], {
     cwd: root,
     env: {
       ...process.env,

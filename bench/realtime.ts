@@ -32,6 +32,7 @@ import { createPostgresDatabase } from '../tests/helpers/database';
 import { REDIS_URL } from '../tests/helpers/services';
 import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from './lean-socket';
+import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 
 type ClientSocket = LeanSocket;
 
@@ -77,8 +78,8 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
     cwd: root,
     execArgv: [
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []),
-      // `npm run serve`'s V8 flag for both servers; NODE_FLAGS come after it, so they can undo it.
-      '--no-allocation-site-pretenuring',
+      // The server's runtime flags (scripts/start.mjs) for both servers; NODE_FLAGS come after them, so they can undo one.
+      ...SERVER_NODE_FLAGS,
       '--import',
       'tsx',
       '--expose-gc',

@@ -16,6 +16,7 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
 import postgres from 'postgres';
+import { SERVER_NODE_FLAGS } from './start.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.CLUSTER_PORT ?? 3000);
@@ -46,8 +47,8 @@ async function ensureDatabase(): Promise<string> {
 
 function startInstance(index: number, databaseUrl: string): Backend {
   const instancePort = port + 1 + index;
-  // `npm run serve`'s V8 flag, on the TypeScript sources (no build step for a loopback cluster).
-  const child = spawn(process.execPath, ['--no-allocation-site-pretenuring', '--import', 'tsx', path.join(root, 'server/main.ts')], {
+  // The server's runtime flags (scripts/start.mjs), on the TypeScript sources (no build step for a loopback cluster).
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', path.join(root, 'server/main.ts')], {
     cwd: root,
     env: {
       ...process.env,

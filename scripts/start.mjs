@@ -1,9 +1,31 @@
-// `npm start`: build the client and the server where missing or older than their sources, then serve.
+// How the server process starts, in one place: the build-freshness check and the runtime flags.
+//
+//   npm start          node scripts/start.mjs              build the client and the server where missing
+//                                                          or older than their sources, then serve
+//   npm run serve      node scripts/start.mjs --no-build   serve the bundle as it is (production, Docker)
+//
+// Scripts that start the server as a child of their own (scripts/cluster.ts, bench/) import
+// SERVER_NODE_FLAGS from here and pass them on node's command line.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { buildServer, serverBundle } from './build-server.mjs';
+
+/**
+ * The server's node flags: stack traces that name the TypeScript sources, and V8's allocation-site
+ * pretenuring off (bench/README.md, "Allocation-site pretenuring": under load it moved each request's
+ * garbage into the old generation).
+ */
+export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
+
+/** This process, set as `node ${SERVER_NODE_FLAGS}` would have set it: before the server's modules load. */
+function applyServerFlags() {
+  for (const flag of SERVER_NODE_FLAGS) {
+    if (flag === '--enable-source-maps') process.setSourceMapsEnabled(true);
+    else setFlagsFromString(flag);
+  }
+}
 
 function newestSource(dirs) {
   let newest = 0;
@@ -20,19 +42,25 @@ function newestSource(dirs) {
 
 const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newestSource(sources);
 
-if (stale(path.resolve('dist/client/index.html'), ['client', 'shared'])) {
-  console.log('Building the client…');
-  const { build } = await import('vite');
-  await build({ logLevel: 'warn' });
-}
-if (stale(serverBundle, ['server', 'shared'])) {
-  console.log('Building the server…');
-  await buildServer();
+async function buildWhatIsStale() {
+  if (stale(path.resolve('dist/client/index.html'), ['client', 'shared'])) {
+    console.log('Building the client…');
+    const { build } = await import('vite');
+    // Vite sets NODE_ENV=production in this process while it builds; the server must see the
+    // environment it was started with (NODE_ENV decides, for one, whether the test checkout is on).
+    const nodeEnv = process.env.NODE_ENV;
+    await build({ logLevel: 'warn' });
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
+  if (stale(serverBundle, ['server', 'shared'])) {
+    console.log('Building the server…');
+    await buildServer();
+  }
 }
 
-// `npm run serve`'s node flags, set before the server's modules load: stack traces that name the
-// TypeScript sources, and V8's allocation-site pretenuring off (bench/README.md, "Allocation-site
-// pretenuring": under load it moved each request's garbage into the old generation).
-process.setSourceMapsEnabled(true);
-setFlagsFromString('--no-allocation-site-pretenuring');
-await import(pathToFileURL(serverBundle).href);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!process.argv.includes('--no-build')) await buildWhatIsStale();
+  applyServerFlags();
+  await import(pathToFileURL(serverBundle).href);
+}

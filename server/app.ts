@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
+import type { Database } from './db/client';
 import { clientErrorHandler, registerErrorHandler } from './errors';
 import accountRoutes from './features/account/routes';
 import analyticsRoutes from './features/analytics/routes';
@@ -21,19 +22,21 @@ import healthRoutes from './features/health/routes';
 import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
+import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import moderationRoutes from './features/moderation/routes';
-import { localMediaStore, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import paymentRoutes from './features/payments/routes';
 import { createStripeClient } from './features/payments/stripe-client';
 import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
 import analyticsPlugin from './plugins/analytics';
+import apiDocs from './plugins/api-docs';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
 import limitsPlugin from './plugins/limits';
 import mailPlugin from './plugins/mail';
+import redisPlugin from './plugins/redis';
 import secretsPlugin from './plugins/secrets';
 import securityHeaders from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
@@ -44,13 +47,21 @@ declare module 'fastify' {
     media: MediaStore;
     /** The Stripe SDK, or null without STRIPE_SECRET_KEY (the local test checkout stands in). */
     stripe: Stripe | null;
+    /** The address users reach (links, checkout returns): `PUBLIC_URL`, or this server's own once it listens. */
+    readonly publicUrl: string;
     /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
     evidence: MediaStore;
   }
 }
 
-/** The whole server, not yet listening: `main.ts` listens, tests build their own on free ports. */
-export async function buildApp(config: Config, options: { logger?: FastifyServerOptions['logger'] } = {}) {
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** A database already open (tests: a memory PGlite of their own) instead of the configured one. */
+  database?: Database;
+}
+
+/** The whole server, not yet listening: `process.ts` listens, tests build their own on free ports. */
+export async function buildApp(config: Config, options: BuildOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -67,6 +78,17 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());
+  app.decorate('publicUrl', {
+    getter() {
+      if (config.publicUrl) return config.publicUrl;
+      // Unset: this server as it listens: localhost when it listens everywhere, else the address it named.
+      const address = app.server.address();
+      const port = address && typeof address === 'object' ? address.port : config.port;
+      const everywhere = ['0.0.0.0', '::', ''].includes(config.host);
+      const host = everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}`;
+    },
+  });
 
   // Infrastructure.
   await app.register(securityHeaders, {
@@ -89,14 +111,16 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
   await app.register(cookie);
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
-  await app.register(databasePlugin, { config });
+  await app.register(databasePlugin, { config, database: options.database });
   await app.register(secretsPlugin);
+  await app.register(redisPlugin);
   await app.register(limitsPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
   await app.register(mailPlugin);
   await app.register(analyticsPlugin);
-  app.decorate('stripe', createStripeClient(config.stripe));
+  // The one Stripe client: checkout and webhooks, and account deletion's cancellation.
+  app.decorate('stripe', config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null);
 
   const mediaRoot = path.join(config.dataDir, 'media');
   app.decorate('media', localMediaStore(mediaRoot));
@@ -105,12 +129,13 @@ export async function buildApp(config: Config, options: { logger?: FastifyServer
     root: mediaRoot,
     prefix: MEDIA_PREFIX,
     decorateReply: false,
-    // Keys are random and never rewritten.
-    immutable: true,
-    maxAge: '365d',
+    // Keys are random and never rewritten, but a photo can be deleted: see MEDIA_CACHE_CONTROL.
+    cacheControl: false,
+    setHeaders: (reply) => void reply.header('Cache-Control', MEDIA_CACHE_CONTROL),
   });
 
-  // Features.
+  // Features, each route described in the OpenAPI document as it is added.
+  await app.register(apiDocs);
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);

@@ -1,17 +1,27 @@
 import path from 'node:path';
 
+/** A setting the process cannot start with: `main.ts` says which, and exits. */
+export class ConfigError extends Error {}
+
+/**
+ * How subscriptions are sold. `stripe`: real Stripe Checkout. `test`: a clearly labelled local
+ * checkout that charges nothing (development, demos). `off`: no checkout at all; the subscribe page
+ * says payments are not configured.
+ */
+export const CHECKOUT_MODES = ['stripe', 'test', 'off'] as const;
+export type CheckoutMode = (typeof CHECKOUT_MODES)[number];
+
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
   /** PostgreSQL via postgres.js when set; embedded PGlite under `dataDir/db` when not. */
   databaseUrl: string | null;
-  /** Memory-only PGlite (tests): nothing is written under `dataDir/db`. */
-  inMemoryDatabase: boolean;
   redisUrl: string | null;
   /** Prefix of the Redis pub/sub channels, so that several deployments (or test runs) can share one Redis. */
   redisPrefix: string;
-  publicUrl: string;
+  /** The address users reach; null: this server's own once it listens (`http://localhost:<port>` on 0.0.0.0). */
+  publicUrl: string | null;
   /** Built client to serve; null serves a plain notice (API-only tests). */
   clientDir: string | null;
   logLevel: string;
@@ -35,6 +45,7 @@ export interface Config {
    * messages a second through a few hundred users, never production.
    */
   limitMultiplier: number;
+  checkoutMode: CheckoutMode;
   stripe: {
     secretKey: string | null;
     webhookSecret: string | null;
@@ -70,20 +81,35 @@ const int = (value: string | undefined, fallback: number) => {
   return Number.isFinite(parsed) ? parsed : fallback;
 };
 
-/** The whole configuration, from the environment of ARCHITECTURE.md's "Running" table. */
+/**
+ * `CHECKOUT_MODE` when named; otherwise Stripe when it has a key, and the test checkout — except in
+ * production, where a checkout that grants plans for free must be asked for by name.
+ */
+function checkoutMode(env: Env): CheckoutMode {
+  const named = env.CHECKOUT_MODE?.trim();
+  if (named) {
+    if (!(CHECKOUT_MODES as readonly string[]).includes(named)) {
+      throw new ConfigError(`CHECKOUT_MODE must be one of ${CHECKOUT_MODES.join(', ')}, not "${named}".`);
+    }
+    if (named === 'stripe' && !env.STRIPE_SECRET_KEY) throw new ConfigError('CHECKOUT_MODE=stripe needs STRIPE_SECRET_KEY.');
+    return named as CheckoutMode;
+  }
+  if (env.STRIPE_SECRET_KEY) return 'stripe';
+  return env.NODE_ENV === 'production' ? 'off' : 'test';
+}
+
+/** The whole configuration, from the environment of docs/operations.md. Throws `ConfigError` for a setting it cannot use. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env.PORT, 3000);
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || null,
-    inMemoryDatabase: false,
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',
-    publicUrl,
+    publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null,
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -97,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     limits: {},
     limitMultiplier: Math.max(1, int(env.RATE_LIMIT_MULTIPLIER, 1)),
+    checkoutMode: checkoutMode(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
@@ -113,7 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mail: {
       smtpUrl: env.SMTP_URL || null,
-      from: env.MAIL_FROM || `Eventmatch <no-reply@${new URL(publicUrl).hostname}>`,
+      from: env.MAIL_FROM || `Eventmatch <no-reply@${env.PUBLIC_URL ? new URL(env.PUBLIC_URL).hostname : 'localhost'}>`,
     },
     posthog: {
       key: env.POSTHOG_KEY || null,

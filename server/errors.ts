@@ -2,62 +2,114 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { FieldErrors } from '../shared/schemas/common';
+import type { ErrorCode } from '../shared/error-codes';
+import type { Language } from '../shared/constants';
+import {
+  languageOf,
+  renderServerMessage,
+  type ServerMessage,
+  serverText,
+} from '../shared/i18n/server-messages';
+import { textOfIssue } from '../shared/schemas/zod';
 import { isUnstorableText } from './lib/pg-errors';
 
-/** Every error a route or service means to show a client. Rendered in one place: `registerErrorHandler`. */
+/** API.md's 400 body before it is put into words: every bad field, each with its messages. */
+export type FieldMessages = Record<string, ServerMessage[]>;
+
+/**
+ * Every error a route or service means to show a client. Rendered in one place: `registerErrorHandler`.
+ *
+ * The body is API.md's envelope: a field map for a 400 (`ValidationError`), `{detail}` otherwise.
+ * Messages are coded (`serverText('not_found')`, shared/i18n/server-messages.ts) and written in the
+ * request's language when the answer goes out. A condition a client must tell apart from others of
+ * the same status also carries a machine `code` beside the detail
+ * (`new Conflict(serverText('already_subscribed'), 'already_subscribed')`); the codes are listed in
+ * `shared/error-codes.ts`, and the client decides by status and code, never by the words.
+ */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly body: Record<string, unknown>,
+    /** `{detail, code?}` (with any other facts the client needs, such as `resets_at`), or a 400's field map. */
+    readonly body: { detail?: ServerMessage; code?: ErrorCode; [fact: string]: unknown } | FieldMessages,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body.detail === 'string' ? body.detail : `HTTP ${statusCode}`);
+    const detail = (body as { detail?: ServerMessage }).detail;
+    super(detail === undefined ? `HTTP ${statusCode}` : renderServerMessage(detail, 'en'));
+  }
+
+  get code(): ErrorCode | undefined {
+    return (this.body as { code?: ErrorCode }).code;
+  }
+
+  /** The body in a language: what the client receives. */
+  render(language: Language): Record<string, unknown> {
+    const rendered: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this.body)) {
+      if (Array.isArray(value)) rendered[key] = value.map((item: ServerMessage) => renderServerMessage(item, language));
+      else if (key === 'detail') rendered[key] = renderServerMessage(value as ServerMessage, language);
+      else rendered[key] = value;
+    }
+    return rendered;
+  }
+
+  /** One field's messages in a language (socket acks carry them as REST's 400 does). */
+  static renderFields(fields: FieldMessages, language: Language): Record<string, string[]> {
+    return Object.fromEntries(Object.entries(fields).map(([key, messages]) => [key, messages.map((m) => renderServerMessage(m, language))]));
   }
 }
 
+/** `{detail}`, with the machine code when there is one. */
+const detailBody = (detail: ServerMessage, code?: ErrorCode) => (code ? { detail, code } : { detail });
+
 export class ValidationError extends ApiError {
-  constructor(readonly fields: FieldErrors) {
+  constructor(readonly fields: FieldMessages) {
     super(400, fields);
   }
 
-  static field(field: string, message: string) {
+  static field(field: string, message: ServerMessage) {
     return new ValidationError({ [field]: [message] });
   }
 }
 
 export class NotAuthenticated extends ApiError {
-  constructor(detail = 'Authentication credentials were not provided.') {
+  constructor(detail: ServerMessage = serverText('not_authenticated')) {
     super(401, { detail }, { 'WWW-Authenticate': 'Token' });
   }
 }
 
 export class PermissionDenied extends ApiError {
-  constructor(detail = 'You do not have permission to perform this action.') {
-    super(403, { detail });
+  constructor(detail: ServerMessage = serverText('permission_denied'), code?: ErrorCode) {
+    super(403, detailBody(detail, code));
   }
 }
 
 export class NotFound extends ApiError {
-  constructor(detail = 'Not found.') {
-    super(404, { detail });
+  constructor(detail: ServerMessage = serverText('not_found'), code?: ErrorCode) {
+    super(404, detailBody(detail, code));
   }
 }
 
 export class Conflict extends ApiError {
-  constructor(detail: string) {
-    super(409, { detail });
+  constructor(detail: ServerMessage, code?: ErrorCode) {
+    super(409, detailBody(detail, code));
+  }
+}
+
+/** Something this server depends on (Stripe, say) is not answering: a 503 the client may retry. */
+export class ServiceUnavailable extends ApiError {
+  constructor(detail: ServerMessage, code?: ErrorCode) {
+    super(503, detailBody(detail, code));
   }
 }
 
 export class PayloadTooLarge extends ApiError {
-  constructor(detail = 'Request body is too large.') {
+  constructor(detail: ServerMessage = 'Request body is too large.') {
     super(413, { detail });
   }
 }
 
 export class UnsupportedMediaType extends ApiError {
-  constructor(detail: string) {
+  constructor(detail: ServerMessage) {
     super(415, { detail });
   }
 }
@@ -65,23 +117,19 @@ export class UnsupportedMediaType extends ApiError {
 export class Throttled extends ApiError {
   constructor(retryAfterSeconds: number) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(
-      429,
-      { detail: `Request was throttled. Expected available in ${seconds} seconds.` },
-      { 'Retry-After': String(seconds) },
-    );
+    super(429, { detail: serverText('throttled', { seconds }) }, { 'Retry-After': String(seconds) });
   }
 }
 
-/** Zod issues (as fastify-type-provider-zod reports them) to API.md's field map. */
+/** Zod issues to API.md's field map, each message still coded (shared/schemas/zod.ts). */
 export function toFieldErrors(
-  issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; message: string }>,
-): FieldErrors {
-  const fields: FieldErrors = {};
+  issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; message: string; params?: unknown }>,
+): FieldMessages {
+  const fields: FieldMessages = {};
   for (const issue of issues) {
     const head = issue.path?.[0];
     const key = head === undefined ? 'non_field_errors' : String(head);
-    (fields[key] ??= []).push(issue.message);
+    (fields[key] ??= []).push(textOfIssue(issue));
   }
   return fields;
 }
@@ -94,35 +142,53 @@ const statusDetails: Record<number, string> = {
   415: 'Unsupported media type in request.',
 };
 
+/** A failure the error handler answers: the typed errors above, and the ones Fastify and zod raise. */
+function asApiError(error: FastifyError): ApiError | null {
+  if (error instanceof ApiError) return error;
+
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    // A bogus id in the path is "no such thing", as in DRF.
+    if (error.validationContext === 'params') return new NotFound();
+    // A body that is not an object at all has no fields to blame (its one issue has an empty path).
+    return new ValidationError(
+      toFieldErrors(
+        error.validation.map((v) => ({
+          path: v.instancePath.split('/').filter(Boolean),
+          message: v.message ?? 'Invalid value.',
+          params: (v.params as { params?: unknown } | undefined)?.params,
+        })),
+      ),
+    );
+  }
+
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    if (status === 429) return new ApiError(429, { detail: error.message });
+    if (status === 404) return new NotFound();
+    if (status === 400 && !(error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError)) {
+      return new ApiError(400, { detail: serverText('malformed') });
+    }
+    const detail =
+      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+        ? `JSON parse error - ${error.message}`
+        : (statusDetails[status] ?? error.message);
+    return new ApiError(status, { detail });
+  }
+
+  // A last line behind validation: text the database cannot store is a bad request.
+  if (isUnstorableText(error)) return new ApiError(400, { detail: serverText('malformed') });
+  return null;
+}
+
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.code(error.statusCode).headers(error.headers).send(error.body);
+    const known = asApiError(error);
+    if (known) {
+      return reply
+        .code(known.statusCode)
+        .headers(known.headers)
+        .send(known.render(languageOf(request.headers['accept-language'])));
     }
-
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      // A bogus id in the path is "no such thing", as in DRF.
-      if (error.validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' });
-      const issues = error.validation.map((v) => ({
-        path: v.instancePath.split('/').filter(Boolean),
-        message: v.message ?? 'Invalid value.',
-      }));
-      // A body that is not an object at all has no fields to blame.
-      return reply.code(400).send(toFieldErrors(issues));
-    }
-
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      if (status === 429) return reply.code(429).send({ detail: error.message });
-      const detail =
-        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
-          ? `JSON parse error - ${error.message}`
-          : (statusDetails[status] ?? error.message);
-      return reply.code(status).send({ detail });
-    }
-
-    // A last line behind validation: text the database cannot store is a bad request.
-    if (isUnstorableText(error)) return reply.code(400).send({ detail: statusDetails[400] });
 
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: 'A server error occurred.' });

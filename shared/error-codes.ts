@@ -2,10 +2,16 @@
  * Machine codes an error body may carry beside its `detail`: `{ "detail": "...", "code": "..." }`.
  * A code names a condition a client must tell apart from others with the same status (to show in its
  * own words, or to act on); the `detail` stays the server's sentence for people. The client decides
- * by status and code, never by the words. A feature adds its codes here. (No zod here: the client's
- * first chunk imports this list.)
+ * by status and code, never by the words. A feature adds its codes here, and the client's copy for
+ * them in `client/lib/errors.ts`. (No zod here: the client's first chunk imports this list.)
  */
 export const ERROR_CODES = [
+  // Checkout (issue 18).
+  'already_subscribed',
+  'payments_not_configured',
+  'payments_unavailable',
+  'checkout_canceled',
+  'checkout_complete',
   // The paid plan (issue 19).
   'subscription_required',
   'daily_likes_exhausted',

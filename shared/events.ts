@@ -4,14 +4,12 @@
  */
 import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
-import { z } from './schemas/zod';
-
-export const NULL_CHARACTERS_MESSAGE = 'Null characters are not allowed.';
+import { message, z } from './schemas/zod';
 
 export const MessageSendPayload = z.object({
   conversation_id: Id,
   // PostgreSQL text cannot hold U+0000: refused here as DRF does, instead of failing at the insert.
-  content: MessageInput.shape.content.refine((value) => !value.includes('\u0000'), NULL_CHARACTERS_MESSAGE),
+  content: MessageInput.shape.content.refine((value) => !value.includes('\u0000'), message('null_characters')),
   client_id: z.uuid(),
 });
 export type MessageSendPayload = z.infer<typeof MessageSendPayload>;
@@ -50,6 +48,11 @@ export interface ServerToClientEvents {
   presence: (payload: { user_id: number; online: boolean }) => void;
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
+  /**
+   * Events may have been missed without the socket dropping (the instances lost each other for a
+   * while): fetch what is new, as after a reconnect.
+   */
+  sync: () => void;
 }
 
 export interface ClientToServerEvents {

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError } from '../lib/api';
-import { localizeFields } from '../lib/errors';
 import { requestGoogleAccessToken } from '../lib/google';
-import { useLanguage, useT } from '../lib/i18n';
+import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
 
 /**
@@ -37,9 +36,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       onToken(token);
     } catch (error) {
       console.error('Google sign-in failed', error);
+      // The server wrote it in the reader's language (Accept-Language).
       if (error instanceof ApiError && error.status === 409) {
-        const localized = await localizeFields({ detail: [error.message] }, useLanguage.getState().language);
-        setConflict(localized.detail?.[0] ?? error.message);
+        setConflict(error.message);
       } else {
         setFailed(true);
       }

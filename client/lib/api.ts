@@ -11,16 +11,24 @@ import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientConfig } from '../../shared/schemas/client-config';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
+import type { TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
-import { getStoredLanguage, getToken } from './storage';
+import { useLanguage } from './i18n';
+import { getToken } from './storage';
 
+/**
+ * A failed call. Decide by `status` and `code` (shared/error-codes.ts), never by the words:
+ * `detail` is the server's sentence for people, in the language the client asked for.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     /** The body's machine `code`, beside its detail: decide by it, never by the words. */
     readonly code: ErrorCode | null = null,
+    /** The body's `detail`, when it had one. */
+    readonly detail: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -41,6 +49,8 @@ export class NotFound extends ApiError {
 }
 export class Throttled extends ApiError {
   override name = 'Throttled';
+  /** From `Retry-After`, when the server said. */
+  retryAfterSeconds: number | null = null;
 }
 /** 429 `daily_likes_exhausted`: the free plan's likes are used up until `resetsAt`. */
 export class LikesExhausted extends Throttled {
@@ -49,8 +59,9 @@ export class LikesExhausted extends Throttled {
     status: number,
     message: string,
     readonly resetsAt: string,
+    detail: string | null = null,
   ) {
-    super(status, message, 'daily_likes_exhausted');
+    super(status, message, 'daily_likes_exhausted', detail);
   }
 }
 /** No answer at all: offline, DNS, server down. */
@@ -75,11 +86,11 @@ export function csrfToken(): string {
 }
 
 function headers(json: boolean): Record<string, string> {
-  // The app's language first: the server writes its e-mails to this user in it.
   const result: Record<string, string> = {
     'X-CSRFToken': csrfToken(),
     Accept: 'application/json',
-    'Accept-Language': getStoredLanguage(),
+    // The server writes its messages (field errors above all) in the language the reader chose.
+    'Accept-Language': useLanguage.getState().language,
   };
   if (json) result['Content-Type'] = 'application/json';
   const token = getToken();
@@ -94,9 +105,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
 
 /** API.md's envelope → one typed error. */
-export function toError(status: number, body: unknown): ApiError {
-  const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : `HTTP ${status}`;
+export function toError(status: number, body: unknown, retryAfter: string | null = null): ApiError {
+  const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : null;
   const code = isRecord(body) && isErrorCode(body.code) ? body.code : null;
+  const message = detail ?? `HTTP ${status}`;
   if (status === 400 && isRecord(body)) {
     const fields: FieldErrors = {};
     for (const [key, value] of Object.entries(body)) {
@@ -105,13 +117,18 @@ export function toError(status: number, body: unknown): ApiError {
     }
     return new ValidationError(fields);
   }
-  if (status === 401) return new NotAuthenticated(status, detail, code);
-  if (status === 404) return new NotFound(status, detail, code);
-  if (status === 429 && code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string') {
-    return new LikesExhausted(status, detail, body.resets_at);
+  if (status === 401) return new NotAuthenticated(status, message, code, detail);
+  if (status === 404) return new NotFound(status, message, code, detail);
+  if (status === 429) {
+    const error =
+      code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string'
+        ? new LikesExhausted(status, message, body.resets_at, detail)
+        : new Throttled(status, message, code, detail);
+    const seconds = Number.parseInt(retryAfter ?? '', 10);
+    if (Number.isFinite(seconds)) error.retryAfterSeconds = seconds;
+    return error;
   }
-  if (status === 429) return new Throttled(status, detail, code);
-  return new ApiError(status, detail, code);
+  return new ApiError(status, message, code, detail);
 }
 
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
@@ -139,7 +156,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     }
   }
   if (!response.ok) {
-    const error = toError(response.status, parsed);
+    const error = toError(response.status, parsed, response.headers.get('Retry-After'));
     if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
     throw error;
   }
@@ -201,7 +218,7 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
         resolve({ url: body.url });
         return;
       }
-      reject(toError(xhr.status, body));
+      reject(toError(xhr.status, body, xhr.getResponseHeader('Retry-After')));
     };
     const form = new FormData();
     form.append('file', file);
@@ -262,6 +279,9 @@ export const api = {
 
   checkout: (lookupKey: string) =>
     post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
+  testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
+  finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
+    post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
   subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
   portal: () => post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
   cancelTestSubscription: () => post<PortalResponse>('/api/payments/test-portal/cancel/'),

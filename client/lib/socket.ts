@@ -12,10 +12,12 @@ import type {
   ServerToClientEvents,
 } from '../../shared/events';
 import type { Message } from '../../shared/schemas/conversations';
+import { useLanguage } from './i18n';
 
 type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
 let socket: AppSocket | null = null;
+const connectListeners = new Set<() => void>();
 const reconnectListeners = new Set<() => void>();
 const refusedListeners = new Set<() => void>();
 
@@ -35,13 +37,19 @@ const REFUSED_RETRY_MAX_MS = 30_000;
 
 export function connectSocket(token: string) {
   if (socket) return;
-  const next: AppSocket = io({ path: '/socket.io/', auth: { token }, transports: ['websocket'] });
+  // Read at every (re)connect: the acks' messages come in the language the reader has chosen by then.
+  const next: AppSocket = io({
+    path: '/socket.io/',
+    auth: (send) => send({ token, language: useLanguage.getState().language }),
+    transports: ['websocket'],
+  });
   socket = next;
   let refusals = 0;
   next.on('connect', () => {
     refusals = 0;
     const { everConnected } = useConnection.getState();
     useConnection.setState({ connected: true, everConnected: true, tooMany: false });
+    for (const listener of connectListeners) listener();
     // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
     if (everConnected) for (const listener of reconnectListeners) listener();
   });
@@ -81,6 +89,14 @@ export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler:
   };
 }
 
+/** Every connect, the first included: state the server only tells as it changes starts from here. */
+export function onConnect(listener: () => void) {
+  connectListeners.add(listener);
+  return () => {
+    connectListeners.delete(listener);
+  };
+}
+
 export function onReconnect(listener: () => void) {
   reconnectListeners.add(listener);
   return () => {
@@ -104,6 +120,14 @@ export async function sendMessageOverSocket(payload: MessageSendPayload): Promis
   const reply: Ack<{ message: Message }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload);
   if (!reply.ok) throw new Error(reply.error.message);
   return reply.message;
+}
+
+/** Which of my matches are connected now; after that, `presence` events keep it current. */
+export async function listOnlinePartners(): Promise<number[]> {
+  if (!socket?.connected) throw new Error('offline');
+  const reply = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('presence:list', {});
+  if (!reply.ok) throw new Error(reply.error.message);
+  return reply.online;
 }
 
 export function sendTyping(conversationId: number) {

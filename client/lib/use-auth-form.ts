@@ -2,9 +2,9 @@ import { type FormEvent, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { FieldErrors } from '../../shared/schemas/common';
 import { useSession } from '../stores/session';
-import { formErrors, localizeFields } from './errors';
+import { formErrors } from './errors';
 import { gatePublicAuthRoute } from './gating';
-import { useLanguage, useT } from './i18n';
+import { useT } from './i18n';
 
 /**
  * What the login and register forms share: a stored token skips them (`redirect`), a submit is busy
@@ -32,7 +32,7 @@ export function useAuthForm() {
     try {
       await send((name) => String(data.get(name) ?? ''));
     } catch (error) {
-      setErrors(await localizeFields(formErrors(error, t), useLanguage.getState().language));
+      setErrors(formErrors(error, t));
       setBusy(false);
     }
   };

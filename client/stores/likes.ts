@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api';
-import { rememberMatch, sendReaction, useDeck } from './deck';
+import { useDeck } from './deck';
 import { onSignOut } from './session';
 
 interface LikesState {
@@ -61,9 +61,10 @@ export const useLikes = create<LikesState>()((set, get) => ({
     }));
     useDeck.getState().forget(card.id);
     try {
-      const result = await sendReaction(card.id, action);
-      if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
-        useDeck.getState().showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
+      const deck = useDeck.getState();
+      const result = await deck.react(card.id, action);
+      if (action === 'like' && result.match && deck.rememberMatch(result.conversation_id)) {
+        deck.showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
       }
     } catch (error) {
       set((state) => ({

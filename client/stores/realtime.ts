@@ -1,11 +1,34 @@
-import { connectSocket, disconnectSocket, onEvent, onReconnect, onRefused } from '../lib/socket';
+import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused } from '../lib/socket';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
-import { likesInFlight, rememberMatch, useDeck } from './deck';
+import { useDeck } from './deck';
+import { usePresence } from './presence';
 import { conversationEnded } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
+
+/**
+ * Every client hears `sync` at the same moment (Redis came back): each fetches within this spread,
+ * so that the catch-up requests do not all land on the servers in the same instant.
+ */
+const SYNC_SPREAD_MS = 2000;
+
+/** Fetches what may have been missed while events could not reach this tab. */
+function catchUp() {
+  // A conversation that ended while we were away answers 404: it ends here too.
+  void useChat
+    .getState()
+    .catchUp()
+    .then((gone) => gone.forEach(conversationEnded));
+  if (useConversations.getState().empty) void useConversations.getState().load();
+}
+
+/** After `sync`: the messages and lists missed, and who came and went meanwhile. */
+function catchUpAll() {
+  catchUp();
+  void usePresence.getState().refresh();
+}
 
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
@@ -20,10 +43,11 @@ export function startRealtime(token: string) {
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();
       // Our own like completed the pair: the HTTP answer shows the overlay.
-      if (likesInFlight.has(user.id)) return;
-      if (!rememberMatch(conversation_id)) return;
-      useDeck.getState().forget(user.id);
-      useDeck.getState().showMatch({ conversationId: conversation_id, name: user.name, image: user.image });
+      const deck = useDeck.getState();
+      if (deck.isLikeInFlight(user.id)) return;
+      if (!deck.rememberMatch(conversation_id)) return;
+      deck.forget(user.id);
+      deck.showMatch({ conversationId: conversation_id, name: user.name, image: user.image });
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);
@@ -32,13 +56,11 @@ export function startRealtime(token: string) {
       if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
-    onReconnect(() => {
-      // A conversation that ended while we were away answers 404: it ends here too.
-      void useChat
-        .getState()
-        .catchUp()
-        .then((gone) => gone.forEach(conversationEnded));
-      if (useConversations.getState().empty) void useConversations.getState().load();
+    onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
+    onConnect(() => void usePresence.getState().refresh()),
+    onReconnect(catchUp),
+    onEvent('sync', () => {
+      setTimeout(catchUpAll, Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -66,7 +67,44 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
 export interface Database {
   db: Db;
   driver: 'pglite' | 'postgres';
+  /**
+   * Runs `work` unless another holder (in this process or any other on the same database) has the
+   * lock `key`; answers whether it ran. On PostgreSQL a session advisory lock on a connection of its
+   * own, so a process that dies releases it with its connection. PGlite belongs to one process, so a
+   * lock in memory is the same promise there.
+   */
+  withLock<T>(key: bigint, work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }>;
   close(): Promise<void>;
+}
+
+function inProcessLocks(): Database['withLock'] {
+  const held = new Set<bigint>();
+  return async (key, work) => {
+    if (held.has(key)) return { ran: false };
+    held.add(key);
+    try {
+      return { ran: true, result: await work() };
+    } finally {
+      held.delete(key);
+    }
+  };
+}
+
+function advisoryLocks(client: postgres.Sql): Database['withLock'] {
+  return async (key, work) => {
+    const session = await client.reserve();
+    try {
+      const [row] = await session<[{ locked: boolean }]>`select pg_try_advisory_lock(${String(key)}::bigint) as locked`;
+      if (!row?.locked) return { ran: false };
+      try {
+        return { ran: true, result: await work() };
+      } finally {
+        await session`select pg_advisory_unlock(${String(key)}::bigint)`;
+      }
+    } finally {
+      session.release();
+    }
+  };
 }
 
 /**
@@ -97,7 +135,7 @@ export async function openDatabase(options: {
     });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder });
-    return { db, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    return { db, driver: 'postgres', withLock: advisoryLocks(client), close: () => client.end({ timeout: 5 }) };
   }
 
   let dataDir: string | undefined;
@@ -108,12 +146,13 @@ export async function openDatabase(options: {
     unlock = lockEmbeddedDatabase(dataDir);
   }
   try {
-    const client = new PGlite(dataDir);
+    const client = dataDir ? await openDurablePglite(dataDir) : new PGlite();
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder });
     return {
       db: db as unknown as Db,
       driver: 'pglite',
+      withLock: inProcessLocks(),
       close: async () => {
         await client.close();
         unlock();
@@ -123,4 +162,71 @@ export async function openDatabase(options: {
     unlock();
     throw error;
   }
+}
+
+/** Opens a file for reading, fsyncs it (a directory's entries too), and closes it. */
+function fsyncPath(target: string) {
+  const fd = openSync(target, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every file and directory under `dir`, on disk. */
+function fsyncTree(dir: string) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) fsyncTree(full);
+    else if (entry.isFile()) fsyncPath(full);
+  }
+  fsyncPath(dir);
+}
+
+/**
+ * The Node filesystem of PGlite, with an fsync that reaches the disk. Emscripten's NODEFS writes
+ * straight to host files but has no fsync of its own, so PostgreSQL's fsync() returned at once without
+ * calling the host's; here it does (a directory, which NODEFS opens without a host descriptor, by path).
+ */
+class DurableNodeFS extends NodeFS {
+  override async init(pg: PGliteInterface, options: Parameters<NodeFS['init']>[1]) {
+    const result = await super.init(pg as never, options);
+    interface Stream {
+      nfd?: number;
+      node: unknown;
+    }
+    interface Module {
+      NODEFS: { stream_ops: { fsync?: (stream: Stream) => void }; realPath: (node: unknown) => string };
+    }
+    const preRun = (result.emscriptenOpts.preRun ?? []) as Array<(module: Module) => void>;
+    preRun.unshift((module) => {
+      module.NODEFS.stream_ops.fsync = (stream) => {
+        if (stream.nfd !== undefined) fsyncSync(stream.nfd);
+        else fsyncPath(module.NODEFS.realPath(stream.node));
+      };
+    });
+    result.emscriptenOpts.preRun = preRun as never;
+    return result;
+  }
+}
+
+/**
+ * PGlite in `dir`, as durable as it can be made (docs/operations.md, "Durability of the embedded
+ * database"). PGlite promises nothing across an OS crash out of the box: it starts PostgreSQL with
+ * fsync off (`-F`), and its filesystem drops every fsync. Here PostgreSQL runs with fsync on, flushes
+ * its WAL with fsync() (the WASM runtime's fdatasync does nothing) and DurableNodeFS carries each to
+ * the disk: a commit is acknowledged once its WAL is on disk, as with PostgreSQL itself. A database
+ * made on this start (written by initdb without any fsync) is flushed to disk whole before use.
+ */
+async function openDurablePglite(dir: string): Promise<PGlite> {
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  const startParams = [...PGlite.defaultStartParams.filter((param) => param !== '-F'), '-c', 'wal_sync_method=fsync'];
+  const client = new PGlite({ fs: new DurableNodeFS(dir), startParams });
+  await client.waitReady;
+  if (fresh) {
+    fsyncTree(dir);
+    fsyncPath(path.dirname(dir));
+  }
+  return client;
 }

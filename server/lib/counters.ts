@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { createClient } from 'redis';
+import type { Redis } from './redis';
 
 export interface CounterResult {
   /** True once the key has been hit more than `max` times in the current window. */
@@ -66,23 +66,17 @@ const ERROR_LOG_INTERVAL_MS = 10_000;
  * many instances they are spread over. Keys are hashed (no e-mail is written to Redis). While Redis is
  * unreachable each instance counts on its own rather than refusing everything.
  */
-export async function redisCounters(options: { url: string; prefix: string; log: FastifyBaseLogger }): Promise<Counters> {
+export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger }): Counters {
   const fallback = memoryCounters();
-  const client = createClient({
-    url: options.url,
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000), connectTimeout: 2000 },
-  });
+  const client = options.redis.commands;
   let lastLogged = 0;
   const warn = (error: unknown) => {
     if (Date.now() - lastLogged < ERROR_LOG_INTERVAL_MS) return;
     lastLogged = Date.now();
     options.log.warn({ err: error }, 'redis unavailable: rate limits count per instance until it is back');
   };
-  client.on('error', warn);
-  const redisKey = (key: string) => `${options.prefix}:throttle:${createHash('sha256').update(key).digest('base64url')}`;
-  // Start-up does not wait for Redis: until it is ready the fallback counts.
-  client.connect().catch(warn);
+  const redisKey = (key: string) => `${options.redis.prefix}:throttle:${createHash('sha256').update(key).digest('base64url')}`;
+  // Until Redis is ready the fallback counts.
 
   return {
     async hit(key, max, windowMs) {
@@ -103,11 +97,7 @@ export async function redisCounters(options: { url: string; prefix: string; log:
       await fallback.reset(key);
       if (client.isReady) await client.del(redisKey(key)).catch(warn);
     },
-    async close() {
-      await fallback.close();
-      // quit() waits for a reply that never comes while Redis is away.
-      if (client.isReady) await client.quit().catch(() => client.destroy());
-      else client.destroy();
-    },
+    // The connection is the Redis plugin's to close.
+    close: () => fallback.close(),
   };
 }

@@ -1,9 +1,10 @@
 import type { ZodType } from 'zod';
+import { serverText } from '../../shared/i18n/server-messages';
 import { ValidationError } from '../errors';
 import type { Page, Slice } from './page';
 import type { Sealer } from './sealed';
 
-export const INVALID_CURSOR = 'Invalid cursor.';
+export const INVALID_CURSOR = serverText('invalid_cursor');
 
 export const invalidCursor = () => ValidationError.field('cursor', INVALID_CURSOR);
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../errors';
+import { serverText } from '../../shared/i18n/server-messages';
 
-export const NULL_CHARACTERS = 'Null characters are not allowed.';
+export const NULL_CHARACTERS = serverText('null_characters');
 
 /**
  * The top-level fields whose value holds a NUL anywhere inside. Iterative: a body may nest as

@@ -6,6 +6,7 @@ import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
 import { createTokenCache } from '../lib/token-cache';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
+import { serverText } from '../../shared/i18n/server-messages';
 
 export interface AuthUser {
   id: number;
@@ -127,9 +128,9 @@ export default fp(
     app.decorate('authenticate', async (request: FastifyRequest) => {
       const token = parseAuthorization(request.headers.authorization);
       if (token === null) throw new NotAuthenticated();
-      if (token === '' || token.length > 200) throw new NotAuthenticated('Invalid token.');
+      if (token === '' || token.length > 200) throw new NotAuthenticated(serverText('invalid_token'));
       const user = await app.userForToken(token);
-      if (!user) throw new NotAuthenticated('Invalid token.');
+      if (!user) throw new NotAuthenticated(serverText('invalid_token'));
       request.user = user;
     });
   },

@@ -9,20 +9,21 @@ declare module 'fastify' {
   }
 }
 
-/** Opens PGlite or PostgreSQL, applies the committed migrations, closes on shutdown. */
+/**
+ * Opens PGlite or PostgreSQL as configured, applies the committed migrations, closes on shutdown.
+ * A database handed in already open (a test's memory PGlite) is used as it is, and stays its owner's to close.
+ */
 export default fp(
-  async (app, opts: { config: Config }) => {
+  async (app, opts: { config: Config; database?: Database }) => {
     const { config } = opts;
-    const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      inMemory: config.inMemoryDatabase,
-    });
+    const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
     app.decorate('database', database);
     app.decorate('db', database.db);
-    app.addHook('onClose', async () => {
-      await database.close();
-    });
+    if (!opts.database) {
+      app.addHook('onClose', async () => {
+        await database.close();
+      });
+    }
     app.log.info({ driver: database.driver }, 'database ready');
   },
   { name: 'database' },

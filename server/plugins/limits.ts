@@ -8,16 +8,13 @@ declare module 'fastify' {
   }
 }
 
-/** The server's one throttle: counters in Redis when `REDIS_URL` is set (limits hold across instances). */
+/** The server's one throttle: counters in the instance's Redis when it has one (limits hold across instances). */
 export default fp(
   async (app) => {
-    const { config } = app;
-    const counters = config.redisUrl
-      ? await redisCounters({ url: config.redisUrl, prefix: config.redisPrefix, log: app.log })
-      : memoryCounters();
-    const limits = createLimits(counters, limitRules(config));
+    const counters = app.redis ? redisCounters({ redis: app.redis, log: app.log }) : memoryCounters();
+    const limits = createLimits(counters, limitRules(app.config));
     app.decorate('limits', limits);
     app.addHook('onClose', () => limits.close());
   },
-  { name: 'limits' },
+  { name: 'limits', dependencies: ['redis'] },
 );

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ZodError } from 'zod';
+import type { Language } from '../../shared/constants';
 import type { Ack, AckError } from '../../shared/events';
 import { ApiError, toFieldErrors, ValidationError } from '../errors';
 
@@ -8,21 +9,20 @@ export const UNAVAILABLE_MESSAGE = 'The server is restarting; send again after r
 
 export const fail = (error: AckError): Ack => ({ ok: false, error });
 
-export const invalidPayload = (error: ZodError): Ack =>
-  fail({ code: 'validation', message: INVALID_PAYLOAD_MESSAGE, fields: toFieldErrors(error.issues) });
+export const invalidPayload = (error: ZodError, language: Language): Ack =>
+  fail({ code: 'validation', message: INVALID_PAYLOAD_MESSAGE, fields: ApiError.renderFields(toFieldErrors(error.issues), language) });
 
-/** A service error as the ack's error: the same rules and words as the REST route's envelope. */
-export function errorAck(error: unknown, log: FastifyBaseLogger): Ack {
+/** A service error as the ack's error: the same rules and words (in the socket's language) as the REST route's envelope. */
+export function errorAck(error: unknown, log: FastifyBaseLogger, language: Language): Ack {
   if (error instanceof ValidationError) {
-    return fail({ code: 'validation', message: INVALID_PAYLOAD_MESSAGE, fields: error.fields });
-  }
-  if (error instanceof ApiError && error.statusCode === 404) return fail({ code: 'not_found', message: error.message });
-  if (error instanceof ApiError && error.statusCode === 429) return fail({ code: 'throttled', message: error.message });
-  if (error instanceof ApiError && error.statusCode === 401) {
-    return fail({ code: 'unauthorized', message: error.message });
+    return fail({ code: 'validation', message: INVALID_PAYLOAD_MESSAGE, fields: ApiError.renderFields(error.fields, language) });
   }
   if (error instanceof ApiError && error.statusCode < 500) {
-    return fail({ code: 'validation', message: error.message, fields: { non_field_errors: [error.message] } });
+    const message = String(error.render(language).detail ?? error.message);
+    if (error.statusCode === 404) return fail({ code: 'not_found', message });
+    if (error.statusCode === 429) return fail({ code: 'throttled', message });
+    if (error.statusCode === 401) return fail({ code: 'unauthorized', message });
+    return fail({ code: 'validation', message, fields: { non_field_errors: [message] } });
   }
   log.error({ err: error }, 'socket handler failed');
   return fail({ code: 'internal', message: 'A server error occurred.' });

@@ -39,7 +39,7 @@ const noReply: Reply = () => {};
 /** The client → server events of API.md: validated with shared/ schemas, handled by the REST route's services. */
 export function registerHandlers(socket: RealtimeSocket, context: HandlerContext) {
   const { app, presence } = context;
-  const user = socket.data.user;
+  const { user, language } = socket.data;
   const participants = new Map<number, { ids: [number, number]; at: number }>();
 
   // A conversation that ends (block, unmatch, report, ban) is forgotten the moment this socket is told.
@@ -74,12 +74,12 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
       const payload = typeof args[0] === 'function' ? undefined : args[0];
       if (!context.accepting()) return reply(fail({ code: 'unavailable', message: UNAVAILABLE_MESSAGE }));
       const parsed = schema.safeParse(payload);
-      if (!parsed.success) return reply(invalidPayload(parsed.error));
+      if (!parsed.success) return reply(invalidPayload(parsed.error, language));
       context.track(
         app.limits
           .consume(event, userSubject(user.id))
           .then(() => handle(parsed.data))
-          .then(reply, (error: unknown) => reply(errorAck(error, app.log))),
+          .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
       );
     });
   }

@@ -1,17 +1,18 @@
 import fp from 'fastify-plugin';
 import { Server, type Socket } from 'socket.io';
-import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
+import { type Language, MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
 import type { AuthUser } from '../plugins/auth';
 import { registerHandlers } from './handlers';
 import { createPresence } from './presence';
-import { openRedisFanout, type RedisFanout } from './redis';
-import { startTokenSweep } from './token-sweep';
+import { createRedisFanout } from './redis';
 
 export interface SocketData {
   /** Who signed in, and the hash of the token they signed in with: a revocation names it. */
   user: AuthUser;
+  /** The language of the messages in this socket's acks (its handshake's `auth.language`). */
+  language: Language;
 }
 
 /** Between instances (through Redis), never to clients. */
@@ -39,10 +40,6 @@ declare module 'fastify' {
      * Call it only after the write that made the event true has committed.
      */
     publish: <E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) => void;
-    realtime: {
-      /** Disconnects this instance's sockets whose token was revoked; runs on its own every minute. */
-      sweepTokens: () => Promise<number>;
-    };
   }
 }
 
@@ -52,9 +49,7 @@ declare module 'fastify' {
  */
 export default fp(
   async (app) => {
-    const fanout: RedisFanout | null = app.config.redisUrl
-      ? await openRedisFanout({ url: app.config.redisUrl, channelPrefix: app.config.redisPrefix, log: app.log })
-      : null;
+    const fanout = app.redis ? createRedisFanout(app.redis) : null;
 
     const io: RealtimeServer = new Server(app.server, {
       path: '/socket.io/',
@@ -62,7 +57,6 @@ export default fp(
       maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
-    if (fanout) app.readinessChecks.set('redis', () => fanout.check());
 
     let accepting = true;
     const inFlight = new Set<Promise<unknown>>();
@@ -96,6 +90,13 @@ export default fp(
         if (!user) return next(new Error('unauthorized'));
         if ((await openSocketCount(user.id)) >= MAX_SOCKETS_PER_USER) return next(new Error('too_many_connections'));
         socket.data.user = user;
+        const language: unknown = socket.handshake.auth?.language;
+        socket.data.language = language === 'es' ? 'es' : 'en';
+        // The client hears "connected" only once its room is subscribed on every path to it: an event
+        // another instance publishes for this user a moment later must not pass by unheard.
+        const room = rooms.user(user.id);
+        await socket.join(room);
+        await fanout?.subscribed(room);
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
@@ -116,11 +117,9 @@ export default fp(
 
     const presence = createPresence(app, io);
     const messages = createMessageBatcher(app.db, app.log);
-    const tokenSweep = startTokenSweep(app, io);
-    app.decorate('realtime', { sweepTokens: tokenSweep.sweep });
 
-    // A logout ends the token's sockets at once, on every instance; the sweep is the net for news lost
-    // while Redis was away.
+    // A logout ends the token's sockets at once, on every instance; the token-sweep job is the net for
+    // news lost while Redis was away.
     const dropSocketsOf = (tokenHash: string) => {
       for (const socket of io.of('/').sockets.values()) {
         if (socket.data.user.tokenHash === tokenHash) socket.disconnect(true);
@@ -139,10 +138,17 @@ export default fp(
       // revocation to find this socket, so it goes now.
       if (app.isTokenRevoked(socket.data.user.tokenHash)) return void socket.disconnect(true);
       const userId = socket.data.user.id;
-      void socket.join(rooms.user(userId));
       track(presence.connected(userId));
       socket.on('disconnect', () => track(presence.disconnected(userId)));
       registerHandlers(socket, { app, presence, messages, accepting: () => accepting, track });
+    });
+
+    // Events published while Redis was away reached only the sockets of the instance that sent them.
+    // Once it is back, every client is told to fetch what it may have missed (after its last id);
+    // through the adapter, so the clients of instances whose own connection came back sooner hear it too.
+    app.redis?.onRecovered(() => {
+      app.log.info({ sockets: io.of('/').sockets.size }, 'redis is back: telling clients to catch up');
+      io.emit('sync');
     });
 
     app.addHook('preClose', async () => {
@@ -158,12 +164,10 @@ export default fp(
       await drain();
     });
     app.addHook('onClose', async () => {
-      tokenSweep.stop();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });
-      await fanout?.close();
     });
   },
-  { name: 'realtime', dependencies: ['database', 'auth'] },
+  { name: 'realtime', dependencies: ['database', 'auth', 'redis'] },
 );

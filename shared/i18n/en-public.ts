@@ -63,6 +63,7 @@ export const enPublic = {
   'error.generic': 'Something went wrong. Please try again.',
   'error.network': 'No connection. Check your network and try again.',
   'error.throttled': 'Too many attempts. Please wait a moment and try again.',
+  'error.throttledFor': 'Too many attempts. Try again in {seconds} s.',
   'error.notFound': 'Not found.',
   'notFound.title': 'Page not found',
   'notFound.link': 'Go to the home page',

@@ -64,6 +64,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'error.generic': 'Algo ha ido mal. Inténtalo de nuevo.',
   'error.network': 'Sin conexión. Revisa tu red e inténtalo de nuevo.',
   'error.throttled': 'Demasiados intentos. Espera un momento e inténtalo de nuevo.',
+  'error.throttledFor': 'Demasiados intentos. Vuelve a intentarlo en {seconds} s.',
   'error.notFound': 'No encontrado.',
   'notFound.title': 'Página no encontrada',
   'notFound.link': 'Ir a la página de inicio',

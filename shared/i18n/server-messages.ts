@@ -1,52 +1,187 @@
-import type { Language } from '../constants';
+import { type Language, LANGUAGES } from '../constants';
+import { format, type MessageVars } from './format';
 
 /**
- * The server writes its messages in English (API.md's DRF-style envelope); the client shows them in
- * Spanish through this table. A message not listed is shown as the server wrote it.
+ * What the server says in its answers (field errors, details), by code, in both languages. The server
+ * keeps a message as its code until it answers, then writes it in the language the request asked for
+ * (`Accept-Language`; English when it names neither, as API.md's examples are), so a client shows
+ * messages as they come: it never translates them, nor decides anything by their words (it has the
+ * status and, where one applies, the body's `code`: shared/error-codes.ts).
+ *
+ * A server message is made with `serverText('code', params)`; `{name}` in the copy takes a param.
+ * A plain string still works where a message has no code yet: it is sent as written, in English.
  */
-const SPANISH: Array<[RegExp, string]> = [
-  [/^A user with that e-mail already exists\.$/, 'Ya existe un usuario con ese correo electrónico.'],
-  [/^The two passwords do not match\.$/, 'Las dos contraseñas no coinciden.'],
-  [/^Unable to log in with provided credentials\.$/, 'No se puede iniciar sesión con esas credenciales.'],
-  [/^This password is entirely numeric\.$/, 'La contraseña no puede ser solo números.'],
-  [/^This password is too common\.$/, 'Esta contraseña es demasiado común.'],
-  [/^This password is too short\. It must contain at least (\d+) characters\.$/, 'La contraseña es demasiado corta. Debe tener al menos $1 caracteres.'],
-  [/^The password is too similar to the (.+)\.$/, 'La contraseña se parece demasiado a tus datos ($1).'],
-  [/^Enter a valid email address\.$/, 'Introduce un correo electrónico válido.'],
-  [/^This field is required\.$/, 'Este campo es obligatorio.'],
-  [/^This field may not be blank\.$/, 'Este campo no puede estar vacío.'],
-  [/^This field may not be null\.$/, 'Este campo no puede ser nulo.'],
-  [/^This list may not be empty\.$/, 'Esta lista no puede estar vacía.'],
-  [/^Select at least one gender to match\.$/, 'Selecciona al menos un género.'],
-  [/^The maximum age must be greater than or equal to the minimum age\.$/, 'La edad máxima debe ser mayor o igual que la mínima.'],
-  [/^Please upload a primary profile picture$/, 'Sube una foto de perfil principal'],
-  [/^Please select a date of birth$/, 'Selecciona una fecha de nacimiento'],
-  [/^You must be at least (\d+) years old\.$/, 'Debes tener al menos $1 años.'],
-  [/^Enter a date of birth within the last (\d+) years\.$/, 'Introduce una fecha de nacimiento de los últimos $1 años.'],
-  [/^Ensure this field has at least (\d+) characters\.$/, 'Este campo debe tener al menos $1 caracteres.'],
-  [/^Ensure this field has no more than (\d+) characters\.$/, 'Este campo no puede tener más de $1 caracteres.'],
-  [/^Ensure this value is greater than or equal to (\d+)\.$/, 'El valor debe ser mayor o igual que $1.'],
-  [/^Ensure this value is less than or equal to (\d+)\.$/, 'El valor debe ser menor o igual que $1.'],
-  [/^Upload a valid image\.$/, 'Sube una imagen válida.'],
-  [/^Request was throttled\. Expected available in (\d+) seconds?\.$/, 'Demasiadas solicitudes. Vuelve a intentarlo en $1 s.'],
-  [/^Google did not accept this sign-in\. Please try again\.$/, 'Google no aceptó este inicio de sesión. Inténtalo de nuevo.'],
-  [/^Your Google e-mail address is not verified\.$/, 'Tu correo de Google no está verificado.'],
-  [/^Google sign-in is unavailable right now\. Please try again later\.$/, 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.'],
-  [/^This link is invalid or has expired\.$/, 'Este enlace no es válido o ha caducado.'],
-  [/^Your old password was entered incorrectly\. Please enter it again\.$/, 'La contraseña actual no es correcta. Vuelve a escribirla.'],
-  [/^This account has no password yet\. Set one with "Forgot password\?" on the login page\.$/, 'Esta cuenta aún no tiene contraseña. Crea una con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.'],
-  [/^The password is incorrect\.$/, 'La contraseña no es correcta.'],
-  [/^Type DELETE to confirm\.$/, 'Escribe DELETE para confirmar.'],
-  [/^Your e-mail address is already verified\.$/, 'Tu correo electrónico ya está verificado.'],
-  [
-    /^An account with this e-mail already exists\. Log in with your password, or reset it, to connect Google\.$/,
-    'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.',
-  ],
-  [/^Payments are unavailable right now\. Please try again later\.$/, 'Los pagos no están disponibles ahora. Inténtalo más tarde.'],
-];
+export const SERVER_MESSAGES = {
+  // Field shapes (the zod messages of shared/schemas/zod.ts, in Django REST framework's words).
+  required: { en: 'This field is required.', es: 'Este campo es obligatorio.' },
+  not_null: { en: 'This field may not be null.', es: 'Este campo no puede ser nulo.' },
+  not_string: { en: 'Not a valid string.', es: 'No es un texto válido.' },
+  not_integer: { en: 'A valid integer is required.', es: 'Se necesita un número entero válido.' },
+  not_boolean: { en: 'Must be a valid boolean.', es: 'Debe ser verdadero o falso.' },
+  not_list: { en: 'Expected a list of items.', es: 'Se esperaba una lista.' },
+  not_object: { en: 'Invalid data. Expected a dictionary.', es: 'Datos no válidos. Se esperaba un objeto.' },
+  invalid: { en: 'Invalid value.', es: 'Valor no válido.' },
+  blank: { en: 'This field may not be blank.', es: 'Este campo no puede estar vacío.' },
+  min_length: { en: 'Ensure this field has at least {min} characters.', es: 'Este campo debe tener al menos {min} caracteres.' },
+  max_length: { en: 'Ensure this field has no more than {max} characters.', es: 'Este campo no puede tener más de {max} caracteres.' },
+  list_empty: { en: 'This list may not be empty.', es: 'Esta lista no puede estar vacía.' },
+  min_items: { en: 'Ensure this list has at least {min} items.', es: 'La lista debe tener al menos {min} elementos.' },
+  max_items: { en: 'Ensure this list has no more than {max} items.', es: 'La lista no puede tener más de {max} elementos.' },
+  min_value: { en: 'Ensure this value is greater than or equal to {min}.', es: 'El valor debe ser mayor o igual que {min}.' },
+  max_value: { en: 'Ensure this value is less than or equal to {max}.', es: 'El valor debe ser menor o igual que {max}.' },
+  invalid_choice: { en: '"{value}" is not a valid choice.', es: '"{value}" no es una opción válida.' },
+  invalid_email: { en: 'Enter a valid email address.', es: 'Introduce un correo electrónico válido.' },
+  invalid_uuid: { en: 'Must be a valid UUID.', es: 'Debe ser un UUID válido.' },
+  invalid_format: { en: 'Invalid format.', es: 'Formato no válido.' },
+  null_characters: { en: 'Null characters are not allowed.', es: 'No se admiten caracteres nulos.' },
+  date_format: {
+    en: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+    es: 'La fecha tiene un formato incorrecto. Usa este formato: AAAA-MM-DD.',
+  },
+  malformed: { en: 'Malformed request.', es: 'Solicitud mal formada.' },
 
-export function localizeServerMessage(message: string, language: Language): string {
-  if (language === 'en') return message;
-  for (const [pattern, spanish] of SPANISH) if (pattern.test(message)) return message.replace(pattern, spanish);
-  return message;
+  // Status details.
+  not_authenticated: { en: 'Authentication credentials were not provided.', es: 'No se han enviado credenciales.' },
+  invalid_token: { en: 'Invalid token.', es: 'La sesión no es válida.' },
+  permission_denied: { en: 'You do not have permission to perform this action.', es: 'No tienes permiso para hacer esto.' },
+  not_found: { en: 'Not found.', es: 'No encontrado.' },
+  throttled: {
+    en: 'Request was throttled. Expected available in {seconds} seconds.',
+    es: 'Demasiadas solicitudes. Vuelve a intentarlo en {seconds} s.',
+  },
+
+  // Accounts.
+  email_taken: { en: 'A user with that e-mail already exists.', es: 'Ya existe un usuario con ese correo electrónico.' },
+  passwords_differ: { en: 'The two passwords do not match.', es: 'Las dos contraseñas no coinciden.' },
+  invalid_credentials: { en: 'Unable to log in with provided credentials.', es: 'No se puede iniciar sesión con esas credenciales.' },
+  password_numeric: { en: 'This password is entirely numeric.', es: 'La contraseña no puede ser solo números.' },
+  password_common: { en: 'This password is too common.', es: 'Esta contraseña es demasiado común.' },
+  password_short: {
+    en: 'This password is too short. It must contain at least {min} characters.',
+    es: 'La contraseña es demasiado corta. Debe tener al menos {min} caracteres.',
+  },
+  password_like_email: { en: 'The password is too similar to the email address.', es: 'La contraseña se parece demasiado a tu correo electrónico.' },
+  password_like_first_name: { en: 'The password is too similar to the first name.', es: 'La contraseña se parece demasiado a tu nombre.' },
+  password_like_last_name: { en: 'The password is too similar to the last name.', es: 'La contraseña se parece demasiado a tu apellido.' },
+  google_disabled: { en: 'Google sign-in is not enabled on this server.', es: 'El inicio de sesión con Google no está activado en este servidor.' },
+  google_rejected: {
+    en: 'Google did not accept this sign-in. Please try again.',
+    es: 'Google no aceptó este inicio de sesión. Inténtalo de nuevo.',
+  },
+  google_no_email: {
+    en: 'Google did not share an e-mail address for this account.',
+    es: 'Google no compartió un correo electrónico de esta cuenta.',
+  },
+  google_unverified: { en: 'Your Google e-mail address is not verified.', es: 'Tu correo de Google no está verificado.' },
+  google_other_account: {
+    en: 'This e-mail address is already linked to another Google account.',
+    es: 'Este correo ya está vinculado a otra cuenta de Google.',
+  },
+  google_needs_verified_email: {
+    en: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.',
+    es: 'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.',
+  },
+  // The account (ACCOUNT.md).
+  link_invalid: { en: 'This link is invalid or has expired.', es: 'Este enlace no es válido o ha caducado.' },
+  already_verified: { en: 'Your e-mail address is already verified.', es: 'Tu correo electrónico ya está verificado.' },
+  wrong_current_password: {
+    en: 'Your old password was entered incorrectly. Please enter it again.',
+    es: 'La contraseña actual no es correcta. Vuelve a escribirla.',
+  },
+  no_password_yet: {
+    en: 'This account has no password yet. Set one with "Forgot password?" on the login page.',
+    es: 'Esta cuenta aún no tiene contraseña. Crea una con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
+  },
+  wrong_password: { en: 'The password is incorrect.', es: 'La contraseña no es correcta.' },
+  type_delete_to_confirm: { en: 'Type DELETE to confirm.', es: 'Escribe DELETE para confirmar.' },
+  google_unavailable: {
+    en: 'Google sign-in is unavailable right now. Please try again later.',
+    es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',
+  },
+
+  // Profiles and photos.
+  primary_photo_required: { en: 'Please upload a primary profile picture', es: 'Sube una foto de perfil principal' },
+  date_of_birth_required: { en: 'Please select a date of birth', es: 'Selecciona una fecha de nacimiento' },
+  min_age: { en: 'You must be at least {age} years old.', es: 'Debes tener al menos {age} años.' },
+  max_age: {
+    en: 'Enter a date of birth within the last {years} years.',
+    es: 'Introduce una fecha de nacimiento de los últimos {years} años.',
+  },
+  genders_required: { en: 'Select at least one gender to match.', es: 'Selecciona al menos un género.' },
+  genders_once: { en: 'Each gender can be selected once.', es: 'Cada género se puede elegir una sola vez.' },
+  age_range: {
+    en: 'The maximum age must be greater than or equal to the minimum age.',
+    es: 'La edad máxima debe ser mayor o igual que la mínima.',
+  },
+  invalid_image: { en: 'Upload a valid image.', es: 'Sube una imagen válida.' },
+  unsupported_image: { en: 'Unsupported image type. Use PNG, JPG, GIF or WebP.', es: 'Tipo de imagen no admitido. Usa PNG, JPG, GIF o WebP.' },
+  image_too_large: { en: 'The image is too large: 10 MB at most.', es: 'La imagen es demasiado grande: 10 MB como máximo.' },
+  too_many_pixels: {
+    en: 'The image has too many pixels: {megapixels} megapixels at most.',
+    es: 'La imagen tiene demasiados píxeles: {megapixels} megapíxeles como máximo.',
+  },
+  no_file: { en: 'No file was submitted.', es: 'No se ha enviado ningún archivo.' },
+  not_a_file: {
+    en: 'The submitted data was not a file. Check the encoding type on the form.',
+    es: 'Lo enviado no es un archivo. Revisa la codificación del formulario.',
+  },
+
+  // Matching and chat.
+  cannot_react_to_self: { en: 'You cannot react to yourself.', es: 'No puedes reaccionar a tu propio perfil.' },
+  invalid_cursor: { en: 'Invalid cursor.', es: 'Cursor no válido.' },
+  client_id_reused: {
+    en: 'This client_id was already used for another message.',
+    es: 'Este client_id ya se usó para otro mensaje.',
+  },
+
+  // Payments.
+  unknown_plan: { en: 'This plan does not exist.', es: 'Este plan no existe.' },
+  no_price: { en: 'This plan is not available right now.', es: 'Este plan no está disponible ahora.' },
+  already_subscribed: { en: 'You already have a subscription.', es: 'Ya tienes una suscripción.' },
+  payments_not_configured: { en: 'Payments are not configured on this server.', es: 'Los pagos no están configurados en este servidor.' },
+  payments_unavailable: {
+    en: 'Payments are unavailable right now. Please try again later.',
+    es: 'Los pagos no están disponibles ahora. Inténtalo más tarde.',
+  },
+  checkout_canceled: {
+    en: 'This checkout was canceled; start a new one from the subscribe page.',
+    es: 'Este pago se canceló; empieza uno nuevo desde la página de suscripción.',
+  },
+  checkout_complete: { en: 'This checkout is already complete.', es: 'Este pago ya está completado.' },
+} as const satisfies Record<string, Record<Language, string>>;
+
+export type ServerMessageCode = keyof typeof SERVER_MESSAGES;
+
+/** A message the server has not put into words yet: its code, and the values its copy names. */
+export interface ServerText {
+  readonly code: ServerMessageCode;
+  readonly params?: MessageVars;
+}
+
+/** Something the server says: a coded message, or (not yet in the catalogue) plain English. */
+export type ServerMessage = ServerText | string;
+
+export const serverText = (code: ServerMessageCode, params?: MessageVars): ServerText => (params ? { code, params } : { code });
+
+export const isServerText = (value: unknown): value is ServerText =>
+  typeof value === 'object' && value !== null && typeof (value as ServerText).code === 'string' && (value as ServerText).code in SERVER_MESSAGES;
+
+export function renderServerMessage(message: ServerMessage, language: Language): string {
+  if (typeof message === 'string') return message;
+  return format(SERVER_MESSAGES[message.code][language], message.params);
+}
+
+/** The server's language for a request: the first of ours its `Accept-Language` prefers, else English. */
+export function languageOf(acceptLanguage: string | undefined): Language {
+  if (!acceptLanguage) return 'en';
+  let best: { language: Language; q: number } | null = null;
+  for (const part of acceptLanguage.split(',', 16)) {
+    const [tag = '', ...options] = part.trim().split(';');
+    const primary = tag.trim().toLowerCase().split('-')[0] as Language;
+    if (!LANGUAGES.includes(primary)) continue;
+    const qOption = options.map((option) => option.trim()).find((option) => option.startsWith('q='));
+    const q = qOption ? Number.parseFloat(qOption.slice(2)) : 1;
+    if (Number.isFinite(q) && q > 0 && (!best || q > best.q)) best = { language: primary, q };
+  }
+  return best?.language ?? 'en';
 }

@@ -1,4 +1,4 @@
-import { z } from './zod';
+import { message, z } from './zod';
 
 /**
  * A positive integer id, taken from a path segment or a JSON body. Only plain digits are read as
@@ -26,10 +26,12 @@ export const page = <T extends z.ZodType>(item: T) =>
 export const Detail = z.object({ detail: z.string() });
 export type Detail = z.infer<typeof Detail>;
 
+/** An answer with no body (204, or a redirect whose `Location` says where). */
+export const NoBody = z.null().describe('No body.');
+
 /** API.md's 400 body: every bad field at once, plus `non_field_errors`. */
 export type FieldErrors = Record<string, string[]>;
 
-export const DATE_FORMAT_ERROR = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
 
 const isIsoDate = (value: string) => {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -41,7 +43,7 @@ const isIsoDate = (value: string) => {
  * `YYYY-MM-DD` that is a real calendar date. One aborting check: a bad date gets one message,
  * and checks chained after it (an age range) do not run on it.
  */
-export const IsoDate = z.string().refine(isIsoDate, { message: DATE_FORMAT_ERROR, abort: true });
+export const IsoDate = z.string().refine(isIsoDate, { ...message('date_format'), abort: true });
 
 /** Whole years between a `YYYY-MM-DD` birth date and `today` (UTC). */
 export function ageOn(dateOfBirth: string, today: Date = new Date()): number {

@@ -5,7 +5,8 @@ const LookupKey = z.string().trim().min(1).max(200);
 
 /**
  * Both forms of the checkout call: the JSON call of a signed-in client sends `lookup_key` with its
- * token; the spec's plain browser form post names the account by `email` instead.
+ * token. The spec's plain browser form post also sends an `email`, which names no account: it is
+ * sent on to the subscribe page, where only a signed-in account can start a checkout for itself.
  */
 export const CheckoutInput = z.object({
   lookup_key: LookupKey,
@@ -25,6 +26,16 @@ export type WebhookResponse = z.infer<typeof WebhookResponse>;
 
 export const TestCheckoutParams = z.object({ id: z.string().regex(/^cs_local_[A-Za-z0-9_-]{16,64}$/) });
 export type TestCheckoutParams = z.infer<typeof TestCheckoutParams>;
+
+/** A local test checkout (CHECKOUT_MODE=test), as its own account sees it. */
+export const TestCheckout = z.object({
+  id: z.string(),
+  lookup_key: z.string(),
+  status: z.enum(['open', 'complete', 'canceled']),
+  email: z.string(),
+  trial_days: z.number(),
+});
+export type TestCheckout = z.infer<typeof TestCheckout>;
 
 /**
  * The parts of a Stripe event this server reads. Stripe sends more; unknown keys are dropped.

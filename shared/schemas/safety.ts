@@ -74,3 +74,6 @@ export const ResolveInput = z.object({
 export type ResolveInput = z.infer<typeof ResolveInput>;
 
 export const ReportPhotoParams = z.object({ id: Id, index: z.coerce.number<unknown>().int().min(0).max(5) });
+
+/** A report's copy of a photo: the image's bytes (the response is never serialized from this). */
+export const ReportPhoto = z.file().describe('The WebP image.');

@@ -1,7 +1,7 @@
 import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
 import { ageOn, IsoDate } from './common';
 import { visibleText } from './text';
-import { z } from './zod';
+import { message, z } from './zod';
 
 export const Gender = z.enum(GENDERS);
 export type Gender = z.infer<typeof Gender>;
@@ -12,8 +12,6 @@ export const GENDER_LABELS: Record<Gender, string> = {
   non_binary: 'Non-binary',
 };
 
-export const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
-export const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
 
 export const CurrentUser = z.object({
   id: z.number(),
@@ -41,17 +39,22 @@ export type ImageField = (typeof IMAGE_FIELDS)[number];
  */
 const ImageRef = z.string().min(1).max(16_000_000);
 
-export const OwnProfile = z.object({
-  name: z.string().nullable(),
-  bio: z.string().nullable(),
-  gender: Gender.nullable(),
-  date_of_birth: z.string().nullable(),
+/** The six photo fields as the server answers them: a URL it issued, or null. */
+const photoUrls = {
   image: z.string().nullable(),
   image2: z.string().nullable(),
   image3: z.string().nullable(),
   image4: z.string().nullable(),
   image5: z.string().nullable(),
   image6: z.string().nullable(),
+};
+
+export const OwnProfile = z.object({
+  name: z.string().nullable(),
+  bio: z.string().nullable(),
+  gender: Gender.nullable(),
+  date_of_birth: z.string().nullable(),
+  ...photoUrls,
   genders_to_match: z.array(Gender),
   min_matching_age: z.number(),
   max_matching_age: z.number(),
@@ -66,12 +69,12 @@ export const ProfileInput = z
     bio: visibleText(BIO_MAX_LENGTH),
     gender: Gender,
     date_of_birth: z
-      .string({ error: DATE_OF_BIRTH_REQUIRED })
-      .min(1, DATE_OF_BIRTH_REQUIRED)
+      .string(message('date_of_birth_required'))
+      .min(1, message('date_of_birth_required'))
       .pipe(IsoDate)
-      .refine((value) => ageOn(value) >= MIN_AGE, `You must be at least ${MIN_AGE} years old.`)
-      .refine((value) => ageOn(value) <= MAX_AGE, `Enter a date of birth within the last ${MAX_AGE} years.`),
-    image: z.string({ error: PRIMARY_PHOTO_REQUIRED }).min(1, PRIMARY_PHOTO_REQUIRED).max(16_000_000),
+      .refine((value) => ageOn(value) >= MIN_AGE, message('min_age', { age: MIN_AGE }))
+      .refine((value) => ageOn(value) <= MAX_AGE, message('max_age', { years: MAX_AGE })),
+    image: z.string(message('primary_photo_required')).min(1, message('primary_photo_required')).max(16_000_000),
     image2: ImageRef.nullish(),
     image3: ImageRef.nullish(),
     image4: ImageRef.nullish(),
@@ -79,14 +82,14 @@ export const ProfileInput = z
     image6: ImageRef.nullish(),
     genders_to_match: z
       .array(Gender)
-      .min(1, 'Select at least one gender to match.')
-      .refine((list) => new Set(list).size === list.length, 'Each gender can be selected once.'),
+      .min(1, message('genders_required'))
+      .refine((list) => new Set(list).size === list.length, message('genders_once')),
     min_matching_age: MatchingAge,
     max_matching_age: MatchingAge,
   })
   .refine((profile) => profile.min_matching_age <= profile.max_matching_age, {
     path: ['max_matching_age'],
-    message: 'The maximum age must be greater than or equal to the minimum age.',
+    ...message('age_range'),
     // Checked whenever both ages are valid, even if other fields are not: every problem at once.
     when: ({ value }) => {
       const ages = (value ?? {}) as { min_matching_age?: unknown; max_matching_age?: unknown };
@@ -102,12 +105,7 @@ export const PublicProfile = z.object({
   gender: Gender,
   genre: z.string(),
   bio: z.string(),
-  image: z.string().nullable(),
-  image2: z.string().nullable(),
-  image3: z.string().nullable(),
-  image4: z.string().nullable(),
-  image5: z.string().nullable(),
-  image6: z.string().nullable(),
+  ...photoUrls,
 });
 export type PublicProfile = z.infer<typeof PublicProfile>;
 
@@ -119,6 +117,11 @@ export const DeckCard = z.object({
   image: z.string().nullable(),
 });
 export type DeckCard = z.infer<typeof DeckCard>;
+
+/** `POST /api/uploads/`: a multipart form with one field. */
+export const UploadForm = z.object({
+  file: z.file().describe('PNG, JPEG, GIF or WebP (decided by its bytes), 10 MB at most.'),
+});
 
 export const UploadResponse = z.object({ url: z.string() });
 export type UploadResponse = z.infer<typeof UploadResponse>;

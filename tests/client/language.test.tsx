@@ -78,15 +78,3 @@ describe('language', () => {
     expect(en['subscribe.perMonthAnnually']).toBe('month (paid annually)');
   });
 });
-
-describe('server messages in Spanish', () => {
-  it('translates the server\'s English field errors, numbers included, and leaves unknown ones alone', async () => {
-    const { localizeServerMessage } = await import('../../shared/i18n/server-messages');
-    expect(localizeServerMessage('The two passwords do not match.', 'es')).toBe('Las dos contraseñas no coinciden.');
-    expect(localizeServerMessage('This password is too short. It must contain at least 8 characters.', 'es')).toBe(
-      'La contraseña es demasiado corta. Debe tener al menos 8 caracteres.',
-    );
-    expect(localizeServerMessage('The two passwords do not match.', 'en')).toBe('The two passwords do not match.');
-    expect(localizeServerMessage('Something new.', 'es')).toBe('Something new.');
-  });
-});

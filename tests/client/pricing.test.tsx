@@ -9,6 +9,7 @@ import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { DEFAULT_PERIOD, displayPrice, lookupKeyFor } from '../../client/lib/pricing';
 import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
+import { useConfig } from '../../client/stores/config';
 import { useSession } from '../../client/stores/session';
 
 describe('pricing arithmetic', () => {
@@ -74,6 +75,20 @@ describe('<Subscribe>', () => {
     fireEvent.click(screen.getByRole('radio', { name: en['subscribe.monthly'] }));
     expect(screen.getByTestId('plan-starter').textContent).toContain('$15');
     expect(screen.getByTestId('plan-starter').textContent).not.toContain(en['subscribe.perMonthAnnually']);
+  });
+
+  it('says payments are not configured, and sells nothing, when the server has no checkout (CHECKOUT_MODE=off)', () => {
+    useConfig.setState({ config: { google_client_id: null, payments: 'off', lookup_keys: LOOKUP_KEYS } });
+    renderAt('/app/subscribe/');
+    expect(screen.getByRole('status').textContent).toBe(en['subscribe.notConfigured']);
+    expect(within(screen.getByTestId('plan-starter')).getByRole('button').hasAttribute('disabled')).toBe(true);
+    expect(screen.queryByText(en['subscribe.testMode'])).toBeNull();
+    cleanup();
+    useConfig.setState({ config: { google_client_id: null, payments: 'test', lookup_keys: LOOKUP_KEYS } });
+    renderAt('/app/subscribe/');
+    expect(screen.getByText(en['subscribe.testMode'])).toBeTruthy();
+    expect(screen.queryByRole('status')).toBeNull();
+    expect(within(screen.getByTestId('plan-starter')).getByRole('button').hasAttribute('disabled')).toBe(false);
   });
 
   it('shows the success screen for ?success&session_id and the error screen when canceled', () => {

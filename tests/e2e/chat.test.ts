@@ -62,6 +62,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('history 60');
+    // Ben's socket is open: his avatar wears the online dot.
+    await row.getByRole('img', { name: 'Ben is online' }).waitFor();
     await page.getByPlaceholder(en['matches.search']).fill('zzz');
     await page.getByText('No results for "zzz"').first().waitFor();
     await page.getByPlaceholder(en['matches.search']).fill('be');
@@ -88,6 +90,17 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await page.locator('.message-partner .message-content').getByText('history 2', { exact: true }).count()).toBe(0);
   });
 
+  it('shows the partner online in the chat header, and not once they leave', async () => {
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+    expect(await page.locator('.chat-header').getByRole('img', { name: 'Ben is online' }).count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-02-online.png') });
+    benSocket.close();
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
+    expect(await page.locator('.chat-header .online-dot').count()).toBe(0);
+    benSocket = await connect(server.url, ben.token);
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+  });
+
   it('shows "Read" once the partner has read our message', async () => {
     await page.getByPlaceholder(en['chat.placeholder']).fill('read me');
     await page.getByRole('button', { name: en['chat.send'], exact: true }).click();
@@ -98,7 +111,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await mine.locator('.message-meta').textContent()).not.toContain(en['chat.read']);
     benSocket.emit('message:read', { conversation_id: conversationId, last_read_id: last.id });
     await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-02-read.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-read.png') });
   });
 
   it('marks a send that fails as not sent, and Retry stores it exactly once', async () => {
@@ -110,7 +123,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.keyboard.press('Enter');
     const failed = page.locator('.message.is-failed', { hasText: 'try again' });
     await failed.waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-failed.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-failed.png') });
 
     await page.unroute('**/api/conversations/*/messages/');
     await failed.getByRole('button', { name: en['chat.retry'] }).click();
@@ -127,6 +140,6 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.message-partner', { hasText: 'while you were away' }).waitFor();
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
     expect(await page.locator('.message', { hasText: 'while you were away' }).count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-caught-up.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-05-caught-up.png') });
   });
 });

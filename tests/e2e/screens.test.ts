@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -195,11 +195,21 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
     await page.getByRole('radio', { name: en['subscribe.monthly'] }).click();
     expect(await starter.textContent()).toContain(`$15 / ${en['subscribe.perMonth']}`);
+    expect(await page.getByText(en['subscribe.testMode']).isVisible()).toBe(true);
     await starter.getByRole('button', { name: en['subscribe.choose'] }).click();
-    await page.getByRole('button', { name: 'Complete test checkout' }).click();
+
+    // The labelled test checkout: Ana's own session, shown to her signed-in session only.
+    await page.waitForURL(/\/app\/subscribe\/test-checkout\/cs_local_[\w-]+$/);
+    await page.getByRole('heading', { name: en['checkout.title'] }).waitFor();
+    expect(await page.getByText(en['checkout.banner']).isVisible()).toBe(true);
+    expect(await page.locator('.test-checkout-details').textContent()).toContain(ana.email);
+    // Nothing wider than the phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await shot('screens-05-test-checkout');
+    await page.getByRole('button', { name: en['checkout.complete.button'] }).click();
     await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);
     await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
-    await shot('screens-05-subscribe-success');
+    await shot('screens-06-subscribe-success');
 
     const me = await client(server.url).get('/api/users/me/', { token: ana.token });
     expect(me.body.has_subscription).toBe(true);
@@ -222,7 +232,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await page.getByRole('link', { name: en[`privacy.${id}.title`] }).waitFor();
     }
     await page.getByRole('link', { name: 'privacy@eventmatch.app' }).waitFor();
-    await shot('screens-06-privacy');
+    await shot('screens-07-privacy');
 
     await page.goto(`${server.url}/app/home/`);
     await page.getByRole('link', { name: en['app.logout'] }).click();

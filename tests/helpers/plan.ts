@@ -2,8 +2,6 @@ import { expect } from 'vitest';
 import { client } from './http';
 import type { TestServer } from './server';
 
-const form = { body: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-
 /**
  * Subscribes `user` the way a person does on a server without a Stripe key: the JSON checkout, then
  * "Complete" on the local test checkout, whose event goes through the webhook's own handler.
@@ -19,9 +17,10 @@ export async function subscribeThroughTestCheckout(
     json: { lookup_key: server.config.stripe.lookupKeys[period] },
   });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
-  const path = String(started.body.url).slice(server.url.length);
-  const completed = await api.post(`${path}/complete`, { token: user.token, ...form });
-  expect(completed.status, JSON.stringify(completed.body)).toBe(303);
+  // The app's test checkout page for this session; only this signed-in account can complete it.
+  const sessionId = String(started.body.url).split('/').pop()!;
+  const completed = await api.post(`/api/payments/test-checkout/${sessionId}/complete/`, { token: user.token });
+  expect(completed.status, JSON.stringify(completed.body)).toBe(200);
   expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
 }
 
@@ -30,7 +29,7 @@ export async function cancelThroughTestPortal(server: TestServer, user: { token:
   const api = client(server.url);
   const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
   expect(portal.status, JSON.stringify(portal.body)).toBe(200);
-  expect(portal.body.url).toBe(`${server.config.publicUrl}/app/subscribe/test-portal/`);
+  expect(portal.body.url).toBe(`${server.publicUrl}/app/subscribe/test-portal/`);
   const canceled = await api.post('/api/payments/test-portal/cancel/', { token: user.token, json: {} });
   expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
   expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);

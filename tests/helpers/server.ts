@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
+import { openDatabase } from '../../server/db/client';
 import { createPostgresDatabase } from './database';
 import { hasPostgres } from './services';
 
@@ -14,7 +15,10 @@ export const backends: Backend[] = (await hasPostgres()) ? ['pglite', 'postgres'
 
 export interface TestServer {
   app: App;
+  /** Where the test reaches it (127.0.0.1). */
   url: string;
+  /** Where the links it makes point: `config.publicUrl` if the test gave one, else http://localhost:<port>. */
+  publicUrl: string;
   config: Config;
   backend: Backend;
   close(): Promise<void>;
@@ -29,6 +33,8 @@ export async function startServer(
     backend?: Backend;
     databaseUrl?: string;
     dataDir?: string;
+    /** PGlite in `dataDir/db` as the server opens it itself, instead of a memory one of the test's. */
+    onDisk?: boolean;
     config?: Partial<Config>;
     /** A logger of the test's own (to read what the server logs); silent by default. */
     logger?: FastifyServerOptions['logger'];
@@ -45,27 +51,30 @@ export async function startServer(
     host: '127.0.0.1',
     dataDir,
     databaseUrl: options.databaseUrl ?? database?.url ?? null,
-    inMemoryDatabase: backend === 'pglite',
     clientDir: null,
     logLevel: 'silent',
     argon2: { memoryCost: 1024, timeCost: 1 },
     loginThrottle: { perIp: 1000, perAccount: 1000, windowMs: 60_000 },
+    // As loadConfig decides it: a Stripe key means Stripe's checkout unless the test names a mode.
+    ...(options.config?.stripe?.secretKey ? { checkoutMode: 'stripe' as const } : {}),
     ...options.config,
   };
-  const app = await buildApp(config, { logger: options.logger ?? false });
+  // PGlite in memory: nothing written under dataDir/db, and gone with the test.
+  const memory =
+    backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openDatabase({ databaseUrl: null, dataDir, inMemory: true }) : undefined;
+  const app = await buildApp(config, { logger: options.logger ?? false, database: memory });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no port');
-  const url = `http://127.0.0.1:${address.port}`;
-  // The port is only known now: links the app makes (checkout return URLs) point back at this server.
-  if (options.config?.publicUrl === undefined) app.config.publicUrl = url;
   return {
     app,
-    url,
+    url: `http://127.0.0.1:${address.port}`,
+    publicUrl: app.publicUrl,
     config: app.config,
     backend,
     async close() {
       await app.close();
+      await memory?.close();
       await database?.drop();
       if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },

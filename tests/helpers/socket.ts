@@ -7,10 +7,14 @@ type Payload<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEv
 const DEFAULT_WAIT_MS = 5000;
 
 /** A real socket.io-client, connected (WebSocket only, as browsers end up), or rejected with the connect_error. */
-export function connect(url: string, token: string | undefined, options: { reconnection?: boolean } = {}) {
+export function connect(
+  url: string,
+  token: string | undefined,
+  options: { reconnection?: boolean; auth?: Record<string, unknown> } = {},
+) {
   const socket: ClientSocket = io(url, {
     path: '/socket.io/',
-    auth: token === undefined ? {} : { token },
+    auth: { ...(token === undefined ? {} : { token }), ...options.auth },
     transports: ['websocket'],
     reconnection: options.reconnection ?? false,
     forceNew: true,

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens } from '../../server/db/schema';
-import { CLIENT_ID_REUSED } from '../../server/features/conversations/service';
+import { runJob } from '../../server/jobs';
+import { tokenSweep } from '../../server/jobs/token-sweep';
 import { hashToken } from '../../server/lib/tokens';
 import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
@@ -116,7 +117,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     ]);
     expect(first).toMatchObject({ ok: true, message: { content: 'one' } });
     expect(again).toEqual(first);
-    expect(reusedAck).toMatchObject({ ok: false, error: { code: 'validation', fields: { client_id: [CLIENT_ID_REUSED] } } });
+    expect(reusedAck).toMatchObject({ ok: false, error: { code: 'validation', fields: { client_id: ['This client_id was already used for another message.'] } } });
     expect(stranger).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(two).toMatchObject({ ok: true, message: { content: 'two' } });
 
@@ -298,7 +299,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(otherDevice.connected).toBe(true);
     expect(partner.connected).toBe(true);
     await expect(connect(server.url, a.token)).rejects.toThrow('unauthorized');
-    expect(await server.app.realtime.sweepTokens()).toBe(0);
+    expect(await runJob(server.app, tokenSweep)).toMatchObject({ status: 'done', report: { disconnected: 0 } });
   });
 
   it('sweeps the sockets of a token that vanished without a revocation reaching this instance', async () => {
@@ -307,7 +308,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const dropped = waitForDisconnect(orphaned);
     // As if revoked on an instance whose news could not travel: the row is gone, nobody said so here.
     await server.app.db.delete(authTokens).where(eq(authTokens.tokenHash, hashToken(a.token)));
-    expect(await server.app.realtime.sweepTokens()).toBe(1);
+    expect(await runJob(server.app, tokenSweep)).toMatchObject({ status: 'done', report: { disconnected: 1 } });
     expect(await dropped).toBe('io server disconnect');
     expect(partner.connected).toBe(true);
   });

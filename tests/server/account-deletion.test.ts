@@ -205,7 +205,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     try {
       const response = await remove(user.token, { password: user.password });
       expect(response.status).toBe(503);
-      expect(response.body).toEqual({ detail: 'Payments are unavailable right now. Please try again later.' });
+      expect(response.body).toEqual({ detail: 'Payments are unavailable right now. Please try again later.', code: 'payments_unavailable' });
     } finally {
       stripe.outage = false;
     }

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
-import { purgeExpiredTokens } from '../../server/features/account/service';
+import { expiredTokensPurge } from '../../server/jobs/expired-tokens-purge';
+import { runJob } from '../../server/jobs/index';
+import { tokenSweep } from '../../server/jobs/token-sweep';
 import { hashToken } from '../../server/lib/tokens';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -165,7 +167,10 @@ describe.each(backends)('sessions and password on %s', (backend) => {
       expect(fresh.status).toBe(202);
       await server.app.mailer.idle();
 
-      const purged = await purgeExpiredTokens(server.app.db);
+      // As the process runs it: the job, under its lock.
+      const outcome = await runJob(server.app, expiredTokensPurge);
+      expect(outcome.status).toBe('done');
+      const purged = (outcome as unknown as { report: { sessions: number; links: number } }).report;
       expect(purged.sessions).toBeGreaterThanOrEqual(1);
       expect(purged.links).toBeGreaterThanOrEqual(1);
       expect(await tokenRow(idle)).toBeUndefined();
@@ -184,7 +189,8 @@ describe.each(backends)('sessions and password on %s', (backend) => {
         .update(authTokens)
         .set({ lastUsedAt: new Date(Date.now() - 61 * DAY) })
         .where(eq(authTokens.tokenHash, hashToken(user.token)));
-      expect(await server.app.realtime.sweepTokens()).toBeGreaterThanOrEqual(1);
+      const swept = await runJob(server.app, tokenSweep);
+      expect(swept).toMatchObject({ status: 'done', report: { disconnected: 1 } });
       expect(await dropped).toBe('io server disconnect');
     });
   });

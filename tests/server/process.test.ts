@@ -41,9 +41,9 @@ class ServedProcess {
   private readonly child: ChildProcess;
   private readonly waiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
 
-  constructor(env: Record<string, string>) {
+  constructor(env: Record<string, string>, command: string[] = ['npm', 'run', '--silent', 'serve']) {
     // --silent keeps npm's own "> eventmatch serve" banner out of the server's stdout.
-    this.child = spawn('npm', ['run', '--silent', 'serve'], {
+    this.child = spawn(command[0]!, command.slice(1), {
       cwd: root,
       env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', STRIPE_SECRET_KEY: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,6 +82,11 @@ class ServedProcess {
         reject(new Error(`exited (${code}) before ${what}; stderr: ${this.stderr.join('').slice(-2000)}`)),
       );
     });
+  }
+
+  /** The first line already seen or still to come whose JSON `msg` is `msg`. */
+  waitForMessage(msg: string): Promise<LogLine> {
+    return this.waitForLine((line) => parse(line)?.msg === msg, `"${msg}"`).then((line) => parse(line)!);
   }
 
   kill(signal: NodeJS.Signals) {
@@ -143,6 +148,16 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok' } });
     expect(existsSync(path.join(dataDir, 'db'))).toBe(true);
     expect(existsSync(path.join(dataDir, 'media'))).toBe(true);
+  });
+
+  it('starts its background jobs and says how it sells plans', async () => {
+    const jobs = await served.waitForMessage('background jobs started');
+    expect(jobs.jobs).toEqual([
+      { name: 'upload-sweep', everyMs: 3_600_000, scope: 'cluster' },
+      { name: 'token-sweep', everyMs: 60_000, scope: 'instance' },
+      { name: 'ended-conversations-purge', everyMs: 3_600_000, scope: 'cluster' },
+    ]);
+    expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
 
   it('on SIGTERM finishes the upload in flight, drops sockets, exits 0 promptly and frees the port', async () => {
@@ -221,6 +236,38 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
   });
 });
 
+describe.each(['rejection', 'exception'] as const)('a process that meets an error nobody caught (%s)', (crash) => {
+  let dataDir: string;
+  afterAll(async () => {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs it with what it was, shuts down in order and exits 1', async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-crash-'));
+    const port = await freePort();
+    const served = new ServedProcess(
+      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), CRASH: crash },
+      [process.execPath, '--import', 'tsx', 'tests/fixtures/crash-on-signal.ts'],
+    );
+    try {
+      await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+      served.kill('SIGUSR2');
+      const fatal = await served.waitForLine((line) => parse(line)?.level === 60, 'the fatal line').then(parse);
+      expect(fatal).toMatchObject({
+        origin: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException',
+        err: { message: crash === 'rejection' ? 'rejected, and nothing handled it' : 'thrown from a timer, and nothing caught it' },
+      });
+      expect((fatal!.err as { stack?: string }).stack).toContain('crash-on-signal.ts');
+      const shutdown = await served.waitForLine((line) => parse(line)?.msg.startsWith('shutting down') ?? false, 'shutdown');
+      expect(parse(shutdown)).toMatchObject({ level: 30, cause: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException' });
+      expect(await served.exited).toEqual({ code: 1, signal: null });
+      expect(await portAccepts(port)).toBe(false);
+    } finally {
+      if (served.running) served.kill('SIGKILL');
+    }
+  });
+});
+
 describe.each(backends)('readiness on %s', (backend) => {
   let server: TestServer;
   beforeAll(async () => {
@@ -234,11 +281,18 @@ describe.each(backends)('readiness on %s', (backend) => {
     await server.close().catch(() => {});
   });
 
-  it('is not ready while a check hangs, and answers anyway', async () => {
-    server.app.readinessChecks.set('stuck', () => new Promise(() => {}));
+  it('is not ready while a required check hangs, and answers anyway', async () => {
+    server.app.readinessChecks.set('stuck', { check: () => new Promise(() => {}), required: true });
     const response = await client(server.url).get('/readyz');
     expect(response.status).toBe(503);
     expect(response.body).toEqual({ status: 'unavailable', checks: { database: 'ok', stuck: 'failing' } });
+  });
+
+  it('stays ready while a check that is only reported fails (as Redis is), and says so', async () => {
+    server.app.readinessChecks.set('stuck', { check: () => Promise.reject(new Error('down')), required: false });
+    const response = await client(server.url).get('/readyz');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', checks: { database: 'ok', stuck: 'failing' } });
   });
 
   it('answers 503 once the database is down, while /healthz stays up', async () => {

@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
 import { sweepUnusedUploads } from '../../server/features/media/service';
 import { saveProfile } from '../../server/features/users/service';
-import { DATE_OF_BIRTH_REQUIRED, PRIMARY_PHOTO_REQUIRED, type ProfileInput } from '../../shared/schemas/users';
+import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
+const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
+const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
 const DATE_FORMAT = 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
 const TOO_YOUNG = 'You must be at least 18 years old.';
 const TOO_OLD = 'Enter a date of birth within the last 100 years.';
@@ -136,7 +138,13 @@ describe.each(backends)('profiles on %s', (backend) => {
         json: await validProfile({ image: first, image2: second }),
       });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
-      expect((await fetch(`${server.url}${second}`)).status).toBe(200);
+      const cached = await fetch(`${server.url}${second}`);
+      expect(cached.status).toBe(200);
+      // What a browser or proxy that fetched it may keep: an hour at most, then it must ask again.
+      expect(cached.headers.get('cache-control')).toBe('public, max-age=3600, must-revalidate');
+      // A revalidation as a browser sends it (fetch itself would add `no-cache` to a conditional request).
+      const revalidate = { 'if-none-match': cached.headers.get('etag')!, 'cache-control': 'max-age=0' };
+      expect((await fetch(`${server.url}${second}`, { headers: revalidate })).status).toBe(304);
 
       // image2 taken out, the primary replaced by a new photo sent inline.
       const replacement = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
@@ -146,6 +154,8 @@ describe.each(backends)('profiles on %s', (backend) => {
       });
       expect(changed.status, JSON.stringify(changed.body)).toBe(200);
       expect(changed.body.image).toMatch(/^\/media\//);
+      // A cache asking again about the photo it holds is told it is gone.
+      expect((await fetch(`${server.url}${second}`, { headers: revalidate })).status).toBe(404);
       for (const gone of [first, second]) {
         expect((await fetch(`${server.url}${gone}`)).status).toBe(404);
         expect(await server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(gone)))).toEqual([]);

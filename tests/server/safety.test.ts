@@ -434,7 +434,7 @@ describe('the admin command', () => {
     expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>$/);
 
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-admin-'));
-    const server = await startServer({ backend: 'pglite', dataDir, config: { inMemoryDatabase: false } });
+    const server = await startServer({ backend: 'pglite', dataDir, onDisk: true });
     try {
       const user = await makeUser(server);
       expect(await admin(['grant-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(1);

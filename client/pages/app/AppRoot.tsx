@@ -12,6 +12,7 @@ import { Home } from './Home';
 import { Matches } from './Matches';
 import { ProfileView } from './ProfileView';
 import { Subscribe, TestPortal } from './Subscribe';
+import { TestCheckout } from './TestCheckout';
 import '../../app.css';
 import '../../lib/messages-app';
 
@@ -66,6 +67,9 @@ export function AppRoot() {
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/settings\/?$/} component={Settings} />
             <Route path={/^\/app\/admin\/?$/} component={Admin} />
+            <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
+              {(params) => <TestCheckout key={params.id} id={params.id!} />}
+            </Route>
             <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
             <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
             <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>

@@ -1,15 +1,16 @@
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
-import { Avatar } from '../../components/Avatar';
 import { ChevronLeft, SendIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
+import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
+import { usePresence } from '../../stores/presence';
 import { useSession } from '../../stores/session';
 
 const TYPING_SEND_EVERY_MS = 2000;
@@ -21,6 +22,8 @@ export function Chat({ id }: { id: number }) {
   const language = useLanguage((state) => state.language);
   const me = useSession((state) => state.user?.id);
   const thread = useChat((state) => state.threads[id]);
+  const partnerId = thread?.detail?.other_user_id;
+  const partnerOnline = usePresence((state) => partnerId !== undefined && state.online.has(partnerId));
   const ended = useChat((state) => state.ended[id]);
   const [, navigate] = useLocation();
   const { open, send, retry, loadOlder, markRead } = useChat.getState();
@@ -141,8 +144,11 @@ export function Chat({ id }: { id: number }) {
         <Link href="/app/matches" className="icon-btn" aria-label={t('chat.back')}>
           <ChevronLeft />
         </Link>
-        <Avatar name={detail.name} image={detail.image} size={40} />
-        <h1>{detail.name}</h1>
+        <PartnerAvatar userId={detail.other_user_id} name={detail.name} image={detail.image} size={40} />
+        <div className="chat-title">
+          <h1>{detail.name}</h1>
+          {partnerOnline && <p className="chat-status">{t('presence.onlineNow')}</p>}
+        </div>
         <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">

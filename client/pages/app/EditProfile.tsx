@@ -9,8 +9,8 @@ import { DateField } from '../../components/DateField';
 import { PhotoUploader } from '../../components/PhotoUploader';
 import { Loading } from '../../components/Loading';
 import { ValidationError } from '../../lib/api';
-import { errorMessage, localizeFields } from '../../lib/errors';
-import { useLanguage, useT } from '../../lib/i18n';
+import { errorMessage } from '../../lib/errors';
+import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -95,9 +95,9 @@ export function EditProfile() {
       toast.success(t('profile.saved'));
     } catch (error) {
       if (error instanceof ValidationError) {
-        const fields = await localizeFields(error.fields, useLanguage.getState().language);
-        setErrors(fields);
-        toast.error(fields.non_field_errors?.[0] ?? t('profile.checkFields'));
+        // The server wrote them in the reader's language (api.ts sends it).
+        setErrors(error.fields);
+        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'));
       } else {
         toast.error(errorMessage(error, t));
       }

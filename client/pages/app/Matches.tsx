@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
 import { Avatar } from '../../components/Avatar';
 import { ChevronRight, CloseIcon, HeartIcon, SearchIcon } from '../../components/Icons';
+import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { filterByName, useConversations } from '../../stores/conversations';
@@ -99,7 +100,7 @@ export function Matches() {
           {matches.map((match) => (
             <li key={match.id}>
               <Link href={`/app/chat/${match.id}`} className="match-chip">
-                <Avatar name={match.name} image={match.image} size={64} />
+                <PartnerAvatar userId={match.other_user_id} name={match.name} image={match.image} size={64} />
                 <span>{match.name}</span>
               </Link>
             </li>
@@ -117,7 +118,7 @@ export function Matches() {
           {conversations.map((conversation) => (
             <li key={conversation.id}>
               <Link href={`/app/chat/${conversation.id}`} className="conversation">
-                <Avatar name={conversation.name} image={conversation.image} size={52} />
+                <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
                 <span className="conversation-text">
                   <span className="conversation-name">{conversation.name}</span>
                   <span className="conversation-last">{conversation.last_message}</span>

@@ -10,7 +10,7 @@ import { SafetyMenu } from '../../components/SafetyMenu';
 import { api, NotFound as NotFoundError } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
-import { rememberMatch, sendReaction, useDeck } from '../../stores/deck';
+import { useDeck } from '../../stores/deck';
 import { useSafety } from '../../stores/safety';
 import { useSession } from '../../stores/session';
 
@@ -20,6 +20,8 @@ export function ProfileView({ id }: { id: number }) {
   const t = useT();
   const [, navigate] = useLocation();
   const forget = useDeck((state) => state.forget);
+  const sendReaction = useDeck((state) => state.react);
+  const rememberMatch = useDeck((state) => state.rememberMatch);
   const [profile, setProfile] = useState<PublicProfile | null | 'missing'>(null);
   const [index, setIndex] = useState(0);
   const [pending, setPending] = useState<Reaction | null>(null);

@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
 import { api } from '../../lib/api';
-import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
+import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
 import { usePlan } from '../../stores/plan';
@@ -26,25 +26,6 @@ export function outcomeFor(search: string): SubscribeOutcome {
 /** Starter's perks, as a subscriber's page lists them. */
 const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'];
 
-/** Sends the browser to the address a call answers (Checkout, the customer portal); says why it could not. */
-function useRedirectCall() {
-  const t = useT();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function go(call: () => Promise<{ url: string }>) {
-    setBusy(true);
-    setError(null);
-    try {
-      const { url } = await call();
-      window.location.assign(url);
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-      setBusy(false);
-    }
-  }
-  return { busy, error, go };
-}
-
 /** The plan as the server has it now (it may have changed at Stripe since the page was last open). */
 function useSubscription() {
   const subscription = usePlan((state) => state.subscription);
@@ -60,7 +41,12 @@ function TestModeAndError({ error }: { error: string | null }) {
   const config = useConfig((state) => state.config);
   return (
     <>
-      {config?.payments === 'local' && <p className="notice">{t('subscribe.testMode')}</p>}
+      {config?.payments === 'test' && <p className="notice">{t('subscribe.testMode')}</p>}
+      {config?.payments === 'off' && (
+        <p className="notice" role="status">
+          {t('subscribe.notConfigured')}
+        </p>
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}
@@ -156,7 +142,7 @@ export function Subscribe() {
       <TestModeAndError error={error} />
       <PlanCards
         action={(_plan, period) => (
-          <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void checkout(period)}>
+          <button type="button" className="btn btn-primary btn-block" disabled={busy || config?.payments === 'off'} onClick={() => void checkout(period)}>
             {t('subscribe.choose')}
           </button>
         )}
@@ -187,7 +173,7 @@ export function TestPortal() {
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
       <TestModeAndError error={error} />
       {subscription.active && (
-        <button type="button" className="btn btn-block test-portal-cancel" disabled={busy} onClick={() => void go(api.cancelTestSubscription)}>
+        <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => void go(api.cancelTestSubscription)}>
           {t('portal.cancel')}
         </button>
       )}

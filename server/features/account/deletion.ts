@@ -4,13 +4,14 @@ import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
 import { conversations, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
 import { photosShown } from '../media/service';
 import type { EndedConversation } from '../safety/service';
 import type { MediaStore } from '../media/store';
 import { checkPassword } from './service';
 
-export const WRONG_PASSWORD = 'The password is incorrect.';
-export const TYPE_DELETE_TO_CONFIRM = `Type ${DELETE_CONFIRMATION} to confirm.`;
+export const WRONG_PASSWORD = serverText('wrong_password');
+export const TYPE_DELETE_TO_CONFIRM = serverText('type_delete_to_confirm');
 
 /**
  * The user confirmed their own deletion: with their password, or, for an account that has none
@@ -22,7 +23,7 @@ export async function checkDeletionConsent(db: Db, userId: number, input: Delete
     if (input.confirm !== DELETE_CONFIRMATION) throw ValidationError.field('confirm', TYPE_DELETE_TO_CONFIRM);
     return;
   }
-  if (!input.password) throw ValidationError.field('password', 'This field is required.');
+  if (!input.password) throw ValidationError.field('password', serverText('required'));
   if (verdict === 'wrong') throw ValidationError.field('password', WRONG_PASSWORD);
 }
 

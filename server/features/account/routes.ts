@@ -29,7 +29,7 @@ import {
 
 /** ACCOUNT.md: verified e-mail, password reset and change, sessions, deletion, export. */
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
-  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.config.publicUrl };
+  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
   const hashOptions = app.config.argon2;
   const passwordCheck = app.limits.hook('password:check');
 

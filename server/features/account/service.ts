@@ -7,19 +7,20 @@ import type {
 } from '../../../shared/schemas/account';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, emailTokens, users } from '../../db/schema';
-import { Conflict, ValidationError } from '../../errors';
+import { Conflict, type FieldMessages, ValidationError } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
 import type { Mailer } from '../../lib/mailer';
 import { hashToken, newToken, TOKEN_IDLE_LIFETIME_MS } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from '../auth/password-rules';
 import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '../auth/service';
 import { composeMail } from './emails';
 
-export const LINK_INVALID = 'This link is invalid or has expired.';
+export const LINK_INVALID = serverText('link_invalid');
 export const RESET_REQUESTED = 'If an account exists for this e-mail, we have sent a link to reset the password.';
 export const VERIFICATION_SENT = 'We have sent you a new link to confirm your e-mail address.';
-export const ALREADY_VERIFIED = 'Your e-mail address is already verified.';
-export const WRONG_CURRENT_PASSWORD = 'Your old password was entered incorrectly. Please enter it again.';
-export const NO_PASSWORD_YET = 'This account has no password yet. Set one with "Forgot password?" on the login page.';
+export const ALREADY_VERIFIED = serverText('already_verified');
+export const WRONG_CURRENT_PASSWORD = serverText('wrong_current_password');
+export const NO_PASSWORD_YET = serverText('no_password_yet');
 
 type EmailPurpose = (typeof emailTokens.$inferSelect)['purpose'];
 
@@ -159,8 +160,8 @@ function passwordFieldErrors(
   password: string,
   password2: string,
   user: { email: string; firstName: string; lastName: string } | null,
-): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
+): FieldMessages {
+  const fields: FieldMessages = {};
   const problems = passwordProblems(password, {
     email: user?.email ?? '',
     first_name: user?.firstName ?? '',

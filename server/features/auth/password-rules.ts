@@ -1,4 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
+import { renderServerMessage, type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { RegisterInput } from '../../../shared/schemas/auth';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -30,27 +31,25 @@ function similarity(a: string, b: string): number {
 export function passwordProblems(
   password: string,
   attributes: { email: string; first_name: string; last_name: string },
-): string[] {
-  const problems: string[] = [];
+): ServerText[] {
+  const problems: ServerText[] = [];
   const lower = password.toLowerCase();
-  const labels = { email: 'email address', first_name: 'first name', last_name: 'last name' } as const;
-  for (const [key, label] of Object.entries(labels) as [keyof typeof labels, string][]) {
+  const similarTo = { email: 'password_like_email', first_name: 'password_like_first_name', last_name: 'password_like_last_name' } as const;
+  for (const [key, code] of Object.entries(similarTo) as [keyof typeof similarTo, (typeof similarTo)[keyof typeof similarTo]][]) {
     const value = attributes[key].toLowerCase();
     const parts = [value, ...value.split(/\W+/)].filter((part) => part.length > 2);
     if (parts.some((part) => similarity(lower, part) >= MAX_SIMILARITY)) {
-      problems.push(`The password is too similar to the ${label}.`);
+      problems.push(serverText(code));
       break;
     }
   }
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    problems.push(`This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`);
-  }
-  if (isCommon(password)) problems.push('This password is too common.');
-  if (/^\d+$/.test(password)) problems.push('This password is entirely numeric.');
+  if (password.length < MIN_PASSWORD_LENGTH) problems.push(serverText('password_short', { min: MIN_PASSWORD_LENGTH }));
+  if (isCommon(password)) problems.push(serverText('password_common'));
+  if (/^\d+$/.test(password)) problems.push(serverText('password_numeric'));
   return problems;
 }
 
-export const PASSWORDS_DIFFER = 'The two passwords do not match.';
+export const PASSWORDS_DIFFER = serverText('passwords_differ');
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const validPassword = (value: unknown) => RegisterInput.shape.password.safeParse(value).success;
@@ -66,11 +65,11 @@ export const RegisterBody = RegisterInput.superRefine(
     if (!validPassword(body.password)) return;
     const password = text(body.password);
     const attributes = { email: text(body.username), first_name: text(body.first_name), last_name: text(body.last_name) };
-    for (const message of passwordProblems(password, attributes)) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message });
+    for (const text of passwordProblems(password, attributes)) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message: renderServerMessage(text, 'en'), params: { text } });
     }
     if (validPassword(body.password2) && body.password2 !== password) {
-      ctx.addIssue({ code: 'custom', path: ['password2'], message: PASSWORDS_DIFFER });
+      ctx.addIssue({ code: 'custom', path: ['password2'], message: renderServerMessage(PASSWORDS_DIFFER, 'en'), params: { text: PASSWORDS_DIFFER } });
     }
   },
   {

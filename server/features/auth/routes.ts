@@ -6,13 +6,15 @@ import { currentUser } from '../../plugins/auth';
 import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
 import { login, register, rememberLanguage } from './service';
+import { NoBody } from '../../../shared/schemas/common';
+import { noBody } from '../../plugins/api-docs';
 
 /** The (account, address) pair the login throttle counts. */
 const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
 
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
-  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.config.publicUrl };
+  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
 
   app.post('/api/auth/', {
     schema: { body: LoginInput, response: { 200: TokenResponse } },
@@ -40,15 +42,23 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
     },
   });
 
-  app.post('/api/auth/logout/', { onRequest: app.authenticate }, async (request, reply) => {
-    await app.revokeToken(currentUser(request).tokenHash);
-    return reply.code(204).send();
+  app.post('/api/auth/logout/', {
+    schema: { ...noBody, response: { 204: NoBody } },
+    onRequest: app.authenticate,
+    handler: async (request, reply) => {
+      await app.revokeToken(currentUser(request).tokenHash);
+      return reply.code(204).send(null);
+    },
   });
 
   // Every session of the user, this one included, on every device and instance.
-  app.post('/api/auth/logout-all/', { onRequest: app.authenticate }, async (request, reply) => {
-    await app.revokeUserTokens(currentUser(request).id);
-    return reply.code(204).send();
+  app.post('/api/auth/logout-all/', {
+    schema: { ...noBody, response: { 204: NoBody } },
+    onRequest: app.authenticate,
+    handler: async (request, reply) => {
+      await app.revokeUserTokens(currentUser(request).id);
+      return reply.code(204).send(null);
+    },
   });
 };
 

@@ -4,18 +4,19 @@ import type { RegisterInput } from '../../../shared/schemas/auth';
 import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
-import { PermissionDenied, ValidationError } from '../../errors';
+import { type FieldMessages, PermissionDenied, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { hashToken, newToken } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from './password-rules';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 export interface HashOptions {
   memoryCost: number;
   timeCost: number;
 }
 
-export const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
-export const EMAIL_TAKEN = 'A user with that e-mail already exists.';
+export const INVALID_CREDENTIALS = serverText('invalid_credentials');
+export const EMAIL_TAKEN = serverText('email_taken');
 
 export const hashPassword = (password: string, options: HashOptions) =>
   argon2.hash(password, { type: argon2.argon2id, ...options });
@@ -86,7 +87,7 @@ export async function createUser(
 }
 
 export async function register(db: Db, input: RegisterInput, hashOptions: HashOptions, language: Language | null = null) {
-  const fields: Record<string, string[]> = {};
+  const fields: FieldMessages = {};
   const problems = passwordProblems(input.password, {
     email: input.username,
     first_name: input.first_name,

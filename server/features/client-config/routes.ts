@@ -7,7 +7,7 @@ const clientConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     reply.header('Cache-Control', 'no-cache');
     return {
       google_client_id: app.config.google.clientId,
-      payments: app.config.stripe.secretKey ? ('stripe' as const) : ('local' as const),
+      payments: app.config.checkoutMode,
       lookup_keys: app.config.stripe.lookupKeys,
     };
   });

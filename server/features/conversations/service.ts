@@ -13,10 +13,11 @@ import { aliasedConversation, conversationColumns, openConversationOf, openConve
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { conversationListQuery, type MessagePageRow, messagePage, partnerOf } from './queries';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 type MessageRow = typeof messages.$inferSelect;
 
-export const CLIENT_ID_REUSED = 'This client_id was already used for another message.';
+export const CLIENT_ID_REUSED = serverText('client_id_reused');
 
 export const presentMessage = (row: MessageRow): Message => ({
   id: row.id,

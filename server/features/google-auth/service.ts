@@ -6,22 +6,22 @@ import { users } from '../../db/schema';
 import { ApiError, Conflict, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { createUser, issueToken } from '../auth/service';
+import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 
-export const GOOGLE_DISABLED = 'Google sign-in is not enabled on this server.';
-export const GOOGLE_REJECTED = 'Google did not accept this sign-in. Please try again.';
-export const GOOGLE_NO_EMAIL = 'Google did not share an e-mail address for this account.';
-export const GOOGLE_UNVERIFIED = 'Your Google e-mail address is not verified.';
-export const GOOGLE_OTHER_ACCOUNT = 'This e-mail address is already linked to another Google account.';
-export const GOOGLE_NEEDS_VERIFIED_EMAIL =
-  'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.';
+export const GOOGLE_DISABLED = serverText('google_disabled');
+export const GOOGLE_REJECTED = serverText('google_rejected');
+export const GOOGLE_NO_EMAIL = serverText('google_no_email');
+export const GOOGLE_UNVERIFIED = serverText('google_unverified');
+export const GOOGLE_OTHER_ACCOUNT = serverText('google_other_account');
+export const GOOGLE_NEEDS_VERIFIED_EMAIL = serverText('google_needs_verified_email');
 
 const GOOGLE_TIMEOUT_MS = 10_000;
 
-const rejected = (message: string) => ValidationError.field('non_field_errors', message);
+const rejected = (message: ServerText) => ValidationError.field('non_field_errors', message);
 
 class GoogleUnavailable extends ApiError {
   constructor() {
-    super(503, { detail: 'Google sign-in is unavailable right now. Please try again later.' });
+    super(503, { detail: serverText('google_unavailable') });
   }
 }
 

@@ -1,10 +1,17 @@
 import { sql } from 'drizzle-orm';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Health, Readiness } from '../../../shared/schemas/health';
+
+export interface ReadinessCheck {
+  check: () => Promise<void>;
+  /** A failing required check makes `/readyz` answer 503; the others are only reported. */
+  required: boolean;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Checks `/readyz` runs; infrastructure plugins add theirs (the database's, Redis's). */
-    readinessChecks: Map<string, () => Promise<void>>;
+    /** Checks `/readyz` runs beside the database's; infrastructure plugins add theirs (Redis). */
+    readinessChecks: Map<string, ReadinessCheck>;
   }
 }
 
@@ -19,24 +26,22 @@ function withTimeout(check: () => Promise<void>): Promise<void> {
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
 }
 
-const healthRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/healthz', { schema: { response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
+    const all: Array<[string, ReadinessCheck]> = [
+      ['database', { check: () => app.db.execute(sql`select 1`).then(() => {}), required: true }],
+      ...app.readinessChecks,
+    ];
+    const results = await Promise.allSettled(all.map(([, { check }]) => withTimeout(check)));
     const checks: Record<string, 'ok' | 'failing'> = {};
-    const results = await Promise.allSettled(
-      [['database', () => app.db.execute(sql`select 1`).then(() => {})] as const, ...app.readinessChecks].map(
-        async ([name, check]) => {
-          await withTimeout(check);
-          return name;
-        },
-      ),
-    );
-    const names = ['database', ...app.readinessChecks.keys()];
+    let ready = true;
     results.forEach((result, index) => {
-      checks[names[index]!] = result.status === 'fulfilled' ? 'ok' : 'failing';
+      const [name, { required }] = all[index]!;
+      checks[name] = result.status === 'fulfilled' ? 'ok' : 'failing';
+      if (required && result.status === 'rejected') ready = false;
     });
-    const ready = Object.values(checks).every((state) => state === 'ok');
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
   });
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ReactionInput, ReactionResult } from '../../../shared/schemas/matching';
 import { LikeAllowance, UndoResult } from '../../../shared/schemas/plan';
+import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import { freeDailyLikes, likeAllowance } from '../plan/service';
 import { react, undoLast } from './service';
@@ -25,7 +26,7 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   // A subscriber's perk; it spends from the same per-minute budget as reactions.
   app.post(
     '/api/matching/undo/',
-    { schema: { response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
+    { schema: { ...noBody, response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
     async (request) => undoLast(app.db, currentUser(request).id),
   );
 

@@ -6,10 +6,11 @@ import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
+import { serverText } from '../../../shared/i18n/server-messages';
 import { requireSubscription, spendLike } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
 
-export const CANNOT_REACT_TO_SELF = 'You cannot react to yourself.';
+export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
 
 export interface ReactOutcome {
   match: boolean;

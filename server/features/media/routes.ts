@@ -1,13 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { UploadResponse } from '../../../shared/schemas/users';
+import { UploadForm, UploadResponse } from '../../../shared/schemas/users';
+import { documentedBody } from '../../plugins/api-docs';
 import { ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
-import { IMAGE_TOO_LARGE, storeImage, sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from './service';
+import { IMAGE_TOO_LARGE, storeImage } from './service';
+import { serverText } from '../../../shared/i18n/server-messages';
 
-export const NO_FILE = 'No file was submitted.';
-export const NOT_A_FILE = 'The submitted data was not a file. Check the encoding type on the form.';
+export const NO_FILE = serverText('no_file');
+export const NOT_A_FILE = serverText('not_a_file');
 
 /** The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx. */
 async function readUpload(request: FastifyRequest): Promise<Buffer> {
@@ -31,26 +33,10 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
   }
 }
 
-const UPLOAD_SWEEP_MS = 60 * 60 * 1000;
-const FIRST_UPLOAD_SWEEP_MS = 60 * 1000;
-
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
-  // Uploads no profile took up go after a day: once an hour, and a minute after start so that an
-  // instance restarted often still sweeps. Every instance sweeps; the delete is the same whichever runs it.
-  const sweep = () => {
-    sweepUnusedUploads(app.db, app.media, new Date(Date.now() - UNUSED_UPLOAD_TTL_MS))
-      .then((keys) => keys.length > 0 && app.log.info({ count: keys.length }, 'unused uploads swept'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
-  };
-  const first = setTimeout(sweep, FIRST_UPLOAD_SWEEP_MS).unref();
-  const timer = setInterval(sweep, UPLOAD_SWEEP_MS).unref();
-  app.addHook('onClose', () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  });
-
   app.post('/api/uploads/', {
-    schema: { response: { 201: UploadResponse } },
+    // Multipart: read by request.file(), not validated as a body; described for the documentation.
+    schema: { ...documentedBody('multipart/form-data', UploadForm), response: { 201: UploadResponse } },
     onRequest: [app.authenticate, app.limits.hook('upload')],
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new UnsupportedMediaType('Send the image as multipart/form-data, field "file".');

@@ -6,6 +6,7 @@ import { profiles, uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
 import { sniffImageFormat } from '../../lib/image-type';
 import { MEDIA_PREFIX, type MediaStore, newMediaKey } from './store';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 const MAX_DIMENSION = 1600;
 // A decompression bomb is refused before it is decoded.
@@ -13,9 +14,9 @@ const MAX_INPUT_PIXELS = 40_000_000;
 
 export const INVALID_IMAGE =
   'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
-export const UNSUPPORTED_IMAGE = 'Unsupported image type. Use PNG, JPG, GIF or WebP.';
-export const IMAGE_TOO_LARGE = 'The image is too large: 10 MB at most.';
-export const TOO_MANY_PIXELS = `The image has too many pixels: ${MAX_INPUT_PIXELS / 1_000_000} megapixels at most.`;
+export const UNSUPPORTED_IMAGE = serverText('unsupported_image');
+export const IMAGE_TOO_LARGE = serverText('image_too_large');
+export const TOO_MANY_PIXELS = serverText('too_many_pixels', { megapixels: MAX_INPUT_PIXELS / 1_000_000 });
 
 /**
  * Decode, auto-rotate, bound and re-encode an image. The output carries no metadata at all:

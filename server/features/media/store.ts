@@ -17,6 +17,14 @@ export interface MediaStore {
 }
 
 export const MEDIA_PREFIX = '/media/';
+
+/**
+ * How long a browser or a proxy may keep a photo without asking again. A photo's bytes never change
+ * under its key, but a photo can be deleted (taken out of a profile, an account deleted): a year's
+ * `immutable` would keep it showing from caches long after. An hour bounds that; after it, a cache
+ * asks again (a cheap 304 while the photo exists, a 404 once it is gone).
+ */
+export const MEDIA_CACHE_CONTROL = 'public, max-age=3600, must-revalidate';
 const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
 
 /** A fresh, unguessable key for a processed (WebP) image. */

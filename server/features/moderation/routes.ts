@@ -4,6 +4,7 @@ import {
   ModerationQuery,
   ModerationReportDetail,
   ModerationReportPage,
+  ReportPhoto,
   ReportPhotoParams,
   ResolveInput,
 } from '../../../shared/schemas/safety';
@@ -48,12 +49,14 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get('/api/moderation/reports/:id/photos/:index/', { schema: { params: ReportPhotoParams } }, async (request, reply) => {
+  const photo = { params: ReportPhotoParams, response: { 200: { content: { 'image/webp': { schema: ReportPhoto } } } } };
+  app.get('/api/moderation/reports/:id/photos/:index/', { schema: photo }, async (request, reply) => {
     const key = await reportPhotoKey(app.db, request.params.id, request.params.index);
     const bytes = key ? await app.evidence.read(key) : null;
     if (!bytes) throw new NotFound();
-    // Evidence, for the moderator's eyes: never kept by a shared cache.
-    return reply.type('image/webp').header('cache-control', 'private, no-store').send(bytes);
+    // Evidence, for the moderator's eyes: never kept by a shared cache. Bytes go out as they are (Fastify
+    // does not serialize a Buffer); ReportPhoto only describes them, as a file, for the API's documentation.
+    return reply.type('image/webp').header('cache-control', 'private, no-store').send(bytes as unknown as File);
   });
 
   app.post(

@@ -1,10 +1,15 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import Stripe from 'stripe';
+import { FREE_TRIAL_DAYS } from '../../../shared/constants';
+import { serverText } from '../../../shared/i18n/server-messages';
+import { NoBody } from '../../../shared/schemas/common';
+import { ErrorDetail } from '../../../shared/schemas/errors';
 import {
   CheckoutInput,
   CheckoutResponse,
   StripeEvent,
+  TestCheckout,
   TestCheckoutParams,
   WebhookHeaders,
   WebhookResponse,
@@ -14,63 +19,66 @@ import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
-  type CheckoutUser,
+  checkPlan,
   completeLocalCheckout,
   createCheckout,
-  findCheckoutUserByEmail,
   findCheckoutUserById,
   findLocalCheckout,
   handleStripeEvent,
   type Payments,
   stripeSubscriptionSource,
   subscribeUrl,
-  UNKNOWN_EMAIL,
 } from './service';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
+import { documentedBody, noBody } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
-import { renderTestCheckout } from './test-checkout-page';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
+export const PAYMENTS_NOT_CONFIGURED = serverText('payments_not_configured');
 
 const isFormPost = (request: FastifyRequest) =>
   (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 
 const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
+  const mode = config.checkoutMode;
   const payments: Payments = {
+    mode,
     stripe: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
-    publicUrl: () => app.config.publicUrl,
   };
   const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;
-  if (payments.stripe && !config.stripe.webhookSecret) {
+
+  if (mode === 'off') app.log.warn('checkout: off (CHECKOUT_MODE=off) — payments are not configured, the subscribe page says so');
+  else if (mode === 'test' && process.env.NODE_ENV === 'production') {
+    app.log.warn('checkout: test (CHECKOUT_MODE=test) in production — subscriptions are granted without payment');
+  } else app.log.info({ checkoutMode: mode }, `checkout: ${mode}`);
+  if (mode === 'stripe' && !config.stripe.webhookSecret) {
     app.log.warn('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: paid checkouts will never activate a subscription');
   }
 
-  /** The token's user when one is sent; otherwise the form post's e-mail names the account. */
-  async function checkoutUser(request: FastifyRequest, reply: FastifyReply, email: string | undefined) {
-    if (request.headers.authorization !== undefined) {
-      await app.authenticate(request, reply);
-      return findCheckoutUserById(app.db, currentUser(request).id);
-    }
-    if (!isFormPost(request)) throw new NotAuthenticated();
-    if (!email) throw ValidationError.field('email', 'This field is required.');
-    const user = await findCheckoutUserByEmail(app.db, email);
-    if (!user) throw ValidationError.field('email', UNKNOWN_EMAIL);
-    return user;
-  }
-
   app.post('/api/payments/stripe/create-checkout-session/', {
-    schema: { body: CheckoutInput, response: { 200: CheckoutResponse } },
+    schema: {
+      body: CheckoutInput,
+      response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
+    },
     // Each call creates objects at Stripe: bounded per address.
     onRequest: app.limits.hook('checkout:ip', (request) => request.ip),
     handler: async (request, reply) => {
-      const user: CheckoutUser | null = await checkoutUser(request, reply, request.body.email);
-      if (!user) throw new NotAuthenticated('Invalid token.');
-      const url = await createCheckout(app.db, payments, user, request.body.lookup_key);
-      // The plain form post is a browser navigation: send it on to Checkout.
-      if (isFormPost(request)) return reply.redirect(url, 303);
-      return { url };
+      if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
+      if (request.headers.authorization === undefined) {
+        if (!isFormPost(request)) throw new NotAuthenticated();
+        // The spec's plain form post names an account by e-mail, which proves nothing: it would let
+        // anyone start (and, in test mode, complete) a checkout for someone else, and its answer would
+        // tell whether an account exists. It goes on to the subscribe page instead, the same way for
+        // any e-mail, where a signed-in account starts a checkout for itself.
+        checkPlan(payments, request.body.lookup_key);
+        return reply.redirect(subscribeUrl(app.publicUrl), 303);
+      }
+      await app.authenticate(request, reply);
+      const user = await findCheckoutUserById(app.db, currentUser(request).id);
+      if (!user) throw new NotAuthenticated(serverText('invalid_token'));
+      return { url: await createCheckout(app.db, payments, app.publicUrl, user, request.body.lookup_key) };
     },
   });
 
@@ -82,9 +90,9 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
 
   // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.
   app.post('/api/payments/stripe/create-portal-session/', {
-    schema: { response: { 200: PortalResponse } },
+    schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: [app.authenticate, app.limits.hook('checkout:ip', (request) => request.ip)],
-    handler: async (request) => ({ url: await openPortal(app.db, payments, currentUser(request).id) }),
+    handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrl, currentUser(request).id) }),
   });
 
   // Stripe signs the exact bytes it sent: this context alone reads bodies raw.
@@ -96,6 +104,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       // Stripe's events carry whole objects: more than the API's JSON cap, far less than this.
       bodyLimit: 1024 * 1024,
       schema: {
+        // The raw bytes, checked against their signature before they are read as an event.
+        ...documentedBody('application/json', StripeEvent),
         headers: WebhookHeaders,
         response: { 200: WebhookResponse },
       },
@@ -122,49 +132,49 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     });
   });
 
-  // Without a Stripe key, a labelled local stand-in for Checkout: same session rows, same event handler.
-  if (payments.stripe) return;
+  // CHECKOUT_MODE=test: a labelled local stand-in for Checkout (the app's page
+  // /app/subscribe/test-checkout/<id>), with the same session rows and the webhook's event handler.
+  // Only the signed-in account a session is for can see, complete or cancel it.
+  if (mode !== 'test') return;
 
-  const pageHeaders = (reply: FastifyReply) => {
-    const publicOrigin = new URL(app.config.publicUrl).origin;
-    return reply
-      .header('Cache-Control', 'no-store')
-      // The buttons post here and are then redirected to the app, which may live on another origin.
-      .header(
-        'Content-Security-Policy',
-        `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
-      );
-  };
+  const testCheckout = { params: TestCheckoutParams, response: { 404: ErrorDetail, 409: ErrorDetail } };
+  const finish = { ...testCheckout, ...noBody, response: { ...testCheckout.response, 200: CheckoutResponse } };
 
   // The local test portal (the app's /app/subscribe/test-portal/): cancelling sends Stripe's event through the handler.
   app.post('/api/payments/test-portal/cancel/', {
-    schema: { response: { 200: PortalResponse } },
+    schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: app.authenticate,
     handler: async (request) => {
       await cancelLocalSubscription(app.db, currentUser(request).id);
-      return { url: subscribeUrl(app.config.publicUrl) };
+      return { url: subscribeUrl(app.publicUrl) };
     },
   });
 
-  app.get('/api/payments/test-checkout/:id', { schema: { params: TestCheckoutParams } }, async (request, reply) => {
-    const checkout = await findLocalCheckout(app.db, request.params.id);
-    if (!checkout) throw new NotFound();
-    return pageHeaders(reply)
-      .type('text/html; charset=utf-8')
-      .send(renderTestCheckout(checkout, subscribeUrl(app.config.publicUrl)));
+  app.get('/api/payments/test-checkout/:id/', {
+    schema: { ...testCheckout, response: { ...testCheckout.response, 200: TestCheckout } },
+    onRequest: app.authenticate,
+    handler: async (request) => {
+      const checkout = await findLocalCheckout(app.db, request.params.id, currentUser(request).id);
+      if (!checkout) throw new NotFound();
+      return { id: checkout.id, lookup_key: checkout.lookupKey, status: checkout.status, email: checkout.email, trial_days: FREE_TRIAL_DAYS };
+    },
   });
 
-  app.post('/api/payments/test-checkout/:id/complete', { schema: { params: TestCheckoutParams } }, async (request, reply) => {
-    const url = await completeLocalCheckout(app.db, app.config.publicUrl, request.params.id);
-    if (!url) throw new NotFound();
-    return reply.redirect(url, 303);
-  });
-
-  app.post('/api/payments/test-checkout/:id/cancel', { schema: { params: TestCheckoutParams } }, async (request, reply) => {
-    const url = await cancelLocalCheckout(app.db, app.config.publicUrl, request.params.id);
-    if (!url) throw new NotFound();
-    return reply.redirect(url, 303);
-  });
+  // Complete ("pay", through the webhook's own handler) or cancel: each answers where the browser goes next.
+  for (const [outcome, finishCheckout] of [
+    ['complete', completeLocalCheckout],
+    ['cancel', cancelLocalCheckout],
+  ] as const) {
+    app.post(`/api/payments/test-checkout/:id/${outcome}/`, {
+      schema: finish,
+      onRequest: app.authenticate,
+      handler: async (request) => {
+        const url = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
+        if (!url) throw new NotFound();
+        return { url };
+      },
+    });
+  }
 };
 
 export default paymentRoutes;

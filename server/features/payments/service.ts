@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
+import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import {
   StripeCheckoutSession,
@@ -11,22 +12,21 @@ import type { Db, DbOrTx, Tx } from '../../db/client';
 import { checkoutSessions, stripeEvents, users } from '../../db/schema';
 import { Conflict, ValidationError } from '../../errors';
 import { callStripe } from './stripe-client';
+import { serverText } from '../../../shared/i18n/server-messages';
 
-export const UNKNOWN_PLAN = 'This plan does not exist.';
-export const NO_PRICE = 'This plan is not available right now.';
-export const UNKNOWN_EMAIL = 'No account uses this e-mail address.';
-export const ALREADY_SUBSCRIBED = 'You already have a subscription.';
+export const UNKNOWN_PLAN = serverText('unknown_plan');
+export const NO_PRICE = serverText('no_price');
+export const ALREADY_SUBSCRIBED = serverText('already_subscribed');
 
 /** Subscription states that keep the plan's features; the others (canceled, unpaid, …) end them. */
 const ACTIVE_STATUSES = new Set(['active', 'trialing', 'past_due']);
 
 export interface Payments {
-  /** null: no Stripe key, the local test checkout stands in. */
+  mode: CheckoutMode;
+  /** null: the local test checkout (CHECKOUT_MODE=test) stands in for Stripe, or (off) nothing does. */
   stripe: Stripe | null;
   /** The lookup keys of the plans that may be bought (API.md: overridable by environment). */
   lookupKeys: readonly string[];
-  /** Read per call: the address is only known once the server listens. */
-  publicUrl: () => string;
 }
 
 export interface CheckoutUser {
@@ -52,36 +52,34 @@ export async function findCheckoutUserById(db: DbOrTx, id: number): Promise<Chec
   return user ?? null;
 }
 
-export async function findCheckoutUserByEmail(db: DbOrTx, email: string): Promise<CheckoutUser | null> {
-  const [user] = await db
-    .select(checkoutUserColumns)
-    .from(users)
-    .where(eq(users.email, email.trim().toLowerCase()));
-  return user ?? null;
-}
-
 export const subscribeUrl = (publicUrl: string) => `${publicUrl}/app/subscribe/`;
 /** Stripe fills in `{CHECKOUT_SESSION_ID}`; the local test checkout passes its own id. */
 export const successUrl = (publicUrl: string, sessionId = '{CHECKOUT_SESSION_ID}') =>
   `${subscribeUrl(publicUrl)}?success=true&session_id=${sessionId}`;
 export const cancelUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}?canceled=true`;
-export const testCheckoutPath = (sessionId: string) => `/api/payments/test-checkout/${sessionId}`;
+/** The app's page for a local test checkout: it shows the session to the signed-in account it is for. */
+export const testCheckoutUrl = (publicUrl: string, sessionId: string) => `${subscribeUrl(publicUrl)}test-checkout/${sessionId}`;
+
+/** A plan this server sells, or the 400 that says it is not one. */
+export function checkPlan(payments: Payments, lookupKey: string) {
+  if (!payments.lookupKeys.includes(lookupKey)) throw ValidationError.field('lookup_key', UNKNOWN_PLAN);
+}
 
 /** Starts a subscription checkout for `user`; answers the address to send the browser to. */
 export async function createCheckout(
   db: Db,
   payments: Payments,
+  publicUrl: string,
   user: CheckoutUser,
   lookupKey: string,
 ): Promise<string> {
-  if (!payments.lookupKeys.includes(lookupKey)) throw ValidationError.field('lookup_key', UNKNOWN_PLAN);
-  if (user.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED);
-  const publicUrl = payments.publicUrl();
+  checkPlan(payments, lookupKey);
+  if (user.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
 
   if (!payments.stripe) {
     const id = `cs_local_${randomBytes(18).toString('base64url')}`;
     await db.insert(checkoutSessions).values({ id, userId: user.id, lookupKey, provider: 'local' });
-    return `${publicUrl}${testCheckoutPath(id)}`;
+    return testCheckoutUrl(publicUrl, id);
   }
 
   const stripe = payments.stripe;
@@ -280,7 +278,8 @@ export interface LocalCheckout {
   email: string;
 }
 
-export async function findLocalCheckout(db: DbOrTx, id: string): Promise<LocalCheckout | null> {
+/** A local test checkout of this user's; another account's is as unknown as one that never existed. */
+export async function findLocalCheckout(db: DbOrTx, id: string, userId: number): Promise<LocalCheckout | null> {
   const [row] = await db
     .select({
       id: checkoutSessions.id,
@@ -291,22 +290,22 @@ export async function findLocalCheckout(db: DbOrTx, id: string): Promise<LocalCh
     })
     .from(checkoutSessions)
     .innerJoin(users, eq(users.id, checkoutSessions.userId))
-    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.provider, 'local')));
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.userId, userId), eq(checkoutSessions.provider, 'local')));
   return row ?? null;
 }
 
-export const CHECKOUT_CANCELED = 'This checkout was canceled; start a new one from the subscribe page.';
-export const CHECKOUT_DONE = 'This checkout is already complete.';
+export const CHECKOUT_CANCELED = serverText('checkout_canceled');
+export const CHECKOUT_DONE = serverText('checkout_complete');
 
 /**
- * "Pays" a local test checkout: the event Stripe would send for it goes through the webhook's own
- * handler. Its id is derived from the session's, so a second click changes nothing.
- * Answers the success address, or null for an unknown session.
+ * "Pays" a local test checkout of the signed-in user's: the event Stripe would send for it goes
+ * through the webhook's own handler. Its id is derived from the session's, so a second click changes
+ * nothing. Answers the success address, or null for a session that is not theirs.
  */
-export async function completeLocalCheckout(db: Db, publicUrl: string, id: string): Promise<string | null> {
-  const checkout = await findLocalCheckout(db, id);
+export async function completeLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<string | null> {
+  const checkout = await findLocalCheckout(db, id, userId);
   if (!checkout) return null;
-  if (checkout.status === 'canceled') throw new Conflict(CHECKOUT_CANCELED);
+  if (checkout.status === 'canceled') throw new Conflict(CHECKOUT_CANCELED, 'checkout_canceled');
   const suffix = id.slice('cs_local_'.length);
   await handleStripeEvent(db, {
     id: `evt_local_${suffix}`,
@@ -327,11 +326,11 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
   return successUrl(publicUrl, id);
 }
 
-/** Answers the cancel address, or null for an unknown session. A completed checkout stays complete. */
-export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string): Promise<string | null> {
-  const checkout = await findLocalCheckout(db, id);
+/** Answers the cancel address, or null for a session that is not theirs. A completed checkout stays complete. */
+export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<string | null> {
+  const checkout = await findLocalCheckout(db, id, userId);
   if (!checkout) return null;
-  if (checkout.status === 'complete') throw new Conflict(CHECKOUT_DONE);
+  if (checkout.status === 'complete') throw new Conflict(CHECKOUT_DONE, 'checkout_complete');
   await db
     .update(checkoutSessions)
     .set({ status: 'canceled' })

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import type { Config } from '../../config';
-import { ApiError } from '../../errors';
+import { ServiceUnavailable } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 /** The Stripe SDK, or null when no key is configured (the local test checkout runs instead). */
 export function createStripeClient(config: Config['stripe']): Stripe | null {
@@ -18,9 +19,9 @@ export function createStripeClient(config: Config['stripe']): Stripe | null {
   });
 }
 
-export class PaymentsUnavailable extends ApiError {
+export class PaymentsUnavailable extends ServiceUnavailable {
   constructor() {
-    super(503, { detail: 'Payments are unavailable right now. Please try again later.' });
+    super(serverText('payments_unavailable'), 'payments_unavailable');
   }
 }
 

@@ -2,7 +2,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
-import { Conflict } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
+import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
 import { handleStripeEvent, type Payments, subscribeUrl } from './service';
 import { callStripe } from './stripe-client';
@@ -42,7 +43,7 @@ export async function subscriptionState(
   const active = billing?.active ?? false;
   const period = !active || !checkout ? null : checkout.lookupKey === lookupKeys.monthly ? 'monthly' : checkout.lookupKey === lookupKeys.yearly ? 'yearly' : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
-  const manageable = payments.stripe ? Boolean(billing?.customer) : active;
+  const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
   return { active, period, manageable };
 }
 
@@ -51,10 +52,10 @@ export async function subscriptionState(
  * customer, returning to the subscribe page; or, without Stripe, the local test portal. Someone with
  * nothing to manage gets `SubscriptionRequired`.
  */
-export async function openPortal(db: Db, payments: Payments, userId: number): Promise<string> {
+export async function openPortal(db: Db, payments: Payments, publicUrl: string, userId: number): Promise<string> {
   const billing = await billingOf(db, userId);
-  const publicUrl = payments.publicUrl();
   const stripe = payments.stripe;
+  if (payments.mode === 'off') throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
   if (!stripe) {
     if (!billing?.active) throw new SubscriptionRequired();
     return testPortalUrl(publicUrl);

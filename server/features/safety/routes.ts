@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CONVERSATIONS_PAGE_SIZE } from '../../../shared/constants';
-import { IdParams, page, PageQuery } from '../../../shared/schemas/common';
+import { IdParams, NoBody, page, PageQuery } from '../../../shared/schemas/common';
 import { BlockedUser, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
+import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import { announceEnded, type BlockPosition, block, listBlocks, report, unblock, unmatch } from './service';
 
@@ -16,16 +17,18 @@ const BlockPositionSchema: z.ZodType<BlockPosition> = z.object({
 const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
 
-  app.post('/api/users/:id/block/', { schema: { params: IdParams } }, async (request, reply) => {
+  const bodyless = { params: IdParams, ...noBody, response: { 204: NoBody } };
+
+  app.post('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
     const ended = await block(app.db, currentUser(request).id, request.params.id);
     if (!ended) throw new NotFound();
     announceEnded(app.publish, ended);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
-  app.delete('/api/users/:id/block/', { schema: { params: IdParams } }, async (request, reply) => {
+  app.delete('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
     await unblock(app.db, currentUser(request).id, request.params.id);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
   app.get(
@@ -38,11 +41,11 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete('/api/conversations/:id/', { schema: { params: IdParams } }, async (request, reply) => {
+  app.delete('/api/conversations/:id/', { schema: bodyless }, async (request, reply) => {
     const ended = await unmatch(app.db, currentUser(request).id, request.params.id);
     if (!ended) throw new NotFound();
     announceEnded(app.publish, ended);
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 
   app.post(

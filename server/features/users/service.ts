@@ -11,14 +11,15 @@ import {
 } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
 import { profiles, uploads, users } from '../../db/schema';
-import { ValidationError } from '../../errors';
+import { type FieldMessages, ValidationError } from '../../errors';
 import { decodeDataUri, isDataUri, photosShown, type ProcessedImage, processImage, saveImage } from '../media/service';
 import type { MediaStore } from '../media/store';
 import { visibleTo } from '../safety/visibility';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 type ProfileRow = typeof profiles.$inferSelect;
 
-export const INVALID_IMAGE_REFERENCE = 'Upload a valid image.';
+export const INVALID_IMAGE_REFERENCE = serverText('invalid_image');
 
 const imagesOf = (row: ProfileRow): Record<ImageField, string | null> => ({
   image: row.image,
@@ -72,7 +73,7 @@ export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile 
  */
 async function resolveImages(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
   const resolved = {} as Record<ImageField, string | null>;
-  const errors: Record<string, string[]> = {};
+  const errors: FieldMessages = {};
   const keys = new Map<ImageField, string>();
 
   for (const field of IMAGE_FIELDS) {

@@ -1,11 +1,8 @@
 import { and, gt, inArray } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { authTokens } from '../db/schema';
 import { TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
-import type { RealtimeServer } from './plugin';
+import type { Job } from './job';
 
-/** How long a socket may outlive its token (logout elsewhere, revoked): the sweep's period. */
-export const TOKEN_SWEEP_MS = 60_000;
 /** Hashes per query: well under PostgreSQL's 65,535 bind parameters. */
 const CHUNK = 5000;
 
@@ -13,13 +10,17 @@ const CHUNK = 5000;
  * The handshake checks the token once; a token revoked later (logout) or expired (60 days unused)
  * must not keep a socket listening.
  * A logout drops its sockets at once on every instance it can reach; this is the net for the news that
- * could not travel (Redis away). Every TOKEN_SWEEP_MS, this instance's sockets whose token is gone are
- * disconnected — server-side, so the client does not reconnect with the dead token.
+ * could not travel (Redis away). Every minute, this instance's sockets whose token is gone are
+ * disconnected — server-side, so the client does not reconnect with the dead token. Each instance
+ * sweeps its own sockets.
  */
-export function startTokenSweep(app: FastifyInstance, io: RealtimeServer) {
-  async function sweep() {
+export const tokenSweep: Job = {
+  name: 'token-sweep',
+  everyMs: 60_000,
+  scope: 'instance',
+  async run(app) {
     const byHash = new Map<string, Array<{ disconnect: (close: boolean) => unknown }>>();
-    for (const socket of io.of('/').sockets.values()) {
+    for (const socket of app.io.of('/').sockets.values()) {
       const hash = socket.data.user.tokenHash;
       const sockets = byHash.get(hash);
       if (sockets) sockets.push(socket);
@@ -39,18 +40,12 @@ export function startTokenSweep(app: FastifyInstance, io: RealtimeServer) {
         );
       for (const row of rows) alive.add(row.hash);
     }
-    let closed = 0;
+    let disconnected = 0;
     for (const [hash, sockets] of byHash) {
       if (alive.has(hash)) continue;
       for (const socket of sockets) socket.disconnect(true);
-      closed += sockets.length;
+      disconnected += sockets.length;
     }
-    return closed;
-  }
-
-  const timer = setInterval(() => {
-    sweep().catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
-  }, TOKEN_SWEEP_MS);
-  timer.unref();
-  return { sweep, stop: () => clearInterval(timer) };
-}
+    return { disconnected };
+  },
+};

@@ -1,0 +1,25 @@
+import { useState } from 'react';
+import { errorMessage } from './errors';
+import { useT } from './i18n';
+
+/**
+ * Sends the browser to the address a call answers (Checkout, the customer portal, a test checkout's
+ * outcome); says why it could not, and stays busy until the page goes.
+ */
+export function useRedirectCall() {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function go(call: () => Promise<{ url: string }>) {
+    setBusy(true);
+    setError(null);
+    try {
+      const { url } = await call();
+      window.location.assign(url);
+    } catch (failure) {
+      setError(errorMessage(failure, t));
+      setBusy(false);
+    }
+  }
+  return { busy, error, go };
+}

@@ -1,0 +1,70 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import type { TestCheckout as Checkout } from '../../../shared/schemas/payments';
+import { Loading } from '../../components/Loading';
+import { api } from '../../lib/api';
+import { errorMessage } from '../../lib/errors';
+import { useT } from '../../lib/i18n';
+import { useRedirectCall } from '../../lib/use-redirect-call';
+
+/**
+ * The local stand-in for Stripe Checkout (CHECKOUT_MODE=test): the signed-in account's own session,
+ * labelled so that nobody mistakes it for a real payment. The server shows it to nobody else.
+ */
+export function TestCheckout({ id }: { id: string }) {
+  const t = useT();
+  const [checkout, setCheckout] = useState<Checkout | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const { busy, error: finishError, go } = useRedirectCall();
+  const error = finishError ?? loadError;
+
+  useEffect(() => {
+    // Fetched once per session id: `t` is a new function on every render.
+    api.testCheckout(id).then(setCheckout, (failure: unknown) => setLoadError(errorMessage(failure, t)));
+  }, [id]);
+
+  const finish = (outcome: 'complete' | 'cancel') => go(() => api.finishTestCheckout(id, outcome));
+
+  if (!checkout && !error) return <Loading />;
+  return (
+    <section className="page test-checkout" aria-labelledby="test-checkout-title">
+      <p className="test-banner" role="note">
+        {t('checkout.banner')}
+      </p>
+      <h1 id="test-checkout-title">{t('checkout.title')}</h1>
+      {checkout && (
+        <dl className="test-checkout-details">
+          <dt>{t('checkout.plan')}</dt>
+          <dd>{checkout.lookup_key}</dd>
+          <dt>{t('checkout.account')}</dt>
+          <dd>{checkout.email}</dd>
+          <dt>{t('checkout.trial')}</dt>
+          <dd>{t('checkout.trialDays', { days: checkout.trial_days })}</dd>
+        </dl>
+      )}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      {checkout?.status === 'open' ? (
+        <>
+          <p>{t('checkout.text')}</p>
+          <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void finish('complete')}>
+            {t('checkout.complete.button')}
+          </button>
+          <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => void finish('cancel')}>
+            {t('checkout.cancel.button')}
+          </button>
+        </>
+      ) : (
+        <>
+          {checkout && <p>{t(checkout.status === 'complete' ? 'checkout.complete' : 'checkout.canceled')}</p>}
+          <Link href="/app/subscribe/" className="btn btn-primary btn-block">
+            {t('checkout.back')}
+          </Link>
+        </>
+      )}
+    </section>
+  );
+}

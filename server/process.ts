@@ -1,0 +1,65 @@
+import { buildApp } from './app';
+import type { Config } from './config';
+import { jobs as allJobs, type Job, type JobRunner, startJobs } from './jobs';
+
+/** How long an orderly shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * The process around the app: listen, run the background jobs, and end in order — on SIGTERM/SIGINT
+ * (exit 0), or after an error nothing caught (logged with what it was, then exit 1). `main.ts` calls it
+ * with the environment's config; a test may call it with its own.
+ */
+export async function serve(config: Config, options: { jobs?: readonly Job[] } = {}) {
+  const app = await buildApp(config);
+  let jobs: JobRunner | null = null;
+
+  let closing = false;
+  async function shutdown(reason: Record<string, unknown>, exitCode: number) {
+    if (closing) return;
+    closing = true;
+    app.log.info(reason, 'shutting down: no new connections, finishing requests in flight');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    timer.unref();
+    // server.close() drops the connections idle at that moment only; one that was answering a
+    // request stays open under keep-alive once its response is sent, and would hold the exit back.
+    const sweeper = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweeper.unref();
+    try {
+      await jobs?.stop();
+      await app.close();
+      clearInterval(sweeper);
+      process.exit(exitCode);
+    } catch (error) {
+      app.log.error({ err: error }, 'error while shutting down');
+      process.exit(1);
+    }
+  }
+
+  process.on('SIGTERM', () => void shutdown({ signal: 'SIGTERM' }, 0));
+  process.on('SIGINT', () => void shutdown({ signal: 'SIGINT' }, 0));
+  // Something threw where nobody was waiting: the process can no longer be trusted to be in a sane
+  // state. Say what it was, then finish the requests in flight and exit non-zero for the supervisor
+  // to restart it.
+  process.on('unhandledRejection', (reason) => {
+    app.log.fatal({ err: reason, origin: 'unhandledRejection' }, 'a promise was rejected and nothing handled it');
+    void shutdown({ cause: 'unhandledRejection' }, 1);
+  });
+  process.on('uncaughtException', (error, origin) => {
+    app.log.fatal({ err: error, origin }, 'an exception was thrown and nothing caught it');
+    void shutdown({ cause: origin }, 1);
+  });
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    app.log.error({ err: error }, 'could not start');
+    process.exit(1);
+  }
+  jobs = startJobs(app, options.jobs ?? allJobs);
+  return app;
+}

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Job, runJob, startJobs } from '../../server/jobs';
+import { lockKey } from '../../server/jobs/job';
+import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
+import { uploadSweep } from '../../server/jobs/upload-sweep';
+import { createPostgresDatabase } from '../helpers/database';
+import { startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
+import { waitUntil } from '../helpers/socket';
+
+/** A job that holds its turn until released, counting its runs and how many ran at once. */
+function heldJob(scope: Job['scope'] = 'cluster') {
+  let release: () => void = () => {};
+  let gate = Promise.resolve();
+  const state = { runs: 0, active: 0, mostAtOnce: 0 };
+  const job: Job = {
+    name: `test-job-${randomBytes(4).toString('hex')}`,
+    everyMs: 20,
+    firstAfterMs: 1,
+    scope,
+    async run() {
+      state.runs += 1;
+      state.active += 1;
+      state.mostAtOnce = Math.max(state.mostAtOnce, state.active);
+      try {
+        await gate;
+      } finally {
+        state.active -= 1;
+      }
+      return { runs: 1 };
+    },
+  };
+  return {
+    job,
+    state,
+    hold() {
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+    },
+    release: () => release(),
+  };
+}
+
+describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one PostgreSQL database', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let one: TestServer;
+  let two: TestServer;
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    // One after the other: both would otherwise apply the migrations at once.
+    one = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    two = await startServer({ backend: 'postgres', databaseUrl: database.url });
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await database?.drop();
+  });
+
+  it('runs a cluster job on one instance at a time: the other skips its turn until the first is done', async () => {
+    const held = heldJob();
+    held.hold();
+    const first = runJob(one.app, held.job);
+    await waitUntil(() => held.state.runs === 1, 5000, 'the first run to start');
+    expect(await runJob(two.app, held.job)).toEqual({ status: 'skipped' });
+    expect(await runJob(one.app, held.job)).toEqual({ status: 'skipped' });
+    held.release();
+    expect(await first).toMatchObject({ status: 'done', report: { runs: 1 } });
+    // The lock went with the run: the other instance has its turn now.
+    expect(await runJob(two.app, held.job)).toMatchObject({ status: 'done', report: { runs: 1 } });
+    expect(held.state).toMatchObject({ runs: 2, mostAtOnce: 1 });
+  });
+
+  it('runs the timers of every instance, never two runs at once across them', async () => {
+    const held = heldJob();
+    const runners = [startJobs(one.app, [held.job]), startJobs(two.app, [held.job])];
+    try {
+      await waitUntil(() => held.state.runs >= 10, 10_000, 'ten runs');
+    } finally {
+      await Promise.all(runners.map((runner) => runner.stop()));
+    }
+    expect(held.state.mostAtOnce).toBe(1);
+    // stop() waited for the runs in flight.
+    expect(held.state.active).toBe(0);
+  });
+
+  it('runs an instance job on every instance at once', async () => {
+    const held = heldJob('instance');
+    held.hold();
+    const runs = [runJob(one.app, held.job), runJob(two.app, held.job)];
+    await waitUntil(() => held.state.runs === 2, 5000, 'both runs to start');
+    expect(held.state.mostAtOnce).toBe(2);
+    held.release();
+    expect(await Promise.all(runs)).toMatchObject([{ status: 'done' }, { status: 'done' }]);
+  });
+
+  it('skips while another process holds the lock, and runs once that process is gone', async () => {
+    const held = heldJob();
+    // Another process on the same database, holding the job's lock on its own connection.
+    const other = postgres(database.url, { max: 1, onnotice: () => {} });
+    await other`select pg_advisory_lock(${String(lockKey(held.job.name))}::bigint)`;
+    expect(await runJob(one.app, held.job)).toEqual({ status: 'skipped' });
+    // It dies without unlocking: PostgreSQL releases a session's locks with its connection.
+    await other.end();
+    expect(await runJob(one.app, held.job)).toMatchObject({ status: 'done' });
+  });
+
+  it('reports a failing run, and the next one runs', async () => {
+    let calls = 0;
+    const flaky: Job = {
+      name: `test-flaky-${randomBytes(4).toString('hex')}`,
+      everyMs: 1000,
+      scope: 'cluster',
+      async run() {
+        calls += 1;
+        if (calls === 1) throw new Error('the first run fails');
+        return { done: 1 };
+      },
+    };
+    expect(await runJob(one.app, flaky)).toMatchObject({ status: 'failed', error: new Error('the first run fails') });
+    expect(await runJob(one.app, flaky)).toMatchObject({ status: 'done', report: { done: 1 } });
+  });
+
+  it('runs the sweeps and purges of the process as jobs, under their locks', async () => {
+    expect(await runJob(one.app, uploadSweep)).toMatchObject({ status: 'done', report: { swept: 0 } });
+    expect(await runJob(two.app, endedConversationsPurge)).toMatchObject({ status: 'done', report: { messages: 0 } });
+  });
+});
+
+describe('background jobs on the embedded database', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.close());
+
+  it('keeps one run of a job at a time in the one process that holds the database', async () => {
+    const held = heldJob();
+    held.hold();
+    const first = runJob(server.app, held.job);
+    await waitUntil(() => held.state.runs === 1, 5000, 'the first run to start');
+    expect(await runJob(server.app, held.job)).toEqual({ status: 'skipped' });
+    held.release();
+    expect(await first).toMatchObject({ status: 'done' });
+  });
+});

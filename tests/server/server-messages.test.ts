@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { languageOf, SERVER_MESSAGES } from '../../shared/i18n/server-messages';
+import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { startServer, type TestServer } from '../helpers/server';
+import { connect } from '../helpers/socket';
+
+const SPANISH = { 'accept-language': 'es' };
+
+describe('server messages in the language the request asks for', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  it('writes field errors in Spanish for Accept-Language: es, and in English otherwise', async () => {
+    const api = client(server.url);
+    const body = { first_name: 'Ana', last_name: 'Ruiz', username: 'not-an-email', password: '12345678', password2: '87654321' };
+    const spanish = await api.post('/api/auth/register/', { json: body, headers: { 'accept-language': 'es-ES,es;q=0.9,en;q=0.8' } });
+    expect(spanish.status).toBe(400);
+    expect(spanish.body).toEqual({
+      username: ['Introduce un correo electrónico válido.'],
+      password: ['Esta contraseña es demasiado común.', 'La contraseña no puede ser solo números.'],
+      password2: ['Las dos contraseñas no coinciden.'],
+    });
+    const english = await api.post('/api/auth/register/', { json: body });
+    expect(english.body).toEqual({
+      username: ['Enter a valid email address.'],
+      password: ['This password is too common.', 'This password is entirely numeric.'],
+      password2: ['The two passwords do not match.'],
+    });
+    // A language the server does not speak: English, as API.md writes it.
+    const french = await api.post('/api/auth/register/', { json: body, headers: { 'accept-language': 'fr-FR' } });
+    expect(french.body).toEqual(english.body);
+  });
+
+  it('writes the profile rules in Spanish, the messages a schema names and the ones zod makes alike', async () => {
+    const user = await makeUser(server);
+    const profile: Record<string, unknown> = { ...(await validProfile()), gender: null, name: 'n'.repeat(51), genders_to_match: [] };
+    delete profile.image;
+    delete profile.date_of_birth;
+    const response = await client(server.url).put('/api/users/me/profile/', { token: user.token, json: profile, headers: SPANISH });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      name: ['Este campo no puede tener más de 50 caracteres.'],
+      gender: ['Este campo no puede ser nulo.'],
+      date_of_birth: ['Selecciona una fecha de nacimiento'],
+      image: ['Sube una foto de perfil principal'],
+      genders_to_match: ['Selecciona al menos un género.'],
+    });
+  });
+
+  it('writes details in Spanish, and keeps a machine code as it is', async () => {
+    const api = client(server.url);
+    const user = await makeCompletedUser(server);
+    expect((await api.get('/api/users/me/', { headers: SPANISH })).body).toEqual({ detail: 'No se han enviado credenciales.' });
+    expect((await api.get('/api/conversations/999999/', { token: user.token, headers: SPANISH })).body).toEqual({ detail: 'No encontrado.' });
+    const checkout = await api.post('/api/payments/stripe/create-checkout-session/', { token: user.token, json: { lookup_key: 'gold' }, headers: SPANISH });
+    expect(checkout.body).toEqual({ lookup_key: ['Este plan no existe.'] });
+  });
+
+  it('writes a socket ack\'s messages in the language its handshake named', async () => {
+    const user = await makeCompletedUser(server);
+    const socket = await connect(server.url, user.token, { auth: { language: 'es' } });
+    try {
+      const ack = await socket.emitWithAck('message:send', { conversation_id: 1, content: '', client_id: 'not-a-uuid' });
+      expect(ack).toMatchObject({ ok: false, error: { code: 'validation', fields: { content: ['Este campo no puede estar vacío.'], client_id: ['Debe ser un UUID válido.'] } } });
+    } finally {
+      socket.close();
+    }
+  });
+});
+
+describe('the catalogue of server messages', () => {
+  it('has every message in both languages, with the same placeholders', () => {
+    const holes = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+    for (const [code, { en, es }] of Object.entries(SERVER_MESSAGES)) {
+      expect(es, code).toBeTruthy();
+      expect(holes(es), code).toEqual(holes(en));
+    }
+  });
+
+  it('reads Accept-Language by preference, and falls back to English', () => {
+    expect(languageOf(undefined)).toBe('en');
+    expect(languageOf('es')).toBe('es');
+    expect(languageOf('es-MX,es;q=0.9,en;q=0.8')).toBe('es');
+    expect(languageOf('en-GB,en;q=0.9,es;q=0.8')).toBe('en');
+    expect(languageOf('fr-FR,fr;q=0.9,es;q=0.5')).toBe('es');
+    expect(languageOf('de,fr')).toBe('en');
+    expect(languageOf('es;q=0')).toBe('en');
+  });
+});
