@@ -22,3 +22,6 @@ export const DeleteAccountInput = z.object({
   confirm: z.string().max(100).optional(),
 });
 export type DeleteAccountInput = z.infer<typeof DeleteAccountInput>;
+
+/** `GET /api/users/me/export/`: a zip of account.json and photos/ (documented as a file). */
+export const ExportArchive = z.file().describe('A zip archive: account.json and photos/.');

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ChangePasswordInput,
+  ExportArchive,
   DeleteAccountInput,
   PasswordResetConfirmInput,
   PasswordResetInput,
   VerifyEmailInput,
 } from '../../../shared/schemas/account';
 import { TokenResponse } from '../../../shared/schemas/auth';
-import { Detail } from '../../../shared/schemas/common';
+import { Detail, NoBody } from '../../../shared/schemas/common';
+import { noBody } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { hashToken } from '../../lib/tokens';
@@ -49,7 +51,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/api/auth/verify-email/resend/', {
-    schema: { response: { 202: Detail } },
+    schema: { ...noBody, response: { 202: Detail } },
     onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
       await resendVerificationEmail(mail, currentUser(request).id, requestLanguage(request));
@@ -91,7 +93,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.delete('/api/users/me/', {
-    schema: { body: DeleteAccountInput },
+    schema: { body: DeleteAccountInput, response: { 204: NoBody } },
     onRequest: [app.authenticate, passwordCheck],
     handler: async (request, reply) => {
       const { id } = currentUser(request);
@@ -105,11 +107,12 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       announceEnded(app.publish, deleted.conversations);
       await removePhotoFiles(app.db, app.media, deleted.photoKeys);
       request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   });
 
   app.get('/api/users/me/export/', {
+    schema: { response: { 200: { content: { 'application/zip': { schema: ExportArchive } } } } },
     onRequest: [app.authenticate, app.limits.hook('export')],
     handler: async (request, reply) => {
       const { id } = currentUser(request);
@@ -118,7 +121,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         .type('application/zip')
         .header('Content-Disposition', `attachment; filename="eventmatch-export-${date}.zip"`)
         .header('Cache-Control', 'no-store')
-        .send(exportArchive(app.db, app.media, id, request.log));
+        // A stream goes out as it is (Fastify serializes no stream); ExportArchive only documents it.
+        .send(exportArchive(app.db, app.media, id, request.log) as unknown as File);
     },
   });
 };
