@@ -9,6 +9,7 @@ const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default
 const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
 const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: module.Logout })));
 const EventPage = lazy(() => import('./pages/events/EventPage').then((module) => ({ default: module.EventPage })));
+const AccountLinks = lazy(() => import('./pages/AccountLinks').then((module) => ({ default: module.AccountLinks })));
 const NotFound = lazy(() => import('./pages/NotFound').then((module) => ({ default: module.NotFound })));
 const Toaster = lazy(() => import('./components/Toaster').then((module) => ({ default: module.Toaster })));
 
@@ -49,6 +50,7 @@ export function App() {
           <Route path={/^\/login\/?$/} component={Login} />
           <Route path={/^\/register\/?$/} component={Register} />
           <Route path={/^\/privacy\/?$/} component={Privacy} />
+          <Route path={/^\/(forgot-password|reset-password|verify-email)\/?$/} component={AccountLinks} />
           <Route path={/^\/logout\/?$/} component={Logout} />
           <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
           <Route path={/^\/app(\/.*)?$/} component={AppRoot} />

@@ -4,12 +4,15 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import type Stripe from 'stripe';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { clientErrorHandler, registerErrorHandler } from './errors';
+import accountRoutes from './features/account/routes';
+import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
 import clientConfigRoutes from './features/client-config/routes';
 import conversationRoutes from './features/conversations/routes';
@@ -23,14 +26,17 @@ import mediaRoutes from './features/media/routes';
 import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
 import moderationRoutes from './features/moderation/routes';
 import paymentRoutes from './features/payments/routes';
+import { createStripeClient } from './features/payments/stripe-client';
 import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { rejectNullCharacters } from './lib/null-characters';
+import analyticsPlugin from './plugins/analytics';
 import apiDocs from './plugins/api-docs';
 import authPlugin from './plugins/auth';
 import clientPlugin from './plugins/client';
 import databasePlugin from './plugins/database';
 import limitsPlugin from './plugins/limits';
+import mailPlugin from './plugins/mail';
 import redisPlugin from './plugins/redis';
 import secretsPlugin from './plugins/secrets';
 import securityHeaders from './plugins/security-headers';
@@ -40,6 +46,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     media: MediaStore;
+    /** The Stripe SDK, or null without STRIPE_SECRET_KEY (the local test checkout stands in). */
+    stripe: Stripe | null;
     /** The address users reach (links, checkout returns): `PUBLIC_URL`, or this server's own once it listens. */
     readonly publicUrl: string;
     /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
@@ -110,6 +118,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(limitsPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
+  await app.register(mailPlugin);
+  await app.register(analyticsPlugin);
+  // The one Stripe client: checkout and webhooks, and account deletion's cancellation.
+  app.decorate('stripe', config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null);
 
   const mediaRoot = path.join(config.dataDir, 'media');
   app.decorate('media', localMediaStore(mediaRoot));
@@ -128,6 +140,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(healthRoutes);
   await app.register(authRoutes, { config });
   await app.register(userRoutes);
+  await app.register(accountRoutes);
+  await app.register(analyticsRoutes);
   await app.register(deckRoutes);
   await app.register(matchingRoutes);
   await app.register(eventRoutes);

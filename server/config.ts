@@ -58,6 +58,14 @@ export interface Config {
     /** Says which app an access token was issued to: a token made for another app is refused. */
     tokenInfoUrl: string;
   };
+  mail: {
+    /** `smtp://user:pass@host:587` (or `smtps://`): a real server. Unset: `.eml` files in `dataDir/outbox/`. */
+    smtpUrl: string | null;
+    /** The sender of every e-mail. */
+    from: string;
+  };
+  /** PostHog forwarding of the first-party analytics events, keyed by user id only; off without a key. */
+  posthog: { key: string | null; host: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -129,6 +137,14 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: env.GOOGLE_CLIENT_ID || null,
       userInfoUrl: env.GOOGLE_USERINFO_URL || 'https://www.googleapis.com/oauth2/v3/userinfo',
       tokenInfoUrl: env.GOOGLE_TOKENINFO_URL || 'https://oauth2.googleapis.com/tokeninfo',
+    },
+    mail: {
+      smtpUrl: env.SMTP_URL || null,
+      from: env.MAIL_FROM || `Eventmatch <no-reply@${env.PUBLIC_URL ? new URL(env.PUBLIC_URL).hostname : 'localhost'}>`,
+    },
+    posthog: {
+      key: env.POSTHOG_KEY || null,
+      host: (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, ''),
     },
   };
 }

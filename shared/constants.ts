@@ -73,6 +73,8 @@ export const JOIN_PASS_MINUTES = 30;
 export const EVENT_COUNT_INTERVAL_MS = 1000;
 export const DECK_REFRESH_INTERVAL_MS = 5000;
 
+/** The word a Google-only account types to confirm its deletion (it has no password to give). */
+export const DELETE_CONFIRMATION = 'DELETE';
 /** Why someone can be reported (SAFETY.md, "Report"). */
 export const REPORT_REASONS = [
   'fake_profile',

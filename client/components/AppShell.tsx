@@ -7,6 +7,7 @@ import { Avatar } from './Avatar';
 import { CalendarIcon, ChatIcon, HeartIcon, HomeIcon, LogoutIcon, UserIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { MatchOverlay } from './MatchOverlay';
+import { VerifyEmailBanner } from './VerifyEmailBanner';
 import { Menu, type MenuItem } from './Menu';
 
 const NAV = [
@@ -28,8 +29,14 @@ export function AppShell({ children }: { children: ReactNode }) {
   const offline = useConnection((state) => state.everConnected && !state.connected);
   const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
-  const userMenu: MenuItem[] = [{ key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' }];
-  if (user?.is_moderator) userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
+  const userMenu: MenuItem[] = [
+    { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
+    { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
+  ];
+  if (user?.is_moderator) {
+    userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
+    userMenu.push({ key: 'activity', label: t('app.activity'), href: '/app/admin/' });
+  }
 
   return (
     <div className="app-shell">
@@ -55,6 +62,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           <LogoutIcon />
         </Link>
       </header>
+      <VerifyEmailBanner />
       {(offline || tooMany) && (
         <p className="offline-banner" role="status">
           {t(tooMany ? 'app.tooManyTabs' : 'app.offline')}

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { InputHTMLAttributes, ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { HeartIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
@@ -49,6 +49,24 @@ export function FieldErrors({ id, errors }: { id: string; errors: string[] | und
     <p id={id} className="field-error" role="alert">
       {errors.join(' ')}
     </p>
+  );
+}
+
+/** A labelled input with the server's errors for it (API.md's field map), wired for screen readers. */
+export function FormField({
+  name,
+  label,
+  errors,
+  ...input
+}: { name: string; label: string; errors: string[] | undefined } & InputHTMLAttributes<HTMLInputElement>) {
+  // Two forms on one page may both have a `password`: an `id` keeps their error lines apart.
+  const errorId = `${input.id ?? name}-error`;
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <input name={name} required aria-describedby={errorId} aria-invalid={Boolean(errors)} {...input} />
+      <FieldErrors id={errorId} errors={errors} />
+    </label>
   );
 }
 

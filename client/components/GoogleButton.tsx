@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api } from '../lib/api';
+import { Link } from 'wouter';
+import { api, ApiError } from '../lib/api';
 import { requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
@@ -14,6 +15,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
+  // A password account with this e-mail that is not verified yet (ACCOUNT.md, 409): its owner resets
+  // the password, which proves the address, and Google links after that.
+  const [conflict, setConflict] = useState<string | null>(null);
 
   useEffect(() => {
     void loadConfig();
@@ -24,6 +28,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   async function signIn(id: string) {
     setBusy(true);
     setFailed(false);
+    setConflict(null);
     try {
       const accessToken = await requestGoogleAccessToken(id);
       const profile = await api.googleProfile(accessToken);
@@ -31,7 +36,12 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       onToken(token);
     } catch (error) {
       console.error('Google sign-in failed', error);
-      setFailed(true);
+      // The server wrote it in the reader's language (Accept-Language).
+      if (error instanceof ApiError && error.status === 409) {
+        setConflict(error.message);
+      } else {
+        setFailed(true);
+      }
     } finally {
       setBusy(false);
     }
@@ -51,6 +61,11 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       {failed && (
         <p className="form-error" role="alert">
           {t('auth.googleFailed')}
+        </p>
+      )}
+      {conflict && (
+        <p className="form-error" role="alert">
+          {conflict} <Link href="/forgot-password/">{t('login.forgot')}</Link>
         </p>
       )}
       <p className="divider">

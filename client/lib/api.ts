@@ -20,6 +20,7 @@ import type {
   OrganizerEvent,
   PublicEvent,
 } from '../../shared/schemas/events';
+import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
 import type { TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
@@ -173,7 +174,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
-/** A file behind the token (a report's photo copies): the body as a Blob, or the envelope's typed error. */
+/** A file behind the token (the data export, a report's photo copies): the body as a Blob, or the envelope's typed error. */
 async function download(path: string): Promise<Blob> {
   const response = await send('GET', path);
   if (response.ok) return response.blob();
@@ -200,6 +201,12 @@ const query = (params: Record<string, string | number | undefined>) => {
   const text = search.toString();
   return text ? `?${text}` : '';
 };
+
+/**
+ * The requests themselves, for `api-account.ts`: the account pages' calls live there, in those pages'
+ * chunks, so the landing page does not carry them. Every call still goes out through here.
+ */
+export const http = { get, post, del, download, query };
 
 /** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
 function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
@@ -244,6 +251,7 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
+  recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
   config: () => get<ClientConfig>('/api/config/'),
 
   me: () => get<CurrentUser>('/api/users/me/'),

@@ -1,5 +1,5 @@
 import { Link, Redirect } from 'wouter';
-import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { useAuthForm } from '../lib/use-auth-form';
@@ -16,19 +16,11 @@ export function Login() {
     <AuthLayout title={t('login.title')}>
       <GoogleButton label={t('login.google')} onToken={enter} />
       <form className="form" onSubmit={submit} noValidate={false}>
-        <label className="field">
-          <span>{t('auth.email')}</span>
-          <input name="username" type="email" autoComplete="email" required aria-describedby="username-error" aria-invalid={Boolean(errors.username)} />
-          <FieldErrors id="username-error" errors={errors.username} />
-        </label>
-        <label className="field">
-          <span>{t('auth.password')}</span>
-          <input name="password" type="password" autoComplete="current-password" required aria-describedby="password-error" aria-invalid={Boolean(errors.password)} />
-          <FieldErrors id="password-error" errors={errors.password} />
-        </label>
-        <a href="#" className="link-muted forgot" onClick={(event) => event.preventDefault()}>
+        <FormField name="username" label={t('auth.email')} type="email" autoComplete="email" errors={errors.username} />
+        <FormField name="password" label={t('auth.password')} type="password" autoComplete="current-password" errors={errors.password} />
+        <Link href="/forgot-password/" className="link-muted forgot">
           {t('login.forgot')}
-        </a>
+        </Link>
         <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('login.submit')} />
       </form>
       <p className="auth-switch">

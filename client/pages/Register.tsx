@@ -1,6 +1,6 @@
 import { toast } from 'react-toastify';
 import { Link, Redirect } from 'wouter';
-import { AuthFormFooter, AuthLayout, FieldErrors } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { useAuthForm } from '../lib/use-auth-form';
@@ -34,18 +34,14 @@ export function Register() {
       <GoogleButton label={t('register.google')} onToken={enter} />
       <form className="form" onSubmit={submit}>
         {FIELDS.map((field) => (
-          <label key={field.name} className="field">
-            <span>{t(field.label)}</span>
-            <input
-              name={field.name}
-              type={field.type}
-              autoComplete={field.autoComplete}
-              required
-              aria-invalid={Boolean(errors[field.name])}
-              aria-describedby={`${field.name}-error`}
-            />
-            <FieldErrors id={`${field.name}-error`} errors={errors[field.name]} />
-          </label>
+          <FormField
+            key={field.name}
+            name={field.name}
+            label={t(field.label)}
+            type={field.type}
+            autoComplete={field.autoComplete}
+            errors={errors[field.name]}
+          />
         ))}
         <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('register.submit')} />
       </form>

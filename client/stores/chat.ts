@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
+import { track, trackOnce } from '../lib/analytics';
 import { api, NotFound } from '../lib/api';
 import { isConnected, sendMessageOverSocket, sendRead } from '../lib/socket';
 import { uuid } from '../lib/uuid';
@@ -104,6 +105,7 @@ export const useChat = create<ChatState>()((set, get) => {
         ? await sendMessageOverSocket({ conversation_id: id, content: pendingMessage.content, client_id: clientId })
         : await api.sendMessage(id, pendingMessage.content, clientId);
       update(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
+      track('message_sent');
     } catch (error) {
       console.error('Message not sent', error);
       update(id, (thread) => ({
@@ -131,6 +133,7 @@ export const useChat = create<ChatState>()((set, get) => {
         older: page.next,
         loaded: true,
       }));
+      trackOnce('match_opened', `match_opened:${id}`);
     },
     async loadOlder(id) {
       const thread = get().threads[id];

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
+import { track } from '../lib/analytics';
 import { api } from '../lib/api';
 import { onSignOut, useSession } from './session';
 
@@ -18,8 +19,10 @@ export const useProfile = create<ProfileState>()((set, get) => ({
     set({ profile });
   },
   async save(input) {
+    const wasCompleted = useSession.getState().user?.is_profile_completed;
     await api.saveProfile(input);
     await Promise.all([get().load(), useSession.getState().loadUser()]);
+    if (wasCompleted === false && useSession.getState().user?.is_profile_completed) track('profile_completed');
   },
   reset() {
     set({ profile: null });

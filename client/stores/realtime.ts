@@ -5,7 +5,7 @@ import { useDeck } from './deck';
 import { useEvents } from './events';
 import { usePresence } from './presence';
 import { conversationEnded } from './safety';
-import { endRevokedSession, onSignOut, useSession } from './session';
+import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
 
@@ -84,4 +84,11 @@ export function stopRealtime() {
 onSignOut(() => {
   stopRealtime();
   disconnectSocket();
+});
+
+// The old token's socket is being dropped by the server: connect again with the new one.
+onTokenReplaced((token) => {
+  stopRealtime();
+  disconnectSocket();
+  startRealtime(token);
 });

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
+import { track } from '../lib/analytics';
 import { api, setUnauthorizedHandler } from '../lib/api';
 import { clearStorage, getToken, setToken } from '../lib/storage';
 
@@ -9,10 +10,21 @@ interface SessionState {
   user: CurrentUser | null | undefined;
   loadUser: () => Promise<void>;
   signIn: (token: string) => void;
-  signOut: () => void;
+  /**
+   * The server answered a new token for this same session (a password change ended every other):
+   * keep the user and the tab's state, and reconnect with it.
+   */
+  replaceToken: (token: string) => void;
+  /** `alreadyRevoked`: the server ended the session itself (logout everywhere, deletion): no logout call. */
+  signOut: (options?: { alreadyRevoked?: boolean }) => void;
 }
 
 const resetListeners = new Set<() => void>();
+const tokenListeners = new Set<(token: string) => void>();
+/** The realtime layer reconnects with a replaced token here. */
+export function onTokenReplaced(listener: (token: string) => void) {
+  tokenListeners.add(listener);
+}
 /** Domain stores register their reset here, so a sign-out leaves nothing of the last user behind. */
 export function onSignOut(listener: () => void) {
   resetListeners.add(listener);
@@ -36,11 +48,17 @@ export const useSession = create<SessionState>()((set, get) => ({
     clearStorage();
     setToken(token);
     set({ token, user: undefined });
+    track('user_logged_in');
   },
-  signOut() {
+  replaceToken(token) {
+    setToken(token);
+    set({ token });
+    for (const listener of tokenListeners) listener(token);
+  },
+  signOut(options = {}) {
     const hadToken = Boolean(get().token);
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
-    if (hadToken) api.logout().catch(() => undefined);
+    if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
     clearStorage();
     for (const reset of resetListeners) reset();
     set({ token: null, user: undefined });

@@ -18,6 +18,7 @@ import {
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core';
+import { ANALYTICS_EVENTS } from '../../shared/schemas/analytics';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -34,6 +35,13 @@ export const users = pgTable(
     hasSubscription: boolean('has_subscription').notNull().default(false),
     stripeCustomerId: text('stripe_customer_id').unique(),
     stripeSubscriptionId: text('stripe_subscription_id'),
+    // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
+    // for it). Google only links to a password account once this is set: no pre-account hijacking.
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
+    // Moves with every new password: login throttle counts are keyed by it, so a reset clears them.
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }),
+    // The language of the e-mails this account is sent.
+    language: text('language', { enum: ['es', 'en'] }).notNull().default('es'),
     /** `moderator`s work the report queue; only `npm run admin` changes it. */
     role: text('role', { enum: ['user', 'moderator'] }).notNull().default('user'),
     /** Set by a moderator's ban: hidden from everyone, signed out everywhere, refused at login. */
@@ -42,6 +50,7 @@ export const users = pgTable(
   },
   (t) => [
     check('users_email_lower', sql`${t.email} = lower(${t.email})`),
+    check('users_language', sql`${t.language} in ('es', 'en')`),
     check('users_role', sql`${t.role} in ('user', 'moderator')`),
     // The visibility rule hashes the (few) banned ids once per statement.
     index('users_banned').on(t.id).where(sql`${t.bannedAt} is not null`),
@@ -57,8 +66,32 @@ export const authTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
+    // Sessions slide: a token unused for 60 days is dead (ACCOUNT.md). Touched at most hourly.
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [index('auth_tokens_user_id').on(t.userId)],
+  (t) => [index('auth_tokens_user_id').on(t.userId), index('auth_tokens_last_used_at').on(t.lastUsedAt)],
+);
+
+/**
+ * The links sent by e-mail (verify the address, reset the password): only the token's hash is kept,
+ * and a token is deleted by the use that spends it, so it works once.
+ */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['verify_email', 'reset_password'] }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('email_tokens_purpose', sql`${t.purpose} in ('verify_email', 'reset_password')`),
+    index('email_tokens_user').on(t.userId, t.purpose),
+    index('email_tokens_expires_at').on(t.expiresAt),
+  ],
 );
 
 /** One row per user, created with the account; `is_completed` flips on the first valid save. */
@@ -215,6 +248,8 @@ export const conversations = pgTable(
     ),
     index('conversations_user_high').on(t.userHighId),
     index('conversations_event').on(t.eventId).where(sql`${t.eventId} is not null`),
+    // The moderators' daily match counts (analytics summary) read a window of days.
+    index('conversations_created_at').on(t.createdAt),
   ],
 );
 
@@ -304,10 +339,10 @@ export const events = pgTable(
     startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }).notNull(),
     endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
     joinMode: text('join_mode', { enum: ['qr', 'code'] }).notNull(),
-    organizerId: integer('organizer_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    qrSecret: text('qr_secret').notNull(),
+    /** Null once the organizer deleted their account: the event goes on for those in it. */
+    organizerId: integer('organizer_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Null once the organizer deleted their account (ACCOUNT.md): no QR check-in any more, the code still works. */
+    qrSecret: text('qr_secret'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -343,6 +378,25 @@ export const attendances = pgTable(
     uniqueIndex('attendances_one_open').on(t.userId).where(sql`${t.leftAt} is null`),
     // The event deck's scope and the live count: the event's people, straight from the index.
     index('attendances_event_open').on(t.eventId, t.userId).where(sql`${t.leftAt} is null`),
+  ],
+);
+
+/**
+ * First-party product analytics (ACCOUNT.md): who (a user id, never an e-mail), what, when. A deleted
+ * account's events stay as anonymous counts.
+ */
+export const analyticsEvents = pgTable(
+  'analytics_events',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    name: text('name', { enum: ANALYTICS_EVENTS }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('analytics_events_name', sql`${t.name} in (${sql.raw(ANALYTICS_EVENTS.map((name) => `'${name}'`).join(', '))})`),
+    index('analytics_events_created_at').on(t.createdAt),
+    index('analytics_events_user').on(t.userId),
   ],
 );
 

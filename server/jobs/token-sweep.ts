@@ -1,12 +1,14 @@
-import { inArray } from 'drizzle-orm';
+import { and, gt, inArray } from 'drizzle-orm';
 import { authTokens } from '../db/schema';
+import { TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import type { Job } from './job';
 
 /** Hashes per query: well under PostgreSQL's 65,535 bind parameters. */
 const CHUNK = 5000;
 
 /**
- * The handshake checks the token once; a token revoked later (logout) must not keep a socket listening.
+ * The handshake checks the token once; a token revoked later (logout) or expired (60 days unused)
+ * must not keep a socket listening.
  * A logout drops its sockets at once on every instance it can reach; this is the net for the news that
  * could not travel (Redis away). Every minute, this instance's sockets whose token is gone are
  * disconnected — server-side, so the client does not reconnect with the dead token. Each instance
@@ -30,7 +32,12 @@ export const tokenSweep: Job = {
       const rows = await app.db
         .select({ hash: authTokens.tokenHash })
         .from(authTokens)
-        .where(inArray(authTokens.tokenHash, hashes.slice(i, i + CHUNK)));
+        .where(
+          and(
+            inArray(authTokens.tokenHash, hashes.slice(i, i + CHUNK)),
+            gt(authTokens.lastUsedAt, new Date(Date.now() - TOKEN_IDLE_LIFETIME_MS)),
+          ),
+        );
       for (const row of rows) alive.add(row.hash);
     }
     let disconnected = 0;

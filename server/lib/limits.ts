@@ -20,9 +20,10 @@ const DAY = 24 * HOUR;
 export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'limitMultiplier'>) {
   const login = config.loginThrottle;
   const rules = {
-    // Sign-in: per address before the body is read, per account once it names one.
+    // Sign-in: per address before the body is read, then per (account, address) once it names an
+    // account. Never per account alone: a stranger's guesses must not lock the owner out (ACCOUNT.md).
     'login:ip': { max: login.perIp, windowMs: login.windowMs },
-    'login:account': { max: login.perAccount, windowMs: login.windowMs },
+    'login:account-ip': { max: login.perAccount, windowMs: login.windowMs },
     'register:ip': { max: login.perIp, windowMs: login.windowMs },
     'google-login:ip': { max: login.perIp, windowMs: login.windowMs },
     // Each checkout creates objects at Stripe.
@@ -45,6 +46,16 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'event:pass:ip': { max: 300, windowMs: MINUTE },
     // A host screen watches once per (re)connect.
     'event:watch': { max: 30, windowMs: MINUTE },
+    // Account (ACCOUNT.md): each of these sends an e-mail or builds an archive.
+    'verify-email:resend': { max: 5, windowMs: HOUR },
+    'password-reset:email': { max: 5, windowMs: HOUR },
+    'password-reset:ip': { max: 20, windowMs: HOUR },
+    // Links opened (verify, reset): the tokens cannot be guessed; this bounds the work of trying.
+    'email-link:ip': { max: 60, windowMs: HOUR },
+    // The password typed again while signed in (change, deletion): a stolen session cannot guess it.
+    'password:check': { max: 10, windowMs: HOUR },
+    export: { max: 3, windowMs: DAY },
+    'analytics:event': { max: 60, windowMs: MINUTE },
   } satisfies Record<string, LimitRule>;
   const all = { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;
   if (config.limitMultiplier === 1) return all;

@@ -16,6 +16,8 @@ export interface TokenCacheEntry {
   userId: number;
   /** When this instance last recorded the user's activity (or read it from the database). */
   activeAt: number;
+  /** When this instance last recorded the token's own use (its 60-day idle lifetime slides with it). */
+  usedAt: number;
 }
 
 export interface TokenCache {

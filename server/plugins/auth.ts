@@ -5,7 +5,7 @@ import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
 import { createTokenCache } from '../lib/token-cache';
-import { hashToken } from '../lib/tokens';
+import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import { serverText } from '../../shared/i18n/server-messages';
 
 export interface AuthUser {
@@ -40,6 +40,8 @@ declare module 'fastify' {
 
 /** Activity is written at most this often per user: the deck orders by it. */
 const ACTIVITY_RESOLUTION_MS = 60_000;
+/** A token's use is written at most this often: plenty of precision for a 60-day lifetime. */
+const TOKEN_USE_RESOLUTION_MS = 60 * 60 * 1000;
 /**
  * How long an instance trusts a token it has looked up without asking again. Revocations reach every
  * instance at once through realtime; this only bounds one that could not travel (Redis away).
@@ -78,12 +80,17 @@ export default fp(
         const found = await findTokenOwner(app.db, hash);
         // Revoked while the row was being read: the row was there, the session is not.
         if (!found || cache.isRevoked(hash)) return null;
-        entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime() };
+        entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime(), usedAt: found.lastUsedAt.getTime() };
         cache.set(hash, entry);
       }
-      if (Date.now() - entry.activeAt > ACTIVITY_RESOLUTION_MS) {
-        entry.activeAt = Date.now();
+      const now = Date.now();
+      if (now - entry.activeAt > ACTIVITY_RESOLUTION_MS) {
+        entry.activeAt = now;
         activity.record(entry.userId);
+      }
+      if (now - entry.usedAt > TOKEN_USE_RESOLUTION_MS) {
+        entry.usedAt = now;
+        activity.recordTokenUse(hash);
       }
       return { id: entry.userId, tokenHash: hash };
     });
@@ -130,14 +137,23 @@ export default fp(
   { name: 'auth', dependencies: ['database'] },
 );
 
+// A token past its idle lifetime is no token (its row is purged later).
 const tokenOwner = new PreparedStatement<{ tokenHash: string }>(
-  sql`select t.user_id, p.last_active_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
-    where t.token_hash = ${sql.placeholder('tokenHash')}`,
+  sql`select t.user_id, p.last_active_at, t.last_used_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
+    where t.token_hash = ${sql.placeholder('tokenHash')}
+      and t.last_used_at > now() - ${sql.raw(`interval '${TOKEN_IDLE_LIFETIME_MS / 1000} seconds'`)}`,
 );
 
-async function findTokenOwner(db: Db, tokenHash: string): Promise<{ userId: number; lastActiveAt: Date } | null> {
-  const [row] = await tokenOwner.run<{ user_id: number; last_active_at: Date | string }>(db, { tokenHash });
-  return row ? { userId: Number(row.user_id), lastActiveAt: new Date(row.last_active_at) } : null;
+async function findTokenOwner(
+  db: Db,
+  tokenHash: string,
+): Promise<{ userId: number; lastActiveAt: Date; lastUsedAt: Date } | null> {
+  const [row] = await tokenOwner.run<{ user_id: number; last_active_at: Date | string; last_used_at: Date | string }>(db, {
+    tokenHash,
+  });
+  return row
+    ? { userId: Number(row.user_id), lastActiveAt: new Date(row.last_active_at), lastUsedAt: new Date(row.last_used_at) }
+    : null;
 }
 
 /**
@@ -147,28 +163,54 @@ async function findTokenOwner(db: Db, tokenHash: string): Promise<{ userId: numb
  */
 function activityRecorder(db: Db, log: FastifyBaseLogger) {
   let pending = new Set<number>();
+  let pendingTokens = new Set<string>();
   let writing: Promise<void> = Promise.resolve();
+
+  const warn = (what: string) => (error: unknown) => log.warn({ err: error }, `could not record ${what}`);
 
   function flush() {
     const ids = [...pending];
+    const tokens = [...pendingTokens];
     pending = new Set();
-    writing = db
-      .update(profiles)
-      .set({ lastActiveAt: sql`now()` })
-      .where(inArray(profiles.userId, ids))
-      .then(
-        () => {},
-        (error: unknown) => log.warn({ err: error }, 'could not record activity'),
+    pendingTokens = new Set();
+    const writes: Promise<void>[] = [];
+    if (ids.length > 0) {
+      writes.push(
+        db
+          .update(profiles)
+          .set({ lastActiveAt: sql`now()` })
+          .where(inArray(profiles.userId, ids))
+          .then(() => {}, warn('activity')),
       );
+    }
+    // Each token's use slides its 60-day lifetime; rare (hourly per token), so batched the same way.
+    if (tokens.length > 0) {
+      writes.push(
+        db
+          .update(authTokens)
+          .set({ lastUsedAt: sql`now()` })
+          .where(inArray(authTokens.tokenHash, tokens))
+          .then(() => {}, warn('token use')),
+      );
+    }
+    writing = Promise.all(writes).then(() => {});
   }
+
+  const schedule = () => {
+    if (pending.size === 0 && pendingTokens.size === 0) setImmediate(flush);
+  };
 
   return {
     record(userId: number) {
-      if (pending.size === 0) setImmediate(flush);
+      schedule();
       pending.add(userId);
     },
+    recordTokenUse(tokenHash: string) {
+      schedule();
+      pendingTokens.add(tokenHash);
+    },
     async close() {
-      if (pending.size > 0) flush();
+      if (pending.size > 0 || pendingTokens.size > 0) flush();
       await writing;
     },
   };

@@ -4,6 +4,7 @@
  * `{name}` placeholders are filled by the client's `t()`. Split in parts so the landing page
  * only ships the copy it shows (bench/README.md, "Web client").
  */
+import { enAccount } from './en-account';
 import { enApp } from './en-app';
 import { enEvents } from './en-events';
 import { enModeration } from './en-moderation';
@@ -11,8 +12,9 @@ import { enPlans } from './en-plans';
 import { enPrivacy } from './en-privacy';
 import { enPublic } from './en-public';
 import { enSafety } from './en-safety';
+import { enSettings } from './en-settings';
 
-export const en = { ...enPublic, ...enPrivacy, ...enPlans, ...enApp, ...enSafety, ...enModeration, ...enEvents } as const;
+export const en = { ...enPublic, ...enPrivacy, ...enPlans, ...enApp, ...enSafety, ...enModeration, ...enEvents, ...enAccount, ...enSettings } as const;
 
 export type MessageKey = keyof typeof en;
 export type Catalogue = Record<MessageKey, string>;

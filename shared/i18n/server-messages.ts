@@ -77,6 +77,23 @@ export const SERVER_MESSAGES = {
     en: 'This e-mail address is already linked to another Google account.',
     es: 'Este correo ya está vinculado a otra cuenta de Google.',
   },
+  google_needs_verified_email: {
+    en: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.',
+    es: 'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.',
+  },
+  // The account (ACCOUNT.md).
+  link_invalid: { en: 'This link is invalid or has expired.', es: 'Este enlace no es válido o ha caducado.' },
+  already_verified: { en: 'Your e-mail address is already verified.', es: 'Tu correo electrónico ya está verificado.' },
+  wrong_current_password: {
+    en: 'Your old password was entered incorrectly. Please enter it again.',
+    es: 'La contraseña actual no es correcta. Vuelve a escribirla.',
+  },
+  no_password_yet: {
+    en: 'This account has no password yet. Set one with "Forgot password?" on the login page.',
+    es: 'Esta cuenta aún no tiene contraseña. Crea una con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
+  },
+  wrong_password: { en: 'The password is incorrect.', es: 'La contraseña no es correcta.' },
+  type_delete_to_confirm: { en: 'Type DELETE to confirm.', es: 'Escribe DELETE para confirmar.' },
   google_unavailable: {
     en: 'Google sign-in is unavailable right now. Please try again later.',
     es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',

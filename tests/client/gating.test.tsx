@@ -17,6 +17,8 @@ const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
   image: null,
   is_profile_completed: true,
   has_subscription: false,
+  email_verified: true,
+  has_password: true,
   is_moderator: false,
   ...overrides,
 });
@@ -31,7 +33,7 @@ describe('gateAppRoute', () => {
     expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBe('/app/profile/');
   });
 
-  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12'])('lets an incomplete profile open %s', (path) => {
+  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12', '/app/settings/', '/app/admin/'])('lets an incomplete profile open %s', (path) => {
     expect(allowedWithIncompleteProfile(path)).toBe(true);
     expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBeNull();
   });

@@ -30,6 +30,8 @@ const user = (hasSubscription: boolean): CurrentUser => ({
   image: null,
   is_profile_completed: true,
   has_subscription: hasSubscription,
+  email_verified: true,
+  has_password: true,
   is_moderator: false,
 });
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });

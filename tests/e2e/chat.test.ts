@@ -103,7 +103,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
   it('shows "Read" once the partner has read our message', async () => {
     await page.getByPlaceholder(en['chat.placeholder']).fill('read me');
-    await page.getByRole('button', { name: en['chat.send'] }).click();
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).click();
     const mine = page.locator('.message-own', { hasText: 'read me' });
     await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');
     const last = (await stored())[0]!;

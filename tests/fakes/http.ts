@@ -9,6 +9,8 @@ export interface RecordedRequest {
   /** A form-encoded body, flat in the same way; empty for other bodies. */
   form: Record<string, string>;
   headers: IncomingHttpHeaders;
+  /** The body's bytes, as sent (possibly compressed). */
+  body: Buffer;
 }
 
 export type FakeHandler = (
@@ -23,10 +25,10 @@ export interface FakeServer {
 
 const flat = (params: URLSearchParams) => Object.fromEntries(params.entries());
 
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** A tiny JSON HTTP server on a free local port that records every request it answers. */
@@ -34,7 +36,8 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
-    const text = await readBody(req);
+    const body = await readBody(req);
+    const text = body.toString('utf8');
     const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
     const recorded: RecordedRequest = {
       method: req.method ?? 'GET',
@@ -42,6 +45,7 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
       query: flat(url.searchParams),
       form: isForm ? flat(new URLSearchParams(text)) : {},
       headers: req.headers,
+      body,
     };
     requests.push(recorded);
     try {

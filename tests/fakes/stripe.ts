@@ -125,6 +125,18 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: { id, object: 'subscription', ...subscription } };
     }
 
+    // Cancel at once, as Stripe does: the subscription stays readable with status "canceled".
+    if (request.method === 'DELETE' && subscriptionPath) {
+      const id = decodeURIComponent(subscriptionPath[1]!);
+      const subscription = subscriptions.get(id);
+      if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
+      if (subscription.status === 'canceled') {
+        return stripeError(400, 'A canceled subscription can only update its cancellation_details and metadata.');
+      }
+      subscription.status = 'canceled';
+      return { status: 200, body: { id, object: 'subscription', ...subscription, canceled_at: Math.floor(Date.now() / 1000) } };
+    }
+
     return stripeError(404, `Unrecognized request URL (${request.method}: ${request.path}).`);
   });
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { users } from '../../server/db/schema';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { client } from './http';
 import { imageDataUri } from './images';
@@ -68,4 +70,9 @@ export async function makeCompletedUser(
   });
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
   return user;
+}
+
+/** Marks a user's e-mail verified, as its link would (for tests about something else than verifying). */
+export async function markEmailVerified(server: TestServer, userId: number) {
+  await server.app.db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, userId));
 }

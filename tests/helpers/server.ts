@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
 import { openDatabase } from '../../server/db/client';
@@ -35,6 +36,8 @@ export async function startServer(
     /** PGlite in `dataDir/db` as the server opens it itself, instead of a memory one of the test's. */
     onDisk?: boolean;
     config?: Partial<Config>;
+    /** A logger of the test's own (to read what the server logs); silent by default. */
+    logger?: FastifyServerOptions['logger'];
   } = {},
 ): Promise<TestServer> {
   const backend = options.backend ?? 'pglite';
@@ -59,7 +62,7 @@ export async function startServer(
   // PGlite in memory: nothing written under dataDir/db, and gone with the test.
   const memory =
     backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openDatabase({ databaseUrl: null, dataDir, inMemory: true }) : undefined;
-  const app = await buildApp(config, { logger: false, database: memory });
+  const app = await buildApp(config, { logger: options.logger ?? false, database: memory });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server has no port');

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { createPostgresDatabase } from '../helpers/database';
+import type { Config } from '../../server/config';
 import { startServer, type TestServer } from '../helpers/server';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
@@ -54,13 +55,13 @@ export function ownRedis(port: number) {
 }
 
 /** Two app instances on one fresh PostgreSQL database and one Redis, with a channel prefix of their own. */
-export async function startTwoInstances(redisUrl: string) {
+export async function startTwoInstances(redisUrl: string, config: Partial<Config> = {}) {
   const database = await createPostgresDatabase();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const servers: TestServer[] = [];
   // One after the other: both would otherwise apply the migrations at once.
   for (let i = 0; i < 2; i += 1) {
-    servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { redisUrl, redisPrefix } }));
+    servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { ...config, redisUrl, redisPrefix } }));
   }
   const [one, two] = servers as [TestServer, TestServer];
   return {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
 import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/google';
-import { makeUser } from '../helpers/factories';
+import { makeUser, markEmailVerified } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
@@ -99,8 +99,9 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(await usersWithEmail(server, account.email)).toHaveLength(1);
   });
 
-  it('links an existing e-mail account to Google on its first Google login', async () => {
+  it('links an existing, verified e-mail account to Google on its first Google login', async () => {
     const existing = await makeUser(server);
+    await markEmailVerified(server, existing.id);
     const { token } = googleAccount(fake, { email: existing.email.toUpperCase() });
     const response = await login({ access_token: token });
     expect(response.status).toBe(200);
@@ -114,6 +115,20 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     const refused = await login({ access_token: intruder });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ non_field_errors: ['This e-mail address is already linked to another Google account.'] });
+  });
+
+  it('does not link a password account whose e-mail is unverified (409): whoever registered it may not own it', async () => {
+    const squatter = await makeUser(server);
+    const { token } = googleAccount(fake, { email: squatter.email });
+    const refused = await login({ access_token: token });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      detail: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.',
+    });
+    const [row] = await server.app.db.select({ sub: users.googleSub }).from(users).where(eq(users.id, squatter.id));
+    expect(row?.sub).toBeNull();
+    // The squatter's session is untouched by the refusal; the owner's way in is a reset (account-email.test.ts).
+    expect((await me(squatter.token)).id).toBe(squatter.id);
   });
 
   it('refuses a token Google rejects (4xx) and creates nothing', async () => {

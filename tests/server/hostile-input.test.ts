@@ -165,7 +165,10 @@ const rows: Row[] = [
   // Unknown routes and wrong methods.
   ['an unknown API route', () => ({ method: 'GET', path: '/api/nothing-here/', auth: 'user' }), 404],
   ['a POST to an unknown API route', () => ({ method: 'POST', path: '/api/users/me/delete-everything/', auth: 'user', json: {} }), 404],
-  ['DELETE on the current user', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user' }), 405],
+  ['DELETE on the current user without a confirmation', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user' }), 400],
+  ['DELETE on the current user with a wrong password', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user', json: { password: 'not-it' } }), 400],
+  ['DELETE on the current user with a list', () => ({ method: 'DELETE', path: '/api/users/me/', auth: 'user', json: ['DELETE'] }), 400],
+  ['PUT on the current user', () => ({ method: 'PUT', path: '/api/users/me/', auth: 'user', json: {} }), 405],
   ['PATCH on the profile', () => ({ method: 'PATCH', path: '/api/users/me/profile/', auth: 'user', json: { name: 'x' } }), 405],
   ['GET on login', () => ({ method: 'GET', path: '/api/auth/' }), 405],
   ['PUT on uploads', () => ({ method: 'PUT', path: '/api/uploads/', auth: 'user', json: {} }), 405],

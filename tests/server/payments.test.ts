@@ -3,14 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ConfigError, loadConfig } from '../../server/config';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
-import { signEvent, startFakeStripe, stripeEvent, type FakeStripe } from '../fakes/stripe';
+import { hasChromium, launchChromium, PHONE } from '../e2e/helpers';
+import {
+  deliverStripeEvent,
+  type FakeStripe,
+  signEvent,
+  startFakeStripe,
+  startStripeCheckout,
+  stripeConfigFor,
+  stripeEvent,
+  TEST_STRIPE,
+} from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
-const SECRET_KEY = 'sk_test_fake_eventmatch';
-const WEBHOOK_SECRET = 'whsec_test_eventmatch';
-const PRICES = { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' };
+const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
 const WEBHOOK = '/api/payments/stripe/webhook/';
 
@@ -39,41 +47,20 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
   let server: TestServer;
 
   beforeAll(async () => {
-    fake = await startFakeStripe({ secretKey: SECRET_KEY, prices: PRICES });
-    server = await startServer({
-      backend,
-      config: {
-        checkoutMode: 'stripe',
-        stripe: {
-          secretKey: SECRET_KEY,
-          webhookSecret: WEBHOOK_SECRET,
-          apiBase: fake.url,
-          lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' },
-        },
-      },
-    });
+    fake = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ backend, config: { checkoutMode: 'stripe', stripe: stripeConfigFor(fake) } });
   });
   afterAll(async () => {
     await server?.close();
     await fake?.close();
   });
 
-  const deliver = (event: unknown, secret = WEBHOOK_SECRET) => {
-    const { payload, signature } = signEvent(event, secret);
-    return client(server.url).post(WEBHOOK, {
-      body: payload,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
-    });
-  };
+  const deliver = (event: unknown, secret: string = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
 
   /** A user who went through the JSON checkout, so that they have a Stripe customer. */
   async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {
     const user = await makeUser(server);
-    const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const sessionId = String(response.body.url).split('/').pop()!;
-    const customer = (await subscriptionState(server, user.id)).customer!;
-    return { user, customer, sessionId };
+    return { user, ...(await startStripeCheckout(server, user)) };
   }
 
   it('tells the client that payments go through Stripe', async () => {

@@ -12,9 +12,9 @@ describe('the token cache', () => {
   it('remembers a lookup until its time is up, then forgets it', () => {
     const time = clock();
     const cache = createTokenCache({ ...options, now: time.now });
-    cache.set('a', { userId: 1, activeAt: 5 });
+    cache.set('a', { userId: 1, activeAt: 5, usedAt: 0 });
     time.advance(9_999);
-    expect(cache.get('a')).toEqual(expect.objectContaining({ userId: 1, activeAt: 5 }));
+    expect(cache.get('a')).toEqual(expect.objectContaining({ userId: 1, activeAt: 5, usedAt: 0 }));
     time.advance(1);
     expect(cache.get('a')).toBeUndefined();
     expect(cache.size).toBe(0);
@@ -24,9 +24,9 @@ describe('the token cache', () => {
     const time = clock();
     let draw = 1;
     const cache = createTokenCache({ ...options, jitter: 0.5, now: time.now, random: () => draw });
-    cache.set('short', { userId: 1, activeAt: 0 });
+    cache.set('short', { userId: 1, activeAt: 0, usedAt: 0 });
     draw = 0;
-    cache.set('long', { userId: 2, activeAt: 0 });
+    cache.set('long', { userId: 2, activeAt: 0, usedAt: 0 });
     time.advance(4_999);
     expect(cache.get('short')?.userId).toBe(1);
     time.advance(1);
@@ -41,7 +41,7 @@ describe('the token cache', () => {
     const time = clock();
     const cache = createTokenCache({ ...options, jitter: 0.5, maxEntries: 1_000, now: time.now });
     const hashes = Array.from({ length: 1_000 }, (_, i) => `t${i}`);
-    for (const [i, hash] of hashes.entries()) cache.set(hash, { userId: i, activeAt: 0 });
+    for (const [i, hash] of hashes.entries()) cache.set(hash, { userId: i, activeAt: 0, usedAt: 0 });
     const alive = () => hashes.filter((hash) => cache.get(hash) !== undefined).length;
     time.advance(4_999);
     expect(alive()).toBe(1_000);
@@ -56,8 +56,8 @@ describe('the token cache', () => {
 
   it('forgets a revoked token at once, and only that one', () => {
     const cache = createTokenCache(options);
-    cache.set('a', { userId: 1, activeAt: 0 });
-    cache.set('b', { userId: 2, activeAt: 0 });
+    cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
+    cache.set('b', { userId: 2, activeAt: 0, usedAt: 0 });
     cache.revoke('a');
     expect(cache.get('a')).toBeUndefined();
     expect(cache.isRevoked('a')).toBe(true);
@@ -69,25 +69,25 @@ describe('the token cache', () => {
     const time = clock();
     const cache = createTokenCache({ ...options, now: time.now });
     cache.revoke('a');
-    cache.set('a', { userId: 1, activeAt: 0 });
+    cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
     expect(cache.get('a')).toBeUndefined();
     // The tombstone outlives any lookup of that time, then goes.
     time.advance(60_000);
     expect(cache.isRevoked('a')).toBe(false);
     cache.revoke('b');
-    cache.set('a', { userId: 1, activeAt: 0 });
+    cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
     expect(cache.get('a')?.userId).toBe(1);
   });
 
   it('drops the oldest lookup beyond its size, and a fresh lookup counts as new', () => {
     const time = clock();
     const cache = createTokenCache({ ...options, maxEntries: 2, now: time.now });
-    cache.set('a', { userId: 1, activeAt: 0 });
-    cache.set('b', { userId: 2, activeAt: 0 });
+    cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
+    cache.set('b', { userId: 2, activeAt: 0, usedAt: 0 });
     // Looked up again: 'a' is now the newest, and its time starts over.
     time.advance(5_000);
-    cache.set('a', { userId: 1, activeAt: 0 });
-    cache.set('c', { userId: 3, activeAt: 0 });
+    cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
+    cache.set('c', { userId: 3, activeAt: 0, usedAt: 0 });
     expect(cache.get('b')).toBeUndefined();
     expect(cache.size).toBe(2);
     time.advance(9_000);

@@ -4,6 +4,7 @@ import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
+import { trackOnce } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
 import { t as translate } from '../../lib/i18n';
 import { getPendingJoin } from '../../lib/pending-join';
@@ -27,6 +28,14 @@ const Events = lazy(() => import('../events/Events').then((module) => ({ default
 const NewEvent = lazy(() => import('../events/NewEvent').then((module) => ({ default: module.NewEvent })));
 const HostScreen = lazy(() => import('../events/HostScreen').then((module) => ({ default: module.HostScreen })));
 
+const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
+const Admin = lazy(() => import('./Admin').then((module) => ({ default: module.Admin })));
+// "Likes you" is fetched when first opened.
+const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
+const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
+// Moderators only: nobody else downloads the queue, its store or its copy.
+const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
+
 /**
  * The event the visitor set out to join from its QR link or page, before signing up or in: checked
  * in as soon as the profile is complete, then straight to the event's deck.
@@ -46,12 +55,6 @@ function usePendingJoin(ready: boolean) {
   }, [ready, navigate]);
 }
 
-// "Likes you" is fetched when first opened.
-const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
-const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
-// Moderators only: nobody else downloads the queue, its store or its copy.
-const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
-
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
   const [location] = useLocation();
@@ -63,7 +66,9 @@ export function AppRoot() {
     if (token && user === undefined) void loadUser();
   }, [token, user, loadUser]);
   useEffect(() => {
-    if (token) startRealtime(token);
+    if (!token) return;
+    startRealtime(token);
+    trackOnce('app_opened');
   }, [token]);
   const completed = user?.is_profile_completed === true;
   useEffect(() => {
@@ -97,6 +102,8 @@ export function AppRoot() {
             <Route path={/^\/app\/events\/?$/} component={Events} />
             <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
             <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
+            <Route path={/^\/app\/settings\/?$/} component={Settings} />
+            <Route path={/^\/app\/admin\/?$/} component={Admin} />
             <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
               {(params) => <TestCheckout key={params.id} id={params.id!} />}
             </Route>

@@ -1,29 +1,45 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LoginInput, RegisterResponse, TokenResponse } from '../../../shared/schemas/auth';
 import type { Config } from '../../config';
+import { requestLanguage } from '../../lib/language';
 import { currentUser } from '../../plugins/auth';
+import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
-import { login, register } from './service';
+import { login, register, rememberLanguage } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody } from '../../plugins/api-docs';
 
+/** The (account, address) pair the login throttle counts. */
+const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
+
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
+  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
 
   app.post('/api/auth/', {
     schema: { body: LoginInput, response: { 200: TokenResponse } },
-    // Per IP before anything is parsed; per account once the body names one (across all IPs).
+    // Per address before anything is parsed; per (account, address) before the password is checked.
     onRequest: app.limits.hook('login:ip', (request) => request.ip),
-    preHandler: app.limits.hook('login:account', (request) => (request.body as LoginInput).username.toLowerCase()),
-    handler: async (request) => ({
-      token: await login(app.db, request.body.username, request.body.password, hashOptions),
-    }),
+    handler: async (request) => {
+      const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
+        app.limits.consume('login:account-ip', accountAtAddress(key, request.ip)),
+      );
+      // The owner got in: their own mistypes from here no longer count.
+      await app.limits.reset('login:account-ip', accountAtAddress(accountKey, request.ip));
+      await rememberLanguage(app.db, userId, requestLanguage(request));
+      return { token };
+    },
   });
 
   app.post('/api/auth/register/', {
     schema: { body: RegisterBody, response: { 201: RegisterResponse } },
     onRequest: app.limits.hook('register:ip', (request) => request.ip),
-    handler: async (request, reply) => reply.code(201).send(await register(app.db, request.body, hashOptions)),
+    handler: async (request, reply) => {
+      const user = await register(app.db, request.body, hashOptions, requestLanguage(request));
+      await app.analytics.record(user.id, 'signed_up');
+      app.mailer.later(() => sendVerificationEmail(mail, user.id));
+      return reply.code(201).send(user);
+    },
   });
 
   app.post('/api/auth/logout/', {
@@ -31,6 +47,16 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
     onRequest: app.authenticate,
     handler: async (request, reply) => {
       await app.revokeToken(currentUser(request).tokenHash);
+      return reply.code(204).send(null);
+    },
+  });
+
+  // Every session of the user, this one included, on every device and instance.
+  app.post('/api/auth/logout-all/', {
+    schema: { ...noBody, response: { 204: NoBody } },
+    onRequest: app.authenticate,
+    handler: async (request, reply) => {
+      await app.revokeUserTokens(currentUser(request).id);
       return reply.code(204).send(null);
     },
   });

@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { RegisterInput } from '../../../shared/schemas/auth';
-import { DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE } from '../../../shared/constants';
+import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
 import { type FieldMessages, PermissionDenied, ValidationError } from '../../errors';
@@ -34,7 +34,12 @@ export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
     .insert(authTokens)
     .select(
       db
-        .select({ tokenHash: sql`${hashToken(token)}`.as('token_hash'), userId: users.id, createdAt: sql`now()`.as('created_at') })
+        .select({
+          tokenHash: sql`${hashToken(token)}`.as('token_hash'),
+          userId: users.id,
+          createdAt: sql`now()`.as('created_at'),
+          lastUsedAt: sql`now()`.as('last_used_at'),
+        })
         .from(users)
         .where(and(eq(users.id, userId), isNull(users.bannedAt))),
     )
@@ -46,7 +51,16 @@ export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
 /** A new account and its empty profile (name = first name, ages 18–50), in one transaction. */
 export async function createUser(
   db: Db,
-  account: { email: string; firstName: string; lastName: string; passwordHash: string | null; googleSub?: string },
+  account: {
+    email: string;
+    firstName: string;
+    lastName: string;
+    passwordHash: string | null;
+    googleSub?: string;
+    language?: Language;
+    /** Google vouched for the address: nothing left to verify. */
+    emailVerified?: boolean;
+  },
 ) {
   return db.transaction(async (tx) => {
     const [user] = await tx
@@ -57,6 +71,9 @@ export async function createUser(
         lastName: account.lastName,
         passwordHash: account.passwordHash,
         googleSub: account.googleSub ?? null,
+        language: account.language ?? DEFAULT_LANGUAGE,
+        emailVerifiedAt: account.emailVerified ? new Date() : null,
+        passwordChangedAt: account.passwordHash ? new Date() : null,
       })
       .returning();
     await tx.insert(profiles).values({
@@ -69,7 +86,7 @@ export async function createUser(
   });
 }
 
-export async function register(db: Db, input: RegisterInput, hashOptions: HashOptions) {
+export async function register(db: Db, input: RegisterInput, hashOptions: HashOptions, language: Language | null = null) {
   const fields: FieldMessages = {};
   const problems = passwordProblems(input.password, {
     email: input.username,
@@ -86,6 +103,7 @@ export async function register(db: Db, input: RegisterInput, hashOptions: HashOp
       firstName: input.first_name,
       lastName: input.last_name,
       passwordHash: await hashPassword(input.password, hashOptions),
+      language: language ?? undefined,
     });
     return { id: user.id, email: user.email, first_name: user.firstName, last_name: user.lastName };
   } catch (error) {
@@ -97,14 +115,36 @@ export async function register(db: Db, input: RegisterInput, hashOptions: HashOp
 // Verifying against a real hash when the account is unknown keeps both answers equally slow.
 let decoyHash: Promise<string> | null = null;
 
-export async function login(db: Db, username: string, password: string, hashOptions: HashOptions) {
+/**
+ * Password login. `throttle` is asked before the password is checked, with the account's key: the
+ * e-mail and the moment its password last changed, so that a new password (a reset) starts every
+ * count of that account afresh. Answers the token and that key (a success clears its count).
+ */
+export async function login(
+  db: Db,
+  username: string,
+  password: string,
+  hashOptions: HashOptions,
+  throttle: (accountKey: string) => Promise<void> = async () => {},
+): Promise<{ token: string; accountKey: string; userId: number }> {
   const email = username.trim().toLowerCase();
   const [user] = await db
-    .select({ id: users.id, passwordHash: users.passwordHash })
+    .select({ id: users.id, passwordHash: users.passwordHash, passwordChangedAt: users.passwordChangedAt })
     .from(users)
     .where(eq(users.email, email));
+  const accountKey = `${email}|${user?.passwordChangedAt?.getTime() ?? 0}`;
+  await throttle(accountKey);
   const hash = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy-password', hashOptions)));
   const valid = await argon2.verify(hash, password).catch(() => false);
   if (!user?.passwordHash || !valid) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
-  return issueToken(db, user.id);
+  return { token: await issueToken(db, user.id), accountKey, userId: user.id };
+}
+
+/** The language the user reads the app in now: their e-mails are written in it from here on. */
+export async function rememberLanguage(db: DbOrTx, userId: number, language: Language | null): Promise<void> {
+  if (!language) return;
+  await db
+    .update(users)
+    .set({ language })
+    .where(and(eq(users.id, userId), ne(users.language, language)));
 }

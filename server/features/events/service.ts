@@ -47,8 +47,8 @@ export interface EventRecord {
   startsAt: Date;
   endsAt: Date;
   joinMode: 'qr' | 'code';
-  organizerId: number;
-  qrSecret: string;
+  organizerId: number | null;
+  qrSecret: string | null;
   createdAt: Date;
   /** Open attendances; counted as current only while the event has not lapsed (`present`). */
   openCount: number;
@@ -185,7 +185,7 @@ export async function attendeeCount(db: Db, eventId: number): Promise<number> {
 export const qrWindowAt = (now: number) => Math.floor(now / WINDOW_MS);
 
 /** The token of one window: HMAC-SHA256 of (event id, window) under the event's own secret, cut to 128 bits. */
-export function qrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, window: number): string {
+export function qrToken(event: { id: number; qrSecret: string }, window: number): string {
   return createHmac('sha256', Buffer.from(event.qrSecret, 'base64url'))
     .update(`${event.id}:${window}`)
     .digest()
@@ -195,7 +195,9 @@ export function qrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, window: num
 
 /** The current window's token is good, and so is the previous one's: a photo of the code is dead two minutes on. */
 export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, token: string, now = Date.now()): boolean {
-  if (!TOKEN_PATTERN.test(token)) return false;
+  const { id, qrSecret } = event;
+  // The organizer deleted their account, and the secret with it: no token is good any more.
+  if (qrSecret === null || !TOKEN_PATTERN.test(token)) return false;
   // Compared as text, not decoded: a token's last character carries spare bits, and only the one
   // spelling the server made is good.
   const given = Buffer.from(token, 'ascii');
@@ -203,7 +205,7 @@ export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, toke
   let valid = false;
   // Both compared every time, in constant time.
   for (const candidate of [window, window - 1]) {
-    if (timingSafeEqual(given, Buffer.from(qrToken(event, candidate), 'ascii'))) valid = true;
+    if (timingSafeEqual(given, Buffer.from(qrToken({ id, qrSecret }, candidate), 'ascii'))) valid = true;
   }
   return valid;
 }
@@ -211,7 +213,9 @@ export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, toke
 /** What the host screen shows now: the token, its link, the code drawn as SVG, and when it stops working. */
 export async function currentQr(event: EventRecord, publicUrl: string, now = Date.now()): Promise<EventQr> {
   const window = qrWindowAt(now);
-  const token = qrToken(event, window);
+  // Organizer routes only ever find events whose organizer is there, and so is their secret.
+  if (event.qrSecret === null) throw new Error(`event ${event.id} has no QR secret`);
+  const token = qrToken({ id: event.id, qrSecret: event.qrSecret }, window);
   const url = `${publicUrl}/e/${event.code}?t=${token}`;
   const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   // Accepted through the next window too.

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { GoogleLoginInput, TokenResponse } from '../../../shared/schemas/auth';
 import { ValidationError } from '../../errors';
+import { requestLanguage } from '../../lib/language';
+import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
 
 const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -11,7 +13,12 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
       // Hidden unless configured (ARCHITECTURE.md): a server without a client id takes no Google logins.
       const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;
       if (!clientId) throw ValidationError.field('non_field_errors', GOOGLE_DISABLED);
-      return { token: await googleLogin(app.db, { clientId, userInfoUrl, tokenInfoUrl }, request.body.access_token) };
+      const login = await googleLogin(app.db, { clientId, userInfoUrl, tokenInfoUrl }, request.body.access_token, {
+        language: requestLanguage(request) ?? undefined,
+      });
+      if (login.created) await app.analytics.record(login.userId, 'signed_up');
+      else await rememberLanguage(app.db, login.userId, requestLanguage(request));
+      return { token: login.token };
     },
   });
 };

@@ -1,8 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import type { Language } from '../../../shared/constants';
 import { GoogleTokenInfo, GoogleUserInfo } from '../../../shared/schemas/google';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
-import { ApiError, ValidationError } from '../../errors';
+import { ApiError, Conflict, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { createUser, issueToken } from '../auth/service';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
@@ -12,6 +13,7 @@ export const GOOGLE_REJECTED = serverText('google_rejected');
 export const GOOGLE_NO_EMAIL = serverText('google_no_email');
 export const GOOGLE_UNVERIFIED = serverText('google_unverified');
 export const GOOGLE_OTHER_ACCOUNT = serverText('google_other_account');
+export const GOOGLE_NEEDS_VERIFIED_EMAIL = serverText('google_needs_verified_email');
 
 const GOOGLE_TIMEOUT_MS = 10_000;
 
@@ -84,38 +86,73 @@ function accountNames(info: GoogleUserInfo) {
 /**
  * The account for a verified Google identity: by Google's subject id, then by e-mail (linking the
  * two), else a new one. Two first logins at once both end on the one account the constraints allow.
+ *
+ * A password account is linked only once its owner has proved the address (ACCOUNT.md): otherwise
+ * whoever registered the address first, perhaps not its owner, would be let into the owner's Google
+ * login ("pre-account hijacking"). Google vouching for the address verifies it.
  */
-export async function findOrCreateGoogleUser(db: Db, info: GoogleUserInfo, attempt = 0): Promise<number> {
+export async function findOrCreateGoogleUser(
+  db: Db,
+  info: GoogleUserInfo,
+  options: { language?: Language } = {},
+  attempt = 0,
+): Promise<{ id: number; created: boolean }> {
   const [bySub] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, info.sub));
-  if (bySub) return bySub.id;
+  if (bySub) {
+    await db
+      .update(users)
+      .set({ emailVerifiedAt: sql`now()` })
+      .where(and(eq(users.id, bySub.id), eq(users.email, info.email), isNull(users.emailVerifiedAt)));
+    return { id: bySub.id, created: false };
+  }
 
   const [byEmail] = await db
-    .select({ id: users.id, googleSub: users.googleSub })
+    .select({ id: users.id, googleSub: users.googleSub, passwordHash: users.passwordHash, emailVerifiedAt: users.emailVerifiedAt })
     .from(users)
     .where(eq(users.email, info.email));
   if (byEmail) {
     if (byEmail.googleSub && byEmail.googleSub !== info.sub) throw rejected(GOOGLE_OTHER_ACCOUNT);
+    if (byEmail.passwordHash !== null && byEmail.emailVerifiedAt === null) throw new Conflict(GOOGLE_NEEDS_VERIFIED_EMAIL);
     const [linked] = await db
       .update(users)
-      .set({ googleSub: info.sub })
-      .where(and(eq(users.id, byEmail.id), isNull(users.googleSub)))
+      .set({ googleSub: info.sub, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
+      .where(
+        and(
+          eq(users.id, byEmail.id),
+          isNull(users.googleSub),
+          // Checked again here: the account may have changed since it was read.
+          or(isNull(users.passwordHash), isNotNull(users.emailVerifiedAt)),
+        ),
+      )
       .returning({ id: users.id });
-    if (linked) return linked.id;
+    if (linked) return { id: linked.id, created: false };
   } else {
     try {
-      const user = await createUser(db, { email: info.email, ...accountNames(info), passwordHash: null, googleSub: info.sub });
-      return user.id;
+      const user = await createUser(db, {
+        email: info.email,
+        ...accountNames(info),
+        passwordHash: null,
+        googleSub: info.sub,
+        language: options.language,
+        emailVerified: true,
+      });
+      return { id: user.id, created: true };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
   }
   // Another request linked or created concurrently: look again, once.
   if (attempt > 0) throw rejected(GOOGLE_OTHER_ACCOUNT);
-  return findOrCreateGoogleUser(db, info, attempt + 1);
+  return findOrCreateGoogleUser(db, info, options, attempt + 1);
 }
 
-export async function googleLogin(db: Db, google: GoogleSettings, accessToken: string): Promise<string> {
+export async function googleLogin(
+  db: Db,
+  google: GoogleSettings,
+  accessToken: string,
+  options: { language?: Language } = {},
+): Promise<{ token: string; userId: number; created: boolean }> {
   const info = await verifyGoogleToken(google, accessToken);
-  const userId = await findOrCreateGoogleUser(db, info);
-  return issueToken(db, userId);
+  const user = await findOrCreateGoogleUser(db, info, options);
+  return { token: await issueToken(db, user.id), userId: user.id, created: user.created };
 }

@@ -31,7 +31,6 @@ import {
 } from './service';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody } from '../../plugins/api-docs';
-import { createStripeClient } from './stripe-client';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
@@ -45,7 +44,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   const mode = config.checkoutMode;
   const payments: Payments = {
     mode,
-    stripe: mode === 'stripe' ? createStripeClient(config.stripe) : null,
+    stripe: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
   };
   const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;

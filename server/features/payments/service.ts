@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import {
@@ -336,4 +336,32 @@ export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string,
     .set({ status: 'canceled' })
     .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.status, 'open')));
   return cancelUrl(publicUrl);
+}
+
+/**
+ * Ends a user's Stripe subscription at once (`DELETE /v1/subscriptions/{id}`), as account deletion
+ * needs: no charge after the account is gone. The local test checkout's subscriptions are not
+ * Stripe's. A subscription Stripe no longer has, or has already ended, needs nothing. Stripe being
+ * unreachable throws `PaymentsUnavailable` (503), so that the deletion can be tried again.
+ */
+export async function cancelStripeSubscription(
+  stripe: Stripe | null,
+  subscriptionId: string | null,
+  log: { warn: (object: object, message: string) => void; error: (object: object, message: string) => void },
+): Promise<'canceled' | 'none'> {
+  if (!subscriptionId || subscriptionId.startsWith('sub_local_')) return 'none';
+  if (!stripe) {
+    log.error({ subscriptionId }, 'a Stripe subscription cannot be cancelled: no STRIPE_SECRET_KEY; cancel it in Stripe by hand');
+    return 'none';
+  }
+  try {
+    await callStripe(() => stripe.subscriptions.cancel(subscriptionId));
+    return 'canceled';
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+      log.warn({ subscriptionId, err: error }, 'Stripe had nothing to cancel');
+      return 'none';
+    }
+    throw error;
+  }
 }

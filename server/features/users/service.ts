@@ -40,6 +40,8 @@ export async function getCurrentUser(db: Db, userId: number): Promise<CurrentUse
       image: profiles.image,
       is_profile_completed: profiles.isCompleted,
       has_subscription: users.hasSubscription,
+      email_verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
+      has_password: sql<boolean>`${users.passwordHash} is not null`,
       is_moderator: sql<boolean>`${users.role} = 'moderator'`,
     })
     .from(users)

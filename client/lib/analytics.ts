@@ -1,0 +1,20 @@
+import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import { api } from './api';
+import { getToken } from './storage';
+
+/**
+ * Records a named product event for the signed-in user (ACCOUNT.md, "Analytics"): first-party, to our
+ * own server, keyed by the session; no cookie, no third party. Never in the way: a failure is ignored.
+ */
+export function track(name: ClientAnalyticsEvent) {
+  if (!getToken()) return;
+  api.recordEvent(name).catch(() => undefined);
+}
+
+const once = new Set<string>();
+/** `track`, at most once per page load for this key (the app opening, not every render of it). */
+export function trackOnce(name: ClientAnalyticsEvent, key: string = name) {
+  if (once.has(key)) return;
+  once.add(key);
+  track(name);
+}

@@ -1,0 +1,21 @@
+/**
+ * The account's calls (ACCOUNT.md): e-mail verification, password reset and change, sessions,
+ * deletion, export, the moderators' summary. Beside `api.ts`, not in it, so that only the pages that
+ * make them load them; the requests go out through `api.ts` all the same.
+ */
+import type { AnalyticsSummary } from '../../shared/schemas/analytics';
+import { http } from './api';
+
+export const accountApi = {
+  verifyEmail: (token: string) => http.post<{ detail: string }>('/api/auth/verify-email/', { token }),
+  resendVerification: () => http.post<{ detail: string }>('/api/auth/verify-email/resend/'),
+  requestPasswordReset: (email: string) => http.post<{ detail: string }>('/api/auth/password-reset/', { email }),
+  confirmPasswordReset: (token: string, password: string, password2: string) =>
+    http.post<{ token: string }>('/api/auth/password-reset/confirm/', { token, password, password2 }),
+  changePassword: (input: { current_password: string; password: string; password2: string }) =>
+    http.post<{ token: string }>('/api/users/me/password/', input),
+  logoutEverywhere: () => http.post<null>('/api/auth/logout-all/'),
+  deleteAccount: (confirmation: { password: string } | { confirm: string }) => http.del<null>('/api/users/me/', confirmation),
+  exportData: () => http.download('/api/users/me/export/'),
+  analyticsSummary: (days: number) => http.get<AnalyticsSummary>(`/api/analytics/summary/${http.query({ days })}`),
+};

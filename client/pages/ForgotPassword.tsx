@@ -1,0 +1,37 @@
+import { useState } from 'react';
+import { Link } from 'wouter';
+import '../account.css';
+import '../lib/messages-account';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
+import { accountApi } from '../lib/api-account';
+import { useAuthForm } from '../lib/use-auth-form';
+
+/** "Forgot password?": the same answer whether or not an account has this e-mail (ACCOUNT.md). */
+export function ForgotPassword() {
+  const { t, errors, busy, onSubmit } = useAuthForm();
+  const [sent, setSent] = useState(false);
+
+  const submit = onSubmit(async (value) => {
+    await accountApi.requestPasswordReset(value('email'));
+    setSent(true);
+  });
+
+  return (
+    <AuthLayout title={t('forgot.title')}>
+      {sent ? (
+        <p className="status-ok" role="status">
+          {t('forgot.sent')}
+        </p>
+      ) : (
+        <form className="form" onSubmit={submit}>
+          <p className="muted">{t('forgot.intro')}</p>
+          <FormField name="email" label={t('auth.email')} type="email" autoComplete="email" errors={errors.email} />
+          <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('forgot.submit')} />
+        </form>
+      )}
+      <p className="auth-switch">
+        <Link href="/login/">{t('forgot.backToLogin')}</Link>
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,36 @@
+import { Link, useSearch } from 'wouter';
+import '../account.css';
+import '../lib/messages-account';
+import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
+import { accountApi } from '../lib/api-account';
+import { useAuthForm } from '../lib/use-auth-form';
+
+/** The e-mail's link: a new password, and the user is signed in with the token the server answers. */
+export function ResetPassword() {
+  const { t, errors, busy, enter, onSubmit } = useAuthForm();
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+
+  const submit = onSubmit(async (value) => {
+    const answer = await accountApi.confirmPasswordReset(token, value('password'), value('password2'));
+    enter(answer.token);
+  });
+
+  // A link that cannot work (no token, or the server said so): say it, and offer a new one.
+  const linkProblem = !token || errors.token;
+  return (
+    <AuthLayout title={t('reset.title')}>
+      {linkProblem && (
+        <p className="form-error" role="alert">
+          {t('reset.invalid')} <Link href="/forgot-password/">{t('reset.askAgain')}</Link>
+        </p>
+      )}
+      {token && (
+        <form className="form" onSubmit={submit}>
+          <FormField name="password" label={t('reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
+          <FormField name="password2" label={t('reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />
+          <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('reset.submit')} />
+        </form>
+      )}
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,95 @@
+import { useEffect, useState } from 'react';
+import { Link, useSearch } from 'wouter';
+import '../account.css';
+import '../lib/messages-account';
+import { AuthLayout } from '../components/AuthLayout';
+import { accountApi } from '../lib/api-account';
+import { useT } from '../lib/i18n';
+import { useSession } from '../stores/session';
+
+type Outcome = 'checking' | 'done' | 'invalid';
+
+// One request per token however often the page mounts (React's strict mode mounts twice): a second
+// request would find the link spent and contradict the first.
+const verifications = new Map<string, Promise<Outcome>>();
+function verifyOnce(token: string): Promise<Outcome> {
+  let verification = verifications.get(token);
+  if (!verification) {
+    verification = token
+      ? accountApi.verifyEmail(token).then(
+          () => 'done' as const,
+          () => 'invalid' as const,
+        )
+      : Promise.resolve('invalid' as const);
+    verifications.set(token, verification);
+  }
+  return verification;
+}
+
+/** The verification e-mail's link. Works signed in or not; signed in, the app's banner goes away. */
+export function VerifyEmail() {
+  const t = useT();
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const signedIn = useSession((state) => Boolean(state.token));
+  const loadUser = useSession((state) => state.loadUser);
+  const [outcome, setOutcome] = useState<Outcome>('checking');
+  const [resend, setResend] = useState<'idle' | 'sent' | 'failed'>('idle');
+
+  useEffect(() => {
+    let current = true;
+    void verifyOnce(token).then((result) => {
+      if (!current) return;
+      setOutcome(result);
+      if (result === 'done' && signedIn) void loadUser();
+    });
+    return () => {
+      current = false;
+    };
+  }, [token, signedIn, loadUser]);
+
+  return (
+    <AuthLayout title={t('verify.title')}>
+      {outcome === 'checking' && (
+        <p className="muted" role="status" aria-busy="true">
+          {t('verify.checking')}
+        </p>
+      )}
+      {outcome === 'done' && (
+        <p className="status-ok" role="status">
+          {t('verify.done')}
+        </p>
+      )}
+      {outcome === 'invalid' && (
+        <p className="form-error" role="alert">
+          {t('verify.invalid')}
+        </p>
+      )}
+      {resend === 'sent' && (
+        <p className="status-ok" role="status">
+          {t('verify.resent')}
+        </p>
+      )}
+      {resend === 'failed' && (
+        <p className="form-error" role="alert">
+          {t('error.generic')}
+        </p>
+      )}
+      <div className="form-actions">
+        {outcome === 'invalid' && signedIn && resend !== 'sent' && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            onClick={() => void accountApi.resendVerification().then(() => setResend('sent'), () => setResend('failed'))}
+          >
+            {t('verify.resend')}
+          </button>
+        )}
+        {outcome !== 'checking' && (
+          <Link href={signedIn ? '/app/home/' : '/login/'} className="btn btn-primary">
+            {signedIn ? t('verify.toApp') : t('verify.toLogin')}
+          </Link>
+        )}
+      </div>
+    </AuthLayout>
+  );
+}

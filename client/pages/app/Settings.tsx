@@ -1,0 +1,233 @@
+import { useRef, useState } from 'react';
+import { toast } from 'react-toastify';
+import { Link, useLocation } from 'wouter';
+import { DELETE_CONFIRMATION } from '../../../shared/constants';
+import type { CurrentUser } from '../../../shared/schemas/users';
+import '../../account.css';
+import { FormField } from '../../components/AuthLayout';
+import { Loading } from '../../components/Loading';
+import { accountApi } from '../../lib/api-account';
+import { errorMessage } from '../../lib/errors';
+import '../../lib/messages-settings';
+import { useAuthForm } from '../../lib/use-auth-form';
+import { useSession } from '../../stores/session';
+
+/** Where the user keeps control of their account (ACCOUNT.md): password, sessions, their data, leaving. */
+export function Settings() {
+  const { t } = useAuthForm();
+  const user = useSession((state) => state.user);
+  if (!user) return <Loading />;
+
+  return (
+    <div className="settings">
+      <h1>{t('settings.title')}</h1>
+      <section className="settings-card" aria-labelledby="settings-account">
+        <h2 id="settings-account">{t('settings.account')}</h2>
+        <div className="settings-row">
+          <span className="settings-email">{user.email}</span>
+          <span className={`badge ${user.email_verified ? 'badge-ok' : 'badge-warn'}`}>
+            {user.email_verified ? t('settings.verified') : t('settings.notVerified')}
+          </span>
+        </div>
+      </section>
+      {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
+      <section className="settings-card" aria-labelledby="settings-blocked">
+        <h2 id="settings-blocked">{t('blocked.title')}</h2>
+        <p className="muted">{t('settings.blocked.text')}</p>
+        <Link href="/app/settings/blocked/" className="btn btn-ghost">
+          {t('settings.blocked.open')}
+        </Link>
+      </section>
+      <Sessions />
+      <ExportData />
+      {user.is_moderator && (
+        <section className="settings-card" aria-labelledby="settings-admin">
+          <h2 id="settings-admin">{t('admin.title')}</h2>
+          <Link href="/app/admin/" className="btn btn-ghost">
+            {t('settings.admin.open')}
+          </Link>
+        </section>
+      )}
+      <DeleteAccount user={user} />
+    </div>
+  );
+}
+
+function ChangePassword() {
+  const { t, errors, busy, onSubmit } = useAuthForm();
+  const replaceToken = useSession((state) => state.replaceToken);
+  const [done, setDone] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+
+  const submit = onSubmit(async (value) => {
+    setDone(false);
+    const answer = await accountApi.changePassword({
+      current_password: value('current_password'),
+      password: value('password'),
+      password2: value('password2'),
+    });
+    // Every other session ended, this tab's old token too: carry on with the new one.
+    replaceToken(answer.token);
+    form.current?.reset();
+    setDone(true);
+  });
+
+  return (
+    <section className="settings-card" aria-labelledby="settings-password">
+      <h2 id="settings-password">{t('settings.password.title')}</h2>
+      <form ref={form} className="form" onSubmit={submit}>
+        <FormField name="current_password" label={t('settings.password.current')} type="password" autoComplete="current-password" errors={errors.current_password} />
+        <FormField name="password" label={t('settings.password.new')} type="password" autoComplete="new-password" errors={errors.password} />
+        <FormField name="password2" label={t('settings.password.repeat')} type="password" autoComplete="new-password" errors={errors.password2} />
+        <FormOutcome errors={errors.non_field_errors} done={done ? t('settings.password.done') : null} />
+        <button type="submit" className="btn btn-primary" disabled={busy}>
+          {t('settings.password.submit')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** Google-only accounts set a first password through the reset e-mail (ACCOUNT.md). */
+function SetPasswordByLink({ user }: { user: CurrentUser }) {
+  const { t, errors, busy, onSubmit } = useAuthForm();
+  const [sent, setSent] = useState(false);
+  const submit = onSubmit(async () => {
+    await accountApi.requestPasswordReset(user.email);
+    setSent(true);
+  });
+  return (
+    <section className="settings-card" aria-labelledby="settings-password">
+      <h2 id="settings-password">{t('settings.password.title')}</h2>
+      <p className="muted">{t('settings.password.none')}</p>
+      <form className="form" onSubmit={submit}>
+        <FormOutcome errors={errors.non_field_errors} done={sent ? t('settings.password.linkSent', { email: user.email }) : null} />
+        {!sent && (
+          <button type="submit" className="btn btn-ghost" disabled={busy}>
+            {t('settings.password.sendLink')}
+          </button>
+        )}
+      </form>
+    </section>
+  );
+}
+
+function Sessions() {
+  const { t, navigate, errors, busy, onSubmit } = useAuthForm();
+  const signOut = useSession((state) => state.signOut);
+  const submit = onSubmit(async () => {
+    await accountApi.logoutEverywhere();
+    signOut({ alreadyRevoked: true });
+    navigate('/login/', { replace: true });
+  });
+  return (
+    <section className="settings-card" aria-labelledby="settings-sessions">
+      <h2 id="settings-sessions">{t('settings.sessions.title')}</h2>
+      <p className="muted">{t('settings.sessions.text')}</p>
+      <form className="form" onSubmit={submit}>
+        <FormOutcome errors={errors.non_field_errors} />
+        <button type="submit" className="btn btn-ghost" disabled={busy}>
+          {t('settings.sessions.submit')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function ExportData() {
+  const { t } = useAuthForm();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function download() {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const archive = await accountApi.exportData();
+      const url = URL.createObjectURL(archive);
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `eventmatch-export-${new Date().toISOString().slice(0, 10)}.zip`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // After the browser has taken the file.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      setProblem(errorMessage(error, t));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="settings-card" aria-labelledby="settings-export">
+      <h2 id="settings-export">{t('settings.export.title')}</h2>
+      <p className="muted">{t('settings.export.text')}</p>
+      <FormOutcome errors={problem ? [problem] : undefined} />
+      <button type="button" className="btn btn-ghost" disabled={busy} onClick={() => void download()}>
+        {busy ? t('settings.export.busy') : t('settings.export.submit')}
+      </button>
+    </section>
+  );
+}
+
+/** Deletion, behind a confirm step: the password, or DELETE typed for an account without one. */
+function DeleteAccount({ user }: { user: CurrentUser }) {
+  const { t, errors, busy, onSubmit } = useAuthForm();
+  const [, navigate] = useLocation();
+  const signOut = useSession((state) => state.signOut);
+  const [confirming, setConfirming] = useState(false);
+
+  const submit = onSubmit(async (value) => {
+    await accountApi.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
+    signOut({ alreadyRevoked: true });
+    toast.success(t('settings.delete.done'));
+    navigate('/', { replace: true });
+  });
+
+  return (
+    <section className="settings-card settings-danger" aria-labelledby="settings-delete">
+      <h2 id="settings-delete">{t('settings.delete.title')}</h2>
+      <p className="muted">{t('settings.delete.text')}</p>
+      {!confirming ? (
+        <button type="button" className="btn btn-ghost" onClick={() => setConfirming(true)}>
+          {t('settings.delete.start')}
+        </button>
+      ) : (
+        <form className="form" onSubmit={submit}>
+          {user.has_password ? (
+            <FormField id="delete-password" name="password" label={t('settings.delete.confirmPassword')} type="password" autoComplete="current-password" autoFocus errors={errors.password} />
+          ) : (
+            <FormField name="confirm" label={t('settings.delete.confirmWord')} type="text" autoComplete="off" autoFocus placeholder={DELETE_CONFIRMATION} errors={errors.confirm} />
+          )}
+          <FormOutcome errors={errors.non_field_errors} />
+          <div className="form-actions">
+            <button type="submit" className="btn btn-danger" disabled={busy}>
+              {t('settings.delete.confirm')}
+            </button>
+            <button type="button" className="btn btn-ghost" onClick={() => setConfirming(false)}>
+              {t('settings.delete.cancel')}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function FormOutcome({ errors, done = null }: { errors: string[] | undefined; done?: string | null }) {
+  if (errors?.length) {
+    return (
+      <p className="form-error" role="alert">
+        {errors.join(' ')}
+      </p>
+    );
+  }
+  if (!done) return null;
+  return (
+    <p className="status-ok" role="status">
+      {done}
+    </p>
+  );
+}

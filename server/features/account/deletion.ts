@@ -1,0 +1,95 @@
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { DELETE_CONFIRMATION } from '../../../shared/constants';
+import type { DeleteAccountInput } from '../../../shared/schemas/account';
+import { type Db, rowsOf } from '../../db/client';
+import { attendances, conversations, events, uploads, users } from '../../db/schema';
+import { ValidationError } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
+import { photosShown } from '../media/service';
+import type { EndedConversation } from '../safety/service';
+import type { MediaStore } from '../media/store';
+import { checkPassword } from './service';
+
+export const WRONG_PASSWORD = serverText('wrong_password');
+export const TYPE_DELETE_TO_CONFIRM = serverText('type_delete_to_confirm');
+
+/**
+ * The user confirmed their own deletion: with their password, or, for an account that has none
+ * (Google only), by typing DELETE.
+ */
+export async function checkDeletionConsent(db: Db, userId: number, input: DeleteAccountInput): Promise<void> {
+  const verdict = await checkPassword(db, userId, input.password ?? '');
+  if (verdict === 'none') {
+    if (input.confirm !== DELETE_CONFIRMATION) throw ValidationError.field('confirm', TYPE_DELETE_TO_CONFIRM);
+    return;
+  }
+  if (!input.password) throw ValidationError.field('password', serverText('required'));
+  if (verdict === 'wrong') throw ValidationError.field('password', WRONG_PASSWORD);
+}
+
+/** The Stripe subscription to cancel before the account goes, if any. */
+export async function subscriptionOf(db: Db, userId: number): Promise<string | null> {
+  const [row] = await db.select({ id: users.stripeSubscriptionId }).from(users).where(eq(users.id, userId));
+  return row?.id ?? null;
+}
+
+export interface DeletedAccount {
+  /** Each conversation the account had (open or ended): both people are told it is gone. */
+  conversations: EndedConversation[];
+  /** Photo files to remove once the rows are gone. */
+  photoKeys: string[];
+  /** The event they were checked in to, whose headcount changes. */
+  leftEventId: number | null;
+}
+
+/**
+ * Deletes the account row in one transaction; the schema's cascades take the rest with it: tokens,
+ * profile, uploads' rows, reactions, blocks, conversations and every message in them, checkouts,
+ * e-mail links, attendances. Events they organize stay for their attendees, without an organizer or
+ * a QR secret. Reports about the user (and by them) keep their snapshot for moderators, without the
+ * user id; analytics keep their counts the same way. The e-mail is free again at once.
+ * Answers what the caller still has to do outside the database (files, sockets).
+ */
+export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
+  return db.transaction(async (tx) => {
+    // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    if (!user) return null;
+    const owned = await tx
+      .select({ id: conversations.id, low: conversations.userLowId, high: conversations.userHighId })
+      .from(conversations)
+      .where(or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)));
+    const photos = await tx.select({ key: uploads.key }).from(uploads).where(eq(uploads.ownerId, userId));
+    const [attending] = await tx
+      .select({ eventId: attendances.eventId })
+      .from(attendances)
+      .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)));
+    // The events they organize go on for those in them; their QR secrets go (ACCOUNT.md).
+    await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
+    await tx.delete(users).where(eq(users.id, userId));
+    return {
+      conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),
+      photoKeys: photos.map((row) => row.key),
+      leftEventId: attending?.eventId ?? null,
+    };
+  });
+}
+
+/**
+ * Removes the deleted account's photo files, except one another profile still shows (seeded demo
+ * profiles share the demo account's photos; no user's own profile can show another's upload).
+ */
+export async function removePhotoFiles(db: Db, store: MediaStore, keys: string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const urls = keys.map((key) => store.url(key));
+  const shown = new Set(
+    rowsOf<{ url: string }>(
+      await db.execute(sql`
+        select distinct named.url from (${photosShown}) named
+        where named.url in (${sql.join(urls.map((url) => sql`${url}`), sql`, `)})`),
+    ).map((row) => row.url),
+  );
+  const removed = keys.filter((key) => !shown.has(store.url(key)));
+  await Promise.all(removed.map((key) => store.remove(key)));
+  return removed;
+}

@@ -1,0 +1,261 @@
+import { Readable } from 'node:stream';
+import { and, asc, eq, gt, or } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { ZipFile } from 'yazl';
+import { IMAGE_FIELDS } from '../../../shared/schemas/users';
+import type { Db } from '../../db/client';
+import {
+  analyticsEvents,
+  attendances,
+  blocks,
+  conversations,
+  events,
+  messages,
+  profiles,
+  reactions,
+  uploads,
+  users,
+} from '../../db/schema';
+import { partnerOf } from '../conversations/queries';
+import type { MediaStore } from '../media/store';
+
+/** Rows read per query while the archive streams: memory stays flat however long the history. */
+const PAGE = 500;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** `photos/<key>` inside the archive, for an image URL of ours. */
+const archivedPhoto = (store: MediaStore, url: string | null) => {
+  const key = url ? store.keyOf(url) : null;
+  return key ? `photos/${key}` : url;
+};
+
+async function* pages<Row>(read: (after: number) => Promise<Row[]>, idOf: (row: Row) => number): AsyncGenerator<Row> {
+  let after = 0;
+  for (;;) {
+    const rows = await read(after);
+    yield* rows;
+    if (rows.length < PAGE) return;
+    after = idOf(rows[rows.length - 1]!);
+  }
+}
+
+/** A JSON array written element by element. */
+async function* jsonArray<T>(items: AsyncIterable<T>, indent: string): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const item of items) {
+    yield `${first ? '' : ','}\n${indent}  ${JSON.stringify(item)}`;
+    first = false;
+  }
+  yield first ? ']' : `\n${indent}]`;
+}
+
+/**
+ * `account.json`, written as it is read (GDPR art. 20): the account, the profile, reactions given,
+ * matches, every conversation with all its messages, subscription state, events attended and
+ * organized, blocks and analytics events.
+ * About anyone else only what the user already sees: a partner's id and shown name in a conversation,
+ * the id of someone they reacted to or blocked.
+ */
+export async function* accountJson(db: Db, store: MediaStore, userId: number): AsyncGenerator<string> {
+  const [account] = await db
+    .select({ user: users, profile: profiles })
+    .from(users)
+    .innerJoin(profiles, eq(profiles.userId, users.id))
+    .where(eq(users.id, userId));
+  if (!account) throw new Error(`user ${userId} has no account to export`);
+  const { user, profile } = account;
+
+  yield `{\n  "format": "eventmatch-export/1",\n  "exported_at": ${JSON.stringify(new Date().toISOString())},\n`;
+  yield `  "account": ${JSON.stringify({
+    id: user.id,
+    email: user.email,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email_verified: user.emailVerifiedAt !== null,
+    has_password: user.passwordHash !== null,
+    google_linked: user.googleSub !== null,
+    language: user.language,
+    created_at: iso(user.createdAt),
+    password_changed_at: iso(user.passwordChangedAt),
+  })},\n`;
+  yield `  "profile": ${JSON.stringify({
+    name: profile.name,
+    bio: profile.bio,
+    gender: profile.gender,
+    date_of_birth: profile.dateOfBirth,
+    ...Object.fromEntries(IMAGE_FIELDS.map((field) => [field, archivedPhoto(store, profile[field])])),
+    genders_to_match: profile.gendersToMatch,
+    min_matching_age: profile.minMatchingAge,
+    max_matching_age: profile.maxMatchingAge,
+    is_completed: profile.isCompleted,
+    last_active_at: iso(profile.lastActiveAt),
+  })},\n`;
+  yield `  "subscription": ${JSON.stringify({
+    active: user.hasSubscription,
+    provider: user.stripeSubscriptionId ? (user.stripeSubscriptionId.startsWith('sub_local_') ? 'local_test_checkout' : 'stripe') : null,
+    subscription_id: user.stripeSubscriptionId,
+  })},\n`;
+
+  yield '  "reactions_given": ';
+  yield* jsonArray(
+    (async function* () {
+      // Walks the (from_user_id, to_user_id) primary key.
+      const rows = pages(
+        (after) =>
+          db
+            .select({ userId: reactions.toUserId, response: reactions.kind, time: reactions.updatedAt })
+            .from(reactions)
+            .where(and(eq(reactions.fromUserId, userId), gt(reactions.toUserId, after)))
+            .orderBy(asc(reactions.toUserId))
+            .limit(PAGE),
+        (row) => row.userId,
+      );
+      for await (const row of rows) yield { user_id: row.userId, response: row.response, time: iso(row.time) };
+    })(),
+    '  ',
+  );
+  yield ',\n';
+
+  const partner = partnerOf(userId);
+  const matched = await db
+    .select({ id: conversations.id, partnerId: partner.id, partnerName: partner.name, matchedAt: conversations.createdAt })
+    .from(conversations)
+    .innerJoin(partner.profile, eq(partner.profile.userId, partner.id))
+    .innerJoin(partner.user, eq(partner.user.id, partner.id))
+    .where(or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)))
+    .orderBy(asc(conversations.id));
+  const partnerOfRow = (row: (typeof matched)[number]) => ({ id: Number(row.partnerId), name: row.partnerName });
+
+  yield '  "matches": ';
+  yield* jsonArray(
+    (async function* () {
+      for (const row of matched) yield { conversation_id: row.id, partner: partnerOfRow(row), matched_at: iso(row.matchedAt) };
+    })(),
+    '  ',
+  );
+  yield ',\n  "conversations": [';
+  for (const [index, row] of matched.entries()) {
+    const head = JSON.stringify({ id: row.id, partner: partnerOfRow(row), matched_at: iso(row.matchedAt) });
+    yield `${index === 0 ? '' : ','}\n    ${head.slice(0, -1)},"messages":`;
+    yield* jsonArray(
+      (async function* () {
+        const rows = pages(
+          (after) =>
+            db
+              .select({ id: messages.id, sender: messages.senderId, content: messages.content, time: messages.createdAt })
+              .from(messages)
+              .where(and(eq(messages.conversationId, row.id), gt(messages.id, after)))
+              .orderBy(asc(messages.id))
+              .limit(PAGE),
+          (message) => message.id,
+        );
+        for await (const message of rows) {
+          yield { id: message.id, sender: message.sender, from_me: message.sender === userId, content: message.content, time: iso(message.time) };
+        }
+      })(),
+      '    ',
+    );
+    yield '}';
+  }
+  yield matched.length === 0 ? '],\n' : '\n  ],\n';
+
+  // Events: where they checked in, and what they organized (never an event's QR secret).
+  const attended = await db
+    .select({ event: events, checkedInAt: attendances.checkedInAt, leftAt: attendances.leftAt })
+    .from(attendances)
+    .innerJoin(events, eq(events.id, attendances.eventId))
+    .where(eq(attendances.userId, userId))
+    .orderBy(asc(attendances.checkedInAt));
+  const organized = await db.select().from(events).where(eq(events.organizerId, userId)).orderBy(asc(events.id));
+  const eventOf = (event: typeof events.$inferSelect) => ({
+    id: event.id,
+    code: event.code,
+    name: event.name,
+    venue: event.venue,
+    starts_at: iso(event.startsAt),
+    ends_at: iso(event.endsAt),
+  });
+  yield `  "events_attended": `;
+  yield* jsonArray(
+    (async function* () {
+      for (const row of attended) {
+        yield { event: eventOf(row.event), checked_in_at: iso(row.checkedInAt), left_at: iso(row.leftAt) };
+      }
+    })(),
+    '  ',
+  );
+  yield ',\n  "events_organized": ';
+  yield* jsonArray(
+    (async function* () {
+      for (const event of organized) yield { ...eventOf(event), join_mode: event.joinMode, created_at: iso(event.createdAt) };
+    })(),
+    '  ',
+  );
+  yield ',\n';
+
+  const blocked = await db
+    .select({ user_id: blocks.blockedId, time: blocks.createdAt })
+    .from(blocks)
+    .where(eq(blocks.blockerId, userId))
+    .orderBy(asc(blocks.createdAt));
+  yield `  "blocks": `;
+  yield* jsonArray(
+    (async function* () {
+      for (const row of blocked) yield { user_id: row.user_id, time: iso(row.time) };
+    })(),
+    '  ',
+  );
+
+  yield ',\n  "analytics_events": ';
+  yield* jsonArray(
+    (async function* () {
+      const rows = pages(
+        (after) =>
+          db
+            .select({ id: analyticsEvents.id, name: analyticsEvents.name, time: analyticsEvents.createdAt })
+            .from(analyticsEvents)
+            .where(and(eq(analyticsEvents.userId, userId), gt(analyticsEvents.id, after)))
+            .orderBy(asc(analyticsEvents.id))
+            .limit(PAGE),
+        (event) => event.id,
+      );
+      for await (const event of rows) yield { name: event.name, time: iso(event.time) };
+    })(),
+    '  ',
+  );
+  yield '\n}\n';
+}
+
+/**
+ * The export archive (`GET /api/users/me/export/`): `account.json` and `photos/` with the user's own
+ * images, streamed as it is built. A failure once bytes have gone out can only cut the stream: it is
+ * logged and the response ends broken, which the client reports as a failed download.
+ */
+export function exportArchive(db: Db, store: MediaStore, userId: number, log: FastifyBaseLogger): Readable {
+  const zip = new ZipFile();
+  const output = zip.outputStream as Readable;
+  zip.on('error', (error: unknown) => {
+    log.error({ err: error, userId }, 'export failed while streaming');
+    output.destroy(error instanceof Error ? error : new Error(String(error)));
+  });
+  const mtime = new Date();
+  zip.addReadStreamLazy('account.json', { mtime }, (callback) => callback(null, Readable.from(accountJson(db, store, userId))));
+
+  void (async () => {
+    const photos = await db
+      .select({ key: uploads.key })
+      .from(uploads)
+      .where(eq(uploads.ownerId, userId))
+      .orderBy(asc(uploads.createdAt), asc(uploads.key));
+    for (const { key } of photos) {
+      const bytes = await store.read(key);
+      // WebP is compressed already.
+      if (bytes) zip.addBuffer(bytes, `photos/${key}`, { mtime, compress: false });
+      else log.warn({ key, userId }, 'export: a photo file is missing; left out');
+    }
+    zip.end();
+  })().catch((error: unknown) => zip.emit('error', error));
+  return output;
+}

@@ -1,0 +1,131 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ChangePasswordInput,
+  ExportArchive,
+  DeleteAccountInput,
+  PasswordResetConfirmInput,
+  PasswordResetInput,
+  VerifyEmailInput,
+} from '../../../shared/schemas/account';
+import { TokenResponse } from '../../../shared/schemas/auth';
+import { Detail, NoBody } from '../../../shared/schemas/common';
+import { noBody } from '../../plugins/api-docs';
+import { NotFound } from '../../errors';
+import { requestLanguage } from '../../lib/language';
+import { hashToken } from '../../lib/tokens';
+import { currentUser } from '../../plugins/auth';
+import { cancelStripeSubscription } from '../payments/service';
+import { announceEnded } from '../safety/service';
+import { checkDeletionConsent, deleteAccount, removePhotoFiles, subscriptionOf } from './deletion';
+import { exportArchive } from './export';
+import {
+  changePassword,
+  confirmPasswordReset,
+  RESET_REQUESTED,
+  resendVerificationEmail,
+  sendPasswordChangedEmail,
+  sendPasswordResetEmail,
+  VERIFICATION_SENT,
+  verifyEmail,
+} from './service';
+
+/** ACCOUNT.md: verified e-mail, password reset and change, sessions, deletion, export. */
+const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
+  const hashOptions = app.config.argon2;
+  const passwordCheck = app.limits.hook('password:check');
+
+  /** After a new password: every other session ends (sockets too, on every instance), the owner is told. */
+  async function afterNewPassword(userId: number, token: string) {
+    await app.revokeUserTokens(userId, { except: hashToken(token) });
+    app.mailer.later(() => sendPasswordChangedEmail(mail, userId));
+  }
+
+  app.post('/api/auth/verify-email/', {
+    schema: { body: VerifyEmailInput, response: { 200: Detail } },
+    onRequest: app.limits.hook('email-link:ip', (request) => request.ip),
+    handler: async (request) => {
+      await verifyEmail(app.db, request.body.token);
+      return { detail: 'Your e-mail address is verified.' };
+    },
+  });
+
+  app.post('/api/auth/verify-email/resend/', {
+    schema: { ...noBody, response: { 202: Detail } },
+    onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
+    handler: async (request, reply) => {
+      await resendVerificationEmail(mail, currentUser(request).id, requestLanguage(request));
+      return reply.code(202).send({ detail: VERIFICATION_SENT });
+    },
+  });
+
+  app.post('/api/auth/password-reset/', {
+    schema: { body: PasswordResetInput, response: { 202: Detail } },
+    onRequest: app.limits.hook('password-reset:ip', (request) => request.ip),
+    preHandler: app.limits.hook('password-reset:email', (request) => (request.body as PasswordResetInput).email),
+    handler: async (request, reply) => {
+      // Looked up and sent beside the request: the answer says the same, as fast, for any address.
+      const { email } = request.body;
+      app.mailer.later(() => sendPasswordResetEmail(mail, email));
+      return reply.code(202).send({ detail: RESET_REQUESTED });
+    },
+  });
+
+  app.post('/api/auth/password-reset/confirm/', {
+    schema: { body: PasswordResetConfirmInput, response: { 200: TokenResponse } },
+    onRequest: app.limits.hook('email-link:ip', (request) => request.ip),
+    handler: async (request) => {
+      const { userId, token } = await confirmPasswordReset(app.db, request.body, hashOptions);
+      await afterNewPassword(userId, token);
+      return { token };
+    },
+  });
+
+  app.post('/api/users/me/password/', {
+    schema: { body: ChangePasswordInput, response: { 200: TokenResponse } },
+    onRequest: [app.authenticate, passwordCheck],
+    handler: async (request) => {
+      const { id } = currentUser(request);
+      const token = await changePassword(app.db, id, request.body, hashOptions);
+      await afterNewPassword(id, token);
+      return { token };
+    },
+  });
+
+  app.delete('/api/users/me/', {
+    schema: { body: DeleteAccountInput, response: { 204: NoBody } },
+    onRequest: [app.authenticate, passwordCheck],
+    handler: async (request, reply) => {
+      const { id } = currentUser(request);
+      await checkDeletionConsent(app.db, id, request.body ?? {});
+      // First, so that a Stripe outage (503, try again) leaves the account whole, not billed without one.
+      await cancelStripeSubscription(app.stripe, await subscriptionOf(app.db, id), request.log);
+      await app.revokeUserTokens(id);
+      const deleted = await deleteAccount(app.db, id);
+      if (!deleted) throw new NotFound();
+      // Their partners' apps drop the conversation at once, on every instance.
+      announceEnded(app.publish, deleted.conversations);
+      if (deleted.leftEventId !== null) app.eventLive.left(id, deleted.leftEventId);
+      await removePhotoFiles(app.db, app.media, deleted.photoKeys);
+      request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/api/users/me/export/', {
+    schema: { response: { 200: { content: { 'application/zip': { schema: ExportArchive } } } } },
+    onRequest: [app.authenticate, app.limits.hook('export')],
+    handler: async (request, reply) => {
+      const { id } = currentUser(request);
+      const date = new Date().toISOString().slice(0, 10);
+      return reply
+        .type('application/zip')
+        .header('Content-Disposition', `attachment; filename="eventmatch-export-${date}.zip"`)
+        .header('Cache-Control', 'no-store')
+        // A stream goes out as it is (Fastify serializes no stream); ExportArchive only documents it.
+        .send(exportArchive(app.db, app.media, id, request.log) as unknown as File);
+    },
+  });
+};
+
+export default accountRoutes;

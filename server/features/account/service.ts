@@ -1,0 +1,250 @@
+import argon2 from 'argon2';
+import { and, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import type { Language } from '../../../shared/constants';
+import type {
+  ChangePasswordInput,
+  PasswordResetConfirmInput,
+} from '../../../shared/schemas/account';
+import type { Db, DbOrTx } from '../../db/client';
+import { authTokens, emailTokens, users } from '../../db/schema';
+import { Conflict, type FieldMessages, ValidationError } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
+import type { Mailer } from '../../lib/mailer';
+import { hashToken, newToken, TOKEN_IDLE_LIFETIME_MS } from '../../lib/tokens';
+import { PASSWORDS_DIFFER, passwordProblems } from '../auth/password-rules';
+import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '../auth/service';
+import { composeMail } from './emails';
+
+export const LINK_INVALID = serverText('link_invalid');
+export const RESET_REQUESTED = 'If an account exists for this e-mail, we have sent a link to reset the password.';
+export const VERIFICATION_SENT = 'We have sent you a new link to confirm your e-mail address.';
+export const ALREADY_VERIFIED = serverText('already_verified');
+export const WRONG_CURRENT_PASSWORD = serverText('wrong_current_password');
+export const NO_PASSWORD_YET = serverText('no_password_yet');
+
+type EmailPurpose = (typeof emailTokens.$inferSelect)['purpose'];
+
+/** How long an e-mailed link works (ACCOUNT.md): a day to verify, an hour to reset. */
+export const EMAIL_TOKEN_TTL_MS: Record<EmailPurpose, number> = {
+  verify_email: 24 * 60 * 60 * 1000,
+  reset_password: 60 * 60 * 1000,
+};
+
+export const verifyEmailLink = (publicUrl: string, token: string) => `${publicUrl}/verify-email?token=${token}`;
+export const resetPasswordLink = (publicUrl: string, token: string) => `${publicUrl}/reset-password?token=${token}`;
+
+/** What sending e-mail needs: the database, the mailer, and the address links point at. */
+export interface MailDeps {
+  db: Db;
+  mailer: Mailer;
+  /** Read per call: tests learn the address only once the server listens. */
+  publicUrl: () => string;
+}
+
+interface Recipient {
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  language: Language;
+  verified: boolean;
+}
+
+const recipientColumns = {
+  id: users.id,
+  email: users.email,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  language: users.language,
+  verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
+};
+
+async function findRecipient(db: DbOrTx, where: SQL): Promise<Recipient | null> {
+  const [row] = await db.select(recipientColumns).from(users).where(where);
+  return row ?? null;
+}
+
+/** A new single-use link token (256 random bits); only its hash is stored. */
+async function createEmailToken(db: DbOrTx, userId: number, purpose: EmailPurpose): Promise<string> {
+  const token = newToken();
+  await db.insert(emailTokens).values({
+    tokenHash: hashToken(token),
+    userId,
+    purpose,
+    expiresAt: new Date(Date.now() + EMAIL_TOKEN_TTL_MS[purpose]),
+  });
+  return token;
+}
+
+/** Tokens longer than any we issue are no tokens: refused before they are hashed. */
+const plausible = (token: string) => token.length > 0 && token.length <= 200;
+
+/** The owner of a live token, without spending it. */
+async function findEmailTokenOwner(db: DbOrTx, token: string, purpose: EmailPurpose): Promise<number | null> {
+  if (!plausible(token)) return null;
+  const [row] = await db
+    .select({ userId: emailTokens.userId })
+    .from(emailTokens)
+    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose), gt(emailTokens.expiresAt, sql`now()`)));
+  return row?.userId ?? null;
+}
+
+/**
+ * Spends a token: its row is deleted by the statement that reads it, so of two uses at once only
+ * one finds it. Answers its owner, or null when the token is unknown, spent or expired.
+ */
+async function spendEmailToken(db: DbOrTx, token: string, purpose: EmailPurpose): Promise<number | null> {
+  if (!plausible(token)) return null;
+  const [row] = await db
+    .delete(emailTokens)
+    .where(and(eq(emailTokens.tokenHash, hashToken(token)), eq(emailTokens.purpose, purpose)))
+    .returning({ userId: emailTokens.userId, expiresAt: emailTokens.expiresAt });
+  if (!row || row.expiresAt.getTime() <= Date.now()) return null;
+  return row.userId;
+}
+
+/** Sends a verification link, unless the address is already verified. Answers whether one was sent. */
+export async function sendVerificationEmail(deps: MailDeps, userId: number): Promise<boolean> {
+  const user = await findRecipient(deps.db, eq(users.id, userId));
+  if (!user || user.verified) return false;
+  const token = await createEmailToken(deps.db, user.id, 'verify_email');
+  await deps.mailer.send(composeMail('verifyEmail', user, verifyEmailLink(deps.publicUrl(), token)));
+  return true;
+}
+
+/** `POST /api/auth/verify-email/resend/`: refused when there is nothing left to verify. */
+export async function resendVerificationEmail(deps: MailDeps, userId: number, language: Language | null) {
+  const user = await findRecipient(deps.db, eq(users.id, userId));
+  if (!user) return;
+  if (user.verified) throw new Conflict(ALREADY_VERIFIED);
+  await rememberLanguage(deps.db, userId, language);
+  deps.mailer.later(() => sendVerificationEmail(deps, userId));
+}
+
+/** Spends a verification link and marks the address verified; every other verification link dies. */
+export async function verifyEmail(db: Db, token: string): Promise<void> {
+  const verified = await db.transaction(async (tx) => {
+    const userId = await spendEmailToken(tx, token, 'verify_email');
+    if (userId === null) return false;
+    await tx
+      .update(users)
+      .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
+      .where(eq(users.id, userId));
+    await tx.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'verify_email')));
+    return true;
+  });
+  if (!verified) throw ValidationError.field('token', LINK_INVALID);
+}
+
+/**
+ * "Forgot password?": a reset link to the account with this e-mail, if there is one. Called off the
+ * request path (`mailer.later`), so the answer is the same, in the same time, either way. Google-only
+ * accounts set their first password this way.
+ */
+export async function sendPasswordResetEmail(deps: MailDeps, email: string): Promise<boolean> {
+  // A suspended account gets no link: it could not sign in with it anyway.
+  const user = await findRecipient(deps.db, and(eq(users.email, email.trim().toLowerCase()), isNull(users.bannedAt))!);
+  if (!user) return false;
+  const token = await createEmailToken(deps.db, user.id, 'reset_password');
+  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl(), token)));
+  return true;
+}
+
+/** Tells the owner their password changed (OWASP ASVS: notify on credential changes). */
+export async function sendPasswordChangedEmail(deps: MailDeps, userId: number): Promise<void> {
+  const user = await findRecipient(deps.db, eq(users.id, userId));
+  if (user) await deps.mailer.send(composeMail('passwordChanged', user));
+}
+
+function passwordFieldErrors(
+  password: string,
+  password2: string,
+  user: { email: string; firstName: string; lastName: string } | null,
+): FieldMessages {
+  const fields: FieldMessages = {};
+  const problems = passwordProblems(password, {
+    email: user?.email ?? '',
+    first_name: user?.firstName ?? '',
+    last_name: user?.lastName ?? '',
+  });
+  if (problems.length > 0) fields.password = problems;
+  if (password !== password2) fields.password2 = [PASSWORDS_DIFFER];
+  return fields;
+}
+
+/** A new password and a fresh token; the caller revokes every other token of the user. */
+async function setPassword(db: DbOrTx, userId: number, passwordHash: string, options: { verifiesEmail: boolean }) {
+  await db
+    .update(users)
+    .set({
+      passwordHash,
+      passwordChangedAt: sql`now()`,
+      ...(options.verifiesEmail ? { emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` } : {}),
+    })
+    .where(eq(users.id, userId));
+  // Every reset link still in a mailbox dies with the old password.
+  await db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'reset_password')));
+  return issueToken(db, userId);
+}
+
+/**
+ * Spends a reset link: the new password (registration's rules), the e-mail verified (the link reached
+ * its inbox), and a fresh token. Every problem is reported at once, the link's included.
+ */
+export async function confirmPasswordReset(
+  db: Db,
+  input: PasswordResetConfirmInput,
+  hashOptions: HashOptions,
+): Promise<{ userId: number; token: string }> {
+  const ownerId = await findEmailTokenOwner(db, input.token, 'reset_password');
+  const owner = ownerId === null ? null : await findRecipient(db, eq(users.id, ownerId));
+  const fields = passwordFieldErrors(input.password, input.password2, owner);
+  if (!owner) fields.token = [LINK_INVALID];
+  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+
+  const passwordHash = await hashPassword(input.password, hashOptions);
+  return db.transaction(async (tx) => {
+    // Spent by whichever use gets here first.
+    const userId = await spendEmailToken(tx, input.token, 'reset_password');
+    if (userId !== owner!.id) throw ValidationError.field('token', LINK_INVALID);
+    return { userId, token: await setPassword(tx, userId, passwordHash, { verifiesEmail: true }) };
+  });
+}
+
+/** Checks a password the signed-in user typed again (password change, deletion). */
+export async function checkPassword(db: DbOrTx, userId: number, password: string): Promise<'ok' | 'wrong' | 'none'> {
+  const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+  if (!row?.hash) return 'none';
+  return (await argon2.verify(row.hash, password).catch(() => false)) ? 'ok' : 'wrong';
+}
+
+/** `POST /api/users/me/password/`: the current password, then a new one; answers a fresh token. */
+export async function changePassword(
+  db: Db,
+  userId: number,
+  input: ChangePasswordInput,
+  hashOptions: HashOptions,
+): Promise<string> {
+  const user = await findRecipient(db, eq(users.id, userId));
+  const current = await checkPassword(db, userId, input.current_password);
+  const fields = passwordFieldErrors(input.password, input.password2, user);
+  if (current === 'wrong') fields.current_password = [WRONG_CURRENT_PASSWORD];
+  if (current === 'none') fields.current_password = [NO_PASSWORD_YET];
+  if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+
+  const passwordHash = await hashPassword(input.password, hashOptions);
+  return db.transaction((tx) => setPassword(tx, userId, passwordHash, { verifiesEmail: false }));
+}
+
+/**
+ * Deletes what can no longer open anything: sessions unused for their whole idle lifetime and e-mailed
+ * links past their expiry (both already refused where they are read). Answers how many of each went.
+ */
+export async function purgeExpiredTokens(db: DbOrTx, now: Date = new Date()): Promise<{ sessions: number; links: number }> {
+  const sessions = await db
+    .delete(authTokens)
+    .where(lt(authTokens.lastUsedAt, new Date(now.getTime() - TOKEN_IDLE_LIFETIME_MS)))
+    .returning({ hash: authTokens.tokenHash });
+  const links = await db.delete(emailTokens).where(lt(emailTokens.expiresAt, now)).returning({ hash: emailTokens.tokenHash });
+  return { sessions: sessions.length, links: links.length };
+}

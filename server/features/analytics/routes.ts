@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AnalyticsEventInput, AnalyticsSummary, AnalyticsSummaryQuery } from '../../../shared/schemas/analytics';
+import { NoBody } from '../../../shared/schemas/common';
+import { NotFound } from '../../errors';
+import { currentUser } from '../../plugins/auth';
+import { isModerator } from '../moderation/service';
+import { dailySummary } from './service';
+
+/** First-party analytics (ACCOUNT.md): the client names what happened; the server keeps who and when. */
+const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post('/api/analytics/events/', {
+    schema: { body: AnalyticsEventInput, response: { 204: NoBody } },
+    onRequest: [app.authenticate, app.limits.hook('analytics:event')],
+    handler: async (request, reply) => {
+      await app.analytics.record(currentUser(request).id, request.body.name);
+      return reply.code(204).send(null);
+    },
+  });
+
+  // Moderators only; anyone else finds nothing here (as the moderation queue).
+  app.get('/api/analytics/summary/', {
+    schema: { querystring: AnalyticsSummaryQuery, response: { 200: AnalyticsSummary } },
+    onRequest: [
+      app.authenticate,
+      async (request) => {
+        if (!(await isModerator(app.db, currentUser(request).id))) throw new NotFound();
+      },
+    ],
+    handler: async (request) => ({ days: await dailySummary(app.db, request.query.days) }),
+  });
+};
+
+export default analyticsRoutes;

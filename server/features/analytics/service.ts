@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import type { AnalyticsDay, AnalyticsEventName } from '../../../shared/schemas/analytics';
+import { type DbOrTx, rowsOf } from '../../db/client';
+import { analyticsEvents, conversations } from '../../db/schema';
+
+/** Stores one event: who (a user id, never an e-mail), what, when. */
+export async function recordEvent(db: DbOrTx, userId: number, name: AnalyticsEventName): Promise<void> {
+  await db.insert(analyticsEvents).values({ userId, name });
+}
+
+interface DayRow {
+  date: string;
+  signups: number | string;
+  logins: number | string;
+  active_users: number | string;
+  matches: number | string;
+  messages: number | string;
+}
+
+/**
+ * The moderators' daily counts for the last `days` days (UTC, today included, oldest first, days
+ * without activity as zeros). Signups, logins, active users and messages are the recorded events;
+ * matches are the conversations made that day. Both reads are bounded by an index on their time.
+ */
+export async function dailySummary(db: DbOrTx, days: number): Promise<AnalyticsDay[]> {
+  const rows = rowsOf<DayRow>(
+    await db.execute(sql`
+      with bounds as (
+        select (now() at time zone 'UTC')::date - ${days - 1}::int as first_day
+      ),
+      calendar as (
+        select (first_day + offset_days)::date as day
+        from bounds, generate_series(0, ${days - 1}::int) as offset_days
+      ),
+      events as (
+        select (e.created_at at time zone 'UTC')::date as day,
+          count(*) filter (where e.name = 'signed_up') as signups,
+          count(*) filter (where e.name = 'user_logged_in') as logins,
+          count(distinct e.user_id) as active_users,
+          count(*) filter (where e.name = 'message_sent') as messages
+        from ${analyticsEvents} e, bounds
+        where e.created_at >= (bounds.first_day::timestamp at time zone 'UTC')
+        group by 1
+      ),
+      matches as (
+        select (c.created_at at time zone 'UTC')::date as day, count(*) as matches
+        from ${conversations} c, bounds
+        where c.created_at >= (bounds.first_day::timestamp at time zone 'UTC')
+        group by 1
+      )
+      select to_char(calendar.day, 'YYYY-MM-DD') as date,
+        coalesce(events.signups, 0) as signups,
+        coalesce(events.logins, 0) as logins,
+        coalesce(events.active_users, 0) as active_users,
+        coalesce(matches.matches, 0) as matches,
+        coalesce(events.messages, 0) as messages
+      from calendar
+      left join events on events.day = calendar.day
+      left join matches on matches.day = calendar.day
+      order by calendar.day`),
+  );
+  return rows.map((row) => ({
+    date: row.date,
+    signups: Number(row.signups),
+    logins: Number(row.logins),
+    active_users: Number(row.active_users),
+    matches: Number(row.matches),
+    messages: Number(row.messages),
+  }));
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** The link the message carries, logged when the message goes to the outbox folder. */
+  link?: string;
+}
+
+export interface Mailer {
+  /** Sends one message now: through SMTP when configured, else into the outbox folder. */
+  send(message: MailMessage): Promise<void>;
+  /**
+   * Runs `work` (which usually ends in `send`) beside the request, never in its path: a slow or failing
+   * mail server neither delays nor fails the answer, and the answer takes the same time whether or not
+   * an e-mail is sent. Failures are logged. Shutdown waits for work in flight.
+   */
+  later(work: () => Promise<unknown>): void;
+  /** Resolves once the work started with `later` so far has finished (tests, shutdown). */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * E-mail with nodemailer (ACCOUNT.md, "E-mail"). With `smtpUrl`, a real SMTP server; without it (the
+ * embedded default), each message is written as an `.eml` file into `outboxDir` and its link is
+ * logged, so that verification and reset work offline.
+ */
+export function createMailer(options: {
+  smtpUrl: string | null;
+  from: string;
+  outboxDir: string;
+  log: FastifyBaseLogger;
+}): Mailer {
+  const transport = options.smtpUrl
+    ? nodemailer.createTransport(options.smtpUrl)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const inFlight = new Set<Promise<void>>();
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
+
+  async function send(message: MailMessage) {
+    const info = await transport.sendMail({
+      from: options.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
+    if (options.smtpUrl) {
+      options.log.info({ messageId: info.messageId }, 'e-mail sent');
+      return;
+    }
+    await mkdir(options.outboxDir, { recursive: true });
+    const file = path.join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+    await writeFile(file, (info as { message: Buffer }).message);
+    options.log.info({ to: message.to, subject: message.subject, link: message.link, file }, 'e-mail written to the outbox (no SMTP_URL)');
+  }
+
+  return {
+    send,
+    later(work) {
+      const running = work().then(
+        () => {},
+        (error: unknown) => options.log.error({ err: error }, 'e-mail could not be sent'),
+      );
+      inFlight.add(running);
+      void running.finally(() => inFlight.delete(running));
+    },
+    idle,
+    async close() {
+      await idle();
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/** English, the public account pages (forgot and reset password, verify e-mail): loaded with their chunks. */
+export const enAccount = {
+  'forgot.title': 'Reset your password',
+  'forgot.intro': 'Enter the e-mail address of your account and we will send you a link to choose a new password.',
+  'forgot.submit': 'Send me a link',
+  'forgot.sent': 'If an account exists for this e-mail, we have sent a link to reset the password. Check your inbox.',
+  'forgot.backToLogin': 'Back to log in',
+  'reset.title': 'Choose a new password',
+  'reset.password': 'New password',
+  'reset.password2': 'Repeat the new password',
+  'reset.submit': 'Save and log in',
+  'reset.invalid': 'This link is invalid or has expired.',
+  'reset.askAgain': 'Ask for a new link',
+  'verify.title': 'Confirm your e-mail address',
+  'verify.checking': 'Confirming your e-mail address…',
+  'verify.done': 'Your e-mail address is verified. Thank you!',
+  'verify.invalid': 'This link is invalid or has expired.',
+  'verify.toApp': 'Go to the app',
+  'verify.toLogin': 'Log in',
+  'verify.resent': 'We have sent you a new link. Check your inbox.',
+  'verify.resend': 'Send a new link',
+} as const;

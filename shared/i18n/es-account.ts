@@ -1,0 +1,24 @@
+import type { enAccount } from './en-account';
+
+/** Spanish, the public account pages. */
+export const esAccount: Record<keyof typeof enAccount, string> = {
+  'forgot.title': 'Restablece tu contraseña',
+  'forgot.intro': 'Escribe el correo electrónico de tu cuenta y te enviaremos un enlace para elegir una contraseña nueva.',
+  'forgot.submit': 'Enviarme un enlace',
+  'forgot.sent': 'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña. Revisa tu bandeja de entrada.',
+  'forgot.backToLogin': 'Volver a iniciar sesión',
+  'reset.title': 'Elige una contraseña nueva',
+  'reset.password': 'Contraseña nueva',
+  'reset.password2': 'Repite la contraseña nueva',
+  'reset.submit': 'Guardar e iniciar sesión',
+  'reset.invalid': 'Este enlace no es válido o ha caducado.',
+  'reset.askAgain': 'Pedir un enlace nuevo',
+  'verify.title': 'Confirma tu correo electrónico',
+  'verify.checking': 'Confirmando tu correo electrónico…',
+  'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',
+  'verify.invalid': 'Este enlace no es válido o ha caducado.',
+  'verify.toApp': 'Ir a la aplicación',
+  'verify.toLogin': 'Iniciar sesión',
+  'verify.resent': 'Te hemos enviado un enlace nuevo. Revisa tu bandeja de entrada.',
+  'verify.resend': 'Enviar un enlace nuevo',
+};

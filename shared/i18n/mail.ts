@@ -1,0 +1,66 @@
+import type { Language } from '../constants';
+
+/**
+ * The copy of every e-mail the server sends, in both languages (ACCOUNT.md, "E-mail"). The server
+ * lays each out as plain text and simple HTML (server/features/account/emails.ts); `{name}` is the
+ * recipient's first name.
+ */
+export interface MailCopy {
+  subject: string;
+  greeting: string;
+  intro: string;
+  /** The link's label in the HTML part; the text part shows the bare link on its own line. */
+  action?: string;
+  note: string;
+}
+
+export type MailKind = 'verifyEmail' | 'resetPassword' | 'passwordChanged';
+
+export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature: string }> = {
+  en: {
+    signature: 'The Eventmatch team',
+    verifyEmail: {
+      subject: 'Confirm your e-mail address',
+      greeting: 'Hi {name},',
+      intro: 'Confirm that this is your e-mail address for Eventmatch by opening this link:',
+      action: 'Confirm my e-mail address',
+      note: 'The link works once, for 24 hours. If you did not create an Eventmatch account, ignore this e-mail.',
+    },
+    resetPassword: {
+      subject: 'Reset your Eventmatch password',
+      greeting: 'Hi {name},',
+      intro: 'Someone asked to reset the password of your Eventmatch account. To choose a new password, open this link:',
+      action: 'Choose a new password',
+      note: 'The link works once, for 1 hour. If it was not you, ignore this e-mail: your password stays as it is.',
+    },
+    passwordChanged: {
+      subject: 'Your Eventmatch password was changed',
+      greeting: 'Hi {name},',
+      intro: 'The password of your Eventmatch account was just changed, and every other session was logged out.',
+      note: 'If it was not you, reset your password at once with "Forgot password?" on the login page.',
+    },
+  },
+  es: {
+    signature: 'El equipo de Eventmatch',
+    verifyEmail: {
+      subject: 'Confirma tu correo electrónico',
+      greeting: 'Hola, {name}:',
+      intro: 'Confirma que esta es tu dirección de correo para Eventmatch abriendo este enlace:',
+      action: 'Confirmar mi correo',
+      note: 'El enlace sirve una sola vez, durante 24 horas. Si no has creado una cuenta en Eventmatch, ignora este correo.',
+    },
+    resetPassword: {
+      subject: 'Restablece tu contraseña de Eventmatch',
+      greeting: 'Hola, {name}:',
+      intro: 'Alguien ha pedido restablecer la contraseña de tu cuenta de Eventmatch. Para elegir una nueva, abre este enlace:',
+      action: 'Elegir una contraseña nueva',
+      note: 'El enlace sirve una sola vez, durante 1 hora. Si no has sido tú, ignora este correo: tu contraseña no cambia.',
+    },
+    passwordChanged: {
+      subject: 'Tu contraseña de Eventmatch ha cambiado',
+      greeting: 'Hola, {name}:',
+      intro: 'Se acaba de cambiar la contraseña de tu cuenta de Eventmatch y se han cerrado todas las demás sesiones.',
+      note: 'Si no has sido tú, restablece tu contraseña cuanto antes con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
+    },
+  },
+};

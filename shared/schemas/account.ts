@@ -1,0 +1,27 @@
+import { z } from './zod';
+
+/** A link's token as the client read it from the address bar; a bad one is the link's fault, not a field's. */
+const LinkToken = z.string().min(1).max(1000);
+const Password = z.string().min(1).max(1024);
+
+export const VerifyEmailInput = z.object({ token: LinkToken });
+export type VerifyEmailInput = z.infer<typeof VerifyEmailInput>;
+
+export const PasswordResetInput = z.object({ email: z.string().trim().toLowerCase().max(254).pipe(z.email()) });
+export type PasswordResetInput = z.infer<typeof PasswordResetInput>;
+
+export const PasswordResetConfirmInput = z.object({ token: LinkToken, password: Password, password2: Password });
+export type PasswordResetConfirmInput = z.infer<typeof PasswordResetConfirmInput>;
+
+export const ChangePasswordInput = z.object({ current_password: Password, password: Password, password2: Password });
+export type ChangePasswordInput = z.infer<typeof ChangePasswordInput>;
+
+/** `DELETE /api/users/me/`: the password, or for an account without one, `confirm: "DELETE"`. */
+export const DeleteAccountInput = z.object({
+  password: Password.optional(),
+  confirm: z.string().max(100).optional(),
+});
+export type DeleteAccountInput = z.infer<typeof DeleteAccountInput>;
+
+/** `GET /api/users/me/export/`: a zip of account.json and photos/ (documented as a file). */
+export const ExportArchive = z.file().describe('A zip archive: account.json and photos/.');

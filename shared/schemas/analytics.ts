@@ -1,0 +1,33 @@
+import { z } from './zod';
+
+/** The events a client records (ACCOUNT.md, "Analytics"); anything else is a 400. */
+export const CLIENT_ANALYTICS_EVENTS = ['app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent'] as const;
+/** Recorded by the server itself, where it is the witness (an account was created). */
+export const SERVER_ANALYTICS_EVENTS = ['signed_up'] as const;
+export const ANALYTICS_EVENTS = [...CLIENT_ANALYTICS_EVENTS, ...SERVER_ANALYTICS_EVENTS] as const;
+
+export type ClientAnalyticsEvent = (typeof CLIENT_ANALYTICS_EVENTS)[number];
+export type AnalyticsEventName = (typeof ANALYTICS_EVENTS)[number];
+
+export const AnalyticsEventInput = z.object({ name: z.enum(CLIENT_ANALYTICS_EVENTS) });
+export type AnalyticsEventInput = z.infer<typeof AnalyticsEventInput>;
+
+export const MAX_SUMMARY_DAYS = 365;
+
+export const AnalyticsSummaryQuery = z.object({
+  days: z.coerce.number<unknown>().int().min(1).max(MAX_SUMMARY_DAYS).default(30),
+});
+export type AnalyticsSummaryQuery = z.infer<typeof AnalyticsSummaryQuery>;
+
+export const AnalyticsDay = z.object({
+  date: z.string(),
+  signups: z.number(),
+  logins: z.number(),
+  active_users: z.number(),
+  matches: z.number(),
+  messages: z.number(),
+});
+export type AnalyticsDay = z.infer<typeof AnalyticsDay>;
+
+export const AnalyticsSummary = z.object({ days: z.array(AnalyticsDay) });
+export type AnalyticsSummary = z.infer<typeof AnalyticsSummary>;

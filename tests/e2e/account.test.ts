@@ -1,0 +1,187 @@
+/**
+ * The account in Debian's Chromium on a phone-sized screen, against the real server and a real SMTP
+ * server: "Forgot password?" → the e-mail → the reset page → signed in; the verification banner and
+ * link; settings → delete account with its confirm step. Screenshots land in tests/e2e/artifacts/.
+ */
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../server/db/schema';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { makeModerator } from '../helpers/safety';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+/** The link of a message's text part that leads to `path`. */
+const linkIn = (text: string, pathname: string) => text.split('\n').find((line) => line.includes(`${pathname}?token=`))!.trim();
+
+describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  let clientDir: string;
+  let smtp: TestSmtpServer;
+  let server: TestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  async function phone(session?: { token: string; language: 'en' | 'es' }) {
+    const opened = await openPhone(browser, session);
+    contexts.push(opened.context);
+    opened.page.on('pageerror', (error) => console.error('page error:', error));
+    return opened.page;
+  }
+
+  beforeAll(async () => {
+    [clientDir, smtp] = await Promise.all([buildClient(), startSmtpServer()]);
+    server = await startServer({ config: { clientDir, mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } } });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+    await smtp?.close();
+    await removeDir(clientDir);
+  });
+
+  it('"Forgot password?" → the e-mail → the reset page → signed in (in Spanish, the default)', async () => {
+    const user = await makeCompletedUser(server, { name: 'Olvido' }, { firstName: 'Olvido' });
+    await smtp.nextMailTo(user.email); // the verification e-mail of the registration
+    const page = await phone();
+
+    await page.goto(`${server.url}/login/`);
+    await page.getByRole('link', { name: es['login.forgot'] }).click();
+    await page.waitForURL('**/forgot-password/');
+    await page.getByRole('heading', { name: es['forgot.title'] }).waitFor();
+    await page.getByLabel(es['auth.email']).fill(user.email);
+    await shot(page, 'account-01-forgot-password');
+    await page.getByRole('button', { name: es['forgot.submit'] }).click();
+    await page.getByText(es['forgot.sent']).waitFor();
+    await shot(page, 'account-02-forgot-password-sent');
+
+    const mail = await smtp.nextMailTo(user.email);
+    expect(mail.subject).toBe('Restablece tu contraseña de Eventmatch');
+    const link = linkIn(mail.text, '/reset-password');
+    expect(link.startsWith(`${server.url}/reset-password?token=`)).toBe(true);
+
+    await page.goto(link);
+    await page.getByRole('heading', { name: es['reset.title'] }).waitFor();
+    await page.getByLabel(es['reset.password'], { exact: true }).fill('Noche-de-Verano-26');
+    await page.getByLabel(es['reset.password2']).fill('Noche-de-Otono-26');
+    await page.getByRole('button', { name: es['reset.submit'] }).click();
+    // The server's field error, in Spanish.
+    await page.getByText('Las dos contraseñas no coinciden.').waitFor();
+    await shot(page, 'account-03-reset-password-mismatch');
+
+    await page.getByLabel(es['reset.password2']).fill('Noche-de-Verano-26');
+    await page.getByRole('button', { name: es['reset.submit'] }).click();
+    await page.waitForURL('**/app/home/');
+    await page.getByRole('button', { name: new RegExp(es['app.userMenu']) }).waitFor();
+    await shot(page, 'account-04-reset-signed-in');
+
+    // Signed in with the new password's session; the old password and session are dead.
+    const token = await page.evaluate(() => localStorage.getItem('auth_token'));
+    expect((await client(server.url).get('/api/users/me/', { token: token! })).body).toMatchObject({ id: user.id, email_verified: true });
+    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
+    expect((await client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(400);
+  });
+
+  it('shows the verification banner with Resend, and the e-mail’s link verifies the address', async () => {
+    const user = await makeCompletedUser(server, { name: 'Vera' }, { firstName: 'Vera' });
+    await smtp.nextMailTo(user.email);
+    const page = await phone({ token: user.token, language: 'en' });
+
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();
+    await shot(page, 'account-05-verify-banner');
+    await page.getByRole('button', { name: en['app.verifyResend'] }).click();
+    await page.getByText(en['app.verifySent']).waitFor();
+
+    const mail = await smtp.nextMailTo(user.email);
+    expect(mail.subject).toBe('Confirm your e-mail address');
+    await page.goto(linkIn(mail.text, '/verify-email'));
+    await page.getByText(en['verify.done']).waitFor();
+    await shot(page, 'account-06-verified');
+    await page.getByRole('link', { name: en['verify.toApp'] }).click();
+    await page.waitForURL('**/app/home/');
+    await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).waitFor();
+    expect(await page.getByText(en['app.verifySent']).count()).toBe(0);
+    expect(await page.locator('.verify-banner').count()).toBe(0);
+  });
+
+  it('leads from settings to the blocked people', async () => {
+    const user = await makeCompletedUser(server, { name: 'Blocker' });
+    const pest = await makeCompletedUser(server, { name: 'Pesado' });
+    expect((await client(server.url).post(`/api/users/${pest.id}/block/`, { token: user.token })).status).toBe(204);
+    const page = await phone({ token: user.token, language: 'es' });
+
+    await page.goto(`${server.url}/app/settings/`);
+    await page.getByRole('link', { name: es['settings.blocked.open'] }).click();
+    await page.waitForURL('**/app/settings/blocked/');
+    await page.getByText('Pesado').waitFor();
+  });
+
+  it('shows moderators the daily activity chart on /app/admin/, and nobody else', async () => {
+    const moderator = await makeModerator(server);
+    await makeCompletedUser(server);
+    const page = await phone({ token: moderator.token, language: 'en' });
+
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
+    await page.getByRole('menuitem', { name: en['app.activity'] }).click();
+    await page.waitForURL('**/app/admin/');
+    await page.getByRole('heading', { name: en['admin.title'] }).waitFor();
+    // The chart (its own lazy chunk) draws on a canvas; the table carries the same numbers.
+    await page.locator('.admin-chart canvas').first().waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const row = page.getByRole('row', { name: new RegExp(today) });
+    await row.waitFor();
+    expect(Number(await row.getByRole('cell').first().textContent())).toBeGreaterThanOrEqual(2);
+    await shot(page, 'account-11-admin');
+
+    const someone = await makeCompletedUser(server);
+    const other = await phone({ token: someone.token, language: 'en' });
+    await other.goto(`${server.url}/app/admin/`);
+    await other.getByRole('heading', { name: en['notFound.title'] }).waitFor();
+  });
+
+  it('deletes the account from settings, behind a confirm step, and lands signed out', async () => {
+    const user = await makeCompletedUser(server, { name: 'Adiós' }, { firstName: 'Dana' });
+    const page = await phone({ token: user.token, language: 'en' });
+
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
+    await page.getByRole('menuitem', { name: en['app.settings'] }).click();
+    await page.waitForURL('**/app/settings/');
+    await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
+    await page.getByText(user.email, { exact: true }).waitFor();
+    await shot(page, 'account-07-settings');
+
+    await page.getByRole('button', { name: en['settings.delete.start'] }).click();
+    await page.getByLabel(en['settings.delete.confirmPassword']).fill('not my password');
+    await page.getByRole('button', { name: en['settings.delete.confirm'] }).click();
+    await page.getByText('The password is incorrect.').waitFor();
+    await page.getByRole('button', { name: en['settings.delete.confirm'] }).scrollIntoViewIfNeeded();
+    await shot(page, 'account-08-delete-confirm');
+    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(200);
+
+    await page.getByLabel(en['settings.delete.confirmPassword']).fill(user.password);
+    await page.getByRole('button', { name: en['settings.delete.confirm'] }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByText(en['settings.delete.done']).waitFor();
+    // The toast slides in: the picture is taken once it has arrived.
+    await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
+    await shot(page, 'account-09-deleted');
+
+    expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
+    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import type { TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, waitForDisconnect } from '../helpers/socket';
+import { startTwoInstances } from './cluster-fixtures';
+
+const ready = (await hasPostgres()) && (await hasRedis());
+
+/**
+ * Every revocation of ACCOUNT.md (reset, change, logout-all, deletion) ends the user's sockets on
+ * every instance, not only on the one that took the request.
+ */
+describe.skipIf(!ready)('account revocations across two instances over Redis', () => {
+  let smtp: TestSmtpServer;
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let one: TestServer;
+  let two: TestServer;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    cluster = await startTwoInstances(REDIS_URL, { mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } });
+    ({ one, two } = cluster);
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await smtp?.close();
+  });
+
+  /** A user with two sessions, each with a socket on a different instance; answers the disconnects to come. */
+  async function signedInOnBoth() {
+    const user = await makeUser(one);
+    const second = (await client(two.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).body
+      .token as string;
+    const sockets = [await connect(one.url, user.token), await connect(two.url, second)];
+    open.push(...sockets);
+    return { user, second, dropped: Promise.all(sockets.map((socket) => waitForDisconnect(socket))) };
+  }
+
+  const expectDead = async (tokens: string[]) => {
+    for (const server of [one, two]) {
+      for (const token of tokens) expect((await client(server.url).get('/api/users/me/', { token })).status).toBe(401);
+    }
+  };
+
+  it('a password reset on one instance drops the sockets on both', async () => {
+    const { user, second, dropped } = await signedInOnBoth();
+    await smtp.nextMailTo(user.email); // the verification e-mail
+    expect((await client(two.url).post('/api/auth/password-reset/', { json: { email: user.email } })).status).toBe(202);
+    const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+    const confirmed = await client(one.url).post('/api/auth/password-reset/confirm/', {
+      json: { token, password: 'Fresh-Harbour-2026', password2: 'Fresh-Harbour-2026' },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    await expectDead([user.token, second]);
+    expect((await client(two.url).get('/api/users/me/', { token: confirmed.body.token })).status).toBe(200);
+  });
+
+  it('a password change drops the other sessions’ sockets on both instances', async () => {
+    const { user, second, dropped } = await signedInOnBoth();
+    const changed = await client(one.url).post('/api/users/me/password/', {
+      token: user.token,
+      json: { current_password: user.password, password: 'Another-Harbour-77', password2: 'Another-Harbour-77' },
+    });
+    expect(changed.status).toBe(200);
+    expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    await expectDead([user.token, second]);
+  });
+
+  it('logging out everywhere drops every socket on both instances', async () => {
+    const { user, second, dropped } = await signedInOnBoth();
+    expect((await client(two.url).post('/api/auth/logout-all/', { token: second })).status).toBe(204);
+    expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    await expectDead([user.token, second]);
+  });
+
+  it('deleting the account drops every socket on both instances', async () => {
+    const { user, second, dropped } = await signedInOnBoth();
+    const deleted = await client(one.url).delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    expect(deleted.status).toBe(204);
+    expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    await expectDead([user.token, second]);
+    await expect(connect(two.url, second)).rejects.toThrow('unauthorized');
+  });
+});

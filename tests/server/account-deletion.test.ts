@@ -1,0 +1,255 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { eq, or } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  analyticsEvents,
+  authTokens,
+  blocks,
+  checkoutSessions,
+  conversations,
+  emailTokens,
+  events,
+  messages,
+  profiles,
+  reactions,
+  uploads,
+  users,
+} from '../../server/db/schema';
+import {
+  deliverStripeEvent,
+  type FakeStripe,
+  startFakeStripe,
+  startStripeCheckout,
+  stripeConfigFor,
+  stripeEvent,
+  TEST_STRIPE,
+} from '../fakes/stripe';
+import { checkIn, makeEvent, tokenFor } from '../helpers/events';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { makeModerator } from '../helpers/safety';
+import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
+import { match } from '../realtime/fixtures';
+
+
+describe.each(backends)('deleting one’s account on %s', (backend) => {
+  let stripe: FakeStripe;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stripe?.close();
+  });
+
+  const api = () => client(server.url);
+  const remove = (token: string | undefined, json: unknown) => api().delete('/api/users/me/', { token, json });
+  const mediaPath = (url: string) => path.join(server.config.dataDir, 'media', url.replace('/media/', ''));
+
+  /** An active Stripe subscription, set up as checkout and webhook would. */
+  async function subscribe(user: TestUser, subscriptionId: string) {
+    const { customer, sessionId } = await startStripeCheckout(server, user);
+    stripe.subscriptions.set(subscriptionId, { customer, status: 'active' });
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: subscriptionId,
+    });
+    expect((await deliverStripeEvent(server, completed, TEST_STRIPE.webhookSecret)).status).toBe(200);
+    expect((await api().get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+  }
+
+  it('asks for the password, and changes nothing when it is wrong or missing', async () => {
+    const user = await makeUser(server);
+    expect((await remove(undefined, { password: user.password })).status).toBe(401);
+    const wrong = await remove(user.token, { password: 'not-my-password' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual({ password: ['The password is incorrect.'] });
+    const missing = await remove(user.token, { confirm: 'DELETE' });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ password: ['This field is required.'] });
+    expect((await remove(user.token, { password: 42 })).status).toBe(400);
+    expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(200);
+  });
+
+  it('takes the whole account at once: sessions, profile, photos’ files, likes, blocks, conversations, subscription', async () => {
+    const leaving = await makeCompletedUser(server, { name: 'Leaving' });
+    const partner = await makeCompletedUser(server, { name: 'Partner' });
+    const admirer = await makeCompletedUser(server, { name: 'Admirer' });
+    const blocked = await makeUser(server);
+    const conversationId = await match(server, leaving, partner);
+    expect(
+      (await api().post(`/api/conversations/${conversationId}/messages/`, { token: partner.token, json: { content: 'Hola!' } })).status,
+    ).toBe(201);
+    expect(
+      (await api().post(`/api/conversations/${conversationId}/messages/`, { token: leaving.token, json: { content: 'Adiós' } })).status,
+    ).toBe(201);
+    expect((await api().post('/api/matching/', { token: admirer.token, json: { response: 'like', other: leaving.id } })).status).toBe(200);
+    await server.app.db.insert(blocks).values({ blockerId: leaving.id, blockedId: blocked.id });
+    // A second photo, uploaded but not yet in the profile.
+    const form = new FormData();
+    form.append('file', new Blob([await imageBytes('png')], { type: 'image/png' }), 'spare.png');
+    const spare = await api().request('POST', '/api/uploads/', { token: leaving.token, body: form });
+    expect(spare.status).toBe(201);
+    await subscribe(leaving, 'sub_leaving_1');
+    expect(
+      (await api().post('/api/analytics/events/', { token: leaving.token, json: { name: 'app_opened' } })).status,
+    ).toBe(204);
+
+    const profile = (await api().get('/api/users/me/profile/', { token: leaving.token })).body;
+    const files = [profile.image as string, spare.body.url as string].map(mediaPath);
+    for (const file of files) expect(existsSync(file)).toBe(true);
+    const socket = await connect(server.url, leaving.token);
+    const dropped = waitForDisconnect(socket);
+
+    const response = await remove(leaving.token, { password: leaving.password });
+    expect(response.status, JSON.stringify(response.body)).toBe(204);
+
+    // Sessions: gone at once, socket dropped.
+    expect(await dropped).toBe('io server disconnect');
+    expect((await api().get('/api/users/me/', { token: leaving.token })).status).toBe(401);
+    // Stripe was told, through the SDK, to cancel the subscription now.
+    expect(stripe.requestsTo('DELETE', '/v1/subscriptions/sub_leaving_1')).toHaveLength(1);
+    expect(stripe.subscriptions.get('sub_leaving_1')?.status).toBe('canceled');
+    // Photos' files are gone.
+    for (const file of files) expect(existsSync(file)).toBe(false);
+
+    const db = server.app.db;
+    const id = leaving.id;
+    expect(await db.select().from(users).where(eq(users.id, id))).toEqual([]);
+    expect(await db.select().from(profiles).where(eq(profiles.userId, id))).toEqual([]);
+    expect(await db.select().from(uploads).where(eq(uploads.ownerId, id))).toEqual([]);
+    expect(await db.select().from(authTokens).where(eq(authTokens.userId, id))).toEqual([]);
+    expect(await db.select().from(emailTokens).where(eq(emailTokens.userId, id))).toEqual([]);
+    expect(await db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, id))).toEqual([]);
+    expect(await db.select().from(reactions).where(or(eq(reactions.fromUserId, id), eq(reactions.toUserId, id)))).toEqual([]);
+    expect(await db.select().from(blocks).where(or(eq(blocks.blockerId, id), eq(blocks.blockedId, id)))).toEqual([]);
+    expect(await db.select().from(conversations).where(eq(conversations.id, conversationId))).toEqual([]);
+    expect(await db.select().from(messages).where(eq(messages.conversationId, conversationId))).toEqual([]);
+    // Analytics keep the count, not the person.
+    const events = await db.select().from(analyticsEvents).where(eq(analyticsEvents.name, 'app_opened'));
+    expect(events.some((event) => event.userId === id)).toBe(false);
+
+    // The partner's side: the conversation is gone, the profile with it.
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: partner.token })).status).toBe(404);
+    const lists = await Promise.all(
+      ['empty', 'started'].map((kind) => api().get(`/api/conversations/${kind}/`, { token: partner.token })),
+    );
+    for (const list of lists) expect(list.body.results.map((c: { id: number }) => c.id)).not.toContain(conversationId);
+    expect((await api().get(`/api/users/${id}/profile/`, { token: partner.token })).status).toBe(404);
+
+    // The e-mail is free again.
+    const again = await makeUser(server, { email: leaving.email });
+    expect(again.id).not.toBe(id);
+  });
+
+  it('tells partners at once (match:removed) and leaves reports about the user, with their snapshot, to moderators', async () => {
+    const leaving = await makeCompletedUser(server, { name: 'Reported', bio: 'Something to judge' });
+    const partner = await makeCompletedUser(server, { name: 'Partner' });
+    const reporter = await makeCompletedUser(server, { name: 'Reporter' });
+    const moderator = await makeModerator(server);
+    const conversationId = await match(server, leaving, partner);
+    expect(
+      (await api().post(`/api/conversations/${conversationId}/messages/`, { token: leaving.token, json: { content: 'evidence' } })).status,
+    ).toBe(201);
+    const reported = await api().post('/api/reports/', {
+      token: reporter.token,
+      json: { user_id: leaving.id, reason: 'fake_profile', details: 'Not who they say' },
+    });
+    expect(reported.status, JSON.stringify(reported.body)).toBe(201);
+    const before = await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token });
+    expect(before.status).toBe(200);
+
+    const partnerSocket = await connect(server.url, partner.token);
+    const removed = waitFor(partnerSocket, 'match:removed', (payload) => payload.conversation_id === conversationId);
+    expect((await remove(leaving.token, { password: leaving.password })).status).toBe(204);
+    expect(await removed).toEqual({ conversation_id: conversationId });
+    partnerSocket.close();
+
+    const after = await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.snapshot).toEqual(before.body.snapshot);
+    expect(after.body.snapshot.profile).toMatchObject({ name: 'Reported', bio: 'Something to judge' });
+    expect(after.body).toMatchObject({ reason: 'fake_profile', details: 'Not who they say', status: 'open' });
+    // The photo copy kept with the report outlives the user's own photo files.
+    const photo = await fetch(`${server.url}/api/moderation/reports/${reported.body.id}/photos/0/`, {
+      headers: { authorization: `Token ${moderator.token}` },
+    });
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get('content-type')).toBe('image/webp');
+    const queue = await api().get('/api/moderation/reports/?status=open', { token: moderator.token });
+    expect(queue.body.results.map((row: { id: number }) => row.id)).toContain(reported.body.id);
+  });
+
+  it('takes the attendee out of their event’s count, and leaves the events they organize to their guests', async () => {
+    const host = await makeCompletedUser(server);
+    const guest = await makeCompletedUser(server);
+    const door = await makeEvent(server, host, { join_mode: 'qr', name: 'Host’s party' });
+    const codeOnly = await makeEvent(server, guest, { join_mode: 'code', name: 'Guest’s own' });
+    await checkIn(server, guest, door.code, { token: await tokenFor(server, door.id) });
+    const visitor = await makeCompletedUser(server);
+    await checkIn(server, visitor, codeOnly.code, {});
+    const count = async (code: string) => (await api().get(`/api/events/${code}/`)).body.attendee_count;
+    expect(await count(door.code)).toBe(1);
+
+    // The guest leaves the app: the door's count drops; their own event goes on for its visitor.
+    expect((await remove(guest.token, { password: guest.password })).status).toBe(204);
+    expect(await count(door.code)).toBe(0);
+    expect(await count(codeOnly.code)).toBe(1);
+    expect((await api().get('/api/events/current/', { token: visitor.token })).body.event).toMatchObject({ code: codeOnly.code });
+
+    // The host leaves: their event stays (someone may be in it), but its QR secret is gone with them, so
+    // a token made with it before is refused; the code alone never checked anyone into a QR event.
+    const token = await tokenFor(server, door.id);
+    expect((await remove(host.token, { password: host.password })).status).toBe(204);
+    const [row] = await server.app.db.select().from(events).where(eq(events.id, door.id));
+    expect(row).toMatchObject({ organizerId: null, qrSecret: null });
+    const late = await makeCompletedUser(server);
+    const refused = await api().post(`/api/events/${door.code}/check-in/`, { token: late.token, json: { token } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('qr_required');
+  });
+
+  it('lets an account without a password confirm by typing DELETE', async () => {
+    const user = await makeUser(server);
+    await server.app.db.update(users).set({ passwordHash: null }).where(eq(users.id, user.id));
+    const refused = await remove(user.token, { confirm: 'delete' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ confirm: ['Type DELETE to confirm.'] });
+    expect((await remove(user.token, { confirm: 'DELETE' })).status).toBe(204);
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+  });
+
+  it('keeps the account whole when Stripe cannot be reached: 503, try again', async () => {
+    const user = await makeUser(server);
+    await subscribe(user, 'sub_outage_1');
+    stripe.outage = true;
+    try {
+      const response = await remove(user.token, { password: user.password });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ detail: 'Payments are unavailable right now. Please try again later.', code: 'payments_unavailable' });
+    } finally {
+      stripe.outage = false;
+    }
+    expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(200);
+    expect((await remove(user.token, { password: user.password })).status).toBe(204);
+    expect(stripe.subscriptions.get('sub_outage_1')?.status).toBe('canceled');
+  });
+
+  it('goes ahead when Stripe has already ended the subscription', async () => {
+    const user = await makeUser(server);
+    await subscribe(user, 'sub_gone_1');
+    stripe.subscriptions.delete('sub_gone_1');
+    expect((await remove(user.token, { password: user.password })).status).toBe(204);
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+  });
+});

@@ -1,0 +1,499 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { hashToken } from '../../server/lib/tokens';
+import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
+import { makeCompletedUser, makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
+const MAIL_FROM = 'Eventmatch <no-reply@eventmatch.test>';
+const LINK_INVALID = { token: ['This link is invalid or has expired.'] };
+const RESET_ANSWER = { detail: 'If an account exists for this e-mail, we have sent a link to reset the password.' };
+const GOOGLE_409 = {
+  detail: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.',
+};
+
+const unique = () => randomBytes(5).toString('hex');
+const address = (prefix: string) => `${prefix}-${unique()}@example.com`;
+const password = () => `Tidy-Lantern-${unique()}`;
+
+function registration(email: string, pass = password()) {
+  return { first_name: 'Lucía', last_name: 'Martín', username: email, password: pass, password2: pass };
+}
+
+describe.each(backends)('verified e-mail and password reset over real SMTP, on %s', (backend) => {
+  let smtp: TestSmtpServer;
+  let google: FakeGoogle;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    google = await startFakeGoogle({ clientId: CLIENT_ID });
+    server = await startServer({
+      backend,
+      config: {
+        mail: { smtpUrl: smtp.url, from: MAIL_FROM },
+        google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
+        // The reset throttles get a test of their own below; these tests make many accounts from one address.
+        limits: { 'register:ip': { max: 10_000, windowMs: 60_000 }, 'password-reset:ip': { max: 10_000, windowMs: 60_000 } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+    await google?.close();
+  });
+
+  const api = () => client(server.url);
+  const me = (token: string) => api().get('/api/users/me/', { token });
+  const register = async (email: string, pass = password(), language?: string) => {
+    const response = await api().post('/api/auth/register/', {
+      json: registration(email, pass),
+      headers: language ? { 'accept-language': language } : {},
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return { id: response.body.id as number, email, password: pass };
+  };
+  const login = async (email: string, pass: string) => {
+    const response = await api().post('/api/auth/', { json: { username: email, password: pass } });
+    return response;
+  };
+  const requestReset = (email: string, headers: Record<string, string> = {}) =>
+    api().post('/api/auth/password-reset/', { json: { email }, headers });
+  const confirmReset = (token: string, pass: string, pass2 = pass) =>
+    api().post('/api/auth/password-reset/confirm/', { json: { token, password: pass, password2: pass2 } });
+  const googleLogin = (account: { sub: string; email: string }) =>
+    api().post('/api/auth/google/login/', {
+      json: { access_token: google.issue({ ...account, email_verified: true, given_name: 'Lucía', family_name: 'Martín' }) },
+    });
+
+  describe('verification', () => {
+    it('registration sends a link in the user’s language, as text and HTML, that verifies the address once', async () => {
+      const user = await register(address('verify'), password(), 'en-GB,en;q=0.9');
+      const login1 = await login(user.email, user.password);
+      expect((await me(login1.body.token)).body).toMatchObject({ email: user.email, email_verified: false, has_password: true });
+
+      const mail = await smtp.nextMailTo(user.email);
+      expect(mail.subject).toBe('Confirm your e-mail address');
+      expect(mail.parsed.from?.text).toBe(MAIL_FROM.replace('Eventmatch', '"Eventmatch"'));
+      // The link on a line of its own, in the text part; the same link in the HTML part.
+      const lines = mail.text.split('\n');
+      const link = lines.find((line) => line.includes('/verify-email?token='));
+      expect(link).toMatch(new RegExp(`^${server.url.replaceAll('.', '\\.')}/verify-email\\?token=[A-Za-z0-9_-]{43}$`));
+      expect(mail.text).toContain('Hi Lucía,');
+      expect(mail.html).toContain(`href="${link}"`);
+      expect(mail.html).toContain('Confirm my e-mail address');
+
+      const token = linkToken(mail, '/verify-email');
+      // Only the token's hash is stored.
+      const rows = await server.app.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id));
+      expect(rows).toEqual([expect.objectContaining({ tokenHash: hashToken(token), purpose: 'verify_email' })]);
+      expect(rows[0]!.expiresAt.getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+      expect(rows[0]!.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+
+      const verified = await api().post('/api/auth/verify-email/', { json: { token } });
+      expect(verified.status).toBe(200);
+      expect((await me(login1.body.token)).body.email_verified).toBe(true);
+
+      const again = await api().post('/api/auth/verify-email/', { json: { token } });
+      expect(again.status).toBe(400);
+      expect(again.body).toEqual(LINK_INVALID);
+      expect(await server.app.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id))).toEqual([]);
+    });
+
+    it('writes in Spanish by default', async () => {
+      const user = await register(address('es'));
+      const mail = await smtp.nextMailTo(user.email);
+      expect(mail.subject).toBe('Confirma tu correo electrónico');
+      expect(mail.text).toContain('Hola, Lucía:');
+      expect(mail.html).toContain('<html lang="es">');
+    });
+
+    it('refuses an expired, unknown, malformed or wrong-purpose token with the same 400, changing nothing', async () => {
+      const user = await register(address('expired'));
+      const token = linkToken(await smtp.nextMailTo(user.email), '/verify-email');
+      await server.app.db
+        .update(emailTokens)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(emailTokens.tokenHash, hashToken(token)));
+      for (const bad of [token, 'not-a-token', 'x'.repeat(1000)]) {
+        const response = await api().post('/api/auth/verify-email/', { json: { token: bad } });
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual(LINK_INVALID);
+      }
+      const [row] = await server.app.db.select({ at: users.emailVerifiedAt }).from(users).where(eq(users.id, user.id));
+      expect(row?.at).toBeNull();
+
+      // A reset link is not a verification link.
+      expect((await requestReset(user.email)).status).toBe(202);
+      const resetToken = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      expect((await api().post('/api/auth/verify-email/', { json: { token: resetToken } })).body).toEqual(LINK_INVALID);
+      expect((await api().post('/api/auth/verify-email/', { json: {} })).status).toBe(400);
+    });
+
+    it('resends a fresh link (202) at most 5 times an hour, and not once the address is verified', async () => {
+      const user = await register(address('resend'));
+      await smtp.nextMailTo(user.email);
+      const token = (await login(user.email, user.password)).body.token as string;
+
+      expect((await api().post('/api/auth/verify-email/resend/')).status).toBe(401);
+      for (let i = 0; i < 5; i++) {
+        const response = await api().post('/api/auth/verify-email/resend/', { token, headers: { 'accept-language': 'en' } });
+        expect(response.status).toBe(202);
+        expect(response.body).toEqual({ detail: 'We have sent you a new link to confirm your e-mail address.' });
+      }
+      const sixth = await api().post('/api/auth/verify-email/resend/', { token });
+      expect(sixth.status).toBe(429);
+      expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(3000);
+
+      const resent = [];
+      for (let i = 0; i < 5; i++) resent.push(await smtp.nextMailTo(user.email));
+      // Asked in English: the account's e-mails are in English from now on.
+      expect(resent.map((mail) => mail.subject)).toEqual(Array(5).fill('Confirm your e-mail address'));
+      const last = linkToken(resent[4]!, '/verify-email');
+      expect((await api().post('/api/auth/verify-email/', { json: { token: last } })).status).toBe(200);
+      // Every other link died with the verification.
+      expect((await api().post('/api/auth/verify-email/', { json: { token: linkToken(resent[0]!, '/verify-email') } })).status).toBe(400);
+
+      const other = await register(address('resend-verified'));
+      await smtp.nextMailTo(other.email);
+      const otherToken = (await login(other.email, other.password)).body.token as string;
+      await api().post('/api/auth/verify-email/', { json: { token: linkToken(smtp.mailTo(other.email)[0]!, '/verify-email') } });
+      const done = await api().post('/api/auth/verify-email/resend/', { token: otherToken });
+      expect(done.status).toBe(409);
+      expect(done.body).toEqual({ detail: 'Your e-mail address is already verified.' });
+    });
+  });
+
+  describe('password reset', () => {
+    it('answers the same for known and unknown addresses, and mails only the known one', async () => {
+      const user = await register(address('known'), password(), 'en');
+      await smtp.nextMailTo(user.email);
+      const unknown = address('nobody');
+
+      const known = await requestReset(user.email.toUpperCase());
+      const stranger = await requestReset(unknown);
+      expect(known.status).toBe(202);
+      expect(stranger.status).toBe(202);
+      expect(known.body).toEqual(RESET_ANSWER);
+      expect(stranger.body).toEqual(RESET_ANSWER);
+      expect([...known.headers.keys()].sort()).toEqual([...stranger.headers.keys()].sort());
+
+      const mail = await smtp.nextMailTo(user.email);
+      expect(mail.subject).toBe('Reset your Eventmatch password');
+      expect(mail.text).toMatch(new RegExp(`\\n${server.url.replaceAll('.', '\\.')}/reset-password\\?token=[A-Za-z0-9_-]{43}\\n`));
+      await server.app.mailer.idle();
+      expect(smtp.mailTo(unknown)).toEqual([]);
+    });
+
+    it('answers before the e-mail is even delivered: no timing difference to tell accounts apart', async () => {
+      const user = await register(address('timing'));
+      await smtp.nextMailTo(user.email);
+      const held = smtp.hold();
+      const response = await requestReset(user.email);
+      expect(response.status).toBe(202);
+      // The answer is out while the message still waits in the SMTP server's DATA phase.
+      expect(smtp.mailTo(user.email)).toHaveLength(1);
+      held.release();
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Restablece tu contraseña de Eventmatch');
+    });
+
+    it('signs in with a fresh token, ends every other session, verifies the e-mail, and works once', async () => {
+      const user = await register(address('reset'));
+      await smtp.nextMailTo(user.email);
+      const phone = (await login(user.email, user.password)).body.token as string;
+      const laptop = (await login(user.email, user.password)).body.token as string;
+
+      await requestReset(user.email);
+      const first = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      await requestReset(user.email);
+      const second = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+
+      // Registration's rules, every problem at once; the link is not spent by a refused attempt.
+      const weak = await confirmReset(first, '12345678', '87654321');
+      expect(weak.status).toBe(400);
+      expect(weak.body).toEqual({
+        password: ['This password is too common.', 'This password is entirely numeric.'],
+        password2: ['The two passwords do not match.'],
+      });
+      const similar = await confirmReset(first, user.email);
+      expect(similar.body.password).toContain('The password is too similar to the email address.');
+
+      const fresh = password();
+      const confirmed = await confirmReset(first, fresh);
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body).toEqual({ token: expect.any(String) });
+      expect([phone, laptop]).not.toContain(confirmed.body.token);
+
+      expect((await me(confirmed.body.token)).body).toMatchObject({ id: user.id, email_verified: true });
+      for (const old of [phone, laptop]) {
+        const response = await me(old);
+        expect(response.status).toBe(401);
+        expect(response.body).toEqual({ detail: 'Invalid token.' });
+      }
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+
+      // Once only, and every other reset link of the account died with it.
+      expect((await confirmReset(first, password())).body).toEqual(LINK_INVALID);
+      expect((await confirmReset(second, password())).body).toEqual(LINK_INVALID);
+      expect((await login(user.email, user.password)).status).toBe(400);
+      expect((await login(user.email, fresh)).status).toBe(200);
+
+      const notice = await smtp.nextMailTo(user.email);
+      expect(notice.subject).toBe('Tu contraseña de Eventmatch ha cambiado');
+      expect(notice.text).not.toContain('token=');
+    });
+
+    it('refuses a link older than an hour, and reports a bad link and a bad password together', async () => {
+      const user = await register(address('stale'));
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      const [row] = await server.app.db.select().from(emailTokens).where(eq(emailTokens.tokenHash, hashToken(token)));
+      expect(row!.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(3600_000);
+      expect(row!.expiresAt.getTime() - Date.now()).toBeGreaterThan(3500_000);
+      await server.app.db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(emailTokens.tokenHash, hashToken(token)));
+
+      expect((await confirmReset(token, password())).body).toEqual(LINK_INVALID);
+      const both = await confirmReset('made-up', 'qx7!');
+      expect(both.status).toBe(400);
+      expect(both.body).toEqual({
+        ...LINK_INVALID,
+        password: ['This password is too short. It must contain at least 8 characters.'],
+      });
+      expect((await login(user.email, user.password)).status).toBe(200);
+    });
+
+    it('writes in the language the user last signed in with', async () => {
+      const user = await register(address('switcher'));
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirma tu correo electrónico');
+      const signedIn = await api().post('/api/auth/', {
+        json: { username: user.email, password: user.password },
+        headers: { 'accept-language': 'en' },
+      });
+      expect(signedIn.status).toBe(200);
+      await requestReset(user.email, { 'accept-language': 'es' });
+      // The anonymous request does not choose the account's language; the owner's last sign-in did.
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+    });
+
+    it('spends a link once even when it is used twice at the same instant', async () => {
+      const user = await register(address('race'));
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      const answers = await Promise.all([confirmReset(token, password()), confirmReset(token, password())]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      expect(answers.find((answer) => answer.status === 400)!.body).toEqual(LINK_INVALID);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+    });
+
+    it('opens nothing for a suspended account: no new link, and an old one answers 403', async () => {
+      const user = await makeCompletedUser(server);
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      await banThroughModeration(server, await makeModerator(server), user);
+      const stored = () => server.app.db.select({ hash: users.passwordHash, verified: users.emailVerifiedAt }).from(users).where(eq(users.id, user.id));
+      const before = await stored();
+
+      const refused = await confirmReset(token, password());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ detail: 'This account has been suspended.' });
+      // The refusal changed nothing: same password, still unverified, no session.
+      expect(await stored()).toEqual(before);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toEqual([]);
+      expect((await requestReset(user.email)).status).toBe(202);
+      await server.app.mailer.idle();
+      expect(smtp.mailTo(user.email)).toHaveLength(2);
+    });
+
+    it('lets an account made with Google set its first password', async () => {
+      const email = address('google-only');
+      const sub = `1${Date.now()}${unique()}`;
+      const first = await googleLogin({ sub, email });
+      expect(first.status).toBe(200);
+      expect((await me(first.body.token)).body).toMatchObject({ email_verified: true, has_password: false });
+
+      await requestReset(email);
+      const token = linkToken(await smtp.nextMailTo(email), '/reset-password');
+      const fresh = password();
+      expect((await confirmReset(token, fresh)).status).toBe(200);
+      expect((await login(email, fresh)).status).toBe(200);
+      expect((await me(first.body.token)).status).toBe(401);
+    });
+  });
+
+  it('stops pre-account hijacking: the attacker registers first, the owner resets, Google then links', async () => {
+    const victimEmail = address('victim');
+    const attackerPassword = password();
+    // The attacker registers the victim's address and stays signed in.
+    const attacker = await register(victimEmail, attackerPassword);
+    const attackerToken = (await login(victimEmail, attackerPassword)).body.token as string;
+    await smtp.nextMailTo(victimEmail); // the verification link lands in the victim's inbox, unused
+
+    // The victim's Google login does not land in the attacker's account.
+    const victimGoogle = { sub: `1${Date.now()}${unique()}`, email: victimEmail };
+    const refused = await googleLogin(victimGoogle);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual(GOOGLE_409);
+    const [row] = await server.app.db.select({ sub: users.googleSub }).from(users).where(eq(users.id, attacker.id));
+    expect(row?.sub).toBeNull();
+
+    // The victim resets the password through their own inbox.
+    await requestReset(victimEmail);
+    const resetToken = linkToken(await smtp.nextMailTo(victimEmail), '/reset-password');
+    const victimPassword = password();
+    const reset = await confirmReset(resetToken, victimPassword);
+    expect(reset.status).toBe(200);
+
+    // The attacker is out: their token and their password are dead.
+    expect((await me(attackerToken)).status).toBe(401);
+    expect((await login(victimEmail, attackerPassword)).status).toBe(400);
+
+    // Google now links to the (verified) account, the same one the reset signed in to.
+    const linked = await googleLogin(victimGoogle);
+    expect(linked.status).toBe(200);
+    expect((await me(linked.body.token)).body).toMatchObject({ id: attacker.id, email: victimEmail, email_verified: true });
+    expect((await me(reset.body.token)).body.id).toBe(attacker.id);
+  });
+
+  it('throttles reset requests: 5 an hour per e-mail, whatever the address', async () => {
+    const user = await register(address('reset-throttle'));
+    for (let i = 0; i < 5; i++) {
+      expect((await requestReset(user.email, { 'x-forwarded-for': `192.0.2.${i + 1}` })).status).toBe(202);
+    }
+    const sixth = await requestReset(user.email.toUpperCase(), { 'x-forwarded-for': '192.0.2.99' });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+    await server.app.mailer.idle();
+    // One verification and five resets; nothing for the refused request.
+    expect(smtp.mailTo(user.email)).toHaveLength(6);
+  });
+});
+
+describe.each(backends)('reset requests per address, on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  it('throttles reset requests: 20 an hour per IP, across e-mails', async () => {
+    const api = client(server.url);
+    const ip = { 'x-forwarded-for': '198.51.100.20' };
+    for (let i = 0; i < 20; i++) {
+      expect((await api.post('/api/auth/password-reset/', { json: { email: address(`ip${i}`) }, headers: ip })).status).toBe(202);
+    }
+    const refused = await api.post('/api/auth/password-reset/', { json: { email: address('ip-last') }, headers: ip });
+    expect(refused.status).toBe(429);
+    // Another address is not affected.
+    const other = await api.post('/api/auth/password-reset/', { json: { email: address('ip-other') }, headers: { 'x-forwarded-for': '198.51.100.21' } });
+    expect(other.status).toBe(202);
+    expect((await api.post('/api/auth/password-reset/', { json: { email: 'not-an-address' } })).body).toEqual({
+      email: ['Enter a valid email address.'],
+    });
+  });
+});
+
+describe('the embedded default: no SMTP_URL', () => {
+  let server: TestServer;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, callback) {
+        logs.push(String(chunk));
+        callback();
+      },
+    });
+    server = await startServer({ logger: { level: 'info', stream } });
+  });
+  afterAll(() => server?.close());
+
+  it('writes each message as an .eml file into DATA_DIR/outbox/ and logs its link', async () => {
+    const user = await makeUser(server);
+    await server.app.mailer.idle();
+    const outbox = path.join(server.config.dataDir, 'outbox');
+    const files = (await readdir(outbox)).filter((name) => name.endsWith('.eml'));
+    expect(files).toHaveLength(1);
+    const eml = await readFile(path.join(outbox, files[0]!), 'utf8');
+    expect(eml).toMatch(new RegExp(`^To: ${user.email.replaceAll('.', '\\.')}$`, 'm'));
+    expect(eml).toContain('Content-Type: text/plain');
+    expect(eml).toContain('Content-Type: text/html');
+
+    const logged = logs.map((line) => JSON.parse(line)).find((entry) => entry.msg?.startsWith('e-mail written to the outbox'));
+    expect(logged).toMatchObject({ to: user.email, link: expect.stringMatching(/\/verify-email\?token=[A-Za-z0-9_-]{43}$/) });
+    // The link logged is the one in the file, and it works.
+    const token = new URL(logged.link).searchParams.get('token')!;
+    expect(eml.replace(/=\r?\n/g, '')).toContain(token);
+    expect((await client(server.url).post('/api/auth/verify-email/', { json: { token } })).status).toBe(200);
+  });
+});
+
+describe.each(backends)('a reset clears the account’s login throttle, on %s', (backend) => {
+  let smtp: TestSmtpServer;
+  let server: TestServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    server = await startServer({
+      backend,
+      config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('lets the owner in at once from an address their mistypes had throttled', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await smtp.nextMailTo(user.email);
+    const login = (pass: string) =>
+      api.post('/api/auth/', { json: { username: user.email, password: pass }, headers: { 'x-forwarded-for': '203.0.113.50' } });
+    expect((await login('forgot-it-1')).status).toBe(400);
+    expect((await login('forgot-it-2')).status).toBe(400);
+    expect((await login('forgot-it-3')).status).toBe(429);
+
+    await api.post('/api/auth/password-reset/', { json: { email: user.email } });
+    const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+    const fresh = password();
+    expect((await api.post('/api/auth/password-reset/confirm/', { json: { token, password: fresh, password2: fresh } })).status).toBe(200);
+
+    expect((await login(fresh)).status).toBe(200);
+  });
+});
+
+describe('the account’s messages in Spanish', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.close());
+
+  it('answers in the language the request asks for', async () => {
+    const api = client(server.url);
+    const es = { 'accept-language': 'es' };
+    expect((await api.post('/api/auth/verify-email/', { json: { token: 'nope' }, headers: es })).body).toEqual({
+      token: ['Este enlace no es válido o ha caducado.'],
+    });
+    const user = await makeUser(server);
+    const wrong = await api.post('/api/users/me/password/', {
+      token: user.token,
+      json: { current_password: 'not-it', password: 'Brand-New-Secret-9', password2: 'Brand-New-Secret-9' },
+      headers: es,
+    });
+    expect(wrong.body).toEqual({ current_password: ['La contraseña actual no es correcta. Vuelve a escribirla.'] });
+    const deletion = await api.delete('/api/users/me/', { token: user.token, json: { password: 'not-it' }, headers: es });
+    expect(deletion.body).toEqual({ password: ['La contraseña no es correcta.'] });
+  });
+});

@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocks, messages } from '../../server/db/schema';
+import { birthDateForAge, makeCompletedUser, makeUser } from '../helpers/factories';
+import { makeEvent } from '../helpers/events';
+import { client } from '../helpers/http';
+import { imageBytes } from '../helpers/images';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { unzip } from '../helpers/zip';
+import { match } from '../realtime/fixtures';
+
+const EXPORT = '/api/users/me/export/';
+
+describe.each(backends)('exporting one’s data on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  const api = () => client(server.url);
+
+  async function download(token: string) {
+    const response = await fetch(`${server.url}${EXPORT}`, { headers: { authorization: `Token ${token}` } });
+    return { response, archive: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  it('streams a zip of account.json and the user’s own photos, and nothing of others they do not already see', async () => {
+    const me = await makeCompletedUser(server, { name: 'Nora', bio: 'Dancing till late.' }, { firstName: 'Nora', lastName: 'Quintana' });
+    const partner = await makeCompletedUser(
+      server,
+      { name: 'Paco', bio: 'Partner secret bio', date_of_birth: birthDateForAge(41) },
+      { firstName: 'Francisco', lastName: 'Secreto' },
+    );
+    const admirer = await makeCompletedUser(server, { name: 'Admirer', bio: 'Admirer secret bio' }, { lastName: 'Hidden' });
+    const passed = await makeCompletedUser(server, { name: 'Passed' });
+    const blocked = await makeUser(server);
+    const conversationId = await match(server, me, partner);
+    const send = (token: string, content: string) =>
+      api().post(`/api/conversations/${conversationId}/messages/`, { token, json: { content } });
+    expect((await send(partner.token, 'Hola Nora')).status).toBe(201);
+    expect((await send(me.token, 'Hola Paco')).status).toBe(201);
+    // A long history: the export reads it page by page.
+    await server.app.db.insert(messages).values(
+      Array.from({ length: 1200 }, (_, i) => ({ conversationId, senderId: i % 2 ? me.id : partner.id, content: `message ${i}` })),
+    );
+    expect((await api().post('/api/matching/', { token: me.token, json: { response: 'dislike', other: passed.id } })).status).toBe(200);
+    expect((await api().post('/api/matching/', { token: admirer.token, json: { response: 'like', other: me.id } })).status).toBe(200);
+    await server.app.db.insert(blocks).values({ blockerId: me.id, blockedId: blocked.id });
+    const form = new FormData();
+    form.append('file', new Blob([await imageBytes('jpeg', { color: '#0ea5e9' })], { type: 'image/jpeg' }), 'spare.jpg');
+    const spare = await api().request('POST', '/api/uploads/', { token: me.token, body: form });
+    expect(spare.status).toBe(201);
+    await api().post('/api/analytics/events/', { token: me.token, json: { name: 'match_opened' } });
+    // An event Nora organizes, and one of someone else's she checked in to.
+    const mine = await makeEvent(server, me, { name: 'Nora’s birthday' });
+    const theirs = await makeEvent(server, partner, { name: 'Rooftop party', venue: 'The roof' });
+    expect((await api().post(`/api/events/${theirs.code}/check-in/`, { token: me.token, json: {} })).status).toBe(200);
+
+    const { response, archive } = await download(me.token);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/zip');
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="eventmatch-export-\d{4}-\d{2}-\d{2}\.zip"$/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    // Streamed as it is built: no length known up front.
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+
+    const files = await unzip(archive);
+    const profile = (await api().get('/api/users/me/profile/', { token: me.token })).body;
+    const keys = [profile.image as string, spare.body.url as string].map((url) => url.replace('/media/', ''));
+    expect([...files.keys()].sort()).toEqual(['account.json', ...keys.map((key) => `photos/${key}`)].sort());
+    for (const key of keys) {
+      expect(files.get(`photos/${key}`)!.equals(await readFile(path.join(server.config.dataDir, 'media', key)))).toBe(true);
+    }
+
+    const text = files.get('account.json')!.toString('utf8');
+    const data = JSON.parse(text);
+    expect(data.account).toMatchObject({
+      id: me.id,
+      email: me.email,
+      first_name: 'Nora',
+      last_name: 'Quintana',
+      email_verified: false,
+      has_password: true,
+      google_linked: false,
+    });
+    expect(data.profile).toMatchObject({ name: 'Nora', bio: 'Dancing till late.', image: `photos/${keys[0]}`, is_completed: true });
+    expect(data.subscription).toEqual({ active: false, provider: null, subscription_id: null });
+    // In the order of the ids reacted to (partner was made before passed).
+    expect(data.reactions_given).toEqual([
+      { user_id: partner.id, response: 'like', time: expect.any(String) },
+      { user_id: passed.id, response: 'dislike', time: expect.any(String) },
+    ]);
+    expect(data.matches).toEqual([{ conversation_id: conversationId, partner: { id: partner.id, name: 'Paco' }, matched_at: expect.any(String) }]);
+    expect(data.conversations).toHaveLength(1);
+    const conversation = data.conversations[0];
+    expect(conversation).toMatchObject({ id: conversationId, partner: { id: partner.id, name: 'Paco' } });
+    expect(conversation.messages).toHaveLength(1202);
+    expect(conversation.messages[0]).toMatchObject({ sender: partner.id, from_me: false, content: 'Hola Nora' });
+    expect(conversation.messages[1]).toMatchObject({ sender: me.id, from_me: true, content: 'Hola Paco' });
+    expect(conversation.messages[1201]).toMatchObject({ content: 'message 1199' });
+    const ids = conversation.messages.map((m: { id: number }) => m.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(data.blocks).toEqual([{ user_id: blocked.id, time: expect.any(String) }]);
+    expect(data.events_attended).toEqual([
+      {
+        event: { id: theirs.id, code: theirs.code, name: 'Rooftop party', venue: 'The roof', starts_at: theirs.starts_at, ends_at: theirs.ends_at },
+        checked_in_at: expect.any(String),
+        left_at: null,
+      },
+    ]);
+    expect(data.events_organized).toEqual([
+      expect.objectContaining({ id: mine.id, code: mine.code, name: 'Nora’s birthday', join_mode: 'code' }),
+    ]);
+    // An event's QR secret never leaves the server.
+    expect(text).not.toMatch(/qr_?secret/i);
+    expect(data.analytics_events).toEqual([
+      { name: 'signed_up', time: expect.any(String) },
+      { name: 'match_opened', time: expect.any(String) },
+    ]);
+
+    // Nothing about anyone else beyond what the user already sees.
+    for (const secret of [partner.email, 'Francisco', 'Secreto', 'Partner secret bio', admirer.email, 'Admirer', 'Hidden', blocked.email]) {
+      expect(text).not.toContain(secret);
+    }
+    const partnerProfile = (await api().get('/api/users/me/profile/', { token: partner.token })).body;
+    expect(text).not.toContain(partnerProfile.date_of_birth);
+    expect(text).not.toContain(String(partnerProfile.image).replace('/media/', ''));
+    expect([...files.keys()].join()).not.toContain(String(partnerProfile.image).replace('/media/', ''));
+    // Who liked them is not theirs to know.
+    expect(JSON.stringify(data.reactions_given)).not.toContain(`"user_id":${admirer.id}`);
+  });
+
+  it('exports a new, empty account too', async () => {
+    const user = await makeUser(server);
+    const { response, archive } = await download(user.token);
+    expect(response.status).toBe(200);
+    const files = await unzip(archive);
+    expect([...files.keys()]).toEqual(['account.json']);
+    const data = JSON.parse(files.get('account.json')!.toString('utf8'));
+    expect(data).toMatchObject({ reactions_given: [], matches: [], conversations: [], events_attended: [], events_organized: [], blocks: [] });
+    expect(data.analytics_events).toEqual([{ name: 'signed_up', time: expect.any(String) }]);
+    expect(data.profile).toMatchObject({ name: 'Alex', image: null, is_completed: false });
+  });
+
+  it('needs a session, and allows 3 exports a day', async () => {
+    expect((await api().get(EXPORT)).status).toBe(401);
+    const user = await makeUser(server);
+    for (let i = 0; i < 3; i++) expect((await download(user.token)).response.status).toBe(200);
+    const refused = await api().get(EXPORT, { token: user.token });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
+  });
+});

@@ -1,0 +1,197 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { expiredTokensPurge } from '../../server/jobs/expired-tokens-purge';
+import { runJob } from '../../server/jobs/index';
+import { tokenSweep } from '../../server/jobs/token-sweep';
+import { hashToken } from '../../server/lib/tokens';
+import { makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
+
+const DAY = 24 * 60 * 60 * 1000;
+const PASSWORD_CHANGE = '/api/users/me/password/';
+
+describe.each(backends)('sessions and password on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  const api = () => client(server.url);
+  const me = (token: string) => api().get('/api/users/me/', { token });
+  const login = (email: string, password: string) => api().post('/api/auth/', { json: { username: email, password } });
+  const tokenRow = async (token: string) =>
+    (await server.app.db.select().from(authTokens).where(eq(authTokens.tokenHash, hashToken(token))))[0];
+
+  describe('change password', () => {
+    it('checks the current password, applies registration’s rules, and ends every other session', async () => {
+      const user = await makeUser(server);
+      const other = (await login(user.email, user.password)).body.token as string;
+      const socket = await connect(server.url, other);
+      const dropped = waitForDisconnect(socket);
+
+      const wrong = await api().post(PASSWORD_CHANGE, {
+        token: user.token,
+        json: { current_password: 'not-it', password: '1234', password2: '4321' },
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body).toEqual({
+        current_password: ['Your old password was entered incorrectly. Please enter it again.'],
+        password: [
+          'This password is too short. It must contain at least 8 characters.',
+          'This password is too common.',
+          'This password is entirely numeric.',
+        ],
+        password2: ['The two passwords do not match.'],
+      });
+      expect((await me(other)).status).toBe(200);
+
+      const fresh = `${user.password}-renewed`;
+      const changed = await api().post(PASSWORD_CHANGE, {
+        token: user.token,
+        json: { current_password: user.password, password: fresh, password2: fresh },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toEqual({ token: expect.any(String) });
+
+      // The answer's token is the one session left: the caller's old token and the other device are out.
+      expect((await me(changed.body.token)).status).toBe(200);
+      expect((await me(user.token)).body).toEqual({ detail: 'Invalid token.' });
+      expect((await me(other)).status).toBe(401);
+      expect(await dropped).toBe('io server disconnect');
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+
+      expect((await login(user.email, user.password)).status).toBe(400);
+      expect((await login(user.email, fresh)).status).toBe(200);
+    });
+
+    it('needs a session, and the whole body', async () => {
+      expect((await api().post(PASSWORD_CHANGE, { json: {} })).status).toBe(401);
+      const user = await makeUser(server);
+      const empty = await api().post(PASSWORD_CHANGE, { token: user.token, json: {} });
+      expect(empty.status).toBe(400);
+      expect(Object.keys(empty.body).sort()).toEqual(['current_password', 'password', 'password2']);
+      expect((await api().post(PASSWORD_CHANGE, { token: user.token, json: [] })).status).toBe(400);
+    });
+
+    it('tells an account without a password to set one through a reset', async () => {
+      const user = await makeUser(server);
+      await server.app.db.update(users).set({ passwordHash: null }).where(eq(users.id, user.id));
+      const response = await api().post(PASSWORD_CHANGE, {
+        token: user.token,
+        json: { current_password: 'anything', password: 'Brand-New-Secret-9', password2: 'Brand-New-Secret-9' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        current_password: ['This account has no password yet. Set one with "Forgot password?" on the login page.'],
+      });
+    });
+
+    it('lets a stolen session guess the password only 10 times an hour', async () => {
+      const user = await makeUser(server);
+      const guess = (n: number) =>
+        api().post(PASSWORD_CHANGE, { token: user.token, json: { current_password: `guess-${n}`, password: 'Whatever-Else-77', password2: 'Whatever-Else-77' } });
+      for (let n = 0; n < 10; n++) expect((await guess(n)).status).toBe(400);
+      const refused = await guess(10);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(60);
+    });
+  });
+
+  describe('log out everywhere', () => {
+    it('ends every session of the user, this one included, and drops their sockets', async () => {
+      const user = await makeUser(server);
+      const bystander = await makeUser(server);
+      const second = (await login(user.email, user.password)).body.token as string;
+      const sockets = await Promise.all([connect(server.url, user.token), connect(server.url, second)]);
+      const bystanderSocket = await connect(server.url, bystander.token);
+      const dropped = sockets.map((socket) => waitForDisconnect(socket));
+
+      expect((await api().post('/api/auth/logout-all/')).status).toBe(401);
+      const response = await api().post('/api/auth/logout-all/', { token: user.token });
+      expect(response.status).toBe(204);
+
+      expect(await Promise.all(dropped)).toEqual(['io server disconnect', 'io server disconnect']);
+      for (const token of [user.token, second]) expect((await me(token)).status).toBe(401);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toEqual([]);
+      // Someone else is not touched.
+      expect(bystanderSocket.connected).toBe(true);
+      expect((await me(bystander.token)).status).toBe(200);
+      bystanderSocket.close();
+      await expect(connect(server.url, user.token)).rejects.toThrow('unauthorized');
+    });
+  });
+
+  describe('60-day sliding expiry', () => {
+    it('refuses a token unused for 60 days, on HTTP and on the socket', async () => {
+      const user = await makeUser(server);
+      await server.app.db
+        .update(authTokens)
+        .set({ lastUsedAt: new Date(Date.now() - 60 * DAY - 60_000) })
+        .where(eq(authTokens.tokenHash, hashToken(user.token)));
+      const response = await me(user.token);
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ detail: 'Invalid token.' });
+      await expect(connect(server.url, user.token)).rejects.toThrow('unauthorized');
+      // Another session of the same user lives on.
+      const fresh = (await login(user.email, user.password)).body.token as string;
+      expect((await me(fresh)).status).toBe(200);
+    });
+
+    it('slides: a token used on day 59 lives another 60 days', async () => {
+      const user = await makeUser(server);
+      const day59 = new Date(Date.now() - 59 * DAY);
+      await server.app.db.update(authTokens).set({ lastUsedAt: day59 }).where(eq(authTokens.tokenHash, hashToken(user.token)));
+      expect((await me(user.token)).status).toBe(200);
+      // The use is written beside the request.
+      await waitUntil(async () => (await tokenRow(user.token))!.lastUsedAt.getTime() > Date.now() - 60_000, 5000, 'the token’s use to be recorded');
+    });
+
+    it('purges what can no longer open anything: idle sessions and expired links, nothing else', async () => {
+      const user = await makeUser(server);
+      const idle = (await login(user.email, user.password)).body.token as string;
+      await server.app.db
+        .update(authTokens)
+        .set({ lastUsedAt: new Date(Date.now() - 60 * DAY - 60_000) })
+        .where(eq(authTokens.tokenHash, hashToken(idle)));
+      // The registration's verification link, made to look a day and a minute old.
+      await server.app.db
+        .update(emailTokens)
+        .set({ expiresAt: new Date(Date.now() - 60_000) })
+        .where(eq(emailTokens.userId, user.id));
+      await server.app.mailer.idle();
+      const fresh = await api().post('/api/auth/password-reset/', { json: { email: user.email } });
+      expect(fresh.status).toBe(202);
+      await server.app.mailer.idle();
+
+      // As the process runs it: the job, under its lock.
+      const outcome = await runJob(server.app, expiredTokensPurge);
+      expect(outcome.status).toBe('done');
+      const purged = (outcome as unknown as { report: { sessions: number; links: number } }).report;
+      expect(purged.sessions).toBeGreaterThanOrEqual(1);
+      expect(purged.links).toBeGreaterThanOrEqual(1);
+      expect(await tokenRow(idle)).toBeUndefined();
+      expect(await tokenRow(user.token)).toBeDefined();
+      expect((await me(user.token)).status).toBe(200);
+      // The reset link just sent is alive.
+      const links = await server.app.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id));
+      expect(links.map((link) => link.purpose)).toEqual(['reset_password']);
+    });
+
+    it('drops a socket whose token expired while it was open, on the next sweep', async () => {
+      const user = await makeUser(server);
+      const socket = await connect(server.url, user.token);
+      const dropped = waitForDisconnect(socket);
+      await server.app.db
+        .update(authTokens)
+        .set({ lastUsedAt: new Date(Date.now() - 61 * DAY) })
+        .where(eq(authTokens.tokenHash, hashToken(user.token)));
+      const swept = await runJob(server.app, tokenSweep);
+      expect(swept).toMatchObject({ status: 'done', report: { disconnected: 1 } });
+      expect(await dropped).toBe('io server disconnect');
+    });
+  });
+});

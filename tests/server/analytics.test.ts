@@ -1,0 +1,168 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsEvents } from '../../server/db/schema';
+import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
+import { makeCompletedUser, makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { match } from '../realtime/fixtures';
+
+const EVENTS = '/api/analytics/events/';
+
+describe.each(backends)('first-party analytics events on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  const api = () => client(server.url);
+  const eventsOf = (userId: number) =>
+    server.app.db.select().from(analyticsEvents).where(eq(analyticsEvents.userId, userId)).orderBy(analyticsEvents.id);
+
+  it('stores the user id, the name and the time of each named event, and nothing else', async () => {
+    const user = await makeUser(server);
+    for (const name of ['app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent']) {
+      const response = await api().post(EVENTS, { token: user.token, json: { name } });
+      expect(response.status).toBe(204);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+    const rows = await eventsOf(user.id);
+    // The account's creation was recorded by the server itself.
+    expect(rows.map((row) => row.name)).toEqual(['signed_up', 'app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent']);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual(['createdAt', 'id', 'name', 'userId']);
+      expect(Date.now() - row.createdAt.getTime()).toBeLessThan(60_000);
+    }
+    expect(JSON.stringify(rows)).not.toContain(user.email);
+  });
+
+  it('refuses unknown names, names only the server records, and anonymous callers', async () => {
+    const user = await makeUser(server);
+    const unknown = await api().post(EVENTS, { token: user.token, json: { name: 'clicked_ad' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ name: ['"clicked_ad" is not a valid choice.'] });
+    expect((await api().post(EVENTS, { token: user.token, json: { name: 'signed_up' } })).status).toBe(400);
+    expect((await api().post(EVENTS, { token: user.token, json: {} })).body).toEqual({ name: ['This field is required.'] });
+    expect((await api().post(EVENTS, { token: user.token, json: 'app_opened' })).status).toBe(400);
+    expect((await api().post(EVENTS, { json: { name: 'app_opened' } })).status).toBe(401);
+    expect((await eventsOf(user.id)).map((row) => row.name)).toEqual(['signed_up']);
+  });
+
+  it('is throttled per user: 60 a minute', async () => {
+    const user = await makeUser(server);
+    const results = [];
+    for (let i = 0; i < 61; i++) results.push((await api().post(EVENTS, { token: user.token, json: { name: 'message_sent' } })).status);
+    expect(results.slice(0, 60)).toEqual(Array(60).fill(204));
+    expect(results[60]).toBe(429);
+    expect(await eventsOf(user.id)).toHaveLength(61);
+  });
+});
+
+describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
+  let posthog: FakePostHog;
+  let server: TestServer;
+  beforeAll(async () => {
+    posthog = await startFakePostHog();
+    server = await startServer({ config: { posthog: { key: 'phc_test_eventmatch', host: posthog.url } } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await posthog?.close();
+  });
+
+  it('sends the same events keyed by the user id only: no e-mail, no name, no address', async () => {
+    const user = await makeUser(server, { firstName: 'Zelda' });
+    expect((await client(server.url).post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    await server.app.analytics.flush();
+
+    const mine = posthog.events.filter((event) => event.distinct_id === String(user.id));
+    expect(mine.map((event) => event.event)).toEqual(['signed_up', 'app_opened']);
+    expect(posthog.apiKeys.every((key) => key === 'phc_test_eventmatch')).toBe(true);
+    for (const event of mine) {
+      const sent = JSON.stringify(event.raw);
+      expect(sent).not.toContain(user.email);
+      expect(sent).not.toContain('Zelda');
+      expect(sent).not.toContain('127.0.0.1');
+      expect(event.properties.$geoip_disable).toBe(true);
+    }
+  });
+});
+
+describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend });
+  });
+  afterAll(() => server?.close());
+
+  const api = () => client(server.url);
+  const summary = (token: string | undefined, query = '') => api().get(`/api/analytics/summary/${query}`, { token });
+
+  it('counts sign-ups, logins, active users, matches and messages per UTC day, zeros included', async () => {
+    const moderator = await makeModerator(server);
+    type Day = { date: string; signups: number; logins: number; active_users: number; matches: number; messages: number };
+    const METRICS = ['signups', 'logins', 'active_users', 'matches', 'messages'] as const;
+    // Sums over the window: the same whether or not a UTC midnight falls within the test.
+    const totals = (days: Day[]) => Object.fromEntries(METRICS.map((metric) => [metric, days.reduce((sum, day) => sum + day[metric], 0)]));
+    const before = totals((await summary(moderator.token)).body.days);
+    const firstDay = new Date().toISOString().slice(0, 10);
+
+    const a = await makeCompletedUser(server, { name: 'Ana' });
+    const b = await makeCompletedUser(server, { name: 'Ben' });
+    await match(server, a, b);
+    for (const [user, name] of [
+      [a, 'user_logged_in'],
+      [a, 'message_sent'],
+      [a, 'message_sent'],
+      [b, 'app_opened'],
+    ] as const) {
+      expect((await api().post(EVENTS, { token: user.token, json: { name } })).status).toBe(204);
+    }
+
+    const utcToday = () => new Date().toISOString().slice(0, 10);
+    const startedOn = utcToday();
+    const response = await summary(moderator.token);
+    const endedOn = utcToday();
+    expect(response.status).toBe(200);
+    const days = response.body.days as Array<Record<string, number | string>>;
+    expect(days).toHaveLength(30);
+    const last = days.at(-1)!;
+    // "Today" is the server's UTC date (the two differ only across midnight).
+    expect([startedOn, endedOn]).toContain(last.date);
+    // Consecutive days, oldest first.
+    const lastMs = Date.parse(`${String(last.date)}T00:00:00Z`);
+    const expected = Array.from({ length: 30 }, (_, i) => new Date(lastMs - (29 - i) * 86_400_000).toISOString().slice(0, 10));
+    expect(days.map((day) => day.date)).toEqual(expected);
+    const after = totals(days as Day[]);
+    expect(after).toMatchObject({
+      signups: before.signups! + 2,
+      logins: before.logins! + 1,
+      matches: before.matches! + 1,
+      messages: before.messages! + 2,
+    });
+    // Ana and Ben were active today: two more (a user active on two days counts on each).
+    if (firstDay === endedOn) expect(after.active_users).toBe(before.active_users! + 2);
+    else expect(after.active_users).toBeGreaterThanOrEqual(before.active_users! + 2);
+    // Days without activity are there, as zeros: this fresh database has none before yesterday.
+    for (const day of days.slice(0, 28)) expect(day).toEqual({ date: day.date, signups: 0, logins: 0, active_users: 0, matches: 0, messages: 0 });
+
+    const week = await summary(moderator.token, '?days=7');
+    expect(week.body.days).toHaveLength(7);
+  });
+
+  it('is for moderators only: anyone else finds nothing (404), signed out is 401, bad days are 400', async () => {
+    const user = await makeUser(server);
+    const moderator = await makeModerator(server);
+    expect((await summary(undefined)).status).toBe(401);
+    const hidden = await summary(user.token);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ detail: 'Not found.' });
+    for (const days of ['0', '366', 'abc', '1.5']) {
+      const response = await summary(moderator.token, `?days=${days}`);
+      expect(response.status, days).toBe(400);
+      expect(Object.keys(response.body)).toEqual(['days']);
+    }
+  });
+});
