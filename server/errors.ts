@@ -182,16 +182,12 @@ function asApiError(error: FastifyError): ApiError | null {
 
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const language = languageOf(request.headers['accept-language']);
     const known = asApiError(error);
-    if (known) {
-      return reply
-        .code(known.statusCode)
-        .headers(known.headers)
-        .send(known.render(languageOf(request.headers['accept-language'])));
-    }
+    if (known) return reply.code(known.statusCode).headers(known.headers).send(known.render(language));
 
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'A server error occurred.' });
+    return reply.code(500).send({ detail: renderServerMessage(serverText('server_error'), language) });
   });
 }
 

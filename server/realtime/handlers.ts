@@ -14,7 +14,7 @@ import { getParticipantIds, markRead } from '../features/conversations/service';
 import type { EventLive } from '../features/events/live';
 import { attendeeCount, findOrganizedEvent } from '../features/events/service';
 import { type LimitName, userSubject } from '../lib/limits';
-import { errorAck, fail, invalidPayload, UNAVAILABLE_MESSAGE } from './acks';
+import { errorAck, invalidPayload, notFoundAck, unavailableAck } from './acks';
 import type { RealtimeSocket } from './plugin';
 import type { Presence } from './presence';
 
@@ -76,7 +76,7 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
       const last = args.at(-1);
       const reply = typeof last === 'function' ? (last as Reply) : noReply;
       const payload = typeof args[0] === 'function' ? undefined : args[0];
-      if (!context.accepting()) return reply(fail({ code: 'unavailable', message: UNAVAILABLE_MESSAGE }));
+      if (!context.accepting()) return reply(unavailableAck(language));
       const parsed = schema.safeParse(payload);
       if (!parsed.success) return reply(invalidPayload(parsed.error, language));
       context.track(
@@ -116,7 +116,7 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
 
   on('typing', TypingPayload, async (payload) => {
     const ids = await participantsOf(payload.conversation_id);
-    if (!ids) return fail({ code: 'not_found', message: 'Not found.' });
+    if (!ids) return notFoundAck(language);
     app.publish(
       ids.filter((id) => id !== user.id),
       'typing',
@@ -130,7 +130,7 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
   // The host screen: only the organizer; anyone else is told there is no such event.
   on('event:watch', EventWatchPayload, async (payload) => {
     const event = await findOrganizedEvent(app.db, payload.event_id, user.id);
-    if (!event) return fail({ code: 'not_found', message: 'Not found.' });
+    if (!event) return notFoundAck(language);
     await context.eventLive.watch(socket, event.id);
     return { ok: true, count: await attendeeCount(app.db, event.id) };
   });

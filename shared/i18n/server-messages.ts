@@ -45,6 +45,12 @@ export const SERVER_MESSAGES = {
   invalid_token: { en: 'Invalid token.', es: 'La sesión no es válida.' },
   permission_denied: { en: 'You do not have permission to perform this action.', es: 'No tienes permiso para hacer esto.' },
   not_found: { en: 'Not found.', es: 'No encontrado.' },
+  invalid_payload: { en: 'Invalid payload.', es: 'Datos no válidos.' },
+  server_error: { en: 'A server error occurred.', es: 'Se produjo un error en el servidor.' },
+  server_restarting: {
+    en: 'The server is restarting; send again after reconnecting.',
+    es: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.',
+  },
   throttled: {
     en: 'Request was throttled. Expected available in {seconds} seconds.',
     es: 'Demasiadas solicitudes. Vuelve a intentarlo en {seconds} s.',

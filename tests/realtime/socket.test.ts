@@ -171,6 +171,25 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(good.ok).toBe(true);
   });
 
+  it("answers errors in the socket's language: Spanish with auth.language 'es', English otherwise", async () => {
+    const { a, conversationId } = await makePair(server);
+    const spanish = await connect(server.url, a.token, { auth: { language: 'es' } });
+    open.push(spanish);
+    const english = await connectAs(a.token);
+    const bad = { conversation_id: conversationId, content: '', client_id: newClientId() };
+    expect(await spanish.emitWithAck('message:send', bad)).toMatchObject({
+      ok: false,
+      error: { code: 'validation', message: 'Datos no válidos.', fields: { content: ['Este campo no puede estar vacío.'] } },
+    });
+    expect(await english.emitWithAck('message:send', bad)).toMatchObject({
+      ok: false,
+      error: { code: 'validation', message: 'Invalid payload.', fields: { content: ['This field may not be blank.'] } },
+    });
+    const missing = { conversation_id: 2_000_000_000 };
+    expect(await spanish.emitWithAck('typing', missing)).toEqual({ ok: false, error: { code: 'not_found', message: 'No encontrado.' } });
+    expect(await english.emitWithAck('typing', missing)).toEqual({ ok: false, error: { code: 'not_found', message: 'Not found.' } });
+  });
+
   it('does not let an outsider send, read or type into a conversation', async () => {
     const { a, b, conversationId } = await makePair(server);
     const outsider = await makeCompletedUser(server, { name: 'Eve' });
