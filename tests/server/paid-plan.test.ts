@@ -6,6 +6,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runJob } from '../../server/jobs';
+import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES, UNDO_WINDOW_MS } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
 import { LikePositionSchema } from '../../server/features/likes/service';
@@ -414,6 +416,26 @@ describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (
     expect(out.body.resets_at).toBe(new Date((await oldestLike(me)).getTime() + DAILY_LIKES_WINDOW_MS).toISOString());
     // The like that left the window was deleted with the insert that took its place.
     expect(await likesGiven(me)).toBe(FREE_DAILY_LIKES);
+  });
+
+  it('the spent-likes purge takes every like that has left the window, and no other', async () => {
+    const [idle, active] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    const targets = await Promise.all(Array.from({ length: 2 }, () => makeCompletedUser(server)));
+    await likeOverAndOver(idle, targets, 3);
+    await likeOverAndOver(active, targets, 2);
+    // Two of the idle user's likes leave the window, one is a minute short of leaving it.
+    await server.app.db.execute(sql`
+      update likes_given set given_at = now() - (${DAILY_LIKES_WINDOW_MS}::bigint + 1000) * interval '1 millisecond'
+      where user_id = ${idle.id} and given_at < (select max(given_at) from likes_given where user_id = ${idle.id})`);
+    await server.app.db.execute(sql`
+      update likes_given set given_at = now() - (${DAILY_LIKES_WINDOW_MS}::bigint - 60000) * interval '1 millisecond'
+      where user_id = ${idle.id} and given_at = (select max(given_at) from likes_given where user_id = ${idle.id})`);
+
+    expect(await runJob(server.app, spentLikesPurge)).toMatchObject({ status: 'done', report: { likes: 2 } });
+    expect(await likesGiven(idle)).toBe(1);
+    expect(await likesGiven(active)).toBe(2);
+    expect((await api().allowance(idle)).body).toMatchObject({ remaining: FREE_DAILY_LIKES - 1 });
+    expect(await runJob(server.app, spentLikesPurge)).toMatchObject({ status: 'done', report: { likes: 0 } });
   });
 
   it('subscribers like without counting, within the per-minute limit that holds for everyone', async () => {

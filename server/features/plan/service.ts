@@ -57,6 +57,19 @@ const likeComesBack = (userId: number, limit: number) => sql`(
   select ${likesGiven.givenAt} + ${window} from ${likesGiven} where ${inWindow(userId)}
   order by ${likesGiven.givenAt} desc offset ${limit - 1} limit 1)`;
 
+/**
+ * Likes that have left the window count for nothing. A like deletes its giver's old rows as it goes
+ * (`spendLike`); this takes the rows of everyone who has not liked since, so the table holds one
+ * window of likes at most. Returns how many rows went.
+ */
+export async function purgeSpentLikes(db: DbOrTx): Promise<number> {
+  const deleted = rowsOf<{ n: number | string }>(
+    await db.execute(sql`with spent as (delete from ${likesGiven} where ${likesGiven.givenAt} <= now() - ${window} returning 1)
+      select count(*) as n from spent`),
+  );
+  return Number(deleted[0]?.n ?? 0);
+}
+
 /** A lock per user, in a key space of its own (the two-int form never meets the matching pair locks). */
 const LIKES_LOCK_SPACE = 0x4c494b45;
 
