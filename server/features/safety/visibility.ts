@@ -18,8 +18,8 @@ interface Rule {
   hiddenFrom(viewer: SQL): SQL;
   /**
    * True when this rule hides everyone from `viewer`: a one-time check, kept out of the set so that the
-   * planner's estimate of the set stays the size of what it holds (bench:deck: a branch that could
-   * return every user made it hash the deck's whole age band, 24 ms instead of 0.4 ms).
+   * planner's estimate of the set stays the size of what it holds (a branch that could return every
+   * user made the planner hash the deck's whole age band instead of walking its index).
    */
   hidesEveryoneFrom?(viewer: SQL): SQL;
   /** True when this rule hides `a` and `b` from each other. */
