@@ -279,7 +279,7 @@ export const api = {
   checkIn: (code: string, proof: CheckInInput = {}) => post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
   currentEvent: () => get<CurrentEvent>('/api/events/current/'),
   leaveEvent: () => post<null>('/api/events/leave/'),
-  myEvents: () => get<Page<OrganizerEvent>>('/api/events/mine/'),
+  myEvents: (cursor?: string) => get<Page<OrganizerEvent>>(`/api/events/mine/${query({ cursor })}`),
   createEvent: (input: EventInputBody) => post<OrganizerEvent>('/api/events/', input),
   eventQr: (id: number) => get<EventQr>(`/api/events/${id}/qr/`),
   eventStats: (id: number) => get<EventStats>(`/api/events/${id}/stats/`),

@@ -22,9 +22,16 @@ const STATS_MIN_INTERVAL_MS = 10_000;
 const STATS_REFRESH_MS = 30_000;
 const RETRY_MS = 5000;
 
+/** The organizer's event, wherever it is in their list (newest first: almost always the first page). */
 async function findMine(id: number): Promise<OrganizerEvent | null> {
-  const page = await api.myEvents();
-  return page.results.find((event) => event.id === id) ?? null;
+  let cursor: string | undefined;
+  do {
+    const page = await api.myEvents(cursor);
+    const event = page.results.find((candidate) => candidate.id === id);
+    if (event) return event;
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return null;
 }
 
 /**

@@ -33,10 +33,20 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   beforeAll(async () => {
     clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
+    // Enough events for one organizer to push the one at the door off the first page of their list.
+    server = await startServer({ config: { clientDir, limits: { 'event:create': { max: 100, windowMs: 60_000 } } } });
     browser = await launchChromium();
     organizer = await makeCompletedUser(server, { name: 'Olga' }, { firstName: 'Olga' });
     event = await makeEvent(server, organizer, { name: 'Terrace Night', venue: 'Sala Apolo, upstairs', join_mode: 'qr' });
+    const tomorrow = Date.now() + 24 * 3_600_000;
+    for (let i = 0; i < 50; i++) {
+      const startsAt = tomorrow + i * 3_600_000;
+      await makeEvent(server, organizer, {
+        name: `Later night ${i + 1}`,
+        starts_at: new Date(startsAt).toISOString(),
+        ends_at: new Date(startsAt + 3_600_000).toISOString(),
+      });
+    }
     // Two people already inside, who fit the newcomer (a woman looking for men).
     for (const name of ['Marco', 'Leo']) {
       const man = await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
