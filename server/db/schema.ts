@@ -35,6 +35,8 @@ export const users = pgTable(
     hasSubscription: boolean('has_subscription').notNull().default(false),
     stripeCustomerId: text('stripe_customer_id').unique(),
     stripeSubscriptionId: text('stripe_subscription_id'),
+    // The price the plan is on, as Stripe's events last named it (a switch in the customer portal moves it).
+    planLookupKey: text('plan_lookup_key'),
     // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
     // for it). Google only links to a password account once this is set: no pre-account hijacking.
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),

@@ -60,5 +60,9 @@ export const StripeSubscription = z.object({
   id: z.string().min(1).max(255),
   customer: z.string().min(1).max(255),
   status: z.string().min(1).max(64),
+  /** The subscription's prices: a plan has one item, whose price's lookup key names the plan. */
+  items: z
+    .object({ data: z.array(z.object({ price: z.object({ lookup_key: z.string().max(255).nullish() }) })).max(20) })
+    .optional(),
 });
 export type StripeSubscription = z.infer<typeof StripeSubscription>;

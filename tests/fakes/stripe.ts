@@ -17,7 +17,8 @@ export interface FakeStripe extends FakeServer {
   /** lookup_key → price id; tests may add or remove prices. */
   prices: Map<string, string>;
   /** Subscriptions as Stripe holds them now (id → customer and status); tests set them. */
-  subscriptions: Map<string, { customer: string; status: string }>;
+  /** Subscriptions by id, as `GET /v1/subscriptions/:id` answers them (tests may add `items`). */
+  subscriptions: Map<string, { customer: string; status: string; items?: unknown }>;
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
   /** Customer portal sessions created so far, by id. */
@@ -51,7 +52,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
   const portalSessions = new Map<string, Record<string, unknown>>();
-  const subscriptions = new Map<string, { customer: string; status: string }>();
+  const subscriptions = new Map<string, { customer: string; status: string; items?: unknown }>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
@@ -122,7 +123,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       const id = decodeURIComponent(subscriptionPath[1]!);
       const subscription = subscriptions.get(id);
       if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
-      return { status: 200, body: { id, object: 'subscription', ...subscription } };
+      return { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } };
     }
 
     // Cancel at once, as Stripe does: the subscription stays readable with status "canceled".

@@ -526,6 +526,12 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(await perks()).toEqual(withPlan);
     expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true });
 
+    // A switch to the yearly price in Stripe's portal: the page shows the period Stripe now names.
+    const yearly = { object: 'list', data: [{ id: 'si_perks', price: { id: 'price_yearly_1', lookup_key: 'basic_yearly' } }] };
+    fake.subscriptions.set('sub_perks', { customer, status: 'active', items: yearly });
+    await deliver(stripeEvent('customer.subscription.updated', { ...subscription('active'), items: yearly }));
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true });
+
     fake.subscriptions.set('sub_perks', { customer, status: 'unpaid' });
     await deliver(stripeEvent('customer.subscription.updated', subscription('unpaid')));
     expect(await perks()).toEqual(without);
@@ -534,9 +540,12 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', subscription('active')));
     expect(await perks()).toEqual(withPlan);
 
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true });
+
     fake.subscriptions.set('sub_perks', { customer, status: 'canceled' });
     await deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));
     expect(await perks()).toEqual(without);
+    expect((await api().subscription(me)).body).toMatchObject({ active: false, period: null });
   });
 
   it('opens Stripe’s customer portal through the SDK for the user’s customer, back to the subscribe page', async () => {

@@ -140,7 +140,8 @@ export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
     try {
       const subscription = await callStripe(() => stripe.subscriptions.retrieve(id));
       const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
-      return { id: subscription.id, customer, status: subscription.status };
+      const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key } }));
+      return { id: subscription.id, customer, status: subscription.status, items: { data: items } };
     } catch (error) {
       if (error instanceof Error && 'statusCode' in error && error.statusCode === 404) return null;
       throw error;
@@ -229,6 +230,8 @@ async function completeCheckout(tx: Tx, session: StripeCheckoutSession, active: 
     .set({
       hasSubscription: active,
       ...(session.subscription ? { stripeSubscriptionId: session.subscription } : {}),
+      // The plan bought is the checkout's, until the subscription's own events name another.
+      planLookupKey: sql`coalesce((select ${checkoutSessions.lookupKey} from ${checkoutSessions} where ${checkoutSessions.id} = ${session.id}), ${users.planLookupKey})`,
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
     })
@@ -241,9 +244,10 @@ async function completeCheckout(tx: Tx, session: StripeCheckoutSession, active: 
 async function applySubscription(tx: Tx, subscription: StripeSubscription): Promise<boolean> {
   const ofCustomer = eq(users.stripeCustomerId, subscription.customer);
   if (ACTIVE_STATUSES.has(subscription.status)) {
+    const lookupKey = subscription.items?.data[0]?.price.lookup_key;
     const updated = await tx
       .update(users)
-      .set({ hasSubscription: true, stripeSubscriptionId: subscription.id })
+      .set({ hasSubscription: true, stripeSubscriptionId: subscription.id, ...(lookupKey ? { planLookupKey: lookupKey } : {}) })
       .where(ofCustomer)
       .returning({ id: users.id });
     return updated.length > 0;
@@ -259,7 +263,7 @@ async function endSubscription(tx: Tx, subscription: StripeSubscription): Promis
 async function clearSubscription(tx: Tx, subscription: StripeSubscription, forget: boolean): Promise<boolean> {
   const updated = await tx
     .update(users)
-    .set({ hasSubscription: false, ...(forget ? { stripeSubscriptionId: null } : {}) })
+    .set({ hasSubscription: false, ...(forget ? { stripeSubscriptionId: null, planLookupKey: null } : {}) })
     .where(
       and(
         eq(users.stripeCustomerId, subscription.customer),

@@ -1,7 +1,7 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
-import { checkoutSessions, users } from '../../db/schema';
+import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
@@ -15,15 +15,21 @@ export const NO_SUBSCRIPTION = 'There is no subscription to cancel.';
 
 async function billingOf(db: DbOrTx, userId: number) {
   const [row] = await db
-    .select({ active: users.hasSubscription, customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
+    .select({
+      active: users.hasSubscription,
+      customer: users.stripeCustomerId,
+      subscription: users.stripeSubscriptionId,
+      lookupKey: users.planLookupKey,
+    })
     .from(users)
     .where(eq(users.id, userId));
   return row ?? null;
 }
 
 /**
- * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), the billing
- * period of the checkout that started it, and whether "Manage subscription" leads anywhere.
+ * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), its billing
+ * period (the price of the checkout that started it, or the one Stripe's events have named since: a
+ * switch in the customer portal), and whether "Manage subscription" leads anywhere.
  */
 export async function subscriptionState(
   db: Db,
@@ -31,17 +37,10 @@ export async function subscriptionState(
   lookupKeys: { monthly: string; yearly: string },
   userId: number,
 ): Promise<SubscriptionState> {
-  const [billing, [checkout]] = await Promise.all([
-    billingOf(db, userId),
-    db
-      .select({ lookupKey: checkoutSessions.lookupKey })
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.userId, userId), eq(checkoutSessions.status, 'complete')))
-      .orderBy(desc(checkoutSessions.createdAt))
-      .limit(1),
-  ]);
+  const billing = await billingOf(db, userId);
   const active = billing?.active ?? false;
-  const period = !active || !checkout ? null : checkout.lookupKey === lookupKeys.monthly ? 'monthly' : checkout.lookupKey === lookupKeys.yearly ? 'yearly' : null;
+  const lookupKey = billing?.lookupKey;
+  const period = !active ? null : lookupKey === lookupKeys.monthly ? 'monthly' : lookupKey === lookupKeys.yearly ? 'yearly' : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
   return { active, period, manageable };
