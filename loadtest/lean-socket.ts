@@ -69,7 +69,14 @@ function watch(socket: LeanSocket) {
   }, SWEEP_MS).unref();
 }
 
+/** Frames in and out over every socket of the process: the load tool's count of operations. */
+const frames = { in: 0, out: 0 };
+
 export class LeanSocket {
+  static frames() {
+    return { ...frames };
+  }
+
   private handlers: Map<string, Set<Handler>> | null = null;
   private acks: Map<number, Ack> | null = null;
   private nextAckId = 0;
@@ -161,6 +168,7 @@ export class LeanSocket {
     // One or two arguments in practice: no spread of a fresh array for the frame.
     const body = args.length === 1 ? `["${event}",${JSON.stringify(args[0])}]` : JSON.stringify([event, ...args]);
     this.ws.send(`${ENGINE_MESSAGE}${SOCKET_EVENT}${id}${body}`);
+    frames.out += 1;
     return true;
   }
 
@@ -227,8 +235,12 @@ export class LeanSocket {
 
   private receive(text: string) {
     this.lastSeen = Date.now();
+    frames.in += 1;
     const engine = text[0];
-    if (engine === ENGINE_PING) return void this.ws?.send(ENGINE_PONG);
+    if (engine === ENGINE_PING) {
+      frames.out += 1;
+      return void this.ws?.send(ENGINE_PONG);
+    }
     if (engine === ENGINE_CLOSE) return void this.ws?.close();
     if (engine !== ENGINE_MESSAGE) return;
     const type = text[1];
