@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { machine, type PartyResult, type Progress, runParty, SetupError } from './party';
+import { NetworkError } from './rest';
 
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
 
@@ -164,5 +165,6 @@ try {
 } catch (error) {
   if (tty) process.stdout.write('\n');
   if (error instanceof SetupError) fail(error.message);
+  if (error instanceof NetworkError) fail(`the server stopped answering during setup: ${error.message}`);
   throw error;
 }

@@ -17,7 +17,7 @@ export class NetworkError extends Error {
   override name = 'NetworkError';
 }
 
-const TIMEOUT_MS = 30_000;
+const TIMEOUT_MS = 60_000;
 
 export class Rest {
   private readonly agents = new Map<string, http.Agent>();

@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GENDERS } from '../shared/constants';
 import type { ProfileInput } from '../shared/schemas/users';
-import { detailOf, type Reply, type Rest } from './rest';
+import { detailOf, NetworkError, type Reply, type Rest } from './rest';
 
 /** Something the operator must fix before a party can run: printed as one line, no stack. */
 export class SetupError extends Error {
@@ -89,12 +89,26 @@ export function profileFor(index: number): ProfileInput {
   };
 }
 
+/**
+ * A setup call that may be repeated (reads, the profile save, the pass and the check-in): a busy server
+ * that drops or stalls one request is asked twice more before the run gives up.
+ */
+async function retried<T>(call: () => Promise<Reply<T>>): Promise<Reply<T>> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof NetworkError) || attempt === 3) throw error;
+    }
+  }
+}
+
 const newPassword = () => `Loadtest-${randomBytes(12).toString('base64url')}`;
 
 /** Signs an account in again, or registers a new one when the server does not know it (a fresh database). */
 export async function ensureAccount(rest: Rest, base: URL, existing: Account | null, firstName: string, tag: string): Promise<Account> {
   if (existing) {
-    const me = await rest.request(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: existing.token });
+    const me = await retried(() => rest.request(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: existing.token }));
     if (me.status === 200) return existing;
     const login = await rest.request<{ token: string }>(base, 'POST', 'POST /api/auth/', '/api/auth/', {
       json: { username: existing.email, password: existing.password },
@@ -115,10 +129,14 @@ export async function ensureAccount(rest: Rest, base: URL, existing: Account | n
 
 /** Completes the profile unless it already is (a reused account). */
 export async function ensureProfile(rest: Rest, base: URL, account: Account, index: number) {
-  const me = await rest.request<{ is_profile_completed: boolean }>(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: account.token });
+  const me = await retried(() =>
+    rest.request<{ is_profile_completed: boolean }>(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: account.token }),
+  );
   if (me.status !== 200) refused('GET /api/users/me/', me);
   if (me.body.is_profile_completed) return;
-  const saved = await rest.request(base, 'PUT', 'PUT /api/users/me/profile/', '/api/users/me/profile/', { token: account.token, json: profileFor(index) });
+  const saved = await retried(() =>
+    rest.request(base, 'PUT', 'PUT /api/users/me/profile/', '/api/users/me/profile/', { token: account.token, json: profileFor(index) }),
+  );
   if (saved.status !== 200) refused('PUT /api/users/me/profile/', saved);
 }
 
@@ -185,9 +203,9 @@ export function door(rest: Rest, setupBase: URL, event: PartyEvent) {
   const token = async () => {
     if (qr && qr.until > Date.now()) return qr.token;
     pending ??= (async () => {
-      const reply = await rest.request<{ token: string }>(setupBase, 'GET', 'GET /api/events/:id/qr/', `/api/events/${event.id}/qr/`, {
-        token: event.organizerToken!,
-      });
+      const reply = await retried(() =>
+        rest.request<{ token: string }>(setupBase, 'GET', 'GET /api/events/:id/qr/', `/api/events/${event.id}/qr/`, { token: event.organizerToken! }),
+      );
       if (reply.status !== 200) refused('GET /api/events/:id/qr/', reply);
       // The server accepts the current and the previous minute's token: half a minute is safe.
       qr = { token: reply.body.token, until: Date.now() + 30_000 };
@@ -199,16 +217,16 @@ export function door(rest: Rest, setupBase: URL, event: PartyEvent) {
   return async function checkIn(base: URL, attendeeToken: string) {
     let body: { pass?: string } = {};
     if (event.joinMode === 'qr') {
-      const pass = await rest.request<{ pass: string }>(base, 'POST', 'POST /api/events/:code/pass/', `/api/events/${event.code}/pass/`, {
-        json: { token: await token() },
-      });
+      const qrToken = await token();
+      const pass = await retried(() =>
+        rest.request<{ pass: string }>(base, 'POST', 'POST /api/events/:code/pass/', `/api/events/${event.code}/pass/`, { json: { token: qrToken } }),
+      );
       if (pass.status !== 200) refused('POST /api/events/:code/pass/', pass);
       body = { pass: pass.body.pass };
     }
-    const reply = await rest.request(base, 'POST', 'POST /api/events/:code/check-in/', `/api/events/${event.code}/check-in/`, {
-      token: attendeeToken,
-      json: body,
-    });
+    const reply = await retried(() =>
+      rest.request(base, 'POST', 'POST /api/events/:code/check-in/', `/api/events/${event.code}/check-in/`, { token: attendeeToken, json: body }),
+    );
     if (reply.status !== 200) refused('POST /api/events/:code/check-in/', reply);
   };
 }
