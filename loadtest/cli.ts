@@ -135,10 +135,13 @@ function report(result: PartyResult) {
       `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
     `errors: ${Object.keys(result.counts.errors).length ? Object.entries(result.counts.errors).map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
-      `${result.tool.cpu_us_per_message} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB`,
+      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB`,
     `${machine()}`,
     result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',
   ];
+  const failed = Object.values(result.counts.errors).reduce((sum, n) => sum + n, 0);
+  if (failed > 0) lines.push(`Note: ${failed} requests or connections failed (errors above): the server, not the counts, may be the story of this run.`);
+  if (result.counts.swipes > 0 && result.counts.matches === 0) lines.push('Note: no match happened, so nothing was timed on the other phone: a longer party, more attendees, or --fresh (reused attendees have swiped each other).');
   return lines.join('\n');
 }
 

@@ -39,6 +39,8 @@ export class ConnectError extends Error {
 export type DisconnectReason = 'transport close' | 'io server disconnect' | 'io client disconnect' | 'ping timeout';
 
 export interface LeanSocketOptions {
+  /** Give up a handshake the server has not completed in this long (default 20 s). */
+  handshakeTimeoutMs?: number;
   /** Reconnect after a dropped transport (default false): delays from `minDelayMs` doubling to `maxDelayMs`, jittered. */
   reconnect?: boolean | { minDelayMs?: number; maxDelayMs?: number };
   /** Called on every (re)connection once the server accepted the handshake. */
@@ -109,19 +111,23 @@ export class LeanSocket {
     this.retryTimer = null;
     const endpoint = new URL('/socket.io/?EIO=4&transport=websocket', this.url.replace(/^http/, 'ws'));
     // No permessage-deflate offer: the servers do not enable it, and an offer costs a zlib context if one did.
-    const ws = new WebSocket(endpoint, { perMessageDeflate: false });
+    // No UTF-8 check of every frame: each is JSON.parsed (or dropped unread) and the server is the one under test.
+    const ws = new WebSocket(endpoint, { perMessageDeflate: false, skipUTF8Validation: true });
     this.ws = ws;
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         ws.removeAllListeners();
         ws.on('error', () => {});
         ws.terminate();
         if (this.ws === ws) this.ws = null;
         reject(error);
       };
+      const limit = this.options.handshakeTimeoutMs ?? 20_000;
+      const timer = setTimeout(() => fail(new Error(`no handshake within ${limit / 1000} s`)), limit);
       ws.on('error', fail);
       ws.on('close', () => fail(new Error('closed during the handshake')));
       ws.on('message', (data) => {
@@ -135,6 +141,7 @@ export class LeanSocket {
         if (text[0] !== ENGINE_MESSAGE) return;
         if (text[1] === SOCKET_CONNECT) {
           settled = true;
+          clearTimeout(timer);
           ws.removeAllListeners();
           ws.on('message', (frame) => this.receive(frame.toString()));
           ws.on('error', () => {});

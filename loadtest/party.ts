@@ -105,8 +105,8 @@ export interface PartyResult {
     /** Socket frames in and out plus REST calls during the party. */
     operations: number;
     cpu_us_per_operation: number;
-    /** CPU per chat message sent, everything the tool did during the party included. */
-    cpu_us_per_message: number;
+    /** CPU per chat message sent, everything the tool did during the party included (null: none sent). */
+    cpu_us_per_message: number | null;
     heap_kb_per_attendee: number;
     rss_mb: number;
   };
@@ -423,7 +423,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         cpu_seconds: Math.round(cpuMicros / 1e4) / 100,
         operations,
         cpu_us_per_operation: Math.round(cpuMicros / Math.max(1, operations)),
-        cpu_us_per_message: Math.round(cpuMicros / Math.max(1, counts.sent - sentBefore)),
+        cpu_us_per_message: counts.sent > sentBefore ? Math.round(cpuMicros / (counts.sent - sentBefore)) : null,
         heap_kb_per_attendee: Math.round((heapPerAttendee / 1024) * 100) / 100,
         rss_mb: Math.round(process.memoryUsage().rss / 1e6),
       },
