@@ -222,7 +222,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const stateFile = options.stateFile ?? defaultStatePath(base);
   const state = await loadState(stateFile, base.origin);
   const tag = Date.now().toString(36);
-  state.organizer = await ensureAccount(rest, base, state.organizer, 'Organizer', `${tag}-org`);
+  const { profileCompleted: _, ...organizer } = await ensureAccount(rest, base, state.organizer, 'Organizer', `${tag}-org`);
+  state.organizer = organizer;
   await saveState(stateFile, state);
   const event = await ensureEvent(rest, base, state, options.event, options.minutes);
   await saveState(stateFile, state);
@@ -271,8 +272,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       Array.from({ length: options.attendees }, (_, i) => i),
       options.setupConcurrency ?? 16,
       async (i) => {
-        const account = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
-        await ensureProfile(rest, base, account, i);
+        const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
+        await ensureProfile(rest, base, { ...account, profileCompleted }, i);
         accounts[i] = account;
         ready += 1;
       },

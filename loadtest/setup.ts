@@ -20,6 +20,8 @@ export interface Account {
   email: string;
   password: string;
   token: string;
+  /** Known from the sign-in check of a reused account (not kept in the state file). */
+  profileCompleted?: boolean;
 }
 
 export interface PartyState {
@@ -108,8 +110,11 @@ const newPassword = () => `Loadtest-${randomBytes(12).toString('base64url')}`;
 /** Signs an account in again, or registers a new one when the server does not know it (a fresh database). */
 export async function ensureAccount(rest: Rest, base: URL, existing: Account | null, firstName: string, tag: string): Promise<Account> {
   if (existing) {
-    const me = await retried(() => rest.request(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: existing.token }));
-    if (me.status === 200) return existing;
+    const me = await retried(() =>
+      rest.request<{ is_profile_completed: boolean }>(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: existing.token }),
+    );
+    // Signed in still: what the profile step needs to know comes with it.
+    if (me.status === 200) return { ...existing, profileCompleted: me.body.is_profile_completed };
     const login = await rest.request<{ token: string }>(base, 'POST', 'POST /api/auth/', '/api/auth/', {
       json: { username: existing.email, password: existing.password },
     });
@@ -129,6 +134,7 @@ export async function ensureAccount(rest: Rest, base: URL, existing: Account | n
 
 /** Completes the profile unless it already is (a reused account). */
 export async function ensureProfile(rest: Rest, base: URL, account: Account, index: number) {
+  if (account.profileCompleted) return;
   const me = await retried(() =>
     rest.request<{ is_profile_completed: boolean }>(base, 'GET', 'GET /api/users/me/', '/api/users/me/', { token: account.token }),
   );
