@@ -31,7 +31,7 @@ import { hashToken } from '../server/lib/tokens';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { REDIS_URL } from '../tests/helpers/services';
 import { freePort } from '../tests/helpers/ports';
-import { LeanSocket } from './lean-socket';
+import { LeanSocket } from '../loadtest/lean-socket';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 
 type ClientSocket = LeanSocket;

@@ -1,0 +1,94 @@
+/**
+ * `npm run bench:party`: a simulated party (loadtest/party.ts) of PARTY_ATTENDEES (2,000) on one app
+ * instance for PARTY_MINUTES (2), then the bare Socket.IO relay (bench/realtime-server.ts) at the party's
+ * own chat rate over as many lean sockets, in the same run. Prints the party's match overlay and
+ * message delivery p99 against the relay's p99 at that rate (target: ≤ 2×, 0 lost, 0 duplicated).
+ *
+ * The app runs as `npm run serve` would run it (bench/realtime-server.ts, the server's runtime flags) on a
+ * fresh PostgreSQL database, with RATE_LIMIT_MULTIPLIER=1000 (one address plays the whole party) and
+ * cheap password hashing (registering 2,000 attendees is setup, not what is measured).
+ * Environment: PARTY_ATTENDEES, PARTY_MINUTES, PARTY_RELAY_SECONDS (30).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runParty } from '../loadtest/party';
+import { createPostgresDatabase } from '../tests/helpers/database';
+import { relayLoad, relaySockets, startServerProcess } from './relay-load';
+
+const env = (name: string, fallback: string) => process.env[name] ?? fallback;
+const ATTENDEES = Number(env('PARTY_ATTENDEES', '2000'));
+const MINUTES = Number(env('PARTY_MINUTES', '2'));
+const RELAY_SECONDS = Number(env('PARTY_RELAY_SECONDS', '30'));
+
+const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' ');
+console.log(`Party benchmark: ${ATTENDEES} attendees on one instance for ${MINUTES} min, then the bare relay at the same chat rate`);
+console.log(`${os.cpus().length} CPUs, load average at start ${load()}\n`);
+
+const database = await createPostgresDatabase();
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-party-'));
+const stateFile = path.join(dataDir, 'loadtest-state.json');
+let party;
+const app = await startServerProcess(false, {
+  DATABASE_URL: database.url,
+  REDIS_URL: '',
+  DATA_DIR: dataDir,
+  RATE_LIMIT_MULTIPLIER: '1000',
+  ARGON2_MEMORY_KIB: '1024',
+  ARGON2_TIME_COST: '1',
+});
+try {
+  let last = 0;
+  party = await runParty({
+    url: app.url,
+    attendees: ATTENDEES,
+    minutes: MINUTES,
+    stateFile,
+    setupConcurrency: 32,
+    onProgress: (p) => {
+      if (p.elapsedSeconds - last < 10) return;
+      last = p.elapsedSeconds;
+      console.log(`  ${p.elapsedSeconds.toFixed(0)} s ${p.phase}: connected ${p.connected}, check-ins ${p.checkIns}, swipes ${p.swipes}, matches ${p.matches}, messages ${p.messagesDelivered}/${p.messagesSent}`);
+    },
+  });
+} finally {
+  await app.close();
+  await database.drop();
+}
+
+// The party's chat rate over its whole length (messages are rarer early, before people match).
+const rate = Math.max(1, party.counts.messages.sent / (MINUTES * 60));
+console.log(`\n▶ relay: ${ATTENDEES} sockets, ${rate.toFixed(1)} msg/s for ${RELAY_SECONDS} s`);
+const relay = await startServerProcess(true);
+const sockets = await relaySockets(relay.url, ATTENDEES - (ATTENDEES % 2));
+await relayLoad(sockets, Math.max(rate, 100), 3); // warm-up
+const baseline = await relayLoad(sockets, rate, RELAY_SECONDS);
+for (const socket of sockets) socket.close();
+await relay.close();
+await rm(dataDir, { recursive: true, force: true });
+
+// The party times each message from the moment it was written, so the relay's "from send" is its match.
+const relayP99 = baseline.fromSend.percentile(99);
+const rows = [
+  ['match overlay (like → match:new on the other phone)', party.latency_ms.match_overlay],
+  ['message delivery (send → message:new at the recipient)', party.latency_ms.message_delivery],
+] as const;
+const ms = (value: number | null) => (value === null || !Number.isFinite(value) ? '—' : value.toFixed(1));
+console.log(`\n| ${'series'.padEnd(56)} | count | p50 ms | p99 ms | relay p99 ms | ratio |`);
+console.log(`|${'-'.repeat(58)}|------:|-------:|-------:|-------------:|------:|`);
+for (const [name, s] of rows) {
+  console.log(`| ${name.padEnd(56)} | ${String(s.count).padStart(5)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(relayP99).padStart(12)} | ${s.p99 === null ? '—' : `${(s.p99 / relayP99).toFixed(2)}×`} |`);
+}
+console.log(`| ${'bare relay, same sockets and rate'.padEnd(56)} | ${String(baseline.delivered).padStart(5)} | ${ms(baseline.fromSend.percentile(50)).padStart(6)} | ${ms(relayP99).padStart(6)} | | |`);
+const m = party.counts.messages;
+const o = party.counts.match_overlays;
+console.log(`\nmessages sent ${m.sent}, acknowledged ${m.acknowledged}, delivered ${m.delivered}, recovered ${m.recovered}, lost ${m.lost}, duplicated ${m.duplicated}, unanswered ${m.unanswered}`);
+console.log(`match overlays expected ${o.expected}, delivered ${o.delivered}, recovered ${o.recovered}, lost ${o.lost}; swipes ${party.counts.swipes}, reconnects ${party.counts.reconnects}`);
+console.log(`REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/'].map((route) => `${route} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`).join(', ')}`);
+console.log(`the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee`);
+const check = (name: string, ok: boolean) => console.log(`  ${ok ? 'PASS' : 'FAIL'}  ${name}`);
+console.log('\nTargets:');
+for (const [name, s] of rows) check(`${name.split(' (')[0]} p99 ≤ 2× the relay's p99`, s.p99 !== null && s.p99 <= 2 * relayP99);
+check('0 lost, 0 duplicated', party.ok);
+console.log(`\nload average at end ${load()}`);
+process.exit(0);

@@ -1,0 +1,173 @@
+/**
+ * `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [--event <code>] [--instances a,b] [--json <file>]`
+ * Simulates a party against a running deployment (loadtest/party.ts) and prints what people would have felt.
+ * Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 for a setup problem or bad flags.
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { machine, type PartyResult, type Progress, runParty, SetupError } from './party';
+import { NetworkError } from './rest';
+
+const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
+
+Simulates a party against a running server: N attendees registered through the API (or reused from an
+earlier run), each with a completed profile and a Socket.IO connection, checked in to an event (a new
+QR event unless --event is given), swiping one card every 2-5 s, chatting with their matches (a message
+every 5-20 s, typing first), some putting their phone away for a few seconds and coming back.
+
+Options:
+  --url <base>          the server (setup goes there), e.g. http://127.0.0.1:3000       (required)
+  --attendees <N>       simulated attendees                                           (default 50)
+  --minutes <M>         length of the party, decimals allowed                          (default 1)
+  --event <code>        check in to this event (a 'code' event, or a QR event this tool created)
+  --instances <a,b>     base URLs the attendees are spread over, round robin (default: --url)
+  --json <file>         also write the results as JSON
+  --state <file>        accounts kept between runs (default ./data/loadtest/<host>_<port>.json)
+  --fresh               register new attendees instead of reusing the state file's
+  --leave-share <0-1>   share of attendees who leave and come back once             (default 0.2)
+  --setup-concurrency <n>  setup requests in flight                                  (default 16)
+  -h, --help            this text
+
+The server must let one address do what a crowd does: start it with RATE_LIMIT_MULTIPLIER=1000.
+Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, 2 setup failed.`;
+
+function fail(message: string): never {
+  console.error(`loadtest: ${message}`);
+  process.exit(2);
+}
+
+function parse() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        url: { type: 'string' },
+        attendees: { type: 'string', default: '50' },
+        minutes: { type: 'string', default: '1' },
+        event: { type: 'string' },
+        instances: { type: 'string' },
+        json: { type: 'string' },
+        state: { type: 'string' },
+        fresh: { type: 'boolean', default: false },
+        'leave-share': { type: 'string', default: '0.2' },
+        'setup-concurrency': { type: 'string', default: '16' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    fail(`${(error as Error).message} (see --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  if (!values.url) fail('--url is required (see --help)');
+  const number = (name: string, value: string, check: (n: number) => boolean) => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || !check(parsed)) fail(`--${name} ${value} is not valid (see --help)`);
+    return parsed;
+  };
+  return {
+    url: values.url,
+    attendees: number('attendees', values.attendees, (n) => Number.isInteger(n) && n >= 2),
+    minutes: number('minutes', values.minutes, (n) => n > 0 && n <= 24 * 60),
+    event: values.event,
+    instances: values.instances?.split(',').map((each) => each.trim()).filter(Boolean),
+    json: values.json,
+    stateFile: values.state,
+    fresh: values.fresh,
+    leaveShare: number('leave-share', values['leave-share'], (n) => n >= 0 && n <= 1),
+    setupConcurrency: number('setup-concurrency', values['setup-concurrency'], (n) => Number.isInteger(n) && n >= 1),
+  };
+}
+
+const ms = (value: number | null | undefined) => (value === null || value === undefined || !Number.isFinite(value) ? '—' : value.toFixed(1));
+
+function progressLine(p: Progress) {
+  const head = p.phase === 'setup' ? `setup ${p.ready}/${p.attendees}` : p.phase;
+  return (
+    `${p.elapsedSeconds.toFixed(0).padStart(4)} s ${head.padEnd(12)} connected ${p.connected}/${p.attendees}  check-ins ${p.checkIns}  ` +
+    `swipes ${p.swipes}  matches ${p.matches}  messages ${p.messagesDelivered}/${p.messagesSent}  errors ${p.errors}  ` +
+    `p99 overlay ${ms(p.recentP99.matchOverlay)} msg ${ms(p.recentP99.messageDelivery)} rest ${ms(p.recentP99.rest)} ms`
+  );
+}
+
+function table(header: string[], rows: string[][]) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function report(result: PartyResult) {
+  const latency = (name: string, s: { count: number; p50: number | null; p95: number | null; p99: number | null; max: number | null }) => [
+    name,
+    String(s.count),
+    ms(s.p50),
+    ms(s.p95),
+    ms(s.p99),
+    ms(s.max),
+  ];
+  const rows = [
+    latency('match overlay (like → match:new on the other phone)', result.latency_ms.match_overlay),
+    latency('message delivery (send → message:new at the recipient)', result.latency_ms.message_delivery),
+    latency('reconnect (socket handshake)', result.latency_ms.reconnect),
+    ...Object.entries(result.latency_ms.rest).map(([route, s]) => latency(route, s)),
+  ];
+  const m = result.counts.messages;
+  const o = result.counts.match_overlays;
+  const lines = [
+    '',
+    `Party: ${result.attendees} attendees, ${result.minutes} min, event ${result.event.code}, instances ${result.instances.join(', ')}`,
+    '',
+    table(['latency, ms', 'count', 'p50', 'p95', 'p99', 'max'], rows),
+    '',
+    table(
+      ['counts', 'sent', 'acknowledged', 'delivered', 'recovered', 'lost', 'duplicated', 'unanswered', 'refused'],
+      [
+        ['messages', String(m.sent), String(m.acknowledged), String(m.delivered), String(m.recovered), String(m.lost), String(m.duplicated), String(m.unanswered), String(m.refused)],
+        ['match overlays', String(o.expected), '—', String(o.delivered), String(o.recovered), String(o.lost), '—', '—', '—'],
+      ],
+    ),
+    '',
+    `check-ins ${result.counts.check_ins}, swipes ${result.counts.swipes} (likes ${result.counts.likes}), matches ${result.counts.matches}, ` +
+      `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
+    `errors: ${Object.keys(result.counts.errors).length ? Object.entries(result.counts.errors).map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`,
+    `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
+      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB`,
+    `${machine()}`,
+    result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',
+  ];
+  const failed = Object.values(result.counts.errors).reduce((sum, n) => sum + n, 0);
+  if (failed > 0) lines.push(`Note: ${failed} requests or connections failed (errors above): the server, not the counts, may be the story of this run.`);
+  if (result.counts.swipes > 0 && result.counts.matches === 0) lines.push('Note: no match happened, so nothing was timed on the other phone: a longer party, more attendees, or --fresh (reused attendees have swiped each other).');
+  return lines.join('\n');
+}
+
+const options = parse();
+const tty = process.stdout.isTTY === true;
+let lastPlain = 0;
+try {
+  const result = await runParty({
+    ...options,
+    log: (line) => console.log(tty ? `\r\x1b[2K${line}` : line),
+    onProgress: (progress) => {
+      if (tty) {
+        process.stdout.write(`\r\x1b[2K${progressLine(progress).slice(0, (process.stdout.columns ?? 200) - 1)}`);
+      } else if (progress.elapsedSeconds - lastPlain >= 5) {
+        lastPlain = progress.elapsedSeconds;
+        console.log(progressLine(progress));
+      }
+    },
+  });
+  if (tty) process.stdout.write('\r\x1b[2K');
+  console.log(report(result));
+  if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+  process.exit(result.ok ? 0 : 1);
+} catch (error) {
+  if (tty) process.stdout.write('\n');
+  if (error instanceof SetupError) fail(error.message);
+  if (error instanceof NetworkError) fail(`the server stopped answering during setup: ${error.message}`);
+  throw error;
+}

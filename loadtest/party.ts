@@ -1,0 +1,707 @@
+/**
+ * The party simulator (`npm run loadtest`, or `runParty()` from code): N attendees, each a phone with a
+ * Socket.IO connection, who check in to an event, swipe the deck at human pace, chat with their matches,
+ * and now and then put the phone away and come back. It speaks to the server only as the web client does:
+ * the REST API and the socket events of `shared/`.
+ *
+ * What it times is what people feel:
+ * - match overlay: the like that completes a pair, sent → `match:new` on the other person's phone;
+ * - message delivery: `message:send` emitted → `message:new` on the recipient's phone;
+ * - every REST route, and the reconnection handshake.
+ * What it counts: messages sent, acknowledged, delivered (over the socket), recovered (fetched by the
+ * catch-up after a reconnect, as the client does), lost (acknowledged but never seen by the recipient),
+ * duplicated (one message seen twice, or one client_id stored twice), unanswered; the same for match overlays.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Message } from '../shared/schemas/conversations';
+import type { Ack, MatchUser } from '../shared/events';
+import { Histogram } from './histogram';
+import { ConnectError, LeanSocket } from './lean-socket';
+import { NetworkError, Rest } from './rest';
+import {
+  type Account,
+  defaultStatePath,
+  door,
+  ensureAccount,
+  ensureEvent,
+  ensureProfile,
+  inPool,
+  loadState,
+  saveState,
+  SetupError,
+  THROTTLE_HINT,
+} from './setup';
+import { Wheel } from './wheel';
+
+export interface PartyOptions {
+  /** Where setup goes (accounts, the event); also the instance list when `instances` is empty. */
+  url: string;
+  attendees: number;
+  minutes: number;
+  /** An existing event's code; without it, a QR event is created for the party. */
+  event?: string;
+  /** Base URLs the attendees are spread over (REST and socket), round robin. */
+  instances?: string[];
+  /** The accounts of earlier runs (default `./data/loadtest/<host>_<port>.json`). */
+  stateFile?: string;
+  /** Register new attendees rather than reuse the state file's (whose decks are already swiped). */
+  fresh?: boolean;
+  /** Share of attendees who put their phone away once (socket closed 2–10 s) and come back. Default 0.2. */
+  leaveShare?: number;
+  /** Setup requests in flight at once (registration hashes passwords: the server's CPU). Default 16. */
+  setupConcurrency?: number;
+  /** Called about once a second with the live figures. */
+  onProgress?: (progress: Progress) => void;
+  /** One line of what setup is doing. */
+  log?: (line: string) => void;
+}
+
+export interface Progress {
+  phase: 'setup' | 'connect' | 'check-in' | 'party' | 'drain';
+  elapsedSeconds: number;
+  attendees: number;
+  ready: number;
+  connected: number;
+  checkIns: number;
+  swipes: number;
+  matches: number;
+  messagesSent: number;
+  messagesDelivered: number;
+  errors: number;
+  /** p99 over the last few seconds, ms (null: nothing in that window). */
+  recentP99: { matchOverlay: number | null; messageDelivery: number | null; rest: number | null };
+}
+
+type Summary = ReturnType<Histogram['summary']>;
+
+export interface PartyResult {
+  url: string;
+  instances: string[];
+  attendees: number;
+  minutes: number;
+  event: { id: number; code: string; join_mode: 'qr' | 'code' };
+  stateFile: string;
+  counts: {
+    check_ins: number;
+    swipes: number;
+    likes: number;
+    matches: number;
+    reconnects: number;
+    /** Sockets the server or the network dropped (not the deliberate leaves), reconnected on their own. */
+    drops: number;
+    messages: { sent: number; acknowledged: number; delivered: number; recovered: number; lost: number; duplicated: number; unanswered: number; refused: number };
+    match_overlays: { expected: number; delivered: number; recovered: number; lost: number };
+    errors: Record<string, number>;
+  };
+  latency_ms: {
+    match_overlay: Summary;
+    message_delivery: Summary;
+    reconnect: Summary;
+    rest: Record<string, Summary & { statuses: Record<string, number> }>;
+  };
+  tool: {
+    cpu_seconds: number;
+    /** Socket frames in and out plus REST calls during the party. */
+    operations: number;
+    cpu_us_per_operation: number;
+    /** CPU per chat message sent, everything the tool did during the party included (null: none sent). */
+    cpu_us_per_message: number | null;
+    heap_kb_per_attendee: number;
+    rss_mb: number;
+  };
+  ok: boolean;
+}
+
+// Wheel actions.
+const SWIPE = 0;
+const CHAT = 1;
+const SEND = 2;
+const LEAVE = 3;
+const RECONNECT = 4;
+
+const between = (low: number, high: number) => low + Math.random() * (high - low);
+const SECOND = 1000;
+
+interface Conversation {
+  id: number;
+  other: number;
+  /** Highest message id seen from the other person. */
+  lastSeen: number;
+  /** Ids the last catch-up fetched (the socket may bring them too: not a duplicate). */
+  fetched: Set<number> | null;
+}
+
+interface Attendee {
+  index: number;
+  account: Account;
+  base: URL;
+  socket: LeanSocket;
+  online: boolean;
+  /** A deliberate leave is in progress (the socket is closed on purpose). */
+  away: boolean;
+  connectedOnce: boolean;
+  deck: number[];
+  deckStale: boolean;
+  /** An empty deck is asked again at a deck:refresh, or after this time. */
+  deckRetryAt: number;
+  conversations: Map<number, Conversation>;
+  /** client_ids sent and not yet acknowledged: sent again after a reconnect. */
+  unacked: Set<string>;
+  typingIn: number | null;
+  busy: boolean;
+}
+
+interface SentMessage {
+  sender: Attendee;
+  recipient: number;
+  conversationId: number;
+  seq: number;
+  at: number;
+  acked: boolean;
+  delivered: boolean;
+}
+
+const SOCKET_EVENTS = new Set(['message:new', 'match:new', 'deck:refresh', 'sync']);
+/** After the party, how long answers and deliveries may still arrive before they count as lost. */
+const DRAIN_MS = 10_000;
+
+export async function runParty(options: PartyOptions): Promise<PartyResult> {
+  const log = options.log ?? (() => {});
+  let base: URL;
+  try {
+    base = new URL(options.url);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new SetupError(`--url must be an http(s) address, not "${options.url}"`);
+  }
+  if (base.protocol === 'https:') throw new SetupError('https is not supported yet: point --url at the instance or its plain-HTTP proxy');
+  const instances = (options.instances?.length ? options.instances : [options.url]).map((each) => {
+    try {
+      return new URL(each);
+    } catch {
+      throw new SetupError(`--instances: "${each}" is not a URL`);
+    }
+  });
+  const rest = new Rest();
+  const started = performance.now();
+  const counts = {
+    checkIns: 0,
+    swipes: 0,
+    likes: 0,
+    matches: 0,
+    reconnects: 0,
+    drops: 0,
+    sent: 0,
+    acknowledged: 0,
+    delivered: 0,
+    recovered: 0,
+    duplicated: 0,
+    refused: 0,
+    overlaysExpected: 0,
+    overlaysDelivered: 0,
+    overlaysRecovered: 0,
+  };
+  const errors = new Map<string, number>();
+  const error = (what: string) => errors.set(what, (errors.get(what) ?? 0) + 1);
+  const overlay = new Histogram();
+  const delivery = new Histogram();
+  const reconnect = new Histogram();
+  let recent = { overlay: new Histogram(), delivery: new Histogram() };
+  let phase: Progress['phase'] = 'setup';
+  let ready = 0;
+  let connected = 0;
+
+  // ------------------------------------------------------------ setup
+  for (const instance of new Set([base.origin, ...instances.map((each) => each.origin)])) {
+    const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz').catch((failure: Error) => {
+      throw new SetupError(`cannot reach ${instance}: ${failure.message.replace(/^.*: /, '')}`);
+    });
+    if (probe.status !== 200) throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${probe.status})`);
+  }
+  const stateFile = options.stateFile ?? defaultStatePath(base);
+  const state = await loadState(stateFile, base.origin);
+  const tag = Date.now().toString(36);
+  const { profileCompleted: _, ...organizer } = await ensureAccount(rest, base, state.organizer, 'Organizer', `${tag}-org`);
+  state.organizer = organizer;
+  await saveState(stateFile, state);
+  const event = await ensureEvent(rest, base, state, options.event, options.minutes);
+  await saveState(stateFile, state);
+  log(`event ${event.code} (${event.joinMode === 'qr' ? 'rotating QR' : 'code'}), accounts in ${stateFile}`);
+
+  const progressTimer = setInterval(() => options.onProgress?.(progress()), SECOND);
+  const progress = (): Progress => {
+    const p99 = (histogram: Histogram) => (histogram.count ? histogram.percentile(99) : null);
+    const figures: Progress = {
+      phase,
+      elapsedSeconds: (performance.now() - started) / SECOND,
+      attendees: options.attendees,
+      ready,
+      connected,
+      checkIns: counts.checkIns,
+      swipes: counts.swipes,
+      matches: counts.matches,
+      messagesSent: counts.sent,
+      messagesDelivered: counts.delivered + counts.recovered,
+      errors: [...errors.values()].reduce((sum, n) => sum + n, 0),
+      recentP99: { matchOverlay: p99(recent.overlay), messageDelivery: p99(recent.delivery), rest: p99(rest.takeRecent()) },
+    };
+    recent = { overlay: new Histogram(), delivery: new Histogram() };
+    return figures;
+  };
+
+  const people: Attendee[] = [];
+  const byId = new Map<number, Attendee>();
+  const messages = new Map<string, SentMessage>();
+  /** `${conversation}:${recipient}` → when the completing like left, until the recipient's overlay shows. */
+  const overlayPending = new Map<string, number>();
+  /** `${conversation}:${recipient}` → when `match:new` arrived, for the overlay that beat the like's own answer. */
+  const overlayArrived = new Map<string, number>();
+  let seq = 0;
+  let stopping = false;
+  let hinted = false;
+  const wheel = new Wheel((index, action) => act(people[index]!, action));
+
+  try {
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const reuse = options.fresh ? [] : state.attendees;
+    const accounts: Account[] = [];
+    const checkIn = door(rest, base, event);
+    await inPool(
+      Array.from({ length: options.attendees }, (_, i) => i),
+      options.setupConcurrency ?? 16,
+      async (i) => {
+        const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
+        await ensureProfile(rest, base, { ...account, profileCompleted }, i);
+        accounts[i] = account;
+        ready += 1;
+      },
+    );
+    // This run's accounts first: the next run reuses them (and those of larger earlier runs after them).
+    state.attendees = [...accounts, ...state.attendees.slice(accounts.length)];
+    await saveState(stateFile, state);
+
+    // ---------------------------------------------------------- phones
+    for (const [index, account] of accounts.entries()) {
+      const attendeeBase = instances[index % instances.length]!;
+      const attendee: Attendee = {
+        index,
+        account,
+        base: attendeeBase,
+        socket: null as unknown as LeanSocket,
+        online: false,
+        away: false,
+        connectedOnce: false,
+        deck: [],
+        deckStale: true,
+        deckRetryAt: 0,
+        conversations: new Map(),
+        unacked: new Set(),
+        typingIn: null,
+        busy: false,
+      };
+      attendee.socket = new LeanSocket(attendeeBase.origin, { token: account.token }, {
+        reconnect: { minDelayMs: 500, maxDelayMs: 5000 },
+        events: SOCKET_EVENTS,
+        onEvent: (_socket, name, payload) => onEvent(attendee, name, payload),
+        onConnect: () => onConnect(attendee),
+        onDisconnect: () => {
+          attendee.online = false;
+          connected -= 1;
+          if (!attendee.away) counts.drops += 1;
+        },
+        onReconnectError: (_socket, failure) => error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed'),
+      });
+      people.push(attendee);
+      byId.set(account.id, attendee);
+    }
+
+    phase = 'connect';
+    await inPool(people, 200, async (attendee) => {
+      try {
+        await attendee.socket.connect();
+      } catch (failure) {
+        if (failure instanceof ConnectError) throw new SetupError(`the server refused a socket: ${failure.message}`);
+        throw new SetupError(`cannot open a socket to ${attendee.base.origin}: ${(failure as Error).message}`);
+      }
+    });
+
+    phase = 'check-in';
+    await inPool(people, options.setupConcurrency ?? 16, async (attendee) => {
+      await checkIn(attendee.base, attendee.account.token);
+      counts.checkIns += 1;
+    });
+    global.gc?.();
+    const heapPerAttendee = (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, people.length);
+
+    // ---------------------------------------------------------- the party
+    phase = 'party';
+    const leaveShare = options.leaveShare ?? 0.2;
+    const partyMs = options.minutes * 60 * SECOND;
+    for (const attendee of people) {
+      wheel.schedule(attendee.index, SWIPE, between(0, 5 * SECOND));
+      wheel.schedule(attendee.index, CHAT, between(5, 20) * SECOND);
+      // Leaves happen in the first 80 % of the party, so that everyone is back before it ends.
+      if (Math.random() < leaveShare) wheel.schedule(attendee.index, LEAVE, between(0.1, 0.8) * partyMs);
+    }
+    const cpuBefore = process.cpuUsage();
+    const framesBefore = LeanSocket.frames();
+    const restBefore = rest.requests;
+    const sentBefore = counts.sent;
+    wheel.start();
+    await new Promise((resolve) => setTimeout(resolve, partyMs));
+
+    // ---------------------------------------------------------- drain
+    phase = 'drain';
+    stopping = true;
+    wheel.stop();
+    wheel.clear();
+    const drainUntil = performance.now() + DRAIN_MS;
+    const everyoneBack = people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee));
+    await Promise.all(everyoneBack);
+    const settled = () =>
+      people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
+      overlayPending.size === 0 &&
+      [...messages.values()].every((message) => message.delivered);
+    while (!settled() && performance.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cpu = process.cpuUsage(cpuBefore);
+    const frames = LeanSocket.frames();
+    const operations = frames.in - framesBefore.in + frames.out - framesBefore.out + rest.requests - restBefore;
+    const cpuMicros = cpu.user + cpu.system;
+
+    // ---------------------------------------------------------- the figures
+    let lost = 0;
+    let unanswered = 0;
+    for (const message of messages.values()) {
+      if (message.acked && !message.delivered) lost += 1;
+      if (!message.acked) unanswered += 1;
+    }
+    const restFigures: PartyResult['latency_ms']['rest'] = {};
+    for (const route of [...rest.statuses.keys()].sort()) {
+      const statuses = Object.fromEntries([...rest.statuses.get(route)!].map(([status, n]) => [String(status || 'no answer'), n]));
+      restFigures[route] = { ...(rest.latency.get(route) ?? new Histogram()).summary(), statuses };
+    }
+    const result: PartyResult = {
+      url: base.origin,
+      instances: instances.map((each) => each.origin),
+      attendees: people.length,
+      minutes: options.minutes,
+      event: { id: event.id, code: event.code, join_mode: event.joinMode },
+      stateFile,
+      counts: {
+        check_ins: counts.checkIns,
+        swipes: counts.swipes,
+        likes: counts.likes,
+        matches: counts.matches,
+        reconnects: counts.reconnects,
+        drops: counts.drops,
+        messages: {
+          sent: counts.sent,
+          acknowledged: counts.acknowledged,
+          delivered: counts.delivered,
+          recovered: counts.recovered,
+          lost,
+          duplicated: counts.duplicated,
+          unanswered,
+          refused: counts.refused,
+        },
+        match_overlays: {
+          expected: counts.overlaysExpected,
+          delivered: counts.overlaysDelivered,
+          recovered: counts.overlaysRecovered,
+          lost: overlayPending.size,
+        },
+        errors: Object.fromEntries([...errors].sort(([a], [b]) => a.localeCompare(b))),
+      },
+      latency_ms: {
+        match_overlay: overlay.summary(),
+        message_delivery: delivery.summary(),
+        reconnect: reconnect.summary(),
+        rest: restFigures,
+      },
+      tool: {
+        cpu_seconds: Math.round(cpuMicros / 1e4) / 100,
+        operations,
+        cpu_us_per_operation: Math.round(cpuMicros / Math.max(1, operations)),
+        cpu_us_per_message: counts.sent > sentBefore ? Math.round(cpuMicros / (counts.sent - sentBefore)) : null,
+        heap_kb_per_attendee: Math.round((heapPerAttendee / 1024) * 100) / 100,
+        rss_mb: Math.round(process.memoryUsage().rss / 1e6),
+      },
+      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlayPending.size === 0,
+    };
+    return result;
+  } finally {
+    stopping = true;
+    wheel.stop();
+    clearInterval(progressTimer);
+    for (const attendee of people) attendee.socket.close();
+    rest.close();
+  }
+
+  // ------------------------------------------------------------ behaviour
+
+  function act(attendee: Attendee, action: number) {
+    if (stopping) return;
+    if (action === SWIPE) void swipe(attendee);
+    else if (action === CHAT) chat(attendee);
+    else if (action === SEND) send(attendee);
+    else if (action === LEAVE) leave(attendee);
+    else if (action === RECONNECT) void comeBack(attendee);
+  }
+
+  /** A REST call during the party: failures are counted, never thrown. */
+  async function call<T>(attendee: Attendee, method: string, route: string, path: string, json?: unknown) {
+    try {
+      const reply = await rest.request<T>(attendee.base, method, route, path, { token: attendee.account.token, json });
+      if (reply.status >= 400) error(`${route} ${reply.status}`);
+      return reply;
+    } catch (failure) {
+      error(failure instanceof NetworkError ? `${route} no answer` : `${route} ${(failure as Error).message}`);
+      return null;
+    }
+  }
+
+  async function swipe(attendee: Attendee) {
+    if (!attendee.online || attendee.busy) return wheel.schedule(attendee.index, SWIPE, between(2, 5) * SECOND);
+    attendee.busy = true;
+    try {
+      if (attendee.deckStale || (attendee.deck.length === 0 && performance.now() >= attendee.deckRetryAt)) {
+        attendee.deckStale = false;
+        attendee.deckRetryAt = performance.now() + 30 * SECOND;
+        const reply = await call<{ results: Array<{ id: number }> }>(attendee, 'GET', 'GET /api/users/matching-profiles/', '/api/users/matching-profiles/');
+        if (reply?.status === 200) {
+          const queued = new Set(attendee.deck);
+          for (const card of reply.body.results) if (!queued.has(card.id)) attendee.deck.push(card.id);
+        }
+      }
+      const other = attendee.deck.shift();
+      if (other === undefined) return;
+      // Mostly likes: people at a party are there to meet.
+      const roll = Math.random();
+      const response = roll < 0.6 ? 'like' : roll < 0.85 ? 'dislike' : 'skip';
+      counts.swipes += 1;
+      if (response === 'like') counts.likes += 1;
+      const likedAt = performance.now();
+      const reply = await call<{ match: boolean; conversation_id: number | null }>(attendee, 'POST', 'POST /api/matching/', '/api/matching/', {
+        response,
+        other,
+      });
+      if (reply?.status === 200 && reply.body.match && reply.body.conversation_id !== null) completed(attendee, other, reply.body.conversation_id, likedAt);
+    } finally {
+      attendee.busy = false;
+      if (!stopping) wheel.schedule(attendee.index, SWIPE, between(2, 5) * SECOND);
+    }
+  }
+
+  /** This like completed a pair: the other person's phone should show the overlay. */
+  function completed(attendee: Attendee, otherId: number, conversationId: number, likedAt: number) {
+    counts.matches += 1;
+    if (!attendee.conversations.has(conversationId)) attendee.conversations.set(conversationId, { id: conversationId, other: otherId, lastSeen: 0, fetched: null });
+    overlayArrived.delete(`${conversationId}:${attendee.account.id}`);
+    const other = byId.get(otherId);
+    if (!other) return; // Not one of ours (an earlier run's guest): nobody to time.
+    counts.overlaysExpected += 1;
+    const key = `${conversationId}:${otherId}`;
+    const arrived = overlayArrived.get(key);
+    if (arrived !== undefined) {
+      overlayArrived.delete(key);
+      counts.overlaysDelivered += 1;
+      overlay.record(arrived - likedAt);
+      recent.overlay.record(arrived - likedAt);
+    } else if (other.conversations.has(conversationId)) {
+      counts.overlaysRecovered += 1;
+    } else {
+      overlayPending.set(key, likedAt);
+    }
+  }
+
+  function chat(attendee: Attendee) {
+    wheel.schedule(attendee.index, CHAT, between(5, 20) * SECOND);
+    if (!attendee.online || attendee.typingIn !== null || attendee.conversations.size === 0) return;
+    const conversations = [...attendee.conversations.keys()];
+    const conversationId = conversations[Math.floor(Math.random() * conversations.length)]!;
+    attendee.typingIn = conversationId;
+    attendee.socket.emit('typing', { conversation_id: conversationId });
+    wheel.schedule(attendee.index, SEND, between(1, 3) * SECOND);
+  }
+
+  function send(attendee: Attendee) {
+    const conversationId = attendee.typingIn;
+    attendee.typingIn = null;
+    if (conversationId === null || !attendee.online) return;
+    const conversation = attendee.conversations.get(conversationId)!;
+    const clientId = randomUUID();
+    seq += 1;
+    messages.set(clientId, { sender: attendee, recipient: conversation.other, conversationId, seq, at: 0, acked: false, delivered: false });
+    counts.sent += 1;
+    attendee.unacked.add(clientId);
+    emitMessage(attendee, clientId);
+  }
+
+  function emitMessage(attendee: Attendee, clientId: string) {
+    const message = messages.get(clientId)!;
+    message.at = performance.now();
+    attendee.socket.emit(
+      'message:send',
+      { conversation_id: message.conversationId, content: `Hello! (${message.seq})`, client_id: clientId },
+      (reply: Ack<{ message: Message }>) => {
+        if (reply.ok) {
+          if (!attendee.unacked.delete(clientId)) return;
+          counts.acknowledged += 1;
+          message.acked = true;
+          if (message.delivered || !byId.has(message.recipient)) messages.delete(clientId);
+          return;
+        }
+        // Shutting down: sent again after the reconnect (same client_id).
+        if (reply.error.code === 'unavailable') return;
+        attendee.unacked.delete(clientId);
+        messages.delete(clientId);
+        counts.refused += 1;
+        error(`message:send ${reply.error.code}`);
+        if (reply.error.code === 'throttled') throttledOnce();
+      },
+    );
+  }
+
+  function leave(attendee: Attendee) {
+    if (!attendee.online) return;
+    attendee.away = true;
+    attendee.socket.close();
+    wheel.schedule(attendee.index, RECONNECT, between(2, 10) * SECOND);
+  }
+
+  async function comeBack(attendee: Attendee) {
+    if (!attendee.away) return;
+    const begun = performance.now();
+    try {
+      await attendee.socket.connect();
+      reconnect.record(performance.now() - begun);
+      attendee.away = false;
+    } catch (failure) {
+      error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed');
+      if (!stopping) wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
+    }
+  }
+
+  function onConnect(attendee: Attendee) {
+    attendee.online = true;
+    connected += 1;
+    if (!attendee.connectedOnce) {
+      attendee.connectedOnce = true;
+      return;
+    }
+    counts.reconnects += 1;
+    // What a phone does after a reconnect: send again what was not acknowledged, fetch what it missed.
+    for (const clientId of attendee.unacked) emitMessage(attendee, clientId);
+    void catchUp(attendee);
+  }
+
+  /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
+  async function catchUp(attendee: Attendee) {
+    for (const list of ['empty', 'started'] as const) {
+      const reply = await call<{ results: Array<{ id: number; other_user_id: number }> }>(
+        attendee,
+        'GET',
+        `GET /api/conversations/${list}/`,
+        `/api/conversations/${list}/`,
+      );
+      if (reply?.status !== 200) continue;
+      for (const summary of reply.body.results) {
+        if (attendee.conversations.has(summary.id)) continue;
+        attendee.conversations.set(summary.id, { id: summary.id, other: summary.other_user_id, lastSeen: 0, fetched: null });
+        const key = `${summary.id}:${attendee.account.id}`;
+        if (overlayPending.delete(key)) counts.overlaysRecovered += 1;
+      }
+    }
+    for (const conversation of attendee.conversations.values()) {
+      conversation.fetched = new Set();
+      for (;;) {
+        const reply = await call<{ results: Message[] }>(
+          attendee,
+          'GET',
+          'GET /api/conversations/:id/messages/?after',
+          `/api/conversations/${conversation.id}/messages/?after=${conversation.lastSeen}&limit=100`,
+        );
+        if (reply?.status !== 200) break;
+        for (const message of reply.body.results) {
+          if (message.sender === attendee.account.id || message.id <= conversation.lastSeen) continue;
+          conversation.lastSeen = message.id;
+          conversation.fetched.add(message.id);
+          const sent = message.client_id ? messages.get(message.client_id) : undefined;
+          if (sent && !sent.delivered) {
+            sent.delivered = true;
+            counts.recovered += 1;
+            if (sent.acked) messages.delete(message.client_id!);
+          }
+        }
+        if (reply.body.results.length < 100) break;
+      }
+    }
+  }
+
+  function onEvent(attendee: Attendee, name: string, payload: unknown) {
+    if (name === 'message:new') return received(attendee, payload as { conversation_id: number; message: Message });
+    if (name === 'match:new') return matched(attendee, payload as { conversation_id: number; user: MatchUser });
+    if (name === 'deck:refresh') attendee.deckStale = true;
+    else if (name === 'sync') void catchUp(attendee);
+  }
+
+  function received(attendee: Attendee, { conversation_id: conversationId, message }: { conversation_id: number; message: Message }) {
+    if (message.sender === attendee.account.id) return;
+    let conversation = attendee.conversations.get(conversationId);
+    if (!conversation) {
+      conversation = { id: conversationId, other: message.sender, lastSeen: 0, fetched: null };
+      attendee.conversations.set(conversationId, conversation);
+    }
+    if (message.id <= conversation.lastSeen) {
+      // Fetched by the catch-up and pushed too: the client shows it once.
+      if (conversation.fetched?.has(message.id)) return;
+      counts.duplicated += 1;
+      error('message:new seen twice');
+      return;
+    }
+    conversation.lastSeen = message.id;
+    if (!message.client_id) return;
+    const sent = messages.get(message.client_id);
+    if (!sent || sent.delivered) {
+      // A client_id already delivered under another id: stored twice.
+      if (sent || /^[0-9a-f-]{36}$/.test(message.client_id)) {
+        counts.duplicated += 1;
+        error('message stored twice (one client_id, two ids)');
+      }
+      return;
+    }
+    sent.delivered = true;
+    counts.delivered += 1;
+    const ms = performance.now() - sent.at;
+    delivery.record(ms);
+    recent.delivery.record(ms);
+    if (sent.acked) messages.delete(message.client_id);
+  }
+
+  function matched(attendee: Attendee, { conversation_id: conversationId, user }: { conversation_id: number; user: MatchUser }) {
+    if (attendee.conversations.has(conversationId)) return;
+    attendee.conversations.set(conversationId, { id: conversationId, other: user.id, lastSeen: 0, fetched: null });
+    const key = `${conversationId}:${attendee.account.id}`;
+    const likedAt = overlayPending.get(key);
+    if (likedAt === undefined) {
+      overlayArrived.set(key, performance.now());
+      return;
+    }
+    overlayPending.delete(key);
+    counts.overlaysDelivered += 1;
+    const ms = performance.now() - likedAt;
+    overlay.record(ms);
+    recent.overlay.record(ms);
+  }
+
+  function throttledOnce() {
+    if (hinted) return;
+    hinted = true;
+    log(`the server throttled a simulated phone: ${THROTTLE_HINT}`);
+  }
+}
+
+export { SetupError };
+export const machine = () => `${os.cpus().length} CPUs, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`;

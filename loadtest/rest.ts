@@ -1,0 +1,116 @@
+/**
+ * The party's REST client: node:http over kept-alive connections (one pool per instance), JSON in and
+ * out, every call timed under its route's name. fetch (undici) costs several times the CPU per request,
+ * which a tool simulating thousands of phones cannot spare.
+ */
+import http from 'node:http';
+import { Histogram } from './histogram';
+
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A request that did not get an answer at all (connection refused, reset, timeout). */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+}
+
+const TIMEOUT_MS = 60_000;
+
+export class Rest {
+  private readonly agents = new Map<string, http.Agent>();
+  /** Per route ("POST /api/matching/"): latency of every answered call, and counts by status. */
+  readonly latency = new Map<string, Histogram>();
+  readonly statuses = new Map<string, Map<number, number>>();
+  requests = 0;
+  /** Every route's latency since the last `takeRecent()`, for the live display. */
+  private recent = new Histogram();
+
+  constructor(private readonly maxSockets = 128) {}
+
+  private agentFor(origin: string) {
+    let agent = this.agents.get(origin);
+    if (!agent) {
+      agent = new http.Agent({ keepAlive: true, maxSockets: this.maxSockets, scheduling: 'lifo' });
+      this.agents.set(origin, agent);
+    }
+    return agent;
+  }
+
+  /**
+   * `route` names the call in the figures (the path with its parameters left as names); `path` is the
+   * real one. Resolves with any status; rejects only when no answer came.
+   */
+  request<T = any>(base: URL, method: string, route: string, path: string, options: { token?: string; json?: unknown } = {}): Promise<Reply<T>> {
+    const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+    const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+    if (options.token) headers.authorization = `Token ${options.token}`;
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    this.requests += 1;
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers, agent: this.agentFor(base.origin), timeout: TIMEOUT_MS },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            this.record(route, status, performance.now() - started);
+            const text = chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
+            let parsed: unknown = text;
+            if (text && (res.headers['content-type'] ?? '').includes('json')) {
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                // Left as text: the caller sees the status.
+              }
+            }
+            resolve({ status, body: parsed as T, headers: res.headers });
+          });
+          res.on('error', (error) => reject(new NetworkError(`${route}: ${error.message}`)));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        this.record(route, 0, performance.now() - started, false);
+        reject(new NetworkError(`${method} ${base.origin}${path}: ${error.code ?? error.message}`));
+      });
+      req.end(body);
+    });
+  }
+
+  private record(route: string, status: number, ms: number, answered = true) {
+    let byStatus = this.statuses.get(route);
+    if (!byStatus) this.statuses.set(route, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (!answered) return;
+    let histogram = this.latency.get(route);
+    if (!histogram) this.latency.set(route, (histogram = new Histogram()));
+    histogram.record(ms);
+    this.recent.record(ms);
+  }
+
+  takeRecent() {
+    const recent = this.recent;
+    this.recent = new Histogram();
+    return recent;
+  }
+
+  close() {
+    for (const agent of this.agents.values()) agent.destroy();
+  }
+}
+
+/** The detail of an error reply in the API's envelope, for messages. */
+export function detailOf(reply: Reply): string {
+  const body = reply.body as Record<string, unknown> | string;
+  if (typeof body === 'string') return body.slice(0, 200);
+  if (body && typeof body.detail === 'string') return body.detail;
+  return JSON.stringify(body).slice(0, 200);
+}

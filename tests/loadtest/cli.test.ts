@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports';
+import { startServer, type TestServer } from '../helpers/server';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams. */
+function loadtest(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm run loadtest: the command line', () => {
+  // A server with its own throttle left at a crowd's worst: two registrations a minute per address.
+  let strict: TestServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    strict = await startServer({ config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-cli-'));
+  });
+
+  afterAll(async () => {
+    await strict?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('--help prints the usage and every flag, and exits 0', async () => {
+    const { code, stdout } = await loadtest(['--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
+  });
+
+  it('a URL where nothing listens is one line on stderr and exit 2, no stack trace', async () => {
+    const port = await freePort();
+    const { code, stderr, stdout } = await loadtest(['--url', `http://127.0.0.1:${port}`, '--attendees', '2', '--minutes', '0.1']);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(`loadtest: cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);
+    expect(stdout).toBe('');
+  });
+
+  it('a malformed URL or an unknown flag is refused the same way', async () => {
+    const bad = await loadtest(['--url', 'not a url']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('loadtest: --url must be an http(s) address, not "not a url"');
+    const unknown = await loadtest(['--url', 'http://127.0.0.1:1', '--guests', '3']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^loadtest: Unknown option '--guests'.*see --help/);
+    expect(unknown.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a server that throttles the registrations says what to set on it', async () => {
+    const { code, stderr } = await loadtest(['--url', strict.url, '--attendees', '5', '--minutes', '0.1', '--state', path.join(dir, 'state.json')]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('POST /api/auth/register/ was refused with 429');
+    expect(stderr).toContain('RATE_LIMIT_MULTIPLIER=1000');
+  });
+});

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PartyResult } from '../../loadtest/party';
+import { createPostgresDatabase } from '../helpers/database';
+import { startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * A deployment mistake the tool must catch: two instances on one database but without Redis between
+ * them. Each acknowledges and stores every message, but a socket on the other instance never hears of
+ * it, so the tool must report it lost and exit 1.
+ */
+describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails the run', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  const servers: TestServer[] = [];
+  let dir: string;
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase();
+    for (let i = 0; i < 2; i += 1) {
+      servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { limitMultiplier: 1000, redisUrl: null } }));
+    }
+    dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-lost-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('two instances without Redis: overlays and messages across them are lost, exit 1', async () => {
+    const json = path.join(dir, 'result.json');
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(root, 'loadtest/cli.ts'),
+          ...['--url', servers[0]!.url, '--instances', servers.map((server) => server.url).join(','), '--attendees', '30'],
+          // Nobody leaves: a reconnect's catch-up would fetch what the socket missed.
+          ...['--minutes', '0.4', '--leave-share', '0', '--json', json, '--state', path.join(dir, 'state.json')],
+        ],
+        { cwd: root, stdio: 'ignore' },
+      );
+      child.on('exit', resolve);
+    });
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.counts.matches).toBeGreaterThan(0);
+    // Pairs on one instance still work; across the two, the other phone never hears.
+    expect(result.counts.match_overlays.delivered).toBeGreaterThan(0);
+    expect(result.counts.match_overlays.lost).toBeGreaterThan(0);
+    expect(result.counts.match_overlays.delivered + result.counts.match_overlays.lost).toBe(result.counts.match_overlays.expected);
+    const m = result.counts.messages;
+    expect(m.lost).toBe(m.acknowledged - m.delivered);
+    expect(result.ok).toBe(false);
+    expect(code).toBe(1);
+  }, 90_000);
+});

@@ -1,0 +1,80 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runParty } from '../../loadtest/party';
+import { backends, startServer, type TestServer } from '../helpers/server';
+
+// The heavier backend the machine has (PostgreSQL when present): one 30-second party is enough.
+const backend = backends.at(-1)!;
+
+describe(`npm run loadtest's party against the real app (${backend})`, () => {
+  let server: TestServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    // What the README tells an operator to set for a party from one address.
+    server = await startServer({ backend, config: { limitMultiplier: 1000 } });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-'));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs 50 attendees for 30 s: matches and messages happen, nothing is lost or duplicated', async () => {
+    const progress: number[] = [];
+    const stateFile = path.join(dir, 'state.json');
+    const result = await runParty({
+      url: server.url,
+      attendees: 50,
+      minutes: 0.5,
+      stateFile,
+      onProgress: (p) => progress.push(p.swipes),
+    });
+
+    expect(result.counts.check_ins).toBe(50);
+    expect(result.event.join_mode).toBe('qr');
+    expect(result.counts.swipes).toBeGreaterThan(100);
+    expect(result.counts.matches).toBeGreaterThan(0);
+    // Every match the tool saw completed is an overlay it expected on the other phone.
+    expect(result.counts.match_overlays.expected).toBe(result.counts.matches);
+    expect(result.counts.match_overlays.delivered + result.counts.match_overlays.recovered).toBe(result.counts.matches);
+    expect(result.latency_ms.match_overlay.count).toBe(result.counts.match_overlays.delivered);
+
+    const m = result.counts.messages;
+    expect(m.sent).toBeGreaterThan(0);
+    expect(m.acknowledged).toBe(m.sent);
+    expect(m.delivered + m.recovered).toBe(m.sent);
+    expect([m.lost, m.duplicated, m.unanswered, m.refused]).toEqual([0, 0, 0, 0]);
+    expect(result.counts.match_overlays.lost).toBe(0);
+    expect(result.ok).toBe(true);
+    // Some phones went away and came back, and the figures say so.
+    expect(result.counts.reconnects).toBeGreaterThan(0);
+    expect(result.latency_ms.reconnect.count).toBe(result.counts.reconnects);
+
+    // The shape --json writes, with a row per REST route the phones used.
+    expect(Object.keys(result.latency_ms.rest)).toEqual(
+      expect.arrayContaining(['POST /api/auth/register/', 'PUT /api/users/me/profile/', 'POST /api/events/:code/pass/', 'POST /api/events/:code/check-in/', 'GET /api/users/matching-profiles/', 'POST /api/matching/']),
+    );
+    expect(result.latency_ms.rest['POST /api/matching/']).toMatchObject({ count: result.counts.swipes, statuses: { '200': result.counts.swipes } });
+    for (const summary of [result.latency_ms.match_overlay, result.latency_ms.message_delivery]) {
+      expect(summary.p50).toBeGreaterThan(0);
+      expect(summary.p50!).toBeLessThanOrEqual(summary.p99!);
+      expect(summary.p99!).toBeLessThanOrEqual(summary.max!);
+    }
+    expect(result.tool.operations).toBeGreaterThan(0);
+    expect(result.tool.heap_kb_per_attendee).toBeGreaterThan(0);
+    // The live display ran while the party did.
+    expect(progress.length).toBeGreaterThanOrEqual(25);
+
+    // The accounts are kept for the next run, which reuses them instead of registering again.
+    const state = JSON.parse(await readFile(stateFile, 'utf8')) as { attendees: Array<{ id: number }> };
+    expect(state.attendees).toHaveLength(50);
+    const again = await runParty({ url: server.url, attendees: 4, minutes: 0.05, stateFile, event: result.event.code, leaveShare: 0 });
+    expect(again.latency_ms.rest['POST /api/auth/register/']).toBeUndefined();
+    expect(again.counts.check_ins).toBe(4);
+    expect(again.ok).toBe(true);
+  }, 120_000);
+});
