@@ -67,12 +67,12 @@ const opaqueToPlanner = (condition: SQL) => sql`(case when ${condition} then tru
 const textArray = (values: string[]) => sql`${`{${values.join(',')}}`}::text[]`;
 
 /**
- * The deck in one statement, with the viewer's fit values written into it as literals (drizzle's
- * `inlineParams`), so that the planner sees them and walks the right index, and so that it costs one
- * round trip: postgres.js sends an unnamed statement that has parameters in two, asking the server for
- * their types first (bench:deck, A/B against parameters: 12–34 % more deck requests per second over
- * HTTP). Every value is the database's own (ids, dates, ages, enum genders) or a cursor part already
- * checked to be digits. Three LIMITed branches, each on an index that fits it:
+ * The deck in one statement, every value a parameter, its text one of a few (the event scope or not,
+ * the tier a cursor resumes in): it runs as a named prepared statement (`executePrepared`), parsed once
+ * per connection and sent in one round trip, and planned at every execution for its viewer's values
+ * (the app's connections force a custom plan), so that the planner walks the index that fits them.
+ * Every value is the database's own (ids, dates, ages, enum genders) or a cursor part already checked
+ * to be digits. Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;
  *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), walked in order and
  *      filtered against hashed lists (my reactions, my likers, the people hidden from me, each read once
@@ -141,5 +141,5 @@ export function deckQuery(fit: ViewerFit, after: DeckPosition | null, limit: num
       (extract(epoch from last_active_at) * 1000000)::bigint::text as active_us
     from (${sql.join(branches, sql` union all `)}) deck
     order by tier, last_active_at desc nulls last, user_id desc nulls last
-    limit ${limit}`.inlineParams();
+    limit ${limit}`;
 }

@@ -2,7 +2,7 @@ import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
 import { z } from '../../../shared/schemas/zod';
-import { type Db, rowsOf } from '../../db/client';
+import { type Db, executePrepared } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
 import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitStatement } from './queries';
 
@@ -25,7 +25,7 @@ export async function getDeck(
   const limit = options.limit ?? DECK_PAGE_SIZE;
   const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
-  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, options.after ?? null, limit + 1)));
+  const rows = await executePrepared<DeckRow>(db, deckQuery(fit, options.after ?? null, limit + 1));
   return sliceOf(
     rows,
     limit,
