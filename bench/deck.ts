@@ -155,7 +155,7 @@ async function main() {
 
     const endpoints = [
       // Each raw loop sends its statement as the app does: the deck named on the custom-plan pool
-      // (executePrepared), the history named on the main pool (PreparedStatement).
+      // (runWithCustomPlan), the history named on the main pool (PreparedStatement).
       ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, runDeck, nextDeck],
       ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, runHistory, nextChat],
     ] as const;

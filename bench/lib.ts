@@ -298,7 +298,7 @@ export function rawClients(url: string, pool: number) {
   };
 }
 
-/** A statement sent as `executePrepared` sends it (on a client set up as the deck's pool). */
+/** A statement sent as `PreparedStatement.runWithCustomPlan` sends it (on a client set up as the deck's pool). */
 export function sendAsTheAppDoes(client: postgres.Sql, query: SQL) {
   const { sql: text, params } = dialect.sqlToQuery(query);
   return client.unsafe(text, params as never[], { prepare: true });

@@ -37,7 +37,8 @@ const dialect = new PgDialect();
  * postgres.js it runs as a named prepared statement: one round trip per call instead of two (drizzle
  * sends raw SQL unnamed, and postgres.js then asks the server for the parameter types before it can
  * send the values), parsed once per connection, its generic plan reused. PGlite runs it as
- * `db.execute` does. Not for the deck, whose best plan depends on the viewer's values: `executePrepared`.
+ * `db.execute` does. Not for the deck, whose best plan depends on the viewer's values:
+ * `runWithCustomPlan`.
  */
 export class PreparedStatement<Values extends Record<string, unknown>> {
   /** The statement as PostgreSQL receives it, with `$1`… for the values. */
@@ -58,31 +59,28 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
   run<Row>(db: Db, values: Values): Promise<Row[]> {
     return runNamed<Row>(db, this.text, this.params(values));
   }
+
+  /**
+   * For a statement whose best plan depends on its values (the deck): the same named statement, on a
+   * pool of its own whose connections force a custom plan at every execution (`CUSTOM_PLAN_SESSION`),
+   * so the planner still sees the values while the text is parsed and analysed once per connection.
+   * The setting is that pool's alone: on the main pool the other statements keep reusing their generic
+   * plans (PostgreSQL's default would also switch the deck to a generic plan after five executions,
+   * once it estimates it no dearer). PGlite runs it as `run` does. Not inside a transaction.
+   */
+  runWithCustomPlan<Row>(db: Db, values: Values): Promise<Row[]> {
+    return runNamed<Row>(db, this.text, this.params(values), customPlanClients.get(db));
+  }
 }
 
 /**
- * The session settings of the connections that run `executePrepared`'s statements: a custom plan at
- * every execution, so that a prepared statement is still planned for its values.
+ * The session settings of the connections that run `PreparedStatement.runWithCustomPlan`: a custom
+ * plan at every execution, so that a prepared statement is still planned for its values.
  */
 export const CUSTOM_PLAN_SESSION = { plan_cache_mode: 'force_custom_plan' } as const;
 
 /** The pool of `CUSTOM_PLAN_SESSION` connections that goes with each postgres.js database. */
 const customPlanClients = new WeakMap<object, postgres.Sql>();
-
-/**
- * A statement built per call whose text depends only on its shape (a handful of texts), every value a
- * parameter, whose best plan depends on the values: for the deck. On postgres.js it runs as a named
- * prepared statement (one per text and connection: parsed and analysed once, one round trip per call,
- * as `PreparedStatement`), on a pool of its own whose connections force a custom plan at every
- * execution (`CUSTOM_PLAN_SESSION`), so the planner still sees the values. The setting is that pool's
- * alone: on the main pool the other prepared statements keep reusing their generic plans (PostgreSQL's
- * default would also reuse one for the deck after five executions, once it estimates it no dearer).
- * PGlite runs it as `db.execute` does. Not inside a transaction.
- */
-export function executePrepared<Row>(db: Db, query: SQL): Promise<Row[]> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  return runNamed<Row>(db, text, params, customPlanClients.get(db));
-}
 
 async function runNamed<Row>(db: Db, text: string, params: unknown[], pool?: postgres.Sql): Promise<Row[]> {
   // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
