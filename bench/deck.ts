@@ -1,8 +1,10 @@
 /**
  * The deck and the message history at 100,000 users and ~3,000,000 reactions on PostgreSQL:
  * the HTTP endpoint (the real app in its own process, driven by autocannon) beside the same SQL run
- * directly (postgres.js, same statement text and parameters, same pool size), at full load and at
- * half of the endpoint's measured maximum; then EXPLAIN ANALYZE of both queries.
+ * directly (postgres.js, same statement text and parameters, sent the same way, same pool size), at
+ * full load and at half of the endpoint's measured maximum, each row with its CPU per request (the
+ * PostgreSQL backends, the app, the generator, from /proc); then where PostgreSQL's CPU per deck
+ * request goes, EXPLAIN ANALYZE of both queries, and the figures against the targets.
  *
  *   npm run bench:deck                       # seeds bench_deck once, then reuses it
  *   npm run bench:deck -- --fresh            # drop and seed again
@@ -17,14 +19,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type SQL, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
 import { messagePage } from '../server/features/conversations/queries';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { hashToken, newToken } from '../server/lib/tokens';
-import { databaseUrl, ensureSeeded, explain, http as autocannonHttp, httpGetter as keptAliveGetter, loop, percentile, startApp as startBundledApp, table } from './lib';
+import {
+  APP_CONNECTIONS,
+  CpuMeter,
+  databaseUrl,
+  deckCostRows,
+  ensureSeeded,
+  explain,
+  type Figures,
+  http as autocannonHttp,
+  httpGetter as keptAliveGetter,
+  loop,
+  namedConnections,
+  perOperation,
+  rawClients,
+  sendAsTheAppDoes,
+  startApp as startBundledApp,
+  statementTimings,
+  table,
+  targetsTable,
+  uptime,
+} from './lib';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,12 +66,11 @@ const POOL = 10;
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'bench_deck';
 const dbUrl = databaseUrl(ADMIN_URL, DB_NAME);
-const dialect = new PgDialect();
-const startApp = (dataDir: string) => startBundledApp({ databaseUrl: dbUrl, dataDir, profileDir: args.profile });
+const startApp = (dataDir: string) =>
+  startBundledApp({ databaseUrl: namedConnections(dbUrl, APP_CONNECTIONS), dataDir, profileDir: args.profile });
 const http = (label: string, url: string, next: () => { path: string; token: string }, connections = CONNECTIONS) =>
   autocannonHttp(label, url, next, { connections, duration: connections === 1 ? Math.max(3, DURATION / 2) : DURATION });
 const httpGetter = (url: string) => keptAliveGetter(url, CONNECTIONS);
-const toQuery = (query: SQL) => dialect.sqlToQuery(query);
 
 /** The deck bench's crowd: nobody but the demo user at the demo event, so every viewer has the general deck. */
 const ensureDatabase = (dataDir: string) =>
@@ -63,12 +82,19 @@ const ensureDatabase = (dataDir: string) =>
     seed: { users: USERS, reactionsPerUser: Number(args['reactions-per-user']), matchRate: 0.2, photos: 24, eventAttendees: 0 },
   });
 
+interface Run {
+  rawFull: Figures;
+  httpFull: Figures;
+  httpHalf: Figures;
+  rawHalf: Figures;
+}
 
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bench-deck-'));
   await ensureDatabase(dataDir);
 
-  const raw = postgres(dbUrl, { max: POOL, onnotice: () => {} });
+  // The raw baseline's connections, set up as the app's: the main pool, and the deck's own pool.
+  const { raw, rawDeck } = rawClients(dbUrl, POOL);
   // Sample viewers (completed profiles) and conversations with at least a page of history, each
   // with a fresh token, so that the endpoint and the raw loop read the same rows.
   const viewers = (
@@ -100,18 +126,22 @@ async function main() {
     const [fit] = await raw.unsafe<ViewerFit[]>(viewerFitStatement.text, viewerFitStatement.params(values) as never[]);
     if (fit) fits.set(viewer.id, fit);
   }
-  const deckSql = (i: number) =>
-    toQuery(deckQuery(fits.get(viewers[i % viewers.length]!.id)!, null, DECK_PAGE_SIZE + 1));
-  const messagesSql = (i: number) => {
+  const fitOf = (i: number) => fits.get(viewers[i % viewers.length]!.id)!;
+  const deck = (i: number) => deckQuery(fitOf(i), null, DECK_PAGE_SIZE + 1);
+  const runDeck = (i: number) => sendAsTheAppDoes(rawDeck, deck(i));
+  const runHistory = (i: number) => {
     const chat = chats[i % chats.length]!;
     const values = { conversationId: chat.id, userId: chat.userId, bound: 0, limit: MESSAGES_PAGE_SIZE + 1 };
-    return { sql: messagePage.newest.text, params: messagePage.newest.params(values) };
+    return raw.unsafe(messagePage.newest.text, messagePage.newest.params(values) as never[], { prepare: true });
   };
 
   const { url, child } = await startApp(dataDir);
+  const meter = new CpuMeter(dbUrl, child.pid ?? null);
+  const runs = new Map<string, Run>();
+  let costs: Awaited<ReturnType<typeof deckCostRows>> | null = null;
   try {
-    // Warm both paths (caches, JIT), then measure.
-    await loop('warm-up', (i) => raw.unsafe(deckSql(i).sql, deckSql(i).params as never[]), { seconds: 2, concurrency: CONNECTIONS });
+    // Warm both paths (caches, JIT, every connection of both pools), then measure.
+    await loop('warm-up', runDeck, { seconds: 2, concurrency: CONNECTIONS });
     let n = 0;
     const nextDeck = () => {
       const viewer = viewers[n++ % viewers.length]!;
@@ -124,98 +154,105 @@ async function main() {
     await http('warm-up', url, nextDeck);
 
     const endpoints = [
-      // Sent the way the app sends each: the deck unnamed, its values written in (planned for its viewer
-      // every time), the history as a prepared statement (PreparedStatement).
-      ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, deckSql, false, nextDeck],
-      ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, messagesSql, true, nextChat],
+      // Each raw loop sends its statement as the app does: the deck named on the custom-plan pool
+      // (runWithCustomPlan), the history named on the main pool (PreparedStatement).
+      ['deck', `Deck (GET /api/users/matching-profiles/, ${DECK_PAGE_SIZE} cards)`, runDeck, nextDeck],
+      ['history', `Message history (GET /api/conversations/:id/messages/, last ${MESSAGES_PAGE_SIZE})`, runHistory, nextChat],
     ] as const;
-    for (const [name, title, rawQuery, prepare, next] of endpoints) {
+    for (const [name, title, runRaw, next] of endpoints) {
       if (args.only && args.only !== name) continue;
-      const runRaw = (i: number) => {
-        const query = rawQuery(i);
-        return raw.unsafe(query.sql, query.params as never[], { prepare });
-      };
-      const rawFull = await loop(
-        `raw SQL, ${CONNECTIONS} in flight`,
-        runRaw,
-        { seconds: DURATION, concurrency: CONNECTIONS },
-      );
-      const httpFull = await http(`HTTP, ${CONNECTIONS} connections`, url, next);
+      console.log(`\n${title}: load ${uptime()}`);
+      const rawFull = await meter.measure(() => loop(`raw SQL, ${CONNECTIONS} in flight`, runRaw, { seconds: DURATION, concurrency: CONNECTIONS }));
+      const httpFull = await meter.measure(() => http(`HTTP, ${CONNECTIONS} connections`, url, next));
       const half = Math.max(1, Math.round(httpFull.throughput / 2));
       const getter = httpGetter(url);
-      const httpHalf = await loop(`HTTP at half load (${half} req/s)`, () => getter.fetchOne(next()), {
-        seconds: DURATION,
-        concurrency: CONNECTIONS,
-        rate: half,
-      });
+      const httpHalf = await meter.measure(() =>
+        loop(`HTTP at half load (${half} req/s)`, () => getter.fetchOne(next()), { seconds: DURATION, concurrency: CONNECTIONS, rate: half }),
+      );
       getter.close();
-      const rawHalf = await loop(
-        `raw SQL at the same rate (${half} q/s)`,
-        runRaw,
-        { seconds: DURATION, concurrency: CONNECTIONS, rate: half },
+      const rawHalf = await meter.measure(() =>
+        loop(`raw SQL at the same rate (${half} q/s)`, runRaw, { seconds: DURATION, concurrency: CONNECTIONS, rate: half }),
       );
       // One at a time: the per-request cost with no queueing at all.
-      const rawOne = await loop(
-        'raw SQL, 1 in flight',
-        runRaw,
-        { seconds: Math.max(3, DURATION / 2), concurrency: 1 },
-      );
-      const httpOne = await http('HTTP, 1 connection', url, next, 1);
+      const rawOne = await meter.measure(() => loop('raw SQL, 1 in flight', runRaw, { seconds: Math.max(3, DURATION / 2), concurrency: 1 }));
+      const httpOne = await meter.measure(() => http('HTTP, 1 connection', url, next, 1));
       table(title, [rawFull, httpFull, httpHalf, rawHalf, rawOne, httpOne]);
       console.log(
-        `endpoint/raw throughput: ${((100 * httpFull.throughput) / rawFull.throughput).toFixed(0)} % (target ≥ 50 %); ` +
-          `p99 at half load: ${httpHalf.p99.toFixed(2)} ms (target < 15 ms)`,
+        `endpoint/raw throughput: ${(httpFull.throughput / rawFull.throughput).toFixed(2)}; ` +
+          `p99 at half load: ${httpHalf.p99.toFixed(2)} ms against the raw SQL's ${rawHalf.p99.toFixed(2)} ms at that rate; ` +
+          `load after: ${uptime()}`,
       );
+      runs.set(name, { rawFull, httpFull, httpHalf, rawHalf });
+    }
+
+    if (args.only !== 'history') {
+      costs = await deckCostRows({ meter, url: dbUrl, pool: POOL, seconds: Math.max(3, DURATION / 2), concurrency: CONNECTIONS, deck, fitOf });
     }
 
     // PostgreSQL's own timings do not include waiting for a CPU: on a busy machine they are the
     // steadier figure. Which path each plan took shows how the planner splits the viewers, and the
-    // execution's time in reads from outside shared_buffers (track_io_timing, on this connection only)
-    // shows how much of it was the disk rather than the statement.
-    const planning: number[] = [];
-    const execution: number[] = [];
-    const reading: number[] = [];
-    const paths = new Map<string, number>();
-    const timed = await raw.reserve();
-    await timed`set track_io_timing = on`;
-    for (let i = 0; i < Math.min(400, viewers.length); i++) {
-      const query = deckSql(i);
-      const plan = (await timed.unsafe(`explain (analyze, buffers, costs off) ${query.sql}`, query.params as never[]))
-        .map((row) => String(row['QUERY PLAN']))
-        .join('\n');
-      planning.push(Number(/Planning Time: ([\d.]+)/.exec(plan)?.[1]));
-      execution.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
-      // The top node's line holds the whole execution's reads; no line means none.
-      const executed = plan.split('\nPlanning')[0] ?? '';
-      reading.push(Number(/I\/O Timings:[^\n]*?read=([\d.]+)/.exec(executed)?.[1] ?? 0));
-      const unseen = plan.split('SELECT* 2')[1] ?? '';
-      const path = /Index Scan using profiles_deck|Bitmap Index Scan on profiles_fit|Index Scan using profiles_fit|Seq Scan on profiles/.exec(unseen)?.[0] ?? 'other';
-      paths.set(path, (paths.get(path) ?? 0) + 1);
+    // execution's time in reads from outside shared_buffers shows how much of it was the disk.
+    const timings = await statementTimings(raw, deck, Math.min(400, viewers.length));
+    console.log(
+      `\nDeck statement over ${timings.count} viewers (EXPLAIN ANALYZE, one at a time): execution p50 ${timings.execution.p50} ms, ` +
+        `p90 ${timings.execution.p90} ms, p99 ${timings.execution.p99} ms, max ${timings.execution.max} ms; ` +
+        `planning p50 ${timings.planning.p50} ms, p99 ${timings.planning.p99} ms`,
+    );
+    console.log(
+      `Of the execution, reading pages from outside shared_buffers: p50 ${timings.reading.p50} ms, p99 ${timings.reading.p99} ms ` +
+        `(in ${timings.readingViewers} of ${timings.count} viewers)`,
+    );
+    console.log(`Unseen tier's path: ${[...timings.paths].map(([path, count]) => `${path} × ${count}`).join(', ')}`);
+
+    const deckRun = runs.get('deck');
+    if (deckRun) {
+      const { httpFull, rawFull } = deckRun;
+      console.log(
+        `\nPostgreSQL CPU per deck request: ${perOperation(httpFull.cpu?.postgres, httpFull.count)} µs serving the endpoint ` +
+          `(HTTP, ${CONNECTIONS} connections), ${perOperation(rawFull.cpu?.postgres, rawFull.count)} µs serving the raw statement ` +
+          `(${CONNECTIONS} in flight); the statement's own execution p50 ${timings.execution.p50} ms + planning p50 ${timings.planning.p50} ms. ` +
+          `The app's process: ${perOperation(httpFull.cpu?.app, httpFull.count)} µs per request.`,
+      );
+      if (costs) costs.print(httpFull);
     }
-    timed.release();
-    const ms = (values: number[], p: number) => percentile([...values].sort((a, b) => a - b), p).toFixed(2);
-    console.log(
-      `\nDeck statement over ${execution.length} viewers (EXPLAIN ANALYZE, one at a time): execution p50 ${ms(execution, 50)} ms, ` +
-        `p90 ${ms(execution, 90)} ms, p99 ${ms(execution, 99)} ms, max ${ms(execution, 100)} ms; ` +
-        `planning p50 ${ms(planning, 50)} ms, p99 ${ms(planning, 99)} ms`,
-    );
-    console.log(
-      `Of the execution, reading pages from outside shared_buffers: p50 ${ms(reading, 50)} ms, p99 ${ms(reading, 99)} ms ` +
-        `(in ${reading.filter((t) => t > 0).length} of ${reading.length} viewers)`,
-    );
-    console.log(`Unseen tier's path: ${[...paths].map(([path, count]) => `${path} × ${count}`).join(', ')}`);
 
     console.log('\nEXPLAIN ANALYZE, deck of one sampled viewer:\n');
-    console.log(await explain(raw, deckSql(0)));
-    console.log('\nEXPLAIN ANALYZE, last 50 messages of one sampled conversation:\n');
-    console.log(await explain(raw, messagesSql(0)));
+    console.log(await explain(raw, deck(0)));
+    console.log(`\nEXPLAIN ANALYZE, last ${MESSAGES_PAGE_SIZE} messages of one sampled conversation:\n`);
+    const chat = chats[0]!;
+    console.log(
+      await explain(raw, {
+        sql: messagePage.newest.text,
+        params: messagePage.newest.params({ conversationId: chat.id, userId: chat.userId, bound: 0, limit: MESSAGES_PAGE_SIZE + 1 }),
+      }),
+    );
+
+    const history = runs.get('history');
+    targetsTable([
+      ...(deckRun ? targetRows('deck', deckRun) : []),
+      ...(history ? targetRows('message history (no target of its own; for comparison)', history) : []),
+    ]);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
+    await meter.close();
     await raw`delete from auth_tokens where token_hash in ${raw(tokens.map((t) => t.token_hash))}`;
-    await raw.end();
+    await Promise.all([raw.end(), rawDeck.end()]);
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The issue's two targets for one endpoint's runs. */
+function targetRows(what: string, run: Run) {
+  const ratio = run.httpFull.throughput / run.rawFull.throughput;
+  return [
+    { target: `${what}: endpoint / raw SQL throughput ≥ 0.9`, figure: ratio.toFixed(2), met: ratio >= 0.9 },
+    {
+      target: `${what}: p99 at half load ≤ raw SQL p99 at that rate + 5 ms`,
+      figure: `${run.httpHalf.p99.toFixed(1)} ms against ${run.rawHalf.p99.toFixed(1)} + 5 ms`,
+      met: run.httpHalf.p99 <= run.rawHalf.p99 + 5,
+    },
+  ];
 }
 
 await main();

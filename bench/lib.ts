@@ -1,17 +1,23 @@
 /**
  * What the HTTP benchmarks share: the app started as production runs it, the closed and open load
- * loops, autocannon, and the figures' table. Used by bench/deck.ts and bench/events.ts.
+ * loops, autocannon, the figures' table, CPU per operation from /proc, and the deck's raw baseline.
+ * Used by bench/deck.ts and bench/events.ts.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { type SeedOptions, type SeedResult, seed } from '../scripts/seed';
-import { openDatabase } from '../server/db/client';
+import { CUSTOM_PLAN_SESSION, openDatabase } from '../server/db/client';
+import type { ViewerFit } from '../server/features/deck/queries';
+import { viewerFitStatement } from '../server/features/deck/queries';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { freePort } from '../tests/helpers/ports';
 
@@ -134,6 +140,10 @@ export interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  /** Completed operations (the CPU figures are divided by it). */
+  count: number;
+  /** CPU milliseconds spent during the run, by whom (`CpuMeter`), when it was measured. */
+  cpu?: CpuSpent;
 }
 
 export const percentile = (sorted: number[], p: number) =>
@@ -186,6 +196,7 @@ export async function loop(
   latencies.sort((a, b) => a - b);
   return {
     label,
+    count: latencies.length,
     throughput: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -215,6 +226,7 @@ export async function http(
   });
   return {
     label,
+    count: result['2xx'],
     throughput: result['2xx'] / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -239,18 +251,298 @@ export function httpGetter(url: string, connections: number) {
   return { fetchOne, close: () => agent.destroy() };
 }
 
+/**
+ * The figures' table; with CPU columns (µs per operation, from `CpuMeter`) when the rows were measured:
+ * the PostgreSQL backends serving the app and the raw baseline, the app's process, and the generator.
+ */
 export function table(title: string, rows: Figures[]) {
+  const cpu = rows.some((row) => row.cpu);
   console.log(`\n${title}`);
-  console.log('| run | req/s | p50 ms | p99 ms | errors |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log(`| run | req/s | p50 ms | p99 ms | errors |${cpu ? ' PostgreSQL CPU µs/op | app CPU µs/op | generator CPU µs/op |' : ''}`);
+  console.log(`|---|---:|---:|---:|---:|${cpu ? '---:|---:|---:|' : ''}`);
   for (const row of rows) {
+    const costs = cpu
+      ? ` ${perOperation(row.cpu?.postgres, row.count)} | ${perOperation(row.cpu?.app, row.count)} | ${perOperation(row.cpu?.generator, row.count)} |`
+      : '';
     console.log(
-      `| ${row.label} | ${row.throughput.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} |`,
+      `| ${row.label} | ${row.throughput.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} |${costs}`,
     );
   }
 }
 
-export async function explain(client: postgres.Sql, query: { sql: string; params: unknown[] }) {
-  const rows = await client.unsafe(`explain (analyze, buffers, costs off) ${query.sql}`, query.params as never[]);
+const dialect = new PgDialect();
+
+/** A statement with its values written in, as EXPLAIN needs it (the plan is the custom plan's). */
+const inlined = (query: SQL | { sql: string; params: unknown[] }) =>
+  'sql' in query && typeof query.sql === 'string' ? query : dialect.sqlToQuery((query as SQL).inlineParams());
+
+export async function explain(client: postgres.Sql, query: SQL | { sql: string; params: unknown[] }) {
+  const { sql: text, params } = inlined(query);
+  const rows = await client.unsafe(`explain (analyze, buffers, costs off) ${text}`, params as never[]);
   return rows.map((row) => String(row['QUERY PLAN'])).join('\n');
 }
+
+/** The load average, to print beside each run (the machine is shared). */
+export const uptime = () =>
+  os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
+
+/** The raw baseline's clients, connected as the app's pools are: `raw` the main pool, `rawDeck` the deck's. */
+export function rawClients(url: string, pool: number) {
+  const named = namedConnections(url, RAW_CONNECTIONS);
+  return {
+    raw: postgres(named, { max: pool, onnotice: () => {} }),
+    rawDeck: postgres(named, { max: pool, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION }),
+  };
+}
+
+/** A statement sent as `PreparedStatement.runWithCustomPlan` sends it (on a client set up as the deck's pool). */
+export function sendAsTheAppDoes(client: postgres.Sql, query: SQL) {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return client.unsafe(text, params as never[], { prepare: true });
+}
+
+/**
+ * The deck statement's own timings (EXPLAIN ANALYZE, one viewer at a time, track_io_timing on this
+ * connection), the time its execution spent reading pages from outside shared_buffers, and which path
+ * the unseen tier's plan took.
+ */
+export async function statementTimings(client: postgres.Sql, deck: (i: number) => SQL, count: number) {
+  const planning: number[] = [];
+  const execution: number[] = [];
+  const reading: number[] = [];
+  const paths = new Map<string, number>();
+  const timed = await client.reserve();
+  try {
+    await timed`set track_io_timing = on`;
+    for (let i = 0; i < count; i++) {
+      const { sql: text, params } = inlined(deck(i));
+      const plan = (await timed.unsafe(`explain (analyze, buffers, costs off) ${text}`, params as never[]))
+        .map((row) => String(row['QUERY PLAN']))
+        .join('\n');
+      planning.push(Number(/Planning Time: ([\d.]+)/.exec(plan)?.[1]));
+      execution.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
+      // The top node's line holds the whole execution's reads; no line means none.
+      const executed = plan.split('\nPlanning')[0] ?? '';
+      reading.push(Number(/I\/O Timings:[^\n]*?read=([\d.]+)/.exec(executed)?.[1] ?? 0));
+      const unseen = plan.split('SELECT* 2')[1] ?? '';
+      const path =
+        /Index Scan using profiles_deck|Bitmap Index Scan on profiles_fit|Index Scan using profiles_fit|Seq Scan on profiles|Index Scan using attendances_event_open|Bitmap Index Scan on attendances_event_open/.exec(
+          unseen,
+        )?.[0] ?? 'other';
+      paths.set(path, (paths.get(path) ?? 0) + 1);
+    }
+  } finally {
+    timed.release();
+  }
+  const ms = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (p: number) => percentile(sorted, p).toFixed(2);
+    return { p50: at(50), p90: at(90), p99: at(99), max: at(100), median: percentile(sorted, 50) };
+  };
+  return {
+    count: execution.length,
+    execution: ms(execution),
+    planning: ms(planning),
+    reading: ms(reading),
+    readingViewers: reading.filter((t) => t > 0).length,
+    paths,
+  };
+}
+
+/**
+ * Where PostgreSQL's CPU per deck request goes: the same deck statements sent three ways, EXPLAIN of
+ * them (parsed and planned, not executed), the viewer's fit statement and a bare round trip, each a
+ * closed loop on fresh raw connections (warmed first), measured by `meter`. Their differences split
+ * the statement's cost into parse and analysis (what the named statement saves), planning, and
+ * execution. (A generic plan, which would skip planning, cannot see the viewer: tried, it costs the
+ * deck 5–7× the CPU of a custom one.)
+ */
+export async function deckCostRows(options: {
+  meter: CpuMeter;
+  url: string;
+  pool: number;
+  seconds: number;
+  concurrency: number;
+  deck: (i: number) => SQL;
+  fitOf: (i: number) => ViewerFit;
+}) {
+  const named = namedConnections(options.url, RAW_CONNECTIONS);
+  const client = (session: Record<string, string> = {}) => postgres(named, { max: options.pool, onnotice: () => {}, connection: session });
+  const plain = client();
+  const custom = client(CUSTOM_PLAN_SESSION);
+  const unnamed = (text: string, params: unknown[]) => plain.unsafe(text, params as never[], { prepare: false });
+  const ways: Array<[string, (i: number) => Promise<unknown>]> = [
+    ['A. deck as the app sends it: named, custom plan each time', (i) => sendAsTheAppDoes(custom, options.deck(i))],
+    [
+      'B. deck as sent before: values written in, unnamed (parsed and planned each time)',
+      (i) => {
+        const { sql: text, params } = inlined(options.deck(i));
+        return unnamed(text, params);
+      },
+    ],
+    [
+      'C. EXPLAIN of B: parsed and planned, not executed',
+      (i) => {
+        const { sql: text, params } = inlined(options.deck(i));
+        return unnamed(`explain (costs off) ${text}`, params);
+      },
+    ],
+    [
+      'D. deck with parameters, unnamed (postgres.js describes first: two round trips)',
+      (i) => {
+        const { sql: text, params } = dialect.sqlToQuery(options.deck(i));
+        return unnamed(text, params);
+      },
+    ],
+    [
+      "E. the viewer's fit statement (named, generic plan, as the app sends it)",
+      (i) => plain.unsafe(viewerFitStatement.text, viewerFitStatement.params({ userId: options.fitOf(i).user_id }) as never[], { prepare: true }),
+    ],
+    ['F. a round trip: select 1 (named)', () => plain.unsafe('select 1', [], { prepare: true })],
+  ];
+  const rows: Figures[] = [];
+  try {
+    for (const [label, run] of ways) {
+      await loop('warm-up', run, { seconds: 1, concurrency: options.concurrency });
+      rows.push(await options.meter.measure(() => loop(label, run, { seconds: options.seconds, concurrency: options.concurrency })));
+    }
+  } finally {
+    await Promise.all([plain.end(), custom.end()]);
+  }
+  table(`Where PostgreSQL's CPU per deck request goes (raw SQL, ${options.concurrency} in flight)`, rows);
+  const us = (row: Figures | undefined) => (row?.cpu ? (1000 * row.cpu.postgres) / row.count : Number.NaN);
+  const [app, before, planned, , fit, trip] = rows.map(us) as [number, number, number, number, number, number];
+  return {
+    rows,
+    /** The split, against the endpoint's own PostgreSQL CPU per request. */
+    print(endpoint: Figures) {
+      const perRequest = us(endpoint);
+      const line = (what: string, value: number) => console.log(`  ${what}: ${Number.isFinite(value) ? value.toFixed(0) : '–'} µs`);
+      console.log('\nPostgreSQL CPU per deck request, split (µs; differences of noisy figures, each from its own row):');
+      line('the endpoint, per request (HTTP, full load)', perRequest);
+      line('  the deck statement as the app sends it (A)', app);
+      line("  the viewer's fit statement (E)", fit);
+      line('  the rest: token lookups (a token is cached 5–10 s), activity writes (once a minute per user)', perRequest - app - fit);
+      line('the deck statement sent as before (B)', before);
+      line('  parse and analysis, which the named statement saves (B − A)', before - app);
+      line('  planning for the viewer (C − (B − A) − F)', planned - (before - app) - trip);
+      line('  execution (B − C)', before - planned);
+      line('  a bare round trip (F)', trip);
+    },
+  };
+}
+
+export interface TargetRow {
+  target: string;
+  figure: string;
+  met: boolean;
+}
+
+export function targetsTable(rows: TargetRow[]) {
+  console.log('\nAgainst the targets (this run)');
+  console.log('| target | this run | |');
+  console.log('|---|---|---|');
+  for (const row of rows) console.log(`| ${row.target} | ${row.figure} | ${row.met ? 'met' : '**not met**'} |`);
+}
+
+/** The `application_name` of the app's connections and of the raw baseline's, so their backends can be found. */
+export const APP_CONNECTIONS = 'bench-app';
+export const RAW_CONNECTIONS = 'bench-raw';
+
+/** A database URL whose connections carry this `application_name` (postgres.js passes URL parameters on). */
+export function namedConnections(url: string, applicationName: string) {
+  const named = new URL(url);
+  named.searchParams.set('application_name', applicationName);
+  return named.toString();
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** A process's CPU time so far (utime + stime of /proc/<pid>/stat), in ms; null once it has gone. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command (field 2) may hold spaces and parentheses; the fields after its last ')' are fixed:
+    // state is field 3, utime 14 and stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU milliseconds spent during one run. */
+export interface CpuSpent {
+  /** The PostgreSQL backends of the app's and the raw baseline's connections. */
+  postgres: number;
+  /** The app's process (null when there is none). */
+  app: number | null;
+  /** This process: the load generator (autocannon, the loops, postgres.js of the raw baseline). */
+  generator: number;
+}
+
+interface CpuSample {
+  backends: Map<number, number>;
+  app: number | null;
+  generator: number;
+}
+
+/**
+ * CPU time per run from /proc: the PostgreSQL backends serving the app and the raw baseline (found in
+ * `pg_stat_activity` by `application_name`, on this machine's PostgreSQL), the app's process and this
+ * one. A backend that starts during a run counts from zero; one that ends during it is lost (the
+ * pools are full and never idle out during a benchmark, so neither happens in the measured rows).
+ */
+export class CpuMeter {
+  readonly #probe: postgres.Sql;
+
+  constructor(
+    url: string,
+    private readonly appPid: number | null,
+  ) {
+    this.#probe = postgres(namedConnections(url, 'bench-probe'), { max: 1, onnotice: () => {} });
+  }
+
+  async #sample(): Promise<CpuSample> {
+    const rows = await this.#probe<{ pid: number }[]>`
+      select pid from pg_stat_activity
+      where datname = current_database() and application_name in (${APP_CONNECTIONS}, ${RAW_CONNECTIONS})`;
+    const backends = new Map<number, number>();
+    for (const { pid } of rows) {
+      const ms = processCpuMs(pid);
+      if (ms !== null) backends.set(pid, ms);
+    }
+    const own = process.cpuUsage();
+    return {
+      backends,
+      app: this.appPid === null ? null : processCpuMs(this.appPid),
+      generator: (own.user + own.system) / 1000,
+    };
+  }
+
+  /** Runs `run` and adds what it cost to its figures. */
+  async measure(run: () => Promise<Figures>): Promise<Figures> {
+    const before = await this.#sample();
+    const figures = await run();
+    const after = await this.#sample();
+    let spent = 0;
+    for (const [pid, ms] of after.backends) spent += ms - (before.backends.get(pid) ?? 0);
+    figures.cpu = {
+      postgres: spent,
+      app: after.app === null || before.app === null ? null : after.app - before.app,
+      generator: after.generator - before.generator,
+    };
+    return figures;
+  }
+
+  close() {
+    return this.#probe.end();
+  }
+}
+
+/** Microseconds of CPU per operation, for a table. */
+export const perOperation = (ms: number | null | undefined, count: number) =>
+  ms === null || ms === undefined || count === 0 ? '–' : ((1000 * ms) / count).toFixed(0);

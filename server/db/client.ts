@@ -37,7 +37,8 @@ const dialect = new PgDialect();
  * postgres.js it runs as a named prepared statement: one round trip per call instead of two (drizzle
  * sends raw SQL unnamed, and postgres.js then asks the server for the parameter types before it can
  * send the values), parsed once per connection, its generic plan reused. PGlite runs it as
- * `db.execute` does. Not for the deck, whose best plan depends on the viewer's values.
+ * `db.execute` does. Not for the deck, whose best plan depends on the viewer's values:
+ * `runWithCustomPlan`.
  */
 export class PreparedStatement<Values extends Record<string, unknown>> {
   /** The statement as PostgreSQL receives it, with `$1`… for the values. */
@@ -55,13 +56,37 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
     return fillPlaceholders(this.#params, values);
   }
 
-  async run<Row>(db: Db, values: Values): Promise<Row[]> {
-    // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
-    const client = (db as Db & { $client: unknown }).$client;
-    const params = this.params(values);
-    if (client instanceof PGlite) return (await client.query<Row>(this.text, params)).rows;
-    return (client as postgres.Sql).unsafe<Row[]>(this.text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+  run<Row>(db: Db, values: Values): Promise<Row[]> {
+    return runNamed<Row>(db, this.text, this.params(values));
   }
+
+  /**
+   * For a statement whose best plan depends on its values (the deck): the same named statement, on a
+   * pool of its own whose connections force a custom plan at every execution (`CUSTOM_PLAN_SESSION`),
+   * so the planner still sees the values while the text is parsed and analysed once per connection.
+   * The setting is that pool's alone: on the main pool the other statements keep reusing their generic
+   * plans (PostgreSQL's default would also switch the deck to a generic plan after five executions,
+   * once it estimates it no dearer). PGlite runs it as `run` does. Not inside a transaction.
+   */
+  runWithCustomPlan<Row>(db: Db, values: Values): Promise<Row[]> {
+    return runNamed<Row>(db, this.text, this.params(values), customPlanClients.get(db));
+  }
+}
+
+/**
+ * The session settings of the connections that run `PreparedStatement.runWithCustomPlan`: a custom
+ * plan at every execution, so that a prepared statement is still planned for its values.
+ */
+export const CUSTOM_PLAN_SESSION = { plan_cache_mode: 'force_custom_plan' } as const;
+
+/** The pool of `CUSTOM_PLAN_SESSION` connections that goes with each postgres.js database. */
+const customPlanClients = new WeakMap<object, postgres.Sql>();
+
+async function runNamed<Row>(db: Db, text: string, params: unknown[], pool?: postgres.Sql): Promise<Row[]> {
+  // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
+  const client = pool ?? (db as Db & { $client: unknown }).$client;
+  if (client instanceof PGlite) return (await client.query<Row>(text, params)).rows;
+  return (client as postgres.Sql).unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
 }
 
 export interface Database {
@@ -129,13 +154,21 @@ export async function openDatabase(options: {
   maxConnections?: number;
 }): Promise<Database> {
   if (options.databaseUrl) {
-    const client = postgres(options.databaseUrl, {
-      max: options.maxConnections ?? 10,
-      onnotice: () => {},
-    });
+    const max = options.maxConnections ?? 10;
+    const client = postgres(options.databaseUrl, { max, onnotice: () => {} });
+    // Connects on first use: a process that never reads a deck opens none of these.
+    const customPlans = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
     const db = drizzlePostgres(client, { schema });
+    customPlanClients.set(db, customPlans);
     await migratePostgres(db, { migrationsFolder });
-    return { db, driver: 'postgres', withLock: advisoryLocks(client), close: () => client.end({ timeout: 5 }) };
+    return {
+      db,
+      driver: 'postgres',
+      withLock: advisoryLocks(client),
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), customPlans.end({ timeout: 5 })]);
+      },
+    };
   }
 
   let dataDir: string | undefined;

@@ -2,9 +2,9 @@ import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
 import { z } from '../../../shared/schemas/zod';
-import { type Db, rowsOf } from '../../db/client';
+import type { Db } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
-import { type DeckPosition, type DeckRow, deckQuery, type ViewerFit, viewerFitStatement } from './queries';
+import { type DeckPosition, type DeckRow, deckStatement, deckValues, type ViewerFit, viewerFitStatement } from './queries';
 
 /** A deck cursor, once opened: checked again, since its parts are written into the deck statement. */
 export const DeckPositionSchema: z.ZodType<DeckPosition> = z.object({
@@ -25,7 +25,8 @@ export async function getDeck(
   const limit = options.limit ?? DECK_PAGE_SIZE;
   const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
-  const rows = rowsOf<DeckRow>(await db.execute(deckQuery(fit, options.after ?? null, limit + 1)));
+  const after = options.after ?? null;
+  const rows = await deckStatement(fit, after).runWithCustomPlan<DeckRow>(db, deckValues(fit, after, limit + 1));
   return sliceOf(
     rows,
     limit,

@@ -1,4 +1,4 @@
-import { type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { EVENT_AFTER_PARTY_HOURS } from '../../../shared/constants';
 import { PreparedStatement } from '../../db/client';
 import { attendances, events } from '../../db/schema';
@@ -22,7 +22,7 @@ export const currentEventIdOf = (userId: Placeholder | number) => sql`(
  * The deck's event scope: the candidate is checked in to the viewer's current event. The viewer's own
  * event is current, so an open attendance there is current too. Read through `attendances_event_open`.
  */
-export const inEvent = (eventId: number) =>
+export const inEvent = (eventId: number | SQLWrapper) =>
   sql`p.user_id in (select a.user_id from ${attendances} a where a.event_id = ${eventId} and a.left_at is null)`;
 
 /** The event two users are both checked in to now (where their match is made), or null. */
