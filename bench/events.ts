@@ -32,7 +32,7 @@ import { openDatabase } from '../server/db/client';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { createEvent } from '../server/features/events/service';
 import { hashToken, newToken } from '../server/lib/tokens';
-import { LeanSocket } from './lean-socket';
+import { LeanSocket } from '../loadtest/lean-socket';
 import {
   APP_CONNECTIONS,
   CpuMeter,
