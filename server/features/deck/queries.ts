@@ -57,8 +57,8 @@ export const viewerFitStatement = new PreparedStatement<{ userId: number }>(sql`
  * A condition the planner cannot see into, so it assumes half the rows pass. For "wants me back" that
  * is closer to the truth than its own estimate: it multiplies each part's selectivity as if they were
  * independent, but they are not (older people accept older ages, and a woman looking for men is
- * mostly looked for by men), so it under-estimated the unseen tier by 5–10× for older viewers, sorted
- * thousands of candidates instead of walking the deck index, and took 10–18 ms where the walk takes 1–2.
+ * mostly looked for by men), so it under-estimated the unseen tier several times over for older
+ * viewers and sorted thousands of candidates instead of walking the deck index (bench/README.md).
  * The result is the same: every part is over NOT NULL columns and lists, so the condition is never null.
  */
 const opaqueToPlanner = (condition: SQL) => sql`(case when ${condition} then true else false end)`;
