@@ -1,14 +1,24 @@
 /**
  * One server process for bench/realtime.ts, forked with IPC: the real app (`buildApp`, as `npm run serve`
  * builds it) or, with BENCH_RELAY=1, the baseline: a bare Socket.IO relay with no auth and no database.
- * The parent asks it for its own CPU time and (after a full GC) heap, so the load generator's CPU is not counted.
+ * The parent asks it for its own CPU time, (after a full GC) heap and event-loop delay since its last
+ * question, so the load generator's CPU is not counted.
  */
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
 
-type Stats = { type: 'stats'; id: number; cpuMicros: number; heapUsed: number; rss: number };
+type Stats = {
+  type: 'stats';
+  id: number;
+  cpuMicros: number;
+  heapUsed: number;
+  rss: number;
+  /** Event-loop delay since the previous question, ms. */
+  loopDelay: { p50: number; p99: number; max: number };
+};
 type Request = { type: 'stats'; id: number; gc: boolean } | { type: 'close' };
 
 const port = Number(process.env.PORT ?? 0);
@@ -41,6 +51,11 @@ async function startApp() {
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
+// The histogram records the interval between the ticks of a 10 ms timer: the delay is what exceeds 10 ms.
+const LOOP_RESOLUTION_MS = 10;
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+const lateBy = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - LOOP_RESOLUTION_MS);
+loopDelay.enable();
 send({ type: 'ready' });
 
 process.on('message', async (request: Request) => {
@@ -57,7 +72,16 @@ process.on('message', async (request: Request) => {
       gc?.();
     }
     const memory = process.memoryUsage();
-    const stats: Stats = { type: 'stats', id: request.id, cpuMicros: cpu.user + cpu.system, heapUsed: memory.heapUsed, rss: memory.rss };
+    const delay = { p50: lateBy(loopDelay.percentile(50)), p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) };
+    loopDelay.reset();
+    const stats: Stats = {
+      type: 'stats',
+      id: request.id,
+      cpuMicros: cpu.user + cpu.system,
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      loopDelay: delay,
+    };
     send(stats);
   }
 });
