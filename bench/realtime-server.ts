@@ -4,7 +4,10 @@
  * The parent asks it for its own CPU time, (after a full GC) heap and event-loop delay since its last
  * question, so the load generator's CPU is not counted.
  */
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
@@ -58,12 +61,34 @@ const lateBy = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - LOOP_RES
 loopDelay.enable();
 send({ type: 'ready' });
 
+/**
+ * BENCH_PROFILE_DIR: a V8 CPU profile of what was measured, from the first stats() (the first phase's
+ * start, after start-up and the clients' connections) to the close. `--cpu-prof` would count start-up too.
+ */
+const profileDir = process.env.BENCH_PROFILE_DIR;
+let profiler: Session | null = null;
+async function startProfile() {
+  if (!profileDir || profiler) return;
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+async function stopProfile() {
+  if (!profiler) return;
+  const { profile } = await profiler.post('Profiler.stop');
+  const role = process.env.BENCH_RELAY === '1' ? 'relay' : 'app';
+  writeFileSync(path.join(profileDir!, `${role}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+}
+
 process.on('message', async (request: Request) => {
   if (request.type === 'close') {
+    await stopProfile();
     await server.close();
     process.exit(0);
   }
   if (request.type === 'stats') {
+    await startProfile();
     // CPU first: the full GC a heap reading needs is not the workload's.
     const cpu = process.cpuUsage();
     const gc = (globalThis as { gc?: () => void }).gc;

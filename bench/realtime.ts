@@ -26,7 +26,8 @@
  * redis-server started for the run; its CPU then includes whatever else uses it),
  * BENCH_SOAK_MINUTES (only a soak of one app instance, minute by minute, at BENCH_SOAK_RATE msg/s or,
  * without it, half the saturation a ladder measures first),
- * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile there), BENCH_NODE_FLAGS (more
+ * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
+ * start-up and connections left out), BENCH_NODE_FLAGS (more
  * node flags for the server processes, e.g. "--trace-gc").
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
@@ -57,7 +58,7 @@ const IDLE = Number(env('BENCH_IDLE', '10000'));
 const ONLY = new Set(env('BENCH_ONLY', 'baseline,app1,app2,idle').split(','));
 const SOAK_MINUTES = Number(env('BENCH_SOAK_MINUTES', '0'));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : null;
-/** Each server process writes a V8 CPU profile here when it exits. */
+/** Each server process writes a V8 CPU profile of the measured phases here (bench/realtime-server.ts). */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const SATURATION_P99_MS = 100;
@@ -114,7 +115,6 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
   const child = fork(path.join(root, 'bench/realtime-server.ts'), {
     cwd: root,
     execArgv: [
-      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : []),
       // The server's runtime flags (scripts/start.mjs) for both servers; NODE_FLAGS come after them, so they can undo one.
       ...SERVER_NODE_FLAGS,
       '--import',
@@ -129,6 +129,7 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
       BENCH_RELAY: kind === 'relay' ? '1' : '0',
       // Thousands of messages a second through a few thousand users: the per-user limits are not what is measured.
       RATE_LIMIT_MULTIPLIER: '1000',
+      ...(PROFILE_DIR ? { BENCH_PROFILE_DIR: path.resolve(PROFILE_DIR) } : {}),
       ...extraEnv,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -140,12 +141,13 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
     });
   });
   // A server that dies mid-run makes every figure after it meaningless: stop there, loudly.
-  child.once('exit', (code) => {
+  const diedMidRun = (code: number | null) => {
     if (code !== 0) {
       console.error(`\n✖ ${kind} server exited with ${code} during the run`);
       process.exit(1);
     }
-  });
+  };
+  child.once('exit', diedMidRun);
   let nextId = 0;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -164,9 +166,13 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
     },
     async close() {
       if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.off('exit', diedMidRun);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.send({ type: 'close' });
-      await exited;
+      // Its figures are in: a server that fails to close cleanly (on a crowded machine, a shutdown past
+      // Fastify's plugin timeout) is worth a line, not the rest of the run.
+      const code = await exited;
+      if (code !== 0) console.error(`  ${kind} server exited with ${code} on close`);
     },
   };
 }
@@ -501,8 +507,8 @@ function printTable(header: string[], rows: string[][]) {
   for (const row of rows) console.log(line(row));
 }
 
-/** Latency, delivery and where the CPU went; `relayAt` finds the bare relay's row at a rate, for the ratio. */
-function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseResult | undefined) {
+/** Latency, delivery and where the CPU went; `relayAt` finds the bare relay's row to compare a row with. */
+function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseResult | null | undefined) {
   printTable(
     ['run', 'msg/s', 'delivered', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'app µs/msg', 'PostgreSQL µs/msg', 'Redis µs/msg', 'total µs/msg', '× relay', 'server CPU', 'loop p99 ms', 'generator µs/msg', 'machine busy', 'load', 'ack errors'],
     results.map((r) => {
@@ -782,14 +788,15 @@ if (ONLY.has('app2')) {
   two = await appRun(2, high);
 }
 const runs = [base, one, two].filter((run): run is RunResult => run !== null);
-const relayRows = base ? [base.steady, ...base.saturation.results] : [];
-const relayAt = (rate: number) => relayRows.find((r) => r.rate === rate && held(r));
+// The steady rows against the relay's steady row, the second rate's against the relay's row there, a
+// ladder step against the relay's step at the same rate.
+const relayAt = (rate: number) => base?.saturation.results.find((r) => r.rate === rate);
 
 if (runs.length) {
   console.log(`\n## Steady load: ${RATE} msg/s over ${PAIRS} pairs, ${SECONDS} s (latency = scheduled send → partner's message:new; µs of CPU per delivered message)\n`);
-  printPhases(runs.map((run) => run.steady), relayAt);
+  printPhases(runs.map((run) => run.steady), () => base?.steady);
   console.log(`\n## At ${high} msg/s${base && high < HIGH_RATE ? ` (the highest ladder rate the relay held here; ${HIGH_RATE} asked)` : ''}\n`);
-  printPhases(runs.flatMap((run) => (run.high ? [run.high] : [])), relayAt);
+  printPhases(runs.flatMap((run) => (run.high ? [run.high] : [])), () => base?.high);
   console.log(`\n## Saturation ladder (${STEP_SECONDS} s per step; stops at the first step with p99 > ${SATURATION_P99_MS} ms or a lost message, then tries halfway)\n`);
   printPhases(runs.flatMap((run) => run.saturation.results), relayAt);
   console.log('\nSaturation (highest step with every message delivered and stored, p99 ≤ 100 ms):');
