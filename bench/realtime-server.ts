@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
@@ -19,10 +20,12 @@ type Stats = {
   cpuMicros: number;
   heapUsed: number;
   rss: number;
+  /** Open Engine.IO connections. */
+  sockets: number;
   /** Event-loop delay since the previous question, ms. */
   loopDelay: { p50: number; p99: number; max: number };
 };
-type Request = { type: 'stats'; id: number; gc: boolean } | { type: 'close' };
+type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
 const port = Number(process.env.PORT ?? 0);
 const send = (message: object) => process.send?.(message);
@@ -44,13 +47,13 @@ async function startRelay() {
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
+  return { io, close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
 }
 
 async function startApp() {
   const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
-  return { close: () => app.close() };
+  return { io: app.io as Server, close: () => app.close() };
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
@@ -97,6 +100,7 @@ process.on('message', async (request: Request) => {
       gc?.();
     }
     const memory = process.memoryUsage();
+    if (request.snapshot) writeHeapSnapshot(request.snapshot);
     const delay = { p50: lateBy(loopDelay.percentile(50)), p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) };
     loopDelay.reset();
     const stats: Stats = {
@@ -105,6 +109,7 @@ process.on('message', async (request: Request) => {
       cpuMicros: cpu.user + cpu.system,
       heapUsed: memory.heapUsed,
       rss: memory.rss,
+      sockets: server.io.engine.clientsCount,
       loopDelay: delay,
     };
     send(stats);

@@ -26,7 +26,7 @@
  * redis-server started for the run; its CPU then includes whatever else uses it),
  * BENCH_SOAK_MINUTES (only a soak of one app instance, minute by minute, at BENCH_SOAK_RATE msg/s or,
  * without it, half the saturation a ladder measures first),
- * BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
+ * BENCH_HEAP_SNAPSHOTS (a directory: the idle rows' heap snapshots, before and after), BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
  * start-up and connections left out), BENCH_NODE_FLAGS (more
  * node flags for the server processes, e.g. "--trace-gc").
  */
@@ -60,6 +60,8 @@ const SOAK_MINUTES = Number(env('BENCH_SOAK_MINUTES', '0'));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : null;
 /** Each server process writes a V8 CPU profile of the measured phases here (bench/realtime-server.ts). */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+/** The idle rows write heap snapshots here, before and after their sockets connect (to diff what a socket holds). */
+const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOTS;
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const SATURATION_P99_MS = 100;
 /** After the last send, how long stragglers may still arrive before they count as lost. */
@@ -91,13 +93,16 @@ interface ServerStats {
   cpuMicros: number;
   heapUsed: number;
   rss: number;
+  /** Open connections. */
+  sockets: number;
   /** The event loop's delay since the previous stats() of this server, ms. */
   loopDelay: LoopDelay;
 }
 interface ServerProcess {
   url: string;
   child: ChildProcess;
-  stats(gc?: boolean): Promise<ServerStats>;
+  /** `snapshot`: a file for a heap snapshot, taken after the GC. */
+  stats(gc?: boolean, snapshot?: string): Promise<ServerStats>;
   close(): Promise<void>;
 }
 /** A busy machine can push an app's boot past Fastify's plugin timeout: one more try before giving up. */
@@ -152,7 +157,7 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
   return {
     url: `http://127.0.0.1:${port}`,
     child,
-    stats(gc = false) {
+    stats(gc = false, snapshot?: string) {
       const id = (nextId += 1);
       return new Promise((resolve) => {
         const listener = (message: ServerStats & { type: string; id: number }) => {
@@ -161,7 +166,7 @@ async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, s
           resolve(message);
         };
         child.on('message', listener);
-        child.send({ type: 'stats', id, gc });
+        child.send({ type: 'stats', id, gc, snapshot });
       });
     },
     async close() {
@@ -647,6 +652,13 @@ interface IdleResult {
   load: number;
 }
 
+/** Waits (up to 30 s) until the server holds `count` connections. */
+async function settled(server: ServerProcess, count: number) {
+  const deadline = performance.now() + 30_000;
+  while ((await server.stats()).sockets !== count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
 /** Heap per open socket: on the app, authenticated (a token each); on the relay, the same number of bare sockets. */
 async function idleSockets(kind: 'relay' | 'app'): Promise<IdleResult> {
   const database = kind === 'app' ? await createPostgresDatabase() : null;
@@ -659,14 +671,17 @@ async function idleSockets(kind: 'relay' | 'app'): Promise<IdleResult> {
     // Warm the code paths once so that compiled code and pools are not counted per socket.
     const warm = await openMany(auths.slice(0, 200), (auth) => openSocket(server.url, auth));
     for (const socket of warm) socket.close();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const before = await server.stats(true);
+    // Until the server has let go of every warm-up socket: one still held would be counted against the run's.
+    await settled(server, 0);
+    const snapshot = (when: string) => (SNAPSHOT_DIR ? path.resolve(SNAPSHOT_DIR, `${kind}-${when}.heapsnapshot`) : undefined);
+    const before = await server.stats(true, snapshot('before'));
     const started = performance.now();
     const sockets = await openMany(auths, (auth) => openSocket(server.url, auth));
     const connectSeconds = (performance.now() - started) / 1000;
     // Let the connection handlers' async work (presence lookups) settle before measuring.
+    await settled(server, sockets.length);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const after = await server.stats(true);
+    const after = await server.stats(true, snapshot('after'));
     for (const socket of sockets) socket.close();
     return {
       sockets: sockets.length,
@@ -834,7 +849,7 @@ const relayHigh = base?.high;
 const cpuAtHigh = ratio(one?.high?.totalMicrosPerMessage, relayHigh?.totalMicrosPerMessage);
 const relayBest = base?.saturation.best;
 const relayTop = relayBest && relayBest.rate === Math.max(...LADDER) ? '≥ ' : '';
-const saturationRatio = base && one ? (one.saturation.best?.storedPerSecond ?? 0) / (relayBest?.rate ?? Number.NaN) : null;
+const saturationRatio = relayBest && one ? (one.saturation.best?.storedPerSecond ?? 0) / relayBest.rate : null;
 const twoToOne = ratio(two?.steady.totalMicrosPerMessage, one?.steady.totalMicrosPerMessage);
 const idleRatio = ratio(idleApp?.heapPerSocketKb, idleRelay?.heapPerSocketKb);
 const delivery = [one, two].filter((run): run is RunResult => run !== null).map((run) => run.steady);
