@@ -102,8 +102,9 @@ interface BatchRow {
  * The whole batch in one statement, so one round trip and one commit: keep the sends whose sender is a
  * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
  * conversation's last message forward, and answer per participant's send with its new row, if any.
+ * Exported for bench/message-batch.ts (what a batch costs PostgreSQL).
  */
-const batchStatement = new PreparedStatement<{ items: string }>(sql`
+export const batchStatement = new PreparedStatement<{ items: string }>(sql`
   with input as (
     select * from jsonb_to_recordset(${sql.placeholder('items')}::jsonb)
       as t(idx int, conversation_id int, sender_id int, content text, client_id uuid)
