@@ -562,7 +562,7 @@ async function ladder(label: string, run: (rate: number) => Promise<PhaseResult>
   for (const rate of LADDER) {
     if (await step(rate)) continue;
     const below = (best as PhaseResult | null)?.rate ?? 0;
-    const between = Math.round((below + rate) / 2 / 500) * 500;
+    const between = Math.round((below + rate) / 2 / 100) * 100;
     if (between > below && between < rate) await step(between);
     break;
   }
