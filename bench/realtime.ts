@@ -600,6 +600,7 @@ async function baseline(): Promise<RunResult> {
     (id) => openSocket(relay.url, { user: id, partner: id % 2 === 1 ? id + 1 : id - 1 }),
   );
   for (let i = 0; i < PAIRS; i += 1) pairs.push({ a: sides[2 * i]!, b: sides[2 * i + 1]!, aId: 2 * i + 1, bId: 2 * i + 2, conversationId: i + 1 });
+  await quiet([relay]);
   const label = 'baseline relay';
   const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
   const saturation = await ladder('baseline', (rate) => runPhase({ label, pairs, rate, seconds: STEP_SECONDS, ...target }));
@@ -627,6 +628,7 @@ async function appRun(instances: 1 | 2, high: number): Promise<RunResult> {
     const { pairs: seeded } = await seed(database.url, PAIRS * 2, PAIRS);
     // Two instances: every pair is split, so every message crosses Redis.
     const pairs = await connectPairs(seeded, (side) => servers[side === 'a' || instances === 1 ? 0 : 1]!.url);
+    await quiet(servers);
     const label = instances === 1 ? 'app ×1' : 'app ×2 + Redis';
     const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
     const saturation = await ladder(label, (rate) => runPhase({ label, pairs, rate, seconds: STEP_SECONDS, ...target }));
@@ -650,6 +652,21 @@ interface IdleResult {
   heapAfterMb: number;
   connectPerSecond: number;
   load: number;
+}
+
+/**
+ * Waits (up to 15 s) until the servers are quiet (under 10 % of a core over half a second): the work a
+ * connection starts (presence announcements, event rooms) must not be counted against the first row.
+ */
+async function quiet(servers: ServerProcess[]) {
+  const deadline = performance.now() + 15_000;
+  while (performance.now() < deadline) {
+    const before = await Promise.all(servers.map((server) => server.stats()));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await Promise.all(servers.map((server) => server.stats()));
+    const busy = after.reduce((sum, stats, i) => sum + stats.cpuMicros - before[i]!.cpuMicros, 0) / 500_000;
+    if (busy < 0.1) return;
+  }
 }
 
 /** Waits (up to 30 s) until the server holds `count` connections. */
@@ -708,6 +725,7 @@ async function soak() {
     const target: Target = { servers: [server], databaseUrl: database.url, redis: null };
     const { pairs: seeded } = await seed(database.url, PAIRS * 2, PAIRS);
     const pairs = await connectPairs(seeded, () => server.url);
+    await quiet([server]);
     const label = 'app ×1';
     let rate = SOAK_RATE;
     if (rate === null) {
