@@ -1,15 +1,31 @@
 /**
  * One server process for bench/realtime.ts, forked with IPC: the real app (`buildApp`, as `npm run serve`
  * builds it) or, with BENCH_RELAY=1, the baseline: a bare Socket.IO relay with no auth and no database.
- * The parent asks it for its own CPU time and (after a full GC) heap, so the load generator's CPU is not counted.
+ * The parent asks it for its own CPU time, (after a full GC) heap and event-loop delay since its last
+ * question, so the load generator's CPU is not counted.
  */
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
 
-type Stats = { type: 'stats'; id: number; cpuMicros: number; heapUsed: number; rss: number };
-type Request = { type: 'stats'; id: number; gc: boolean } | { type: 'close' };
+type Stats = {
+  type: 'stats';
+  id: number;
+  cpuMicros: number;
+  heapUsed: number;
+  rss: number;
+  /** Open Engine.IO connections. */
+  sockets: number;
+  /** Event-loop delay since the previous question, ms. */
+  loopDelay: { p50: number; p99: number; max: number };
+};
+type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
 const port = Number(process.env.PORT ?? 0);
 const send = (message: object) => process.send?.(message);
@@ -31,24 +47,51 @@ async function startRelay() {
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
+  return { io, close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
 }
 
 async function startApp() {
   const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
-  return { close: () => app.close() };
+  return { io: app.io as Server, close: () => app.close() };
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
+// The histogram records the interval between the ticks of a 10 ms timer: the delay is what exceeds 10 ms.
+const LOOP_RESOLUTION_MS = 10;
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+const lateBy = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - LOOP_RESOLUTION_MS);
+loopDelay.enable();
 send({ type: 'ready' });
+
+/**
+ * BENCH_PROFILE_DIR: a V8 CPU profile of what was measured, from the first stats() (the first phase's
+ * start, after start-up and the clients' connections) to the close. `--cpu-prof` would count start-up too.
+ */
+const profileDir = process.env.BENCH_PROFILE_DIR;
+let profiler: Session | null = null;
+async function startProfile() {
+  if (!profileDir || profiler) return;
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+async function stopProfile() {
+  if (!profiler) return;
+  const { profile } = await profiler.post('Profiler.stop');
+  const role = process.env.BENCH_RELAY === '1' ? 'relay' : 'app';
+  writeFileSync(path.join(profileDir!, `${role}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+}
 
 process.on('message', async (request: Request) => {
   if (request.type === 'close') {
+    await stopProfile();
     await server.close();
     process.exit(0);
   }
   if (request.type === 'stats') {
+    await startProfile();
     // CPU first: the full GC a heap reading needs is not the workload's.
     const cpu = process.cpuUsage();
     const gc = (globalThis as { gc?: () => void }).gc;
@@ -57,7 +100,18 @@ process.on('message', async (request: Request) => {
       gc?.();
     }
     const memory = process.memoryUsage();
-    const stats: Stats = { type: 'stats', id: request.id, cpuMicros: cpu.user + cpu.system, heapUsed: memory.heapUsed, rss: memory.rss };
+    if (request.snapshot) writeHeapSnapshot(request.snapshot);
+    const delay = { p50: lateBy(loopDelay.percentile(50)), p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) };
+    loopDelay.reset();
+    const stats: Stats = {
+      type: 'stats',
+      id: request.id,
+      cpuMicros: cpu.user + cpu.system,
+      heapUsed: memory.heapUsed,
+      rss: memory.rss,
+      sockets: server.io.engine.clientsCount,
+      loopDelay: delay,
+    };
     send(stats);
   }
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from './redis';
+import { REDIS_COMMAND_TIMEOUT_MS, type Redis, withTimeout } from './redis';
 
 export interface CounterResult {
   /** True once the key has been hit more than `max` times in the current window. */
@@ -82,10 +82,11 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
     async hit(key, max, windowMs) {
       if (!client.isReady) return fallback.hit(key, max, windowMs);
       try {
-        const reply = (await client.eval(HIT_SCRIPT, {
-          keys: [redisKey(key)],
-          arguments: [String(windowMs)],
-        })) as [number, number];
+        const reply = (await withTimeout(
+          client.eval(HIT_SCRIPT, { keys: [redisKey(key)], arguments: [String(windowMs)] }),
+          REDIS_COMMAND_TIMEOUT_MS,
+          'EVAL',
+        )) as [number, number];
         const [count, ttl] = reply;
         return { exceeded: count > max, retryAfterMs: ttl };
       } catch (error) {
@@ -95,7 +96,7 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
     },
     async reset(key) {
       await fallback.reset(key);
-      if (client.isReady) await client.del(redisKey(key)).catch(warn);
+      if (client.isReady) await withTimeout(client.del(redisKey(key)), REDIS_COMMAND_TIMEOUT_MS, 'DEL').catch(warn);
     },
     // The connection is the Redis plugin's to close.
     close: () => fallback.close(),

@@ -59,6 +59,10 @@ function openClient(url: string, role: string, log: FastifyBaseLogger, options: 
   const client: RedisClient = createClient({
     url,
     disableOfflineQueue: !options.offlineQueue,
+    // node-redis 6 gives every command a 5 s AbortSignal.timeout: a timer that cannot be cancelled, which
+    // fires (and builds a DOMException) 5 s after every command, answered or not: ~6 % of an instance's
+    // CPU under chat load (bench/README.md). The callers bound their commands with `withTimeout` instead.
+    commandOptions: { timeout: 0 },
     socket: {
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
       connectTimeout: CONNECT_TIMEOUT_MS,

@@ -40,22 +40,39 @@ export interface HandlerContext {
 type Reply = (reply: Ack) => void;
 const noReply: Reply = () => {};
 
-/** The client → server events of API.md: validated with shared/ schemas, handled by the REST route's services. */
-export function registerHandlers(socket: RealtimeSocket, context: HandlerContext) {
+type Handler<T> = (socket: RealtimeSocket, payload: T) => Promise<Ack>;
+interface Route {
+  schema: ZodType;
+  handle: Handler<never>;
+}
+
+/**
+ * The client → server events of API.md: validated with shared/ schemas, handled by the REST route's
+ * services. Built once per server: `attach` gives a socket one catch-all listener shared by every
+ * socket (Socket.IO calls it with the socket as `this`), not a set of closures of its own; with
+ * thousands of idle sockets, that is most of what the app holds per socket beyond the bare transport.
+ */
+export function createHandlers(context: HandlerContext) {
   const { app, presence } = context;
-  const { user, language } = socket.data;
-  const participants = new Map<number, { ids: [number, number]; at: number }>();
+  const routes = new Map<string, Route>();
+  /** Who is in a conversation, per socket, for typing; made on a socket's first typing. */
+  const participantCaches = new WeakMap<RealtimeSocket, Map<number, { ids: [number, number]; at: number }>>();
 
-  // A conversation that ends (block, unmatch, report, ban) is forgotten the moment this socket is told.
-  socket.onAnyOutgoing((event: string, payload: { conversation_id?: number }) => {
-    if (event === 'match:removed' && payload.conversation_id !== undefined) participants.delete(payload.conversation_id);
-  });
-
-  async function participantsOf(conversationId: number) {
-    const cached = participants.get(conversationId);
+  async function participantsOf(socket: RealtimeSocket, conversationId: number) {
+    let participants = participantCaches.get(socket);
+    const cached = participants?.get(conversationId);
     if (cached && performance.now() - cached.at < PARTICIPANTS_CACHE_MS) return cached.ids;
-    const ids = await getParticipantIds(app.db, conversationId, user.id);
+    const ids = await getParticipantIds(app.db, conversationId, socket.data.user.id);
     if (!ids) return null;
+    if (!participants) {
+      const created = new Map<number, { ids: [number, number]; at: number }>();
+      participants = created;
+      participantCaches.set(socket, created);
+      // A conversation that ends (block, unmatch, report, ban) is forgotten the moment this socket is told.
+      socket.onAnyOutgoing((event: string, payload: { conversation_id?: number }) => {
+        if (event === 'match:removed' && payload.conversation_id !== undefined) created.delete(payload.conversation_id);
+      });
+    }
     if (participants.size >= PARTICIPANTS_CACHE_SIZE) participants.clear();
     participants.set(conversationId, { ids, at: performance.now() });
     return ids;
@@ -66,32 +83,34 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
    * every instance), run, ack. A bad payload or a failing service gets an error ack; the socket itself
    * is never dropped for it.
    */
-  function on<T>(
-    event: keyof ClientToServerEvents & LimitName,
-    schema: ZodType<T>,
-    handle: (payload: T) => Promise<Ack>,
-  ) {
-    socket.on(event, (...args: unknown[]) => {
-      // The ack is the last argument: with no payload at all, it is the only one.
-      const last = args.at(-1);
-      const reply = typeof last === 'function' ? (last as Reply) : noReply;
-      const payload = typeof args[0] === 'function' ? undefined : args[0];
-      if (!context.accepting()) return reply(unavailableAck(language));
-      const parsed = schema.safeParse(payload);
-      if (!parsed.success) return reply(invalidPayload(parsed.error, language));
-      context.track(
-        app.limits
-          .consume(event, userSubject(user.id))
-          .then(() => handle(parsed.data))
-          .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
-      );
-    });
+  function on<T>(event: keyof ClientToServerEvents & LimitName, schema: ZodType<T>, handle: Handler<T>) {
+    routes.set(event, { schema, handle: handle as Handler<never> });
   }
 
-  on('message:send', MessageSendPayload, async (payload) => {
+  function dispatch(this: RealtimeSocket, event: string, ...args: unknown[]) {
+    const route = routes.get(event);
+    if (!route) return;
+    const socket = this;
+    const { user, language } = socket.data;
+    // The ack is the last argument: with no payload at all, it is the only one.
+    const last = args.at(-1);
+    const reply = typeof last === 'function' ? (last as Reply) : noReply;
+    const payload = typeof args[0] === 'function' ? undefined : args[0];
+    if (!context.accepting()) return reply(unavailableAck(language));
+    const parsed = route.schema.safeParse(payload);
+    if (!parsed.success) return reply(invalidPayload(parsed.error, language));
+    context.track(
+      app.limits
+        .consume(event as LimitName, userSubject(user.id))
+        .then(() => route.handle(socket, parsed.data as never))
+        .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
+    );
+  }
+
+  on('message:send', MessageSendPayload, async (socket, payload) => {
     const { message, participantIds, created } = await context.messages.send({
       conversationId: payload.conversation_id,
-      senderId: user.id,
+      senderId: socket.data.user.id,
       content: payload.content,
       clientId: payload.client_id,
     });
@@ -100,38 +119,51 @@ export function registerHandlers(socket: RealtimeSocket, context: HandlerContext
     return { ok: true, message };
   });
 
-  on('message:read', MessageReadPayload, async (payload) => {
+  on('message:read', MessageReadPayload, async (socket, payload) => {
+    const userId = socket.data.user.id;
     const { participantIds, lastReadId } = await markRead(app.db, {
       conversationId: payload.conversation_id,
-      userId: user.id,
+      userId,
       lastReadId: payload.last_read_id,
     });
     app.publish(
-      participantIds.filter((id) => id !== user.id),
+      participantIds.filter((id) => id !== userId),
       'message:read',
-      { conversation_id: payload.conversation_id, user_id: user.id, last_read_id: lastReadId },
+      { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId },
     );
     return { ok: true };
   });
 
-  on('typing', TypingPayload, async (payload) => {
-    const ids = await participantsOf(payload.conversation_id);
-    if (!ids) return notFoundAck(language);
+  on('typing', TypingPayload, async (socket, payload) => {
+    const userId = socket.data.user.id;
+    const ids = await participantsOf(socket, payload.conversation_id);
+    if (!ids) return notFoundAck(socket.data.language);
     app.publish(
-      ids.filter((id) => id !== user.id),
+      ids.filter((id) => id !== userId),
       'typing',
-      { conversation_id: payload.conversation_id, user_id: user.id },
+      { conversation_id: payload.conversation_id, user_id: userId },
     );
     return { ok: true };
   });
 
-  on('presence:list', PresenceListPayload, async () => ({ ok: true, online: await presence.onlinePartners(user.id) }));
+  on('presence:list', PresenceListPayload, async (socket) => ({ ok: true, online: await presence.onlinePartners(socket.data.user.id) }));
 
   // The host screen: only the organizer; anyone else is told there is no such event.
-  on('event:watch', EventWatchPayload, async (payload) => {
-    const event = await findOrganizedEvent(app.db, payload.event_id, user.id);
-    if (!event) return notFoundAck(language);
+  on('event:watch', EventWatchPayload, async (socket, payload) => {
+    const event = await findOrganizedEvent(app.db, payload.event_id, socket.data.user.id);
+    if (!event) return notFoundAck(socket.data.language);
     await context.eventLive.watch(socket, event.id);
     return { ok: true, count: await attendeeCount(app.db, event.id) };
   });
+
+  function disconnected(this: RealtimeSocket) {
+    context.track(presence.disconnected(this.data.user.id));
+  }
+
+  return {
+    attach(socket: RealtimeSocket) {
+      socket.onAny(dispatch);
+      socket.on('disconnect', disconnected);
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../
 import { createMessageBatcher } from '../features/conversations/message-batcher';
 import { createEventLive, type EventLive } from '../features/events/live';
 import type { AuthUser } from '../plugins/auth';
-import { registerHandlers } from './handlers';
+import { createHandlers } from './handlers';
 import { createPresence } from './presence';
 import { createRedisFanout } from './redis';
 
@@ -146,16 +146,15 @@ export default fp(
       app.revokeTokenHere(tokenHash);
       dropSocketsOf(tokenHash);
     });
+    const handlers = createHandlers({ app, presence, messages, eventLive, accepting: () => accepting, track });
     io.on('connection', (socket) => {
       // Signed in with a token that was revoked while the handshake was in flight: too late for the
       // revocation to find this socket, so it goes now.
       if (app.isTokenRevoked(socket.data.user.tokenHash)) return void socket.disconnect(true);
-      const userId = socket.data.user.id;
-      track(presence.connected(userId));
+      track(presence.connected(socket.data.user.id));
       // After the user's room: a check-in committed while this reads still finds the socket there.
       track(eventLive.socketConnected(socket));
-      socket.on('disconnect', () => track(presence.disconnected(userId)));
-      registerHandlers(socket, { app, presence, messages, eventLive, accepting: () => accepting, track });
+      handlers.attach(socket);
     });
 
     // Events published while Redis was away reached only the sockets of the instance that sent them.

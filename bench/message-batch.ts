@@ -1,0 +1,73 @@
+/**
+ * What one message batch costs PostgreSQL, by batch size: `npx tsx bench/message-batch.ts`.
+ *
+ * One connection, one send (or one batch) at a time, on a fresh database with one conversation; the
+ * backend's CPU from /proc/<pid>/stat (Linux) per message, beside a prepared `select 1` (a round trip)
+ * and a prepared one-row insert with its commit. Then `EXPLAIN (ANALYZE, BUFFERS)` of the batch
+ * statement for one message. `N` (default 2000) is the number of operations per row.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import postgres from 'postgres';
+import { openDatabase } from '../server/db/client';
+import { batchStatement, createMessageBatcher } from '../server/features/conversations/message-batcher';
+import { createPostgresDatabase } from '../tests/helpers/database';
+
+const N = Number(process.env.N ?? 2000);
+const CLOCK_TICKS = 100;
+
+function cpuMicros(pid: number) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the ")" of the command name: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+
+const database = await createPostgresDatabase();
+const { db, close } = await openDatabase({ databaseUrl: database.url, dataDir: os.tmpdir(), maxConnections: 1 });
+const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+try {
+  const [low, high] = await sql<{ id: number }[]>`
+    insert into users (email, first_name, last_name) values ('a@example.com', 'A', 'B'), ('b@example.com', 'B', 'A') returning id`;
+  const [conversation] = await sql<{ id: number }[]>`
+    insert into conversations (user_low_id, user_high_id) values (${low!.id}, ${high!.id}) returning id`;
+  await sql`insert into conversation_members (conversation_id, user_id) values (${conversation!.id}, ${low!.id}), (${conversation!.id}, ${high!.id})`;
+  // The app's own connection (max 1), so its backend is the one measured.
+  const client = (db as unknown as { $client: postgres.Sql }).$client;
+  const [{ pid }] = await client<[{ pid: number }]>`select pg_backend_pid() as pid`;
+  const batcher = createMessageBatcher(db, { warn: console.warn } as never);
+  const send = () => batcher.send({ conversationId: conversation!.id, senderId: low!.id, content: 'hello', clientId: randomUUID() });
+
+  console.log(`PostgreSQL backend CPU per message, ${N} operations a row, one at a time; load average ${os.loadavg()[0]!.toFixed(1)}\n`);
+  console.log('| operation | µs of backend CPU per message | wall µs per operation |');
+  console.log('|---|---:|---:|');
+  async function row(name: string, operation: () => Promise<unknown>, messages = 1) {
+    for (let i = 0; i < 200; i++) await operation();
+    const before = cpuMicros(pid);
+    const started = performance.now();
+    for (let i = 0; i < N; i++) await operation();
+    const wall = performance.now() - started;
+    console.log(`| ${name} | ${((cpuMicros(pid) - before) / N / messages).toFixed(0)} | ${((wall * 1000) / N).toFixed(0)} |`);
+  }
+  await row('prepared `select 1` (a round trip)', () => client.unsafe('select 1', [], { prepare: true }));
+  await row('prepared one-row insert and commit', () =>
+    client.unsafe('insert into messages (conversation_id, sender_id, content, client_id) values ($1, $2, $3, $4)', [conversation!.id, low!.id, 'hello', randomUUID()], {
+      prepare: true,
+    }),
+  );
+  for (const size of [1, 2, 4, 8]) {
+    // Sends of one event-loop turn make one batch.
+    await row(`message batch of ${size}`, () => Promise.all(Array.from({ length: size }, send)), size);
+  }
+
+  const items = JSON.stringify([{ idx: 0, conversation_id: conversation!.id, sender_id: low!.id, content: 'hello', client_id: randomUUID() }]);
+  // The database is dropped at the end: the row EXPLAIN ANALYZE inserts does not matter.
+  const plan = await client.unsafe(`explain (analyze, buffers, costs off) ${batchStatement.text}`, [items]);
+  console.log(`\nThe batch statement for one message:\n\n${plan.map((line) => line['QUERY PLAN']).join('\n')}`);
+} finally {
+  await sql.end();
+  await close();
+  await database.drop();
+}
+process.exit(0);
