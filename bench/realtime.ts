@@ -43,6 +43,7 @@ import { hashToken } from '../server/lib/tokens';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
+import { pace } from '../loadtest/pacer';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 
 type ClientSocket = LeanSocket;
@@ -421,30 +422,18 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   const generatorBefore = process.cpuUsage();
   const machineBefore = machineTicks();
   const start = performance.now();
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-      while (sent < due) {
-        // Scheduled time of this message, not the time the loop got to it.
-        const at = start + (sent / rate) * 1000;
-        const pair = pairs[sent % pairs.length]!;
-        // Alternate direction per round, so each socket sends half of its pair's share.
-        const forward = Math.floor(sent / pairs.length) % 2 === 0;
-        const socket = forward ? pair.a : pair.b;
-        const clientId = randomUUID();
-        scheduledAt.set(clientId, at);
-        socket.emit('message:send', { conversation_id: pair.conversationId, content: `m${sent}`, client_id: clientId }, (reply) => {
-          if (reply.ok) acked += 1;
-          else ackErrors[reply.error.code] = (ackErrors[reply.error.code] ?? 0) + 1;
-        });
-        sent += 1;
-      }
-      if (sent >= total) return resolve();
-      // A 1 ms timer, not setImmediate: a spinning generator would take a whole core from the servers.
-      setTimeout(tick, 1);
-    };
-    tick();
+  // Open loop on the shared pacer: message k is due at start + k / rate, latency counts from then.
+  await pace(rate, total, (index, at) => {
+    const pair = pairs[index % pairs.length]!;
+    // Alternate direction per round, so each socket sends half of its pair's share.
+    const forward = Math.floor(index / pairs.length) % 2 === 0;
+    const socket = forward ? pair.a : pair.b;
+    const clientId = randomUUID();
+    scheduledAt.set(clientId, at);
+    socket.emit('message:send', { conversation_id: pair.conversationId, content: `m${index}`, client_id: clientId }, (reply) => {
+      if (reply.ok) acked += 1;
+      else ackErrors[reply.error.code] = (ackErrors[reply.error.code] ?? 0) + 1;
+    });
   });
   const sendEnd = performance.now();
   const drainDeadline = sendEnd + DRAIN_MS;
@@ -473,7 +462,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     label: options.label,
     rate,
     seconds,
-    sent,
+    sent: total,
     delivered,
     acked,
     ackErrors,
