@@ -1,12 +1,13 @@
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/Icons';
 import { formatEventTimes } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
-import '../../lib/messages-events';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** What anyone may know of an event: where, when, whether it is open, and how many are there. */
 export function EventSummary({ event, title = false }: { event: PublicEvent; title?: boolean }) {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   return (

@@ -5,14 +5,15 @@ import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { api } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';
 import { EventSummary } from './EventSummary';
-import '../../lib/messages-events';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();

@@ -6,10 +6,10 @@ import { ChevronLeft } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventSummary } from './EventSummary';
-import '../../lib/messages-events';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** The timeline as a chart: the chart library loads only here, in a chunk of its own. */
@@ -38,6 +38,7 @@ function Timeline({ timeline, labels }: { timeline: EventStats['timeline']; labe
 
 /** `/app/events/<id>/host/`: the screen an organizer puts up at the door. */
 export function HostScreen({ id }: { id: number }) {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();

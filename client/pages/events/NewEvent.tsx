@@ -6,8 +6,8 @@ import { FieldErrors } from '../../components/AuthLayout';
 import { ChevronLeft } from '../../components/Icons';
 import { api } from '../../lib/api';
 import { formErrors } from '../../lib/errors';
-import { useT } from '../../lib/i18n';
-import '../../lib/messages-events';
+import { useMessages, useT } from '../../lib/i18n';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 const QUARTER_MS = 15 * 60_000;
@@ -20,6 +20,7 @@ function toLocalInput(date: Date): string {
 
 /** `/app/events/new/`: name, venue, start, end and how people check in; then the host screen. */
 export function NewEvent() {
+  useMessages(eventsMessages);
   const t = useT();
   const [, navigate] = useLocation();
   const [start] = useState(() => new Date(Math.floor(Date.now() / QUARTER_MS) * QUARTER_MS));
