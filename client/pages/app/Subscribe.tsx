@@ -4,7 +4,7 @@ import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { useT } from '../../lib/i18n';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';

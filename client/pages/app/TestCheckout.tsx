@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import type { TestCheckout as Checkout } from '../../../shared/schemas/payments';
 import { Loading } from '../../components/Loading';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { useRedirectCall } from '../../lib/use-redirect-call';

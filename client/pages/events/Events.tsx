@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_CODE_LENGTH } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';

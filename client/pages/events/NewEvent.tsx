@@ -4,7 +4,7 @@ import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinMod
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import { FieldErrors } from '../../components/AuthLayout';
 import { ChevronLeft } from '../../components/Icons';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { formErrors } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';

@@ -6,7 +6,8 @@ import type { ModerationReportDetail, ResolveInput } from '../../../../shared/sc
 import { ChevronLeft } from '../../../components/Icons';
 import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
-import { api, ApiError, NotFound } from '../../../lib/api';
+import { ApiError, NotFound } from '../../../lib/api';
+import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
