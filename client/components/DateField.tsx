@@ -2,7 +2,7 @@ import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import type { Language } from '../../shared/constants';
 import { clampDate, daysInMonth, earliestPickerMonth, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
 import { useLanguage, useT } from '../lib/i18n';
-import { CalendarIcon, ChevronLeft, ChevronRight } from './Icons';
+import { CalendarIcon, ChevronLeft, ChevronRight } from './AppIcons';
 
 interface Props {
   id: string;

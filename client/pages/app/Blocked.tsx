@@ -4,7 +4,7 @@ import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { BlockedUser } from '../../../shared/schemas/safety';
 import { Avatar } from '../../components/Avatar';
-import { ChevronLeft } from '../../components/Icons';
+import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
 import { ConfirmSheet } from '../../components/Sheet';

@@ -1,5 +1,5 @@
 import type { PublicEvent } from '../../../shared/schemas/events';
-import { CalendarIcon } from '../../components/Icons';
+import { CalendarIcon } from '../../components/AppIcons';
 import { formatEventTimes } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';

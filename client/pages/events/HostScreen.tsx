@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { EventStats } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES } from '../../../shared/constants';
-import { ChevronLeft } from '../../components/Icons';
+import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';

@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import { FieldErrors } from '../../components/AuthLayout';
-import { ChevronLeft } from '../../components/Icons';
+import { ChevronLeft } from '../../components/AppIcons';
 import { api } from '../../lib/api-app';
 import { formErrors } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';

@@ -3,7 +3,7 @@ import { toast } from 'react-toastify';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
 import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
-import { ChevronLeft } from '../../../components/Icons';
+import { ChevronLeft } from '../../../components/AppIcons';
 import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
 import { ApiError, NotFound } from '../../../lib/api';
