@@ -1,5 +1,5 @@
 import { type ChangeEvent, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../lib/toast';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
 import { errorMessage } from '../lib/errors';

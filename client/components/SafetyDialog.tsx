@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../lib/toast';
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
 import type { ReportReason } from '../../shared/schemas/safety';
 import { Throttled, ValidationError } from '../lib/api';

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';

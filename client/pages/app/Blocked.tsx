@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { BlockedUser } from '../../../shared/schemas/safety';

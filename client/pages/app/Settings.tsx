@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
 import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
