@@ -2,29 +2,12 @@
  * The only door to HTTP. Every call carries `Authorization: Token …` (when signed in) and
  * `X-CSRFToken` from the csrftoken cookie; API.md's error envelope becomes a typed error here, once.
  */
-import type { Reaction } from '../../shared/constants';
-import type { FieldErrors } from '../../shared/schemas/common';
-import type { ConversationDetail, ConversationSummary, Message } from '../../shared/schemas/conversations';
-import type { ReactionResult } from '../../shared/schemas/matching';
-import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
-import type { ClientConfig } from '../../shared/schemas/client-config';
-import type {
-  CheckedIn,
-  CheckInInput,
-  CurrentEvent,
-  EventInputBody,
-  EventQr,
-  EventStats,
-  JoinPass,
-  OrganizerEvent,
-  PublicEvent,
-} from '../../shared/schemas/events';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import type { ClientConfig } from '../../shared/schemas/client-config';
+import type { FieldErrors } from '../../shared/schemas/common';
+import type { CurrentUser } from '../../shared/schemas/users';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
-import type { TestCheckout } from '../../shared/schemas/payments';
-import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
-import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { useLanguage } from './i18n';
 import { getToken } from './storage';
 
