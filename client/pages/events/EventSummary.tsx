@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/AppIcons';
 import { formatEventTimes } from '../../lib/format';
@@ -24,5 +25,17 @@ export function EventSummary({ event, title = false }: { event: PublicEvent; tit
         </p>
       )}
     </div>
+  );
+}
+
+/** A card of the events pages: a section named by its heading. */
+export function EventCard({ id, title, className = '', children }: { id: string; title: string; className?: string; children: ReactNode }) {
+  return (
+    <section className={`event-card ${className}`.trim()} aria-labelledby={id}>
+      <h2 id={id} className="section-title">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }

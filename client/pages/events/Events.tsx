@@ -7,7 +7,7 @@ import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';
-import { EventSummary } from './EventSummary';
+import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -50,10 +50,7 @@ export function Events() {
   return (
     <div className="page events-page">
       {current && (
-        <section className="event-card event-card-current" aria-labelledby="current-title">
-          <h2 id="current-title" className="section-title">
-            {t('events.current.title')}
-          </h2>
+        <EventCard id="current-title" title={t('events.current.title')} className="event-card-current">
           <EventSummary event={current} title />
           <div className="event-card-actions">
             <Link href="/app/home/" className="btn btn-primary">
@@ -63,13 +60,10 @@ export function Events() {
               {t('events.current.leave')}
             </button>
           </div>
-        </section>
+        </EventCard>
       )}
 
-      <section className="event-card" aria-labelledby="join-title">
-        <h2 id="join-title" className="section-title">
-          {t('events.join.title')}
-        </h2>
+      <EventCard id="join-title" title={t('events.join.title')}>
         <form className="join-form" onSubmit={(event) => void join(event)}>
           <label className="field">
             <span>{t('events.join.label')}</span>
@@ -101,7 +95,7 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
-      </section>
+      </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">
         <div className="event-card-head">

@@ -8,7 +8,7 @@ import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
-import { EventSummary } from './EventSummary';
+import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -96,10 +96,7 @@ export function HostScreen({ id }: { id: number }) {
         </span>
       </section>
 
-      <section className="event-card" aria-labelledby="stats-title">
-        <h2 id="stats-title" className="section-title">
-          {t('host.stats')}
-        </h2>
+      <EventCard id="stats-title" title={t('host.stats')}>
         {stats ? (
           <>
             <dl className="host-stats">
@@ -128,7 +125,7 @@ export function HostScreen({ id }: { id: number }) {
           <Loading />
         )}
         <p className="muted host-privacy">{t('host.privacy')}</p>
-      </section>
+      </EventCard>
 
       {error && (
         <p className="field-error" role="alert">
