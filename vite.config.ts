@@ -39,7 +39,10 @@ function precompress(): Plugin {
 export default defineConfig({
   root: 'client',
   plugins: [react(), precompress()],
-  build: { outDir: '../dist/client', emptyOutDir: true },
+  resolve: {
+    alias: [{ find: 'use-sync-external-store/shim/index.js', replacement: path.resolve(import.meta.dirname, 'client/lib/use-sync-external-store.ts') }],
+  },
+  build: { outDir: '../dist/client', emptyOutDir: true, modulePreload: { polyfill: false } },
   server: {
     proxy: {
       '/api': api,

@@ -4,13 +4,13 @@ import { App } from './App';
 import { initLanguage } from './lib/i18n';
 import './styles.css';
 
-initLanguage();
-
+// Spanish (the default) is in this chunk: the first render waits only for an English reader's copy.
 const root = document.getElementById('root');
-if (root) {
+initLanguage().then(() => {
+  if (!root) return;
   createRoot(root).render(
     <StrictMode>
       <App />
     </StrictMode>,
   );
-}
+});

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import type { AnalyticsDay } from '../../shared/schemas/analytics';
+import { drawChart } from '../lib/chart';
 
 export interface ActivitySeries {
   key: keyof Omit<AnalyticsDay, 'date'>;
@@ -25,10 +25,10 @@ export function ActivityChart({ days, series, label }: { days: AnalyticsDay[]; s
       days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000),
       ...series.map((each) => days.map((day) => day[each.key])),
     ];
-    const chart = new uPlot(
+    return drawChart(
+      element,
+      HEIGHT,
       {
-        width: element.clientWidth,
-        height: HEIGHT,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
         axes: [{}, { size: 40 }],
@@ -37,14 +37,7 @@ export function ActivityChart({ days, series, label }: { days: AnalyticsDay[]; s
         series: [{}, ...series.map((each) => ({ label: each.label, stroke: each.color, width: 2, points: { show: days.length <= 31 } }))],
       },
       data,
-      element,
     );
-    const resize = new ResizeObserver(() => chart.setSize({ width: element.clientWidth, height: HEIGHT }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      chart.destroy();
-    };
   }, [days, series]);
 
   return <div ref={box} className="admin-chart" role="img" aria-label={label} />;

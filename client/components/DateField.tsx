@@ -1,10 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
-import { DayPicker } from 'react-day-picker';
-import { es as esLocale } from 'react-day-picker/locale';
-import 'react-day-picker/style.css';
-import { earliestPickerMonth, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import type { Language } from '../../shared/constants';
+import { clampDate, daysInMonth, earliestPickerMonth, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
 import { useLanguage, useT } from '../lib/i18n';
-import { CalendarIcon } from './Icons';
+import { CalendarIcon, ChevronLeft, ChevronRight } from './AppIcons';
 
 interface Props {
   id: string;
@@ -13,19 +11,27 @@ interface Props {
   invalid?: boolean;
 }
 
-/** Year and month dropdowns over the last 100 years; nobody younger than 18 can be picked. */
+/**
+ * A button that opens a small calendar: year and month dropdowns over the last 100 years, then a
+ * grid of days; nobody younger than 18 can be picked. Keyboard: arrows move a day or a week, Home
+ * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes.
+ */
 export function DateField({ id, value, onChange, invalid }: Props) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
   const selected = fromIsoDate(value);
-  const latest = latestBirthDate();
 
   useEffect(() => {
     if (!open) return;
-    const close = (event: MouseEvent | KeyboardEvent) => {
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !root.current?.contains(event.target as Node)) setOpen(false);
+    const close = (event: MouseEvent | globalThis.KeyboardEvent) => {
+      if ('key' in event) {
+        if (event.key !== 'Escape') return;
+        trigger.current?.focus();
+      } else if (root.current?.contains(event.target as Node)) return;
+      setOpen(false);
     };
     document.addEventListener('mousedown', close);
     document.addEventListener('keydown', close);
@@ -35,14 +41,13 @@ export function DateField({ id, value, onChange, invalid }: Props) {
     };
   }, [open]);
 
-  const label = selected
-    ? new Intl.DateTimeFormat(language, { day: 'numeric', month: 'long', year: 'numeric' }).format(selected)
-    : t('profile.pickDate');
+  const label = selected ? longDate(language, selected, false) : t('profile.pickDate');
 
   return (
     <div className="date-field" ref={root}>
       <button
         id={id}
+        ref={trigger}
         type="button"
         className={`input-like ${selected ? '' : 'is-placeholder'}`}
         aria-haspopup="dialog"
@@ -53,24 +58,152 @@ export function DateField({ id, value, onChange, invalid }: Props) {
         <CalendarIcon /> {label}
       </button>
       {open && (
-        <div className="date-popover" role="dialog" aria-label={t('profile.dateOfBirth')}>
-          <DayPicker
-            mode="single"
-            captionLayout="dropdown"
-            selected={selected}
-            defaultMonth={selected ?? latest}
-            startMonth={earliestPickerMonth()}
-            endMonth={latest}
-            disabled={{ after: latest }}
-            locale={language === 'es' ? esLocale : undefined}
-            onSelect={(date) => {
-              if (!date) return;
-              onChange(toIsoDate(date));
-              setOpen(false);
-            }}
-          />
-        </div>
+        <Calendar
+          language={language}
+          selected={selected}
+          onPick={(date) => {
+            onChange(toIsoDate(date));
+            setOpen(false);
+            trigger.current?.focus();
+          }}
+        />
       )}
     </div>
   );
 }
+
+const longDate = (language: Language, date: Date, weekday: boolean) =>
+  new Intl.DateTimeFormat(language, { weekday: weekday ? 'long' : undefined, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
+
+const capitalized = (language: Language, text: string) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
+
+function Calendar({ language, selected, onPick }: { language: Language; selected: Date | undefined; onPick: (date: Date) => void }) {
+  const t = useT();
+  const first = earliestPickerMonth();
+  const latest = latestBirthDate();
+  // The day that holds the grid's focus; its month and year are the ones shown.
+  const [active, setActive] = useState(() => clampDate(selected ?? latest, first, latest));
+  const grid = useRef<HTMLTableElement>(null);
+  const yearSelect = useRef<HTMLSelectElement>(null);
+  // Set by the grid's keys: the newly active day takes the focus once it is rendered.
+  const focusDay = useRef(false);
+  const focusActiveDay = () => grid.current?.querySelector<HTMLButtonElement>('button[tabindex="0"]')?.focus();
+
+  // Opening: to the chosen day if there is one, else to the year (a birth date starts there).
+  useEffect(() => {
+    if (selected) focusActiveDay();
+    else yearSelect.current?.focus();
+  }, []);
+  useEffect(() => {
+    if (!focusDay.current) return;
+    focusDay.current = false;
+    focusActiveDay();
+  }, [active]);
+
+  const year = active.getFullYear();
+  const month = active.getMonth();
+  const show = (nextYear: number, nextMonth: number) =>
+    setActive(clampDate(new Date(nextYear, nextMonth, Math.min(active.getDate(), daysInMonth(nextYear, nextMonth))), first, latest));
+  const moveTo = (date: Date) => {
+    focusDay.current = true;
+    setActive(clampDate(date, first, latest));
+  };
+
+  const monthName = new Intl.DateTimeFormat(language, { month: 'long' });
+  const weekStart = language === 'es' ? 1 : 0;
+  const lead = (new Date(year, month, 1).getDay() - weekStart + 7) % 7;
+  const cells: (number | null)[] = [...Array<null>(lead).fill(null), ...Array.from({ length: daysInMonth(year, month) }, (_, index) => index + 1)];
+  while (cells.length % 7) cells.push(null);
+  const weeks = Array.from({ length: cells.length / 7 }, (_, row) => cells.slice(row * 7, row * 7 + 7));
+  // 7 January 2024 was a Sunday: the column headers are the seven days from the week's first.
+  const weekdays = Array.from({ length: 7 }, (_, index) => new Date(2024, 0, 7 + weekStart + index));
+  const years = Array.from({ length: latest.getFullYear() - first.getFullYear() + 1 }, (_, index) => latest.getFullYear() - index);
+  const lastMonth = year === latest.getFullYear() ? latest.getMonth() : 11;
+  const canGoBack = year > first.getFullYear() || month > 0;
+  const canGoOn = year < latest.getFullYear() || month < lastMonth;
+
+  const onGridKey = (event: KeyboardEvent) => {
+    const day = active.getDate();
+    const weekday = (active.getDay() - weekStart + 7) % 7;
+    const moves: Record<string, () => Date> = {
+      ArrowLeft: () => new Date(year, month, day - 1),
+      ArrowRight: () => new Date(year, month, day + 1),
+      ArrowUp: () => new Date(year, month, day - 7),
+      ArrowDown: () => new Date(year, month, day + 7),
+      Home: () => new Date(year, month, day - weekday),
+      End: () => new Date(year, month, day + 6 - weekday),
+      PageUp: () => (event.shiftKey ? sameDayIn(year - 1, month, day) : sameDayIn(year, month - 1, day)),
+      PageDown: () => (event.shiftKey ? sameDayIn(year + 1, month, day) : sameDayIn(year, month + 1, day)),
+    };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    moveTo(move());
+  };
+
+  return (
+    <div className="date-popover" role="dialog" aria-label={t('profile.dateOfBirth')}>
+      <div className="date-head">
+        <button type="button" className="date-step" aria-label={t('profile.prevMonth')} disabled={!canGoBack} onClick={() => show(year, month - 1)}>
+          <ChevronLeft />
+        </button>
+        <select aria-label={t('profile.month')} value={month} onChange={(event) => show(year, Number(event.target.value))}>
+          {Array.from({ length: lastMonth + 1 }, (_, index) => (
+            <option key={index} value={index}>
+              {capitalized(language, monthName.format(new Date(2000, index, 1)))}
+            </option>
+          ))}
+        </select>
+        <select ref={yearSelect} aria-label={t('profile.year')} value={year} onChange={(event) => show(Number(event.target.value), month)}>
+          {years.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+        <button type="button" className="date-step" aria-label={t('profile.nextMonth')} disabled={!canGoOn} onClick={() => show(year, month + 1)}>
+          <ChevronRight />
+        </button>
+      </div>
+      <table ref={grid} className="date-grid" role="grid" aria-label={capitalized(language, new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric' }).format(active))} onKeyDown={onGridKey}>
+        <thead>
+          <tr>
+            {weekdays.map((date) => (
+              <th key={date.getDay()} scope="col" abbr={new Intl.DateTimeFormat(language, { weekday: 'long' }).format(date)}>
+                {new Intl.DateTimeFormat(language, { weekday: 'narrow' }).format(date)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {weeks.map((week, row) => (
+            <tr key={row}>
+              {week.map((day, column) => {
+                if (day === null) return <td key={column} />;
+                const date = new Date(year, month, day);
+                const isSelected = selected !== undefined && toIsoDate(selected) === toIsoDate(date);
+                return (
+                  <td key={column} aria-selected={isSelected}>
+                    <button
+                      type="button"
+                      className="date-day"
+                      tabIndex={day === active.getDate() ? 0 : -1}
+                      disabled={date > latest}
+                      aria-label={longDate(language, date, true)}
+                      onClick={() => onPick(date)}
+                    >
+                      {day}
+                    </button>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The same day of the month in another month, or that month's last day (31 January → 28 February). */
+const sameDayIn = (year: number, month: number, day: number) => new Date(year, month, Math.min(day, daysInMonth(year, month)));

@@ -8,7 +8,8 @@ import { useLanguage, useT } from '../lib/i18n';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
 import { useSession } from '../stores/session';
-import { CloseIcon, UndoIcon } from './Icons';
+import { CloseIcon } from './Icons';
+import { UndoIcon } from './AppIcons';
 import '../perks.css';
 
 /** Below this many likes left, the deck says how many. */

@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { useEvents } from '../stores/events';
-import { CalendarIcon } from './Icons';
+import { CalendarIcon } from './AppIcons';
 
 /**
  * Above the deck (EVENTS.md, "Deck while checked in"): the event I am at, its live headcount and

@@ -1,7 +1,8 @@
 import type { SVGProps } from 'react';
 
-type IconProps = SVGProps<SVGSVGElement>;
-const base = { width: 24, height: 24, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 2, strokeLinecap: 'round', strokeLinejoin: 'round', 'aria-hidden': true } as const;
+/** The landing page's icons; the signed-in app's are in AppIcons.tsx, so the first page does not carry them. */
+export type IconProps = SVGProps<SVGSVGElement>;
+export const base = { width: 24, height: 24, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 2, strokeLinecap: 'round', strokeLinejoin: 'round', 'aria-hidden': true } as const;
 
 export const HeartIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M20.8 4.6a5.5 5.5 0 0 0-7.8 0L12 5.7l-1-1.1a5.5 5.5 0 0 0-7.8 7.8l1 1.1L12 21l7.8-7.5 1-1.1a5.5 5.5 0 0 0 0-7.8z" /></svg>
@@ -9,45 +10,15 @@ export const HeartIcon = (props: IconProps) => (
 export const CloseIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M18 6 6 18M6 6l12 12" /></svg>
 );
-export const UndoIcon = (props: IconProps) => (
-  <svg {...base} {...props}><path d="M9 14 4 9l5-5" /><path d="M4 9h10.5a5.5 5.5 0 0 1 0 11H11" /></svg>
-);
 export const SkipIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="m5 4 10 8-10 8V4zM19 5v14" /></svg>
 );
 export const MenuIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M3 6h18M3 12h18M3 18h18" /></svg>
 );
-export const HomeIcon = (props: IconProps) => (
-  <svg {...base} {...props}><path d="m3 10 9-7 9 7v10a1 1 0 0 1-1 1h-5v-6H9v6H4a1 1 0 0 1-1-1z" /></svg>
-);
 export const ChatIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z" /></svg>
 );
-export const UserIcon = (props: IconProps) => (
-  <svg {...base} {...props}><circle cx="12" cy="8" r="4" /><path d="M4 21a8 8 0 0 1 16 0" /></svg>
-);
-export const ChevronLeft = (props: IconProps) => (
-  <svg {...base} {...props}><path d="m15 18-6-6 6-6" /></svg>
-);
-export const ChevronRight = (props: IconProps) => (
-  <svg {...base} {...props}><path d="m9 18 6-6-6-6" /></svg>
-);
-export const SendIcon = (props: IconProps) => (
-  <svg {...base} {...props}><path d="m22 2-7 20-4-9-9-4z" /><path d="M22 2 11 13" /></svg>
-);
-export const LogoutIcon = (props: IconProps) => (
-  <svg {...base} {...props}><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9" /></svg>
-);
-export const CalendarIcon = (props: IconProps) => (
-  <svg {...base} {...props}><rect x="3" y="4" width="18" height="18" rx="2" /><path d="M16 2v4M8 2v4M3 10h18" /></svg>
-);
 export const SparkIcon = (props: IconProps) => (
   <svg {...base} {...props}><path d="M12 2v4M12 18v4M4.9 4.9l2.8 2.8M16.3 16.3l2.8 2.8M2 12h4M18 12h4M4.9 19.1l2.8-2.8M16.3 7.7l2.8-2.8" /></svg>
-);
-export const SearchIcon = (props: IconProps) => (
-  <svg {...base} {...props}><circle cx="11" cy="11" r="7" /><path d="m21 21-4.3-4.3" /></svg>
-);
-export const MoreIcon = (props: IconProps) => (
-  <svg {...base} {...props}><circle cx="12" cy="5" r="1" /><circle cx="12" cy="12" r="1" /><circle cx="12" cy="19" r="1" /></svg>
 );

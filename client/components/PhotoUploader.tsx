@@ -1,7 +1,7 @@
 import { type ChangeEvent, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../lib/toast';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { appendPhotos, removePhoto, selectPhotoFiles } from '../lib/photos';

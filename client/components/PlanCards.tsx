@@ -2,9 +2,9 @@ import { type ReactNode, useState } from 'react';
 import { Link } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
-import { useT } from '../lib/i18n';
+import { useMessages, useT } from '../lib/i18n';
 import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
-import '../lib/messages-plans';
+import { plansMessages } from '../lib/messages-plans';
 import '../plans.css';
 
 /** What each plan buys, as the server gives it (issue 19): Starter's three perks are real; the others are not for sale yet. */
@@ -24,6 +24,7 @@ interface Props {
  * page and the subscribe page alike. Only Starter can be bought; the others say "COMING SOON!".
  */
 export function PlanCards({ action }: Props) {
+  useMessages(plansMessages);
   const t = useT();
   const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
   return (

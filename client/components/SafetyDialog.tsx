@@ -1,13 +1,13 @@
 import { type FormEvent, useId, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../lib/toast';
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
 import type { ReportReason } from '../../shared/schemas/safety';
 import { Throttled, ValidationError } from '../lib/api';
 import { errorMessage } from '../lib/errors';
-import { type Translate, useT } from '../lib/i18n';
+import { type Translate, useMessages, useT } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
-import '../lib/messages-safety';
+import { safetyMessages } from '../lib/messages-safety';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
 
@@ -38,6 +38,7 @@ function failure(error: unknown, t: Translate): { form: string | null; details: 
  * one of SAFETY.md's reasons and takes optional details. Loaded on first use, apart from the chat.
  */
 export function SafetyDialog({ action, person, conversationId, onClose, onDone }: Props) {
+  useMessages(safetyMessages);
   const t = useT();
   const titleId = useId();
   const [busy, setBusy] = useState(false);

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
 import { useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
-import { MoreIcon } from './Icons';
+import { MoreIcon } from './AppIcons';
 import { Menu, type MenuItem } from './Menu';
 import type { SafetyAction, SafetyTarget } from './SafetyDialog';
 

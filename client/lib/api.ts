@@ -2,29 +2,12 @@
  * The only door to HTTP. Every call carries `Authorization: Token …` (when signed in) and
  * `X-CSRFToken` from the csrftoken cookie; API.md's error envelope becomes a typed error here, once.
  */
-import type { Reaction } from '../../shared/constants';
-import type { FieldErrors } from '../../shared/schemas/common';
-import type { ConversationDetail, ConversationSummary, Message } from '../../shared/schemas/conversations';
-import type { ReactionResult } from '../../shared/schemas/matching';
-import type { CurrentUser, DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
 import type { RegisterResponse } from '../../shared/schemas/auth';
-import type { ClientConfig } from '../../shared/schemas/client-config';
-import type {
-  CheckedIn,
-  CheckInInput,
-  CurrentEvent,
-  EventInputBody,
-  EventQr,
-  EventStats,
-  JoinPass,
-  OrganizerEvent,
-  PublicEvent,
-} from '../../shared/schemas/events';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
+import type { ClientConfig } from '../../shared/schemas/client-config';
+import type { FieldErrors } from '../../shared/schemas/common';
+import type { CurrentUser } from '../../shared/schemas/users';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
-import type { TestCheckout } from '../../shared/schemas/payments';
-import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
-import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { useLanguage } from './i18n';
 import { getToken } from './storage';
 
@@ -109,7 +92,7 @@ function headers(json: boolean): Record<string, string> {
   return result;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -203,39 +186,12 @@ const query = (params: Record<string, string | number | undefined>) => {
 };
 
 /**
- * The requests themselves, for `api-account.ts`: the account pages' calls live there, in those pages'
- * chunks, so the landing page does not carry them. Every call still goes out through here.
+ * The requests themselves, for `api-app.ts` and `api-account.ts`: the app's and the account pages'
+ * calls live there, in their chunks, so the landing page does not carry them. Every call still goes
+ * out through here.
  */
-export const http = { get, post, del, download, query };
+export const http = { get, post, put, del, download, query, headers };
 
-/** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
-function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/api/uploads/');
-    for (const [name, value] of Object.entries(headers(false))) xhr.setRequestHeader(name, value);
-    xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable) onProgress?.(event.loaded / event.total);
-    };
-    xhr.onerror = () => reject(new NetworkError(0, 'Network error'));
-    xhr.onload = () => {
-      let body: unknown = null;
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        body = xhr.responseText;
-      }
-      if (xhr.status >= 200 && xhr.status < 300 && isRecord(body) && typeof body.url === 'string') {
-        resolve({ url: body.url });
-        return;
-      }
-      reject(toError(xhr.status, body, xhr.getResponseHeader('Retry-After')));
-    };
-    const form = new FormData();
-    form.append('file', file);
-    xhr.send(form);
-  });
-}
 
 export interface RegisterInput {
   first_name: string;
@@ -245,6 +201,10 @@ export interface RegisterInput {
   password2: string;
 }
 
+/**
+ * What the landing, login and register pages call. The signed-in app's calls are in `api-app.ts`
+ * (which re-exports these), so the first page does not carry them.
+ */
 export const api = {
   login: (username: string, password: string) => post<{ token: string }>('/api/auth/', { username, password }),
   register: (input: RegisterInput) => post<RegisterResponse>('/api/auth/register/', input),
@@ -253,61 +213,7 @@ export const api = {
   logout: () => post<null>('/api/auth/logout/'),
   recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
   config: () => get<ClientConfig>('/api/config/'),
-
   me: () => get<CurrentUser>('/api/users/me/'),
-  myProfile: () => get<OwnProfile>('/api/users/me/profile/'),
-  saveProfile: (profile: ProfileInput) => put<OwnProfile>('/api/users/me/profile/', profile),
-  profile: (id: number) => get<PublicProfile>(`/api/users/${id}/profile/`),
-  upload: uploadFile,
-
-  deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${query({ cursor })}`),
-  react: (other: number, response: Reaction) => post<ReactionResult>('/api/matching/', { response, other }),
-  undo: () => post<UndoResult>('/api/matching/undo/'),
-  likeAllowance: () => get<LikeAllowance>('/api/matching/allowance/'),
-  likesYou: (cursor?: string) => get<LikesYouPage>(`/api/users/me/likes/${query({ cursor })}`),
-
-  emptyConversations: () => get<Page<ConversationSummary>>('/api/conversations/empty/'),
-  startedConversations: () => get<Page<ConversationSummary>>('/api/conversations/started/'),
-  conversation: (id: number) => get<ConversationDetail>(`/api/conversations/${id}/`),
-  messages: (id: number, params: { cursor?: string; after?: number } = {}) =>
-    get<Page<Message>>(`/api/conversations/${id}/messages/${query(params)}`),
-  sendMessage: (id: number, content: string, clientId: string) =>
-    post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
-
-  event: (code: string) => get<PublicEvent>(`/api/events/${encodeURIComponent(code)}/`),
-  eventPass: (code: string, token: string) => post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),
-  checkIn: (code: string, proof: CheckInInput = {}) => post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
-  currentEvent: () => get<CurrentEvent>('/api/events/current/'),
-  leaveEvent: () => post<null>('/api/events/leave/'),
-  myEvents: (cursor?: string) => get<Page<OrganizerEvent>>(`/api/events/mine/${query({ cursor })}`),
-  createEvent: (input: EventInputBody) => post<OrganizerEvent>('/api/events/', input),
-  eventQr: (id: number) => get<EventQr>(`/api/events/${id}/qr/`),
-  eventStats: (id: number) => get<EventStats>(`/api/events/${id}/stats/`),
-  endEvent: (id: number) => post<OrganizerEvent>(`/api/events/${id}/end/`),
-  deleteEvent: (id: number) => del<null>(`/api/events/${id}/`),
-  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
-  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
-  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
-  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${query({ cursor })}`),
-  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
-  report: (input: ReportInput) => post<{ id: number }>('/api/reports/', input),
-
-  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
-    get<Page<ModerationReport>>(`/api/moderation/reports/${query({ status, cursor })}`),
-  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
-  resolveReport: (id: number, input: ResolveInput) => post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
-  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
-  reportPhoto: (url: string) => download(url),
-
-  checkout: (lookupKey: string) =>
-    post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
-  testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
-  finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
-    post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
-  subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
-  portal: () => post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
-  cancelTestSubscription: () => post<PortalResponse>('/api/payments/test-portal/cancel/'),
-
   /** Google's user-info, read with the access token from Google Identity Services. */
   async googleProfile(accessToken: string): Promise<unknown> {
     let response: Response;

@@ -21,3 +21,7 @@ export function latestBirthDate(today = new Date()): Date {
 export function earliestPickerMonth(today = new Date()): Date {
   return new Date(today.getFullYear() - DATE_PICKER_YEARS, 0, 1);
 }
+
+export const daysInMonth = (year: number, month: number) => new Date(year, month + 1, 0).getDate();
+
+export const clampDate = (date: Date, earliest: Date, latest: Date) => (date < earliest ? earliest : date > latest ? latest : date);

@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+import { drawChart } from './chart';
 import type { EventStats } from '../../shared/schemas/events';
 
 const HEIGHT = 200;
@@ -24,10 +24,10 @@ export function drawEventChart(
     timeline.map((slot) => slot.check_ins),
     timeline.map((slot) => slot.matches),
   ];
-  const chart = new uPlot(
+  return drawChart(
+    element,
+    HEIGHT,
     {
-      width: element.clientWidth || 320,
-      height: HEIGHT,
       cursor: { drag: { x: false, y: false } },
       legend: { live: false },
       scales: {
@@ -43,12 +43,5 @@ export function drawEventChart(
       ],
     },
     data,
-    element,
   );
-  const resize = new ResizeObserver(() => chart.setSize({ width: element.clientWidth, height: HEIGHT }));
-  resize.observe(element);
-  return () => {
-    resize.disconnect();
-    chart.destroy();
-  };
 }

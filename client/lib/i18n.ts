@@ -1,45 +1,95 @@
+import { use } from 'react';
 import { create } from 'zustand';
 import type { Language } from '../../shared/constants';
-import type { CataloguePart, MessageKey } from '../../shared/i18n/en';
-import { enPublic } from '../../shared/i18n/en-public';
+import type { MessageKey } from '../../shared/i18n/en';
 import { esPublic } from '../../shared/i18n/es-public';
 import { format, type MessageVars } from '../../shared/i18n/format';
 import { getStoredLanguage, storeLanguage } from './storage';
 
-/**
- * The messages this tab has loaded: the public part ships with the first page, the app and privacy
- * parts register themselves when their chunk loads (client/lib/messages-*.ts).
- */
-const registry: Record<Language, Partial<Record<MessageKey, string>>> = { en: { ...enPublic }, es: { ...esPublic } };
+type Messages = Partial<Record<MessageKey, string>>;
+/** One part of the catalogue: how to fetch it in each language (a chunk per language). */
+export type CatalogueLoaders = Record<Language, () => Promise<Messages>>;
 
-export function registerMessages(part: CataloguePart) {
-  Object.assign(registry.en, part.en);
-  Object.assign(registry.es, part.es);
+/**
+ * The messages this tab has loaded, per language. Each part of the catalogue is a chunk per
+ * language, so a reader downloads only the language they read: the Spanish public part (the
+ * default) ships with the first page, every other part is fetched by `loadMessages` (client/lib/messages-*.ts).
+ */
+const registry: Record<Language, Messages> = { en: {}, es: { ...esPublic } };
+const publicPart: CatalogueLoaders = {
+  en: () => import('../../shared/i18n/en-public').then((module) => module.enPublic),
+  es: async () => esPublic,
+};
+/**
+ * A load that says when it is done the way React's `use` reads it (`status`), so a component whose
+ * copy is already there renders at once instead of suspending for a tick.
+ */
+type Load = Promise<void> & { status?: 'fulfilled'; value?: undefined };
+const done = (load: Load) => Object.assign(load, { status: 'fulfilled' as const, value: undefined });
+
+/** Every part this tab uses, with each language's load (started at most once). */
+const parts = new Map<CatalogueLoaders, Partial<Record<Language, Load>>>([[publicPart, { es: done(Promise.resolve()) }]]);
+
+function loadIn(part: CatalogueLoaders, language: Language): Load {
+  let loads = parts.get(part);
+  if (!loads) parts.set(part, (loads = {}));
+  const load: Load = (loads[language] ??= part[language]().then((messages) => {
+    Object.assign(registry[language], messages);
+    done(load);
+  }));
+  return load;
+}
+
+/**
+ * A part of the catalogue (client/lib/messages-*.ts), its load started in the current language as
+ * soon as the chunk that imports it runs; a language switch loads it in the new one before showing.
+ */
+export function loadMessages(part: CatalogueLoaders): CatalogueLoaders {
+  loadIn(part, useLanguage.getState().language);
+  return part;
+}
+
+/**
+ * For the component that shows a part's copy: suspends (the nearest <Suspense> shows its fallback)
+ * until the part is there in the current language, so a page never flashes its keys.
+ */
+export function useMessages(part: CatalogueLoaders) {
+  use(loadIn(part, useLanguage((state) => state.language)) as Promise<void>);
 }
 
 interface LanguageState {
   language: Language;
-  setLanguage: (language: Language) => void;
+  /** Resolves once every part this tab uses is loaded in `language` and the page shows it. */
+  setLanguage: (language: Language) => Promise<void>;
 }
 
 function applyToDocument(language: Language) {
   document.documentElement.lang = language;
 }
 
+let switches = 0;
+
 /** Spanish unless the visitor chose otherwise (localStorage.language_code); <html lang> follows. */
 export const useLanguage = create<LanguageState>()((set) => ({
   language: getStoredLanguage(),
-  setLanguage: (language) => {
+  setLanguage: async (language) => {
     storeLanguage(language);
+    // The last choice wins when a slow load of an earlier one finishes after it.
+    const ticket = ++switches;
+    await Promise.all([...parts.keys()].map((part) => loadIn(part, language)));
+    if (ticket !== switches) return;
     applyToDocument(language);
     set({ language });
   },
 }));
 
-export function initLanguage() {
+/** The stored language, with its public copy; main.tsx renders once this resolves. */
+export function initLanguage(): Promise<void> {
+  switches += 1;
   const language = getStoredLanguage();
   useLanguage.setState({ language });
   applyToDocument(language);
+  return Promise.all([...parts.keys()].map((part) => loadIn(part, language))).then(() => undefined);
 }
 
 export type Translate = (key: MessageKey, vars?: MessageVars) => string;

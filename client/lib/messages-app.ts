@@ -1,6 +1,7 @@
-import { enApp } from '../../shared/i18n/en-app';
-import { esApp } from '../../shared/i18n/es-app';
-import { registerMessages } from './i18n';
+import { loadMessages } from './i18n';
 
-// Imported by the /app/ chunk: its copy arrives with its code.
-registerMessages({ en: enApp, es: esApp });
+// Imported by the /app/ chunk: its copy arrives with its code, in the reader's language only.
+export const appMessages = loadMessages({
+  en: () => import('../../shared/i18n/en-app').then((module) => module.enApp),
+  es: () => import('../../shared/i18n/es-app').then((module) => module.esApp),
+});

@@ -1,6 +1,7 @@
-import { enModeration } from '../../shared/i18n/en-moderation';
-import { esModeration } from '../../shared/i18n/es-moderation';
-import { registerMessages } from './i18n';
+import { loadMessages } from './i18n';
 
-// Imported by the moderation chunk: moderators' copy stays out of everyone else's download.
-registerMessages({ en: enModeration, es: esModeration });
+// Imported by the moderation chunk: moderators' copy stays out of everyone else's download, in the reader's language only.
+export const moderationMessages = loadMessages({
+  en: () => import('../../shared/i18n/en-moderation').then((module) => module.enModeration),
+  es: () => import('../../shared/i18n/es-moderation').then((module) => module.esModeration),
+});

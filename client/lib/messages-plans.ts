@@ -1,6 +1,7 @@
-import { enPlans } from '../../shared/i18n/en-plans';
-import { esPlans } from '../../shared/i18n/es-plans';
-import { registerMessages } from './i18n';
+import { loadMessages } from './i18n';
 
-// Imported by the plan cards: the landing page fetches them (and this copy) after its first paint.
-registerMessages({ en: enPlans, es: esPlans });
+// Imported by the plan cards: the landing page fetches them (and this copy) after its first paint, in the reader's language only.
+export const plansMessages = loadMessages({
+  en: () => import('../../shared/i18n/en-plans').then((module) => module.enPlans),
+  es: () => import('../../shared/i18n/es-plans').then((module) => module.esPlans),
+});

@@ -1,5 +1,7 @@
-import { enPrivacy } from '../../shared/i18n/en-privacy';
-import { esPrivacy } from '../../shared/i18n/es-privacy';
-import { registerMessages } from './i18n';
+import { loadMessages } from './i18n';
 
-registerMessages({ en: enPrivacy, es: esPrivacy });
+// Imported by the privacy page, in the reader's language only.
+export const privacyMessages = loadMessages({
+  en: () => import('../../shared/i18n/en-privacy').then((module) => module.enPrivacy),
+  es: () => import('../../shared/i18n/es-privacy').then((module) => module.esPrivacy),
+});

@@ -1,6 +1,7 @@
-import { enSafety } from '../../shared/i18n/en-safety';
-import { esSafety } from '../../shared/i18n/es-safety';
-import { registerMessages } from './i18n';
+import { loadMessages } from './i18n';
 
-// Imported by the safety dialogs, the blocked list and moderation: their copy comes with them.
-registerMessages({ en: enSafety, es: esSafety });
+// Imported by the safety dialogs, the blocked list and moderation: their copy comes with them, in the reader's language only.
+export const safetyMessages = loadMessages({
+  en: () => import('../../shared/i18n/en-safety').then((module) => module.enSafety),
+  es: () => import('../../shared/i18n/es-safety').then((module) => module.esSafety),
+});

@@ -1,13 +1,15 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
 import '../account.css';
-import '../lib/messages-account';
+import { accountMessages } from '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
+import { useMessages } from '../lib/i18n';
 
 /** "Forgot password?": the same answer whether or not an account has this e-mail (ACCOUNT.md). */
 export function ForgotPassword() {
+  useMessages(accountMessages);
   const { t, errors, busy, onSubmit } = useAuthForm();
   const [sent, setSent] = useState(false);
 

@@ -1,12 +1,13 @@
 import { Link } from 'wouter';
 import { PRIVACY_EMAIL } from '../../shared/i18n/contact';
-import '../lib/messages-privacy';
+import { privacyMessages } from '../lib/messages-privacy';
 import { AuthLayout } from '../components/AuthLayout';
-import { useT } from '../lib/i18n';
+import { useMessages, useT } from '../lib/i18n';
 
 const SECTIONS = ['collection', 'sharing', 'security', 'rights', 'changes', 'contact'] as const;
 
 export function Privacy() {
+  useMessages(privacyMessages);
   const t = useT();
   return (
     <AuthLayout title={t('privacy.title')}>

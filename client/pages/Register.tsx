@@ -1,4 +1,4 @@
-import { toast } from 'react-toastify';
+import { toast } from '../lib/toast';
 import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';

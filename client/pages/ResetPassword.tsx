@@ -1,12 +1,14 @@
 import { Link, useSearch } from 'wouter';
 import '../account.css';
-import '../lib/messages-account';
+import { accountMessages } from '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
+import { useMessages } from '../lib/i18n';
 
 /** The e-mail's link: a new password, and the user is signed in with the token the server answers. */
 export function ResetPassword() {
+  useMessages(accountMessages);
   const { t, errors, busy, enter, onSubmit } = useAuthForm();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
 

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import '../account.css';
-import '../lib/messages-account';
+import { accountMessages } from '../lib/messages-account';
 import { AuthLayout } from '../components/AuthLayout';
 import { accountApi } from '../lib/api-account';
-import { useT } from '../lib/i18n';
+import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
 
 type Outcome = 'checking' | 'done' | 'invalid';
@@ -28,6 +28,7 @@ function verifyOnce(token: string): Promise<Outcome> {
 
 /** The verification e-mail's link. Works signed in or not; signed in, the app's banner goes away. */
 export function VerifyEmail() {
+  useMessages(accountMessages);
   const t = useT();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const signedIn = useSession((state) => Boolean(state.token));

@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { api, NotFound } from '../lib/api';
+import { NotFound } from '../lib/api';
+import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead } from '../lib/socket';
 import { uuid } from '../lib/uuid';
 import { onSignOut, useSession } from './session';

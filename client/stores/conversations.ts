@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { onSignOut } from './session';
 
 interface ConversationsState {

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { DECK_MATCH_OVERLAY_MS, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { onSignOut } from './session';
 

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
 import { useDeck } from './deck';
 import { onSignOut } from './session';

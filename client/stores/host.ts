@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { onEvent, onReconnect, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen (EVENTS.md, "Organizer"): its event, the rotating QR, the live count, the stats. */

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { DeckCard } from '../../shared/schemas/users';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { useDeck } from './deck';
 import { onSignOut } from './session';
 

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../shared/schemas/safety';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { onSignOut } from './session';
 
 type Status = ModerationReport['status'];

@@ -2,7 +2,8 @@ import { create } from 'zustand';
 import { type Reaction, UNDO_WINDOW_MS } from '../../shared/constants';
 import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan';
 import type { DeckCard } from '../../shared/schemas/users';
-import { api, ApiError } from '../lib/api';
+import { ApiError } from '../lib/api';
+import { api } from '../lib/api-app';
 import { onSignOut } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */

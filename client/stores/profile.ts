@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
-import { api } from '../lib/api';
+import { api } from '../lib/api-app';
 import { onSignOut, useSession } from './session';
 
 interface ProfileState {

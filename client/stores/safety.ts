@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { BlockedUser, ReportInput } from '../../shared/schemas/safety';
-import { api, NotFound } from '../lib/api';
+import { NotFound } from '../lib/api';
+import { api } from '../lib/api-app';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';

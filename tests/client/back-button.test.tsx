@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BackButton } from '../../client/components/AuthLayout';
 import { initLanguage } from '../../client/lib/i18n';
 
-beforeEach(() => {
+beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
-  initLanguage();
+  await initLanguage();
 });
 afterEach(() => {
   cleanup();

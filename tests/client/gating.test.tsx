@@ -50,9 +50,9 @@ describe('gateAppRoute', () => {
 });
 
 describe('<App> routing', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     localStorage.clear();
-    initLanguage();
+    await initLanguage();
   });
   afterEach(() => {
     cleanup();

@@ -4,8 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LANGUAGE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
+import { Suspense } from 'react';
 import { LanguageSwitcher } from '../../client/components/LanguageSwitcher';
-import { initLanguage, t, useLanguage } from '../../client/lib/i18n';
+import { initLanguage, t, useLanguage, useMessages, useT } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
 import { clearStorage, setToken } from '../../client/lib/storage';
 import { Landing } from '../../client/pages/Landing';
 
@@ -16,47 +18,73 @@ beforeEach(() => {
 afterEach(cleanup);
 
 describe('language', () => {
-  it('is Spanish when nothing is stored, and <html lang> says so', () => {
+  it('is Spanish when nothing is stored, and <html lang> says so', async () => {
     expect(DEFAULT_LANGUAGE).toBe('es');
-    initLanguage();
+    await initLanguage();
     expect(useLanguage.getState().language).toBe('es');
     expect(document.documentElement.lang).toBe('es');
     expect(t('login.title')).toBe(es['login.title']);
   });
 
-  it('falls back to Spanish for an unknown stored value', () => {
+  it('falls back to Spanish for an unknown stored value', async () => {
     localStorage.setItem('language_code', 'fr');
-    initLanguage();
+    await initLanguage();
     expect(useLanguage.getState().language).toBe('es');
   });
 
-  it('uses the stored choice', () => {
+  it('uses the stored choice', async () => {
     localStorage.setItem('language_code', 'en');
-    initLanguage();
+    await initLanguage();
     expect(useLanguage.getState().language).toBe('en');
     expect(document.documentElement.lang).toBe('en');
     expect(t('login.title')).toBe('Log in to your account');
   });
 
-  it('switching stores localStorage.language_code, updates <html lang> and re-renders the page', () => {
-    initLanguage();
+  it('switching stores localStorage.language_code, updates <html lang> and re-renders the page', async () => {
+    await initLanguage();
     render(<Landing />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(es['landing.hero.title']);
-    fireEvent.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await act(() => useLanguage.getState().setLanguage('en'));
     expect(localStorage.getItem('language_code')).toBe('en');
     expect(document.documentElement.lang).toBe('en');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['landing.hero.title']);
     expect(screen.getAllByRole('button', { name: 'English' })[0]!.getAttribute('aria-pressed')).toBe('true');
   });
 
-  it('survives logout, which clears the rest of local storage', () => {
-    initLanguage();
+  it('survives logout, which clears the rest of local storage', async () => {
+    await initLanguage();
     render(<LanguageSwitcher />);
-    act(() => fireEvent.click(screen.getByRole('button', { name: 'English' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'English' })));
     setToken('secret');
     clearStorage();
     expect(localStorage.getItem('auth_token')).toBeNull();
     expect(localStorage.getItem('language_code')).toBe('en');
+  });
+
+  it('loads a part in the reader\'s language only, and a switch shows the new one once its copy is there', async () => {
+    await initLanguage();
+    const shown: string[] = [];
+    function Probe() {
+      useMessages(appMessages);
+      const text = useT()('app.logout');
+      shown.push(text);
+      return <p>{text}</p>;
+    }
+    render(
+      <Suspense fallback={<p>loading</p>}>
+        <Probe />
+      </Suspense>,
+    );
+    await screen.findByText(es['app.logout']);
+    // The English part is not there until the switch asks for it; meanwhile the page stays Spanish.
+    expect(t('app.logout')).toBe(es['app.logout']);
+    const switching = act(() => useLanguage.getState().setLanguage('en'));
+    expect(useLanguage.getState().language).toBe('es');
+    await switching;
+    expect(screen.getByText(en['app.logout'])).toBeTruthy();
+    expect(document.documentElement.lang).toBe('en');
+    // Never a key on screen, and the fallback only before the first load.
+    expect(shown.every((text) => text === es['app.logout'] || text === en['app.logout'])).toBe(true);
   });
 
   it('has every English key translated into Spanish, with the same placeholders', () => {

@@ -45,9 +45,9 @@ const renderAt = (path: string, element: React.ReactElement) => {
   );
 };
 
-beforeEach(() => {
+beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
-  initLanguage();
+  await initLanguage();
   useSession.setState({ token: 't', user: user(false) });
 });
 afterEach(() => {

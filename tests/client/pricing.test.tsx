@@ -36,9 +36,9 @@ describe('pricing arithmetic', () => {
 });
 
 describe('<Subscribe>', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     localStorage.setItem('language_code', 'en');
-    initLanguage();
+    await initLanguage();
     useSession.setState({
       token: 't',
       user: { id: 1, email: 'a@b.c', first_name: 'A', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },

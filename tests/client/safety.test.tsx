@@ -47,9 +47,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-beforeEach(() => {
+beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
-  initLanguage();
+  await initLanguage();
   // The client asks for `/api/...` on its own origin: here that origin is the test server.
   vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
 });
@@ -214,7 +214,7 @@ describe('Report', () => {
     for (const other of others.slice(0, 2)) {
       expect((await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } })).status).toBe(201);
     }
-    act(() => useLanguage.getState().setLanguage('es'));
+    await act(() => useLanguage.getState().setLanguage('es'));
     const { onDone } = renderDialog('report', { id: others[2]!.id, name: 'Carl' });
     fireEvent.click(screen.getByRole('radio', { name: es['safety.reason.fake_profile'] }));
     fireEvent.click(screen.getByRole('button', { name: es['safety.report.send'] }));

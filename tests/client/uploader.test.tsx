@@ -32,9 +32,9 @@ describe('uploader limits', () => {
 });
 
 describe('<PhotoUploader>', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     localStorage.setItem('language_code', 'en');
-    initLanguage();
+    await initLanguage();
   });
   afterEach(() => {
     cleanup();

@@ -112,9 +112,9 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
     await page.getByLabel(es['profile.dateOfBirth']).click();
-    await page.locator('.rdp-years_dropdown').selectOption('1995');
-    await page.locator('.rdp-months_dropdown').selectOption('3');
-    await page.locator('.rdp-day_button', { hasText: /^12$/ }).first().click();
+    await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1995');
+    await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
+    await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1995/ }).click();
     await page.getByLabel(es['profile.gender']).selectOption('female');
     await page.getByRole('checkbox', { name: es['gender.male'] }).check();
     await page.getByRole('button', { name: es['profile.save'] }).click();

@@ -114,12 +114,25 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     const dateButton = page.getByLabel(es['profile.dateOfBirth']);
     expect(await dateButton.textContent()).toContain(es['profile.pickDate']);
     await dateButton.click();
-    const years = page.locator('.rdp-years_dropdown');
+    // Opens on the year: nothing chosen yet. Months are 0-based (5 is June).
+    const years = page.getByLabel(es['profile.year'], { exact: true });
+    await expect.poll(() => years.evaluate((element) => element === document.activeElement)).toBe(true);
     await years.selectOption('1996');
-    await page.locator('.rdp-months_dropdown').selectOption('5');
+    await page.getByLabel(es['profile.month'], { exact: true }).selectOption('5');
     await shot('06-date-picker');
-    await page.locator('.rdp-day_button', { hasText: /^15$/ }).first().click();
-    await expect.poll(() => dateButton.textContent()).toContain('1996');
+    await page.getByRole('grid').getByRole('button', { name: /15 de junio de 1996/ }).click();
+    await expect.poll(() => dateButton.textContent()).toContain('15 de junio de 1996');
+
+    // By keyboard: reopened, the chosen day has the focus; three weeks down crosses into July.
+    await dateButton.click();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    await expect.poll(focused).toMatch(/15 de junio de 1996/);
+    for (let week = 0; week < 3; week += 1) await page.keyboard.press('ArrowDown');
+    await expect.poll(focused).toMatch(/6 de julio de 1996/);
+    expect(await page.getByLabel(es['profile.month'], { exact: true }).inputValue()).toBe('6');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dateButton.textContent()).toContain('6 de julio de 1996');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('date_of_birth');
 
     await page.getByLabel(es['profile.gender']).selectOption('female');
     await page.getByRole('checkbox', { name: es['gender.male'] }).check();
@@ -131,7 +144,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
       const response = await fetch('/api/users/me/profile/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
       return response.json();
     });
-    expect(me).toMatchObject({ gender: 'female', date_of_birth: '1996-06-15', genders_to_match: ['male'], bio: 'Aquí por la música y la buena gente.' });
+    expect(me).toMatchObject({ gender: 'female', date_of_birth: '1996-07-06', genders_to_match: ['male'], bio: 'Aquí por la música y la buena gente.' });
   });
 
   it('drags a card right, shows the match overlay, and chats live with the other person', async () => {

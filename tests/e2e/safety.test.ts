@@ -51,7 +51,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
           .getAnimations()
           .filter((animation) => {
             const target = (animation.effect as KeyframeEffect | null)?.target;
-            return animation.effect?.getTiming().iterations !== Infinity && !target?.classList.contains('Toastify__progress-bar');
+            return animation.effect?.getTiming().iterations !== Infinity && !target?.classList.contains('toast-progress');
           })
           .map((animation) => animation.finished.catch(() => undefined)),
       ),

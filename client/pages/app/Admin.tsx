@@ -6,8 +6,8 @@ import { Loading } from '../../components/Loading';
 import { NotFound as NotFoundError } from '../../lib/api';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
-import { t as translate } from '../../lib/i18n';
-import '../../lib/messages-settings';
+import { t as translate, useMessages } from '../../lib/i18n';
+import { settingsMessages } from '../../lib/messages-settings';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
 import { NotFound } from '../NotFound';
@@ -19,6 +19,7 @@ const DAYS = 30;
 
 /** Moderators' daily activity (ACCOUNT.md, "Analytics"); anyone else finds nothing here. */
 export function Admin() {
+  useMessages(settingsMessages);
   const { t } = useAuthForm();
   const user = useSession((state) => state.user);
   const [days, setDays] = useState<AnalyticsDay[] | null>(null);

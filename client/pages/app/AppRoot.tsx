@@ -1,12 +1,12 @@
 import { lazy, Suspense, useEffect } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
 import { trackOnce } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
-import { t as translate } from '../../lib/i18n';
+import { t as translate, useMessages } from '../../lib/i18n';
 import { getPendingJoin } from '../../lib/pending-join';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
@@ -19,7 +19,7 @@ import { ProfileView } from './ProfileView';
 import { Subscribe, TestPortal } from './Subscribe';
 import { TestCheckout } from './TestCheckout';
 import '../../app.css';
-import '../../lib/messages-app';
+import { appMessages } from '../../lib/messages-app';
 
 // The date picker and slider are only needed on the edit page.
 const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ default: module.EditProfile })));
@@ -57,6 +57,7 @@ function usePendingJoin(ready: boolean) {
 
 /** Everything under /app/: a token, then (once known) a completed profile, then the page. */
 export function AppRoot() {
+  useMessages(appMessages);
   const [location] = useLocation();
   const token = useSession((state) => state.token);
   const user = useSession((state) => state.user);

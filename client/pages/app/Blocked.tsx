@@ -1,18 +1,18 @@
 import { useEffect, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { BlockedUser } from '../../../shared/schemas/safety';
 import { Avatar } from '../../components/Avatar';
-import { ChevronLeft } from '../../components/Icons';
+import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
 import { ConfirmSheet } from '../../components/Sheet';
 import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useSafety } from '../../stores/safety';
-import '../../lib/messages-safety';
+import { safetyMessages } from '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
   const t = useT();
@@ -49,6 +49,7 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
 
 /** /app/settings/blocked/: the people I blocked, newest first, each with Unblock (SAFETY.md, "Block"). */
 export function Blocked() {
+  useMessages(safetyMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const { blocked, next, loading } = useSafety(useShallow((state) => ({ blocked: state.blocked, next: state.blockedNext, loading: state.loadingBlocked })));

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
-import { ChevronLeft, SendIcon } from '../../components/Icons';
+import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import type { OwnProfile, ProfileInput } from '../../../shared/schemas/users';

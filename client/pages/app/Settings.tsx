@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
@@ -8,12 +8,14 @@ import { FormField } from '../../components/AuthLayout';
 import { Loading } from '../../components/Loading';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
-import '../../lib/messages-settings';
+import { settingsMessages } from '../../lib/messages-settings';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
+import { useMessages } from '../../lib/i18n';
 
 /** Where the user keeps control of their account (ACCOUNT.md): password, sessions, their data, leaving. */
 export function Settings() {
+  useMessages(settingsMessages);
   const { t } = useAuthForm();
   const user = useSession((state) => state.user);
   if (!user) return <Loading />;

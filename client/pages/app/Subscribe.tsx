@@ -4,12 +4,13 @@ import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { useT } from '../../lib/i18n';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
 import { usePlan } from '../../stores/plan';
+import { TestPage } from './TestCheckout';
 import { useSession } from '../../stores/session';
 import '../../perks.css';
 
@@ -164,11 +165,7 @@ export function TestPortal() {
 
   if (!subscription || !user) return <Loading />;
   return (
-    <section className="page test-portal" aria-labelledby="test-portal-title">
-      <p className="test-banner" role="note">
-        {t('portal.banner')}
-      </p>
-      <h1 id="test-portal-title">{t('portal.title')}</h1>
+    <TestPage name="portal">
       <p className="muted">{user.email}</p>
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
       <TestModeAndError error={error} />
@@ -180,6 +177,6 @@ export function TestPortal() {
       <Link href="/app/subscribe/" className="btn btn-primary btn-block">
         {t('portal.back')}
       </Link>
-    </section>
+    </TestPage>
   );
 }

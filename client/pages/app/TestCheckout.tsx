@@ -1,11 +1,25 @@
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import type { TestCheckout as Checkout } from '../../../shared/schemas/payments';
 import { Loading } from '../../components/Loading';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { useRedirectCall } from '../../lib/use-redirect-call';
+
+/** A page of the local payment stand-ins (checkout, portal): the banner that says so, then its title. */
+export function TestPage({ name, children }: { name: 'checkout' | 'portal'; children: ReactNode }) {
+  const t = useT();
+  return (
+    <section className={`page test-${name}`} aria-labelledby={`test-${name}-title`}>
+      <p className="test-banner" role="note">
+        {t(`${name}.banner`)}
+      </p>
+      <h1 id={`test-${name}-title`}>{t(`${name}.title`)}</h1>
+      {children}
+    </section>
+  );
+}
 
 /**
  * The local stand-in for Stripe Checkout (CHECKOUT_MODE=test): the signed-in account's own session,
@@ -27,11 +41,7 @@ export function TestCheckout({ id }: { id: string }) {
 
   if (!checkout && !error) return <Loading />;
   return (
-    <section className="page test-checkout" aria-labelledby="test-checkout-title">
-      <p className="test-banner" role="note">
-        {t('checkout.banner')}
-      </p>
-      <h1 id="test-checkout-title">{t('checkout.title')}</h1>
+    <TestPage name="checkout">
       {checkout && (
         <dl className="test-checkout-details">
           <dt>{t('checkout.plan')}</dt>
@@ -65,6 +75,6 @@ export function TestCheckout({ id }: { id: string }) {
           </Link>
         </>
       )}
-    </section>
+    </TestPage>
   );
 }

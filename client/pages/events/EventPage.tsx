@@ -4,13 +4,14 @@ import { JOIN_PASS_MINUTES } from '../../../shared/constants';
 import { normalizeEventCode } from '../../../shared/event-code';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
-import { NotFound as NotFoundError, api } from '../../lib/api';
+import { NotFound as NotFoundError } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
-import '../../lib/messages-events';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** How often the public page's headcount is read again while it is on screen (no socket before login). */
@@ -22,6 +23,7 @@ const COUNT_REFRESH_MS = 30_000;
  * profile completion; a signed-in guest is checked in at once and taken to the event's deck.
  */
 export function EventPage({ code: rawCode }: { code: string }) {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const code = normalizeEventCode(decodeURIComponent(rawCode));

@@ -1,12 +1,14 @@
+import type { ReactNode } from 'react';
 import type { PublicEvent } from '../../../shared/schemas/events';
-import { CalendarIcon } from '../../components/Icons';
+import { CalendarIcon } from '../../components/AppIcons';
 import { formatEventTimes } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
-import '../../lib/messages-events';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** What anyone may know of an event: where, when, whether it is open, and how many are there. */
 export function EventSummary({ event, title = false }: { event: PublicEvent; title?: boolean }) {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   return (
@@ -23,5 +25,17 @@ export function EventSummary({ event, title = false }: { event: PublicEvent; tit
         </p>
       )}
     </div>
+  );
+}
+
+/** A card of the events pages: a section named by its heading. */
+export function EventCard({ id, title, className = '', children }: { id: string; title: string; className?: string; children: ReactNode }) {
+  return (
+    <section className={`event-card ${className}`.trim()} aria-labelledby={id}>
+      <h2 id={id} className="section-title">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }

@@ -3,16 +3,17 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_CODE_LENGTH } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
-import { api } from '../../lib/api';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useEvents } from '../../stores/events';
-import { EventSummary } from './EventSummary';
-import '../../lib/messages-events';
+import { EventCard, EventSummary } from './EventSummary';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
@@ -49,10 +50,7 @@ export function Events() {
   return (
     <div className="page events-page">
       {current && (
-        <section className="event-card event-card-current" aria-labelledby="current-title">
-          <h2 id="current-title" className="section-title">
-            {t('events.current.title')}
-          </h2>
+        <EventCard id="current-title" title={t('events.current.title')} className="event-card-current">
           <EventSummary event={current} title />
           <div className="event-card-actions">
             <Link href="/app/home/" className="btn btn-primary">
@@ -62,13 +60,10 @@ export function Events() {
               {t('events.current.leave')}
             </button>
           </div>
-        </section>
+        </EventCard>
       )}
 
-      <section className="event-card" aria-labelledby="join-title">
-        <h2 id="join-title" className="section-title">
-          {t('events.join.title')}
-        </h2>
+      <EventCard id="join-title" title={t('events.join.title')}>
         <form className="join-form" onSubmit={(event) => void join(event)}>
           <label className="field">
             <span>{t('events.join.label')}</span>
@@ -100,7 +95,7 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
-      </section>
+      </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">
         <div className="event-card-head">

@@ -2,14 +2,14 @@ import { useEffect, useRef, useState } from 'react';
 import type { EventStats } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES } from '../../../shared/constants';
-import { ChevronLeft } from '../../components/Icons';
+import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
-import { EventSummary } from './EventSummary';
-import '../../lib/messages-events';
+import { EventCard, EventSummary } from './EventSummary';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** The timeline as a chart: the chart library loads only here, in a chunk of its own. */
@@ -38,6 +38,7 @@ function Timeline({ timeline, labels }: { timeline: EventStats['timeline']; labe
 
 /** `/app/events/<id>/host/`: the screen an organizer puts up at the door. */
 export function HostScreen({ id }: { id: number }) {
+  useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
@@ -95,10 +96,7 @@ export function HostScreen({ id }: { id: number }) {
         </span>
       </section>
 
-      <section className="event-card" aria-labelledby="stats-title">
-        <h2 id="stats-title" className="section-title">
-          {t('host.stats')}
-        </h2>
+      <EventCard id="stats-title" title={t('host.stats')}>
         {stats ? (
           <>
             <dl className="host-stats">
@@ -127,7 +125,7 @@ export function HostScreen({ id }: { id: number }) {
           <Loading />
         )}
         <p className="muted host-privacy">{t('host.privacy')}</p>
-      </section>
+      </EventCard>
 
       {error && (
         <p className="field-error" role="alert">

@@ -3,11 +3,11 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import { FieldErrors } from '../../components/AuthLayout';
-import { ChevronLeft } from '../../components/Icons';
-import { api } from '../../lib/api';
+import { ChevronLeft } from '../../components/AppIcons';
+import { api } from '../../lib/api-app';
 import { formErrors } from '../../lib/errors';
-import { useT } from '../../lib/i18n';
-import '../../lib/messages-events';
+import { useMessages, useT } from '../../lib/i18n';
+import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 const QUARTER_MS = 15 * 60_000;
@@ -20,6 +20,7 @@ function toLocalInput(date: Date): string {
 
 /** `/app/events/new/`: name, venue, start, end and how people check in; then the host screen. */
 export function NewEvent() {
+  useMessages(eventsMessages);
   const t = useT();
   const [, navigate] = useLocation();
   const [start] = useState(() => new Date(Math.floor(Date.now() / QUARTER_MS) * QUARTER_MS));

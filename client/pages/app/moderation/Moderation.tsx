@@ -1,12 +1,15 @@
 import { Redirect, Route, Switch } from 'wouter';
-import '../../../lib/messages-moderation';
-import '../../../lib/messages-safety';
+import { moderationMessages } from '../../../lib/messages-moderation';
+import { safetyMessages } from '../../../lib/messages-safety';
 import '../../../moderation.css';
 import { Queue } from './Queue';
 import { ReportView } from './ReportView';
+import { useMessages } from '../../../lib/i18n';
 
 /** /app/moderation/: the report queue and one report (SAFETY.md, "Moderation"); AppRoot lets moderators in only. */
 export function Moderation() {
+  useMessages(moderationMessages);
+  useMessages(safetyMessages);
   return (
     <Switch>
       <Route path={/^\/app\/moderation\/?$/} component={Queue} />

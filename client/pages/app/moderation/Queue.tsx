@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { ModerationReport } from '../../../../shared/schemas/safety';
-import { ChevronRight } from '../../../components/Icons';
+import { ChevronRight } from '../../../components/AppIcons';
 import { LoadMore } from '../../../components/LoadMore';
 import { Loading } from '../../../components/Loading';
 import { errorMessage } from '../../../lib/errors';

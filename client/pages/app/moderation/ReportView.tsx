@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
-import { toast } from 'react-toastify';
+import { toast } from '../../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
 import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
-import { ChevronLeft } from '../../../components/Icons';
+import { ChevronLeft } from '../../../components/AppIcons';
 import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
-import { api, ApiError, NotFound } from '../../../lib/api';
+import { ApiError, NotFound } from '../../../lib/api';
+import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
