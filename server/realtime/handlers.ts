@@ -15,7 +15,7 @@ import type { EventLive } from '../features/events/live';
 import { attendeeCount, findOrganizedEvent } from '../features/events/service';
 import { type LimitName, userSubject } from '../lib/limits';
 import { errorAck, invalidPayload, notFoundAck, unavailableAck } from './acks';
-import type { RealtimeSocket } from './plugin';
+import type { RealtimeSocket } from './types';
 import type { Presence } from './presence';
 
 /**

@@ -1,31 +1,13 @@
 import fp from 'fastify-plugin';
-import { Server, type Socket } from 'socket.io';
-import { type Language, MAX_SOCKETS_PER_USER } from '../../shared/constants';
-import { type ClientToServerEvents, rooms, type ServerToClientEvents } from '../../shared/events';
+import { Server } from 'socket.io';
+import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
+import { rooms, type ServerToClientEvents } from '../../shared/events';
 import { createMessageBatcher } from '../features/conversations/message-batcher';
 import { createEventLive, type EventLive } from '../features/events/live';
-import type { AuthUser } from '../plugins/auth';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
 import { createRedisFanout } from './redis';
-
-export interface SocketData {
-  /** Who signed in, and the hash of the token they signed in with: a revocation names it. */
-  user: AuthUser;
-  /** The language of the messages in this socket's acks (its handshake's `auth.language`). */
-  language: Language;
-}
-
-/** Between instances (through Redis), never to clients. */
-interface InterServerEvents {
-  /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
-  'token:revoked': (tokenHash: string) => void;
-  /** An event's attendees changed on the sending instance (`arrivals`: someone checked in). */
-  'event:changed': (eventId: number, arrivals: boolean) => void;
-}
-
-export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+import type { RealtimeServer } from './types';
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
 

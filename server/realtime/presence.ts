@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { rooms } from '../../shared/events';
 import { listPartnerIds } from '../features/conversations/service';
-import type { RealtimeServer } from './plugin';
+import type { RealtimeServer } from './types';
 
 /** How long a cluster-wide "is this user still connected anywhere?" may take. */
 const FETCH_SOCKETS_TIMEOUT_MS = 1000;

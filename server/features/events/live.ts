@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../../shared/constants';
 import { rooms } from '../../../shared/events';
 import type { Db } from '../../db/client';
-import type { RealtimeServer, RealtimeSocket } from '../../realtime/plugin';
+import type { RealtimeServer, RealtimeSocket } from '../../realtime/types';
 import { attendeeCount, currentEventIdOfUser } from './service';
 
 /**

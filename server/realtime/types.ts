@@ -1,0 +1,28 @@
+/**
+ * The Socket.IO server and socket as this app types them: the event maps of `shared/events.ts`, the
+ * events instances send each other, and what a socket carries. A module of its own, so that the parts
+ * the plugin wires together (handlers, presence, an event's live counts) import the types without
+ * importing the plugin.
+ */
+import type { Server, Socket } from 'socket.io';
+import type { Language } from '../../shared/constants';
+import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
+import type { AuthUser } from '../plugins/auth';
+
+export interface SocketData {
+  /** Who signed in, and the hash of the token they signed in with: a revocation names it. */
+  user: AuthUser;
+  /** The language of the messages in this socket's acks (its handshake's `auth.language`). */
+  language: Language;
+}
+
+/** Between instances (through Redis), never to clients. */
+export interface InterServerEvents {
+  /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
+  'token:revoked': (tokenHash: string) => void;
+  /** An event's attendees changed on the sending instance (`arrivals`: someone checked in). */
+  'event:changed': (eventId: number, arrivals: boolean) => void;
+}
+
+export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
