@@ -45,6 +45,7 @@ import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { pace } from '../loadtest/pacer';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
+import { processCpuMs } from './lib';
 
 type ClientSocket = LeanSocket;
 
@@ -227,19 +228,6 @@ async function seed(databaseUrl: string, userCount: number, pairCount: number) {
   return { users: seeded, pairs };
 }
 
-/** A process's CPU time (µs) so far, from /proc (Linux; elsewhere, or once it has exited, null). */
-function processCpuMicros(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the ")" of the command name: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-const CLOCK_TICKS = 100;
-
 /**
  * CPU time (µs) of each PostgreSQL backend serving this database, from /proc: the app's database work
  * happens there, outside the app process. Linux only; elsewhere it is empty.
@@ -250,8 +238,8 @@ async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, numbe
   await sql.end();
   const micros = new Map<number, number>();
   for (const { pid } of rows) {
-    const cpu = processCpuMicros(pid);
-    if (cpu !== null) micros.set(pid, cpu);
+    const ms = processCpuMs(pid);
+    if (ms !== null) micros.set(pid, ms * 1000);
   }
   return micros;
 }
