@@ -157,6 +157,7 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
       { name: 'token-sweep', everyMs: 60_000, scope: 'instance' },
       { name: 'ended-conversations-purge', everyMs: 3_600_000, scope: 'cluster' },
       { name: 'expired-tokens-purge', everyMs: 3_600_000, scope: 'cluster' },
+      { name: 'spent-likes-purge', everyMs: 3_600_000, scope: 'cluster' },
     ]);
     expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
