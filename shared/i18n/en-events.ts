@@ -11,6 +11,7 @@ export const enEvents = {
   'events.mine.title': 'My events',
   'events.mine.empty': 'You have not organized an event yet.',
   'events.mine.host': 'Host screen',
+  'events.mine.more': 'Show more',
   'events.create': 'Create an event',
   'events.status.upcoming': 'Upcoming',
   'events.status.open': 'Open now',

@@ -12,6 +12,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.mine.title': 'Mis eventos',
   'events.mine.empty': 'Todavía no has organizado ningún evento.',
   'events.mine.host': 'Pantalla del anfitrión',
+  'events.mine.more': 'Ver más',
   'events.create': 'Crear un evento',
   'events.status.upcoming': 'Próximamente',
   'events.status.open': 'Abierto ahora',

@@ -158,6 +158,25 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await shot(page, '07-events-page-es');
   });
 
+  it("lists an organizer's events page by page, newest first, down to the one at the door", async () => {
+    const { page } = host;
+    await page.goto(`${server.url}/app/events/`);
+    const listed = page.locator('.my-events .my-event-name');
+    await listed.first().waitFor();
+    expect(await listed.count()).toBe(50);
+    expect(await listed.first().textContent()).toBe('Later night 50');
+    expect(await listed.allTextContents()).not.toContain('Terrace Night');
+    await page.getByRole('button', { name: en['events.mine.more'] }).scrollIntoViewIfNeeded();
+    await shot(page, '09-my-events-more');
+    await page.getByRole('button', { name: en['events.mine.more'] }).click();
+    await page.locator('.my-events .my-event-name', { hasText: 'Terrace Night' }).waitFor();
+    expect(await listed.count()).toBe(51);
+    await page.getByRole('button', { name: en['events.mine.more'] }).waitFor({ state: 'detached' });
+    await page.locator('.my-event', { hasText: 'Terrace Night' }).click();
+    await page.waitForURL(new RegExp(`/app/events/${event.id}/host/$`));
+    await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
+  });
+
   it('lets an organizer create an event on the phone and lands on its host screen', async () => {
     const { page } = host;
     await page.goto(`${server.url}/app/events/new/`);

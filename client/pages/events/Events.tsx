@@ -24,14 +24,34 @@ export function Events() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [mine, setMine] = useState<OrganizerEvent[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
 
   useEffect(() => {
     void useEvents.getState().loadCurrent();
     api.myEvents().then(
-      (page) => setMine(page.results),
+      (page) => {
+        setMine(page.results);
+        setNext(page.next);
+      },
       () => setMine([]),
     );
   }, []);
+
+  /** The next page of my events (newest first), after those shown. */
+  async function more() {
+    if (!next || loadingMore) return;
+    setLoadingMore(true);
+    try {
+      const page = await api.myEvents(next);
+      setMine((shown) => [...(shown ?? []), ...page.results]);
+      setNext(page.next);
+    } catch {
+      // The button stays: another tap tries again.
+    } finally {
+      setLoadingMore(false);
+    }
+  }
 
   async function join(event: FormEvent) {
     event.preventDefault();
@@ -125,6 +145,11 @@ export function Events() {
               </li>
             ))}
           </ul>
+        )}
+        {next && (
+          <button type="button" className="btn btn-ghost btn-block" disabled={loadingMore} onClick={() => void more()}>
+            {t('events.mine.more')}
+          </button>
         )}
       </section>
     </div>
