@@ -87,10 +87,10 @@ export async function measureBundles() {
     const landing = await gzippedKb(manifest, out, landingKeys);
     // The signed-in app: the entry, the /app chunk with everything it can load, and the toasts. Pages
     // only moderators open (the report queue, the activity page and its chart library) are outside the
-    // budget, as an organizer's host-screen chart is (EVENTS.md): no attendee ever loads them.
+    // budget, as an organizer's host-screen chart is: no attendee ever loads them.
     const staffOnly = new Set([findKey(manifest, 'pages/app/Admin.tsx'), findKey(manifest, 'pages/app/moderation/Moderation.tsx')]);
     const appKeys = closure(manifest, ['index.html', findKey(manifest, 'pages/app/AppRoot.tsx'), findKey(manifest, 'components/Toaster.tsx')]);
-    // The host screen's chart (uPlot) loads only there, outside the app's budget (EVENTS.md, "Organizer").
+    // The host screen's chart (uPlot) loads only there, outside the app's budget.
     const outside = new Set([...staffOnly, findKey(manifest, 'lib/event-chart.ts')]);
     // The copy is a chunk per language and a reader loads one: the app counts the Spanish (the
     // default, and the longer), the English chunks are printed on their own line.

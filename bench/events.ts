@@ -1,6 +1,5 @@
 /**
- * Events at scale (EVENTS.md, "Demo and measurement"), on PostgreSQL, against the real app in its own
- * process:
+ * Events at scale, on PostgreSQL, against the real app in its own process:
  *
  * 1. The scoped deck: viewers checked in to an event of 2,000 attendees among 100,000 users, over HTTP
  *    beside the same statement run raw (postgres.js, sent as the app sends it, the app's pool size) in

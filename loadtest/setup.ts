@@ -189,7 +189,7 @@ export async function ensureEvent(
       name: `Load test ${new Date(now).toISOString().slice(0, 16).replace('T', ' ')}`,
       venue: 'npm run loadtest',
       starts_at: new Date(now - 60_000).toISOString(),
-      // Open through the party and an hour after it (EVENTS.md: at most 48 h long).
+      // Open through the party and an hour after it (an event lasts at most 48 h).
       ends_at: new Date(now + Math.min(47 * 60, minutes + 60) * 60_000).toISOString(),
       join_mode: 'qr',
     },

@@ -1,5 +1,5 @@
 /**
- * Roles and bans, which nothing in the API can change (SAFETY.md, "Moderation"):
+ * Roles and bans, which nothing in the API can change:
  *
  *   npm run admin -- grant-moderator <email>
  *   npm run admin -- revoke-moderator <email>

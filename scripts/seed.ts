@@ -308,10 +308,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
 }
 
 /**
- * The demo event (EVENTS.md, "Demo and measurement"): open now, organized by the demo user, with the
- * batch's people (most of them, or `attendees` exactly) and the demo user checked in, arrivals spread
- * over the last hour, so that the deck is the room and the host screen has life. A later run reuses
- * the event while it is open.
+ * The demo event: open now, organized by the demo user, with the batch's people (most of them, or
+ * `attendees` exactly) and the demo user checked in, arrivals spread over the last hour, so that the
+ * deck is the room and the host screen has life. A later run reuses the event while it is open.
  */
 async function seedDemoEvent(db: Db, options: { demoId: number; lo: number; hi: number; attendees?: number }) {
   const HOUR = 3_600_000;

@@ -67,7 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    // JSON bodies (SAFETY.md): 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.
+    // JSON bodies: 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.
     bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();

@@ -13,13 +13,13 @@ import {
 import { textOfIssue } from '../shared/schemas/zod';
 import { isUnstorableText } from './lib/pg-errors';
 
-/** API.md's 400 body before it is put into words: every bad field, each with its messages. */
+/** The 400 body before it is put into words: every bad field, each with its messages. */
 export type FieldMessages = Record<string, ServerMessage[]>;
 
 /**
  * Every error a route or service means to show a client. Rendered in one place: `registerErrorHandler`.
  *
- * The body is API.md's envelope: a field map for a 400 (`ValidationError`), `{detail}` otherwise.
+ * The body is the error envelope: a field map for a 400 (`ValidationError`), `{detail}` otherwise.
  * Messages are coded (`serverText('not_found')`, shared/i18n/server-messages.ts) and written in the
  * request's language when the answer goes out. A condition a client must tell apart from others of
  * the same status also carries a machine `code` beside the detail
@@ -121,7 +121,7 @@ export class Throttled extends ApiError {
   }
 }
 
-/** Zod issues to API.md's field map, each message still coded (shared/schemas/zod.ts). */
+/** Zod issues to the 400's field map, each message still coded (shared/schemas/zod.ts). */
 export function toFieldErrors(
   issues: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; message: string; params?: unknown }>,
 ): FieldMessages {
@@ -193,7 +193,7 @@ export function registerErrorHandler(app: FastifyInstance) {
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, a broken
- * request line, a slow client) still get API.md's envelope, not Fastify's own error shape.
+ * request line, a slow client) still get the error envelope, not Fastify's own error shape.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

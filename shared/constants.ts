@@ -1,4 +1,4 @@
-/** Business constants of PRODUCT.md §9, named once for server and client. */
+/** Business constants, named once for server and client. */
 
 export const GENDERS = ['male', 'female', 'non_binary'] as const;
 export type Gender = (typeof GENDERS)[number];
@@ -52,7 +52,7 @@ export const LANGUAGES = ['es', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'es';
 
-/** Events (EVENTS.md). */
+/** Events. */
 export const JOIN_MODES = ['qr', 'code'] as const;
 export type JoinModeName = (typeof JOIN_MODES)[number];
 /** No 0/O, 1/I/L: a code is read off a screen across a loud room. */
@@ -75,7 +75,7 @@ export const DECK_REFRESH_INTERVAL_MS = 5000;
 
 /** The word a Google-only account types to confirm its deletion (it has no password to give). */
 export const DELETE_CONFIRMATION = 'DELETE';
-/** Why someone can be reported (SAFETY.md, "Report"). */
+/** Why someone can be reported. */
 export const REPORT_REASONS = [
   'fake_profile',
   'harassment',

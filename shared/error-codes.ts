@@ -16,7 +16,7 @@ export const ERROR_CODES = [
   'subscription_required',
   'daily_likes_exhausted',
   'nothing_to_undo',
-  // Events (issue 16, EVENTS.md "check-in errors"): a QR event without proof of presence, a QR token
+  // Events (issue 16), why a check-in was refused: a QR event without proof of presence, a QR token
   // that is no longer good for a pass, check-in before the window or after the end.
   'qr_required',
   'qr_expired',

@@ -1,4 +1,4 @@
-/** Event codes as people type them (EVENTS.md): zod-free, so the client can use it without the schemas. */
+/** Event codes as people type them: zod-free, so the client can use it without the schemas. */
 import { EVENT_CODE_ALPHABET, EVENT_CODE_LENGTH } from './constants';
 
 export const EVENT_CODE_PATTERN = new RegExp(`^[${EVENT_CODE_ALPHABET}]{${EVENT_CODE_LENGTH}}$`);

@@ -1,5 +1,5 @@
 /**
- * The realtime contract (API.md, "Realtime"): event names and payloads, shared by the server's
+ * The realtime contract (docs/socket-events.md): event names and payloads, shared by the server's
  * `Server<ClientToServerEvents, ServerToClientEvents>` and the client's socket.
  */
 import { Id } from './schemas/common';

@@ -22,7 +22,7 @@ export function AuthLayout({ title, children }: { title: string; children: React
   );
 }
 
-/** Posts "back" to the embedding page (PRODUCT.md §2); on its own the page goes home instead. */
+/** Posts "back" to the embedding page; on its own the page goes home instead. */
 export function BackButton({ onStandalone }: { onStandalone: () => void }) {
   const t = useT();
   return (
@@ -52,7 +52,7 @@ export function FieldErrors({ id, errors }: { id: string; errors: string[] | und
   );
 }
 
-/** A labelled input with the server's errors for it (API.md's field map), wired for screen readers. */
+/** A labelled input with the server's errors for it (the 400's field map), wired for screen readers. */
 export function FormField({
   name,
   label,

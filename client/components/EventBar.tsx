@@ -6,8 +6,8 @@ import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
 
 /**
- * Above the deck (EVENTS.md, "Deck while checked in"): the event I am at, its live headcount and
- * **Leave**; when I am at none, the way into one.
+ * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none, the way
+ * into one.
  */
 export function EventBar() {
   const t = useT();

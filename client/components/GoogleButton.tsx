@@ -15,7 +15,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
-  // A password account with this e-mail that is not verified yet (ACCOUNT.md, 409): its owner resets
+  // A password account with this e-mail that is not verified yet (a 409): its owner resets
   // the password, which proves the address, and Google links after that.
   const [conflict, setConflict] = useState<string | null>(null);
 

@@ -35,7 +35,7 @@ function failure(error: unknown, t: Translate): { form: string | null; details: 
 
 /**
  * The confirm step of Block, Unmatch and Report: says plainly what happens, then does it. Report picks
- * one of SAFETY.md's reasons and takes optional details. Loaded on first use, apart from the chat.
+ * one of REPORT_REASONS and takes optional details. Loaded on first use, apart from the chat.
  */
 export function SafetyDialog({ action, person, conversationId, onClose, onDone }: Props) {
   useMessages(safetyMessages);

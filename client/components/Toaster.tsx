@@ -6,7 +6,7 @@ import '../toast.css';
 
 const POSITIONS: ToastPosition[] = ['top-right', 'bottom-right'];
 
-/** Top-right, 5000 ms (PRODUCT.md §9); a toast may ask for another position (register: bottom-right). */
+/** Top-right, 5000 ms; a toast may ask for another position (register: bottom-right). */
 export function Toaster() {
   const toasts = useToasts((state) => state.toasts);
   return (

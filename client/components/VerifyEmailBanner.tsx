@@ -15,7 +15,7 @@ const dismissedThisVisit = () => {
 };
 
 /**
- * Until the e-mail is verified (ACCOUNT.md): a dismissible banner with Resend. Dismissed, it stays away
+ * Until the e-mail is verified: a dismissible banner with Resend. Dismissed, it stays away
  * for this visit (the tab's session storage) and comes back on the next.
  */
 export function VerifyEmailBanner() {

@@ -3,8 +3,8 @@ import { api } from './api';
 import { getToken } from './storage';
 
 /**
- * Records a named product event for the signed-in user (ACCOUNT.md, "Analytics"): first-party, to our
- * own server, keyed by the session; no cookie, no third party. Never in the way: a failure is ignored.
+ * Records a named product event for the signed-in user: first-party, to our own server, keyed by the
+ * session; no cookie, no third party. Never in the way: a failure is ignored.
  */
 export function track(name: ClientAnalyticsEvent) {
   if (!getToken()) return;

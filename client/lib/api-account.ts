@@ -1,7 +1,7 @@
 /**
- * The account's calls (ACCOUNT.md): e-mail verification, password reset and change, sessions,
- * deletion, export, the moderators' summary. Beside `api.ts`, not in it, so that only the pages that
- * make them load them; the requests go out through `api.ts` all the same.
+ * The account's calls: e-mail verification, password reset and change, sessions, deletion, export,
+ * the moderators' summary. Beside `api.ts`, not in it, so that only the pages that make them load
+ * them; the requests go out through `api.ts` all the same.
  */
 import type { AnalyticsSummary } from '../../shared/schemas/analytics';
 import { http } from './api';

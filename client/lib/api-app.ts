@@ -80,7 +80,7 @@ export const api = {
   eventStats: (id: number) => http.get<EventStats>(`/api/events/${id}/stats/`),
   endEvent: (id: number) => http.post<OrganizerEvent>(`/api/events/${id}/end/`),
   deleteEvent: (id: number) => http.del<null>(`/api/events/${id}/`),
-  /** Safety (SAFETY.md): each ends the conversation for both; the socket says `match:removed`. */
+  /** Safety: each ends the conversation for both; the socket says `match:removed`. */
   block: (userId: number) => http.post<null>(`/api/users/${userId}/block/`),
   unblock: (userId: number) => http.del<null>(`/api/users/${userId}/block/`),
   blocks: (cursor?: string) => http.get<Page<BlockedUser>>(`/api/users/me/blocks/${http.query({ cursor })}`),

@@ -1,6 +1,6 @@
 /**
  * The only door to HTTP. Every call carries `Authorization: Token …` (when signed in) and
- * `X-CSRFToken` from the csrftoken cookie; API.md's error envelope becomes a typed error here, once.
+ * `X-CSRFToken` from the csrftoken cookie; the API's error envelope becomes a typed error here, once.
  */
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
@@ -98,7 +98,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 const isErrorCode = (value: unknown): value is ErrorCode => (ERROR_CODES as readonly unknown[]).includes(value);
 
-/** API.md's envelope → one typed error. */
+/** The API's error envelope → one typed error. */
 export function toError(status: number, body: unknown, retryAfter: string | null = null): ApiError {
   const detail = isRecord(body) && typeof body.detail === 'string' ? body.detail : null;
   const code = isRecord(body) && isErrorCode(body.code) ? body.code : null;

@@ -1,9 +1,10 @@
 import type { CurrentUser } from '../../shared/schemas/users';
 
 /**
- * /app/ routes an incomplete profile may still open (PRODUCT.md §2; the subscribe page's test checkout
- * and portal too), and the account's own pages: anyone may change their password, take their data or
- * leave without completing a profile first, and a moderator needs no dating profile to see the activity page.
+ * /app/ routes an incomplete profile may still open (its own form, others' profiles, the subscribe page
+ * with its test checkout and portal), and the account's own pages: anyone may change their password,
+ * take their data or leave without completing a profile first, and a moderator needs no dating profile
+ * to see the activity page.
  */
 export function allowedWithIncompleteProfile(path: string): boolean {
   return (

@@ -19,7 +19,7 @@ export function interpolate(value: number, inputs: readonly number[], outputs: r
   return outputs[outputs.length - 1] ?? 0;
 }
 
-/** −200…200 px of drag → −30…30 degrees (PRODUCT.md §9). */
+/** −200…200 px of drag → −30…30 degrees. */
 export function rotationFor(x: number): number {
   return interpolate(x, [-DRAG_ROTATION.offset, DRAG_ROTATION.offset], [-DRAG_ROTATION.degrees, DRAG_ROTATION.degrees]);
 }

@@ -1,8 +1,8 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
 /**
- * An event the visitor set out to join (EVENTS.md, "Rotating QR and the join pass"): the code, and the
- * pass the QR link was exchanged for. Kept for the tab in sessionStorage, which login and logout leave
- * alone, so that it survives registration, login and profile completion; dropped once used or expired.
+ * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept for
+ * the tab in sessionStorage, which login and logout leave alone, so that it survives registration,
+ * login and profile completion; dropped once used or expired.
  */
 export interface PendingJoin {
   code: string;

@@ -1,6 +1,6 @@
 import { MAX_PHOTOS } from '../../shared/constants';
 
-/** Added photos are appended and cut to the maximum (PRODUCT.md §4). */
+/** Added photos are appended and cut to the maximum. */
 export function appendPhotos(current: readonly string[], added: readonly string[], max = MAX_PHOTOS): string[] {
   return [...current, ...added].slice(0, max);
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_LANGUAGE, type Language, LANGUAGES } from '../../shared/constants';
 
-/** Local storage keys of PRODUCT.md §3 (Session). */
+/** The session's local storage keys. */
 export const TOKEN_KEY = 'auth_token';
 export const LANGUAGE_KEY = 'language_code';
 
@@ -28,7 +28,7 @@ export function storeLanguage(language: Language) {
 }
 
 /**
- * Logout and login clear local storage (PRODUCT.md §4). The language is a choice about the device,
+ * Logout and login clear local storage. The language is a choice about the device,
  * not the account, so it is written back: otherwise every logout would switch the app to Spanish.
  */
 export function clearStorage() {

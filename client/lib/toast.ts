@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 
 /**
- * Toasts (PRODUCT.md §9): top-right unless a toast asks for bottom-right (register), newest on top,
+ * Toasts: top-right unless a toast asks for bottom-right (register), newest on top,
  * closed after TOAST_AUTO_CLOSE_MS. Raised from anywhere; they wait here until <Toaster> (mounted
  * when the browser is idle) shows them.
  */

@@ -7,7 +7,7 @@ import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
 
-/** "Forgot password?": the same answer whether or not an account has this e-mail (ACCOUNT.md). */
+/** "Forgot password?": the same answer whether or not an account has this e-mail. */
 export function ForgotPassword() {
   useMessages(accountMessages);
   const { t, errors, busy, onSubmit } = useAuthForm();

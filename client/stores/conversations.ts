@@ -91,7 +91,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
 
 onSignOut(() => useConversations.getState().reset());
 
-/** The search box filters both lists by name (PRODUCT.md says it did nothing; users expect it to). */
+/** The search box filters both lists by name, as users expect it to. */
 export function filterByName<T extends { name: string }>(items: T[], search: string): T[] {
   const needle = search.trim().toLocaleLowerCase();
   if (!needle) return items;

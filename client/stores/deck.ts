@@ -13,7 +13,7 @@ export interface MatchOverlay {
 }
 
 interface DeckState {
-  /** null until the first load (PRODUCT.md §4: the list starts unloaded). */
+  /** null until the first load: the list starts unloaded. */
   queue: DeckCard[] | null;
   current: DeckCard | null;
   /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */

@@ -4,7 +4,7 @@ import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/e
 import { api } from '../lib/api-app';
 import { onEvent, onReconnect, watchEvent } from '../lib/socket';
 
-/** The organizer's host screen (EVENTS.md, "Organizer"): its event, the rotating QR, the live count, the stats. */
+/** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
 interface HostState {
   /** undefined while loading; null: not one of mine (or gone). */
   event: OrganizerEvent | null | undefined;

@@ -6,7 +6,7 @@ import { clearStorage, getToken, setToken } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
-  /** undefined: not fetched yet; null: the fetch failed (logged only, PRODUCT.md §8). */
+  /** undefined: not fetched yet; null: the fetch failed (logged only). */
   user: CurrentUser | null | undefined;
   loadUser: () => Promise<void>;
   signIn: (token: string) => void;
@@ -44,7 +44,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     }
   },
   signIn(token) {
-    // Login clears whatever the last session left, then stores the new token (PRODUCT.md §4).
+    // Login clears whatever the last session left, then stores the new token.
     clearStorage();
     setToken(token);
     set({ token, user: undefined });

@@ -68,7 +68,7 @@ export const authTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
-    // Sessions slide: a token unused for 60 days is dead (ACCOUNT.md). Touched at most hourly.
+    // Sessions slide: a token unused for 60 days is dead. Touched at most hourly.
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('auth_tokens_user_id').on(t.userId), index('auth_tokens_last_used_at').on(t.lastUsedAt)],
@@ -232,7 +232,7 @@ export const conversations = pgTable(
     createdAt: createdAt(),
     lastMessageId: integer('last_message_id'),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
-    // The event both were checked in to when the match was made (EVENTS.md), for its organizer's counts.
+    // The event both were checked in to when the match was made, for its organizer's counts.
     eventId: integer('event_id').references(() => events.id, { onDelete: 'set null' }),
     /**
      * A conversation ends (block, unmatch, report, ban) for both at once and is never reopened: the row
@@ -328,7 +328,7 @@ export const serverSecrets = pgTable('server_secrets', {
 });
 
 /**
- * An event (EVENTS.md): while a user is checked in, their deck holds only the others checked in there.
+ * An event: while a user is checked in, their deck holds only the others checked in there.
  * `qr_secret` keys the rotating QR tokens of this one event and never leaves the server.
  */
 export const events = pgTable(
@@ -343,7 +343,7 @@ export const events = pgTable(
     joinMode: text('join_mode', { enum: ['qr', 'code'] }).notNull(),
     /** Null once the organizer deleted their account: the event goes on for those in it. */
     organizerId: integer('organizer_id').references(() => users.id, { onDelete: 'set null' }),
-    /** Null once the organizer deleted their account (ACCOUNT.md): no QR check-in any more, the code still works. */
+    /** Null once the organizer deleted their account: no QR check-in any more, the code still works. */
     qrSecret: text('qr_secret'),
     createdAt: createdAt(),
   },
@@ -384,7 +384,7 @@ export const attendances = pgTable(
 );
 
 /**
- * First-party product analytics (ACCOUNT.md): who (a user id, never an e-mail), what, when. A deleted
+ * First-party product analytics: who (a user id, never an e-mail), what, when. A deleted
  * account's events stay as anonymous counts.
  */
 export const analyticsEvents = pgTable(

@@ -1,7 +1,7 @@
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../features/safety/service';
 import type { Job } from './job';
 
-/** The messages of a conversation ended (unmatch, block, ban) more than 30 days ago go (SAFETY.md, "Unmatch"). */
+/** The messages of a conversation ended (unmatch, block, ban) more than 30 days ago go. */
 export const endedConversationsPurge: Job = {
   name: 'ended-conversations-purge',
   everyMs: 60 * 60 * 1000,

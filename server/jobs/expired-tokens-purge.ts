@@ -2,7 +2,7 @@ import { purgeExpiredTokens } from '../features/account/service';
 import type { Job } from './job';
 
 /**
- * Sessions unused for 60 days and e-mailed links past their expiry go (ACCOUNT.md). Both are refused
+ * Sessions unused for 60 days and e-mailed links past their expiry go. Both are refused
  * already where they are read; this keeps the tables to what can still open something.
  */
 export const expiredTokensPurge: Job = {

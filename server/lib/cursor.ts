@@ -9,10 +9,9 @@ export const INVALID_CURSOR = serverText('invalid_cursor');
 export const invalidCursor = () => ValidationError.field('cursor', INVALID_CURSOR);
 
 /**
- * List cursors (SAFETY.md, "Opaque cursors"): a position in a list, sealed, so that a cursor reveals
- * nothing (not a tier, a time or an id) and cannot be forged. Each list has its own scope: a cursor of
- * one list is refused by another. Anything that does not open, or opens to something unexpected, is a
- * 400 on `cursor`.
+ * Opaque list cursors: a position in a list, sealed, so that a cursor reveals nothing (not a tier, a
+ * time or an id) and cannot be forged. Each list has its own scope: a cursor of one list is refused by
+ * another. Anything that does not open, or opens to something unexpected, is a 400 on `cursor`.
  */
 export interface Cursors {
   open<P>(scope: string, cursor: string | undefined, position: ZodType<P>): P | null;

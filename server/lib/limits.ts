@@ -14,14 +14,14 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /**
- * Every limit on what one user (or, signed out, one address) may do, in one table (SAFETY.md,
- * "Limits"). Features add their own rows here; `max` is per window, per subject.
+ * Every limit on what one user (or, signed out, one address) may do, in one table. Features add
+ * their own rows here; `max` is per window, per subject.
  */
 export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'limitMultiplier'>) {
   const login = config.loginThrottle;
   const rules = {
     // Sign-in: per address before the body is read, then per (account, address) once it names an
-    // account. Never per account alone: a stranger's guesses must not lock the owner out (ACCOUNT.md).
+    // account. Never per account alone: a stranger's guesses must not lock the owner out.
     'login:ip': { max: login.perIp, windowMs: login.windowMs },
     'login:account-ip': { max: login.perAccount, windowMs: login.windowMs },
     'register:ip': { max: login.perIp, windowMs: login.windowMs },
@@ -38,7 +38,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'profile:view': { max: 300, windowMs: HOUR },
     upload: { max: 60, windowMs: HOUR },
     report: { max: 10, windowMs: DAY },
-    // Events (EVENTS.md, "Limits"). Public lookups are per address: a venue's Wi-Fi puts a crowd behind
+    // Events. Public lookups are per address: a venue's Wi-Fi puts a crowd behind
     // one, so the number is generous, and still far too few to walk 31^6 codes.
     'event:create': { max: 10, windowMs: DAY },
     'event:check-in': { max: 30, windowMs: HOUR },
@@ -46,7 +46,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'event:pass:ip': { max: 300, windowMs: MINUTE },
     // A host screen watches once per (re)connect.
     'event:watch': { max: 30, windowMs: MINUTE },
-    // Account (ACCOUNT.md): each of these sends an e-mail or builds an archive.
+    // Account: each of these sends an e-mail or builds an archive.
     'verify-email:resend': { max: 5, windowMs: HOUR },
     'password-reset:email': { max: 5, windowMs: HOUR },
     'password-reset:ip': { max: 20, windowMs: HOUR },

@@ -28,9 +28,9 @@ export interface Mailer {
 }
 
 /**
- * E-mail with nodemailer (ACCOUNT.md, "E-mail"). With `smtpUrl`, a real SMTP server; without it (the
- * embedded default), each message is written as an `.eml` file into `outboxDir` and its link is
- * logged, so that verification and reset work offline.
+ * E-mail with nodemailer. With `smtpUrl`, a real SMTP server; without it (the embedded default),
+ * each message is written as an `.eml` file into `outboxDir` and its link is logged, so that
+ * verification and reset work offline.
  */
 export function createMailer(options: {
   smtpUrl: string | null;

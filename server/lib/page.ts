@@ -1,4 +1,4 @@
-/** A page of a list as API.md returns it: `next` is an opaque cursor, or null on the last page. */
+/** A page of a list as the API returns it: `next` is an opaque cursor, or null on the last page. */
 export interface Page<T> {
   results: T[];
   next: string | null;

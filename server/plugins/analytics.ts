@@ -17,7 +17,7 @@ declare module 'fastify' {
 }
 
 /**
- * First-party analytics (ACCOUNT.md): events are stored in our own database, keyed by user id. With
+ * First-party analytics: events are stored in our own database, keyed by user id. With
  * `POSTHOG_KEY`, the same events also go to PostHog, keyed by the user id only: no e-mail, no name,
  * no address (GeoIP off), no cookie.
  */

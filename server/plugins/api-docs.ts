@@ -19,7 +19,7 @@ export const noBody = { 'x-body': 'none' } as const;
 
 type Transform = typeof jsonSchemaTransform;
 
-/** The zod provider's transform, plus the bodies described above and API.md's error envelope on every route. */
+/** The zod provider's transform, plus the bodies described above and the error envelope on every route. */
 const transform: Transform = (document) => {
   const result = jsonSchemaTransform(document);
   const schema = result.schema as Record<string, unknown> & { response?: Record<string, unknown> };
@@ -43,7 +43,7 @@ const transform: Transform = (document) => {
 
 const errorJson = {
   fields: {
-    description: 'Every bad field at once, with `non_field_errors` for the request as a whole (API.md).',
+    description: 'Every bad field at once, with `non_field_errors` for the request as a whole.',
     ...z.toJSONSchema(FieldErrorMap, { target: 'draft-2020-12' }),
   },
   detail: {

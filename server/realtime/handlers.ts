@@ -47,10 +47,10 @@ interface Route {
 }
 
 /**
- * The client → server events of API.md: validated with shared/ schemas, handled by the REST route's
- * services. Built once per server: `attach` gives a socket one catch-all listener shared by every
- * socket (Socket.IO calls it with the socket as `this`), not a set of closures of its own; with
- * thousands of idle sockets, that is most of what the app holds per socket beyond the bare transport.
+ * The client → server events (docs/socket-events.md): validated with shared/ schemas, handled by the
+ * REST route's services. Built once per server: `attach` gives a socket one catch-all listener shared
+ * by every socket (Socket.IO calls it with the socket as `this`), not a set of closures of its own;
+ * with thousands of idle sockets, that is most of what the app holds per socket beyond the bare transport.
  */
 export function createHandlers(context: HandlerContext) {
   const { app, presence } = context;

@@ -1,2 +1,2 @@
-/** Where privacy questions go (PRODUCT.md §9 leaves the address open). */
+/** Where privacy questions go. */
 export const PRIVACY_EMAIL = 'privacy@eventmatch.app';

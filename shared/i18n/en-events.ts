@@ -1,4 +1,4 @@
-/** English, events (EVENTS.md): the public event page and /app/events/…, loaded with their chunks. */
+/** English, events: the public event page and /app/events/…, loaded with their chunks. */
 export const enEvents = {
   'events.title': 'Events',
   'events.join.title': 'Join an event',

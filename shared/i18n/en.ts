@@ -1,8 +1,8 @@
 /**
- * English catalogue: every user-visible string of the web client. PRODUCT.md's copy is kept word for
- * word; template residue (basketball, websites, reviews) is replaced with copy for this product.
- * `{name}` placeholders are filled by the client's `t()`. Split in parts so the landing page
- * only ships the copy it shows (bench/README.md, "Web client").
+ * English catalogue: every user-visible string of the web client, all of it written for this product
+ * (no template residue: basketball, websites, reviews). `{name}` placeholders are filled by the
+ * client's `t()`. Split in parts so the landing page only ships the copy it shows (bench/README.md,
+ * "Web client").
  */
 import { enAccount } from './en-account';
 import { enApp } from './en-app';

@@ -1,9 +1,8 @@
 import type { Language } from '../constants';
 
 /**
- * The copy of every e-mail the server sends, in both languages (ACCOUNT.md, "E-mail"). The server
- * lays each out as plain text and simple HTML (server/features/account/emails.ts); `{name}` is the
- * recipient's first name.
+ * The copy of every e-mail the server sends, in both languages. The server lays each out as plain
+ * text and simple HTML (server/features/account/emails.ts); `{name}` is the recipient's first name.
  */
 export interface MailCopy {
   subject: string;

@@ -4,9 +4,9 @@ import { format, type MessageVars } from './format';
 /**
  * What the server says in its answers (field errors, details), by code, in both languages. The server
  * keeps a message as its code until it answers, then writes it in the language the request asked for
- * (`Accept-Language`; English when it names neither, as API.md's examples are), so a client shows
- * messages as they come: it never translates them, nor decides anything by their words (it has the
- * status and, where one applies, the body's `code`: shared/error-codes.ts).
+ * (`Accept-Language`; English when it names neither), so a client shows messages as they come: it
+ * never translates them, nor decides anything by their words (it has the status and, where one
+ * applies, the body's `code`: shared/error-codes.ts).
  *
  * A server message is made with `serverText('code', params)`; `{name}` in the copy takes a param.
  * A plain string still works where a message has no code yet: it is sent as written, in English.
@@ -87,7 +87,7 @@ export const SERVER_MESSAGES = {
     en: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.',
     es: 'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.',
   },
-  // The account (ACCOUNT.md).
+  // The account.
   link_invalid: { en: 'This link is invalid or has expired.', es: 'Este enlace no es válido o ha caducado.' },
   already_verified: { en: 'Your e-mail address is already verified.', es: 'Tu correo electrónico ya está verificado.' },
   wrong_current_password: {
@@ -133,7 +133,7 @@ export const SERVER_MESSAGES = {
   },
 
   // Matching and chat.
-  // Events (EVENTS.md).
+  // Events.
   event_qr_required: { en: 'Scan the code at the event to check in.', es: 'Escanea el código en el evento para entrar.' },
   event_qr_expired: {
     en: 'This code has expired. Scan the code at the event again.',

@@ -1,6 +1,6 @@
 import { z } from './zod';
 
-/** The events a client records (ACCOUNT.md, "Analytics"); anything else is a 400. */
+/** The events a client records; anything else is a 400. */
 export const CLIENT_ANALYTICS_EVENTS = ['app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent'] as const;
 /** Recorded by the server itself, where it is the witness (an account was created). */
 export const SERVER_ANALYTICS_EVENTS = ['signed_up'] as const;

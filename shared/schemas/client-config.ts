@@ -9,7 +9,7 @@ export const ClientConfig = z.object({
    * real payment), or `off` (no checkout: the subscribe page says payments are not configured).
    */
   payments: z.enum(['stripe', 'test', 'off']),
-  /** The checkout's `lookup_key` for each billing period, as this server is configured (API.md: overridable by environment). */
+  /** The checkout's `lookup_key` for each billing period, as this server is configured (overridable by environment). */
   lookup_keys: z.object({ monthly: z.string(), yearly: z.string() }),
 });
 export type ClientConfig = z.infer<typeof ClientConfig>;

@@ -29,7 +29,7 @@ export type Detail = z.infer<typeof Detail>;
 /** An answer with no body (204, or a redirect whose `Location` says where). */
 export const NoBody = z.null().describe('No body.');
 
-/** API.md's 400 body: every bad field at once, plus `non_field_errors`. */
+/** The 400 body: every bad field at once, plus `non_field_errors`. */
 export type FieldErrors = Record<string, string[]>;
 
 

@@ -1,4 +1,4 @@
-/** Events (EVENTS.md): the payloads of `/api/events/…` and their rules, shared by server and client. */
+/** Events: the payloads of `/api/events/…` and their rules, shared by server and client. */
 import {
   EVENT_MAX_DURATION_HOURS,
   EVENT_MAX_LEAD_DAYS,
@@ -113,7 +113,7 @@ export const EventStats = z.object({
 });
 export type EventStats = z.infer<typeof EventStats>;
 
-/** The `code` of an event error body, beside `detail` (EVENTS.md, check-in errors). */
+/** The `code` of an event error body, beside `detail`: why a check-in was refused. */
 export type EventErrorCode = Extract<ErrorCode, 'qr_required' | 'qr_expired' | 'not_open' | 'ended'>;
 
 export const EVENT_ERRORS = {

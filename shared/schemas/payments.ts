@@ -1,11 +1,11 @@
 import { z } from './zod';
 
-/** Which plans exist is the server's configuration (API.md: overridable by environment), so any short key parses here. */
+/** Which plans exist is the server's configuration (overridable by environment), so any short key parses here. */
 const LookupKey = z.string().trim().min(1).max(200);
 
 /**
  * Both forms of the checkout call: the JSON call of a signed-in client sends `lookup_key` with its
- * token. The spec's plain browser form post also sends an `email`, which names no account: it is
+ * token. A plain browser form post also sends an `email`, which names no account: it is
  * sent on to the subscribe page, where only a signed-in account can start a checkout for itself.
  */
 export const CheckoutInput = z.object({

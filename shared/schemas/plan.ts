@@ -28,7 +28,7 @@ export const LikeAllowance = z.object({
 });
 export type LikeAllowance = z.infer<typeof LikeAllowance>;
 
-/** 429 of a like past the free plan's window (API.md's envelope, with its code and when likes come back). */
+/** 429 of a like past the free plan's window (the error envelope, with its code and when likes come back). */
 export const DailyLikesExhaustedBody = z.object({
   detail: z.string(),
   code: z.literal('daily_likes_exhausted'),

@@ -21,7 +21,7 @@ export const CurrentUser = z.object({
   image: z.string().nullable(),
   is_profile_completed: z.boolean(),
   has_subscription: z.boolean(),
-  /** The address was proved (ACCOUNT.md): until then the app shows a banner with Resend. */
+  /** The address was proved: until then the app shows a banner with Resend. */
   email_verified: z.boolean(),
   /** False for accounts that only ever signed in with Google: they set a password through a reset. */
   has_password: z.boolean(),

@@ -7,7 +7,7 @@ import { cardOpacityFor, decisionFor, exitOffsetFor, rotationFor } from '../../c
 
 afterEach(cleanup);
 
-describe('swipe thresholds and mappings (PRODUCT.md §9)', () => {
+describe('swipe thresholds and mappings', () => {
   it('needs more than 100 px either way to decide', () => {
     expect(SWIPE_THRESHOLD_PX).toBe(100);
     expect(decisionFor(100)).toBeNull();

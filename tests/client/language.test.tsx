@@ -95,7 +95,7 @@ describe('language', () => {
     }
   });
 
-  it('keeps the spec copy word for word in English, with its typo fixed', () => {
+  it('keeps the English copy word for word', () => {
     expect(en['deck.loading']).toBe('Loading profiles...');
     expect(en['deck.empty']).toBe('No more profiles found. Try changing your preferences or come back later.');
     expect(en['deck.match.title']).toBe('You like each other!');

@@ -1,5 +1,5 @@
 /**
- * EVENTS.md in Debian's Chromium on phone-sized screens, against the real server: a newcomer opens
+ * Events in Debian's Chromium on phone-sized screens, against the real server: a newcomer opens
  * the host screen's QR link, registers, logs in, completes the profile and lands in the event's deck
  * without scanning again, while the organizer's host screen counts them in live. Screenshots land in
  * tests/e2e/artifacts/events-*.png.

@@ -10,8 +10,8 @@ import { startTwoInstances } from './cluster-fixtures';
 const ready = (await hasPostgres()) && (await hasRedis());
 
 /**
- * Every revocation of ACCOUNT.md (reset, change, logout-all, deletion) ends the user's sockets on
- * every instance, not only on the one that took the request.
+ * Every revocation of an account's sessions (reset, change, logout-all, deletion) ends the user's
+ * sockets on every instance, not only on the one that took the request.
  */
 describe.skipIf(!ready)('account revocations across two instances over Redis', () => {
   let smtp: TestSmtpServer;

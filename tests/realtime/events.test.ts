@@ -1,5 +1,5 @@
 /**
- * EVENTS.md, "Live": event rooms and the coalesced `event:count` / `deck:refresh`, on one instance and
+ * Events, live: event rooms and the coalesced `event:count` / `deck:refresh`, on one instance and
  * on two instances joined by Redis, with real Socket.IO clients.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

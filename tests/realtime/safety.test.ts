@@ -1,5 +1,5 @@
 /**
- * SAFETY.md, live, across two instances joined by Redis: a conversation that ends (block, unmatch,
+ * Safety, live, across two instances joined by Redis: a conversation that ends (block, unmatch,
  * report, ban) leaves both people's screens at once wherever they are connected, the visibility rule
  * holds for every socket event, a ban drops the banned person's sockets on the other instance, and
  * the per-user limits hold across instances.

@@ -1,5 +1,5 @@
 /**
- * Opaque cursors (SAFETY.md): a list's `next` reveals nothing of the position it holds, a changed or
+ * Opaque cursors: a list's `next` reveals nothing of the position it holds, a changed or
  * foreign cursor is a 400, and a cursor made on one instance opens on another of the same deployment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

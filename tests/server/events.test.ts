@@ -231,7 +231,7 @@ describe.each(backends)('events on %s', (backend) => {
       expect(reply.event.id).toBe(door.id);
     });
 
-    it('opens one hour before the start and closes at the end, with the codes of the spec', async () => {
+    it('opens one hour before the start and closes at the end, with its error codes', async () => {
       const organizer = await makeUser(server);
       const guest = await makeCompletedUser(server);
       const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 2 * HOUR).toISOString(), ends_at: new Date(Date.now() + 5 * HOUR).toISOString() });

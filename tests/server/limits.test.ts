@@ -1,5 +1,5 @@
 /**
- * SAFETY.md, "Limits on what one user can consume": each limit of the table refuses the attempt past
+ * Limits on what one user can consume: each limit of the table refuses the attempt past
  * it with a 429 and Retry-After, stores nothing for it, and counts per user, not per request path.
  * JSON bodies are capped, and text that shows nothing is refused. (Sends, sockets at once and the
  * limits across two instances: tests/realtime/safety.test.ts.)

@@ -92,7 +92,7 @@ describe('the OpenAPI document generated from the routes', () => {
         const bodyless = operation['x-body'] === 'none';
         if (!bodyless && (content.length === 0 || content.some((c) => c.schema === undefined))) problems.push(`${name}: no request body schema`);
       }
-      // API.md's envelope, on every route.
+      // The error envelope, on every route.
       if (!operation.responses?.['4XX'] || !operation.responses['400']) problems.push(`${name}: the error envelope is not described`);
     }
     expect(problems).toEqual([]);

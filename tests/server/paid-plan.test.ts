@@ -340,8 +340,8 @@ describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (
 
   /**
    * `count` likes by `user`, given to a few people over and over: each like is taken back with a
-   * dislike before the next one, so each is a new like (and counts), as API.md's "reacting again
-   * replaces the earlier reaction" allows.
+   * dislike before the next one, so each is a new like (and counts): reacting again replaces the
+   * earlier reaction.
    */
   async function likeOverAndOver(user: TestUser, targets: TestUser[], count: number) {
     for (let i = 0; i < count; i++) {

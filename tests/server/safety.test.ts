@@ -1,5 +1,5 @@
 /**
- * SAFETY.md over real HTTP: the one visibility rule at every route that touches another person or a
+ * Safety over real HTTP: the one visibility rule at every route that touches another person or a
  * conversation (an access matrix), block, unmatch, report with its snapshot, and moderation.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -30,7 +30,7 @@ describe('server messages in the language the request asks for', () => {
       password: ['This password is too common.', 'This password is entirely numeric.'],
       password2: ['The two passwords do not match.'],
     });
-    // A language the server does not speak: English, as API.md writes it.
+    // A language the server does not speak: English.
     const french = await api.post('/api/auth/register/', { json: body, headers: { 'accept-language': 'fr-FR' } });
     expect(french.body).toEqual(english.body);
   });

@@ -17,7 +17,7 @@ const ActivityChart = lazy(() => import('../../components/ActivityChart').then((
 
 const DAYS = 30;
 
-/** Moderators' daily activity (ACCOUNT.md, "Analytics"); anyone else finds nothing here. */
+/** Moderators' daily activity (first-party analytics); anyone else finds nothing here. */
 export function Admin() {
   useMessages(settingsMessages);
   const { t } = useAuthForm();

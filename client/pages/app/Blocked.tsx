@@ -47,7 +47,7 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
   );
 }
 
-/** /app/settings/blocked/: the people I blocked, newest first, each with Unblock (SAFETY.md, "Block"). */
+/** /app/settings/blocked/: the people I blocked, newest first, each with Unblock. */
 export function Blocked() {
   useMessages(safetyMessages);
   const t = useT();

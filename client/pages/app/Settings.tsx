@@ -13,7 +13,7 @@ import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
 import { useMessages } from '../../lib/i18n';
 
-/** Where the user keeps control of their account (ACCOUNT.md): password, sessions, their data, leaving. */
+/** Where the user keeps control of their account: password, sessions, their data, leaving. */
 export function Settings() {
   useMessages(settingsMessages);
   const { t } = useAuthForm();
@@ -90,7 +90,7 @@ function ChangePassword() {
   );
 }
 
-/** Google-only accounts set a first password through the reset e-mail (ACCOUNT.md). */
+/** Google-only accounts set a first password through the reset e-mail. */
 function SetPasswordByLink({ user }: { user: CurrentUser }) {
   const { t, errors, busy, onSubmit } = useAuthForm();
   const [sent, setSent] = useState(false);

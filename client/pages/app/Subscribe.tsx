@@ -16,7 +16,7 @@ import '../../perks.css';
 
 export type SubscribeOutcome = 'success' | 'error' | 'plans';
 
-/** By query string (PRODUCT.md §4): success needs a session id; canceled, or a bare success, is an error. */
+/** From the query string: success needs a session id; canceled, or a bare success, is an error. */
 export function outcomeFor(search: string): SubscribeOutcome {
   const params = new URLSearchParams(search);
   if (params.has('success') && params.get('session_id')) return 'success';
@@ -58,8 +58,8 @@ function TestModeAndError({ error }: { error: string | null }) {
 }
 
 /**
- * A subscriber's page (PRODUCT.md sent them to a screen that does not exist): their plan, what it
- * gives them, and "Manage subscription" (Stripe's customer portal, or the local test portal).
+ * A subscriber's page: their plan, what it gives them, and "Manage subscription" (Stripe's customer
+ * portal, or the local test portal).
  */
 function CurrentPlan() {
   const t = useT();

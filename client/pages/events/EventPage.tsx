@@ -18,7 +18,7 @@ import '../../events.css';
 const COUNT_REFRESH_MS = 30_000;
 
 /**
- * `/e/<code>` (EVENTS.md): the event's public page. With `?t=` (the QR at the door), its first act,
+ * `/e/<code>`: the event's public page. With `?t=` (the QR at the door), its first act,
  * before any login, is to exchange the token for a join pass, kept through registration, login and
  * profile completion; a signed-in guest is checked in at once and taken to the event's deck.
  */

@@ -64,7 +64,7 @@ export async function deleteAccount(db: Db, userId: number): Promise<DeletedAcco
       .select({ eventId: attendances.eventId })
       .from(attendances)
       .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)));
-    // The events they organize go on for those in them; their QR secrets go (ACCOUNT.md).
+    // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await tx.delete(users).where(eq(users.id, userId));
     return {

@@ -29,7 +29,7 @@ import {
   verifyEmail,
 } from './service';
 
-/** ACCOUNT.md: verified e-mail, password reset and change, sessions, deletion, export. */
+/** The account: verified e-mail, password reset and change, sessions, deletion, export. */
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
   const hashOptions = app.config.argon2;

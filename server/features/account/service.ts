@@ -24,7 +24,7 @@ export const NO_PASSWORD_YET = serverText('no_password_yet');
 
 type EmailPurpose = (typeof emailTokens.$inferSelect)['purpose'];
 
-/** How long an e-mailed link works (ACCOUNT.md): a day to verify, an hour to reset. */
+/** How long an e-mailed link works: a day to verify, an hour to reset. */
 export const EMAIL_TOKEN_TTL_MS: Record<EmailPurpose, number> = {
   verify_email: 24 * 60 * 60 * 1000,
   reset_password: 60 * 60 * 1000,

@@ -6,7 +6,7 @@ import { currentUser } from '../../plugins/auth';
 import { isModerator } from '../moderation/service';
 import { dailySummary } from './service';
 
-/** First-party analytics (ACCOUNT.md): the client names what happened; the server keeps who and when. */
+/** First-party analytics: the client names what happened; the server keeps who and when. */
 const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/analytics/events/', {
     schema: { body: AnalyticsEventInput, response: { 204: NoBody } },

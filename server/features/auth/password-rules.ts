@@ -56,7 +56,7 @@ const validPassword = (value: unknown) => RegisterInput.shape.password.safeParse
 
 /**
  * The register body with the password rules, checked even when other fields are bad so that a
- * client sees every problem at once (API.md). Without `when`, zod would skip this refinement as
+ * client sees every problem at once. Without `when`, zod would skip this refinement as
  * soon as any field failed.
  */
 export const RegisterBody = RegisterInput.superRefine(

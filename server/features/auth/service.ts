@@ -25,7 +25,7 @@ export const ACCOUNT_SUSPENDED = 'This account has been suspended.';
 
 /**
  * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account
- * gets none (SAFETY.md: 403 "This account has been suspended."). Checked in the insert itself, so a ban
+ * gets none (403 "This account has been suspended."). Checked in the insert itself, so a ban
  * that commits first always wins.
  */
 export async function issueToken(db: DbOrTx, userId: number): Promise<string> {

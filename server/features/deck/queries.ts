@@ -39,7 +39,7 @@ export interface ViewerFit {
   born_by: string;
   /** Candidates born after this date are at most my maximum age. */
   born_after: string;
-  /** My current event (EVENTS.md): while I have one, the deck holds only the people checked in there. */
+  /** My current event: while I have one, the deck holds only the people checked in there. */
   event_id: number | null;
 }
 

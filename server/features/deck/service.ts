@@ -14,8 +14,8 @@ export const DeckPositionSchema: z.ZodType<DeckPosition> = z.object({
 });
 
 /**
- * The next cards of the user's deck (API.md, "The deck"): the viewer's fit values (a primary-key
- * read), then the one deck statement. An incomplete profile has an empty deck.
+ * The next cards of the user's deck: the viewer's fit values (a primary-key read), then the one
+ * deck statement. An incomplete profile has an empty deck.
  */
 export async function getDeck(
   db: Db,

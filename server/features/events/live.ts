@@ -6,12 +6,12 @@ import type { RealtimeServer, RealtimeSocket } from '../../realtime/types';
 import { attendeeCount, currentEventIdOfUser } from './service';
 
 /**
- * The live side of events (EVENTS.md, "Live"): which sockets are in an event's room, and the two
- * coalesced pushes to it. Every instance coalesces what it sends to its own sockets (`io.local`): told of
- * every change in the cluster (`event:changed` between instances), each sends its sockets at most one
- * `event:count` per second and one `deck:refresh` per 5 s per event, so a socket, wherever it is
- * connected, receives no more than that. The count is read when it is sent, after the change that
- * asked for it has committed, so the last one after a burst is exact.
+ * The live side of events: which sockets are in an event's room, and the two coalesced pushes to it.
+ * Every instance coalesces what it sends to its own sockets (`io.local`): told of every change in the
+ * cluster (`event:changed` between instances), each sends its sockets at most one `event:count` per
+ * second and one `deck:refresh` per 5 s per event, so a socket, wherever it is connected, receives no
+ * more than that. The count is read when it is sent, after the change that asked for it has committed, so
+ * the last one after a burst is exact.
  */
 export interface EventLive {
   /** After the check-in committed: the user's sockets move to the event's room, and both counts are told. */

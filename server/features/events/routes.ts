@@ -39,10 +39,10 @@ import {
 const MY_EVENTS_PAGE_SIZE = 50;
 
 /**
- * EVENTS.md's routes. One path parameter, `:event`, whether it holds a code (the public routes) or an
+ * The events' routes. One path parameter, `:event`, whether it holds a code (the public routes) or an
  * id (the organizer's): two names at one position of the route tree would be one node with two names.
  *
- * EVENTS.md's routes: thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
+ * They are thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
 const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const byIp = (request: { ip: string }) => `ip:${request.ip}`;
 

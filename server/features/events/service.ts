@@ -33,7 +33,7 @@ import { attendeeCountStatement, currentEventStatement, eventIsLive } from './qu
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
-/** 128 bits of HMAC-SHA256: ≥ 96 as EVENTS.md asks, 22 base64url characters in the QR. */
+/** 128 bits of HMAC-SHA256 (no fewer than 96 may do), 22 base64url characters in the QR. */
 const TOKEN_BYTES = 16;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 const PASS_PURPOSE = 'event-pass';
@@ -54,7 +54,7 @@ export interface EventRecord {
   openCount: number;
 }
 
-/** Where an event is in its life (EVENTS.md, public view), by the clock `now`. */
+/** Where an event is in its life (upcoming, open, ended), by the clock `now`. */
 export function eventStatus(event: Pick<EventRecord, 'startsAt' | 'endsAt'>, now = Date.now()): EventStatus {
   if (now < event.startsAt.getTime() - EVENT_CHECK_IN_LEAD_MINUTES * MINUTE_MS) return 'upcoming';
   if (now <= event.endsAt.getTime()) return 'open';
@@ -163,7 +163,7 @@ export async function listOrganizedEvents(
   return sliceOf(rows, options.limit, (row) => presentOrganizerEvent(row, now), (row) => ({ id: row.id }));
 }
 
-/** The user's current event (EVENTS.md: open attendance, not lapsed), or null. */
+/** The user's current event (an open attendance, not lapsed), or null. */
 export async function currentEventOf(db: Db, userId: number): Promise<EventRecord | null> {
   const [row] = await currentEventStatement.run<{ event_id: number | null }>(db, { userId });
   if (!row || row.event_id === null) return null;
@@ -239,7 +239,7 @@ export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string
   return parsed.success && parsed.data.event === event.id;
 }
 
-/** Errors of the check-in, with the machine `code` of EVENTS.md beside `detail`. */
+/** Errors of the check-in, with a machine `code` beside `detail`. */
 export const eventError = (status: 403 | 409, code: EventErrorCode, detail: ServerText) => new ApiError(status, { detail, code });
 
 export interface CheckInOutcome {
@@ -254,9 +254,9 @@ export interface CheckInOutcome {
 const CHECK_IN_LOCK_SPACE = 16;
 
 /**
- * Checks the user in to the event of `code` (EVENTS.md, check-in rules): the window, then the proof of
- * presence a `qr` event asks for, then, in one transaction, leaving any other event and opening (or
- * reopening) the attendance here. The partial unique index keeps "one current event" true whatever races.
+ * Checks the user in to the event of `code`: the window, then the proof of presence a `qr` event asks
+ * for, then, in one transaction, leaving any other event and opening (or reopening) the attendance here.
+ * The partial unique index keeps "one current event" true whatever races.
  */
 export async function checkIn(
   db: Db,

@@ -10,7 +10,7 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: GoogleLoginInput, response: { 200: TokenResponse } },
     onRequest: app.limits.hook('google-login:ip', (request) => request.ip),
     handler: async (request) => {
-      // Hidden unless configured (ARCHITECTURE.md): a server without a client id takes no Google logins.
+      // Hidden unless configured: a server without a client id takes no Google logins.
       const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;
       if (!clientId) throw ValidationError.field('non_field_errors', GOOGLE_DISABLED);
       const login = await googleLogin(app.db, { clientId, userInfoUrl, tokenInfoUrl }, request.body.access_token, {

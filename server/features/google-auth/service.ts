@@ -87,7 +87,7 @@ function accountNames(info: GoogleUserInfo) {
  * The account for a verified Google identity: by Google's subject id, then by e-mail (linking the
  * two), else a new one. Two first logins at once both end on the one account the constraints allow.
  *
- * A password account is linked only once its owner has proved the address (ACCOUNT.md): otherwise
+ * A password account is linked only once its owner has proved the address: otherwise
  * whoever registered the address first, perhaps not its owner, would be let into the owner's Google
  * login ("pre-account hijacking"). Google vouching for the address verifies it.
  */

@@ -21,7 +21,7 @@ const QueuePositionSchema: z.ZodType<QueuePosition> = z.object({
 
 const QUEUE_PAGE_SIZE = 50;
 
-/** The moderation queue (SAFETY.md, "Moderation"): moderators only; anyone else finds nothing here. */
+/** The moderation queue: moderators only; anyone else finds nothing here. */
 const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
   app.addHook('onRequest', async (request) => {

@@ -139,8 +139,8 @@ export interface Resolution {
 }
 
 /**
- * Resolves an open report (SAFETY.md, "Moderation"). A ban hides the reported person from everyone at
- * once (the visibility rule reads `banned_at`), ends their conversations, and resolves every other
+ * Resolves an open report: dismissed, or the reported person banned. A ban hides them from everyone
+ * at once (the visibility rule reads `banned_at`), ends their conversations, and resolves every other
  * open report about them; the caller then ends their sessions and tells their partners. The photo
  * copies kept with a report go once it is resolved. Null for an unknown report; 409 when already resolved.
  */

@@ -68,7 +68,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
       if (request.headers.authorization === undefined) {
         if (!isFormPost(request)) throw new NotAuthenticated();
-        // The spec's plain form post names an account by e-mail, which proves nothing: it would let
+        // A plain form post (no token) names an account by e-mail, which proves nothing: it would let
         // anyone start (and, in test mode, complete) a checkout for someone else, and its answer would
         // tell whether an account exists. It goes on to the subscribe page instead, the same way for
         // any e-mail, where a signed-in account starts a checkout for itself.

@@ -25,7 +25,7 @@ export interface Payments {
   mode: CheckoutMode;
   /** null: the local test checkout (CHECKOUT_MODE=test) stands in for Stripe, or (off) nothing does. */
   stripe: Stripe | null;
-  /** The lookup keys of the plans that may be bought (API.md: overridable by environment). */
+  /** The lookup keys of the plans that may be bought (overridable by environment). */
   lookupKeys: readonly string[];
 }
 

@@ -13,7 +13,7 @@ const BlockPositionSchema: z.ZodType<BlockPosition> = z.object({
   id: z.number().int().min(1).max(2_147_483_647),
 });
 
-/** Block, unblock, unmatch and report (SAFETY.md): each takes effect for both people at once. */
+/** Block, unblock, unmatch and report: each takes effect for both people at once. */
 const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
 

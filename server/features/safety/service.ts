@@ -75,7 +75,7 @@ async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Pr
 }
 
 /**
- * Blocks `otherId` for `userId`: two-way and at once (SAFETY.md). Blocking again changes nothing.
+ * Blocks `otherId` for `userId`: two-way and at once. Blocking again changes nothing.
  * Returns null for someone the blocker cannot see (unknown, or already hidden), which the route
  * answers as a missing id; otherwise the conversation it ended, if any.
  */
@@ -135,7 +135,7 @@ export async function listBlocks(
 }
 
 /**
- * Ends a conversation for both at a participant's request (SAFETY.md, "Unmatch"): the two are never
+ * Ends a conversation for both at a participant's request (unmatch): the two are never
  * shown to each other again, and a dislike from the one who ended it is recorded. Null when the
  * conversation is not one the user may use.
  */
@@ -164,10 +164,10 @@ export interface ReportOutcome {
 }
 
 /**
- * Reports a user (SAFETY.md, "Report"): keeps a snapshot of what they showed (their profile, with
- * copies of its photos, and the last messages of any conversation the two shared, even an ended one),
- * and blocks them for the reporter. A second report while the first is open adds to it. Null for an
- * unknown user. The reported user is never told.
+ * Reports a user: keeps a snapshot of what they showed (their profile, with copies of its photos, and
+ * the last messages of any conversation the two shared, even an ended one), and blocks them for the
+ * reporter. A second report while the first is open adds to it. Null for an unknown user. The
+ * reported user is never told.
  */
 export async function report(
   db: Db,
@@ -264,7 +264,7 @@ async function takeSnapshot(
   };
 }
 
-/** How long the messages of an ended conversation are kept for a report that may follow (SAFETY.md, "Unmatch"). */
+/** How long the messages of an ended conversation are kept for a report that may follow. */
 export const ENDED_CONVERSATION_MESSAGES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**

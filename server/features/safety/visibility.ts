@@ -2,7 +2,7 @@ import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { blocks, conversations, users } from '../../db/schema';
 
 /**
- * The one visibility rule (SAFETY.md): may two people see and reach each other? Not when either
+ * The one visibility rule: may two people see and reach each other? Not when either
  * blocked the other, when they unmatched, or when either is banned (a deleted account has no row to
  * find). Every path that shows one user to another or lets one reach the other asks here: the deck,
  * profiles, reactions, conversation lists, a conversation and its messages, sends, typing, receipts,

@@ -6,7 +6,7 @@ import { Queue } from './Queue';
 import { ReportView } from './ReportView';
 import { useMessages } from '../../../lib/i18n';
 
-/** /app/moderation/: the report queue and one report (SAFETY.md, "Moderation"); AppRoot lets moderators in only. */
+/** /app/moderation/: the report queue and one report; AppRoot lets moderators in only. */
 export function Moderation() {
   useMessages(moderationMessages);
   useMessages(safetyMessages);
