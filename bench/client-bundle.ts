@@ -1,5 +1,5 @@
 /**
- * Client bundle budgets (issue 5): the landing page's JavaScript ≤ 80 KB gzipped, the signed-in app
+ * Client bundle budgets: the landing page's JavaScript ≤ 80 KB gzipped, the signed-in app
  * ≤ 180 KB. Builds the real client with a manifest, follows the import graph from the entry, and
  * prints gzipped sizes next to a baseline built in the same run: a bare React "hello" page, the floor
  * any React page pays.

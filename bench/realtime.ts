@@ -1,5 +1,5 @@
 /**
- * Realtime load benchmark (issue 4). `npm run bench:realtime`.
+ * Realtime load benchmark. `npm run bench:realtime`.
  *
  * Open loop: N connected pairs, messages scheduled at a fixed total rate whatever the server answers
  * (latency is measured from the *scheduled* send time, so a stalled server cannot hide its queue).

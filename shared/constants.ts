@@ -28,7 +28,7 @@ export const PLAN_MONTHLY_PRICES = { starter: 15, pro: 30, enterprise: 60 } as c
 export const YEARLY_PRICE_FACTOR = 2 / 3;
 export const LOOKUP_KEYS = { monthly: 'basic_monthly', yearly: 'basic_yearly' } as const;
 
-/** What the plan buys (issue 19). Without it: this many likes per rolling window; dislikes and skips are unlimited. */
+/** What the plan buys. Without it: this many likes per rolling window; dislikes and skips are unlimited. */
 export const FREE_DAILY_LIKES = 100;
 export const DAILY_LIKES_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** How long after a dislike or a skip a subscriber may take it back. */

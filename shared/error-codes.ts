@@ -6,17 +6,17 @@
  * them in `client/lib/errors.ts`. (No zod here: the client's first chunk imports this list.)
  */
 export const ERROR_CODES = [
-  // Checkout (issue 18).
+  // Checkout.
   'already_subscribed',
   'payments_not_configured',
   'payments_unavailable',
   'checkout_canceled',
   'checkout_complete',
-  // The paid plan (issue 19).
+  // The paid plan.
   'subscription_required',
   'daily_likes_exhausted',
   'nothing_to_undo',
-  // Events (issue 16), why a check-in was refused: a QR event without proof of presence, a QR token
+  // Events: why a check-in was refused: a QR event without proof of presence, a QR token
   // that is no longer good for a pass, check-in before the window or after the end.
   'qr_required',
   'qr_expired',

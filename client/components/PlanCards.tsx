@@ -7,7 +7,7 @@ import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PUR
 import { plansMessages } from '../lib/messages-plans';
 import '../plans.css';
 
-/** What each plan buys, as the server gives it (issue 19): Starter's three perks are real; the others are not for sale yet. */
+/** What each plan buys, as the server gives it: Starter's three perks are real; the others are not for sale yet. */
 const FEATURES: Record<Plan, MessageKey[]> = {
   starter: ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'],
   pro: ['subscribe.pro.1', 'subscribe.pro.2'],

@@ -2,7 +2,7 @@ import { DeckCard } from './users';
 import { z } from './zod';
 
 /**
- * What the paid plan buys (issue 19): people who liked me, undo, unlimited likes. Its errors carry the
+ * What the paid plan buys: people who liked me, undo, unlimited likes. Its errors carry the
  * codes `subscription_required`, `daily_likes_exhausted` and `nothing_to_undo` (shared/error-codes.ts).
  */
 

@@ -1,5 +1,5 @@
 /**
- * What the paid plan buys (issue 19), over real HTTP, with and without a subscription: who likes me,
+ * What the paid plan buys, over real HTTP, with and without a subscription: who likes me,
  * undo, and the free plan's 100 likes per rolling 24 hours. The plan is bought and lost the ways a
  * person does: the local test checkout and its test portal, or Stripe's events at the webhook (against
  * the local fake of Stripe, through the real SDK).

@@ -64,7 +64,7 @@ function LockedLikes({ count }: { count: number }) {
 }
 
 /**
- * "Likes you" (issue 19), its own route beside the chats: people who liked me and wait for an answer.
+ * "Likes you", its own route beside the chats: people who liked me and wait for an answer.
  * A subscriber sees them and answers from here; without the plan, only how many.
  */
 export function Likes() {

@@ -18,7 +18,7 @@ export interface LikesYou extends Slice<DeckCard, LikePosition> {
 }
 
 /**
- * "Likes you" (issue 19): how many people like me and wait for my answer, and, for a subscriber, who
+ * "Likes you": how many people like me and wait for my answer, and, for a subscriber, who
  * they are, newest first. Without the plan the count alone: the people stay hidden until they match.
  */
 export async function likesYou(

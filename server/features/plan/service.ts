@@ -6,7 +6,7 @@ import { likesGiven, reactions, users } from '../../db/schema';
 import { ApiError } from '../../errors';
 
 /**
- * What the plan buys (issue 19). The plan is `users.has_subscription`, which only Stripe's events
+ * What the plan buys. The plan is `users.has_subscription`, which only Stripe's events
  * (webhook or the local test checkout) change, and which is read fresh on every request: a cancelled
  * or unpaid subscription loses its perks with the event that says so.
  */
