@@ -329,7 +329,7 @@ export async function statementTimings(client: postgres.Sql, deck: (i: number) =
       reading.push(Number(/I\/O Timings:[^\n]*?read=([\d.]+)/.exec(executed)?.[1] ?? 0));
       const unseen = plan.split('SELECT* 2')[1] ?? '';
       const path =
-        /Index Scan using profiles_deck|Bitmap Index Scan on profiles_fit|Index Scan using profiles_fit|Seq Scan on profiles|Index Scan using attendances_event_open|Bitmap Index Scan on attendances_event_open/.exec(
+        /Index Scan using profiles_event_deck|Index Scan using profiles_deck|Bitmap Index Scan on profiles_fit|Index Scan using profiles_fit|Bitmap Index Scan on profiles_event_deck|Seq Scan on profiles|Index Scan using attendances_event_open|Bitmap Index Scan on attendances_event_open/.exec(
           unseen,
         )?.[0] ?? 'other';
       paths.set(path, (paths.get(path) ?? 0) + 1);

@@ -119,6 +119,9 @@ export const profiles = pgTable(
     isCompleted: boolean('is_completed').notNull().default(false),
     // Kept beside the deck's filter columns so that one index can serve its order.
     lastActiveAt: timestamp('last_active_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    // The event of the user's open attendance, if any (it may have lapsed since): a copy that the
+    // database keeps (a trigger on attendances), so that an event's deck walks profiles_event_deck.
+    checkedInEventId: integer('checked_in_event_id').references(() => events.id, { onDelete: 'set null' }),
   },
   (t) => [
     check('profiles_gender', sql`${t.gender} in ('male', 'female', 'non_binary')`),
@@ -139,6 +142,11 @@ export const profiles = pgTable(
     // Picky viewers (a rare gender in a narrow age band): straight to the few rows that can fit,
     // instead of walking most of profiles_deck or scanning every profile.
     index('profiles_fit').on(t.gender, t.dateOfBirth).where(sql`${t.isCompleted}`),
+    // An event's deck: the deck's walk over the people checked in there only, so that it stops after
+    // a page of cards, or after the event's few thousand rows at worst, whatever the size of the town.
+    index('profiles_event_deck')
+      .on(t.checkedInEventId, t.lastActiveAt.desc(), t.userId.desc())
+      .where(sql`${t.isCompleted} and ${t.checkedInEventId} is not null`),
   ],
 );
 
@@ -378,7 +386,7 @@ export const attendances = pgTable(
     primaryKey({ columns: [t.eventId, t.userId] }),
     // At most one current event per user, settled by the database even when two check-ins race.
     uniqueIndex('attendances_one_open').on(t.userId).where(sql`${t.leftAt} is null`),
-    // The event deck's scope and the live count: the event's people, straight from the index.
+    // The live count and the host's figures: the event's people, straight from the index.
     index('attendances_event_open').on(t.eventId, t.userId).where(sql`${t.leftAt} is null`),
   ],
 );

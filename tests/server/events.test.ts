@@ -374,6 +374,11 @@ describe.each(backends)('events on %s', (backend) => {
       expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, skipped!.id]));
       // Their own deck is the general one again, where anyone may be, wherever they are.
       expect((await deckIds(leaver!)).has(viewer.id)).toBe(true);
+      // Coming back reopens their attendance and puts them in the event's deck again; moving to
+      // another event takes them out of it. Both at once.
+      await checkIn(server, leaver!, event.code);
+      await checkIn(server, inside!, elsewhere.code);
+      expect(await deckIds(viewer)).toEqual(new Set([liker!.id, leaver!.id, skipped!.id]));
       expect((await api().post('/api/events/leave/', { token: viewer.token })).status).toBe(204);
       expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, skipped!.id, outsideFits!.id, atOtherEvent!.id, leaver!.id]));
     });

@@ -47,7 +47,13 @@ describe('data migrations, from a database made before them', { timeout: 120_000
         ('cs_2', 1, 'basic_yearly', 'stripe', 'complete', '2026-06-01T00:00:00Z'),
         ('cs_3', 2, 'basic_monthly', 'stripe', 'complete', '2026-05-01T00:00:00Z'),
         ('cs_4', 2, 'basic_yearly', 'stripe', 'open', '2026-06-01T00:00:00Z'),
-        ('cs_5', 3, 'basic_yearly', 'stripe', 'canceled', '2026-06-01T00:00:00Z');`);
+        ('cs_5', 3, 'basic_yearly', 'stripe', 'canceled', '2026-06-01T00:00:00Z');
+      -- 1 is checked in to the first event, 2 left it, 3 is checked in to the second, 4 never came.
+      insert into profiles (user_id) values (1), (2), (3), (4);
+      insert into events (id, code, name, starts_at, ends_at, join_mode, organizer_id, qr_secret) values
+        (1, 'AAAAAA', 'First', now() - interval '1 hour', now() + interval '1 hour', 'code', 4, 's'),
+        (2, 'BBBBBB', 'Second', now() - interval '1 hour', now() + interval '1 hour', 'code', 4, 's');
+      insert into attendances (event_id, user_id, left_at) values (1, 1, null), (1, 2, now()), (2, 3, null);`);
     await migrate(db, { migrationsFolder: shipped });
   }, 120_000);
 
@@ -78,5 +84,33 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       ['password@example.com', null],
       ['verified@example.com', null],
     ]);
+  });
+
+  const placed = async () =>
+    (await client.query<{ user_id: number; event_id: number | null }>(
+      'select user_id, checked_in_event_id as event_id from profiles order by user_id',
+    )).rows.map((row) => [row.user_id, row.event_id]);
+
+  it('0010 places every profile at the event of its open attendance', async () => {
+    expect(await placed()).toEqual([[1, 1], [2, null], [3, 2], [4, null]]);
+  });
+
+  it('0010 keeps the profiles placed through every write to attendances after it', async () => {
+    await client.exec(`
+      -- 1 moves to the second event the way a check-in does: the open row closes, the new one opens.
+      update attendances set left_at = now() where user_id = 1 and left_at is null;
+      insert into attendances (event_id, user_id) values (2, 1);
+      -- 2 comes back to the first event: their row reopens.
+      update attendances set left_at = null where event_id = 1 and user_id = 2;
+      -- 3 leaves.
+      update attendances set left_at = now() where user_id = 3;`);
+    expect(await placed()).toEqual([[1, 2], [2, 1], [3, null], [4, null]]);
+
+    // An event that goes takes its attendances, and its place on their profiles, with it.
+    await client.exec('delete from events where id = 1');
+    expect(await placed()).toEqual([[1, 2], [2, null], [3, null], [4, null]]);
+    // A deleted account takes its attendances and profile in one statement.
+    await client.exec('delete from users where id = 1');
+    expect(await placed()).toEqual([[2, null], [3, null], [4, null]]);
   });
 });

@@ -1,7 +1,7 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { PreparedStatement } from '../../db/client';
 import { profiles, reactions } from '../../db/schema';
-import { currentEventIdOf, inEvent } from '../events/queries';
+import { currentEventIdOf } from '../events/queries';
 import { visibleAmong } from '../safety/visibility';
 
 /** Where a page of the deck starts: after this card of this tier (keyset on the deck's order). */
@@ -72,7 +72,8 @@ const opaqueToPlanner = (condition: SQL) => sql`(case when ${condition} then tru
  * Every value is the database's own (ids, dates, ages, enum genders) or a cursor part already checked
  * to be digits. Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;
- *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), walked in order and
+ *   1: profiles_deck (last_active_at desc, user_id desc where is_completed), or within an event
+ *      profiles_event_deck (the same order after the event id), walked in order and
  *      filtered against hashed lists (my reactions, my likers, the people hidden from me, each read once
  *      through its index) — it stops after `limit` fitting rows instead of sorting every candidate
  *      (or, for a narrow age range, the profiles_fit bitmap);
@@ -144,10 +145,11 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
   const limit = value('limit');
   const after = shape.after;
 
-  // Where: everyone, or while I am checked in, only the people of my event — a condition of its own,
-  // visible to the planner, which then starts from the event's attendees (attendances_event_open, a
-  // few thousand rows at most) instead of walking every profile.
-  const scope = shape.eventId === null ? sql`true` : inEvent(value('eventId'));
+  // Where: everyone, or while I am checked in, only the people of my event. My event is live, so
+  // whoever is placed there has their attendance open and current. A column of the profile, so that
+  // the unseen tier walks profiles_event_deck, the deck's order within the event, and stops after a
+  // page (at worst after the event's rows) instead of joining the event's attendees to the town.
+  const scope = shape.eventId === null ? sql`true` : sql`p.checked_in_event_id = ${value('eventId')}::int`;
   // The mutual fit, the same for every tier, in two halves. First whom I am looking for: gender and
   // age, which the planner estimates well and profiles_fit can serve.
   const whomIWant = sql`${scope} and

@@ -1,4 +1,4 @@
-import { type Placeholder, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { EVENT_AFTER_PARTY_HOURS } from '../../../shared/constants';
 import { PreparedStatement } from '../../db/client';
 import { attendances, events } from '../../db/schema';
@@ -17,13 +17,6 @@ export const eventIsLive = (event: SQL) =>
 export const currentEventIdOf = (userId: Placeholder | number) => sql`(
   select a.event_id from ${attendances} a join ${events} e on e.id = a.event_id
   where a.user_id = ${userId} and a.left_at is null and ${eventIsLive(sql`e`)})`;
-
-/**
- * The deck's event scope: the candidate is checked in to the viewer's current event. The viewer's own
- * event is current, so an open attendance there is current too. Read through `attendances_event_open`.
- */
-export const inEvent = (eventId: number | SQLWrapper) =>
-  sql`p.user_id in (select a.user_id from ${attendances} a where a.event_id = ${eventId} and a.left_at is null)`;
 
 /** The event two users are both checked in to now (where their match is made), or null. */
 export const sharedCurrentEventOf = (oneId: number, otherId: number) => sql`(
