@@ -119,6 +119,7 @@ const CHAT = 1;
 const SEND = 2;
 const LEAVE = 3;
 const RECONNECT = 4;
+const REFRESH = 5;
 
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const SECOND = 1000;
@@ -143,6 +144,8 @@ interface Attendee {
   connectedOnce: boolean;
   deck: number[];
   deckStale: boolean;
+  /** A `deck:refresh` was heard: the deck goes stale at a moment of its window, as in the app. */
+  refreshWaiting: boolean;
   /** An empty deck is asked again at a deck:refresh, or after this time. */
   deckRetryAt: number;
   conversations: Map<number, Conversation>;
@@ -295,6 +298,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         connectedOnce: false,
         deck: [],
         deckStale: true,
+        refreshWaiting: false,
         deckRetryAt: 0,
         conversations: new Map(),
         unacked: new Set(),
@@ -448,6 +452,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     else if (action === SEND) send(attendee);
     else if (action === LEAVE) leave(attendee);
     else if (action === RECONNECT) void comeBack(attendee);
+    else if (action === REFRESH) {
+      attendee.refreshWaiting = false;
+      attendee.deckStale = true;
+    }
   }
 
   /** A REST call during the party: failures are counted, never thrown. */
@@ -643,8 +651,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   function onEvent(attendee: Attendee, name: string, payload: unknown) {
     if (name === 'message:new') return received(attendee, payload as { conversation_id: number; message: Message });
     if (name === 'match:new') return matched(attendee, payload as { conversation_id: number; user: MatchUser });
-    if (name === 'deck:refresh') attendee.deckStale = true;
-    else if (name === 'sync') void catchUp(attendee);
+    if (name === 'deck:refresh') {
+      // The app fetches at a random moment within the server's window, once for every refresh heard meanwhile.
+      if (attendee.refreshWaiting) return;
+      attendee.refreshWaiting = true;
+      wheel.schedule(attendee.index, REFRESH, Math.random() * (payload as { within_ms: number }).within_ms);
+    } else if (name === 'sync') void catchUp(attendee);
   }
 
   function received(attendee: Attendee, { conversation_id: conversationId, message }: { conversation_id: number; message: Message }) {

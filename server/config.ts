@@ -45,6 +45,11 @@ export interface Config {
    * messages a second through a few hundred users, never production.
    */
   limitMultiplier: number;
+  /**
+   * The most deck fetches per second that one event's `deck:refresh` may set off on one instance
+   * (`DECK_REFRESH_FETCHES_PER_SECOND`): past it, a big event's refreshes come less often than every 5 s.
+   */
+  deckRefreshFetchesPerSecond: number;
   checkoutMode: CheckoutMode;
   stripe: {
     secretKey: string | null;
@@ -123,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     limits: {},
     limitMultiplier: Math.max(1, int(env.RATE_LIMIT_MULTIPLIER, 1)),
+    deckRefreshFetchesPerSecond: Math.max(1, int(env.DECK_REFRESH_FETCHES_PER_SECOND, 50)),
     checkoutMode: checkoutMode(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,

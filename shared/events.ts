@@ -57,8 +57,12 @@ export interface ServerToClientEvents {
   presence: (payload: { user_id: number; online: boolean }) => void;
   /** Current attendees of an event, to its room: at most one per second per event, exact after a burst. */
   'event:count': (payload: EventCountPayload) => void;
-  /** New people are at the event: the attendees' decks fetch fresh cards. At most one per 5 s per event. */
-  'deck:refresh': (payload: { event_id: number }) => void;
+  /**
+   * New people are at the event: the attendees' decks fetch fresh cards, each at a random moment within
+   * `within_ms` (so that a room of phones does not ask at once). At most one per `within_ms` per event,
+   * which is 5 s or longer at a big event.
+   */
+  'deck:refresh': (payload: { event_id: number; within_ms: number }) => void;
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
   /**

@@ -15,6 +15,22 @@ let stops: Array<() => void> = [];
  */
 const SYNC_SPREAD_MS = 2000;
 
+/** The deck's fetch after a `deck:refresh`, waiting for its moment within the server's window. */
+let deckRefresh: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * New people at my event: fresh cards behind the one on screen, fetched at a random moment within
+ * the window the server gives, so that a room of phones does not ask in the same second. One fetch
+ * covers every refresh heard while it waits.
+ */
+function refreshDeckWithin(eventId: number, withinMs: number) {
+  if (deckRefresh !== undefined) return;
+  deckRefresh = setTimeout(() => {
+    deckRefresh = undefined;
+    if (useEvents.getState().current?.id === eventId && useDeck.getState().queue !== null) void useDeck.getState().refresh();
+  }, Math.random() * withinMs);
+}
+
 /** Fetches what may have been missed while events could not reach this tab. */
 function catchUp() {
   // Whatever happened at the event while we were away: where I am, and who arrived.
@@ -62,10 +78,12 @@ export function startRealtime(token: string) {
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
     onEvent('event:count', ({ event_id, count }) => useEvents.getState().setCount(event_id, count)),
-    // New people at my event: fresh cards behind the one on screen. This is the deck's only refresh.
-    onEvent('deck:refresh', ({ event_id }) => {
-      if (useEvents.getState().current?.id === event_id && useDeck.getState().queue !== null) void useDeck.getState().refresh();
-    }),
+    // New people at my event. This is the deck's only refresh: there is no polling.
+    onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),
+    () => {
+      clearTimeout(deckRefresh);
+      deckRefresh = undefined;
+    },
     onConnect(() => void usePresence.getState().refresh()),
     onReconnect(catchUp),
     onEvent('sync', () => {

@@ -109,6 +109,7 @@ export default fp(
       db: app.db,
       log: app.log,
       broadcast: fanout ? (eventId, arrivals) => io.serverSideEmit('event:changed', eventId, arrivals) : null,
+      deckRefreshFetchesPerSecond: app.config.deckRefreshFetchesPerSecond,
     });
     app.decorate('eventLive', eventLive);
     io.on('event:changed', (eventId, arrivals) => eventLive.changedElsewhere(eventId, arrivals));

@@ -17,9 +17,13 @@ import { startTwoInstances } from './cluster-fixtures';
 function timeline(socket: ClientSocket) {
   const counts: Array<{ at: number; payload: EventCountPayload }> = [];
   const refreshes: number[] = [];
+  const windows: number[] = [];
   socket.on('event:count', (payload) => counts.push({ at: performance.now(), payload }));
-  socket.on('deck:refresh', () => refreshes.push(performance.now()));
-  return { counts, refreshes };
+  socket.on('deck:refresh', ({ within_ms }) => {
+    refreshes.push(performance.now());
+    windows.push(within_ms);
+  });
+  return { counts, refreshes, windows };
 }
 
 const gaps = (times: number[]) => times.slice(1).map((time, i) => time - times[i]!);
@@ -84,7 +88,7 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const anaRefresh = waitFor(anaSocket, 'deck:refresh');
     await checkIn(server, ana, event.code);
     await anaHears;
-    expect(await anaRefresh).toEqual({ event_id: event.id });
+    expect(await anaRefresh).toEqual({ event_id: event.id, within_ms: DECK_REFRESH_INTERVAL_MS });
 
     // Checked in before connecting: joined on connect.
     await checkIn(server, ben, event.code);
@@ -151,8 +155,48 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
       expectCoalesced(seen.counts.map((c) => c.at), EVENT_COUNT_INTERVAL_MS, elapsed);
     }
     expectCoalesced(attendeeSeen.refreshes, DECK_REFRESH_INTERVAL_MS, elapsed);
+    // A small room: the phones spread their fetches over the plain 5 s.
+    expect(new Set(attendeeSeen.windows)).toEqual(new Set([DECK_REFRESH_INTERVAL_MS]));
     // 24 arrivals, a handful of messages.
     expect(attendeeSeen.counts.length).toBeLessThan(24);
+  });
+});
+
+describe('a big event\'s deck refreshes', () => {
+  let server: TestServer;
+  const open: ClientSocket[] = [];
+  // One fetch a second is this instance's budget, so that a few phones make a big event.
+  beforeAll(async () => {
+    server = await startServer({ config: { deckRefreshFetchesPerSecond: 1 } });
+  });
+  afterAll(async () => {
+    for (const socket of open.splice(0)) socket.close();
+    await server.close();
+  });
+
+  it('come less often than every 5 s, with a window that holds the fetches they set off to the budget', { timeout: 60_000 }, async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const phones = 8;
+    for (let i = 0; i < phones; i++) {
+      const attendee = await makeUser(server);
+      await checkIn(server, attendee, event.code);
+      open.push(await connect(server.url, attendee.token));
+    }
+    await waitUntilInRoom(server, event.id, phones);
+    const seen = timeline(open[0]!);
+
+    // Two arrivals a moment apart: the first is told at once, the second one window later.
+    const started = performance.now();
+    await checkIn(server, await makeUser(server), event.code);
+    await waitUntil(() => seen.refreshes.length === 1, 8000, 'the first refresh');
+    await checkIn(server, await makeUser(server), event.code);
+    await waitUntil(() => seen.refreshes.length === 2, 20_000, 'the second refresh');
+
+    // 8 phones at 1 fetch a second: an 8 s window, where a small event's is 5 s.
+    expect(seen.windows).toEqual([phones * 1000, phones * 1000]);
+    expect(seen.refreshes[0]! - started).toBeLessThan(DECK_REFRESH_INTERVAL_MS);
+    expect(seen.refreshes[1]! - seen.refreshes[0]!).toBeGreaterThan(phones * 1000 * 0.9);
   });
 });
 

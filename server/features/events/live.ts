@@ -12,6 +12,12 @@ import { attendeeCount, currentEventIdOfUser } from './service';
  * second and one `deck:refresh` per 5 s per event, so a socket, wherever it is connected, receives no
  * more than that. The count is read when it is sent, after the change that asked for it has committed, so
  * the last one after a burst is exact.
+ *
+ * A refresh sets off one deck fetch per phone in the room, each a full deck statement. At a big event
+ * the window grows with the phones this instance holds, so that its refreshes set off no more than
+ * `deckRefreshFetchesPerSecond` fetches a second, and the phones spread their fetches over that window
+ * (`within_ms`) instead of all asking in the same second. A newcomer still reaches every deck within
+ * one window.
  */
 export interface EventLive {
   /** After the check-in committed: the user's sockets move to the event's room, and both counts are told. */
@@ -30,6 +36,8 @@ export interface EventLive {
 }
 
 interface Coalesced {
+  /** The least time between two sends; a refresh sets it at each send. */
+  interval: number;
   /** When this instance last sent it (performance.now()). */
   last: number;
   timer: ReturnType<typeof setTimeout> | null;
@@ -43,7 +51,7 @@ interface EventState {
   refresh: Coalesced;
 }
 
-const idle = (): Coalesced => ({ last: Number.NEGATIVE_INFINITY, timer: null, running: false, dirty: false });
+const idle = (interval: number): Coalesced => ({ interval, last: Number.NEGATIVE_INFINITY, timer: null, running: false, dirty: false });
 /** How often forgotten events' state is dropped. */
 const SWEEP_MS = 60_000;
 
@@ -53,26 +61,28 @@ export function createEventLive(options: {
   log: FastifyBaseLogger;
   /** Tells the other instances (through Redis); null when this instance is alone. */
   broadcast: ((eventId: number, arrivals: boolean) => void) | null;
+  /** The most deck fetches per second that one event's refreshes may set off on this instance. */
+  deckRefreshFetchesPerSecond: number;
 }): EventLive {
-  const { io, db, log } = options;
+  const { io, db, log, deckRefreshFetchesPerSecond } = options;
   const states = new Map<number, EventState>();
   let closed = false;
 
   const stateOf = (eventId: number) => {
     let state = states.get(eventId);
     if (!state) {
-      state = { count: idle(), refresh: idle() };
+      state = { count: idle(EVENT_COUNT_INTERVAL_MS), refresh: idle(DECK_REFRESH_INTERVAL_MS) };
       states.set(eventId, state);
     }
     return state;
   };
   const localSocketsIn = (eventId: number) => io.of('/').adapter.rooms.get(rooms.event(eventId))?.size ?? 0;
 
-  /** Leading and trailing: the first change is sent at once, those within `interval` after it once, at its end. */
-  function request(slot: Coalesced, interval: number, send: () => Promise<void>) {
+  /** Leading and trailing: the first change is sent at once, those within the interval after it once, at its end. */
+  function request(slot: Coalesced, send: () => Promise<void>) {
     slot.dirty = true;
     if (slot.timer || slot.running || closed) return;
-    const wait = Math.max(0, slot.last + interval - performance.now());
+    const wait = Math.max(0, slot.last + slot.interval - performance.now());
     slot.timer = setTimeout(() => {
       slot.timer = null;
       slot.dirty = false;
@@ -83,7 +93,7 @@ export function createEventLive(options: {
           slot.running = false;
           if (slot.dirty) {
             slot.dirty = false;
-            request(slot, interval, send);
+            request(slot, send);
           }
         });
     }, wait);
@@ -91,7 +101,7 @@ export function createEventLive(options: {
 
   function pushCount(eventId: number) {
     const state = stateOf(eventId);
-    request(state.count, EVENT_COUNT_INTERVAL_MS, async () => {
+    request(state.count, async () => {
       // Nobody here to tell; whoever joins later reads the count over HTTP.
       if (localSocketsIn(eventId) === 0) return;
       const count = await attendeeCount(db, eventId);
@@ -103,10 +113,12 @@ export function createEventLive(options: {
 
   function pushRefresh(eventId: number) {
     const state = stateOf(eventId);
-    request(state.refresh, DECK_REFRESH_INTERVAL_MS, async () => {
-      if (localSocketsIn(eventId) === 0 || closed) return;
+    request(state.refresh, async () => {
+      const phones = localSocketsIn(eventId);
+      if (phones === 0 || closed) return;
       state.refresh.last = performance.now();
-      io.local.to(rooms.event(eventId)).emit('deck:refresh', { event_id: eventId });
+      state.refresh.interval = Math.max(DECK_REFRESH_INTERVAL_MS, Math.ceil((phones * 1000) / deckRefreshFetchesPerSecond));
+      io.local.to(rooms.event(eventId)).emit('deck:refresh', { event_id: eventId, within_ms: state.refresh.interval });
     });
   }
 
@@ -125,9 +137,9 @@ export function createEventLive(options: {
     io.in(rooms.user(userId)).except(rooms.eventHost(eventId)).socketsLeave(rooms.event(eventId));
 
   const sweep = setInterval(() => {
-    const before = performance.now() - DECK_REFRESH_INTERVAL_MS;
+    const now = performance.now();
     for (const [eventId, state] of states) {
-      const busy = [state.count, state.refresh].some((slot) => slot.timer || slot.running || slot.last > before);
+      const busy = [state.count, state.refresh].some((slot) => slot.timer || slot.running || slot.last + slot.interval > now);
       if (!busy && localSocketsIn(eventId) === 0) states.delete(eventId);
     }
   }, SWEEP_MS);
