@@ -112,6 +112,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
 
     expect(await post({ response: 'like', other: 2_000_000_000 })).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
     expect((await post({ response: 'like', other: incomplete.id })).status).toBe(404);
+    expect((await post({ response: 'dislike', other: 2_000_000_000 })).status).toBe(404);
+    expect((await post({ response: 'skip', other: incomplete.id })).status).toBe(404);
 
     const badChoice = await post({ response: 'love', other: ben.id });
     expect(badChoice.status).toBe(400);

@@ -108,6 +108,11 @@ describe.each(backends)('safety on %s', (backend) => {
       expected: only(['stranger', 'participant'], 200),
     },
     {
+      name: 'POST /api/matching/ (a dislike)',
+      call: ({ me, them }) => api().post('/api/matching/', { ...as(me), json: { response: 'dislike', other: them.id } }),
+      expected: only(['stranger', 'participant'], 200),
+    },
+    {
       name: 'GET /api/conversations/{id}/',
       call: ({ me, conversationId }) => api().get(`/api/conversations/${conversationId}/`, as(me)),
       expected: only(['participant'], 200),
@@ -136,7 +141,8 @@ describe.each(backends)('safety on %s', (backend) => {
     },
   ];
 
-  it('lets only whom the visibility rule allows through every route that touches a person or a conversation', async () => {
+  // A fresh scene of users for each of the table's cells: longer than one test's usual budget.
+  it('lets only whom the visibility rule allows through every route that touches a person or a conversation', { timeout: 120_000 }, async () => {
     const failures: string[] = [];
     for (const route of routes) {
       for (const relation of RELATIONS) {

@@ -8,7 +8,7 @@ import { ApiError, NotFound, ValidationError } from '../../errors';
 import { type Db, rowsOf } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
-import { requireSubscription, spendLike } from '../plan/service';
+import { likesLock, requireSubscription, spendLike } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
 
 export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
@@ -26,6 +26,9 @@ export interface ReactOutcome {
  * on the ordered pair, so the second one sees the first; the unique (user_low_id, user_high_id) pair
  * makes a duplicate impossible even without the lock. A new like without the plan counts against
  * `options.dailyLikes` in the rolling window (`spendLike`): past it, a 429 and nothing stored.
+ *
+ * Swipes are most of a party's requests, so each is few round trips: a dislike or a skip is one
+ * statement, a like a transaction of three.
  */
 export async function react(
   db: Db,
@@ -35,51 +38,51 @@ export async function react(
 ): Promise<ReactOutcome> {
   const otherId = input.other;
   if (otherId === userId) throw ValidationError.field('other', CANNOT_REACT_TO_SELF);
-  const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
-
-  const conversationId = await db.transaction(async (tx) => {
-    // Unknown, incomplete or hidden by the visibility rule: as good as not there (the profile says 404 too).
-    const target = rowsOf<{ ok: number }>(
-      await tx.execute(sql`
-        select 1 as ok from ${profiles} p
-        where p.user_id = ${otherId} and p.is_completed and ${visibleTo(userId, sql`p.user_id`)}
-      `),
+  if (input.response !== 'like') {
+    const stored = rowsOf(
+      await db.execute(sql`
+        insert into ${reactions} (from_user_id, to_user_id, kind)
+        select ${userId}::int, ${otherId}::int, ${input.response} where ${reachable(userId, otherId)}
+        on conflict (from_user_id, to_user_id) do update set kind = excluded.kind, updated_at = now()
+        returning 1`),
     );
-    if (target.length === 0) throw new NotFound();
+    if (stored.length === 0) throw new NotFound();
+    return { match: false, conversationId: null, matched: [] };
+  }
 
-    if (input.response === 'like') {
-      // Counted first (the free plan's window), under the user's own lock, then the pair's: always in
-      // that order, so the two locks never wait on each other in a cycle.
-      await spendLike(tx, userId, otherId, options.dailyLikes);
-      // One key per pair (ids are < 2^31): the two likes of a pair queue here, other pairs do not.
-      await tx.execute(sql`select pg_advisory_xact_lock(${low}::bigint * 2147483648 + ${high}::bigint)`);
-    }
-    await tx
-      .insert(reactions)
-      .values({ fromUserId: userId, toUserId: otherId, kind: input.response })
-      .onConflictDoUpdate({
-        target: [reactions.fromUserId, reactions.toUserId],
-        set: { kind: input.response, updatedAt: sql`now()` },
-      });
-    if (input.response !== 'like') return null;
+  const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
+  const conversationId = await db.transaction(async (tx) => {
+    // The user's likes lock first, then the pair's (one key per pair; ids are < 2^31): always in that
+    // order, so two likes never wait on each other in a cycle. The two likes of a pair queue here,
+    // other pairs do not.
+    const [target] = rowsOf<{ ok: boolean }>(
+      await tx.execute(sql`
+        select ${likesLock(userId)}, pg_advisory_xact_lock(${low}::bigint * 2147483648 + ${high}::bigint),
+          ${reachable(userId, otherId)} as ok`),
+    );
+    if (!target?.ok) throw new NotFound();
+    await spendLike(tx, userId, otherId, options.dailyLikes);
 
+    // A statement of its own, begun once the pair's lock is held: it sees their like if it came first.
     const created = rowsOf<{ id: number }>(
       await tx.execute(sql`
-        insert into ${conversations} (user_low_id, user_high_id, event_id)
-        select ${low}, ${high}, ${sharedCurrentEventOf(low, high)}
-        where exists (select 1 from ${reactions} r
-          where r.from_user_id = ${otherId} and r.to_user_id = ${userId} and r.kind = 'like')
-        on conflict (user_low_id, user_high_id) do nothing
-        returning id
-      `),
+        with mine as (
+          insert into ${reactions} (from_user_id, to_user_id, kind) values (${userId}, ${otherId}, 'like')
+          on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
+        ), created as (
+          insert into ${conversations} (user_low_id, user_high_id, event_id)
+          select ${low}, ${high}, ${sharedCurrentEventOf(low, high)}
+          where exists (select 1 from ${reactions} r
+            where r.from_user_id = ${otherId} and r.to_user_id = ${userId} and r.kind = 'like')
+          on conflict (user_low_id, user_high_id) do nothing
+          returning id
+        ), members as (
+          insert into ${conversationMembers} (conversation_id, user_id)
+          select id, ${low}::int from created union all select id, ${high}::int from created
+        )
+        select id from created`),
     );
-    const id = created[0] ? Number(created[0].id) : null;
-    if (id === null) return null;
-    await tx.insert(conversationMembers).values([
-      { conversationId: id, userId: low },
-      { conversationId: id, userId: high },
-    ]);
-    return id;
+    return created[0] ? Number(created[0].id) : null;
   });
 
   if (conversationId === null) return { match: false, conversationId: null, matched: [] };
@@ -93,6 +96,10 @@ export async function react(
     ],
   };
 }
+
+/** Whether `otherId` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
+const reachable = (userId: number, otherId: number) => sql`exists (select 1 from ${profiles} p
+  where p.user_id = ${otherId} and p.is_completed and ${visibleTo(userId, sql`p.user_id`)})`;
 
 async function matchCards(db: Db, ids: number[]): Promise<Map<number, MatchUser>> {
   const rows = rowsOf<{ id: number; name: string; image: string | null }>(

@@ -74,6 +74,12 @@ export async function purgeSpentLikes(db: DbOrTx): Promise<number> {
 const LIKES_LOCK_SPACE = 0x4c494b45;
 
 /**
+ * The lock that serialises a user's likes: taken by the reaction's transaction before `spendLike`
+ * (with its other locks, in one statement: a round trip less per like).
+ */
+export const likesLock = (userId: number) => sql`pg_advisory_xact_lock(${LIKES_LOCK_SPACE}::int, ${userId}::int)`;
+
+/**
  * Counts a like `userId` is giving `otherId`, inside the reaction's transaction, before the reaction is
  * written: without the plan, the like past `limit` in the rolling window throws `DailyLikesExhausted`
  * and the transaction stores nothing. Liking someone already liked is no new like and costs nothing.
@@ -82,12 +88,11 @@ const LIKES_LOCK_SPACE = 0x4c494b45;
  * likes in the window like anyone else. A like later replaced (by a dislike, an unmatch) still counts
  * at the time it was given: it was spent then, and counting it keeps like-then-dislike from costing less.
  *
- * The user's likes are serialised by a transaction-scoped advisory lock, so the count and the insert
- * are one step: two likes at the same instant cannot both see 99. The insert decides in SQL (one
- * statement), and takes the user's rows that have left the window with it.
+ * The caller holds `likesLock(userId)`, which serialises the user's likes, so the count and the
+ * insert are one step: two likes at the same instant cannot both see 99. The insert decides in SQL
+ * (one statement), and takes the user's rows that have left the window with it.
  */
 export async function spendLike(tx: Tx, userId: number, otherId: number, limit: number): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${LIKES_LOCK_SPACE}::int, ${userId}::int)`);
   const inserted = rowsOf<{ ok: number }>(
     await tx.execute(sql`
       with expired as (
