@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
+import { PGlite, type PGliteInterface, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -58,6 +58,15 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
 
   run<Row>(db: Db, values: Values): Promise<Row[]> {
     return runNamed<Row>(db, this.text, this.params(values));
+  }
+
+  /** The same, inside a transaction: on the transaction's own connection. */
+  runIn<Row>(tx: Tx, values: Values): Promise<Row[]> {
+    // drizzle keeps the driver's transaction on the transaction's session; Tx's type leaves it out.
+    const client = (tx as Tx & { session: { client: postgres.TransactionSql | PGliteTransaction } }).session.client;
+    const params = this.params(values);
+    if ('unsafe' in client) return client.unsafe<Row[]>(this.text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+    return client.query<Row>(this.text, params).then((result) => result.rows);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { EVENT_AFTER_PARTY_HOURS } from '../../../shared/constants';
 import { PreparedStatement } from '../../db/client';
 import { attendances, events } from '../../db/schema';
@@ -19,7 +19,7 @@ export const currentEventIdOf = (userId: Placeholder | number) => sql`(
   where a.user_id = ${userId} and a.left_at is null and ${eventIsLive(sql`e`)})`;
 
 /** The event two users are both checked in to now (where their match is made), or null. */
-export const sharedCurrentEventOf = (oneId: number, otherId: number) => sql`(
+export const sharedCurrentEventOf = (oneId: number | SQLWrapper, otherId: number | SQLWrapper) => sql`(
   select a.event_id from ${attendances} a
   join ${attendances} b on b.event_id = a.event_id and b.user_id = ${otherId} and b.left_at is null
   join ${events} e on e.id = a.event_id

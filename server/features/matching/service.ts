@@ -5,7 +5,7 @@ import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
-import { type Db, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { likesLock, requireSubscription, spendLike } from '../plan/service';
@@ -39,50 +39,20 @@ export async function react(
   const otherId = input.other;
   if (otherId === userId) throw ValidationError.field('other', CANNOT_REACT_TO_SELF);
   if (input.response !== 'like') {
-    const stored = rowsOf(
-      await db.execute(sql`
-        insert into ${reactions} (from_user_id, to_user_id, kind)
-        select ${userId}::int, ${otherId}::int, ${input.response} where ${reachable(userId, otherId)}
-        on conflict (from_user_id, to_user_id) do update set kind = excluded.kind, updated_at = now()
-        returning 1`),
-    );
+    const stored = await passStatement.run(db, { me: userId, other: otherId, kind: input.response });
     if (stored.length === 0) throw new NotFound();
     return { match: false, conversationId: null, matched: [] };
   }
 
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
+  const pair = { me: userId, other: otherId, low, high };
   const conversationId = await db.transaction(async (tx) => {
-    // The user's likes lock first, then the pair's (one key per pair; ids are < 2^31): always in that
-    // order, so two likes never wait on each other in a cycle. The two likes of a pair queue here,
-    // other pairs do not.
-    const [target] = rowsOf<{ ok: boolean }>(
-      await tx.execute(sql`
-        select ${likesLock(userId)}, pg_advisory_xact_lock(${low}::bigint * 2147483648 + ${high}::bigint),
-          ${reachable(userId, otherId)} as ok`),
-    );
+    const [target] = await likeLocksStatement.runIn<{ ok: boolean }>(tx, pair);
     if (!target?.ok) throw new NotFound();
     await spendLike(tx, userId, otherId, options.dailyLikes);
 
-    // A statement of its own, begun once the pair's lock is held: it sees their like if it came first.
-    const created = rowsOf<{ id: number }>(
-      await tx.execute(sql`
-        with mine as (
-          insert into ${reactions} (from_user_id, to_user_id, kind) values (${userId}, ${otherId}, 'like')
-          on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
-        ), created as (
-          insert into ${conversations} (user_low_id, user_high_id, event_id)
-          select ${low}, ${high}, ${sharedCurrentEventOf(low, high)}
-          where exists (select 1 from ${reactions} r
-            where r.from_user_id = ${otherId} and r.to_user_id = ${userId} and r.kind = 'like')
-          on conflict (user_low_id, user_high_id) do nothing
-          returning id
-        ), members as (
-          insert into ${conversationMembers} (conversation_id, user_id)
-          select id, ${low}::int from created union all select id, ${high}::int from created
-        )
-        select id from created`),
-    );
-    return created[0] ? Number(created[0].id) : null;
+    const [created] = await likeStatement.runIn<{ id: number }>(tx, pair);
+    return created ? Number(created.id) : null;
   });
 
   if (conversationId === null) return { match: false, conversationId: null, matched: [] };
@@ -97,9 +67,52 @@ export async function react(
   };
 }
 
-/** Whether `otherId` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
-const reachable = (userId: number, otherId: number) => sql`exists (select 1 from ${profiles} p
-  where p.user_id = ${otherId} and p.is_completed and ${visibleTo(userId, sql`p.user_id`)})`;
+// The swipe's statements, prepared: `$me` reacts to `$other`; `$low` and `$high` are the pair in order.
+const $me = sql`${sql.placeholder('me')}::int`;
+const $other = sql`${sql.placeholder('other')}::int`;
+const $low = sql`${sql.placeholder('low')}::int`;
+const $high = sql`${sql.placeholder('high')}::int`;
+type Pair = { me: number; other: number; low: number; high: number };
+
+/** Whether `other` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
+const reachable = sql`exists (select 1 from ${profiles} p
+  where p.user_id = ${$other} and p.is_completed and ${visibleTo($me, sql`p.user_id`)})`;
+
+/** A dislike or a skip: stored only where `reachable`; no row back is a 404. */
+const passStatement = new PreparedStatement<{ me: number; other: number; kind: 'dislike' | 'skip' }>(sql`
+  insert into ${reactions} (from_user_id, to_user_id, kind)
+  select ${$me}, ${$other}, ${sql.placeholder('kind')}::text where ${reachable}
+  on conflict (from_user_id, to_user_id) do update set kind = excluded.kind, updated_at = now()
+  returning 1`);
+
+/**
+ * A like's locks, the user's likes lock first, then the pair's (one key per pair; ids are < 2^31):
+ * always in that order, so two likes never wait on each other in a cycle. The two likes of a pair
+ * queue here, other pairs do not. With them, whether `other` is `reachable`.
+ */
+const likeLocksStatement = new PreparedStatement<Pair>(sql`
+  select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint), ${reachable} as ok`);
+
+/**
+ * The like, and the match if theirs is there: the conversation and its members. A statement of its
+ * own, begun once the pair's lock is held, so it sees their like if it came first.
+ */
+const likeStatement = new PreparedStatement<Pair>(sql`
+  with mine as (
+    insert into ${reactions} (from_user_id, to_user_id, kind) values (${$me}, ${$other}, 'like')
+    on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
+  ), created as (
+    insert into ${conversations} (user_low_id, user_high_id, event_id)
+    select ${$low}, ${$high}, ${sharedCurrentEventOf($low, $high)}
+    where exists (select 1 from ${reactions} r
+      where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
+    on conflict (user_low_id, user_high_id) do nothing
+    returning id
+  ), members as (
+    insert into ${conversationMembers} (conversation_id, user_id)
+    select id, ${$low} from created union all select id, ${$high} from created
+  )
+  select id from created`);
 
 async function matchCards(db: Db, ids: number[]): Promise<Map<number, MatchUser>> {
   const rows = rowsOf<{ id: number; name: string; image: string | null }>(

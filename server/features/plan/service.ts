@@ -1,7 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQLWrapper, sql } from 'drizzle-orm';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES } from '../../../shared/constants';
 import type { LikeAllowance } from '../../../shared/schemas/plan';
-import { type DbOrTx, rowsOf, type Tx } from '../../db/client';
+import { type DbOrTx, PreparedStatement, rowsOf, type Tx } from '../../db/client';
 import { likesGiven, reactions, users } from '../../db/schema';
 import { ApiError } from '../../errors';
 
@@ -47,7 +47,7 @@ export async function requireSubscription(db: DbOrTx, userId: number): Promise<v
 export const freeDailyLikes = (multiplier: number) => FREE_DAILY_LIKES * multiplier;
 
 const window = sql`(${DAILY_LIKES_WINDOW_MS}::bigint * interval '1 millisecond')`;
-const inWindow = (userId: number) => sql`${likesGiven.userId} = ${userId} and ${likesGiven.givenAt} > now() - ${window}`;
+const inWindow = (userId: number | SQLWrapper) => sql`${likesGiven.userId} = ${userId} and ${likesGiven.givenAt} > now() - ${window}`;
 
 /**
  * When the `limit`-th newest like of the window leaves it: from then on fewer than `limit` are in it.
@@ -77,7 +77,23 @@ const LIKES_LOCK_SPACE = 0x4c494b45;
  * The lock that serialises a user's likes: taken by the reaction's transaction before `spendLike`
  * (with its other locks, in one statement: a round trip less per like).
  */
-export const likesLock = (userId: number) => sql`pg_advisory_xact_lock(${LIKES_LOCK_SPACE}::int, ${userId}::int)`;
+export const likesLock = (userId: number | SQLWrapper) => sql`pg_advisory_xact_lock(${LIKES_LOCK_SPACE}::int, ${userId}::int)`;
+
+const giver = sql`${sql.placeholder('userId')}::int`;
+const taker = sql`${sql.placeholder('otherId')}::int`;
+
+/** The like counted, if it may be: one statement, which also takes the giver's rows that have left the window. */
+const spendStatement = new PreparedStatement<{ userId: number; otherId: number; limit: number }>(sql`
+  with expired as (
+    delete from ${likesGiven} where ${likesGiven.userId} = ${giver} and ${likesGiven.givenAt} <= now() - ${window}
+  )
+  insert into ${likesGiven} (user_id, to_user_id, given_at)
+  select ${giver}, ${taker}, now()
+  where not exists (select 1 from ${reactions}
+      where ${reactions.fromUserId} = ${giver} and ${reactions.toUserId} = ${taker} and ${reactions.kind} = 'like')
+    and ((select ${users.hasSubscription} from ${users} where ${users.id} = ${giver})
+      or (select count(*) from ${likesGiven} where ${inWindow(giver)}) < ${sql.placeholder('limit')}::int)
+  returning 1 as ok`);
 
 /**
  * Counts a like `userId` is giving `otherId`, inside the reaction's transaction, before the reaction is
@@ -93,19 +109,7 @@ export const likesLock = (userId: number) => sql`pg_advisory_xact_lock(${LIKES_L
  * (one statement), and takes the user's rows that have left the window with it.
  */
 export async function spendLike(tx: Tx, userId: number, otherId: number, limit: number): Promise<void> {
-  const inserted = rowsOf<{ ok: number }>(
-    await tx.execute(sql`
-      with expired as (
-        delete from ${likesGiven} where ${likesGiven.userId} = ${userId} and ${likesGiven.givenAt} <= now() - ${window}
-      )
-      insert into ${likesGiven} (user_id, to_user_id, given_at)
-      select ${userId}::int, ${otherId}::int, now()
-      where not exists (select 1 from ${reactions}
-          where ${reactions.fromUserId} = ${userId} and ${reactions.toUserId} = ${otherId} and ${reactions.kind} = 'like')
-        and ((select ${users.hasSubscription} from ${users} where ${users.id} = ${userId})
-          or (select count(*) from ${likesGiven} where ${inWindow(userId)}) < ${limit})
-      returning 1 as ok`),
-  );
+  const inserted = await spendStatement.runIn<{ ok: number }>(tx, { userId, otherId, limit });
   if (inserted.length > 0) return;
 
   const [state] = rowsOf<{ liked: boolean; resets_at: Date | string | null }>(
