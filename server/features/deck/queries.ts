@@ -180,10 +180,17 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
       order by p.last_active_at desc nulls last, p.user_id desc nulls last limit ${limit})`;
   };
 
+  // Tiers 0 and 2 start from my reactions' rows (those who liked me, those I skipped): a few dozen,
+  // read through their index, each profile then found by its key and the survivors sorted. The
+  // profile sits behind a lateral subquery that cannot be flattened (`offset 0`), so that is the only
+  // order the planner can take: left to its estimates, at an event where everyone is in the room it
+  // walked the whole event in the deck's order, probing the reactions at every profile.
+  const profileOf = (userId: SQL) => sql`lateral (select * from ${profiles} where user_id = ${userId} offset 0) p`;
+
   const branches = [
     branch(
       0,
-      sql`${reactions} liked join ${profiles} p on p.user_id = liked.from_user_id`,
+      sql`${reactions} liked cross join ${profileOf(sql`liked.from_user_id`)}`,
       sql`liked.to_user_id = ${me} and liked.kind = 'like' and ${fits} and ${notReactedByMe}`,
     ),
     branch(
@@ -194,7 +201,7 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
     ),
     branch(
       2,
-      sql`${reactions} skipped join ${profiles} p on p.user_id = skipped.to_user_id`,
+      sql`${reactions} skipped cross join ${profileOf(sql`skipped.to_user_id`)}`,
       sql`skipped.from_user_id = ${me} and skipped.kind = 'skip' and ${fits}`,
     ),
   ].filter((part): part is SQL => part !== null);
