@@ -38,12 +38,19 @@ export async function startServerProcess(relay: boolean, env: Record<string, str
   };
 }
 
-/** `count` lean sockets on the relay, in pairs (socket 2k and 2k+1 are each other's partner). */
-export async function relaySockets(url: string, count: number): Promise<LeanSocket[]> {
-  const sockets: LeanSocket[] = [];
+/** What relayLoad needs of a client: LeanSocket's, or an earlier version's (bench/lean-client-rates.ts compares them). */
+export type RelayClient = Pick<LeanSocket, 'emit' | 'on' | 'off' | 'close'>;
+type Open = (url: string, auth: object) => Promise<RelayClient>;
+
+/**
+ * `count` lean sockets on the relay, in pairs (socket 2k and 2k+1 are each other's partner), as users
+ * `firstUser` on: the relay fans out by user, so two sets on one relay need their own users.
+ */
+export async function relaySockets(url: string, count: number, open: Open = LeanSocket.open, firstUser = 0): Promise<RelayClient[]> {
+  const sockets: RelayClient[] = [];
   for (let i = 0; i < count; i += 200) {
-    const batch = Array.from({ length: Math.min(200, count - i) }, (_, j) => i + j);
-    sockets.push(...(await Promise.all(batch.map((id) => LeanSocket.open(url, { user: id, partner: id % 2 === 0 ? id + 1 : id - 1 })))));
+    const batch = Array.from({ length: Math.min(200, count - i) }, (_, j) => firstUser + i + j);
+    sockets.push(...(await Promise.all(batch.map((id) => open(url, { user: id, partner: id % 2 === 0 ? id + 1 : id - 1 })))));
   }
   return sockets;
 }
@@ -52,7 +59,7 @@ export async function relaySockets(url: string, count: number): Promise<LeanSock
  * Messages at `rate` per second for `seconds` over the pairs, open loop; each timed from its scheduled
  * send and from the moment it was written to the partner's `message:new`.
  */
-export async function relayLoad(sockets: LeanSocket[], rate: number, seconds: number, due: typeof dueCount = dueCount) {
+export async function relayLoad(sockets: RelayClient[], rate: number, seconds: number, due: typeof dueCount = dueCount, firstUser = 0) {
   const total = Math.round(rate * seconds);
   const scheduled = new Map<string, { at: number; sentAt: number }>();
   const fromSchedule = new Histogram();
@@ -61,7 +68,7 @@ export async function relayLoad(sockets: LeanSocket[], rate: number, seconds: nu
   let acked = 0;
   const handlers = sockets.map((socket, index) => {
     const handler = ({ message }: { message: { sender: number; client_id: string | null } }) => {
-      if (message.sender === index || !message.client_id) return;
+      if (message.sender === firstUser + index || !message.client_id) return;
       const entry = scheduled.get(message.client_id);
       if (!entry) return;
       scheduled.delete(message.client_id);
