@@ -166,8 +166,14 @@ interface SentMessage {
 }
 
 const SOCKET_EVENTS = new Set(['message:new', 'match:new', 'deck:refresh', 'sync']);
-/** After the party, how long answers and deliveries may still arrive before they count as lost. */
-const DRAIN_MS = 10_000;
+/**
+ * After the party, answers and deliveries may still arrive: the drain waits while they do, and what
+ * has not come once this long passes with nothing new arriving counts as lost. A busy server's
+ * catch-ups (after the reconnects the party's end forces) take seconds each, and are no loss.
+ */
+const DRAIN_QUIET_MS = 10_000;
+/** The drain's end, whatever still arrives. */
+const DRAIN_MAX_MS = 120_000;
 
 export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const log = options.log ?? (() => {});
@@ -361,14 +367,24 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     stopping = true;
     wheel.stop();
     wheel.clear();
-    const drainUntil = performance.now() + DRAIN_MS;
-    const everyoneBack = people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee));
-    await Promise.all(everyoneBack);
+    const drainStarted = performance.now();
+    const everyoneBack = Promise.all(people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)));
     const settled = () =>
       people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
       overlayPending.size === 0 &&
       [...messages.values()].every((message) => message.delivered);
-    while (!settled() && performance.now() < drainUntil) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Anything that arrives: an answer, a delivery, a recovery, a reconnect.
+    const arrivals = () =>
+      counts.acknowledged + counts.delivered + counts.recovered + counts.overlaysDelivered + counts.overlaysRecovered + counts.reconnects + rest.answers;
+    let lastArrivals = arrivals();
+    let lastArrivalAt = performance.now();
+    await Promise.race([everyoneBack, new Promise((resolve) => setTimeout(resolve, DRAIN_MAX_MS))]);
+    while (!settled()) {
+      const now = performance.now();
+      if (arrivals() !== lastArrivals) [lastArrivals, lastArrivalAt] = [arrivals(), now];
+      if (now - lastArrivalAt > DRAIN_QUIET_MS || now - drainStarted > DRAIN_MAX_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const cpu = process.cpuUsage(cpuBefore);
     const frames = LeanSocket.frames();
     const operations = frames.in - framesBefore.in + frames.out - framesBefore.out + rest.requests - restBefore;

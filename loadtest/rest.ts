@@ -25,6 +25,8 @@ export class Rest {
   readonly latency = new Map<string, Histogram>();
   readonly statuses = new Map<string, Map<number, number>>();
   requests = 0;
+  /** Calls that got an answer, whatever its status. */
+  answers = 0;
   /** Every route's latency since the last `takeRecent()`, for the live display. */
   private recent = new Histogram();
 
@@ -90,6 +92,7 @@ export class Rest {
     if (!byStatus) this.statuses.set(route, (byStatus = new Map()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     if (!answered) return;
+    this.answers += 1;
     let histogram = this.latency.get(route);
     if (!histogram) this.latency.set(route, (histogram = new Histogram()));
     histogram.record(ms);
