@@ -129,7 +129,7 @@ interface Conversation {
   other: number;
   /** Highest message id seen from the other person. */
   lastSeen: number;
-  /** Ids the last catch-up fetched (the socket may bring them too: not a duplicate). */
+  /** Ids the catch-ups fetched (the socket may bring them too: not a duplicate). */
   fetched: Set<number> | null;
 }
 
@@ -623,6 +623,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
   async function catchUp(attendee: Attendee) {
+    // As the app does: each thread from where it stood when the socket came back. What the socket
+    // brings meanwhile moves `lastSeen` on, past any message missed before it, so it is no cursor here.
+    const from = new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
     for (const list of ['empty', 'started'] as const) {
       const reply = await call<{ results: Array<{ id: number; other_user_id: number }> }>(
         attendee,
@@ -639,19 +642,21 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       }
     }
     for (const conversation of attendee.conversations.values()) {
-      conversation.fetched = new Set();
+      const fetched = (conversation.fetched ??= new Set());
+      let after = from.get(conversation.id) ?? 0;
       for (;;) {
         const reply = await call<{ results: Message[] }>(
           attendee,
           'GET',
           'GET /api/conversations/:id/messages/?after',
-          `/api/conversations/${conversation.id}/messages/?after=${conversation.lastSeen}&limit=100`,
+          `/api/conversations/${conversation.id}/messages/?after=${after}&limit=100`,
         );
         if (reply?.status !== 200) break;
         for (const message of reply.body.results) {
-          if (message.sender === attendee.account.id || message.id <= conversation.lastSeen) continue;
-          conversation.lastSeen = message.id;
-          conversation.fetched.add(message.id);
+          after = Math.max(after, message.id);
+          if (message.sender === attendee.account.id) continue;
+          conversation.lastSeen = Math.max(conversation.lastSeen, message.id);
+          fetched.add(message.id);
           const sent = message.client_id ? messages.get(message.client_id) : undefined;
           if (sent && !sent.delivered) {
             sent.delivered = true;
