@@ -58,6 +58,13 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return { count, ttl }
 `;
+/**
+ * The script goes by its SHA1 (EVALSHA): EVAL would send its text with every hit, and Redis would hash
+ * that text again every time to find the compiled script. A Redis that does not know it yet (a restart,
+ * a SCRIPT FLUSH) answers NOSCRIPT, and that hit goes by EVAL, which loads it for the next ones.
+ */
+const HIT_SCRIPT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
+const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
 
 const ERROR_LOG_INTERVAL_MS = 10_000;
 
@@ -82,10 +89,14 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
     async hit(key, max, windowMs) {
       if (!client.isReady) return fallback.hit(key, max, windowMs);
       try {
+        const options = { keys: [redisKey(key)], arguments: [String(windowMs)] };
         const reply = (await withTimeout(
-          client.eval(HIT_SCRIPT, { keys: [redisKey(key)], arguments: [String(windowMs)] }),
+          client.evalSha(HIT_SCRIPT_SHA, options).catch((error: unknown) => {
+            if (isNoScript(error)) return client.eval(HIT_SCRIPT, options);
+            throw error;
+          }),
           REDIS_COMMAND_TIMEOUT_MS,
-          'EVAL',
+          'EVALSHA',
         )) as [number, number];
         const [count, ttl] = reply;
         return { exceeded: count > max, retryAfterMs: ttl };

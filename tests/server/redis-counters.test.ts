@@ -1,0 +1,48 @@
+/**
+ * The throttle's counters in Redis (`server/lib/counters.ts`), on a Redis of the test's own: the hit
+ * script goes by its SHA1, and a Redis that has forgotten it (a restart, SCRIPT FLUSH) still counts.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { redisCounters } from '../../server/lib/counters';
+import { openRedis, type Redis } from '../../server/lib/redis';
+import { freePort } from '../helpers/ports';
+import { hasRedisServerBinary, ownRedis } from '../realtime/cluster-fixtures';
+
+describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
+  let server: ReturnType<typeof ownRedis>;
+  let redis: Redis;
+  const warn = vi.fn();
+  const log = { warn, info: () => {}, error: () => {} } as unknown as FastifyBaseLogger;
+
+  beforeAll(async () => {
+    server = ownRedis(await freePort());
+    await server.start();
+    redis = await openRedis({ url: server.url, prefix: 'test-counters', log });
+  });
+  afterAll(async () => {
+    redis?.close();
+    await server?.stop();
+  });
+
+  it('counts in Redis by the script’s SHA1, and goes on counting after Redis forgets the script', async () => {
+    const counters = redisCounters({ redis, log });
+    // Nothing loaded yet: the first hit finds NOSCRIPT and loads the script.
+    expect((await counters.hit('k', 2, 60_000)).exceeded).toBe(false);
+    await redis.commands.sendCommand(['SCRIPT', 'FLUSH']);
+    expect((await counters.hit('k', 2, 60_000)).exceeded).toBe(false);
+    // The third hit is over the limit only if Redis counted all three (the per-instance fallback would start again).
+    const third = await counters.hit('k', 2, 60_000);
+    expect(third.exceeded).toBe(true);
+    expect(third.retryAfterMs).toBeGreaterThan(59_000);
+    expect(warn).not.toHaveBeenCalled();
+    // Each hit went by EVALSHA; the script's text was sent only when Redis did not know it.
+    expect(await calls(redis, 'evalsha')).toBe(3);
+    expect(await calls(redis, 'eval')).toBe(2);
+  });
+});
+
+async function calls(redis: Redis, command: string) {
+  const stats = await redis.commands.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+}
