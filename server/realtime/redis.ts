@@ -50,6 +50,28 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     return done;
   };
 
+  /**
+   * Every instance that holds a user's socket subscribes to that user's channel, the instance that
+   * publishes for them included, so Redis hands each instance its own publishes back; the adapter
+   * would decode each one in full only to find its own id and drop it. The id is the JSON message's
+   * last field but one (`…,"uid":"<id>","nsp":"/"}`), so a look at the message's tail drops them undecoded.
+   * Only JSON messages end that way: binary ones (MessagePack) are passed on as before.
+   */
+  const ownTails: Buffer[] = [];
+  const fromThisInstance = (message: Buffer) =>
+    message[0] === 0x7b && ownTails.some((tail) => message.length > tail.length && message.subarray(message.length - tail.length).equals(tail));
+  const withoutOwn = new WeakMap<Listener, Listener>();
+  const skippingOwn = (listener: Listener): Listener => {
+    let wrapped = withoutOwn.get(listener);
+    if (!wrapped) {
+      wrapped = ((message: Buffer, channel: Buffer) => {
+        if (!fromThisInstance(message)) listener(message, channel);
+      }) as Listener;
+      withoutOwn.set(listener, wrapped);
+    }
+    return wrapped;
+  };
+
   const subscribe = (channel: string, listener: Listener) => {
     wanted.add(channel);
     const done = inOrder(channel, () =>
@@ -83,7 +105,7 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     },
   };
   const subFacade = {
-    sSubscribe: (channel: string, listener: Listener) => subscribe(channel, listener),
+    sSubscribe: (channel: string, listener: Listener) => subscribe(channel, skippingOwn(listener)),
     sUnsubscribe(channel: string) {
       wanted.delete(channel);
       failed.delete(channel);
@@ -91,8 +113,16 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     },
   };
 
+  const createAdapter = createShardedAdapter(pubFacade, subFacade, { channelPrefix, subscriptionMode: 'dynamic-private' });
   return {
-    adapter: createShardedAdapter(pubFacade, subFacade, { channelPrefix, subscriptionMode: 'dynamic-private' }),
+    // Socket.IO calls the adapter with `new`: a function, not an arrow (the object it returns is the adapter).
+    adapter: function adapter(nsp) {
+      const adapter = createAdapter(nsp);
+      // The id the adapter stamps on what it publishes (a protected field of socket.io-adapter's ClusterAdapter).
+      const { uid } = adapter as unknown as { uid: string };
+      ownTails.push(Buffer.from(`"uid":${JSON.stringify(uid)},"nsp":${JSON.stringify(nsp.name)}}`));
+      return adapter;
+    },
     async subscribed(room) {
       // The adapter's channel for a room of the default namespace ("dynamic-private" mode).
       const done = pending.get(`${channelPrefix}#/#${room}#`);
