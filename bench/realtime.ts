@@ -20,6 +20,7 @@
  * the generator took a core of the two, away from the servers it measures.
  *
  * Environment: BENCH_PAIRS (1000), BENCH_RATE (1000), BENCH_SECONDS (10), BENCH_STEP_SECONDS (5),
+ * BENCH_WARMUP_SECONDS (0; e.g. 5: unmeasured load at BENCH_RATE before each server's first row),
  * BENCH_LADDER ("2000,4000,6000,8000,10000,12000"), BENCH_HIGH_RATE (8000: the second rate CPU per message
  * is compared at, or the highest rate the relay holds if lower), BENCH_IDLE (10000),
  * BENCH_ONLY (baseline,app1,app2,idle), BENCH_REDIS_URL (a Redis to use for two instances instead of a
@@ -58,6 +59,7 @@ const LADDER = env('BENCH_LADDER', '2000,4000,6000,8000,10000,12000').split(',')
 const HIGH_RATE = Number(env('BENCH_HIGH_RATE', '8000'));
 const IDLE = Number(env('BENCH_IDLE', '10000'));
 const ONLY = new Set(env('BENCH_ONLY', 'baseline,app1,app2,idle').split(','));
+const WARMUP_SECONDS = Number(env('BENCH_WARMUP_SECONDS', '0'));
 const SOAK_MINUTES = Number(env('BENCH_SOAK_MINUTES', '0'));
 const SOAK_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : null;
 /** Each server process writes a V8 CPU profile of the measured phases here (bench/realtime-server.ts). */
@@ -578,6 +580,7 @@ async function baseline(): Promise<RunResult> {
   );
   for (let i = 0; i < PAIRS; i += 1) pairs.push({ a: sides[2 * i]!, b: sides[2 * i + 1]!, aId: 2 * i + 1, bId: 2 * i + 2, conversationId: i + 1 });
   await quiet([relay]);
+  await warmUp(pairs, target);
   const label = 'baseline relay';
   const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
   const saturation = await ladder('baseline', (rate) => runPhase({ label, pairs, rate, seconds: STEP_SECONDS, ...target }));
@@ -606,6 +609,7 @@ async function appRun(instances: 1 | 2, high: number): Promise<RunResult> {
     // Two instances: every pair is split, so every message crosses Redis.
     const pairs = await connectPairs(seeded, (side) => servers[side === 'a' || instances === 1 ? 0 : 1]!.url);
     await quiet(servers);
+    await warmUp(pairs, target);
     const label = instances === 1 ? 'app ×1' : 'app ×2 + Redis';
     const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
     const saturation = await ladder(label, (rate) => runPhase({ label, pairs, rate, seconds: STEP_SECONDS, ...target }));
@@ -629,6 +633,17 @@ interface IdleResult {
   heapAfterMb: number;
   connectPerSecond: number;
   load: number;
+}
+
+/**
+ * The steady load, unmeasured, before the first row: a fresh server process spends its first seconds
+ * compiling its hot code (V8's optimizing compiler, on threads `process.cpuUsage()` counts), once per
+ * process, so two instances would pay it twice within a row meant to measure CPU per message.
+ */
+async function warmUp(pairs: ConnectedPair[], target: Target) {
+  if (WARMUP_SECONDS <= 0) return;
+  await runPhase({ label: 'warm-up', pairs, rate: RATE, seconds: WARMUP_SECONDS, ...target });
+  await quiet(target.servers);
 }
 
 /**
@@ -755,7 +770,7 @@ function printTargets(rows: Array<[string, string, boolean | null]>) {
 
 // ---------------------------------------------------------------- main
 
-console.log(`Realtime benchmark: ${PAIRS} pairs, ${RATE} msg/s for ${SECONDS} s, ladder ${LADDER.join(', ')} (${STEP_SECONDS} s each)`);
+console.log(`Realtime benchmark: ${PAIRS} pairs, ${RATE} msg/s for ${SECONDS} s${WARMUP_SECONDS > 0 ? ` after ${WARMUP_SECONDS} s of warm-up` : ''}, ladder ${LADDER.join(', ')} (${STEP_SECONDS} s each)`);
 // The machine's other work competes for the same cores: its load average is part of every figure.
 console.log(`${os.cpus().length} CPUs, load average at start ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
 
