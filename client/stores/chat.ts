@@ -85,7 +85,13 @@ interface ChatState {
   partnerRead: (id: number, lastReadId: number) => void;
   markRead: (id: number) => void;
   /** Resolves with the conversations that are gone (404): they ended while the socket was away. */
-  catchUp: () => Promise<number[]>;
+  /** Each loaded thread's last stored message id, as of now: where a catch-up decided now starts. */
+  cursors: () => Record<number, number>;
+  /**
+   * Fetches each loaded thread's messages after `from` (its cursor when the catch-up was decided; a
+   * thread loaded since starts after its own last message), and answers the threads that are gone.
+   */
+  catchUp: (from?: Record<number, number>) => Promise<number[]>;
   ended: Record<number, EndedChat>;
   /** Forgets the thread and remembers that it ended, so that its chat page leaves. */
   end: (id: number, byMe: boolean, name?: string) => void;
@@ -195,7 +201,12 @@ export const useChat = create<ChatState>()((set, get) => {
       update(id, () => ({ ownReadId: lastFromPartner }));
       sendRead({ conversation_id: id, last_read_id: lastFromPartner });
     },
-    async catchUp() {
+    cursors() {
+      const from: Record<number, number> = {};
+      for (const [key, thread] of Object.entries(get().threads)) if (thread.loaded) from[Number(key)] = lastStoredId(thread);
+      return from;
+    },
+    async catchUp(from = {}) {
       const { threads } = get();
       const gone: number[] = [];
       await Promise.all(
@@ -203,7 +214,9 @@ export const useChat = create<ChatState>()((set, get) => {
           .filter(([, thread]) => thread.loaded)
           .map(async ([key, thread]) => {
             const id = Number(key);
-            const page = await api.messages(id, { after: lastStoredId(thread) }).catch((error: unknown) => {
+            // Not the thread's last message now: one pushed since the catch-up was decided may have
+            // come after the very messages it is for.
+            const page = await api.messages(id, { after: from[id] ?? lastStoredId(thread) }).catch((error: unknown) => {
               if (error instanceof NotFound) gone.push(id);
               return null;
             });

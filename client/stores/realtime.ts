@@ -31,22 +31,22 @@ function refreshDeckWithin(eventId: number, withinMs: number) {
   }, Math.random() * withinMs);
 }
 
-/** Fetches what may have been missed while events could not reach this tab. */
-function catchUp() {
+/** Fetches what may have been missed while events could not reach this tab (after `from`, see `useChat`). */
+function catchUp(from?: Record<number, number>) {
   // Whatever happened at the event while we were away: where I am, and who arrived.
   void useEvents.getState().loadCurrent();
   if (useDeck.getState().queue !== null) void useDeck.getState().refresh();
   // A conversation that ended while we were away answers 404: it ends here too.
   void useChat
     .getState()
-    .catchUp()
+    .catchUp(from)
     .then((gone) => gone.forEach(conversationEnded));
   if (useConversations.getState().empty) void useConversations.getState().load();
 }
 
 /** After `sync`: the messages and lists missed, and who came and went meanwhile. */
-function catchUpAll() {
-  catchUp();
+function catchUpAll(from: Record<number, number>) {
+  catchUp(from);
   void usePresence.getState().refresh();
 }
 
@@ -85,9 +85,11 @@ export function startRealtime(token: string) {
       deckRefresh = undefined;
     },
     onConnect(() => void usePresence.getState().refresh()),
-    onReconnect(catchUp),
+    onReconnect(() => catchUp()),
     onEvent('sync', () => {
-      setTimeout(catchUpAll, Math.random() * SYNC_SPREAD_MS);
+      // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
+      const from = useChat.getState().cursors();
+      setTimeout(() => catchUpAll(from), Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),

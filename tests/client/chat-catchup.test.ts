@@ -1,0 +1,47 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const messages = vi.hoisted(() => vi.fn());
+vi.mock('../../client/lib/api-app', () => ({ api: { messages } }));
+
+const { useChat } = await import('../../client/stores/chat');
+
+const stored = (id: number) => ({ id, sender: 2, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null });
+const thread = (ids: number[]) => ({
+  detail: null,
+  messages: ids.map((id) => ({ ...stored(id), status: 'sent' as const })),
+  loaded: true,
+  older: null,
+  loadingOlder: false,
+  typingAt: 0,
+  partnerReadId: 0,
+  ownReadId: 0,
+});
+
+describe('the chat store’s catch-up', () => {
+  afterEach(() => {
+    useChat.getState().reset();
+    messages.mockReset();
+  });
+
+  it('fetches after the cursors taken when the catch-up was decided, not after a message pushed since', async () => {
+    useChat.setState({ threads: { 7: thread([3, 5]) } });
+    // Told to catch up (`sync`): the cursors are taken then, the fetch comes within a spread.
+    const from = useChat.getState().cursors();
+    expect(from).toEqual({ 7: 5 });
+    // Meanwhile a newer message arrives live; the ones the catch-up is for (6) are older.
+    useChat.getState().receive(7, stored(8));
+    messages.mockResolvedValue({ results: [stored(6), stored(8)], next: null, previous: null });
+    await useChat.getState().catchUp(from);
+    expect(messages).toHaveBeenCalledWith(7, { after: 5 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
+  });
+
+  it('starts a thread loaded after the cursors were taken after its own last message', async () => {
+    const from = useChat.getState().cursors();
+    useChat.setState({ threads: { 9: thread([4]) } });
+    messages.mockResolvedValue({ results: [], next: null, previous: null });
+    await useChat.getState().catchUp(from);
+    expect(messages).toHaveBeenCalledWith(9, { after: 4 });
+  });
+});
