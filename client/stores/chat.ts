@@ -98,6 +98,9 @@ interface ChatState {
   reset: () => void;
 }
 
+/** The most pages of missed messages (50 each) one catch-up fetches per thread: a bound, not a budget. */
+const CATCH_UP_MAX_PAGES = 20;
+
 export const useChat = create<ChatState>()((set, get) => {
   const update = (id: number, change: (thread: Thread) => Partial<Thread>) =>
     set((state) => {
@@ -215,12 +218,19 @@ export const useChat = create<ChatState>()((set, get) => {
           .map(async ([key, thread]) => {
             const id = Number(key);
             // Not the thread's last message now: one pushed since the catch-up was decided may have
-            // come after the very messages it is for.
-            const page = await api.messages(id, { after: from[id] ?? lastStoredId(thread) }).catch((error: unknown) => {
-              if (error instanceof NotFound) gone.push(id);
-              return null;
-            });
-            if (page) update(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+            // come after the very messages it is for. Page after page, oldest first: a long absence
+            // may have missed more than one.
+            let params: { after?: number; cursor?: string } = { after: from[id] ?? lastStoredId(thread) };
+            for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
+              const page = await api.messages(id, params).catch((error: unknown) => {
+                if (error instanceof NotFound) gone.push(id);
+                return null;
+              });
+              if (!page) return;
+              update(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+              if (!page.next) return;
+              params = { cursor: page.next };
+            }
           }),
       );
       return gone;

@@ -44,4 +44,17 @@ describe('the chat store’s catch-up', () => {
     await useChat.getState().catchUp(from);
     expect(messages).toHaveBeenCalledWith(9, { after: 4 });
   });
+
+  it('follows the pages of a long absence to the end, oldest first', async () => {
+    useChat.setState({ threads: { 7: thread([3]) } });
+    messages
+      .mockResolvedValueOnce({ results: [stored(4), stored(5)], next: 'page-2', previous: null })
+      .mockResolvedValueOnce({ results: [stored(6)], next: null, previous: null });
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    expect(messages.mock.calls).toEqual([
+      [7, { after: 3 }],
+      [7, { cursor: 'page-2' }],
+    ]);
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 4, 5, 6]);
+  });
 });
