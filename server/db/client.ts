@@ -57,16 +57,14 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
   }
 
   run<Row>(db: Db, values: Values): Promise<Row[]> {
-    return runNamed<Row>(db, this.text, this.params(values));
+    return runNamed<Row>(clientOf(db), this.text, this.params(values));
   }
 
   /** The same, inside a transaction: on the transaction's own connection. */
   runIn<Row>(tx: Tx, values: Values): Promise<Row[]> {
     // drizzle keeps the driver's transaction on the transaction's session; Tx's type leaves it out.
-    const client = (tx as Tx & { session: { client: postgres.TransactionSql | PGliteTransaction } }).session.client;
-    const params = this.params(values);
-    if ('unsafe' in client) return client.unsafe<Row[]>(this.text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
-    return client.query<Row>(this.text, params).then((result) => result.rows);
+    const client = (tx as Tx & { session: { client: DriverClient } }).session.client;
+    return runNamed<Row>(client, this.text, this.params(values));
   }
 
   /**
@@ -78,7 +76,7 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
    * once it estimates it no dearer). PGlite runs it as `run` does. Not inside a transaction.
    */
   runWithCustomPlan<Row>(db: Db, values: Values): Promise<Row[]> {
-    return runNamed<Row>(db, this.text, this.params(values), customPlanClients.get(db));
+    return runNamed<Row>(customPlanClients.get(db) ?? clientOf(db), this.text, this.params(values));
   }
 }
 
@@ -91,11 +89,16 @@ export const CUSTOM_PLAN_SESSION = { plan_cache_mode: 'force_custom_plan' } as c
 /** The pool of `CUSTOM_PLAN_SESSION` connections that goes with each postgres.js database. */
 const customPlanClients = new WeakMap<object, postgres.Sql>();
 
-async function runNamed<Row>(db: Db, text: string, params: unknown[], pool?: postgres.Sql): Promise<Row[]> {
-  // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
-  const client = pool ?? (db as Db & { $client: unknown }).$client;
-  if (client instanceof PGlite) return (await client.query<Row>(text, params)).rows;
-  return (client as postgres.Sql).unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+/** What a statement runs on: a postgres.js pool or transaction, or PGlite or one of its transactions. */
+type DriverClient = postgres.Sql | postgres.TransactionSql | PGlite | PGliteTransaction;
+
+// drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
+const clientOf = (db: Db) => (db as Db & { $client: DriverClient }).$client;
+
+/** A named prepared statement on postgres.js (parsed once per connection); PGlite runs it as it is. */
+async function runNamed<Row>(client: DriverClient, text: string, params: unknown[]): Promise<Row[]> {
+  if ('unsafe' in client) return client.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+  return (await client.query<Row>(text, params)).rows;
 }
 
 export interface Database {
