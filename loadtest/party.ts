@@ -378,7 +378,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       counts.acknowledged + counts.delivered + counts.recovered + counts.overlaysDelivered + counts.overlaysRecovered + counts.reconnects + rest.answers;
     let lastArrivals = arrivals();
     let lastArrivalAt = performance.now();
-    await Promise.race([everyoneBack, new Promise((resolve) => setTimeout(resolve, DRAIN_MAX_MS))]);
+    let cap: NodeJS.Timeout | undefined;
+    await Promise.race([everyoneBack, new Promise((resolve) => (cap = setTimeout(resolve, DRAIN_MAX_MS)))]);
+    clearTimeout(cap);
     while (!settled()) {
       const now = performance.now();
       if (arrivals() !== lastArrivals) [lastArrivals, lastArrivalAt] = [arrivals(), now];
