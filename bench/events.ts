@@ -43,6 +43,7 @@ import {
   httpGetter,
   loop,
   namedConnections,
+  percentile,
   perOperation,
   rawClients,
   sendAsTheAppDoes,
@@ -107,6 +108,7 @@ async function deckRuns(raw: postgres.Sql, rawDeck: postgres.Sql, url: string, e
   ];
   await raw`insert into auth_tokens ${raw(groups.flatMap((g) => g.viewers.map((v) => ({ token_hash: hashToken(v.token), user_id: v.id }))))}`;
   const summary = new Map<string, { rawFull: Figures; httpFull: Figures; httpHalf: Figures; rawHalf: Figures; timings: Awaited<ReturnType<typeof statementTimings>> }>();
+  let interleaved: { rate: number; scoped: Figures; general: Figures } | null = null;
   try {
     for (const group of groups) {
       const fits: ViewerFit[] = [];
@@ -155,6 +157,7 @@ async function deckRuns(raw: postgres.Sql, rawDeck: postgres.Sql, url: string, e
       if (group.name === 'scoped') console.log(`\nEXPLAIN ANALYZE, scoped deck of one sampled viewer:\n\n${await explain(raw, deck(0))}`);
       summary.set(group.name, { rawFull, httpFull, httpHalf, rawHalf, timings });
     }
+    interleaved = await interleavedHalfLoad(url, groups, summary);
   } finally {
     await raw`delete from auth_tokens where token_hash in ${raw(groups.flatMap((g) => g.viewers.map((v) => hashToken(v.token))))}`;
   }
@@ -179,12 +182,54 @@ async function deckRuns(raw: postgres.Sql, rawDeck: postgres.Sql, url: string, e
       },
     );
   }
+  const mixed = interleaved!;
   rows.push({
-    target: "event deck's p99 at half load no worse than the general deck's",
-    figure: `${scoped.httpHalf.p99.toFixed(1)} against ${general.httpHalf.p99.toFixed(1)} ms`,
-    met: scoped.httpHalf.p99 <= general.httpHalf.p99,
+    target: "event deck's p99 at half load no worse than the general deck's (interleaved, same minutes)",
+    figure:
+      `${mixed.scoped.p99.toFixed(1)} against ${mixed.general.p99.toFixed(1)} ms ` +
+      `(separate runs: ${scoped.httpHalf.p99.toFixed(1)} against ${general.httpHalf.p99.toFixed(1)} ms)`,
+    met: mixed.scoped.p99 <= mixed.general.p99,
   });
   targetsTable(rows);
+}
+
+/**
+ * Both decks in one open loop at the mean of their half-load rates, requests alternating between an
+ * event viewer and a viewer at no event, each latency counted to its deck. Run one after the other,
+ * the two decks' p99s at half load met different minutes of a shared machine (they moved by a third
+ * from run to run, in either direction); here they meet the same ones.
+ */
+async function interleavedHalfLoad(
+  url: string,
+  groups: { name: string; viewers: Viewer[] }[],
+  summary: Map<string, { httpFull: Figures }>,
+) {
+  const [scoped, general] = groups as [(typeof groups)[number], (typeof groups)[number]];
+  const rate = Math.max(1, Math.round((summary.get('scoped')!.httpFull.throughput + summary.get('general')!.httpFull.throughput) / 4));
+  const latencies: [number[], number[]] = [[], []];
+  const getter = httpGetter(url, CONNECTIONS);
+  const path = '/api/users/matching-profiles/';
+  const seconds = DURATION * 2;
+  const viewerOf = (i: number) => {
+    const { viewers } = i % 2 === 0 ? scoped : general;
+    return viewers[Math.floor(i / 2) % viewers.length]!;
+  };
+  const all = await loop(
+    `both decks interleaved at half load (${rate} req/s)`,
+    (i) => getter.fetchOne({ path, token: viewerOf(i).token }),
+    { seconds, concurrency: CONNECTIONS, rate, onLatency: (i, ms) => latencies[i % 2]!.push(ms) },
+  );
+  getter.close();
+  const figures = (label: string, values: number[]): Figures => {
+    values.sort((a, b) => a - b);
+    return { label, count: values.length, throughput: values.length / seconds, p50: percentile(values, 50), p99: percentile(values, 99), errors: 0 };
+  };
+  const result = { rate, scoped: figures('event deck, interleaved', latencies[0]), general: figures('general deck, interleaved', latencies[1]) };
+  table(`Both decks interleaved at half load, ${rate} req/s for ${seconds} s (errors: ${all.errors}); load after: ${uptime()}`, [
+    result.scoped,
+    result.general,
+  ]);
+  return result;
 }
 
 interface Arrival {

@@ -156,7 +156,7 @@ export const percentile = (sorted: number[], p: number) =>
 export async function loop(
   label: string,
   task: (i: number) => Promise<unknown>,
-  options: { seconds: number; concurrency: number; rate?: number },
+  options: { seconds: number; concurrency: number; rate?: number; onLatency?: (i: number, ms: number) => void },
 ): Promise<Figures> {
   const latencies: number[] = [];
   let errors = 0;
@@ -164,9 +164,12 @@ export async function loop(
   const started = performance.now();
   const end = started + options.seconds * 1000;
   const run = async (scheduled: number) => {
+    const index = i++;
     try {
-      await task(i++);
-      latencies.push(performance.now() - scheduled);
+      await task(index);
+      const ms = performance.now() - scheduled;
+      latencies.push(ms);
+      options.onLatency?.(index, ms);
     } catch {
       errors++;
     }

@@ -352,7 +352,12 @@ describe.each(backends)('events on %s', (backend) => {
         await make(), await make(), await make(), await make(), await make(),
         await make({ gender: 'non_binary' }), await make(), await make(), await make(),
       ];
-      for (const user of [viewer, inside, liker, skipped, wrongGender, disliked, blocker, leaver]) await checkIn(server, user, event.code);
+      // In the room but outside my age range, or with me outside theirs: the fit holds within an event too.
+      const tooOld = await makeCompletedUser(server, person(83, band));
+      const notIntoMe = await makeCompletedUser(server, person(82, [85, 86]));
+      for (const user of [viewer, inside, liker, skipped, wrongGender, disliked, blocker, leaver, tooOld, notIntoMe]) {
+        await checkIn(server, user, event.code);
+      }
       await checkIn(server, atOtherEvent!, elsewhere.code);
       await react(liker!, viewer, 'like');
       await react(viewer, skipped!, 'skip');

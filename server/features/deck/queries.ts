@@ -152,10 +152,10 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
   const scope = shape.eventId === null ? sql`true` : sql`p.checked_in_event_id = ${value('eventId')}::int`;
   // The mutual fit, the same for every tier, in two halves. First whom I am looking for: gender and
   // age, which the planner estimates well and profiles_fit can serve.
-  const whomIWant = sql`${scope} and
-    p.is_completed and p.user_id <> ${me}
+  const genderAndAge = sql`p.user_id <> ${me}
     and p.gender = any(${value('genders')}::text[])
     and p.date_of_birth <= ${value('bornBy')}::date and p.date_of_birth > ${value('bornAfter')}::date`;
+  const whomIWant = sql`${scope} and p.is_completed and ${genderAndAge}`;
   // Then whether they want me back, and whether we may see each other at all (the visibility rule).
   const wantsMeBack = sql`
     p.genders_to_match @> ${value('gender')}::text[]
@@ -187,18 +187,26 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
   // walked the whole event in the deck's order, probing the reactions at every profile.
   const profileOf = (userId: SQL) => sql`lateral (select * from ${profiles} where user_id = ${userId} offset 0) p`;
 
+  // The unseen tier: whom I want, then, hidden from the planner, the rest. Within an event, whom I want
+  // is hidden too: the room is a few thousand rows at most, so walking it in the deck's order is never
+  // much worse than reading it all, and usually stops after a page. Left to its estimates for a narrow
+  // age range, the planner read the whole room through a bitmap and sorted it — for a third of the
+  // viewers, 1.5–2× the walk's time (bench/README.md). Town-wide, the profiles_fit bitmap is the right
+  // plan for a narrow range, so there the planner keeps seeing gender and age.
+  const unseenRest = sql`${wantsMeBack} and ${notReactedByMe}
+    and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${me} and kind = 'like')`;
+  const unseen =
+    shape.eventId === null
+      ? sql`${whomIWant} and ${opaqueToPlanner(unseenRest)}`
+      : sql`${scope} and p.is_completed and ${opaqueToPlanner(sql`${genderAndAge} and ${unseenRest}`)}`;
+
   const branches = [
     branch(
       0,
       sql`${reactions} liked cross join ${profileOf(sql`liked.from_user_id`)}`,
       sql`liked.to_user_id = ${me} and liked.kind = 'like' and ${fits} and ${notReactedByMe}`,
     ),
-    branch(
-      1,
-      sql`${profiles} p`,
-      sql`${whomIWant} and ${opaqueToPlanner(sql`${wantsMeBack} and ${notReactedByMe}
-        and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${me} and kind = 'like')`)}`,
-    ),
+    branch(1, sql`${profiles} p`, unseen),
     branch(
       2,
       sql`${reactions} skipped cross join ${profileOf(sql`skipped.to_user_id`)}`,
