@@ -131,6 +131,43 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(started.body.results.find((c: { id: number }) => c.id === conversationId)).toMatchObject({ last_message: 'two', unread_count: 2 });
   });
 
+  it('answers a burst larger than one slice of a batch in the order the messages were stored', async () => {
+    // Four senders, 25 each at once (under the limit of 30 per 10 s): batches of up to 100 sends,
+    // answered a slice at a time; each recipient must hear its partner's messages in stored order.
+    const pairs = await Promise.all(Array.from({ length: 4 }, () => makePair(server)));
+    const PER_SENDER = 25;
+    const sockets = await Promise.all(pairs.map(async (pair) => ({ a: await connectAs(pair.a.token), b: await connectAs(pair.b.token) })));
+    const heard = sockets.map(({ b }, i) => {
+      const contents: string[] = [];
+      const ids: number[] = [];
+      const done = new Promise<void>((resolve) =>
+        b.on('message:new', ({ conversation_id, message }) => {
+          if (conversation_id !== pairs[i]!.conversationId) return;
+          contents.push(message.content);
+          ids.push(message.id);
+          if (contents.length === PER_SENDER) resolve();
+        }),
+      );
+      return { contents, ids, done };
+    });
+
+    const acks = await Promise.all(
+      sockets.flatMap(({ a }, i) =>
+        Array.from({ length: PER_SENDER }, (_, k) =>
+          a.emitWithAck('message:send', { conversation_id: pairs[i]!.conversationId, content: `m${k}`, client_id: newClientId() }),
+        ),
+      ),
+    );
+    expect(acks.every((ack) => ack.ok)).toBe(true);
+    await Promise.all(heard.map((h) => h.done));
+    const sent = Array.from({ length: PER_SENDER }, (_, k) => `m${k}`);
+    for (const [i, h] of heard.entries()) {
+      expect(h.contents).toEqual(sent);
+      expect(h.ids).toEqual([...h.ids].sort((x, y) => x - y));
+      expect((await storedMessages(server, pairs[i]!.b.token, pairs[i]!.conversationId)).map((m) => m.content)).toEqual(sent);
+    }
+  });
+
   it('refuses bad payloads with an error ack and keeps the socket open', async () => {
     const { a, conversationId } = await makePair(server);
     const socket = await connectAs(a.token);

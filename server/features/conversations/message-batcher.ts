@@ -29,6 +29,13 @@ const LINGER_MS = 1;
 const LINGER_WHEN_GAP_MS = 10;
 
 /**
+ * How many sends are answered per event-loop turn once their batch is committed. Each answer writes
+ * three frames (the ack, `message:new` to both participants); a whole batch answered at once held the
+ * loop for tens of milliseconds near saturation, and every socket's reads waited behind it.
+ */
+const SETTLE_SLICE = 32;
+
+/**
  * `sendMessage` with group commit, for the socket's hot path. One commit per message tops out near
  * 1,000/s on this machine whatever the pool size (bench/README.md); here every send that arrives while
  * a commit is in flight joins the next one. At low load a batch is one message and nothing waits.
@@ -43,18 +50,45 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
   let flushing = false;
   let lastArrival = Number.NEGATIVE_INFINITY;
 
+  /**
+   * Committed sends waiting for their answer, oldest first: answered SETTLE_SLICE at a time, a slice
+   * per event-loop turn, so that reads and the next batch's write go on in between. One queue for
+   * every batch, so answers (and `message:new`) leave in the order the messages were stored.
+   */
+  let settling: Array<{ item: Pending; outcome: Outcome }> = [];
+  let settled = 0;
+  function settleSlice() {
+    const end = Math.min(settling.length, settled + SETTLE_SLICE);
+    for (; settled < end; settled += 1) {
+      const { item, outcome } = settling[settled]!;
+      if (outcome instanceof Error) item.reject(outcome);
+      else item.resolve(outcome);
+    }
+    if (settled === settling.length) {
+      settling = [];
+      settled = 0;
+      return;
+    }
+    // Under a load that never lets it drain, drop what was answered now and then.
+    if (settled >= 4096) {
+      settling = settling.slice(settled);
+      settled = 0;
+    }
+    setImmediate(settleSlice);
+  }
+  function settle(batch: Pending[], outcomes: Outcome[]) {
+    const idle = settling.length === 0;
+    batch.forEach((item, index) => settling.push({ item, outcome: outcomes[index]! }));
+    if (idle) settleSlice();
+  }
+
   async function flush() {
     flushing = true;
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
       try {
-        const outcomes = await writeBatch(db, batch.map((item) => item.input));
-        outcomes.forEach((outcome, index) => {
-          const item = batch[index]!;
-          if (outcome instanceof Error) item.reject(outcome);
-          else item.resolve(outcome);
-        });
+        settle(batch, await writeBatch(db, batch.map((item) => item.input)));
       } catch (error) {
         log.warn({ err: error, size: batch.length }, 'message batch failed; sending one by one');
         await Promise.all(batch.map((item) => sendMessage(db, item.input).then(item.resolve, item.reject)));
