@@ -91,7 +91,8 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
         settle(batch, await writeBatch(db, batch.map((item) => item.input)));
       } catch (error) {
         log.warn({ err: error, size: batch.length }, 'message batch failed; sending one by one');
-        await Promise.all(batch.map((item) => sendMessage(db, item.input).then(item.resolve, item.reject)));
+        const outcomes = await Promise.all(batch.map((item) => sendMessage(db, item.input).catch(asError)));
+        settle(batch, outcomes);
       }
     }
     flushing = false;
@@ -119,6 +120,8 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
 }
 
 type Outcome = SendResult | Error;
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 interface BatchRow {
   idx: number;
@@ -224,9 +227,7 @@ async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
   }
   // Valid sends the statement did not answer for: not a participant.
   for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) outcomes[item.idx] = new NotFound();
-  for (const idx of unresolved) {
-    outcomes[idx] = await sendMessage(db, inputs[idx]!).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-  }
+  for (const idx of unresolved) outcomes[idx] = await sendMessage(db, inputs[idx]!).catch(asError);
   // Bad content: NotFound for a stranger, the content errors for a participant (the service's order).
   for (const item of participantsOnly) {
     const participants = await getParticipantIds(db, item.conversation_id, item.sender_id);
