@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens } from '../../server/db/schema';
@@ -20,8 +21,16 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     return socket;
   };
 
+  /** What the server warned about (a message batch that failed as a whole is one). */
+  const warnings: string[] = [];
   beforeAll(async () => {
-    server = await startServer({ backend });
+    const stream = new Writable({
+      write(chunk, _encoding, callback) {
+        warnings.push(String(chunk));
+        callback();
+      },
+    });
+    server = await startServer({ backend, logger: { level: 'warn', stream } });
   });
   afterEach(() => {
     for (const socket of open.splice(0)) socket.close();
@@ -166,6 +175,34 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
       expect(h.ids).toEqual([...h.ids].sort((x, y) => x - y));
       expect((await storedMessages(server, pairs[i]!.b.token, pairs[i]!.conversationId)).map((m) => m.content)).toEqual(sent);
     }
+  });
+
+  it('stores a message with a lone surrogate as the REST route does, without holding up the rest of its batch', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const [aSocket, bSocket] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
+    const heard: string[] = [];
+    const allHeard = new Promise<void>((resolve) =>
+      bSocket.on('message:new', ({ message }) => {
+        heard.push(message.content);
+        if (heard.length === 3) resolve();
+      }),
+    );
+    const contents = ['before', 'half an emoji \ud83d here', 'after'];
+    const acks = await Promise.all(
+      contents.map((content) => aSocket.emitWithAck('message:send', { conversation_id: conversationId, content, client_id: newClientId() })),
+    );
+    const stored = ['before', 'half an emoji \ufffd here', 'after'];
+    expect(acks.map((ack) => (ack.ok ? ack.message.content : ack.error.code))).toEqual(stored);
+    // In one statement with the others: not a batch failed as a whole and retried one send at a time.
+    expect(warnings.filter((line) => line.includes('message batch failed'))).toEqual([]);
+    await allHeard;
+    expect(heard).toEqual(stored);
+    expect((await storedMessages(server, b.token, conversationId)).map((m) => m.content)).toEqual(stored);
+    const viaRest = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: a.token,
+      json: { content: 'rest \ud83d' },
+    });
+    expect(viaRest.body.content).toBe('rest \ufffd');
   });
 
   it('refuses bad payloads with an error ack and keeps the socket open', async () => {

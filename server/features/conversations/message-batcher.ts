@@ -91,7 +91,9 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
         settle(batch, await writeBatch(db, batch.map((item) => item.input)));
       } catch (error) {
         log.warn({ err: error, size: batch.length }, 'message batch failed; sending one by one');
-        const outcomes = await Promise.all(batch.map((item) => sendMessage(db, item.input).catch(asError)));
+        // One after the other, so that a sender's messages are stored in the order they were sent.
+        const outcomes: Outcome[] = [];
+        for (const item of batch) outcomes.push(await sendMessage(db, item.input).catch(asError));
         settle(batch, outcomes);
       }
     }
@@ -122,6 +124,13 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
 type Outcome = SendResult | Error;
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/**
+ * A lone surrogate (half of an emoji, cut by a broken client) as U+FFFD, which is what a text
+ * parameter stores it as (encoded to UTF-8). In the batch's JSON it would travel as a `\ud800` escape,
+ * which jsonb refuses: the whole batch would fail and go the slow way, one send at a time.
+ */
+const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
 interface BatchRow {
   idx: number;
@@ -197,7 +206,7 @@ async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
       idx,
       conversation_id: input.conversationId,
       sender_id: input.senderId,
-      content: parsed.success ? parsed.data.content : '',
+      content: parsed.success ? wellFormed(parsed.data.content) : '',
       client_id: clientId,
     });
   });
