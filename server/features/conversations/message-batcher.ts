@@ -148,6 +148,9 @@ interface BatchRow {
  * The whole batch in one statement, so one round trip and one commit: keep the sends whose sender is a
  * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
  * conversation's last message forward, and answer per participant's send with its new row, if any.
+ * Each send's conversation is found by its key, behind a lateral subquery the planner cannot flatten
+ * (`offset 0`): it takes a batch for 100 rows (its guess for any set-returning function), and joined
+ * plainly it hashed the whole conversations table for every batch, tens of thousands of rows.
  * Exported for bench/message-batch.ts (what a batch costs PostgreSQL).
  */
 export const batchStatement = new PreparedStatement<{ items: string }>(sql`
@@ -158,7 +161,8 @@ export const batchStatement = new PreparedStatement<{ items: string }>(sql`
   allowed as (
     select i.*, c.user_low_id as low, c.user_high_id as high
     from input i
-    join ${conversations} c on c.id = i.conversation_id and ${openConversationOf(sql`i.sender_id`, aliasedConversation('c'))}
+    cross join lateral (select * from ${conversations} where id = i.conversation_id offset 0) c
+    where ${openConversationOf(sql`i.sender_id`, aliasedConversation('c'))}
   ),
   ins as (
     insert into ${messages} (conversation_id, sender_id, content, client_id)
