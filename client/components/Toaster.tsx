@@ -1,4 +1,4 @@
-import { type CSSProperties, useEffect, useRef } from 'react';
+import { type CSSProperties, useEffect, useRef, useState } from 'react';
 import { TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
 import { type Toast, type ToastPosition, toast, useToasts } from '../lib/toast';
 import { useT } from '../lib/i18n';
@@ -24,35 +24,63 @@ export function Toaster() {
   );
 }
 
-/** Closes itself after TOAST_AUTO_CLOSE_MS; the countdown pauses while the pointer or the focus is on it. */
+/** What holds a toast's countdown: the pointer on it, the focus in it, or the page out of sight. */
+type Hold = 'pointer' | 'focus' | 'hidden';
+
+/**
+ * Closes itself after TOAST_AUTO_CLOSE_MS. The countdown (and its progress bar) waits while anything
+ * holds it: the pointer or the focus on it, or the page hidden — a phone put away or another app in
+ * front — so that a toast raised just before is still there to read on coming back.
+ */
 function ToastView({ item }: { item: Toast }) {
   const t = useT();
   const left = useRef(TOAST_AUTO_CLOSE_MS);
   const timer = useRef<{ handle: number; started: number } | null>(null);
-  const start = () => {
-    if (timer.current) return;
+  const holds = useRef(new Set<Hold>());
+  const [held, setHeld] = useState(false);
+
+  const run = () => {
+    if (timer.current || holds.current.size > 0) return;
     timer.current = { handle: window.setTimeout(() => toast.dismiss(item.id), left.current), started: Date.now() };
   };
-  const pause = () => {
+  const stop = () => {
     if (!timer.current) return;
     window.clearTimeout(timer.current.handle);
     left.current -= Date.now() - timer.current.started;
     timer.current = null;
   };
+  const hold = (reason: Hold) => {
+    holds.current.add(reason);
+    setHeld(true);
+    stop();
+  };
+  const release = (reason: Hold) => {
+    holds.current.delete(reason);
+    setHeld(holds.current.size > 0);
+    run();
+  };
+
   useEffect(() => {
-    start();
-    return pause;
+    const visibility = () => (document.hidden ? hold('hidden') : release('hidden'));
+    document.addEventListener('visibilitychange', visibility);
+    if (document.hidden) hold('hidden');
+    else run();
+    return () => {
+      document.removeEventListener('visibilitychange', visibility);
+      stop();
+    };
   }, []);
 
   return (
     <div
       className={`toast toast-${item.kind}`}
       role={item.kind === 'error' ? 'alert' : 'status'}
+      data-held={held || undefined}
       style={{ '--toast-ms': `${TOAST_AUTO_CLOSE_MS}ms` } as CSSProperties}
-      onMouseEnter={pause}
-      onMouseLeave={start}
-      onFocus={pause}
-      onBlur={start}
+      onMouseEnter={() => hold('pointer')}
+      onMouseLeave={() => release('pointer')}
+      onFocus={() => hold('focus')}
+      onBlur={() => release('focus')}
     >
       <p>{item.message}</p>
       <button type="button" className="toast-close" aria-label={t('toast.close')} onClick={() => toast.dismiss(item.id)}>
