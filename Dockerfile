@@ -4,7 +4,9 @@
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
+# patches/: fixes to dependencies that patch-package applies after every install (see patches/README.md).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
@@ -19,6 +21,7 @@ ENV NODE_ENV=production \
     CLIENT_DIR=/app/dist/client
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # The bundle holds server/ and shared/; npm packages come from node_modules, dev tools stay out.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY drizzle ./drizzle

@@ -27,7 +27,7 @@
  * redis-server started for the run; its CPU then includes whatever else uses it),
  * BENCH_SOAK_MINUTES (only a soak of one app instance, minute by minute, at BENCH_SOAK_RATE msg/s or,
  * without it, half the saturation a ladder measures first),
- * BENCH_HEAP_SNAPSHOTS (a directory: the idle rows' heap snapshots, before and after), BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
+ * BENCH_HEAP_SNAPSHOTS (a directory: the idle rows' heap snapshots, before and after, and the soak's after each minute), BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
  * start-up and connections left out), BENCH_NODE_FLAGS (more
  * node flags for the server processes, e.g. "--trace-gc").
  */
@@ -734,7 +734,8 @@ async function soak() {
     const heaps: number[] = [];
     for (let minute = 1; minute <= SOAK_MINUTES; minute += 1) {
       const result = await runPhase({ label: `soak minute ${minute}`, pairs, rate, seconds: 60, ...target });
-      const { heapUsed } = await server.stats(true);
+      const snapshot = SNAPSHOT_DIR ? path.resolve(SNAPSHOT_DIR, `soak-minute-${minute}.heapsnapshot`) : undefined;
+      const { heapUsed } = await server.stats(true, snapshot);
       windows.push(result);
       heaps.push(heapUsed);
       console.log(
