@@ -39,11 +39,11 @@ import {
   ensureSeeded,
   explain,
   type Figures,
+  figuresOf,
   http,
   httpGetter,
   loop,
   namedConnections,
-  percentile,
   perOperation,
   rawClients,
   sendAsTheAppDoes,
@@ -220,11 +220,11 @@ async function interleavedHalfLoad(
     { seconds, concurrency: CONNECTIONS, rate, onLatency: (i, ms) => latencies[i % 2]!.push(ms) },
   );
   getter.close();
-  const figures = (label: string, values: number[]): Figures => {
-    values.sort((a, b) => a - b);
-    return { label, count: values.length, throughput: values.length / seconds, p50: percentile(values, 50), p99: percentile(values, 99), errors: 0 };
+  const result = {
+    rate,
+    scoped: figuresOf('event deck, interleaved', latencies[0], seconds, 0),
+    general: figuresOf('general deck, interleaved', latencies[1], seconds, 0),
   };
-  const result = { rate, scoped: figures('event deck, interleaved', latencies[0]), general: figures('general deck, interleaved', latencies[1]) };
   table(`Both decks interleaved at half load, ${rate} req/s for ${seconds} s (errors: ${all.errors}); load after: ${uptime()}`, [
     result.scoped,
     result.general,

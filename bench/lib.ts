@@ -149,6 +149,19 @@ export interface Figures {
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
+/** A row's figures from its latencies (ms, sorted here) over `seconds`. */
+export function figuresOf(label: string, latencies: number[], seconds: number, errors: number): Figures {
+  latencies.sort((a, b) => a - b);
+  return {
+    label,
+    count: latencies.length,
+    throughput: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
 /**
  * Runs `task` for `seconds`: closed loop with `concurrency` workers, or open loop at `rate` per second
  * (latency measured from the scheduled start, so queueing counts, as autocannon corrects it too).
@@ -195,16 +208,7 @@ export async function loop(
       }),
     );
   }
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    label,
-    count: latencies.length,
-    throughput: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-  };
+  return figuresOf(label, latencies, (performance.now() - started) / 1000, errors);
 }
 
 /** autocannon against GET paths, each request's path and token from `next`. */
