@@ -4,7 +4,7 @@
  *
  *   proxy :CLUSTER_PORT (3000) ──round robin──▶ instance :PORT+1, instance :PORT+2 ──▶ PostgreSQL, Redis
  *
- * Environment: CLUSTER_PORT, DATABASE_URL (default: database `eventmatch_cluster` on 127.0.0.1, created
+ * Environment: CLUSTER_PORT, CLUSTER_INSTANCE_PORTS (default: the ports after CLUSTER_PORT), DATABASE_URL (default: database `eventmatch_cluster` on 127.0.0.1, created
  * when missing), REDIS_URL (default redis://127.0.0.1:6379), DATA_DIR (shared by both, for media),
  * CLUSTER_INSTANCES (default 2). On SIGTERM/SIGINT it stops the instances gracefully, then itself.
  * Prints one JSON line `{"ready":true,...}` once every instance answers /readyz.
@@ -21,6 +21,10 @@ import { SERVER_NODE_FLAGS } from './start.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.CLUSTER_PORT ?? 3000);
 const instanceCount = Number(process.env.CLUSTER_INSTANCES ?? 2);
+/** The instances' own ports, one instance each: CLUSTER_INSTANCE_PORTS (comma-separated), else CLUSTER_INSTANCES ports after the proxy's. */
+const instancePorts = process.env.CLUSTER_INSTANCE_PORTS
+  ? process.env.CLUSTER_INSTANCE_PORTS.split(',').map(Number)
+  : Array.from({ length: instanceCount }, (_, index) => port + 1 + index);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data', 'cluster'));
 /** A backend that refused a connection is skipped for this long (it is restarting or gone). */
@@ -46,7 +50,7 @@ async function ensureDatabase(): Promise<string> {
 }
 
 function startInstance(index: number, databaseUrl: string): Backend {
-  const instancePort = port + 1 + index;
+  const instancePort = instancePorts[index]!;
   // The server's runtime flags (scripts/start.mjs), on the TypeScript sources (no build step for a loopback cluster).
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', path.join(root, 'server/main.ts')], {
     cwd: root,
@@ -149,7 +153,7 @@ function createProxy(backends: Backend[]) {
 const databaseUrl = await ensureDatabase();
 const backends: Backend[] = [];
 // One after the other: the first applies the migrations, the others find them applied.
-for (let i = 0; i < instanceCount; i += 1) {
+for (let i = 0; i < instancePorts.length; i += 1) {
   const backend = startInstance(i, databaseUrl);
   backends.push(backend);
   await waitReady(backend);

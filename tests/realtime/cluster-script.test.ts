@@ -31,11 +31,14 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
   beforeAll(async () => {
     database = await createPostgresDatabase();
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-cluster-'));
-    const port = await freePort();
+    // Every port the cluster listens on is one found free: the ports after the proxy's may be taken
+    // by another test's server (an instance then failed to listen and the cluster exited with 1).
+    const [port, ...instancePorts] = [await freePort(), await freePort(), await freePort()];
     cluster = spawn('npm', ['run', '--silent', 'cluster'], {
       env: {
         ...process.env,
         CLUSTER_PORT: String(port),
+        CLUSTER_INSTANCE_PORTS: instancePorts.join(','),
         DATABASE_URL: database.url,
         DATA_DIR: dataDir,
         REDIS_URL,
