@@ -133,25 +133,30 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  */
 const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
+/**
+ * A row of the batch statement's answer: a send that passed the participant check (`idx` set), or a
+ * message the batch inserted (`id` set); the two meet on (sender, client_id).
+ */
 interface BatchRow {
-  idx: number;
-  low: number;
-  high: number;
+  idx: number | null;
+  low: number | null;
+  high: number | null;
   id: number | null;
-  conversation_id: number | null;
-  sender_id: number | null;
+  sender_id: number;
+  client_id: string;
   content: string | null;
-  client_id: string | null;
   time: string | null;
 }
 
 /**
  * The whole batch in one statement, so one round trip and one commit: keep the sends whose sender is a
  * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
- * conversation's last message forward, and answer per participant's send with its new row, if any.
+ * conversation's last message forward, and answer with the sends that passed and the rows inserted.
  * Each send's conversation is found by its key, behind a lateral subquery the planner cannot flatten
  * (`offset 0`): it takes a batch for 100 rows (its guess for any set-returning function), and joined
- * plainly it hashed the whole conversations table for every batch, tens of thousands of rows.
+ * plainly it hashed the whole conversations table for every batch, tens of thousands of rows. The
+ * sends and their rows are matched here rather than joined there: PostgreSQL joined them in a nested
+ * loop, a batch's size squared, which made a big batch (a busy instance's) dearer per message.
  * Exported for bench/message-batch.ts (what a batch costs PostgreSQL).
  */
 export const batchStatement = new PreparedStatement<{ items: string }>(sql`
@@ -180,10 +185,12 @@ export const batchStatement = new PreparedStatement<{ items: string }>(sql`
     where c.id = n.conversation_id and (c.last_message_id is null or c.last_message_id < n.id)
     returning c.id
   )
-  select a.idx, a.low, a.high, ins.id, ins.conversation_id, ins.sender_id, ins.content, ins.client_id::text as client_id,
-    to_char(ins.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time
-  from allowed a
-  left join ins on ins.sender_id = a.sender_id and ins.client_id = a.client_id
+  select idx, low, high, null::int as id, sender_id, client_id::text as client_id, null as content, null as time
+  from allowed
+  union all
+  select null, null, null, id, sender_id, client_id::text, content,
+    to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  from ins
 `);
 
 async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
@@ -219,25 +226,27 @@ async function writeBatch(db: Db, inputs: SendInput[]): Promise<Outcome[]> {
   const valid = items.filter((item) => !invalid.has(item.idx));
   const participantsOnly = items.filter((item) => invalid.has(item.idx));
   const rows = valid.length > 0 ? await batchStatement.run<BatchRow>(db, { items: JSON.stringify(valid) }) : [];
+  const keyOf = (row: BatchRow) => `${row.sender_id}:${row.client_id}`;
+  const inserted = new Map(rows.filter((row) => row.id !== null).map((row) => [keyOf(row), row]));
   const unresolved: number[] = [];
   for (const row of rows) {
+    if (row.idx === null) continue;
     const idx = Number(row.idx);
-    const input = inputs[idx]!;
-    const participantIds: [number, number] = [Number(row.low), Number(row.high)];
-    if (row.id === null) {
+    const stored = inserted.get(keyOf(row));
+    if (!stored) {
       // (sender, client_id) already stored: a retry, or a client_id reused elsewhere. Rare, and exactly
       // the service's business, so it answers (the stored message, or CLIENT_ID_REUSED).
       unresolved.push(idx);
       continue;
     }
     const message: Message = {
-      id: Number(row.id),
-      sender: Number(row.sender_id),
-      content: row.content ?? '',
-      time: row.time ?? '',
-      client_id: row.client_id,
+      id: Number(stored.id),
+      sender: Number(stored.sender_id),
+      content: stored.content ?? '',
+      time: stored.time ?? '',
+      client_id: stored.client_id,
     };
-    outcomes[idx] = { message, participantIds, created: true };
+    outcomes[idx] = { message, participantIds: [Number(row.low), Number(row.high)], created: true };
   }
   // Valid sends the statement did not answer for: not a participant.
   for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) outcomes[item.idx] = new NotFound();
