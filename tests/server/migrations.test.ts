@@ -53,7 +53,11 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       insert into events (id, code, name, starts_at, ends_at, join_mode, organizer_id, qr_secret) values
         (1, 'AAAAAA', 'First', now() - interval '1 hour', now() + interval '1 hour', 'code', 4, 's'),
         (2, 'BBBBBB', 'Second', now() - interval '1 hour', now() + interval '1 hour', 'code', 4, 's');
-      insert into attendances (event_id, user_id, left_at) values (1, 1, null), (1, 2, now()), (2, 3, null);`);
+      insert into attendances (event_id, user_id, left_at) values (1, 1, null), (1, 2, now()), (2, 3, null);
+      -- 3 and 4 matched and wrote to each other.
+      insert into conversations (id, user_low_id, user_high_id) values (1, 3, 4);
+      insert into conversation_members (conversation_id, user_id) values (1, 3), (1, 4);
+      insert into messages (conversation_id, sender_id, content) values (1, 3, 'hi'), (1, 4, 'hello'), (1, 3, 'how are you?');`);
     await migrate(db, { migrationsFolder: shipped });
   }, 120_000);
 
@@ -112,5 +116,27 @@ describe('data migrations, from a database made before them', { timeout: 120_000
     // A deleted account takes its attendances and profile in one statement.
     await client.exec('delete from users where id = 1');
     expect(await placed()).toEqual([[2, null], [3, null], [4, null]]);
+  });
+
+  const messages = async () =>
+    (await client.query<{ sender_id: number; content: string }>('select sender_id, content from messages order by id')).rows.map((row) => [
+      row.sender_id,
+      row.content,
+    ]);
+
+  it('0011 keeps every message, and refuses one whose sender is not in the conversation', async () => {
+    expect(await messages()).toEqual([[3, 'hi'], [4, 'hello'], [3, 'how are you?']]);
+    await expect(client.exec("insert into messages (conversation_id, sender_id, content) values (1, 2, 'let me in')")).rejects.toThrow(
+      /messages_member_fk/,
+    );
+    await expect(client.exec("insert into messages (conversation_id, sender_id, content) values (2, 3, 'nowhere')")).rejects.toThrow(
+      /messages_member_fk/,
+    );
+    expect(await messages()).toHaveLength(3);
+  });
+
+  it("0011 takes a conversation's messages with either participant's account", async () => {
+    await client.exec('delete from users where id = 4');
+    expect(await messages()).toEqual([]);
   });
 });
