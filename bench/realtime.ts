@@ -305,9 +305,17 @@ function machineTicks(): { busy: number; total: number } {
 
 async function storedCount(databaseUrl: string) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  const [row] = await sql<{ count: string }[]>`select count(*) from messages`;
+  const [row] = await sql<{ count: string; last: number | null }[]>`select count(*), max(id) as last from messages`;
   await sql.end();
-  return Number(row?.count ?? 0);
+  return { count: Number(row?.count ?? 0), last: row?.last ?? 0 };
+}
+
+/** How many transactions stored the messages after `last`: each commit stamps its rows with its own xmin. */
+async function commitsAfter(databaseUrl: string, last: number) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const [row] = await sql<{ commits: string }[]>`select count(distinct xmin::text) as commits from messages where id > ${last}`;
+  await sql.end();
+  return Number(row?.commits ?? 0);
 }
 
 // ---------------------------------------------------------------- clients
@@ -365,6 +373,8 @@ interface PhaseResult {
   /** The machine's 1-minute load average at the end of the phase. */
   load: number;
   stored: number | null;
+  /** Messages stored per commit (the batches' mean size); null without a database. */
+  perCommit: number | null;
   storedPerSecond: number | null;
 }
 
@@ -405,7 +415,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     }
   }
 
-  const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : 0;
+  const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : { count: 0, last: 0 };
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
   const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
   const redisBefore = options.redis ? await options.redis.cpuMicros() : 0;
@@ -444,7 +454,8 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
 
   const cpuMicros = cpuAfter.reduce((sum, after, i) => sum + after.cpuMicros - cpuBefore[i]!.cpuMicros, 0);
   const sorted = latencies.slice(0, delivered).sort();
-  const stored = options.databaseUrl ? (await storedCount(options.databaseUrl)) - storedBefore : null;
+  const stored = options.databaseUrl ? (await storedCount(options.databaseUrl)).count - storedBefore.count : null;
+  const commits = options.databaseUrl ? await commitsAfter(options.databaseUrl, storedBefore.last) : null;
   const perMessage = (micros: number) => (delivered ? micros / delivered : Number.NaN);
   const pgMicrosPerMessage = options.databaseUrl ? perMessage(pgMicros) : null;
   const redisMicrosPerMessage = options.redis ? perMessage(redisAfter - redisBefore) : null;
@@ -471,6 +482,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     loopDelayP99: Math.max(...cpuAfter.map((after) => after.loopDelay.p99)),
     load: loadAverage(),
     stored,
+    perCommit: stored !== null && commits ? stored / commits : null,
     // Over the schedule's own length: the generator's 1 ms ticks end the sending a few ms late, which is
     // not the server's doing (a server that falls behind shows in the latencies, which count from the schedule).
     storedPerSecond: stored === null ? null : stored / seconds,
@@ -494,7 +506,7 @@ function printTable(header: string[], rows: string[][]) {
 /** Latency, delivery and where the CPU went; `relayAt` finds the bare relay's row to compare a row with. */
 function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseResult | null | undefined) {
   printTable(
-    ['run', 'msg/s', 'delivered', 'stored', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'app µs/msg', 'PostgreSQL µs/msg', 'Redis µs/msg', 'total µs/msg', '× relay', 'server CPU', 'loop p99 ms', 'generator µs/msg', 'machine busy', 'load', 'ack errors'],
+    ['run', 'msg/s', 'delivered', 'stored', 'msgs/commit', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'app µs/msg', 'PostgreSQL µs/msg', 'Redis µs/msg', 'total µs/msg', '× relay', 'server CPU', 'loop p99 ms', 'generator µs/msg', 'machine busy', 'load', 'ack errors'],
     results.map((r) => {
       const relay = relayAt(r.rate);
       return [
@@ -502,6 +514,7 @@ function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseRes
         String(r.rate),
         `${r.delivered}/${r.sent}`,
         r.stored === null ? '—' : String(r.stored),
+        r.perCommit === null ? '—' : r.perCommit.toFixed(1),
         ms(r.p50),
         ms(r.p99),
         ms(r.p999),
