@@ -48,7 +48,11 @@ try {
     onProgress: (p) => {
       if (p.elapsedSeconds - last < 10) return;
       last = p.elapsedSeconds;
-      console.log(`  ${p.elapsedSeconds.toFixed(0)} s ${p.phase}: connected ${p.connected}, check-ins ${p.checkIns}, swipes ${p.swipes}, matches ${p.matches}, messages ${p.messagesDelivered}/${p.messagesSent}`);
+      const recent = (value: number | null) => (value === null ? '—' : value.toFixed(0));
+      console.log(
+        `  ${p.elapsedSeconds.toFixed(0)} s ${p.phase}: connected ${p.connected}, check-ins ${p.checkIns}, swipes ${p.swipes}, matches ${p.matches}, messages ${p.messagesDelivered}/${p.messagesSent}; ` +
+          `p99 over the last second, ms: REST ${recent(p.recentP99.rest)}, overlay ${recent(p.recentP99.matchOverlay)}, message ${recent(p.recentP99.messageDelivery)}`,
+      );
     },
   });
 } finally {
