@@ -481,6 +481,18 @@ export function processCpuMs(pid: number): number | null {
   }
 }
 
+/**
+ * How long a process's main thread has been runnable but waiting for a CPU, in ms (the second field of
+ * /proc/<pid>/schedstat); null once it has gone, or off Linux. A PostgreSQL backend is one thread.
+ */
+export function processRunDelayMs(pid: number): number | null {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU milliseconds spent during one run. */
 export interface CpuSpent {
   /** The PostgreSQL backends of the app's and the raw baseline's connections. */

@@ -15,7 +15,9 @@
  * IPC), the PostgreSQL backends serving the run's database (/proc/<pid>/stat) and, for two instances, a
  * Redis of the run's own (`INFO cpu`); never the load generator's. Each figure is also given as a ratio
  * to the bare relay's at the same rate, in the same run: the machine's other work moves the absolute
- * figures, much less the ratios.
+ * figures, much less the ratios. Beside them, how many messages each commit stored (from the rows'
+ * xmin) and how long the backends waited for a CPU (/proc/<pid>/schedstat): on two shared cores the
+ * latency tails are mostly the database's wait for its turn.
  * The clients speak the Socket.IO protocol straight over ws (./lean-socket.ts): with socket.io-client
  * the generator took a core of the two, away from the servers it measures.
  *
@@ -46,7 +48,7 @@ import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { pace } from '../loadtest/pacer';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
-import { processCpuMs } from './lib';
+import { processCpuMs, processRunDelayMs } from './lib';
 
 type ClientSocket = LeanSocket;
 
@@ -234,14 +236,14 @@ async function seed(databaseUrl: string, userCount: number, pairCount: number) {
  * CPU time (µs) of each PostgreSQL backend serving this database, from /proc: the app's database work
  * happens there, outside the app process. Linux only; elsewhere it is empty.
  */
-async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, number>> {
+async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, { cpu: number; wait: number }>> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
   await sql.end();
-  const micros = new Map<number, number>();
+  const micros = new Map<number, { cpu: number; wait: number }>();
   for (const { pid } of rows) {
     const ms = processCpuMs(pid);
-    if (ms !== null) micros.set(pid, ms * 1000);
+    if (ms !== null) micros.set(pid, { cpu: ms * 1000, wait: (processRunDelayMs(pid) ?? 0) * 1000 });
   }
   return micros;
 }
@@ -375,6 +377,8 @@ interface PhaseResult {
   stored: number | null;
   /** Messages stored per commit (the batches' mean size); null without a database. */
   perCommit: number | null;
+  /** Milliseconds per second the database's backends, together, were runnable but waiting for a CPU. */
+  pgWaitPerSecond: number | null;
   storedPerSecond: number | null;
 }
 
@@ -417,7 +421,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
 
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : { count: 0, last: 0 };
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
-  const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
+  const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, { cpu: number; wait: number }>();
   const redisBefore = options.redis ? await options.redis.cpuMicros() : 0;
   const generatorBefore = process.cpuUsage();
   const machineBefore = machineTicks();
@@ -445,11 +449,15 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   const generator = process.cpuUsage(generatorBefore);
   const machineAfter = machineTicks();
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
-  const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, number>();
+  const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, { cpu: number; wait: number }>();
   const redisAfter = options.redis ? await options.redis.cpuMicros() : 0;
   // A backend that appeared during the phase counts whole; one that exited during it is lost (the app's pool keeps its connections).
   let pgMicros = 0;
-  for (const [pid, after] of pgAfter) pgMicros += after - (pgBefore.get(pid) ?? 0);
+  let pgWaitMicros = 0;
+  for (const [pid, after] of pgAfter) {
+    pgMicros += after.cpu - (pgBefore.get(pid)?.cpu ?? 0);
+    pgWaitMicros += after.wait - (pgBefore.get(pid)?.wait ?? 0);
+  }
   for (const off of listeners) off();
 
   const cpuMicros = cpuAfter.reduce((sum, after, i) => sum + after.cpuMicros - cpuBefore[i]!.cpuMicros, 0);
@@ -483,6 +491,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     load: loadAverage(),
     stored,
     perCommit: stored !== null && commits ? stored / commits : null,
+    pgWaitPerSecond: options.databaseUrl ? pgWaitMicros / 1000 / elapsedSeconds : null,
     // Over the schedule's own length: the generator's 1 ms ticks end the sending a few ms late, which is
     // not the server's doing (a server that falls behind shows in the latencies, which count from the schedule).
     storedPerSecond: stored === null ? null : stored / seconds,
@@ -506,7 +515,7 @@ function printTable(header: string[], rows: string[][]) {
 /** Latency, delivery and where the CPU went; `relayAt` finds the bare relay's row to compare a row with. */
 function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseResult | null | undefined) {
   printTable(
-    ['run', 'msg/s', 'delivered', 'stored', 'msgs/commit', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'app µs/msg', 'PostgreSQL µs/msg', 'Redis µs/msg', 'total µs/msg', '× relay', 'server CPU', 'loop p99 ms', 'generator µs/msg', 'machine busy', 'load', 'ack errors'],
+    ['run', 'msg/s', 'delivered', 'stored', 'msgs/commit', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'app µs/msg', 'PostgreSQL µs/msg', 'PostgreSQL CPU wait ms/s', 'Redis µs/msg', 'total µs/msg', '× relay', 'server CPU', 'loop p99 ms', 'generator µs/msg', 'machine busy', 'load', 'ack errors'],
     results.map((r) => {
       const relay = relayAt(r.rate);
       return [
@@ -521,6 +530,7 @@ function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseRes
         ms(r.max),
         micros(r.cpuMicrosPerMessage),
         micros(r.pgMicrosPerMessage),
+        r.pgWaitPerSecond === null ? '—' : r.pgWaitPerSecond.toFixed(0),
         micros(r.redisMicrosPerMessage),
         micros(r.totalMicrosPerMessage),
         relay ? times(r.totalMicrosPerMessage / relay.totalMicrosPerMessage) : '—',
@@ -752,7 +762,7 @@ async function soak() {
       windows.push(result);
       heaps.push(heapUsed);
       console.log(
-        `  minute ${minute}: delivered ${result.delivered}/${result.sent}, stored ${result.stored}, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, loop p99 ${ms(result.loopDelayP99)} ms, heap ${(heapUsed / 1e6).toFixed(1)} MB, ${micros(result.totalMicrosPerMessage)} µs/msg, load ${result.load.toFixed(1)}`,
+        `  minute ${minute}: delivered ${result.delivered}/${result.sent}, stored ${result.stored}, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms, loop p99 ${ms(result.loopDelayP99)} ms, PostgreSQL waited for a CPU ${result.pgWaitPerSecond?.toFixed(0) ?? '—'} ms/s, heap ${(heapUsed / 1e6).toFixed(1)} MB, ${micros(result.totalMicrosPerMessage)} µs/msg, load ${result.load.toFixed(1)}`,
       );
     }
     closePairs(pairs);
