@@ -232,15 +232,19 @@ async function seed(databaseUrl: string, userCount: number, pairCount: number) {
   return { users: seeded, pairs };
 }
 
+/** A PostgreSQL backend's CPU time and its time waiting for a CPU, µs. */
+type BackendTimes = Map<number, { cpu: number; wait: number }>;
+
 /**
- * CPU time (µs) of each PostgreSQL backend serving this database, from /proc: the app's database work
- * happens there, outside the app process. Linux only; elsewhere it is empty.
+ * CPU time (µs) of each PostgreSQL backend serving this database, and how long it waited for a CPU,
+ * from /proc: the app's database work happens there, outside the app process. Linux only; elsewhere
+ * it is empty.
  */
-async function postgresCpuMicros(databaseUrl: string): Promise<Map<number, { cpu: number; wait: number }>> {
+async function postgresBackendTimes(databaseUrl: string): Promise<BackendTimes> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
   await sql.end();
-  const micros = new Map<number, { cpu: number; wait: number }>();
+  const micros: BackendTimes = new Map();
   for (const { pid } of rows) {
     const ms = processCpuMs(pid);
     if (ms !== null) micros.set(pid, { cpu: ms * 1000, wait: (processRunDelayMs(pid) ?? 0) * 1000 });
@@ -421,7 +425,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
 
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : { count: 0, last: 0 };
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
-  const pgBefore = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, { cpu: number; wait: number }>();
+  const pgBefore = options.databaseUrl ? await postgresBackendTimes(options.databaseUrl) : (new Map() as BackendTimes);
   const redisBefore = options.redis ? await options.redis.cpuMicros() : 0;
   const generatorBefore = process.cpuUsage();
   const machineBefore = machineTicks();
@@ -449,7 +453,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   const generator = process.cpuUsage(generatorBefore);
   const machineAfter = machineTicks();
   const cpuAfter = await Promise.all(options.servers.map((server) => server.stats()));
-  const pgAfter = options.databaseUrl ? await postgresCpuMicros(options.databaseUrl) : new Map<number, { cpu: number; wait: number }>();
+  const pgAfter = options.databaseUrl ? await postgresBackendTimes(options.databaseUrl) : (new Map() as BackendTimes);
   const redisAfter = options.redis ? await options.redis.cpuMicros() : 0;
   // A backend that appeared during the phase counts whole; one that exited during it is lost (the app's pool keeps its connections).
   let pgMicros = 0;
