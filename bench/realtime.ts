@@ -309,19 +309,16 @@ function machineTicks(): { busy: number; total: number } {
   }
 }
 
-async function storedCount(databaseUrl: string) {
+/**
+ * The messages stored so far, the newest id, and how many transactions stored those after `since`
+ * (each commit stamps its rows with its own xmin; none counted without `since`).
+ */
+async function storedCount(databaseUrl: string, since: number | null = null) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  const [row] = await sql<{ count: string; last: number | null }[]>`select count(*), max(id) as last from messages`;
+  const [row] = await sql<{ count: string; last: number | null; commits: string }[]>`
+    select count(*), max(id) as last, count(distinct xmin::text) filter (where id > ${since}) as commits from messages`;
   await sql.end();
-  return { count: Number(row?.count ?? 0), last: row?.last ?? 0 };
-}
-
-/** How many transactions stored the messages after `last`: each commit stamps its rows with its own xmin. */
-async function commitsAfter(databaseUrl: string, last: number) {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  const [row] = await sql<{ commits: string }[]>`select count(distinct xmin::text) as commits from messages where id > ${last}`;
-  await sql.end();
-  return Number(row?.commits ?? 0);
+  return { count: Number(row?.count ?? 0), last: row?.last ?? 0, commits: Number(row?.commits ?? 0) };
 }
 
 // ---------------------------------------------------------------- clients
@@ -466,8 +463,9 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
 
   const cpuMicros = cpuAfter.reduce((sum, after, i) => sum + after.cpuMicros - cpuBefore[i]!.cpuMicros, 0);
   const sorted = latencies.slice(0, delivered).sort();
-  const stored = options.databaseUrl ? (await storedCount(options.databaseUrl)).count - storedBefore.count : null;
-  const commits = options.databaseUrl ? await commitsAfter(options.databaseUrl, storedBefore.last) : null;
+  const storedAfter = options.databaseUrl ? await storedCount(options.databaseUrl, storedBefore.last) : null;
+  const stored = storedAfter ? storedAfter.count - storedBefore.count : null;
+  const commits = storedAfter?.commits ?? null;
   const perMessage = (micros: number) => (delivered ? micros / delivered : Number.NaN);
   const pgMicrosPerMessage = options.databaseUrl ? perMessage(pgMicros) : null;
   const redisMicrosPerMessage = options.redis ? perMessage(redisAfter - redisBefore) : null;
