@@ -45,6 +45,7 @@ try {
     minutes: MINUTES,
     stateFile,
     setupConcurrency: 32,
+    slotMs: process.env.PARTY_SLOT_MS ? Number(process.env.PARTY_SLOT_MS) : undefined,
     onProgress: (p) => {
       if (p.elapsedSeconds - last < 10) return;
       last = p.elapsedSeconds;

@@ -51,6 +51,8 @@ export interface PartyOptions {
   leaveShare?: number;
   /** Setup requests in flight at once (registration hashes passwords: the server's CPU). Default 16. */
   setupConcurrency?: number;
+  /** The width of the timer wheel's slots, ms: everything due in one slot goes out at once. Default 5. */
+  slotMs?: number;
   /** Called about once a second with the live figures. */
   onProgress?: (progress: Progress) => void;
   /** One line of what setup is doing. */
@@ -269,7 +271,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   let seq = 0;
   let stopping = false;
   let hinted = false;
-  const wheel = new Wheel((index, action) => act(people[index]!, action));
+  const wheel = new Wheel((index, action) => act(people[index]!, action), options.slotMs);
 
   try {
     global.gc?.();
