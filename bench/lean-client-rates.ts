@@ -15,9 +15,15 @@
  * the same relay, and the two take turns at each of RATES_CPU, RATES_ROUNDS (3) rounds each, so that the
  * machine's drift falls on both alike; the ratio is of the medians.
  *
+ * RATES_ARTILLERY=<artillery's bin/run> with RATES_ARTILLERY_NODE=<a Node ≥ 22 binary> measures Artillery 2
+ * itself in the same run (bench/artillery.ts): at each of RATES_CPU, today's client and an Artillery process
+ * take turns for RATES_ROUNDS rounds over the same number of pairs on the same relay, and the ratio is of
+ * the medians. Without it, the ratios are to an anchor measured once on another machine.
+ *
  * Environment: RATES_PAIRS (200), RATES ("50,200,1000"; empty: none), RATES_SECONDS (6), RATES_CPU
  * ("1000,4000"), RATES_COMPARE, RATES_ROUNDS, RATES_PROFILE=<dir> (a V8 CPU profile of the generator at
- * each of RATES_CPU, `generator-<rate>.cpuprofile`; perf sees more of it, see bench/README.md).
+ * each of RATES_CPU, `generator-<rate>.cpuprofile`; perf sees more of it, see bench/README.md),
+ * RATES_ARTILLERY, RATES_ARTILLERY_NODE, RATES_SLOT_MS (the load tool's wheel slot in that comparison; default: the tool's).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,8 +33,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LeanSocket } from '../loadtest/lean-socket';
-import { dueCount, lateDueCount } from '../loadtest/pacer';
-import { type RelayClient, relayLoad, relaySockets, startServerProcess } from './relay-load';
+import { dueCount, lateDueCount, pace } from '../loadtest/pacer';
+import { type ArtilleryInstall, artilleryHeapPerUser, artilleryRound } from './artillery';
+import { type RelayClient, relayLoad, relaySockets, startServerProcess, wheelPacing } from './relay-load';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const PAIRS = Number(env('RATES_PAIRS', '200'));
@@ -38,6 +45,13 @@ const CPU_RATES = env('RATES_CPU', '1000,4000').split(',').filter(Boolean).map(N
 const PROFILE_DIR = process.env.RATES_PROFILE;
 const COMPARE = process.env.RATES_COMPARE;
 const ROUNDS = Number(env('RATES_ROUNDS', '3'));
+const ARTILLERY: ArtilleryInstall | null = process.env.RATES_ARTILLERY
+  ? { artillery: process.env.RATES_ARTILLERY, node: env('RATES_ARTILLERY_NODE', process.execPath) }
+  : null;
+/** The load tool's wheel slot for the comparison with Artillery (default: the tool's own). */
+const SLOT_MS = process.env.RATES_SLOT_MS ? Number(process.env.RATES_SLOT_MS) : undefined;
+/** Artillery's virtual users for its heap figure. */
+const ARTILLERY_USERS = 2000;
 const root = path.resolve(import.meta.dirname, '..');
 const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' ');
 
@@ -51,7 +65,7 @@ async function clientAt(revision: string): Promise<{ open: (url: string, auth: o
 }
 type Run = Awaited<ReturnType<typeof relayLoad>> & { user: number; system: number; wakeups: number; load: string };
 
-/** Artillery 2's socketio engine on this app: ~200 µs at 1,000 msg/s, ~96 µs at ~10,000 (its saturation). */
+/** Artillery 2's socketio engine on this app, measured once on another machine: ~200 µs at 1,000 msg/s, ~96 µs at ~10,000 (its saturation). */
 const artillery = (rate: number) => (rate <= 1000 ? 200 : rate >= 10_000 ? 96 : 200 + ((96 - 200) * (rate - 1000)) / 9000);
 
 /** How many times this (main) thread went to sleep: at these rates, each is one event-loop wakeup. */
@@ -196,7 +210,50 @@ try {
       );
     }
   }
-  console.log(`\nHeap per connected lean socket: ${(today.heapPerSocket / 1024).toFixed(2)} KB (Artillery: ~20 KB per virtual user)`);
+  if (ARTILLERY && CPU_RATES.length) {
+    console.log(`\nAgainst Artillery 2 in the same run: its socketio engine, ${PAIRS} pairs of virtual users on the same relay, ${ROUNDS} rounds of ${SECONDS} s;`);
+    console.log(`today's client sends on the benchmarks' pacer (each message on its millisecond) and on the load tool's wheel (${SLOT_MS ?? 'its default'} ms slots), the three taking turns.`);
+    console.log("Artillery's CPU is its whole process's over a window after every virtual user has connected (bench/artillery.ts); latency (today's): send → partner's message:new.\n");
+    console.log('| msg/s asked | client | µs CPU/msg by round | median | × Artillery | p50 / p99 ms | msg/s held | load average |');
+    console.log('|---:|---|---|---:|---:|---|---|---|');
+    for (const rate of CPU_RATES) {
+      type Row = { cpu: number; p50: number; p99: number; rate: number; load: string };
+      const rows = new Map<string, Row[]>([
+        ['Artillery 2.0.34', []],
+        ['today, pacer', []],
+        ['today, wheel', []],
+      ]);
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const [name, pacing] of [
+          ['today, pacer', pace],
+          ['today, wheel', wheelPacing(SLOT_MS)],
+        ] as const) {
+          const result = await relayLoad(sides, rate, SECONDS, dueCount, 0, pacing);
+          const p = result.fromSend;
+          rows.get(name)!.push({ cpu: result.cpuMicrosPerMessage, p50: p.percentile(50), p99: p.percentile(99), rate: result.delivered / SECONDS, load: load() });
+        }
+        // Artillery's users follow today's and the earlier client's: the relay fans out by user.
+        const result = await artilleryRound(ARTILLERY, { url: relay.url, pairs: PAIRS, firstUser: PAIRS * 4, rate, seconds: SECONDS, relayed: relay.relayed });
+        rows.get('Artillery 2.0.34')!.push({ cpu: result.cpuMicrosPerMessage, p50: Number.NaN, p99: Number.NaN, rate: result.rate, load: result.load });
+      }
+      const theirs = median(rows.get('Artillery 2.0.34')!.map((row) => row.cpu));
+      for (const [name, results] of rows) {
+        const cpu = results.map((row) => row.cpu);
+        const middle = results.find((row) => row.cpu === median(cpu))!;
+        console.log(
+          `| ${rate} | ${name} | ${cpu.map((v) => v.toFixed(0)).join(', ')} | ${median(cpu).toFixed(0)} | ${(median(cpu) / theirs).toFixed(2)}× | ${Number.isNaN(middle.p50) ? '—' : `${middle.p50.toFixed(2)} / ${middle.p99.toFixed(2)}`} | ${results.map((row) => row.rate.toFixed(0)).join(', ')} | ${middle.load} |`,
+        );
+      }
+    }
+  }
+  const artilleryHeap = ARTILLERY ? await artilleryHeapPerUser(ARTILLERY, { url: relay.url, count: ARTILLERY_USERS, firstUser: PAIRS * 4 }) : null;
+  if (artilleryHeap !== null) {
+    console.log(
+      `\nHeap per connected socket after a full GC: today's lean socket ${(today.heapPerSocket / 1024).toFixed(2)} KB (${PAIRS * 2} sockets), Artillery 2.0.34 ${(artilleryHeap / 1024).toFixed(2)} KB per virtual user (${ARTILLERY_USERS} connected and waiting): ${(today.heapPerSocket / artilleryHeap).toFixed(2)}×`,
+    );
+  } else {
+    console.log(`\nHeap per connected lean socket: ${(today.heapPerSocket / 1024).toFixed(2)} KB (Artillery, measured once elsewhere: ~20 KB per virtual user)`);
+  }
   console.log(`load average at end ${load()}`);
   for (const socket of [...sides, ...(before?.sockets ?? [])]) socket.close();
 } finally {

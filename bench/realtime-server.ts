@@ -24,6 +24,8 @@ type Stats = {
   sockets: number;
   /** Event-loop delay since the previous question, ms. */
   loopDelay: { p50: number; p99: number; max: number };
+  /** Messages the relay has relayed since it started (the app: 0). */
+  relayed: number;
 };
 type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
@@ -47,13 +49,13 @@ async function startRelay() {
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { io, close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
+  return { io, relayed: () => nextId, close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
 }
 
 async function startApp() {
   const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
-  return { io: app.io as Server, close: () => app.close() };
+  return { io: app.io as Server, relayed: () => 0, close: () => app.close() };
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
@@ -111,6 +113,7 @@ process.on('message', async (request: Request) => {
       rss: memory.rss,
       sockets: server.io.engine.clientsCount,
       loopDelay: delay,
+      relayed: server.relayed(),
     };
     send(stats);
   }

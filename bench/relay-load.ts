@@ -8,13 +8,17 @@ import path from 'node:path';
 import { Histogram } from '../loadtest/histogram';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { dueCount, pace } from '../loadtest/pacer';
+import { Wheel } from '../loadtest/wheel';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { freePort } from '../tests/helpers/ports';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 /** bench/realtime-server.ts in a child: the relay, or the app (`relay: false`) with `env` (DATABASE_URL …). */
-export async function startServerProcess(relay: boolean, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; close(): Promise<void> }> {
+export async function startServerProcess(
+  relay: boolean,
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; relayed(): Promise<number>; close(): Promise<void> }> {
   const port = await freePort();
   const child = fork(path.join(root, 'bench/realtime-server.ts'), {
     cwd: root,
@@ -26,9 +30,23 @@ export async function startServerProcess(relay: boolean, env: Record<string, str
     child.once('exit', (code) => reject(new Error(`${relay ? 'relay' : 'app'} exited with ${code}`)));
     child.on('message', (message: { type: string }) => message.type === 'ready' && resolve());
   });
+  let nextId = 0;
   return {
     url: `http://127.0.0.1:${port}`,
     child,
+    /** How many messages the relay has relayed since it started, whoever sent them. */
+    relayed() {
+      const id = (nextId += 1);
+      return new Promise((resolve) => {
+        const listener = (message: { type: string; id: number; relayed: number }) => {
+          if (message.type !== 'stats' || message.id !== id) return;
+          child.off('message', listener);
+          resolve(message.relayed);
+        };
+        child.on('message', listener);
+        child.send({ type: 'stats', id, gc: false });
+      });
+    },
     async close() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -55,11 +73,44 @@ export async function relaySockets(url: string, count: number, open: Open = Lean
   return sockets;
 }
 
+/** How a load sends its items: `pace` (each on its time, to the timer's millisecond) or `wheelPace`. */
+export type Pacing = (rate: number, total: number, send: (index: number, scheduledAt: number) => void, due: typeof dueCount) => Promise<void>;
+
+/**
+ * The same open-loop schedule sent the way the load tool sends its attendees' actions: through its
+ * timer wheel (loadtest/wheel.ts), which runs everything due in one slot at once (`slotMs`: the wheel's
+ * default without it). Latencies are then timed from the moment a message leaves, as the load tool times them.
+ */
+export const wheelPacing =
+  (slotMs?: number): Pacing =>
+  (rate, total, send) =>
+    new Promise((resolve) => {
+      const start = performance.now();
+      let sent = 0;
+      const wheel = new Wheel((index) => {
+        send(index, start + (index * 1000) / rate);
+        sent += 1;
+        if (sent === total) {
+          wheel.stop();
+          resolve();
+        }
+      }, slotMs);
+      for (let k = 0; k < total; k += 1) wheel.schedule(k, 0, (k * 1000) / rate);
+      wheel.start();
+    });
+
 /**
  * Messages at `rate` per second for `seconds` over the pairs, open loop; each timed from its scheduled
  * send and from the moment it was written to the partner's `message:new`.
  */
-export async function relayLoad(sockets: RelayClient[], rate: number, seconds: number, due: typeof dueCount = dueCount, firstUser = 0) {
+export async function relayLoad(
+  sockets: RelayClient[],
+  rate: number,
+  seconds: number,
+  due: typeof dueCount = dueCount,
+  firstUser = 0,
+  pacing: Pacing = pace,
+) {
   const total = Math.round(rate * seconds);
   const scheduled = new Map<string, { at: number; sentAt: number }>();
   const fromSchedule = new Histogram();
@@ -81,7 +132,7 @@ export async function relayLoad(sockets: RelayClient[], rate: number, seconds: n
     return handler;
   });
   const cpuBefore = process.cpuUsage();
-  await pace(
+  await pacing(
     rate,
     total,
     (k, at) => {
