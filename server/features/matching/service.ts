@@ -28,7 +28,7 @@ export interface ReactOutcome {
  * `options.dailyLikes` in the rolling window (`spendLike`): past it, a 429 and nothing stored.
  *
  * Swipes are most of a party's requests, so each is few round trips: a dislike or a skip is one
- * statement, a like a transaction of three.
+ * statement, a like a transaction of three, a match included.
  */
 export async function react(
   db: Db,
@@ -46,23 +46,24 @@ export async function react(
 
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
   const pair = { me: userId, other: otherId, low, high };
-  const conversationId = await db.transaction(async (tx) => {
+  const matchRows = await db.transaction(async (tx) => {
     const [target] = await likeLocksStatement.runIn<{ ok: boolean }>(tx, pair);
     if (!target?.ok) throw new NotFound();
     await spendLike(tx, userId, otherId, options.dailyLikes);
-
-    const [created] = await likeStatement.runIn<{ id: number }>(tx, pair);
-    return created ? Number(created.id) : null;
+    return likeStatement.runIn<MatchRow>(tx, pair);
   });
 
-  if (conversationId === null) return { match: false, conversationId: null, matched: [] };
-  const cards = await matchCards(db, [userId, otherId]);
+  if (matchRows.length === 0) return { match: false, conversationId: null, matched: [] };
+  const card = (id: number): MatchUser => {
+    const row = matchRows.find((each) => Number(each.user_id) === id)!;
+    return { id, name: row.name, image: row.image };
+  };
   return {
     match: true,
-    conversationId,
+    conversationId: Number(matchRows[0]!.id),
     matched: [
-      { userId, other: cards.get(otherId)! },
-      { userId: otherId, other: cards.get(userId)! },
+      { userId, other: card(otherId) },
+      { userId: otherId, other: card(userId) },
     ],
   };
 }
@@ -93,9 +94,13 @@ const passStatement = new PreparedStatement<{ me: number; other: number; kind: '
 const likeLocksStatement = new PreparedStatement<Pair>(sql`
   select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint), ${reachable} as ok`);
 
+/** On a match, one row per user of the pair: the conversation and what the other is told about them. */
+type MatchRow = { id: number; user_id: number; name: string; image: string | null };
+
 /**
- * The like, and the match if theirs is there: the conversation and its members. A statement of its
- * own, begun once the pair's lock is held, so it sees their like if it came first.
+ * The like, and the match if theirs is there: the conversation, its members and the two match cards
+ * (no rows: no match). A statement of its own, begun once the pair's lock is held, so it sees their
+ * like if it came first; the cards come with it, so that `match:new` leaves as soon as it commits.
  */
 const likeStatement = new PreparedStatement<Pair>(sql`
   with mine as (
@@ -112,18 +117,9 @@ const likeStatement = new PreparedStatement<Pair>(sql`
     insert into ${conversationMembers} (conversation_id, user_id)
     select id, ${$low} from created union all select id, ${$high} from created
   )
-  select id from created`);
-
-async function matchCards(db: Db, ids: number[]): Promise<Map<number, MatchUser>> {
-  const rows = rowsOf<{ id: number; name: string; image: string | null }>(
-    await db.execute(sql`
-      select u.id, coalesce(p.name, u.first_name) as name, p.image
-      from ${users} u join ${profiles} p on p.user_id = u.id
-      where u.id in (${sql.join(ids, sql`, `)})
-    `),
-  );
-  return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, image: row.image }]));
-}
+  select created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image
+  from created, ${users} u join ${profiles} p on p.user_id = u.id
+  where u.id in (${$low}, ${$high})`);
 
 export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
 
