@@ -100,6 +100,44 @@ function scenario(url: string, pairs: number, firstUser: number, thinkMs: number
 }
 
 /**
+ * Artillery runs its virtual users in `cpus − 1` worker threads and splits the arrivals between them,
+ * each worker reading the CSV payload from its first row: on more than two CPUs users would repeat and
+ * the first/last-arrival heap readings would be per worker. The figures here are for two CPUs.
+ */
+export const ARTILLERY_FITS = os.cpus().length <= 2;
+
+/**
+ * Runs `artillery run <script>` in a temporary folder holding `files`, gives `use` the process and a
+ * reader of what it printed, and stops it (SIGKILL: its end-of-run report is not wanted) when `use` is done.
+ */
+async function withArtillery<T>(
+  install: ArtilleryInstall,
+  files: Record<string, string>,
+  script: string,
+  use: (child: ChildProcess, output: () => string, dir: string) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'artillery-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
+  let output = '';
+  // --expose-gc: the heap reading's full GC (its worker inherits the flag).
+  const child = spawn(install.node, ['--expose-gc', install.artillery, 'run', '--quiet', script], {
+    cwd: dir,
+    env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    return await use(child, () => output, dir);
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * One round of Artillery at about `rate` msg/s over `pairs` pairs of virtual users for a `seconds` window.
  * `relayed` reads the relay's running count of relayed messages.
  */
@@ -112,25 +150,13 @@ export async function artilleryRound(
   const warmMs = 2000;
   // Enough loops to outlast the arrival, the warm-up and the window; the process is stopped after it.
   const loops = Math.ceil((arrivalMs + warmMs + options.seconds * 1000 + 10_000) / thinkMs);
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'artillery-'));
   const { yaml, csv } = scenario(options.url, options.pairs, options.firstUser, thinkMs, loops);
-  await writeFile(path.join(dir, 'relay.yml'), yaml);
-  await writeFile(path.join(dir, 'users.csv'), csv);
-  let output = '';
-  const child: ChildProcess = spawn(install.node, [install.artillery, 'run', '--quiet', 'relay.yml'], {
-    cwd: dir,
-    env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  try {
+  return withArtillery(install, { 'relay.yml': yaml, 'users.csv': csv }, 'relay.yml', async (child, output) => {
     // Wait for the first message, then for every virtual user to have arrived and settled.
     const first = await options.relayed();
     const deadline = performance.now() + 60_000;
     while ((await options.relayed()) === first) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`Artillery sent nothing:\n${output}`);
+      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`Artillery sent nothing:\n${output()}`);
       await sleep(50);
     }
     await sleep(arrivalMs + warmMs);
@@ -141,7 +167,7 @@ export async function artilleryRound(
     const cpuAfter = processCpuMicros(child.pid!);
     const countAfter = await options.relayed();
     const elapsed = (performance.now() - startedAt) / 1000;
-    if (child.exitCode !== null) throw new Error(`Artillery exited during the window:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`Artillery exited during the window:\n${output()}`);
     const messages = countAfter - countBefore;
     return {
       messages,
@@ -149,25 +175,16 @@ export async function artilleryRound(
       cpuMicrosPerMessage: (cpuAfter - cpuBefore) / Math.max(1, messages),
       load: os.loadavg().map((n) => n.toFixed(1)).join(' '),
     };
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
  * Artillery's heap per connected virtual user: `count` users arrive over a few seconds and wait. A
  * processor function in its worker thread (where the virtual users live) reads the heap after a full GC
  * when the first user has connected and when the last has, and writes both to a file.
- *
- * One worker only: Artillery runs `cpus − 1` of them and splits the arrivals, so on a bigger machine the
- * last arrival would be in a worker of its own. Returns null there.
+ * (The processor runs in Artillery's one worker: see ARTILLERY_FITS.)
  */
-export async function artilleryHeapPerUser(install: ArtilleryInstall, options: { url: string; count: number; firstUser: number }): Promise<number | null> {
-  if (os.cpus().length > 2) return null;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'artillery-'));
-  const readings = path.join(dir, 'heap.json');
+export async function artilleryHeapPerUser(install: ArtilleryInstall, options: { url: string; count: number; firstUser: number }): Promise<number> {
   const processor = `const fs = require('node:fs');
 const v8 = require('node:v8');
 let arrived = 0;
@@ -181,7 +198,7 @@ module.exports = {
   arrived(context, events, done) {
     arrived += 1;
     if (arrived === 1) first = heap();
-    if (arrived === ${options.count}) fs.writeFileSync(${JSON.stringify(readings)}, JSON.stringify({ first, last: heap() }));
+    if (arrived === ${options.count}) fs.writeFileSync('heap.json', JSON.stringify({ first, last: heap() }));
     done();
   },
 };
@@ -189,32 +206,17 @@ module.exports = {
   const yaml = `${config(options.url, options.count, Math.ceil(options.count / 500), '  processor: "./processor.js"\n')}      - function: "arrived"
       - think: "600s"
 `;
-  await writeFile(path.join(dir, 'heap.yml'), yaml);
-  await writeFile(path.join(dir, 'processor.js'), processor);
-  await writeFile(path.join(dir, 'users.csv'), users(options.count / 2, options.firstUser));
-  let output = '';
-  const child = spawn(install.node, ['--expose-gc', install.artillery, 'run', '--quiet', 'heap.yml'], {
-    cwd: dir,
-    env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  try {
+  const files = { 'heap.yml': yaml, 'processor.js': processor, 'users.csv': users(options.count / 2, options.firstUser) };
+  return withArtillery(install, files, 'heap.yml', async (child, output, dir) => {
     const deadline = performance.now() + 120_000;
     for (;;) {
       try {
-        const { first, last } = JSON.parse(readFileSync(readings, 'utf8')) as { first: number; last: number };
+        const { first, last } = JSON.parse(readFileSync(path.join(dir, 'heap.json'), 'utf8')) as { first: number; last: number };
         return (last - first) / (options.count - 1);
       } catch {
-        if (child.exitCode !== null || performance.now() > deadline) throw new Error(`Artillery's users did not all arrive:\n${output}`);
+        if (child.exitCode !== null || performance.now() > deadline) throw new Error(`Artillery's users did not all arrive:\n${output()}`);
         await sleep(200);
       }
     }
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -34,7 +34,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { dueCount, lateDueCount, pace } from '../loadtest/pacer';
-import { type ArtilleryInstall, artilleryHeapPerUser, artilleryRound } from './artillery';
+import { ARTILLERY_FITS, type ArtilleryInstall, artilleryHeapPerUser, artilleryRound } from './artillery';
 import { type RelayClient, relayLoad, relaySockets, startServerProcess, wheelPacing } from './relay-load';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
@@ -48,6 +48,10 @@ const ROUNDS = Number(env('RATES_ROUNDS', '3'));
 const ARTILLERY: ArtilleryInstall | null = process.env.RATES_ARTILLERY
   ? { artillery: process.env.RATES_ARTILLERY, node: env('RATES_ARTILLERY_NODE', process.execPath) }
   : null;
+if (ARTILLERY && !ARTILLERY_FITS) {
+  console.error(`RATES_ARTILLERY: the comparison is written for two CPUs (Artillery splits its users over cpus − 1 workers), this machine has ${os.cpus().length}`);
+  process.exit(2);
+}
 /** The load tool's wheel slot for the comparison with Artillery (default: the tool's own). */
 const SLOT_MS = process.env.RATES_SLOT_MS ? Number(process.env.RATES_SLOT_MS) : undefined;
 /** Artillery's virtual users for its heap figure. */
@@ -246,8 +250,8 @@ try {
       }
     }
   }
-  const artilleryHeap = ARTILLERY ? await artilleryHeapPerUser(ARTILLERY, { url: relay.url, count: ARTILLERY_USERS, firstUser: PAIRS * 4 }) : null;
-  if (artilleryHeap !== null) {
+  if (ARTILLERY) {
+    const artilleryHeap = await artilleryHeapPerUser(ARTILLERY, { url: relay.url, count: ARTILLERY_USERS, firstUser: PAIRS * 4 });
     console.log(
       `\nHeap per connected socket after a full GC: today's lean socket ${(today.heapPerSocket / 1024).toFixed(2)} KB (${PAIRS * 2} sockets), Artillery 2.0.34 ${(artilleryHeap / 1024).toFixed(2)} KB per virtual user (${ARTILLERY_USERS} connected and waiting): ${(today.heapPerSocket / artilleryHeap).toFixed(2)}×`,
     );
