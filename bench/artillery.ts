@@ -39,6 +39,12 @@ export interface ArtilleryRound {
   load: string;
 }
 
+/** Artillery's version, from the package its entry point belongs to (`bin/run` → `package.json`). */
+export function artilleryVersion(install: ArtilleryInstall): string {
+  const manifest = JSON.parse(readFileSync(path.join(path.dirname(install.artillery), '..', 'package.json'), 'utf8')) as { version: string };
+  return `Artillery ${manifest.version}`;
+}
+
 const CLOCK_TICK_MICROS = 1e6 / 100; // USER_HZ is 100 on Linux
 
 /** utime + stime of every thread of `pid`, µs. */

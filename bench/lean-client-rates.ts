@@ -34,7 +34,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { dueCount, lateDueCount, pace } from '../loadtest/pacer';
-import { ARTILLERY_FITS, type ArtilleryInstall, artilleryHeapPerUser, artilleryRound } from './artillery';
+import { ARTILLERY_FITS, type ArtilleryInstall, artilleryHeapPerUser, artilleryRound, artilleryVersion } from './artillery';
 import { type RelayClient, relayLoad, relaySockets, startServerProcess, wheelPacing } from './relay-load';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
@@ -52,6 +52,7 @@ if (ARTILLERY && !ARTILLERY_FITS) {
   console.error(`RATES_ARTILLERY: the comparison is written for two CPUs (Artillery splits its users over cpus − 1 workers), this machine has ${os.cpus().length}`);
   process.exit(2);
 }
+const ARTILLERY_NAME = ARTILLERY ? artilleryVersion(ARTILLERY) : '';
 /** The load tool's wheel slot for the comparison with Artillery (default: the tool's own). */
 const SLOT_MS = process.env.RATES_SLOT_MS ? Number(process.env.RATES_SLOT_MS) : undefined;
 /** Artillery's virtual users for its heap figure. */
@@ -215,7 +216,7 @@ try {
     }
   }
   if (ARTILLERY && CPU_RATES.length) {
-    console.log(`\nAgainst Artillery 2 in the same run: its socketio engine, ${PAIRS} pairs of virtual users on the same relay, ${ROUNDS} rounds of ${SECONDS} s;`);
+    console.log(`\nAgainst ${ARTILLERY_NAME} in the same run: its socketio engine, ${PAIRS} pairs of virtual users on the same relay, ${ROUNDS} rounds of ${SECONDS} s;`);
     console.log(`today's client sends on the benchmarks' pacer (each message on its millisecond) and on the load tool's wheel (${SLOT_MS ?? 'its default'} ms slots), the three taking turns.`);
     console.log("Artillery's CPU is its whole process's over a window after every virtual user has connected (bench/artillery.ts); latency (today's): send → partner's message:new.\n");
     console.log('| msg/s asked | client | µs CPU/msg by round | median | × Artillery | p50 / p99 ms | msg/s held | load average |');
@@ -223,7 +224,7 @@ try {
     for (const rate of CPU_RATES) {
       type Row = { cpu: number; p50: number; p99: number; rate: number; load: string };
       const rows = new Map<string, Row[]>([
-        ['Artillery 2.0.34', []],
+        [ARTILLERY_NAME, []],
         ['today, pacer', []],
         ['today, wheel', []],
       ]);
@@ -238,9 +239,9 @@ try {
         }
         // Artillery's users follow today's and the earlier client's: the relay fans out by user.
         const result = await artilleryRound(ARTILLERY, { url: relay.url, pairs: PAIRS, firstUser: PAIRS * 4, rate, seconds: SECONDS, relayed: relay.relayed });
-        rows.get('Artillery 2.0.34')!.push({ cpu: result.cpuMicrosPerMessage, p50: Number.NaN, p99: Number.NaN, rate: result.rate, load: result.load });
+        rows.get(ARTILLERY_NAME)!.push({ cpu: result.cpuMicrosPerMessage, p50: Number.NaN, p99: Number.NaN, rate: result.rate, load: result.load });
       }
-      const theirs = median(rows.get('Artillery 2.0.34')!.map((row) => row.cpu));
+      const theirs = median(rows.get(ARTILLERY_NAME)!.map((row) => row.cpu));
       for (const [name, results] of rows) {
         const cpu = results.map((row) => row.cpu);
         const middle = results.find((row) => row.cpu === median(cpu))!;
@@ -253,7 +254,7 @@ try {
   if (ARTILLERY) {
     const artilleryHeap = await artilleryHeapPerUser(ARTILLERY, { url: relay.url, count: ARTILLERY_USERS, firstUser: PAIRS * 4 });
     console.log(
-      `\nHeap per connected socket after a full GC: today's lean socket ${(today.heapPerSocket / 1024).toFixed(2)} KB (${PAIRS * 2} sockets), Artillery 2.0.34 ${(artilleryHeap / 1024).toFixed(2)} KB per virtual user (${ARTILLERY_USERS} connected and waiting): ${(today.heapPerSocket / artilleryHeap).toFixed(2)}×`,
+      `\nHeap per connected socket after a full GC: today's lean socket ${(today.heapPerSocket / 1024).toFixed(2)} KB (${PAIRS * 2} sockets), ${ARTILLERY_NAME} ${(artilleryHeap / 1024).toFixed(2)} KB per virtual user (${ARTILLERY_USERS} connected and waiting): ${(today.heapPerSocket / artilleryHeap).toFixed(2)}×`,
     );
   } else {
     console.log(`\nHeap per connected lean socket: ${(today.heapPerSocket / 1024).toFixed(2)} KB (Artillery, measured once elsewhere: ~20 KB per virtual user)`);

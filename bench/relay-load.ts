@@ -73,7 +73,7 @@ export async function relaySockets(url: string, count: number, open: Open = Lean
   return sockets;
 }
 
-/** How a load sends its items: `pace` (each on its time, to the timer's millisecond) or `wheelPace`. */
+/** How a load sends its items: `pace` (each on its time, to the timer's millisecond) or `wheelPacing()`. */
 export type Pacing = (rate: number, total: number, send: (index: number, scheduledAt: number) => void, due: typeof dueCount) => Promise<void>;
 
 /**

@@ -54,6 +54,7 @@ export async function react(
   });
 
   if (matchRows.length === 0) return { match: false, conversationId: null, matched: [] };
+  // Both rows are there: every account is made with its profile row, and theirs passed `reachable`.
   const card = (id: number): MatchUser => {
     const row = matchRows.find((each) => Number(each.user_id) === id)!;
     return { id, name: row.name, image: row.image };
