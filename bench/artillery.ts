@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processCpuMs } from './lib';
 
 export interface ArtilleryInstall {
   /** A Node ≥ 22 binary. */
@@ -43,17 +44,6 @@ export interface ArtilleryRound {
 export function artilleryVersion(install: ArtilleryInstall): string {
   const manifest = JSON.parse(readFileSync(path.join(path.dirname(install.artillery), '..', 'package.json'), 'utf8')) as { version: string };
   return `Artillery ${manifest.version}`;
-}
-
-const CLOCK_TICK_MICROS = 1e6 / 100; // USER_HZ is 100 on Linux
-
-/** utime + stime of every thread of `pid`, µs. */
-function processCpuMicros(pid: number): number {
-  // The command name can hold spaces and parentheses: the fields start after the last ')'.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of proc(5) (utime, stime); the slice starts at field 3.
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MICROS;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -167,18 +157,18 @@ export async function artilleryRound(
     }
     await sleep(arrivalMs + warmMs);
     const countBefore = await options.relayed();
-    const cpuBefore = processCpuMicros(child.pid!);
+    const cpuBefore = processCpuMs(child.pid!);
     const startedAt = performance.now();
     await sleep(options.seconds * 1000);
-    const cpuAfter = processCpuMicros(child.pid!);
+    const cpuAfter = processCpuMs(child.pid!);
     const countAfter = await options.relayed();
     const elapsed = (performance.now() - startedAt) / 1000;
-    if (child.exitCode !== null) throw new Error(`Artillery exited during the window:\n${output()}`);
+    if (child.exitCode !== null || cpuBefore === null || cpuAfter === null) throw new Error(`Artillery exited during the window:\n${output()}`);
     const messages = countAfter - countBefore;
     return {
       messages,
       rate: messages / elapsed,
-      cpuMicrosPerMessage: (cpuAfter - cpuBefore) / Math.max(1, messages),
+      cpuMicrosPerMessage: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, messages),
       load: os.loadavg().map((n) => n.toFixed(1)).join(' '),
     };
   });

@@ -7,22 +7,16 @@
  * statement for one message. `N` (default 2000) is the number of operations per row.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import postgres from 'postgres';
 import { openDatabase } from '../server/db/client';
 import { batchStatement, createMessageBatcher } from '../server/features/conversations/message-batcher';
 import { createPostgresDatabase } from '../tests/helpers/database';
+import { processCpuMs } from './lib';
 
 const N = Number(process.env.N ?? 2000);
-const CLOCK_TICKS = 100;
-
-function cpuMicros(pid: number) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the ")" of the command name: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-}
+/** The backend's CPU so far, µs (it is alive for the whole run). */
+const cpuMicros = (pid: number) => processCpuMs(pid)! * 1000;
 
 const database = await createPostgresDatabase();
 const { db, close } = await openDatabase({ databaseUrl: database.url, dataDir: os.tmpdir(), maxConnections: 1 });
