@@ -35,7 +35,8 @@ import { pathToFileURL } from 'node:url';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { dueCount, lateDueCount, pace } from '../loadtest/pacer';
 import { ARTILLERY_FITS, type ArtilleryInstall, artilleryHeapPerUser, artilleryRound, artilleryVersion } from './artillery';
-import { type RelayClient, relayLoad, relaySockets, startServerProcess, wheelPacing } from './relay-load';
+import { type RelayClient, relayLoad, relaySockets, wheelPacing } from './relay-load';
+import { startServerProcess } from './server-process';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const PAIRS = Number(env('RATES_PAIRS', '200'));
@@ -116,7 +117,7 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-const relay = await startServerProcess(true);
+const relay = await startServerProcess('relay');
 const earlier = COMPARE ? await clientAt(COMPARE) : null;
 try {
   console.log(`${os.cpus().length} CPUs, load average at start ${load()}`);
@@ -238,7 +239,7 @@ try {
           rows.get(name)!.push({ cpu: result.cpuMicrosPerMessage, p50: p.percentile(50), p99: p.percentile(99), rate: result.delivered / SECONDS, load: load() });
         }
         // Artillery's users follow today's and the earlier client's: the relay fans out by user.
-        const result = await artilleryRound(ARTILLERY, { url: relay.url, pairs: PAIRS, firstUser: PAIRS * 4, rate, seconds: SECONDS, relayed: relay.relayed });
+        const result = await artilleryRound(ARTILLERY, { url: relay.url, pairs: PAIRS, firstUser: PAIRS * 4, rate, seconds: SECONDS, relayed: async () => (await relay.stats()).relayed });
         rows.get(ARTILLERY_NAME)!.push({ cpu: result.cpuMicrosPerMessage, p50: Number.NaN, p99: Number.NaN, rate: result.rate, load: result.load });
       }
       const theirs = median(rows.get(ARTILLERY_NAME)!.map((row) => row.cpu));

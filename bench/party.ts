@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { runParty } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
-import { relayLoad, relaySockets, startServerProcess } from './relay-load';
+import { relayLoad, relaySockets } from './relay-load';
+import { startServerProcess } from './server-process';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const ATTENDEES = Number(env('PARTY_ATTENDEES', '2000'));
@@ -30,7 +31,7 @@ const database = await createPostgresDatabase();
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-party-'));
 const stateFile = path.join(dataDir, 'loadtest-state.json');
 let party;
-const app = await startServerProcess(false, {
+const app = await startServerProcess('app', {
   DATABASE_URL: database.url,
   REDIS_URL: '',
   DATA_DIR: dataDir,
@@ -65,7 +66,7 @@ try {
 // The party's chat rate over its whole length (messages are rarer early, before people match).
 const rate = Math.max(1, party.counts.messages.sent / (MINUTES * 60));
 console.log(`\n▶ relay: ${ATTENDEES} sockets, ${rate.toFixed(1)} msg/s for ${RELAY_SECONDS} s`);
-const relay = await startServerProcess(true);
+const relay = await startServerProcess('relay');
 const sockets = await relaySockets(relay.url, ATTENDEES - (ATTENDEES % 2));
 await relayLoad(sockets, Math.max(rate, 100), 3); // warm-up
 const baseline = await relayLoad(sockets, rate, RELAY_SECONDS);

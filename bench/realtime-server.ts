@@ -1,8 +1,8 @@
 /**
- * One server process for bench/realtime.ts, forked with IPC: the real app (`buildApp`, as `npm run serve`
- * builds it) or, with BENCH_RELAY=1, the baseline: a bare Socket.IO relay with no auth and no database.
- * The parent asks it for its own CPU time, (after a full GC) heap and event-loop delay since its last
- * question, so the load generator's CPU is not counted.
+ * One server process of a benchmark, forked with IPC by bench/server-process.ts: the real app
+ * (`buildApp`, as `npm run serve` builds it) or, with BENCH_RELAY=1, the baseline: a bare Socket.IO relay
+ * with no auth and no database. The parent asks it for its own CPU time, (after a full GC) heap and
+ * event-loop delay since its last question, so the load generator's CPU is not counted.
  */
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,9 +14,9 @@ import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
 
-type Stats = {
-  type: 'stats';
-  id: number;
+/** What the parent (bench/server-process.ts) is told when it asks. */
+export interface ServerStats {
+  /** This process's CPU time since it started, µs. */
   cpuMicros: number;
   heapUsed: number;
   rss: number;
@@ -26,7 +26,7 @@ type Stats = {
   loopDelay: { p50: number; p99: number; max: number };
   /** Messages the relay has relayed since it started (the app: 0). */
   relayed: number;
-};
+}
 type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
 const port = Number(process.env.PORT ?? 0);
@@ -105,7 +105,7 @@ process.on('message', async (request: Request) => {
     if (request.snapshot) writeHeapSnapshot(request.snapshot);
     const delay = { p50: lateBy(loopDelay.percentile(50)), p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) };
     loopDelay.reset();
-    const stats: Stats = {
+    const stats: ServerStats & { type: 'stats'; id: number } = {
       type: 'stats',
       id: request.id,
       cpuMicros: cpu.user + cpu.system,

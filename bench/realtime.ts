@@ -33,7 +33,7 @@
  * start-up and connections left out), BENCH_NODE_FLAGS (more
  * node flags for the server processes, e.g. "--trace-gc").
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -47,8 +47,8 @@ import { createPostgresDatabase } from '../tests/helpers/database';
 import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { pace } from '../loadtest/pacer';
-import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { processCpuMs, processRunDelayMs } from './lib';
+import { type ServerKind, type ServerProcess, startServerProcess } from './server-process';
 
 type ClientSocket = LeanSocket;
 
@@ -85,107 +85,22 @@ const TARGETS = {
   soakLoopDelayMs: 20,
 };
 
-const root = path.resolve(import.meta.dirname, '..');
 const loadAverage = () => os.loadavg()[0]!;
 
 // ---------------------------------------------------------------- server processes
 
-interface LoopDelay {
-  p50: number;
-  p99: number;
-  max: number;
-}
-interface ServerStats {
-  cpuMicros: number;
-  heapUsed: number;
-  rss: number;
-  /** Open connections. */
-  sockets: number;
-  /** The event loop's delay since the previous stats() of this server, ms. */
-  loopDelay: LoopDelay;
-}
-interface ServerProcess {
-  url: string;
-  child: ChildProcess;
-  /** `snapshot`: a file for a heap snapshot, taken after the GC. */
-  stats(gc?: boolean, snapshot?: string): Promise<ServerStats>;
-  close(): Promise<void>;
-}
-/** A busy machine can push an app's boot past Fastify's plugin timeout: one more try before giving up. */
-async function startServer(kind: 'relay' | 'app', extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-  try {
-    return await startServerOnce(kind, extraEnv);
-  } catch (error) {
-    console.error(`  ${kind} server did not start (${(error as Error).message}); trying once more`);
-    return startServerOnce(kind, extraEnv);
-  }
-}
-
-async function startServerOnce(kind: 'relay' | 'app', extraEnv: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = fork(path.join(root, 'bench/realtime-server.ts'), {
-    cwd: root,
-    execArgv: [
-      // The server's runtime flags (scripts/start.mjs) for both servers; NODE_FLAGS come after them, so they can undo one.
-      ...SERVER_NODE_FLAGS,
-      '--import',
-      'tsx',
-      '--expose-gc',
-      ...NODE_FLAGS,
-    ],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'error',
-      BENCH_RELAY: kind === 'relay' ? '1' : '0',
+/** Both kinds of server with this run's profile directory and node flags. */
+function startServer(kind: ServerKind, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  return startServerProcess(
+    kind,
+    {
       // Thousands of messages a second through a few thousand users: the per-user limits are not what is measured.
       RATE_LIMIT_MULTIPLIER: '1000',
       ...(PROFILE_DIR ? { BENCH_PROFILE_DIR: path.resolve(PROFILE_DIR) } : {}),
       ...extraEnv,
     },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-    child.on('message', (message: { type: string }) => {
-      if (message.type === 'ready') resolve();
-    });
-  });
-  // A server that dies mid-run makes every figure after it meaningless: stop there, loudly.
-  const diedMidRun = (code: number | null) => {
-    if (code !== 0) {
-      console.error(`\n✖ ${kind} server exited with ${code} during the run`);
-      process.exit(1);
-    }
-  };
-  child.once('exit', diedMidRun);
-  let nextId = 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    stats(gc = false, snapshot?: string) {
-      const id = (nextId += 1);
-      return new Promise((resolve) => {
-        const listener = (message: ServerStats & { type: string; id: number }) => {
-          if (message.type !== 'stats' || message.id !== id) return;
-          child.off('message', listener);
-          resolve(message);
-        };
-        child.on('message', listener);
-        child.send({ type: 'stats', id, gc, snapshot });
-      });
-    },
-    async close() {
-      if (child.exitCode !== null) return;
-      child.off('exit', diedMidRun);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      child.send({ type: 'close' });
-      // Its figures are in: a server that fails to close cleanly (on a crowded machine, a shutdown past
-      // Fastify's plugin timeout) is worth a line, not the rest of the run.
-      const code = await exited;
-      if (code !== 0) console.error(`  ${kind} server exited with ${code} on close`);
-    },
-  };
+    NODE_FLAGS,
+  );
 }
 
 // ---------------------------------------------------------------- data

@@ -1,60 +1,12 @@
 /**
- * The bare Socket.IO relay (bench/realtime-server.ts, BENCH_RELAY=1) in a child process, and open-loop
- * message load over lean sockets against it: the baseline of bench/lean-client-rates.ts and bench/party.ts.
+ * Open-loop message load over lean sockets against the bare Socket.IO relay (bench/server-process.ts,
+ * kind 'relay'): the baseline of bench/lean-client-rates.ts and bench/party.ts.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { Histogram } from '../loadtest/histogram';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { dueCount, pace } from '../loadtest/pacer';
 import { Wheel } from '../loadtest/wheel';
-import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
-import { freePort } from '../tests/helpers/ports';
-
-const root = path.resolve(import.meta.dirname, '..');
-
-/** bench/realtime-server.ts in a child: the relay, or the app (`relay: false`) with `env` (DATABASE_URL …). */
-export async function startServerProcess(
-  relay: boolean,
-  env: Record<string, string> = {},
-): Promise<{ url: string; child: ChildProcess; relayed(): Promise<number>; close(): Promise<void> }> {
-  const port = await freePort();
-  const child = fork(path.join(root, 'bench/realtime-server.ts'), {
-    cwd: root,
-    execArgv: [...SERVER_NODE_FLAGS, '--import', 'tsx'],
-    env: { ...process.env, LOG_LEVEL: 'error', ...env, PORT: String(port), BENCH_RELAY: relay ? '1' : '0' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${relay ? 'relay' : 'app'} exited with ${code}`)));
-    child.on('message', (message: { type: string }) => message.type === 'ready' && resolve());
-  });
-  let nextId = 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    /** How many messages the relay has relayed since it started, whoever sent them. */
-    relayed() {
-      const id = (nextId += 1);
-      return new Promise((resolve) => {
-        const listener = (message: { type: string; id: number; relayed: number }) => {
-          if (message.type !== 'stats' || message.id !== id) return;
-          child.off('message', listener);
-          resolve(message.relayed);
-        };
-        child.on('message', listener);
-        child.send({ type: 'stats', id, gc: false });
-      });
-    },
-    async close() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ type: 'close' });
-      await exited;
-    },
-  };
-}
 
 /** What relayLoad needs of a client: LeanSocket's, or an earlier version's (bench/lean-client-rates.ts compares them). */
 export type RelayClient = Pick<LeanSocket, 'emit' | 'on' | 'off' | 'close'>;
