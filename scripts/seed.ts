@@ -271,18 +271,15 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     cross join lateral generate_series(1, k.n) s
     where c.id > ${firstNew}
     order by c.id, s`);
-  await db.execute(sql`
-    update conversations c set last_message_id = m.id, last_message_at = m.created_at
-    from (select distinct on (conversation_id) conversation_id, id, created_at from messages m
-          where conversation_id > ${firstNew} order by conversation_id, id desc) m
-    where c.id = m.conversation_id`);
   // One side has read everything, the other about half.
   await db.execute(sql`
     update conversation_members cm set last_read_message_id = case
-      when cm.user_id = c.user_low_id then c.last_message_id
-      else c.last_message_id - floor(random() * 10)::int end
+      when cm.user_id = c.user_low_id then l.last_id
+      else l.last_id - floor(random() * 10)::int end
     from conversations c
-    where c.id = cm.conversation_id and c.id > ${firstNew} and c.last_message_id is not null`);
+    join (select conversation_id, max(id) as last_id from messages where conversation_id > ${firstNew} group by conversation_id) l
+      on l.conversation_id = c.id
+    where c.id = cm.conversation_id`);
   step('messages');
 
   const demoEvent = await seedDemoEvent(db, { demoId, lo, hi, attendees: options.eventAttendees });

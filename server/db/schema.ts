@@ -226,7 +226,8 @@ export const blocks = pgTable(
 
 /**
  * A mutual like. The unique, ordered pair is what makes "exactly one match" true when both
- * likes arrive at the same instant.
+ * likes arrive at the same instant. Its newest message is not kept here: whoever needs it reads it from
+ * messages_conversation, so that storing a message is an insert and not an update of its conversation too.
  */
 export const conversations = pgTable(
   'conversations',
@@ -239,8 +240,6 @@ export const conversations = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
-    lastMessageId: integer('last_message_id'),
-    lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
     // The event both were checked in to when the match was made, for its organizer's counts.
     eventId: integer('event_id').references(() => events.id, { onDelete: 'set null' }),
     /**

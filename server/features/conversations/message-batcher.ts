@@ -46,7 +46,7 @@ const SETTLE_SLICE = 32;
  *
  * The rules are the service's, item by item: not a participant (or hidden by the visibility rule) → NotFound; bad content → the same
  * ValidationError (MessageInput); idempotent by (sender, client_id), a client_id reused in another
- * conversation → CLIENT_ID_REUSED; the conversation's last message moves forward only. If a batch fails
+ * conversation → CLIENT_ID_REUSED. If a batch fails
  * as a whole, each of its sends is retried alone through `sendMessage`, so one bad send fails only itself.
  */
 export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
@@ -159,8 +159,8 @@ interface BatchRow {
 
 /**
  * The whole batch in one statement, so one round trip and one commit: keep the sends whose sender is a
- * participant, insert them in order (a (sender, client_id) already stored is skipped), move each
- * conversation's last message forward, and answer with the sends that passed and the rows inserted.
+ * participant, insert them in order (a (sender, client_id) already stored is skipped), and answer with
+ * the sends that passed and the rows inserted.
  * Each send's conversation is found by its key, behind a lateral subquery the planner cannot flatten
  * (`offset 0`): it takes a batch for 100 rows (its guess for any set-returning function), and joined
  * plainly it hashed the whole conversations table for every batch, tens of thousands of rows. The
@@ -183,16 +183,7 @@ export const batchStatement = new PreparedStatement<{ items: string }>(sql`
     insert into ${messages} (conversation_id, sender_id, content, client_id)
     select conversation_id, sender_id, content, client_id from allowed order by idx
     on conflict (sender_id, client_id) do nothing
-    returning id, conversation_id, sender_id, content, client_id, created_at
-  ),
-  newest as (
-    select distinct on (conversation_id) conversation_id, id, created_at from ins order by conversation_id, id desc
-  ),
-  moved as (
-    update ${conversations} c set last_message_id = n.id, last_message_at = n.created_at
-    from newest n
-    where c.id = n.conversation_id and (c.last_message_id is null or c.last_message_id < n.id)
-    returning c.id
+    returning id, sender_id, content, client_id, created_at
   )
   select idx, low, high, null::int as id, sender_id, client_id::text as client_id, null as content, null as time
   from allowed

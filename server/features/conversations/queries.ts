@@ -42,7 +42,10 @@ type ConversationListRawRow = {
 /**
  * One page of the user's conversations, from their membership rows (conversation_members_user index).
  * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
- * Unread: the partner's messages above my read marker, counted on messages_conversation.
+ * Each conversation's newest message and the unread count (the partner's messages above my read
+ * marker) are read on messages_conversation, whose order (`id desc nulls last`) the newest's ORDER BY
+ * spells out: written `id desc` (nulls first), it walked the primary key backwards through every
+ * conversation's messages instead.
  */
 export async function conversationListQuery(
   db: Db,
@@ -51,7 +54,7 @@ export async function conversationListQuery(
   after: { activityUs: string; id: number } | null,
   limit: number,
 ): Promise<ConversationListRow[]> {
-  const activity = kind === 'empty' ? sql`c.created_at` : sql`c.last_message_at`;
+  const activity = kind === 'empty' ? sql`c.created_at` : sql`lm.created_at`;
   const rows = await db.execute<ConversationListRawRow>(sql`
     select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
       lm.content as last_message,
@@ -67,9 +70,11 @@ export async function conversationListQuery(
     cross join lateral (select case when c.user_low_id = ${userId} then c.user_high_id else c.user_low_id end as id) partner
     join ${users} u on u.id = partner.id
     join ${profiles} p on p.user_id = partner.id
-    left join ${messages} lm on lm.id = c.last_message_id
+    left join lateral (
+      select x.content, x.created_at from ${messages} x where x.conversation_id = c.id order by x.id desc nulls last limit 1
+    ) lm on true
     where m.user_id = ${userId} and ${openConversationsOf(userId, aliasedConversation('c'))}
-      and c.last_message_id is ${kind === 'empty' ? sql`null` : sql`not null`}
+      and lm.created_at is ${kind === 'empty' ? sql`null` : sql`not null`}
       ${
         after
           ? sql`and (${activity}, c.id) < (timestamptz 'epoch' + ${after.activityUs}::bigint * interval '1 microsecond', ${after.id}::int)`

@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
   type ConversationDetail,
@@ -52,9 +52,8 @@ export async function listPartnerIds(db: Db, userId: number): Promise<number[]> 
 
 /**
  * Stores a message (content trimmed, 1–2000 chars) idempotently by (sender, clientId). Throws NotFound
- * if sender is not a participant, ValidationError({content: [...]}) for bad content. Updates the
- * conversation's last message. `created` is false when the same clientId was already stored (the stored
- * message is returned, nothing new is written).
+ * if sender is not a participant, ValidationError({content: [...]}) for bad content. `created` is false
+ * when the same clientId was already stored (the stored message is returned, nothing new is written).
  */
 export async function sendMessage(
   db: Db,
@@ -66,37 +65,22 @@ export async function sendMessage(
   if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error.issues));
   const { content, client_id: clientId = null } = parsed.data;
 
-  return db.transaction(async (tx) => {
-    const [inserted] = await tx
-      .insert(messages)
-      .values({ conversationId: input.conversationId, senderId: input.senderId, content, clientId })
-      .onConflictDoNothing({ target: [messages.senderId, messages.clientId] })
-      .returning();
+  const [inserted] = await db
+    .insert(messages)
+    .values({ conversationId: input.conversationId, senderId: input.senderId, content, clientId })
+    .onConflictDoNothing({ target: [messages.senderId, messages.clientId] })
+    .returning();
+  if (inserted) return { message: presentMessage(inserted), participantIds, created: true };
 
-    if (!inserted) {
-      // The same (sender, client_id) is already stored: a retried send.
-      const [stored] = await tx
-        .select()
-        .from(messages)
-        .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId ?? '')));
-      if (!stored || stored.conversationId !== input.conversationId) {
-        throw ValidationError.field('client_id', CLIENT_ID_REUSED);
-      }
-      return { message: presentMessage(stored), participantIds, created: false };
-    }
-
-    // Concurrent sends: the row lock orders them and the newest id wins.
-    await tx
-      .update(conversations)
-      .set({ lastMessageId: inserted.id, lastMessageAt: inserted.createdAt })
-      .where(
-        and(
-          eq(conversations.id, input.conversationId),
-          or(sql`${conversations.lastMessageId} is null`, lt(conversations.lastMessageId, inserted.id)),
-        ),
-      );
-    return { message: presentMessage(inserted), participantIds, created: true };
-  });
+  // The same (sender, client_id) is already stored: a retried send.
+  const [stored] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId ?? '')));
+  if (!stored || stored.conversationId !== input.conversationId) {
+    throw ValidationError.field('client_id', CLIENT_ID_REUSED);
+  }
+  return { message: presentMessage(stored), participantIds, created: false };
 }
 
 /**
@@ -109,7 +93,8 @@ export async function markRead(
 ): Promise<{ participantIds: [number, number]; lastReadId: number }> {
   const rows = await db.execute<{ low: number; high: number; last_read_id: number }>(sql`
     update ${conversationMembers} as m
-    set last_read_message_id = greatest(m.last_read_message_id, least(${input.lastReadId}::int, coalesce(c.last_message_id, 0)))
+    set last_read_message_id = greatest(m.last_read_message_id, least(${input.lastReadId}::int,
+      coalesce((select x.id from ${messages} x where x.conversation_id = c.id order by x.id desc nulls last limit 1), 0)))
     from ${conversations} as c
     where c.id = m.conversation_id and m.conversation_id = ${input.conversationId} and m.user_id = ${input.userId}
       and ${openConversationOf(input.userId, aliasedConversation('c'))}

@@ -23,7 +23,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, rowsOf } from '../../db/client';
-import { attendances, conversations, events, reactions } from '../../db/schema';
+import { attendances, conversations, events, messages, reactions } from '../../db/schema';
 import { ApiError, Conflict, NotFound } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
@@ -345,7 +345,8 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
           join ${attendances} taker on taker.event_id = ${id} and taker.user_id = r.to_user_id
           where r.kind = 'like' and r.updated_at >= giver.checked_in_at) as likes,
         (select count(*)::int from ${conversations} where event_id = ${id}) as matches,
-        (select count(*)::int from ${conversations} where event_id = ${id} and last_message_id is not null) as conversations_started`),
+        (select count(*)::int from ${conversations} c where c.event_id = ${id}
+          and exists (select 1 from ${messages} x where x.conversation_id = c.id)) as conversations_started`),
   );
   const timeline = rowsOf<{ at: Date | string; check_ins: number; matches: number }>(
     await db.execute(sql`
