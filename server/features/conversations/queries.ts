@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { type Db, PreparedStatement, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement } from '../../db/client';
 import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
 import { aliasedConversation, openConversationOf, openConversationsOf } from '../safety/visibility';
 
@@ -45,17 +45,14 @@ type ConversationListRawRow = {
  * Each conversation's newest message and the unread count (the partner's messages above my read
  * marker) are read on messages_conversation, whose order (`id desc nulls last`) the newest's ORDER BY
  * spells out: written `id desc` (nulls first), it walked the primary key backwards through every
- * conversation's messages instead.
+ * conversation's messages instead. A prepared statement per list: planning it was most of its cost
+ * (~2.7 ms of PostgreSQL's ~4 for a user with 30 conversations), and no plan of it depends on the values.
  */
-export async function conversationListQuery(
-  db: Db,
-  userId: number,
-  kind: 'empty' | 'started',
-  after: { activityUs: string; id: number } | null,
-  limit: number,
-): Promise<ConversationListRow[]> {
+function conversationListStatement(kind: 'empty' | 'started') {
+  const userId = sql`${sql.placeholder('userId')}::int`;
+  const afterUs = sql`${sql.placeholder('afterUs')}::bigint`;
   const activity = kind === 'empty' ? sql`c.created_at` : sql`lm.created_at`;
-  const rows = await db.execute<ConversationListRawRow>(sql`
+  return new PreparedStatement<{ userId: number; afterUs: string | null; afterId: number | null; limit: number }>(sql`
     select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
       lm.content as last_message,
       (extract(epoch from ${activity}) * 1000000)::bigint::text as activity_us,
@@ -75,15 +72,29 @@ export async function conversationListQuery(
     ) lm on true
     where m.user_id = ${userId} and ${openConversationsOf(userId, aliasedConversation('c'))}
       and lm.created_at is ${kind === 'empty' ? sql`null` : sql`not null`}
-      ${
-        after
-          ? sql`and (${activity}, c.id) < (timestamptz 'epoch' + ${after.activityUs}::bigint * interval '1 microsecond', ${after.id}::int)`
-          : sql``
-      }
+      and (${afterUs} is null
+        or (${activity}, c.id) < (timestamptz 'epoch' + ${afterUs} * interval '1 microsecond', ${sql.placeholder('afterId')}::int))
     order by ${activity} desc, c.id desc
-    limit ${limit}
+    limit ${sql.placeholder('limit')}
   `);
-  return rowsOf<ConversationListRawRow>(rows).map((row) => ({
+}
+
+const conversationList = { empty: conversationListStatement('empty'), started: conversationListStatement('started') };
+
+export async function conversationListQuery(
+  db: Db,
+  userId: number,
+  kind: 'empty' | 'started',
+  after: { activityUs: string; id: number } | null,
+  limit: number,
+): Promise<ConversationListRow[]> {
+  const rows = await conversationList[kind].run<ConversationListRawRow>(db, {
+    userId,
+    afterUs: after?.activityUs ?? null,
+    afterId: after?.id ?? null,
+    limit,
+  });
+  return rows.map((row) => ({
     id: Number(row.id),
     name: row.name,
     image: row.image,
