@@ -44,10 +44,10 @@ const SETTLE_SLICE = 32;
  * 1,000/s on this machine whatever the pool size (bench/README.md); here every send that arrives while
  * a commit is in flight joins the next one. At low load a batch is one message and nothing waits.
  *
- * The rules are the service's, item by item: not a participant (or hidden by the visibility rule) → NotFound; bad content → the same
- * ValidationError (MessageInput); idempotent by (sender, client_id), a client_id reused in another
- * conversation → CLIENT_ID_REUSED. If a batch fails
- * as a whole, each of its sends is retried alone through `sendMessage`, so one bad send fails only itself.
+ * The rules are the service's, item by item: not a participant (or hidden by the visibility rule) →
+ * NotFound; bad content → the same ValidationError (MessageInput); idempotent by (sender, client_id), a
+ * client_id reused in another conversation → CLIENT_ID_REUSED. If a batch fails as a whole, each of its
+ * sends is retried alone through `sendMessage`, so one bad send fails only itself.
  */
 export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
   let queue: Pending[] = [];
