@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { type Db, PreparedStatement } from '../../db/client';
 import { conversationMembers, conversations, messages, profiles, users } from '../../db/schema';
@@ -40,13 +40,22 @@ type ConversationListRawRow = {
 };
 
 /**
+ * `columns` (of `x`) of a conversation's newest message, a subquery of at most one row; a conversation
+ * is no longer told its newest message when one is stored, so whoever needs it reads it here. The ORDER
+ * BY spells messages_conversation's own order (`id desc nulls last`): written `id desc` (nulls first,
+ * the primary key's backward order), PostgreSQL walked the primary key back through every
+ * conversation's messages instead of reading the index's first entry.
+ */
+export const newestMessageOf = (conversationId: SQL, columns: SQL) =>
+  sql`(select ${columns} from ${messages} x where x.conversation_id = ${conversationId} order by x.id desc nulls last limit 1)`;
+
+/**
  * One page of the user's conversations, from their membership rows (conversation_members_user index).
  * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
- * Each conversation's newest message and the unread count (the partner's messages above my read
- * marker) are read on messages_conversation, whose order (`id desc nulls last`) the newest's ORDER BY
- * spells out: written `id desc` (nulls first), it walked the primary key backwards through every
- * conversation's messages instead. A prepared statement per list: planning it was most of its cost
- * (~2.7 ms of PostgreSQL's ~4 for a user with 30 conversations), and no plan of it depends on the values.
+ * Each conversation's newest message (`newestMessageOf`) and the unread count (the partner's messages
+ * above my read marker) are read on messages_conversation. A prepared statement per list: planning it
+ * was most of its cost (~2.7 ms of PostgreSQL's ~4 for a user with 30 conversations), and no plan of it
+ * depends on the values.
  */
 function conversationListStatement(kind: 'empty' | 'started') {
   const userId = sql`${sql.placeholder('userId')}::int`;
@@ -67,9 +76,7 @@ function conversationListStatement(kind: 'empty' | 'started') {
     cross join lateral (select case when c.user_low_id = ${userId} then c.user_high_id else c.user_low_id end as id) partner
     join ${users} u on u.id = partner.id
     join ${profiles} p on p.user_id = partner.id
-    left join lateral (
-      select x.content, x.created_at from ${messages} x where x.conversation_id = c.id order by x.id desc nulls last limit 1
-    ) lm on true
+    left join lateral ${newestMessageOf(sql`c.id`, sql`x.content, x.created_at`)} lm on true
     where m.user_id = ${userId} and ${openConversationsOf(userId, aliasedConversation('c'))}
       and lm.created_at is ${kind === 'empty' ? sql`null` : sql`not null`}
       and (${afterUs} is null

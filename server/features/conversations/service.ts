@@ -12,7 +12,7 @@ import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
-import { conversationListQuery, type MessagePageRow, messagePage, partnerOf } from './queries';
+import { conversationListQuery, type MessagePageRow, messagePage, newestMessageOf, partnerOf } from './queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 type MessageRow = typeof messages.$inferSelect;
@@ -93,8 +93,8 @@ export async function markRead(
 ): Promise<{ participantIds: [number, number]; lastReadId: number }> {
   const rows = await db.execute<{ low: number; high: number; last_read_id: number }>(sql`
     update ${conversationMembers} as m
-    set last_read_message_id = greatest(m.last_read_message_id, least(${input.lastReadId}::int,
-      coalesce((select x.id from ${messages} x where x.conversation_id = c.id order by x.id desc nulls last limit 1), 0)))
+    set last_read_message_id = greatest(m.last_read_message_id,
+      least(${input.lastReadId}::int, coalesce(${newestMessageOf(sql`c.id`, sql`x.id`)}, 0)))
     from ${conversations} as c
     where c.id = m.conversation_id and m.conversation_id = ${input.conversationId} and m.user_id = ${input.userId}
       and ${openConversationOf(input.userId, aliasedConversation('c'))}
