@@ -542,18 +542,26 @@ export class CpuMeter {
     };
   }
 
+  /** Starts counting; the function it returns tells what was spent since. */
+  async begin(): Promise<() => Promise<CpuSpent>> {
+    const before = await this.#sample();
+    return async () => {
+      const after = await this.#sample();
+      let spent = 0;
+      for (const [pid, ms] of after.backends) spent += ms - (before.backends.get(pid) ?? 0);
+      return {
+        postgres: spent,
+        app: after.app === null || before.app === null ? null : after.app - before.app,
+        generator: after.generator - before.generator,
+      };
+    };
+  }
+
   /** Runs `run` and adds what it cost to its figures. */
   async measure(run: () => Promise<Figures>): Promise<Figures> {
-    const before = await this.#sample();
+    const end = await this.begin();
     const figures = await run();
-    const after = await this.#sample();
-    let spent = 0;
-    for (const [pid, ms] of after.backends) spent += ms - (before.backends.get(pid) ?? 0);
-    figures.cpu = {
-      postgres: spent,
-      app: after.app === null || before.app === null ? null : after.app - before.app,
-      generator: after.generator - before.generator,
-    };
+    figures.cpu = await end();
     return figures;
   }
 

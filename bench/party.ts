@@ -8,15 +8,18 @@
  * fresh PostgreSQL database, with RATE_LIMIT_MULTIPLIER=1000 (one address plays the whole party) and
  * cheap password hashing (registering 2,000 attendees is setup, not what is measured).
  * Environment: PARTY_ATTENDEES, PARTY_MINUTES, PARTY_RELAY_SECONDS (the party's length: the relay's p99
- * then comes from as many messages as the party's), PARTY_SLOT_MS (the load tool's wheel slot).
+ * then comes from as many messages as the party's), PARTY_SLOT_MS (the load tool's wheel slot),
+ * PARTY_KEEP_DATABASE (keep the party's database for EXPLAIN; its URL is printed), BENCH_PROFILE_DIR (a V8
+ * CPU profile of the app during the party).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runParty } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
+import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
 import { relayLoad, relaySockets } from './relay-load';
-import { startServerProcess } from './server-process';
+import { type ServerStats, startServerProcess } from './server-process';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const ATTENDEES = Number(env('PARTY_ATTENDEES', '2000'));
@@ -32,13 +35,18 @@ const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-party-'))
 const stateFile = path.join(dataDir, 'loadtest-state.json');
 let party;
 const app = await startServerProcess('app', {
-  DATABASE_URL: database.url,
+  DATABASE_URL: namedConnections(database.url, APP_CONNECTIONS),
   REDIS_URL: '',
   DATA_DIR: dataDir,
   RATE_LIMIT_MULTIPLIER: '1000',
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
 });
+// What the party itself costs the app and PostgreSQL: from its first second to its drain.
+const meter = new CpuMeter(database.url, app.child.pid!);
+let partyCpu: Promise<() => Promise<CpuSpent>> | null = null;
+let partySpent: Promise<CpuSpent> | null = null;
+let partyStats: Promise<ServerStats> | null = null;
 try {
   let last = 0;
   party = await runParty({
@@ -49,6 +57,15 @@ try {
     setupConcurrency: 32,
     slotMs: process.env.PARTY_SLOT_MS ? Number(process.env.PARTY_SLOT_MS) : undefined,
     onProgress: (p) => {
+      if (p.phase === 'party' && !partyCpu) {
+        partyCpu = meter.begin();
+        // The first stats() starts BENCH_PROFILE_DIR's profile and the event loop's histogram afresh.
+        void app.stats();
+      }
+      if (p.phase === 'drain' && partyCpu && !partySpent) {
+        partySpent = partyCpu.then((end) => end());
+        partyStats = app.stats();
+      }
       if (p.elapsedSeconds - last < 10) return;
       last = p.elapsedSeconds;
       const recent = (value: number | null) => (value === null ? '—' : value.toFixed(0));
@@ -58,9 +75,26 @@ try {
       );
     },
   });
+  // A drain shorter than a progress tick ends the measure here.
+  partySpent ??= partyCpu ? (partyCpu as Promise<() => Promise<CpuSpent>>).then((end) => end()) : null;
+  partyStats ??= app.stats();
 } finally {
+  const spent = await partySpent;
+  const stats = await partyStats;
+  await meter.close();
   await app.close();
-  await database.drop();
+  if (process.env.PARTY_KEEP_DATABASE) console.log(`\nthe party's database is kept: ${database.url}`);
+  else await database.drop();
+  if (spent && stats && party) {
+    const seconds = MINUTES * 60;
+    const requests = Object.values(party.latency_ms.rest).reduce((sum, route) => sum + route.count, 0);
+    const perRequest = (ms: number | null) => (ms === null ? '–' : ((1000 * ms) / requests).toFixed(0));
+    console.log(
+      `\nthe party's CPU: app ${((spent.app ?? 0) / seconds / 10).toFixed(0)} %, PostgreSQL ${(spent.postgres / seconds / 10).toFixed(0)} %, ` +
+        `the tool ${(spent.generator / seconds / 10).toFixed(0)} % of a core; per REST request (${requests}): ` +
+        `app ${perRequest(spent.app)} µs, PostgreSQL ${perRequest(spent.postgres)} µs; the app's event-loop delay p99 ${stats.loopDelay.p99.toFixed(1)} ms, max ${stats.loopDelay.max.toFixed(0)} ms`,
+    );
+  }
 }
 
 // The party's chat rate over its whole length (messages are rarer early, before people match).

@@ -13,6 +13,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
+import { jobs, startJobs } from '../server/jobs';
 
 /** What the parent (bench/server-process.ts) is told when it asks. */
 export interface ServerStats {
@@ -55,7 +56,16 @@ async function startRelay() {
 async function startApp() {
   const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
-  return { io: app.io as Server, relayed: () => 0, close: () => app.close() };
+  // Its background jobs too, as `npm run serve` runs them (server/process.ts): planner statistics among them.
+  const running = startJobs(app, jobs);
+  return {
+    io: app.io as Server,
+    relayed: () => 0,
+    close: async () => {
+      await running.stop();
+      await app.close();
+    },
+  };
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
