@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { type Job, runJob, startJobs } from '../../server/jobs';
+import { rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
+import { staleTables, tableStatistics } from '../../server/jobs/table-statistics';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { createPostgresDatabase } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
@@ -131,6 +134,55 @@ describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one
   });
 });
 
+/** Rows enough to make a table's statistics stale by autovacuum's rule (50 + 10 % of its rows). */
+const ANALYTICS_ROWS = "insert into analytics_events (name) select 'app_opened' from generate_series(1, 200)";
+
+const lastAnalyzed = async (app: TestServer['app'], table: string) =>
+  rowsOf<{ at: Date | string | null }>(
+    await app.db.execute(sql`select last_analyze as at from pg_stat_user_tables where relname = ${table} and schemaname = current_schema()`),
+  )[0]?.at ?? null;
+
+/** Analyzes what went stale, once its changes reach the statistics, and then nothing more. */
+async function expectStaleTablesAnalyzed(app: TestServer['app']) {
+  await waitUntil(async () => (await staleTables(app.db)).includes('analytics_events'), 15_000, 'the inserts to reach the statistics');
+  expect(await lastAnalyzed(app, 'analytics_events')).toBeNull();
+  const outcome = await runJob(app, tableStatistics);
+  expect(outcome).toMatchObject({ status: 'done' });
+  expect(outcome.status === 'done' && outcome.report.analyzed).toBeGreaterThanOrEqual(1);
+  expect(await lastAnalyzed(app, 'analytics_events')).not.toBeNull();
+  expect(await staleTables(app.db)).not.toContain('analytics_events');
+  expect(await runJob(app, tableStatistics)).toMatchObject({ status: 'done', report: { analyzed: 0 } });
+}
+
+describe.skipIf(!(await hasPostgres()))('planner statistics on PostgreSQL', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+  });
+  afterAll(() => server?.close());
+
+  it('analyzes stale tables when no autovacuum runs, and leaves them to autovacuum when it does', async () => {
+    const [launcher] = rowsOf<{ running: boolean }>(
+      await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as running`),
+    );
+    // One connection of its own, so that its statistics can be flushed at once rather than when it idles.
+    const client = postgres(server.config.databaseUrl!, { max: 1, onnotice: () => {} });
+    try {
+      await client.unsafe(ANALYTICS_ROWS);
+      await client`select pg_stat_force_next_flush()`;
+      await client`select 1`;
+    } finally {
+      await client.end();
+    }
+    if (launcher?.running) {
+      expect(await staleTables(server.app.db)).toEqual([]);
+      expect(await runJob(server.app, tableStatistics)).toMatchObject({ status: 'done', report: { analyzed: 0 } });
+    } else {
+      await expectStaleTablesAnalyzed(server.app);
+    }
+  });
+});
+
 describe('background jobs on the embedded database', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -146,5 +198,10 @@ describe('background jobs on the embedded database', () => {
     expect(await runJob(server.app, held.job)).toEqual({ status: 'skipped' });
     held.release();
     expect(await first).toMatchObject({ status: 'done' });
+  });
+
+  it('keeps the planner statistics fresh: PGlite has no autovacuum', async () => {
+    await server.app.db.execute(sql.raw(ANALYTICS_ROWS));
+    await expectStaleTablesAnalyzed(server.app);
   });
 });
