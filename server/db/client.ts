@@ -60,11 +60,9 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
     return runNamed<Row>(clientOf(db), this.text, this.params(values));
   }
 
-  /** The same, inside a transaction: on the transaction's own connection. */
-  runIn<Row>(tx: Tx, values: Values): Promise<Row[]> {
-    // drizzle keeps the driver's transaction on the transaction's session; Tx's type leaves it out.
-    const client = (tx as Tx & { session: { client: DriverClient } }).session.client;
-    return runNamed<Row>(client, this.text, this.params(values));
+  /** The statement with these values, for `twoStepTransaction`. */
+  with(values: Values): BoundStatement {
+    return { text: this.text, params: this.params(values) };
   }
 
   /**
@@ -99,6 +97,62 @@ const clientOf = (db: Db) => (db as Db & { $client: DriverClient }).$client;
 async function runNamed<Row>(client: DriverClient, text: string, params: unknown[]): Promise<Row[]> {
   if ('unsafe' in client) return client.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
   return (await client.query<Row>(text, params)).rows;
+}
+
+/** A prepared statement and its parameters (`PreparedStatement.with`). */
+export interface BoundStatement {
+  text: string;
+  params: unknown[];
+}
+
+/**
+ * A transaction of two prepared statements, the second chosen from the first's rows (`next`; null
+ * rolls back), in two round trips on postgres.js: BEGIN leaves with the first statement and COMMIT
+ * with the second, on one reserved connection that sends them without waiting in between. PostgreSQL
+ * answers them in order, and a COMMIT after a failed statement rolls the transaction back. For a short
+ * transaction on a hot path (a like: its locks, then its writes), where drizzle's `transaction` would
+ * wait for BEGIN and for COMMIT in round trips of their own. PGlite runs it as a plain transaction.
+ */
+export async function twoStepTransaction<First, Second>(
+  db: Db,
+  first: BoundStatement,
+  next: (rows: First[]) => BoundStatement | null,
+): Promise<Second[] | null> {
+  const client = clientOf(db);
+  if (!('reserve' in client)) {
+    return (client as PGlite).transaction(async (tx) => {
+      const second = next((await tx.query<First>(first.text, first.params)).rows);
+      if (!second) {
+        await tx.rollback();
+        return null;
+      }
+      return (await tx.query<Second>(second.text, second.params)).rows;
+    });
+  }
+  const session = await client.reserve();
+  const run = <Row>({ text, params }: BoundStatement) =>
+    session.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+  // Until COMMIT or ROLLBACK has been answered, the connection may still be in the transaction.
+  let open = true;
+  try {
+    const [, firstRows] = await Promise.all([session.unsafe('begin'), run<First>(first)]);
+    const second = next(firstRows);
+    if (!second) {
+      await session.unsafe('rollback');
+      open = false;
+      return null;
+    }
+    const [secondRows] = await Promise.all([run<Second>(second), session.unsafe('commit')]);
+    open = false;
+    return secondRows;
+  } catch (error) {
+    // A failed statement leaves the transaction aborted (or, after a pipelined COMMIT, already rolled
+    // back: ROLLBACK then only warns); the connection goes back to the pool outside any transaction.
+    if (open) await session.unsafe('rollback').catch(() => {});
+    throw error;
+  } finally {
+    session.release();
+  }
 }
 
 export interface Database {

@@ -5,10 +5,10 @@ import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
-import { type Db, PreparedStatement, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf, twoStepTransaction } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
-import { likesLock, requireSubscription, spendLike } from '../plan/service';
+import { DailyLikesExhausted, likeComesBack, likeSpending, likesLock, requireSubscription } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
 
 export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
@@ -25,10 +25,10 @@ export interface ReactOutcome {
  * conversation, exactly once: both likes of a pair are serialised by a transaction-scoped advisory lock
  * on the ordered pair, so the second one sees the first; the unique (user_low_id, user_high_id) pair
  * makes a duplicate impossible even without the lock. A new like without the plan counts against
- * `options.dailyLikes` in the rolling window (`spendLike`): past it, a 429 and nothing stored.
+ * `options.dailyLikes` in the rolling window (`likeSpending`): past it, a 429 and nothing stored.
  *
  * Swipes are most of a party's requests, so each is few round trips: a dislike or a skip is one
- * statement, a like a transaction of three, a match included.
+ * statement, a like a transaction of two statements in two round trips, a match included.
  */
 export async function react(
   db: Db,
@@ -46,13 +46,18 @@ export async function react(
 
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
   const pair = { me: userId, other: otherId, low, high };
-  const matchRows = await db.transaction(async (tx) => {
-    const [target] = await likeLocksStatement.runIn<{ ok: boolean }>(tx, pair);
-    if (!target?.ok) throw new NotFound();
-    await spendLike(tx, userId, otherId, options.dailyLikes);
-    return likeStatement.runIn<MatchRow>(tx, pair);
-  });
-
+  // Two round trips: the locks (BEGIN with them), then the like and its match (COMMIT with them).
+  const rows = await twoStepTransaction<{ ok: boolean }, LikeRow>(db, likeLocksStatement.with(pair), ([target]) =>
+    target?.ok ? likeStatement.with({ ...pair, limit: options.dailyLikes }) : null,
+  );
+  if (!rows) throw new NotFound();
+  const refusal = rows.find((row): row is RefusedRow => row.refused);
+  if (refusal) {
+    // Refused means `limit` likes in the window, so the limit-th newest of them is there.
+    if (!refusal.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
+    throw new DailyLikesExhausted(options.dailyLikes, new Date(refusal.resets_at));
+  }
+  const matchRows = rows as MatchRow[];
   if (matchRows.length === 0) return { match: false, conversationId: null, matched: [] };
   // Both rows are there: every account is made with its profile row, and theirs passed `reachable`.
   const card = (id: number): MatchUser => {
@@ -95,22 +100,31 @@ const passStatement = new PreparedStatement<{ me: number; other: number; kind: '
 const likeLocksStatement = new PreparedStatement<Pair>(sql`
   select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint), ${reachable} as ok`);
 
-/** On a match, one row per user of the pair: the conversation and what the other is told about them. */
-type MatchRow = { id: number; user_id: number; name: string; image: string | null };
+/**
+ * What the like's statement answers: on a match, one row per user of the pair (the conversation and
+ * what the other is told about them); past the free plan's limit, one `refused` row with when a like
+ * comes back; otherwise (a like stored, no match) no rows.
+ */
+type MatchRow = { refused: false; id: number; user_id: number; name: string; image: string | null };
+type RefusedRow = { refused: true; resets_at: Date | string | null };
+type LikeRow = MatchRow | RefusedRow;
 
 /**
- * The like, and the match if theirs is there: the conversation, its members and the two match cards
- * (no rows: no match). A statement of its own, begun once the pair's lock is held, so it sees their
- * like if it came first; the cards come with it, so that `match:new` leaves as soon as it commits.
+ * The like, counted against the plan (`likeSpending`: its common table expressions define `allowed`),
+ * and the match if theirs is there: the conversation, its members and the two match cards. A
+ * statement of its own, begun once the pair's and the user's locks are held, so it sees their like if
+ * it came first and the user's likes given so far; the cards come with it, so that `match:new` leaves
+ * as soon as it commits. A refused like stores nothing.
  */
-const likeStatement = new PreparedStatement<Pair>(sql`
-  with mine as (
-    insert into ${reactions} (from_user_id, to_user_id, kind) values (${$me}, ${$other}, 'like')
+const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
+  with ${likeSpending($me, $other, sql`${sql.placeholder('limit')}::int`)},
+  mine as (
+    insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
     on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
   ), created as (
     insert into ${conversations} (user_low_id, user_high_id, event_id)
     select ${$low}, ${$high}, ${sharedCurrentEventOf($low, $high)}
-    where exists (select 1 from ${reactions} r
+    where exists (select 1 from allowed) and exists (select 1 from ${reactions} r
       where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
     on conflict (user_low_id, user_high_id) do nothing
     returning id
@@ -118,9 +132,12 @@ const likeStatement = new PreparedStatement<Pair>(sql`
     insert into ${conversationMembers} (conversation_id, user_id)
     select id, ${$low} from created union all select id, ${$high} from created
   )
-  select created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image
+  select false as refused, created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image, null::timestamptz as resets_at
   from created, ${users} u join ${profiles} p on p.user_id = u.id
-  where u.id in (${$low}, ${$high})`);
+  where u.id in (${$low}, ${$high})
+  union all
+  select true, null, null, null, null, ${likeComesBack($me, sql`${sql.placeholder('limit')}::int`)}
+  where not exists (select 1 from allowed)`);
 
 export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
 

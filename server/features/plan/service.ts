@@ -1,7 +1,7 @@
 import { eq, type SQLWrapper, sql } from 'drizzle-orm';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES } from '../../../shared/constants';
 import type { LikeAllowance } from '../../../shared/schemas/plan';
-import { type DbOrTx, PreparedStatement, rowsOf, type Tx } from '../../db/client';
+import { type DbOrTx, rowsOf } from '../../db/client';
 import { likesGiven, reactions, users } from '../../db/schema';
 import { ApiError } from '../../errors';
 
@@ -53,13 +53,13 @@ const inWindow = (userId: number | SQLWrapper) => sql`${likesGiven.userId} = ${u
  * When the `limit`-th newest like of the window leaves it: from then on fewer than `limit` are in it.
  * With exactly `limit` likes that is the oldest one (likes given while subscribed may make more).
  */
-const likeComesBack = (userId: number, limit: number) => sql`(
+export const likeComesBack = (userId: number | SQLWrapper, limit: number | SQLWrapper) => sql`(
   select ${likesGiven.givenAt} + ${window} from ${likesGiven} where ${inWindow(userId)}
-  order by ${likesGiven.givenAt} desc offset ${limit - 1} limit 1)`;
+  order by ${likesGiven.givenAt} desc offset (${limit}::int - 1) limit 1)`;
 
 /**
  * Likes that have left the window count for nothing. A like deletes its giver's old rows as it goes
- * (`spendLike`); this takes the rows of everyone who has not liked since, so the table holds one
+ * (`likeSpending`); this takes the rows of everyone who has not liked since, so the table holds one
  * window of likes at most. Returns how many rows went.
  */
 export async function purgeSpentLikes(db: DbOrTx): Promise<number> {
@@ -74,54 +74,46 @@ export async function purgeSpentLikes(db: DbOrTx): Promise<number> {
 const LIKES_LOCK_SPACE = 0x4c494b45;
 
 /**
- * The lock that serialises a user's likes: taken by the reaction's transaction before `spendLike`
- * (with its other locks, in one statement: a round trip less per like).
+ * The lock that serialises a user's likes: taken by the like's first statement, with its other locks,
+ * before the statement that counts it (`likeSpending`).
  */
 export const likesLock = (userId: number | SQLWrapper) => sql`pg_advisory_xact_lock(${LIKES_LOCK_SPACE}::int, ${userId}::int)`;
 
-const giver = sql`${sql.placeholder('userId')}::int`;
-const taker = sql`${sql.placeholder('otherId')}::int`;
-
-/** The like counted, if it may be: one statement, which also takes the giver's rows that have left the window. */
-const spendStatement = new PreparedStatement<{ userId: number; otherId: number; limit: number }>(sql`
-  with expired as (
-    delete from ${likesGiven} where ${likesGiven.userId} = ${giver} and ${likesGiven.givenAt} <= now() - ${window}
-  )
-  insert into ${likesGiven} (user_id, to_user_id, given_at)
-  select ${giver}, ${taker}, now()
-  where not exists (select 1 from ${reactions}
-      where ${reactions.fromUserId} = ${giver} and ${reactions.toUserId} = ${taker} and ${reactions.kind} = 'like')
-    and ((select ${users.hasSubscription} from ${users} where ${users.id} = ${giver})
-      or (select count(*) from ${likesGiven} where ${inWindow(giver)}) < ${sql.placeholder('limit')}::int)
-  returning 1 as ok`);
-
 /**
- * Counts a like `userId` is giving `otherId`, inside the reaction's transaction, before the reaction is
- * written: without the plan, the like past `limit` in the rolling window throws `DailyLikesExhausted`
- * and the transaction stores nothing. Liking someone already liked is no new like and costs nothing.
+ * The free plan's count of a like, for `me` liking `other` with `limit` likes a window: the common
+ * table expressions that go first in the like's own statement (matching's `likeStatement`), so that
+ * counting it costs no round trip of its own. They take the giver's rows that have left the window,
+ * count this like if it may be given, and define `allowed`: one row when the like goes ahead, none
+ * when it is refused (then `likeComesBack` tells when one comes back).
  *
  * Every like given is counted, the plan's too: someone who cancels after a busy night has given those
- * likes in the window like anyone else. A like later replaced (by a dislike, an unmatch) still counts
- * at the time it was given: it was spent then, and counting it keeps like-then-dislike from costing less.
+ * likes in the window like anyone else. Liking someone already liked is no new like and costs
+ * nothing. A like later replaced (by a dislike, an unmatch) still counts at the time it was given: it
+ * was spent then, and counting it keeps like-then-dislike from costing less.
  *
- * The caller holds `likesLock(userId)`, which serialises the user's likes, so the count and the
- * insert are one step: two likes at the same instant cannot both see 99. The insert decides in SQL
- * (one statement), and takes the user's rows that have left the window with it.
+ * The caller holds `likesLock(me)`, taken by an earlier statement of the same transaction, which
+ * serialises the user's likes: the count and the insert are one step, and two likes at the same
+ * instant cannot both see 99. (One statement sees one snapshot: the lock must be held before it starts.)
  */
-export async function spendLike(tx: Tx, userId: number, otherId: number, limit: number): Promise<void> {
-  const inserted = await spendStatement.runIn<{ ok: number }>(tx, { userId, otherId, limit });
-  if (inserted.length > 0) return;
-
-  const [state] = rowsOf<{ liked: boolean; resets_at: Date | string | null }>(
-    await tx.execute(sql`
-      select exists (select 1 from ${reactions}
-          where ${reactions.fromUserId} = ${userId} and ${reactions.toUserId} = ${otherId} and ${reactions.kind} = 'like') as liked,
-        ${likeComesBack(userId, limit)} as resets_at`),
-  );
-  if (state?.liked) return;
-  if (!state?.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
-  throw new DailyLikesExhausted(limit, new Date(state.resets_at));
-}
+export const likeSpending = (me: SQLWrapper, other: SQLWrapper, limit: SQLWrapper) => sql`
+  expired as (
+    delete from ${likesGiven} where ${likesGiven.userId} = ${me} and ${likesGiven.givenAt} <= now() - ${window}
+  ),
+  already as (
+    select exists (select 1 from ${reactions}
+      where ${reactions.fromUserId} = ${me} and ${reactions.toUserId} = ${other} and ${reactions.kind} = 'like') as liked
+  ),
+  spent as (
+    insert into ${likesGiven} (user_id, to_user_id, given_at)
+    select ${me}, ${other}, now() from already
+    where not already.liked
+      and ((select ${users.hasSubscription} from ${users} where ${users.id} = ${me})
+        or (select count(*) from ${likesGiven} where ${inWindow(me)}) < ${limit})
+    returning 1
+  ),
+  allowed as (
+    select 1 from already where liked union all select 1 from spent
+  )`;
 
 /** The likes a user has left in the window (the deck shows when they come back). */
 export async function likeAllowance(db: DbOrTx, userId: number, limit: number): Promise<LikeAllowance> {
