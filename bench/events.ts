@@ -101,7 +101,7 @@ async function sampleViewers(raw: postgres.Sql, eventId: number, inside: boolean
   return rows.map((row) => ({ id: row.id, token: newToken() }));
 }
 
-async function deckRuns(raw: postgres.Sql, rawDeck: postgres.Sql, url: string, eventId: number, meter: CpuMeter) {
+async function deckRuns(raw: postgres.Sql, decks: { town: postgres.Sql; event: postgres.Sql }, url: string, eventId: number, meter: CpuMeter) {
   const groups = [
     { name: 'scoped', title: `Event deck (${ATTENDEES.toLocaleString('en')} attendees among ${USERS.toLocaleString('en')} users)`, viewers: await sampleViewers(raw, eventId, true, VIEWERS) },
     { name: 'general', title: 'General deck (viewers at no event), same run', viewers: await sampleViewers(raw, eventId, false, VIEWERS) },
@@ -119,8 +119,9 @@ async function deckRuns(raw: postgres.Sql, rawDeck: postgres.Sql, url: string, e
       const scoped = fits.filter((fit) => fit.event_id !== null).length;
       console.log(`\n${group.title}: ${group.viewers.length} viewers, ${scoped} of them checked in to the event; load ${uptime()}.`);
       const deck = (i: number) => deckQuery(fits[i % fits.length]!, null, DECK_PAGE_SIZE + 1);
-      // Sent as the app sends it: named, on connections that plan it for its values every time.
-      const runRaw = (i: number) => sendAsTheAppDoes(rawDeck, deck(i));
+      // Sent as the app sends it: named, on connections that plan it for its values every time, or
+      // within an event on connections that reuse its generic plan.
+      const runRaw = (i: number) => sendAsTheAppDoes(fits[i % fits.length]!.event_id === null ? decks.town : decks.event, deck(i));
       let n = 0;
       const next = () => ({ path: '/api/users/matching-profiles/', token: group.viewers[n++ % group.viewers.length]!.token });
       await loop('warm-up', runRaw, { seconds: 2, concurrency: CONNECTIONS });
@@ -376,7 +377,7 @@ async function main() {
     seed: { users: USERS, reactionsPerUser: Number(args['reactions-per-user']), matchRate: 0.2, photos: 24, eventAttendees: ATTENDEES },
   });
   // The raw baseline's connections, set up as the app's: the main pool, and the deck's own pool.
-  const { raw, rawDeck } = rawClients(dbUrl, POOL);
+  const { raw, rawDeck, rawEventDeck } = rawClients(dbUrl, POOL);
   try {
     const [demo] = await raw<{ id: number; organizer_id: number }[]>`
       select id, organizer_id from events where name = ${DEMO_EVENT_NAME} order by id desc limit 1`;
@@ -390,7 +391,7 @@ async function main() {
     const { url, child } = await startApp({ databaseUrl: namedConnections(dbUrl, APP_CONNECTIONS), dataDir });
     const meter = new CpuMeter(dbUrl, child.pid ?? null);
     try {
-      if (args.only !== 'burst') await deckRuns(raw, rawDeck, url, demo.id, meter);
+      if (args.only !== 'burst') await deckRuns(raw, { town: rawDeck, event: rawEventDeck }, url, demo.id, meter);
       if (args.only !== 'deck') await doorsOpen(raw, url, dataDir, demo.organizer_id);
     } finally {
       child.kill('SIGTERM');
@@ -398,7 +399,7 @@ async function main() {
       await meter.close();
     }
   } finally {
-    await Promise.all([raw.end(), rawDeck.end()]);
+    await Promise.all([raw.end(), rawDeck.end(), rawEventDeck.end()]);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

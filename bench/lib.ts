@@ -15,7 +15,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { type SeedOptions, type SeedResult, seed } from '../scripts/seed';
-import { CUSTOM_PLAN_SESSION, openDatabase } from '../server/db/client';
+import { CUSTOM_PLAN_SESSION, GENERIC_PLAN_SESSION, openDatabase } from '../server/db/client';
 import type { ViewerFit } from '../server/features/deck/queries';
 import { viewerFitStatement } from '../server/features/deck/queries';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
@@ -296,16 +296,20 @@ export const uptime = () =>
     .map((load) => load.toFixed(2))
     .join(' ');
 
-/** The raw baseline's clients, connected as the app's pools are: `raw` the main pool, `rawDeck` the deck's. */
+/**
+ * The raw baseline's clients, connected as the app's pools are: `raw` the main pool, `rawDeck` the
+ * town-wide deck's (custom plans), `rawEventDeck` the event deck's (generic plans).
+ */
 export function rawClients(url: string, pool: number) {
   const named = namedConnections(url, RAW_CONNECTIONS);
   return {
     raw: postgres(named, { max: pool, onnotice: () => {} }),
     rawDeck: postgres(named, { max: pool, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION }),
+    rawEventDeck: postgres(named, { max: pool, onnotice: () => {}, connection: GENERIC_PLAN_SESSION }),
   };
 }
 
-/** A statement sent as `PreparedStatement.runWithCustomPlan` sends it (on a client set up as the deck's pool). */
+/** A statement sent as `PreparedStatement.runWithCustomPlan` or `runWithGenericPlan` sends it (on a client set up as that pool). */
 export function sendAsTheAppDoes(client: postgres.Sql, query: SQL) {
   const { sql: text, params } = dialect.sqlToQuery(query);
   return client.unsafe(text, params as never[], { prepare: true });

@@ -74,7 +74,18 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
    * once it estimates it no dearer). PGlite runs it as `run` does. Not inside a transaction.
    */
   runWithCustomPlan<Row>(db: Db, values: Values): Promise<Row[]> {
-    return runNamed<Row>(customPlanClients.get(db) ?? clientOf(db), this.text, this.params(values));
+    return runNamed<Row>(planPools.get(db)?.custom ?? clientOf(db), this.text, this.params(values));
+  }
+
+  /**
+   * For a statement whose text fixes its plan, but which PostgreSQL's own choice would plan again at
+   * every execution (its generic plan's estimate looks dearer than a custom plan's, though it runs as
+   * fast): on a pool of its own whose connections always use the generic plan (`GENERIC_PLAN_SESSION`),
+   * made once per connection and again whenever ANALYZE changes a table it reads. The event deck:
+   * planning it had cost more than running it. PGlite runs it as `run` does. Not inside a transaction.
+   */
+  runWithGenericPlan<Row>(db: Db, values: Values): Promise<Row[]> {
+    return runNamed<Row>(planPools.get(db)?.generic ?? clientOf(db), this.text, this.params(values));
   }
 }
 
@@ -84,8 +95,11 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
  */
 export const CUSTOM_PLAN_SESSION = { plan_cache_mode: 'force_custom_plan' } as const;
 
-/** The pool of `CUSTOM_PLAN_SESSION` connections that goes with each postgres.js database. */
-const customPlanClients = new WeakMap<object, postgres.Sql>();
+/** The session settings of the connections that run `PreparedStatement.runWithGenericPlan`. */
+export const GENERIC_PLAN_SESSION = { plan_cache_mode: 'force_generic_plan' } as const;
+
+/** The pools of `CUSTOM_PLAN_SESSION` and `GENERIC_PLAN_SESSION` connections that go with each postgres.js database. */
+const planPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql }>();
 
 /** What a statement runs on: a postgres.js pool or transaction, or PGlite or one of its transactions. */
 type DriverClient = postgres.Sql | postgres.TransactionSql | PGlite | PGliteTransaction;
@@ -222,17 +236,18 @@ export async function openDatabase(options: {
   if (options.databaseUrl) {
     const max = options.maxConnections ?? 10;
     const client = postgres(options.databaseUrl, { max, onnotice: () => {} });
-    // Connects on first use: a process that never reads a deck opens none of these.
-    const customPlans = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
+    // These connect on first use: a process that never reads a deck (or an event's) opens none of them.
+    const custom = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
+    const generic = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
     const db = drizzlePostgres(client, { schema });
-    customPlanClients.set(db, customPlans);
+    planPools.set(db, { custom, generic });
     await migratePostgres(db, { migrationsFolder });
     return {
       db,
       driver: 'postgres',
       withLock: advisoryLocks(client),
       close: async () => {
-        await Promise.all([client.end({ timeout: 5 }), customPlans.end({ timeout: 5 })]);
+        await Promise.all([client, custom, generic].map((pool) => pool.end({ timeout: 5 })));
       },
     };
   }

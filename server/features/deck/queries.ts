@@ -66,9 +66,11 @@ const opaqueToPlanner = (condition: SQL) => sql`(case when ${condition} then tru
 /**
  * The deck in one statement, every value a parameter, its text one of a few (the event scope or not,
  * the tier a cursor resumes in): the app runs it as a named prepared statement (`deckStatement`, its
- * text built once per shape; `runWithCustomPlan`), parsed once per connection, sent in one round
- * trip, and planned at every execution for its viewer's values, so that the planner walks the index
- * that fits them. `deckQuery` is the same statement with its values (the benchmarks' raw baseline).
+ * text built once per shape), parsed once per connection and sent in one round trip. Town-wide it is
+ * planned at every execution for its viewer's values (`runWithCustomPlan`), so that the planner walks
+ * the index that fits them; within an event its text leaves the planner one way (below), and the plan
+ * made once per connection serves every viewer (`runWithGenericPlan`). `deckQuery` is the same
+ * statement with its values (the benchmarks' raw baseline).
  * Every value is the database's own (ids, dates, ages, enum genders) or a cursor part already checked
  * to be digits. Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;

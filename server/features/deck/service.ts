@@ -26,7 +26,15 @@ export async function getDeck(
   const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
   const after = options.after ?? null;
-  const rows = await deckStatement(fit, after).runWithCustomPlan<DeckRow>(db, deckValues(fit, after, limit + 1));
+  const statement = deckStatement(fit, after);
+  const values = deckValues(fit, after, limit + 1);
+  // Town-wide, the best plan depends on the viewer's ages and genders: planned for them every time.
+  // Within an event, the statement's text fixes the plan (the room, walked in the deck's order): it
+  // is made once per connection and reused, where planning it had cost more than running it.
+  const rows =
+    fit.event_id === null
+      ? await statement.runWithCustomPlan<DeckRow>(db, values)
+      : await statement.runWithGenericPlan<DeckRow>(db, values);
   return sliceOf(
     rows,
     limit,
