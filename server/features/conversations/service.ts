@@ -7,7 +7,7 @@ import {
   MessageInput,
 } from '../../../shared/schemas/conversations';
 import { z } from '../../../shared/schemas/zod';
-import { type Db, type DbOrTx, rowsOf } from '../../db/client';
+import { type Db, type DbOrTx, PreparedStatement, rowsOf } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
@@ -42,13 +42,22 @@ export async function getParticipantIds(
 
 /** Everyone the user has an open match (conversation) with: presence goes only to them. */
 export async function listPartnerIds(db: Db, userId: number): Promise<number[]> {
-  const partner = sql`case when ${conversations.userLowId} = ${userId} then ${conversations.userHighId} else ${conversations.userLowId} end`;
-  // Mine on either side: the (user_low_id, …) unique index and the user_high_id index, OR-ed.
-  const rows = await db.execute<{ partner_id: number }>(sql`
-    select ${partner} as partner_id from ${conversations} where ${openConversationsOf(userId, conversationColumns)}
-  `);
-  return rowsOf<{ partner_id: number }>(rows).map((row) => Number(row.partner_id));
+  const rows = await partnerIdsStatement.run<{ partner_id: number }>(db, { userId });
+  return rows.map((row) => Number(row.partner_id));
 }
+
+/**
+ * Prepared: every socket that connects or goes asks it (presence), so a room of phones opening at once
+ * asks it thousands of times, and building its text (the visibility rule included) each time was most
+ * of its cost. Mine on either side: the (user_low_id, …) unique index and the user_high_id index, OR-ed.
+ */
+const partnerIdsStatement = (() => {
+  const me = sql`${sql.placeholder('userId')}::int`;
+  const partner = sql`case when ${conversations.userLowId} = ${me} then ${conversations.userHighId} else ${conversations.userLowId} end`;
+  return new PreparedStatement<{ userId: number }>(
+    sql`select ${partner} as partner_id from ${conversations} where ${openConversationsOf(me, conversationColumns)}`,
+  );
+})();
 
 /**
  * Stores a message (content trimmed, 1–2000 chars) idempotently by (sender, clientId). Throws NotFound
