@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite, type PGliteInterface, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -101,8 +101,8 @@ export const GENERIC_PLAN_SESSION = { plan_cache_mode: 'force_generic_plan' } as
 /** The pools of `CUSTOM_PLAN_SESSION` and `GENERIC_PLAN_SESSION` connections that go with each postgres.js database. */
 const planPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql }>();
 
-/** What a statement runs on: a postgres.js pool or transaction, or PGlite or one of its transactions. */
-type DriverClient = postgres.Sql | postgres.TransactionSql | PGlite | PGliteTransaction;
+/** What a statement runs on: a postgres.js pool, or PGlite. */
+type DriverClient = postgres.Sql | PGlite;
 
 // drizzle keeps the driver's client on every database it makes; the shared Db type leaves it out.
 const clientOf = (db: Db) => (db as Db & { $client: DriverClient }).$client;
@@ -134,7 +134,7 @@ export async function twoStepTransaction<First, Second>(
 ): Promise<Second[] | null> {
   const client = clientOf(db);
   if (!('reserve' in client)) {
-    return (client as PGlite).transaction(async (tx) => {
+    return client.transaction(async (tx) => {
       const second = next((await tx.query<First>(first.text, first.params)).rows);
       if (!second) {
         await tx.rollback();
