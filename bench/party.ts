@@ -44,9 +44,10 @@ const app = await startServerProcess('app', {
 });
 // What the party itself costs the app and PostgreSQL: from its first second to its drain.
 const meter = new CpuMeter(database.url, app.child.pid!);
-let partyCpu: Promise<() => Promise<CpuSpent>> | null = null;
-let partySpent: Promise<CpuSpent> | null = null;
-let partyStats: Promise<ServerStats> | null = null;
+const partyCost: { begun?: Promise<() => Promise<CpuSpent>>; ended?: Promise<[CpuSpent, ServerStats]> } = {};
+const endPartyCost = () => {
+  if (partyCost.begun) partyCost.ended ??= Promise.all([partyCost.begun.then((end) => end()), app.stats()]);
+};
 try {
   let last = 0;
   party = await runParty({
@@ -57,15 +58,12 @@ try {
     setupConcurrency: 32,
     slotMs: process.env.PARTY_SLOT_MS ? Number(process.env.PARTY_SLOT_MS) : undefined,
     onProgress: (p) => {
-      if (p.phase === 'party' && !partyCpu) {
-        partyCpu = meter.begin();
+      if (p.phase === 'party' && !partyCost.begun) {
+        partyCost.begun = meter.begin();
         // The first stats() starts BENCH_PROFILE_DIR's profile and the event loop's histogram afresh.
         void app.stats();
       }
-      if (p.phase === 'drain' && partyCpu && !partySpent) {
-        partySpent = partyCpu.then((end) => end());
-        partyStats = app.stats();
-      }
+      if (p.phase === 'drain') endPartyCost();
       if (p.elapsedSeconds - last < 10) return;
       last = p.elapsedSeconds;
       const recent = (value: number | null) => (value === null ? '—' : value.toFixed(0));
@@ -76,11 +74,9 @@ try {
     },
   });
   // A drain shorter than a progress tick ends the measure here.
-  partySpent ??= partyCpu ? (partyCpu as Promise<() => Promise<CpuSpent>>).then((end) => end()) : null;
-  partyStats ??= app.stats();
+  endPartyCost();
 } finally {
-  const spent = await partySpent;
-  const stats = await partyStats;
+  const [spent, stats] = (await partyCost.ended) ?? [];
   await meter.close();
   await app.close();
   if (process.env.PARTY_KEEP_DATABASE) console.log(`\nthe party's database is kept: ${database.url}`);
