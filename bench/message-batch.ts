@@ -9,8 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import postgres from 'postgres';
+import { loadConfig } from '../server/config';
 import { openDatabase } from '../server/db/client';
 import { batchStatement, createMessageBatcher } from '../server/features/conversations/message-batcher';
+import { memoryCounters } from '../server/lib/counters';
+import { createLimits, limitRules } from '../server/lib/limits';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { processCpuMs } from './lib';
 
@@ -30,7 +33,9 @@ try {
   // The app's own connection (max 1), so its backend is the one measured.
   const client = (db as unknown as { $client: postgres.Sql }).$client;
   const [{ pid }] = await client<[{ pid: number }]>`select pg_backend_pid() as pid`;
-  const batcher = createMessageBatcher(db, { warn: console.warn } as never);
+  // Limits in memory, too high to refuse anything: the batch's cost to PostgreSQL is what is measured.
+  const limits = createLimits(memoryCounters(), limitRules(loadConfig({ RATE_LIMIT_MULTIPLIER: '1000000' })));
+  const batcher = createMessageBatcher(db, { warn: console.warn } as never, limits);
   const send = () => batcher.send({ conversationId: conversation!.id, senderId: low!.id, content: 'hello', clientId: randomUUID() });
 
   console.log(`PostgreSQL backend CPU per message, ${N} operations a row, one at a time; load average ${os.loadavg()[0]!.toFixed(1)}\n`);

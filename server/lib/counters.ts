@@ -15,6 +15,11 @@ export interface CounterResult {
  */
 export interface Counters {
   hit(key: string, max: number, windowMs: number): Promise<CounterResult>;
+  /**
+   * One hit for each key, in order, in one step (one Redis call for them all); a key may come more
+   * than once. The answers are in the keys' order.
+   */
+  hitEach(keys: readonly string[], max: number, windowMs: number): Promise<CounterResult[]>;
   /** Forgets a key's window (a password reset clears the login throttle of its account). */
   reset(key: string): Promise<void>;
   close(): Promise<void>;
@@ -29,17 +34,19 @@ export function memoryCounters(): Counters {
     for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
   }, 60_000);
   sweep.unref();
+  const hit = (key: string, max: number, windowMs: number): CounterResult => {
+    const now = Date.now();
+    let window = windows.get(key);
+    if (!window || window.resetAt <= now) {
+      window = { count: 0, resetAt: now + windowMs };
+      windows.set(key, window);
+    }
+    window.count += 1;
+    return { exceeded: window.count > max, retryAfterMs: window.resetAt - now };
+  };
   return {
-    async hit(key, max, windowMs) {
-      const now = Date.now();
-      let window = windows.get(key);
-      if (!window || window.resetAt <= now) {
-        window = { count: 0, resetAt: now + windowMs };
-        windows.set(key, window);
-      }
-      window.count += 1;
-      return { exceeded: window.count > max, retryAfterMs: window.resetAt - now };
-    },
+    hit: async (key, max, windowMs) => hit(key, max, windowMs),
+    hitEach: async (keys, max, windowMs) => keys.map((key) => hit(key, max, windowMs)),
     async reset(key) {
       windows.delete(key);
     },
@@ -50,13 +57,22 @@ export function memoryCounters(): Counters {
   };
 }
 
-// INCR and, on the first hit, PEXPIRE in one step; returns the count and the window's time left.
+/**
+ * For each key in turn, INCR and, on its first hit, PEXPIRE, all in one step; returns each key's count
+ * and its window's time left, one pair after the other. One key or a batch's worth (a batch of message
+ * sends is throttled in one call): the same script, so one SHA1.
+ */
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return { count, ttl }
+local replies = {}
+for _, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[1]); ttl = tonumber(ARGV[1]) end
+  replies[#replies + 1] = count
+  replies[#replies + 1] = ttl
+end
+return replies
 `;
 /**
  * The script goes by its SHA1 (EVALSHA): EVAL would send its text with every hit, and Redis would hash
@@ -67,6 +83,7 @@ const HIT_SCRIPT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
 const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
 
 const ERROR_LOG_INTERVAL_MS = 10_000;
+const HASHED_KEYS_KEPT = 10_000;
 
 /**
  * Counters in Redis, shared by every instance: an account gets the same number of attempts however
@@ -82,29 +99,45 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
     lastLogged = Date.now();
     options.log.warn({ err: error }, 'redis unavailable: rate limits count per instance until it is back');
   };
-  const redisKey = (key: string) => `${options.redis.prefix}:throttle:${createHash('sha256').update(key).digest('base64url')}`;
+  /**
+   * The hashed keys of recent hits: a user's sends hit the same key every time, and hashing it again
+   * was a measurable part of a message's cost with two instances. Cleared whole when full.
+   */
+  const hashed = new Map<string, string>();
+  const redisKey = (key: string) => {
+    let found = hashed.get(key);
+    if (found === undefined) {
+      if (hashed.size >= HASHED_KEYS_KEPT) hashed.clear();
+      found = `${options.redis.prefix}:throttle:${createHash('sha256').update(key).digest('base64url')}`;
+      hashed.set(key, found);
+    }
+    return found;
+  };
+
   // Until Redis is ready the fallback counts.
+  const hitEach = async (keys: readonly string[], max: number, windowMs: number): Promise<CounterResult[]> => {
+    if (keys.length === 0) return [];
+    if (!client.isReady) return fallback.hitEach(keys, max, windowMs);
+    try {
+      const options = { keys: keys.map(redisKey), arguments: [String(windowMs)] };
+      const reply = (await withTimeout(
+        client.evalSha(HIT_SCRIPT_SHA, options).catch((error: unknown) => {
+          if (isNoScript(error)) return client.eval(HIT_SCRIPT, options);
+          throw error;
+        }),
+        REDIS_COMMAND_TIMEOUT_MS,
+        'EVALSHA',
+      )) as number[];
+      return keys.map((_, index) => ({ exceeded: reply[2 * index]! > max, retryAfterMs: reply[2 * index + 1]! }));
+    } catch (error) {
+      warn(error);
+      return fallback.hitEach(keys, max, windowMs);
+    }
+  };
 
   return {
-    async hit(key, max, windowMs) {
-      if (!client.isReady) return fallback.hit(key, max, windowMs);
-      try {
-        const options = { keys: [redisKey(key)], arguments: [String(windowMs)] };
-        const reply = (await withTimeout(
-          client.evalSha(HIT_SCRIPT_SHA, options).catch((error: unknown) => {
-            if (isNoScript(error)) return client.eval(HIT_SCRIPT, options);
-            throw error;
-          }),
-          REDIS_COMMAND_TIMEOUT_MS,
-          'EVALSHA',
-        )) as [number, number];
-        const [count, ttl] = reply;
-        return { exceeded: count > max, retryAfterMs: ttl };
-      } catch (error) {
-        warn(error);
-        return fallback.hit(key, max, windowMs);
-      }
-    },
+    hit: async (key, max, windowMs) => (await hitEach([key], max, windowMs))[0]!,
+    hitEach,
     async reset(key) {
       await fallback.reset(key);
       if (client.isReady) await withTimeout(client.del(redisKey(key)), REDIS_COMMAND_TIMEOUT_MS, 'DEL').catch(warn);

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import { Throttled } from '../errors';
-import type { Counters } from './counters';
+import type { CounterResult, Counters } from './counters';
 
 export interface LimitRule {
   max: number;
@@ -80,6 +80,11 @@ export const requestSubject = (request: FastifyRequest) =>
 export interface Limits {
   /** Counts one attempt; throws `Throttled` once the subject has used up the limit's window. */
   consume(name: LimitName, subject: string): Promise<void>;
+  /**
+   * `consume` for several attempts at once, in order (a subject may come more than once), in one call
+   * to the counters: each attempt's `Throttled`, or null where it may go ahead.
+   */
+  consumeEach(name: LimitName, subjects: readonly string[]): Promise<Array<Throttled | null>>;
   /** A route hook: `consume` for the request's user (or address when signed out), or a subject of its own. */
   hook(name: LimitName, subject?: (request: FastifyRequest) => string): (request: FastifyRequest) => Promise<void>;
   /** Forgets a subject's count. */
@@ -89,13 +94,19 @@ export interface Limits {
 
 export function createLimits(counters: Counters, rules: Record<LimitName, LimitRule>): Limits {
   const key = (name: LimitName, subject: string) => `${name}|${subject}`;
+  const refusal = (result: CounterResult) => (result.exceeded ? new Throttled(result.retryAfterMs / 1000) : null);
   const consume = async (name: LimitName, subject: string) => {
     const rule = rules[name];
-    const result = await counters.hit(key(name, subject), rule.max, rule.windowMs);
-    if (result.exceeded) throw new Throttled(result.retryAfterMs / 1000);
+    const refused = refusal(await counters.hit(key(name, subject), rule.max, rule.windowMs));
+    if (refused) throw refused;
   };
   return {
     consume,
+    async consumeEach(name, subjects) {
+      const rule = rules[name];
+      const keys = subjects.map((subject) => key(name, subject));
+      return (await counters.hitEach(keys, rule.max, rule.windowMs)).map(refusal);
+    },
     hook: (name, subject = requestSubject) => (request) => consume(name, subject(request)),
     reset: (name, subject) => counters.reset(key(name, subject)),
     close: () => counters.close(),

@@ -44,6 +44,8 @@ type Handler<T> = (socket: RealtimeSocket, payload: T) => Promise<Ack>;
 interface Route {
   schema: ZodType;
   handle: Handler<never>;
+  /** Whether dispatch counts the user's limit of the event's name; false where the handler does. */
+  throttled: boolean;
 }
 
 /**
@@ -83,8 +85,8 @@ export function createHandlers(context: HandlerContext) {
    * every instance), run, ack. A bad payload or a failing service gets an error ack; the socket itself
    * is never dropped for it.
    */
-  function on<T>(event: keyof ClientToServerEvents & LimitName, schema: ZodType<T>, handle: Handler<T>) {
-    routes.set(event, { schema, handle: handle as Handler<never> });
+  function on<T>(event: keyof ClientToServerEvents & LimitName, schema: ZodType<T>, handle: Handler<T>, { throttled = true } = {}) {
+    routes.set(event, { schema, handle: handle as Handler<never>, throttled });
   }
 
   function dispatch(this: RealtimeSocket, event: string, ...args: unknown[]) {
@@ -99,25 +101,31 @@ export function createHandlers(context: HandlerContext) {
     if (!context.accepting()) return reply(unavailableAck(language));
     const parsed = route.schema.safeParse(payload);
     if (!parsed.success) return reply(invalidPayload(parsed.error, language));
+    const allowed = route.throttled ? app.limits.consume(event as LimitName, userSubject(user.id)) : Promise.resolve();
     context.track(
-      app.limits
-        .consume(event as LimitName, userSubject(user.id))
+      allowed
         .then(() => route.handle(socket, parsed.data as never))
         .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
     );
   }
 
-  on('message:send', MessageSendPayload, async (socket, payload) => {
-    const { message, participantIds, created } = await context.messages.send({
-      conversationId: payload.conversation_id,
-      senderId: socket.data.user.id,
-      content: payload.content,
-      clientId: payload.client_id,
-    });
-    // Committed: now it may be told. A retried send (same client_id) was told the first time.
-    if (created) app.publish(participantIds, 'message:new', { conversation_id: payload.conversation_id, message });
-    return { ok: true, message };
-  });
+  // The batcher counts the send limit, a batch's sends in one call.
+  on(
+    'message:send',
+    MessageSendPayload,
+    async (socket, payload) => {
+      const { message, participantIds, created } = await context.messages.send({
+        conversationId: payload.conversation_id,
+        senderId: socket.data.user.id,
+        content: payload.content,
+        clientId: payload.client_id,
+      });
+      // Committed: now it may be told. A retried send (same client_id) was told the first time.
+      if (created) app.publish(participantIds, 'message:new', { conversation_id: payload.conversation_id, message });
+      return { ok: true, message };
+    },
+    { throttled: false },
+  );
 
   on('message:read', MessageReadPayload, async (socket, payload) => {
     const userId = socket.data.user.id;

@@ -103,7 +103,7 @@ export default fp(
     app.decorate('publish', publish);
 
     const presence = createPresence(app, io);
-    const messages = createMessageBatcher(app.db, app.log);
+    const messages = createMessageBatcher(app.db, app.log, app.limits);
     const eventLive = createEventLive({
       io,
       db: app.db,
@@ -167,5 +167,5 @@ export default fp(
       });
     });
   },
-  { name: 'realtime', dependencies: ['database', 'auth', 'redis'] },
+  { name: 'realtime', dependencies: ['database', 'auth', 'redis', 'limits'] },
 );

@@ -1,6 +1,7 @@
 /**
  * The throttle's counters in Redis (`server/lib/counters.ts`), on a Redis of the test's own: the hit
- * script goes by its SHA1, and a Redis that has forgotten it (a restart, SCRIPT FLUSH) still counts.
+ * script goes by its SHA1, a Redis that has forgotten it (a restart, SCRIPT FLUSH) still counts, and
+ * a batch of hits is one call.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -39,6 +40,20 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
     // Each hit went by EVALSHA; the script's text was sent only when Redis did not know it.
     expect(await calls(redis, 'evalsha')).toBe(3);
     expect(await calls(redis, 'eval')).toBe(2);
+  });
+
+  it('counts a batch of hits in one call, in order, a key that comes twice counted twice', async () => {
+    const counters = redisCounters({ redis, log });
+    await counters.hit('b', 3, 60_000);
+    const before = await calls(redis, 'evalsha');
+    const results = await counters.hitEach(['a', 'b', 'b', 'c', 'b'], 3, 60_000);
+    expect(results.map((result) => result.exceeded)).toEqual([false, false, false, false, true]);
+    for (const result of results) expect(result.retryAfterMs).toBeGreaterThan(59_000);
+    expect(await calls(redis, 'evalsha')).toBe(before + 1);
+    // The counts are Redis's: one more hit of 'a' on its own finds the batch's.
+    expect((await counters.hit('a', 1, 60_000)).exceeded).toBe(true);
+    expect(await counters.hitEach([], 3, 60_000)).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
   });
 });
 

@@ -4,6 +4,7 @@ import { type Message, MessageInput } from '../../../shared/schemas/conversation
 import { type Db, PreparedStatement } from '../../db/client';
 import { conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { type Limits, userSubject } from '../../lib/limits';
 import { aliasedConversation, openConversationOf } from '../safety/visibility';
 import { getParticipantIds, sendMessage } from './service';
 
@@ -48,8 +49,12 @@ const SETTLE_SLICE = 32;
  * NotFound; bad content → the same ValidationError (MessageInput); idempotent by (sender, client_id), a
  * client_id reused in another conversation → CLIENT_ID_REUSED. If a batch fails as a whole, each of its
  * sends is retried alone through `sendMessage`, so one bad send fails only itself.
+ *
+ * The sender's `message:send` limit is counted here too, for the whole batch in one call (one Redis
+ * round trip with several instances, where a call per send was a fifth of what a second instance
+ * added to a message): a send past it is answered `Throttled` and never written.
  */
-export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
+export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pick<Limits, 'consume' | 'consumeEach'>) {
   let queue: Pending[] = [];
   let flushing = false;
   let lastArrival = Number.NEGATIVE_INFINITY;
@@ -98,23 +103,35 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger) {
       if (wait > 0 && queue.length < MAX_BATCH) await new Promise((resolve) => setTimeout(resolve, wait));
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
-      try {
-        settle(batch, await writeBatch(db, batch.map((item) => item.input)));
-      } catch (error) {
-        log.warn({ err: error, size: batch.length }, 'message batch failed; sending one by one');
-        // One after the other, so that a sender's messages are stored in the order they were sent.
-        const outcomes: Outcome[] = [];
-        for (const item of batch) outcomes.push(await sendMessage(db, item.input).catch(asError));
-        settle(batch, outcomes);
-      }
+      settle(batch, await throttledWrite(batch.map((item) => item.input)));
     }
     flushing = false;
+  }
+
+  /** The batch's outcomes: `Throttled` for the sends past their sender's limit, the rest written. */
+  async function throttledWrite(inputs: SendInput[]): Promise<Outcome[]> {
+    const subjects = inputs.map((input) => userSubject(input.senderId));
+    const refusals: Array<Error | null> = await limits
+      .consumeEach('message:send', subjects)
+      .catch((error: unknown) => inputs.map(() => asError(error)));
+    const allowed = inputs.filter((_, index) => refusals[index] === null);
+    let written: Outcome[];
+    try {
+      written = await writeBatch(db, allowed);
+    } catch (error) {
+      log.warn({ err: error, size: allowed.length }, 'message batch failed; sending one by one');
+      // One after the other, so that a sender's messages are stored in the order they were sent.
+      written = [];
+      for (const input of allowed) written.push(await sendMessage(db, input).catch(asError));
+    }
+    let next = 0;
+    return refusals.map((refused) => refused ?? written[next++]!);
   }
 
   return {
     send(input: SendInput): Promise<SendResult> {
       // Batching keys on client_id (every socket send has one); anything else takes the plain path.
-      if (!input.clientId) return sendMessage(db, input);
+      if (!input.clientId) return limits.consume('message:send', userSubject(input.senderId)).then(() => sendMessage(db, input));
       return new Promise<SendResult>((resolve, reject) => {
         const now = performance.now();
         queue.push({ input, at: now, resolve, reject });
