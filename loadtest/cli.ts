@@ -135,7 +135,8 @@ function report(result: PartyResult) {
       `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
     `errors: ${Object.keys(result.counts.errors).length ? Object.entries(result.counts.errors).map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
-      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB`,
+      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB, ` +
+      `its event-loop delay p99 ${result.tool.event_loop_delay_ms.p99} / max ${result.tool.event_loop_delay_ms.max} ms (in every latency above)`,
     `${machine()}`,
     result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',
   ];
