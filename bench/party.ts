@@ -10,13 +10,15 @@
  * Environment: PARTY_ATTENDEES, PARTY_MINUTES, PARTY_RELAY_SECONDS (the party's length: the relay's p99
  * then comes from as many messages as the party's), PARTY_SLOT_MS (the load tool's wheel slot),
  * PARTY_KEEP_DATABASE (keep the party's database for EXPLAIN; its URL is printed), BENCH_PROFILE_DIR (a V8
- * CPU profile of the app during the party).
+ * CPU profile of the app during the party), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the
+ * run's busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runParty } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
+import { sampleActivity } from './activity-sampler';
 import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
 import { relayLoad, relaySockets } from './relay-load';
 import { type ServerStats, startServerProcess } from './server-process';
@@ -48,6 +50,7 @@ const partyCost: { begun?: Promise<() => Promise<CpuSpent>>; ended?: Promise<[Cp
 const endPartyCost = () => {
   if (partyCost.begun) partyCost.ended ??= Promise.all([partyCost.begun.then((end) => end()), app.stats()]);
 };
+const activity = process.env.PARTY_ACTIVITY ? sampleActivity(database.url) : null;
 try {
   let last = 0;
   party = await runParty({
@@ -78,6 +81,7 @@ try {
 } finally {
   const [spent, stats] = (await partyCost.ended) ?? [];
   await meter.close();
+  if (activity) console.log(`\nPostgreSQL's busiest seconds (PARTY_ACTIVITY):\n${(await activity.worst(8)).map((line) => `  ${line}`).join('\n')}`);
   await app.close();
   if (process.env.PARTY_KEEP_DATABASE) console.log(`\nthe party's database is kept: ${database.url}`);
   else await database.drop();
