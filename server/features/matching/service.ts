@@ -79,6 +79,8 @@ const $me = sql`${sql.placeholder('me')}::int`;
 const $other = sql`${sql.placeholder('other')}::int`;
 const $low = sql`${sql.placeholder('low')}::int`;
 const $high = sql`${sql.placeholder('high')}::int`;
+/** The free plan's likes a window, for a like's count (`likeSpending`). */
+const $limit = sql`${sql.placeholder('limit')}::int`;
 type Pair = { me: number; other: number; low: number; high: number };
 
 /** Whether `other` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
@@ -117,7 +119,7 @@ type LikeRow = MatchRow | RefusedRow;
  * as soon as it commits. A refused like stores nothing.
  */
 const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
-  with ${likeSpending($me, $other, sql`${sql.placeholder('limit')}::int`)},
+  with ${likeSpending($me, $other, $limit)},
   mine as (
     insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
     on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
@@ -136,7 +138,7 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   from created, ${users} u join ${profiles} p on p.user_id = u.id
   where u.id in (${$low}, ${$high})
   union all
-  select true, null, null, null, null, ${likeComesBack($me, sql`${sql.placeholder('limit')}::int`)}
+  select true, null, null, null, null, ${likeComesBack($me, $limit)}
   where not exists (select 1 from allowed)`);
 
 export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
