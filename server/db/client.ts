@@ -60,7 +60,7 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
     return runNamed<Row>(clientOf(db), this.text, this.params(values));
   }
 
-  /** The statement with these values, for `twoStepTransaction`. */
+  /** The statement with these values, for `transactionInOneRoundTrip`. */
   with(values: Values): BoundStatement {
     return { text: this.text, params: this.params(values) };
   }
@@ -120,50 +120,34 @@ export interface BoundStatement {
 }
 
 /**
- * A transaction of two prepared statements, the second chosen from the first's rows (`next`; null
- * rolls back), in two round trips on postgres.js: BEGIN leaves with the first statement and COMMIT
- * with the second, on one reserved connection that sends them without waiting in between. PostgreSQL
- * answers them in order, and a COMMIT after a failed statement rolls the transaction back. For a short
- * transaction on a hot path (a like: its locks, then its writes), where drizzle's `transaction` would
- * wait for BEGIN and for COMMIT in round trips of their own. PGlite runs it as a plain transaction.
+ * A short transaction of prepared statements in one round trip on postgres.js: BEGIN, the statements
+ * and COMMIT leave together on one reserved connection. PostgreSQL runs them one after the other, and
+ * (read committed) each with a snapshot taken as it starts, so a statement sees what was committed
+ * while an earlier one waited for a lock: a like takes its locks, then counts and stores itself. A
+ * failed statement aborts the transaction, those after it fail too, and COMMIT then rolls it back, so
+ * the connection goes back to the pool outside any transaction either way. Answers the last
+ * statement's rows; the earlier ones are there for their effects. PGlite runs a plain transaction.
  */
-export async function twoStepTransaction<First, Second>(
-  db: Db,
-  first: BoundStatement,
-  next: (rows: First[]) => BoundStatement | null,
-): Promise<Second[] | null> {
+export async function transactionInOneRoundTrip<Row>(db: Db, statements: BoundStatement[]): Promise<Row[]> {
   const client = clientOf(db);
   if (!('reserve' in client)) {
     return client.transaction(async (tx) => {
-      const second = next((await tx.query<First>(first.text, first.params)).rows);
-      if (!second) {
-        await tx.rollback();
-        return null;
-      }
-      return (await tx.query<Second>(second.text, second.params)).rows;
+      let rows: Row[] = [];
+      for (const { text, params } of statements) rows = (await tx.query<Row>(text, params)).rows;
+      return rows;
     });
   }
   const session = await client.reserve();
-  const run = <Row>({ text, params }: BoundStatement) =>
-    session.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
-  // Until COMMIT or ROLLBACK has been answered, the connection may still be in the transaction.
-  let open = true;
   try {
-    const [, firstRows] = await Promise.all([session.unsafe('begin'), run<First>(first)]);
-    const second = next(firstRows);
-    if (!second) {
-      await session.unsafe('rollback');
-      open = false;
-      return null;
-    }
-    const [secondRows] = await Promise.all([run<Second>(second), session.unsafe('commit')]);
-    open = false;
-    return secondRows;
-  } catch (error) {
-    // A failed statement leaves the transaction aborted (or, after a pipelined COMMIT, already rolled
-    // back: ROLLBACK then only warns); the connection goes back to the pool outside any transaction.
-    if (open) await session.unsafe('rollback').catch(() => {});
-    throw error;
+    const answers = await Promise.allSettled([
+      session.unsafe('begin'),
+      ...statements.map(({ text, params }) => session.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })),
+      session.unsafe('commit'),
+    ]);
+    // The first failure is the cause; the statements after it only report the aborted transaction.
+    const failure = answers.find((answer) => answer.status === 'rejected');
+    if (failure) throw failure.reason;
+    return (answers.at(-2) as PromiseFulfilledResult<Row[]>).value;
   } finally {
     session.release();
   }

@@ -142,6 +142,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     expect(anonymous.status).toBe(401);
 
     expect(await count(sql`select count(*) as n from reactions where from_user_id = ${ana.id}`)).toBe(before);
+    // The likes answered 404 spent nothing of the free plan's daily likes.
+    expect(await count(sql`select count(*) as n from likes_given where user_id = ${ana.id}`)).toBe(0);
   });
 
   it('many pairs liking each other at the same instant make exactly one match and one conversation each', async () => {

@@ -5,7 +5,7 @@ import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
-import { type Db, PreparedStatement, rowsOf, twoStepTransaction } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { DailyLikesExhausted, likeComesBack, likeSpending, likesLock, requireSubscription } from '../plan/service';
@@ -27,8 +27,8 @@ export interface ReactOutcome {
  * makes a duplicate impossible even without the lock. A new like without the plan counts against
  * `options.dailyLikes` in the rolling window (`likeSpending`): past it, a 429 and nothing stored.
  *
- * Swipes are most of a party's requests, so each is few round trips: a dislike or a skip is one
- * statement, a like a transaction of two statements in two round trips, a match included.
+ * Swipes are most of a party's requests, so each is one round trip: a dislike or a skip is one
+ * statement, a like a transaction of two statements sent together, a match included.
  */
 export async function react(
   db: Db,
@@ -46,18 +46,19 @@ export async function react(
 
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
   const pair = { me: userId, other: otherId, low, high };
-  // Two round trips: the locks (BEGIN with them), then the like and its match (COMMIT with them).
-  const rows = await twoStepTransaction<{ ok: boolean }, LikeRow>(db, likeLocksStatement.with(pair), ([target]) =>
-    target?.ok ? likeStatement.with({ ...pair, limit: options.dailyLikes }) : null,
-  );
-  if (!rows) throw new NotFound();
-  const refusal = rows.find((row): row is RefusedRow => row.refused);
-  if (refusal) {
+  // One round trip: the locks, then the like and its match, between BEGIN and COMMIT.
+  const rows = await transactionInOneRoundTrip<LikeRow>(db, [
+    likeLocksStatement.with(pair),
+    likeStatement.with({ ...pair, limit: options.dailyLikes }),
+  ]);
+  const [first] = rows;
+  if (first?.outcome === 'unreachable') throw new NotFound();
+  if (first?.outcome === 'refused') {
     // Refused means `limit` likes in the window, so the limit-th newest of them is there.
-    if (!refusal.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
-    throw new DailyLikesExhausted(options.dailyLikes, new Date(refusal.resets_at));
+    if (!first.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
+    throw new DailyLikesExhausted(options.dailyLikes, new Date(first.resets_at));
   }
-  const matchRows = rows as MatchRow[];
+  const matchRows = rows.filter((row): row is MatchRow => row.outcome === 'match');
   if (matchRows.length === 0) return { match: false, conversationId: null, matched: [] };
   // Both rows are there: every account is made with its profile row, and theirs passed `reachable`.
   const card = (id: number): MatchUser => {
@@ -97,29 +98,30 @@ const passStatement = new PreparedStatement<{ me: number; other: number; kind: '
 /**
  * A like's locks, the user's likes lock first, then the pair's (one key per pair; ids are < 2^31):
  * always in that order, so two likes never wait on each other in a cycle. The two likes of a pair
- * queue here, other pairs do not. With them, whether `other` is `reachable`.
+ * queue here, other pairs do not.
  */
 const likeLocksStatement = new PreparedStatement<Pair>(sql`
-  select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint), ${reachable} as ok`);
+  select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint)`);
 
 /**
- * What the like's statement answers: on a match, one row per user of the pair (the conversation and
- * what the other is told about them); past the free plan's limit, one `refused` row with when a like
- * comes back; otherwise (a like stored, no match) no rows.
+ * What the like's statement answers: on a match, one `match` row per user of the pair (the
+ * conversation and what the other is told about them); past the free plan's limit, one `refused` row
+ * with when a like comes back; for someone who cannot be reacted to, one `unreachable` row; otherwise
+ * (a like stored, no match) no rows.
  */
-type MatchRow = { refused: false; id: number; user_id: number; name: string; image: string | null };
-type RefusedRow = { refused: true; resets_at: Date | string | null };
-type LikeRow = MatchRow | RefusedRow;
+type MatchRow = { outcome: 'match'; id: number; user_id: number; name: string; image: string | null };
+type LikeRow = MatchRow | { outcome: 'refused'; resets_at: Date | string | null } | { outcome: 'unreachable' };
 
 /**
  * The like, counted against the plan (`likeSpending`: its common table expressions define `allowed`),
  * and the match if theirs is there: the conversation, its members and the two match cards. A
  * statement of its own, begun once the pair's and the user's locks are held, so it sees their like if
  * it came first and the user's likes given so far; the cards come with it, so that `match:new` leaves
- * as soon as it commits. A refused like stores nothing.
+ * as soon as it commits. A refused like, or one to someone not `reachable`, stores nothing.
  */
 const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
-  with ${likeSpending($me, $other, $limit)},
+  with target as (select ${reachable} as ok),
+  ${likeSpending($me, $other, $limit, sql`(select ok from target)`)},
   mine as (
     insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
     on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
@@ -134,12 +136,14 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
     insert into ${conversationMembers} (conversation_id, user_id)
     select id, ${$low} from created union all select id, ${$high} from created
   )
-  select false as refused, created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image, null::timestamptz as resets_at
+  select 'match' as outcome, created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image, null::timestamptz as resets_at
   from created, ${users} u join ${profiles} p on p.user_id = u.id
   where u.id in (${$low}, ${$high})
   union all
-  select true, null, null, null, null, ${likeComesBack($me, $limit)}
-  where not exists (select 1 from allowed)`);
+  select 'refused', null, null, null, null, ${likeComesBack($me, $limit)}
+  from target where ok and not exists (select 1 from allowed)
+  union all
+  select 'unreachable', null, null, null, null, null from target where not ok`);
 
 export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
 
