@@ -104,6 +104,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     const ben = await makeCompletedUser(server);
     const incomplete = await makeUser(server);
     const before = await count(sql`select count(*) as n from reactions where from_user_id = ${ana.id}`);
+    // A like given two days ago: out of the window, which the next like she gives clears away.
+    await server.app.db.execute(sql`insert into likes_given (user_id, to_user_id, given_at) values (${ana.id}, ${ben.id}, now() - interval '2 days')`);
     const post = (json: unknown) => api().post('/api/matching/', { token: ana.token, json });
 
     const self = await post({ response: 'like', other: ana.id });
@@ -142,8 +144,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     expect(anonymous.status).toBe(401);
 
     expect(await count(sql`select count(*) as n from reactions where from_user_id = ${ana.id}`)).toBe(before);
-    // The likes answered 404 spent nothing of the free plan's daily likes.
-    expect(await count(sql`select count(*) as n from likes_given where user_id = ${ana.id}`)).toBe(0);
+    // The likes answered 404 spent nothing of the free plan's daily likes, and cleared nothing away.
+    expect(await count(sql`select count(*) as n from likes_given where user_id = ${ana.id}`)).toBe(1);
   });
 
   it('many pairs liking each other at the same instant make exactly one match and one conversation each', async () => {

@@ -94,12 +94,12 @@ export const likesLock = (userId: number | SQLWrapper) => sql`pg_advisory_xact_l
  * The caller holds `likesLock(me)`, taken by an earlier statement of the same transaction, which
  * serialises the user's likes: the count and the insert are one step, and two likes at the same
  * instant cannot both see 99. (One statement sees one snapshot: the lock must be held before it starts.)
- * Only while `onlyIf` holds (the like's target can be reacted to): otherwise nothing is counted and
- * `allowed` is empty.
+ * Only while `onlyIf` holds (the like's target can be reacted to): otherwise nothing is counted or
+ * deleted, and `allowed` is empty.
  */
 export const likeSpending = (me: SQLWrapper, other: SQLWrapper, limit: SQLWrapper, onlyIf: SQLWrapper) => sql`
   expired as (
-    delete from ${likesGiven} where ${likesGiven.userId} = ${me} and ${likesGiven.givenAt} <= now() - ${window}
+    delete from ${likesGiven} where ${likesGiven.userId} = ${me} and ${likesGiven.givenAt} <= now() - ${window} and ${onlyIf}
   ),
   already as (
     select exists (select 1 from ${reactions}
