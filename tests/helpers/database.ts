@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { type Database, openDatabase } from '../../server/db/client';
 import { POSTGRES_ADMIN_URL } from './services';
 
 /** A fresh, empty PostgreSQL database for one test file; `drop()` removes it. */
@@ -16,6 +17,28 @@ export async function createPostgresDatabase() {
       const sql = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
       await sql.unsafe(`drop database if exists "${name}" with (force)`);
       await sql.end();
+    },
+  };
+}
+
+/**
+ * The app's database on one backend, migrated, for a test file that runs its tests on each:
+ * PGlite in memory, or a fresh PostgreSQL database on one connection (so that whatever a statement
+ * leaves on the connection, the next one meets). `close()` closes it and drops the PostgreSQL database.
+ */
+export async function openTestDatabase(backend: 'pglite' | 'postgres'): Promise<{ database: Database; url: string | null; close(): Promise<void> }> {
+  if (backend === 'pglite') {
+    const database = await openDatabase({ databaseUrl: null, dataDir: '', inMemory: true });
+    return { database, url: null, close: () => database.close() };
+  }
+  const created = await createPostgresDatabase();
+  const database = await openDatabase({ databaseUrl: created.url, dataDir: '', maxConnections: 1 });
+  return {
+    database,
+    url: created.url,
+    async close() {
+      await database.close();
+      await created.drop();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, rowsOf } from '../../server/db/client';
-import { createPostgresDatabase } from '../helpers/database';
+import { rowsOf } from '../../server/db/client';
+import { openTestDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 
 const backends: Array<['pglite' | 'postgres', boolean]> = [
@@ -15,26 +15,14 @@ const backends: Array<['pglite' | 'postgres', boolean]> = [
  * minute, when everybody likes the same few people, must not make that estimate hundreds.
  */
 describe.each(backends)('the planner’s estimate of the likes one person received, on %s', (backend, available) => {
-  let database: Database;
-  let drop = async () => {};
-
+  let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
   beforeAll(async () => {
-    if (!available) return;
-    if (backend === 'postgres') {
-      const created = await createPostgresDatabase();
-      drop = created.drop;
-      database = await openDatabase({ databaseUrl: created.url, dataDir: '', maxConnections: 1 });
-    } else {
-      database = await openDatabase({ databaseUrl: null, dataDir: '', inMemory: true });
-    }
+    if (available) opened = await openTestDatabase(backend);
   });
-  afterAll(async () => {
-    await database?.close();
-    await drop();
-  });
+  afterAll(() => opened?.close());
 
   it.skipIf(!available)('stays a few dozen when 400 people all liked the same 5', async () => {
-    const { db } = database;
+    const { db } = opened!.database;
     await db.execute(sql`insert into users (email, first_name, last_name)
       select 'skew-' || g || '@example.com', 'S', 'K' from generate_series(1, 405) g`);
     // Users 1–5 are liked by everyone else: 2,000 reactions, 5 people who received any.

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../server/db/client';
-import { createPostgresDatabase } from '../helpers/database';
+import { type Database, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../server/db/client';
+import { openTestDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 
 // A table of its own; `total` refuses a negative sum, so a statement can be made to fail.
@@ -23,26 +23,15 @@ const backends: Array<['pglite' | 'postgres', boolean]> = [
 
 describe.each(backends)('transactionInOneRoundTrip on %s', (backend, available) => {
   let database: Database;
-  let url = '';
-  let drop = async () => {};
+  let url: string | null = null;
+  let close = async () => {};
 
   beforeAll(async () => {
     if (!available) return;
-    if (backend === 'postgres') {
-      const created = await createPostgresDatabase();
-      url = created.url;
-      drop = created.drop;
-      // One connection: whatever a transaction leaves on it, the next call meets.
-      database = await openDatabase({ databaseUrl: created.url, dataDir: '', maxConnections: 1 });
-    } else {
-      database = await openDatabase({ databaseUrl: null, dataDir: '', inMemory: true });
-    }
+    ({ database, url, close } = await openTestDatabase(backend));
     await database.db.execute(SETUP);
   });
-  afterAll(async () => {
-    await database?.close();
-    await drop();
-  });
+  afterAll(() => close());
 
   const totals = async () =>
     rowsOf<{ id: number; total: number }>(await database.db.execute(sql`select id, total from one_trip order by id`)).map((row) => [
@@ -85,7 +74,7 @@ describe.each(backends)('transactionInOneRoundTrip on %s', (backend, available) 
   it.skipIf(!available)(
     'starts each statement after the one before: it sees what was committed while that one waited for a lock',
     async () => {
-      const other = postgres(url, { max: 1, onnotice: () => {} });
+      const other = postgres(url!, { max: 1, onnotice: () => {} });
       try {
         let held = () => {};
         const locked = new Promise<void>((resolve) => (held = resolve));
