@@ -6,7 +6,7 @@ import { type Job, runJob, startJobs } from '../../server/jobs';
 import { rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
-import { staleTables, tableStatistics } from '../../server/jobs/table-statistics';
+import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { createPostgresDatabase } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
@@ -136,50 +136,86 @@ describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one
 
 /** Rows enough to make a table's statistics stale by autovacuum's rule (50 + 10 % of its rows). */
 const ANALYTICS_ROWS = "insert into analytics_events (name) select 'app_opened' from generate_series(1, 200)";
+/** Then dead row versions enough for a VACUUM by autovacuum's rule (50 + 20 % of its rows). */
+const ANALYTICS_DELETED = "delete from analytics_events where name = 'app_opened'";
+/** Inserts enough for a VACUUM by autovacuum's rule (1,000 + 20 % of its rows), into a table left empty. */
+const ANALYTICS_MANY_ROWS = "insert into analytics_events (name) select 'app_opened' from generate_series(1, 1200)";
 
-const lastAnalyzed = async (app: TestServer['app'], table: string) =>
-  rowsOf<{ at: Date | string | null }>(
-    await app.db.execute(sql`select last_analyze as at from pg_stat_user_tables where relname = ${table} and schemaname = current_schema()`),
-  )[0]?.at ?? null;
+const tableStats = async (app: TestServer['app']) =>
+  rowsOf<{ analyzed: Date | string | null; vacuums: number; dead: number }>(
+    await app.db.execute(sql`
+      select last_analyze as analyzed, vacuum_count::int as vacuums, n_dead_tup::int as dead
+      from pg_stat_user_tables where relname = 'analytics_events' and schemaname = current_schema()`),
+  )[0]!;
+
+const toVacuum = async (app: TestServer['app']) => (await tablesToVacuum(app.db)).map((table) => `${table.schema}.${table.name}`);
 
 /** Analyzes what went stale, once its changes reach the statistics, and then nothing more. */
 async function expectStaleTablesAnalyzed(app: TestServer['app']) {
   await waitUntil(async () => (await staleTables(app.db)).includes('analytics_events'), 15_000, 'the inserts to reach the statistics');
-  expect(await lastAnalyzed(app, 'analytics_events')).toBeNull();
-  const outcome = await runJob(app, tableStatistics);
+  expect((await tableStats(app)).analyzed).toBeNull();
+  const outcome = await runJob(app, tableUpkeep);
   expect(outcome).toMatchObject({ status: 'done' });
   expect(outcome.status === 'done' && outcome.report.analyzed).toBeGreaterThanOrEqual(1);
-  expect(await lastAnalyzed(app, 'analytics_events')).not.toBeNull();
+  expect((await tableStats(app)).analyzed).not.toBeNull();
   expect(await staleTables(app.db)).not.toContain('analytics_events');
-  expect(await runJob(app, tableStatistics)).toMatchObject({ status: 'done', report: { analyzed: 0 } });
+  expect(await runJob(app, tableUpkeep)).toMatchObject({ status: 'done', report: { analyzed: 0 } });
 }
 
-describe.skipIf(!(await hasPostgres()))('planner statistics on PostgreSQL', () => {
+/**
+ * Vacuums analytics_events once `change` reaches the statistics, clearing its dead row versions, and
+ * then leaves every table be. Answers what the statistics held before the run.
+ */
+async function expectVacuumedAfter(app: TestServer['app'], change: () => Promise<unknown>) {
+  const { vacuums } = await tableStats(app);
+  await change();
+  await waitUntil(async () => (await toVacuum(app)).includes('public.analytics_events'), 15_000, 'the change to reach the statistics');
+  const before = await tableStats(app);
+  const outcome = await runJob(app, tableUpkeep);
+  expect(outcome).toMatchObject({ status: 'done' });
+  expect(outcome.status === 'done' && outcome.report.vacuumed).toBeGreaterThanOrEqual(1);
+  expect(await tableStats(app)).toMatchObject({ vacuums: vacuums + 1, dead: 0 });
+  expect(await toVacuum(app)).toEqual([]);
+  expect(await runJob(app, tableUpkeep)).toMatchObject({ status: 'done', report: { vacuumed: 0 } });
+  return before;
+}
+
+describe.skipIf(!(await hasPostgres()))('table upkeep on PostgreSQL', () => {
   let server: TestServer;
+  let launcherRuns = false;
   beforeAll(async () => {
     server = await startServer({ backend: 'postgres' });
+    [{ launcherRuns }] = rowsOf<{ launcherRuns: boolean }>(
+      await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as "launcherRuns"`),
+    ) as [{ launcherRuns: boolean }];
   });
   afterAll(() => server?.close());
 
-  it('analyzes stale tables when no autovacuum runs, and leaves them to autovacuum when it does', async () => {
-    const [launcher] = rowsOf<{ running: boolean }>(
-      await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as running`),
-    );
-    // One connection of its own, so that its statistics can be flushed at once rather than when it idles.
+  /** Runs a statement on a connection of its own, whose statistics are flushed at once rather than when it idles. */
+  const runFlushed = (statement: string) => async () => {
     const client = postgres(server.config.databaseUrl!, { max: 1, onnotice: () => {} });
     try {
-      await client.unsafe(ANALYTICS_ROWS);
+      await client.unsafe(statement);
       await client`select pg_stat_force_next_flush()`;
       await client`select 1`;
     } finally {
       await client.end();
     }
-    if (launcher?.running) {
+  };
+
+  it('analyzes and vacuums when no autovacuum runs, and leaves it all to autovacuum when it does', async () => {
+    if (launcherRuns) {
+      await runFlushed(ANALYTICS_ROWS)();
+      await runFlushed(ANALYTICS_DELETED)();
       expect(await staleTables(server.app.db)).toEqual([]);
-      expect(await runJob(server.app, tableStatistics)).toMatchObject({ status: 'done', report: { analyzed: 0 } });
-    } else {
-      await expectStaleTablesAnalyzed(server.app);
+      expect(await tablesToVacuum(server.app.db)).toEqual([]);
+      expect(await runJob(server.app, tableUpkeep)).toMatchObject({ status: 'done', report: { analyzed: 0, vacuumed: 0 } });
+      return;
     }
+    await runFlushed(ANALYTICS_ROWS)();
+    await expectStaleTablesAnalyzed(server.app);
+    expect((await expectVacuumedAfter(server.app, runFlushed(ANALYTICS_DELETED))).dead).toBeGreaterThan(50);
+    expect((await expectVacuumedAfter(server.app, runFlushed(ANALYTICS_MANY_ROWS))).dead).toBe(0);
   });
 });
 
@@ -200,8 +236,22 @@ describe('background jobs on the embedded database', () => {
     expect(await first).toMatchObject({ status: 'done' });
   });
 
+  const run = (statement: string) => () => server.app.db.execute(sql.raw(statement));
+
   it('keeps the planner statistics fresh: PGlite has no autovacuum', async () => {
-    await server.app.db.execute(sql.raw(ANALYTICS_ROWS));
+    await run(ANALYTICS_ROWS)();
     await expectStaleTablesAnalyzed(server.app);
+  });
+
+  it('vacuums a table once its dead row versions or its inserts pass autovacuum\'s thresholds', async () => {
+    // The deleted rows are dead row versions; the inserts after them leave none.
+    expect((await expectVacuumedAfter(server.app, run(ANALYTICS_DELETED))).dead).toBeGreaterThan(50);
+    expect((await expectVacuumedAfter(server.app, run(ANALYTICS_MANY_ROWS))).dead).toBe(0);
+  });
+
+  it('vacuums any table whose transaction ids grow old, the system catalogs among them', async () => {
+    const tables = (await tablesToVacuum(server.app.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+    expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users', 'public.messages']));
+    expect(await toVacuum(server.app)).not.toContain('pg_catalog.pg_class');
   });
 });
