@@ -9,8 +9,8 @@ import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Server } from 'socket.io';
+import { eventLoopDelay } from '../loadtest/event-loop-delay';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
 import { jobs, startJobs } from '../server/jobs';
@@ -69,11 +69,7 @@ async function startApp() {
 }
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
-// The histogram records the interval between the ticks of a 10 ms timer: the delay is what exceeds 10 ms.
-const LOOP_RESOLUTION_MS = 10;
-const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-const lateBy = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - LOOP_RESOLUTION_MS);
-loopDelay.enable();
+const loopDelay = eventLoopDelay(10);
 send({ type: 'ready' });
 
 /**
@@ -113,7 +109,7 @@ process.on('message', async (request: Request) => {
     }
     const memory = process.memoryUsage();
     if (request.snapshot) writeHeapSnapshot(request.snapshot);
-    const delay = { p50: lateBy(loopDelay.percentile(50)), p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) };
+    const delay = { p50: loopDelay.percentile(50), p99: loopDelay.percentile(99), max: loopDelay.max() };
     loopDelay.reset();
     const stats: ServerStats & { type: 'stats'; id: number } = {
       type: 'stats',

@@ -14,9 +14,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Message } from '../shared/schemas/conversations';
 import type { Ack, MatchUser } from '../shared/events';
+import { eventLoopDelay } from './event-loop-delay';
 import { Histogram } from './histogram';
 import { ConnectError, LeanSocket } from './lean-socket';
 import { NetworkError, Rest } from './rest';
@@ -131,9 +131,7 @@ const REFRESH = 5;
 
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const SECOND = 1000;
-/** The event-loop histogram records the interval between the ticks of a 5 ms timer: the delay is what exceeds 5 ms. */
-const LOOP_RESOLUTION_MS = 5;
-const lateBy = (nanoseconds: number) => Math.round(Math.max(0, nanoseconds / 1e6 - LOOP_RESOLUTION_MS) * 100) / 100;
+const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 interface Conversation {
   id: number;
@@ -367,8 +365,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       if (Math.random() < leaveShare) wheel.schedule(attendee.index, LEAVE, between(0.1, 0.8) * partyMs);
     }
     const cpuBefore = process.cpuUsage();
-    const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-    loopDelay.enable();
+    const loopDelay = eventLoopDelay(5);
     const framesBefore = LeanSocket.frames();
     const restBefore = rest.requests;
     const sentBefore = counts.sent;
@@ -401,7 +398,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const cpu = process.cpuUsage(cpuBefore);
-    loopDelay.disable();
+    loopDelay.stop();
     const frames = LeanSocket.frames();
     const operations = frames.in - framesBefore.in + frames.out - framesBefore.out + rest.requests - restBefore;
     const cpuMicros = cpu.user + cpu.system;
@@ -461,9 +458,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         operations,
         cpu_us_per_operation: Math.round(cpuMicros / Math.max(1, operations)),
         cpu_us_per_message: counts.sent > sentBefore ? Math.round(cpuMicros / (counts.sent - sentBefore)) : null,
-        heap_kb_per_attendee: Math.round((heapPerAttendee / 1024) * 100) / 100,
+        heap_kb_per_attendee: hundredths(heapPerAttendee / 1024),
         rss_mb: Math.round(process.memoryUsage().rss / 1e6),
-        event_loop_delay_ms: { p99: lateBy(loopDelay.percentile(99)), max: lateBy(loopDelay.max) },
+        event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
       },
       ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlayPending.size === 0,
     };
