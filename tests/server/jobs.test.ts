@@ -185,9 +185,10 @@ describe.skipIf(!(await hasPostgres()))('table upkeep on PostgreSQL', () => {
   let launcherRuns = false;
   beforeAll(async () => {
     server = await startServer({ backend: 'postgres' });
-    [{ launcherRuns }] = rowsOf<{ launcherRuns: boolean }>(
-      await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as "launcherRuns"`),
-    ) as [{ launcherRuns: boolean }];
+    const [launcher] = rowsOf<{ running: boolean }>(
+      await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as running`),
+    );
+    launcherRuns = launcher?.running ?? false;
   });
   afterAll(() => server?.close());
 
