@@ -4,7 +4,7 @@
  * with no auth and no database. The parent asks it for its own CPU time, (after a full GC) heap and
  * event-loop delay since its last question, so the load generator's CPU is not counted.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
@@ -89,6 +89,7 @@ async function stopProfile() {
   if (!profiler) return;
   const { profile } = await profiler.post('Profiler.stop');
   const role = process.env.BENCH_RELAY === '1' ? 'relay' : 'app';
+  mkdirSync(profileDir!, { recursive: true });
   writeFileSync(path.join(profileDir!, `${role}-${process.pid}.cpuprofile`), JSON.stringify(profile));
 }
 
