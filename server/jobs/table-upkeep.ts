@@ -50,6 +50,9 @@ export async function staleTables(db: DbOrTx): Promise<string[]> {
  * or multixact is older than the server's `autovacuum_freeze_max_age` or
  * `autovacuum_multixact_freeze_max_age`. VACUUM makes that last kind of pass aggressive itself, which
  * keeps the database away from transaction id wraparound, where PostgreSQL refuses every write.
+ * Only tables we may vacuum: a superuser may vacuum any, a table's owner that table, the database's
+ * owner any but the catalogs shared by every database (VACUUM would skip the rest with a warning, at
+ * every run; PostgreSQL 17's MAINTAIN privilege, granted apart from ownership, is not looked at).
  * `freezeAfter` stands in for both ages (tests; the server's settings otherwise).
  */
 export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?: number } = {}): Promise<Table[]> {
@@ -62,6 +65,8 @@ export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?
       join pg_namespace n on n.oid = c.relnamespace
       left join pg_stat_all_tables s on s.relid = c.oid
       where c.relkind in ('r', 'm') and c.relpersistence <> 't'
+        and (pg_has_role(c.relowner, 'USAGE')
+          or (not c.relisshared and pg_has_role((select datdba from pg_database where datname = current_database()), 'USAGE')))
         and (s.n_dead_tup > ${VACUUM_AFTER_DEAD.rows} + ${VACUUM_AFTER_DEAD.share} * greatest(c.reltuples, 0)
           or s.n_ins_since_vacuum > ${VACUUM_AFTER_INSERTS.rows} + ${VACUUM_AFTER_INSERTS.share} * greatest(c.reltuples, 0)
           or age(c.relfrozenxid) > ${xidAge}

@@ -3,14 +3,14 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { type Job, runJob, startJobs } from '../../server/jobs';
-import { rowsOf } from '../../server/db/client';
+import { type Database, openDatabase, rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
 import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { createPostgresDatabase } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
-import { hasPostgres } from '../helpers/services';
+import { hasPostgres, POSTGRES_ADMIN_URL } from '../helpers/services';
 import { waitUntil } from '../helpers/socket';
 
 /** A job that holds its turn until released, counting its runs and how many ran at once. */
@@ -217,6 +217,43 @@ describe.skipIf(!(await hasPostgres()))('table upkeep on PostgreSQL', () => {
     await expectStaleTablesAnalyzed(server.app);
     expect((await expectVacuumedAfter(server.app, runFlushed(ANALYTICS_DELETED))).dead).toBeGreaterThan(50);
     expect((await expectVacuumedAfter(server.app, runFlushed(ANALYTICS_MANY_ROWS))).dead).toBe(0);
+  });
+});
+
+describe.skipIf(!(await hasPostgres()))('table upkeep as the database\'s owner, not a superuser', () => {
+  const role = `upkeep_${randomBytes(4).toString('hex')}`;
+  let admin: postgres.Sql;
+  let owned: Database;
+  beforeAll(async () => {
+    admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create role ${role} login`);
+    await admin.unsafe(`create database ${role} owner ${role}`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.username = role;
+    url.pathname = `/${role}`;
+    owned = await openDatabase({ databaseUrl: url.toString(), dataDir: '', maxConnections: 1 });
+  });
+  afterAll(async () => {
+    await owned?.close();
+    await admin.unsafe(`drop database if exists ${role} with (force)`);
+    await admin.unsafe(`drop role if exists ${role}`);
+    await admin.end();
+  });
+
+  it('lists only the tables it may vacuum: its own and its database\'s catalogs, not the shared ones', async () => {
+    const tables = (await tablesToVacuum(owned.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+    expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users']));
+    expect(tables).not.toContain('pg_catalog.pg_database');
+    // A superuser may vacuum the shared catalogs too, and has them listed in the same database.
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${role}`;
+    const superuser = await openDatabase({ databaseUrl: url.toString(), dataDir: '', maxConnections: 1 });
+    try {
+      const all = (await tablesToVacuum(superuser.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+      expect(all).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'pg_catalog.pg_database', 'public.users']));
+    } finally {
+      await superuser.close();
+    }
   });
 });
 
