@@ -289,7 +289,8 @@ describe('background jobs on the embedded database', () => {
 
   it('vacuums any table whose transaction ids grow old, the system catalogs among them', async () => {
     const tables = (await tablesToVacuum(server.app.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
-    expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users', 'public.messages']));
-    expect(await toVacuum(server.app)).not.toContain('pg_catalog.pg_class');
+    expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users', 'public.reports']));
+    // At the server's own ages (200 million transactions), a table nobody writes to is not due.
+    expect(await toVacuum(server.app)).not.toContain('public.reports');
   });
 });
