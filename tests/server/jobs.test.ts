@@ -164,7 +164,9 @@ async function expectStaleTablesAnalyzed(app: TestServer['app']) {
 
 /**
  * Vacuums analytics_events once `change` reaches the statistics, clearing its dead row versions, and
- * then leaves every table be. Answers what the statistics held before the run.
+ * then leaves it be. Answers what the statistics held before the run. (Only this table is looked at
+ * afterwards: on PostgreSQL, the catalogs every database shares take dead rows from the other test
+ * files' databases, created and dropped meanwhile, and may fall due at any moment.)
  */
 async function expectVacuumedAfter(app: TestServer['app'], change: () => Promise<unknown>) {
   const { vacuums } = await tableStats(app);
@@ -175,8 +177,9 @@ async function expectVacuumedAfter(app: TestServer['app'], change: () => Promise
   expect(outcome).toMatchObject({ status: 'done' });
   expect(outcome.status === 'done' && outcome.report.vacuumed).toBeGreaterThanOrEqual(1);
   expect(await tableStats(app)).toMatchObject({ vacuums: vacuums + 1, dead: 0 });
-  expect(await toVacuum(app)).toEqual([]);
-  expect(await runJob(app, tableUpkeep)).toMatchObject({ status: 'done', report: { vacuumed: 0 } });
+  expect(await toVacuum(app)).not.toContain('public.analytics_events');
+  expect(await runJob(app, tableUpkeep)).toMatchObject({ status: 'done' });
+  expect((await tableStats(app)).vacuums).toBe(vacuums + 1);
   return before;
 }
 
