@@ -14,6 +14,9 @@ const ANALYZE_AFTER = { rows: 50, share: 0.1 };
 const VACUUM_AFTER_DEAD = { rows: 50, share: 0.2 };
 const VACUUM_AFTER_INSERTS = { rows: 1000, share: 0.2 };
 
+/** Whether `count` passes `after` for the table `c` (`pg_class`), by the rows it had at its last analysis. */
+const past = (count: SQL, after: { rows: number; share: number }) => sql`${count} > ${after.rows} + ${after.share} * greatest(c.reltuples, 0)`;
+
 /** Nothing is to be done while an autovacuum launcher runs on the server: autovacuum does it. */
 const noAutovacuum = sql`not exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher')`;
 
@@ -36,7 +39,7 @@ export async function staleTables(db: DbOrTx): Promise<string[]> {
     await db.execute(sql`
       select s.relname as name from pg_stat_user_tables s join pg_class c on c.oid = s.relid
       where s.schemaname = current_schema()
-        and s.n_mod_since_analyze > ${ANALYZE_AFTER.rows} + ${ANALYZE_AFTER.share} * greatest(c.reltuples, 0)
+        and ${past(sql`s.n_mod_since_analyze`, ANALYZE_AFTER)}
         and ${noAutovacuum}
       order by s.relname`),
   );
@@ -67,8 +70,8 @@ export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?
       where c.relkind in ('r', 'm') and c.relpersistence <> 't'
         and (pg_has_role(c.relowner, 'USAGE')
           or (not c.relisshared and pg_has_role((select datdba from pg_database where datname = current_database()), 'USAGE')))
-        and (s.n_dead_tup > ${VACUUM_AFTER_DEAD.rows} + ${VACUUM_AFTER_DEAD.share} * greatest(c.reltuples, 0)
-          or s.n_ins_since_vacuum > ${VACUUM_AFTER_INSERTS.rows} + ${VACUUM_AFTER_INSERTS.share} * greatest(c.reltuples, 0)
+        and (${past(sql`s.n_dead_tup`, VACUUM_AFTER_DEAD)}
+          or ${past(sql`s.n_ins_since_vacuum`, VACUUM_AFTER_INSERTS)}
           or age(c.relfrozenxid) > ${xidAge}
           or mxid_age(c.relminmxid) > ${multixactAge})
         and ${noAutovacuum}
