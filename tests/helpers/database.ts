@@ -3,11 +3,11 @@ import postgres from 'postgres';
 import { type Database, openDatabase } from '../../server/db/client';
 import { POSTGRES_ADMIN_URL } from './services';
 
-/** A fresh, empty PostgreSQL database for one test file; `drop()` removes it. */
-export async function createPostgresDatabase() {
+/** A fresh, empty PostgreSQL database for one test file (owned by `owner`, if given); `drop()` removes it. */
+export async function createPostgresDatabase({ owner }: { owner?: string } = {}) {
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
+  await admin.unsafe(`create database "${name}"${owner ? ` owner "${owner}"` : ''}`);
   await admin.end();
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;

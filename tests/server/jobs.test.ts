@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { type Job, runJob, startJobs } from '../../server/jobs';
-import { type Database, openDatabase, rowsOf } from '../../server/db/client';
+import { type Database, type DbOrTx, openDatabase, rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
 import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
@@ -148,7 +148,9 @@ const tableStats = async (app: TestServer['app']) =>
       from pg_stat_user_tables where relname = 'analytics_events' and schemaname = current_schema()`),
   )[0]!;
 
-const toVacuum = async (app: TestServer['app']) => (await tablesToVacuum(app.db)).map((table) => `${table.schema}.${table.name}`);
+/** `tablesToVacuum`'s answer as `schema.name`. */
+const toVacuum = async (db: DbOrTx, options?: Parameters<typeof tablesToVacuum>[1]) =>
+  (await tablesToVacuum(db, options)).map((table) => `${table.schema}.${table.name}`);
 
 /** Analyzes what went stale, once its changes reach the statistics, and then nothing more. */
 async function expectStaleTablesAnalyzed(app: TestServer['app']) {
@@ -171,13 +173,13 @@ async function expectStaleTablesAnalyzed(app: TestServer['app']) {
 async function expectVacuumedAfter(app: TestServer['app'], change: () => Promise<unknown>) {
   const { vacuums } = await tableStats(app);
   await change();
-  await waitUntil(async () => (await toVacuum(app)).includes('public.analytics_events'), 15_000, 'the change to reach the statistics');
+  await waitUntil(async () => (await toVacuum(app.db)).includes('public.analytics_events'), 15_000, 'the change to reach the statistics');
   const before = await tableStats(app);
   const outcome = await runJob(app, tableUpkeep);
   expect(outcome).toMatchObject({ status: 'done' });
   expect(outcome.status === 'done' && outcome.report.vacuumed).toBeGreaterThanOrEqual(1);
   expect(await tableStats(app)).toMatchObject({ vacuums: vacuums + 1, dead: 0 });
-  expect(await toVacuum(app)).not.toContain('public.analytics_events');
+  expect(await toVacuum(app.db)).not.toContain('public.analytics_events');
   expect(await runJob(app, tableUpkeep)).toMatchObject({ status: 'done' });
   expect((await tableStats(app)).vacuums).toBe(vacuums + 1);
   return before;
@@ -226,33 +228,31 @@ describe.skipIf(!(await hasPostgres()))('table upkeep on PostgreSQL', () => {
 describe.skipIf(!(await hasPostgres()))('table upkeep as the database\'s owner, not a superuser', () => {
   const role = `upkeep_${randomBytes(4).toString('hex')}`;
   let admin: postgres.Sql;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let owned: Database;
   beforeAll(async () => {
     admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create role ${role} login`);
-    await admin.unsafe(`create database ${role} owner ${role}`);
-    const url = new URL(POSTGRES_ADMIN_URL);
+    database = await createPostgresDatabase({ owner: role });
+    const url = new URL(database.url);
     url.username = role;
-    url.pathname = `/${role}`;
     owned = await openDatabase({ databaseUrl: url.toString(), dataDir: '', maxConnections: 1 });
   });
   afterAll(async () => {
     await owned?.close();
-    await admin.unsafe(`drop database if exists ${role} with (force)`);
+    await database?.drop();
     await admin.unsafe(`drop role if exists ${role}`);
     await admin.end();
   });
 
   it('lists only the tables it may vacuum: its own and its database\'s catalogs, not the shared ones', async () => {
-    const tables = (await tablesToVacuum(owned.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+    const tables = await toVacuum(owned.db, { freezeAfter: 0 });
     expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users']));
     expect(tables).not.toContain('pg_catalog.pg_database');
     // A superuser may vacuum the shared catalogs too, and has them listed in the same database.
-    const url = new URL(POSTGRES_ADMIN_URL);
-    url.pathname = `/${role}`;
-    const superuser = await openDatabase({ databaseUrl: url.toString(), dataDir: '', maxConnections: 1 });
+    const superuser = await openDatabase({ databaseUrl: database.url, dataDir: '', maxConnections: 1 });
     try {
-      const all = (await tablesToVacuum(superuser.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+      const all = await toVacuum(superuser.db, { freezeAfter: 0 });
       expect(all).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'pg_catalog.pg_database', 'public.users']));
     } finally {
       await superuser.close();
@@ -291,9 +291,9 @@ describe('background jobs on the embedded database', () => {
   });
 
   it('vacuums any table whose transaction ids grow old, the system catalogs among them', async () => {
-    const tables = (await tablesToVacuum(server.app.db, { freezeAfter: 0 })).map((table) => `${table.schema}.${table.name}`);
+    const tables = await toVacuum(server.app.db, { freezeAfter: 0 });
     expect(tables).toEqual(expect.arrayContaining(['pg_catalog.pg_class', 'public.users', 'public.reports']));
     // At the server's own ages (200 million transactions), a table nobody writes to is not due.
-    expect(await toVacuum(server.app)).not.toContain('public.reports');
+    expect(await toVacuum(server.app.db)).not.toContain('public.reports');
   });
 });
