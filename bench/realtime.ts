@@ -10,7 +10,8 @@
  *   app ×2    two instances on one PostgreSQL and Redis (sharded adapter), every pair split across them
  * Then a saturation ladder (rising rates until p99 > 100 ms or a message goes missing, then one step
  * between the last good rate and the failed one), and 10,000 idle sockets, authenticated on one app
- * instance and on the bare relay, for heap per socket.
+ * instance and on the bare relay, for heap per socket. Every phase starts once the servers are quiet,
+ * so that none starts behind the backlog of a failed step before it.
  * CPU per message is counted where it is spent: the server processes' own (process.cpuUsage() over
  * IPC), the PostgreSQL backends serving the run's database (/proc/<pid>/stat) and, for two instances, a
  * Redis of the run's own (`INFO cpu`); never the load generator's. Each figure is also given as a ratio
@@ -74,6 +75,14 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Bool
 const SATURATION_P99_MS = 100;
 /** After the last send, how long stragglers may still arrive before they count as lost. */
 const DRAIN_MS = 5000;
+/**
+ * Before a phase, the servers must be quiet: under QUIET_SHARE of a core each over QUIET_WINDOW_MS, for
+ * at most QUIET_LIMIT_MS. A ladder step that failed can leave tens of thousands of sends still being
+ * stored and delivered after its drain time; the step after it would start behind that backlog.
+ */
+const QUIET_SHARE = 0.1;
+const QUIET_WINDOW_MS = 250;
+const QUIET_LIMIT_MS = 60_000;
 
 /** The issue's targets, as ratios to the bare relay (or to one instance) measured in the same run. */
 const TARGETS = {
@@ -309,6 +318,25 @@ interface Target {
   redis: { cpuMicros(): Promise<number> } | null;
 }
 
+/** Waits for the servers to be quiet (QUIET_SHARE); says so when they were not within QUIET_LIMIT_MS. */
+async function untilQuiet(label: string, servers: ServerProcess[]) {
+  const started = performance.now();
+  let before = await Promise.all(servers.map((server) => server.stats()));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const after = await Promise.all(servers.map((server) => server.stats()));
+    const busiest = Math.max(...after.map((stats, i) => (stats.cpuMicros - before[i]!.cpuMicros) / 1000 / QUIET_WINDOW_MS));
+    if (busiest < QUIET_SHARE) break;
+    if (performance.now() - started > QUIET_LIMIT_MS) {
+      console.log(`  ${label}: the servers were still busy after ${QUIET_LIMIT_MS / 1000} s (${(100 * busiest).toFixed(0)}% of a core); measuring anyway`);
+      break;
+    }
+    before = after;
+  }
+  const waited = performance.now() - started;
+  if (waited > 2 * QUIET_WINDOW_MS + 500) console.log(`  ${label}: waited ${(waited / 1000).toFixed(1)} s for the servers to finish the phase before`);
+}
+
 async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: number; seconds: number } & Target): Promise<PhaseResult> {
   const { pairs, rate, seconds } = options;
   const total = Math.round(rate * seconds);
@@ -337,6 +365,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     }
   }
 
+  await untilQuiet(options.label, options.servers);
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : { count: 0, last: 0 };
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
   const pgBefore = options.databaseUrl ? await postgresBackendTimes(options.databaseUrl) : (new Map() as BackendTimes);
