@@ -14,6 +14,7 @@ import { eventLoopDelay } from '../loadtest/event-loop-delay';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
 import { jobs, startJobs } from '../server/jobs';
+import { type GcPause, watchGcPauses } from './gc-pauses';
 
 /** What the parent (bench/server-process.ts) is told when it asks. */
 export interface ServerStats {
@@ -27,6 +28,8 @@ export interface ServerStats {
   loopDelay: { p50: number; p99: number; max: number };
   /** Messages the relay has relayed since it started (the app: 0). */
   relayed: number;
+  /** Full collections and long pauses since the previous question. */
+  gcPauses: GcPause[];
 }
 type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
@@ -70,6 +73,7 @@ async function startApp() {
 
 const server = process.env.BENCH_RELAY === '1' ? await startRelay() : await startApp();
 const loopDelay = eventLoopDelay(10);
+const gcPauses = watchGcPauses();
 send({ type: 'ready' });
 
 /**
@@ -121,6 +125,7 @@ process.on('message', async (request: Request) => {
       sockets: server.io.engine.clientsCount,
       loopDelay: delay,
       relayed: server.relayed(),
+      gcPauses: gcPauses.take(),
     };
     send(stats);
   }

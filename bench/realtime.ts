@@ -33,7 +33,8 @@
  * without it, half the saturation a ladder measures first),
  * BENCH_HEAP_SNAPSHOTS (a directory: the idle rows' heap snapshots, before and after, and the soak's after each minute), BENCH_PROFILE (a directory: each server process writes a V8 CPU profile of the measured phases there,
  * start-up and connections left out), BENCH_NODE_FLAGS (more
- * node flags for the server processes, e.g. "--trace-gc").
+ * node flags for the server processes, e.g. "--trace-gc"), BENCH_TIMELINE=1 (after each phase, its
+ * worst latency per 100 ms beside the servers' and the generator's full GCs and long pauses).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -50,6 +51,7 @@ import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { pace } from '../loadtest/pacer';
 import { processCpuMs, processRunDelayMs } from './lib';
+import { type GcPause, watchGcPauses } from './gc-pauses';
 import { type ServerKind, type ServerProcess, startServerProcess } from './server-process';
 
 type ClientSocket = LeanSocket;
@@ -318,6 +320,27 @@ interface Target {
   redis: { cpuMicros(): Promise<number> } | null;
 }
 
+/**
+ * BENCH_TIMELINE=1: after each phase, the worst latency of each TIMELINE_SLOT_MS where it passed
+ * TIMELINE_SHOWN_MS, beside the servers' and the generator's full garbage collections and long pauses.
+ */
+const TIMELINE = process.env.BENCH_TIMELINE === '1';
+const TIMELINE_SLOT_MS = 100;
+const TIMELINE_SHOWN_MS = 30;
+const generatorGc = watchGcPauses();
+
+function printTimeline(label: string, startedAt: number, worst: number[], pauses: Record<string, GcPause[]>) {
+  const seconds = (at: number) => `${(at / 1000).toFixed(1)}s`;
+  const slots = worst.flatMap((ms, slot) => (ms > TIMELINE_SHOWN_MS ? [`${seconds(slot * TIMELINE_SLOT_MS)} ${ms.toFixed(0)}`] : []));
+  console.log(`  timeline ${label}, worst latency (ms) per ${TIMELINE_SLOT_MS} ms where over ${TIMELINE_SHOWN_MS}: ${slots.join(', ') || 'none'}`);
+  for (const [who, list] of Object.entries(pauses)) {
+    const full = list.filter((pause) => pause.full).map((pause) => `${seconds(pause.at - startedAt)} (${pause.ms.toFixed(0)} ms)`);
+    const other = list.filter((pause) => !pause.full);
+    const longest = Math.max(0, ...other.map((pause) => pause.ms));
+    console.log(`    ${who}: full GCs ${full.join(', ') || 'none'}; ${other.length} other pauses ≥ 5 ms, the longest ${longest.toFixed(0)} ms`);
+  }
+}
+
 /** Waits for the servers to be quiet (QUIET_SHARE); says so when they were not within QUIET_LIMIT_MS. */
 async function untilQuiet(label: string, servers: ServerProcess[]) {
   const started = performance.now();
@@ -342,6 +365,8 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   const total = Math.round(rate * seconds);
   const scheduledAt = new Map<string, number>();
   const latencies = new Float64Array(total);
+  /** The worst latency of the messages scheduled in each TIMELINE_SLOT_MS of the phase. */
+  const worst: number[] = [];
   let delivered = 0;
   let acked = 0;
   const ackErrors: Record<string, number> = {};
@@ -357,8 +382,11 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
         const at = scheduledAt.get(message.client_id);
         if (at === undefined) return;
         scheduledAt.delete(message.client_id);
-        latencies[delivered] = performance.now() - at;
+        const latency = performance.now() - at;
+        latencies[delivered] = latency;
         delivered += 1;
+        const slot = Math.floor((at - start) / TIMELINE_SLOT_MS);
+        worst[slot] = Math.max(worst[slot] ?? 0, latency);
       };
       socket.on('message:new', onMessage);
       listeners.push(() => socket.off('message:new', onMessage));
@@ -372,6 +400,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   const redisBefore = options.redis ? await options.redis.cpuMicros() : 0;
   const generatorBefore = process.cpuUsage();
   const machineBefore = machineTicks();
+  generatorGc.take();
   const start = performance.now();
   // Open loop on the shared pacer: message k is due at start + k / rate, latency counts from then.
   await pace(rate, total, (index, at) => {
@@ -406,6 +435,12 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     pgWaitMicros += after.wait - (pgBefore.get(pid)?.wait ?? 0);
   }
   for (const off of listeners) off();
+  if (TIMELINE) {
+    printTimeline(`${options.label} @ ${rate}/s`, performance.timeOrigin + start, worst, {
+      server: cpuAfter.flatMap((after) => after.gcPauses),
+      generator: generatorGc.take(),
+    });
+  }
 
   const cpuMicros = cpuAfter.reduce((sum, after, i) => sum + after.cpuMicros - cpuBefore[i]!.cpuMicros, 0);
   const sorted = latencies.slice(0, delivered).sort();
