@@ -8,7 +8,7 @@ export interface GcPause {
   ms: number;
 }
 
-const MIN_PAUSE_MS = 5;
+export const MIN_PAUSE_MS = 5;
 
 /**
  * Watches this process's garbage collections. `take()` answers those since its last call. A handful a

@@ -51,7 +51,7 @@ import { freePort } from '../tests/helpers/ports';
 import { LeanSocket } from '../loadtest/lean-socket';
 import { pace } from '../loadtest/pacer';
 import { processCpuMs, processRunDelayMs } from './lib';
-import { type GcPause, watchGcPauses } from './gc-pauses';
+import { type GcPause, MIN_PAUSE_MS, watchGcPauses } from './gc-pauses';
 import { type ServerKind, type ServerProcess, startServerProcess } from './server-process';
 
 type ClientSocket = LeanSocket;
@@ -337,7 +337,7 @@ function printTimeline(label: string, startedAt: number, worst: number[], pauses
     const full = list.filter((pause) => pause.full).map((pause) => `${seconds(pause.at - startedAt)} (${pause.ms.toFixed(0)} ms)`);
     const other = list.filter((pause) => !pause.full);
     const longest = Math.max(0, ...other.map((pause) => pause.ms));
-    console.log(`    ${who}: full GCs ${full.join(', ') || 'none'}; ${other.length} other pauses ≥ 5 ms, the longest ${longest.toFixed(0)} ms`);
+    console.log(`    ${who}: full GCs ${full.join(', ') || 'none'}; ${other.length} other pauses ≥ ${MIN_PAUSE_MS} ms, the longest ${longest.toFixed(0)} ms`);
   }
 }
 
@@ -436,8 +436,9 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
   }
   for (const off of listeners) off();
   if (TIMELINE) {
+    const servers = cpuAfter.map((after, i) => [cpuAfter.length > 1 ? `server ${i + 1}` : 'server', after.gcPauses] as const);
     printTimeline(`${options.label} @ ${rate}/s`, performance.timeOrigin + start, worst, {
-      server: cpuAfter.flatMap((after) => after.gcPauses),
+      ...Object.fromEntries(servers),
       generator: generatorGc.take(),
     });
   }
