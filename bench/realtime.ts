@@ -77,13 +77,9 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Bool
 const SATURATION_P99_MS = 100;
 /** After the last send, how long stragglers may still arrive before they count as lost. */
 const DRAIN_MS = 5000;
-/**
- * Before a phase, the servers must be quiet: under QUIET_SHARE of a core each over QUIET_WINDOW_MS, for
- * at most QUIET_LIMIT_MS. A ladder step that failed can leave tens of thousands of sends still being
- * stored and delivered after its drain time; the step after it would start behind that backlog.
- */
+/** Before a phase, the servers must be quiet: under QUIET_SHARE of a core together over QUIET_WINDOW_MS (`quiet`). */
 const QUIET_SHARE = 0.1;
-const QUIET_WINDOW_MS = 250;
+const QUIET_WINDOW_MS = 500;
 const QUIET_LIMIT_MS = 60_000;
 
 /** The issue's targets, as ratios to the bare relay (or to one instance) measured in the same run. */
@@ -341,25 +337,6 @@ function printTimeline(label: string, startedAt: number, worst: number[], pauses
   }
 }
 
-/** Waits for the servers to be quiet (QUIET_SHARE); says so when they were not within QUIET_LIMIT_MS. */
-async function untilQuiet(label: string, servers: ServerProcess[]) {
-  const started = performance.now();
-  let before = await Promise.all(servers.map((server) => server.stats()));
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
-    const after = await Promise.all(servers.map((server) => server.stats()));
-    const busiest = Math.max(...after.map((stats, i) => (stats.cpuMicros - before[i]!.cpuMicros) / 1000 / QUIET_WINDOW_MS));
-    if (busiest < QUIET_SHARE) break;
-    if (performance.now() - started > QUIET_LIMIT_MS) {
-      console.log(`  ${label}: the servers were still busy after ${QUIET_LIMIT_MS / 1000} s (${(100 * busiest).toFixed(0)}% of a core); measuring anyway`);
-      break;
-    }
-    before = after;
-  }
-  const waited = performance.now() - started;
-  if (waited > 2 * QUIET_WINDOW_MS + 500) console.log(`  ${label}: waited ${(waited / 1000).toFixed(1)} s for the servers to finish the phase before`);
-}
-
 async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: number; seconds: number } & Target): Promise<PhaseResult> {
   const { pairs, rate, seconds } = options;
   const total = Math.round(rate * seconds);
@@ -393,7 +370,7 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
     }
   }
 
-  await untilQuiet(options.label, options.servers);
+  await quiet(options.label, options.servers);
   const storedBefore = options.databaseUrl ? await storedCount(options.databaseUrl) : { count: 0, last: 0 };
   const cpuBefore = await Promise.all(options.servers.map((server) => server.stats()));
   const pgBefore = options.databaseUrl ? await postgresBackendTimes(options.databaseUrl) : (new Map() as BackendTimes);
@@ -605,7 +582,6 @@ async function baseline(): Promise<RunResult> {
     (id) => openSocket(relay.url, { user: id, partner: id % 2 === 1 ? id + 1 : id - 1 }),
   );
   for (let i = 0; i < PAIRS; i += 1) pairs.push({ a: sides[2 * i]!, b: sides[2 * i + 1]!, aId: 2 * i + 1, bId: 2 * i + 2, conversationId: i + 1 });
-  await quiet([relay]);
   await warmUp(pairs, target);
   const label = 'baseline relay';
   const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
@@ -634,7 +610,6 @@ async function appRun(instances: 1 | 2, high: number): Promise<RunResult> {
     const { pairs: seeded } = await seed(database.url, PAIRS * 2, PAIRS);
     // Two instances: every pair is split, so every message crosses Redis.
     const pairs = await connectPairs(seeded, (side) => servers[side === 'a' || instances === 1 ? 0 : 1]!.url);
-    await quiet(servers);
     await warmUp(pairs, target);
     const label = instances === 1 ? 'app ×1' : 'app ×2 + Redis';
     const steady = await runPhase({ label, pairs, rate: RATE, seconds: SECONDS, ...target });
@@ -669,22 +644,31 @@ interface IdleResult {
 async function warmUp(pairs: ConnectedPair[], target: Target) {
   if (WARMUP_SECONDS <= 0) return;
   await runPhase({ label: 'warm-up', pairs, rate: RATE, seconds: WARMUP_SECONDS, ...target });
-  await quiet(target.servers);
 }
 
 /**
- * Waits (up to 15 s) until the servers are quiet (under 10 % of a core over half a second): the work a
- * connection starts (presence announcements, event rooms) must not be counted against the first row.
+ * Waits until the servers are quiet (under QUIET_SHARE of a core together over QUIET_WINDOW_MS), for at
+ * most QUIET_LIMIT_MS, and says so when that took a while or did not happen. Every phase starts with
+ * it: the work a connection starts (presence announcements, event rooms) must not be counted against
+ * the first row, and a ladder step that failed can leave tens of thousands of sends still being stored
+ * and delivered after its drain time, which the step after it would otherwise start behind.
  */
-async function quiet(servers: ServerProcess[]) {
-  const deadline = performance.now() + 15_000;
-  while (performance.now() < deadline) {
-    const before = await Promise.all(servers.map((server) => server.stats()));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+async function quiet(label: string, servers: ServerProcess[]) {
+  const started = performance.now();
+  let before = await Promise.all(servers.map((server) => server.stats()));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
     const after = await Promise.all(servers.map((server) => server.stats()));
-    const busy = after.reduce((sum, stats, i) => sum + stats.cpuMicros - before[i]!.cpuMicros, 0) / 500_000;
-    if (busy < 0.1) return;
+    const busy = after.reduce((sum, stats, i) => sum + stats.cpuMicros - before[i]!.cpuMicros, 0) / 1000 / QUIET_WINDOW_MS;
+    if (busy < QUIET_SHARE) break;
+    if (performance.now() - started > QUIET_LIMIT_MS) {
+      console.log(`  ${label}: the servers were still busy after ${QUIET_LIMIT_MS / 1000} s (${(100 * busy).toFixed(0)}% of a core); measuring anyway`);
+      break;
+    }
+    before = after;
   }
+  const waited = performance.now() - started;
+  if (waited > 3 * QUIET_WINDOW_MS) console.log(`  ${label}: waited ${(waited / 1000).toFixed(1)} s for the servers to be quiet`);
 }
 
 /** Waits (up to 30 s) until the server holds `count` connections. */
@@ -743,7 +727,6 @@ async function soak() {
     const target: Target = { servers: [server], databaseUrl: database.url, redis: null };
     const { pairs: seeded } = await seed(database.url, PAIRS * 2, PAIRS);
     const pairs = await connectPairs(seeded, () => server.url);
-    await quiet([server]);
     const label = 'app ×1';
     let rate = SOAK_RATE;
     if (rate === null) {
