@@ -362,8 +362,10 @@ async function runPhase(options: { label: string; pairs: ConnectedPair[]; rate: 
         const latency = performance.now() - at;
         latencies[delivered] = latency;
         delivered += 1;
-        const slot = Math.floor((at - start) / TIMELINE_SLOT_MS);
-        worst[slot] = Math.max(worst[slot] ?? 0, latency);
+        if (TIMELINE) {
+          const slot = Math.floor((at - start) / TIMELINE_SLOT_MS);
+          worst[slot] = Math.max(worst[slot] ?? 0, latency);
+        }
       };
       socket.on('message:new', onMessage);
       listeners.push(() => socket.off('message:new', onMessage));
