@@ -25,6 +25,7 @@ Options:
   --state <file>        accounts kept between runs (default ./data/loadtest/<host>_<port>.json)
   --fresh               register new attendees instead of reusing the state file's
   --leave-share <0-1>   share of attendees who leave and come back once             (default 0.2)
+  --like-share <0-1>    share of swipes that are likes; the rest dislikes and skips  (default 0.6)
   --setup-concurrency <n>  setup requests in flight                                  (default 16)
   -h, --help            this text
 
@@ -50,6 +51,7 @@ function parse() {
         state: { type: 'string' },
         fresh: { type: 'boolean', default: false },
         'leave-share': { type: 'string', default: '0.2' },
+        'like-share': { type: 'string', default: '0.6' },
         'setup-concurrency': { type: 'string', default: '16' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -79,6 +81,7 @@ function parse() {
     stateFile: values.state,
     fresh: values.fresh,
     leaveShare: number('leave-share', values['leave-share'], (n) => n >= 0 && n <= 1),
+    likeShare: number('like-share', values['like-share'], (n) => n >= 0 && n <= 1),
     setupConcurrency: number('setup-concurrency', values['setup-concurrency'], (n) => Number.isInteger(n) && n >= 1),
   };
 }

@@ -50,6 +50,8 @@ export interface PartyOptions {
   fresh?: boolean;
   /** Share of attendees who put their phone away once (socket closed 2–10 s) and come back. Default 0.2. */
   leaveShare?: number;
+  /** Share of swipes that are likes; of the rest, five in eight are dislikes and three skips. Default 0.6. */
+  likeShare?: number;
   /** Setup requests in flight at once (registration hashes passwords: the server's CPU). Default 16. */
   setupConcurrency?: number;
   /** The width of the timer wheel's slots, ms: everything due in one slot goes out at once. Default 5. */
@@ -186,6 +188,7 @@ const DRAIN_MAX_MS = 120_000;
 
 export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const log = options.log ?? (() => {});
+  const likeShare = options.likeShare ?? 0.6;
   let base: URL;
   try {
     base = new URL(options.url);
@@ -517,7 +520,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       if (other === undefined) return;
       // Mostly likes: people at a party are there to meet.
       const roll = Math.random();
-      const response = roll < 0.6 ? 'like' : roll < 0.85 ? 'dislike' : 'skip';
+      const response = roll < likeShare ? 'like' : roll < likeShare + (1 - likeShare) * 0.625 ? 'dislike' : 'skip';
       counts.swipes += 1;
       if (response === 'like') counts.likes += 1;
       const likedAt = performance.now();

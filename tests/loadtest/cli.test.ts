@@ -41,7 +41,7 @@ describe('npm run loadtest: the command line', () => {
   it('--help prints the usage and every flag, and exits 0', async () => {
     const { code, stdout } = await loadtest(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
+    for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', '--leave-share', '--like-share', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
   });
 
   it('a URL where nothing listens is one line on stderr and exit 2, no stack trace', async () => {
@@ -60,6 +60,9 @@ describe('npm run loadtest: the command line', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^loadtest: Unknown option '--guests'.*see --help/);
     expect(unknown.stderr).not.toMatch(/\n\s+at /);
+    const share = await loadtest(['--url', 'http://127.0.0.1:1', '--like-share', '1.5']);
+    expect(share.code).toBe(2);
+    expect(share.stderr.trim()).toBe('loadtest: --like-share 1.5 is not valid (see --help)');
   });
 
   it('a server that throttles the registrations says what to set on it', async () => {
