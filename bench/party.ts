@@ -10,8 +10,10 @@
  * Environment: PARTY_ATTENDEES, PARTY_MINUTES, PARTY_RELAY_SECONDS (the party's length: the relay's p99
  * then comes from as many messages as the party's), PARTY_SLOT_MS (the load tool's wheel slot),
  * PARTY_KEEP_DATABASE (keep the party's database for EXPLAIN; its URL is printed), BENCH_PROFILE_DIR (a V8
- * CPU profile of the app during the party), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the
- * run's busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count).
+ * CPU profile of the app during the party), BENCH_PROMOTION_DIR (a heap profile of what the app promoted
+ * to the old generation during the party: bench/realtime-server.ts), PARTY_NODE_FLAGS (more node flags
+ * for the app, e.g. "--trace-gc-nvp"), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the run's
+ * busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -43,16 +45,19 @@ const app = await startServerProcess('app', {
   RATE_LIMIT_MULTIPLIER: '1000',
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
-});
+}, (process.env.PARTY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean));
 // What the party itself costs the app and PostgreSQL: from its first second to its drain.
 const meter = new CpuMeter(database.url, app.child.pid!);
 const partyCost: { begun?: Promise<() => Promise<CpuSpent>>; ended?: Promise<[CpuSpent, ServerStats]> } = {};
 const endPartyCost = () => {
   if (partyCost.begun) partyCost.ended ??= Promise.all([partyCost.begun.then((end) => end()), app.stats()]);
 };
+/** When the load tool started, in ms since the epoch: its progress lines count from here. */
+let runStartedAt = 0;
 const activity = process.env.PARTY_ACTIVITY ? sampleActivity(database.url) : null;
 try {
   let last = 0;
+  runStartedAt = performance.timeOrigin + performance.now();
   party = await runParty({
     url: app.url,
     attendees: ATTENDEES,
@@ -93,6 +98,12 @@ try {
       `\nthe party's CPU: app ${((spent.app ?? 0) / seconds / 10).toFixed(0)} %, PostgreSQL ${(spent.postgres / seconds / 10).toFixed(0)} %, ` +
         `the tool ${(spent.generator / seconds / 10).toFixed(0)} % of a core; per REST request (${requests}): ` +
         `app ${perRequest(spent.app)} µs, PostgreSQL ${perRequest(spent.postgres)} µs; the app's event-loop delay p99 ${stats.loopDelay.p99.toFixed(1)} ms, max ${stats.loopDelay.max.toFixed(0)} ms`,
+    );
+    // Each full GC's helper threads take the other core for a few hundred ms: the party's tail latencies gather there.
+    const full = stats.gcPauses.filter((pause) => pause.full);
+    const at = full.map((pause) => `${((pause.at - runStartedAt) / 1000).toFixed(1)} s`);
+    console.log(
+      `the app's full GCs: ${full.length}${full.length ? ` (pauses ${Math.min(...full.map((pause) => pause.ms)).toFixed(0)}–${Math.max(...full.map((pause) => pause.ms)).toFixed(0)} ms), at ${at.join(', ')} as the progress lines count` : ''}`,
     );
   }
 }

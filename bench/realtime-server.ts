@@ -79,22 +79,36 @@ send({ type: 'ready' });
 /**
  * BENCH_PROFILE_DIR: a V8 CPU profile of what was measured, from the first stats() (the first phase's
  * start, after start-up and the clients' connections) to the close. `--cpu-prof` would count start-up too.
+ * BENCH_PROMOTION_DIR: over the same span, a sampling heap profile of what survived the young
+ * generation's collections, that is what was promoted to the old generation, whose growth sets when
+ * the next full GC comes (`.heapprofile`, for Chrome's DevTools; its own variable, since sampling
+ * allocations slows the server the CPU profile measures).
  */
 const profileDir = process.env.BENCH_PROFILE_DIR;
+const promotionDir = process.env.BENCH_PROMOTION_DIR;
+const role = process.env.BENCH_RELAY === '1' ? 'relay' : 'app';
 let profiler: Session | null = null;
 async function startProfile() {
-  if (!profileDir || profiler) return;
+  if ((!profileDir && !promotionDir) || profiler) return;
   profiler = new Session();
   profiler.connect();
-  await profiler.post('Profiler.enable');
-  await profiler.post('Profiler.start');
+  if (profileDir) {
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  if (promotionDir) {
+    await profiler.post('HeapProfiler.enable');
+    await profiler.post('HeapProfiler.startSampling', { includeObjectsCollectedByMinorGC: false, includeObjectsCollectedByMajorGC: true });
+  }
 }
 async function stopProfile() {
   if (!profiler) return;
-  const { profile } = await profiler.post('Profiler.stop');
-  const role = process.env.BENCH_RELAY === '1' ? 'relay' : 'app';
-  mkdirSync(profileDir!, { recursive: true });
-  writeFileSync(path.join(profileDir!, `${role}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+  const write = (dir: string, extension: string, profile: object) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${role}-${process.pid}.${extension}`), JSON.stringify(profile));
+  };
+  if (profileDir) write(profileDir, 'cpuprofile', (await profiler.post('Profiler.stop')).profile);
+  if (promotionDir) write(promotionDir, 'heapprofile', (await profiler.post('HeapProfiler.stopSampling')).profile);
 }
 
 process.on('message', async (request: Request) => {

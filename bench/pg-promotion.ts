@@ -1,0 +1,99 @@
+/**
+ * What the app's database calls promote to V8's old generation: `npx tsx bench/pg-promotion.ts`.
+ *
+ * Each row runs in a fresh node process with the server's flags and `--trace-gc-nvp`, on one pool of
+ * 10 connections as the app opens it (`openDatabase`), ~RATE operations a second for SECONDS, and sums
+ * the bytes each young-generation collection promoted. What is promoted is what the next full GC must
+ * collect: in a party, the app's full GCs are where the overlay and message tails gather
+ * (bench/README.md). The baseline row is one prepared statement an operation; the others are what a
+ * like does (`transactionInOneRoundTrip`: BEGIN, a statement and COMMIT sent together on a reserved
+ * connection) and three statements awaited one after the other on the pool.
+ * Environment: PROMOTION_RATE (1000), PROMOTION_SECONDS (10).
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
+import { type Db, openDatabase, transactionInOneRoundTrip } from '../server/db/client';
+import { createPostgresDatabase } from '../tests/helpers/database';
+import { root } from './lib';
+
+const RATE = Number(process.env.PROMOTION_RATE ?? 1000);
+const SECONDS = Number(process.env.PROMOTION_SECONDS ?? 10);
+const MODES = {
+  one: 'one prepared statement (baseline)',
+  like: 'a transaction in one round trip (a like)',
+  three: 'three prepared statements, one after the other',
+} as const;
+type Mode = keyof typeof MODES;
+
+const statement = (i: number) => ({ text: 'select $1::int as n, $2::text as padding', params: [i, 'x'.repeat(50)] });
+
+async function operation(db: Db, mode: Mode, i: number) {
+  const client = (db as Db & { $client: import('postgres').Sql }).$client;
+  const run = () => client.unsafe(statement(i).text, statement(i).params as never[], { prepare: true });
+  if (mode === 'like') await transactionInOneRoundTrip(db, [statement(i)]);
+  else if (mode === 'three') for (let k = 0; k < 3; k += 1) await run();
+  else await run();
+}
+
+/** The child: the load, then how many operations it completed (the GC trace goes to stdout too). */
+async function child(mode: Mode, databaseUrl: string) {
+  const { db, close } = await openDatabase({ databaseUrl, dataDir: os.tmpdir(), maxConnections: 10 });
+  await operation(db, mode, 0);
+  let done = 0;
+  let next = 0;
+  const start = performance.now();
+  // Every 5 ms the operations due, open loop.
+  const timer = setInterval(() => {
+    for (let k = 0; k < RATE / 200; k += 1) void operation(db, mode, next++).then(() => (done += 1));
+  }, 5);
+  await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  clearInterval(timer);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The load's span, on the clock of the trace's lines (ms since the process began): start-up's
+  // collections are not counted.
+  console.log(`done=${done} window=${start.toFixed(0)},${performance.now().toFixed(0)}`);
+  await close();
+}
+
+async function row(mode: Mode, databaseUrl: string) {
+  const output = await new Promise<string>((resolve, reject) => {
+    const node = spawn(
+      process.execPath,
+      [...SERVER_NODE_FLAGS, '--trace-gc-nvp', '--import', 'tsx', path.join(root, 'bench/pg-promotion.ts'), '--child', mode, databaseUrl],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    node.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    node.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${mode} exited with ${code}`))));
+  });
+  const [done = 0, from = 0, to = 0] = (/done=(\d+) window=(\d+),(\d+)/.exec(output) ?? []).slice(1).map(Number);
+  const during = output.split('\n').filter((line) => {
+    const at = Number(/\]\s+(\d+) ms: /.exec(line)?.[1] ?? -1);
+    return at >= from && at <= to;
+  });
+  const scavenges = during.filter((line) => line.includes('gc=s '));
+  const promoted = scavenges.reduce((sum, line) => sum + Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), 0);
+  const fullGcs = during.filter((line) => line.includes('gc=mc ')).length;
+  return { mode, done, scavenges: scavenges.length, promotedPerOperation: promoted / Math.max(1, done), fullGcs };
+}
+
+if (process.argv[2] === '--child') {
+  await child(process.argv[3] as Mode, process.argv[4]!);
+} else {
+  console.log(`Promotion to the old generation by database call, ${RATE} operations/s for ${SECONDS} s each, one process a row\n`);
+  const database = await createPostgresDatabase();
+  try {
+    const rows = [];
+    for (const mode of Object.keys(MODES) as Mode[]) rows.push(await row(mode, database.url));
+    const baseline = rows[0]!.promotedPerOperation;
+    console.log('| operation | done | scavenges | full GCs | promoted bytes / operation | × baseline |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+      console.log(`| ${MODES[r.mode]} | ${r.done} | ${r.scavenges} | ${r.fullGcs} | ${r.promotedPerOperation.toFixed(0)} | ${(r.promotedPerOperation / baseline).toFixed(1)}× |`);
+    }
+  } finally {
+    await database.drop();
+  }
+}
