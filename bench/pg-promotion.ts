@@ -31,7 +31,8 @@ const statement = (i: number) => ({ text: 'select $1::int as n, $2::text as padd
 
 async function operation(db: Db, mode: Mode, i: number) {
   const client = (db as Db & { $client: import('postgres').Sql }).$client;
-  const run = () => client.unsafe(statement(i).text, statement(i).params as never[], { prepare: true });
+  const { text, params } = statement(i);
+  const run = () => client.unsafe(text, params as never[], { prepare: true });
   if (mode === 'like') await transactionInOneRoundTrip(db, [statement(i)]);
   else if (mode === 'three') for (let k = 0; k < 3; k += 1) await run();
   else await run();

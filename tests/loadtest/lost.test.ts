@@ -46,7 +46,7 @@ describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails 
           ...['--url', servers[0]!.url, '--instances', servers.map((server) => server.url).join(','), '--attendees', '30'],
           // Nobody leaves: a reconnect's catch-up would fetch what the socket missed. Every swipe a
           // like: ~25 matches, each within one instance about half the time, so the odds that no
-          // overlay is delivered, or none lost, are about 2 in 10^8. (At the default 60 % likes
+          // overlay is delivered, or none lost, are about 1 in 10^7. (At the default 60 % likes
           // there were ~8 matches, and once in CI none of them within an instance.)
           ...['--minutes', '0.4', '--leave-share', '0', '--like-share', '1', '--json', json, '--state', path.join(dir, 'state.json')],
         ],
