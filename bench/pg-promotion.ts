@@ -7,7 +7,10 @@
  * collect: in a party, the app's full GCs are where the overlay and message tails gather
  * (bench/README.md). The baseline row is one prepared statement an operation; the others are what a
  * like does (`transactionInOneRoundTrip`: BEGIN, a statement and COMMIT sent together on a reserved
- * connection) and three statements awaited one after the other on the pool.
+ * connection) and three statements awaited one after the other on the pool. The last two rows leave
+ * postgres.js out (`bench/pg-wire.ts`, a bare client on as many connections): three statements written
+ * out one after the other, each a plain promise, or each a `Promise` subclass built as postgres.js 3.4.9
+ * builds its queries (a closure over the resolving function kept on each), or as our patch builds them.
  * Environment: PROMOTION_RATE (1000), PROMOTION_SECONDS (10).
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +19,7 @@ import path from 'node:path';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { type Db, openDatabase, transactionInOneRoundTrip } from '../server/db/client';
 import { createPostgresDatabase } from '../tests/helpers/database';
+import { DirectWireQuery, openWire, type Wire, WireQuery } from './pg-wire';
 import { root } from './lib';
 
 const RATE = Number(process.env.PROMOTION_RATE ?? 1000);
@@ -24,6 +28,9 @@ const MODES = {
   one: 'one prepared statement (baseline)',
   like: 'a transaction in one round trip (a like)',
   three: 'three prepared statements, one after the other',
+  'wire-plain': 'three statements on a bare client, each a plain promise',
+  'wire-query': 'three statements on a bare client, each a Promise subclass keeping a closure',
+  'wire-direct': 'three statements on a bare client, each a Promise subclass keeping its resolver',
 } as const;
 type Mode = keyof typeof MODES;
 
@@ -38,16 +45,45 @@ async function operation(db: Db, mode: Mode, i: number) {
   else await run();
 }
 
+/** The same statement as `statement`, its values written into its text: the simple protocol has none. */
+const wireText = (i: number) => `select ${i}::int as n, '${'x'.repeat(50)}'::text as padding`;
+
+async function wireOperation(wire: Wire, mode: Mode, i: number) {
+  if (mode === 'wire-query') {
+    await new WireQuery(wireText(i), wire);
+    await new WireQuery(wireText(i), wire);
+    await new WireQuery(wireText(i), wire);
+  } else if (mode === 'wire-direct') {
+    await new DirectWireQuery(wireText(i), wire);
+    await new DirectWireQuery(wireText(i), wire);
+    await new DirectWireQuery(wireText(i), wire);
+  } else {
+    const run = () => new Promise<number>((settle) => wire.send({ text: wireText(i), settle }));
+    await run();
+    await run();
+    await run();
+  }
+}
+
+async function open(mode: Mode, databaseUrl: string) {
+  if (mode.startsWith('wire-')) {
+    const wire = await openWire(databaseUrl, 10);
+    return { operation: (i: number) => wireOperation(wire, mode, i), close: async () => wire.close() };
+  }
+  const { db, close } = await openDatabase({ databaseUrl, dataDir: os.tmpdir(), maxConnections: 10 });
+  return { operation: (i: number) => operation(db, mode, i), close };
+}
+
 /** The child: the load, then how many operations it completed (the GC trace goes to stdout too). */
 async function child(mode: Mode, databaseUrl: string) {
-  const { db, close } = await openDatabase({ databaseUrl, dataDir: os.tmpdir(), maxConnections: 10 });
-  await operation(db, mode, 0);
+  const { operation, close } = await open(mode, databaseUrl);
+  await operation(0);
   let done = 0;
   let next = 0;
   const start = performance.now();
   // Every 5 ms the operations due, open loop.
   const timer = setInterval(() => {
-    for (let k = 0; k < RATE / 200; k += 1) void operation(db, mode, next++).then(() => (done += 1));
+    for (let k = 0; k < RATE / 200; k += 1) void operation(next++).then(() => (done += 1));
   }, 5);
   await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
   clearInterval(timer);
@@ -77,7 +113,15 @@ async function row(mode: Mode, databaseUrl: string) {
   const scavenges = during.filter((line) => line.includes('gc=s '));
   const promoted = scavenges.reduce((sum, line) => sum + Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), 0);
   const fullGcs = during.filter((line) => line.includes('gc=mc ')).length;
-  return { mode, done, scavenges: scavenges.length, promotedPerOperation: promoted / Math.max(1, done), fullGcs };
+  // What each scavenge of the run's second half found alive: a few kilobytes (the statements in
+  // flight) or, when something keeps the dead alive, all the operations since the scavenge before.
+  const halfway = (from + to) / 2;
+  const survived = scavenges
+    .filter((line) => Number(/\]\s+(\d+) ms: /.exec(line)?.[1]) >= halfway)
+    .map((line) => Number(/ new_space_survived=(\d+)/.exec(line)?.[1] ?? 0))
+    .sort((a, b) => a - b);
+  const survivedMedian = survived[Math.floor((survived.length - 1) / 2)] ?? 0;
+  return { mode, done, scavenges: scavenges.length, promotedPerOperation: promoted / Math.max(1, done), fullGcs, survivedMedian };
 }
 
 if (process.argv[2] === '--child') {
@@ -89,10 +133,11 @@ if (process.argv[2] === '--child') {
     const rows = [];
     for (const mode of Object.keys(MODES) as Mode[]) rows.push(await row(mode, database.url));
     const baseline = rows[0]!.promotedPerOperation;
-    console.log('| operation | done | scavenges | full GCs | promoted bytes / operation | × baseline |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('| operation | done | scavenges | full GCs | promoted bytes / operation | × baseline | survived a scavenge, median of the second half |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const r of rows) {
-      console.log(`| ${MODES[r.mode]} | ${r.done} | ${r.scavenges} | ${r.fullGcs} | ${r.promotedPerOperation.toFixed(0)} | ${(r.promotedPerOperation / baseline).toFixed(1)}× |`);
+      const survived = `${(r.survivedMedian / 1024).toFixed(0)} KB`;
+      console.log(`| ${MODES[r.mode]} | ${r.done} | ${r.scavenges} | ${r.fullGcs} | ${r.promotedPerOperation.toFixed(0)} | ${(r.promotedPerOperation / baseline).toFixed(1)}× | ${survived} |`);
     }
   } finally {
     await database.drop();
