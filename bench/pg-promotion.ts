@@ -7,7 +7,7 @@
  * collect: in a party, the app's full GCs are where the overlay and message tails gather
  * (bench/README.md). The baseline row is one prepared statement an operation; the others are what a
  * like does (`transactionInOneRoundTrip`: BEGIN, a statement and COMMIT sent together on a reserved
- * connection) and three statements awaited one after the other on the pool. The last two rows leave
+ * connection) and three statements awaited one after the other on the pool. The last three rows leave
  * postgres.js out (`bench/pg-wire.ts`, a bare client on as many connections): three statements written
  * out one after the other, each a plain promise, or each a `Promise` subclass built as postgres.js 3.4.9
  * builds its queries (a closure over the resolving function kept on each), or as our patch builds them.

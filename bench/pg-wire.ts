@@ -44,7 +44,11 @@ function connect(url: URL) {
         if (length >= incoming.length) break;
         const type = incoming[0];
         if (type === 0x44) rows += 1; // DataRow
-        else if (type === 0x45) reject(new Error(incoming.toString('utf8', 5, length))); // ErrorResponse
+        else if (type === 0x45) {
+          // ErrorResponse: a benchmark's statements do not fail, so one that does ends the run, loudly.
+          socket.destroy(new Error(`PostgreSQL: ${incoming.toString('utf8', 5, length).replaceAll('\0', ' ')}`));
+          return;
+        }
         else if (type === 0x5a) {
           // ReadyForQuery: the first one ends the start-up, every other one a statement.
           const statement = waiting.shift();
