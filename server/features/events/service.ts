@@ -54,10 +54,14 @@ export interface EventRecord {
   openCount: number;
 }
 
-/** Where an event is in its life (upcoming, open, ended), by the clock `now`. */
+/**
+ * Where an event is in its life (upcoming, open, ended), by the clock `now`. It has ended at `endsAt`
+ * itself, as in SQL (`ends_at > now()` is still going): an event ended early gets `ends_at = now()`,
+ * and the response that follows within the same millisecond must already read it as over.
+ */
 export function eventStatus(event: Pick<EventRecord, 'startsAt' | 'endsAt'>, now = Date.now()): EventStatus {
   if (now < event.startsAt.getTime() - EVENT_CHECK_IN_LEAD_MINUTES * MINUTE_MS) return 'upcoming';
-  if (now <= event.endsAt.getTime()) return 'open';
+  if (now < event.endsAt.getTime()) return 'open';
   if (now <= event.endsAt.getTime() + EVENT_AFTER_PARTY_HOURS * HOUR_MS) return 'after';
   return 'closed';
 }
