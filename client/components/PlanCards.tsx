@@ -69,6 +69,9 @@ export function PlanCards({ action }: Props) {
 
 /** The landing page's plans: fetched after its first paint, with their own copy (the landing's budget). */
 export default function PricingSection() {
+  // Its own heading is the plans' copy too: it waits for it here, not only inside PlanCards, or React
+  // can keep this heading as first rendered (the keys) when only PlanCards is retried.
+  useMessages(plansMessages);
   const t = useT();
   return (
     <section id="pricing" className="section pricing">

@@ -5,7 +5,8 @@ import type { MessageKey } from '../../../shared/i18n/en';
 import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
 import { api } from '../../lib/api-app';
-import { useT } from '../../lib/i18n';
+import { useMessages, useT } from '../../lib/i18n';
+import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
@@ -62,6 +63,7 @@ function TestModeAndError({ error }: { error: string | null }) {
  * portal, or the local test portal).
  */
 function CurrentPlan() {
+  useMessages(plansMessages);
   const t = useT();
   const subscription = useSubscription();
   const { busy, error, go } = useRedirectCall();
@@ -95,6 +97,8 @@ function CurrentPlan() {
 }
 
 export function Subscribe() {
+  // The subtitle is the plans' copy, shown here outside PlanCards.
+  useMessages(plansMessages);
   const t = useT();
   const search = useSearch();
   const user = useSession((state) => state.user);
