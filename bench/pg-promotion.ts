@@ -48,6 +48,8 @@ async function operation(db: Db, mode: Mode, i: number) {
 /** The same statement as `statement`, its values written into its text: the simple protocol has none. */
 const wireText = (i: number) => `select ${i}::int as n, '${'x'.repeat(50)}'::text as padding`;
 
+// The awaits are written out, not looped: in a script, the same three statements in a `for` loop kept
+// nothing alive once optimized, written out they did (bench/README.md).
 async function wireOperation(wire: Wire, mode: Mode, i: number) {
   if (mode === 'wire-query') {
     await new WireQuery(wireText(i), wire);

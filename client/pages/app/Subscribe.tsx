@@ -63,7 +63,6 @@ function TestModeAndError({ error }: { error: string | null }) {
  * portal, or the local test portal).
  */
 function CurrentPlan() {
-  useMessages(plansMessages);
   const t = useT();
   const subscription = useSubscription();
   const { busy, error, go } = useRedirectCall();
@@ -97,7 +96,8 @@ function CurrentPlan() {
 }
 
 export function Subscribe() {
-  // The subtitle is the plans' copy, shown here outside PlanCards.
+  // The subtitle and CurrentPlan's plan name are the plans' copy, shown outside PlanCards: wait for it
+  // here, before any branch (a hook cannot follow the early returns).
   useMessages(plansMessages);
   const t = useT();
   const search = useSearch();
