@@ -29,23 +29,34 @@ const root = path.resolve(import.meta.dirname, '..');
  * plugin timeout, so it gets one more try; a server that dies after that ends the benchmark, loudly:
  * every figure after it would be meaningless.
  */
-export async function startServerProcess(kind: ServerKind, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(
+  kind: ServerKind,
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+  options: StartOptions = {},
+): Promise<ServerProcess> {
   try {
-    return await startOnce(kind, env, nodeFlags);
+    return await startOnce(kind, env, nodeFlags, options);
   } catch (error) {
     console.error(`  ${kind} server did not start (${(error as Error).message}); trying once more`);
-    return startOnce(kind, env, nodeFlags);
+    return startOnce(kind, env, nodeFlags, options);
   }
 }
 
-async function startOnce(kind: ServerKind, env: Record<string, string>, nodeFlags: string[]): Promise<ServerProcess> {
+export interface StartOptions {
+  /** The server's standard output, as it comes (a `--trace-gc-nvp` trace, say), instead of this process's. */
+  onStdout?: (chunk: string) => void;
+}
+
+async function startOnce(kind: ServerKind, env: Record<string, string>, nodeFlags: string[], options: StartOptions): Promise<ServerProcess> {
   const port = await freePort();
   const child = fork(path.join(root, 'bench/realtime-server.ts'), {
     cwd: root,
     execArgv: [...SERVER_NODE_FLAGS, '--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, LOG_LEVEL: 'error', ...env, PORT: String(port), BENCH_RELAY: kind === 'relay' ? '1' : '0' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.onStdout ? 'pipe' : 'inherit', 'inherit', 'ipc'],
   });
+  if (options.onStdout) child.stdout!.on('data', (chunk: Buffer) => options.onStdout!(chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
     child.on('message', (message: { type: string }) => {

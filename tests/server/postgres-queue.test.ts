@@ -5,9 +5,11 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 
 /**
- * postgres.js's internal queue, which holds a pool's idle connections, loaded from the installed
- * package by path (its `exports` do not name it). patches/postgres+3.4.9.patch must be applied: without
- * it, a queue that is never empty when shifted keeps every shifted slot (patches/README.md).
+ * postgres.js's internal queue, which holds a pool's idle connections and a reserved connection's
+ * statements, loaded from the installed package by path (its `exports` do not name it).
+ * patches/postgres+3.4.9.patch must be applied: without it, a queue that is never empty when shifted
+ * keeps every shifted slot, and each queue carries a getter of its own, which V8 allocates in the old
+ * generation, where it kept the queue's young parts alive until the next full GC (patches/README.md).
  */
 const queueUrl = pathToFileURL(path.resolve('node_modules/postgres/src/queue.js')).href;
 
@@ -48,5 +50,19 @@ describe("postgres.js's queue (patched)", () => {
     expect(queue.remove(order[3]!)).toBe(order[3]);
     expect(queue.length).toBe(9);
     expect(queue.shift()).toBe(order[0]);
+  });
+
+  it('keeps its length getter on its class, so a queue made per reserved connection dies young', async () => {
+    const { default: Queue } = (await import(queueUrl)) as { default: <T>() => Queue<T> };
+    const queue = Queue<number>();
+    // An own accessor is an object literal's: V8 allocates its getter pair in the old generation,
+    // and every `reserve()` (a like) made one, with the closures it kept alive.
+    expect(Object.getOwnPropertyDescriptor(queue, 'length')).toBeUndefined();
+    expect(Object.getOwnPropertyNames(queue).filter((name) => typeof Object.getOwnPropertyDescriptor(queue, name)?.get === 'function')).toEqual([]);
+    queue.push(1);
+    queue.push(2);
+    expect(queue.length).toBe(2);
+    expect(queue.shift()).toBe(1);
+    expect(queue.length).toBe(1);
   });
 });

@@ -1,0 +1,131 @@
+/**
+ * What each REST route promotes to V8's old generation, through the real app: `npx tsx
+ * bench/route-promotion.ts`.
+ *
+ * The app runs as `npm run serve` runs it (bench/realtime-server.ts, the server's flags) with
+ * `--trace-gc-nvp`, on a fresh PostgreSQL database with USERS signed-in users whose profiles are
+ * complete. Each route is then called ~RATE times a second for SECONDS, open loop over kept-alive
+ * connections (the load tool's REST client), and the trace's young-generation collections in that span
+ * give the bytes promoted per request and the median of what survived a collection. A request's
+ * objects should die young: what survives a collection is the requests in flight, tens of kilobytes.
+ * Far more, on a route and not on the bare `/healthz`, means something keeps that route's dead objects
+ * alive until a full GC (bench/README.md, the party's full GCs).
+ * `bench/pg-promotion.ts` does the same for the database calls alone.
+ * Environment: PROMOTION_RATE (400), PROMOTION_SECONDS (10), PROMOTION_ROUTES (a comma-separated subset of
+ * the routes below).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Account } from '../loadtest/setup';
+import { Rest } from '../loadtest/rest';
+import { ensureAccount, ensureProfile } from '../loadtest/setup';
+import { createPostgresDatabase } from '../tests/helpers/database';
+import { APP_CONNECTIONS, namedConnections } from './lib';
+import { startServerProcess } from './server-process';
+
+const RATE = Number(process.env.PROMOTION_RATE ?? 400);
+const SECONDS = Number(process.env.PROMOTION_SECONDS ?? 10);
+const USERS = 200;
+
+/** Each route's call for the k-th request: `me` asks, about `other` where the route needs someone else. */
+const ROUTES = {
+  healthz: { name: 'GET /healthz (no auth, no database: the baseline)', call: (rest, base) => rest.request(base, 'GET', 'healthz', '/healthz') },
+  me: { name: 'GET /api/users/me/', call: (rest, base, me) => rest.request(base, 'GET', 'me', '/api/users/me/', { token: me.token }) },
+  deck: {
+    name: 'GET /api/users/matching-profiles/',
+    call: (rest, base, me) => rest.request(base, 'GET', 'deck', '/api/users/matching-profiles/', { token: me.token }),
+  },
+  skip: {
+    name: 'POST /api/matching/ (a skip)',
+    call: (rest, base, me, other) => rest.request(base, 'POST', 'skip', '/api/matching/', { token: me.token, json: { response: 'skip', other: other.id } }),
+  },
+  like: {
+    name: 'POST /api/matching/ (a like)',
+    call: (rest, base, me, other) => rest.request(base, 'POST', 'like', '/api/matching/', { token: me.token, json: { response: 'like', other: other.id } }),
+  },
+} satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account) => Promise<{ status: number }> }>;
+type Route = keyof typeof ROUTES;
+
+const routes = (process.env.PROMOTION_ROUTES?.split(',') ?? Object.keys(ROUTES)) as Route[];
+for (const route of routes) if (!(route in ROUTES)) throw new Error(`unknown route ${route}: one of ${Object.keys(ROUTES).join(', ')}`);
+
+console.log(`Promotion to the old generation by REST route, ~${RATE} requests/s for ${SECONDS} s each, one app process\n`);
+const database = await createPostgresDatabase();
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-bench-promotion-'));
+/** The app's trace, and where each route's span begins and ends in it. */
+let trace = '';
+const app = await startServerProcess(
+  'app',
+  {
+    DATABASE_URL: namedConnections(database.url, APP_CONNECTIONS),
+    REDIS_URL: '',
+    DATA_DIR: dataDir,
+    RATE_LIMIT_MULTIPLIER: '100000',
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
+  },
+  ['--trace-gc-nvp'],
+  { onStdout: (chunk) => (trace += chunk) },
+);
+try {
+  const base = new URL(app.url);
+  const rest = new Rest(256);
+  const accounts: Account[] = [];
+  for (let i = 0; i < USERS; i += 1) {
+    const account = await ensureAccount(rest, base, null, `Promotion${i}`, 'promotion');
+    await ensureProfile(rest, base, account, i);
+    accounts.push(account);
+  }
+  const rows = [];
+  for (const route of routes) {
+    let k = 0;
+    // Everyone in turn, each time about someone else (a like or a skip of the same pair again is an update).
+    const call = () => {
+      const me = accounts[k % USERS]!;
+      const other = accounts[(k + 1 + Math.floor(k / USERS)) % USERS]!;
+      k += 1;
+      return ROUTES[route].call(rest, base, me, other);
+    };
+    for (let i = 0; i < 200; i += 1) await call(); // warm: compiled, statements prepared
+    const statuses = new Map<number, number>();
+    let done = 0;
+    trace += `\nMARK begin\n`;
+    const timer = setInterval(() => {
+      for (let j = 0; j < RATE / 200; j += 1) {
+        void call().then(({ status }) => {
+          done += 1;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        });
+      }
+    }, 5);
+    await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+    clearInterval(timer);
+    while (done < k - 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    trace += `\nMARK end\n`;
+    const span = trace.slice(trace.lastIndexOf('MARK begin'), trace.lastIndexOf('MARK end')).split('\n');
+    const scavenges = span.filter((line) => line.includes('gc=s '));
+    const field = (line: string, name: string) => Number(new RegExp(` ${name}=(\\d+)`).exec(line)?.[1] ?? 0);
+    const promoted = scavenges.reduce((sum, line) => sum + field(line, 'promoted'), 0);
+    const survived = scavenges.map((line) => field(line, 'new_space_survived')).sort((a, b) => a - b);
+    rows.push({
+      route,
+      done,
+      statuses: [...statuses].map(([status, count]) => `${status}: ${count}`).join(', '),
+      scavenges: scavenges.length,
+      fullGcs: span.filter((line) => line.includes('gc=mc ')).length,
+      promotedPerRequest: promoted / Math.max(1, done),
+      survivedMedian: survived[Math.floor((survived.length - 1) / 2)] ?? 0,
+    });
+  }
+  console.log('| route | requests (status: count) | scavenges | full GCs | promoted bytes / request | survived a scavenge, median |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const survived = `${(row.survivedMedian / 1024).toFixed(0)} KB`;
+    console.log(`| ${ROUTES[row.route].name} | ${row.done} (${row.statuses}) | ${row.scavenges} | ${row.fullGcs} | ${row.promotedPerRequest.toFixed(0)} | ${survived} |`);
+  }
+} finally {
+  await app.close();
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+}
