@@ -80,10 +80,11 @@ try {
   const rows = [];
   for (const route of routes) {
     let k = 0;
-    // Everyone in turn, each time about someone else (a like or a skip of the same pair again is an update).
+    // Everyone in turn, each round about the next one along (a like or a skip of the same pair again
+    // is an update), never themselves.
     const call = () => {
       const me = accounts[k % USERS]!;
-      const other = accounts[(k + 1 + Math.floor(k / USERS)) % USERS]!;
+      const other = accounts[(k + 1 + (Math.floor(k / USERS) % (USERS - 1))) % USERS]!;
       k += 1;
       return ROUTES[route].call(rest, base, me, other);
     };
