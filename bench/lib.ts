@@ -149,6 +149,29 @@ export interface Figures {
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
+/**
+ * The garbage collections in a `--trace-gc-nvp` trace, those between `from` and `to` (ms since the
+ * traced process began) when given: each scavenge's time, the bytes it promoted to the old generation
+ * and the bytes that survived it, and how many full GCs there were.
+ */
+export function gcTrace(trace: string, window?: { from: number; to: number }) {
+  const at = (line: string) => Number(/\]\s+(\d+) ms: /.exec(line)?.[1] ?? -1);
+  const field = (line: string, name: string) => Number(new RegExp(` ${name}=(\\d+)`).exec(line)?.[1] ?? 0);
+  const lines = trace.split('\n').filter((line) => !window || (at(line) >= window.from && at(line) <= window.to));
+  return {
+    scavenges: lines
+      .filter((line) => line.includes('gc=s '))
+      .map((line) => ({ at: at(line), promoted: field(line, 'promoted'), survived: field(line, 'new_space_survived') })),
+    fullGcs: lines.filter((line) => line.includes('gc=mc ')).length,
+  };
+}
+
+/** The median of what survived the scavenges (the lower one of an even count), 0 when there were none. */
+export function survivedMedian(scavenges: Array<{ survived: number }>) {
+  const sorted = scavenges.map((scavenge) => scavenge.survived).sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}
+
 /** A row's figures from its latencies (ms, sorted here) over `seconds`. */
 export function figuresOf(label: string, latencies: number[], seconds: number, errors: number): Figures {
   latencies.sort((a, b) => a - b);

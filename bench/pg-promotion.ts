@@ -20,7 +20,7 @@ import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { type Db, openDatabase, transactionInOneRoundTrip } from '../server/db/client';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { DirectWireQuery, openWire, type Wire, WireQuery } from './pg-wire';
-import { root } from './lib';
+import { gcTrace, root, survivedMedian } from './lib';
 
 const RATE = Number(process.env.PROMOTION_RATE ?? 1000);
 const SECONDS = Number(process.env.PROMOTION_SECONDS ?? 10);
@@ -108,22 +108,13 @@ async function row(mode: Mode, databaseUrl: string) {
     node.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${mode} exited with ${code}`))));
   });
   const [done = 0, from = 0, to = 0] = (/done=(\d+) window=(\d+),(\d+)/.exec(output) ?? []).slice(1).map(Number);
-  const during = output.split('\n').filter((line) => {
-    const at = Number(/\]\s+(\d+) ms: /.exec(line)?.[1] ?? -1);
-    return at >= from && at <= to;
-  });
-  const scavenges = during.filter((line) => line.includes('gc=s '));
-  const promoted = scavenges.reduce((sum, line) => sum + Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0), 0);
-  const fullGcs = during.filter((line) => line.includes('gc=mc ')).length;
+  const { scavenges, fullGcs } = gcTrace(output, { from, to });
+  const promoted = scavenges.reduce((sum, scavenge) => sum + scavenge.promoted, 0);
   // What each scavenge of the run's second half found alive: a few kilobytes (the statements in
   // flight) or, when something keeps the dead alive, all the operations since the scavenge before.
   const halfway = (from + to) / 2;
-  const survived = scavenges
-    .filter((line) => Number(/\]\s+(\d+) ms: /.exec(line)?.[1]) >= halfway)
-    .map((line) => Number(/ new_space_survived=(\d+)/.exec(line)?.[1] ?? 0))
-    .sort((a, b) => a - b);
-  const survivedMedian = survived[Math.floor((survived.length - 1) / 2)] ?? 0;
-  return { mode, done, scavenges: scavenges.length, promotedPerOperation: promoted / Math.max(1, done), fullGcs, survivedMedian };
+  const survived = survivedMedian(scavenges.filter((scavenge) => scavenge.at >= halfway));
+  return { mode, done, scavenges: scavenges.length, promotedPerOperation: promoted / Math.max(1, done), fullGcs, survivedMedian: survived };
 }
 
 if (process.argv[2] === '--child') {

@@ -21,7 +21,7 @@ import type { Account } from '../loadtest/setup';
 import { Rest } from '../loadtest/rest';
 import { ensureAccount, ensureProfile } from '../loadtest/setup';
 import { createPostgresDatabase } from '../tests/helpers/database';
-import { APP_CONNECTIONS, namedConnections } from './lib';
+import { APP_CONNECTIONS, gcTrace, namedConnections, survivedMedian } from './lib';
 import { startServerProcess } from './server-process';
 
 const RATE = Number(process.env.PROMOTION_RATE ?? 400);
@@ -104,19 +104,15 @@ try {
     clearInterval(timer);
     while (done < k - 200) await new Promise((resolve) => setTimeout(resolve, 20));
     trace += `\nMARK end\n`;
-    const span = trace.slice(trace.lastIndexOf('MARK begin'), trace.lastIndexOf('MARK end')).split('\n');
-    const scavenges = span.filter((line) => line.includes('gc=s '));
-    const field = (line: string, name: string) => Number(new RegExp(` ${name}=(\\d+)`).exec(line)?.[1] ?? 0);
-    const promoted = scavenges.reduce((sum, line) => sum + field(line, 'promoted'), 0);
-    const survived = scavenges.map((line) => field(line, 'new_space_survived')).sort((a, b) => a - b);
+    const { scavenges, fullGcs } = gcTrace(trace.slice(trace.lastIndexOf('MARK begin'), trace.lastIndexOf('MARK end')));
     rows.push({
       route,
       done,
       statuses: [...statuses].map(([status, count]) => `${status}: ${count}`).join(', '),
       scavenges: scavenges.length,
-      fullGcs: span.filter((line) => line.includes('gc=mc ')).length,
-      promotedPerRequest: promoted / Math.max(1, done),
-      survivedMedian: survived[Math.floor((survived.length - 1) / 2)] ?? 0,
+      fullGcs,
+      promotedPerRequest: scavenges.reduce((sum, scavenge) => sum + scavenge.promoted, 0) / Math.max(1, done),
+      survivedMedian: survivedMedian(scavenges),
     });
   }
   console.log('| route | requests (status: count) | scavenges | full GCs | promoted bytes / request | survived a scavenge, median |');
