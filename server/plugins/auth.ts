@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
@@ -156,6 +156,16 @@ async function findTokenOwner(
     : null;
 }
 
+// The flushes below: one text for any number of ids (an array literal, as the deck's genders), so it
+// is parsed once per connection rather than built and parsed again for each list's length. Token
+// hashes are hex, safe in an array literal.
+const touchActivity = new PreparedStatement<{ ids: string }>(
+  sql`update ${profiles} set last_active_at = now() where user_id = any(${sql.placeholder('ids')}::int[])`,
+);
+const touchTokens = new PreparedStatement<{ hashes: string }>(
+  sql`update ${authTokens} set last_used_at = now() where token_hash = any(${sql.placeholder('hashes')}::text[])`,
+);
+
 /**
  * Activity is written beside the request, never in its path: the ids seen during one turn of the event
  * loop go out together in one UPDATE (one commit for many requests under load), and no request waits
@@ -174,25 +184,9 @@ function activityRecorder(db: Db, log: FastifyBaseLogger) {
     pending = new Set();
     pendingTokens = new Set();
     const writes: Promise<void>[] = [];
-    if (ids.length > 0) {
-      writes.push(
-        db
-          .update(profiles)
-          .set({ lastActiveAt: sql`now()` })
-          .where(inArray(profiles.userId, ids))
-          .then(() => {}, warn('activity')),
-      );
-    }
+    if (ids.length > 0) writes.push(touchActivity.run(db, { ids: `{${ids.join(',')}}` }).then(() => {}, warn('activity')));
     // Each token's use slides its 60-day lifetime; rare (hourly per token), so batched the same way.
-    if (tokens.length > 0) {
-      writes.push(
-        db
-          .update(authTokens)
-          .set({ lastUsedAt: sql`now()` })
-          .where(inArray(authTokens.tokenHash, tokens))
-          .then(() => {}, warn('token use')),
-      );
-    }
+    if (tokens.length > 0) writes.push(touchTokens.run(db, { hashes: `{${tokens.join(',')}}` }).then(() => {}, warn('token use')));
     writing = Promise.all(writes).then(() => {});
   }
 

@@ -7,7 +7,7 @@ import {
   MessageInput,
 } from '../../../shared/schemas/conversations';
 import { z } from '../../../shared/schemas/zod';
-import { type Db, type DbOrTx, PreparedStatement, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
@@ -28,17 +28,21 @@ export const presentMessage = (row: MessageRow): Message => ({
 });
 
 /** Both participants when userId may use the conversation (the visibility rule), else null. */
-export async function getParticipantIds(
-  db: DbOrTx,
-  conversationId: number,
-  userId: number,
-): Promise<[number, number] | null> {
-  const [row] = await db
-    .select({ low: conversations.userLowId, high: conversations.userHighId })
-    .from(conversations)
-    .where(and(eq(conversations.id, conversationId), openConversationOf(userId, conversationColumns)));
-  return row ? [row.low, row.high] : null;
+export async function getParticipantIds(db: Db, conversationId: number, userId: number): Promise<[number, number] | null> {
+  const [row] = await participantsStatement.run<{ low: number; high: number }>(db, { conversationId, userId });
+  return row ? [Number(row.low), Number(row.high)] : null;
 }
+
+/**
+ * Prepared, as the statements below: each typing burst and each send asks it, and building its text
+ * (the visibility rule's parts) at every call cost more than running it.
+ */
+const participantsStatement = (() => {
+  const me = sql`${sql.placeholder('userId')}::int`;
+  return new PreparedStatement<{ conversationId: number; userId: number }>(sql`
+    select ${conversations.userLowId} as low, ${conversations.userHighId} as high from ${conversations}
+    where ${conversations.id} = ${sql.placeholder('conversationId')}::int and ${openConversationOf(me, conversationColumns)}`);
+})();
 
 /** Everyone the user has an open match (conversation) with: presence goes only to them. */
 export async function listPartnerIds(db: Db, userId: number): Promise<number[]> {
@@ -100,19 +104,24 @@ export async function markRead(
   db: Db,
   input: { conversationId: number; userId: number; lastReadId: number },
 ): Promise<{ participantIds: [number, number]; lastReadId: number }> {
-  const rows = await db.execute<{ low: number; high: number; last_read_id: number }>(sql`
-    update ${conversationMembers} as m
-    set last_read_message_id = greatest(m.last_read_message_id,
-      least(${input.lastReadId}::int, coalesce(${newestMessageOf(sql`c.id`, sql`x.id`)}, 0)))
-    from ${conversations} as c
-    where c.id = m.conversation_id and m.conversation_id = ${input.conversationId} and m.user_id = ${input.userId}
-      and ${openConversationOf(input.userId, aliasedConversation('c'))}
-    returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id
-  `);
-  const [row] = rowsOf<{ low: number; high: number; last_read_id: number }>(rows);
+  const [row] = await markReadStatement.run<{ low: number; high: number; last_read_id: number }>(db, input);
   if (!row) throw new NotFound();
   return { participantIds: [Number(row.low), Number(row.high)], lastReadId: Number(row.last_read_id) };
 }
+
+/** Prepared: an open chat sends `message:read` for each message it shows. */
+const markReadStatement = (() => {
+  const me = sql`${sql.placeholder('userId')}::int`;
+  const conversationId = sql`${sql.placeholder('conversationId')}::int`;
+  return new PreparedStatement<{ conversationId: number; userId: number; lastReadId: number }>(sql`
+    update ${conversationMembers} as m
+    set last_read_message_id = greatest(m.last_read_message_id,
+      least(${sql.placeholder('lastReadId')}::int, coalesce(${newestMessageOf(sql`c.id`, sql`x.id`)}, 0)))
+    from ${conversations} as c
+    where c.id = m.conversation_id and m.conversation_id = ${conversationId} and m.user_id = ${me}
+      and ${openConversationOf(me, aliasedConversation('c'))}
+    returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id`);
+})();
 
 /** The partner's name and primary photo, or null when the user is not a participant. */
 export async function getConversation(
