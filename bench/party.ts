@@ -13,7 +13,8 @@
  * CPU profile of the app during the party), BENCH_PROMOTION_DIR (a heap profile of what the app promoted
  * to the old generation during the party: bench/realtime-server.ts), PARTY_NODE_FLAGS (more node flags
  * for the app, e.g. "--trace-gc-nvp"), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the run's
- * busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count).
+ * busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count; and
+ * which statements they were seen running over the whole run).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -86,7 +87,11 @@ try {
 } finally {
   const [spent, stats] = (await partyCost.ended) ?? [];
   await meter.close();
-  if (activity) console.log(`\nPostgreSQL's busiest seconds (PARTY_ACTIVITY):\n${(await activity.worst(8)).map((line) => `  ${line}`).join('\n')}`);
+  if (activity) {
+    const lines = (all: string[]) => all.map((line) => `  ${line}`).join('\n');
+    console.log(`\nPostgreSQL's busiest seconds (PARTY_ACTIVITY):\n${lines(await activity.worst(8))}`);
+    console.log(`\nThe statements PostgreSQL's backends were seen running (PARTY_ACTIVITY):\n${lines(await activity.statements(12))}`);
+  }
   await app.close();
   if (process.env.PARTY_KEEP_DATABASE) console.log(`\nthe party's database is kept: ${database.url}`);
   else await database.drop();
