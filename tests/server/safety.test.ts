@@ -260,6 +260,24 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(reaction?.kind).toBe('dislike');
   });
 
+  it('leaves every other conversation of both open after an unmatch', async () => {
+    const { a: me, b: ended, conversationId: endedId } = await matched(['Uma', 'Ugo']);
+    const other = await makeCompletedUser(server, { name: 'Val' });
+    await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: other.id } });
+    const done = await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: me.id } });
+    const openId = done.body.conversation_id as number;
+    expect((await api().delete(`/api/conversations/${endedId}/`, { token: me.token })).status).toBe(204);
+
+    for (const user of [me, other]) {
+      expect((await api().get(`/api/conversations/${openId}/`, { token: user.token })).status, `${user.id} opens it`).toBe(200);
+      const sent = await api().post(`/api/conversations/${openId}/messages/`, { token: user.token, json: { content: 'still here' } });
+      expect(sent.status, `${user.id} writes there`).toBe(201);
+    }
+    expect((await api().get(`/api/conversations/${endedId}/`, { token: ended.token })).status).toBe(404);
+    // And the one who unmatched may end the next one too.
+    expect((await api().delete(`/api/conversations/${openId}/`, { token: me.token })).status).toBe(204);
+  });
+
   it('reports with a snapshot of the profile and the last 50 messages, blocks, and adds a second report to the first', async () => {
     const { a: reporter, b: reported, conversationId } = await matched(['Rita', 'Rob']);
     for (let i = 1; i <= REPORT_SNAPSHOT_MESSAGES + 5; i += 1) {

@@ -6,7 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
-import { visibleAmong, visibleTo } from '../../server/features/safety/visibility';
+import { conversations } from '../../server/db/schema';
+import { conversationColumns, openConversationOf, visibleAmong, visibleTo } from '../../server/features/safety/visibility';
 import { makeUser } from '../helpers/factories';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
@@ -33,6 +34,10 @@ describe.each(backends)('the visibility rule on %s', (backend) => {
     const [gh1, gh2] = pair(g, h);
     await db.execute(sql`insert into conversations (user_low_id, user_high_id, ended_at, end_reason) values (${gh1}, ${gh2}, now(), 'block')`);
 
+    // c also shares an open conversation with f: an unmatch hides the pair it ended, no other.
+    const [cf1, cf2] = pair(c, f);
+    await db.execute(sql`insert into conversations (user_low_id, user_high_id) values (${cf1}, ${cf2})`);
+
     const hiddenPairs = new Set([`${a}-${b}`, `${c}-${d}`, ...ids.filter((id) => id !== e).map((id) => `${Math.min(id, e)}-${Math.max(id, e)}`)]);
     for (const x of ids) {
       const among = new Set(
@@ -47,6 +52,22 @@ describe.each(backends)('the visibility rule on %s', (backend) => {
         expect(row!.visible, `${x} → ${y}`).toBe(expected);
         expect(among.has(y), `${y} among those ${x} may see`).toBe(expected);
       }
+      // The pair shape given columns of a table the rules read themselves (users here): the same answers.
+      const byColumn = rowsOf<{ id: number }>(
+        await db.execute(sql`select users.id from users where users.id in (${sql.join(ids, sql`, `)}) and users.id <> ${x}
+          and ${visibleTo(x, sql`users.id`)}`),
+      ).map((row) => Number(row.id));
+      expect(new Set(byColumn), `those ${x} may see, by column`).toEqual(new Set([...among].filter((id) => id !== x)));
     }
+
+    // One conversation, named by the table's own columns (as the participants statement names it).
+    const openTo = async (viewer: number) =>
+      rowsOf<{ id: number }>(
+        await db.execute(sql`select ${conversations.id} as id from ${conversations}
+          where ${conversations.userLowId} in (${sql.join(ids, sql`, `)}) and ${openConversationOf(viewer, conversationColumns)}`),
+      ).length;
+    expect(await openTo(c), 'c: the conversation with f, not the one with d').toBe(1);
+    expect(await openTo(d), 'd: none').toBe(0);
+    expect(await openTo(f), 'f: with g and with c').toBe(2);
   });
 });

@@ -26,28 +26,31 @@ interface Rule {
   hides(a: SQL, b: SQL): SQL;
 }
 
+// Each rule reads its table under an alias of its own. The ids it is given may be columns of the
+// caller's query (`conversations.user_low_id`, …), and a column named by its table inside a subquery
+// that reads that same table unaliased would bind to the subquery's row, not the caller's: the test
+// of one pair would then ask about every row of the table.
 const blocked: Rule = {
-  hiddenFrom: (viewer) => sql`select ${blocks.blockedId} from ${blocks} where ${blocks.blockerId} = ${viewer}
-    union all select ${blocks.blockerId} from ${blocks} where ${blocks.blockedId} = ${viewer}`,
-  hides: (a, b) => sql`exists (select 1 from ${blocks}
-    where (${blocks.blockerId} = ${a} and ${blocks.blockedId} = ${b}) or (${blocks.blockerId} = ${b} and ${blocks.blockedId} = ${a}))`,
+  hiddenFrom: (viewer) => sql`select vb.blocked_id from ${blocks} vb where vb.blocker_id = ${viewer}
+    union all select vb.blocker_id from ${blocks} vb where vb.blocked_id = ${viewer}`,
+  hides: (a, b) => sql`exists (select 1 from ${blocks} vb
+    where (vb.blocker_id = ${a} and vb.blocked_id = ${b}) or (vb.blocker_id = ${b} and vb.blocked_id = ${a}))`,
 };
 
 /** An unmatch is kept as the ended conversation of the pair (its row is never deleted). */
 const unmatched: Rule = {
-  hiddenFrom: (viewer) => sql`select ${conversations.userHighId} from ${conversations}
-      where ${conversations.userLowId} = ${viewer} and ${conversations.endReason} = 'unmatch'
-    union all select ${conversations.userLowId} from ${conversations}
-      where ${conversations.userHighId} = ${viewer} and ${conversations.endReason} = 'unmatch'`,
-  hides: (a, b) => sql`exists (select 1 from ${conversations}
-    where ${conversations.userLowId} = least(${a}, ${b}) and ${conversations.userHighId} = greatest(${a}, ${b})
-      and ${conversations.endReason} = 'unmatch')`,
+  hiddenFrom: (viewer) => sql`select vu.user_high_id from ${conversations} vu
+      where vu.user_low_id = ${viewer} and vu.end_reason = 'unmatch'
+    union all select vu.user_low_id from ${conversations} vu
+      where vu.user_high_id = ${viewer} and vu.end_reason = 'unmatch'`,
+  hides: (a, b) => sql`exists (select 1 from ${conversations} vu
+    where vu.user_low_id = least(${a}, ${b}) and vu.user_high_id = greatest(${a}, ${b}) and vu.end_reason = 'unmatch')`,
 };
 
 const banned: Rule = {
-  hiddenFrom: () => sql`select ${users.id} from ${users} where ${users.bannedAt} is not null`,
-  hidesEveryoneFrom: (viewer) => sql`exists (select 1 from ${users} where ${users.id} = ${viewer} and ${users.bannedAt} is not null)`,
-  hides: (a, b) => sql`exists (select 1 from ${users} where ${users.id} in (${a}, ${b}) and ${users.bannedAt} is not null)`,
+  hiddenFrom: () => sql`select vn.id from ${users} vn where vn.banned_at is not null`,
+  hidesEveryoneFrom: (viewer) => sql`exists (select 1 from ${users} vn where vn.id = ${viewer} and vn.banned_at is not null)`,
+  hides: (a, b) => sql`exists (select 1 from ${users} vn where vn.id in (${a}, ${b}) and vn.banned_at is not null)`,
 };
 
 const RULES = [blocked, unmatched, banned];
