@@ -147,18 +147,22 @@ console.log(
     `its event-loop delay p99 ${party.tool.event_loop_delay_ms.p99} / max ${party.tool.event_loop_delay_ms.max} ms (in every latency it times)`,
 );
 // A p99 from a party's few hundred messages is loose, the relay's as much: say whether the verdict
-// holds across both intervals or could go either way in another run.
+// holds across both intervals or could go either way in another run. Below 368 samples nothing bounds
+// a p99 from above (the summary's null, the histogram's Infinity).
 const [relayLow, relayHigh] = baseline.fromSend.percentileInterval(99);
-const range = ([low, high]: readonly [number | null, number | null]) => `${ms(low)}–${ms(high)} ms`;
-console.log(`\nthe p99s' 95 % intervals (order statistics): relay ${range([relayLow, relayHigh])}`);
+const range = (low: number | null, high: number | null) =>
+  high === null || !Number.isFinite(high) ? `${ms(low)} ms – unbounded (too few samples)` : `${ms(low)}–${ms(high)} ms`;
+const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : 'unbounded');
+console.log(`\nthe p99s' 95 % intervals (order statistics): relay ${range(relayLow, relayHigh)}`);
 const noise = rows.map(([name, s]) => {
-  const [low, high] = s.p99_interval;
+  const low = s.p99_interval[0] ?? 0;
+  const high = s.p99_interval[1] ?? Number.POSITIVE_INFINITY;
   const verdict =
-    low === null || high === null ? 'no samples'
+    s.count === 0 ? 'no samples'
     : high <= 2 * relayLow ? 'within the target even at its worst'
     : low > 2 * relayHigh ? 'past the target even at its best'
     : 'either side of the target: this run cannot tell';
-  console.log(`  ${name.split(' (')[0]} ${range(s.p99_interval)}: ratio ${low === null ? '—' : (low / relayHigh).toFixed(2)}–${high === null ? '—' : (high / relayLow).toFixed(2)}×, ${verdict}`);
+  console.log(`  ${name.split(' (')[0]} ${range(...s.p99_interval)}: ratio ${ratio(low / relayHigh)}–${ratio(high / relayLow)}, ${verdict}`);
   return verdict;
 });
 const check = (name: string, ok: boolean) => console.log(`  ${ok ? 'PASS' : 'FAIL'}  ${name}`);

@@ -30,14 +30,21 @@ export class Histogram {
 
   /**
    * Where the p-th percentile of what was sampled from lies, with 95 % confidence: the samples of the
-   * ranks the binomial puts around it (order statistics, its normal approximation). A few hundred
-   * samples pin a p99 down only loosely: with 500, it lies between the 11th largest sample and the
-   * largest. [NaN, NaN] when empty.
+   * ranks the binomial puts around it (order statistics, with the binomial's exact tails). A few
+   * hundred samples pin a p99 down only loosely: with 500, it lies between the 11th largest sample and
+   * the largest. Too few to bound it from above (a p99 from fewer than 368 samples), the upper end is
+   * Infinity; too few to bound it from below, 0. [NaN, NaN] when empty.
    */
   percentileInterval(p: number): [number, number] {
-    const q = p / 100;
-    const half = 1.96 * Math.sqrt(this.count * q * (1 - q));
-    return [this.atRank(Math.floor(this.count * q - half)), this.atRank(Math.ceil(this.count * q + half) + 1)];
+    if (this.count === 0) return [Number.NaN, Number.NaN];
+    const n = this.count;
+    // How many samples lie above the true percentile: binomial, n draws of probability 1 − p. The
+    // upper end is the sample of rank n − a, for the largest a with P(above ≤ a) ≤ 2.5 %; the lower
+    // end the sample of rank n − b, for the smallest b with P(above ≤ b) ≥ 97.5 %.
+    const cdf = binomialCdfTo(n, 1 - p / 100, 0.975);
+    const a = cdf.findLastIndex((value) => value <= 0.025);
+    const b = cdf.length - 1;
+    return [n - b >= 1 ? this.atRank(n - b) : 0, a >= 0 ? this.atRank(n - a) : Number.POSITIVE_INFINITY];
   }
 
   /** The sample of this rank (1 = the smallest), clamped to the samples there are. */
@@ -66,9 +73,28 @@ export class Histogram {
       p50: round(this.percentile(50)),
       p95: round(this.percentile(95)),
       p99: round(this.percentile(99)),
-      /** The p99's 95 % confidence interval (`percentileInterval`): how far this run's p99 can be trusted. */
+      /**
+       * The p99's 95 % confidence interval (`percentileInterval`): how far this run's p99 can be
+       * trusted. The upper end is null when there were too few samples to bound it (or none at all).
+       */
       p99_interval: this.percentileInterval(99).map(round) as [number | null, number | null],
       max: this.count ? round(this.max) : null,
     };
   }
+}
+
+/**
+ * P(X ≤ k) for X binomial with n draws of probability r, for k = 0, 1, … up to the first k where it
+ * reaches `until` (or n). Each term comes from the one before, in logarithms, so that a large n does
+ * not underflow the first; the work grows with n·r, not n.
+ */
+function binomialCdfTo(n: number, r: number, until: number): number[] {
+  const logOdds = Math.log(r / (1 - r));
+  let logTerm = n * Math.log1p(-r);
+  const cdf = [Math.exp(logTerm)];
+  for (let k = 0; cdf[k]! < until && k < n; k += 1) {
+    logTerm += Math.log((n - k) / (k + 1)) + logOdds;
+    cdf.push(k + 1 === n ? 1 : Math.min(1, cdf[k]! + Math.exp(logTerm)));
+  }
+  return cdf;
 }

@@ -19,12 +19,13 @@ describe('the load tool histogram', () => {
   });
 
   it("puts a p99's 95 % interval around it, wider the fewer the samples", () => {
-    // 1,000 samples: ranks 983 and 998 (990 ± 1.96 × √9.9, the upper one past it by one).
+    // 1,000 samples: ranks 983 and 997, where the binomial's tails (10 samples above the p99 on
+    // average) leave 2.5 % each side.
     const [low, high] = filled(1000).percentileInterval(99);
     expect(low).toBeGreaterThanOrEqual(983);
     expect(low).toBeLessThan(983 * 1.01);
-    expect(high).toBeGreaterThanOrEqual(998);
-    expect(high).toBeLessThanOrEqual(1000);
+    expect(high).toBeGreaterThanOrEqual(997);
+    expect(high).toBeLessThan(997 * 1.01);
 
     // A party's ~500 messages: from the 11th largest sample (rank 490) to the largest.
     const [partyLow, partyHigh] = filled(500).percentileInterval(99);
@@ -37,6 +38,21 @@ describe('the load tool histogram', () => {
     expect(tightLow).toBeGreaterThan(98_900);
     expect(tightHigh).toBeLessThan(99_062 * 1.01);
     expect(new Histogram().percentileInterval(99).every(Number.isNaN)).toBe(true);
+  });
+
+  it('leaves the upper end unbounded when there are too few samples to bound it', () => {
+    // Even the largest of 367 samples is below the true p99 more often than 2.5 % of the time
+    // (0.99^367 > 0.025); of 368, no longer.
+    expect(filled(367).percentileInterval(99)[1]).toBe(Number.POSITIVE_INFINITY);
+    expect(filled(368).percentileInterval(99)[1]).toBe(368);
+    // 16 samples: the 15th still bounds it from below.
+    const [low, high] = filled(16).percentileInterval(99);
+    expect(low).toBeGreaterThanOrEqual(15);
+    expect(low).toBeLessThan(15 * 1.01);
+    expect(high).toBe(Number.POSITIVE_INFINITY);
+    expect(filled(16).summary().p99_interval).toEqual([Math.round(low * 100) / 100, null]);
+    // The median of 3: no sample bounds it at 95 % either side.
+    expect(filled(3).percentileInterval(50)).toEqual([0, Number.POSITIVE_INFINITY]);
   });
 
   it('reports the interval with the p99 in its summary', () => {
