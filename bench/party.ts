@@ -152,7 +152,7 @@ console.log(
 const [relayLow, relayHigh] = baseline.fromSend.percentileInterval(99);
 const range = (low: number | null, high: number | null) =>
   high === null || !Number.isFinite(high) ? `${ms(low)} ms – unbounded (too few samples)` : `${ms(low)}–${ms(high)} ms`;
-const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : 'unbounded');
+const ratio = (value: number) => (!Number.isFinite(value) ? 'unbounded' : value === 0 ? '0×' : `${value.toFixed(2)}×`);
 console.log(`\nthe p99s' 95 % intervals (order statistics): relay ${range(relayLow, relayHigh)}`);
 const noise = rows.map(([name, s]) => {
   const low = s.p99_interval[0] ?? 0;

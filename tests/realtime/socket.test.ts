@@ -321,6 +321,28 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(aEvents.filter((e) => e.event !== 'presence').map((e) => e.event)).toEqual(['message:new']);
   });
 
+  it('keeps typing and read receipts working in the rest of a user’s conversations after an unmatch', async () => {
+    const { a, conversationId: ended } = await makePair(server, ['Uma', 'Ugo']);
+    const cleo = await makeCompletedUser(server, { name: 'Cleo' });
+    const withCleo = await match(server, a, cleo);
+    expect((await client(server.url).delete(`/api/conversations/${ended}/`, { token: a.token })).status).toBe(204);
+    const [aSocket, cleoSocket] = await Promise.all([connectAs(a.token), connectAs(cleo.token)]);
+
+    for (const [from, to, fromUser] of [
+      [aSocket, cleoSocket, a],
+      [cleoSocket, aSocket, cleo],
+    ] as const) {
+      const typed = waitFor(to, 'typing');
+      expect(await from.emitWithAck('typing', { conversation_id: withCleo })).toEqual({ ok: true });
+      expect(await typed).toEqual({ conversation_id: withCleo, user_id: fromUser.id });
+      const read = waitFor(to, 'message:read');
+      expect(await from.emitWithAck('message:read', { conversation_id: withCleo, last_read_id: 1 })).toEqual({ ok: true });
+      expect(await read).toMatchObject({ conversation_id: withCleo, user_id: fromUser.id });
+    }
+    // The ended one stays closed to both.
+    expect((await aSocket.emitWithAck('typing', { conversation_id: ended })).ok).toBe(false);
+  });
+
   it('tells only matched users when someone comes online and goes offline, and lists who is online', async () => {
     const { a, b } = await makePair(server);
     const stranger = await makeCompletedUser(server, { name: 'Stranger' });
