@@ -9,7 +9,9 @@
  * give the bytes promoted per request and the median of what survived a collection. A request's
  * objects should die young: what survives a collection is the requests in flight, tens of kilobytes.
  * Far more, on a route and not on the bare `/healthz`, means something keeps that route's dead objects
- * alive until a full GC (bench/README.md, the party's full GCs).
+ * alive until a full GC (bench/README.md, the party's full GCs). Beside it, each route's CPU per
+ * request over the same span, the app's process and its PostgreSQL backends (/proc): what a route
+ * costs beyond the bare `/healthz`. The `--trace-gc-nvp` lines are in the app's figure too.
  * `bench/pg-promotion.ts` does the same for the database calls alone.
  * Environment: PROMOTION_RATE (400), PROMOTION_SECONDS (10), PROMOTION_ROUTES (a comma-separated subset of
  * the routes below).
@@ -21,7 +23,7 @@ import type { Account } from '../loadtest/setup';
 import { Rest } from '../loadtest/rest';
 import { ensureAccount, ensureProfile } from '../loadtest/setup';
 import { createPostgresDatabase } from '../tests/helpers/database';
-import { APP_CONNECTIONS, gcTrace, namedConnections, survivedMedian } from './lib';
+import { APP_CONNECTIONS, CpuMeter, gcTrace, namedConnections, perOperation, survivedMedian } from './lib';
 import { startServerProcess } from './server-process';
 
 const RATE = Number(process.env.PROMOTION_RATE ?? 400);
@@ -68,6 +70,7 @@ const app = await startServerProcess(
   ['--trace-gc-nvp'],
   { onStdout: (chunk) => (trace += chunk) },
 );
+const meter = new CpuMeter(database.url, app.child.pid!);
 try {
   const base = new URL(app.url);
   const rest = new Rest(256);
@@ -92,6 +95,7 @@ try {
     const statuses = new Map<number, number>();
     let done = 0;
     trace += `\nMARK begin\n`;
+    const spent = await meter.begin();
     const timer = setInterval(() => {
       for (let j = 0; j < RATE / 200; j += 1) {
         void call().then(({ status }) => {
@@ -103,6 +107,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     clearInterval(timer);
     while (done < k - 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    const cpu = await spent();
     trace += `\nMARK end\n`;
     const { scavenges, fullGcs } = gcTrace(trace.slice(trace.lastIndexOf('MARK begin'), trace.lastIndexOf('MARK end')));
     rows.push({
@@ -113,15 +118,18 @@ try {
       fullGcs,
       promotedPerRequest: scavenges.reduce((sum, scavenge) => sum + scavenge.promoted, 0) / Math.max(1, done),
       survivedMedian: survivedMedian(scavenges),
+      appCpu: perOperation(cpu.app, done),
+      postgresCpu: perOperation(cpu.postgres, done),
     });
   }
-  console.log('| route | requests (status: count) | scavenges | full GCs | promoted bytes / request | survived a scavenge, median |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| route | requests (status: count) | app CPU µs / request | PostgreSQL CPU µs / request | scavenges | full GCs | promoted bytes / request | survived a scavenge, median |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const survived = `${(row.survivedMedian / 1024).toFixed(0)} KB`;
-    console.log(`| ${ROUTES[row.route].name} | ${row.done} (${row.statuses}) | ${row.scavenges} | ${row.fullGcs} | ${row.promotedPerRequest.toFixed(0)} | ${survived} |`);
+    console.log(`| ${ROUTES[row.route].name} | ${row.done} (${row.statuses}) | ${row.appCpu} | ${row.postgresCpu} | ${row.scavenges} | ${row.fullGcs} | ${row.promotedPerRequest.toFixed(0)} | ${survived} |`);
   }
 } finally {
+  await meter.close();
   await app.close();
   await database.drop();
   await rm(dataDir, { recursive: true, force: true });
