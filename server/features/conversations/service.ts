@@ -34,8 +34,8 @@ export async function getParticipantIds(db: Db, conversationId: number, userId: 
 }
 
 /**
- * Prepared, as the statements below: each typing burst and each send asks it, and building its text
- * (the visibility rule's parts) at every call cost more than running it.
+ * Prepared, as the statements below: each typing burst asks it (and the sends a batch could not
+ * answer), and building its text (the visibility rule's parts) at every call cost more than running it.
  */
 const participantsStatement = (() => {
   const me = sql`${sql.placeholder('userId')}::int`;
