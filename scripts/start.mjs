@@ -13,11 +13,15 @@ import { setFlagsFromString } from 'node:v8';
 import { buildServer, serverBundle } from './build-server.mjs';
 
 /**
- * The server's node flags: stack traces that name the TypeScript sources, and V8's allocation-site
+ * The server's node flags: stack traces that name the TypeScript sources; V8's allocation-site
  * pretenuring off (bench/README.md, "Allocation-site pretenuring": under load it moved each request's
- * garbage into the old generation).
+ * garbage into the old generation); and the old generation let grow to twice what survived the last
+ * full GC before the next one. V8's own choice for a server whose collections are cheap beside its
+ * allocation is a tenth more: at a party that was a full GC every ~4 s, each a spike in every latency
+ * (bench/README.md, the party's notes). V8 reads the growing factor at every full GC, so
+ * `applyServerFlags` sets it as well as node's command line does.
  */
-export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--no-allocation-site-pretenuring'];
+export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--no-allocation-site-pretenuring', '--heap-growing-percent=100'];
 
 /** This process, set as `node ${SERVER_NODE_FLAGS}` would have set it: before the server's modules load. */
 function applyServerFlags() {
