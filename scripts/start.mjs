@@ -16,9 +16,9 @@ import { buildServer, serverBundle } from './build-server.mjs';
  * The server's node flags: stack traces that name the TypeScript sources; V8's allocation-site
  * pretenuring off (bench/README.md, "Allocation-site pretenuring": under load it moved each request's
  * garbage into the old generation); and the old generation let grow to twice what survived the last
- * full GC before the next one. V8's own choice for a server whose collections are cheap beside its
- * allocation is a tenth more: at a party that was a full GC every ~4 s, each a spike in every latency
- * (bench/README.md, the party's notes). V8 reads the growing factor at every full GC, so
+ * full GC before the next one. Left to itself, V8 grows it by a tenth when a full GC is quick beside
+ * the rate the program promotes: at a party that was a full GC every ~4 s, each a spike in every
+ * latency (bench/README.md, the party's notes, session 23). V8 reads the factor at every full GC, so
  * `applyServerFlags` sets it as well as node's command line does.
  */
 export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--no-allocation-site-pretenuring', '--heap-growing-percent=100'];
