@@ -1,0 +1,46 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import helmet, { type HelmetOptions } from 'helmet';
+import { afterEach, describe, expect, it } from 'vitest';
+import { helmetHeaders } from '../../server/plugins/security-headers';
+
+/** What helmet's own middleware puts on a real response with these options, by lower-case name. */
+async function helmetOnARealResponse(options: HelmetOptions): Promise<Record<string, string>> {
+  const middleware = helmet(options);
+  server = createServer((request, response) => middleware(request, response, () => response.end()));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  const headers = Object.fromEntries(answer.headers);
+  for (const name of ['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']) delete headers[name];
+  return headers;
+}
+
+let server: Server | null = null;
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(null));
+  server = null;
+});
+
+describe('the security headers, set once for every response', () => {
+  it('are the ones helmet sets on a response, with its defaults and with options', async () => {
+    const options: HelmetOptions = {
+      contentSecurityPolicy: { directives: { 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'", 'https://example.test'] } },
+      crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+    };
+    for (const each of [{}, options]) {
+      const once = helmetHeaders(each);
+      expect(Object.keys(once).length).toBeGreaterThan(10);
+      expect(once).toEqual(await helmetOnARealResponse(each));
+      await new Promise((resolve) => server!.close(resolve));
+      server = null;
+    }
+    expect(helmetHeaders(options)['content-security-policy']).toContain("connect-src 'self' https://example.test");
+  });
+
+  it('refuses a directive that would depend on the request', () => {
+    const nonce = () => "'nonce-abc'";
+    expect(() => helmetHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", nonce] } } })).toThrow(
+      /depends on the request/,
+    );
+  });
+});
