@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
@@ -29,6 +29,7 @@ import paymentRoutes from './features/payments/routes';
 import { createStripeClient } from './features/payments/stripe-client';
 import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
+import { answerSerializer } from './lib/answer-serializer';
 import { rejectNullCharacters } from './lib/null-characters';
 import analyticsPlugin from './plugins/analytics';
 import apiDocs from './plugins/api-docs';
@@ -73,7 +74,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(answerSerializer);
   registerErrorHandler(app);
   rejectNullCharacters(app);
 
