@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
  * since its last collection alive and promoted them all (patches/README.md, bench/README.md).
  */
 const queryUrl = pathToFileURL(path.resolve('node_modules/postgres/src/query.js')).href;
+const resultUrl = pathToFileURL(path.resolve('node_modules/postgres/src/result.js')).href;
 
 interface Query extends Promise<unknown> {
   active: boolean;
@@ -47,5 +48,24 @@ describe("postgres.js's query (patched)", () => {
     sent[1]!.reject(error);
     await rejection;
     expect(failed.active).toBe(false);
+  });
+});
+
+describe("postgres.js's result (patched)", () => {
+  it('keeps what it says of the statement out of the rows, in fields of its own', async () => {
+    type Fields = { count: unknown; state: unknown; command: unknown; columns: unknown; statement: unknown };
+    const { default: Result } = (await import(resultUrl)) as { default: new () => unknown[] & Fields };
+    const result = new Result();
+    expect([result.count, result.state, result.command, result.columns, result.statement]).toEqual([null, null, null, null, null]);
+    result.push({ n: 1 }, { n: 2 });
+    result.count = 2;
+    result.command = 'SELECT';
+    expect([result.count, result.command]).toEqual([2, 'SELECT']);
+    expect(new Result().count).toBe(null); // each its own
+    expect(Object.keys(result)).toEqual(['0', '1']);
+    expect(Object.getOwnPropertyNames(result)).toEqual(['0', '1', 'length']);
+    expect(result).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(JSON.stringify(result)).toBe('[{"n":1},{"n":2}]');
+    expect(Array.isArray(result) && Object.getPrototypeOf(result.map((row) => row)) === Array.prototype).toBe(true);
   });
 });
