@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTokenCache } from '../../server/lib/token-cache';
+import { hashToken } from '../../server/lib/tokens';
 
 function clock() {
   let time = 1_000_000;
@@ -93,5 +94,11 @@ describe('the token cache', () => {
     time.advance(9_000);
     expect(cache.get('a')?.userId).toBe(1);
     expect(cache.get('c')?.userId).toBe(3);
+  });
+});
+
+describe('a token hash', () => {
+  it('is the SHA-256 of the token in hex, as every stored session was written', () => {
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
