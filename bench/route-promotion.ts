@@ -14,9 +14,12 @@
  * costs beyond the bare `/healthz`. The `--trace-gc-nvp` lines are in the app's figure too.
  * `bench/pg-promotion.ts` does the same for the database calls alone.
  * Environment: PROMOTION_RATE (400), PROMOTION_SECONDS (10), PROMOTION_ROUTES (a comma-separated subset of
- * the routes below).
+ * the routes below; a route named twice is measured twice, the second time warmer), PROMOTION_PERF_DIR (a
+ * Linux `perf` recording of the app over each route's span, `<dir>/<route>-<n>.data`, its JavaScript
+ * frames named by node's `--perf-basic-prof`: read it with `bench/perf-summary.ts`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Account } from '../loadtest/setup';
@@ -29,6 +32,7 @@ import { startServerProcess } from './server-process';
 const RATE = Number(process.env.PROMOTION_RATE ?? 400);
 const SECONDS = Number(process.env.PROMOTION_SECONDS ?? 10);
 const USERS = 200;
+const PERF_DIR = process.env.PROMOTION_PERF_DIR ? path.resolve(process.env.PROMOTION_PERF_DIR) : null;
 
 /** Each route's call for the k-th request: `me` asks, about `other` where the route needs someone else. */
 const ROUTES = {
@@ -67,7 +71,7 @@ const app = await startServerProcess(
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
   },
-  ['--trace-gc-nvp'],
+  ['--trace-gc-nvp', ...(PERF_DIR ? ['--perf-basic-prof'] : [])],
   { onStdout: (chunk) => (trace += chunk) },
 );
 const meter = new CpuMeter(database.url, app.child.pid!);
@@ -81,7 +85,8 @@ try {
     accounts.push(account);
   }
   const rows = [];
-  for (const route of routes) {
+  if (PERF_DIR) await mkdir(PERF_DIR, { recursive: true });
+  for (const [n, route] of routes.entries()) {
     let k = 0;
     // Everyone in turn, each round about the next one along (a like or a skip of the same pair again
     // is an update), never themselves.
@@ -95,6 +100,7 @@ try {
     const statuses = new Map<number, number>();
     let done = 0;
     trace += `\nMARK begin\n`;
+    const perf = PERF_DIR ? await startPerf(app.child.pid!, path.join(PERF_DIR, `${route}-${n + 1}.data`)) : null;
     const spent = await meter.begin();
     const timer = setInterval(() => {
       for (let j = 0; j < RATE / 200; j += 1) {
@@ -108,6 +114,7 @@ try {
     clearInterval(timer);
     while (done < k - 200) await new Promise((resolve) => setTimeout(resolve, 20));
     const cpu = await spent();
+    await perf?.stop();
     trace += `\nMARK end\n`;
     const { scavenges, fullGcs } = gcTrace(trace.slice(trace.lastIndexOf('MARK begin'), trace.lastIndexOf('MARK end')));
     rows.push({
@@ -128,9 +135,30 @@ try {
     const survived = `${(row.survivedMedian / 1024).toFixed(0)} KB`;
     console.log(`| ${ROUTES[row.route].name} | ${row.done} (${row.statuses}) | ${row.appCpu} | ${row.postgresCpu} | ${row.scavenges} | ${row.fullGcs} | ${row.promotedPerRequest.toFixed(0)} | ${survived} |`);
   }
+  if (PERF_DIR) console.log(`\nperf recordings in ${PERF_DIR}: npx tsx bench/perf-summary.ts <file> [--by module|function|top]`);
 } finally {
   await meter.close();
   await app.close();
   await database.drop();
   await rm(dataDir, { recursive: true, force: true });
+}
+
+/** `perf record` of one process, every thread, sampled at 500 Hz with call stacks, until `stop()`. */
+async function startPerf(pid: number, output: string) {
+  const child: ChildProcess = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '500', '-g', '-p', String(pid), '-o', output], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors += chunk));
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+  const started = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('running'), 500))]);
+  if (started !== 'running') throw new Error(`perf record did not start: ${errors.trim() || String(started)}`);
+  return {
+    async stop() {
+      child.kill('SIGINT');
+      // perf ends on the signal itself once it has written its file, and says so.
+      const ended = await exited;
+      if (!/Captured and wrote/.test(errors)) throw new Error(`perf record failed (${ended}): ${errors.trim()}`);
+    },
+  };
 }
