@@ -16,6 +16,9 @@
  */
 import { spawnSync } from 'node:child_process';
 
+// Piped into `head`: stop quietly once the reader has gone.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' ? 0 : 1));
+
 const args = process.argv.slice(2);
 const option = (name: string) => {
   const at = args.indexOf(name);

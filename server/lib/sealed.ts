@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
 
 /**
  * Authenticated encryption (AES-256-GCM) of small values the server hands out and later takes back:
@@ -22,9 +22,28 @@ interface Envelope {
   x?: number;
 }
 
+/**
+ * Random IVs, drawn from the system's generator 256 at a time: every page of the deck seals its
+ * cursor, and a call to the generator for each 12 bytes cost as much as the encryption (bench/README.md).
+ * Each IV is still used once. The slice handed out is only valid until the next call.
+ */
+function ivSource(): () => Buffer {
+  const pool = Buffer.alloc(IV_BYTES * 256);
+  let used = pool.length;
+  return () => {
+    if (used === pool.length) {
+      randomFillSync(pool);
+      used = 0;
+    }
+    used += IV_BYTES;
+    return pool.subarray(used - IV_BYTES, used);
+  };
+}
+
 /** One key per purpose, derived from the deployment's secret: a cursor never opens as a join pass. */
 export function createSealer(secret: Buffer): Sealer {
   const keys = new Map<string, Buffer>();
+  const nextIv = ivSource();
   const keyFor = (purpose: string) => {
     let key = keys.get(purpose);
     if (!key) {
@@ -37,7 +56,7 @@ export function createSealer(secret: Buffer): Sealer {
   return {
     seal(purpose, value, options = {}) {
       const envelope: Envelope = { v: value, ...(options.expiresAt ? { x: options.expiresAt.getTime() } : {}) };
-      const iv = randomBytes(IV_BYTES);
+      const iv = nextIv(); // used before this returns: the cipher takes a copy, and so does concat
       const cipher = createCipheriv('aes-256-gcm', keyFor(purpose), iv);
       const body = Buffer.concat([cipher.update(JSON.stringify(envelope), 'utf8'), cipher.final()]);
       return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');

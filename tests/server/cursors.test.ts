@@ -38,6 +38,14 @@ describe('the sealer', () => {
     // The same value sealed twice looks different: nothing to compare across pages.
     expect(sealer.seal('cursor:deck', { id: 42 })).not.toBe(sealed);
   });
+
+  it('gives every seal an IV of its own, across the refills of its random pool', () => {
+    const sealer = createSealer(Buffer.from('a test secret'));
+    const sealed = Array.from({ length: 1_000 }, (_, id) => sealer.seal('cursor:deck', { id }));
+    const ivs = new Set(sealed.map((each) => Buffer.from(each, 'base64url').subarray(0, 12).toString('hex')));
+    expect(ivs.size).toBe(1_000);
+    expect(sealed.map((each) => sealer.open('cursor:deck', each))).toEqual(sealed.map((_, id) => ({ id })));
+  });
 });
 
 describe.each(backends)('list cursors on %s', (backend) => {

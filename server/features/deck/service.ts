@@ -35,10 +35,11 @@ export async function getDeck(
     fit.event_id === null
       ? await statement.runWithCustomPlan<DeckRow>(db, values)
       : await statement.runWithGenericPlan<DeckRow>(db, values);
+  const today = new Date();
   return sliceOf(
     rows,
     limit,
-    (row) => ({ id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth), bio: row.bio, image: row.image }),
+    (row) => ({ id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth, today), bio: row.bio, image: row.image }),
     (row) => ({ tier: Number(row.tier) as DeckPosition['tier'], activeUs: row.active_us, id: Number(row.id) }),
   );
 }
