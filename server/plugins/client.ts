@@ -5,6 +5,11 @@ import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
 
 const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
+/**
+ * Built files, never a page: a missing one is a 404, not `index.html` (a phone still running an old
+ * build asks for the chunks it knew; HTML under a script's name would fail as a syntax error).
+ */
+const ASSET_PREFIX = '/assets/';
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
@@ -35,7 +40,10 @@ export default fp(
     }
 
     app.setNotFoundHandler((request, reply) => {
-      const isPage = request.method === 'GET' && !API_PREFIXES.some((prefix) => request.url.startsWith(prefix));
+      const isPage =
+        request.method === 'GET' &&
+        !request.url.startsWith(ASSET_PREFIX) &&
+        !API_PREFIXES.some((prefix) => request.url.startsWith(prefix));
       if (!isPage) {
         // A path that exists under other methods is a 405 naming them, as DRF answers.
         const url = request.url.split('?')[0]!;

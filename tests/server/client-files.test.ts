@@ -1,0 +1,39 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server';
+
+describe('the built client, served beside the API', () => {
+  let server: TestServer;
+  let clientDir: string;
+  beforeAll(async () => {
+    clientDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-client-'));
+    await mkdir(path.join(clientDir, 'assets'));
+    await writeFile(path.join(clientDir, 'index.html'), '<!doctype html><title>Eventmatch</title>');
+    await writeFile(path.join(clientDir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
+    server = await startServer({ config: { clientDir } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(clientDir, { recursive: true, force: true });
+  });
+
+  it('answers a deep link with the app, a built file with itself, cached for a year', async () => {
+    const page = await fetch(`${server.url}/app/chat/12`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<title>Eventmatch</title>');
+    const asset = await fetch(`${server.url}/assets/app-1a2b3c.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(await asset.text()).toBe('console.log(1)');
+  });
+
+  it('answers a built file that is not there with a 404, not the app', async () => {
+    const missing = await fetch(`${server.url}/assets/app-0ld0ne.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).not.toMatch(/^text\/html/);
+    expect(await missing.json()).toEqual({ detail: 'Not found.' });
+  });
+});
