@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
 import { rowsOf } from '../../server/db/client';
+import { findEventByCode, findEventById } from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { client } from '../helpers/http';
@@ -60,6 +61,39 @@ describe.each(backends)('events on %s', (backend) => {
         expect(reply.status, code).toBe(404);
         expect(reply.body).toEqual({ detail: 'Not found.' });
       }
+    });
+
+    it('reads an event by id and by code as its row holds it, times to the millisecond', async () => {
+      const organizer = await makeUser(server);
+      const startsAt = new Date(Math.floor(Date.now() / 1000) * 1000 - HOUR + 123);
+      const endsAt = new Date(startsAt.getTime() + 3 * HOUR + 876);
+      const event = await makeEvent(server, organizer, { starts_at: startsAt.toISOString(), ends_at: endsAt.toISOString() });
+      const guest = await makeCompletedUser(server);
+      await checkIn(server, guest, event.code);
+      const [row] = rowsOf<{ starts_ms: string; ends_ms: string; created_ms: string }>(
+        await server.app.db.execute(sql`
+          select (extract(epoch from starts_at) * 1000)::text as starts_ms,
+            (extract(epoch from ends_at) * 1000)::text as ends_ms, (extract(epoch from created_at) * 1000)::text as created_ms
+          from events where id = ${event.id}`),
+      );
+      const expected = {
+        id: event.id,
+        code: event.code,
+        name: 'Rooftop party',
+        venue: 'The roof',
+        startsAt,
+        endsAt,
+        joinMode: event.join_mode,
+        organizerId: organizer.id,
+        qrSecret: expect.any(String),
+        createdAt: new Date(Math.floor(Number(row!.created_ms))),
+        openCount: 1,
+      };
+      expect([Number(row!.starts_ms), Number(row!.ends_ms)]).toEqual([startsAt.getTime(), endsAt.getTime()]);
+      expect(await findEventById(server.app.db, event.id)).toEqual(expected);
+      expect(await findEventByCode(server.app.db, event.code)).toEqual(expected);
+      expect(await findEventById(server.app.db, event.id + 1000)).toBeNull();
+      expect(await findEventByCode(server.app.db, 'ZZZZZZ')).toBeNull();
     });
 
     it('refuses bad input with every bad field at once, and strangers with a 401', async () => {

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import {
   EVENT_AFTER_PARTY_HOURS,
@@ -22,7 +22,7 @@ import {
 } from '../../../shared/schemas/events';
 import { z } from '../../../shared/schemas/zod';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
-import { type Db, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf } from '../../db/client';
 import { attendances, conversations, events, messages, reactions } from '../../db/schema';
 import { ApiError, Conflict, NotFound } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
@@ -101,14 +101,47 @@ const eventColumns = {
 };
 
 export async function findEventByCode(db: Db, code: string): Promise<EventRecord | null> {
-  const [row] = await db.select(eventColumns).from(events).where(eq(events.code, code));
-  return row ?? null;
+  const [row] = await eventByCodeStatement.run<EventRow>(db, { code });
+  return row ? eventRecordOf(row) : null;
 }
 
 export async function findEventById(db: Db, id: number): Promise<EventRecord | null> {
-  const [row] = await db.select(eventColumns).from(events).where(eq(events.id, id));
-  return row ?? null;
+  const [row] = await eventByIdStatement.run<EventRow>(db, { id });
+  return row ? eventRecordOf(row) : null;
 }
+
+/**
+ * An event by its id or its code, prepared: every check-in reads its event twice and every load of the
+ * app asks for the current one, and drizzle built the statement's text at each call. Times come as
+ * epoch milliseconds, which both drivers answer alike (drizzle's own columns read them as text).
+ */
+type EventRow = Omit<EventRecord, 'startsAt' | 'endsAt' | 'createdAt' | 'openCount'> & {
+  startsMs: number;
+  endsMs: number;
+  createdMs: number;
+  openCount: number;
+};
+const eventStatement = <Values extends Record<string, unknown>>(where: SQL) =>
+  new PreparedStatement<Values>(sql`
+    select e.id, e.code, e.name, e.venue, e.join_mode as "joinMode", e.organizer_id as "organizerId",
+      e.qr_secret as "qrSecret",
+      floor(extract(epoch from e.starts_at) * 1000)::float8 as "startsMs",
+      floor(extract(epoch from e.ends_at) * 1000)::float8 as "endsMs",
+      floor(extract(epoch from e.created_at) * 1000)::float8 as "createdMs",
+      (select count(*)::int from ${attendances} a where a.event_id = e.id and a.left_at is null) as "openCount"
+    from ${events} e where ${where}`);
+const eventByIdStatement = eventStatement<{ id: number }>(sql`e.id = ${sql.placeholder('id')}::int`);
+const eventByCodeStatement = eventStatement<{ code: string }>(sql`e.code = ${sql.placeholder('code')}::text`);
+
+const eventRecordOf = ({ startsMs, endsMs, createdMs, ...row }: EventRow): EventRecord => ({
+  ...row,
+  id: Number(row.id),
+  organizerId: row.organizerId === null ? null : Number(row.organizerId),
+  startsAt: new Date(Number(startsMs)),
+  endsAt: new Date(Number(endsMs)),
+  createdAt: new Date(Number(createdMs)),
+  openCount: Number(row.openCount),
+});
 
 /** The event, if this user organizes it; anyone else is told it does not exist (404). */
 export async function findOrganizedEvent(db: Db, id: number, userId: number): Promise<EventRecord | null> {
