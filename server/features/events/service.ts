@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, type SQL, sql, type SQLWrapper } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import {
   EVENT_AFTER_PARTY_HOURS,
@@ -86,6 +86,10 @@ export const presentOrganizerEvent = (event: EventRecord, now = Date.now()): Org
   is_organizer: true,
 });
 
+/** How many attendances of the event are open (whether they count as current is `presentEvent`'s call). */
+const openAttendancesOf = (eventId: SQLWrapper) =>
+  sql<number>`(select count(*)::int from ${attendances} a where a.event_id = ${eventId} and a.left_at is null)`;
+
 const eventColumns = {
   id: events.id,
   code: events.code,
@@ -97,7 +101,7 @@ const eventColumns = {
   organizerId: events.organizerId,
   qrSecret: events.qrSecret,
   createdAt: events.createdAt,
-  openCount: sql<number>`(select count(*)::int from ${attendances} a where a.event_id = ${events.id} and a.left_at is null)`.mapWith(Number),
+  openCount: openAttendancesOf(events.id).mapWith(Number),
 };
 
 export async function findEventByCode(db: Db, code: string): Promise<EventRecord | null> {
@@ -128,7 +132,7 @@ const eventStatement = <Values extends Record<string, unknown>>(where: SQL) =>
       floor(extract(epoch from e.starts_at) * 1000)::float8 as "startsMs",
       floor(extract(epoch from e.ends_at) * 1000)::float8 as "endsMs",
       floor(extract(epoch from e.created_at) * 1000)::float8 as "createdMs",
-      (select count(*)::int from ${attendances} a where a.event_id = e.id and a.left_at is null) as "openCount"
+      ${openAttendancesOf(sql`e.id`)} as "openCount"
     from ${events} e where ${where}`);
 const eventByIdStatement = eventStatement<{ id: number }>(sql`e.id = ${sql.placeholder('id')}::int`);
 const eventByCodeStatement = eventStatement<{ code: string }>(sql`e.code = ${sql.placeholder('code')}::text`);
