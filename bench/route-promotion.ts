@@ -34,7 +34,14 @@ const SECONDS = Number(process.env.PROMOTION_SECONDS ?? 10);
 const USERS = 200;
 const PERF_DIR = process.env.PROMOTION_PERF_DIR ? path.resolve(process.env.PROMOTION_PERF_DIR) : null;
 
-/** Each route's call for the k-th request: `me` asks, about `other` where the route needs someone else. */
+/**
+ * Each route's call for the k-th request: `me` asks, about `other` where the route needs someone else;
+ * `turn` counts how many times everyone has had a turn, and `events` are two open events (join by code).
+ */
+interface Turn {
+  turn: number;
+  events: [string, string];
+}
 const ROUTES = {
   healthz: { name: 'GET /healthz (no auth, no database: the baseline)', call: (rest, base) => rest.request(base, 'GET', 'healthz', '/healthz') },
   me: { name: 'GET /api/users/me/', call: (rest, base, me) => rest.request(base, 'GET', 'me', '/api/users/me/', { token: me.token }) },
@@ -50,7 +57,13 @@ const ROUTES = {
     name: 'POST /api/matching/ (a like)',
     call: (rest, base, me, other) => rest.request(base, 'POST', 'like', '/api/matching/', { token: me.token, json: { response: 'like', other: other.id } }),
   },
-} satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account) => Promise<{ status: number }> }>;
+  checkin: {
+    name: 'POST /api/events/{code}/check-in/ (from the other event)',
+    // Everyone goes back and forth between the two events: each check-in leaves one and joins the other.
+    call: (rest, base, me, _other, { turn, events }) =>
+      rest.request(base, 'POST', 'checkin', `/api/events/${events[turn % 2]}/check-in/`, { token: me.token, json: {} }),
+  },
+} satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account, turn: Turn) => Promise<{ status: number }> }>;
 type Route = keyof typeof ROUTES;
 
 const routes = (process.env.PROMOTION_ROUTES?.split(',') ?? Object.keys(ROUTES)) as Route[];
@@ -84,6 +97,16 @@ try {
     await ensureProfile(rest, base, account, i);
     accounts.push(account);
   }
+  const events = [] as unknown as [string, string];
+  for (const name of ['Promotion A', 'Promotion B']) {
+    const now = Date.now();
+    const created = await rest.request<{ code: string }>(base, 'POST', 'event', '/api/events/', {
+      token: accounts[0]!.token,
+      json: { name, starts_at: new Date(now - 60_000).toISOString(), ends_at: new Date(now + 24 * 3_600_000).toISOString(), join_mode: 'code' },
+    });
+    if (created.status !== 201) throw new Error(`POST /api/events/ answered ${created.status}`);
+    events.push(created.body.code);
+  }
   const rows = [];
   if (PERF_DIR) await mkdir(PERF_DIR, { recursive: true });
   for (const [n, route] of routes.entries()) {
@@ -92,9 +115,10 @@ try {
     // is an update), never themselves.
     const call = () => {
       const me = accounts[k % USERS]!;
-      const other = accounts[(k + 1 + (Math.floor(k / USERS) % (USERS - 1))) % USERS]!;
+      const turn = Math.floor(k / USERS);
+      const other = accounts[(k + 1 + (turn % (USERS - 1))) % USERS]!;
       k += 1;
-      return ROUTES[route].call(rest, base, me, other);
+      return ROUTES[route].call(rest, base, me, other, { turn, events });
     };
     for (let i = 0; i < 200; i += 1) await call(); // warm: compiled, statements prepared
     const statuses = new Map<number, number>();

@@ -125,29 +125,29 @@ export interface BoundStatement {
  * (read committed) each with a snapshot taken as it starts, so a statement sees what was committed
  * while an earlier one waited for a lock: a like takes its locks, then counts and stores itself. A
  * failed statement aborts the transaction, those after it fail too, and COMMIT then rolls it back, so
- * the connection goes back to the pool outside any transaction either way. Answers the last
- * statement's rows; the earlier ones are there for their effects. PGlite runs a plain transaction.
+ * the connection goes back to the pool outside any transaction either way. Answers each
+ * statement's rows, in order (`Rows` names their types). PGlite runs a plain transaction.
  */
-export async function transactionInOneRoundTrip<Row>(db: Db, statements: BoundStatement[]): Promise<Row[]> {
+export async function transactionInOneRoundTrip<Rows extends unknown[][]>(db: Db, statements: BoundStatement[]): Promise<Rows> {
   const client = clientOf(db);
   if (!('reserve' in client)) {
     return client.transaction(async (tx) => {
-      let rows: Row[] = [];
-      for (const { text, params } of statements) rows = (await tx.query<Row>(text, params)).rows;
-      return rows;
+      const answers: unknown[][] = [];
+      for (const { text, params } of statements) answers.push((await tx.query(text, params)).rows);
+      return answers as Rows;
     });
   }
   const session = await client.reserve();
   try {
     const answers = await Promise.allSettled([
       session.unsafe('begin'),
-      ...statements.map(({ text, params }) => session.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })),
+      ...statements.map(({ text, params }) => session.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })),
       session.unsafe('commit'),
     ]);
     // The first failure is the cause; the statements after it only report the aborted transaction.
     const failure = answers.find((answer) => answer.status === 'rejected');
     if (failure) throw failure.reason;
-    return (answers.at(-2) as PromiseFulfilledResult<Row[]>).value;
+    return answers.slice(1, -1).map((answer) => (answer as PromiseFulfilledResult<unknown[]>).value) as Rows;
   } finally {
     session.release();
   }

@@ -22,7 +22,7 @@ import {
 } from '../../../shared/schemas/events';
 import { z } from '../../../shared/schemas/zod';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
-import { type Db, PreparedStatement, rowsOf } from '../../db/client';
+import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { attendances, conversations, events, messages, reactions } from '../../db/schema';
 import { ApiError, Conflict, NotFound } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
@@ -321,24 +321,40 @@ export async function checkIn(
   if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
   if (event.joinMode === 'qr' && input.token === undefined && input.pass === undefined) throw qrRequired();
 
-  const previousEventId = await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CHECK_IN_LOCK_SPACE}, ${userId})`);
-    const left = rowsOf<{ event_id: number; live: boolean }>(
-      await tx.execute(sql`
-        update ${attendances} a set left_at = now()
-        from ${events} e
-        where a.user_id = ${userId} and a.left_at is null and a.event_id <> ${event.id} and e.id = a.event_id
-        returning a.event_id, ${eventIsLive(sql`e`)} as live`),
-    );
-    await tx
-      .insert(attendances)
-      .values({ eventId: event.id, userId })
-      .onConflictDoUpdate({ target: [attendances.eventId, attendances.userId], set: { leftAt: null } });
-    const previous = left[0];
-    return previous && previous.live ? Number(previous.event_id) : null;
-  });
-  return { event: (await findEventById(db, event.id)) ?? event, changed: true, previousEventId };
+  const [, left, , [joined]] = await transactionInOneRoundTrip<[unknown[], { event_id: number; live: boolean }[], unknown[], EventRow[]]>(db, [
+    checkInLockStatement.with({ userId }),
+    leaveOthersStatement.with({ userId, eventId: event.id }),
+    joinStatement.with({ userId, eventId: event.id }),
+    eventByIdStatement.with({ id: event.id }),
+  ]);
+  const previous = left[0];
+  return {
+    event: joined ? eventRecordOf(joined) : event,
+    changed: true,
+    previousEventId: previous && previous.live ? Number(previous.event_id) : null,
+  };
 }
+
+// The check-in's transaction, prepared (a party's doors see one per attendee): `userId` checks in to `eventId`.
+const $userId = sql`${sql.placeholder('userId')}::int`;
+const $eventId = sql`${sql.placeholder('eventId')}::int`;
+
+/** Every check-in of the user waits here for the one before it. */
+const checkInLockStatement = new PreparedStatement<{ userId: number }>(
+  sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId})`,
+);
+
+/** Leaves any other event the user is at; answers it, and whether it is still live (its room is told). */
+const leaveOthersStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
+  update ${attendances} a set left_at = now()
+  from ${events} e
+  where a.user_id = ${$userId} and a.left_at is null and a.event_id <> ${$eventId} and e.id = a.event_id
+  returning a.event_id, ${eventIsLive(sql`e`)} as live`);
+
+/** Opens the attendance, or reopens the one from an earlier visit. */
+const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
+  insert into ${attendances} (event_id, user_id) values (${$eventId}, ${$userId})
+  on conflict (event_id, user_id) do update set left_at = null`);
 
 /** Leaves the user's event, if they have one open: returns it (still live, so someone must be told). */
 export async function leaveEvent(db: Db, userId: number): Promise<number | null> {

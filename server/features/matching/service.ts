@@ -47,7 +47,7 @@ export async function react(
   const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
   const pair = { me: userId, other: otherId, low, high };
   // One round trip: the locks, then the like and its match, between BEGIN and COMMIT.
-  const rows = await transactionInOneRoundTrip<LikeRow>(db, [
+  const [, rows] = await transactionInOneRoundTrip<[unknown[], LikeRow[]]>(db, [
     likeLocksStatement.with(pair),
     likeStatement.with({ ...pair, limit: options.dailyLikes }),
   ]);
