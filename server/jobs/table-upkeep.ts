@@ -88,10 +88,15 @@ export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?
  * the tables and their indexes (an attendee's profile row is rewritten each minute they are active),
  * and the transaction ids march towards wraparound. Tables are vacuumed, then analyzed, one at a time,
  * each in its own statement; on the embedded database (one backend) requests wait while each runs.
+ *
+ * Once a minute, as autovacuum visits each database (`autovacuum_naptime`): every VACUUM or ANALYZE
+ * of a table makes each connection plan its statements on that table again, and in a busy party the
+ * tables that grow (reactions, likes) are due at every run. At 30 s, a party's REST requests slowed
+ * in a burst at each run (90–190 requests over 30 ms in the second after it, on one VM; bench/README.md).
  */
 export const tableUpkeep: Job = {
   name: 'table-upkeep',
-  everyMs: 30 * 1000,
+  everyMs: 60 * 1000,
   firstAfterMs: 10 * 1000,
   scope: 'cluster',
   async run(app) {

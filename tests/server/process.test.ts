@@ -158,7 +158,7 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
       { name: 'ended-conversations-purge', everyMs: 3_600_000, scope: 'cluster' },
       { name: 'expired-tokens-purge', everyMs: 3_600_000, scope: 'cluster' },
       { name: 'spent-likes-purge', everyMs: 3_600_000, scope: 'cluster' },
-      { name: 'table-upkeep', everyMs: 30_000, scope: 'cluster' },
+      { name: 'table-upkeep', everyMs: 60_000, scope: 'cluster' },
     ]);
     expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
