@@ -296,8 +296,8 @@ const CHECK_IN_LOCK_SPACE = 16;
 
 /**
  * Checks the user in to the event of `code`: the window, then the proof of presence a `qr` event asks
- * for, then, in one transaction, leaving any other event and opening (or reopening) the attendance here.
- * The partial unique index keeps "one current event" true whatever races.
+ * for, then, in one transaction sent in one round trip, leaving any other event and opening (or
+ * reopening) the attendance here. The partial unique index keeps "one current event" true whatever races.
  */
 export async function checkIn(
   db: Db,
@@ -321,7 +321,7 @@ export async function checkIn(
   if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
   if (event.joinMode === 'qr' && input.token === undefined && input.pass === undefined) throw qrRequired();
 
-  const [, left, , [joined]] = await transactionInOneRoundTrip<[unknown[], { event_id: number; live: boolean }[], unknown[], EventRow[]]>(db, [
+  const [, left, , [joined]] = await transactionInOneRoundTrip<[unknown[], LeftRow[], unknown[], EventRow[]]>(db, [
     checkInLockStatement.with({ userId }),
     leaveOthersStatement.with({ userId, eventId: event.id }),
     joinStatement.with({ userId, eventId: event.id }),
@@ -344,7 +344,10 @@ const checkInLockStatement = new PreparedStatement<{ userId: number }>(
   sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId})`,
 );
 
-/** Leaves any other event the user is at; answers it, and whether it is still live (its room is told). */
+/** An event the check-in left, and whether it is still live (its room is told). */
+type LeftRow = { event_id: number; live: boolean };
+
+/** Leaves any other event the user is at (`LeftRow`). */
 const leaveOthersStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
   update ${attendances} a set left_at = now()
   from ${events} e
