@@ -13,7 +13,7 @@ import { Server } from 'socket.io';
 import { eventLoopDelay } from '../loadtest/event-loop-delay';
 import { buildApp } from '../server/app';
 import { loadConfig } from '../server/config';
-import { jobs, startJobs } from '../server/jobs';
+import { type Job, jobs, startJobs } from '../server/jobs';
 import { type GcPause, watchGcPauses } from './gc-pauses';
 
 /** What the parent (bench/server-process.ts) is told when it asks. */
@@ -30,6 +30,18 @@ export interface ServerStats {
   relayed: number;
   /** Full collections and long pauses since the previous question. */
   gcPauses: GcPause[];
+  /** The app's background jobs' runs that did something, since the previous question. */
+  jobRuns: JobRun[];
+}
+
+/** A run of a background job that did something: the table upkeep's VACUUM and ANALYZE, for one. */
+export interface JobRun {
+  name: string;
+  /** When it began, in ms since the epoch: comparable across the run's processes. */
+  at: number;
+  ms: number;
+  /** Its counts (`{ vacuumed: 1, analyzed: 2 }`). */
+  report: Record<string, number>;
 }
 type Request = { type: 'stats'; id: number; gc: boolean; snapshot?: string } | { type: 'close' };
 
@@ -56,11 +68,25 @@ async function startRelay() {
   return { io, relayed: () => nextId, close: () => new Promise<void>((resolve) => io.close(() => resolve())) };
 }
 
+let jobRuns: JobRun[] = [];
+/** The job, its runs that did something noted in `jobRuns`. */
+const observed = (job: Job): Job => ({
+  ...job,
+  async run(app) {
+    const begun = performance.now();
+    const report = await job.run(app);
+    if (Object.values(report).some((count) => count > 0)) {
+      jobRuns.push({ name: job.name, at: performance.timeOrigin + begun, ms: performance.now() - begun, report });
+    }
+    return report;
+  },
+});
+
 async function startApp() {
   const app = await buildApp({ ...loadConfig(), clientDir: null, host: '127.0.0.1', port }, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
   // Its background jobs too, as `npm run serve` runs them (server/process.ts): planner statistics among them.
-  const running = startJobs(app, jobs);
+  const running = startJobs(app, jobs.map(observed));
   return {
     io: app.io as Server,
     relayed: () => 0,
@@ -140,7 +166,9 @@ process.on('message', async (request: Request) => {
       loopDelay: delay,
       relayed: server.relayed(),
       gcPauses: gcPauses.take(),
+      jobRuns,
     };
+    jobRuns = [];
     send(stats);
   }
 });
