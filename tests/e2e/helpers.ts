@@ -63,3 +63,17 @@ export async function buildClient(): Promise<string> {
 }
 
 export const removeDir = (dir: string | undefined) => (dir ? rm(dir, { recursive: true, force: true }) : Promise.resolve());
+
+/**
+ * Whether the element is on the screen as the page first shows it, whole and above the bottom nav:
+ * where a thumb finds it without scrolling (the deck's buttons, a chat's composer).
+ */
+export async function aboveTheNav(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate((wanted) => {
+    const element = document.querySelector(wanted);
+    const nav = document.querySelector('.bottom-nav');
+    if (!element || !nav) throw new Error(`no ${element ? '.bottom-nav' : wanted} on the page`);
+    const box = element.getBoundingClientRect();
+    return window.scrollY === 0 && box.top >= 0 && box.height > 0 && box.bottom <= nav.getBoundingClientRect().top;
+  }, selector);
+}

@@ -14,7 +14,7 @@ import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, aboveTheNav, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -164,6 +164,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await card.waitFor();
     await expect.poll(() => card.getAttribute('aria-label')).toContain('Marco');
     await shot('08-deck');
+    // Not yet verified: the banner above takes its room from the card, never the buttons.
+    await page.locator('.verify-banner').waitFor();
+    expect(await aboveTheNav(page, '.deck-actions')).toBe(true);
 
     const box = await card.boundingBox();
     if (!box) throw new Error('card has no box');
@@ -203,6 +206,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
       expect(sent.status).toBe(201);
       await page.locator('.message-partner', { hasText: 'Junto a la barra' }).waitFor();
       await shot('13-chat-live');
+      expect(await page.locator('.verify-banner').isVisible()).toBe(true);
+      expect(await aboveTheNav(page, '.composer')).toBe(true);
     } finally {
       socket.close();
     }
