@@ -1,4 +1,4 @@
-import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused } from '../lib/socket';
+import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
@@ -84,6 +84,10 @@ export function startRealtime(token: string) {
       clearTimeout(deckRefresh);
       deckRefresh = undefined;
     },
+    // Offline, who is online is not known: no dot says "Online" beside "Reconnecting…". The next connect asks again.
+    useConnection.subscribe((state, previous) => {
+      if (previous.connected && !state.connected) usePresence.getState().reset();
+    }),
     onConnect(() => void usePresence.getState().refresh()),
     onReconnect(() => catchUp()),
     onEvent('sync', () => {

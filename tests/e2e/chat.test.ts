@@ -117,8 +117,11 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   it('marks a send that fails as not sent, and Retry stores it exactly once', async () => {
     // No socket and no HTTP for messages: the send must fail visibly.
     await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()));
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
     server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
     await page.getByText(en['app.offline']).waitFor();
+    // Offline, Ana cannot know who is online: Ben's "Online" goes until her socket is back.
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
     await page.getByPlaceholder(en['chat.placeholder']).fill('try again');
     await page.keyboard.press('Enter');
     const failed = page.locator('.message.is-failed', { hasText: 'try again' });
@@ -129,6 +132,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await failed.getByRole('button', { name: en['chat.retry'] }).click();
     await expect.poll(() => page.locator('.message-own', { hasText: 'try again' }).getAttribute('class')).toContain('is-sent');
     expect((await stored()).filter((message) => message.content === 'try again')).toHaveLength(1);
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
   });
 
   it('catches up after a reconnect with a message sent while the socket was down', async () => {
