@@ -110,7 +110,7 @@ try {
     console.log(
       `the app's full GCs: ${full.length}${full.length ? ` (pauses ${Math.min(...full.map((pause) => pause.ms)).toFixed(0)}–${Math.max(...full.map((pause) => pause.ms)).toFixed(0)} ms), at ${at.join(', ')} as the progress lines count` : ''}`,
     );
-    // A VACUUM or an ANALYZE has every connection plan its statements on that table again: a burst of slow requests.
+    // The table upkeep's ANALYZEs run tens of ms in a busy party, with a burst of slow requests.
     const runs = stats.jobRuns.map(
       (run) =>
         `${run.name} at ${((run.at - runStartedAt) / 1000).toFixed(1)} s (${Object.entries(run.report)
