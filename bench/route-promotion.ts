@@ -38,7 +38,7 @@ const PERF_DIR = process.env.PROMOTION_PERF_DIR ? path.resolve(process.env.PROMO
  * Each route's call for the k-th request: `me` asks, about `other` where the route needs someone else;
  * `turn` counts how many times everyone has had a turn, and `events` are two open events (join by code).
  */
-interface Turn {
+interface CallContext {
   turn: number;
   events: [string, string];
 }
@@ -63,7 +63,7 @@ const ROUTES = {
     call: (rest, base, me, _other, { turn, events }) =>
       rest.request(base, 'POST', 'checkin', `/api/events/${events[turn % 2]}/check-in/`, { token: me.token, json: {} }),
   },
-} satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account, turn: Turn) => Promise<{ status: number }> }>;
+} satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account, context: CallContext) => Promise<{ status: number }> }>;
 type Route = keyof typeof ROUTES;
 
 const routes = (process.env.PROMOTION_ROUTES?.split(',') ?? Object.keys(ROUTES)) as Route[];
@@ -97,16 +97,17 @@ try {
     await ensureProfile(rest, base, account, i);
     accounts.push(account);
   }
-  const events = [] as unknown as [string, string];
-  for (const name of ['Promotion A', 'Promotion B']) {
+  /** An event open now and for a day, joined by its code alone; answers the code. */
+  const openEvent = async (name: string) => {
     const now = Date.now();
     const created = await rest.request<{ code: string }>(base, 'POST', 'event', '/api/events/', {
       token: accounts[0]!.token,
       json: { name, starts_at: new Date(now - 60_000).toISOString(), ends_at: new Date(now + 24 * 3_600_000).toISOString(), join_mode: 'code' },
     });
     if (created.status !== 201) throw new Error(`POST /api/events/ answered ${created.status}`);
-    events.push(created.body.code);
-  }
+    return created.body.code;
+  };
+  const events: [string, string] = [await openEvent('Promotion A'), await openEvent('Promotion B')];
   const rows = [];
   if (PERF_DIR) await mkdir(PERF_DIR, { recursive: true });
   for (const [n, route] of routes.entries()) {
