@@ -327,15 +327,11 @@ export async function checkIn(
     joinStatement.with({ userId, eventId: event.id }),
     eventByIdStatement.with({ id: event.id }),
   ]);
-  const previous = left[0];
-  return {
-    event: joined ? eventRecordOf(joined) : event,
-    changed: true,
-    previousEventId: previous && previous.live ? Number(previous.event_id) : null,
-  };
+  return { event: joined ? eventRecordOf(joined) : event, changed: true, previousEventId: liveEventLeft(left) };
 }
 
-// The check-in's transaction, prepared (a party's doors see one per attendee): `userId` checks in to `eventId`.
+// The check-in's and the leave's statements, prepared (a party's doors see a check-in per attendee):
+// `userId` checks in to `eventId`, or leaves.
 const $userId = sql`${sql.placeholder('userId')}::int`;
 const $eventId = sql`${sql.placeholder('eventId')}::int`;
 
@@ -344,15 +340,23 @@ const checkInLockStatement = new PreparedStatement<{ userId: number }>(
   sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId})`,
 );
 
-/** An event the check-in left, and whether it is still live (its room is told). */
+/** An event the user left, and whether it is still live (its room is told). */
 type LeftRow = { event_id: number; live: boolean };
 
-/** Leaves any other event the user is at (`LeftRow`). */
-const leaveOthersStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
-  update ${attendances} a set left_at = now()
-  from ${events} e
-  where a.user_id = ${$userId} and a.left_at is null and a.event_id <> ${$eventId} and e.id = a.event_id
-  returning a.event_id, ${eventIsLive(sql`e`)} as live`);
+/** Closes the user's open attendance, `which` narrowing it; answers it as a `LeftRow`. */
+const leaveStatement = <Values extends { userId: number }>(which: SQL) =>
+  new PreparedStatement<Values>(sql`
+    update ${attendances} a set left_at = now()
+    from ${events} e
+    where a.user_id = ${$userId} and a.left_at is null and e.id = a.event_id ${which}
+    returning a.event_id, ${eventIsLive(sql`e`)} as live`);
+/** Leaves the user's event, whichever it is. */
+const leaveAnyStatement = leaveStatement<{ userId: number }>(sql``);
+/** Leaves any event the user is at but this one (a check-in). */
+const leaveOthersStatement = leaveStatement<{ userId: number; eventId: number }>(sql`and a.event_id <> ${$eventId}`);
+
+/** The event left, if it is still live: someone must be told. */
+const liveEventLeft = ([row]: LeftRow[]) => (row && row.live ? Number(row.event_id) : null);
 
 /** Opens the attendance, or reopens the one from an earlier visit. */
 const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
@@ -361,15 +365,7 @@ const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>
 
 /** Leaves the user's event, if they have one open: returns it (still live, so someone must be told). */
 export async function leaveEvent(db: Db, userId: number): Promise<number | null> {
-  const left = rowsOf<{ event_id: number; live: boolean }>(
-    await db.execute(sql`
-      update ${attendances} a set left_at = now()
-      from ${events} e
-      where a.user_id = ${userId} and a.left_at is null and e.id = a.event_id
-      returning a.event_id, ${eventIsLive(sql`e`)} as live`),
-  );
-  const row = left[0];
-  return row && row.live ? Number(row.event_id) : null;
+  return liveEventLeft(await leaveAnyStatement.run<LeftRow>(db, { userId }));
 }
 
 /** Ends an event now (an early end; one that had not started starts a second before); an event already over keeps its end. */
