@@ -16,7 +16,9 @@ const dismissedThisVisit = () => {
 
 /**
  * Until the e-mail is verified: a dismissible banner with Resend. Dismissed, it stays away
- * for this visit (the tab's session storage) and comes back on the next.
+ * for this visit (the tab's session storage) and comes back on the next. Two lines on any phone (the
+ * address given the banner's whole width, cut short only if it must): it sits above the deck's card
+ * and the chat.
  */
 export function VerifyEmailBanner() {
   const t = useT();
@@ -46,13 +48,12 @@ export function VerifyEmailBanner() {
   }
 
   return (
-    <div className="verify-banner" role="region" aria-label={t('app.verifyResend')}>
-      <p>
-        {state.kind === 'sent' ? t('app.verifySent') : t('app.verifyBanner', { email: user.email })}
-        {state.kind === 'failed' && <span className="verify-banner-error"> {state.message}</span>}
-      </p>
+    <div className="verify-banner" role="region" aria-label={t('app.verifyTitle')}>
+      <strong className="verify-banner-title">{t('app.verifyTitle')}</strong>
+      <p className="verify-banner-detail">{state.kind === 'sent' ? t('app.verifySent') : t('app.verifyBanner', { email: user.email })}</p>
+      {state.kind === 'failed' && <p className="verify-banner-error">{state.message}</p>}
       {state.kind !== 'sent' && (
-        <button type="button" className="btn btn-small btn-light" disabled={state.kind === 'busy'} onClick={() => void resend()}>
+        <button type="button" className="verify-banner-resend" disabled={state.kind === 'busy'} onClick={() => void resend()}>
           {t('app.verifyResend')}
         </button>
       )}

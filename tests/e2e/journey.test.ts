@@ -165,8 +165,11 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await expect.poll(() => card.getAttribute('aria-label')).toContain('Marco');
     await shot('08-deck');
     // Not yet verified: the banner above takes its room from the card, never the buttons.
-    await page.locator('.verify-banner').waitFor();
+    const banner = page.locator('.verify-banner');
+    await banner.waitFor();
     expect(await aboveTheNav(page, '.deck-actions')).toBe(true);
+    // Two lines on a phone: the title with its buttons, then the address (it was six lines on this one).
+    expect((await banner.boundingBox())?.height).toBeLessThanOrEqual(80);
 
     const box = await card.boundingBox();
     if (!box) throw new Error('card has no box');
