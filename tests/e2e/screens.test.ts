@@ -70,6 +70,15 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.mouse.up();
     await expect.poll(dotState).toEqual(['false', 'true', 'false']);
     await shot('screens-01-profile-view');
+    // Unscrolled, with the e-mail banner above, the name and age show between the photo and the buttons.
+    expect(await page.locator('.verify-banner').isVisible()).toBe(true);
+    const [heading, actions] = await Promise.all([page.getByRole('heading', { name: /Ben, 28/ }).boundingBox(), page.locator('.deck-actions').boundingBox()]);
+    expect(heading && actions && heading.y + heading.height <= actions.y).toBe(true);
+    // Scrolled to the end, the bio clears the buttons.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const [bio, actionsAtEnd] = await Promise.all([page.locator('.bio').boundingBox(), page.locator('.deck-actions').boundingBox()]);
+    expect(bio && actionsAtEnd && bio.y + bio.height <= actionsAtEnd.y).toBe(true);
+    await page.evaluate(() => window.scrollTo(0, 0));
 
     await page.getByRole('button', { name: en['profileView.like'] }).click();
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
