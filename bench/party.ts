@@ -14,7 +14,8 @@
  * to the old generation during the party: bench/realtime-server.ts), PARTY_NODE_FLAGS (more node flags
  * for the app, e.g. "--trace-gc-nvp"), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the run's
  * busiest seconds, from pg_stat_activity every 100 ms; seconds counted as the progress lines count; and
- * which statements they were seen running over the whole run).
+ * which statements they were seen running over the whole run), PARTY_STATEMENTS (PostgreSQL's time by
+ * statement during the party, planning apart, from pg_stat_statements where the server loads it).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import { sampleActivity } from './activity-sampler';
 import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
 import { relayLoad, relaySockets } from './relay-load';
 import { type ServerStats, startServerProcess } from './server-process';
+import { statementStats } from './statement-stats';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const ATTENDEES = Number(env('PARTY_ATTENDEES', '2000'));
@@ -56,6 +58,11 @@ const endPartyCost = () => {
 /** When the load tool started, in ms since the epoch: its progress lines count from here. */
 let runStartedAt = 0;
 const activity = process.env.PARTY_ACTIVITY ? sampleActivity(database.url) : null;
+let statements = process.env.PARTY_STATEMENTS ? await statementStats(database.url) : null;
+if (statements && 'unavailable' in statements) {
+  console.log(`PARTY_STATEMENTS: ${statements.unavailable}; not counted\n`);
+  statements = null;
+}
 try {
   let last = 0;
   runStartedAt = performance.timeOrigin + performance.now();
@@ -69,6 +76,7 @@ try {
     onProgress: (p) => {
       if (p.phase === 'party' && !partyCost.begun) {
         partyCost.begun = meter.begin();
+        void statements?.begin();
         // The first stats() starts BENCH_PROFILE_DIR's profile and the event loop's histogram afresh.
         void app.stats();
       }
@@ -92,6 +100,7 @@ try {
     console.log(`\nPostgreSQL's busiest seconds (PARTY_ACTIVITY):\n${lines(await activity.worst(8))}`);
     console.log(`\nThe statements PostgreSQL's backends were seen running (PARTY_ACTIVITY):\n${lines(await activity.statements(12))}`);
   }
+  if (statements) console.log(`\nPostgreSQL's time by statement during the party (PARTY_STATEMENTS):\n${(await statements.top(12)).join('\n')}`);
   await app.close();
   if (process.env.PARTY_KEEP_DATABASE) console.log(`\nthe party's database is kept: ${database.url}`);
   else await database.drop();
