@@ -72,9 +72,9 @@ let jobRuns: JobRun[] = [];
 /** The job, its runs that did something noted in `jobRuns`. */
 const observed = (job: Job): Job => ({
   ...job,
-  async run(app) {
+  async run(app, stopping) {
     const begun = performance.now();
-    const report = await job.run(app);
+    const report = await job.run(app, stopping);
     if (Object.values(report).some((count) => count > 0)) {
       jobRuns.push({ name: job.name, at: performance.timeOrigin + begun, ms: performance.now() - begun, report });
     }

@@ -21,7 +21,8 @@ export interface Job {
    * `instance`: work on this instance's own state (its sockets), done by every instance.
    */
   scope: 'cluster' | 'instance';
-  run(app: FastifyInstance): Promise<JobReport>;
+  /** `stopping` is aborted when the process stops its jobs: a long run may end early, its work left for next time. */
+  run(app: FastifyInstance, stopping: AbortSignal): Promise<JobReport>;
 }
 
 export type JobOutcome =
@@ -38,12 +39,14 @@ export function lockKey(name: string): bigint {
  * One run of a job, as the process's timers start it (tests start it the same way): under its lock
  * when it works on shared state, logged with what it did. Never throws: a failure is logged and reported.
  */
-export async function runJob(app: FastifyInstance, job: Job): Promise<JobOutcome> {
+export async function runJob(app: FastifyInstance, job: Job, stopping = new AbortController().signal): Promise<JobOutcome> {
   const log = app.log.child({ job: job.name });
   const started = performance.now();
   try {
     const outcome =
-      job.scope === 'cluster' ? await app.database.withLock(lockKey(job.name), () => job.run(app)) : { ran: true as const, result: await job.run(app) };
+      job.scope === 'cluster'
+        ? await app.database.withLock(lockKey(job.name), () => job.run(app, stopping))
+        : { ran: true as const, result: await job.run(app, stopping) };
     if (!outcome.ran) {
       log.debug('job skipped: another instance is running it');
       return { status: 'skipped' };
@@ -69,12 +72,12 @@ export interface JobRunner {
 export function startJobs(app: FastifyInstance, jobs: readonly Job[]): JobRunner {
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<string, Promise<unknown>>();
-  let stopped = false;
+  const stopping = new AbortController();
 
   for (const job of jobs) {
     const tick = () => {
-      if (stopped || running.has(job.name)) return;
-      const run = runJob(app, job).finally(() => running.delete(job.name));
+      if (stopping.signal.aborted || running.has(job.name)) return;
+      const run = runJob(app, job, stopping.signal).finally(() => running.delete(job.name));
       running.set(job.name, run);
     };
     const first = setTimeout(() => {
@@ -87,7 +90,7 @@ export function startJobs(app: FastifyInstance, jobs: readonly Job[]): JobRunner
 
   return {
     async stop() {
-      stopped = true;
+      stopping.abort();
       for (const timer of timers) clearTimeout(timer);
       await Promise.allSettled([...running.values()]);
     },

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type SQL, sql } from 'drizzle-orm';
 import { type DbOrTx, rowsOf } from '../db/client';
 import type { Job } from './job';
@@ -93,17 +94,42 @@ export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?
  * tables that grow (reactions, likes) are due at every run, and each ANALYZE of them (30,000 rows
  * sampled and sorted) ran 40–130 ms. At 30 s, a party's REST requests slowed in a burst at each run
  * (90–190 requests over 30 ms in the second after it, on a VM of two cores; bench/README.md).
+ *
+ * Paced, as autovacuum is by its cost delay: after each statement the job rests `REST_PER_MS_RUN`
+ * times as long as the statement ran, so that it takes at most a third of one core, and requests
+ * queued behind a statement (on the embedded database, every request) go ahead before the next
+ * table's. A run that took 0.5 s at once now spreads over 1.5 s. When the process stops, the run ends
+ * after the statement in flight; the tables left are due again at the next start.
  */
 export const tableUpkeep: Job = {
   name: 'table-upkeep',
   everyMs: 60 * 1000,
   firstAfterMs: 10 * 1000,
   scope: 'cluster',
-  async run(app) {
-    const toVacuum = await tablesToVacuum(app.db);
-    for (const table of toVacuum) await app.db.execute(sql`vacuum ${qualified(table)}`);
-    const toAnalyze = await staleTables(app.db);
-    for (const name of toAnalyze) await app.db.execute(sql`analyze ${sql.identifier(name)}`);
-    return { vacuumed: toVacuum.length, analyzed: toAnalyze.length };
+  async run(app, stopping) {
+    let vacuumed = 0;
+    let analyzed = 0;
+    for (const table of await tablesToVacuum(app.db)) {
+      if (stopping.aborted) break;
+      await paced(stopping, () => app.db.execute(sql`vacuum ${qualified(table)}`));
+      vacuumed += 1;
+    }
+    for (const name of await staleTables(app.db)) {
+      if (stopping.aborted) break;
+      await paced(stopping, () => app.db.execute(sql`analyze ${sql.identifier(name)}`));
+      analyzed += 1;
+    }
+    return { vacuumed, analyzed };
   },
 };
+
+/** The job's rest after each statement, per ms the statement ran. */
+const REST_PER_MS_RUN = 2;
+
+/** Runs `statement`, then rests in proportion to its time (less if the process stops meanwhile). */
+async function paced(stopping: AbortSignal, statement: () => Promise<unknown>): Promise<void> {
+  const started = performance.now();
+  await statement();
+  const rest = (performance.now() - started) * REST_PER_MS_RUN;
+  await sleep(rest, undefined, { signal: stopping }).catch(() => {});
+}

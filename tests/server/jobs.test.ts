@@ -296,4 +296,16 @@ describe('background jobs on the embedded database', () => {
     // At the server's own ages (200 million transactions), a table nobody writes to is not due.
     expect(await toVacuum(server.app.db)).not.toContain('public.reports');
   });
+
+  it('stops between tables when the process stops its jobs, and leaves the rest for the next run', async () => {
+    await run(ANALYTICS_MANY_ROWS)();
+    await waitUntil(async () => (await staleTables(server.app.db)).includes('analytics_events'), 15_000, 'the inserts to reach the statistics');
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await runJob(server.app, tableUpkeep, stopped.signal)).toMatchObject({ status: 'done', report: { vacuumed: 0, analyzed: 0 } });
+    expect(await staleTables(server.app.db)).toContain('analytics_events');
+    const outcome = await runJob(server.app, tableUpkeep);
+    expect(outcome.status === 'done' && outcome.report.analyzed).toBeGreaterThanOrEqual(1);
+    expect(await staleTables(server.app.db)).not.toContain('analytics_events');
+  });
 });
