@@ -95,10 +95,10 @@ export async function tablesToVacuum(db: DbOrTx, { freezeAfter }: { freezeAfter?
  * sampled and sorted) ran 40–130 ms. At 30 s, a party's REST requests slowed in a burst at each run
  * (90–190 requests over 30 ms in the second after it, on a VM of two cores; bench/README.md).
  *
- * Paced, as autovacuum is by its cost delay: after each statement the job rests `REST_PER_MS_RUN`
- * times as long as the statement ran, so that it takes at most a third of one core, and requests
+ * Paced, as autovacuum is by its cost delay: between two statements the job rests `REST_PER_MS_RUN`
+ * times as long as the first of them ran, so that it takes at most a third of one core, and requests
  * queued behind a statement (on the embedded database, every request) go ahead before the next
- * table's. A run that took 0.5 s at once now spreads over 1.5 s. When the process stops, the run ends
+ * table's. A run that took 0.5 s at once now spreads over nearly 1.5 s. When the process stops, the run ends
  * after the statement in flight; the tables left are due again at the next start.
  */
 export const tableUpkeep: Job = {
@@ -107,29 +107,36 @@ export const tableUpkeep: Job = {
   firstAfterMs: 10 * 1000,
   scope: 'cluster',
   async run(app, stopping) {
+    const next = pacer(stopping);
     let vacuumed = 0;
-    let analyzed = 0;
     for (const table of await tablesToVacuum(app.db)) {
-      if (stopping.aborted) break;
-      await paced(stopping, () => app.db.execute(sql`vacuum ${qualified(table)}`));
+      if (!(await next(() => app.db.execute(sql`vacuum ${qualified(table)}`)))) break;
       vacuumed += 1;
     }
+    let analyzed = 0;
     for (const name of await staleTables(app.db)) {
-      if (stopping.aborted) break;
-      await paced(stopping, () => app.db.execute(sql`analyze ${sql.identifier(name)}`));
+      if (!(await next(() => app.db.execute(sql`analyze ${sql.identifier(name)}`)))) break;
       analyzed += 1;
     }
     return { vacuumed, analyzed };
   },
 };
 
-/** The job's rest after each statement, per ms the statement ran. */
+/** The job's rest between two statements, per ms the first of them ran. */
 const REST_PER_MS_RUN = 2;
 
-/** Runs `statement`, then rests in proportion to its time (less if the process stops meanwhile). */
-async function paced(stopping: AbortSignal, statement: () => Promise<unknown>): Promise<void> {
-  const started = performance.now();
-  await statement();
-  const rest = (performance.now() - started) * REST_PER_MS_RUN;
-  await sleep(rest, undefined, { signal: stopping }).catch(() => {});
+/**
+ * Runs the job's statements one at a time, each after resting in proportion to the one before it;
+ * a statement is not begun once the process is stopping (the answer is then false).
+ */
+function pacer(stopping: AbortSignal) {
+  let owed = 0;
+  return async (statement: () => Promise<unknown>): Promise<boolean> => {
+    if (owed > 0) await sleep(owed, undefined, { signal: stopping }).catch(() => {});
+    if (stopping.aborted) return false;
+    const started = performance.now();
+    await statement();
+    owed = (performance.now() - started) * REST_PER_MS_RUN;
+    return true;
+  };
 }
