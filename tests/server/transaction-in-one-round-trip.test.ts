@@ -99,3 +99,35 @@ describe.each(backends)('transactionInOneRoundTrip on %s', (backend, available) 
     },
   );
 });
+
+describe('prepared statements on PGlite', () => {
+  let database: Database;
+  let close = async () => {};
+  beforeAll(async () => {
+    ({ database, close } = await openTestDatabase('pglite'));
+    await database.db.execute(SETUP);
+  });
+  afterAll(() => close());
+
+  /** The statements this PGlite session holds parsed under a name by the protocol (not SQL's PREPARE). */
+  const named = async (text: string) =>
+    rowsOf<{ name: string }>(await database.db.execute(sql`select name from pg_prepared_statements where statement = ${text} and not from_sql`));
+
+  it('parses a statement once under a name and runs that one at every call, in a transaction too', async () => {
+    expect(await named(count.text)).toEqual([]);
+    expect((await count.run<{ n: number }>(database.db, { id: 1 })).map((row) => row.n)).toEqual([0]);
+    const [first] = await named(count.text);
+    expect(first?.name).toBeTruthy();
+    await insert.run(database.db, { id: 1, total: 2 });
+    const [, [counted]] = await transactionInOneRoundTrip<[unknown[], { n: number }[]]>(database.db, [add.with({ id: 1, by: 1 }), count.with({ id: 1 })]);
+    expect(counted?.n).toBe(1);
+    expect(await named(count.text)).toEqual([first]);
+  });
+
+  it("fails with the database's own error, and the next call runs as if nothing had happened", async () => {
+    await expect(insert.run(database.db, { id: 1, total: 5 })).rejects.toMatchObject({ code: '23505' });
+    await expect(add.run(database.db, { id: 1, by: -100 })).rejects.toThrow(/check constraint/);
+    expect(await insert.run<{ id: number }>(database.db, { id: 2, total: 5 })).toEqual([{ id: 2 }]);
+    expect((await count.run<{ n: number }>(database.db, { id: 2 })).map((row) => row.n)).toEqual([1]);
+  });
+});
