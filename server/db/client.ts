@@ -125,7 +125,8 @@ interface PgliteStatement {
   types: number[];
 }
 
-const pgliteStatements = new WeakMap<PGlite, Map<string, PgliteStatement>>();
+/** Each PGlite's named statements by their text, and how many names it has handed out. */
+const pgliteStatements = new WeakMap<PGlite, { byText: Map<string, PgliteStatement>; named: number }>();
 
 /**
  * A prepared statement on PGlite, named as on PostgreSQL. PGlite's query() sends each statement
@@ -135,7 +136,9 @@ const pgliteStatements = new WeakMap<PGlite, Map<string, PgliteStatement>>();
  * (serialized for those types, as query() does) and executes it, the plan cached as PostgreSQL
  * caches a named statement's. SQL's own PREPARE cannot serve: EXECUTE takes no bound parameters.
  * PGlite's protocol calls take none of its locks: this holds its query lock, and the caller holds its
- * transaction lock (`runNamed`) or runs inside the transaction (`transactionInOneRoundTrip`).
+ * transaction lock (`runNamed`) or runs inside the transaction (`transactionInOneRoundTrip`), as
+ * query() does (`_runExclusiveQuery` and `_runExclusiveTransaction` are PGlite's own, public but
+ * marked internal: an upgrade of PGlite should be checked against them; every test runs through here).
  */
 function runOnPglite<Row>(client: PGlite, text: string, params: unknown[]): Promise<Row[]> {
   const { serialize } = pgliteProtocol;
@@ -143,17 +146,19 @@ function runOnPglite<Row>(client: PGlite, text: string, params: unknown[]): Prom
   return client._runExclusiveQuery(async () => {
     let statements = pgliteStatements.get(client);
     if (!statements) {
-      statements = new Map();
+      statements = { byText: new Map(), named: 0 };
       pgliteStatements.set(client, statements);
     }
     const messages = [];
     try {
-      let statement = statements.get(text);
+      let statement = statements.byText.get(text);
       if (!statement) {
-        const name = `prepared_${statements.size + 1}`;
+        // A name is never handed out twice, even if this parse or its description fails half-way.
+        statements.named += 1;
+        const name = `prepared_${statements.named}`;
         await send(serialize.parse({ name, text }));
         statement = { name, types: pgliteParse.parseDescribeStatementResults(await send(serialize.describe({ type: 'S', name }))) };
-        statements.set(text, statement);
+        statements.byText.set(text, statement);
       }
       const { types } = statement;
       const values = params.map((param, i) => {

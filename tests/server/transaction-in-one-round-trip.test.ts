@@ -129,5 +129,10 @@ describe('prepared statements on PGlite', () => {
     await expect(add.run(database.db, { id: 1, by: -100 })).rejects.toThrow(/check constraint/);
     expect(await insert.run<{ id: number }>(database.db, { id: 2, total: 5 })).toEqual([{ id: 2 }]);
     expect((await count.run<{ n: number }>(database.db, { id: 2 })).map((row) => row.n)).toEqual([1]);
+    // A text that cannot be parsed names nothing; the next new text is parsed under a name of its own.
+    await expect(new PreparedStatement(sql`select nothing_here from one_trip`).run(database.db, {})).rejects.toThrow(/nothing_here/);
+    const sum = new PreparedStatement(sql`select sum(total)::int as total from one_trip`);
+    expect(await sum.run(database.db, {})).toEqual([{ total: 8 }]);
+    expect(await named(sum.text)).toHaveLength(1);
   });
 });
