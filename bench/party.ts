@@ -161,7 +161,8 @@ console.log(`match overlays expected ${o.expected}, delivered ${o.delivered}, re
 console.log(`REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/'].map((route) => `${route} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`).join(', ')}`);
 console.log(
   `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee, ` +
-    `its event-loop delay p99 ${party.tool.event_loop_delay_ms.p99} / max ${party.tool.event_loop_delay_ms.max} ms (in every latency it times)`,
+    `its event-loop delay p99 ${party.tool.event_loop_delay_ms.p99} / max ${party.tool.event_loop_delay_ms.max} ms (in every latency it times), ` +
+    `a REST call's wait for one of its connections p99 ${party.tool.rest_pool_wait_ms.p99} / max ${party.tool.rest_pool_wait_ms.max} ms (in the REST latencies and the overlay)`,
 );
 // A p99 from a party's few hundred messages is loose, the relay's as much: say whether the verdict
 // holds across both intervals or could go either way in another run. Below 368 samples nothing bounds

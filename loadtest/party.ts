@@ -121,6 +121,12 @@ export interface PartyResult {
      * a delay here is in them too. Well under the latencies, the figures are the server's.
      */
     event_loop_delay_ms: { p99: number; max: number };
+    /**
+     * How long the party's REST calls waited for a connection of the tool's pool (`maxSockets` per
+     * instance): a wait no phone has, in the REST latencies and the match overlay. Phones with
+     * connections of their own moved the wait into the server, and cost the tool more (bench/README.md).
+     */
+    rest_pool_wait_ms: { p99: number; max: number };
   };
   ok: boolean;
 }
@@ -374,6 +380,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const loopDelay = eventLoopDelay(5);
     const framesBefore = LeanSocket.frames();
     const restBefore = rest.requests;
+    rest.poolWait = new Histogram();
     const sentBefore = counts.sent;
     wheel.start();
     await new Promise((resolve) => setTimeout(resolve, partyMs));
@@ -467,6 +474,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         heap_kb_per_attendee: hundredths(heapPerAttendee / 1024),
         rss_mb: Math.round(process.memoryUsage().rss / 1e6),
         event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
+        rest_pool_wait_ms: { p99: rest.poolWait.count ? hundredths(rest.poolWait.percentile(99)) : 0, max: hundredths(rest.poolWait.max) },
       },
       ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlayPending.size === 0,
     };

@@ -27,6 +27,11 @@ export class Rest {
   requests = 0;
   /** Calls that got an answer, whatever its status. */
   answers = 0;
+  /**
+   * How long each call waited for a connection of its pool (the tool's own queue, in every REST latency
+   * and in the match overlay): near zero unless the server is so slow that every connection is busy.
+   */
+  poolWait = new Histogram();
   /** Every route's latency since the last `takeRecent()`, for the live display. */
   private recent = new Histogram();
 
@@ -78,6 +83,7 @@ export class Rest {
           res.on('error', (error) => reject(new NetworkError(`${route}: ${error.message}`)));
         },
       );
+      req.once('socket', () => this.poolWait.record(performance.now() - started));
       req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
       req.on('error', (error: NodeJS.ErrnoException) => {
         this.record(route, 0, performance.now() - started, false);

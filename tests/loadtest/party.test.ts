@@ -68,6 +68,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(result.tool.heap_kb_per_attendee).toBeGreaterThan(0);
     expect(result.tool.event_loop_delay_ms.p99).toBeGreaterThanOrEqual(0);
     expect(result.tool.event_loop_delay_ms.max).toBeGreaterThanOrEqual(result.tool.event_loop_delay_ms.p99);
+    expect(result.tool.rest_pool_wait_ms.max).toBeGreaterThanOrEqual(result.tool.rest_pool_wait_ms.p99);
     // The live display ran while the party did.
     expect(progress.length).toBeGreaterThanOrEqual(25);
 
