@@ -158,7 +158,13 @@ const m = party.counts.messages;
 const o = party.counts.match_overlays;
 console.log(`\nmessages sent ${m.sent}, acknowledged ${m.acknowledged}, delivered ${m.delivered}, recovered ${m.recovered}, lost ${m.lost}, duplicated ${m.duplicated}, unanswered ${m.unanswered}`);
 console.log(`match overlays expected ${o.expected}, delivered ${o.delivered}, recovered ${o.recovered}, lost ${o.lost}; swipes ${party.counts.swipes}, reconnects ${party.counts.reconnects}`);
-console.log(`REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/'].map((route) => `${route} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`).join(', ')}`);
+const errors = Object.entries(party.counts.errors);
+console.log(`dropped sockets ${party.counts.drops}; errors: ${errors.length ? errors.map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`);
+console.log(
+  `REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/']
+    .map((route) => `${route} ×${party.latency_ms.rest[route]?.count ?? 0} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`)
+    .join(', ')}`,
+);
 console.log(
   `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee, ` +
     `its event-loop delay p99 ${party.tool.event_loop_delay_ms.p99} / max ${party.tool.event_loop_delay_ms.max} ms (in every latency it times), ` +

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { DECK_REFILL_AT } from '../shared/constants';
 import type { Message } from '../shared/schemas/conversations';
 import type { Ack, MatchUser } from '../shared/events';
 import { eventLoopDelay } from './event-loop-delay';
@@ -167,6 +168,10 @@ interface Attendee {
   refreshWaiting: boolean;
   /** An empty deck is asked again at a deck:refresh, or after this time. */
   deckRetryAt: number;
+  /** The deck request in flight: one at a time, as in the app. */
+  deckRequest: Promise<void> | null;
+  /** Cards swiped while `deckRequest` was out: its answer may still hold them. */
+  swipedDuringRequest: Set<number> | null;
   conversations: Map<number, Conversation>;
   /** client_ids sent and not yet acknowledged: sent again after a reconnect. */
   unacked: Set<string>;
@@ -327,6 +332,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         deckStale: true,
         refreshWaiting: false,
         deckRetryAt: 0,
+        deckRequest: null,
+        swipedDuringRequest: null,
         conversations: new Map(),
         unacked: new Set(),
         typingIn: null,
@@ -518,17 +525,15 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     if (!attendee.online || attendee.busy) return wheel.schedule(attendee.index, SWIPE, between(2, 5) * SECOND);
     attendee.busy = true;
     try {
-      if (attendee.deckStale || (attendee.deck.length === 0 && performance.now() >= attendee.deckRetryAt)) {
+      if (attendee.deckStale) {
         attendee.deckStale = false;
-        attendee.deckRetryAt = performance.now() + 30 * SECOND;
-        const reply = await call<{ results: Array<{ id: number }> }>(attendee, 'GET', 'GET /api/users/matching-profiles/', '/api/users/matching-profiles/');
-        if (reply?.status === 200) {
-          const queued = new Set(attendee.deck);
-          for (const card of reply.body.results) if (!queued.has(card.id)) attendee.deck.push(card.id);
-        }
+        await askDeck(attendee);
+      } else if (attendee.deck.length === 0 && (attendee.deckRequest || performance.now() >= attendee.deckRetryAt)) {
+        await askDeck(attendee);
       }
       const other = attendee.deck.shift();
       if (other === undefined) return;
+      attendee.swipedDuringRequest?.add(other);
       // Mostly likes: people at a party are there to meet.
       const roll = Math.random();
       const response = roll < likeShare ? 'like' : roll < likeShare + (1 - likeShare) * 0.625 ? 'dislike' : 'skip';
@@ -540,10 +545,35 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         other,
       });
       if (reply?.status === 200 && reply.body.match && reply.body.conversation_id !== null) completed(attendee, other, reply.body.conversation_id, likedAt);
+      // As the app: the next cards are asked for while a few are left, once the reaction is answered,
+      // so that the deck does not run dry between pages; the swipes go on meanwhile.
+      if (attendee.deck.length <= DECK_REFILL_AT && !stopping) void askDeck(attendee);
     } finally {
       attendee.busy = false;
       if (!stopping) wheel.schedule(attendee.index, SWIPE, between(2, 5) * SECOND);
     }
+  }
+
+  /**
+   * The deck's next cards, asked for as the app asks (client/stores/deck.ts): one request at a time,
+   * its cards queued behind the deck less those already there or swiped while it was out.
+   */
+  function askDeck(attendee: Attendee): Promise<void> {
+    attendee.deckRequest ??= (async () => {
+      attendee.deckRetryAt = performance.now() + 30 * SECOND;
+      attendee.swipedDuringRequest = new Set();
+      try {
+        const reply = await call<{ results: Array<{ id: number }> }>(attendee, 'GET', 'GET /api/users/matching-profiles/', '/api/users/matching-profiles/');
+        if (reply?.status === 200) {
+          const known = new Set([...attendee.deck, ...attendee.swipedDuringRequest]);
+          for (const card of reply.body.results) if (!known.has(card.id)) attendee.deck.push(card.id);
+        }
+      } finally {
+        attendee.deckRequest = null;
+        attendee.swipedDuringRequest = null;
+      }
+    })();
+    return attendee.deckRequest;
   }
 
   /** This like completed a pair: the other person's phone should show the overlay. */

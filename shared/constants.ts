@@ -21,6 +21,8 @@ export const BIO_MAX_LENGTH = 500;
 export const MESSAGE_MAX_LENGTH = 2000;
 export const MESSAGES_PAGE_SIZE = 50;
 export const DECK_PAGE_SIZE = 20;
+/** When a phone's deck is down to this many cards, it asks for the next ones behind the current card. */
+export const DECK_REFILL_AT = 5;
 export const CONVERSATIONS_PAGE_SIZE = 50;
 
 export const FREE_TRIAL_DAYS = 30;

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { DECK_MATCH_OVERLAY_MS, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
+import { DECK_MATCH_OVERLAY_MS, DECK_REFILL_AT, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
@@ -58,9 +58,6 @@ interface DeckState {
   hideMatch: () => void;
   reset: () => void;
 }
-
-/** When the queue drops to this many cards, the next ones are fetched behind the current card. */
-const REFILL_AT = 5;
 
 const added = <T>(set: ReadonlySet<T>, value: T) => new Set(set).add(value);
 const removed = <T>(set: ReadonlySet<T>, value: T) => {
@@ -171,7 +168,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         set({ current: next, queue: rest, exiting: null });
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
-        else if (rest.length <= REFILL_AT) void get().refill();
+        else if (rest.length <= DECK_REFILL_AT) void get().refill();
       }, SWIPE_EXIT_MS);
       return reaction;
     },

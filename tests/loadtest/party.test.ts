@@ -80,4 +80,19 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(again.counts.check_ins).toBe(4);
     expect(again.ok).toBe(true);
   }, 120_000);
+
+  it('asks for the next cards after every swipe that leaves five or fewer, as the app does', async () => {
+    // A room of seven: every deck holds the six others (and the skipped come back once they are all
+    // seen), so after each swipe five or fewer are left.
+    const result = await runParty({ url: server.url, attendees: 7, minutes: 0.25, stateFile: path.join(dir, 'seven.json'), leaveShare: 0 });
+    expect(result.ok).toBe(true);
+    const swipes = result.counts.swipes;
+    expect(swipes).toBeGreaterThan(7);
+    expect(result.latency_ms.rest['POST /api/matching/']!.statuses).toEqual({ '200': swipes });
+    // Each phone's first deck, then one after every swipe; asked for only once empty, as before, it
+    // would have been seven and a refresh or two.
+    const decks = result.latency_ms.rest['GET /api/users/matching-profiles/']!;
+    expect(decks.statuses).toEqual({ '200': decks.count });
+    expect(decks.count).toBeGreaterThanOrEqual(swipes);
+  }, 60_000);
 });
