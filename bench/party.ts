@@ -72,6 +72,7 @@ try {
     minutes: MINUTES,
     stateFile,
     setupConcurrency: 32,
+    log: (line) => console.log(`  ${line}`),
     slotMs: process.env.PARTY_SLOT_MS ? Number(process.env.PARTY_SLOT_MS) : undefined,
     onProgress: (p) => {
       if (p.phase === 'party' && !partyCost.begun) {

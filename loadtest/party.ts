@@ -132,6 +132,9 @@ export interface PartyResult {
   ok: boolean;
 }
 
+/** How many lost match overlays the log describes one by one. */
+const LOST_OVERLAYS_TOLD = 5;
+
 // Wheel actions.
 const SWIPE = 0;
 const CHAT = 1;
@@ -177,6 +180,10 @@ interface Attendee {
   unacked: Set<string>;
   typingIn: number | null;
   busy: boolean;
+  /** When its socket last closed and last connected, and its last catch-up: what a lost overlay is read against. */
+  disconnectedAt: number | null;
+  connectedAt: number | null;
+  catchUp: { from: number; to: number | null; listed: number } | null;
 }
 
 interface SentMessage {
@@ -338,6 +345,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         unacked: new Set(),
         typingIn: null,
         busy: false,
+        disconnectedAt: null,
+        connectedAt: null,
+        catchUp: null,
       };
       attendee.socket = new LeanSocket(attendeeBase.origin, { token: account.token }, {
         reconnect: { minDelayMs: 500, maxDelayMs: 5000 },
@@ -346,6 +356,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         onConnect: () => onConnect(attendee),
         onDisconnect: () => {
           attendee.online = false;
+          attendee.disconnectedAt = performance.now();
           connected -= 1;
           if (!attendee.away) counts.drops += 1;
         },
@@ -424,6 +435,18 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const cpuMicros = cpu.user + cpu.system;
 
     // ---------------------------------------------------------- the figures
+    const at = (time: number | null) => (time === null ? 'never' : `${((time - started) / SECOND).toFixed(1)} s`);
+    // The first few, with what the other phone went through: enough to tell a race from a pattern.
+    for (const [key, likedAt] of [...overlayPending].slice(0, LOST_OVERLAYS_TOLD)) {
+      const [conversationId, userId] = key.split(':');
+      const other = byId.get(Number(userId))!;
+      const catchUp = other.catchUp ? `${at(other.catchUp.from)}–${at(other.catchUp.to)}, ${other.catchUp.listed} of 2 lists read` : 'none';
+      log(
+        `a match overlay was lost: conversation ${conversationId}, the like at ${at(likedAt)}; the other phone (${other.account.id}) ` +
+          `${other.online ? 'online' : 'offline'}, its socket closed last at ${at(other.disconnectedAt)} and connected at ${at(other.connectedAt)}, its last catch-up ${catchUp}`,
+      );
+    }
+    if (overlayPending.size > LOST_OVERLAYS_TOLD) log(`… and ${overlayPending.size - LOST_OVERLAYS_TOLD} more match overlays lost`);
     let lost = 0;
     let unanswered = 0;
     for (const message of messages.values()) {
@@ -668,6 +691,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   function onConnect(attendee: Attendee) {
     attendee.online = true;
+    attendee.connectedAt = performance.now();
     connected += 1;
     if (!attendee.connectedOnce) {
       attendee.connectedOnce = true;
@@ -684,6 +708,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     // As the app does: each thread from where it stood when the socket came back. What the socket
     // brings meanwhile moves `lastSeen` on, past any message missed before it, so it is no cursor here.
     const from = new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
+    const progress = (attendee.catchUp = { from: performance.now(), to: null as number | null, listed: 0 });
     for (const list of ['empty', 'started'] as const) {
       const reply = await call<{ results: Array<{ id: number; other_user_id: number }> }>(
         attendee,
@@ -692,6 +717,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         `/api/conversations/${list}/`,
       );
       if (reply?.status !== 200) continue;
+      progress.listed += 1;
       for (const summary of reply.body.results) {
         if (attendee.conversations.has(summary.id)) continue;
         attendee.conversations.set(summary.id, { id: summary.id, other: summary.other_user_id, lastSeen: 0, fetched: null });
@@ -699,6 +725,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         if (overlayPending.delete(key)) counts.overlaysRecovered += 1;
       }
     }
+    progress.to = performance.now();
     for (const conversation of attendee.conversations.values()) {
       const fetched = (conversation.fetched ??= new Set());
       let after = from.get(conversation.id) ?? 0;

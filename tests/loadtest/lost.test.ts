@@ -36,6 +36,7 @@ describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails 
 
   it('two instances without Redis: overlays and messages across them are lost, exit 1', async () => {
     const json = path.join(dir, 'result.json');
+    let stdout = '';
     const code = await new Promise<number | null>((resolve) => {
       const child = spawn(
         process.execPath,
@@ -50,8 +51,9 @@ describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails 
           // there were ~8 matches, and once in CI none of them within an instance.)
           ...['--minutes', '0.4', '--leave-share', '0', '--like-share', '1', '--json', json, '--state', path.join(dir, 'state.json')],
         ],
-        { cwd: root, stdio: 'ignore' },
+        { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] },
       );
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.on('exit', resolve);
     });
     const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
@@ -64,5 +66,9 @@ describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails 
     expect(m.lost).toBe(m.acknowledged - m.delivered);
     expect(result.ok).toBe(false);
     expect(code).toBe(1);
+    // The first few lost overlays are told with what the other phone went through: here, nothing.
+    const told = stdout.split('\n').filter((line) => line.includes('a match overlay was lost: conversation'));
+    expect(told).toHaveLength(Math.min(5, result.counts.match_overlays.lost));
+    for (const line of told) expect(line).toMatch(/online, its socket closed last at never and connected at [\d.]+ s, its last catch-up none$/);
   }, 90_000);
 });
