@@ -20,7 +20,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runParty } from '../loadtest/party';
+import { errorsText, runParty } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { sampleActivity } from './activity-sampler';
 import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
@@ -159,8 +159,7 @@ const m = party.counts.messages;
 const o = party.counts.match_overlays;
 console.log(`\nmessages sent ${m.sent}, acknowledged ${m.acknowledged}, delivered ${m.delivered}, recovered ${m.recovered}, lost ${m.lost}, duplicated ${m.duplicated}, unanswered ${m.unanswered}`);
 console.log(`match overlays expected ${o.expected}, delivered ${o.delivered}, recovered ${o.recovered}, lost ${o.lost}; swipes ${party.counts.swipes}, reconnects ${party.counts.reconnects}`);
-const errors = Object.entries(party.counts.errors);
-console.log(`dropped sockets ${party.counts.drops}; errors: ${errors.length ? errors.map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`);
+console.log(`dropped sockets ${party.counts.drops}; errors: ${errorsText(party.counts.errors)}`);
 console.log(
   `REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/']
     .map((route) => `${route} ×${party.latency_ms.rest[route]?.count ?? 0} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`)

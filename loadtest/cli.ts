@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { machine, type PartyResult, type Progress, runParty, SetupError } from './party';
+import { errorsText, machine, type PartyResult, type Progress, runParty, SetupError } from './party';
 import { NetworkError } from './rest';
 
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
@@ -136,7 +136,7 @@ function report(result: PartyResult) {
     '',
     `check-ins ${result.counts.check_ins}, swipes ${result.counts.swipes} (likes ${result.counts.likes}), matches ${result.counts.matches}, ` +
       `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
-    `errors: ${Object.keys(result.counts.errors).length ? Object.entries(result.counts.errors).map(([what, n]) => `${what} ×${n}`).join(', ') : 'none'}`,
+    `errors: ${errorsText(result.counts.errors)}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
       `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB, ` +
       `its event-loop delay p99 ${result.tool.event_loop_delay_ms.p99} / max ${result.tool.event_loop_delay_ms.max} ms (in every latency above), ` +

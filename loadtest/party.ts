@@ -824,6 +824,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 export { SetupError };
 export const machine = () => `${os.cpus().length} CPUs, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`;
 
+/** A party's errors by kind, for a summary line: `none`, or each with its count. */
+export const errorsText = (errors: PartyResult['counts']['errors']) => {
+  const kinds = Object.entries(errors);
+  return kinds.length ? kinds.map(([what, n]) => `${what} ×${n}`).join(', ') : 'none';
+};
+
 /**
  * A full GC, taken before each reading of the tool's heap: the heap per attendee is then what the
  * attendees keep, not whatever garbage a collection happened to take away in between (which can make
