@@ -80,8 +80,11 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     expect(bio && actionsAtEnd && bio.y + bio.height <= actionsAtEnd.y).toBe(true);
     await page.evaluate(() => window.scrollTo(0, 0));
 
+    // The overlay shows for PROFILE_MATCH_OVERLAY_MS only: watched for from before the click, since a
+    // busy machine can take longer than that between the click's return and the next command.
+    const overlay = page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
     await page.getByRole('button', { name: en['profileView.like'] }).click();
-    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+    await overlay;
     await page.waitForURL('**/app/home/');
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
   });
