@@ -22,6 +22,7 @@ import type { Ack, MatchUser } from '../shared/events';
 import { eventLoopDelay } from './event-loop-delay';
 import { Histogram } from './histogram';
 import { ConnectError, LeanSocket } from './lean-socket';
+import { MatchOverlays } from './overlays';
 import { NetworkError, Rest } from './rest';
 import {
   type Account,
@@ -239,9 +240,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     recovered: 0,
     duplicated: 0,
     refused: 0,
-    overlaysExpected: 0,
-    overlaysDelivered: 0,
-    overlaysRecovered: 0,
   };
   const errors = new Map<string, number>();
   const error = (what: string) => errors.set(what, (errors.get(what) ?? 0) + 1);
@@ -294,10 +292,13 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const people: Attendee[] = [];
   const byId = new Map<number, Attendee>();
   const messages = new Map<string, SentMessage>();
-  /** `${conversation}:${recipient}` → when the completing like left, until the recipient's overlay shows. */
-  const overlayPending = new Map<string, number>();
-  /** `${conversation}:${recipient}` → when `match:new` arrived, for the overlay that beat the like's own answer. */
-  const overlayArrived = new Map<string, number>();
+  const overlays = new MatchOverlays(
+    (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
+    (ms) => {
+      overlay.record(ms);
+      recent.overlay.record(ms);
+    },
+  );
   let seq = 0;
   let stopping = false;
   let hinted = false;
@@ -412,11 +413,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const everyoneBack = Promise.all(people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)));
     const settled = () =>
       people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
-      overlayPending.size === 0 &&
+      overlays.pending === 0 &&
       [...messages.values()].every((message) => message.delivered);
     // Anything that arrives: an answer, a delivery, a recovery, a reconnect.
     const arrivals = () =>
-      counts.acknowledged + counts.delivered + counts.recovered + counts.overlaysDelivered + counts.overlaysRecovered + counts.reconnects + rest.answers;
+      counts.acknowledged + counts.delivered + counts.recovered + overlays.delivered + overlays.recovered + counts.reconnects + rest.answers;
     let lastArrivals = arrivals();
     let lastArrivalAt = performance.now();
     let cap: NodeJS.Timeout | undefined;
@@ -437,16 +438,15 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     // ---------------------------------------------------------- the figures
     const at = (time: number | null) => (time === null ? 'never' : `${((time - started) / SECOND).toFixed(1)} s`);
     // The first few, with what the other phone went through: enough to tell a race from a pattern.
-    for (const [key, likedAt] of [...overlayPending].slice(0, LOST_OVERLAYS_TOLD)) {
-      const [conversationId, userId] = key.split(':');
-      const other = byId.get(Number(userId))!;
+    for (const { conversationId, phone, likedAt } of [...overlays.lost()].slice(0, LOST_OVERLAYS_TOLD)) {
+      const other = byId.get(phone)!;
       const catchUp = other.catchUp ? `${at(other.catchUp.from)}–${at(other.catchUp.to)}, ${other.catchUp.listed} of 2 lists read` : 'none';
       log(
         `a match overlay was lost: conversation ${conversationId}, the like at ${at(likedAt)}; the other phone (${other.account.id}) ` +
           `${other.online ? 'online' : 'offline'}, its socket closed last at ${at(other.disconnectedAt)} and connected at ${at(other.connectedAt)}, its last catch-up ${catchUp}`,
       );
     }
-    if (overlayPending.size > LOST_OVERLAYS_TOLD) log(`… and ${overlayPending.size - LOST_OVERLAYS_TOLD} more match overlays lost`);
+    if (overlays.pending > LOST_OVERLAYS_TOLD) log(`… and ${overlays.pending - LOST_OVERLAYS_TOLD} more match overlays lost`);
     let lost = 0;
     let unanswered = 0;
     for (const message of messages.values()) {
@@ -483,10 +483,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
           refused: counts.refused,
         },
         match_overlays: {
-          expected: counts.overlaysExpected,
-          delivered: counts.overlaysDelivered,
-          recovered: counts.overlaysRecovered,
-          lost: overlayPending.size,
+          expected: overlays.expected,
+          delivered: overlays.delivered,
+          recovered: overlays.recovered,
+          lost: overlays.pending,
         },
         errors: Object.fromEntries([...errors].sort(([a], [b]) => a.localeCompare(b))),
       },
@@ -506,7 +506,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
         rest_pool_wait_ms: { p99: rest.poolWait.count ? hundredths(rest.poolWait.percentile(99)) : 0, max: hundredths(rest.poolWait.max) },
       },
-      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlayPending.size === 0,
+      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlays.pending === 0,
     };
     return result;
   } finally {
@@ -603,22 +603,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   function completed(attendee: Attendee, otherId: number, conversationId: number, likedAt: number) {
     counts.matches += 1;
     if (!attendee.conversations.has(conversationId)) attendee.conversations.set(conversationId, { id: conversationId, other: otherId, lastSeen: 0, fetched: null });
-    overlayArrived.delete(`${conversationId}:${attendee.account.id}`);
-    const other = byId.get(otherId);
-    if (!other) return; // Not one of ours (an earlier run's guest): nobody to time.
-    counts.overlaysExpected += 1;
-    const key = `${conversationId}:${otherId}`;
-    const arrived = overlayArrived.get(key);
-    if (arrived !== undefined) {
-      overlayArrived.delete(key);
-      counts.overlaysDelivered += 1;
-      overlay.record(arrived - likedAt);
-      recent.overlay.record(arrived - likedAt);
-    } else if (other.conversations.has(conversationId)) {
-      counts.overlaysRecovered += 1;
-    } else {
-      overlayPending.set(key, likedAt);
-    }
+    // Someone not of this party (an earlier run's guest) has no phone here to time.
+    overlays.liked(conversationId, attendee.account.id, byId.has(otherId) ? otherId : null, likedAt);
   }
 
   function chat(attendee: Attendee) {
@@ -721,8 +707,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       for (const summary of reply.body.results) {
         if (attendee.conversations.has(summary.id)) continue;
         attendee.conversations.set(summary.id, { id: summary.id, other: summary.other_user_id, lastSeen: 0, fetched: null });
-        const key = `${summary.id}:${attendee.account.id}`;
-        if (overlayPending.delete(key)) counts.overlaysRecovered += 1;
+        overlays.learned(summary.id, attendee.account.id);
       }
     }
     progress.to = performance.now();
@@ -769,8 +754,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     if (message.sender === attendee.account.id) return;
     let conversation = attendee.conversations.get(conversationId);
     if (!conversation) {
+      // Its first news of a match made while its socket was down, before the catch-up listed it.
       conversation = { id: conversationId, other: message.sender, lastSeen: 0, fetched: null };
       attendee.conversations.set(conversationId, conversation);
+      overlays.learned(conversationId, attendee.account.id);
     }
     if (message.id <= conversation.lastSeen) {
       // Fetched by the catch-up and pushed too: the client shows it once.
@@ -801,17 +788,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   function matched(attendee: Attendee, { conversation_id: conversationId, user }: { conversation_id: number; user: MatchUser }) {
     if (attendee.conversations.has(conversationId)) return;
     attendee.conversations.set(conversationId, { id: conversationId, other: user.id, lastSeen: 0, fetched: null });
-    const key = `${conversationId}:${attendee.account.id}`;
-    const likedAt = overlayPending.get(key);
-    if (likedAt === undefined) {
-      overlayArrived.set(key, performance.now());
-      return;
-    }
-    overlayPending.delete(key);
-    counts.overlaysDelivered += 1;
-    const ms = performance.now() - likedAt;
-    overlay.record(ms);
-    recent.overlay.record(ms);
+    overlays.heard(conversationId, attendee.account.id, performance.now());
   }
 
   function throttledOnce() {
