@@ -20,7 +20,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { errorsText, runParty } from '../loadtest/party';
+import { errorsText, runParty, toolWaitsText } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { sampleActivity } from './activity-sampler';
 import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
@@ -166,9 +166,7 @@ console.log(
     .join(', ')}`,
 );
 console.log(
-  `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee, ` +
-    `its event-loop delay p99 ${party.tool.event_loop_delay_ms.p99} / max ${party.tool.event_loop_delay_ms.max} ms (in every latency it times), ` +
-    `a REST call's wait for one of its connections p99 ${party.tool.rest_pool_wait_ms.p99} / max ${party.tool.rest_pool_wait_ms.max} ms (in the REST latencies and the overlay)`,
+  `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee, ${toolWaitsText(party.tool)}`,
 );
 // A p99 from a party's few hundred messages is loose, the relay's as much: say whether the verdict
 // holds across both intervals or could go either way in another run. Below 368 samples nothing bounds

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { errorsText, machine, type PartyResult, type Progress, runParty, SetupError } from './party';
+import { errorsText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
 
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
@@ -139,8 +139,7 @@ function report(result: PartyResult) {
     `errors: ${errorsText(result.counts.errors)}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
       `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB, ` +
-      `its event-loop delay p99 ${result.tool.event_loop_delay_ms.p99} / max ${result.tool.event_loop_delay_ms.max} ms (in every latency above), ` +
-      `a REST call's wait for one of its connections p99 ${result.tool.rest_pool_wait_ms.p99} / max ${result.tool.rest_pool_wait_ms.max} ms (in the REST latencies and the match overlay)`,
+      toolWaitsText(result.tool),
     `${machine()}`,
     result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',
   ];

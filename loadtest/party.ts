@@ -807,6 +807,11 @@ export const errorsText = (errors: PartyResult['counts']['errors']) => {
   return kinds.length ? kinds.map(([what, n]) => `${what} ×${n}`).join(', ') : 'none';
 };
 
+/** The tool's own waits, for a summary line: they are in what it times, so a reader weighs them first. */
+export const toolWaitsText = ({ event_loop_delay_ms: loop, rest_pool_wait_ms: pool }: PartyResult['tool']) =>
+  `its event-loop delay p99 ${loop.p99} / max ${loop.max} ms (in every latency it times), ` +
+  `a REST call's wait for one of its connections p99 ${pool.p99} / max ${pool.max} ms (in the REST latencies and the match overlay)`;
+
 /**
  * A full GC, taken before each reading of the tool's heap: the heap per attendee is then what the
  * attendees keep, not whatever garbage a collection happened to take away in between (which can make
