@@ -63,6 +63,10 @@ const ROUTES = {
     call: (rest, base, me, _other, { turn, events }) =>
       rest.request(base, 'POST', 'checkin', `/api/events/${events[turn % 2]}/check-in/`, { token: me.token, json: {} }),
   },
+  current: {
+    name: 'GET /api/events/current/ (each user at one of the two events once a check-in has run)',
+    call: (rest, base, me) => rest.request(base, 'GET', 'current', '/api/events/current/', { token: me.token }),
+  },
 } satisfies Record<string, { name: string; call: (rest: Rest, base: URL, me: Account, other: Account, context: CallContext) => Promise<{ status: number }> }>;
 type Route = keyof typeof ROUTES;
 
