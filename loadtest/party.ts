@@ -754,7 +754,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     if (message.sender === attendee.account.id) return;
     let conversation = attendee.conversations.get(conversationId);
     if (!conversation) {
-      // Its first news of a match made while its socket was down, before the catch-up listed it.
+      // A conversation this phone had not heard of: a match made while its socket was down that the
+      // catch-up has not listed yet (its first news, for the overlays), or one of an earlier run's.
       conversation = { id: conversationId, other: message.sender, lastSeen: 0, fetched: null };
       attendee.conversations.set(conversationId, conversation);
       overlays.learned(conversationId, attendee.account.id);
