@@ -599,10 +599,17 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     return attendee.deckRequest;
   }
 
+  /** A conversation the phone has just heard of, with `otherId`: nothing seen or fetched in it yet. */
+  function listConversation(attendee: Attendee, conversationId: number, otherId: number): Conversation {
+    const conversation: Conversation = { id: conversationId, other: otherId, lastSeen: 0, fetched: null };
+    attendee.conversations.set(conversationId, conversation);
+    return conversation;
+  }
+
   /** This like completed a pair: the other person's phone should show the overlay. */
   function completed(attendee: Attendee, otherId: number, conversationId: number, likedAt: number) {
     counts.matches += 1;
-    if (!attendee.conversations.has(conversationId)) attendee.conversations.set(conversationId, { id: conversationId, other: otherId, lastSeen: 0, fetched: null });
+    if (!attendee.conversations.has(conversationId)) listConversation(attendee, conversationId, otherId);
     // Someone not of this party (an earlier run's guest) has no phone here to time.
     overlays.liked(conversationId, attendee.account.id, byId.has(otherId) ? otherId : null, likedAt);
   }
@@ -706,7 +713,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       progress.listed += 1;
       for (const summary of reply.body.results) {
         if (attendee.conversations.has(summary.id)) continue;
-        attendee.conversations.set(summary.id, { id: summary.id, other: summary.other_user_id, lastSeen: 0, fetched: null });
+        listConversation(attendee, summary.id, summary.other_user_id);
         overlays.learned(summary.id, attendee.account.id);
       }
     }
@@ -756,8 +763,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     if (!conversation) {
       // A conversation this phone had not heard of: a match made while its socket was down that the
       // catch-up has not listed yet (its first news, for the overlays), or one of an earlier run's.
-      conversation = { id: conversationId, other: message.sender, lastSeen: 0, fetched: null };
-      attendee.conversations.set(conversationId, conversation);
+      conversation = listConversation(attendee, conversationId, message.sender);
       overlays.learned(conversationId, attendee.account.id);
     }
     if (message.id <= conversation.lastSeen) {
@@ -788,7 +794,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   function matched(attendee: Attendee, { conversation_id: conversationId, user }: { conversation_id: number; user: MatchUser }) {
     if (attendee.conversations.has(conversationId)) return;
-    attendee.conversations.set(conversationId, { id: conversationId, other: user.id, lastSeen: 0, fetched: null });
+    listConversation(attendee, conversationId, user.id);
     overlays.heard(conversationId, attendee.account.id, performance.now());
   }
 
