@@ -14,7 +14,7 @@ import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, aboveTheNav, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, aboveTheNav, buildClient, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -170,6 +170,15 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     expect(await aboveTheNav(page, '.deck-actions')).toBe(true);
     // Two lines on a phone: the title with its buttons, then the address (it was six lines on this one).
     expect((await banner.boundingBox())?.height).toBeLessThanOrEqual(80);
+    // The same phone in Safari shows about 390 × 664 between its bars: the card stays a portrait more
+    // than a strip (it was a 355 × 230 strip under the banner and the event bar), the buttons whole.
+    await page.setViewportSize({ width: 390, height: 664 });
+    await expect.poll(async () => aboveTheNav(page, '.deck-actions')).toBe(true);
+    const short = await card.boundingBox();
+    if (!short) throw new Error('card has no box');
+    expect(short.height / short.width).toBeGreaterThanOrEqual(0.8);
+    await shot('08b-deck-between-browser-bars');
+    await page.setViewportSize(PHONE);
 
     const box = await card.boundingBox();
     if (!box) throw new Error('card has no box');
