@@ -74,6 +74,15 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     expect(await page.locator('.verify-banner').isVisible()).toBe(true);
     const [heading, actions] = await Promise.all([page.getByRole('heading', { name: /Ben, 28/ }).boundingBox(), page.locator('.deck-actions').boundingBox()]);
     expect(heading && actions && heading.y + heading.height <= actions.y).toBe(true);
+    // So on a small phone too (320 × 568): the photo gives up its height first.
+    await page.setViewportSize({ width: 320, height: 568 });
+    await expect
+      .poll(async () => {
+        const [small, smallActions] = await Promise.all([page.getByRole('heading', { name: /Ben, 28/ }).boundingBox(), page.locator('.deck-actions').boundingBox()]);
+        return Boolean(small && smallActions && small.y + small.height <= smallActions.y);
+      })
+      .toBe(true);
+    await page.setViewportSize(PHONE);
     // Scrolled to the end, the bio clears the buttons.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     const [bio, actionsAtEnd] = await Promise.all([page.locator('.bio').boundingBox(), page.locator('.deck-actions').boundingBox()]);
