@@ -1,7 +1,11 @@
 import { type Language, LANGUAGES } from '../../shared/constants';
 import { useLanguage, useT } from '../lib/i18n';
 
-/** `compact` shows ES / EN (the top bar of the app), with the full name for screen readers. */
+/**
+ * ES / EN, each button named in full for screen readers. `compact` always shows the codes (the app's
+ * top bar); otherwise the names show, and the codes only where the names would not fit beside the
+ * logo (a 320 px phone, styles.css).
+ */
 export function LanguageSwitcher({ className = '', compact = false }: { className?: string; compact?: boolean }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
@@ -15,10 +19,11 @@ export function LanguageSwitcher({ className = '', compact = false }: { classNam
           lang={code}
           className={code === language ? 'is-active' : ''}
           aria-pressed={code === language}
-          aria-label={compact ? t(`language.${code}`) : undefined}
+          aria-label={t(`language.${code}`)}
           onClick={() => setLanguage(code)}
         >
-          {compact ? code.toUpperCase() : t(`language.${code}`)}
+          {!compact && <span className="lang-name">{t(`language.${code}`)}</span>}
+          <span className="lang-code">{code.toUpperCase()}</span>
         </button>
       ))}
     </div>

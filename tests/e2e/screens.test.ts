@@ -254,6 +254,12 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     }
     await page.getByRole('link', { name: 'privacy@eventmatch.app' }).waitFor();
     await shot('screens-07-privacy');
+    // On a 320 px phone the language switch beside the logo says ES / EN, inside the screen.
+    await page.setViewportSize({ width: 320, height: 568 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    expect((await page.locator('.auth-header .lang-switch').innerText()).replace(/\s/g, '')).toBe('ESEN');
+    await page.getByRole('button', { name: 'Español' }).waitFor();
+    await page.setViewportSize(PHONE);
 
     await page.goto(`${server.url}/app/home/`);
     await page.getByRole('link', { name: en['app.logout'] }).click();
