@@ -22,10 +22,24 @@ export function hasChromium(): boolean {
   return false;
 }
 
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A phone-sized Chromium with a profile on disk, as a person's browser has: what a fresh context
+ * cannot tell (it is incognito), such as whether the app can be installed, it can.
+ */
+export function launchPhoneProfile(profileDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: CHROMIUM_ARGS,
+    viewport: PHONE,
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
   });
 }
 
