@@ -92,6 +92,12 @@ interface ChatState {
    * thread loaded since starts after its own last message), and answers the threads that are gone.
    */
   catchUp: (from?: Record<number, number>) => Promise<number[]>;
+  /**
+   * What is typed and not sent yet, per conversation: a look at the partner's profile or another chat
+   * does not throw it away. In memory only, and gone with a sign-out.
+   */
+  drafts: Record<number, string>;
+  setDraft: (id: number, text: string) => void;
   ended: Record<number, EndedChat>;
   /** Forgets the thread and remembers that it ended, so that its chat page leaves. */
   end: (id: number, byMe: boolean, name?: string) => void;
@@ -235,16 +241,24 @@ export const useChat = create<ChatState>()((set, get) => {
       );
       return gone;
     },
+    drafts: {},
+    setDraft(id, text) {
+      set((state) => {
+        const { [id]: _, ...drafts } = state.drafts;
+        return { drafts: text ? { ...drafts, [id]: text } : drafts };
+      });
+    },
     ended: {},
     end(id, byMe, name) {
       set((state) => {
         if (state.ended[id]) return state;
         const { [id]: thread, ...threads } = state.threads;
-        return { threads, ended: { ...state.ended, [id]: { name: name ?? thread?.detail?.name ?? '', byMe } } };
+        const { [id]: _, ...drafts } = state.drafts;
+        return { threads, drafts, ended: { ...state.ended, [id]: { name: name ?? thread?.detail?.name ?? '', byMe } } };
       });
     },
     reset() {
-      set({ threads: {}, ended: {} });
+      set({ threads: {}, drafts: {}, ended: {} });
     },
   };
 });

@@ -146,4 +146,23 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await page.locator('.message', { hasText: 'while you were away' }).count()).toBe(1);
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-05-caught-up.png') });
   });
+
+  it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
+    const leaveAndComeBack = async () => {
+      await page.getByRole('link', { name: en['chat.back'] }).click();
+      await row.waitFor();
+      await row.click();
+      await page.locator('.message', { hasText: 'while you were away' }).waitFor();
+    };
+    await composer.fill('half a thought');
+    await leaveAndComeBack();
+    expect(await composer.inputValue()).toBe('half a thought');
+
+    await composer.press('Enter');
+    await expect.poll(() => page.locator('.message-own', { hasText: 'half a thought' }).getAttribute('class')).toContain('is-sent');
+    await leaveAndComeBack();
+    expect(await composer.inputValue()).toBe('');
+  });
 });

@@ -26,8 +26,8 @@ export function Chat({ id }: { id: number }) {
   const partnerOnline = usePresence((state) => partnerId !== undefined && state.online.has(partnerId));
   const ended = useChat((state) => state.ended[id]);
   const [, navigate] = useLocation();
-  const { open, send, retry, loadOlder, markRead } = useChat.getState();
-  const [draft, setDraft] = useState('');
+  const draft = useChat((state) => state.drafts[id] ?? '');
+  const { open, send, retry, loadOlder, markRead, setDraft } = useChat.getState();
   const [failedToLoad, setFailedToLoad] = useState(false);
   const [now, setNow] = useState(() => Date.now());
   const listRef = useRef<HTMLOListElement>(null);
@@ -118,7 +118,7 @@ export function Chat({ id }: { id: number }) {
   }
 
   function onDraft(value: string) {
-    setDraft(value);
+    setDraft(id, value);
     const at = Date.now();
     if (value && at - lastTypingSent.current > TYPING_SEND_EVERY_MS) {
       lastTypingSent.current = at;
@@ -130,7 +130,7 @@ export function Chat({ id }: { id: number }) {
     event.preventDefault();
     const content = draft.trim();
     if (!content) return;
-    setDraft('');
+    setDraft(id, '');
     lastTypingSent.current = 0;
     nearBottom.current = true;
     void send(id, content);
