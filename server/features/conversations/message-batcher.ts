@@ -23,15 +23,23 @@ interface Pending {
 const MAX_BATCH = 500;
 
 /**
- * How long a batch waits for company, from its oldest send, when sends are coming close together (the
- * last one less than LINGER_WHEN_GAP_MS after the one before). A batch costs PostgreSQL about the same
- * whether it carries one message or four (bench/README.md): at 1,000 msg/s, 3 ms took the app and
- * PostgreSQL from 565–661 to 360–407 µs of CPU a message against 1 ms, for a p50 1 ms later and the
- * same p99 (2 ms sat between the two). Sparse sends (a quiet party) are written at once, and so is a
- * batch whose oldest send has waited that long already (a busy instance, whose writes take longer).
+ * How long a batch waits for company, from its oldest send, when sends come fast enough that the wait
+ * is likely to bring some. A batch costs PostgreSQL about the same whether it carries one message or
+ * four (bench/README.md): at 1,000 msg/s, 3 ms took the app and PostgreSQL from 565–661 to 360–407 µs
+ * of CPU a message against 1 ms, for a p50 1 ms later and the same p99 (2 ms sat between the two).
+ * Sparse sends (a party's few a second) are written at once, and so is a batch whose oldest send has
+ * waited that long already (a busy instance, whose writes take longer).
  */
 const LINGER_MS = 3;
-const LINGER_WHEN_GAP_MS = 10;
+/**
+ * "Fast enough": the gap between sends, smoothed over the last ten or so, under LINGER_MS, so that a
+ * linger expects at least one more send (over ~330 a second). Judged by the last gap alone (under
+ * 10 ms, as it was), two sends of a party's 50 a second fell that close two times in five, and each
+ * waited out the linger for a batch of one. A gap counts at most GAP_CEILING_MS, so that one quiet
+ * spell does not keep a burst after it from batching.
+ */
+const GAP_SMOOTHING = 0.2;
+const GAP_CEILING_MS = 10 * LINGER_MS;
 
 /**
  * How many sends are answered per event-loop turn once their batch is committed. Each answer writes
@@ -58,8 +66,8 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
   let queue: Pending[] = [];
   let flushing = false;
   let lastArrival = Number.NEGATIVE_INFINITY;
-  /** Whether the latest send came less than LINGER_WHEN_GAP_MS after the one before. */
-  let thick = false;
+  /** The gap between sends, smoothed (GAP_SMOOTHING); from a quiet start. */
+  let gap = GAP_CEILING_MS;
 
   /**
    * Committed sends waiting for their answer, oldest first: answered SETTLE_SLICE at a time, a slice
@@ -99,7 +107,7 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
       // Every batch waits, not only an idle batcher's first: sends that arrived while the previous
       // batch was written would otherwise go at once, and at 1,000 msg/s the batches stayed that small
       // (1.5 messages a commit with a 3 ms linger, bench:realtime's msgs/commit).
-      const wait = thick ? queue[0]!.at + LINGER_MS - performance.now() : 0;
+      const wait = gap < LINGER_MS ? queue[0]!.at + LINGER_MS - performance.now() : 0;
       if (wait > 0 && queue.length < MAX_BATCH) await new Promise((resolve) => setTimeout(resolve, wait));
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
@@ -135,7 +143,7 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
       return new Promise<SendResult>((resolve, reject) => {
         const now = performance.now();
         queue.push({ input, at: now, resolve, reject });
-        thick = now - lastArrival < LINGER_WHEN_GAP_MS;
+        gap += GAP_SMOOTHING * (Math.min(now - lastArrival, GAP_CEILING_MS) - gap);
         lastArrival = now;
         // Sends that arrive while a batch is written share the next commit; an idle batcher starts
         // after this event-loop turn, so the turn's sends go together.
