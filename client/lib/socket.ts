@@ -114,11 +114,22 @@ export function onRefused(listener: () => void) {
 
 export const isConnected = () => Boolean(socket?.connected);
 
-/** Sends over the socket; resolves with the stored message or rejects (timeout, validation, offline). */
+/** The server answered a socket send with an error (not a participant, throttled, invalid). */
+export class SocketRefused extends Error {
+  override name = 'SocketRefused';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Sends over the socket; resolves with the stored message or rejects (`SocketRefused`, or no answer in time or no socket). */
 export async function sendMessageOverSocket(payload: MessageSendPayload): Promise<Message> {
   if (!socket?.connected) throw new Error('offline');
   const reply: Ack<{ message: Message }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload);
-  if (!reply.ok) throw new Error(reply.error.message);
+  if (!reply.ok) throw new SocketRefused(reply.error.code, reply.error.message);
   return reply.message;
 }
 

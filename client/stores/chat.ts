@@ -1,13 +1,19 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { NotFound } from '../lib/api';
+import { ApiError, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
-import { isConnected, sendMessageOverSocket, sendRead } from '../lib/socket';
+import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { uuid } from '../lib/uuid';
 import { onSignOut, useSession } from './session';
 
-export type MessageStatus = 'sent' | 'sending' | 'failed';
+/**
+ * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
+ * its answer came), or put off by an instance shutting down; it goes out by itself when the socket is
+ * back, under the same client_id, so never twice. `failed`: the server refused it, or did not answer
+ * in time while connected; Retry sends it.
+ */
+export type MessageStatus = 'sent' | 'sending' | 'queued' | 'failed';
 export interface ChatMessage extends Message {
   status: MessageStatus;
 }
@@ -83,6 +89,8 @@ interface ChatState {
   receive: (id: number, message: Message) => void;
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
+  /** The socket is back: each conversation's queued messages go out, in the order they were written. */
+  sendQueued: () => Promise<void>;
   markRead: (id: number) => void;
   /** Resolves with the conversations that are gone (404): they ended while the socket was away. */
   /** Each loaded thread's last stored message id, as of now: where a catch-up decided now starts. */
@@ -123,9 +131,15 @@ export const useChat = create<ChatState>()((set, get) => {
       update(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
       track('message_sent');
     } catch (error) {
-      console.error('Message not sent', error);
+      // It waits for the socket, not for a Retry, when it went unanswered with no socket now (a party's
+      // Wi-Fi gone, or the socket dropped before its answer came), or when the server said it is
+      // shutting down (`unavailable`: send again once reconnected, to another instance).
+      const refused = error instanceof SocketRefused || (error instanceof ApiError && !(error instanceof NetworkError));
+      const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());
+      if (!waits) console.error('Message not sent', error);
+      const status: MessageStatus = waits ? 'queued' : 'failed';
       update(id, (thread) => ({
-        messages: thread.messages.map((item) => (item.client_id === clientId && item.id < 0 ? { ...item, status: 'failed' } : item)),
+        messages: thread.messages.map((item) => (item.client_id === clientId && item.id < 0 ? { ...item, status } : item)),
       }));
     }
   }
@@ -183,6 +197,20 @@ export const useChat = create<ChatState>()((set, get) => {
       }));
       // The same client_id: if the first try did reach the server, no duplicate is stored.
       await deliver(id, message);
+    },
+    async sendQueued() {
+      await Promise.all(
+        Object.entries(get().threads).map(async ([key, thread]) => {
+          const id = Number(key);
+          for (const queued of thread.messages.filter((message) => message.status === 'queued')) {
+            update(id, (current) => ({
+              messages: current.messages.map((item) => (item.client_id === queued.client_id && item.status === 'queued' ? { ...item, status: 'sending' } : item)),
+            }));
+            // The same client_id: a send that did reach the server before the connection went is not stored twice.
+            await deliver(id, queued);
+          }
+        }),
+      );
     },
     receive(id, message) {
       const me = useSession.getState().user?.id;

@@ -88,7 +88,11 @@ export function startRealtime(token: string) {
     useConnection.subscribe((state, previous) => {
       if (previous.connected && !state.connected) usePresence.getState().reset();
     }),
-    onConnect(() => void usePresence.getState().refresh()),
+    onConnect(() => {
+      void usePresence.getState().refresh();
+      // What was written with no connection goes out now.
+      void useChat.getState().sendQueued();
+    }),
     onReconnect(() => catchUp()),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.

@@ -62,6 +62,7 @@ export const enApp = {
   'chat.send': 'Send',
   'chat.empty': 'No messages yet',
   'chat.sending': 'Sending…',
+  'chat.queued': 'Waiting for a connection…',
   'chat.failed': 'Not sent.',
   'chat.retry': 'Retry',
   'chat.typing': '{name} is typing…',

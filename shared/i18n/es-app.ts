@@ -63,6 +63,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.send': 'Enviar',
   'chat.empty': 'Aún no hay mensajes',
   'chat.sending': 'Enviando…',
+  'chat.queued': 'Esperando conexión…',
   'chat.failed': 'No enviado.',
   'chat.retry': 'Reintentar',
   'chat.typing': '{name} está escribiendo…',

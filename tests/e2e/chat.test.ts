@@ -1,10 +1,10 @@
 /**
  * Chat behaviour that only a real browser and a real socket can show: older pages on scrolling up,
- * read receipts, a failed send that is retried once (no duplicate), and catch-up of a message sent
- * while the socket was down.
+ * read receipts, a refused send that is retried once (no duplicate), a send written offline that goes
+ * out by itself when the socket is back, and catch-up of a message sent while the socket was down.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -114,24 +114,62 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-read.png') });
   });
 
-  it('marks a send that fails as not sent, and Retry stores it exactly once', async () => {
-    // No socket and no HTTP for messages: the send must fail visibly.
-    await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()));
+  /**
+   * Takes the tab's socket down and keeps it down until `socketBack` (a blocked socket's every
+   * attempt to come back is closed), with the HTTP send answered by `httpSend`.
+   */
+  let socketBlocked = false;
+  let socketRouted = false;
+  async function goOffline(httpSend: (route: Route) => Promise<void>) {
+    if (!socketRouted) {
+      await page.routeWebSocket(/\/socket\.io\//, (ws) => (socketBlocked ? ws.close() : ws.connectToServer()));
+      socketRouted = true;
+    }
+    await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? httpSend(route) : route.continue()));
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+    socketBlocked = true;
     server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
     await page.getByText(en['app.offline']).waitFor();
     // Offline, Ana cannot know who is online: Ben's "Online" goes until her socket is back.
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
+  }
+  async function socketBack() {
+    await page.unroute('**/api/conversations/*/messages/');
+    socketBlocked = false;
+  }
+
+  it('marks a send the server refuses as not sent, and Retry stores it exactly once', async () => {
+    await goOffline((route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ detail: 'Service unavailable.' }) }),
+    );
     await page.getByPlaceholder(en['chat.placeholder']).fill('try again');
     await page.keyboard.press('Enter');
     const failed = page.locator('.message.is-failed', { hasText: 'try again' });
     await failed.waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-failed.png') });
 
-    await page.unroute('**/api/conversations/*/messages/');
+    await socketBack();
     await failed.getByRole('button', { name: en['chat.retry'] }).click();
     await expect.poll(() => page.locator('.message-own', { hasText: 'try again' }).getAttribute('class')).toContain('is-sent');
     expect((await stored()).filter((message) => message.content === 'try again')).toHaveLength(1);
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+  });
+
+  it('keeps a message written with no connection at all, and sends it by itself once the socket is back', async () => {
+    // No socket, and no answer over HTTP either (the phone's Wi-Fi is gone).
+    await goOffline((route) => route.abort('internetdisconnected'));
+    await page.getByPlaceholder(en['chat.placeholder']).fill('written offline');
+    await page.keyboard.press('Enter');
+    const mine = page.locator('.message-own', { hasText: 'written offline' });
+    await mine.getByText(en['chat.queued']).waitFor();
+    expect(await mine.getAttribute('class')).toContain('is-queued');
+    expect(await mine.getByRole('button', { name: en['chat.retry'] }).count()).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04b-queued.png') });
+    expect((await stored()).filter((message) => message.content === 'written offline')).toHaveLength(0);
+
+    await socketBack();
+    await expect.poll(() => mine.getAttribute('class'), { timeout: 15_000 }).toContain('is-sent');
+    expect((await stored()).filter((message) => message.content === 'written offline')).toHaveLength(1);
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
   });
 

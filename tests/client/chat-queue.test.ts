@@ -1,0 +1,88 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../shared/schemas/conversations';
+
+const sendMessage = vi.hoisted(() => vi.fn());
+/** The socket as the store sees it: up or down, what it sent, and the next send's refusal. */
+const socket = vi.hoisted(() => ({ connected: false, sent: [] as string[], refuseWith: null as string | null }));
+const SocketRefused = vi.hoisted(
+  () =>
+    class SocketRefused extends Error {
+      constructor(
+        readonly code: string,
+        message: string,
+      ) {
+        super(message);
+      }
+    },
+);
+vi.mock('../../client/lib/api-app', () => ({ api: { sendMessage } }));
+vi.mock('../../client/lib/socket', () => ({
+  SocketRefused,
+  isConnected: () => socket.connected,
+  sendRead: () => {},
+  async sendMessageOverSocket(payload: { conversation_id: number; content: string; client_id: string }): Promise<Message> {
+    if (!socket.connected) throw new Error('offline');
+    const refusal = socket.refuseWith;
+    socket.refuseWith = null;
+    if (refusal) throw new SocketRefused(refusal, refusal);
+    socket.sent.push(payload.content);
+    return { id: socket.sent.length, sender: 1, content: payload.content, time: '2026-11-28T01:00:00.000Z', client_id: payload.client_id };
+  },
+}));
+
+const { ApiError, NetworkError } = await import('../../client/lib/api');
+const { useChat } = await import('../../client/stores/chat');
+
+const statuses = (id: number) => useChat.getState().threads[id]!.messages.map((message) => `${message.content}:${message.status}`);
+
+describe('the chat store’s sends that cannot go now', () => {
+  afterEach(() => {
+    useChat.getState().reset();
+    sendMessage.mockReset();
+    socket.connected = false;
+    socket.sent = [];
+    socket.refuseWith = null;
+  });
+
+  it('queues what is written with no socket and no answer over HTTP, and sends it in order once connected', async () => {
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+    expect(statuses(7)).toEqual(['first:queued', 'second:queued']);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['first', 'second']);
+    expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
+  });
+
+  it('marks a send the server refused over HTTP as failed, for Retry, and does not send it by itself', async () => {
+    sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
+    await useChat.getState().send(7, 'refused');
+    expect(statuses(7)).toEqual(['refused:failed']);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual([]);
+    expect(statuses(7)).toEqual(['refused:failed']);
+  });
+
+  it('puts off a send that an instance shutting down answers `unavailable`, until the next connect', async () => {
+    socket.connected = true;
+    socket.refuseWith = 'unavailable';
+    await useChat.getState().send(7, 'during a deploy');
+    expect(statuses(7)).toEqual(['during a deploy:queued']);
+
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['during a deploy']);
+    expect(statuses(7)).toEqual(['during a deploy:sent']);
+  });
+
+  it('marks a send the server refused over the socket as failed (not a participant)', async () => {
+    socket.connected = true;
+    socket.refuseWith = 'not_found';
+    await useChat.getState().send(7, 'to a stranger');
+    expect(statuses(7)).toEqual(['to a stranger:failed']);
+  });
+});
