@@ -4,6 +4,7 @@ import { track, trackOnce } from '../lib/analytics';
 import { ApiError, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
+import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
 import { onSignOut, useSession } from './session';
 
@@ -91,6 +92,8 @@ interface ChatState {
   partnerRead: (id: number, lastReadId: number) => void;
   /** The socket is back: each conversation's queued messages go out, in the order they were written. */
   sendQueued: () => Promise<void>;
+  /** The user's messages still on their way when this device last had the app open, queued again. */
+  restoreOutbox: (userId: number) => void;
   markRead: (id: number) => void;
   /** Resolves with the conversations that are gone (404): they ended while the socket was away. */
   /** Each loaded thread's last stored message id, as of now: where a catch-up decided now starts. */
@@ -199,10 +202,12 @@ export const useChat = create<ChatState>()((set, get) => {
       await deliver(id, message);
     },
     async sendQueued() {
+      const me = useSession.getState().user?.id;
+      if (me === undefined) return;
       await Promise.all(
         Object.entries(get().threads).map(async ([key, thread]) => {
           const id = Number(key);
-          for (const queued of thread.messages.filter((message) => message.status === 'queued')) {
+          for (const queued of thread.messages.filter((message) => message.status === 'queued' && message.sender === me)) {
             update(id, (current) => ({
               messages: current.messages.map((item) => (item.client_id === queued.client_id && item.status === 'queued' ? { ...item, status: 'sending' } : item)),
             }));
@@ -211,6 +216,17 @@ export const useChat = create<ChatState>()((set, get) => {
           }
         }),
       );
+    },
+    restoreOutbox(userId) {
+      for (const entry of readOutbox(userId)) {
+        update(entry.conversation_id, (thread) => {
+          if (thread.messages.some((message) => message.client_id === entry.client_id)) return {};
+          const message: ChatMessage = { id: tempId--, sender: userId, content: entry.content, time: entry.time, client_id: entry.client_id, status: 'queued' };
+          return { messages: [...thread.messages, message] };
+        });
+      }
+      restoredFor = userId;
+      if (isConnected()) void get().sendQueued();
     },
     receive(id, message) {
       const me = useSession.getState().user?.id;
@@ -292,3 +308,30 @@ export const useChat = create<ChatState>()((set, get) => {
 });
 
 onSignOut(() => useChat.getState().reset());
+
+/**
+ * The outbox on the device follows the store: every message of the signed-in user's still on its way
+ * (queued, or sending when the tab may die), from the moment that user's earlier outbox was restored.
+ */
+let restoredFor: number | null = null;
+let written = '';
+useChat.subscribe((state) => {
+  const me = useSession.getState().user?.id;
+  if (me === undefined || me !== restoredFor) return;
+  const entries: OutboxEntry[] = [];
+  for (const [key, thread] of Object.entries(state.threads)) {
+    for (const message of thread.messages) {
+      if ((message.status === 'queued' || message.status === 'sending') && message.sender === me && message.client_id) {
+        entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time });
+      }
+    }
+  }
+  const next = JSON.stringify(entries);
+  if (next === written) return;
+  written = next;
+  writeOutbox(me, entries);
+});
+useSession.subscribe((state, previous) => {
+  const id = state.user?.id;
+  if (id !== undefined && id !== previous.user?.id) useChat.getState().restoreOutbox(id);
+});

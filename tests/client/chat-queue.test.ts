@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 
 const sendMessage = vi.hoisted(() => vi.fn());
@@ -32,12 +32,18 @@ vi.mock('../../client/lib/socket', () => ({
 }));
 
 const { ApiError, NetworkError } = await import('../../client/lib/api');
-const { useChat } = await import('../../client/stores/chat');
+let { useChat } = await import('../../client/stores/chat');
+let { useSession } = await import('../../client/stores/session');
+const ME = 1;
+const signedIn = () => useSession.setState({ user: { id: ME } as never });
 
 const statuses = (id: number) => useChat.getState().threads[id]!.messages.map((message) => `${message.content}:${message.status}`);
 
 describe('the chat store’s sends that cannot go now', () => {
+  beforeEach(signedIn);
   afterEach(() => {
+    useSession.setState({ user: undefined });
+    localStorage.clear();
     useChat.getState().reset();
     sendMessage.mockReset();
     socket.connected = false;
@@ -77,6 +83,31 @@ describe('the chat store’s sends that cannot go now', () => {
     await useChat.getState().sendQueued();
     expect(socket.sent).toEqual(['during a deploy']);
     expect(statuses(7)).toEqual(['during a deploy:sent']);
+  });
+
+  it('keeps the queue on the device: the app opened again sends it, once the user is known', async () => {
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'before the tab closed');
+    expect(JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]')).toMatchObject([{ conversation_id: 7, content: 'before the tab closed' }]);
+
+    // The app opened again: new stores, the same device.
+    vi.resetModules();
+    ({ useChat } = await import('../../client/stores/chat'));
+    ({ useSession } = await import('../../client/stores/session'));
+    expect(useChat.getState().threads).toEqual({});
+    socket.connected = true;
+    signedIn();
+    await vi.waitFor(() => expect(socket.sent).toEqual(['before the tab closed']));
+    await vi.waitFor(() => expect(statuses(7)).toEqual(['before the tab closed:sent']));
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
+  });
+
+  it('leaves another user’s outbox alone', async () => {
+    localStorage.setItem('chat_outbox:2', JSON.stringify([{ conversation_id: 7, client_id: 'x', content: 'not mine', time: '2026-11-28T01:00:00.000Z' }]));
+    useSession.setState({ user: undefined });
+    signedIn();
+    expect(useChat.getState().threads[7]).toBeUndefined();
+    expect(localStorage.getItem('chat_outbox:2')).not.toBeNull();
   });
 
   it('marks a send the server refused over the socket as failed (not a participant)', async () => {

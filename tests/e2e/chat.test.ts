@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -25,6 +25,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   let ben: TestUser;
   let benSocket: ClientSocket;
   let conversationId: number;
+  /** While true, Ana's tab cannot open its socket (`goOffline`). */
+  let socketBlocked = false;
   const api = () => client(server.url);
   const stored = async () =>
     (await api().get(`/api/conversations/${conversationId}/messages/?limit=100`, { token: ben.token })).body.results as Array<{ id: number; content: string }>;
@@ -44,6 +46,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       expect(sent.status).toBe(201);
     }
     benSocket = await connect(server.url, ben.token);
+    // While `socketBlocked`, the server turns Ana's tab away at the handshake (as an instance that cannot
+    // take it would): the tab keeps trying, and has no socket until it is lifted.
+    server.app.io.use((socket, next) => (socketBlocked && socket.data.user?.id === ana.id ? next(new Error('unavailable')) : next()));
 
     browser = await launchChromium();
     ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
@@ -115,16 +120,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   });
 
   /**
-   * Takes the tab's socket down and keeps it down until `socketBack` (a blocked socket's every
-   * attempt to come back is closed), with the HTTP send answered by `httpSend`.
+   * Takes the tab's socket down and keeps it down until `socketBack`, with the HTTP send answered
+   * by `httpSend`.
    */
-  let socketBlocked = false;
-  let socketRouted = false;
   async function goOffline(httpSend: (route: Route) => Promise<void>) {
-    if (!socketRouted) {
-      await page.routeWebSocket(/\/socket\.io\//, (ws) => (socketBlocked ? ws.close() : ws.connectToServer()));
-      socketRouted = true;
-    }
     await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? httpSend(route) : route.continue()));
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
     socketBlocked = true;
@@ -137,6 +136,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.unroute('**/api/conversations/*/messages/');
     socketBlocked = false;
   }
+  // A test that fails offline does not leave the next ones offline too.
+  afterEach(socketBack);
 
   it('marks a send the server refuses as not sent, and Retry stores it exactly once', async () => {
     await goOffline((route) =>
@@ -155,7 +156,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
   });
 
-  it('keeps a message written with no connection at all, and sends it by itself once the socket is back', async () => {
+  it('keeps a message written with no connection at all, through a reload, and sends it once the socket is back', async () => {
     // No socket, and no answer over HTTP either (the phone's Wi-Fi is gone).
     await goOffline((route) => route.abort('internetdisconnected'));
     await page.getByPlaceholder(en['chat.placeholder']).fill('written offline');
@@ -165,6 +166,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await mine.getAttribute('class')).toContain('is-queued');
     expect(await mine.getByRole('button', { name: en['chat.retry'] }).count()).toBe(0);
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04b-queued.png') });
+    // The phone closes the tab meanwhile: the app opened again still holds it.
+    await page.reload();
+    await mine.getByText(en['chat.queued']).waitFor();
     expect((await stored()).filter((message) => message.content === 'written offline')).toHaveLength(0);
 
     await socketBack();
