@@ -208,6 +208,9 @@ export const useChat = create<ChatState>()((set, get) => {
         Object.entries(get().threads).map(async ([key, thread]) => {
           const id = Number(key);
           for (const queued of thread.messages.filter((message) => message.status === 'queued' && message.sender === me)) {
+            // Another connect's run may have taken it meanwhile.
+            const now = get().threads[id]?.messages.find((item) => item.client_id === queued.client_id);
+            if (now?.status !== 'queued') continue;
             update(id, (current) => ({
               messages: current.messages.map((item) => (item.client_id === queued.client_id && item.status === 'queued' ? { ...item, status: 'sending' } : item)),
             }));

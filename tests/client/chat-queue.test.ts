@@ -63,6 +63,16 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
   });
 
+  it('sends each queued message once when two connects come close together', async () => {
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+
+    socket.connected = true;
+    await Promise.all([useChat.getState().sendQueued(), useChat.getState().sendQueued()]);
+    expect(socket.sent).toEqual(['first', 'second']);
+  });
+
   it('marks a send the server refused over HTTP as failed, for Retry, and does not send it by itself', async () => {
     sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
     await useChat.getState().send(7, 'refused');
