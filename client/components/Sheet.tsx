@@ -65,11 +65,13 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
 }
 
 /**
- * The confirm button, with Cancel under it; Cancel takes the focus unless `cancelFirst` is false, so
- * that nothing destructive is one Enter away. Without `onConfirm` the confirm button submits its form.
+ * The confirm button, with Cancel (or `cancelLabel`) under it; Cancel takes the focus unless
+ * `cancelFirst` is false, so that nothing destructive is one Enter away. Without `onConfirm` the
+ * confirm button submits its form.
  */
 export function SheetActions({
   confirmLabel,
+  cancelLabel,
   tone = 'danger',
   busy,
   onConfirm,
@@ -77,6 +79,8 @@ export function SheetActions({
   cancelFirst = true,
 }: {
   confirmLabel: string;
+  /** Instead of "Cancel" (whose copy comes with the safety dialogs). */
+  cancelLabel?: string;
   tone?: 'danger' | 'primary';
   busy: boolean;
   onConfirm?: () => void;
@@ -90,7 +94,7 @@ export function SheetActions({
         {confirmLabel}
       </button>
       <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={cancelFirst || undefined}>
-        {t('safety.cancel')}
+        {cancelLabel ?? t('safety.cancel')}
       </button>
     </div>
   );

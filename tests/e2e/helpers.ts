@@ -91,3 +91,21 @@ export async function aboveTheNav(page: Page, selector: string): Promise<boolean
     return window.scrollY === 0 && box.top >= 0 && box.height > 0 && box.bottom <= nav.getBoundingClientRect().top;
   }, selector);
 }
+
+/**
+ * After the entry animations end: a sheet or a toast half-way in would not show what a person sees.
+ * (Playwright's `animations: 'disabled'` would also end a toast's countdown, and with it the toast.)
+ */
+export async function entryAnimationsDone(page: Page) {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => {
+          const target = (animation.effect as KeyframeEffect | null)?.target;
+          return animation.effect?.getTiming().iterations !== Infinity && !target?.classList.contains('toast-progress');
+        })
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
+}

@@ -15,7 +15,7 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
 import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -40,22 +40,8 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
   let carlTab: Tab;
   let modTab: Tab;
   const api = () => client(server.url);
-  /**
-   * After the entry animations end: a sheet or a toast half-way in would not show what a person sees.
-   * (Playwright's `animations: 'disabled'` would also end a toast's countdown, and with it the toast.)
-   */
   async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
-    await page.evaluate(() =>
-      Promise.all(
-        document
-          .getAnimations()
-          .filter((animation) => {
-            const target = (animation.effect as KeyframeEffect | null)?.target;
-            return animation.effect?.getTiming().iterations !== Infinity && !target?.classList.contains('toast-progress');
-          })
-          .map((animation) => animation.finished.catch(() => undefined)),
-      ),
-    );
+    await entryAnimationsDone(page);
     await page.screenshot({ path: path.join(ARTIFACTS, `safety-${name}.png`), ...options });
   }
 

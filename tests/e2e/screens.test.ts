@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -244,6 +244,45 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.waitForURL('**/app/subscribe/');
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByRole('button', { name: en['subscribe.manage'] }).waitFor();
+  });
+
+  it('asks before a link leaves the profile with changes not saved, and not once they are', async () => {
+    await page.goto(`${server.url}/app/profile/`);
+    const bio = page.getByRole('textbox', { name: en['profile.bio'] });
+    await bio.waitFor();
+    const before = await bio.inputValue();
+    await bio.fill('Changed my mind about the bio');
+    const home = page.getByRole('link', { name: en['app.nav.home'] });
+    const discard = page.getByRole('dialog', { name: en['profile.discardTitle'] });
+
+    await home.click();
+    await discard.waitFor();
+    await entryAnimationsDone(page);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'screens-06b-discard-changes.png') });
+    // Keep editing: still here, the change still in the field.
+    await discard.getByRole('button', { name: en['profile.keepEditing'] }).click();
+    await discard.waitFor({ state: 'detached' });
+    expect(page.url()).toMatch(/\/app\/profile\/$/);
+    expect(await bio.inputValue()).toBe('Changed my mind about the bio');
+    // The profile tab is this very page: nothing to ask.
+    await page.getByRole('link', { name: en['app.nav.profile'] }).click();
+    expect(await discard.count()).toBe(0);
+    expect(await bio.inputValue()).toBe('Changed my mind about the bio');
+
+    await home.click();
+    await discard.getByRole('button', { name: en['profile.discard'] }).click();
+    await page.waitForURL(/\/app\/home\/?$/);
+    await page.goto(`${server.url}/app/profile/`);
+    await bio.waitFor();
+    expect(await bio.inputValue()).toBe(before);
+
+    // Saved, nothing to ask.
+    await bio.fill('Saved this time');
+    await page.getByRole('button', { name: en['profile.save'] }).click();
+    await page.getByText(en['profile.saved']).first().waitFor();
+    await home.click();
+    await page.waitForURL(/\/app\/home\/?$/);
+    expect(await discard.count()).toBe(0);
   });
 
   it('shows the privacy policy with its contents, and logs out from the top bar', async () => {

@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
+import { useLocation } from 'wouter';
 import { toast } from '../../lib/toast';
 import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
@@ -7,6 +8,7 @@ import { AgeRange } from '../../components/AgeRange';
 import { FieldErrors } from '../../components/AuthLayout';
 import { DateField } from '../../components/DateField';
 import { PhotoUploader } from '../../components/PhotoUploader';
+import { ConfirmSheet } from '../../components/Sheet';
 import { Loading } from '../../components/Loading';
 import { ValidationError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
@@ -64,6 +66,10 @@ export function EditProfile() {
   const [form, setForm] = useState<Form | null>(null);
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [busy, setBusy] = useState(false);
+  /** Where a tap on a link would have gone while the form held changes: the discard step asks first. */
+  const [leavingTo, setLeavingTo] = useState<string | null>(null);
+  const [, navigate] = useLocation();
+  const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
 
   useEffect(() => {
     load().catch((error: unknown) => console.error('Could not load profile', error));
@@ -71,6 +77,32 @@ export function EditProfile() {
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
+  useEffect(() => {
+    if (!dirty) return;
+    // Leaving the app (a reload, the tab closed): the browser's own question.
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      // Safari's and older browsers' way to ask.
+      event.returnValue = '';
+    };
+    // Leaving the page by one of the app's links (the nav, the top bar): ours.
+    const onClick = (event: MouseEvent) => {
+      const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+      if (!(link instanceof HTMLAnchorElement) || event.defaultPrevented || link.target === '_blank') return;
+      const url = new URL(link.href);
+      const here = (path: string) => path.replace(/\/+$/, '') === window.location.pathname.replace(/\/+$/, '');
+      if (url.origin !== window.location.origin || here(url.pathname)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      setLeavingTo(url.pathname + url.search);
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    document.addEventListener('click', onClick, true);
+    return () => {
+      window.removeEventListener('beforeunload', onBeforeUnload);
+      document.removeEventListener('click', onClick, true);
+    };
+  }, [dirty]);
 
   if (!form) return <Loading />;
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
@@ -181,6 +213,20 @@ export function EditProfile() {
           {t('profile.save')}
         </button>
       </form>
+      {leavingTo !== null && (
+        <ConfirmSheet
+          title={t('profile.discardTitle')}
+          error={null}
+          busy={false}
+          tone="primary"
+          confirmLabel={t('profile.discard')}
+          cancelLabel={t('profile.keepEditing')}
+          onConfirm={() => navigate(leavingTo)}
+          onClose={() => setLeavingTo(null)}
+        >
+          <p>{t('profile.discardText')}</p>
+        </ConfirmSheet>
+      )}
     </section>
   );
 }
