@@ -56,6 +56,7 @@ export const enApp = {
   'matches.noMatches': 'No pending matches',
   'matches.conversationsTitle': 'Your Conversations',
   'matches.noConversations': 'You have no conversations yet',
+  'matches.draft': 'Draft:',
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',
   'chat.placeholder': 'Type a message...',

@@ -57,6 +57,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.noMatches': 'No hay matches pendientes',
   'matches.conversationsTitle': 'Tus conversaciones',
   'matches.noConversations': 'Aún no tienes conversaciones',
+  'matches.draft': 'Borrador:',
   'matches.noResults': 'Sin resultados para "{query}"',
   'matches.unread': '{count} sin leer',
   'chat.placeholder': 'Escribe un mensaje...',

@@ -192,19 +192,21 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
-    const leaveAndComeBack = async () => {
+    const leaveAndComeBack = async (rowSays: string) => {
       await page.getByRole('link', { name: en['chat.back'] }).click();
       await row.waitFor();
+      // The list shows the draft where the last message would be.
+      await expect.poll(() => row.locator('.conversation-last').textContent()).toBe(rowSays);
       await row.click();
       await page.locator('.message', { hasText: 'while you were away' }).waitFor();
     };
     await composer.fill('half a thought');
-    await leaveAndComeBack();
+    await leaveAndComeBack(`${en['matches.draft']} half a thought`);
     expect(await composer.inputValue()).toBe('half a thought');
 
     await composer.press('Enter');
     await expect.poll(() => page.locator('.message-own', { hasText: 'half a thought' }).getAttribute('class')).toContain('is-sent');
-    await leaveAndComeBack();
+    await leaveAndComeBack('half a thought');
     expect(await composer.inputValue()).toBe('');
   });
 });

@@ -8,6 +8,7 @@ import { ChevronRight, SearchIcon } from '../../components/AppIcons';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
+import { useChat } from '../../stores/chat';
 import { filterByName, useConversations } from '../../stores/conversations';
 import { useLikes } from '../../stores/likes';
 import '../../perks.css';
@@ -58,6 +59,8 @@ export function Matches() {
   const { empty, started, load } = useConversations(useShallow((state) => ({ empty: state.empty, started: state.started, load: state.load })));
   const [search, setSearch] = useState('');
   const endedNotice = useConversations((state) => state.endedNotice);
+  /** What is typed and not sent in a conversation shows in its row, as messaging apps show it. */
+  const drafts = useChat((state) => state.drafts);
 
   useEffect(() => {
     void load();
@@ -122,7 +125,13 @@ export function Matches() {
                 <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
                 <span className="conversation-text">
                   <span className="conversation-name">{conversation.name}</span>
-                  <span className="conversation-last">{conversation.last_message}</span>
+                  {drafts[conversation.id] ? (
+                    <span className="conversation-last conversation-draft">
+                      <strong>{t('matches.draft')}</strong> {drafts[conversation.id]}
+                    </span>
+                  ) : (
+                    <span className="conversation-last">{conversation.last_message}</span>
+                  )}
                 </span>
                 <span className="conversation-meta">
                   <time dateTime={conversation.last_activity}>{formatActivity(conversation.last_activity, language)}</time>
