@@ -38,6 +38,12 @@ export interface Config {
   secretKey: string | null;
   argon2: { memoryCost: number; timeCost: number };
   loginThrottle: { perIp: number; perAccount: number; windowMs: number };
+  /**
+   * How long an instance trusts a token it has read without reading it again (10 s; tests shorten it).
+   * Revocations reach every instance at once through realtime; this bounds one whose news could not
+   * travel (Redis away).
+   */
+  tokenTrustMs: number;
   /** Rows of `limitRules` replaced (tests); see `server/lib/limits.ts`. */
   limits: Partial<Record<string, { max: number; windowMs: number }>>;
   /**
@@ -126,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
       perAccount: int(env.LOGIN_THROTTLE_PER_ACCOUNT, 10),
       windowMs: int(env.LOGIN_THROTTLE_WINDOW_MS, 60_000),
     },
+    tokenTrustMs: 10_000,
     limits: {},
     limitMultiplier: Math.max(1, int(env.RATE_LIMIT_MULTIPLIER, 1)),
     deckRefreshFetchesPerSecond: Math.max(1, int(env.DECK_REFRESH_FETCHES_PER_SECOND, 50)),

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, users } from '../../server/db/schema';
 import { makeUser } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { hasRedis, REDIS_URL } from '../helpers/services';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 
 const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 const EMAIL_TAKEN = 'A user with that e-mail already exists.';
@@ -232,6 +234,136 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(response.body).toEqual({ detail: 'Authentication credentials were not provided.' });
       expect(await tokensOf(server, user.id)).toHaveLength(1);
     });
+  });
+});
+
+describe.each(backends)("a token's trust on %s", (backend) => {
+  // Short, so that a test sees several trusts go by; 10 s in the app.
+  const TRUST_MS = 600;
+  let server: TestServer;
+  let api: Client;
+  beforeAll(async () => {
+    server = await startServer({ backend, config: { tokenTrustMs: TRUST_MS } });
+    api = client(server.url);
+  });
+  afterAll(() => server.close());
+
+  it('keeps a token in steady use working across many trusts, each read again and vouched for', async () => {
+    const user = await makeUser(server);
+    const until = Date.now() + 4 * TRUST_MS;
+    let answered = 0;
+    while (Date.now() < until) {
+      const me = await api.get('/api/users/me/', { token: user.token });
+      expect(me.status).toBe(200);
+      expect(me.body.id).toBe(user.id);
+      answered += 1;
+      await sleep(40);
+    }
+    expect(answered).toBeGreaterThan(10);
+    expect(await tokensOf(server, user.id)).toHaveLength(1);
+  });
+
+  it('stops opening requests within one trust of its row going behind the instance’s back', async () => {
+    const user = await makeUser(server);
+    expect((await api.get('/api/users/me/', { token: user.token })).status).toBe(200);
+    // As another instance revoking it would, with the news lost on the way (Redis away).
+    await server.app.db.delete(authTokens).where(eq(authTokens.userId, user.id));
+    const deletedAt = Date.now();
+    const answers: Array<{ sentAt: number; status: number }> = [];
+    while (answers.at(-1)?.status !== 401) {
+      if (Date.now() > deletedAt + 5 * TRUST_MS) throw new Error('the deleted token still opened requests five trusts later');
+      const sentAt = Date.now();
+      const me = await api.get('/api/users/me/', { token: user.token });
+      answers.push({ sentAt, status: me.status });
+      if (me.status === 401) expect(me.body).toEqual({ detail: 'Invalid token.' });
+      else await sleep(20);
+    }
+    // Every request it still opened was sent before the trust of the last read that vouched for it ran out.
+    for (const answer of answers.filter(({ status }) => status === 200)) expect(answer.sentAt).toBeLessThan(deletedAt + TRUST_MS);
+    expect(answers.every(({ status }) => status === 200 || status === 401)).toBe(true);
+  });
+});
+
+describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', () => {
+  // Due for its read 1.0–1.4 s into a 2 s trust.
+  const TRUST_MS = 2_000;
+  let server: TestServer;
+  let api: Client;
+  let observer: postgres.Sql;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres', config: { tokenTrustMs: TRUST_MS } });
+    api = client(server.url);
+    observer = postgres(server.config.databaseUrl!, { max: 1, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await observer.end();
+    await server.close();
+  });
+
+  /** Holds every read of a token (an exclusive lock on the table) until `release()`. */
+  async function holdTokenReads() {
+    const holder = postgres(server.config.databaseUrl!, { max: 1, onnotice: () => {} });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const transaction = holder.begin(async (sql) => {
+      await sql`lock table auth_tokens in access exclusive mode`;
+      locked();
+      await released;
+    });
+    await Promise.race([holding, transaction]);
+    return {
+      async release() {
+        release();
+        await transaction;
+        await holder.end();
+      },
+    };
+  }
+
+  const tokenReadsWaiting = async () => {
+    const [row] = await observer<Array<{ count: number }>>`
+      select count(*)::int as count from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query ilike '%t.token_hash = $1%'`;
+    return row!.count;
+  };
+
+  /** The user's own page, or 'waited' when the request is still waiting for the database long after. */
+  const me = (token: string) =>
+    Promise.race([api.get('/api/users/me/', { token }).then((response) => response.status), sleep(5_000).then(() => 'waited' as const)]);
+
+  it('is read again beside a request, never in its path, and the read carries its trust on', { timeout: 30_000 }, async () => {
+    const user = await makeUser(server);
+    const start = Date.now();
+    expect(await me(user.token)).toBe(200);
+    // From here every read of a token waits: a request that needed one would wait with it.
+    const hold = await holdTokenReads();
+    try {
+      while ((await tokenReadsWaiting()) === 0) {
+        if (Date.now() > start + TRUST_MS - 300) throw new Error('no request set off a read of its token before the trust ran out');
+        expect(await me(user.token)).toBe(200);
+        await sleep(50);
+      }
+      // A read is waiting for the table, set off by a request that did not wait for it; nor does the next.
+      expect(await me(user.token)).toBe(200);
+    } finally {
+      await hold.release();
+    }
+
+    // The read, let through, vouched for the token from when it began: past the first trust, requests
+    // are still answered with every read of a token held again.
+    await sleep(start + TRUST_MS + 200 - Date.now());
+    const again = await holdTokenReads();
+    try {
+      expect(await me(user.token)).toBe(200);
+    } finally {
+      await again.release();
+    }
   });
 });
 
