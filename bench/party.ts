@@ -162,7 +162,7 @@ console.log(`match overlays expected ${o.expected}, delivered ${o.delivered}, re
 console.log(`dropped sockets ${party.counts.drops}; errors: ${errorsText(party.counts.errors)}`);
 console.log(
   `REST during the party: ${['GET /api/users/matching-profiles/', 'POST /api/matching/']
-    .map((route) => `${route} ×${party.latency_ms.rest[route]?.count ?? 0} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`)
+    .map((route) => `${route} ×${party.latency_ms.rest[route]?.count ?? 0} p50 ${ms(party.latency_ms.rest[route]?.p50 ?? null)} / p95 ${ms(party.latency_ms.rest[route]?.p95 ?? null)} / p99 ${ms(party.latency_ms.rest[route]?.p99 ?? null)} ms`)
     .join(', ')}`,
 );
 console.log(
