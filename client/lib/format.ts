@@ -11,6 +11,30 @@ export function formatActivity(iso: string, language: Language, now = new Date()
   return new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short' }).format(date);
 }
 
+const capitalized = (text: string) => text.charAt(0).toLocaleUpperCase() + text.slice(1);
+
+/** Whole calendar days from `date` to `now`, in local time (a day of 23 or 25 hours counts as one). */
+function daysBetween(date: Date, now: Date): number {
+  const midnight = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  return Math.round((midnight(now) - midnight(date)) / 86_400_000);
+}
+
+/**
+ * The heading of a chat's day, as messaging apps put it: "Today", "Yesterday", the weekday within the
+ * week, then the date ("Fri, Nov 21"), with the year once it is another year's.
+ */
+export function formatDay(iso: string, language: Language, now = new Date()): string {
+  const date = new Date(iso);
+  const days = daysBetween(date, now);
+  if (days === 0 || days === 1) return capitalized(new Intl.RelativeTimeFormat(language, { numeric: 'auto' }).format(-days, 'day'));
+  if (days > 1 && days < 7) return capitalized(new Intl.DateTimeFormat(language, { weekday: 'long' }).format(date));
+  const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
+  return capitalized(new Intl.DateTimeFormat(language, { weekday: 'short', day: 'numeric', month: 'short', year }).format(date));
+}
+
+/** Whether two instants fall on the same local calendar day. */
+export const sameDay = (a: string, b: string) => new Date(a).toDateString() === new Date(b).toDateString();
+
 /** An event's span: "Sat 21 Nov, 22:00 – 04:00" (the end's date only when it differs). */
 export function formatEventTimes(startsAt: string, endsAt: string, language: Language): string {
   const start = new Date(startsAt);

@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { inArray, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -41,10 +43,17 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const matched = await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
     conversationId = matched.body.conversation_id;
     // 60 messages: more than one page of 50.
+    const sentIds: number[] = [];
     for (let i = 1; i <= 60; i += 1) {
       const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: i % 2 ? ben.token : ana.token, json: { content: `history ${i}` } });
       expect(sent.status).toBe(201);
+      sentIds.push(sent.body.id);
     }
+    // The first ten were written three days ago: the conversation spans two days.
+    await server.app.db
+      .update(messages)
+      .set({ createdAt: sql`${messages.createdAt} - interval '3 days'` })
+      .where(inArray(messages.id, sentIds.slice(0, 10)));
     benSocket = await connect(server.url, ben.token);
     // While `socketBlocked`, the server turns Ana's tab away at the handshake (as an instance that cannot
     // take it would): the tab keeps trying, and has no socket until it is lifted.
@@ -93,6 +102,17 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await page.locator('.message-own .message-content').getByText('history 2', { exact: true }).count()).toBe(1);
     expect(await page.locator('.message-partner .message-content').getByText('history 1', { exact: true }).count()).toBe(1);
     expect(await page.locator('.message-partner .message-content').getByText('history 2', { exact: true }).count()).toBe(0);
+
+    // Each day opens with its heading: three days ago's weekday before the first ten, then today.
+    const threeDaysAgo = await page.evaluate(() => new Intl.DateTimeFormat('en', { weekday: 'long' }).format(Date.now() - 3 * 86_400_000));
+    const items = await page
+      .locator('.messages > li.day-separator, .messages > li.message')
+      .evaluateAll((lis) => lis.map((li) => (li.classList.contains('day-separator') ? `# ${li.textContent}` : li.querySelector('.message-content')?.textContent)));
+    expect(items.filter((item) => item?.startsWith('# '))).toEqual([`# ${threeDaysAgo}`, '# Today']);
+    expect(items.slice(0, 2)).toEqual([`# ${threeDaysAgo}`, 'history 1']);
+    expect(items.slice(11, 13)).toEqual(['# Today', 'history 11']);
+    await page.locator('.messages').evaluate((list) => (list.scrollTop = 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01b-days.png') });
   });
 
   it('shows the partner online in the chat header, and not once they leave', async () => {

@@ -1,11 +1,11 @@
-import { type FormEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
-import { formatTime } from '../../lib/format';
+import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
@@ -154,26 +154,35 @@ export function Chat({ id }: { id: number }) {
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
         {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
         {messages.length === 0 && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
-        {messages.map((message) => {
+        {messages.map((message, index) => {
           const own = message.sender === me;
+          // A conversation begun at a party goes on for days: each day opens with its heading.
+          const firstOfDay = index === 0 || !sameDay(messages[index - 1]!.time, message.time);
           return (
-            <li key={message.client_id ?? message.id} className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
-              <p className="message-content">{message.content}</p>
-              <p className="message-meta">
-                <time dateTime={message.time}>{formatTime(message.time, language)}</time>
-                {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
-                {message.status === 'queued' && <span> · {t('chat.queued')}</span>}
-                {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
-              </p>
-              {message.status === 'failed' && message.client_id && (
-                <p className="message-failed" role="alert">
-                  {t('chat.failed')}{' '}
-                  <button type="button" className="link-btn" onClick={() => void retry(id, message.client_id!)}>
-                    {t('chat.retry')}
-                  </button>
-                </p>
+            <Fragment key={message.client_id ?? message.id}>
+              {firstOfDay && (
+                <li className="day-separator">
+                  <time dateTime={message.time}>{formatDay(message.time, language)}</time>
+                </li>
               )}
-            </li>
+              <li className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
+                <p className="message-content">{message.content}</p>
+                <p className="message-meta">
+                  <time dateTime={message.time}>{formatTime(message.time, language)}</time>
+                  {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
+                  {message.status === 'queued' && <span> · {t('chat.queued')}</span>}
+                  {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
+                </p>
+                {message.status === 'failed' && message.client_id && (
+                  <p className="message-failed" role="alert">
+                    {t('chat.failed')}{' '}
+                    <button type="button" className="link-btn" onClick={() => void retry(id, message.client_id!)}>
+                      {t('chat.retry')}
+                    </button>
+                  </p>
+                )}
+              </li>
+            </Fragment>
           );
         })}
       </ol>

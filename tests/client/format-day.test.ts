@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatDay, sameDay } from '../../client/lib/format';
+
+// Local times throughout, as the phone shows them.
+const at = (...parts: [number, number, number, number?, number?]) => {
+  const [year, month, day, hour = 12, minute = 0] = parts;
+  return new Date(year, month - 1, day, hour, minute);
+};
+const iso = (date: Date) => date.toISOString();
+
+describe("a chat day's heading", () => {
+  const now = at(2026, 11, 28, 12, 0);
+
+  it('says today and yesterday in words, by the calendar rather than by 24 hours', () => {
+    expect(formatDay(iso(at(2026, 11, 28, 0, 5)), 'en', now)).toBe('Today');
+    expect(formatDay(iso(at(2026, 11, 27, 23, 55)), 'en', now)).toBe('Yesterday');
+    expect(formatDay(iso(at(2026, 11, 27, 0, 5)), 'es', now)).toBe('Ayer');
+    expect(formatDay(iso(at(2026, 11, 28, 9, 0)), 'es', now)).toBe('Hoy');
+  });
+
+  it('names the weekday within the week, then gives the date, with the year once it is another year', () => {
+    expect(formatDay(iso(at(2026, 11, 25)), 'en', now)).toBe('Wednesday');
+    expect(formatDay(iso(at(2026, 11, 25)), 'es', now)).toBe('Miércoles');
+    expect(formatDay(iso(at(2026, 11, 21)), 'en', now)).toBe('Sat, Nov 21');
+    expect(formatDay(iso(at(2026, 11, 21)), 'es', now)).toBe('Sáb, 21 nov');
+    expect(formatDay(iso(at(2025, 12, 31)), 'en', now)).toBe('Wed, Dec 31, 2025');
+  });
+
+  describe('across a change of the clocks', () => {
+    const zone = process.env.TZ;
+    afterEach(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
+
+    it('counts a day of 23 hours as one day', () => {
+      process.env.TZ = 'Europe/Madrid';
+      // Spring forward on 29 March 2026: from its midnight to the next is 23 hours.
+      expect(formatDay(iso(at(2026, 3, 29, 0, 30)), 'en', at(2026, 3, 30, 0, 30))).toBe('Yesterday');
+      expect(formatDay(iso(at(2026, 3, 28, 23, 30)), 'en', at(2026, 3, 30, 0, 30))).toBe('Saturday');
+    });
+  });
+});
+
+describe('same day', () => {
+  it('compares local calendar days, not 24-hour spans', () => {
+    expect(sameDay(iso(at(2026, 11, 28, 0, 1)), iso(at(2026, 11, 28, 23, 59)))).toBe(true);
+    expect(sameDay(iso(at(2026, 11, 27, 23, 59)), iso(at(2026, 11, 28, 0, 1)))).toBe(false);
+  });
+});
