@@ -1,7 +1,8 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
+import { unreadTotal, useConversations } from '../stores/conversations';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
 import { ChatIcon, HeartIcon } from './Icons';
@@ -30,6 +31,14 @@ export function AppShell({ children }: { children: ReactNode }) {
   const offline = useConnection((state) => state.everConnected && !state.connected);
   const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
+  // Messages that came while the user was elsewhere wear a count on Chats, whatever the screen: the
+  // conversations are loaded with the app, and each message:new keeps the count.
+  const profileCompleted = Boolean(user?.is_profile_completed);
+  useEffect(() => {
+    if (profileCompleted && useConversations.getState().started === null) void useConversations.getState().load();
+  }, [user?.id, profileCompleted]);
+  const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
+  const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
   const userMenu: MenuItem[] = [
     { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
     { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
@@ -74,10 +83,19 @@ export function AppShell({ children }: { children: ReactNode }) {
         {NAV.map((item) => {
           const active = isNavActive(location, item.prefixes);
           const Icon = item.icon;
+          const count = item.href === '/app/matches' ? unread : 0;
           return (
             <Link key={item.href} href={item.href} className={active ? 'is-active' : ''} aria-current={active ? 'page' : undefined}>
-              <Icon />
+              <span className="nav-icon">
+                <Icon />
+                {count > 0 && (
+                  <span className="nav-badge" aria-hidden="true">
+                    {count > 99 ? '99+' : count}
+                  </span>
+                )}
+              </span>
               <span>{t(item.label)}</span>
+              {count > 0 && <span className="sr-only">{t('matches.unread', { count })}</span>}
             </Link>
           );
         })}

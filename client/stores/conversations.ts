@@ -8,6 +8,7 @@ interface ConversationsState {
   empty: ConversationSummary[] | null;
   /** Conversations with messages, newest activity first; null while loading. */
   started: ConversationSummary[] | null;
+  /** Both lists from the server; a call while one is on its way shares it. */
   load: () => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
   noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
@@ -27,17 +28,24 @@ interface ConversationsState {
 
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
+let loading: Promise<void> | null = null;
+
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
-  async load() {
-    try {
-      const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-      set({ empty: empty.results, started: started.results });
-    } catch (error) {
-      console.error('Could not load conversations', error);
-      set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
-    }
+  load() {
+    loading ??= (async () => {
+      try {
+        const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
+        set({ empty: empty.results, started: started.results });
+      } catch (error) {
+        console.error('Could not load conversations', error);
+        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
   },
   noteMessage(conversationId, message, fromMe) {
     const { empty, started } = get();
@@ -90,6 +98,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
 }));
 
 onSignOut(() => useConversations.getState().reset());
+
+/** Unread messages across the started conversations but `except` (the chat on screen, being read). */
+export function unreadTotal(state: Pick<ConversationsState, 'started'>, except?: number): number {
+  return (state.started ?? []).reduce((sum, item) => sum + (item.id === except ? 0 : (item.unread_count ?? 0)), 0);
+}
 
 /** The search box filters both lists by name, as users expect it to. */
 export function filterByName<T extends { name: string }>(items: T[], search: string): T[] {

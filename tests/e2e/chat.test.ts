@@ -229,4 +229,33 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await leaveAndComeBack('half a thought');
     expect(await composer.inputValue()).toBe('');
   });
+
+  it('counts on the Chats tab what came while the user was elsewhere, from any screen, until it is read', async () => {
+    const badge = page.locator('.bottom-nav .nav-badge');
+    const benWrites = async (content: string) =>
+      expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content } })).status).toBe(201);
+
+    // In the chat, a message is read as it comes: nothing to count.
+    await benWrites('are you still here?');
+    await page.locator('.message-partner', { hasText: 'are you still here?' }).waitFor();
+    expect(await badge.count()).toBe(0);
+
+    await page.locator('.bottom-nav').getByRole('link', { name: en['app.nav.home'] }).click();
+    await benWrites('by the bar');
+    await benWrites('green jacket');
+    const chats = page.locator('.bottom-nav').getByRole('link', { name: new RegExp(`${en['app.nav.chats']}.*2 unread`) });
+    await chats.waitFor();
+    expect(await badge.textContent()).toBe('2');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-unread-badge.png') });
+
+    // Opened afresh, the app knows from the server what is unread.
+    await page.reload();
+    await chats.waitFor();
+    expect(await badge.textContent()).toBe('2');
+
+    await chats.click();
+    await page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).click();
+    await page.locator('.message-partner', { hasText: 'green jacket' }).waitFor();
+    await badge.waitFor({ state: 'detached' });
+  });
 });
