@@ -18,28 +18,61 @@ interface EventsState {
   reset: () => void;
 }
 
+/**
+ * This tab's own check-ins and leavings: how many are on their way, a count bumped as each starts and
+ * ends, and a promise of the moment none is left. A read of the current event that overlapped one may
+ * have been answered before it took effect (a guest's profile saved: the app asks where they are
+ * while their pending join checks in): it must not put back the event they were in, or none.
+ */
+const changes = { inFlight: 0, version: 0, settled: Promise.resolve(), settle: () => {} };
+async function change<T>(run: () => Promise<T>): Promise<T> {
+  if (changes.inFlight === 0) changes.settled = new Promise((resolve) => (changes.settle = resolve));
+  changes.inFlight += 1;
+  changes.version += 1;
+  try {
+    return await run();
+  } finally {
+    changes.inFlight -= 1;
+    changes.version += 1;
+    if (changes.inFlight === 0) changes.settle();
+  }
+}
+
 export const useEvents = create<EventsState>()((set, get) => ({
   current: undefined,
   async loadCurrent() {
+    const version = changes.version;
+    let event: PublicEvent | null;
     try {
-      const { event } = await api.currentEvent();
-      set({ current: event });
+      ({ event } = await api.currentEvent());
     } catch (error) {
       console.error('Could not load the current event', error);
+      return;
     }
+    if (changes.version === version && changes.inFlight === 0) {
+      set({ current: event });
+      return;
+    }
+    // Stale. A change that went through said where we are; one that failed said nothing: ask again.
+    await changes.settled;
+    if (get().current === undefined) await get().loadCurrent();
   },
-  async checkIn(code, proof = {}) {
-    const { event } = await api.checkIn(code, proof);
-    const changed = get().current?.id !== event.id;
-    set({ current: event });
-    // Another scope: the cards on screen were someone else's room.
-    if (changed) void useDeck.getState().load();
-    return event;
+  checkIn(code, proof = {}) {
+    return change(async () => {
+      const { event } = await api.checkIn(code, proof);
+      const changed = get().current?.id !== event.id;
+      set({ current: event });
+      // Another scope: the cards on screen were someone else's room.
+      if (changed) void useDeck.getState().load();
+      return event;
+    });
   },
-  async leave() {
-    await api.leaveEvent();
-    set({ current: null });
-    void useDeck.getState().load();
+  leave() {
+    return change(async () => {
+      await api.leaveEvent();
+      set({ current: null });
+      void useDeck.getState().load();
+    });
   },
   setCount(eventId, count) {
     const { current } = get();

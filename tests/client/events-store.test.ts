@@ -1,0 +1,78 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { PublicEvent } from '../../shared/schemas/events';
+
+/** An answer the test gives when it chooses: the order in which the server's answers land. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: async () => {} }) } }));
+
+const { useEvents } = await import('../../client/stores/events');
+const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
+
+describe('the events store, when its reads and its changes cross', () => {
+  afterEach(() => {
+    useEvents.getState().reset();
+    vi.resetAllMocks();
+  });
+
+  it('keeps the check-in when a read of where we are, asked before it, is answered after it', async () => {
+    const read = deferred<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(read.promise);
+    api.checkIn.mockResolvedValueOnce({ event: terrace });
+
+    const loading = useEvents.getState().loadCurrent();
+    await useEvents.getState().checkIn('N42FM2');
+    // The read was answered before the check-in took effect: nowhere.
+    read.resolve({ event: null });
+    await loading;
+    expect(useEvents.getState().current).toEqual(terrace);
+    expect(api.currentEvent).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the leaving when a read asked before it lands after it', async () => {
+    api.checkIn.mockResolvedValueOnce({ event: terrace });
+    await useEvents.getState().checkIn('N42FM2');
+    const read = deferred<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(read.promise);
+    api.leaveEvent.mockResolvedValueOnce(undefined);
+
+    const loading = useEvents.getState().loadCurrent();
+    await useEvents.getState().leave();
+    read.resolve({ event: terrace });
+    await loading;
+    expect(useEvents.getState().current).toBeNull();
+  });
+
+  it('asks again when the change it crossed failed, so that where we are is known', async () => {
+    const first = deferred<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(first.promise).mockResolvedValueOnce({ event: null });
+    const refused = deferred<never>();
+    api.checkIn.mockReturnValueOnce(refused.promise);
+
+    const loading = useEvents.getState().loadCurrent();
+    const checkingIn = useEvents.getState().checkIn('N42FM2', { pass: 'expired' });
+    first.resolve({ event: null });
+    refused.reject(new Error('This pass has expired.'));
+    await expect(checkingIn).rejects.toThrow('This pass has expired.');
+    await loading;
+    expect(api.currentEvent).toHaveBeenCalledTimes(2);
+    expect(useEvents.getState().current).toBeNull();
+  });
+
+  it('takes a read that crossed nothing as it comes', async () => {
+    api.currentEvent.mockResolvedValueOnce({ event: terrace });
+    await useEvents.getState().loadCurrent();
+    expect(useEvents.getState().current).toEqual(terrace);
+  });
+});
