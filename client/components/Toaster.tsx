@@ -1,4 +1,5 @@
 import { type CSSProperties, useEffect, useRef, useState } from 'react';
+import { Link } from 'wouter';
 import { TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
 import { type Toast, type ToastPosition, toast, useToasts } from '../lib/toast';
 import { useT } from '../lib/i18n';
@@ -82,11 +83,29 @@ function ToastView({ item }: { item: Toast }) {
       onFocus={() => hold('focus')}
       onBlur={() => release('focus')}
     >
-      <p>{item.message}</p>
+      <p>
+        {item.href ? (
+          <Link href={item.href} className="toast-link" onClick={() => toast.dismiss(item.id)}>
+            <ToastText item={item} />
+          </Link>
+        ) : (
+          <ToastText item={item} />
+        )}
+      </p>
       <button type="button" className="toast-close" aria-label={t('toast.close')} onClick={() => toast.dismiss(item.id)}>
         ×
       </button>
       <span className="toast-progress" aria-hidden="true" />
     </div>
+  );
+}
+
+function ToastText({ item }: { item: Toast }) {
+  if (!item.title) return item.message;
+  return (
+    <>
+      <strong className="toast-title">{item.title}</strong>
+      <span className="toast-text">{item.message}</span>
+    </>
   );
 }

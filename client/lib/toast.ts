@@ -5,9 +5,18 @@ import { create } from 'zustand';
  * closed after TOAST_AUTO_CLOSE_MS. Raised from anywhere; they wait here until <Toaster> (mounted
  * when the browser is idle) shows them.
  */
-export type ToastKind = 'success' | 'error' | 'info';
+export type ToastKind = 'success' | 'error' | 'info' | 'message';
 export type ToastPosition = 'top-right' | 'bottom-right';
-export interface Toast {
+export interface ToastOptions {
+  position?: ToastPosition;
+  /** A bold first line (a message's sender). */
+  title?: string;
+  /** Tapping the toast goes there (and closes it). */
+  href?: string;
+  /** A new toast with the same key takes the place of the one before (one per conversation). */
+  key?: string;
+}
+export interface Toast extends Omit<ToastOptions, 'position'> {
   id: number;
   kind: ToastKind;
   message: string;
@@ -17,9 +26,11 @@ export interface Toast {
 export const useToasts = create<{ toasts: Toast[] }>()(() => ({ toasts: [] }));
 
 let lastId = 0;
-const raise = (kind: ToastKind) => (message: string, options: { position?: ToastPosition } = {}) => {
-  const item: Toast = { id: ++lastId, kind, message, position: options.position ?? 'top-right' };
-  useToasts.setState((state) => ({ toasts: [item, ...state.toasts] }));
+const raise = (kind: ToastKind) => (message: string, options: ToastOptions = {}) => {
+  const item: Toast = { ...options, id: ++lastId, kind, message, position: options.position ?? 'top-right' };
+  useToasts.setState((state) => ({
+    toasts: [item, ...state.toasts.filter((other) => options.key === undefined || other.key !== options.key)],
+  }));
   return item.id;
 };
 
@@ -27,6 +38,8 @@ export const toast = {
   success: raise('success'),
   error: raise('error'),
   info: raise('info'),
+  /** A chat message that came while its conversation was not on screen. */
+  message: raise('message'),
   /** One toast, or all of them. */
   dismiss: (id?: number) => useToasts.setState((state) => ({ toasts: id === undefined ? [] : state.toasts.filter((item) => item.id !== id) })),
 };

@@ -15,6 +15,8 @@ interface ConversationsState {
   markRead: (conversationId: number) => void;
   /** The conversation ended (block, unmatch, report, ban): gone from both lists. */
   remove: (conversationId: number) => void;
+  /** The partner's name, while a list holds the conversation. */
+  nameOf: (conversationId: number) => string | null;
   /** Who the conversation is with, while a list holds it. */
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
@@ -76,6 +78,9 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   remove(conversationId) {
     const drop = (list: ConversationSummary[] | null) => list && list.filter((item) => item.id !== conversationId);
     set((state) => ({ empty: drop(state.empty), started: drop(state.started) }));
+  },
+  nameOf(conversationId) {
+    return both(get()).find((item) => item.id === conversationId)?.name ?? null;
   },
   otherUserOf(conversationId) {
     return both(get()).find((item) => item.id === conversationId)?.other_user_id ?? null;

@@ -1,4 +1,7 @@
+import type { Message } from '../../shared/schemas/conversations';
+import { t } from '../lib/i18n';
 import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused, useConnection } from '../lib/socket';
+import { toast } from '../lib/toast';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
@@ -50,6 +53,19 @@ function catchUpAll(from: Record<number, number>) {
   void usePresence.getState().refresh();
 }
 
+/**
+ * A message from a match while the user is elsewhere in the app (the deck, a profile): a toast with who
+ * wrote and what, that opens the chat; one per conversation, the newest in place of the one before. Not
+ * in that chat, nor on the list, which show it themselves. A toast raised while the phone is away waits
+ * for it to come back (components/Toaster.tsx).
+ */
+function announce(conversationId: number, message: Message) {
+  const path = window.location.pathname.replace(/\/$/, '');
+  if (path === `/app/chat/${conversationId}` || path === '/app/matches') return;
+  const name = useConversations.getState().nameOf(conversationId);
+  toast.message(message.content, { title: name ?? t('chat.newMessage'), href: `/app/chat/${conversationId}`, key: `chat-${conversationId}` });
+}
+
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
   if (stops.length) return;
@@ -59,6 +75,7 @@ export function startRealtime(token: string) {
     onEvent('message:new', ({ conversation_id, message }) => {
       useChat.getState().receive(conversation_id, message);
       useConversations.getState().noteMessage(conversation_id, message, message.sender === me());
+      if (message.sender !== me()) announce(conversation_id, message);
     }),
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();

@@ -59,6 +59,7 @@ export const enApp = {
   'matches.draft': 'Draft:',
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',
+  'chat.newMessage': 'New message',
   'chat.placeholder': 'Type a message...',
   'chat.send': 'Send',
   'chat.empty': 'No messages yet',

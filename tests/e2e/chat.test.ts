@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect } from '../helpers/socket';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
 const ready = hasChromium();
 
@@ -246,7 +246,23 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const chats = page.locator('.bottom-nav').getByRole('link', { name: new RegExp(`${en['app.nav.chats']}.*2 unread`) });
     await chats.waitFor();
     expect(await badge.textContent()).toBe('2');
+    // Away from the chat, a message also shows who wrote and what; the newest in place of the one before.
+    const toasts = page.locator('.toast-message');
+    await toasts.getByText('green jacket').waitFor();
+    expect(await toasts.count()).toBe(1);
+    expect(await toasts.locator('.toast-title').textContent()).toBe('Ben');
+    await entryAnimationsDone(page);
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-unread-badge.png') });
+    // It opens the chat; back on Home, the count is still there, to be cleared by reading.
+    await toasts.getByRole('link').click();
+    await page.locator('.message-partner', { hasText: 'green jacket' }).waitFor();
+    expect(await toasts.count()).toBe(0);
+    await page.locator('.bottom-nav').getByRole('link', { name: en['app.nav.home'] }).click();
+    await benWrites('still by the bar');
+    await benWrites('come say hi');
+    await chats.waitFor();
+    await toasts.getByText('come say hi').waitFor();
+    await toasts.getByRole('button', { name: en['toast.close'] }).click();
 
     // Opened afresh, the app knows from the server what is unread.
     await page.reload();
@@ -255,7 +271,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
     await chats.click();
     await page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).click();
-    await page.locator('.message-partner', { hasText: 'green jacket' }).waitFor();
+    await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
     await badge.waitFor({ state: 'detached' });
   });
 });
