@@ -30,24 +30,30 @@ interface ConversationsState {
 
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
+/** The load on its way, shared by whoever asks meanwhile. */
 let loading: Promise<void> | null = null;
+/** Bumped at sign-out: a load begun before it answers for someone else, and is dropped. */
+let generation = 0;
 
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
   load() {
-    loading ??= (async () => {
+    if (loading) return loading;
+    const asked = generation;
+    const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        set({ empty: empty.results, started: started.results });
+        if (asked === generation) set({ empty: empty.results, started: started.results });
       } catch (error) {
         console.error('Could not load conversations', error);
-        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
-      } finally {
-        loading = null;
+        if (asked === generation) set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
       }
-    })();
-    return loading;
+    })().finally(() => {
+      if (loading === run) loading = null;
+    });
+    loading = run;
+    return run;
   },
   noteMessage(conversationId, message, fromMe) {
     const { empty, started } = get();
@@ -98,6 +104,8 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     set({ endedNotice: null });
   },
   reset() {
+    generation += 1;
+    loading = null;
     set({ empty: null, started: null, endedNotice: null });
   },
 }));

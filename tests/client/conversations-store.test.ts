@@ -1,0 +1,49 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConversationSummary } from '../../shared/schemas/conversations';
+
+const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { unreadTotal, useConversations } = await import('../../client/stores/conversations');
+
+const summary = (id: number, unread: number) =>
+  ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: 'hola', last_activity: '2026-11-28T01:00:00.000Z', unread_count: unread }) as ConversationSummary;
+
+describe('the conversations store', () => {
+  afterEach(() => {
+    useConversations.getState().reset();
+    vi.resetAllMocks();
+  });
+
+  it('asks the server once for loads that overlap (the app shell and the list page)', async () => {
+    api.emptyConversations.mockResolvedValue({ results: [] });
+    api.startedConversations.mockResolvedValue({ results: [summary(1, 2)] });
+    await Promise.all([useConversations.getState().load(), useConversations.getState().load()]);
+    expect(api.startedConversations).toHaveBeenCalledTimes(1);
+    // Once answered, the next load asks again.
+    await useConversations.getState().load();
+    expect(api.startedConversations).toHaveBeenCalledTimes(2);
+  });
+
+  it('drops a load begun before a sign-out: the next user never sees the last one’s conversations', async () => {
+    let answer!: (value: { results: ConversationSummary[] }) => void;
+    api.emptyConversations.mockResolvedValue({ results: [] });
+    api.startedConversations.mockReturnValueOnce(new Promise((resolve) => (answer = resolve))).mockResolvedValueOnce({ results: [] });
+    const previous = useConversations.getState().load();
+    useConversations.getState().reset();
+    // The next user's own load is not folded into the one on its way.
+    await useConversations.getState().load();
+    answer({ results: [summary(1, 5)] });
+    await previous;
+    expect(useConversations.getState().started).toEqual([]);
+    expect(api.startedConversations).toHaveBeenCalledTimes(2);
+  });
+
+  it('counts the unread messages of every conversation but the one on screen', () => {
+    useConversations.setState({ started: [summary(1, 2), summary(2, 3), summary(3, 0)] });
+    expect(unreadTotal(useConversations.getState())).toBe(5);
+    expect(unreadTotal(useConversations.getState(), 2)).toBe(2);
+    expect(unreadTotal({ started: null })).toBe(0);
+  });
+});
