@@ -24,6 +24,23 @@ export function isNavActive(path: string, prefixes: readonly string[]): boolean 
   return prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix.replace(/\/$/, '')}/`)) && !path.startsWith('/app/profiles');
 }
 
+/**
+ * The unread count also on the tab's title and on the installed app's icon (where the browser has the
+ * Badging API), as messaging apps show it; both cleared when the shell goes (sign-out).
+ */
+function useUnreadBadge(count: number) {
+  useEffect(() => {
+    if (count === 0) return;
+    const title = document.title;
+    document.title = `(${count > 99 ? '99+' : count}) ${title}`;
+    navigator.setAppBadge?.(count).catch(() => {});
+    return () => {
+      document.title = title;
+      navigator.clearAppBadge?.().catch(() => {});
+    };
+  }, [count]);
+}
+
 export function AppShell({ children }: { children: ReactNode }) {
   const t = useT();
   const [location] = useLocation();
@@ -39,6 +56,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   }, [user?.id, profileCompleted]);
   const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
   const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
+  useUnreadBadge(unread);
   const userMenu: MenuItem[] = [
     { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
     { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
