@@ -6,7 +6,7 @@ import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
-import { onSignOut, useSession } from './session';
+import { currentSession, onSignOut, useSession } from './session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
@@ -124,14 +124,22 @@ export const useChat = create<ChatState>()((set, get) => {
       const thread = state.threads[id] ?? emptyThread();
       return { threads: { ...state.threads, [id]: { ...thread, ...change(thread) } } };
     });
+  /** `update` for an answer to a request of this session only: one that lands after a sign-out is dropped. */
+  const updater = () => {
+    const asked = currentSession();
+    return (id: number, change: (thread: Thread) => Partial<Thread>) => {
+      if (asked === currentSession()) update(id, change);
+    };
+  };
 
   async function deliver(id: number, pendingMessage: ChatMessage) {
     const clientId = pendingMessage.client_id ?? uuid();
+    const answered = updater();
     try {
       const stored = isConnected()
         ? await sendMessageOverSocket({ conversation_id: id, content: pendingMessage.content, client_id: clientId })
         : await api.sendMessage(id, pendingMessage.content, clientId);
-      update(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
+      answered(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
       track('message_sent');
     } catch (error) {
       // It waits for the socket, not for a Retry, when it went unanswered with no socket now (a party's
@@ -141,7 +149,7 @@ export const useChat = create<ChatState>()((set, get) => {
       const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());
       if (!waits) console.error('Message not sent', error);
       const status: MessageStatus = waits ? 'queued' : 'failed';
-      update(id, (thread) => ({
+      answered(id, (thread) => ({
         messages: thread.messages.map((item) => (item.client_id === clientId && item.id < 0 ? { ...item, status } : item)),
       }));
     }
@@ -150,17 +158,18 @@ export const useChat = create<ChatState>()((set, get) => {
   return {
     threads: {},
     async open(id) {
+      const answered = updater();
       const existing = get().threads[id];
       if (existing?.loaded) {
         // Back in a thread this tab already holds: fetch only what is new.
         const page = await api.messages(id, { after: lastStoredId(existing) }).catch(() => null);
-        if (page) update(id, (thread) => ({ messages: mergeMessages(thread.messages, page.results) }));
+        if (page) answered(id, (thread) => ({ messages: mergeMessages(thread.messages, page.results) }));
         return;
       }
       const [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
       // Ended while it loaded: nothing to keep.
       if (get().ended[id]) return;
-      update(id, (thread) => ({
+      answered(id, (thread) => ({
         detail,
         messages: mergeMessages(thread.messages, page.results),
         older: page.next,
@@ -172,11 +181,12 @@ export const useChat = create<ChatState>()((set, get) => {
       const thread = get().threads[id];
       if (!thread?.older || thread.loadingOlder) return;
       update(id, () => ({ loadingOlder: true }));
+      const answered = updater();
       try {
         const page = await api.messages(id, { cursor: thread.older });
-        update(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next }));
+        answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next }));
       } finally {
-        update(id, () => ({ loadingOlder: false }));
+        answered(id, () => ({ loadingOlder: false }));
       }
     },
     async send(id, content) {
@@ -265,6 +275,8 @@ export const useChat = create<ChatState>()((set, get) => {
     async catchUp(from = {}) {
       const { threads } = get();
       const gone: number[] = [];
+      const asked = currentSession();
+      const answered = updater();
       await Promise.all(
         Object.entries(threads)
           .filter(([, thread]) => thread.loaded)
@@ -280,13 +292,14 @@ export const useChat = create<ChatState>()((set, get) => {
                 return null;
               });
               if (!page) return;
-              update(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+              answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
               if (!page.next) return;
               params = { cursor: page.next };
             }
           }),
       );
-      return gone;
+      // Ended for the last user, not for whoever signed in since.
+      return asked === currentSession() ? gone : [];
     },
     drafts: {},
     setDraft(id, text) {

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
-import { onSignOut } from './session';
+import { currentSession, onSignOut } from './session';
 
 interface ConversationsState {
   /** Matches with no message yet; null while loading. */
@@ -30,24 +30,23 @@ interface ConversationsState {
 
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
-/** The load on its way, shared by whoever asks meanwhile. */
+/** The load on its way, shared by whoever asks meanwhile (in the same session). */
 let loading: Promise<void> | null = null;
-/** Bumped at sign-out: a load begun before it answers for someone else, and is dropped. */
-let generation = 0;
 
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
   load() {
     if (loading) return loading;
-    const asked = generation;
+    const asked = currentSession();
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (asked === generation) set({ empty: empty.results, started: started.results });
+        if (asked === currentSession()) set({ empty: empty.results, started: started.results });
       } catch (error) {
+        if (asked !== currentSession()) return;
         console.error('Could not load conversations', error);
-        if (asked === generation) set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
+        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
       }
     })().finally(() => {
       if (loading === run) loading = null;
@@ -104,7 +103,6 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     set({ endedNotice: null });
   },
   reset() {
-    generation += 1;
     loading = null;
     set({ empty: null, started: null, endedNotice: null });
   },

@@ -4,7 +4,7 @@ import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan
 import type { DeckCard } from '../../shared/schemas/users';
 import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
-import { onSignOut } from './session';
+import { currentSession, onSignOut } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */
 export type PlanNotice = 'likes' | 'undo';
@@ -63,15 +63,19 @@ export const usePlan = create<PlanState>()((set, get) => {
     timers: {},
 
     async loadAllowance() {
+      const asked = currentSession();
       try {
-        setAllowance(await api.likeAllowance());
+        const allowance = await api.likeAllowance();
+        if (asked === currentSession()) setAllowance(allowance);
       } catch (error) {
         console.error('Could not load the likes left', error);
       }
     },
     async loadSubscription() {
+      const asked = currentSession();
       try {
-        set({ subscription: await api.subscription() });
+        const subscription = await api.subscription();
+        if (asked === currentSession()) set({ subscription });
       } catch (error) {
         console.error('Could not load the subscription', error);
       }

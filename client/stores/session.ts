@@ -19,6 +19,14 @@ interface SessionState {
   signOut: (options?: { alreadyRevoked?: boolean }) => void;
 }
 
+/**
+ * Which session this is: bumped at every sign-in and sign-out. A request sent in one session may be
+ * answered in the next (a slow network, a phone handed to a friend): stores compare it before and
+ * after their awaits and drop an answer meant for someone else.
+ */
+let session = 0;
+export const currentSession = () => session;
+
 const resetListeners = new Set<() => void>();
 const tokenListeners = new Set<(token: string) => void>();
 /** The realtime layer reconnects with a replaced token here. */
@@ -35,10 +43,12 @@ export const useSession = create<SessionState>()((set, get) => ({
   user: undefined,
   async loadUser() {
     if (!get().token) return;
+    const asked = session;
     try {
       const user = await api.me();
-      set({ user });
+      if (asked === session) set({ user });
     } catch (error) {
+      if (asked !== session) return;
       console.error('Could not load the current user', error);
       if (get().user === undefined) set({ user: null });
     }
@@ -47,6 +57,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     // Login clears whatever the last session left, then stores the new token.
     clearStorage();
     setToken(token);
+    session += 1;
     set({ token, user: undefined });
     track('user_logged_in');
   },
@@ -60,6 +71,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
     clearStorage();
+    session += 1;
     for (const reset of resetListeners) reset();
     set({ token: null, user: undefined });
   },

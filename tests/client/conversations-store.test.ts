@@ -6,13 +6,14 @@ const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversation
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { unreadTotal, useConversations } = await import('../../client/stores/conversations');
+const { useSession } = await import('../../client/stores/session');
 
 const summary = (id: number, unread: number) =>
   ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: 'hola', last_activity: '2026-11-28T01:00:00.000Z', unread_count: unread }) as ConversationSummary;
 
 describe('the conversations store', () => {
   afterEach(() => {
-    useConversations.getState().reset();
+    useSession.getState().signOut({ alreadyRevoked: true });
     vi.resetAllMocks();
   });
 
@@ -30,8 +31,10 @@ describe('the conversations store', () => {
     let answer!: (value: { results: ConversationSummary[] }) => void;
     api.emptyConversations.mockResolvedValue({ results: [] });
     api.startedConversations.mockReturnValueOnce(new Promise((resolve) => (answer = resolve))).mockResolvedValueOnce({ results: [] });
+    useSession.getState().signIn('ana-token');
     const previous = useConversations.getState().load();
-    useConversations.getState().reset();
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.getState().signIn('ben-token');
     // The next user's own load is not folded into the one on its way.
     await useConversations.getState().load();
     answer({ results: [summary(1, 5)] });
