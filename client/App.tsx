@@ -55,7 +55,9 @@ export function App() {
           <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
           <Route path={/^\/app(\/.*)?$/} component={AppRoot} />
           <Route path={/^\/e\/(?<code>[^/]+)\/?$/}>{(params) => <EventPage key={params.code} code={params.code ?? ""} />}</Route>
-          <Route component={NotFound} />
+          <Route>
+            <NotFound />
+          </Route>
         </Switch>
       </Suspense>
       {toaster && (

@@ -2,9 +2,10 @@ import { type Language, LANGUAGES } from '../../shared/constants';
 import { useLanguage, useT } from '../lib/i18n';
 
 /**
- * ES / EN, each button named in full for screen readers. `compact` always shows the codes (the app's
- * top bar); otherwise the names show, and the codes only where the names would not fit beside the
- * logo (a 320 px phone, styles.css).
+ * ES / EN. `compact` always shows the codes (the app's top bar); otherwise the names show, and the
+ * codes only where the names would not fit beside the logo (a 320 px phone, styles.css). Each button
+ * is named by its code and in full, "ES, Español": a screen reader says the language, and someone who
+ * steers by voice can say what they see, whichever of the two shows.
  */
 export function LanguageSwitcher({ className = '', compact = false }: { className?: string; compact?: boolean }) {
   const t = useT();
@@ -19,7 +20,7 @@ export function LanguageSwitcher({ className = '', compact = false }: { classNam
           lang={code}
           className={code === language ? 'is-active' : ''}
           aria-pressed={code === language}
-          aria-label={t(`language.${code}`)}
+          aria-label={`${code.toUpperCase()}, ${t(`language.${code}`)}`}
           onClick={() => setLanguage(code)}
         >
           {!compact && <span className="lang-name">{t(`language.${code}`)}</span>}

@@ -17,13 +17,16 @@ const FEATURES: Record<Plan, MessageKey[]> = {
 interface Props {
   /** The button of a plan that can be bought, for the period shown. */
   action: (plan: Plan, period: BillingPeriod) => ReactNode;
+  /** The level of each plan's name: one below the heading the cards sit under. */
+  headingLevel: 2 | 3;
 }
 
 /**
  * Starter, Pro and Enterprise with the monthly / yearly toggle (yearly by default), on the landing
  * page and the subscribe page alike. Only Starter can be bought; the others say "COMING SOON!".
  */
-export function PlanCards({ action }: Props) {
+export function PlanCards({ action, headingLevel }: Props) {
+  const PlanName = headingLevel === 2 ? 'h2' : 'h3';
   useMessages(plansMessages);
   const t = useT();
   const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
@@ -41,7 +44,7 @@ export function PlanCards({ action }: Props) {
           const available = PURCHASABLE_PLANS.includes(plan);
           return (
             <li key={plan} className={`plan ${available ? 'plan-featured' : 'is-disabled'}`} aria-disabled={!available} data-testid={`plan-${plan}`}>
-              <h3>{t(`subscribe.plan.${plan}`)}</h3>
+              <PlanName className="plan-name">{t(`subscribe.plan.${plan}`)}</PlanName>
               <p className="price">
                 <span className="amount">${displayPrice(plan, period)}</span>
                 <span className="per"> / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}</span>
@@ -78,6 +81,7 @@ export default function PricingSection() {
       <h2>{t('subscribe.plansTitle')}</h2>
       <p className="muted">{t('subscribe.subtitle', { days: FREE_TRIAL_DAYS })}</p>
       <PlanCards
+        headingLevel={3}
         action={() => (
           <Link href="/login/" className="btn btn-primary btn-block">
             {t('landing.getStarted')}

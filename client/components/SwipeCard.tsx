@@ -49,7 +49,8 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
   );
 
   return (
-    <animated.article
+    // Named by what it shows, then what it does: whoever steers by voice can say the name they see.
+    <animated.div
       {...bind()}
       className="swipe-card"
       data-testid="swipe-card"
@@ -57,7 +58,6 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
       style={{ x, y, rotate: x.to(rotationFor), opacity: x.to(cardOpacityFor) }}
       tabIndex={0}
       role="button"
-      aria-label={t('deck.openProfile', { name: card.name })}
       onKeyDown={(event) => {
         if (event.key === 'Enter' || event.key === ' ') {
           event.preventDefault();
@@ -78,6 +78,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
         </h2>
         <p>{card.bio}</p>
       </div>
-    </animated.article>
+      <span className="sr-only">{t('deck.openProfile', { name: card.name })}</span>
+    </animated.div>
   );
 }

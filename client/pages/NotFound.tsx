@@ -1,14 +1,19 @@
 import { Link } from 'wouter';
 import { useT } from '../lib/i18n';
 
-export function NotFound() {
+/**
+ * A page that is not there. On its own it is the page's main landmark; inside the signed-in app
+ * (`inApp`) the app's shell already has one, so it is a section of it.
+ */
+export function NotFound({ inApp = false }: { inApp?: boolean }) {
   const t = useT();
+  const Landmark = inApp ? 'section' : 'main';
   return (
-    <main className="center-page">
+    <Landmark className="center-page">
       <h1>{t('notFound.title')}</h1>
       <Link href="/" className="btn btn-primary">
         {t('notFound.link')}
       </Link>
-    </main>
+    </Landmark>
   );
 }

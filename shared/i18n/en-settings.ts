@@ -41,4 +41,5 @@ export const enSettings = {
   'admin.messages': 'Messages',
   'admin.date': 'Date',
   'admin.chart': 'Daily activity chart',
+  'admin.table': 'Daily activity, day by day',
 } as const;

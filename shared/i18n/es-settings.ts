@@ -43,4 +43,5 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'admin.messages': 'Mensajes',
   'admin.date': 'Fecha',
   'admin.chart': 'Gráfico de actividad diaria',
+  'admin.table': 'Actividad diaria, día a día',
 };

@@ -48,13 +48,13 @@ describe('language', () => {
     expect(localStorage.getItem('language_code')).toBe('en');
     expect(document.documentElement.lang).toBe('en');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['landing.hero.title']);
-    expect(screen.getAllByRole('button', { name: 'English' })[0]!.getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getAllByRole('button', { name: 'EN, English' })[0]!.getAttribute('aria-pressed')).toBe('true');
   });
 
   it('survives logout, which clears the rest of local storage', async () => {
     await initLanguage();
     render(<LanguageSwitcher />);
-    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'English' })));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'EN, English' })));
     setToken('secret');
     clearStorage();
     expect(localStorage.getItem('auth_token')).toBeNull();

@@ -60,7 +60,7 @@ afterEach(() => {
 
 describe('the plan cards', () => {
   it('sell Starter’s three real perks, none of the template’s, and only Starter can be bought', () => {
-    renderAt('/', <PlanCards action={() => <button type="button">Buy</button>} />);
+    renderAt('/', <PlanCards headingLevel={3} action={() => <button type="button">Buy</button>} />);
     const starter = screen.getByTestId('plan-starter');
     expect(within(starter).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
       en['subscribe.starter.1'],

@@ -126,7 +126,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await bar.getByText(format(es['deck.event.here'], { count: 3 })).waitFor();
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
-    await expect.poll(() => card.getAttribute('aria-label')).toMatch(/Marco|Leo/);
+    await expect.poll(() => card.locator('h2').textContent()).toMatch(/Marco|Leo/);
     expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toBeNull();
     await shot(page, '04-event-deck-es');
 

@@ -162,7 +162,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.waitForURL('**/app/home');
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
-    await expect.poll(() => card.getAttribute('aria-label')).toContain('Marco');
+    await expect.poll(() => card.locator('h2').textContent()).toContain('Marco');
     await shot('08-deck');
     // Not yet verified: the banner above takes its room from the card, never the buttons.
     const banner = page.locator('.verify-banner');

@@ -4,7 +4,7 @@
  * and empty state, the subscribe flow through the server's local test checkout, privacy and logout.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
@@ -26,6 +26,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   let ana: TestUser;
   let ben: TestUser;
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  /** The name a deck card shows (its heading says the age beside it). */
+  const nameOnCard = (card: Locator) => card.locator('h2').evaluate((heading) => heading.firstChild?.textContent?.trim() ?? '');
   const dotState = () => page.locator('.dots .dot').evaluateAll((dots) => dots.map((dot) => dot.getAttribute('aria-current')));
 
   beforeAll(async () => {
@@ -104,7 +106,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.goto(`${server.url}/app/home/`);
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
-    const currentName = async () => (await card.getAttribute('aria-label'))?.replace(/^Open the profile of /, '') ?? '';
+    const currentName = () => nameOnCard(card);
     const first = await currentName();
     expect(names).toContain(first);
 
@@ -130,7 +132,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
   it('looks again from an empty deck when the app comes back to the front, and fetches the next cards before the deck runs dry', async () => {
     const card = page.getByTestId('swipe-card');
-    const currentName = async () => (await card.getAttribute('aria-label'))?.replace(/^Open the profile of /, '') ?? '';
+    const currentName = () => nameOnCard(card);
     await page.getByText(en['deck.empty']).waitFor();
     // Someone arrives while the deck is empty; the phone comes back to the front.
     await makeCompletedUser(server, { name: 'Gus', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Gus' });

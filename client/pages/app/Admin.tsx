@@ -38,7 +38,7 @@ export function Admin() {
   }, [user?.is_moderator]);
 
   if (user === undefined) return <Loading />;
-  if (!user?.is_moderator || problem === 'hidden') return <NotFound />;
+  if (!user?.is_moderator || problem === 'hidden') return <NotFound inApp />;
 
   const series: ActivitySeries[] = [
     { key: 'signups', label: t('admin.signups'), color: '#be123c' },
@@ -65,8 +65,12 @@ export function Admin() {
               <ActivityChart days={days} series={series} label={t('admin.chart')} />
             </Suspense>
           </section>
-          <section className="settings-card admin-table-wrap">
+          {/* It scrolls sideways on a phone: focusable, so that the keys can scroll it too. */}
+          <section className="settings-card admin-table-wrap" tabIndex={0} aria-labelledby="admin-table-caption">
             <table className="admin-table">
+              <caption id="admin-table-caption" className="sr-only">
+                {t('admin.table')}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">{t('admin.date')}</th>

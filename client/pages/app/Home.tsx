@@ -54,6 +54,7 @@ export function Home() {
   if (queue === null) {
     return (
       <section className="deck">
+        <DeckHeading />
         <EventBar />
         <p className="center-text muted" role="status">
           {t('deck.loading')}
@@ -64,6 +65,7 @@ export function Home() {
   if (!current) {
     return (
       <section className="deck-empty-page">
+        <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
           {t('deck.empty')}
@@ -80,6 +82,7 @@ export function Home() {
   const busy = exiting !== null;
   return (
     <section className="deck">
+      <DeckHeading />
       <EventBar />
       <div className="deck-stack">
         {queue[0] && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: queue[0].image ? `url("${queue[0].image}")` : undefined }} />}
@@ -113,4 +116,10 @@ export function Home() {
       </div>
     </section>
   );
+}
+
+/** The page's heading for screen readers: the deck's card fills the screen where a title would go. */
+function DeckHeading() {
+  const t = useT();
+  return <h1 className="sr-only">{t('app.nav.home')}</h1>;
 }

@@ -20,7 +20,8 @@ function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onA
   const photo = usePhotoOrAvatar(card.name, card.image);
   return (
     <li className="like-card" data-testid="like-card" data-card-id={card.id}>
-      <Link href={`/app/profiles/${card.id}`} className="like-card-photo" aria-label={t('deck.openProfile', { name: card.name })}>
+      {/* Named by what it shows ("Cai, 30"), as whoever steers by voice would say it. */}
+      <Link href={`/app/profiles/${card.id}`} className="like-card-photo">
         <img {...photo} alt="" />
         <span className="like-card-name">
           {card.name}, <span className="age">{card.age}</span>

@@ -72,6 +72,7 @@ export function Matches() {
 
   return (
     <section className="page matches">
+      <h1 className="sr-only">{t('app.nav.chats')}</h1>
       {endedNotice !== null && (
         <div className="notice ended-notice" role="status">
           <p>{endedNotice ? t('chat.ended', { name: endedNotice }) : t('chat.endedAnon')}</p>

@@ -146,6 +146,7 @@ export function Subscribe() {
       <p className="muted">{t('subscribe.subtitle', { days: FREE_TRIAL_DAYS })}</p>
       <TestModeAndError error={error} />
       <PlanCards
+        headingLevel={2}
         action={(_plan, period) => (
           <button type="button" className="btn btn-primary btn-block" disabled={busy || config?.payments === 'off'} onClick={() => void checkout(period)}>
             {t('subscribe.choose')}

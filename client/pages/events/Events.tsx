@@ -69,6 +69,7 @@ export function Events() {
 
   return (
     <div className="page events-page">
+      <h1 className="sr-only">{t('app.nav.events')}</h1>
       {current && (
         <EventCard id="current-title" title={t('events.current.title')} className="event-card-current">
           <EventSummary event={current} title />

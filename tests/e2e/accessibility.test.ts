@@ -1,0 +1,161 @@
+/**
+ * axe-core's rules (WCAG 2 A and AA, and its best practices) on every screen of the app in Chromium
+ * (390×844, Spanish, the default): the public pages, each page of the signed-in app with something on
+ * it (a card in the deck, a match with a message, a like, an event, a report for the moderator), and
+ * the states that open on top of a page (the match overlay, a chat's menu, the report form). A screen
+ * passes with no violation at all; a failure lists each rule, its help and the elements that break it.
+ */
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import type { AxeResults } from 'axe-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import type { OrganizerEvent } from '../../shared/schemas/events';
+import { checkIn, makeEvent } from '../helpers/events';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { makeModerator } from '../helpers/safety';
+import { startServer, type TestServer } from '../helpers/server';
+import { buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One line per rule broken, with the first elements that break it: what a failing test prints. */
+function violations(results: AxeResults): string[] {
+  return results.violations.map((rule) => {
+    const nodes = rule.nodes.slice(0, 3).map((node) => node.target.join(' '));
+    return `${rule.id} (${rule.impact}): ${rule.help} — ${nodes.join(', ')}${rule.nodes.length > 3 ? ', …' : ''}`;
+  });
+}
+
+describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 390×844)', { timeout: 120_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let visitor: { context: BrowserContext; page: Page };
+  let signedIn: { context: BrowserContext; page: Page };
+  let ana: TestUser;
+  let ben: TestUser;
+  let cai: TestUser;
+  let event: OrganizerEvent;
+  let conversationId: number;
+  let reportId: number;
+
+  /** Runs axe on what the page shows once its entrance animations are over (colours mid-fade read wrong). */
+  async function audit(page: Page): Promise<string[]> {
+    await entryAnimationsDone(page);
+    // Evaluated through the DevTools protocol: the page's Content-Security-Policy does not apply to it.
+    await page.evaluate(await axeSource);
+    const results = await page.evaluate(() => (window as unknown as { axe: typeof import('axe-core') }).axe.run(document));
+    return violations(results as AxeResults);
+  }
+
+  /** Opens `path`, waits for what says it is there, and audits it. */
+  async function auditPage(page: Page, path: string, shown: string): Promise<string[]> {
+    await page.goto(`${server.url}${path}`);
+    await page.locator(shown).first().waitFor();
+    return audit(page);
+  }
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    const api = client(server.url);
+    ana = await makeModerator(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
+    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    cai = await makeCompletedUser(server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
+    // Ana and Ben match and Ben writes; Cai likes Ana (her deck's card, and a like in "Likes you").
+    await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
+    const matched = await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    conversationId = matched.body.conversation_id;
+    await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: '¿Dónde estás?' } });
+    await api.post('/api/matching/', { token: cai.token, json: { response: 'like', other: ana.id } });
+    // Ana hosts the event she and Cai are at; Cai reports Ben, for the moderator's queue.
+    event = await makeEvent(server, ana, { name: 'Terrace Night' });
+    await checkIn(server, ana, event.code);
+    await checkIn(server, cai, event.code);
+    const reported = await api.post('/api/reports/', { token: cai.token, json: { user_id: ben.id, reason: 'spam' } });
+    reportId = reported.body.id;
+
+    browser = await launchChromium();
+    visitor = await openPhone(browser);
+    signedIn = await openPhone(browser, { token: ana.token, language: 'es' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await visitor?.context.close();
+    await signedIn?.context.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('the public pages: landing, sign-in, register, privacy, the account links, an event, a page not found', async () => {
+    const pages: Array<[string, string]> = [
+      ['/', 'h1'],
+      ['/login/', 'h1'],
+      ['/register/', 'h1'],
+      ['/privacy/', 'h1'],
+      ['/forgot-password/', 'h1'],
+      [`/e/${event.code}`, 'text=Terrace Night'],
+      ['/no-such-page/', 'h1'],
+    ];
+    for (const [path, shown] of pages) expect(await auditPage(visitor.page, path, shown), path).toEqual([]);
+  });
+
+  it('the signed-in app: the deck, chats, a chat, a profile, the editor, events, hosting, settings, plans, likes, admin, moderation', async () => {
+    const page = signedIn.page;
+    const pages: Array<[string, string]> = [
+      ['/app/home/', '[data-testid="swipe-card"]'],
+      ['/app/matches/', 'text=¿Dónde estás?'],
+      [`/app/chat/${conversationId}/`, 'text=¿Dónde estás?'],
+      [`/app/profiles/${ben.id}/`, 'h1'],
+      ['/app/profile/', 'input[name="name"], #name'],
+      ['/app/events/', 'text=Terrace Night'],
+      ['/app/events/new/', 'form'],
+      [`/app/events/${event.id}/host/`, 'text=Terrace Night'],
+      ['/app/settings/', 'h1'],
+      ['/app/settings/blocked/', 'h1'],
+      ['/app/subscribe/', '[data-testid="plan-starter"]'],
+      ['/app/likes/', '.likes-upsell, [data-testid="like-card"]'],
+      ['/app/admin/', 'table'],
+      ['/app/moderation/', '.report-row'],
+      [`/app/moderation/reports/${reportId}/`, 'h1'],
+    ];
+    for (const [path, shown] of pages) expect(await auditPage(page, path, shown), path).toEqual([]);
+  });
+
+  it('what opens on top: the match overlay, a chat’s menu and the report form', async () => {
+    const page = signedIn.page;
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByTestId('swipe-card').waitFor();
+    // Cai liked Ana already: her like is a match.
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.match-overlay').waitFor();
+    expect(await audit(page), 'match overlay').toEqual([]);
+
+    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    // The chat's own menu, not the account's in the top bar (there before the chat has loaded).
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    const report = page.getByRole('menuitem', { name: es['safety.report'] });
+    await report.waitFor();
+    expect(await audit(page), 'chat menu').toEqual([]);
+
+    await report.click();
+    await page.locator('form.report-form').waitFor();
+    expect(await audit(page), 'report form').toEqual([]);
+  });
+
+  it('a subscriber’s screens: the current plan and the people who like them', async () => {
+    await subscribeThroughTestCheckout(server, ana);
+    const page = signedIn.page;
+    // Dan likes Ana now that she can see who: a card with a name and a photo, not a placeholder.
+    const dan = await makeCompletedUser(server, { name: 'Dan', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dan' });
+    await client(server.url).post('/api/matching/', { token: dan.token, json: { response: 'like', other: ana.id } });
+    expect(await auditPage(page, '/app/likes/', '[data-testid="like-card"]'), '/app/likes/').toEqual([]);
+    expect(await auditPage(page, '/app/subscribe/', '.current-plan'), '/app/subscribe/').toEqual([]);
+  });
+});
