@@ -10,11 +10,17 @@ const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
  * build asks for the chunks it knew; HTML under a script's name would fail as a syntax error).
  */
 const ASSET_PREFIX = '/assets/';
+/**
+ * A path whose last part names a file (`/icons/x.png`, `/favicon.ico`): when it is not there it is a
+ * 404 too. The app's own pages never end in an extension, and a crawler asking for a file (a sitemap,
+ * a robots.txt) must not be handed the app as if it were that file.
+ */
+const FILE_NAME = /\/[^/]*\.[a-z0-9]+$/i;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
  * The built single-page client: hashed assets cached for a year, `index.html` for every other
- * GET that is not an API path, so that deep links such as /app/chat/12 load the app.
+ * GET that is not an API path or a file, so that deep links such as /app/chat/12 load the app.
  */
 export default fp(
   async (app, opts: { clientDir: string | null }) => {
@@ -43,7 +49,8 @@ export default fp(
       const isPage =
         request.method === 'GET' &&
         !request.url.startsWith(ASSET_PREFIX) &&
-        !API_PREFIXES.some((prefix) => request.url.startsWith(prefix));
+        !API_PREFIXES.some((prefix) => request.url.startsWith(prefix)) &&
+        !FILE_NAME.test(request.url.split('?')[0]!);
       if (!isPage) {
         // A path that exists under other methods is a 405 naming them, as DRF answers.
         const url = request.url.split('?')[0]!;

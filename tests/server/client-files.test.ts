@@ -12,6 +12,7 @@ describe('the built client, served beside the API', () => {
     await mkdir(path.join(clientDir, 'assets'));
     await writeFile(path.join(clientDir, 'index.html'), '<!doctype html><title>Eventmatch</title>');
     await writeFile(path.join(clientDir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
+    await writeFile(path.join(clientDir, 'robots.txt'), 'User-agent: *\nDisallow: /app/\n');
     server = await startServer({ config: { clientDir } });
   });
   afterAll(async () => {
@@ -35,5 +36,20 @@ describe('the built client, served beside the API', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).not.toMatch(/^text\/html/);
     expect(await missing.json()).toEqual({ detail: 'Not found.' });
+  });
+
+  it('answers any file that is not there with a 404, and a page whose query holds a dot with the app', async () => {
+    for (const file of ['/icons/gone.png', '/favicon.ico', '/sitemap.xml', '/app/chat/12.json']) {
+      const missing = await fetch(`${server.url}${file}`);
+      expect(missing.status, file).toBe(404);
+      expect(await missing.json()).toEqual({ detail: 'Not found.' });
+    }
+    const robots = await fetch(`${server.url}/robots.txt`);
+    expect(robots.status).toBe(200);
+    expect(robots.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await robots.text()).toContain('Disallow: /app/');
+    const link = await fetch(`${server.url}/reset-password?token=abc.def`);
+    expect(link.status).toBe(200);
+    expect(await link.text()).toContain('<title>Eventmatch</title>');
   });
 });
