@@ -230,6 +230,38 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await composer.inputValue()).toBe('');
   });
 
+  it('writes several lines: Shift+Enter breaks the line, the composer grows up to six, Enter sends them', async () => {
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    const height = () => composer.evaluate((element) => element.getBoundingClientRect().height);
+    const lines = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n');
+    const oneLine = await height();
+
+    await composer.pressSequentially('first line');
+    await composer.press('Shift+Enter');
+    await composer.pressSequentially('second line');
+    expect(await composer.inputValue()).toBe('first line\nsecond line');
+    const twoLines = await height();
+    expect(twoLines).toBeGreaterThan(oneLine + 10);
+
+    await composer.fill(lines(6));
+    const sixLines = await height();
+    expect(sixLines).toBeGreaterThan(twoLines);
+    // Past six lines it stops growing and scrolls instead.
+    await composer.fill(lines(12));
+    expect(await height()).toBe(sixLines);
+    expect(await composer.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+
+    await composer.fill(lines(3));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-lines.png') });
+    await composer.press('Enter');
+    const sent = page.locator('.message-own', { hasText: 'line 3' });
+    await expect.poll(() => sent.getAttribute('class')).toContain('is-sent');
+    expect(await sent.locator('.message-content').textContent()).toBe(lines(3));
+    expect((await stored())[0]?.content).toBe(lines(3));
+    expect(await composer.inputValue()).toBe('');
+    expect(await height()).toBe(oneLine);
+  });
+
   it('counts on the Chats tab what came while the user was elsewhere, from any screen, until it is read', async () => {
     const badge = page.locator('.bottom-nav .nav-badge');
     const benWrites = async (content: string) =>

@@ -1,4 +1,4 @@
-import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
@@ -31,6 +31,7 @@ export function Chat({ id }: { id: number }) {
   const [failedToLoad, setFailedToLoad] = useState(false);
   const [now, setNow] = useState(() => Date.now());
   const listRef = useRef<HTMLOListElement>(null);
+  const composerRef = useRef<HTMLTextAreaElement>(null);
   const lastTypingSent = useRef(0);
   const previousHeight = useRef<number | null>(null);
   const nearBottom = useRef(true);
@@ -80,6 +81,20 @@ export function Chat({ id }: { id: number }) {
     if (nearBottom.current) list.scrollTop = list.scrollHeight;
   }, [messages.length, lastId, lastStatus]);
 
+  // The composer is as tall as what is written, up to its max-height (six lines, app.css), then
+  // scrolls; the list gives it the room, keeping the newest message in view if it was.
+  const hasDetail = Boolean(thread?.detail);
+  useLayoutEffect(() => {
+    const composer = composerRef.current;
+    if (!composer) return;
+    composer.style.height = 'auto';
+    const style = getComputedStyle(composer);
+    const borders = Number.parseFloat(style.borderTopWidth) + Number.parseFloat(style.borderBottomWidth);
+    composer.style.height = `${composer.scrollHeight + borders}px`;
+    const list = listRef.current;
+    if (list && nearBottom.current) list.scrollTop = list.scrollHeight;
+  }, [draft, hasDetail]);
+
   // The typing line hides itself TYPING_VISIBLE_MS after the last typing event.
   const typingAt = thread?.typingAt ?? 0;
   useEffect(() => {
@@ -124,6 +139,14 @@ export function Chat({ id }: { id: number }) {
       lastTypingSent.current = at;
       sendTyping(id);
     }
+  }
+
+  // Enter sends, as the phone keyboard's Send key says; Shift+Enter starts a new line. Not while an
+  // input method is still composing a word (Enter there picks the word).
+  function onComposerKey(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    event.currentTarget.form?.requestSubmit();
   }
 
   function submit(event: FormEvent) {
@@ -190,9 +213,12 @@ export function Chat({ id }: { id: number }) {
         {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
       </p>
       <form className="composer" onSubmit={submit}>
-        <input
+        <textarea
+          ref={composerRef}
+          rows={1}
           value={draft}
           onChange={(event) => onDraft(event.target.value)}
+          onKeyDown={onComposerKey}
           placeholder={t('chat.placeholder')}
           aria-label={t('chat.placeholder')}
           required
