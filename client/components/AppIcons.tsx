@@ -31,3 +31,8 @@ export const SearchIcon = (props: IconProps) => (
 export const MoreIcon = (props: IconProps) => (
   <svg {...base} {...props}><circle cx="12" cy="5" r="1" /><circle cx="12" cy="12" r="1" /><circle cx="12" cy="19" r="1" /></svg>
 );
+export const StarIcon = (props: IconProps) => (
+  <svg {...base} {...props}>
+    <path d="m12 3 2.8 5.7 6.2.9-4.5 4.4 1.1 6.2L12 17.3 6.4 20.2l1.1-6.2L3 9.6l6.2-.9z" />
+  </svg>
+);

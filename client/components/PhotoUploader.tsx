@@ -4,7 +4,8 @@ import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
-import { appendPhotos, removePhoto, selectPhotoFiles } from '../lib/photos';
+import { appendPhotos, makePrimary, removePhoto, selectPhotoFiles } from '../lib/photos';
+import { StarIcon } from './AppIcons';
 import { CloseIcon } from './Icons';
 
 interface Upload {
@@ -20,7 +21,10 @@ interface Props {
 
 let uploadKey = 0;
 
-/** Up to MAX_PHOTOS photos in a 3-column grid; each file is uploaded at once, with its progress shown. */
+/**
+ * Up to MAX_PHOTOS photos in a 3-column grid; each file is uploaded at once, with its progress shown.
+ * The first is the primary one (the deck's card); the star on any other puts it first.
+ */
 export function PhotoUploader({ photos, onChange }: Props) {
   const t = useT();
   const [uploads, setUploads] = useState<Upload[]>([]);
@@ -55,8 +59,20 @@ export function PhotoUploader({ photos, onChange }: Props) {
         {photos.map((url, index) => (
           <li key={url} className="photo-slot">
             <img src={url} alt="" />
-            {index === 0 && <span className="photo-primary">{t('profile.primary')}</span>}
-            <button type="button" className="photo-remove" aria-label={t('profile.removePhoto', { n: index + 1 })} onClick={() => onChange((current) => removePhoto(current, index))}>
+            {index === 0 ? (
+              <span className="photo-primary">{t('profile.primary')}</span>
+            ) : (
+              <button
+                type="button"
+                className="photo-action photo-make-primary"
+                aria-label={t('profile.makePrimary', { n: index + 1 })}
+                title={t('profile.makePrimary', { n: index + 1 })}
+                onClick={() => onChange((current) => makePrimary(current, index))}
+              >
+                <StarIcon />
+              </button>
+            )}
+            <button type="button" className="photo-action photo-remove" aria-label={t('profile.removePhoto', { n: index + 1 })} onClick={() => onChange((current) => removePhoto(current, index))}>
               <CloseIcon />
             </button>
           </li>

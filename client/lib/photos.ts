@@ -9,6 +9,13 @@ export function removePhoto(current: readonly string[], index: number): string[]
   return current.filter((_, i) => i !== index);
 }
 
+/** The photo at `index` first (the deck's card and the avatar show it), the others in their order. */
+export function makePrimary(current: readonly string[], index: number): string[] {
+  const chosen = current[index];
+  if (chosen === undefined || index === 0) return [...current];
+  return [chosen, ...current.filter((_, i) => i !== index)];
+}
+
 export interface FileSelection<F> {
   accepted: F[];
   notImages: number;

@@ -79,6 +79,7 @@ export const enApp = {
   'profile.addPhoto': 'Add photo',
   'profile.removePhoto': 'Remove photo {n}',
   'profile.primary': 'Primary',
+  'profile.makePrimary': 'Make photo {n} the primary one',
   'profile.uploading': 'Uploading… {percent}%',
   'profile.onlyImages': 'Only image files can be uploaded.',
   'profile.tooMany': 'You can upload up to {max} photos.',

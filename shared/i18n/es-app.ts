@@ -80,6 +80,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.addPhoto': 'Añadir foto',
   'profile.removePhoto': 'Quitar la foto {n}',
   'profile.primary': 'Principal',
+  'profile.makePrimary': 'Hacer principal la foto {n}',
   'profile.uploading': 'Subiendo… {percent} %',
   'profile.onlyImages': 'Solo se pueden subir imágenes.',
   'profile.tooMany': 'Puedes subir como máximo {max} fotos.',

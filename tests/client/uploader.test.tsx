@@ -6,7 +6,7 @@ import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { PhotoUploader } from '../../client/components/PhotoUploader';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
-import { appendPhotos, removePhoto, selectPhotoFiles } from '../../client/lib/photos';
+import { appendPhotos, makePrimary, removePhoto, selectPhotoFiles } from '../../client/lib/photos';
 
 const urls = (n: number) => Array.from({ length: n }, (_, i) => `/media/p${i + 1}.webp`);
 const file = (type: string) => ({ type, name: 'x' });
@@ -28,6 +28,12 @@ describe('uploader limits', () => {
 
   it('removes the photo at an index', () => {
     expect(removePhoto(['a', 'b', 'c'], 1)).toEqual(['a', 'c']);
+  });
+
+  it('puts the photo at an index first, the others in their order', () => {
+    expect(makePrimary(['a', 'b', 'c', 'd'], 2)).toEqual(['c', 'a', 'b', 'd']);
+    expect(makePrimary(['a', 'b'], 0)).toEqual(['a', 'b']);
+    expect(makePrimary(['a', 'b'], 5)).toEqual(['a', 'b']);
   });
 });
 
@@ -64,5 +70,16 @@ describe('<PhotoUploader>', () => {
     const images = [...screen.getByTestId('photo-grid').querySelectorAll('img')].map((img) => img.getAttribute('src'));
     expect(images).toEqual(urls(6).filter((url) => url !== '/media/p2.webp'));
     expect(screen.getByTestId('photo-input')).toBeTruthy();
+  });
+
+  it('offers a star on every photo but the primary one, which puts that photo first', () => {
+    render(<Harness initial={urls(4)} />);
+    expect(screen.queryByRole('button', { name: 'Make photo 1 the primary one' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Make photo 3 the primary one' }));
+    const images = [...screen.getByTestId('photo-grid').querySelectorAll('img')].map((img) => img.getAttribute('src'));
+    expect(images).toEqual(['/media/p3.webp', '/media/p1.webp', '/media/p2.webp', '/media/p4.webp']);
+    // The badge stays on the first slot, now the chosen photo's.
+    expect(screen.getByText('Primary').closest('li')!.querySelector('img')!.getAttribute('src')).toBe('/media/p3.webp');
+    expect(screen.getAllByRole('button', { name: /the primary one$/ })).toHaveLength(3);
   });
 });

@@ -140,11 +140,27 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByText(es['profile.saved']).waitFor();
     await shot('07-profile-saved');
 
-    const me = await page.evaluate(async () => {
-      const response = await fetch('/api/users/me/profile/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
-      return response.json();
-    });
+    // The profile as the server keeps it, read with the page's own session.
+    const savedProfile = () =>
+      page.evaluate(async () => {
+        const response = await fetch('/api/users/me/profile/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
+        return response.json();
+      });
+    const me = await savedProfile();
     expect(me).toMatchObject({ gender: 'female', date_of_birth: '1996-07-06', genders_to_match: ['male'], bio: 'Aquí por la música y la buena gente.' });
+
+    // A second photo, made the primary one with its star: saved first, the first one second.
+    await page.getByTestId('photo-input').setInputFiles({ name: 'me-2.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#2563eb' }) });
+    await expect.poll(() => page.getByTestId('photo-grid').locator('img[src^="/media/"]').count()).toBe(2);
+    const second = await page.getByTestId('photo-grid').locator('img[src^="/media/"]').nth(1).getAttribute('src');
+    await page.getByRole('button', { name: es['profile.makePrimary'].replace('{n}', '2') }).click();
+    expect(await page.getByTestId('photo-grid').locator('img').first().getAttribute('src')).toBe(second);
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    // The first save's toast may still be up: wait for what the server keeps, not for a toast.
+    await expect.poll(async () => {
+      const saved = await savedProfile();
+      return [saved.image, saved.image2];
+    }).toEqual([second, me.image]);
   });
 
   it('drags a card right, shows the match overlay, and chats live with the other person', async () => {
