@@ -235,6 +235,17 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const height = () => composer.evaluate((element) => element.getBoundingClientRect().height);
     const lines = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n');
     const oneLine = await height();
+    // With nothing written, Enter does nothing: no line, no send, and no check of the empty field
+    // (which would fire `invalid` and show the browser's "fill out this field" bubble).
+    await composer.evaluate((element) => {
+      (window as unknown as { invalids: number }).invalids = 0;
+      element.addEventListener('invalid', () => (window as unknown as { invalids: number }).invalids++);
+    });
+    const before = (await stored()).length;
+    await composer.press('Enter');
+    expect(await composer.inputValue()).toBe('');
+    expect(await page.evaluate(() => (window as unknown as { invalids: number }).invalids)).toBe(0);
+    expect((await stored()).length).toBe(before);
 
     await composer.pressSequentially('first line');
     await composer.press('Shift+Enter');

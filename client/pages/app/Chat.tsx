@@ -142,11 +142,12 @@ export function Chat({ id }: { id: number }) {
   }
 
   // Enter sends, as the phone keyboard's Send key says; Shift+Enter starts a new line. Not while an
-  // input method is still composing a word (Enter there picks the word).
+  // input method is still composing a word (Enter there picks the word), and with nothing written it
+  // does nothing, as the send button, disabled then, would (no "fill out this field" bubble).
   function onComposerKey(event: KeyboardEvent<HTMLTextAreaElement>) {
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
-    event.currentTarget.form?.requestSubmit();
+    if (draft.trim()) event.currentTarget.form?.requestSubmit();
   }
 
   function submit(event: FormEvent) {
