@@ -71,7 +71,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
     const matched = await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     conversationId = matched.body.conversation_id;
-    await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: '¿Dónde estás?' } });
+    await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: '¿Dónde estás? Sala Apolo: www.salaapolo.com' } });
     await api.post('/api/matching/', { token: cai.token, json: { response: 'like', other: ana.id } });
     // Ana hosts the event she and Cai are at; Cai reports Ben, for the moderator's queue.
     event = await makeEvent(server, ana, { name: 'Terrace Night' });

@@ -1,4 +1,4 @@
-import { type FormEvent, Fragment, type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
@@ -6,6 +6,7 @@ import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
+import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
 import { sendTyping } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
@@ -190,7 +191,9 @@ export function Chat({ id }: { id: number }) {
                 </li>
               )}
               <li className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
-                <p className="message-content">{message.content}</p>
+                <p className="message-content">
+                  <MessageText content={message.content} />
+                </p>
                 <p className="message-meta">
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
@@ -234,3 +237,24 @@ export function Chat({ id }: { id: number }) {
     </section>
   );
 }
+
+/**
+ * A message's text with its web and e-mail addresses as links (a handle's page, the venue's map),
+ * opened in a new tab so the chat stays where it was; `nofollow ugc`: written by users, not vouched for.
+ * Memoized: the chat renders again at every keystroke in the composer, its messages' text does not change.
+ */
+const MessageText = memo(function MessageText({ content }: { content: string }) {
+  return (
+    <>
+      {withLinks(content).map((part, index) =>
+        part.href ? (
+          <a key={index} href={part.href} target="_blank" rel="noopener noreferrer nofollow ugc">
+            {part.text}
+          </a>
+        ) : (
+          <Fragment key={index}>{part.text}</Fragment>
+        ),
+      )}
+    </>
+  );
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { withLinks } from '../../client/lib/links';
+
+describe('links in a message', () => {
+  it('leaves text without an address as one plain part', () => {
+    expect(withLinks('by the bar, green jacket')).toEqual([{ text: 'by the bar, green jacket' }]);
+  });
+
+  it('cuts out web addresses with or without a scheme, and e-mail addresses, keeping the text whole', () => {
+    const text = 'my insta: instagram.com/ana_party, the map https://maps.example.com/?q=Sala+Apolo. or ana@example.com';
+    const parts = withLinks(text);
+    expect(parts.map((part) => part.text).join('')).toBe(text);
+    expect(parts.filter((part) => part.href)).toEqual([
+      { text: 'instagram.com/ana_party', href: 'http://instagram.com/ana_party' },
+      { text: 'https://maps.example.com/?q=Sala+Apolo', href: 'https://maps.example.com/?q=Sala+Apolo' },
+      { text: 'ana@example.com', href: 'mailto:ana@example.com' },
+    ]);
+  });
+
+  it('leaves out the sentence’s closing punctuation and a bracket around the address', () => {
+    expect(withLinks('(see www.example.com).').filter((part) => part.href)).toEqual([{ text: 'www.example.com', href: 'http://www.example.com' }]);
+  });
+
+  it('links no script, protocol-relative or ftp address', () => {
+    for (const text of ['javascript:alert(1)', '//evil.example.com', 'ftp://files.example.com']) {
+      // At most the host, as a plain web address ("evil.example.com" is one, written that way).
+      expect(withLinks(text).filter((part) => part.href && !part.href.startsWith('http://'))).toEqual([]);
+    }
+  });
+});
