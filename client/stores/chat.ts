@@ -6,7 +6,7 @@ import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
-import { currentSession, onSignOut, useSession } from './session';
+import { onSignOut, sessionCheck, useSession } from './session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
@@ -125,11 +125,8 @@ export const useChat = create<ChatState>()((set, get) => {
       return { threads: { ...state.threads, [id]: { ...thread, ...change(thread) } } };
     });
   /** `update` for an answer to a request of this session only: one that lands after a sign-out is dropped. */
-  const updater = () => {
-    const asked = currentSession();
-    return (id: number, change: (thread: Thread) => Partial<Thread>) => {
-      if (asked === currentSession()) update(id, change);
-    };
+  const updater = (sameSession = sessionCheck()) => (id: number, change: (thread: Thread) => Partial<Thread>) => {
+    if (sameSession()) update(id, change);
   };
 
   async function deliver(id: number, pendingMessage: ChatMessage) {
@@ -275,8 +272,8 @@ export const useChat = create<ChatState>()((set, get) => {
     async catchUp(from = {}) {
       const { threads } = get();
       const gone: number[] = [];
-      const asked = currentSession();
-      const answered = updater();
+      const sameSession = sessionCheck();
+      const answered = updater(sameSession);
       await Promise.all(
         Object.entries(threads)
           .filter(([, thread]) => thread.loaded)
@@ -299,7 +296,7 @@ export const useChat = create<ChatState>()((set, get) => {
           }),
       );
       // Ended for the last user, not for whoever signed in since.
-      return asked === currentSession() ? gone : [];
+      return sameSession() ? gone : [];
     },
     drafts: {},
     setDraft(id, text) {

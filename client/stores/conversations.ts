@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 interface ConversationsState {
   /** Matches with no message yet; null while loading. */
@@ -38,13 +38,13 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   started: null,
   load() {
     if (loading) return loading;
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (asked === currentSession()) set({ empty: empty.results, started: started.results });
+        if (sameSession()) set({ empty: empty.results, started: started.results });
       } catch (error) {
-        if (asked !== currentSession()) return;
+        if (!sameSession()) return;
         console.error('Could not load conversations', error);
         set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
       }

@@ -4,7 +4,7 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 export interface MatchOverlay {
   conversationId: number | null;
@@ -84,20 +84,20 @@ export const useDeck = create<DeckState>()((set, get) => {
   function requestDeck(apply: (cards: DeckCard[]) => void) {
     const running = get().deckRequest;
     if (running) return running;
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     let request: Promise<void> | null = null;
     request = (async () => {
       try {
         // Reactions still in flight would otherwise bring their card straight back.
         await Promise.allSettled([...get().reactionsInFlight]);
-        if (asked !== currentSession()) return;
+        if (!sameSession()) return;
         set({ decidedDuringRequest: new Set() });
         const page = await api.deck();
-        if (asked !== currentSession()) return;
+        if (!sameSession()) return;
         const decided = get().decidedDuringRequest;
         apply(page.results.filter((card) => !decided.has(card.id)));
       } catch (error) {
-        if (asked !== currentSession()) return;
+        if (!sameSession()) return;
         console.error('Could not load profiles', error);
         if (get().queue === null) set({ queue: [], current: null });
       } finally {

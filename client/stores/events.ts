@@ -3,7 +3,7 @@ import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
 import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
 import { useDeck } from './deck';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
@@ -42,15 +42,15 @@ export const useEvents = create<EventsState>()((set, get) => ({
   current: undefined,
   async loadCurrent() {
     const version = changes.version;
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     let event: PublicEvent | null;
     try {
       ({ event } = await api.currentEvent());
     } catch (error) {
-      if (asked === currentSession()) console.error('Could not load the current event', error);
+      if (sameSession()) console.error('Could not load the current event', error);
       return;
     }
-    if (asked !== currentSession()) return;
+    if (!sameSession()) return;
     if (changes.version === version && changes.inFlight === 0) {
       set({ current: event });
       return;

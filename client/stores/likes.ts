@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
 import { useDeck } from './deck';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 interface LikesState {
   /** How many people like me and wait for my answer; null until loaded. */
@@ -27,12 +27,12 @@ export const useLikes = create<LikesState>()((set, get) => ({
   next: null,
   loadingMore: false,
   async load() {
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     try {
       const page = await api.likesYou();
-      if (asked === currentSession()) set({ count: page.count, people: page.results, next: page.next });
+      if (sameSession()) set({ count: page.count, people: page.results, next: page.next });
     } catch (error) {
-      if (asked !== currentSession()) return;
+      if (!sameSession()) return;
       console.error('Could not load who likes you', error);
       if (get().count === null) set({ count: 0, people: [], next: null });
     }
@@ -41,10 +41,10 @@ export const useLikes = create<LikesState>()((set, get) => ({
     const { next, loadingMore } = get();
     if (!next || loadingMore) return;
     set({ loadingMore: true });
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     try {
       const page = await api.likesYou(next);
-      if (asked !== currentSession()) return;
+      if (!sameSession()) return;
       const shown = new Set((get().people ?? []).map((card) => card.id));
       set((state) => ({
         count: page.count,

@@ -4,7 +4,7 @@ import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan
 import type { DeckCard } from '../../shared/schemas/users';
 import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */
 export type PlanNotice = 'likes' | 'undo';
@@ -63,19 +63,19 @@ export const usePlan = create<PlanState>()((set, get) => {
     timers: {},
 
     async loadAllowance() {
-      const asked = currentSession();
+      const sameSession = sessionCheck();
       try {
         const allowance = await api.likeAllowance();
-        if (asked === currentSession()) setAllowance(allowance);
+        if (sameSession()) setAllowance(allowance);
       } catch (error) {
         console.error('Could not load the likes left', error);
       }
     },
     async loadSubscription() {
-      const asked = currentSession();
+      const sameSession = sessionCheck();
       try {
         const subscription = await api.subscription();
-        if (asked === currentSession()) set({ subscription });
+        if (sameSession()) set({ subscription });
       } catch (error) {
         console.error('Could not load the subscription', error);
       }

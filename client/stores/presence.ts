@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { listOnlinePartners } from '../lib/socket';
-import { currentSession, onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 interface PresenceState {
   /** Matches connected right now (any device, any instance). */
@@ -16,10 +16,10 @@ interface PresenceState {
 export const usePresence = create<PresenceState>()((set) => ({
   online: new Set(),
   async refresh() {
-    const asked = currentSession();
+    const sameSession = sessionCheck();
     try {
       const online = await listOnlinePartners();
-      if (asked === currentSession()) set({ online: new Set(online) });
+      if (sameSession()) set({ online: new Set(online) });
     } catch (error) {
       // Offline again, or the server is busy: the next connect asks again.
       console.error('Could not load who is online', error);

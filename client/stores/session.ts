@@ -19,13 +19,18 @@ interface SessionState {
   signOut: (options?: { alreadyRevoked?: boolean }) => void;
 }
 
-/**
- * Which session this is: bumped at every sign-in and sign-out. A request sent in one session may be
- * answered in the next (a slow network, a phone handed to a friend): stores compare it before and
- * after their awaits and drop an answer meant for someone else.
- */
+/** Which session this is: bumped at every sign-in and sign-out. */
 let session = 0;
-export const currentSession = () => session;
+
+/**
+ * Taken when a request is sent; true while the session that sent it is still the one signed in. A
+ * request sent in one session may be answered in the next (a slow network, a phone handed to a
+ * friend): stores ask it after their awaits and drop an answer meant for someone else.
+ */
+export function sessionCheck(): () => boolean {
+  const asked = session;
+  return () => asked === session;
+}
 
 const resetListeners = new Set<() => void>();
 const tokenListeners = new Set<(token: string) => void>();
@@ -43,12 +48,12 @@ export const useSession = create<SessionState>()((set, get) => ({
   user: undefined,
   async loadUser() {
     if (!get().token) return;
-    const asked = session;
+    const sameSession = sessionCheck();
     try {
       const user = await api.me();
-      if (asked === session) set({ user });
+      if (sameSession()) set({ user });
     } catch (error) {
-      if (asked !== session) return;
+      if (!sameSession()) return;
       console.error('Could not load the current user', error);
       if (get().user === undefined) set({ user: null });
     }
