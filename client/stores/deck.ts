@@ -4,6 +4,7 @@ import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
+import { buzzForMatch } from '../lib/haptics';
 import { onSignOut, sessionCheck } from './session';
 
 export interface MatchOverlay {
@@ -203,6 +204,7 @@ export const useDeck = create<DeckState>()((set, get) => {
     },
     showMatch(match) {
       clearTimeout(get().matchTimer);
+      buzzForMatch();
       set({ match, matchTimer: setTimeout(() => set({ match: null, matchTimer: undefined }), DECK_MATCH_OVERLAY_MS) });
     },
     hideMatch() {

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useDeck } from '../../client/stores/deck';
 
 describe('the deck store', () => {
@@ -28,5 +28,25 @@ describe('the deck store', () => {
     expect([...after.seenMatches, ...after.decidedDuringRequest, ...after.likesInFlight, ...after.reactionsInFlight]).toEqual([]);
     // A match seen before the sign-out shows again for whoever signs in next.
     expect(after.rememberMatch(7)).toBe(true);
+  });
+
+  it('makes the phone buzz with each match it shows, where the phone can', () => {
+    const vibrate = vi.fn(() => true);
+    Object.defineProperty(navigator, 'vibrate', { value: vibrate, configurable: true });
+    try {
+      useDeck.getState().showMatch({ conversationId: 7, name: 'Ana', image: null });
+      useDeck.getState().showMatch({ conversationId: 8, name: 'Bea', image: null });
+      expect(vibrate).toHaveBeenCalledTimes(2);
+      expect(vibrate.mock.calls[0]).toEqual([[40, 60, 90]]);
+      // A browser that cannot (iOS Safari has no vibrate; some throw) still shows the overlay.
+      const refuse = () => {
+        throw new Error('not here');
+      };
+      Object.defineProperty(navigator, 'vibrate', { value: refuse, configurable: true });
+      useDeck.getState().showMatch({ conversationId: 9, name: 'Cai', image: null });
+      expect(useDeck.getState().match).toMatchObject({ name: 'Cai' });
+    } finally {
+      delete (navigator as { vibrate?: unknown }).vibrate;
+    }
   });
 });

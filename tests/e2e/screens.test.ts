@@ -93,9 +93,16 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
     // The overlay shows for PROFILE_MATCH_OVERLAY_MS only: watched for from before the click, since a
     // busy machine can take longer than that between the click's return and the next command.
+    // The match is felt too, where the phone can vibrate: the calls are counted.
+    await page.evaluate(() => {
+      const buzzes: unknown[] = [];
+      Object.assign(window, { buzzes });
+      navigator.vibrate = (pattern) => buzzes.push(pattern) > 0;
+    });
     const overlay = page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
     await page.getByRole('button', { name: en['profileView.like'] }).click();
     await overlay;
+    expect(await page.evaluate(() => (window as unknown as { buzzes: unknown[] }).buzzes)).toEqual([[40, 60, 90]]);
     await page.waitForURL('**/app/home/');
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
   });

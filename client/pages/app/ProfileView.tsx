@@ -10,6 +10,7 @@ import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { NotFound as NotFoundError } from '../../lib/api';
 import { api } from '../../lib/api-app';
+import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useDeck } from '../../stores/deck';
@@ -82,6 +83,7 @@ export function ProfileView({ id }: { id: number }) {
       if (action === 'like' && result.match) {
         rememberMatch(result.conversation_id);
         setMatched(true);
+        buzzForMatch();
         await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));
       }
     } catch (error) {
