@@ -9,7 +9,9 @@
  * cheap password hashing (registering 2,000 attendees is setup, not what is measured).
  * Environment: PARTY_ATTENDEES, PARTY_MINUTES, PARTY_RELAY_SECONDS (the party's length: the relay's p99
  * then comes from as many messages as the party's), PARTY_SLOT_MS (the load tool's wheel slot),
- * PARTY_KEEP_DATABASE (keep the party's database for EXPLAIN; its URL is printed), BENCH_PROFILE_DIR (a V8
+ * PARTY_ARRIVE_OVER (seconds over which the attendees arrive, check in and start: a venue filling
+ * rather than every phone at once), PARTY_KEEP_DATABASE (keep the party's database for EXPLAIN; its
+ * URL is printed), BENCH_PROFILE_DIR (a V8
  * CPU profile of the app during the party), BENCH_PROMOTION_DIR (a heap profile of what the app promoted
  * to the old generation during the party: bench/realtime-server.ts), PARTY_NODE_FLAGS (more node flags
  * for the app, e.g. "--trace-gc-nvp"), PARTY_ACTIVITY (what PostgreSQL's backends were doing in the run's
@@ -20,7 +22,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { errorsText, runParty, toolWaitsText } from '../loadtest/party';
+import { errorsText, heapText, runParty, toolWaitsText } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { sampleActivity } from './activity-sampler';
 import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
@@ -73,6 +75,7 @@ try {
     stateFile,
     setupConcurrency: 32,
     log: (line) => console.log(`  ${line}`),
+    arriveOverSeconds: Number(env('PARTY_ARRIVE_OVER', '0')),
     slotMs: process.env.PARTY_SLOT_MS ? Number(process.env.PARTY_SLOT_MS) : undefined,
     onProgress: (p) => {
       if (p.phase === 'party' && !partyCost.begun) {
@@ -166,7 +169,7 @@ console.log(
     .join(', ')}`,
 );
 console.log(
-  `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${party.tool.heap_kb_per_attendee} KB heap per attendee, ${toolWaitsText(party.tool)}`,
+  `the tool: ${party.tool.cpu_us_per_operation} µs CPU per operation, ${heapText(party.tool.heap_kb_per_attendee)}, ${toolWaitsText(party.tool)}`,
 );
 // A p99 from a party's few hundred messages is loose, the relay's as much: say whether the verdict
 // holds across both intervals or could go either way in another run. Below 368 samples nothing bounds

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { errorsText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
+import { errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
 
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
@@ -24,6 +24,10 @@ Options:
   --json <file>         also write the results as JSON
   --state <file>        accounts kept between runs (default ./data/loadtest/<host>_<port>.json)
   --fresh               register new attendees instead of reusing the state file's
+  --arrive-over <s>     attendees arrive over the party's first s seconds, as a venue
+                        fills: each opens the app, checks in and starts swiping at a
+                        random moment of it; at most half the party  (default 0: all
+                        connected and checked in before it starts)
   --leave-share <0-1>   share of attendees who leave and come back once             (default 0.2)
   --like-share <0-1>    share of swipes that are likes; the rest dislikes and skips  (default 0.6)
   --setup-concurrency <n>  setup requests in flight                                  (default 16)
@@ -50,6 +54,7 @@ function parse() {
         json: { type: 'string' },
         state: { type: 'string' },
         fresh: { type: 'boolean', default: false },
+        'arrive-over': { type: 'string', default: '0' },
         'leave-share': { type: 'string', default: '0.2' },
         'like-share': { type: 'string', default: '0.6' },
         'setup-concurrency': { type: 'string', default: '16' },
@@ -80,6 +85,7 @@ function parse() {
     json: values.json,
     stateFile: values.state,
     fresh: values.fresh,
+    arriveOverSeconds: number('arrive-over', values['arrive-over'], (n) => n >= 0),
     leaveShare: number('leave-share', values['leave-share'], (n) => n >= 0 && n <= 1),
     likeShare: number('like-share', values['like-share'], (n) => n >= 0 && n <= 1),
     setupConcurrency: number('setup-concurrency', values['setup-concurrency'], (n) => Number.isInteger(n) && n >= 1),
@@ -138,7 +144,7 @@ function report(result: PartyResult) {
       `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
     `errors: ${errorsText(result.counts.errors)}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
-      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${result.tool.heap_kb_per_attendee} KB heap per attendee, RSS ${result.tool.rss_mb} MB, ` +
+      `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${heapText(result.tool.heap_kb_per_attendee)}, RSS ${result.tool.rss_mb} MB, ` +
       toolWaitsText(result.tool),
     `${machine()}`,
     result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',

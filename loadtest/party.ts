@@ -58,6 +58,12 @@ export interface PartyOptions {
   likeShare?: number;
   /** Setup requests in flight at once (registration hashes passwords: the server's CPU). Default 16. */
   setupConcurrency?: number;
+  /**
+   * Attendees arrive over this many seconds of the party: each opens the app (its socket), checks in and
+   * starts swiping at a random moment of it, as a venue fills. At most half the party. Default 0:
+   * everyone is connected and checked in before the party starts, and all start within its first 5 s.
+   */
+  arriveOverSeconds?: number;
   /** The width of the timer wheel's slots, ms: everything due in one slot goes out at once. Default 5. */
   slotMs?: number;
   /** Called about once a second with the live figures. */
@@ -116,7 +122,8 @@ export interface PartyResult {
     cpu_us_per_operation: number;
     /** CPU per chat message sent, everything the tool did during the party included (null: none sent). */
     cpu_us_per_message: number | null;
-    heap_kb_per_attendee: number;
+    /** Measured after everyone has connected and checked in; null when they arrive during the party. */
+    heap_kb_per_attendee: number | null;
     rss_mb: number;
     /**
      * The tool's own event-loop delay during the party: every latency above is timed on this loop, so
@@ -143,6 +150,7 @@ const SEND = 2;
 const LEAVE = 3;
 const RECONNECT = 4;
 const REFRESH = 5;
+const ARRIVE = 6;
 
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const SECOND = 1000;
@@ -218,6 +226,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     throw new SetupError(`--url must be an http(s) address, not "${options.url}"`);
   }
   if (base.protocol === 'https:') throw new SetupError('https is not supported yet: point --url at the instance or its plain-HTTP proxy');
+  const partyMs = options.minutes * 60 * SECOND;
+  const arriveOverMs = (options.arriveOverSeconds ?? 0) * SECOND;
+  if (!(arriveOverMs >= 0 && arriveOverMs <= partyMs / 2)) {
+    throw new SetupError(`--arrive-over ${options.arriveOverSeconds} s: at least 0 and at most half the party (${partyMs / 2 / SECOND} s)`);
+  }
   const instances = (options.instances?.length ? options.instances : [options.url]).map((each) => {
     try {
       return new URL(each);
@@ -300,8 +313,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     },
   );
   let seq = 0;
+  let partyStarted = 0;
   let stopping = false;
+  const leaveShare = options.leaveShare ?? 0.2;
   let hinted = false;
+  const checkIn = door(rest, base, event);
   const wheel = new Wheel((index, action) => act(people[index]!, action), options.slotMs);
 
   try {
@@ -310,7 +326,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const heapBefore = process.memoryUsage().heapUsed;
     const reuse = options.fresh ? [] : state.attendees;
     const accounts: Account[] = [];
-    const checkIn = door(rest, base, event);
     await inPool(
       Array.from({ length: options.attendees }, (_, i) => i),
       options.setupConcurrency ?? 16,
@@ -367,33 +382,33 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       byId.set(account.id, attendee);
     }
 
-    phase = 'connect';
-    await inPool(people, 200, async (attendee) => {
-      try {
-        await attendee.socket.connect();
-      } catch (failure) {
-        if (failure instanceof ConnectError) throw new SetupError(`the server refused a socket: ${failure.message}`);
-        throw new SetupError(`cannot open a socket to ${attendee.base.origin}: ${(failure as Error).message}`);
-      }
-    });
+    let heapPerAttendee: number | null = null;
+    if (arriveOverMs === 0) {
+      phase = 'connect';
+      await inPool(people, 200, async (attendee) => {
+        try {
+          await attendee.socket.connect();
+        } catch (failure) {
+          if (failure instanceof ConnectError) throw new SetupError(`the server refused a socket: ${failure.message}`);
+          throw new SetupError(`cannot open a socket to ${attendee.base.origin}: ${(failure as Error).message}`);
+        }
+      });
 
-    phase = 'check-in';
-    await inPool(people, options.setupConcurrency ?? 16, async (attendee) => {
-      await checkIn(attendee.base, attendee.account.token);
-      counts.checkIns += 1;
-    });
-    collectGarbage();
-    const heapPerAttendee = (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, people.length);
+      phase = 'check-in';
+      await inPool(people, options.setupConcurrency ?? 16, async (attendee) => {
+        await checkIn(attendee.base, attendee.account.token);
+        counts.checkIns += 1;
+      });
+      collectGarbage();
+      heapPerAttendee = (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, people.length);
+    }
 
     // ---------------------------------------------------------- the party
     phase = 'party';
-    const leaveShare = options.leaveShare ?? 0.2;
-    const partyMs = options.minutes * 60 * SECOND;
+    partyStarted = performance.now();
     for (const attendee of people) {
-      wheel.schedule(attendee.index, SWIPE, between(0, 5 * SECOND));
-      wheel.schedule(attendee.index, CHAT, between(5, 20) * SECOND);
-      // Leaves happen in the first 80 % of the party, so that everyone is back before it ends.
-      if (Math.random() < leaveShare) wheel.schedule(attendee.index, LEAVE, between(0.1, 0.8) * partyMs);
+      if (arriveOverMs === 0) startActing(attendee);
+      else wheel.schedule(attendee.index, ARRIVE, between(0, arriveOverMs));
     }
     const cpuBefore = process.cpuUsage();
     const loopDelay = eventLoopDelay(5);
@@ -501,7 +516,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         operations,
         cpu_us_per_operation: Math.round(cpuMicros / Math.max(1, operations)),
         cpu_us_per_message: counts.sent > sentBefore ? Math.round(cpuMicros / (counts.sent - sentBefore)) : null,
-        heap_kb_per_attendee: hundredths(heapPerAttendee / 1024),
+        heap_kb_per_attendee: heapPerAttendee === null ? null : hundredths(heapPerAttendee / 1024),
         rss_mb: Math.round(process.memoryUsage().rss / 1e6),
         event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
         rest_pool_wait_ms: { p99: rest.poolWait.count ? hundredths(rest.poolWait.percentile(99)) : 0, max: hundredths(rest.poolWait.max) },
@@ -526,10 +541,42 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     else if (action === SEND) send(attendee);
     else if (action === LEAVE) leave(attendee);
     else if (action === RECONNECT) void comeBack(attendee);
+    else if (action === ARRIVE) void arrive(attendee);
     else if (action === REFRESH) {
       attendee.refreshWaiting = false;
       attendee.deckStale = true;
     }
+  }
+
+  /** The attendee is there (connected and checked in): the first card within 5 s, the first message later. */
+  function startActing(attendee: Attendee) {
+    wheel.schedule(attendee.index, SWIPE, between(0, 5 * SECOND));
+    wheel.schedule(attendee.index, CHAT, between(5, 20) * SECOND);
+    // Leaves happen in the first 80 % of the party, after the arrival, so that everyone is back before it ends.
+    if (Math.random() < leaveShare) {
+      const sinceStart = performance.now() - partyStarted;
+      const leaveAt = between(Math.max(0.1 * partyMs, sinceStart + 2 * SECOND), 0.8 * partyMs);
+      wheel.schedule(attendee.index, LEAVE, leaveAt - sinceStart);
+    }
+  }
+
+  /**
+   * An attendee arriving during the party (`arriveOverSeconds`), as a phone does: the app opens (its
+   * socket connects), the door's QR is scanned (check-in), and the app reads its conversations: matches
+   * made while it was closed, by a guest of an earlier run on this event, are in the lists.
+   */
+  async function arrive(attendee: Attendee) {
+    try {
+      if (!attendee.connectedOnce) await attendee.socket.connect();
+      await checkIn(attendee.base, attendee.account.token);
+    } catch (failure) {
+      error(`arrival ${failure instanceof ConnectError ? `socket connect_error ${failure.message}` : (failure as Error).message}`);
+      if (!stopping) wheel.schedule(attendee.index, ARRIVE, 2 * SECOND);
+      return;
+    }
+    counts.checkIns += 1;
+    void catchUp(attendee);
+    startActing(attendee);
   }
 
   /** A REST call during the party: failures are counted, never thrown. */
@@ -815,6 +862,7 @@ export const errorsText = (errors: PartyResult['counts']['errors']) => {
 };
 
 /** The tool's own waits, for a summary line: they are in what it times, so a reader weighs them first. */
+export const heapText = (kb: number | null) => (kb === null ? 'heap per attendee not measured (they arrived during the party)' : `${kb} KB heap per attendee`);
 export const toolWaitsText = ({ event_loop_delay_ms: loop, rest_pool_wait_ms: pool }: PartyResult['tool']) =>
   `its event-loop delay p99 ${loop.p99} / max ${loop.max} ms (in every latency it times), ` +
   `a REST call's wait for one of its connections p99 ${pool.p99} / max ${pool.max} ms (in the REST latencies and the match overlay)`;

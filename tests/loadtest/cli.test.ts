@@ -41,7 +41,7 @@ describe('npm run loadtest: the command line', () => {
   it('--help prints the usage and every flag, and exits 0', async () => {
     const { code, stdout } = await loadtest(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', '--leave-share', '--like-share', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
+    for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', '--arrive-over', '--leave-share', '--like-share', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
   });
 
   it('a URL where nothing listens is one line on stderr and exit 2, no stack trace', async () => {
@@ -63,6 +63,13 @@ describe('npm run loadtest: the command line', () => {
     const share = await loadtest(['--url', 'http://127.0.0.1:1', '--like-share', '1.5']);
     expect(share.code).toBe(2);
     expect(share.stderr.trim()).toBe('loadtest: --like-share 1.5 is not valid (see --help)');
+    const negative = await loadtest(['--url', 'http://127.0.0.1:1', '--arrive-over=-5']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr.trim()).toBe('loadtest: --arrive-over -5 is not valid (see --help)');
+    // Checked before anything is asked of the server (nothing listens on port 1).
+    const late = await loadtest(['--url', 'http://127.0.0.1:1', '--minutes', '0.5', '--arrive-over', '20']);
+    expect(late.code).toBe(2);
+    expect(late.stderr.trim()).toBe('loadtest: --arrive-over 20 s: at least 0 and at most half the party (15 s)');
   });
 
   it('a server that throttles the registrations says what to set on it', async () => {

@@ -81,6 +81,45 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(again.ok).toBe(true);
   }, 120_000);
 
+  it('--arrive-over: attendees connect, check in and start during the party, and nothing is lost', async () => {
+    const seen: Array<{ phase: string; elapsed: number; connected: number; checkIns: number }> = [];
+    const result = await runParty({
+      url: server.url,
+      attendees: 24,
+      minutes: 0.4,
+      arriveOverSeconds: 10,
+      stateFile: path.join(dir, 'arrivals.json'),
+      onProgress: (p) => seen.push({ phase: p.phase, elapsed: p.elapsedSeconds, connected: p.connected, checkIns: p.checkIns }),
+    });
+
+    // No setup phase opened the sockets or checked anyone in: the party did, a few at a time.
+    expect(seen.some((p) => p.phase === 'connect' || p.phase === 'check-in')).toBe(false);
+    const during = seen.filter((p) => p.phase === 'party');
+    expect(during[0]!.checkIns).toBeLessThan(24);
+    expect(new Set(during.map((p) => p.checkIns)).size).toBeGreaterThanOrEqual(3);
+    expect(during.every((p, i) => i === 0 || p.checkIns >= during[i - 1]!.checkIns)).toBe(true);
+    expect(result.counts.check_ins).toBe(24);
+    expect(result.latency_ms.rest['POST /api/events/:code/check-in/']!.statuses).toEqual({ '200': 24 });
+    // Each arrival reads the conversation lists, as the app does when it opens.
+    expect(result.latency_ms.rest['GET /api/conversations/empty/']!.count).toBeGreaterThanOrEqual(24);
+
+    expect(result.counts.swipes).toBeGreaterThan(24);
+    const m = result.counts.messages;
+    expect([m.lost, m.duplicated, m.unanswered, m.refused]).toEqual([0, 0, 0, 0]);
+    expect(result.counts.match_overlays.lost).toBe(0);
+    expect(result.ok).toBe(true);
+    // Measured only with everyone connected at once; an arriving crowd has no such moment to measure.
+    expect(result.tool.heap_kb_per_attendee).toBeNull();
+  }, 90_000);
+
+  it('--arrive-over longer than half the party is refused before anything is created', async () => {
+    const stateFile = path.join(dir, 'too-late.json');
+    await expect(runParty({ url: server.url, attendees: 4, minutes: 1, arriveOverSeconds: 31, stateFile })).rejects.toThrow(
+      '--arrive-over 31 s: at least 0 and at most half the party (30 s)',
+    );
+    await expect(readFile(stateFile, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('asks for the next cards after every swipe that leaves five or fewer, as the app does', async () => {
     // A room of seven: every deck holds the six others (and the skipped come back once they are all
     // seen), so after each swipe five or fewer are left.
