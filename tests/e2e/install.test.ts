@@ -1,7 +1,7 @@
 /**
  * The app on a phone's home screen: Chromium, with a profile of its own (an incognito context can
- * never install), finds nothing missing to install the built client, and the icons it names are the
- * images they say they are.
+ * never install), finds nothing missing to install the built client, and the icons it names (and the
+ * favicon.ico it does not) are the images they say they are.
  */
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -71,6 +71,24 @@ describe.skipIf(!ready)('installing the app (Chromium, a phone with a profile)',
     for (const icon of manifest.icons) {
       expect(await image(icon.src)).toEqual({ type: 'image/png', format: 'png', size: icon.sizes });
     }
+  });
+
+  it('answers /favicon.ico, asked for by browsers and link previews whatever a page names, with the icon in three sizes', async () => {
+    const response = await fetch(new URL('/favicon.ico', server.url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)$/);
+    const ico = Buffer.from(await response.arrayBuffer());
+    // The .ico header (reserved 0, type 1 = icon, count), then one 16-byte entry per image.
+    expect([ico.readUInt16LE(0), ico.readUInt16LE(2)]).toEqual([0, 1]);
+    const sizes = [];
+    for (let i = 0; i < ico.readUInt16LE(4); i += 1) {
+      const entry = 6 + 16 * i;
+      const png = ico.subarray(ico.readUInt32LE(entry + 12), ico.readUInt32LE(entry + 12) + ico.readUInt32LE(entry + 8));
+      const { format, width, height } = await sharp(png).metadata();
+      expect({ format, width, height }).toEqual({ format: 'png', width: ico.readUInt8(entry), height: ico.readUInt8(entry + 1) });
+      sizes.push(width);
+    }
+    expect(sizes).toEqual([16, 32, 48]);
   });
 
   it("gives iOS's home screen an icon of its size", async () => {
