@@ -106,6 +106,8 @@ export function startRealtime(token: string) {
       if (previous.connected && !state.connected) usePresence.getState().reset();
     }),
     onConnect(() => {
+      // The server is reachable: a user who could not be loaded (no network at the door) is asked for now.
+      useSession.getState().retryUser();
       void usePresence.getState().refresh();
       // What was written with no connection goes out now.
       void useChat.getState().sendQueued();

@@ -6,9 +6,15 @@ import { clearStorage, getToken, setToken } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
-  /** undefined: not fetched yet; null: the fetch failed (logged only). */
+  /** undefined: not fetched yet; null: the fetch failed, and is being tried again (`loadUser`). */
   user: CurrentUser | null | undefined;
+  /**
+   * Fetches the signed-in user. A failure (no network at the door, a server restarting) leaves the
+   * pages working without it and tries again, soon and then less often, until it is known.
+   */
   loadUser: () => Promise<void>;
+  /** The server is reachable again (the socket connected): a user not known yet is fetched now. */
+  retryUser: () => void;
   signIn: (token: string) => void;
   /**
    * The server answered a new token for this same session (a password change ended every other):
@@ -43,6 +49,17 @@ export function onSignOut(listener: () => void) {
   resetListeners.add(listener);
 }
 
+/** After a failed load of the user, the next try waits this long, doubling at each failure up to the max. */
+const USER_RETRY_MS = { first: 1000, max: 30_000 };
+let userRetry: ReturnType<typeof setTimeout> | undefined;
+let userRetryDelay = USER_RETRY_MS.first;
+
+function cancelUserRetry() {
+  clearTimeout(userRetry);
+  userRetry = undefined;
+  userRetryDelay = USER_RETRY_MS.first;
+}
+
 export const useSession = create<SessionState>()((set, get) => ({
   token: getToken(),
   user: undefined,
@@ -51,18 +68,36 @@ export const useSession = create<SessionState>()((set, get) => ({
     const sameSession = sessionCheck();
     try {
       const user = await api.me();
-      if (sameSession()) set({ user });
+      if (!sameSession()) return;
+      cancelUserRetry();
+      set({ user });
     } catch (error) {
+      // A 401 has signed out already (the unauthorized handler): the session is another one by now.
       if (!sameSession()) return;
       console.error('Could not load the current user', error);
-      if (get().user === undefined) set({ user: null });
+      // A user known already (a refresh that failed) stays as it was.
+      if (get().user) return;
+      set({ user: null });
+      if (userRetry !== undefined) return;
+      userRetry = setTimeout(() => {
+        userRetry = undefined;
+        if (sameSession() && get().user === null) void get().loadUser();
+      }, userRetryDelay);
+      userRetryDelay = Math.min(userRetryDelay * 2, USER_RETRY_MS.max);
     }
+  },
+  retryUser() {
+    if (get().user !== null) return;
+    clearTimeout(userRetry);
+    userRetry = undefined;
+    void get().loadUser();
   },
   signIn(token) {
     // Login clears whatever the last session left, then stores the new token.
     clearStorage();
     setToken(token);
     session += 1;
+    cancelUserRetry();
     set({ token, user: undefined });
     track('user_logged_in');
   },
@@ -77,6 +112,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
     clearStorage();
     session += 1;
+    cancelUserRetry();
     for (const reset of resetListeners) reset();
     set({ token: null, user: undefined });
   },

@@ -1,7 +1,8 @@
 /**
  * The account in Debian's Chromium on a phone-sized screen, against the real server and a real SMTP
  * server: "Forgot password?" → the e-mail → the reset page → signed in; the verification banner and
- * link; settings → delete account with its confirm step. Screenshots land in tests/e2e/artifacts/.
+ * link; the user loaded again after a failed first try; settings → delete account with its confirm
+ * step. Screenshots land in tests/e2e/artifacts/.
  */
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -114,6 +115,53 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).waitFor();
     expect(await page.getByText(en['app.verifySent']).count()).toBe(0);
     expect(await page.locator('.verify-banner').count()).toBe(0);
+  });
+
+  describe('when the user cannot be loaded at first (no network at the door)', () => {
+    /** Fails the next `failures` loads of the signed-in user as a dropped network does; resolves when they have failed. */
+    async function failUserLoads(page: Page, failures: number) {
+      let failed = 0;
+      let loads = 0;
+      let allFailed!: () => void;
+      const done = new Promise<void>((resolve) => (allFailed = resolve));
+      await page.route('**/api/users/me/', async (route) => {
+        loads += 1;
+        if (failed === failures) return route.continue();
+        failed += 1;
+        await route.abort('internetdisconnected');
+        if (failed === failures) allFailed();
+      });
+      return { failed: done, loads: () => loads };
+    }
+
+    it('tries again by itself and shows what depends on the user, without a reload', async () => {
+      const user = await makeCompletedUser(server, { name: 'Door' }, { firstName: 'Door' });
+      await smtp.nextMailTo(user.email);
+      const page = await phone({ token: user.token, language: 'en' });
+      const userLoads = await failUserLoads(page, 2);
+
+      await page.goto(`${server.url}/app/home/`);
+      await userLoads.failed;
+      await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();
+      // Two failures, then the one that answered: retried, not hammered.
+      expect(userLoads.loads()).toBe(3);
+    });
+
+    it('asks again at once when the socket connects, not at the next timed try', async () => {
+      const user = await makeCompletedUser(server, { name: 'Back' }, { firstName: 'Back' });
+      await smtp.nextMailTo(user.email);
+      const page = await phone({ token: user.token, language: 'en' });
+      // Five failures: the tries wait 1, 2 and 4 s between them (the socket's first connect may ask
+      // early), so the next timed one is 8 s after the last failure.
+      const userLoads = await failUserLoads(page, 5);
+
+      await page.goto(`${server.url}/app/home/`);
+      await userLoads.failed;
+      // The network is back: the server drops the socket, the tab connects again (after 1 s) and asks.
+      server.app.io.in(`user:${user.id}`).disconnectSockets(true);
+      await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor({ timeout: 5000 });
+      expect(userLoads.loads()).toBe(6);
+    });
   });
 
   it('leads from settings to the blocked people', async () => {
