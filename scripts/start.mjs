@@ -50,9 +50,11 @@ async function buildWhatIsStale() {
   if (stale(path.resolve('dist/client/index.html'), ['client', 'shared'])) {
     console.log('Building the client…');
     const { build } = await import('vite');
-    // Vite sets NODE_ENV=production in this process while it builds; the server must see the
-    // environment it was started with (NODE_ENV decides, for one, whether the test checkout is on).
+    // The client is a production build whatever NODE_ENV says (Vite would build React's development
+    // one for any other); the server must then see the environment it was started with (NODE_ENV
+    // decides, for one, whether the test checkout is on).
     const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
     await build({ logLevel: 'warn' });
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;

@@ -68,10 +68,21 @@ export async function openPhone(
   return { context, page };
 }
 
-/** A production build of the client in a temp folder; the caller removes it. */
+/**
+ * A production build of the client in a temp folder, as `npm start` serves it; the caller removes it.
+ * Vite builds for the NODE_ENV it finds, and vitest's is "test": React's development build, with
+ * StrictMode mounting every component twice, is not what a phone runs.
+ */
 export async function buildClient(): Promise<string> {
   const outDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-client-'));
-  await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   await mkdir(ARTIFACTS, { recursive: true });
   return outDir;
 }
