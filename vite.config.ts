@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 const api = 'http://127.0.0.1:3000';
 const brotli = promisify(brotliCompress);
@@ -38,7 +39,22 @@ function precompress(): Plugin {
 
 export default defineConfig({
   root: 'client',
-  plugins: [react(), precompress()],
+  plugins: [
+    react(),
+    precompress(),
+    // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
+    // app registers it itself (client/main.tsx) and has its own manifest (client/public).
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: path.resolve(import.meta.dirname, 'client/sw'),
+      filename: 'sw.ts',
+      injectRegister: false,
+      manifest: false,
+      injectManifest: { globPatterns: ['**/*.{js,css,html,ico,png,webmanifest}'], rollupFormat: 'iife' },
+      // The worker's own build says only what goes wrong; the app's build reports the sizes.
+      integration: { configureCustomSWViteBuild: (config) => void (config.logLevel = 'warn') },
+    }),
+  ],
   resolve: {
     alias: [{ find: 'use-sync-external-store/shim/index.js', replacement: path.resolve(import.meta.dirname, 'client/lib/use-sync-external-store.ts') }],
   },

@@ -72,7 +72,7 @@ export async function measureBundles() {
     // Inside the project so that react resolves from its node_modules.
     const baseRoot = await mkdtemp(path.join(root, 'node_modules', '.client-bench-'));
     cleanup.push(baseRoot);
-    await writeFile(path.join(baseRoot, 'index.html'), '<!doctype html><div id="root"></div><script type="module" src="/main.tsx"></script>');
+    await writeFile(path.join(baseRoot, 'index.html'), '<!doctype html><html><head></head><body><div id="root"></div><script type="module" src="/main.tsx"></script></body></html>');
     await writeFile(
       path.join(baseRoot, 'main.tsx'),
       `import { createRoot } from 'react-dom/client';\ncreateRoot(document.getElementById('root')!).render(<h1>hello</h1>);\n`,

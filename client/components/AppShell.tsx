@@ -45,7 +45,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const t = useT();
   const [location] = useLocation();
   const user = useSession((state) => state.user);
-  const offline = useConnection((state) => state.everConnected && !state.connected);
+  const offline = useConnection((state) => state.lost);
   const tooMany = useConnection((state) => state.tooMany);
   const name = user ? displayName(user) : '';
   // Messages that came while the user was elsewhere wear a count on Chats, whatever the screen: the

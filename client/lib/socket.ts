@@ -23,12 +23,15 @@ const refusedListeners = new Set<() => void>();
 
 interface ConnectionState {
   connected: boolean;
-  /** False until the first connect: the banner only shows after a drop. */
-  everConnected: boolean;
+  /**
+   * The server could not be reached: the connection dropped, or the first one failed (the app opened
+   * with no network). The banner shows while it lasts, never during a first connect that goes well.
+   */
+  lost: boolean;
   /** Refused because this user has MAX_SOCKETS_PER_USER sockets open already (tabs, devices). */
   tooMany: boolean;
 }
-export const useConnection = create<ConnectionState>()(() => ({ connected: false, everConnected: false, tooMany: false }));
+export const useConnection = create<ConnectionState>()(() => ({ connected: false, lost: false, tooMany: false }));
 
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;
@@ -47,19 +50,20 @@ export function connectSocket(token: string) {
   let refusals = 0;
   next.on('connect', () => {
     refusals = 0;
-    const { everConnected } = useConnection.getState();
-    useConnection.setState({ connected: true, everConnected: true, tooMany: false });
+    const { lost } = useConnection.getState();
+    useConnection.setState({ connected: true, lost: false, tooMany: false });
     for (const listener of connectListeners) listener();
-    // A reconnect: whatever arrived while we were away is fetched by the listeners (catch-up).
-    if (everConnected) for (const listener of reconnectListeners) listener();
+    // Back after a drop, or after an opening with no network: the listeners fetch what was missed or
+    // could not load (catch-up).
+    if (lost) for (const listener of reconnectListeners) listener();
   });
   next.on('disconnect', (reason) => {
-    useConnection.setState({ connected: false });
+    useConnection.setState({ connected: false, lost: true });
     // A server closing our socket (a restart, a drain) does not auto-reconnect in socket.io; we do.
     if (reason === 'io server disconnect') setTimeout(() => socket === next && next.connect(), SERVER_DISCONNECT_RETRY_MS);
   });
   next.on('connect_error', (error) => {
-    useConnection.setState({ connected: false });
+    useConnection.setState({ connected: false, lost: true });
     // A transport failure is retried by socket.io itself; a refusal by the server's handshake is not.
     if (next.active) return;
     if (error.message === 'unauthorized') {
@@ -76,7 +80,7 @@ export function connectSocket(token: string) {
 export function disconnectSocket() {
   socket?.disconnect();
   socket = null;
-  useConnection.setState({ connected: false, everConnected: false, tooMany: false });
+  useConnection.setState({ connected: false, lost: false, tooMany: false });
 }
 
 export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler: ServerToClientEvents[E]) {

@@ -30,6 +30,7 @@ export const enApp = {
   'blocked.title': 'Blocked people',
   'deck.loading': 'Loading profiles...',
   'deck.empty': 'No more profiles found. Try changing your preferences or come back later.',
+  'deck.offline': 'No connection. The people here will show as soon as you are back online.',
   'deck.dislike': 'Dislike',
   'deck.skip': 'Skip',
   'deck.like': 'Like',

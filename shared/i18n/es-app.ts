@@ -31,6 +31,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'blocked.title': 'Personas bloqueadas',
   'deck.loading': 'Cargando perfiles...',
   'deck.empty': 'No hay más perfiles. Prueba a cambiar tus preferencias o vuelve más tarde.',
+  'deck.offline': 'Sin conexión. La gente de aquí aparecerá en cuanto vuelvas a estar en línea.',
   'deck.dislike': 'No me gusta',
   'deck.skip': 'Saltar',
   'deck.like': 'Me gusta',

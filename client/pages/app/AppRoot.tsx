@@ -8,6 +8,7 @@ import { trackOnce } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
 import { t as translate, useMessages } from '../../lib/i18n';
 import { getPendingJoin } from '../../lib/pending-join';
+import { registerServiceWorker } from '../../lib/service-worker';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
@@ -69,6 +70,7 @@ export function AppRoot() {
   useEffect(() => {
     if (!token) return;
     startRealtime(token);
+    registerServiceWorker();
     trackOnce('app_opened');
   }, [token]);
   const completed = user?.is_profile_completed === true;

@@ -7,6 +7,7 @@ import { EventBar } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
 import { useT } from '../../lib/i18n';
+import { useConnection } from '../../lib/socket';
 import { useDeck } from '../../stores/deck';
 import { outOfLikes, usePlan } from '../../stores/plan';
 
@@ -20,6 +21,8 @@ export function Home() {
   const act = useDecide();
   const likesSpent = usePlan((state) => outOfLikes(state.allowance));
   const loadAllowance = usePlan((state) => state.loadAllowance);
+  // With no connection an empty deck says so, not that nobody is left: it fills once the socket is back.
+  const offline = useConnection((state) => state.lost);
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
@@ -68,7 +71,7 @@ export function Home() {
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t('deck.empty')}
+          {t(offline ? 'deck.offline' : 'deck.empty')}
         </p>
         {/* The last card passed on may be the one wanted back. */}
         <div className="deck-actions">

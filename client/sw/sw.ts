@@ -1,0 +1,51 @@
+/// <reference lib="webworker" />
+/**
+ * The service worker: the app opens with no network (a basement club, a phone in flight mode since the
+ * last party) and the pages it has open keep every script they may still load.
+ *
+ * - Every file of the build (the page, scripts, styles, icons) is stored at install, named by its
+ *   hash in the list the build writes into this file. A new build's worker stores the new files,
+ *   takes over at once and drops the old ones.
+ * - A page is asked of the network first, so an online phone always gets the newest build; with no
+ *   network, or no answer within NAVIGATION_TIMEOUT_S, the stored app page opens instead.
+ * - The API, the photos and the socket never pass through here: what the app shows of them is always
+ *   the server's (the app itself says when it cannot reach it).
+ */
+import { cleanupOutdatedCaches, PrecacheFallbackPlugin, precacheAndRoute } from 'workbox-precaching';
+import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { NetworkOnly } from 'workbox-strategies';
+
+declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<string | { url: string; revision: string | null }> };
+
+/** How long a page waits for the network before the stored one opens. */
+const NAVIGATION_TIMEOUT_S = 4;
+
+/** What the server answers itself, never with the app's page (server/plugins/client.ts); matched on path and query. */
+const SERVER_PATHS = [/^\/(api|media|socket\.io|assets)\//, /^\/(healthz|readyz)(\?|$)/, /^[^?]*\/[^/?]*\.[a-z0-9]+(\?|$)/i];
+
+/**
+ * Chromium's static routing: requests for these never wake the worker at all (no start-up on every
+ * API call). Browsers without it run the fetch handler, which lets them through untouched.
+ */
+const NETWORK_ONLY_PATTERNS = ['/api/*', '/media/*', '/socket.io/*'];
+
+interface StaticRoutingInstallEvent extends ExtendableEvent {
+  addRoutes?: (rules: Array<{ condition: { urlPattern: string }; source: 'network' }>) => Promise<void>;
+}
+
+self.addEventListener('install', (event: StaticRoutingInstallEvent) => {
+  if (event.addRoutes) {
+    event.waitUntil(event.addRoutes(NETWORK_ONLY_PATTERNS.map((urlPattern) => ({ condition: { urlPattern }, source: 'network' as const }))));
+  }
+  void self.skipWaiting();
+});
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+
+precacheAndRoute(self.__WB_MANIFEST);
+cleanupOutdatedCaches();
+
+registerRoute(
+  new NavigationRoute(new NetworkOnly({ networkTimeoutSeconds: NAVIGATION_TIMEOUT_S, plugins: [new PrecacheFallbackPlugin({ fallbackURL: '/index.html' })] }), {
+    denylist: SERVER_PATHS,
+  }),
+);

@@ -1,0 +1,101 @@
+/**
+ * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
+ * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
+ * that says why it is empty) and fills itself in when the network is back, without a reload. The API
+ * and the photos never wake the worker. Screenshots land in tests/e2e/artifacts/.
+ */
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { startServer, type TestServer } from '../helpers/server';
+import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let ana: TestUser;
+
+  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  /** Resolves once the service worker controls the page (it claims the pages open when it activates). */
+  const controlled = () =>
+    page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      while (!navigator.serviceWorker.controller) await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
+    await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    browser = await launchChromium();
+    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  it('opens from what the service worker stored, says it is offline, and fills in when the network is back', async () => {
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByTestId('swipe-card').waitFor();
+    await controlled();
+
+    await context.setOffline(true);
+    const reload = await page.reload();
+    // The page came from the worker's store: the network had nothing to give.
+    expect(reload?.fromServiceWorker()).toBe(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['deck.offline']).waitFor();
+    await page.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
+    await shot('offline-01-opened-with-no-network');
+
+    // Back online: the socket connects, and what could not load loads, with no reload.
+    await context.setOffline(false);
+    await page.getByTestId('swipe-card').waitFor();
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await page.getByText(en['app.verifyBanner'].replace('{email}', ana.email)).waitFor();
+    await shot('offline-02-back-online');
+  });
+
+  it('never wakes the worker for the API, photos or the socket', async () => {
+    const worker = context.serviceWorkers()[0]!;
+    // A second fetch listener in the worker, that only notes what reaches it.
+    await worker.evaluate(() => {
+      const seen: string[] = [];
+      Object.assign(self, { seen });
+      self.addEventListener('fetch', (event) => seen.push(new URL((event as Event & { request: Request }).request.url).pathname));
+    });
+    await page.evaluate(async () => {
+      await fetch('/api/users/me/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
+      await fetch('/media/nothing-here.webp');
+      await fetch('/robots.txt');
+    });
+    // The file that is not the API's reached it (the listener works); the API and the photo did not.
+    expect(await worker.evaluate(() => (self as unknown as { seen: string[] }).seen)).toEqual(['/robots.txt']);
+  });
+
+  it('serves the worker itself fresh, and the app page for a path the server answers with one', async () => {
+    const worker = await fetch(new URL('/sw.js', server.url));
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get('content-type')).toMatch(/javascript/);
+    // A new build's worker reaches phones at their next open, not a year later.
+    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    const source = await worker.text();
+    // The build's own list of what to store, with the app page and every script of this build in it.
+    const stored = [...source.matchAll(/"?url"?:\s*"([^"]+)"/g)].map((match) => match[1]);
+    expect(stored).toContain('index.html');
+    const index = await (await fetch(new URL('/app/home/', server.url))).text();
+    for (const script of index.matchAll(/src="\/(assets\/[^"]+\.js)"/g)) expect(stored).toContain(script[1]);
+  });
+});
