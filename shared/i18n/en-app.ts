@@ -72,6 +72,7 @@ export const enApp = {
   'chat.read': 'Read',
   'chat.loadingOlder': 'Loading older messages…',
   'chat.back': 'Back to chats',
+  'chat.offline': 'No connection. This chat will open as soon as you are back online.',
   'chat.messages': 'Messages',
   'profile.title': 'Edit Your Profile',
   'profile.name': 'Name',

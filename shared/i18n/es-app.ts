@@ -73,6 +73,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.read': 'Leído',
   'chat.loadingOlder': 'Cargando mensajes anteriores…',
   'chat.back': 'Volver a los chats',
+  'chat.offline': 'Sin conexión. Este chat se abrirá en cuanto vuelvas a estar en línea.',
   'chat.messages': 'Mensajes',
   'profile.title': 'Edita tu perfil',
   'profile.name': 'Nombre',

@@ -1,14 +1,16 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
- * that says why it is empty) and fills itself in when the network is back, without a reload. The API
- * and the photos never wake the worker. Screenshots land in tests/e2e/artifacts/.
+ * that says why it is empty, a chat that says it waits for the network) and fills itself in when the
+ * network is back, without a reload. The API and the photos never wake the worker. Screenshots land
+ * in tests/e2e/artifacts/.
  */
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
@@ -21,6 +23,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   let context: BrowserContext;
   let page: Page;
   let ana: TestUser;
+  let ben: TestUser;
 
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   /** Resolves once the service worker controls the page (it claims the pages open when it activates). */
@@ -34,10 +37,13 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     clientDir = await buildClient();
     server = await startServer({ config: { clientDir } });
     ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
-    await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
     browser = await launchChromium();
     ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
   }, 120_000);
+
+  // A test that fails while offline must not take the next one down with it.
+  afterEach(() => context.setOffline(false));
 
   afterAll(async () => {
     await context?.close();
@@ -66,6 +72,29 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
     await page.getByText(en['app.verifyBanner'].replace('{email}', ana.email)).waitFor();
     await shot('offline-02-back-online');
+  });
+
+  it('opens a chat with no network as "no connection", not "not found", and opens it once back', async () => {
+    const api = client(server.url);
+    await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    const matched = await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
+    const conversationId = matched.body.conversation_id as number;
+    await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'Where are you?' } });
+
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.getByText(en['chat.offline']).waitFor();
+    expect(await page.getByText(en['error.notFound']).count()).toBe(0);
+    await shot('offline-03-chat-with-no-network');
+
+    await context.setOffline(false);
+    await page.getByText('Where are you?').waitFor();
+    await page.getByRole('textbox').waitFor();
+
+    // A chat the server says is not there (ended, never hers) is "not found", online or not.
+    await page.goto(`${server.url}/app/chat/${conversationId + 1000}/`);
+    await page.getByText(en['error.notFound']).waitFor();
+    expect(await page.getByText(en['chat.offline']).count()).toBe(0);
   });
 
   it('never wakes the worker for the API, photos or the socket', async () => {

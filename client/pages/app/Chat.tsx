@@ -6,9 +6,10 @@ import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
+import { ApiError } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
-import { sendTyping } from '../../lib/socket';
+import { sendTyping, useConnection } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { usePresence } from '../../stores/presence';
@@ -29,7 +30,9 @@ export function Chat({ id }: { id: number }) {
   const [, navigate] = useLocation();
   const draft = useChat((state) => state.drafts[id] ?? '');
   const { open, send, retry, loadOlder, markRead, setDraft } = useChat.getState();
-  const [failedToLoad, setFailedToLoad] = useState(false);
+  /** `gone`: the server answered that it is not there (or not ours); `offline`: no answer, or a server not up. */
+  const [failedToLoad, setFailedToLoad] = useState<'gone' | 'offline' | null>(null);
+  const [attempt, setAttempt] = useState(0);
   const [now, setNow] = useState(() => Date.now());
   const listRef = useRef<HTMLOListElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -48,9 +51,18 @@ export function Chat({ id }: { id: number }) {
     if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
       console.error('Could not open conversation', error);
-      setFailedToLoad(true);
+      setFailedToLoad(error instanceof ApiError && error.status >= 400 && error.status < 500 ? 'gone' : 'offline');
     });
-  }, [id, open]);
+  }, [id, open, attempt]);
+  // Opened with no connection: tried again as soon as the socket connects (the server is reachable).
+  useEffect(() => {
+    if (failedToLoad !== 'offline') return;
+    return useConnection.subscribe((state, previous) => {
+      if (!state.connected || previous.connected) return;
+      setFailedToLoad(null);
+      setAttempt((count) => count + 1);
+    });
+  }, [failedToLoad]);
 
   const messages = thread?.messages ?? [];
   const lastId = messages[messages.length - 1]?.id;
@@ -114,7 +126,9 @@ export function Chat({ id }: { id: number }) {
         <Link href="/app/matches" className="back-link">
           <ChevronLeft /> {t('chat.back')}
         </Link>
-        <p className="center-text muted">{t('error.notFound')}</p>
+        <p className="center-text muted" role="status">
+          {t(failedToLoad === 'gone' ? 'error.notFound' : 'chat.offline')}
+        </p>
       </section>
     );
   }
