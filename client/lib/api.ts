@@ -35,6 +35,11 @@ export class ValidationError extends ApiError {
     this.name = 'ValidationError';
   }
 }
+/**
+ * The server answered no (a 4xx: not there, not yours): asking again will not change it. Anything else
+ * (no answer at all, a server not up) may pass once the connection is back.
+ */
+export const refusedByServer = (error: unknown): boolean => error instanceof ApiError && error.status >= 400 && error.status < 500;
 export class NotAuthenticated extends ApiError {
   override name = 'NotAuthenticated';
 }

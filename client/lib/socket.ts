@@ -2,6 +2,7 @@
  * The only socket. One connection per signed-in tab; stores subscribe through `onEvent` and send
  * through the helpers below, never through socket.io-client directly.
  */
+import { useEffect, useRef } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import { create } from 'zustand';
 import type {
@@ -32,6 +33,21 @@ interface ConnectionState {
   tooMany: boolean;
 }
 export const useConnection = create<ConnectionState>()(() => ({ connected: false, lost: false, tooMany: false }));
+
+/**
+ * For a page whose load found no server (no network, a server not up): while `waiting`, `retry` runs
+ * when the socket next connects, the moment the server is reachable again.
+ */
+export function useRetryWhenBackOnline(waiting: boolean, retry: () => void) {
+  const latest = useRef(retry);
+  latest.current = retry;
+  useEffect(() => {
+    if (!waiting) return;
+    return useConnection.subscribe((state, previous) => {
+      if (state.connected && !previous.connected) latest.current();
+    });
+  }, [waiting]);
+}
 
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;

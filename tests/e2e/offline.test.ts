@@ -1,8 +1,8 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
- * that says why it is empty, a chat that says it waits for the network) and fills itself in when the
- * network is back, without a reload. The API and the photos never wake the worker. Screenshots land
+ * that says why it is empty; a chat, a profile and the editor that say they wait for the network) and
+ * fills itself in when the network is back, without a reload. The API and the photos never wake the worker. Screenshots land
  * in tests/e2e/artifacts/.
  */
 import path from 'node:path';
@@ -95,6 +95,23 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.goto(`${server.url}/app/chat/${conversationId + 1000}/`);
     await page.getByText(en['error.notFound']).waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
+  });
+
+  it('opens a profile and the profile editor with no network as "no connection", and loads them once back', async () => {
+    const cai = await makeCompletedUser(server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
+
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/profiles/${cai.id}/`);
+    await page.getByText(en['profileView.offline']).waitFor();
+    await context.setOffline(false);
+    await page.getByRole('heading', { name: /Cai, 28/ }).waitFor();
+
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/profile/`);
+    await page.getByText(en['profile.offline']).waitFor();
+    await context.setOffline(false);
+    await page.getByLabel(en['profile.name']).waitFor();
+    expect(await page.getByLabel(en['profile.name']).inputValue()).toBe('Ana');
   });
 
   it('never wakes the worker for the API, photos or the socket', async () => {

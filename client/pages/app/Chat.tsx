@@ -6,10 +6,10 @@ import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
-import { ApiError } from '../../lib/api';
+import { refusedByServer } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
-import { sendTyping, useConnection } from '../../lib/socket';
+import { sendTyping, useRetryWhenBackOnline } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { usePresence } from '../../stores/presence';
@@ -51,18 +51,13 @@ export function Chat({ id }: { id: number }) {
     if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
       console.error('Could not open conversation', error);
-      setFailedToLoad(error instanceof ApiError && error.status >= 400 && error.status < 500 ? 'gone' : 'offline');
+      setFailedToLoad(refusedByServer(error) ? 'gone' : 'offline');
     });
   }, [id, open, attempt]);
-  // Opened with no connection: tried again as soon as the socket connects (the server is reachable).
-  useEffect(() => {
-    if (failedToLoad !== 'offline') return;
-    return useConnection.subscribe((state, previous) => {
-      if (!state.connected || previous.connected) return;
-      setFailedToLoad(null);
-      setAttempt((count) => count + 1);
-    });
-  }, [failedToLoad]);
+  useRetryWhenBackOnline(failedToLoad === 'offline', () => {
+    setFailedToLoad(null);
+    setAttempt((count) => count + 1);
+  });
 
   const messages = thread?.messages ?? [];
   const lastId = messages[messages.length - 1]?.id;

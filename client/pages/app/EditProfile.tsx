@@ -13,6 +13,7 @@ import { Loading } from '../../components/Loading';
 import { ValidationError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
+import { useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -71,9 +72,18 @@ export function EditProfile() {
   const [, navigate] = useLocation();
   const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
 
-  useEffect(() => {
-    load().catch((error: unknown) => console.error('Could not load profile', error));
-  }, [load]);
+  /** The load found no server: the page says so, and loads again when the socket next connects. */
+  const [loadFailed, setLoadFailed] = useState(false);
+  const loadProfile = () => {
+    setLoadFailed(false);
+    load().catch((error: unknown) => {
+      console.error('Could not load profile', error);
+      setLoadFailed(true);
+    });
+  };
+  // Once, on opening (`load` is the store's and never changes).
+  useEffect(() => loadProfile(), [load]);
+  useRetryWhenBackOnline(loadFailed, loadProfile);
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
@@ -104,6 +114,15 @@ export function EditProfile() {
     };
   }, [dirty]);
 
+  if (!form && loadFailed) {
+    return (
+      <section className="page">
+        <p className="center-text muted" role="status">
+          {t('profile.offline')}
+        </p>
+      </section>
+    );
+  }
   if (!form) return <Loading />;
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
 

@@ -8,7 +8,8 @@ import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
-import { NotFound as NotFoundError } from '../../lib/api';
+import { refusedByServer } from '../../lib/api';
+import { useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
@@ -25,7 +26,9 @@ export function ProfileView({ id }: { id: number }) {
   const forget = useDeck((state) => state.forget);
   const sendReaction = useDeck((state) => state.react);
   const rememberMatch = useDeck((state) => state.rememberMatch);
-  const [profile, setProfile] = useState<PublicProfile | null | 'missing'>(null);
+  /** `missing`: the server says it is not there (or not for us); `offline`: no answer, tried again once back. */
+  const [profile, setProfile] = useState<PublicProfile | null | 'missing' | 'offline'>(null);
+  const [attempt, setAttempt] = useState(0);
   const [index, setIndex] = useState(0);
   const [pending, setPending] = useState<Reaction | null>(null);
   const [matched, setMatched] = useState(false);
@@ -40,15 +43,21 @@ export function ProfileView({ id }: { id: number }) {
       .then((result) => live && setProfile(result))
       .catch((error: unknown) => {
         if (!live) return;
-        if (!(error instanceof NotFoundError)) console.error('Could not load profile', error);
-        setProfile('missing');
+        const missing = refusedByServer(error);
+        if (!missing) console.error('Could not load profile', error);
+        setProfile(missing ? 'missing' : 'offline');
       });
     return () => {
       live = false;
     };
-  }, [id]);
+  }, [id, attempt]);
+  useRetryWhenBackOnline(profile === 'offline', () => {
+    setProfile(null);
+    setAttempt((count) => count + 1);
+  });
 
-  const photos = profile && profile !== 'missing' ? IMAGE_FIELDS_LIST.map((field) => profile[field]).filter((url): url is string => Boolean(url)) : [];
+  const loaded = typeof profile === 'object' ? profile : null;
+  const photos = loaded ? IMAGE_FIELDS_LIST.map((field) => loaded[field]).filter((url): url is string => Boolean(url)) : [];
   const count = Math.max(photos.length, 1);
   // Wraps around at both ends.
   const step = (delta: number) => setIndex((current) => (current + delta + count) % count);
@@ -63,23 +72,25 @@ export function ProfileView({ id }: { id: number }) {
   );
 
   if (profile === null) return <Loading />;
-  if (profile === 'missing' || gone) {
+  if (profile === 'missing' || profile === 'offline' || gone) {
     return (
       <section className="page">
         <Link href="/app/home" className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
-        <p className="center-text muted">{t('profileView.notFound')}</p>
+        <p className="center-text muted" role="status">
+          {t(profile === 'offline' && !gone ? 'profileView.offline' : 'profileView.notFound')}
+        </p>
       </section>
     );
   }
 
   async function react(action: Reaction) {
-    if (pending || profile === null || profile === 'missing') return;
+    if (pending || !loaded) return;
     setPending(action);
     try {
-      const result = await sendReaction(profile.id, action);
-      forget(profile.id);
+      const result = await sendReaction(loaded.id, action);
+      forget(loaded.id);
       if (action === 'like' && result.match) {
         rememberMatch(result.conversation_id);
         setMatched(true);
