@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import { ErrorBoundary, reloadForNewBuild } from './components/ErrorBoundary';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
 
@@ -29,6 +30,11 @@ function useToasterNeeded(location: string) {
   return needed;
 }
 
+// A style sheet or script a page needs first failed to load: as for a missing script, a new build went out.
+window.addEventListener('vite:preloadError', (event) => {
+  if (reloadForNewBuild()) event.preventDefault();
+});
+
 function SubscribeAlias() {
   const search = useSearch();
   return <Redirect to={`/app/subscribe/${search ? `?${search}` : ''}`} replace />;
@@ -43,7 +49,7 @@ export function App() {
   }, [location]);
 
   return (
-    <>
+    <ErrorBoundary>
       <Suspense fallback={<div className="page-loading" aria-busy="true" />}>
         <Switch>
           <Route path="/" component={Landing} />
@@ -65,6 +71,6 @@ export function App() {
           <Toaster />
         </Suspense>
       )}
-    </>
+    </ErrorBoundary>
   );
 }

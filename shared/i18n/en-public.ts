@@ -66,6 +66,7 @@ export const enPublic = {
   'error.throttled': 'Too many attempts. Please wait a moment and try again.',
   'error.throttledFor': 'Too many attempts. Try again in {seconds} s.',
   'error.notFound': 'Not found.',
+  'error.reload': 'Reload',
   'notFound.title': 'Page not found',
   'notFound.link': 'Go to the home page',
 } as const;

@@ -67,6 +67,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'error.throttled': 'Demasiados intentos. Espera un momento e inténtalo de nuevo.',
   'error.throttledFor': 'Demasiados intentos. Vuelve a intentarlo en {seconds} s.',
   'error.notFound': 'No encontrado.',
+  'error.reload': 'Recargar',
   'notFound.title': 'Página no encontrada',
   'notFound.link': 'Ir a la página de inicio',
 };

@@ -50,8 +50,10 @@ export function launchPhoneProfile(profileDir: string): Promise<BrowserContext> 
 export async function openPhone(
   browser: Browser,
   session?: { token: string; language: 'en' | 'es' },
+  /** `block`: no service worker, so that `page.route` sees every request of the page. */
+  options: { serviceWorkers?: 'allow' | 'block' } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...options });
   if (session) {
     await context.addInitScript(
       ([token, language]) => {

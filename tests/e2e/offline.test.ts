@@ -2,8 +2,9 @@
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
  * that says why it is empty; a chat, a profile and the editor that say they wait for the network) and
- * fills itself in when the network is back, without a reload. The API and the photos never wake the worker. Screenshots land
- * in tests/e2e/artifacts/.
+ * fills itself in when the network is back, without a reload. The API and the photos never wake the
+ * worker. And a page whose script is gone from the server (a new version went out) reloads once
+ * instead of going blank. Screenshots land in tests/e2e/artifacts/.
  */
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -143,5 +144,63 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect(stored).toContain('index.html');
     const index = await (await fetch(new URL('/app/home/', server.url))).text();
     for (const script of index.matchAll(/src="\/(assets\/[^"]+\.js)"/g)) expect(stored).toContain(script[1]);
+  });
+});
+
+describe.skipIf(!ready)('a script of the build that is no longer there (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  let clientDir: string;
+  let server: TestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+    server = await startServer({ config: { clientDir } });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+    await removeDir(clientDir);
+  });
+
+  /**
+   * A signed-in phone whose server answers 404 for the settings page's script in its first `stale`
+   * page loads, as it does once a new version is out and the page still runs the old one. No service
+   * worker: it would answer from its store, where the test's route cannot reach.
+   */
+  async function phoneAfterADeploy(stale: number) {
+    const user = await makeCompletedUser(server);
+    const opened = await openPhone(browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
+    contexts.push(opened.context);
+    const { page } = opened;
+    // Counted as each page load's request starts, before any script of it is asked for.
+    let loads = 0;
+    page.on('request', (request) => {
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads += 1;
+    });
+    await page.route('**/assets/Settings-*.js', (route) => (loads <= stale ? route.fulfill({ status: 404, body: 'Not found.' }) : route.continue()));
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
+    await page.getByRole('menuitem', { name: en['app.settings'] }).click();
+    return { page, loads: () => loads };
+  }
+
+  it('reloads the page once, which brings the new build, instead of going blank', async () => {
+    const { page, loads } = await phoneAfterADeploy(1);
+    await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
+    expect(page.url()).toBe(`${server.url}/app/settings/`);
+    expect(loads()).toBe(2);
+  });
+
+  it('says something went wrong and offers a reload when the reload did not help, never in a loop', async () => {
+    const { page, loads } = await phoneAfterADeploy(2);
+    await page.getByRole('heading', { name: en['error.generic'] }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'offline-04-page-failed.png') });
+    expect(loads()).toBe(2);
+    await page.getByRole('button', { name: en['error.reload'] }).click();
+    await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
   });
 });
