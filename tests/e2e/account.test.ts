@@ -118,8 +118,14 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   });
 
   describe('when the user cannot be loaded at first (no network at the door)', () => {
-    /** Fails the next `failures` loads of the signed-in user as a dropped network does; resolves when they have failed. */
-    async function failUserLoads(page: Page, failures: number) {
+    /**
+     * A new user's phone opening the app while the next `failures` loads of the user fail as a dropped
+     * network does; resolves once they have failed, with the count of every load asked for.
+     */
+    async function openWithFailedUserLoads(name: string, failures: number) {
+      const user = await makeCompletedUser(server, { name }, { firstName: name });
+      await smtp.nextMailTo(user.email);
+      const page = await phone({ token: user.token, language: 'en' });
       let failed = 0;
       let loads = 0;
       let allFailed!: () => void;
@@ -131,36 +137,28 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
         await route.abort('internetdisconnected');
         if (failed === failures) allFailed();
       });
-      return { failed: done, loads: () => loads };
+      await page.goto(`${server.url}/app/home/`);
+      await done;
+      // Shown only once the user is known (the e-mail is not verified yet).
+      const banner = page.getByText(en['app.verifyBanner'].replace('{email}', user.email));
+      return { user, banner, loads: () => loads };
     }
 
     it('tries again by itself and shows what depends on the user, without a reload', async () => {
-      const user = await makeCompletedUser(server, { name: 'Door' }, { firstName: 'Door' });
-      await smtp.nextMailTo(user.email);
-      const page = await phone({ token: user.token, language: 'en' });
-      const userLoads = await failUserLoads(page, 2);
-
-      await page.goto(`${server.url}/app/home/`);
-      await userLoads.failed;
-      await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();
+      const { banner, loads } = await openWithFailedUserLoads('Door', 2);
+      await banner.waitFor();
       // Two failures, then the one that answered: retried, not hammered.
-      expect(userLoads.loads()).toBe(3);
+      expect(loads()).toBe(3);
     });
 
     it('asks again at once when the socket connects, not at the next timed try', async () => {
-      const user = await makeCompletedUser(server, { name: 'Back' }, { firstName: 'Back' });
-      await smtp.nextMailTo(user.email);
-      const page = await phone({ token: user.token, language: 'en' });
       // Four failures: the tries wait 1, 2 and 4 s after each (the socket's first connect may ask
       // before a timed one), so the next timed try is 8 s after the last failure.
-      const userLoads = await failUserLoads(page, 4);
-
-      await page.goto(`${server.url}/app/home/`);
-      await userLoads.failed;
+      const { user, banner, loads } = await openWithFailedUserLoads('Back', 4);
       // The network is back: the server drops the socket, the tab connects again (after 1 s) and asks.
       server.app.io.in(`user:${user.id}`).disconnectSockets(true);
-      await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor({ timeout: 5000 });
-      expect(userLoads.loads()).toBe(5);
+      await banner.waitFor({ timeout: 5000 });
+      expect(loads()).toBe(5);
     });
   });
 
