@@ -6,6 +6,7 @@
  * worker. And a page whose script is gone from the server (a new version went out) reloads once
  * instead of going blank. Screenshots land in tests/e2e/artifacts/.
  */
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,36 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     });
     // The file that is not the API's reached it (the listener works); the API and the photo did not.
     expect(await worker.evaluate(() => (self as unknown as { seen: string[] }).seen)).toEqual(['/robots.txt']);
+  });
+
+  it('takes a new build at once: its worker replaces the old one, and the app opens offline as the new build', async () => {
+    // A new version goes out: a new app page, and the worker that lists it (its revision changed).
+    const marker = '<meta name="build" content="the next one">';
+    const indexFile = path.join(clientDir, 'index.html');
+    const workerFile = path.join(clientDir, 'sw.js');
+    await writeFile(indexFile, (await readFile(indexFile, 'utf8')).replace('</head>', `${marker}</head>`));
+    // The build's compressed copies of the old page go with it (the server prefers them).
+    await Promise.all(['.br', '.gz'].map((suffix) => rm(`${indexFile}${suffix}`, { force: true })));
+    const worker = await readFile(workerFile, 'utf8');
+    const listed = /\{"revision":"[0-9a-f]+","url":"index\.html"\}/;
+    expect(worker).toMatch(listed);
+    await writeFile(workerFile, worker.replace(listed, '{"revision":"next","url":"index.html"}'));
+
+    // The browser looks for a new worker at every navigation (and once a day); here, at once.
+    const replaced = page.evaluate(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), { once: true });
+          setTimeout(() => reject(new Error('the new worker did not take over the open page')), 15_000);
+        }),
+    );
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.update());
+    await replaced;
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByText(en['app.offline']).waitFor();
+    expect(await page.locator('meta[name="build"]').getAttribute('content')).toBe('the next one');
   });
 
   it('serves the worker itself fresh, and the app page for a path the server answers with one', async () => {
