@@ -11,6 +11,8 @@ interface LikesState {
   people: DeckCard[] | null;
   next: string | null;
   loadingMore: boolean;
+  /** The first load found no server (no network): nothing is known yet, which is not "nobody". */
+  failed: boolean;
   load: () => Promise<void>;
   more: () => Promise<void>;
   /**
@@ -26,15 +28,16 @@ export const useLikes = create<LikesState>()((set, get) => ({
   people: null,
   next: null,
   loadingMore: false,
+  failed: false,
   async load() {
     const sameSession = sessionCheck();
     try {
       const page = await api.likesYou();
-      if (sameSession()) set({ count: page.count, people: page.results, next: page.next });
+      if (sameSession()) set({ count: page.count, people: page.results, next: page.next, failed: false });
     } catch (error) {
       if (!sameSession()) return;
       console.error('Could not load who likes you', error);
-      if (get().count === null) set({ count: 0, people: [], next: null });
+      if (get().count === null) set({ failed: true });
     }
   },
   async more() {
@@ -78,7 +81,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
       throw error;
     }
   },
-  reset: () => set({ count: null, people: null, next: null, loadingMore: false }),
+  reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: false }),
 }));
 
 onSignOut(() => useLikes.getState().reset());

@@ -10,6 +10,7 @@ export const enEvents = {
   'events.current.leave': 'Leave event',
   'events.mine.title': 'My events',
   'events.mine.empty': 'You have not organized an event yet.',
+  'events.mine.offline': 'No connection. Your events will show as soon as you are back online.',
   'events.mine.host': 'Host screen',
   'events.mine.more': 'Show more',
   'events.create': 'Create an event',

@@ -11,6 +11,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.current.leave': 'Salir del evento',
   'events.mine.title': 'Mis eventos',
   'events.mine.empty': 'Todavía no has organizado ningún evento.',
+  'events.mine.offline': 'Sin conexión. Tus eventos aparecerán en cuanto vuelvas a estar en línea.',
   'events.mine.host': 'Pantalla del anfitrión',
   'events.mine.more': 'Ver más',
   'events.create': 'Crear un evento',

@@ -1,7 +1,7 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
- * that says why it is empty; a chat, a profile and the editor that say they wait for the network) and
+ * that says why it is empty; chats, profiles, likes and events that say they wait for the network) and
  * fills itself in when the network is back, without a reload. The API and the photos never wake the
  * worker. And a page whose script is gone from the server (a new version went out) reloads once
  * instead of going blank. Screenshots land in tests/e2e/artifacts/.
@@ -114,6 +114,20 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await context.setOffline(false);
     await page.getByLabel(en['profile.name']).waitFor();
     expect(await page.getByLabel(en['profile.name']).inputValue()).toBe('Ana');
+  });
+
+  it('says who likes her and her events wait for the network, not that there are none, and shows them once back', async () => {
+    for (const [route, offline, online] of [
+      ['likes', en['likes.offline'], en['likes.empty']],
+      ['events', en['events.mine.offline'], en['events.mine.empty']],
+    ] as const) {
+      await context.setOffline(true);
+      await page.goto(`${server.url}/app/${route}/`);
+      await page.getByText(offline).waitFor();
+      expect(await page.getByText(online).count()).toBe(0);
+      await context.setOffline(false);
+      await page.getByText(online).waitFor();
+    }
   });
 
   it('never wakes the worker for the API, photos or the socket', async () => {

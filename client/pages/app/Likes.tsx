@@ -8,6 +8,7 @@ import { UserIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
+import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useLikes } from '../../stores/likes';
 import { useSession } from '../../stores/session';
 import '../../perks.css';
@@ -70,9 +71,10 @@ function LockedLikes({ count }: { count: number }) {
  */
 export function Likes() {
   const t = useT();
-  const { count, people, next, loadingMore, load, more, answer } = useLikes(
+  const { count, people, next, loadingMore, failed, load, more, answer } = useLikes(
     useShallow((state) => ({
       count: state.count,
+      failed: state.failed,
       people: state.people,
       next: state.next,
       loadingMore: state.loadingMore,
@@ -91,8 +93,18 @@ export function Likes() {
     // The plan may have changed elsewhere (a cancellation at Stripe): the page follows the server.
     void loadUser();
   }, [load, loadUser]);
+  useRetryWhenBackOnline(failed, () => void load());
 
-  if (count === null || people === null) return <Loading />;
+  if (count === null || people === null) {
+    if (!failed) return <Loading />;
+    return (
+      <section className="page">
+        <p className="center-text muted" role="status">
+          {t('likes.offline')}
+        </p>
+      </section>
+    );
+  }
 
   async function respond(card: DeckCard, action: 'like' | 'dislike') {
     setAnswering(card.id);

@@ -6,6 +6,7 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
@@ -26,17 +27,24 @@ export function Events() {
   const [mine, setMine] = useState<OrganizerEvent[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
+  /** My events could not be asked for (no network): said so, and asked again when the socket connects. */
+  const [mineFailed, setMineFailed] = useState(false);
 
-  useEffect(() => {
-    void useEvents.getState().loadCurrent();
+  const loadMine = () => {
+    setMineFailed(false);
     api.myEvents().then(
       (page) => {
         setMine(page.results);
         setNext(page.next);
       },
-      () => setMine([]),
+      () => setMineFailed(true),
     );
+  };
+  useEffect(() => {
+    void useEvents.getState().loadCurrent();
+    loadMine();
   }, []);
+  useRetryWhenBackOnline(mineFailed, loadMine);
 
   /** The next page of my events (newest first), after those shown. */
   async function more() {
@@ -128,7 +136,7 @@ export function Events() {
           </Link>
         </div>
         {mine === null ? (
-          <p className="muted">{t('app.loading')}</p>
+          <p className="muted">{t(mineFailed ? 'events.mine.offline' : 'app.loading')}</p>
         ) : mine.length === 0 ? (
           <p className="muted">{t('events.mine.empty')}</p>
         ) : (
