@@ -8,6 +8,11 @@ interface ConversationsState {
   empty: ConversationSummary[] | null;
   /** Conversations with messages, newest activity first; null while loading. */
   started: ConversationSummary[] | null;
+  /**
+   * The lists are empty because they could not be asked for (no network), not because there is
+   * nobody: the page says so. Cleared by the next load that answers.
+   */
+  failed: boolean;
   /** Both lists from the server; a call while one is on its way shares it. */
   load: () => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
@@ -36,17 +41,19 @@ let loading: Promise<void> | null = null;
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
+  failed: false,
   load() {
     if (loading) return loading;
     const sameSession = sessionCheck();
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (sameSession()) set({ empty: empty.results, started: started.results });
+        if (sameSession()) set({ empty: empty.results, started: started.results, failed: false });
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load conversations', error);
-        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [] }));
+        // Lists loaded before stay as they were; lists never loaded are empty, and say why.
+        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [], failed: state.failed || state.started === null }));
       }
     })().finally(() => {
       if (loading === run) loading = null;
@@ -104,7 +111,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   reset() {
     loading = null;
-    set({ empty: null, started: null, endedNotice: null });
+    set({ empty: null, started: null, failed: false, endedNotice: null });
   },
 }));
 

@@ -58,6 +58,8 @@ export const enApp = {
   'matches.noMatches': 'No pending matches',
   'matches.conversationsTitle': 'Your Conversations',
   'matches.noConversations': 'You have no conversations yet',
+  'matches.offline': 'No connection. Your matches will show as soon as you are back online.',
+  'matches.offlineChats': 'Your chats too.',
   'matches.draft': 'Draft:',
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',

@@ -59,6 +59,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.noMatches': 'No hay matches pendientes',
   'matches.conversationsTitle': 'Tus conversaciones',
   'matches.noConversations': 'Aún no tienes conversaciones',
+  'matches.offline': 'Sin conexión. Tus matches aparecerán en cuanto vuelvas a estar en línea.',
+  'matches.offlineChats': 'Tus chats también.',
   'matches.draft': 'Borrador:',
   'matches.noResults': 'Sin resultados para "{query}"',
   'matches.unread': '{count} sin leer',

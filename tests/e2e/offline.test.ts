@@ -116,14 +116,16 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect(await page.getByLabel(en['profile.name']).inputValue()).toBe('Ana');
   });
 
-  it('says who likes her and her events wait for the network, not that there are none, and shows them once back', async () => {
+  it('says her matches, likes and events wait for the network, not that there are none, and shows them once back', async () => {
     for (const [route, offline, online] of [
+      ['matches', en['matches.offline'], en['matches.noMatches']],
       ['likes', en['likes.offline'], en['likes.empty']],
       ['events', en['events.mine.offline'], en['events.mine.empty']],
     ] as const) {
       await context.setOffline(true);
       await page.goto(`${server.url}/app/${route}/`);
       await page.getByText(offline).waitFor();
+      await shot(`offline-05-${route}-with-no-network`);
       expect(await page.getByText(online).count()).toBe(0);
       await context.setOffline(false);
       await page.getByText(online).waitFor();

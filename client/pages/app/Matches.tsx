@@ -56,7 +56,9 @@ function LikesYouLink() {
 export function Matches() {
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { empty, started, load } = useConversations(useShallow((state) => ({ empty: state.empty, started: state.started, load: state.load })));
+  const { empty, started, failed, load } = useConversations(
+    useShallow((state) => ({ empty: state.empty, started: state.started, failed: state.failed, load: state.load })),
+  );
   const [search, setSearch] = useState('');
   const endedNotice = useConversations((state) => state.endedNotice);
   /** What is typed and not sent in a conversation shows in its row, as messaging apps show it. */
@@ -99,7 +101,7 @@ export function Matches() {
           ))}
         </div>
       ) : matches.length === 0 ? (
-        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t('matches.noMatches')}</p>
+        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offline' : 'matches.noMatches')}</p>
       ) : (
         <ul className="match-strip">
           {matches.map((match) => (
@@ -117,7 +119,9 @@ export function Matches() {
       {conversations === null ? (
         <Skeletons />
       ) : conversations.length === 0 ? (
-        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t('matches.noConversations')}</p>
+        <p className="muted empty-text">
+          {searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offlineChats' : 'matches.noConversations')}
+        </p>
       ) : (
         <ul className="conversation-list">
           {conversations.map((conversation) => (
