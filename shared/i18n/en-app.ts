@@ -159,7 +159,7 @@ export const enApp = {
   'likes.countOne': '1 person likes you',
   'likes.countMany': '{count} people like you',
   'likes.empty': 'No new likes yet. When someone likes you, they show up here.',
-  'likes.offline': 'No connection. Who likes you will show as soon as you are back online.',
+  'likes.offline': 'No connection. You will see who likes you as soon as you are back online.',
   'likes.locked.title': 'See who likes you',
   'likes.locked.text': 'With Starter you see everyone who liked you, and a like back is a match at once.',
   'likes.locked.cta': 'See plans',

@@ -160,7 +160,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'likes.countOne': 'Le gustas a 1 persona',
   'likes.countMany': 'Le gustas a {count} personas',
   'likes.empty': 'Aún no hay likes nuevos. Cuando le gustes a alguien, aparecerá aquí.',
-  'likes.offline': 'Sin conexión. Quién te ha dado like aparecerá en cuanto vuelvas a estar en línea.',
+  'likes.offline': 'Sin conexión. Verás quién te ha dado like en cuanto vuelvas a estar en línea.',
   'likes.locked.title': 'Mira a quién le gustas',
   'likes.locked.text': 'Con Starter ves a todas las personas a las que les gustas, y si les das like es match al instante.',
   'likes.locked.cta': 'Ver planes',
