@@ -26,6 +26,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   let page: Page;
   let ana: TestUser;
   let ben: TestUser;
+  /** Ana and Ben's, from the chat test on. */
+  let conversationId: number;
 
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   /** Resolves once the service worker controls the page (it claims the pages open when it activates). */
@@ -80,7 +82,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     const api = client(server.url);
     await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     const matched = await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
-    const conversationId = matched.body.conversation_id as number;
+    conversationId = matched.body.conversation_id;
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'Where are you?' } });
 
     await context.setOffline(true);
@@ -97,6 +99,32 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.goto(`${server.url}/app/chat/${conversationId + 1000}/`);
     await page.getByText(en['error.notFound']).waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
+  });
+
+  it('sends a message written with no network once back, though the app was closed and opened again with none', async () => {
+    const stored = async () =>
+      ((await client(server.url).get(`/api/conversations/${conversationId}/messages/`, { token: ben.token })).body.results as Array<{ content: string }>).map(
+        (message) => message.content,
+      );
+    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.getByText('Where are you?').waitFor();
+    await context.setOffline(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('On the terrace');
+    await page.keyboard.press('Enter');
+    await page.locator('.message-own', { hasText: 'On the terrace' }).getByText(en['chat.queued']).waitFor();
+
+    // The phone closes the app and opens it again, still with no network: it opens from the worker's store.
+    await page.close();
+    page = await context.newPage();
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByText(en['app.offline']).waitFor();
+    expect(await stored()).not.toContain('On the terrace');
+
+    // Back online: the user is known again, the message written before goes out, once.
+    await context.setOffline(false);
+    await expect.poll(stored, { timeout: 15_000 }).toContain('On the terrace');
+    expect((await stored()).filter((content) => content === 'On the terrace')).toHaveLength(1);
   });
 
   it('opens a profile and the profile editor with no network as "no connection", and loads them once back', async () => {
