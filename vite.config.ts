@@ -43,7 +43,8 @@ export default defineConfig({
     react(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
-    // app registers it itself (client/main.tsx) and has its own manifest (client/public).
+    // signed-in app registers it itself (client/lib/service-worker.ts) and has its own manifest
+    // (client/public).
     VitePWA({
       strategies: 'injectManifest',
       srcDir: path.resolve(import.meta.dirname, 'client/sw'),

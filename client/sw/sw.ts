@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 /**
  * The service worker: the app opens with no network (a basement club, a phone in flight mode since the
- * last party) and the pages it has open keep every script they may still load.
+ * last party), and a page opened with none finds every script it may load later.
  *
  * - Every file of the build (the page, scripts, styles, icons) is stored at install, named by its
  *   hash in the list the build writes into this file. A new build's worker stores the new files,
