@@ -144,7 +144,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect(await page.getByLabel(en['profile.name']).inputValue()).toBe('Ana');
   });
 
-  it('says her matches, likes and events wait for the network, not that there are none, and shows them once back', async () => {
+  it('says her matches, likes, events and plan wait for the network, not that there are none, and shows them once back', async () => {
     for (const [route, offline, online] of [
       ['matches', en['matches.offline'], en['matches.noMatches']],
       ['likes', en['likes.offline'], en['likes.empty']],
@@ -158,6 +158,14 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
       await context.setOffline(false);
       await page.getByText(online).waitFor();
     }
+
+    // Her plan is not known with no network: no plans to buy are offered to someone who may have one.
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/subscribe/`);
+    await page.getByText(en['app.offline']).waitFor();
+    expect(await page.getByRole('button', { name: en['subscribe.choose'] }).count()).toBe(0);
+    await context.setOffline(false);
+    await page.getByRole('button', { name: en['subscribe.choose'] }).first().waitFor();
   });
 
   it('never wakes the worker for the API, photos or the socket', async () => {

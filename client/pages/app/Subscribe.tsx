@@ -134,8 +134,10 @@ export function Subscribe() {
       </section>
     );
   }
-  if (user === undefined) return <Loading />;
-  if (user?.has_subscription) return <CurrentPlan />;
+  // Until the user is known (loaded again once the network is back), the plan is not: no plans to buy
+  // for someone who may have one.
+  if (!user) return <Loading />;
+  if (user.has_subscription) return <CurrentPlan />;
 
   // The server's keys when it says them (they can be overridden by its environment).
   const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
