@@ -38,15 +38,28 @@ async function change<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** When the latest read of the current event was sent (`performance.now()`), answered or on its way. */
+let lastRead = -Infinity;
+
+/**
+ * Whether where I am was read (or is being read) since `time`: a catch-up after a drop needs no read
+ * when one went out after it (the app opened with no network asks once its user is known).
+ */
+export const currentReadSince = (time: number) => lastRead >= time;
+
 export const useEvents = create<EventsState>()((set, get) => ({
   current: undefined,
   async loadCurrent() {
     const version = changes.version;
     const sameSession = sessionCheck();
+    const before = lastRead;
+    const sentAt = (lastRead = performance.now());
     let event: PublicEvent | null;
     try {
       ({ event } = await api.currentEvent());
     } catch (error) {
+      // Not read after all: the next catch-up asks.
+      if (lastRead === sentAt) lastRead = before;
       if (sameSession()) console.error('Could not load the current event', error);
       return;
     }
@@ -81,6 +94,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
     if (current && current.id === eventId && current.attendee_count !== count) set({ current: { ...current, attendee_count: count } });
   },
   reset() {
+    lastRead = -Infinity;
     set({ current: undefined });
   },
 }));

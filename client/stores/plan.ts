@@ -21,7 +21,8 @@ interface PlanState {
   timers: { pass?: ReturnType<typeof setTimeout>; likes?: ReturnType<typeof setTimeout> };
 
   loadAllowance: () => Promise<void>;
-  loadSubscription: () => Promise<void>;
+  /** False when the server could not be asked (no network): the caller tries again once back. */
+  loadSubscription: () => Promise<boolean>;
   /** A reaction from the deck that the server has stored. */
   reacted: (card: DeckCard, action: Reaction) => void;
   /** The server refused a like: none left until `resetsAt`. */
@@ -76,8 +77,10 @@ export const usePlan = create<PlanState>()((set, get) => {
       try {
         const subscription = await api.subscription();
         if (sameSession()) set({ subscription });
+        return true;
       } catch (error) {
         console.error('Could not load the subscription', error);
+        return false;
       }
     },
     reacted(card, action) {

@@ -5,7 +5,8 @@ import { toast } from '../lib/toast';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
-import { useEvents } from './events';
+import { currentReadSince, useEvents } from './events';
+import { usePlan } from './plan';
 import { usePresence } from './presence';
 import { conversationEnded } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
@@ -34,11 +35,23 @@ function refreshDeckWithin(eventId: number, withinMs: number) {
   }, Math.random() * withinMs);
 }
 
-/** Fetches what may have been missed while events could not reach this tab (after `from`, see `useChat`). */
-function catchUp(from?: Record<number, number>) {
-  // Whatever happened at the event while we were away: where I am, and who arrived.
-  void useEvents.getState().loadCurrent();
-  if (useDeck.getState().queue !== null) void useDeck.getState().refresh();
+/** When the connection was last lost (`performance.now()`): what was pushed since then did not arrive. */
+let lostAt = -Infinity;
+
+/**
+ * Fetches what may have been missed while events could not reach this tab since the moment `missedFrom`
+ * (messages after `from`, see `useChat`).
+ */
+function catchUp(missedFrom: number, from?: Record<number, number>) {
+  // Whatever happened at the event while we were away: where I am, and who arrived. Not for a user not
+  // known yet (an app opened with no network): AppRoot asks once their profile is known to be complete,
+  // and a read sent since covers what was missed.
+  if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
+  if (useDeck.getState().queue !== null) {
+    void useDeck.getState().refresh();
+    // The likes left beside it: some came back meanwhile, or were spent on another device.
+    void usePlan.getState().loadAllowance();
+  }
   // A conversation that ended while we were away answers 404: it ends here too.
   void useChat
     .getState()
@@ -48,8 +61,8 @@ function catchUp(from?: Record<number, number>) {
 }
 
 /** After `sync`: the messages and lists missed, and who came and went meanwhile. */
-function catchUpAll(from: Record<number, number>) {
-  catchUp(from);
+function catchUpAll(missedFrom: number, from: Record<number, number>) {
+  catchUp(missedFrom, from);
   void usePresence.getState().refresh();
 }
 
@@ -104,6 +117,7 @@ export function startRealtime(token: string) {
     // Offline, who is online is not known: no dot says "Online" beside "Reconnecting…". The next connect asks again.
     useConnection.subscribe((state, previous) => {
       if (previous.connected && !state.connected) usePresence.getState().reset();
+      if (state.lost && !previous.lost) lostAt = performance.now();
     }),
     onConnect(() => {
       // The server is reachable: a user who could not be loaded (no network at the door) is asked for now.
@@ -112,11 +126,12 @@ export function startRealtime(token: string) {
       // What was written with no connection goes out now.
       void useChat.getState().sendQueued();
     }),
-    onReconnect(() => catchUp()),
+    onReconnect(() => catchUp(lostAt)),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
       const from = useChat.getState().cursors();
-      setTimeout(() => catchUpAll(from), Math.random() * SYNC_SPREAD_MS);
+      const missedFrom = performance.now();
+      setTimeout(() => catchUpAll(missedFrom, from), Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),

@@ -148,6 +148,7 @@ export const enApp = {
   'subscribe.current.perks': 'What your plan gives you',
   'subscribe.current.likes': 'See who likes you',
   'subscribe.manage': 'Manage subscription',
+  'subscribe.offline': 'No connection. Your plan will show as soon as you are back online.',
   'portal.banner': 'TEST CUSTOMER PORTAL — no real payment',
   'portal.title': 'Your subscription',
   'portal.text':

@@ -1,6 +1,7 @@
 /** English, the settings and moderators' activity pages: loaded with their chunks. */
 export const enSettings = {
   'settings.title': 'Settings',
+  'settings.offline': 'No connection. Your settings will open as soon as you are back online.',
   'settings.account': 'Account',
   'settings.verified': 'Verified',
   'settings.notVerified': 'Not verified yet',

@@ -149,6 +149,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.current.perks': 'Lo que te da tu plan',
   'subscribe.current.likes': 'Mira a quién le gustas',
   'subscribe.manage': 'Gestionar la suscripción',
+  'subscribe.offline': 'Sin conexión. Tu plan aparecerá en cuanto vuelvas a estar en línea.',
   'portal.banner': 'PORTAL DE CLIENTE DE PRUEBA — sin pagos reales',
   'portal.title': 'Tu suscripción',
   'portal.text':

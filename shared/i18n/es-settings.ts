@@ -3,6 +3,7 @@ import type { enSettings } from './en-settings';
 /** Spanish, the settings and moderators' activity pages. */
 export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.title': 'Ajustes',
+  'settings.offline': 'Sin conexión. Tus ajustes se abrirán en cuanto vuelvas a estar en línea.',
   'settings.account': 'Cuenta',
   'settings.verified': 'Verificado',
   'settings.notVerified': 'Sin verificar',

@@ -1,18 +1,20 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
- * that says why it is empty; chats, profiles, likes and events that say they wait for the network) and
- * fills itself in when the network is back, without a reload. The API and the photos never wake the
+ * that says why it is empty; chats, profiles, likes, events, settings and the plan that say they wait
+ * for the network) and fills itself in when the network is back, without a reload. The API and the photos never wake the
  * worker. And a page whose script is gone from the server (a new version went out) reloads once
  * instead of going blank. Screenshots land in tests/e2e/artifacts/.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { checkIn, makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { startServer, type TestServer } from '../helpers/server';
 import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
 
@@ -71,11 +73,22 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await shot('offline-01-opened-with-no-network');
 
     // Back online: the socket connects, and what could not load loads, with no reload.
+    const answered: string[] = [];
+    const listen = (response: Response) => {
+      if (response.ok()) answered.push(new URL(response.url()).pathname);
+    };
+    page.on('response', listen);
     await context.setOffline(false);
     await page.getByTestId('swipe-card').waitFor();
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
     await page.getByText(en['app.verifyBanner'].replace('{email}', ana.email)).waitFor();
     await shot('offline-02-back-online');
+    // Her likes left, which the deck could not ask for, are asked for again; where she is, once.
+    await expect.poll(() => answered.filter((pathname) => pathname === '/api/matching/allowance/').length).toBe(1);
+    await expect.poll(() => answered.filter((pathname) => pathname === '/api/events/current/').length).toBe(1);
+    await page.waitForLoadState('networkidle');
+    page.off('response', listen);
+    expect(answered.filter((pathname) => pathname === '/api/events/current/')).toHaveLength(1);
   });
 
   it('opens a chat with no network as "no connection", not "not found", and opens it once back', async () => {
@@ -159,13 +172,54 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
       await page.getByText(online).waitFor();
     }
 
+    // Her settings wait for her account, which only the server knows.
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/settings/`);
+    await page.getByText(en['settings.offline']).waitFor();
+    await context.setOffline(false);
+    await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
+    await page.getByText(ana.email, { exact: true }).waitFor();
+
     // Her plan is not known with no network: no plans to buy are offered to someone who may have one.
     await context.setOffline(true);
     await page.goto(`${server.url}/app/subscribe/`);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['subscribe.offline']).waitFor();
+    await shot('offline-06-plan-with-no-network');
     expect(await page.getByRole('button', { name: en['subscribe.choose'] }).count()).toBe(0);
     await context.setOffline(false);
     await page.getByRole('button', { name: en['subscribe.choose'] }).first().waitFor();
+  });
+
+  it("shows a subscriber's plan, and its details once they can be asked for", async () => {
+    await subscribeThroughTestCheckout(server, ana, 'yearly');
+    // The network drops just as the page asks for the plan's details.
+    await page.route('**/api/payments/subscription/', (route) => route.abort('internetdisconnected'), { times: 1 });
+    await page.goto(`${server.url}/app/subscribe/`);
+    await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
+    await page.getByText(en['subscribe.offline']).waitFor();
+    expect(await page.getByText(en['subscribe.current.period.yearly']).count()).toBe(0);
+
+    // The connection comes and goes: back, the details are asked for again.
+    await context.setOffline(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await context.setOffline(false);
+    await page.getByText(en['subscribe.current.period.yearly']).waitFor();
+    await page.getByRole('button', { name: en['subscribe.manage'] }).waitFor();
+    expect(await page.getByText(en['subscribe.offline']).count()).toBe(0);
+  });
+
+  it('catches up with where she is after a drop: a check-in made on another device meanwhile', async () => {
+    const event = await makeEvent(server, ben, { name: 'Garden party' });
+    await page.goto(`${server.url}/app/home/`);
+    await page.getByRole('link', { name: new RegExp(en['deck.event.join']) }).waitFor();
+
+    await context.setOffline(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await checkIn(server, ana, event.code);
+    await context.setOffline(false);
+    await page.getByRole('region', { name: 'Garden party' }).waitFor();
+
+    await client(server.url).post('/api/events/leave/', { token: ana.token });
   });
 
   it('never wakes the worker for the API, photos or the socket', async () => {

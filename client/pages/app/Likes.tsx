@@ -6,6 +6,7 @@ import { usePhotoOrAvatar } from '../../components/Avatar';
 import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { UserIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
+import { Offline } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
@@ -96,14 +97,7 @@ export function Likes() {
   useRetryWhenBackOnline(failed, () => void load());
 
   if (count === null || people === null) {
-    if (!failed) return <Loading />;
-    return (
-      <section className="page">
-        <p className="center-text muted" role="status">
-          {t('likes.offline')}
-        </p>
-      </section>
-    );
+    return failed ? <Offline text={t('likes.offline')} /> : <Loading />;
   }
 
   async function respond(card: DeckCard, action: 'like' | 'dislike') {

@@ -5,7 +5,7 @@ import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
-import { Loading } from '../../components/Loading';
+import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
 import { settingsMessages } from '../../lib/messages-settings';
@@ -18,7 +18,8 @@ export function Settings() {
   useMessages(settingsMessages);
   const { t } = useAuthForm();
   const user = useSession((state) => state.user);
-  if (!user) return <Loading />;
+  // Known once the server answers: with no network, the page says it waits for it.
+  if (!user) return <Waiting offline="settings.offline" />;
 
   return (
     <div className="settings">

@@ -1,10 +1,11 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
-import { Loading } from '../../components/Loading';
 import { PlanCards } from '../../components/PlanCards';
+import { Waiting } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
+import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
@@ -28,14 +29,20 @@ export function outcomeFor(search: string): SubscribeOutcome {
 /** Starter's perks, as a subscriber's page lists them. */
 const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'];
 
-/** The plan as the server has it now (it may have changed at Stripe since the page was last open). */
+/**
+ * The plan as the server has it now (it may have changed at Stripe since the page was last open);
+ * `failed` while it could not be asked, asked again once the network is back.
+ */
 function useSubscription() {
   const subscription = usePlan((state) => state.subscription);
   const loadSubscription = usePlan((state) => state.loadSubscription);
-  useEffect(() => {
-    void loadSubscription();
+  const [failed, setFailed] = useState(false);
+  const load = useCallback(() => {
+    void loadSubscription().then((loaded) => setFailed(!loaded));
   }, [loadSubscription]);
-  return subscription;
+  useEffect(load, [load]);
+  useRetryWhenBackOnline(failed, load);
+  return { subscription, failed };
 }
 
 function TestModeAndError({ error }: { error: string | null }) {
@@ -64,7 +71,7 @@ function TestModeAndError({ error }: { error: string | null }) {
  */
 function CurrentPlan() {
   const t = useT();
-  const subscription = useSubscription();
+  const { subscription, failed } = useSubscription();
   const { busy, error, go } = useRedirectCall();
 
   return (
@@ -86,6 +93,11 @@ function CurrentPlan() {
         </Link>
       </div>
       <TestModeAndError error={error} />
+      {!subscription && failed && (
+        <p className="muted" role="status">
+          {t('subscribe.offline')}
+        </p>
+      )}
       {subscription?.manageable && (
         <button type="button" className="btn btn-ghost btn-block" disabled={busy} onClick={() => void go(api.portal)}>
           {t('subscribe.manage')}
@@ -136,7 +148,7 @@ export function Subscribe() {
   }
   // Until the user is known (loaded again once the network is back), the plan is not: no plans to buy
   // for someone who may have one.
-  if (!user) return <Loading />;
+  if (!user) return <Waiting offline="subscribe.offline" />;
   if (user.has_subscription) return <CurrentPlan />;
 
   // The server's keys when it says them (they can be overridden by its environment).
@@ -166,11 +178,11 @@ export function Subscribe() {
 export function TestPortal() {
   const t = useT();
   const user = useSession((state) => state.user);
-  const subscription = useSubscription();
+  const { subscription } = useSubscription();
   // A full load after the cancellation: the whole app reads the plan afresh.
   const { busy, error, go } = useRedirectCall();
 
-  if (!subscription || !user) return <Loading />;
+  if (!subscription || !user) return <Waiting offline="subscribe.offline" />;
   return (
     <TestPage name="portal">
       <p className="muted">{user.email}</p>
