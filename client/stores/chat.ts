@@ -4,7 +4,7 @@ import { track, trackOnce } from '../lib/analytics';
 import { ApiError, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
-import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
+import { type OutboxEntry, readCache, readOutbox, writeCache, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
 import { onSignOut, sessionCheck, useSession } from './session';
 
@@ -33,6 +33,8 @@ export interface Thread {
   partnerReadId: number;
   /** What we told the server we have read. */
   ownReadId: number;
+  /** Loaded from what this device kept (no network when it opened): fetched afresh at the next open. */
+  fromDevice: boolean;
 }
 
 export const TYPING_VISIBLE_MS = 3000;
@@ -53,7 +55,31 @@ const emptyThread = (): Thread => ({
   typingAt: 0,
   partnerReadId: 0,
   ownReadId: 0,
+  fromDevice: false,
 });
+
+/** A chat as this device keeps it for an opening with no network (`lib/storage.ts`). */
+interface KeptThread {
+  detail: ConversationDetail;
+  messages: Message[];
+  older: string | null;
+}
+/** The chats kept: the most recently active ones opened, each with its newest messages. */
+const KEPT_THREADS = 10;
+const KEPT_MESSAGES = 200;
+
+function keptThread(id: number): KeptThread | null {
+  const me = useSession.getState().user?.id;
+  return me === undefined ? null : (readCache<Record<number, KeptThread>>('chats', me)?.[id] ?? null);
+}
+
+function keep(thread: Thread): KeptThread | null {
+  if (!thread.loaded || !thread.detail) return null;
+  const stored: Message[] = thread.messages.filter((message) => message.id > 0).map(({ status: _, ...message }) => message);
+  // Cut short, it no longer reaches the cursor of the page before it: "older" waits for the server's own.
+  if (stored.length > KEPT_MESSAGES) return { detail: thread.detail, messages: stored.slice(-KEPT_MESSAGES), older: null };
+  return { detail: thread.detail, messages: stored, older: thread.older };
+}
 
 let tempId = -1;
 
@@ -157,13 +183,31 @@ export const useChat = create<ChatState>()((set, get) => {
     async open(id) {
       const answered = updater();
       const existing = get().threads[id];
-      if (existing?.loaded) {
+      if (existing?.loaded && !existing.fromDevice) {
         // Back in a thread this tab already holds: fetch only what is new.
         const page = await api.messages(id, { after: lastStoredId(existing) }).catch(() => null);
         if (page) answered(id, (thread) => ({ messages: mergeMessages(thread.messages, page.results) }));
         return;
       }
-      const [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
+      let detail: ConversationDetail;
+      let page: Awaited<ReturnType<typeof api.messages>>;
+      try {
+        [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
+      } catch (error) {
+        // No network: the chat as this device last showed it, written to as usual (queued), and
+        // caught up once the socket is back.
+        const kept = error instanceof NetworkError ? keptThread(id) : null;
+        if (!kept) throw error;
+        if (get().ended[id]) return;
+        answered(id, (thread) => ({
+          detail: thread.detail ?? kept.detail,
+          messages: mergeMessages(thread.messages, kept.messages),
+          older: kept.older,
+          loaded: true,
+          fromDevice: true,
+        }));
+        return;
+      }
       // Ended while it loaded: nothing to keep.
       if (get().ended[id]) return;
       answered(id, (thread) => ({
@@ -171,6 +215,7 @@ export const useChat = create<ChatState>()((set, get) => {
         messages: mergeMessages(thread.messages, page.results),
         older: page.next,
         loaded: true,
+        fromDevice: false,
       }));
       trackOnce('match_opened', `match_opened:${id}`);
     },
@@ -343,6 +388,33 @@ useChat.subscribe((state) => {
   if (next === written) return;
   written = next;
   writeOutbox(me, entries);
+});
+
+/**
+ * The chats kept on the device follow the store too, a moment after it settles (a burst of messages
+ * is one write), and at once when the page is put away.
+ */
+let keptWrite: ReturnType<typeof setTimeout> | undefined;
+function writeKeptThreads() {
+  clearTimeout(keptWrite);
+  keptWrite = undefined;
+  const me = useSession.getState().user?.id;
+  if (me === undefined) return;
+  const kept: Record<number, KeptThread> = {};
+  const newestFirst = Object.entries(useChat.getState().threads).sort(([, a], [, b]) => lastStoredId(b) - lastStoredId(a));
+  for (const [key, thread] of newestFirst) {
+    const entry = keep(thread);
+    if (entry) kept[Number(key)] = entry;
+    if (Object.keys(kept).length === KEPT_THREADS) break;
+  }
+  writeCache('chats', kept, me);
+}
+useChat.subscribe((state, previous) => {
+  if (state.threads === previous.threads || useSession.getState().user?.id === undefined) return;
+  keptWrite ??= setTimeout(writeKeptThreads, 500);
+});
+window.addEventListener('pagehide', () => {
+  if (keptWrite !== undefined) writeKeptThreads();
 });
 useSession.subscribe((state, previous) => {
   const id = state.user?.id;

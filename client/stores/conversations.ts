@@ -1,7 +1,8 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
-import { onSignOut, sessionCheck } from './session';
+import { readCache, writeCache } from '../lib/storage';
+import { onSignOut, sessionCheck, useSession } from './session';
 
 interface ConversationsState {
   /** Matches with no message yet; null while loading. */
@@ -35,6 +36,14 @@ interface ConversationsState {
 
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
+type Lists = Pick<ConversationsState, 'empty' | 'started'>;
+
+/** The lists as this device last showed them to the signed-in user (`lib/storage.ts`). */
+function keptLists(): Lists | null {
+  const me = useSession.getState().user?.id;
+  return me === undefined ? null : readCache<Lists>('conversations', me);
+}
+
 /** The load on its way, shared by whoever asks meanwhile (in the same session). */
 let loading: Promise<void> | null = null;
 
@@ -52,8 +61,13 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load conversations', error);
-        // Lists loaded before stay as they were; lists never loaded are empty, and say why.
-        set((state) => ({ empty: state.empty ?? [], started: state.started ?? [], failed: state.failed || state.started === null }));
+        // Lists loaded before stay as they were; lists never loaded are the ones this device last
+        // showed, or empty, and say why.
+        set((state) => {
+          if (state.started !== null) return {};
+          const kept = keptLists();
+          return { empty: kept?.empty ?? [], started: kept?.started ?? [], failed: true };
+        });
       }
     })().finally(() => {
       if (loading === run) loading = null;
@@ -116,6 +130,14 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
 }));
 
 onSignOut(() => useConversations.getState().reset());
+
+// Kept on the device as they change, for an opening with no network: the lists as the user last saw them.
+useConversations.subscribe((state, previous) => {
+  const me = useSession.getState().user?.id;
+  if (me === undefined || !state.empty || !state.started) return;
+  if (state.empty === previous.empty && state.started === previous.started) return;
+  writeCache('conversations', { empty: state.empty, started: state.started } satisfies Lists, me);
+});
 
 /** Unread messages across the started conversations but `except` (the chat on screen, being read). */
 export function unreadTotal(state: Pick<ConversationsState, 'started'>, except?: number): number {

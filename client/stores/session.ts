@@ -2,12 +2,17 @@ import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
 import { api, setUnauthorizedHandler } from '../lib/api';
-import { clearStorage, getToken, setToken } from '../lib/storage';
+import { clearStorage, getToken, readCache, setToken, writeCache } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
-  /** undefined: not fetched yet; null: the fetch failed, and is being tried again (`loadUser`). */
+  /**
+   * undefined: not fetched yet; null: the fetch failed, and is being tried again (`loadUser`); the
+   * user this device last knew meanwhile, when it did (`fromDevice`).
+   */
   user: CurrentUser | null | undefined;
+  /** `user` is the one kept on the device: the server could not be asked, and is asked again. */
+  fromDevice: boolean;
   /**
    * Fetches the signed-in user. A failure (no network at the door, a server restarting) leaves the
    * pages working without it and tries again, soon and then less often, until it is known.
@@ -60,9 +65,13 @@ function cancelUserRetry() {
   userRetryDelay = USER_RETRY_MS.first;
 }
 
+/** Not known from the server yet: fetched again until it is. */
+const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
+
 export const useSession = create<SessionState>()((set, get) => ({
   token: getToken(),
   user: undefined,
+  fromDevice: false,
   async loadUser() {
     if (!get().token) return;
     const sameSession = sessionCheck();
@@ -70,24 +79,29 @@ export const useSession = create<SessionState>()((set, get) => ({
       const user = await api.me();
       if (!sameSession()) return;
       cancelUserRetry();
-      set({ user });
+      set({ user, fromDevice: false });
+      writeCache('user', user);
     } catch (error) {
       // A 401 has signed out already (the unauthorized handler): the session is another one by now.
       if (!sameSession()) return;
       console.error('Could not load the current user', error);
       // A user known already (a refresh that failed) stays as it was.
-      if (get().user) return;
-      set({ user: null });
+      if (get().user && !get().fromDevice) return;
+      // No network at the door: the app opens as the user this device last knew, until the server answers.
+      if (get().user === undefined) {
+        const kept = readCache<CurrentUser>('user');
+        set(kept ? { user: kept, fromDevice: true } : { user: null });
+      }
       if (userRetry !== undefined) return;
       userRetry = setTimeout(() => {
         userRetry = undefined;
-        if (sameSession() && get().user === null) void get().loadUser();
+        if (sameSession() && unconfirmed(get())) void get().loadUser();
       }, userRetryDelay);
       userRetryDelay = Math.min(userRetryDelay * 2, USER_RETRY_MS.max);
     }
   },
   retryUser() {
-    if (get().user !== null) return;
+    if (!unconfirmed(get())) return;
     clearTimeout(userRetry);
     userRetry = undefined;
     void get().loadUser();
@@ -98,7 +112,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     setToken(token);
     session += 1;
     cancelUserRetry();
-    set({ token, user: undefined });
+    set({ token, user: undefined, fromDevice: false });
     track('user_logged_in');
   },
   replaceToken(token) {
@@ -114,7 +128,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     session += 1;
     cancelUserRetry();
     for (const reset of resetListeners) reset();
-    set({ token: null, user: undefined });
+    set({ token: null, user: undefined, fromDevice: false });
   },
 }));
 

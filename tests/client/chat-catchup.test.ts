@@ -16,6 +16,7 @@ const thread = (ids: number[]) => ({
   typingAt: 0,
   partnerReadId: 0,
   ownReadId: 0,
+  fromDevice: false,
 });
 
 describe('the chat store’s catch-up', () => {

@@ -140,6 +140,42 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect((await stored()).filter((content) => content === 'On the terrace')).toHaveLength(1);
   });
 
+  it('opens her matches and a chat as she last saw them with no network, writes in it, and catches up once back', async () => {
+    const api = client(server.url);
+    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.getByText('On the terrace').waitFor();
+    // What the device keeps is written a moment after the chat settles.
+    await expect
+      .poll(() => page.evaluate((key) => localStorage.getItem(key) ?? '', `cache:chats:${ana.id}`))
+      .toContain('On the terrace');
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText('On the terrace').waitFor();
+    expect(await page.getByText(en['chat.offline']).count()).toBe(0);
+    // Ben writes meanwhile; she writes too, and it waits for the network.
+    await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'See you there' } });
+    await page.getByPlaceholder(en['chat.placeholder']).fill('Bring the jackets');
+    await page.keyboard.press('Enter');
+    await page.locator('.message-own', { hasText: 'Bring the jackets' }).getByText(en['chat.queued']).waitFor();
+    await shot('offline-07-kept-chat-with-no-network');
+
+    // Her list of chats, as she last saw it.
+    await page.goto(`${server.url}/app/matches/`);
+    await page.getByRole('link', { name: /Ben/ }).first().waitFor();
+    expect(await page.getByText(en['matches.offlineChats']).count()).toBe(0);
+    await page.getByRole('link', { name: /Ben/ }).first().click();
+    await page.getByText('On the terrace').waitFor();
+
+    // Back online: what she wrote goes out once, and Ben's message arrives.
+    await context.setOffline(false);
+    await page.getByText('See you there').waitFor();
+    await page.locator('.message-own', { hasText: 'Bring the jackets' }).getByText(en['chat.queued']).waitFor({ state: 'detached' });
+    const stored = await api.get(`/api/conversations/${conversationId}/messages/`, { token: ben.token });
+    expect((stored.body.results as Array<{ content: string }>).filter((message) => message.content === 'Bring the jackets')).toHaveLength(1);
+  });
+
   it('opens a profile and the profile editor with no network as "no connection", and loads them once back', async () => {
     const cai = await makeCompletedUser(server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
 
@@ -172,7 +208,15 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
       await page.getByText(online).waitFor();
     }
 
-    // Her settings wait for her account, which only the server knows.
+    // Her settings open as this phone last knew her account.
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/settings/`);
+    await page.getByText(ana.email, { exact: true }).waitFor();
+    await context.setOffline(false);
+
+    // A phone that never loaded her account (it signed in, then the network went): her settings wait for it.
+    const forget = () => page.evaluate(() => localStorage.removeItem('cache:user'));
+    await forget();
     await context.setOffline(true);
     await page.goto(`${server.url}/app/settings/`);
     await page.getByText(en['settings.offline']).waitFor();
@@ -180,7 +224,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
     await page.getByText(ana.email, { exact: true }).waitFor();
 
-    // Her plan is not known with no network: no plans to buy are offered to someone who may have one.
+    // Nor is her plan known then: no plans to buy are offered to someone who may have one.
+    await forget();
     await context.setOffline(true);
     await page.goto(`${server.url}/app/subscribe/`);
     await page.getByText(en['subscribe.offline']).waitFor();
@@ -192,16 +237,18 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
   it("shows a subscriber's plan, and its details once they can be asked for", async () => {
     await subscribeThroughTestCheckout(server, ana, 'yearly');
-    // The network drops just as the page asks for the plan's details.
-    await page.route('**/api/payments/subscription/', (route) => route.abort('internetdisconnected'), { times: 1 });
+    // The plan's details cannot be had (the network drops whenever the page asks for them).
+    const details = '**/api/payments/subscription/';
+    await page.route(details, (route) => route.abort('internetdisconnected'));
     await page.goto(`${server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByText(en['subscribe.offline']).waitFor();
     expect(await page.getByText(en['subscribe.current.period.yearly']).count()).toBe(0);
 
-    // The connection comes and goes: back, the details are asked for again.
+    // The connection goes and comes back: the details are asked for again.
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
+    await page.unroute(details);
     await context.setOffline(false);
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
     await page.getByRole('button', { name: en['subscribe.manage'] }).waitFor();
