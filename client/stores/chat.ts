@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { ApiError, NetworkError, NotFound } from '../lib/api';
+import { ApiError, NetworkError, NotFound, refusedByServer } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { type OutboxEntry, readCache, readOutbox, writeCache, writeOutbox } from '../lib/storage';
@@ -194,9 +194,9 @@ export const useChat = create<ChatState>()((set, get) => {
       try {
         [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
       } catch (error) {
-        // No network: the chat as this device last showed it, written to as usual (queued), and
-        // caught up once the socket is back.
-        const kept = error instanceof NetworkError ? keptThread(id) : null;
+        // No network, or no server answering: the chat as this device last showed it, written to as
+        // usual (queued), and caught up once the socket is back. Not one the server refused (ended).
+        const kept = refusedByServer(error) ? null : keptThread(id);
         if (!kept) throw error;
         if (get().ended[id]) return;
         answered(id, (thread) => ({

@@ -1,0 +1,103 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const messages = vi.hoisted(() => vi.fn());
+const conversation = vi.hoisted(() => vi.fn());
+vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
+
+const { NetworkError, NotFound } = await import('../../client/lib/api');
+const { clearStorage } = await import('../../client/lib/storage');
+const { useChat } = await import('../../client/stores/chat');
+const { useSession } = await import('../../client/stores/session');
+
+const ME = 1;
+const stored = (id: number) => ({ id, sender: 2, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null });
+const detail = (id: number) => ({ id, name: `Partner ${id}`, image: null, other_user_id: 100 + id });
+const page = (ids: number[], next: string | null = null) => ({ results: ids.map(stored), next, previous: null });
+const ids = (id: number) => useChat.getState().threads[id]!.messages.map((message) => message.id);
+
+/** Opens each conversation online with its messages, then lets the kept copy be written as a page put away does. */
+async function openOnline(threads: Record<number, number[]>, next: string | null = 'older-page') {
+  for (const [key, messageIds] of Object.entries(threads)) {
+    conversation.mockResolvedValueOnce(detail(Number(key)));
+    messages.mockResolvedValueOnce(page(messageIds, next));
+    await useChat.getState().open(Number(key));
+  }
+  window.dispatchEvent(new Event('pagehide'));
+}
+
+/** The app opened again with no network: a fresh tab's store, the same device. */
+function reopenOffline() {
+  useChat.getState().reset();
+  conversation.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+  messages.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+}
+
+describe('the chats a device keeps for an opening with no network', () => {
+  beforeEach(() => {
+    clearStorage();
+    useSession.setState({ token: 'token', user: { id: ME } as never, fromDevice: false });
+  });
+  afterEach(() => {
+    useChat.getState().reset();
+    conversation.mockReset();
+    messages.mockReset();
+  });
+
+  it('opens a chat as it was last shown when the network is gone, and afresh once it is back', async () => {
+    await openOnline({ 7: [3, 5] });
+    reopenOffline();
+    await useChat.getState().open(7);
+    const thread = useChat.getState().threads[7]!;
+    expect(thread.detail).toEqual(detail(7));
+    expect(ids(7)).toEqual([3, 5]);
+    expect(thread.older).toBe('older-page');
+    expect(thread.fromDevice).toBe(true);
+
+    // Online again: the next open asks the server for the chat itself, not only what is new.
+    conversation.mockReset().mockResolvedValueOnce({ ...detail(7), name: 'Renamed' });
+    messages.mockReset().mockResolvedValueOnce(page([5, 6]));
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]!.detail?.name).toBe('Renamed');
+    expect(ids(7)).toEqual([3, 5, 6]);
+    expect(useChat.getState().threads[7]!.fromDevice).toBe(false);
+  });
+
+  it('does not stand in for a chat the server refused, nor for one never opened', async () => {
+    await openOnline({ 7: [3] });
+    useChat.getState().reset();
+    conversation.mockRejectedValue(new NotFound(404, 'Not found.'));
+    messages.mockRejectedValue(new NotFound(404, 'Not found.'));
+    await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NotFound);
+    expect(useChat.getState().threads[7]).toBeUndefined();
+
+    reopenOffline();
+    await expect(useChat.getState().open(8)).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('keeps the ten most recently active chats, and of a long one its newest 200 messages with no cursor before them', async () => {
+    // Twelve chats; chat n's newest message has id 1000 + n, so 12 is the most recent.
+    const threads: Record<number, number[]> = {};
+    for (let n = 1; n <= 12; n += 1) threads[n] = [1000 + n];
+    threads[12] = Array.from({ length: 250 }, (_, index) => index + 1).concat(1012);
+    await openOnline(threads);
+    reopenOffline();
+
+    for (const gone of [1, 2]) await expect(useChat.getState().open(gone)).rejects.toBeInstanceOf(NetworkError);
+    await useChat.getState().open(3);
+    expect(ids(3)).toEqual([1003]);
+    await useChat.getState().open(12);
+    expect(ids(12)).toHaveLength(200);
+    expect(ids(12).at(-1)).toBe(1012);
+    // Its first page's cursor would skip the 51 messages cut: older ones wait for the server's own.
+    expect(useChat.getState().threads[12]!.older).toBeNull();
+  });
+
+  it('forgets them at sign-out', async () => {
+    await openOnline({ 7: [3] });
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    reopenOffline();
+    await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NetworkError);
+  });
+});
