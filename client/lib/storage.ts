@@ -73,11 +73,20 @@ export function readOutbox(userId: number): OutboxEntry[] {
 }
 
 export function writeOutbox(userId: number, entries: OutboxEntry[]) {
-  try {
+  const write = () => {
     if (entries.length === 0) window.localStorage.removeItem(outboxKey(userId));
     else window.localStorage.setItem(outboxKey(userId), JSON.stringify(entries));
+  };
+  try {
+    write();
   } catch {
-    // Private mode or a full storage: the messages stay in this tab only.
+    // A full storage: what is kept of the server's (`writeCache`) gives way to what is not stored yet.
+    try {
+      for (const key of Object.keys(window.localStorage)) if (key.startsWith('cache:')) window.localStorage.removeItem(key);
+      write();
+    } catch {
+      // Private mode, or full all the same: the messages stay in this tab only.
+    }
   }
 }
 

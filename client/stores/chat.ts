@@ -64,20 +64,32 @@ interface KeptThread {
   messages: Message[];
   older: string | null;
 }
-/** The chats kept: the most recently active ones opened, each with its newest messages. */
+/**
+ * The chats kept: the most recently active ones opened, each with its newest messages, and no more
+ * text in all than leaves local storage (5 MB or so) room for the outbox.
+ */
 const KEPT_THREADS = 10;
 const KEPT_MESSAGES = 200;
+const KEPT_CHARACTERS = 400_000;
 
 function keptThread(id: number): KeptThread | null {
   const me = useSession.getState().user?.id;
   return me === undefined ? null : (readCache<Record<number, KeptThread>>('chats', me)?.[id] ?? null);
 }
 
-function keep(thread: Thread): KeptThread | null {
+/** What is kept of a thread, its messages' text within `characters`. */
+function keep(thread: Thread, characters: number): KeptThread | null {
   if (!thread.loaded || !thread.detail) return null;
   const stored: Message[] = thread.messages.filter((message) => message.id > 0).map(({ status: _, ...message }) => message);
+  let kept = Math.min(stored.length, KEPT_MESSAGES);
+  let text = 0;
+  for (let index = stored.length - 1; index >= stored.length - kept; index -= 1) {
+    text += stored[index]!.content.length;
+    if (text > characters) kept = stored.length - 1 - index;
+  }
+  if (kept === 0) return null;
   // Cut short, it no longer reaches the cursor of the page before it: "older" waits for the server's own.
-  if (stored.length > KEPT_MESSAGES) return { detail: thread.detail, messages: stored.slice(-KEPT_MESSAGES), older: null };
+  if (kept < stored.length) return { detail: thread.detail, messages: stored.slice(-kept), older: null };
   return { detail: thread.detail, messages: stored, older: thread.older };
 }
 
@@ -401,11 +413,14 @@ function writeKeptThreads() {
   const me = useSession.getState().user?.id;
   if (me === undefined) return;
   const kept: Record<number, KeptThread> = {};
+  let characters = KEPT_CHARACTERS;
   const newestFirst = Object.entries(useChat.getState().threads).sort(([, a], [, b]) => lastStoredId(b) - lastStoredId(a));
   for (const [key, thread] of newestFirst) {
-    const entry = keep(thread);
-    if (entry) kept[Number(key)] = entry;
-    if (Object.keys(kept).length === KEPT_THREADS) break;
+    const entry = keep(thread, characters);
+    if (!entry) continue;
+    kept[Number(key)] = entry;
+    characters -= entry.messages.reduce((sum, message) => sum + message.content.length, 0);
+    if (Object.keys(kept).length === KEPT_THREADS || characters <= 0) break;
   }
   writeCache('chats', kept, me);
 }

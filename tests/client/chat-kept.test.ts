@@ -6,7 +6,7 @@ const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
 const { NetworkError, NotFound } = await import('../../client/lib/api');
-const { clearStorage } = await import('../../client/lib/storage');
+const { clearStorage, readCache, readOutbox, writeCache, writeOutbox } = await import('../../client/lib/storage');
 const { useChat } = await import('../../client/stores/chat');
 const { useSession } = await import('../../client/stores/session');
 
@@ -91,6 +91,37 @@ describe('the chats a device keeps for an opening with no network', () => {
     expect(ids(12).at(-1)).toBe(1012);
     // Its first page's cursor would skip the 51 messages cut: older ones wait for the server's own.
     expect(useChat.getState().threads[12]!.older).toBeNull();
+  });
+
+  it('keeps no more text than leaves local storage room for the outbox, the most recent chats first', async () => {
+    const long = (id: number) => ({ ...stored(id), content: 'x'.repeat(2000) });
+    // Chat n: 150 messages of 2,000 characters, ids n000 to n149; chat 3 is the most recent.
+    for (const n of [1, 2, 3]) {
+      conversation.mockResolvedValueOnce(detail(n));
+      messages.mockResolvedValueOnce({ results: Array.from({ length: 150 }, (_, index) => long(n * 1000 + index)), next: 'older-page', previous: null });
+      await useChat.getState().open(n);
+    }
+    window.dispatchEvent(new Event('pagehide'));
+    reopenOffline();
+
+    // The newest whole (300,000 characters), the next cut to what is left (100,000), the oldest not at all.
+    await useChat.getState().open(3);
+    expect(ids(3)).toHaveLength(150);
+    expect(useChat.getState().threads[3]!.older).toBe('older-page');
+    await useChat.getState().open(2);
+    expect(ids(2)).toHaveLength(50);
+    expect(ids(2)[0]).toBe(2100);
+    expect(ids(2).at(-1)).toBe(2149);
+    expect(useChat.getState().threads[2]!.older).toBeNull();
+    await expect(useChat.getState().open(1)).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('gives way to the outbox when local storage is full', () => {
+    writeCache('chats', { filler: 'x'.repeat(4_990_000) }, ME);
+    const entry = { conversation_id: 7, client_id: 'c-1', content: 'y'.repeat(20_000), time: '2026-11-23T10:00:00.000Z' };
+    writeOutbox(ME, [entry]);
+    expect(readOutbox(ME)).toEqual([entry]);
+    expect(readCache('chats', ME)).toBeNull();
   });
 
   it('forgets them at sign-out', async () => {
