@@ -424,8 +424,19 @@ function writeKeptThreads() {
   }
   writeCache('chats', kept, me);
 }
+/** What is kept of a thread changed: not its typing or read markers, which change by the second. */
+function keptPartChanged(threads: ChatState['threads'], before: ChatState['threads']) {
+  if (threads === before) return false;
+  const ids = Object.keys(threads);
+  if (ids.length !== Object.keys(before).length) return true;
+  return ids.some((key) => {
+    const thread = threads[Number(key)]!;
+    const was = before[Number(key)];
+    return !was || thread.messages !== was.messages || thread.detail !== was.detail || thread.older !== was.older || thread.loaded !== was.loaded;
+  });
+}
 useChat.subscribe((state, previous) => {
-  if (state.threads === previous.threads || useSession.getState().user?.id === undefined) return;
+  if (!keptPartChanged(state.threads, previous.threads) || useSession.getState().user?.id === undefined) return;
   keptWrite ??= setTimeout(writeKeptThreads, 500);
 });
 window.addEventListener('pagehide', () => {

@@ -116,6 +116,21 @@ describe('the chats a device keeps for an opening with no network', () => {
     await expect(useChat.getState().open(1)).rejects.toBeInstanceOf(NetworkError);
   });
 
+  it('is written again for a new message, not for the partner typing or reading', async () => {
+    await openOnline({ 7: [3] });
+    const writes = vi.spyOn(Storage.prototype, 'setItem');
+    const chatWrites = () => writes.mock.calls.filter(([key]) => key === `cache:chats:${ME}`).length;
+    useChat.getState().typing(7);
+    useChat.getState().partnerRead(7, 3);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(chatWrites()).toBe(0);
+
+    useChat.getState().receive(7, stored(4));
+    window.dispatchEvent(new Event('pagehide'));
+    expect(chatWrites()).toBe(1);
+    writes.mockRestore();
+  });
+
   it('gives way to the outbox when local storage is full', () => {
     writeCache('chats', { filler: 'x'.repeat(4_990_000) }, ME);
     const entry = { conversation_id: 7, client_id: 'c-1', content: 'y'.repeat(20_000), time: '2026-11-23T10:00:00.000Z' };
