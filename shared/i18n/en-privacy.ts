@@ -13,7 +13,7 @@ export const enPrivacy = {
     'Other users see your public profile: name, age, photos and bio, never your e-mail or date of birth. Messages are only visible to you and your match. We use payment and sign-in providers only for payments and sign-in, and we do not sell your data.',
   'privacy.security.title': 'Security',
   'privacy.security.text':
-    'Passwords are stored as strong hashes, sessions use revocable tokens, and all traffic is encrypted in transit.',
+    'Passwords are stored as strong hashes, sessions use revocable tokens, and all traffic is encrypted in transit. On your phone, the app keeps your latest chats so that they open without a network; logging out removes them.',
   'privacy.rights.title': 'Your rights',
   'privacy.rights.text':
     'You can view and edit your profile at any time, and ask us to export or delete your account and its data.',

@@ -14,7 +14,7 @@ export const esPrivacy: Record<keyof typeof enPrivacy, string> = {
     'Los demás usuarios ven tu perfil público: nombre, edad, fotos y bio, nunca tu correo ni tu fecha de nacimiento. Los mensajes solo los veis tú y tu match. Usamos proveedores de pago y de inicio de sesión solo para eso, y no vendemos tus datos.',
   'privacy.security.title': 'Seguridad',
   'privacy.security.text':
-    'Las contraseñas se guardan como hashes robustos, las sesiones usan tokens revocables y todo el tráfico va cifrado.',
+    'Las contraseñas se guardan como hashes robustos, las sesiones usan tokens revocables y todo el tráfico va cifrado. En tu teléfono, la app guarda tus últimos chats para que se abran sin conexión; al cerrar sesión se borran.',
   'privacy.rights.title': 'Tus derechos',
   'privacy.rights.text':
     'Puedes ver y editar tu perfil cuando quieras, y pedirnos que exportemos o borremos tu cuenta y sus datos.',
