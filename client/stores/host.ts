@@ -43,6 +43,7 @@ export function openHostScreen(id: number): () => void {
   let stopped = false;
   let qrTimer: ReturnType<typeof setTimeout> | undefined;
   let statsTimer: ReturnType<typeof setTimeout> | undefined;
+  let startTimer: ReturnType<typeof setTimeout> | undefined;
   let lastStats = 0;
   useHost.setState({ event: undefined, qr: null, count: null, stats: null });
 
@@ -91,6 +92,8 @@ export function openHostScreen(id: number): () => void {
       statsSoon();
     }),
     onReconnect(() => {
+      // Opened with no network: the event is asked for now that there is one.
+      if (useHost.getState().event === undefined) return void start();
       void watch();
       void loadQr();
     }),
@@ -100,17 +103,26 @@ export function openHostScreen(id: number): () => void {
   };
   document.addEventListener('visibilitychange', onVisible);
 
-  void refreshEvent().then((event) => {
-    if (!event || stopped) return;
+  /** The event first (mine?), then the rest; an event that could not be asked for is asked again. */
+  const start = async () => {
+    clearTimeout(startTimer);
+    const event = await refreshEvent();
+    if (stopped || event === null) return;
+    if (event === undefined) {
+      startTimer = setTimeout(() => void start(), RETRY_MS);
+      return;
+    }
     void loadQr();
     void watch();
     void loadStats();
-  });
+  };
+  void start();
 
   return () => {
     stopped = true;
     clearTimeout(qrTimer);
     clearTimeout(statsTimer);
+    clearTimeout(startTimer);
     for (const stop of stops) stop();
     document.removeEventListener('visibilitychange', onVisible);
   };

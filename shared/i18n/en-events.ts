@@ -33,6 +33,7 @@ export const enEvents = {
   'events.new.joinMode.codeHelp': 'For online or informal events: anyone with the code can join.',
   'events.new.submit': 'Create event',
   'host.title': 'Host screen',
+  'host.offline': 'No connection. The host screen will open as soon as you are back online.',
   'host.scan': 'Scan to join',
   'host.typeCode': 'or type the code in the app',
   'host.live': 'checked in now',

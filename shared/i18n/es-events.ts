@@ -34,6 +34,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.joinMode.codeHelp': 'Para eventos online o informales: cualquiera con el código puede unirse.',
   'events.new.submit': 'Crear evento',
   'host.title': 'Pantalla del anfitrión',
+  'host.offline': 'Sin conexión. La pantalla del anfitrión se abrirá en cuanto vuelvas a estar en línea.',
   'host.scan': 'Escanea para unirte',
   'host.typeCode': 'o escribe el código en la app',
   'host.live': 'dentro ahora',

@@ -269,6 +269,16 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await client(server.url).post('/api/events/leave/', { token: ana.token });
   });
 
+  it('opens the host screen at a door with no network once the network is back', async () => {
+    const event = await makeEvent(server, ana, { name: 'Door test' });
+    await context.setOffline(true);
+    await page.goto(`${server.url}/app/events/${event.id}/host/`);
+    await page.getByText(en['host.offline']).waitFor();
+    await context.setOffline(false);
+    await page.getByText(en['host.scan']).waitFor();
+    await page.getByText(event.code).first().waitFor();
+  });
+
   it('never wakes the worker for the API, photos or the socket', async () => {
     const worker = context.serviceWorkers()[0]!;
     // A second fetch listener in the worker, that only notes what reaches it.

@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES } from '../../../shared/constants';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
+import { Waiting } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -50,7 +51,7 @@ export function HostScreen({ id }: { id: number }) {
 
   useEffect(() => openHostScreen(id), [id]);
 
-  if (event === undefined) return <Loading />;
+  if (event === undefined) return <Waiting offline="host.offline" />;
   if (event === null) return <p className="center-text muted">{t('profileView.notFound')}</p>;
 
   const act = async (work: () => Promise<void>) => {
