@@ -65,6 +65,20 @@ function cancelUserRetry() {
   userRetryDelay = USER_RETRY_MS.first;
 }
 
+/**
+ * The user kept on the device, with the token it was loaded with: another tab may have signed in as
+ * someone else since, and its user is not this session's.
+ */
+interface KeptUser {
+  token: string;
+  user: CurrentUser;
+}
+const keepUser = (token: string | null, user: CurrentUser) => token && writeCache('user', { token, user } satisfies KeptUser);
+function keptUser(token: string | null): CurrentUser | null {
+  const kept = readCache<KeptUser>('user');
+  return kept && token && kept.token === token ? kept.user : null;
+}
+
 /** Not known from the server yet: fetched again until it is. */
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
 
@@ -80,7 +94,7 @@ export const useSession = create<SessionState>()((set, get) => ({
       if (!sameSession()) return;
       cancelUserRetry();
       set({ user, fromDevice: false });
-      writeCache('user', user);
+      keepUser(get().token, user);
     } catch (error) {
       // A 401 has signed out already (the unauthorized handler): the session is another one by now.
       if (!sameSession()) return;
@@ -89,7 +103,7 @@ export const useSession = create<SessionState>()((set, get) => ({
       if (get().user && !get().fromDevice) return;
       // No network at the door: the app opens as the user this device last knew, until the server answers.
       if (get().user === undefined) {
-        const kept = readCache<CurrentUser>('user');
+        const kept = keptUser(get().token);
         set(kept ? { user: kept, fromDevice: true } : { user: null });
       }
       if (userRetry !== undefined) return;
@@ -118,6 +132,8 @@ export const useSession = create<SessionState>()((set, get) => ({
   replaceToken(token) {
     setToken(token);
     set({ token });
+    const { user, fromDevice } = get();
+    if (user && !fromDevice) keepUser(token, user);
     for (const listener of tokenListeners) listener(token);
   },
   signOut(options = {}) {
