@@ -6,7 +6,7 @@ import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { type OutboxEntry, readCache, readOutbox, writeCache, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
-import { onSignOut, sessionCheck, useSession } from './session';
+import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
@@ -387,7 +387,7 @@ let restoredFor: number | null = null;
 let written = '';
 useChat.subscribe((state) => {
   const me = useSession.getState().user?.id;
-  if (me === undefined || me !== restoredFor) return;
+  if (me === undefined || me !== restoredFor || !ownsStorage()) return;
   const entries: OutboxEntry[] = [];
   for (const [key, thread] of Object.entries(state.threads)) {
     for (const message of thread.messages) {
@@ -411,7 +411,7 @@ function writeKeptThreads() {
   clearTimeout(keptWrite);
   keptWrite = undefined;
   const me = useSession.getState().user?.id;
-  if (me === undefined) return;
+  if (me === undefined || !ownsStorage()) return;
   const kept: Record<number, KeptThread> = {};
   let characters = KEPT_CHARACTERS;
   const newestFirst = Object.entries(useChat.getState().threads).sort(([, a], [, b]) => lastStoredId(b) - lastStoredId(a));

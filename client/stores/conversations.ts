@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/storage';
-import { onSignOut, sessionCheck, useSession } from './session';
+import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface ConversationsState {
   /** Matches with no message yet; null while loading. */
@@ -134,7 +134,7 @@ onSignOut(() => useConversations.getState().reset());
 // Kept on the device as they change, for an opening with no network: the lists as the user last saw them.
 useConversations.subscribe((state, previous) => {
   const me = useSession.getState().user?.id;
-  if (me === undefined || !state.empty || !state.started) return;
+  if (me === undefined || !state.empty || !state.started || !ownsStorage()) return;
   if (state.empty === previous.empty && state.started === previous.started) return;
   writeCache('conversations', { empty: state.empty, started: state.started } satisfies Lists, me);
 });

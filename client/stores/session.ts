@@ -73,7 +73,7 @@ interface KeptUser {
   token: string;
   user: CurrentUser;
 }
-const keepUser = (token: string | null, user: CurrentUser) => token && writeCache('user', { token, user } satisfies KeptUser);
+const keepUser = (token: string | null, user: CurrentUser) => token && token === getToken() && writeCache('user', { token, user } satisfies KeptUser);
 function keptUser(token: string | null): CurrentUser | null {
   const kept = readCache<KeptUser>('user');
   return kept && token && kept.token === token ? kept.user : null;
@@ -147,6 +147,15 @@ export const useSession = create<SessionState>()((set, get) => ({
     set({ token: null, user: undefined, fromDevice: false });
   },
 }));
+
+/**
+ * Whether this tab's session is the one local storage belongs to: a tab left signed in after another
+ * signed in as someone else writes nothing of its user's there.
+ */
+export function ownsStorage(): boolean {
+  const { token } = useSession.getState();
+  return token !== null && token === getToken();
+}
 
 /** The server no longer knows our token (revoked, expired): sign out here too and leave the app. */
 export function endRevokedSession() {

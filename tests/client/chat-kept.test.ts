@@ -6,7 +6,7 @@ const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
 const { NetworkError, NotFound } = await import('../../client/lib/api');
-const { clearStorage, readCache, readOutbox, writeCache, writeOutbox } = await import('../../client/lib/storage');
+const { readCache, readOutbox, writeCache, writeOutbox } = await import('../../client/lib/storage');
 const { useChat } = await import('../../client/stores/chat');
 const { useSession } = await import('../../client/stores/session');
 
@@ -35,8 +35,8 @@ function reopenOffline() {
 
 describe('the chats a device keeps for an opening with no network', () => {
   beforeEach(() => {
-    clearStorage();
-    useSession.setState({ token: 'token', user: { id: ME } as never, fromDevice: false });
+    useSession.getState().signIn('token');
+    useSession.setState({ user: { id: ME } as never });
   });
   afterEach(() => {
     useChat.getState().reset();
@@ -131,6 +131,16 @@ describe('the chats a device keeps for an opening with no network', () => {
     writes.mockRestore();
   });
 
+  it('is not written by a tab left signed in after another signed in as someone else', async () => {
+    await openOnline({ 7: [3] });
+    // Another tab signed in: local storage was cleared and holds its token now.
+    localStorage.clear();
+    localStorage.setItem('auth_token', 'someone-else');
+    useChat.getState().receive(7, stored(4));
+    window.dispatchEvent(new Event('pagehide'));
+    expect(localStorage.getItem(`cache:chats:${ME}`)).toBeNull();
+  });
+
   it('gives way to the outbox when local storage is full', () => {
     writeCache('chats', { filler: 'x'.repeat(4_990_000) }, ME);
     const entry = { conversation_id: 7, client_id: 'c-1', content: 'y'.repeat(20_000), time: '2026-11-23T10:00:00.000Z' };
@@ -142,7 +152,8 @@ describe('the chats a device keeps for an opening with no network', () => {
   it('forgets them at sign-out', async () => {
     await openOnline({ 7: [3] });
     useSession.getState().signOut({ alreadyRevoked: true });
-    useSession.setState({ token: 'token', user: { id: ME } as never });
+    useSession.getState().signIn('token');
+    useSession.setState({ user: { id: ME } as never });
     reopenOffline();
     await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NetworkError);
   });

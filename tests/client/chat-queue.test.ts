@@ -35,7 +35,11 @@ const { ApiError, NetworkError } = await import('../../client/lib/api');
 let { useChat } = await import('../../client/stores/chat');
 let { useSession } = await import('../../client/stores/session');
 const ME = 1;
-const signedIn = () => useSession.setState({ user: { id: ME } as never });
+/** Signed in as ME in this tab, whose token is the one local storage holds. */
+const signedIn = () => {
+  localStorage.setItem('auth_token', 'token');
+  useSession.setState({ token: 'token', user: { id: ME } as never });
+};
 
 const statuses = (id: number) => useChat.getState().threads[id]!.messages.map((message) => `${message.content}:${message.status}`);
 
