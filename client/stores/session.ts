@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
 import { api, setUnauthorizedHandler } from '../lib/api';
-import { clearStorage, getToken, readCache, setToken, writeCache } from '../lib/storage';
+import { clearStorage, getToken, readCache, setToken, TOKEN_KEY, writeCache } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
@@ -157,12 +157,24 @@ export function ownsStorage(): boolean {
   return token !== null && token === getToken();
 }
 
-/** The server no longer knows our token (revoked, expired): sign out here too and leave the app. */
+/**
+ * The server no longer knows our token (revoked, expired): sign out here too and leave the app. Unless
+ * another tab holds a session of its own in storage by now (it changed the password, or signed in):
+ * that one is left alone, and this tab starts again with it.
+ */
 export function endRevokedSession() {
+  if (!ownsStorage() && getToken() !== null) return window.location.reload();
   useSession.getState().signOut();
   if (window.location.pathname.startsWith('/app')) window.location.assign('/login/');
 }
 
 setUnauthorizedHandler(endRevokedSession);
+
+// Another tab of this browser signed in, signed out, or was given a new token by a password change:
+// this one follows at once, starting again with whatever session storage holds now (none: signed out).
+window.addEventListener('storage', (event) => {
+  if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
+  if (getToken() !== useSession.getState().token) window.location.reload();
+});
 
 export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;

@@ -162,6 +162,49 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     });
   });
 
+  describe('two tabs of one browser', () => {
+    async function twoTabs() {
+      const user = await makeCompletedUser(server);
+      const first = await phone({ token: user.token, language: 'en' });
+      const second = await first.context().newPage();
+      second.setDefaultTimeout(15_000);
+      for (const tab of [first, second]) await tab.goto(`${server.url}/app/home/`);
+      await first.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
+      return { user, first, second };
+    }
+
+    it('stay signed in when one changes the password: the other follows with the new session', async () => {
+      const { user, first, second } = await twoTabs();
+      await second.goto(`${server.url}/app/settings/`);
+      const reloaded = first.waitForEvent('load');
+      await second.getByLabel(en['settings.password.current']).fill(user.password);
+      await second.getByLabel(en['settings.password.new'], { exact: true }).fill('A-new-quiet-party-1');
+      await second.getByLabel(en['settings.password.repeat']).fill('A-new-quiet-party-1');
+      await second.getByRole('button', { name: en['settings.password.submit'] }).click();
+      await second.getByText(en['settings.password.done']).waitFor();
+
+      // The first tab started again with the new token, and neither tab lost it.
+      await reloaded;
+      await first.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
+      const token = await second.evaluate(() => localStorage.getItem('auth_token'));
+      expect(token).not.toBe(user.token);
+      expect(await first.evaluate(() => localStorage.getItem('auth_token'))).toBe(token);
+      expect((await client(server.url).get('/api/users/me/', { token: token! })).status).toBe(200);
+      for (const tab of [first, second]) {
+        await tab.reload();
+        await tab.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
+        expect(new URL(tab.url()).pathname).not.toBe('/login/');
+      }
+    });
+
+    it('both leave the app when one logs out', async () => {
+      const { first, second } = await twoTabs();
+      await second.getByRole('link', { name: en['app.logout'] }).click();
+      await first.waitForURL(`${server.url}/login/`);
+      await second.waitForURL((url) => !url.pathname.startsWith('/app'));
+    });
+  });
+
   it('leads from settings to the blocked people', async () => {
     const user = await makeCompletedUser(server, { name: 'Blocker' });
     const pest = await makeCompletedUser(server, { name: 'Pesado' });
