@@ -242,7 +242,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.route(details, (route) => route.abort('internetdisconnected'));
     await page.goto(`${server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
-    await page.getByText(en['subscribe.offline']).waitFor();
+    await page.getByText(en['subscribe.current.offline']).waitFor();
     expect(await page.getByText(en['subscribe.current.period.yearly']).count()).toBe(0);
 
     // The connection goes and comes back: the details are asked for again.
@@ -252,7 +252,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await context.setOffline(false);
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
     await page.getByRole('button', { name: en['subscribe.manage'] }).waitFor();
-    expect(await page.getByText(en['subscribe.offline']).count()).toBe(0);
+    expect(await page.getByText(en['subscribe.current.offline']).count()).toBe(0);
   });
 
   it('catches up with where she is after a drop: a check-in made on another device meanwhile', async () => {

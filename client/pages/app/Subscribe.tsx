@@ -95,7 +95,7 @@ function CurrentPlan() {
       <TestModeAndError error={error} />
       {!subscription && failed && (
         <p className="muted" role="status">
-          {t('subscribe.offline')}
+          {t('subscribe.current.offline')}
         </p>
       )}
       {subscription?.manageable && (
