@@ -80,7 +80,7 @@ export function writeOutbox(userId: number, entries: OutboxEntry[]) {
   try {
     write();
   } catch {
-    // A full storage: what is kept of the server's (`writeCache`) gives way to what is not stored yet.
+    // A full storage: what is kept of the server's (`lib/device-cache.ts`) gives way to what is not stored yet.
     try {
       for (const key of Object.keys(window.localStorage)) if (key.startsWith('cache:')) window.localStorage.removeItem(key);
       write();
@@ -90,30 +90,3 @@ export function writeOutbox(userId: number, entries: OutboxEntry[]) {
   }
 }
 
-/**
- * What the app last showed of the server, kept on the device for an opening with no network: the
- * signed-in user, their conversation lists and the chats they opened last. Read only when the server
- * cannot be reached; cleared with the rest of local storage at sign-in and sign-out. `CACHE_VERSION`
- * goes up whenever a kept shape changes, so that a new build never reads what an old one wrote.
- */
-const CACHE_VERSION = 1;
-export type CacheKind = 'user' | 'conversations' | 'chats';
-
-const cacheKey = (kind: CacheKind, userId?: number) => (userId === undefined ? `cache:${kind}` : `cache:${kind}:${userId}`);
-
-export function readCache<T>(kind: CacheKind, userId?: number): T | null {
-  try {
-    const parsed = JSON.parse(read(cacheKey(kind, userId)) ?? 'null') as { version?: unknown; value?: T } | null;
-    return parsed?.version === CACHE_VERSION && parsed.value !== undefined ? parsed.value : null;
-  } catch {
-    return null;
-  }
-}
-
-export function writeCache(kind: CacheKind, value: unknown, userId?: number) {
-  try {
-    window.localStorage.setItem(cacheKey(kind, userId), JSON.stringify({ version: CACHE_VERSION, value }));
-  } catch {
-    // Private mode or a full storage: the app opens with no network as if it had never been open.
-  }
-}

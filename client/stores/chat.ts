@@ -4,7 +4,8 @@ import { track, trackOnce } from '../lib/analytics';
 import { ApiError, NetworkError, NotFound, refusedByServer } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
-import { type OutboxEntry, readCache, readOutbox, writeCache, writeOutbox } from '../lib/storage';
+import { readCache, writeCache } from '../lib/device-cache';
+import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -58,7 +59,7 @@ const emptyThread = (): Thread => ({
   fromDevice: false,
 });
 
-/** A chat as this device keeps it for an opening with no network (`lib/storage.ts`). */
+/** A chat as this device keeps it for an opening with no network (`lib/device-cache.ts`). */
 interface KeptThread {
   detail: ConversationDetail;
   messages: Message[];

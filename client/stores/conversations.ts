@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
-import { readCache, writeCache } from '../lib/storage';
+import { readCache, writeCache } from '../lib/device-cache';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface ConversationsState {
@@ -38,7 +38,7 @@ const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(stat
 
 type Lists = Pick<ConversationsState, 'empty' | 'started'>;
 
-/** The lists as this device last showed them to the signed-in user (`lib/storage.ts`). */
+/** The lists as this device last showed them to the signed-in user (`lib/device-cache.ts`). */
 function keptLists(): Lists | null {
   const me = useSession.getState().user?.id;
   return me === undefined ? null : readCache<Lists>('conversations', me);

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
 import { api, setUnauthorizedHandler } from '../lib/api';
-import { clearStorage, getToken, readCache, setToken, TOKEN_KEY, writeCache } from '../lib/storage';
+import { clearStorage, getToken, setToken } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
@@ -65,19 +65,18 @@ function cancelUserRetry() {
   userRetryDelay = USER_RETRY_MS.first;
 }
 
-/**
- * The user kept on the device, with the token it was loaded with: another tab may have signed in as
- * someone else since, and its user is not this session's.
- */
-interface KeptUser {
-  token: string;
-  user: CurrentUser;
+/** Where the user is kept on the device for an opening with no network: `stores/device.ts`, the app's. */
+export interface UserKeeper {
+  keep: (token: string, user: CurrentUser) => void;
+  /** The user kept for this token, if any. */
+  kept: (token: string) => CurrentUser | null;
 }
-const keepUser = (token: string | null, user: CurrentUser) => token && token === getToken() && writeCache('user', { token, user } satisfies KeptUser);
-function keptUser(token: string | null): CurrentUser | null {
-  const kept = readCache<KeptUser>('user');
-  return kept && token && kept.token === token ? kept.user : null;
+let keeper: UserKeeper | null = null;
+export function keepUserWith(next: UserKeeper) {
+  keeper = next;
 }
+const keepUser = (token: string | null, user: CurrentUser) => token && keeper?.keep(token, user);
+const keptUser = (token: string | null) => (token && keeper?.kept(token)) || null;
 
 /** Not known from the server yet: fetched again until it is. */
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
@@ -169,12 +168,5 @@ export function endRevokedSession() {
 }
 
 setUnauthorizedHandler(endRevokedSession);
-
-// Another tab of this browser signed in, signed out, or was given a new token by a password change:
-// this one follows at once, starting again with whatever session storage holds now (none: signed out).
-window.addEventListener('storage', (event) => {
-  if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
-  if (getToken() !== useSession.getState().token) window.location.reload();
-});
 
 export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;

@@ -6,7 +6,8 @@ const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
 const { NetworkError, NotFound } = await import('../../client/lib/api');
-const { readCache, readOutbox, writeCache, writeOutbox } = await import('../../client/lib/storage');
+const { readOutbox, writeOutbox } = await import('../../client/lib/storage');
+const { readCache, writeCache } = await import('../../client/lib/device-cache');
 const { useChat } = await import('../../client/stores/chat');
 const { useSession } = await import('../../client/stores/session');
 

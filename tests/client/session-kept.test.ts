@@ -14,6 +14,8 @@ vi.mock('../../client/lib/api', async (original) => {
 
 const { NetworkError } = await import('../../client/lib/api');
 const { useSession } = await import('../../client/stores/session');
+// What the app chunk registers beside the session store.
+await import('../../client/stores/device');
 
 const ana = { id: 1, email: 'ana@example.com', first_name: 'Ana', last_name: '' } as CurrentUser;
 const offline = () => me.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));

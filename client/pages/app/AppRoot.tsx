@@ -12,6 +12,8 @@ import { registerServiceWorker } from '../../lib/service-worker';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
+// The user kept on the device, and the tabs that follow one session: the signed-in app's only.
+import '../../stores/device';
 import { useSession } from '../../stores/session';
 import { Chat } from './Chat';
 import { Home } from './Home';

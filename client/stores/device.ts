@@ -1,0 +1,32 @@
+import type { CurrentUser } from '../../shared/schemas/users';
+import { readCache, writeCache } from '../lib/device-cache';
+import { getToken, TOKEN_KEY } from '../lib/storage';
+import { keepUserWith, useSession } from './session';
+
+/**
+ * What only the signed-in app needs of the device beside the session (the landing page has the
+ * session store, and none of this).
+ *
+ * The user is kept with the token it was loaded with: another tab may have signed in as someone else
+ * since, and its user is not this session's.
+ */
+interface KeptUser {
+  token: string;
+  user: CurrentUser;
+}
+keepUserWith({
+  keep(token, user) {
+    if (token === getToken()) writeCache('user', { token, user } satisfies KeptUser);
+  },
+  kept(token) {
+    const kept = readCache<KeptUser>('user');
+    return kept?.token === token ? kept.user : null;
+  },
+});
+
+// Another tab of this browser signed in, signed out, or was given a new token by a password change:
+// this one follows at once, starting again with whatever session storage holds now (none: signed out).
+window.addEventListener('storage', (event) => {
+  if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
+  if (getToken() !== useSession.getState().token) window.location.reload();
+});
