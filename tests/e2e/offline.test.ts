@@ -1,10 +1,11 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
  * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
- * that says why it is empty; chats, profiles, likes, events, settings and the plan that say they wait
- * for the network) and fills itself in when the network is back, without a reload. The API and the photos never wake the
- * worker. And a page whose script is gone from the server (a new version went out) reloads once
- * instead of going blank. Screenshots land in tests/e2e/artifacts/.
+ * that says why it is empty; the chats and lists the phone last showed, written in as usual; profiles,
+ * likes, events, the plan and the host screen that say they wait for the network) and fills itself in
+ * when the network is back, without a reload. The API and the photos never wake the worker. And a
+ * page whose script is gone from the server (a new version went out) reloads once instead of going
+ * blank. Screenshots land in tests/e2e/artifacts/.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
