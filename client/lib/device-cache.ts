@@ -1,11 +1,11 @@
 /**
  * What the app last showed of the server, kept on the device for an opening with no network: the
- * signed-in user, their conversation lists and the chats they opened last. Read only when the server
+ * signed-in user, the event they are checked in to, their conversation lists and the chats they opened last. Read only when the server
  * cannot be reached; cleared with the rest of local storage at sign-in and sign-out. `CACHE_VERSION`
  * goes up whenever a kept shape changes, so that a new build never reads what an old one wrote.
  */
 const CACHE_VERSION = 1;
-export type CacheKind = 'user' | 'conversations' | 'chats';
+export type CacheKind = 'user' | 'conversations' | 'chats' | 'event';
 
 const cacheKey = (kind: CacheKind, userId?: number) => (userId === undefined ? `cache:${kind}` : `cache:${kind}:${userId}`);
 

@@ -3,7 +3,8 @@ import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
 import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
 import { useDeck } from './deck';
-import { onSignOut, sessionCheck } from './session';
+import { readCache, writeCache } from '../lib/device-cache';
+import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
@@ -60,7 +61,11 @@ export const useEvents = create<EventsState>()((set, get) => ({
     } catch (error) {
       // Not read after all: the next catch-up asks.
       if (lastRead === sentAt) lastRead = before;
-      if (sameSession()) console.error('Could not load the current event', error);
+      if (!sameSession()) return;
+      console.error('Could not load the current event', error);
+      // No network: the event this device last knew them at, until the server says.
+      const kept = keptEvent();
+      if (kept && get().current === undefined) set({ current: kept });
       return;
     }
     if (!sameSession()) return;
@@ -98,6 +103,20 @@ export const useEvents = create<EventsState>()((set, get) => ({
     set({ current: undefined });
   },
 }));
+
+/** The event this device last knew the signed-in user checked in to (`lib/device-cache.ts`). */
+function keptEvent(): PublicEvent | null {
+  const me = useSession.getState().user?.id;
+  return me === undefined ? null : readCache<PublicEvent>('event', me);
+}
+
+// Kept as it changes (a check-in, a leaving, a new read; not each live count), for an opening with no network.
+useEvents.subscribe(({ current }, previous) => {
+  const me = useSession.getState().user?.id;
+  if (current === undefined || me === undefined || !ownsStorage()) return;
+  if (previous.current !== undefined && (current?.id ?? null) === (previous.current?.id ?? null)) return;
+  writeCache('event', current, me);
+});
 
 let joiningPending: Promise<PublicEvent | null> | null = null;
 

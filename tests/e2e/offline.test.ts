@@ -267,6 +267,13 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await context.setOffline(false);
     await page.getByRole('region', { name: 'Garden party' }).waitFor();
 
+    // Opened again with no network, the deck still says where she is.
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByText(en['deck.offline']).waitFor();
+    await page.getByRole('region', { name: 'Garden party' }).waitFor();
+    await context.setOffline(false);
+
     await client(server.url).post('/api/events/leave/', { token: ana.token });
   });
 
