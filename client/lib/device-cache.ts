@@ -1,8 +1,9 @@
 /**
  * What the app last showed of the server, kept on the device for an opening with no network: the
- * signed-in user, the event they are checked in to, their conversation lists and the chats they opened last. Read only when the server
- * cannot be reached; cleared with the rest of local storage at sign-in and sign-out. `CACHE_VERSION`
- * goes up whenever a kept shape changes, so that a new build never reads what an old one wrote.
+ * signed-in user, the event they are checked in to, their conversation lists and the chats they
+ * opened last. Read only when the server cannot be reached; cleared with the rest of local storage at
+ * sign-in and sign-out. `CACHE_VERSION` goes up whenever a kept shape changes, so that a new build
+ * never reads what an old one wrote.
  */
 const CACHE_VERSION = 1;
 export type CacheKind = 'user' | 'conversations' | 'chats' | 'event';

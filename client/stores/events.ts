@@ -1,9 +1,9 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
+import { readCache, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
 import { useDeck } from './deck';
-import { readCache, writeCache } from '../lib/device-cache';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface EventsState {
