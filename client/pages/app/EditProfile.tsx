@@ -10,6 +10,7 @@ import { DateField } from '../../components/DateField';
 import { PhotoUploader } from '../../components/PhotoUploader';
 import { ConfirmSheet } from '../../components/Sheet';
 import { Loading } from '../../components/Loading';
+import { Offline } from '../../components/Waiting';
 import { ValidationError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
@@ -114,15 +115,7 @@ export function EditProfile() {
     };
   }, [dirty]);
 
-  if (!form && loadFailed) {
-    return (
-      <section className="page">
-        <p className="center-text muted" role="status">
-          {t('profile.offline')}
-        </p>
-      </section>
-    );
-  }
+  if (!form && loadFailed) return <Offline text={t('profile.offline')} />;
   if (!form) return <Loading />;
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
 
