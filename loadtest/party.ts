@@ -428,6 +428,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const everyoneBack = Promise.all(people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)));
     const settled = () =>
       people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
+      rest.inFlight === 0 &&
       overlays.pending === 0 &&
       [...messages.values()].every((message) => message.delivered);
     // Anything that arrives: an answer, a delivery, a recovery, a reconnect.
@@ -741,6 +742,20 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     // What a phone does after a reconnect: send again what was not acknowledged, fetch what it missed.
     for (const clientId of attendee.unacked) emitMessage(attendee, clientId);
     void catchUp(attendee);
+    void askAfterReconnect(attendee);
+  }
+
+  /**
+   * What else the app reads once its socket is back (client/stores/realtime.ts), so that a party's
+   * reconnects weigh on the server as a room of phones coming back does: where it is checked in, the
+   * deck afresh (who arrived meanwhile) and the likes left beside it.
+   */
+  async function askAfterReconnect(attendee: Attendee) {
+    await Promise.all([
+      call(attendee, 'GET', 'GET /api/events/current/', '/api/events/current/'),
+      askDeck(attendee),
+      call(attendee, 'GET', 'GET /api/matching/allowance/', '/api/matching/allowance/'),
+    ]);
   }
 
   /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */

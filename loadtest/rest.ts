@@ -27,6 +27,8 @@ export class Rest {
   requests = 0;
   /** Calls that got an answer, whatever its status. */
   answers = 0;
+  /** Calls that got an answer or failed for want of one. */
+  private ended = 0;
   /**
    * How long each call waited for a connection of its pool (the tool's own queue, in every REST latency
    * and in the match overlay): near zero unless the server is so slow that every connection is busy.
@@ -93,7 +95,13 @@ export class Rest {
     });
   }
 
+  /** Calls sent and not yet answered (nor failed). */
+  get inFlight() {
+    return this.requests - this.ended;
+  }
+
   private record(route: string, status: number, ms: number, answered = true) {
+    this.ended += 1;
     let byStatus = this.statuses.get(route);
     if (!byStatus) this.statuses.set(route, (byStatus = new Map()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);

@@ -53,6 +53,11 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     // Some phones went away and came back, and the figures say so.
     expect(result.counts.reconnects).toBeGreaterThan(0);
     expect(result.latency_ms.reconnect.count).toBe(result.counts.reconnects);
+    // Each came back as the app does: where it is checked in and the likes left read again, beside
+    // the lists and the messages missed.
+    for (const route of ['GET /api/events/current/', 'GET /api/matching/allowance/']) {
+      expect(result.latency_ms.rest[route]).toMatchObject({ count: result.counts.reconnects, statuses: { '200': result.counts.reconnects } });
+    }
 
     // The shape --json writes, with a row per REST route the phones used.
     expect(Object.keys(result.latency_ms.rest)).toEqual(

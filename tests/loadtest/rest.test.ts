@@ -52,4 +52,19 @@ describe('the load tool’s REST client', () => {
     expect(rest.poolWait.max).toBeGreaterThanOrEqual(140);
     expect(rest.latency.get('GET /fast')!.max).toBeGreaterThanOrEqual(rest.poolWait.max);
   });
+
+  it('counts the calls still out, answered or failed, so that a party can wait for them to end', async () => {
+    rest = new Rest();
+    const holding = rest.request(base, 'GET', 'GET /hold', '/hold');
+    const fast = rest.request(base, 'GET', 'GET /fast', '/fast');
+    const refused = expect(rest.request(new URL('http://127.0.0.1:1'), 'GET', 'GET /nowhere', '/nowhere')).rejects.toThrow(/ECONNREFUSED/);
+    expect(rest.inFlight).toBe(3);
+    await fast;
+    await refused;
+    expect(rest.inFlight).toBe(1);
+    await until(() => held.length === 1);
+    held[0]!.end('{}');
+    await holding;
+    expect(rest.inFlight).toBe(0);
+  });
 });
