@@ -8,8 +8,8 @@
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import type { AxeResults } from 'axe-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
 import type { OrganizerEvent } from '../../shared/schemas/events';
 import { checkIn, makeEvent } from '../helpers/events';
@@ -17,8 +17,8 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { makeModerator } from '../helpers/safety';
-import { startServer, type TestServer } from '../helpers/server';
-import { buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -32,9 +32,7 @@ function violations(results: AxeResults): string[] {
 }
 
 describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 390×844)', { timeout: 120_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
+  const app = appInChromium();
   let visitor: { context: BrowserContext; page: Page };
   let signedIn: { context: BrowserContext; page: Page };
   let ana: TestUser;
@@ -55,18 +53,16 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
 
   /** Opens `path`, waits for what says it is there, and audits it. */
   async function auditPage(page: Page, path: string, shown: string): Promise<string[]> {
-    await page.goto(`${server.url}${path}`);
+    await page.goto(`${app.server.url}${path}`);
     await page.locator(shown).first().waitFor();
     return audit(page);
   }
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
-    const api = client(server.url);
-    ana = await makeModerator(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
-    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
-    cai = await makeCompletedUser(server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
+    const api = client(app.server.url);
+    ana = await makeModerator(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
+    ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    cai = await makeCompletedUser(app.server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
     // Ana and Ben match and Ben writes; Cai likes Ana (her deck's card, and a like in "Likes you").
     await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
     const matched = await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
@@ -74,24 +70,15 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: '¿Dónde estás? Sala Apolo: www.salaapolo.com' } });
     await api.post('/api/matching/', { token: cai.token, json: { response: 'like', other: ana.id } });
     // Ana hosts the event she and Cai are at; Cai reports Ben, for the moderator's queue.
-    event = await makeEvent(server, ana, { name: 'Terrace Night' });
-    await checkIn(server, ana, event.code);
-    await checkIn(server, cai, event.code);
+    event = await makeEvent(app.server, ana, { name: 'Terrace Night' });
+    await checkIn(app.server, ana, event.code);
+    await checkIn(app.server, cai, event.code);
     const reported = await api.post('/api/reports/', { token: cai.token, json: { user_id: ben.id, reason: 'spam' } });
     reportId = reported.body.id;
 
-    browser = await launchChromium();
-    visitor = await openPhone(browser);
-    signedIn = await openPhone(browser, { token: ana.token, language: 'es' });
+    visitor = await openPhone(app.browser);
+    signedIn = await openPhone(app.browser, { token: ana.token, language: 'es' });
   }, 180_000);
-
-  afterAll(async () => {
-    await visitor?.context.close();
-    await signedIn?.context.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
 
   it('the public pages: landing, sign-in, register, privacy, the account links, an event, a page not found', async () => {
     const pages: Array<[string, string]> = [
@@ -130,14 +117,14 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
 
   it('what opens on top: the match overlay, a chat’s menu and the report form', async () => {
     const page = signedIn.page;
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByTestId('swipe-card').waitFor();
     // Cai liked Ana already: her like is a match.
     await page.keyboard.press('ArrowRight');
     await page.locator('.match-overlay').waitFor();
     expect(await audit(page), 'match overlay').toEqual([]);
 
-    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     // The chat's own menu, not the account's in the top bar (there before the chat has loaded).
     await page.getByRole('button', { name: es['safety.menu'] }).click();
     const report = page.getByRole('menuitem', { name: es['safety.report'] });
@@ -150,11 +137,11 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
   });
 
   it('a subscriber’s screens: the current plan and the people who like them', async () => {
-    await subscribeThroughTestCheckout(server, ana);
+    await subscribeThroughTestCheckout(app.server, ana);
     const page = signedIn.page;
     // Dan likes Ana now that she can see who: a card with a name and a photo, not a placeholder.
-    const dan = await makeCompletedUser(server, { name: 'Dan', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dan' });
-    await client(server.url).post('/api/matching/', { token: dan.token, json: { response: 'like', other: ana.id } });
+    const dan = await makeCompletedUser(app.server, { name: 'Dan', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dan' });
+    await client(app.server.url).post('/api/matching/', { token: dan.token, json: { response: 'like', other: ana.id } });
     expect(await auditPage(page, '/app/likes/', '[data-testid="like-card"]'), '/app/likes/').toEqual([]);
     expect(await auditPage(page, '/app/subscribe/', '.current-plan'), '/app/subscribe/').toEqual([]);
   });

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
@@ -15,8 +15,8 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { makeModerator } from '../helpers/safety';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
@@ -24,40 +24,28 @@ const ready = hasChromium();
 const linkIn = (text: string, pathname: string) => text.split('\n').find((line) => line.includes(`${pathname}?token=`))!.trim();
 
 describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
   let smtp: TestSmtpServer;
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+  });
+  const app = appInChromium(() => ({ mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } }));
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   async function phone(session?: { token: string; language: 'en' | 'es' }) {
-    const opened = await openPhone(browser, session);
-    contexts.push(opened.context);
-    opened.page.on('pageerror', (error) => console.error('page error:', error));
-    return opened.page;
+    const { page } = await openPhone(app.browser, session);
+    page.on('pageerror', (error) => console.error('page error:', error));
+    return page;
   }
 
-  beforeAll(async () => {
-    [clientDir, smtp] = await Promise.all([buildClient(), startSmtpServer()]);
-    server = await startServer({ config: { clientDir, mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } } });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-    await smtp?.close();
-    await removeDir(clientDir);
-  });
-
   it('"Forgot password?" → the e-mail → the reset page → signed in (in Spanish, the default)', async () => {
-    const user = await makeCompletedUser(server, { name: 'Olvido' }, { firstName: 'Olvido' });
+    const user = await makeCompletedUser(app.server, { name: 'Olvido' }, { firstName: 'Olvido' });
     await smtp.nextMailTo(user.email); // the verification e-mail of the registration
     const page = await phone();
 
-    await page.goto(`${server.url}/login/`);
+    await page.goto(`${app.server.url}/login/`);
     await page.getByRole('link', { name: es['login.forgot'] }).click();
     await page.waitForURL('**/forgot-password/');
     await page.getByRole('heading', { name: es['forgot.title'] }).waitFor();
@@ -70,7 +58,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     const mail = await smtp.nextMailTo(user.email);
     expect(mail.subject).toBe('Restablece tu contraseña de Eventmatch');
     const link = linkIn(mail.text, '/reset-password');
-    expect(link.startsWith(`${server.url}/reset-password?token=`)).toBe(true);
+    expect(link.startsWith(`${app.server.url}/reset-password?token=`)).toBe(true);
 
     await page.goto(link);
     await page.getByRole('heading', { name: es['reset.title'] }).waitFor();
@@ -89,17 +77,17 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
 
     // Signed in with the new password's session; the old password and session are dead.
     const token = await page.evaluate(() => localStorage.getItem('auth_token'));
-    expect((await client(server.url).get('/api/users/me/', { token: token! })).body).toMatchObject({ id: user.id, email_verified: true });
-    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
-    expect((await client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(400);
+    expect((await client(app.server.url).get('/api/users/me/', { token: token! })).body).toMatchObject({ id: user.id, email_verified: true });
+    expect((await client(app.server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
+    expect((await client(app.server.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(400);
   });
 
   it('shows the verification banner with Resend, and the e-mail’s link verifies the address', async () => {
-    const user = await makeCompletedUser(server, { name: 'Vera' }, { firstName: 'Vera' });
+    const user = await makeCompletedUser(app.server, { name: 'Vera' }, { firstName: 'Vera' });
     await smtp.nextMailTo(user.email);
     const page = await phone({ token: user.token, language: 'en' });
 
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();
     await shot(page, 'account-05-verify-banner');
     await page.getByRole('button', { name: en['app.verifyResend'] }).click();
@@ -123,7 +111,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
      * network does; resolves once they have failed, with the count of every load asked for.
      */
     async function openWithFailedUserLoads(name: string, failures: number) {
-      const user = await makeCompletedUser(server, { name }, { firstName: name });
+      const user = await makeCompletedUser(app.server, { name }, { firstName: name });
       await smtp.nextMailTo(user.email);
       const page = await phone({ token: user.token, language: 'en' });
       let failed = 0;
@@ -137,7 +125,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
         await route.abort('internetdisconnected');
         if (failed === failures) allFailed();
       });
-      await page.goto(`${server.url}/app/home/`);
+      await page.goto(`${app.server.url}/app/home/`);
       await done;
       // Shown only once the user is known (the e-mail is not verified yet).
       const banner = page.getByText(en['app.verifyBanner'].replace('{email}', user.email));
@@ -156,7 +144,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
       // before a timed one), so the next timed try is 8 s after the last failure.
       const { user, banner, loads } = await openWithFailedUserLoads('Back', 4);
       // The network is back: the server drops the socket, the tab connects again (after 1 s) and asks.
-      server.app.io.in(`user:${user.id}`).disconnectSockets(true);
+      app.server.app.io.in(`user:${user.id}`).disconnectSockets(true);
       await banner.waitFor({ timeout: 5000 });
       expect(loads()).toBe(5);
     });
@@ -164,18 +152,18 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
 
   describe('two tabs of one browser', () => {
     async function twoTabs() {
-      const user = await makeCompletedUser(server);
+      const user = await makeCompletedUser(app.server);
       const first = await phone({ token: user.token, language: 'en' });
       const second = await first.context().newPage();
       second.setDefaultTimeout(15_000);
-      for (const tab of [first, second]) await tab.goto(`${server.url}/app/home/`);
+      for (const tab of [first, second]) await tab.goto(`${app.server.url}/app/home/`);
       await first.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
       return { user, first, second };
     }
 
     it('stay signed in when one changes the password: the other follows with the new session', async () => {
       const { user, first, second } = await twoTabs();
-      await second.goto(`${server.url}/app/settings/`);
+      await second.goto(`${app.server.url}/app/settings/`);
       const reloaded = first.waitForEvent('load');
       await second.getByLabel(en['settings.password.current']).fill(user.password);
       await second.getByLabel(en['settings.password.new'], { exact: true }).fill('A-new-quiet-party-1');
@@ -189,7 +177,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
       const token = await second.evaluate(() => localStorage.getItem('auth_token'));
       expect(token).not.toBe(user.token);
       expect(await first.evaluate(() => localStorage.getItem('auth_token'))).toBe(token);
-      expect((await client(server.url).get('/api/users/me/', { token: token! })).status).toBe(200);
+      expect((await client(app.server.url).get('/api/users/me/', { token: token! })).status).toBe(200);
       for (const tab of [first, second]) {
         await tab.reload();
         await tab.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
@@ -200,29 +188,29 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     it('both leave the app when one logs out', async () => {
       const { first, second } = await twoTabs();
       await second.getByRole('link', { name: en['app.logout'] }).click();
-      await first.waitForURL(`${server.url}/login/`);
+      await first.waitForURL(`${app.server.url}/login/`);
       await second.waitForURL((url) => !url.pathname.startsWith('/app'));
     });
   });
 
   it('leads from settings to the blocked people', async () => {
-    const user = await makeCompletedUser(server, { name: 'Blocker' });
-    const pest = await makeCompletedUser(server, { name: 'Pesado' });
-    expect((await client(server.url).post(`/api/users/${pest.id}/block/`, { token: user.token })).status).toBe(204);
+    const user = await makeCompletedUser(app.server, { name: 'Blocker' });
+    const pest = await makeCompletedUser(app.server, { name: 'Pesado' });
+    expect((await client(app.server.url).post(`/api/users/${pest.id}/block/`, { token: user.token })).status).toBe(204);
     const page = await phone({ token: user.token, language: 'es' });
 
-    await page.goto(`${server.url}/app/settings/`);
+    await page.goto(`${app.server.url}/app/settings/`);
     await page.getByRole('link', { name: es['settings.blocked.open'] }).click();
     await page.waitForURL('**/app/settings/blocked/');
     await page.getByText('Pesado').waitFor();
   });
 
   it('shows moderators the daily activity chart on /app/admin/, and nobody else', async () => {
-    const moderator = await makeModerator(server);
-    await makeCompletedUser(server);
+    const moderator = await makeModerator(app.server);
+    await makeCompletedUser(app.server);
     const page = await phone({ token: moderator.token, language: 'en' });
 
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
     await page.getByRole('menuitem', { name: en['app.activity'] }).click();
     await page.waitForURL('**/app/admin/');
@@ -235,17 +223,17 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     expect(Number(await row.getByRole('cell').first().textContent())).toBeGreaterThanOrEqual(2);
     await shot(page, 'account-11-admin');
 
-    const someone = await makeCompletedUser(server);
+    const someone = await makeCompletedUser(app.server);
     const other = await phone({ token: someone.token, language: 'en' });
-    await other.goto(`${server.url}/app/admin/`);
+    await other.goto(`${app.server.url}/app/admin/`);
     await other.getByRole('heading', { name: en['notFound.title'] }).waitFor();
   });
 
   it('deletes the account from settings, behind a confirm step, and lands signed out', async () => {
-    const user = await makeCompletedUser(server, { name: 'Adiós' }, { firstName: 'Dana' });
+    const user = await makeCompletedUser(app.server, { name: 'Adiós' }, { firstName: 'Dana' });
     const page = await phone({ token: user.token, language: 'en' });
 
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
     await page.getByRole('menuitem', { name: en['app.settings'] }).click();
     await page.waitForURL('**/app/settings/');
@@ -259,18 +247,18 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByText('The password is incorrect.').waitFor();
     await page.getByRole('button', { name: en['settings.delete.confirm'] }).scrollIntoViewIfNeeded();
     await shot(page, 'account-08-delete-confirm');
-    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(200);
+    expect((await client(app.server.url).get('/api/users/me/', { token: user.token })).status).toBe(200);
 
     await page.getByLabel(en['settings.delete.confirmPassword']).fill(user.password);
     await page.getByRole('button', { name: en['settings.delete.confirm'] }).click();
-    await page.waitForURL(`${server.url}/`);
+    await page.waitForURL(`${app.server.url}/`);
     await page.getByText(en['settings.delete.done']).waitFor();
     // The toast slides in: the picture is taken once it has arrived.
     await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
     await shot(page, 'account-09-deleted');
 
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
-    expect((await client(server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
-    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect((await client(app.server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
+    expect(await app.server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
   });
 });

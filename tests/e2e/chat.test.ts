@@ -4,24 +4,22 @@
  * out by itself when the socket is back, and catch-up of a message sent while the socket was down.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect } from '../helpers/socket';
-import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
-  let context: BrowserContext;
+  // The history below is seeded through the API faster than a person types: not a test of the limit.
+  const app = appInChromium({ limits: { 'message:send': { max: 1000, windowMs: 10_000 } } });
   let page: Page;
   let ana: TestUser;
   let ben: TestUser;
@@ -29,16 +27,13 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   let conversationId: number;
   /** While true, Ana's tab cannot open its socket (`goOffline`). */
   let socketBlocked = false;
-  const api = () => client(server.url);
+  const api = () => client(app.server.url);
   const stored = async () =>
     (await api().get(`/api/conversations/${conversationId}/messages/?limit=100`, { token: ben.token })).body.results as Array<{ id: number; content: string }>;
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    // The history below is seeded through the API faster than a person types: not a test of the limit.
-    server = await startServer({ config: { clientDir, limits: { 'message:send': { max: 1000, windowMs: 10_000 } } } });
-    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
-    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
+    ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
     await api().post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     const matched = await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
     conversationId = matched.body.conversation_id;
@@ -50,29 +45,24 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       sentIds.push(sent.body.id);
     }
     // The first ten were written three days ago: the conversation spans two days.
-    await server.app.db
+    await app.server.app.db
       .update(messages)
       .set({ createdAt: sql`${messages.createdAt} - interval '3 days'` })
       .where(inArray(messages.id, sentIds.slice(0, 10)));
-    benSocket = await connect(server.url, ben.token);
+    benSocket = await connect(app.server.url, ben.token);
     // While `socketBlocked`, the server turns Ana's tab away at the handshake (as an instance that cannot
     // take it would): the tab keeps trying, and has no socket until it is lifted.
-    server.app.io.use((socket, next) => (socketBlocked && socket.data.user?.id === ana.id ? next(new Error('unavailable')) : next()));
+    app.server.app.io.use((socket, next) => (socketBlocked && socket.data.user?.id === ana.id ? next(new Error('unavailable')) : next()));
 
-    browser = await launchChromium();
-    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
+    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
   afterAll(async () => {
     benSocket?.close();
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
   });
 
   it('lists the conversation with its last message, filters by name, and opens the newest page', async () => {
-    await page.goto(`${server.url}/app/matches/`);
+    await page.goto(`${app.server.url}/app/matches/`);
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('history 60');
@@ -122,7 +112,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     benSocket.close();
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
     expect(await page.locator('.chat-header .online-dot').count()).toBe(0);
-    benSocket = await connect(server.url, ben.token);
+    benSocket = await connect(app.server.url, ben.token);
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
   });
 
@@ -147,7 +137,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? httpSend(route) : route.continue()));
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
     socketBlocked = true;
-    server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
+    app.server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
     await page.getByText(en['app.offline']).waitFor();
     // Offline, Ana cannot know who is online: Ben's "Online" goes until her socket is back.
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
@@ -199,7 +189,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
   it('catches up after a reconnect with a message sent while the socket was down', async () => {
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
-    server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
+    app.server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
     // Sent while Ana's socket is closed: only the catch-up after reconnecting can bring it.
     const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'while you were away' } });
     expect(sent.status).toBe(201);

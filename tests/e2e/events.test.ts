@@ -5,8 +5,8 @@
  * tests/e2e/artifacts/events-*.png.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
@@ -14,15 +14,14 @@ import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 120_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
+  // Enough events for one organizer to push the one at the door off the first page of their list.
+  const app = appInChromium({ limits: { 'event:create': { max: 100, windowMs: 60_000 } } });
   let host: { context: BrowserContext; page: Page };
   let guest: { context: BrowserContext; page: Page };
   let organizer: TestUser;
@@ -32,16 +31,12 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
   const password = 'Dance-Floor-2026!';
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    // Enough events for one organizer to push the one at the door off the first page of their list.
-    server = await startServer({ config: { clientDir, limits: { 'event:create': { max: 100, windowMs: 60_000 } } } });
-    browser = await launchChromium();
-    organizer = await makeCompletedUser(server, { name: 'Olga' }, { firstName: 'Olga' });
-    event = await makeEvent(server, organizer, { name: 'Terrace Night', venue: 'Sala Apolo, upstairs', join_mode: 'qr' });
+    organizer = await makeCompletedUser(app.server, { name: 'Olga' }, { firstName: 'Olga' });
+    event = await makeEvent(app.server, organizer, { name: 'Terrace Night', venue: 'Sala Apolo, upstairs', join_mode: 'qr' });
     const tomorrow = Date.now() + 24 * 3_600_000;
     for (let i = 0; i < 50; i++) {
       const startsAt = tomorrow + i * 3_600_000;
-      await makeEvent(server, organizer, {
+      await makeEvent(app.server, organizer, {
         name: `Later night ${i + 1}`,
         starts_at: new Date(startsAt).toISOString(),
         ends_at: new Date(startsAt + 3_600_000).toISOString(),
@@ -49,25 +44,17 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
     // Two people already inside, who fit the newcomer (a woman looking for men).
     for (const name of ['Marco', 'Leo']) {
-      const man = await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
-      await checkIn(server, man, event.code, { token: await tokenFor(server, event.id) });
+      const man = await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+      await checkIn(app.server, man, event.code, { token: await tokenFor(app.server, event.id) });
     }
-    host = await openPhone(browser, { token: organizer.token, language: 'en' });
-    guest = await openPhone(browser);
+    host = await openPhone(app.browser, { token: organizer.token, language: 'en' });
+    guest = await openPhone(app.browser);
     for (const { page } of [host, guest]) page.on('pageerror', (error) => console.error('page error:', error));
   }, 180_000);
 
-  afterAll(async () => {
-    await host?.context.close();
-    await guest?.context.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
-
   it('shows the organizer the code, the rotating QR and the live count on the host screen', async () => {
     const { page } = host;
-    await page.goto(`${server.url}/app/events/${event.id}/host/`);
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
     await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
     await page.locator('.host-code', { hasText: event.code }).waitFor();
     const qr = page.locator('.host-qr img');
@@ -82,7 +69,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   it('takes a newcomer from the QR link through sign-up and profile into the event\'s deck, without scanning again', async () => {
     const { page } = guest;
-    const qr = await client(server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+    const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
     await page.goto(qr.body.url);
     // The link's first act: the token becomes a pass, and leaves the address bar.
     await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
@@ -130,8 +117,8 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toBeNull();
     await shot(page, '04-event-deck-es');
 
-    const login = await client(server.url).post('/api/auth/', { json: { username: email, password } });
-    const current = await client(server.url).get('/api/events/current/', { token: login.body.token });
+    const login = await client(app.server.url).post('/api/auth/', { json: { username: email, password } });
+    const current = await client(app.server.url).get('/api/events/current/', { token: login.body.token });
     expect(current.body.event).toMatchObject({ id: event.id, attendee_count: 3 });
   });
 
@@ -160,7 +147,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   it("lists an organizer's events page by page, newest first, down to the one at the door", async () => {
     const { page } = host;
-    await page.goto(`${server.url}/app/events/`);
+    await page.goto(`${app.server.url}/app/events/`);
     const listed = page.locator('.my-events .my-event-name');
     await listed.first().waitFor();
     expect(await listed.count()).toBe(50);
@@ -179,7 +166,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   it('lets an organizer create an event on the phone and lands on its host screen', async () => {
     const { page } = host;
-    await page.goto(`${server.url}/app/events/new/`);
+    await page.goto(`${app.server.url}/app/events/new/`);
     await page.getByLabel(en['events.new.name']).fill('Garden Brunch');
     await page.getByLabel(en['events.new.venue']).fill('The old greenhouse');
     await page.getByText(en['events.new.joinMode.code']).click();
@@ -188,7 +175,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.waitForURL(/\/app\/events\/\d+\/host\/$/);
     await page.getByRole('heading', { level: 1, name: 'Garden Brunch' }).waitFor();
     await page.locator('.host-qr img').waitFor();
-    const mine = await client(server.url).get('/api/events/mine/', { token: organizer.token });
+    const mine = await client(app.server.url).get('/api/events/mine/', { token: organizer.token });
     expect(mine.body.results[0]).toMatchObject({ name: 'Garden Brunch', venue: 'The old greenhouse', join_mode: 'code' });
   });
 });

@@ -5,46 +5,33 @@
  * Screenshots of each screen land in tests/e2e/artifacts/.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, aboveTheNav, buildClient, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, aboveTheNav, hasChromium, openPhone, PHONE } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   const email = `e2e-${Date.now()}@example.com`;
   const password = 'Dance-Floor-2026!';
+  const app = appInChromium();
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
-    browser = await launchChromium();
-    ({ context, page } = await openPhone(browser));
+    ({ page } = await openPhone(app.browser));
     page.on('pageerror', (error) => console.error('page error:', error));
-  }, 120_000);
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
   });
 
   it('shows the landing page in Spanish by default and switches to English, kept in localStorage', async () => {
-    await page.goto(`${server.url}/`);
+    await page.goto(`${app.server.url}/`);
     await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe('es');
     await page.getByRole('heading', { level: 1, name: es['landing.hero.title'] }).waitFor();
     await shot('01-landing-es');
@@ -164,13 +151,13 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
   });
 
   it('drags a card right, shows the match overlay, and chats live with the other person', async () => {
-    const api = client(server.url);
+    const api = client(app.server.url);
     const login = await api.post('/api/auth/', { json: { username: email, password } });
     const me = await api.get('/api/users/me/', { token: login.body.token });
     expect(me.body.is_profile_completed).toBe(true);
 
     // Marco likes Lucía first, so her like completes the match.
-    const marco = await makeCompletedUser(server, { name: 'Marco', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Marco' });
+    const marco = await makeCompletedUser(app.server, { name: 'Marco', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Marco' });
     const liked = await api.post('/api/matching/', { token: marco.token, json: { response: 'like', other: me.body.id } });
     expect(liked.status).toBe(200);
 
@@ -225,7 +212,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');
 
     // Marco's side: his typing and his message arrive over the socket without a reload.
-    const socket = await connect(server.url, marco.token);
+    const socket = await connect(app.server.url, marco.token);
     try {
       socket.emit('typing', { conversation_id: conversationId });
       await page.getByText(es['chat.typing'].replace('{name}', 'Marco')).waitFor();
@@ -246,9 +233,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
 
   it('logs out: local storage is cleared, except the language choice, and /app/ needs a token again', async () => {
     await page.getByRole('link', { name: es['app.logout'] }).click();
-    await page.waitForURL(`${server.url}/`);
+    await page.waitForURL(`${app.server.url}/`);
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.waitForURL('**/login/');
   });
 });

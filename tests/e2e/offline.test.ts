@@ -9,22 +9,20 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page, Response } from 'playwright-core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
+  const app = appInChromium();
   let context: BrowserContext;
   let page: Page;
   let ana: TestUser;
@@ -41,26 +39,16 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     });
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
-    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
-    ben = await makeCompletedUser(server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
-    browser = await launchChromium();
-    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
+    ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
+    ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
+    ({ context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
   // A test that fails while offline must not take the next one down with it.
   afterEach(() => context.setOffline(false));
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
-
   it('opens from what the service worker stored, says it is offline, and fills in when the network is back', async () => {
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByTestId('swipe-card').waitFor();
     await controlled();
 
@@ -93,14 +81,14 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('opens a chat with no network as "no connection", not "not found", and opens it once back', async () => {
-    const api = client(server.url);
+    const api = client(app.server.url);
     await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     const matched = await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
     conversationId = matched.body.conversation_id;
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'Where are you?' } });
 
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.getByText(en['chat.offline']).waitFor();
     expect(await page.getByText(en['error.notFound']).count()).toBe(0);
     await shot('offline-03-chat-with-no-network');
@@ -110,17 +98,17 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByRole('textbox').waitFor();
 
     // A chat the server says is not there (ended, never hers) is "not found", online or not.
-    await page.goto(`${server.url}/app/chat/${conversationId + 1000}/`);
+    await page.goto(`${app.server.url}/app/chat/${conversationId + 1000}/`);
     await page.getByText(en['error.notFound']).waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
   });
 
   it('sends a message written with no network once back, though the app was closed and opened again with none', async () => {
     const stored = async () =>
-      ((await client(server.url).get(`/api/conversations/${conversationId}/messages/`, { token: ben.token })).body.results as Array<{ content: string }>).map(
+      ((await client(app.server.url).get(`/api/conversations/${conversationId}/messages/`, { token: ben.token })).body.results as Array<{ content: string }>).map(
         (message) => message.content,
       );
-    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.getByText('Where are you?').waitFor();
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
@@ -131,7 +119,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     // The phone closes the app and opens it again, still with no network: it opens from the worker's store.
     await page.close();
     page = await context.newPage();
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByText(en['app.offline']).waitFor();
     expect(await stored()).not.toContain('On the terrace');
 
@@ -142,8 +130,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('opens her matches and a chat as she last saw them with no network, writes in it, and catches up once back', async () => {
-    const api = client(server.url);
-    await page.goto(`${server.url}/app/chat/${conversationId}/`);
+    const api = client(app.server.url);
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.getByText('On the terrace').waitFor();
     // What the device keeps is written a moment after the chat settles.
     await expect
@@ -163,7 +151,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await shot('offline-07-kept-chat-with-no-network');
 
     // Her list of chats, as she last saw it.
-    await page.goto(`${server.url}/app/matches/`);
+    await page.goto(`${app.server.url}/app/matches/`);
     await page.getByRole('link', { name: /Ben/ }).first().waitFor();
     expect(await page.getByText(en['matches.offlineChats']).count()).toBe(0);
     await page.getByRole('link', { name: /Ben/ }).first().click();
@@ -178,16 +166,16 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('opens a profile and the profile editor with no network as "no connection", and loads them once back', async () => {
-    const cai = await makeCompletedUser(server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
+    const cai = await makeCompletedUser(app.server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
 
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/profiles/${cai.id}/`);
+    await page.goto(`${app.server.url}/app/profiles/${cai.id}/`);
     await page.getByText(en['profileView.offline']).waitFor();
     await context.setOffline(false);
     await page.getByRole('heading', { name: /Cai, 28/ }).waitFor();
 
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/profile/`);
+    await page.goto(`${app.server.url}/app/profile/`);
     await page.getByText(en['profile.offline']).waitFor();
     await context.setOffline(false);
     await page.getByLabel(en['profile.name']).waitFor();
@@ -201,7 +189,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
       ['events', en['events.mine.offline'], en['events.mine.empty']],
     ] as const) {
       await context.setOffline(true);
-      await page.goto(`${server.url}/app/${route}/`);
+      await page.goto(`${app.server.url}/app/${route}/`);
       await page.getByText(offline).waitFor();
       await shot(`offline-05-${route}-with-no-network`);
       expect(await page.getByText(online).count()).toBe(0);
@@ -211,7 +199,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
     // Her settings open as this phone last knew her account.
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/settings/`);
+    await page.goto(`${app.server.url}/app/settings/`);
     await page.getByText(ana.email, { exact: true }).waitFor();
     await context.setOffline(false);
 
@@ -219,7 +207,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     const forget = () => page.evaluate(() => localStorage.removeItem('cache:user'));
     await forget();
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/settings/`);
+    await page.goto(`${app.server.url}/app/settings/`);
     await page.getByText(en['settings.offline']).waitFor();
     await context.setOffline(false);
     await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
@@ -228,7 +216,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     // Nor is her plan known then: no plans to buy are offered to someone who may have one.
     await forget();
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/subscribe/`);
+    await page.goto(`${app.server.url}/app/subscribe/`);
     await page.getByText(en['subscribe.offline']).waitFor();
     await shot('offline-06-plan-with-no-network');
     expect(await page.getByRole('button', { name: en['subscribe.choose'] }).count()).toBe(0);
@@ -237,11 +225,11 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it("shows a subscriber's plan, and its details once they can be asked for", async () => {
-    await subscribeThroughTestCheckout(server, ana, 'yearly');
+    await subscribeThroughTestCheckout(app.server, ana, 'yearly');
     // The plan's details cannot be had (the network drops whenever the page asks for them).
     const details = '**/api/payments/subscription/';
     await page.route(details, (route) => route.abort('internetdisconnected'));
-    await page.goto(`${server.url}/app/subscribe/`);
+    await page.goto(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByText(en['subscribe.current.offline']).waitFor();
     expect(await page.getByText(en['subscribe.current.period.yearly']).count()).toBe(0);
@@ -257,13 +245,13 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('catches up with where she is after a drop: a check-in made on another device meanwhile', async () => {
-    const event = await makeEvent(server, ben, { name: 'Garden party' });
-    await page.goto(`${server.url}/app/home/`);
+    const event = await makeEvent(app.server, ben, { name: 'Garden party' });
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('link', { name: new RegExp(en['deck.event.join']) }).waitFor();
 
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
-    await checkIn(server, ana, event.code);
+    await checkIn(app.server, ana, event.code);
     await context.setOffline(false);
     await page.getByRole('region', { name: 'Garden party' }).waitFor();
 
@@ -274,13 +262,13 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByRole('region', { name: 'Garden party' }).waitFor();
     await context.setOffline(false);
 
-    await client(server.url).post('/api/events/leave/', { token: ana.token });
+    await client(app.server.url).post('/api/events/leave/', { token: ana.token });
   });
 
   it('opens the host screen at a door with no network once the network is back', async () => {
-    const event = await makeEvent(server, ana, { name: 'Door test' });
+    const event = await makeEvent(app.server, ana, { name: 'Door test' });
     await context.setOffline(true);
-    await page.goto(`${server.url}/app/events/${event.id}/host/`);
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
     await page.getByText(en['host.offline']).waitFor();
     await context.setOffline(false);
     await page.getByText(en['host.scan']).waitFor();
@@ -307,8 +295,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   it('takes a new build at once: its worker replaces the old one, and the app opens offline as the new build', async () => {
     // A new version goes out: a new app page, and the worker that lists it (its revision changed).
     const marker = '<meta name="build" content="the next one">';
-    const indexFile = path.join(clientDir, 'index.html');
-    const workerFile = path.join(clientDir, 'sw.js');
+    const indexFile = path.join(app.clientDir, 'index.html');
+    const workerFile = path.join(app.clientDir, 'sw.js');
     await writeFile(indexFile, (await readFile(indexFile, 'utf8')).replace('</head>', `${marker}</head>`));
     // The build's compressed copies of the old page go with it (the server prefers them).
     await Promise.all(['.br', '.gz'].map((suffix) => rm(`${indexFile}${suffix}`, { force: true })));
@@ -335,7 +323,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('serves the worker itself fresh, and the app page for a path the server answers with one', async () => {
-    const worker = await fetch(new URL('/sw.js', server.url));
+    const worker = await fetch(new URL('/sw.js', app.server.url));
     expect(worker.status).toBe(200);
     expect(worker.headers.get('content-type')).toMatch(/javascript/);
     // A new build's worker reaches phones at their next open, not a year later.
@@ -344,29 +332,13 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     // The build's own list of what to store, with the app page and every script of this build in it.
     const stored = [...source.matchAll(/"?url"?:\s*"([^"]+)"/g)].map((match) => match[1]);
     expect(stored).toContain('index.html');
-    const index = await (await fetch(new URL('/app/home/', server.url))).text();
+    const index = await (await fetch(new URL('/app/home/', app.server.url))).text();
     for (const script of index.matchAll(/src="\/(assets\/[^"]+\.js)"/g)) expect(stored).toContain(script[1]);
   });
 });
 
 describe.skipIf(!ready)('a script of the build that is no longer there (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
+  const app = appInChromium();
 
   /**
    * A signed-in phone whose server answers 404 for the settings page's script in its first `stale`
@@ -374,17 +346,15 @@ describe.skipIf(!ready)('a script of the build that is no longer there (Chromium
    * worker: it would answer from its store, where the test's route cannot reach.
    */
   async function phoneAfterADeploy(stale: number) {
-    const user = await makeCompletedUser(server);
-    const opened = await openPhone(browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
-    contexts.push(opened.context);
-    const { page } = opened;
+    const user = await makeCompletedUser(app.server);
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
     // Counted as each page load's request starts, before any script of it is asked for.
     let loads = 0;
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads += 1;
     });
     await page.route('**/assets/Settings-*.js', (route) => (loads <= stale ? route.fulfill({ status: 404, body: 'Not found.' }) : route.continue()));
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
     await page.getByRole('menuitem', { name: en['app.settings'] }).click();
     return { page, loads: () => loads };
@@ -393,7 +363,7 @@ describe.skipIf(!ready)('a script of the build that is no longer there (Chromium
   it('reloads the page once, which brings the new build, instead of going blank', async () => {
     const { page, loads } = await phoneAfterADeploy(1);
     await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
-    expect(page.url()).toBe(`${server.url}/app/settings/`);
+    expect(page.url()).toBe(`${app.server.url}/app/settings/`);
     expect(loads()).toBe(2);
   });
 

@@ -7,8 +7,8 @@
  * perks. Screenshots land in tests/e2e/artifacts/paid-*.png.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -16,58 +16,41 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { timeout: 120_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    clientDir = await buildClient();
-    // Reactions past the per-minute limit: one test spends a free user's 100 likes over HTTP first.
-    server = await startServer({ config: { clientDir, limits: { reaction: { max: 1000, windowMs: 60_000 } } } });
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
+  // Reactions past the per-minute limit: one test spends a free user's 100 likes over HTTP first.
+  const app = appInChromium({ limits: { reaction: { max: 1000, windowMs: 60_000 } } });
 
   async function phoneFor(user: TestUser): Promise<{ page: Page; shot: (name: string) => Promise<unknown> }> {
-    const { context, page } = await openPhone(browser, { token: user.token, language: 'en' });
-    contexts.push(context);
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' });
     page.on('pageerror', (error) => console.error('page error:', error));
     return { page, shot: (name) => page.screenshot({ path: path.join(ARTIFACTS, `paid-${name}.png`) }) };
   }
 
   const react = async (from: TestUser, to: TestUser, response: 'like' | 'dislike' | 'skip') => {
-    const reply = await client(server.url).post('/api/matching/', { token: from.token, json: { response, other: to.id } });
+    const reply = await client(app.server.url).post('/api/matching/', { token: from.token, json: { response, other: to.id } });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   };
 
   it('a free user sees blurred likes and the upgrade call; subscribed, the people, and a like from there is a match', async () => {
-    const me = await makeCompletedUser(server, { name: 'Lucía' }, { firstName: 'Lucía', lastName: 'García' });
+    const me = await makeCompletedUser(app.server, { name: 'Lucía' }, { firstName: 'Lucía', lastName: 'García' });
     const names = ['Marco', 'Dani', 'Noor'];
     const colors = ['#f97316', '#0ea5e9', '#84cc16'];
     const admirers: TestUser[] = [];
     for (const [i, name] of names.entries()) {
       const photo = await imageBytes('png', { width: 300, height: 400, color: colors[i] });
-      const admirer = await makeCompletedUser(server, { name, image: `data:image/png;base64,${photo.toString('base64')}` });
+      const admirer = await makeCompletedUser(app.server, { name, image: `data:image/png;base64,${photo.toString('base64')}` });
       await react(admirer, me, 'like');
       admirers.push(admirer);
     }
     const { page, shot } = await phoneFor(me);
 
     // The way in: on the chats page, first.
-    await page.goto(`${server.url}/app/matches/`);
+    await page.goto(`${app.server.url}/app/matches/`);
     const link = page.getByTestId('likes-link');
     await link.waitFor();
     expect(await link.textContent()).toContain('3 people like you');
@@ -95,7 +78,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);
     await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
 
-    await page.goto(`${server.url}/app/likes/`);
+    await page.goto(`${app.server.url}/app/likes/`);
     await expect.poll(() => page.getByTestId('like-card').count()).toBe(3);
     // Newest first.
     const shown = await page.getByTestId('like-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-card-id')));
@@ -108,20 +91,20 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     expect(await page.getByText(en['deck.match.text'].replace('{name}', 'Noor')).isVisible()).toBe(true);
     await shot('05-likes-match');
     await expect.poll(() => page.getByTestId('like-card').count()).toBe(2);
-    const conversations = await client(server.url).get('/api/conversations/empty/', { token: me.token });
+    const conversations = await client(app.server.url).get('/api/conversations/empty/', { token: me.token });
     expect(conversations.body.results.map((c: { name: string }) => c.name)).toContain('Noor');
   });
 
   it('the deck tells a free user when likes come back, and what undo would do', async () => {
-    const me = await makeCompletedUser(server, { name: 'Sam' });
-    const targets = await Promise.all([1, 2].map(() => makeCompletedUser(server)));
+    const me = await makeCompletedUser(app.server, { name: 'Sam' });
+    const targets = await Promise.all([1, 2].map(() => makeCompletedUser(app.server)));
     // 100 likes given (each taken back, so the next one is a new like).
     for (let i = 0; i < FREE_DAILY_LIKES; i++) {
       await react(me, targets[i % 2]!, 'like');
       await react(me, targets[i % 2]!, 'dislike');
     }
     const { page, shot } = await phoneFor(me);
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     const out = page.getByTestId('likes-out');
@@ -146,10 +129,10 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   });
 
   it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {
-    const me = await makeCompletedUser(server, { name: 'Ari' });
-    await subscribeThroughTestCheckout(server, me, 'yearly');
+    const me = await makeCompletedUser(app.server, { name: 'Ari' });
+    await subscribeThroughTestCheckout(app.server, me, 'yearly');
     const { page, shot } = await phoneFor(me);
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     const first = await card.getAttribute('data-card-id');
@@ -163,7 +146,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await expect.poll(() => undo.isEnabled()).toBe(false);
     await shot('09-deck-undone');
 
-    await page.goto(`${server.url}/app/subscribe/`);
+    await page.goto(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
     await shot('10-current-plan');
@@ -172,17 +155,16 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.getByText(en['portal.banner']).waitFor();
     await shot('11-test-portal');
     await page.getByRole('button', { name: en['portal.cancel'] }).click();
-    await page.waitForURL(`${server.url}/app/subscribe/`);
+    await page.waitForURL(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
     await shot('12-after-cancel');
-    const after = await client(server.url).get('/api/users/me/', { token: me.token });
+    const after = await client(app.server.url).get('/api/users/me/', { token: me.token });
     expect(after.body.has_subscription).toBe(false);
   });
 
   it('the landing page’s plan cards sell the real perks, in Spanish and English', async () => {
-    const { context, page } = await openPhone(browser);
-    contexts.push(context);
-    await page.goto(`${server.url}/`);
+    const { page } = await openPhone(app.browser);
+    await page.goto(`${app.server.url}/`);
     const pricing = page.locator('#pricing');
     await pricing.getByRole('heading', { name: es['subscribe.plansTitle'] }).waitFor();
     const starter = pricing.getByTestId('plan-starter');

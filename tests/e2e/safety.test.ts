@@ -4,8 +4,8 @@
  * Carl's open tab is signed out; Ana unblocks Ben from her blocked list; a profile's menu blocks too.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
@@ -14,8 +14,8 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, removeDir } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
@@ -25,9 +25,7 @@ interface Tab {
 }
 
 describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
+  const app = appInChromium();
   let ana: TestUser;
   let ben: TestUser;
   let carl: TestUser;
@@ -39,7 +37,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
   let benTab: Tab;
   let carlTab: Tab;
   let modTab: Tab;
-  const api = () => client(server.url);
+  const api = () => client(app.server.url);
   async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
     await entryAnimationsDone(page);
     await page.screenshot({ path: path.join(ARTIFACTS, `safety-${name}.png`), ...options });
@@ -60,15 +58,13 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
   const stillNoReload = (page: Page) => page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload === true);
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
     const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['male'] };
     const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
-    ana = await makeCompletedUser(server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
-    ben = await makeCompletedUser(server, { name: 'Ben', ...man }, { firstName: 'Ben' });
-    carl = await makeCompletedUser(server, { name: 'Carl', bio: 'Here for trouble.', ...man }, { firstName: 'Carl' });
-    dana = await makeCompletedUser(server, { name: 'Dana', ...man }, { firstName: 'Dana' });
-    moderator = await makeModerator(server, { name: 'Mod' });
+    ana = await makeCompletedUser(app.server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
+    ben = await makeCompletedUser(app.server, { name: 'Ben', ...man }, { firstName: 'Ben' });
+    carl = await makeCompletedUser(app.server, { name: 'Carl', bio: 'Here for trouble.', ...man }, { firstName: 'Carl' });
+    dana = await makeCompletedUser(app.server, { name: 'Dana', ...man }, { firstName: 'Dana' });
+    moderator = await makeModerator(app.server, { name: 'Mod' });
     anaBen = await match(ana, ben);
     anaCarl = await match(ana, carl);
     await say(ben, anaBen, 'Hi Ana, great party!');
@@ -76,26 +72,18 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await say(carl, anaCarl, 'Answer me or else.');
     await say(ana, anaCarl, 'Please stop.');
 
-    browser = await launchChromium();
-    anaTab = await openPhone(browser, { token: ana.token, language: 'en' });
-    benTab = await openPhone(browser, { token: ben.token, language: 'es' });
-    carlTab = await openPhone(browser, { token: carl.token, language: 'en' });
-    modTab = await openPhone(browser, { token: moderator.token, language: 'en' });
+    anaTab = await openPhone(app.browser, { token: ana.token, language: 'en' });
+    benTab = await openPhone(app.browser, { token: ben.token, language: 'es' });
+    carlTab = await openPhone(app.browser, { token: carl.token, language: 'en' });
+    modTab = await openPhone(app.browser, { token: moderator.token, language: 'en' });
   }, 120_000);
-
-  afterAll(async () => {
-    for (const tab of [anaTab, benTab, carlTab, modTab]) await tab?.context.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
 
   it('Ana blocks Ben from the chat menu: the conversation leaves both screens live', async () => {
     const { page } = anaTab;
     const benPage = benTab.page;
-    await page.goto(`${server.url}/app/chat/${anaBen}`);
+    await page.goto(`${app.server.url}/app/chat/${anaBen}`);
     await page.locator('.message', { hasText: 'Hi Ana, great party!' }).waitFor();
-    await benPage.goto(`${server.url}/app/chat/${anaBen}`);
+    await benPage.goto(`${app.server.url}/app/chat/${anaBen}`);
     await benPage.locator('.message', { hasText: 'Hi Ben!' }).waitFor();
     await markNoReload(benPage);
 
@@ -130,7 +118,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
 
   it('Ana reports Carl with a reason and details: sent, and Carl is blocked', async () => {
     const { page } = anaTab;
-    await carlTab.page.goto(`${server.url}/app/matches/`);
+    await carlTab.page.goto(`${app.server.url}/app/matches/`);
     await carlTab.page.getByRole('link', { name: /Ana/ }).first().waitFor();
 
     await page.getByRole('link', { name: /Carl/ }).first().click();
@@ -157,7 +145,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
 
   it('someone who is not a moderator finds no moderation page and no link to it', async () => {
     const { page } = anaTab;
-    await page.goto(`${server.url}/app/moderation/`);
+    await page.goto(`${app.server.url}/app/moderation/`);
     await page.waitForURL('**/app/home/');
     await page.getByRole('button', { name: /Account menu/ }).click();
     expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['app.settings'], en['blocked.title']]);
@@ -166,10 +154,10 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
 
   it('a moderator opens the report from the queue and bans Carl; Carl is signed out', async () => {
     const { page } = modTab;
-    await carlTab.page.goto(`${server.url}/app/home/`);
+    await carlTab.page.goto(`${app.server.url}/app/home/`);
     await carlTab.page.locator('.top-bar').waitFor();
 
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('button', { name: /Account menu/ }).click();
     await shot(page, '06a-account-menu');
     await page.getByRole('menuitem', { name: en['app.moderation'] }).click();
@@ -248,7 +236,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
 
   it("blocks from someone's profile, landing on home", async () => {
     const { page } = anaTab;
-    await page.goto(`${server.url}/app/profiles/${dana.id}`);
+    await page.goto(`${app.server.url}/app/profiles/${dana.id}`);
     await page.getByRole('heading', { name: /Dana/ }).waitFor();
     await page.getByRole('button', { name: en['safety.menu'] }).click();
     expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['safety.report'], en['safety.block']]);
@@ -271,13 +259,13 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
 
   it('says "too many tabs" when the socket is refused for that, and goes live once one closes', async () => {
     const { page } = anaTab;
-    const sockets = async () => (await server.app.io.in(`user:${ana.id}`).fetchSockets()).length;
+    const sockets = async () => (await app.server.app.io.in(`user:${ana.id}`).fetchSockets()).length;
     // Ana's tab lets go of its socket; ten other "tabs" take every place.
     await page.goto('about:blank');
     await expect.poll(sockets).toBe(0);
-    const others = await Promise.all(Array.from({ length: MAX_SOCKETS_PER_USER }, () => connect(server.url, ana.token)));
+    const others = await Promise.all(Array.from({ length: MAX_SOCKETS_PER_USER }, () => connect(app.server.url, ana.token)));
     try {
-      await page.goto(`${server.url}/app/matches/`);
+      await page.goto(`${app.server.url}/app/matches/`);
       await page.getByRole('status').getByText(en['app.tooManyTabs']).waitFor();
       await shot(page, '13-too-many-tabs');
       // One closes: the tab's next try (a second or two later) gets in, and the banner goes.

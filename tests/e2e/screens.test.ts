@@ -4,24 +4,21 @@
  * and empty state, the subscribe flow through the server's local test checkout, privacy and logout.
  */
 import path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
-import { startServer, type TestServer } from '../helpers/server';
-import { ARTIFACTS, buildClient, entryAnimationsDone, hasChromium, launchChromium, openPhone, PHONE, removeDir } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, PHONE } from './helpers';
+import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromium, 390×844)', { timeout: 90_000 }, () => {
-  let clientDir: string;
-  let server: TestServer;
-  let browser: Browser;
-  let context: BrowserContext;
+  const app = appInChromium();
   let page: Page;
   let ana: TestUser;
   let ben: TestUser;
@@ -31,28 +28,18 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   const dotState = () => page.locator('.dots .dot').evaluateAll((dots) => dots.map((dot) => dot.getAttribute('aria-current')));
 
   beforeAll(async () => {
-    clientDir = await buildClient();
-    server = await startServer({ config: { clientDir } });
-    ana = await makeCompletedUser(server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana', lastName: 'Ruiz' });
+    ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana', lastName: 'Ruiz' });
     ben = await makeCompletedUser(
-      server,
+      app.server,
       { name: 'Ben', bio: 'DJ tonight, dancer otherwise.', gender: 'male', genders_to_match: ['female'], image2: await imageDataUri('jpeg'), image3: await imageDataUri('png') },
       { firstName: 'Ben' },
     );
-    browser = await launchChromium();
-    ({ context, page } = await openPhone(browser, { token: ana.token, language: 'en' }));
+    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
-    await removeDir(clientDir);
-  });
-
   it("shows another user's profile with a wrap-around gallery, and a like that matches shows the overlay, then home", async () => {
-    await client(server.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
-    await page.goto(`${server.url}/app/profiles/${ben.id}`);
+    await client(app.server.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    await page.goto(`${app.server.url}/app/profiles/${ben.id}`);
     await page.getByRole('heading', { name: /Ben, 28/ }).waitFor();
     await page.getByText('DJ tonight, dancer otherwise.').waitFor();
     expect(await page.locator('.genre').textContent()).toBe(en['gender.male']);
@@ -109,8 +96,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
   it('works the deck with keys, buttons and a tap, down to the empty text', async () => {
     const names = ['Carl', 'Dario', 'Eli'];
-    for (const name of names) await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
-    await page.goto(`${server.url}/app/home/`);
+    for (const name of names) await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+    await page.goto(`${app.server.url}/app/home/`);
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     const currentName = () => nameOnCard(card);
@@ -142,7 +129,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     const currentName = () => nameOnCard(card);
     await page.getByText(en['deck.empty']).waitFor();
     // Someone arrives while the deck is empty; the phone comes back to the front.
-    await makeCompletedUser(server, { name: 'Gus', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Gus' });
+    await makeCompletedUser(app.server, { name: 'Gus', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Gus' });
     await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
     await expect.poll(currentName).toBe('Gus');
     await page.keyboard.press('ArrowLeft');
@@ -150,8 +137,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
     // More people than a page: the deck goes through all of them without showing the empty text.
     const arrivals = Array.from({ length: DECK_PAGE_SIZE + 4 }, (_, i) => `Guest ${i + 1}`);
-    for (const name of arrivals) await makeCompletedUser(server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
-    await page.goto(`${server.url}/app/home/`);
+    for (const name of arrivals) await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+    await page.goto(`${app.server.url}/app/home/`);
     await card.waitFor();
     await page.evaluate(() => {
       const flags = window as unknown as { emptyShown: boolean };
@@ -173,11 +160,11 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   });
 
   it('shows the match overlay when the other person likes last (match:new over the socket)', async () => {
-    const finn = await makeCompletedUser(server, { name: 'Finn', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Finn' });
-    await page.goto(`${server.url}/app/matches/`);
+    const finn = await makeCompletedUser(app.server, { name: 'Finn', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Finn' });
+    await page.goto(`${app.server.url}/app/matches/`);
     await page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
     await expect.poll(() => page.evaluate(() => document.querySelector('.offline-banner') === null)).toBe(true);
-    const api = client(server.url);
+    const api = client(app.server.url);
     expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: finn.id } })).body.match).toBe(false);
     // Finn completes the pair from his phone: Ana's open tab hears it and shows the overlay.
     expect((await api.post('/api/matching/', { token: finn.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
@@ -191,27 +178,27 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
   it('shows the Google button only when the server has a client id, and a visible error when Google fails', async () => {
     await page.evaluate(() => localStorage.removeItem('auth_token'));
-    await page.goto(`${server.url}/login/`);
+    await page.goto(`${app.server.url}/login/`);
     await page.getByRole('heading', { name: en['login.title'] }).waitFor();
     expect(await page.getByRole('button', { name: en['login.google'] }).count()).toBe(0);
 
-    server.app.config.google.clientId = 'test-client.apps.googleusercontent.com';
+    app.server.app.config.google.clientId = 'test-client.apps.googleusercontent.com';
     try {
       // Google unreachable (this machine has no internet, and the test must not depend on it anyway).
       await page.route('https://accounts.google.com/**', (route) => route.abort());
-      await page.goto(`${server.url}/register`);
+      await page.goto(`${app.server.url}/register`);
       await page.getByRole('button', { name: en['register.google'] }).click();
       await page.getByRole('alert').filter({ hasText: en['auth.googleFailed'] }).waitFor();
       await shot('screens-02c-google-failed');
     } finally {
-      server.app.config.google.clientId = null;
+      app.server.app.config.google.clientId = null;
       await page.unroute('https://accounts.google.com/**');
       await page.evaluate((token) => localStorage.setItem('auth_token', token), ana.token);
     }
   });
 
   it('subscribes to Starter through the local test checkout and shows the success screen', async () => {
-    await page.goto(`${server.url}/app/subscribe/`);
+    await page.goto(`${app.server.url}/app/subscribe/`);
     const starter = page.getByTestId('plan-starter');
     await starter.waitFor();
     expect(await starter.textContent()).toContain(`$10 / ${en['subscribe.perMonthAnnually']}`);
@@ -241,12 +228,12 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
     await shot('screens-06-subscribe-success');
 
-    const me = await client(server.url).get('/api/users/me/', { token: ana.token });
+    const me = await client(app.server.url).get('/api/users/me/', { token: ana.token });
     expect(me.body.has_subscription).toBe(true);
     await page.getByRole('link', { name: en['subscribe.success.link'] }).click();
     await page.waitForURL('**/app/home/');
 
-    await page.goto(`${server.url}/app/subscribe/?canceled=true`);
+    await page.goto(`${app.server.url}/app/subscribe/?canceled=true`);
     await page.getByRole('heading', { name: en['subscribe.error.title'] }).waitFor();
     await page.getByRole('link', { name: en['subscribe.retry'] }).click();
     // Already subscribed: the page shows the plan instead of the plan list.
@@ -256,7 +243,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   });
 
   it('asks before a link leaves the profile with changes not saved, and not once they are', async () => {
-    await page.goto(`${server.url}/app/profile/`);
+    await page.goto(`${app.server.url}/app/profile/`);
     const bio = page.getByRole('textbox', { name: en['profile.bio'] });
     await bio.waitFor();
     const before = await bio.inputValue();
@@ -281,7 +268,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await home.click();
     await discard.getByRole('button', { name: en['profile.discard'] }).click();
     await page.waitForURL(/\/app\/home\/?$/);
-    await page.goto(`${server.url}/app/profile/`);
+    await page.goto(`${app.server.url}/app/profile/`);
     await bio.waitFor();
     expect(await bio.inputValue()).toBe(before);
 
@@ -295,7 +282,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   });
 
   it('shows the privacy policy with its contents, and logs out from the top bar', async () => {
-    await page.goto(`${server.url}/privacy`);
+    await page.goto(`${app.server.url}/privacy`);
     await page.getByRole('heading', { name: en['privacy.title'] }).waitFor();
     for (const id of ['collection', 'sharing', 'security', 'rights', 'changes', 'contact'] as const) {
       await page.getByRole('link', { name: en[`privacy.${id}.title`] }).waitFor();
@@ -309,26 +296,26 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('button', { name: 'Español' }).waitFor();
     await page.setViewportSize(PHONE);
 
-    await page.goto(`${server.url}/app/home/`);
+    await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('link', { name: en['app.logout'] }).click();
-    await page.waitForURL(`${server.url}/`);
+    await page.waitForURL(`${app.server.url}/`);
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     expect(await page.evaluate(() => localStorage.getItem('language_code'))).toBe('en');
-    const revoked = await client(server.url).get('/api/users/me/', { token: ana.token });
+    const revoked = await client(app.server.url).get('/api/users/me/', { token: ana.token });
     expect(revoked.status).toBe(401);
   });
 
   it('signs a tab out when its token is revoked elsewhere, even while it only listens on the socket', async () => {
-    const cleo = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });
-    const tab = await openPhone(browser, { token: cleo.token, language: 'en' });
+    const cleo = await makeCompletedUser(app.server, { name: 'Cleo' }, { firstName: 'Cleo' });
+    const tab = await openPhone(app.browser, { token: cleo.token, language: 'en' });
     try {
-      await tab.page.goto(`${server.url}/app/matches/`);
+      await tab.page.goto(`${app.server.url}/app/matches/`);
       await tab.page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
       // Logged out on another device: the server revokes the token and drops the sockets that used it.
-      expect((await client(server.url).post('/api/auth/logout/', { token: cleo.token })).status).toBe(204);
+      expect((await client(app.server.url).post('/api/auth/logout/', { token: cleo.token })).status).toBe(204);
       // The app leaves for /login/ twice (its router, then a fresh page load that drops the old state):
       // wait for the URL, then for the login page itself, not for a 'load' event one of them may skip.
-      await tab.page.waitForURL(`${server.url}/login/`, { waitUntil: 'commit' });
+      await tab.page.waitForURL(`${app.server.url}/login/`, { waitUntil: 'commit' });
       await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
       expect(await tab.page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     } finally {
