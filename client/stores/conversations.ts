@@ -10,8 +10,8 @@ interface ConversationsState {
   /** Conversations with messages, newest activity first; null while loading. */
   started: ConversationSummary[] | null;
   /**
-   * The lists are empty because they could not be asked for (no network), not because there is
-   * nobody: the page says so. Cleared by the next load that answers.
+   * The lists are empty because they could not be asked for (no network) and this device kept none,
+   * not because there is nobody: the page says so. Cleared by the next load that answers.
    */
   failed: boolean;
   /** Both lists from the server; a call while one is on its way shares it. */
@@ -62,11 +62,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         if (!sameSession()) return;
         console.error('Could not load conversations', error);
         // Lists loaded before stay as they were; lists never loaded are the ones this device last
-        // showed, or empty, and say why.
+        // showed (an empty one there says so as online), or empty, and say why.
         set((state) => {
           if (state.started !== null) return {};
           const kept = keptLists();
-          return { empty: kept?.empty ?? [], started: kept?.started ?? [], failed: true };
+          return kept ? { empty: kept.empty, started: kept.started, failed: false } : { empty: [], started: [], failed: true };
         });
       }
     })().finally(() => {

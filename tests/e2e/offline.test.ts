@@ -154,6 +154,9 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.goto(`${app.server.url}/app/matches/`);
     await page.getByRole('link', { name: /Ben/ }).first().waitFor();
     expect(await page.getByText(en['matches.offlineChats']).count()).toBe(0);
+    // No new match in it when it was kept: said as online, not as waiting for the network.
+    await page.getByText(en['matches.noMatches']).waitFor();
+    expect(await page.getByText(en['matches.offline']).count()).toBe(0);
     await page.getByRole('link', { name: /Ben/ }).first().click();
     await page.getByText('On the terrace').waitFor();
 
@@ -183,6 +186,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('says her matches, likes, events and plan wait for the network, not that there are none, and shows them once back', async () => {
+    // Her lists as on a phone that never showed them.
+    await page.evaluate((key) => localStorage.removeItem(key), `cache:conversations:${ana.id}`);
     for (const [route, offline, online] of [
       ['matches', en['matches.offline'], en['matches.noMatches']],
       ['likes', en['likes.offline'], en['likes.empty']],
