@@ -7,6 +7,7 @@ import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../
 import { readCache, writeCache } from '../lib/device-cache';
 import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
 import { uuid } from '../lib/uuid';
+import { useConversations } from './conversations';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /**
@@ -36,6 +37,11 @@ export interface Thread {
   ownReadId: number;
   /** Loaded from what this device kept (no network when it opened): fetched afresh at the next open. */
   fromDevice: boolean;
+  /**
+   * Opened with no network, it holds no message from before its oldest one, though the conversation
+   * has some (it was never opened here, or kept cut short): they come with the network.
+   */
+  missingEarlier: boolean;
 }
 
 export const TYPING_VISIBLE_MS = 3000;
@@ -47,7 +53,7 @@ export interface EndedChat {
   byMe: boolean;
 }
 
-const emptyThread = (): Thread => ({
+export const emptyThread = (): Thread => ({
   detail: null,
   messages: [],
   loaded: false,
@@ -57,6 +63,7 @@ const emptyThread = (): Thread => ({
   partnerReadId: 0,
   ownReadId: 0,
   fromDevice: false,
+  missingEarlier: false,
 });
 
 /** A chat as this device keeps it for an opening with no network (`lib/device-cache.ts`). */
@@ -64,6 +71,7 @@ interface KeptThread {
   detail: ConversationDetail;
   messages: Message[];
   older: string | null;
+  missingEarlier?: true;
 }
 /**
  * The chats kept: the most recently active ones opened, each with its newest messages, and no more
@@ -88,10 +96,26 @@ function keep(thread: Thread, characters: number): KeptThread | null {
     text += stored[index]!.content.length;
     if (text > characters) kept = stored.length - 1 - index;
   }
-  if (kept === 0) return null;
+  // No room left for its newest message. (A chat with none yet is kept: it can be written in.)
+  if (kept === 0 && stored.length > 0) return null;
   // Cut short, it no longer reaches the cursor of the page before it: "older" waits for the server's own.
-  if (kept < stored.length) return { detail: thread.detail, messages: stored.slice(-kept), older: null };
+  if (kept < stored.length || thread.missingEarlier) {
+    return { detail: thread.detail, messages: stored.slice(stored.length - kept), older: null, missingEarlier: true };
+  }
   return { detail: thread.detail, messages: stored, older: thread.older };
+}
+
+/**
+ * A chat never kept on this device, as far as the conversation lists know it: who it is with, and
+ * no messages (though there are some if the list shows a last one).
+ */
+function listedThread(id: number): KeptThread | null {
+  const summary = useConversations.getState().summaryOf(id);
+  if (!summary) return null;
+  const { name, image, other_user_id } = summary;
+  const detail: ConversationDetail = { id, name, image, other_user_id };
+  const thread: KeptThread = { detail, messages: [], older: null };
+  return summary.last_message === null ? thread : { ...thread, missingEarlier: true };
 }
 
 let tempId = -1;
@@ -134,12 +158,13 @@ interface ChatState {
   /** The user's messages still on their way when this device last had the app open, queued again. */
   restoreOutbox: (userId: number) => void;
   markRead: (id: number) => void;
-  /** Resolves with the conversations that are gone (404): they ended while the socket was away. */
   /** Each loaded thread's last stored message id, as of now: where a catch-up decided now starts. */
   cursors: () => Record<number, number>;
   /**
    * Fetches each loaded thread's messages after `from` (its cursor when the catch-up was decided; a
-   * thread loaded since starts after its own last message), and answers the threads that are gone.
+   * thread loaded since starts after its own last message), and the newest page of one missing its
+   * earlier messages. Resolves with the conversations that are gone (404): they ended while the
+   * socket was away.
    */
   catchUp: (from?: Record<number, number>) => Promise<number[]>;
   /**
@@ -207,9 +232,10 @@ export const useChat = create<ChatState>()((set, get) => {
       try {
         [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
       } catch (error) {
-        // No network, or no server answering: the chat as this device last showed it, written to as
-        // usual (queued), and caught up once the socket is back. Not one the server refused (ended).
-        const kept = refusedByServer(error) ? null : keptThread(id);
+        // No network, or no server answering: the chat as this device last showed it, or as the lists
+        // know it, written to as usual (queued), and caught up once the socket is back. Not one the
+        // server refused (ended).
+        const kept = refusedByServer(error) ? null : (keptThread(id) ?? listedThread(id));
         if (!kept) throw error;
         if (get().ended[id]) return;
         answered(id, (thread) => ({
@@ -218,6 +244,7 @@ export const useChat = create<ChatState>()((set, get) => {
           older: kept.older,
           loaded: true,
           fromDevice: true,
+          missingEarlier: kept.missingEarlier ?? false,
         }));
         return;
       }
@@ -229,6 +256,7 @@ export const useChat = create<ChatState>()((set, get) => {
         older: page.next,
         loaded: true,
         fromDevice: false,
+        missingEarlier: false,
       }));
       trackOnce('match_opened', `match_opened:${id}`);
     },
@@ -337,6 +365,17 @@ export const useChat = create<ChatState>()((set, get) => {
           .filter(([, thread]) => thread.loaded)
           .map(async ([key, thread]) => {
             const id = Number(key);
+            if (thread.missingEarlier) {
+              // The newest page, and with it the cursor of the pages before it: its gap to what the
+              // thread holds is filled below.
+              const page = await api.messages(id).catch((error: unknown) => {
+                if (error instanceof NotFound) gone.push(id);
+                return null;
+              });
+              if (!page) return;
+              answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next, missingEarlier: false }));
+              if (!thread.messages.some((message) => message.id > 0)) return;
+            }
             // Not the thread's last message now: one pushed since the catch-up was decided may have
             // come after the very messages it is for. Page after page, oldest first: a long absence
             // may have missed more than one.
@@ -433,7 +472,14 @@ function keptPartChanged(threads: ChatState['threads'], before: ChatState['threa
   return ids.some((key) => {
     const thread = threads[Number(key)]!;
     const was = before[Number(key)];
-    return !was || thread.messages !== was.messages || thread.detail !== was.detail || thread.older !== was.older || thread.loaded !== was.loaded;
+    return (
+      !was ||
+      thread.messages !== was.messages ||
+      thread.detail !== was.detail ||
+      thread.older !== was.older ||
+      thread.loaded !== was.loaded ||
+      thread.missingEarlier !== was.missingEarlier
+    );
   });
 }
 useChat.subscribe((state, previous) => {

@@ -23,6 +23,8 @@ interface ConversationsState {
   remove: (conversationId: number) => void;
   /** The partner's name, while a list holds the conversation. */
   nameOf: (conversationId: number) => string | null;
+  /** The conversation as a list holds it, or as this device last listed it. */
+  summaryOf: (conversationId: number) => ConversationSummary | null;
   /** Who the conversation is with, while a list holds it. */
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
@@ -107,6 +109,10 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   nameOf(conversationId) {
     return both(get()).find((item) => item.id === conversationId)?.name ?? null;
+  },
+  summaryOf(conversationId) {
+    const listed = (lists: Lists | null) => (lists ? both(lists).find((item) => item.id === conversationId) : undefined);
+    return listed(get()) ?? listed(keptLists()) ?? null;
   },
   otherUserOf(conversationId) {
     return both(get()).find((item) => item.id === conversationId)?.other_user_id ?? null;

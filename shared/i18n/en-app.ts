@@ -74,6 +74,7 @@ export const enApp = {
   'chat.typing': '{name} is typing…',
   'chat.read': 'Read',
   'chat.loadingOlder': 'Loading older messages…',
+  'chat.earlierOffline': 'Earlier messages will show as soon as you are back online.',
   'chat.back': 'Back to chats',
   'chat.offline': 'No connection. This chat will open as soon as you are back online.',
   'chat.messages': 'Messages',

@@ -75,6 +75,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.typing': '{name} está escribiendo…',
   'chat.read': 'Leído',
   'chat.loadingOlder': 'Cargando mensajes anteriores…',
+  'chat.earlierOffline': 'Los mensajes anteriores aparecerán en cuanto vuelvas a estar en línea.',
   'chat.back': 'Volver a los chats',
   'chat.offline': 'Sin conexión. Este chat se abrirá en cuanto vuelvas a estar en línea.',
   'chat.messages': 'Mensajes',

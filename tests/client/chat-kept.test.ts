@@ -9,6 +9,7 @@ const { NetworkError, NotFound } = await import('../../client/lib/api');
 const { readOutbox, writeOutbox } = await import('../../client/lib/storage');
 const { readCache, writeCache } = await import('../../client/lib/device-cache');
 const { useChat } = await import('../../client/stores/chat');
+const { useConversations } = await import('../../client/stores/conversations');
 const { useSession } = await import('../../client/stores/session');
 
 const ME = 1;
@@ -41,6 +42,7 @@ describe('the chats a device keeps for an opening with no network', () => {
   });
   afterEach(() => {
     useChat.getState().reset();
+    useConversations.getState().reset();
     conversation.mockReset();
     messages.mockReset();
   });
@@ -90,8 +92,37 @@ describe('the chats a device keeps for an opening with no network', () => {
     await useChat.getState().open(12);
     expect(ids(12)).toHaveLength(200);
     expect(ids(12).at(-1)).toBe(1012);
-    // Its first page's cursor would skip the 51 messages cut: older ones wait for the server's own.
+    // Its first page's cursor would skip the 51 messages cut: older ones wait for the server's own,
+    // and the chat says they will come.
     expect(useChat.getState().threads[12]!.older).toBeNull();
+    expect(useChat.getState().threads[12]!.missingEarlier).toBe(true);
+    expect(useChat.getState().threads[3]!.missingEarlier).toBe(false);
+  });
+
+  it('keeps a chat with no message yet, to be written in with no network', async () => {
+    await openOnline({ 9: [] }, null);
+    reopenOffline();
+    await useChat.getState().open(9);
+    expect(useChat.getState().threads[9]).toMatchObject({ detail: detail(9), messages: [], fromDevice: true, missingEarlier: false });
+  });
+
+  it('opens a chat never opened here as the conversation lists know it, its messages left to the network', async () => {
+    const summary = (id: number, last: string | null) => ({ ...detail(id), last_message: last, last_activity: '2026-11-23T10:00:00.000Z' });
+    useConversations.setState({ empty: [summary(8, null)], started: [summary(7, 'See you at the bar')] });
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]).toMatchObject({ detail: detail(7), messages: [], fromDevice: true, missingEarlier: true });
+    // A new match has no messages to miss.
+    await useChat.getState().open(8);
+    expect(useChat.getState().threads[8]).toMatchObject({ detail: detail(8), messages: [], missingEarlier: false });
+
+    // Back online, the catch-up brings the newest page, and with it the way to older ones.
+    messages.mockReset().mockImplementation(async (id: number) => (id === 7 ? page([40, 41], 'older-page') : page([])));
+    await useChat.getState().catchUp();
+    expect(messages).toHaveBeenCalledWith(7);
+    expect(messages).not.toHaveBeenCalledWith(7, expect.anything());
+    expect(useChat.getState().threads[7]).toMatchObject({ older: 'older-page', missingEarlier: false });
+    expect(ids(7)).toEqual([40, 41]);
   });
 
   it('keeps no more text than leaves local storage room for the outbox, the most recent chats first', async () => {

@@ -80,7 +80,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect(answered.filter((pathname) => pathname === '/api/events/current/')).toHaveLength(1);
   });
 
-  it('opens a chat with no network as "no connection", not "not found", and opens it once back', async () => {
+  it('opens a chat this phone knows nothing of with no network as "no connection", not "not found", and opens it once back', async () => {
     const api = client(app.server.url);
     await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     const matched = await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
@@ -88,6 +88,8 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'Where are you?' } });
 
     await context.setOffline(true);
+    // Not even in the lists this phone keeps (the socket told it of the match).
+    await page.evaluate((key) => localStorage.removeItem(key), `cache:conversations:${ana.id}`);
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.getByText(en['chat.offline']).waitFor();
     expect(await page.getByText(en['error.notFound']).count()).toBe(0);
@@ -166,6 +168,47 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.locator('.message-own', { hasText: 'Bring the jackets' }).getByText(en['chat.queued']).waitFor({ state: 'detached' });
     const stored = await api.get(`/api/conversations/${conversationId}/messages/`, { token: ben.token });
     expect((stored.body.results as Array<{ content: string }>).filter((message) => message.content === 'Bring the jackets')).toHaveLength(1);
+  });
+
+  it('opens a chat never opened on this phone as her lists know it, to write in with no network', async () => {
+    const api = client(app.server.url);
+    const matchWith = async (name: string) => {
+      const other = await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name });
+      await api.post('/api/matching/', { token: other.token, json: { response: 'like', other: ana.id } });
+      const matched = await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: other.id } });
+      return { other, conversation: matched.body.conversation_id as number };
+    };
+    const dan = await matchWith('Dan');
+    const eli = await matchWith('Eli');
+    await api.post(`/api/conversations/${eli.conversation}/messages/`, { token: eli.other.token, json: { content: 'Meet me by the DJ booth' } });
+    // Her lists as this phone last showed them: Dan a new match, a chat with Eli begun.
+    await page.goto(`${app.server.url}/app/matches/`);
+    await page.getByRole('link', { name: /Eli/ }).waitFor();
+    await expect
+      .poll(() => page.evaluate((key) => localStorage.getItem(key) ?? '', `cache:conversations:${ana.id}`))
+      .toContain('Meet me by the DJ booth');
+
+    await context.setOffline(true);
+    await page.goto(`${app.server.url}/app/chat/${dan.conversation}/`);
+    await page.getByText(en['chat.empty']).waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('Hi Dan!');
+    await page.keyboard.press('Enter');
+    await page.locator('.message-own', { hasText: 'Hi Dan!' }).getByText(en['chat.queued']).waitFor();
+    // Eli's chat has messages this phone never fetched: it says they will come, not that there are none.
+    await page.goto(`${app.server.url}/app/chat/${eli.conversation}/`);
+    await page.getByText(en['chat.earlierOffline']).waitFor();
+    expect(await page.getByText(en['chat.empty']).count()).toBe(0);
+    await shot('offline-08-chat-never-opened-with-no-network');
+
+    // Back online: Eli's message comes, and what she wrote to Dan goes out, once.
+    await context.setOffline(false);
+    await page.getByText('Meet me by the DJ booth').waitFor();
+    await page.getByText(en['chat.earlierOffline']).waitFor({ state: 'detached' });
+    const toDan = async () =>
+      ((await api.get(`/api/conversations/${dan.conversation}/messages/`, { token: dan.other.token })).body.results as Array<{ content: string }>).map(
+        (message) => message.content,
+      );
+    await expect.poll(toDan, { timeout: 15_000 }).toEqual(['Hi Dan!']);
   });
 
   it('opens a profile and the profile editor with no network as "no connection", and loads them once back', async () => {

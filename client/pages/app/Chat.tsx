@@ -187,7 +187,8 @@ export function Chat({ id }: { id: number }) {
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
         {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
-        {messages.length === 0 && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
+        {thread.missingEarlier && <li className="muted center-text">{t('chat.earlierOffline')}</li>}
+        {messages.length === 0 && !thread.missingEarlier && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
         {messages.map((message, index) => {
           const own = message.sender === me;
           // A conversation begun at a party goes on for days: each day opens with its heading.
