@@ -122,6 +122,7 @@ function report(result: PartyResult) {
     latency('match overlay (like → match:new on the other phone)', result.latency_ms.match_overlay),
     latency('message delivery (send → message:new at the recipient)', result.latency_ms.message_delivery),
     latency('reconnect (socket handshake)', result.latency_ms.reconnect),
+    latency('presence:list (who is online, at every connect)', result.latency_ms.presence_list),
     ...Object.entries(result.latency_ms.rest).map(([route, s]) => latency(route, s)),
   ];
   const m = result.counts.messages;

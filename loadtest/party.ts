@@ -113,6 +113,8 @@ export interface PartyResult {
     match_overlay: Summary;
     message_delivery: Summary;
     reconnect: Summary;
+    /** `presence:list`, asked at every connect as the app asks it: who of the matches is online. */
+    presence_list: Summary;
     rest: Record<string, Summary & { statuses: Record<string, number> }>;
   };
   tool: {
@@ -151,6 +153,7 @@ const LEAVE = 3;
 const RECONNECT = 4;
 const REFRESH = 5;
 const ARRIVE = 6;
+const SYNC = 7;
 
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const SECOND = 1000;
@@ -193,6 +196,8 @@ interface Attendee {
   disconnectedAt: number | null;
   connectedAt: number | null;
   catchUp: { from: number; to: number | null; listed: number } | null;
+  /** Where each thread stood when `sync` was heard: its catch-up, a moment later, starts there. */
+  syncFrom: Map<number, number> | null;
 }
 
 interface SentMessage {
@@ -206,6 +211,8 @@ interface SentMessage {
 }
 
 const SOCKET_EVENTS = new Set(['message:new', 'match:new', 'deck:refresh', 'sync']);
+/** The spread over which the app's phones fetch after `sync` (client/stores/realtime.ts). */
+const SYNC_SPREAD_MS = 2000;
 /**
  * After the party, answers and deliveries may still arrive: the drain waits while they do, and what
  * has not come once this long passes with nothing new arriving counts as lost. A busy server's
@@ -259,6 +266,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const overlay = new Histogram();
   const delivery = new Histogram();
   const reconnect = new Histogram();
+  const presenceList = new Histogram();
+  /** `presence:list` calls not answered yet: the drain waits for them. */
+  let presenceAsked = 0;
   let recent = { overlay: new Histogram(), delivery: new Histogram() };
   let phase: Progress['phase'] = 'setup';
   let ready = 0;
@@ -364,6 +374,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         disconnectedAt: null,
         connectedAt: null,
         catchUp: null,
+        syncFrom: null,
       };
       attendee.socket = new LeanSocket(attendeeBase.origin, { token: account.token }, {
         reconnect: { minDelayMs: 500, maxDelayMs: 5000 },
@@ -429,6 +440,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const settled = () =>
       people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
       rest.inFlight === 0 &&
+      presenceAsked === 0 &&
       overlays.pending === 0 &&
       [...messages.values()].every((message) => message.delivered);
     // Anything that arrives: an answer, a delivery, a recovery, a reconnect.
@@ -510,6 +522,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         match_overlay: overlay.summary(),
         message_delivery: delivery.summary(),
         reconnect: reconnect.summary(),
+        presence_list: presenceList.summary(),
         rest: restFigures,
       },
       tool: {
@@ -543,6 +556,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     else if (action === LEAVE) leave(attendee);
     else if (action === RECONNECT) void comeBack(attendee);
     else if (action === ARRIVE) void arrive(attendee);
+    else if (action === SYNC) caughtUpAfterSync(attendee);
     else if (action === REFRESH) {
       attendee.refreshWaiting = false;
       attendee.deckStale = true;
@@ -734,6 +748,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     attendee.online = true;
     attendee.connectedAt = performance.now();
     connected += 1;
+    askPresence(attendee);
     if (!attendee.connectedOnce) {
       attendee.connectedOnce = true;
       return;
@@ -743,6 +758,27 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     for (const clientId of attendee.unacked) emitMessage(attendee, clientId);
     void catchUp(attendee);
     void askAfterReconnect(attendee);
+  }
+
+  /** As the app at every connect: which of its matches are online (the dots), then `presence` events keep it. */
+  function askPresence(attendee: Attendee) {
+    const asked = performance.now();
+    presenceAsked += 1;
+    attendee.socket.emit('presence:list', {}, (reply: Ack<{ online: number[] }>) => {
+      presenceAsked -= 1;
+      if (!reply.ok) return error(`presence:list ${reply.error.code}`);
+      presenceList.record(performance.now() - asked);
+    });
+  }
+
+  /** After `sync` (the servers' Redis came back), at its moment within the spread: as after a reconnect, and who is online. */
+  function caughtUpAfterSync(attendee: Attendee) {
+    const from = attendee.syncFrom ?? undefined;
+    attendee.syncFrom = null;
+    if (!attendee.online) return;
+    void catchUp(attendee, from);
+    void askAfterReconnect(attendee);
+    askPresence(attendee);
   }
 
   /**
@@ -759,10 +795,15 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 
   /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
-  async function catchUp(attendee: Attendee) {
-    // As the app does: each thread from where it stood when the socket came back. What the socket
-    // brings meanwhile moves `lastSeen` on, past any message missed before it, so it is no cursor here.
-    const from = new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
+  /** Where each thread stands now: the last message seen in it. */
+  function cursorsOf(attendee: Attendee) {
+    return new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
+  }
+
+  async function catchUp(attendee: Attendee, from = cursorsOf(attendee)) {
+    // As the app does: each thread from where it stood when the socket came back (or `sync` was
+    // heard). What the socket brings meanwhile moves `lastSeen` on, past any message missed before
+    // it, so it is no cursor here.
     const progress = (attendee.catchUp = { from: performance.now(), to: null as number | null, listed: 0 });
     for (const list of ['empty', 'started'] as const) {
       const reply = await call<{ results: Array<{ id: number; other_user_id: number }> }>(
@@ -816,7 +857,13 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       if (attendee.refreshWaiting) return;
       attendee.refreshWaiting = true;
       wheel.schedule(attendee.index, REFRESH, Math.random() * (payload as { within_ms: number }).within_ms);
-    } else if (name === 'sync') void catchUp(attendee);
+    } else if (name === 'sync') {
+      // Every phone hears it at once: the app fetches at a random moment within SYNC_SPREAD_MS, from
+      // where its threads stood then. A second one heard meanwhile is covered by the first.
+      if (attendee.syncFrom) return;
+      attendee.syncFrom = cursorsOf(attendee);
+      wheel.schedule(attendee.index, SYNC, Math.random() * SYNC_SPREAD_MS);
+    }
   }
 
   function received(attendee: Attendee, { conversation_id: conversationId, message }: { conversation_id: number; message: Message }) {

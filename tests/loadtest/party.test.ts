@@ -53,6 +53,8 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     // Some phones went away and came back, and the figures say so.
     expect(result.counts.reconnects).toBeGreaterThan(0);
     expect(result.latency_ms.reconnect.count).toBe(result.counts.reconnects);
+    // Every connect asked who is online, as the app does, and had its answer.
+    expect(result.latency_ms.presence_list.count).toBe(50 + result.counts.reconnects);
     // Each came back as the app does: where it is checked in and the likes left read again, beside
     // the lists and the messages missed.
     for (const route of ['GET /api/events/current/', 'GET /api/matching/allowance/']) {
