@@ -794,12 +794,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     ]);
   }
 
-  /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
   /** Where each thread stands now: the last message seen in it. */
   function cursorsOf(attendee: Attendee) {
     return new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
   }
 
+  /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
   async function catchUp(attendee: Attendee, from = cursorsOf(attendee)) {
     // As the app does: each thread from where it stood when the socket came back (or `sync` was
     // heard). What the socket brings meanwhile moves `lastSeen` on, past any message missed before

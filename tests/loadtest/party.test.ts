@@ -119,6 +119,31 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(result.tool.heap_kb_per_attendee).toBeNull();
   }, 90_000);
 
+  it("catches up after the servers' sync as the app does: within the spread, with who is online", async () => {
+    let synced = false;
+    const result = await runParty({
+      url: server.url,
+      attendees: 6,
+      minutes: 0.2,
+      leaveShare: 0,
+      stateFile: path.join(dir, 'sync.json'),
+      onProgress: (p) => {
+        if (p.phase !== 'party' || synced) return;
+        synced = true;
+        // What an instance tells its sockets when its Redis comes back.
+        server.app.io.emit('sync');
+      },
+    });
+    expect(synced).toBe(true);
+    expect(result.ok).toBe(true);
+    // Each phone asked who is online at its connect and again after the sync, and read where it is
+    // and its likes left once, after the sync.
+    expect(result.latency_ms.presence_list.count).toBe(12);
+    for (const route of ['GET /api/events/current/', 'GET /api/matching/allowance/']) {
+      expect(result.latency_ms.rest[route]).toMatchObject({ count: 6, statuses: { '200': 6 } });
+    }
+  }, 60_000);
+
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
     const stateFile = path.join(dir, 'too-late.json');
     await expect(runParty({ url: server.url, attendees: 4, minutes: 1, arriveOverSeconds: 31, stateFile })).rejects.toThrow(
