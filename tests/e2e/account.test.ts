@@ -24,6 +24,7 @@ const ready = hasChromium();
 const linkIn = (text: string, pathname: string) => text.split('\n').find((line) => line.includes(`${pathname}?token=`))!.trim();
 
 describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  // Started before the app, whose config names it; stopped after it.
   let smtp: TestSmtpServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
