@@ -199,6 +199,18 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByText(en['chat.earlierOffline']).waitFor();
     expect(await page.getByText(en['chat.empty']).count()).toBe(0);
     await shot('offline-08-chat-never-opened-with-no-network');
+    // Unseen, Eli's message stays unread on the list, also once the chat is opened from the list.
+    const eliRow = page.locator('.conversation-list').getByRole('link', { name: /Eli/ });
+    const backToTheList = async () => {
+      await page.getByRole('link', { name: en['chat.back'] }).click();
+      await eliRow.getByLabel(en['matches.unread'].replace('{count}', '1')).waitFor();
+    };
+    await backToTheList();
+    await eliRow.click();
+    await page.getByText(en['chat.earlierOffline']).waitFor();
+    await backToTheList();
+    await eliRow.click();
+    await page.getByText(en['chat.earlierOffline']).waitFor();
 
     // Back online: Eli's message comes, and what she wrote to Dan goes out, once.
     await context.setOffline(false);

@@ -64,9 +64,10 @@ export function Chat({ id }: { id: number }) {
   const lastStatus = messages[messages.length - 1]?.status;
 
   // Reading the thread: tell the partner, and clear the unread badge; again when the tab comes back.
-  const loaded = Boolean(thread?.loaded);
+  // Not while some of its messages wait for the network (`missingEarlier`): unseen, they stay unread.
+  const readable = Boolean(thread?.loaded) && !thread?.missingEarlier;
   useEffect(() => {
-    if (!loaded) return;
+    if (!readable) return;
     const read = () => {
       if (document.visibilityState !== 'visible') return;
       markRead(id);
@@ -75,7 +76,7 @@ export function Chat({ id }: { id: number }) {
     read();
     document.addEventListener('visibilitychange', read);
     return () => document.removeEventListener('visibilitychange', read);
-  }, [id, lastId, loaded, markRead]);
+  }, [id, lastId, readable, markRead]);
 
   // Keep the newest message in view, or keep the reader's place when older ones are prepended.
   useLayoutEffect(() => {
