@@ -74,8 +74,8 @@ interface KeptThread {
   missingEarlier?: true;
 }
 /**
- * The chats kept: the most recently active ones opened, each with its newest messages, and no more
- * text in all than leaves local storage (5 MB or so) room for the outbox.
+ * The chats kept: the most recently active ones opened on this device, each with its newest
+ * messages, and no more text in all than leaves local storage (5 MB or so) room for the outbox.
  */
 const KEPT_THREADS = 10;
 const KEPT_MESSAGES = 200;
@@ -104,6 +104,16 @@ function keep(thread: Thread, characters: number): KeptThread | null {
   }
   return { detail: thread.detail, messages: stored, older: thread.older };
 }
+
+/** A kept chat as a thread of the store's, to be weighed against the threads opened since. */
+const restoredThread = (kept: KeptThread): Thread => ({
+  ...emptyThread(),
+  detail: kept.detail,
+  messages: kept.messages.map((message) => ({ ...message, status: 'sent' })),
+  older: kept.older,
+  loaded: true,
+  missingEarlier: kept.missingEarlier ?? false,
+});
 
 /**
  * A chat never kept on this device, as far as the conversation lists know it: who it is with, and
@@ -452,13 +462,20 @@ function writeKeptThreads() {
   keptWrite = undefined;
   const me = useSession.getState().user?.id;
   if (me === undefined || !ownsStorage()) return;
+  const { threads, ended } = useChat.getState();
+  // The chats kept before this tab opened them stay kept in their turn, unless they ended here.
+  const candidates = new Map<number, Thread>();
+  for (const [key, entry] of Object.entries(readCache<Record<number, KeptThread>>('chats', me) ?? {})) {
+    if (!ended[Number(key)]) candidates.set(Number(key), restoredThread(entry));
+  }
+  for (const [key, thread] of Object.entries(threads)) if (thread.loaded) candidates.set(Number(key), thread);
   const kept: Record<number, KeptThread> = {};
   let characters = KEPT_CHARACTERS;
-  const newestFirst = Object.entries(useChat.getState().threads).sort(([, a], [, b]) => lastStoredId(b) - lastStoredId(a));
-  for (const [key, thread] of newestFirst) {
+  const newestFirst = [...candidates].sort(([, a], [, b]) => lastStoredId(b) - lastStoredId(a));
+  for (const [id, thread] of newestFirst) {
     const entry = keep(thread, characters);
     if (!entry) continue;
-    kept[Number(key)] = entry;
+    kept[id] = entry;
     characters -= entry.messages.reduce((sum, message) => sum + message.content.length, 0);
     if (Object.keys(kept).length === KEPT_THREADS || characters <= 0) break;
   }
@@ -483,7 +500,9 @@ function keptPartChanged(threads: ChatState['threads'], before: ChatState['threa
   });
 }
 useChat.subscribe((state, previous) => {
-  if (!keptPartChanged(state.threads, previous.threads) || useSession.getState().user?.id === undefined) return;
+  // A conversation that ended goes from what is kept, though this tab never opened it.
+  const changed = keptPartChanged(state.threads, previous.threads) || state.ended !== previous.ended;
+  if (!changed || useSession.getState().user?.id === undefined) return;
   keptWrite ??= setTimeout(writeKeptThreads, 500);
 });
 window.addEventListener('pagehide', () => {

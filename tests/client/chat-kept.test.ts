@@ -125,6 +125,21 @@ describe('the chats a device keeps for an opening with no network', () => {
     expect(ids(7)).toEqual([40, 41]);
   });
 
+  it('keeps the chats kept before the app opened again beside those opened since, unless they ended', async () => {
+    await openOnline({ 7: [3, 5], 9: [4] });
+    // The app opened again, online: one chat opened, another one ended.
+    useChat.getState().reset();
+    await openOnline({ 8: [10] });
+    useChat.getState().end(9, false, 'Partner 9');
+    window.dispatchEvent(new Event('pagehide'));
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 5]);
+    await useChat.getState().open(8);
+    expect(ids(8)).toEqual([10]);
+    await expect(useChat.getState().open(9)).rejects.toBeInstanceOf(NetworkError);
+  });
+
   it('keeps no more text than leaves local storage room for the outbox, the most recent chats first', async () => {
     const long = (id: number) => ({ ...stored(id), content: 'x'.repeat(2000) });
     // Chat n: 150 messages of 2,000 characters, ids n000 to n149; chat 3 is the most recent.
