@@ -86,6 +86,15 @@ function keptThread(id: number): KeptThread | null {
   return me === undefined ? null : (readCache<Record<number, KeptThread>>('chats', me)?.[id] ?? null);
 }
 
+/** A chat the server refuses (it ended while the app was closed) is kept no longer. */
+function forgetKeptThread(id: number) {
+  const me = useSession.getState().user?.id;
+  const kept = me === undefined ? null : readCache<Record<number, KeptThread>>('chats', me);
+  if (!kept?.[id] || !ownsStorage()) return;
+  delete kept[id];
+  writeCache('chats', kept, me);
+}
+
 /** What is kept of a thread, its messages' text within `characters`. */
 function keep(thread: Thread, characters: number): KeptThread | null {
   if (!thread.loaded || !thread.detail) return null;
@@ -245,7 +254,11 @@ export const useChat = create<ChatState>()((set, get) => {
         // No network, or no server answering: the chat as this device last showed it, or as the lists
         // know it, written to as usual (queued), and caught up once the socket is back. Not one the
         // server refused (ended).
-        const kept = refusedByServer(error) ? null : (keptThread(id) ?? listedThread(id));
+        if (refusedByServer(error)) {
+          forgetKeptThread(id);
+          throw error;
+        }
+        const kept = keptThread(id) ?? listedThread(id);
         if (!kept) throw error;
         if (get().ended[id]) return;
         answered(id, (thread) => ({

@@ -66,15 +66,16 @@ describe('the chats a device keeps for an opening with no network', () => {
     expect(useChat.getState().threads[7]!.fromDevice).toBe(false);
   });
 
-  it('does not stand in for a chat the server refused, nor for one never opened', async () => {
+  it('does not stand in for a chat the server refused (and forgets it), nor for one never opened', async () => {
     await openOnline({ 7: [3] });
     useChat.getState().reset();
     conversation.mockRejectedValue(new NotFound(404, 'Not found.'));
     messages.mockRejectedValue(new NotFound(404, 'Not found.'));
     await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NotFound);
     expect(useChat.getState().threads[7]).toBeUndefined();
-
+    // Ended while the app was closed: kept no longer, with no network either.
     reopenOffline();
+    await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NetworkError);
     await expect(useChat.getState().open(8)).rejects.toBeInstanceOf(NetworkError);
   });
 
