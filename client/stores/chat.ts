@@ -251,13 +251,17 @@ export const useChat = create<ChatState>()((set, get) => {
       try {
         [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
       } catch (error) {
-        // No network, or no server answering: the chat as this device last showed it, or as the lists
-        // know it, written to as usual (queued), and caught up once the socket is back. Not one the
-        // server refused (ended).
         if (refusedByServer(error)) {
+          // Ended while the app was closed, or never ours: nothing of it stays, here or on the device.
+          set((state) => {
+            const { [id]: _, ...threads } = state.threads;
+            return { threads };
+          });
           forgetKeptThread(id);
           throw error;
         }
+        // No network, or no server answering: the chat as this device last showed it, or as the lists
+        // know it, written to as usual (queued), and caught up once the socket is back.
         const kept = keptThread(id) ?? listedThread(id);
         if (!kept) throw error;
         if (get().ended[id]) return;

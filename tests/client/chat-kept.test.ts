@@ -79,6 +79,21 @@ describe('the chats a device keeps for an opening with no network', () => {
     await expect(useChat.getState().open(8)).rejects.toBeInstanceOf(NetworkError);
   });
 
+  it('forgets a chat restored from the device once the server refuses it, in the tab as on the device', async () => {
+    await openOnline({ 7: [3] });
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]!.fromDevice).toBe(true);
+    // Back online, it ended meanwhile: the tab lets go of it, and the next write does not keep it again.
+    conversation.mockReset().mockRejectedValue(new NotFound(404, 'Not found.'));
+    messages.mockReset().mockRejectedValue(new NotFound(404, 'Not found.'));
+    await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NotFound);
+    expect(useChat.getState().threads[7]).toBeUndefined();
+    await openOnline({ 8: [10] });
+    reopenOffline();
+    await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NetworkError);
+  });
+
   it('keeps the ten most recently active chats, and of a long one its newest 200 messages with no cursor before them', async () => {
     // Twelve chats; chat n's newest message has id 1000 + n, so 12 is the most recent.
     const threads: Record<number, number[]> = {};
