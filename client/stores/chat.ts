@@ -81,18 +81,20 @@ const KEPT_THREADS = 10;
 const KEPT_MESSAGES = 200;
 const KEPT_CHARACTERS = 400_000;
 
-function keptThread(id: number): KeptThread | null {
+/** The chats this device keeps for the signed-in user, by conversation. */
+function keptThreads(): Record<number, KeptThread> | null {
   const me = useSession.getState().user?.id;
-  return me === undefined ? null : (readCache<Record<number, KeptThread>>('chats', me)?.[id] ?? null);
+  return me === undefined ? null : readCache<Record<number, KeptThread>>('chats', me);
 }
+
+const keptThread = (id: number): KeptThread | null => keptThreads()?.[id] ?? null;
 
 /** A chat the server refuses (it ended while the app was closed) is kept no longer. */
 function forgetKeptThread(id: number) {
-  const me = useSession.getState().user?.id;
-  const kept = me === undefined ? null : readCache<Record<number, KeptThread>>('chats', me);
+  const kept = keptThreads();
   if (!kept?.[id] || !ownsStorage()) return;
   delete kept[id];
-  writeCache('chats', kept, me);
+  writeCache('chats', kept, useSession.getState().user?.id);
 }
 
 /** What is kept of a thread, its messages' text within `characters`. */
@@ -392,13 +394,16 @@ export const useChat = create<ChatState>()((set, get) => {
           .filter(([, thread]) => thread.loaded)
           .map(async ([key, thread]) => {
             const id = Number(key);
-            if (thread.missingEarlier) {
-              // The newest page, and with it the cursor of the pages before it: its gap to what the
-              // thread holds is filled below.
-              const page = await api.messages(id).catch((error: unknown) => {
+            // A page, or null when none came; one the server says is gone is answered as gone.
+            const orGone = <T>(request: Promise<T>) =>
+              request.catch((error: unknown) => {
                 if (error instanceof NotFound) gone.push(id);
                 return null;
               });
+            if (thread.missingEarlier) {
+              // The newest page, and with it the cursor of the pages before it: its gap to what the
+              // thread holds is filled below.
+              const page = await orGone(api.messages(id));
               if (!page) return;
               answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next, missingEarlier: false }));
               if (!thread.messages.some((message) => message.id > 0)) return;
@@ -408,10 +413,7 @@ export const useChat = create<ChatState>()((set, get) => {
             // may have missed more than one.
             let params: { after?: number; cursor?: string } = { after: from[id] ?? lastStoredId(thread) };
             for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
-              const page = await api.messages(id, params).catch((error: unknown) => {
-                if (error instanceof NotFound) gone.push(id);
-                return null;
-              });
+              const page = await orGone(api.messages(id, params));
               if (!page) return;
               answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
               if (!page.next) return;
@@ -482,7 +484,7 @@ function writeKeptThreads() {
   const { threads, ended } = useChat.getState();
   // The chats kept before this tab opened them stay kept in their turn, unless they ended here.
   const candidates = new Map<number, Thread>();
-  for (const [key, entry] of Object.entries(readCache<Record<number, KeptThread>>('chats', me) ?? {})) {
+  for (const [key, entry] of Object.entries(keptThreads() ?? {})) {
     if (!ended[Number(key)]) candidates.set(Number(key), restoredThread(entry));
   }
   for (const [key, thread] of Object.entries(threads)) if (thread.loaded) candidates.set(Number(key), thread);
