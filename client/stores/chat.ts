@@ -81,20 +81,37 @@ const KEPT_THREADS = 10;
 const KEPT_MESSAGES = 200;
 const KEPT_CHARACTERS = 400_000;
 
-/** The chats this device keeps for the signed-in user, by conversation. */
+/**
+ * The chats this device keeps for the signed-in user, by conversation. They are read from storage
+ * once a session, then held as this tab last read or wrote them (the entry is up to KEPT_CHARACTERS
+ * long, and a chat in use is written every few seconds), until another tab writes to storage.
+ */
+let keptChats: { sameSession: () => boolean; me: number; chats: Record<number, KeptThread> | null } | undefined;
 function keptThreads(): Record<number, KeptThread> | null {
   const me = useSession.getState().user?.id;
-  return me === undefined ? null : readCache<Record<number, KeptThread>>('chats', me);
+  if (me === undefined) return null;
+  if (!keptChats?.sameSession() || keptChats.me !== me) {
+    keptChats = { sameSession: sessionCheck(), me, chats: readCache<Record<number, KeptThread>>('chats', me) };
+  }
+  return keptChats.chats;
 }
+function writeKeptChats(me: number, chats: Record<number, KeptThread>) {
+  writeCache('chats', chats, me);
+  keptChats = { sameSession: sessionCheck(), me, chats };
+}
+window.addEventListener('storage', (event) => {
+  if (event.storageArea === window.localStorage) keptChats = undefined;
+});
 
 const keptThread = (id: number): KeptThread | null => keptThreads()?.[id] ?? null;
 
 /** A chat the server refuses (it ended while the app was closed) is kept no longer. */
 function forgetKeptThread(id: number) {
+  const me = useSession.getState().user?.id;
   const kept = keptThreads();
-  if (!kept?.[id] || !ownsStorage()) return;
+  if (me === undefined || !kept?.[id] || !ownsStorage()) return;
   delete kept[id];
-  writeCache('chats', kept, useSession.getState().user?.id);
+  writeKeptChats(me, kept);
 }
 
 /** What is kept of a thread, its messages' text within `characters`. */
@@ -498,7 +515,7 @@ function writeKeptThreads() {
     characters -= entry.messages.reduce((sum, message) => sum + message.content.length, 0);
     if (Object.keys(kept).length === KEPT_THREADS || characters <= 0) break;
   }
-  writeCache('chats', kept, me);
+  writeKeptChats(me, kept);
 }
 /** What is kept of a thread changed: not its typing or read markers, which change by the second. */
 function keptPartChanged(threads: ChatState['threads'], before: ChatState['threads']) {

@@ -194,6 +194,22 @@ describe('the chats a device keeps for an opening with no network', () => {
     writes.mockRestore();
   });
 
+  it('keeps what another tab of the same session kept meanwhile', async () => {
+    await openOnline({ 7: [3] });
+    // Another tab opened chat 8 and wrote what it keeps: this tab hears of it through the storage event.
+    const kept = readCache<Record<number, unknown>>('chats', ME)!;
+    writeCache('chats', { ...kept, 8: { detail: detail(8), messages: [stored(10)], older: null } }, ME);
+    window.dispatchEvent(new StorageEvent('storage', { key: `cache:chats:${ME}`, storageArea: localStorage }));
+    // This tab's next write keeps it beside its own.
+    useChat.getState().receive(7, stored(4));
+    window.dispatchEvent(new Event('pagehide'));
+    reopenOffline();
+    await useChat.getState().open(8);
+    expect(ids(8)).toEqual([10]);
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 4]);
+  });
+
   it('is not written by a tab left signed in after another signed in as someone else', async () => {
     await openOnline({ 7: [3] });
     // Another tab signed in: local storage was cleared and holds its token now.
