@@ -1,7 +1,11 @@
 import { z } from './zod';
 
-/** A link's token as the client read it from the address bar; a bad one is the link's fault, not a field's. */
-const LinkToken = z.string().min(1).max(1000);
+/**
+ * A link's token as the client read it from the address bar. A bad one, empty or too long included,
+ * is the link's fault, not a field's: the service answers "This link is invalid or has expired." for
+ * any token it never issued (it refuses those longer than its own before hashing them).
+ */
+const LinkToken = z.string();
 const Password = z.string().min(1).max(1024);
 
 export const VerifyEmailInput = z.object({ token: LinkToken });

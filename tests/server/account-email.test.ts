@@ -125,7 +125,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
         .update(emailTokens)
         .set({ expiresAt: new Date(Date.now() - 1000) })
         .where(eq(emailTokens.tokenHash, hashToken(token)));
-      for (const bad of [token, 'not-a-token', 'x'.repeat(1000)]) {
+      for (const bad of [token, 'not-a-token', '', 'x'.repeat(1000), 'x'.repeat(5000)]) {
         const response = await api().post('/api/auth/verify-email/', { json: { token: bad } });
         expect(response.status).toBe(400);
         expect(response.body).toEqual(LINK_INVALID);
@@ -264,6 +264,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       await server.app.db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(emailTokens.tokenHash, hashToken(token)));
 
       expect((await confirmReset(token, password())).body).toEqual(LINK_INVALID);
+      for (const bad of ['', 'x'.repeat(5000)]) expect((await confirmReset(bad, password())).body).toEqual(LINK_INVALID);
       const both = await confirmReset('made-up', 'qx7!');
       expect(both.status).toBe(400);
       expect(both.body).toEqual({
