@@ -19,7 +19,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
 import { messagePage } from '../server/features/conversations/queries';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';

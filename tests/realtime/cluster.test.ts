@@ -5,7 +5,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitForDisconnect, waitUntil } from '../helpers/socket';
+import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ConfigError, loadConfig } from '../../server/config';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
-import { hasChromium, launchChromium, PHONE } from '../e2e/helpers';
 import {
   deliverStripeEvent,
   type FakeStripe,

@@ -2,7 +2,6 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
-import { Avatar } from '../../components/Avatar';
 import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { ChevronRight, SearchIcon } from '../../components/AppIcons';
 import { PartnerAvatar } from '../../components/PartnerAvatar';

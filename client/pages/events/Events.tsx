@@ -5,7 +5,7 @@ import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useMessages, useT } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { EventCard, EventSummary } from './EventSummary';
@@ -16,7 +16,6 @@ import '../../events.css';
 export function Events() {
   useMessages(eventsMessages);
   const t = useT();
-  const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
   const checkIn = useEvents((state) => state.checkIn);

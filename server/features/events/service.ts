@@ -11,7 +11,6 @@ import {
 } from '../../../shared/constants';
 import {
   type CheckInInput,
-  EVENT_ERRORS,
   type EventErrorCode,
   type EventInput,
   type EventQr,
