@@ -48,6 +48,16 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect((await api().post('/api/matching/', { token: me.token, json: { response: 'dislike', other: passed.id } })).status).toBe(200);
     expect((await api().post('/api/matching/', { token: admirer.token, json: { response: 'like', other: me.id } })).status).toBe(200);
     await server.app.db.insert(blocks).values({ blockerId: me.id, blockedId: blocked.id });
+    // Two conversations she can no longer open: one unmatched, one whose partner blocked her since.
+    const former = await makeCompletedUser(server, { name: 'Former' }, { firstName: 'Formerly' });
+    const blocker = await makeCompletedUser(server, { name: 'Blocker' }, { firstName: 'Blocking' });
+    const unmatched = await match(server, me, former);
+    const blockedBy = await match(server, me, blocker);
+    for (const [id, token] of [[unmatched, former.token], [blockedBy, blocker.token]] as const) {
+      expect((await api().post(`/api/conversations/${id}/messages/`, { token, json: { content: 'hidden since' } })).status).toBe(201);
+    }
+    expect((await api().delete(`/api/conversations/${unmatched}/`, { token: me.token })).status).toBe(204);
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: blocker.token })).status).toBe(204);
     const form = new FormData();
     form.append('file', new Blob([await imageBytes('jpeg', { color: '#0ea5e9' })], { type: 'image/jpeg' }), 'spare.jpg');
     const spare = await api().request('POST', '/api/uploads/', { token: me.token, body: form });
@@ -92,6 +102,8 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect(data.reactions_given).toEqual([
       { user_id: partner.id, response: 'like', time: expect.any(String) },
       { user_id: passed.id, response: 'dislike', time: expect.any(String) },
+      { user_id: former.id, response: 'dislike', time: expect.any(String) },
+      { user_id: blocker.id, response: 'like', time: expect.any(String) },
     ]);
     expect(data.matches).toEqual([{ conversation_id: conversationId, partner: { id: partner.id, name: 'Paco' }, matched_at: expect.any(String) }]);
     expect(data.conversations).toHaveLength(1);
@@ -122,7 +134,8 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     ]);
 
     // Nothing about anyone else beyond what the user already sees.
-    for (const secret of [partner.email, 'Francisco', 'Secreto', 'Partner secret bio', admirer.email, 'Admirer', 'Hidden', blocked.email]) {
+    const hidden = ['Former', 'Blocker', 'hidden since'];
+    for (const secret of [partner.email, 'Francisco', 'Secreto', 'Partner secret bio', admirer.email, 'Admirer', 'Hidden', blocked.email, ...hidden]) {
       expect(text).not.toContain(secret);
     }
     const partnerProfile = (await api().get('/api/users/me/profile/', { token: partner.token })).body;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { ZipFile } from 'yazl';
 import { IMAGE_FIELDS } from '../../../shared/schemas/users';
@@ -17,6 +17,7 @@ import {
   users,
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
+import { conversationColumns, openConversationsOf } from '../safety/visibility';
 import type { MediaStore } from '../media/store';
 
 /** Rows read per query while the archive streams: memory stays flat however long the history. */
@@ -53,8 +54,8 @@ async function* jsonArray<T>(items: AsyncIterable<T>, indent: string): AsyncGene
 
 /**
  * `account.json`, written as it is read (GDPR art. 20): the account, the profile, reactions given,
- * matches, every conversation with all its messages, subscription state, events attended and
- * organized, blocks and analytics events.
+ * matches, every conversation the user can open with all its messages, subscription state, events
+ * attended and organized, blocks and analytics events.
  * About anyone else only what the user already sees: a partner's id and shown name in a conversation,
  * the id of someone they reacted to or blocked.
  */
@@ -124,7 +125,9 @@ export async function* accountJson(db: Db, store: MediaStore, userId: number): A
     .from(conversations)
     .innerJoin(partner.profile, eq(partner.profile.userId, partner.id))
     .innerJoin(partner.user, eq(partner.user.id, partner.id))
-    .where(or(eq(conversations.userLowId, userId), eq(conversations.userHighId, userId)))
+    // The conversations the user can open: an ended one (unmatched, blocked) stays hidden from both,
+    // and a partner hidden since (banned, blocking) is someone the user no longer sees.
+    .where(openConversationsOf(userId, conversationColumns))
     .orderBy(asc(conversations.id));
   const partnerOfRow = (row: (typeof matched)[number]) => ({ id: Number(row.partnerId), name: row.partnerName });
 
