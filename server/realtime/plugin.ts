@@ -56,13 +56,38 @@ export default fp(
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     };
 
-    /** A user's open sockets on every instance (this instance's alone while the others cannot answer). */
+    /**
+     * A user's open sockets on every instance (this instance's alone while the others cannot answer).
+     * Here, every socket in the user's room counts, those still in their handshake too (`fetchSockets`
+     * answers only sockets that finished theirs).
+     */
     async function openSocketCount(userId: number): Promise<number> {
+      const room = rooms.user(userId);
+      const here = io.of('/').adapter.rooms.get(room)?.size ?? 0;
+      if (!fanout) return here;
       try {
-        return (await io.in(rooms.user(userId)).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets()).length;
+        const everywhere = await io.in(room).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets();
+        return here + everywhere.filter((socket) => !io.of('/').sockets.has(socket.id)).length;
       } catch {
-        return io.of('/').adapter.rooms.get(rooms.user(userId))?.size ?? 0;
+        return here;
       }
+    }
+
+    /**
+     * A user's handshakes on this instance take their turn between counting the user's sockets and
+     * joining the user's room: counted together (a phone's tabs reconnecting at once), each would find
+     * the room as it was before the others joined. Handshakes on two instances at the same moment can
+     * still both find room for one; the next count sees them both.
+     */
+    const admissions = new Map<number, Promise<unknown>>();
+    function inTurn<T>(userId: number, admit: () => Promise<T>): Promise<T> {
+      const turn = (admissions.get(userId) ?? Promise.resolve()).then(admit);
+      const settled = turn.catch(() => undefined);
+      admissions.set(userId, settled);
+      void settled.then(() => {
+        if (admissions.get(userId) === settled) admissions.delete(userId);
+      });
+      return turn;
     }
 
     io.use(async (socket, next) => {
@@ -75,14 +100,18 @@ export default fp(
       try {
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
         if (!user) return next(new Error('unauthorized'));
-        if ((await openSocketCount(user.id)) >= MAX_SOCKETS_PER_USER) return next(new Error('too_many_connections'));
         socket.data.user = user;
         const language: unknown = socket.handshake.auth?.language;
         socket.data.language = language === 'es' ? 'es' : 'en';
+        const room = rooms.user(user.id);
+        const admitted = await inTurn(user.id, async () => {
+          if ((await openSocketCount(user.id)) >= MAX_SOCKETS_PER_USER) return false;
+          await socket.join(room);
+          return true;
+        });
+        if (!admitted) return next(new Error('too_many_connections'));
         // The client hears "connected" only once its room is subscribed on every path to it: an event
         // another instance publishes for this user a moment later must not pass by unheard.
-        const room = rooms.user(user.id);
-        await socket.join(room);
         await fanout?.subscribed(room);
         next();
       } catch (error) {

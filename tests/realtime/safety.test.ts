@@ -161,6 +161,16 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 
+  it(`lets no more than ${MAX_SOCKETS_PER_USER} sockets of a user in when they all connect to an instance at once`, async () => {
+    const user = await makeCompletedUser(one);
+    const tries = await Promise.allSettled(Array.from({ length: MAX_SOCKETS_PER_USER + 3 }, () => connect(one.url, user.token)));
+    const connected = tries.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+    open.push(...connected);
+    expect(connected).toHaveLength(MAX_SOCKETS_PER_USER);
+    const refusals = tries.flatMap((attempt) => (attempt.status === 'rejected' ? [String(attempt.reason)] : []));
+    expect(refusals).toEqual(Array(3).fill('Error: too_many_connections'));
+  });
+
   it(`refuses a user's socket beyond ${MAX_SOCKETS_PER_USER} open at once, counted on every instance`, async () => {
     const user = await makeCompletedUser(one);
     for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) await connectTo(i % 2 ? two : one, user.token);
