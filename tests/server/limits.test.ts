@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { loadConfig } from '../../server/config';
 import { limitRules } from '../../server/lib/limits';
+import { IMAGE_FIELDS } from '../../shared/schemas/users';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
@@ -83,11 +84,23 @@ describe('per-user limits', () => {
       form.append('file', new Blob([png], { type: 'image/png' }), 'a.png');
       return fetch(`${server.url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${me.token}` }, body: form });
     };
-    for (let i = 0; i < max; i++) expect((await upload()).status).toBe(201);
+    for (let i = 0; i < max - 2; i++) expect((await upload()).status).toBe(201);
+    // A photo sent inline with the profile is an upload too.
+    const save = async (photos: number) => {
+      const inline = Object.fromEntries(IMAGE_FIELDS.slice(0, photos).map((field) => [field, `data:image/png;base64,${png.toString('base64')}`]));
+      return api().put('/api/users/me/profile/', { token: me.token, json: await validProfile({ name: `Saved with ${photos}`, ...inline }) });
+    };
+    expect((await save(1)).status).toBe(200);
+    const uploads = () => count(sql`select count(*) as n from uploads where owner_id = ${me.id}`);
+    expect(await uploads()).toBe(max - 1);
+    // Two photos when the hour has one left: refused whole, the profile as it was.
+    expectThrottled(await save(2));
+    expect(await uploads()).toBe(max - 1);
+    expect((await api().get('/api/users/me/profile/', { token: me.token })).body.name).toBe('Saved with 1');
     const refused = await upload();
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(await count(sql`select count(*) as n from uploads where owner_id = ${me.id}`)).toBe(max);
+    expect(await uploads()).toBe(max - 1);
   });
 
   it('allows 10 reports a day', async () => {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParams } from '../../../shared/schemas/common';
-import { CurrentUser, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
+import { CurrentUser, IMAGE_FIELDS, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
 import { NotFound } from '../../errors';
+import { requestSubject } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
+import { isDataUri } from '../media/service';
 import { getCurrentUser, getOwnProfile, getPublicProfile, saveProfile } from './service';
 
 /** Six data: URIs of up to 10 MB each, base64-encoded, plus the rest of the profile. */
@@ -25,7 +27,16 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.put(
     '/api/users/me/profile/',
-    { bodyLimit: PROFILE_BODY_LIMIT, schema: { body: ProfileInput, response: { 200: OwnProfile } } },
+    {
+      bodyLimit: PROFILE_BODY_LIMIT,
+      schema: { body: ProfileInput, response: { 200: OwnProfile } },
+      // A photo sent inline is an upload: it counts against the same hourly limit as POST /api/uploads/.
+      preHandler: async (request) => {
+        const inline = IMAGE_FIELDS.filter((field) => isDataUri(request.body[field] ?? ''));
+        const refused = (await app.limits.consumeEach('upload', inline.map(() => requestSubject(request)))).find(Boolean);
+        if (refused) throw refused;
+      },
+    },
     async (request) => saveProfile(app.db, app.media, currentUser(request).id, request.body),
   );
 
