@@ -8,6 +8,7 @@ import type { EventCountPayload } from '../../shared/events';
 import { checkIn, makeEvent } from '../helpers/events';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
@@ -107,6 +108,21 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     await hostHears;
     await waitUntil(() => benEvents.some((e) => e.event === 'event:count' && (e.payload as EventCountPayload).count === 2), 8000, 'Ben to hear the count of 2');
     expect(anaAfter.filter((e) => e.event === 'event:count')).toEqual([]);
+  });
+
+  it('counts a banned attendee out of the event at once', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const host = await connectAs(organizer);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    const [troll, guest] = [await makeUser(server), await makeUser(server)];
+    const bothIn = waitFor(host, 'event:count', (p) => p.count === 2, 8000);
+    await checkIn(server, troll, event.code);
+    await checkIn(server, guest, event.code);
+    await bothIn;
+    const oneLeft = waitFor(host, 'event:count', (p) => p.count === 1, 8000);
+    await banThroughModeration(server, await makeModerator(server), troll);
+    expect(await oneLeft).toEqual({ event_id: event.id, count: 1 });
   });
 
   it('keeps the organizer\'s host screen in the room when the organizer leaves the event as an attendee', async () => {

@@ -13,6 +13,7 @@ import { users } from '../../server/db/schema';
 import { purgeEndedConversations } from '../../server/features/safety/service';
 import { admin } from '../../scripts/admin';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -392,6 +393,14 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(dismissed.body.snapshot.profile.photos).toEqual([]);
     expect((await api().post('/api/auth/', { json: { username: innocent.email, password: innocent.password } })).status).toBe(200);
 
+    // The troll is at a party with the reporter.
+    const party = await makeEvent(server, innocent);
+    for (const guest of [troll, reporter]) {
+      expect((await api().post(`/api/events/${party.code}/check-in/`, { token: guest.token, json: {} })).status).toBe(200);
+    }
+    const partyCount = async () => (await api().get('/api/events/current/', { token: reporter.token })).body.event.attendee_count;
+    expect(await partyCount()).toBe(2);
+
     const banned = await api().post(`/api/moderation/reports/${trollReport.body.id}/resolve/`, {
       token: moderator.token,
       json: { action: 'ban' },
@@ -417,6 +426,8 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(login.status).toBe(403);
     expect(login.body).toEqual({ detail: 'This account has been suspended.' });
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
+    // Checked out of the party: no longer among those counted there.
+    expect(await partyCount()).toBe(1);
 
     // The admin command lifts it; it needs the database this server holds, which for PostgreSQL is shared.
     if (backend === 'postgres') {

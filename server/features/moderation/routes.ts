@@ -69,6 +69,8 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         // Signed out everywhere, sockets dropped on every instance; partners see the conversation go.
         await app.revokeUserTokens(resolution.banned.userId);
         announceEnded(app.publish, resolution.banned.ended);
+        const { userId, leftEventId } = resolution.banned;
+        if (leftEventId !== null) app.eventLive.left(userId, leftEventId);
       }
       return resolution.report;
     },

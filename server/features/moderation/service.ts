@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
-import { profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
+import { attendances, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { MediaStore } from '../media/store';
@@ -134,14 +134,18 @@ export async function reportPhotoKey(db: Db, reportId: number, index: number): P
 
 export interface Resolution {
   report: ModerationReportDetail;
-  /** Set on a ban: whose sessions end, and which conversations ended with it. */
-  banned: { userId: number; ended: EndedConversation[] } | null;
+  /**
+   * Set on a ban: whose sessions end, which conversations ended with it, and the event they were
+   * checked in to (they leave it: its count goes down).
+   */
+  banned: { userId: number; ended: EndedConversation[]; leftEventId: number | null } | null;
 }
 
 /**
  * Resolves an open report: dismissed, or the reported person banned. A ban hides them from everyone
- * at once (the visibility rule reads `banned_at`), ends their conversations, and resolves every other
- * open report about them; the caller then ends their sessions and tells their partners. The photo
+ * at once (the visibility rule reads `banned_at`), ends their conversations, checks them out of their
+ * event, and resolves every other open report about them; the caller then ends their sessions and
+ * tells their partners and the event's room. The photo
  * copies kept with a report go once it is resolved. Null for an unknown report; 409 when already resolved.
  */
 export async function resolveReport(
@@ -171,13 +175,18 @@ export async function resolveReport(
       const userId = row.reportedId;
       await tx.update(users).set({ bannedAt: sql`now()` }).where(eq(users.id, userId));
       const ended = await endConversationsOf(tx, userId, 'ban');
+      const [left] = await tx
+        .update(attendances)
+        .set({ leftAt: sql`now()` })
+        .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)))
+        .returning({ eventId: attendances.eventId });
       const others = await tx
         .update(reports)
         .set({ ...resolved, resolution: 'ban', note: sql`'Resolved with report #' || ${reportId}::text` })
         .where(and(eq(reports.reportedId, userId), eq(reports.status, 'open')))
         .returning({ id: reports.id });
       resolvedIds.push(...others.map((other) => other.id));
-      banned = { userId, ended };
+      banned = { userId, ended, leftEventId: left?.eventId ?? null };
     }
     const photos = await dropPhotoCopies(tx, resolvedIds);
     return { banned, photos };
