@@ -69,6 +69,7 @@ export const SERVER_MESSAGES = {
   password_like_email: { en: 'The password is too similar to the email address.', es: 'La contraseña se parece demasiado a tu correo electrónico.' },
   password_like_first_name: { en: 'The password is too similar to the first name.', es: 'La contraseña se parece demasiado a tu nombre.' },
   password_like_last_name: { en: 'The password is too similar to the last name.', es: 'La contraseña se parece demasiado a tu apellido.' },
+  account_suspended: { en: 'This account has been suspended.', es: 'Esta cuenta ha sido suspendida.' },
   google_disabled: { en: 'Google sign-in is not enabled on this server.', es: 'El inicio de sesión con Google no está activado en este servidor.' },
   google_rejected: {
     en: 'Google did not accept this sign-in. Please try again.',
@@ -89,6 +90,14 @@ export const SERVER_MESSAGES = {
   },
   // The account.
   link_invalid: { en: 'This link is invalid or has expired.', es: 'Este enlace no es válido o ha caducado.' },
+  verification_sent: {
+    en: 'We have sent you a new link to confirm your e-mail address.',
+    es: 'Te hemos enviado un nuevo enlace para confirmar tu correo electrónico.',
+  },
+  reset_requested: {
+    en: 'If an account exists for this e-mail, we have sent a link to reset the password.',
+    es: 'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña.',
+  },
   already_verified: { en: 'Your e-mail address is already verified.', es: 'Tu correo electrónico ya está verificado.' },
   wrong_current_password: {
     en: 'Your old password was entered incorrectly. Please enter it again.',
@@ -133,6 +142,22 @@ export const SERVER_MESSAGES = {
   },
 
   // Matching and chat.
+  cannot_react_to_self: { en: 'You cannot react to yourself.', es: 'No puedes reaccionar a tu propio perfil.' },
+  invalid_cursor: { en: 'Invalid cursor.', es: 'Cursor no válido.' },
+  client_id_reused: {
+    en: 'This client_id was already used for another message.',
+    es: 'Este client_id ya se usó para otro mensaje.',
+  },
+  nothing_to_undo: {
+    en: 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.',
+    es: 'No hay nada que deshacer: solo se puede recuperar un «No me gusta» o un «Saltar» de los últimos 5 minutos.',
+  },
+
+  // Safety and moderation.
+  cannot_block_self: { en: 'You cannot block yourself.', es: 'No puedes bloquearte a ti mismo.' },
+  cannot_report_self: { en: 'You cannot report yourself.', es: 'No puedes denunciarte a ti mismo.' },
+  report_already_resolved: { en: 'This report has already been resolved.', es: 'Esta denuncia ya está resuelta.' },
+
   // Events.
   event_qr_required: { en: 'Scan the code at the event to check in.', es: 'Escanea el código en el evento para entrar.' },
   event_qr_expired: {
@@ -148,14 +173,10 @@ export const SERVER_MESSAGES = {
     en: 'An event that has started cannot be deleted. End it instead.',
     es: 'Un evento que ya ha empezado no se puede eliminar. Termínalo en su lugar.',
   },
-  cannot_react_to_self: { en: 'You cannot react to yourself.', es: 'No puedes reaccionar a tu propio perfil.' },
-  invalid_cursor: { en: 'Invalid cursor.', es: 'Cursor no válido.' },
-  client_id_reused: {
-    en: 'This client_id was already used for another message.',
-    es: 'Este client_id ya se usó para otro mensaje.',
-  },
 
-  // Payments.
+  // Payments and the plan.
+  subscription_required: { en: 'This is part of the paid plan.', es: 'Esto es parte del plan de pago.' },
+  no_subscription: { en: 'There is no subscription to cancel.', es: 'No hay ninguna suscripción que cancelar.' },
   unknown_plan: { en: 'This plan does not exist.', es: 'Este plan no existe.' },
   no_price: { en: 'This plan is not available right now.', es: 'Este plan no está disponible ahora.' },
   already_subscribed: { en: 'You already have a subscription.', es: 'Ya tienes una suscripción.' },

@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../server/db/schema';
 import { languageOf, SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -58,6 +60,30 @@ describe('server messages in the language the request asks for', () => {
     expect((await api.get('/api/conversations/999999/', { token: user.token, headers: SPANISH })).body).toEqual({ detail: 'No encontrado.' });
     const checkout = await api.post('/api/payments/stripe/create-checkout-session/', { token: user.token, json: { lookup_key: 'gold' }, headers: SPANISH });
     expect(checkout.body).toEqual({ lookup_key: ['Este plan no existe.'] });
+  });
+
+  it('writes the account’s, the safety rules’ and the plan’s own details in Spanish too', async () => {
+    const api = client(server.url);
+    const user = await makeCompletedUser(server);
+    const detail = async (answer: Promise<{ body: { detail?: string } }>) => (await answer).body.detail;
+    const field = async (answer: Promise<{ body: Record<string, string[]> }>, name: string) => (await answer).body[name];
+    expect(await detail(api.post('/api/auth/verify-email/resend/', { token: user.token, headers: SPANISH }))).toBe(
+      'Te hemos enviado un nuevo enlace para confirmar tu correo electrónico.',
+    );
+    expect(await detail(api.post('/api/auth/password-reset/', { json: { email: user.email }, headers: SPANISH }))).toBe(
+      'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña.',
+    );
+    expect(await field(api.post(`/api/users/${user.id}/block/`, { token: user.token, headers: SPANISH }), 'non_field_errors')).toEqual([
+      'No puedes bloquearte a ti mismo.',
+    ]);
+    expect(await field(api.post('/api/reports/', { token: user.token, json: { user_id: user.id, reason: 'spam' }, headers: SPANISH }), 'user_id')).toEqual([
+      'No puedes denunciarte a ti mismo.',
+    ]);
+    expect(await detail(api.post('/api/matching/undo/', { token: user.token, headers: SPANISH }))).toBe('Esto es parte del plan de pago.');
+    await server.app.db.update(users).set({ bannedAt: new Date() }).where(eq(users.id, user.id));
+    expect(await detail(api.post('/api/auth/', { json: { username: user.email, password: user.password }, headers: SPANISH }))).toBe(
+      'Esta cuenta ha sido suspendida.',
+    );
   });
 
   it('writes a socket ack\'s messages in the language its handshake named', async () => {

@@ -7,6 +7,7 @@ import {
   PasswordResetInput,
   VerifyEmailInput,
 } from '../../../shared/schemas/account';
+import { languageOf, renderServerMessage } from '../../../shared/i18n/server-messages';
 import { TokenResponse } from '../../../shared/schemas/auth';
 import { Detail, NoBody } from '../../../shared/schemas/common';
 import { noBody } from '../../plugins/api-docs';
@@ -55,7 +56,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
       await resendVerificationEmail(mail, currentUser(request).id, requestLanguage(request));
-      return reply.code(202).send({ detail: VERIFICATION_SENT });
+      return reply.code(202).send({ detail: renderServerMessage(VERIFICATION_SENT, languageOf(request.headers['accept-language'])) });
     },
   });
 
@@ -67,7 +68,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       // Looked up and sent beside the request: the answer says the same, as fast, for any address.
       const { email } = request.body;
       app.mailer.later(() => sendPasswordResetEmail(mail, email));
-      return reply.code(202).send({ detail: RESET_REQUESTED });
+      return reply.code(202).send({ detail: renderServerMessage(RESET_REQUESTED, languageOf(request.headers['accept-language'])) });
     },
   });
 

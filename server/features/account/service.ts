@@ -16,8 +16,8 @@ import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '..
 import { composeMail } from './emails';
 
 export const LINK_INVALID = serverText('link_invalid');
-export const RESET_REQUESTED = 'If an account exists for this e-mail, we have sent a link to reset the password.';
-export const VERIFICATION_SENT = 'We have sent you a new link to confirm your e-mail address.';
+export const RESET_REQUESTED = serverText('reset_requested');
+export const VERIFICATION_SENT = serverText('verification_sent');
 export const ALREADY_VERIFIED = serverText('already_verified');
 export const WRONG_CURRENT_PASSWORD = serverText('wrong_current_password');
 export const NO_PASSWORD_YET = serverText('no_password_yet');

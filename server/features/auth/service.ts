@@ -21,7 +21,7 @@ export const EMAIL_TAKEN = serverText('email_taken');
 export const hashPassword = (password: string, options: HashOptions) =>
   argon2.hash(password, { type: argon2.argon2id, ...options });
 
-export const ACCOUNT_SUSPENDED = 'This account has been suspended.';
+export const ACCOUNT_SUSPENDED = serverText('account_suspended');
 
 /**
  * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account

@@ -145,7 +145,7 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   union all
   select 'unreachable', null, null, null, null, null from target where not ok`);
 
-export const NOTHING_TO_UNDO_DETAIL = 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.';
+export const NOTHING_TO_UNDO_DETAIL = serverText('nothing_to_undo');
 
 /** 409: the last reaction is a like, older than the undo window, or about someone no longer visible. */
 export class NothingToUndo extends ApiError {

@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { serverText } from '../../../shared/i18n/server-messages';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { attendances, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
@@ -7,7 +8,7 @@ import { type Slice, sliceOf } from '../../lib/page';
 import type { MediaStore } from '../media/store';
 import { type EndedConversation, endConversationsOf } from '../safety/service';
 
-export const ALREADY_RESOLVED = 'This report has already been resolved.';
+export const ALREADY_RESOLVED = serverText('report_already_resolved');
 
 export type Role = (typeof users.$inferSelect)['role'];
 

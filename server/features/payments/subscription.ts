@@ -11,7 +11,7 @@ import { callStripe } from './stripe-client';
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
 
-export const NO_SUBSCRIPTION = 'There is no subscription to cancel.';
+export const NO_SUBSCRIPTION = serverText('no_subscription');
 
 async function billingOf(db: DbOrTx, userId: number) {
   const [row] = await db

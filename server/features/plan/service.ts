@@ -1,5 +1,6 @@
 import { eq, type SQLWrapper, sql } from 'drizzle-orm';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES } from '../../../shared/constants';
+import { serverText } from '../../../shared/i18n/server-messages';
 import type { LikeAllowance } from '../../../shared/schemas/plan';
 import { type DbOrTx, rowsOf } from '../../db/client';
 import { likesGiven, reactions, users } from '../../db/schema';
@@ -11,7 +12,7 @@ import { ApiError } from '../../errors';
  * or unpaid subscription loses its perks with the event that says so.
  */
 
-export const SUBSCRIPTION_REQUIRED_DETAIL = 'This is part of the paid plan.';
+export const SUBSCRIPTION_REQUIRED_DETAIL = serverText('subscription_required');
 
 export class SubscriptionRequired extends ApiError {
   constructor() {

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
+import { serverText } from '../../../shared/i18n/server-messages';
 import { ageOn } from '../../../shared/schemas/common';
 import type { BlockedUser, ReportInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
@@ -18,8 +19,8 @@ import { type Slice, sliceOf } from '../../lib/page';
 import { type MediaStore, newMediaKey } from '../media/store';
 import { conversationColumns, openConversationOf, visibleTo } from './visibility';
 
-export const CANNOT_BLOCK_SELF = 'You cannot block yourself.';
-export const CANNOT_REPORT_SELF = 'You cannot report yourself.';
+export const CANNOT_BLOCK_SELF = serverText('cannot_block_self');
+export const CANNOT_REPORT_SELF = serverText('cannot_report_self');
 
 type EndReason = NonNullable<(typeof conversations.$inferSelect)['endReason']>;
 
