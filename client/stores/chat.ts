@@ -19,7 +19,15 @@ import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 export type MessageStatus = 'sent' | 'sending' | 'queued' | 'failed';
 export interface ChatMessage extends Message {
   status: MessageStatus;
+  /**
+   * Failed, but not refused for good: unanswered while connected, a limit reached, a server error.
+   * Kept on the device with the queue, and sent again with it at the next connect.
+   */
+  retryable?: boolean;
 }
+
+/** A message of mine still to go out by itself: queued, or failed for a reason that may pass. */
+const waitsToGo = (message: ChatMessage) => message.status === 'queued' || (message.status === 'failed' && message.retryable === true);
 
 export interface Thread {
   detail: ConversationDetail | null;
@@ -191,7 +199,10 @@ interface ChatState {
   receive: (id: number, message: Message) => void;
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
-  /** The socket is back: each conversation's queued messages go out, in the order they were written. */
+  /**
+   * The socket is back: each conversation's queued messages, and those failed for a reason that may
+   * have passed, go out in the order they were written.
+   */
   sendQueued: () => Promise<void>;
   /** The user's messages still on their way when this device last had the app open, queued again. */
   restoreOutbox: (userId: number) => void;
@@ -248,8 +259,14 @@ export const useChat = create<ChatState>()((set, get) => {
       const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());
       if (!waits) console.error('Message not sent', error);
       const status: MessageStatus = waits ? 'queued' : 'failed';
+      // Refused for good: not a participant (any more), or content the server will never take.
+      const forGood =
+        (error instanceof SocketRefused && error.code !== 'throttled' && error.code !== 'internal') ||
+        (error instanceof ApiError && !(error instanceof NetworkError) && error.status < 500 && error.status !== 429);
       answered(id, (thread) => ({
-        messages: thread.messages.map((item) => (item.client_id === clientId && item.id < 0 ? { ...item, status } : item)),
+        messages: thread.messages.map((item) =>
+          item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood } : item,
+        ),
       }));
     }
   }
@@ -346,12 +363,12 @@ export const useChat = create<ChatState>()((set, get) => {
       await Promise.all(
         Object.entries(get().threads).map(async ([key, thread]) => {
           const id = Number(key);
-          for (const queued of thread.messages.filter((message) => message.status === 'queued' && message.sender === me)) {
+          for (const queued of thread.messages.filter((message) => waitsToGo(message) && message.sender === me)) {
             // Another connect's run may have taken it meanwhile.
             const now = get().threads[id]?.messages.find((item) => item.client_id === queued.client_id);
-            if (now?.status !== 'queued') continue;
+            if (!now || !waitsToGo(now)) continue;
             update(id, (current) => ({
-              messages: current.messages.map((item) => (item.client_id === queued.client_id && item.status === 'queued' ? { ...item, status: 'sending' } : item)),
+              messages: current.messages.map((item) => (item.client_id === queued.client_id && waitsToGo(item) ? { ...item, status: 'sending' } : item)),
             }));
             // The same client_id: a send that did reach the server before the connection went is not stored twice.
             await deliver(id, queued);
@@ -477,7 +494,7 @@ useChat.subscribe((state) => {
   const entries: OutboxEntry[] = [];
   for (const [key, thread] of Object.entries(state.threads)) {
     for (const message of thread.messages) {
-      if ((message.status === 'queued' || message.status === 'sending') && message.sender === me && message.client_id) {
+      if ((waitsToGo(message) || message.status === 'sending') && message.sender === me && message.client_id) {
         entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time });
       }
     }

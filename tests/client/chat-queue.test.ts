@@ -4,7 +4,7 @@ import type { Message } from '../../shared/schemas/conversations';
 
 const sendMessage = vi.hoisted(() => vi.fn());
 /** The socket as the store sees it: up or down, what it sent, and the next send's refusal. */
-const socket = vi.hoisted(() => ({ connected: false, sent: [] as string[], refuseWith: null as string | null }));
+const socket = vi.hoisted(() => ({ connected: false, sent: [] as string[], refuseWith: null as string | null, unanswered: false }));
 const SocketRefused = vi.hoisted(
   () =>
     class SocketRefused extends Error {
@@ -26,6 +26,10 @@ vi.mock('../../client/lib/socket', () => ({
     const refusal = socket.refuseWith;
     socket.refuseWith = null;
     if (refusal) throw new SocketRefused(refusal, refusal);
+    if (socket.unanswered) {
+      socket.unanswered = false;
+      throw new Error('operation has timed out');
+    }
     socket.sent.push(payload.content);
     return { id: socket.sent.length, sender: 1, content: payload.content, time: '2026-11-28T01:00:00.000Z', client_id: payload.client_id };
   },
@@ -53,6 +57,7 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.connected = false;
     socket.sent = [];
     socket.refuseWith = null;
+    socket.unanswered = false;
   });
 
   it('queues what is written with no socket and no answer over HTTP, and sends it in order once connected', async () => {
@@ -78,14 +83,37 @@ describe('the chat store’s sends that cannot go now', () => {
   });
 
   it('marks a send the server refused over HTTP as failed, for Retry, and does not send it by itself', async () => {
-    sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
+    sendMessage.mockRejectedValue(new ApiError(404, 'Not found.'));
     await useChat.getState().send(7, 'refused');
     expect(statuses(7)).toEqual(['refused:failed']);
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
 
     socket.connected = true;
     await useChat.getState().sendQueued();
     expect(socket.sent).toEqual([]);
     expect(statuses(7)).toEqual(['refused:failed']);
+  });
+
+  it('keeps a send that failed for a reason that may pass on the device, and sends it again at the next connect', async () => {
+    // Unanswered in time while connected (the party's Wi-Fi), a limit reached, a server error.
+    socket.connected = true;
+    socket.unanswered = true;
+    await useChat.getState().send(7, 'no answer');
+    socket.refuseWith = 'throttled';
+    await useChat.getState().send(7, 'too fast');
+    socket.connected = false;
+    sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
+    await useChat.getState().send(7, 'server error');
+    expect(statuses(7)).toEqual(['no answer:failed', 'too fast:failed', 'server error:failed']);
+    const outbox = JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]') as Array<{ content: string }>;
+    expect(outbox.map((entry) => entry.content)).toEqual(['no answer', 'too fast', 'server error']);
+
+    // Retry is there for the impatient; the next connect sends them anyway, under their client_ids.
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['no answer', 'too fast', 'server error']);
+    expect(statuses(7)).toEqual(['no answer:sent', 'too fast:sent', 'server error:sent']);
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
   });
 
   it('puts off a send that an instance shutting down answers `unavailable`, until the next connect', async () => {
