@@ -87,10 +87,29 @@ function trustProxy(value: string | undefined): boolean | string {
   return text;
 }
 
-const int = (value: string | undefined, fallback: number) => {
-  const parsed = Number.parseInt(value ?? '', 10);
-  return Number.isFinite(parsed) ? parsed : fallback;
-};
+/** A whole-number setting: its fallback when unset or empty; a `ConfigError` for anything else than digits. */
+function int(env: Env, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number, not "${text}".`);
+  return Number(text);
+}
+
+/** `PUBLIC_URL`: an absolute http(s) address, its trailing slashes dropped; null when unset. */
+function publicUrl(env: Env): string | null {
+  const text = env.PUBLIC_URL?.trim();
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute address such as https://party.example.com, not "${text}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`PUBLIC_URL must start with http:// or https://, not "${text}".`);
+  }
+  return text.replace(/\/+$/, '');
+}
 
 /**
  * `CHECKOUT_MODE` when named; otherwise Stripe when it has a key, and the test checkout — except in
@@ -111,7 +130,8 @@ function checkoutMode(env: Env): CheckoutMode {
 
 /** The whole configuration, from the environment of docs/operations.md. Throws `ConfigError` for a setting it cannot use. */
 export function loadConfig(env: Env = process.env): Config {
-  const port = int(env.PORT, 3000);
+  const port = int(env, 'PORT', 3000);
+  const publicAddress = publicUrl(env);
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
   return {
     port,
@@ -120,22 +140,22 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',
-    publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null,
+    publicUrl: publicAddress,
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
     secretKey: env.SECRET_KEY || null,
     // OWASP's argon2id baseline: 19 MiB, 2 iterations.
-    argon2: { memoryCost: int(env.ARGON2_MEMORY_KIB, 19_456), timeCost: int(env.ARGON2_TIME_COST, 2) },
+    argon2: { memoryCost: int(env, 'ARGON2_MEMORY_KIB', 19_456), timeCost: int(env, 'ARGON2_TIME_COST', 2) },
     loginThrottle: {
-      perIp: int(env.LOGIN_THROTTLE_PER_IP, 30),
-      perAccount: int(env.LOGIN_THROTTLE_PER_ACCOUNT, 10),
-      windowMs: int(env.LOGIN_THROTTLE_WINDOW_MS, 60_000),
+      perIp: int(env, 'LOGIN_THROTTLE_PER_IP', 30),
+      perAccount: int(env, 'LOGIN_THROTTLE_PER_ACCOUNT', 10),
+      windowMs: int(env, 'LOGIN_THROTTLE_WINDOW_MS', 60_000),
     },
     tokenTrustMs: 10_000,
     limits: {},
-    limitMultiplier: Math.max(1, int(env.RATE_LIMIT_MULTIPLIER, 1)),
-    deckRefreshFetchesPerSecond: Math.max(1, int(env.DECK_REFRESH_FETCHES_PER_SECOND, 50)),
+    limitMultiplier: Math.max(1, int(env, 'RATE_LIMIT_MULTIPLIER', 1)),
+    deckRefreshFetchesPerSecond: Math.max(1, int(env, 'DECK_REFRESH_FETCHES_PER_SECOND', 50)),
     checkoutMode: checkoutMode(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,
@@ -153,7 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mail: {
       smtpUrl: env.SMTP_URL || null,
-      from: env.MAIL_FROM || `Eventmatch <no-reply@${env.PUBLIC_URL ? new URL(env.PUBLIC_URL).hostname : 'localhost'}>`,
+      from: env.MAIL_FROM || `Eventmatch <no-reply@${publicAddress ? new URL(publicAddress).hostname : 'localhost'}>`,
     },
     posthog: {
       key: env.POSTHOG_KEY || null,

@@ -1,0 +1,34 @@
+/** The environment as server/config.ts reads it: defaults for what is unset, a ConfigError for what it cannot use. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/config';
+
+describe('the configuration', () => {
+  it('takes defaults for settings unset or empty', () => {
+    const config = loadConfig({ PORT: '', PUBLIC_URL: '', RATE_LIMIT_MULTIPLIER: ' ' });
+    expect(config.port).toBe(3000);
+    expect(config.publicUrl).toBeNull();
+    expect(config.limitMultiplier).toBe(1);
+    expect(config.mail.from).toBe('Eventmatch <no-reply@localhost>');
+  });
+
+  it('reads whole numbers, and refuses anything else by the setting’s name', () => {
+    expect(loadConfig({ PORT: '8080', LOGIN_THROTTLE_PER_IP: ' 500 ' })).toMatchObject({ port: 8080, loginThrottle: { perIp: 500 } });
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(new ConfigError('PORT must be a whole number, not "abc".'));
+    expect(() => loadConfig({ RATE_LIMIT_MULTIPLIER: 'lots' })).toThrow(new ConfigError('RATE_LIMIT_MULTIPLIER must be a whole number, not "lots".'));
+    expect(() => loadConfig({ ARGON2_MEMORY_KIB: '19.5' })).toThrow(ConfigError);
+    expect(() => loadConfig({ LOGIN_THROTTLE_WINDOW_MS: '-1' })).toThrow(ConfigError);
+  });
+
+  it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
+    const config = loadConfig({ PUBLIC_URL: 'https://party.example.com//' });
+    expect(config.publicUrl).toBe('https://party.example.com');
+    expect(config.mail.from).toBe('Eventmatch <no-reply@party.example.com>');
+    expect(() => loadConfig({ PUBLIC_URL: 'party.example.com' })).toThrow(
+      new ConfigError('PUBLIC_URL must be an absolute address such as https://party.example.com, not "party.example.com".'),
+    );
+    // Checked even when MAIL_FROM names the sender: links in e-mails are built from it.
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://party.example.com', MAIL_FROM: 'x@example.com' })).toThrow(
+      new ConfigError('PUBLIC_URL must start with http:// or https://, not "ftp://party.example.com".'),
+    );
+  });
+});
