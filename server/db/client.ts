@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -261,6 +262,25 @@ function advisoryLocks(client: postgres.Sql): Database['withLock'] {
   };
 }
 
+/** The advisory lock the instances take in turn to migrate the database (`migrateInTurn`). */
+const MIGRATION_LOCK = createHash('sha256').update('eventmatch:migrations').digest().readBigInt64BE(0);
+
+/**
+ * Applies the migrations not applied yet. Instances started together take turns: drizzle's migrator
+ * reads what was applied, then applies the rest, and two at once would both apply the same. The lock
+ * is a session's, so the migrations run on one connection of their own, closed (and the lock let go)
+ * when they are done or failed.
+ */
+async function migrateInTurn(databaseUrl: string): Promise<void> {
+  const session = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await session`select pg_advisory_lock(${String(MIGRATION_LOCK)}::bigint)`;
+    await migratePostgres(drizzlePostgres(session), { migrationsFolder });
+  } finally {
+    await session.end({ timeout: 5 });
+  }
+}
+
 /**
  * The repository's `drizzle/` folder, found upwards from this module: it runs from server/db/ as
  * TypeScript and from dist/server/ as the production bundle (scripts/build-server.mjs).
@@ -290,7 +310,7 @@ export async function openDatabase(options: {
     const generic = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
     const db = drizzlePostgres(client, { schema });
     planPools.set(db, { custom, generic });
-    await migratePostgres(db, { migrationsFolder });
+    await migrateInTurn(options.databaseUrl);
     return {
       db,
       driver: 'postgres',

@@ -8,7 +8,11 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/db/client';
+import { createPostgresDatabase } from '../helpers/database';
+import { hasPostgres } from '../helpers/services';
 
 const shipped = path.resolve(import.meta.dirname, '../../drizzle');
 
@@ -138,5 +142,27 @@ describe('data migrations, from a database made before them', { timeout: 120_000
   it("0011 takes a conversation's messages with either participant's account", async () => {
     await client.exec('delete from users where id = 4');
     expect(await messages()).toEqual([]);
+  });
+});
+
+const postgresReady = await hasPostgres();
+
+describe.skipIf(!postgresReady)('migrations when instances start together', { timeout: 120_000 }, () => {
+  it('applies each migration once, and every instance starts', async () => {
+    const created = await createPostgresDatabase();
+    try {
+      const opened = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ databaseUrl: created.url, dataDir: '' })));
+      await Promise.all(opened.map((database) => database.close()));
+      const sql = postgres(created.url, { max: 1, onnotice: () => {} });
+      try {
+        const applied = await sql<{ hash: string }[]>`select hash from drizzle.__drizzle_migrations`;
+        const journal = JSON.parse(readFileSync(path.join(shipped, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] };
+        expect(applied).toHaveLength(journal.entries.length);
+      } finally {
+        await sql.end();
+      }
+    } finally {
+      await created.drop();
+    }
   });
 });
