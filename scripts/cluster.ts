@@ -152,7 +152,8 @@ function createProxy(backends: Backend[]) {
 
 const databaseUrl = await ensureDatabase();
 const backends: Backend[] = [];
-// One after the other: the first applies the migrations, the others find them applied.
+// One after the other, each ready before the next is started (instances started together would take
+// turns to apply the migrations, under an advisory lock).
 for (let i = 0; i < instancePorts.length; i += 1) {
   const backend = startInstance(i, databaseUrl);
   backends.push(backend);

@@ -41,6 +41,9 @@ export default fp(
     const io: RealtimeServer = new Server(app.server, {
       path: '/socket.io/',
       serveClient: false,
+      // WebSocket only, as the app and the load tool connect: no long-polling, whose requests would all
+      // have to reach the instance that holds their session (any balancer spreads WebSockets as it likes).
+      transports: ['websocket'],
       maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });

@@ -25,7 +25,7 @@ function reachable(url: string): Promise<boolean> {
 async function require(name: string, url: string): Promise<boolean> {
   if (await reachable(url)) return true;
   const message = `${name} is not reachable at ${url}`;
-  if (inCi) throw new Error(`${message}: CI must run every test (start it as DEVELOPERS.md says).`);
+  if (inCi) throw new Error(`${message}: CI must run every test (start it as the README's "Tests" section says, or let .ci/run start it).`);
   console.warn(`\n⚠️  SKIPPED: ${message}; the tests that need it are skipped on this machine.\n`);
   return false;
 }

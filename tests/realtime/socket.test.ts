@@ -46,6 +46,12 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(socket.connected).toBe(true);
   });
 
+  it('speaks WebSocket only: a long-polling handshake is refused', async () => {
+    const polling = await fetch(`${server.url}/socket.io/?EIO=4&transport=polling`);
+    expect(polling.status).toBe(400);
+    await polling.body?.cancel();
+  });
+
   it('pushes match:new to both users with the other one and the conversation', async () => {
     const ana = await makeCompletedUser(server, { name: 'Ana' }, { firstName: 'Ana' });
     const ben = await makeCompletedUser(server, { name: 'Ben' }, { firstName: 'Ben' });
