@@ -2,9 +2,10 @@ import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../shared/constants';
-import { LikesExhausted } from '../lib/api';
+import { LikesExhausted, refusedByServer, Throttled } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { useLanguage, useT } from '../lib/i18n';
+import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
 import { useSession } from '../stores/session';
@@ -18,9 +19,11 @@ const FEW_LIKES_LEFT = 10;
 /**
  * The deck's decision, with the plan in it: without likes left a like is refused on the spot (false:
  * the card springs back) and the deck says when likes come back; a like the server refuses comes back
- * on top; a dislike or skip the server stored can be undone.
+ * on top; a dislike or skip the server stored can be undone. A decision that did not reach the server
+ * (no answer, a server error, too many at once) comes back on top too, to be made again.
  */
 export function useDecide() {
+  const t = useT();
   const act = useDeck((state) => state.act);
   const restore = useDeck((state) => state.restore);
   return useCallback(
@@ -36,14 +39,19 @@ export function useDecide() {
       reaction.then(
         () => usePlan.getState().reacted(card, action),
         (error: unknown) => {
-          if (!(error instanceof LikesExhausted)) return;
-          restore(card);
-          usePlan.getState().likesRefused(error.resetsAt);
+          if (error instanceof LikesExhausted) {
+            restore(card);
+            usePlan.getState().likesRefused(error.resetsAt);
+          } else if (!refusedByServer(error) || error instanceof Throttled) {
+            restore(card);
+            toast.error(t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+          }
+          // Any other refusal: the person is no longer there to decide about.
         },
       );
       return true;
     },
-    [act, restore],
+    [act, restore, t],
   );
 }
 

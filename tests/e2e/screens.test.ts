@@ -8,6 +8,7 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
+import { format } from '../../shared/i18n/format';
 import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -122,6 +123,56 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('button', { name: en['deck.dislike'] }).click();
     await page.getByText(en['deck.empty']).waitFor();
     await shot('screens-02-deck-empty');
+  });
+
+  it('brings a card back on top when its decision does not reach the server, and on a profile stays there', async () => {
+    // Each the only one the other's deck shows.
+    const fran = await makeCompletedUser(app.server, { name: 'Fran', gender: 'non_binary', genders_to_match: ['non_binary'] }, { firstName: 'Fran' });
+    for (const name of ['Gus', 'Hal']) {
+      await makeCompletedUser(app.server, { name, gender: 'non_binary', genders_to_match: ['non_binary'] }, { firstName: name });
+    }
+    const { context, page: phone } = await openPhone(app.browser, { token: fran.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      const reactions: string[] = [];
+      // The party's Wi-Fi drops each decision once; the next one goes through.
+      await phone.route('**/api/matching/', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        const { response } = route.request().postDataJSON() as { response: string };
+        if (!reactions.includes(response)) {
+          reactions.push(response);
+          return route.abort('internetdisconnected');
+        }
+        return route.continue();
+      });
+      await phone.goto(`${app.server.url}/app/home/`);
+      const card = phone.getByTestId('swipe-card');
+      await card.waitFor();
+      const first = await nameOnCard(card);
+      const second = first === 'Gus' ? 'Hal' : 'Gus';
+      await phone.getByRole('button', { name: en['deck.like'], exact: true }).click();
+      await phone.getByText(format(en['deck.notSent'], { name: first })).waitFor();
+      // Back in the middle of the deck, upright, to be decided again.
+      const centreOffset = async () => {
+        const box = await card.boundingBox();
+        return box ? Math.round(box.x + box.width / 2 - PHONE.width / 2) : null;
+      };
+      await expect.poll(centreOffset).toBe(0);
+      expect(await nameOnCard(card)).toBe(first);
+      await phone.screenshot({ path: path.join(ARTIFACTS, 'screens-02b-deck-not-sent.png') });
+
+      // On the profile, a dislike that does not go through leaves the profile up to try again.
+      await card.click();
+      await phone.waitForURL(/\/app\/profiles\/\d+$/);
+      await phone.getByRole('button', { name: en['profileView.reject'] }).click();
+      await phone.getByText(en['profileView.notSent']).waitFor();
+      expect(phone.url()).toMatch(/\/app\/profiles\/\d+$/);
+      await phone.getByRole('button', { name: en['profileView.reject'] }).click();
+      await phone.waitForURL('**/app/home/');
+      await expect.poll(() => nameOnCard(card)).toBe(second);
+      expect(reactions).toEqual(['like', 'dislike']);
+    } finally {
+      await context.close();
+    }
   });
 
   it('looks again from an empty deck when the app comes back to the front, and fetches the next cards before the deck runs dry', async () => {

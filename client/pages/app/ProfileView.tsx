@@ -8,12 +8,13 @@ import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
-import { refusedByServer } from '../../lib/api';
+import { refusedByServer, Throttled } from '../../lib/api';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import { toast } from '../../lib/toast';
 import { useDeck } from '../../stores/deck';
 import { useSafety } from '../../stores/safety';
 import { useSession } from '../../stores/session';
@@ -98,7 +99,13 @@ export function ProfileView({ id }: { id: number }) {
         await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));
       }
     } catch (error) {
-      console.error('Reaction failed', error);
+      if (!refusedByServer(error) || error instanceof Throttled) {
+        // It did not reach the server: the profile stays, to decide again.
+        toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });
+        setPending(null);
+        return;
+      }
+      console.error('Reaction refused', error);
     }
     setPending(null);
     navigate('/app/home/');
