@@ -65,4 +65,5 @@ export const enEvents = {
   'eventPage.ended': 'This event has ended.',
   'eventPage.youAreIn': 'You are checked in here.',
   'eventPage.toDeck': 'See who is here',
+  'eventPage.retry': 'Try again',
 } as const;

@@ -66,4 +66,5 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.ended': 'Este evento ha terminado.',
   'eventPage.youAreIn': 'Ya estás dentro.',
   'eventPage.toDeck': 'Ver quién está aquí',
+  'eventPage.retry': 'Reintentar',
 };

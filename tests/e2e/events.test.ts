@@ -122,6 +122,30 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     expect(current.body.event).toMatchObject({ id: event.id, attendee_count: 3 });
   });
 
+  it('keeps a scan the network dropped, to try again without walking back to the door', async () => {
+    const nina = await makeCompletedUser(app.server, { name: 'Nina', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Nina' });
+    const { context, page } = await openPhone(app.browser, { token: nina.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      let passes = 0;
+      await page.route('**/api/events/*/pass/', (route) => (++passes === 1 ? route.abort('internetdisconnected') : route.continue()));
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      const retry = page.getByRole('button', { name: en['eventPage.retry'] });
+      await retry.waitFor();
+      expect(page.url()).toContain('?t=');
+      await shot(page, '03b-scan-dropped');
+      // Signed in, the scan was the whole gesture: once the pass comes, the check-in follows.
+      await retry.click();
+      await page.waitForURL('**/app/home/');
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+      expect(passes).toBe(2);
+    } finally {
+      await context.close();
+    }
+    // Out again, so that the counts the next tests read are the newcomer's.
+    expect((await client(app.server.url).post('/api/events/leave/', { token: nina.token })).status).toBe(204);
+  });
+
   it('counted the newcomer in live on the host screen, with no reload', async () => {
     const { page } = host;
     await expect.poll(() => page.locator('.host-live-number').textContent(), { timeout: 10_000 }).toBe('3');

@@ -4,7 +4,7 @@ import { JOIN_PASS_MINUTES } from '../../../shared/constants';
 import { normalizeEventCode } from '../../../shared/event-code';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
-import { NotFound as NotFoundError } from '../../lib/api';
+import { NotFound as NotFoundError, refusedByServer } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -35,7 +35,10 @@ export function EventPage({ code: rawCode }: { code: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [joining, setJoining] = useState(false);
   const [here, setHere] = useState(false);
-  const exchanged = useRef(false);
+  /** Bumped by "Try again": the page's loading (the QR token's exchange first) runs once for each. */
+  const [attempt, setAttempt] = useState(0);
+  const [retryable, setRetryable] = useState(false);
+  const ranFor = useRef(-1);
 
   const join = useCallback(async () => {
     setJoining(true);
@@ -53,9 +56,14 @@ export function EventPage({ code: rawCode }: { code: string }) {
   }, [code, language, navigate, t]);
 
   useEffect(() => {
-    if (exchanged.current) return;
-    exchanged.current = true;
+    if (ranFor.current === attempt) return;
+    ranFor.current = attempt;
     const token = new URLSearchParams(search).get('t');
+    /** No answer, or a server not up: the page offers to try again (the scan with it, while it is good). */
+    const unreachable = (error: unknown) => {
+      setNotice(errorMessage(error, t));
+      setRetryable(true);
+    };
     void (async () => {
       let passNow = false;
       if (token) {
@@ -66,6 +74,8 @@ export function EventPage({ code: rawCode }: { code: string }) {
           setHasPass(true);
           passNow = true;
         } catch (error) {
+          // The token stays in the address bar for "Try again": a walk back to the door is worse.
+          if (!refusedByServer(error)) return unreachable(error);
           if (!(error instanceof NotFoundError)) setNotice(errorMessage(error, t));
         }
         // The token has done its job; a reload must not try it again once it has expired.
@@ -75,7 +85,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
         setEvent(await api.event(code));
       } catch (error) {
         if (error instanceof NotFoundError) setEvent(null);
-        else setNotice(errorMessage(error, t));
+        else unreachable(error);
         return;
       }
       if (!useSession.getState().token) return;
@@ -84,7 +94,20 @@ export function EventPage({ code: rawCode }: { code: string }) {
       // Scanned at the door while signed in: that was the whole gesture.
       else if (passNow) await join();
     })();
-  }, [code, join, language, navigate, search, t]);
+  }, [attempt, code, join, language, navigate, search, t]);
+
+  const tryAgain = () => {
+    setNotice(null);
+    setRetryable(false);
+    setAttempt((current) => current + 1);
+  };
+  const retryButton = retryable && (
+    <div className="event-actions">
+      <button type="button" className="btn btn-primary btn-block" onClick={tryAgain}>
+        {t('eventPage.retry')}
+      </button>
+    </div>
+  );
 
   useEffect(() => {
     if (!event) return;
@@ -107,6 +130,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
         <p className="notice" role="alert">
           {notice ?? t('eventPage.notFound')}
         </p>
+        {retryButton}
       </AuthLayout>
     );
   }
@@ -121,6 +145,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
           {notice}
         </p>
       )}
+      {retryButton}
       {!open && <p className="notice">{t(event.status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
       {open && !canJoin && <p className="notice">{t('eventPage.qrOnly')}</p>}
       {here ? (
