@@ -67,10 +67,10 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
     >
       <img className="swipe-card-photo" {...photo} alt="" draggable={false} />
       <animated.span className="stamp stamp-like" style={{ opacity: x.to(likeStampOpacityFor) }} aria-hidden="true">
-        LIKE
+        {t('deck.stamp.like')}
       </animated.span>
       <animated.span className="stamp stamp-nope" style={{ opacity: x.to(nopeStampOpacityFor) }} aria-hidden="true">
-        NOPE
+        {t('deck.stamp.nope')}
       </animated.span>
       <div className="swipe-card-info">
         <h2>

@@ -107,7 +107,7 @@ export function Landing() {
           <div className="hero-cards" aria-hidden="true">
             <div className="hero-card hero-card-back" />
             <div className="hero-card hero-card-front">
-              <span className="hero-card-stamp">LIKE</span>
+              <span className="hero-card-stamp">{t('landing.stamp')}</span>
             </div>
           </div>
         </section>

@@ -35,6 +35,8 @@ export const enApp = {
   'deck.dislike': 'Dislike',
   'deck.skip': 'Skip',
   'deck.like': 'Like',
+  'deck.stamp.like': 'LIKE',
+  'deck.stamp.nope': 'NOPE',
   'deck.age': '{age}',
   'deck.openProfile': 'Open the profile of {name}',
   'deck.hint': 'Drag right to like, left to pass. Arrow keys work too.',

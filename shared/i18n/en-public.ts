@@ -17,6 +17,7 @@ export const enPublic = {
   'landing.hero.subtitle':
     'Eventmatch shows you who is at your event, one profile at a time. Like someone, and if they like you back you can start chatting before the night is over.',
   'landing.getStarted': 'Get Started',
+  'landing.stamp': 'LIKE',
   'landing.learnMore': 'Learn More',
   'landing.features.title': 'Made for tonight, not for endless scrolling',
   'landing.features.1.title': 'Only people who are here',

@@ -36,6 +36,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.dislike': 'No me gusta',
   'deck.skip': 'Saltar',
   'deck.like': 'Me gusta',
+  'deck.stamp.like': 'ME GUSTA',
+  'deck.stamp.nope': 'PASO',
   'deck.age': '{age}',
   'deck.openProfile': 'Abrir el perfil de {name}',
   'deck.hint': 'Arrastra a la derecha para dar like y a la izquierda para pasar. También con las flechas.',

@@ -18,6 +18,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'landing.hero.subtitle':
     'Eventmatch te muestra quién está en tu evento, un perfil cada vez. Dale like a alguien y, si te lo devuelve, podéis empezar a chatear antes de que acabe la noche.',
   'landing.getStarted': 'Empezar',
+  'landing.stamp': 'ME GUSTA',
   'landing.learnMore': 'Saber más',
   'landing.features.title': 'Hecha para esta noche, no para deslizar sin fin',
   'landing.features.1.title': 'Solo gente que está aquí',

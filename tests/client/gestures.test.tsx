@@ -1,8 +1,12 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DRAG_ROTATION, SWIPE_EXIT_OFFSET_PX, SWIPE_THRESHOLD_PX } from '../../shared/constants';
+import { es } from '../../shared/i18n/es';
 import { SwipeCard } from '../../client/components/SwipeCard';
+import { initLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
 import { cardOpacityFor, decisionFor, exitOffsetFor, rotationFor } from '../../client/lib/gestures';
 
 afterEach(cleanup);
@@ -78,6 +82,21 @@ describe('<SwipeCard> with pointer drags', () => {
     drag(screen.getByTestId('swipe-card'), 90);
     drag(screen.getByTestId('swipe-card'), -90);
     expect(onDecide).not.toHaveBeenCalled();
+  });
+
+  it('stamps the card in the reader’s language (Spanish by default)', async () => {
+    await initLanguage();
+    function Deck() {
+      useMessages(appMessages);
+      return <SwipeCard card={card} exitOffset={null} onDecide={vi.fn()} onOpen={vi.fn()} />;
+    }
+    render(
+      <Suspense fallback={null}>
+        <Deck />
+      </Suspense>,
+    );
+    expect(await screen.findByText(es['deck.stamp.like'])).toBeTruthy();
+    expect(screen.getByText(es['deck.stamp.nope'])).toBeTruthy();
   });
 
   it('opens the profile with Enter (the keyboard twin of a tap)', () => {
