@@ -1,9 +1,48 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
+import type { PublicEvent } from '../../shared/schemas/events';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
+import { ConfirmSheet } from './Sheet';
+
+/**
+ * The confirm step before leaving an event: coming back takes the event's code again, or for a QR
+ * event a scan at the door.
+ */
+export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClose: () => void }) {
+  const t = useT();
+  const leave = useEvents((state) => state.leave);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      await leave();
+      onClose();
+    } catch (failure) {
+      setError(errorMessage(failure, t));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <ConfirmSheet
+      title={t('deck.event.leaveTitle', { name: event.name })}
+      confirmLabel={t('deck.event.leaveConfirm')}
+      cancelLabel={t('deck.event.stay')}
+      busy={busy}
+      error={error}
+      onConfirm={() => void confirm()}
+      onClose={onClose}
+    >
+      <p>{t(event.join_mode === 'qr' ? 'deck.event.leaveQr' : 'deck.event.leaveCode')}</p>
+    </ConfirmSheet>
+  );
+}
 
 /**
  * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none, the way
@@ -12,9 +51,7 @@ import { CalendarIcon } from './AppIcons';
 export function EventBar() {
   const t = useT();
   const current = useEvents((state) => state.current);
-  const leave = useEvents((state) => state.leave);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [leaving, setLeaving] = useState(false);
 
   if (current === undefined) return null;
   if (current === null) {
@@ -36,26 +73,11 @@ export function EventBar() {
         <span className="muted" aria-live="polite">
           {t('deck.event.here', { count: current.attendee_count })}
         </span>
-        {error && (
-          <span className="field-error" role="alert">
-            {error}
-          </span>
-        )}
       </span>
-      <button
-        type="button"
-        className="btn btn-light btn-small"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          setError(null);
-          leave()
-            .catch((failure: unknown) => setError(errorMessage(failure, t)))
-            .finally(() => setBusy(false));
-        }}
-      >
+      <button type="button" className="btn btn-light btn-small" onClick={() => setLeaving(true)}>
         {t('deck.event.leave')}
       </button>
+      {leaving && <LeaveEventSheet event={current} onClose={() => setLeaving(false)} />}
     </div>
   );
 }

@@ -14,7 +14,7 @@ import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -153,9 +153,20 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await shot(page, '05-host-count-live');
   });
 
-  it('leaves from the deck at once and offers a way back in; the host sees the count drop', async () => {
+  it('leaves from the deck after a confirm step and offers a way back in; the host sees the count drop', async () => {
     const { page } = guest;
-    await page.getByRole('region', { name: 'Terrace Night' }).getByRole('button', { name: es['deck.event.leave'] }).click();
+    const leave = () => page.getByRole('region', { name: 'Terrace Night' }).getByRole('button', { name: es['deck.event.leave'] }).click();
+    // A QR event: the sheet says that coming back takes a scan at the door. "Stay" changes nothing.
+    await leave();
+    const sheet = page.getByRole('dialog', { name: format(es['deck.event.leaveTitle'], { name: 'Terrace Night' }) });
+    await sheet.getByText(es['deck.event.leaveQr']).waitFor();
+    await entryAnimationsDone(page);
+    await shot(page, '06a-leave-confirm-es');
+    await sheet.getByRole('button', { name: es['deck.event.stay'] }).click();
+    await sheet.waitFor({ state: 'detached' });
+    expect(await page.getByRole('region', { name: 'Terrace Night' }).isVisible()).toBe(true);
+    await leave();
+    await sheet.getByRole('button', { name: es['deck.event.leaveConfirm'], exact: true }).click();
     await page.getByRole('link', { name: new RegExp(es['deck.event.join']) }).waitFor();
     await shot(page, '06-deck-after-leaving-es');
     await expect.poll(() => host.page.locator('.host-live-number').textContent(), { timeout: 10_000 }).toBe('2');

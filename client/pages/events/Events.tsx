@@ -8,6 +8,7 @@ import { errorMessage } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
+import { LeaveEventSheet } from '../../components/EventBar';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
@@ -19,7 +20,7 @@ export function Events() {
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
   const checkIn = useEvents((state) => state.checkIn);
-  const leave = useEvents((state) => state.leave);
+  const [leaving, setLeaving] = useState(false);
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -84,10 +85,11 @@ export function Events() {
             <Link href="/app/home/" className="btn btn-primary">
               {t('events.current.deck')}
             </Link>
-            <button type="button" className="btn btn-light" onClick={() => void leave()}>
+            <button type="button" className="btn btn-light" onClick={() => setLeaving(true)}>
               {t('events.current.leave')}
             </button>
           </div>
+          {leaving && <LeaveEventSheet event={current} onClose={() => setLeaving(false)} />}
         </EventCard>
       )}
 
