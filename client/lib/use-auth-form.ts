@@ -33,6 +33,8 @@ export function useAuthForm() {
       await send((name) => String(data.get(name) ?? ''));
     } catch (error) {
       setErrors(formErrors(error, t));
+    } finally {
+      // Done either way: a form that stays on screen (a password changed) can be sent again.
       setBusy(false);
     }
   };

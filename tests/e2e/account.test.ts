@@ -171,6 +171,8 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
       await second.getByLabel(en['settings.password.repeat']).fill('A-new-quiet-party-1');
       await second.getByRole('button', { name: en['settings.password.submit'] }).click();
       await second.getByText(en['settings.password.done']).waitFor();
+      // The form stays, ready for another change.
+      expect(await second.getByRole('button', { name: en['settings.password.submit'] }).isEnabled()).toBe(true);
 
       // The first tab started again with the new token, and neither tab lost it.
       await reloaded;
