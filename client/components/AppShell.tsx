@@ -6,8 +6,9 @@ import { unreadTotal, useConversations } from '../stores/conversations';
 import { displayName, useSession } from '../stores/session';
 import { Avatar } from './Avatar';
 import { ChatIcon, HeartIcon } from './Icons';
-import { CalendarIcon, HomeIcon, LogoutIcon, UserIcon } from './AppIcons';
+import { CalendarIcon, HomeIcon, UserIcon } from './AppIcons';
 import { LanguageSwitcher } from './LanguageSwitcher';
+import { LogoutButton } from './LogoutButton';
 import { MatchOverlay } from './MatchOverlay';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
 import { Menu, type MenuItem } from './Menu';
@@ -86,9 +87,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           }
         />
         <LanguageSwitcher compact />
-        <Link href="/logout/" className="icon-btn" aria-label={t('app.logout')} title={t('app.logout')}>
-          <LogoutIcon />
-        </Link>
+        <LogoutButton />
       </header>
       <VerifyEmailBanner />
       {(offline || tooMany) && (

@@ -28,6 +28,11 @@ export interface ChatMessage extends Message {
 
 /** A message of mine still to go out by itself: queued, or failed for a reason that may pass. */
 const waitsToGo = (message: ChatMessage) => message.status === 'queued' || (message.status === 'failed' && message.retryable === true);
+/** A message of mine on its way: what the outbox keeps on the device, and a sign-out would drop. */
+const onItsWay = (message: ChatMessage) => message.id < 0 && (message.status === 'sending' || waitsToGo(message));
+/** How many of my messages are on their way, in every thread. */
+export const unsentMessages = (threads: Record<number, Thread>) =>
+  Object.values(threads).reduce((count, thread) => count + thread.messages.filter(onItsWay).length, 0);
 
 export interface Thread {
   detail: ConversationDetail | null;
@@ -494,7 +499,7 @@ useChat.subscribe((state) => {
   const entries: OutboxEntry[] = [];
   for (const [key, thread] of Object.entries(state.threads)) {
     for (const message of thread.messages) {
-      if ((waitsToGo(message) || message.status === 'sending') && message.sender === me && message.client_id) {
+      if (onItsWay(message) && message.sender === me && message.client_id) {
         entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time });
       }
     }

@@ -1,6 +1,10 @@
 /** English, The signed-in app: loaded with the /app/ chunk. */
 export const enApp = {
   'app.logout': 'Logout',
+  'app.logoutUnsent.title': 'Log out with messages not sent?',
+  'app.logoutUnsent.text': 'Some of your messages have not gone out yet. Logging out deletes them from this phone; stay signed in and they go by themselves once you are back online.',
+  'app.logoutUnsent.confirm': 'Log out anyway',
+  'app.logoutUnsent.stay': 'Stay signed in',
   'app.nav.home': 'Home',
   'app.nav.chats': 'Chats',
   'app.nav.profile': 'Profile',
