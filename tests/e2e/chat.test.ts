@@ -118,7 +118,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
   it('shows "Read" once the partner has read our message', async () => {
     await page.getByPlaceholder(en['chat.placeholder']).fill('read me');
-    await page.getByRole('button', { name: en['chat.send'], exact: true }).click();
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
+    // The text box keeps the focus (and the phone its keyboard) for the next message.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(en['chat.placeholder']);
     const mine = page.locator('.message-own', { hasText: 'read me' });
     await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');
     const last = (await stored())[0]!;

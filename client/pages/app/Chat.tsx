@@ -241,7 +241,14 @@ export function Chat({ id }: { id: number }) {
           autoComplete="off"
           enterKeyHint="send"
         />
-        <button type="submit" className="round-btn round-btn-send" aria-label={t('chat.send')} disabled={!draft.trim()}>
+        {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message. */}
+        <button
+          type="submit"
+          className="round-btn round-btn-send"
+          aria-label={t('chat.send')}
+          disabled={!draft.trim()}
+          onMouseDown={(event) => event.preventDefault()}
+        >
           <SendIcon />
         </button>
       </form>
