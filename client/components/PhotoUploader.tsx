@@ -1,4 +1,4 @@
-import { type ChangeEvent, useState } from 'react';
+import { type ChangeEvent, useEffect, useState } from 'react';
 import { toast } from '../lib/toast';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
@@ -17,6 +17,8 @@ interface Upload {
 interface Props {
   photos: string[];
   onChange: (update: (photos: string[]) => string[]) => void;
+  /** Told whether photos are on their way up: a save meanwhile would go without them. */
+  onUploading?: (uploading: boolean) => void;
 }
 
 let uploadKey = 0;
@@ -25,10 +27,12 @@ let uploadKey = 0;
  * Up to MAX_PHOTOS photos in a 3-column grid; each file is uploaded at once, with its progress shown.
  * The first is the primary one (the deck's card); the star on any other puts it first.
  */
-export function PhotoUploader({ photos, onChange }: Props) {
+export function PhotoUploader({ photos, onChange, onUploading }: Props) {
   const t = useT();
   const [uploads, setUploads] = useState<Upload[]>([]);
   const used = photos.length + uploads.length;
+  const uploading = uploads.length > 0;
+  useEffect(() => onUploading?.(uploading), [onUploading, uploading]);
 
   function onFiles(event: ChangeEvent<HTMLInputElement>) {
     const files = Array.from(event.target.files ?? []);

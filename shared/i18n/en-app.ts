@@ -118,6 +118,7 @@ export const enApp = {
   'profile.minAge': 'Minimum age',
   'profile.maxAge': 'Maximum age',
   'profile.save': 'Save Changes',
+  'profile.waitForUploads': 'Uploading photos…',
   'profile.saved': 'Profile updated successfully!',
   'profile.discardTitle': 'Discard your changes?',
   'profile.discardText': 'What you changed on your profile is not saved yet.',

@@ -119,6 +119,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.minAge': 'Edad mínima',
   'profile.maxAge': 'Edad máxima',
   'profile.save': 'Guardar cambios',
+  'profile.waitForUploads': 'Subiendo fotos…',
   'profile.saved': '¡Perfil actualizado correctamente!',
   'profile.discardTitle': '¿Descartar los cambios?',
   'profile.discardText': 'Lo que has cambiado en tu perfil aún no está guardado.',

@@ -68,6 +68,7 @@ export function EditProfile() {
   const [form, setForm] = useState<Form | null>(null);
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [busy, setBusy] = useState(false);
+  const [uploading, setUploading] = useState(false);
   /** Where a tap on a link would have gone while the form held changes: the discard step asks first. */
   const [leavingTo, setLeavingTo] = useState<string | null>(null);
   const [, navigate] = useLocation();
@@ -167,7 +168,11 @@ export function EditProfile() {
 
         <fieldset className="field">
           <legend>{t('profile.photos')}</legend>
-          <PhotoUploader photos={form.photos} onChange={(update) => setForm((current) => (current ? { ...current, photos: update(current.photos) } : current))} />
+          <PhotoUploader
+            photos={form.photos}
+            onChange={(update) => setForm((current) => (current ? { ...current, photos: update(current.photos) } : current))}
+            onUploading={setUploading}
+          />
           <FieldErrors id="image-error" errors={imageErrors.length ? imageErrors : undefined} />
         </fieldset>
 
@@ -221,8 +226,9 @@ export function EditProfile() {
           <FieldErrors id="age-error" errors={[...(errors.min_matching_age ?? []), ...(errors.max_matching_age ?? [])].filter(Boolean)} />
         </div>
 
-        <button type="submit" className="btn btn-primary btn-block sticky-save" disabled={busy}>
-          {t('profile.save')}
+        {/* Not while photos are on their way up: the save would go without them. */}
+        <button type="submit" className="btn btn-primary btn-block sticky-save" disabled={busy || uploading}>
+          {uploading ? t('profile.waitForUploads') : t('profile.save')}
         </button>
       </form>
       {leavingTo !== null && (
