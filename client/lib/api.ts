@@ -130,16 +130,28 @@ export function toError(status: number, body: unknown, retryAfter: string | null
   return new ApiError(status, message, code, detail);
 }
 
+/**
+ * A request whose answer has not begun by then is given up as unanswered (`NetworkError`): a party's
+ * half-dead Wi-Fi can hold one for minutes, and a screen waiting on it shows nothing but a spinner.
+ * Only the wait for the answer's start: a long download, once begun, takes the time it takes.
+ */
+export const ANSWER_TIMEOUT_MS = 15_000;
+
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ANSWER_TIMEOUT_MS);
   try {
     return await fetch(path, {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
+      signal: controller.signal,
     });
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
+  } finally {
+    clearTimeout(timer);
   }
 }
 
