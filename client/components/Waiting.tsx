@@ -14,13 +14,27 @@ export function Waiting({ offline }: { offline: MessageKey }) {
   return <Offline text={t(offline)} />;
 }
 
-/** What a page cannot show with no connection, and that it will once back. */
-export function Offline({ text }: { text: string }) {
+/**
+ * What a page cannot show with no connection, and that it will once back; with `onRetry`, a button to
+ * ask again now (the socket may have stayed up while the server failed to answer).
+ */
+export function Offline({ text, onRetry }: { text: string; onRetry?: () => void }) {
   return (
     <section className="page">
       <p className="center-text muted" role="status">
         {text}
       </p>
+      {onRetry && <TryAgain onRetry={onRetry} />}
     </section>
+  );
+}
+
+/** Asks the server again now, under a notice that something could not be loaded. */
+export function TryAgain({ onRetry }: { onRetry: () => void }) {
+  const t = useT();
+  return (
+    <button type="button" className="btn btn-ghost try-again" onClick={onRetry}>
+      {t('app.retry')}
+    </button>
   );
 }

@@ -20,6 +20,8 @@ interface DeckState {
   /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */
   exiting: { id: number; offset: number } | null;
   match: MatchOverlay | null;
+  /** The last deck request got no cards (no answer, a server error): the empty deck says so. */
+  failed: boolean;
 
   // Bookkeeping no component shows: kept here so that a reset (sign-out) clears all of it.
   /** Reactions sent whose answer has not come back: a deck request waits for them. */
@@ -72,6 +74,7 @@ const initialState = () => ({
   current: null,
   exiting: null,
   match: null,
+  failed: false,
   reactionsInFlight: new Set<Promise<unknown>>(),
   likesInFlight: new Set<number>(),
   seenMatches: new Set<number>(),
@@ -96,10 +99,12 @@ export const useDeck = create<DeckState>()((set, get) => {
         const page = await api.deck();
         if (!sameSession()) return;
         const decided = get().decidedDuringRequest;
+        set({ failed: false });
         apply(page.results.filter((card) => !decided.has(card.id)));
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load profiles', error);
+        set({ failed: true });
         if (get().queue === null) set({ queue: [], current: null });
       } finally {
         // Another session's request may have taken its place meanwhile.

@@ -175,6 +175,34 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     }
   });
 
+  it('offers to try again when the deck or a profile could not be loaded, though the socket stayed up', async () => {
+    const ivo = await makeCompletedUser(app.server, { name: 'Ivo', gender: 'non_binary', genders_to_match: ['female'] }, { firstName: 'Ivo' });
+    const jo = await makeCompletedUser(app.server, { name: 'Jo', gender: 'female', genders_to_match: ['non_binary'] }, { firstName: 'Jo' });
+    const { context, page: phone } = await openPhone(app.browser, { token: ivo.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      // The server fails each of these once.
+      const failedOnce = new Set<string>();
+      const failOnce = (name: string) => (route: import('playwright-core').Route) =>
+        failedOnce.has(name) ? route.continue() : (failedOnce.add(name), route.fulfill({ status: 500, json: { detail: 'A server error occurred.' } }));
+      await phone.route('**/api/users/matching-profiles/**', failOnce('deck'));
+      await phone.route(`**/api/users/${jo.id}/profile/`, failOnce('profile'));
+
+      await phone.goto(`${app.server.url}/app/home/`);
+      await phone.getByText(en['deck.failed']).waitFor();
+      await phone.screenshot({ path: path.join(ARTIFACTS, 'screens-02c-deck-failed.png') });
+      await phone.getByRole('button', { name: en['app.retry'] }).click();
+      const card = phone.getByTestId('swipe-card');
+      await expect.poll(() => nameOnCard(card)).toBe('Jo');
+
+      await card.click();
+      await phone.getByText(en['profileView.offline']).waitFor();
+      await phone.getByRole('button', { name: en['app.retry'] }).click();
+      await phone.getByRole('heading', { name: /Jo, 28/ }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it('looks again from an empty deck when the app comes back to the front, and fetches the next cards before the deck runs dry', async () => {
     const card = page.getByTestId('swipe-card');
     const currentName = () => nameOnCard(card);

@@ -5,6 +5,7 @@ import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
+import { TryAgain } from '../../components/Waiting';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { refusedByServer } from '../../lib/api';
 import { withLinks } from '../../lib/links';
@@ -54,10 +55,11 @@ export function Chat({ id }: { id: number }) {
       setFailedToLoad(refusedByServer(error) ? 'gone' : 'offline');
     });
   }, [id, open, attempt]);
-  useRetryWhenBackOnline(failedToLoad === 'offline', () => {
+  const openAgain = () => {
     setFailedToLoad(null);
     setAttempt((count) => count + 1);
-  });
+  };
+  useRetryWhenBackOnline(failedToLoad === 'offline', openAgain);
 
   const messages = thread?.messages ?? [];
   const lastId = messages[messages.length - 1]?.id;
@@ -125,6 +127,7 @@ export function Chat({ id }: { id: number }) {
         <p className="center-text muted" role="status">
           {t(failedToLoad === 'gone' ? 'error.notFound' : 'chat.offline')}
         </p>
+        {failedToLoad === 'offline' && <TryAgain onRetry={openAgain} />}
       </section>
     );
   }

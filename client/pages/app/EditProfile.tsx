@@ -116,7 +116,7 @@ export function EditProfile() {
     };
   }, [dirty]);
 
-  if (!form && loadFailed) return <Offline text={t('profile.offline')} />;
+  if (!form && loadFailed) return <Offline text={t('profile.offline')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
 

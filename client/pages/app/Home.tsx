@@ -6,6 +6,7 @@ import { DeckPlanNotice, UndoButton, useDecide } from '../../components/DeckPerk
 import { EventBar } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
+import { TryAgain } from '../../components/Waiting';
 import { useT } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { useDeck } from '../../stores/deck';
@@ -16,7 +17,9 @@ const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight
 export function Home() {
   const t = useT();
   const [, navigate] = useLocation();
-  const { queue, current, exiting } = useDeck(useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting })));
+  const { queue, current, exiting, failed } = useDeck(
+    useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting, failed: state.failed })),
+  );
   const load = useDeck((state) => state.load);
   const act = useDecide();
   const likesSpent = usePlan((state) => outOfLikes(state.allowance));
@@ -71,8 +74,9 @@ export function Home() {
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t(offline ? 'deck.offline' : 'deck.empty')}
+          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : 'deck.empty')}
         </p>
+        {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* The last card passed on may be the one wanted back. */}
         <div className="deck-actions">
           <UndoButton onlyWhenUsable />

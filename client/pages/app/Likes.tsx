@@ -97,7 +97,7 @@ export function Likes() {
   useRetryWhenBackOnline(failed, () => void load());
 
   if (count === null || people === null) {
-    return failed ? <Offline text={t('likes.offline')} /> : <Loading />;
+    return failed ? <Offline text={t('likes.offline')} onRetry={() => void load()} /> : <Loading />;
   }
 
   async function respond(card: DeckCard, action: 'like' | 'dislike') {

@@ -8,6 +8,7 @@ import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
+import { TryAgain } from '../../components/Waiting';
 import { refusedByServer, Throttled } from '../../lib/api';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
@@ -52,10 +53,11 @@ export function ProfileView({ id }: { id: number }) {
       live = false;
     };
   }, [id, attempt]);
-  useRetryWhenBackOnline(profile === 'offline', () => {
+  const retry = () => {
     setProfile(null);
     setAttempt((count) => count + 1);
-  });
+  };
+  useRetryWhenBackOnline(profile === 'offline', retry);
 
   const loaded = typeof profile === 'object' ? profile : null;
   const photos = loaded ? IMAGE_FIELDS_LIST.map((field) => loaded[field]).filter((url): url is string => Boolean(url)) : [];
@@ -82,6 +84,7 @@ export function ProfileView({ id }: { id: number }) {
         <p className="center-text muted" role="status">
           {t(profile === 'offline' && !gone ? 'profileView.offline' : 'profileView.notFound')}
         </p>
+        {profile === 'offline' && !gone && <TryAgain onRetry={retry} />}
       </section>
     );
   }

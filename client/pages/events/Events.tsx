@@ -9,6 +9,7 @@ import { useMessages, useT } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
+import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
@@ -137,7 +138,10 @@ export function Events() {
           </Link>
         </div>
         {mine === null ? (
-          <p className="muted">{t(mineFailed ? 'events.mine.offline' : 'app.loading')}</p>
+          <>
+            <p className="muted">{t(mineFailed ? 'events.mine.offline' : 'app.loading')}</p>
+            {mineFailed && <TryAgain onRetry={loadMine} />}
+          </>
         ) : mine.length === 0 ? (
           <p className="muted">{t('events.mine.empty')}</p>
         ) : (
