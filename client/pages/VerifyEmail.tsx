@@ -3,14 +3,16 @@ import { Link, useSearch } from 'wouter';
 import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthLayout } from '../components/AuthLayout';
+import { refusedByServer } from '../lib/api';
 import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
 
-type Outcome = 'checking' | 'done' | 'invalid';
+/** `unreachable`: no answer (no network, a server not up): the link may still be good, to try again. */
+type Outcome = 'checking' | 'done' | 'invalid' | 'unreachable';
 
 // One request per token however often the page mounts (React's strict mode mounts twice): a second
-// request would find the link spent and contradict the first.
+// request would find the link spent and contradict the first. One that got no answer may go again.
 const verifications = new Map<string, Promise<Outcome>>();
 function verifyOnce(token: string): Promise<Outcome> {
   let verification = verifications.get(token);
@@ -18,7 +20,11 @@ function verifyOnce(token: string): Promise<Outcome> {
     verification = token
       ? accountApi.verifyEmail(token).then(
           () => 'done' as const,
-          () => 'invalid' as const,
+          (error: unknown) => {
+            if (refusedByServer(error)) return 'invalid' as const;
+            verifications.delete(token);
+            return 'unreachable' as const;
+          },
         )
       : Promise.resolve('invalid' as const);
     verifications.set(token, verification);
@@ -35,6 +41,7 @@ export function VerifyEmail() {
   const loadUser = useSession((state) => state.loadUser);
   const [outcome, setOutcome] = useState<Outcome>('checking');
   const [resend, setResend] = useState<'idle' | 'sent' | 'failed'>('idle');
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let current = true;
@@ -46,7 +53,7 @@ export function VerifyEmail() {
     return () => {
       current = false;
     };
-  }, [token, signedIn, loadUser]);
+  }, [token, signedIn, loadUser, attempt]);
 
   return (
     <AuthLayout title={t('verify.title')}>
@@ -65,6 +72,11 @@ export function VerifyEmail() {
           {t('verify.invalid')}
         </p>
       )}
+      {outcome === 'unreachable' && (
+        <p className="form-error" role="alert">
+          {t('verify.unreachable')}
+        </p>
+      )}
       {resend === 'sent' && (
         <p className="status-ok" role="status">
           {t('verify.resent')}
@@ -76,6 +88,18 @@ export function VerifyEmail() {
         </p>
       )}
       <div className="form-actions">
+        {outcome === 'unreachable' && (
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => {
+              setOutcome('checking');
+              setAttempt((count) => count + 1);
+            }}
+          >
+            {t('verify.retry')}
+          </button>
+        )}
         {outcome === 'invalid' && signedIn && resend !== 'sent' && (
           <button
             type="button"
@@ -86,7 +110,7 @@ export function VerifyEmail() {
           </button>
         )}
         {outcome !== 'checking' && (
-          <Link href={signedIn ? '/app/home/' : '/login/'} className="btn btn-primary">
+          <Link href={signedIn ? '/app/home/' : '/login/'} className={outcome === 'unreachable' ? 'btn btn-ghost' : 'btn btn-primary'}>
             {signedIn ? t('verify.toApp') : t('verify.toLogin')}
           </Link>
         )}

@@ -15,6 +15,8 @@ export const enAccount = {
   'verify.checking': 'Confirming your e-mail address…',
   'verify.done': 'Your e-mail address is verified. Thank you!',
   'verify.invalid': 'This link is invalid or has expired.',
+  'verify.unreachable': 'Your e-mail address could not be confirmed: no connection. Try again once you are online.',
+  'verify.retry': 'Try again',
   'verify.toApp': 'Go to the app',
   'verify.toLogin': 'Log in',
   'verify.resent': 'We have sent you a new link. Check your inbox.',

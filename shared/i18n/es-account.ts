@@ -17,6 +17,8 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'verify.checking': 'Confirmando tu correo electrónico…',
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',
   'verify.invalid': 'Este enlace no es válido o ha caducado.',
+  'verify.unreachable': 'No se pudo confirmar tu correo: no hay conexión. Inténtalo de nuevo cuando tengas conexión.',
+  'verify.retry': 'Reintentar',
   'verify.toApp': 'Ir a la aplicación',
   'verify.toLogin': 'Iniciar sesión',
   'verify.resent': 'Te hemos enviado un enlace nuevo. Revisa tu bandeja de entrada.',

@@ -35,8 +35,8 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   const app = appInChromium(() => ({ mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } }));
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
-  async function phone(session?: { token: string; language: 'en' | 'es' }) {
-    const { page } = await openPhone(app.browser, session);
+  async function phone(session?: { token: string; language: 'en' | 'es' }, options?: Parameters<typeof openPhone>[2]) {
+    const { page } = await openPhone(app.browser, session, options);
     page.on('pageerror', (error) => console.error('page error:', error));
     return page;
   }
@@ -86,7 +86,8 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   it('shows the verification banner with Resend, and the e-mail’s link verifies the address', async () => {
     const user = await makeCompletedUser(app.server, { name: 'Vera' }, { firstName: 'Vera' });
     await smtp.nextMailTo(user.email);
-    const page = await phone({ token: user.token, language: 'en' });
+    // No service worker: the page's requests go where `page.route` sees them.
+    const page = await phone({ token: user.token, language: 'en' }, { serviceWorkers: 'block' });
 
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();
@@ -96,8 +97,14 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
 
     const mail = await smtp.nextMailTo(user.email);
     expect(mail.subject).toBe('Confirm your e-mail address');
+    // The first try gets no answer: the link is not spent, and says so; Try again confirms it.
+    let tries = 0;
+    await page.route('**/api/auth/verify-email/', (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));
     await page.goto(linkIn(mail.text, '/verify-email'));
+    await page.getByText(en['verify.unreachable']).waitFor();
+    await page.getByRole('button', { name: en['verify.retry'] }).click();
     await page.getByText(en['verify.done']).waitFor();
+    expect(tries).toBe(2);
     await shot(page, 'account-06-verified');
     await page.getByRole('link', { name: en['verify.toApp'] }).click();
     await page.waitForURL('**/app/home/');
