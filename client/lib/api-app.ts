@@ -62,8 +62,8 @@ export const api = {
   undo: () => http.post<UndoResult>('/api/matching/undo/'),
   likeAllowance: () => http.get<LikeAllowance>('/api/matching/allowance/'),
   likesYou: (cursor?: string) => http.get<LikesYouPage>(`/api/users/me/likes/${http.query({ cursor })}`),
-  emptyConversations: () => http.get<Page<ConversationSummary>>('/api/conversations/empty/'),
-  startedConversations: () => http.get<Page<ConversationSummary>>('/api/conversations/started/'),
+  emptyConversations: (cursor?: string) => http.get<Page<ConversationSummary>>(`/api/conversations/empty/${http.query({ cursor })}`),
+  startedConversations: (cursor?: string) => http.get<Page<ConversationSummary>>(`/api/conversations/started/${http.query({ cursor })}`),
   conversation: (id: number) => http.get<ConversationDetail>(`/api/conversations/${id}/`),
   messages: (id: number, params: { cursor?: string; after?: number } = {}) =>
     http.get<Page<Message>>(`/api/conversations/${id}/messages/${http.query(params)}`),

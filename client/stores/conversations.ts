@@ -14,8 +14,14 @@ interface ConversationsState {
    * not because there is nobody: the page says so. Cleared by the next load that answers.
    */
   failed: boolean;
-  /** Both lists from the server; a call while one is on its way shares it. */
+  /** Each list's cursor to its next page, null when it is all here. */
+  more: Record<ListName, string | null>;
+  /** The list whose next page is on its way. */
+  loadingMore: ListName | null;
+  /** Both lists' first pages from the server; a call while one is on its way shares it. */
   load: () => Promise<void>;
+  /** A list's next page, after what it holds (one already held, moved up by a message since, is not repeated). */
+  loadMore: (list: ListName) => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
   noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
   markRead: (conversationId: number) => void;
@@ -36,6 +42,8 @@ interface ConversationsState {
   reset: () => void;
 }
 
+type ListName = 'empty' | 'started';
+
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
 type Lists = Pick<ConversationsState, 'empty' | 'started'>;
@@ -53,13 +61,15 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
   failed: false,
+  more: { empty: null, started: null },
+  loadingMore: null,
   load() {
     if (loading) return loading;
     const sameSession = sessionCheck();
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (sameSession()) set({ empty: empty.results, started: started.results, failed: false });
+        if (sameSession()) set({ empty: empty.results, started: started.results, failed: false, more: { empty: empty.next ?? null, started: started.next ?? null } });
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load conversations', error);
@@ -76,6 +86,25 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     });
     loading = run;
     return run;
+  },
+  async loadMore(list) {
+    const cursor = get().more[list];
+    if (!cursor || get().loadingMore) return;
+    const sameSession = sessionCheck();
+    set({ loadingMore: list });
+    try {
+      const page = await (list === 'started' ? api.startedConversations(cursor) : api.emptyConversations(cursor));
+      if (!sameSession()) return;
+      set((state) => {
+        const held = new Set(both(state).map((item) => item.id));
+        return {
+          [list]: [...(state[list] ?? []), ...page.results.filter((item) => !held.has(item.id))],
+          more: { ...state.more, [list]: page.next ?? null },
+        };
+      });
+    } finally {
+      if (sameSession()) set({ loadingMore: null });
+    }
   },
   noteMessage(conversationId, message, fromMe) {
     const { empty, started } = get();
@@ -131,7 +160,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   reset() {
     loading = null;
-    set({ empty: null, started: null, failed: false, endedNotice: null });
+    set({ empty: null, started: null, failed: false, more: { empty: null, started: null }, loadingMore: null, endedNotice: null });
   },
 }));
 

@@ -43,6 +43,29 @@ describe('the conversations store', () => {
     expect(api.startedConversations).toHaveBeenCalledTimes(2);
   });
 
+  it('brings a list’s next page, without repeating one a message moved up meanwhile', async () => {
+    api.emptyConversations.mockResolvedValueOnce({ results: [summary(9, 0)], next: 'empty-2' });
+    api.startedConversations.mockResolvedValueOnce({ results: [summary(1, 0), summary(2, 0)], next: 'started-2' });
+    await useConversations.getState().load();
+    expect(useConversations.getState().more).toEqual({ empty: 'empty-2', started: 'started-2' });
+
+    // A message moves conversation 3, not loaded yet, to the top: the server's first page has it now.
+    api.emptyConversations.mockResolvedValueOnce({ results: [summary(9, 0)], next: 'empty-2' });
+    api.startedConversations.mockResolvedValueOnce({ results: [summary(3, 1), summary(1, 0)], next: 'started-2b' });
+    useConversations.getState().noteMessage(3, { id: 70, sender: 103, content: 'hola', time: '2026-11-29T01:00:00.000Z', client_id: null }, false);
+    await vi.waitFor(() => expect(useConversations.getState().started!.map((item) => item.id)).toEqual([3, 1]));
+
+    api.startedConversations.mockResolvedValueOnce({ results: [summary(2, 0), summary(3, 0), summary(4, 0)], next: null });
+    await useConversations.getState().loadMore('started');
+    expect(api.startedConversations).toHaveBeenLastCalledWith('started-2b');
+    expect(useConversations.getState().started!.map((item) => item.id)).toEqual([3, 1, 2, 4]);
+    expect(useConversations.getState().more).toEqual({ empty: 'empty-2', started: null });
+    expect(useConversations.getState().loadingMore).toBeNull();
+    // All here: nothing more to ask.
+    await useConversations.getState().loadMore('started');
+    expect(api.startedConversations).toHaveBeenCalledTimes(3);
+  });
+
   it('counts the unread messages of every conversation but the one on screen', () => {
     useConversations.setState({ started: [summary(1, 2), summary(2, 3), summary(3, 0)] });
     expect(unreadTotal(useConversations.getState())).toBe(5);

@@ -4,7 +4,9 @@ import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
 import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { ChevronRight, SearchIcon } from '../../components/AppIcons';
+import { LoadMore } from '../../components/LoadMore';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
+import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { useChat } from '../../stores/chat';
@@ -55,9 +57,25 @@ function LikesYouLink() {
 export function Matches() {
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { empty, started, failed, load } = useConversations(
-    useShallow((state) => ({ empty: state.empty, started: state.started, failed: state.failed, load: state.load })),
+  const { empty, started, failed, load, more, loadingMore } = useConversations(
+    useShallow((state) => ({
+      empty: state.empty,
+      started: state.started,
+      failed: state.failed,
+      load: state.load,
+      more: state.more,
+      loadingMore: state.loadingMore,
+    })),
   );
+  const [moreError, setMoreError] = useState<string | null>(null);
+  /** A list's next page: a party's most popular guest can have more matches than one page holds. */
+  const showMore = (list: 'empty' | 'started') => {
+    setMoreError(null);
+    useConversations
+      .getState()
+      .loadMore(list)
+      .catch((error: unknown) => setMoreError(errorMessage(error, t)));
+  };
   const [search, setSearch] = useState('');
   const endedNotice = useConversations((state) => state.endedNotice);
   /** What is typed and not sent in a conversation shows in its row, as messaging apps show it. */
@@ -113,6 +131,7 @@ export function Matches() {
           ))}
         </ul>
       )}
+      <LoadMore error={null} hasMore={more.empty !== null} loading={loadingMore === 'empty'} label={t('matches.more')} onMore={() => showMore('empty')} />
 
       <h2 className="section-title">{t('matches.conversationsTitle')}</h2>
       {conversations === null ? (
@@ -150,6 +169,7 @@ export function Matches() {
           ))}
         </ul>
       )}
+      <LoadMore error={moreError} hasMore={more.started !== null} loading={loadingMore === 'started'} label={t('matches.more')} onMore={() => showMore('started')} />
     </section>
   );
 }
