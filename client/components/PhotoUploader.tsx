@@ -32,7 +32,9 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
   const [uploads, setUploads] = useState<Upload[]>([]);
   const used = photos.length + uploads.length;
   const uploading = uploads.length > 0;
-  useEffect(() => onUploading?.(uploading), [onUploading, uploading]);
+  useEffect(() => {
+    onUploading?.(uploading);
+  }, [onUploading, uploading]);
 
   function onFiles(event: ChangeEvent<HTMLInputElement>) {
     const files = Array.from(event.target.files ?? []);

@@ -264,10 +264,11 @@ export const useChat = create<ChatState>()((set, get) => {
       const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());
       if (!waits) console.error('Message not sent', error);
       const status: MessageStatus = waits ? 'queued' : 'failed';
-      // Refused for good: not a participant (any more), or content the server will never take.
-      const forGood =
-        (error instanceof SocketRefused && error.code !== 'throttled' && error.code !== 'internal') ||
-        (error instanceof ApiError && !(error instanceof NetworkError) && error.status < 500 && error.status !== 429);
+      // A refusal may pass (a limit, the server's own error); any other is for good: not a participant
+      // (any more), or content the server will never take.
+      const mayPass =
+        error instanceof SocketRefused ? error.code === 'throttled' || error.code === 'internal' : error instanceof ApiError && (error.status >= 500 || error.status === 429);
+      const forGood = refused && !mayPass;
       answered(id, (thread) => ({
         messages: thread.messages.map((item) =>
           item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood } : item,

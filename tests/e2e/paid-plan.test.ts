@@ -126,6 +126,13 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await undo.click();
     await page.getByTestId('undo-upsell').waitFor();
     await shot('07-deck-undo-upsell');
+
+    // A like from someone's profile, refused for want of likes, lands on the deck that says why.
+    await page.goto(`${app.server.url}/app/profiles/${targets[0]!.id}`);
+    await page.getByRole('button', { name: en['profileView.like'] }).click();
+    await page.waitForURL('**/app/home/');
+    await page.getByTestId('likes-out').waitFor();
+    expect(await page.getByText(en['profileView.notSent']).count()).toBe(0);
   });
 
   it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {

@@ -9,7 +9,7 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { refusedByServer, Throttled } from '../../lib/api';
+import { LikesExhausted, refusedByServer, Throttled } from '../../lib/api';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
@@ -17,6 +17,7 @@ import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { toast } from '../../lib/toast';
 import { useDeck } from '../../stores/deck';
+import { usePlan } from '../../stores/plan';
 import { useSafety } from '../../stores/safety';
 import { useSession } from '../../stores/session';
 
@@ -102,13 +103,17 @@ export function ProfileView({ id }: { id: number }) {
         await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));
       }
     } catch (error) {
-      if (!refusedByServer(error) || error instanceof Throttled) {
+      if (error instanceof LikesExhausted) {
+        // Out of likes: the deck says when they come back.
+        usePlan.getState().likesRefused(error.resetsAt);
+      } else if (!refusedByServer(error) || error instanceof Throttled) {
         // It did not reach the server: the profile stays, to decide again.
         toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });
         setPending(null);
         return;
+      } else {
+        console.error('Reaction refused', error);
       }
-      console.error('Reaction refused', error);
     }
     setPending(null);
     navigate('/app/home/');

@@ -146,8 +146,8 @@ export interface Resolution {
  * Resolves an open report: dismissed, or the reported person banned. A ban hides them from everyone
  * at once (the visibility rule reads `banned_at`), ends their conversations, checks them out of their
  * event, and resolves every other open report about them; the caller then ends their sessions and
- * tells their partners and the event's room. The photo
- * copies kept with a report go once it is resolved. Null for an unknown report; 409 when already resolved.
+ * tells their partners and the event's room. The photo copies kept with a report go once it is
+ * resolved. Null for an unknown report; 409 when already resolved.
  */
 export async function resolveReport(
   db: Db,
