@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../shared/constants';
-import { LikesExhausted, refusedByServer, Throttled } from '../lib/api';
+import { LikesExhausted, mayPass } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { useLanguage, useT } from '../lib/i18n';
 import { toast } from '../lib/toast';
@@ -42,7 +42,7 @@ export function useDecide() {
           if (error instanceof LikesExhausted) {
             restore(card);
             usePlan.getState().likesRefused(error.resetsAt);
-          } else if (!refusedByServer(error) || error instanceof Throttled) {
+          } else if (mayPass(error)) {
             restore(card);
             toast.error(t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
           }

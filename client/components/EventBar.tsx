@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
-import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
-import { ConfirmSheet } from './Sheet';
+import { ConfirmSheet, useSheetAction } from './Sheet';
 
 /**
  * The confirm step before leaving an event: coming back takes the event's code again, or for a QR
@@ -13,21 +12,7 @@ import { ConfirmSheet } from './Sheet';
  */
 export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClose: () => void }) {
   const t = useT();
-  const leave = useEvents((state) => state.leave);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await leave();
-      onClose();
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-      setBusy(false);
-    }
-  }
+  const { busy, error, run } = useSheetAction(useEvents((state) => state.leave), onClose);
 
   return (
     <ConfirmSheet
@@ -36,7 +21,7 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
       cancelLabel={t('deck.event.stay')}
       busy={busy}
       error={error}
-      onConfirm={() => void confirm()}
+      onConfirm={run}
       onClose={onClose}
     >
       <p>{t(event.join_mode === 'qr' ? 'deck.event.leaveQr' : 'deck.event.leaveCode')}</p>

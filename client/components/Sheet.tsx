@@ -1,4 +1,5 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 
 const FOCUSABLE = 'a[href], button:not(:disabled), input:not(:disabled), textarea:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])';
@@ -121,4 +122,26 @@ export function ConfirmSheet({
       <SheetActions {...actions} onClose={onClose} />
     </Sheet>
   );
+}
+
+/**
+ * A confirm sheet's action: busy while it runs, then `done` (the sheet closes); a failure is said in
+ * the sheet, which stays for another try.
+ */
+export function useSheetAction(action: () => Promise<void>, done: () => void) {
+  const t = useT();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function run() {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      done();
+    } catch (failure) {
+      setError(errorMessage(failure, t));
+      setBusy(false);
+    }
+  }
+  return { busy, error, run: () => void run() };
 }

@@ -40,6 +40,8 @@ export class ValidationError extends ApiError {
  * (no answer at all, a server not up) may pass once the connection is back.
  */
 export const refusedByServer = (error: unknown): boolean => error instanceof ApiError && error.status >= 400 && error.status < 500;
+/** A failure that may pass by itself: no answer, the server's own error, or a limit reached for now. */
+export const mayPass = (error: unknown): boolean => !refusedByServer(error) || error instanceof Throttled;
 export class NotAuthenticated extends ApiError {
   override name = 'NotAuthenticated';
 }

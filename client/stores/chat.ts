@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { ApiError, NetworkError, NotFound, refusedByServer } from '../lib/api';
+import { ApiError, mayPass, NetworkError, NotFound, refusedByServer } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
@@ -266,9 +266,8 @@ export const useChat = create<ChatState>()((set, get) => {
       const status: MessageStatus = waits ? 'queued' : 'failed';
       // A refusal may pass (a limit, the server's own error); any other is for good: not a participant
       // (any more), or content the server will never take.
-      const mayPass =
-        error instanceof SocketRefused ? error.code === 'throttled' || error.code === 'internal' : error instanceof ApiError && (error.status >= 500 || error.status === 429);
-      const forGood = refused && !mayPass;
+      const passes = error instanceof SocketRefused ? error.code === 'throttled' || error.code === 'internal' : mayPass(error);
+      const forGood = refused && !passes;
       answered(id, (thread) => ({
         messages: thread.messages.map((item) =>
           item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood } : item,

@@ -7,7 +7,7 @@ import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
-import { ConfirmSheet } from '../../components/Sheet';
+import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -16,21 +16,10 @@ import { safetyMessages } from '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
   const t = useT();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function unblock() {
-    setBusy(true);
-    setError(null);
-    try {
-      await useSafety.getState().unblock(person.id);
-      toast.success(t('blocked.unblocked', { name: person.name }));
-      onClose();
-    } catch (caught) {
-      setError(errorMessage(caught, t));
-      setBusy(false);
-    }
-  }
+  const { busy, error, run } = useSheetAction(async () => {
+    await useSafety.getState().unblock(person.id);
+    toast.success(t('blocked.unblocked', { name: person.name }));
+  }, onClose);
 
   return (
     <ConfirmSheet
@@ -39,7 +28,7 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
       tone="primary"
       busy={busy}
       error={error}
-      onConfirm={() => void unblock()}
+      onConfirm={run}
       onClose={onClose}
     >
       <p>{t('blocked.unblockText')}</p>

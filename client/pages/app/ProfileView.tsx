@@ -9,7 +9,7 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { LikesExhausted, refusedByServer, Throttled } from '../../lib/api';
+import { LikesExhausted, mayPass, refusedByServer } from '../../lib/api';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
@@ -106,7 +106,7 @@ export function ProfileView({ id }: { id: number }) {
       if (error instanceof LikesExhausted) {
         // Out of likes: the deck says when they come back.
         usePlan.getState().likesRefused(error.resetsAt);
-      } else if (!refusedByServer(error) || error instanceof Throttled) {
+      } else if (mayPass(error)) {
         // It did not reach the server: the profile stays, to decide again.
         toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });
         setPending(null);
