@@ -2,7 +2,6 @@ import path from 'node:path';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -23,7 +22,7 @@ import healthRoutes from './features/health/routes';
 import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
-import { localMediaStore, MEDIA_CACHE_CONTROL, MEDIA_PREFIX, type MediaStore } from './features/media/store';
+import { localMediaStore, type MediaStore } from './features/media/store';
 import moderationRoutes from './features/moderation/routes';
 import paymentRoutes from './features/payments/routes';
 import { createStripeClient } from './features/payments/stripe-client';
@@ -124,17 +123,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // The one Stripe client: checkout and webhooks, and account deletion's cancellation.
   app.decorate('stripe', config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null);
 
-  const mediaRoot = path.join(config.dataDir, 'media');
-  app.decorate('media', localMediaStore(mediaRoot));
-  app.decorate('evidence', localMediaStore(path.join(config.dataDir, 'evidence')));
-  await app.register(fastifyStatic, {
-    root: mediaRoot,
-    prefix: MEDIA_PREFIX,
-    decorateReply: false,
-    // Keys are random and never rewritten, but a photo can be deleted: see MEDIA_CACHE_CONTROL.
-    cacheControl: false,
-    setHeaders: (reply) => void reply.header('Cache-Control', MEDIA_CACHE_CONTROL),
-  });
+  if (config.s3) {
+    // Loaded only when configured: the AWS SDK is a large module tree that one machine never needs.
+    const { bucketAnswers, createS3Client, s3MediaStore } = await import('./features/media/s3-store');
+    const s3 = createS3Client(config.s3);
+    app.decorate('media', s3MediaStore(s3, config.s3.bucket, 'media/'));
+    app.decorate('evidence', s3MediaStore(s3, config.s3.bucket, 'evidence/'));
+    // Reported, not required: without photos the people at a party can still match and chat.
+    app.readinessChecks.set('media', { check: bucketAnswers(s3, config.s3.bucket), required: false });
+    app.addHook('onClose', async () => s3.destroy());
+  } else {
+    app.decorate('media', localMediaStore(path.join(config.dataDir, 'media')));
+    app.decorate('evidence', localMediaStore(path.join(config.dataDir, 'evidence')));
+  }
 
   // Features, each route described in the OpenAPI document as it is added.
   await app.register(apiDocs);

@@ -77,6 +77,20 @@ export interface Config {
   };
   /** PostHog forwarding of the first-party analytics events, keyed by user id only; off without a key. */
   posthog: { key: string | null; host: string };
+  /**
+   * An S3-compatible bucket for photos and report evidence (`S3_BUCKET`), which every instance on every
+   * machine shares; null keeps them under `dataDir` (one machine, or a volume its instances share).
+   */
+  s3: {
+    bucket: string;
+    /** Another service than AWS (MinIO, R2, Garage…); null: AWS's own endpoint for the region. */
+    endpoint: string | null;
+    region: string;
+    /** `bucket.host/key` or `host/bucket/key`: most S3-compatible services want the path. */
+    forcePathStyle: boolean;
+    /** Null: the AWS SDK's own chain (AWS_ACCESS_KEY_ID…, a profile, an instance role). */
+    credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  } | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -95,20 +109,52 @@ function int(env: Env, name: string, fallback: number): number {
   return Number(text);
 }
 
-/** `PUBLIC_URL`: an absolute http(s) address, its trailing slashes dropped; null when unset. */
-function publicUrl(env: Env): string | null {
-  const text = env.PUBLIC_URL?.trim();
+/** `PUBLIC_URL`: the address users reach; null when unset. */
+const publicUrl = (env: Env) => httpUrl(env, 'PUBLIC_URL', 'https://party.example.com');
+
+/** An absolute http(s) address in `name`, its trailing slashes dropped; null when unset. */
+function httpUrl(env: Env, name: string, example: string): string | null {
+  const text = env[name]?.trim();
   if (!text) return null;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigError(`PUBLIC_URL must be an absolute address such as https://party.example.com, not "${text}".`);
+    throw new ConfigError(`${name} must be an absolute address such as ${example}, not "${text}".`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`PUBLIC_URL must start with http:// or https://, not "${text}".`);
+    throw new ConfigError(`${name} must start with http:// or https://, not "${text}".`);
   }
   return text.replace(/\/+$/, '');
+}
+
+/** A yes/no setting: its fallback when unset or empty. */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const text = env[name]?.trim().toLowerCase();
+  if (!text) return fallback;
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw new ConfigError(`${name} must be true or false, not "${text}".`);
+}
+
+/** The photo bucket, when `S3_BUCKET` names one. */
+function s3(env: Env): Config['s3'] {
+  const bucket = env.S3_BUCKET?.trim();
+  const endpoint = httpUrl(env, 'S3_ENDPOINT', 'http://minio:9000');
+  const accessKeyId = env.S3_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY?.trim();
+  if (!bucket) {
+    if (endpoint || accessKeyId || secretAccessKey) throw new ConfigError('S3_ENDPOINT and S3_ACCESS_KEY_ID need S3_BUCKET.');
+    return null;
+  }
+  if (!accessKeyId !== !secretAccessKey) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together.');
+  return {
+    bucket,
+    endpoint,
+    region: env.S3_REGION?.trim() || 'us-east-1',
+    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', endpoint !== null),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : null,
+  };
 }
 
 /**
@@ -179,5 +225,6 @@ export function loadConfig(env: Env = process.env): Config {
       key: env.POSTHOG_KEY || null,
       host: (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, ''),
     },
+    s3: s3(env),
   };
 }

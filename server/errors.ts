@@ -184,7 +184,11 @@ export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const language = languageOf(request.headers['accept-language']);
     const known = asApiError(error);
-    if (known) return reply.code(known.statusCode).headers(known.headers).send(known.render(language));
+    if (known) {
+      // A 503 is a service of ours not answering (Stripe, the photo bucket): the operator should hear of it.
+      if (known.statusCode >= 500) request.log.warn({ err: error }, 'a service the request needs is unavailable');
+      return reply.code(known.statusCode).headers(known.headers).send(known.render(language));
+    }
 
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: renderServerMessage(serverText('server_error'), language) });

@@ -115,6 +115,10 @@ export const SERVER_MESSAGES = {
   },
 
   // Profiles and photos.
+  media_unavailable: {
+    en: 'Photos are unavailable right now. Please try again in a moment.',
+    es: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',
+  },
   primary_photo_required: { en: 'Please upload a primary profile picture', es: 'Sube una foto de perfil principal' },
   date_of_birth_required: { en: 'Please select a date of birth', es: 'Selecciona una fecha de nacimiento' },
   min_age: { en: 'You must be at least {age} years old.', es: 'Debes tener al menos {age} años.' },

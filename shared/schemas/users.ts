@@ -125,3 +125,7 @@ export const UploadForm = z.object({
 
 export const UploadResponse = z.object({ url: z.string() });
 export type UploadResponse = z.infer<typeof UploadResponse>;
+
+/** `GET /media/<key>`: a stored photo, by the key in the URL an upload answered with. */
+export const MediaParams = z.object({ key: z.string().max(100) });
+export const MediaFile = z.file().describe('The WebP image.');

@@ -31,4 +31,39 @@ describe('the configuration', () => {
       new ConfigError('PUBLIC_URL must start with http:// or https://, not "ftp://party.example.com".'),
     );
   });
+
+  it('keeps photos on disk unless S3_BUCKET names a bucket, and checks the bucket’s settings together', () => {
+    expect(loadConfig({}).s3).toBeNull();
+    expect(loadConfig({ S3_BUCKET: 'photos' }).s3).toEqual({
+      bucket: 'photos',
+      endpoint: null,
+      region: 'us-east-1',
+      forcePathStyle: false,
+      credentials: null,
+    });
+    // Another service than AWS: its address, and paths rather than bucket host names unless told.
+    expect(
+      loadConfig({ S3_BUCKET: 'photos', S3_ENDPOINT: 'http://minio:9000/', S3_REGION: 'auto', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' }).s3,
+    ).toEqual({
+      bucket: 'photos',
+      endpoint: 'http://minio:9000',
+      region: 'auto',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+    });
+    expect(loadConfig({ S3_BUCKET: 'photos', S3_ENDPOINT: 'https://r2.example.com', S3_FORCE_PATH_STYLE: 'false' }).s3?.forcePathStyle).toBe(false);
+    expect(() => loadConfig({ S3_ENDPOINT: 'http://minio:9000' })).toThrow(new ConfigError('S3_ENDPOINT and S3_ACCESS_KEY_ID need S3_BUCKET.'));
+    expect(() => loadConfig({ S3_BUCKET: 'photos', S3_ACCESS_KEY_ID: 'id' })).toThrow(
+      new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together.'),
+    );
+    expect(() => loadConfig({ S3_BUCKET: 'photos', S3_ENDPOINT: '/minio' })).toThrow(
+      new ConfigError('S3_ENDPOINT must be an absolute address such as http://minio:9000, not "/minio".'),
+    );
+    expect(() => loadConfig({ S3_BUCKET: 'photos', S3_ENDPOINT: 'minio:9000' })).toThrow(
+      new ConfigError('S3_ENDPOINT must start with http:// or https://, not "minio:9000".'),
+    );
+    expect(() => loadConfig({ S3_BUCKET: 'photos', S3_FORCE_PATH_STYLE: 'maybe' })).toThrow(
+      new ConfigError('S3_FORCE_PATH_STYLE must be true or false, not "maybe".'),
+    );
+  });
 });

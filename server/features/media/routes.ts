@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { UploadForm, UploadResponse } from '../../../shared/schemas/users';
+import { MediaFile, MediaParams, UploadForm, UploadResponse } from '../../../shared/schemas/users';
 import { documentedBody } from '../../plugins/api-docs';
-import { ApiError, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
+import { ApiError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import { IMAGE_TOO_LARGE, storeImage } from './service';
+import { MEDIA_CACHE_CONTROL, MEDIA_PREFIX } from './store';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 export const NO_FILE = serverText('no_file');
@@ -44,6 +46,29 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       const url = await storeImage(app.db, app.media, currentUser(request).id, bytes);
       return reply.code(201).send({ url });
     },
+  });
+
+  // Served by the app from whichever store holds them (a folder, a bucket), so that a photo's URL
+  // never changes with the store, and a deleted photo stops being served at once.
+  const photo = {
+    params: MediaParams,
+    response: { 200: { content: { 'image/webp': { schema: MediaFile } } }, 304: z.null().describe('The copy the client has is good.') },
+  };
+  app.get(`${MEDIA_PREFIX}:key`, { schema: photo }, async (request, reply) => {
+    const key = app.media.keyOf(`${MEDIA_PREFIX}${request.params.key}`);
+    if (!key) throw new NotFound();
+    // The bytes under a key never change, so the key is their version; a cache revalidating after
+    // MEDIA_CACHE_CONTROL's hour only needs to hear that the photo is still there.
+    const etag = `"${key.slice(0, key.indexOf('.'))}"`;
+    reply.header('cache-control', MEDIA_CACHE_CONTROL).header('etag', etag);
+    if (request.headers['if-none-match'] === etag) {
+      if (!(await app.media.exists(key))) throw new NotFound();
+      return reply.code(304).send(null);
+    }
+    const bytes = await app.media.read(key);
+    if (!bytes) throw new NotFound();
+    // Fastify sends a Buffer as it is; MediaFile only describes it, as a file, for the documentation.
+    return reply.type('image/webp').send(bytes as unknown as File);
   });
 };
 

@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Where processed images live. Local disk by default; an S3-compatible store would implement the same. */
+/**
+ * Where processed images live: local disk by default (`localMediaStore`), an S3-compatible bucket when
+ * configured (`s3MediaStore`). Either way the app serves them itself under `/media/<key>`, so the URLs
+ * stored in profiles do not depend on the store.
+ */
 export interface MediaStore {
   put(key: string, data: Buffer): Promise<void>;
   /** A stored key's bytes, or null when it is not there. */
   read(key: string): Promise<Buffer | null>;
+  /** Whether a key is stored, without reading its bytes (a cache revalidating a photo). */
+  exists(key: string): Promise<boolean>;
   /** Delete a stored key; a key already gone is not an error. */
   remove(key: string): Promise<void>;
   /** The URL a client uses for a stored key. */
@@ -30,8 +36,26 @@ const KEY_PATTERN = /^[A-Za-z0-9_-]{16,64}\.webp$/;
 /** A fresh, unguessable key for a processed (WebP) image. */
 export const newMediaKey = () => `${randomBytes(18).toString('base64url')}.webp`;
 
+/** The URL a client uses for a stored key, whichever store holds it. */
+export const mediaUrl = (key: string) => `${MEDIA_PREFIX}${key}`;
+
+/** The key of a URL `mediaUrl` made (relative, or the same path on any absolute address of ours), or null. */
+export function mediaKeyOf(url: string): string | null {
+  let pathname = url;
+  if (/^https?:\/\//i.test(url)) {
+    try {
+      pathname = new URL(url).pathname;
+    } catch {
+      return null;
+    }
+  }
+  if (!pathname.startsWith(MEDIA_PREFIX)) return null;
+  const key = pathname.slice(MEDIA_PREFIX.length);
+  return KEY_PATTERN.test(key) ? key : null;
+}
+
 export function localMediaStore(root: string): MediaStore {
-  // Made at once (not on the first upload) so that the static handler serving it finds it at start.
+  // Made at once (not on the first upload): a missing folder would be the first photo's error.
   mkdirSync(root, { recursive: true });
   return {
     async put(key, data) {
@@ -45,23 +69,18 @@ export function localMediaStore(root: string): MediaStore {
         throw error;
       }
     },
+    async exists(key) {
+      try {
+        await access(path.join(root, key));
+        return true;
+      } catch {
+        return false;
+      }
+    },
     async remove(key) {
       await rm(path.join(root, key), { force: true });
     },
-    url: (key) => `${MEDIA_PREFIX}${key}`,
-    keyOf(url) {
-      // Accept the relative URL we hand out, or the same path on any absolute address of ours.
-      let pathname = url;
-      if (/^https?:\/\//i.test(url)) {
-        try {
-          pathname = new URL(url).pathname;
-        } catch {
-          return null;
-        }
-      }
-      if (!pathname.startsWith(MEDIA_PREFIX)) return null;
-      const key = pathname.slice(MEDIA_PREFIX.length);
-      return KEY_PATTERN.test(key) ? key : null;
-    },
+    url: mediaUrl,
+    keyOf: mediaKeyOf,
   };
 }

@@ -1,0 +1,191 @@
+/**
+ * Photos and report evidence in an S3-compatible bucket (`S3_BUCKET`), through the real AWS SDK, against
+ * a local fake of S3's HTTP API. The store is the same for both databases, so one backend is enough.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { uploads } from '../../server/db/schema';
+import { sweepUnusedUploads } from '../../server/features/media/service';
+import { type FakeS3, startFakeS3 } from '../fakes/s3';
+import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { imageBytes, imageDataUri } from '../helpers/images';
+import { makeModerator } from '../helpers/safety';
+import { startServer, type TestServer } from '../helpers/server';
+import { unzip } from '../helpers/zip';
+
+const UNAVAILABLE = { detail: 'Photos are unavailable right now. Please try again in a moment.' };
+
+describe('photos in an S3-compatible bucket', () => {
+  let s3: FakeS3;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    s3 = await startFakeS3();
+    server = await startServer({
+      config: {
+        s3: {
+          bucket: s3.bucket,
+          endpoint: s3.url,
+          region: 'eu-west-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await s3?.close();
+  });
+  beforeEach(() => {
+    s3.failing = false;
+  });
+
+  const api = () => client(server.url);
+  const keyOf = (url: string) => url.replace('/media/', '');
+  const inBucket = (url: string) => s3.objects.get(`media/${keyOf(url)}`);
+
+  async function upload(user: TestUser, headers: Record<string, string> = {}) {
+    const form = new FormData();
+    form.append('file', new Blob([await imageBytes('png')], { type: 'image/png' }), 'me.png');
+    return api().request('POST', '/api/uploads/', { token: user.token, body: form, headers });
+  }
+
+  const photoOf = async (user: TestUser) => (await api().get('/api/users/me/profile/', { token: user.token })).body.image as string;
+
+  it('keeps an upload in the bucket, signed with its key, and serves it under /media/ with its cache headers', async () => {
+    const user = await makeUser(server);
+    const uploaded = await upload(user);
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
+    const stored = inBucket(uploaded.body.url);
+    expect(stored).toMatchObject({ contentType: 'image/webp', cacheControl: 'public, max-age=3600, must-revalidate' });
+    // Nothing on this machine's disk: another instance on another machine serves it as well.
+    expect(existsSync(path.join(server.config.dataDir, 'media'))).toBe(false);
+
+    const served = await fetch(`${server.url}${uploaded.body.url}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/webp');
+    expect(served.headers.get('cache-control')).toBe('public, max-age=3600, must-revalidate');
+    expect(Buffer.from(await served.arrayBuffer()).equals(stored!.body)).toBe(true);
+
+    // A cache revalidating after its hour hears "still good" without the bytes leaving the bucket.
+    const etag = served.headers.get('etag')!;
+    s3.requests.length = 0;
+    const revalidated = await fetch(`${server.url}${uploaded.body.url}`, { headers: { 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(s3.requests).toEqual([`HEAD media/${keyOf(uploaded.body.url)}`]);
+    expect((await fetch(`${server.url}${uploaded.body.url}`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('takes a replaced photo out of the bucket, and /media/ stops serving it at once', async () => {
+    const user = await makeCompletedUser(server);
+    const before = await photoOf(user);
+    expect(inBucket(before)).toBeDefined();
+    const etag = (await fetch(`${server.url}${before}`)).headers.get('etag')!;
+
+    const saved = await api().put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: await imageDataUri('jpeg') }) });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const after = await photoOf(user);
+    expect(after).not.toBe(before);
+    expect(inBucket(after)).toBeDefined();
+    expect(inBucket(before)).toBeUndefined();
+    for (const headers of [{}, { 'if-none-match': etag }] as Array<Record<string, string>>) {
+      const gone = await api().get(before, { headers });
+      expect([gone.status, gone.body]).toEqual([404, { detail: 'Not found.' }]);
+    }
+  });
+
+  it('sweeps uploads no profile took up from the bucket, and keeps the ones shown', async () => {
+    const user = await makeCompletedUser(server);
+    const shown = await photoOf(user);
+    const spare = (await upload(user)).body.url as string;
+    expect(inBucket(spare)).toBeDefined();
+
+    const swept = await sweepUnusedUploads(server.app.db, server.app.media, new Date(Date.now() + 1000));
+    expect(swept).toContain(keyOf(spare));
+    expect(inBucket(spare)).toBeUndefined();
+    expect(inBucket(shown)).toBeDefined();
+  });
+
+  it('copies a reported profile’s photos into the evidence, shows them only to moderators, and drops them once resolved', async () => {
+    const moderator = await makeModerator(server);
+    const reporter = await makeCompletedUser(server);
+    const reported = await makeCompletedUser(server);
+    const photo = await photoOf(reported);
+    const evidenceBefore = [...s3.objects.keys()].filter((key) => key.startsWith('evidence/'));
+
+    const report = await api().post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'fake_profile' } });
+    expect(report.status, JSON.stringify(report.body)).toBe(201);
+    const copies = [...s3.objects.keys()].filter((key) => key.startsWith('evidence/') && !evidenceBefore.includes(key));
+    expect(copies).toHaveLength(1);
+    expect(s3.objects.get(copies[0]!)!.body.equals(inBucket(photo)!.body)).toBe(true);
+
+    const seen = await fetch(`${server.url}/api/moderation/reports/${report.body.id}/photos/0/`, {
+      headers: { authorization: `Token ${moderator.token}` },
+    });
+    expect(seen.status).toBe(200);
+    expect(Buffer.from(await seen.arrayBuffer()).equals(s3.objects.get(copies[0]!)!.body)).toBe(true);
+    // The evidence's key is not a photo anyone can fetch.
+    expect((await api().get(`/media/${copies[0]!.replace('evidence/', '')}`)).status).toBe(404);
+
+    const resolved = await api().post(`/api/moderation/reports/${report.body.id}/resolve/`, {
+      token: moderator.token,
+      json: { action: 'dismiss' },
+    });
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
+    expect(s3.objects.has(copies[0]!)).toBe(false);
+  });
+
+  it('exports the account’s photos from the bucket, and deleting the account empties it of them', async () => {
+    const user = await makeCompletedUser(server);
+    const photo = await photoOf(user);
+    const spare = (await upload(user)).body.url as string;
+
+    const exported = await fetch(`${server.url}/api/users/me/export/`, { headers: { authorization: `Token ${user.token}` } });
+    expect(exported.status).toBe(200);
+    const files = await unzip(Buffer.from(await exported.arrayBuffer()));
+    for (const url of [photo, spare]) expect(files.get(`photos/${keyOf(url)}`)!.equals(inBucket(url)!.body)).toBe(true);
+
+    const deleted = await api().delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    expect(inBucket(photo)).toBeUndefined();
+    expect(inBucket(spare)).toBeUndefined();
+  });
+
+  it('answers a bucket that fails with a 503 to retry, in the reader’s language, and stores nothing half-way', async () => {
+    const user = await makeCompletedUser(server);
+    const photo = await photoOf(user);
+    const profileBefore = (await api().get('/api/users/me/profile/', { token: user.token })).body;
+    const rowsBefore = await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id));
+    const objectsBefore = [...s3.objects.keys()].sort();
+    s3.failing = true;
+
+    const refused = await upload(user);
+    expect([refused.status, refused.body]).toEqual([503, UNAVAILABLE]);
+    expect((await upload(user, { 'accept-language': 'es' })).body).toEqual({
+      detail: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',
+    });
+    const changed = await api().put('/api/users/me/profile/', {
+      token: user.token,
+      json: await validProfile({ name: 'Changed', image: await imageDataUri('jpeg') }),
+    });
+    expect([changed.status, changed.body]).toEqual([503, UNAVAILABLE]);
+    const served = await api().get(photo);
+    expect([served.status, served.body]).toEqual([503, UNAVAILABLE]);
+    // Reported, not required: the people at a party can still match and chat without photos.
+    const readiness = await api().get('/readyz');
+    expect([readiness.status, readiness.body.checks.media]).toEqual([200, 'failing']);
+
+    expect((await api().get('/api/users/me/profile/', { token: user.token })).body).toEqual(profileBefore);
+    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual(rowsBefore);
+    expect([...s3.objects.keys()].sort()).toEqual(objectsBefore);
+
+    s3.failing = false;
+    expect((await api().get('/readyz')).body.checks.media).toBe('ok');
+    expect((await fetch(`${server.url}${photo}`)).status).toBe(200);
+    expect((await upload(user)).status).toBe(201);
+  });
+});
