@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { ApiError, mayPass, NetworkError, NotFound, refusedByServer } from '../lib/api';
+import { ApiError, mayPass, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
@@ -292,8 +292,9 @@ export const useChat = create<ChatState>()((set, get) => {
       try {
         [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
       } catch (error) {
-        if (refusedByServer(error)) {
+        if (!mayPass(error)) {
           // Ended while the app was closed, or never ours: nothing of it stays, here or on the device.
+          // (A limit reached for now is not that: the chat the device kept stands in, as with no network.)
           set((state) => {
             const { [id]: _, ...threads } = state.threads;
             return { threads };

@@ -5,7 +5,7 @@ const messages = vi.hoisted(() => vi.fn());
 const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
-const { NetworkError, NotFound } = await import('../../client/lib/api');
+const { NetworkError, NotFound, Throttled } = await import('../../client/lib/api');
 const { readOutbox, writeOutbox } = await import('../../client/lib/storage');
 const { readCache, writeCache } = await import('../../client/lib/device-cache');
 const { useChat } = await import('../../client/stores/chat');
@@ -77,6 +77,20 @@ describe('the chats a device keeps for an opening with no network', () => {
     reopenOffline();
     await expect(useChat.getState().open(7)).rejects.toBeInstanceOf(NetworkError);
     await expect(useChat.getState().open(8)).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('stands in the kept chat when the server answers with a limit for now, and forgets nothing', async () => {
+    await openOnline({ 7: [3, 5] });
+    useChat.getState().reset();
+    conversation.mockRejectedValue(new Throttled(429, 'Request was throttled.'));
+    messages.mockRejectedValue(new Throttled(429, 'Request was throttled.'));
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 5]);
+    expect(useChat.getState().threads[7]!.fromDevice).toBe(true);
+    // Still kept on the device for the next opening with no network.
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 5]);
   });
 
   it('forgets a chat restored from the device once the server refuses it, in the tab as on the device', async () => {
