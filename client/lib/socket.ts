@@ -13,6 +13,7 @@ import type {
   ServerToClientEvents,
 } from '../../shared/events';
 import type { Message } from '../../shared/schemas/conversations';
+import { NetworkError } from './api';
 import { useLanguage } from './i18n';
 
 type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -35,8 +36,8 @@ interface ConnectionState {
 export const useConnection = create<ConnectionState>()(() => ({ connected: false, lost: false, tooMany: false }));
 
 /**
- * For a page whose load found no server (no network, a server not up): while `waiting`, `retry` runs
- * when the socket next connects, the moment the server is reachable again.
+ * For a page whose load failed (no answer, or the server's error: `loadFailure`): while `waiting`,
+ * `retry` runs when the socket next connects, the moment the server is reachable again.
  */
 export function useRetryWhenBackOnline(waiting: boolean, retry: () => void) {
   const latest = useRef(retry);
@@ -48,6 +49,16 @@ export function useRetryWhenBackOnline(waiting: boolean, retry: () => void) {
     });
   }, [waiting]);
 }
+
+/**
+ * Why a page's load failed, for what it says. `offline`: no answer came (no network, or none in
+ * time), or the device says it has no network: "No connection", and it loads once back online.
+ * `server`: the server answered with its own error (a 5xx, a limit for now); waiting for a network
+ * the device already has would not mend it, so the page says that something went wrong and offers Try again.
+ */
+export type LoadFailure = 'offline' | 'server';
+export const loadFailure = (error: unknown): LoadFailure =>
+  error instanceof NetworkError || globalThis.navigator?.onLine === false ? 'offline' : 'server';
 
 /** How long a send waits for the server's ack before it counts as failed and offers Retry. */
 export const SEND_ACK_TIMEOUT_MS = 8000;

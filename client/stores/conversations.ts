@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
 import { api } from '../lib/api-app';
+import { type LoadFailure, loadFailure } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -10,10 +11,11 @@ interface ConversationsState {
   /** Conversations with messages, newest activity first; null while loading. */
   started: ConversationSummary[] | null;
   /**
-   * The lists are empty because they could not be asked for (no network) and this device kept none,
-   * not because there is nobody: the page says so. Cleared by the next load that answers.
+   * The lists are empty because they could not be had (`offline`: no answer; `server`: the server's
+   * error) and this device kept none, not because there is nobody: the page says so. Cleared (null)
+   * by the next load that answers.
    */
-  failed: boolean;
+  failed: LoadFailure | null;
   /** Each list's cursor to its next page, null when it is all here. */
   more: Record<ListName, string | null>;
   /** The list whose next page is on its way. */
@@ -60,7 +62,7 @@ let loading: Promise<void> | null = null;
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
   started: null,
-  failed: false,
+  failed: null,
   more: { empty: null, started: null },
   loadingMore: null,
   load() {
@@ -69,7 +71,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (sameSession()) set({ empty: empty.results, started: started.results, failed: false, more: { empty: empty.next ?? null, started: started.next ?? null } });
+        if (sameSession()) set({ empty: empty.results, started: started.results, failed: null, more: { empty: empty.next ?? null, started: started.next ?? null } });
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load conversations', error);
@@ -78,7 +80,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         set((state) => {
           if (state.started !== null) return {};
           const kept = keptLists();
-          return kept ? { empty: kept.empty, started: kept.started, failed: false } : { empty: [], started: [], failed: true };
+          return kept ? { empty: kept.empty, started: kept.started, failed: null } : { empty: [], started: [], failed: loadFailure(error) };
         });
       }
     })().finally(() => {
@@ -160,7 +162,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   reset() {
     loading = null;
-    set({ empty: null, started: null, failed: false, more: { empty: null, started: null }, loadingMore: null, endedNotice: null });
+    set({ empty: null, started: null, failed: null, more: { empty: null, started: null }, loadingMore: null, endedNotice: null });
   },
 }));
 

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
+import { type LoadFailure, loadFailure } from '../lib/socket';
 import { useDeck } from './deck';
 import { onSignOut, sessionCheck } from './session';
 
@@ -11,8 +12,11 @@ interface LikesState {
   people: DeckCard[] | null;
   next: string | null;
   loadingMore: boolean;
-  /** The first load found no server (no network): nothing is known yet, which is not "nobody". */
-  failed: boolean;
+  /**
+   * The first load failed (`offline`: no answer; `server`: the server's error): nothing is known yet,
+   * which is not "nobody". Null otherwise.
+   */
+  failed: LoadFailure | null;
   load: () => Promise<void>;
   more: () => Promise<void>;
   /**
@@ -28,16 +32,16 @@ export const useLikes = create<LikesState>()((set, get) => ({
   people: null,
   next: null,
   loadingMore: false,
-  failed: false,
+  failed: null,
   async load() {
     const sameSession = sessionCheck();
     try {
       const page = await api.likesYou();
-      if (sameSession()) set({ count: page.count, people: page.results, next: page.next, failed: false });
+      if (sameSession()) set({ count: page.count, people: page.results, next: page.next, failed: null });
     } catch (error) {
       if (!sameSession()) return;
       console.error('Could not load who likes you', error);
-      if (get().count === null) set({ failed: true });
+      if (get().count === null) set({ failed: loadFailure(error) });
     }
   },
   async more() {
@@ -81,7 +85,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
       throw error;
     }
   },
-  reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: false }),
+  reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: null }),
 }));
 
 onSignOut(() => useLikes.getState().reset());

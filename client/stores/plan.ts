@@ -4,6 +4,7 @@ import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan
 import type { DeckCard } from '../../shared/schemas/users';
 import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
+import { type LoadFailure, loadFailure } from '../lib/socket';
 import { onSignOut, sessionCheck } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */
@@ -21,8 +22,8 @@ interface PlanState {
   timers: { pass?: ReturnType<typeof setTimeout>; likes?: ReturnType<typeof setTimeout> };
 
   loadAllowance: () => Promise<void>;
-  /** False when the server could not be asked (no network): the caller tries again once back. */
-  loadSubscription: () => Promise<boolean>;
+  /** Null once loaded; else why not (no answer, or the server's error): the caller tries again. */
+  loadSubscription: () => Promise<LoadFailure | null>;
   /** A reaction from the deck that the server has stored. */
   reacted: (card: DeckCard, action: Reaction) => void;
   /** The server refused a like: none left until `resetsAt`. */
@@ -77,10 +78,10 @@ export const usePlan = create<PlanState>()((set, get) => {
       try {
         const subscription = await api.subscription();
         if (sameSession()) set({ subscription });
-        return true;
+        return null;
       } catch (error) {
         console.error('Could not load the subscription', error);
-        return false;
+        return loadFailure(error);
       }
     },
     reacted(card, action) {

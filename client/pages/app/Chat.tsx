@@ -7,10 +7,10 @@ import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
-import { refusedByServer } from '../../lib/api';
+import { mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
-import { sendTyping, useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, loadFailure, sendTyping, useRetryWhenBackOnline } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { usePresence } from '../../stores/presence';
@@ -31,8 +31,8 @@ export function Chat({ id }: { id: number }) {
   const [, navigate] = useLocation();
   const draft = useChat((state) => state.drafts[id] ?? '');
   const { open, send, retry, loadOlder, markRead, setDraft } = useChat.getState();
-  /** `gone`: the server answered that it is not there (or not ours); `offline`: no answer, or a server not up. */
-  const [failedToLoad, setFailedToLoad] = useState<'gone' | 'offline' | null>(null);
+  /** `gone`: the server answered that it is not there (or not ours); `offline`: no answer; `server`: the server's own error. */
+  const [failedToLoad, setFailedToLoad] = useState<'gone' | LoadFailure | null>(null);
   const [attempt, setAttempt] = useState(0);
   const [now, setNow] = useState(() => Date.now());
   const listRef = useRef<HTMLOListElement>(null);
@@ -52,14 +52,14 @@ export function Chat({ id }: { id: number }) {
     if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
       console.error('Could not open conversation', error);
-      setFailedToLoad(refusedByServer(error) ? 'gone' : 'offline');
+      setFailedToLoad(mayPass(error) ? loadFailure(error) : 'gone');
     });
   }, [id, open, attempt]);
   const openAgain = () => {
     setFailedToLoad(null);
     setAttempt((count) => count + 1);
   };
-  useRetryWhenBackOnline(failedToLoad === 'offline', openAgain);
+  useRetryWhenBackOnline(failedToLoad === 'offline' || failedToLoad === 'server', openAgain);
 
   const messages = thread?.messages ?? [];
   const lastId = messages[messages.length - 1]?.id;
@@ -125,9 +125,9 @@ export function Chat({ id }: { id: number }) {
           <ChevronLeft /> {t('chat.back')}
         </Link>
         <p className="center-text muted" role="status">
-          {t(failedToLoad === 'gone' ? 'error.notFound' : 'chat.offline')}
+          {t(failedToLoad === 'gone' ? 'error.notFound' : failedToLoad === 'offline' ? 'chat.offline' : 'error.generic')}
         </p>
-        {failedToLoad === 'offline' && <TryAgain onRetry={openAgain} />}
+        {failedToLoad !== 'gone' && <TryAgain onRetry={openAgain} />}
       </section>
     );
   }

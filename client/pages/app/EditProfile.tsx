@@ -14,7 +14,7 @@ import { Offline } from '../../components/Waiting';
 import { ValidationError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
-import { useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -74,18 +74,18 @@ export function EditProfile() {
   const [, navigate] = useLocation();
   const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
 
-  /** The load found no server: the page says so, and loads again when the socket next connects. */
-  const [loadFailed, setLoadFailed] = useState(false);
+  /** The load failed (no answer, or the server's error): the page says which, and loads again when the socket next connects. */
+  const [loadFailed, setLoadFailed] = useState<LoadFailure | null>(null);
   const loadProfile = () => {
-    setLoadFailed(false);
+    setLoadFailed(null);
     load().catch((error: unknown) => {
       console.error('Could not load profile', error);
-      setLoadFailed(true);
+      setLoadFailed(loadFailure(error));
     });
   };
   // Once, on opening (`load` is the store's and never changes).
   useEffect(() => loadProfile(), [load]);
-  useRetryWhenBackOnline(loadFailed, loadProfile);
+  useRetryWhenBackOnline(loadFailed !== null, loadProfile);
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
@@ -116,7 +116,7 @@ export function EditProfile() {
     };
   }, [dirty]);
 
-  if (!form && loadFailed) return <Offline text={t('profile.offline')} onRetry={loadProfile} />;
+  if (!form && loadFailed) return <Offline text={t(loadFailed === 'offline' ? 'profile.offline' : 'error.generic')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
 

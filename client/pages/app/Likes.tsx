@@ -94,10 +94,10 @@ export function Likes() {
     // The plan may have changed elsewhere (a cancellation at Stripe): the page follows the server.
     void loadUser();
   }, [load, loadUser]);
-  useRetryWhenBackOnline(failed, () => void load());
+  useRetryWhenBackOnline(failed !== null, () => void load());
 
   if (count === null || people === null) {
-    return failed ? <Offline text={t('likes.offline')} onRetry={() => void load()} /> : <Loading />;
+    return failed ? <Offline text={t(failed === 'offline' ? 'likes.offline' : 'error.generic')} onRetry={() => void load()} /> : <Loading />;
   }
 
   async function respond(card: DeckCard, action: 'like' | 'dislike') {

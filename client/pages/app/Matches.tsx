@@ -6,6 +6,7 @@ import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { ChevronRight, SearchIcon } from '../../components/AppIcons';
 import { LoadMore } from '../../components/LoadMore';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
+import { TryAgain } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
@@ -118,7 +119,15 @@ export function Matches() {
           ))}
         </div>
       ) : matches.length === 0 ? (
-        <p className="muted empty-text">{searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offline' : 'matches.noMatches')}</p>
+        <>
+          <p className="muted empty-text">
+            {searching
+              ? t('matches.noResults', { query: search.trim() })
+              : t(failed === 'offline' ? 'matches.offline' : failed ? 'error.generic' : 'matches.noMatches')}
+          </p>
+          {/* The server's error is not mended by a connection the device already has: ask again now. */}
+          {failed === 'server' && !searching && <TryAgain onRetry={() => void load()} />}
+        </>
       ) : (
         <ul className="match-strip">
           {matches.map((match) => (
@@ -137,9 +146,12 @@ export function Matches() {
       {conversations === null ? (
         <Skeletons />
       ) : conversations.length === 0 ? (
-        <p className="muted empty-text">
-          {searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offlineChats' : 'matches.noConversations')}
-        </p>
+        // After the server's error, said once above: these are not known to be none.
+        failed === 'server' && !searching ? null : (
+          <p className="muted empty-text">
+            {searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offlineChats' : 'matches.noConversations')}
+          </p>
+        )
       ) : (
         <ul className="conversation-list">
           {conversations.map((conversation) => (

@@ -9,8 +9,8 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { LikesExhausted, mayPass, refusedByServer } from '../../lib/api';
-import { useRetryWhenBackOnline } from '../../lib/socket';
+import { LikesExhausted, mayPass } from '../../lib/api';
+import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
@@ -29,8 +29,11 @@ export function ProfileView({ id }: { id: number }) {
   const forget = useDeck((state) => state.forget);
   const sendReaction = useDeck((state) => state.react);
   const rememberMatch = useDeck((state) => state.rememberMatch);
-  /** `missing`: the server says it is not there (or not for us); `offline`: no answer, tried again once back. */
-  const [profile, setProfile] = useState<PublicProfile | null | 'missing' | 'offline'>(null);
+  /**
+   * `missing`: the server says it is not there (or not for us); `offline`: no answer; `server`: the
+   * server's own error. Both of those are tried again once the socket is back, or with Try again.
+   */
+  const [profile, setProfile] = useState<PublicProfile | null | 'missing' | LoadFailure>(null);
   const [attempt, setAttempt] = useState(0);
   const [index, setIndex] = useState(0);
   const [pending, setPending] = useState<Reaction | null>(null);
@@ -46,9 +49,9 @@ export function ProfileView({ id }: { id: number }) {
       .then((result) => live && setProfile(result))
       .catch((error: unknown) => {
         if (!live) return;
-        const missing = refusedByServer(error);
+        const missing = !mayPass(error);
         if (!missing) console.error('Could not load profile', error);
-        setProfile(missing ? 'missing' : 'offline');
+        setProfile(missing ? 'missing' : loadFailure(error));
       });
     return () => {
       live = false;
@@ -58,7 +61,8 @@ export function ProfileView({ id }: { id: number }) {
     setProfile(null);
     setAttempt((count) => count + 1);
   };
-  useRetryWhenBackOnline(profile === 'offline', retry);
+  const failed = !gone && (profile === 'offline' || profile === 'server');
+  useRetryWhenBackOnline(failed, retry);
 
   const loaded = typeof profile === 'object' ? profile : null;
   const photos = loaded ? IMAGE_FIELDS_LIST.map((field) => loaded[field]).filter((url): url is string => Boolean(url)) : [];
@@ -76,16 +80,16 @@ export function ProfileView({ id }: { id: number }) {
   );
 
   if (profile === null) return <Loading />;
-  if (profile === 'missing' || profile === 'offline' || gone) {
+  if (typeof profile === 'string' || gone) {
     return (
       <section className="page">
         <Link href="/app/home" className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
         <p className="center-text muted" role="status">
-          {t(profile === 'offline' && !gone ? 'profileView.offline' : 'profileView.notFound')}
+          {t(!failed ? 'profileView.notFound' : profile === 'offline' ? 'profileView.offline' : 'error.generic')}
         </p>
-        {profile === 'offline' && !gone && <TryAgain onRetry={retry} />}
+        {failed && <TryAgain onRetry={retry} />}
       </section>
     );
   }

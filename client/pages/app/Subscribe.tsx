@@ -3,9 +3,9 @@ import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { PlanCards } from '../../components/PlanCards';
-import { Waiting } from '../../components/Waiting';
+import { Offline, TryAgain, Waiting } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
-import { useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
@@ -31,18 +31,19 @@ const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subs
 
 /**
  * The plan as the server has it now (it may have changed at Stripe since the page was last open);
- * `failed` while it could not be asked, asked again once the network is back.
+ * `failed` while it could not be had (no answer, or the server's error), asked again once the
+ * network is back, or by `load`.
  */
 function useSubscription() {
   const subscription = usePlan((state) => state.subscription);
   const loadSubscription = usePlan((state) => state.loadSubscription);
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<LoadFailure | null>(null);
   const load = useCallback(() => {
-    void loadSubscription().then((loaded) => setFailed(!loaded));
+    void loadSubscription().then(setFailed);
   }, [loadSubscription]);
   useEffect(load, [load]);
-  useRetryWhenBackOnline(failed, load);
-  return { subscription, failed };
+  useRetryWhenBackOnline(failed !== null, load);
+  return { subscription, failed, load };
 }
 
 function TestModeAndError({ error }: { error: string | null }) {
@@ -71,7 +72,7 @@ function TestModeAndError({ error }: { error: string | null }) {
  */
 function CurrentPlan() {
   const t = useT();
-  const { subscription, failed } = useSubscription();
+  const { subscription, failed, load } = useSubscription();
   const { busy, error, go } = useRedirectCall();
 
   return (
@@ -95,9 +96,10 @@ function CurrentPlan() {
       <TestModeAndError error={error} />
       {!subscription && failed && (
         <p className="muted" role="status">
-          {t('subscribe.current.offline')}
+          {t(failed === 'offline' ? 'subscribe.current.offline' : 'error.generic')}
         </p>
       )}
+      {!subscription && failed === 'server' && <TryAgain onRetry={load} />}
       {subscription?.manageable && (
         <button type="button" className="btn btn-ghost btn-block" disabled={busy} onClick={() => void go(api.portal)}>
           {t('subscribe.manage')}
@@ -178,10 +180,11 @@ export function Subscribe() {
 export function TestPortal() {
   const t = useT();
   const user = useSession((state) => state.user);
-  const { subscription } = useSubscription();
+  const { subscription, failed, load } = useSubscription();
   // A full load after the cancellation: the whole app reads the plan afresh.
   const { busy, error, go } = useRedirectCall();
 
+  if (!subscription && failed === 'server') return <Offline text={t('error.generic')} onRetry={load} />;
   if (!subscription || !user) return <Waiting offline="subscribe.offline" />;
   return (
     <TestPage name="portal">

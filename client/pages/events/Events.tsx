@@ -6,7 +6,7 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
-import { useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
 import { TryAgain } from '../../components/Waiting';
@@ -28,24 +28,24 @@ export function Events() {
   const [mine, setMine] = useState<OrganizerEvent[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  /** My events could not be asked for (no network): said so, and asked again when the socket connects. */
-  const [mineFailed, setMineFailed] = useState(false);
+  /** My events could not be had (no answer, or the server's error): said which, and asked again when the socket connects. */
+  const [mineFailed, setMineFailed] = useState<LoadFailure | null>(null);
 
   const loadMine = () => {
-    setMineFailed(false);
+    setMineFailed(null);
     api.myEvents().then(
       (page) => {
         setMine(page.results);
         setNext(page.next);
       },
-      () => setMineFailed(true),
+      (error: unknown) => setMineFailed(loadFailure(error)),
     );
   };
   useEffect(() => {
     void useEvents.getState().loadCurrent();
     loadMine();
   }, []);
-  useRetryWhenBackOnline(mineFailed, loadMine);
+  useRetryWhenBackOnline(mineFailed !== null, loadMine);
 
   /** The next page of my events (newest first), after those shown. */
   async function more() {
@@ -139,7 +139,7 @@ export function Events() {
         </div>
         {mine === null ? (
           <>
-            <p className="muted">{t(mineFailed ? 'events.mine.offline' : 'app.loading')}</p>
+            <p className="muted">{t(mineFailed === 'offline' ? 'events.mine.offline' : mineFailed ? 'error.generic' : 'app.loading')}</p>
             {mineFailed && <TryAgain onRetry={loadMine} />}
           </>
         ) : mine.length === 0 ? (
