@@ -1,13 +1,12 @@
 import { ConfigError, loadConfig } from './config';
 import { serve } from './process';
 
-let config;
 try {
-  config = loadConfig();
+  await serve(loadConfig());
 } catch (error) {
+  // A setting the server cannot use, found by reading it or by trying it (an old Redis, say).
   if (!(error instanceof ConfigError)) throw error;
-  // No logger yet: one plain line for the operator, and a non-zero exit.
+  // One plain line for the operator (there may be no logger yet), and a non-zero exit.
   console.error(`Configuration error: ${error.message}`);
   process.exit(1);
 }
-await serve(config);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createClient } from 'redis';
+import { ConfigError } from '../config';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -93,7 +94,26 @@ function waitForReady(client: RedisClient, ms: number) {
   });
 }
 
-/** Connects (waiting a few seconds at most: a Redis that is down does not stop the instance starting). */
+/**
+ * Whether this Redis has sharded pub/sub (SPUBLISH/SSUBSCRIBE, Redis 7 and later), which the Socket.IO
+ * adapter relies on. Asked by doing it, not by reading a version: Redis-compatible servers count too.
+ * Null when Redis did not say (not connected, or no answer in time).
+ */
+async function hasShardedPubSub(commands: RedisClient, prefix: string): Promise<boolean | null> {
+  try {
+    await withTimeout(commands.sendCommand(['SPUBLISH', `${prefix}#version-probe`, '']), REDIS_COMMAND_TIMEOUT_MS, 'SPUBLISH');
+    return true;
+  } catch (error) {
+    return /unknown command/i.test(String(error)) ? false : null;
+  }
+}
+
+const TOO_OLD = 'REDIS_URL names a Redis without sharded pub/sub (SPUBLISH): Eventmatch needs Redis 7 or newer.';
+
+/**
+ * Connects (waiting a few seconds at most: a Redis that is down does not stop the instance starting).
+ * A Redis older than 7 stops the start with a `ConfigError`: its instances would not hear each other.
+ */
 export async function openRedis(options: { url: string; prefix: string; log: FastifyBaseLogger }): Promise<Redis> {
   const { log } = options;
   const commands = openClient(options.url, 'commands', log, { offlineQueue: false });
@@ -119,6 +139,17 @@ export async function openRedis(options: { url: string; prefix: string; log: Fas
   subscriber.connect().catch(() => {});
   const ready = await Promise.all([waitForReady(commands, CONNECT_WAIT_MS), waitForReady(subscriber, CONNECT_WAIT_MS)]);
   if (!ready.every(Boolean)) log.warn('redis not reachable at start-up: starting alone, and connecting when it is there');
+  if (commands.isReady && (await hasShardedPubSub(commands, options.prefix)) === false) {
+    commands.destroy();
+    subscriber.destroy();
+    throw new ConfigError(TOO_OLD);
+  }
+  // Found only later (Redis was away at the start, or was replaced): said as loudly as a log can.
+  commands.on('ready', () => {
+    void hasShardedPubSub(commands, options.prefix).then((sharded) => {
+      if (sharded === false) log.error(TOO_OLD);
+    });
+  });
 
   return {
     commands,
