@@ -390,6 +390,7 @@ export const useChat = create<ChatState>()((set, get) => {
           return { messages: [...thread.messages, message] };
         });
       }
+      if (restoredFor !== userId) held = new Set();
       restoredFor = userId;
       if (isConnected()) void get().sendQueued();
     },
@@ -491,9 +492,14 @@ onSignOut(() => useChat.getState().reset());
 /**
  * The outbox on the device follows the store: every message of the signed-in user's still on its way
  * (queued, or sending when the tab may die), from the moment that user's earlier outbox was restored.
+ * Other tabs of the same session write theirs to the same place: entries this tab never held are
+ * theirs, and stay as they are (the tab may be closed before it is back online; the next opening of
+ * the app sends them).
  */
 let restoredFor: number | null = null;
 let written = '';
+/** The client_ids of every message this tab has had on its way, for `restoredFor`. */
+let held = new Set<string>();
 useChat.subscribe((state) => {
   const me = useSession.getState().user?.id;
   if (me === undefined || me !== restoredFor || !ownsStorage()) return;
@@ -502,13 +508,15 @@ useChat.subscribe((state) => {
     for (const message of thread.messages) {
       if (onItsWay(message) && message.sender === me && message.client_id) {
         entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time });
+        held.add(message.client_id);
       }
     }
   }
   const next = JSON.stringify(entries);
   if (next === written) return;
   written = next;
-  writeOutbox(me, entries);
+  const otherTabs = readOutbox(me).filter((entry) => !held.has(entry.client_id));
+  writeOutbox(me, [...otherTabs, ...entries]);
 });
 
 /**

@@ -144,6 +144,23 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
   });
 
+  it('leaves the messages another tab of the session has on their way in the device’s outbox', async () => {
+    const otherTab = { conversation_id: 8, client_id: 'other-tab', content: 'from the other tab', time: '2026-11-28T01:00:00.000Z' };
+    const outbox = () => JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]') as Array<{ client_id: string }>;
+    useChat.getState().restoreOutbox(ME);
+    // Written meanwhile by another tab, offline too.
+    localStorage.setItem(`chat_outbox:${ME}`, JSON.stringify([otherTab]));
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'from this tab');
+    expect(outbox().map((entry) => entry.client_id)).toEqual(['other-tab', expect.any(String)]);
+
+    // This tab's message goes; the other tab's stays for that tab (or the next opening) to send.
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(statuses(7)).toEqual(['from this tab:sent']);
+    expect(outbox()).toEqual([otherTab]);
+  });
+
   it('leaves another user’s outbox alone', async () => {
     localStorage.setItem('chat_outbox:2', JSON.stringify([{ conversation_id: 7, client_id: 'x', content: 'not mine', time: '2026-11-28T01:00:00.000Z' }]));
     useSession.setState({ user: undefined });
