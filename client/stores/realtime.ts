@@ -37,6 +37,11 @@ function refreshDeckWithin(eventId: number, withinMs: number) {
 
 /** When the connection was last lost (`performance.now()`): what was pushed since then did not arrive. */
 let lostAt = -Infinity;
+/**
+ * The chats' cursors at that moment: the catch-up fetches after them, not after the chat's last
+ * message now, which may be one of ours sent over HTTP meanwhile, stored after the partner's we missed.
+ */
+let lostCursors: Record<number, number> = {};
 
 /**
  * Fetches what may have been missed while events could not reach this tab since the moment `missedFrom`
@@ -117,7 +122,10 @@ export function startRealtime(token: string) {
     // Offline, who is online is not known: no dot says "Online" beside "Reconnecting…". The next connect asks again.
     useConnection.subscribe((state, previous) => {
       if (previous.connected && !state.connected) usePresence.getState().reset();
-      if (state.lost && !previous.lost) lostAt = performance.now();
+      if (state.lost && !previous.lost) {
+        lostAt = performance.now();
+        lostCursors = useChat.getState().cursors();
+      }
     }),
     onConnect(() => {
       // The server is reachable: a user who could not be loaded (no network at the door) is asked for now.
@@ -126,7 +134,7 @@ export function startRealtime(token: string) {
       // What was written with no connection goes out now.
       void useChat.getState().sendQueued();
     }),
-    onReconnect(() => catchUp(lostAt)),
+    onReconnect(() => catchUp(lostAt, lostCursors)),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
       const from = useChat.getState().cursors();
@@ -141,6 +149,7 @@ export function startRealtime(token: string) {
 export function stopRealtime() {
   for (const stop of stops) stop();
   stops = [];
+  lostCursors = {};
 }
 
 onSignOut(() => {

@@ -201,6 +201,28 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-05-caught-up.png') });
   });
 
+  it('catches up with what the partner wrote while the socket was down, though her own message went over HTTP meanwhile', async () => {
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await goOffline((route) => route.continue());
+    // Ben writes while Ana's socket is down (its push reaches no one), then Ana answers over HTTP:
+    // her message is stored after his, and her chat holds it, not his.
+    const missed = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'missed while down' } });
+    expect(missed.status).toBe(201);
+    await page.getByPlaceholder(en['chat.placeholder']).fill('answered over http');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.message-own', { hasText: 'answered over http' }).getAttribute('class')).toContain('is-sent');
+    expect(await page.locator('.message', { hasText: 'missed while down' }).count()).toBe(0);
+
+    await socketBack();
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await page.locator('.message-partner', { hasText: 'missed while down' }).waitFor();
+    // In the order they were stored: his, then hers.
+    const order = await page.locator('.message').allTextContents();
+    const his = order.findIndex((text) => text.includes('missed while down'));
+    expect(his).toBeGreaterThanOrEqual(0);
+    expect(order.findIndex((text) => text.includes('answered over http'))).toBe(his + 1);
+  });
+
   it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
