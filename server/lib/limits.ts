@@ -37,6 +37,8 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     reaction: { max: 120, windowMs: MINUTE },
     'profile:view': { max: 300, windowMs: HOUR },
     upload: { max: 60, windowMs: HOUR },
+    // The one JSON body that may be large (six photos inline): parsed before anything can refuse it.
+    'profile:save': { max: 60, windowMs: HOUR },
     report: { max: 10, windowMs: DAY },
     // Events. Public lookups are per address: a venue's Wi-Fi puts a crowd behind
     // one, so the number is generous, and still far too few to walk 31^6 codes.

@@ -115,6 +115,10 @@ export const SERVER_MESSAGES = {
   },
 
   // Profiles and photos.
+  profile_save_in_progress: {
+    en: 'Your last change is still being saved. Try again in a moment.',
+    es: 'Tu último cambio aún se está guardando. Inténtalo de nuevo en un momento.',
+  },
   media_unavailable: {
     en: 'Photos are unavailable right now. Please try again in a moment.',
     es: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',

@@ -4,6 +4,7 @@
  * JSON bodies are capped, and text that shows nothing is refused. (Sends, sockets at once and the
  * limits across two instances: tests/realtime/safety.test.ts.)
  */
+import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,38 @@ describe('per-user limits', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await uploads()).toBe(max - 1);
+  });
+
+  it('allows 60 profile saves an hour, one at a time: a second body is refused before it is read', async () => {
+    const { max, windowMs } = rules()['profile:save'];
+    expect([max, windowMs]).toEqual([60, 3_600_000]);
+    const me = await makeCompletedUser(server);
+    const profile = (await api().get('/api/users/me/profile/', { token: me.token })).body;
+    const save = (name: string) => api().put('/api/users/me/profile/', { token: me.token, json: { ...profile, name } });
+
+    // A save whose body is still on its way (some 80 MB may come): the next one waits its turn.
+    const slow = net.connect({ host: '127.0.0.1', port: Number(new URL(server.url).port) });
+    await new Promise((resolve) => slow.once('connect', resolve));
+    slow.write(
+      `PUT /api/users/me/profile/ HTTP/1.1\r\nhost: localhost\r\nauthorization: Token ${me.token}\r\n` +
+        'content-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"name": "',
+    );
+    // Until the server has seen the slow one's head, a save may still go first (and counts).
+    await expect.poll(async () => (await save('waits')).body, { timeout: 5000 }).toEqual({
+      detail: 'Your last change is still being saved. Try again in a moment.',
+    });
+    // The connection dropped half-way through its body: the user may save again.
+    slow.destroy();
+    await expect.poll(async () => (await save('after the drop')).status, { timeout: 5000 }).toBe(200);
+
+    expect((await api().get('/api/users/me/profile/', { token: me.token })).body.name).toBe('after the drop');
+
+    // The polls above spent some of the hour's saves: the rest go, and no more.
+    let saved = 0;
+    while (saved <= max && (await save(`save ${saved}`)).status === 200) saved += 1;
+    expect(saved).toBeLessThan(max);
+    expectThrottled(await save('one more'));
+    expect((await api().get('/api/users/me/profile/', { token: me.token })).body.name).toBe(`save ${saved - 1}`);
   });
 
   it('allows 10 reports a day', async () => {

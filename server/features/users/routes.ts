@@ -1,14 +1,31 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParams } from '../../../shared/schemas/common';
 import { CurrentUser, IMAGE_FIELDS, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
-import { NotFound } from '../../errors';
+import { ApiError, NotFound } from '../../errors';
 import { requestSubject } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
 import { isDataUri } from '../media/service';
 import { getCurrentUser, getOwnProfile, getPublicProfile, saveProfile } from './service';
+import { serverText } from '../../../shared/i18n/server-messages';
 
 /** Six data: URIs of up to 10 MB each, base64-encoded, plus the rest of the profile. */
 const PROFILE_BODY_LIMIT = 6 * Math.ceil((10 * 1024 * 1024 * 4) / 3) + 64 * 1024;
+
+/**
+ * Users with a profile save on its way on this instance. The save's body may be some 80 MB, all of it
+ * read and parsed before it can be refused: one at a time per user (and `profile:save` an hour), so
+ * that one account cannot make an instance hold many at once.
+ */
+const savesInProgress = new Set<number>();
+
+async function oneSaveAtATime(request: FastifyRequest, reply: FastifyReply) {
+  const { id } = currentUser(request);
+  if (savesInProgress.has(id)) throw new ApiError(429, { detail: serverText('profile_save_in_progress') }, { 'Retry-After': '1' });
+  savesInProgress.add(id);
+  // Answered, refused, or the connection gone half-way through the body: the user may save again.
+  reply.raw.once('close', () => savesInProgress.delete(id));
+}
 
 const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -30,6 +47,7 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       bodyLimit: PROFILE_BODY_LIMIT,
       schema: { body: ProfileInput, response: { 200: OwnProfile } },
+      onRequest: [app.limits.hook('profile:save'), oneSaveAtATime],
       // A photo sent inline is an upload: it counts against the same hourly limit as POST /api/uploads/.
       preHandler: async (request) => {
         const inline = IMAGE_FIELDS.filter((field) => isDataUri(request.body[field] ?? ''));
