@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import fp from 'fastify-plugin';
 import type { Db } from '../db/client';
@@ -12,6 +12,8 @@ declare module 'fastify' {
     sealer: Sealer;
     /** Opaque list cursors on top of the sealer. */
     cursors: Cursors;
+    /** A key of its own for `purpose`, derived from the deployment's secret: the same on every instance. */
+    keyFor(purpose: string): Buffer;
   }
 }
 
@@ -37,6 +39,7 @@ export default fp(
     const sealer = createSealer(secret);
     app.decorate('sealer', sealer);
     app.decorate('cursors', createCursors(sealer));
+    app.decorate('keyFor', (purpose: string) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `eventmatch:key:${purpose}`, 32)));
   },
   { name: 'secrets', dependencies: ['database'] },
 );

@@ -133,7 +133,7 @@ describe.each(backends)('the deck on %s', (backend) => {
       sql`update profiles set last_active_at = now() - ${minutesAgo} * interval '1 minute' where user_id = ${user.id}`,
     );
 
-  it('shows people who liked me first, then the most recently active, then the skipped', async () => {
+  it('mixes the people who liked me in among the first cards, then the most recently active, then the skipped', async () => {
     const band: [number, number] = [55, 56];
     const viewer = await makeCompletedUser(server, person(55, band));
     const names = ['old', 'liker', 'recent', 'middle', 'skipped', 'olderLiker'] as const;
@@ -155,22 +155,37 @@ describe.each(backends)('the deck on %s', (backend) => {
     const page = await deckPage(viewer);
     expect(page.status).toBe(200);
     expect(page.body.next).toBeNull();
-    expect(page.body.results.map((card: { name: string }) => card.name)).toEqual([
-      'liker',
-      'olderLiker',
-      'recent',
-      'middle',
-      'old',
-      'skipped',
-    ]);
+    const shown: string[] = page.body.results.map((card: { name: string }) => card.name);
+    // The likers somewhere among the unseen (which keep their order), the skipped last.
+    expect(shown.filter((name) => name !== 'liker' && name !== 'olderLiker')).toEqual(['recent', 'middle', 'old', 'skipped']);
+    expect(shown.slice(0, 5).sort()).toEqual(['liker', 'middle', 'old', 'olderLiker', 'recent']);
+    // The same order when asked again: a refresh does not shuffle the deck.
+    expect((await deckPage(viewer)).body.results.map((card: { name: string }) => card.name)).toEqual(shown);
     // The card: exactly what the client reads, never private fields.
-    expect(page.body.results[0]).toEqual({
+    expect(page.body.results.find((card: { name: string }) => card.name === 'liker')).toEqual({
       id: u.liker.id,
       name: 'liker',
       age: 56,
       bio: 'Here for the music.',
       image: expect.stringMatching(/^\/media\/.+\.webp$/),
     });
+  });
+
+  it('does not tell a free user which cards liked them: the likers are not simply the first ones', async () => {
+    // Eight viewers, each liked by one of six candidates: were likers placed first, every one of
+    // them would see their liker on top (the chance the mixing puts all eight there is 1 in 6^8).
+    // Viewers of 57 want 58, candidates of 58 want 57: no viewer sees another.
+    const candidates = await Promise.all(Array.from({ length: 6 }, () => makeCompletedUser(server, person(58, [57, 57]))));
+    const tops: boolean[] = [];
+    for (let i = 0; i < 8; i++) {
+      const viewer = await makeCompletedUser(server, person(57, [58, 58]));
+      const liker = candidates[i % candidates.length]!;
+      await react(liker, viewer, 'like');
+      const ids = await deckIds(viewer);
+      expect([...ids].sort()).toEqual(candidates.map((c) => c.id).sort());
+      tops.push(ids[0] === liker.id);
+    }
+    expect(tops.some((top) => !top)).toBe(true);
   });
 
   it('brings skipped profiles back only once the unseen ones are exhausted', async () => {
@@ -216,10 +231,12 @@ describe.each(backends)('the deck on %s', (backend) => {
     await react(viewer, candidates[6]!, 'skip');
 
     const whole = await deckPage(viewer, '?limit=100');
-    const expected = whole.body.results.map((card: { id: number }) => card.id);
+    const expected: number[] = whole.body.results.map((card: { id: number }) => card.id);
     expect(expected).toHaveLength(9);
-    expect(expected.slice(0, 2).sort()).toEqual([candidates[7]!.id, candidates[8]!.id].sort());
     expect(expected.slice(-2).sort()).toEqual([candidates[0]!.id, candidates[6]!.id].sort());
+    // Who liked me is mixed in within each page: what pages may not change is everyone else's order.
+    const likers = [candidates[7]!.id, candidates[8]!.id];
+    const others = (ids: number[]) => ids.filter((id) => !likers.includes(id));
 
     for (const limit of [1, 2, 4]) {
       const seen: number[] = [];
@@ -235,7 +252,8 @@ describe.each(backends)('the deck on %s', (backend) => {
         expect(page.body.next).toMatch(/^[A-Za-z0-9_-]+$/);
         query = `?limit=${limit}&cursor=${page.body.next}`;
       }
-      expect(seen, `limit ${limit}`).toEqual(expected);
+      expect([...seen].sort(), `limit ${limit}: no gaps, no repeats`).toEqual([...expected].sort());
+      expect(others(seen), `limit ${limit}`).toEqual(others(expected));
       expect(pages).toBe(Math.ceil(9 / limit));
     }
   });

@@ -6,13 +6,14 @@ import { DeckPositionSchema, getDeck } from './service';
 
 const deckRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
+  const likersKey = app.keyFor('deck-likers');
 
   app.get(
     '/api/users/matching-profiles/',
     { schema: { querystring: PageQuery, response: { 200: page(DeckCard) } } },
     async (request) => {
       const after = app.cursors.open('deck', request.query.cursor, DeckPositionSchema);
-      const slice = await getDeck(app.db, currentUser(request).id, { after, limit: request.query.limit });
+      const slice = await getDeck(app.db, currentUser(request).id, likersKey, { after, limit: request.query.limit });
       return app.cursors.page('deck', slice);
     },
   );

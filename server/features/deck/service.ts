@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { DECK_PAGE_SIZE } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { DeckCard } from '../../../shared/schemas/users';
@@ -20,6 +21,8 @@ export const DeckPositionSchema: z.ZodType<DeckPosition> = z.object({
 export async function getDeck(
   db: Db,
   userId: number,
+  /** Places the people who liked me among the first cards (`mixInLikers`). */
+  likersKey: Buffer,
   options: { after?: DeckPosition | null; limit?: number } = {},
 ): Promise<Slice<DeckCard, DeckPosition>> {
   const limit = options.limit ?? DECK_PAGE_SIZE;
@@ -36,10 +39,33 @@ export async function getDeck(
       ? await statement.runWithCustomPlan<DeckRow>(db, values)
       : await statement.runWithGenericPlan<DeckRow>(db, values);
   const today = new Date();
-  return sliceOf(
+  const slice = sliceOf(
     rows,
     limit,
-    (row) => ({ id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth, today), bio: row.bio, image: row.image }),
+    (row) => ({ row, card: { id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth, today), bio: row.bio, image: row.image } }),
     (row) => ({ tier: Number(row.tier) as DeckPosition['tier'], activeUs: row.active_us, id: Number(row.id) }),
   );
+  // The cursor is the statement's order; only the cards shown are mixed.
+  return { results: mixInLikers(likersKey, userId, slice.results), next: slice.next };
+}
+
+/** How far among the unseen cards someone who liked me may be placed: early, and not told apart. */
+export const LIKERS_MIXED_WITHIN = 10;
+
+/**
+ * The people who liked me (the statement's first tier) placed among the page's first unseen cards,
+ * each at a place of its own, instead of all of them first: the count of likes a free user sees
+ * must not tell them which cards liked them (who likes you is a perk of the plan). The place comes
+ * from a keyed hash of the pair, so a page asked again (a refresh, a reload) shows the same order,
+ * and nobody without the deployment's secret can work out from the ids where the likers went.
+ */
+function mixInLikers(key: Buffer, viewerId: number, page: Array<{ row: DeckRow; card: DeckCard }>): DeckCard[] {
+  const ofTier = (tier: DeckPosition['tier']) => page.filter(({ row }) => Number(row.tier) === tier).map(({ card }) => card);
+  const unseen = ofTier(1);
+  const mixed = [...unseen];
+  ofTier(0).forEach((liker, index) => {
+    const places = Math.min(unseen.length, LIKERS_MIXED_WITHIN) + index + 1;
+    mixed.splice(createHmac('sha256', key).update(`${viewerId}:${liker.id}`).digest().readUInt32BE(0) % places, 0, liker);
+  });
+  return [...mixed, ...ofTier(2)];
 }
