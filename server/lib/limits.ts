@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import { Throttled } from '../errors';
@@ -71,9 +72,29 @@ export type LimitName = keyof ReturnType<typeof limitRules>;
 /** A user as the subject of a limit, whichever door (REST or socket) they came through. */
 export const userSubject = (userId: number) => `user:${userId}`;
 
-/** The subject of a limit: the signed-in user, or the address of an anonymous request. */
+/**
+ * Where a request comes from, as per-address limits count it: an IPv4 address, or an IPv6 address's
+ * /64 network. One subscriber or host commonly holds a whole /64 (2^64 addresses): counted one by one,
+ * each would start a fresh allowance, and per-address limits would not limit anything.
+ */
+export function clientNetwork(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  // Spelled out in full (`::` expanded), then its first four groups.
+  const [head = '', tail = ''] = ip.toLowerCase().split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = ip.includes('::') ? (tail ? tail.split(':') : []) : [];
+  const groups = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
+}
+
+/** The network a request comes from (`clientNetwork`). */
+export const addressOf = (request: { ip: string }) => clientNetwork(request.ip);
+
+/** The subject of a limit: the signed-in user, or the network of an anonymous request. */
 export const requestSubject = (request: FastifyRequest) =>
-  request.user ? userSubject(request.user.id) : `ip:${request.ip}`;
+  request.user ? userSubject(request.user.id) : `ip:${addressOf(request)}`;
 
 /**
  * One throttle for the whole server, over counters in memory or in Redis (shared by every instance).

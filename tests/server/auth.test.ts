@@ -450,6 +450,16 @@ describe.each(backends)('login throttling on %s', (backend) => {
     // The same account from another address still gets in.
     expect((await login(fourth.email, fourth.password, freshIp())).status).toBe(200);
   });
+
+  it('counts an IPv6 client by its /64: a new address of the same network is not a new allowance', async () => {
+    const target = await account();
+    // One host's network, a different address for each guess (2^64 of them to choose from).
+    expect((await login(target.email, 'guess-a', '2001:db8:7:1::a')).status).toBe(400);
+    expect((await login(target.email, 'guess-b', '2001:db8:7:1:ffff:1:2:3')).status).toBe(400);
+    expectThrottled(await login(target.email, 'guess-c', '2001:0db8:0007:0001:0:0:0:4'));
+    // The next network along is someone else.
+    expect((await login(target.email, target.password, '2001:db8:7:2::a')).status).toBe(200);
+  });
 });
 
 describe.each(backends)('X-Forwarded-For from an untrusted address on %s', (backend) => {

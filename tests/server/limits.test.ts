@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { loadConfig } from '../../server/config';
-import { limitRules } from '../../server/lib/limits';
+import { clientNetwork, limitRules } from '../../server/lib/limits';
 import { IMAGE_FIELDS } from '../../shared/schemas/users';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -145,6 +145,20 @@ describe('per-user limits', () => {
     }
     expectThrottled(await api().post('/api/reports/', { token: me.token, json: { user_id: people[max]!.id, reason: 'spam' } }));
     expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
+  });
+});
+
+describe('the address a per-address limit counts', () => {
+  it('is an IPv4 address as it is, and an IPv6 address’s /64 network, however it is written', () => {
+    expect(clientNetwork('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientNetwork('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    const network = '2001:db8:0:12::/64';
+    for (const ip of ['2001:db8:0:12::1', '2001:DB8:0000:0012:aaaa:bbbb:cccc:dddd', '2001:db8::12:0:0:0:5', '2001:db8:0:12::1%eth0']) {
+      expect(clientNetwork(ip), ip).toBe(network);
+    }
+    expect(clientNetwork('2001:db8:0:13::1')).toBe('2001:db8:0:13::/64');
+    expect(clientNetwork('::1')).toBe('0:0:0:0::/64');
+    expect(clientNetwork('fe80::1')).toBe('fe80:0:0:0::/64');
   });
 });
 

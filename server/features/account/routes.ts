@@ -19,6 +19,7 @@ import { cancelStripeSubscription } from '../payments/service';
 import { announceEnded } from '../safety/service';
 import { checkDeletionConsent, deleteAccount, removePhotoFiles, subscriptionOf } from './deletion';
 import { exportArchive } from './export';
+import { addressOf } from '../../lib/limits';
 import {
   changePassword,
   confirmPasswordReset,
@@ -44,7 +45,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/api/auth/verify-email/', {
     schema: { body: VerifyEmailInput, response: { 200: Detail } },
-    onRequest: app.limits.hook('email-link:ip', (request) => request.ip),
+    onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       await verifyEmail(app.db, request.body.token);
       return { detail: 'Your e-mail address is verified.' };
@@ -62,7 +63,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/api/auth/password-reset/', {
     schema: { body: PasswordResetInput, response: { 202: Detail } },
-    onRequest: app.limits.hook('password-reset:ip', (request) => request.ip),
+    onRequest: app.limits.hook('password-reset:ip', addressOf),
     preHandler: app.limits.hook('password-reset:email', (request) => (request.body as PasswordResetInput).email),
     handler: async (request, reply) => {
       // Looked up and sent beside the request: the answer says the same, as fast, for any address.
@@ -74,7 +75,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/api/auth/password-reset/confirm/', {
     schema: { body: PasswordResetConfirmInput, response: { 200: TokenResponse } },
-    onRequest: app.limits.hook('email-link:ip', (request) => request.ip),
+    onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       const { userId, token } = await confirmPasswordReset(app.db, request.body, hashOptions);
       await afterNewPassword(userId, token);

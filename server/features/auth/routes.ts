@@ -8,6 +8,7 @@ import { RegisterBody } from './password-rules';
 import { login, register, rememberLanguage } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody } from '../../plugins/api-docs';
+import { addressOf } from '../../lib/limits';
 
 /** The (account, address) pair the login throttle counts. */
 const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
@@ -19,13 +20,13 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   app.post('/api/auth/', {
     schema: { body: LoginInput, response: { 200: TokenResponse } },
     // Per address before anything is parsed; per (account, address) before the password is checked.
-    onRequest: app.limits.hook('login:ip', (request) => request.ip),
+    onRequest: app.limits.hook('login:ip', addressOf),
     handler: async (request) => {
       const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
-        app.limits.consume('login:account-ip', accountAtAddress(key, request.ip)),
+        app.limits.consume('login:account-ip', accountAtAddress(key, addressOf(request))),
       );
       // The owner got in: their own mistypes from here no longer count.
-      await app.limits.reset('login:account-ip', accountAtAddress(accountKey, request.ip));
+      await app.limits.reset('login:account-ip', accountAtAddress(accountKey, addressOf(request)));
       await rememberLanguage(app.db, userId, requestLanguage(request));
       return { token };
     },
@@ -33,7 +34,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
 
   app.post('/api/auth/register/', {
     schema: { body: RegisterBody, response: { 201: RegisterResponse } },
-    onRequest: app.limits.hook('register:ip', (request) => request.ip),
+    onRequest: app.limits.hook('register:ip', addressOf),
     handler: async (request, reply) => {
       const user = await register(app.db, request.body, hashOptions, requestLanguage(request));
       await app.analytics.record(user.id, 'signed_up');

@@ -17,6 +17,7 @@ import {
 import { NotFound } from '../../errors';
 import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
+import { addressOf } from '../../lib/limits';
 import {
   checkIn,
   createEvent,
@@ -44,7 +45,7 @@ const MY_EVENTS_PAGE_SIZE = 50;
  *
  * They are thin, over `service.ts`; the live side goes through `app.eventLive` after each commit. */
 const eventRoutes: FastifyPluginAsyncZod = async (app) => {
-  const byIp = (request: { ip: string }) => `ip:${request.ip}`;
+  const byIp = (request: { ip: string }) => `ip:${addressOf(request)}`;
 
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(

@@ -4,11 +4,12 @@ import { ValidationError } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
+import { addressOf } from '../../lib/limits';
 
 const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/auth/google/login/', {
     schema: { body: GoogleLoginInput, response: { 200: TokenResponse } },
-    onRequest: app.limits.hook('google-login:ip', (request) => request.ip),
+    onRequest: app.limits.hook('google-login:ip', addressOf),
     handler: async (request) => {
       // Hidden unless configured: a server without a client id takes no Google logins.
       const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;
