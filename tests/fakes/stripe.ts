@@ -16,8 +16,10 @@ export interface FakeStripe extends FakeServer {
   secretKey: string;
   /** lookup_key → price id; tests may add or remove prices. */
   prices: Map<string, string>;
-  /** Subscriptions as Stripe holds them now (id → customer and status); tests set them. */
-  /** Subscriptions by id, as `GET /v1/subscriptions/:id` answers them (tests may add `items`). */
+  /**
+   * Subscriptions as Stripe holds them now, by id (customer and status; tests may add `items`), as
+   * `GET /v1/subscriptions/:id` and `GET /v1/subscriptions?customer=` answer them. Tests set them.
+   */
   subscriptions: Map<string, { customer: string; status: string; items?: unknown }>;
   /** Checkout sessions created so far, by id. */
   sessions: Map<string, Record<string, unknown>>;
@@ -26,6 +28,12 @@ export interface FakeStripe extends FakeServer {
   requestsTo(method: string, path: string): RecordedRequest[];
   /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
   outage: boolean;
+  /**
+   * Holds back the answers to `GET /v1/subscriptions/:id` until `release()`: each is made as Stripe's
+   * state is when the call arrives, and is still on its way while the test changes that state and
+   * delivers other events. `reading` settles when the first held call has arrived.
+   */
+  holdSubscriptionReads(): { reading: Promise<void>; release(): void };
 }
 
 /** The key, webhook secret and prices the tests' fake Stripe and server share. */
@@ -57,7 +65,8 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
   const state = { outage: false };
-  const server = await startFakeServer((request) => {
+  let hold: { arrived(): void; released: Promise<void> } | null = null;
+  const server = await startFakeServer(async (request) => {
     if (state.outage) return { ...stripeError(500, 'An unknown error occurred.', 'api_error'), headers: { 'stripe-should-retry': 'false' } };
     if (request.headers.authorization !== `Bearer ${options.secretKey}`) {
       return stripeError(401, 'Invalid API Key provided.', 'authentication_error');
@@ -118,12 +127,28 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: session };
     }
 
+    // A customer's subscriptions: without `status`, the ones not canceled; `status=all`, every one Stripe keeps.
+    if (request.method === 'GET' && request.path === '/v1/subscriptions') {
+      const { customer, status } = request.query;
+      const data = [...subscriptions]
+        .filter(([, s]) => (!customer || s.customer === customer) && (status === 'all' || (status ? s.status === status : s.status !== 'canceled')))
+        .slice(0, Number(request.query.limit ?? 10))
+        .map(([id, s]) => ({ id, object: 'subscription', items: { object: 'list', data: [] }, ...s }));
+      return { status: 200, body: { object: 'list', url: '/v1/subscriptions', has_more: false, data } };
+    }
+
     const subscriptionPath = /^\/v1\/subscriptions\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && subscriptionPath) {
       const id = decodeURIComponent(subscriptionPath[1]!);
       const subscription = subscriptions.get(id);
-      if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
-      return { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } };
+      const answer = subscription
+        ? { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } }
+        : stripeError(404, `No such subscription: '${id}'`);
+      if (hold) {
+        hold.arrived();
+        await hold.released;
+      }
+      return answer;
     }
 
     // Cancel at once, as Stripe does: the subscription stays readable with status "canceled".
@@ -154,6 +179,20 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     },
     set outage(value: boolean) {
       state.outage = value;
+    },
+    holdSubscriptionReads() {
+      let arrived = () => {};
+      let release = () => {};
+      const reading = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { arrived, released };
+      return {
+        reading,
+        release() {
+          hold = null;
+          release();
+        },
+      };
     },
   };
 }

@@ -517,6 +517,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
       stripeEvent('checkout.session.completed', {
         id: sessionId,
         object: 'checkout.session',
+        mode: 'subscription',
         client_reference_id: String(me.id),
         customer,
         subscription: 'sub_perks',

@@ -15,6 +15,7 @@ import {
 } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { cancelThroughTestPortal } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
@@ -270,6 +271,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     const { user, customer, sessionId } = await checkedOutUser();
     const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
 
+    fake.subscriptions.set('sub_first', { customer, status: 'trialing' });
     const completed = stripeEvent('checkout.session.completed', {
       id: sessionId,
       object: 'checkout.session',
@@ -360,12 +362,136 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     const completed = stripeEvent('checkout.session.completed', {
       id: sessionId,
       object: 'checkout.session',
+      mode: 'subscription',
       client_reference_id: String(user.id),
       customer,
       subscription: 'sub_fresh',
     });
     expect((await deliver(completed)).status).toBe(200);
     expect(await me()).toBe(false);
+  });
+
+  it('grants nothing for a completion this server did not start, or that starts no subscription, whoever it names', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+    const completion = (session: Record<string, unknown>) =>
+      stripeEvent('checkout.session.completed', {
+        object: 'checkout.session',
+        mode: 'subscription',
+        status: 'complete',
+        client_reference_id: String(user.id),
+        customer,
+        ...session,
+      });
+
+    // A Payment Link on the same Stripe account, opened with `?client_reference_id=<their id>`: Stripe
+    // signs its completion like any other, for a session (and a subscription) of its own.
+    fake.subscriptions.set('sub_payment_link', { customer: 'cus_payment_link_buyer', status: 'active' });
+    const ignored = [
+      completion({ id: 'cs_test_payment_link_1', customer: 'cus_payment_link_buyer', subscription: 'sub_payment_link' }),
+      completion({ id: 'cs_test_payment_link_2', mode: 'payment', customer: null, subscription: null }),
+      // The user's own customer, on a session we did not start.
+      completion({ id: 'cs_test_payment_link_3', subscription: 'sub_payment_link' }),
+      // Our session, but not the subscription checkout we started, or a subscription Stripe never had.
+      completion({ id: sessionId, mode: 'payment', subscription: null }),
+      completion({ id: sessionId, subscription: null }),
+      completion({ id: sessionId, subscription: 'sub_nobody_has' }),
+    ];
+    for (const event of ignored) {
+      const response = await deliver(event);
+      expect(response.status, JSON.stringify(event.data.object)).toBe(200);
+      expect(response.body).toEqual({ received: true });
+      expect(await me(), JSON.stringify(event.data.object)).toBe(false);
+    }
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
+    expect(await sessionsOf(server, user.id)).toMatchObject([{ id: sessionId, status: 'open' }]);
+    // Each was taken in (Stripe stops sending it) and changed nothing.
+    const recorded = await server.app.db.select().from(stripeEvents).where(eq(stripeEvents.type, 'checkout.session.completed'));
+    expect(recorded.map((e) => e.id)).toEqual(expect.arrayContaining(ignored.map((e) => e.id)));
+
+    // The session we started grants the plan to the account that started it, whomever else it names.
+    const other = await makeUser(server);
+    fake.subscriptions.set('sub_ours', { customer, status: 'trialing' });
+    const ours = await deliver(completion({ id: sessionId, client_reference_id: String(other.id), subscription: 'sub_ours' }));
+    expect(ours.status).toBe(200);
+    expect(await me()).toBe(true);
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: 'sub_ours' });
+    expect(await sessionsOf(server, user.id)).toMatchObject([{ id: sessionId, status: 'complete' }]);
+    expect((await api.get('/api/users/me/', { token: other.token })).body.has_subscription).toBe(false);
+  });
+
+  it('offers the free trial with a first subscription only, not again after a cancellation', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+    const lastCheckout = () => fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)!.form;
+    expect(lastCheckout()['subscription_data[trial_period_days]']).toBe(String(FREE_TRIAL_DAYS));
+
+    fake.subscriptions.set('sub_trial', { customer, status: 'trialing' });
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: 'sub_trial',
+    });
+    expect((await deliver(completed)).status).toBe(200);
+    expect(await me()).toBe(true);
+    // Cancelled in Stripe's customer portal.
+    fake.subscriptions.set('sub_trial', { customer, status: 'canceled' });
+    await deliver(stripeEvent('customer.subscription.deleted', { id: 'sub_trial', object: 'subscription', customer, status: 'canceled' }));
+    expect(await me()).toBe(false);
+
+    // Back on the subscribe page: a checkout again, for the same customer, with no trial this time.
+    const again = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(lastCheckout()).toMatchObject({ mode: 'subscription', customer, 'subscription_data[metadata][user_id]': String(user.id) });
+    expect(lastCheckout()).not.toHaveProperty(['subscription_data[trial_period_days]']);
+
+    // Stripe keeps ended subscriptions: a customer who had one whose events never reached us has had the trial too.
+    const { user: unseen, customer: unseenCustomer } = await checkedOutUser();
+    fake.subscriptions.set('sub_unseen', { customer: unseenCustomer, status: 'canceled' });
+    const unseenAgain = await api.post(CHECKOUT, { token: unseen.token, json: { lookup_key: 'basic_yearly' } });
+    expect(unseenAgain.status, JSON.stringify(unseenAgain.body)).toBe(200);
+    expect(lastCheckout()).toMatchObject({ customer: unseenCustomer });
+    expect(lastCheckout()).not.toHaveProperty(['subscription_data[trial_period_days]']);
+  });
+
+  it('applies a customer’s events one at a time: an update read from Stripe before a cancellation cannot restore the plan after it', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
+    const subscription = (status: string) => ({ id: 'sub_race', object: 'subscription', customer, status });
+
+    fake.subscriptions.set('sub_race', { customer, status: 'active' });
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription: 'sub_race',
+    });
+    expect((await deliver(completed)).status).toBe(200);
+    expect(await me()).toBe(true);
+
+    // An update's handler has read "active" from Stripe, and that answer is still on its way…
+    const hold = fake.holdSubscriptionReads();
+    const update = deliver(stripeEvent('customer.subscription.updated', subscription('active')));
+    await hold.reading;
+    // …when the subscription is cancelled and its deletion delivered.
+    fake.subscriptions.set('sub_race', { customer, status: 'canceled' });
+    const deletion = deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));
+    // The deletion waits for the update it arrived after (without the wait, it is applied by now).
+    await Promise.race([deletion, new Promise((resolve) => setTimeout(resolve, 300))]);
+    hold.release();
+
+    expect((await update).status).toBe(200);
+    expect((await deletion).status).toBe(200);
+    expect(await me()).toBe(false);
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
   });
 
   it('refuses a signed event whose object is not what its type promises (400) and records nothing', async () => {
@@ -443,6 +569,22 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     const again = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: lookupKeys.monthly } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
+  });
+
+  it('shows the free trial on a first checkout only, not again after a cancellation', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const first = await startCheckout(user);
+    expect((await api.get(testCheckout(first), { token: user.token })).body).toMatchObject({ trial_days: FREE_TRIAL_DAYS });
+    // The session itself completing does not take its trial away from it.
+    expect((await api.post(testCheckout(first, 'complete/'), { token: user.token })).status).toBe(200);
+    expect((await api.get(testCheckout(first), { token: user.token })).body).toMatchObject({ status: 'complete', trial_days: FREE_TRIAL_DAYS });
+    await cancelThroughTestPortal(server, user);
+
+    const again = await startCheckout(user);
+    expect((await api.get(testCheckout(again), { token: user.token })).body).toMatchObject({ status: 'open', trial_days: 0 });
+    expect((await api.post(testCheckout(again, 'complete/'), { token: user.token })).status).toBe(200);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   });
 
   it('Cancel: back on the cancel URL, not subscribed, and the session cannot be completed', async () => {

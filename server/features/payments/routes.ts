@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import Stripe from 'stripe';
-import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { NoBody } from '../../../shared/schemas/common';
 import { ErrorDetail } from '../../../shared/schemas/errors';
@@ -22,9 +21,11 @@ import {
   checkPlan,
   completeLocalCheckout,
   createCheckout,
+  type EventOrigin,
   findCheckoutUserById,
   findLocalCheckout,
   handleStripeEvent,
+  localCheckoutTrialDays,
   type Payments,
   stripeSubscriptionSource,
   subscribeUrl,
@@ -32,6 +33,7 @@ import {
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
+import { addressOf } from '../../lib/limits';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -47,7 +49,10 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     stripe: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
   };
-  const latestSubscription = payments.stripe ? stripeSubscriptionSource(payments.stripe) : null;
+  const webhookEvents: EventOrigin = {
+    provider: 'stripe',
+    latest: payments.stripe ? stripeSubscriptionSource(payments.stripe) : null,
+  };
 
   if (mode === 'off') app.log.warn('checkout: off (CHECKOUT_MODE=off) — payments are not configured, the subscribe page says so');
   else if (mode === 'test' && process.env.NODE_ENV === 'production') {
@@ -63,7 +68,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
     },
     // Each call creates objects at Stripe: bounded per address.
-    onRequest: app.limits.hook('checkout:ip', (request) => request.ip),
+    onRequest: app.limits.hook('checkout:ip', addressOf),
     handler: async (request, reply) => {
       if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
       if (request.headers.authorization === undefined) {
@@ -91,7 +96,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.
   app.post('/api/payments/stripe/create-portal-session/', {
     schema: { ...noBody, response: { 200: PortalResponse } },
-    onRequest: [app.authenticate, app.limits.hook('checkout:ip', (request) => request.ip)],
+    onRequest: [app.authenticate, app.limits.hook('checkout:ip', addressOf)],
     handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrl, currentUser(request).id) }),
   });
 
@@ -125,8 +130,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         }
         const event = StripeEvent.safeParse(verified);
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
-        const outcome = await handleStripeEvent(app.db, event.data, latestSubscription);
-        request.log.info({ eventId: event.data.id, type: event.data.type, outcome }, 'stripe event');
+        const { outcome, reason } = await handleStripeEvent(app.db, event.data, webhookEvents);
+        request.log.info({ eventId: event.data.id, type: event.data.type, outcome, reason }, 'stripe event');
         return { received: true as const };
       },
     });
@@ -156,7 +161,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     handler: async (request) => {
       const checkout = await findLocalCheckout(app.db, request.params.id, currentUser(request).id);
       if (!checkout) throw new NotFound();
-      return { id: checkout.id, lookup_key: checkout.lookupKey, status: checkout.status, email: checkout.email, trial_days: FREE_TRIAL_DAYS };
+      const trialDays = await localCheckoutTrialDays(app.db, checkout);
+      return { id: checkout.id, lookup_key: checkout.lookupKey, status: checkout.status, email: checkout.email, trial_days: trialDays };
     },
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
@@ -8,6 +8,7 @@ import {
   type StripeEvent,
   StripeSubscription,
 } from '../../../shared/schemas/payments';
+import { z } from '../../../shared/schemas/zod';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { checkoutSessions, stripeEvents, users } from '../../db/schema';
 import { Conflict, ValidationError } from '../../errors';
@@ -88,6 +89,7 @@ export async function createCheckout(
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
 
   const customer = await ensureStripeCustomer(db, stripe, user);
+  const trial = !(await hasHadTrial(db, stripe, user.id, customer));
   const session = await callStripe(() =>
     stripe.checkout.sessions.create({
       mode: 'subscription',
@@ -95,7 +97,10 @@ export async function createCheckout(
       customer,
       client_reference_id: String(user.id),
       metadata: { user_id: String(user.id) },
-      subscription_data: { trial_period_days: FREE_TRIAL_DAYS, metadata: { user_id: String(user.id) } },
+      subscription_data: {
+        ...(trial ? { trial_period_days: FREE_TRIAL_DAYS } : {}),
+        metadata: { user_id: String(user.id) },
+      },
       success_url: successUrl(publicUrl),
       cancel_url: cancelUrl(publicUrl),
     }),
@@ -103,6 +108,38 @@ export async function createCheckout(
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
   await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' });
   return session.url;
+}
+
+/**
+ * The free trial comes with someone's first subscription only. They have had it once a checkout of
+ * theirs has completed here, or once their Stripe customer has had any subscription: Stripe keeps
+ * ended ones, so it knows even of a subscription whose events never reached us.
+ */
+async function hasHadTrial(db: Db, stripe: Stripe, userId: number, customer: string): Promise<boolean> {
+  if (await hasCompletedCheckout(db, userId)) return true;
+  const subscriptions = await callStripe(() => stripe.subscriptions.list({ customer, status: 'all', limit: 1 }));
+  return subscriptions.data.length > 0;
+}
+
+/** Whether a checkout of the user's has completed (`other` than the one named, if one is). */
+async function hasCompletedCheckout(db: DbOrTx, userId: number, other?: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.userId, userId),
+        eq(checkoutSessions.status, 'complete'),
+        other === undefined ? undefined : ne(checkoutSessions.id, other),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+/** The trial a local test checkout shows: none for someone whose earlier checkout has completed. */
+export async function localCheckoutTrialDays(db: DbOrTx, checkout: LocalCheckout): Promise<number> {
+  return (await hasCompletedCheckout(db, checkout.userId, checkout.id)) ? 0 : FREE_TRIAL_DAYS;
 }
 
 /** The user's Stripe customer, created once: later checkouts and webhooks find the user by it. */
@@ -129,16 +166,29 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
 
 export type EventOutcome = 'handled' | 'duplicate' | 'ignored';
 
+/** What became of an event; for one that changed no one's plan, why (for the log). */
+export interface EventResult {
+  outcome: EventOutcome;
+  reason?: string;
+}
+
 /**
  * Stripe's current state of a subscription, or null if Stripe does not know it. Events can arrive
  * late and out of order; reading the state fresh means an old event cannot undo a newer one.
  */
 export type SubscriptionSource = (id: string) => Promise<StripeSubscription | null>;
 
+/**
+ * Read while the user's billing lock (and a database connection) is held (`handleStripeEvent`), so a
+ * slow Stripe is given less time than elsewhere. A read that fails answers 503, and Stripe delivers
+ * the event again later.
+ */
+const LOCKED_READ = { timeout: 5_000, maxNetworkRetries: 1 };
+
 export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
   return async (id) => {
     try {
-      const subscription = await callStripe(() => stripe.subscriptions.retrieve(id));
+      const subscription = await callStripe(() => stripe.subscriptions.retrieve(id, {}, LOCKED_READ));
       const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
       const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key } }));
       return { id: subscription.id, customer, status: subscription.status, items: { data: items } };
@@ -150,29 +200,53 @@ export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
 }
 
 /**
+ * Where events come from, and so which checkout sessions their completions may complete: Stripe's
+ * webhook completes the Stripe checkouts this server started, and reads subscriptions fresh from
+ * Stripe (`latest`; null only without a Stripe key); the local test checkout and portal complete
+ * local sessions, whose subscriptions exist only here.
+ */
+export interface EventOrigin {
+  provider: 'stripe' | 'local';
+  latest: SubscriptionSource | null;
+}
+
+export const LOCAL_EVENTS: EventOrigin = { provider: 'local', latest: null };
+
+/**
  * One Stripe event, applied at most once: its id is recorded in the same transaction as its
  * effect, so a redelivery changes nothing and a failure leaves it to be retried. The webhook and
  * the local test checkout both come through here.
+ *
+ * A user's events are applied one at a time, under a lock of theirs taken before Stripe is asked
+ * for the subscription's state: each reads that state only once the event before it has committed,
+ * so the state committed last is never older than one committed before it.
  */
-export async function handleStripeEvent(
-  db: Db,
-  event: StripeEvent,
-  latest: SubscriptionSource | null = null,
-): Promise<EventOutcome> {
-  if (await alreadyHandled(db, event.id)) return 'duplicate';
-  // Parsed, and Stripe asked, before anything is written: a payload we cannot read is refused whole.
-  const apply = await parseEventEffect(event, latest);
+export async function handleStripeEvent(db: Db, event: StripeEvent, origin: EventOrigin): Promise<EventResult> {
+  if (await alreadyHandled(db, event.id)) return { outcome: 'duplicate' };
+  // Parsed, and its account found, before anything is written: a payload we cannot read is refused whole.
+  const effect = await eventEffect(db, event, origin);
   return db.transaction(async (tx) => {
+    if ('userId' in effect) await tx.execute(billingLock(effect.userId));
     const [fresh] = await tx
       .insert(stripeEvents)
       .values({ id: event.id, type: event.type })
       .onConflictDoNothing()
       .returning({ id: stripeEvents.id });
-    if (!fresh) return 'duplicate';
-    if (!apply) return 'ignored';
-    return (await apply(tx)) ? 'handled' : 'ignored';
+    if (!fresh) return { outcome: 'duplicate' };
+    if ('ignore' in effect) return ignored(effect.ignore);
+    return effect.apply(tx);
   });
 }
+
+/** A lock per user, in a key space of its own (the two-int form never meets the one-bigint locks). */
+const BILLING_LOCK_SPACE = 0x42494c4c;
+const billingLock = (userId: number) => sql`select pg_advisory_xact_lock(${BILLING_LOCK_SPACE}::int, ${userId}::int)`;
+
+/** What an event does to one user's billing, once their lock is held; or why it does nothing. */
+type EventEffect = { userId: number; apply: (tx: Tx) => Promise<EventResult> } | { ignore: string };
+
+const handled: EventResult = { outcome: 'handled' };
+const ignored = (reason: string): EventResult => ({ outcome: 'ignored', reason });
 
 function parseOrReject<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, value: unknown): T {
   const parsed = schema.safeParse(value);
@@ -185,93 +259,121 @@ async function alreadyHandled(db: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** What an event does, as a function of a transaction; null for event types we do not act on. */
-async function parseEventEffect(
-  event: StripeEvent,
-  latest: SubscriptionSource | null,
-): Promise<((tx: Tx) => Promise<boolean>) | null> {
+/** A completed checkout session, as far as it is read: which session, of which mode, starting which subscription. */
+const CompletedCheckout = StripeCheckoutSession.extend({ mode: z.string().max(64).nullish() });
+
+async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin): Promise<EventEffect> {
   switch (event.type) {
     case 'checkout.session.completed': {
-      const session = parseOrReject(StripeCheckoutSession, event.data.object);
-      const current = latest && session.subscription ? await latest(session.subscription) : null;
-      // Completion grants the plan unless Stripe says that subscription has already ended.
-      const active = current ? ACTIVE_STATUSES.has(current.status) : true;
-      return (tx) => completeCheckout(tx, session, active);
+      const session = parseOrReject(CompletedCheckout, event.data.object);
+      // Only a checkout this server started grants anything, to the account that started it: Stripe
+      // signs every completion on the account (a Payment Link's too, whatever reference it was given).
+      const checkout = await findCheckoutSession(db, session.id, origin.provider);
+      if (!checkout) return { ignore: 'a checkout session this server did not start' };
+      if (session.mode !== 'subscription') return { ignore: `a checkout session in ${session.mode ?? 'no'} mode` };
+      const subscription = session.subscription;
+      if (!subscription) return { ignore: 'a checkout session that started no subscription' };
+      return { userId: checkout.userId, apply: (tx) => completeCheckout(tx, origin, checkout, session, subscription) };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.resumed':
     case 'customer.subscription.paused': {
       const sent = parseOrReject(StripeSubscription, event.data.object);
-      const current = (latest && (await latest(sent.id))) || sent;
-      return (tx) => applySubscription(tx, current);
+      const userId = await userOfCustomer(db, sent.customer);
+      if (userId === null) return { ignore: 'a customer no account has' };
+      return {
+        userId,
+        apply: async (tx) => applySubscription(tx, userId, (origin.latest && (await origin.latest(sent.id))) || sent),
+      };
     }
     case 'customer.subscription.deleted': {
       const subscription = parseOrReject(StripeSubscription, event.data.object);
-      return (tx) => endSubscription(tx, subscription);
+      const userId = await userOfCustomer(db, subscription.customer);
+      if (userId === null) return { ignore: 'a customer no account has' };
+      return { userId, apply: (tx) => clearSubscription(tx, userId, subscription, true) };
     }
     default:
-      return null;
+      return { ignore: 'an event type this server does not act on' };
   }
 }
 
-async function completeCheckout(tx: Tx, session: StripeCheckoutSession, active: boolean): Promise<boolean> {
-  const referencedId = /^\d{1,10}$/.test(session.client_reference_id ?? '') ? Number(session.client_reference_id) : null;
-  const owner =
-    referencedId !== null
-      ? eq(users.id, referencedId)
-      : session.customer
-        ? eq(users.stripeCustomerId, session.customer)
-        : null;
-  if (!owner) return false;
+interface StartedCheckout {
+  id: string;
+  userId: number;
+  lookupKey: string;
+}
 
-  const updated = await tx
+async function findCheckoutSession(db: Db, id: string, provider: EventOrigin['provider']): Promise<StartedCheckout | null> {
+  const [row] = await db
+    .select({ id: checkoutSessions.id, userId: checkoutSessions.userId, lookupKey: checkoutSessions.lookupKey })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.provider, provider)));
+  return row ?? null;
+}
+
+/** The account a Stripe customer is linked to (once linked, it stays). */
+async function userOfCustomer(db: Db, customer: string): Promise<number | null> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.stripeCustomerId, customer));
+  return row?.id ?? null;
+}
+
+/**
+ * The checkout is complete, and with it the user's trial (`hasHadTrial`). It grants the plan while
+ * its subscription is live; one that has already ended grants nothing.
+ */
+async function completeCheckout(
+  tx: Tx,
+  origin: EventOrigin,
+  checkout: StartedCheckout,
+  session: z.infer<typeof CompletedCheckout>,
+  subscription: string,
+): Promise<EventResult> {
+  // The local test checkout's subscriptions exist only here; Stripe's are as Stripe has them now.
+  const status = origin.latest ? (await origin.latest(subscription))?.status : 'active';
+  if (!status) return ignored('a subscription Stripe does not have');
+
+  await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
+  if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
+  await tx
     .update(users)
     .set({
-      hasSubscription: active,
-      ...(session.subscription ? { stripeSubscriptionId: session.subscription } : {}),
+      hasSubscription: true,
+      stripeSubscriptionId: subscription,
       // The plan bought is the checkout's, until the subscription's own events name another.
-      planLookupKey: sql`coalesce((select ${checkoutSessions.lookupKey} from ${checkoutSessions} where ${checkoutSessions.id} = ${session.id}), ${users.planLookupKey})`,
+      planLookupKey: checkout.lookupKey,
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
     })
-    .where(owner)
+    .where(eq(users.id, checkout.userId));
+  return handled;
+}
+
+async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
+  if (!ACTIVE_STATUSES.has(subscription.status)) return clearSubscription(tx, userId, subscription, false);
+  const lookupKey = subscription.items?.data[0]?.price.lookup_key;
+  const updated = await tx
+    .update(users)
+    .set({ hasSubscription: true, stripeSubscriptionId: subscription.id, ...(lookupKey ? { planLookupKey: lookupKey } : {}) })
+    .where(and(eq(users.id, userId), eq(users.stripeCustomerId, subscription.customer)))
     .returning({ id: users.id });
-  await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, session.id));
-  return updated.length > 0;
-}
-
-async function applySubscription(tx: Tx, subscription: StripeSubscription): Promise<boolean> {
-  const ofCustomer = eq(users.stripeCustomerId, subscription.customer);
-  if (ACTIVE_STATUSES.has(subscription.status)) {
-    const lookupKey = subscription.items?.data[0]?.price.lookup_key;
-    const updated = await tx
-      .update(users)
-      .set({ hasSubscription: true, stripeSubscriptionId: subscription.id, ...(lookupKey ? { planLookupKey: lookupKey } : {}) })
-      .where(ofCustomer)
-      .returning({ id: users.id });
-    return updated.length > 0;
-  }
-  return clearSubscription(tx, subscription, false);
-}
-
-async function endSubscription(tx: Tx, subscription: StripeSubscription): Promise<boolean> {
-  return clearSubscription(tx, subscription, true);
+  return updated.length > 0 ? handled : ignored('a customer no account has');
 }
 
 /** Only the user's current subscription can end their plan: an old one ending changes nothing. */
-async function clearSubscription(tx: Tx, subscription: StripeSubscription, forget: boolean): Promise<boolean> {
+async function clearSubscription(tx: Tx, userId: number, subscription: StripeSubscription, forget: boolean): Promise<EventResult> {
   const updated = await tx
     .update(users)
     .set({ hasSubscription: false, ...(forget ? { stripeSubscriptionId: null, planLookupKey: null } : {}) })
     .where(
       and(
+        eq(users.id, userId),
         eq(users.stripeCustomerId, subscription.customer),
         or(eq(users.stripeSubscriptionId, subscription.id), isNull(users.stripeSubscriptionId)),
       ),
     )
     .returning({ id: users.id });
-  return updated.length > 0;
+  return updated.length > 0 ? handled : ignored('a subscription that is not the current one');
 }
 
 export interface LocalCheckout {
@@ -311,7 +413,7 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
   if (!checkout) return null;
   if (checkout.status === 'canceled') throw new Conflict(CHECKOUT_CANCELED, 'checkout_canceled');
   const suffix = id.slice('cs_local_'.length);
-  await handleStripeEvent(db, {
+  const completed: StripeEvent = {
     id: `evt_local_${suffix}`,
     type: 'checkout.session.completed',
     data: {
@@ -326,7 +428,8 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
         subscription: `sub_local_${suffix}`,
       },
     },
-  });
+  };
+  await handleStripeEvent(db, completed, LOCAL_EVENTS);
   return successUrl(publicUrl, id);
 }
 

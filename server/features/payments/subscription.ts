@@ -5,7 +5,7 @@ import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { handleStripeEvent, type Payments, subscribeUrl } from './service';
+import { handleStripeEvent, LOCAL_EVENTS, type Payments, subscribeUrl } from './service';
 import { callStripe } from './stripe-client';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -75,11 +75,15 @@ export async function openPortal(db: Db, payments: Payments, publicUrl: string, 
 export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
-  await handleStripeEvent(db, {
-    id: `evt_local_cancel_${billing.subscription}`,
-    type: 'customer.subscription.deleted',
-    data: {
-      object: { id: billing.subscription, object: 'subscription', customer: billing.customer, status: 'canceled' },
+  await handleStripeEvent(
+    db,
+    {
+      id: `evt_local_cancel_${billing.subscription}`,
+      type: 'customer.subscription.deleted',
+      data: {
+        object: { id: billing.subscription, object: 'subscription', customer: billing.customer, status: 'canceled' },
+      },
     },
-  });
+    LOCAL_EVENTS,
+  );
 }
