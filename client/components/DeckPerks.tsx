@@ -20,7 +20,8 @@ const FEW_LIKES_LEFT = 10;
  * The deck's decision, with the plan in it: without likes left a like is refused on the spot (false:
  * the card springs back) and the deck says when likes come back; a like the server refuses comes back
  * on top; a dislike or skip the server stored can be undone. A decision that did not reach the server
- * (no answer, a server error, too many at once) comes back on top too, to be made again.
+ * (no answer, a server error, too many at once) comes back on top too, to be made again; not a like
+ * with no answer that `match:new` says made a match (it did reach the server).
  */
 export function useDecide() {
   const t = useT();
@@ -43,8 +44,13 @@ export function useDecide() {
             restore(card);
             usePlan.getState().likesRefused(error.resetsAt);
           } else if (mayPass(error)) {
-            restore(card);
-            toast.error(t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+            if (useDeck.getState().matchedWith.has(card.id)) {
+              // The answer was lost, but match:new told of the match this like made: it was stored.
+              usePlan.getState().reacted(card, action);
+            } else {
+              restore(card);
+              toast.error(t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+            }
           }
           // Any other refusal: the person is no longer there to decide about.
         },

@@ -26,10 +26,17 @@ interface DeckState {
   // Bookkeeping no component shows: kept here so that a reset (sign-out) clears all of it.
   /** Reactions sent whose answer has not come back: a deck request waits for them. */
   reactionsInFlight: ReadonlySet<Promise<unknown>>;
-  /** People liked in this tab whose answer has not come back: their socket match:new is not a surprise. */
+  /**
+   * People liked from a profile page or the likes list whose answer has not come back: that answer
+   * shows the match (the profile page with an overlay of its own), so `match:new` leaves it to them.
+   * Not the deck's own likes (`act`): whichever of their answer and `match:new` comes first shows
+   * the match, as the answer may never come though the like was stored.
+   */
   likesInFlight: ReadonlySet<number>;
   /** Conversations whose match overlay has shown: the HTTP answer and the socket event show it once. */
   seenMatches: ReadonlySet<number>;
+  /** People this tab knows it is matched with: their card never comes back (`restore`). */
+  matchedWith: ReadonlySet<number>;
   /** People reacted to while a deck request was out: its answer may still hold them. */
   decidedDuringRequest: ReadonlySet<number>;
   /** The deck request out, if any: one at a time. */
@@ -47,15 +54,26 @@ interface DeckState {
   refresh: () => Promise<void>;
   /** Sends the current card away; answers the reaction's request (null when there was nothing to act on). */
   act: (action: Reaction) => Promise<ReactionResult> | null;
-  /** Sends a reaction (from the deck or a profile page); settles when the server has stored it. */
+  /**
+   * Sends a reaction from outside the deck (a profile page, the likes list), whose caller shows a
+   * match from the answer; settles when the server has stored it.
+   */
   react: (other: number, action: Reaction) => Promise<ReactionResult>;
-  /** Whether a like of this person from this tab is still on its way. */
+  /** Whether a like of this person from outside the deck is still on its way (`likesInFlight`). */
   isLikeInFlight: (other: number) => boolean;
   /** Notes a match's overlay as shown; false when it already was (or will be, by the other path). */
   rememberMatch: (conversationId: number | null) => boolean;
+  /**
+   * A match learned, from the deck's like's answer or from `match:new`, whichever comes first: the
+   * person leaves the deck for good, and the overlay shows once per conversation.
+   */
+  matched: (userId: number, match: MatchOverlay) => void;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
-  /** Puts a card back on top (an undo, or a like the server refused), once any card leaving has left. */
+  /**
+   * Puts a card back on top (an undo, or a like the server refused), once any card leaving has left;
+   * never the card of someone matched.
+   */
   restore: (card: DeckCard) => void;
   showMatch: (match: MatchOverlay) => void;
   hideMatch: () => void;
@@ -78,12 +96,27 @@ const initialState = () => ({
   reactionsInFlight: new Set<Promise<unknown>>(),
   likesInFlight: new Set<number>(),
   seenMatches: new Set<number>(),
+  matchedWith: new Set<number>(),
   decidedDuringRequest: new Set<number>(),
   deckRequest: null,
   matchTimer: undefined,
 });
 
 export const useDeck = create<DeckState>()((set, get) => {
+  /** A reaction sent; `answerShowsMatch`: a like whose caller shows its match from the answer (`likesInFlight`). */
+  function send(other: number, action: Reaction, { answerShowsMatch }: { answerShowsMatch: boolean }) {
+    const tracked = action === 'like' && answerShowsMatch;
+    if (tracked) set((state) => ({ likesInFlight: added(state.likesInFlight, other) }));
+    const request: Promise<ReactionResult> = api.react(other, action).finally(() =>
+      set((state) => ({
+        likesInFlight: tracked ? removed(state.likesInFlight, other) : state.likesInFlight,
+        reactionsInFlight: removed(state.reactionsInFlight, request),
+      })),
+    );
+    set((state) => ({ reactionsInFlight: added(state.reactionsInFlight, request) }));
+    return request;
+  }
+
   /** One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile. */
   function requestDeck(apply: (cards: DeckCard[]) => void) {
     const running = get().deckRequest;
@@ -141,23 +174,18 @@ export const useDeck = create<DeckState>()((set, get) => {
         else set({ current: fresh[0] ?? null, queue: fresh.slice(1) });
       });
     },
-    react(other, action) {
-      if (action === 'like') set((state) => ({ likesInFlight: added(state.likesInFlight, other) }));
-      const request: Promise<ReactionResult> = api.react(other, action).finally(() =>
-        set((state) => ({
-          likesInFlight: removed(state.likesInFlight, other),
-          reactionsInFlight: removed(state.reactionsInFlight, request),
-        })),
-      );
-      set((state) => ({ reactionsInFlight: added(state.reactionsInFlight, request) }));
-      return request;
-    },
+    react: (other, action) => send(other, action, { answerShowsMatch: true }),
     isLikeInFlight: (other) => get().likesInFlight.has(other),
     rememberMatch(conversationId) {
       if (conversationId === null) return true;
       if (get().seenMatches.has(conversationId)) return false;
       set((state) => ({ seenMatches: added(state.seenMatches, conversationId) }));
       return true;
+    },
+    matched(userId, match) {
+      set((state) => ({ matchedWith: added(state.matchedWith, userId) }));
+      get().forget(userId);
+      if (get().rememberMatch(match.conversationId)) get().showMatch(match);
     },
     act(action) {
       const { current, exiting } = get();
@@ -166,11 +194,11 @@ export const useDeck = create<DeckState>()((set, get) => {
         exiting: { id: current.id, offset: exitOffsetFor(action) },
         decidedDuringRequest: added(state.decidedDuringRequest, current.id),
       }));
-      const reaction = get().react(current.id, action);
+      const reaction = send(current.id, action, { answerShowsMatch: false });
       reaction
         .then((result) => {
-          if (action === 'like' && result.match && get().rememberMatch(result.conversation_id)) {
-            get().showMatch({ conversationId: result.conversation_id, name: current.name, image: current.image });
+          if (action === 'like' && result.match) {
+            get().matched(current.id, { conversationId: result.conversation_id, name: current.name, image: current.image });
           }
         })
         .catch((error: unknown) => console.error('Reaction failed', error));
@@ -186,7 +214,9 @@ export const useDeck = create<DeckState>()((set, get) => {
     },
     forget(id) {
       set((state) => ({ decidedDuringRequest: added(state.decidedDuringRequest, id) }));
-      const { current, queue } = get();
+      const { current, queue, exiting } = get();
+      // On its way out already: the exit brings the next card up, once.
+      if (exiting?.id === id) return;
       if (current?.id === id) {
         const [next = null, ...rest] = queue ?? [];
         set({ current: next, queue: rest });
@@ -195,6 +225,7 @@ export const useDeck = create<DeckState>()((set, get) => {
       if (queue) set({ queue: queue.filter((card) => card.id !== id) });
     },
     restore(card) {
+      if (get().matchedWith.has(card.id)) return;
       if (get().exiting) {
         setTimeout(() => get().restore(card), SWIPE_EXIT_MS);
         return;

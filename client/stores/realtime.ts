@@ -97,12 +97,12 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();
-      // Our own like completed the pair: the HTTP answer shows the overlay.
       const deck = useDeck.getState();
+      // A like from a profile page or the likes list awaiting its answer: the answer shows this match
+      // (the profile page an overlay of its own). A like from the deck does not wait: this may be the
+      // only news of its match, when its answer is lost; the overlay shows once either way.
       if (deck.isLikeInFlight(user.id)) return;
-      if (!deck.rememberMatch(conversation_id)) return;
-      deck.forget(user.id);
-      deck.showMatch({ conversationId: conversation_id, name: user.name, image: user.image });
+      deck.matched(user.id, { conversationId: conversation_id, name: user.name, image: user.image });
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);

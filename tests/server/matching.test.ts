@@ -4,7 +4,7 @@ import { rowsOf } from '../../server/db/client';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect as connectSocket, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect as connectSocket, record, waitFor } from '../helpers/socket';
 
 describe.each(backends)('POST /api/matching/ on %s', (backend) => {
   let server: TestServer;
@@ -63,14 +63,46 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     });
     expect(toBen).toMatchObject({ conversation_id: second.body.conversation_id, user: { id: ana.id, name: 'Ana' } });
 
-    // Liking again changes nothing: still one match, and no new match reported.
-    const again = await like(ana, ben);
-    expect(again.body).toEqual({ match: false, conversation_id: null });
+    // Liking again (say the answer to the first was lost) answers the match there is: nothing new is
+    // made, and nobody is told of it again.
+    const heard = [record(anaSocket), record(benSocket)];
+    for (const [from, to] of [
+      [ana, ben],
+      [ben, ana],
+    ] as const) {
+      const again = await like(from, to);
+      expect(again.body).toEqual({ match: true, conversation_id: second.body.conversation_id });
+    }
     expect(await conversationsOf(ana, ben)).toBe(1);
     const members = await count(
       sql`select count(*) as n from conversation_members where conversation_id = ${second.body.conversation_id}`,
     );
     expect(members).toBe(2);
+    // A match told after the likes again is heard after anything they told.
+    const cleo = await makeCompletedUser(server, { name: 'Cleo' });
+    const toldOfCleo = [anaSocket, benSocket].map((socket) => waitFor(socket, 'match:new', (payload) => payload.user.id === cleo.id));
+    await Promise.all([like(cleo, ana), like(cleo, ben)]);
+    await Promise.all([like(ana, cleo), like(ben, cleo)]);
+    await Promise.all(toldOfCleo);
+    for (const events of heard) {
+      expect(events.filter(({ event, payload }) => event === 'match:new' && (payload as { user: { id: number } }).user.id !== cleo.id)).toEqual([]);
+    }
+  });
+
+  it('liking again once the match has ended (a block, then an unblock) is no match: nothing reopens it', async () => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    await like(ana, ben);
+    expect((await like(ben, ana)).body.match).toBe(true);
+    expect((await api().post(`/api/users/${ben.id}/block/`, { token: ana.token })).status).toBe(204);
+    expect((await api().delete(`/api/users/${ben.id}/block/`, { token: ana.token })).status).toBe(204);
+    for (const [from, to] of [
+      [ana, ben],
+      [ben, ana],
+    ] as const) {
+      expect((await like(from, to)).body).toEqual({ match: false, conversation_id: null });
+    }
+    expect(await conversationsOf(ana, ben)).toBe(1);
   });
 
   it('reacting again replaces the earlier reaction: a skip can become a like, a like a dislike', async () => {
@@ -161,8 +193,10 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
       for (const [i, [ab, ba]] of responses.entries()) {
         const [a, b] = [users[2 * i]!, users[2 * i + 1]!];
         expect([ab.status, ba.status]).toEqual([200, 200]);
-        // The first round: exactly one of the two completes the pair. The second: none does.
-        expect([ab.body.match, ba.body.match].filter(Boolean)).toHaveLength(round === 0 ? 1 : 0);
+        // The first round: exactly one of the two completes the pair. The second: both answer the
+        // match they already have, and nothing new is made.
+        expect([ab.body.match, ba.body.match].filter(Boolean)).toHaveLength(round === 0 ? 1 : 2);
+        if (round === 1) expect(ab.body.conversation_id).toBe(ba.body.conversation_id);
         expect(await conversationsOf(a, b)).toBe(1);
       }
     }

@@ -100,8 +100,8 @@ export function ProfileView({ id }: { id: number }) {
     try {
       const result = await sendReaction(loaded.id, action);
       forget(loaded.id);
-      if (action === 'like' && result.match) {
-        rememberMatch(result.conversation_id);
+      // Once per match: a like sent again after a lost answer is answered with the match it made.
+      if (action === 'like' && result.match && rememberMatch(result.conversation_id)) {
         setMatched(true);
         buzzForMatch();
         await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));

@@ -10,6 +10,7 @@ import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { DailyLikesExhausted, likeComesBack, likeSpending, likesLock, requireSubscription } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
+import { banLockShared, pairLock } from './locks';
 
 export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
 
@@ -24,7 +25,10 @@ export interface ReactOutcome {
  * Stores (or replaces) my reaction to `otherId`. A like that meets their like creates the match and its
  * conversation, exactly once: both likes of a pair are serialised by a transaction-scoped advisory lock
  * on the ordered pair, so the second one sees the first; the unique (user_low_id, user_high_id) pair
- * makes a duplicate impossible even without the lock. A new like without the plan counts against
+ * makes a duplicate impossible even without the lock. A block, a report or a ban of either queues
+ * with the like too (locks.ts), so none of them misses the match it made. A like of someone already
+ * matched answers that match again (true, its conversation) and creates nothing, tells nobody: the
+ * client that lost the first answer learns it. A new like without the plan counts against
  * `options.dailyLikes` in the rolling window (`likeSpending`): past it, a 429 and nothing stored.
  *
  * Swipes are most of a party's requests, so each is one round trip: a dislike or a skip is one
@@ -58,6 +62,8 @@ export async function react(
     if (!first.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
     throw new DailyLikesExhausted(options.dailyLikes, new Date(first.resets_at));
   }
+  // Matched already: the same answer as the like that made the match, but nothing new to tell.
+  if (first?.outcome === 'open') return { match: true, conversationId: Number(first.id), matched: [] };
   const matchRows = rows.filter((row): row is MatchRow => row.outcome === 'match');
   if (matchRows.length === 0) return { match: false, conversationId: null, matched: [] };
   // Both rows are there: every account is made with its profile row, and theirs passed `reachable`.
@@ -96,21 +102,27 @@ const passStatement = new PreparedStatement<{ me: number; other: number; kind: '
   returning 1`);
 
 /**
- * A like's locks, the user's likes lock first, then the pair's (one key per pair; ids are < 2^31):
- * always in that order, so two likes never wait on each other in a cycle. The two likes of a pair
- * queue here, other pairs do not.
+ * A like's locks, the user's likes lock first, then the pair's (`pairLock`): always in that order, so
+ * two likes never wait on each other in a cycle. The two likes of a pair queue here, other pairs do
+ * not; so does a block or a report of the pair. Then both users' ban locks, shared: a ban of either
+ * waits for this like, or this like for the ban (locks.ts). In the one statement, so no round trip.
  */
 const likeLocksStatement = new PreparedStatement<Pair>(sql`
-  select ${likesLock($me)}, pg_advisory_xact_lock(${$low}::bigint * 2147483648 + ${$high}::bigint)`);
+  select ${likesLock($me)}, ${pairLock($low, $high)}, ${banLockShared($me)}, ${banLockShared($other)}`);
 
 /**
  * What the like's statement answers: on a match, one `match` row per user of the pair (the
- * conversation and what the other is told about them); past the free plan's limit, one `refused` row
- * with when a like comes back; for someone who cannot be reacted to, one `unreachable` row; otherwise
- * (a like stored, no match) no rows.
+ * conversation and what the other is told about them); when the two were matched already (their
+ * conversation open), one `open` row with it; past the free plan's limit, one `refused` row with when
+ * a like comes back; for someone who cannot be reacted to, one `unreachable` row; otherwise (a like
+ * stored, no match) no rows.
  */
 type MatchRow = { outcome: 'match'; id: number; user_id: number; name: string; image: string | null };
-type LikeRow = MatchRow | { outcome: 'refused'; resets_at: Date | string | null } | { outcome: 'unreachable' };
+type LikeRow =
+  | MatchRow
+  | { outcome: 'open'; id: number }
+  | { outcome: 'refused'; resets_at: Date | string | null }
+  | { outcome: 'unreachable' };
 
 /**
  * The like, counted against the plan (`likeSpending`: its common table expressions define `allowed`),
@@ -118,6 +130,10 @@ type LikeRow = MatchRow | { outcome: 'refused'; resets_at: Date | string | null 
  * statement of its own, begun once the pair's and the user's locks are held, so it sees their like if
  * it came first and the user's likes given so far; the cards come with it, so that `match:new` leaves
  * as soon as it commits. A refused like, or one to someone not `reachable`, stores nothing.
+ *
+ * A like of someone already matched (sent again because the first one's answer was lost) answers
+ * their open conversation: the statement's snapshot does not see the row `created` may insert, so
+ * `open` only finds one that was there before. An ended conversation is no match: nothing reopens it.
  */
 const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   with target as (select ${reachable} as ok),
@@ -125,11 +141,12 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   mine as (
     insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
     on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
+  ), mutual as (
+    select 1 from allowed where exists (select 1 from ${reactions} r
+      where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
   ), created as (
     insert into ${conversations} (user_low_id, user_high_id, event_id)
-    select ${$low}, ${$high}, ${sharedCurrentEventOf($low, $high)}
-    where exists (select 1 from allowed) and exists (select 1 from ${reactions} r
-      where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
+    select ${$low}, ${$high}, ${sharedCurrentEventOf($low, $high)} from mutual
     on conflict (user_low_id, user_high_id) do nothing
     returning id
   ), members as (
@@ -139,6 +156,10 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   select 'match' as outcome, created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image, null::timestamptz as resets_at
   from created, ${users} u join ${profiles} p on p.user_id = u.id
   where u.id in (${$low}, ${$high})
+  union all
+  select 'open', c.id, null, null, null, null
+  from mutual, ${conversations} c
+  where c.user_low_id = ${$low} and c.user_high_id = ${$high} and c.ended_at is null
   union all
   select 'refused', null, null, null, null, ${likeComesBack($me, $limit)}
   from target where ok and not exists (select 1 from allowed)

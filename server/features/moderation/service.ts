@@ -6,6 +6,7 @@ import { attendances, profiles, type ReportAddition, type ReportSnapshot, report
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { MediaStore } from '../media/store';
+import { lockOutLikes } from '../matching/locks';
 import { type EndedConversation, endConversationsOf } from '../safety/service';
 
 export const ALREADY_RESOLVED = serverText('report_already_resolved');
@@ -174,6 +175,9 @@ export async function resolveReport(
     let banned: Resolution['banned'] = null;
     if (input.action === 'ban' && row.reportedId !== null) {
       const userId = row.reportedId;
+      // Before `banned_at`, which a like reads: a like by or of them in flight commits its match first,
+      // to be ended below; one that comes later waits for this commit and finds them banned.
+      await lockOutLikes(tx, userId);
       await tx.update(users).set({ bannedAt: sql`now()` }).where(eq(users.id, userId));
       const ended = await endConversationsOf(tx, userId, 'ban');
       const [left] = await tx

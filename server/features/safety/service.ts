@@ -16,6 +16,7 @@ import {
 } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
+import { lockPair } from '../matching/locks';
 import { type MediaStore, newMediaKey } from '../media/store';
 import { conversationColumns, openConversationOf, visibleTo } from './visibility';
 
@@ -78,11 +79,15 @@ async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Pr
 /**
  * Blocks `otherId` for `userId`: two-way and at once. Blocking again changes nothing.
  * Returns null for someone the blocker cannot see (unknown, or already hidden), which the route
- * answers as a missing id; otherwise the conversation it ended, if any.
+ * answers as a missing id; otherwise the conversation it ended, if any. It queues with the pair's
+ * likes (`lockPair`): a like that came first has its match ended here, one that comes after finds
+ * the block.
  */
 export async function block(db: Db, userId: number, otherId: number): Promise<EndedConversation[] | null> {
   if (otherId === userId) throw ValidationError.field('non_field_errors', CANNOT_BLOCK_SELF);
   return db.transaction(async (tx) => {
+    // First, as a like of the pair does: a like in flight commits its match before this looks for it.
+    await lockPair(tx, userId, otherId);
     const [already] = await tx
       .select({ one: sql`1` })
       .from(blocks)
@@ -167,8 +172,8 @@ export interface ReportOutcome {
 /**
  * Reports a user: keeps a snapshot of what they showed (their profile, with copies of its photos, and
  * the last messages of any conversation the two shared, even an ended one), and blocks them for the
- * reporter. A second report while the first is open adds to it. Null for an unknown user. The
- * reported user is never told.
+ * reporter, queued with the pair's likes as `block` is. A second report while the first is open adds
+ * to it. Null for an unknown user. The reported user is never told.
  */
 export async function report(
   db: Db,
@@ -184,6 +189,8 @@ export async function report(
   const copied: string[] = [];
   try {
     return await db.transaction(async (tx) => {
+      // It blocks: the pair's lock first, as `block` takes it (before the row lock below: locks.ts).
+      await lockPair(tx, reporterId, reportedId);
       const [target] = await tx.select({ id: users.id }).from(users).where(eq(users.id, reportedId)).for('update');
       if (!target) return null;
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();

@@ -1,0 +1,133 @@
+// @vitest-environment jsdom
+/**
+ * The match overlay of a like from the deck, from its two sources: the like's answer and the socket's
+ * `match:new`. It shows once, from whichever comes first, and from the event alone when the answer
+ * is lost (timed out) though the like was stored; the matched card does not come back then.
+ */
+import { act, cleanup, renderHook } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SWIPE_EXIT_MS } from '../../shared/constants';
+import type { ServerToClientEvents } from '../../shared/events';
+import type { ReactionResult } from '../../shared/schemas/matching';
+import type { DeckCard } from '../../shared/schemas/users';
+
+const api = vi.hoisted(() => ({ react: vi.fn(), deck: vi.fn() }));
+/** The socket's events as the stores subscribed to them; `hear` plays one. */
+const handlers = vi.hoisted(() => new Map<string, (payload: never) => void>());
+vi.mock('../../client/lib/api-app', () => ({ api }));
+vi.mock('../../client/lib/socket', async (original) => ({
+  ...(await original<object>()),
+  connectSocket: () => {},
+  onEvent: (event: string, handler: (payload: never) => void) => {
+    handlers.set(event, handler);
+    return () => handlers.delete(event);
+  },
+}));
+
+const { useDecide } = await import('../../client/components/DeckPerks');
+const { NetworkError } = await import('../../client/lib/api');
+const { toast } = await import('../../client/lib/toast');
+const { useDeck } = await import('../../client/stores/deck');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+
+const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
+const [ben, cleo, dan] = [card(2, 'Ben'), card(3, 'Cleo'), card(4, 'Dan')];
+const MATCH = { conversation_id: 7, user: { id: ben.id, name: 'Ben', image: null } };
+const OVERLAY = { conversationId: 7, name: 'Ben', image: null };
+
+function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameters<ServerToClientEvents[E]>[0]) {
+  act(() => handlers.get(event)!(payload as never));
+}
+
+/** An answer the test gives when it chooses. */
+function later<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Likes the card on top, as a swipe does; the answer is the test's to give. */
+function likeFromTheDeck() {
+  const answer = later<ReactionResult>();
+  api.react.mockReturnValueOnce(answer.promise);
+  const { result } = renderHook(() => useDecide());
+  act(() => void result.current('like'));
+  return answer;
+}
+
+describe('the match overlay of a like from the deck', () => {
+  const vibrate = vi.fn(() => true);
+  const toastError = vi.spyOn(toast, 'error');
+  beforeEach(() => {
+    vi.useFakeTimers();
+    // The deck logs a like that got no answer; that is expected here.
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    Object.defineProperty(navigator, 'vibrate', { value: vibrate, configurable: true });
+    api.deck.mockResolvedValue({ results: [], next: null });
+    startRealtime('token');
+    useDeck.setState({ current: ben, queue: [cleo, dan], exiting: null });
+  });
+  afterEach(() => {
+    stopRealtime();
+    cleanup();
+    useDeck.getState().reset();
+    vi.useRealTimers();
+    vi.clearAllMocks();
+    vi.mocked(console.error).mockRestore();
+    delete (navigator as { vibrate?: unknown }).vibrate;
+  });
+
+  const shown = () => vibrate.mock.calls.length;
+  const deckIds = () => [useDeck.getState().current?.id, ...(useDeck.getState().queue ?? []).map((each) => each.id)];
+
+  it('shows from match:new when the answer never comes, and the card does not come back as "not sent"', async () => {
+    const answer = likeFromTheDeck();
+    hear('match:new', MATCH);
+    expect(useDeck.getState().match).toEqual(OVERLAY);
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
+
+    // No answer in time: the request gives up.
+    answer.reject(new NetworkError(0, 'The operation was aborted.'));
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(deckIds()).toEqual([cleo.id, dan.id]);
+    expect(toastError).not.toHaveBeenCalled();
+    expect(shown()).toBe(1);
+  });
+
+  it.each(['the answer', 'match:new'])('shows once when both come, %s first, and the next card comes up once', async (first) => {
+    const answer = likeFromTheDeck();
+    const steps = [async () => answer.resolve({ match: true, conversation_id: 7 }), async () => hear('match:new', MATCH)];
+    for (const step of first === 'the answer' ? steps : steps.reverse()) {
+      await step();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(useDeck.getState().match).toEqual(OVERLAY);
+    }
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
+    expect(shown()).toBe(1);
+    expect(deckIds()).toEqual([cleo.id, dan.id]);
+  });
+
+  it('still puts back a like with no answer and no match, to be sent again', async () => {
+    const answer = likeFromTheDeck();
+    answer.reject(new NetworkError(0, 'Failed to fetch'));
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(deckIds()).toEqual([ben.id, cleo.id, dan.id]);
+    expect(toastError).toHaveBeenCalledTimes(1);
+    expect(useDeck.getState().match).toBeNull();
+  });
+
+  it('leaves the match to a profile page whose own like is waiting for its answer (it shows its own overlay)', async () => {
+    const answer = later<ReactionResult>();
+    api.react.mockReturnValueOnce(answer.promise);
+    const liked = useDeck.getState().react(ben.id, 'like');
+    hear('match:new', MATCH);
+    expect(useDeck.getState().match).toBeNull();
+    answer.resolve({ match: true, conversation_id: 7 });
+    await liked;
+    expect(shown()).toBe(0);
+  });
+});

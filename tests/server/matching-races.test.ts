@@ -1,0 +1,196 @@
+/**
+ * A like racing whatever ends a match (a block, a report, a ban), on PostgreSQL, where requests run
+ * on connections of their own. Each race is driven, not hoped for: a transaction of the test's own
+ * holds a row one request needs, so that request stops half-way through its transaction; the other
+ * is sent, and the test waits until it has finished or is waiting on a lock too before letting go.
+ * Whichever ran first, the end is the same: no live match between people who must not see each other.
+ */
+import { sql as drizzleSql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
+import { unban } from '../../server/features/moderation/service';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { type ApiResponse, client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
+import { startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
+import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+
+type Ending = 'block' | 'report' | 'ban';
+
+describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ban, on PostgreSQL', () => {
+  let server: TestServer;
+  let moderator: TestUser;
+  /** The test's own connection, to hold rows while a request waits on them. */
+  let holder: postgres.Sql;
+  const sockets: ClientSocket[] = [];
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    moderator = await makeModerator(server);
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+  });
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.close();
+  });
+  afterAll(async () => {
+    await holder.end();
+    await server.close();
+  });
+
+  const api = () => client(server.url);
+  const like = (from: TestUser, to: TestUser) => api().post('/api/matching/', { token: from.token, json: { response: 'like', other: to.id } });
+
+  /** Ana and Ben, Ana's socket (every event it hears kept), and a report about Ben to resolve with a ban. */
+  async function scene() {
+    const ana = await makeCompletedUser(server, { name: 'Ana' });
+    const ben = await makeCompletedUser(server, { name: 'Ben' });
+    const socket = await connect(server.url, ana.token);
+    sockets.push(socket);
+    const heard = record(socket);
+    return { ana, ben, socket, heard, reportId: await anotherReportAbout(ben) };
+  }
+
+  async function anotherReportAbout(user: TestUser): Promise<number> {
+    const reporter = await makeCompletedUser(server);
+    const reported = await api().post('/api/reports/', { token: reporter.token, json: { user_id: user.id, reason: 'spam' } });
+    expect(reported.status).toBe(201);
+    return reported.body.id as number;
+  }
+
+  /** Ana ends it with Ben: she blocks him, or reports him; or a moderator bans him. */
+  function end(ending: Ending, { ana, ben, reportId }: Awaited<ReturnType<typeof scene>>) {
+    if (ending === 'block') return api().post(`/api/users/${ben.id}/block/`, { token: ana.token });
+    if (ending === 'report') return api().post('/api/reports/', { token: ana.token, json: { user_id: ben.id, reason: 'harassment' } });
+    return api().post(`/api/moderation/reports/${reportId}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+  }
+
+  /** Takes the ending back: unblock (a report's block too), or unban. Neither may bring a match back. */
+  async function undo(ending: Ending, { ana, ben }: Awaited<ReturnType<typeof scene>>) {
+    if (ending === 'ban') expect(await unban(server.app.db, ben.email)).toBe(true);
+    else expect((await api().delete(`/api/users/${ben.id}/block/`, { token: ana.token })).status).toBe(204);
+  }
+
+  /** Runs `statement` in a transaction of the test's own, left open until `release`. */
+  async function hold(statement: string, params: (number | string)[]) {
+    const session = await holder.reserve();
+    await session`begin`;
+    await session.unsafe(statement, params);
+    return async () => {
+      await session`rollback`;
+      session.release();
+    };
+  }
+
+  /** How many of the server's connections to this database wait on a lock (a row's or an advisory one). */
+  async function waiting(): Promise<number> {
+    const [row] = await holder<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+    return row!.n;
+  }
+
+  /** Until `request` has answered, or `waiters` connections wait on a lock: the request is as far as it can go. */
+  async function stuckOrDone(request: Promise<unknown>, waiters: number) {
+    let done = false;
+    const settle = () => (done = true);
+    void request.then(settle, settle);
+    await waitUntil(async () => done || (await waiting()) >= waiters, 5000, `a request answered or ${waiters} waiting`);
+  }
+
+  const pairOf = ({ ana, ben }: { ana: TestUser; ben: TestUser }) => [Math.min(ana.id, ben.id), Math.max(ana.id, ben.id)];
+  async function conversationsBetween(people: { ana: TestUser; ben: TestUser }) {
+    const [low, high] = pairOf(people);
+    return rowsOf<{ id: number; ended: boolean; end_reason: string | null }>(
+      await server.app.db.execute(drizzleSql`
+        select id, ended_at is not null as ended, end_reason from conversations where user_low_id = ${low} and user_high_id = ${high}`),
+    );
+  }
+
+  /** Ana's conversations, both lists. */
+  async function listedFor(user: TestUser): Promise<number[]> {
+    const lists = await Promise.all(['empty', 'started'].map((list) => api().get(`/api/conversations/${list}/`, { token: user.token })));
+    return lists.flatMap((list) => (list.body.results as { id: number }[]).map((conversation) => conversation.id));
+  }
+
+  /** Every `match:new` Ana heard up to now: a last match of hers, with someone new, is heard after all of them. */
+  async function matchesHeard({ ana, socket, heard }: Awaited<ReturnType<typeof scene>>) {
+    const marker = await makeCompletedUser(server);
+    const markerHeard = waitFor(socket, 'match:new', (payload) => payload.user.id === marker.id);
+    await like(marker, ana);
+    expect((await like(ana, marker)).body.match).toBe(true);
+    await markerHeard;
+    return heard.flatMap(({ event, payload }) =>
+      event === 'match:new' && (payload as { user: { id: number } }).user.id !== marker.id ? [payload] : [],
+    );
+  }
+
+  it.each<Ending>(['block', 'report', 'ban'])(
+    'a like that made its match while a %s waited: that match is ended, and taking the ending back does not bring it back',
+    async (ending) => {
+      const people = await scene();
+      const { ana, ben, heard } = people;
+      expect((await like(ana, ben)).body.match).toBe(false);
+      // Ben skipped her once: his reaction row is there for the test to hold.
+      expect((await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } })).status).toBe(200);
+
+      // Ben's like stops inside its statement, its snapshot taken (no block, no ban in it) and its
+      // conversation made, uncommitted, waiting for his reaction row.
+      const release = await hold('select 1 from reactions where from_user_id = $1 and to_user_id = $2 for update', [ben.id, ana.id]);
+      let benLikes: Promise<ApiResponse> | undefined;
+      let ended: Promise<ApiResponse> | undefined;
+      try {
+        benLikes = like(ben, ana);
+        await stuckOrDone(benLikes, 1);
+        ended = end(ending, people);
+        await stuckOrDone(ended, 2);
+      } finally {
+        await release();
+      }
+      const matched = await benLikes;
+      expect(matched.body).toEqual({ match: true, conversation_id: expect.any(Number) });
+      const conversationId = matched.body.conversation_id as number;
+      expect([200, 201, 204]).toContain((await ended!).status);
+
+      // The like came first: its match was made, then ended by the ending, and Ana's screen was told.
+      expect(await conversationsBetween(people)).toEqual([{ id: conversationId, ended: true, end_reason: ending }]);
+      const told = (event: string) =>
+        heard.some((each) => each.event === event && (each.payload as { conversation_id: number }).conversation_id === conversationId);
+      await waitUntil(() => told('match:removed'), 5000, 'match:removed');
+      expect(told('match:new')).toBe(true);
+      await undo(ending, people);
+      expect(await listedFor(ana)).not.toContain(conversationId);
+      expect((await api().get(`/api/conversations/${conversationId}/`, { token: ana.token })).status).toBe(404);
+      // Liking again after all that is no match: nothing reopens an ended conversation.
+      expect((await like(ana, ben)).body).toEqual({ match: false, conversation_id: null });
+    },
+  );
+
+  it.each<Ending>(['block', 'report', 'ban'])(
+    'a like that comes while a %s is under way waits for it: a 404, no match, and Ana is told of none',
+    async (ending) => {
+      const people = await scene();
+      const { ana, ben } = people;
+      expect((await like(ana, ben)).body.match).toBe(false);
+      // The ending stops half-way, its lock taken: behind the test's own uncommitted block of the two
+      // (a block, a report), or behind another open report about Ben, which a ban resolves too.
+      const release =
+        ending === 'ban'
+          ? await hold('select 1 from reports where id = $1 for update', [await anotherReportAbout(ben)])
+          : await hold('insert into blocks (blocker_id, blocked_id) values ($1, $2)', [ana.id, ben.id]);
+      let benLikes: Promise<ApiResponse> | undefined;
+      let ended: Promise<ApiResponse> | undefined;
+      try {
+        ended = end(ending, people);
+        await stuckOrDone(ended, 1);
+        benLikes = like(ben, ana);
+        await stuckOrDone(benLikes, 2);
+      } finally {
+        await release();
+      }
+      expect([200, 201, 204]).toContain((await ended!).status);
+      expect((await benLikes!).status).toBe(404);
+      expect(await conversationsBetween(people)).toEqual([]);
+      expect(await matchesHeard(people)).toEqual([]);
+    },
+  );
+});
