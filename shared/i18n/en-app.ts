@@ -136,6 +136,8 @@ export const enApp = {
   'gender.non_binary': 'Non-binary',
   'subscribe.title': 'Choose your plan',
   'subscribe.choose': 'Start free trial',
+  'subscribe.chooseNoTrial': 'Subscribe',
+  'subscribe.subtitleNoTrial': 'Choose the plan that suits you.',
   'subscribe.success.title': 'Congratulations! Your subscription is now active.',
   'subscribe.success.link': 'Go to Dashboard',
   'subscribe.error.title': 'Error Processing Payment',

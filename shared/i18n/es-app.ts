@@ -137,6 +137,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'gender.non_binary': 'No binario',
   'subscribe.title': 'Elige tu plan',
   'subscribe.choose': 'Empezar la prueba gratis',
+  'subscribe.chooseNoTrial': 'Suscribirme',
+  'subscribe.subtitleNoTrial': 'Elige el plan que te encaja.',
   'subscribe.success.title': '¡Enhorabuena! Tu suscripción ya está activa.',
   'subscribe.success.link': 'Ir al panel',
   'subscribe.error.title': 'Error al procesar el pago',

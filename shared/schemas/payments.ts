@@ -33,6 +33,7 @@ export const TestCheckout = z.object({
   lookup_key: z.string(),
   status: z.enum(['open', 'complete', 'canceled']),
   email: z.string(),
+  /** The free trial it comes with, in days: 0 when an earlier checkout of the account's has completed. */
   trial_days: z.number(),
 });
 export type TestCheckout = z.infer<typeof TestCheckout>;

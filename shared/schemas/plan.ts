@@ -50,6 +50,11 @@ export const SubscriptionState = z.object({
   period: z.enum(['monthly', 'yearly']).nullable(),
   /** Whether "Manage subscription" leads anywhere (Stripe's customer portal, or the local test one). */
   manageable: z.boolean(),
+  /**
+   * The days of free trial a checkout started now would come with: the trial comes with an account's
+   * first subscription only, so 0 once the account has had one.
+   */
+  trial_days: z.number().int().min(0),
 });
 export type SubscriptionState = z.infer<typeof SubscriptionState>;
 

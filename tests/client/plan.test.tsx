@@ -81,7 +81,7 @@ describe('the plan cards', () => {
 describe('the subscribe page of a subscriber', () => {
   it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
     useSession.setState({ user: user(true) });
-    usePlan.setState({ subscription: { active: true, period: 'yearly', manageable: true } });
+    usePlan.setState({ subscription: { active: true, period: 'yearly', manageable: true, trial_days: 0 } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
     expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
@@ -92,7 +92,7 @@ describe('the subscribe page of a subscriber', () => {
 
   it('offers no "Manage subscription" when there is nothing to manage', () => {
     useSession.setState({ user: user(true) });
-    usePlan.setState({ subscription: { active: true, period: null, manageable: false } });
+    usePlan.setState({ subscription: { active: true, period: null, manageable: false, trial_days: 0 } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.queryByRole('button', { name: en['subscribe.manage'] })).toBeNull();
   });

@@ -4,7 +4,8 @@
  * through the local test checkout the same page shows the people, and a like from there opens the
  * match overlay. On the deck: undo brings a passed card back, and a free user out of likes is told
  * when they come back. "Manage subscription" leads to the test portal, whose cancellation ends the
- * perks. Screenshots land in tests/e2e/artifacts/paid-*.png.
+ * perks; the subscribe page then promises no second free trial. Screenshots land in
+ * tests/e2e/artifacts/paid-*.png.
  */
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -164,9 +165,19 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.getByRole('button', { name: en['portal.cancel'] }).click();
     await page.waitForURL(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
+    // The trial came with the first subscription: it is not promised again, here or on the checkout.
+    const again = page.getByTestId('plan-starter').getByRole('button', { name: en['subscribe.chooseNoTrial'], exact: true });
+    await again.waitFor();
+    expect(await page.getByText(en['subscribe.subtitleNoTrial']).isVisible()).toBe(true);
+    expect(await page.locator('.subscribe').textContent()).not.toMatch(/free trial/i);
     await shot('12-after-cancel');
     const after = await client(app.server.url).get('/api/users/me/', { token: me.token });
     expect(after.body.has_subscription).toBe(false);
+    await again.click();
+    await page.waitForURL(/\/app\/subscribe\/test-checkout\/cs_local_[\w-]+$/);
+    const details = page.locator('.test-checkout-details');
+    await details.waitFor();
+    expect(await details.textContent()).not.toMatch(/trial/i);
   });
 
   it('the landing page’s plan cards sell the real perks, in Spanish and English', async () => {

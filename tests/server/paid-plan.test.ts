@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../server/jobs';
 import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
-import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES, UNDO_WINDOW_MS } from '../../shared/constants';
+import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES, FREE_TRIAL_DAYS, UNDO_WINDOW_MS } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
 import { LikePositionSchema } from '../../server/features/likes/service';
 import {
@@ -276,7 +276,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
   it('shows the plan on the subscribe page, and its test portal cancels it through the event handler', async () => {
     const me = await makeCompletedUser(server);
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS });
     const nothingToManage = await api().portal(me);
     expect(nothingToManage.status).toBe(403);
     expect(nothingToManage.body.code).toBe('subscription_required');
@@ -284,13 +284,35 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(nothingToCancel.status).toBe(409);
 
     await subscribeThroughTestCheckout(server, me, 'yearly');
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
     await cancelThroughTestPortal(server, me);
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false });
+    // The trial came with the first subscription: the subscribe page promises it no more.
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0 });
     const recorded = rowsOf<{ id: string }>(
       await server.app.db.execute(sql`select id from stripe_events where type = 'customer.subscription.deleted'`),
     );
     expect(recorded.map((row) => row.id).some((id) => id.startsWith('evt_local_cancel_sub_local_'))).toBe(true);
+  });
+
+  it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {
+    const me = await makeCompletedUser(server);
+    const trialDays = async () => (await api().subscription(me)).body.trial_days;
+    expect(await trialDays()).toBe(FREE_TRIAL_DAYS);
+    const started = await client(server.url).post('/api/payments/stripe/create-checkout-session/', {
+      token: me.token,
+      json: { lookup_key: server.config.stripe.lookupKeys.monthly },
+    });
+    const sessionId = String(started.body.url).split('/').pop()!;
+    expect(await trialDays()).toBe(FREE_TRIAL_DAYS);
+    const canceled = await client(server.url).post(`/api/payments/test-checkout/${sessionId}/cancel/`, { token: me.token });
+    expect(canceled.status).toBe(200);
+    expect(await trialDays()).toBe(FREE_TRIAL_DAYS);
+
+    await subscribeThroughTestCheckout(server, me);
+    await cancelThroughTestPortal(server, me);
+    expect(await trialDays()).toBe(0);
+    // Someone else's plan is not theirs.
+    expect((await api().subscription(await makeCompletedUser(server))).body.trial_days).toBe(FREE_TRIAL_DAYS);
   });
 
   it('answers anonymous and hostile calls with a 4xx', async () => {
@@ -510,6 +532,10 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const without = { likes: [], unlimited: false, undo: 'subscription_required', active: false };
     const withPlan = { likes: [admirer.id], unlimited: true, undo: 'allowed', active: true };
     expect(await perks()).toEqual(without);
+    // The trial the page promises is the database's word: Stripe is not asked.
+    const asked = fake.requests.length;
+    expect((await api().subscription(me)).body.trial_days).toBe(FREE_TRIAL_DAYS);
+    expect(fake.requests.length).toBe(asked);
 
     const subscription = (status: string) => ({ id: 'sub_perks', object: 'subscription', customer, status });
     fake.subscriptions.set('sub_perks', { customer, status: 'trialing' });
@@ -525,13 +551,13 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     );
     expect(completed.status).toBe(200);
     expect(await perks()).toEqual(withPlan);
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0 });
 
     // A switch to the yearly price in Stripe's portal: the page shows the period Stripe now names.
     const yearly = { object: 'list', data: [{ id: 'si_perks', price: { id: 'price_yearly_1', lookup_key: 'basic_yearly' } }] };
     fake.subscriptions.set('sub_perks', { customer, status: 'active', items: yearly });
     await deliver(stripeEvent('customer.subscription.updated', { ...subscription('active'), items: yearly }));
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'unpaid' });
     await deliver(stripeEvent('customer.subscription.updated', subscription('unpaid')));
@@ -541,12 +567,12 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', subscription('active')));
     expect(await perks()).toEqual(withPlan);
 
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'canceled' });
     await deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));
     expect(await perks()).toEqual(without);
-    expect((await api().subscription(me)).body).toMatchObject({ active: false, period: null });
+    expect((await api().subscription(me)).body).toMatchObject({ active: false, period: null, trial_days: 0 });
   });
 
   it('opens Stripe’s customer portal through the SDK for the user’s customer, back to the subscribe page', async () => {

@@ -109,6 +109,38 @@ function CurrentPlan() {
   );
 }
 
+/**
+ * The plans for sale. The free trial comes with an account's first subscription only, and the server
+ * says whether this one still has it (`trial_days`); until it has said, or while it cannot, the trial
+ * is offered as before: someone new, who has it, never sees the copy change.
+ */
+function PlansForSale() {
+  const t = useT();
+  const config = useConfig((state) => state.config);
+  const { subscription } = useSubscription();
+  const { busy, error, go } = useRedirectCall();
+  const trialDays = subscription?.trial_days ?? FREE_TRIAL_DAYS;
+
+  // The server's keys when it says them (they can be overridden by its environment).
+  const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
+
+  return (
+    <section className="page subscribe">
+      <h1>{t('subscribe.title')}</h1>
+      <p className="muted">{trialDays > 0 ? t('subscribe.subtitle', { days: trialDays }) : t('subscribe.subtitleNoTrial')}</p>
+      <TestModeAndError error={error} />
+      <PlanCards
+        headingLevel={2}
+        action={(_plan, period) => (
+          <button type="button" className="btn btn-primary btn-block" disabled={busy || config?.payments === 'off'} onClick={() => void checkout(period)}>
+            {t(trialDays > 0 ? 'subscribe.choose' : 'subscribe.chooseNoTrial')}
+          </button>
+        )}
+      />
+    </section>
+  );
+}
+
 export function Subscribe() {
   // The subtitle and CurrentPlan's plan name are the plans' copy, shown outside PlanCards: wait for it
   // here, before any branch (a hook cannot follow the early returns).
@@ -116,9 +148,7 @@ export function Subscribe() {
   const t = useT();
   const search = useSearch();
   const user = useSession((state) => state.user);
-  const config = useConfig((state) => state.config);
   const loadConfig = useConfig((state) => state.load);
-  const { busy, error, go } = useRedirectCall();
   const outcome = outcomeFor(search);
 
   useEffect(() => {
@@ -151,26 +181,7 @@ export function Subscribe() {
   // Until the user is known (loaded again once the network is back), the plan is not: no plans to buy
   // for someone who may have one.
   if (!user) return <Waiting offline="subscribe.offline" />;
-  if (user.has_subscription) return <CurrentPlan />;
-
-  // The server's keys when it says them (they can be overridden by its environment).
-  const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
-
-  return (
-    <section className="page subscribe">
-      <h1>{t('subscribe.title')}</h1>
-      <p className="muted">{t('subscribe.subtitle', { days: FREE_TRIAL_DAYS })}</p>
-      <TestModeAndError error={error} />
-      <PlanCards
-        headingLevel={2}
-        action={(_plan, period) => (
-          <button type="button" className="btn btn-primary btn-block" disabled={busy || config?.payments === 'off'} onClick={() => void checkout(period)}>
-            {t('subscribe.choose')}
-          </button>
-        )}
-      />
-    </section>
-  );
+  return user.has_subscription ? <CurrentPlan /> : <PlansForSale />;
 }
 
 /**

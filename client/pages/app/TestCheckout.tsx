@@ -48,8 +48,12 @@ export function TestCheckout({ id }: { id: string }) {
           <dd>{checkout.lookup_key}</dd>
           <dt>{t('checkout.account')}</dt>
           <dd>{checkout.email}</dd>
-          <dt>{t('checkout.trial')}</dt>
-          <dd>{t('checkout.trialDays', { days: checkout.trial_days })}</dd>
+          {checkout.trial_days > 0 && (
+            <>
+              <dt>{t('checkout.trial')}</dt>
+              <dd>{t('checkout.trialDays', { days: checkout.trial_days })}</dd>
+            </>
+          )}
         </dl>
       )}
       {error && (

@@ -137,6 +137,15 @@ async function hasCompletedCheckout(db: DbOrTx, userId: number, other?: string):
   return row !== undefined;
 }
 
+/**
+ * The trial a checkout started now would come with, as far as this server knows without asking
+ * Stripe: none once a checkout of the user's has completed. (A Stripe customer's subscription whose
+ * events never reached us is the rare case only the checkout itself catches: `hasHadTrial`.)
+ */
+export async function trialDaysFor(db: DbOrTx, userId: number): Promise<number> {
+  return (await hasCompletedCheckout(db, userId)) ? 0 : FREE_TRIAL_DAYS;
+}
+
 /** The trial a local test checkout shows: none for someone whose earlier checkout has completed. */
 export async function localCheckoutTrialDays(db: DbOrTx, checkout: LocalCheckout): Promise<number> {
   return (await hasCompletedCheckout(db, checkout.userId, checkout.id)) ? 0 : FREE_TRIAL_DAYS;

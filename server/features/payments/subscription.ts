@@ -5,7 +5,7 @@ import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { handleStripeEvent, LOCAL_EVENTS, type Payments, subscribeUrl } from './service';
+import { handleStripeEvent, LOCAL_EVENTS, type Payments, subscribeUrl, trialDaysFor } from './service';
 import { callStripe } from './stripe-client';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -29,7 +29,8 @@ async function billingOf(db: DbOrTx, userId: number) {
 /**
  * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), its billing
  * period (the price of the checkout that started it, or the one Stripe's events have named since: a
- * switch in the customer portal), and whether "Manage subscription" leads anywhere.
+ * switch in the customer portal), whether "Manage subscription" leads anywhere, and the free trial a
+ * checkout would come with (from the database alone: no call to Stripe).
  */
 export async function subscriptionState(
   db: Db,
@@ -37,13 +38,14 @@ export async function subscriptionState(
   lookupKeys: { monthly: string; yearly: string },
   userId: number,
 ): Promise<SubscriptionState> {
-  const billing = await billingOf(db, userId);
+  const [billing, trialDays] = await Promise.all([billingOf(db, userId), trialDaysFor(db, userId)]);
   const active = billing?.active ?? false;
   const lookupKey = billing?.lookupKey;
   const period = !active ? null : lookupKey === lookupKeys.monthly ? 'monthly' : lookupKey === lookupKeys.yearly ? 'yearly' : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
-  return { active, period, manageable };
+  // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
+  return { active, period, manageable, trial_days: billing?.subscription ? 0 : trialDays };
 }
 
 /**

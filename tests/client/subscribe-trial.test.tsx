@@ -1,0 +1,152 @@
+// @vitest-environment jsdom
+/**
+ * The free trial comes with an account's first subscription only: the subscribe page and the local
+ * test checkout promise it only while the server says the account still has it (`trial_days`). fetch
+ * is faked: the server's answers, or none yet.
+ */
+import { cleanup, render, screen, within } from '@testing-library/react';
+import type { ReactElement } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FREE_TRIAL_DAYS, LOOKUP_KEYS } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import type { TestCheckout as Checkout } from '../../shared/schemas/payments';
+import type { SubscriptionState } from '../../shared/schemas/plan';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { Subscribe } from '../../client/pages/app/Subscribe';
+import { TestCheckout } from '../../client/pages/app/TestCheckout';
+import { usePlan } from '../../client/stores/plan';
+import { useSession } from '../../client/stores/session';
+
+const user: CurrentUser = {
+  id: 1,
+  email: 'ana@example.com',
+  first_name: 'Ana',
+  last_name: 'Ruiz',
+  image: null,
+  is_profile_completed: true,
+  has_subscription: false,
+  email_verified: true,
+  has_password: true,
+  is_moderator: false,
+};
+const state = (trialDays: number): SubscriptionState => ({ active: false, period: null, manageable: false, trial_days: trialDays });
+const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
+const checkout = (trialDays: number): Checkout => ({ id: SESSION, lookup_key: LOOKUP_KEYS.yearly, status: 'open', email: user.email, trial_days: trialDays });
+
+/** The server's answers, by path; a path given no answer is never answered (still loading). */
+function serverAnswers(answers: Record<string, unknown>) {
+  const config = { google_client_id: null, payments: 'test', lookup_keys: LOOKUP_KEYS };
+  const fetch = vi.fn((path: string) => {
+    const body = { '/api/config/': config, ...answers }[path];
+    return body === undefined ? new Promise<Response>(() => {}) : Promise.resolve(Response.json(body));
+  });
+  vi.stubGlobal('fetch', fetch);
+  return fetch;
+}
+
+const renderAt = (path: string, element: ReactElement) => {
+  const { hook, searchHook } = memoryLocation({ path });
+  return render(
+    <Router hook={hook} searchHook={searchHook}>
+      {element}
+    </Router>,
+  );
+};
+
+async function inLanguage(language: 'en' | 'es') {
+  localStorage.setItem('language_code', language);
+  await initLanguage();
+}
+
+/** The Starter plan's button, once the plans' copy is there. */
+const starterButton = async () => within(await screen.findByTestId('plan-starter')).getByRole('button');
+
+beforeEach(async () => {
+  await inLanguage('en');
+  useSession.setState({ token: 'token', user });
+});
+afterEach(() => {
+  cleanup();
+  usePlan.getState().reset();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+  localStorage.clear();
+});
+
+describe('the subscribe page', () => {
+  it('promises no trial to someone who has had it: "Subscribe", and a subtitle without the trial', async () => {
+    const fetch = serverAnswers({ '/api/payments/subscription/': state(0) });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(await screen.findByText(en['subscribe.subtitleNoTrial'])).toBeTruthy();
+    expect((await starterButton()).textContent).toBe('Subscribe');
+    expect(screen.queryByRole('button', { name: en['subscribe.choose'] })).toBeNull();
+    expect(document.body.textContent).not.toMatch(/free trial/i);
+    expect(fetch).toHaveBeenCalledWith('/api/payments/subscription/', expect.anything());
+  });
+
+  it('says so in Spanish, the default language', async () => {
+    await inLanguage('es');
+    serverAnswers({ '/api/payments/subscription/': state(0) });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(await screen.findByText(es['subscribe.subtitleNoTrial'])).toBeTruthy();
+    expect((await starterButton()).textContent).toBe('Suscribirme');
+    expect(screen.queryByRole('button', { name: es['subscribe.choose'] })).toBeNull();
+    expect(document.body.textContent).not.toMatch(/prueba gratis/i);
+  });
+
+  it('offers the trial to someone who still has it, and while the server has not said: the copy never changes for them', async () => {
+    serverAnswers({});
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect((await starterButton()).textContent).toBe(en['subscribe.choose']);
+    expect(screen.getByText(en['subscribe.subtitle'].replace('{days}', String(FREE_TRIAL_DAYS)))).toBeTruthy();
+    cleanup();
+
+    serverAnswers({ '/api/payments/subscription/': state(FREE_TRIAL_DAYS) });
+    renderAt('/app/subscribe/', <Subscribe />);
+    await vi.waitFor(() => expect(usePlan.getState().subscription).not.toBeNull());
+    expect((await starterButton()).textContent).toBe(en['subscribe.choose']);
+    expect(screen.getByText(en['subscribe.subtitle'].replace('{days}', String(FREE_TRIAL_DAYS)))).toBeTruthy();
+    expect(screen.queryByText(en['subscribe.subtitleNoTrial'])).toBeNull();
+  });
+
+  it('keeps the trial copy when the state cannot be had', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ detail: 'Internal server error.' }, { status: 500 })),
+    );
+    renderAt('/app/subscribe/', <Subscribe />);
+    await vi.waitFor(() => expect(console.error).toHaveBeenCalledWith('Could not load the subscription', expect.anything()));
+    expect((await starterButton()).textContent).toBe(en['subscribe.choose']);
+  });
+});
+
+describe('the local test checkout', () => {
+  it('shows no "0-day free trial" line when the trial has been had', async () => {
+    serverAnswers({ [`/api/payments/test-checkout/${SESSION}/`]: checkout(0) });
+    renderAt(`/app/subscribe/test-checkout/${SESSION}`, <TestCheckout id={SESSION} />);
+    await screen.findByText(user.email);
+    expect(screen.queryByText(en['checkout.trial'])).toBeNull();
+    expect(document.body.textContent).not.toMatch(/0-day|free trial/i);
+    expect(screen.getByRole('button', { name: en['checkout.complete.button'] })).toBeTruthy();
+  });
+
+  it('shows the trial on a first checkout, and no "0 días" in Spanish', async () => {
+    serverAnswers({ [`/api/payments/test-checkout/${SESSION}/`]: checkout(FREE_TRIAL_DAYS) });
+    renderAt(`/app/subscribe/test-checkout/${SESSION}`, <TestCheckout id={SESSION} />);
+    expect(await screen.findByText(`${FREE_TRIAL_DAYS}-day free trial`)).toBeTruthy();
+    cleanup();
+
+    await inLanguage('es');
+    serverAnswers({ [`/api/payments/test-checkout/${SESSION}/`]: checkout(0) });
+    renderAt(`/app/subscribe/test-checkout/${SESSION}`, <TestCheckout id={SESSION} />);
+    await screen.findByText(user.email);
+    expect(screen.queryByText(es['checkout.trial'])).toBeNull();
+    expect(document.body.textContent).not.toMatch(/0 días|prueba gratis/i);
+  });
+});
