@@ -3,6 +3,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES_PAGE_SIZE } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
+import type { FastifyBaseLogger } from 'fastify';
+import { createMessageBatcher } from '../../server/features/conversations/message-batcher';
 import { markRead, sendMessage } from '../../server/features/conversations/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -264,6 +266,34 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(reused.status).toBe(400);
     expect(reused.body).toEqual({ client_id: ['This client_id was already used for another message.'] });
     expect(await messageCount(id)).toBe(3);
+  });
+
+  it("tells of a batch's sends stored before a later step of the batch failed: new once, a retry not", async () => {
+    const { a, id } = await makeMatch();
+    const storedBefore = randomUUID();
+    expect((await sendMessage(server.app.db, { conversationId: id, senderId: a.id, content: 'before', clientId: storedBefore })).created).toBe(true);
+    const warnings: string[] = [];
+    const log = { warn: (_: unknown, message: string) => warnings.push(message) } as unknown as FastifyBaseLogger;
+    const batcher = createMessageBatcher(server.app.db, log, server.app.limits);
+
+    // One event-loop turn, one batch, committed. Its last send's content is bad, so after the commit the
+    // batch looks up that send's participants, and the lookup fails: the conversation id is past
+    // PostgreSQL's integer (the socket's schema refuses it; the batcher is handed what it is given).
+    const fresh = randomUUID();
+    const [created, again, retried, broken] = await Promise.allSettled([
+      batcher.send({ conversationId: id, senderId: a.id, content: 'new', clientId: fresh }),
+      batcher.send({ conversationId: id, senderId: a.id, content: 'new, twice', clientId: fresh }),
+      batcher.send({ conversationId: id, senderId: a.id, content: 'before, again', clientId: storedBefore }),
+      batcher.send({ conversationId: 2 ** 31, senderId: a.id, content: ' ', clientId: randomUUID() }),
+    ]);
+    expect(warnings).toEqual(['message batch failed; sending one by one']);
+    // Found stored when sent again one by one, yet stored by the batch: still news (`message:new`).
+    expect(created).toMatchObject({ status: 'fulfilled', value: { created: true, message: { content: 'new', client_id: fresh } } });
+    // The same client_id twice in the batch, and a retry of a message stored before it: not news again.
+    expect(again).toMatchObject({ status: 'fulfilled', value: { created: false, message: { content: 'new' } } });
+    expect(retried).toMatchObject({ status: 'fulfilled', value: { created: false, message: { content: 'before' } } });
+    expect(broken.status).toBe('rejected');
+    expect(await messageCount(id)).toBe(2);
   });
 
   async function makeMatchBetween(x: TestUser, y: TestUser) {

@@ -50,6 +50,23 @@ export const newestMessageOf = (conversationId: SQL, columns: SQL) =>
   sql`(select ${columns} from ${messages} x where x.conversation_id = ${conversationId} order by x.id desc nulls last limit 1)`;
 
 /**
+ * The send locks' advisory key space ('MSGS'), in the two-int form: no other lock of the code's uses
+ * it (`grep -rn pg_advisory server/`), and the one-bigint keys (jobs, migrations, matching's pairs)
+ * never meet the two-int ones.
+ */
+const SEND_LOCK_SPACE = 0x4d534753;
+
+/**
+ * A conversation's send lock, held to the end of the transaction: every statement that stores messages
+ * takes the lock of each of their conversations before any of its rows draws an id. The id is drawn
+ * at insert and becomes visible at commit, so without it a send could draw id N, commit late, and be
+ * passed over by a catch-up `?after=` (or a read marker) that has already seen N+1, committed by a send
+ * beside it (another instance's batch, or the REST route). With it, ids of one conversation are drawn
+ * in commit order. Sends to different conversations do not wait on each other.
+ */
+export const sendLock = (conversationId: SQL) => sql`pg_advisory_xact_lock(${sql.raw(String(SEND_LOCK_SPACE))}, ${conversationId})`;
+
+/**
  * One page of the user's conversations, from their membership rows (conversation_members_user index).
  * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
  * Each conversation's newest message (`newestMessageOf`) and the unread count (the partner's messages

@@ -12,7 +12,7 @@ import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
-import { conversationListQuery, type MessagePageRow, messagePage, newestMessageOf, partnerOf } from './queries';
+import { conversationListQuery, type MessagePageRow, messagePage, newestMessageOf, partnerOf, sendLock } from './queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 type MessageRow = typeof messages.$inferSelect;
@@ -78,12 +78,16 @@ export async function sendMessage(
   if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error.issues));
   const { content, client_id: clientId = null } = parsed.data;
 
-  const [inserted] = await db
-    .insert(messages)
-    .values({ conversationId: input.conversationId, senderId: input.senderId, content, clientId })
-    .onConflictDoNothing({ target: [messages.senderId, messages.clientId] })
-    .returning();
-  if (inserted) return { message: presentMessage(inserted), participantIds, created: true };
+  const [inserted] = await insertStatement.run<InsertedRow>(db, {
+    conversationId: input.conversationId,
+    senderId: input.senderId,
+    content,
+    clientId,
+  });
+  if (inserted) {
+    const { id, sender_id: sender, time, client_id } = inserted;
+    return { message: { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id }, participantIds, created: true };
+  }
 
   // The same (sender, client_id) is already stored: a retried send.
   const [stored] = await db
@@ -95,6 +99,30 @@ export async function sendMessage(
   }
   return { message: presentMessage(stored), participantIds, created: false };
 }
+
+interface InsertedRow {
+  id: number;
+  sender_id: number;
+  content: string;
+  client_id: string | null;
+  time: string;
+}
+
+/**
+ * `sendMessage`'s insert, behind the conversation's send lock (`sendLock`): it inserts the lock's one
+ * row, so its id is drawn once the lock is held. Skipped for a (sender, client_id) already stored.
+ */
+const insertStatement = (() => {
+  const conversationId = sql`${sql.placeholder('conversationId')}::int`;
+  return new PreparedStatement<{ conversationId: number; senderId: number; content: string; clientId: string | null }>(sql`
+    with locked as (select ${sendLock(conversationId)})
+    insert into ${messages} (conversation_id, sender_id, content, client_id)
+    select ${conversationId}, ${sql.placeholder('senderId')}::int, ${sql.placeholder('content')}::text, ${sql.placeholder('clientId')}::uuid
+    from locked
+    on conflict (sender_id, client_id) do nothing
+    returning id, sender_id, content, client_id::text as client_id,
+      to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time`);
+})();
 
 /**
  * Moves the user's read marker forward (never backward) to lastReadId (clamped to the newest message id).
