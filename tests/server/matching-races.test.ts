@@ -9,6 +9,7 @@ import { sql as drizzleSql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
+import { BAN_LOCK_SPACE } from '../../server/features/matching/locks';
 import { unban } from '../../server/features/moderation/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { type ApiResponse, client } from '../helpers/http';
@@ -193,4 +194,26 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
       expect(await matchesHeard(people)).toEqual([]);
     },
   );
+
+  it('a ban resolving a report while its reporter adds to it: both are answered, neither waits on the other in a cycle', async () => {
+    const { ana, ben } = await scene();
+    const first = await api().post('/api/reports/', { token: ana.token, json: { user_id: ben.id, reason: 'harassment' } });
+    expect(first.status).toBe(201);
+    // The ban stops at its ban lock (a like of Ben's holds it shared), the rows it took before held.
+    const release = await hold('select pg_advisory_xact_lock_shared($1, $2)', [BAN_LOCK_SPACE, ben.id]);
+    let banned: Promise<ApiResponse> | undefined;
+    let added: Promise<ApiResponse> | undefined;
+    try {
+      banned = api().post(`/api/moderation/reports/${first.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+      await stuckOrDone(banned, 1);
+      added = api().post('/api/reports/', { token: ana.token, json: { user_id: ben.id, reason: 'spam', details: 'And again.' } });
+      await stuckOrDone(added, 2);
+    } finally {
+      await release();
+    }
+    // Taken in opposite orders (the report's row, then Ben's; Ben's, then the report's), PostgreSQL
+    // found a deadlock and failed one of them: a 500.
+    expect((await banned!).status).toBe(200);
+    expect([200, 201]).toContain((await added!).status);
+  });
 });

@@ -29,7 +29,7 @@ export async function lockPair(tx: DbOrTx, a: number, b: number): Promise<void> 
 }
 
 /** A key space of its own for the ban locks, one key per user (the two-int form, as the likes lock's). */
-const BAN_LOCK_SPACE = 0x42414e53;
+export const BAN_LOCK_SPACE = 0x42414e53;
 
 /**
  * Held shared by each like for both of its users: likes never wait on each other here, but a ban of

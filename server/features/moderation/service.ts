@@ -158,6 +158,12 @@ export async function resolveReport(
   input: ResolveInput,
 ): Promise<Resolution | null> {
   const outcome = await db.transaction(async (tx) => {
+    if (input.action === 'ban') {
+      // The user's row before the report's, in the order a report of them takes the two (its
+      // reporter adding to this very report meanwhile): the other order waited in a cycle.
+      const [reported] = await tx.select({ id: reports.reportedId }).from(reports).where(eq(reports.id, reportId));
+      if (reported?.id) await tx.select({ id: users.id }).from(users).where(eq(users.id, reported.id)).for('no key update');
+    }
     const [row] = await tx
       .select({ status: reports.status, reportedId: reports.reportedId })
       .from(reports)
