@@ -1,27 +1,13 @@
 // @vitest-environment jsdom
 import { cleanup, render, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CurrentUser } from '../../shared/schemas/users';
 import { App } from '../../client/App';
 import { isNavActive } from '../../client/components/AppShell';
 import { allowedWithIncompleteProfile, gateAppRoute, gatePublicAuthRoute } from '../../client/lib/gating';
 import { disconnectSocket } from '../../client/lib/socket';
 import { initLanguage } from '../../client/lib/i18n';
 import { useSession } from '../../client/stores/session';
-
-const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
-  id: 1,
-  email: 'ana@example.com',
-  first_name: 'Ana',
-  last_name: 'Ruiz',
-  image: null,
-  is_profile_completed: true,
-  has_subscription: false,
-  email_verified: true,
-  has_password: true,
-  is_moderator: false,
-  ...overrides,
-});
+import { currentUser } from '../helpers/current-user';
 
 describe('gateAppRoute', () => {
   it('sends visitors without a token to /login/', () => {
@@ -30,16 +16,16 @@ describe('gateAppRoute', () => {
   });
 
   it.each(['/app/home/', '/app/home', '/app/matches/', '/app/chat/12'])('sends an incomplete profile from %s to /app/profile/', (path) => {
-    expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBe('/app/profile/');
+    expect(gateAppRoute(path, 'token', currentUser({ is_profile_completed: false }))).toBe('/app/profile/');
   });
 
   it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12', '/app/settings/', '/app/admin/'])('lets an incomplete profile open %s', (path) => {
     expect(allowedWithIncompleteProfile(path)).toBe(true);
-    expect(gateAppRoute(path, 'token', user({ is_profile_completed: false }))).toBeNull();
+    expect(gateAppRoute(path, 'token', currentUser({ is_profile_completed: false }))).toBeNull();
   });
 
   it('lets a completed profile anywhere, and waits (no redirect) while the user loads', () => {
-    expect(gateAppRoute('/app/chat/3', 'token', user())).toBeNull();
+    expect(gateAppRoute('/app/chat/3', 'token', currentUser())).toBeNull();
     expect(gateAppRoute('/app/home/', 'token', undefined)).toBeNull();
   });
 
@@ -68,7 +54,7 @@ describe('<App> routing', () => {
 
   it('redirects an incomplete profile from /app/matches/ to /app/profile/', async () => {
     localStorage.setItem('auth_token', 'token');
-    useSession.setState({ token: 'token', user: user({ is_profile_completed: false }) });
+    useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
     window.history.replaceState(null, '', '/app/matches/');
     render(<App />);
     await waitFor(() => expect(window.location.pathname).toBe('/app/profile/'), { timeout: 5000 });
@@ -76,7 +62,7 @@ describe('<App> routing', () => {
 
   it('sends a stored token from /login/ straight to the app, and /register too', async () => {
     localStorage.setItem('auth_token', 'token');
-    useSession.setState({ token: 'token', user: user() });
+    useSession.setState({ token: 'token', user: currentUser() });
     window.history.replaceState(null, '', '/register');
     render(<App />);
     await waitFor(() => expect(window.location.pathname).toBe('/app/home/'), { timeout: 5000 });
@@ -84,7 +70,7 @@ describe('<App> routing', () => {
 
   it('highlights the bottom navigation by path prefix', async () => {
     localStorage.setItem('auth_token', 'token');
-    useSession.setState({ token: 'token', user: user({ is_profile_completed: false }) });
+    useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
     window.history.replaceState(null, '', '/app/subscribe/');
     const view = render(<App />);
     await waitFor(() => expect(view.container.querySelector('.bottom-nav')).not.toBeNull(), { timeout: 5000 });

@@ -12,7 +12,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import type { MessageKey } from '../../shared/i18n/en';
-import type { CurrentUser } from '../../shared/schemas/users';
 import { ApiError, NetworkError, Throttled } from '../../client/lib/api';
 import { initLanguage } from '../../client/lib/i18n';
 import { loadFailure } from '../../client/lib/socket';
@@ -30,20 +29,7 @@ import { useLikes } from '../../client/stores/likes';
 import { usePlan } from '../../client/stores/plan';
 import { useProfile } from '../../client/stores/profile';
 import { useSession } from '../../client/stores/session';
-
-const user = (overrides: Partial<CurrentUser> = {}): CurrentUser => ({
-  id: 1,
-  email: 'ana@example.com',
-  first_name: 'Ana',
-  last_name: 'Ruiz',
-  image: null,
-  is_profile_completed: true,
-  has_subscription: false,
-  email_verified: true,
-  has_password: true,
-  is_moderator: false,
-  ...overrides,
-});
+import { currentUser } from '../helpers/current-user';
 
 /** Every request is answered with the server's own error. */
 const serverFails = (status: number) =>
@@ -81,7 +67,7 @@ async function expectServerError(offline: MessageKey) {
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
   await initLanguage();
-  useSession.setState({ token: 'token', user: user() });
+  useSession.setState({ token: 'token', user: currentUser() });
   // The screens log what failed: expected here.
   vi.spyOn(console, 'error').mockImplementation(() => {});
 });
@@ -220,7 +206,7 @@ describe('the matches and chats lists', () => {
 });
 
 describe('a subscriber’s plan page', () => {
-  beforeEach(() => useSession.setState({ user: user({ has_subscription: true }) }));
+  beforeEach(() => useSession.setState({ user: currentUser({ has_subscription: true }) }));
 
   it('says something went wrong, with Try again, when the server answers 500', async () => {
     serverFails(500);

@@ -14,26 +14,15 @@ import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import type { TestCheckout as Checkout } from '../../shared/schemas/payments';
 import type { SubscriptionState } from '../../shared/schemas/plan';
-import type { CurrentUser } from '../../shared/schemas/users';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { Subscribe } from '../../client/pages/app/Subscribe';
 import { TestCheckout } from '../../client/pages/app/TestCheckout';
 import { usePlan } from '../../client/stores/plan';
 import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
 
-const user: CurrentUser = {
-  id: 1,
-  email: 'ana@example.com',
-  first_name: 'Ana',
-  last_name: 'Ruiz',
-  image: null,
-  is_profile_completed: true,
-  has_subscription: false,
-  email_verified: true,
-  has_password: true,
-  is_moderator: false,
-};
+const user = currentUser();
 const state = (trialDays: number): SubscriptionState => ({ active: false, period: null, manageable: false, trial_days: trialDays });
 const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
 const checkout = (trialDays: number): Checkout => ({ id: SESSION, lookup_key: LOOKUP_KEYS.yearly, status: 'open', email: user.email, trial_days: trialDays });
