@@ -16,6 +16,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
 }
 
+/** A row naming another that is not there (any more): a user deleted while a request about them was on its way. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return pgError(error)?.code === '23503';
+}
+
 /** Text PostgreSQL cannot hold (a NUL, an unencodable character): the client's input, not our bug. */
 export function isUnstorableText(error: unknown): boolean {
   const code = pgError(error)?.code;

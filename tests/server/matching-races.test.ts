@@ -195,6 +195,25 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
     },
   );
 
+  it.each(['like', 'skip'] as const)('a %s of someone whose account is deleted meanwhile is a 404, not a server error', async (response) => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    // Ben's deletion is under way: his row taken, as deleting an account takes it first.
+    const session = await holder.reserve();
+    try {
+      await session`begin`;
+      await session`select 1 from users where id = ${ben.id} for update`;
+      const reacted = api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
+      await stuckOrDone(reacted, 1);
+      await session`delete from users where id = ${ben.id}`;
+      await session`commit`;
+      const answer = await reacted;
+      expect([answer.status, answer.body]).toEqual([404, { detail: 'Not found.' }]);
+    } finally {
+      session.release();
+    }
+  });
+
   it('a ban resolving a report while its reporter adds to it: both are answered, neither waits on the other in a cycle', async () => {
     const { ana, ben } = await scene();
     const first = await api().post('/api/reports/', { token: ana.token, json: { user_id: ben.id, reason: 'harassment' } });

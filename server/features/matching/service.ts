@@ -11,6 +11,7 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import { DailyLikesExhausted, likeComesBack, likeSpending, likesLock, requireSubscription } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
 import { banLockShared, pairLock } from './locks';
+import { isForeignKeyViolation } from '../../lib/pg-errors';
 
 export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
 
@@ -43,7 +44,7 @@ export async function react(
   const otherId = input.other;
   if (otherId === userId) throw ValidationError.field('other', CANNOT_REACT_TO_SELF);
   if (input.response !== 'like') {
-    const stored = await passStatement.run(db, { me: userId, other: otherId, kind: input.response });
+    const stored = await passStatement.run(db, { me: userId, other: otherId, kind: input.response }).catch(goneMeanwhile);
     if (stored.length === 0) throw new NotFound();
     return { match: false, conversationId: null, matched: [] };
   }
@@ -54,7 +55,7 @@ export async function react(
   const [, rows] = await transactionInOneRoundTrip<[unknown[], LikeRow[]]>(db, [
     likeLocksStatement.with(pair),
     likeStatement.with({ ...pair, limit: options.dailyLikes }),
-  ]);
+  ]).catch(goneMeanwhile);
   const [first] = rows;
   if (first?.outcome === 'unreachable') throw new NotFound();
   if (first?.outcome === 'refused') {
@@ -95,6 +96,15 @@ const reachable = sql`exists (select 1 from ${profiles} p
   where p.user_id = ${$other} and p.is_completed and ${visibleTo($me, sql`p.user_id`)})`;
 
 /** A dislike or a skip: stored only where `reachable`; no row back is a 404. */
+/**
+ * The other account was deleted between the statement's snapshot (they were there) and its insert,
+ * which found their row gone: as if they had been gone before, a 404.
+ */
+function goneMeanwhile(error: unknown): never {
+  if (isForeignKeyViolation(error)) throw new NotFound();
+  throw error;
+}
+
 const passStatement = new PreparedStatement<{ me: number; other: number; kind: 'dislike' | 'skip' }>(sql`
   insert into ${reactions} (from_user_id, to_user_id, kind)
   select ${$me}, ${$other}, ${sql.placeholder('kind')}::text where ${reachable}
