@@ -91,6 +91,8 @@ export function startRealtime(token: string) {
   const me = () => useSession.getState().user?.id;
   stops = [
     onEvent('message:new', ({ conversation_id, message }) => {
+      // Sent as the conversation ended (its push crossed the block or unmatch): it is gone here.
+      if (useChat.getState().ended[conversation_id]) return;
       useChat.getState().receive(conversation_id, message);
       useConversations.getState().noteMessage(conversation_id, message, message.sender === me());
       if (message.sender !== me()) announce(conversation_id, message);

@@ -114,6 +114,18 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     expect(await stillNoReload(benPage)).toBe(true);
     await shot(benPage, '04-ben-ended-es');
     expect((await api().get(`/api/conversations/${anaBen}/`, { token: ben.token })).status).toBe(404);
+
+    // A message of Ana's that crossed the block reaches Ben after it (its push raced match:removed):
+    // on another screen, no toast of it, and no chat comes back.
+    await benPage.getByRole('link', { name: es['app.nav.home'] }).click();
+    await benPage.waitForURL(/\/app\/home\/?$/);
+    app.server.app.io.in(`user:${ben.id}`).emit('message:new', {
+      conversation_id: anaBen,
+      message: { id: 2_000_000, sender: ana.id, content: 'Sent as you blocked', time: new Date().toISOString(), client_id: null },
+    });
+    await benPage.waitForTimeout(1000);
+    expect(await benPage.getByText('Sent as you blocked').count()).toBe(0);
+    expect(await stillNoReload(benPage)).toBe(true);
   });
 
   it('Ana reports Carl with a reason and details: sent, and Carl is blocked', async () => {
