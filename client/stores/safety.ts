@@ -5,7 +5,7 @@ import { api } from '../lib/api-app';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
-import { onSignOut } from './session';
+import { onSignOut, sessionCheck } from './session';
 
 /** How an action that ends everything with a person came out. */
 export type Outcome = 'done' | 'gone';
@@ -103,26 +103,30 @@ export const useSafety = create<SafetyState>()((set, get) => ({
     });
   },
   async loadBlocked() {
+    // The people the last user blocked never reach whoever signed in since.
+    const sameSession = sessionCheck();
     set({ loadingBlocked: true });
     try {
       const page = await api.blocks();
-      set({ blocked: page.results, blockedNext: page.next });
+      if (sameSession()) set({ blocked: page.results, blockedNext: page.next });
     } finally {
-      set({ loadingBlocked: false });
+      if (sameSession()) set({ loadingBlocked: false });
     }
   },
   async loadMoreBlocked() {
     const { blockedNext, loadingBlocked } = get();
     if (!blockedNext || loadingBlocked) return;
+    const sameSession = sessionCheck();
     set({ loadingBlocked: true });
     try {
       const page = await api.blocks(blockedNext);
+      if (!sameSession()) return;
       set((state) => {
         const known = new Set((state.blocked ?? []).map((person) => person.id));
         return { blocked: [...(state.blocked ?? []), ...page.results.filter((person) => !known.has(person.id))], blockedNext: page.next };
       });
     } finally {
-      set({ loadingBlocked: false });
+      if (sameSession()) set({ loadingBlocked: false });
     }
   },
   reset() {

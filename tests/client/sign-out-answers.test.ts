@@ -23,6 +23,7 @@ const appApi = vi.hoisted(() => ({
   subscription: vi.fn(),
   conversation: vi.fn(),
   messages: vi.fn(),
+  blocks: vi.fn(),
 }));
 const me = vi.hoisted(() => vi.fn());
 const listOnlinePartners = vi.hoisted(() => vi.fn());
@@ -40,6 +41,7 @@ const { useLikes } = await import('../../client/stores/likes');
 const { usePlan } = await import('../../client/stores/plan');
 const { usePresence } = await import('../../client/stores/presence');
 const { useChat } = await import('../../client/stores/chat');
+const { useSafety } = await import('../../client/stores/safety');
 
 const ana = { id: 1, email: 'ana@example.com', first_name: 'Ana', last_name: 'R' } as CurrentUser;
 const anaCard = { id: 41, name: 'Someone Ana saw' };
@@ -100,6 +102,18 @@ describe('an answer that lands after a sign-out', () => {
     expect(useLikes.getState()).toMatchObject({ count: null, people: null });
     expect(usePlan.getState()).toMatchObject({ allowance: null, subscription: null });
     expect(usePresence.getState().online.size).toBe(0);
+  });
+
+  it('keeps the people the last user blocked out of the blocked list', async () => {
+    useSession.getState().signIn('ana-token');
+    const blocked = later<{ results: unknown[]; next: string | null }>();
+    appApi.blocks.mockReturnValueOnce(blocked.promise);
+    const loading = useSafety.getState().loadBlocked();
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.getState().signIn('ben-token');
+    blocked.resolve({ results: [{ id: 3, name: 'Someone Ana blocked', image: null }], next: null });
+    await loading;
+    expect(useSafety.getState()).toMatchObject({ blocked: null, loadingBlocked: false });
   });
 
   it('keeps the last user’s conversation out of the chat', async () => {
