@@ -57,6 +57,17 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
 
   const deliver = (event: unknown, secret: string = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
 
+  /** Stripe's `checkout.session.completed` for a checkout the user started here, as Stripe sends it. */
+  const completedCheckout = ({ user, customer, sessionId }: { user: TestUser; customer: string; sessionId: string }, subscription: string) =>
+    stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription,
+    });
+
   /** A user who went through the JSON checkout, so that they have a Stripe customer. */
   async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {
     const user = await makeUser(server);
@@ -238,13 +249,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
 
   it('refuses a bad webhook signature (400) and changes nothing', async () => {
     const { user, customer, sessionId } = await checkedOutUser();
-    const event = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: 'sub_forged',
-    });
+    const event = completedCheckout({ user, customer, sessionId }, 'sub_forged');
 
     const wrongSecret = await deliver(event, 'whsec_someone_else');
     expect(wrongSecret.status).toBe(400);
@@ -272,14 +277,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     const me = async () => (await api.get('/api/users/me/', { token: user.token })).body.has_subscription;
 
     fake.subscriptions.set('sub_first', { customer, status: 'trialing' });
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: 'sub_first',
-    });
+    const completed = completedCheckout({ user, customer, sessionId }, 'sub_first');
     const first = await deliver(completed);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body).toEqual({ received: true });
@@ -359,14 +357,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(await me()).toBe(false);
 
     // Likewise a completion delivered after its subscription already ended grants nothing.
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: 'sub_fresh',
-    });
+    const completed = completedCheckout({ user, customer, sessionId }, 'sub_fresh');
     expect((await deliver(completed)).status).toBe(200);
     expect(await me()).toBe(false);
   });
@@ -429,14 +420,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(lastCheckout()['subscription_data[trial_period_days]']).toBe(String(FREE_TRIAL_DAYS));
 
     fake.subscriptions.set('sub_trial', { customer, status: 'trialing' });
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: 'sub_trial',
-    });
+    const completed = completedCheckout({ user, customer, sessionId }, 'sub_trial');
     expect((await deliver(completed)).status).toBe(200);
     expect(await me()).toBe(true);
     // Cancelled in Stripe's customer portal.
@@ -466,14 +450,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     const subscription = (status: string) => ({ id: 'sub_race', object: 'subscription', customer, status });
 
     fake.subscriptions.set('sub_race', { customer, status: 'active' });
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: 'sub_race',
-    });
+    const completed = completedCheckout({ user, customer, sessionId }, 'sub_race');
     expect((await deliver(completed)).status).toBe(200);
     expect(await me()).toBe(true);
 
