@@ -129,3 +129,4 @@ export type UploadResponse = z.infer<typeof UploadResponse>;
 /** `GET /media/<key>`: a stored photo, by the key in the URL an upload answered with. */
 export const MediaParams = z.object({ key: z.string().max(100) });
 export const MediaFile = z.file().describe('The WebP image.');
+export const MediaNotModified = z.null().describe('The copy the client has is good (an If-None-Match of its ETag).');

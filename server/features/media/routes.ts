@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { MediaFile, MediaParams, UploadForm, UploadResponse } from '../../../shared/schemas/users';
+import { MediaFile, MediaNotModified, MediaParams, UploadForm, UploadResponse } from '../../../shared/schemas/users';
 import { documentedBody } from '../../plugins/api-docs';
 import { ApiError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
@@ -50,10 +49,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // Served by the app from whichever store holds them (a folder, a bucket), so that a photo's URL
   // never changes with the store, and a deleted photo stops being served at once.
-  const photo = {
-    params: MediaParams,
-    response: { 200: { content: { 'image/webp': { schema: MediaFile } } }, 304: z.null().describe('The copy the client has is good.') },
-  };
+  const photo = { params: MediaParams, response: { 200: { content: { 'image/webp': { schema: MediaFile } } }, 304: MediaNotModified } };
   app.get(`${MEDIA_PREFIX}:key`, { schema: photo }, async (request, reply) => {
     const key = app.media.keyOf(`${MEDIA_PREFIX}${request.params.key}`);
     if (!key) throw new NotFound();
