@@ -10,6 +10,7 @@ import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { ServerToClientEvents } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
+import { later } from '../helpers/later';
 
 const api = vi.hoisted(() => ({ react: vi.fn(), deck: vi.fn() }));
 /** The socket's events as the stores subscribed to them; `hear` plays one. */
@@ -37,17 +38,6 @@ const OVERLAY = { conversationId: 7, name: 'Ben', image: null };
 
 function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameters<ServerToClientEvents[E]>[0]) {
   act(() => handlers.get(event)!(payload as never));
-}
-
-/** An answer the test gives when it chooses. */
-function later<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** Likes the card on top, as a swipe does; the answer is the test's to give. */

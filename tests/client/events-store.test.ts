@@ -1,17 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PublicEvent } from '../../shared/schemas/events';
-
-/** An answer the test gives when it chooses: the order in which the server's answers land. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { later } from '../helpers/later';
 
 const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -27,7 +17,7 @@ describe('the events store, when its reads and its changes cross', () => {
   });
 
   it('keeps the check-in when a read of where we are, asked before it, is answered after it', async () => {
-    const read = deferred<{ event: PublicEvent | null }>();
+    const read = later<{ event: PublicEvent | null }>();
     api.currentEvent.mockReturnValueOnce(read.promise);
     api.checkIn.mockResolvedValueOnce({ event: terrace });
 
@@ -43,7 +33,7 @@ describe('the events store, when its reads and its changes cross', () => {
   it('keeps the leaving when a read asked before it lands after it', async () => {
     api.checkIn.mockResolvedValueOnce({ event: terrace });
     await useEvents.getState().checkIn('N42FM2');
-    const read = deferred<{ event: PublicEvent | null }>();
+    const read = later<{ event: PublicEvent | null }>();
     api.currentEvent.mockReturnValueOnce(read.promise);
     api.leaveEvent.mockResolvedValueOnce(undefined);
 
@@ -55,9 +45,9 @@ describe('the events store, when its reads and its changes cross', () => {
   });
 
   it('asks again when the change it crossed failed, so that where we are is known', async () => {
-    const first = deferred<{ event: PublicEvent | null }>();
+    const first = later<{ event: PublicEvent | null }>();
     api.currentEvent.mockReturnValueOnce(first.promise).mockResolvedValueOnce({ event: null });
-    const refused = deferred<never>();
+    const refused = later<never>();
     api.checkIn.mockReturnValueOnce(refused.promise);
 
     const loading = useEvents.getState().loadCurrent();

@@ -7,13 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PublicEvent } from '../../shared/schemas/events';
 import type { CurrentUser } from '../../shared/schemas/users';
-
-/** An answer the test gives when it chooses. */
-function later<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => (resolve = res));
-  return { promise, resolve };
-}
+import { later } from '../helpers/later';
 
 const appApi = vi.hoisted(() => ({
   deck: vi.fn(),
