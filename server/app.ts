@@ -30,6 +30,7 @@ import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { answerSerializer } from './lib/answer-serializer';
 import { rejectNullCharacters } from './lib/null-characters';
+import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
 import apiDocs from './plugins/api-docs';
 import authPlugin from './plugins/auth';
@@ -64,7 +65,7 @@ export interface BuildOptions {
 /** The whole server, not yet listening: `process.ts` listens, tests build their own on free ports. */
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: withRequestForLog(options.logger ?? { level: config.logLevel }),
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     // JSON bodies: 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.

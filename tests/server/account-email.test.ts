@@ -438,6 +438,19 @@ describe('the embedded default: no SMTP_URL', () => {
     expect(eml.replace(/=\r?\n/g, '')).toContain(token);
     expect((await client(server.url).post('/api/auth/verify-email/', { json: { token } })).status).toBe(200);
   });
+
+  it('logs no link’s secret when the link is opened: the request lines hide `token` and `t`', async () => {
+    const secret = 'Zq3-secret-of-a-reset-link-0123456789abcdefgh';
+    const opened = ['/reset-password?token=', '/verify-email/?lang=es&token=', '/e/ABC234?t='].map((path) => `${path}${secret}`);
+    for (const path of opened) await (await fetch(`${server.url}${path}`)).arrayBuffer();
+
+    const requests = logs.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'incoming request');
+    const urls = requests.map((entry) => entry.req.url);
+    expect(urls).toEqual(expect.arrayContaining(['/reset-password?token=[hidden]', '/verify-email/?lang=es&token=[hidden]', '/e/ABC234?t=[hidden]']));
+    expect(logs.join('\n')).not.toContain(secret);
+    // The rest of a request line is as Fastify writes it.
+    expect(requests.at(-1).req).toEqual({ method: 'GET', url: '/e/ABC234?t=[hidden]', host: expect.stringMatching(/^127\.0\.0\.1:\d+$/), remoteAddress: '127.0.0.1', remotePort: expect.any(Number) });
+  });
 });
 
 describe.each(backends)('a reset clears the account’s login throttle, on %s', (backend) => {
