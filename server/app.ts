@@ -9,7 +9,7 @@ import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
-import { clientErrorHandler, registerErrorHandler } from './errors';
+import { answerRouterRefusal, clientErrorHandler, registerErrorHandler } from './errors';
 import accountRoutes from './features/account/routes';
 import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
@@ -40,7 +40,7 @@ import limitsPlugin from './plugins/limits';
 import mailPlugin from './plugins/mail';
 import redisPlugin from './plugins/redis';
 import secretsPlugin from './plugins/secrets';
-import securityHeaders from './plugins/security-headers';
+import securityHeaders, { helmetHeaders } from './plugins/security-headers';
 import realtimePlugin from './realtime/plugin';
 
 declare module 'fastify' {
@@ -64,6 +64,25 @@ export interface BuildOptions {
 
 /** The whole server, not yet listening: `process.ts` listens, tests build their own on free ports. */
 export async function buildApp(config: Config, options: BuildOptions = {}) {
+  // helmet's security headers, the same for every response (server/plugins/security-headers.ts).
+  const headers = helmetHeaders({
+    contentSecurityPolicy: {
+      directives: {
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
+        'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
+        // The browser asks Google's user-info endpoint for the profile it sends along with the token
+        // (the client calls Google's own; the server may be pointed at another for tests).
+        'connect-src': [
+          ...new Set(["'self'", 'https://accounts.google.com/gsi/', GOOGLE_USERINFO_URL, config.google.userInfoUrl]),
+        ],
+        'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
+      },
+    },
+    // The Google sign-in pop-up talks back to this window.
+    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+  });
+
   const app = Fastify({
     logger: withRequestForLog(options.logger ?? { level: config.logLevel }),
     trustProxy: config.trustProxy,
@@ -71,6 +90,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     // JSON bodies: 64 KB; the profile PUT (images as data: URIs) and Stripe's webhook raise their own.
     bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
+    frameworkErrors: answerRouterRefusal(headers),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -93,23 +113,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   });
 
   // Infrastructure.
-  await app.register(securityHeaders, {
-    contentSecurityPolicy: {
-      directives: {
-        'img-src': ["'self'", 'data:', 'blob:'],
-        'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
-        'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
-        // The browser asks Google's user-info endpoint for the profile it sends along with the token
-        // (the client calls Google's own; the server may be pointed at another for tests).
-        'connect-src': [
-          ...new Set(["'self'", 'https://accounts.google.com/gsi/', GOOGLE_USERINFO_URL, config.google.userInfoUrl]),
-        ],
-        'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
-      },
-    },
-    // The Google sign-in pop-up talks back to this window.
-    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
-  });
+  await app.register(securityHeaders, { headers });
   await app.register(cookie);
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorCode } from '../shared/error-codes';
 import type { Language } from '../shared/constants';
@@ -193,6 +193,18 @@ export function registerErrorHandler(app: FastifyInstance) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ detail: renderServerMessage(serverText('server_error'), language) });
   });
+}
+
+/**
+ * The router's own refusals, made before any route or hook runs: a path whose percent-escapes are not
+ * UTF-8, or a path parameter over 100 characters. Either names nothing here, so the answer is the
+ * envelope's 404, with the headers every response carries (no hook adds them on this path).
+ */
+export function answerRouterRefusal(headers: Record<string, string>) {
+  return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const notFound = new NotFound();
+    return reply.code(notFound.statusCode).headers(headers).send(notFound.render(languageOf(request.headers['accept-language'])));
+  };
 }
 
 /**

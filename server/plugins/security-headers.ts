@@ -12,8 +12,7 @@ import helmet, { type HelmetOptions } from 'helmet';
  * go out with its headers in one `writeHead`, validated there once.
  */
 export default fp(
-  async (app, options: HelmetOptions) => {
-    const headers = helmetHeaders(options);
+  async (app, { headers }: { headers: Record<string, string> }) => {
     app.addHook('onRequest', (request, reply, done) => {
       reply.headers(headers);
       done();

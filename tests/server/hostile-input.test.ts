@@ -147,6 +147,11 @@ const rows: Row[] = [
     (id): Row => [`profile id ${decodeURIComponent(id.replace('%00', '(nul)'))}`, () => ({ method: 'GET', path: `/api/users/${id}/profile/`, auth: 'user' }), 404],
   ),
 
+  // Paths the router refuses before any route: escapes that are not UTF-8, a parameter over 100 characters.
+  ...['/api/users/%C0/profile/', '/api/conversations/%FF/messages/', '/api/events/%C0%AF/', '/media/%E0%A4', '/%C0', `/api/users/${'1'.repeat(101)}/profile/`].map(
+    (path): Row => [`the path ${path.length > 40 ? `${path.slice(0, 37)}…` : path}`, () => ({ method: 'GET', path, auth: 'user' }), 404],
+  ),
+
   // Junk tokens.
   ['an empty token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token ' } }), 401],
   ['the bare word Token', () => ({ method: 'GET', path: '/api/users/me/', auth: { header: 'Token' } }), 401],
@@ -243,6 +248,16 @@ describe.each(backends)('hostile input on %s', (backend) => {
     // The server is still fine afterwards.
     const me = await fetch(`${server.url}/api/users/me/`, { headers: { authorization: `Token ${user.token}` } });
     expect(me.status).toBe(200);
+  });
+
+  it('answers a path the router refuses as any unknown path: the envelope in the reader’s language, every header', async () => {
+    const known = await fetch(`${server.url}/api/users/99999/profile/`, { headers: { authorization: `Token ${user.token}`, 'accept-language': 'es' } });
+    const refused = await fetch(`${server.url}/api/users/%C0/profile/`, { headers: { authorization: `Token ${user.token}`, 'accept-language': 'es' } });
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toEqual(await known.json());
+    for (const name of ['content-type', 'content-security-policy', 'x-content-type-options', 'strict-transport-security']) {
+      expect(refused.headers.get(name), name).toBe(known.headers.get(name));
+    }
   });
 
   it('answers a wrong method with 405, the methods allowed and DRF’s text', async () => {
