@@ -1,6 +1,5 @@
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
@@ -115,7 +114,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Infrastructure.
   await app.register(securityHeaders, { headers });
   await app.register(cookie);
-  await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
   await app.register(databasePlugin, { config, database: options.database });
   await app.register(secretsPlugin);

@@ -75,8 +75,12 @@ const rows: Row[] = [
   ['register with every field of the wrong type', () => ({ method: 'POST', path: '/api/auth/register/', json: wrongTypes }), 400],
   ['login with every field of the wrong type', () => ({ method: 'POST', path: '/api/auth/', json: { username: 12, password: { a: 1 } } }), 400],
   ['profile with every field of the wrong type', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: wrongProfile }), 400],
-  ['profile with a form instead of JSON', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: 'name=x&bio=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400],
+  ['profile with a form instead of JSON', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: 'name=x&bio=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
   ['login as text/plain', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a', headers: { 'content-type': 'text/plain' } }), [400, 415]],
+  // A form is a cross-site "simple" request: only the checkout's form post takes one.
+  ['a registration as a form', () => ({ method: 'POST', path: '/api/auth/register/', body: 'first_name=F&last_name=G&username=form%40example.com&password=Quiet-Party-Phrase-77&password2=Quiet-Party-Phrase-77', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
+  ['a login as a form', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a%40b.co&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
+  ['a password reset as a form', () => ({ method: 'POST', path: '/api/auth/password-reset/', body: 'email=a%40b.co', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
   ['login as XML', () => ({ method: 'POST', path: '/api/auth/', body: '<login/>', headers: { 'content-type': 'application/xml' } }), 415],
   ['profile as multipart', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: multipart(await imageBytes('png')) }), [400, 415]],
 

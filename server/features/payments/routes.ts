@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import Stripe from 'stripe';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { NoBody } from '../../../shared/schemas/common';
@@ -62,29 +63,36 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     app.log.warn('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not: paid checkouts will never activate a subscription');
   }
 
-  app.post('/api/payments/stripe/create-checkout-session/', {
-    schema: {
-      body: CheckoutInput,
-      response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
-    },
-    // Each call creates objects at Stripe: bounded per address.
-    onRequest: app.limits.hook('checkout:ip', addressOf),
-    handler: async (request, reply) => {
-      if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
-      if (request.headers.authorization === undefined) {
-        if (!isFormPost(request)) throw new NotAuthenticated();
-        // A plain form post (no token) names an account by e-mail, which proves nothing: it would let
-        // anyone start (and, in test mode, complete) a checkout for someone else, and its answer would
-        // tell whether an account exists. It goes on to the subscribe page instead, the same way for
-        // any e-mail, where a signed-in account starts a checkout for itself.
-        checkPlan(payments, request.body.lookup_key);
-        return reply.redirect(subscribeUrl(app.publicUrl), 303);
-      }
-      await app.authenticate(request, reply);
-      const user = await findCheckoutUserById(app.db, currentUser(request).id);
-      if (!user) throw new NotAuthenticated(serverText('invalid_token'));
-      return { url: await createCheckout(app.db, payments, app.publicUrl, user, request.body.lookup_key) };
-    },
+  // A plain form post (the pricing page's form) may start a checkout: form bodies are parsed for this
+  // route alone. Parsed everywhere, they made every JSON route a cross-site "simple" POST that any web
+  // page could send from its visitors' browsers (a registration, a reset e-mail) with no preflight.
+  await app.register(async (scope) => {
+    await scope.register(formbody);
+    const checkout = scope.withTypeProvider<ZodTypeProvider>();
+    checkout.post('/api/payments/stripe/create-checkout-session/', {
+      schema: {
+        body: CheckoutInput,
+        response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
+      },
+      // Each call creates objects at Stripe: bounded per address.
+      onRequest: app.limits.hook('checkout:ip', addressOf),
+      handler: async (request, reply) => {
+        if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
+        if (request.headers.authorization === undefined) {
+          if (!isFormPost(request)) throw new NotAuthenticated();
+          // A plain form post (no token) names an account by e-mail, which proves nothing: it would let
+          // anyone start (and, in test mode, complete) a checkout for someone else, and its answer would
+          // tell whether an account exists. It goes on to the subscribe page instead, the same way for
+          // any e-mail, where a signed-in account starts a checkout for itself.
+          checkPlan(payments, request.body.lookup_key);
+          return reply.redirect(subscribeUrl(app.publicUrl), 303);
+        }
+        await app.authenticate(request, reply);
+        const user = await findCheckoutUserById(app.db, currentUser(request).id);
+        if (!user) throw new NotAuthenticated(serverText('invalid_token'));
+        return { url: await createCheckout(app.db, payments, app.publicUrl, user, request.body.lookup_key) };
+      },
+    });
   });
 
   app.get('/api/payments/subscription/', {
