@@ -123,15 +123,18 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const twice = newClientId();
     const send = (socket: ClientSocket, content: string, clientId: string) =>
       socket.emitWithAck('message:send', { conversation_id: conversationId, content, client_id: clientId });
-    const [first, again, reusedAck, stranger, two] = await Promise.all([
+    const [first, again, shouted, reusedAck, stranger, two] = await Promise.all([
       send(aSocket, 'one', twice),
       send(aSocket, 'one again', twice),
+      // The same uuid in capitals is the same client_id (PostgreSQL compares uuids, not their text).
+      send(aSocket, 'one in capitals', twice.toUpperCase()),
       send(aSocket, 'reused', reused),
       send(eveSocket, 'intruder', newClientId()),
       send(aSocket, 'two', newClientId()),
     ]);
     expect(first).toMatchObject({ ok: true, message: { content: 'one' } });
     expect(again).toEqual(first);
+    expect(shouted).toEqual(first);
     expect(reusedAck).toMatchObject({ ok: false, error: { code: 'validation', fields: { client_id: ['This client_id was already used for another message.'] } } });
     expect(stranger).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(two).toMatchObject({ ok: true, message: { content: 'two' } });

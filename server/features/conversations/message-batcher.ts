@@ -265,7 +265,7 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
     const parsed = MessageInput.safeParse({ content: input.content, client_id: input.clientId ?? undefined });
     // send() only batches sends with a client_id, so the schema's optional is always there.
     const clientId = parsed.success ? (parsed.data.client_id ?? '') : (input.clientId ?? '');
-    const key = `${input.senderId}:${clientId}`;
+    const key = sendKey(input.senderId, clientId);
     const first = firstByKey.get(key);
     if (first !== undefined) {
       sameAs.set(idx, first);
