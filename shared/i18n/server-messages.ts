@@ -39,6 +39,10 @@ export const SERVER_MESSAGES = {
     es: 'La fecha tiene un formato incorrecto. Usa este formato: AAAA-MM-DD.',
   },
   malformed: { en: 'Malformed request.', es: 'Solicitud mal formada.' },
+  date_time_format: {
+    en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+    es: 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+  },
 
   // Status details.
   not_authenticated: { en: 'Authentication credentials were not provided.', es: 'No se han enviado credenciales.' },
@@ -167,6 +171,10 @@ export const SERVER_MESSAGES = {
   report_already_resolved: { en: 'This report has already been resolved.', es: 'Esta denuncia ya está resuelta.' },
 
   // Events.
+  event_end_before_start: { en: 'The end must be after the start.', es: 'El final tiene que ser posterior al inicio.' },
+  event_too_long: { en: 'An event lasts at most {hours} hours.', es: 'Un evento dura como máximo {hours} horas.' },
+  event_end_in_past: { en: 'The end must be in the future.', es: 'El final tiene que estar en el futuro.' },
+  event_start_too_far: { en: 'The start must be within a year from now.', es: 'El inicio tiene que ser dentro del próximo año.' },
   event_qr_required: { en: 'Scan the code at the event to check in.', es: 'Escanea el código en el evento para entrar.' },
   event_qr_expired: {
     en: 'This code has expired. Scan the code at the event again.',

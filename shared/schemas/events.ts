@@ -9,7 +9,8 @@ import {
 import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
 import type { ErrorCode } from '../error-codes';
 import { Id } from './common';
-import { z } from './zod';
+import { visibleText } from './text';
+import { codedIssue, message, z } from './zod';
 
 export const JoinMode = z.enum(JOIN_MODES);
 export type JoinMode = z.infer<typeof JoinMode>;
@@ -27,22 +28,15 @@ export type EventCodeParams = z.infer<typeof EventCodeParams>;
 export const EventIdParams = z.object({ event: Id });
 export type EventIdParams = z.infer<typeof EventIdParams>;
 
-export const EVENT_TIME_MESSAGES = {
-  endBeforeStart: 'The end must be after the start.',
-  tooLong: `An event lasts at most ${EVENT_MAX_DURATION_HOURS} hours.`,
-  endInPast: 'The end must be in the future.',
-  startTooFar: 'The start must be within a year from now.',
-  dateTime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
-} as const;
 
-const DateTime = z.iso.datetime({ offset: true, error: EVENT_TIME_MESSAGES.dateTime });
+const DateTime = z.iso.datetime({ offset: true, ...message('date_time_format') });
 
 const HOUR_MS = 3_600_000;
 
 /** What an organizer sends to create an event; the times are checked against now. */
 export const EventInput = z
   .object({
-    name: z.string().trim().min(1).max(EVENT_NAME_MAX_LENGTH),
+    name: visibleText(EVENT_NAME_MAX_LENGTH),
     venue: z.string().trim().max(EVENT_VENUE_MAX_LENGTH).optional().default(''),
     starts_at: DateTime,
     ends_at: DateTime,
@@ -52,14 +46,12 @@ export const EventInput = z
     const starts = Date.parse(input.starts_at);
     const ends = Date.parse(input.ends_at);
     const now = Date.now();
-    if (ends <= starts) context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.endBeforeStart });
+    if (ends <= starts) context.addIssue(codedIssue(['ends_at'], 'event_end_before_start'));
     else if (ends - starts > EVENT_MAX_DURATION_HOURS * HOUR_MS) {
-      context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.tooLong });
+      context.addIssue(codedIssue(['ends_at'], 'event_too_long', { hours: EVENT_MAX_DURATION_HOURS }));
     }
-    if (ends <= now) context.addIssue({ code: 'custom', path: ['ends_at'], message: EVENT_TIME_MESSAGES.endInPast });
-    if (starts > now + EVENT_MAX_LEAD_DAYS * 24 * HOUR_MS) {
-      context.addIssue({ code: 'custom', path: ['starts_at'], message: EVENT_TIME_MESSAGES.startTooFar });
-    }
+    if (ends <= now) context.addIssue(codedIssue(['ends_at'], 'event_end_in_past'));
+    if (starts > now + EVENT_MAX_LEAD_DAYS * 24 * HOUR_MS) context.addIssue(codedIssue(['starts_at'], 'event_start_too_far'));
   });
 export type EventInput = z.output<typeof EventInput>;
 /** What a client sends (`venue` may be left out). */

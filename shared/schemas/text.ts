@@ -1,4 +1,4 @@
-import { z } from './zod';
+import { message, z } from './zod';
 
 /**
  * White space, zero-width characters and bidirectional controls: text made of nothing else shows
@@ -8,8 +8,6 @@ const INVISIBLE = /[\s\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\
 
 export const hasVisibleText = (value: string) => value.replace(INVISIBLE, '').length > 0;
 
-export const BLANK_TEXT = 'This field may not be blank.';
-
 /** A required text field: trimmed, 1 to `max` characters, and something in it that shows. */
 export const visibleText = (max: number) =>
   z
@@ -18,4 +16,4 @@ export const visibleText = (max: number) =>
     .min(1)
     .max(max)
     // An empty string already failed `min` with the same words.
-    .refine((value) => value.length === 0 || hasVisibleText(value), BLANK_TEXT);
+    .refine((value) => value.length === 0 || hasVisibleText(value), message('blank'));

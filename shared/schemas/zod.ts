@@ -68,6 +68,15 @@ export function message(code: ServerMessageCode, params?: Record<string, string 
   return { error: (issue: RawIssue) => coded(issue, serverText(code, params)) };
 }
 
+/**
+ * An issue of a check across fields, for `superRefine`: `context.addIssue(codedIssue(['ends_at'],
+ * 'event_too_long', { hours: 48 }))`, coded as `message` codes a check's own.
+ */
+export function codedIssue(path: PropertyKey[], code: ServerMessageCode, params?: Record<string, string | number>) {
+  const text = serverText(code, params);
+  return { code: 'custom' as const, path, message: renderServerMessage(text, 'en'), params: { text } };
+}
+
 /** The coded text a finished issue carries (every issue made through this module has one). */
 export function textOfIssue(issue: { message: string; params?: unknown }): ServerText | string {
   const text = (issue.params as { text?: ServerText } | undefined)?.text;

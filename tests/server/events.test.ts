@@ -116,6 +116,24 @@ describe.each(backends)('events on %s', (backend) => {
         expect(reply.status, label).toBe(400);
         expect(reply.body, label).toEqual(errors);
       }
+      // In the reader's language, like every field error; a name of zero-width characters shows nothing.
+      const spanish = await api().post('/api/events/', {
+        token: organizer.token,
+        headers: { 'accept-language': 'es' },
+        json: { name: '\u200b\u200b', join_mode: 'qr', starts_at: 'mañana', ends_at: at(-HOUR) },
+      });
+      expect(spanish.status).toBe(400);
+      expect(spanish.body).toEqual({
+        name: ['Este campo no puede estar vacío.'],
+        starts_at: ['La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'],
+        ends_at: ['El final tiene que estar en el futuro.'],
+      });
+      const ends = await api().post('/api/events/', {
+        token: organizer.token,
+        headers: { 'accept-language': 'es' },
+        json: { name: 'Fiesta', join_mode: 'qr', starts_at: at(2 * HOUR), ends_at: at(HOUR) },
+      });
+      expect(ends.body).toEqual({ ends_at: ['El final tiene que ser posterior al inicio.'] });
       for (const body of ['{', '[]', 'null']) {
         const reply = await api().post('/api/events/', { token: organizer.token, body, headers: { 'content-type': 'application/json' } });
         expect(reply.status, body).toBe(400);
