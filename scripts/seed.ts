@@ -255,6 +255,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     insert into conversation_members (conversation_id, user_id)
     select id, u from conversations, lateral (values (user_low_id), (user_high_id)) v(u) where id > ${firstNew}
     on conflict do nothing`);
+  // Each match's analytics event, as the like that makes one records it (the moderators' daily matches).
+  await db.execute(sql`
+    insert into analytics_events (user_id, name, created_at)
+    select user_low_id, 'matched', created_at from conversations where id > ${firstNew} order by created_at, id`);
   step('matches and their conversations');
 
   // Messages: a fifth of the matches stay silent, the rest hold 1–150 lines (about 40 % have 50+),

@@ -258,8 +258,6 @@ export const conversations = pgTable(
     ),
     index('conversations_user_high').on(t.userHighId),
     index('conversations_event').on(t.eventId).where(sql`${t.eventId} is not null`),
-    // The moderators' daily match counts (analytics summary) read a window of days.
-    index('conversations_created_at').on(t.createdAt),
   ],
 );
 

@@ -2,8 +2,11 @@ import { z } from './zod';
 
 /** The events a client records; anything else is a 400. */
 export const CLIENT_ANALYTICS_EVENTS = ['app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent'] as const;
-/** Recorded by the server itself, where it is the witness (an account was created). */
-export const SERVER_ANALYTICS_EVENTS = ['signed_up'] as const;
+/**
+ * Recorded by the server itself, where it is the witness: an account was created (`signed_up`), a like
+ * made a match (`matched`, with the match, by the user whose like made it). Never accepted from a client.
+ */
+export const SERVER_ANALYTICS_EVENTS = ['signed_up', 'matched'] as const;
 export const ANALYTICS_EVENTS = [...CLIENT_ANALYTICS_EVENTS, ...SERVER_ANALYTICS_EVENTS] as const;
 
 export type ClientAnalyticsEvent = (typeof CLIENT_ANALYTICS_EVENTS)[number];

@@ -361,5 +361,9 @@ describe.each(backends)('the seed on %s', (backend) => {
     const times = history.body.results.map((message: { time: string }) => Date.parse(message.time));
     expect(times.every((time: number) => time <= Date.now())).toBe(true);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
+
+    // Every seeded match is counted in the moderators' daily matches, as a like's match is.
+    const [events] = rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*)::int as n from analytics_events where name = 'matched'`));
+    expect(Number(events!.n)).toBe(first.conversations + again.conversations);
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AnalyticsDay, AnalyticsEventName } from '../../../shared/schemas/analytics';
 import { type DbOrTx, rowsOf } from '../../db/client';
-import { analyticsEvents, conversations } from '../../db/schema';
+import { analyticsEvents } from '../../db/schema';
 
 /** Stores one event: who (a user id, never an e-mail), what, when. */
 export async function recordEvent(db: DbOrTx, userId: number, name: AnalyticsEventName): Promise<void> {
@@ -19,8 +19,11 @@ interface DayRow {
 
 /**
  * The moderators' daily counts for the last `days` days (UTC, today included, oldest first, days
- * without activity as zeros). Signups, logins, active users and messages are the recorded events;
- * matches are the conversations made that day. Both reads are bounded by an index on their time.
+ * without activity as zeros), all from the recorded events, one read bounded by their time's index.
+ * Matches are the `matched` events (recorded with each match by the like that made it), not the
+ * conversations there now: a conversation goes with either account, its event stays. Active users
+ * leave `matched` out, so that they count what they counted before matches were events (migration
+ * 0014 recorded one for every earlier match, at its time).
  */
 export async function dailySummary(db: DbOrTx, days: number): Promise<AnalyticsDay[]> {
   const rows = rowsOf<DayRow>(
@@ -36,27 +39,21 @@ export async function dailySummary(db: DbOrTx, days: number): Promise<AnalyticsD
         select (e.created_at at time zone 'UTC')::date as day,
           count(*) filter (where e.name = 'signed_up') as signups,
           count(*) filter (where e.name = 'user_logged_in') as logins,
-          count(distinct e.user_id) as active_users,
+          count(distinct e.user_id) filter (where e.name <> 'matched') as active_users,
+          count(*) filter (where e.name = 'matched') as matches,
           count(*) filter (where e.name = 'message_sent') as messages
         from ${analyticsEvents} e, bounds
         where e.created_at >= (bounds.first_day::timestamp at time zone 'UTC')
-        group by 1
-      ),
-      matches as (
-        select (c.created_at at time zone 'UTC')::date as day, count(*) as matches
-        from ${conversations} c, bounds
-        where c.created_at >= (bounds.first_day::timestamp at time zone 'UTC')
         group by 1
       )
       select to_char(calendar.day, 'YYYY-MM-DD') as date,
         coalesce(events.signups, 0) as signups,
         coalesce(events.logins, 0) as logins,
         coalesce(events.active_users, 0) as active_users,
-        coalesce(matches.matches, 0) as matches,
+        coalesce(events.matches, 0) as matches,
         coalesce(events.messages, 0) as messages
       from calendar
       left join events on events.day = calendar.day
-      left join matches on matches.day = calendar.day
       order by calendar.day`),
   );
   return rows.map((row) => ({

@@ -3,7 +3,7 @@ import { type Reaction, UNDO_WINDOW_MS } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
-import { conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
+import { analyticsEvents, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, ValidationError } from '../../errors';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
@@ -136,7 +136,9 @@ type LikeRow =
 
 /**
  * The like, counted against the plan (`likeSpending`: its common table expressions define `allowed`),
- * and the match if theirs is there: the conversation, its members and the two match cards. A
+ * and the match if theirs is there: the conversation, its members, its `matched` analytics event and
+ * the two match cards. The event is what the moderators' daily matches count (`dailySummary`): it stays
+ * when the conversation goes with either account. Its user is the one whose like made the match. A
  * statement of its own, begun once the pair's and the user's locks are held, so it sees their like if
  * it came first and the user's likes given so far; the cards come with it, so that `match:new` leaves
  * as soon as it commits. A refused like, or one to someone not `reachable`, stores nothing.
@@ -162,6 +164,8 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   ), members as (
     insert into ${conversationMembers} (conversation_id, user_id)
     select id, ${$low} from created union all select id, ${$high} from created
+  ), matched_event as (
+    insert into ${analyticsEvents} (user_id, name) select ${$me}, 'matched' from created
   )
   select 'match' as outcome, created.id, u.id as user_id, coalesce(p.name, u.first_name) as name, p.image, null::timestamptz as resets_at
   from created, ${users} u join ${profiles} p on p.user_id = u.id
