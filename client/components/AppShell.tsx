@@ -3,15 +3,12 @@ import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { unreadTotal, useConversations } from '../stores/conversations';
-import { displayName, useSession } from '../stores/session';
-import { Avatar } from './Avatar';
+import { useSession } from '../stores/session';
+import { AccountControls } from './AccountControls';
 import { ChatIcon, HeartIcon } from './Icons';
 import { CalendarIcon, HomeIcon, UserIcon } from './AppIcons';
-import { LanguageSwitcher } from './LanguageSwitcher';
-import { LogoutButton } from './LogoutButton';
 import { MatchOverlay } from './MatchOverlay';
 import { VerifyEmailBanner } from './VerifyEmailBanner';
-import { Menu, type MenuItem } from './Menu';
 
 const NAV = [
   { href: '/app/home', prefixes: ['/app/home'], label: 'app.nav.home', icon: HomeIcon },
@@ -48,7 +45,6 @@ export function AppShell({ children }: { children: ReactNode }) {
   const user = useSession((state) => state.user);
   const offline = useConnection((state) => state.lost);
   const tooMany = useConnection((state) => state.tooMany);
-  const name = user ? displayName(user) : '';
   // Messages that came while the user was elsewhere wear a count on Chats, whatever the screen: the
   // conversations are loaded with the app, and each message:new keeps the count.
   const profileCompleted = Boolean(user?.is_profile_completed);
@@ -58,14 +54,6 @@ export function AppShell({ children }: { children: ReactNode }) {
   const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
   const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
   useUnreadBadge(unread);
-  const userMenu: MenuItem[] = [
-    { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
-    { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
-  ];
-  if (user?.is_moderator) {
-    userMenu.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
-    userMenu.push({ key: 'activity', label: t('app.activity'), href: '/app/admin/' });
-  }
 
   return (
     <div className="app-shell">
@@ -74,20 +62,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           <HeartIcon className="logo-mark" />
           <span className="sr-only">{t('brand.name')}</span>
         </Link>
-        <Menu
-          label={name ? `${name}, ${t('app.userMenu')}` : t('app.userMenu')}
-          className="top-user"
-          buttonClassName="top-user-btn"
-          items={userMenu}
-          button={
-            <>
-              {user && <Avatar name={name} image={user.image} size={32} />}
-              <span className="top-user-name">{name}</span>
-            </>
-          }
-        />
-        <LanguageSwitcher compact />
-        <LogoutButton />
+        <AccountControls />
       </header>
       <VerifyEmailBanner />
       {(offline || tooMany) && (

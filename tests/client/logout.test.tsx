@@ -3,14 +3,16 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import { LogoutButton } from '../../client/components/LogoutButton';
+import { AccountControls } from '../../client/components/AccountControls';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
 import { emptyThread, useChat } from '../../client/stores/chat';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
 
 function TopBar() {
   useMessages(appMessages);
-  return <LogoutButton />;
+  return <AccountControls />;
 }
 
 async function showTopBar() {
@@ -23,11 +25,24 @@ async function showTopBar() {
   return screen.findByRole('link', { name: es['app.logout'] });
 }
 
+/** The avatar menu's Logout (the menu opened first). */
+async function menuLogout() {
+  await showTopBar();
+  fireEvent.click(screen.getByRole('button', { name: `Ana Ruiz, ${es['app.userMenu']}` }));
+  return screen.getByRole('menuitem', { name: es['app.logout'] });
+}
+
+const queued = { id: -1, sender: 1, content: 'llego en 5', time: '2026-11-29T22:00:00.000Z', client_id: 'c-1', status: 'queued' as const };
+
 describe('the top bar’s Logout', () => {
-  beforeEach(() => window.history.replaceState(null, '', '/app/home/'));
+  beforeEach(() => {
+    window.history.replaceState(null, '', '/app/home/');
+    useSession.setState({ user: currentUser() });
+  });
   afterEach(() => {
     cleanup();
     useChat.getState().reset();
+    useSession.setState({ user: null });
   });
 
   it('signs out at once when nothing is waiting to be sent', async () => {
@@ -36,7 +51,6 @@ describe('the top bar’s Logout', () => {
   });
 
   it('asks first while a message of mine is still on its way', async () => {
-    const queued = { id: -1, sender: 1, content: 'llego en 5', time: '2026-11-29T22:00:00.000Z', client_id: 'c-1', status: 'queued' as const };
     useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, messages: [queued] } } });
     const logout = await showTopBar();
     fireEvent.click(logout);
@@ -59,5 +73,19 @@ describe('the top bar’s Logout', () => {
     useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, messages: [refused] } } });
     fireEvent.click(await showTopBar());
     expect(window.location.pathname).toBe('/logout/');
+  });
+
+  it('is also the avatar menu’s last item, asking first the same way', async () => {
+    const item = await menuLogout();
+    expect(screen.getAllByRole('menuitem').at(-1)).toBe(item);
+    fireEvent.click(item);
+    expect(window.location.pathname).toBe('/logout/');
+    cleanup();
+
+    window.history.replaceState(null, '', '/app/home/');
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, messages: [queued] } } });
+    fireEvent.click(await menuLogout());
+    expect(window.location.pathname).toBe('/app/home/');
+    expect(screen.getByRole('dialog', { name: es['app.logoutUnsent.title'] })).toBeTruthy();
   });
 });
