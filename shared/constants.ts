@@ -14,7 +14,6 @@ export const PHOTO_GRID_COLUMNS = 3;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** Every JSON body but the profile save's (which may carry its photos as data: URIs). */
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
-export const DATE_PICKER_YEARS = 100;
 
 export const NAME_MAX_LENGTH = 50;
 export const BIO_MAX_LENGTH = 500;

@@ -1,6 +1,6 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import type { Language } from '../../shared/constants';
-import { clampDate, daysInMonth, earliestPickerMonth, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
+import { clampDate, daysInMonth, earliestBirthDate, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
 import { useLanguage, useT } from '../lib/i18n';
 import { CalendarIcon, ChevronLeft, ChevronRight } from './AppIcons';
 
@@ -12,8 +12,8 @@ interface Props {
 }
 
 /**
- * A button that opens a small calendar: year and month dropdowns over the last 100 years, then a
- * grid of days; nobody younger than 18 can be picked. Keyboard: arrows move a day or a week, Home
+ * A button that opens a small calendar: year and month dropdowns, then a grid of days, over every
+ * date of birth a profile accepts (ages 18 to 100) and no other. Keyboard: arrows move a day or a week, Home
  * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes.
  */
 export function DateField({ id, value, onChange, invalid }: Props) {
@@ -79,7 +79,7 @@ const capitalized = (language: Language, text: string) => text.charAt(0).toLocal
 
 function Calendar({ language, selected, onPick }: { language: Language; selected: Date | undefined; onPick: (date: Date) => void }) {
   const t = useT();
-  const first = earliestPickerMonth();
+  const first = earliestBirthDate();
   const latest = latestBirthDate();
   // The day that holds the grid's focus; its month and year are the ones shown.
   const [active, setActive] = useState(() => clampDate(selected ?? latest, first, latest));
@@ -118,8 +118,9 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
   // 7 January 2024 was a Sunday: the column headers are the seven days from the week's first.
   const weekdays = Array.from({ length: 7 }, (_, index) => new Date(2024, 0, 7 + weekStart + index));
   const years = Array.from({ length: latest.getFullYear() - first.getFullYear() + 1 }, (_, index) => latest.getFullYear() - index);
+  const firstMonth = year === first.getFullYear() ? first.getMonth() : 0;
   const lastMonth = year === latest.getFullYear() ? latest.getMonth() : 11;
-  const canGoBack = year > first.getFullYear() || month > 0;
+  const canGoBack = year > first.getFullYear() || month > firstMonth;
   const canGoOn = year < latest.getFullYear() || month < lastMonth;
 
   const onGridKey = (event: KeyboardEvent) => {
@@ -148,13 +149,13 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
           <ChevronLeft />
         </button>
         <select aria-label={t('profile.month')} value={month} onChange={(event) => show(year, Number(event.target.value))}>
-          {Array.from({ length: lastMonth + 1 }, (_, index) => (
-            <option key={index} value={index}>
-              {capitalized(language, monthName.format(new Date(2000, index, 1)))}
+          {Array.from({ length: lastMonth - firstMonth + 1 }, (_, index) => firstMonth + index).map((option) => (
+            <option key={option} value={option}>
+              {capitalized(language, monthName.format(new Date(2000, option, 1)))}
             </option>
           ))}
         </select>
-        <select ref={yearSelect} aria-label={t('profile.year')} value={year} onChange={(event) => show(Number(event.target.value), month)}>
+        <select ref={yearSelect} className="date-year" aria-label={t('profile.year')} value={year} onChange={(event) => show(Number(event.target.value), month)}>
           {years.map((option) => (
             <option key={option} value={option}>
               {option}
@@ -188,7 +189,7 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
                       type="button"
                       className="date-day"
                       tabIndex={day === active.getDate() ? 0 : -1}
-                      disabled={date > latest}
+                      disabled={date > latest || date < first}
                       aria-label={longDate(language, date, true)}
                       onClick={() => onPick(date)}
                     >

@@ -1,4 +1,4 @@
-import { DATE_PICKER_YEARS, MIN_AGE } from '../../shared/constants';
+import { MAX_AGE, MIN_AGE } from '../../shared/constants';
 
 /** A local calendar day as `YYYY-MM-DD` (no time zone shift). */
 export function toIsoDate(date: Date): string {
@@ -17,9 +17,12 @@ export function latestBirthDate(today = new Date()): Date {
   return new Date(today.getFullYear() - MIN_AGE, today.getMonth(), today.getDate());
 }
 
-/** The year dropdown covers the most recent 100 years. */
-export function earliestPickerMonth(today = new Date()): Date {
-  return new Date(today.getFullYear() - DATE_PICKER_YEARS, 0, 1);
+/**
+ * The earliest birth date allowed: someone who turns MAX_AGE + 1 tomorrow. The picker offers every
+ * date the profile accepts (ages 18 to 100), and no year of which no day could be chosen.
+ */
+export function earliestBirthDate(today = new Date()): Date {
+  return new Date(today.getFullYear() - MAX_AGE - 1, today.getMonth(), today.getDate() + 1);
 }
 
 export const daysInMonth = (year: number, month: number) => new Date(year, month + 1, 0).getDate();

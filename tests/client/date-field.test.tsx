@@ -1,0 +1,76 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense, useState } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ProfileInput } from '../../shared/schemas/users';
+import { es } from '../../shared/i18n/es';
+import { DateField } from '../../client/components/DateField';
+import { initLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
+
+function Field() {
+  useMessages(appMessages);
+  const [value, setValue] = useState<string | null>(null);
+  return (
+    <>
+      <DateField id="dob" value={value} onChange={setValue} />
+      <output>{value}</output>
+    </>
+  );
+}
+
+async function openPicker() {
+  await initLanguage();
+  render(
+    <Suspense fallback={null}>
+      <Field />
+    </Suspense>,
+  );
+  fireEvent.click(await screen.findByRole('button', { name: new RegExp(es['profile.pickDate']) }));
+  return {
+    year: screen.getByLabelText<HTMLSelectElement>(es['profile.year']),
+    month: screen.getByLabelText<HTMLSelectElement>(es['profile.month']),
+  };
+}
+
+const options = (select: HTMLSelectElement) => [...select.options].map((option) => option.value);
+const day = (number: number) => [...document.querySelectorAll<HTMLButtonElement>('.date-day')].find((button) => button.textContent === String(number))!;
+
+/** Whether the profile's own check takes this date of birth. */
+const accepted = (date: string) => ProfileInput.shape.date_of_birth.safeParse(date).success;
+
+describe('the date of birth picker', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(2026, 10, 29, 12));
+  });
+  afterEach(() => {
+    cleanup();
+    vi.useRealTimers();
+  });
+
+  it('offers every date of birth the profile accepts, from 18 to 100 years old, and no other', async () => {
+    const { year, month } = await openPicker();
+    const years = options(year);
+    expect(years[0]).toBe('2008');
+    expect(years.at(-1)).toBe('1925');
+
+    // The youngest: 18 today. The day after is not offered.
+    expect(month.value).toBe('10');
+    expect(day(29).disabled).toBe(false);
+    expect(day(30).disabled).toBe(true);
+    expect([accepted('2008-11-29'), accepted('2008-11-30')]).toEqual([true, false]);
+
+    // The oldest: 100 until tomorrow, when they turn 101. The months before are not offered.
+    fireEvent.change(year, { target: { value: '1925' } });
+    expect(options(month)).toEqual(['10', '11']);
+    expect(month.value).toBe('10');
+    expect(day(29).disabled).toBe(true);
+    expect(day(30).disabled).toBe(false);
+    expect([accepted('1925-11-30'), accepted('1925-11-29')]).toEqual([true, false]);
+    expect(screen.getByRole('button', { name: es['profile.prevMonth'] })).toHaveProperty('disabled', true);
+
+    fireEvent.click(day(30));
+    expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
+  });
+});
