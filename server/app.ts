@@ -76,8 +76,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
           ...new Set(["'self'", 'https://accounts.google.com/gsi/', GOOGLE_USERINFO_URL, config.google.userInfoUrl]),
         ],
         'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
+        'frame-ancestors': ["'self'", ...config.embedOrigins],
       },
     },
+    // X-Frame-Options can only say "this site": where other sites may frame the app, frame-ancestors says so.
+    xFrameOptions: config.embedOrigins.length > 0 ? false : { action: 'sameorigin' },
     // The Google sign-in pop-up talks back to this window.
     crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
   });

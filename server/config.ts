@@ -32,6 +32,12 @@ export interface Config {
    */
   trustProxy: boolean | string;
   /**
+   * The sites that may show the app in a frame (`EMBED_ORIGINS`), beside this one: its pages' Back
+   * buttons then tell the page around them (`postMessage('back')`). None by default: a sign-in page
+   * that any site could frame could be clicked through from under a decoy.
+   */
+  embedOrigins: string[];
+  /**
    * Seals cursors and join passes; every instance of a deployment must share it. Unset: one is made
    * once and kept in the database.
    */
@@ -128,6 +134,21 @@ function httpUrl(env: Env, name: string, example: string): string | null {
   return text.replace(/\/+$/, '');
 }
 
+/** `EMBED_ORIGINS`: origins (`https://venue.example`, no path), separated by commas or spaces. */
+function embedOrigins(env: Env): string[] {
+  const words = (env.EMBED_ORIGINS ?? '').split(/[\s,]+/).filter(Boolean);
+  return words.map((word) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(word);
+    } catch {}
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== word.replace(/\/+$/, '')) {
+      throw new ConfigError(`EMBED_ORIGINS must list origins such as https://venue.example (no path), not "${word}".`);
+    }
+    return url.origin;
+  });
+}
+
 /** A yes/no setting: its fallback when unset or empty. */
 function flag(env: Env, name: string, fallback: boolean): boolean {
   const text = env[name]?.trim().toLowerCase();
@@ -190,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
+    embedOrigins: embedOrigins(env),
     secretKey: env.SECRET_KEY || null,
     // OWASP's argon2id baseline: 19 MiB, 2 iterations.
     argon2: { memoryCost: int(env, 'ARGON2_MEMORY_KIB', 19_456), timeCost: int(env, 'ARGON2_TIME_COST', 2) },

@@ -32,6 +32,20 @@ describe('the configuration', () => {
     );
   });
 
+  it('takes EMBED_ORIGINS as origins, by commas or spaces, and refuses anything with a path', () => {
+    expect(loadConfig({}).embedOrigins).toEqual([]);
+    expect(loadConfig({ EMBED_ORIGINS: 'https://venue.example, http://localhost:5173/  https://club.example' }).embedOrigins).toEqual([
+      'https://venue.example',
+      'http://localhost:5173',
+      'https://club.example',
+    ]);
+    for (const bad of ['venue.example', 'https://venue.example/events', 'ftp://venue.example', '*']) {
+      expect(() => loadConfig({ EMBED_ORIGINS: bad })).toThrow(
+        new ConfigError(`EMBED_ORIGINS must list origins such as https://venue.example (no path), not "${bad}".`),
+      );
+    }
+  });
+
   it('keeps photos on disk unless S3_BUCKET names a bucket, and checks the bucket’s settings together', () => {
     expect(loadConfig({}).s3).toBeNull();
     expect(loadConfig({ S3_BUCKET: 'photos' }).s3).toEqual({

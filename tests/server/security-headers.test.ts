@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import helmet, { type HelmetOptions } from 'helmet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helmetHeaders } from '../../server/plugins/security-headers';
+import { startServer } from '../helpers/server';
 
 /** What helmet's own middleware puts on a real response with these options, by lower-case name. */
 async function helmetOnARealResponse(options: HelmetOptions): Promise<Record<string, string>> {
@@ -42,5 +43,30 @@ describe('the security headers, set once for every response', () => {
     expect(() => helmetHeaders({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", nonce] } } })).toThrow(
       /depends on the request/,
     );
+  });
+});
+
+describe('framing the app', () => {
+  const framing = async (embedOrigins: string[]) => {
+    const app = await startServer({ config: { embedOrigins } });
+    try {
+      const answer = await fetch(`${app.url}/login/`);
+      await answer.arrayBuffer();
+      const csp = answer.headers.get('content-security-policy') ?? '';
+      return { ancestors: /frame-ancestors ([^;]*)/.exec(csp)?.[1], xFrameOptions: answer.headers.get('x-frame-options') };
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('is this site’s alone by default', async () => {
+    expect(await framing([])).toEqual({ ancestors: "'self'", xFrameOptions: 'SAMEORIGIN' });
+  });
+
+  it('is also the sites EMBED_ORIGINS names, said by frame-ancestors alone', async () => {
+    expect(await framing(['https://venue.example', 'http://localhost:5173'])).toEqual({
+      ancestors: "'self' https://venue.example http://localhost:5173",
+      xFrameOptions: null,
+    });
   });
 });
