@@ -1,12 +1,14 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
 import { expiredTokensPurge } from '../../server/jobs/expired-tokens-purge';
 import { runJob } from '../../server/jobs/index';
 import { tokenSweep } from '../../server/jobs/token-sweep';
-import { hashToken } from '../../server/lib/tokens';
+import { hashToken, newToken } from '../../server/lib/tokens';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { later } from '../helpers/later';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
 
@@ -67,6 +69,134 @@ describe.each(backends)('sessions and password on %s', (backend) => {
       expect((await login(user.email, user.password)).status).toBe(400);
       expect((await login(user.email, fresh)).status).toBe(200);
     });
+
+    /**
+     * Holds the user's row in a transaction of the test's own (on PGlite, one connection, the whole
+     * database) until the answer is called: requests sent meanwhile queue up behind it.
+     */
+    async function holdUserRow(userId: number): Promise<() => Promise<void>> {
+      const locked = later<void>();
+      const release = later<void>();
+      const holding = server.app.db.transaction(async (tx) => {
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+        locked.resolve();
+        await release.promise;
+      });
+      await Promise.race([locked.promise, holding]);
+      return async () => {
+        release.resolve();
+        await holding;
+      };
+    }
+
+    /** Counts the HTTP requests that reach the server, until `stop`. */
+    function countArrivals() {
+      let arrived = 0;
+      const arrive = () => arrived++;
+      server.app.server.on('request', arrive);
+      return { arrived: () => arrived, stop: () => server.app.server.off('request', arrive) };
+    }
+
+    it('applies one of several changes sent at once; the others answer that the current password is wrong', async () => {
+      const user = await makeUser(server);
+      const fresh = ['A', 'B', 'C', 'D', 'E'].map((letter) => `${user.password}-renewed-${letter}`);
+      // The session is in the token cache from here on: each request is past authentication as soon as
+      // it arrives, so none can be turned away (401) by the winner's ending every other session.
+      expect((await me(user.token)).status).toBe(200);
+
+      // Each with the same session and the same, right, current password; the user's row is held until
+      // all have arrived, so they cannot but overlap.
+      const arrivals = countArrivals();
+      const release = await holdUserRow(user.id);
+      const sent = Promise.all(
+        fresh.map((password) =>
+          api().post(PASSWORD_CHANGE, { token: user.token, json: { current_password: user.password, password, password2: password } }),
+        ),
+      );
+      try {
+        await waitUntil(() => arrivals.arrived() === fresh.length, 5000, 'every change to arrive');
+      } finally {
+        arrivals.stop();
+        await release();
+      }
+      const answers = await sent;
+
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400, 400]);
+      const won = answers.findIndex((answer) => answer.status === 200);
+      for (const lost of answers.filter((answer) => answer.status === 400)) {
+        // What they sent as the current password no longer is: the same answer as a wrong one.
+        expect(lost.body).toEqual({ current_password: ['Your old password was entered incorrectly. Please enter it again.'] });
+      }
+
+      // The token that came with the 200 is the one session left; the password that came with it is the one that works.
+      expect((await me(answers[won]!.body.token)).status).toBe(200);
+      expect((await me(user.token)).status).toBe(401);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+      for (const [i, password] of fresh.entries()) expect((await login(user.email, password)).status).toBe(i === won ? 200 : 400);
+      expect((await login(user.email, user.password)).status).toBe(400);
+    });
+
+    it.each(['change', 'reset'] as const)(
+      'lets one of a change and a reset at once win, the %s queued first on PostgreSQL; the other answers 400',
+      async (first) => {
+        const user = await makeUser(server);
+        expect((await me(user.token)).status).toBe(200);
+        const link = newToken();
+        await server.app.db
+          .insert(emailTokens)
+          .values({ tokenHash: hashToken(link), userId: user.id, purpose: 'reset_password', expiresAt: new Date(Date.now() + DAY) });
+        const passwords = { change: `${user.password}-changed`, reset: `${user.password}-reset` };
+        const send = {
+          change: () =>
+            api().post(PASSWORD_CHANGE, {
+              token: user.token,
+              json: { current_password: user.password, password: passwords.change, password2: passwords.change },
+            }),
+          reset: () =>
+            api().post('/api/auth/password-reset/confirm/', {
+              json: { token: link, password: passwords.reset, password2: passwords.reset },
+            }),
+        };
+        /** How many of the server's connections wait on a lock: the requests queued behind the test's. */
+        const waiting = async () =>
+          rowsOf<{ n: number }>(
+            await server.app.db.execute(sql`
+              select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+          )[0]!.n;
+
+        const second = first === 'change' ? 'reset' : 'change';
+        const answers: Partial<Record<'change' | 'reset', ReturnType<typeof send.change>>> = {};
+        const arrivals = countArrivals();
+        /** Until `n` requests have arrived and, on PostgreSQL, wait for the user's row: their order is the lock's queue. */
+        const queued = (n: number) =>
+          waitUntil(async () => arrivals.arrived() === n && (backend !== 'postgres' || (await waiting()) === n), 5000, `${n} queued`);
+        const release = await holdUserRow(user.id);
+        try {
+          answers[first] = send[first]();
+          await queued(1);
+          answers[second] = send[second]();
+          await queued(2);
+        } finally {
+          arrivals.stop();
+          await release();
+        }
+        const change = await answers.change!;
+        const reset = await answers.reset!;
+
+        // Never a deadlock (500): one 200, and the other's 400 says why.
+        expect([change.status, reset.status].sort()).toEqual([200, 400]);
+        const won = change.status === 200 ? 'change' : 'reset';
+        if (backend === 'postgres') expect(won).toBe(first);
+        if (won === 'change') expect(reset.body).toEqual({ token: ['This link is invalid or has expired.'] });
+        else expect(change.body).toEqual({ current_password: ['Your old password was entered incorrectly. Please enter it again.'] });
+
+        const token = (won === 'change' ? change : reset).body.token as string;
+        expect((await me(token)).status).toBe(200);
+        expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+        expect((await login(user.email, passwords[won])).status).toBe(200);
+        expect((await login(user.email, passwords[won === 'change' ? 'reset' : 'change'])).status).toBe(400);
+      },
+    );
 
     it('needs a session, and the whole body', async () => {
       expect((await api().post(PASSWORD_CHANGE, { json: {} })).status).toBe(401);

@@ -204,6 +204,9 @@ export async function confirmPasswordReset(
 
   const passwordHash = await hashPassword(input.password, hashOptions);
   return db.transaction(async (tx) => {
+    // The user's row before the link's, as a change takes them (the row, then every reset link
+    // through `setPassword`): the other order deadlocked a reset against a change at once.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, owner!.id)).for('no key update');
     // Spent by whichever use gets here first.
     const userId = await spendEmailToken(tx, input.token, 'reset_password');
     if (userId !== owner!.id) throw ValidationError.field('token', LINK_INVALID);
@@ -211,14 +214,30 @@ export async function confirmPasswordReset(
   });
 }
 
-/** Checks a password the signed-in user typed again (password change, deletion). */
-export async function checkPassword(db: DbOrTx, userId: number, password: string): Promise<'ok' | 'wrong' | 'none'> {
+/** The user's password hash as stored now: null for an account without a password (Google only). */
+async function storedPasswordHash(db: DbOrTx, userId: number): Promise<string | null> {
   const [row] = await db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
-  if (!row?.hash) return 'none';
-  return (await argon2.verify(row.hash, password).catch(() => false)) ? 'ok' : 'wrong';
+  return row?.hash ?? null;
 }
 
-/** `POST /api/users/me/password/`: the current password, then a new one; answers a fresh token. */
+/** Whether `password` is the one `hash` was made from (argon2: tens of ms of CPU, off any transaction). */
+async function verdictOf(hash: string | null, password: string): Promise<'ok' | 'wrong' | 'none'> {
+  if (!hash) return 'none';
+  return (await argon2.verify(hash, password).catch(() => false)) ? 'ok' : 'wrong';
+}
+
+/** Checks a password the signed-in user typed again (password change, deletion). */
+export async function checkPassword(db: DbOrTx, userId: number, password: string): Promise<'ok' | 'wrong' | 'none'> {
+  return verdictOf(await storedPasswordHash(db, userId), password);
+}
+
+/**
+ * `POST /api/users/me/password/`: the current password, then a new one; answers a fresh token.
+ * Of several changes at once, one wins: the current password is verified (and the new one hashed)
+ * outside the transaction, which then locks the user's row and goes on only if the hash is still
+ * the one verified. Whichever commits first changes it, so the others answer, as for a wrong
+ * current password, that theirs no longer is; so does a change that a reset overtook.
+ */
 export async function changePassword(
   db: Db,
   userId: number,
@@ -226,14 +245,20 @@ export async function changePassword(
   hashOptions: HashOptions,
 ): Promise<string> {
   const user = await findRecipient(db, eq(users.id, userId));
-  const current = await checkPassword(db, userId, input.current_password);
+  const verifiedHash = await storedPasswordHash(db, userId);
+  const current = await verdictOf(verifiedHash, input.current_password);
   const fields = passwordFieldErrors(input.password, input.password2, user);
   if (current === 'wrong') fields.current_password = [WRONG_CURRENT_PASSWORD];
   if (current === 'none') fields.current_password = [NO_PASSWORD_YET];
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
 
   const passwordHash = await hashPassword(input.password, hashOptions);
-  return db.transaction((tx) => setPassword(tx, userId, passwordHash, { verifiesEmail: false }));
+  return db.transaction(async (tx) => {
+    // Waits for a change or reset of the same user in flight, then sees what it wrote.
+    const [row] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId)).for('no key update');
+    if (row?.hash !== verifiedHash) throw ValidationError.field('current_password', WRONG_CURRENT_PASSWORD);
+    return setPassword(tx, userId, passwordHash, { verifiesEmail: false });
+  });
 }
 
 /**
