@@ -1,3 +1,4 @@
+import { wholeNumber } from './common';
 import { z } from './zod';
 
 /** The events a client records; anything else is a 400. */
@@ -18,7 +19,7 @@ export type AnalyticsEventInput = z.infer<typeof AnalyticsEventInput>;
 export const MAX_SUMMARY_DAYS = 365;
 
 export const AnalyticsSummaryQuery = z.object({
-  days: z.coerce.number<unknown>().int().min(1).max(MAX_SUMMARY_DAYS).default(30),
+  days: wholeNumber(1, MAX_SUMMARY_DAYS).default(30),
 });
 export type AnalyticsSummaryQuery = z.infer<typeof AnalyticsSummaryQuery>;
 

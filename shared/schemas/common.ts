@@ -1,13 +1,15 @@
 import { message, z } from './zod';
 
 /**
- * A positive integer id, taken from a path segment or a JSON body. Only plain digits are read as
- * a number: `1e3`, `0x10`, ` 12` or `12.0` are no id at all (as Django's `<int:pk>`), not user 1000.
+ * A whole number from `min` to `max`, taken from a path segment, a query string or a JSON body. Only
+ * plain digits are read as a number: `1e3`, `0x10`, ` 12`, `12.0` or nothing at all are not numbers
+ * (as Django's `<int:pk>`), not 1000, 16, 12 or 0.
  */
-export const Id = z.preprocess(
-  (value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value),
-  z.number().int().min(1).max(2_147_483_647),
-);
+export const wholeNumber = (min: number, max: number) =>
+  z.preprocess((value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+
+/** A positive integer id (a row's serial). */
+export const Id = wholeNumber(1, 2_147_483_647);
 export type Id = z.infer<typeof Id>;
 
 export const IdParams = z.object({ id: Id });
@@ -16,7 +18,7 @@ export type IdParams = z.infer<typeof IdParams>;
 /** `?cursor=&limit=` for every list; the cursor is opaque to clients. */
 export const PageQuery = z.object({
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number<unknown>().int().min(1).max(100).optional(),
+  limit: wholeNumber(1, 100).optional(),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 

@@ -1,5 +1,5 @@
 import { MESSAGE_MAX_LENGTH } from '../constants';
-import { Id } from './common';
+import { Id, wholeNumber } from './common';
 import { visibleText } from './text';
 import { z } from './zod';
 
@@ -20,9 +20,9 @@ export type MessageInput = z.infer<typeof MessageInput>;
 
 export const MessagesQuery = z.object({
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number<unknown>().int().min(1).max(100).optional(),
+  limit: wholeNumber(1, 100).optional(),
   /** Catch-up after a reconnect: messages with an id above this one, oldest first. */
-  after: z.coerce.number<unknown>().int().min(0).max(2_147_483_647).optional(),
+  after: wholeNumber(0, 2_147_483_647).optional(),
 });
 export type MessagesQuery = z.infer<typeof MessagesQuery>;
 

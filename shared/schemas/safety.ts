@@ -1,5 +1,5 @@
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../constants';
-import { Id, page, PageQuery } from './common';
+import { Id, page, PageQuery, wholeNumber } from './common';
 import { visibleText } from './text';
 import { z } from './zod';
 
@@ -73,7 +73,7 @@ export const ResolveInput = z.object({
 });
 export type ResolveInput = z.infer<typeof ResolveInput>;
 
-export const ReportPhotoParams = z.object({ id: Id, index: z.coerce.number<unknown>().int().min(0).max(5) });
+export const ReportPhotoParams = z.object({ id: Id, index: wholeNumber(0, 5) });
 
 /** A report's copy of a photo: the image's bytes (the response is never serialized from this). */
 export const ReportPhoto = z.file().describe('The WebP image.');

@@ -151,6 +151,12 @@ const rows: Row[] = [
     (id): Row => [`profile id ${decodeURIComponent(id.replace('%00', '(nul)'))}`, () => ({ method: 'GET', path: `/api/users/${id}/profile/`, auth: 'user' }), 404],
   ),
 
+  // Numbers in query strings are plain digits, as ids in paths are: not 10, 16, 5 or 0.
+  ...['limit=1e1', 'limit=0x10', 'limit=%205', 'limit=5.0', 'limit=', 'after=', 'after=-1', 'after=1e3'].map(
+    (query): Row => [`a list asked with ?${query}`, () => ({ method: 'GET', path: `/api/conversations/1/messages/?${query}`, auth: 'user' }), 400],
+  ),
+  ['a page asked with ?limit=1e1', () => ({ method: 'GET', path: '/api/conversations/started/?limit=1e1', auth: 'user' }), 400],
+
   // Paths the router refuses before any route: escapes that are not UTF-8, a parameter over 100 characters.
   ...['/api/users/%C0/profile/', '/api/conversations/%FF/messages/', '/api/events/%C0%AF/', '/media/%E0%A4', '/%C0', `/api/users/${'1'.repeat(101)}/profile/`].map(
     (path): Row => [`the path ${path.length > 40 ? `${path.slice(0, 37)}…` : path}`, () => ({ method: 'GET', path, auth: 'user' }), 404],
