@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../shared/constants';
 import type { EventCountPayload } from '../../shared/events';
-import { checkIn, makeEvent } from '../helpers/events';
+import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
@@ -26,6 +26,8 @@ function timeline(socket: ClientSocket) {
   });
   return { counts, refreshes, windows };
 }
+
+const HOUR = 3_600_000;
 
 const gaps = (times: number[]) => times.slice(1).map((time, i) => time - times[i]!);
 
@@ -108,6 +110,27 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     await hostHears;
     await waitUntil(() => benEvents.some((e) => e.event === 'event:count' && (e.payload as EventCountPayload).count === 2), 8000, 'Ben to hear the count of 2');
     expect(anaAfter.filter((e) => e.event === 'event:count')).toEqual([]);
+  });
+
+  it('tells the attendees of an event deleted before it started to read again where they are', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    // Check-in opens an hour before the start: Ana is in, half an hour early; the organizer watches.
+    await setEventTimes(server, event.id, { startsAt: new Date(Date.now() + HOUR / 2), endsAt: new Date(Date.now() + 3 * HOUR) });
+    const ana = await makeUser(server);
+    await checkIn(server, ana, event.code);
+    const [anaSocket, host] = [await connectAs(ana), await connectAs(organizer)];
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    await waitUntilInRoom(server, event.id, 2);
+    const toldAna = waitFor(anaSocket, 'sync');
+    const hostEvents = record(host);
+
+    expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: organizer.token })).status).toBe(204);
+    await toldAna;
+    expect((await client(server.url).get('/api/events/current/', { token: ana.token })).body).toEqual({ event: null });
+    // The room is empty, and the organizer's host screen (not at the event) is not told to read again.
+    expect(await server.app.io.in(`event:${event.id}`).fetchSockets()).toEqual([]);
+    expect(hostEvents.filter((e) => e.event === 'sync')).toEqual([]);
   });
 
   it('counts a banned attendee out of the event at once', async () => {

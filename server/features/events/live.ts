@@ -24,7 +24,7 @@ export interface EventLive {
   checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
   /** After the leave committed. */
   left(userId: number, eventId: number): void;
-  /** The event is gone (deleted): its room is emptied. */
+  /** The event is gone (deleted): its attendees' phones are told to read again (`sync`), and its room is emptied. */
   removed(eventId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
@@ -159,6 +159,9 @@ export function createEventLive(options: {
       changed(eventId, false);
     },
     removed(eventId) {
+      // Its attendees are at no event now (their attendances went with it): their phones read again
+      // where they are and their deck, as after a reconnect, instead of showing the event until reloaded.
+      io.to(rooms.event(eventId)).except(rooms.eventHost(eventId)).emit('sync');
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {
