@@ -6,7 +6,7 @@
  *
  * Environment: CLUSTER_PORT, CLUSTER_INSTANCE_PORTS (default: the ports after CLUSTER_PORT), DATABASE_URL (default: database `eventmatch_cluster` on 127.0.0.1, created
  * when missing), REDIS_URL (default redis://127.0.0.1:6379), DATA_DIR (shared by both, for media),
- * CLUSTER_INSTANCES (default 2). On SIGTERM/SIGINT it stops the instances gracefully, then itself.
+ * CLUSTER_INSTANCES (default 2), CLUSTER_HOST (the proxy's address, default 127.0.0.1). On SIGTERM/SIGINT it stops the instances gracefully, then itself.
  * Prints one JSON line `{"ready":true,...}` once every instance answers /readyz.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
