@@ -1,15 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { eq, or } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../server/db/client';
-import * as schema from '../../server/db/schema';
 import { analyticsEvents, conversations } from '../../server/db/schema';
-import { dailySummary } from '../../server/features/analytics/service';
 import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -207,75 +198,5 @@ describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
       expect(response.status, days).toBe(400);
       expect(Object.keys(response.body)).toEqual(['days']);
     }
-  });
-});
-
-const SHIPPED_MIGRATIONS = path.resolve(import.meta.dirname, '../../drizzle');
-/** A copy of the migrations folder that stops before the migration tagged `tag` (as tests/server/migrations.test.ts). */
-function migrationsBefore(tag: string) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
-  cpSync(SHIPPED_MIGRATIONS, dir, { recursive: true });
-  const journalPath = path.join(dir, 'meta/_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((entry) => entry.tag === tag);
-  if (at < 1) throw new Error(`no migration tagged ${tag}`);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
-// PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
-describe('0014, on a database with matches made before it', { timeout: 120_000 }, () => {
-  const pglite = new PGlite();
-  const before = migrationsBefore('0014_matched_events');
-  const db = drizzle(pglite, { schema }) as unknown as Db;
-
-  beforeAll(async () => {
-    await migrate(drizzle(pglite), { migrationsFolder: before });
-    // 1 and 2 matched three days ago, 2 and 3 yesterday (since unmatched), 3 and 4 today; 5 never did.
-    await pglite.exec(`
-      insert into users (id, email, password_hash, first_name, last_name) values
-        (1, 'one@example.com', 'hash', 'O', 'Ne'), (2, 'two@example.com', 'hash', 'T', 'Wo'),
-        (3, 'three@example.com', 'hash', 'T', 'Hree'), (4, 'four@example.com', 'hash', 'F', 'Our'),
-        (5, 'five@example.com', 'hash', 'F', 'Ive');
-      insert into analytics_events (user_id, name) values (5, 'app_opened');
-      insert into conversations (user_low_id, user_high_id, created_at, ended_at, end_reason) values
-        (1, 2, now() - interval '3 days', null, null),
-        (2, 3, now() - interval '1 day', now(), 'unmatch'),
-        (3, 4, now(), null, null);`);
-    await migrate(drizzle(pglite), { migrationsFolder: SHIPPED_MIGRATIONS });
-  }, 120_000);
-
-  afterAll(async () => {
-    await pglite.close();
-    rmSync(before, { recursive: true, force: true });
-  });
-
-  it('records one matched event per conversation, at its time, by the pair’s lower id', async () => {
-    const recorded = (
-      await pglite.query<{ user_id: number; same_time: boolean }>(`
-        select e.user_id, e.created_at = c.created_at as same_time
-        from analytics_events e join conversations c on c.user_low_id = e.user_id
-        where e.name = 'matched' order by e.id`)
-    ).rows;
-    expect(recorded).toEqual([
-      { user_id: 1, same_time: true },
-      { user_id: 2, same_time: true },
-      { user_id: 3, same_time: true },
-    ]);
-    expect((await pglite.query(`select 1 from analytics_events where name = 'matched'`)).rows).toHaveLength(3);
-  });
-
-  it('counts the same matches per day as the conversations did, and the same active users', async () => {
-    const days = await dailySummary(db, 7);
-    expect(days.map((day) => day.matches)).toEqual([0, 0, 0, 1, 0, 1, 1]);
-    // The backfilled matches are no one's activity: only 5's app opening (the lower ids were not active).
-    expect(days.map((day) => day.active_users)).toEqual([0, 0, 0, 0, 0, 0, 1]);
-  });
-
-  it('keeps them when the accounts go, and takes the new name from then on', async () => {
-    await pglite.exec('delete from users where id in (1, 3)');
-    expect((await dailySummary(db, 7)).map((day) => day.matches)).toEqual([0, 0, 0, 1, 0, 1, 1]);
-    await pglite.exec(`insert into analytics_events (user_id, name) values (2, 'matched')`);
-    await expect(pglite.exec(`insert into analytics_events (user_id, name) values (2, 'unmatched')`)).rejects.toThrow(/analytics_events_name/);
   });
 });
