@@ -281,6 +281,14 @@ describe.each(backends)('events on %s', (backend) => {
 
       const reply = await checkIn(server, guest, door.code, { pass: good });
       expect(reply.event.id).toBe(door.id);
+
+      // Once the organizer's account is deleted, the event lets nobody in by QR, with a pass issued before either.
+      const before = await passFor(elsewhere.id, elsewhere.code);
+      expect((await api().delete('/api/users/me/', { token: organizer.token, json: { password: organizer.password } })).status).toBe(204);
+      const late = await makeCompletedUser(server);
+      const refused = await api().post(`/api/events/${elsewhere.code}/check-in/`, { token: late.token, json: { pass: before } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ detail: EVENT_ERRORS.qrRequired, code: 'qr_required' });
     });
 
     it('opens one hour before the start and closes at the end, with its error codes', async () => {

@@ -273,8 +273,12 @@ export function issueJoinPass(sealer: Sealer, event: EventRecord, token: string,
   return { pass: sealer.seal(PASS_PURPOSE, { event: event.id }, { expiresAt }), expires_at: expiresAt.toISOString() };
 }
 
-/** Whether a pass is ours, unexpired and for this event. */
+/**
+ * Whether a pass is ours, unexpired and for this event, and the event still lets people in by QR: its
+ * secret goes when the organizer's account does, and the passes issued before with it.
+ */
 export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string): boolean {
+  if (event.qrSecret === null) return false;
   const parsed = PassValue.safeParse(sealer.open(PASS_PURPOSE, pass));
   return parsed.success && parsed.data.event === event.id;
 }
