@@ -248,6 +248,8 @@ export const conversations = pgTable(
      */
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
     endReason: text('end_reason', { enum: ['block', 'unmatch', 'report', 'ban'] }),
+    /** When the purge deleted the messages of this ended conversation (`purgeEndedConversations`). */
+    messagesPurgedAt: timestamp('messages_purged_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     unique('conversations_pair').on(t.userLowId, t.userHighId),
@@ -258,6 +260,11 @@ export const conversations = pgTable(
     ),
     index('conversations_user_high').on(t.userHighId),
     index('conversations_event').on(t.eventId).where(sql`${t.eventId} is not null`),
+    // The ended conversations whose messages are still to be purged, oldest end first: a purge run
+    // reads these and no conversation it purged before.
+    index('conversations_to_purge')
+      .on(t.endedAt)
+      .where(sql`${t.endedAt} is not null and ${t.messagesPurgedAt} is null`),
   ],
 );
 

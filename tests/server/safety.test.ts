@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
 import { users } from '../../server/db/schema';
-import { purgeEndedConversations } from '../../server/features/safety/service';
+import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
 import { admin } from '../../scripts/admin';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
@@ -513,6 +513,76 @@ describe.each(backends)('the purge of ended conversations on %s', (backend) => {
       expect([await left(old.id), await left(recent.id), await left(live.id)]).toEqual([0, 1, 1]);
       // The pair stays unmatched for good.
       expect((await api.get(`/api/users/${old.b.id}/profile/`, { token: old.a.token })).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('purges a batch at a time, marks what it purged, and reads only what it has not purged since', async () => {
+    const server = await startServer({ backend });
+    try {
+      const api = client(server.url);
+      const db = server.app.db;
+      const DAY = 24 * 60 * 60 * 1000;
+      // Pairs with `said` messages each, their conversation ended `endedDaysAgo` (null: still open).
+      const make = async (said: number, endedDaysAgo: number | null) => {
+        const a = await makeCompletedUser(server);
+        const b = await makeCompletedUser(server);
+        await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+        const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+        for (let i = 0; i < said; i++) {
+          const sent = await api.post(`/api/conversations/${id}/messages/`, { token: i % 2 ? b.token : a.token, json: { content: `m${i}` } });
+          expect(sent.status).toBe(201);
+        }
+        return { a, b, id, endedDaysAgo };
+      };
+      // A backlog of five (one of them already empty, as the purges before the mark left them), one
+      // reported, one ended 29 days ago, one open.
+      const old = [await make(2, 90), await make(3, 80), await make(0, 70), await make(1, 60), await make(2, 31)];
+      const reported = old[1]!;
+      const report = await api.post('/api/reports/', {
+        token: reported.a.token,
+        json: { user_id: reported.b.id, reason: 'harassment', conversation_id: reported.id },
+      });
+      expect(report.status).toBe(201);
+      const recent = await make(2, 29);
+      const live = await make(2, null);
+      for (const pair of [...old, recent]) {
+        expect((await api.delete(`/api/conversations/${pair.id}/`, { token: pair.a.token })).status).toBe(pair === reported ? 404 : 204);
+        await db.execute(sql`update conversations set ended_at = ${new Date(Date.now() - pair.endedDaysAgo! * DAY).toISOString()}::timestamptz where id = ${pair.id}`);
+      }
+      const all = [...old, recent, live];
+      const state = async () =>
+        rowsOf<{ id: number; messages: number; purged: Date | string | null }>(
+          await db.execute(sql`
+            select c.id, (select count(*) from messages m where m.conversation_id = c.id)::int as messages, c.messages_purged_at as purged
+            from conversations c where c.id in (${sql.join(all.map((pair) => sql`${pair.id}`), sql`, `)}) order by c.id`),
+        ).map((row) => ({ ...row, purged: row.purged === null ? null : new Date(row.purged).toISOString() }));
+      expect((await state()).map((row) => row.messages)).toEqual([2, 3, 0, 1, 2, 2, 2]);
+
+      const cutoff = new Date(Date.now() - ENDED_CONVERSATION_MESSAGES_KEPT_MS);
+      expect(await purgeEndedConversations(db, cutoff, 2)).toBe(8);
+      const after = await state();
+      expect(after.map((row) => row.messages)).toEqual([0, 0, 0, 0, 0, 2, 2]);
+      // All five marked, two at a time (a statement's own time), oldest end first; the others not.
+      const marks = after.map((row) => row.purged);
+      expect(marks.slice(5)).toEqual([null, null]);
+      expect(marks.slice(0, 5)).not.toContain(null);
+      expect(marks[0]).toBe(marks[1]);
+      expect(marks[2]).toBe(marks[3]);
+      expect(new Set(marks.slice(0, 5)).size).toBe(3);
+      // The report keeps its copy of the messages.
+      const [kept] = rowsOf<{ n: number }>(
+        await db.execute(sql`select jsonb_array_length(snapshot->'messages')::int as n from reports where id = ${report.body.id as number}`),
+      );
+      expect(kept!.n).toBe(3);
+
+      // A second run finds nothing to do: no message goes, no mark is set or moved.
+      expect(await purgeEndedConversations(db, cutoff, 2)).toBe(0);
+      expect(await purgeEndedConversations(db, cutoff)).toBe(0);
+      expect(await state()).toEqual(after);
+      // The open conversation still works.
+      expect((await api.post(`/api/conversations/${live.id}/messages/`, { token: live.a.token, json: { content: 'still here' } })).status).toBe(201);
     } finally {
       await server.close();
     }

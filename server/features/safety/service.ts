@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -275,17 +276,42 @@ async function takeSnapshot(
 /** How long the messages of an ended conversation are kept for a report that may follow. */
 export const ENDED_CONVERSATION_MESSAGES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** How many ended conversations one statement of the purge takes. */
+export const PURGE_BATCH_CONVERSATIONS = 500;
+
 /**
  * Deletes the messages of conversations that ended before `before`. The conversation rows stay (an
- * unmatched pair is never matched again); a report keeps its own copy of the last messages.
- * Returns how many messages went.
+ * unmatched pair is never matched again); a report keeps its own copy of the last messages. Each
+ * conversation purged is marked (`messages_purged_at`), so that a run reads only the ended
+ * conversations not purged yet (`conversations_to_purge`), never those of the runs before. They go
+ * `batchSize` conversations a statement (their messages deleted and the mark set at once), oldest end
+ * first, until a batch comes back short: on the embedded database the requests waiting meanwhile run
+ * between two batches. The batch is an array (`= any`), not a join: the planner, which cannot see its
+ * length, probes messages_conversation for it, where a join of its 500 estimated rows hash-joined
+ * over a scan of all messages. Returns how many messages went.
  */
-export async function purgeEndedConversations(db: DbOrTx, before: Date): Promise<number> {
-  const deleted = rowsOf(
-    await db.execute(sql`
-      delete from ${messages} m using ${conversations} c
-      where m.conversation_id = c.id and c.ended_at < ${before.toISOString()}::timestamptz
-      returning m.id`),
-  );
-  return deleted.length;
+export async function purgeEndedConversations(db: DbOrTx, before: Date, batchSize = PURGE_BATCH_CONVERSATIONS): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const [batch] = rowsOf<{ conversations: number; messages: number }>(
+      await db.execute(sql`
+        with batch as materialized (
+          select array_agg(id) as ids, count(*)::int as n from (
+            select id from ${conversations}
+            where ended_at < ${before.toISOString()}::timestamptz and messages_purged_at is null
+            order by ended_at
+            limit ${batchSize}
+          ) oldest
+        ), gone as (
+          delete from ${messages} where conversation_id = any((select ids from batch)::int[])
+          returning 1
+        ), marked as (
+          update ${conversations} set messages_purged_at = now() where id = any((select ids from batch)::int[])
+        )
+        select (select n from batch) as conversations, (select count(*) from gone)::int as messages`),
+    );
+    deleted += batch!.messages;
+    if (batch!.conversations < batchSize) return deleted;
+    await setImmediate();
+  }
 }
