@@ -21,8 +21,19 @@ export interface FakeStripe extends FakeServer {
    * `GET /v1/subscriptions/:id` and `GET /v1/subscriptions?customer=` answer them. Tests set them.
    */
   subscriptions: Map<string, { customer: string; status: string; items?: unknown }>;
-  /** Checkout sessions created so far, by id. */
+  /** Checkout sessions created so far, by id (`status` open, complete or expired). */
   sessions: Map<string, Record<string, unknown>>;
+  /**
+   * Customers as Stripe holds them, by id: those the server created, and any a test adds (another
+   * product's on the same account). A deleted one stays, marked, as Stripe keeps it.
+   */
+  customers: Map<string, FakeCustomer>;
+  /**
+   * The buyer pays an open checkout session on Stripe's page: Stripe starts its subscription (status
+   * `trialing` by default) and answers the events it would send, to deliver. Null when Stripe would
+   * refuse the payment: a session no longer open (expired, complete), or its customer deleted.
+   */
+  payCheckout(sessionId: string, options?: { subscription?: string; status?: string }): PaidCheckout | null;
   /** Customer portal sessions created so far, by id. */
   portalSessions: Map<string, Record<string, unknown>>;
   requestsTo(method: string, path: string): RecordedRequest[];
@@ -34,6 +45,19 @@ export interface FakeStripe extends FakeServer {
    * delivers other events. `reading` settles when the first held call has arrived.
    */
   holdSubscriptionReads(): { reading: Promise<void>; release(): void };
+}
+
+export interface FakeCustomer {
+  email: string | null;
+  name: string | null;
+  metadata: Record<string, string>;
+  deleted?: true;
+}
+
+export interface PaidCheckout {
+  subscription: string;
+  /** `customer.subscription.created`, then `checkout.session.completed`, as Stripe sends them. */
+  events: ReturnType<typeof stripeEvent>[];
 }
 
 /** The key, webhook secret and prices the tests' fake Stripe and server share. */
@@ -61,6 +85,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   const sessions = new Map<string, Record<string, unknown>>();
   const portalSessions = new Map<string, Record<string, unknown>>();
   const subscriptions = new Map<string, { customer: string; status: string; items?: unknown }>();
+  const customers = new Map<string, FakeCustomer>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
@@ -84,10 +109,32 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
 
     if (request.method === 'POST' && request.path === '/v1/customers') {
       const { email, name } = request.form;
-      return {
-        status: 200,
-        body: { id: nextId('cus'), object: 'customer', email: email ?? null, name: name ?? null, metadata: {} },
-      };
+      const metadata = Object.fromEntries(
+        Object.entries(request.form).flatMap(([field, value]) => {
+          const key = /^metadata\[(.+)\]$/.exec(field)?.[1];
+          return key ? [[key, value]] : [];
+        }),
+      );
+      const id = nextId('cus');
+      customers.set(id, { email: email ?? null, name: name ?? null, metadata });
+      return { status: 200, body: { id, object: 'customer', ...customers.get(id) } };
+    }
+
+    // A deleted customer can still be read, as Stripe keeps it: its id and `deleted`, nothing else.
+    const customerPath = /^\/v1\/customers\/([^/]+)$/.exec(request.path);
+    if (customerPath && (request.method === 'GET' || request.method === 'DELETE')) {
+      const id = decodeURIComponent(customerPath[1]!);
+      const customer = customers.get(id);
+      if (!customer || (customer.deleted && request.method === 'DELETE')) return stripeError(404, `No such customer: '${id}'`);
+      if (request.method === 'GET') {
+        return { status: 200, body: customer.deleted ? { id, object: 'customer', deleted: true } : { id, object: 'customer', ...customer } };
+      }
+      // Deleting a customer cancels each of its subscriptions at once.
+      customer.deleted = true;
+      for (const subscription of subscriptions.values()) {
+        if (subscription.customer === id && subscription.status !== 'canceled') subscription.status = 'canceled';
+      }
+      return { status: 200, body: { id, object: 'customer', deleted: true } };
     }
 
     if (request.method === 'POST' && request.path === '/v1/checkout/sessions') {
@@ -108,6 +155,17 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
         url: `https://checkout.stripe.test/c/pay/${id}`,
       };
       sessions.set(id, session);
+      return { status: 200, body: session };
+    }
+
+    // Only an open session can be expired; once expired, it cannot be paid.
+    const expirePath = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(request.path);
+    if (request.method === 'POST' && expirePath) {
+      const id = decodeURIComponent(expirePath[1]!);
+      const session = sessions.get(id);
+      if (!session) return stripeError(404, `No such checkout.session: '${id}'`);
+      if (session.status !== 'open') return stripeError(400, 'Only Checkout Sessions with a status in ["open"] can be expired.');
+      session.status = 'expired';
       return { status: 200, body: session };
     }
 
@@ -173,6 +231,21 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     sessions,
     portalSessions,
     subscriptions,
+    customers,
+    payCheckout(sessionId, { subscription = nextId('sub'), status = 'trialing' } = {}) {
+      const session = sessions.get(sessionId);
+      const customer = typeof session?.customer === 'string' ? session.customer : null;
+      if (!session || session.status !== 'open' || !customer || customers.get(customer)?.deleted) return null;
+      subscriptions.set(subscription, { customer, status });
+      Object.assign(session, { status: 'complete', subscription });
+      return {
+        subscription,
+        events: [
+          stripeEvent('customer.subscription.created', { id: subscription, object: 'subscription', customer, status }),
+          stripeEvent('checkout.session.completed', { ...session }),
+        ],
+      };
+    },
     requestsTo: (method, path) => server.requests.filter((r) => r.method === method && r.path === path),
     get outage() {
       return state.outage;

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,7 @@ import {
   stripeEvent,
   TEST_STRIPE,
 } from '../fakes/stripe';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -38,10 +40,18 @@ import { match } from '../realtime/fixtures';
 describe.each(backends)('deleting one’s account on %s', (backend) => {
   let stripe: FakeStripe;
   let server: TestServer;
+  /** What the server warned about, one JSON line each. */
+  const warnings: string[] = [];
 
   beforeAll(async () => {
     stripe = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) } });
+    const stream = new Writable({
+      write(chunk, _encoding, callback) {
+        warnings.push(String(chunk));
+        callback();
+      },
+    });
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) }, logger: { level: 'warn', stream } });
   });
   afterAll(async () => {
     await server?.close();
@@ -52,8 +62,8 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
   const remove = (token: string | undefined, json: unknown) => api().delete('/api/users/me/', { token, json });
   const mediaPath = (url: string) => path.join(server.config.dataDir, 'media', url.replace('/media/', ''));
 
-  /** An active Stripe subscription, set up as checkout and webhook would. */
-  async function subscribe(user: TestUser, subscriptionId: string) {
+  /** An active Stripe subscription, set up as checkout and webhook would; answers the user's Stripe customer. */
+  async function subscribe(user: TestUser, subscriptionId: string): Promise<string> {
     const { customer, sessionId } = await startStripeCheckout(server, user);
     stripe.subscriptions.set(subscriptionId, { customer, status: 'active' });
     const completed = stripeEvent('checkout.session.completed', {
@@ -66,7 +76,13 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     });
     expect((await deliverStripeEvent(server, completed, TEST_STRIPE.webhookSecret)).status).toBe(200);
     expect((await api().get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+    return customer;
   }
+
+  const deliver = (event: unknown) => deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret);
+  /** Each subscription Stripe holds for a customer, with its status. */
+  const subscriptionsOf = (customer: string) =>
+    Object.fromEntries([...stripe.subscriptions].filter(([, s]) => s.customer === customer).map(([id, s]) => [id, s.status]));
 
   it('asks for the password, and changes nothing when it is wrong or missing', async () => {
     const user = await makeUser(server);
@@ -100,7 +116,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     form.append('file', new Blob([await imageBytes('png')], { type: 'image/png' }), 'spare.png');
     const spare = await api().request('POST', '/api/uploads/', { token: leaving.token, body: form });
     expect(spare.status).toBe(201);
-    await subscribe(leaving, 'sub_leaving_1');
+    const customer = await subscribe(leaving, 'sub_leaving_1');
     expect(
       (await api().post('/api/analytics/events/', { token: leaving.token, json: { name: 'app_opened' } })).status,
     ).toBe(204);
@@ -117,8 +133,9 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     // Sessions: gone at once, socket dropped.
     expect(await dropped).toBe('io server disconnect');
     expect((await api().get('/api/users/me/', { token: leaving.token })).status).toBe(401);
-    // Stripe was told, through the SDK, to cancel the subscription now.
-    expect(stripe.requestsTo('DELETE', '/v1/subscriptions/sub_leaving_1')).toHaveLength(1);
+    // Stripe was told, through the SDK, to delete the customer, which cancels the subscription now.
+    expect(stripe.requestsTo('DELETE', `/v1/customers/${customer}`)).toHaveLength(1);
+    expect(stripe.customers.get(customer)?.deleted).toBe(true);
     expect(stripe.subscriptions.get('sub_leaving_1')?.status).toBe('canceled');
     // Photos' files are gone.
     for (const file of files) expect(existsSync(file)).toBe(false);
@@ -231,7 +248,9 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
 
   it('keeps the account whole when Stripe cannot be reached: 503, try again', async () => {
     const user = await makeUser(server);
-    await subscribe(user, 'sub_outage_1');
+    // A checkout of theirs still open at Stripe, beside the one that subscribed them.
+    const { sessionId } = await startStripeCheckout(server, user);
+    const customer = await subscribe(user, 'sub_outage_1');
     stripe.outage = true;
     try {
       const response = await remove(user.token, { password: user.password });
@@ -240,16 +259,104 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     } finally {
       stripe.outage = false;
     }
-    expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(200);
+    // Nothing ended at Stripe, nothing gone here: the account, its plan and its customer are whole.
+    expect(stripe.customers.get(customer)?.deleted).toBeUndefined();
+    expect(subscriptionsOf(customer)).toEqual({ sub_outage_1: 'active' });
+    expect(stripe.sessions.get(sessionId)?.status).toBe('open');
+    const me = await api().get('/api/users/me/', { token: user.token });
+    expect(me.status).toBe(200);
+    expect(me.body.has_subscription).toBe(true);
+    expect(await server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, user.id))).toHaveLength(2);
+
     expect((await remove(user.token, { password: user.password })).status).toBe(204);
-    expect(stripe.subscriptions.get('sub_outage_1')?.status).toBe('canceled');
+    expect(subscriptionsOf(customer)).toEqual({ sub_outage_1: 'canceled' });
+    expect(stripe.customers.get(customer)?.deleted).toBe(true);
+    expect(stripe.sessions.get(sessionId)?.status).toBe('expired');
   });
 
-  it('goes ahead when Stripe has already ended the subscription', async () => {
+  it('goes ahead when Stripe has already ended the subscription, or deleted the customer', async () => {
     const user = await makeUser(server);
     await subscribe(user, 'sub_gone_1');
     stripe.subscriptions.delete('sub_gone_1');
     expect((await remove(user.token, { password: user.password })).status).toBe(204);
     expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+
+    const other = await makeUser(server);
+    const customer = await subscribe(other, 'sub_gone_2');
+    stripe.customers.get(customer)!.deleted = true;
+    expect((await remove(other.token, { password: other.password })).status).toBe(204);
+    expect(await server.app.db.select().from(users).where(eq(users.id, other.id))).toEqual([]);
+  });
+
+  it('leaves nothing to pay: a checkout still open in another tab cannot be paid once the account is gone', async () => {
+    const user = await makeUser(server);
+    // Checkout opened in one tab; nothing to cancel yet when the account is deleted in another.
+    const { customer, sessionId } = await startStripeCheckout(server, user);
+    expect((await remove(user.token, { password: user.password })).status).toBe(204);
+    expect(stripe.requestsTo('POST', `/v1/checkout/sessions/${sessionId}/expire`)).toHaveLength(1);
+    expect(stripe.sessions.get(sessionId)?.status).toBe('expired');
+    expect(stripe.customers.get(customer)?.deleted).toBe(true);
+
+    // Back in the first tab, the person pays: Stripe refuses, no subscription starts, no one is billed.
+    expect(stripe.payCheckout(sessionId)).toBeNull();
+    expect(subscriptionsOf(customer)).toEqual({});
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId))).toEqual([]);
+  });
+
+  it('cancels every subscription of theirs at Stripe, not only the last one stored here', async () => {
+    const user = await makeUser(server);
+    // Two checkouts opened, both paid: two subscriptions at Stripe; the account stores the last.
+    const first = await startStripeCheckout(server, user);
+    const second = await startStripeCheckout(server, user);
+    expect(second.customer).toBe(first.customer);
+    const paid = [first, second].map(({ sessionId }) => stripe.payCheckout(sessionId, { status: 'active' })!);
+    for (const { events } of paid) for (const event of events) expect((await deliver(event)).status).toBe(200);
+    const [row] = await server.app.db.select({ subscription: users.stripeSubscriptionId }).from(users).where(eq(users.id, user.id));
+    expect(row?.subscription).toBe(paid[1]!.subscription);
+
+    expect((await remove(user.token, { password: user.password })).status).toBe(204);
+    expect(subscriptionsOf(first.customer)).toEqual({ [paid[0]!.subscription]: 'canceled', [paid[1]!.subscription]: 'canceled' });
+  });
+
+  it('answers 204 when the photo files cannot be removed after the deletion, and says so in the log', async () => {
+    const user = await makeCompletedUser(server, { name: 'Bucket' });
+    const media = server.app.media;
+    const removeFile = media.remove;
+    media.remove = async () => {
+      throw new Error('the bucket is down');
+    };
+    try {
+      const response = await remove(user.token, { password: user.password });
+      expect(response.status, JSON.stringify(response.body)).toBe(204);
+    } finally {
+      media.remove = removeFile;
+    }
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(401);
+    const logged = warnings.map((line) => JSON.parse(line)).find((entry) => entry.userId === user.id);
+    expect(logged).toMatchObject({ level: 40, msg: 'account deleted, but its photo files were not removed', photos: 1 });
+  });
+});
+
+describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=test), a Stripe key set', () => {
+  let stripe: FakeStripe;
+  let server: TestServer;
+  beforeAll(async () => {
+    stripe = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ config: { checkoutMode: 'test', stripe: stripeConfigFor(stripe) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stripe?.close();
+  });
+
+  it('ends the local subscription with the account and calls Stripe for nothing', async () => {
+    const user = await makeUser(server);
+    await subscribeThroughTestCheckout(server, user);
+    const response = await client(server.url).delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    expect(response.status, JSON.stringify(response.body)).toBe(204);
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(stripe.requests).toEqual([]);
   });
 });

@@ -97,7 +97,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(priceLookup?.query['lookup_keys[0]']).toBe('basic_yearly');
 
     const customerCall = calls.find((c) => c.method === 'POST' && c.path === '/v1/customers');
-    expect(customerCall?.form).toMatchObject({ email: user.email, 'metadata[user_id]': String(user.id) });
+    expect(customerCall?.form).toMatchObject({ email: user.email, 'metadata[user_id]': String(user.id), 'metadata[app]': 'eventmatch' });
 
     const sessionCall = calls.find((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions');
     expect(sessionCall?.form).toMatchObject({
@@ -469,6 +469,72 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect((await deletion).status).toBe(200);
     expect(await me()).toBe(false);
     expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
+  });
+
+  it('cancels at Stripe a subscription that a deleted account left behind, when its events arrive', async () => {
+    const { user, customer, sessionId } = await checkedOutUser();
+    // The account went without its billing ended at Stripe (as deletions did before they deleted the
+    // customer): its checkout rows went with it, its customer and open checkout stayed at Stripe.
+    await server.app.db.delete(users).where(eq(users.id, user.id));
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+
+    // The person pays in the tab still open: Stripe starts the subscription and sends its events.
+    const paid = fake.payCheckout(sessionId, { status: 'active' })!;
+    expect(paid).not.toBeNull();
+    for (const event of paid.events) {
+      const response = await deliver(event);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+    }
+    expect(fake.subscriptions.get(paid.subscription)?.status).toBe('canceled');
+    expect(fake.requestsTo('DELETE', `/v1/subscriptions/${paid.subscription}`)).toHaveLength(1);
+    // Each event was taken in (Stripe stops sending it); nothing of the account came back.
+    const recorded = await server.app.db.select().from(stripeEvents);
+    expect(recorded.map((e) => e.id)).toEqual(expect.arrayContaining(paid.events.map((e) => e.id)));
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await server.app.db.select().from(users).where(eq(users.stripeCustomerId, customer))).toEqual([]);
+
+    // An update sent after the cancellation, read fresh from Stripe: nothing more to do.
+    const late = stripeEvent('customer.subscription.updated', { id: paid.subscription, object: 'subscription', customer, status: 'active' });
+    expect((await deliver(late)).status).toBe(200);
+    expect(fake.requestsTo('DELETE', `/v1/subscriptions/${paid.subscription}`)).toHaveLength(1);
+  });
+
+  it('leaves alone a subscription whose customer is not one a deleted account of ours left', async () => {
+    const living = await makeUser(server);
+    // Another product's customers on the same Stripe account (some name a user id of their own), one
+    // of ours that a live account has (a second customer made by two checkouts racing), one with no id.
+    const strangers: Record<string, Record<string, string>> = {
+      cus_other_product: { user_id: '987654' },
+      cus_other_app: { app: 'someone-else', user_id: '987655' },
+      cus_ours_live_account: { app: 'eventmatch', user_id: String(living.id) },
+      cus_ours_no_id: { app: 'eventmatch', user_id: 'abc' },
+      cus_no_metadata: {},
+    };
+    for (const [customer, metadata] of Object.entries(strangers)) {
+      fake.customers.set(customer, { email: null, name: null, metadata });
+      const subscription = `sub_of_${customer}`;
+      fake.subscriptions.set(subscription, { customer, status: 'active' });
+      const events = [
+        stripeEvent('customer.subscription.created', { id: subscription, object: 'subscription', customer, status: 'active' }),
+        stripeEvent('checkout.session.completed', {
+          id: `cs_test_of_${customer}`,
+          object: 'checkout.session',
+          mode: 'subscription',
+          status: 'complete',
+          customer,
+          subscription,
+        }),
+      ];
+      for (const event of events) {
+        const response = await deliver(event);
+        expect(response.status, `${customer}: ${JSON.stringify(response.body)}`).toBe(200);
+      }
+      // Looked at, and found not to be ours.
+      expect(fake.requestsTo('GET', `/v1/customers/${customer}`).length, customer).toBeGreaterThan(0);
+      expect(fake.subscriptions.get(subscription)?.status, customer).toBe('active');
+      expect(fake.requestsTo('DELETE', `/v1/subscriptions/${subscription}`), customer).toEqual([]);
+    }
+    expect((await client(server.url).get('/api/users/me/', { token: living.token })).body.has_subscription).toBe(false);
   });
 
   it('refuses a signed event whose object is not what its type promises (400) and records nothing', async () => {

@@ -27,12 +27,6 @@ export async function checkDeletionConsent(db: Db, userId: number, input: Delete
   if (verdict === 'wrong') throw ValidationError.field('password', WRONG_PASSWORD);
 }
 
-/** The Stripe subscription to cancel before the account goes, if any. */
-export async function subscriptionOf(db: Db, userId: number): Promise<string | null> {
-  const [row] = await db.select({ id: users.stripeSubscriptionId }).from(users).where(eq(users.id, userId));
-  return row?.id ?? null;
-}
-
 export interface DeletedAccount {
   /** Each conversation the account had (open or ended): both people are told it is gone. */
   conversations: EndedConversation[];
@@ -78,6 +72,8 @@ export async function deleteAccount(db: Db, userId: number): Promise<DeletedAcco
 /**
  * Removes the deleted account's photo files, except one another profile still shows (seeded demo
  * profiles share the demo account's photos; no user's own profile can show another's upload).
+ * Called once the deletion has committed: a failure here (the bucket down) is the caller's to log,
+ * not to undo the deletion with; the orphan sweep removes what is left later.
  */
 export async function removePhotoFiles(db: Db, store: MediaStore, keys: string[]): Promise<string[]> {
   if (keys.length === 0) return [];

@@ -15,9 +15,9 @@ import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { hashToken } from '../../lib/tokens';
 import { currentUser } from '../../plugins/auth';
-import { cancelStripeSubscription } from '../payments/service';
+import { endStripeBilling } from '../payments/service';
 import { announceEnded } from '../safety/service';
-import { checkDeletionConsent, deleteAccount, removePhotoFiles, subscriptionOf } from './deletion';
+import { checkDeletionConsent, deleteAccount, removePhotoFiles } from './deletion';
 import { exportArchive } from './export';
 import { addressOf } from '../../lib/limits';
 import {
@@ -100,15 +100,22 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       const { id } = currentUser(request);
       await checkDeletionConsent(app.db, id, request.body ?? {});
-      // First, so that a Stripe outage (503, try again) leaves the account whole, not billed without one.
-      await cancelStripeSubscription(app.stripe, await subscriptionOf(app.db, id), request.log);
+      // First, so that a Stripe outage (503, try again) leaves the account whole, not billed without one:
+      // their open checkouts expired and their Stripe customer deleted, every subscription of it with it.
+      await endStripeBilling(app.db, app.stripe, id, request.log);
       await app.revokeUserTokens(id);
       const deleted = await deleteAccount(app.db, id);
       if (!deleted) throw new NotFound();
       // Their partners' apps drop the conversation at once, on every instance.
       announceEnded(app.publish, deleted.conversations);
       if (deleted.leftEventId !== null) app.eventLive.left(id, deleted.leftEventId);
-      await removePhotoFiles(app.db, app.media, deleted.photoKeys);
+      // The account is gone by now: files that cannot be removed (the bucket down) do not make that a 500.
+      // The orphan sweep removes them later.
+      try {
+        await removePhotoFiles(app.db, app.media, deleted.photoKeys);
+      } catch (error) {
+        request.log.warn({ userId: id, photos: deleted.photoKeys.length, err: error }, 'account deleted, but its photo files were not removed');
+      }
       request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
       return reply.code(204).send(null);
     },

@@ -138,7 +138,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         }
         const event = StripeEvent.safeParse(verified);
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
-        const { outcome, reason } = await handleStripeEvent(app.db, event.data, webhookEvents);
+        const { outcome, reason } = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
         request.log.info({ eventId: event.data.id, type: event.data.type, outcome, reason }, 'stripe event');
         return { received: true as const };
       },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
@@ -21,6 +21,16 @@ export const ALREADY_SUBSCRIBED = serverText('already_subscribed');
 
 /** Subscription states that keep the plan's features; the others (canceled, unpaid, …) end them. */
 const ACTIVE_STATUSES = new Set(['active', 'trialing', 'past_due']);
+/** Subscription states in which Stripe will never bill again; from any other, it may (an incomplete one once paid). */
+const ENDED_STATUSES = new Set(['canceled', 'incomplete_expired']);
+
+/**
+ * What this app writes in the metadata of each Stripe customer it creates: the user's id, and `app`,
+ * which tells its customers from another product's on the same Stripe account (many write a `user_id`
+ * of their own). The webhook ends a subscription left behind by a deleted account only for a customer
+ * that carries both (`leftBehind`).
+ */
+export const CUSTOMER_APP = 'eventmatch';
 
 export interface Payments {
   mode: CheckoutMode;
@@ -158,7 +168,7 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
     stripe.customers.create({
       email: user.email,
       name: `${user.firstName} ${user.lastName}`.trim(),
-      metadata: { user_id: String(user.id) },
+      metadata: { user_id: String(user.id), app: CUSTOMER_APP },
     }),
   );
   // Two checkouts racing each create a customer; the first one stored wins, the other is left unused.
@@ -185,7 +195,14 @@ export interface EventResult {
  * Stripe's current state of a subscription, or null if Stripe does not know it. Events can arrive
  * late and out of order; reading the state fresh means an old event cannot undo a newer one.
  */
-export type SubscriptionSource = (id: string) => Promise<StripeSubscription | null>;
+export interface SubscriptionSource {
+  (id: string): Promise<StripeSubscription | null>;
+  /**
+   * Stripe itself, when the source is Stripe: the webhook also reads there whose a customer no
+   * account has was, and cancels a subscription a deleted account left behind (`leftBehind`).
+   */
+  stripe?: Stripe;
+}
 
 /**
  * Read while the user's billing lock (and a database connection) is held (`handleStripeEvent`), so a
@@ -194,18 +211,22 @@ export type SubscriptionSource = (id: string) => Promise<StripeSubscription | nu
  */
 const LOCKED_READ = { timeout: 5_000, maxNetworkRetries: 1 };
 
+/** Stripe answered that it has no such object (404). */
+const isMissing = (error: unknown) => error instanceof Error && 'statusCode' in error && error.statusCode === 404;
+
 export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
-  return async (id) => {
+  const read = async (id: string): Promise<StripeSubscription | null> => {
     try {
       const subscription = await callStripe(() => stripe.subscriptions.retrieve(id, {}, LOCKED_READ));
       const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
       const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key } }));
       return { id: subscription.id, customer, status: subscription.status, items: { data: items } };
     } catch (error) {
-      if (error instanceof Error && 'statusCode' in error && error.statusCode === 404) return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   };
+  return Object.assign(read, { stripe });
 }
 
 /**
@@ -221,6 +242,11 @@ export interface EventOrigin {
 
 export const LOCAL_EVENTS: EventOrigin = { provider: 'local', latest: null };
 
+/** Where the webhook's handling says what it did beyond the event's own effect (a request's log). */
+export interface EventLog {
+  warn(object: object, message: string): void;
+}
+
 /**
  * One Stripe event, applied at most once: its id is recorded in the same transaction as its
  * effect, so a redelivery changes nothing and a failure leaves it to be retried. The webhook and
@@ -230,10 +256,10 @@ export const LOCAL_EVENTS: EventOrigin = { provider: 'local', latest: null };
  * for the subscription's state: each reads that state only once the event before it has committed,
  * so the state committed last is never older than one committed before it.
  */
-export async function handleStripeEvent(db: Db, event: StripeEvent, origin: EventOrigin): Promise<EventResult> {
+export async function handleStripeEvent(db: Db, event: StripeEvent, origin: EventOrigin, log?: EventLog): Promise<EventResult> {
   if (await alreadyHandled(db, event.id)) return { outcome: 'duplicate' };
   // Parsed, and its account found, before anything is written: a payload we cannot read is refused whole.
-  const effect = await eventEffect(db, event, origin);
+  const effect = await eventEffect(db, event, origin, log);
   return db.transaction(async (tx) => {
     if ('userId' in effect) await tx.execute(billingLock(effect.userId));
     const [fresh] = await tx
@@ -243,6 +269,7 @@ export async function handleStripeEvent(db: Db, event: StripeEvent, origin: Even
       .returning({ id: stripeEvents.id });
     if (!fresh) return { outcome: 'duplicate' };
     if ('ignore' in effect) return ignored(effect.ignore);
+    if ('done' in effect) return effect.done;
     return effect.apply(tx);
   });
 }
@@ -251,8 +278,11 @@ export async function handleStripeEvent(db: Db, event: StripeEvent, origin: Even
 const BILLING_LOCK_SPACE = 0x42494c4c;
 const billingLock = (userId: number) => sql`select pg_advisory_xact_lock(${BILLING_LOCK_SPACE}::int, ${userId}::int)`;
 
-/** What an event does to one user's billing, once their lock is held; or why it does nothing. */
-type EventEffect = { userId: number; apply: (tx: Tx) => Promise<EventResult> } | { ignore: string };
+/**
+ * What an event does to one user's billing, once their lock is held; or why it does nothing; or what
+ * was done already, at Stripe, about no one's (`leftBehind`).
+ */
+type EventEffect = { userId: number; apply: (tx: Tx) => Promise<EventResult> } | { ignore: string } | { done: EventResult };
 
 const handled: EventResult = { outcome: 'handled' };
 const ignored = (reason: string): EventResult => ({ outcome: 'ignored', reason });
@@ -271,14 +301,21 @@ async function alreadyHandled(db: Db, id: string): Promise<boolean> {
 /** A completed checkout session, as far as it is read: which session, of which mode, starting which subscription. */
 const CompletedCheckout = StripeCheckoutSession.extend({ mode: z.string().max(64).nullish() });
 
-async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin): Promise<EventEffect> {
+async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log: EventLog | undefined): Promise<EventEffect> {
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = parseOrReject(CompletedCheckout, event.data.object);
       // Only a checkout this server started grants anything, to the account that started it: Stripe
       // signs every completion on the account (a Payment Link's too, whatever reference it was given).
       const checkout = await findCheckoutSession(db, session.id, origin.provider);
-      if (!checkout) return { ignore: 'a checkout session this server did not start' };
+      if (!checkout) {
+        // Or one started by an account deleted since (its session went with it), paid in another tab.
+        const stray =
+          session.mode === 'subscription' && session.customer && session.subscription && (await userOfCustomer(db, session.customer)) === null
+            ? await leftBehind(db, origin, session.customer, session.subscription, log)
+            : null;
+        return stray ?? { ignore: 'a checkout session this server did not start' };
+      }
       if (session.mode !== 'subscription') return { ignore: `a checkout session in ${session.mode ?? 'no'} mode` };
       const subscription = session.subscription;
       if (!subscription) return { ignore: 'a checkout session that started no subscription' };
@@ -290,7 +327,7 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin): Pro
     case 'customer.subscription.paused': {
       const sent = parseOrReject(StripeSubscription, event.data.object);
       const userId = await userOfCustomer(db, sent.customer);
-      if (userId === null) return { ignore: 'a customer no account has' };
+      if (userId === null) return (await leftBehind(db, origin, sent.customer, sent.id, log)) ?? { ignore: 'a customer no account has' };
       return {
         userId,
         apply: async (tx) => applySubscription(tx, userId, (origin.latest && (await origin.latest(sent.id))) || sent),
@@ -325,6 +362,58 @@ async function findCheckoutSession(db: Db, id: string, provider: EventOrigin['pr
 async function userOfCustomer(db: Db, customer: string): Promise<number | null> {
   const [row] = await db.select({ id: users.id }).from(users).where(eq(users.stripeCustomerId, customer));
   return row?.id ?? null;
+}
+
+/**
+ * A live subscription of a customer no account has may have been left behind by an account deleted
+ * here: its checkout paid in another tab after the deletion, say. `endStripeBilling` ends everything
+ * of an account's at Stripe before it goes, so this catches what slipped past it (an account deleted
+ * before it did, a checkout started while the deletion ran). The customer's metadata tells whose it
+ * was (`CUSTOMER_APP`): when it names this app and a user id no account has any more, the
+ * subscription is cancelled at Stripe, so that no one is billed without an account. Another
+ * product's customer on the same Stripe account, a Payment Link's buyer, or one Stripe has deleted
+ * (it ended their subscriptions itself) is left alone: null, and the event is ignored as before.
+ * A Stripe that cannot be reached throws (503), and Stripe delivers the event again.
+ */
+async function leftBehind(
+  db: Db,
+  origin: EventOrigin,
+  customer: string,
+  subscriptionId: string,
+  log: EventLog | undefined,
+): Promise<EventEffect | null> {
+  const latest = origin.latest;
+  const stripe = latest?.stripe;
+  if (origin.provider !== 'stripe' || !latest || !stripe) return null;
+  const formerUser = await formerUserOf(db, stripe, customer);
+  if (formerUser === null) return null;
+  const subscription = await latest(subscriptionId);
+  if (!subscription || subscription.customer !== customer) return null;
+  if (ENDED_STATUSES.has(subscription.status)) return { ignore: `a subscription of a deleted account, already ${subscription.status}` };
+  // Cancelling twice changes nothing: a redelivery, or two deliveries at once, are harmless.
+  if ((await cancelAtStripe(stripe, subscriptionId)) === 'none') return { ignore: 'a subscription of a deleted account, already ended' };
+  log?.warn({ subscriptionId, customer, formerUserId: formerUser }, 'cancelled a Stripe subscription left behind by a deleted account');
+  return { done: { outcome: 'handled', reason: `cancelled ${subscriptionId}, left behind by deleted account ${formerUser}` } };
+}
+
+/** The largest id a serial column holds. */
+const MAX_USER_ID = 2_147_483_647;
+
+/** The user id a customer of this app's was made for, when no account has it any more; else null. */
+async function formerUserOf(db: Db, stripe: Stripe, customerId: string): Promise<number | null> {
+  let customer: Stripe.Customer | Stripe.DeletedCustomer;
+  try {
+    // Read as briefly as a subscription (`LOCKED_READ`): Stripe is waiting for the webhook's answer.
+    customer = await callStripe(() => stripe.customers.retrieve(customerId, {}, LOCKED_READ));
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  if ('deleted' in customer && customer.deleted) return null;
+  const { app, user_id: userId } = (customer as Stripe.Customer).metadata ?? {};
+  if (app !== CUSTOMER_APP || !userId || !/^[1-9]\d{0,9}$/.test(userId) || Number(userId) > MAX_USER_ID) return null;
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.id, Number(userId)));
+  return row ? null : Number(userId);
 }
 
 /**
@@ -454,29 +543,101 @@ export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string,
   return cancelUrl(publicUrl);
 }
 
-/**
- * Ends a user's Stripe subscription at once (`DELETE /v1/subscriptions/{id}`), as account deletion
- * needs: no charge after the account is gone. The local test checkout's subscriptions are not
- * Stripe's. A subscription Stripe no longer has, or has already ended, needs nothing. Stripe being
- * unreachable throws `PaymentsUnavailable` (503), so that the deletion can be tried again.
- */
-export async function cancelStripeSubscription(
-  stripe: Stripe | null,
-  subscriptionId: string | null,
-  log: { warn: (object: object, message: string) => void; error: (object: object, message: string) => void },
-): Promise<'canceled' | 'none'> {
-  if (!subscriptionId || subscriptionId.startsWith('sub_local_')) return 'none';
-  if (!stripe) {
-    log.error({ subscriptionId }, 'a Stripe subscription cannot be cancelled: no STRIPE_SECRET_KEY; cancel it in Stripe by hand');
-    return 'none';
-  }
+/** Cancels a subscription at once; one Stripe has already ended, or does not have, needs nothing. */
+async function cancelAtStripe(stripe: Stripe, subscriptionId: string): Promise<'canceled' | 'none'> {
   try {
     await callStripe(() => stripe.subscriptions.cancel(subscriptionId));
     return 'canceled';
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeInvalidRequestError) {
-      log.warn({ subscriptionId, err: error }, 'Stripe had nothing to cancel');
-      return 'none';
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return 'none';
+    throw error;
+  }
+}
+
+export interface BillingLog {
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/** How long Stripe keeps a Checkout Session open (its default `expires_at`, which this app never sets). */
+const CHECKOUT_OPEN_FOR = sql`interval '24 hours'`;
+
+/** Ids of the user's Stripe checkouts that Stripe may still let someone pay. */
+async function openStripeCheckouts(db: Db, userId: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(
+      and(
+        eq(checkoutSessions.userId, userId),
+        eq(checkoutSessions.provider, 'stripe'),
+        eq(checkoutSessions.status, 'open'),
+        gt(checkoutSessions.createdAt, sql`now() - ${CHECKOUT_OPEN_FOR}`),
+      ),
+    );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Ends, at Stripe, everything the user could still be billed for, as account deletion needs before
+ * the account goes:
+ * - each of their checkouts Stripe may still have open (for 24 hours) is expired: none can be paid
+ *   once the account is gone;
+ * - their Stripe customer is deleted (`DELETE /v1/customers/{id}`): Stripe cancels every
+ *   subscription of it at once (not only the one stored here, the last one started) and lets nothing
+ *   new start on it.
+ * Their billing is then cleared here as well: if the deletion fails after this, the account is a
+ * plain free one, whose next checkout makes a new customer. Stripe being unreachable throws
+ * `PaymentsUnavailable` (503) before the account is touched, so that the deletion can be tried again.
+ * The local test checkout's customers and subscriptions (CHECKOUT_MODE=test) are not Stripe's: no call.
+ */
+export async function endStripeBilling(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<'ended' | 'none'> {
+  const [billing] = await db
+    .select({ customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
+    .from(users)
+    .where(eq(users.id, userId));
+  const customer = billing?.customer?.startsWith('cus_local_') ? null : (billing?.customer ?? null);
+  const subscription = billing?.subscription?.startsWith('sub_local_') ? null : (billing?.subscription ?? null);
+  const checkouts = await openStripeCheckouts(db, userId);
+  if (!customer && !subscription && checkouts.length === 0) return 'none';
+  if (!stripe) {
+    log.error(
+      { userId, customer, subscription, checkouts },
+      'Stripe billing cannot be ended: no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY); delete the customer in Stripe by hand',
+    );
+    return 'none';
+  }
+  for (const id of checkouts) await expireCheckout(stripe, id);
+  if (customer) await deleteCustomer(stripe, customer, log);
+  // Every checkout of this app's names the customer; a subscription without one would be an old row's.
+  else if (subscription && (await cancelAtStripe(stripe, subscription)) === 'none') {
+    log.warn({ userId, subscription }, 'Stripe had no subscription to cancel');
+  }
+  await db
+    .update(users)
+    .set({ hasSubscription: false, stripeCustomerId: null, stripeSubscriptionId: null, planLookupKey: null })
+    .where(eq(users.id, userId));
+  return 'ended';
+}
+
+/** One already complete or expired can be paid no more: nothing to do. */
+async function expireCheckout(stripe: Stripe, id: string): Promise<void> {
+  try {
+    await callStripe(() => stripe.checkout.sessions.expire(id));
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return;
+    throw error;
+  }
+}
+
+async function deleteCustomer(stripe: Stripe, customer: string, log: BillingLog): Promise<void> {
+  try {
+    await callStripe(() => stripe.customers.del(customer));
+  } catch (error) {
+    // Deleted already (by hand, or by an earlier try of this deletion that stopped before clearing it here).
+    if (isMissing(error)) {
+      log.warn({ customer, err: error }, 'Stripe had no customer to delete');
+      return;
     }
     throw error;
   }
