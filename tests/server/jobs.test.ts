@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { type Job, runJob, startJobs } from '../../server/jobs';
+import { type Job, jobs, runJob, startJobs } from '../../server/jobs';
 import { type Database, type DbOrTx, openDatabase, rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
+import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { createPostgresDatabase } from '../helpers/database';
@@ -131,6 +132,7 @@ describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one
   it('runs the sweeps and purges of the process as jobs, under their locks', async () => {
     expect(await runJob(one.app, uploadSweep)).toMatchObject({ status: 'done', report: { swept: 0 } });
     expect(await runJob(two.app, endedConversationsPurge)).toMatchObject({ status: 'done', report: { messages: 0 } });
+    expect(await runJob(one.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 0, evidence: 0, failed: 0 } });
   });
 });
 
@@ -275,6 +277,11 @@ describe('background jobs on the embedded database', () => {
     expect(await runJob(server.app, held.job)).toEqual({ status: 'skipped' });
     held.release();
     expect(await first).toMatchObject({ status: 'done' });
+  });
+
+  it('runs the orphan file sweep every 6 hours, on one instance at a time, its first run minutes after start', () => {
+    expect(jobs).toContain(orphanFileSweep);
+    expect(orphanFileSweep).toMatchObject({ scope: 'cluster', everyMs: 6 * 60 * 60 * 1000, firstAfterMs: 5 * 60 * 1000 });
   });
 
   const run = (statement: string) => () => server.app.db.execute(sql.raw(statement));

@@ -6,8 +6,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { uploads } from '../../server/db/schema';
+import { profiles, uploads } from '../../server/db/schema';
+import { ORPHAN_GRACE_MS } from '../../server/features/media/orphans';
 import { sweepUnusedUploads } from '../../server/features/media/service';
+import { newMediaKey, type StoredKey } from '../../server/features/media/store';
+import { runJob } from '../../server/jobs';
+import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { type FakeS3, startFakeS3 } from '../fakes/s3';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -42,6 +46,7 @@ describe('photos in an S3-compatible bucket', () => {
   });
   beforeEach(() => {
     s3.failing = false;
+    s3.listPageSize = 1000;
   });
 
   const api = () => client(server.url);
@@ -187,5 +192,79 @@ describe('photos in an S3-compatible bucket', () => {
     expect((await api().get('/readyz')).body.checks.media).toBe('ok');
     expect((await fetch(`${server.url}${photo}`)).status).toBe(200);
     expect((await upload(user)).status).toBe(201);
+  });
+
+  const listRequests = () => s3.requests.filter((request) => request.startsWith('GET ?') && request.includes('list-type=2'));
+  /** An object as one whose row is gone leaves it: put in the bucket, aged past the sweep's grace unless `fresh`. */
+  async function strayObject(prefix: 'media/' | 'evidence/', { fresh = false, key = newMediaKey() } = {}) {
+    const body = await imageBytes('webp');
+    s3.objects.set(`${prefix}${key}`, { body, contentType: 'image/webp', cacheControl: undefined, lastModified: new Date() });
+    if (!fresh) age(`${prefix}${key}`);
+    return key;
+  }
+  const age = (object: string) => {
+    s3.objects.get(object)!.lastModified = new Date(Date.now() - ORPHAN_GRACE_MS - 60_000);
+  };
+
+  it('lists the keys under its prefix with their times, a page at a time (ListObjectsV2 through the SDK)', async () => {
+    const keys = [newMediaKey(), newMediaKey(), newMediaKey(), newMediaKey(), newMediaKey()];
+    for (const key of keys) await server.app.media.put(key, await imageBytes('webp'));
+    const evidence = newMediaKey();
+    await server.app.evidence.put(evidence, await imageBytes('webp'));
+    s3.listPageSize = 2;
+    s3.requests.length = 0;
+
+    const listed: StoredKey[] = [];
+    for await (const stored of server.app.media.list()) listed.push(stored);
+    const all = [...s3.objects.keys()].filter((key) => key.startsWith('media/'));
+    expect(listed.map((stored) => stored.key).sort()).toEqual(all.map((key) => key.slice('media/'.length)).sort());
+    expect(listed.map((stored) => stored.key)).toEqual(expect.arrayContaining(keys));
+    expect(listed.map((stored) => stored.key)).not.toContain(evidence);
+    for (const { key, lastModified } of listed) expect(lastModified).toEqual(s3.objects.get(`media/${key}`)!.lastModified);
+    // Every page asked for, each after the one before.
+    expect(listRequests()).toHaveLength(Math.ceil(all.length / 2));
+    expect(listRequests()[0]).toContain('prefix=media%2F');
+    expect(listRequests().slice(1).every((request) => request.includes('continuation-token='))).toBe(true);
+  });
+
+  it('sweeps the bucket of old objects nothing names, photos and evidence, and keeps every other', async () => {
+    const owner = await makeCompletedUser(server);
+    const uploaded = keyOf((await upload(owner)).body.url);
+    age(`media/${uploaded}`);
+    const orphan = await strayObject('media/');
+    expect((await fetch(`${server.url}/media/${orphan}`)).status).toBe(200);
+    const shown = await strayObject('media/');
+    await server.app.db.update(profiles).set({ image4: `/media/${shown}` }).where(eq(profiles.userId, owner.id));
+    const fresh = await strayObject('media/', { fresh: true });
+    const foreign = await strayObject('media/', { key: 'notes/README.txt' });
+
+    const evidenceBefore = [...s3.objects.keys()].filter((key) => key.startsWith('evidence/'));
+    const reporter = await makeCompletedUser(server);
+    const report = await api().post('/api/reports/', { token: reporter.token, json: { user_id: owner.id, reason: 'fake_profile' } });
+    expect(report.status, JSON.stringify(report.body)).toBe(201);
+    const copies = [...s3.objects.keys()].filter((key) => key.startsWith('evidence/') && !evidenceBefore.includes(key));
+    expect(copies).toHaveLength(2);
+    copies.forEach(age);
+    const strayCopy = await strayObject('evidence/');
+    const freshCopy = await strayObject('evidence/', { fresh: true });
+
+    // Small pages: the sweep goes through all of them.
+    s3.listPageSize = 3;
+    expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 1, evidence: 1, failed: 0 } });
+    expect(s3.objects.has(`media/${orphan}`)).toBe(false);
+    expect((await fetch(`${server.url}/media/${orphan}`)).status).toBe(404);
+    for (const key of [uploaded, shown, fresh, foreign]) expect(s3.objects.has(`media/${key}`), key).toBe(true);
+    expect(s3.objects.has(`evidence/${strayCopy}`)).toBe(false);
+    for (const key of [...copies, `evidence/${freshCopy}`]) expect(s3.objects.has(key), key).toBe(true);
+  });
+
+  it('fails the sweep, removing nothing, while the bucket fails; the next run does it', async () => {
+    const orphan = await strayObject('media/');
+    s3.failing = true;
+    expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'failed' });
+    s3.failing = false;
+    expect(s3.objects.has(`media/${orphan}`)).toBe(true);
+    expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 1 } });
+    expect(s3.objects.has(`media/${orphan}`)).toBe(false);
   });
 });

@@ -1,15 +1,18 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
-import { sweepUnusedUploads } from '../../server/features/media/service';
+import { sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from '../../server/features/media/service';
 import { saveProfile } from '../../server/features/users/service';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
-import { type Client, client } from '../helpers/http';
+import { type ApiResponse, type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
+import { waitUntil } from '../helpers/socket';
 
 const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
 const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
@@ -477,5 +480,131 @@ describe.each(backends)('profiles on %s', (backend) => {
       const response = await api.get(`/api/users/${viewer.id}/profile/`);
       expect(response.status).toBe(401);
     });
+  });
+});
+
+/**
+ * A profile save taking up a photo picked a day ago, racing the upload sweep that deletes day-old
+ * uploads no profile shows, on PostgreSQL, where the two run on connections of their own. Each order
+ * is driven, not hoped for: the test's own transaction holds what one of them needs, so that it stops
+ * half-way, and lets go once the other has gone as far as it can. Whichever order, a profile never
+ * commits a photo whose upload row and file are gone.
+ */
+describe.skipIf(!(await hasPostgres()))('a profile save racing the upload sweep, on PostgreSQL', () => {
+  let server: TestServer;
+  let api: Client;
+  /** The test's own connection, to hold what a request or the sweep waits on. */
+  let holder: postgres.Sql;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    api = client(server.url);
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await holder?.end();
+    await server?.close();
+  });
+
+  const sweep = () => sweepUnusedUploads(server.app.db, server.app.media, new Date(Date.now() - UNUSED_UPLOAD_TTL_MS));
+  const served = async (url: string) => (await fetch(`${server.url}${url}`)).status;
+  const uploadRow = (url: string) => server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(url)));
+
+  /** Someone whose profile shows one photo, and who picked another a day ago without saving it. */
+  async function scene() {
+    const user = await makeUser(server);
+    const [shown, picked] = [await upload(server, user.token), await upload(server, user.token)];
+    expect((await api.put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: shown }) })).status).toBe(200);
+    await server.app.db
+      .update(uploads)
+      .set({ createdAt: new Date(Date.now() - UNUSED_UPLOAD_TTL_MS - 60_000) })
+      .where(eq(uploads.key, mediaKey(picked)));
+    // Saved now, in place of the photo the profile shows.
+    const save = async () => api.put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: picked }) });
+    return { user, shown, picked, save };
+  }
+
+  /** Runs `statement` in a transaction of the test's own, left open until the answer is called. */
+  async function hold(statement: string, params: string[] = []) {
+    const session = await holder.reserve();
+    await session`begin`;
+    await session.unsafe(statement, params);
+    return async () => {
+      await session`rollback`;
+      session.release();
+    };
+  }
+
+  /** Until `work` has finished, or `waiters` connections to this database wait on a lock; answers whether it finished. */
+  async function stuckOrDone(work: Promise<unknown>, waiters: number): Promise<boolean> {
+    let done = false;
+    const settle = () => (done = true);
+    void work.then(settle, settle);
+    await waitUntil(
+      async () => {
+        if (done) return true;
+        const [row] = await holder<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        return row!.n >= waiters;
+      },
+      5000,
+      `done, or ${waiters} waiting on a lock`,
+    );
+    return done;
+  }
+
+  it('the save first: the sweep leaves the photo it is taking up, and the profile keeps a photo that exists', async () => {
+    const { user, shown, picked, save } = await scene();
+    // The save stops inside its transaction, its profile written but not committed: deleting the
+    // upload row of the photo it replaces waits on the test's hold of that row.
+    const release = await hold('select 1 from uploads where key = $1 for key share', [mediaKey(shown)]);
+    let saving: Promise<ApiResponse> | undefined;
+    let sweeping: Promise<string[]> | undefined;
+    try {
+      saving = save();
+      expect(await stuckOrDone(saving, 1)).toBe(false);
+      // The sweep runs meanwhile: no committed profile shows the day-old photo yet. It does not wait
+      // for the save either (a sweep that did would delete the photo once the save committed).
+      sweeping = sweep();
+      expect(await stuckOrDone(sweeping, 2)).toBe(true);
+    } finally {
+      await release();
+    }
+    const swept = await sweeping;
+    const saved = await saving;
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.image).toBe(picked);
+    expect(swept).not.toContain(mediaKey(picked));
+    expect(await uploadRow(picked)).toHaveLength(1);
+    expect(await served(picked)).toBe(200);
+    expect((await api.get('/api/users/me/profile/', { token: user.token })).body.image).toBe(picked);
+    // Shown now: the next sweep keeps it too.
+    expect(await sweep()).not.toContain(mediaKey(picked));
+    expect(await served(picked)).toBe(200);
+    expect(await served(shown)).toBe(404);
+  });
+
+  it('the sweep first: the save waits for it, finds the photo gone and refuses it, and the profile is as it was', async () => {
+    const { user, shown, picked, save } = await scene();
+    // The sweep stops between its two statements: it has taken the day-old photo's row (its first
+    // statement only reads), and its delete waits for the table lock the test holds.
+    const release = await hold('lock table uploads in share mode');
+    let sweeping: Promise<string[]> | undefined;
+    let saving: Promise<ApiResponse> | undefined;
+    try {
+      sweeping = sweep();
+      expect(await stuckOrDone(sweeping, 1)).toBe(false);
+      // The save checks the photo (still there, as far as it can see) and goes as far as it can.
+      saving = save();
+      expect(await stuckOrDone(saving, 2)).toBe(false);
+    } finally {
+      await release();
+    }
+    expect(await sweeping).toContain(mediaKey(picked));
+    const refused = await saving;
+    expect([refused.status, refused.body]).toEqual([400, { image: [BAD_IMAGE_REFERENCE] }]);
+    expect(await uploadRow(picked)).toEqual([]);
+    expect(await served(picked)).toBe(404);
+    expect((await api.get('/api/users/me/profile/', { token: user.token })).body.image).toBe(shown);
+    expect(await served(shown)).toBe(200);
   });
 });

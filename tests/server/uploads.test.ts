@@ -1,16 +1,21 @@
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uploads } from '../../server/db/schema';
+import { profiles, uploads } from '../../server/db/schema';
+import { ORPHAN_GRACE_MS } from '../../server/features/media/orphans';
+import { newMediaKey } from '../../server/features/media/store';
+import { runJob } from '../../server/jobs';
+import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants';
-import { makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { rawRequest } from '../helpers/raw-http';
+import { makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
 const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
@@ -252,5 +257,78 @@ describe.each(backends)('uploads on %s', (backend) => {
     expect([403, 404]).toContain(response.status);
     expect(JSON.parse(response.body)).toEqual({ detail: response.status === 404 ? 'Not found.' : expect.any(String) });
     expect(response.body).not.toMatch(/eventmatch|root:/);
+  });
+
+  describe('the orphan file sweep', () => {
+    const evidenceDir = () => path.join(server.config.dataDir, 'evidence');
+    /** Past the sweep's grace: a file this old with nothing naming it goes. */
+    const old = () => new Date(Date.now() - ORPHAN_GRACE_MS - 60_000);
+    const age = (file: string) => utimes(file, old(), old());
+    /** A file written straight into a folder, as one whose row is gone leaves it; aged unless `fresh`. */
+    async function strayFile(dir: string, { fresh = false, name = newMediaKey() } = {}) {
+      const file = path.join(dir, name);
+      await writeFile(file, await imageBytes('webp'));
+      if (!fresh) await age(file);
+      return name;
+    }
+    const served = async (key: string) => (await fetch(`${server.url}/media/${key}`)).status;
+
+    it('removes the old files nothing names, photos and evidence, and keeps every other', async () => {
+      const owner = await makeCompletedUser(server);
+      // An upload, its row there: kept however old its file.
+      const uploaded = (await send(await imageBytes('png'), 'x.png', 'image/png', 'file', owner.token)).body.url.slice('/media/'.length);
+      await age(path.join(mediaDir(), uploaded));
+      // A file whose row went (a sweep, an account deletion) and whose removal then failed: public until now.
+      const orphan = await strayFile(mediaDir());
+      expect(await served(orphan)).toBe(200);
+      // A row-less file that a profile still shows (a deleted demo account's photo in seeded profiles).
+      const shown = await strayFile(mediaDir());
+      await server.app.db.update(profiles).set({ image4: `/media/${shown}` }).where(eq(profiles.userId, owner.id));
+      // Younger than the grace: maybe an upload whose row is being written.
+      const fresh = await strayFile(mediaDir(), { fresh: true });
+      // Not a key the store issues: not ours to judge.
+      const foreign = await strayFile(mediaDir(), { name: 'README.txt' });
+
+      // A report's copies of the reported photos, named by its snapshot; and a copy no report names.
+      const evidenceBefore = await readdir(evidenceDir());
+      const reporter = await makeCompletedUser(server);
+      const reported = await api.post('/api/reports/', { token: reporter.token, json: { user_id: owner.id, reason: 'fake_profile' } });
+      expect(reported.status, JSON.stringify(reported.body)).toBe(201);
+      const copies = (await readdir(evidenceDir())).filter((name) => !evidenceBefore.includes(name));
+      expect(copies).toHaveLength(2);
+      for (const copy of copies) await age(path.join(evidenceDir(), copy));
+      const strayCopy = await strayFile(evidenceDir());
+      const freshCopy = await strayFile(evidenceDir(), { fresh: true });
+
+      expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 1, evidence: 1, failed: 0 } });
+      const media = await storedFiles();
+      expect(media).not.toContain(orphan);
+      expect(await served(orphan)).toBe(404);
+      expect(media).toEqual(expect.arrayContaining([uploaded, shown, fresh, foreign]));
+      for (const key of [uploaded, shown, fresh]) expect(await served(key)).toBe(200);
+      const evidence = await readdir(evidenceDir());
+      expect(evidence).not.toContain(strayCopy);
+      expect(evidence).toEqual(expect.arrayContaining([...copies, freshCopy]));
+      const moderator = await makeModerator(server);
+      const photo = await api.get(`/api/moderation/reports/${reported.body.id}/photos/0/`, { token: moderator.token });
+      expect(photo.status).toBe(200);
+    });
+
+    it('looks the keys up a batch at a time, however many there are', async () => {
+      const orphans = await Promise.all(Array.from({ length: 1201 }, () => strayFile(mediaDir())));
+      expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 1201, failed: 0 } });
+      const left = new Set(await storedFiles());
+      expect(orphans.filter((key) => left.has(key))).toEqual([]);
+    });
+
+    it('stops when the process stops its jobs, and the next run does the rest', async () => {
+      const orphan = await strayFile(mediaDir());
+      const stopped = new AbortController();
+      stopped.abort();
+      expect(await runJob(server.app, orphanFileSweep, stopped.signal)).toMatchObject({ status: 'done', report: { photos: 0 } });
+      expect(await storedFiles()).toContain(orphan);
+      expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done', report: { photos: 1 } });
+      expect(await storedFiles()).not.toContain(orphan);
+    });
   });
 });

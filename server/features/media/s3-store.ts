@@ -3,6 +3,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -87,6 +88,21 @@ export function s3MediaStore(client: S3Client, bucket: string, prefix: string): 
         () => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: Key(key) })).then(() => {}),
         () => {},
       );
+    },
+    async *list() {
+      // A page of at most 1,000 objects per call (S3's own limit), in key order; the next page starts
+      // after the token the last one gave.
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await callBucket(() =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(ContinuationToken ? { ContinuationToken } : {}) })),
+        );
+        for (const object of page.Contents ?? []) {
+          if (!object.Key?.startsWith(prefix) || !object.LastModified) continue;
+          yield { key: object.Key.slice(prefix.length), lastModified: object.LastModified };
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
     },
     url: mediaUrl,
     keyOf: mediaKeyOf,

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, opendir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+/** A key in a store, and when its bytes were written (`MediaStore.list`). */
+export interface StoredKey {
+  key: string;
+  lastModified: Date;
+}
 
 /**
  * Where processed images live: local disk by default (`localMediaStore`), an S3-compatible bucket when
@@ -16,6 +22,12 @@ export interface MediaStore {
   exists(key: string): Promise<boolean>;
   /** Delete a stored key; a key already gone is not an error. */
   remove(key: string): Promise<void>;
+  /**
+   * Every stored key, with when it was written, a page at a time (the orphan sweep). Anything else
+   * under the store's folder or prefix (a key this store would never issue) is listed too: the caller
+   * picks its own keys out (`isOwnKey`).
+   */
+  list(): AsyncIterable<StoredKey>;
   /** The URL a client uses for a stored key. */
   url(key: string): string;
   /** The key of a URL this store issued, or null. */
@@ -54,6 +66,9 @@ export function mediaKeyOf(url: string): string | null {
   return KEY_PATTERN.test(key) ? key : null;
 }
 
+/** Whether a listed key is one this store issues (`newMediaKey`'s shape), not something else kept beside them. */
+export const isOwnKey = (store: MediaStore, key: string) => store.keyOf(store.url(key)) === key;
+
 export function localMediaStore(root: string): MediaStore {
   // Made at once (not on the first upload): a missing folder would be the first photo's error.
   mkdirSync(root, { recursive: true });
@@ -79,6 +94,17 @@ export function localMediaStore(root: string): MediaStore {
     },
     async remove(key) {
       await rm(path.join(root, key), { force: true });
+    },
+    async *list() {
+      for await (const entry of await opendir(root)) {
+        if (!entry.isFile()) continue;
+        try {
+          yield { key: entry.name, lastModified: (await stat(path.join(root, entry.name))).mtime };
+        } catch (error) {
+          // Removed since the folder was read: nothing to list.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      }
     },
     url: mediaUrl,
     keyOf: mediaKeyOf,

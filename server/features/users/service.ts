@@ -123,6 +123,7 @@ export async function saveProfile(db: Db, store: MediaStore, userId: number, inp
     outcome = await db.transaction(async (tx) => {
       // Locked, so that two saves at once agree on which photos the profile had.
       const [before] = await tx.select().from(profiles).where(eq(profiles.userId, userId)).for('update');
+      await lockTakenUploads(tx, store, userId, before ? imagesOf(before) : null, resolved);
       const images = { ...resolved };
       for (const [field, image] of processed) {
         const key = await saveImage(tx, store, userId, image);
@@ -141,6 +142,40 @@ export async function saveProfile(db: Db, store: MediaStore, userId: number, inp
   // Only once the profile no longer names them: a save that fails keeps every photo it had.
   await Promise.all(outcome.removed.map((key) => store.remove(key)));
   return outcome.profile;
+}
+
+/**
+ * The uploads this save takes up (photos its profile does not show yet), held FOR KEY SHARE until it
+ * commits; one whose row is gone by now is refused with the 400 of `resolveImages`, whose check ran
+ * before the transaction: the upload sweep may have deleted it since (a photo picked a day ago, saved
+ * just as the sweep runs). Holding the rows is what keeps the sweep off them: it deletes only rows it
+ * holds FOR UPDATE, skipping the ones held here, and judges whether a profile shows them only once it
+ * holds them (`sweepUnusedUploads` tells the whole race). A photo the profile already shows needs
+ * nothing: the profile row, locked above, shows it, and the sweep never deletes a shown photo.
+ */
+async function lockTakenUploads(
+  tx: Tx,
+  store: MediaStore,
+  userId: number,
+  before: Record<ImageField, string | null> | null,
+  images: Record<ImageField, string | null>,
+) {
+  const shown = new Set(Object.values(before ?? {}).map((url) => url && store.keyOf(url)));
+  const taken = new Map<ImageField, string>();
+  for (const field of IMAGE_FIELDS) {
+    const key = images[field] && store.keyOf(images[field]);
+    if (key && !shown.has(key)) taken.set(field, key);
+  }
+  if (taken.size === 0) return;
+  const held = await tx
+    .select({ key: uploads.key })
+    .from(uploads)
+    .where(and(eq(uploads.ownerId, userId), inArray(uploads.key, [...new Set(taken.values())])))
+    .for('key share');
+  const present = new Set(held.map((row) => row.key));
+  const errors: FieldMessages = {};
+  for (const [field, key] of taken) if (!present.has(key)) errors[field] = [INVALID_IMAGE_REFERENCE];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
 /**
