@@ -60,6 +60,7 @@ export const enEvents = {
   'eventPage.passKept': 'You are on the list for 30 minutes while you sign up: no need to scan again.',
   'eventPage.qrOnly': 'Scan the QR code at the event to join.',
   'eventPage.notFound': 'There is no event with this code.',
+  'eventPage.hereOne': '1 person here',
   'eventPage.here': '{count} people here',
   'eventPage.notOpen': 'Check-in opens one hour before the start.',
   'eventPage.ended': 'This event has ended.',

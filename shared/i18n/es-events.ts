@@ -61,6 +61,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.passKept': 'Te guardamos el sitio 30 minutos mientras te registras: no hace falta volver a escanear.',
   'eventPage.qrOnly': 'Escanea el código QR en el evento para unirte.',
   'eventPage.notFound': 'No hay ningún evento con este código.',
+  'eventPage.hereOne': '1 persona aquí',
   'eventPage.here': '{count} personas aquí',
   'eventPage.notOpen': 'La entrada abre una hora antes del inicio.',
   'eventPage.ended': 'Este evento ha terminado.',

@@ -21,7 +21,7 @@ export function EventSummary({ event, title = false }: { event: PublicEvent; tit
       </p>
       {event.status !== 'closed' && event.status !== 'upcoming' && (
         <p className="event-count" aria-live="polite">
-          <span className="live-dot" aria-hidden="true" /> {t('eventPage.here', { count: event.attendee_count })}
+          <span className="live-dot" aria-hidden="true" /> {event.attendee_count === 1 ? t('eventPage.hereOne') : t('eventPage.here', { count: event.attendee_count })}
         </p>
       )}
     </div>
