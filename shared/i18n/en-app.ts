@@ -35,6 +35,7 @@ export const enApp = {
   'blocked.title': 'Blocked people',
   'deck.loading': 'Loading profiles...',
   'deck.empty': 'No more profiles found. Try changing your preferences or come back later.',
+  'deck.emptyAtEvent': 'No one else to see here yet. New people show up on their own as they arrive.',
   'deck.offline': 'No connection. The people here will show as soon as you are back online.',
   'deck.failed': 'The people here could not be loaded.',
   'deck.notSent': 'Could not send that. {name} is back on top: try again.',

@@ -36,6 +36,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'blocked.title': 'Personas bloqueadas',
   'deck.loading': 'Cargando perfiles...',
   'deck.empty': 'No hay más perfiles. Prueba a cambiar tus preferencias o vuelve más tarde.',
+  'deck.emptyAtEvent': 'Aún no hay nadie más que ver aquí. Las personas nuevas aparecen solas en cuanto llegan.',
   'deck.offline': 'Sin conexión. La gente de aquí aparecerá en cuanto vuelvas a estar en línea.',
   'deck.failed': 'No se pudo cargar a la gente de aquí.',
   'deck.notSent': 'No se pudo enviar. {name} vuelve a estar arriba: inténtalo de nuevo.',

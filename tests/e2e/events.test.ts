@@ -120,6 +120,14 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const login = await client(app.server.url).post('/api/auth/', { json: { username: email, password } });
     const current = await client(app.server.url).get('/api/events/current/', { token: login.body.token });
     expect(current.body.event).toMatchObject({ id: event.id, attendee_count: 3 });
+
+    // Both passed on: the room's deck is empty for now, and says the next arrivals will show by themselves.
+    for (let passed = 0; passed < 2; passed++) {
+      const name = await card.locator('h2').textContent();
+      await page.keyboard.press('ArrowLeft');
+      await expect.poll(async () => (await card.count()) === 0 || (await card.locator('h2').textContent()) !== name).toBe(true);
+    }
+    await page.getByText(es['deck.emptyAtEvent']).waitFor();
   });
 
   it('keeps a scan the network dropped, to try again without walking back to the door', async () => {
@@ -173,6 +181,10 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
     await page.getByRole('link', { name: new RegExp(es['deck.event.join']) }).click();
     await page.waitForURL('**/app/events/');
+    // A code that names no event says so, as the event page does.
+    await page.getByLabel(es['events.join.label']).fill('ZZZZZZ');
+    await page.getByRole('button', { name: es['events.join.submit'] }).click();
+    await page.getByText(es['eventPage.notFound']).waitFor();
     await page.getByLabel(es['events.join.label']).fill(event.code.toLowerCase());
     await page.getByRole('button', { name: es['events.join.submit'] }).click();
     // A QR event: the code alone is not enough.

@@ -10,6 +10,7 @@ import { TryAgain } from '../../components/Waiting';
 import { useT } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { useDeck } from '../../stores/deck';
+import { useEvents } from '../../stores/events';
 import { outOfLikes, usePlan } from '../../stores/plan';
 
 const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight: 'like', ArrowDown: 'skip' };
@@ -26,6 +27,8 @@ export function Home() {
   const loadAllowance = usePlan((state) => state.loadAllowance);
   // With no connection an empty deck says so, not that nobody is left: it fills once the socket is back.
   const offline = useConnection((state) => state.lost);
+  // At an event the deck is the room: an empty one fills by itself as people arrive (`deck:refresh`).
+  const atEvent = useEvents((state) => Boolean(state.current));
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
@@ -74,7 +77,7 @@ export function Home() {
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : 'deck.empty')}
+          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? 'deck.emptyAtEvent' : 'deck.empty')}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* The last card passed on may be the one wanted back. */}

@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { EVENT_CODE_LENGTH } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { OrganizerEvent } from '../../../shared/schemas/events';
+import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
@@ -71,7 +72,8 @@ export function Events() {
       await checkIn(normalizeEventCode(code));
       navigate('/app/home/');
     } catch (failure) {
-      setError(errorMessage(failure, t));
+      // A code that names no event is said as the event page says it, not as a bare "Not found".
+      setError(failure instanceof NotFound ? t('eventPage.notFound') : errorMessage(failure, t));
       setBusy(false);
     }
   }
