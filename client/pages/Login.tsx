@@ -7,6 +7,9 @@ import { useAuthForm } from '../lib/use-auth-form';
 export function Login() {
   const { t, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
+  // Just registered: the e-mail they typed. Signed out by the server (`endRevokedSession`): say why.
+  const registered = (window.history.state as { email?: string } | null)?.email;
+  const ended = new URLSearchParams(window.location.search).has('ended');
 
   const submit = onSubmit(async (value) => {
     enter((await api.login(value('username'), value('password'))).token);
@@ -15,9 +18,14 @@ export function Login() {
   return (
     <AuthLayout title={t('login.title')}>
       <GoogleButton label={t('login.google')} onToken={enter} />
+      {ended && (
+        <p className="auth-notice" role="status">
+          {t('login.sessionEnded')}
+        </p>
+      )}
       <form className="form" onSubmit={submit} noValidate={false}>
-        <FormField name="username" label={t('auth.email')} type="email" autoComplete="email" errors={errors.username} />
-        <FormField name="password" label={t('auth.password')} type="password" autoComplete="current-password" errors={errors.password} />
+        <FormField name="username" label={t('auth.email')} type="email" autoComplete="email" defaultValue={registered} errors={errors.username} />
+        <FormField name="password" label={t('auth.password')} type="password" autoComplete="current-password" autoFocus={Boolean(registered)} errors={errors.password} />
         <Link href="/forgot-password/" className="link-muted forgot">
           {t('login.forgot')}
         </Link>

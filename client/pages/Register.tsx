@@ -26,7 +26,7 @@ export function Register() {
       password2: value('password2'),
     });
     toast.success(t('register.success'), { position: 'bottom-right' });
-    navigate('/login/');
+    navigate('/login/', { state: { email: value('username') } });
   });
 
   return (

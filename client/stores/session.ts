@@ -164,7 +164,7 @@ export function ownsStorage(): boolean {
 export function endRevokedSession() {
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
   useSession.getState().signOut();
-  if (window.location.pathname.startsWith('/app')) window.location.assign('/login/');
+  if (window.location.pathname.startsWith('/app')) window.location.assign('/login/?ended');
 }
 
 setUnauthorizedHandler(endRevokedSession);

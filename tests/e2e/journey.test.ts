@@ -72,8 +72,10 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByText(es['register.success']).waitFor();
     await page.waitForURL('**/login/');
     await shot('04-login-after-register');
+    // The e-mail just typed is there, and the password field has the focus.
+    expect(await page.getByLabel(es['auth.email']).inputValue()).toBe(email);
+    expect(await page.getByLabel(es['auth.password']).evaluate((input) => input === document.activeElement)).toBe(true);
 
-    await page.getByLabel(es['auth.email']).fill(email);
     await page.getByLabel(es['auth.password']).fill('wrong password');
     await page.getByRole('button', { name: es['login.submit'] }).click();
     await page.getByText('No se puede iniciar sesión con esas credenciales.').waitFor();

@@ -212,7 +212,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     // Carl's open tab: socket dropped, token refused on reconnect, signed out.
     // The app goes to /login/ twice (its router, then a full load that drops every store): a read
     // that meets the second navigation is asked again.
-    await carlTab.page.waitForURL('**/login/');
+    await carlTab.page.waitForURL((url) => url.pathname === '/login/');
     await expect.poll(() => carlTab.page.evaluate(() => localStorage.getItem('auth_token')).catch(() => 'navigating')).toBeNull();
     await carlTab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
     await shot(carlTab.page, '10-carl-signed-out');

@@ -396,8 +396,10 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       expect((await client(app.server.url).post('/api/auth/logout/', { token: cleo.token })).status).toBe(204);
       // The app leaves for /login/ twice (its router, then a fresh page load that drops the old state):
       // wait for the URL, then for the login page itself, not for a 'load' event one of them may skip.
-      await tab.page.waitForURL(`${app.server.url}/login/`, { waitUntil: 'commit' });
+      await tab.page.waitForURL(`${app.server.url}/login/?ended`, { waitUntil: 'commit' });
       await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
+      // It says why: the session was closed from elsewhere (or expired), not a crash.
+      await tab.page.getByRole('status').getByText(en['login.sessionEnded']).waitFor();
       expect(await tab.page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     } finally {
       await tab.context.close();
