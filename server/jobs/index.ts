@@ -2,12 +2,13 @@ import { endedConversationsPurge } from './ended-conversations-purge';
 import { expiredTokensPurge } from './expired-tokens-purge';
 import type { Job } from './job';
 import { orphanFileSweep } from './orphan-file-sweep';
+import { outboxSweep } from './outbox-sweep';
 import { spentLikesPurge } from './spent-likes-purge';
 import { tableUpkeep } from './table-upkeep';
 import { tokenSweep } from './token-sweep';
 import { uploadSweep } from './upload-sweep';
 
 /** Every background job the process runs (docs/operations.md lists them). */
-export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep];
+export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep, outboxSweep];
 
 export { type Job, type JobOutcome, type JobRunner, runJob, startJobs } from './job';

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { runJob } from '../../server/jobs';
+import { outboxSweep } from '../../server/jobs/outbox-sweep';
 import { hashToken } from '../../server/lib/tokens';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
@@ -437,6 +439,24 @@ describe('the embedded default: no SMTP_URL', () => {
     const token = new URL(logged.link).searchParams.get('token')!;
     expect(eml.replace(/=\r?\n/g, '')).toContain(token);
     expect((await client(server.url).post('/api/auth/verify-email/', { json: { token } })).status).toBe(200);
+  });
+
+  it('keeps the outbox’s e-mails a week, then the outbox sweep deletes them', async () => {
+    await makeUser(server);
+    await server.app.mailer.idle();
+    const outbox = path.join(server.config.dataDir, 'outbox');
+    const [old, fresh] = (await readdir(outbox)).filter((name) => name.endsWith('.eml')).sort().slice(-2);
+    // One of them written eight days ago; a file of someone else's beside them is left alone.
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000);
+    await utimes(path.join(outbox, old!), eightDaysAgo, eightDaysAgo);
+    await writeFile(path.join(outbox, 'notes.txt'), 'not an e-mail');
+    await utimes(path.join(outbox, 'notes.txt'), eightDaysAgo, eightDaysAgo);
+
+    expect(await runJob(server.app, outboxSweep)).toMatchObject({ status: 'done', report: { removed: 1 } });
+    const left = await readdir(outbox);
+    expect(left).toContain(fresh);
+    expect(left).not.toContain(old);
+    expect(left).toContain('notes.txt');
   });
 
   it('logs no link’s secret when the link is opened: the request lines hide `token` and `t`', async () => {
