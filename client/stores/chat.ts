@@ -164,7 +164,7 @@ function listedThread(id: number): KeptThread | null {
   const summary = useConversations.getState().summaryOf(id);
   if (!summary) return null;
   const { name, image, other_user_id } = summary;
-  const detail: ConversationDetail = { id, name, image, other_user_id };
+  const detail: ConversationDetail = { id, name, image, other_user_id, partner_last_read_id: 0 };
   const thread: KeptThread = { detail, messages: [], older: null };
   return summary.last_message === null ? thread : { ...thread, missingEarlier: true };
 }
@@ -223,7 +223,7 @@ interface ChatState {
   catchUp: (from?: Record<number, number>) => Promise<number[]>;
   /**
    * What is typed and not sent yet, per conversation: a look at the partner's profile or another chat
-   * does not throw it away. In memory only, and gone with a sign-out.
+   * does not throw it away, nor does a reload (kept on the device, below). Gone with a sign-out.
    */
   drafts: Record<number, string>;
   setDraft: (id: number, text: string) => void;
@@ -297,7 +297,8 @@ export const useChat = create<ChatState>()((set, get) => {
           // (A limit reached for now is not that: the chat the device kept stands in, as with no network.)
           set((state) => {
             const { [id]: _, ...threads } = state.threads;
-            return { threads };
+            const { [id]: _draft, ...drafts } = state.drafts;
+            return { threads, drafts };
           });
           forgetKeptThread(id);
           throw error;
@@ -314,6 +315,8 @@ export const useChat = create<ChatState>()((set, get) => {
           loaded: true,
           fromDevice: true,
           missingEarlier: kept.missingEarlier ?? false,
+          // As far as the partner had read when it was kept (a chat kept by an older build does not say).
+          partnerReadId: Math.max(thread.partnerReadId, kept.detail.partner_last_read_id ?? 0),
         }));
         return;
       }
@@ -326,6 +329,8 @@ export const useChat = create<ChatState>()((set, get) => {
         loaded: true,
         fromDevice: false,
         missingEarlier: false,
+        // "Read" under my last message from the start; a `message:read` come meanwhile may be further.
+        partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id),
       }));
       trackOnce('match_opened', `match_opened:${id}`);
     },
@@ -572,10 +577,90 @@ useChat.subscribe((state, previous) => {
   if (!changed || useSession.getState().user?.id === undefined) return;
   keptWrite ??= setTimeout(writeKeptThreads, 500);
 });
+
+/**
+ * The drafts on the device, so that a reload or a phone dropping the tab does not lose them: per user,
+ * as [conversation, text], last edited last, the DRAFTS_KEPT last edited; cleared with the rest of local
+ * storage at sign-in and sign-out. Written as the outbox is, by the session that owns storage only,
+ * and over what other tabs of it keep: only the drafts this tab changed are written. Typing is written
+ * once it pauses; a draft sent (or gone) at once, so that a reload does not bring it back.
+ */
+const DRAFTS_KEPT = 20;
+const DRAFT_WRITE_MS = 600;
+const draftsKey = (userId: number) => `chat_drafts:${userId}`;
+function readDrafts(userId: number): Array<[number, string]> {
+  try {
+    const parsed: unknown = JSON.parse(window.localStorage.getItem(draftsKey(userId)) ?? '[]');
+    return Array.isArray(parsed)
+      ? parsed.filter((entry): entry is [number, string] => Array.isArray(entry) && Number.isInteger(entry[0]) && typeof entry[1] === 'string')
+      : [];
+  } catch {
+    return [];
+  }
+}
+/**
+ * The user whose drafts this tab restored, and the conversations whose draft it changed since it last
+ * wrote (last edited last): only those are written, over what is kept.
+ */
+let draftsFor: number | null = null;
+let touched: number[] = [];
+let draftWrite: ReturnType<typeof setTimeout> | undefined;
+function writeDrafts() {
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  const me = useSession.getState().user?.id;
+  if (me === undefined || me !== draftsFor || !ownsStorage()) return;
+  const { drafts } = useChat.getState();
+  let kept = readDrafts(me);
+  for (const id of touched) {
+    kept = kept.filter(([other]) => other !== id);
+    if (drafts[id]) kept.push([id, drafts[id]]);
+  }
+  touched = [];
+  try {
+    if (kept.length) window.localStorage.setItem(draftsKey(me), JSON.stringify(kept.slice(-DRAFTS_KEPT)));
+    else window.localStorage.removeItem(draftsKey(me));
+  } catch {
+    // Private mode or a full storage: the drafts stay in this tab only.
+  }
+}
+function restoreDrafts(userId: number) {
+  draftsFor = userId;
+  const restored = ownsStorage() ? Object.fromEntries(readDrafts(userId)) : {};
+  useChat.setState((state) => ({ drafts: { ...restored, ...state.drafts } }));
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  touched = [];
+}
+useChat.subscribe(({ drafts }, { drafts: before }) => {
+  if (drafts === before) return;
+  let gone = false;
+  for (const key of new Set([...Object.keys(drafts), ...Object.keys(before)])) {
+    const id = Number(key);
+    if (drafts[id] === before[id]) continue;
+    touched = [...touched.filter((other) => other !== id), id];
+    gone ||= drafts[id] === undefined;
+  }
+  clearTimeout(draftWrite);
+  draftWrite = gone ? void writeDrafts() : setTimeout(writeDrafts, DRAFT_WRITE_MS);
+});
+onSignOut(() => {
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  draftsFor = null;
+  touched = [];
+});
+
 window.addEventListener('pagehide', () => {
   if (keptWrite !== undefined) writeKeptThreads();
+  if (draftWrite !== undefined) writeDrafts();
+});
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'hidden' && draftWrite !== undefined) writeDrafts();
 });
 useSession.subscribe((state, previous) => {
   const id = state.user?.id;
-  if (id !== undefined && id !== previous.user?.id) useChat.getState().restoreOutbox(id);
+  if (id === undefined || id === previous.user?.id) return;
+  restoreDrafts(id);
+  useChat.getState().restoreOutbox(id);
 });

@@ -42,6 +42,9 @@ export const ConversationDetail = z.object({
   name: z.string(),
   image: z.string().nullable(),
   other_user_id: z.number(),
+  partner_last_read_id: z
+    .number()
+    .describe('How far the other participant has read: the id of the last message they have read here, 0 for none.'),
 });
 export type ConversationDetail = z.infer<typeof ConversationDetail>;
 

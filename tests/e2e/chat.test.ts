@@ -129,6 +129,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     benSocket.emit('message:read', { conversation_id: conversationId, last_read_id: last.id });
     await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-read.png') });
+    // Opened afresh, the chat knows from the server how far Ben has read.
+    await page.reload();
+    await mine.waitFor();
+    await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
   });
 
   /**
@@ -237,10 +241,18 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await composer.fill('half a thought');
     await leaveAndComeBack(`${en['matches.draft']} half a thought`);
     expect(await composer.inputValue()).toBe('half a thought');
+    // The phone drops the tab: the app opened again still holds it.
+    await page.reload();
+    await page.locator('.message', { hasText: 'while you were away' }).waitFor();
+    expect(await composer.inputValue()).toBe('half a thought');
 
     await composer.press('Enter');
     await expect.poll(() => page.locator('.message-own', { hasText: 'half a thought' }).getAttribute('class')).toContain('is-sent');
     await leaveAndComeBack('half a thought');
+    expect(await composer.inputValue()).toBe('');
+    // Sent, it does not come back with a reload either.
+    await page.reload();
+    await page.locator('.message-own', { hasText: 'half a thought' }).waitFor();
     expect(await composer.inputValue()).toBe('');
   });
 
@@ -345,5 +357,28 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
     await badge.waitFor({ state: 'detached' });
     expect(await page.title()).toBe('Eventmatch');
+  });
+
+  it("opens the partner's profile again from the chat header, which fits a 360 px phone", async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      const header = page.locator('.chat-header');
+      const toProfile = header.getByRole('link', { name: 'Open the profile of Ben' });
+      await toProfile.waitFor();
+      // Back, avatar and name, the safety menu: one row, nothing off the screen.
+      expect(await header.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+      const [link, menu] = await Promise.all([toProfile.boundingBox(), header.locator('.safety-menu').first().boundingBox()]);
+      expect(link!.x + link!.width).toBeLessThanOrEqual(menu!.x);
+      expect(link!.height).toBeLessThan(60);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-08-header-360.png') });
+
+      await toProfile.click();
+      await page.waitForURL(`**/app/profiles/${ben.id}`);
+      await page.locator('.profile-info h1', { hasText: 'Ben' }).waitFor();
+      await page.goBack();
+      await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
   });
 });

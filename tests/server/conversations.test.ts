@@ -216,7 +216,7 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(await messageCount(id)).toBe(before + 2);
 
     const detail = await api().get(`/api/conversations/${id}/`, { token: a.token });
-    expect(detail.body).toEqual({ id, name: 'Finn', image: expect.stringMatching(/^\/media\//), other_user_id: b.id });
+    expect(detail.body).toEqual({ id, name: 'Finn', image: expect.stringMatching(/^\/media\//), other_user_id: b.id, partner_last_read_id: 0 });
     const strangerView = await api().get(`/api/conversations/${id}/`, { token: stranger.token });
     expect(strangerView.body).toEqual({ detail: 'Not found.' });
 
@@ -229,6 +229,39 @@ describe.each(backends)('conversations on %s', (backend) => {
     for (const path of ['/api/conversations/999999999/', '/api/conversations/abc/', '/api/conversations/-1/messages/']) {
       expect((await api().get(path, { token: a.token })).status, path).toBe(404);
     }
+  });
+
+  it("tells each participant, in the conversation's detail, how far the other one has read", async () => {
+    const { a, b, id } = await makeMatch(['Gia', 'Hugo']);
+    const stranger = await makeCompletedUser(server);
+    const readBy = async (user: TestUser) => {
+      const detail = await api().get(`/api/conversations/${id}/`, { token: user.token });
+      expect(detail.status).toBe(200);
+      return detail.body.partner_last_read_id;
+    };
+    expect(await readBy(a)).toBe(0);
+    expect(await readBy(b)).toBe(0);
+
+    const first = (await send(a, id, { content: 'one' })).body.id as number;
+    const second = (await send(a, id, { content: 'two' })).body.id as number;
+    const reply = (await send(b, id, { content: 'three' })).body.id as number;
+    // Hugo reads Gia's first message over the socket: Gia's detail says so, Hugo's own does not.
+    const hugo = await connectSocket(server.url, b.token);
+    sockets.push(hugo);
+    expect(await hugo.emitWithAck('message:read', { conversation_id: id, last_read_id: first })).toEqual({ ok: true });
+    expect(await readBy(a)).toBe(first);
+    expect(await readBy(b)).toBe(0);
+    // Forward only, whatever is sent after.
+    await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: reply });
+    await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: second });
+    expect(await readBy(a)).toBe(reply);
+    await markRead(server.app.db, { conversationId: id, userId: a.id, lastReadId: reply });
+    expect(await readBy(b)).toBe(reply);
+
+    // Nothing of it for anyone else.
+    const strangerView = await api().get(`/api/conversations/${id}/`, { token: stranger.token });
+    expect(strangerView.status).toBe(404);
+    expect(strangerView.body).toEqual({ detail: 'Not found.' });
   });
 
   it('makes a retried send idempotent by client_id, and pushes a new message once to both', async () => {

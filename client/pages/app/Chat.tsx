@@ -182,11 +182,19 @@ export function Chat({ id }: { id: number }) {
         <Link href="/app/matches" className="icon-btn" aria-label={t('chat.back')}>
           <ChevronLeft />
         </Link>
-        <PartnerAvatar userId={detail.other_user_id} name={detail.name} image={detail.image} size={40} />
-        <div className="chat-title">
-          <h1>{detail.name}</h1>
-          {partnerOnline && <p className="chat-status">{t('presence.onlineNow')}</p>}
-        </div>
+        {/* Their profile again, as on the deck: the avatar and the name lead to it. */}
+        <Link
+          href={`/app/profiles/${detail.other_user_id}`}
+          className="chat-title"
+          aria-label={t('deck.openProfile', { name: detail.name })}
+          style={{ display: 'flex', alignItems: 'center', gap: 10, color: 'inherit', textDecoration: 'none' }}
+        >
+          <PartnerAvatar userId={detail.other_user_id} name={detail.name} image={detail.image} size={40} />
+          <div style={{ minWidth: 0 }}>
+            <h1>{detail.name}</h1>
+            {partnerOnline && <p className="chat-status">{t('presence.onlineNow')}</p>}
+          </div>
+        </Link>
         <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
   type ConversationDetail,
@@ -151,18 +152,29 @@ const markReadStatement = (() => {
     returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id`);
 })();
 
-/** The partner's name and primary photo, or null when the user is not a participant. */
+/**
+ * The partner's name and primary photo, and how far they have read (their read marker), or null when
+ * the user is not a participant.
+ */
 export async function getConversation(
   db: Db,
   conversationId: number,
   userId: number,
 ): Promise<ConversationDetail | null> {
   const partner = partnerOf(userId);
+  const partnerMember = alias(conversationMembers, 'partner_member');
   const [row] = await db
-    .select({ id: conversations.id, name: partner.name, image: partner.image, other_user_id: partner.id })
+    .select({
+      id: conversations.id,
+      name: partner.name,
+      image: partner.image,
+      other_user_id: partner.id,
+      partner_last_read_id: sql<number>`coalesce(${partnerMember.lastReadMessageId}, 0)`.mapWith(Number),
+    })
     .from(conversations)
     .innerJoin(partner.profile, eq(partner.profile.userId, partner.id))
     .innerJoin(partner.user, eq(partner.user.id, partner.id))
+    .leftJoin(partnerMember, and(eq(partnerMember.conversationId, conversations.id), eq(partnerMember.userId, partner.id)))
     .where(and(eq(conversations.id, conversationId), openConversationOf(userId, conversationColumns)));
   return row ?? null;
 }

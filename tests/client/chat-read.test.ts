@@ -1,0 +1,65 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const messages = vi.hoisted(() => vi.fn());
+const conversation = vi.hoisted(() => vi.fn());
+vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
+
+const { NetworkError } = await import('../../client/lib/api');
+const { useChat } = await import('../../client/stores/chat');
+const { useSession } = await import('../../client/stores/session');
+
+const ME = 1;
+const mine = (id: number) => ({ id, sender: ME, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null });
+const detail = (partnerRead: number) => ({ id: 7, name: 'Ben', image: null, other_user_id: 2, partner_last_read_id: partnerRead });
+const page = (ids: number[]) => ({ results: ids.map(mine), next: null, previous: null });
+const partnerReadId = () => useChat.getState().threads[7]!.partnerReadId;
+
+describe("the partner's read mark when a chat opens", () => {
+  beforeEach(() => {
+    useSession.getState().signIn('token');
+    useSession.setState({ user: { id: ME } as never });
+  });
+  afterEach(() => {
+    useChat.getState().reset();
+    conversation.mockReset();
+    messages.mockReset();
+  });
+
+  it('starts where the server says the partner has read, so "Read" shows after a reload', async () => {
+    conversation.mockResolvedValueOnce(detail(5));
+    messages.mockResolvedValueOnce(page([3, 5, 6]));
+    await useChat.getState().open(7);
+    expect(partnerReadId()).toBe(5);
+    // Live events move it on from there, never back.
+    useChat.getState().partnerRead(7, 6);
+    expect(partnerReadId()).toBe(6);
+    useChat.getState().partnerRead(7, 4);
+    expect(partnerReadId()).toBe(6);
+  });
+
+  it('is not moved back by an answer older than a live `message:read`', async () => {
+    let answer!: (value: unknown) => void;
+    conversation.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    messages.mockResolvedValueOnce(page([3, 5, 6]));
+    const opened = useChat.getState().open(7);
+    // The partner reads the newest while the chat loads.
+    useChat.getState().partnerRead(7, 6);
+    answer(detail(3));
+    await opened;
+    expect(partnerReadId()).toBe(6);
+  });
+
+  it('is as the device last knew it when the chat opens with no network', async () => {
+    conversation.mockResolvedValueOnce(detail(5));
+    messages.mockResolvedValueOnce(page([3, 5, 6]));
+    await useChat.getState().open(7);
+    window.dispatchEvent(new Event('pagehide'));
+    useChat.getState().reset();
+    conversation.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    messages.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]!.fromDevice).toBe(true);
+    expect(partnerReadId()).toBe(5);
+  });
+});
