@@ -375,6 +375,13 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await toProfile.click();
       await page.waitForURL(`**/app/profiles/${ben.id}`);
       await page.locator('.profile-info h1', { hasText: 'Ben' }).waitFor();
+      // A match's profile leads back to the chat, not to the deck's like and reject buttons.
+      expect(await page.getByRole('button', { name: en['profileView.reject'] }).count()).toBe(0);
+      await page.getByRole('link', { name: en['deck.match.chat'] }).waitFor();
+      await page.getByRole('link', { name: en['profileView.back'] }).click();
+      await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
+      await page.goBack();
+      await page.locator('.profile-info h1', { hasText: 'Ben' }).waitFor();
       await page.goBack();
       await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
     } finally {

@@ -16,6 +16,7 @@ import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { toast } from '../../lib/toast';
+import { useConversations } from '../../stores/conversations';
 import { useDeck } from '../../stores/deck';
 import { usePlan } from '../../stores/plan';
 import { useSafety } from '../../stores/safety';
@@ -41,6 +42,9 @@ export function ProfileView({ id }: { id: number }) {
   // Blocked, reported, unmatched or banned while on screen: the profile goes.
   const gone = useSafety((state) => Boolean(state.gone[id]));
   const me = useSession((state) => state.user?.id);
+  // A match (opened from the chat's header): their chat, not the deck's buttons, and Back goes there.
+  const chatWith = useConversations((state) => state.conversationsWith(id)[0] ?? null);
+  const backTo = chatWith === null ? '/app/home' : `/app/chat/${chatWith}/`;
 
   useEffect(() => {
     let live = true;
@@ -126,7 +130,7 @@ export function ProfileView({ id }: { id: number }) {
   return (
     <section className="page profile-view">
       <div className="page-bar">
-        <Link href="/app/home" className="back-link">
+        <Link href={backTo} className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
         {profile.id !== me && <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />}
@@ -167,17 +171,25 @@ export function ProfileView({ id }: { id: number }) {
         <p className="genre">{t(`gender.${profile.gender}`)}</p>
         <p className="bio">{profile.bio}</p>
       </div>
-      <div className="deck-actions">
-        <button type="button" className="round-btn round-btn-nope" aria-label={t('profileView.reject')} disabled={pending !== null} onClick={() => void react('dislike')}>
-          <CloseIcon />
-        </button>
-        <button type="button" className="round-btn round-btn-skip" aria-label={t('profileView.skip')} disabled={pending !== null} onClick={() => void react('skip')}>
-          <SkipIcon />
-        </button>
-        <button type="button" className="round-btn round-btn-like" aria-label={t('profileView.like')} disabled={pending !== null} onClick={() => void react('like')}>
-          <HeartIcon />
-        </button>
-      </div>
+      {chatWith !== null && !matched ? (
+        <div className="deck-actions">
+          <Link href={`/app/chat/${chatWith}/`} className="btn btn-primary">
+            {t('deck.match.chat')}
+          </Link>
+        </div>
+      ) : (
+        <div className="deck-actions">
+          <button type="button" className="round-btn round-btn-nope" aria-label={t('profileView.reject')} disabled={pending !== null} onClick={() => void react('dislike')}>
+            <CloseIcon />
+          </button>
+          <button type="button" className="round-btn round-btn-skip" aria-label={t('profileView.skip')} disabled={pending !== null} onClick={() => void react('skip')}>
+            <SkipIcon />
+          </button>
+          <button type="button" className="round-btn round-btn-like" aria-label={t('profileView.like')} disabled={pending !== null} onClick={() => void react('like')}>
+            <HeartIcon />
+          </button>
+        </div>
+      )}
       {matched && (
         <div className="match-overlay" role="alertdialog" aria-labelledby="profile-match-title">
           <HeartIcon className="match-heart" />
