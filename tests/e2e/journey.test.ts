@@ -96,6 +96,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
 
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#f97316' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+    // The photo is there: the toast that asked for it goes.
+    await expect.poll(() => page.getByText(es['profile.needPhoto']).count()).toBe(0);
 
     await page.getByRole('button', { name: es['profile.save'] }).click();
     await page.getByText(es['profile.needDate']).waitFor();

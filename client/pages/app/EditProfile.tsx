@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { toast } from '../../lib/toast';
 import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
@@ -59,6 +59,13 @@ export function toInput(form: Form): ProfileInput {
   };
 }
 
+/** The mark of the history entry pushed while the form holds changes (see `EditProfile`). */
+const GUARD = 'eventmatchProfileGuard';
+/** `leavingTo` for the back gesture or button: the guard entry is gone, one more step back leaves. */
+const BACK = Symbol('back');
+/** One form error toast at a time: a new one takes the place of the last. */
+const FORM_TOAST = 'profile-form';
+
 export function EditProfile() {
   const t = useT();
   const profile = useProfile((state) => state.profile);
@@ -69,8 +76,14 @@ export function EditProfile() {
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
-  /** Where a tap on a link would have gone while the form held changes: the discard step asks first. */
-  const [leavingTo, setLeavingTo] = useState<string | null>(null);
+  /** Where a tap on a link, or the back gesture, would have gone while the form held changes: the discard step asks first. */
+  const [leavingTo, setLeavingTo] = useState<string | typeof BACK | null>(null);
+  /** Whether the guard entry is on top of the history (pushed by this page, not yet gone back over). */
+  const guarded = useRef(false);
+  /** The `popstate`s this page causes itself (going back over its guard entry), not the user's back. */
+  const ownBacks = useRef(0);
+  /** The "upload a photo" toast still up: a photo added takes it away. */
+  const photoToast = useRef<number | null>(null);
   const [, navigate] = useLocation();
   const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
 
@@ -89,6 +102,12 @@ export function EditProfile() {
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
+  const hasPhoto = Boolean(form?.photos[0]);
+  useEffect(() => {
+    if (!hasPhoto || photoToast.current === null) return;
+    toast.dismiss(photoToast.current);
+    photoToast.current = null;
+  }, [hasPhoto]);
   useEffect(() => {
     if (!dirty) return;
     // Leaving the app (a reload, the tab closed): the browser's own question.
@@ -115,6 +134,35 @@ export function EditProfile() {
       document.removeEventListener('click', onClick, true);
     };
   }, [dirty]);
+  // Leaving by the phone's back gesture or button (or the browser's): the app's router would go at
+  // once. While the form holds changes, an entry of the same address lies on top of the history (the
+  // guard): going back lands on the one under it (no route change) and asks; staying puts it back.
+  useEffect(() => {
+    const onPopState = () => {
+      if (ownBacks.current > 0) {
+        ownBacks.current -= 1;
+        return;
+      }
+      if (!guarded.current) return;
+      guarded.current = false;
+      setLeavingTo(BACK);
+    };
+    window.addEventListener('popstate', onPopState);
+    return () => window.removeEventListener('popstate', onPopState);
+  }, []);
+  // The guard entry: pushed when the form first holds changes (after a keystroke or a tap, which lets
+  // the browser's back stop at it), gone back over when it holds none again (saved, or undone), so that
+  // no entry of it stays behind. Not on leaving the page: that would go back from the next page.
+  useEffect(() => {
+    if (dirty && !guarded.current && leavingTo !== BACK) {
+      window.history.pushState({ ...(window.history.state as object | null), [GUARD]: true }, '');
+      guarded.current = true;
+    } else if (!dirty && guarded.current) {
+      guarded.current = false;
+      ownBacks.current += 1;
+      window.history.back();
+    }
+  }, [dirty, leavingTo]);
 
   if (!form && loadFailed) return <Offline text={t(loadFailed === 'offline' ? 'profile.offline' : 'error.generic')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
@@ -124,11 +172,11 @@ export function EditProfile() {
     event.preventDefault();
     if (!form) return;
     if (!form.photos[0]) {
-      toast.error(t('profile.needPhoto'));
+      photoToast.current = toast.error(t('profile.needPhoto'), { key: FORM_TOAST });
       return;
     }
     if (!form.date_of_birth) {
-      toast.error(t('profile.needDate'));
+      toast.error(t('profile.needDate'), { key: FORM_TOAST });
       return;
     }
     setBusy(true);
@@ -142,9 +190,9 @@ export function EditProfile() {
       if (error instanceof ValidationError) {
         // The server wrote them in the reader's language (api.ts sends it).
         setErrors(error.fields);
-        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'));
+        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'), { key: FORM_TOAST });
       } else {
-        toast.error(errorMessage(error, t));
+        toast.error(errorMessage(error, t), { key: FORM_TOAST });
       }
     } finally {
       setBusy(false);
@@ -239,7 +287,20 @@ export function EditProfile() {
           tone="primary"
           confirmLabel={t('profile.discard')}
           cancelLabel={t('profile.keepEditing')}
-          onConfirm={() => navigate(leavingTo)}
+          onConfirm={() => {
+            if (leavingTo === BACK) {
+              // The guard entry is gone already: one more step back is where the user was going. The
+              // changes go first, in case there is no step back (the app opened on this page).
+              setLeavingTo(null);
+              if (profile) setForm(toForm(profile));
+              window.history.back();
+              return;
+            }
+            // In place of the guard entry: back from there comes here, once.
+            const replace = guarded.current;
+            guarded.current = false;
+            navigate(leavingTo, { replace });
+          }}
           onClose={() => setLeavingTo(null)}
         >
           <p>{t('profile.discardText')}</p>

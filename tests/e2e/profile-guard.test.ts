@@ -1,0 +1,178 @@
+/**
+ * The profile editor in Debian's Chromium on a small phone (360×640), against the real server: the
+ * age range's two thumbs dragged by touch (both within reach where they meet) and moved by keyboard,
+ * and the changes not lost to the phone's back gesture, which asks first as a link does, leaving no
+ * extra history entry.
+ * Screenshots land in tests/e2e/artifacts/.
+ */
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_AGE, MIN_AGE } from '../../shared/constants';
+import { es } from '../../shared/i18n/es';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
+
+const ready = hasChromium();
+const SMALL_PHONE = { width: 360, height: 640 };
+const BIO = 'Salsa los jueves, bachata cuando se puede.';
+
+describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { timeout: 90_000 }, () => {
+  const app = appInChromium();
+  let user: TestUser;
+
+  beforeAll(async () => {
+    user = await makeCompletedUser(app.server, { name: 'Carmen', bio: BIO, min_matching_age: 25, max_matching_age: 40 }, { firstName: 'Carmen' });
+  });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  async function phone() {
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'es' });
+    page.on('pageerror', (error) => console.error('page error:', error));
+    await page.setViewportSize(SMALL_PHONE);
+    return page;
+  }
+  /** Home first, then the profile by the bottom nav: a page to go back to. */
+  async function profileFromHome(page: Page) {
+    await page.goto(`${app.server.url}/app/home/`);
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.profile'] }).click();
+    await page.waitForURL('**/app/profile');
+    await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).toBe(BIO);
+  }
+  const pathname = (page: Page) => new URL(page.url()).pathname.replace(/\/+$/, '');
+  const discardSheet = (page: Page) => page.getByRole('dialog', { name: es['profile.discardTitle'] });
+
+  it('drags both thumbs of the age range by touch, also where they meet at the top end', async () => {
+    const page = await phone();
+    await page.goto(`${app.server.url}/app/profile/`);
+    const min = page.getByRole('slider', { name: es['profile.minAge'] });
+    const max = page.getByRole('slider', { name: es['profile.maxAge'] });
+    // In the middle of the screen: clear of the sticky save button and the bottom nav.
+    await min.evaluate((input) => input.scrollIntoView({ block: 'center' }));
+    expect(await page.getByRole('group', { name: es['profile.ageRange'] }).count()).toBe(1);
+    expect([await min.inputValue(), await max.inputValue()]).toEqual(['25', '40']);
+    // A thumb for a finger: the min one (at 25) answers a touch 13 px either side of its centre.
+    const box = await min.boundingBox();
+    if (!box) throw new Error('no slider box');
+    const centre = { x: box.x + 14 + ((25 - MIN_AGE) / (MAX_AGE - MIN_AGE)) * (box.width - 28), y: box.y + box.height / 2 };
+    const hit = (dx: number, dy: number) => page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.getAttribute('aria-label'), [centre.x + dx, centre.y + dy]);
+    for (const [dx, dy] of [[0, 0], [-13, 0], [13, 0], [0, -13], [0, 13]] as const) expect(await hit(dx, dy)).toBe(es['profile.minAge']);
+    // … and only there: the track around it lets the touch through (to scroll the page).
+    for (const [dx, dy] of [[-20, 0], [0, -20]] as const) expect(await hit(dx, dy)).not.toBe(es['profile.minAge']);
+    await shot(page, 'profile-age-range-360');
+
+    const cdp = await page.context().newCDPSession(page);
+    /** A finger on the thumb at `from` (the ages), moved to `to` in small steps, and lifted. */
+    async function swipe(input: Locator, from: number, to: number) {
+      const area = await input.boundingBox();
+      if (!area) throw new Error('no slider box');
+      const x = (age: number) => area.x + 14 + ((age - MIN_AGE) / (MAX_AGE - MIN_AGE)) * (area.width - 28);
+      const y = area.y + area.height / 2;
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: x(from), y }] });
+      for (let step = 1; step <= 10; step += 1) {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: x(from + ((to - from) * step) / 10), y }] });
+      }
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    }
+
+    await swipe(max, 40, MAX_AGE + 5);
+    await expect.poll(() => max.inputValue()).toBe(String(MAX_AGE));
+    // The min thumb pushed up to the max one stops there.
+    await swipe(min, 25, MAX_AGE + 5);
+    await expect.poll(() => min.inputValue()).toBe(String(MAX_AGE));
+    expect(await max.inputValue()).toBe(String(MAX_AGE));
+    await page.getByText(es['profile.ageRangeValue'].replace('{min}', '100').replace('{max}', '100')).waitFor();
+    await shot(page, 'profile-age-range-met-at-100');
+
+    // Met at 100: the finger takes the min thumb down; then the max one is within reach again.
+    await swipe(min, MAX_AGE, 60);
+    await expect.poll(() => min.inputValue()).toBe('60');
+    expect(await max.inputValue()).toBe(String(MAX_AGE));
+    await swipe(max, MAX_AGE, 80);
+    await expect.poll(() => max.inputValue()).toBe('80');
+
+    // By keyboard, the browser's own: a thumb stops at the other.
+    await min.focus();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => min.inputValue()).toBe('61');
+    await shot(page, 'profile-age-range-keyboard-focus');
+    await max.focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => max.inputValue()).toBe(String(MAX_AGE));
+    await page.keyboard.press('Home');
+    await expect.poll(() => max.inputValue()).toBe('61');
+    // Met in the middle: the finger on the two thumbs dragging up takes the max one along.
+    await swipe(min, 61, 75);
+    await expect.poll(() => max.inputValue()).toBe('75');
+    expect(await min.inputValue()).toBe('61');
+
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.saved']).waitFor();
+    await page.context().close();
+  });
+
+  it('asks before the back gesture drops the changes: "keep editing" keeps them and the page, "discard" leaves', async () => {
+    const page = await phone();
+    await profileFromHome(page);
+    const bio = page.getByLabel(es['profile.bio']);
+    await bio.fill('Aquí solo por el merengue.');
+
+    await page.goBack();
+    await discardSheet(page).waitFor();
+    await entryAnimationsDone(page);
+    await shot(page, 'profile-back-asks');
+    expect(pathname(page)).toBe('/app/profile');
+    await page.getByRole('button', { name: es['profile.keepEditing'] }).click();
+    await expect.poll(() => discardSheet(page).count()).toBe(0);
+    expect(pathname(page)).toBe('/app/profile');
+    expect(await bio.inputValue()).toBe('Aquí solo por el merengue.');
+
+    // Asked again on the next back, as many times as it takes.
+    await page.goBack();
+    await discardSheet(page).waitFor();
+    await page.getByRole('button', { name: es['profile.discard'] }).click();
+    await page.waitForURL('**/app/home/');
+    await expect.poll(() => discardSheet(page).count()).toBe(0);
+
+    // Nothing was saved; the profile opens as it was.
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.profile'] }).click();
+    await expect.poll(() => bio.inputValue()).toBe(BIO);
+    await page.context().close();
+  });
+
+  it('leaves no extra history entry after a save, or after a link is tapped and the changes discarded', async () => {
+    const page = await phone();
+    await profileFromHome(page);
+    const entries = await page.evaluate(() => history.length);
+    const bio = page.getByLabel(es['profile.bio']);
+
+    // Saved: back goes straight home, not asked, not stopped on a second profile entry.
+    await bio.fill(`${BIO} `);
+    await bio.fill(BIO.replace('jueves', 'viernes'));
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.saved']).waitFor();
+    await expect.poll(() => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.eventmatchProfileGuard))).toBe(false);
+    await page.goBack();
+    await page.waitForURL('**/app/home/');
+    expect(await discardSheet(page).count()).toBe(0);
+
+    // A link tapped with changes: asked; discarded, the next page takes the guard's place.
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.profile'] }).click();
+    await expect.poll(() => bio.inputValue()).toBe(BIO.replace('jueves', 'viernes'));
+    await bio.fill('Otra cosa.');
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.chats'] }).click();
+    await discardSheet(page).waitFor();
+    expect(pathname(page)).toBe('/app/profile');
+    await page.getByRole('button', { name: es['profile.discard'] }).click();
+    await page.waitForURL('**/app/matches');
+    // home → profile → chats: one step back is the profile (unchanged), the next is home.
+    await page.goBack();
+    await page.waitForURL('**/app/profile');
+    await expect.poll(() => bio.inputValue()).toBe(BIO.replace('jueves', 'viernes'));
+    await page.goBack();
+    await page.waitForURL('**/app/home/');
+    expect(await page.evaluate(() => history.length)).toBe(entries + 1);
+    await page.context().close();
+  });
+});
