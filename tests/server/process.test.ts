@@ -159,6 +159,8 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
       { name: 'expired-tokens-purge', everyMs: 3_600_000, scope: 'cluster' },
       { name: 'spent-likes-purge', everyMs: 3_600_000, scope: 'cluster' },
       { name: 'table-upkeep', everyMs: 60_000, scope: 'cluster' },
+      { name: 'orphan-file-sweep', everyMs: 21_600_000, scope: 'cluster' },
+      { name: 'outbox-sweep', everyMs: 21_600_000, scope: 'instance' },
     ]);
     expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
