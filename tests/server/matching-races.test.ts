@@ -14,6 +14,7 @@ import { unban } from '../../server/features/moderation/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { type ApiResponse, client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
+import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
@@ -25,11 +26,14 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   let moderator: TestUser;
   /** The test's own connection, to hold rows while a request waits on them. */
   let holder: postgres.Sql;
+  let hold: LockHolder['hold'];
+  let stuckOrDone: LockHolder['stuckOrDone'];
   const sockets: ClientSocket[] = [];
   beforeAll(async () => {
     server = await startServer({ backend: 'postgres' });
     moderator = await makeModerator(server);
     holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    ({ hold, stuckOrDone } = lockHolder(holder));
   });
   afterEach(() => {
     for (const socket of sockets.splice(0)) socket.close();
@@ -70,32 +74,6 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   async function undo(ending: Ending, { ana, ben }: Awaited<ReturnType<typeof scene>>) {
     if (ending === 'ban') expect(await unban(server.app.db, ben.email)).toBe(true);
     else expect((await api().delete(`/api/users/${ben.id}/block/`, { token: ana.token })).status).toBe(204);
-  }
-
-  /** Runs `statement` in a transaction of the test's own, left open until `release`. */
-  async function hold(statement: string, params: (number | string)[]) {
-    const session = await holder.reserve();
-    await session`begin`;
-    await session.unsafe(statement, params);
-    return async () => {
-      await session`rollback`;
-      session.release();
-    };
-  }
-
-  /** How many of the server's connections to this database wait on a lock (a row's or an advisory one). */
-  async function waiting(): Promise<number> {
-    const [row] = await holder<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-    return row!.n;
-  }
-
-  /** Until `request` has answered, or `waiters` connections wait on a lock: the request is as far as it can go. */
-  async function stuckOrDone(request: Promise<unknown>, waiters: number) {
-    let done = false;
-    const settle = () => (done = true);
-    void request.then(settle, settle);
-    await waitUntil(async () => done || (await waiting()) >= waiters, 5000, `a request answered or ${waiters} waiting`);
   }
 
   const pairOf = ({ ana, ben }: { ana: TestUser; ben: TestUser }) => [Math.min(ana.id, ben.id), Math.max(ana.id, ben.id)];

@@ -10,9 +10,9 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
+import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
-import { waitUntil } from '../helpers/socket';
 
 const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
 const PRIMARY_PHOTO_REQUIRED = 'Please upload a primary profile picture';
@@ -495,10 +495,13 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the upload sweep,
   let api: Client;
   /** The test's own connection, to hold what a request or the sweep waits on. */
   let holder: postgres.Sql;
+  let hold: LockHolder['hold'];
+  let stuckOrDone: LockHolder['stuckOrDone'];
   beforeAll(async () => {
     server = await startServer({ backend: 'postgres' });
     api = client(server.url);
     holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    ({ hold, stuckOrDone } = lockHolder(holder));
   });
   afterAll(async () => {
     await holder?.end();
@@ -521,35 +524,6 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the upload sweep,
     // Saved now, in place of the photo the profile shows.
     const save = async () => api.put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: picked }) });
     return { user, shown, picked, save };
-  }
-
-  /** Runs `statement` in a transaction of the test's own, left open until the answer is called. */
-  async function hold(statement: string, params: string[] = []) {
-    const session = await holder.reserve();
-    await session`begin`;
-    await session.unsafe(statement, params);
-    return async () => {
-      await session`rollback`;
-      session.release();
-    };
-  }
-
-  /** Until `work` has finished, or `waiters` connections to this database wait on a lock; answers whether it finished. */
-  async function stuckOrDone(work: Promise<unknown>, waiters: number): Promise<boolean> {
-    let done = false;
-    const settle = () => (done = true);
-    void work.then(settle, settle);
-    await waitUntil(
-      async () => {
-        if (done) return true;
-        const [row] = await holder<{ n: number }[]>`
-          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-        return row!.n >= waiters;
-      },
-      5000,
-      `done, or ${waiters} waiting on a lock`,
-    );
-    return done;
   }
 
   it('the save first: the sweep leaves the photo it is taking up, and the profile keeps a photo that exists', async () => {
