@@ -72,8 +72,11 @@ export function message(code: ServerMessageCode, params?: Record<string, string 
  * An issue of a check across fields, for `superRefine`: `context.addIssue(codedIssue(['ends_at'],
  * 'event_too_long', { hours: 48 }))`, coded as `message` codes a check's own.
  */
-export function codedIssue(path: PropertyKey[], code: ServerMessageCode, params?: Record<string, string | number>) {
-  const text = serverText(code, params);
+export const codedIssue = (path: PropertyKey[], code: ServerMessageCode, params?: Record<string, string | number>) =>
+  textIssue(path, serverText(code, params));
+
+/** The same for a server message already made (`serverText`), such as the password rules' verdicts. */
+export function textIssue(path: PropertyKey[], text: ServerText) {
   return { code: 'custom' as const, path, message: renderServerMessage(text, 'en'), params: { text } };
 }
 

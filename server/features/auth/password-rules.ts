@@ -1,6 +1,7 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { renderServerMessage, type ServerText, serverText } from '../../../shared/i18n/server-messages';
+import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { RegisterInput } from '../../../shared/schemas/auth';
+import { textIssue } from '../../../shared/schemas/zod';
 
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_SIMILARITY = 0.7;
@@ -66,10 +67,10 @@ export const RegisterBody = RegisterInput.superRefine(
     const password = text(body.password);
     const attributes = { email: text(body.username), first_name: text(body.first_name), last_name: text(body.last_name) };
     for (const text of passwordProblems(password, attributes)) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message: renderServerMessage(text, 'en'), params: { text } });
+      ctx.addIssue(textIssue(['password'], text));
     }
     if (validPassword(body.password2) && body.password2 !== password) {
-      ctx.addIssue({ code: 'custom', path: ['password2'], message: renderServerMessage(PASSWORDS_DIFFER, 'en'), params: { text: PASSWORDS_DIFFER } });
+      ctx.addIssue(textIssue(['password2'], PASSWORDS_DIFFER));
     }
   },
   {
