@@ -144,7 +144,7 @@ export async function sweepUnusedUploads(db: Db, store: MediaStore, before: Date
         await tx.execute(sql`
           with named as (${photosShown})
           delete from ${uploads} u
-          where u.key = any(${textArray(candidates)}::text::text[])
+          where u.key = any(${textArray(candidates)}::text[])
             and not exists (select 1 from named where named.url = ${MEDIA_PREFIX} || u.key)
           returning u.key`),
       );
