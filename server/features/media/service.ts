@@ -159,6 +159,6 @@ export async function sweepUnusedUploads(db: Db, store: MediaStore, before: Date
 
 /**
  * Strings as the text of a PostgreSQL array (`{"a","b"}`), to send as one parameter however many
- * there are (cast `::text::text[]`; the driver sees a plain string).
+ * there are (cast `::text[]`; the driver sees a plain string).
  */
 const textArray = (values: string[]) => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
