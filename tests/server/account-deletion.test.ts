@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq, or } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   analyticsEvents,
@@ -26,16 +27,20 @@ import {
   stripeEvent,
   TEST_STRIPE,
 } from '../fakes/stripe';
+import { deleteAccount } from '../../server/features/account/deletion';
+import { saveProfile } from '../../server/features/users/service';
+import { NotAuthenticated } from '../../server/errors';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
-import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
-import { client } from '../helpers/http';
+import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import { type ApiResponse, client } from '../helpers/http';
+import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-
 
 describe.each(backends)('deleting one’s account on %s', (backend) => {
   let stripe: FakeStripe;
@@ -358,5 +363,59 @@ describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=t
     expect(response.status, JSON.stringify(response.body)).toBe(204);
     expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
     expect(stripe.requests).toEqual([]);
+  });
+});
+
+/**
+ * A profile save storing a new photo while the same account is deleted, on PostgreSQL, where the two
+ * run on connections of their own. The order is driven: the test holds the profile's row, so that
+ * the save (signed in, its photo decoded) waits for it, then the deletion goes as far as it can; once
+ * the row is let go, the save has it first. A save that locked the profile before the account
+ * deadlocked here with the deletion, which held the account and waited for the profile (one of the
+ * two answered 500).
+ */
+describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s deletion, on PostgreSQL', () => {
+  let server: TestServer;
+  let holder: postgres.Sql;
+  let hold: LockHolder['hold'];
+  let stuckOrDone: LockHolder['stuckOrDone'];
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    ({ hold, stuckOrDone } = lockHolder(holder));
+  });
+  afterAll(async () => {
+    await holder?.end();
+    await server?.close();
+  });
+
+  it('the save lands first, then the deletion takes the account with the photo it stored', async () => {
+    const user = await makeCompletedUser(server);
+    const api = client(server.url);
+    const release = await hold('select 1 from profiles where user_id = $1 for update', [user.id]);
+    let saving: Promise<ApiResponse> | undefined;
+    let deleting: Promise<ApiResponse> | undefined;
+    try {
+      saving = api.put('/api/users/me/profile/', { token: user.token, json: await validProfile({ name: 'Saved late' }) });
+      expect(await stuckOrDone(saving, 1)).toBe(false);
+      deleting = api.delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+      expect(await stuckOrDone(deleting, 2)).toBe(false);
+    } finally {
+      await release();
+    }
+    const [saved, deleted] = await Promise.all([saving, deleting]);
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
+    expect((await fetch(`${server.url}${saved.body.image as string}`)).status).toBe(404);
+  });
+
+  it('a save that passed sign-in before the deletion committed is told the session has ended, and stores nothing', async () => {
+    const user = await makeCompletedUser(server);
+    const input = await validProfile({ name: 'Too late' });
+    expect(await deleteAccount(server.app.db, user.id)).not.toBeNull();
+    await expect(saveProfile(server.app.db, server.app.media, user.id, input)).rejects.toBeInstanceOf(NotAuthenticated);
+    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
   });
 });
