@@ -94,6 +94,17 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await expect.poll(() => page.getByTestId('like-card').count()).toBe(2);
     const conversations = await client(app.server.url).get('/api/conversations/empty/', { token: me.token });
     expect(conversations.body.results.map((c: { name: string }) => c.name)).toContain('Noor');
+
+    // A profile opened from the list: Back, and an answer given there, come back to the list.
+    await page.locator('.match-overlay').click();
+    await page.getByTestId('like-card').first().locator('a').click();
+    await page.waitForURL('**/app/profiles/*');
+    await page.getByRole('link', { name: en['profileView.back'] }).click();
+    await page.waitForURL('**/app/likes/');
+    await page.getByTestId('like-card').first().locator('a').click();
+    await page.getByRole('button', { name: en['profileView.reject'] }).click();
+    await page.waitForURL('**/app/likes/');
+    await expect.poll(() => page.getByTestId('like-card').count()).toBe(1);
   });
 
   it('the deck tells a free user when likes come back, and what undo would do', async () => {

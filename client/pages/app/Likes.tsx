@@ -23,7 +23,7 @@ function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onA
   return (
     <li className="like-card" data-testid="like-card" data-card-id={card.id}>
       {/* Named by what it shows ("Cai, 30"), as whoever steers by voice would say it. */}
-      <Link href={`/app/profiles/${card.id}`} className="like-card-photo">
+      <Link href={`/app/profiles/${card.id}`} state={{ from: 'likes' }} className="like-card-photo">
         <img {...photo} alt="" />
         <span className="like-card-name">
           {card.name}, <span className="age">{card.age}</span>

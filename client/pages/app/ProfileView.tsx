@@ -44,7 +44,9 @@ export function ProfileView({ id }: { id: number }) {
   const me = useSession((state) => state.user?.id);
   // A match (opened from the chat's header): their chat, not the deck's buttons, and Back goes there.
   const chatWith = useConversations((state) => state.conversationsWith(id)[0] ?? null);
-  const backTo = chatWith === null ? '/app/home' : `/app/chat/${chatWith}/`;
+  // Opened from "Likes you": Back, and the answer given here, go back to that list, not the deck.
+  const [from] = useState(() => (window.history.state as { from?: string } | null)?.from === 'likes' ? '/app/likes/' : '/app/home/');
+  const backTo = chatWith === null ? from : `/app/chat/${chatWith}/`;
 
   useEffect(() => {
     let live = true;
@@ -87,7 +89,7 @@ export function ProfileView({ id }: { id: number }) {
   if (typeof profile === 'string' || gone) {
     return (
       <section className="page">
-        <Link href="/app/home" className="back-link">
+        <Link href={from} className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
         <p className="center-text muted" role="status">
@@ -124,7 +126,7 @@ export function ProfileView({ id }: { id: number }) {
       }
     }
     setPending(null);
-    navigate('/app/home/');
+    navigate(from);
   }
 
   return (
@@ -133,7 +135,7 @@ export function ProfileView({ id }: { id: number }) {
         <Link href={backTo} className="back-link">
           <ChevronLeft /> {t('profileView.back')}
         </Link>
-        {profile.id !== me && <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo="/app/home/" />}
+        {profile.id !== me && <SafetyMenu person={{ id: profile.id, name: profile.name }} leaveTo={from} />}
       </div>
       <div className="gallery" {...bind()} data-testid="gallery">
         {photos.length ? (
