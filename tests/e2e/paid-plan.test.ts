@@ -17,7 +17,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -173,7 +173,17 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.waitForURL('**/app/subscribe/test-portal/');
     await page.getByText(en['portal.banner']).waitFor();
     await shot('11-test-portal');
+    // Asked first: keeping the plan changes nothing.
+    const confirm = page.getByRole('dialog', { name: en['portal.confirm.title'] });
     await page.getByRole('button', { name: en['portal.cancel'] }).click();
+    await confirm.getByRole('button', { name: en['portal.confirm.keep'] }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect((await client(app.server.url).get('/api/users/me/', { token: me.token })).body.has_subscription).toBe(true);
+    await page.getByRole('button', { name: en['portal.cancel'] }).click();
+    await confirm.getByText(en['portal.confirm.text']).waitFor();
+    await entryAnimationsDone(page);
+    await shot('11-test-portal-confirm');
+    await confirm.getByRole('button', { name: en['portal.confirm.yes'] }).click();
     await page.waitForURL(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
     // The trial came with the first subscription: it is not promised again, here or on the checkout.

@@ -3,6 +3,7 @@ import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import { PlanCards } from '../../components/PlanCards';
+import { ConfirmSheet } from '../../components/Sheet';
 import { Offline, TryAgain, Waiting } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { type LoadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -194,6 +195,8 @@ export function TestPortal() {
   const { subscription, failed, load } = useSubscription();
   // A full load after the cancellation: the whole app reads the plan afresh.
   const { busy, error, go } = useRedirectCall();
+  // Ending the plan is asked first, as Stripe's portal does.
+  const [asking, setAsking] = useState(false);
 
   if (!subscription && failed === 'server') return <Offline text={t('error.generic')} onRetry={load} />;
   if (!subscription || !user) return <Waiting offline="subscribe.offline" />;
@@ -203,9 +206,22 @@ export function TestPortal() {
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
       <TestModeAndError error={error} />
       {subscription.active && (
-        <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => void go(api.cancelTestSubscription)}>
+        <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => setAsking(true)}>
           {t('portal.cancel')}
         </button>
+      )}
+      {asking && (
+        <ConfirmSheet
+          title={t('portal.confirm.title')}
+          confirmLabel={t('portal.confirm.yes')}
+          cancelLabel={t('portal.confirm.keep')}
+          busy={busy}
+          error={error}
+          onConfirm={() => void go(api.cancelTestSubscription)}
+          onClose={() => setAsking(false)}
+        >
+          <p>{t('portal.confirm.text')}</p>
+        </ConfirmSheet>
       )}
       <Link href="/app/subscribe/" className="btn btn-primary btn-block">
         {t('portal.back')}
