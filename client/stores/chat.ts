@@ -432,43 +432,54 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     async catchUp(from = {}) {
       const { threads } = get();
-      const gone: number[] = [];
+      const gone = new Set<number>();
       const sameSession = sessionCheck();
       const answered = updater(sameSession);
+      // An answer, or null when none came; a conversation the server says is gone is answered as gone.
+      const orGone = <T>(id: number, request: Promise<T>) =>
+        request.catch((error: unknown) => {
+          if (error instanceof NotFound) gone.add(id);
+          return null;
+        });
+
+      async function messagesAfter(id: number, thread: Thread) {
+        if (thread.missingEarlier) {
+          // The newest page, and with it the cursor of the pages before it: its gap to what the
+          // thread holds is filled below.
+          const page = await orGone(id, api.messages(id));
+          if (!page) return;
+          answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next, missingEarlier: false }));
+          if (!thread.messages.some((message) => message.id > 0)) return;
+        }
+        // Not the thread's last message now: one pushed since the catch-up was decided may have
+        // come after the very messages it is for. Page after page, oldest first: a long absence
+        // may have missed more than one.
+        let params: { after?: number; cursor?: string } = { after: from[id] ?? lastStoredId(thread) };
+        for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
+          const page = await orGone(id, api.messages(id, params));
+          if (!page) return;
+          answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+          if (!page.next) return;
+          params = { cursor: page.next };
+        }
+      }
+
+      // A `message:read` missed meanwhile: "Read" under my last message would wait for the partner's
+      // next one. Asked only while a message of mine is not known to be read.
+      async function readMark(id: number, thread: Thread) {
+        const partner = thread.detail?.other_user_id;
+        if (partner === undefined || !thread.messages.some((message) => message.id > thread.partnerReadId && message.sender !== partner)) return;
+        const detail = await orGone(id, api.conversation(id));
+        if (detail) answered(id, (current) => ({ partnerReadId: Math.max(current.partnerReadId, detail.partner_last_read_id) }));
+      }
+
       await Promise.all(
         Object.entries(threads)
           .filter(([, thread]) => thread.loaded)
-          .map(async ([key, thread]) => {
-            const id = Number(key);
-            // A page, or null when none came; one the server says is gone is answered as gone.
-            const orGone = <T>(request: Promise<T>) =>
-              request.catch((error: unknown) => {
-                if (error instanceof NotFound) gone.push(id);
-                return null;
-              });
-            if (thread.missingEarlier) {
-              // The newest page, and with it the cursor of the pages before it: its gap to what the
-              // thread holds is filled below.
-              const page = await orGone(api.messages(id));
-              if (!page) return;
-              answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next, missingEarlier: false }));
-              if (!thread.messages.some((message) => message.id > 0)) return;
-            }
-            // Not the thread's last message now: one pushed since the catch-up was decided may have
-            // come after the very messages it is for. Page after page, oldest first: a long absence
-            // may have missed more than one.
-            let params: { after?: number; cursor?: string } = { after: from[id] ?? lastStoredId(thread) };
-            for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
-              const page = await orGone(api.messages(id, params));
-              if (!page) return;
-              answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
-              if (!page.next) return;
-              params = { cursor: page.next };
-            }
-          }),
+          .map(([key, thread]) => Promise.all([messagesAfter(Number(key), thread), readMark(Number(key), thread)])),
       );
       // Ended for the last user, not for whoever signed in since.
-      return sameSession() ? gone : [];
+      return sameSession() ? [...gone] : [];
     },
     drafts: {},
     setDraft(id, text) {

@@ -5,7 +5,7 @@ const messages = vi.hoisted(() => vi.fn());
 const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
-const { NetworkError } = await import('../../client/lib/api');
+const { NetworkError, NotFound } = await import('../../client/lib/api');
 const { useChat } = await import('../../client/stores/chat');
 const { useSession } = await import('../../client/stores/session');
 
@@ -61,5 +61,31 @@ describe("the partner's read mark when a chat opens", () => {
     await useChat.getState().open(7);
     expect(useChat.getState().threads[7]!.fromDevice).toBe(true);
     expect(partnerReadId()).toBe(5);
+  });
+
+  it('is asked again at a catch-up while a message of mine is not known to be read: the `message:read` may have been missed', async () => {
+    conversation.mockResolvedValueOnce(detail(5));
+    messages.mockResolvedValueOnce(page([3, 5, 6]));
+    await useChat.getState().open(7);
+    // The connection dropped as the partner read 6; back, the catch-up asks where they are.
+    conversation.mockResolvedValueOnce(detail(6));
+    messages.mockResolvedValueOnce(page([]));
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    expect(conversation).toHaveBeenCalledTimes(2);
+    expect(partnerReadId()).toBe(6);
+    // Everything of mine read: the next catch-up fetches messages only.
+    messages.mockResolvedValueOnce(page([]));
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    expect(conversation).toHaveBeenCalledTimes(2);
+    expect(messages).toHaveBeenCalledTimes(3);
+  });
+
+  it('ends the chat once when the catch-up finds it gone', async () => {
+    conversation.mockResolvedValueOnce(detail(5));
+    messages.mockResolvedValueOnce(page([3, 5, 6]));
+    await useChat.getState().open(7);
+    conversation.mockRejectedValueOnce(new NotFound(404, 'Not found.'));
+    messages.mockRejectedValueOnce(new NotFound(404, 'Not found.'));
+    expect(await useChat.getState().catchUp(useChat.getState().cursors())).toEqual([7]);
   });
 });
