@@ -11,7 +11,7 @@ import {
   serverText,
 } from '../shared/i18n/server-messages';
 import { textOfIssue } from '../shared/schemas/zod';
-import { isUnstorableText } from './lib/pg-errors';
+import { isTransientConflict, isUnstorableText } from './lib/pg-errors';
 
 /** The 400 body before it is put into words: every bad field, each with its messages. */
 export type FieldMessages = Record<string, ServerMessage[]>;
@@ -177,6 +177,9 @@ function asApiError(error: FastifyError): ApiError | null {
 
   // A last line behind validation: text the database cannot store is a bad request.
   if (isUnstorableText(error)) return new ApiError(400, { detail: serverText('malformed') });
+  // Rolled back to let a concurrent change of the same rows through (a deadlock): nothing was
+  // stored, and the same request in a moment goes through.
+  if (isTransientConflict(error)) return new ApiError(503, { detail: serverText('busy_try_again') }, { 'Retry-After': '1' });
   return null;
 }
 
@@ -185,8 +188,9 @@ export function registerErrorHandler(app: FastifyInstance) {
     const language = languageOf(request.headers['accept-language']);
     const known = asApiError(error);
     if (known) {
-      // A 503 is a service of ours not answering (Stripe, the photo bucket): the operator should hear of it.
-      if (known.statusCode >= 500) request.log.warn({ err: error }, 'a service the request needs is unavailable');
+      // A 503 is a service of ours not answering (Stripe, the photo bucket), or a transaction rolled back
+      // by a deadlock: the operator should hear of it.
+      if (known.statusCode >= 500) request.log.warn({ err: error }, 'the request could not be served now: the client may try again');
       return reply.code(known.statusCode).headers(known.headers).send(known.render(language));
     }
 

@@ -26,3 +26,12 @@ export function isUnstorableText(error: unknown): boolean {
   const code = pgError(error)?.code;
   return code === '22021' || code === '22P05';
 }
+
+/**
+ * A transaction PostgreSQL rolled back to break a cycle of waits (deadlock_detected), or one that
+ * could not be serialized: nothing of it was stored, and the same request again will go through.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = pgError(error)?.code;
+  return code === '40P01' || code === '40001';
+}

@@ -123,6 +123,10 @@ export const SERVER_MESSAGES = {
     en: 'Your last change is still being saved. Try again in a moment.',
     es: 'Tu último cambio aún se está guardando. Inténtalo de nuevo en un momento.',
   },
+  busy_try_again: {
+    en: 'This could not be saved just now, as something else changed at the same moment. Please try again.',
+    es: 'No se pudo guardar justo ahora porque otra cosa cambió en el mismo momento. Inténtalo de nuevo.',
+  },
   media_unavailable: {
     en: 'Photos are unavailable right now. Please try again in a moment.',
     es: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',

@@ -411,6 +411,66 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     expect((await fetch(`${server.url}${saved.body.image as string}`)).status).toBe(404);
   });
 
+  it('a partner’s like caught in a deadlock with the deletion: the deletion goes through, the like is told to try again', async () => {
+    const leaving = await makeCompletedUser(server, { name: 'Leaving' });
+    const partner = await makeCompletedUser(server, { name: 'Partner' });
+    const api = client(server.url);
+    const swipe = (user: TestUser, other: TestUser, response: string) => api.post('/api/matching/', { token: user.token, json: { response, other: other.id } });
+    // The partner passed over them once; they liked the partner. The partner's like now makes the match.
+    expect((await swipe(leaving, partner, 'like')).status).toBe(200);
+    expect((await swipe(partner, leaving, 'skip')).status).toBe(200);
+    // An event of theirs stops the deletion after it has taken the account's row, before its cascade.
+    const event = await makeEvent(server, leaving);
+    const release = await hold('select 1 from events where id = $1 for update', [event.id]);
+    let deleting: Promise<ApiResponse> | undefined;
+    let liking: Promise<ApiResponse> | undefined;
+    try {
+      deleting = api.delete('/api/users/me/', { token: leaving.token, json: { password: leaving.password } });
+      expect(await stuckOrDone(deleting, 1)).toBe(false);
+      // The like holds its reaction row, and waits for the account's row to name it in the conversation.
+      liking = swipe(partner, leaving, 'like');
+      expect(await stuckOrDone(liking, 2)).toBe(false);
+    } finally {
+      // The deletion's cascade now waits for the like's reaction row: a cycle, which PostgreSQL breaks.
+      await release();
+    }
+    const [deleted, liked] = await Promise.all([deleting, liking]);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    if (liked.status === 503) {
+      expect(liked.body).toEqual({ detail: expect.stringContaining('try again') });
+      expect(liked.headers.get('retry-after')).toBe('1');
+    } else {
+      expect([liked.status, liked.body.match], JSON.stringify(liked.body)).toEqual([200, true]);
+    }
+    expect(await server.app.db.select().from(users).where(eq(users.id, leaving.id))).toEqual([]);
+    expect(await server.app.db.select().from(conversations).where(or(eq(conversations.userLowId, leaving.id), eq(conversations.userHighId, leaving.id)))).toEqual([]);
+  });
+
+  it('a deletion PostgreSQL rolls back to break a deadlock goes again, and through', async () => {
+    const user = await makeCompletedUser(server);
+    const api = client(server.url);
+    // The test's own transaction holds the profile, which the deletion's cascade waits for, its account
+    // row taken; then asks for the account row itself: a cycle. The deletion, waiting first, is the one
+    // PostgreSQL rolls back (whoever's wait reaches deadlock_timeout with the cycle there).
+    const session = await holder.reserve();
+    try {
+      await session`begin`;
+      await session`select 1 from profiles where user_id = ${user.id} for update`;
+      const deleting = api.delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+      expect(await stuckOrDone(deleting, 1)).toBe(false);
+      await session`select 1 from users where id = ${user.id} for key share`;
+      // Granted: the deletion, which held the row, was rolled back. Its second attempt waits for this
+      // transaction.
+      expect(await stuckOrDone(deleting, 1)).toBe(false);
+      await session`rollback`;
+      const deleted = await deleting;
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    } finally {
+      session.release();
+    }
+    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+  });
+
   it('a save that passed sign-in before the deletion committed is told the session has ended, and stores nothing', async () => {
     const user = await makeCompletedUser(server);
     const input = await validProfile({ name: 'Too late' });

@@ -4,6 +4,7 @@ import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
 import { attendances, conversations, events, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
+import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { photosShown } from '../media/service';
 import type { EndedConversation } from '../safety/service';
@@ -45,6 +46,22 @@ export interface DeletedAccount {
  * Answers what the caller still has to do outside the database (files, sockets).
  */
 export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
+  // The cascade locks the account's rows in its own order (the tables' keys', breadth first), and
+  // others' writes lock some of the same rows in theirs: a partner's like of this account, a message
+  // batch, another deletion sharing a conversation. PostgreSQL breaks such a cycle by rolling one of
+  // them back; when that is this deletion, it goes again, after the other has committed.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await deleteAccountOnce(db, userId);
+    } catch (error) {
+      if (attempt >= DELETION_ATTEMPTS || !isTransientConflict(error)) throw error;
+    }
+  }
+}
+
+const DELETION_ATTEMPTS = 3;
+
+async function deleteAccountOnce(db: Db, userId: number): Promise<DeletedAccount | null> {
   return db.transaction(async (tx) => {
     // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
