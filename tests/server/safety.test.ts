@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
@@ -16,7 +17,9 @@ import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfi
 import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
 
 const NOT_FOUND = { detail: 'Not found.' };
 const ANONYMOUS = { detail: 'Authentication credentials were not provided.' };
@@ -586,6 +589,41 @@ describe.each(backends)('the purge of ended conversations on %s', (backend) => {
       // The open conversation still works.
       expect((await api.post(`/api/conversations/${live.id}/messages/`, { token: live.a.token, json: { content: 'still here' } })).status).toBe(201);
     } finally {
+      await server.close();
+    }
+  });
+});
+
+/**
+ * The purge beside an account's deletion, on PostgreSQL: the deletion takes each of the account's
+ * conversations (its cascade deletes them), then their messages. The test's own transaction stands in
+ * for it, holding an ended conversation's row.
+ */
+describe.skipIf(!(await hasPostgres()))('the purge of ended conversations beside a deletion, on PostgreSQL', () => {
+  it('leaves a conversation another transaction holds to the next run, without waiting for it', async () => {
+    const server = await startServer({ backend: 'postgres' });
+    const holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    try {
+      const api = client(server.url);
+      const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+      await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+      const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+      expect((await api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'hello' } })).status).toBe(201);
+      expect((await api.delete(`/api/conversations/${id}/`, { token: a.token })).status).toBe(204);
+      const cutoff = new Date(Date.now() + 60_000);
+      const left = async () => Number(rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${id}`))[0]!.n);
+
+      const release = await lockHolder(holder).hold('select 1 from conversations where id = $1 for update', [id]);
+      try {
+        expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(0);
+        expect(await left()).toBe(1);
+      } finally {
+        await release();
+      }
+      expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(1);
+      expect(await left()).toBe(0);
+    } finally {
+      await holder.end();
       await server.close();
     }
   });

@@ -288,7 +288,9 @@ export const PURGE_BATCH_CONVERSATIONS = 500;
  * first, until a batch comes back short: on the embedded database the requests waiting meanwhile run
  * between two batches. The batch is an array (`= any`), not a join: the planner, which cannot see its
  * length, probes messages_conversation for it, where a join of its 500 estimated rows hash-joined
- * over a scan of all messages. Returns how many messages went.
+ * over a scan of all messages. Each conversation's row is taken before its messages, as an account's
+ * deletion takes them (a purge that deleted the messages first deadlocked with it); one another
+ * transaction holds is left to the next run. Returns how many messages went.
  */
 export async function purgeEndedConversations(db: DbOrTx, before: Date, batchSize = PURGE_BATCH_CONVERSATIONS): Promise<number> {
   let deleted = 0;
@@ -301,6 +303,7 @@ export async function purgeEndedConversations(db: DbOrTx, before: Date, batchSiz
             where ended_at < ${before.toISOString()}::timestamptz and messages_purged_at is null
             order by ended_at
             limit ${batchSize}
+            for no key update skip locked
           ) oldest
         ), gone as (
           delete from ${messages} where conversation_id = any((select ids from batch)::int[])
