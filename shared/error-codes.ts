@@ -22,5 +22,7 @@ export const ERROR_CODES = [
   'qr_expired',
   'not_open',
   'ended',
+  // Profile: saved from a version another device has changed since.
+  'profile_changed',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -17,6 +17,7 @@ const CODE_MESSAGES: Partial<Record<ErrorCode, MessageKey>> = {
   subscription_required: 'error.subscriptionRequired',
   nothing_to_undo: 'error.nothingToUndo',
   daily_likes_exhausted: 'error.likesExhausted',
+  profile_changed: 'profile.changedElsewhere',
 };
 
 /**

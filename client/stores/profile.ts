@@ -7,7 +7,10 @@ import { onSignOut, useSession } from './session';
 interface ProfileState {
   profile: OwnProfile | null;
   load: () => Promise<void>;
-  /** Saves, then reloads the profile and the current user (is_profile_completed may have changed). */
+  /**
+   * Saves, then reloads the profile and the current user (is_profile_completed may have changed). The
+   * save names the version it was made from: one changed on another device since is refused (409).
+   */
   save: (input: ProfileInput) => Promise<void>;
   reset: () => void;
 }
@@ -20,7 +23,7 @@ export const useProfile = create<ProfileState>()((set, get) => ({
   },
   async save(input) {
     const wasCompleted = useSession.getState().user?.is_profile_completed;
-    await api.saveProfile(input);
+    await api.saveProfile({ ...input, version: get().profile?.version });
     await Promise.all([get().load(), useSession.getState().loadUser()]);
     if (wasCompleted === false && useSession.getState().user?.is_profile_completed) track('profile_completed');
   },

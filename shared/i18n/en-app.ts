@@ -132,6 +132,7 @@ export const enApp = {
   'profile.needDate': 'Please select a date of birth',
   'profile.completeFirst': 'Complete your profile to start meeting people.',
   'profile.checkFields': 'Please check the highlighted fields.',
+  'profile.changedElsewhere': 'Your profile was changed on another device. Here it is as it is now: make your changes again.',
   'gender.male': 'Male',
   'gender.female': 'Female',
   'gender.non_binary': 'Non-binary',

@@ -133,6 +133,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.needDate': 'Selecciona una fecha de nacimiento',
   'profile.completeFirst': 'Completa tu perfil para empezar a conocer gente.',
   'profile.checkFields': 'Revisa los campos marcados.',
+  'profile.changedElsewhere': 'Tu perfil cambió en otro dispositivo. Aquí está tal como es ahora: vuelve a hacer tus cambios.',
   'gender.male': 'Hombre',
   'gender.female': 'Mujer',
   'gender.non_binary': 'No binario',

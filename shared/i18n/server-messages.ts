@@ -123,6 +123,10 @@ export const SERVER_MESSAGES = {
     en: 'Your last change is still being saved. Try again in a moment.',
     es: 'Tu último cambio aún se está guardando. Inténtalo de nuevo en un momento.',
   },
+  profile_changed: {
+    en: 'Your profile was changed on another device since you opened it. Here it is as it is now: make your changes again.',
+    es: 'Tu perfil cambió en otro dispositivo desde que lo abriste. Aquí está tal como es ahora: vuelve a hacer tus cambios.',
+  },
   busy_try_again: {
     en: 'This could not be saved just now, as something else changed at the same moment. Please try again.',
     es: 'No se pudo guardar justo ahora porque otra cosa cambió en el mismo momento. Inténtalo de nuevo.',

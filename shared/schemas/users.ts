@@ -58,6 +58,8 @@ export const OwnProfile = z.object({
   genders_to_match: z.array(Gender),
   min_matching_age: z.number(),
   max_matching_age: z.number(),
+  /** What the profile holds, as a short hash: a save that names the version it started from is refused (409) if it changed since. */
+  version: z.string(),
 });
 export type OwnProfile = z.infer<typeof OwnProfile>;
 
@@ -86,6 +88,8 @@ export const ProfileInput = z
       .refine((list) => new Set(list).size === list.length, message('genders_once')),
     min_matching_age: MatchingAge,
     max_matching_age: MatchingAge,
+    /** The `version` of the profile this save was made from (the form's, as loaded): another device's save since is not overwritten. */
+    version: z.string().max(64).optional(),
   })
   .refine((profile) => profile.min_matching_age <= profile.max_matching_age, {
     path: ['max_matching_age'],

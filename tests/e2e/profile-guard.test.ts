@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_AGE, MIN_AGE } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -173,6 +174,31 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.goBack();
     await page.waitForURL('**/app/home/');
     expect(await page.evaluate(() => history.length)).toBe(entries + 1);
+    await page.context().close();
+  });
+
+  it('refuses to save over a change made on another phone since the form opened, and shows that change', async () => {
+    const page = await phone();
+    await page.goto(`${app.server.url}/app/profile/`);
+    const bio = page.getByLabel(es['profile.bio']);
+    const before = (await client(app.server.url).get('/api/users/me/profile/', { token: user.token })).body.bio as string;
+    await expect.poll(() => bio.inputValue()).toBe(before);
+    // The other phone saves a new bio meanwhile.
+    const api = client(app.server.url);
+    const { version, ...profile } = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+    const elsewhere = 'Cambiado en el otro móvil.';
+    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...profile, bio: elsewhere, version } })).status).toBe(200);
+
+    await bio.fill('Mi cambio, sobre uno que no he visto.');
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.changedElsewhere']).waitFor();
+    await expect.poll(() => bio.inputValue()).toBe(elsewhere);
+    expect((await api.get('/api/users/me/profile/', { token: user.token })).body.bio).toBe(elsewhere);
+    await entryAnimationsDone(page);
+    await shot(page, 'profile-changed-elsewhere');
+    // As it was, for whatever runs next.
+    const now = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...now, bio: before } })).status).toBe(200);
     await page.context().close();
   });
 });

@@ -70,7 +70,35 @@ describe.each(backends)('profiles on %s', (backend) => {
         genders_to_match: [],
         min_matching_age: 18,
         max_matching_age: 50,
+        version: expect.stringMatching(/^[\w-]{16}$/),
       });
+    });
+
+    it('refuses a save from a version another device has changed since, and keeps that device’s photo', async () => {
+      const user = await makeCompletedUser(server);
+      const opened = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      // Both phones open the form; the first adds a photo.
+      const added = await upload(server, user.token);
+      const { version: _version, ...asOpened } = opened;
+      const first = await api.put('/api/users/me/profile/', { token: user.token, json: { ...asOpened, image2: added, version: opened.version } });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body.version).not.toBe(opened.version);
+      // The second, still as opened, changes the bio.
+      const second = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: { ...asOpened, bio: 'Changed on the other phone', version: opened.version },
+      });
+      expect([second.status, second.body]).toEqual([409, { detail: expect.stringContaining('another device'), code: 'profile_changed' }]);
+      const now = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      expect(now).toEqual(first.body);
+      expect((await fetch(`${server.url}${added}`)).status).toBe(200);
+      // From the version as it is now, or from a client that names none, the save goes through.
+      const third = await api.put('/api/users/me/profile/', { token: user.token, json: { ...asOpened, image2: added, bio: 'Now', version: now.version } });
+      expect([third.status, third.body.bio]).toEqual([200, 'Now']);
+      const unversioned = await api.put('/api/users/me/profile/', { token: user.token, json: { ...asOpened, image2: added, bio: 'Again' } });
+      expect([unversioned.status, unversioned.body.bio]).toEqual([200, 'Again']);
+      // Nothing changed since, nothing new: the version is the profile's content, read after read.
+      expect((await api.get('/api/users/me/profile/', { token: user.token })).body.version).toBe(unversioned.body.version);
     });
 
     it('saves a valid profile, returns it, shows it on GET and marks the profile completed', async () => {
@@ -102,6 +130,7 @@ describe.each(backends)('profiles on %s', (backend) => {
         genders_to_match: ['female', 'non_binary'],
         min_matching_age: 25,
         max_matching_age: 40,
+        version: expect.any(String),
       });
       const again = await api.get('/api/users/me/profile/', { token: user.token });
       expect(again.body).toEqual(saved.body);

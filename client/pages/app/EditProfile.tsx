@@ -11,7 +11,7 @@ import { PhotoUploader } from '../../components/PhotoUploader';
 import { ConfirmSheet } from '../../components/Sheet';
 import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
-import { ValidationError } from '../../lib/api';
+import { ApiError, ValidationError } from '../../lib/api';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -102,6 +102,16 @@ export function EditProfile() {
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
+  // Back to this tab, the form untouched: as it is now, if another device saved it meanwhile.
+  const untouched = !dirty && !busy && !uploading;
+  useEffect(() => {
+    if (!untouched) return;
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') load().catch(() => {});
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => document.removeEventListener('visibilitychange', onVisible);
+  }, [untouched, load]);
   const hasPhoto = Boolean(form?.photos[0]);
   useEffect(() => {
     if (!hasPhoto || photoToast.current === null) return;
@@ -191,6 +201,11 @@ export function EditProfile() {
         // The server wrote them in the reader's language (api.ts sends it).
         setErrors(error.fields);
         toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'), { key: FORM_TOAST });
+      } else if (error instanceof ApiError && error.code === 'profile_changed') {
+        // Saved on another device since this form was loaded: the form shows that save, not this one's
+        // over it (whose photos it would have deleted).
+        toast.error(errorMessage(error, t), { key: FORM_TOAST });
+        loadProfile();
       } else {
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
       }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ageOn } from '../../../shared/schemas/common';
 import {
@@ -11,7 +12,7 @@ import {
 } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, PreparedStatement, rowsOf, type Tx } from '../../db/client';
 import { profiles, uploads, users } from '../../db/schema';
-import { type FieldMessages, NotAuthenticated, ValidationError } from '../../errors';
+import { Conflict, type FieldMessages, NotAuthenticated, ValidationError } from '../../errors';
 import { decodeDataUri, isDataUri, photosShown, type ProcessedImage, processImage, saveImage } from '../media/service';
 import type { MediaStore } from '../media/store';
 import { visibleTo } from '../safety/visibility';
@@ -46,16 +47,29 @@ export async function getCurrentUser(db: Db, userId: number): Promise<CurrentUse
   return row ?? null;
 }
 
-const presentOwnProfile = (row: ProfileRow): OwnProfile => ({
-  name: row.name,
-  bio: row.bio,
-  gender: row.gender,
-  date_of_birth: row.dateOfBirth,
-  ...imagesOf(row),
-  genders_to_match: row.gendersToMatch as OwnProfile['genders_to_match'],
-  min_matching_age: row.minMatchingAge,
-  max_matching_age: row.maxMatchingAge,
-});
+function presentOwnProfile(row: ProfileRow): OwnProfile {
+  const fields = {
+    name: row.name,
+    bio: row.bio,
+    gender: row.gender,
+    date_of_birth: row.dateOfBirth,
+    ...imagesOf(row),
+    genders_to_match: row.gendersToMatch as OwnProfile['genders_to_match'],
+    min_matching_age: row.minMatchingAge,
+    max_matching_age: row.maxMatchingAge,
+  };
+  return { ...fields, version: versionOf(fields) };
+}
+
+/** A hash of what a profile holds (not when it was last active): equal for two reads with no save between that changed anything. */
+const versionOf = (fields: Omit<OwnProfile, 'version'>) => createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 16);
+
+/** A save from a version of the profile other than `row`'s: another device saved since the form was loaded. */
+function refuseIfChanged(row: ProfileRow | undefined, version: string | undefined) {
+  if (version !== undefined && row && presentOwnProfile(row).version !== version) {
+    throw new Conflict(serverText('profile_changed'), 'profile_changed');
+  }
+}
 
 export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile | null> {
   const [row] = await db.select().from(profiles).where(eq(profiles.userId, userId));
@@ -116,6 +130,8 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
  * its URL stops working: someone who removes a photo from a dating profile expects it gone.
  */
 export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
+  // Before its photos are checked: a photo the other device took out would read as a bad reference.
+  refuseIfChanged((await db.select().from(profiles).where(eq(profiles.userId, userId)))[0], input.version);
   const { resolved, processed } = await resolveImages(db, store, userId, input);
   const stored: string[] = [];
   let outcome: { profile: OwnProfile; removed: string[] };
@@ -128,6 +144,7 @@ export async function saveProfile(db: Db, store: MediaStore, userId: number, inp
       if (!account) throw new NotAuthenticated();
       // Locked, so that two saves at once agree on which photos the profile had.
       const [before] = await tx.select().from(profiles).where(eq(profiles.userId, userId)).for('update');
+      refuseIfChanged(before, input.version);
       await lockTakenUploads(tx, store, userId, before ? imagesOf(before) : null, resolved);
       const images = { ...resolved };
       for (const [field, image] of processed) {
