@@ -112,6 +112,19 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(anaAfter.filter((e) => e.event === 'event:count')).toEqual([]);
   });
 
+  it('tells every phone of an attendee to read again where they are when one of them checks in or leaves', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const ana = await makeUser(server);
+    const phones = [await connectAs(ana), await connectAs(ana)];
+    const checkedIn = phones.map((phone) => waitFor(phone, 'sync'));
+    await checkIn(server, ana, event.code);
+    await Promise.all(checkedIn);
+    const left = phones.map((phone) => waitFor(phone, 'sync'));
+    expect((await client(server.url).post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+    await Promise.all(left);
+  });
+
   it('tells the attendees of an event deleted before it started to read again where they are', async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
@@ -153,13 +166,17 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const event = await makeEvent(server, organizer);
     const host = await connectAs(organizer);
     await host.emitWithAck('event:watch', { event_id: event.id });
+    // Each wait is set before the change it waits for: a count can come before the request's answer.
+    const arrived = waitFor(host, 'event:count', (p) => p.count === 1, 8000);
     await checkIn(server, organizer, event.code);
-    await waitFor(host, 'event:count', (p) => p.count === 1, 8000);
-    await client(server.url).post('/api/events/leave/', { token: organizer.token });
-    await waitFor(host, 'event:count', (p) => p.count === 0, 8000);
+    await arrived;
+    const gone = waitFor(host, 'event:count', (p) => p.count === 0, 8000);
+    expect((await client(server.url).post('/api/events/leave/', { token: organizer.token })).status).toBe(204);
+    await gone;
     const guest = await makeUser(server);
+    const guestArrived = waitFor(host, 'event:count', (p) => p.count === 1, 8000);
     await checkIn(server, guest, event.code);
-    expect(await waitFor(host, 'event:count', (p) => p.count === 1, 8000)).toEqual({ event_id: event.id, count: 1 });
+    expect(await guestArrived).toEqual({ event_id: event.id, count: 1 });
   });
 
   it('coalesces a burst of check-ins: at most one count per second and one refresh per 5 s, the last count exact', { timeout: 60_000 }, async () => {

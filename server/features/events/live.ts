@@ -145,6 +145,12 @@ export function createEventLive(options: {
   }, SWEEP_MS);
   sweep.unref();
 
+  /**
+   * The user's other phones and tabs read again where they are (`sync`): the event bar, the deck and the
+   * count follow the check-in or the leave made on one of them, instead of the event they last knew.
+   */
+  const toldElsewhere = (userId: number) => io.to(rooms.user(userId)).emit('sync');
+
   return {
     checkedIn(userId, eventId, previousEventId) {
       if (previousEventId !== null) {
@@ -153,10 +159,12 @@ export function createEventLive(options: {
       }
       io.in(rooms.user(userId)).socketsJoin(rooms.event(eventId));
       changed(eventId, true);
+      toldElsewhere(userId);
     },
     left(userId, eventId) {
       leaveRoom(userId, eventId);
       changed(eventId, false);
+      toldElsewhere(userId);
     },
     removed(eventId) {
       // Its attendees are at no event now (their attendances went with it): their phones read again
