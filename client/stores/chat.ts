@@ -205,6 +205,11 @@ interface ChatState {
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
   /**
+   * I read up to `lastReadId` (on any of my phones or tabs): this tab does not mark it again. Answers
+   * how many of the partner's messages this tab holds after it, or null when it holds no such chat.
+   */
+  readUpTo: (id: number, lastReadId: number) => number | null;
+  /**
    * The socket is back: each conversation's queued messages, and those failed for a reason that may
    * have passed, go out in the order they were written.
    */
@@ -412,6 +417,13 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     partnerRead(id, lastReadId) {
       update(id, (thread) => ({ partnerReadId: Math.max(thread.partnerReadId, lastReadId) }));
+    },
+    readUpTo(id, lastReadId) {
+      const thread = get().threads[id];
+      const me = useSession.getState().user?.id;
+      if (!thread?.loaded || me === undefined) return null;
+      if (lastReadId > thread.ownReadId) update(id, () => ({ ownReadId: lastReadId }));
+      return thread.messages.filter((message) => message.sender !== me && message.id > lastReadId).length;
     },
     markRead(id) {
       const thread = get().threads[id];

@@ -27,6 +27,8 @@ interface ConversationsState {
   /** A message (sent or received) moves its conversation to the top of the started list. */
   noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
   markRead: (conversationId: number) => void;
+  /** As many unread as another of my phones or tabs left after reading there. */
+  setUnread: (conversationId: number, count: number) => void;
   /** The conversation ended (block, unmatch, report, ban): gone from both lists. */
   remove: (conversationId: number) => void;
   /** The partner's name, while a list holds the conversation. */
@@ -130,9 +132,12 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     });
   },
   markRead(conversationId) {
+    get().setUnread(conversationId, 0);
+  },
+  setUnread(conversationId, count) {
     const { started } = get();
-    if (!started) return;
-    set({ started: started.map((item) => (item.id === conversationId ? { ...item, unread_count: 0 } : item)) });
+    if (!started?.some((item) => item.id === conversationId && item.unread_count !== count)) return;
+    set({ started: started.map((item) => (item.id === conversationId ? { ...item, unread_count: count } : item)) });
   },
   remove(conversationId) {
     const drop = (list: ConversationSummary[] | null) => list && list.filter((item) => item.id !== conversationId);

@@ -110,7 +110,12 @@ export function startRealtime(token: string) {
       if (user_id !== me()) useChat.getState().typing(conversation_id);
     }),
     onEvent('message:read', ({ conversation_id, user_id, last_read_id }) => {
-      if (user_id !== me()) useChat.getState().partnerRead(conversation_id, last_read_id);
+      if (user_id !== me()) return useChat.getState().partnerRead(conversation_id, last_read_id);
+      // Read on one of my phones or tabs (this one too): the unread count here follows, counted from
+      // the chat when this tab holds it, else asked of the server.
+      const unread = useChat.getState().readUpTo(conversation_id, last_read_id);
+      if (unread !== null) useConversations.getState().setUnread(conversation_id, unread);
+      else if (useConversations.getState().started) void useConversations.getState().load();
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),

@@ -134,11 +134,8 @@ export function createHandlers(context: HandlerContext) {
       userId,
       lastReadId: payload.last_read_id,
     });
-    app.publish(
-      participantIds.filter((id) => id !== userId),
-      'message:read',
-      { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId },
-    );
+    // To both: the partner's "Read", and the reader's other phones and tabs, whose unread counts follow.
+    app.publish(participantIds, 'message:read', { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId });
     return { ok: true };
   });
 

@@ -88,4 +88,16 @@ describe("the partner's read mark when a chat opens", () => {
     messages.mockRejectedValueOnce(new NotFound(404, 'Not found.'));
     expect(await useChat.getState().catchUp(useChat.getState().cursors())).toEqual([7]);
   });
+
+  it('counts what is left unread after a read on another of my phones, and does not mark it again here', async () => {
+    const theirs = (id: number) => ({ ...mine(id), sender: 2 });
+    conversation.mockResolvedValueOnce(detail(0));
+    messages.mockResolvedValueOnce({ results: [theirs(3), theirs(5), mine(6), theirs(7)], next: null, previous: null });
+    await useChat.getState().open(7);
+    expect(useChat.getState().readUpTo(7, 5)).toBe(1);
+    expect(useChat.getState().threads[7]!.ownReadId).toBe(5);
+    expect(useChat.getState().readUpTo(7, 7)).toBe(0);
+    // A chat this tab does not hold: the caller asks the server.
+    expect(useChat.getState().readUpTo(8, 7)).toBeNull();
+  });
 });

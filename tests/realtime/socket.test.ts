@@ -297,12 +297,12 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(await storedMessages(server, a.token, conversationId)).toEqual([]);
   });
 
-  it('sends typing and read receipts to the partner only, never to the sender or others', async () => {
+  it('sends typing to the partner only, read receipts to both (the reader’s other phones follow), never to others', async () => {
     const { a, b, conversationId } = await makePair(server);
     // Ana has a second match, Cleo: she must hear nothing about the Ana–Ben conversation.
     const cleo = await makeCompletedUser(server, { name: 'Cleo' });
     const withCleo = await match(server, a, cleo);
-    const [aSocket, bSocket, cleoSocket] = await Promise.all([connectAs(a.token), connectAs(b.token), connectAs(cleo.token)]);
+    const [aSocket, bSocket, cleoSocket, aOtherPhone] = await Promise.all([connectAs(a.token), connectAs(b.token), connectAs(cleo.token), connectAs(a.token)]);
     const aEvents = record(aSocket);
     const cleoEvents = record(cleoSocket);
 
@@ -316,9 +316,11 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(await typingSeen).toEqual({ conversation_id: conversationId, user_id: a.id });
 
     const readSeen = waitFor(bSocket, 'message:read');
+    const readOnOtherPhone = waitFor(aOtherPhone, 'message:read');
     expect(await aSocket.emitWithAck('message:read', { conversation_id: conversationId, last_read_id: sent.message.id + 1000 })).toEqual({ ok: true });
     // Clamped to the newest message.
     expect(await readSeen).toEqual({ conversation_id: conversationId, user_id: a.id, last_read_id: sent.message.id });
+    expect(await readOnOtherPhone).toEqual({ conversation_id: conversationId, user_id: a.id, last_read_id: sent.message.id });
 
     // Barrier: Ana types to Cleo last; once Cleo has that, she had every earlier event too.
     const cleoHears = waitFor(cleoSocket, 'typing');
@@ -327,7 +329,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(cleoEvents.filter((e) => e.event !== 'presence')).toEqual([
       { event: 'typing', payload: { conversation_id: withCleo, user_id: a.id } },
     ]);
-    expect(aEvents.filter((e) => e.event !== 'presence').map((e) => e.event)).toEqual(['message:new']);
+    expect(aEvents.filter((e) => e.event !== 'presence').map((e) => e.event)).toEqual(['message:new', 'message:read']);
   });
 
   it('keeps typing and read receipts working in the rest of a user’s conversations after an unmatch', async () => {
