@@ -12,17 +12,33 @@ export function fromIsoDate(value: string | null | undefined): Date | undefined 
   return new Date(year, month - 1, day);
 }
 
+/**
+ * Today's calendar day as the server counts ages: in UTC (`ageOn`), so that the picker never offers a
+ * date of birth the save refuses, nor leaves out one it takes, whatever the phone's time zone. As a
+ * local Date, as the picker's are.
+ */
+export function serverToday(now = new Date()): Date {
+  return new Date(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+}
+
+/** The same day `years` earlier, or the month's last day where it has none (29 February). */
+function yearsBefore(today: Date, years: number): Date {
+  const year = today.getFullYear() - years;
+  return new Date(year, today.getMonth(), Math.min(today.getDate(), daysInMonth(year, today.getMonth())));
+}
+
 /** The latest birth date allowed: someone who turns 18 today. */
-export function latestBirthDate(today = new Date()): Date {
-  return new Date(today.getFullYear() - MIN_AGE, today.getMonth(), today.getDate());
+export function latestBirthDate(now = new Date()): Date {
+  return yearsBefore(serverToday(now), MIN_AGE);
 }
 
 /**
  * The earliest birth date allowed: someone who turns MAX_AGE + 1 tomorrow. The picker offers every
  * date the profile accepts (ages 18 to 100), and no year of which no day could be chosen.
  */
-export function earliestBirthDate(today = new Date()): Date {
-  return new Date(today.getFullYear() - MAX_AGE - 1, today.getMonth(), today.getDate() + 1);
+export function earliestBirthDate(now = new Date()): Date {
+  const limit = yearsBefore(serverToday(now), MAX_AGE + 1);
+  return new Date(limit.getFullYear(), limit.getMonth(), limit.getDate() + 1);
 }
 
 export const daysInMonth = (year: number, month: number) => new Date(year, month + 1, 0).getDate();

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProfileInput } from '../../shared/schemas/users';
 import { es } from '../../shared/i18n/es';
 import { DateField } from '../../client/components/DateField';
+import { earliestBirthDate, latestBirthDate, toIsoDate } from '../../client/lib/dates';
+import { ageOn } from '../../shared/schemas/common';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
 
@@ -72,5 +74,21 @@ describe('the date of birth picker', () => {
 
     fireEvent.click(day(30));
     expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
+  });
+
+  it('counts today as the server does (in UTC), and finds 29 February’s limits in the years without one', () => {
+    const iso = (date: Date) => toIsoDate(date);
+    // 29 February 2028, noon UTC: 18 today is born on 28 February 2010 (no 29th that year), not 1 March.
+    const leapDay = new Date(Date.UTC(2028, 1, 29, 12));
+    expect(iso(latestBirthDate(leapDay))).toBe('2010-02-28');
+    expect(ageOn('2010-02-28', leapDay)).toBe(18);
+    expect(ageOn('2010-03-01', leapDay)).toBe(17);
+    // The oldest: 100 on 1 March 1927 (101 tomorrow), which the picker used to leave out.
+    expect(iso(earliestBirthDate(leapDay))).toBe('1927-03-01');
+    expect([ageOn('1927-03-01', leapDay), ageOn('1927-02-28', leapDay)]).toEqual([100, 101]);
+    // Past midnight in Madrid, still the 14th in UTC: the 15th's eighteen-year-olds are not 18 yet there.
+    const madridPastMidnight = new Date(Date.UTC(2025, 5, 14, 22, 30));
+    expect(iso(latestBirthDate(madridPastMidnight))).toBe('2007-06-14');
+    expect([ageOn('2007-06-14', madridPastMidnight), ageOn('2007-06-15', madridPastMidnight)]).toEqual([18, 17]);
   });
 });
