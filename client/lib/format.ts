@@ -8,7 +8,9 @@ export function formatTime(iso: string, language: Language): string {
 export function formatActivity(iso: string, language: Language, now = new Date()): string {
   const date = new Date(iso);
   if (date.toDateString() === now.toDateString()) return formatTime(iso, language);
-  return new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short' }).format(date);
+  // With the year once it is another year's, as a chat's day headings have it.
+  const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
+  return new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', year }).format(date);
 }
 
 const capitalized = (text: string) => text.charAt(0).toLocaleUpperCase() + text.slice(1);

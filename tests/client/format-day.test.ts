@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDay, sameDay } from '../../client/lib/format';
+import { formatActivity, formatDay, sameDay } from '../../client/lib/format';
 
 // Local times throughout, as the phone shows them.
 const at = (...parts: [number, number, number, number?, number?]) => {
@@ -46,5 +46,16 @@ describe('same day', () => {
   it('compares local calendar days, not 24-hour spans', () => {
     expect(sameDay(iso(at(2026, 11, 28, 0, 1)), iso(at(2026, 11, 28, 23, 59)))).toBe(true);
     expect(sameDay(iso(at(2026, 11, 27, 23, 59)), iso(at(2026, 11, 28, 0, 1)))).toBe(false);
+  });
+});
+
+describe("a conversation's last activity on the list", () => {
+  const now = at(2026, 11, 28, 12, 0);
+
+  it('is the time today, the day and month this year, and the year too before it', () => {
+    expect(formatActivity(iso(at(2026, 11, 28, 9, 5)), 'es', now)).toBe('09:05');
+    expect(formatActivity(iso(at(2026, 11, 10)), 'en', now)).toBe('Nov 10');
+    expect(formatActivity(iso(at(2025, 11, 10)), 'en', now)).toBe('Nov 10, 2025');
+    expect(formatActivity(iso(at(2025, 11, 10)), 'es', now)).toBe('10 nov 2025');
   });
 });
