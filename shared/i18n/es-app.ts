@@ -197,7 +197,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'likes.more': 'Ver más',
   'deck.undo': 'Deshacer',
   'deck.undoUpsell': 'Deshacer es parte de Starter. ¿Recuperar a {name}?',
-  'deck.likesLeft': 'Te quedan {count} likes hoy',
+  'deck.likesLeft': 'Te quedan {count} likes',
   'deck.likesOut': 'Has usado tus {limit} likes. Más a las {time}.',
   'deck.likesOutText': 'Los «no» y los saltos son ilimitados.',
   'deck.likesUpsell': 'Consigue likes ilimitados',

@@ -153,7 +153,7 @@ describe('the deck and the plan', () => {
   it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {
     usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 3, resets_at: null } });
     const { rerender } = renderAt('/app/home/', <DeckPlanNotice />);
-    expect(screen.getByText('3 likes left today')).toBeTruthy();
+    expect(screen.getByText('3 likes left')).toBeTruthy();
 
     act(() => usePlan.setState({ lastPass: card(5, 'Leo'), notice: 'undo' }));
     rerender(<DeckPlanNotice />);
