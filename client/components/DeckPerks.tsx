@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../shared/constants';
-import { LikesExhausted, mayPass } from '../lib/api';
+import { ApiError, LikesExhausted, mayPass } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { useLanguage, useT } from '../lib/i18n';
 import { toast } from '../lib/toast';
@@ -79,7 +79,13 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
       const card = await usePlan.getState().undo();
       if (card) useDeck.getState().restore(card);
     } catch (error) {
-      console.error('Undo failed', error);
+      if (error instanceof ApiError && error.code === 'subscription_required') {
+        // The plan ended elsewhere (another phone, Stripe): this one learns it, and shows what undo needs.
+        void useSession.getState().loadUser();
+        usePlan.getState().showNotice('undo');
+      } else {
+        console.error('Undo failed', error);
+      }
     } finally {
       setBusy(false);
     }

@@ -2,6 +2,7 @@ import type { Message } from '../../shared/schemas/conversations';
 import { t } from '../lib/i18n';
 import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
+import { refreshWhenVisible } from '../lib/when-visible';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
@@ -18,6 +19,9 @@ let stops: Array<() => void> = [];
  * so that the catch-up requests do not all land on the servers in the same instant.
  */
 const SYNC_SPREAD_MS = 2000;
+
+/** The least time between two reads of the user when the app comes back into view. */
+const USER_REFRESH_MS = 30_000;
 
 /** The deck's fetch after a `deck:refresh`, waiting for its moment within the server's window. */
 let deckRefresh: ReturnType<typeof setTimeout> | undefined;
@@ -150,6 +154,9 @@ export function startRealtime(token: string) {
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),
+    // Back in view: the user as the server has them now, whose plan or e-mail confirmation another
+    // device may have changed (no socket event says so).
+    refreshWhenVisible(() => void useSession.getState().loadUser(), USER_REFRESH_MS),
   ];
 }
 

@@ -7,11 +7,12 @@
 import { act, cleanup, fireEvent, render, renderHook, screen, within } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
-import { DeckPlanNotice, useDecide } from '../../client/components/DeckPerks';
+import { DeckPlanNotice, UndoButton, useDecide } from '../../client/components/DeckPerks';
+import { ApiError } from '../../client/lib/api';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
@@ -161,6 +162,28 @@ describe('the deck and the plan', () => {
     expect(upsell.textContent).toContain('Undo is part of Starter. Bring Leo back?');
     fireEvent.click(within(upsell).getByRole('button', { name: en['deck.dismiss'] }));
     expect(usePlan.getState().notice).toBeNull();
+  });
+
+  it('learns at the tap of undo that the plan ended on another device, and shows what undo needs', async () => {
+    const { loadUser: realLoadUser } = useSession.getState();
+    const { undo: realUndo } = usePlan.getState();
+    const loadUser = vi.fn(async () => {});
+    useSession.setState({ user: user(true), loadUser });
+    usePlan.setState({
+      lastPass: card(5, 'Leo'),
+      undo: async () => {
+        throw new ApiError(403, 'Starter is needed.', 'subscription_required');
+      },
+    });
+    try {
+      renderAt('/app/home/', <UndoButton />);
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: en['deck.undo'] })));
+      expect(loadUser).toHaveBeenCalledTimes(1);
+      expect(usePlan.getState().notice).toBe('undo');
+    } finally {
+      useSession.setState({ loadUser: realLoadUser });
+      usePlan.setState({ undo: realUndo });
+    }
   });
 
   it('says nothing to a subscriber', () => {

@@ -150,11 +150,14 @@ export function Subscribe() {
   const search = useSearch();
   const user = useSession((state) => state.user);
   const loadConfig = useConfig((state) => state.load);
+  const loadUser = useSession((state) => state.loadUser);
   const outcome = outcomeFor(search);
 
   useEffect(() => {
     void loadConfig();
-  }, [loadConfig]);
+    // The plan may have changed elsewhere (another phone, Stripe): the page follows the server.
+    void loadUser();
+  }, [loadConfig, loadUser]);
   const canceled = new URLSearchParams(search).has('canceled');
 
   if (outcome === 'success') {
