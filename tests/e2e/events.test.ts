@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
-import { checkIn, makeEvent, tokenFor } from '../helpers/events';
+import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
@@ -224,5 +224,20 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.locator('.host-qr img').waitFor();
     const mine = await client(app.server.url).get('/api/events/mine/', { token: organizer.token });
     expect(mine.body.results[0]).toMatchObject({ name: 'Garden Brunch', venue: 'The old greenhouse', join_mode: 'code' });
+  });
+
+  it('tells the organizer, with the day, until when the deck stays open after the end, then that it is closed', async () => {
+    const { page } = host;
+    const ended = await makeEvent(app.server, organizer, { name: 'Late Night' });
+    const HOUR = 3_600_000;
+    const endsAt = new Date(Date.now() - HOUR);
+    await setEventTimes(app.server, ended.id, { startsAt: new Date(Date.now() - 5 * HOUR), endsAt });
+    await page.goto(`${app.server.url}/app/events/${ended.id}/host/`);
+    const until = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(endsAt.getTime() + 24 * HOUR));
+    await page.getByText(format(en['host.ended'], { time: until })).waitFor();
+    await shot(page, '10-host-after-party');
+    await setEventTimes(app.server, ended.id, { startsAt: new Date(Date.now() - 30 * HOUR), endsAt: new Date(Date.now() - 26 * HOUR) });
+    await page.reload();
+    await page.getByText(en['host.closed']).waitFor();
   });
 });

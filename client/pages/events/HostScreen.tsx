@@ -6,7 +6,7 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { Waiting } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
-import { formatTime } from '../../lib/format';
+import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventCard, EventSummary } from './EventSummary';
@@ -84,10 +84,11 @@ export function HostScreen({ id }: { id: number }) {
           <p className="host-code" aria-label={event.code.split('').join(' ')}>
             {event.code}
           </p>
-          {event.status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatTime(opensAt, language) })}</p>}
+          {event.status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
         </section>
       ) : (
-        <p className="notice">{t('host.ended', { time: formatTime(deckUntil, language) })}</p>
+        // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
+        <p className="notice">{event.status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
       )}
 
       <section className="host-live" aria-live="polite">
