@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
 import { drawChart } from './chart';
+import type { Language } from '../../shared/constants';
 import type { EventStats } from '../../shared/schemas/events';
 
 const HEIGHT = 200;
@@ -15,6 +16,7 @@ export function drawEventChart(
   element: HTMLElement,
   timeline: EventStats['timeline'],
   labels: { checkIns: string; matches: string },
+  language: Language,
 ): () => void {
   const styles = getComputedStyle(document.documentElement);
   const accent = styles.getPropertyValue('--accent').trim() || '#be123c';
@@ -35,7 +37,8 @@ export function drawEventChart(
         x: { time: true, range: (_self, min, max) => [min - SLOT_S / 2, max + SLOT_S / 2] },
         y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
       },
-      axes: [{ stroke: '#57534e' }, { stroke: '#57534e', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
+      // Room for "10:30 PM" between ticks.
+      axes: [{ stroke: '#57534e', values: timeTicks(language), space: 70 }, { stroke: '#57534e', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
       series: [
         {},
         { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } },
@@ -44,4 +47,18 @@ export function drawEventChart(
     },
     data,
   );
+}
+
+/**
+ * The time axis's labels in the reader's language (uPlot's own are American English whatever the
+ * page's: "10pm", "11/22"): the time of each tick ("22:00" in Spanish), and the day at midnight.
+ */
+export function timeTicks(language: Language) {
+  const time = new Intl.DateTimeFormat(language, { hour: 'numeric', minute: '2-digit' });
+  const day = new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short' });
+  return (_self: unknown, splits: number[]) =>
+    splits.map((seconds) => {
+      const date = new Date(seconds * 1000);
+      return date.getHours() === 0 && date.getMinutes() === 0 ? day.format(date) : time.format(date);
+    });
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { EventStats } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
-import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES } from '../../../shared/constants';
+import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES, type Language } from '../../../shared/constants';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { Waiting } from '../../components/Waiting';
@@ -14,7 +14,15 @@ import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /** The timeline as a chart: the chart library loads only here, in a chunk of its own. */
-function Timeline({ timeline, labels }: { timeline: EventStats['timeline']; labels: { checkIns: string; matches: string; loading: string } }) {
+function Timeline({
+  timeline,
+  labels,
+  language,
+}: {
+  timeline: EventStats['timeline'];
+  labels: { checkIns: string; matches: string; loading: string };
+  language: Language;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState(false);
   useEffect(() => {
@@ -22,14 +30,14 @@ function Timeline({ timeline, labels }: { timeline: EventStats['timeline']; labe
     let gone = false;
     void import('../../lib/event-chart').then(({ drawEventChart }) => {
       if (gone || !box.current) return;
-      remove = drawEventChart(box.current, timeline, labels);
+      remove = drawEventChart(box.current, timeline, labels, language);
       setDrawn(true);
     });
     return () => {
       gone = true;
       remove?.();
     };
-  }, [timeline, labels.checkIns, labels.matches]);
+  }, [timeline, labels.checkIns, labels.matches, language]);
   return (
     <div ref={box} className="event-chart" role="img" aria-label={`${labels.checkIns}, ${labels.matches}`} aria-busy={!drawn}>
       {!drawn && <p className="muted host-chart-loading">{labels.loading}</p>}
@@ -120,7 +128,7 @@ export function HostScreen({ id }: { id: number }) {
             {stats.timeline.length === 0 ? (
               <p className="muted">{t('host.noTimeline')}</p>
             ) : (
-              <Timeline timeline={stats.timeline} labels={{ checkIns: t('host.checkIns'), matches: t('host.matches'), loading: t('host.chartLoading') }} />
+              <Timeline timeline={stats.timeline} language={language} labels={{ checkIns: t('host.checkIns'), matches: t('host.matches'), loading: t('host.chartLoading') }} />
             )}
           </>
         ) : (

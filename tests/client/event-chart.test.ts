@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { timeTicks } from '../../client/lib/event-chart';
+
+// Local times, as the organizer's screen shows them.
+const at = (day: number, hour: number, minute = 0) => new Date(2026, 10, day, hour, minute).getTime() / 1000;
+
+describe("the host chart's time axis", () => {
+  it('reads in the screen’s language: 24-hour times in Spanish, the day at midnight', () => {
+    const splits = [at(21, 22), at(21, 22, 30), at(22, 0), at(22, 1)];
+    expect(timeTicks('es')(null, splits)).toEqual(['22:00', '22:30', '22 nov', '1:00']);
+    expect(timeTicks('en')(null, splits)).toEqual(['10:00 PM', '10:30 PM', 'Nov 22', '1:00 AM']);
+  });
+});
