@@ -48,6 +48,27 @@ let lastRead = -Infinity;
  */
 export const currentReadSince = (time: number) => lastRead >= time;
 
+/** The least time between two reads for news of the same event: a host screen's event stays in the room. */
+const NEWS_READ_MS = 60_000;
+const newsReadAt = new Map<number, number>();
+
+/**
+ * News (a live count, a deck refresh) of an event this tab does not know I am at: a check-in made on
+ * another of my phones or tabs has put this one's socket in its room. Where I am is read again, and
+ * the deck with it when that is the event. Not while a check-in of this tab's own is on its way (its
+ * answer says), nor more than once a minute for one event (the organizer's host screen hears its
+ * event's counts without being at it).
+ */
+export async function heardOfEvent(eventId: number) {
+  const { current } = useEvents.getState();
+  if (current === undefined || current?.id === eventId || changes.inFlight > 0) return;
+  const now = performance.now();
+  if (now - (newsReadAt.get(eventId) ?? -Infinity) < NEWS_READ_MS) return;
+  newsReadAt.set(eventId, now);
+  await useEvents.getState().loadCurrent();
+  if (useEvents.getState().current?.id === eventId && useDeck.getState().queue !== null) void useDeck.getState().load();
+}
+
 export const useEvents = create<EventsState>()((set, get) => ({
   current: undefined,
   async loadCurrent() {
@@ -100,6 +121,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
   },
   reset() {
     lastRead = -Infinity;
+    newsReadAt.clear();
     set({ current: undefined });
   },
 }));

@@ -6,7 +6,7 @@ import { refreshWhenVisible } from '../lib/when-visible';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
-import { currentReadSince, useEvents } from './events';
+import { currentReadSince, heardOfEvent, useEvents } from './events';
 import { usePlan } from './plan';
 import { usePresence } from './presence';
 import { conversationEnded } from './safety';
@@ -123,7 +123,10 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
-    onEvent('event:count', ({ event_id, count }) => useEvents.getState().setCount(event_id, count)),
+    onEvent('event:count', ({ event_id, count }) => {
+      useEvents.getState().setCount(event_id, count);
+      void heardOfEvent(event_id);
+    }),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),
     () => {

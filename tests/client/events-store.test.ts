@@ -5,9 +5,10 @@ import { later } from '../helpers/later';
 
 const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
-vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: async () => {} }) } }));
+const deckLoad = vi.hoisted(() => vi.fn(async () => {}));
+vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: deckLoad, queue: [] }) } }));
 
-const { useEvents } = await import('../../client/stores/events');
+const { heardOfEvent, useEvents } = await import('../../client/stores/events');
 const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
 
 describe('the events store, when its reads and its changes cross', () => {
@@ -63,6 +64,42 @@ describe('the events store, when its reads and its changes cross', () => {
   it('takes a read that crossed nothing as it comes', async () => {
     api.currentEvent.mockResolvedValueOnce({ event: terrace });
     await useEvents.getState().loadCurrent();
+    expect(useEvents.getState().current).toEqual(terrace);
+  });
+});
+
+describe('news of an event this tab does not know it is at', () => {
+  afterEach(() => {
+    useEvents.getState().reset();
+    vi.resetAllMocks();
+  });
+
+  it('reads where I am again after a check-in on another phone, and the deck with it; once a minute at most per event', async () => {
+    useEvents.setState({ current: null });
+    api.currentEvent.mockResolvedValueOnce({ event: terrace });
+    await heardOfEvent(terrace.id);
+    expect(useEvents.getState().current).toEqual(terrace);
+    expect(deckLoad).toHaveBeenCalledTimes(1);
+    // Its next counts are news of where I am.
+    await heardOfEvent(terrace.id);
+    expect(api.currentEvent).toHaveBeenCalledTimes(1);
+    // An event I am not at (an organizer's host screen): asked about once, not at every count.
+    api.currentEvent.mockResolvedValue({ event: terrace });
+    await heardOfEvent(8);
+    await heardOfEvent(8);
+    expect(api.currentEvent).toHaveBeenCalledTimes(2);
+    expect(deckLoad).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits for this tab’s own check-in to answer instead', async () => {
+    useEvents.setState({ current: null });
+    const checkingIn = later<{ event: PublicEvent }>();
+    api.checkIn.mockReturnValueOnce(checkingIn.promise);
+    const going = useEvents.getState().checkIn('N42FM2');
+    await heardOfEvent(terrace.id);
+    expect(api.currentEvent).not.toHaveBeenCalled();
+    checkingIn.resolve({ event: terrace });
+    await going;
     expect(useEvents.getState().current).toEqual(terrace);
   });
 });

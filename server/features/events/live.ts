@@ -147,7 +147,8 @@ export function createEventLive(options: {
 
   /**
    * The user's other phones and tabs read again where they are (`sync`): the event bar, the deck and the
-   * count follow the check-in or the leave made on one of them, instead of the event they last knew.
+   * count follow a leave made on one of them, instead of the event they last knew (they are out of its
+   * room now, and would hear nothing more of it).
    */
   const toldElsewhere = (userId: number) => io.to(rooms.user(userId)).emit('sync');
 
@@ -158,8 +159,9 @@ export function createEventLive(options: {
         changed(previousEventId, false);
       }
       io.in(rooms.user(userId)).socketsJoin(rooms.event(eventId));
+      // The user's other phones hear of it by the event's own news (`event:count`) in its room, and
+      // read again where they are. Not `sync`: at the doors, every phone would catch up twice.
       changed(eventId, true);
-      toldElsewhere(userId);
     },
     left(userId, eventId) {
       leaveRoom(userId, eventId);
