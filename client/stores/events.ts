@@ -53,7 +53,7 @@ const NEWS_READ_MS = 60_000;
 const newsReadAt = new Map<number, number>();
 
 /**
- * News (a live count, a deck refresh) of an event this tab does not know I am at: a check-in made on
+ * News (a live count) of an event this tab does not know I am at: a check-in made on
  * another of my phones or tabs has put this one's socket in its room. Where I am is read again, and
  * the deck with it when that is the event. Not while a check-in of this tab's own is on its way (its
  * answer says), nor more than once a minute for one event (the organizer's host screen hears its
