@@ -26,8 +26,9 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
   const photo = usePhotoOrAvatar(card.name, card.image);
 
   useEffect(() => {
-    if (exitOffset === null) return;
-    void spring.start({ x: exitOffset, config: { duration: SWIPE_EXIT_MS } });
+    // Out, or back from the way out when its decision did not count (the deck's `restore`).
+    if (exitOffset === null) void spring.start({ x: 0, y: 0, config: { tension: 500, friction: 30 } });
+    else void spring.start({ x: exitOffset, config: { duration: SWIPE_EXIT_MS } });
   }, [exitOffset, spring]);
 
   const bind = useDrag(

@@ -19,6 +19,8 @@ interface DeckState {
   current: DeckCard | null;
   /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */
   exiting: { id: number; offset: number } | null;
+  /** The card on its way out whose decision did not count (`restore`): the exit brings it back, not the next card. */
+  returning: number | null;
   match: MatchOverlay | null;
   /** The last deck request got no cards (no answer, a server error): the empty deck says so. */
   failed: boolean;
@@ -91,6 +93,7 @@ const initialState = () => ({
   queue: null,
   current: null,
   exiting: null,
+  returning: null,
   match: null,
   failed: false,
   reactionsInFlight: new Set<Promise<unknown>>(),
@@ -203,9 +206,14 @@ export const useDeck = create<DeckState>()((set, get) => {
         })
         .catch((error: unknown) => console.error('Reaction failed', error));
       setTimeout(() => {
+        if (get().returning === current.id && get().current?.id === current.id) {
+          // Its decision did not reach the server: it springs back, and the next card stays behind it.
+          set({ exiting: null, returning: null });
+          return;
+        }
         const queue = get().queue ?? [];
         const [next = null, ...rest] = queue;
-        set({ current: next, queue: rest, exiting: null });
+        set({ current: next, queue: rest, exiting: null, returning: null });
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
         else if (rest.length <= DECK_REFILL_AT) void get().refill();
@@ -226,6 +234,12 @@ export const useDeck = create<DeckState>()((set, get) => {
     },
     restore(card) {
       if (get().matchedWith.has(card.id)) return;
+      if (get().exiting?.id === card.id) {
+        // Still on its way out: it comes back instead of the next card coming up (which would show
+        // for a moment before this one took its place again).
+        set((state) => ({ returning: card.id, decidedDuringRequest: removed(state.decidedDuringRequest, card.id) }));
+        return;
+      }
       if (get().exiting) {
         setTimeout(() => get().restore(card), SWIPE_EXIT_MS);
         return;

@@ -1,5 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SWIPE_EXIT_MS } from '../../shared/constants';
+import type { DeckCard } from '../../shared/schemas/users';
 import { useDeck } from '../../client/stores/deck';
 
 describe('the deck store', () => {
@@ -46,6 +48,29 @@ describe('the deck store', () => {
       expect(useDeck.getState().match).toMatchObject({ name: 'Cai' });
     } finally {
       delete (navigator as { vibrate?: unknown }).vibrate;
+    }
+  });
+
+  it('brings a card whose decision did not count back from its way out, and never shows the next one meanwhile', async () => {
+    vi.useFakeTimers();
+    try {
+      const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
+      const [hal, gus] = [card(1, 'Hal'), card(2, 'Gus')];
+      useDeck.setState({ current: hal, queue: [gus] });
+      // No server here: the like does not reach one, and comes back while the card is still flying out.
+      await useDeck.getState().act('like')?.catch(() => {});
+      expect(useDeck.getState().exiting?.id).toBe(hal.id);
+      useDeck.getState().restore(hal);
+      expect(useDeck.getState().current).toEqual(hal);
+      vi.advanceTimersByTime(SWIPE_EXIT_MS);
+      expect(useDeck.getState()).toMatchObject({ current: hal, queue: [gus], exiting: null, returning: null });
+      expect(useDeck.getState().decidedDuringRequest.has(hal.id)).toBe(false);
+      // Decided again, and this time it goes: the next card comes up.
+      void useDeck.getState().act('dislike')?.catch(() => {});
+      vi.advanceTimersByTime(SWIPE_EXIT_MS);
+      expect(useDeck.getState().current).toEqual(gus);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
