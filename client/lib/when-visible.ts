@@ -1,9 +1,9 @@
 /**
  * Calls `refresh` each time the page comes back into view (the phone unlocked, the tab shown again),
- * at most once per `minMs`: what another device may have changed meanwhile is read again there.
- * Answers the function that stops it.
+ * at most once per `minMs` (0: every time): what changed meanwhile, elsewhere, is read again.
+ * Answers the function that stops it (an effect's cleanup).
  */
-export function refreshWhenVisible(refresh: () => void, minMs: number): () => void {
+export function refreshWhenVisible(refresh: () => void, minMs = 0): () => void {
   let last = performance.now();
   const onChange = () => {
     if (document.visibilityState !== 'visible' || performance.now() - last < minMs) return;

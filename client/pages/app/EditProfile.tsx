@@ -16,6 +16,7 @@ import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import { refreshWhenVisible } from '../../lib/when-visible';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
 
@@ -106,11 +107,7 @@ export function EditProfile() {
   const untouched = !dirty && !busy && !uploading;
   useEffect(() => {
     if (!untouched) return;
-    const onVisible = () => {
-      if (document.visibilityState === 'visible') load().catch(() => {});
-    };
-    document.addEventListener('visibilitychange', onVisible);
-    return () => document.removeEventListener('visibilitychange', onVisible);
+    return refreshWhenVisible(() => void load().catch(() => {}));
   }, [untouched, load]);
   const hasPhoto = Boolean(form?.photos[0]);
   useEffect(() => {

@@ -9,6 +9,7 @@ import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
 import { useT } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
+import { refreshWhenVisible } from '../../lib/when-visible';
 import { useDeck } from '../../stores/deck';
 import { useEvents } from '../../stores/events';
 import { outOfLikes, usePlan } from '../../stores/plan';
@@ -41,11 +42,7 @@ export function Home() {
     if (!empty) return;
     // New arrivals at my event come as `deck:refresh` over the socket, with no polling; an empty deck
     // also looks again when the app comes back to the front (the socket may have slept with it).
-    const recheck = () => {
-      if (document.visibilityState === 'visible') void load();
-    };
-    document.addEventListener('visibilitychange', recheck);
-    return () => document.removeEventListener('visibilitychange', recheck);
+    return refreshWhenVisible(() => void load());
   }, [empty, load]);
 
   useEffect(() => {
