@@ -145,13 +145,6 @@ export function createEventLive(options: {
   }, SWEEP_MS);
   sweep.unref();
 
-  /**
-   * The user's other phones and tabs read again where they are (`sync`): the event bar, the deck and the
-   * count follow a leave made on one of them, instead of the event they last knew (they are out of its
-   * room now, and would hear nothing more of it).
-   */
-  const toldElsewhere = (userId: number) => io.to(rooms.user(userId)).emit('sync');
-
   return {
     checkedIn(userId, eventId, previousEventId) {
       if (previousEventId !== null) {
@@ -166,7 +159,9 @@ export function createEventLive(options: {
     left(userId, eventId) {
       leaveRoom(userId, eventId);
       changed(eventId, false);
-      toldElsewhere(userId);
+      // The user's other phones and tabs are out of its room now and would hear nothing more of it:
+      // they read again where they are (`sync`), instead of showing the event they last knew.
+      io.to(rooms.user(userId)).emit('sync');
     },
     removed(eventId) {
       // Its attendees are at no event now (their attendances went with it): their phones read again

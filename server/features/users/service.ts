@@ -131,7 +131,7 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
  */
 export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
   // Before its photos are checked: a photo the other device took out would read as a bad reference.
-  refuseIfChanged((await db.select().from(profiles).where(eq(profiles.userId, userId)))[0], input.version);
+  if (input.version !== undefined) refuseIfChanged((await db.select().from(profiles).where(eq(profiles.userId, userId)))[0], input.version);
   const { resolved, processed } = await resolveImages(db, store, userId, input);
   const stored: string[] = [];
   let outcome: { profile: OwnProfile; removed: string[] };
