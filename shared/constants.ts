@@ -89,5 +89,7 @@ export const REPORT_REASONS = [
 export const REPORT_DETAILS_MAX_LENGTH = 1000;
 /** How many messages of their conversation a report keeps. */
 export const REPORT_SNAPSHOT_MESSAGES = 50;
+/** How long an ended chat's messages are kept for a report that may follow, and the chat listed for one. */
+export const ENDED_CHAT_KEPT_DAYS = 30;
 /** The most sockets one user may hold open at once. */
 export const MAX_SOCKETS_PER_USER = 10;

@@ -19,6 +19,8 @@ export interface SafetyTarget {
 
 interface Props extends SafetyTarget {
   action: SafetyAction;
+  /** The chat with them has ended already (a report from the ended chats): nothing is left to remove. */
+  chatEnded?: boolean;
   onClose: () => void;
   /** After the action and its toast: the caller leaves the page. */
   onDone: () => void;
@@ -37,7 +39,7 @@ function failure(error: unknown, t: Translate): { form: string | null; details: 
  * The confirm step of Block, Unmatch and Report: says plainly what happens, then does it. Report picks
  * one of REPORT_REASONS and takes optional details. Loaded on first use, apart from the chat.
  */
-export function SafetyDialog({ action, person, conversationId, onClose, onDone }: Props) {
+export function SafetyDialog({ action, person, conversationId, chatEnded = false, onClose, onDone }: Props) {
   useMessages(safetyMessages);
   const t = useT();
   const titleId = useId();
@@ -147,7 +149,8 @@ export function SafetyDialog({ action, person, conversationId, onClose, onDone }
           )}
         </div>
         <p className="muted report-note">
-          {t('safety.report.private', { name: person.name })} {t('safety.report.blocks', { name: person.name })}
+          {t('safety.report.private', { name: person.name })}{' '}
+          {t(chatEnded ? 'safety.report.blocksEnded' : 'safety.report.blocks', { name: person.name })}
         </p>
         {error.form && (
           <p className="form-error" role="alert">

@@ -19,7 +19,7 @@ import type {
 } from '../../shared/schemas/events';
 import type { TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
-import type { BlockedUser, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
+import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { api as core, http, isRecord, NetworkError, type Page, toError } from './api';
 
 /** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
@@ -84,6 +84,8 @@ export const api = {
   block: (userId: number) => http.post<null>(`/api/users/${userId}/block/`),
   unblock: (userId: number) => http.del<null>(`/api/users/${userId}/block/`),
   blocks: (cursor?: string) => http.get<Page<BlockedUser>>(`/api/users/me/blocks/${http.query({ cursor })}`),
+  /** Chats that ended lately, however they ended: their people can still be reported. */
+  endedChats: (cursor?: string) => http.get<Page<EndedChat>>(`/api/conversations/ended/${http.query({ cursor })}`),
   unmatch: (conversationId: number) => http.del<null>(`/api/conversations/${conversationId}/`),
   report: (input: ReportInput) => http.post<{ id: number }>('/api/reports/', input),
   moderationReports: (status: ModerationReport['status'], cursor?: string) =>

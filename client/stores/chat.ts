@@ -60,8 +60,10 @@ export interface Thread {
 export const TYPING_VISIBLE_MS = 3000;
 
 /** A conversation that ended while this tab held it; its chat page leaves for the list. */
-export interface EndedChat {
+export interface EndedThread {
   name: string;
+  /** The other person, when known: the list's notice offers to report them. */
+  userId: number | null;
   /** Ended by this tab's own block, report or unmatch: no notice, the action says what happened. */
   byMe: boolean;
 }
@@ -232,9 +234,9 @@ interface ChatState {
    */
   drafts: Record<number, string>;
   setDraft: (id: number, text: string) => void;
-  ended: Record<number, EndedChat>;
+  ended: Record<number, EndedThread>;
   /** Forgets the thread and remembers that it ended, so that its chat page leaves. */
-  end: (id: number, byMe: boolean, name?: string) => void;
+  end: (id: number, ending: { byMe: boolean; userId: number | null; name: string | null }) => void;
   reset: () => void;
 }
 
@@ -501,12 +503,13 @@ export const useChat = create<ChatState>()((set, get) => {
       });
     },
     ended: {},
-    end(id, byMe, name) {
+    end(id, { byMe, userId, name }) {
       set((state) => {
         if (state.ended[id]) return state;
         const { [id]: thread, ...threads } = state.threads;
         const { [id]: _, ...drafts } = state.drafts;
-        return { threads, drafts, ended: { ...state.ended, [id]: { name: name ?? thread?.detail?.name ?? '', byMe } } };
+        const ended = { name: name ?? thread?.detail?.name ?? '', userId: userId ?? thread?.detail?.other_user_id ?? null, byMe };
+        return { threads, drafts, ended: { ...state.ended, [id]: ended } };
       });
     },
     reset() {

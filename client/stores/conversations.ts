@@ -39,14 +39,21 @@ interface ConversationsState {
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
   conversationsWith: (userId: number) => number[];
-  /** The name of the partner of a chat that ended while it was open, for a calm notice on the list. */
-  endedNotice: string | null;
-  showEndedNotice: (name: string) => void;
+  /** A chat that ended while it was open, for a calm notice on the list that offers to report its partner. */
+  endedNotice: EndedNotice | null;
+  showEndedNotice: (notice: EndedNotice) => void;
   dismissEndedNotice: () => void;
   reset: () => void;
 }
 
 type ListName = 'empty' | 'started';
+
+export interface EndedNotice {
+  conversationId: number;
+  /** The partner's name; empty when this tab never knew it. */
+  name: string;
+  userId: number | null;
+}
 
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
@@ -159,8 +166,8 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       .map((item) => item.id);
   },
   endedNotice: null,
-  showEndedNotice(name) {
-    set({ endedNotice: name });
+  showEndedNotice(notice) {
+    set({ endedNotice: notice });
   },
   dismissEndedNotice() {
     set({ endedNotice: null });

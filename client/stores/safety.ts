@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { BlockedUser, ReportInput } from '../../shared/schemas/safety';
-import { NotFound } from '../lib/api';
+import type { BlockedUser, EndedChat, ReportInput } from '../../shared/schemas/safety';
+import { NotFound, type Page } from '../lib/api';
 import { api } from '../lib/api-app';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
@@ -10,19 +10,43 @@ import { onSignOut, sessionCheck } from './session';
 /** How an action that ends everything with a person came out. */
 export type Outcome = 'done' | 'gone';
 
+/** A list of the safety pages, a page at a time: null until its page first loads it. */
+interface PagedList<T> {
+  items: T[] | null;
+  next: string | null;
+  loading: boolean;
+}
+
+interface Items {
+  /** People I blocked, newest first. */
+  blocked: BlockedUser;
+  /** My chats that ended lately, newest ending first: their people can still be reported. */
+  ended: EndedChat;
+}
+export type ListName = keyof Items;
+type Lists = { [K in ListName]: PagedList<Items[K]> };
+
+const fetchPage: { [K in ListName]: (cursor?: string) => Promise<Page<Items[K]>> } = {
+  blocked: (cursor) => api.blocks(cursor),
+  ended: (cursor) => api.endedChats(cursor),
+};
+/** What tells an entry from the others, so that a page that overlaps the one before adds nothing twice. */
+const keyOf: { [K in ListName]: (item: Items[K]) => number } = { blocked: (person) => person.id, ended: (chat) => chat.id };
+
+const emptyLists = (): Lists => ({ blocked: { items: null, next: null, loading: false }, ended: { items: null, next: null, loading: false } });
+
 interface SafetyState {
   /** People who left this user's world (block, report, unmatch, ban): an open profile of them goes too. */
   gone: Record<number, true>;
-  /** People I blocked, newest first; null until the blocked page loads them. */
-  blocked: BlockedUser[] | null;
-  blockedNext: string | null;
-  loadingBlocked: boolean;
+  lists: Lists;
   block: (userId: number, conversationId?: number) => Promise<Outcome>;
   unmatch: (conversationId: number, userId: number) => Promise<Outcome>;
   report: (input: ReportInput) => Promise<Outcome>;
   unblock: (userId: number) => Promise<void>;
-  loadBlocked: () => Promise<void>;
-  loadMoreBlocked: () => Promise<void>;
+  /** The list's first page, afresh. */
+  load: (list: ListName) => Promise<void>;
+  /** The list's next page, if it has one and none is on its way. */
+  loadMore: (list: ListName) => Promise<void>;
   reset: () => void;
 }
 
@@ -36,8 +60,9 @@ const endingHere = new Set<number>();
 function removePerson(userId: number | null, conversationIds: number[], byMe: boolean) {
   const conversations = useConversations.getState();
   for (const id of conversationIds) {
+    const name = conversations.nameOf(id);
     conversations.remove(id);
-    useChat.getState().end(id, byMe);
+    useChat.getState().end(id, { byMe, userId, name });
   }
   if (userId === null) return;
   useDeck.getState().forget(userId);
@@ -87,52 +112,62 @@ export function conversationEnded(conversationId: number) {
   removePerson(userId, [conversationId], false);
 }
 
-export const useSafety = create<SafetyState>()((set, get) => ({
-  gone: {},
-  blocked: null,
-  blockedNext: null,
-  loadingBlocked: false,
-  block: (userId, conversationId) => endWith(userId, conversationId, () => api.block(userId)),
-  unmatch: (conversationId, userId) => endWith(userId, conversationId, () => api.unmatch(conversationId)),
-  report: (input) => endWith(input.user_id, input.conversation_id, () => api.report(input)),
-  async unblock(userId) {
-    await api.unblock(userId);
-    set((state) => {
-      const { [userId]: _unblocked, ...gone } = state.gone;
-      return { gone, blocked: state.blocked && state.blocked.filter((person) => person.id !== userId) };
-    });
-  },
-  async loadBlocked() {
-    // The people the last user blocked never reach whoever signed in since.
+export const useSafety = create<SafetyState>()((set, get) => {
+  function setList<K extends ListName>(list: K, change: (current: PagedList<Items[K]>) => Partial<PagedList<Items[K]>>) {
+    set((state) => ({ lists: { ...state.lists, [list]: { ...state.lists[list], ...change(state.lists[list]) } } }));
+  }
+
+  /** Fetches a page of a list and adds it; what the last user's lists held never reaches whoever signed in since. */
+  async function fetchInto<K extends ListName>(list: K, cursor: string | undefined) {
     const sameSession = sessionCheck();
-    set({ loadingBlocked: true });
+    setList(list, () => ({ loading: true }));
     try {
-      const page = await api.blocks();
-      if (sameSession()) set({ blocked: page.results, blockedNext: page.next });
-    } finally {
-      if (sameSession()) set({ loadingBlocked: false });
-    }
-  },
-  async loadMoreBlocked() {
-    const { blockedNext, loadingBlocked } = get();
-    if (!blockedNext || loadingBlocked) return;
-    const sameSession = sessionCheck();
-    set({ loadingBlocked: true });
-    try {
-      const page = await api.blocks(blockedNext);
+      const page = await fetchPage[list](cursor);
       if (!sameSession()) return;
-      set((state) => {
-        const known = new Set((state.blocked ?? []).map((person) => person.id));
-        return { blocked: [...(state.blocked ?? []), ...page.results.filter((person) => !known.has(person.id))], blockedNext: page.next };
+      setList(list, (current) => {
+        const key: (item: Items[K]) => number = keyOf[list];
+        const kept = cursor ? (current.items ?? []) : [];
+        const known = new Set(kept.map(key));
+        return { items: [...kept, ...page.results.filter((item) => !known.has(key(item)))], next: page.next };
       });
     } finally {
-      if (sameSession()) set({ loadingBlocked: false });
+      if (sameSession()) setList(list, () => ({ loading: false }));
     }
-  },
-  reset() {
-    endingHere.clear();
-    set({ gone: {}, blocked: null, blockedNext: null, loadingBlocked: false });
-  },
-}));
+  }
+
+  return {
+    gone: {},
+    lists: emptyLists(),
+    block: (userId, conversationId) => endWith(userId, conversationId, () => api.block(userId)),
+    unmatch: (conversationId, userId) => endWith(userId, conversationId, () => api.unmatch(conversationId)),
+    async report(input) {
+      const outcome = await endWith(input.user_id, input.conversation_id, () => api.report(input));
+      // An ended chat of theirs says it is reported now.
+      if (outcome === 'done') {
+        setList('ended', (ended) => ({
+          items: ended.items && ended.items.map((chat) => (chat.user_id === input.user_id ? { ...chat, reported: true } : chat)),
+        }));
+      }
+      return outcome;
+    },
+    async unblock(userId) {
+      await api.unblock(userId);
+      set((state) => {
+        const { [userId]: _unblocked, ...gone } = state.gone;
+        return { gone };
+      });
+      setList('blocked', (blocked) => ({ items: blocked.items && blocked.items.filter((person) => person.id !== userId) }));
+    },
+    load: (list) => fetchInto(list, undefined),
+    async loadMore(list) {
+      const { next, loading } = get().lists[list];
+      if (next && !loading) await fetchInto(list, next);
+    },
+    reset() {
+      endingHere.clear();
+      set({ gone: {}, lists: emptyLists() });
+    },
+  };
+});
 
 onSignOut(() => useSafety.getState().reset());

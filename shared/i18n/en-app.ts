@@ -33,6 +33,7 @@ export const enApp = {
   'chat.endedAnon': 'This conversation has ended.',
   'chat.endedDismiss': 'Dismiss',
   'blocked.title': 'Blocked people',
+  'ended.title': 'Ended chats',
   'deck.loading': 'Loading profiles...',
   'deck.empty': 'No more profiles found. Try changing your preferences or come back later.',
   'deck.emptyAtEvent': 'No one else to see here yet. New people show up on their own as they arrive.',

@@ -18,6 +18,7 @@ export const enSafety = {
   'safety.report.count': '{count} / {max}',
   'safety.report.private': "{name} won't be told who reported them.",
   'safety.report.blocks': "Reporting also blocks {name}: you won't see each other again, and your conversation will be removed.",
+  'safety.report.blocksEnded': "Reporting also blocks {name}: you won't be shown to each other again.",
   'safety.report.send': 'Send report',
   'safety.report.pickReason': 'Please choose a reason.',
   'safety.report.done': 'Report sent. {name} is blocked.',
@@ -39,4 +40,10 @@ export const enSafety = {
   'blocked.unblockText': "You may be shown to each other again. Your conversation won't come back.",
   'blocked.unblocked': '{name} is unblocked.',
   'blocked.more': 'Show more',
+  'ended.back': 'Settings',
+  'ended.intro': 'Chats that ended in the last {days} days, however they ended. If someone made you feel unsafe, in the chat or in person, you can still report them.',
+  'ended.empty': 'None of your chats has ended in the last {days} days.',
+  'ended.since': 'Ended on {date}',
+  'ended.reported': 'Report sent',
+  'ended.more': 'Show more',
 } as const;

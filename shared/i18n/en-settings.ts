@@ -23,6 +23,8 @@ export const enSettings = {
   'settings.export.busy': 'Preparing your download…',
   'settings.blocked.text': 'The people you blocked cannot see you, and you do not see them. You can undo a block.',
   'settings.blocked.open': 'See blocked people',
+  'settings.ended.text': 'Someone ended a chat after what they wrote or did? You can still report them for {days} days.',
+  'settings.ended.open': 'See ended chats',
   'settings.admin.open': 'Open the activity charts',
   'settings.delete.title': 'Delete account',
   'settings.delete.text':

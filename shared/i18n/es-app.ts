@@ -34,6 +34,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.endedAnon': 'Esta conversación ha terminado.',
   'chat.endedDismiss': 'Cerrar',
   'blocked.title': 'Personas bloqueadas',
+  'ended.title': 'Chats terminados',
   'deck.loading': 'Cargando perfiles...',
   'deck.empty': 'No hay más perfiles. Prueba a cambiar tus preferencias o vuelve más tarde.',
   'deck.emptyAtEvent': 'Aún no hay nadie más que ver aquí. Las personas nuevas aparecen solas en cuanto llegan.',

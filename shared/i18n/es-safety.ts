@@ -19,6 +19,7 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'safety.report.count': '{count} / {max}',
   'safety.report.private': '{name} no sabrá quién le ha denunciado.',
   'safety.report.blocks': 'Al denunciar también bloqueas a {name}: no os volveréis a ver y vuestra conversación se eliminará.',
+  'safety.report.blocksEnded': 'Al denunciar también bloqueas a {name}: no se os volverá a mostrar el uno al otro.',
   'safety.report.send': 'Enviar denuncia',
   'safety.report.pickReason': 'Elige un motivo.',
   'safety.report.done': 'Denuncia enviada. Hemos bloqueado a {name}.',
@@ -40,4 +41,10 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'blocked.unblockText': 'Puede que se os vuelva a mostrar el uno al otro. Vuestra conversación no volverá.',
   'blocked.unblocked': 'Has desbloqueado a {name}.',
   'blocked.more': 'Mostrar más',
+  'ended.back': 'Ajustes',
+  'ended.intro': 'Chats que terminaron en los últimos {days} días, terminaran como terminaran. Si alguien te hizo sentir en peligro, en el chat o en persona, aún puedes denunciarle.',
+  'ended.empty': 'Ninguno de tus chats ha terminado en los últimos {days} días.',
+  'ended.since': 'Terminó el {date}',
+  'ended.reported': 'Denuncia enviada',
+  'ended.more': 'Mostrar más',
 };

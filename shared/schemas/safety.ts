@@ -7,6 +7,14 @@ import { z } from './zod';
 export const BlockedUser = z.object({ id: z.number(), name: z.string(), blocked_at: z.string() });
 export type BlockedUser = z.infer<typeof BlockedUser>;
 
+/**
+ * A conversation of mine that ended (however it ended: nobody learns why) while its messages are still
+ * kept, so that its other person can be reported: someone who blocked or unmatched me after what they
+ * said or did is still within reach of a report. `reported`: I have an open report of them.
+ */
+export const EndedChat = z.object({ id: z.number(), user_id: z.number(), name: z.string(), ended_at: z.string(), reported: z.boolean() });
+export type EndedChat = z.infer<typeof EndedChat>;
+
 export const ReportReason = z.enum(REPORT_REASONS);
 export type ReportReason = z.infer<typeof ReportReason>;
 

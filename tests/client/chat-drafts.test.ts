@@ -16,7 +16,7 @@ describe('chat drafts (what is typed and not sent)', () => {
     const { setDraft, end } = useChat.getState();
     setDraft(1, 'see you at the bar');
     setDraft(3, 'which room?');
-    end(1, false, 'Ben');
+    end(1, { byMe: false, userId: 2, name: 'Ben' });
     expect(useChat.getState().drafts).toEqual({ 3: 'which room?' });
 
     useSession.getState().signOut({ alreadyRevoked: true });
@@ -81,7 +81,7 @@ describe('chat drafts kept on the device (a reload, a phone dropping the tab)', 
     // Sent: the composer empties it, and no timer has to run before a reload for it to be gone.
     setDraft(7, '');
     expect(kept()).toEqual([[8, 'which room?']]);
-    end(8, false, 'Ben');
+    end(8, { byMe: false, userId: 2, name: 'Ben' });
     expect(localStorage.getItem(KEY)).toBeNull();
     reopen();
     expect(useChat.getState().drafts).toEqual({});

@@ -160,7 +160,7 @@ describe('the chats a device keeps for an opening with no network', () => {
     // The app opened again, online: one chat opened, another one ended.
     useChat.getState().reset();
     await openOnline({ 8: [10] });
-    useChat.getState().end(9, false, 'Partner 9');
+    useChat.getState().end(9, { byMe: false, userId: 9, name: 'Partner 9' });
     window.dispatchEvent(new Event('pagehide'));
     reopenOffline();
     await useChat.getState().open(7);

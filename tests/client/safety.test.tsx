@@ -19,6 +19,7 @@ import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { setToken } from '../../client/lib/storage';
 import { Blocked } from '../../client/pages/app/Blocked';
+import { EndedChats } from '../../client/pages/app/EndedChats';
 import { Chat } from '../../client/pages/app/Chat';
 import { Matches } from '../../client/pages/app/Matches';
 import { Moderation } from '../../client/pages/app/moderation/Moderation';
@@ -134,7 +135,7 @@ describe('Block', () => {
     expect(useConversations.getState().started).toEqual([]);
     expect(useChat.getState().threads[conversationId]).toBeUndefined();
     // Ended by this user: the chat page leaves without the "has ended" notice.
-    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: true });
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', userId: other.id, byMe: true });
     expect(useSafety.getState().gone[other.id]).toBe(true);
   });
 
@@ -275,12 +276,12 @@ describe('match:removed', () => {
     expect(useConversations.getState().started).toEqual([]);
     expect(useConversations.getState().empty).toEqual([]);
     expect(useChat.getState().threads[conversationId]).toBeUndefined();
-    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: false });
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', userId: other.id, byMe: false });
     expect(useDeck.getState().queue).toEqual([]);
     expect(useSafety.getState().gone[other.id]).toBe(true);
     // Again (another instance, a reconnect): nothing changes.
     conversationEnded(conversationId);
-    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', byMe: false });
+    expect(useChat.getState().ended[conversationId]).toEqual({ name: 'Ben', userId: other.id, byMe: false });
   });
 
   it('finds a conversation that ended while the socket was away: the catch-up reports it gone', async () => {
@@ -314,6 +315,80 @@ describe('match:removed', () => {
     await screen.findByText(en['matches.noConversations']);
     fireEvent.click(screen.getByRole('button', { name: en['chat.endedDismiss'] }));
     expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('offers to report the one who ended an open chat, with what they wrote', async () => {
+    const { me, other, conversationId } = await matchedPair(['Ines', 'Hugo']);
+    const { hook } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
+    render(
+      <Router hook={hook}>
+        <Switch>
+          <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
+          <Route path="/app/matches/" component={Matches} />
+        </Switch>
+      </Router>,
+    );
+    await screen.findByText('hello there');
+    expect((await api().delete(`/api/conversations/${conversationId}/`, { token: other.token })).status).toBe(204);
+    act(() => conversationEnded(conversationId));
+
+    fireEvent.click(await screen.findByRole('button', { name: en['safety.report'] }));
+    const dialog = await screen.findByRole('dialog', { name: 'Report Hugo' });
+    // The chat is gone already: the note says only what the report still does.
+    expect(dialog.textContent).toContain("Reporting also blocks Hugo: you won't be shown to each other again.");
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.harassment'] }));
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(screen.queryByRole('status')).toBeNull();
+
+    const queue = await api().get('/api/moderation/reports/', { token: moderator.token });
+    const filed = queue.body.results.find((report: { reporter: { id: number } }) => report.reporter.id === me.id);
+    expect(filed).toMatchObject({ reason: 'harassment', reported: { id: other.id, name: 'Hugo' } });
+    const detail = await api().get(`/api/moderation/reports/${filed.id}/`, { token: moderator.token });
+    expect(detail.body.conversation_id).toBe(conversationId);
+    expect(detail.body.snapshot.messages.map((message: { content: string }) => message.content)).toEqual(['hello there']);
+  });
+});
+
+describe('Ended chats', () => {
+  it('lists chats that ended, however they ended, with Report; a reported one says so', async () => {
+    const { me, other: blocker } = await matchedPair(['Nora', 'Tom']);
+    const unmatcher = await makeCompletedUser(server, { name: 'Leo', ...man });
+    await api().post('/api/matching/', { token: unmatcher.token, json: { response: 'like', other: me.id } });
+    const second = await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: unmatcher.id } });
+    await api().post(`/api/users/${me.id}/block/`, { token: blocker.token });
+    await api().delete(`/api/conversations/${second.body.conversation_id}/`, { token: unmatcher.token });
+    render(
+      <Router hook={memoryLocation({ path: '/app/settings/ended/' }).hook}>
+        <EndedChats />
+      </Router>,
+    );
+    await screen.findByText('Leo');
+    expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Leo', 'Tom']);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Report Tom' }));
+    await screen.findByRole('dialog', { name: 'Report Tom' });
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.offline_behaviour'] }));
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    // The row stays, says the report went, and offers it no more.
+    const rows = [...document.querySelectorAll('.person-row')];
+    expect(rows[1]?.textContent).toContain(en['ended.reported']);
+    expect(screen.queryByRole('button', { name: 'Report Tom' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Report Leo' })).toBeTruthy();
+    const queue = await api().get('/api/moderation/reports/', { token: moderator.token });
+    const filed = queue.body.results.map((report: { reporter: { id: number }; reported: { id: number } }) => [report.reporter.id, report.reported.id]);
+    expect(filed).toContainEqual([me.id, blocker.id]);
+  });
+
+  it('says so when no chat has ended', async () => {
+    await matchedPair(['Olga', 'Pau']);
+    render(
+      <Router hook={memoryLocation({ path: '/app/settings/ended/' }).hook}>
+        <EndedChats />
+      </Router>,
+    );
+    await screen.findByText('None of your chats has ended in the last 30 days.');
   });
 });
 

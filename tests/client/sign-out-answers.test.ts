@@ -102,12 +102,12 @@ describe('an answer that lands after a sign-out', () => {
     useSession.getState().signIn('ana-token');
     const blocked = later<{ results: unknown[]; next: string | null }>();
     appApi.blocks.mockReturnValueOnce(blocked.promise);
-    const loading = useSafety.getState().loadBlocked();
+    const loading = useSafety.getState().load('blocked');
     useSession.getState().signOut({ alreadyRevoked: true });
     useSession.getState().signIn('ben-token');
     blocked.resolve({ results: [{ id: 3, name: 'Someone Ana blocked', image: null }], next: null });
     await loading;
-    expect(useSafety.getState()).toMatchObject({ blocked: null, loadingBlocked: false });
+    expect(useSafety.getState().lists.blocked).toEqual({ items: null, next: null, loading: false });
   });
 
   it('keeps the last user’s conversation out of the chat', async () => {

@@ -106,6 +106,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       [`/app/events/${event.id}/host/`, 'text=Terrace Night'],
       ['/app/settings/', 'h1'],
       ['/app/settings/blocked/', 'h1'],
+      ['/app/settings/ended/', 'h1'],
       ['/app/subscribe/', '[data-testid="plan-starter"]'],
       ['/app/likes/', '.likes-upsell, [data-testid="like-card"]'],
       ['/app/admin/', 'table'],

@@ -128,6 +128,25 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     expect(await stillNoReload(benPage)).toBe(true);
   });
 
+  it('Ben finds the chat Ana ended under his ended chats, in Spanish, with Report', async () => {
+    const page = benTab.page;
+    await page.goto(`${app.server.url}/app/settings/`);
+    await page.getByRole('heading', { name: es['ended.title'] }).waitFor();
+    await page.getByRole('link', { name: es['settings.ended.open'] }).click();
+    await page.waitForURL('**/app/settings/ended/');
+    const row = page.locator('.person-row', { hasText: 'Ana' });
+    await row.waitFor();
+    expect(await row.locator('.person-meta').textContent()).toMatch(/^Terminó el /);
+    await shot(page, '04b-ben-ended-chats-es');
+
+    await row.getByRole('button', { name: 'Denunciar a Ana' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Denunciar a Ana' });
+    await dialog.getByText(es['safety.report.blocksEnded'].replace('{name}', 'Ana'), { exact: false }).waitFor();
+    await shot(page, '04c-ben-report-ended-es');
+    await dialog.getByRole('button', { name: es['safety.cancel'] }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('Ana reports Carl with a reason and details: sent, and Carl is blocked', async () => {
     const { page } = anaTab;
     await carlTab.page.goto(`${app.server.url}/app/matches/`);

@@ -9,6 +9,7 @@ import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
+import type { EndedChat } from '../../shared/schemas/safety';
 import { rowsOf } from '../../server/db/client';
 import { users } from '../../server/db/schema';
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
@@ -280,6 +281,61 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get(`/api/conversations/${endedId}/`, { token: ended.token })).status).toBe(404);
     // And the one who unmatched may end the next one too.
     expect((await api().delete(`/api/conversations/${openId}/`, { token: me.token })).status).toBe(204);
+  });
+
+  it('lists the chats that ended while their messages are kept, so that the one who ended it can be reported', async () => {
+    const { a: me, b: blocker, conversationId: blockedId } = await matched(['Eva', 'Ed']);
+    const unmatcher = await makeCompletedUser(server, { name: 'Uli' }, { firstName: 'Uli' });
+    const old = await makeCompletedUser(server, { name: 'Olga' }, { firstName: 'Olga' });
+    const open = await makeCompletedUser(server, { name: 'Opal' }, { firstName: 'Opal' });
+    const pairWith = async (other: TestUser) => {
+      await api().post('/api/matching/', { token: me.token, json: { response: 'like', other: other.id } });
+      return (await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: me.id } })).body.conversation_id as number;
+    };
+    const oldId = await pairWith(old);
+    await pairWith(open);
+    const unmatchedId = await pairWith(unmatcher);
+    await server.app.db.execute(
+      sql`insert into messages (conversation_id, sender_id, content) values (${blockedId}, ${blocker.id}, ${'you will regret it'})`,
+    );
+
+    expect((await api().delete(`/api/conversations/${oldId}/`, { token: old.token })).status).toBe(204);
+    // Ended before the messages' keeping time: no longer listed.
+    await server.app.db.execute(sql`update conversations set ended_at = now() - interval '31 days' where id = ${oldId}`);
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: blocker.token })).status).toBe(204);
+    expect((await api().delete(`/api/conversations/${unmatchedId}/`, { token: unmatcher.token })).status).toBe(204);
+
+    const list = await api().get('/api/conversations/ended/', { token: me.token });
+    expect(list.status).toBe(200);
+    const listed = (body: { results: EndedChat[] }) => body.results.map((chat) => [chat.id, chat.user_id, chat.name, chat.reported]);
+    expect(listed(list.body)).toEqual([
+      [unmatchedId, unmatcher.id, 'Uli', false],
+      [blockedId, blocker.id, 'Ed', false],
+    ]);
+    expect(list.body.results[0].ended_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // The other side lists it alike, whoever ended it.
+    const theirs = await api().get('/api/conversations/ended/', { token: blocker.token });
+    expect(theirs.body.results.map((chat: { user_id: number }) => chat.user_id)).toEqual([me.id]);
+
+    // The person who blocked me is still within reach of a report, with what they wrote.
+    const reported = await api().post('/api/reports/', {
+      token: me.token,
+      json: { user_id: blocker.id, reason: 'harassment', conversation_id: blockedId },
+    });
+    expect(reported.status).toBe(201);
+    const detail = await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token });
+    expect(detail.body.snapshot.messages.map((message: { content: string }) => message.content)).toEqual(['you will regret it']);
+    const after = await api().get('/api/conversations/ended/?limit=1', { token: me.token });
+    expect(listed(after.body)).toEqual([[unmatchedId, unmatcher.id, 'Uli', false]]);
+    const next = await api().get(`/api/conversations/ended/?limit=1&cursor=${after.body.next}`, { token: me.token });
+    expect(listed(next.body)).toEqual([[blockedId, blocker.id, 'Ed', true]]);
+    expect(next.body.next).toBeNull();
+
+    // A cursor that does not open is a 400; someone whose chats are all open has nothing listed.
+    expect((await api().get('/api/conversations/ended/?cursor=AAAA', { token: me.token })).status).toBe(400);
+    expect((await api().get('/api/conversations/ended/?limit=0', { token: me.token })).status).toBe(400);
+    expect((await api().get('/api/conversations/ended/', { token: open.token })).body).toEqual({ results: [], next: null });
+    expect((await api().get('/api/conversations/ended/')).body).toEqual(ANONYMOUS);
   });
 
   it('reports with a snapshot of the profile and the last 50 messages, blocks, and adds a second report to the first', async () => {

@@ -36,6 +36,7 @@ const Admin = lazy(() => import('./Admin').then((module) => ({ default: module.A
 // "Likes you" is fetched when first opened.
 const Likes = lazy(() => import('./Likes').then((module) => ({ default: module.Likes })));
 const Blocked = lazy(() => import('./Blocked').then((module) => ({ default: module.Blocked })));
+const EndedChats = lazy(() => import('./EndedChats').then((module) => ({ default: module.EndedChats })));
 // Moderators only: nobody else downloads the queue, its store or its copy.
 const Moderation = lazy(() => import('./moderation/Moderation').then((module) => ({ default: module.Moderation })));
 
@@ -114,6 +115,7 @@ export function AppRoot() {
             </Route>
             <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
             <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
+            <Route path={/^\/app\/settings\/ended\/?$/} component={EndedChats} />
             <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
             <Route>
               <Redirect to="/app/home/" replace />

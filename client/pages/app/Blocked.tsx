@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link } from 'wouter';
-import { useShallow } from 'zustand/react/shallow';
 import type { BlockedUser } from '../../../shared/schemas/safety';
 import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
@@ -41,14 +40,14 @@ export function Blocked() {
   useMessages(safetyMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { blocked, next, loading } = useSafety(useShallow((state) => ({ blocked: state.blocked, next: state.blockedNext, loading: state.loadingBlocked })));
+  const { items: blocked, next, loading } = useSafety((state) => state.lists.blocked);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<BlockedUser | null>(null);
 
   useEffect(() => {
     useSafety
       .getState()
-      .loadBlocked()
+      .load('blocked')
       .catch((caught: unknown) => setError(errorMessage(caught, t)));
     // Loaded once per visit; a change of language does not change who is listed.
   }, []);
@@ -57,7 +56,7 @@ export function Blocked() {
     setError(null);
     useSafety
       .getState()
-      .loadMoreBlocked()
+      .loadMore('blocked')
       .catch((caught: unknown) => setError(errorMessage(caught, t)));
   }
 

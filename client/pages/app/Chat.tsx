@@ -44,7 +44,7 @@ export function Chat({ id }: { id: number }) {
   // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {
     if (!ended) return;
-    if (!ended.byMe) useConversations.getState().showEndedNotice(ended.name);
+    if (!ended.byMe) useConversations.getState().showEndedNotice({ conversationId: id, name: ended.name, userId: ended.userId });
     navigate('/app/matches/', { replace: true });
   }, [ended, navigate]);
 

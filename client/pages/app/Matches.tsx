@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
@@ -11,9 +11,49 @@ import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
 import { useChat } from '../../stores/chat';
-import { filterByName, useConversations } from '../../stores/conversations';
+import { type EndedNotice, filterByName, useConversations } from '../../stores/conversations';
 import { useLikes } from '../../stores/likes';
 import '../../perks.css';
+
+const SafetyDialog = lazy(() => import('../../components/SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
+
+/**
+ * Says that a chat open on screen has ended, without saying how, and offers to report its partner:
+ * someone who blocks or unmatches right after what they wrote or did is still within reach of a report.
+ */
+function EndedChatNotice({ notice }: { notice: EndedNotice }) {
+  const t = useT();
+  const [reporting, setReporting] = useState(false);
+  const dismiss = () => useConversations.getState().dismissEndedNotice();
+  const { userId, name } = notice;
+  return (
+    <>
+      <div className="notice ended-notice">
+        <p role="status">{name ? t('chat.ended', { name }) : t('chat.endedAnon')}</p>
+        {userId !== null && name && (
+          <button type="button" className="btn btn-small btn-ghost" onClick={() => setReporting(true)}>
+            {t('safety.report')}
+          </button>
+        )}
+        <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={dismiss}>
+          <CloseIcon />
+        </button>
+      </div>
+      {reporting && userId !== null && (
+        <Suspense fallback={null}>
+          <SafetyDialog
+            action="report"
+            person={{ id: userId, name }}
+            conversationId={notice.conversationId}
+            chatEnded
+            onClose={() => setReporting(false)}
+            onDone={dismiss}
+          />
+        </Suspense>
+      )}
+    </>
+  );
+}
 
 function Skeletons() {
   return (
@@ -93,14 +133,7 @@ export function Matches() {
   return (
     <section className="page matches">
       <h1 className="sr-only">{t('app.nav.chats')}</h1>
-      {endedNotice !== null && (
-        <div className="notice ended-notice" role="status">
-          <p>{endedNotice ? t('chat.ended', { name: endedNotice }) : t('chat.endedAnon')}</p>
-          <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={() => useConversations.getState().dismissEndedNotice()}>
-            <CloseIcon />
-          </button>
-        </div>
-      )}
+      {endedNotice !== null && <EndedChatNotice notice={endedNotice} />}
       <label className="search">
         <SearchIcon />
         <span className="sr-only">{t('matches.search')}</span>

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
-import { DELETE_CONFIRMATION } from '../../../shared/constants';
+import { DELETE_CONFIRMATION, ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
@@ -39,6 +39,13 @@ export function Settings() {
         <p className="muted">{t('settings.blocked.text')}</p>
         <Link href="/app/settings/blocked/" className="btn btn-ghost">
           {t('settings.blocked.open')}
+        </Link>
+      </section>
+      <section className="settings-card" aria-labelledby="settings-ended">
+        <h2 id="settings-ended">{t('ended.title')}</h2>
+        <p className="muted">{t('settings.ended.text', { days: ENDED_CHAT_KEPT_DAYS })}</p>
+        <Link href="/app/settings/ended/" className="btn btn-ghost">
+          {t('settings.ended.open')}
         </Link>
       </section>
       <Sessions />

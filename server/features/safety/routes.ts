@@ -1,15 +1,31 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CONVERSATIONS_PAGE_SIZE } from '../../../shared/constants';
 import { IdParams, NoBody, page, PageQuery } from '../../../shared/schemas/common';
-import { BlockedUser, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
+import { BlockedUser, EndedChat, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
 import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
-import { announceEnded, type BlockPosition, block, listBlocks, report, unblock, unmatch } from './service';
+import {
+  announceEnded,
+  type BlockPosition,
+  block,
+  ENDED_CONVERSATION_MESSAGES_KEPT_MS,
+  type EndedChatPosition,
+  listBlocks,
+  listEndedChats,
+  report,
+  unblock,
+  unmatch,
+} from './service';
 
 const BlockPositionSchema: z.ZodType<BlockPosition> = z.object({
   blockedAtUs: z.string().regex(/^\d{1,18}$/),
+  id: z.number().int().min(1).max(2_147_483_647),
+});
+
+const EndedChatPositionSchema: z.ZodType<EndedChatPosition> = z.object({
+  endedAtUs: z.string().regex(/^\d{1,18}$/),
   id: z.number().int().min(1).max(2_147_483_647),
 });
 
@@ -38,6 +54,19 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
       const after = app.cursors.open('blocks', request.query.cursor, BlockPositionSchema);
       const limit = request.query.limit ?? CONVERSATIONS_PAGE_SIZE;
       return app.cursors.page('blocks', await listBlocks(app.db, currentUser(request).id, { after, limit }));
+    },
+  );
+
+  // What a report can still reach: someone who ended a chat (a block, an unmatch) after what they said
+  // or did, for as long as the chat's messages are kept for one.
+  app.get(
+    '/api/conversations/ended/',
+    { schema: { querystring: PageQuery, response: { 200: page(EndedChat) } } },
+    async (request) => {
+      const after = app.cursors.open('ended-chats', request.query.cursor, EndedChatPositionSchema);
+      const limit = request.query.limit ?? CONVERSATIONS_PAGE_SIZE;
+      const since = new Date(Date.now() - ENDED_CONVERSATION_MESSAGES_KEPT_MS);
+      return app.cursors.page('ended-chats', await listEndedChats(app.db, currentUser(request).id, { since, after, limit }));
     },
   );
 

@@ -1,9 +1,9 @@
 import { setImmediate } from 'node:timers/promises';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
+import { ENDED_CHAT_KEPT_DAYS, REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { ageOn } from '../../../shared/schemas/common';
-import type { BlockedUser, ReportInput } from '../../../shared/schemas/safety';
+import type { BlockedUser, EndedChat, ReportInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf, type Tx } from '../../db/client';
 import {
   blocks,
@@ -141,6 +141,55 @@ export async function listBlocks(
   );
 }
 
+export interface EndedChatPosition {
+  endedAtUs: string;
+  id: number;
+}
+
+/**
+ * A user's conversations that ended since `since` (while their messages are kept for a report), newest
+ * ending first, with the other person's name and whether the user has an open report of them. However
+ * it ended (a block or an unmatch by either, a report, a ban) it is listed alike; an account deleted
+ * since took its conversations with it.
+ */
+export async function listEndedChats(
+  db: Db,
+  userId: number,
+  options: { since: Date; after: EndedChatPosition | null; limit: number },
+): Promise<Slice<EndedChat, EndedChatPosition>> {
+  const rows = rowsOf<{ id: number; user_id: number; name: string; ended_at: string; ended_at_us: string; reported: boolean }>(
+    await db.execute(sql`
+      select c.id, o.user_id, coalesce(p.name, u.first_name) as name,
+        to_char(c.ended_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ended_at,
+        (extract(epoch from c.ended_at) * 1000000)::bigint::text as ended_at_us,
+        exists (
+          select 1 from ${reports} r where r.reporter_id = ${userId} and r.reported_id = o.user_id and r.status = 'open'
+        ) as reported
+      from ${conversations} c
+      cross join lateral (
+        select case when c.user_low_id = ${userId} then c.user_high_id else c.user_low_id end as user_id
+      ) o
+      join ${users} u on u.id = o.user_id
+      left join ${profiles} p on p.user_id = o.user_id
+      where (c.user_low_id = ${userId} or c.user_high_id = ${userId})
+        and c.ended_at >= ${options.since.toISOString()}::timestamptz
+        and c.messages_purged_at is null
+        ${
+          options.after
+            ? sql`and (c.ended_at, c.id) < (timestamptz 'epoch' + ${options.after.endedAtUs}::bigint * interval '1 microsecond', ${options.after.id}::int)`
+            : sql``
+        }
+      order by c.ended_at desc, c.id desc
+      limit ${options.limit + 1}`),
+  );
+  return sliceOf(
+    rows,
+    options.limit,
+    (row) => ({ id: Number(row.id), user_id: Number(row.user_id), name: row.name, ended_at: row.ended_at, reported: Boolean(row.reported) }),
+    (row) => ({ endedAtUs: row.ended_at_us, id: Number(row.id) }),
+  );
+}
+
 /**
  * Ends a conversation for both at a participant's request (unmatch): the two are never
  * shown to each other again, and a dislike from the one who ended it is recorded. Null when the
@@ -274,7 +323,7 @@ async function takeSnapshot(
 }
 
 /** How long the messages of an ended conversation are kept for a report that may follow. */
-export const ENDED_CONVERSATION_MESSAGES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+export const ENDED_CONVERSATION_MESSAGES_KEPT_MS = ENDED_CHAT_KEPT_DAYS * 24 * 60 * 60 * 1000;
 
 /** How many ended conversations one statement of the purge takes. */
 export const PURGE_BATCH_CONVERSATIONS = 500;
