@@ -142,12 +142,14 @@ export const useSafety = create<SafetyState>()((set, get) => {
     unmatch: (conversationId, userId) => endWith(userId, conversationId, () => api.unmatch(conversationId)),
     async report(input) {
       const outcome = await endWith(input.user_id, input.conversation_id, () => api.report(input));
-      // An ended chat of theirs says it is reported now.
-      if (outcome === 'done') {
-        setList('ended', (ended) => ({
-          items: ended.items && ended.items.map((chat) => (chat.user_id === input.user_id ? { ...chat, reported: true } : chat)),
-        }));
-      }
+      // An ended chat of theirs says it is reported now, or goes with an account deleted meanwhile.
+      setList('ended', ({ items }) => ({
+        items:
+          items &&
+          (outcome === 'gone'
+            ? items.filter((chat) => chat.user_id !== input.user_id)
+            : items.map((chat) => (chat.user_id === input.user_id ? { ...chat, reported: true } : chat))),
+      }));
       return outcome;
     },
     async unblock(userId) {

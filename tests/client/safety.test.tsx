@@ -5,6 +5,7 @@
  * from it (blocks, reports in the moderation queue, ended conversations).
  */
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { eq } from 'drizzle-orm';
 import { Route, Router, Switch } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +13,7 @@ import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constant
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import type { ProfileInput } from '../../shared/schemas/users';
-import { blocks } from '../../server/db/schema';
+import { blocks, users } from '../../server/db/schema';
 import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
 import { SafetyMenu } from '../../client/components/SafetyMenu';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
@@ -379,6 +380,15 @@ describe('Ended chats', () => {
     const queue = await api().get('/api/moderation/reports/', { token: moderator.token });
     const filed = queue.body.results.map((report: { reporter: { id: number }; reported: { id: number } }) => [report.reporter.id, report.reported.id]);
     expect(filed).toContainEqual([me.id, blocker.id]);
+
+    // Leo's account goes while the list is open: his report finds no one, and his row goes too.
+    await server.app.db.delete(users).where(eq(users.id, unmatcher.id));
+    fireEvent.click(screen.getByRole('button', { name: 'Report Leo' }));
+    await screen.findByRole('dialog', { name: 'Report Leo' });
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.spam'] }));
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByText('Leo')).toBeNull());
+    expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Tom']);
   });
 
   it('says so when no chat has ended', async () => {
