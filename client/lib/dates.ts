@@ -12,13 +12,16 @@ export function fromIsoDate(value: string | null | undefined): Date | undefined 
   return new Date(year, month - 1, day);
 }
 
+/** Today's calendar day on the phone, as a local Date at its midnight, as the picker's are. */
+const localToday = (now: Date) => new Date(now.getFullYear(), now.getMonth(), now.getDate());
+
 /**
- * Today's calendar day as the server counts ages: in UTC (`ageOn`), so that the picker never offers a
- * date of birth the save refuses, nor leaves out one it takes, whatever the phone's time zone. As a
- * local Date, as the picker's are.
+ * The phone's IANA time zone, sent with a profile save: the server counts the age from midnight
+ * there, as the picker's limits do, so that it never refuses a date the picker offers. Undefined where
+ * the browser does not say (the server then counts in UTC).
  */
-export function serverToday(now = new Date()): Date {
-  return new Date(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+export function phoneTimeZone(): string | undefined {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
 }
 
 /** The same day `years` earlier, or the month's last day where it has none (29 February). */
@@ -29,7 +32,7 @@ function yearsBefore(today: Date, years: number): Date {
 
 /** The latest birth date allowed: someone who turns 18 today. */
 export function latestBirthDate(now = new Date()): Date {
-  return yearsBefore(serverToday(now), MIN_AGE);
+  return yearsBefore(localToday(now), MIN_AGE);
 }
 
 /**
@@ -37,7 +40,7 @@ export function latestBirthDate(now = new Date()): Date {
  * date the profile accepts (ages 18 to 100), and no year of which no day could be chosen.
  */
 export function earliestBirthDate(now = new Date()): Date {
-  const limit = yearsBefore(serverToday(now), MAX_AGE + 1);
+  const limit = yearsBefore(localToday(now), MAX_AGE + 1);
   return new Date(limit.getFullYear(), limit.getMonth(), limit.getDate() + 1);
 }
 

@@ -138,6 +138,7 @@ export const SERVER_MESSAGES = {
   primary_photo_required: { en: 'Please upload a primary profile picture', es: 'Sube una foto de perfil principal' },
   date_of_birth_required: { en: 'Please select a date of birth', es: 'Selecciona una fecha de nacimiento' },
   min_age: { en: 'You must be at least {age} years old.', es: 'Debes tener al menos {age} años.' },
+  time_zone_format: { en: 'Enter a time zone such as Europe/Madrid.', es: 'Indica una zona horaria como Europe/Madrid.' },
   max_age: {
     en: 'Enter a date of birth within the last {years} years.',
     es: 'Introduce una fecha de nacimiento de los últimos {years} años.',

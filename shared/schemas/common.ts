@@ -47,7 +47,24 @@ const isIsoDate = (value: string) => {
  */
 export const IsoDate = z.string().refine(isIsoDate, { ...message('date_format'), abort: true });
 
-/** Whole years between a `YYYY-MM-DD` birth date and `today` (UTC). */
+/** Whether this runtime's Intl knows the IANA time zone (`Europe/Madrid`, `America/Mexico_City`, `UTC`). */
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar day it is in a time zone at `now`, as that day's UTC midnight: the `today` of `ageOn`. */
+export function todayIn(timeZone: string, now: Date = new Date()): Date {
+  const parts = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((each) => each.type === type)?.value);
+  return new Date(Date.UTC(part('year'), part('month') - 1, part('day')));
+}
+
+/** Whole years between a `YYYY-MM-DD` birth date and `today` (its UTC calendar day). */
 export function ageOn(dateOfBirth: string, today: Date = new Date()): number {
   const [year, month, day] = dateOfBirth.split('-').map(Number) as [number, number, number];
   let age = today.getUTCFullYear() - year;

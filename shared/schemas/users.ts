@@ -1,5 +1,5 @@
 import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
-import { ageOn, IsoDate } from './common';
+import { ageOn, IsoDate, isTimeZone, todayIn } from './common';
 import { visibleText } from './text';
 import { message, z } from './zod';
 
@@ -64,18 +64,40 @@ export const OwnProfile = z.object({
 export type OwnProfile = z.infer<typeof OwnProfile>;
 
 const MatchingAge = z.number().int().min(MIN_AGE).max(MAX_AGE);
+const BirthDate = z.string(message('date_of_birth_required')).min(1, message('date_of_birth_required')).pipe(IsoDate);
+/** An IANA time zone's shape (`Europe/Madrid`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`, `UTC`). */
+const TimeZone = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, message('time_zone_format'));
+
+/**
+ * An age counts from midnight where the user is (the time zone the save names), not from UTC's: in
+ * Mexico City, the evening before an 18th birthday is already the birthday in UTC. A save that names
+ * no zone, or one this runtime's Intl does not know (a browser's newer zone data), is counted in UTC:
+ * the zone only moves the day by hours, and a save is never refused for the phone's own zone.
+ * Checked once the date and the zone's shape are valid, beside any other field's problem.
+ */
+const ageCheck = (valid: (age: number) => boolean, issue: ReturnType<typeof message>) => ({
+  check: ({ date_of_birth: dateOfBirth, time_zone: zone }: { date_of_birth: string; time_zone?: string | undefined }) =>
+    valid(ageOn(dateOfBirth, zone && isTimeZone(zone) ? todayIn(zone) : new Date())),
+  params: {
+    path: ['date_of_birth'],
+    ...issue,
+    when: ({ value }: { value: unknown }) => {
+      const fields = (value ?? {}) as { date_of_birth?: unknown; time_zone?: unknown };
+      return BirthDate.safeParse(fields.date_of_birth).success && TimeZone.optional().safeParse(fields.time_zone).success;
+    },
+  },
+});
+const oldEnough = ageCheck((age) => age >= MIN_AGE, message('min_age', { age: MIN_AGE }));
+const youngEnough = ageCheck((age) => age <= MAX_AGE, message('max_age', { years: MAX_AGE }));
 
 export const ProfileInput = z
   .object({
     name: visibleText(NAME_MAX_LENGTH),
     bio: visibleText(BIO_MAX_LENGTH),
     gender: Gender,
-    date_of_birth: z
-      .string(message('date_of_birth_required'))
-      .min(1, message('date_of_birth_required'))
-      .pipe(IsoDate)
-      .refine((value) => ageOn(value) >= MIN_AGE, message('min_age', { age: MIN_AGE }))
-      .refine((value) => ageOn(value) <= MAX_AGE, message('max_age', { years: MAX_AGE })),
+    date_of_birth: BirthDate,
+    /** The phone's IANA time zone, for the age check (see `ageCheck`); not stored. */
+    time_zone: TimeZone.optional(),
     image: z.string(message('primary_photo_required')).min(1, message('primary_photo_required')).max(16_000_000),
     image2: ImageRef.nullish(),
     image3: ImageRef.nullish(),
@@ -99,7 +121,9 @@ export const ProfileInput = z
       const ages = (value ?? {}) as { min_matching_age?: unknown; max_matching_age?: unknown };
       return MatchingAge.safeParse(ages.min_matching_age).success && MatchingAge.safeParse(ages.max_matching_age).success;
     },
-  });
+  })
+  .refine(oldEnough.check, oldEnough.params)
+  .refine(youngEnough.check, youngEnough.params);
 export type ProfileInput = z.infer<typeof ProfileInput>;
 
 export const PublicProfile = z.object({

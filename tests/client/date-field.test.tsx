@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProfileInput } from '../../shared/schemas/users';
 import { es } from '../../shared/i18n/es';
 import { DateField } from '../../client/components/DateField';
-import { earliestBirthDate, latestBirthDate, toIsoDate } from '../../client/lib/dates';
+import { earliestBirthDate, latestBirthDate, phoneTimeZone, toIsoDate } from '../../client/lib/dates';
 import { ageOn } from '../../shared/schemas/common';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
@@ -38,8 +38,11 @@ async function openPicker() {
 const options = (select: HTMLSelectElement) => [...select.options].map((option) => option.value);
 const day = (number: number) => [...document.querySelectorAll<HTMLButtonElement>('.date-day')].find((button) => button.textContent === String(number))!;
 
-/** Whether the profile's own check takes this date of birth. */
-const accepted = (date: string) => ProfileInput.shape.date_of_birth.safeParse(date).success;
+/** Whether the profile's own check takes this date of birth, made on this phone (its time zone). */
+function accepted(date: string) {
+  const parsed = ProfileInput.safeParse({ date_of_birth: date, time_zone: phoneTimeZone() });
+  return !parsed.error?.issues.some((issue) => issue.path[0] === 'date_of_birth');
+}
 
 describe('the date of birth picker', () => {
   beforeEach(() => {
@@ -76,19 +79,31 @@ describe('the date of birth picker', () => {
     expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
   });
 
-  it('counts today as the server does (in UTC), and finds 29 February’s limits in the years without one', () => {
+  it('counts today on the phone’s calendar, as the save’s time zone makes the server do, and finds 29 February’s limits', () => {
     const iso = (date: Date) => toIsoDate(date);
-    // 29 February 2028, noon UTC: 18 today is born on 28 February 2010 (no 29th that year), not 1 March.
-    const leapDay = new Date(Date.UTC(2028, 1, 29, 12));
+    // 29 February 2028, noon (this process's zone): 18 today is born on 28 February 2010 (no 29th that year), not 1 March.
+    const leapDay = new Date(2028, 1, 29, 12);
     expect(iso(latestBirthDate(leapDay))).toBe('2010-02-28');
-    expect(ageOn('2010-02-28', leapDay)).toBe(18);
-    expect(ageOn('2010-03-01', leapDay)).toBe(17);
     // The oldest: 100 on 1 March 1927 (101 tomorrow), which the picker used to leave out.
     expect(iso(earliestBirthDate(leapDay))).toBe('1927-03-01');
-    expect([ageOn('1927-03-01', leapDay), ageOn('1927-02-28', leapDay)]).toEqual([100, 101]);
-    // Past midnight in Madrid, still the 14th in UTC: the 15th's eighteen-year-olds are not 18 yet there.
-    const madridPastMidnight = new Date(Date.UTC(2025, 5, 14, 22, 30));
-    expect(iso(latestBirthDate(madridPastMidnight))).toBe('2007-06-14');
-    expect([ageOn('2007-06-14', madridPastMidnight), ageOn('2007-06-15', madridPastMidnight)]).toEqual([18, 17]);
+    const leapDayUtc = new Date(Date.UTC(2028, 1, 29, 12));
+    expect([ageOn('2010-02-28', leapDayUtc), ageOn('2010-03-01', leapDayUtc)]).toEqual([18, 17]);
+    expect([ageOn('1927-03-01', leapDayUtc), ageOn('1927-02-28', leapDayUtc)]).toEqual([100, 101]);
+
+    // Past midnight in Madrid, still the 14th in UTC: the picker offers the 15th's eighteen-year-olds
+    // there, and the save says it is made in Madrid. In Mexico City, hours behind UTC, not yet.
+    const zone = process.env.TZ;
+    try {
+      const madridPastMidnight = new Date(Date.UTC(2025, 5, 14, 22, 30));
+      process.env.TZ = 'Europe/Madrid';
+      expect(iso(latestBirthDate(madridPastMidnight))).toBe('2007-06-15');
+      expect(phoneTimeZone()).toBe('Europe/Madrid');
+      process.env.TZ = 'America/Mexico_City';
+      expect(iso(latestBirthDate(new Date(Date.UTC(2025, 5, 15, 3))))).toBe('2007-06-14');
+      expect(phoneTimeZone()).toBe('America/Mexico_City');
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 });

@@ -308,6 +308,15 @@ describe.each(backends)('profiles on %s', (backend) => {
       ['someone who turns 18 tomorrow', set({ date_of_birth: dateFromToday(-18, 1) }), { date_of_birth: [TOO_YOUNG] }],
       ['a date in the future', set({ date_of_birth: dateFromToday(1) }), { date_of_birth: [TOO_YOUNG] }],
       ['someone who turns 101 today', set({ date_of_birth: dateFromToday(-101) }), { date_of_birth: [TOO_OLD] }],
+      ['a time zone that is not one', set({ time_zone: 'GMT; drop table' }), { time_zone: ['Enter a time zone such as Europe/Madrid.'] }],
+      ['a time zone of 65 characters', set({ time_zone: `Europe/${'x'.repeat(58)}` }), { time_zone: ['Ensure this field has no more than 64 characters.'] }],
+      ['a time zone as a number', set({ time_zone: 1 }), { time_zone: ['Not a valid string.'] }],
+      // Two days off in any zone: the age is checked whatever the zone says.
+      [
+        'someone who turns 18 in two days, with a time zone',
+        set({ date_of_birth: dateFromToday(-18, 2), time_zone: 'Pacific/Kiritimati' }),
+        { date_of_birth: [TOO_YOUNG] },
+      ],
       ['no primary picture', omit('image'), { image: [PRIMARY_PHOTO_REQUIRED] }],
       ['a null primary picture', set({ image: null }), { image: [PRIMARY_PHOTO_REQUIRED] }],
       ['an empty primary picture', set({ image: '' }), { image: [PRIMARY_PHOTO_REQUIRED] }],

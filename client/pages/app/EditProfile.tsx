@@ -12,6 +12,7 @@ import { ConfirmSheet } from '../../components/Sheet';
 import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { ApiError, ValidationError } from '../../lib/api';
+import { phoneTimeZone } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
 import { useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -52,6 +53,7 @@ export function toInput(form: Form): ProfileInput {
     bio: form.bio,
     gender: form.gender,
     date_of_birth: form.date_of_birth ?? '',
+    time_zone: phoneTimeZone(),
     genders_to_match: form.genders_to_match,
     min_matching_age: form.min_matching_age,
     max_matching_age: form.max_matching_age,
