@@ -49,7 +49,7 @@ export function Admin() {
   ];
 
   return (
-    <div className="settings">
+    <div className="settings admin-page">
       <h1>{t('admin.title')}</h1>
       <p className="muted">{t('admin.subtitle', { days: DAYS })}</p>
       {problem && (

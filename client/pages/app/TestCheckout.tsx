@@ -4,8 +4,11 @@ import type { TestCheckout as Checkout } from '../../../shared/schemas/payments'
 import { Loading } from '../../components/Loading';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useT } from '../../lib/i18n';
+import { useMessages, useT } from '../../lib/i18n';
+import { plansMessages } from '../../lib/messages-plans';
+import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useRedirectCall } from '../../lib/use-redirect-call';
+import { useConfig } from '../../stores/config';
 
 /** A page of the local payment stand-ins (checkout, portal): the banner that says so, then its title. */
 export function TestPage({ name, children }: { name: 'checkout' | 'portal'; children: ReactNode }) {
@@ -26,7 +29,10 @@ export function TestPage({ name, children }: { name: 'checkout' | 'portal'; chil
  * labelled so that nobody mistakes it for a real payment. The server shows it to nobody else.
  */
 export function TestCheckout({ id }: { id: string }) {
+  // The plan's name and billing period are the plans' copy: wait for it before any early return.
+  useMessages(plansMessages);
   const t = useT();
+  const lookupKeys = useConfig((state) => state.config?.lookup_keys);
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { busy, error: finishError, go } = useRedirectCall();
@@ -36,16 +42,28 @@ export function TestCheckout({ id }: { id: string }) {
     // Fetched once per session id: `t` is a new function on every render.
     api.testCheckout(id).then(setCheckout, (failure: unknown) => setLoadError(errorMessage(failure, t)));
   }, [id]);
+  // The server's lookup keys (overridable by its environment) say which period was chosen.
+  useEffect(() => {
+    void useConfig.getState().load();
+  }, []);
 
   const finish = (outcome: 'complete' | 'cancel') => go(() => api.finishTestCheckout(id, outcome));
 
   if (!checkout && !error) return <Loading />;
+  const period = checkout && periodOf(checkout.lookup_key, lookupKeys);
   return (
     <TestPage name="checkout">
       {checkout && (
         <dl className="test-checkout-details">
           <dt>{t('checkout.plan')}</dt>
-          <dd>{checkout.lookup_key}</dd>
+          {/* Every lookup key the server sells is Starter's (the only plan for sale), monthly or yearly. */}
+          <dd>{t('subscribe.plan.starter')}</dd>
+          {period && (
+            <>
+              <dt>{t('subscribe.billing')}</dt>
+              <dd>{t(`subscribe.${period}`)}</dd>
+            </>
+          )}
           <dt>{t('checkout.account')}</dt>
           <dd>{checkout.email}</dd>
           {checkout.trial_days > 0 && (
@@ -81,4 +99,10 @@ export function TestCheckout({ id }: { id: string }) {
       )}
     </TestPage>
   );
+}
+
+/** Which billing period a checkout's lookup key is, by the server's keys (or the defaults until they are known). */
+function periodOf(lookupKey: string, keys: Record<BillingPeriod, string> | undefined): BillingPeriod | null {
+  const periods: BillingPeriod[] = ['monthly', 'yearly'];
+  return periods.find((period) => (keys?.[period] ?? lookupKeyFor(period)) === lookupKey) ?? null;
 }

@@ -1,0 +1,101 @@
+// @vitest-environment jsdom
+/**
+ * The local test checkout names the plan as the rest of the app does ("Starter", and its billing
+ * period), in the reader's language: never the raw Stripe lookup key ("basic_yearly"). fetch is faked.
+ */
+import { cleanup, render, screen } from '@testing-library/react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LOOKUP_KEYS } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import type { TestCheckout as Checkout } from '../../shared/schemas/payments';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { TestCheckout } from '../../client/pages/app/TestCheckout';
+import { useConfig } from '../../client/stores/config';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+
+const user = currentUser();
+const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
+
+function serverAnswers(lookupKey: string, lookupKeys: Record<'monthly' | 'yearly', string> = LOOKUP_KEYS) {
+  const checkout: Checkout = { id: SESSION, lookup_key: lookupKey, status: 'open', email: user.email, trial_days: 0 };
+  const answers: Record<string, unknown> = {
+    '/api/config/': { google_client_id: null, payments: 'test', lookup_keys: lookupKeys },
+    [`/api/payments/test-checkout/${SESSION}/`]: checkout,
+  };
+  vi.stubGlobal(
+    'fetch',
+    vi.fn((path: string) => (answers[path] === undefined ? new Promise<Response>(() => {}) : Promise.resolve(Response.json(answers[path])))),
+  );
+}
+
+const renderCheckout = () => {
+  const { hook, searchHook } = memoryLocation({ path: `/app/subscribe/test-checkout/${SESSION}` });
+  return render(
+    <Router hook={hook} searchHook={searchHook}>
+      <TestCheckout id={SESSION} />
+    </Router>,
+  );
+};
+
+/** The details list as label → value pairs. */
+async function details() {
+  await screen.findByText(user.email);
+  const list = document.querySelector('.test-checkout-details')!;
+  const labels = [...list.querySelectorAll('dt')].map((each) => each.textContent);
+  const values = [...list.querySelectorAll('dd')].map((each) => each.textContent);
+  return Object.fromEntries(labels.map((label, index) => [label, values[index]]));
+}
+
+async function inLanguage(language: 'en' | 'es') {
+  localStorage.setItem('language_code', language);
+  await initLanguage();
+}
+
+beforeEach(async () => {
+  await inLanguage('en');
+  useSession.setState({ token: 'token', user });
+  useConfig.setState({ config: null });
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('the local test checkout’s plan', () => {
+  it('says "Starter", billed yearly, not the lookup key', async () => {
+    serverAnswers(LOOKUP_KEYS.yearly);
+    renderCheckout();
+    expect(await details()).toEqual({
+      [en['checkout.plan']]: en['subscribe.plan.starter'],
+      [en['subscribe.billing']]: en['subscribe.yearly'],
+      [en['checkout.account']]: user.email,
+    });
+    expect(document.body.textContent).not.toContain(LOOKUP_KEYS.yearly);
+  });
+
+  it('says the monthly period, in Spanish', async () => {
+    await inLanguage('es');
+    serverAnswers(LOOKUP_KEYS.monthly);
+    renderCheckout();
+    const shown = await details();
+    expect(shown[es['checkout.plan']]).toBe(es['subscribe.plan.starter']);
+    expect(shown[es['subscribe.billing']]).toBe(es['subscribe.monthly']);
+    expect(document.body.textContent).not.toContain(LOOKUP_KEYS.monthly);
+  });
+
+  it('reads the period from the server’s own lookup keys when its environment overrides them', async () => {
+    serverAnswers('starter_annual', { monthly: 'starter_month', yearly: 'starter_annual' });
+    useConfig.setState({ config: { google_client_id: null, payments: 'test', lookup_keys: { monthly: 'starter_month', yearly: 'starter_annual' } } });
+    renderCheckout();
+    const shown = await details();
+    expect(shown[en['checkout.plan']]).toBe(en['subscribe.plan.starter']);
+    expect(shown[en['subscribe.billing']]).toBe(en['subscribe.yearly']);
+    expect(document.body.textContent).not.toContain('starter_annual');
+  });
+});
