@@ -78,12 +78,14 @@ function catchUpAll(missedFrom: number, from: Record<number, number>) {
 /**
  * A message from a match while the user is elsewhere in the app (the deck, a profile): a toast with who
  * wrote and what, that opens the chat; one per conversation, the newest in place of the one before. Not
- * in that chat, nor on the list, which show it themselves. A toast raised while the phone is away waits
+ * in that chat, nor on the list, which show it themselves, nor on the host screen. A toast raised while the phone is away waits
  * for it to come back (components/Toaster.tsx).
  */
 function announce(conversationId: number, message: Message) {
   const path = window.location.pathname.replace(/\/$/, '');
   if (path === `/app/chat/${conversationId}` || path === '/app/matches') return;
+  // The host screen is shown to the room (a projector, a phone held up at the door): nothing private.
+  if (/^\/app\/events\/\d+\/host$/.test(path)) return;
   const name = useConversations.getState().nameOf(conversationId);
   toast.message(message.content, { title: name ?? t('chat.newMessage'), href: `/app/chat/${conversationId}`, key: `chat-${conversationId}` });
 }

@@ -1,13 +1,15 @@
-import { useEffect, useRef, useState } from 'react';
-import type { EventStats } from '../../../shared/schemas/events';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { EventQr, EventStats, OrganizerEvent } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES, type Language } from '../../../shared/constants';
 import { ChevronLeft } from '../../components/AppIcons';
+import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
+import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
-import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { toast } from '../../lib/toast';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
@@ -45,31 +47,154 @@ function Timeline({
   );
 }
 
+/** The event's QR (while it rotates, the newest), its code for a code event, and the live count. */
+function DoorCode({ event, qr, size }: { event: OrganizerEvent; qr: EventQr | null; size: number }) {
+  const t = useT();
+  return (
+    <>
+      <p className="host-scan">{t('host.scan')}</p>
+      <div className="host-qr">
+        {qr ? (
+          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={qr.url} width={size} height={size} />
+        ) : (
+          <div className="host-qr-placeholder" aria-busy="true" />
+        )}
+      </div>
+      {/* A QR event's code only finds its page: typing it in the app does not let anyone in. */}
+      {event.join_mode === 'code' && (
+        <>
+          <p className="host-type muted">{t('host.typeCode')}</p>
+          <p className="host-code" aria-label={event.code.split('').join(' ')}>
+            {event.code}
+          </p>
+        </>
+      )}
+    </>
+  );
+}
+
+/**
+ * The door's QR and count alone, filling a projector or a phone held up to the queue: full screen
+ * where the browser allows it, and above everything else of the app either way (no toast of a chat
+ * message shows over it). The screen is kept awake while it shows.
+ */
+function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; onClose: () => void }) {
+  const t = useT();
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    let wakeLock: WakeLockSentinel | null = null;
+    let released = false;
+    void navigator.wakeLock?.request('screen').then(
+      (lock) => (released ? void lock.release() : (wakeLock = lock)),
+      () => {},
+    );
+    // Leaving full screen (Escape, the browser's own gesture) closes the big screen too.
+    const onChange = () => {
+      if (!document.fullscreenElement) onClose();
+    };
+    if (element && document.fullscreenEnabled) {
+      element.requestFullscreen().then(
+        () => document.addEventListener('fullscreenchange', onChange),
+        () => {},
+      );
+    }
+    const onKey = (keyboard: KeyboardEvent) => {
+      if (keyboard.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      released = true;
+      void wakeLock?.release();
+      document.removeEventListener('fullscreenchange', onChange);
+      document.removeEventListener('keydown', onKey);
+      if (document.fullscreenElement) void document.exitFullscreen().catch(() => {});
+    };
+  }, [onClose]);
+
+  return (
+    <div ref={box} className="host-big" role="dialog" aria-modal="true" aria-label={event.name}>
+      <button type="button" className="icon-btn host-big-close" aria-label={t('host.presentClose')} onClick={onClose}>
+        <CloseIcon />
+      </button>
+      <h2>{event.name}</h2>
+      <DoorCode event={event} qr={qr} size={560} />
+      <p className="host-big-count" aria-live="polite">
+        <span className="live-dot" aria-hidden="true" /> {live} {t('host.live')}
+      </p>
+    </div>
+  );
+}
+
+function EndSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
+  const t = useT();
+  const { busy, error, run } = useSheetAction(() => endHostedEvent(event.id), onClose);
+  return (
+    <ConfirmSheet
+      title={t('host.endTitle', { name: event.name })}
+      confirmLabel={t('host.end')}
+      cancelLabel={t('host.cancel')}
+      busy={busy}
+      error={error}
+      onConfirm={run}
+      onClose={onClose}
+    >
+      <p>{t('host.endText', { hours: EVENT_AFTER_PARTY_HOURS })}</p>
+    </ConfirmSheet>
+  );
+}
+
+function DeleteSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const { busy, error, run } = useSheetAction(async () => {
+    await deleteHostedEvent(event.id);
+    toast.success(t('host.deleted'));
+    // In its place: Back does not come back to an event that is gone.
+    navigate('/app/events/', { replace: true });
+  }, onClose);
+  return (
+    <ConfirmSheet
+      title={t('host.deleteTitle', { name: event.name })}
+      confirmLabel={t('host.delete')}
+      cancelLabel={t('host.cancel')}
+      busy={busy}
+      error={error}
+      onConfirm={run}
+      onClose={onClose}
+    >
+      <p>{t('host.deleteText')}</p>
+    </ConfirmSheet>
+  );
+}
+
 /** `/app/events/<id>/host/`: the screen an organizer puts up at the door. */
 export function HostScreen({ id }: { id: number }) {
   useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const [, navigate] = useLocation();
   const event = useHost((state) => state.event);
   const qr = useHost((state) => state.qr);
   const count = useHost((state) => state.count);
   const stats = useHost((state) => state.stats);
-  const [error, setError] = useState<string | null>(null);
+  const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
+  const [big, setBig] = useState(false);
+  const closeBig = useCallback(() => setBig(false), []);
 
   useEffect(() => openHostScreen(id), [id]);
 
   if (event === undefined) return <Waiting offline="host.offline" />;
-  if (event === null) return <p className="center-text muted">{t('profileView.notFound')}</p>;
+  if (event === null) {
+    return (
+      <div className="page host-page">
+        <Link href="/app/events/" className="back-link">
+          <ChevronLeft /> {t('events.title')}
+        </Link>
+        <p className="center-text muted">{t('host.notFound')}</p>
+      </div>
+    );
+  }
 
-  const act = async (work: () => Promise<void>) => {
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(errorMessage(failure, t));
-    }
-  };
   const live = count ?? event.attendee_count;
   const opensAt = new Date(Date.parse(event.starts_at) - EVENT_CHECK_IN_LEAD_MINUTES * 60_000).toISOString();
   const deckUntil = new Date(Date.parse(event.ends_at) + EVENT_AFTER_PARTY_HOURS * 3_600_000).toISOString();
@@ -84,15 +209,11 @@ export function HostScreen({ id }: { id: number }) {
 
       {event.status === 'open' || event.status === 'upcoming' ? (
         <section className="host-door" aria-label={t('host.scan')}>
-          <p className="host-scan">{t('host.scan')}</p>
-          <div className="host-qr">
-            {qr ? <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={qr.url} width={280} height={280} /> : <div className="host-qr-placeholder" aria-busy="true" />}
-          </div>
-          <p className="host-type muted">{t('host.typeCode')}</p>
-          <p className="host-code" aria-label={event.code.split('').join(' ')}>
-            {event.code}
-          </p>
+          <DoorCode event={event} qr={qr} size={280} />
           {event.status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
+          <button type="button" className="btn btn-light" onClick={() => setBig(true)}>
+            {t('host.present')}
+          </button>
         </section>
       ) : (
         // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
@@ -106,7 +227,8 @@ export function HostScreen({ id }: { id: number }) {
         </span>
       </section>
 
-      <EventCard id="stats-title" title={t('host.stats')}>
+      {event.status !== 'upcoming' && (
+      <EventCard id="stats-title" title={t(event.status === 'open' ? 'host.stats' : 'host.statsEnded')}>
         {stats ? (
           <>
             <dl className="host-stats">
@@ -136,39 +258,23 @@ export function HostScreen({ id }: { id: number }) {
         )}
         <p className="muted host-privacy">{t('host.privacy')}</p>
       </EventCard>
-
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
       )}
+
       <div className="host-actions">
         {event.status === 'open' && (
-          <button
-            type="button"
-            className="btn btn-light"
-            onClick={() => {
-              if (window.confirm(t('host.endConfirm'))) void act(() => endHostedEvent(id));
-            }}
-          >
+          <button type="button" className="btn btn-light" onClick={() => setSheet('end')}>
             {t('host.end')}
           </button>
         )}
         {Date.parse(event.starts_at) > Date.now() && (
-          <button
-            type="button"
-            className="btn btn-ghost"
-            onClick={() => {
-              if (window.confirm(t('host.deleteConfirm'))) void act(async () => {
-                await deleteHostedEvent(id);
-                navigate('/app/events/');
-              });
-            }}
-          >
+          <button type="button" className="btn btn-ghost" onClick={() => setSheet('delete')}>
             {t('host.delete')}
           </button>
         )}
       </div>
+      {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
+      {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
+      {big && <BigScreen event={event} qr={qr} live={live} onClose={closeBig} />}
     </div>
   );
 }
