@@ -1,6 +1,7 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import type { Language } from '../../shared/constants';
 import { clampDate, daysInMonth, earliestBirthDate, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
+import { localeOf } from '../lib/format';
 import { useLanguage, useT } from '../lib/i18n';
 import { CalendarIcon, ChevronLeft, ChevronRight } from './AppIcons';
 
@@ -73,7 +74,7 @@ export function DateField({ id, value, onChange, invalid }: Props) {
 }
 
 const longDate = (language: Language, date: Date, weekday: boolean) =>
-  new Intl.DateTimeFormat(language, { weekday: weekday ? 'long' : undefined, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
+  new Intl.DateTimeFormat(localeOf(language), { weekday: weekday ? 'long' : undefined, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
 
 const capitalized = (language: Language, text: string) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 
@@ -109,7 +110,7 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
     setActive(clampDate(date, first, latest));
   };
 
-  const monthName = new Intl.DateTimeFormat(language, { month: 'long' });
+  const monthName = new Intl.DateTimeFormat(localeOf(language), { month: 'long' });
   const weekStart = language === 'es' ? 1 : 0;
   const lead = (new Date(year, month, 1).getDay() - weekStart + 7) % 7;
   const cells: (number | null)[] = [...Array<null>(lead).fill(null), ...Array.from({ length: daysInMonth(year, month) }, (_, index) => index + 1)];
@@ -166,12 +167,12 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
           <ChevronRight />
         </button>
       </div>
-      <table ref={grid} className="date-grid" role="grid" aria-label={capitalized(language, new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric' }).format(active))} onKeyDown={onGridKey}>
+      <table ref={grid} className="date-grid" role="grid" aria-label={capitalized(language, new Intl.DateTimeFormat(localeOf(language), { month: 'long', year: 'numeric' }).format(active))} onKeyDown={onGridKey}>
         <thead>
           <tr>
             {weekdays.map((date) => (
-              <th key={date.getDay()} scope="col" abbr={new Intl.DateTimeFormat(language, { weekday: 'long' }).format(date)}>
-                {new Intl.DateTimeFormat(language, { weekday: 'narrow' }).format(date)}
+              <th key={date.getDay()} scope="col" abbr={new Intl.DateTimeFormat(localeOf(language), { weekday: 'long' }).format(date)}>
+                {new Intl.DateTimeFormat(localeOf(language), { weekday: 'narrow' }).format(date)}
               </th>
             ))}
           </tr>

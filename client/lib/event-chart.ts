@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
 import { drawChart } from './chart';
+import { localeOf } from './format';
 import type { Language } from '../../shared/constants';
 import type { EventStats } from '../../shared/schemas/events';
 
@@ -54,8 +55,8 @@ export function drawEventChart(
  * page's: "10pm", "11/22"): the time of each tick ("22:00" in Spanish), and the day at midnight.
  */
 export function timeTicks(language: Language) {
-  const time = new Intl.DateTimeFormat(language, { hour: 'numeric', minute: '2-digit' });
-  const day = new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short' });
+  const time = new Intl.DateTimeFormat(localeOf(language), { hour: 'numeric', minute: '2-digit' });
+  const day = new Intl.DateTimeFormat(localeOf(language), { day: 'numeric', month: 'short' });
   return (_self: unknown, splits: number[]) =>
     splits.map((seconds) => {
       const date = new Date(seconds * 1000);

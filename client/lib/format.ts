@@ -1,7 +1,17 @@
 import type { Language } from '../../shared/constants';
 
+/**
+ * The locale dates and numbers are written in: the browser's own variant of the app's language
+ * ("en-GB": 21 Nov, 22:00; "en-US": Nov 21, 10:00 PM), or where it names none, the variant of this
+ * app's public (Spain: "en-GB", "es-ES").
+ */
+export function localeOf(language: Language): string {
+  const own = typeof navigator === 'undefined' ? undefined : navigator.languages?.find((tag) => tag.split('-')[0] === language);
+  return own ?? (language === 'en' ? 'en-GB' : 'es-ES');
+}
+
 export function formatTime(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(language, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(localeOf(language), { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
 }
 
 /** Today: the time; earlier: the date. */
@@ -10,7 +20,7 @@ export function formatActivity(iso: string, language: Language, now = new Date()
   if (date.toDateString() === now.toDateString()) return formatTime(iso, language);
   // With the year once it is another year's, as a chat's day headings have it.
   const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
-  return new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', year }).format(date);
+  return new Intl.DateTimeFormat(localeOf(language), { day: 'numeric', month: 'short', year }).format(date);
 }
 
 const capitalized = (text: string) => text.charAt(0).toLocaleUpperCase() + text.slice(1);
@@ -28,10 +38,10 @@ function daysBetween(date: Date, now: Date): number {
 export function formatDay(iso: string, language: Language, now = new Date()): string {
   const date = new Date(iso);
   const days = daysBetween(date, now);
-  if (days === 0 || days === 1) return capitalized(new Intl.RelativeTimeFormat(language, { numeric: 'auto' }).format(-days, 'day'));
-  if (days > 1 && days < 7) return capitalized(new Intl.DateTimeFormat(language, { weekday: 'long' }).format(date));
+  if (days === 0 || days === 1) return capitalized(new Intl.RelativeTimeFormat(localeOf(language), { numeric: 'auto' }).format(-days, 'day'));
+  if (days > 1 && days < 7) return capitalized(new Intl.DateTimeFormat(localeOf(language), { weekday: 'long' }).format(date));
   const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
-  return capitalized(new Intl.DateTimeFormat(language, { weekday: 'short', day: 'numeric', month: 'short', year }).format(date));
+  return capitalized(new Intl.DateTimeFormat(localeOf(language), { weekday: 'short', day: 'numeric', month: 'short', year }).format(date));
 }
 
 /** Whether two instants fall on the same local calendar day. */
@@ -41,7 +51,7 @@ export const sameDay = (a: string, b: string) => new Date(a).toDateString() === 
 export function formatEventTimes(startsAt: string, endsAt: string, language: Language): string {
   const start = new Date(startsAt);
   const end = new Date(endsAt);
-  const day = new Intl.DateTimeFormat(language, { weekday: 'short', day: 'numeric', month: 'short' });
+  const day = new Intl.DateTimeFormat(localeOf(language), { weekday: 'short', day: 'numeric', month: 'short' });
   const time = (date: Date) => formatTime(date.toISOString(), language);
   const sameDay = start.toDateString() === end.toDateString();
   return `${day.format(start)}, ${time(start)} – ${sameDay ? '' : `${day.format(end)}, `}${time(end)}`;
@@ -56,15 +66,15 @@ const AGE_UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 /** How long ago, in the largest whole unit: "3 hours ago", "hace 2 días"; under a minute, "now". */
 export function formatAge(iso: string, language: Language, now = Date.now()): string {
   const elapsed = Math.max(0, now - new Date(iso).getTime());
-  const format = new Intl.RelativeTimeFormat(language, { numeric: 'auto' });
+  const format = new Intl.RelativeTimeFormat(localeOf(language), { numeric: 'auto' });
   for (const [unit, ms] of AGE_UNITS) if (elapsed >= ms) return format.format(-Math.floor(elapsed / ms), unit);
   return format.format(0, 'second');
 }
 
 export function formatDate(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(localeOf(language), { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
 }
 
 export function formatDateTime(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 }

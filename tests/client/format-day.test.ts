@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { formatActivity, formatDay, sameDay } from '../../client/lib/format';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatActivity, formatDay, localeOf, sameDay } from '../../client/lib/format';
 
 // Local times throughout, as the phone shows them.
 const at = (...parts: [number, number, number, number?, number?]) => {
@@ -7,6 +7,14 @@ const at = (...parts: [number, number, number, number?, number?]) => {
   return new Date(year, month - 1, day, hour, minute);
 };
 const iso = (date: Date) => date.toISOString();
+
+// An American browser: the English below is written as it writes it (see "the locale", at the end).
+beforeEach(() => {
+  vi.stubGlobal('navigator', { languages: ['en-US', 'en'] });
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe("a chat day's heading", () => {
   const now = at(2026, 11, 28, 12, 0);
@@ -57,5 +65,18 @@ describe("a conversation's last activity on the list", () => {
     expect(formatActivity(iso(at(2026, 11, 10)), 'en', now)).toBe('Nov 10');
     expect(formatActivity(iso(at(2025, 11, 10)), 'en', now)).toBe('Nov 10, 2025');
     expect(formatActivity(iso(at(2025, 11, 10)), 'es', now)).toBe('10 nov 2025');
+  });
+});
+
+describe('the locale', () => {
+  it('is the browser’s own variant of the app’s language, or else the one of this app’s public', () => {
+    expect(localeOf('en')).toBe('en-US');
+    vi.stubGlobal('navigator', { languages: ['es-MX', 'en-GB'] });
+    expect([localeOf('es'), localeOf('en')]).toEqual(['es-MX', 'en-GB']);
+    vi.stubGlobal('navigator', { languages: ['de-DE'] });
+    expect([localeOf('es'), localeOf('en')]).toEqual(['es-ES', 'en-GB']);
+    // "Sat 21 Nov", 24-hour times: what an English reader in Spain gets from a browser in Spanish.
+    expect(formatActivity(iso(at(2026, 11, 21)), 'en', at(2026, 11, 28))).toBe('21 Nov');
+    expect(formatActivity(iso(at(2026, 11, 28, 22, 5)), 'en', at(2026, 11, 28))).toBe('22:05');
   });
 });
