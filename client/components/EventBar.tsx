@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { useT } from '../lib/i18n';
@@ -6,12 +6,33 @@ import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
 import { ConfirmSheet, useSheetAction } from './Sheet';
 
+/** The longest wait setTimeout keeps (about 24.8 days); a later end is waited for in steps. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Whether the event has ended for the people in it (the after-party, or later): its status is no
+ * longer `open`, or its end has passed since this client read it (the status held here can be from
+ * before). Decided at render time, and rendered again when the end comes.
+ */
+export function useEventEnded(event: PublicEvent | null | undefined): boolean {
+  const [woken, setWoken] = useState(0);
+  const endsAt = event ? Date.parse(event.ends_at) : Number.NaN;
+  const ended = Boolean(event) && (event?.status !== 'open' || endsAt <= Date.now());
+  useEffect(() => {
+    if (ended || !Number.isFinite(endsAt)) return;
+    const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(endsAt - Date.now(), 0) + 50, MAX_TIMEOUT_MS));
+    return () => clearTimeout(timer);
+  }, [ended, endsAt, woken]);
+  return ended;
+}
+
 /**
  * The confirm step before leaving an event: coming back takes the event's code again, or for a QR
- * event a scan at the door.
+ * event a scan at the door; once the event has ended, there is no coming back (check-in is closed).
  */
 export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClose: () => void }) {
   const t = useT();
+  const ended = useEventEnded(event);
   const { busy, error, run } = useSheetAction(useEvents((state) => state.leave), onClose);
 
   return (
@@ -24,19 +45,20 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
       onConfirm={run}
       onClose={onClose}
     >
-      <p>{t(event.join_mode === 'qr' ? 'deck.event.leaveQr' : 'deck.event.leaveCode')}</p>
+      <p>{t(ended ? 'deck.event.leaveEnded' : event.join_mode === 'qr' ? 'deck.event.leaveQr' : 'deck.event.leaveCode')}</p>
     </ConfirmSheet>
   );
 }
 
 /**
  * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none, the way
- * into one.
+ * into one. The live dot only while the event is open; after its end, that it has ended.
  */
 export function EventBar() {
   const t = useT();
   const current = useEvents((state) => state.current);
   const [leaving, setLeaving] = useState(false);
+  const ended = useEventEnded(current);
 
   if (current === undefined) return null;
   if (current === null) {
@@ -52,11 +74,11 @@ export function EventBar() {
   }
   return (
     <div className="event-bar" role="region" aria-label={current.name}>
-      <span className="live-dot" aria-hidden="true" />
+      {ended ? <CalendarIcon className="event-bar-icon" /> : <span className="live-dot" aria-hidden="true" />}
       <span className="event-bar-text">
         <strong className="event-bar-name">{current.name}</strong>
         <span className="muted" aria-live="polite">
-          {t('deck.event.here', { count: current.attendee_count })}
+          {t(ended ? 'deck.event.ended' : 'deck.event.here', { count: current.attendee_count })}
         </span>
       </span>
       <button type="button" className="btn btn-light btn-small" onClick={() => setLeaving(true)}>

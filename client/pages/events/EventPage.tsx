@@ -4,7 +4,7 @@ import { JOIN_PASS_MINUTES } from '../../../shared/constants';
 import { normalizeEventCode } from '../../../shared/event-code';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
-import { NotFound as NotFoundError, refusedByServer } from '../../lib/api';
+import { ApiError, NotFound as NotFoundError, refusedByServer } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -33,6 +33,11 @@ export function EventPage({ code: rawCode }: { code: string }) {
   const [event, setEvent] = useState<PublicEvent | null | undefined>(undefined);
   const [hasPass, setHasPass] = useState(() => Boolean(getPendingJoin()?.pass && getPendingJoin()?.code === code));
   const [notice, setNotice] = useState<string | null>(null);
+  /**
+   * Why this visitor has to scan at the door (the QR token or the pass refused): said instead of "scan
+   * to join", and only when that is what stands between them and the event.
+   */
+  const [scanNotice, setScanNotice] = useState<string | null>(null);
   const [joining, setJoining] = useState(false);
   const [here, setHere] = useState(false);
   /** Bumped by "Try again": the page's loading (the QR token's exchange first) runs once for each. */
@@ -43,6 +48,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
   const join = useCallback(async () => {
     setJoining(true);
     setNotice(null);
+    setScanNotice(null);
     try {
       const pending = getPendingJoin();
       await api.checkIn(code, pending?.code === code && pending.pass ? { pass: pending.pass } : {});
@@ -50,7 +56,17 @@ export function EventPage({ code: rawCode }: { code: string }) {
       // The app reads the current event and its deck when it opens.
       navigate('/app/home/');
     } catch (error) {
-      setNotice(errorMessage(error, t));
+      const refusal = error instanceof ApiError ? error.code : null;
+      if (refusal === 'qr_required') {
+        // The pass did not get them in, and will not: no Join that fails again, the door instead.
+        clearPendingJoin();
+        setHasPass(false);
+        setScanNotice(errorMessage(error, t));
+      } else {
+        setNotice(errorMessage(error, t));
+      }
+      // Ended or not open yet, though the page said open: the page says what it is now.
+      if (refusal === 'ended' || refusal === 'not_open') api.event(code).then(setEvent, () => undefined);
       setJoining(false);
     }
   }, [code, language, navigate, t]);
@@ -76,23 +92,27 @@ export function EventPage({ code: rawCode }: { code: string }) {
         } catch (error) {
           // The token stays in the address bar for "Try again": a walk back to the door is worse.
           if (!refusedByServer(error)) return unreachable(error);
-          if (!(error instanceof NotFoundError)) setNotice(errorMessage(error, t));
+          if (!(error instanceof NotFoundError)) setScanNotice(errorMessage(error, t));
         }
         // The token has done its job; a reload must not try it again once it has expired.
         navigate(`/e/${code}`, { replace: true });
       }
+      // Where a signed-in visitor is, asked beside the event and shown with it: someone checked in
+      // here never sees, even for a moment, how to get in.
+      const where = useSession.getState().token ? api.currentEvent().catch(() => null) : Promise.resolve(null);
+      let found: PublicEvent;
       try {
-        setEvent(await api.event(code));
+        found = await api.event(code);
       } catch (error) {
         if (error instanceof NotFoundError) setEvent(null);
         else unreachable(error);
         return;
       }
-      if (!useSession.getState().token) return;
-      const current = await api.currentEvent().catch(() => null);
-      if (current?.event?.code === code) setHere(true);
+      const isHere = (await where)?.event?.code === code;
+      setHere(isHere);
+      setEvent(found);
       // Scanned at the door while signed in: that was the whole gesture.
-      else if (passNow) await join();
+      if (!isHere && passNow) await join();
     })();
   }, [attempt, code, join, language, navigate, search, t]);
 
@@ -137,17 +157,30 @@ export function EventPage({ code: rawCode }: { code: string }) {
 
   const open = event.status === 'open';
   const canJoin = open && (event.join_mode === 'code' || hasPass);
+  // One thing said at a time. Checked in here: only that (a stale QR link, the after-party's "ended"
+  // and "scan to join" are all beside the point). Not open: only when it opens, or that it has ended
+  // (scanning again would not help). Open but QR only: why a scan is needed, once. Open to them: how
+  // to join, and what went wrong the last time they tried.
   return (
     <AuthLayout title={event.name}>
       <EventSummary event={event} />
-      {notice && (
+      {!here && open && notice && (
         <p className="notice" role="alert">
           {notice}
         </p>
       )}
       {retryButton}
-      {!open && <p className="notice">{t(event.status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
-      {open && !canJoin && <p className="notice">{t('eventPage.qrOnly')}</p>}
+      {!here && !open && <p className="notice">{t(event.status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
+      {!here &&
+        open &&
+        !canJoin &&
+        (scanNotice ? (
+          <p className="notice" role="alert">
+            {scanNotice}
+          </p>
+        ) : (
+          <p className="notice">{t('eventPage.qrOnly')}</p>
+        ))}
       {here ? (
         <div className="event-actions">
           <p className="muted">{t('eventPage.youAreIn')}</p>

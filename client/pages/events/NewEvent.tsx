@@ -46,7 +46,8 @@ export function NewEvent() {
         ends_at: moment('ends_at'),
         join_mode: joinMode,
       });
-      navigate(`/app/events/${created.id}/host/`);
+      // In the form's place: Back must not reopen it, blank, and make the same event twice.
+      navigate(`/app/events/${created.id}/host/`, { replace: true });
     } catch (error) {
       setErrors(formErrors(error, t));
       setBusy(false);

@@ -1,0 +1,106 @@
+// @vitest-environment jsdom
+/**
+ * The event bar above the deck, and its Leave sheet, once the event has ended: the deck stays open to
+ * those inside (the after-party), but the bar has no live dot, says it has ended, and the sheet says
+ * that leaving is final (check-in is refused after the end). "Ended" is the status, or the end passed
+ * since this client read it.
+ */
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { enApp } from '../../shared/i18n/en-app';
+import { esApp } from '../../shared/i18n/es-app';
+import { format } from '../../shared/i18n/format';
+import type { PublicEvent } from '../../shared/schemas/events';
+import { EventBar } from '../../client/components/EventBar';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { useEvents } from '../../client/stores/events';
+
+const hour = 3_600_000;
+const party = (overrides: Partial<PublicEvent> = {}): PublicEvent => ({
+  id: 1,
+  code: 'ABC234',
+  name: 'Fiesta',
+  venue: '',
+  starts_at: new Date(Date.now() - hour).toISOString(),
+  ends_at: new Date(Date.now() + 4 * hour).toISOString(),
+  join_mode: 'qr',
+  status: 'open',
+  attendee_count: 12,
+  ...overrides,
+});
+
+function renderBar(event: PublicEvent) {
+  useEvents.setState({ current: event });
+  const { hook } = memoryLocation({ path: '/app/home/' });
+  return render(
+    <Router hook={hook}>
+      <EventBar />
+    </Router>,
+  );
+}
+
+const bar = () => screen.getByRole('region', { name: 'Fiesta' });
+const liveDot = () => bar().querySelector('.live-dot');
+const openSheet = () => {
+  fireEvent.click(within(bar()).getByRole('button', { name: enApp['deck.event.leave'] }));
+  return screen.getByRole('dialog');
+};
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  useEvents.setState({ current: undefined });
+  localStorage.clear();
+});
+
+describe('the event bar', () => {
+  it('while the event is open: the live dot, the headcount, and how to come back', () => {
+    renderBar(party());
+    expect(liveDot()).not.toBeNull();
+    expect(within(bar()).getByText(format(enApp['deck.event.here'], { count: 12 }))).toBeTruthy();
+    expect(within(openSheet()).getByText(enApp['deck.event.leaveQr'])).toBeTruthy();
+  });
+
+  it('for a code event that is open, says to enter the code again', () => {
+    renderBar(party({ join_mode: 'code' }));
+    expect(within(openSheet()).getByText(enApp['deck.event.leaveCode'])).toBeTruthy();
+  });
+
+  for (const [name, overrides] of [
+    ['its status is the after-party', { status: 'after', ends_at: new Date(Date.now() - hour).toISOString() }],
+    ['its end has passed since it was read (status still open)', { status: 'open', ends_at: new Date(Date.now() - 60_000).toISOString() }],
+  ] as const) {
+    for (const join_mode of ['qr', 'code'] as const) {
+      it(`once ${name} (${join_mode}): no live dot, "ended", and leaving is final`, () => {
+        renderBar(party({ ...overrides, join_mode }));
+        expect(liveDot()).toBeNull();
+        expect(within(bar()).getByText(format(enApp['deck.event.ended'], { count: 12 }))).toBeTruthy();
+        const sheet = openSheet();
+        expect(within(sheet).getByText(enApp['deck.event.leaveEnded'])).toBeTruthy();
+        expect(within(sheet).queryByText(enApp['deck.event.leaveQr'])).toBeNull();
+        expect(within(sheet).queryByText(enApp['deck.event.leaveCode'])).toBeNull();
+      });
+    }
+  }
+
+  it('turns to "ended" when the end comes while it is on screen', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    renderBar(party({ ends_at: new Date(Date.now() + 5 * 60_000).toISOString() }));
+    expect(liveDot()).not.toBeNull();
+    act(() => vi.advanceTimersByTime(5 * 60_000 + 1_000));
+    expect(liveDot()).toBeNull();
+    expect(within(bar()).getByText(format(enApp['deck.event.ended'], { count: 12 }))).toBeTruthy();
+  });
+
+  it('has its Spanish copy', () => {
+    expect(esApp['deck.event.ended']).toBe('Terminado · {count} aquí');
+    expect(esApp['deck.event.leaveEnded']).toMatch(/^El evento ha terminado: si sales, ya no podrás volver a entrar\./);
+  });
+});

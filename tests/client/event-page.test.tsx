@@ -1,0 +1,204 @@
+// @vitest-environment jsdom
+/**
+ * The public event page `/e/<code>` says one thing at a time: checked in, or why not (the QR token
+ * refused, QR only, not open yet, ended), or how to join; never two of them that disagree. The api is
+ * faked: the page's event, the exchange of the QR token, where the visitor is, the check-in.
+ */
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { Suspense } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { enEvents } from '../../shared/i18n/en-events';
+import type { PublicEvent } from '../../shared/schemas/events';
+import { ApiError } from '../../client/lib/api';
+import { initLanguage } from '../../client/lib/i18n';
+import { getPendingJoin, setPendingJoin } from '../../client/lib/pending-join';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+import { later } from '../helpers/later';
+
+const api = vi.hoisted(() => ({ event: vi.fn(), eventPass: vi.fn(), currentEvent: vi.fn(), checkIn: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { EventPage } = await import('../../client/pages/events/EventPage');
+
+const CODE = 'ABC234';
+const EXPIRED = 'This code has expired. Scan the code at the event again.';
+const QR_REQUIRED = 'Scan the code at the event to check in.';
+const expired = () => new ApiError(403, EXPIRED, 'qr_expired', EXPIRED);
+
+const hour = 3_600_000;
+const party = (overrides: Partial<PublicEvent> = {}): PublicEvent => ({
+  id: 1,
+  code: CODE,
+  name: 'Fiesta',
+  venue: 'The Terrace',
+  starts_at: new Date(Date.now() - hour).toISOString(),
+  ends_at: new Date(Date.now() + 4 * hour).toISOString(),
+  join_mode: 'qr',
+  status: 'open',
+  attendee_count: 12,
+  ...overrides,
+});
+const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
+const upcoming = { status: 'upcoming', starts_at: new Date(Date.now() + 5 * hour).toISOString(), ends_at: new Date(Date.now() + 9 * hour).toISOString() } as const;
+
+/** Every line the page may say about getting in, and whether each is on screen. */
+const said = () => ({
+  expired: screen.queryByText(EXPIRED) !== null,
+  qrRequired: screen.queryByText(QR_REQUIRED) !== null,
+  qrOnly: screen.queryByText(enEvents['eventPage.qrOnly']) !== null,
+  notOpen: screen.queryByText(enEvents['eventPage.notOpen']) !== null,
+  ended: screen.queryByText(enEvents['eventPage.ended']) !== null,
+  youAreIn: screen.queryByText(enEvents['eventPage.youAreIn']) !== null,
+  join: screen.queryByRole('button', { name: enEvents['eventPage.join'] }) !== null,
+  signup: screen.queryByRole('link', { name: enEvents['eventPage.signup'] }) !== null,
+});
+const nothing = { expired: false, qrRequired: false, qrOnly: false, notOpen: false, ended: false, youAreIn: false, join: false, signup: false };
+
+function renderPage(search = 't=old-token') {
+  const { hook, searchHook } = memoryLocation({ path: `/e/${CODE}`, searchPath: search });
+  return render(
+    <Router hook={hook} searchHook={searchHook}>
+      <Suspense fallback={null}>
+        <EventPage code={CODE} />
+      </Suspense>
+    </Router>,
+  );
+}
+
+const signIn = () => useSession.setState({ token: 'token', user: currentUser() });
+
+/** The page once it has shown the event and settled. */
+async function settled() {
+  await screen.findByRole('heading', { name: 'Fiesta' });
+  await waitFor(() => expect(api.event).toHaveBeenCalled());
+  // Whatever was asked has been answered and shown.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  api.eventPass.mockRejectedValue(expired());
+  api.currentEvent.mockResolvedValue({ event: null });
+});
+afterEach(() => {
+  cleanup();
+  useSession.setState({ token: null, user: undefined });
+  sessionStorage.clear();
+  localStorage.clear();
+  vi.resetAllMocks();
+});
+
+describe('the public event page, opened from an old QR link', () => {
+  it('shows someone already checked in there only that: no expired code, no "scan to join"', async () => {
+    signIn();
+    const event = party();
+    api.event.mockResolvedValue(event);
+    api.currentEvent.mockResolvedValue({ event });
+    renderPage();
+    await screen.findByText(enEvents['eventPage.youAreIn']);
+    await settled();
+    expect(said()).toEqual({ ...nothing, youAreIn: true });
+    expect(screen.getByRole('link', { name: enEvents['eventPage.toDeck'] })).toBeTruthy();
+    expect(api.checkIn).not.toHaveBeenCalled();
+  });
+
+  it('does not say "scan to join" while it is still asking where a signed-in visitor is', async () => {
+    signIn();
+    const event = party();
+    api.event.mockResolvedValue(event);
+    const where = later<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValue(where.promise);
+    renderPage();
+    await waitFor(() => expect(api.currentEvent).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(said()).toEqual(nothing);
+    where.resolve({ event });
+    await screen.findByText(enEvents['eventPage.youAreIn']);
+    expect(said()).toEqual({ ...nothing, youAreIn: true });
+  });
+
+  it('shows someone checked in to an ended event (the after-party) only that they are in', async () => {
+    signIn();
+    const event = party(ended);
+    api.event.mockResolvedValue(event);
+    api.currentEvent.mockResolvedValue({ event });
+    renderPage();
+    await screen.findByText(enEvents['eventPage.youAreIn']);
+    await settled();
+    expect(said()).toEqual({ ...nothing, youAreIn: true });
+  });
+
+  it('for a QR event, says once why the visitor must scan again', async () => {
+    api.event.mockResolvedValue(party());
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, expired: true });
+  });
+
+  it('for a code event, does not ask to scan again: the code lets them in', async () => {
+    api.event.mockResolvedValue(party({ join_mode: 'code' }));
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, signup: true });
+  });
+
+  it('for a code event and a signed-in visitor elsewhere, offers Join without the expired code', async () => {
+    signIn();
+    api.event.mockResolvedValue(party({ join_mode: 'code' }));
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, join: true });
+  });
+
+  it('for an ended event, says only that it has ended', async () => {
+    api.event.mockResolvedValue(party(ended));
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, ended: true });
+  });
+
+  it('for an event not open yet, says only when check-in opens', async () => {
+    api.event.mockResolvedValue(party(upcoming));
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, notOpen: true });
+  });
+
+  it('without a token, a QR event says to scan at the event', async () => {
+    api.event.mockResolvedValue(party());
+    renderPage('');
+    await settled();
+    expect(said()).toEqual({ ...nothing, qrOnly: true });
+  });
+});
+
+describe('the public event page, when the check-in is refused', () => {
+  it('drops a pass refused at the check-in and no longer offers Join for a QR event', async () => {
+    signIn();
+    setPendingJoin({ code: CODE, pass: 'stale', expiresAt: Date.now() + 60_000 });
+    api.event.mockResolvedValue(party());
+    api.checkIn.mockRejectedValue(new ApiError(403, QR_REQUIRED, 'qr_required', QR_REQUIRED));
+    renderPage('');
+    await settled();
+    fireEvent.click(screen.getByRole('button', { name: enEvents['eventPage.join'] }));
+    await screen.findByText(QR_REQUIRED);
+    expect(said()).toEqual({ ...nothing, qrRequired: true });
+    expect(getPendingJoin()).toBeNull();
+  });
+
+  it('reads the event again when the check-in says it has ended, and says so once', async () => {
+    signIn();
+    api.event.mockResolvedValueOnce(party({ join_mode: 'code' })).mockResolvedValue(party({ join_mode: 'code', ...ended }));
+    api.checkIn.mockRejectedValue(new ApiError(409, enEvents['eventPage.ended'], 'ended', enEvents['eventPage.ended']));
+    renderPage('');
+    await settled();
+    fireEvent.click(screen.getByRole('button', { name: enEvents['eventPage.join'] }));
+    await waitFor(() => expect(api.event).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(screen.getAllByText(enEvents['eventPage.ended'])).toHaveLength(1));
+    expect(said()).toEqual({ ...nothing, ended: true });
+  });
+});
