@@ -10,10 +10,10 @@ import { Menu, type MenuItem } from './Menu';
 import { ConfirmSheet } from './Sheet';
 
 /**
- * The top bar's right side: the avatar menu (the user's name, Settings, Blocked people, the moderator's
- * pages, Logout), the language and a Logout button. Signing out clears the device, its outbox with it:
- * while messages of mine are still on their way, either Logout asks first (staying signed in, they go
- * by themselves once back online).
+ * The top bar's right side: the avatar menu (the user's name, Settings, Your plan, Blocked people, the
+ * moderator's pages, Logout), the language and a Logout button. Signing out clears the device, its
+ * outbox with it: while messages of mine are still on their way, either Logout asks first (staying
+ * signed in, they go by themselves once back online).
  */
 export function AccountControls() {
   const t = useT();
@@ -25,6 +25,8 @@ export function AccountControls() {
 
   const items: MenuItem[] = [
     { key: 'settings', label: t('app.settings'), href: '/app/settings/' },
+    // Where the plan is seen and managed (cancelled) once paid for; the plans, for someone without one.
+    { key: 'plan', label: t('subscribe.current.title'), href: '/app/subscribe/' },
     { key: 'blocked', label: t('blocked.title'), href: '/app/settings/blocked/' },
   ];
   if (user?.is_moderator) {

@@ -75,6 +75,15 @@ describe('the top bar’s Logout', () => {
     expect(window.location.pathname).toBe('/logout/');
   });
 
+  it('lists Settings, Your plan (the subscribe page, where a plan is managed), Blocked people, then Logout', async () => {
+    await menuLogout();
+    const items = screen.getAllByRole('menuitem');
+    expect(items.map((item) => item.textContent)).toEqual([es['app.settings'], es['subscribe.current.title'], es['blocked.title'], es['app.logout']]);
+    expect(screen.getByRole('menuitem', { name: es['subscribe.current.title'] }).getAttribute('href')).toBe('/app/subscribe/');
+    fireEvent.click(items[1]!);
+    expect(window.location.pathname).toBe('/app/subscribe/');
+  });
+
   it('is also the avatar menu’s last item, asking first the same way', async () => {
     const item = await menuLogout();
     expect(screen.getAllByRole('menuitem').at(-1)).toBe(item);

@@ -179,7 +179,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.goto(`${app.server.url}/app/moderation/`);
     await page.waitForURL('**/app/home/');
     await page.getByRole('button', { name: /Account menu/ }).click();
-    expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['app.settings'], en['blocked.title'], en['app.logout']]);
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual([en['app.settings'], en['subscribe.current.title'], en['blocked.title'], en['app.logout']]);
     await page.keyboard.press('Escape');
   });
 
