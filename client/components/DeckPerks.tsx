@@ -135,7 +135,7 @@ export function DeckPlanNotice() {
     );
   }
   if (allowance && !allowance.unlimited && allowance.remaining !== null && allowance.remaining <= FEW_LIKES_LEFT) {
-    return <p className="deck-likes-left muted">{t('deck.likesLeft', { count: allowance.remaining })}</p>;
+    return <p className="deck-likes-left muted">{allowance.remaining === 1 ? t('deck.likesLeftOne') : t('deck.likesLeft', { count: allowance.remaining })}</p>;
   }
   return null;
 }

@@ -199,6 +199,7 @@ export const enApp = {
   'likes.more': 'Show more',
   'deck.undo': 'Undo',
   'deck.undoUpsell': 'Undo is part of Starter. Bring {name} back?',
+  'deck.likesLeftOne': '1 like left',
   'deck.likesLeft': '{count} likes left',
   'deck.likesOut': 'You have used your {limit} likes. More at {time}.',
   'deck.likesOutText': 'Dislikes and skips are unlimited.',

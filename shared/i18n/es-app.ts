@@ -200,6 +200,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'likes.more': 'Ver más',
   'deck.undo': 'Deshacer',
   'deck.undoUpsell': 'Deshacer es parte de Starter. ¿Recuperar a {name}?',
+  'deck.likesLeftOne': 'Te queda 1 like',
   'deck.likesLeft': 'Te quedan {count} likes',
   'deck.likesOut': 'Has usado tus {limit} likes. Más a las {time}.',
   'deck.likesOutText': 'Los «no» y los saltos son ilimitados.',

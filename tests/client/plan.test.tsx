@@ -10,6 +10,8 @@ import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
 import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
 import { DeckPlanNotice, UndoButton, useDecide } from '../../client/components/DeckPerks';
 import { ApiError } from '../../client/lib/api';
@@ -162,6 +164,21 @@ describe('the deck and the plan', () => {
     expect(upsell.textContent).toContain('Undo is part of Starter. Bring Leo back?');
     fireEvent.click(within(upsell).getByRole('button', { name: en['deck.dismiss'] }));
     expect(usePlan.getState().notice).toBeNull();
+  });
+
+  it('says one like in the singular, and likes from two on', () => {
+    for (const [remaining, text] of [
+      [1, '1 like left'],
+      [2, '2 likes left'],
+    ] as const) {
+      usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining, resets_at: null } });
+      renderAt('/app/home/', <DeckPlanNotice />);
+      expect(screen.getByText(text)).toBeTruthy();
+      cleanup();
+    }
+    expect(en['deck.likesLeftOne']).toBe('1 like left');
+    expect(es['deck.likesLeftOne']).toBe('Te queda 1 like');
+    expect(format(es['deck.likesLeft'], { count: 2 })).toBe('Te quedan 2 likes');
   });
 
   it('learns at the tap of undo that the plan ended on another device, and shows what undo needs', async () => {
