@@ -2,7 +2,8 @@
  * The profile editor in Debian's Chromium on a small phone (360×640), against the real server: the
  * age range's two thumbs dragged by touch (both within reach where they meet) and moved by keyboard,
  * and the changes not lost to the phone's back gesture, which asks first as a link does, leaving no
- * extra history entry.
+ * extra history entry; a refused save's first field error brought into view (and focus) clear of the
+ * sticky save button.
  * Screenshots land in tests/e2e/artifacts/.
  */
 import path from 'node:path';
@@ -10,6 +11,7 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_AGE, MIN_AGE } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
@@ -199,6 +201,53 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     // As it was, for whatever runs next.
     const now = (await api.get('/api/users/me/profile/', { token: user.token })).body;
     expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...now, bio: before } })).status).toBe(200);
+    await page.context().close();
+  });
+
+  it('brings a field the save was refused for into view and focus, clear of the sticky save button (360×740)', async () => {
+    const page = await phone();
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.server.url}/app/profile/`);
+    await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).not.toBe('');
+    const genders = page.getByRole('group', { name: es['profile.gendersToMatch'] });
+    const boxes = genders.getByRole('checkbox');
+    for (const box of await boxes.all()) await box.uncheck();
+    // As a thumb leaves the page after the last tap: the checkboxes just above the save button, where
+    // the error line under them would come out behind it.
+    const save = page.getByRole('button', { name: es['profile.save'] });
+    const last = boxes.last();
+    await page.evaluate(
+      ([lastBottom, saveTop]) => window.scrollBy(0, lastBottom! - (saveTop! - 8)),
+      [(await last.boundingBox())!.y + (await last.boundingBox())!.height, (await save.boundingBox())!.y],
+    );
+    await save.click();
+    const error = page.getByText(SERVER_MESSAGES.genders_required.es);
+    await error.waitFor();
+    /** The error line's box, the save button's and the top bar's, as they are on the screen. */
+    const boxesNow = () =>
+      page.evaluate(() => {
+        const rect = (selector: string) => document.querySelector(selector)!.getBoundingClientRect().toJSON() as DOMRect;
+        return { error: rect('#gtm-error'), save: rect('.sticky-save'), top: rect('.top-bar'), height: window.innerHeight };
+      });
+    await expect
+      .poll(async () => {
+        const { error: line, save: button, top, height } = await boxesNow();
+        return line.height > 0 && line.top >= top.bottom && line.bottom <= button.top && line.bottom <= height;
+      })
+      .toBe(true);
+    // Focus went there too: a screen reader is taken to the field and hears what is wrong with it.
+    expect(await genders.evaluate((fieldset) => fieldset.contains(document.activeElement))).toBe(true);
+    expect(await boxes.first().getAttribute('aria-describedby')).toContain('gtm-error');
+    await entryAnimationsDone(page);
+    await shot(page, 'profile-error-above-save-360x740');
+
+    // Scrolled to the end of the form, the last fields and their error lines are above the button.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const { error: line, save: button } = await boxesNow();
+    expect(line.bottom).toBeLessThanOrEqual(button.top);
+    const lastField = await page.evaluate(() => [...document.querySelectorAll('.edit-profile .field')].at(-1)!.getBoundingClientRect().bottom);
+    expect(lastField).toBeLessThanOrEqual(button.top);
+    await shot(page, 'profile-form-end-360x740');
     await page.context().close();
   });
 });

@@ -68,6 +68,28 @@ const GUARD = 'eventmatchProfileGuard';
 const BACK = Symbol('back');
 /** One form error toast at a time: a new one takes the place of the last. */
 const FORM_TOAST = 'profile-form';
+/** What can take focus in a field, in the order tried (a hidden one cannot). */
+const FOCUSABLE = 'input:not([type="hidden"]):not(:disabled), select:not(:disabled), textarea:not(:disabled), button:not(:disabled), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * After a refused save, the first field the server found wrong (its error line, in the page's order):
+ * scrolled into view whole, clear of the top bar and of the sticky save button (the fields'
+ * `scroll-margin`, app.css), and focused, so that a screen reader is taken there and reads it.
+ */
+function revealFirstError(form: HTMLFormElement | null) {
+  const error = form?.querySelector<HTMLElement>('.field-error');
+  const field = error?.closest<HTMLElement>('.field');
+  if (!error || !field) return;
+  field.scrollIntoView?.({ block: 'nearest' });
+  const controls = [...field.querySelectorAll<HTMLElement>('[aria-invalid="true"]'), ...field.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  for (const control of controls) {
+    control.focus({ preventScroll: true });
+    if (document.activeElement === control) return;
+  }
+  // Nothing in it takes focus: the error line itself, then.
+  error.tabIndex = -1;
+  error.focus({ preventScroll: true });
+}
 
 export function EditProfile() {
   const t = useT();
@@ -87,6 +109,9 @@ export function EditProfile() {
   const ownBacks = useRef(0);
   /** The "upload a photo" toast still up: a photo added takes it away. */
   const photoToast = useRef<number | null>(null);
+  const formElement = useRef<HTMLFormElement>(null);
+  /** A save was just refused for its fields: once they show their errors, the first is brought into view. */
+  const revealErrors = useRef(false);
   const [, navigate] = useLocation();
   const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
 
@@ -105,6 +130,11 @@ export function EditProfile() {
   useEffect(() => {
     if (profile) setForm(toForm(profile));
   }, [profile]);
+  useEffect(() => {
+    if (!revealErrors.current) return;
+    revealErrors.current = false;
+    revealFirstError(formElement.current);
+  }, [errors]);
   // Back to this tab, the form untouched: as it is now, if another device saved it meanwhile.
   const untouched = !dirty && !busy && !uploading;
   useEffect(() => {
@@ -198,6 +228,7 @@ export function EditProfile() {
     } catch (error) {
       if (error instanceof ValidationError) {
         // The server wrote them in the reader's language (api.ts sends it).
+        revealErrors.current = true;
         setErrors(error.fields);
         toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'), { key: FORM_TOAST });
       } else if (error instanceof ApiError && error.code === 'profile_changed') {
@@ -221,7 +252,7 @@ export function EditProfile() {
     <section className="page edit-profile">
       <h1>{t('profile.title')}</h1>
       {incomplete && <p className="notice">{t('profile.completeFirst')}</p>}
-      <form className="form" onSubmit={submit}>
+      <form ref={formElement} className="form" onSubmit={submit}>
         <label className="field">
           <span>{t('profile.name')}</span>
           <input name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
@@ -252,7 +283,7 @@ export function EditProfile() {
 
         <label className="field">
           <span>{t('profile.gender')}</span>
-          <select name="gender" value={form.gender} onChange={(event) => set('gender', event.target.value as Gender)}>
+          <select name="gender" value={form.gender} onChange={(event) => set('gender', event.target.value as Gender)} aria-invalid={Boolean(errors.gender)} aria-describedby="gender-error">
             {GENDERS.map((gender) => (
               <option key={gender} value={gender}>
                 {t(`gender.${gender}`)}
@@ -267,7 +298,14 @@ export function EditProfile() {
           <div className="checks">
             {GENDERS.map((gender) => (
               <label key={gender} className="check">
-                <input type="checkbox" name="genders_to_match" value={gender} checked={form.genders_to_match.includes(gender)} onChange={() => toggleGender(gender)} />
+                <input
+                  type="checkbox"
+                  name="genders_to_match"
+                  value={gender}
+                  checked={form.genders_to_match.includes(gender)}
+                  onChange={() => toggleGender(gender)}
+                  aria-describedby={errors.genders_to_match ? 'gtm-error' : undefined}
+                />
                 <span>{t(`gender.${gender}`)}</span>
               </label>
             ))}
