@@ -25,7 +25,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.export.busy': 'Preparando la descarga…',
   'settings.blocked.text': 'Las personas que bloqueaste no te ven, ni tú a ellas. Puedes deshacer un bloqueo.',
   'settings.blocked.open': 'Ver personas bloqueadas',
-  'settings.ended.text': '¿Alguien terminó un chat después de lo que escribió o hizo? Aún puedes denunciarle durante {days} días.',
+  'settings.ended.text': 'Si alguien terminó un chat contigo después de algo que escribió o hizo, aún puedes denunciarle durante {days} días.',
   'settings.ended.open': 'Ver chats terminados',
   'settings.admin.open': 'Abrir los gráficos de actividad',
   'settings.delete.title': 'Eliminar la cuenta',
