@@ -59,10 +59,13 @@ const endingHere = new Set<number>();
  */
 function removePerson(userId: number | null, conversationIds: number[], byMe: boolean) {
   const conversations = useConversations.getState();
+  // A row that goes from the list on screen says why, as an open chat does (Chat.tsx): with Report.
+  const onList = window.location.pathname.replace(/\/$/, '') === '/app/matches';
   for (const id of conversationIds) {
     const name = conversations.nameOf(id);
     conversations.remove(id);
     useChat.getState().end(id, { byMe, userId, name });
+    if (!byMe && onList && name) conversations.showEndedNotice({ conversationId: id, name, userId });
   }
   if (userId === null) return;
   useDeck.getState().forget(userId);

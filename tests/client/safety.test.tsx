@@ -318,6 +318,26 @@ describe('match:removed', () => {
     expect(screen.queryByRole('status')).toBeNull();
   });
 
+  it('says so on the list when a conversation on it ends, with Report', async () => {
+    const { me, other, conversationId } = await matchedPair(['Rosa', 'Iker']);
+    window.history.pushState(null, '', '/app/matches/');
+    try {
+      render(
+        <Router hook={memoryLocation({ path: '/app/matches/' }).hook}>
+          <Matches />
+        </Router>,
+      );
+      await screen.findByText('hello there');
+      expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
+      act(() => conversationEnded(conversationId));
+      expect((await screen.findByRole('status')).textContent).toBe('Your conversation with Iker has ended.');
+      expect(screen.queryByText('hello there')).toBeNull();
+      expect(screen.getByRole('button', { name: en['safety.report'] })).toBeTruthy();
+    } finally {
+      window.history.pushState(null, '', '/');
+    }
+  });
+
   it('offers to report the one who ended an open chat, with what they wrote', async () => {
     const { me, other, conversationId } = await matchedPair(['Ines', 'Hugo']);
     const { hook } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
