@@ -17,20 +17,10 @@ import { EventBar } from '../../client/components/EventBar';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { useEvents } from '../../client/stores/events';
+import { publicEvent } from '../helpers/public-event';
 
 const hour = 3_600_000;
-const party = (overrides: Partial<PublicEvent> = {}): PublicEvent => ({
-  id: 1,
-  code: 'ABC234',
-  name: 'Fiesta',
-  venue: '',
-  starts_at: new Date(Date.now() - hour).toISOString(),
-  ends_at: new Date(Date.now() + 4 * hour).toISOString(),
-  join_mode: 'qr',
-  status: 'open',
-  attendee_count: 12,
-  ...overrides,
-});
+const party = publicEvent;
 
 function renderBar(event: PublicEvent) {
   useEvents.setState({ current: event });

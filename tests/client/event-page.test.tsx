@@ -17,6 +17,7 @@ import { getPendingJoin, setPendingJoin } from '../../client/lib/pending-join';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
 import { later } from '../helpers/later';
+import { publicEvent } from '../helpers/public-event';
 
 const api = vi.hoisted(() => ({ event: vi.fn(), eventPass: vi.fn(), currentEvent: vi.fn(), checkIn: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -29,18 +30,7 @@ const QR_REQUIRED = 'Scan the code at the event to check in.';
 const expired = () => new ApiError(403, EXPIRED, 'qr_expired', EXPIRED);
 
 const hour = 3_600_000;
-const party = (overrides: Partial<PublicEvent> = {}): PublicEvent => ({
-  id: 1,
-  code: CODE,
-  name: 'Fiesta',
-  venue: 'The Terrace',
-  starts_at: new Date(Date.now() - hour).toISOString(),
-  ends_at: new Date(Date.now() + 4 * hour).toISOString(),
-  join_mode: 'qr',
-  status: 'open',
-  attendee_count: 12,
-  ...overrides,
-});
+const party = publicEvent;
 const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
 const upcoming = { status: 'upcoming', starts_at: new Date(Date.now() + 5 * hour).toISOString(), ends_at: new Date(Date.now() + 9 * hour).toISOString() } as const;
 

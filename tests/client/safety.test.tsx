@@ -79,6 +79,20 @@ async function matchedPair(names: [string, string] = ['Ana', 'Ben']) {
   return { me, other, conversationId };
 }
 
+/** The chat open, and the list it leaves for: the addresses it went through. */
+function renderChat(conversationId: number) {
+  const { hook, history } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
+  render(
+    <Router hook={hook}>
+      <Switch>
+        <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
+        <Route path="/app/matches/" component={Matches} />
+      </Switch>
+    </Router>,
+  );
+  return history;
+}
+
 function renderDialog(action: SafetyAction, person: { id: number; name: string }, conversationId?: number) {
   const onClose = vi.fn();
   const onDone = vi.fn();
@@ -295,15 +309,7 @@ describe('match:removed', () => {
 
   it('leaves an open chat for the list, which says calmly that it ended; leaving the list clears it', async () => {
     const { me, other, conversationId } = await matchedPair();
-    const { hook, history } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
-    render(
-      <Router hook={hook}>
-        <Switch>
-          <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
-          <Route path="/app/matches/" component={Matches} />
-        </Switch>
-      </Router>,
-    );
+    const history = renderChat(conversationId);
     await screen.findByText('hello there');
     // What the server does when Ben blocks Ana, then what its socket event does here.
     expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
@@ -340,15 +346,7 @@ describe('match:removed', () => {
 
   it('offers to report the one who ended an open chat, with what they wrote', async () => {
     const { me, other, conversationId } = await matchedPair(['Ines', 'Hugo']);
-    const { hook } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
-    render(
-      <Router hook={hook}>
-        <Switch>
-          <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
-          <Route path="/app/matches/" component={Matches} />
-        </Switch>
-      </Router>,
-    );
+    renderChat(conversationId);
     await screen.findByText('hello there');
     expect((await api().delete(`/api/conversations/${conversationId}/`, { token: other.token })).status).toBe(204);
     act(() => conversationEnded(conversationId));
