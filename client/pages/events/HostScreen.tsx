@@ -95,7 +95,8 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
     };
     if (element && document.fullscreenEnabled) {
       element.requestFullscreen().then(
-        () => document.addEventListener('fullscreenchange', onChange),
+        // Closed before the browser went full screen: out again at once.
+        () => (released ? void document.exitFullscreen().catch(() => {}) : document.addEventListener('fullscreenchange', onChange)),
         () => {},
       );
     }
@@ -114,7 +115,8 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
 
   return (
     <div ref={box} className="host-big" role="dialog" aria-modal="true" aria-label={event.name}>
-      <button type="button" className="icon-btn host-big-close" aria-label={t('host.presentClose')} onClick={onClose}>
+      {/* The dialog's one control takes the focus: Enter or Escape closes it. */}
+      <button type="button" className="icon-btn host-big-close" aria-label={t('host.presentClose')} onClick={onClose} autoFocus>
         <CloseIcon />
       </button>
       <h2>{event.name}</h2>
