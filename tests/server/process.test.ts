@@ -243,33 +243,43 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
 
 describe.each(['rejection', 'exception'] as const)('a process that meets an error nobody caught (%s)', (crash) => {
   let dataDir: string;
+  let port: number;
+  let served: ServedProcess;
+
+  // Started before the test, as the served process above is: a first start migrates an empty embedded
+  // database, which on a loaded machine can take more than a test's 30 s by itself.
+  beforeAll(async () => {
+    await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-crash-'));
+    port = await freePort();
+    served = new ServedProcess(
+      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), CRASH: crash },
+      [process.execPath, 'tests/fixtures/crash-on-signal.mjs'],
+    );
+    await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+  }, 120_000);
+
   afterAll(async () => {
+    // Only if the test failed before the crash: never leave a server behind, nor remove its files under it.
+    if (served?.running) {
+      served.kill('SIGKILL');
+      await served.exited;
+    }
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('logs it with what it was, shuts down in order and exits 1', async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-crash-'));
-    const port = await freePort();
-    const served = new ServedProcess(
-      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), CRASH: crash },
-      [process.execPath, '--import', 'tsx', 'tests/fixtures/crash-on-signal.ts'],
-    );
-    try {
-      await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
-      served.kill('SIGUSR2');
-      const fatal = await served.waitForLine((line) => parse(line)?.level === 60, 'the fatal line').then(parse);
-      expect(fatal).toMatchObject({
-        origin: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException',
-        err: { message: crash === 'rejection' ? 'rejected, and nothing handled it' : 'thrown from a timer, and nothing caught it' },
-      });
-      expect((fatal!.err as { stack?: string }).stack).toContain('crash-on-signal.ts');
-      const shutdown = await served.waitForLine((line) => parse(line)?.msg.startsWith('shutting down') ?? false, 'shutdown');
-      expect(parse(shutdown)).toMatchObject({ level: 30, cause: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException' });
-      expect(await served.exited).toEqual({ code: 1, signal: null });
-      expect(await portAccepts(port)).toBe(false);
-    } finally {
-      if (served.running) served.kill('SIGKILL');
-    }
+    served.kill('SIGUSR2');
+    const fatal = await served.waitForLine((line) => parse(line)?.level === 60, 'the fatal line').then(parse);
+    expect(fatal).toMatchObject({
+      origin: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException',
+      err: { message: crash === 'rejection' ? 'rejected, and nothing handled it' : 'thrown from a timer, and nothing caught it' },
+    });
+    expect((fatal!.err as { stack?: string }).stack).toContain('crash-on-signal.mjs');
+    const shutdown = await served.waitForLine((line) => parse(line)?.msg.startsWith('shutting down') ?? false, 'shutdown');
+    expect(parse(shutdown)).toMatchObject({ level: 30, cause: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException' });
+    expect(await served.exited).toEqual({ code: 1, signal: null });
+    expect(await portAccepts(port)).toBe(false);
   });
 });
 
