@@ -5,7 +5,8 @@ import { MoreIcon } from './AppIcons';
 import { Menu, type MenuItem } from './Menu';
 import type { SafetyAction, SafetyTarget } from './SafetyDialog';
 
-const SafetyDialog = lazy(() => import('./SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
+/** The dialogs, loaded on first use, apart from the screens that offer them. */
+export const SafetyDialog = lazy(() => import('./SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
 
 /**
  * The ⋮ menu of a chat header (Report, Block, Unmatch) or of someone's profile (Report, Block). Once

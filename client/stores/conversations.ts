@@ -39,7 +39,7 @@ interface ConversationsState {
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
   conversationsWith: (userId: number) => number[];
-  /** A chat that ended while it was open, for a calm notice on the list that offers to report its partner. */
+  /** A chat that ended while it was open or listed on screen, for a calm notice on the list that offers to report its partner. */
   endedNotice: EndedNotice | null;
   showEndedNotice: (notice: EndedNotice) => void;
   dismissEndedNotice: () => void;

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
 import type { EndedChat } from '../../../shared/schemas/safety';
@@ -6,13 +6,12 @@ import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
+import { SafetyDialog } from '../../components/SafetyMenu';
 import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { safetyMessages } from '../../lib/messages-safety';
 import { useSafety } from '../../stores/safety';
-
-const SafetyDialog = lazy(() => import('../../components/SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
 
 /**
  * /app/settings/ended/: my chats that ended lately, however they ended, each with Report. Someone who

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import { SKELETON_COUNT } from '../../../shared/constants';
@@ -6,6 +6,7 @@ import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { ChevronRight, SearchIcon } from '../../components/AppIcons';
 import { LoadMore } from '../../components/LoadMore';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
+import { SafetyDialog } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
@@ -15,11 +16,10 @@ import { type EndedNotice, filterByName, useConversations } from '../../stores/c
 import { useLikes } from '../../stores/likes';
 import '../../perks.css';
 
-const SafetyDialog = lazy(() => import('../../components/SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
-
 /**
- * Says that a chat open on screen has ended, without saying how, and offers to report its partner:
- * someone who blocks or unmatches right after what they wrote or did is still within reach of a report.
+ * Says that a chat open on screen, or listed here, has ended, without saying how, and offers to report
+ * its partner: someone who blocks or unmatches right after what they wrote or did is still within reach
+ * of a report.
  */
 function EndedChatNotice({ notice }: { notice: EndedNotice }) {
   const t = useT();
