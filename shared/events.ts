@@ -4,6 +4,7 @@
  */
 import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
+import type { PublicEvent } from './schemas/events';
 import { message, z } from './schemas/zod';
 
 export const MessageSendPayload = z.object({
@@ -63,6 +64,11 @@ export interface ServerToClientEvents {
    * which is 5 s or longer at a big event.
    */
   'deck:refresh': (payload: { event_id: number; within_ms: number }) => void;
+  /**
+   * The organizer changed the event (its name, place, times or how people check in) or ended it early:
+   * to its room, the event as it is now, so the attendees' phones stop showing what it was.
+   */
+  'event:changed': (payload: { event: PublicEvent }) => void;
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
   /**

@@ -194,6 +194,10 @@ export const SERVER_MESSAGES = {
     es: 'La entrada abre una hora antes de que empiece el evento.',
   },
   event_ended: { en: 'This event has ended.', es: 'Este evento ha terminado.' },
+  event_start_fixed: {
+    en: 'The event has started: its start can no longer change.',
+    es: 'El evento ya ha empezado: su inicio ya no puede cambiar.',
+  },
   event_already_started: {
     en: 'An event that has started cannot be deleted. End it instead.',
     es: 'Un evento que ya ha empezado no se puede eliminar. Termínalo en su lugar.',

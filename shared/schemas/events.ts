@@ -10,6 +10,7 @@ import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
 import type { ErrorCode } from '../error-codes';
 import { Id } from './common';
 import { visibleText } from './text';
+import type { ServerMessageCode } from '../i18n/server-messages';
 import { codedIssue, message, z } from './zod';
 
 export const JoinMode = z.enum(JOIN_MODES);
@@ -33,29 +34,54 @@ const DateTime = z.iso.datetime({ offset: true, ...message('date_time_format') }
 
 const HOUR_MS = 3_600_000;
 
+/** A rule of an event's times that a proposed start and end break: the field it names and why. */
+export interface EventTimeIssue {
+  field: 'starts_at' | 'ends_at';
+  code: ServerMessageCode;
+  params?: Record<string, number>;
+}
+
+/**
+ * The rules an event's times follow, whether it is created or changed: the end after the start, at
+ * most `EVENT_MAX_DURATION_HOURS` later and still to come; the start within `EVENT_MAX_LEAD_DAYS`.
+ */
+export function eventTimeIssues(starts: number, ends: number, now: number): EventTimeIssue[] {
+  const issues: EventTimeIssue[] = [];
+  if (ends <= starts) issues.push({ field: 'ends_at', code: 'event_end_before_start' });
+  else if (ends - starts > EVENT_MAX_DURATION_HOURS * HOUR_MS) {
+    issues.push({ field: 'ends_at', code: 'event_too_long', params: { hours: EVENT_MAX_DURATION_HOURS } });
+  }
+  if (ends <= now) issues.push({ field: 'ends_at', code: 'event_end_in_past' });
+  if (starts > now + EVENT_MAX_LEAD_DAYS * 24 * HOUR_MS) issues.push({ field: 'starts_at', code: 'event_start_too_far' });
+  return issues;
+}
+
+const eventFields = {
+  name: visibleText(EVENT_NAME_MAX_LENGTH),
+  venue: z.string().trim().max(EVENT_VENUE_MAX_LENGTH),
+  starts_at: DateTime,
+  ends_at: DateTime,
+  join_mode: JoinMode,
+};
+
 /** What an organizer sends to create an event; the times are checked against now. */
 export const EventInput = z
-  .object({
-    name: visibleText(EVENT_NAME_MAX_LENGTH),
-    venue: z.string().trim().max(EVENT_VENUE_MAX_LENGTH).optional().default(''),
-    starts_at: DateTime,
-    ends_at: DateTime,
-    join_mode: JoinMode,
-  })
+  .object({ ...eventFields, venue: eventFields.venue.optional().default('') })
   .superRefine((input, context) => {
-    const starts = Date.parse(input.starts_at);
-    const ends = Date.parse(input.ends_at);
-    const now = Date.now();
-    if (ends <= starts) context.addIssue(codedIssue(['ends_at'], 'event_end_before_start'));
-    else if (ends - starts > EVENT_MAX_DURATION_HOURS * HOUR_MS) {
-      context.addIssue(codedIssue(['ends_at'], 'event_too_long', { hours: EVENT_MAX_DURATION_HOURS }));
+    for (const issue of eventTimeIssues(Date.parse(input.starts_at), Date.parse(input.ends_at), Date.now())) {
+      context.addIssue(codedIssue([issue.field], issue.code, issue.params));
     }
-    if (ends <= now) context.addIssue(codedIssue(['ends_at'], 'event_end_in_past'));
-    if (starts > now + EVENT_MAX_LEAD_DAYS * 24 * HOUR_MS) context.addIssue(codedIssue(['starts_at'], 'event_start_too_far'));
   });
 export type EventInput = z.output<typeof EventInput>;
 /** What a client sends (`venue` may be left out). */
 export type EventInputBody = z.input<typeof EventInput>;
+
+/**
+ * What an organizer changes of an event (`PATCH`): any of its fields, the others kept. The times are
+ * checked with the event's others, as it stands, by the server: `eventTimeIssues`.
+ */
+export const EventUpdate = z.object(eventFields).partial();
+export type EventUpdate = z.output<typeof EventUpdate>;
 
 /** What anyone may see of an event: never who is there, only how many. */
 export const PublicEvent = z.object({

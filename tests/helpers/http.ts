@@ -34,6 +34,7 @@ export function client(baseUrl: string) {
     request,
     get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
     post: <T = any>(path: string, options?: RequestOptions) => request<T>('POST', path, options),
+    patch: <T = any>(path: string, options?: RequestOptions) => request<T>('PATCH', path, options),
     put: <T = any>(path: string, options?: RequestOptions) => request<T>('PUT', path, options),
     delete: <T = any>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
   };

@@ -149,6 +149,37 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(hostEvents.filter((e) => e.event === 'sync')).toEqual([]);
   });
 
+  it('tells the room of the event as it is now when the organizer changes or ends it, and no one else', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const [ana, outsider] = [await makeUser(server), await makeUser(server)];
+    await checkIn(server, ana, event.code);
+    const [anaSocket, host, elsewhere] = [await connectAs(ana), await connectAs(organizer), await connectAs(outsider)];
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    await waitUntilInRoom(server, event.id, 2);
+    const outsiderHeard = record(elsewhere);
+
+    const renamed = [anaSocket, host].map((socket) => waitFor(socket, 'event:changed'));
+    const later = new Date(Date.parse(event.ends_at) + HOUR).toISOString();
+    const patched = await client(server.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party', ends_at: later } });
+    expect(patched.status).toBe(200);
+    const { is_organizer: _, ...publicView } = patched.body;
+    for (const heard of await Promise.all(renamed)) expect(heard).toEqual({ event: publicView });
+    expect(publicView).toMatchObject({ name: 'Late party', ends_at: later, status: 'open', attendee_count: 1 });
+
+    const ended = waitFor(anaSocket, 'event:changed');
+    expect((await client(server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+    expect((await ended).event).toMatchObject({ id: event.id, name: 'Late party', status: 'after' });
+    // A refused change tells nobody anything: Ana's next news is her own leave's `sync`.
+    const heardByAna = record(anaSocket);
+    expect((await client(server.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'x' } })).status).toBe(409);
+    const left = waitFor(anaSocket, 'sync');
+    expect((await client(server.url).post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+    await left;
+    expect(heardByAna.map((e) => e.event)).not.toContain('event:changed');
+    expect(outsiderHeard.filter((e) => e.event === 'event:changed')).toEqual([]);
+  });
+
   it('counts a banned attendee out of the event at once', async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);

@@ -169,10 +169,12 @@ describe.each(backends)('events on %s', (backend) => {
         ['GET', `/api/events/${event.id}/stats/`],
         ['POST', `/api/events/${event.id}/end/`],
         ['DELETE', `/api/events/${event.id}/`],
+        ['PATCH', `/api/events/${event.id}/`],
+        ['PATCH', '/api/events/999999/'],
         ['GET', '/api/events/999999/qr/'],
         ['GET', '/api/events/abc/stats/'],
       ] as const) {
-        const reply = await api().request(method, path, { token: stranger.token });
+        const reply = await api().request(method, path, { token: stranger.token, json: method === 'PATCH' ? { name: 'Mine now' } : undefined });
         expect(reply.status, `${method} ${path}`).toBe(404);
         expect(reply.body).toEqual({ detail: 'Not found.' });
       }
@@ -386,6 +388,111 @@ describe.each(backends)('events on %s', (backend) => {
       const later = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
       expect((await api().delete(`/api/events/${later.id}/`, { token: organizer.token })).status).toBe(204);
       expect((await api().get(`/api/events/${later.code}/`)).status).toBe(404);
+    });
+  });
+
+  describe('changing an event', () => {
+    const patch = (organizer: TestUser, id: number, json: unknown, headers?: Record<string, string>) =>
+      api().patch(`/api/events/${id}/`, { token: organizer.token, json, headers });
+
+    it('changes any field before the start, each alone or together, and keeps the rest', async () => {
+      const organizer = await makeUser(server);
+      const startsAt = Date.now() + 5 * HOUR;
+      const event = await makeEvent(server, organizer, {
+        join_mode: 'qr',
+        starts_at: new Date(startsAt).toISOString(),
+        ends_at: new Date(startsAt + 4 * HOUR).toISOString(),
+      });
+      const secret = (await findEventById(server.app.db, event.id))?.qrSecret;
+      const renamed = await patch(organizer, event.id, { name: '  Terrace party ' });
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+      expect(renamed.body).toEqual({ ...event, name: 'Terrace party' });
+
+      const moved = new Date(startsAt + 24 * HOUR);
+      const changed = await patch(organizer, event.id, {
+        venue: 'The terrace',
+        starts_at: moved.toISOString(),
+        ends_at: new Date(moved.getTime() + 6 * HOUR).toISOString(),
+        join_mode: 'code',
+      });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      expect(changed.body).toEqual({
+        ...event,
+        name: 'Terrace party',
+        venue: 'The terrace',
+        starts_at: moved.toISOString(),
+        ends_at: new Date(moved.getTime() + 6 * HOUR).toISOString(),
+        join_mode: 'code',
+      });
+      // Everyone reads it so, by the same code; the QR's secret stays (a printed QR keeps working).
+      expect(await publicView(event.code)).toMatchObject({ name: 'Terrace party', venue: 'The terrace', join_mode: 'code', status: 'upcoming' });
+      expect((await findEventById(server.app.db, event.id))?.qrSecret).toBe(secret);
+      // An empty venue clears it; nothing sent changes nothing.
+      expect((await patch(organizer, event.id, { venue: '' })).body.venue).toBe('');
+      expect((await patch(organizer, event.id, {})).body).toEqual({ ...changed.body, venue: '' });
+    });
+
+    it('checks the times with the ones kept, and refuses bad input with nothing changed', async () => {
+      const organizer = await makeUser(server);
+      const startsAt = Date.now() + 2 * HOUR;
+      const event = await makeEvent(server, organizer, {
+        starts_at: new Date(startsAt).toISOString(),
+        ends_at: new Date(startsAt + 3 * HOUR).toISOString(),
+      });
+      const at = (offset: number) => new Date(startsAt + offset).toISOString();
+      const cases: Array<[string, unknown, Record<string, string[]>]> = [
+        ['the end before the start kept', { ends_at: at(-HOUR) }, { ends_at: ['The end must be after the start.'] }],
+        ['the start after the end kept', { starts_at: at(4 * HOUR) }, { ends_at: ['The end must be after the start.'] }],
+        ['longer than 48 h with the start kept', { ends_at: at(50 * HOUR) }, { ends_at: ['An event lasts at most 48 hours.'] }],
+        ['more than a year ahead', { starts_at: at(400 * 24 * HOUR), ends_at: at(400 * 24 * HOUR + HOUR) }, { starts_at: ['The start must be within a year from now.'] }],
+        ['every bad field at once', { name: ' ', venue: 'x'.repeat(201), starts_at: 'tomorrow', join_mode: 'door' }, {}],
+      ];
+      for (const [label, json, errors] of cases) {
+        const reply = await patch(organizer, event.id, json);
+        expect(reply.status, label).toBe(400);
+        if (Object.keys(errors).length > 0) expect(reply.body, label).toEqual(errors);
+        else expect(Object.keys(reply.body).sort(), label).toEqual(['join_mode', 'name', 'starts_at', 'venue']);
+      }
+      for (const body of ['{', '[]', 'null', '"name"']) {
+        const reply = await api().patch(`/api/events/${event.id}/`, { token: organizer.token, body, headers: { 'content-type': 'application/json' } });
+        expect(reply.status, body).toBe(400);
+      }
+      const spanish = await patch(organizer, event.id, { ends_at: at(-HOUR) }, { 'accept-language': 'es' });
+      expect(spanish.body).toEqual({ ends_at: ['El final tiene que ser posterior al inicio.'] });
+      const { is_organizer: _, ...unchanged } = event;
+      expect(await publicView(event.code)).toEqual(unchanged);
+      expect((await api().patch(`/api/events/${event.id}/`, { json: { name: 'x' } })).status).toBe(401);
+    });
+
+    it('keeps the start once the event has started, still lets the rest change, and nothing once it is over', async () => {
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const guest = await makeCompletedUser(server);
+      await checkIn(server, guest, event.code);
+
+      const moved = await patch(organizer, event.id, { starts_at: new Date(Date.now() + HOUR).toISOString() });
+      expect(moved.status).toBe(400);
+      expect(moved.body).toEqual({ starts_at: ['The event has started: its start can no longer change.'] });
+      // The same start sent back is no change; the end, the name and the door may move.
+      const later = new Date(Date.parse(event.ends_at) + HOUR).toISOString();
+      const changed = await patch(organizer, event.id, { starts_at: event.starts_at, ends_at: later, name: 'Late party', join_mode: 'qr' });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      expect(changed.body).toMatchObject({ starts_at: event.starts_at, ends_at: later, name: 'Late party', join_mode: 'qr', attendee_count: 1 });
+      // Those inside stay; the door now asks for the QR.
+      expect((await current(guest))?.id).toBe(event.id);
+      const late = await makeCompletedUser(server);
+      expect((await api().post(`/api/events/${event.code}/check-in/`, { token: late.token, json: {} })).body.code).toBe('qr_required');
+      // An end in the past is refused like at creation: ending is its own action.
+      expect((await patch(organizer, event.id, { ends_at: new Date(Date.now() - 60_000).toISOString() })).body).toEqual({
+        ends_at: ['The end must be in the future.'],
+      });
+
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+      const over = await publicView(event.code);
+      const refused = await patch(organizer, event.id, { name: 'Again', ends_at: new Date(Date.now() + HOUR).toISOString() });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ detail: EVENT_ERRORS.ended, code: 'ended' });
+      expect(await publicView(event.code)).toEqual(over);
     });
   });
 

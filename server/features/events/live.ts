@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../../shared/constants';
 import { rooms } from '../../../shared/events';
+import type { PublicEvent } from '../../../shared/schemas/events';
 import type { Db } from '../../db/client';
 import type { RealtimeServer, RealtimeSocket } from '../../realtime/types';
 import { attendeeCount, currentEventIdOfUser } from './service';
@@ -24,6 +25,8 @@ export interface EventLive {
   checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
   /** After the leave committed. */
   left(userId: number, eventId: number): void;
+  /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
+  changedByOrganizer(event: PublicEvent): void;
   /** The event is gone (deleted): its attendees' phones are told to read again (`sync`), and its room is emptied. */
   removed(eventId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
@@ -162,6 +165,9 @@ export function createEventLive(options: {
       // The user's other phones and tabs are out of its room now and would hear nothing more of it:
       // they read again where they are (`sync`), instead of showing the event they last knew.
       io.to(rooms.user(userId)).emit('sync');
+    },
+    changedByOrganizer(event) {
+      io.to(rooms.event(event.id)).emit('event:changed', { event });
     },
     removed(eventId) {
       // Its attendees are at no event now (their attendances went with it): their phones read again

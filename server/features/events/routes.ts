@@ -9,6 +9,7 @@ import {
   EventInput,
   EventQr,
   EventStats,
+  EventUpdate,
   JoinPass,
   OrganizerEvent,
   PassInput,
@@ -34,6 +35,7 @@ import {
   listOrganizedEvents,
   presentEvent,
   presentOrganizerEvent,
+  updateEvent,
 } from './service';
 
 /** "My events" page size: an organizer makes at most 10 a day. */
@@ -151,7 +153,20 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       { schema: { params: EventIdParams, ...noBody, response: { 200: OrganizerEvent } } },
       async (request) => {
         const event = await organized(request.params.event, currentUser(request).id);
-        return presentOrganizerEvent(await endEvent(app.db, event));
+        const ended = await endEvent(app.db, event);
+        app.eventLive.changedByOrganizer(presentEvent(ended));
+        return presentOrganizerEvent(ended);
+      },
+    );
+
+    signedIn.patch(
+      '/api/events/:event/',
+      { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } } },
+      async (request) => {
+        const event = await organized(request.params.event, currentUser(request).id);
+        const changed = await updateEvent(app.db, event.id, request.body);
+        app.eventLive.changedByOrganizer(presentEvent(changed));
+        return presentOrganizerEvent(changed);
       },
     );
 

@@ -16,6 +16,8 @@ import {
   type EventQr,
   type EventStats,
   type EventStatus,
+  type EventUpdate,
+  eventTimeIssues,
   type OrganizerEvent,
   type PublicEvent,
 } from '../../../shared/schemas/events';
@@ -23,7 +25,7 @@ import { z } from '../../../shared/schemas/zod';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { attendances, conversations, events, messages, reactions } from '../../db/schema';
-import { ApiError, Conflict, NotFound } from '../../errors';
+import { ApiError, Conflict, type FieldMessages, NotFound, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
 import { isUniqueViolation } from '../../lib/pg-errors';
@@ -377,6 +379,36 @@ export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord>
     update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
     where id = ${event.id} and ends_at > now()`);
   return (await findEventById(db, event.id)) ?? event;
+}
+
+/**
+ * Changes what an organizer set: any field while the event is still going, but its start only until it
+ * has started (the check-ins, matches and stats before it are the night's history). The times are
+ * checked as creation checks them, the unchanged one with the changed. An event over is history: 409.
+ * The row is locked while it is checked, so an end or another change at the same moment is not undone.
+ */
+export async function updateEvent(db: Db, eventId: number, change: EventUpdate, now = Date.now()): Promise<EventRecord> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ startsAt: events.startsAt, endsAt: events.endsAt })
+      .from(events)
+      .where(eq(events.id, eventId))
+      .for('update');
+    if (!row) throw new NotFound();
+    if (row.endsAt.getTime() <= now) throw eventError(409, 'ended', serverText('event_ended'));
+    const startsAt = change.starts_at === undefined ? row.startsAt : new Date(change.starts_at);
+    const endsAt = change.ends_at === undefined ? row.endsAt : new Date(change.ends_at);
+    const fields: FieldMessages = {};
+    const add = (field: string, text: ServerText) => (fields[field] ??= []).push(text);
+    if (startsAt.getTime() !== row.startsAt.getTime() && row.startsAt.getTime() <= now) add('starts_at', serverText('event_start_fixed'));
+    for (const issue of eventTimeIssues(startsAt.getTime(), endsAt.getTime(), now)) add(issue.field, serverText(issue.code, issue.params));
+    if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+    await tx
+      .update(events)
+      .set({ name: change.name, venue: change.venue, startsAt, endsAt, joinMode: change.join_mode })
+      .where(eq(events.id, eventId));
+  });
+  return (await findEventById(db, eventId))!;
 }
 
 /** Deletes an event that has not started; once it has, its history belongs to its attendees' matches. */
