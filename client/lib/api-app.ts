@@ -13,6 +13,7 @@ import type {
   EventInputBody,
   EventQr,
   EventStats,
+  EventUpdate,
   JoinPass,
   OrganizerEvent,
   PublicEvent,
@@ -78,6 +79,7 @@ export const api = {
   createEvent: (input: EventInputBody) => http.post<OrganizerEvent>('/api/events/', input),
   eventQr: (id: number) => http.get<EventQr>(`/api/events/${id}/qr/`),
   eventStats: (id: number) => http.get<EventStats>(`/api/events/${id}/stats/`),
+  updateEvent: (id: number, change: EventUpdate) => http.request<OrganizerEvent>('PATCH', `/api/events/${id}/`, change),
   endEvent: (id: number) => http.post<OrganizerEvent>(`/api/events/${id}/end/`),
   deleteEvent: (id: number) => http.del<null>(`/api/events/${id}/`),
   /** Safety: each ends the conversation for both; the socket says `match:removed`. */

@@ -16,6 +16,8 @@ interface EventsState {
   leave: () => Promise<void>;
   /** A live `event:count` for the event on screen. */
   setCount: (eventId: number, count: number) => void;
+  /** The organizer changed or ended my event (`event:changed`): shown as it is now. */
+  changed: (event: PublicEvent) => void;
   reset: () => void;
 }
 
@@ -119,6 +121,9 @@ export const useEvents = create<EventsState>()((set, get) => ({
     const { current } = get();
     if (current && current.id === eventId && current.attendee_count !== count) set({ current: { ...current, attendee_count: count } });
   },
+  changed(event) {
+    if (get().current?.id === event.id) set({ current: event });
+  },
   reset() {
     lastRead = -Infinity;
     newsReadAt.clear();
@@ -132,11 +137,16 @@ function keptEvent(): PublicEvent | null {
   return me === undefined ? null : readCache<PublicEvent>('event', me);
 }
 
-// Kept as it changes (a check-in, a leaving, a new read; not each live count), for an opening with no network.
+/** The same event as far as the device keeps it: the same one, changed in nothing but its live count. */
+const sameKept = (a: PublicEvent | null, b: PublicEvent | null) =>
+  a === b || (a !== null && b !== null && JSON.stringify({ ...a, attendee_count: 0 }) === JSON.stringify({ ...b, attendee_count: 0 }));
+
+// Kept as it changes (a check-in, a leaving, a new read, the organizer's changes; not each live count),
+// for an opening with no network.
 useEvents.subscribe(({ current }, previous) => {
   const me = useSession.getState().user?.id;
   if (current === undefined || me === undefined || !ownsStorage()) return;
-  if (previous.current !== undefined && (current?.id ?? null) === (previous.current?.id ?? null)) return;
+  if (previous.current !== undefined && sameKept(current, previous.current)) return;
   writeCache('event', current, me);
 });
 

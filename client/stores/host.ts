@@ -23,7 +23,7 @@ const STATS_REFRESH_MS = 30_000;
 const RETRY_MS = 5000;
 
 /** The organizer's event, wherever it is in their list (newest first: almost always the first page). */
-async function findMine(id: number): Promise<OrganizerEvent | null> {
+export async function findMine(id: number): Promise<OrganizerEvent | null> {
   let cursor: string | undefined;
   do {
     const page = await api.myEvents(cursor);
@@ -90,6 +90,11 @@ export function openHostScreen(id: number): () => void {
       if (event_id !== id) return;
       useHost.setState({ count });
       statsSoon();
+    }),
+    // Changed or ended from another of the organizer's screens (the edit page, another phone).
+    onEvent('event:changed', ({ event }) => {
+      if (event.id !== id) return;
+      useHost.setState((state) => (state.event ? { event: { ...state.event, ...event } } : {}));
     }),
     onReconnect(() => {
       // Opened with no network: the event is asked for now that there is one.

@@ -129,6 +129,7 @@ export function startRealtime(token: string) {
       useEvents.getState().setCount(event_id, count);
       void heardOfEvent(event_id);
     }),
+    onEvent('event:changed', ({ event }) => useEvents.getState().changed(event)),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),
     () => {

@@ -9,6 +9,8 @@ const deckLoad = vi.hoisted(() => vi.fn(async () => {}));
 vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: deckLoad, queue: [] }) } }));
 
 const { heardOfEvent, useEvents } = await import('../../client/stores/events');
+const { useSession } = await import('../../client/stores/session');
+const { readCache } = await import('../../client/lib/device-cache');
 const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
 
 describe('the events store, when its reads and its changes cross', () => {
@@ -101,5 +103,36 @@ describe('news of an event this tab does not know it is at', () => {
     checkingIn.resolve({ event: terrace });
     await going;
     expect(useEvents.getState().current).toEqual(terrace);
+  });
+});
+
+describe('the organizer’s changes to my event', () => {
+  const ME = 5;
+  afterEach(() => {
+    useEvents.getState().reset();
+    useSession.getState().signOut();
+    localStorage.clear();
+    vi.resetAllMocks();
+  });
+  const atTerrace = { ...terrace, venue: 'Roof', starts_at: '2026-11-30T20:00:00.000Z', ends_at: '2026-12-01T02:00:00.000Z', status: 'open', attendee_count: 3 } as PublicEvent;
+
+  it('shows my event as changed, ignores other events, and keeps the change for an opening with no network', async () => {
+    useSession.getState().signIn('token');
+    useSession.setState({ user: { id: ME } as never });
+    api.checkIn.mockResolvedValueOnce({ event: atTerrace });
+    await useEvents.getState().checkIn('N42FM2');
+    expect(readCache<PublicEvent>('event', ME)?.name).toBe('Terrace Night');
+
+    // A live count is not worth a write; the organizer's change is.
+    const write = vi.spyOn(Storage.prototype, 'setItem');
+    useEvents.getState().setCount(terrace.id, 4);
+    expect(write).not.toHaveBeenCalled();
+    useEvents.getState().changed({ ...atTerrace, id: 99, name: 'Elsewhere' });
+    expect(useEvents.getState().current?.name).toBe('Terrace Night');
+    const renamed = { ...atTerrace, name: 'Terrace Night, Upstairs', ends_at: '2026-12-01T03:00:00.000Z', attendee_count: 4 };
+    useEvents.getState().changed(renamed);
+    expect(useEvents.getState().current).toEqual(renamed);
+    expect(readCache<PublicEvent>('event', ME)).toEqual(renamed);
+    write.mockRestore();
   });
 });

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 /**
  * Creating an event takes the organizer to its host screen in place of the form: Back then goes to
- * where they came from, not to a blank form that would make the same event twice.
+ * where they came from, not to a blank form that would make the same event twice. Changing one sends
+ * only what changed, and never the start of an event that has started.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -10,8 +11,9 @@ import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import { initLanguage } from '../../client/lib/i18n';
+import { ValidationError } from '../../client/lib/api';
 
-const api = vi.hoisted(() => ({ createEvent: vi.fn() }));
+const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { NewEvent } = await import('../../client/pages/events/NewEvent');
@@ -42,5 +44,82 @@ describe('the new-event form', () => {
     fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
     await waitFor(() => expect(api.createEvent).toHaveBeenCalledTimes(1));
     await waitFor(() => expect(location.history).toEqual(['/app/events/', '/app/events/42/host/']));
+  });
+});
+
+describe('the edit-event form', () => {
+  const HOUR = 3_600_000;
+  const organized = (overrides: Record<string, unknown> = {}) => ({
+    id: 7,
+    code: 'K7RM2Q',
+    name: 'Rooftop party',
+    venue: 'The roof',
+    starts_at: new Date(Date.now() + 2 * HOUR).toISOString(),
+    ends_at: new Date(Date.now() + 6 * HOUR).toISOString(),
+    join_mode: 'qr',
+    status: 'upcoming',
+    attendee_count: 0,
+    is_organizer: true,
+    ...overrides,
+  });
+  const renderAt = async (event: ReturnType<typeof organized>) => {
+    api.myEvents.mockResolvedValue({ results: [event], next: null });
+    const { EditEvent } = await import('../../client/pages/events/EditEvent');
+    const location = memoryLocation({ path: '/app/events/7/host/', record: true });
+    location.navigate('/app/events/7/edit/');
+    render(
+      <Router hook={location.hook} searchHook={location.searchHook}>
+        <Suspense fallback={null}>
+          <EditEvent id={7} />
+        </Suspense>
+      </Router>,
+    );
+    return location;
+  };
+
+  it('shows the event as it is, sends only what changed, and replaces itself with the host screen', async () => {
+    const event = organized();
+    api.updateEvent.mockResolvedValue({ ...event, name: 'Terrace party' });
+    const location = await renderAt(event);
+    const name = await screen.findByLabelText(enEvents['events.new.name']);
+    expect(name).toHaveProperty('value', 'Rooftop party');
+    expect(screen.getByLabelText(enEvents['events.new.starts'])).toHaveProperty('disabled', false);
+    fireEvent.change(name, { target: { value: 'Terrace party' } });
+    fireEvent.click(screen.getByLabelText(new RegExp(enEvents['events.new.joinMode.code'])));
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { name: 'Terrace party', join_mode: 'code' }));
+    await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
+  });
+
+  it('keeps the start of an event that has started, and shows the server’s refusal on its field', async () => {
+    const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
+    api.updateEvent.mockRejectedValue(new ValidationError({ ends_at: ['The end must be in the future.'] }));
+    await renderAt(event);
+    // Its name begins with the label; the help that says why follows it.
+    const starts = await screen.findByLabelText(new RegExp(`^${enEvents['events.new.starts']}`));
+    expect(starts).toHaveProperty('disabled', true);
+    screen.getByText(enEvents['events.edit.startLocked']);
+    const ends = screen.getByLabelText(enEvents['events.new.ends']) as HTMLInputElement;
+    const later = new Date(Date.parse(event.ends_at) + HOUR);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
+    fireEvent.change(ends, { target: { value: local } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(api.updateEvent).toHaveBeenCalledTimes(1));
+    // The end alone: the locked start is not sent, nor anything left as it was.
+    expect(api.updateEvent.mock.calls[0]).toEqual([7, { ends_at: new Date(local).toISOString() }]);
+    await screen.findByText('The end must be in the future.');
+    expect(ends.getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('offers no form for an event that is over, nor for one that is not mine', async () => {
+    await renderAt(organized({ starts_at: new Date(Date.now() - 6 * HOUR).toISOString(), ends_at: new Date(Date.now() - HOUR).toISOString(), status: 'after' }));
+    await screen.findByText(enEvents['events.edit.over']);
+    expect(screen.queryByRole('button', { name: enEvents['events.edit.submit'] })).toBeNull();
+    cleanup();
+    api.myEvents.mockResolvedValue({ results: [], next: null });
+    const { EditEvent } = await import('../../client/pages/events/EditEvent');
+    render(<EditEvent id={8} />);
+    await screen.findByText(enEvents['host.notFound']);
   });
 });

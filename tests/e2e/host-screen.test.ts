@@ -1,7 +1,8 @@
 /**
  * The organizer's host screen in Chromium against the real server, as it is shown to a room: the big
  * screen (the door's QR, code and count alone, over everything else), no chat message popping up on
- * it, and End and Delete behind the app's own confirm sheets. Screenshots land in
+ * it (and the screen kept awake), the organizer's changes reaching the attendees' phones at once, the
+ * event's link shared, and End and Delete behind the app's own confirm sheets. Screenshots land in
  * tests/e2e/artifacts/host-*.png.
  */
 import path from 'node:path';
@@ -9,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
-import { makeEvent } from '../helpers/events';
+import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
@@ -69,6 +70,115 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await big.getByRole('button', { name: en['host.presentClose'] }).click();
     await big.waitFor({ state: 'detached' });
     expect(await page.getByText('Where are you?').count()).toBe(0);
+  });
+
+  it('takes the screen\'s wake lock again each time the big screen comes back into view', async () => {
+    const { page } = tab;
+    const event = await makeEvent(app.server, organizer, { name: 'Wake Up', join_mode: 'qr' });
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    await page.locator('.host-qr img').waitFor();
+    // The browser's lock, as the page sees it; a hidden tab loses it (the browser releases it).
+    await page.evaluate(() => {
+      const locks: Array<{ released: boolean; release: () => Promise<void> }> = [];
+      Object.assign(window, { locks });
+      Object.defineProperty(navigator, 'wakeLock', {
+        configurable: true,
+        value: {
+          request: async () => {
+            const lock = { released: false, release: async () => void (lock.released = true) };
+            locks.push(lock);
+            return lock;
+          },
+        },
+      });
+    });
+    const locks = () => page.evaluate(() => (window as unknown as { locks: Array<{ released: boolean }> }).locks.map((lock) => lock.released));
+    const hideAndShow = () =>
+      page.evaluate(() => {
+        const { locks } = window as unknown as { locks: Array<{ released: boolean }> };
+        for (const lock of locks) lock.released = true;
+        for (const state of ['hidden', 'visible']) {
+          Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+          document.dispatchEvent(new Event('visibilitychange'));
+        }
+      });
+
+    await page.getByRole('button', { name: en['host.present'] }).click();
+    const big = page.getByRole('dialog', { name: 'Wake Up' });
+    await big.waitFor();
+    await expect.poll(locks).toEqual([false]);
+    await hideAndShow();
+    await expect.poll(locks).toEqual([true, false]);
+    await big.getByRole('button', { name: en['host.presentClose'] }).click();
+    await big.waitFor({ state: 'detached' });
+    await expect.poll(locks).toEqual([true, true]);
+    // Closed: back in view, the screen may sleep again.
+    await hideAndShow();
+    await page.waitForTimeout(300);
+    expect(await locks()).toEqual([true, true]);
+  });
+
+  it('changes the event from the host screen, and the attendees\' phones show it at once', async () => {
+    const { page } = tab;
+    const event = await makeEvent(app.server, organizer, { name: 'Garden Party', join_mode: 'qr' });
+    await checkIn(app.server, friend, event.code, { token: await tokenFor(app.server, event.id) });
+    const guest = await openPhone(app.browser, { token: friend.token, language: 'en' });
+    try {
+      await guest.page.goto(`${app.server.url}/app/home/`);
+      await guest.page.getByRole('region', { name: 'Garden Party' }).waitFor();
+
+      await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+      // One headcount, the big one.
+      await page.locator('.host-live-number', { hasText: '1' }).waitFor();
+      expect(await page.locator('.event-count').count()).toBe(0);
+      await page.getByRole('link', { name: en['host.edit'] }).click();
+      await page.waitForURL(/\/edit\/$/);
+      const name = page.getByLabel(en['events.new.name'], { exact: true });
+      expect(await name.inputValue()).toBe('Garden Party');
+      // It started an hour ago: its start stays.
+      expect(await page.getByLabel(new RegExp(`^${en['events.new.starts']}`)).isDisabled()).toBe(true);
+      await name.fill('Garden Party, Upstairs');
+      // The projector failed: the code read out will do.
+      await page.getByText(en['events.new.joinMode.code'], { exact: true }).click();
+      await shot(page, '03-edit');
+      await page.getByRole('button', { name: en['events.edit.submit'] }).click();
+      await page.waitForURL(/\/host\/$/);
+      await page.getByRole('heading', { name: 'Garden Party, Upstairs' }).waitFor();
+      await page.getByText(en['events.edit.saved']).waitFor();
+      await page.locator('.host-door .host-code', { hasText: event.code }).waitFor();
+      expect((await api().get(`/api/events/${event.code}/`)).body).toMatchObject({ name: 'Garden Party, Upstairs', join_mode: 'code' });
+
+      // The guest's phone, untouched, already says so.
+      await guest.page.getByRole('region', { name: 'Garden Party, Upstairs' }).waitFor();
+      // The form was replaced: Back leaves the host screen for where the organizer was before.
+      await page.goBack();
+      await page.waitForURL((url) => !url.pathname.includes('/edit/'));
+    } finally {
+      await guest.context.close();
+    }
+  });
+
+  it('shares the event page\'s link through the phone\'s share sheet, or copies it', async () => {
+    const { page, context } = tab;
+    const event = await makeEvent(app.server, organizer, { name: 'Open Mic' });
+    const link = `${app.server.url}/e/${event.code}`;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.server.url });
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    await page.locator('.host-qr img').waitFor();
+
+    await page.evaluate(() => Object.defineProperty(navigator, 'share', { configurable: true, value: undefined }));
+    await page.getByRole('button', { name: en['host.share'] }).click();
+    await page.getByText(en['host.linkCopied']).waitFor();
+    await shot(page, '04-link-copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+
+    await page.evaluate(() => {
+      const shared: unknown[] = [];
+      Object.assign(window, { shared });
+      Object.defineProperty(navigator, 'share', { configurable: true, value: async (data: unknown) => void shared.push(data) });
+    });
+    await page.getByRole('button', { name: en['host.share'] }).click();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { shared: unknown[] }).shared)).toEqual([{ title: 'Open Mic', url: link }]);
   });
 
   it('ends an event after a confirm sheet that says what ending does', async () => {

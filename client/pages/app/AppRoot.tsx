@@ -29,6 +29,7 @@ const EditProfile = lazy(() => import('./EditProfile').then((module) => ({ defau
 // Events: each page its own chunk; the host screen's chart is another, loaded by it.
 const Events = lazy(() => import('../events/Events').then((module) => ({ default: module.Events })));
 const NewEvent = lazy(() => import('../events/NewEvent').then((module) => ({ default: module.NewEvent })));
+const EditEvent = lazy(() => import('../events/EditEvent').then((module) => ({ default: module.EditEvent })));
 const HostScreen = lazy(() => import('../events/HostScreen').then((module) => ({ default: module.HostScreen })));
 
 const Settings = lazy(() => import('./Settings').then((module) => ({ default: module.Settings })));
@@ -107,6 +108,7 @@ export function AppRoot() {
             <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
             <Route path={/^\/app\/events\/?$/} component={Events} />
             <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
+            <Route path={/^\/app\/events\/(?<id>\d+)\/edit\/?$/}>{(params) => <EditEvent key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
             <Route path={/^\/app\/settings\/?$/} component={Settings} />
             <Route path={/^\/app\/admin\/?$/} component={Admin} />

@@ -6,8 +6,11 @@ import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
-/** What anyone may know of an event: where, when, whether it is open, and how many are there. */
-export function EventSummary({ event, title = false }: { event: PublicEvent; title?: boolean }) {
+/**
+ * What anyone may know of an event: where, when, whether it is open, and how many are there (not with
+ * `count={false}`: the host screen shows its own, in large type).
+ */
+export function EventSummary({ event, title = false, count = true }: { event: PublicEvent; title?: boolean; count?: boolean }) {
   useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
@@ -19,7 +22,7 @@ export function EventSummary({ event, title = false }: { event: PublicEvent; tit
       <p className="event-when muted">
         <CalendarIcon className="event-when-icon" /> {formatEventTimes(event.starts_at, event.ends_at, language)}
       </p>
-      {event.status !== 'closed' && event.status !== 'upcoming' && (
+      {count && event.status !== 'closed' && event.status !== 'upcoming' && (
         <p className="event-count" aria-live="polite">
           <span className="live-dot" aria-hidden="true" /> {event.attendee_count === 1 ? t('eventPage.hereOne') : t('eventPage.here', { count: event.attendee_count })}
         </p>

@@ -85,10 +85,17 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
     const element = box.current;
     let wakeLock: WakeLockSentinel | null = null;
     let released = false;
-    void navigator.wakeLock?.request('screen').then(
-      (lock) => (released ? void lock.release() : (wakeLock = lock)),
-      () => {},
-    );
+    // The browser lets the lock go whenever the tab is hidden (another app, the screen off): taken
+    // again each time it is back in view, as long as the big screen shows.
+    const keepAwake = () => {
+      if (released || document.visibilityState !== 'visible' || (wakeLock && !wakeLock.released)) return;
+      void navigator.wakeLock?.request('screen').then(
+        (lock) => (released ? void lock.release() : (wakeLock = lock)),
+        () => {},
+      );
+    };
+    keepAwake();
+    document.addEventListener('visibilitychange', keepAwake);
     // Leaving full screen (Escape, the browser's own gesture) closes the big screen too.
     const onChange = () => {
       if (!document.fullscreenElement) onClose();
@@ -107,6 +114,7 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
     return () => {
       released = true;
       void wakeLock?.release();
+      document.removeEventListener('visibilitychange', keepAwake);
       document.removeEventListener('fullscreenchange', onChange);
       document.removeEventListener('keydown', onKey);
       if (document.fullscreenElement) void document.exitFullscreen().catch(() => {});
@@ -126,6 +134,26 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
       </p>
     </div>
   );
+}
+
+/**
+ * The event's public page, through the phone's share sheet where there is one (the organizer's chat
+ * apps), else copied: a link anyone can open, that shows the event and never who is there.
+ */
+async function shareEventLink(event: OrganizerEvent, copied: string) {
+  const url = new URL(`/e/${event.code}`, window.location.origin).href;
+  if (navigator.share) {
+    // Closing the share sheet rejects: nothing to say.
+    await navigator.share({ title: event.name, url }).catch(() => {});
+    return;
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    toast.success(copied);
+  } catch {
+    // No clipboard for this page (an address that is not secure): the link itself, to copy by hand.
+    toast.info(url);
+  }
 }
 
 function EndSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
@@ -207,7 +235,18 @@ export function HostScreen({ id }: { id: number }) {
         <ChevronLeft /> {t('events.title')}
       </Link>
       <h1 className="page-title">{event.name}</h1>
-      <EventSummary event={{ ...event, attendee_count: live }} />
+      <EventSummary event={event} count={false} />
+      <div className="host-tools">
+        {/* The event's page: where it is, when, and (a code event) the way in. */}
+        <button type="button" className="btn btn-light btn-small" onClick={() => void shareEventLink(event, t('host.linkCopied'))}>
+          {t('host.share')}
+        </button>
+        {(event.status === 'open' || event.status === 'upcoming') && (
+          <Link href={`/app/events/${event.id}/edit/`} className="btn btn-light btn-small">
+            {t('host.edit')}
+          </Link>
+        )}
+      </div>
 
       {event.status === 'open' || event.status === 'upcoming' ? (
         <section className="host-door" aria-label={t('host.scan')}>

@@ -1,0 +1,151 @@
+import { type FormEvent, useState } from 'react';
+import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
+import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
+import type { EventInputBody, EventUpdate } from '../../../shared/schemas/events';
+import { FieldErrors } from '../../components/AuthLayout';
+import { formErrors } from '../../lib/errors';
+import { useT } from '../../lib/i18n';
+
+/** A `datetime-local` value (the phone's own time zone) for a moment. */
+export function toLocalInput(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** What the form holds: the times as the phone's `datetime-local` values. */
+export interface EventFormValues {
+  name: string;
+  venue: string;
+  starts_at: string;
+  ends_at: string;
+  join_mode: JoinModeName;
+}
+
+export const eventFormValues = (event: { name: string; venue: string; starts_at: string; ends_at: string; join_mode: JoinModeName }): EventFormValues => ({
+  name: event.name,
+  venue: event.venue,
+  starts_at: toLocalInput(new Date(event.starts_at)),
+  ends_at: toLocalInput(new Date(event.ends_at)),
+  join_mode: event.join_mode,
+});
+
+/** A local `datetime-local` value as the API's moment; anything else as typed, for the server to refuse. */
+function toMoment(value: string): string {
+  const parsed = new Date(value);
+  return value && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
+}
+
+/** The form's values as the API creates an event from them. */
+export const eventInput = (values: EventFormValues): EventInputBody => ({
+  ...values,
+  starts_at: toMoment(values.starts_at),
+  ends_at: toMoment(values.ends_at),
+});
+
+/**
+ * The fields that differ from `initial`, as the API changes them. A time shown as it was is not sent:
+ * the phone shows minutes, and the server keeps the seconds it was given.
+ */
+export function eventChanges(values: EventFormValues, initial: EventFormValues): EventUpdate {
+  const changed = Object.entries(eventInput(values)).filter(([key]) => values[key as keyof EventFormValues] !== initial[key as keyof EventFormValues]);
+  return Object.fromEntries(changed) as EventUpdate;
+}
+
+interface Props {
+  initial: EventFormValues;
+  /** The start can no longer change (the event has started): shown, not editable. */
+  startLocked?: boolean;
+  submitLabel: string;
+  /** Sends the form's values; rejects with the server's error, whose fields the form then shows. */
+  onSubmit: (values: EventFormValues) => Promise<void>;
+}
+
+/** Name, venue, start, end and how people check in: creating an event and changing one. */
+export function EventForm({ initial, startLocked = false, submitLabel, onSubmit }: Props) {
+  const t = useT();
+  const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
+  const [errors, setErrors] = useState<FieldErrorMap>({});
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const text = (name: string) => String(data.get(name) ?? '');
+    setBusy(true);
+    setErrors({});
+    try {
+      await onSubmit({
+        name: text('name'),
+        venue: text('venue'),
+        // A locked start is not in the form's data (disabled): it stays as it was.
+        starts_at: startLocked ? initial.starts_at : text('starts_at'),
+        ends_at: text('ends_at'),
+        join_mode: joinMode,
+      });
+    } catch (error) {
+      setErrors(formErrors(error, t));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="form event-form" onSubmit={(event) => void submit(event)}>
+      <label className="field">
+        <span>{t('events.new.name')}</span>
+        <input name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        <FieldErrors id="name-error" errors={errors.name} />
+      </label>
+      <label className="field">
+        <span>{t('events.new.venue')}</span>
+        <input name="venue" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+        <small id="venue-help" className="help">
+          {t('events.new.venueHelp')}
+        </small>
+        <FieldErrors id="venue-error" errors={errors.venue} />
+      </label>
+      <div className="event-form-times">
+        <label className="field">
+          <span>{t('events.new.starts')}</span>
+          <input
+            name="starts_at"
+            type="datetime-local"
+            required
+            disabled={startLocked}
+            defaultValue={initial.starts_at}
+            aria-invalid={Boolean(errors.starts_at)}
+            aria-describedby={startLocked ? 'starts-help starts-error' : 'starts-error'}
+          />
+          {startLocked && (
+            <small id="starts-help" className="help">
+              {t('events.edit.startLocked')}
+            </small>
+          )}
+          <FieldErrors id="starts-error" errors={errors.starts_at} />
+        </label>
+        <label className="field">
+          <span>{t('events.new.ends')}</span>
+          <input name="ends_at" type="datetime-local" required defaultValue={initial.ends_at} aria-invalid={Boolean(errors.ends_at)} aria-describedby="ends-error" />
+          <FieldErrors id="ends-error" errors={errors.ends_at} />
+        </label>
+      </div>
+      <small className="help">{t('events.new.timesHelp')}</small>
+      <fieldset className="join-modes">
+        <legend>{t('events.new.joinMode')}</legend>
+        {JOIN_MODES.map((mode) => (
+          <label key={mode} className={`join-mode${joinMode === mode ? ' is-selected' : ''}`}>
+            <input type="radio" name="join_mode" value={mode} checked={joinMode === mode} onChange={() => setJoinMode(mode)} />
+            <span>
+              <strong>{t(`events.new.joinMode.${mode}`)}</strong>
+              <small className="muted">{t(`events.new.joinMode.${mode}Help`)}</small>
+            </span>
+          </label>
+        ))}
+        <FieldErrors id="join-mode-error" errors={errors.join_mode} />
+      </fieldset>
+      <FieldErrors id="form-error" errors={errors.non_field_errors} />
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+        {submitLabel}
+      </button>
+    </form>
+  );
+}
