@@ -26,6 +26,8 @@ export const enModeration = {
   'moderation.noMessages': 'They had no conversation.',
   'moderation.note': 'Note (optional)',
   'moderation.dismiss': 'Dismiss',
+  'moderation.dismissTitle': 'Dismiss this report?',
+  'moderation.dismissText': 'It leaves the queue and nothing happens to {name}. A resolved report cannot be reopened.',
   'moderation.ban': 'Ban',
   'moderation.banTitle': 'Ban {name}?',
   'moderation.banText':

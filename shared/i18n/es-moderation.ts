@@ -27,6 +27,8 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.noMessages': 'No tenían ninguna conversación.',
   'moderation.note': 'Nota (opcional)',
   'moderation.dismiss': 'Descartar',
+  'moderation.dismissTitle': '¿Descartar esta denuncia?',
+  'moderation.dismissText': 'Sale de la cola y no se toma ninguna medida contra {name}. Una denuncia resuelta no se puede reabrir.',
   'moderation.ban': 'Suspender',
   'moderation.banTitle': '¿Suspender a {name}?',
   'moderation.banText':

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { blocks, users } from '../../server/db/schema';
 import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
@@ -502,6 +503,14 @@ describe('Moderation', () => {
 
     fireEvent.change(screen.getByLabelText(en['moderation.note']), { target: { value: 'Not enough to act on.' } });
     fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
+    // Asked first: a resolved report cannot be reopened. Cancelled, nothing is sent.
+    const confirm = screen.getByRole('dialog', { name: en['moderation.dismissTitle'] });
+    expect(confirm.textContent).toContain(format(en['moderation.dismissText'], { name: 'Fer' }));
+    fireEvent.click(screen.getByRole('button', { name: en['safety.cancel'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect((await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token })).body.status).toBe('open');
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
+    fireEvent.click(screen.getAllByRole('button', { name: en['moderation.dismiss'] }).at(-1)!);
     await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
     const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
     expect(detail.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Not enough to act on.' });

@@ -106,7 +106,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
   );
 }
 
-/** One report: who, why, the snapshot, and Dismiss / Ban (with a note; Ban asks first). */
+/** One report: who, why, the snapshot, and Dismiss / Ban (with a note; each asks first: neither can be undone). */
 export function ReportView({ id }: { id: number }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
@@ -116,7 +116,7 @@ export function ReportView({ id }: { id: number }) {
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
-  const [confirmBan, setConfirmBan] = useState(false);
+  const [confirming, setConfirming] = useState<ResolveInput['action'] | null>(null);
 
   useEffect(() => {
     useModeration
@@ -139,7 +139,7 @@ export function ReportView({ id }: { id: number }) {
       navigate('/app/moderation/');
     } catch (caught) {
       setBusy(false);
-      setConfirmBan(false);
+      setConfirming(null);
       // 409: another moderator got there first; show what they decided.
       if (caught instanceof ApiError && caught.status === 409) {
         setError(t('moderation.alreadyResolved'));
@@ -228,10 +228,10 @@ export function ReportView({ id }: { id: number }) {
             </p>
           )}
           <div className="resolve-actions">
-            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => void resolve('dismiss')}>
+            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => setConfirming('dismiss')}>
               {t('moderation.dismiss')}
             </button>
-            <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirmBan(true)}>
+            <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirming('ban')}>
               {t('moderation.ban')}
             </button>
           </div>
@@ -251,16 +251,16 @@ export function ReportView({ id }: { id: number }) {
           {report.note && <p className="report-details">{report.note}</p>}
         </div>
       )}
-      {confirmBan && (
+      {confirming && (
         <ConfirmSheet
-          title={t('moderation.banTitle', { name: reportedName })}
-          confirmLabel={t('moderation.ban')}
+          title={confirming === 'ban' ? t('moderation.banTitle', { name: reportedName }) : t('moderation.dismissTitle')}
+          confirmLabel={t(confirming === 'ban' ? 'moderation.ban' : 'moderation.dismiss')}
           busy={busy}
           error={null}
-          onConfirm={() => void resolve('ban')}
-          onClose={() => setConfirmBan(false)}
+          onConfirm={() => void resolve(confirming)}
+          onClose={() => setConfirming(null)}
         >
-          <p>{t('moderation.banText')}</p>
+          <p>{confirming === 'ban' ? t('moderation.banText') : t('moderation.dismissText', { name: reportedName })}</p>
         </ConfirmSheet>
       )}
     </section>
