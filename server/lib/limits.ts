@@ -45,6 +45,8 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // one, so the number is generous, and still far too few to walk 31^6 codes.
     'event:create': { max: 10, windowMs: DAY },
     'event:check-in': { max: 30, windowMs: HOUR },
+    // Each change goes out to everyone in the room.
+    'event:update': { max: 60, windowMs: HOUR },
     'event:lookup:ip': { max: 300, windowMs: MINUTE },
     'event:pass:ip': { max: 300, windowMs: MINUTE },
     // A host screen watches once per (re)connect.

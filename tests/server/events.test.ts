@@ -596,7 +596,7 @@ describe.each(backends)('events on %s', (backend) => {
   });
 
   describe('limits', () => {
-    it('throttles event creation per user per day and check-ins per user per hour', async () => {
+    it('throttles event creation per user per day, check-ins and changes per user per hour', async () => {
       const organizer = await makeUser(server);
       for (let i = 0; i < 10; i++) await makeEvent(server, organizer, { name: `Party ${i}` });
       const refused = await api().post('/api/events/', { token: organizer.token, json: { name: 'One more', starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + HOUR).toISOString(), join_mode: 'code' } });
@@ -611,6 +611,12 @@ describe.each(backends)('events on %s', (backend) => {
       const tooMany = await api().post(`/api/events/${a.code}/check-in/`, { token: guest.token, json: {} });
       expect(tooMany.status).toBe(429);
       expect(tooMany.headers.get('retry-after')).toBeTruthy();
+
+      // Each change goes out to the whole room: 60 an hour per organizer.
+      for (let i = 0; i < 60; i++) expect((await api().patch(`/api/events/${a.id}/`, { token: other.token, json: { name: `Party ${i}` } })).status).toBe(200);
+      const oneMore = await api().patch(`/api/events/${a.id}/`, { token: other.token, json: { name: 'Party 60' } });
+      expect(oneMore.status).toBe(429);
+      expect((await api().get(`/api/events/${a.code}/`)).body.name).toBe('Party 59');
     });
   });
 });

@@ -161,7 +161,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
 
     signedIn.patch(
       '/api/events/:event/',
-      { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } } },
+      { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } }, onRequest: app.limits.hook('event:update') },
       async (request) => {
         const event = await organized(request.params.event, currentUser(request).id);
         const changed = await updateEvent(app.db, event.id, request.body);
