@@ -198,6 +198,15 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await sheet.waitFor({ state: 'detached' });
     await page.getByRole('heading', { name: en['host.statsEnded'] }).waitFor();
     expect((await api().get(`/api/events/${event.code}/`)).body.status).toBe('after');
+
+    // My events: what is over is listed apart, under what is still to come or going on.
+    await page.goto(`${app.server.url}/app/events/`);
+    const past = page.locator('.my-events-past + .my-events .my-event-name');
+    await past.filter({ hasText: 'Late Set' }).waitFor();
+    await page.getByRole('heading', { name: en['events.mine.past'] }).scrollIntoViewIfNeeded();
+    await shot(page, '05-my-events-past');
+    expect(await past.allTextContents()).toEqual(['Late Set']);
+    expect(await page.locator('.my-events').first().locator('.my-event-name').allTextContents()).toContain('Garden Brunch');
   });
 
   it('deletes an event that has not started after a confirm sheet, and Back does not return to it', async () => {

@@ -6,7 +6,8 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useMessages, useT } from '../../lib/i18n';
+import { formatDateTime } from '../../lib/format';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
@@ -14,6 +15,28 @@ import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
+
+/** Events I organize, each with where it is in its life, when, its code and (once open) its count. */
+function MyEventList({ events }: { events: OrganizerEvent[] }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  return (
+    <ul className="my-events">
+      {events.map((event) => (
+        <li key={event.id}>
+          <Link href={`/app/events/${event.id}/host/`} className="my-event">
+            <span className="my-event-name">{event.name}</span>
+            <span className="muted">
+              {t(`events.status.${event.status}`)} · {formatDateTime(event.starts_at, language)} · {event.code}
+              {event.status === 'open' || event.status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
+            </span>
+            <span className="my-event-host">{t('events.mine.host')} →</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {
@@ -77,6 +100,12 @@ export function Events() {
       setBusy(false);
     }
   }
+
+  // What is still to come or going on, then what is over; each newest first, as the pages come (a
+  // page that comes later adds to the end of each, and nothing shown moves).
+  const ended = (event: OrganizerEvent) => event.status === 'after' || event.status === 'closed';
+  const coming = (mine ?? []).filter((event) => !ended(event));
+  const past = (mine ?? []).filter(ended);
 
   return (
     <div className="page events-page">
@@ -147,20 +176,15 @@ export function Events() {
         ) : mine.length === 0 ? (
           <p className="muted">{t('events.mine.empty')}</p>
         ) : (
-          <ul className="my-events">
-            {mine.map((event) => (
-              <li key={event.id}>
-                <Link href={`/app/events/${event.id}/host/`} className="my-event">
-                  <span className="my-event-name">{event.name}</span>
-                  <span className="muted">
-                    {t(`events.status.${event.status}`)} · {event.code}
-                    {event.status === 'open' || event.status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
-                  </span>
-                  <span className="my-event-host">{t('events.mine.host')} →</span>
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <>
+            {coming.length > 0 ? <MyEventList events={coming} /> : <p className="muted">{t('events.mine.noneComing')}</p>}
+            {past.length > 0 && (
+              <>
+                <h3 className="my-events-past">{t('events.mine.past')}</h3>
+                <MyEventList events={past} />
+              </>
+            )}
+          </>
         )}
         {next && (
           <button type="button" className="btn btn-ghost btn-block" disabled={loadingMore} onClick={() => void more()}>
