@@ -96,6 +96,32 @@ class ServedProcess {
   get running() {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
+
+  /**
+   * What production runs: the bundle in dist/server, built from the sources as they are now, started
+   * on a free port with a fresh DATA_DIR and no client build (which must not stop the API), once it
+   * says it is listening. `command` runs instead of `npm run serve` (a preload, say), with `env` added.
+   */
+  static async start(prefix: string, env: Record<string, string> = {}, command?: string[]) {
+    await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+    const port = await freePort();
+    const served = new ServedProcess(
+      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), ...env },
+      command,
+    );
+    await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+    return { served, dataDir, port };
+  }
+
+  /** After the tests: killed only if still running (a test failed before its own signal), waited for, then its files removed. */
+  static async stop(served: ServedProcess | undefined, dataDir: string | undefined) {
+    if (served?.running) {
+      served.kill('SIGKILL');
+      await served.exited;
+    }
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 const parse = (line: string): LogLine | null => {
@@ -112,31 +138,10 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
   let served: ServedProcess;
 
   beforeAll(async () => {
-    // What production runs: the bundle in dist/server, built from the sources as they are now.
-    await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-process-'));
-    port = await freePort();
-    served = new ServedProcess({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      // A missing build must not stop the API from serving.
-      CLIENT_DIR: path.join(dataDir, 'no-client'),
-      ARGON2_MEMORY_KIB: '1024',
-      ARGON2_TIME_COST: '1',
-    });
-    await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+    ({ served, dataDir, port } = await ServedProcess.start('eventmatch-process-', { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }));
   }, 120_000);
 
-  afterAll(async () => {
-    // Only if a test failed before its SIGTERM: never leave a server behind.
-    if (served?.running) {
-      served.kill('SIGKILL');
-      await served.exited;
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => ServedProcess.stop(served, dataDir));
 
   it('answers /healthz and /readyz with its embedded database under DATA_DIR', async () => {
     const api = client(`http://127.0.0.1:${port}`);
@@ -249,24 +254,10 @@ describe.each(['rejection', 'exception'] as const)('a process that meets an erro
   // Started before the test, as the served process above is: a first start migrates an empty embedded
   // database, which on a loaded machine can take more than a test's 30 s by itself.
   beforeAll(async () => {
-    await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-crash-'));
-    port = await freePort();
-    served = new ServedProcess(
-      { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), CRASH: crash },
-      [process.execPath, 'tests/fixtures/crash-on-signal.mjs'],
-    );
-    await served.waitForLine((line) => parse(line)?.msg.startsWith('Server listening at') ?? false, 'listening');
+    ({ served, dataDir, port } = await ServedProcess.start('eventmatch-crash-', { CRASH: crash }, [process.execPath, 'tests/fixtures/crash-on-signal.mjs']));
   }, 120_000);
 
-  afterAll(async () => {
-    // Only if the test failed before the crash: never leave a server behind, nor remove its files under it.
-    if (served?.running) {
-      served.kill('SIGKILL');
-      await served.exited;
-    }
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => ServedProcess.stop(served, dataDir));
 
   it('logs it with what it was, shuts down in order and exits 1', async () => {
     served.kill('SIGUSR2');
