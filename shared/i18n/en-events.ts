@@ -11,7 +11,7 @@ export const enEvents = {
   'events.mine.title': 'My events',
   'events.mine.empty': 'You have not organized an event yet.',
   'events.mine.offline': 'No connection. Your events will show as soon as you are back online.',
-  'events.mine.noneComing': 'Nothing coming up. Create your next event here.',
+  'events.mine.noneComing': 'No events coming up.',
   'events.mine.past': 'Past events',
   'events.mine.host': 'Host screen',
   'events.mine.more': 'Show more',

@@ -12,7 +12,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.mine.title': 'Mis eventos',
   'events.mine.empty': 'Todavía no has organizado ningún evento.',
   'events.mine.offline': 'Sin conexión. Tus eventos aparecerán en cuanto vuelvas a estar en línea.',
-  'events.mine.noneComing': 'No tienes nada próximo. Crea aquí tu próximo evento.',
+  'events.mine.noneComing': 'No tienes eventos próximos.',
   'events.mine.past': 'Eventos pasados',
   'events.mine.host': 'Pantalla del anfitrión',
   'events.mine.more': 'Ver más',
