@@ -198,6 +198,10 @@ export const SERVER_MESSAGES = {
     en: 'The event has started: its start can no longer change.',
     es: 'El evento ya ha empezado: su inicio ya no puede cambiar.',
   },
+  event_check_in_open: {
+    en: 'Check-in has opened: the start can be at most {minutes} minutes from now.',
+    es: 'La entrada ya está abierta: el inicio puede ser como mucho dentro de {minutes} minutos.',
+  },
   event_already_started: {
     en: 'An event that has started cannot be deleted. End it instead.',
     es: 'Un evento que ya ha empezado no se puede eliminar. Termínalo en su lugar.',

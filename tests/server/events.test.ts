@@ -464,6 +464,23 @@ describe.each(backends)('events on %s', (backend) => {
       expect((await api().patch(`/api/events/${event.id}/`, { json: { name: 'x' } })).status).toBe(401);
     });
 
+    it('moves the start within check-in\'s hour once it has opened, never so late that it would close again', async () => {
+      const organizer = await makeUser(server);
+      const startsAt = Date.now() + 30 * MINUTE;
+      const event = await makeEvent(server, organizer, { starts_at: new Date(startsAt).toISOString(), ends_at: new Date(startsAt + 3 * HOUR).toISOString() });
+      const guest = await makeCompletedUser(server);
+      await checkIn(server, guest, event.code);
+
+      const tooLate = await patch(organizer, event.id, { starts_at: new Date(startsAt + 2 * HOUR).toISOString() });
+      expect(tooLate.status).toBe(400);
+      expect(tooLate.body).toEqual({ starts_at: ['Check-in has opened: the start can be at most 60 minutes from now.'] });
+      const later = new Date(startsAt + 20 * MINUTE).toISOString();
+      const moved = await patch(organizer, event.id, { starts_at: later });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      expect(moved.body).toMatchObject({ starts_at: later, status: 'open', attendee_count: 1 });
+      expect((await current(guest))?.id).toBe(event.id);
+    });
+
     it('keeps the start once the event has started, still lets the rest change, and nothing once it is over', async () => {
       const organizer = await makeUser(server);
       const event = await makeEvent(server, organizer);

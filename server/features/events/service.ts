@@ -383,7 +383,8 @@ export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord>
 
 /**
  * Changes what an organizer set: any field while the event is still going, but its start only until it
- * has started (the check-ins, matches and stats before it are the night's history). The times are
+ * has started (the check-ins, matches and stats before it are the night's history), and once check-in
+ * has opened, not so late that it would close again on the people inside. The times are
  * checked as creation checks them, the unchanged one with the changed. An event over is history: 409.
  * The row is locked while it is checked, so an end or another change at the same moment is not undone.
  */
@@ -400,7 +401,14 @@ export async function updateEvent(db: Db, eventId: number, change: EventUpdate, 
     const endsAt = change.ends_at === undefined ? row.endsAt : new Date(change.ends_at);
     const fields: FieldMessages = {};
     const add = (field: string, text: ServerText) => (fields[field] ??= []).push(text);
-    if (startsAt.getTime() !== row.startsAt.getTime() && row.startsAt.getTime() <= now) add('starts_at', serverText('event_start_fixed'));
+    if (startsAt.getTime() !== row.startsAt.getTime()) {
+      const lead = EVENT_CHECK_IN_LEAD_MINUTES * MINUTE_MS;
+      if (row.startsAt.getTime() <= now) add('starts_at', serverText('event_start_fixed'));
+      // Check-in has opened, and people may be inside: it must not close again until a later start.
+      else if (row.startsAt.getTime() - lead <= now && startsAt.getTime() - lead > now) {
+        add('starts_at', serverText('event_check_in_open', { minutes: EVENT_CHECK_IN_LEAD_MINUTES }));
+      }
+    }
     for (const issue of eventTimeIssues(startsAt.getTime(), endsAt.getTime(), now)) add(issue.field, serverText(issue.code, issue.params));
     if (Object.keys(fields).length > 0) throw new ValidationError(fields);
     await tx
