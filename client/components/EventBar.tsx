@@ -1,29 +1,19 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
+import { useEventStatus } from '../lib/event-status';
 import { useT } from '../lib/i18n';
 import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
 import { ConfirmSheet, useSheetAction } from './Sheet';
 
-/** The longest wait setTimeout keeps (about 24.8 days); a later end is waited for in steps. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /**
- * Whether the event has ended for the people in it (the after-party, or later): its status is no
- * longer `open`, or its end has passed since this client read it (the status held here can be from
- * before). Decided at render time, and rendered again when the end comes.
+ * Whether the event has ended for the people in it (the after-party, or later): its status, by the
+ * clock (`useEventStatus`), is no longer `open`; rendered again when the end comes.
  */
 export function useEventEnded(event: PublicEvent | null | undefined): boolean {
-  const [woken, setWoken] = useState(0);
-  const endsAt = event ? Date.parse(event.ends_at) : Number.NaN;
-  const ended = Boolean(event) && (event?.status !== 'open' || endsAt <= Date.now());
-  useEffect(() => {
-    if (ended || !Number.isFinite(endsAt)) return;
-    const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(endsAt - Date.now(), 0) + 50, MAX_TIMEOUT_MS));
-    return () => clearTimeout(timer);
-  }, [ended, endsAt, woken]);
-  return ended;
+  const status = useEventStatus(event);
+  return status !== undefined && status !== 'open';
 }
 
 /**

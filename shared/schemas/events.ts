@@ -7,6 +7,7 @@ import {
   JOIN_MODES,
 } from '../constants';
 import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
+import { EVENT_STATUSES } from '../event-status';
 import type { ErrorCode } from '../error-codes';
 import { Id } from './common';
 import { visibleText } from './text';
@@ -16,8 +17,7 @@ import { codedIssue, message, z } from './zod';
 export const JoinMode = z.enum(JOIN_MODES);
 export type JoinMode = z.infer<typeof JoinMode>;
 
-export const EVENT_STATUSES = ['upcoming', 'open', 'after', 'closed'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
+export { EVENT_STATUSES, type EventStatus } from '../event-status';
 
 
 /** `{code}` in a path: anything that is not a code is "no such event" (the route's params → 404). */

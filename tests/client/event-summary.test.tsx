@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { esEvents } from '../../shared/i18n/es-events';
 import { format } from '../../shared/i18n/format';
 import type { PublicEvent } from '../../shared/schemas/events';
@@ -39,5 +39,51 @@ describe('an event’s headcount', () => {
       cleanup();
     }
     expect(esEvents['eventPage.hereOne']).toBe('1 persona aquí');
+  });
+});
+
+describe('an event’s status on a page left open', () => {
+  afterEach(() => {
+    cleanup();
+    vi.useRealTimers();
+  });
+
+  it('follows the clock: open when check-in opens, the after-party at the end, closed after it', async () => {
+    await initLanguage();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.parse('2026-11-29T18:00:00.000Z') });
+    // Read at 18:00 for a party from 20:00 to 02:00: check-in opens at 19:00.
+    render(
+      <Suspense fallback={null}>
+        <EventSummary event={{ ...event(3), status: 'upcoming' }} />
+      </Suspense>,
+    );
+    const pill = () => document.querySelector('.event-status')!;
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(pill().textContent).toBe(esEvents['events.status.upcoming']);
+    expect(screen.queryByText(format(esEvents['eventPage.here'], { count: 3 }))).toBeNull();
+    for (const [at, status] of [
+      ['2026-11-29T19:00:01.000Z', 'open'],
+      ['2026-11-30T02:00:01.000Z', 'after'],
+      ['2026-12-01T02:00:01.000Z', 'closed'],
+    ] as const) {
+      act(() => vi.advanceTimersByTime(Date.parse(at) - Date.now()));
+      expect(pill().textContent, at).toBe(esEvents[`events.status.${status}`]);
+    }
+  });
+
+  it('keeps the server’s word when it is further on than the phone’s clock (ended early)', async () => {
+    await initLanguage();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.parse('2026-11-29T21:00:00.000Z') });
+    render(
+      <Suspense fallback={null}>
+        <EventSummary event={{ ...event(3), status: 'after', ends_at: '2026-11-29T21:00:00.500Z' }} />
+      </Suspense>,
+    );
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(document.querySelector('.event-status')!.textContent).toBe(esEvents['events.status.after']);
   });
 });

@@ -7,6 +7,7 @@ import { AuthLayout } from '../../components/AuthLayout';
 import { ApiError, NotFound as NotFoundError, refusedByServer } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
+import { useEventStatus } from '../../lib/event-status';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
@@ -143,6 +144,9 @@ export function EventPage({ code: rawCode }: { code: string }) {
     if (!getPendingJoin()) setPendingJoin({ code, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   };
 
+  // By the clock between the page's reads: Join appears the moment check-in opens.
+  const status = useEventStatus(event);
+
   if (event === undefined && !notice) return <div className="page-loading" aria-busy="true" />;
   if (event === null || event === undefined) {
     return (
@@ -155,7 +159,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
     );
   }
 
-  const open = event.status === 'open';
+  const open = status === 'open';
   const canJoin = open && (event.join_mode === 'code' || hasPass);
   // One thing said at a time. Checked in here: only that (a stale QR link, the after-party's "ended"
   // and "scan to join" are all beside the point). Not open: only when it opens, or that it has ended
@@ -170,7 +174,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
         </p>
       )}
       {retryButton}
-      {!here && !open && <p className="notice">{t(event.status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
+      {!here && !open && <p className="notice">{t(status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
       {!here &&
         open &&
         !canJoin &&

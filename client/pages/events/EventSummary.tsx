@@ -1,28 +1,31 @@
 import type { ReactNode } from 'react';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/AppIcons';
+import { useEventStatus } from '../../lib/event-status';
 import { formatEventTimes } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
 /**
- * What anyone may know of an event: where, when, whether it is open, and how many are there (not with
+ * What anyone may know of an event: where, when, whether it is open (by the clock: a page left open
+ * follows the night), and how many are there (not with
  * `count={false}`: the host screen shows its own, in large type).
  */
 export function EventSummary({ event, title = false, count = true }: { event: PublicEvent; title?: boolean; count?: boolean }) {
   useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
+  const status = useEventStatus(event)!;
   return (
     <div className="event-summary">
       {title && <h2 className="event-summary-name">{event.name}</h2>}
-      <p className={`event-status event-status-${event.status}`}>{t(`events.status.${event.status}`)}</p>
+      <p className={`event-status event-status-${status}`}>{t(`events.status.${status}`)}</p>
       {event.venue && <p className="event-venue">{event.venue}</p>}
       <p className="event-when muted">
         <CalendarIcon className="event-when-icon" /> {formatEventTimes(event.starts_at, event.ends_at, language)}
       </p>
-      {count && event.status !== 'closed' && event.status !== 'upcoming' && (
+      {count && status !== 'closed' && status !== 'upcoming' && (
         <p className="event-count" aria-live="polite">
           <span className="live-dot" aria-hidden="true" /> {event.attendee_count === 1 ? t('eventPage.hereOne') : t('eventPage.here', { count: event.attendee_count })}
         </p>

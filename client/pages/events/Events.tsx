@@ -6,6 +6,8 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
+import { eventStatusAt } from '../../../shared/event-status';
+import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -16,27 +18,32 @@ import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
-/** Events I organize, each with where it is in its life, when, its code and (once open) its count. */
-function MyEventList({ events }: { events: OrganizerEvent[] }) {
+/** An event I organize: where it is in its life (by the clock), when, its code and (once open) its count. */
+function MyEvent({ event }: { event: OrganizerEvent }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
+  const status = useEventStatus(event)!;
   return (
-    <ul className="my-events">
-      {events.map((event) => (
-        <li key={event.id}>
-          <Link href={`/app/events/${event.id}/host/`} className="my-event">
-            <span className="my-event-name">{event.name}</span>
-            <span className="muted">
-              {t(`events.status.${event.status}`)} · {formatDateTime(event.starts_at, language)} · {event.code}
-              {event.status === 'open' || event.status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
-            </span>
-            <span className="my-event-host">{t('events.mine.host')} →</span>
-          </Link>
-        </li>
-      ))}
-    </ul>
+    <Link href={`/app/events/${event.id}/host/`} className="my-event">
+      <span className="my-event-name">{event.name}</span>
+      <span className="muted">
+        {t(`events.status.${status}`)} · {formatDateTime(event.starts_at, language)} · {event.code}
+        {status === 'open' || status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
+      </span>
+      <span className="my-event-host">{t('events.mine.host')} →</span>
+    </Link>
   );
 }
+
+const MyEventList = ({ events }: { events: OrganizerEvent[] }) => (
+  <ul className="my-events">
+    {events.map((event) => (
+      <li key={event.id}>
+        <MyEvent event={event} />
+      </li>
+    ))}
+  </ul>
+);
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {
@@ -103,7 +110,10 @@ export function Events() {
 
   // What is still to come or going on, then what is over; each newest first, as the pages come (a
   // page that comes later adds to the end of each, and nothing shown moves).
-  const ended = (event: OrganizerEvent) => event.status === 'after' || event.status === 'closed';
+  const ended = (event: OrganizerEvent) => {
+    const status = eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), Date.now());
+    return status === 'after' || status === 'closed';
+  };
   const coming = (mine ?? []).filter((event) => !ended(event));
   const past = (mine ?? []).filter(ended);
 

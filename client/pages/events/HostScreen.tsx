@@ -7,6 +7,7 @@ import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
+import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { toast } from '../../lib/toast';
@@ -210,6 +211,8 @@ export function HostScreen({ id }: { id: number }) {
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
   const closeBig = useCallback(() => setBig(false), []);
+  // By the clock: a host screen left open at the door turns to the after-party at the end.
+  const status = useEventStatus(event);
 
   useEffect(() => openHostScreen(id), [id]);
 
@@ -241,24 +244,24 @@ export function HostScreen({ id }: { id: number }) {
         <button type="button" className="btn btn-light btn-small" onClick={() => void shareEventLink(event, t('host.linkCopied'))}>
           {t('host.share')}
         </button>
-        {(event.status === 'open' || event.status === 'upcoming') && (
+        {(status === 'open' || status === 'upcoming') && (
           <Link href={`/app/events/${event.id}/edit/`} className="btn btn-light btn-small">
             {t('host.edit')}
           </Link>
         )}
       </div>
 
-      {event.status === 'open' || event.status === 'upcoming' ? (
+      {status === 'open' || status === 'upcoming' ? (
         <section className="host-door" aria-label={t('host.scan')}>
           <DoorCode event={event} qr={qr} size={280} />
-          {event.status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
+          {status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
           <button type="button" className="btn btn-light" onClick={() => setBig(true)}>
             {t('host.present')}
           </button>
         </section>
       ) : (
         // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
-        <p className="notice">{event.status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
+        <p className="notice">{status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
       )}
 
       <section className="host-live" aria-live="polite">
@@ -268,8 +271,8 @@ export function HostScreen({ id }: { id: number }) {
         </span>
       </section>
 
-      {event.status !== 'upcoming' && (
-      <EventCard id="stats-title" title={t(event.status === 'open' ? 'host.stats' : 'host.statsEnded')}>
+      {status !== 'upcoming' && (
+      <EventCard id="stats-title" title={t(status === 'open' ? 'host.stats' : 'host.statsEnded')}>
         {stats ? (
           <>
             <dl className="host-stats">
@@ -302,7 +305,7 @@ export function HostScreen({ id }: { id: number }) {
       )}
 
       <div className="host-actions">
-        {event.status === 'open' && (
+        {status === 'open' && (
           <button type="button" className="btn btn-light" onClick={() => setSheet('end')}>
             {t('host.end')}
           </button>

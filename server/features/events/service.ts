@@ -22,6 +22,7 @@ import {
   type PublicEvent,
 } from '../../../shared/schemas/events';
 import { z } from '../../../shared/schemas/zod';
+import { eventStatusAt } from '../../../shared/event-status';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { attendances, conversations, events, messages, reactions } from '../../db/schema';
@@ -32,7 +33,6 @@ import { isUniqueViolation } from '../../lib/pg-errors';
 import { attendeeCountStatement, currentEventStatement, eventIsLive } from './queries';
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
 /** 128 bits of HMAC-SHA256 (no fewer than 96 may do), 22 base64url characters in the QR. */
 const TOKEN_BYTES = 16;
@@ -55,17 +55,9 @@ export interface EventRecord {
   openCount: number;
 }
 
-/**
- * Where an event is in its life (upcoming, open, ended), by the clock `now`. It has ended at `endsAt`
- * itself, as in SQL (`ends_at > now()` is still going): an event ended early gets `ends_at = now()`,
- * and the response that follows within the same millisecond must already read it as over.
- */
-export function eventStatus(event: Pick<EventRecord, 'startsAt' | 'endsAt'>, now = Date.now()): EventStatus {
-  if (now < event.startsAt.getTime() - EVENT_CHECK_IN_LEAD_MINUTES * MINUTE_MS) return 'upcoming';
-  if (now < event.endsAt.getTime()) return 'open';
-  if (now <= event.endsAt.getTime() + EVENT_AFTER_PARTY_HOURS * HOUR_MS) return 'after';
-  return 'closed';
-}
+/** Where an event is in its life, by the clock `now` (`eventStatusAt`). */
+export const eventStatus = (event: Pick<EventRecord, 'startsAt' | 'endsAt'>, now = Date.now()): EventStatus =>
+  eventStatusAt(event.startsAt.getTime(), event.endsAt.getTime(), now);
 
 export function presentEvent(event: EventRecord, now = Date.now()): PublicEvent {
   const status = eventStatus(event, now);

@@ -1,0 +1,26 @@
+import { useEffect, useState } from 'react';
+import { EVENT_STATUSES, type EventStatus, eventStatusAt, nextStatusChangeAt } from '../../shared/event-status';
+import type { PublicEvent } from '../../shared/schemas/events';
+
+/** The longest wait setTimeout keeps (about 24.8 days); a later moment is waited for in steps. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Where an event is in its life now, not when it was read: a screen left open shows the event open at
+ * its start and over at its end, rendered again at each of those moments. The server's word stands
+ * where it is further on (its clock may be ahead of the phone's, or the event was ended early).
+ */
+export function useEventStatus(event: Pick<PublicEvent, 'starts_at' | 'ends_at' | 'status'> | null | undefined): EventStatus | undefined {
+  const [woken, setWoken] = useState(0);
+  const starts = event ? Date.parse(event.starts_at) : Number.NaN;
+  const ends = event ? Date.parse(event.ends_at) : Number.NaN;
+  useEffect(() => {
+    const next = Number.isFinite(starts) ? nextStatusChangeAt(starts, ends, Date.now()) : null;
+    if (next === null) return;
+    const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(next - Date.now(), 0) + 50, MAX_TIMEOUT_MS));
+    return () => clearTimeout(timer);
+  }, [starts, ends, woken]);
+  if (!event) return undefined;
+  const byClock = eventStatusAt(starts, ends, Date.now());
+  return EVENT_STATUSES.indexOf(event.status) > EVENT_STATUSES.indexOf(byClock) ? event.status : byClock;
+}
