@@ -91,6 +91,26 @@ describe('the edit-event form', () => {
     await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
   });
 
+  it('opened from the host screen, goes back to it: saved, unchanged (nothing sent) or cancelled', async () => {
+    const event = organized();
+    window.history.replaceState({ from: 'host' }, '');
+    const back = vi.spyOn(window.history, 'back').mockImplementation(() => {});
+    try {
+      const location = await renderAt(event);
+      await screen.findByLabelText(enEvents['events.new.name']);
+      fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+      await waitFor(() => expect(back).toHaveBeenCalledTimes(1));
+      expect(api.updateEvent).not.toHaveBeenCalled();
+      fireEvent.click(screen.getByRole('button', { name: enEvents['host.cancel'] }));
+      expect(back).toHaveBeenCalledTimes(2);
+      // No entry of its own was added on the way out.
+      expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/edit/']);
+    } finally {
+      back.mockRestore();
+      window.history.replaceState(null, '');
+    }
+  });
+
   it('keeps the start of an event that has started, and shows the server’s refusal on its field', async () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
     api.updateEvent.mockRejectedValue(new ValidationError({ ends_at: ['The end must be in the future.'] }));
@@ -110,6 +130,8 @@ describe('the edit-event form', () => {
     expect(api.updateEvent.mock.calls[0]).toEqual([7, { ends_at: new Date(local).toISOString() }]);
     await screen.findByText('The end must be in the future.');
     expect(ends.getAttribute('aria-invalid')).toBe('true');
+    // The field that was refused takes the focus (and is scrolled into view): it may be above the fold.
+    await waitFor(() => expect(document.activeElement).toBe(ends));
   });
 
   it('offers no form for an event that is over, nor for one that is not mine', async () => {

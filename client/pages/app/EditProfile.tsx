@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import { revealFirstError } from '../../lib/reveal-error';
 import { toast } from '../../lib/toast';
 import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
@@ -68,29 +69,6 @@ const GUARD = 'eventmatchProfileGuard';
 const BACK = Symbol('back');
 /** One form error toast at a time: a new one takes the place of the last. */
 const FORM_TOAST = 'profile-form';
-/** What can take focus in a field, in the order tried (a hidden one cannot). */
-const FOCUSABLE = 'input:not([type="hidden"]):not(:disabled), select:not(:disabled), textarea:not(:disabled), button:not(:disabled), [tabindex]:not([tabindex="-1"])';
-
-/**
- * After a refused save, the first field the server found wrong (its error line, in the page's order):
- * scrolled into view whole, clear of the top bar and of the sticky save button (the fields'
- * `scroll-margin`, app.css), and focused, so that a screen reader is taken there and reads it.
- */
-function revealFirstError(form: HTMLFormElement | null) {
-  const error = form?.querySelector<HTMLElement>('.field-error');
-  const field = error?.closest<HTMLElement>('.field');
-  if (!error || !field) return;
-  field.scrollIntoView?.({ block: 'nearest' });
-  const controls = [...field.querySelectorAll<HTMLElement>('[aria-invalid="true"]'), ...field.querySelectorAll<HTMLElement>(FOCUSABLE)];
-  for (const control of controls) {
-    control.focus({ preventScroll: true });
-    if (document.activeElement === control) return;
-  }
-  // Nothing in it takes focus: the error line itself, then.
-  error.tabIndex = -1;
-  error.focus({ preventScroll: true });
-}
-
 export function EditProfile() {
   const t = useT();
   const profile = useProfile((state) => state.profile);

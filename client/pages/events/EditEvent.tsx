@@ -5,6 +5,7 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
+import { useEventStatus } from '../../lib/event-status';
 import { useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -26,6 +27,11 @@ export function EditEvent({ id }: { id: number }) {
   const [event, setEvent] = useState<OrganizerEvent | null | undefined>(undefined);
   const [failed, setFailed] = useState<LoadFailure | null>(null);
   const hostScreen = `/app/events/${id}/host/`;
+  // Opened from the host screen: leaving goes back to that entry, so Back then leaves the host screen
+  // as it would have (no form, and no second host screen, in between). Opened by its address: the
+  // host screen in its place.
+  const [fromHost] = useState(() => (window.history.state as { from?: string } | null)?.from === 'host');
+  const leave = () => (fromHost ? window.history.back() : navigate(hostScreen, { replace: true }));
 
   const load = () => {
     setFailed(null);
@@ -34,8 +40,18 @@ export function EditEvent({ id }: { id: number }) {
   useEffect(load, [id]);
   useRetryWhenBackOnline(failed !== null, load);
 
+  // By the clock: an edit page left open past the end offers no form that can only be refused.
+  const status = useEventStatus(event);
   const back = (
-    <Link href={hostScreen} className="back-link">
+    <Link
+      href={hostScreen}
+      className="back-link"
+      onClick={(click) => {
+        if (!fromHost) return;
+        click.preventDefault();
+        leave();
+      }}
+    >
       <ChevronLeft /> {t('host.title')}
     </Link>
   );
@@ -56,11 +72,12 @@ export function EditEvent({ id }: { id: number }) {
       </div>
     );
   }
-  if (event === null || event.status === 'after' || event.status === 'closed') {
+  if (event === null || status === 'after' || status === 'closed') {
     return (
       <div className="page events-page">
         {back}
-        <p className="center-text muted">{t(event === null ? 'host.notFound' : 'events.edit.over')}</p>
+        {event && <h1 className="page-title">{event.name}</h1>}
+        <p className="notice">{t(event === null ? 'host.notFound' : 'events.edit.over')}</p>
       </div>
     );
   }
@@ -76,12 +93,18 @@ export function EditEvent({ id }: { id: number }) {
         startLocked={Date.parse(event.starts_at) <= Date.now()}
         submitLabel={t('events.edit.submit')}
         onSubmit={async (values) => {
-          await api.updateEvent(event.id, eventChanges(values, initial));
-          toast.success(t('events.edit.saved'));
-          // In the form's place: Back goes to where the organizer came from, not to the saved form.
-          navigate(hostScreen, { replace: true });
+          const changes = eventChanges(values, initial);
+          // Nothing changed: nothing to send, nor to announce to the room.
+          if (Object.keys(changes).length > 0) {
+            await api.updateEvent(event.id, changes);
+            toast.success(t('events.edit.saved'));
+          }
+          leave();
         }}
       />
+      <button type="button" className="btn btn-ghost btn-block event-form-cancel" onClick={leave}>
+        {t('host.cancel')}
+      </button>
     </div>
   );
 }

@@ -1,9 +1,10 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import type { EventInputBody, EventUpdate } from '../../../shared/schemas/events';
 import { FieldErrors } from '../../components/AuthLayout';
 import { formErrors } from '../../lib/errors';
+import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
@@ -66,6 +67,9 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [busy, setBusy] = useState(false);
+  const formElement = useRef<HTMLFormElement>(null);
+  // A refused save: its first error, which may be above the fold, in view and focused.
+  useEffect(() => revealFirstError(formElement.current), [errors]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -89,7 +93,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   }
 
   return (
-    <form className="form event-form" onSubmit={(event) => void submit(event)}>
+    <form ref={formElement} className="form event-form" onSubmit={(event) => void submit(event)}>
       <label className="field">
         <span>{t('events.new.name')}</span>
         <input name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />

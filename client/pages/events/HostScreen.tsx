@@ -245,7 +245,7 @@ export function HostScreen({ id }: { id: number }) {
           {t('host.share')}
         </button>
         {(status === 'open' || status === 'upcoming') && (
-          <Link href={`/app/events/${event.id}/edit/`} className="btn btn-light btn-small">
+          <Link href={`/app/events/${event.id}/edit/`} state={{ from: 'host' }} className="btn btn-light btn-small">
             {t('host.edit')}
           </Link>
         )}
