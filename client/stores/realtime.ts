@@ -1,4 +1,6 @@
+import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
+import type { PublicEvent } from '../../shared/schemas/events';
 import { t } from '../lib/i18n';
 import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
@@ -90,6 +92,21 @@ function announce(conversationId: number, message: Message) {
   toast.message(message.content, { title: name ?? t('chat.newMessage'), href: `/app/chat/${conversationId}`, key: `chat-${conversationId}` });
 }
 
+/**
+ * The organizer changed or ended the event I am at: shown as it is now, and said once in a toast (the
+ * bar above the deck has room for the name only). Not on the organizer's own event screens, which
+ * say so themselves.
+ */
+function eventChanged(event: PublicEvent) {
+  const before = useEvents.getState().current;
+  useEvents.getState().changed(event);
+  if (before?.id !== event.id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
+  const endedNow = before.status === 'open' && event.status !== 'open';
+  toast.info(endedNow ? t('deck.event.endedEarly', { name: event.name, hours: EVENT_AFTER_PARTY_HOURS }) : t('deck.event.changed', { name: event.name }), {
+    key: `event-${event.id}`,
+  });
+}
+
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
   if (stops.length) return;
@@ -129,7 +146,7 @@ export function startRealtime(token: string) {
       useEvents.getState().setCount(event_id, count);
       void heardOfEvent(event_id);
     }),
-    onEvent('event:changed', ({ event }) => useEvents.getState().changed(event)),
+    onEvent('event:changed', ({ event }) => eventChanged(event)),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),
     () => {

@@ -127,6 +127,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       await guest.page.goto(`${app.server.url}/app/home/`);
       await guest.page.getByRole('region', { name: 'Garden Party' }).waitFor();
 
+      await page.goto(`${app.server.url}/app/events/`);
       await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
       // One headcount, the big one.
       await page.locator('.host-live-number', { hasText: '1' }).waitFor();
@@ -148,11 +149,21 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       await page.locator('.host-door .host-code', { hasText: event.code }).waitFor();
       expect((await api().get(`/api/events/${event.code}/`)).body).toMatchObject({ name: 'Garden Party, Upstairs', join_mode: 'code' });
 
-      // The guest's phone, untouched, already says so.
+      // The guest's phone, untouched, already says so, once in a toast.
       await guest.page.getByRole('region', { name: 'Garden Party, Upstairs' }).waitFor();
-      // The form was replaced: Back leaves the host screen for where the organizer was before.
+      await guest.page.getByText(format(en['deck.event.changed'], { name: 'Garden Party, Upstairs' })).waitFor();
+      // Saved, the organizer is back on the host screen they came from: Back then leaves it, with no
+      // form and no second host screen in between.
       await page.goBack();
-      await page.waitForURL((url) => !url.pathname.includes('/edit/'));
+      await page.waitForURL((url) => !url.pathname.startsWith(`/app/events/${event.id}/`));
+
+      // Ended early: the guest hears that too, and the bar says it has ended.
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+      await guest.page.getByText(format(en['deck.event.endedEarly'], { name: 'Garden Party, Upstairs', hours: 24 })).waitFor();
+      await guest.page.getByRole('region', { name: 'Garden Party, Upstairs' }).getByText(format(en['deck.event.ended'], { count: 1 })).waitFor();
+      // And the empty deck no longer promises newcomers.
+      await guest.page.getByText(en['deck.emptyAtEndedEvent']).waitFor();
+      await shot(guest.page, '06-guest-ended-early');
     } finally {
       await guest.context.close();
     }
@@ -205,7 +216,8 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await past.filter({ hasText: 'Late Set' }).waitFor();
     await page.getByRole('heading', { name: en['events.mine.past'] }).scrollIntoViewIfNeeded();
     await shot(page, '05-my-events-past');
-    expect(await past.allTextContents()).toEqual(['Late Set']);
+    // Newest first: this one, then the one ended from the API in the test before.
+    expect(await past.allTextContents()).toEqual(['Late Set', 'Garden Party, Upstairs']);
     expect(await page.locator('.my-events').first().locator('.my-event-name').allTextContents()).toContain('Garden Brunch');
   });
 

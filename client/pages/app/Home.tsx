@@ -3,7 +3,7 @@ import { useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
 import { DeckPlanNotice, UndoButton, useDecide } from '../../components/DeckPerks';
-import { EventBar } from '../../components/EventBar';
+import { EventBar, useEventEnded } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
@@ -29,7 +29,10 @@ export function Home() {
   // With no connection an empty deck says so, not that nobody is left: it fills once the socket is back.
   const offline = useConnection((state) => state.lost);
   // At an event the deck is the room: an empty one fills by itself as people arrive (`deck:refresh`).
-  const atEvent = useEvents((state) => Boolean(state.current));
+  const event = useEvents((state) => state.current);
+  const atEvent = Boolean(event);
+  // After the end no one new can check in: the empty deck does not promise newcomers.
+  const eventEnded = useEventEnded(event);
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
@@ -74,7 +77,7 @@ export function Home() {
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? 'deck.emptyAtEvent' : 'deck.empty')}
+          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? (eventEnded ? 'deck.emptyAtEndedEvent' : 'deck.emptyAtEvent') : 'deck.empty')}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* The last card passed on may be the one wanted back. */}
