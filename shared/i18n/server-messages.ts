@@ -196,7 +196,7 @@ export const SERVER_MESSAGES = {
   event_ended: { en: 'This event has ended.', es: 'Este evento ha terminado.' },
   event_start_fixed: {
     en: 'The event has started: its start can no longer change.',
-    es: 'El evento ya ha empezado: su inicio ya no puede cambiar.',
+    es: 'El evento ha empezado: su inicio ya no puede cambiar.',
   },
   event_check_in_open: {
     en: 'Check-in has opened: the start can be at most {minutes} minutes from now.',

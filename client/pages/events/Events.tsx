@@ -108,14 +108,12 @@ export function Events() {
     }
   }
 
-  // What is still to come or going on, then what is over; each newest first, as the pages come (a
-  // page that comes later adds to the end of each, and nothing shown moves).
-  const ended = (event: OrganizerEvent) => {
-    const status = eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), Date.now());
-    return status === 'after' || status === 'closed';
-  };
-  const coming = (mine ?? []).filter((event) => !ended(event));
-  const past = (mine ?? []).filter(ended);
+  // What is going on now, then what is still to come, then what is over; each newest first, as the
+  // pages come (a page that comes later adds to the end of each).
+  const statusOf = (event: OrganizerEvent) => eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), Date.now());
+  const shown = mine ?? [];
+  const coming = [...shown.filter((event) => statusOf(event) === 'open'), ...shown.filter((event) => statusOf(event) === 'upcoming')];
+  const past = shown.filter((event) => statusOf(event) === 'after' || statusOf(event) === 'closed');
 
   return (
     <div className="page events-page">
