@@ -190,6 +190,20 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     });
     await page.getByRole('button', { name: en['host.share'] }).click();
     await expect.poll(() => page.evaluate(() => (window as unknown as { shared: unknown[] }).shared)).toEqual([{ title: 'Open Mic', url: link }]);
+
+    // Neither a share sheet nor a clipboard (a page whose address is not secure): the link, selected, to copy by hand.
+    await page.evaluate(() => {
+      Object.defineProperty(navigator, 'share', { configurable: true, value: undefined });
+      Object.defineProperty(navigator, 'clipboard', { configurable: true, value: undefined });
+    });
+    await page.getByRole('button', { name: en['host.share'] }).click();
+    const sheet = page.getByRole('dialog', { name: en['host.linkTitle'] });
+    const field = sheet.getByRole('textbox', { name: en['host.linkTitle'] });
+    expect(await field.inputValue()).toBe(link);
+    await expect.poll(() => page.evaluate(() => String(window.getSelection()))).toBe(link);
+    await shot(page, '07-link-by-hand');
+    await sheet.getByRole('button', { name: en['host.close'] }).click();
+    await sheet.waitFor({ state: 'detached' });
   });
 
   it('ends an event after a confirm sheet that says what ending does', async () => {

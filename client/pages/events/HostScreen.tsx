@@ -1,11 +1,11 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { EventQr, EventStats, OrganizerEvent } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
 import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES, type Language } from '../../../shared/constants';
 import { ChevronLeft } from '../../components/AppIcons';
 import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
-import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
+import { ConfirmSheet, Sheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
@@ -139,22 +139,38 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
 
 /**
  * The event's public page, through the phone's share sheet where there is one (the organizer's chat
- * apps), else copied: a link anyone can open, that shows the event and never who is there.
+ * apps), else copied: a link anyone can open, that shows the event and never who is there. Resolves
+ * false when neither could be done (no clipboard for a page whose address is not secure).
  */
-async function shareEventLink(event: OrganizerEvent, copied: string) {
-  const url = new URL(`/e/${event.code}`, window.location.origin).href;
+async function shareEventLink(event: OrganizerEvent, url: string, copied: string): Promise<boolean> {
   if (navigator.share) {
     // Closing the share sheet rejects: nothing to say.
     await navigator.share({ title: event.name, url }).catch(() => {});
-    return;
+    return true;
   }
   try {
     await navigator.clipboard.writeText(url);
     toast.success(copied);
+    return true;
   } catch {
-    // No clipboard for this page (an address that is not secure): the link itself, to copy by hand.
-    toast.info(url);
+    return false;
   }
+}
+
+/** The link itself, selected, to copy by hand where the page could neither share nor copy it. */
+function LinkSheet({ url, onClose }: { url: string; onClose: () => void }) {
+  const t = useT();
+  const titleId = useId();
+  return (
+    <Sheet labelledBy={titleId} onClose={onClose}>
+      <h2 id={titleId}>{t('host.linkTitle')}</h2>
+      <p>{t('host.linkText')}</p>
+      <input className="event-link" readOnly value={url} aria-labelledby={titleId} data-autofocus onFocus={(focus) => focus.currentTarget.select()} />
+      <button type="button" className="btn btn-ghost-muted btn-block" onClick={onClose}>
+        {t('host.close')}
+      </button>
+    </Sheet>
+  );
 }
 
 function EndSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
@@ -210,6 +226,7 @@ export function HostScreen({ id }: { id: number }) {
   const stats = useHost((state) => state.stats);
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
+  const [linkShown, setLinkShown] = useState(false);
   const closeBig = useCallback(() => setBig(false), []);
   // By the clock: a host screen left open at the door turns to the after-party at the end.
   const status = useEventStatus(event);
@@ -229,6 +246,7 @@ export function HostScreen({ id }: { id: number }) {
   }
 
   const live = count ?? event.attendee_count;
+  const eventUrl = new URL(`/e/${event.code}`, window.location.origin).href;
   const opensAt = new Date(Date.parse(event.starts_at) - EVENT_CHECK_IN_LEAD_MINUTES * 60_000).toISOString();
   const deckUntil = new Date(Date.parse(event.ends_at) + EVENT_AFTER_PARTY_HOURS * 3_600_000).toISOString();
 
@@ -241,7 +259,11 @@ export function HostScreen({ id }: { id: number }) {
       <EventSummary event={event} count={false} />
       <div className="host-tools">
         {/* The event's page: where it is, when, and (a code event) the way in. */}
-        <button type="button" className="btn btn-light btn-small" onClick={() => void shareEventLink(event, t('host.linkCopied'))}>
+        <button
+          type="button"
+          className="btn btn-light btn-small"
+          onClick={() => void shareEventLink(event, eventUrl, t('host.linkCopied')).then((done) => done || setLinkShown(true))}
+        >
           {t('host.share')}
         </button>
         {(status === 'open' || status === 'upcoming') && (
@@ -318,6 +340,7 @@ export function HostScreen({ id }: { id: number }) {
       </div>
       {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
       {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
+      {linkShown && <LinkSheet url={eventUrl} onClose={() => setLinkShown(false)} />}
       {big && <BigScreen event={event} qr={qr} live={live} onClose={closeBig} />}
     </div>
   );
