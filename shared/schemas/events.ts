@@ -9,16 +9,15 @@ import {
 import { EVENT_CODE_PATTERN, normalizeEventCode } from '../event-code';
 import { EVENT_STATUSES } from '../event-status';
 import type { ErrorCode } from '../error-codes';
+import type { ServerMessageCode } from '../i18n/server-messages';
 import { Id } from './common';
 import { visibleText } from './text';
-import type { ServerMessageCode } from '../i18n/server-messages';
 import { codedIssue, message, z } from './zod';
 
 export const JoinMode = z.enum(JOIN_MODES);
 export type JoinMode = z.infer<typeof JoinMode>;
 
 export { EVENT_STATUSES, type EventStatus } from '../event-status';
-
 
 /** `{code}` in a path: anything that is not a code is "no such event" (the route's params → 404). */
 export const EventCodeParams = z.object({
