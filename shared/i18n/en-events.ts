@@ -39,6 +39,7 @@ export const enEvents = {
   'events.edit.saved': 'Event updated.',
   'events.edit.startLocked': 'The event has started: its start can no longer change.',
   'events.edit.offline': 'No connection. The event will show as soon as you are back online.',
+  'events.edit.timesHelpStarted': 'At most 48 hours from the start.',
   'events.edit.over': 'This event is over: it can no longer change.',
   'host.title': 'Host screen',
   'host.offline': 'No connection. The host screen will open as soon as you are back online.',

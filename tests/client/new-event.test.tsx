@@ -119,6 +119,9 @@ describe('the edit-event form', () => {
     const starts = await screen.findByLabelText(new RegExp(`^${enEvents['events.new.starts']}`));
     expect(starts).toHaveProperty('disabled', true);
     screen.getByText(enEvents['events.edit.startLocked']);
+    // Check-in opened long ago: the help under the times no longer says when it opens.
+    screen.getByText(enEvents['events.edit.timesHelpStarted']);
+    expect(screen.queryByText(enEvents['events.new.timesHelp'])).toBeNull();
     const ends = screen.getByLabelText(enEvents['events.new.ends']) as HTMLInputElement;
     const later = new Date(Date.parse(event.ends_at) + HOUR);
     const pad = (value: number) => String(value).padStart(2, '0');

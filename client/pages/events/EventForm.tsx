@@ -132,7 +132,8 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
           <FieldErrors id="ends-error" errors={errors.ends_at} />
         </label>
       </div>
-      <small className="help">{t('events.new.timesHelp')}</small>
+      {/* Once started, check-in has long opened: only the length still applies. */}
+      <small className="help">{t(startLocked ? 'events.edit.timesHelpStarted' : 'events.new.timesHelp')}</small>
       <fieldset className="join-modes">
         <legend>{t('events.new.joinMode')}</legend>
         {JOIN_MODES.map((mode) => (
