@@ -14,6 +14,29 @@ const dismissedThisVisit = () => {
   }
 };
 
+/** Where the address goes in the sentence, put there by the copy's own `{email}`. */
+const MARK = '\u0000';
+
+/**
+ * "We sent a link to …" on one line, a long address cut in its name and not its domain
+ * (`maria.garcia.lo…@gmail.com`): the domain is what shows a mistyped provider, and the full
+ * address is on Settings.
+ */
+function SentTo({ text, email }: { text: string; email: string }) {
+  const [before = '', after = ''] = text.split(MARK);
+  const at = email.includes('@') ? email.lastIndexOf('@') : email.length;
+  return (
+    <>
+      <span className="verify-banner-fixed">{before}</span>
+      <span className="verify-banner-local">{email.slice(0, at)}</span>
+      <span className="verify-banner-fixed">
+        {email.slice(at)}
+        {after}
+      </span>
+    </>
+  );
+}
+
 /**
  * Until the e-mail is verified: a dismissible banner with Resend. Dismissed, it stays away
  * for this visit (the tab's session storage) and comes back on the next. Two lines on any phone (the
@@ -50,7 +73,7 @@ export function VerifyEmailBanner() {
   return (
     <div className="verify-banner" role="region" aria-label={t('app.verifyTitle')}>
       <strong className="verify-banner-title">{t('app.verifyTitle')}</strong>
-      <p className="verify-banner-detail">{state.kind === 'sent' ? t('app.verifySent') : t('app.verifyBanner', { email: user.email })}</p>
+      <p className="verify-banner-detail">{state.kind === 'sent' ? t('app.verifySent') : <SentTo text={t('app.verifyBanner', { email: MARK })} email={user.email} />}</p>
       {state.kind === 'failed' && <p className="verify-banner-error">{state.message}</p>}
       {state.kind !== 'sent' && (
         <button type="button" className="verify-banner-resend" disabled={state.kind === 'busy'} onClick={() => void resend()}>

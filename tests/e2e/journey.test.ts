@@ -177,6 +177,15 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     expect(await aboveTheNav(page, '.deck-actions')).toBe(true);
     // Two lines on a phone: the title with its buttons, then the address (it was six lines on this one).
     expect((await banner.boundingBox())?.height).toBeLessThanOrEqual(80);
+    // The whole sentence is there, and an address too long for the line is cut in its name, never in
+    // its domain (which is what shows a mistyped provider).
+    expect(await banner.locator('.verify-banner-detail').textContent()).toBe(es['app.verifyBanner'].replace('{email}', email));
+    const domain = banner.locator('.verify-banner-fixed').last();
+    expect(await domain.textContent()).toBe('@example.com.');
+    const [outer, inner] = [await banner.boundingBox(), await domain.boundingBox()];
+    expect(inner!.x + inner!.width).toBeLessThanOrEqual(outer!.x + outer!.width);
+    const local = banner.locator('.verify-banner-local');
+    expect(await local.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
     // The same phone in Safari shows about 390 × 664 between its bars: the card stays a portrait more
     // than a strip (it was a 355 × 230 strip under the banner and the event bar), the buttons whole.
     await page.setViewportSize({ width: 390, height: 664 });
