@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
-import type { EventInputBody, EventUpdate } from '../../../shared/schemas/events';
+import type { EventInputBody, EventUpdate, PublicEvent } from '../../../shared/schemas/events';
 import { FieldErrors } from '../../components/AuthLayout';
 import { formErrors } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
@@ -22,7 +22,7 @@ export interface EventFormValues {
   join_mode: JoinModeName;
 }
 
-export const eventFormValues = (event: { name: string; venue: string; starts_at: string; ends_at: string; join_mode: JoinModeName }): EventFormValues => ({
+export const eventFormValues = (event: Pick<PublicEvent, keyof EventFormValues>): EventFormValues => ({
   name: event.name,
   venue: event.venue,
   starts_at: toLocalInput(new Date(event.starts_at)),

@@ -6,7 +6,7 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { eventStatusAt } from '../../../shared/event-status';
+import { type EventStatus, eventStatusAt } from '../../../shared/event-status';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -110,10 +110,11 @@ export function Events() {
 
   // What is going on now, then what is still to come, then what is over; each newest first, as the
   // pages come (a page that comes later adds to the end of each).
-  const statusOf = (event: OrganizerEvent) => eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), Date.now());
-  const shown = mine ?? [];
-  const coming = [...shown.filter((event) => statusOf(event) === 'open'), ...shown.filter((event) => statusOf(event) === 'upcoming')];
-  const past = shown.filter((event) => statusOf(event) === 'after' || statusOf(event) === 'closed');
+  const now = Date.now();
+  const shown = (mine ?? []).map((event) => ({ event, status: eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), now) }));
+  const inStatus = (...statuses: EventStatus[]) => shown.filter(({ status }) => statuses.includes(status)).map(({ event }) => event);
+  const coming = [...inStatus('open'), ...inStatus('upcoming')];
+  const past = inStatus('after', 'closed');
 
   return (
     <div className="page events-page">
