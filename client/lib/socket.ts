@@ -60,7 +60,7 @@ export type LoadFailure = 'offline' | 'server';
 export const loadFailure = (error: unknown): LoadFailure =>
   error instanceof NetworkError || globalThis.navigator?.onLine === false ? 'offline' : 'server';
 
-/** How long a send waits for the server's ack before it counts as failed and offers Retry. */
+/** How long a send waits for the server's ack before the connection counts as dead (`answerOf`). */
 export const SEND_ACK_TIMEOUT_MS = 8000;
 const SERVER_DISCONNECT_RETRY_MS = 1000;
 const REFUSED_RETRY_MAX_MS = 30_000;
@@ -102,6 +102,21 @@ export function connectSocket(token: string) {
     const delay = Math.min(SERVER_DISCONNECT_RETRY_MS * 2 ** refusals++, REFUSED_RETRY_MAX_MS);
     setTimeout(() => socket === next && next.connect(), delay);
   });
+}
+
+/**
+ * No answer in time on a socket that still counts as connected: the connection is dead without
+ * knowing it (a party's Wi-Fi that lost its way out), which socket.io would hear of only when the
+ * server's pings stop coming, 45 s on. Its transport is closed now, as a lost network's would be:
+ * socket.io says `disconnect` and connects again, and what waited on it goes out over the next one.
+ */
+async function answerOf<T>(current: AppSocket, answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (current.connected) current.io.engine.close();
+    throw error;
+  }
 }
 
 export function disconnectSocket() {
@@ -159,7 +174,7 @@ export class SocketRefused extends Error {
 /** Sends over the socket; resolves with the stored message or rejects (`SocketRefused`, or no answer in time or no socket). */
 export async function sendMessageOverSocket(payload: MessageSendPayload): Promise<Message> {
   if (!socket?.connected) throw new Error('offline');
-  const reply: Ack<{ message: Message }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload);
+  const reply: Ack<{ message: Message }> = await answerOf(socket, socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload));
   if (!reply.ok) throw new SocketRefused(reply.error.code, reply.error.message);
   return reply.message;
 }
@@ -167,7 +182,7 @@ export async function sendMessageOverSocket(payload: MessageSendPayload): Promis
 /** Which of my matches are connected now; after that, `presence` events keep it current. */
 export async function listOnlinePartners(): Promise<number[]> {
   if (!socket?.connected) throw new Error('offline');
-  const reply = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('presence:list', {});
+  const reply = await answerOf(socket, socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('presence:list', {}));
   if (!reply.ok) throw new Error(reply.error.message);
   return reply.online;
 }
@@ -184,6 +199,6 @@ export function sendRead(payload: MessageReadPayload) {
 /** The host screen's live count: joins the event's room; resolves with the count now, or null if refused. */
 export async function watchEvent(eventId: number): Promise<number | null> {
   if (!socket) return null;
-  const reply: Ack<{ count: number }> = await socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('event:watch', { event_id: eventId });
+  const reply: Ack<{ count: number }> = await answerOf(socket, socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('event:watch', { event_id: eventId }));
   return reply.ok ? reply.count : null;
 }

@@ -12,15 +12,15 @@ import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
- * its answer came), or put off by an instance shutting down; it goes out by itself when the socket is
- * back, under the same client_id, so never twice. `failed`: the server refused it, or did not answer
- * in time while connected; Retry sends it.
+ * its answer came: an answer that does not come in time drops the socket, `lib/socket.ts`), or put off
+ * by an instance shutting down; it goes out by itself when the socket is back, under the same
+ * client_id, so never twice. `failed`: the server refused it; Retry sends it.
  */
 export type MessageStatus = 'sent' | 'sending' | 'queued' | 'failed';
 export interface ChatMessage extends Message {
   status: MessageStatus;
   /**
-   * Failed, but not refused for good: unanswered while connected, a limit reached, a server error.
+   * Failed, but not refused for good: a limit reached, a server error.
    * Kept on the device with the queue, and sent again with it at the next connect.
    */
   retryable?: boolean;
@@ -265,7 +265,7 @@ export const useChat = create<ChatState>()((set, get) => {
       track('message_sent');
     } catch (error) {
       // It waits for the socket, not for a Retry, when it went unanswered with no socket now (a party's
-      // Wi-Fi gone, or the socket dropped before its answer came), or when the server said it is
+      // Wi-Fi gone, or the socket dropped before its answer came, as it does when none comes in time), or when the server said it is
       // shutting down (`unavailable`: send again once reconnected, to another instance).
       const refused = error instanceof SocketRefused || (error instanceof ApiError && !(error instanceof NetworkError));
       const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());

@@ -27,7 +27,9 @@ vi.mock('../../client/lib/socket', () => ({
     socket.refuseWith = null;
     if (refusal) throw new SocketRefused(refusal, refusal);
     if (socket.unanswered) {
+      // As lib/socket.ts does: a connection that does not answer in time is dropped.
       socket.unanswered = false;
+      socket.connected = false;
       throw new Error('operation has timed out');
     }
     socket.sent.push(payload.content);
@@ -95,25 +97,36 @@ describe('the chat store’s sends that cannot go now', () => {
   });
 
   it('keeps a send that failed for a reason that may pass on the device, and sends it again at the next connect', async () => {
-    // Unanswered in time while connected (the party's Wi-Fi), a limit reached, a server error.
+    // A limit reached, a server error.
     socket.connected = true;
-    socket.unanswered = true;
-    await useChat.getState().send(7, 'no answer');
     socket.refuseWith = 'throttled';
     await useChat.getState().send(7, 'too fast');
     socket.connected = false;
     sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
     await useChat.getState().send(7, 'server error');
-    expect(statuses(7)).toEqual(['no answer:failed', 'too fast:failed', 'server error:failed']);
+    expect(statuses(7)).toEqual(['too fast:failed', 'server error:failed']);
     const outbox = JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]') as Array<{ content: string }>;
-    expect(outbox.map((entry) => entry.content)).toEqual(['no answer', 'too fast', 'server error']);
+    expect(outbox.map((entry) => entry.content)).toEqual(['too fast', 'server error']);
 
     // Retry is there for the impatient; the next connect sends them anyway, under their client_ids.
     socket.connected = true;
     await useChat.getState().sendQueued();
-    expect(socket.sent).toEqual(['no answer', 'too fast', 'server error']);
-    expect(statuses(7)).toEqual(['no answer:sent', 'too fast:sent', 'server error:sent']);
+    expect(socket.sent).toEqual(['too fast', 'server error']);
+    expect(statuses(7)).toEqual(['too fast:sent', 'server error:sent']);
     expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
+  });
+
+  it('waits for the next connection, with no Retry, when the server did not answer in time (the socket drops)', async () => {
+    // The party's Wi-Fi lost its way out: the socket still counted as connected when this was sent.
+    socket.connected = true;
+    socket.unanswered = true;
+    await useChat.getState().send(7, 'no answer');
+    expect(statuses(7)).toEqual(['no answer:queued']);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['no answer']);
+    expect(statuses(7)).toEqual(['no answer:sent']);
   });
 
   it('puts off a send that an instance shutting down answers `unavailable`, until the next connect', async () => {

@@ -231,6 +231,48 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(order.findIndex((text) => text.includes('answered over http'))).toBe(his + 1);
   });
 
+  /**
+   * From here on, Ana's socket goes through a link the test can cut without the phone knowing (a Wi-Fi
+   * that lost its way out): frames are neither passed nor refused. Each connection has a link of its
+   * own; `cutLinks` cuts those open now.
+   */
+  const links: Array<{ cut: boolean }> = [];
+  const cutLinks = () => links.forEach((link) => (link.cut = true));
+  async function throughLinks() {
+    if (links.length > 0) return;
+    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+      const link = { cut: false };
+      links.push(link);
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        if (!link.cut) server.send(message);
+      });
+      server.onMessage((message) => {
+        if (!link.cut) ws.send(message);
+      });
+    });
+    // Playwright routes the sockets of a page loaded after the route is set.
+    await page.reload();
+    await expect.poll(() => links.length).toBe(1);
+  }
+
+  it('drops a connection that stops answering, and sends what waited on it over the next one, once', async () => {
+    await throughLinks();
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+    const before = links.length;
+    cutLinks();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('into the void');
+    await page.keyboard.press('Enter');
+    const mine = page.locator('.message-own', { hasText: 'into the void' });
+    // Unanswered in time (8 s), the connection counts as dead: the message waits for the next one,
+    // which goes through a link of its own, and is sent over it. Without that, it would say "Not
+    // sent" until socket.io's own pings gave up, 45 s on.
+    await expect.poll(() => mine.getAttribute('class'), { timeout: 25_000 }).toContain('is-sent');
+    expect(links.length).toBeGreaterThan(before);
+    expect((await stored()).filter((message) => message.content === 'into the void')).toHaveLength(1);
+  });
+
   it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
