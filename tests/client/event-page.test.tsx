@@ -158,6 +158,17 @@ describe('the public event page, opened from an old QR link', () => {
     expect(said()).toEqual({ ...nothing, notOpen: true });
   });
 
+  it('for a visitor not signed in, keeps a fresh scan’s pass for the sign-up and checks in nobody', async () => {
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+    api.event.mockResolvedValue(party());
+    renderPage('t=fresh-token');
+    await settled();
+    expect(api.checkIn).not.toHaveBeenCalled();
+    expect(said()).toEqual({ ...nothing, signup: true });
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(getPendingJoin()?.pass).toBe('fresh');
+  });
+
   it('without a token, a QR event says to scan at the event', async () => {
     api.event.mockResolvedValue(party());
     renderPage('');

@@ -112,8 +112,9 @@ export function EventPage({ code: rawCode }: { code: string }) {
       const isHere = (await where)?.event?.code === code;
       setHere(isHere);
       setEvent(found);
-      // Scanned at the door while signed in: that was the whole gesture.
-      if (!isHere && passNow) await join();
+      // Scanned at the door while signed in: that was the whole gesture. A visitor not signed in keeps
+      // the pass for the sign-up the page offers.
+      if (!isHere && passNow && useSession.getState().token) await join();
     })();
   }, [attempt, code, join, language, navigate, search, t]);
 
