@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { useT } from '../lib/i18n';
 import { useDeck } from '../stores/deck';
@@ -11,10 +12,29 @@ export function MatchOverlay() {
   const match = useDeck((state) => state.match);
   const hide = useDeck((state) => state.hideMatch);
   const user = useSession((state) => state.user);
+  const box = useRef<HTMLDivElement>(null);
+  const shown = Boolean(match);
+  // The keyboard's and the screen reader's place is on it while it shows (on its "Send a message"),
+  // and back where it was after; Escape closes it. Not taken from a text being written (a match made
+  // by the other phone's like, while this one writes in a chat): the phone's keyboard stays up.
+  useEffect(() => {
+    if (!shown) return;
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const writing = before?.closest('input, textarea, select');
+    if (!writing) (box.current?.querySelector<HTMLElement>('a') ?? box.current)?.focus({ preventScroll: true });
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') hide();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      if (!writing && before?.isConnected) before.focus({ preventScroll: true });
+    };
+  }, [shown, hide]);
   if (!match) return null;
   const me = user ? `${user.first_name} ${user.last_name}` : '';
   return (
-    <div className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" onClick={hide}>
+    <div ref={box} className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" tabIndex={-1} onClick={hide}>
       <div className="match-avatars" aria-hidden="true">
         <Avatar name={me} image={user?.image} size={96} />
         <HeartIcon className="match-heart" />

@@ -125,6 +125,65 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await shot('screens-02-deck-empty');
   });
 
+  it('leaves keys to what has them: the browser’s Alt+Left, an open menu, the match overlay', async () => {
+    // Jo and Kim liked Ivy already: her like is a match, whichever card is first.
+    const ivy = await makeCompletedUser(app.server, { name: 'Ivy', gender: 'female', genders_to_match: ['female'] }, { firstName: 'Ivy' });
+    for (const name of ['Jo', 'Kim']) {
+      const admirer = await makeCompletedUser(app.server, { name, gender: 'female', genders_to_match: ['female'] }, { firstName: name });
+      await client(app.server.url).post('/api/matching/', { token: admirer.token, json: { response: 'like', other: ivy.id } });
+    }
+    const { context, page: phone } = await openPhone(app.browser, { token: ivy.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      const decisions: string[] = [];
+      phone.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/api/matching/')) decisions.push((request.postDataJSON() as { response: string }).response);
+      });
+      await phone.goto(`${app.server.url}/app/home/`);
+      const card = phone.getByTestId('swipe-card');
+      await card.waitFor();
+      const first = await nameOnCard(card);
+      await phone.keyboard.press('Alt+ArrowLeft');
+      await phone.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
+      await phone.getByRole('menu').waitFor();
+      await phone.keyboard.press('ArrowDown');
+      await phone.keyboard.press('ArrowLeft');
+      await phone.keyboard.press('Escape');
+      await phone.getByRole('menu').waitFor({ state: 'detached' });
+
+      // The first decision the deck sends is this like: none of the keys above was one.
+      await phone.keyboard.press('ArrowRight');
+      // On the overlay (it shows for 2 s, so this runs in the page the moment it is there), the
+      // keyboard is on its "Send a message"; an arrow is not a decision on the card behind it, and
+      // Escape closes it.
+      const onOverlay = await phone.evaluate(
+        () =>
+          new Promise<{ focused: string | null | undefined; closedByEscape: boolean }>((resolve) => {
+            let shown = false;
+            const check = () => {
+              const overlay = document.querySelector('.match-overlay');
+              // Gone again without the keyboard ever on it.
+              if (shown && !overlay) return resolve({ focused: null, closedByEscape: false });
+              shown ||= overlay !== null;
+              if (!overlay?.contains(document.activeElement)) return void requestAnimationFrame(check);
+              const focused = document.activeElement?.textContent;
+              document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true }));
+              document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+              requestAnimationFrame(() => resolve({ focused, closedByEscape: !document.querySelector('.match-overlay') }));
+            };
+            check();
+          }),
+      );
+      expect(onOverlay).toEqual({ focused: en['deck.match.chat'], closedByEscape: true });
+      expect(decisions).toEqual(['like']);
+      // The next card's keys are the deck's again.
+      await expect.poll(() => nameOnCard(card)).not.toBe(first);
+      await phone.keyboard.press('ArrowLeft');
+      await expect.poll(() => decisions).toEqual(['like', 'dislike']);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('brings a card back on top when its decision does not reach the server, and on a profile stays there', async () => {
     // Each the only one the other's deck shows.
     const fran = await makeCompletedUser(app.server, { name: 'Fran', gender: 'non_binary', genders_to_match: ['non_binary'] }, { firstName: 'Fran' });

@@ -51,8 +51,10 @@ export function Home() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = KEY_ACTIONS[event.key];
+      if (!action || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      // The key is another's: a field's, or an open menu's or dialog's (the match overlay's too).
       const target = event.target as HTMLElement | null;
-      if (!action || target?.closest('input, textarea, select')) return;
+      if (target?.closest('input, textarea, select') || document.querySelector('[role="menu"], [role="dialog"], [role="alertdialog"]')) return;
       event.preventDefault();
       act(action);
     };
