@@ -150,6 +150,10 @@ export const SERVER_MESSAGES = {
     es: 'La edad máxima debe ser mayor o igual que la mínima.',
   },
   invalid_image: { en: 'Upload a valid image.', es: 'Sube una imagen válida.' },
+  not_an_image: {
+    en: 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.',
+    es: 'Sube una imagen válida. El archivo que has subido no es una imagen o está dañado.',
+  },
   unsupported_image: { en: 'Unsupported image type. Use PNG, JPG, GIF or WebP.', es: 'Tipo de imagen no admitido. Usa PNG, JPG, GIF o WebP.' },
   image_too_large: { en: 'The image is too large: 10 MB at most.', es: 'La imagen es demasiado grande: 10 MB como máximo.' },
   too_many_pixels: {

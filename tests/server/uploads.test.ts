@@ -69,12 +69,12 @@ describe.each(backends)('uploads on %s', (backend) => {
   });
   afterAll(() => server.close());
 
-  async function send(bytes: Buffer, name: string, type: string, field = 'file', token: string | null = user.token) {
+  async function send(bytes: Buffer, name: string, type: string, field = 'file', token: string | null = user.token, language = 'en') {
     const form = new FormData();
     form.append(field, new Blob([new Uint8Array(bytes)], { type }), name);
     const response = await fetch(`${server.url}/api/uploads/`, {
       method: 'POST',
-      headers: token ? { authorization: `Token ${token}` } : {},
+      headers: { 'accept-language': language, ...(token ? { authorization: `Token ${token}` } : {}) },
       body: form,
     });
     const text = await response.text();
@@ -120,8 +120,12 @@ describe.each(backends)('uploads on %s', (backend) => {
     expect((await sharp(bytes).metadata()).format).toBe('webp');
   });
 
-  it('refuses a text file named x.png', async () => {
-    await expectRefused(Buffer.from('hello, I am not a picture at all'), 'x.png', 'image/png', 400, { file: [INVALID_IMAGE] });
+  it('refuses a text file named x.png, in the reader’s language', async () => {
+    const text = Buffer.from('hello, I am not a picture at all');
+    await expectRefused(text, 'x.png', 'image/png', 400, { file: [INVALID_IMAGE] });
+    expect((await send(text, 'x.png', 'image/png', 'file', user.token, 'es')).body).toEqual({
+      file: ['Sube una imagen válida. El archivo que has subido no es una imagen o está dañado.'],
+    });
   });
 
   it('refuses an SVG, even declared as PNG', async () => {

@@ -12,8 +12,7 @@ const MAX_DIMENSION = 1600;
 // A decompression bomb is refused before it is decoded.
 const MAX_INPUT_PIXELS = 40_000_000;
 
-export const INVALID_IMAGE =
-  'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+export const INVALID_IMAGE = serverText('not_an_image');
 export const UNSUPPORTED_IMAGE = serverText('unsupported_image');
 export const IMAGE_TOO_LARGE = serverText('image_too_large');
 export const TOO_MANY_PIXELS = serverText('too_many_pixels', { megapixels: MAX_INPUT_PIXELS / 1_000_000 });
