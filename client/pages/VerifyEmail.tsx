@@ -4,6 +4,7 @@ import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthLayout } from '../components/AuthLayout';
 import { refusedByServer } from '../lib/api';
+import { errorMessage } from '../lib/errors';
 import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
@@ -38,9 +39,11 @@ export function VerifyEmail() {
   const t = useT();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const signedIn = useSession((state) => Boolean(state.token));
+  const verified = useSession((state) => state.user?.email_verified === true);
   const loadUser = useSession((state) => state.loadUser);
   const [outcome, setOutcome] = useState<Outcome>('checking');
-  const [resend, setResend] = useState<'idle' | 'sent' | 'failed'>('idle');
+  /** `sent`, or why the new link could not be sent. */
+  const [resend, setResend] = useState<'idle' | 'sent' | { failed: string }>('idle');
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
@@ -48,7 +51,8 @@ export function VerifyEmail() {
     void verifyOnce(token).then((result) => {
       if (!current) return;
       setOutcome(result);
-      if (result === 'done' && signedIn) void loadUser();
+      // Verified now, or perhaps before (a spent link opened again): the page and the app read the user.
+      if (result !== 'unreachable' && signedIn) void loadUser();
     });
     return () => {
       current = false;
@@ -67,7 +71,13 @@ export function VerifyEmail() {
           {t('verify.done')}
         </p>
       )}
-      {outcome === 'invalid' && (
+      {/* A spent link opened again by someone whose address is verified: nothing is wrong. */}
+      {outcome === 'invalid' && verified && (
+        <p className="status-ok" role="status">
+          {t('verify.already')}
+        </p>
+      )}
+      {outcome === 'invalid' && !verified && (
         <p className="form-error" role="alert">
           {t('verify.invalid')}
         </p>
@@ -82,9 +92,9 @@ export function VerifyEmail() {
           {t('verify.resent')}
         </p>
       )}
-      {resend === 'failed' && (
+      {typeof resend === 'object' && (
         <p className="form-error" role="alert">
-          {t('error.generic')}
+          {resend.failed}
         </p>
       )}
       <div className="form-actions">
@@ -100,11 +110,20 @@ export function VerifyEmail() {
             {t('verify.retry')}
           </button>
         )}
-        {outcome === 'invalid' && signedIn && resend !== 'sent' && (
+        {outcome === 'invalid' && signedIn && !verified && resend !== 'sent' && (
           <button
             type="button"
             className="btn btn-ghost"
-            onClick={() => void accountApi.resendVerification().then(() => setResend('sent'), () => setResend('failed'))}
+            onClick={() =>
+              void accountApi.resendVerification().then(
+                () => setResend('sent'),
+                (error: unknown) => {
+                  setResend({ failed: errorMessage(error, t) });
+                  // Verified meanwhile (on another device): the page says so once the user is read again.
+                  void loadUser();
+                },
+              )
+            }
           >
             {t('verify.resend')}
           </button>

@@ -14,6 +14,7 @@ export const enAccount = {
   'verify.title': 'Confirm your e-mail address',
   'verify.checking': 'Confirming your e-mail address…',
   'verify.done': 'Your e-mail address is verified. Thank you!',
+  'verify.already': 'Your e-mail address is already verified.',
   'verify.invalid': 'This link is invalid or has expired.',
   'verify.unreachable': 'Your e-mail address could not be confirmed: no connection. Try again once you are online.',
   'verify.retry': 'Try again',

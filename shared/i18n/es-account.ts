@@ -16,6 +16,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'verify.title': 'Confirma tu correo electrónico',
   'verify.checking': 'Confirmando tu correo electrónico…',
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',
+  'verify.already': 'Tu correo electrónico ya está verificado.',
   'verify.invalid': 'Este enlace no es válido o ha caducado.',
   'verify.unreachable': 'No se pudo confirmar tu correo: no hay conexión. Inténtalo de nuevo cuando tengas conexión.',
   'verify.retry': 'Reintentar',

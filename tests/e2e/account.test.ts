@@ -111,6 +111,13 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).waitFor();
     expect(await page.getByText(en['app.verifySent']).count()).toBe(0);
     expect(await page.locator('.verify-banner').count()).toBe(0);
+
+    // The same link again (the e-mail opened once more): spent, but there is nothing left to do.
+    await page.goto(linkIn(mail.text, '/verify-email'));
+    await page.getByText(en['verify.already']).waitFor();
+    expect(await page.getByText(en['verify.invalid']).count()).toBe(0);
+    expect(await page.getByRole('button', { name: en['verify.resend'] }).count()).toBe(0);
+    await page.getByRole('link', { name: en['verify.toApp'] }).waitFor();
   });
 
   describe('when the user cannot be loaded at first (no network at the door)', () => {
