@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import type { AxeResults } from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
 import type { OrganizerEvent } from '../../shared/schemas/events';
@@ -135,6 +136,24 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await report.click();
     await page.locator('form.report-form').waitFor();
     expect(await audit(page), 'report form').toEqual([]);
+  });
+
+  it('shows where the keyboard is on the editor’s “add a photo” tile, around the whole tile', async () => {
+    const page = signedIn.page;
+    await page.goto(`${app.server.url}/app/profile/`);
+    const tile = page.locator('.photo-add').first();
+    await tile.locator('input[type="file"]').focus();
+    await entryAnimationsDone(page);
+    // The ring is drawn just outside the tile (inside, its rounded, clipped box hid it): the band of
+    // 4 px above the tile holds the ring's blue.
+    const box = (await tile.boundingBox())!;
+    const band = await page.screenshot({ clip: { x: box.x, y: box.y - 4, width: box.width, height: 4 } });
+    const { data, info } = await sharp(band).raw().toBuffer({ resolveWithObject: true });
+    let blue = 0;
+    for (let at = 0; at < data.length; at += info.channels) {
+      if (Math.abs(data[at]! - 37) < 40 && Math.abs(data[at + 1]! - 99) < 40 && data[at + 2]! > 195) blue += 1;
+    }
+    expect(blue).toBeGreaterThan(info.width);
   });
 
   it('a subscriber’s screens: the current plan and the people who like them', async () => {
