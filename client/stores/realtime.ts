@@ -122,6 +122,8 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();
+      // Whether the new match is online now: `presence` tells only of changes after this.
+      void usePresence.getState().refresh();
       const deck = useDeck.getState();
       // A like from a profile page or the likes list awaiting its answer: the answer shows this match
       // (the profile page an overlay of its own). A like from the deck does not wait: this may be the

@@ -87,6 +87,7 @@ export const enApp = {
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',
   'chat.newMessage': 'New message',
+  'chat.newBelow': 'New messages',
   'chat.placeholder': 'Type a message...',
   'chat.send': 'Send',
   'chat.empty': 'No messages yet',

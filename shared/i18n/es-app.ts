@@ -88,6 +88,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.noResults': 'Sin resultados para "{query}"',
   'matches.unread': '{count} sin leer',
   'chat.newMessage': 'Nuevo mensaje',
+  'chat.newBelow': 'Mensajes nuevos',
   'chat.placeholder': 'Escribe un mensaje...',
   'chat.send': 'Enviar',
   'chat.empty': 'Aún no hay mensajes',

@@ -55,6 +55,8 @@ beforeEach(async () => {
   await initLanguage();
   // The client asks for `/api/...` on its own origin: here that origin is the test server.
   vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  // jsdom lays nothing out, so it has no ResizeObserver: the chat's, that keeps its newest message in view, watches nothing here.
+  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
 });
 afterEach(() => {
   cleanup();

@@ -12,7 +12,7 @@ import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -238,6 +238,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
    */
   const links: Array<{ cut: boolean }> = [];
   const cutLinks = () => links.forEach((link) => (link.cut = true));
+  /** Every frame Ana's tab has sent through a link, in order. */
+  const framesSent: string[] = [];
   async function throughLinks() {
     if (links.length > 0) return;
     await page.routeWebSocket(/\/socket\.io\//, (ws) => {
@@ -245,6 +247,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       links.push(link);
       const server = ws.connectToServer();
       ws.onMessage((message) => {
+        framesSent.push(String(message));
         if (!link.cut) server.send(message);
       });
       server.onMessage((message) => {
@@ -271,6 +274,84 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await expect.poll(() => mine.getAttribute('class'), { timeout: 25_000 }).toContain('is-sent');
     expect(links.length).toBeGreaterThan(before);
     expect((await stored()).filter((message) => message.content === 'into the void')).toHaveLength(1);
+  });
+
+  it('leaves what comes unread while she is up in the history, says so, and reads it once she goes down to it', async () => {
+    await throughLinks();
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+    const list = page.locator('ol.messages');
+    await page.locator('.message').last().waitFor();
+    await list.evaluate((element) => element.scrollTo({ top: element.scrollHeight / 2 }));
+    const from = framesSent.length;
+    const sentSince = (event: string) => framesSent.slice(from).some((frame) => frame.includes(`"${event}"`));
+
+    await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'are you still there?' } });
+    const newBelow = page.getByRole('button', { name: new RegExp(en['chat.newBelow']) });
+    await newBelow.waitFor();
+    // Something she sends after it arrived (typing) goes out; no read before it.
+    await page.getByPlaceholder(en['chat.placeholder']).fill('y');
+    await expect.poll(() => sentSince('typing')).toBe(true);
+    expect(sentSince('message:read')).toBe(false);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-new-below.png') });
+
+    await newBelow.click();
+    await page.getByText('are you still there?').waitFor();
+    await expect.poll(() => sentSince('message:read')).toBe(true);
+    await newBelow.waitFor({ state: 'detached' });
+    await page.getByPlaceholder(en['chat.placeholder']).fill('');
+  });
+
+  it('keeps the newest message in view when the chat gets shorter (the phone’s keyboard opens)', async () => {
+    const list = page.locator('ol.messages');
+    const belowTheNewest = () => list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await expect.poll(belowTheNewest).toBeLessThan(2);
+    await page.setViewportSize({ width: PHONE.width, height: 420 });
+    try {
+      await expect.poll(belowTheNewest).toBeLessThan(2);
+      await page.getByText('are you still there?').waitFor();
+      // Writing: the bars and the banner give their room to the messages, and are back after.
+      const bars = page.locator('.top-bar, .bottom-nav, .verify-banner');
+      await page.getByPlaceholder(en['chat.placeholder']).focus();
+      await expect.poll(() => bars.evaluateAll((found) => found.filter((bar) => bar.checkVisibility()).length)).toBe(0);
+      await expect.poll(belowTheNewest).toBeLessThan(2);
+      expect((await list.boundingBox())!.height).toBeGreaterThan(200);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-keyboard-open.png') });
+      await page.getByPlaceholder(en['chat.placeholder']).blur();
+      await expect.poll(() => bars.evaluateAll((found) => found.filter((bar) => bar.checkVisibility()).length)).toBe(3);
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
+  });
+
+  it('says how much is left near the length limit, and where a paste longer than it was cut', async () => {
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    await composer.fill('a'.repeat(1850));
+    expect(await page.locator('.composer-count').count()).toBe(0);
+    await composer.fill('a'.repeat(1950));
+    await page.locator('.composer-count').getByText('1950/2000').waitFor();
+    await composer.fill('b'.repeat(2100));
+    expect(await composer.inputValue()).toHaveLength(2000);
+    await page.locator('.composer-count').getByText('2000/2000').waitFor();
+    await composer.fill('');
+    await page.locator('.composer-count').waitFor({ state: 'detached' });
+  });
+
+  it('shows a new match online at once, on the socket that heard of the match', async () => {
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    const cai = await makeCompletedUser(app.server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });
+    const caiSocket = await connect(app.server.url, cai.token);
+    try {
+      await api().post('/api/matching/', { token: cai.token, json: { response: 'like', other: ana.id } });
+      const matched = await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: cai.id } });
+      await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+      // To the chat in the app, not by a reload (whose new socket would ask who is online anyway).
+      await page.evaluate((id) => history.pushState(null, '', `/app/chat/${id}/`), matched.body.conversation_id as number);
+      await page.locator('.chat-header').getByText('Cai').waitFor();
+      await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
+    } finally {
+      caiSocket.close();
+    }
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
   });
 
   it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {

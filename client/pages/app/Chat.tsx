@@ -40,6 +40,8 @@ export function Chat({ id }: { id: number }) {
   const lastTypingSent = useRef(0);
   const previousHeight = useRef<number | null>(null);
   const nearBottom = useRef(true);
+  /** The partner wrote while the reader was up in the history: "New messages" takes them down. */
+  const [newBelow, setNewBelow] = useState(false);
 
   // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {
@@ -65,20 +67,23 @@ export function Chat({ id }: { id: number }) {
   const lastId = messages[messages.length - 1]?.id;
   const lastStatus = messages[messages.length - 1]?.status;
 
-  // Reading the thread: tell the partner, and clear the unread badge; again when the tab comes back.
-  // Not while some of its messages wait for the network (`missingEarlier`): unseen, they stay unread.
+  // Reading the thread: tell the partner, and clear the unread badge, once its newest message is on
+  // screen (the tab in front, the list at its bottom); again when the tab comes back, or the reader
+  // scrolls down to it. Not while some of its messages wait for the network (`missingEarlier`):
+  // unseen, they stay unread.
   const readable = Boolean(thread?.loaded) && !thread?.missingEarlier;
+  const readIfSeen = useRef(() => {});
+  readIfSeen.current = () => {
+    if (!readable || !nearBottom.current || document.visibilityState !== 'visible') return;
+    markRead(id);
+    useConversations.getState().markRead(id);
+  };
   useEffect(() => {
-    if (!readable) return;
-    const read = () => {
-      if (document.visibilityState !== 'visible') return;
-      markRead(id);
-      useConversations.getState().markRead(id);
-    };
+    const read = () => readIfSeen.current();
     read();
     document.addEventListener('visibilitychange', read);
     return () => document.removeEventListener('visibilitychange', read);
-  }, [id, lastId, readable, markRead]);
+  }, [id, lastId, readable]);
 
   // Keep the newest message in view, or keep the reader's place when older ones are prepended.
   useLayoutEffect(() => {
@@ -90,11 +95,24 @@ export function Chat({ id }: { id: number }) {
       return;
     }
     if (nearBottom.current) list.scrollTop = list.scrollHeight;
+    else if (messages[messages.length - 1]?.sender !== me) setNewBelow(true);
   }, [messages.length, lastId, lastStatus]);
+
+  // The list's height changes under the reader (the phone's keyboard opens, a banner shows above): the
+  // newest message stays in view if it was.
+  const hasDetail = Boolean(thread?.detail);
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list) return;
+    const observer = new ResizeObserver(() => {
+      if (nearBottom.current) list.scrollTop = list.scrollHeight;
+    });
+    observer.observe(list);
+    return () => observer.disconnect();
+  }, [hasDetail]);
 
   // The composer is as tall as what is written, up to its max-height (six lines, app.css), then
   // scrolls; the list gives it the room, keeping the newest message in view if it was.
-  const hasDetail = Boolean(thread?.detail);
   useLayoutEffect(() => {
     const composer = composerRef.current;
     if (!composer) return;
@@ -137,7 +155,12 @@ export function Chat({ id }: { id: number }) {
   function onScroll() {
     const list = listRef.current;
     if (!list) return;
+    const wasNearBottom = nearBottom.current;
     nearBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
+    if (nearBottom.current && !wasNearBottom) {
+      setNewBelow(false);
+      readIfSeen.current();
+    }
     if (list.scrollTop < LOAD_OLDER_WITHIN_PX && thread?.older && !thread.loadingOlder) {
       previousHeight.current = list.scrollHeight;
       loadOlder(id).catch(() => {
@@ -174,6 +197,7 @@ export function Chat({ id }: { id: number }) {
     void send(id, content);
   }
 
+  const nearTheLimit = draft.length > MESSAGE_MAX_LENGTH - 100;
   const lastOwnStored = [...messages].reverse().find((message) => message.sender === me && message.id > 0);
 
   return (
@@ -234,6 +258,13 @@ export function Chat({ id }: { id: number }) {
             </Fragment>
           );
         })}
+        {newBelow && (
+          <li className="new-below">
+            <button type="button" className="btn btn-light" onClick={() => listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: 'smooth' })}>
+              {t('chat.newBelow')} ↓
+            </button>
+          </li>
+        )}
       </ol>
       <p className="typing" aria-live="polite">
         {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
@@ -251,7 +282,14 @@ export function Chat({ id }: { id: number }) {
           maxLength={MESSAGE_MAX_LENGTH}
           autoComplete="off"
           enterKeyHint="send"
+          aria-describedby={nearTheLimit ? 'composer-count' : undefined}
         />
+        {/* Near the limit, how much is left: a paste longer than it is cut there, and says so. */}
+        {nearTheLimit && (
+          <span id="composer-count" className="composer-count">
+            {draft.length}/{MESSAGE_MAX_LENGTH}
+          </span>
+        )}
         {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message. */}
         <button
           type="submit"
