@@ -109,7 +109,25 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     const years = page.getByLabel(es['profile.year'], { exact: true });
     await expect.poll(() => years.evaluate((element) => element === document.activeElement)).toBe(true);
     await years.selectOption('1996');
-    await page.getByLabel(es['profile.month'], { exact: true }).selectOption('5');
+    const months = page.getByLabel(es['profile.month'], { exact: true });
+    // The longest month's name shows whole, on a 320 px phone too ("Novier" once).
+    const monthShowsWhole = () =>
+      months.evaluate((select: HTMLSelectElement) => {
+        const style = getComputedStyle(select);
+        const context = document.createElement('canvas').getContext('2d')!;
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const text = context.measureText(select.options[select.selectedIndex]!.text).width;
+        // Beside the text: the padding, the border and the drop-down arrow (about 20 px).
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+        return text <= room;
+      });
+    await months.selectOption('8');
+    for (const width of [320, PHONE.width]) {
+      await page.setViewportSize({ width, height: PHONE.height });
+      expect(await monthShowsWhole(), `septiembre at ${width} px`).toBe(true);
+      if (width === 320) await shot('06a-date-picker-at-320');
+    }
+    await months.selectOption('5');
     await shot('06-date-picker');
     await page.getByRole('grid').getByRole('button', { name: /15 de junio de 1996/ }).click();
     await expect.poll(() => dateButton.textContent()).toContain('15 de junio de 1996');
