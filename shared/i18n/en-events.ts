@@ -83,6 +83,7 @@ export const enEvents = {
   'eventPage.login': 'I already have an account',
   'eventPage.passKept': 'You are on the list for 30 minutes while you sign up: no need to scan again.',
   'eventPage.qrOnly': 'Scan the QR code at the event to join.',
+  'eventPage.otherCode': 'Type another code',
   'eventPage.notFound': 'There is no event with this code.',
   'eventPage.hereOne': '1 person here',
   'eventPage.here': '{count} people here',

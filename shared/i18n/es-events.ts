@@ -84,6 +84,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.login': 'Ya tengo una cuenta',
   'eventPage.passKept': 'Te guardamos el sitio 30 minutos mientras te registras: no hace falta volver a escanear.',
   'eventPage.qrOnly': 'Escanea el código QR en el evento para unirte.',
+  'eventPage.otherCode': 'Escribir otro código',
   'eventPage.notFound': 'No hay ningún evento con este código.',
   'eventPage.hereOne': '1 persona aquí',
   'eventPage.here': '{count} personas aquí',

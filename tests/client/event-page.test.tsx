@@ -11,7 +11,8 @@ import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import type { PublicEvent } from '../../shared/schemas/events';
-import { ApiError } from '../../client/lib/api';
+import { en } from '../../shared/i18n/en';
+import { ApiError, NotFound as NotFoundError } from '../../client/lib/api';
 import { initLanguage } from '../../client/lib/i18n';
 import { getPendingJoin, setPendingJoin } from '../../client/lib/pending-join';
 import { useSession } from '../../client/stores/session';
@@ -174,6 +175,21 @@ describe('the public event page, opened from an old QR link', () => {
     renderPage('');
     await settled();
     expect(said()).toEqual({ ...nothing, qrOnly: true });
+  });
+});
+
+describe('the public event page for a code that names no event', () => {
+  it('says so, and offers the way on: another code when signed in, the home page when not', async () => {
+    api.event.mockRejectedValue(new NotFoundError(404, 'Not found.'));
+    renderPage('');
+    await screen.findByText(enEvents['eventPage.notFound']);
+    expect(screen.getByRole('link', { name: en['notFound.link'] }).getAttribute('href')).toBe('/');
+    cleanup();
+
+    signIn();
+    renderPage('');
+    await screen.findByText(enEvents['eventPage.notFound']);
+    expect(screen.getByRole('link', { name: enEvents['eventPage.otherCode'] }).getAttribute('href')).toBe('/app/events/');
   });
 });
 

@@ -156,6 +156,14 @@ export function EventPage({ code: rawCode }: { code: string }) {
           {notice ?? t('eventPage.notFound')}
         </p>
         {retryButton}
+        {/* A mistyped or old code: another one (typed on the events page), or the home page. */}
+        {!notice && (
+          <div className="event-actions">
+            <Link href={signedIn ? '/app/events/' : '/'} className="btn btn-primary btn-block">
+              {t(signedIn ? 'eventPage.otherCode' : 'notFound.link')}
+            </Link>
+          </div>
+        )}
       </AuthLayout>
     );
   }
