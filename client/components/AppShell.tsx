@@ -54,6 +54,12 @@ export function AppShell({ children }: { children: ReactNode }) {
   const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
   const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
   useUnreadBadge(unread);
+  const newMatch = useConversations((state) => state.newMatch);
+  // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
+  const onChats = /^\/app\/(matches|chat)\b/.test(location);
+  useEffect(() => {
+    if (newMatch && onChats) useConversations.setState({ newMatch: false });
+  }, [newMatch, onChats]);
 
   return (
     <div className="app-shell">
@@ -76,18 +82,20 @@ export function AppShell({ children }: { children: ReactNode }) {
           const active = isNavActive(location, item.prefixes);
           const Icon = item.icon;
           const count = item.href === '/app/matches' ? unread : 0;
+          // A match made while the user was elsewhere, with no message yet to count: a dot.
+          const dot = item.href === '/app/matches' && newMatch && count === 0;
           return (
             <Link key={item.href} href={item.href} className={active ? 'is-active' : ''} aria-current={active ? 'page' : undefined}>
               <span className="nav-icon">
                 <Icon />
-                {count > 0 && (
-                  <span className="nav-badge" aria-hidden="true">
-                    {count > 99 ? '99+' : count}
+                {(count > 0 || dot) && (
+                  <span className={dot ? 'nav-badge nav-dot' : 'nav-badge'} aria-hidden="true">
+                    {count > 99 ? '99+' : count || ''}
                   </span>
                 )}
               </span>
               <span>{t(item.label)}</span>
-              {count > 0 && <span className="sr-only">{t('matches.unread', { count })}</span>}
+              {(count > 0 || dot) && <span className="sr-only">{dot ? t('matches.newMatch') : t('matches.unread', { count })}</span>}
             </Link>
           );
         })}

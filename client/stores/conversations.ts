@@ -39,6 +39,8 @@ interface ConversationsState {
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
   conversationsWith: (userId: number) => number[];
+  /** A match made since the matches list was last on screen: a dot on Chats says so. */
+  newMatch: boolean;
   /** A chat that ended while it was open or listed on screen, for a calm notice on the list that offers to report its partner. */
   endedNotice: EndedNotice | null;
   showEndedNotice: (notice: EndedNotice) => void;
@@ -165,6 +167,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       .filter((item) => item.other_user_id === userId)
       .map((item) => item.id);
   },
+  newMatch: false,
   endedNotice: null,
   showEndedNotice(notice) {
     set({ endedNotice: notice });
@@ -174,7 +177,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   reset() {
     loading = null;
-    set({ empty: null, started: null, failed: null, more: { empty: null, started: null }, loadingMore: null, endedNotice: null });
+    set({ empty: null, started: null, failed: null, more: { empty: null, started: null }, loadingMore: null, newMatch: false, endedNotice: null });
   },
 }));
 

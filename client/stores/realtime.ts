@@ -122,6 +122,7 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:new', ({ conversation_id, user }) => {
       if (useConversations.getState().empty) void useConversations.getState().load();
+      useConversations.setState({ newMatch: true });
       // Whether the new match is online now: `presence` tells only of changes after this.
       void usePresence.getState().refresh();
       const deck = useDeck.getState();

@@ -76,6 +76,7 @@ export const enApp = {
   'profileView.offline': 'No connection. This profile will open as soon as you are back online.',
   'profileView.notSent': 'Could not send that. Try again.',
   'matches.search': 'Search matches and conversations...',
+  'matches.newMatch': 'New match',
   'matches.more': 'Show more',
   'matches.matchesTitle': 'Your Matches',
   'matches.noMatches': 'No pending matches',

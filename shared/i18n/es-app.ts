@@ -77,6 +77,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profileView.offline': 'Sin conexión. Este perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profileView.notSent': 'No se pudo enviar. Inténtalo de nuevo.',
   'matches.search': 'Buscar matches y conversaciones...',
+  'matches.newMatch': 'Nuevo match',
   'matches.more': 'Ver más',
   'matches.matchesTitle': 'Tus matches',
   'matches.noMatches': 'No hay matches pendientes',

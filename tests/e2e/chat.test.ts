@@ -354,6 +354,32 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
   });
 
+  it('puts a dot on Chats for a match made while she was elsewhere, until she looks at her matches', async () => {
+    await page.goto(`${app.server.url}/app/home/`);
+    const chats = page.getByRole('navigation').getByRole('link', { name: new RegExp(en['app.nav.chats']) });
+    await chats.waitFor();
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    expect(await chats.locator('.nav-dot').count()).toBe(0);
+
+    const dan = await makeCompletedUser(app.server, { name: 'Dan', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dan' });
+    await api().post('/api/matching/', { token: dan.token, json: { response: 'like', other: ana.id } });
+    await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: dan.id } });
+    // The overlay says it for 2 s; the dot stays after it, for a phone that was in a pocket.
+    await chats.locator('.nav-dot').waitFor();
+    expect(await chats.textContent()).toContain(en['matches.newMatch']);
+    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
+    expect(await chats.locator('.nav-dot').count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-08-new-match-dot.png') });
+
+    await chats.click();
+    await page.getByRole('link', { name: /Dan/ }).first().waitFor();
+    await chats.locator('.nav-dot').waitFor({ state: 'detached' });
+    await page.getByRole('navigation').getByRole('link', { name: en['app.nav.home'] }).click();
+    await page.getByTestId('swipe-card').or(page.locator('.deck-empty')).first().waitFor();
+    expect(await chats.locator('.nav-dot').count()).toBe(0);
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+  });
+
   it('keeps what was typed and not sent when the chat is left, until it is sent', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const row = page.locator('.conversation-list').getByRole('link', { name: /Ben/ });
