@@ -160,6 +160,7 @@ export const enApp = {
   'checkout.banner': 'TEST CHECKOUT — no real payment',
   'checkout.title': 'Confirm your subscription',
   'checkout.plan': 'Plan',
+  'checkout.price': 'Price',
   'checkout.account': 'Account',
   'checkout.trial': 'Trial',
   'checkout.trialDays': '{days}-day free trial',

@@ -161,6 +161,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'checkout.banner': 'PAGO DE PRUEBA: no se cobra nada',
   'checkout.title': 'Confirma tu suscripción',
   'checkout.plan': 'Plan',
+  'checkout.price': 'Precio',
   'checkout.account': 'Cuenta',
   'checkout.trial': 'Prueba',
   'checkout.trialDays': '{days} días de prueba gratis',

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DECK_PAGE_SIZE } from '../../shared/constants';
+import { DECK_PAGE_SIZE, PLAN_MONTHLY_PRICES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
 import { es } from '../../shared/i18n/es';
@@ -360,8 +360,18 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('heading', { name: en['checkout.title'] }).waitFor();
     expect(await page.getByText(en['checkout.banner']).isVisible()).toBe(true);
     expect(await page.locator('.test-checkout-details').textContent()).toContain(ana.email);
+    // What it costs, as the plan's card said.
+    expect(await page.locator('.test-checkout-details').textContent()).toContain(`$${PLAN_MONTHLY_PRICES.starter} / ${en['subscribe.perMonth']}`);
     // Nothing wider than the phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // On a phone each detail goes under its label, across the page: beside "Billing period" the
+    // account's address broke letter by letter in a narrow column at 320 px.
+    await page.setViewportSize({ width: 320, height: PHONE.height });
+    const details = (await page.locator('.test-checkout-details').boundingBox())!;
+    const account = (await page.locator('.test-checkout-details dd', { hasText: ana.email }).boundingBox())!;
+    expect(account.width).toBeGreaterThan(details.width * 0.9);
+    await shot('screens-05a-test-checkout-at-320');
+    await page.setViewportSize(PHONE);
     await shot('screens-05-test-checkout');
     await page.getByRole('button', { name: en['checkout.complete.button'] }).click();
     await page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);

@@ -6,7 +6,7 @@ import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
-import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
+import { type BillingPeriod, displayPrice, lookupKeyFor } from '../../lib/pricing';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { useConfig } from '../../stores/config';
 
@@ -62,6 +62,10 @@ export function TestCheckout({ id }: { id: string }) {
             <>
               <dt>{t('subscribe.billing')}</dt>
               <dd>{t(`subscribe.${period}`)}</dd>
+              <dt>{t('checkout.price')}</dt>
+              <dd>
+                ${displayPrice('starter', period)} / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}
+              </dd>
             </>
           )}
           <dt>{t('checkout.account')}</dt>
