@@ -242,4 +242,26 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.reload();
     await page.getByText(en['host.closed']).waitFor();
   });
+
+  it('takes someone with an account from the QR link through login into the deck, with one deck in the history', async () => {
+    const vera = await makeCompletedUser(app.server, { name: 'Vera', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Vera' });
+    const { context, page } = await openPhone(app.browser);
+    try {
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.getByText(es['eventPage.passKept']).waitFor();
+      await page.getByRole('link', { name: es['eventPage.login'] }).click();
+      await page.getByLabel(es['auth.email']).fill(vera.email);
+      await page.getByLabel(es['auth.password']).fill(vera.password);
+      await page.getByRole('button', { name: es['login.submit'] }).click();
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/home/');
+      // Back leaves the deck at once: the check-in's way there took the place of the login's.
+      await page.goBack();
+      await expect.poll(() => new URL(page.url()).pathname).not.toBe('/app/home/');
+      expect((await client(app.server.url).post('/api/events/leave/', { token: vera.token })).status).toBeLessThan(300);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -52,9 +52,11 @@ function usePendingJoin(ready: boolean) {
     joinPendingEvent()
       .then((event) => {
         if (!event) return;
-        // The deck's event bar says where they are now; the profile's "saved" would only cover it.
+        // The deck's event bar says where they are now; the profile's "saved" would only cover it. In
+        // the place of the page they were on (the deck the login led to, or the profile just
+        // completed): Back then leaves the deck.
         toast.dismiss();
-        navigate('/app/home/');
+        navigate('/app/home/', { replace: true });
       })
       .catch((error: unknown) => toast.error(errorMessage(error, translate)));
   }, [ready, navigate]);
