@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import type { FieldErrors } from '../../shared/schemas/common';
 import { useSession } from '../stores/session';
@@ -17,6 +17,9 @@ export function useAuthForm() {
   const signIn = useSession((state) => state.signIn);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement | null>(null);
+  // Once shown, the first field refused takes the focus: a keyboard or a screen reader starts there.
+  useEffect(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), [errors]);
 
   const enter = (newToken: string) => {
     signIn(newToken);
@@ -26,7 +29,8 @@ export function useAuthForm() {
   /** A submit handler that sends the form's values; on failure the fields show why. */
   const onSubmit = (send: (value: (name: string) => string) => Promise<void>) => async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const data = new FormData(event.currentTarget);
+    form.current = event.currentTarget;
+    const data = new FormData(form.current);
     setBusy(true);
     setErrors({});
     try {

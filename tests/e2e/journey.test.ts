@@ -65,6 +65,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByRole('button', { name: es['register.submit'] }).click();
     // The server's field error, in the reader's language.
     await page.getByText('Las dos contraseñas no coinciden.').waitFor();
+    // The field it is about has the focus: a keyboard or a screen reader starts there, not at the top.
+    await expect.poll(() => page.getByLabel(es['register.password2']).evaluate((input) => input === document.activeElement)).toBe(true);
     await shot('03-register-error');
 
     await page.getByLabel(es['register.password2']).fill(password);

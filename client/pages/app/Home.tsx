@@ -54,7 +54,7 @@ export function Home() {
       if (!action || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
       // The key is another's: a field's, or an open menu's or dialog's (the match overlay's too).
       const target = event.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select') || document.querySelector('[role="menu"], [role="dialog"], [role="alertdialog"]')) return;
+      if (target?.closest('input, textarea, select') || document.querySelector('[role=menu], [role$=dialog]')) return;
       event.preventDefault();
       act(action);
     };
