@@ -280,8 +280,18 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await throughLinks();
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     const list = page.locator('ol.messages');
+    // Halfway up, once the chat has heard of the scroll (its event comes with the next frame: a
+    // message here sooner would find the reader still at the bottom, as a finger never is).
+    const upInTheHistory = () =>
+      list.evaluate(
+        (element) =>
+          new Promise<void>((resolve) => {
+            element.addEventListener('scroll', () => resolve(), { once: true });
+            element.scrollTo({ top: element.scrollHeight / 2 });
+          }),
+      );
     await page.locator('.message').last().waitFor();
-    await list.evaluate((element) => element.scrollTo({ top: element.scrollHeight / 2 }));
+    await upInTheHistory();
     const from = framesSent.length;
     const sentSince = (event: string) => framesSent.slice(from).some((frame) => frame.includes(`"${event}"`));
 
@@ -294,11 +304,22 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(sentSince('message:read')).toBe(false);
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-new-below.png') });
 
+    // The button scrolls smoothly: its end, before the next scroll (one sent while it runs is lost in it).
+    const scrolledDown = list.evaluate((element) => new Promise<void>((resolve) => element.addEventListener('scrollend', () => resolve(), { once: true })));
     await newBelow.click();
+    await scrolledDown;
     await page.getByText('are you still there?').waitFor();
     await expect.poll(() => sentSince('message:read')).toBe(true);
     await newBelow.waitFor({ state: 'detached' });
-    await page.getByPlaceholder(en['chat.placeholder']).fill('');
+
+    // Up again, another comes; her own answer from up there takes her down to it, and the button goes.
+    await upInTheHistory();
+    await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'hello?' } });
+    await newBelow.waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('yes, coming');
+    await page.keyboard.press('Enter');
+    await newBelow.waitFor({ state: 'detached' });
+    await page.locator('.message-own', { hasText: 'yes, coming' }).waitFor();
   });
 
   it('keeps the newest message in view when the chat gets shorter (the phone’s keyboard opens)', async () => {

@@ -94,8 +94,11 @@ export function Chat({ id }: { id: number }) {
       previousHeight.current = null;
       return;
     }
-    if (nearBottom.current) list.scrollTop = list.scrollHeight;
-    else if (messages[messages.length - 1]?.sender !== me) setNewBelow(true);
+    if (nearBottom.current) {
+      list.scrollTop = list.scrollHeight;
+      // Down at the newest (a message of one's own sent from up in the history takes the reader there).
+      setNewBelow(false);
+    } else if (messages[messages.length - 1]?.sender !== me) setNewBelow(true);
   }, [messages.length, lastId, lastStatus]);
 
   // The list's height changes under the reader (the phone's keyboard opens, a banner shows above): the
@@ -282,11 +285,10 @@ export function Chat({ id }: { id: number }) {
           maxLength={MESSAGE_MAX_LENGTH}
           autoComplete="off"
           enterKeyHint="send"
-          aria-describedby={nearTheLimit ? 'composer-count' : undefined}
         />
         {/* Near the limit, how much is left: a paste longer than it is cut there, and says so. */}
         {nearTheLimit && (
-          <span id="composer-count" className="composer-count">
+          <span className="composer-count">
             {draft.length}/{MESSAGE_MAX_LENGTH}
           </span>
         )}
