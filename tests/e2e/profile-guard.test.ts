@@ -144,6 +144,36 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.context().close();
   });
 
+  it('keeps what is being written when the profile, read again meanwhile, arrives after the first keystrokes', async () => {
+    // No service worker: the page's own requests go where `page.route` sees them.
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'es' }, { serviceWorkers: 'block' });
+    await page.setViewportSize(SMALL_PHONE);
+    await profileFromHome(page);
+    // The tab comes back to the front, untouched: the profile is read again, and its answer is slow.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    await page.route('**/api/users/me/profile/', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      asked = true;
+      await held;
+      await route.continue();
+    });
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await expect.poll(() => asked).toBe(true);
+    const bio = page.getByLabel(es['profile.bio']);
+    await bio.fill('Escribiendo mientras tanto.');
+    const answered = page.waitForResponse((response) => response.url().endsWith('/api/users/me/profile/') && response.request().method() === 'GET');
+    release();
+    await answered;
+    // Whatever renders after the answer: the text stays, and the form still counts as changed.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await bio.inputValue()).toBe('Escribiendo mientras tanto.');
+    await page.goBack();
+    await discardSheet(page).waitFor();
+    await page.context().close();
+  });
+
   it('leaves no extra history entry after a save, or after a link is tapped and the changes discarded', async () => {
     const page = await phone();
     await profileFromHome(page);

@@ -67,6 +67,9 @@ export function toInput(form: Form): ProfileInput {
 const GUARD = 'eventmatchProfileGuard';
 /** `leavingTo` for the back gesture or button: the guard entry is gone, one more step back leaves. */
 const BACK = Symbol('back');
+/** Whether the form holds other values than the profile's. */
+const changed = (form: Form, profile: OwnProfile) => JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
+
 /** One form error toast at a time: a new one takes the place of the last. */
 const FORM_TOAST = 'profile-form';
 export function EditProfile() {
@@ -91,7 +94,7 @@ export function EditProfile() {
   /** A save was just refused for its fields: once they show their errors, the first is brought into view. */
   const revealErrors = useRef(false);
   const [, navigate] = useLocation();
-  const dirty = form !== null && profile != null && JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
+  const dirty = form !== null && profile != null && changed(form, profile);
 
   /** The load failed (no answer, or the server's error): the page says which, and loads again when the socket next connects. */
   const [loadFailed, setLoadFailed] = useState<LoadFailure | null>(null);
@@ -105,8 +108,15 @@ export function EditProfile() {
   // Once, on opening (`load` is the store's and never changes).
   useEffect(() => loadProfile(), [load]);
   useRetryWhenBackOnline(loadFailed !== null, loadProfile);
+  // The profile read again (the page's own load, a tab back in front) fills the form only while the
+  // form is untouched: an answer that lands after the first keystrokes does not write over them.
+  // `filledFrom` null: the next read fills it whatever it holds (the save of another phone, to show).
+  const filledFrom = useRef<OwnProfile | null>(null);
   useEffect(() => {
-    if (profile) setForm(toForm(profile));
+    if (!profile) return;
+    const from = filledFrom.current;
+    filledFrom.current = profile;
+    setForm((current) => (current && from && changed(current, from) ? current : toForm(profile)));
   }, [profile]);
   useEffect(() => {
     if (!revealErrors.current) return;
@@ -199,6 +209,8 @@ export function EditProfile() {
     setBusy(true);
     setErrors({});
     try {
+      // The form becomes the profile as saved (as the server keeps it).
+      filledFrom.current = null;
       await save(toInput(form));
       // The errors of earlier attempts are fixed now: they should not linger over the success.
       toast.dismiss();
@@ -213,6 +225,7 @@ export function EditProfile() {
         // Saved on another device since this form was loaded: the form shows that save, not this one's
         // over it (whose photos it would have deleted).
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
+        filledFrom.current = null;
         loadProfile();
       } else {
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
