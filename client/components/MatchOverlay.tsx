@@ -14,27 +14,27 @@ export function MatchOverlay() {
   const user = useSession((state) => state.user);
   const box = useRef<HTMLDivElement>(null);
   const shown = Boolean(match);
-  // The keyboard's and the screen reader's place is on it while it shows (on its "Send a message"),
+  // The keyboard's and the screen reader's place is on its "Send a message" while it shows,
   // and back where it was after; Escape closes it. Not taken from a text being written (a match made
   // by the other phone's like, while this one writes in a chat): the phone's keyboard stays up.
   useEffect(() => {
     if (!shown) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const writing = before?.closest('input, textarea, select');
-    if (!writing) (box.current?.querySelector<HTMLElement>('a') ?? box.current)?.focus({ preventScroll: true });
+    if (!writing) box.current?.querySelector('a')?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') hide();
     };
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
-      if (!writing && before?.isConnected) before.focus({ preventScroll: true });
+      if (!writing && before?.isConnected) before.focus();
     };
   }, [shown, hide]);
   if (!match) return null;
   const me = user ? `${user.first_name} ${user.last_name}` : '';
   return (
-    <div ref={box} className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" tabIndex={-1} onClick={hide}>
+    <div ref={box} className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" onClick={hide}>
       <div className="match-avatars" aria-hidden="true">
         <Avatar name={me} image={user?.image} size={96} />
         <HeartIcon className="match-heart" />

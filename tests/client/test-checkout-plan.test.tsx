@@ -3,6 +3,7 @@
  * The local test checkout names the plan as the rest of the app does ("Starter", and its billing
  * period), in the reader's language: never the raw Stripe lookup key ("basic_yearly"). fetch is faked.
  */
+import { displayPrice } from '../../client/lib/pricing';
 import { cleanup, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -74,6 +75,7 @@ describe('the local test checkout’s plan', () => {
     expect(await details()).toEqual({
       [en['checkout.plan']]: en['subscribe.plan.starter'],
       [en['subscribe.billing']]: en['subscribe.yearly'],
+      [en['checkout.price']]: `$${displayPrice('starter', 'yearly')} / ${en['subscribe.perMonthAnnually']}`,
       [en['checkout.account']]: user.email,
     });
     expect(document.body.textContent).not.toContain(LOOKUP_KEYS.yearly);
