@@ -265,8 +265,9 @@ export const useChat = create<ChatState>()((set, get) => {
       track('message_sent');
     } catch (error) {
       // It waits for the socket, not for a Retry, when it went unanswered with no socket now (a party's
-      // Wi-Fi gone, or the socket dropped before its answer came, as it does when none comes in time), or when the server said it is
-      // shutting down (`unavailable`: send again once reconnected, to another instance).
+      // Wi-Fi gone, or the socket dropped before its answer came, as it does when none comes in time),
+      // or when the server said it is shutting down (`unavailable`: send again once reconnected, to
+      // another instance).
       const refused = error instanceof SocketRefused || (error instanceof ApiError && !(error instanceof NetworkError));
       const waits = (error instanceof SocketRefused && error.code === 'unavailable') || (!refused && !isConnected());
       if (!waits) console.error('Message not sent', error);

@@ -209,7 +209,8 @@ export function EditProfile() {
     setBusy(true);
     setErrors({});
     try {
-      // The form becomes the profile as saved (as the server keeps it).
+      // The next read fills the form whatever it holds: the profile as saved (as the server keeps it),
+      // or, if another phone saved first (409), that phone's save.
       filledFrom.current = null;
       await save(toInput(form));
       // The errors of earlier attempts are fixed now: they should not linger over the success.
@@ -225,7 +226,6 @@ export function EditProfile() {
         // Saved on another device since this form was loaded: the form shows that save, not this one's
         // over it (whose photos it would have deleted).
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
-        filledFrom.current = null;
         loadProfile();
       } else {
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
