@@ -331,14 +331,14 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await expect.poll(belowTheNewest).toBeLessThan(2);
       await page.getByText('are you still there?').waitFor();
       // Writing: the bars and the banner give their room to the messages, and are back after.
-      const bars = page.locator('.top-bar, .bottom-nav, .verify-banner');
+      const barsShown = () => page.locator('.top-bar, .bottom-nav, .verify-banner').evaluateAll((bars) => bars.filter((bar) => bar.checkVisibility()).length);
       await page.getByPlaceholder(en['chat.placeholder']).focus();
-      await expect.poll(() => bars.evaluateAll((found) => found.filter((bar) => bar.checkVisibility()).length)).toBe(0);
+      await expect.poll(barsShown).toBe(0);
       await expect.poll(belowTheNewest).toBeLessThan(2);
       expect((await list.boundingBox())!.height).toBeGreaterThan(200);
       await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-keyboard-open.png') });
       await page.getByPlaceholder(en['chat.placeholder']).blur();
-      await expect.poll(() => bars.evaluateAll((found) => found.filter((bar) => bar.checkVisibility()).length)).toBe(3);
+      await expect.poll(barsShown).toBe(3);
     } finally {
       await page.setViewportSize(PHONE);
     }
