@@ -2,14 +2,16 @@ import type { CurrentUser } from '../../shared/schemas/users';
 
 /**
  * /app/ routes an incomplete profile may still open (its own form, others' profiles, the subscribe page
- * with its test checkout and portal), and the account's own pages: anyone may change their password,
- * take their data or leave without completing a profile first, and a moderator needs no dating profile
- * to see the activity page.
+ * with its test checkout and portal), the account's own pages and the events': anyone may change their
+ * password, take their data or leave without completing a profile first, an organizer needs no dating
+ * profile to host a party (a code typed there waits for the profile, `waitsForProfile`), and a
+ * moderator none to see the activity page.
  */
 export function allowedWithIncompleteProfile(path: string): boolean {
   return (
     /^\/app\/(subscribe|profile|subscribe\/test-portal|settings|admin)\/?$/.test(path) ||
-    /^\/app\/(profiles|subscribe\/test-checkout)\/[^/]+\/?$/.test(path)
+    /^\/app\/(profiles|subscribe\/test-checkout)\/[^/]+\/?$/.test(path) ||
+    /^\/app\/events(\/.*)?$/.test(path)
   );
 }
 

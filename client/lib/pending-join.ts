@@ -1,4 +1,7 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
+import { JOIN_PASS_MINUTES } from '../../shared/constants';
+import { useSession } from '../stores/session';
+
 /**
  * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept for
  * the tab in sessionStorage, which login and logout leave alone, so that it survives registration,
@@ -40,4 +43,16 @@ export function clearPendingJoin() {
   } catch {
     // nothing stored
   }
+}
+
+/**
+ * Whether the signed-in user has a profile still to complete: then the event waits for it, kept here
+ * (AppRoot checks in once the profile is saved). Until then nobody would see them in a deck, and the
+ * organizer's headcount would count someone who is not really there yet.
+ */
+export async function waitsForProfile(code: string): Promise<boolean> {
+  if (useSession.getState().user === undefined) await useSession.getState().loadUser();
+  if (useSession.getState().user?.is_profile_completed !== false) return false;
+  if (getPendingJoin()?.code !== code) setPendingJoin({ code, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+  return true;
 }

@@ -19,7 +19,19 @@ describe('gateAppRoute', () => {
     expect(gateAppRoute(path, 'token', currentUser({ is_profile_completed: false }))).toBe('/app/profile/');
   });
 
-  it.each(['/app/subscribe/', '/app/profile/', '/app/profile', '/app/profiles/12', '/app/settings/', '/app/admin/'])('lets an incomplete profile open %s', (path) => {
+  it.each([
+    '/app/subscribe/',
+    '/app/profile/',
+    '/app/profile',
+    '/app/profiles/12',
+    '/app/settings/',
+    '/app/admin/',
+    // An organizer hosts without a dating profile.
+    '/app/events/',
+    '/app/events/new/',
+    '/app/events/7/host/',
+    '/app/events/7/edit/',
+  ])('lets an incomplete profile open %s', (path) => {
     expect(allowedWithIncompleteProfile(path)).toBe(true);
     expect(gateAppRoute(path, 'token', currentUser({ is_profile_completed: false }))).toBeNull();
   });

@@ -11,7 +11,7 @@ import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
@@ -260,6 +260,33 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       await page.goBack();
       await expect.poll(() => new URL(page.url()).pathname).not.toBe('/app/home/');
       expect((await client(app.server.url).post('/api/events/leave/', { token: vera.token })).status).toBeLessThan(300);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lets an organizer host before writing a dating profile, and counts no one in before theirs is complete', async () => {
+    const nora = await makeUser(app.server, { firstName: 'Nora' });
+    const { context, page } = await openPhone(app.browser, { token: nora.token, language: 'en' });
+    try {
+      // Hosting needs no photo, birth date or gender: the events and the new-event form open as they are.
+      await page.goto(`${app.server.url}/app/events/`);
+      await page.getByRole('heading', { level: 1, name: en['app.nav.events'] }).waitFor();
+      await page.goto(`${app.server.url}/app/events/new/`);
+      await page.getByLabel(en['events.new.name']).fill('Rooftop Jam');
+      await page.getByRole('button', { name: en['events.new.submit'] }).click();
+      await page.waitForURL(/\/app\/events\/\d+\/host\/$/);
+      await page.getByRole('heading', { level: 1, name: 'Rooftop Jam' }).waitFor();
+
+      // Scanned at the door with the profile still to write: the form first, the pass kept for after it.
+      const before = await client(app.server.url).get(`/api/events/${event.id}/stats/`, { token: organizer.token });
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.waitForURL('**/app/profile/');
+      expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+      expect((await client(app.server.url).get('/api/events/current/', { token: nora.token })).body.event).toBeNull();
+      const after = await client(app.server.url).get(`/api/events/${event.id}/stats/`, { token: organizer.token });
+      expect(after.body.attendee_count).toBe(before.body.attendee_count);
     } finally {
       await context.close();
     }

@@ -9,7 +9,7 @@ import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useEventStatus } from '../../lib/event-status';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
-import { clearPendingJoin, getPendingJoin, setPendingJoin } from '../../lib/pending-join';
+import { clearPendingJoin, getPendingJoin, setPendingJoin, waitsForProfile } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
@@ -51,6 +51,7 @@ export function EventPage({ code: rawCode }: { code: string }) {
     setNotice(null);
     setScanNotice(null);
     try {
+      if (await waitsForProfile(code)) return navigate('/app/profile/');
       const pending = getPendingJoin();
       await api.checkIn(code, pending?.code === code && pending.pass ? { pass: pending.pass } : {});
       clearPendingJoin();

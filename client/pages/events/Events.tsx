@@ -6,6 +6,7 @@ import type { OrganizerEvent } from '../../../shared/schemas/events';
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
+import { waitsForProfile } from '../../lib/pending-join';
 import { type EventStatus, eventStatusAt } from '../../../shared/event-status';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
@@ -99,7 +100,7 @@ export function Events() {
     setBusy(true);
     setError(null);
     try {
-      await checkIn(normalizeEventCode(code));
+      if (!(await waitsForProfile(normalizeEventCode(code)))) await checkIn(normalizeEventCode(code));
       navigate('/app/home/');
     } catch (failure) {
       // A code that names no event is said as the event page says it, not as a bare "Not found".
