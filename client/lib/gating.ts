@@ -1,3 +1,4 @@
+/** The signed-in app's gates (only AppRoot loads this; login and register have theirs in use-auth-form.ts). */
 import type { CurrentUser } from '../../shared/schemas/users';
 
 /**
@@ -24,9 +25,4 @@ export function gateAppRoute(path: string, token: string | null, user: CurrentUs
   if (!user) return null;
   if (user.is_profile_completed === false && !allowedWithIncompleteProfile(path)) return '/app/profile/';
   return null;
-}
-
-/** Login and register skip straight to the app when a token is stored. */
-export function gatePublicAuthRoute(token: string | null): string | null {
-  return token ? '/app/home/' : null;
 }

@@ -3,8 +3,12 @@ import { useLocation } from 'wouter';
 import type { FieldErrors } from '../../shared/schemas/common';
 import { useSession } from '../stores/session';
 import { formErrors } from './errors';
-import { gatePublicAuthRoute } from './gating';
 import { useT } from './i18n';
+
+/** Login and register skip straight to the app when a token is stored. */
+export function gatePublicAuthRoute(token: string | null): string | null {
+  return token ? '/app/home/' : null;
+}
 
 /**
  * What the login and register forms share: a stored token skips them (`redirect`), a submit is busy
