@@ -5,6 +5,8 @@ export const enEvents = {
   'events.join.label': 'Event code',
   'events.join.help': 'The 6-character code shown at the event.',
   'events.join.submit': 'Join',
+  'events.switch.confirm': 'Join the new one',
+  'events.switch.body': 'You can be at one event at a time: joining this one takes you out of {name}, and its people out of your deck.',
   'events.current.title': 'You are at',
   'events.current.deck': 'See who is here',
   'events.current.leave': 'Leave event',

@@ -6,6 +6,8 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.join.label': 'Código del evento',
   'events.join.help': 'El código de 6 caracteres que se muestra en el evento.',
   'events.join.submit': 'Unirme',
+  'events.switch.confirm': 'Entrar en el nuevo',
+  'events.switch.body': 'Solo puedes estar en un evento a la vez: al entrar en este sales de {name}, y su gente de tus tarjetas.',
   'events.current.title': 'Estás en',
   'events.current.deck': 'Ver quién está aquí',
   'events.current.leave': 'Salir del evento',

@@ -265,6 +265,33 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('asks before a typed code takes someone out of the event they are at', async () => {
+    const ines = await makeCompletedUser(app.server, { name: 'Inés' }, { firstName: 'Inés' });
+    await checkIn(app.server, ines, event.code, { token: await tokenFor(app.server, event.id) });
+    const other = await makeEvent(app.server, organizer, { name: 'Pool Party', join_mode: 'code' });
+    const currentOf = async () => (await client(app.server.url).get('/api/events/current/', { token: ines.token })).body.event?.name;
+    const { context, page } = await openPhone(app.browser, { token: ines.token, language: 'en' });
+    try {
+      await page.goto(`${app.server.url}/app/events/`);
+      await page.getByLabel(en['events.join.label']).fill(other.code);
+      await page.getByRole('button', { name: en['events.join.submit'] }).click();
+      const sheet = page.getByRole('dialog', { name: format(en['deck.event.leaveTitle'], { name: 'Terrace Night' }) });
+      await sheet.getByText(format(en['events.switch.body'], { name: 'Terrace Night' })).waitFor();
+      await entryAnimationsDone(page);
+      await shot(page, '11-switch-event');
+      await sheet.getByRole('button', { name: en['deck.event.stay'] }).click();
+      await sheet.waitFor({ state: 'detached' });
+      expect(await currentOf()).toBe('Terrace Night');
+
+      await page.getByRole('button', { name: en['events.join.submit'] }).click();
+      await sheet.getByRole('button', { name: en['events.switch.confirm'] }).click();
+      await page.getByRole('region', { name: 'Pool Party' }).waitFor();
+      expect(await currentOf()).toBe('Pool Party');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('lets an organizer host before writing a dating profile, and counts no one in before theirs is complete', async () => {
     const nora = await makeUser(app.server, { firstName: 'Nora' });
     const { context, page } = await openPhone(app.browser, { token: nora.token, language: 'en' });

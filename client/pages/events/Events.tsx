@@ -14,6 +14,7 @@ import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
+import { ConfirmSheet } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
 import { eventsMessages } from '../../lib/messages-events';
@@ -54,6 +55,7 @@ export function Events() {
   const current = useEvents((state) => state.current);
   const checkIn = useEvents((state) => state.checkIn);
   const [leaving, setLeaving] = useState(false);
+  const [switching, setSwitching] = useState(false);
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -94,9 +96,16 @@ export function Events() {
     }
   }
 
-  async function join(event: FormEvent) {
+  function join(event: FormEvent) {
     event.preventDefault();
     if (!isEventCode(code)) return;
+    // One event at a time: joining another one leaves this one, which is said first.
+    if (current && current.code !== normalizeEventCode(code)) setSwitching(true);
+    else void enter();
+  }
+
+  async function enter() {
+    setSwitching(false);
     setBusy(true);
     setError(null);
     try {
@@ -136,7 +145,7 @@ export function Events() {
       )}
 
       <EventCard id="join-title" title={t('events.join.title')}>
-        <form className="join-form" onSubmit={(event) => void join(event)}>
+        <form className="join-form" onSubmit={join}>
           <label className="field">
             <span>{t('events.join.label')}</span>
             <input
@@ -167,6 +176,20 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
+        {switching && current && (
+          <ConfirmSheet
+            title={t('deck.event.leaveTitle', { name: current.name })}
+            confirmLabel={t('events.switch.confirm')}
+            cancelLabel={t('deck.event.stay')}
+            tone="primary"
+            busy={busy}
+            error={null}
+            onConfirm={() => void enter()}
+            onClose={() => setSwitching(false)}
+          >
+            <p>{t('events.switch.body', { name: current.name })}</p>
+          </ConfirmSheet>
+        )}
       </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">
