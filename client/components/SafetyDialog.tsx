@@ -8,6 +8,7 @@ import { type Translate, useMessages, useT } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import { safetyMessages } from '../lib/messages-safety';
+import { hasVisibleText } from '../../shared/visible-text';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
 
@@ -74,9 +75,10 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
       setError({ form: t('safety.report.pickReason'), details: null });
       return;
     }
+    // Optional: left out when nothing in it shows (spaces, a zero-width character), as the server counts it.
     const text = details.trim();
     void run(() =>
-      useSafety.getState().report({ user_id: person.id, reason, conversation_id: conversationId, ...(text ? { details: text } : {}) }),
+      useSafety.getState().report({ user_id: person.id, reason, conversation_id: conversationId, ...(hasVisibleText(text) ? { details: text } : {}) }),
     );
   }
 
@@ -150,7 +152,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
         </div>
         <p className="muted report-note">
           {t('safety.report.private', { name: person.name })}{' '}
-          {t(chatEnded ? 'safety.report.blocksEnded' : 'safety.report.blocks', { name: person.name })}
+          {t(chatEnded ? 'safety.report.blocksEnded' : conversationId === undefined ? 'safety.report.blocksProfile' : 'safety.report.blocks', { name: person.name })}
         </p>
         {error.form && (
           <p className="form-error" role="alert">

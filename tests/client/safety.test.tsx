@@ -218,13 +218,26 @@ describe('Report', () => {
     const { other, conversationId } = await matchedPair();
     const { onDone } = renderDialog('report', { id: other.id, name: 'Ben' }, conversationId);
     fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.other'] }));
-    // Only zero-width characters: empty to the server, which answers 400 for `details`.
-    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: '\u200b\u200b' } });
+    // Past the limit (the field's maxLength stops typing, not a value set in code): the server answers 400 for `details`.
+    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: 'x'.repeat(REPORT_DETAILS_MAX_LENGTH + 1) } });
     fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
     await waitFor(() => expect(screen.getByLabelText(en['safety.report.details']).getAttribute('aria-invalid')).toBe('true'));
     expect(screen.getByRole('alert').textContent).toBeTruthy();
     expect(onDone).not.toHaveBeenCalled();
     expect(screen.getByRole('button', { name: en['safety.report.send'] })).not.toHaveProperty('disabled', true);
+  });
+
+  it('leaves out details in which nothing shows, as the server would count them blank', async () => {
+    const { me, other } = await matchedPair();
+    // From their profile: no conversation is named, so the note does not promise to remove one.
+    const { onDone } = renderDialog('report', { id: other.id, name: 'Ben' });
+    expect(screen.getByRole('dialog', { name: 'Report Ben' }).textContent).toContain(en['safety.report.blocksProfile'].replace('{name}', 'Ben'));
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.other'] }));
+    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: ' \u200b\u200b ' } });
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+    const [report] = (await openReports()).filter((item) => item.reporter.id === me.id);
+    expect(report).toMatchObject({ reason: 'other', details: '', reported: { id: other.id } });
   });
 
   it('says "a lot of reports today" on a 429, in Spanish too, by status and not by the words', async () => {

@@ -357,6 +357,18 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.composer-count').waitFor({ state: 'detached' });
   });
 
+  it('offers no Send for a message in which nothing would show', async () => {
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    const messages = await page.getByTestId('message').count();
+    // Spaces and zero-width characters: blank to the server, which would refuse the message.
+    await composer.fill(' \u200b\u200b ');
+    expect(await page.getByRole('button', { name: en['chat.send'], exact: true }).isDisabled()).toBe(true);
+    await composer.press('Enter');
+    expect(await composer.inputValue()).toBe(' \u200b\u200b ');
+    expect(await page.getByTestId('message').count()).toBe(messages);
+    await composer.fill('');
+  });
+
   it('shows a new match online at once, on the socket that heard of the match', async () => {
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
     const cai = await makeCompletedUser(app.server, { name: 'Cai', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cai' });

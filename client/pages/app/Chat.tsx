@@ -1,6 +1,7 @@
 import { type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
+import { hasVisibleText } from '../../../shared/visible-text';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
@@ -187,13 +188,13 @@ export function Chat({ id }: { id: number }) {
   function onComposerKey(event: KeyboardEvent<HTMLTextAreaElement>) {
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
-    if (draft.trim()) event.currentTarget.form?.requestSubmit();
+    if (hasVisibleText(draft)) event.currentTarget.form?.requestSubmit();
   }
 
   function submit(event: FormEvent) {
     event.preventDefault();
     const content = draft.trim();
-    if (!content) return;
+    if (!hasVisibleText(content)) return;
     setDraft(id, '');
     lastTypingSent.current = 0;
     nearBottom.current = true;
@@ -297,7 +298,7 @@ export function Chat({ id }: { id: number }) {
           type="submit"
           className="round-btn round-btn-send"
           aria-label={t('chat.send')}
-          disabled={!draft.trim()}
+          disabled={!hasVisibleText(draft)}
           onMouseDown={(event) => event.preventDefault()}
         >
           <SendIcon />
