@@ -42,6 +42,8 @@ export const enEvents = {
   'events.edit.startLocked': 'The event has started: its start can no longer change.',
   'events.edit.offline': 'No connection. The event will show as soon as you are back online.',
   'events.edit.timesHelpStarted': 'At most 48 hours from the start.',
+  'events.edit.endSoonTitle': 'End the event at {time}?',
+  'events.edit.endSoon': 'Check-in closes then, and once the event is over it can no longer change.',
   'events.edit.over': 'This event is over: it can no longer change.',
   'host.title': 'Host screen',
   'host.offline': 'No connection. The host screen will open as soon as you are back online.',

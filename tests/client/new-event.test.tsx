@@ -4,7 +4,7 @@
  * where they came from, not to a blank form that would make the same event twice. Changing one sends
  * only what changed, and never the start of an event that has started.
  */
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -135,6 +135,35 @@ describe('the edit-event form', () => {
     expect(ends.getAttribute('aria-invalid')).toBe('true');
     // The field that was refused takes the focus (and is scrolled into view): it may be above the fold.
     await waitFor(() => expect(document.activeElement).toBe(ends));
+  });
+
+  it('asks before an end brought forward to within the hour, and saves it only once confirmed', async () => {
+    const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
+    api.updateEvent.mockResolvedValue(event);
+    await renderAt(event);
+    const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+    // A.m. for p.m., or a slip of the finger: the party would end in twenty minutes.
+    const soon = new Date(Date.now() + HOUR / 3);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    const local = `${soon.getFullYear()}-${pad(soon.getMonth() + 1)}-${pad(soon.getDate())}T${pad(soon.getHours())}:${pad(soon.getMinutes())}`;
+    fireEvent.change(ends, { target: { value: local } });
+    const save = screen.getByRole('button', { name: enEvents['events.edit.submit'] });
+    fireEvent.click(save);
+    const time = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(new Date(local).toISOString()));
+    const sheet = await screen.findByRole('dialog', { name: enEvents['events.edit.endSoonTitle'].replace('{time}', time) });
+    expect(sheet.textContent).toContain(enEvents['events.edit.endSoon']);
+    expect(api.updateEvent).not.toHaveBeenCalled();
+
+    // Cancelled: nothing sent, and the form can be saved again.
+    fireEvent.click(within(sheet).getByRole('button', { name: enEvents['host.cancel'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.updateEvent).not.toHaveBeenCalled();
+    await waitFor(() => expect(save).toHaveProperty('disabled', false));
+
+    fireEvent.click(save);
+    const again = await screen.findByRole('dialog');
+    fireEvent.click(within(again).getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { ends_at: new Date(local).toISOString() }));
   });
 
   it('offers no form for an event that is over, nor for one that is not mine', async () => {

@@ -1,18 +1,22 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import type { OrganizerEvent } from '../../../shared/schemas/events';
+import type { EventUpdate, OrganizerEvent } from '../../../shared/schemas/events';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
+import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { useEventStatus } from '../../lib/event-status';
-import { useMessages, useT } from '../../lib/i18n';
+import { formatTime } from '../../lib/format';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { findMine } from '../../stores/host';
 import { EventForm, eventChanges, eventFormValues } from './EventForm';
 import '../../events.css';
+
+const HOUR = 3_600_000;
 
 /**
  * `/app/events/<id>/edit/`: the organizer changes the name, venue, times or door of an event still to
@@ -32,6 +36,17 @@ export function EditEvent({ id }: { id: number }) {
   // host screen in its place.
   const [fromHost] = useState(() => (window.history.state as { from?: string } | null)?.from === 'host');
   const leave = () => (fromHost ? window.history.back() : navigate(hostScreen, { replace: true }));
+  const language = useLanguage((state) => state.language);
+  /** An end brought forward to within the hour, waiting for the organizer's confirm. */
+  const [shortened, setShortened] = useState<EventUpdate | null>(null);
+
+  async function save(changes: EventUpdate) {
+    // Nothing changed: nothing to send, nor to announce to the room.
+    if (Object.keys(changes).length === 0) return;
+    await api.updateEvent(id, changes);
+    toast.success(t('events.edit.saved'));
+  }
+  const confirmed = useSheetAction(() => save(shortened!), leave);
 
   const load = () => {
     setFailed(null);
@@ -94,14 +109,27 @@ export function EditEvent({ id }: { id: number }) {
         submitLabel={t('events.edit.submit')}
         onSubmit={async (values) => {
           const changes = eventChanges(values, initial);
-          // Nothing changed: nothing to send, nor to announce to the room.
-          if (Object.keys(changes).length > 0) {
-            await api.updateEvent(event.id, changes);
-            toast.success(t('events.edit.saved'));
-          }
+          // Closing the door within the hour (a.m. for p.m. on a 12-hour picker ends the party), and
+          // after the end nothing can change: asked first.
+          const endsAt = changes.ends_at ? Date.parse(changes.ends_at) : Infinity;
+          if (endsAt < Date.parse(event.ends_at) && endsAt < Date.now() + HOUR) return setShortened(changes);
+          await save(changes);
           leave();
         }}
       />
+      {shortened && (
+        <ConfirmSheet
+          title={t('events.edit.endSoonTitle', { time: formatTime(shortened.ends_at!, language) })}
+          confirmLabel={t('events.edit.submit')}
+          cancelLabel={t('host.cancel')}
+          busy={confirmed.busy}
+          error={confirmed.error}
+          onConfirm={confirmed.run}
+          onClose={() => setShortened(null)}
+        >
+          <p>{t('events.edit.endSoon')}</p>
+        </ConfirmSheet>
+      )}
       <button type="button" className="btn btn-ghost btn-block event-form-cancel" onClick={leave}>
         {t('host.cancel')}
       </button>

@@ -88,8 +88,9 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       });
     } catch (error) {
       setErrors(formErrors(error, t));
-      setBusy(false);
     }
+    // Saved, the page has left; or it stays, refused or asking first (EditEvent's confirm sheet).
+    setBusy(false);
   }
 
   return (
