@@ -72,6 +72,12 @@ export interface ServerToClientEvents {
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
   /**
+   * The signed-in user's own account changed elsewhere (their plan started or ended, their e-mail was
+   * confirmed): fetch it again. No payload: `GET /api/users/me/` is the one source of the user, and a
+   * copy carried here could arrive after a newer change and undo it on screen.
+   */
+  'account:changed': () => void;
+  /**
    * Events may have been missed without the socket dropping (the instances lost each other for a
    * while): fetch what is new, as after a reconnect.
    */

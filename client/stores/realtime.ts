@@ -58,6 +58,10 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
   // known yet (an app opened with no network): AppRoot asks once their profile is known to be complete,
   // and a read sent since covers what was missed.
   if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
+  // The account as it is now: an `account:changed` (a plan bought on another phone) may have been
+  // missed. A user not known from the server yet is asked for by the connect itself (`retryUser`).
+  const { user, fromDevice, loadUser } = useSession.getState();
+  if (user && !fromDevice) void loadUser();
   if (useDeck.getState().queue !== null) {
     void useDeck.getState().refresh();
     // The likes left beside it: some came back meanwhile, or were spent on another device.
@@ -144,6 +148,16 @@ export function startRealtime(token: string) {
       else if (useConversations.getState().started) void useConversations.getState().load();
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
+    // My plan or my e-mail's confirmation changed on another device (or in Stripe).
+    onEvent('account:changed', () => void useSession.getState().loadUser()),
+    // The plan started or ended, whoever read the user that says so: what it decides is read again where
+    // this tab holds it, so that the deck's "no likes left" and its like button follow at once.
+    useSession.subscribe(({ user }, { user: before }) => {
+      if (!user || !before || user.has_subscription === before.has_subscription) return;
+      const plan = usePlan.getState();
+      if (plan.allowance) void plan.loadAllowance();
+      if (plan.subscription) void plan.loadSubscription();
+    }),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
     onEvent('event:count', ({ event_id, count }) => {
       useEvents.getState().setCount(event_id, count);
@@ -180,8 +194,8 @@ export function startRealtime(token: string) {
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),
-    // Back in view: the user as the server has them now, whose plan or e-mail confirmation another
-    // device may have changed (no socket event says so).
+    // Back in view: the user as the server has them now, in case an `account:changed` was missed while
+    // the socket slept with the phone.
     refreshWhenVisible(() => void useSession.getState().loadUser(), USER_REFRESH_MS),
   ];
 }

@@ -413,7 +413,8 @@ describe.skipIf(!ready)('a script of the build that is no longer there (Chromium
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads += 1;
     });
-    await page.route('**/assets/Settings-*.js', (route) => (loads <= stale ? route.fulfill({ status: 404, body: 'Not found.' }) : route.continue()));
+    // The settings page's script: the chunk it shares with the app's other secondary pages (vite.config.ts).
+    await page.route('**/assets/app-more-*.js', (route) => (loads <= stale ? route.fulfill({ status: 404, body: 'Not found.' }) : route.continue()));
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
     await page.getByRole('menuitem', { name: en['app.settings'] }).click();

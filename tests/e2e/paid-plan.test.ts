@@ -3,13 +3,15 @@
  * "Likes you" shows blurred placeholders and the upgrade call to a free user; after subscribing
  * through the local test checkout the same page shows the people, and a like from there opens the
  * match overlay. On the deck: undo brings a passed card back, and a free user out of likes is told
- * when they come back. "Manage subscription" leads to the test portal, whose cancellation ends the
- * perks; the subscribe page then promises no second free trial. Screenshots land in
- * tests/e2e/artifacts/paid-*.png.
+ * when they come back, until a plan bought on their other phone lifts it at once. "Manage
+ * subscription" leads to the test portal, whose cancellation ends the perks; the subscribe page then
+ * promises no second free trial. Screenshots land in tests/e2e/artifacts/paid-*.png.
  */
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -145,6 +147,86 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.waitForURL('**/app/home/');
     await page.getByTestId('likes-out').waitFor();
     expect(await page.getByText(en['profileView.notSent']).count()).toBe(0);
+  });
+
+  it('a plan bought on another phone reaches the deck at once: "no likes left" goes, and a like goes through', async () => {
+    const me = await makeCompletedUser(app.server, { name: 'Carla' });
+    const targets = await Promise.all([1, 2].map(() => makeCompletedUser(app.server)));
+    // Someone on her deck she has not answered yet.
+    await makeCompletedUser(app.server, { name: 'Iker' });
+    for (let i = 0; i < FREE_DAILY_LIKES; i++) {
+      await react(me, targets[i % 2]!, 'like');
+      await react(me, targets[i % 2]!, 'dislike');
+    }
+    const { page, shot } = await phoneFor(me);
+    // Its socket is connected once the server's CONNECT packet ("40") arrives: what is published then reaches it.
+    const connected = new Promise<void>((resolve) => {
+      page.on('websocket', (socket) => socket.on('framereceived', ({ payload }) => payload.toString().startsWith('40') && resolve()));
+    });
+    await page.goto(`${app.server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const out = page.getByTestId('likes-out');
+    await out.waitFor();
+    await connected;
+    // Marks this document, and notes any hiding or showing: the news must come without a reload or a return to the tab.
+    await page.evaluate(() => {
+      Object.assign(window, { sameDocument: true });
+      document.addEventListener('visibilitychange', () => Object.assign(window, { visibilityChanged: true }));
+    });
+
+    // Her other phone buys the plan through the test checkout.
+    const other = await phoneFor(me);
+    await other.page.goto(`${app.server.url}/app/subscribe/`);
+    await other.page.getByTestId('plan-starter').getByRole('button', { name: en['subscribe.choose'] }).click();
+    await other.page.getByRole('button', { name: 'Complete test checkout' }).click();
+    await other.page.waitForURL(/\/app\/subscribe\/\?success=true&session_id=/);
+
+    await out.waitFor({ state: 'detached' });
+    await shot('07b-deck-plan-bought-elsewhere');
+    const first = Number(await card.getAttribute('data-card-id'));
+    await page.getByRole('button', { name: en['deck.like'], exact: true }).click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(String(first));
+    const liked = async () =>
+      rowsOf<{ kind: string }>(
+        await app.server.app.db.execute(sql`select kind from reactions where from_user_id = ${me.id} and to_user_id = ${first}`),
+      )[0]?.kind;
+    await expect.poll(liked).toBe('like');
+    expect(await page.evaluate(() => 'sameDocument' in window && !('visibilityChanged' in window))).toBe(true);
+  });
+
+  it('a plan bought while this phone was cut off is known once it is back: undo works without a reload', async () => {
+    const me = await makeCompletedUser(app.server, { name: 'Dora' });
+    await Promise.all(['Pau', 'Quim'].map((name) => makeCompletedUser(app.server, { name })));
+    const { page } = await phoneFor(me);
+    // Her socket's way to the server, which the test can close: the event that tells of the plan is
+    // published while she has no socket, and never reaches her.
+    let reachable = true;
+    let connects = 0;
+    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+      if (!reachable) return ws.close();
+      connects += 1;
+      ws.connectToServer();
+    });
+    await page.goto(`${app.server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const sockets = () => app.server.app.io.in(`user:${me.id}`).fetchSockets();
+    await expect.poll(async () => (await sockets()).length).toBe(1);
+    reachable = false;
+    app.server.app.io.in(`user:${me.id}`).disconnectSockets(true);
+    await subscribeThroughTestCheckout(app.server, me, 'monthly');
+    // Back: the catch-up reads her again, with the plan she now has.
+    const reread = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/users/me/' && response.ok());
+    reachable = true;
+    await reread;
+    expect(connects).toBe(2);
+
+    const first = await card.getAttribute('data-card-id');
+    await page.getByRole('button', { name: en['deck.skip'] }).click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
+    await page.getByRole('button', { name: en['deck.undo'] }).click();
+    await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).toBe(first);
   });
 
   it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {

@@ -47,7 +47,9 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: VerifyEmailInput, response: { 200: Detail } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
-      await verifyEmail(app.db, request.body.token);
+      const userId = await verifyEmail(app.db, request.body.token);
+      // The link is often opened on another device, or in a new tab: the open apps drop their banner.
+      app.publish([userId], 'account:changed');
       return { detail: 'Your e-mail address is verified.' };
     },
   });
@@ -77,6 +79,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: PasswordResetConfirmInput, response: { 200: TokenResponse } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
+      // It verifies the e-mail too, but no open app needs telling: it ends every other session.
       const { userId, token } = await confirmPasswordReset(app.db, request.body, hashOptions);
       await afterNewPassword(userId, token);
       return { token };

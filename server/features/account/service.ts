@@ -121,19 +121,23 @@ export async function resendVerificationEmail(deps: MailDeps, userId: number, la
   deps.mailer.later(() => sendVerificationEmail(deps, userId));
 }
 
-/** Spends a verification link and marks the address verified; every other verification link dies. */
-export async function verifyEmail(db: Db, token: string): Promise<void> {
+/**
+ * Spends a verification link and marks the address verified; every other verification link dies.
+ * Answers whose address it was, once committed.
+ */
+export async function verifyEmail(db: Db, token: string): Promise<number> {
   const verified = await db.transaction(async (tx) => {
     const userId = await spendEmailToken(tx, token, 'verify_email');
-    if (userId === null) return false;
+    if (userId === null) return null;
     await tx
       .update(users)
       .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
       .where(eq(users.id, userId));
     await tx.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'verify_email')));
-    return true;
+    return userId;
   });
-  if (!verified) throw ValidationError.field('token', LINK_INVALID);
+  if (verified === null) throw ValidationError.field('token', LINK_INVALID);
+  return verified;
 }
 
 /**

@@ -19,6 +19,7 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       if (login.created) await app.analytics.record(login.userId, 'signed_up');
       else await rememberLanguage(app.db, login.userId, requestLanguage(request));
+      if (login.verifiedEmail) app.publish([login.userId], 'account:changed');
       return { token: login.token };
     },
   });

@@ -89,21 +89,23 @@ function accountNames(info: GoogleUserInfo) {
  *
  * A password account is linked only once its owner has proved the address: otherwise
  * whoever registered the address first, perhaps not its owner, would be let into the owner's Google
- * login ("pre-account hijacking"). Google vouching for the address verifies it.
+ * login ("pre-account hijacking"). Google vouching for the address verifies it; `verifiedEmail` says
+ * when that verified an account that was there before, whose open apps still say it is not.
  */
 export async function findOrCreateGoogleUser(
   db: Db,
   info: GoogleUserInfo,
   options: { language?: Language } = {},
   attempt = 0,
-): Promise<{ id: number; created: boolean }> {
+): Promise<{ id: number; created: boolean; verifiedEmail: boolean }> {
   const [bySub] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, info.sub));
   if (bySub) {
-    await db
+    const verified = await db
       .update(users)
       .set({ emailVerifiedAt: sql`now()` })
-      .where(and(eq(users.id, bySub.id), eq(users.email, info.email), isNull(users.emailVerifiedAt)));
-    return { id: bySub.id, created: false };
+      .where(and(eq(users.id, bySub.id), eq(users.email, info.email), isNull(users.emailVerifiedAt)))
+      .returning({ id: users.id });
+    return { id: bySub.id, created: false, verifiedEmail: verified.length > 0 };
   }
 
   const [byEmail] = await db
@@ -125,7 +127,7 @@ export async function findOrCreateGoogleUser(
         ),
       )
       .returning({ id: users.id });
-    if (linked) return { id: linked.id, created: false };
+    if (linked) return { id: linked.id, created: false, verifiedEmail: byEmail.emailVerifiedAt === null };
   } else {
     try {
       const user = await createUser(db, {
@@ -136,7 +138,7 @@ export async function findOrCreateGoogleUser(
         language: options.language,
         emailVerified: true,
       });
-      return { id: user.id, created: true };
+      return { id: user.id, created: true, verifiedEmail: false };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
@@ -151,8 +153,8 @@ export async function googleLogin(
   google: GoogleSettings,
   accessToken: string,
   options: { language?: Language } = {},
-): Promise<{ token: string; userId: number; created: boolean }> {
+): Promise<{ token: string; userId: number; created: boolean; verifiedEmail: boolean }> {
   const info = await verifyGoogleToken(google, accessToken);
   const user = await findOrCreateGoogleUser(db, info, options);
-  return { token: await issueToken(db, user.id), userId: user.id, created: user.created };
+  return { token: await issueToken(db, user.id), userId: user.id, created: user.created, verifiedEmail: user.verifiedEmail };
 }

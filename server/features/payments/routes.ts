@@ -23,6 +23,7 @@ import {
   completeLocalCheckout,
   createCheckout,
   type EventOrigin,
+  type EventResult,
   findCheckoutUserById,
   findLocalCheckout,
   handleStripeEvent,
@@ -53,6 +54,11 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   const webhookEvents: EventOrigin = {
     provider: 'stripe',
     latest: payments.stripe ? stripeSubscriptionSource(payments.stripe) : null,
+  };
+
+  /** An event changed someone's plan, and has committed: their other phones and tabs read them again. */
+  const tellOwner = ({ userId }: EventResult) => {
+    if (userId !== undefined) app.publish([userId], 'account:changed');
   };
 
   if (mode === 'off') app.log.warn('checkout: off (CHECKOUT_MODE=off) — payments are not configured, the subscribe page says so');
@@ -138,8 +144,9 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         }
         const event = StripeEvent.safeParse(verified);
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
-        const { outcome, reason } = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
-        request.log.info({ eventId: event.data.id, type: event.data.type, outcome, reason }, 'stripe event');
+        const result = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
+        request.log.info({ eventId: event.data.id, type: event.data.type, outcome: result.outcome, reason: result.reason }, 'stripe event');
+        tellOwner(result);
         return { received: true as const };
       },
     });
@@ -158,7 +165,10 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: app.authenticate,
     handler: async (request) => {
-      await cancelLocalSubscription(app.db, currentUser(request).id);
+      const { id } = currentUser(request);
+      // Back only once the plan has ended: with no plan to cancel, it is a 409.
+      await cancelLocalSubscription(app.db, id);
+      app.publish([id], 'account:changed');
       return { url: subscribeUrl(app.publicUrl) };
     },
   });
@@ -183,9 +193,10 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       schema: finish,
       onRequest: app.authenticate,
       handler: async (request) => {
-        const url = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
-        if (!url) throw new NotFound();
-        return { url };
+        const finished = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
+        if (!finished) throw new NotFound();
+        if (finished.event) tellOwner(finished.event);
+        return { url: finished.url };
       },
     });
   }

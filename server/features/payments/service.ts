@@ -189,6 +189,11 @@ export type EventOutcome = 'handled' | 'duplicate' | 'ignored';
 export interface EventResult {
   outcome: EventOutcome;
   reason?: string;
+  /**
+   * Whose billing it changed, once committed (outcome `handled`): the caller tells their open apps.
+   * Not set for a subscription cancelled for an account deleted already (`leftBehind`).
+   */
+  userId?: number;
 }
 
 /**
@@ -270,7 +275,8 @@ export async function handleStripeEvent(db: Db, event: StripeEvent, origin: Even
     if (!fresh) return { outcome: 'duplicate' };
     if ('ignore' in effect) return ignored(effect.ignore);
     if ('done' in effect) return effect.done;
-    return effect.apply(tx);
+    const result = await effect.apply(tx);
+    return result.outcome === 'handled' ? { ...result, userId: effect.userId } : result;
   });
 }
 
@@ -501,12 +507,18 @@ export async function findLocalCheckout(db: DbOrTx, id: string, userId: number):
 export const CHECKOUT_CANCELED = serverText('checkout_canceled');
 export const CHECKOUT_DONE = serverText('checkout_complete');
 
+/** Where the browser goes after a local test checkout, and what its event did (none for a cancel). */
+export interface FinishedCheckout {
+  url: string;
+  event?: EventResult;
+}
+
 /**
  * "Pays" a local test checkout of the signed-in user's: the event Stripe would send for it goes
  * through the webhook's own handler. Its id is derived from the session's, so a second click changes
- * nothing. Answers the success address, or null for a session that is not theirs.
+ * nothing. Answers the success address and what the event did, or null for a session that is not theirs.
  */
-export async function completeLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<string | null> {
+export async function completeLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<FinishedCheckout | null> {
   const checkout = await findLocalCheckout(db, id, userId);
   if (!checkout) return null;
   if (checkout.status === 'canceled') throw new Conflict(CHECKOUT_CANCELED, 'checkout_canceled');
@@ -527,12 +539,12 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
       },
     },
   };
-  await handleStripeEvent(db, completed, LOCAL_EVENTS);
-  return successUrl(publicUrl, id);
+  const event = await handleStripeEvent(db, completed, LOCAL_EVENTS);
+  return { url: successUrl(publicUrl, id), event };
 }
 
 /** Answers the cancel address, or null for a session that is not theirs. A completed checkout stays complete. */
-export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<string | null> {
+export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<FinishedCheckout | null> {
   const checkout = await findLocalCheckout(db, id, userId);
   if (!checkout) return null;
   if (checkout.status === 'complete') throw new Conflict(CHECKOUT_DONE, 'checkout_complete');
@@ -540,7 +552,7 @@ export async function cancelLocalCheckout(db: Db, publicUrl: string, id: string,
     .update(checkoutSessions)
     .set({ status: 'canceled' })
     .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.status, 'open')));
-  return cancelUrl(publicUrl);
+  return { url: cancelUrl(publicUrl) };
 }
 
 /** Cancels a subscription at once; one Stripe has already ended, or does not have, needs nothing. */

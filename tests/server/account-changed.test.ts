@@ -1,0 +1,254 @@
+/**
+ * `account:changed`: the user's own sockets hear it once their plan or their e-mail's confirmation
+ * has changed and committed (the local test checkout and portal, Stripe's webhook, the e-mail link, a
+ * Google sign-in that vouches for the address), so that their other phones and tabs read them again.
+ * Nobody else hears it, and an event that changed nothing tells no one.
+ */
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../server/db/schema';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
+import { deliverStripeEvent, type FakeStripe, startFakeStripe, startStripeCheckout, stripeConfigFor, stripeEvent, TEST_STRIPE } from '../fakes/stripe';
+import { makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
+import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { startTwoInstances } from '../realtime/cluster-fixtures';
+
+const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
+
+/**
+ * The next `account:changed` on this socket, and the user as `GET /api/users/me/` answers the moment it
+ * arrives, as the app asks: the change has committed by then.
+ */
+const nextChange = (server: TestServer, socket: ClientSocket, token: string) =>
+  waitFor(socket, 'account:changed').then(async () => (await client(server.url).get<CurrentUser>('/api/users/me/', { token })).body);
+
+const changesIn = (events: Array<{ event: string }>) => events.filter(({ event }) => event === 'account:changed').length;
+
+describe.each(backends)('account:changed from the test checkout, the e-mail link and Google, on %s', (backend) => {
+  let smtp: TestSmtpServer;
+  let google: FakeGoogle;
+  let server: TestServer;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    google = await startFakeGoogle({ clientId: CLIENT_ID });
+    server = await startServer({
+      backend,
+      config: {
+        mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' },
+        google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
+      },
+    });
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+    await google?.close();
+  });
+
+  async function socketOf(user: { token: string }) {
+    const socket = await connect(server.url, user.token);
+    open.push(socket);
+    return socket;
+  }
+
+  it('tells every socket of the buyer when the test checkout completes and when the test portal cancels; no one else', async () => {
+    const me = await makeUser(server);
+    const other = await makeUser(server);
+    const phone = await socketOf(me);
+    const laptop = await socketOf(me);
+    const bystander = await socketOf(other);
+    const heardByPhone = record(phone);
+    const heardByOther = record(bystander);
+
+    const bought = Promise.all([phone, laptop].map((socket) => nextChange(server, socket, me.token)));
+    await subscribeThroughTestCheckout(server, me);
+    expect((await bought).map((user) => user.has_subscription)).toEqual([true, true]);
+
+    const ended = nextChange(server, phone, me.token);
+    await cancelThroughTestPortal(server, me);
+    expect((await ended).has_subscription).toBe(false);
+    expect(changesIn(heardByPhone)).toBe(2);
+
+    // The other user's own purchase is the first `account:changed` their socket hears: none of mine reached it.
+    const theirs = waitFor(bystander, 'account:changed');
+    await subscribeThroughTestCheckout(server, other);
+    await theirs;
+    expect(changesIn(heardByOther)).toBe(1);
+    expect(changesIn(heardByPhone)).toBe(2);
+  });
+
+  it('a second "Complete" of the same test checkout changes nothing and tells no one', async () => {
+    const me = await makeUser(server);
+    const socket = await socketOf(me);
+    const heard = record(socket);
+    const api = client(server.url);
+    const started = await api.post('/api/payments/stripe/create-checkout-session/', {
+      token: me.token,
+      json: { lookup_key: server.config.stripe.lookupKeys.monthly },
+    });
+    const sessionId = String(started.body.url).split('/').pop()!;
+    const bought = nextChange(server, socket, me.token);
+    expect((await api.post(`/api/payments/test-checkout/${sessionId}/complete/`, { token: me.token })).status).toBe(200);
+    expect((await bought).has_subscription).toBe(true);
+    expect((await api.post(`/api/payments/test-checkout/${sessionId}/complete/`, { token: me.token })).status).toBe(200);
+
+    // The next change is the second one heard: the repeated click told nothing before it.
+    const ended = nextChange(server, socket, me.token);
+    await cancelThroughTestPortal(server, me);
+    await ended;
+    expect(changesIn(heard)).toBe(2);
+  });
+
+  it('tells the user’s sockets when the e-mail link verifies their address, and no one else', async () => {
+    const me = await makeUser(server);
+    const other = await makeUser(server);
+    const token = linkToken(await smtp.nextMailTo(me.email), '/verify-email');
+    const socket = await socketOf(me);
+    const bystander = await socketOf(other);
+    const heardByOther = record(bystander);
+
+    const verified = nextChange(server, socket, me.token);
+    expect((await client(server.url).post('/api/auth/verify-email/', { json: { token } })).status).toBe(200);
+    expect((await verified).email_verified).toBe(true);
+
+    const theirs = waitFor(bystander, 'account:changed');
+    const otherToken = linkToken(await smtp.nextMailTo(other.email), '/verify-email');
+    expect((await client(server.url).post('/api/auth/verify-email/', { json: { token: otherToken } })).status).toBe(200);
+    await theirs;
+    expect(changesIn(heardByOther)).toBe(1);
+  });
+
+  it('tells the user’s sockets when a Google sign-in verifies the address of their account, not when it was verified already', async () => {
+    const account = { sub: `1${Date.now()}`, email: `google-${Date.now()}@example.com`, email_verified: true };
+    const googleLogin = () => client(server.url).post('/api/auth/google/login/', { json: { access_token: google.issue(account) } });
+    const first = await googleLogin();
+    expect(first.status).toBe(200);
+    const user: Pick<TestUser, 'token'> = { token: first.body.token };
+    const socket = await socketOf(user);
+    const heard = record(socket);
+    // An address not verified (yet), on the account Google signs in to: what that sign-in is for.
+    const unverify = () => server.app.db.update(users).set({ emailVerifiedAt: null }).where(eq(users.email, account.email));
+
+    await unverify();
+    const verified = nextChange(server, socket, user.token);
+    expect((await googleLogin()).status).toBe(200);
+    expect((await verified).email_verified).toBe(true);
+
+    // Verified already: nothing changes, nothing is told (the next change heard is only the second).
+    expect((await googleLogin()).status).toBe(200);
+    await unverify();
+    const again = nextChange(server, socket, user.token);
+    expect((await googleLogin()).status).toBe(200);
+    await again;
+    expect(changesIn(heard)).toBe(2);
+  });
+});
+
+describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backend) => {
+  let fake: FakeStripe;
+  let server: TestServer;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeStripe(TEST_STRIPE);
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(fake) } });
+  });
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  const deliver = async (event: unknown) => expect((await deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret)).status).toBe(200);
+
+  async function socketOf(user: TestUser) {
+    const socket = await connect(server.url, user.token);
+    open.push(socket);
+    return socket;
+  }
+
+  /** A completed Stripe checkout of `user`'s, on Stripe's side; answers the completion to deliver. */
+  async function paidCheckout(user: TestUser, subscription: string) {
+    const { customer, sessionId } = await startStripeCheckout(server, user);
+    fake.subscriptions.set(subscription, { customer, status: 'trialing' });
+    const completed = stripeEvent('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      client_reference_id: String(user.id),
+      customer,
+      subscription,
+    });
+    return { customer, completed };
+  }
+
+  it('tells the user’s sockets when an event changes their plan; not for a redelivery, nor an event that changes nothing', async () => {
+    const me = await makeUser(server);
+    const other = await makeUser(server);
+    const socket = await socketOf(me);
+    const bystander = await socketOf(other);
+    const heard = record(socket);
+    const heardByOther = record(bystander);
+    const subscription = `sub_told_${me.id}`;
+    const { customer, completed } = await paidCheckout(me, subscription);
+
+    const started = nextChange(server, socket, me.token);
+    await deliver(completed);
+    expect((await started).has_subscription).toBe(true);
+
+    // Stripe delivers the same event again: a duplicate.
+    await deliver(completed);
+    // An old subscription of theirs ends: not the current one, so nothing changes.
+    await deliver(stripeEvent('customer.subscription.deleted', { id: `sub_old_${me.id}`, object: 'subscription', customer, status: 'canceled' }));
+
+    fake.subscriptions.set(subscription, { customer, status: 'canceled' });
+    const ended = nextChange(server, socket, me.token);
+    await deliver(stripeEvent('customer.subscription.deleted', { id: subscription, object: 'subscription', customer, status: 'canceled' }));
+    expect((await ended).has_subscription).toBe(false);
+    // Two changes, two events: the redelivery and the old subscription's end told nothing in between.
+    expect(changesIn(heard)).toBe(2);
+
+    // The other user's own purchase is the first `account:changed` their socket hears.
+    const theirs = waitFor(bystander, 'account:changed');
+    await deliver((await paidCheckout(other, `sub_other_${other.id}`)).completed);
+    await theirs;
+    expect(changesIn(heardByOther)).toBe(1);
+  });
+});
+
+const clustered = (await hasPostgres()) && (await hasRedis());
+
+describe.skipIf(!clustered)('account:changed across two instances over Redis', () => {
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  const open: ClientSocket[] = [];
+
+  beforeAll(async () => {
+    cluster = await startTwoInstances(REDIS_URL);
+  });
+  afterAll(async () => {
+    for (const socket of open.splice(0)) socket.close();
+    await cluster?.close();
+  });
+
+  it('a plan bought through one instance reaches the user’s socket on the other', async () => {
+    const me = await makeUser(cluster.one);
+    const socket = await connect(cluster.two.url, me.token);
+    open.push(socket);
+    const bought = nextChange(cluster.two, socket, me.token);
+    await subscribeThroughTestCheckout(cluster.one, me);
+    expect((await bought).has_subscription).toBe(true);
+  });
+});
