@@ -1,10 +1,10 @@
 import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
-import type { Reaction } from '../../shared/constants';
+import type { Language, Reaction } from '../../shared/constants';
 import { ApiError, LikesExhausted, mayPass } from '../lib/api';
-import { formatTime } from '../lib/format';
-import { useLanguage, useT } from '../lib/i18n';
+import { formatDateTime, formatTime, sameDay } from '../lib/format';
+import { type Translate, useLanguage, useT } from '../lib/i18n';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
@@ -99,6 +99,17 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
   );
 }
 
+/**
+ * When the likes come back: a time today, or tomorrow (the window is a day long, so mostly that),
+ * said as such; "08:01" alone read as this morning, already gone.
+ */
+function likesBack(limit: number, at: string, language: Language, t: Translate): string {
+  const tomorrow = new Date();
+  tomorrow.setDate(tomorrow.getDate() + 1);
+  if (sameDay(at, tomorrow.toISOString())) return t('deck.likesOutTomorrow', { limit, time: formatTime(at, language) });
+  return t('deck.likesOut', { limit, time: sameDay(at, new Date().toISOString()) ? formatTime(at, language) : formatDateTime(at, language) });
+}
+
 /** What undo needs (when it was just tapped), when likes come back (free plan, none left), or how few are left. */
 export function DeckPlanNotice() {
   const t = useT();
@@ -125,7 +136,7 @@ export function DeckPlanNotice() {
     return (
       <div className="plan-notice" role="status" data-testid="likes-out">
         <p>
-          <strong>{t('deck.likesOut', { limit: allowance.limit ?? 0, time: formatTime(allowance.resets_at, language) })}</strong>{' '}
+          <strong>{likesBack(allowance.limit ?? 0, allowance.resets_at, language, t)}</strong>{' '}
           {t('deck.likesOutText')}
         </p>
         <Link href="/app/subscribe/" className="btn btn-small btn-primary">

@@ -208,6 +208,7 @@ export const enApp = {
   'deck.likesLeftOne': '1 like left',
   'deck.likesLeft': '{count} likes left',
   'deck.likesOut': 'You have used your {limit} likes. More at {time}.',
+  'deck.likesOutTomorrow': 'You have used your {limit} likes. More tomorrow at {time}.',
   'deck.likesOutText': 'Dislikes and skips are unlimited.',
   'deck.likesUpsell': 'Get unlimited likes',
   'deck.seePlans': 'See plans',

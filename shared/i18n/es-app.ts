@@ -209,6 +209,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.likesLeftOne': 'Te queda 1 like',
   'deck.likesLeft': 'Te quedan {count} likes',
   'deck.likesOut': 'Has usado tus {limit} likes. Más a las {time}.',
+  'deck.likesOutTomorrow': 'Has usado tus {limit} likes. Más mañana a las {time}.',
   'deck.likesOutText': 'Los «no» y los saltos son ilimitados.',
   'deck.likesUpsell': 'Consigue likes ilimitados',
   'deck.seePlans': 'Ver planes',

@@ -153,6 +153,20 @@ describe('the deck and the plan', () => {
     expect(usePlan.getState().notice).toBe('likes');
   });
 
+  it('says "tomorrow" when the likes come back tomorrow, and a time alone when later today', () => {
+    const at = (date: Date, hours: number) => new Date(date.getFullYear(), date.getMonth(), date.getDate(), hours, 1).toISOString();
+    const tomorrow = new Date();
+    tomorrow.setDate(tomorrow.getDate() + 1);
+    usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: at(tomorrow, 8) } });
+    renderAt('/app/home/', <DeckPlanNotice />);
+    const time = (iso: string) => new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+    expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More tomorrow at ${time(at(tomorrow, 8))}.`);
+    // Later today: a minute before midnight, so that it is still today whenever the test runs.
+    const today = new Date(new Date().setHours(23, 59, 0, 0)).toISOString();
+    act(() => usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: today } }));
+    expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time(today)}.`);
+  });
+
   it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {
     usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 3, resets_at: null } });
     const { rerender } = renderAt('/app/home/', <DeckPlanNotice />);
