@@ -4,6 +4,7 @@
  * and empty state, the subscribe flow through the server's local test checkout, privacy and logout.
  */
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DECK_PAGE_SIZE, PLAN_MONTHLY_PRICES } from '../../shared/constants';
@@ -123,6 +124,33 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('button', { name: en['deck.dislike'] }).click();
     await page.getByText(en['deck.empty']).waitFor();
     await shot('screens-02-deck-empty');
+  });
+
+  it('keeps the card on top after a look at its profile, though the server would now put another first', async () => {
+    const men = [];
+    for (const name of ['Fede', 'Gil', 'Hugo']) men.push(await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['female'] }, { firstName: name }));
+    await page.goto(`${app.server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const top = await nameOnCard(card);
+    // One behind it is active this minute: asked now, the server puts him first (most recently active).
+    const behind = men.find((man) => man.firstName !== top)!;
+    await app.server.app.db.execute(sql`update profiles set last_active_at = now() + interval '1 minute' where user_id = ${behind.id}`);
+    await card.click();
+    await page.getByRole('heading', { name: new RegExp(top) }).waitFor();
+    const deckRead = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/users/matching-profiles/');
+    await page.goBack();
+    await page.waitForURL('**/app/home/');
+    await deckRead;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    expect(await nameOnCard(card)).toBe(top);
+    // Out of the deck again, an empty one for the tests that follow.
+    for (let left = men.length; left > 0; left--) {
+      const name = await nameOnCard(card);
+      await page.keyboard.press('ArrowLeft');
+      if (left > 1) await expect.poll(() => nameOnCard(card)).not.toBe(name);
+    }
+    await page.getByText(en['deck.empty']).waitFor();
   });
 
   it('leaves keys to what has them: the browser’s Alt+Left, an open menu, the match overlay', async () => {

@@ -36,9 +36,11 @@ export function Home() {
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
-    void load();
+    // Back from a look at a profile, the card that was on top stays there; only those behind it change.
+    const deck = useDeck.getState();
+    void (deck.current ? deck.refresh() : deck.load());
     void loadAllowance();
-  }, [load, loadAllowance]);
+  }, [loadAllowance]);
 
   const empty = queue !== null && current === null;
   useEffect(() => {
