@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
 import { api } from '../lib/api-app';
+import { useDeck } from './deck';
 import { onSignOut, useSession } from './session';
 
 interface ProfileState {
@@ -25,6 +26,8 @@ export const useProfile = create<ProfileState>()((set, get) => ({
     const wasCompleted = useSession.getState().user?.is_profile_completed;
     await api.saveProfile({ ...input, version: get().profile?.version });
     await Promise.all([get().load(), useSession.getState().loadUser()]);
+    // Who fits may have changed with it (an age, the genders to match): the deck starts over on the next visit.
+    useDeck.setState({ queue: null, current: null });
     if (wasCompleted === false && useSession.getState().user?.is_profile_completed) track('profile_completed');
   },
   reset() {

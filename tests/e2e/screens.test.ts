@@ -144,6 +144,22 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await deckRead;
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
     expect(await nameOnCard(card)).toBe(top);
+
+    // Who fits changes with the profile: back on the deck after saving it, the cards are asked anew.
+    const setLookingFor = async (gender: 'male' | 'female') => {
+      await page.goto(`${app.server.url}/app/profile/`);
+      await page.getByRole('checkbox', { name: en[`gender.${gender}`], exact: true }).check();
+      await page.getByRole('checkbox', { name: en[`gender.${gender === 'male' ? 'female' : 'male'}`], exact: true }).uncheck();
+      const saved = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/users/me/' && response.ok());
+      await page.getByRole('button', { name: en['profile.save'] }).click();
+      await saved;
+      await page.getByRole('link', { name: en['app.nav.home'] }).click();
+    };
+    await setLookingFor('female');
+    await page.getByText(en['deck.empty']).waitFor();
+    await setLookingFor('male');
+    await card.waitFor();
+
     // Out of the deck again, an empty one for the tests that follow.
     for (let left = men.length; left > 0; left--) {
       const name = await nameOnCard(card);
