@@ -42,14 +42,18 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
     const { accepted, notImages, overflow } = selectPhotoFiles(files, used);
     if (notImages) toast.error(t('profile.onlyImages'));
     if (overflow) toast.error(t('profile.tooMany', { max: MAX_PHOTOS }));
+    // All go up at once, and join the photos in the order they were picked (the first picked is the
+    // primary one), whichever upload finishes first: each waits for its turn after the one before.
+    let turn: Promise<unknown> = Promise.resolve();
     for (const file of accepted) {
       const key = uploadKey++;
       const preview = URL.createObjectURL(file);
       setUploads((current) => [...current, { key, preview, progress: 0 }]);
-      api
-        .upload(file, (fraction) =>
-          setUploads((current) => current.map((upload) => (upload.key === key ? { ...upload, progress: fraction } : upload))),
-        )
+      const sent = api.upload(file, (fraction) =>
+        setUploads((current) => current.map((upload) => (upload.key === key ? { ...upload, progress: fraction } : upload))),
+      );
+      turn = turn
+        .then(() => sent)
         .then(({ url }) => onChange((current) => appendPhotos(current, [url])))
         .catch((error: unknown) => toast.error(`${t('profile.uploadFailed')} ${errorMessage(error, t)}`))
         .finally(() => {

@@ -38,4 +38,16 @@ describe('<PhotoUploader> while photos go up', () => {
     await act(async () => answers[1]!({ url: '/media/b.webp' }));
     expect(uploading).toHaveBeenLastCalledWith(false);
   });
+
+  it('adds the photos in the order they were picked, whichever upload finishes first', async () => {
+    let photos: string[] = [];
+    render(<PhotoUploader photos={[]} onChange={(update) => (photos = update(photos))} />);
+    const png = (name: string) => new File(['x'], name, { type: 'image/png' });
+    fireEvent.change(screen.getByTestId('photo-input'), { target: { files: [png('a.png'), png('b.png'), png('c.png')] } });
+    await act(async () => answers[2]!({ url: '/media/c.webp' }));
+    await act(async () => answers[0]!({ url: '/media/a.webp' }));
+    expect(photos).toEqual(['/media/a.webp']);
+    await act(async () => answers[1]!({ url: '/media/b.webp' }));
+    expect(photos).toEqual(['/media/a.webp', '/media/b.webp', '/media/c.webp']);
+  });
 });
