@@ -105,6 +105,21 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     const currentName = () => nameOnCard(card);
     const first = await currentName();
     expect(names).toContain(first);
+    // Arrow keys are told of where there are keys: on a laptop, not on a touch screen.
+    await page.getByText(en['deck.hint']).waitFor();
+    expect(await page.getByText(en['deck.hintKeys']).isVisible()).toBe(false);
+    const laptop = await app.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await laptop.addInitScript((token) => {
+        localStorage.setItem('language_code', 'en');
+        localStorage.setItem('auth_token', token);
+      }, ana.token);
+      const desk = await laptop.newPage();
+      await desk.goto(`${app.server.url}/app/home/`);
+      await desk.getByText(en['deck.hintKeys']).waitFor();
+    } finally {
+      await laptop.close();
+    }
 
     await page.keyboard.press('ArrowLeft');
     await expect.poll(currentName).not.toBe(first);

@@ -109,7 +109,9 @@ export function Home() {
         />
       </div>
       <DeckPlanNotice />
-      <p className="deck-hint muted">{t('deck.hint')}</p>
+      <p className="deck-hint muted">
+        {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
+      </p>
       <div className="deck-actions">
         <UndoButton />
         <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} disabled={busy} onClick={() => act('dislike')}>
