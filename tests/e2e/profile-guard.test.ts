@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_AGE, MIN_AGE } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { imageBytes } from '../helpers/images';
 import { client } from '../helpers/http';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
@@ -232,6 +233,42 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     const now = (await api.get('/api/users/me/profile/', { token: user.token })).body;
     expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...now, bio: before } })).status).toBe(200);
     await page.context().close();
+  });
+
+  it('says a missing photo, then a missing birth date, under its field, brought into view and focused (360×740)', async () => {
+    const newcomer = await makeUser(app.server, { firstName: 'Rita' });
+    const { page } = await openPhone(app.browser, { token: newcomer.token, language: 'es' });
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.server.url}/app/profile/`);
+    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const save = page.getByRole('button', { name: es['profile.save'] });
+    const inView = (locator: Locator) =>
+      locator.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        const top = document.querySelector('.top-bar')!.getBoundingClientRect().bottom;
+        const bottom = document.querySelector('.sticky-save')!.getBoundingClientRect().top;
+        return box.height > 0 && box.top >= top && box.bottom <= bottom;
+      });
+
+    await save.click();
+    const photos = page.getByRole('group', { name: es['profile.photos'] });
+    const needPhoto = photos.getByText(es['profile.needPhoto']);
+    await needPhoto.waitFor();
+    await expect.poll(() => inView(needPhoto)).toBe(true);
+    expect(await photos.evaluate((fieldset) => fieldset.contains(document.activeElement))).toBe(true);
+    // A photo added takes the line away with the toast.
+    await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
+    await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+    await needPhoto.waitFor({ state: 'detached' });
+
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await save.click();
+    const needDate = page.locator('#dob-error').getByText(es['profile.needDate']);
+    await needDate.waitFor();
+    await expect.poll(() => inView(needDate)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('date_of_birth');
+    await shot(page, 'profile-needs-date-360x740');
   });
 
   it('brings a field the save was refused for into view and focus, clear of the sticky save button (360×740)', async () => {

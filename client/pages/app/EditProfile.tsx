@@ -134,6 +134,7 @@ export function EditProfile() {
     if (!hasPhoto || photoToast.current === null) return;
     toast.dismiss(photoToast.current);
     photoToast.current = null;
+    setErrors(({ image: _, ...others }) => others);
   }, [hasPhoto]);
   useEffect(() => {
     if (!dirty) return;
@@ -198,12 +199,14 @@ export function EditProfile() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!form) return;
-    if (!form.photos[0]) {
-      photoToast.current = toast.error(t('profile.needPhoto'), { key: FORM_TOAST });
-      return;
-    }
-    if (!form.date_of_birth) {
-      toast.error(t('profile.needDate'), { key: FORM_TOAST });
+    // Said in a toast, and under the field too, which is brought into view: it may be far above the
+    // save button (the photos) or half behind it (the date).
+    const missing = !form.photos[0] ? 'needPhoto' : !form.date_of_birth ? 'needDate' : null;
+    if (missing) {
+      const toastId = toast.error(t(`profile.${missing}`), { key: FORM_TOAST });
+      if (missing === 'needPhoto') photoToast.current = toastId;
+      revealErrors.current = true;
+      setErrors({ [missing === 'needPhoto' ? 'image' : 'date_of_birth']: [t(`profile.${missing}`)] });
       return;
     }
     setBusy(true);
