@@ -94,7 +94,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
   it('refuses to save without a photo, then completes the profile with an upload and the date picker', async () => {
     await page.getByLabel(es['profile.bio']).fill('Aquí por la música y la buena gente.');
     await page.getByRole('button', { name: es['profile.save'] }).click();
-    await page.getByText(es['profile.needPhoto']).waitFor();
+    // In a toast, and under the photos.
+    await page.getByText(es['profile.needPhoto']).first().waitFor();
+    expect(await page.getByText(es['profile.needPhoto']).count()).toBe(2);
 
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#f97316' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
@@ -102,7 +104,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await expect.poll(() => page.getByText(es['profile.needPhoto']).count()).toBe(0);
 
     await page.getByRole('button', { name: es['profile.save'] }).click();
-    await page.getByText(es['profile.needDate']).waitFor();
+    await page.getByText(es['profile.needDate']).first().waitFor();
 
     const dateButton = page.getByLabel(es['profile.dateOfBirth']);
     expect(await dateButton.textContent()).toContain(es['profile.pickDate']);
@@ -149,7 +151,13 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByRole('checkbox', { name: es['gender.male'] }).check();
     await page.getByRole('button', { name: es['profile.save'] }).click();
     await page.getByText(es['profile.saved']).waitFor();
-    await shot('07-profile-saved');
+    // Completed for the first time: on to the deck, with the form not left behind it in the history.
+    await page.waitForURL('**/app/home/');
+    await page.getByTestId('swipe-card').or(page.locator('.deck-empty')).first().waitFor();
+    await shot('07-deck-after-first-save');
+    await page.getByRole('link', { name: es['app.nav.profile'] }).click();
+    await page.waitForURL(/\/app\/profile\/?$/);
+    await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).not.toBe('');
 
     // The profile as the server keeps it, read with the page's own session.
     const savedProfile = () =>

@@ -88,6 +88,11 @@ export function EditProfile() {
   const guarded = useRef(false);
   /** The `popstate`s this page causes itself (going back over its guard entry), not the user's back. */
   const ownBacks = useRef(0);
+  /**
+   * The deck, after a first save, once the guard entry is gone: going there before the guard's own
+   * step back would let that step bring the form back.
+   */
+  const afterGuard = useRef<(() => void) | null>(null);
   /** The "upload a photo" toast still up: a photo added takes it away. */
   const photoToast = useRef<number | null>(null);
   const formElement = useRef<HTMLFormElement>(null);
@@ -169,6 +174,8 @@ export function EditProfile() {
     const onPopState = () => {
       if (ownBacks.current > 0) {
         ownBacks.current -= 1;
+        if (ownBacks.current === 0) afterGuard.current?.();
+        afterGuard.current = null;
         return;
       }
       if (!guarded.current) return;
@@ -219,6 +226,14 @@ export function EditProfile() {
       // The errors of earlier attempts are fixed now: they should not linger over the success.
       toast.dismiss();
       toast.success(t('profile.saved'));
+      // Completed for the first time: on to the deck, which is what it was for (in the form's place:
+      // Back does not lead to it again). A pending check-in takes them there itself (AppRoot).
+      if (incomplete) {
+        const toDeck = () => navigate('/app/home/', { replace: true });
+        // The form held changes: its guard entry goes first (the guard's effect, as the form re-reads).
+        if (guarded.current || ownBacks.current > 0) afterGuard.current = toDeck;
+        else toDeck();
+      }
     } catch (error) {
       if (error instanceof ValidationError) {
         // The server wrote them in the reader's language (api.ts sends it).
