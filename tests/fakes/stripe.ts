@@ -287,6 +287,17 @@ export function stripeEvent(type: string, object: Record<string, unknown>, id = 
   };
 }
 
+/** Stripe's `checkout.session.completed` for a checkout a user started here (`startStripeCheckout`), as Stripe sends it. */
+export const completedCheckout = (checkout: { user: { id: number }; customer: string; sessionId: string }, subscription: string) =>
+  stripeEvent('checkout.session.completed', {
+    id: checkout.sessionId,
+    object: 'checkout.session',
+    mode: 'subscription',
+    client_reference_id: String(checkout.user.id),
+    customer: checkout.customer,
+    subscription,
+  });
+
 /** The raw body and the `Stripe-Signature` header for it, made by the SDK's own test helper. */
 export function signEvent(event: unknown, secret: string) {
   const payload = JSON.stringify(event);

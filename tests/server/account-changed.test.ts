@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
-import { deliverStripeEvent, type FakeStripe, startFakeStripe, startStripeCheckout, stripeConfigFor, stripeEvent, TEST_STRIPE } from '../fakes/stripe';
+import { completedCheckout, deliverStripeEvent, type FakeStripe, startFakeStripe, startStripeCheckout, stripeConfigFor, stripeEvent, TEST_STRIPE } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
@@ -184,15 +184,7 @@ describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backe
   async function paidCheckout(user: TestUser, subscription: string) {
     const { customer, sessionId } = await startStripeCheckout(server, user);
     fake.subscriptions.set(subscription, { customer, status: 'trialing' });
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription,
-    });
-    return { customer, completed };
+    return { customer, completed: completedCheckout({ user, customer, sessionId }, subscription) };
   }
 
   it('tells the user’s sockets when an event changes their plan; not for a redelivery, nor an event that changes nothing', async () => {

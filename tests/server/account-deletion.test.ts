@@ -19,12 +19,12 @@ import {
   users,
 } from '../../server/db/schema';
 import {
+  completedCheckout,
   deliverStripeEvent,
   type FakeStripe,
   startFakeStripe,
   startStripeCheckout,
   stripeConfigFor,
-  stripeEvent,
   TEST_STRIPE,
 } from '../fakes/stripe';
 import { deleteAccount } from '../../server/features/account/deletion';
@@ -71,14 +71,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
   async function subscribe(user: TestUser, subscriptionId: string): Promise<string> {
     const { customer, sessionId } = await startStripeCheckout(server, user);
     stripe.subscriptions.set(subscriptionId, { customer, status: 'active' });
-    const completed = stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription: subscriptionId,
-    });
+    const completed = completedCheckout({ user, customer, sessionId }, subscriptionId);
     expect((await deliverStripeEvent(server, completed, TEST_STRIPE.webhookSecret)).status).toBe(200);
     expect((await api().get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
     return customer;

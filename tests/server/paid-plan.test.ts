@@ -12,6 +12,7 @@ import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES, FREE_TRIAL_DAYS, UNDO_WINDOW_M
 import { rowsOf } from '../../server/db/client';
 import { LikePositionSchema } from '../../server/features/likes/service';
 import {
+  completedCheckout,
   deliverStripeEvent,
   type FakeStripe,
   startFakeStripe,
@@ -540,14 +541,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const subscription = (status: string) => ({ id: 'sub_perks', object: 'subscription', customer, status });
     fake.subscriptions.set('sub_perks', { customer, status: 'trialing' });
     const completed = await deliver(
-      stripeEvent('checkout.session.completed', {
-        id: sessionId,
-        object: 'checkout.session',
-        mode: 'subscription',
-        client_reference_id: String(me.id),
-        customer,
-        subscription: 'sub_perks',
-      }),
+      completedCheckout({ user: me, customer, sessionId }, 'sub_perks'),
     );
     expect(completed.status).toBe(200);
     expect(await perks()).toEqual(withPlan);

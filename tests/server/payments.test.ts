@@ -4,6 +4,7 @@ import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ConfigError, loadConfig } from '../../server/config';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
 import {
+  completedCheckout,
   deliverStripeEvent,
   type FakeStripe,
   signEvent,
@@ -56,17 +57,6 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
   });
 
   const deliver = (event: unknown, secret: string = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
-
-  /** Stripe's `checkout.session.completed` for a checkout the user started here, as Stripe sends it. */
-  const completedCheckout = ({ user, customer, sessionId }: { user: TestUser; customer: string; sessionId: string }, subscription: string) =>
-    stripeEvent('checkout.session.completed', {
-      id: sessionId,
-      object: 'checkout.session',
-      mode: 'subscription',
-      client_reference_id: String(user.id),
-      customer,
-      subscription,
-    });
 
   /** A user who went through the JSON checkout, so that they have a Stripe customer. */
   async function checkedOutUser(): Promise<{ user: TestUser; customer: string; sessionId: string }> {
