@@ -22,6 +22,12 @@ let socket: AppSocket | null = null;
 const connectListeners = new Set<() => void>();
 const reconnectListeners = new Set<() => void>();
 const refusedListeners = new Set<() => void>();
+/**
+ * What `onEvent` subscribed, on whichever socket is current: one subscribed before the socket exists
+ * (a page mounting in the app's first render, whose effects run before AppRoot's), or kept across a
+ * new socket (a replaced token), hears the events all the same.
+ */
+const eventListeners = new Set<{ event: keyof ServerToClientEvents; handler: never }>();
 
 interface ConnectionState {
   connected: boolean;
@@ -74,6 +80,7 @@ export function connectSocket(token: string) {
     transports: ['websocket'],
   });
   socket = next;
+  for (const { event, handler } of eventListeners) next.on(event, handler);
   let refusals = 0;
   next.on('connect', () => {
     refusals = 0;
@@ -126,12 +133,13 @@ export function disconnectSocket() {
 }
 
 export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler: ServerToClientEvents[E]) {
-  if (!socket) return () => {};
-  const current = socket;
   // socket.io-client's typed `on` needs the listener cast through its own event-map helper.
-  current.on(event, handler as never);
+  const listener = { event, handler: handler as never };
+  eventListeners.add(listener);
+  socket?.on(event, listener.handler);
   return () => {
-    current.off(event, handler as never);
+    eventListeners.delete(listener);
+    socket?.off(event, listener.handler);
   };
 }
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useLayoutEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { toast } from '../../lib/toast';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { AppShell } from '../../components/AppShell';
@@ -73,13 +73,9 @@ export function AppRoot() {
   useEffect(() => {
     if (token && user === undefined) void loadUser();
   }, [token, user, loadUser]);
-  // Before any page's own effects (a child's run before its parent's): the host screen, shown before
-  // the user is known, listens on the socket as it mounts.
-  useLayoutEffect(() => {
-    if (token) startRealtime(token);
-  }, [token]);
   useEffect(() => {
     if (!token) return;
+    startRealtime(token);
     registerServiceWorker();
     trackOnce('app_opened');
   }, [token]);
