@@ -85,6 +85,8 @@ export const enEvents = {
   'eventPage.joining': 'Joining…',
   'eventPage.signup': 'Create an account to join',
   'eventPage.login': 'I already have an account',
+  'eventPage.getReady': 'Make your profile now: once check-in opens, you join in one tap.',
+  'eventPage.signupEarly': 'Create an account now',
   'eventPage.passKept': 'You are on the list for 30 minutes while you sign up: no need to scan again.',
   'eventPage.qrOnly': 'Scan the QR code at the event to join.',
   'eventPage.otherCode': 'Type another code',

@@ -86,6 +86,8 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.joining': 'Uniéndote…',
   'eventPage.signup': 'Crea una cuenta para unirte',
   'eventPage.login': 'Ya tengo una cuenta',
+  'eventPage.getReady': 'Crea tu perfil ya: cuando abra la entrada, te unes con un toque.',
+  'eventPage.signupEarly': 'Crear una cuenta ya',
   'eventPage.passKept': 'Te guardamos el sitio 30 minutos mientras te registras: no hace falta volver a escanear.',
   'eventPage.qrOnly': 'Escanea el código QR en el evento para unirte.',
   'eventPage.otherCode': 'Escribir otro código',

@@ -45,8 +45,9 @@ const said = () => ({
   youAreIn: screen.queryByText(enEvents['eventPage.youAreIn']) !== null,
   join: screen.queryByRole('button', { name: enEvents['eventPage.join'] }) !== null,
   signup: screen.queryByRole('link', { name: enEvents['eventPage.signup'] }) !== null,
+  signupEarly: screen.queryByRole('link', { name: enEvents['eventPage.signupEarly'] }) !== null,
 });
-const nothing = { expired: false, qrRequired: false, qrOnly: false, notOpen: false, ended: false, youAreIn: false, join: false, signup: false };
+const nothing = { expired: false, qrRequired: false, qrOnly: false, notOpen: false, ended: false, youAreIn: false, join: false, signup: false, signupEarly: false };
 
 function renderPage(search = 't=old-token') {
   const { hook, searchHook } = memoryLocation({ path: `/e/${CODE}`, searchPath: search });
@@ -152,11 +153,23 @@ describe('the public event page, opened from an old QR link', () => {
     expect(said()).toEqual({ ...nothing, ended: true });
   });
 
-  it('for an event not open yet, says only when check-in opens', async () => {
+  it('for an event not open yet, tells a signed-in visitor only when check-in opens', async () => {
+    signIn();
     api.event.mockResolvedValue(party(upcoming));
     renderPage();
     await settled();
     expect(said()).toEqual({ ...nothing, notOpen: true });
+  });
+
+  it('for an event not open yet, offers a visitor not signed in an account now, and keeps no join for it', async () => {
+    api.event.mockResolvedValue(party(upcoming));
+    renderPage('');
+    await settled();
+    expect(said()).toEqual({ ...nothing, notOpen: true, signupEarly: true });
+    expect(screen.getByText(enEvents['eventPage.getReady'])).toBeTruthy();
+    fireEvent.click(screen.getByRole('link', { name: enEvents['eventPage.signupEarly'] }));
+    // Check-in would be refused until the doors open: nothing is waiting to be joined after the sign-up.
+    expect(getPendingJoin()).toBeNull();
   });
 
   it('for a visitor not signed in, keeps a fresh scan’s pass for the sign-up and checks in nobody', async () => {

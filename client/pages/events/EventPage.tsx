@@ -185,6 +185,18 @@ export function EventPage({ code: rawCode }: { code: string }) {
       )}
       {retryButton}
       {!here && !open && <p className="notice">{t(status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
+      {/* Shared ahead of the night: the account and the profile can be ready before the doors open. */}
+      {status === 'upcoming' && !signedIn && (
+        <div className="event-actions">
+          <p className="muted">{t('eventPage.getReady')}</p>
+          <Link href="/register/" className="btn btn-primary btn-block">
+            {t('eventPage.signupEarly')}
+          </Link>
+          <Link href="/login/" className="btn btn-ghost btn-block">
+            {t('eventPage.login')}
+          </Link>
+        </div>
+      )}
       {!here &&
         open &&
         !canJoin &&
