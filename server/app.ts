@@ -1,10 +1,9 @@
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from '../shared/constants';
+import { MAX_JSON_BODY_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
@@ -99,6 +98,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.setSerializerCompiler(answerSerializer);
   registerErrorHandler(app);
   rejectNullCharacters(app);
+  // JSON everywhere: a body of plain text is a wrong content type (415), not an object gone wrong.
+  app.removeContentTypeParser('text/plain');
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());
@@ -117,7 +118,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Infrastructure.
   await app.register(securityHeaders, { headers });
   await app.register(cookie);
-  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
   await app.register(databasePlugin, { config, database: options.database });
   await app.register(secretsPlugin);
   await app.register(redisPlugin);

@@ -129,7 +129,10 @@ export function toFieldErrors(
   for (const issue of issues) {
     const head = issue.path?.[0];
     const key = head === undefined ? 'non_field_errors' : String(head);
-    (fields[key] ??= []).push(textOfIssue(issue));
+    const texts = (fields[key] ??= []);
+    // A list's every item may fail alike: its field says so once.
+    const text = textOfIssue(issue);
+    if (!texts.includes(text)) texts.push(text);
   }
   return fields;
 }

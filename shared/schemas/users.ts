@@ -107,6 +107,10 @@ export const ProfileInput = z
     genders_to_match: z
       .array(Gender)
       .min(1, message('genders_required'))
+      // Checked before the items (zod sizes a list first): a list longer than every gender once is
+      // refused in one message, not one per item. Only a list: a string has a length too.
+      // (`when` is zod's own check option, left out of the parameters' type for the sizes' checks.)
+      .max(GENDERS.length, { ...message('genders_once'), when: (payload: { value: unknown }) => Array.isArray(payload.value) } as z.core.$ZodCheckMaxLengthParams)
       .refine((list) => new Set(list).size === list.length, message('genders_once')),
     min_matching_age: MatchingAge,
     max_matching_age: MatchingAge,

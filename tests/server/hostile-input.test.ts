@@ -76,13 +76,15 @@ const rows: Row[] = [
   ['login with every field of the wrong type', () => ({ method: 'POST', path: '/api/auth/', json: { username: 12, password: { a: 1 } } }), 400],
   ['profile with every field of the wrong type', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: wrongProfile }), 400],
   ['profile with a form instead of JSON', () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: 'name=x&bio=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
-  ['login as text/plain', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a', headers: { 'content-type': 'text/plain' } }), [400, 415]],
+  ['login as text/plain', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a', headers: { 'content-type': 'text/plain' } }), 415],
+  ['a message as text/plain', () => ({ method: 'POST', path: '/api/conversations/1/messages/', auth: 'user', body: '{"content":"hi"}', headers: { 'content-type': 'text/plain' } }), 415],
   // A form is a cross-site "simple" request: only the checkout's form post takes one.
   ['a registration as a form', () => ({ method: 'POST', path: '/api/auth/register/', body: 'first_name=F&last_name=G&username=form%40example.com&password=Quiet-Party-Phrase-77&password2=Quiet-Party-Phrase-77', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
   ['a login as a form', () => ({ method: 'POST', path: '/api/auth/', body: 'username=a%40b.co&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
   ['a password reset as a form', () => ({ method: 'POST', path: '/api/auth/password-reset/', body: 'email=a%40b.co', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415],
   ['login as XML', () => ({ method: 'POST', path: '/api/auth/', body: '<login/>', headers: { 'content-type': 'application/xml' } }), 415],
-  ['profile as multipart', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: multipart(await imageBytes('png')) }), [400, 415]],
+  ['profile as multipart', async () => ({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', body: multipart(await imageBytes('png')) }), 415],
+  ['a reaction as multipart', async () => ({ method: 'POST', path: '/api/matching/', auth: 'user', body: multipart(await imageBytes('png')) }), 415],
 
   ['login as JSON in UTF-16', () => ({ method: 'POST', path: '/api/auth/', body: Buffer.from('{"username":"a@b.co","password":"x"}', 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16' } }), [400, 415]],
   ['login as gzip that is not gzip', () => ({ method: 'POST', path: '/api/auth/', body: 'not gzip at all', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), [400, 415]],
@@ -275,6 +277,13 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, PUT');
     expect(await response.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
+  });
+
+  it('answers a list of a million wrong genders with one message, not one per item', async () => {
+    const body = { ...(await validProfile()), genders_to_match: Array(1_000_000).fill(5) };
+    const response = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: body });
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text)).toEqual({ genders_to_match: ['Each gender can be selected once.'] });
   });
 
   it('names each field that holds a null character', async () => {

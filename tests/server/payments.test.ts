@@ -200,8 +200,8 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(malformed.status).toBe(400);
 
     const notAnObject = await api.post(CHECKOUT, { token: user.token, body: 'lookup_key', headers: { 'content-type': 'text/plain' } });
-    expect(notAnObject.status).toBe(400);
-    expect(notAnObject.body).toEqual({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
+    expect(notAnObject.status).toBe(415);
+    expect(notAnObject.body).toEqual({ detail: expect.any(String) });
 
     const wrongType = await api.post(CHECKOUT, { token: user.token, body: '<x/>', headers: { 'content-type': 'application/xml' } });
     expect(wrongType.status).toBe(415);

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
@@ -35,6 +36,9 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
 }
 
 const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Multipart is read here only: elsewhere such a body is a wrong content type (415).
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10 } });
+
   app.post('/api/uploads/', {
     // Multipart: read by request.file(), not validated as a body; described for the documentation.
     schema: { ...documentedBody('multipart/form-data', UploadForm), response: { 201: UploadResponse } },
