@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { DELETE_CONFIRMATION, ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
@@ -188,6 +188,18 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
   const [, navigate] = useLocation();
   const signOut = useSession((state) => state.signOut);
   const [confirming, setConfirming] = useState(false);
+  const start = useRef<HTMLButtonElement>(null);
+  const returnFocus = useRef(false);
+  // Back from the confirm step: the keyboard carries on from the button that opened it.
+  useEffect(() => {
+    if (confirming || !returnFocus.current) return;
+    returnFocus.current = false;
+    start.current?.focus();
+  }, [confirming]);
+  const cancel = () => {
+    returnFocus.current = true;
+    setConfirming(false);
+  };
 
   const submit = onSubmit(async (value) => {
     await accountApi.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
@@ -201,11 +213,19 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
       <h2 id="settings-delete">{t('settings.delete.title')}</h2>
       <p className="muted">{t('settings.delete.text')}</p>
       {!confirming ? (
-        <button type="button" className="btn btn-ghost" onClick={() => setConfirming(true)}>
+        <button ref={start} type="button" className="btn btn-ghost" onClick={() => setConfirming(true)}>
           {t('settings.delete.start')}
         </button>
       ) : (
-        <form className="form" onSubmit={submit}>
+        <form
+          className="form"
+          onSubmit={submit}
+          onKeyDown={(event) => {
+            if (event.key !== 'Escape' || busy) return;
+            event.preventDefault();
+            cancel();
+          }}
+        >
           {user.has_password ? (
             <FormField id="delete-password" name="password" label={t('settings.delete.confirmPassword')} type="password" autoComplete="current-password" autoFocus errors={errors.password} />
           ) : (
@@ -216,7 +236,7 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
             <button type="submit" className="btn btn-danger" disabled={busy}>
               {t('settings.delete.confirm')}
             </button>
-            <button type="button" className="btn btn-ghost" onClick={() => setConfirming(false)}>
+            <button type="button" className="btn btn-ghost" onClick={cancel}>
               {t('settings.delete.cancel')}
             </button>
           </div>

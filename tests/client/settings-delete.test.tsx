@@ -1,0 +1,48 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import { initLanguage } from '../../client/lib/i18n';
+import { Settings } from '../../client/pages/app/Settings';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+
+async function openConfirmStep() {
+  await initLanguage();
+  render(
+    <Suspense fallback={null}>
+      <Settings />
+    </Suspense>,
+  );
+  const start = await screen.findByRole('button', { name: es['settings.delete.start'] });
+  start.focus();
+  fireEvent.click(start);
+  return screen.getByLabelText(es['settings.delete.confirmPassword']);
+}
+
+describe('Settings → Delete my account, its confirm step', () => {
+  beforeEach(() => {
+    window.history.replaceState(null, '', '/app/settings/');
+    useSession.setState({ user: currentUser() });
+  });
+  afterEach(() => {
+    cleanup();
+    useSession.setState({ user: null });
+  });
+
+  it('Cancel closes it and gives the focus back to "Delete my account"', async () => {
+    await openConfirmStep();
+    fireEvent.click(screen.getByRole('button', { name: es['settings.delete.cancel'] }));
+    expect(screen.queryByLabelText(es['settings.delete.confirmPassword'])).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: es['settings.delete.start'] }));
+  });
+
+  it('Escape in the step closes it the same way', async () => {
+    const password = await openConfirmStep();
+    expect(document.activeElement).toBe(password);
+    fireEvent.keyDown(password, { key: 'Escape' });
+    expect(screen.queryByLabelText(es['settings.delete.confirmPassword'])).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: es['settings.delete.start'] }));
+  });
+});
