@@ -51,7 +51,7 @@ export const enPublic = {
   'login.submit': 'Log in',
   'login.noAccount': "Don't have an account?",
   'login.registerLink': 'Register',
-  'login.sessionEnded': 'Your session on this phone was closed, from another device or because it expired. Log in again.',
+  'login.sessionEnded': 'Your session here was closed, from another device or because it expired. Log in again.',
   'register.title': 'Register your account',
   'register.google': 'Sign up with Google',
   'register.firstName': 'First name',

@@ -52,7 +52,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'login.submit': 'Iniciar sesión',
   'login.noAccount': '¿No tienes cuenta?',
   'login.registerLink': 'Regístrate',
-  'login.sessionEnded': 'Tu sesión en este teléfono se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
+  'login.sessionEnded': 'Tu sesión aquí se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
   'register.title': 'Crea tu cuenta',
   'register.google': 'Registrarse con Google',
   'register.firstName': 'Nombre',

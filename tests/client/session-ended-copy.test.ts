@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+
+// The notice shows on whatever the user signs in with again: a laptop as much as a phone.
+const DEVICE = /\b(phone|mobile|laptop|computer|tel[ée]fono|m[óo]vil|port[áa]til|ordenador)\b/i;
+
+describe('the login page’s "session ended" notice', () => {
+  it.each([
+    ['en', en['login.sessionEnded']],
+    ['es', es['login.sessionEnded']],
+  ])('names no kind of device (%s)', (_language, text) => {
+    expect(text).toBeTruthy();
+    expect(text).not.toMatch(DEVICE);
+  });
+});
