@@ -241,7 +241,8 @@ export function Chat({ id }: { id: number }) {
                 </li>
               )}
               <li className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
-                <p className="message-content">
+                {/* A message in Arabic or Hebrew reads right to left, whatever the app's language. */}
+                <p className="message-content" dir="auto">
                   <MessageText content={message.content} />
                 </p>
                 <p className="message-meta">
@@ -277,6 +278,7 @@ export function Chat({ id }: { id: number }) {
         <textarea
           ref={composerRef}
           rows={1}
+          dir="auto"
           value={draft}
           onChange={(event) => onDraft(event.target.value)}
           onKeyDown={onComposerKey}

@@ -195,10 +195,12 @@ export function Matches() {
                   <span className="conversation-name">{conversation.name}</span>
                   {drafts[conversation.id] ? (
                     <span className="conversation-last conversation-draft">
-                      <strong>{t('matches.draft')}</strong> {drafts[conversation.id]}
+                      <strong>{t('matches.draft')}</strong> <span dir="auto">{drafts[conversation.id]}</span>
                     </span>
                   ) : (
-                    <span className="conversation-last">{conversation.last_message}</span>
+                    <span className="conversation-last" dir="auto">
+                      {conversation.last_message}
+                    </span>
                   )}
                 </span>
                 <span className="conversation-meta">

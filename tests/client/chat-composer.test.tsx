@@ -1,0 +1,94 @@
+// @vitest-environment jsdom
+/**
+ * The chat's text as people write it: a message in a right-to-left script reads right to left (in the
+ * chat, its composer and the list’s previews).
+ */
+import { act, cleanup, render, screen } from '@testing-library/react';
+import type { ReactElement } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import type { ConversationSummary } from '../../shared/schemas/conversations';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { Chat } from '../../client/pages/app/Chat';
+import { Matches } from '../../client/pages/app/Matches';
+import { emptyThread, useChat } from '../../client/stores/chat';
+import { useConversations } from '../../client/stores/conversations';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+
+const ME = 1;
+const BEN = 2;
+const ARABIC = 'مرحبا، أين أنت؟';
+const summary: ConversationSummary = {
+  id: 7,
+  name: 'Ben',
+  image: null,
+  other_user_id: BEN,
+  last_message: ARABIC,
+  last_activity: '2026-11-28T01:00:00.000Z',
+  unread_count: 0,
+};
+
+/** The server's answers: the lists hold Ben's conversation, and nothing newer is in it. */
+const answer = (url: string) => {
+  if (url.includes('/api/conversations/started/')) return { results: [summary], next: null, previous: null };
+  return { results: [], next: null, previous: null };
+};
+
+const renderAt = (element: ReactElement) => {
+  const { hook, searchHook } = memoryLocation({ path: '/app/' });
+  return render(
+    <Router hook={hook} searchHook={searchHook}>
+      {element}
+    </Router>,
+  );
+};
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  useSession.setState({ token: 'token', user: currentUser({ id: ME }) });
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
+  );
+  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
+  useChat.setState({
+    threads: {
+      7: {
+        ...emptyThread(),
+        loaded: true,
+        detail: { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 },
+        messages: [{ id: 1, sender: BEN, content: ARABIC, time: '2026-11-28T01:00:00.000Z', client_id: null, status: 'sent' }],
+      },
+    },
+  });
+});
+afterEach(() => {
+  cleanup();
+  useSession.getState().signOut();
+  useChat.getState().reset();
+  useConversations.getState().reset();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('text that reads right to left', () => {
+  it('sets each message and the composer to follow the direction of what they hold', async () => {
+    renderAt(<Chat id={7} />);
+    const content = (await screen.findByText(ARABIC)).closest('.message-content');
+    expect(content?.getAttribute('dir')).toBe('auto');
+    expect(screen.getByRole('textbox', { name: en['chat.placeholder'] }).getAttribute('dir')).toBe('auto');
+  });
+
+  it('sets the list’s last message and draft previews to follow their own direction', async () => {
+    useChat.getState().setDraft(7, 'שלום');
+    renderAt(<Matches />);
+    expect((await screen.findByText('שלום')).getAttribute('dir')).toBe('auto');
+    act(() => useChat.getState().setDraft(7, ''));
+    expect((await screen.findByText(ARABIC)).getAttribute('dir')).toBe('auto');
+  });
+});
