@@ -30,7 +30,10 @@ export function errorMessage(error: unknown, t: Translate): string {
   if (error instanceof ValidationError) return error.fields.non_field_errors?.[0] ?? error.message;
   if (error instanceof NetworkError) return t('error.network');
   if (error instanceof Throttled) {
-    return error.retryAfterSeconds ? t('error.throttledFor', { seconds: error.retryAfterSeconds }) : t('error.throttled');
+    const seconds = error.retryAfterSeconds;
+    if (!seconds) return t('error.throttled');
+    // A wait of an hour reads as minutes, rounded up so that trying at the time said works.
+    return seconds < 60 ? t('error.throttledFor', { seconds }) : t('error.throttledForMinutes', { minutes: Math.ceil(seconds / 60) });
   }
   if (error instanceof NotFound) return t('error.notFound');
   if (error instanceof ApiError && error.status < 500 && error.detail) return error.detail;

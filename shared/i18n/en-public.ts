@@ -67,6 +67,7 @@ export const enPublic = {
   'error.network': 'No connection. Check your network and try again.',
   'error.throttled': 'Too many attempts. Please wait a moment and try again.',
   'error.throttledFor': 'Too many attempts. Try again in {seconds} s.',
+  'error.throttledForMinutes': 'Too many attempts. Try again in {minutes} min.',
   'error.notFound': 'Not found.',
   'error.reload': 'Reload',
   'notFound.title': 'Page not found',

@@ -68,6 +68,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'error.network': 'Sin conexión. Revisa tu red e inténtalo de nuevo.',
   'error.throttled': 'Demasiados intentos. Espera un momento e inténtalo de nuevo.',
   'error.throttledFor': 'Demasiados intentos. Vuelve a intentarlo en {seconds} s.',
+  'error.throttledForMinutes': 'Demasiados intentos. Vuelve a intentarlo en {minutes} min.',
   'error.notFound': 'No encontrado.',
   'error.reload': 'Recargar',
   'notFound.title': 'Página no encontrada',
