@@ -100,6 +100,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.retry': 'Reintentar',
   'chat.typing': '{name} está escribiendo…',
   'chat.read': 'Leído',
+  'chat.pasteCut': 'Solo caben los primeros {max} caracteres.',
   'chat.loadingOlder': 'Cargando mensajes anteriores…',
   'chat.earlierOffline': 'Los mensajes anteriores aparecerán en cuanto vuelvas a estar en línea.',
   'chat.back': 'Volver a los chats',

@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 /**
  * The chat's text as people write it: a message in a right-to-left script reads right to left (in the
- * chat, its composer and the list’s previews).
+ * chat, its composer and the list’s previews), and a paste longer than a message may be says it was cut.
  */
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MESSAGE_MAX_LENGTH } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import type { ConversationSummary } from '../../shared/schemas/conversations';
 import { initLanguage } from '../../client/lib/i18n';
@@ -90,5 +91,38 @@ describe('text that reads right to left', () => {
     expect((await screen.findByText('שלום')).getAttribute('dir')).toBe('auto');
     act(() => useChat.getState().setDraft(7, ''));
     expect((await screen.findByText(ARABIC)).getAttribute('dir')).toBe('auto');
+  });
+});
+
+describe('a paste longer than a message may be', () => {
+  const cutNotice = 'Only the first 2,000 characters fit.';
+  /** A paste as the browser does it: the paste event, then the text box's value cut at its maxLength. */
+  function paste(composer: HTMLTextAreaElement, text: string) {
+    fireEvent.paste(composer, { clipboardData: { getData: () => text } });
+    const value = composer.value.slice(0, composer.selectionStart) + text + composer.value.slice(composer.selectionEnd);
+    fireEvent.change(composer, { target: { value: value.slice(0, composer.maxLength) } });
+  }
+
+  it('says that only the first 2,000 characters fit, until the draft is shortened', async () => {
+    renderAt(<Chat id={7} />);
+    const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
+    expect(composer.maxLength).toBe(MESSAGE_MAX_LENGTH);
+    paste(composer, 'a'.repeat(1500));
+    expect(screen.queryByText(cutNotice)).toBeNull();
+
+    paste(composer, 'b'.repeat(800));
+    expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
+    expect(screen.getByRole('status').textContent).toBe(cutNotice);
+
+    fireEvent.change(composer, { target: { value: composer.value.slice(0, 1990) } });
+    expect(screen.queryByText(cutNotice)).toBeNull();
+  });
+
+  it('says nothing of a paste that fits exactly', async () => {
+    renderAt(<Chat id={7} />);
+    const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
+    paste(composer, 'a'.repeat(MESSAGE_MAX_LENGTH));
+    expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
+    expect(screen.queryByText(cutNotice)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type ClipboardEvent, type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
 import { hasVisibleText } from '../../../shared/visible-text';
@@ -43,6 +43,8 @@ export function Chat({ id }: { id: number }) {
   const nearBottom = useRef(true);
   /** The partner wrote while the reader was up in the history: "New messages" takes them down. */
   const [newBelow, setNewBelow] = useState(false);
+  /** The last paste did not fit whole: the composer's maxLength cut it, silently but for this. */
+  const [pasteCut, setPasteCut] = useState(false);
 
   // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {
@@ -182,6 +184,13 @@ export function Chat({ id }: { id: number }) {
     }
   }
 
+  function onComposerPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
+    const { value, selectionStart, selectionEnd } = event.currentTarget;
+    // The browser turns a pasted CRLF into one character, as maxLength counts it.
+    const pasted = event.clipboardData.getData('text').replace(/\r\n?/g, '\n').length;
+    setPasteCut(pasted > MESSAGE_MAX_LENGTH - (value.length - (selectionEnd - selectionStart)));
+  }
+
   // Enter sends, as the phone keyboard's Send key says; Shift+Enter starts a new line. Not while an
   // input method is still composing a word (Enter there picks the word), and with nothing written it
   // does nothing, as the send button, disabled then, would (no "fill out this field" bubble).
@@ -202,6 +211,8 @@ export function Chat({ id }: { id: number }) {
   }
 
   const nearTheLimit = draft.length > MESSAGE_MAX_LENGTH - 100;
+  // Said while what was cut is what stands: once shortened or sent, the draft speaks for itself.
+  const cutShown = pasteCut && draft.length >= MESSAGE_MAX_LENGTH;
   const lastOwnStored = [...messages].reverse().find((message) => message.sender === me && message.id > 0);
 
   return (
@@ -274,6 +285,11 @@ export function Chat({ id }: { id: number }) {
       <p className="typing" aria-live="polite">
         {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
       </p>
+      {cutShown && (
+        <p className="composer-cut" role="status">
+          {t('chat.pasteCut', { max: MESSAGE_MAX_LENGTH.toLocaleString(language) })}
+        </p>
+      )}
       <form className="composer" onSubmit={submit}>
         <textarea
           ref={composerRef}
@@ -282,6 +298,7 @@ export function Chat({ id }: { id: number }) {
           value={draft}
           onChange={(event) => onDraft(event.target.value)}
           onKeyDown={onComposerKey}
+          onPaste={onComposerPaste}
           placeholder={t('chat.placeholder')}
           aria-label={t('chat.placeholder')}
           required
