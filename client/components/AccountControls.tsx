@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { api } from '../lib/api-app';
 import { useT } from '../lib/i18n';
 import { unsentMessages, useChat } from '../stores/chat';
 import { displayName, useSession } from '../stores/session';
@@ -49,7 +50,9 @@ export function AccountControls() {
           </>
         }
       />
-      <LanguageSwitcher compact />
+      {/* Kept on the account too: the e-mails that follow (a password reset, say) speak it. A failure
+          only leaves them in the language of the last sign-in, as before. */}
+      <LanguageSwitcher compact onChosen={(language) => void api.saveLanguage(language).catch(() => undefined)} />
       <Link
         href="/logout/"
         className="icon-btn"

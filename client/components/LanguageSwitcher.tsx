@@ -5,9 +5,18 @@ import { useLanguage, useT } from '../lib/i18n';
  * ES / EN. `compact` always shows the codes (the app's top bar); otherwise the names show, and the
  * codes only where the names would not fit beside the logo (a 320 px phone, styles.css). Each button
  * is named by its code and in full, "ES, Español": a screen reader says the language, and someone who
- * steers by voice can say what they see, whichever of the two shows.
+ * steers by voice can say what they see, whichever of the two shows. `onChosen` hears a change of
+ * language (not a tap on the one in use).
  */
-export function LanguageSwitcher({ className = '', compact = false }: { className?: string; compact?: boolean }) {
+export function LanguageSwitcher({
+  className = '',
+  compact = false,
+  onChosen,
+}: {
+  className?: string;
+  compact?: boolean;
+  onChosen?: (language: Language) => void;
+}) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const setLanguage = useLanguage((state) => state.setLanguage);
@@ -21,7 +30,11 @@ export function LanguageSwitcher({ className = '', compact = false }: { classNam
           className={code === language ? 'is-active' : ''}
           aria-pressed={code === language}
           aria-label={`${code.toUpperCase()}, ${t(`language.${code}`)}`}
-          onClick={() => setLanguage(code)}
+          onClick={() => {
+            if (code === language) return;
+            void setLanguage(code);
+            onChosen?.(code);
+          }}
         >
           {!compact && <span className="lang-name">{t(`language.${code}`)}</span>}
           <span className="lang-code">{code.toUpperCase()}</span>

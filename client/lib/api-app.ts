@@ -2,7 +2,7 @@
  * The signed-in app's calls (and the public event page's), beside `api.ts` so that the landing page
  * does not carry them: `api` here is the core's calls and these. Every request goes out through `api.ts`.
  */
-import type { Reaction } from '../../shared/constants';
+import type { Language, Reaction } from '../../shared/constants';
 import type { ConversationDetail, ConversationSummary, Message } from '../../shared/schemas/conversations';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard, OwnProfile, ProfileInput, PublicProfile } from '../../shared/schemas/users';
@@ -56,6 +56,7 @@ export const api = {
   ...core,
   myProfile: () => http.get<OwnProfile>('/api/users/me/profile/'),
   saveProfile: (profile: ProfileInput) => http.put<OwnProfile>('/api/users/me/profile/', profile),
+  saveLanguage: (language: Language) => http.put<null>('/api/users/me/language/', { language }),
   profile: (id: number) => http.get<PublicProfile>(`/api/users/${id}/profile/`),
   upload: uploadFile,
   deck: (cursor?: string) => http.get<Page<DeckCard>>(`/api/users/matching-profiles/${http.query({ cursor })}`),

@@ -60,6 +60,8 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // The password typed again while signed in (change, deletion): a stolen session cannot guess it.
     'password:check': { max: 10, windowMs: HOUR },
     export: { max: 3, windowMs: DAY },
+    // The app's language switch, saved for the e-mails.
+    language: { max: 60, windowMs: HOUR },
     'analytics:event': { max: 60, windowMs: MINUTE },
   } satisfies Record<string, LimitRule>;
   const all = { ...rules, ...config.limits } as Record<keyof typeof rules, LimitRule>;

@@ -1,3 +1,4 @@
+import { LANGUAGES } from '../constants';
 import { z } from './zod';
 
 /**
@@ -26,6 +27,10 @@ export const DeleteAccountInput = z.object({
   confirm: z.string().max(100).optional(),
 });
 export type DeleteAccountInput = z.infer<typeof DeleteAccountInput>;
+
+/** `PUT /api/users/me/language/`: the language the app was switched to, which its e-mails then speak. */
+export const LanguageInput = z.object({ language: z.enum(LANGUAGES) });
+export type LanguageInput = z.infer<typeof LanguageInput>;
 
 /** `GET /api/users/me/export/`: a zip of account.json and photos/ (documented as a file). */
 export const ExportArchive = z.file().describe('A zip archive: account.json and photos/.');

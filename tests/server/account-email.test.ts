@@ -289,6 +289,34 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
     });
 
+    it('writes in the language the app was switched to, and in the one a new password was set in', async () => {
+      const user = await register(address('app-switcher'));
+      await smtp.nextMailTo(user.email);
+      const { token } = (await login(user.email, user.password)).body as { token: string };
+      // Signed in in Spanish (the default), then switched to English in the app's top bar.
+      const switched = await api().put('/api/users/me/language/', { token, json: { language: 'en' } });
+      expect(switched.status).toBe(204);
+      await requestReset(user.email, { 'accept-language': 'es' });
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+
+      // A language the app does not speak, or no session: refused, and the account's stays English.
+      expect((await api().put('/api/users/me/language/', { token, json: { language: 'fr' } })).status).toBe(400);
+      expect((await api().put('/api/users/me/language/', { json: { language: 'es' } })).status).toBe(401);
+      await requestReset(user.email);
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+
+      // The new password set from a Spanish app: told in Spanish, and so are the e-mails after it.
+      const changed = await api().post('/api/users/me/password/', {
+        token,
+        json: { current_password: user.password, password: 'Another-Quiet-Phrase-81', password2: 'Another-Quiet-Phrase-81' },
+        headers: { 'accept-language': 'es' },
+      });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Tu contraseña de Eventmatch ha cambiado');
+      await requestReset(user.email, { 'accept-language': 'en' });
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Restablece tu contraseña de Eventmatch');
+    });
+
     it('spends a link once even when it is used twice at the same instant', async () => {
       const user = await register(address('race'));
       await smtp.nextMailTo(user.email);

@@ -1,8 +1,10 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ChangePasswordInput,
   ExportArchive,
   DeleteAccountInput,
+  LanguageInput,
   PasswordResetConfirmInput,
   PasswordResetInput,
   VerifyEmailInput,
@@ -13,6 +15,7 @@ import { Detail, NoBody } from '../../../shared/schemas/common';
 import { noBody } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
+import { rememberLanguage } from '../auth/service';
 import { hashToken } from '../../lib/tokens';
 import { currentUser } from '../../plugins/auth';
 import { endStripeBilling } from '../payments/service';
@@ -37,9 +40,13 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const hashOptions = app.config.argon2;
   const passwordCheck = app.limits.hook('password:check');
 
-  /** After a new password: every other session ends (sockets too, on every instance), the owner is told. */
-  async function afterNewPassword(userId: number, token: string) {
+  /**
+   * After a new password: every other session ends (sockets too, on every instance), the owner is told,
+   * in the language of the app they set it in.
+   */
+  async function afterNewPassword(userId: number, token: string, request: FastifyRequest) {
     await app.revokeUserTokens(userId, { except: hashToken(token) });
+    await rememberLanguage(app.db, userId, requestLanguage(request));
     app.mailer.later(() => sendPasswordChangedEmail(mail, userId));
   }
 
@@ -81,8 +88,18 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request) => {
       // It verifies the e-mail too, but no open app needs telling: it ends every other session.
       const { userId, token } = await confirmPasswordReset(app.db, request.body, hashOptions);
-      await afterNewPassword(userId, token);
+      await afterNewPassword(userId, token, request);
       return { token };
+    },
+  });
+
+  app.put('/api/users/me/language/', {
+    schema: { body: LanguageInput, response: { 204: NoBody } },
+    onRequest: [app.authenticate, app.limits.hook('language')],
+    handler: async (request, reply) => {
+      // Switched in the app: the e-mails that follow (a password reset, say) are written in it too.
+      await rememberLanguage(app.db, currentUser(request).id, request.body.language);
+      return reply.code(204).send(null);
     },
   });
 
@@ -92,7 +109,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request) => {
       const { id } = currentUser(request);
       const token = await changePassword(app.db, id, request.body, hashOptions);
-      await afterNewPassword(id, token);
+      await afterNewPassword(id, token, request);
       return { token };
     },
   });
