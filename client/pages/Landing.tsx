@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ChatIcon, CloseIcon, HeartIcon, MenuIcon, SkipIcon, SparkIcon } from '../components/Icons';
@@ -29,12 +29,19 @@ function scrollToSection(id: string) {
 export function Landing() {
   const t = useT();
   const [menuOpen, setMenuOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const closer = useRef<HTMLButtonElement>(null);
 
+  // Open, the menu is modal: the focus goes into it (the page behind is inert), and back to the button after.
   useEffect(() => {
     if (!menuOpen) return;
+    closer.current?.focus();
     const close = (event: KeyboardEvent) => event.key === 'Escape' && setMenuOpen(false);
     window.addEventListener('keydown', close);
-    return () => window.removeEventListener('keydown', close);
+    return () => {
+      window.removeEventListener('keydown', close);
+      opener.current?.focus();
+    };
   }, [menuOpen]);
 
   const go = (id: string) => (event: React.MouseEvent) => {
@@ -45,7 +52,7 @@ export function Landing() {
 
   return (
     <div className="landing">
-      <header className="site-header">
+      <header className="site-header" inert={menuOpen}>
         <a href="#top" className="logo" onClick={go('top')}>
           <HeartIcon className="logo-mark" /> {t('brand.name')}
         </a>
@@ -62,6 +69,7 @@ export function Landing() {
             {t('nav.login')}
           </Link>
           <button
+            ref={opener}
             type="button"
             className="icon-btn mobile-only"
             aria-label={t('nav.openMenu')}
@@ -76,7 +84,7 @@ export function Landing() {
 
       <div className={`side-menu-backdrop ${menuOpen ? 'is-open' : ''}`} onClick={() => setMenuOpen(false)} aria-hidden="true" />
       <aside id="side-menu" className={`side-menu ${menuOpen ? 'is-open' : ''}`} aria-hidden={!menuOpen} inert={!menuOpen}>
-        <button type="button" className="icon-btn side-menu-close" aria-label={t('nav.closeMenu')} onClick={() => setMenuOpen(false)}>
+        <button ref={closer} type="button" className="icon-btn side-menu-close" aria-label={t('nav.closeMenu')} onClick={() => setMenuOpen(false)}>
           <CloseIcon />
         </button>
         <nav aria-label={t('nav.main')}>
@@ -90,7 +98,7 @@ export function Landing() {
         <LanguageSwitcher />
       </aside>
 
-      <main id="top">
+      <main id="top" inert={menuOpen}>
         <section className="hero">
           <div className="hero-glow" aria-hidden="true" />
           <p className="eyebrow">{t('landing.hero.eyebrow')}</p>
@@ -153,7 +161,7 @@ export function Landing() {
         </section>
       </main>
 
-      <footer className="site-footer">
+      <footer className="site-footer" inert={menuOpen}>
         <p>{t('landing.footer.copyright', { year: new Date().getFullYear() })}</p>
         <nav aria-label={t('landing.footer.privacy')}>
           <a href="#">{t('landing.footer.terms')}</a>
