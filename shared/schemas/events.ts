@@ -12,6 +12,7 @@ import type { ErrorCode } from '../error-codes';
 import type { ServerMessageCode } from '../i18n/server-messages';
 import { Id } from './common';
 import { visibleText } from './text';
+import { hasVisibleText } from '../visible-text';
 import { codedIssue, message, z } from './zod';
 
 export const JoinMode = z.enum(JOIN_MODES);
@@ -57,7 +58,12 @@ export function eventTimeIssues(starts: number, ends: number, now: number): Even
 
 const eventFields = {
   name: visibleText(EVENT_NAME_MAX_LENGTH),
-  venue: z.string().trim().max(EVENT_VENUE_MAX_LENGTH),
+  // Optional: a venue that would show nothing (zero-width characters, say) is no venue, as spaces are.
+  venue: z
+    .string()
+    .trim()
+    .max(EVENT_VENUE_MAX_LENGTH)
+    .transform((venue) => (hasVisibleText(venue) ? venue : '')),
   starts_at: DateTime,
   ends_at: DateTime,
   join_mode: JoinMode,

@@ -427,7 +427,10 @@ describe.each(backends)('events on %s', (backend) => {
       // Everyone reads it so, by the same code; the QR's secret stays (a printed QR keeps working).
       expect(await publicView(event.code)).toMatchObject({ name: 'Terrace party', venue: 'The terrace', join_mode: 'code', status: 'upcoming' });
       expect((await findEventById(server.app.db, event.id))?.qrSecret).toBe(secret);
-      // An empty venue clears it; nothing sent changes nothing.
+      // An empty venue clears it, as one that shows nothing does; nothing sent changes nothing.
+      expect((await patch(organizer, event.id, { venue: '\u200b\u2066\u2069' })).body.venue).toBe('');
+      expect(await publicView(event.code)).toMatchObject({ venue: '' });
+      expect((await patch(organizer, event.id, { venue: 'The terrace' })).body.venue).toBe('The terrace');
       expect((await patch(organizer, event.id, { venue: '' })).body.venue).toBe('');
       expect((await patch(organizer, event.id, {})).body).toEqual({ ...changed.body, venue: '' });
     });

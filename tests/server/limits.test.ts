@@ -171,7 +171,22 @@ describe('body caps and text that shows nothing', () => {
   afterAll(() => server.close());
 
   const api = () => client(server.url);
-  const INVISIBLE = [' ', '\u200b\u200c\u200d', '\u202e\u202c', '\u2066\u2069', '\ufeff\u00ad', '\t\n\u200f'];
+  const INVISIBLE = [
+    ' ',
+    '\u200b\u200c\u200d',
+    '\u202e\u202c',
+    '\u2066\u2069',
+    '\ufeff\u00ad',
+    '\t\n\u200f',
+    // Hangul fillers, the braille blank, a grapheme joiner, a variation selector, a tag: shown as nothing.
+    '\u3164\u3164',
+    '\u115f\u2800',
+    '\u034f\ufe0f\u{e0020}',
+    // A combining accent with no letter under it; control characters; NEXT LINE, white space that `\s` misses.
+    '\u0301\u0301',
+    '\u001b\u0007',
+    '\u0085',
+  ];
 
   it('caps JSON bodies at 64 KB, except the profile save, which carries its photos', async () => {
     const { a, conversationId } = await makePair(server);
