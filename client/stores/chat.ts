@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
 import { track, trackOnce } from '../lib/analytics';
-import { ApiError, mayPass, NetworkError, NotFound } from '../lib/api';
+import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
@@ -14,7 +14,8 @@ import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
  * its answer came: an answer that does not come in time drops the socket, `lib/socket.ts`), or put off
  * by an instance shutting down; it goes out by itself when the socket is back, under the same
- * client_id, so never twice. `failed`: the server refused it; Retry sends it.
+ * client_id, so never twice; or held by the server's limit on sends (`slowDown`), when it goes by
+ * itself once the limit allows. `failed`: the server refused it; Retry sends it.
  */
 export type MessageStatus = 'sent' | 'sending' | 'queued' | 'failed';
 export interface ChatMessage extends Message {
@@ -24,6 +25,11 @@ export interface ChatMessage extends Message {
    * Kept on the device with the queue, and sent again with it at the next connect.
    */
   retryable?: boolean;
+  /**
+   * Queued by the server's limit on sends (too many, too fast), with those written after it: they go
+   * by themselves, in order, once the wait it named is over.
+   */
+  slowDown?: true;
 }
 
 /** A message of mine still to go out by itself: queued, or failed for a reason that may pass. */
@@ -243,6 +249,17 @@ interface ChatState {
 /** The most pages of missed messages (50 each) one catch-up fetches per thread: a bound, not a budget. */
 const CATCH_UP_MAX_PAGES = 20;
 
+/**
+ * How long a throttled send waits: the server's Retry-After over HTTP; over the socket, whose ack has
+ * only words, the seconds they name ("… in 3 seconds", "… en 3 s"). Else the limit's window (10 s).
+ */
+const THROTTLE_WAIT_S = { fallback: 10, max: 60 };
+function throttledFor(error: Throttled | SocketRefused): number {
+  const said = error instanceof Throttled ? error.retryAfterSeconds : Number.parseInt(/\d+/.exec(error.message)?.[0] ?? '', 10);
+  const seconds = said && Number.isFinite(said) ? said : THROTTLE_WAIT_S.fallback;
+  return Math.min(Math.max(seconds, 1), THROTTLE_WAIT_S.max) * 1000;
+}
+
 export const useChat = create<ChatState>()((set, get) => {
   const update = (id: number, change: (thread: Thread) => Partial<Thread>) =>
     set((state) => {
@@ -254,16 +271,43 @@ export const useChat = create<ChatState>()((set, get) => {
     if (sameSession()) update(id, change);
   };
 
-  async function deliver(id: number, pendingMessage: ChatMessage) {
+  /** Each thread's wait for the server's limit on sends, after which its held messages go. */
+  const resendTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  function resendAfter(id: number, ms: number) {
+    clearTimeout(resendTimers.get(id));
+    resendTimers.set(
+      id,
+      setTimeout(() => {
+        resendTimers.delete(id);
+        void sendWaiting(id);
+      }, ms),
+    );
+  }
+
+  /** Answers the status the message is left in. */
+  async function deliver(id: number, pendingMessage: ChatMessage): Promise<MessageStatus> {
     const clientId = pendingMessage.client_id ?? uuid();
-    const answered = updater();
+    const sameSession = sessionCheck();
+    const answered = updater(sameSession);
     try {
       const stored = isConnected()
         ? await sendMessageOverSocket({ conversation_id: id, content: pendingMessage.content, client_id: clientId })
         : await api.sendMessage(id, pendingMessage.content, clientId);
       answered(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
       track('message_sent');
+      return 'sent';
     } catch (error) {
+      // Too many, too fast: it waits as long as the server says, then goes by itself, and those
+      // written meanwhile wait behind it (a Retry, or a send that passed, would jump the queue).
+      if ((error instanceof SocketRefused && error.code === 'throttled') || error instanceof Throttled) {
+        answered(id, (thread) => ({
+          messages: thread.messages.map((item) =>
+            item.client_id === clientId && item.id < 0 ? { ...item, status: 'queued', slowDown: true, retryable: false } : item,
+          ),
+        }));
+        if (sameSession()) resendAfter(id, throttledFor(error));
+        return 'queued';
+      }
       // It waits for the socket, not for a Retry, when it went unanswered with no socket now (a party's
       // Wi-Fi gone, or the socket dropped before its answer came, as it does when none comes in time),
       // or when the server said it is shutting down (`unavailable`: send again once reconnected, to
@@ -278,9 +322,39 @@ export const useChat = create<ChatState>()((set, get) => {
       const forGood = refused && !passes;
       answered(id, (thread) => ({
         messages: thread.messages.map((item) =>
-          item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood } : item,
+          item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood, slowDown: undefined } : item,
         ),
       }));
+      return status;
+    }
+  }
+
+  /** Each thread's run of `sendInOrder`: a run asked for while one goes waits for it. */
+  const runs = new Map<number, Promise<void>>();
+  function sendWaiting(id: number): Promise<void> {
+    const run = (runs.get(id) ?? Promise.resolve()).then(() => sendInOrder(id));
+    runs.set(id, run);
+    void run.finally(() => {
+      if (runs.get(id) === run) runs.delete(id);
+    });
+    return run;
+  }
+  /**
+   * Sends the thread's messages of mine waiting to go, one after the other in the order written, each
+   * once a run; stops at one that has to wait again (no connection, the limit): the rest wait behind it.
+   */
+  async function sendInOrder(id: number) {
+    const me = useSession.getState().user?.id;
+    const tried = new Set<string>();
+    for (;;) {
+      const next = get().threads[id]?.messages.find(
+        (message) => message.sender === me && message.client_id && waitsToGo(message) && !tried.has(message.client_id),
+      );
+      if (me === undefined || !next?.client_id) return;
+      tried.add(next.client_id);
+      update(id, (current) => ({ messages: current.messages.map((item) => (item === next ? { ...item, status: 'sending' } : item)) }));
+      // The same client_id: a send that did reach the server before the connection went is not stored twice.
+      if ((await deliver(id, next)) === 'queued') return;
     }
   }
 
@@ -356,16 +430,18 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     async send(id, content) {
       const me = useSession.getState().user?.id ?? 0;
+      // Behind messages held by the server's limit: it goes after them, with them.
+      const held = get().threads[id]?.messages.some((item) => item.id < 0 && item.slowDown) ?? false;
       const message: ChatMessage = {
         id: tempId--,
         sender: me,
         content,
         time: new Date().toISOString(),
         client_id: uuid(),
-        status: 'sending',
+        ...(held ? { status: 'queued', slowDown: true } : { status: 'sending' }),
       };
       update(id, (thread) => ({ messages: [...thread.messages, message] }));
-      await deliver(id, message);
+      if (!held) await deliver(id, message);
     },
     async retry(id, clientId) {
       const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');
@@ -377,23 +453,8 @@ export const useChat = create<ChatState>()((set, get) => {
       await deliver(id, message);
     },
     async sendQueued() {
-      const me = useSession.getState().user?.id;
-      if (me === undefined) return;
-      await Promise.all(
-        Object.entries(get().threads).map(async ([key, thread]) => {
-          const id = Number(key);
-          for (const queued of thread.messages.filter((message) => waitsToGo(message) && message.sender === me)) {
-            // Another connect's run may have taken it meanwhile.
-            const now = get().threads[id]?.messages.find((item) => item.client_id === queued.client_id);
-            if (!now || !waitsToGo(now)) continue;
-            update(id, (current) => ({
-              messages: current.messages.map((item) => (item.client_id === queued.client_id && waitsToGo(item) ? { ...item, status: 'sending' } : item)),
-            }));
-            // The same client_id: a send that did reach the server before the connection went is not stored twice.
-            await deliver(id, queued);
-          }
-        }),
-      );
+      if (useSession.getState().user?.id === undefined) return;
+      await Promise.all(Object.keys(get().threads).map((key) => sendWaiting(Number(key))));
     },
     restoreOutbox(userId) {
       for (const entry of readOutbox(userId)) {
@@ -514,6 +575,8 @@ export const useChat = create<ChatState>()((set, get) => {
       });
     },
     reset() {
+      for (const timer of resendTimers.values()) clearTimeout(timer);
+      resendTimers.clear();
       set({ threads: {}, drafts: {}, ended: {} });
     },
   };

@@ -95,6 +95,7 @@ export const enApp = {
   'chat.empty': 'No messages yet',
   'chat.sending': 'Sending…',
   'chat.queued': 'Waiting for a connection…',
+  'chat.slowDown': 'Slow down: sending again in a moment.',
   'chat.failed': 'Not sent.',
   'chat.retry': 'Retry',
   'chat.typing': '{name} is typing…',

@@ -96,6 +96,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.empty': 'Aún no hay mensajes',
   'chat.sending': 'Enviando…',
   'chat.queued': 'Esperando conexión…',
+  'chat.slowDown': 'Vas muy rápido: lo enviamos en un momento.',
   'chat.failed': 'No enviado.',
   'chat.retry': 'Reintentar',
   'chat.typing': '{name} está escribiendo…',

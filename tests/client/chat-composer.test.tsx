@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 /**
  * The chat's text as people write it: a message in a right-to-left script reads right to left (in the
- * chat, its composer and the list’s previews), and a paste longer than a message may be says it was cut.
+ * chat, its composer and the list’s previews), a paste longer than a message may be says it was cut,
+ * and a message held by the server's limit on sends says why, with no Retry to jump the queue.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type { ReactElement } from 'react';
@@ -124,5 +125,26 @@ describe('a paste longer than a message may be', () => {
     paste(composer, 'a'.repeat(MESSAGE_MAX_LENGTH));
     expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
     expect(screen.queryByText(cutNotice)).toBeNull();
+  });
+});
+
+describe('a message held by the server’s limit on sends', () => {
+  it('says to slow down and that it goes by itself, with no Retry', async () => {
+    useChat.setState((state) => ({
+      threads: {
+        7: {
+          ...state.threads[7]!,
+          messages: [
+            ...state.threads[7]!.messages,
+            { id: -1, sender: ME, content: 'too fast', time: '2026-11-28T01:01:00.000Z', client_id: 'c1', status: 'queued', slowDown: true },
+          ],
+        },
+      },
+    }));
+    renderAt(<Chat id={7} />);
+    const message = (await screen.findByText('too fast')).closest('.message')!;
+    expect(message.textContent).toContain(en['chat.slowDown']);
+    expect(message.textContent).not.toContain(en['chat.queued']);
+    expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
   });
 });

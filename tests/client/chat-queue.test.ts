@@ -4,7 +4,15 @@ import type { Message } from '../../shared/schemas/conversations';
 
 const sendMessage = vi.hoisted(() => vi.fn());
 /** The socket as the store sees it: up or down, what it sent, and the next send's refusal. */
-const socket = vi.hoisted(() => ({ connected: false, sent: [] as string[], refuseWith: null as string | null, unanswered: false }));
+const socket = vi.hoisted(() => ({
+  connected: false,
+  sent: [] as string[],
+  refuseWith: null as string | null,
+  unanswered: false,
+  /** How many of the next sends the server's limit refuses, and the words of its answer. */
+  throttled: 0,
+  throttledSays: 'Request was throttled. Expected available in 3 seconds.',
+}));
 const SocketRefused = vi.hoisted(
   () =>
     class SocketRefused extends Error {
@@ -26,6 +34,10 @@ vi.mock('../../client/lib/socket', () => ({
     const refusal = socket.refuseWith;
     socket.refuseWith = null;
     if (refusal) throw new SocketRefused(refusal, refusal);
+    if (socket.throttled > 0) {
+      socket.throttled -= 1;
+      throw new SocketRefused('throttled', socket.throttledSays);
+    }
     if (socket.unanswered) {
       // As lib/socket.ts does: a connection that does not answer in time is dropped.
       socket.unanswered = false;
@@ -60,6 +72,8 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.sent = [];
     socket.refuseWith = null;
     socket.unanswered = false;
+    socket.throttled = 0;
+    vi.useRealTimers();
   });
 
   it('queues what is written with no socket and no answer over HTTP, and sends it in order once connected', async () => {
@@ -97,9 +111,9 @@ describe('the chat store’s sends that cannot go now', () => {
   });
 
   it('keeps a send that failed for a reason that may pass on the device, and sends it again at the next connect', async () => {
-    // A limit reached, a server error.
+    // The server's own error, over the socket and over HTTP.
     socket.connected = true;
-    socket.refuseWith = 'throttled';
+    socket.refuseWith = 'internal';
     await useChat.getState().send(7, 'too fast');
     socket.connected = false;
     sendMessage.mockRejectedValue(new ApiError(503, 'Service unavailable.'));
@@ -187,5 +201,57 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.refuseWith = 'not_found';
     await useChat.getState().send(7, 'to a stranger');
     expect(statuses(7)).toEqual(['to a stranger:failed']);
+  });
+
+  it('resends a message the limit refused by itself once the wait the server named is over, in order with those written after it', async () => {
+    vi.useFakeTimers();
+    socket.connected = true;
+    socket.throttled = 1;
+    await useChat.getState().send(7, 'one');
+    expect(statuses(7)).toEqual(['one:queued']);
+    expect(useChat.getState().threads[7]!.messages[0]!.slowDown).toBe(true);
+    // Written while the first waits: it waits behind it, though the server would take it.
+    await useChat.getState().send(7, 'two');
+    expect(statuses(7)).toEqual(['one:queued', 'two:queued']);
+    expect(socket.sent).toEqual([]);
+    // Kept on the device meanwhile, as anything on its way.
+    expect(JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]')).toHaveLength(2);
+
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(socket.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(socket.sent).toEqual(['one', 'two']);
+    expect(statuses(7)).toEqual(['one:sent', 'two:sent']);
+  });
+
+  it('waits again, still in order, when the resend is refused by the limit too', async () => {
+    vi.useFakeTimers();
+    socket.connected = true;
+    socket.throttled = 2;
+    socket.throttledSays = 'Demasiadas solicitudes. Vuelve a intentarlo en 2 s.';
+    await useChat.getState().send(7, 'one');
+    await useChat.getState().send(7, 'two');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(socket.sent).toEqual([]);
+    expect(statuses(7)).toEqual(['one:queued', 'two:queued']);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(socket.sent).toEqual(['one', 'two']);
+  });
+
+  it('waits the Retry-After of a send refused by the limit over HTTP', async () => {
+    vi.useFakeTimers();
+    // The api module the store has now (a test above opened the app again, with fresh modules).
+    const { Throttled } = await import('../../client/lib/api');
+    const throttled = new Throttled(429, 'Request was throttled.');
+    throttled.retryAfterSeconds = 5;
+    sendMessage.mockRejectedValueOnce(throttled);
+    await useChat.getState().send(7, 'over http');
+    expect(statuses(7)).toEqual(['over http:queued']);
+
+    socket.connected = true;
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(socket.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(socket.sent).toEqual(['over http']);
   });
 });

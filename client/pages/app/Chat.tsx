@@ -259,7 +259,7 @@ export function Chat({ id }: { id: number }) {
                 <p className="message-meta">
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
-                  {message.status === 'queued' && <span> · {t('chat.queued')}</span>}
+                  {message.status === 'queued' && <span> · {t(message.slowDown ? 'chat.slowDown' : 'chat.queued')}</span>}
                   {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
                 </p>
                 {message.status === 'failed' && message.client_id && (
