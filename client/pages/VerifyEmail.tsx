@@ -77,9 +77,15 @@ export function VerifyEmail() {
           {t('verify.already')}
         </p>
       )}
-      {outcome === 'invalid' && !verified && (
+      {outcome === 'invalid' && signedIn && !verified && (
         <p className="form-error" role="alert">
           {t('verify.invalid')}
+        </p>
+      )}
+      {/* Signed out, the page cannot tell a used link from a stale one, nor whether the address is verified. */}
+      {outcome === 'invalid' && !signedIn && (
+        <p className="muted" role="status">
+          {t('verify.spent')}
         </p>
       )}
       {outcome === 'unreachable' && (

@@ -16,6 +16,8 @@ export const enAccount = {
   'verify.done': 'Your e-mail address is verified. Thank you!',
   'verify.already': 'Your e-mail address is already verified.',
   'verify.invalid': 'This link is invalid or has expired.',
+  'verify.spent':
+    'This link no longer works: it may have been used already, or it has expired. If you have already confirmed your e-mail address, just log in. If not, log in to ask for a new link.',
   'verify.unreachable': 'Your e-mail address could not be confirmed: no connection. Try again once you are online.',
   'verify.retry': 'Try again',
   'verify.toApp': 'Go to the app',

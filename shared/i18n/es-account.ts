@@ -18,6 +18,8 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',
   'verify.already': 'Tu correo electrónico ya está verificado.',
   'verify.invalid': 'Este enlace no es válido o ha caducado.',
+  'verify.spent':
+    'Este enlace ya no funciona: puede que ya se haya usado o que haya caducado. Si ya has confirmado tu correo, solo tienes que iniciar sesión. Si no, inicia sesión para pedir un enlace nuevo.',
   'verify.unreachable': 'No se pudo confirmar tu correo: no hay conexión. Inténtalo de nuevo cuando tengas conexión.',
   'verify.retry': 'Reintentar',
   'verify.toApp': 'Ir a la aplicación',

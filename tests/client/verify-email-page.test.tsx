@@ -1,0 +1,54 @@
+// @vitest-environment jsdom
+import { cleanup, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import { ValidationError } from '../../client/lib/api';
+import { accountApi } from '../../client/lib/api-account';
+import { initLanguage } from '../../client/lib/i18n';
+import { VerifyEmail } from '../../client/pages/VerifyEmail';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+
+let tokens = 0;
+
+/** The e-mail's link opened with a token the server refuses (used, expired, or never good). */
+async function openRefusedLink() {
+  vi.spyOn(accountApi, 'verifyEmail').mockRejectedValue(new ValidationError({ token: ['This link is invalid or has expired.'] }));
+  // A token of its own per test: the page asks the server once per token.
+  window.history.replaceState(null, '', `/verify-email?token=refused-${++tokens}`);
+  await initLanguage();
+  render(
+    <Suspense fallback={null}>
+      <VerifyEmail />
+    </Suspense>,
+  );
+}
+
+describe('the verification link, refused by the server', () => {
+  beforeEach(() => useSession.setState({ token: null, user: null }));
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    useSession.setState({ token: null, user: null });
+  });
+
+  it('signed out: no error, says the link may have been used and that a verified user can just log in', async () => {
+    await openRefusedLink();
+    const status = await screen.findByText(es['verify.spent']);
+    expect(status.getAttribute('role')).toBe('status');
+    expect(status.textContent).toMatch(/puede que ya se haya usado/);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByText(es['verify.invalid'])).toBeNull();
+    expect(screen.getByRole('link', { name: es['verify.toLogin'] }).getAttribute('href')).toBe('/login/');
+  });
+
+  it('signed in and still unverified: says the link is invalid and offers a new one', async () => {
+    // The page reads the user again after the answer: here, still unverified.
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
+    await openRefusedLink();
+    expect((await screen.findByRole('alert')).textContent).toBe(es['verify.invalid']);
+    expect(screen.getByRole('button', { name: es['verify.resend'] })).toBeTruthy();
+  });
+});
