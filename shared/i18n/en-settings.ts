@@ -5,6 +5,8 @@ export const enSettings = {
   'settings.account': 'Account',
   'settings.verified': 'Verified',
   'settings.notVerified': 'Not verified yet',
+  'settings.verifyResend': 'Resend the link',
+  'settings.verifySent': 'Sent! Check your inbox.',
   'settings.password.title': 'Change password',
   'settings.password.current': 'Current password',
   'settings.password.new': 'New password',

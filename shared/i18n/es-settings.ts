@@ -7,6 +7,8 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.account': 'Cuenta',
   'settings.verified': 'Verificado',
   'settings.notVerified': 'Sin verificar',
+  'settings.verifyResend': 'Reenviar el enlace',
+  'settings.verifySent': '¡Enviado! Revisa tu bandeja de entrada.',
   'settings.password.title': 'Cambiar la contraseña',
   'settings.password.current': 'Contraseña actual',
   'settings.password.new': 'Contraseña nueva',

@@ -26,12 +26,7 @@ export function Settings() {
       <h1>{t('settings.title')}</h1>
       <section className="settings-card" aria-labelledby="settings-account">
         <h2 id="settings-account">{t('settings.account')}</h2>
-        <div className="settings-row">
-          <span className="settings-email">{user.email}</span>
-          <span className={`badge ${user.email_verified ? 'badge-ok' : 'badge-warn'}`}>
-            {user.email_verified ? t('settings.verified') : t('settings.notVerified')}
-          </span>
-        </div>
+        <EmailRow user={user} />
       </section>
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
       <section className="settings-card" aria-labelledby="settings-blocked">
@@ -60,6 +55,46 @@ export function Settings() {
       )}
       <DeleteAccount user={user} />
     </div>
+  );
+}
+
+/**
+ * The address and whether it is verified; unverified, a new link sent the way the app's banner sends
+ * it, so that one is still at hand once the banner is dismissed.
+ */
+function EmailRow({ user }: { user: CurrentUser }) {
+  const { t } = useAuthForm();
+  const [resend, setResend] = useState<'idle' | 'busy' | 'sent' | { failed: string }>('idle');
+
+  async function send() {
+    // Not `disabled` while busy: the button keeps the focus.
+    if (resend === 'busy') return;
+    setResend('busy');
+    try {
+      await accountApi.resendVerification();
+      setResend('sent');
+    } catch (error) {
+      setResend({ failed: errorMessage(error, t) });
+    }
+  }
+
+  return (
+    <>
+      <div className="settings-row">
+        <span className="settings-email">{user.email}</span>
+        <span className="settings-verify">
+          <span className={`badge ${user.email_verified ? 'badge-ok' : 'badge-warn'}`}>
+            {user.email_verified ? t('settings.verified') : t('settings.notVerified')}
+          </span>
+          {!user.email_verified && (
+            <button type="button" className="btn btn-small btn-ghost" aria-disabled={resend === 'busy'} onClick={() => void send()}>
+              {t('settings.verifyResend')}
+            </button>
+          )}
+        </span>
+      </div>
+      {!user.email_verified && <FormOutcome errors={typeof resend === 'object' ? [resend.failed] : undefined} done={resend === 'sent' ? t('settings.verifySent') : null} />}
+    </>
   );
 }
 

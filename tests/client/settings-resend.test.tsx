@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import { Throttled } from '../../client/lib/api';
+import { accountApi } from '../../client/lib/api-account';
+import { initLanguage } from '../../client/lib/i18n';
+import { Settings } from '../../client/pages/app/Settings';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+
+async function showSettings(emailVerified: boolean) {
+  window.history.replaceState(null, '', '/app/settings/');
+  useSession.setState({ user: currentUser({ email_verified: emailVerified }) });
+  await initLanguage();
+  render(
+    <Suspense fallback={null}>
+      <Settings />
+    </Suspense>,
+  );
+  await screen.findByRole('heading', { name: es['settings.account'] });
+}
+
+const resendButton = () => screen.queryByRole('button', { name: es['settings.verifyResend'] });
+
+describe('Settings, an address not verified yet', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    useSession.setState({ user: null });
+  });
+
+  it('offers Resend beside the badge, which sends a new link the way the banner does', async () => {
+    const resend = vi.spyOn(accountApi, 'resendVerification').mockResolvedValue({ detail: 'Sent.' });
+    await showSettings(false);
+    const button = resendButton()!;
+    expect(button.closest('.settings-row')?.textContent).toContain(es['settings.notVerified']);
+    fireEvent.click(button);
+    expect((await screen.findByRole('status')).textContent).toBe(es['app.verifySent']);
+    expect(resend).toHaveBeenCalledTimes(1);
+  });
+
+  it('says how long to wait when resending is throttled', async () => {
+    const throttled = new Throttled(429, 'Request was throttled.');
+    throttled.retryAfterSeconds = 3124;
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(throttled);
+    await showSettings(false);
+    fireEvent.click(resendButton()!);
+    expect((await screen.findByRole('alert')).textContent).toBe('Demasiados intentos. Vuelve a intentarlo en 53 min.');
+  });
+
+  it('offers nothing to resend once the address is verified', async () => {
+    await showSettings(true);
+    expect(screen.getByText(es['settings.verified'])).toBeTruthy();
+    expect(resendButton()).toBeNull();
+  });
+});
