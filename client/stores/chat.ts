@@ -200,6 +200,12 @@ export function mergeMessages(current: readonly ChatMessage[], incoming: readonl
   });
 }
 
+/** A stored message of mine the partner is not known to have read: "Read" under it waits for a `message:read`. */
+const awaitsRead = (thread: Thread) => {
+  const partner = thread.detail?.other_user_id;
+  return partner !== undefined && thread.messages.some((message) => message.id > thread.partnerReadId && message.sender !== partner);
+};
+
 const lastStoredId = (thread: Thread) =>
   thread.messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
 
@@ -346,16 +352,34 @@ export const useChat = create<ChatState>()((set, get) => {
   async function sendInOrder(id: number) {
     const me = useSession.getState().user?.id;
     const tried = new Set<string>();
+    let stored = false;
     for (;;) {
       const next = get().threads[id]?.messages.find(
         (message) => message.sender === me && message.client_id && waitsToGo(message) && !tried.has(message.client_id),
       );
-      if (me === undefined || !next?.client_id) return;
+      if (me === undefined || !next?.client_id) break;
       tried.add(next.client_id);
       update(id, (current) => ({ messages: current.messages.map((item) => (item === next ? { ...item, status: 'sending' } : item)) }));
       // The same client_id: a send that did reach the server before the connection went is not stored twice.
-      if ((await deliver(id, next)) === 'queued') return;
+      const status = await deliver(id, next);
+      stored ||= status === 'sent';
+      if (status === 'queued') break;
     }
+    if (stored) await readMarkAgain(id);
+  }
+
+  /**
+   * Where the partner has read to, asked after a resend is stored. A send that reached the server as
+   * the old socket closed is stored then, and its resend is answered as a repeat: neither it nor the
+   * partner's read of it (told to the socket gone) is pushed again, and the catch-up's own ask came
+   * while it still had no id.
+   */
+  async function readMarkAgain(id: number) {
+    const thread = get().threads[id];
+    if (!thread || !awaitsRead(thread)) return;
+    const answered = updater();
+    const detail = await api.conversation(id).catch(() => null);
+    if (detail) answered(id, (current) => ({ partnerReadId: Math.max(current.partnerReadId, detail.partner_last_read_id) }));
   }
 
   return {
@@ -450,7 +474,7 @@ export const useChat = create<ChatState>()((set, get) => {
         messages: thread.messages.map((item) => (item === message ? { ...item, status: 'sending' } : item)),
       }));
       // The same client_id: if the first try did reach the server, no duplicate is stored.
-      await deliver(id, message);
+      if ((await deliver(id, message)) === 'sent') await readMarkAgain(id);
     },
     async sendQueued() {
       if (useSession.getState().user?.id === undefined) return;
@@ -543,8 +567,7 @@ export const useChat = create<ChatState>()((set, get) => {
       // A `message:read` missed meanwhile: "Read" under my last message would wait for the partner's
       // next one. Asked only while a message of mine is not known to be read.
       async function readMark(id: number, thread: Thread) {
-        const partner = thread.detail?.other_user_id;
-        if (partner === undefined || !thread.messages.some((message) => message.id > thread.partnerReadId && message.sender !== partner)) return;
+        if (!awaitsRead(thread)) return;
         const detail = await orGone(id, api.conversation(id));
         if (detail) answered(id, (current) => ({ partnerReadId: Math.max(current.partnerReadId, detail.partner_last_read_id) }));
       }

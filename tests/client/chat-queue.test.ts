@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 
 const sendMessage = vi.hoisted(() => vi.fn());
+const conversation = vi.hoisted(() => vi.fn());
 /** The socket as the store sees it: up or down, what it sent, and the next send's refusal. */
 const socket = vi.hoisted(() => ({
   connected: false,
@@ -24,7 +25,7 @@ const SocketRefused = vi.hoisted(
       }
     },
 );
-vi.mock('../../client/lib/api-app', () => ({ api: { sendMessage } }));
+vi.mock('../../client/lib/api-app', () => ({ api: { sendMessage, conversation } }));
 vi.mock('../../client/lib/socket', () => ({
   SocketRefused,
   isConnected: () => socket.connected,
@@ -68,6 +69,7 @@ describe('the chat store’s sends that cannot go now', () => {
     localStorage.clear();
     useChat.getState().reset();
     sendMessage.mockReset();
+    conversation.mockReset();
     socket.connected = false;
     socket.sent = [];
     socket.refuseWith = null;
@@ -253,5 +255,26 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(socket.sent).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(socket.sent).toEqual(['over http']);
+  });
+
+  it('asks again how far the partner has read once a message sent during a reconnect is stored', async () => {
+    // Ben's chat open; "Read" under a message of mine waits for the partner's read mark.
+    const { emptyThread } = await import('../../client/stores/chat');
+    const detail = { id: 7, name: 'Ben', image: null, other_user_id: 2, partner_last_read_id: 0 };
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail } } });
+    // Its first try reached the server as the old socket closed (stored there, and read by Ben, his
+    // read pushed to the socket gone); the tab saw no answer.
+    socket.connected = true;
+    socket.unanswered = true;
+    await useChat.getState().send(7, 'as the socket went');
+    expect(statuses(7)).toEqual(['as the socket went:queued']);
+    conversation.mockResolvedValue({ ...detail, partner_last_read_id: 1 });
+
+    // The new socket: the resend is a repeat (no push), and the catch-up's read check saw no stored message of mine.
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(statuses(7)).toEqual(['as the socket went:sent']);
+    expect(conversation).toHaveBeenCalledWith(7);
+    expect(useChat.getState().threads[7]!.partnerReadId).toBe(1);
   });
 });
