@@ -18,20 +18,22 @@ const dismissedThisVisit = () => {
 const MARK = '\u0000';
 
 /**
- * "We sent a link to …" on one line, a long address cut in its name and not its domain
- * (`maria.garcia.lo…@gmail.com`): the domain is what shows a mistyped provider, and the full
- * address is on Settings.
+ * "We sent a link to …" with the address whole: on the sentence's line when it fits there, else on a
+ * line of its own. Only an address longer than the whole line is cut, in its name and not its domain
+ * (`maria.garcia.lo…@gmail.com`): the domain is what shows a mistyped provider.
  */
 function SentTo({ text, email }: { text: string; email: string }) {
   const [before = '', after = ''] = text.split(MARK);
   const at = email.includes('@') ? email.lastIndexOf('@') : email.length;
   return (
     <>
-      <span className="verify-banner-fixed">{before}</span>
-      <span className="verify-banner-local">{email.slice(0, at)}</span>
-      <span className="verify-banner-fixed">
-        {email.slice(at)}
-        {after}
+      {before}
+      <span className="verify-banner-address">
+        <span className="verify-banner-local">{email.slice(0, at)}</span>
+        <span className="verify-banner-domain">
+          {email.slice(at)}
+          {after}
+        </span>
       </span>
     </>
   );
@@ -39,9 +41,8 @@ function SentTo({ text, email }: { text: string; email: string }) {
 
 /**
  * Until the e-mail is verified: a dismissible banner with Resend. Dismissed, it stays away
- * for this visit (the tab's session storage) and comes back on the next. Two lines on any phone (the
- * address given the banner's whole width, cut short only if it must): it sits above the deck's card
- * and the chat.
+ * for this visit (the tab's session storage) and comes back on the next. Two lines on a phone, three
+ * when the address needs a line of its own: it sits above the deck's card and the chat.
  */
 export function VerifyEmailBanner() {
   const t = useT();
