@@ -1,0 +1,163 @@
+/**
+ * A name of one long word (names may be 50 characters) on a 320 px phone, in Spanish: nothing on any
+ * screen that shows it scrolls sideways. A name on one line ends in an ellipsis; a sentence that holds
+ * it ("… está escribiendo…", "Has bloqueado a …") wraps inside its box, cut nowhere.
+ */
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { type ClientSocket, connect } from '../helpers/socket';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
+
+const ready = hasChromium();
+/** 49 characters, one word. */
+const LONG = 'Wolfeschlegelsteinhausenbergerdorffvoralternwaren';
+const longName = (start: string) => `${start}${LONG.slice(start.length)}`;
+
+describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { timeout: 90_000 }, () => {
+  const app = appInChromium();
+  let page: Page;
+  let ana: TestUser;
+  /** In a conversation with Ana. */
+  let wolfe: TestUser;
+  /** Matched with Ana, nothing written yet: on the list's strip of new matches. */
+  let strip: TestUser;
+  /** In a conversation with Ana, which he ends. */
+  let ender: TestUser;
+  /** Likes Ana: on her likes list, and on her deck. */
+  let liker: TestUser;
+  let wolfeChat: number;
+  let enderChat: number;
+  let wolfeSocket: ClientSocket;
+  const api = () => client(app.server.url);
+
+  async function match(a: TestUser, b: TestUser): Promise<number> {
+    await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
+    const matched = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    expect(matched.body.match).toBe(true);
+    return matched.body.conversation_id;
+  }
+  async function say(from: TestUser, conversationId: number, content: string) {
+    expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: from.token, json: { content } })).status).toBe(201);
+  }
+  async function shot(name: string) {
+    await entryAnimationsDone(page);
+    await page.screenshot({ path: path.join(ARTIFACTS, `long-names-${name}.png`) });
+  }
+
+  /**
+   * The page does not scroll sideways, none of `selectors` reaches past the screen's edges, and none
+   * has text running out of its box, unless it ends in an ellipsis there.
+   */
+  async function fitsTheScreen(selectors: string[]) {
+    const { scrollWidth, innerWidth, outside, spilling } = await page.evaluate((wanted) => {
+      const found = wanted.flatMap((selector) => [...document.querySelectorAll(selector)].map((element) => ({ selector, element })));
+      const offScreen = found.filter(({ element }) => {
+        const box = element.getBoundingClientRect();
+        return box.left < -0.5 || box.right > window.innerWidth + 0.5;
+      });
+      const spills = found.filter(({ element }) => {
+        const style = getComputedStyle(element);
+        const ellipsis = style.textOverflow === 'ellipsis' && style.overflowX !== 'visible';
+        return element.scrollWidth > element.clientWidth + 1 && !ellipsis;
+      });
+      const describe = ({ selector, element }: { selector: string; element: Element }) =>
+        `${selector}: ${Math.round(element.getBoundingClientRect().right)} / ${element.scrollWidth}`;
+      return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, outside: offScreen.map(describe), spilling: spills.map(describe) };
+    }, selectors);
+    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+    expect(outside).toEqual([]);
+    expect(spilling).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
+    ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
+    wolfe = await makeCompletedUser(app.server, { name: LONG, ...man }, { firstName: 'Wolfe' });
+    strip = await makeCompletedUser(app.server, { name: longName('Hubert'), ...man }, { firstName: 'Hubert' });
+    ender = await makeCompletedUser(app.server, { name: longName('Enrique'), ...man }, { firstName: 'Enrique' });
+    liker = await makeCompletedUser(app.server, { name: longName('Leopold'), ...man }, { firstName: 'Leopold' });
+    wolfeChat = await match(ana, wolfe);
+    await match(ana, strip);
+    enderChat = await match(ana, ender);
+    await say(wolfe, wolfeChat, '¡Hola, Ana!');
+    await say(ender, enderChat, 'Hola');
+    await api().post('/api/matching/', { token: liker.token, json: { response: 'like', other: ana.id } });
+    wolfeSocket = await connect(app.server.url, wolfe.token);
+    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'es' }));
+    await page.setViewportSize({ width: 320, height: 640 });
+  }, 120_000);
+  afterAll(() => {
+    wolfeSocket?.close();
+  });
+
+  it('the list of chats: its rows and its strip of new matches, under the top bar and above the bottom nav', async () => {
+    await page.goto(`${app.server.url}/app/matches/`);
+    await page.locator('.conversation-name', { hasText: LONG }).waitFor();
+    await page.locator('.match-chip', { hasText: longName('Hubert') }).waitFor();
+    await fitsTheScreen(['.top-bar', '.bottom-nav', '.match-chip span', '.conversation', '.conversation-name', '.conversation-last', '.conversation-meta']);
+    await shot('01-matches');
+  });
+
+  it('the chat, while the partner is typing', async () => {
+    await page.goto(`${app.server.url}/app/chat/${wolfeChat}`);
+    await page.locator('.message', { hasText: '¡Hola, Ana!' }).waitFor();
+    wolfeSocket.emit('typing', { conversation_id: wolfeChat });
+    await page.locator('.typing', { hasText: es['chat.typing'].replace('{name}', LONG) }).waitFor();
+    await fitsTheScreen(['.top-bar', '.chat-header', '.chat-header h1', '.typing', '.composer', '.bottom-nav']);
+    await shot('02-chat-typing');
+  });
+
+  it('the notice of a chat the partner ended', async () => {
+    await page.goto(`${app.server.url}/app/chat/${enderChat}`);
+    await page.locator('.message', { hasText: 'Hola' }).waitFor();
+    expect((await api().post(`/api/users/${ana.id}/block/`, { token: ender.token })).status).toBeLessThan(300);
+    await page.waitForURL('**/app/matches/');
+    await page.locator('.ended-notice').getByText(es['chat.ended'].replace('{name}', longName('Enrique'))).waitFor();
+    await fitsTheScreen(['.ended-notice', '.ended-notice p', '.ended-notice button']);
+    await shot('03-ended-notice');
+  });
+
+  it('the toast of a block', async () => {
+    await page.goto(`${app.server.url}/app/chat/${wolfeChat}`);
+    await page.locator('.message', { hasText: '¡Hola, Ana!' }).waitFor();
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    await page.getByRole('menu').getByRole('menuitem', { name: es['safety.block'] }).click();
+    await page.getByRole('dialog').getByRole('button', { name: es['safety.block.confirm'] }).click();
+    await page.waitForURL('**/app/matches/');
+    await page.locator('.toast', { hasText: LONG }).waitFor();
+    await fitsTheScreen(['.toast', '.toast p', '.toast-close']);
+    await shot('04-toast');
+  });
+
+  it('the list of ended chats', async () => {
+    await page.goto(`${app.server.url}/app/settings/ended/`);
+    await page.locator('.person-row', { hasText: longName('Enrique') }).waitFor();
+    await fitsTheScreen(['.person-row', '.person-name', '.person-row .btn']);
+    await shot('05-ended-chats');
+  });
+
+  it('the likes list', async () => {
+    await subscribeThroughTestCheckout(app.server, ana);
+    await page.goto(`${app.server.url}/app/likes/`);
+    await page.locator('.like-card-name', { hasText: longName('Leopold') }).waitFor();
+    await fitsTheScreen(['.like-card', '.like-card-name']);
+    await shot('06-likes');
+  });
+
+  it('the deck’s card, and the match overlay', async () => {
+    await page.goto(`${app.server.url}/app/home/`);
+    await page.getByTestId('swipe-card').filter({ hasText: longName('Leopold') }).waitFor();
+    await fitsTheScreen(['.swipe-card', '.swipe-card-info', '.swipe-card-info *']);
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.match-overlay').getByText(es['deck.match.text'].replace('{name}', longName('Leopold'))).waitFor();
+    await fitsTheScreen(['.match-overlay p', '.match-overlay .btn']);
+    await shot('07-match-overlay');
+  });
+});
