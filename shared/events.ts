@@ -6,11 +6,15 @@ import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
 import type { PublicEvent } from './schemas/events';
 import { message, z } from './schemas/zod';
+import { hasLoneSurrogate } from './well-formed-text';
 
 export const MessageSendPayload = z.object({
   conversation_id: Id,
-  // PostgreSQL text cannot hold U+0000: refused here as DRF does, instead of failing at the insert.
-  content: MessageInput.shape.content.refine((value) => !value.includes('\u0000'), message('null_characters')),
+  // PostgreSQL text cannot hold U+0000: refused here as DRF does, instead of failing at the insert; half
+  // of a surrogate pair would be stored as U+FFFD, the sender's text changed without a word.
+  content: MessageInput.shape.content
+    .refine((value) => !value.includes('\u0000'), message('null_characters'))
+    .refine((value) => !hasLoneSurrogate(value), message('malformed_text')),
   client_id: z.uuid(),
 });
 export type MessageSendPayload = z.infer<typeof MessageSendPayload>;

@@ -34,6 +34,7 @@ export const SERVER_MESSAGES = {
   invalid_uuid: { en: 'Must be a valid UUID.', es: 'Debe ser un UUID válido.' },
   invalid_format: { en: 'Invalid format.', es: 'Formato no válido.' },
   null_characters: { en: 'Null characters are not allowed.', es: 'No se admiten caracteres nulos.' },
+  malformed_text: { en: 'This text holds half of a character: type it again.', es: 'Este texto contiene medio carácter: vuelve a escribirlo.' },
   date_format: {
     en: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
     es: 'La fecha tiene un formato incorrecto. Usa este formato: AAAA-MM-DD.',

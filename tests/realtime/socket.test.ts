@@ -186,32 +186,32 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     }
   });
 
-  it('stores a message with a lone surrogate as the REST route does, without holding up the rest of its batch', async () => {
+  it('refuses a message with half of a surrogate pair, as the REST route does, and sends the rest of its batch', async () => {
     const { a, b, conversationId } = await makePair(server);
     const [aSocket, bSocket] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
     const heard: string[] = [];
     const allHeard = new Promise<void>((resolve) =>
       bSocket.on('message:new', ({ message }) => {
         heard.push(message.content);
-        if (heard.length === 3) resolve();
+        if (heard.length === 2) resolve();
       }),
     );
     const contents = ['before', 'half an emoji \ud83d here', 'after'];
     const acks = await Promise.all(
       contents.map((content) => aSocket.emitWithAck('message:send', { conversation_id: conversationId, content, client_id: newClientId() })),
     );
-    const stored = ['before', 'half an emoji \ufffd here', 'after'];
-    expect(acks.map((ack) => (ack.ok ? ack.message.content : ack.error.code))).toEqual(stored);
-    // In one statement with the others: not a batch failed as a whole and retried one send at a time.
+    // Stored, it would read U+FFFD: the sender's text changed without a word.
+    expect(acks.map((ack) => (ack.ok ? ack.message.content : ack.error.code))).toEqual(['before', 'validation', 'after']);
     expect(warnings.filter((line) => line.includes('message batch failed'))).toEqual([]);
     await allHeard;
-    expect(heard).toEqual(stored);
-    expect((await storedMessages(server, b.token, conversationId)).map((m) => m.content)).toEqual(stored);
+    expect(heard).toEqual(['before', 'after']);
+    expect((await storedMessages(server, b.token, conversationId)).map((m) => m.content)).toEqual(['before', 'after']);
     const viaRest = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
       token: a.token,
       json: { content: 'rest \ud83d' },
     });
-    expect(viaRest.body.content).toBe('rest \ufffd');
+    expect(viaRest.status).toBe(400);
+    expect(viaRest.body).toEqual({ content: ['This text holds half of a character: type it again.'] });
   });
 
   it('refuses bad payloads with an error ack and keeps the socket open', async () => {
@@ -231,6 +231,8 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
       { conversation_id: -1, content: 'ok', client_id: newClientId() },
       { conversation_id: conversationId, content: { $ne: 1 }, client_id: newClientId() },
       { conversation_id: conversationId, content: 'nul \u0000 byte', client_id: newClientId() },
+      // Half of an emoji's surrogate pair: stored, it would read U+FFFD.
+      { conversation_id: conversationId, content: 'half \ud83d of a smile', client_id: newClientId() },
     ];
     for (const payload of bad) {
       const ack = await socket.emitWithAck('message:send', payload as never);

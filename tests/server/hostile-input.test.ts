@@ -286,6 +286,22 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(response.text)).toEqual({ genders_to_match: ['Each gender can be selected once.'] });
   });
 
+  it('names each field that holds half of a surrogate pair, and keeps whole ones', async () => {
+    const response = await send({
+      method: 'POST',
+      path: '/api/auth/register/',
+      json: { first_name: 'Ana \ud83d', last_name: '\ude00', username: 'half@example.com', password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' },
+    });
+    expect(response.status).toBe(400);
+    const half = ['This text holds half of a character: type it again.'];
+    expect(JSON.parse(response.text)).toEqual({ first_name: half, last_name: half });
+    const message = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ bio: 'a\udfff' }) });
+    expect(JSON.parse(message.text)).toEqual({ bio: half });
+    const whole = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ bio: 'Party 😀 time' }) });
+    expect(whole.status).toBe(200);
+    expect(JSON.parse(whole.text).bio).toBe('Party 😀 time');
+  });
+
   it('names each field that holds a null character', async () => {
     const response = await send({
       method: 'POST',

@@ -179,13 +179,6 @@ const sendKey = (senderId: number, clientId: string) => `${senderId}:${clientId.
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /**
- * A lone surrogate (half of an emoji, cut by a broken client) as U+FFFD, which is what a text
- * parameter stores it as (encoded to UTF-8). In the batch's JSON it would travel as a `\ud800` escape,
- * which jsonb refuses: the whole batch would fail and go the slow way, one send at a time.
- */
-const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
-
-/**
  * A row of the batch statement's answer: a send that passed the participant check (`idx` set), or a
  * message the batch inserted (`id` set); the two meet on (sender, client_id).
  */
@@ -278,7 +271,7 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
       idx,
       conversation_id: input.conversationId,
       sender_id: input.senderId,
-      content: parsed.success ? wellFormed(parsed.data.content) : '',
+      content: parsed.success ? parsed.data.content : '',
       client_id: clientId,
     });
   });
