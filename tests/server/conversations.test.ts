@@ -175,6 +175,17 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(caughtUp).toEqual(sent.slice(5));
     const upToDate = await api().get(`/api/conversations/${id}/messages/?after=${sent.at(-1)}`, { token: a.token });
     expect(upToDate.body).toEqual({ results: [], next: null });
+
+    // A cursor of this history is refused by another conversation of the same reader: SAFETY's
+    // "a foreign cursor is 400", not a page of the other history from this one's position.
+    const other = await makeCompletedUser(server);
+    await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: a.id } });
+    const theirs = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: other.id } });
+    await send(other, theirs.body.conversation_id, { content: 'hi' });
+    const firstPage = await api().get(`/api/conversations/${id}/messages/`, { token: a.token });
+    const foreign = await api().get(`/api/conversations/${theirs.body.conversation_id}/messages/?cursor=${firstPage.body.next}`, { token: a.token });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toEqual({ cursor: ['Invalid cursor.'] });
   });
 
   it('lets only the two participants read or write a conversation (access matrix)', async () => {

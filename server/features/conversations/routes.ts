@@ -55,14 +55,16 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { params: ConversationParams, querystring: MessagesQuery, response: { 200: page(Message) } } },
     async (request) => {
       const { cursor, after, limit } = request.query;
-      const position = app.cursors.open('messages', cursor, MessagePositionSchema);
+      // A cursor of one conversation's history is no cursor for another's.
+      const scope = `messages-${request.params.id}`;
+      const position = app.cursors.open(scope, cursor, MessagePositionSchema);
       const slice = await listMessages(app.db, request.params.id, currentUser(request).id, {
         position,
         afterId: after,
         limit,
       });
       if (!slice) throw new NotFound();
-      return app.cursors.page('messages', slice);
+      return app.cursors.page(scope, slice);
     },
   );
 
