@@ -45,6 +45,8 @@ export interface AckError {
   code: 'validation' | 'not_found' | 'throttled' | 'unauthorized' | 'unavailable' | 'internal';
   message: string;
   fields?: Record<string, string[]>;
+  /** `throttled`: seconds until the limit lets the send through (the REST answer's `Retry-After`). */
+  retry_after?: number;
 }
 export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: AckError };
 

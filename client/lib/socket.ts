@@ -174,6 +174,8 @@ export class SocketRefused extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** Throttled: seconds until the send may go (the ack's `retry_after`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -183,7 +185,7 @@ export class SocketRefused extends Error {
 export async function sendMessageOverSocket(payload: MessageSendPayload): Promise<Message> {
   if (!socket?.connected) throw new Error('offline');
   const reply: Ack<{ message: Message }> = await answerOf(socket, socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('message:send', payload));
-  if (!reply.ok) throw new SocketRefused(reply.error.code, reply.error.message);
+  if (!reply.ok) throw new SocketRefused(reply.error.code, reply.error.message, reply.error.retry_after);
   return reply.message;
 }
 

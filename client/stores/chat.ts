@@ -256,12 +256,12 @@ interface ChatState {
 const CATCH_UP_MAX_PAGES = 20;
 
 /**
- * How long a throttled send waits: the server's Retry-After over HTTP; over the socket, whose ack has
- * only words, the seconds they name ("… in 3 seconds", "… en 3 s"). Else the limit's window (10 s).
+ * How long a throttled send waits: the server's Retry-After (over the socket, the ack's `retry_after`),
+ * else the limit's window (10 s).
  */
 const THROTTLE_WAIT_S = { fallback: 10, max: 60 };
 function throttledFor(error: Throttled | SocketRefused): number {
-  const said = error instanceof Throttled ? error.retryAfterSeconds : Number.parseInt(/\d+/.exec(error.message)?.[0] ?? '', 10);
+  const said = error.retryAfterSeconds;
   const seconds = said && Number.isFinite(said) ? said : THROTTLE_WAIT_S.fallback;
   return Math.min(Math.max(seconds, 1), THROTTLE_WAIT_S.max) * 1000;
 }

@@ -35,7 +35,7 @@ export function errorAck(error: unknown, log: FastifyBaseLogger, language: Langu
   if (error instanceof ApiError && error.statusCode < 500) {
     const message = String(error.render(language).detail ?? error.message);
     if (error.statusCode === 404) return fail({ code: 'not_found', message });
-    if (error.statusCode === 429) return fail({ code: 'throttled', message });
+    if (error.statusCode === 429) return fail({ code: 'throttled', message, retry_after: Number(error.headers['Retry-After']) });
     if (error.statusCode === 401) return fail({ code: 'unauthorized', message });
     return fail({ code: 'validation', message, fields: { non_field_errors: [message] } });
   }

@@ -10,9 +10,9 @@ const socket = vi.hoisted(() => ({
   sent: [] as string[],
   refuseWith: null as string | null,
   unanswered: false,
-  /** How many of the next sends the server's limit refuses, and the words of its answer. */
+  /** How many of the next sends the server's limit refuses, and the ack's `retry_after` (seconds). */
   throttled: 0,
-  throttledSays: 'Request was throttled. Expected available in 3 seconds.',
+  throttledFor: 3,
 }));
 const SocketRefused = vi.hoisted(
   () =>
@@ -20,6 +20,7 @@ const SocketRefused = vi.hoisted(
       constructor(
         readonly code: string,
         message: string,
+        readonly retryAfterSeconds?: number,
       ) {
         super(message);
       }
@@ -37,7 +38,7 @@ vi.mock('../../client/lib/socket', () => ({
     if (refusal) throw new SocketRefused(refusal, refusal);
     if (socket.throttled > 0) {
       socket.throttled -= 1;
-      throw new SocketRefused('throttled', socket.throttledSays);
+      throw new SocketRefused('throttled', 'Request was throttled.', socket.throttledFor);
     }
     if (socket.unanswered) {
       // As lib/socket.ts does: a connection that does not answer in time is dropped.
@@ -75,6 +76,7 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.refuseWith = null;
     socket.unanswered = false;
     socket.throttled = 0;
+    socket.throttledFor = 3;
     vi.useRealTimers();
   });
 
@@ -230,7 +232,7 @@ describe('the chat store’s sends that cannot go now', () => {
     vi.useFakeTimers();
     socket.connected = true;
     socket.throttled = 2;
-    socket.throttledSays = 'Demasiadas solicitudes. Vuelve a intentarlo en 2 s.';
+    socket.throttledFor = 2;
     await useChat.getState().send(7, 'one');
     await useChat.getState().send(7, 'two');
     await vi.advanceTimersByTimeAsync(2000);

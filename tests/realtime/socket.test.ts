@@ -400,6 +400,10 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const throttled = acks.filter((ack) => !ack.ok && ack.error.code === 'throttled');
     expect(throttled).toHaveLength(10);
     expect(throttled[0]).toMatchObject({ error: { message: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) } });
+    // The wait in a number too, as REST's Retry-After: the client waits it out and sends again by itself.
+    const ack = throttled[0] as { error: { message: string; retry_after: number } };
+    expect(ack.error.retry_after).toBe(Number(/\d+/.exec(ack.error.message)![0]));
+    expect(ack.error.retry_after).toBeGreaterThanOrEqual(1);
     const refused = await client(server.url).post(`/api/conversations/${conversationId}/messages/`, {
       token: a.token,
       json: { content: 'one more' },
