@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: each server test file starts its own app and database.
     maxWorkers: 2,
+    // The end-to-end suites' one build of the client per run.
+    globalSetup: ['tests/e2e/global-setup.ts'],
   },
 });

@@ -3,11 +3,12 @@
  * Without /usr/bin/chromium the e2e tests skip with a loud warning; under CI=true they fail instead.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { RUN_BUILD_DIR } from './global-setup';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -71,12 +72,52 @@ export async function openPhone(
 }
 
 /**
- * A production build of the client in a temp folder, as `npm start` serves it; the caller removes it.
- * Vite builds for the NODE_ENV it finds, and vitest's is "test": React's development build, with
- * StrictMode mounting every component twice, is not what a phone runs.
+ * A production build of the client in a temp folder of the caller's own (a test may change it), as
+ * `npm start` serves it; the caller removes it. Under vitest, one build serves the whole run (see
+ * tests/e2e/global-setup.ts), copied for each suite: the client does not change while the tests run,
+ * and a build is most of a minute of a core.
  */
 export async function buildClient(): Promise<string> {
   const outDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-client-'));
+  const runBuilds = process.env[RUN_BUILD_DIR];
+  if (runBuilds) await cp(await buildOfThisRun(runBuilds), outDir, { recursive: true });
+  else await buildInto(outDir);
+  await mkdir(ARTIFACTS, { recursive: true });
+  return outDir;
+}
+
+/**
+ * The run's build: the first suite to ask makes it (its `mkdir` is the lock, across the workers),
+ * the others wait for its marker. A failed build says so in the marker, and every suite fails with it.
+ */
+async function buildOfThisRun(root: string): Promise<string> {
+  const dir = path.join(root, 'client');
+  const marker = path.join(root, 'built');
+  try {
+    await mkdir(dir);
+  } catch {
+    for (;;) {
+      const said = await readFile(marker, 'utf8').catch(() => null);
+      if (said === 'ok') return dir;
+      if (said !== null) throw new Error(`the run's client build failed: ${said}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    await buildInto(dir);
+  } catch (error) {
+    await writeFile(marker, String(error));
+    throw error;
+  }
+  await writeFile(marker, 'ok');
+  return dir;
+}
+
+/**
+ * Vite builds for the NODE_ENV it finds, and vitest's is "test": React's development build, with
+ * StrictMode mounting every component twice, is not what a phone runs.
+ */
+async function buildInto(outDir: string) {
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
@@ -85,8 +126,6 @@ export async function buildClient(): Promise<string> {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;
   }
-  await mkdir(ARTIFACTS, { recursive: true });
-  return outDir;
 }
 
 export const removeDir = (dir: string | undefined) => (dir ? rm(dir, { recursive: true, force: true }) : Promise.resolve());
