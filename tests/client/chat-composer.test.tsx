@@ -4,10 +4,7 @@
  * chat, its composer and the list’s previews), a paste longer than a message may be says it was cut,
  * and a message held by the server's limit on sends says why, with no Retry to jump the queue.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import type { ReactElement } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MESSAGE_MAX_LENGTH } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
@@ -20,6 +17,7 @@ import { emptyThread, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
 const BEN = 2;
@@ -38,15 +36,6 @@ const summary: ConversationSummary = {
 const answer = (url: string) => {
   if (url.includes('/api/conversations/started/')) return { results: [summary], next: null, previous: null };
   return { results: [], next: null, previous: null };
-};
-
-const renderAt = (element: ReactElement) => {
-  const { hook, searchHook } = memoryLocation({ path: '/app/' });
-  return render(
-    <Router hook={hook} searchHook={searchHook}>
-      {element}
-    </Router>,
-  );
 };
 
 beforeEach(async () => {
@@ -80,7 +69,7 @@ afterEach(() => {
 
 describe('text that reads right to left', () => {
   it('sets each message and the composer to follow the direction of what they hold', async () => {
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     const content = (await screen.findByText(ARABIC)).closest('.message-content');
     expect(content?.getAttribute('dir')).toBe('auto');
     expect(screen.getByRole('textbox', { name: en['chat.placeholder'] }).getAttribute('dir')).toBe('auto');
@@ -88,7 +77,7 @@ describe('text that reads right to left', () => {
 
   it('sets the list’s last message and draft previews to follow their own direction', async () => {
     useChat.getState().setDraft(7, 'שלום');
-    renderAt(<Matches />);
+    renderAt('/app/', <Matches />);
     expect((await screen.findByText('שלום')).getAttribute('dir')).toBe('auto');
     act(() => useChat.getState().setDraft(7, ''));
     expect((await screen.findByText(ARABIC)).getAttribute('dir')).toBe('auto');
@@ -105,7 +94,7 @@ describe('a paste longer than a message may be', () => {
   }
 
   it('says that only the first 2,000 characters fit, until the draft is shortened', async () => {
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
     expect(composer.maxLength).toBe(MESSAGE_MAX_LENGTH);
     paste(composer, 'a'.repeat(1500));
@@ -120,7 +109,7 @@ describe('a paste longer than a message may be', () => {
   });
 
   it('says nothing of a paste that fits exactly', async () => {
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
     paste(composer, 'a'.repeat(MESSAGE_MAX_LENGTH));
     expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
@@ -141,7 +130,7 @@ describe('a message held by the server’s limit on sends', () => {
         },
       },
     }));
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     const message = (await screen.findByText('too fast')).closest('.message')!;
     expect(message.textContent).toContain(en['chat.slowDown']);
     expect(message.textContent).not.toContain(en['chat.queued']);

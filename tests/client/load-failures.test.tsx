@@ -4,10 +4,7 @@
  * is offline), and, when the server answered with its own error (a 5xx), that something went wrong, with
  * Try again: waiting to be back online would not mend it. fetch is faked: a 500/503 answer, or none.
  */
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import type { ReactElement } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -30,6 +27,7 @@ import { usePlan } from '../../client/stores/plan';
 import { useProfile } from '../../client/stores/profile';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+import { renderAt } from '../helpers/render-at';
 
 /** Every request is answered with the server's own error. */
 const serverFails = (status: number) =>
@@ -45,15 +43,6 @@ const noNetwork = () =>
       throw new TypeError('Failed to fetch');
     }),
   );
-
-const renderAt = (element: ReactElement) => {
-  const { hook, searchHook } = memoryLocation({ path: '/app/' });
-  return render(
-    <Router hook={hook} searchHook={searchHook}>
-      {element}
-    </Router>,
-  );
-};
 
 const tryAgain = () => screen.queryByRole('button', { name: en['app.retry'] });
 
@@ -98,14 +87,14 @@ describe('loadFailure', () => {
 describe('someone’s profile (ProfileView)', () => {
   it.each([500, 503])('says something went wrong, with Try again, when the server answers %i', async (status) => {
     serverFails(status);
-    renderAt(<ProfileView id={5} />);
+    renderAt('/app/', <ProfileView id={5} />);
     await expectServerError('profileView.offline');
     expect(screen.queryByText(en['profileView.notFound'])).toBeNull();
   });
 
   it('still says there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<ProfileView id={5} />);
+    renderAt('/app/', <ProfileView id={5} />);
     expect(await screen.findByText(en['profileView.offline'])).toBeTruthy();
     expect(screen.queryByText(en['error.generic'])).toBeNull();
     expect(tryAgain()).toBeTruthy();
@@ -113,7 +102,7 @@ describe('someone’s profile (ProfileView)', () => {
 
   it('opens the profile on Try again once the server answers', async () => {
     serverFails(500);
-    renderAt(<ProfileView id={5} />);
+    renderAt('/app/', <ProfileView id={5} />);
     await expectServerError('profileView.offline');
     const profile = { id: 5, name: 'Ben', age: 31, gender: 'male', genre: 'Man', bio: 'Hi', image: null, image2: null, image3: null, image4: null, image5: null, image6: null };
     vi.stubGlobal('fetch', vi.fn(async () => Response.json(profile)));
@@ -125,7 +114,7 @@ describe('someone’s profile (ProfileView)', () => {
     localStorage.setItem('language_code', 'es');
     await initLanguage();
     serverFails(500);
-    renderAt(<ProfileView id={5} />);
+    renderAt('/app/', <ProfileView id={5} />);
     expect(await screen.findByText(es['error.generic'])).toBeTruthy();
     expect(screen.queryByText(es['profileView.offline'])).toBeNull();
     expect(screen.getByRole('button', { name: es['app.retry'] })).toBeTruthy();
@@ -135,14 +124,14 @@ describe('someone’s profile (ProfileView)', () => {
 describe('a chat', () => {
   it('says something went wrong, with Try again, when the server answers 500', async () => {
     serverFails(500);
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     await expectServerError('chat.offline');
     expect(screen.queryByText(en['error.notFound'])).toBeNull();
   });
 
   it('still says there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     expect(await screen.findByText(en['chat.offline'])).toBeTruthy();
     expect(screen.queryByText(en['error.generic'])).toBeNull();
     expect(tryAgain()).toBeTruthy();
@@ -150,7 +139,7 @@ describe('a chat', () => {
 
   it('says not found, with no Try again, when the server answers that it is not there', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => Response.json({ detail: 'Not found.' }, { status: 404 })));
-    renderAt(<Chat id={7} />);
+    renderAt('/app/', <Chat id={7} />);
     expect(await screen.findByText(en['error.notFound'])).toBeTruthy();
     expect(tryAgain()).toBeNull();
   });
@@ -159,13 +148,13 @@ describe('a chat', () => {
 describe('the profile editor', () => {
   it('says something went wrong, with Try again, when the server answers 503', async () => {
     serverFails(503);
-    renderAt(<EditProfile />);
+    renderAt('/app/', <EditProfile />);
     await expectServerError('profile.offline');
   });
 
   it('still says there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<EditProfile />);
+    renderAt('/app/', <EditProfile />);
     expect(await screen.findByText(en['profile.offline'])).toBeTruthy();
     expect(tryAgain()).toBeTruthy();
   });
@@ -174,13 +163,13 @@ describe('the profile editor', () => {
 describe('Likes you', () => {
   it('says something went wrong, with Try again, when the server answers 500', async () => {
     serverFails(500);
-    renderAt(<Likes />);
+    renderAt('/app/', <Likes />);
     await expectServerError('likes.offline');
   });
 
   it('still says there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<Likes />);
+    renderAt('/app/', <Likes />);
     expect(await screen.findByText(en['likes.offline'])).toBeTruthy();
     expect(tryAgain()).toBeTruthy();
   });
@@ -189,7 +178,7 @@ describe('Likes you', () => {
 describe('the matches and chats lists', () => {
   it('say something went wrong, with Try again, when the server answers 500, and not that there is nobody', async () => {
     serverFails(500);
-    renderAt(<Matches />);
+    renderAt('/app/', <Matches />);
     await expectServerError('matches.offline');
     expect(screen.queryByText(en['matches.offlineChats'])).toBeNull();
     expect(screen.queryByText(en['matches.noMatches'])).toBeNull();
@@ -198,7 +187,7 @@ describe('the matches and chats lists', () => {
 
   it('still say there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<Matches />);
+    renderAt('/app/', <Matches />);
     expect(await screen.findByText(en['matches.offline'])).toBeTruthy();
     expect(screen.getByText(en['matches.offlineChats'])).toBeTruthy();
     expect(screen.queryByText(en['error.generic'])).toBeNull();
@@ -210,7 +199,7 @@ describe('a subscriber’s plan page', () => {
 
   it('says something went wrong, with Try again, when the server answers 500', async () => {
     serverFails(500);
-    renderAt(<Subscribe />);
+    renderAt('/app/', <Subscribe />);
     const plan = await screen.findByRole('heading', { name: en['subscribe.current.title'] });
     const page = plan.closest('section')!;
     expect(await within(page).findByText(en['error.generic'])).toBeTruthy();
@@ -220,7 +209,7 @@ describe('a subscriber’s plan page', () => {
 
   it('still says there is no connection when no answer comes', async () => {
     noNetwork();
-    renderAt(<Subscribe />);
+    renderAt('/app/', <Subscribe />);
     expect(await screen.findByText(en['subscribe.current.offline'])).toBeTruthy();
     expect(screen.queryByText(en['error.generic'])).toBeNull();
   });
@@ -230,7 +219,7 @@ describe('my events', () => {
   it('say something went wrong, with Try again, when the server answers 500', async () => {
     serverFails(500);
     await act(async () => {
-      renderAt(<Events />);
+      renderAt('/app/', <Events />);
     });
     await expectServerError('events.mine.offline');
   });
@@ -238,7 +227,7 @@ describe('my events', () => {
   it('still say there is no connection when no answer comes', async () => {
     noNetwork();
     await act(async () => {
-      renderAt(<Events />);
+      renderAt('/app/', <Events />);
     });
     expect(await screen.findByText(en['events.mine.offline'])).toBeTruthy();
     expect(tryAgain()).toBeTruthy();

@@ -4,9 +4,7 @@
  * with and without the plan, and the deck's notices and refusal of a like with none left. (The same
  * screens against the real server: tests/e2e/paid-plan.test.ts.)
  */
-import { act, cleanup, fireEvent, render, renderHook, screen, within } from '@testing-library/react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup, fireEvent, renderHook, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
@@ -24,6 +22,7 @@ import { useDeck } from '../../client/stores/deck';
 import { useLikes } from '../../client/stores/likes';
 import { usePlan } from '../../client/stores/plan';
 import { useSession } from '../../client/stores/session';
+import { renderAt } from '../helpers/render-at';
 
 const user = (hasSubscription: boolean): CurrentUser => ({
   id: 1,
@@ -38,15 +37,6 @@ const user = (hasSubscription: boolean): CurrentUser => ({
   is_moderator: false,
 });
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
-
-const renderAt = (path: string, element: React.ReactElement) => {
-  const { hook, searchHook } = memoryLocation({ path });
-  return render(
-    <Router hook={hook} searchHook={searchHook}>
-      {element}
-    </Router>,
-  );
-};
 
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');

@@ -4,10 +4,7 @@
  * test checkout promise it only while the server says the account still has it (`trial_days`). fetch
  * is faked: the server's answers, or none yet.
  */
-import { cleanup, render, screen, within } from '@testing-library/react';
-import type { ReactElement } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FREE_TRIAL_DAYS, LOOKUP_KEYS } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
@@ -21,6 +18,7 @@ import { TestCheckout } from '../../client/pages/app/TestCheckout';
 import { usePlan } from '../../client/stores/plan';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+import { renderAt } from '../helpers/render-at';
 
 const user = currentUser();
 const state = (trialDays: number): SubscriptionState => ({ active: false, period: null, manageable: false, trial_days: trialDays });
@@ -37,15 +35,6 @@ function serverAnswers(answers: Record<string, unknown>) {
   vi.stubGlobal('fetch', fetch);
   return fetch;
 }
-
-const renderAt = (path: string, element: ReactElement) => {
-  const { hook, searchHook } = memoryLocation({ path });
-  return render(
-    <Router hook={hook} searchHook={searchHook}>
-      {element}
-    </Router>,
-  );
-};
 
 async function inLanguage(language: 'en' | 'es') {
   localStorage.setItem('language_code', language);
