@@ -1,23 +1,32 @@
 import type { FastifyInstance } from 'fastify';
 import { type FieldMessages, ValidationError } from '../errors';
-import { serverText } from '../../shared/i18n/server-messages';
+import { type ServerText, serverText } from '../../shared/i18n/server-messages';
 import { hasLoneSurrogate } from '../../shared/well-formed-text';
 
 export const NULL_CHARACTERS = serverText('null_characters');
 export const MALFORMED_TEXT = serverText('malformed_text');
 
+/** What a string may hold that cannot be stored as sent, and what the field's message says of it. */
+const UNSTORABLE: ReadonlyArray<readonly [(text: string) => boolean, ServerText]> = [
+  [(text) => text.includes('\u0000'), NULL_CHARACTERS],
+  [hasLoneSurrogate, MALFORMED_TEXT],
+];
+
 /**
- * The top-level fields with a string anywhere inside that `test` finds. Iterative: a body may nest as
- * deep as JSON.parse allows.
+ * The top-level fields with a string anywhere inside that cannot be stored as sent, each with its
+ * messages, found in one walk. Iterative: a body may nest as deep as JSON.parse allows.
  */
-function fieldsWhere(value: unknown, test: (text: string) => boolean): string[] {
-  if (value === undefined || value === null) return [];
-  const found = new Set<string>();
+function unstorableFields(value: unknown, into: FieldMessages) {
+  if (value === undefined || value === null) return;
   const stack: [unknown, string][] = [[value, 'non_field_errors']];
   while (stack.length > 0) {
     const [current, field] = stack.pop()!;
     if (typeof current === 'string') {
-      if (test(current)) found.add(field);
+      for (const [test, text] of UNSTORABLE) {
+        if (!test(current)) continue;
+        const texts = (into[field] ??= []);
+        if (!texts.includes(text)) texts.push(text);
+      }
     } else if (Array.isArray(current)) {
       for (const item of current) stack.push([item, field]);
     } else if (current && typeof current === 'object' && !Buffer.isBuffer(current)) {
@@ -25,12 +34,7 @@ function fieldsWhere(value: unknown, test: (text: string) => boolean): string[] 
       for (const [key, item] of Object.entries(current)) stack.push([item, top ? key : field]);
     }
   }
-  return [...found];
 }
-
-const hasNul = (text: string) => text.includes('\u0000');
-
-export const fieldsWithNullCharacters = (value: unknown) => fieldsWhere(value, hasNul);
 
 /**
  * Text that could not be stored as it was sent, refused up front for every body and query string:
@@ -42,12 +46,8 @@ export function rejectNullCharacters(app: FastifyInstance) {
   // Not async: every request passes here, most with no body and no query, and a promise each is not free.
   app.addHook('preValidation', (request, reply, done) => {
     const errors: FieldMessages = {};
-    for (const [test, text] of [
-      [hasNul, NULL_CHARACTERS],
-      [hasLoneSurrogate, MALFORMED_TEXT],
-    ] as const) {
-      for (const field of [...fieldsWhere(request.body, test), ...fieldsWhere(request.query, test)]) (errors[field] ??= []).push(text);
-    }
+    unstorableFields(request.body, errors);
+    unstorableFields(request.query, errors);
     if (Object.keys(errors).length === 0) return done();
     done(new ValidationError(errors));
   });
