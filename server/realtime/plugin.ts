@@ -140,11 +140,11 @@ export default fp(
       io,
       db: app.db,
       log: app.log,
-      broadcast: fanout ? (eventId, arrivals) => io.serverSideEmit('event:changed', eventId, arrivals) : null,
+      broadcast: fanout ? (move) => io.serverSideEmit('event:moved', move) : null,
       deckRefreshFetchesPerSecond: app.config.deckRefreshFetchesPerSecond,
     });
     app.decorate('eventLive', eventLive);
-    io.on('event:changed', (eventId, arrivals) => eventLive.changedElsewhere(eventId, arrivals));
+    io.on('event:moved', (move) => eventLive.movedElsewhere(move));
 
     // A logout ends the token's sockets at once, on every instance; the token-sweep job is the net for
     // news lost while Redis was away.

@@ -16,12 +16,19 @@ export interface SocketData {
   language: Language;
 }
 
+/** A user's attendance changed: the event they left (`from`), the one they are at now (`to`). */
+export interface AttendanceMove {
+  userId: number;
+  from: number | null;
+  to: number | null;
+}
+
 /** Between instances (through Redis), never to clients. */
 export interface InterServerEvents {
   /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
   'token:revoked': (tokenHash: string) => void;
-  /** An event's attendees changed on the sending instance (`arrivals`: someone checked in). */
-  'event:changed': (eventId: number, arrivals: boolean) => void;
+  /** A user checked in or left on the sending instance: their sockets here follow, and the counts are told. */
+  'event:moved': (move: AttendanceMove) => void;
 }
 
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../shared/constants';
-import type { EventCountPayload } from '../../shared/events';
+import { type EventCountPayload, rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -110,6 +110,29 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     await hostHears;
     await waitUntil(() => benEvents.some((e) => e.event === 'event:count' && (e.payload as EventCountPayload).count === 2), 8000, 'Ben to hear the count of 2');
     expect(anaAfter.filter((e) => e.event === 'event:count')).toEqual([]);
+  });
+
+  it('keeps a connecting socket out of the room of an event its user left while the socket read where they are', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const ana = await makeUser(server);
+    await checkIn(server, ana, event.code);
+    await connectAs(ana);
+    await waitUntilInRoom(server, event.id, 1);
+    const socket = [...server.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
+    const room = rooms.event(event.id);
+
+    // As a socket that has just connected: it reads Ana's event, and her leave lands before the answer
+    // (which was read before the leave committed, so it still names the event).
+    socket.leave(room);
+    const reading = server.app.eventLive.socketConnected(socket);
+    server.app.eventLive.left(ana.id, event.id);
+    await reading;
+    expect(socket.rooms.has(room)).toBe(false);
+
+    // A move of hers that comes with no read on its way is followed as before: she is back in.
+    server.app.eventLive.checkedIn(ana.id, event.id, null);
+    expect(socket.rooms.has(room)).toBe(true);
   });
 
   it('tells every phone of an attendee of a check-in made on one of them by the event’s count, and of a leave by sync', async () => {

@@ -3,15 +3,15 @@ import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../../shar
 import { rooms } from '../../../shared/events';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import type { Db } from '../../db/client';
-import type { RealtimeServer, RealtimeSocket } from '../../realtime/types';
+import type { AttendanceMove, RealtimeServer, RealtimeSocket } from '../../realtime/types';
 import { attendeeCount, currentEventIdOfUser } from './service';
 
 /**
  * The live side of events: which sockets are in an event's room, and the two coalesced pushes to it.
- * Every instance coalesces what it sends to its own sockets (`io.local`): told of every change in the
- * cluster (`event:changed` between instances), each sends its sockets at most one `event:count` per
- * second and one `deck:refresh` per 5 s per event, so a socket, wherever it is connected, receives no
- * more than that. The count is read when it is sent, after the change that asked for it has committed, so
+ * Every instance moves its own sockets between rooms and coalesces what it sends them (`io.local`):
+ * told of every move in the cluster (`event:moved` between instances), each sends its sockets at most
+ * one `event:count` per second and one `deck:refresh` per 5 s per event, so a socket, wherever it is
+ * connected, receives no more than that. The count is read when it is sent, after the change that asked for it has committed, so
  * the last one after a burst is exact.
  *
  * A refresh sets off one deck fetch per phone in the room, each a full deck statement. At a big event
@@ -33,8 +33,8 @@ export interface EventLive {
   socketConnected(socket: RealtimeSocket): Promise<void>;
   /** A host screen: into the room, kept there when its user leaves the event as an attendee. */
   watch(socket: RealtimeSocket, eventId: number): Promise<void>;
-  /** A change announced by another instance. */
-  changedElsewhere(eventId: number, arrivals: boolean): void;
+  /** A move announced by another instance. */
+  movedElsewhere(move: AttendanceMove): void;
   close(): void;
 }
 
@@ -63,7 +63,7 @@ export function createEventLive(options: {
   db: Db;
   log: FastifyBaseLogger;
   /** Tells the other instances (through Redis); null when this instance is alone. */
-  broadcast: ((eventId: number, arrivals: boolean) => void) | null;
+  broadcast: ((move: AttendanceMove) => void) | null;
   /** The most deck fetches per second that one event's refreshes may set off on this instance. */
   deckRefreshFetchesPerSecond: number;
 }): EventLive {
@@ -130,14 +130,32 @@ export function createEventLive(options: {
     if (arrivals) pushRefresh(eventId);
   }
 
-  function changed(eventId: number, arrivals: boolean) {
-    changedHere(eventId, arrivals);
-    options.broadcast?.(eventId, arrivals);
+  /**
+   * The reads of connecting sockets' events in flight, by user. A move while one reads has already put
+   * that socket where the user is (it is in the user's room from its handshake on), and the read's
+   * answer may be older than the move: the socket keeps what the move did.
+   */
+  const reads = new Map<number, Set<{ moved: boolean }>>();
+
+  /**
+   * This instance's sockets of the user follow the move, and the reads of their event in flight learn
+   * of it, in one step: every instance applies each move itself, so no read answered before the move
+   * can put a socket back in a room the user has left.
+   */
+  function applyMove({ userId, from, to }: AttendanceMove) {
+    const sockets = io.local.in(rooms.user(userId));
+    // Not a host screen of theirs (the organizer at their own event): it stays in the room.
+    if (from !== null) sockets.except(rooms.eventHost(from)).socketsLeave(rooms.event(from));
+    if (to !== null) sockets.socketsJoin(rooms.event(to));
+    for (const read of reads.get(userId) ?? []) read.moved = true;
+    if (from !== null) changedHere(from, false);
+    if (to !== null) changedHere(to, true);
   }
 
-  // An attendee's sockets leave the room, but not a host screen of theirs (the organizer at their own event).
-  const leaveRoom = (userId: number, eventId: number) =>
-    io.in(rooms.user(userId)).except(rooms.eventHost(eventId)).socketsLeave(rooms.event(eventId));
+  function moved(move: AttendanceMove) {
+    applyMove(move);
+    options.broadcast?.(move);
+  }
 
   const sweep = setInterval(() => {
     const now = performance.now();
@@ -150,18 +168,12 @@ export function createEventLive(options: {
 
   return {
     checkedIn(userId, eventId, previousEventId) {
-      if (previousEventId !== null) {
-        leaveRoom(userId, previousEventId);
-        changed(previousEventId, false);
-      }
-      io.in(rooms.user(userId)).socketsJoin(rooms.event(eventId));
       // The user's other phones hear of it by the event's own news (`event:count`) in its room, and
       // read again where they are. Not `sync`: at the doors, every phone would catch up twice.
-      changed(eventId, true);
+      moved({ userId, from: previousEventId, to: eventId });
     },
     left(userId, eventId) {
-      leaveRoom(userId, eventId);
-      changed(eventId, false);
+      moved({ userId, from: eventId, to: null });
       // The user's other phones and tabs are out of its room now and would hear nothing more of it:
       // they read again where they are (`sync`), instead of showing the event they last knew.
       io.to(rooms.user(userId)).emit('sync');
@@ -176,13 +188,23 @@ export function createEventLive(options: {
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {
-      const eventId = await currentEventIdOfUser(db, socket.data.user.id);
-      if (eventId !== null && socket.connected) await socket.join(rooms.event(eventId));
+      const userId = socket.data.user.id;
+      const read = { moved: false };
+      const inFlight = reads.get(userId) ?? new Set();
+      reads.set(userId, inFlight.add(read));
+      let eventId: number | null;
+      try {
+        eventId = await currentEventIdOfUser(db, userId);
+      } finally {
+        inFlight.delete(read);
+        if (inFlight.size === 0 && reads.get(userId) === inFlight) reads.delete(userId);
+      }
+      if (eventId !== null && !read.moved && socket.connected) await socket.join(rooms.event(eventId));
     },
     async watch(socket, eventId) {
       await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
-    changedElsewhere: changedHere,
+    movedElsewhere: applyMove,
     close() {
       closed = true;
       clearInterval(sweep);
