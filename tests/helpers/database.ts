@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { type Database, openDatabase } from '../../server/db/client';
+import { type Database, migratedMemorySnapshot, openDatabase } from '../../server/db/client';
 import { POSTGRES_ADMIN_URL } from './services';
 
 /** A fresh, empty PostgreSQL database for one test file (owned by `owner`, if given); `drop()` removes it. */
@@ -21,6 +21,15 @@ export async function createPostgresDatabase({ owner }: { owner?: string } = {})
   };
 }
 
+/** This worker's one migrated in-memory database, copied for each a test opens (the server suites share their worker's modules). */
+let snapshot: Promise<Blob> | undefined;
+
+/** A fresh in-memory database (PGlite), migrated. */
+export async function openMemoryDatabase(): Promise<Database> {
+  snapshot ??= migratedMemorySnapshot();
+  return openDatabase({ databaseUrl: null, dataDir: '', inMemory: true, from: await snapshot });
+}
+
 /**
  * The app's database on one backend, migrated, for a test file that runs its tests on each:
  * PGlite in memory, or a fresh PostgreSQL database on one connection (so that whatever a statement
@@ -28,7 +37,7 @@ export async function createPostgresDatabase({ owner }: { owner?: string } = {})
  */
 export async function openTestDatabase(backend: 'pglite' | 'postgres'): Promise<{ database: Database; url: string | null; close(): Promise<void> }> {
   if (backend === 'pglite') {
-    const database = await openDatabase({ databaseUrl: null, dataDir: '', inMemory: true });
+    const database = await openMemoryDatabase();
     return { database, url: null, close: () => database.close() };
   }
   const created = await createPostgresDatabase();

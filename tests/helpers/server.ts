@@ -4,8 +4,7 @@ import path from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
-import { openDatabase } from '../../server/db/client';
-import { createPostgresDatabase } from './database';
+import { createPostgresDatabase, openMemoryDatabase } from './database';
 import { hasPostgres } from './services';
 
 export type Backend = 'pglite' | 'postgres';
@@ -61,7 +60,7 @@ export async function startServer(
   };
   // PGlite in memory: nothing written under dataDir/db, and gone with the test.
   const memory =
-    backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openDatabase({ databaseUrl: null, dataDir, inMemory: true }) : undefined;
+    backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openMemoryDatabase() : undefined;
   const app = await buildApp(config, { logger: options.logger ?? false, database: memory });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
