@@ -1,5 +1,5 @@
 import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
-import { ageOn, IsoDate, isTimeZone, todayIn } from './common';
+import { ageOn, integerIn, IsoDate, isTimeZone, todayIn } from './common';
 import { visibleText } from './text';
 import { message, z } from './zod';
 
@@ -63,7 +63,7 @@ export const OwnProfile = z.object({
 });
 export type OwnProfile = z.infer<typeof OwnProfile>;
 
-const MatchingAge = z.number().int().min(MIN_AGE).max(MAX_AGE);
+const MatchingAge = integerIn(MIN_AGE, MAX_AGE);
 const BirthDate = z.string(message('date_of_birth_required')).min(1, message('date_of_birth_required')).pipe(IsoDate);
 /** An IANA time zone's shape (`Europe/Madrid`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`, `UTC`). */
 const TimeZone = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_+\-/]*$/, message('time_zone_format'));

@@ -286,6 +286,21 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(response.text)).toEqual({ genders_to_match: ['Each gender can be selected once.'] });
   });
 
+  it('answers a number far out of range with its range, not also with the largest safe integer', async () => {
+    const profile = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ min_matching_age: 1e308, max_matching_age: -1e308 }) });
+    expect(profile.status).toBe(400);
+    expect(JSON.parse(profile.text)).toEqual({
+      min_matching_age: ['Ensure this value is less than or equal to 100.'],
+      max_matching_age: ['Ensure this value is greater than or equal to 18.'],
+    });
+    const page = await send({ method: 'GET', path: '/api/conversations/started/?limit=9999999999', auth: 'user' });
+    expect(page.status).toBe(400);
+    expect(Object.values(JSON.parse(page.text) as Record<string, string[]>).map((texts) => texts.length)).toEqual([1]);
+    // A whole number is still asked for where the value is in range.
+    const half = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ min_matching_age: 18.5 }) });
+    expect(JSON.parse(half.text)).toEqual({ min_matching_age: ['A valid integer is required.'] });
+  });
+
   it('names each field that holds half of a surrogate pair, and keeps whole ones', async () => {
     const response = await send({
       method: 'POST',
