@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { PartiesSpread } from './tests/sequencer';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: each server test file starts its own app and database.
     maxWorkers: 2,
+    sequence: { sequencer: PartiesSpread },
     projects: [
       {
         extends: true,
