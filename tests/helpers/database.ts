@@ -21,7 +21,10 @@ export async function createPostgresDatabase({ owner }: { owner?: string } = {})
   };
 }
 
-/** This worker's one migrated in-memory database, copied for each a test opens (the server suites share their worker's modules). */
+/**
+ * This worker's one migrated in-memory database, copied for each one a test opens (the server suites
+ * share their worker's modules, this one among them).
+ */
 let snapshot: Promise<Blob> | undefined;
 
 /** A fresh in-memory database (PGlite), migrated. */

@@ -11,8 +11,8 @@ import { attendeeCount, currentEventIdOfUser } from './service';
  * Every instance moves its own sockets between rooms and coalesces what it sends them (`io.local`):
  * told of every move in the cluster (`event:moved` between instances), each sends its sockets at most
  * one `event:count` per second and one `deck:refresh` per 5 s per event, so a socket, wherever it is
- * connected, receives no more than that. The count is read when it is sent, after the change that asked for it has committed, so
- * the last one after a burst is exact.
+ * connected, receives no more than that. The count is read when it is sent, after the change that
+ * asked for it has committed, so the last one after a burst is exact.
  *
  * A refresh sets off one deck fetch per phone in the room, each a full deck statement. At a big event
  * the window grows with the phones this instance holds, so that its refreshes set off no more than
