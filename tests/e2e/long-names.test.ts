@@ -12,6 +12,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { type ClientSocket, connect } from '../helpers/socket';
+import { match } from '../realtime/fixtures';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -37,12 +38,6 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
   let wolfeSocket: ClientSocket;
   const api = () => client(app.server.url);
 
-  async function match(a: TestUser, b: TestUser): Promise<number> {
-    await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
-    const matched = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-    expect(matched.body.match).toBe(true);
-    return matched.body.conversation_id;
-  }
   async function say(from: TestUser, conversationId: number, content: string) {
     expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: from.token, json: { content } })).status).toBe(201);
   }
@@ -83,9 +78,9 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     strip = await makeCompletedUser(app.server, { name: longName('Hubert'), ...man }, { firstName: 'Hubert' });
     ender = await makeCompletedUser(app.server, { name: longName('Enrique'), ...man }, { firstName: 'Enrique' });
     liker = await makeCompletedUser(app.server, { name: longName('Leopold'), ...man }, { firstName: 'Leopold' });
-    wolfeChat = await match(ana, wolfe);
-    await match(ana, strip);
-    enderChat = await match(ana, ender);
+    wolfeChat = await match(app.server, wolfe, ana);
+    await match(app.server, strip, ana);
+    enderChat = await match(app.server, ender, ana);
     await say(wolfe, wolfeChat, '¡Hola, Ana!');
     await say(ender, enderChat, 'Hola');
     await api().post('/api/matching/', { token: liker.token, json: { response: 'like', other: ana.id } });

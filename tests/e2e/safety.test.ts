@@ -14,6 +14,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
+import { match } from '../realtime/fixtures';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -43,12 +44,6 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.screenshot({ path: path.join(ARTIFACTS, `safety-${name}.png`), ...options });
   }
 
-  async function match(a: TestUser, b: TestUser): Promise<number> {
-    await api().post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } });
-    const matched = await api().post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-    expect(matched.body.match).toBe(true);
-    return matched.body.conversation_id;
-  }
   async function say(from: TestUser, conversationId: number, content: string) {
     const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: from.token, json: { content } });
     expect(sent.status).toBe(201);
@@ -65,8 +60,8 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     carl = await makeCompletedUser(app.server, { name: 'Carl', bio: 'Here for trouble.', ...man }, { firstName: 'Carl' });
     dana = await makeCompletedUser(app.server, { name: 'Dana', ...man }, { firstName: 'Dana' });
     moderator = await makeModerator(app.server, { name: 'Mod' });
-    anaBen = await match(ana, ben);
-    anaCarl = await match(ana, carl);
+    anaBen = await match(app.server, ben, ana);
+    anaCarl = await match(app.server, carl, ana);
     await say(ben, anaBen, 'Hi Ana, great party!');
     await say(ana, anaBen, 'Hi Ben!');
     await say(carl, anaCarl, 'Answer me or else.');
