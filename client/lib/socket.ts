@@ -21,6 +21,7 @@ type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 let socket: AppSocket | null = null;
 const connectListeners = new Set<() => void>();
 const reconnectListeners = new Set<() => void>();
+const firstConnectListeners = new Set<() => void>();
 const refusedListeners = new Set<() => void>();
 /**
  * What `onEvent` subscribed, on whichever socket is current: one subscribed before the socket exists
@@ -90,6 +91,7 @@ export function connectSocket(token: string) {
     // Back after a drop, or after an opening with no network: the listeners fetch what was missed or
     // could not load (catch-up).
     if (lost) for (const listener of reconnectListeners) listener();
+    else for (const listener of firstConnectListeners) listener();
   });
   next.on('disconnect', (reason) => {
     useConnection.setState({ connected: false, lost: true });
@@ -151,10 +153,22 @@ export function onConnect(listener: () => void) {
   };
 }
 
+/** Connected again after the connection was lost (or the first try failed): pushes were missed. */
 export function onReconnect(listener: () => void) {
   reconnectListeners.add(listener);
   return () => {
     reconnectListeners.delete(listener);
+  };
+}
+
+/**
+ * The socket's first connect, the first try having gone well. What the app read while it connected
+ * was read before the server had the socket in its rooms: what it pushed meanwhile passed it by.
+ */
+export function onFirstConnect(listener: () => void) {
+  firstConnectListeners.add(listener);
+  return () => {
+    firstConnectListeners.delete(listener);
   };
 }
 

@@ -57,6 +57,12 @@ export interface Thread {
   /** Loaded from what this device kept (no network when it opened): fetched afresh at the next open. */
   fromDevice: boolean;
   /**
+   * The newest stored message this tab has heard of from the server, in its pages and its pushes:
+   * where a catch-up starts. Not the answers to our own sends: one of them may be stored after a
+   * partner's message whose push has not come (or never will, the socket gone).
+   */
+  heardTo: number;
+  /**
    * Opened with no network, it holds no message from before its oldest one, though the conversation
    * has some (it was never opened here, or kept cut short): they come with the network.
    */
@@ -85,6 +91,7 @@ export const emptyThread = (): Thread => ({
   ownReadId: 0,
   fromDevice: false,
   missingEarlier: false,
+  heardTo: 0,
 });
 
 /** A chat as this device keeps it for an opening with no network (`lib/device-cache.ts`). */
@@ -209,6 +216,12 @@ const awaitsRead = (thread: Thread) => {
 const lastStoredId = (thread: Thread) =>
   thread.messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
 
+/** Messages the server told of (a page, a push) added to the thread, and how far it has heard. */
+const heard = (thread: Thread, incoming: readonly Message[]): Pick<Thread, 'messages' | 'heardTo'> => ({
+  messages: mergeMessages(thread.messages, incoming),
+  heardTo: incoming.reduce((max, message) => Math.max(max, message.id), thread.heardTo),
+});
+
 interface ChatState {
   threads: Record<number, Thread>;
   open: (id: number) => Promise<void>;
@@ -231,13 +244,13 @@ interface ChatState {
   /** The user's messages still on their way when this device last had the app open, queued again. */
   restoreOutbox: (userId: number) => void;
   markRead: (id: number) => void;
-  /** Each loaded thread's last stored message id, as of now: where a catch-up decided now starts. */
+  /** How far each loaded thread has heard (`heardTo`), as of now: where a catch-up decided now starts. */
   cursors: () => Record<number, number>;
   /**
    * Fetches each loaded thread's messages after `from` (its cursor when the catch-up was decided; a
-   * thread loaded since starts after its own last message), and the newest page of one missing its
-   * earlier messages. Resolves with the conversations that are gone (404): they ended while the
-   * socket was away.
+   * thread loaded since starts after the newest message it has heard of), and the newest page of one
+   * missing its earlier messages; a thread still opening, once it has opened. Resolves with the
+   * conversations that are gone (404): they ended while the socket was away.
    */
   catchUp: (from?: Record<number, number>) => Promise<number[]>;
   /**
@@ -382,63 +395,80 @@ export const useChat = create<ChatState>()((set, get) => {
     if (detail) answered(id, (current) => ({ partnerReadId: Math.max(current.partnerReadId, detail.partner_last_read_id) }));
   }
 
+  /**
+   * Each thread's open on its way. A catch-up decided meanwhile waits for it: what the server answered
+   * may have been read before the socket could hear what came next.
+   */
+  const opening = new Map<number, Promise<void>>();
+
+  async function openThread(id: number) {
+    const answered = updater();
+    const existing = get().threads[id];
+    if (existing?.loaded && !existing.fromDevice) {
+      // Back in a thread this tab already holds: fetch only what is new.
+      const page = await api.messages(id, { after: existing.heardTo }).catch(() => null);
+      if (page) answered(id, (thread) => heard(thread, page.results));
+      return;
+    }
+    let detail: ConversationDetail;
+    let page: Awaited<ReturnType<typeof api.messages>>;
+    try {
+      [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
+    } catch (error) {
+      if (!mayPass(error)) {
+        // Ended while the app was closed, or never ours: nothing of it stays, here or on the device.
+        // (A limit reached for now is not that: the chat the device kept stands in, as with no network.)
+        set((state) => {
+          const { [id]: _, ...threads } = state.threads;
+          const { [id]: _draft, ...drafts } = state.drafts;
+          return { threads, drafts };
+        });
+        forgetKeptThread(id);
+        throw error;
+      }
+      // No network, or no server answering: the chat as this device last showed it, or as the lists
+      // know it, written to as usual (queued), and caught up once the socket is back.
+      const kept = keptThread(id) ?? listedThread(id);
+      if (!kept) throw error;
+      if (get().ended[id]) return;
+      answered(id, (thread) => ({
+        detail: thread.detail ?? kept.detail,
+        // Stored messages, as the server told of them when this device kept them.
+        ...heard(thread, kept.messages),
+        older: kept.older,
+        loaded: true,
+        fromDevice: true,
+        missingEarlier: kept.missingEarlier ?? false,
+        // As far as the partner had read when it was kept (a chat kept by an older build does not say).
+        partnerReadId: Math.max(thread.partnerReadId, kept.detail.partner_last_read_id ?? 0),
+      }));
+      return;
+    }
+    // Ended while it loaded: nothing to keep.
+    if (get().ended[id]) return;
+    answered(id, (thread) => ({
+      detail,
+      ...heard(thread, page.results),
+      older: page.next,
+      loaded: true,
+      fromDevice: false,
+      missingEarlier: false,
+      // "Read" under my last message from the start; a `message:read` come meanwhile may be further.
+      partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id),
+    }));
+    trackOnce('match_opened', `match_opened:${id}`);
+  }
+
   return {
     threads: {},
     async open(id) {
-      const answered = updater();
-      const existing = get().threads[id];
-      if (existing?.loaded && !existing.fromDevice) {
-        // Back in a thread this tab already holds: fetch only what is new.
-        const page = await api.messages(id, { after: lastStoredId(existing) }).catch(() => null);
-        if (page) answered(id, (thread) => ({ messages: mergeMessages(thread.messages, page.results) }));
-        return;
-      }
-      let detail: ConversationDetail;
-      let page: Awaited<ReturnType<typeof api.messages>>;
-      try {
-        [detail, page] = await Promise.all([api.conversation(id), api.messages(id)]);
-      } catch (error) {
-        if (!mayPass(error)) {
-          // Ended while the app was closed, or never ours: nothing of it stays, here or on the device.
-          // (A limit reached for now is not that: the chat the device kept stands in, as with no network.)
-          set((state) => {
-            const { [id]: _, ...threads } = state.threads;
-            const { [id]: _draft, ...drafts } = state.drafts;
-            return { threads, drafts };
-          });
-          forgetKeptThread(id);
-          throw error;
-        }
-        // No network, or no server answering: the chat as this device last showed it, or as the lists
-        // know it, written to as usual (queued), and caught up once the socket is back.
-        const kept = keptThread(id) ?? listedThread(id);
-        if (!kept) throw error;
-        if (get().ended[id]) return;
-        answered(id, (thread) => ({
-          detail: thread.detail ?? kept.detail,
-          messages: mergeMessages(thread.messages, kept.messages),
-          older: kept.older,
-          loaded: true,
-          fromDevice: true,
-          missingEarlier: kept.missingEarlier ?? false,
-          // As far as the partner had read when it was kept (a chat kept by an older build does not say).
-          partnerReadId: Math.max(thread.partnerReadId, kept.detail.partner_last_read_id ?? 0),
-        }));
-        return;
-      }
-      // Ended while it loaded: nothing to keep.
-      if (get().ended[id]) return;
-      answered(id, (thread) => ({
-        detail,
-        messages: mergeMessages(thread.messages, page.results),
-        older: page.next,
-        loaded: true,
-        fromDevice: false,
-        missingEarlier: false,
-        // "Read" under my last message from the start; a `message:read` come meanwhile may be further.
-        partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id),
-      }));
-      trackOnce('match_opened', `match_opened:${id}`);
+      const read = openThread(id);
+      const settled = read.catch(() => undefined);
+      opening.set(id, settled);
+      void settled.then(() => {
+        if (opening.get(id) === settled) opening.delete(id);
+      });
+      return read;
     },
     async loadOlder(id) {
       const thread = get().threads[id];
@@ -495,7 +525,7 @@ export const useChat = create<ChatState>()((set, get) => {
     receive(id, message) {
       const me = useSession.getState().user?.id;
       update(id, (thread) => ({
-        messages: mergeMessages(thread.messages, [message]),
+        ...heard(thread, [message]),
         // A message from the partner ends their typing.
         typingAt: message.sender === me ? thread.typingAt : 0,
       }));
@@ -527,11 +557,11 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     cursors() {
       const from: Record<number, number> = {};
-      for (const [key, thread] of Object.entries(get().threads)) if (thread.loaded) from[Number(key)] = lastStoredId(thread);
+      for (const [key, thread] of Object.entries(get().threads)) if (thread.loaded) from[Number(key)] = thread.heardTo;
       return from;
     },
     async catchUp(from = {}) {
-      const { threads } = get();
+      const inFlight = new Map(opening);
       const gone = new Set<number>();
       const sameSession = sessionCheck();
       const answered = updater(sameSession);
@@ -548,17 +578,17 @@ export const useChat = create<ChatState>()((set, get) => {
           // thread holds is filled below.
           const page = await orGone(id, api.messages(id));
           if (!page) return;
-          answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results), older: page.next, missingEarlier: false }));
+          answered(id, (current) => ({ ...heard(current, page.results), older: page.next, missingEarlier: false }));
           if (!thread.messages.some((message) => message.id > 0)) return;
         }
         // Not the thread's last message now: one pushed since the catch-up was decided may have
         // come after the very messages it is for. Page after page, oldest first: a long absence
         // may have missed more than one.
-        let params: { after?: number; cursor?: string } = { after: from[id] ?? lastStoredId(thread) };
+        let params: { after?: number; cursor?: string } = { after: from[id] ?? thread.heardTo };
         for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
           const page = await orGone(id, api.messages(id, params));
           if (!page) return;
-          answered(id, (current) => ({ messages: mergeMessages(current.messages, page.results) }));
+          answered(id, (current) => heard(current, page.results));
           if (!page.next) return;
           params = { cursor: page.next };
         }
@@ -572,11 +602,14 @@ export const useChat = create<ChatState>()((set, get) => {
         if (detail) answered(id, (current) => ({ partnerReadId: Math.max(current.partnerReadId, detail.partner_last_read_id) }));
       }
 
-      await Promise.all(
-        Object.entries(threads)
-          .filter(([, thread]) => thread.loaded)
-          .map(([key, thread]) => Promise.all([messagesAfter(Number(key), thread), readMark(Number(key), thread)])),
-      );
+      async function caughtUp(id: number) {
+        const thread = get().threads[id];
+        if (thread?.loaded) await Promise.all([messagesAfter(id, thread), readMark(id, thread)]);
+      }
+
+      // A chat still opening is caught up once it has opened, from what its own answer held.
+      const held = Object.keys(get().threads).map(Number).filter((id) => !inFlight.has(id));
+      await Promise.all([...held.map(caughtUp), ...[...inFlight].map(([id, opened]) => opened.then(() => caughtUp(id)))]);
       // Ended for the last user, not for whoever signed in since.
       return sameSession() ? [...gone] : [];
     },

@@ -22,6 +22,11 @@ interface ConversationsState {
   loadingMore: ListName | null;
   /** Both lists' first pages from the server; a call while one is on its way shares it. */
   load: () => Promise<void>;
+  /**
+   * The lists read again, when they hold something (or a load is on its way) read before now: pushes
+   * that passed this tab by meanwhile (a socket not connected yet) are in the new read.
+   */
+  refresh: () => Promise<void>;
   /** A list's next page, after what it holds (one already held, moved up by a message since, is not repeated). */
   loadMore: (list: ListName) => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
@@ -99,6 +104,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     });
     loading = run;
     return run;
+  },
+  async refresh() {
+    if (loading) await loading;
+    else if (get().started === null) return;
+    await get().load();
   },
   async loadMore(list) {
     const cursor = get().more[list];

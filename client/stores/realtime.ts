@@ -2,7 +2,7 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { t } from '../lib/i18n';
-import { connectSocket, disconnectSocket, onConnect, onEvent, onReconnect, onRefused, useConnection } from '../lib/socket';
+import { connectSocket, disconnectSocket, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
 import { refreshWhenVisible } from '../lib/when-visible';
 import { useChat } from './chat';
@@ -67,12 +67,17 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
     // The likes left beside it: some came back meanwhile, or were spent on another device.
     void usePlan.getState().loadAllowance();
   }
+  catchUpChats(from);
+}
+
+/** The chats and the lists of them, from `from` (see `useChat`). */
+function catchUpChats(from?: Record<number, number>) {
   // A conversation that ended while we were away answers 404: it ends here too.
   void useChat
     .getState()
     .catchUp(from)
     .then((gone) => gone.forEach(conversationEnded));
-  if (useConversations.getState().empty) void useConversations.getState().load();
+  void useConversations.getState().refresh();
 }
 
 /** After `sync`: the messages and lists missed, and who came and went meanwhile. */
@@ -186,6 +191,11 @@ export function startRealtime(token: string) {
       void useChat.getState().sendQueued();
     }),
     onReconnect(() => catchUp(lostAt, lostCursors)),
+    // What the app read as it opened was read before the server had us in our rooms. The chats and
+    // their lists are read again: a message or an ending missed would show wrong until the next
+    // reconnect. Not the deck, the event or the account: that would double the heaviest reads of every
+    // app open, and a card or a count a moment old mends itself at its next change.
+    onFirstConnect(() => catchUpChats()),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
       const from = useChat.getState().cursors();

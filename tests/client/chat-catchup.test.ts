@@ -1,18 +1,30 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NotFound } from '../../client/lib/api';
 
 const messages = vi.hoisted(() => vi.fn());
-vi.mock('../../client/lib/api-app', () => ({ api: { messages } }));
+const conversation = vi.hoisted(() => vi.fn());
+const sendMessage = vi.hoisted(() => vi.fn());
+vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation, sendMessage } }));
 
 const { emptyThread, useChat } = await import('../../client/stores/chat');
 
-const stored = (id: number) => ({ id, sender: 2, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null });
-const thread = (ids: number[]) => ({ ...emptyThread(), messages: ids.map((id) => ({ ...stored(id), status: 'sent' as const })), loaded: true });
+const stored = (id: number) => ({ id, sender: 2, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null as string | null });
+const thread = (ids: number[]) => ({
+  ...emptyThread(),
+  messages: ids.map((id) => ({ ...stored(id), status: 'sent' as const })),
+  loaded: true,
+  heardTo: Math.max(0, ...ids),
+});
+const page = (ids: number[]) => ({ results: ids.map(stored), next: null, previous: null });
+const detail = { id: 7, name: 'Bea', image: null, other_user_id: 2, partner_last_read_id: 0 };
 
 describe('the chat store’s catch-up', () => {
   afterEach(() => {
     useChat.getState().reset();
     messages.mockReset();
+    conversation.mockReset();
+    sendMessage.mockReset();
   });
 
   it('fetches after the cursors taken when the catch-up was decided, not after a message pushed since', async () => {
@@ -57,5 +69,48 @@ describe('the chat store’s catch-up', () => {
       [7, { cursor: 'page-2' }],
     ]);
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 4, 5, 6]);
+  });
+
+  it('starts after what the server told of, not after a message of mine stored since (sent over HTTP, the socket not there)', async () => {
+    conversation.mockResolvedValue(detail);
+    messages.mockResolvedValueOnce(page([3, 5]));
+    await useChat.getState().open(7);
+    // The partner's 6 is pushed to a socket not connected yet; mine, sent over HTTP, is stored as 8.
+    let mine: ReturnType<typeof stored> | undefined;
+    sendMessage.mockImplementation(async (_id: number, content: string, clientId: string) => (mine = { ...stored(8), sender: 1, content, client_id: clientId }));
+    await useChat.getState().send(7, 'hi');
+    expect(useChat.getState().cursors()).toEqual({ 7: 5 });
+    messages.mockResolvedValueOnce({ ...page([6]), results: [stored(6), mine!] });
+    await useChat.getState().catchUp();
+    expect(messages).toHaveBeenLastCalledWith(7, { after: 5 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
+  });
+
+  it('catches up a chat still opening once it has opened, from what its own answer held', async () => {
+    conversation.mockResolvedValue(detail);
+    let answer!: (value: ReturnType<typeof page>) => void;
+    messages.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    const opened = useChat.getState().open(7);
+    // The socket connects while the chat's read is on its way: it may have been read before the socket could hear.
+    const caughtUp = useChat.getState().catchUp();
+    expect(messages).toHaveBeenCalledTimes(1);
+    messages.mockResolvedValueOnce(page([6]));
+    answer(page([3, 5]));
+    await opened;
+    await caughtUp;
+    expect(messages.mock.calls).toEqual([[7], [7, { after: 5 }]]);
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6]);
+  });
+
+  it('answers as gone a chat ended before the catch-up, found opening', async () => {
+    conversation.mockResolvedValue(detail);
+    let answer!: (value: ReturnType<typeof page>) => void;
+    messages.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    const opened = useChat.getState().open(7);
+    const caughtUp = useChat.getState().catchUp();
+    messages.mockRejectedValueOnce(new NotFound(404, 'Not found.'));
+    answer(page([3]));
+    await opened;
+    expect(await caughtUp).toEqual([7]);
   });
 });

@@ -27,6 +27,20 @@ describe('the conversations store', () => {
     expect(api.startedConversations).toHaveBeenCalledTimes(2);
   });
 
+  it('reads the lists again at a refresh, after a load on its way (it may have been read too early), and not when none was had', async () => {
+    api.emptyConversations.mockResolvedValue({ results: [] });
+    await useConversations.getState().refresh();
+    expect(api.startedConversations).not.toHaveBeenCalled();
+    let answer!: (value: { results: ConversationSummary[] }) => void;
+    api.startedConversations.mockReturnValueOnce(new Promise((resolve) => (answer = resolve))).mockResolvedValueOnce({ results: [summary(1, 3)] });
+    void useConversations.getState().load();
+    const refreshed = useConversations.getState().refresh();
+    answer({ results: [summary(1, 2)] });
+    await refreshed;
+    expect(api.startedConversations).toHaveBeenCalledTimes(2);
+    expect(useConversations.getState().started?.[0]?.unread_count).toBe(3);
+  });
+
   it('drops a load begun before a sign-out: the next user never sees the last one’s conversations', async () => {
     let answer!: (value: { results: ConversationSummary[] }) => void;
     api.emptyConversations.mockResolvedValue({ results: [] });

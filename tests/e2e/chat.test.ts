@@ -12,6 +12,7 @@ import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
+import { match } from '../realtime/fixtures';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
@@ -574,4 +575,48 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await page.setViewportSize({ width: 390, height: 844 });
     }
   });
+
+  it('hears at its first connect what came while it connected: a message, then the chat ended', async () => {
+    const cy = await makeCompletedUser(app.server, { name: 'Cy', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cy' });
+    const chat = await match(app.server, cy, ana);
+    const write = async (content: string) => expect((await api().post(`/api/conversations/${chat}/messages/`, { token: cy.token, json: { content } })).status).toBe(201);
+    await write('before you came');
+    // A slow network: the tab's socket reaches the server only when the gate opens. What the server
+    // says goes through (its hello); what the tab says, its handshake first, waits.
+    let gate = opening();
+    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    await late.routeWebSocket(/\/socket\.io\//, (ws) => {
+      const opened = gate.promise;
+      const server = ws.connectToServer();
+      ws.onMessage((message) => void opened.then(() => server.send(message)));
+    });
+    const chatRead = () => late.waitForResponse((response) => response.url().includes(`/api/conversations/${chat}/messages/`));
+    try {
+      let read = chatRead();
+      await late.goto(`${app.server.url}/app/chat/${chat}`);
+      await read;
+      await late.locator('.message', { hasText: 'before you came' }).waitFor();
+      await write('while you connected');
+      gate.open();
+      await late.locator('.message', { hasText: 'while you connected' }).waitFor();
+
+      gate = opening();
+      read = chatRead();
+      await late.reload();
+      await read;
+      expect((await api().post(`/api/users/${ana.id}/block/`, { token: cy.token })).status).toBeLessThan(300);
+      gate.open();
+      await late.waitForURL('**/app/matches/');
+      await late.locator('.ended-notice').getByText(en['chat.ended'].replace('{name}', 'Cy')).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
 });
+
+/** A gate a test opens when it chooses. */
+function opening() {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
