@@ -7,7 +7,7 @@ import { MAX_JSON_BODY_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
-import { answerRouterRefusal, clientErrorHandler, registerErrorHandler } from './errors';
+import { answerRouterRefusal, clientErrorHandler, registerErrorHandler, rejectMissingHost } from './errors';
 import accountRoutes from './features/account/routes';
 import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
@@ -92,11 +92,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
     frameworkErrors: answerRouterRefusal(headers),
+    // A request with no Host is answered in the envelope (`rejectMissingHost`), not by Node bare.
+    http: { requireHostHeader: false },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(answerSerializer);
   registerErrorHandler(app);
+  rejectMissingHost(app);
   rejectNullCharacters(app);
   // JSON everywhere: a body of plain text is a wrong content type (415), not an object gone wrong.
   app.removeContentTypeParser('text/plain');

@@ -215,6 +215,18 @@ export function answerRouterRefusal(headers: Record<string, string>) {
 }
 
 /**
+ * An HTTP/1.1 request with no Host header. Node would refuse it itself, with a bare 400 before Fastify
+ * sees it (`requireHostHeader`, turned off in app.ts so that it comes here): answered in the envelope,
+ * first of all the hooks.
+ */
+export function rejectMissingHost(app: FastifyInstance) {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.host || request.raw.httpVersion !== '1.1') return done();
+    done(new ApiError(400, { detail: serverText('missing_host') }));
+  });
+}
+
+/**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, a broken
  * request line, a slow client) still get the error envelope, not Fastify's own error shape.
  */

@@ -40,6 +40,7 @@ export const SERVER_MESSAGES = {
     es: 'La fecha tiene un formato incorrecto. Usa este formato: AAAA-MM-DD.',
   },
   malformed: { en: 'Malformed request.', es: 'Solicitud mal formada.' },
+  missing_host: { en: 'The Host header is missing.', es: 'Falta la cabecera Host.' },
   date_time_format: {
     en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
     es: 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',

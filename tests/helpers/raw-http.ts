@@ -12,13 +12,15 @@ export interface RawResponse {
  */
 export function rawRequest(
   baseUrl: string,
-  request: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer | string },
+  /** A header given as null is not sent (a request with no Host). */
+  request: { method?: string; path: string; headers?: Record<string, string | null>; body?: Buffer | string },
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
-  const headers = { host: `${hostname}:${port}`, connection: 'close', ...request.headers } as Record<string, string>;
+  const headers: Record<string, string | null> = { host: `${hostname}:${port}`, connection: 'close', ...request.headers };
   if (body.length > 0 || request.method === 'POST' || request.method === 'PUT') headers['content-length'] = String(body.length);
-  const head = [`${request.method ?? 'GET'} ${request.path} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = Object.entries(headers).flatMap(([name, value]) => (value === null ? [] : [`${name}: ${value}`]));
+  const head = [`${request.method ?? 'GET'} ${request.path} HTTP/1.1`, ...lines];
 
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: hostname, port: Number(port) });

@@ -18,8 +18,9 @@ interface Attack {
   auth?: 'user' | { header: string };
   json?: unknown;
   body?: string | Buffer | FormData;
-  headers?: Record<string, string>;
-  /** Byte-exact request: for header values `fetch` refuses to send. */
+  /** Null: not sent (raw requests only). */
+  headers?: Record<string, string | null>;
+  /** Byte-exact request: for header values `fetch` refuses to send, or headers it always sends. */
   raw?: boolean;
 }
 
@@ -177,6 +178,8 @@ const rows: Row[] = [
   ['a 100 KB cookie', () => ({ method: 'GET', path: '/api/users/me/', auth: 'user', headers: { cookie: `csrftoken=${big(100_000)}` }, raw: true }), 431],
   ['a request line with a space in the path', () => ({ method: 'GET', path: '/api/users/me/ x', auth: 'user', raw: true }), 400],
   ['an invalid header name', () => ({ method: 'GET', path: '/api/users/me/', auth: 'user', headers: { 'bad header': 'x' }, raw: true }), 400],
+  ['an HTTP/1.1 request with no Host header', () => ({ method: 'GET', path: '/api/users/me/', auth: 'user', headers: { host: null }, raw: true }), 400],
+  ['a POST with no Host header', () => ({ method: 'POST', path: '/api/auth/', headers: { host: null, ...json() }, body: '{}', raw: true }), 400],
   ['an 8 KB token at upload', async () => ({ method: 'POST', path: '/api/uploads/', auth: { header: `Token ${big(8000)}` }, body: multipart(await imageBytes('png')) }), 401],
 
   // Unknown routes and wrong methods.
@@ -223,7 +226,7 @@ describe.each(backends)('hostile input on %s', (backend) => {
   }
 
   async function send(attack: Attack) {
-    const headers: Record<string, string> = { ...attack.headers };
+    const headers: Record<string, string | null> = { ...attack.headers };
     if (attack.auth === 'user') headers.authorization = `Token ${user.token}`;
     else if (attack.auth) headers.authorization = attack.auth.header;
     let body = attack.body;
@@ -237,7 +240,9 @@ describe.each(backends)('hostile input on %s', (backend) => {
       return { status: response.status, text: response.body };
     }
     const payload = Buffer.isBuffer(body) ? new Uint8Array(body) : body;
-    const response = await fetch(`${server.url}${attack.path}`, { method: attack.method, headers, body: payload });
+    const sent = Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== null);
+    if (sent.length < Object.keys(headers).length) throw new Error('only raw requests leave a header out');
+    const response = await fetch(`${server.url}${attack.path}`, { method: attack.method, headers: sent, body: payload });
     return { status: response.status, text: await response.text() };
   }
 
