@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
-import { onEvent, onReconnect, watchEvent } from '../lib/socket';
+import { isConnected, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
 interface HostState {
@@ -96,10 +96,14 @@ export function openHostScreen(id: number): () => void {
       if (event.id !== id) return;
       useHost.setState((state) => (state.event ? { event: { ...state.event, ...event } } : {}));
     }),
+    // A connection is in no event's room: the count is watched on each one, the first included (a
+    // watch sent before it had waited for it, and may have given up on a slow network).
+    onConnect(() => {
+      if (useHost.getState().event) void watch();
+    }),
     onReconnect(() => {
       // Opened with no network: the event is asked for now that there is one.
       if (useHost.getState().event === undefined) return void start();
-      void watch();
       void loadQr();
     }),
   ];
@@ -118,7 +122,8 @@ export function openHostScreen(id: number): () => void {
       return;
     }
     void loadQr();
-    void watch();
+    // Not connected yet: the connect watches it.
+    if (isConnected()) void watch();
     void loadStats();
   };
   void start();

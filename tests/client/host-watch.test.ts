@@ -1,0 +1,69 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+/** The socket as the host screen sees it: connected or not, and what it was asked to watch. */
+const socket = vi.hoisted(() => ({
+  connected: false,
+  connectListeners: new Set<() => void>(),
+  watched: [] as number[],
+  connect() {
+    this.connected = true;
+    for (const listener of this.connectListeners) listener();
+  },
+}));
+vi.mock('../../client/lib/socket', () => ({
+  isConnected: () => socket.connected,
+  onConnect: (listener: () => void) => {
+    socket.connectListeners.add(listener);
+    return () => socket.connectListeners.delete(listener);
+  },
+  onReconnect: () => () => {},
+  onEvent: () => () => {},
+  // A watch answers once connected; before that, it is given up (an ack that did not come in time).
+  watchEvent: async (id: number) => {
+    if (!socket.connected) return null;
+    socket.watched.push(id);
+    return 41;
+  },
+}));
+
+const event = { id: 7, name: 'Fiesta', is_organizer: true };
+const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { openHostScreen, useHost } = await import('../../client/stores/host');
+
+describe('the host screen’s live count', () => {
+  let stop = () => {};
+  afterEach(() => {
+    stop();
+    socket.connected = false;
+    socket.connectListeners.clear();
+    socket.watched = [];
+    vi.resetAllMocks();
+  });
+
+  function answers() {
+    api.myEvents.mockResolvedValue({ results: [event], next: null });
+    api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    api.eventStats.mockResolvedValue({ attendee_count: 40, checked_in_total: 40, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
+  }
+
+  it('watches the event at the first connect when the event was known before it (a slow network)', async () => {
+    answers();
+    stop = openHostScreen(7);
+    await vi.waitFor(() => expect(useHost.getState().event).toEqual(event));
+    expect(socket.watched).toEqual([]);
+    socket.connect();
+    await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
+    expect(socket.watched).toEqual([7]);
+  });
+
+  it('watches it once the event is known, when the socket connected first', async () => {
+    answers();
+    socket.connect();
+    stop = openHostScreen(7);
+    await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
+    expect(socket.watched).toEqual([7]);
+  });
+});
