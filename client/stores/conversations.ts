@@ -72,6 +72,11 @@ function keptLists(): Lists | null {
   return me === undefined ? null : readCache<Lists>('conversations', me);
 }
 
+const hasNew = (listed: ConversationSummary[], held: ConversationSummary[]) => {
+  const known = new Set(held.map((item) => item.id));
+  return listed.some((item) => !known.has(item.id));
+};
+
 /** The load on its way, shared by whoever asks meanwhile (in the same session). */
 let loading: Promise<void> | null = null;
 
@@ -87,7 +92,15 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (sameSession()) set({ empty: empty.results, started: started.results, failed: null, more: { empty: empty.next ?? null, started: started.next ?? null } });
+        if (!sameSession()) return;
+        set((state) => ({
+          empty: empty.results,
+          started: started.results,
+          failed: null,
+          more: { empty: empty.next ?? null, started: started.next ?? null },
+          // A match the lists did not hold (its `match:new` came while no socket could hear it): the dot too.
+          newMatch: state.newMatch || (state.started !== null && state.failed === null && hasNew(empty.results, both(state))),
+        }));
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load conversations', error);

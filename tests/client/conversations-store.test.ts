@@ -41,6 +41,31 @@ describe('the conversations store', () => {
     expect(useConversations.getState().started?.[0]?.unread_count).toBe(3);
   });
 
+  it('puts the dot on Chats for a match a reload finds that the lists did not hold, not for the first load', async () => {
+    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    await useConversations.getState().load();
+    expect(useConversations.getState().newMatch).toBe(false);
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatch).toBe(false);
+    // Matched while the socket could not hear it: the catch-up's read finds it.
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(2), match(1)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatch).toBe(true);
+  });
+
+  it('puts no dot on the matches that a load after a failed one finds: they are not new, only newly seen', async () => {
+    api.emptyConversations.mockRejectedValueOnce(new Error('offline'));
+    api.startedConversations.mockResolvedValue({ results: [] });
+    await useConversations.getState().load();
+    expect(useConversations.getState().failed).not.toBeNull();
+    api.emptyConversations.mockResolvedValueOnce({ results: [{ ...summary(1, 0), last_message: null }] });
+    await useConversations.getState().load();
+    expect(useConversations.getState().newMatch).toBe(false);
+  });
+
   it('drops a load begun before a sign-out: the next user never sees the last one’s conversations', async () => {
     let answer!: (value: { results: ConversationSummary[] }) => void;
     api.emptyConversations.mockResolvedValue({ results: [] });
