@@ -96,8 +96,8 @@ export function openHostScreen(id: number): () => void {
       if (event.id !== id) return;
       useHost.setState((state) => (state.event ? { event: { ...state.event, ...event } } : {}));
     }),
-    // A connection is in no event's room: the count is watched on each one, the first included (a
-    // watch sent before it had waited for it, and may have given up on a slow network).
+    // A new connection is in no event's room: the count is watched at each connect, the first one
+    // included (the event may have loaded before the socket connected, on a slow network).
     onConnect(() => {
       if (useHost.getState().event) void watch();
     }),
