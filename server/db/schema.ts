@@ -38,6 +38,11 @@ export const users = pgTable(
     stripeSubscriptionId: text('stripe_subscription_id'),
     // The price the plan is on, as Stripe's events last named it (a switch in the customer portal moves it).
     planLookupKey: text('plan_lookup_key'),
+    // The plan's dates as the subscription last said them, for the subscriber's page: the free trial's
+    // end while it lasts, the next renewal, or the end of a plan canceled at the end of its period.
+    planTrialEndsAt: timestamp('plan_trial_ends_at', { withTimezone: true, mode: 'date' }),
+    planRenewsAt: timestamp('plan_renews_at', { withTimezone: true, mode: 'date' }),
+    planEndsAt: timestamp('plan_ends_at', { withTimezone: true, mode: 'date' }),
     // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
     // for it). Google only links to a password account once this is set: no pre-account hijacking.
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),

@@ -57,13 +57,28 @@ export const StripeCheckoutSession = z.object({
 });
 export type StripeCheckoutSession = z.infer<typeof StripeCheckoutSession>;
 
+/** A moment as Stripe gives it: seconds since the epoch. */
+const StripeTime = z.number().int().min(0).max(253_402_300_799);
+
 export const StripeSubscription = z.object({
   id: z.string().min(1).max(255),
   customer: z.string().min(1).max(255),
   status: z.string().min(1).max(64),
-  /** The subscription's prices: a plan has one item, whose price's lookup key names the plan. */
+  /**
+   * The subscription's prices: a plan has one item, whose price's lookup key names the plan, and whose
+   * period ends when the plan renews.
+   */
   items: z
-    .object({ data: z.array(z.object({ price: z.object({ lookup_key: z.string().max(255).nullish() }) })).max(20) })
+    .object({
+      data: z
+        .array(z.object({ price: z.object({ lookup_key: z.string().max(255).nullish() }), current_period_end: StripeTime.nullish() }))
+        .max(20),
+    })
     .optional(),
+  /** When the free trial ends (past once it has). */
+  trial_end: StripeTime.nullish(),
+  /** When a cancellation takes effect, or whether it does at the end of the period. */
+  cancel_at: StripeTime.nullish(),
+  cancel_at_period_end: z.boolean().nullish(),
 });
 export type StripeSubscription = z.infer<typeof StripeSubscription>;

@@ -72,12 +72,14 @@ describe('the plan cards', () => {
 });
 
 describe('the subscribe page of a subscriber', () => {
+  const noDates = { trial_ends_at: null, renews_at: null, ends_at: null };
   it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
     useSession.setState({ user: user(true) });
-    usePlan.setState({ subscription: { active: true, period: 'yearly', manageable: true, trial_days: 0 } });
+    usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0, renews_at: '2027-11-30T12:00:00.000Z' } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
     expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
+    expect(screen.getByTestId('current-plan').textContent).toContain('Renews on Nov 30, 2027');
     expect(screen.getByRole('link', { name: en['subscribe.current.likes'] }).getAttribute('href')).toBe('/app/likes/');
     expect(screen.getByRole('button', { name: en['subscribe.manage'] })).toBeTruthy();
     expect(screen.queryByTestId('plan-starter')).toBeNull();
@@ -85,9 +87,23 @@ describe('the subscribe page of a subscriber', () => {
 
   it('offers no "Manage subscription" when there is nothing to manage', () => {
     useSession.setState({ user: user(true) });
-    usePlan.setState({ subscription: { active: true, period: null, manageable: false, trial_days: 0 } });
+    usePlan.setState({ subscription: { ...noDates, active: true, period: null, manageable: false, trial_days: 0 } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.queryByRole('button', { name: en['subscribe.manage'] })).toBeNull();
+  });
+
+  it('says when the free trial ends; a plan canceled at the end of its period, when it ends', () => {
+    useSession.setState({ user: user(true) });
+    const trialing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, trial_ends_at: '2026-12-30T09:00:00.000Z', renews_at: '2026-12-30T09:00:00.000Z' };
+    usePlan.setState({ subscription: trialing });
+    const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.getByTestId('current-plan').textContent).toContain('Free trial until Dec 30, 2026');
+    expect(screen.getByTestId('current-plan').textContent).not.toContain('Renews');
+    unmount();
+    usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T09:00:00.000Z' } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.getByTestId('current-plan').textContent).toContain('Canceled: the plan ends on Dec 30, 2026');
+    expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
   });
 });
 

@@ -21,7 +21,15 @@ import { currentUser } from '../helpers/current-user';
 import { renderAt } from '../helpers/render-at';
 
 const user = currentUser();
-const state = (trialDays: number): SubscriptionState => ({ active: false, period: null, manageable: false, trial_days: trialDays });
+const state = (trialDays: number): SubscriptionState => ({
+  active: false,
+  period: null,
+  manageable: false,
+  trial_days: trialDays,
+  trial_ends_at: null,
+  renews_at: null,
+  ends_at: null,
+});
 const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
 const checkout = (trialDays: number): Checkout => ({ id: SESSION, lookup_key: LOOKUP_KEYS.yearly, status: 'open', email: user.email, trial_days: trialDays });
 

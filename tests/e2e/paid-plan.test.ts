@@ -251,6 +251,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.goto(`${app.server.url}/app/subscribe/`);
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
+    // A first subscription: in its free trial, which the page dates.
+    await page.getByTestId('current-plan').getByText(/^Free trial until \w{3} \d{1,2}, \d{4}$/).waitFor();
     await shot('10-current-plan');
     await page.getByRole('button', { name: en['subscribe.manage'] }).click();
     await page.waitForURL('**/app/subscribe/test-portal/');

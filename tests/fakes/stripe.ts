@@ -17,10 +17,11 @@ export interface FakeStripe extends FakeServer {
   /** lookup_key → price id; tests may add or remove prices. */
   prices: Map<string, string>;
   /**
-   * Subscriptions as Stripe holds them now, by id (customer and status; tests may add `items`), as
-   * `GET /v1/subscriptions/:id` and `GET /v1/subscriptions?customer=` answer them. Tests set them.
+   * Subscriptions as Stripe holds them now, by id (customer and status; tests may add `items`, the
+   * trial's end and a cancellation), as `GET /v1/subscriptions/:id` and `GET /v1/subscriptions?customer=`
+   * answer them. Tests set them.
    */
-  subscriptions: Map<string, { customer: string; status: string; items?: unknown }>;
+  subscriptions: Map<string, FakeSubscription>;
   /** Checkout sessions created so far, by id (`status` open, complete or expired). */
   sessions: Map<string, Record<string, unknown>>;
   /**
@@ -45,6 +46,16 @@ export interface FakeStripe extends FakeServer {
    * delivers other events. `reading` settles when the first held call has arrived.
    */
   holdSubscriptionReads(): { reading: Promise<void>; release(): void };
+}
+
+export interface FakeSubscription {
+  customer: string;
+  status: string;
+  items?: unknown;
+  /** Seconds since the epoch, as Stripe gives them. */
+  trial_end?: number | null;
+  cancel_at?: number | null;
+  cancel_at_period_end?: boolean;
 }
 
 export interface FakeCustomer {
@@ -84,7 +95,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
   const portalSessions = new Map<string, Record<string, unknown>>();
-  const subscriptions = new Map<string, { customer: string; status: string; items?: unknown }>();
+  const subscriptions = new Map<string, FakeSubscription>();
   const customers = new Map<string, FakeCustomer>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
@@ -236,7 +247,17 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       const session = sessions.get(sessionId);
       const customer = typeof session?.customer === 'string' ? session.customer : null;
       if (!session || session.status !== 'open' || !customer || customers.get(customer)?.deleted) return null;
-      subscriptions.set(subscription, { customer, status });
+      // The trial the server asks for (FREE_TRIAL_DAYS); its end is the end of the first period too.
+      const trialEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+      const item = { object: 'subscription_item', price: { lookup_key: null }, current_period_end: trialEnd };
+      subscriptions.set(subscription, {
+        customer,
+        status,
+        items: { object: 'list', data: [item] },
+        trial_end: status === 'trialing' ? trialEnd : null,
+        cancel_at: null,
+        cancel_at_period_end: false,
+      });
       Object.assign(session, { status: 'complete', subscription });
       return {
         subscription,

@@ -97,7 +97,7 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       google_linked: false,
     });
     expect(data.profile).toMatchObject({ name: 'Nora', bio: 'Dancing till late.', image: `photos/${keys[0]}`, is_completed: true });
-    expect(data.subscription).toEqual({ active: false, provider: null, subscription_id: null });
+    expect(data.subscription).toEqual({ active: false, provider: null, subscription_id: null, trial_ends_at: null, renews_at: null, ends_at: null });
     // In the order of the ids reacted to (partner was made before passed).
     expect(data.reactions_given).toEqual([
       { user_id: partner.id, response: 'like', time: expect.any(String) },

@@ -56,6 +56,8 @@ const kindOf = async (server: TestServer, from: TestUser, to: TestUser) =>
   )[0]?.kind ?? null;
 
 const ids = (body: { results: Array<{ id: number }> }) => body.results.map((card) => card.id);
+/** A plan's dates, none known (no plan, or a subscription that named none). */
+const noDates = { trial_ends_at: null, renews_at: null, ends_at: null };
 
 describe.each(backends)('what the paid plan buys, with the local test checkout, on %s', (backend) => {
   let server: TestServer;
@@ -277,7 +279,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
   it('shows the plan on the subscribe page, and its test portal cancels it through the event handler', async () => {
     const me = await makeCompletedUser(server);
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates });
     const nothingToManage = await api().portal(me);
     expect(nothingToManage.status).toBe(403);
     expect(nothingToManage.body.code).toBe('subscription_required');
@@ -285,10 +287,12 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(nothingToCancel.status).toBe(409);
 
     await subscribeThroughTestCheckout(server, me, 'yearly');
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
+    // In its free trial, which ends (and renews) FREE_TRIAL_DAYS on.
+    const trialing = (await api().subscription(me)).body;
+    expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null });
     await cancelThroughTestPortal(server, me);
     // The trial came with the first subscription: the subscribe page promises it no more.
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0 });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates });
     const recorded = rowsOf<{ id: string }>(
       await server.app.db.execute(sql`select id from stripe_events where type = 'customer.subscription.deleted'`),
     );
@@ -545,13 +549,13 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     );
     expect(completed.status).toBe(200);
     expect(await perks()).toEqual(withPlan);
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0 });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0, ...noDates });
 
     // A switch to the yearly price in Stripe's portal: the page shows the period Stripe now names.
     const yearly = { object: 'list', data: [{ id: 'si_perks', price: { id: 'price_yearly_1', lookup_key: 'basic_yearly' } }] };
     fake.subscriptions.set('sub_perks', { customer, status: 'active', items: yearly });
     await deliver(stripeEvent('customer.subscription.updated', { ...subscription('active'), items: yearly }));
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'unpaid' });
     await deliver(stripeEvent('customer.subscription.updated', subscription('unpaid')));
@@ -561,7 +565,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', subscription('active')));
     expect(await perks()).toEqual(withPlan);
 
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0 });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'canceled' });
     await deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));

@@ -328,6 +328,40 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(second.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
   });
 
+  it('says the plan’s dates as the subscription has them: the trial’s end, the renewal, the end of a plan canceled at the end of its period', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const plan = async () => (await api.get('/api/payments/subscription/', { token: user.token })).body;
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+    // Paid on Stripe's page: the subscription starts in its trial, whose end is its first renewal.
+    const paid = fake.payCheckout(sessionId)!;
+    for (const event of paid.events) expect((await deliver(event)).status).toBe(200);
+    const trialEnd = fake.subscriptions.get(paid.subscription)!.trial_end!;
+    expect(await plan()).toMatchObject({ active: true, trial_ends_at: iso(trialEnd), renews_at: iso(trialEnd), ends_at: null });
+
+    // The trial over, the first month paid: no trial any more, and the next renewal a month on.
+    const periodEnd = trialEnd + 30 * 86_400;
+    const item = { price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd };
+    const current = { customer, status: 'active', items: { object: 'list', data: [item] }, trial_end: trialEnd };
+    fake.subscriptions.set(paid.subscription, current);
+    const event = (type: string) => stripeEvent(type, { id: paid.subscription, object: 'subscription', customer, status: 'active' });
+    expect((await deliver(event('customer.subscription.updated'))).status).toBe(200);
+    expect(await plan()).toMatchObject({ active: true, period: 'monthly', trial_ends_at: null, renews_at: iso(periodEnd), ends_at: null });
+
+    // Canceled in the customer portal, at the end of the period: it ends then, and does not renew.
+    fake.subscriptions.set(paid.subscription, { ...current, cancel_at_period_end: true });
+    expect((await deliver(event('customer.subscription.updated'))).status).toBe(200);
+    expect(await plan()).toMatchObject({ active: true, trial_ends_at: null, renews_at: null, ends_at: iso(periodEnd) });
+
+    // Ended: no dates.
+    fake.subscriptions.set(paid.subscription, { ...current, status: 'canceled' });
+    expect((await deliver(stripeEvent('customer.subscription.deleted', { id: paid.subscription, object: 'subscription', customer, status: 'canceled' }))).status).toBe(200);
+    expect(await plan()).toMatchObject({ active: false, trial_ends_at: null, renews_at: null, ends_at: null });
+    const [row] = await server.app.db.select({ trial: users.planTrialEndsAt, renews: users.planRenewsAt, ends: users.planEndsAt }).from(users).where(eq(users.id, user.id));
+    expect(row).toEqual({ trial: null, renews: null, ends: null });
+  });
+
   it('reads the subscription fresh from Stripe, so a late event cannot undo a newer state', async () => {
     const api = client(server.url);
     const { user, customer, sessionId } = await checkedOutUser();
@@ -618,6 +652,27 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     expect((await api.get(testCheckout(again), { token: user.token })).body).toMatchObject({ status: 'open', trial_days: 0 });
     expect((await api.post(testCheckout(again, 'complete/'), { token: user.token })).status).toBe(200);
     expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+  });
+
+  it('says when the free trial of a first test checkout ends; a second one has none to say', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const plan = async () => (await api.get('/api/payments/subscription/', { token: user.token })).body;
+    const before = Date.now();
+    expect((await api.post(testCheckout(await startCheckout(user), 'complete/'), { token: user.token })).status).toBe(200);
+    const first = await plan();
+    const trialEnd = Date.parse(first.trial_ends_at);
+    expect(trialEnd).toBeGreaterThanOrEqual(before + FREE_TRIAL_DAYS * 86_400_000);
+    expect(trialEnd).toBeLessThanOrEqual(Date.now() + FREE_TRIAL_DAYS * 86_400_000);
+    expect(first).toMatchObject({ active: true, renews_at: first.trial_ends_at, ends_at: null });
+    // Once gone by (and no event since to say what followed), a date is not shown.
+    await server.app.db.update(users).set({ planTrialEndsAt: new Date(before - 1000), planRenewsAt: new Date(before - 1000) }).where(eq(users.id, user.id));
+    expect(await plan()).toMatchObject({ active: true, trial_ends_at: null, renews_at: null, ends_at: null });
+
+    await cancelThroughTestPortal(server, user);
+    expect(await plan()).toMatchObject({ active: false, trial_ends_at: null, renews_at: null, ends_at: null });
+    expect((await api.post(testCheckout(await startCheckout(user), 'complete/'), { token: user.token })).status).toBe(200);
+    expect(await plan()).toMatchObject({ active: true, trial_ends_at: null, ends_at: null });
   });
 
   it('Cancel: back on the cancel URL, not subscribed, and the session cannot be completed', async () => {

@@ -2,12 +2,14 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
+import type { SubscriptionState } from '../../../shared/schemas/plan';
 import { PlanCards } from '../../components/PlanCards';
 import { ConfirmSheet } from '../../components/Sheet';
 import { Offline, TryAgain, Waiting } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { type LoadFailure, useRetryWhenBackOnline } from '../../lib/socket';
-import { useMessages, useT } from '../../lib/i18n';
+import { formatDate } from '../../lib/format';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
@@ -67,6 +69,21 @@ function TestModeAndError({ error }: { error: string | null }) {
   );
 }
 
+/** What comes next for the plan: the end of a canceled plan, else the trial's end, else the renewal. */
+function PlanDates({ subscription }: { subscription: SubscriptionState }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const [key, iso] = subscription.ends_at
+    ? (['subscribe.current.endsOn', subscription.ends_at] as const)
+    : subscription.trial_ends_at
+      ? (['subscribe.current.trialUntil', subscription.trial_ends_at] as const)
+      : subscription.renews_at
+        ? (['subscribe.current.renewsOn', subscription.renews_at] as const)
+        : [null, null];
+  if (!key) return null;
+  return <p className="muted plan-dates">{t(key, { date: formatDate(iso, language) })}</p>;
+}
+
 /**
  * A subscriber's page: their plan, what it gives them, and "Manage subscription" (Stripe's customer
  * portal, or the local test portal).
@@ -84,6 +101,7 @@ function CurrentPlan() {
           {t('subscribe.plan.starter')} <span className="badge-active">{t('subscribe.current.active')}</span>
         </h2>
         {subscription?.period && <p className="muted">{t(`subscribe.current.period.${subscription.period}`)}</p>}
+        {subscription && <PlanDates subscription={subscription} />}
         <h3>{t('subscribe.current.perks')}</h3>
         <ul className="plan-features">
           {PERKS.map((key) => (

@@ -97,6 +97,9 @@ export async function* accountJson(db: Db, store: MediaStore, userId: number): A
     active: user.hasSubscription,
     provider: user.stripeSubscriptionId ? (user.stripeSubscriptionId.startsWith('sub_local_') ? 'local_test_checkout' : 'stripe') : null,
     subscription_id: user.stripeSubscriptionId,
+    trial_ends_at: iso(user.planTrialEndsAt),
+    renews_at: iso(user.planRenewsAt),
+    ends_at: iso(user.planEndsAt),
   })},\n`;
 
   yield '  "reactions_given": ';

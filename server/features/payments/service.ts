@@ -157,7 +157,7 @@ export async function trialDaysFor(db: DbOrTx, userId: number): Promise<number> 
 }
 
 /** The trial a local test checkout shows: none for someone whose earlier checkout has completed. */
-export async function localCheckoutTrialDays(db: DbOrTx, checkout: LocalCheckout): Promise<number> {
+export async function localCheckoutTrialDays(db: DbOrTx, checkout: Pick<LocalCheckout, 'id' | 'userId'>): Promise<number> {
   return (await hasCompletedCheckout(db, checkout.userId, checkout.id)) ? 0 : FREE_TRIAL_DAYS;
 }
 
@@ -224,8 +224,9 @@ export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
     try {
       const subscription = await callStripe(() => stripe.subscriptions.retrieve(id, {}, LOCKED_READ));
       const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
-      const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key } }));
-      return { id: subscription.id, customer, status: subscription.status, items: { data: items } };
+      const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key }, current_period_end: item.current_period_end }));
+      const { status, trial_end, cancel_at, cancel_at_period_end } = subscription;
+      return { id: subscription.id, customer, status, items: { data: items }, trial_end, cancel_at, cancel_at_period_end };
     } catch (error) {
       if (isMissing(error)) return null;
       throw error;
@@ -434,8 +435,10 @@ async function completeCheckout(
   subscription: string,
 ): Promise<EventResult> {
   // The local test checkout's subscriptions exist only here; Stripe's are as Stripe has them now.
-  const status = origin.latest ? (await origin.latest(subscription))?.status : 'active';
-  if (!status) return ignored('a subscription Stripe does not have');
+  const current = origin.latest ? await origin.latest(subscription) : null;
+  if (origin.latest && !current) return ignored('a subscription Stripe does not have');
+  const status = current?.status ?? 'active';
+  const dates = current ? planDates(current) : localPlanDates(await localCheckoutTrialDays(tx, checkout));
 
   await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
   if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
@@ -446,6 +449,7 @@ async function completeCheckout(
       stripeSubscriptionId: subscription,
       // The plan bought is the checkout's, until the subscription's own events name another.
       planLookupKey: checkout.lookupKey,
+      ...dates,
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
     })
@@ -453,12 +457,42 @@ async function completeCheckout(
   return handled;
 }
 
+type PlanDates = Pick<typeof users.$inferInsert, 'planTrialEndsAt' | 'planRenewsAt' | 'planEndsAt'>;
+const NO_PLAN_DATES: PlanDates = { planTrialEndsAt: null, planRenewsAt: null, planEndsAt: null };
+
+/**
+ * The plan's dates as the subscription says them (Stripe's seconds): the trial's end while it is in
+ * its trial, the end of its period as its renewal, or as its end when it is canceled at that end.
+ */
+function planDates(subscription: StripeSubscription): PlanDates {
+  const at = (seconds: number | null | undefined) => (seconds ? new Date(seconds * 1000) : null);
+  const periodEnd = at(subscription.items?.data[0]?.current_period_end);
+  const endsAt = at(subscription.cancel_at) ?? (subscription.cancel_at_period_end ? periodEnd : null);
+  return {
+    planTrialEndsAt: subscription.status === 'trialing' ? at(subscription.trial_end) : null,
+    planRenewsAt: endsAt ? null : periodEnd,
+    planEndsAt: endsAt,
+  };
+}
+
+/** A local test checkout's plan: the free trial it came with ends, and the plan renews, that many days on. */
+function localPlanDates(trialDays: number): PlanDates {
+  if (trialDays === 0) return NO_PLAN_DATES;
+  const trialEnd = new Date(Date.now() + trialDays * 86_400_000);
+  return { planTrialEndsAt: trialEnd, planRenewsAt: trialEnd, planEndsAt: null };
+}
+
 async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
   if (!ACTIVE_STATUSES.has(subscription.status)) return clearSubscription(tx, userId, subscription, false);
   const lookupKey = subscription.items?.data[0]?.price.lookup_key;
   const updated = await tx
     .update(users)
-    .set({ hasSubscription: true, stripeSubscriptionId: subscription.id, ...(lookupKey ? { planLookupKey: lookupKey } : {}) })
+    .set({
+      hasSubscription: true,
+      stripeSubscriptionId: subscription.id,
+      ...(lookupKey ? { planLookupKey: lookupKey } : {}),
+      ...planDates(subscription),
+    })
     .where(and(eq(users.id, userId), eq(users.stripeCustomerId, subscription.customer)))
     .returning({ id: users.id });
   return updated.length > 0 ? handled : ignored('a customer no account has');
@@ -468,7 +502,7 @@ async function applySubscription(tx: Tx, userId: number, subscription: StripeSub
 async function clearSubscription(tx: Tx, userId: number, subscription: StripeSubscription, forget: boolean): Promise<EventResult> {
   const updated = await tx
     .update(users)
-    .set({ hasSubscription: false, ...(forget ? { stripeSubscriptionId: null, planLookupKey: null } : {}) })
+    .set({ hasSubscription: false, ...NO_PLAN_DATES, ...(forget ? { stripeSubscriptionId: null, planLookupKey: null } : {}) })
     .where(
       and(
         eq(users.id, userId),

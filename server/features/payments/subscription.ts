@@ -20,6 +20,9 @@ async function billingOf(db: DbOrTx, userId: number) {
       customer: users.stripeCustomerId,
       subscription: users.stripeSubscriptionId,
       lookupKey: users.planLookupKey,
+      trialEndsAt: users.planTrialEndsAt,
+      renewsAt: users.planRenewsAt,
+      endsAt: users.planEndsAt,
     })
     .from(users)
     .where(eq(users.id, userId));
@@ -29,8 +32,9 @@ async function billingOf(db: DbOrTx, userId: number) {
 /**
  * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), its billing
  * period (the price of the checkout that started it, or the one Stripe's events have named since: a
- * switch in the customer portal), whether "Manage subscription" leads anywhere, and the free trial a
- * checkout would come with (from the database alone: no call to Stripe).
+ * switch in the customer portal), whether "Manage subscription" leads anywhere, the free trial a
+ * checkout would come with, and the plan's dates as its subscription last said them (from the
+ * database alone: no call to Stripe).
  */
 export async function subscriptionState(
   db: Db,
@@ -45,7 +49,18 @@ export async function subscriptionState(
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
   // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
-  return { active, period, manageable, trial_days: billing?.subscription ? 0 : trialDays };
+  // The plan's dates while it is active, each while it is ahead (a trial over, a renewal gone by).
+  const now = new Date();
+  const ahead = (date: Date | null | undefined) => (active && date && date > now ? date.toISOString() : null);
+  return {
+    active,
+    period,
+    manageable,
+    trial_days: billing?.subscription ? 0 : trialDays,
+    trial_ends_at: ahead(billing?.trialEndsAt),
+    renews_at: ahead(billing?.renewsAt),
+    ends_at: ahead(billing?.endsAt),
+  };
 }
 
 /**
