@@ -10,6 +10,7 @@ export const accountApi = {
   verifyEmail: (token: string) => http.post<{ detail: string }>('/api/auth/verify-email/', { token }),
   resendVerification: () => http.post<{ detail: string }>('/api/auth/verify-email/resend/'),
   requestPasswordReset: (email: string) => http.post<{ detail: string }>('/api/auth/password-reset/', { email }),
+  checkPasswordReset: (token: string) => http.post<null>('/api/auth/password-reset/check/', { token }),
   confirmPasswordReset: (token: string, password: string, password2: string) =>
     http.post<{ token: string }>('/api/auth/password-reset/confirm/', { token, password, password2 }),
   changePassword: (input: { current_password: string; password: string; password2: string }) =>

@@ -15,6 +15,10 @@ export type VerifyEmailInput = z.infer<typeof VerifyEmailInput>;
 export const PasswordResetInput = z.object({ email: z.string().trim().toLowerCase().max(254).pipe(z.email()) });
 export type PasswordResetInput = z.infer<typeof PasswordResetInput>;
 
+/** `POST /api/auth/password-reset/check/`: whether the link can still be used, before a password is typed. */
+export const PasswordResetCheckInput = z.object({ token: LinkToken });
+export type PasswordResetCheckInput = z.infer<typeof PasswordResetCheckInput>;
+
 export const PasswordResetConfirmInput = z.object({ token: LinkToken, password: Password, password2: Password });
 export type PasswordResetConfirmInput = z.infer<typeof PasswordResetConfirmInput>;
 

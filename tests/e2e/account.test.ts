@@ -81,6 +81,14 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     expect((await client(app.server.url).get('/api/users/me/', { token: token! })).body).toMatchObject({ id: user.id, email_verified: true });
     expect((await client(app.server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
     expect((await client(app.server.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(400);
+
+    // The link again, spent: the page says so as it opens, and asks for no password.
+    const later = await phone();
+    await later.goto(link);
+    await later.getByRole('alert').getByText(es['reset.invalid']).waitFor();
+    expect(await later.getByLabel(es['reset.password'], { exact: true }).count()).toBe(0);
+    await later.getByRole('link', { name: es['reset.askAgain'] }).waitFor();
+    await shot(later, 'account-04b-reset-link-spent');
   });
 
   it('shows the verification banner with Resend, and the e-mail’s link verifies the address', async () => {

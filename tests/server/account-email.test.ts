@@ -209,6 +209,34 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await smtp.nextMailTo(user.email)).subject).toBe('Restablece tu contraseña de Eventmatch');
     });
 
+    it('says whether a link can still be used, before a password is typed, and spends nothing', async () => {
+      const user = await register(address('reset-check'));
+      await smtp.nextMailTo(user.email);
+      await requestReset(user.email);
+      const token = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      const check = (value: unknown) => api().post('/api/auth/password-reset/check/', { json: { token: value } });
+
+      expect((await check(token)).status).toBe(204);
+      expect((await check(token)).status).toBe(204);
+      expect((await confirmReset(token, password())).status).toBe(200);
+      await smtp.nextMailTo(user.email); // the notice of the new password
+      // Spent: the same 400 as the confirmation's, as for a token never issued.
+      for (const bad of [token, 'not-a-token', '', 'x'.repeat(5000)]) {
+        const refused = await check(bad);
+        expect(refused.status, bad.slice(0, 20)).toBe(400);
+        expect(refused.body).toEqual(LINK_INVALID);
+      }
+      const wrongShape = await check(42);
+      expect(wrongShape.status).toBe(400);
+      expect(wrongShape.body).toEqual({ token: ['Not a valid string.'] });
+
+      // Expired: refused as well.
+      await requestReset(user.email);
+      const expired = linkToken(await smtp.nextMailTo(user.email), '/reset-password');
+      await server.app.db.update(emailTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailTokens.tokenHash, hashToken(expired)));
+      expect((await check(expired)).body).toEqual(LINK_INVALID);
+    });
+
     it('signs in with a fresh token, ends every other session, verifies the e-mail, and works once', async () => {
       const user = await register(address('reset'));
       await smtp.nextMailTo(user.email);

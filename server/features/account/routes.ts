@@ -5,6 +5,7 @@ import {
   ExportArchive,
   DeleteAccountInput,
   LanguageInput,
+  PasswordResetCheckInput,
   PasswordResetConfirmInput,
   PasswordResetInput,
   VerifyEmailInput,
@@ -25,6 +26,7 @@ import { exportArchive } from './export';
 import { addressOf } from '../../lib/limits';
 import {
   changePassword,
+  checkPasswordReset,
   confirmPasswordReset,
   RESET_REQUESTED,
   resendVerificationEmail,
@@ -79,6 +81,15 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       const { email } = request.body;
       app.mailer.later(() => sendPasswordResetEmail(mail, email));
       return reply.code(202).send({ detail: renderServerMessage(RESET_REQUESTED, languageOf(request.headers['accept-language'])) });
+    },
+  });
+
+  app.post('/api/auth/password-reset/check/', {
+    schema: { body: PasswordResetCheckInput, response: { 204: NoBody } },
+    onRequest: app.limits.hook('email-link:ip', addressOf),
+    handler: async (request, reply) => {
+      await checkPasswordReset(app.db, request.body.token);
+      return reply.code(204).send(null);
     },
   });
 

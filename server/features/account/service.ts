@@ -195,13 +195,26 @@ async function setPassword(db: DbOrTx, userId: number, passwordHash: string, opt
  * Spends a reset link: the new password (registration's rules), the e-mail verified (the link reached
  * its inbox), and a fresh token. Every problem is reported at once, the link's included.
  */
+/** The account a reset link is for, while it can be used: null once spent or expired, or never issued. */
+async function resetLinkOwner(db: DbOrTx, token: string): Promise<Recipient | null> {
+  const ownerId = await findEmailTokenOwner(db, token, 'reset_password');
+  return ownerId === null ? null : findRecipient(db, eq(users.id, ownerId));
+}
+
+/**
+ * Whether a reset link can still be used, asked as its page opens: one spent or expired says so at
+ * once, not after a new password was typed twice. Spends nothing.
+ */
+export async function checkPasswordReset(db: Db, token: string): Promise<void> {
+  if (!(await resetLinkOwner(db, token))) throw ValidationError.field('token', LINK_INVALID);
+}
+
 export async function confirmPasswordReset(
   db: Db,
   input: PasswordResetConfirmInput,
   hashOptions: HashOptions,
 ): Promise<{ userId: number; token: string }> {
-  const ownerId = await findEmailTokenOwner(db, input.token, 'reset_password');
-  const owner = ownerId === null ? null : await findRecipient(db, eq(users.id, ownerId));
+  const owner = await resetLinkOwner(db, input.token);
   const fields = passwordFieldErrors(input.password, input.password2, owner);
   if (!owner) fields.token = [LINK_INVALID];
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
