@@ -191,10 +191,6 @@ async function setPassword(db: DbOrTx, userId: number, passwordHash: string, opt
   return issueToken(db, userId);
 }
 
-/**
- * Spends a reset link: the new password (registration's rules), the e-mail verified (the link reached
- * its inbox), and a fresh token. Every problem is reported at once, the link's included.
- */
 /** The account a reset link is for, while it can be used: null once spent or expired, or never issued. */
 async function resetLinkOwner(db: DbOrTx, token: string): Promise<Recipient | null> {
   const ownerId = await findEmailTokenOwner(db, token, 'reset_password');
@@ -209,6 +205,10 @@ export async function checkPasswordReset(db: Db, token: string): Promise<void> {
   if (!(await resetLinkOwner(db, token))) throw ValidationError.field('token', LINK_INVALID);
 }
 
+/**
+ * Spends a reset link: the new password (registration's rules), the e-mail verified (the link reached
+ * its inbox), and a fresh token. Every problem is reported at once, the link's included.
+ */
 export async function confirmPasswordReset(
   db: Db,
   input: PasswordResetConfirmInput,
