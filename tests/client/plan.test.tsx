@@ -94,13 +94,13 @@ describe('the subscribe page of a subscriber', () => {
 
   it('says when the free trial ends; a plan canceled at the end of its period, when it ends', () => {
     useSession.setState({ user: user(true) });
-    const trialing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, trial_ends_at: '2026-12-30T09:00:00.000Z', renews_at: '2026-12-30T09:00:00.000Z' };
+    const trialing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, trial_ends_at: '2026-12-30T12:00:00.000Z', renews_at: '2026-12-30T12:00:00.000Z' };
     usePlan.setState({ subscription: trialing });
     const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Free trial until Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Renews');
     unmount();
-    usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T09:00:00.000Z' } });
+    usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Canceled: the plan ends on Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
