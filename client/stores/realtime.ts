@@ -193,8 +193,9 @@ export function startRealtime(token: string) {
     onReconnect(() => catchUp(lostAt, lostCursors)),
     // What the app read as it opened was read before the server had us in our rooms. The chats and
     // their lists are read again: a message or an ending missed would show wrong until the next
-    // reconnect. Not the deck, the event or the account: that would double the heaviest reads of every
-    // app open, and a card or a count a moment old mends itself at its next change.
+    // reconnect. Not the deck (the heaviest read of an app open), the event or the account: each
+    // would cost every app open a request for a change that rarely lands in that moment, and a card
+    // or a count a moment old mends itself at its next change.
     onFirstConnect(() => catchUpChats()),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
