@@ -6,6 +6,7 @@
 import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
+import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import type { Config } from '../../server/config';
 import { users } from '../../server/db/schema';
 import { client } from '../helpers/http';
@@ -248,7 +249,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       const customer = typeof session?.customer === 'string' ? session.customer : null;
       if (!session || session.status !== 'open' || !customer || customers.get(customer)?.deleted) return null;
       // The trial the server asks for (FREE_TRIAL_DAYS); its end is the end of the first period too.
-      const trialEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+      const trialEnd = Math.floor(Date.now() / 1000) + FREE_TRIAL_DAYS * 86_400;
       const item = { object: 'subscription_item', price: { lookup_key: null }, current_period_end: trialEnd };
       subscriptions.set(subscription, {
         customer,
