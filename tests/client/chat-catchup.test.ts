@@ -86,13 +86,21 @@ describe('the chat store’s catch-up', () => {
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
   });
 
-  it('catches up a chat still opening once it has opened, from what its own answer held', async () => {
+  /**
+   * Opens chat 7 with its page held back, and decides a catch-up while it is on its way (the socket
+   * connects while the chat's read is out: it may have been read before the socket could hear).
+   */
+  function catchUpWhileOpening() {
     conversation.mockResolvedValue(detail);
     let answer!: (value: ReturnType<typeof page>) => void;
     messages.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
     const opened = useChat.getState().open(7);
-    // The socket connects while the chat's read is on its way: it may have been read before the socket could hear.
     const caughtUp = useChat.getState().catchUp();
+    return { answer, opened, caughtUp };
+  }
+
+  it('catches up a chat still opening once it has opened, from what its own answer held', async () => {
+    const { answer, opened, caughtUp } = catchUpWhileOpening();
     expect(messages).toHaveBeenCalledTimes(1);
     messages.mockResolvedValueOnce(page([6]));
     answer(page([3, 5]));
@@ -103,11 +111,7 @@ describe('the chat store’s catch-up', () => {
   });
 
   it('answers as gone a chat ended before the catch-up, found opening', async () => {
-    conversation.mockResolvedValue(detail);
-    let answer!: (value: ReturnType<typeof page>) => void;
-    messages.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
-    const opened = useChat.getState().open(7);
-    const caughtUp = useChat.getState().catchUp();
+    const { answer, opened, caughtUp } = catchUpWhileOpening();
     messages.mockRejectedValueOnce(new NotFound(404, 'Not found.'));
     answer(page([3]));
     await opened;
