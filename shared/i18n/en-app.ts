@@ -104,6 +104,7 @@ export const enApp = {
   'chat.loadingOlder': 'Loading older messages…',
   'chat.earlierOffline': 'Earlier messages will show as soon as you are back online.',
   'chat.back': 'Back to chats',
+  'chat.notFound': 'This chat is not available.',
   'chat.offline': 'No connection. This chat will open as soon as you are back online.',
   'chat.messages': 'Messages',
   'profile.title': 'Edit Your Profile',

@@ -105,6 +105,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.loadingOlder': 'Cargando mensajes anteriores…',
   'chat.earlierOffline': 'Los mensajes anteriores aparecerán en cuanto vuelvas a estar en línea.',
   'chat.back': 'Volver a los chats',
+  'chat.notFound': 'Este chat no está disponible.',
   'chat.offline': 'Sin conexión. Este chat se abrirá en cuanto vuelvas a estar en línea.',
   'chat.messages': 'Mensajes',
   'profile.title': 'Edita tu perfil',

@@ -126,7 +126,7 @@ describe('a chat', () => {
     serverFails(500);
     renderAt('/app/', <Chat id={7} />);
     await expectServerError('chat.offline');
-    expect(screen.queryByText(en['error.notFound'])).toBeNull();
+    expect(screen.queryByText(en['chat.notFound'])).toBeNull();
   });
 
   it('still says there is no connection when no answer comes', async () => {
@@ -137,10 +137,10 @@ describe('a chat', () => {
     expect(tryAgain()).toBeTruthy();
   });
 
-  it('says not found, with no Try again, when the server answers that it is not there', async () => {
+  it('says the chat is not available, with no Try again, when the server answers that it is not there', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => Response.json({ detail: 'Not found.' }, { status: 404 })));
     renderAt('/app/', <Chat id={7} />);
-    expect(await screen.findByText(en['error.notFound'])).toBeTruthy();
+    expect(await screen.findByText(en['chat.notFound'])).toBeTruthy();
     expect(tryAgain()).toBeNull();
   });
 });

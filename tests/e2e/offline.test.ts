@@ -92,16 +92,16 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.evaluate((key) => localStorage.removeItem(key), `cache:conversations:${ana.id}`);
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.getByText(en['chat.offline']).waitFor();
-    expect(await page.getByText(en['error.notFound']).count()).toBe(0);
+    expect(await page.getByText(en['chat.notFound']).count()).toBe(0);
     await shot('offline-03-chat-with-no-network');
 
     await context.setOffline(false);
     await page.getByText('Where are you?').waitFor();
     await page.getByRole('textbox').waitFor();
 
-    // A chat the server says is not there (ended, never hers) is "not found", online or not.
+    // A chat the server says is not there (ended, never hers) is "not available", online or not.
     await page.goto(`${app.server.url}/app/chat/${conversationId + 1000}/`);
-    await page.getByText(en['error.notFound']).waitFor();
+    await page.getByText(en['chat.notFound']).waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
   });
 

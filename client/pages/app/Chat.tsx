@@ -149,7 +149,7 @@ export function Chat({ id }: { id: number }) {
           <ChevronLeft /> {t('chat.back')}
         </Link>
         <p className="center-text muted" role="status">
-          {t(failedToLoad === 'gone' ? 'error.notFound' : failedToLoad === 'offline' ? 'chat.offline' : 'error.generic')}
+          {t(failedToLoad === 'gone' ? 'chat.notFound' : failedToLoad === 'offline' ? 'chat.offline' : 'error.generic')}
         </p>
         {failedToLoad !== 'gone' && <TryAgain onRetry={openAgain} />}
       </section>
