@@ -84,6 +84,11 @@ export interface ServerToClientEvents {
    */
   'account:changed': () => void;
   /**
+   * The user was banned: their sessions end now (the socket drops next). The phone says so, instead of
+   * a session closed for no reason it can tell.
+   */
+  'account:suspended': () => void;
+  /**
    * Events may have been missed without the socket dropping (the instances lost each other for a
    * while): fetch what is new, as after a reconnect.
    */

@@ -9,7 +9,8 @@ export function Login() {
   if (redirect) return <Redirect to={redirect} replace />;
   // Just registered: the e-mail they typed. Signed out by the server (`endRevokedSession`): say why.
   const registered = (window.history.state as { email?: string } | null)?.email;
-  const ended = new URLSearchParams(window.location.search).has('ended');
+  const query = new URLSearchParams(window.location.search);
+  const ended = (['suspended', 'ended'] as const).find((why) => query.has(why));
 
   const submit = onSubmit(async (value) => {
     enter((await api.login(value('username'), value('password'))).token);
@@ -20,7 +21,7 @@ export function Login() {
       <GoogleButton label={t('login.google')} onToken={enter} />
       {ended && (
         <p className="auth-notice" role="status">
-          {t('login.sessionEnded')}
+          {t(`login.${ended}`)}
         </p>
       )}
       <form className="form" onSubmit={submit} noValidate={false}>

@@ -205,6 +205,8 @@ export function startRealtime(token: string) {
     }),
     // The token is no longer good (signed out on another device): this tab signs out too.
     onRefused(endRevokedSession),
+    // Banned: the socket drops next, and the login page says why.
+    onEvent('account:suspended', () => endRevokedSession('suspended')),
     // Back in view: the user as the server has them now, in case an `account:changed` was missed while
     // the socket slept with the phone.
     refreshWhenVisible(() => void useSession.getState().loadUser(), USER_REFRESH_MS),

@@ -156,15 +156,18 @@ export function ownsStorage(): boolean {
   return token !== null && token === getToken();
 }
 
+/** Why the server ended the session, as the login page tells it: revoked or expired, or the account banned. */
+export type SessionEnd = 'ended' | 'suspended';
+
 /**
- * The server no longer knows our token (revoked, expired): sign out here too and leave the app. Unless
- * another tab holds a session of its own in storage by now (it changed the password, or signed in):
- * that one is left alone, and this tab starts again with it.
+ * The server no longer knows our token (revoked, expired), or is revoking it (a ban): sign out here too
+ * and leave the app. Unless another tab holds a session of its own in storage by now (it changed the
+ * password, or signed in): that one is left alone, and this tab starts again with it.
  */
-export function endRevokedSession() {
+export function endRevokedSession(why: SessionEnd = 'ended') {
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
-  useSession.getState().signOut();
-  if (window.location.pathname.startsWith('/app')) window.location.assign('/login/?ended');
+  useSession.getState().signOut({ alreadyRevoked: why === 'suspended' });
+  if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}`);
 }
 
 setUnauthorizedHandler(endRevokedSession);

@@ -1,7 +1,6 @@
 /** English, Landing, auth and navigation copy: bundled with the first page. */
 export const enPublic = {
   'brand.name': 'Eventmatch',
-  'brand.tagline': 'Meet the people at your party',
   'language.label': 'Language',
   'language.en': 'English',
   'language.es': 'Español',
@@ -51,7 +50,8 @@ export const enPublic = {
   'login.submit': 'Log in',
   'login.noAccount': "Don't have an account?",
   'login.registerLink': 'Register',
-  'login.sessionEnded': 'Your session here was closed, from another device or because it expired. Log in again.',
+  'login.ended': 'Your session here was closed, from another device or because it expired. Log in again.',
+  'login.suspended': 'This account has been suspended.',
   'register.title': 'Register your account',
   'register.google': 'Sign up with Google',
   'register.firstName': 'First name',

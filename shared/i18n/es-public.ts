@@ -2,7 +2,6 @@ import type { enPublic } from './en-public';
 
 export const esPublic: Record<keyof typeof enPublic, string> = {
   'brand.name': 'Eventmatch',
-  'brand.tagline': 'Conoce a la gente de tu fiesta',
   'language.label': 'Idioma',
   'language.en': 'English',
   'language.es': 'Español',
@@ -52,7 +51,8 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'login.submit': 'Iniciar sesión',
   'login.noAccount': '¿No tienes cuenta?',
   'login.registerLink': 'Regístrate',
-  'login.sessionEnded': 'Tu sesión aquí se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
+  'login.ended': 'Tu sesión aquí se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
+  'login.suspended': 'Esta cuenta ha sido suspendida.',
   'register.title': 'Crea tu cuenta',
   'register.google': 'Registrarse con Google',
   'register.firstName': 'Nombre',

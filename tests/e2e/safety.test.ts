@@ -223,12 +223,13 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.getByText(en['moderation.emptyOpen']).waitFor();
     await shot(page, '09-queue-after-ban');
 
-    // Carl's open tab: socket dropped, token refused on reconnect, signed out.
+    // Carl's open tab: told of the ban before its socket drops, signed out, and told why.
     // The app goes to /login/ twice (its router, then a full load that drops every store): a read
     // that meets the second navigation is asked again.
-    await carlTab.page.waitForURL((url) => url.pathname === '/login/');
+    await carlTab.page.waitForURL(`${app.server.url}/login/?suspended`, { waitUntil: 'commit' });
     await expect.poll(() => carlTab.page.evaluate(() => localStorage.getItem('auth_token')).catch(() => 'navigating')).toBeNull();
     await carlTab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
+    await carlTab.page.getByRole('status').getByText(en['login.suspended']).waitFor();
     await shot(carlTab.page, '10-carl-signed-out');
 
     await page.getByRole('button', { name: en['moderation.resolved'] }).click();

@@ -527,7 +527,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.page.waitForURL(`${app.server.url}/login/?ended`, { waitUntil: 'commit' });
       await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
       // It says why: the session was closed from elsewhere (or expired), not a crash.
-      await tab.page.getByRole('status').getByText(en['login.sessionEnded']).waitFor();
+      await tab.page.getByRole('status').getByText(en['login.ended']).waitFor();
       expect(await tab.page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     } finally {
       await tab.context.close();

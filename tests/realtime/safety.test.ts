@@ -133,9 +133,14 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     const { a, b, conversationId } = await makePair(one);
     const [banned, partner] = await Promise.all([connectTo(two, b.token), connectTo(one, a.token)]);
     const dropped = waitForDisconnect(banned);
+    // The banned phone hears why before its socket drops: the notice goes out ahead of the revocation.
+    const heard: string[] = [];
+    banned.on('account:suspended', () => heard.push('account:suspended'));
+    banned.on('disconnect', () => heard.push('disconnect'));
     const partnerTold = waitFor(partner, 'match:removed');
     await banThroughModeration(one, moderator, b);
     expect(await dropped).toBe('io server disconnect');
+    expect(heard).toEqual(['account:suspended', 'disconnect']);
     expect(await partnerTold).toEqual({ conversation_id: conversationId });
     await expect(connect(two.url, b.token)).rejects.toThrow('unauthorized');
     expect(partner.connected).toBe(true);

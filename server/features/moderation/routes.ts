@@ -66,7 +66,10 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
       const resolution = await resolveReport(app.db, app.evidence, currentUser(request).id, request.params.id, request.body);
       if (!resolution) throw new NotFound();
       if (resolution.banned) {
-        // Signed out everywhere, sockets dropped on every instance; partners see the conversation go.
+        // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
+        // same path to each instance), then they are signed out everywhere, sockets dropped on every
+        // instance; partners see the conversation go.
+        app.publish([resolution.banned.userId], 'account:suspended');
         await app.revokeUserTokens(resolution.banned.userId);
         announceEnded(app.publish, resolution.banned.ended);
         const { userId, leftEventId } = resolution.banned;
