@@ -91,7 +91,9 @@ export const useEvents = create<EventsState>()((set, get) => ({
       if (kept && get().current === undefined) set({ current: kept });
       return;
     }
-    if (!sameSession()) return;
+    // A read sent after this one (the first connect's, after the app's as it opens) has the newer
+    // answer, whichever comes first; if it fails, it hands the turn back to this one.
+    if (!sameSession() || lastRead !== sentAt) return;
     if (changes.version === version && changes.inFlight === 0) {
       set({ current: event });
       return;

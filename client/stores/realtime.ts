@@ -54,10 +54,7 @@ let lostCursors: Record<number, number> = {};
  * (messages after `from`, see `useChat`).
  */
 function catchUp(missedFrom: number, from?: Record<number, number>) {
-  // Whatever happened at the event while we were away: where I am, and who arrived. Not for a user not
-  // known yet (an app opened with no network): AppRoot asks once their profile is known to be complete,
-  // and a read sent since covers what was missed.
-  if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
+  catchUpEvent(missedFrom);
   // The account as it is now: an `account:changed` (a plan bought on another phone) may have been
   // missed. A user not known from the server yet is asked for by the connect itself (`retryUser`).
   const { user, fromDevice, loadUser } = useSession.getState();
@@ -68,6 +65,15 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
     void usePlan.getState().loadAllowance();
   }
   catchUpChats(from);
+}
+
+/**
+ * Where I am, read again: the event may have changed or ended since `missedFrom`. Not for a user not
+ * known yet (an app opened with no network): AppRoot asks once their profile is known to be complete,
+ * and a read sent since covers what was missed.
+ */
+function catchUpEvent(missedFrom: number) {
+  if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
 }
 
 /** The chats and the lists of them, from `from` (see `useChat`). */
@@ -191,12 +197,16 @@ export function startRealtime(token: string) {
       void useChat.getState().sendQueued();
     }),
     onReconnect(() => catchUp(lostAt, lostCursors)),
-    // What the app read as it opened was read before the server had us in our rooms. The chats and
-    // their lists are read again: a message or an ending missed would show wrong until the next
-    // reconnect. Not the deck (the heaviest read of an app open), the event or the account: each
-    // would cost every app open a request for a change that rarely lands in that moment, and a card
-    // or a count a moment old mends itself at its next change.
-    onFirstConnect(() => catchUpChats()),
+    // What the app read as it opened was read before the server had us in our rooms. The chats, their
+    // lists and where I am are read again: a message, an ending or the event ended early would show
+    // wrong until the next reconnect (the event only if it was read already: AppRoot reads it once
+    // the user is known, after this if need be). Not the deck (the heaviest read of an app open) nor
+    // the account: a card a moment old mends itself at the next refresh, and the account is read
+    // again as the app comes back into view.
+    onFirstConnect(() => {
+      catchUpEvent(performance.now());
+      catchUpChats();
+    }),
     onEvent('sync', () => {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
       const from = useChat.getState().cursors();

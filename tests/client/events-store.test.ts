@@ -68,6 +68,33 @@ describe('the events store, when its reads and its changes cross', () => {
     await useEvents.getState().loadCurrent();
     expect(useEvents.getState().current).toEqual(terrace);
   });
+
+  it('keeps the newer of two reads when the older is answered last', async () => {
+    // The app's read as it opens, then the first connect's, after the organizer ended the event.
+    const older = later<{ event: PublicEvent | null }>();
+    const newer = later<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(older.promise).mockReturnValueOnce(newer.promise);
+    const first = useEvents.getState().loadCurrent();
+    const second = useEvents.getState().loadCurrent();
+    const ended = { ...terrace, status: 'after' } as PublicEvent;
+    newer.resolve({ event: ended });
+    await second;
+    older.resolve({ event: terrace });
+    await first;
+    expect(useEvents.getState().current).toEqual(ended);
+  });
+
+  it('takes the older read’s answer when the newer one fails before it comes', async () => {
+    const older = later<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(older.promise).mockRejectedValueOnce(new Error('offline'));
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const first = useEvents.getState().loadCurrent();
+    await useEvents.getState().loadCurrent();
+    older.resolve({ event: terrace });
+    await first;
+    expect(useEvents.getState().current).toEqual(terrace);
+    quiet.mockRestore();
+  });
 });
 
 describe('news of an event this tab does not know it is at', () => {

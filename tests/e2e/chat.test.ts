@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, opening, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -613,10 +613,3 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 });
-
-/** A gate a test opens when it chooses. */
-function opening() {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}

@@ -161,3 +161,10 @@ export async function entryAnimationsDone(page: Page) {
     ),
   );
 }
+
+/** A gate a test opens when it chooses (a tab's socket held at its handshake, for one). */
+export function opening() {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}

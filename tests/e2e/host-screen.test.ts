@@ -13,7 +13,7 @@ import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, opening, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -164,6 +164,34 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       // And the empty deck no longer promises newcomers.
       await guest.page.getByText(en['deck.emptyAtEndedEvent']).waitFor();
       await shot(guest.page, '06-guest-ended-early');
+    } finally {
+      await guest.context.close();
+    }
+  });
+
+  it('shows an event ended early while the phone connected as ended, once connected', async () => {
+    // Another organizer's: Olga's list of events is read by the tests that follow.
+    const host = await makeCompletedUser(app.server, { name: 'Rita', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Rita' });
+    const event = await makeEvent(app.server, host, { name: 'Rooftop Hour', join_mode: 'qr' });
+    await checkIn(app.server, friend, event.code, { token: await tokenFor(app.server, event.id) });
+    // A slow network: the guest's socket reaches the server only when the gate opens. What the server
+    // says goes through (its hello); what the tab says, its handshake first, waits.
+    const gate = opening();
+    const guest = await openPhone(app.browser, { token: friend.token, language: 'en' }, { serviceWorkers: 'block' });
+    await guest.page.routeWebSocket(/\/socket\.io\//, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => void gate.promise.then(() => server.send(message)));
+    });
+    try {
+      const read = guest.page.waitForResponse((response) => response.url().endsWith('/api/events/current/'));
+      await guest.page.goto(`${app.server.url}/app/home/`);
+      await read;
+      const bar = guest.page.getByRole('region', { name: 'Rooftop Hour' });
+      await bar.waitFor();
+      // Ended while the socket was not yet in the event's room: its news went to no one.
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: host.token })).status).toBe(200);
+      gate.open();
+      await bar.getByText(format(en['deck.event.ended'], { count: 1 })).waitFor();
     } finally {
       await guest.context.close();
     }
