@@ -76,7 +76,10 @@ export default defineConfig({
     outDir: '../dist/client',
     emptyOutDir: true,
     modulePreload: { polyfill: false },
-    rolldownOptions: { output: { codeSplitting: { includeDependenciesRecursively: false, groups: [secondaryPages] } } },
+    // Hex file hashes: the entry names every lazy chunk and stylesheet it may load, and hex (8 characters,
+    // 32 bits) compresses better than base64 there; a collision between two versions of one chunk stays
+    // out of reach.
+    rolldownOptions: { output: { hashCharacters: 'hex', codeSplitting: { includeDependenciesRecursively: false, groups: [secondaryPages] } } },
   },
   server: {
     proxy: {
