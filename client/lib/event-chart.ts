@@ -22,6 +22,8 @@ export function drawEventChart(
   const styles = getComputedStyle(document.documentElement);
   const accent = styles.getPropertyValue('--accent').trim() || '#be123c';
   const warm = styles.getPropertyValue('--warm').trim() || '#f97316';
+  // The axes' labels in the page's muted text colour, dark or light as the page is.
+  const muted = styles.getPropertyValue('--muted').trim() || '#57534e';
   const data: uPlot.AlignedData = [
     timeline.map((slot) => Date.parse(slot.at) / 1000),
     timeline.map((slot) => slot.check_ins),
@@ -39,7 +41,7 @@ export function drawEventChart(
         y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
       },
       // Room for "10:30 PM" between ticks.
-      axes: [{ stroke: '#57534e', values: timeTicks(language), space: 70 }, { stroke: '#57534e', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
+      axes: [{ stroke: muted, values: timeTicks(language), space: 70 }, { stroke: muted, size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
       series: [
         {},
         { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } },

@@ -2,8 +2,9 @@
  * axe-core's rules (WCAG 2 A and AA, and its best practices) on every screen of the app in Chromium
  * (390×844, Spanish, the default): the public pages, each page of the signed-in app with something on
  * it (a card in the deck, a match with a message, a like, an event, a report for the moderator), and
- * the states that open on top of a page (the match overlay, a chat's menu, the report form). A screen
- * passes with no violation at all; a failure lists each rule, its help and the elements that break it.
+ * the states that open on top of a page (the match overlay, a chat's menu, the report form), each in
+ * the light palette and in the dark one. A screen passes with no violation at all; a failure lists
+ * each rule, its help and the elements that break it.
  */
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
@@ -43,13 +44,23 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
   let conversationId: number;
   let reportId: number;
 
-  /** Runs axe on what the page shows once its entrance animations are over (colours mid-fade read wrong). */
+  /**
+   * Runs axe on what the page shows once its entrance animations are over (colours mid-fade read
+   * wrong), in the light palette and then in the dark one (the phone's setting), each violation
+   * named by its palette.
+   */
   async function audit(page: Page): Promise<string[]> {
-    await entryAnimationsDone(page);
     // Evaluated through the DevTools protocol: the page's Content-Security-Policy does not apply to it.
     await page.evaluate(await axeSource);
-    const results = await page.evaluate(() => (window as unknown as { axe: typeof import('axe-core') }).axe.run(document));
-    return violations(results as AxeResults);
+    const found: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await entryAnimationsDone(page);
+      const results = await page.evaluate(() => (window as unknown as { axe: typeof import('axe-core') }).axe.run(document));
+      found.push(...violations(results as AxeResults).map((violation) => `${colorScheme}: ${violation}`));
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    return found;
   }
 
   /** Opens `path`, waits for what says it is there, and audits it. */
