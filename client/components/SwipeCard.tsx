@@ -16,6 +16,9 @@ interface Props {
   onOpen: () => void;
 }
 
+/** The phone asks for less motion: the card goes and comes back in one step instead of sliding and turning. */
+const lessMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
+
 /**
  * One deck card. The drag runs on springs outside React's render (transform and opacity only), so
  * a drag costs no re-render: past ±100 px it is a decision, short of it the card springs back.
@@ -27,8 +30,9 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
 
   useEffect(() => {
     // Out, or back from the way out when its decision did not count (the deck's `restore`).
-    if (exitOffset === null) void spring.start({ x: 0, y: 0, config: { tension: 500, friction: 30 } });
-    else void spring.start({ x: exitOffset, config: { duration: SWIPE_EXIT_MS } });
+    const immediate = lessMotion();
+    if (exitOffset === null) void spring.start({ x: 0, y: 0, immediate, config: { tension: 500, friction: 30 } });
+    else void spring.start({ x: exitOffset, immediate, config: { duration: SWIPE_EXIT_MS } });
   }, [exitOffset, spring]);
 
   const bind = useDrag(
@@ -44,7 +48,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
       }
       const decision = decisionFor(mx);
       if (decision && onDecide(decision) !== false) return;
-      void spring.start({ x: 0, y: 0, config: { tension: 500, friction: 30 } });
+      void spring.start({ x: 0, y: 0, immediate: lessMotion(), config: { tension: 500, friction: 30 } });
     },
     { filterTaps: true, pointer: { capture: true } },
   );

@@ -99,6 +99,32 @@ describe('<SwipeCard> with pointer drags', () => {
     expect(screen.getByText(es['deck.stamp.nope'])).toBeTruthy();
   });
 
+  it.each([
+    [false, 'slides out through the positions between'],
+    [true, 'leaves in one step when the phone asks for less motion'],
+  ])('a card sent away by a button (less motion: %s) %s', async (reduce, _how) => {
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduce && query === '(prefers-reduced-motion: reduce)', media: query }));
+    const { rerender } = render(<SwipeCard card={card} exitOffset={null} onDecide={vi.fn()} onOpen={vi.fn()} />);
+    const element = screen.getByTestId('swipe-card');
+    // Every position the card is drawn at on its way out.
+    const offsets: number[] = [];
+    const watch = new MutationObserver(() => {
+      const shift = /translate3d\((-?[\d.]+)px/.exec(element.style.transform);
+      if (shift) offsets.push(Number(shift[1]));
+    });
+    watch.observe(element, { attributes: true, attributeFilter: ['style'] });
+    try {
+      rerender(<SwipeCard card={card} exitOffset={200} onDecide={vi.fn()} onOpen={vi.fn()} />);
+      await vi.waitFor(() => expect(offsets.at(-1)).toBe(200), { timeout: 2000 });
+    } finally {
+      watch.disconnect();
+      vi.unstubAllGlobals();
+    }
+    const between = offsets.filter((offset) => offset > 0 && offset < 200);
+    if (reduce) expect(between).toEqual([]);
+    else expect(between.length).toBeGreaterThan(0);
+  });
+
   it('opens the profile with Enter (the keyboard twin of a tap)', () => {
     const onOpen = vi.fn();
     render(<SwipeCard card={card} exitOffset={null} onDecide={vi.fn()} onOpen={onOpen} />);
