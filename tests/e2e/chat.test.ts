@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, opening, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -581,15 +581,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const chat = await match(app.server, cy, ana);
     const write = async (content: string) => expect((await api().post(`/api/conversations/${chat}/messages/`, { token: cy.token, json: { content } })).status).toBe(201);
     await write('before you came');
-    // A slow network: the tab's socket reaches the server only when the gate opens. What the server
-    // says goes through (its hello); what the tab says, its handshake first, waits.
+    // A slow network: the tab's socket reaches the server only when the gate opens.
     let gate = opening();
     const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
-    await late.routeWebSocket(/\/socket\.io\//, (ws) => {
-      const opened = gate.promise;
-      const server = ws.connectToServer();
-      ws.onMessage((message) => void opened.then(() => server.send(message)));
-    });
+    await holdSocketUntil(late, () => gate.promise);
     const chatRead = () => late.waitForResponse((response) => response.url().includes(`/api/conversations/${chat}/messages/`));
     try {
       let read = chatRead();

@@ -168,3 +168,15 @@ export function opening() {
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+/**
+ * A slow network for the tab's socket: what the server says goes through (its hello); what the tab
+ * says, its handshake first, waits until the gate `gate()` gives (asked at each new connection) opens.
+ */
+export function holdSocketUntil(page: Page, gate: () => Promise<void>) {
+  return page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    const opened = gate();
+    const server = ws.connectToServer();
+    ws.onMessage((message) => void opened.then(() => server.send(message)));
+  });
+}

@@ -13,7 +13,7 @@ import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, opening, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -174,14 +174,10 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     const host = await makeCompletedUser(app.server, { name: 'Rita', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Rita' });
     const event = await makeEvent(app.server, host, { name: 'Rooftop Hour', join_mode: 'qr' });
     await checkIn(app.server, friend, event.code, { token: await tokenFor(app.server, event.id) });
-    // A slow network: the guest's socket reaches the server only when the gate opens. What the server
-    // says goes through (its hello); what the tab says, its handshake first, waits.
+    // A slow network: the guest's socket reaches the server only when the gate opens.
     const gate = opening();
     const guest = await openPhone(app.browser, { token: friend.token, language: 'en' }, { serviceWorkers: 'block' });
-    await guest.page.routeWebSocket(/\/socket\.io\//, (ws) => {
-      const server = ws.connectToServer();
-      ws.onMessage((message) => void gate.promise.then(() => server.send(message)));
-    });
+    await holdSocketUntil(guest.page, () => gate.promise);
     try {
       const read = guest.page.waitForResponse((response) => response.url().endsWith('/api/events/current/'));
       await guest.page.goto(`${app.server.url}/app/home/`);
