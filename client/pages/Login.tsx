@@ -3,6 +3,7 @@ import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout'
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { useAuthForm } from '../lib/use-auth-form';
+import type { SessionEnd } from '../stores/session';
 
 export function Login() {
   const { t, redirect, errors, busy, enter, onSubmit } = useAuthForm();
@@ -10,7 +11,7 @@ export function Login() {
   // Just registered: the e-mail they typed. Signed out by the server (`endRevokedSession`): say why.
   const registered = (window.history.state as { email?: string } | null)?.email;
   const query = new URLSearchParams(window.location.search);
-  const ended = (['suspended', 'ended'] as const).find((why) => query.has(why));
+  const ended = (['suspended', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
 
   const submit = onSubmit(async (value) => {
     enter((await api.login(value('username'), value('password'))).token);
