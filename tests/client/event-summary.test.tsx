@@ -21,10 +21,15 @@ const event = (attendee_count: number): PublicEvent => ({
 });
 
 describe('an event’s headcount', () => {
-  afterEach(cleanup);
+  afterEach(() => {
+    cleanup();
+    vi.useRealTimers();
+  });
 
   it('says one person, and people from two on', async () => {
     await initLanguage();
+    // During the party: the headcount shows only while the event is open by the clock too.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-29T22:00:00.000Z') });
     for (const [count, text] of [
       [1, esEvents['eventPage.hereOne']],
       [2, format(esEvents['eventPage.here'], { count: 2 })],
