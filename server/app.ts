@@ -94,6 +94,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     frameworkErrors: answerRouterRefusal(headers),
     // A request with no Host is answered in the envelope (`rejectMissingHost`), not by Node bare.
     http: { requireHostHeader: false },
+    // No limit on a plugin's start: the database's applies the migrations, which take what they take
+    // (a new embedded database took over Fastify's default 10 s on a busy 2-core machine, and a
+    // PostgreSQL instance waits its turn behind another's). Every other wait at start has its own bound.
+    pluginTimeout: 0,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

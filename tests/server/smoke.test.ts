@@ -18,6 +18,11 @@ describe.each(backends)('the server on %s', (backend) => {
     expect((await api.get('/readyz')).body).toEqual({ status: 'ok', checks: { database: 'ok' } });
   });
 
+  it('gives its database all the time its migrations take to start, not Fastify’s 10 s', () => {
+    // A new embedded database on a busy 2-core machine took longer: the process died at its first start.
+    expect(server.app.initialConfig.pluginTimeout).toBe(0);
+  });
+
   it('registers, completes a profile and shows it to others without private fields', async () => {
     const api = client(server.url);
     const ana = await makeCompletedUser(server, { name: 'Ana' });
