@@ -20,13 +20,17 @@ interface ConversationsState {
   more: Record<ListName, string | null>;
   /** The list whose next page is on its way. */
   loadingMore: ListName | null;
-  /** Both lists' first pages from the server; a call while one is on its way shares it. */
-  load: () => Promise<void>;
+  /**
+   * Both lists' first pages from the server; a call while one is on its way shares it. Resolves with
+   * the matches made since the lists it replaces were read (none at a first load), newest first.
+   */
+  load: () => Promise<ConversationSummary[]>;
   /**
    * The lists read again, when they hold something (or a load is on its way) read before now: pushes
-   * that passed this tab by meanwhile (a socket not connected yet) are in the new read.
+   * that passed this tab by meanwhile (a socket not connected yet) are in the new read. Resolves with
+   * the matches found made meanwhile (`load`), by it or by the load it waited for.
    */
-  refresh: () => Promise<void>;
+  refresh: () => Promise<ConversationSummary[]>;
   /** A list's next page, after what it holds (one already held, moved up by a message since, is not repeated). */
   loadMore: (list: ListName) => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
@@ -72,13 +76,29 @@ function keptLists(): Lists | null {
   return me === undefined ? null : readCache<Lists>('conversations', me);
 }
 
-const hasNew = (listed: ConversationSummary[], held: ConversationSummary[]) => {
-  const known = new Set(held.map((item) => item.id));
-  return listed.some((item) => !known.has(item.id));
-};
+/** Whether `a` comes before `b` in a list's order: newest activity first, then the higher id (the server's keyset). */
+const newer = (a: ConversationSummary, b: ConversationSummary) =>
+  a.last_activity > b.last_activity || (a.last_activity === b.last_activity && a.id > b.id);
+
+/**
+ * The matches in a new read of the lists (`listed`) made since the lists `held` were read: those it
+ * holds that `held` did not, newest first. A match with no message is new when it is newer than one
+ * `held` had, or when `held` had that whole list; else it may be an older one come up from a page not
+ * read (one above it ended). A conversation with messages is new only when `held` had every
+ * conversation: else it may be an older one that a message brought to the top.
+ */
+function madeSince(held: Lists & Pick<ConversationsState, 'more'>, listed: Lists): ConversationSummary[] {
+  const known = new Set(both(held).map((item) => item.id));
+  const unheld = (items: ConversationSummary[] | null) => (items ?? []).filter((item) => !known.has(item.id));
+  const newestHeld = held.empty?.[0];
+  const wholeEmpty = held.more.empty === null;
+  const matches = unheld(listed.empty).filter((item) => wholeEmpty || (newestHeld !== undefined && newer(item, newestHeld)));
+  const talking = wholeEmpty && held.more.started === null ? unheld(listed.started) : [];
+  return [...matches, ...talking];
+}
 
 /** The load on its way, shared by whoever asks meanwhile (in the same session). */
-let loading: Promise<void> | null = null;
+let loading: Promise<ConversationSummary[]> | null = null;
 
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
@@ -89,20 +109,23 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   load() {
     if (loading) return loading;
     const sameSession = sessionCheck();
-    const run = (async () => {
+    const run = (async (): Promise<ConversationSummary[]> => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (!sameSession()) return;
+        if (!sameSession()) return [];
+        const listed = { empty: empty.results, started: started.results };
+        const held = get();
+        // Matches the lists did not hold: their `match:new` came while no socket could hear it.
+        const made = held.started !== null && held.failed === null ? madeSince(held, listed) : [];
         set((state) => ({
-          empty: empty.results,
-          started: started.results,
+          ...listed,
           failed: null,
           more: { empty: empty.next ?? null, started: started.next ?? null },
-          // A match the lists did not hold (its `match:new` came while no socket could hear it): the dot too.
-          newMatch: state.newMatch || (state.started !== null && state.failed === null && hasNew(empty.results, both(state))),
+          newMatch: state.newMatch || made.length > 0,
         }));
+        return made;
       } catch (error) {
-        if (!sameSession()) return;
+        if (!sameSession()) return [];
         console.error('Could not load conversations', error);
         // Lists loaded before stay as they were; lists never loaded are the ones this device last
         // showed (an empty one there says so as online), or empty, and say why.
@@ -111,6 +134,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
           const kept = keptLists();
           return kept ? { empty: kept.empty, started: kept.started, failed: null } : { empty: [], started: [], failed: loadFailure(error) };
         });
+        return [];
       }
     })().finally(() => {
       if (loading === run) loading = null;
@@ -119,9 +143,10 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     return run;
   },
   async refresh() {
-    if (loading) await loading;
-    else if (get().started === null) return;
-    await get().load();
+    // A load on its way may have been read too early; what it found is news all the same.
+    const earlier = loading ? await loading : get().started === null ? null : [];
+    if (earlier === null) return [];
+    return [...(await get().load()), ...earlier];
   },
   async loadMore(list) {
     const cursor = get().more[list];

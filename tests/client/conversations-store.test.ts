@@ -41,18 +41,55 @@ describe('the conversations store', () => {
     expect(useConversations.getState().started?.[0]?.unread_count).toBe(3);
   });
 
-  it('puts the dot on Chats for a match a reload finds that the lists did not hold, not for the first load', async () => {
+  it('puts the dot on Chats for a match a reload finds that the lists did not hold, and names it, not for the first load', async () => {
+    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    expect(await useConversations.getState().load()).toEqual([]);
+    expect(useConversations.getState().newMatch).toBe(false);
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    expect(await useConversations.getState().refresh()).toEqual([]);
+    expect(useConversations.getState().newMatch).toBe(false);
+    // Matched while the socket could not hear it: the catch-up's read finds it, for its overlay.
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(3), match(2), match(1)] });
+    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([3, 2]);
+    expect(useConversations.getState().newMatch).toBe(true);
+  });
+
+  it('names at a refresh a match that the load it waited for found (a first message from a match not heard of)', async () => {
     const match = (id: number) => ({ ...summary(id, 0), last_message: null });
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().load();
-    expect(useConversations.getState().newMatch).toBe(false);
-    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
-    await useConversations.getState().refresh();
-    expect(useConversations.getState().newMatch).toBe(false);
-    // Matched while the socket could not hear it: the catch-up's read finds it.
-    api.emptyConversations.mockResolvedValueOnce({ results: [match(2), match(1)] });
-    await useConversations.getState().refresh();
+    let answer!: (value: { results: ConversationSummary[] }) => void;
+    api.emptyConversations.mockReturnValueOnce(new Promise((resolve) => (answer = resolve))).mockResolvedValueOnce({ results: [match(2), match(1)] });
+    const first = useConversations.getState().load();
+    const refreshed = useConversations.getState().refresh();
+    answer({ results: [match(2), match(1)] });
+    expect((await first).map((item) => item.id)).toEqual([2]);
+    expect((await refreshed).map((item) => item.id)).toEqual([2]);
+  });
+
+  it('tells a new match from an older one a read brings up from a page it had not read', async () => {
+    const at = (id: number, minute: number, message: string | null = null) => ({ ...summary(id, 0), last_message: message, last_activity: `2026-11-28T01:${String(minute).padStart(2, '0')}:00.000Z` });
+    // A page of matches with more behind it, and a page of chats with more behind it.
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50), at(8, 40)], next: 'older-matches' });
+    api.startedConversations.mockResolvedValueOnce({ results: [at(20, 55, 'hola')], next: 'older-chats' });
+    await useConversations.getState().load();
+    // Match 8 ended: 7, older, comes up from the next page. Chat 5, older, came up with a message.
+    // Match 10 is new, and so is match 11, made in the same millisecond as 9 but after it (its id).
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(11, 50), at(10, 52), at(9, 50), at(7, 30)], next: 'older-matches' });
+    api.startedConversations.mockResolvedValueOnce({ results: [at(5, 58, 'ey'), at(20, 55, 'hola')], next: 'older-chats' });
+    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([11, 10]);
+
+    // With both lists whole, anything they did not hold is new: a match whose first message came too.
+    useSession.getState().signOut({ alreadyRevoked: true });
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50)] });
+    api.startedConversations.mockResolvedValueOnce({ results: [at(20, 55, 'hola')] });
+    await useConversations.getState().load();
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50)] });
+    api.startedConversations.mockResolvedValueOnce({ results: [at(12, 59, 'hi!'), at(20, 55, 'hola')] });
+    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([12]);
     expect(useConversations.getState().newMatch).toBe(true);
   });
 

@@ -576,6 +576,28 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 
+  it('shows at its first connect the overlay of a match made while it connected', async () => {
+    const dev = await makeCompletedUser(app.server, { name: 'Dev', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dev' });
+    expect((await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: dev.id } })).body.match).toBe(false);
+    const gate = opening();
+    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    await holdSocketUntil(late, () => gate.promise);
+    try {
+      const listed = late.waitForResponse((response) => response.url().includes('/api/conversations/empty/'));
+      await late.goto(`${app.server.url}/app/matches/`);
+      await listed;
+      await late.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
+      // Dev likes her back while her socket is not in its rooms yet: his `match:new` reaches no tab of hers.
+      expect((await api().post('/api/matching/', { token: dev.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
+      gate.open();
+      await late.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
+      await late.getByText('You and Dev can chat now.').waitFor();
+      await late.locator('.match-strip').getByRole('link', { name: /Dev/ }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it('hears at its first connect what came while it connected: a message, then the chat ended', async () => {
     const cy = await makeCompletedUser(app.server, { name: 'Cy', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Cy' });
     const chat = await match(app.server, cy, ana);
