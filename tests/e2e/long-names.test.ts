@@ -103,6 +103,9 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
   it('the chat, while the partner is typing', async () => {
     await page.goto(`${app.server.url}/app/chat/${wolfeChat}`);
     await page.locator('.message', { hasText: '¡Hola, Ana!' }).waitFor();
+    // Typing is said once and kept by no one: only once her tab's socket is in its rooms (it has asked
+    // who is online: Wolfe is) can it hear it. The page opened just now, and shows the chat before.
+    await page.locator('.chat-status', { hasText: es['presence.onlineNow'] }).waitFor();
     wolfeSocket.emit('typing', { conversation_id: wolfeChat });
     await page.locator('.typing', { hasText: es['chat.typing'].replace('{name}', LONG) }).waitFor();
     await fitsTheScreen(['.top-bar', '.chat-header', '.chat-header h1', '.typing', '.composer', '.bottom-nav']);
