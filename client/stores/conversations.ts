@@ -3,6 +3,7 @@ import type { ConversationSummary, Message } from '../../shared/schemas/conversa
 import { api } from '../lib/api-app';
 import { type LoadFailure, loadFailure } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
+import { useDeck } from './deck';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface ConversationsState {
@@ -21,16 +22,16 @@ interface ConversationsState {
   /** The list whose next page is on its way. */
   loadingMore: ListName | null;
   /**
-   * Both lists' first pages from the server; a call while one is on its way shares it. Resolves with
-   * the matches made since the lists it replaces were read (none at a first load), newest first.
+   * Both lists' first pages from the server; a call while one is on its way shares it. A match they
+   * hold that the lists before did not was made while no socket of this tab could hear its
+   * `match:new`: the newest shows its overlay now, and the dot on Chats tells of it (`madeSince`).
    */
-  load: () => Promise<ConversationSummary[]>;
+  load: () => Promise<void>;
   /**
    * The lists read again, when they hold something (or a load is on its way) read before now: pushes
-   * that passed this tab by meanwhile (a socket not connected yet) are in the new read. Resolves with
-   * the matches found made meanwhile (`load`), by it or by the load it waited for.
+   * that passed this tab by meanwhile (a socket not connected yet) are in the new read.
    */
-  refresh: () => Promise<ConversationSummary[]>;
+  refresh: () => Promise<void>;
   /** A list's next page, after what it holds (one already held, moved up by a message since, is not repeated). */
   loadMore: (list: ListName) => Promise<void>;
   /** A message (sent or received) moves its conversation to the top of the started list. */
@@ -98,7 +99,7 @@ function madeSince(held: Lists & Pick<ConversationsState, 'more'>, listed: Lists
 }
 
 /** The load on its way, shared by whoever asks meanwhile (in the same session). */
-let loading: Promise<ConversationSummary[]> | null = null;
+let loading: Promise<void> | null = null;
 
 export const useConversations = create<ConversationsState>()((set, get) => ({
   empty: null,
@@ -109,10 +110,10 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   load() {
     if (loading) return loading;
     const sameSession = sessionCheck();
-    const run = (async (): Promise<ConversationSummary[]> => {
+    const run = (async () => {
       try {
         const [empty, started] = await Promise.all([api.emptyConversations(), api.startedConversations()]);
-        if (!sameSession()) return [];
+        if (!sameSession()) return;
         const listed = { empty: empty.results, started: started.results };
         const held = get();
         // Matches the lists did not hold: their `match:new` came while no socket could hear it.
@@ -123,9 +124,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
           more: { empty: empty.next ?? null, started: started.next ?? null },
           newMatch: state.newMatch || made.length > 0,
         }));
-        return made;
+        // The newest shows as its `match:new` would have; the dot on Chats tells of the others.
+        const [newest] = made;
+        if (newest) useDeck.getState().heardOfMatch(newest.id, { id: newest.other_user_id, name: newest.name, image: newest.image });
       } catch (error) {
-        if (!sameSession()) return [];
+        if (!sameSession()) return;
         console.error('Could not load conversations', error);
         // Lists loaded before stay as they were; lists never loaded are the ones this device last
         // showed (an empty one there says so as online), or empty, and say why.
@@ -134,7 +137,6 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
           const kept = keptLists();
           return kept ? { empty: kept.empty, started: kept.started, failed: null } : { empty: [], started: [], failed: loadFailure(error) };
         });
-        return [];
       }
     })().finally(() => {
       if (loading === run) loading = null;
@@ -143,10 +145,9 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     return run;
   },
   async refresh() {
-    // A load on its way may have been read too early; what it found is news all the same.
-    const earlier = loading ? await loading : get().started === null ? null : [];
-    if (earlier === null) return [];
-    return [...(await get().load()), ...earlier];
+    if (loading) await loading;
+    else if (get().started === null) return;
+    await get().load();
   },
   async loadMore(list) {
     const cursor = get().more[list];

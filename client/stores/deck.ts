@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { DECK_MATCH_OVERLAY_MS, DECK_REFILL_AT, type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
+import type { MatchUser } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
 import { api } from '../lib/api-app';
@@ -30,7 +31,7 @@ interface DeckState {
   reactionsInFlight: ReadonlySet<Promise<unknown>>;
   /**
    * People liked from a profile page or the likes list whose answer has not come back: that answer
-   * shows the match (the profile page with an overlay of its own), so `match:new` leaves it to them.
+   * shows the match (the profile page with an overlay of its own), so `heardOfMatch` leaves it to them.
    * Not the deck's own likes (`act`): whichever of their answer and `match:new` comes first shows
    * the match, as the answer may never come though the like was stored.
    */
@@ -61,8 +62,6 @@ interface DeckState {
    * match from the answer; settles when the server has stored it.
    */
   react: (other: number, action: Reaction) => Promise<ReactionResult>;
-  /** Whether a like of this person from outside the deck is still on its way (`likesInFlight`). */
-  isLikeInFlight: (other: number) => boolean;
   /** Notes a match's overlay as shown; false when it already was (or will be, by the other path). */
   rememberMatch: (conversationId: number | null) => boolean;
   /**
@@ -70,6 +69,14 @@ interface DeckState {
    * person leaves the deck for good, and the overlay shows once per conversation.
    */
   matched: (userId: number, match: MatchOverlay) => void;
+  /**
+   * A match the server told of (`match:new`), or that a read of the conversation lists found (made
+   * while no socket of this tab could hear its `match:new`): `matched`, but not while a like of that
+   * person from a profile page or the likes list awaits its answer, which shows this match (the
+   * profile page an overlay of its own). A like from the deck does not wait: this may be the only news
+   * of its match, when its answer is lost; the overlay shows once either way.
+   */
+  heardOfMatch: (conversationId: number, user: MatchUser) => void;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
   /**
@@ -178,7 +185,6 @@ export const useDeck = create<DeckState>()((set, get) => {
       });
     },
     react: (other, action) => send(other, action, { answerShowsMatch: true }),
-    isLikeInFlight: (other) => get().likesInFlight.has(other),
     rememberMatch(conversationId) {
       if (conversationId === null) return true;
       if (get().seenMatches.has(conversationId)) return false;
@@ -189,6 +195,10 @@ export const useDeck = create<DeckState>()((set, get) => {
       set((state) => ({ matchedWith: added(state.matchedWith, userId) }));
       get().forget(userId);
       if (get().rememberMatch(match.conversationId)) get().showMatch(match);
+    },
+    heardOfMatch(conversationId, user) {
+      if (get().likesInFlight.has(user.id)) return;
+      get().matched(user.id, { conversationId, name: user.name, image: user.image });
     },
     act(action) {
       const { current, exiting } = get();

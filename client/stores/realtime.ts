@@ -1,5 +1,4 @@
 import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
-import type { MatchUser } from '../../shared/events';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { t } from '../lib/i18n';
@@ -78,8 +77,8 @@ function catchUpEvent(missedFrom: number) {
 }
 
 /**
- * The chats and the lists of them, from `from` (see `useChat`). A match made meanwhile shows as its
- * `match:new` would have: the newest one, if several (the dot on Chats tells of the others).
+ * The chats and the lists of them, from `from` (see `useChat`). A match made meanwhile, which the lists
+ * now hold, shows as its `match:new` would have (`useConversations.load`).
  */
 function catchUpChats(from?: Record<number, number>) {
   // A conversation that ended while we were away answers 404: it ends here too.
@@ -87,24 +86,7 @@ function catchUpChats(from?: Record<number, number>) {
     .getState()
     .catchUp(from)
     .then((gone) => gone.forEach(conversationEnded));
-  void useConversations
-    .getState()
-    .refresh()
-    .then(([newest]) => {
-      if (newest) heardOfMatch(newest.id, { id: newest.other_user_id, name: newest.name, image: newest.image });
-    });
-}
-
-/**
- * A match, from `match:new` or found by a catch-up: its overlay, and its person out of the deck. Not
- * while a like of that person from a profile page or the likes list awaits its answer: the answer
- * shows this match (the profile page an overlay of its own). A like from the deck does not wait: this
- * may be the only news of its match, when its answer is lost; the overlay shows once either way.
- */
-function heardOfMatch(conversationId: number, user: MatchUser) {
-  const deck = useDeck.getState();
-  if (deck.isLikeInFlight(user.id)) return;
-  deck.matched(user.id, { conversationId, name: user.name, image: user.image });
+  void useConversations.getState().refresh();
 }
 
 /** After `sync`: the messages and lists missed, and who came and went meanwhile. */
@@ -161,7 +143,7 @@ export function startRealtime(token: string) {
       useConversations.setState({ newMatch: true });
       // Whether the new match is online now: `presence` tells only of changes after this.
       void usePresence.getState().refresh();
-      heardOfMatch(conversation_id, user);
+      useDeck.getState().heardOfMatch(conversation_id, user);
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);

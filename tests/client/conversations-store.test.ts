@@ -7,9 +7,13 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { unreadTotal, useConversations } = await import('../../client/stores/conversations');
 const { useSession } = await import('../../client/stores/session');
+const { useDeck } = await import('../../client/stores/deck');
 
 const summary = (id: number, unread: number) =>
   ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: 'hola', last_activity: '2026-11-28T01:00:00.000Z', unread_count: unread }) as ConversationSummary;
+
+/** The match overlay on screen, if any. */
+const overlay = () => useDeck.getState().match;
 
 describe('the conversations store', () => {
   afterEach(() => {
@@ -41,33 +45,20 @@ describe('the conversations store', () => {
     expect(useConversations.getState().started?.[0]?.unread_count).toBe(3);
   });
 
-  it('puts the dot on Chats for a match a reload finds that the lists did not hold, and names it, not for the first load', async () => {
-    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
-    api.startedConversations.mockResolvedValue({ results: [] });
-    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
-    expect(await useConversations.getState().load()).toEqual([]);
-    expect(useConversations.getState().newMatch).toBe(false);
-    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
-    expect(await useConversations.getState().refresh()).toEqual([]);
-    expect(useConversations.getState().newMatch).toBe(false);
-    // Matched while the socket could not hear it: the catch-up's read finds it, for its overlay.
-    api.emptyConversations.mockResolvedValueOnce({ results: [match(3), match(2), match(1)] });
-    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([3, 2]);
-    expect(useConversations.getState().newMatch).toBe(true);
-  });
-
-  it('names at a refresh a match that the load it waited for found (a first message from a match not heard of)', async () => {
+  it('shows the overlay and the dot on Chats for a match a reload finds that the lists did not hold, not for the first load', async () => {
     const match = (id: number) => ({ ...summary(id, 0), last_message: null });
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().load();
-    let answer!: (value: { results: ConversationSummary[] }) => void;
-    api.emptyConversations.mockReturnValueOnce(new Promise((resolve) => (answer = resolve))).mockResolvedValueOnce({ results: [match(2), match(1)] });
-    const first = useConversations.getState().load();
-    const refreshed = useConversations.getState().refresh();
-    answer({ results: [match(2), match(1)] });
-    expect((await first).map((item) => item.id)).toEqual([2]);
-    expect((await refreshed).map((item) => item.id)).toEqual([2]);
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatch).toBe(false);
+    expect(overlay()).toBeNull();
+    // Matched while the socket could not hear it: the catch-up's read finds them, and shows the newest.
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(3), match(2), match(1)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatch).toBe(true);
+    expect(overlay()).toEqual({ conversationId: 3, name: 'Person 3', image: null });
   });
 
   it('tells a new match from an older one a read brings up from a page it had not read', async () => {
@@ -77,10 +68,16 @@ describe('the conversations store', () => {
     api.startedConversations.mockResolvedValueOnce({ results: [at(20, 55, 'hola')], next: 'older-chats' });
     await useConversations.getState().load();
     // Match 8 ended: 7, older, comes up from the next page. Chat 5, older, came up with a message.
-    // Match 10 is new, and so is match 11, made in the same millisecond as 9 but after it (its id).
-    api.emptyConversations.mockResolvedValueOnce({ results: [at(11, 50), at(10, 52), at(9, 50), at(7, 30)], next: 'older-matches' });
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50), at(7, 30)], next: 'older-matches' });
     api.startedConversations.mockResolvedValueOnce({ results: [at(5, 58, 'ey'), at(20, 55, 'hola')], next: 'older-chats' });
-    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([11, 10]);
+    await useConversations.getState().refresh();
+    expect(overlay()).toBeNull();
+    expect(useConversations.getState().newMatch).toBe(false);
+    // Match 11 is new: made in the same millisecond as 9, after it (its id).
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(11, 50), at(9, 50), at(7, 30)], next: 'older-matches' });
+    api.startedConversations.mockResolvedValueOnce({ results: [at(5, 58, 'ey'), at(20, 55, 'hola')], next: 'older-chats' });
+    await useConversations.getState().refresh();
+    expect(overlay()?.conversationId).toBe(11);
 
     // With both lists whole, anything they did not hold is new: a match whose first message came too.
     useSession.getState().signOut({ alreadyRevoked: true });
@@ -89,7 +86,22 @@ describe('the conversations store', () => {
     await useConversations.getState().load();
     api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50)] });
     api.startedConversations.mockResolvedValueOnce({ results: [at(12, 59, 'hi!'), at(20, 55, 'hola')] });
-    expect((await useConversations.getState().refresh()).map((item) => item.id)).toEqual([12]);
+    await useConversations.getState().refresh();
+    expect(overlay()?.conversationId).toBe(12);
+    expect(useConversations.getState().newMatch).toBe(true);
+  });
+
+  it('shows a match once, whichever news of it came first', async () => {
+    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [] });
+    await useConversations.getState().load();
+    // Its `match:new` came, and its overlay was closed, before a read of the lists brings it.
+    useDeck.getState().heardOfMatch(2, { id: 102, name: 'Person 2', image: null });
+    useDeck.getState().hideMatch();
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(2)] });
+    await useConversations.getState().load();
+    expect(overlay()).toBeNull();
     expect(useConversations.getState().newMatch).toBe(true);
   });
 
