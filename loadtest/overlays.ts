@@ -4,9 +4,10 @@
  * A like whose answer says it completed a pair makes the other person's phone due an overlay: that
  * phone's `match:new`, timed from when the like left. The news can come in any order. The server's
  * push may beat the like's own answer. A phone whose socket was down when the match was made hears of
- * it another way after it reconnects: from its catch-up's conversation lists (the app shows the
- * overlay then, late), or from the first message of the new conversation, which can arrive on the new
- * socket before the catch-up's lists do. Either is recovered, not lost, and not timed as an overlay.
+ * it another way after it reconnects: from its catch-up's conversation lists, or from the first
+ * message of the new conversation, which can arrive on the new socket before the catch-up's lists do.
+ * Either is recovered, not lost, and not timed as an overlay (the app shows that one late, when its
+ * read of the lists finds the match).
  * A phone's first news of a match is the one that counts: a `match:new` for a conversation the phone
  * already knew shows nothing, and the caller does not report it.
  */

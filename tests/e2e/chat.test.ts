@@ -576,7 +576,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 
-  it('shows at its first connect the overlay of a match made while it connected', async () => {
+  it('shows the overlay of a match made while its socket connected, from its next read of the lists', async () => {
     const dev = await makeCompletedUser(app.server, { name: 'Dev', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dev' });
     expect((await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: dev.id } })).body.match).toBe(false);
     const gate = opening();
