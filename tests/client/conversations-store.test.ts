@@ -11,6 +11,8 @@ const { useDeck } = await import('../../client/stores/deck');
 
 const summary = (id: number, unread: number) =>
   ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: 'hola', last_activity: '2026-11-28T01:00:00.000Z', unread_count: unread }) as ConversationSummary;
+/** A match with no message yet, as the empty list holds it. */
+const match = (id: number) => ({ ...summary(id, 0), last_message: null });
 
 /** The match overlay on screen, if any. */
 const overlay = () => useDeck.getState().match;
@@ -46,7 +48,6 @@ describe('the conversations store', () => {
   });
 
   it('shows the overlay and the dot on Chats for a match a reload finds that the lists did not hold, not for the first load', async () => {
-    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().load();
@@ -92,7 +93,6 @@ describe('the conversations store', () => {
   });
 
   it('shows a match once, whichever news of it came first', async () => {
-    const match = (id: number) => ({ ...summary(id, 0), last_message: null });
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [] });
     await useConversations.getState().load();
@@ -110,7 +110,7 @@ describe('the conversations store', () => {
     api.startedConversations.mockResolvedValue({ results: [] });
     await useConversations.getState().load();
     expect(useConversations.getState().failed).not.toBeNull();
-    api.emptyConversations.mockResolvedValueOnce({ results: [{ ...summary(1, 0), last_message: null }] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().load();
     expect(useConversations.getState().newMatch).toBe(false);
   });
