@@ -27,7 +27,8 @@ export interface TokenCache {
   get(hash: string): TokenCacheEntry | undefined;
   /**
    * Remembers a lookup, unless the token was revoked since (it has a tombstone). `readAt`: when the read
-   * that found the token began (now, if not given); the trust runs from then.
+   * that found the token began (now, if not given); the trust runs from then. The cache keeps a copy of
+   * `entry`: what changes later goes through the entry `get` returns.
    */
   set(hash: string, entry: TokenCacheEntry, readAt?: number): void;
   /**

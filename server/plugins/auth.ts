@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { NotAuthenticated } from '../errors';
-import { createTokenCache } from '../lib/token-cache';
+import { createTokenCache, type TokenCacheEntry } from '../lib/token-cache';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import { serverText } from '../../shared/i18n/server-messages';
 
@@ -93,19 +93,8 @@ export default fp(
       await Promise.all(refreshes);
     });
 
-    app.decorate('userForToken', async (token: string) => {
-      const hash = hashToken(token);
-      let entry = cache.get(hash);
-      if (entry) {
-        if (cache.takeRefresh(hash)) refresh(hash);
-      } else {
-        const readAt = Date.now();
-        const found = await findTokenOwner(app.db, hash);
-        // Revoked while the row was being read: the row was there, the session is not.
-        if (!found || cache.isRevoked(hash)) return null;
-        entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime(), usedAt: found.lastUsedAt.getTime() };
-        cache.set(hash, entry, readAt);
-      }
+    /** Records the user's activity and the token's use when they are due, and notes it in the entry. */
+    const noteUse = (hash: string, entry: TokenCacheEntry) => {
       const now = Date.now();
       if (now - entry.activeAt > ACTIVITY_RESOLUTION_MS) {
         entry.activeAt = now;
@@ -115,6 +104,25 @@ export default fp(
         entry.usedAt = now;
         activity.recordTokenUse(hash);
       }
+    };
+
+    app.decorate('userForToken', async (token: string) => {
+      const hash = hashToken(token);
+      const cached = cache.get(hash);
+      if (cached) {
+        if (cache.takeRefresh(hash)) refresh(hash);
+        noteUse(hash, cached);
+        return { id: cached.userId, tokenHash: hash };
+      }
+      const readAt = Date.now();
+      const found = await findTokenOwner(app.db, hash);
+      // Revoked while the row was being read: the row was there, the session is not.
+      if (!found || cache.isRevoked(hash)) return null;
+      const entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime(), usedAt: found.lastUsedAt.getTime() };
+      // Noted before the cache keeps its copy of the entry: noted after, on the entry given, the copy
+      // kept the times read from the database, and the next request wrote both again.
+      noteUse(hash, entry);
+      cache.set(hash, entry, readAt);
       return { id: entry.userId, tokenHash: hash };
     });
 

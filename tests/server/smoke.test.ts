@@ -78,27 +78,52 @@ describe.each(backends)('the server on %s', (backend) => {
     for (const response of responses.slice(1)) expect(security(response.headers)).toEqual(first);
   });
 
-  it('records that signed-in users are active, beside their requests (the deck orders by it)', async () => {
-    const people = await Promise.all(['Ana', 'Ben', 'Cai'].map((name) => makeCompletedUser(server, { name })));
-    const theirs = sql`user_id in (${sql.join(people.map((person) => sql`${person.id}`), sql`, `)})`;
-    const activeMinutesAgo = async () => {
+  describe('activity', () => {
+    const theirs = (ids: number[]) => sql`user_id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`;
+    /** Minutes since each user's last recorded activity, by id. */
+    const activeMinutesAgo = async (...ids: number[]) => {
       const rows = rowsOf<{ minutes: number | string }>(
         await server.app.db.execute(
-          sql`select extract(epoch from now() - last_active_at) / 60 as minutes from profiles where ${theirs} order by user_id`,
+          sql`select extract(epoch from now() - last_active_at) / 60 as minutes from profiles where ${theirs(ids)} order by user_id`,
         ),
       );
       return rows.map((row) => Number(row.minutes));
     };
-    // Tokens this instance has not looked up yet: their first requests read the activity from the database.
-    const logins = await Promise.all(
-      people.map((person) => client(server.url).post('/api/auth/', { json: { username: person.email, password: person.password } })),
-    );
-    await server.app.db.execute(sql`update profiles set last_active_at = now() - interval '2 hours' where ${theirs}`);
-    expect((await activeMinutesAgo()).every((minutes) => minutes > 119)).toBe(true);
+    const activeTwoHoursAgo = (...ids: number[]) =>
+      server.app.db.execute(sql`update profiles set last_active_at = now() - interval '2 hours' where ${theirs(ids)}`);
+    /** A token this instance has not looked up yet: its first request reads the activity from the database. */
+    const newToken = async (person: { email: string; password: string }): Promise<string> =>
+      (await client(server.url).post('/api/auth/', { json: { username: person.email, password: person.password } })).body.token;
+    const me = (token: string) => client(server.url).get('/api/users/me/', { token });
 
-    // Requests close together go out in one write (one id or several, the same statement).
-    const answers = await Promise.all(logins.map((login) => client(server.url).get('/api/users/me/', { token: login.body.token })));
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
-    await expect.poll(async () => (await activeMinutesAgo()).every((minutes) => minutes < 1), { timeout: 5000 }).toBe(true);
+    it('records that signed-in users are active, beside their requests (the deck orders by it)', async () => {
+      const people = await Promise.all(['Ana', 'Ben', 'Cai'].map((name) => makeCompletedUser(server, { name })));
+      const ids = people.map((person) => person.id);
+      const tokens = await Promise.all(people.map(newToken));
+      await activeTwoHoursAgo(...ids);
+      expect((await activeMinutesAgo(...ids)).every((minutes) => minutes > 119)).toBe(true);
+
+      // Requests close together go out in one write (one id or several, the same statement).
+      const answers = await Promise.all(tokens.map(me));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+      await expect.poll(async () => (await activeMinutesAgo(...ids)).every((minutes) => minutes < 1), { timeout: 5000 }).toBe(true);
+    });
+
+    it('writes activity once a minute from a token’s first request, not again at its second', async () => {
+      const ana = await makeCompletedUser(server, { name: 'Ana' });
+      const ben = await makeCompletedUser(server, { name: 'Ben' });
+      const anaToken = await newToken(ana);
+      const benToken = await newToken(ben);
+      await activeTwoHoursAgo(ana.id, ben.id);
+
+      expect((await me(anaToken)).status).toBe(200);
+      await expect.poll(async () => (await activeMinutesAgo(ana.id))[0], { timeout: 5000 }).toBeLessThan(1);
+      await activeTwoHoursAgo(ana.id);
+      expect((await me(anaToken)).status).toBe(200);
+      // Ben's first request writes his activity after anything Ana's second could have written.
+      expect((await me(benToken)).status).toBe(200);
+      await expect.poll(async () => (await activeMinutesAgo(ben.id))[0], { timeout: 5000 }).toBeLessThan(1);
+      expect((await activeMinutesAgo(ana.id))[0]).toBeGreaterThan(119);
+    });
   });
 });
