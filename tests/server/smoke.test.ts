@@ -92,14 +92,14 @@ describe.each(backends)('the server on %s', (backend) => {
     const activeTwoHoursAgo = (...ids: number[]) =>
       server.app.db.execute(sql`update profiles set last_active_at = now() - interval '2 hours' where ${theirs(ids)}`);
     /** A token this instance has not looked up yet: its first request reads the activity from the database. */
-    const newToken = async (person: { email: string; password: string }): Promise<string> =>
+    const signIn = async (person: { email: string; password: string }): Promise<string> =>
       (await client(server.url).post('/api/auth/', { json: { username: person.email, password: person.password } })).body.token;
     const me = (token: string) => client(server.url).get('/api/users/me/', { token });
 
     it('records that signed-in users are active, beside their requests (the deck orders by it)', async () => {
       const people = await Promise.all(['Ana', 'Ben', 'Cai'].map((name) => makeCompletedUser(server, { name })));
       const ids = people.map((person) => person.id);
-      const tokens = await Promise.all(people.map(newToken));
+      const tokens = await Promise.all(people.map(signIn));
       await activeTwoHoursAgo(...ids);
       expect((await activeMinutesAgo(...ids)).every((minutes) => minutes > 119)).toBe(true);
 
@@ -112,8 +112,8 @@ describe.each(backends)('the server on %s', (backend) => {
     it('writes activity once a minute from a token’s first request, not again at its second', async () => {
       const ana = await makeCompletedUser(server, { name: 'Ana' });
       const ben = await makeCompletedUser(server, { name: 'Ben' });
-      const anaToken = await newToken(ana);
-      const benToken = await newToken(ben);
+      const anaToken = await signIn(ana);
+      const benToken = await signIn(ben);
       await activeTwoHoursAgo(ana.id, ben.id);
 
       expect((await me(anaToken)).status).toBe(200);
