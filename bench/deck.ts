@@ -37,7 +37,7 @@ import {
   namedConnections,
   perOperation,
   rawClients,
-  sendAsTheAppDoes,
+  sendDeckAsTheAppDoes,
   startApp as startBundledApp,
   statementTimings,
   table,
@@ -127,7 +127,7 @@ async function main() {
   }
   const fitOf = (i: number) => fits.get(viewers[i % viewers.length]!.id)!;
   const deck = (i: number) => deckQuery(fitOf(i), null, DECK_PAGE_SIZE + 1);
-  const runDeck = (i: number) => sendAsTheAppDoes(rawDeck, deck(i));
+  const runDeck = (i: number) => sendDeckAsTheAppDoes(rawDeck, fitOf(i));
   const runHistory = (i: number) => {
     const chat = chats[i % chats.length]!;
     const values = { conversationId: chat.id, userId: chat.userId, bound: 0, limit: MESSAGES_PAGE_SIZE + 1 };

@@ -46,7 +46,7 @@ import {
   namedConnections,
   perOperation,
   rawClients,
-  sendAsTheAppDoes,
+  sendDeckAsTheAppDoes,
   startApp,
   statementTimings,
   table,
@@ -121,7 +121,10 @@ async function deckRuns(raw: postgres.Sql, decks: { town: postgres.Sql; event: p
       const deck = (i: number) => deckQuery(fits[i % fits.length]!, null, DECK_PAGE_SIZE + 1);
       // Sent as the app sends it: named, on connections that plan it for its values every time, or
       // within an event on connections that reuse its generic plan.
-      const runRaw = (i: number) => sendAsTheAppDoes(fits[i % fits.length]!.event_id === null ? decks.town : decks.event, deck(i));
+      const runRaw = (i: number) => {
+        const fit = fits[i % fits.length]!;
+        return sendDeckAsTheAppDoes(fit.event_id === null ? decks.town : decks.event, fit);
+      };
       let n = 0;
       const next = () => ({ path: '/api/users/matching-profiles/', token: group.viewers[n++ % group.viewers.length]!.token });
       await loop('warm-up', runRaw, { seconds: 2, concurrency: CONNECTIONS });

@@ -70,7 +70,7 @@ const opaqueToPlanner = (condition: SQL) => sql`(case when ${condition} then tru
  * planned at every execution for its viewer's values (`runWithCustomPlan`), so that the planner walks
  * the index that fits them; within an event its text leaves the planner one way (below), and the plan
  * made once per connection serves every viewer (`runWithGenericPlan`). `deckQuery` is the same
- * statement with its values (the benchmarks' raw baseline).
+ * statement with its values (the benchmarks' EXPLAIN and their ways of sending it).
  * Every value is the database's own (ids, dates, ages, enum genders) or a cursor part already checked
  * to be digits. Three LIMITed branches, each on an index that fits it:
  *   0: reactions_to_user (to_user_id = me, kind = 'like'), then profiles by primary key;
