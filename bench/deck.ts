@@ -184,6 +184,15 @@ async function main() {
       runs.set(name, { rawFull, httpFull, httpHalf, rawHalf });
     }
 
+    // What an HTTP request costs the app and autocannon with no database and no deck: the floor of
+    // the endpoint's side of the budget below.
+    let bare: Figures | null = null;
+    if (runs.has('deck')) {
+      const token = viewers[0]!.token;
+      bare = await meter.measure(() => http(`HTTP, ${CONNECTIONS} connections: GET /healthz (no database)`, url, () => ({ path: '/healthz', token })));
+      table('A bare request, for the budget', [bare]);
+    }
+
     if (args.only !== 'history') {
       costs = await deckCostRows({ meter, url: dbUrl, pool: POOL, seconds: Math.max(3, DURATION / 2), concurrency: CONNECTIONS, deck, fitOf });
     }
@@ -213,6 +222,7 @@ async function main() {
           `The app's process: ${perOperation(httpFull.cpu?.app, httpFull.count)} µs per request.`,
       );
       if (costs) costs.print(httpFull);
+      if (bare) printBudget(deckRun, bare);
     }
 
     console.log('\nEXPLAIN ANALYZE, deck of one sampled viewer:\n');
@@ -239,6 +249,39 @@ async function main() {
     await Promise.all([raw.end(), rawDeck.end()]);
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Why the throughput ratio reads what it does: with the generator, the app and PostgreSQL on the same
+ * two cores, each side's throughput follows the CPU that one operation costs all three, so the ratio
+ * is about the raw side's total over the endpoint's. The target leaves the endpoint a tenth more than
+ * the raw statement's total, for the app, autocannon and what the endpoint adds in PostgreSQL.
+ */
+function printBudget(run: Run, bare: Figures) {
+  const us = (ms: number | null | undefined, count: number) => (ms === null || ms === undefined || count === 0 ? Number.NaN : (1000 * ms) / count);
+  const parts = (row: Figures) => ({
+    postgres: us(row.cpu?.postgres, row.count),
+    app: us(row.cpu?.app, row.count),
+    generator: us(row.cpu?.generator, row.count),
+  });
+  const endpoint = parts(run.httpFull);
+  const raw = parts(run.rawFull);
+  const floor = parts(bare);
+  const endpointTotal = endpoint.postgres + endpoint.app + endpoint.generator;
+  const rawTotal = raw.postgres + raw.generator;
+  const allowed = rawTotal / 0.9;
+  const f = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
+  console.log(
+    `\nCPU per deck request, full load (µs): the endpoint ${f(endpointTotal)} (PostgreSQL ${f(endpoint.postgres)}, ` +
+      `the app ${f(endpoint.app)}, autocannon ${f(endpoint.generator)}); the raw statement ${f(rawTotal)} (PostgreSQL ` +
+      `${f(raw.postgres)}, postgres.js ${f(raw.generator)}). Their ratio predicts a throughput ratio of ` +
+      `${(rawTotal / endpointTotal).toFixed(2)}; measured ${(run.httpFull.throughput / run.rawFull.throughput).toFixed(2)}.`,
+  );
+  console.log(
+    `A ratio of 0.9 allows the endpoint ${f(allowed)} µs: ${f(allowed - raw.postgres)} beyond the raw statement's PostgreSQL ` +
+      `for the app, autocannon and the endpoint's other statements, which took ${f(endpointTotal - raw.postgres)} here. ` +
+      `A bare request (GET /healthz) costs the app ${f(floor.app)} and autocannon ${f(floor.generator)} µs.`,
+  );
 }
 
 /** The issue's two targets for one endpoint's runs. */
