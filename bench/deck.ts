@@ -254,8 +254,8 @@ async function main() {
 /**
  * Why the throughput ratio reads what it does: with the generator, the app and PostgreSQL on the same
  * two cores, each side's throughput follows the CPU that one operation costs all three, so the ratio
- * is about the raw side's total over the endpoint's. The target leaves the endpoint a tenth more than
- * the raw statement's total, for the app, autocannon and what the endpoint adds in PostgreSQL.
+ * is about the raw side's total over the endpoint's. The target lets the endpoint cost the raw side's
+ * total over 0.9 (a ninth more), for the app, autocannon and what the endpoint adds in PostgreSQL.
  */
 function printBudget(run: Run, bare: Figures) {
   const us = (ms: number | null | undefined, count: number) => (ms === null || ms === undefined || count === 0 ? Number.NaN : (1000 * ms) / count);
