@@ -173,8 +173,9 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     if (!empty || !started) return;
     const known = started.find((item) => item.id === conversationId) ?? empty.find((item) => item.id === conversationId);
     if (!known) {
-      // A conversation this tab has not seen: the server's list is the truth.
-      void get().load();
+      // A conversation this tab has not seen: the server's list is the truth, read after any read on
+      // its way (that one may have been asked before the conversation had this message).
+      void get().refresh();
       return;
     }
     const unread = fromMe ? 0 : (known.unread_count ?? 0) + 1;

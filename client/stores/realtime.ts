@@ -139,7 +139,8 @@ export function startRealtime(token: string) {
       if (message.sender !== me()) announce(conversation_id, message);
     }),
     onEvent('match:new', ({ conversation_id, user }) => {
-      if (useConversations.getState().empty) void useConversations.getState().load();
+      // Read again after any read on its way: that one may have been asked before the match was made.
+      void useConversations.getState().refresh();
       useConversations.setState({ newMatch: true });
       // Whether the new match is online now: `presence` tells only of changes after this.
       void usePresence.getState().refresh();
@@ -154,7 +155,7 @@ export function startRealtime(token: string) {
       // the chat when this tab holds it, else asked of the server.
       const unread = useChat.getState().readUpTo(conversation_id, last_read_id);
       if (unread !== null) useConversations.getState().setUnread(conversation_id, unread);
-      else if (useConversations.getState().started) void useConversations.getState().load();
+      else void useConversations.getState().refresh();
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe).

@@ -1,0 +1,82 @@
+// @vitest-environment jsdom
+/**
+ * The conversation lists as news from the socket reaches them. A read of the lists already on its way
+ * (the app opening, the socket's first connect) may have been asked before the match or the message
+ * the news tells of: the news reads the lists again after it, rather than sharing it.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ServerToClientEvents } from '../../shared/events';
+import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
+import { later } from '../helpers/later';
+
+const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn() }));
+/** The socket's events as the stores subscribed to them; `hear` plays one. */
+const handlers = vi.hoisted(() => new Map<string, (payload: never) => void>());
+vi.mock('../../client/lib/api-app', () => ({ api }));
+vi.mock('../../client/lib/socket', async (original) => ({
+  ...(await original<object>()),
+  connectSocket: () => {},
+  onEvent: (event: string, handler: (payload: never) => void) => {
+    handlers.set(event, handler);
+    return () => handlers.delete(event);
+  },
+}));
+
+const { useConversations } = await import('../../client/stores/conversations');
+const { useDeck } = await import('../../client/stores/deck');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+
+type Page = { results: ConversationSummary[] };
+/** A match with no message yet, as the empty list holds it. */
+const match = (id: number) =>
+  ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: null, last_activity: `2026-12-01T01:0${id}:00.000Z`, unread_count: 0 }) as ConversationSummary;
+const message = (id: number): Message => ({ id, sender: 105, content: 'hola', time: '2026-12-01T01:09:00.000Z', client_id: null });
+
+function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameters<ServerToClientEvents[E]>[0]) {
+  handlers.get(event)!(payload as never);
+}
+
+const ids = (list: ConversationSummary[] | null) => list?.map((item) => item.id);
+
+describe('the conversation lists and the socket’s news', () => {
+  beforeEach(async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
+    startRealtime('token');
+    await useConversations.getState().load();
+  });
+  afterEach(() => {
+    stopRealtime();
+    useDeck.getState().reset();
+    useConversations.setState({ empty: null, started: null, failed: null, newMatch: false });
+    vi.resetAllMocks();
+    vi.mocked(console.error).mockRestore();
+  });
+
+  /** A read of the lists on its way, asked before the news: its answer is the test's to give. */
+  function readOnItsWay() {
+    const early = later<Page>();
+    api.emptyConversations.mockReturnValueOnce(early.promise);
+    void useConversations.getState().load();
+    return early;
+  }
+
+  it('lists a match whose match:new comes while a read asked before it is on its way', async () => {
+    const early = readOnItsWay();
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(2), match(1)] });
+    hear('match:new', { conversation_id: 2, user: { id: 102, name: 'Person 2', image: null } });
+    early.resolve({ results: [match(1)] });
+    await vi.waitFor(() => expect(ids(useConversations.getState().empty)).toEqual([2, 1]));
+    expect(api.emptyConversations).toHaveBeenCalledTimes(3);
+  });
+
+  it('lists a conversation a message comes from while a read asked before it is on its way', async () => {
+    const early = readOnItsWay();
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(5), match(1)] });
+    useConversations.getState().noteMessage(5, message(50), false);
+    early.resolve({ results: [match(1)] });
+    await vi.waitFor(() => expect(ids(useConversations.getState().empty)).toEqual([5, 1]));
+    expect(api.emptyConversations).toHaveBeenCalledTimes(3);
+  });
+});
