@@ -5,22 +5,13 @@
  * the news tells of: the news reads the lists again after it, rather than sharing it.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ServerToClientEvents } from '../../shared/events';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
+import { hear } from '../helpers/heard-socket';
 import { later } from '../helpers/later';
 
 const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn() }));
-/** The socket's events as the stores subscribed to them; `hear` plays one. */
-const handlers = vi.hoisted(() => new Map<string, (payload: never) => void>());
 vi.mock('../../client/lib/api-app', () => ({ api }));
-vi.mock('../../client/lib/socket', async (original) => ({
-  ...(await original<object>()),
-  connectSocket: () => {},
-  onEvent: (event: string, handler: (payload: never) => void) => {
-    handlers.set(event, handler);
-    return () => handlers.delete(event);
-  },
-}));
+vi.mock('../../client/lib/socket', async (original) => (await import('../helpers/heard-socket')).heardSocket(await original<object>()));
 
 const { useConversations } = await import('../../client/stores/conversations');
 const { useDeck } = await import('../../client/stores/deck');
@@ -31,10 +22,6 @@ type Page = { results: ConversationSummary[] };
 const match = (id: number) =>
   ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: null, last_activity: `2026-12-01T01:0${id}:00.000Z`, unread_count: 0 }) as ConversationSummary;
 const message = (id: number): Message => ({ id, sender: 105, content: 'hola', time: '2026-12-01T01:09:00.000Z', client_id: null });
-
-function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameters<ServerToClientEvents[E]>[0]) {
-  handlers.get(event)!(payload as never);
-}
 
 const ids = (list: ConversationSummary[] | null) => list?.map((item) => item.id);
 

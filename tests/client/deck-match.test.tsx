@@ -10,20 +10,12 @@ import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { ServerToClientEvents } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
+import { hear as hearOnSocket } from '../helpers/heard-socket';
 import { later } from '../helpers/later';
 
 const api = vi.hoisted(() => ({ react: vi.fn(), deck: vi.fn() }));
-/** The socket's events as the stores subscribed to them; `hear` plays one. */
-const handlers = vi.hoisted(() => new Map<string, (payload: never) => void>());
 vi.mock('../../client/lib/api-app', () => ({ api }));
-vi.mock('../../client/lib/socket', async (original) => ({
-  ...(await original<object>()),
-  connectSocket: () => {},
-  onEvent: (event: string, handler: (payload: never) => void) => {
-    handlers.set(event, handler);
-    return () => handlers.delete(event);
-  },
-}));
+vi.mock('../../client/lib/socket', async (original) => (await import('../helpers/heard-socket')).heardSocket(await original<object>()));
 
 const { useDecide } = await import('../../client/components/DeckPerks');
 const { NetworkError } = await import('../../client/lib/api');
@@ -36,8 +28,9 @@ const [ben, cleo, dan] = [card(2, 'Ben'), card(3, 'Cleo'), card(4, 'Dan')];
 const MATCH = { conversation_id: 7, user: { id: ben.id, name: 'Ben', image: null } };
 const OVERLAY = { conversationId: 7, name: 'Ben', image: null };
 
+/** A server event, heard as React hears it. */
 function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameters<ServerToClientEvents[E]>[0]) {
-  act(() => handlers.get(event)!(payload as never));
+  act(() => hearOnSocket(event, payload));
 }
 
 /** Likes the card on top, as a swipe does; the answer is the test's to give. */
