@@ -34,6 +34,7 @@ import {
   http as autocannonHttp,
   httpGetter as keptAliveGetter,
   loop,
+  microsPerOperation,
   namedConnections,
   perOperation,
   rawClients,
@@ -258,11 +259,10 @@ async function main() {
  * total over 0.9 (a ninth more), for the app, autocannon and what the endpoint adds in PostgreSQL.
  */
 function printBudget(run: Run, bare: Figures) {
-  const us = (ms: number | null | undefined, count: number) => (ms === null || ms === undefined || count === 0 ? Number.NaN : (1000 * ms) / count);
   const parts = (row: Figures) => ({
-    postgres: us(row.cpu?.postgres, row.count),
-    app: us(row.cpu?.app, row.count),
-    generator: us(row.cpu?.generator, row.count),
+    postgres: microsPerOperation(row.cpu?.postgres, row.count),
+    app: microsPerOperation(row.cpu?.app, row.count),
+    generator: microsPerOperation(row.cpu?.generator, row.count),
   });
   const endpoint = parts(run.httpFull);
   const raw = parts(run.rawFull);

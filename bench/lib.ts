@@ -454,7 +454,7 @@ export async function deckCostRows(options: {
     await Promise.all([plain.end(), custom.end()]);
   }
   table(`Where PostgreSQL's CPU per deck request goes (raw SQL, ${options.concurrency} in flight)`, rows);
-  const us = (row: Figures | undefined) => (row?.cpu ? (1000 * row.cpu.postgres) / row.count : Number.NaN);
+  const us = (row: Figures | undefined) => microsPerOperation(row?.cpu?.postgres, row?.count ?? 0);
   const [app, before, planned, , fit, trip] = rows.map(us) as [number, number, number, number, number, number];
   return {
     rows,
@@ -604,6 +604,12 @@ export class CpuMeter {
   }
 }
 
+/** Microseconds of CPU per operation; NaN where it was not measured. */
+export const microsPerOperation = (ms: number | null | undefined, count: number) =>
+  ms === null || ms === undefined || count === 0 ? Number.NaN : (1000 * ms) / count;
+
 /** Microseconds of CPU per operation, for a table. */
-export const perOperation = (ms: number | null | undefined, count: number) =>
-  ms === null || ms === undefined || count === 0 ? '–' : ((1000 * ms) / count).toFixed(0);
+export const perOperation = (ms: number | null | undefined, count: number) => {
+  const micros = microsPerOperation(ms, count);
+  return Number.isNaN(micros) ? '–' : micros.toFixed(0);
+};
