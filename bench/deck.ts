@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DECK_PAGE_SIZE, MESSAGES_PAGE_SIZE } from '../shared/constants';
+import { DEFAULT_POOL_SIZE } from '../server/config';
 import { messagePage } from '../server/features/conversations/queries';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { hashToken, newToken } from '../server/lib/tokens';
@@ -61,8 +62,8 @@ if (args.only && !['deck', 'history'].includes(args.only)) throw new Error('--on
 const USERS = Number(args.users);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
-// The app's own pool size (server/db/client.ts): the raw loop gets the same.
-const POOL = 10;
+// The app's own pool size (its default): the raw loop's pools get the same (`rawClients`).
+const POOL = DEFAULT_POOL_SIZE;
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'bench_deck';
 const dbUrl = databaseUrl(ADMIN_URL, DB_NAME);

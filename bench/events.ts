@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import type postgres from 'postgres';
 import { DECK_PAGE_SIZE, EVENT_COUNT_INTERVAL_MS } from '../shared/constants';
 import { DEMO_EVENT_NAME } from '../scripts/seed';
+import { DEFAULT_POOL_SIZE } from '../server/config';
 import { openDatabase } from '../server/db/client';
 import { deckQuery, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { createEvent } from '../server/features/events/service';
@@ -77,8 +78,8 @@ const CONNECTIONS = Number(args.connections);
 const VIEWERS = Number(args.viewers);
 const BURST = Number(args.burst);
 const BURST_SECONDS = Number(args['burst-seconds']);
-// The app's own pool size (server/db/client.ts): the raw loop gets the same.
-const POOL = 10;
+// The app's own pool size (its default): the raw loop's pools get the same (`rawClients`).
+const POOL = DEFAULT_POOL_SIZE;
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'bench_events';
 const dbUrl = databaseUrl(ADMIN_URL, DB_NAME);

@@ -16,7 +16,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { type SeedOptions, type SeedResult, seed } from '../scripts/seed';
 import { DECK_PAGE_SIZE } from '../shared/constants';
-import { CUSTOM_PLAN_SESSION, GENERIC_PLAN_SESSION, openDatabase } from '../server/db/client';
+import { CUSTOM_PLAN_SESSION, deckPoolSize, GENERIC_PLAN_SESSION, openDatabase } from '../server/db/client';
 import { deckStatement, deckValues, type ViewerFit, viewerFitStatement } from '../server/features/deck/queries';
 import { SERVER_NODE_FLAGS } from '../scripts/start.mjs';
 import { freePort } from '../tests/helpers/ports';
@@ -327,8 +327,8 @@ export function rawClients(url: string, pool: number) {
   const named = namedConnections(url, RAW_CONNECTIONS);
   return {
     raw: postgres(named, { max: pool, onnotice: () => {} }),
-    rawDeck: postgres(named, { max: pool, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION }),
-    rawEventDeck: postgres(named, { max: pool, onnotice: () => {}, connection: GENERIC_PLAN_SESSION }),
+    rawDeck: postgres(named, { max: deckPoolSize(pool), onnotice: () => {}, connection: CUSTOM_PLAN_SESSION }),
+    rawEventDeck: postgres(named, { max: deckPoolSize(pool), onnotice: () => {}, connection: GENERIC_PLAN_SESSION }),
   };
 }
 
@@ -411,10 +411,12 @@ export async function deckCostRows(options: {
   fitOf: (i: number) => ViewerFit;
 }) {
   const named = namedConnections(options.url, RAW_CONNECTIONS);
-  const client = (session: Record<string, string> = {}) => postgres(named, { max: options.pool, onnotice: () => {}, connection: session });
-  const plain = client();
-  const custom = client(CUSTOM_PLAN_SESSION);
-  const unnamed = (text: string, params: unknown[]) => plain.unsafe(text, params as never[], { prepare: false });
+  const client = (max: number, session: Record<string, string> = {}) => postgres(named, { max, onnotice: () => {}, connection: session });
+  // The deck's ways on as many connections as the app's deck pools, the other statements on its main pool's.
+  const plain = client(options.pool);
+  const deckPlain = client(deckPoolSize(options.pool));
+  const custom = client(deckPoolSize(options.pool), CUSTOM_PLAN_SESSION);
+  const unnamed = (text: string, params: unknown[]) => deckPlain.unsafe(text, params as never[], { prepare: false });
   const ways: Array<[string, (i: number) => Promise<unknown>]> = [
     ['A. deck as the app sends it: named, custom plan each time', (i) => sendDeckAsTheAppDoes(custom, options.fitOf(i))],
     [
@@ -451,7 +453,7 @@ export async function deckCostRows(options: {
       rows.push(await options.meter.measure(() => loop(label, run, { seconds: options.seconds, concurrency: options.concurrency })));
     }
   } finally {
-    await Promise.all([plain.end(), custom.end()]);
+    await Promise.all([plain.end(), deckPlain.end(), custom.end()]);
   }
   table(`Where PostgreSQL's CPU per deck request goes (raw SQL, ${options.concurrency} in flight)`, rows);
   const us = (row: Figures | undefined) => microsPerOperation(row?.cpu?.postgres, row?.count ?? 0);

@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL via postgres.js when set; embedded PGlite under `dataDir/db` when not. */
   databaseUrl: string | null;
+  /** The main pool's connections on PostgreSQL, per instance (`DATABASE_POOL_SIZE`); the deck's two pools take a third of it each. */
+  databasePoolSize: number;
   redisUrl: string | null;
   /** Prefix of the Redis pub/sub channels, so that several deployments (or test runs) can share one Redis. */
   redisPrefix: string;
@@ -115,6 +117,16 @@ function int(env: Env, name: string, fallback: number): number {
   return Number(text);
 }
 
+/** The main pool's connections on PostgreSQL when `DATABASE_POOL_SIZE` does not say (postgres.js's own default). */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** `DATABASE_POOL_SIZE`: at least one connection. */
+function poolSize(env: Env): number {
+  const size = int(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE);
+  if (size < 1) throw new ConfigError('DATABASE_POOL_SIZE must be at least 1.');
+  return size;
+}
+
 /** `PUBLIC_URL`: the address users reach; null when unset. */
 const publicUrl = (env: Env) => httpUrl(env, 'PUBLIC_URL', 'https://party.example.com');
 
@@ -205,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL || null,
+    databasePoolSize: poolSize(env),
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',
     publicUrl: publicAddress,

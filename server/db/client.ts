@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { DEFAULT_POOL_SIZE } from '../config';
 import { lockEmbeddedDatabase } from './embedded-lock';
 import * as schema from './schema';
 
@@ -310,20 +311,36 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
   }
 }
 
+/**
+ * The connections of each of the deck's two pools (`runWithCustomPlan`, `runWithGenericPlan`) for a
+ * main pool of `max`: a third of it, rounded up (4 of the default 10). Each of them runs one
+ * statement, the dearest the app sends, and when more are asked for than it has connections,
+ * postgres.js sends the next on a connection already at work: its backend reads it as it finishes
+ * the one before, where an idle backend is put to sleep and woken for each. On a database server of
+ * two cores, the event deck alone from 4 connections cost PostgreSQL 420–445 µs a statement and ran
+ * at 3,400–3,600 a second, against 485–600 µs and 2,700–3,200 from 10, and 660 and 2,300–2,400 from
+ * 16 (16 in flight each time); the endpoint served 20–50 % more decks a second with these pools at
+ * 4 or 2 than at 10 (`bench/README.md`). The main pool stays larger: its statements include slow
+ * ones (the table upkeep's VACUUM, an export) that a statement sent behind them would wait for.
+ */
+export const deckPoolSize = (max: number) => Math.ceil(max / 3);
+
 export async function openDatabase(options: {
   databaseUrl: string | null;
   dataDir: string;
   inMemory?: boolean;
   /** An in-memory database's starting data (`migratedMemorySnapshot`); migrated further if it is behind. */
   from?: Blob;
+  /** The main pool's connections on PostgreSQL (`DATABASE_POOL_SIZE`); the deck's pools take `deckPoolSize` of it. */
   maxConnections?: number;
 }): Promise<Database> {
   if (options.databaseUrl) {
-    const max = options.maxConnections ?? 10;
+    const max = options.maxConnections ?? DEFAULT_POOL_SIZE;
     const client = postgres(options.databaseUrl, { max, onnotice: () => {} });
     // These connect on first use: a process that never reads a deck (or an event's) opens none of them.
-    const custom = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
-    const generic = postgres(options.databaseUrl, { max, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
+    const deckMax = deckPoolSize(max);
+    const custom = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
+    const generic = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
     const db = drizzlePostgres(client, { schema });
     planPools.set(db, { custom, generic });
     await migrateInTurn(options.databaseUrl);

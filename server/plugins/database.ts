@@ -16,7 +16,7 @@ declare module 'fastify' {
 export default fp(
   async (app, opts: { config: Config; database?: Database }) => {
     const { config } = opts;
-    const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize }));
     app.decorate('database', database);
     app.decorate('db', database.db);
     if (!opts.database) {

@@ -19,6 +19,13 @@ describe('the configuration', () => {
     expect(() => loadConfig({ LOGIN_THROTTLE_WINDOW_MS: '-1' })).toThrow(ConfigError);
   });
 
+  it('sizes the PostgreSQL pool from DATABASE_POOL_SIZE, at least one connection', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(new ConfigError('DATABASE_POOL_SIZE must be at least 1.'));
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(new ConfigError('DATABASE_POOL_SIZE must be a whole number, not "many".'));
+  });
+
   it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://party.example.com//' });
     expect(config.publicUrl).toBe('https://party.example.com');
