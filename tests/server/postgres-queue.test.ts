@@ -17,6 +17,7 @@ interface Queue<T> {
   readonly length: number;
   push(x: T): T;
   shift(): T;
+  pop(): T;
   remove(x: T): T | null;
 }
 
@@ -50,6 +51,21 @@ describe("postgres.js's queue (patched)", () => {
     expect(queue.remove(order[3]!)).toBe(order[3]);
     expect(queue.length).toBe(9);
     expect(queue.shift()).toBe(order[0]);
+  });
+
+  it('gives back its last entry too, for the pool to take the connection that went idle last', async () => {
+    const { default: Queue } = (await import(queueUrl)) as { default: <T>() => Queue<T> };
+    const queue = Queue<number>();
+    for (const n of [1, 2, 3, 4]) queue.push(n);
+    expect(queue.shift()).toBe(1);
+    expect(queue.pop()).toBe(4);
+    queue.push(5);
+    expect(queue.pop()).toBe(5);
+    expect([queue.shift(), queue.pop()]).toEqual([2, 3]);
+    expect(queue.length).toBe(0);
+    // Emptied by pop() as by shift(): what comes next is all it holds.
+    queue.push(6);
+    expect([queue.length, queue.shift()]).toEqual([1, 6]);
   });
 
   it('keeps its length getter on its class, so a queue made per reserved connection dies young', async () => {
