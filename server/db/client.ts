@@ -317,10 +317,10 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
  * statement, the dearest the app sends, and when more are asked for than it has connections,
  * postgres.js sends the next on a connection already at work: its backend reads it as it finishes
  * the one before, where an idle backend is put to sleep and woken for each. On a database server of
- * two cores, the event deck alone from 4 connections cost PostgreSQL 420–445 µs a statement and ran
- * at 3,400–3,600 a second, against 485–600 µs and 2,700–3,200 from 10, and 660 and 2,300–2,400 from
- * 16 (16 in flight each time); the endpoint served 20–50 % more decks a second with these pools at
- * 4 or 2 than at 10 (`bench/README.md`). The main pool stays larger: its statements include slow
+ * two cores, the event deck alone from 4 connections cost PostgreSQL 426–442 µs a statement and ran
+ * at 3,500–3,640 a second, against 503–601 µs and 2,660–3,130 from 10, and 660–666 and 2,330–2,420
+ * from 16 (16 in flight each time); the endpoints served 18–42 % more decks a second with these
+ * pools at 4 than at 10 (`bench/README.md`). The main pool stays larger: its statements include slow
  * ones (the table upkeep's VACUUM, an export) that a statement sent behind them would wait for.
  */
 export const deckPoolSize = (max: number) => Math.ceil(max / 3);

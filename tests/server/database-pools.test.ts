@@ -10,12 +10,13 @@ import { createPostgresDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 
 const available = await hasPostgres();
+const MAIN = 6;
 
+/** Which backend ran a statement, and under which plan setting. */
 interface Served {
   pid: number;
   mode: string;
 }
-const MAIN = 6;
 
 // A statement that holds its connection for a moment, so that the calls below overlap.
 const backend = new PreparedStatement<{ ms: number }>(
