@@ -35,6 +35,7 @@ import {
   http as autocannonHttp,
   httpGetter as keptAliveGetter,
   loop,
+  micros,
   microsPerOperation,
   namedConnections,
   perOperation,
@@ -271,17 +272,16 @@ function printBudget(run: Run, bare: Figures) {
   const endpointTotal = endpoint.postgres + endpoint.app + endpoint.generator;
   const rawTotal = raw.postgres + raw.generator;
   const allowed = rawTotal / 0.9;
-  const f = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
   console.log(
-    `\nCPU per deck request, full load (µs): the endpoint ${f(endpointTotal)} (PostgreSQL ${f(endpoint.postgres)}, ` +
-      `the app ${f(endpoint.app)}, autocannon ${f(endpoint.generator)}); the raw statement ${f(rawTotal)} (PostgreSQL ` +
-      `${f(raw.postgres)}, postgres.js ${f(raw.generator)}). Their ratio predicts a throughput ratio of ` +
+    `\nCPU per deck request, full load (µs): the endpoint ${micros(endpointTotal)} (PostgreSQL ${micros(endpoint.postgres)}, ` +
+      `the app ${micros(endpoint.app)}, autocannon ${micros(endpoint.generator)}); the raw statement ${micros(rawTotal)} (PostgreSQL ` +
+      `${micros(raw.postgres)}, postgres.js ${micros(raw.generator)}). Their ratio predicts a throughput ratio of ` +
       `${(rawTotal / endpointTotal).toFixed(2)}; measured ${(run.httpFull.throughput / run.rawFull.throughput).toFixed(2)}.`,
   );
   console.log(
-    `A ratio of 0.9 allows the endpoint ${f(allowed)} µs: ${f(allowed - raw.postgres)} beyond the raw statement's PostgreSQL ` +
-      `for the app, autocannon and the endpoint's other statements, which took ${f(endpointTotal - raw.postgres)} here. ` +
-      `A bare request (GET /healthz) costs the app ${f(floor.app)} and autocannon ${f(floor.generator)} µs.`,
+    `A ratio of 0.9 allows the endpoint ${micros(allowed)} µs: ${micros(allowed - raw.postgres)} beyond the raw statement's PostgreSQL ` +
+      `for the app, autocannon and the endpoint's other statements, which took ${micros(endpointTotal - raw.postgres)} here. ` +
+      `A bare request (GET /healthz) costs the app ${micros(floor.app)} and autocannon ${micros(floor.generator)} µs.`,
   );
 }
 

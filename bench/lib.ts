@@ -463,7 +463,7 @@ export async function deckCostRows(options: {
     /** The split, against the endpoint's own PostgreSQL CPU per request. */
     print(endpoint: Figures) {
       const perRequest = us(endpoint);
-      const line = (what: string, value: number) => console.log(`  ${what}: ${Number.isFinite(value) ? value.toFixed(0) : '–'} µs`);
+      const line = (what: string, value: number) => console.log(`  ${what}: ${micros(value)} µs`);
       console.log('\nPostgreSQL CPU per deck request, split (µs; differences of noisy figures, each from its own row):');
       line('the endpoint, per request (HTTP, full load)', perRequest);
       line('  the deck statement as the app sends it (A)', app);
@@ -610,8 +610,8 @@ export class CpuMeter {
 export const microsPerOperation = (ms: number | null | undefined, count: number) =>
   ms === null || ms === undefined || count === 0 ? Number.NaN : (1000 * ms) / count;
 
+/** Microseconds, whole, for a table or a line; '–' where they were not measured. */
+export const micros = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
+
 /** Microseconds of CPU per operation, for a table. */
-export const perOperation = (ms: number | null | undefined, count: number) => {
-  const micros = microsPerOperation(ms, count);
-  return Number.isNaN(micros) ? '–' : micros.toFixed(0);
-};
+export const perOperation = (ms: number | null | undefined, count: number) => micros(microsPerOperation(ms, count));

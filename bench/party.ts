@@ -25,7 +25,7 @@ import path from 'node:path';
 import { errorsText, heapText, runParty, toolWaitsText } from '../loadtest/party';
 import { createPostgresDatabase } from '../tests/helpers/database';
 import { sampleActivity } from './activity-sampler';
-import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections } from './lib';
+import { APP_CONNECTIONS, CpuMeter, type CpuSpent, namedConnections, perOperation } from './lib';
 import { relayLoad, relaySockets } from './relay-load';
 import { type ServerStats, startServerProcess } from './server-process';
 import { statementStats } from './statement-stats';
@@ -111,11 +111,10 @@ try {
   if (spent && stats && party) {
     const seconds = MINUTES * 60;
     const requests = Object.values(party.latency_ms.rest).reduce((sum, route) => sum + route.count, 0);
-    const perRequest = (ms: number | null) => (ms === null ? '–' : ((1000 * ms) / requests).toFixed(0));
     console.log(
       `\nthe party's CPU: app ${((spent.app ?? 0) / seconds / 10).toFixed(0)} %, PostgreSQL ${(spent.postgres / seconds / 10).toFixed(0)} %, ` +
         `the tool ${(spent.generator / seconds / 10).toFixed(0)} % of a core; per REST request (${requests}): ` +
-        `app ${perRequest(spent.app)} µs, PostgreSQL ${perRequest(spent.postgres)} µs; the app's event-loop delay p99 ${stats.loopDelay.p99.toFixed(1)} ms, max ${stats.loopDelay.max.toFixed(0)} ms`,
+        `app ${perOperation(spent.app, requests)} µs, PostgreSQL ${perOperation(spent.postgres, requests)} µs; the app's event-loop delay p99 ${stats.loopDelay.p99.toFixed(1)} ms, max ${stats.loopDelay.max.toFixed(0)} ms`,
     );
     // Each full GC's helper threads take the other core for a few hundred ms: the party's tail latencies gather there.
     const full = stats.gcPauses.filter((pause) => pause.full);
