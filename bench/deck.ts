@@ -35,10 +35,9 @@ import {
   http as autocannonHttp,
   httpGetter as keptAliveGetter,
   loop,
-  micros,
-  microsPerOperation,
   namedConnections,
   perOperation,
+  printBudget,
   rawClients,
   sendDeckAsTheAppDoes,
   startApp as startBundledApp,
@@ -225,7 +224,7 @@ async function main() {
           `The app's process: ${perOperation(httpFull.cpu?.app, httpFull.count)} µs per request.`,
       );
       if (costs) costs.print(httpFull);
-      if (bare) printBudget(deckRun, bare);
+      if (bare) printBudget('deck', deckRun, bare);
     }
 
     console.log('\nEXPLAIN ANALYZE, deck of one sampled viewer:\n');
@@ -252,37 +251,6 @@ async function main() {
     await Promise.all([raw.end(), rawDeck.end()]);
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/**
- * Why the throughput ratio reads what it does: with the generator, the app and PostgreSQL on the same
- * two cores, each side's throughput follows the CPU that one operation costs all three, so the ratio
- * is about the raw side's total over the endpoint's. The target lets the endpoint cost the raw side's
- * total over 0.9 (a ninth more), for the app, autocannon and what the endpoint adds in PostgreSQL.
- */
-function printBudget(run: Run, bare: Figures) {
-  const parts = (row: Figures) => ({
-    postgres: microsPerOperation(row.cpu?.postgres, row.count),
-    app: microsPerOperation(row.cpu?.app, row.count),
-    generator: microsPerOperation(row.cpu?.generator, row.count),
-  });
-  const endpoint = parts(run.httpFull);
-  const raw = parts(run.rawFull);
-  const floor = parts(bare);
-  const endpointTotal = endpoint.postgres + endpoint.app + endpoint.generator;
-  const rawTotal = raw.postgres + raw.generator;
-  const allowed = rawTotal / 0.9;
-  console.log(
-    `\nCPU per deck request, full load (µs): the endpoint ${micros(endpointTotal)} (PostgreSQL ${micros(endpoint.postgres)}, ` +
-      `the app ${micros(endpoint.app)}, autocannon ${micros(endpoint.generator)}); the raw statement ${micros(rawTotal)} (PostgreSQL ` +
-      `${micros(raw.postgres)}, postgres.js ${micros(raw.generator)}). Their ratio predicts a throughput ratio of ` +
-      `${(rawTotal / endpointTotal).toFixed(2)}; measured ${(run.httpFull.throughput / run.rawFull.throughput).toFixed(2)}.`,
-  );
-  console.log(
-    `A ratio of 0.9 allows the endpoint ${micros(allowed)} µs: ${micros(allowed - raw.postgres)} beyond the raw statement's PostgreSQL ` +
-      `for the app, autocannon and the endpoint's other statements, which took ${micros(endpointTotal - raw.postgres)} here. ` +
-      `A bare request (GET /healthz) costs the app ${micros(floor.app)} and autocannon ${micros(floor.generator)} µs.`,
-  );
 }
 
 /** The issue's two targets for one endpoint's runs. */

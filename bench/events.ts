@@ -46,6 +46,7 @@ import {
   loop,
   namedConnections,
   perOperation,
+  printBudget,
   rawClients,
   sendDeckAsTheAppDoes,
   startApp,
@@ -110,6 +111,7 @@ async function deckRuns(raw: postgres.Sql, decks: { town: postgres.Sql; event: p
   await raw`insert into auth_tokens ${raw(groups.flatMap((g) => g.viewers.map((v) => ({ token_hash: hashToken(v.token), user_id: v.id }))))}`;
   const summary = new Map<string, { rawFull: Figures; httpFull: Figures; httpHalf: Figures; rawHalf: Figures; timings: Awaited<ReturnType<typeof statementTimings>> }>();
   let interleaved: { rate: number; scoped: Figures; general: Figures } | null = null;
+  let bare: Figures | null = null;
   try {
     for (const group of groups) {
       const fits: ViewerFit[] = [];
@@ -162,6 +164,16 @@ async function deckRuns(raw: postgres.Sql, decks: { town: postgres.Sql; event: p
       if (group.name === 'scoped') console.log(`\nEXPLAIN ANALYZE, scoped deck of one sampled viewer:\n\n${await explain(raw, deck(0))}`);
       summary.set(group.name, { rawFull, httpFull, httpHalf, rawHalf, timings });
     }
+    // What an HTTP request costs the app and autocannon with no database and no deck: the floor of
+    // each deck's budget below.
+    const token = groups[0]!.viewers[0]!.token;
+    bare = await meter.measure(() =>
+      http(`HTTP, ${CONNECTIONS} connections: GET /healthz (no database)`, url, () => ({ path: '/healthz', token }), {
+        connections: CONNECTIONS,
+        duration: DURATION,
+      }),
+    );
+    table('A bare request, for the budgets', [bare]);
     interleaved = await interleavedHalfLoad(url, groups, summary);
   } finally {
     await raw`delete from auth_tokens where token_hash in ${raw(groups.flatMap((g) => g.viewers.map((v) => hashToken(v.token))))}`;
@@ -177,6 +189,7 @@ async function deckRuns(raw: postgres.Sql, decks: { town: postgres.Sql; event: p
   );
   const rows: TargetRow[] = [];
   for (const [name, run] of [['event deck', scoped], ['general deck', general]] as const) {
+    printBudget(name, run, bare!);
     const ratio = run.httpFull.throughput / run.rawFull.throughput;
     rows.push(
       { target: `${name}: endpoint / raw SQL throughput ≥ 0.9`, figure: ratio.toFixed(2), met: ratio >= 0.9 },

@@ -615,3 +615,38 @@ export const micros = (value: number) => (Number.isFinite(value) ? value.toFixed
 
 /** Microseconds of CPU per operation, for a table. */
 export const perOperation = (ms: number | null | undefined, count: number) => micros(microsPerOperation(ms, count));
+
+/**
+ * Why an endpoint's throughput ratio to its raw statement reads what it does: with the generator,
+ * the app and PostgreSQL on the same two cores, each side's throughput follows the CPU that one
+ * operation costs all three, so the ratio is about the raw side's total over the endpoint's. The
+ * target lets the endpoint cost the raw side's total over 0.9 (a ninth more), for the app, autocannon
+ * and what the endpoint adds in PostgreSQL. The ceiling is the ratio of an endpoint that cost the raw
+ * side's total (its statement, and postgres.js sending it) and a bare request's (`bare`: the app and
+ * autocannon serving `GET /healthz`), and nothing more: no other statement, no cards to serialise.
+ */
+export function printBudget(what: string, run: { httpFull: Figures; rawFull: Figures }, bare: Figures) {
+  const parts = (row: Figures) => ({
+    postgres: microsPerOperation(row.cpu?.postgres, row.count),
+    app: microsPerOperation(row.cpu?.app, row.count),
+    generator: microsPerOperation(row.cpu?.generator, row.count),
+  });
+  const endpoint = parts(run.httpFull);
+  const raw = parts(run.rawFull);
+  const floor = parts(bare);
+  const endpointTotal = endpoint.postgres + endpoint.app + endpoint.generator;
+  const rawTotal = raw.postgres + raw.generator;
+  const allowed = rawTotal / 0.9;
+  console.log(
+    `\nCPU per ${what} request, full load (µs): the endpoint ${micros(endpointTotal)} (PostgreSQL ${micros(endpoint.postgres)}, ` +
+      `the app ${micros(endpoint.app)}, autocannon ${micros(endpoint.generator)}); the raw statement ${micros(rawTotal)} (PostgreSQL ` +
+      `${micros(raw.postgres)}, postgres.js ${micros(raw.generator)}). Their ratio predicts a throughput ratio of ` +
+      `${(rawTotal / endpointTotal).toFixed(2)}; measured ${(run.httpFull.throughput / run.rawFull.throughput).toFixed(2)}.`,
+  );
+  console.log(
+    `A ratio of 0.9 allows the endpoint ${micros(allowed)} µs: ${micros(allowed - raw.postgres)} beyond the raw statement's PostgreSQL ` +
+      `for the app, autocannon and the endpoint's other statements, which took ${micros(endpointTotal - raw.postgres)} here. ` +
+      `A bare request (GET /healthz) costs the app ${micros(floor.app)} and autocannon ${micros(floor.generator)} µs: ` +
+      `the raw statement and a bare request, and nothing more, would reach ${(rawTotal / (rawTotal + floor.app + floor.generator)).toFixed(2)}.`,
+  );
+}
