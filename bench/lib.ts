@@ -412,10 +412,11 @@ export async function deckCostRows(options: {
 }) {
   const named = namedConnections(options.url, RAW_CONNECTIONS);
   const client = (max: number, session: Record<string, string> = {}) => postgres(named, { max, onnotice: () => {}, connection: session });
-  // The deck's ways on as many connections as the app's deck pools, the other statements on its main pool's.
-  const plain = client(options.pool);
+  // Every way on as many connections as the app's deck pools; the fit on one set up as the event
+  // deck's, where the app reads it.
   const deckPlain = client(deckPoolSize(options.pool));
   const custom = client(deckPoolSize(options.pool), CUSTOM_PLAN_SESSION);
+  const generic = client(deckPoolSize(options.pool), GENERIC_PLAN_SESSION);
   const unnamed = (text: string, params: unknown[]) => deckPlain.unsafe(text, params as never[], { prepare: false });
   const ways: Array<[string, (i: number) => Promise<unknown>]> = [
     ['A. deck as the app sends it: named, custom plan each time', (i) => sendDeckAsTheAppDoes(custom, options.fitOf(i))],
@@ -442,9 +443,9 @@ export async function deckCostRows(options: {
     ],
     [
       "E. the viewer's fit statement (named, generic plan, as the app sends it)",
-      (i) => plain.unsafe(viewerFitStatement.text, viewerFitStatement.params({ userId: options.fitOf(i).user_id }) as never[], { prepare: true }),
+      (i) => generic.unsafe(viewerFitStatement.text, viewerFitStatement.params({ userId: options.fitOf(i).user_id }) as never[], { prepare: true }),
     ],
-    ['F. a round trip: select 1 (named)', () => plain.unsafe('select 1', [], { prepare: true })],
+    ['F. a round trip: select 1 (named)', () => deckPlain.unsafe('select 1', [], { prepare: true })],
   ];
   const rows: Figures[] = [];
   try {
@@ -453,7 +454,7 @@ export async function deckCostRows(options: {
       rows.push(await options.meter.measure(() => loop(label, run, { seconds: options.seconds, concurrency: options.concurrency })));
     }
   } finally {
-    await Promise.all([plain.end(), deckPlain.end(), custom.end()]);
+    await Promise.all([deckPlain.end(), custom.end(), generic.end()]);
   }
   table(`Where PostgreSQL's CPU per deck request goes (raw SQL, ${options.concurrency} in flight)`, rows);
   const us = (row: Figures | undefined) => microsPerOperation(row?.cpu?.postgres, row?.count ?? 0);

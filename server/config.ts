@@ -17,7 +17,7 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL via postgres.js when set; embedded PGlite under `dataDir/db` when not. */
   databaseUrl: string | null;
-  /** The main pool's connections on PostgreSQL, per instance (`DATABASE_POOL_SIZE`); the deck's two pools take a third of it each. */
+  /** The main pool's connections on PostgreSQL, per instance (`DATABASE_POOL_SIZE`); the deck's two pools take a fifth of it each. */
   databasePoolSize: number;
   redisUrl: string | null;
   /** Prefix of the Redis pub/sub channels, so that several deployments (or test runs) can share one Redis. */

@@ -87,7 +87,9 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
    * every execution (its generic plan's estimate looks dearer than a custom plan's, though it runs as
    * fast): on a pool of its own whose connections always use the generic plan (`GENERIC_PLAN_SESSION`),
    * made once per connection and again whenever ANALYZE changes a table it reads. The event deck:
-   * planning it had cost more than running it. PGlite runs it as `run` does. Not inside a transaction.
+   * planning it had cost more than running it. Also for a short statement sent just before the event
+   * deck, so that it finds the same few backends at work instead of waking another: the viewer's fit.
+   * PGlite runs it as `run` does. Not inside a transaction.
    */
   runWithGenericPlan<Row>(db: Db, values: Values): Promise<Row[]> {
     return runNamed<Row>(planPools.get(db)?.generic ?? clientOf(db), this.text, this.params(values));
@@ -313,17 +315,20 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
 
 /**
  * The connections of each of the deck's two pools (`runWithCustomPlan`, `runWithGenericPlan`) for a
- * main pool of `max`: a third of it, rounded up (4 of the default 10). Each of them runs one
- * statement, the dearest the app sends, and when more are asked for than it has connections,
- * postgres.js sends the next on a connection already at work: its backend reads it as it finishes
- * the one before, where an idle backend is put to sleep and woken for each. On a database server of
- * two cores, the event deck alone from 4 connections cost PostgreSQL 426–442 µs a statement and ran
- * at 3,500–3,640 a second, against 503–601 µs and 2,660–3,130 from 10, and 660–666 and 2,330–2,420
- * from 16 (16 in flight each time); the endpoints served 18–42 % more decks a second with these
- * pools at 4 than at 10 (`bench/README.md`). The main pool stays larger: its statements include slow
- * ones (the table upkeep's VACUUM, an export) that a statement sent behind them would wait for.
+ * main pool of `max`: a fifth of it, rounded up (2 of the default 10). Each runs the dearest
+ * statement the app sends, and when more are asked for than it has connections, postgres.js sends the
+ * next on a connection already at work: its backend reads it as it finishes the one before, where an
+ * idle backend is put to sleep and woken for each, and pays for the waking in CPU. A request reaches
+ * its deck only after its own steps, so the app's decks come spread out where a benchmark's loop sends
+ * them back to back: the fewer the connections, the more of them find their backend at work. On a
+ * database server of two cores, with these pools at 2 and the viewer's fit read on the event deck's
+ * pool (`getDeck`), the event deck's endpoint served 1,388–1,451 requests a second against 926–1,029
+ * with pools of 4, and PostgreSQL spent 650–675 µs a request on it against 1,078–1,203; the town deck
+ * served 707–787 against 567–701 (`bench/README.md`). The main pool stays larger: its statements
+ * include slow ones (the table upkeep's VACUUM, an export) that a statement sent behind them would
+ * wait for. A database server of more cores is given more with a larger `DATABASE_POOL_SIZE`.
  */
-export const deckPoolSize = (max: number) => Math.ceil(max / 3);
+export const deckPoolSize = (max: number) => Math.ceil(max / 5);
 
 export async function openDatabase(options: {
   databaseUrl: string | null;

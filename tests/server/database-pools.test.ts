@@ -1,16 +1,18 @@
 /**
  * The PostgreSQL pools `openDatabase` makes: the main pool of `maxConnections`, and the deck's two,
- * each a third of it with its own plan setting, whose statements wait their turn on a connection at
- * work rather than open more.
+ * each a fifth of it with its own plan setting, whose statements wait their turn on a connection at
+ * work rather than open more; and the viewer's fit read on the event deck's pool, beside its decks.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, deckPoolSize, openDatabase, PreparedStatement } from '../../server/db/client';
+import { type Database, deckPoolSize, openDatabase, PreparedStatement, rowsOf } from '../../server/db/client';
+import { viewerFitStatement } from '../../server/features/deck/queries';
+import { getDeck } from '../../server/features/deck/service';
 import { createPostgresDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 
 const available = await hasPostgres();
-const MAIN = 6;
+const MAIN = 10;
 
 /** Which backend ran a statement, and under which plan setting. */
 interface Served {
@@ -42,8 +44,8 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
     return { backends: new Set(rows.map((row) => row.pid)).size, modes: new Set(rows.map((row) => row.mode)) };
   }
 
-  it('gives each deck pool a third of the main pool, rounded up', () => {
-    expect([1, 2, 3, 4, 6, 10, 30].map(deckPoolSize)).toEqual([1, 1, 1, 2, 2, 4, 10]);
+  it('gives each deck pool a fifth of the main pool, rounded up', () => {
+    expect([1, 2, 5, 6, 10, 11, 30].map(deckPoolSize)).toEqual([1, 1, 1, 2, 2, 3, 6]);
   });
 
   it('runs the deck statements on that many connections, each pool with its plan setting', async () => {
@@ -56,6 +58,21 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
       backends: deckPoolSize(MAIN),
       modes: new Set(['force_generic_plan']),
     });
+  });
+
+  it("reads the viewer's fit on the event deck's pool", async () => {
+    const eventDeckBackends = (await Promise.all(Array.from({ length: 3 * MAIN }, () => backend.runWithGenericPlan<Served>(database.db, { ms: 50 }))))
+      .flat()
+      .map((row) => row.pid);
+    // No such user: the deck is empty, and its fit was read.
+    expect(await getDeck(database.db, 2_000_000_000, Buffer.alloc(32))).toEqual({ results: [], next: null });
+    const readers = rowsOf<{ pid: number }>(
+      await database.db.execute(
+        sql`select pid from pg_stat_activity where datname = current_database() and query = ${viewerFitStatement.text}`,
+      ),
+    ).map((row) => row.pid);
+    expect(readers).toHaveLength(1);
+    expect(eventDeckBackends).toContain(readers[0]);
   });
 
   it('runs the other statements on the main pool, with PostgreSQL’s own plan choice', async () => {

@@ -26,7 +26,9 @@ export async function getDeck(
   options: { after?: DeckPosition | null; limit?: number } = {},
 ): Promise<Slice<DeckCard, DeckPosition>> {
   const limit = options.limit ?? DECK_PAGE_SIZE;
-  const [fit] = await viewerFitStatement.run<ViewerFit>(db, { userId });
+  // On the event deck's pool, whose few backends the decks keep at work, rather than waking one of the
+  // main pool's for a primary-key read (`deckPoolSize`).
+  const [fit] = await viewerFitStatement.runWithGenericPlan<ViewerFit>(db, { userId });
   if (!fit) return { results: [], next: null };
   const after = options.after ?? null;
   const statement = deckStatement(fit, after);
