@@ -411,12 +411,13 @@ export async function deckCostRows(options: {
   fitOf: (i: number) => ViewerFit;
 }) {
   const named = namedConnections(options.url, RAW_CONNECTIONS);
-  const client = (max: number, session: Record<string, string> = {}) => postgres(named, { max, onnotice: () => {}, connection: session });
   // Every way on as many connections as the app's deck pools; the fit on one set up as the event
   // deck's, where the app reads it.
-  const deckPlain = client(deckPoolSize(options.pool));
-  const custom = client(deckPoolSize(options.pool), CUSTOM_PLAN_SESSION);
-  const generic = client(deckPoolSize(options.pool), GENERIC_PLAN_SESSION);
+  const connections = deckPoolSize(options.pool);
+  const client = (session: Record<string, string> = {}) => postgres(named, { max: connections, onnotice: () => {}, connection: session });
+  const deckPlain = client();
+  const custom = client(CUSTOM_PLAN_SESSION);
+  const generic = client(GENERIC_PLAN_SESSION);
   const unnamed = (text: string, params: unknown[]) => deckPlain.unsafe(text, params as never[], { prepare: false });
   const ways: Array<[string, (i: number) => Promise<unknown>]> = [
     ['A. deck as the app sends it: named, custom plan each time', (i) => sendDeckAsTheAppDoes(custom, options.fitOf(i))],

@@ -38,9 +38,12 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
     await created?.drop();
   });
 
+  /** What `count` overlapping calls were served by. */
+  const overlapping = async (run: () => Promise<Served[]>, count: number) => (await Promise.all(Array.from({ length: count }, run))).flat();
+
   /** How many backends served `count` overlapping calls, and under which plan settings. */
   async function served(run: () => Promise<Served[]>, count: number) {
-    const rows = (await Promise.all(Array.from({ length: count }, run))).flat();
+    const rows = await overlapping(run, count);
     return { backends: new Set(rows.map((row) => row.pid)).size, modes: new Set(rows.map((row) => row.mode)) };
   }
 
@@ -49,21 +52,19 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
   });
 
   it('runs the deck statements on that many connections, each pool with its plan setting', async () => {
-    const overlapping = 3 * MAIN;
-    expect(await served(() => backend.runWithCustomPlan<Served>(database.db, { ms: 50 }), overlapping)).toEqual({
+    const calls = 3 * MAIN;
+    expect(await served(() => backend.runWithCustomPlan<Served>(database.db, { ms: 50 }), calls)).toEqual({
       backends: deckPoolSize(MAIN),
       modes: new Set(['force_custom_plan']),
     });
-    expect(await served(() => backend.runWithGenericPlan<Served>(database.db, { ms: 50 }), overlapping)).toEqual({
+    expect(await served(() => backend.runWithGenericPlan<Served>(database.db, { ms: 50 }), calls)).toEqual({
       backends: deckPoolSize(MAIN),
       modes: new Set(['force_generic_plan']),
     });
   });
 
   it("reads the viewer's fit on the event deck's pool", async () => {
-    const eventDeckBackends = (await Promise.all(Array.from({ length: 3 * MAIN }, () => backend.runWithGenericPlan<Served>(database.db, { ms: 50 }))))
-      .flat()
-      .map((row) => row.pid);
+    const eventDeckBackends = (await overlapping(() => backend.runWithGenericPlan<Served>(database.db, { ms: 50 }), 3 * MAIN)).map((row) => row.pid);
     // No such user: the deck is empty, and its fit was read.
     expect(await getDeck(database.db, 2_000_000_000, Buffer.alloc(32))).toEqual({ results: [], next: null });
     const readers = rowsOf<{ pid: number }>(
