@@ -19,7 +19,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { makeModerator } from '../helpers/safety';
-import { entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -132,10 +132,13 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     const page = signedIn.page;
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByTestId('swipe-card').waitFor();
-    // Cai liked Ana already: her like is a match.
+    // Cai liked Ana already: her like is a match. The overlay closes itself sooner than the audit ends.
+    await keepMatchOverlay(page);
     await page.keyboard.press('ArrowRight');
-    await page.locator('.match-overlay').waitFor();
+    const overlay = page.locator('.match-overlay');
+    await overlay.waitFor();
     expect(await audit(page), 'match overlay').toEqual([]);
+    expect(await overlay.isVisible(), 'the overlay audited').toBe(true);
 
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     // The chat's own menu, not the account's in the top bar (there before the chat has loaded).

@@ -590,8 +590,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       // Dev likes her back while her socket is not in its rooms yet: his `match:new` reaches no tab of hers.
       expect((await api().post('/api/matching/', { token: dev.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
       gate.open();
-      await late.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
-      await late.getByText('You and Dev can chat now.').waitFor();
+      // One look at the overlay, which closes itself in 2 s: its title and its words together.
+      await late.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText('You and Dev can chat now.').waitFor();
       await late.locator('.match-strip').getByRole('link', { name: /Dev/ }).waitFor();
     } finally {
       await context.close();

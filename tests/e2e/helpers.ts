@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { DECK_MATCH_OVERLAY_MS } from '../../shared/constants';
 import { RUN_BUILD_DIR } from './global-setup';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -69,6 +70,19 @@ export async function openPhone(
   // Generous: the whole suite shares two cores with Chromium.
   page.setDefaultTimeout(15_000);
   return { context, page };
+}
+
+/**
+ * Keeps the match overlay up, until the page next loads, for a check that takes longer than the
+ * DECK_MATCH_OVERLAY_MS it shows: the page's timers of that length wait an hour instead. (Playwright's
+ * paused clock would also stop the timers of the check itself, axe-core's among them.)
+ */
+export async function keepMatchOverlay(page: Page): Promise<void> {
+  await page.evaluate((shown) => {
+    const native = window.setTimeout;
+    window.setTimeout = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) =>
+      native(handler, delay === shown ? 3_600_000 : delay, ...rest)) as typeof window.setTimeout;
+  }, DECK_MATCH_OVERLAY_MS);
 }
 
 /**

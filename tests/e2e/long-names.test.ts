@@ -13,7 +13,7 @@ import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -153,6 +153,7 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByTestId('swipe-card').filter({ hasText: longName('Leopold') }).waitFor();
     await fitsTheScreen(['.swipe-card', '.swipe-card-info', '.swipe-card-info *']);
+    await keepMatchOverlay(page);
     await page.keyboard.press('ArrowRight');
     await page.locator('.match-overlay').getByText(es['deck.match.text'].replace('{name}', longName('Leopold'))).waitFor();
     await fitsTheScreen(['.match-overlay p', '.match-overlay .btn']);

@@ -90,15 +90,16 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await shot('04-likes-unlocked');
 
     await page.getByRole('button', { name: en['likes.like'].replace('{name}', 'Noor') }).click();
-    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
-    expect(await page.getByText(en['deck.match.text'].replace('{name}', 'Noor')).isVisible()).toBe(true);
+    // One look at the overlay, which closes itself in 2 s: its title and its words together.
+    await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText(en['deck.match.text'].replace('{name}', 'Noor')).waitFor();
     await shot('05-likes-match');
     await expect.poll(() => page.getByTestId('like-card').count()).toBe(2);
     const conversations = await client(app.server.url).get('/api/conversations/empty/', { token: me.token });
     expect(conversations.body.results.map((c: { name: string }) => c.name)).toContain('Noor');
 
-    // A profile opened from the list: Back, and an answer given there, come back to the list.
-    await page.locator('.match-overlay').click();
+    // A profile opened from the list: Back, and an answer given there, come back to the list. (The
+    // overlay has closed itself by now, or does so in its 2 s.)
+    await page.locator('.match-overlay').waitFor({ state: 'detached' });
     await page.getByTestId('like-card').first().locator('a').click();
     await page.waitForURL('**/app/profiles/*');
     await page.getByRole('link', { name: en['profileView.back'] }).click();

@@ -367,8 +367,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: finn.id } })).body.match).toBe(false);
     // Finn completes the pair from his phone: Ana's open tab hears it and shows the overlay.
     expect((await api.post('/api/matching/', { token: finn.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
-    await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
-    await page.getByText('You and Finn can chat now.').waitFor();
+    // One look at the overlay, which closes itself in 2 s: its title and its words together.
+    await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText('You and Finn can chat now.').waitFor();
     await shot('screens-02b-socket-match');
     // And the new match joins the strip of the open matches page.
     await page.locator('.match-strip').getByRole('link', { name: /Finn/ }).waitFor();
