@@ -77,7 +77,7 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
    * Not inside a transaction.
    */
   async runWithCustomPlan<Row>(db: Db, values: Values): Promise<Row[]> {
-    const custom = planPools.get(db)?.custom;
+    const custom = ownPools.get(db)?.custom;
     if (custom) return runNamed<Row>(custom, this.text, this.params(values));
     return (await (clientOf(db) as PGlite).query<Row>(this.text, this.params(values))).rows;
   }
@@ -92,7 +92,19 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
    * PGlite runs it as `run` does. Not inside a transaction.
    */
   runWithGenericPlan<Row>(db: Db, values: Values): Promise<Row[]> {
-    return runNamed<Row>(planPools.get(db)?.generic ?? clientOf(db), this.text, this.params(values));
+    return runNamed<Row>(ownPools.get(db)?.generic ?? clientOf(db), this.text, this.params(values));
+  }
+
+  /**
+   * For a write that no request waits for and that a crash may lose (the activity and token use that
+   * `auth` batches): on a connection of its own, with the generic plan and a commit that does not wait
+   * for the disk (`WRITE_BEHIND_SESSION`). postgres.js sends a busy connection's statements in turn,
+   * so a write on a pool of reads holds every read sent after it: on the event deck's pool, a write
+   * waiting for the disk, or for a row's lock, held the decks behind it. PGlite runs it as `run` does.
+   * Not inside a transaction.
+   */
+  async writeBehind(db: Db, values: Values): Promise<void> {
+    await runNamed(ownPools.get(db)?.behind ?? clientOf(db), this.text, this.params(values));
   }
 }
 
@@ -105,8 +117,15 @@ export const CUSTOM_PLAN_SESSION = { plan_cache_mode: 'force_custom_plan' } as c
 /** The session settings of the connections that run `PreparedStatement.runWithGenericPlan`. */
 export const GENERIC_PLAN_SESSION = { plan_cache_mode: 'force_generic_plan' } as const;
 
-/** The pools of `CUSTOM_PLAN_SESSION` and `GENERIC_PLAN_SESSION` connections that go with each postgres.js database. */
-const planPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql }>();
+/**
+ * The session settings of the connection that runs `PreparedStatement.writeBehind`: the generic plan,
+ * and commits that return before the WAL reaches the disk. A crash may lose the last few hundred
+ * milliseconds of these writes and nothing else: every other session still waits for its own commits.
+ */
+export const WRITE_BEHIND_SESSION = { ...GENERIC_PLAN_SESSION, synchronous_commit: 'off' } as const;
+
+/** The pools beside the main pool of each postgres.js database: the deck's two, and the write-behind connection. */
+const ownPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql; behind: postgres.Sql }>();
 
 /** What a statement runs on: a postgres.js pool, or PGlite. */
 type DriverClient = postgres.Sql | PGlite;
@@ -342,19 +361,20 @@ export async function openDatabase(options: {
   if (options.databaseUrl) {
     const max = options.maxConnections ?? DEFAULT_POOL_SIZE;
     const client = postgres(options.databaseUrl, { max, onnotice: () => {} });
-    // These connect on first use: a process that never reads a deck (or an event's) opens none of them.
+    // These connect on first use: a process that never reads a deck, or notes no activity, opens none of them.
     const deckMax = deckPoolSize(max);
     const custom = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
     const generic = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
+    const behind = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connection: WRITE_BEHIND_SESSION });
     const db = drizzlePostgres(client, { schema });
-    planPools.set(db, { custom, generic });
+    ownPools.set(db, { custom, generic, behind });
     await migrateInTurn(options.databaseUrl);
     return {
       db,
       driver: 'postgres',
       withLock: advisoryLocks(client),
       close: async () => {
-        await Promise.all([client, custom, generic].map((pool) => pool.end({ timeout: 5 })));
+        await Promise.all([client, custom, generic, behind].map((pool) => pool.end({ timeout: 5 })));
       },
     };
   }

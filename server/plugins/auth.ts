@@ -189,11 +189,11 @@ async function findTokenOwner(
 
 // The flushes below: one text for any number of ids (an array literal, as the deck's genders), so it
 // is parsed once per connection rather than built and parsed again for each list's length. Token
-// hashes are hex, safe in an array literal. Both run on the generic plan (`runWithGenericPlan`): for
-// an array it cannot see, PostgreSQL's estimate of the generic plan stays dearer than a custom plan's
-// for a list of one or two, so it planned the activity's UPDATE afresh at every flush (a 4-minute
-// party: 9,346 plans in 9,336 flushes, 1.5 s of planning beside 1.8 s of running it); the plan is the
-// same primary-key lookup for any length.
+// hashes are hex, safe in an array literal. Both are written behind the requests (`writeBehind`), on
+// the generic plan: for an array it cannot see, PostgreSQL's estimate of the generic plan stays dearer
+// than a custom plan's for a list of one or two, so it planned the activity's UPDATE afresh at every
+// flush (a 4-minute party: 9,346 plans in 9,336 flushes, 1.5 s of planning beside 1.8 s of running
+// it); the plan is the same primary-key lookup for any length.
 const touchActivity = new PreparedStatement<{ ids: string }>(
   sql`update ${profiles} set last_active_at = now() where user_id = any(${sql.placeholder('ids')}::int[])`,
 );
@@ -219,9 +219,9 @@ function activityRecorder(db: Db, log: FastifyBaseLogger) {
     pending = new Set();
     pendingTokens = new Set();
     const writes: Promise<void>[] = [];
-    if (ids.length > 0) writes.push(touchActivity.runWithGenericPlan(db, { ids: `{${ids.join(',')}}` }).then(() => {}, warn('activity')));
+    if (ids.length > 0) writes.push(touchActivity.writeBehind(db, { ids: `{${ids.join(',')}}` }).catch(warn('activity')));
     // Each token's use slides its 60-day lifetime; rare (hourly per token), so batched the same way.
-    if (tokens.length > 0) writes.push(touchTokens.runWithGenericPlan(db, { hashes: `{${tokens.join(',')}}` }).then(() => {}, warn('token use')));
+    if (tokens.length > 0) writes.push(touchTokens.writeBehind(db, { hashes: `{${tokens.join(',')}}` }).catch(warn('token use')));
     writing = Promise.all(writes).then(() => {});
   }
 

@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL pools `openDatabase` makes: the main pool of `maxConnections`, and the deck's two,
  * each a fifth of it with its own plan setting, whose statements wait their turn on a connection at
- * work rather than open more; and the viewer's fit read on the event deck's pool, beside its decks.
+ * work rather than open more; the viewer's fit read on the event deck's pool, beside its decks; and
+ * the one connection of the writes behind the requests, which no read waits behind.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,52 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
     ).map((row) => row.pid);
     expect(readers).toHaveLength(1);
     expect(eventDeckBackends).toContain(readers[0]);
+  });
+
+  describe('the writes behind the requests', () => {
+    // Each write notes the backend that ran it, and that backend's settings.
+    const note = new PreparedStatement<{ ms: number }>(
+      sql`insert into written_by select pg_backend_pid(), current_setting('plan_cache_mode'), current_setting('synchronous_commit')
+        from pg_sleep(${sql.placeholder('ms')}::int / 1000.0)`,
+    );
+    beforeAll(async () => {
+      await database.db.execute(sql`create table written_by (pid int not null, mode text not null, sync text not null)`);
+    });
+
+    it('runs them on one connection of its own, on the generic plan, with commits that do not wait for the disk', async () => {
+      await Promise.all(Array.from({ length: 3 * MAIN }, () => note.writeBehind(database.db, { ms: 20 })));
+      const rows = rowsOf<{ pid: number; mode: string; sync: string }>(await database.db.execute(sql`select * from written_by`));
+      expect(rows).toHaveLength(3 * MAIN);
+      expect(new Set(rows.map(({ pid, mode, sync }) => `${pid} ${mode} ${sync}`)).size).toBe(1);
+      expect(rows[0]).toMatchObject({ mode: 'force_generic_plan', sync: 'off' });
+      // The other pools' commits still wait for the disk.
+      const [main] = rowsOf<{ sync: string }>(await database.db.execute(sql`select current_setting('synchronous_commit') as sync`));
+      expect(main?.sync).toBe('on');
+    });
+
+    it('holds no read behind a write that waits (here for a lock)', async () => {
+      let write: Promise<void> | undefined;
+      const outcome = await database.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table written_by in exclusive mode`);
+        write = note.writeBehind(database.db, { ms: 0 });
+        // Every pool's connections, more than once over, while the write waits.
+        const reads = Promise.all([
+          overlapping(() => backend.runWithGenericPlan<Served>(database.db, { ms: 5 }), 3 * MAIN),
+          overlapping(() => backend.runWithCustomPlan<Served>(database.db, { ms: 5 }), 3 * MAIN),
+          overlapping(() => backend.run<Served>(database.db, { ms: 5 }), 3 * MAIN),
+        ]);
+        let stuck: ReturnType<typeof setTimeout> | undefined;
+        const held = new Promise<string>((resolve) => {
+          stuck = setTimeout(() => resolve('a read waited behind the write for 10 s'), 10_000);
+        });
+        const first = await Promise.race([reads.then(() => 'the reads'), write.then(() => 'the write'), held]);
+        clearTimeout(stuck);
+        return first;
+      });
+      expect(outcome).toBe('the reads');
+      // The lock gone, the write goes through.
+      await write;
+    });
   });
 
   it('runs the other statements on the main pool, with PostgreSQL’s own plan choice', async () => {
