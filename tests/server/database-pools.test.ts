@@ -93,7 +93,7 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
       expect(rows).toHaveLength(3 * MAIN);
       expect(new Set(rows.map(({ pid, mode, sync }) => `${pid} ${mode} ${sync}`)).size).toBe(1);
       expect(rows[0]).toMatchObject({ mode: 'force_generic_plan', sync: 'off' });
-      // The other pools' commits still wait for the disk.
+      // The main pool's commits still wait for the disk.
       const [main] = rowsOf<{ sync: string }>(await database.db.execute(sql`select current_setting('synchronous_commit') as sync`));
       expect(main?.sync).toBe('on');
     });
