@@ -359,13 +359,14 @@ export async function openDatabase(options: {
   maxConnections?: number;
 }): Promise<Database> {
   if (options.databaseUrl) {
+    const url = options.databaseUrl;
+    const pool = (max: number, session?: Record<string, string>) => postgres(url, { max, onnotice: () => {}, connection: session });
     const max = options.maxConnections ?? DEFAULT_POOL_SIZE;
-    const client = postgres(options.databaseUrl, { max, onnotice: () => {} });
+    const client = pool(max);
     // These connect on first use: a process that never reads a deck, or notes no activity, opens none of them.
-    const deckMax = deckPoolSize(max);
-    const custom = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: CUSTOM_PLAN_SESSION });
-    const generic = postgres(options.databaseUrl, { max: deckMax, onnotice: () => {}, connection: GENERIC_PLAN_SESSION });
-    const behind = postgres(options.databaseUrl, { max: 1, onnotice: () => {}, connection: WRITE_BEHIND_SESSION });
+    const custom = pool(deckPoolSize(max), CUSTOM_PLAN_SESSION);
+    const generic = pool(deckPoolSize(max), GENERIC_PLAN_SESSION);
+    const behind = pool(1, WRITE_BEHIND_SESSION);
     const db = drizzlePostgres(client, { schema });
     ownPools.set(db, { custom, generic, behind });
     await migrateInTurn(options.databaseUrl);

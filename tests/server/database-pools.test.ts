@@ -83,12 +83,14 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
       sql`insert into written_by select pg_backend_pid(), current_setting('plan_cache_mode'), current_setting('synchronous_commit')
         from pg_sleep(${sql.placeholder('ms')}::int / 1000.0)`,
     );
+    /** `count` overlapping writes, each `ms` long. */
+    const writes = (count: number, ms: number) => Promise.all(Array.from({ length: count }, () => note.writeBehind(database.db, { ms })));
     beforeAll(async () => {
       await database.db.execute(sql`create table written_by (pid int not null, mode text not null, sync text not null)`);
     });
 
     it('runs them on one connection of its own, on the generic plan, with commits that do not wait for the disk', async () => {
-      await Promise.all(Array.from({ length: 3 * MAIN }, () => note.writeBehind(database.db, { ms: 20 })));
+      await writes(3 * MAIN, 20);
       const rows = rowsOf<{ pid: number; mode: string; sync: string }>(await database.db.execute(sql`select * from written_by`));
       expect(rows).toHaveLength(3 * MAIN);
       expect(new Set(rows.map(({ pid, mode, sync }) => `${pid} ${mode} ${sync}`)).size).toBe(1);
@@ -108,7 +110,7 @@ describe.skipIf(!available)('the PostgreSQL pools', () => {
           overlapping(() => backend.runWithCustomPlan<Served>(database.db, { ms: 5 }), 3 * MAIN),
           overlapping(() => backend.run<Served>(database.db, { ms: 5 }), 3 * MAIN),
         ]);
-      await Promise.all([reads(), ...Array.from({ length: 3 * MAIN }, () => note.writeBehind(database.db, { ms: 5 }))]);
+      await Promise.all([reads(), writes(3 * MAIN, 5)]);
       let write: Promise<void> | undefined;
       const outcome = await database.db.transaction(async (tx) => {
         await tx.execute(sql`lock table written_by in exclusive mode`);
