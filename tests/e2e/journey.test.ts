@@ -13,7 +13,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, aboveTheNav, hasChromium, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, aboveTheNav, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -238,6 +238,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     const box = await card.boundingBox();
     if (!box) throw new Error('card has no box');
     const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    // The picture below shows the overlay at rest: held past its 2 s, taken once it has popped in and
+    // the liked card has left (on a slow machine the title showed while both were half-way).
+    await keepMatchOverlay(page);
     await page.mouse.move(start.x, start.y);
     await page.mouse.down();
     for (let step = 1; step <= 10; step += 1) await page.mouse.move(start.x + step * 16, start.y + step * 2);
@@ -245,7 +248,11 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.mouse.up();
 
     await page.getByRole('heading', { name: es['deck.match.title'] }).waitFor();
+    await card.filter({ hasText: 'Marco' }).waitFor({ state: 'detached' });
+    await entryAnimationsDone(page);
     await shot('10-match-overlay');
+    await page.keyboard.press('Escape');
+    await page.locator('.match-overlay').waitFor({ state: 'detached' });
 
     await page.getByRole('link', { name: es['app.nav.chats'] }).click();
     await page.waitForURL('**/app/matches');
