@@ -19,7 +19,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -89,16 +89,18 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.getByTestId('like-card').first().locator('img[src^="/media/"]').waitFor();
     await shot('04-likes-unlocked');
 
+    // The overlay held past its 2 s, so that its picture shows it at rest rather than half-way in.
+    await keepMatchOverlay(page);
     await page.getByRole('button', { name: en['likes.like'].replace('{name}', 'Noor') }).click();
-    // One look at the overlay, which closes itself in 2 s: its title and its words together.
     await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText(en['deck.match.text'].replace('{name}', 'Noor')).waitFor();
+    await entryAnimationsDone(page);
     await shot('05-likes-match');
     await expect.poll(() => page.getByTestId('like-card').count()).toBe(2);
     const conversations = await client(app.server.url).get('/api/conversations/empty/', { token: me.token });
     expect(conversations.body.results.map((c: { name: string }) => c.name)).toContain('Noor');
 
-    // A profile opened from the list: Back, and an answer given there, come back to the list. (The
-    // overlay has closed itself by now, or does so in its 2 s.)
+    // A profile opened from the list: Back, and an answer given there, come back to the list.
+    await page.keyboard.press('Escape');
     await page.locator('.match-overlay').waitFor({ state: 'detached' });
     await page.getByTestId('like-card').first().locator('a').click();
     await page.waitForURL('**/app/profiles/*');

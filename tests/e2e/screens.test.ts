@@ -14,7 +14,7 @@ import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -363,15 +363,18 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.goto(`${app.server.url}/app/matches/`);
     await page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
     await expect.poll(() => page.evaluate(() => document.querySelector('.offline-banner') === null)).toBe(true);
+    // Held past its 2 s, so that its picture shows it at rest rather than half-way in.
+    await keepMatchOverlay(page);
     const api = client(app.server.url);
     expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: finn.id } })).body.match).toBe(false);
     // Finn completes the pair from his phone: Ana's open tab hears it and shows the overlay.
     expect((await api.post('/api/matching/', { token: finn.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
-    // One look at the overlay, which closes itself in 2 s: its title and its words together.
     await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText('You and Finn can chat now.').waitFor();
+    await entryAnimationsDone(page);
     await shot('screens-02b-socket-match');
     // And the new match joins the strip of the open matches page.
     await page.locator('.match-strip').getByRole('link', { name: /Finn/ }).waitFor();
+    await page.keyboard.press('Escape');
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
   });
 
