@@ -57,14 +57,14 @@ export interface StartOptions {
  * a message was the same either way, so the figures measured through tsx before stand.)
  */
 let bundle: Promise<string> | undefined;
-function serverBundle(): Promise<string> {
+function benchServerBundle(): Promise<string> {
   const outfile = path.join(root, 'dist/bench/realtime-server.js');
   return (bundle ??= buildServer(outfile, 'bench/realtime-server.ts').then(() => outfile));
 }
 
 async function startOnce(kind: ServerKind, env: Record<string, string>, nodeFlags: string[], options: StartOptions): Promise<ServerProcess> {
   const port = await freePort();
-  const child = fork(await serverBundle(), {
+  const child = fork(await benchServerBundle(), {
     cwd: root,
     execArgv: [...SERVER_NODE_FLAGS, '--expose-gc', ...nodeFlags],
     env: { ...process.env, LOG_LEVEL: 'error', ...env, PORT: String(port), BENCH_RELAY: kind === 'relay' ? '1' : '0' },

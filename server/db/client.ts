@@ -364,8 +364,9 @@ export async function openDatabase(options: {
     const max = options.maxConnections ?? DEFAULT_POOL_SIZE;
     const client = pool(max);
     // These connect on first use: a process that never reads a deck, or notes no activity, opens none of them.
-    const custom = pool(deckPoolSize(max), CUSTOM_PLAN_SESSION);
-    const generic = pool(deckPoolSize(max), GENERIC_PLAN_SESSION);
+    const deckMax = deckPoolSize(max);
+    const custom = pool(deckMax, CUSTOM_PLAN_SESSION);
+    const generic = pool(deckMax, GENERIC_PLAN_SESSION);
     const behind = pool(1, WRITE_BEHIND_SESSION);
     const db = drizzlePostgres(client, { schema });
     ownPools.set(db, { custom, generic, behind });
