@@ -574,6 +574,49 @@ describe.each(backends)('events on %s', (backend) => {
       expect(await deckIds(viewer)).toEqual(new Set([liker!.id, inside!.id, skipped!.id, outsideFits!.id, atOtherEvent!.id, leaver!.id]));
     });
 
+    it('pages through the event deck with a cursor across its tiers, and is an empty page where nobody fits', async () => {
+      const band: [number, number] = [87, 88];
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const viewer = await makeCompletedUser(server, person(87, band, { gender: 'female', genders_to_match: ['male'] }));
+      const alone = await makeCompletedUser(server, person(87, band, { gender: 'female', genders_to_match: ['male'] }));
+      const others: TestUser[] = [];
+      for (let i = 0; i < 6; i++) others.push(await makeCompletedUser(server, person(88, band)));
+      for (const user of [viewer, ...others]) await checkIn(server, user, event.code);
+      await react(others[0]!, viewer, 'like');
+      await react(viewer, others[1]!, 'skip');
+
+      const whole = await api().get('/api/users/matching-profiles/?limit=100', { token: viewer.token });
+      const expected = whole.body.results.map((card: { id: number }) => card.id) as number[];
+      expect(new Set(expected)).toEqual(new Set(others.map((other) => other.id)));
+      expect(expected.at(-1)).toBe(others[1]!.id);
+      const withoutLiker = (ids: number[]) => ids.filter((id) => id !== others[0]!.id);
+      for (const limit of [1, 4]) {
+        const seen: number[] = [];
+        let query = `?limit=${limit}`;
+        for (;;) {
+          const page = await api().get(`/api/users/matching-profiles/${query}`, { token: viewer.token });
+          expect(page.status).toBe(200);
+          seen.push(...page.body.results.map((card: { id: number }) => card.id));
+          if (!page.body.next) break;
+          query = `?limit=${limit}&cursor=${page.body.next}`;
+        }
+        // Who liked me is mixed in within each page; everyone else keeps the deck's order.
+        expect([...seen].sort(), `limit ${limit}: no gaps, no repeats`).toEqual([...expected].sort());
+        expect(withoutLiker(seen), `limit ${limit}`).toEqual(withoutLiker(expected));
+      }
+
+      // Checked in where nobody fits: an empty page, not the town's people.
+      const empty = await makeEvent(server, organizer);
+      await checkIn(server, alone, empty.code);
+      const page = await api().get('/api/users/matching-profiles/', { token: alone.token });
+      expect(page.status).toBe(200);
+      expect(page.body).toEqual({ results: [], next: null });
+      // Reacted to everyone in the room but the one skipped: only they are left.
+      for (const other of [others[0]!, ...others.slice(2)]) await react(viewer, other, 'dislike');
+      expect(await deckIds(viewer)).toEqual(new Set([others[1]!.id]));
+    });
+
     it('records the event of a match made there; the match and its chat outlive the event', async () => {
       const band: [number, number] = [84, 85];
       const organizer = await makeUser(server);
