@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite, type PGliteInterface, parse as pgliteParse, protocol as pgliteProtocol } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, is, Placeholder, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -48,7 +48,7 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
   readonly #params: unknown[];
 
   constructor(query: SQL) {
-    const { sql: text, params } = dialect.sqlToQuery(query);
+    const { text, params } = onePerPlaceholder(dialect.sqlToQuery(query));
     this.text = text;
     this.#params = params;
   }
@@ -106,6 +106,27 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
   async writeBehind(db: Db, values: Values): Promise<void> {
     await runNamed(ownPools.get(db)?.behind ?? clientOf(db), this.text, this.params(values));
   }
+}
+
+/**
+ * The statement with one parameter for each named value, however often its text uses it: drizzle
+ * writes a parameter at every use, and the event deck, which uses the viewer's id and fit in each of
+ * its branches, went out with 48 values for its 10. Each is serialized into every execution's message
+ * and parsed again by PostgreSQL. A value written in (not a placeholder) keeps a parameter of its own.
+ * drizzle writes a parameter as `$` and its number, and nothing else in a statement's text does.
+ */
+function onePerPlaceholder(query: { sql: string; params: unknown[] }): { text: string; params: unknown[] } {
+  const numberOf = new Map<string, number>();
+  const params: unknown[] = [];
+  const renumbered = query.params.map((param) => {
+    if (!is(param, Placeholder)) return params.push(param);
+    const known = numberOf.get(param.name);
+    if (known !== undefined) return known;
+    numberOf.set(param.name, params.push(param));
+    return params.length;
+  });
+  const text = query.sql.replace(/\$(\d+)\b/g, (_, number: string) => `$${renumbered[Number(number) - 1]}`);
+  return { text, params };
 }
 
 /**
