@@ -111,9 +111,11 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
 /**
  * The statement with one parameter for each named value, however often its text uses it: drizzle
  * writes a parameter at every use, and the event deck, which uses the viewer's id and fit in each of
- * its branches, went out with 48 values for its 10. Each is serialized into every execution's message
+ * its branches, went out with 48 values for its 8. Each is serialized into every execution's message
  * and parsed again by PostgreSQL. A value written in (not a placeholder) keeps a parameter of its own.
- * drizzle writes a parameter as `$` and its number, and nothing else in a statement's text does.
+ * One parameter has one type, so a name must be used as one type throughout (PostgreSQL refuses the
+ * statement otherwise). drizzle writes a parameter as `$` and its number, and nothing else in a
+ * statement's text does.
  */
 function onePerPlaceholder(query: { sql: string; params: unknown[] }): { text: string; params: unknown[] } {
   const numberOf = new Map<string, number>();
