@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { type Database, migratedMemorySnapshot, openDatabase } from '../../server/db/client';
-import { POSTGRES_ADMIN_URL } from './services';
+import { hasPostgres, POSTGRES_ADMIN_URL } from './services';
+
+/**
+ * The databases a database-level test runs on, each with whether this machine has it: PGlite always;
+ * PostgreSQL's tests are skipped, loudly, on a machine without it (`hasPostgres`).
+ */
+export async function databaseBackends(): Promise<Array<['pglite' | 'postgres', boolean]>> {
+  return [
+    ['pglite', true],
+    ['postgres', await hasPostgres()],
+  ];
+}
 
 /** A fresh, empty PostgreSQL database for one test file (owned by `owner`, if given); `drop()` removes it. */
 export async function createPostgresDatabase({ owner }: { owner?: string } = {}) {

@@ -1,13 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, PreparedStatement } from '../../server/db/client';
-import { openTestDatabase } from '../helpers/database';
-import { hasPostgres } from '../helpers/services';
+import { databaseBackends, openTestDatabase } from '../helpers/database';
 
-const backends: Array<['pglite' | 'postgres', boolean]> = [
-  ['pglite', true],
-  ['postgres', await hasPostgres()],
-];
+const backends = await databaseBackends();
 
 // A value the statement uses three times, one used once, and one written in.
 const statement = new PreparedStatement<{ n: number; word: string }>(

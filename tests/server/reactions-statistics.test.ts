@@ -1,13 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
-import { openTestDatabase } from '../helpers/database';
-import { hasPostgres } from '../helpers/services';
+import { databaseBackends, openTestDatabase } from '../helpers/database';
 
-const backends: Array<['pglite' | 'postgres', boolean]> = [
-  ['pglite', true],
-  ['postgres', await hasPostgres()],
-];
+const backends = await databaseBackends();
 
 /**
  * The event deck's plan is made once for every viewer, from `reactions`' statistics: how many likes

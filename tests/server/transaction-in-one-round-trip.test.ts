@@ -2,8 +2,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../server/db/client';
-import { openTestDatabase } from '../helpers/database';
-import { hasPostgres } from '../helpers/services';
+import { databaseBackends, openTestDatabase } from '../helpers/database';
 
 // A table of its own; `total` refuses a negative sum, so a statement can be made to fail.
 const SETUP = sql`create table if not exists one_trip (id int primary key, total int not null check (total >= 0))`;
@@ -16,10 +15,7 @@ const add = new PreparedStatement<{ id: number; by: number }>(
 const lock = new PreparedStatement<{ key: number }>(sql`select pg_advisory_xact_lock(${sql.placeholder('key')}::bigint)`);
 const count = new PreparedStatement<{ id: number }>(sql`select count(*)::int as n from one_trip where id = ${sql.placeholder('id')}::int`);
 
-const backends: Array<['pglite' | 'postgres', boolean]> = [
-  ['pglite', true],
-  ['postgres', await hasPostgres()],
-];
+const backends = await databaseBackends();
 
 describe.each(backends)('transactionInOneRoundTrip on %s', (backend, available) => {
   let database: Database;
