@@ -12,7 +12,7 @@ export const ReactionResult = z.object({
   match: z
     .boolean()
     .describe(
-      'True for the like that completes the pair, and for a like sent again while the two are matched (a retry whose first answer was lost): it answers the same match and tells nobody again.',
+      'True for the like that completes the pair, and for any reaction sent while the two are matched: a like sent again (a retry whose first answer was lost) answers the same match and tells nobody again; a dislike or a skip changes nothing (a match ends by unmatching).',
     ),
   conversation_id: z.number().nullable().describe('The match’s conversation when `match` is true; otherwise null.'),
 });

@@ -173,6 +173,41 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
     },
   );
 
+  it.each(['skip', 'dislike'] as const)(
+    'a %s sent while the like that completes the match is under way waits for it, and leaves the match whole',
+    async (response) => {
+      const people = await scene();
+      const { ana, ben } = people;
+      expect((await like(ana, ben)).body.match).toBe(false);
+      expect((await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } })).status).toBe(200);
+
+      // Ben's like stops inside its statement, its match made and uncommitted, the pair's lock held.
+      const release = await hold('select 1 from reactions where from_user_id = $1 and to_user_id = $2 for update', [ben.id, ana.id]);
+      let benLikes: Promise<ApiResponse> | undefined;
+      let anaPasses: Promise<ApiResponse> | undefined;
+      try {
+        benLikes = like(ben, ana);
+        await stuckOrDone(benLikes, 1);
+        // Ana's pass of Ben (a card of his left on another phone of hers) comes meanwhile.
+        anaPasses = api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
+        expect(await stuckOrDone(anaPasses, 2)).toBe(false);
+      } finally {
+        await release();
+      }
+      const matched = await benLikes;
+      expect(matched.body).toEqual({ match: true, conversation_id: expect.any(Number) });
+      // It waited, then found the match: it answers it and changes nothing.
+      expect((await anaPasses!).body).toEqual(matched.body);
+      const [low, high] = pairOf(people);
+      const kinds = rowsOf<{ kind: string }>(
+        await server.app.db.execute(drizzleSql`
+          select kind from reactions where (from_user_id, to_user_id) in ((${low}, ${high}), (${high}, ${low}))`),
+      );
+      expect(kinds).toEqual([{ kind: 'like' }, { kind: 'like' }]);
+      expect(await conversationsBetween(people)).toEqual([{ id: matched.body.conversation_id, ended: false, end_reason: null }]);
+    },
+  );
+
   it.each(['like', 'skip'] as const)('a %s of someone whose account is deleted meanwhile is a 404, not a server error', async (response) => {
     const ana = await makeCompletedUser(server);
     const ben = await makeCompletedUser(server);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
-import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect as connectSocket, record, waitFor } from '../helpers/socket';
@@ -129,6 +129,32 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     expect(await conversationsOf(ana, ben)).toBe(0);
     expect((await like(ben, ana)).body.match).toBe(true);
     expect(await conversationsOf(ana, ben)).toBe(1);
+  });
+
+  it('a dislike or a skip of someone matched changes nothing: it answers the match, which stays whole', async () => {
+    // A fit of their own (99-year-olds for each other), so that Ana's deck holds only the two of them.
+    const fit = { date_of_birth: birthDateForAge(99), min_matching_age: 99, max_matching_age: 99 };
+    const ana = await makeCompletedUser(server, fit);
+    const ben = await makeCompletedUser(server, fit);
+    await like(ana, ben);
+    const matched = await like(ben, ana);
+    expect(matched.body.match).toBe(true);
+    const conversationId = matched.body.conversation_id as number;
+    for (const response of ['skip', 'dislike'] as const) {
+      // Say a card of Ben's left on Ana's other phone, swiped away there after the match.
+      const passed = await api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
+      expect([passed.status, passed.body]).toEqual([200, { match: true, conversation_id: conversationId }]);
+    }
+    expect(rowsOf(await reactionsBetween(ana, ben))).toEqual(
+      [
+        { from_user_id: ana.id, kind: 'like' },
+        { from_user_id: ben.id, kind: 'like' },
+      ].sort((a, b) => a.from_user_id - b.from_user_id),
+    );
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: ana.token })).status).toBe(200);
+    // Ben stays out of Ana's deck, where a skip would have put him among the skipped.
+    const deck = await api().get('/api/users/matching-profiles/', { token: ana.token });
+    expect([deck.status, deck.body.results]).toEqual([200, []]);
   });
 
   it('refuses bad input with a 4xx and stores nothing', async () => {

@@ -170,10 +170,12 @@ describe.skipIf(!postgresReady)('migrations when instances start together', { ti
 });
 
 // PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
-describe('0014, on a database with matches made before it', { timeout: 120_000 }, () => {
+describe('0014 and 0018, on a database with matches made before them', { timeout: 120_000 }, () => {
   const pglite = new PGlite();
   const before = migrationsBefore('0014_matched_events');
   const db = drizzle(pglite, { schema }) as unknown as Db;
+  /** When the shipped migrations began to run on it. */
+  let migratedFrom: Date;
 
   beforeAll(async () => {
     await migrate(drizzle(pglite), { migrationsFolder: before });
@@ -187,7 +189,14 @@ describe('0014, on a database with matches made before it', { timeout: 120_000 }
       insert into conversations (user_low_id, user_high_id, created_at, ended_at, end_reason) values
         (1, 2, now() - interval '3 days', null, null),
         (2, 3, now() - interval '1 day', now(), 'unmatch'),
-        (3, 4, now(), null, null);`);
+        (3, 4, now(), null, null);
+      -- Passes of a match before 0018: 2 skipped 1 after their match, 3 disliked 4, and 4's like of 3
+      -- was deleted by an undo; 2's dislike of 3 is their unmatch, 5's skip of 1 no match's.
+      insert into reactions (from_user_id, to_user_id, kind, updated_at) values
+        (1, 2, 'like', '2026-01-01T00:00:00Z'), (2, 1, 'skip', '2026-01-02T00:00:00Z'),
+        (3, 4, 'dislike', '2026-01-03T00:00:00Z'), (2, 3, 'dislike', '2026-01-04T00:00:00Z'),
+        (3, 2, 'like', '2026-01-05T00:00:00Z'), (5, 1, 'skip', '2026-01-06T00:00:00Z');`);
+    migratedFrom = new Date();
     await migrate(drizzle(pglite), { migrationsFolder: shipped });
   }, 120_000);
 
@@ -218,10 +227,33 @@ describe('0014, on a database with matches made before it', { timeout: 120_000 }
     expect(days.map((day) => day.active_users)).toEqual([0, 0, 0, 0, 0, 0, 1]);
   });
 
+  it('0018 puts back the likes of the open matches, and leaves every other reaction as it was', async () => {
+    const reactions = (
+      await pglite.query<{ from_user_id: number; to_user_id: number; kind: string; updated_at: Date }>(
+        'select from_user_id, to_user_id, kind, updated_at from reactions order by from_user_id, to_user_id',
+      )
+    ).rows.map((row) => [
+      row.from_user_id,
+      row.to_user_id,
+      row.kind,
+      row.updated_at >= migratedFrom ? 'by the migration' : row.updated_at.toISOString().slice(0, 10),
+    ]);
+    expect(reactions).toEqual([
+      [1, 2, 'like', '2026-01-01'],
+      [2, 1, 'like', '2026-01-02'],
+      [2, 3, 'dislike', '2026-01-04'],
+      [3, 2, 'like', '2026-01-05'],
+      [3, 4, 'like', '2026-01-03'],
+      [4, 3, 'like', 'by the migration'],
+      [5, 1, 'skip', '2026-01-06'],
+    ]);
+  });
+
   it('keeps them when the accounts go, and takes the new name from then on', async () => {
     await pglite.exec('delete from users where id in (1, 3)');
     expect((await dailySummary(db, 7)).map((day) => day.matches)).toEqual([0, 0, 0, 1, 0, 1, 1]);
     await pglite.exec(`insert into analytics_events (user_id, name) values (2, 'matched')`);
     await expect(pglite.exec(`insert into analytics_events (user_id, name) values (2, 'unmatched')`)).rejects.toThrow(/analytics_events_name/);
   });
+
 });

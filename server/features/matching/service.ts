@@ -29,11 +29,12 @@ export interface ReactOutcome {
  * makes a duplicate impossible even without the lock. A block, a report or a ban of either queues
  * with the like too (locks.ts), so none of them misses the match it made. A like of someone already
  * matched answers that match again (true, its conversation) and creates nothing, tells nobody: the
- * client that lost the first answer learns it. A new like without the plan counts against
- * `options.dailyLikes` in the rolling window (`likeSpending`): past it, a 429 and nothing stored.
+ * client that lost the first answer learns it; a dislike or a skip of them answers it too, and
+ * changes nothing. A new like without the plan counts against `options.dailyLikes` in the rolling
+ * window (`likeSpending`): past it, a 429 and nothing stored.
  *
- * Swipes are most of a party's requests, so each is one round trip: a dislike or a skip is one
- * statement, a like a transaction of two statements sent together, a match included.
+ * Swipes are most of a party's requests, so each is one round trip: a transaction of two statements
+ * sent together, the locks and then the reaction (a match included).
  */
 export async function react(
   db: Db,
@@ -43,14 +44,19 @@ export async function react(
 ): Promise<ReactOutcome> {
   const otherId = input.other;
   if (otherId === userId) throw ValidationError.field('other', CANNOT_REACT_TO_SELF);
+  const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
+  const pair = { me: userId, other: otherId, low, high };
   if (input.response !== 'like') {
-    const stored = await passStatement.run(db, { me: userId, other: otherId, kind: input.response }).catch(goneMeanwhile);
-    if (stored.length === 0) throw new NotFound();
+    // One round trip: the pair's lock, then the pass, between BEGIN and COMMIT.
+    const [, [passed]] = await transactionInOneRoundTrip<[unknown[], PassRow[]]>(db, [
+      pairLockStatement.with(pair),
+      passStatement.with({ ...pair, kind: input.response }),
+    ]).catch(goneMeanwhile);
+    if (!passed) throw new NotFound();
+    if (passed.outcome === 'open') return { match: true, conversationId: Number(passed.id), matched: [] };
     return { match: false, conversationId: null, matched: [] };
   }
 
-  const [low, high] = userId < otherId ? [userId, otherId] : [otherId, userId];
-  const pair = { me: userId, other: otherId, low, high };
   // One round trip: the locks, then the like and its match, between BEGIN and COMMIT.
   const [, rows] = await transactionInOneRoundTrip<[unknown[], LikeRow[]]>(db, [
     likeLocksStatement.with(pair),
@@ -95,7 +101,6 @@ type Pair = { me: number; other: number; low: number; high: number };
 const reachable = sql`exists (select 1 from ${profiles} p
   where p.user_id = ${$other} and p.is_completed and ${visibleTo($me, sql`p.user_id`)})`;
 
-/** A dislike or a skip: stored only where `reachable`; no row back is a 404. */
 /**
  * The other account was deleted between the statement's snapshot (they were there) and its insert,
  * which found their row gone: as if they had been gone before, a 404.
@@ -105,11 +110,37 @@ function goneMeanwhile(error: unknown): never {
   throw error;
 }
 
-const passStatement = new PreparedStatement<{ me: number; other: number; kind: 'dislike' | 'skip' }>(sql`
-  insert into ${reactions} (from_user_id, to_user_id, kind)
-  select ${$me}, ${$other}, ${sql.placeholder('kind')}::text where ${reachable}
-  on conflict (from_user_id, to_user_id) do update set kind = excluded.kind, updated_at = now()
-  returning 1`);
+/** The pair's lock alone: a dislike or a skip queues with the pair's likes (`pairLock`). */
+const pairLockStatement = new PreparedStatement<Pair>(sql`select ${pairLock($low, $high)}`);
+
+/**
+ * What a dislike or a skip answers: `stored`; `open` with the conversation when the two are matched,
+ * which it leaves as it is; no row for someone who cannot be reacted to (a 404).
+ */
+type PassRow = { outcome: 'stored'; id: null } | { outcome: 'open'; id: number };
+
+/**
+ * A dislike or a skip, stored only where `reachable`. Of someone already matched it changes nothing: the
+ * like behind the match stays (a match ends by unmatching, which records the dislike: SAFETY), so the
+ * two never come back in each other's deck or likes list, and a stale card swiped on another phone, or
+ * a pass sent while the match was being made, cannot undo half of it. Begun once the pair's lock is
+ * held, so it sees the conversation of a like of the pair that came first; a like that comes after
+ * sees the pass.
+ */
+const passStatement = new PreparedStatement<Pair & { kind: 'dislike' | 'skip' }>(sql`
+  with target as (select ${reachable} as ok),
+  open as (
+    select c.id from target, ${conversations} c
+    where ok and c.user_low_id = ${$low} and c.user_high_id = ${$high} and c.ended_at is null
+  ), stored as (
+    insert into ${reactions} (from_user_id, to_user_id, kind)
+    select ${$me}, ${$other}, ${sql.placeholder('kind')}::text from target where ok and not exists (select 1 from open)
+    on conflict (from_user_id, to_user_id) do update set kind = excluded.kind, updated_at = now()
+    returning 1
+  )
+  select 'open' as outcome, id from open
+  union all
+  select 'stored', null from stored`);
 
 /**
  * A like's locks, the user's likes lock first, then the pair's (`pairLock`): always in that order, so
