@@ -69,11 +69,18 @@ const eventFields = {
   join_mode: JoinMode,
 };
 
+/**
+ * A time its field accepted, or NaN, which breaks no rule of `eventTimeIssues`: its field's own issue
+ * says what is wrong. `Date.parse` alone would read 30 February as 2 March, and add issues about a
+ * time the organizer never wrote.
+ */
+const timeOf = (value: string) => (DateTime.safeParse(value).success ? Date.parse(value) : Number.NaN);
+
 /** What an organizer sends to create an event; the times are checked against now. */
 export const EventInput = z
   .object({ ...eventFields, venue: eventFields.venue.optional().default('') })
   .superRefine((input, context) => {
-    for (const issue of eventTimeIssues(Date.parse(input.starts_at), Date.parse(input.ends_at), Date.now())) {
+    for (const issue of eventTimeIssues(timeOf(input.starts_at), timeOf(input.ends_at), Date.now())) {
       context.addIssue(codedIssue([issue.field], issue.code, issue.params));
     }
   });

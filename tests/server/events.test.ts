@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { rowsOf } from '../../server/db/client';
 import { findEventByCode, findEventById } from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
@@ -11,6 +12,7 @@ import { backends, startServer, type TestServer } from '../helpers/server';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
+const DATE_TIME_FORMAT = SERVER_MESSAGES.date_time_format.en;
 const PUBLIC_KEYS = ['attendee_count', 'code', 'ends_at', 'id', 'join_mode', 'name', 'starts_at', 'status', 'venue'];
 
 describe.each(backends)('events on %s', (backend) => {
@@ -94,6 +96,21 @@ describe.each(backends)('events on %s', (backend) => {
       expect(await findEventByCode(server.app.db, event.code)).toEqual(expected);
       expect(await findEventById(server.app.db, event.id + 1000)).toBeNull();
       expect(await findEventByCode(server.app.db, 'ZZZZZZ')).toBeNull();
+    });
+
+    it('checks no rule against a time whose format is wrong: its field says so, and only that', async () => {
+      const organizer = await makeUser(server);
+      const at = (offset: number) => new Date(Date.now() + offset).toISOString();
+      // A day that no month has, or a year past what a date holds: a lenient reading would make 2 March
+      // of the first, a time too far or too long of the second, and add issues of the time it made.
+      const cases: Array<[string, object, Record<string, string[]>]> = [
+        ['30 February', { starts_at: '2026-02-30T00:00:00Z', ends_at: at(HOUR) }, { starts_at: [DATE_TIME_FORMAT] }],
+        ['year 275760', { starts_at: at(HOUR), ends_at: '+275760-09-13T00:00:00.000Z' }, { ends_at: [DATE_TIME_FORMAT] }],
+      ];
+      for (const [label, times, errors] of cases) {
+        const reply = await api().post('/api/events/', { token: organizer.token, json: { name: 'Party', join_mode: 'qr', ...times } });
+        expect([reply.status, reply.body], label).toEqual([400, errors]);
+      }
     });
 
     it('refuses bad input with every bad field at once, and strangers with a 401', async () => {
