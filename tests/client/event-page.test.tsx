@@ -232,3 +232,37 @@ describe('the public event page, when the check-in is refused', () => {
     expect(said()).toEqual({ ...nothing, ended: true });
   });
 });
+
+describe('the public event page, for a visitor checked in at another event', () => {
+  it('says that joining leaves the other one, and checks in only once that is confirmed', async () => {
+    signIn();
+    api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
+    api.event.mockResolvedValue(party({ join_mode: 'code' }));
+    api.checkIn.mockResolvedValue({ event: party({ join_mode: 'code' }) });
+    renderPage('');
+    await settled();
+    const join = () => fireEvent.click(screen.getByRole('button', { name: enEvents['eventPage.join'] }));
+
+    join();
+    const sheet = await screen.findByRole('dialog', { name: 'Leave Afterparty?' });
+    expect(sheet.textContent).toContain(enEvents['events.switch.body'].replace('{name}', 'Afterparty'));
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.switch.stay'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.checkIn).not.toHaveBeenCalled();
+
+    join();
+    fireEvent.click(await screen.findByRole('button', { name: enEvents['events.switch.confirm'] }));
+    await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, {}));
+  });
+
+  it('checks a visitor at no event in at once', async () => {
+    signIn();
+    api.event.mockResolvedValue(party({ join_mode: 'code' }));
+    api.checkIn.mockResolvedValue({ event: party({ join_mode: 'code' }) });
+    renderPage('');
+    await settled();
+    fireEvent.click(screen.getByRole('button', { name: enEvents['eventPage.join'] }));
+    await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, {}));
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});

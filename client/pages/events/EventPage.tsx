@@ -12,6 +12,7 @@ import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin, waitsForProfile } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
+import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -41,6 +42,9 @@ export function EventPage({ code: rawCode }: { code: string }) {
   const [scanNotice, setScanNotice] = useState<string | null>(null);
   const [joining, setJoining] = useState(false);
   const [here, setHere] = useState(false);
+  /** The event a signed-in visitor is at, when it is another one: Join says first that it leaves it. */
+  const [elsewhere, setElsewhere] = useState<PublicEvent | null>(null);
+  const [switching, setSwitching] = useState(false);
   /** Bumped by "Try again": the page's loading (the QR token's exchange first) runs once for each. */
   const [attempt, setAttempt] = useState(0);
   const [retryable, setRetryable] = useState(false);
@@ -110,11 +114,13 @@ export function EventPage({ code: rawCode }: { code: string }) {
         else unreachable(error);
         return;
       }
-      const isHere = (await where)?.event?.code === code;
+      const at = (await where)?.event ?? null;
+      const isHere = at?.code === code;
       setHere(isHere);
+      setElsewhere(isHere ? null : at);
       setEvent(found);
-      // Scanned at the door while signed in: that was the whole gesture. A visitor not signed in keeps
-      // the pass for the sign-up the page offers.
+      // Scanned at the door while signed in: that was the whole gesture, at another event's door too. A
+      // visitor not signed in keeps the pass for the sign-up the page offers.
       if (!isHere && passNow && useSession.getState().token) await join();
     })();
   }, [attempt, code, join, language, navigate, search, t]);
@@ -218,9 +224,20 @@ export function EventPage({ code: rawCode }: { code: string }) {
         canJoin &&
         (signedIn ? (
           <div className="event-actions">
-            <button type="button" className="btn btn-primary btn-block" disabled={joining} onClick={() => void join()}>
+            <button type="button" className="btn btn-primary btn-block" disabled={joining} onClick={() => (elsewhere ? setSwitching(true) : void join())}>
               {joining ? t('eventPage.joining') : t('eventPage.join')}
             </button>
+            {switching && elsewhere && (
+              <SwitchEventSheet
+                current={elsewhere}
+                busy={joining}
+                onConfirm={() => {
+                  setSwitching(false);
+                  void join();
+                }}
+                onClose={() => setSwitching(false)}
+              />
+            )}
           </div>
         ) : (
           <div className="event-actions">

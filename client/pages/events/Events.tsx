@@ -14,9 +14,9 @@ import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
-import { ConfirmSheet } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
+import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -176,20 +176,7 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
-        {switching && current && (
-          <ConfirmSheet
-            title={t('deck.event.leaveTitle', { name: current.name })}
-            confirmLabel={t('events.switch.confirm')}
-            cancelLabel={t('deck.event.stay')}
-            tone="primary"
-            busy={busy}
-            error={null}
-            onConfirm={() => void enter()}
-            onClose={() => setSwitching(false)}
-          >
-            <p>{t('events.switch.body', { name: current.name })}</p>
-          </ConfirmSheet>
-        )}
+        {switching && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => void enter()} onClose={() => setSwitching(false)} />}
       </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">

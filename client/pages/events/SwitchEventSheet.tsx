@@ -1,0 +1,25 @@
+import type { PublicEvent } from '../../../shared/schemas/events';
+import { ConfirmSheet } from '../../components/Sheet';
+import { useT } from '../../lib/i18n';
+
+/**
+ * One event at a time: joining another one takes the user out of the one they are at (whose door
+ * may want a scan to get back in), so it is said, and confirmed, first.
+ */
+export function SwitchEventSheet({ current, busy, onConfirm, onClose }: { current: Pick<PublicEvent, 'name'>; busy: boolean; onConfirm: () => void; onClose: () => void }) {
+  const t = useT();
+  return (
+    <ConfirmSheet
+      title={t('events.switch.title', { name: current.name })}
+      confirmLabel={t('events.switch.confirm')}
+      cancelLabel={t('events.switch.stay')}
+      tone="primary"
+      busy={busy}
+      error={null}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    >
+      <p>{t('events.switch.body', { name: current.name })}</p>
+    </ConfirmSheet>
+  );
+}
