@@ -33,6 +33,9 @@ export function Home() {
   const atEvent = Boolean(event);
   // After the end no one new can check in: the empty deck does not promise newcomers.
   const eventEnded = useEventEnded(event);
+  // Others in the room and none to see: the user has seen all of them who fit, or their preferences
+  // leave nobody; alone there, nobody else has come yet.
+  const emptyAtEvent = eventEnded ? 'deck.emptyAtEndedEvent' : (event?.attendee_count ?? 0) > 1 ? 'deck.emptyAtEventSeen' : 'deck.emptyAtEvent';
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
@@ -81,7 +84,7 @@ export function Home() {
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? (eventEnded ? 'deck.emptyAtEndedEvent' : 'deck.emptyAtEvent') : 'deck.empty')}
+          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty')}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* The last card passed on may be the one wanted back. */}

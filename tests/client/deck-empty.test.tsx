@@ -1,0 +1,78 @@
+// @vitest-environment jsdom
+/**
+ * What an empty deck says. In town: no more profiles (the spec's words). At an event, the deck is the
+ * room, so it says which of its cases this is: nobody else has come yet, the user has seen everyone
+ * there who fits (others are in the room), or the event is over and nobody new will come.
+ */
+import { cleanup, render, waitFor } from '@testing-library/react';
+import { Suspense } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { enApp } from '../../shared/i18n/en-app';
+import type { PublicEvent } from '../../shared/schemas/events';
+import { publicEvent } from '../helpers/public-event';
+
+const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { Home } = await import('../../client/pages/app/Home');
+const { initLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-app');
+const { useDeck } = await import('../../client/stores/deck');
+const { useEvents } = await import('../../client/stores/events');
+
+const hour = 3_600_000;
+
+async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> {
+  useEvents.setState({ current: event });
+  const { hook } = memoryLocation({ path: '/app/home/' });
+  render(
+    <Router hook={hook}>
+      <Suspense fallback={null}>
+        <Home />
+      </Suspense>
+    </Router>,
+  );
+  // Past the deck's loading line (a status too), once its first page has come back empty.
+  const said = await waitFor(() => {
+    const empty = document.querySelector('.deck-empty');
+    if (!empty) throw new Error('the deck has not come back empty yet');
+    return empty;
+  });
+  expect(said.getAttribute('role')).toBe('status');
+  return said.textContent;
+}
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  api.deck.mockResolvedValue({ results: [], next: null });
+  api.likeAllowance.mockReturnValue(new Promise(() => {}));
+});
+afterEach(() => {
+  cleanup();
+  useDeck.getState().reset();
+  useEvents.setState({ current: undefined });
+  localStorage.clear();
+  vi.resetAllMocks();
+});
+
+describe('an empty deck', () => {
+  it('in town: no more profiles, try changing your preferences', async () => {
+    expect(await emptyDeckSays(null)).toBe(enApp['deck.empty']);
+  });
+
+  it('at an event where the user is alone: nobody else yet', async () => {
+    expect(await emptyDeckSays(publicEvent({ attendee_count: 1 }))).toBe(enApp['deck.emptyAtEvent']);
+  });
+
+  it('at an event with others in the room: everyone here who fits has been seen', async () => {
+    expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventSeen']);
+  });
+
+  it('at an event that has ended: nobody new will come', async () => {
+    const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
+    expect(await emptyDeckSays(publicEvent({ attendee_count: 12, ...ended }))).toBe(enApp['deck.emptyAtEndedEvent']);
+  });
+});
