@@ -120,10 +120,10 @@ const pairLockStatement = new PreparedStatement<Pair>(sql`select ${pairLock($low
 type PassRow = { outcome: 'stored'; id: null } | { outcome: 'open'; id: number };
 
 /**
- * A dislike or a skip, stored only where `reachable`. Of someone already matched it changes nothing: the
- * like behind the match stays (a match ends by unmatching, which records the dislike: SAFETY), so the
- * two never come back in each other's deck or likes list, and a stale card swiped on another phone, or
- * a pass sent while the match was being made, cannot undo half of it. Begun once the pair's lock is
+ * A dislike or a skip, stored only where `reachable`. Of someone already matched it changes nothing:
+ * the like behind the match stays (a match ends by unmatching, which records the dislike), so the two
+ * never come back in each other's deck or likes list, and a stale card swiped on another phone, or a
+ * pass sent while the match was being made, cannot undo half of it. Begun once the pair's lock is
  * held, so it sees the conversation of a like of the pair that came first; a like that comes after
  * sees the pass.
  */
