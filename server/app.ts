@@ -27,6 +27,7 @@ import { createStripeClient } from './features/payments/stripe-client';
 import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { answerSerializer } from './lib/answer-serializer';
+import { acceptEmptyJsonBodies } from './lib/empty-json-body';
 import { rejectNullCharacters } from './lib/null-characters';
 import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
@@ -107,6 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   rejectNullCharacters(app);
   // JSON everywhere: a body of plain text is a wrong content type (415), not an object gone wrong.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBodies(app);
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());

@@ -332,4 +332,15 @@ describe.each(backends)('hostile input on %s', (backend) => {
     const nul = ['Null characters are not allowed.'];
     expect(JSON.parse(response.text)).toEqual({ first_name: nul, password: nul, password2: nul });
   });
+
+  it('takes a JSON content type with no body as no body: a route that takes none answers, one that needs one answers as to no body', async () => {
+    const bystander = await makeCompletedUser(server, { name: 'Named JSON' });
+    const empty = { body: '', headers: json() };
+    expect((await send({ method: 'POST', path: `/api/users/${bystander.id}/block/`, auth: 'user', ...empty })).status).toBe(204);
+    expect((await send({ method: 'DELETE', path: `/api/users/${bystander.id}/block/`, auth: 'user', ...empty })).status).toBe(204);
+    const login = await send({ method: 'POST', path: '/api/auth/', ...empty });
+    const bare = await send({ method: 'POST', path: '/api/auth/' });
+    expect([login.status, login.text]).toEqual([400, bare.text]);
+    expect(JSON.parse(login.text)).toEqual({ non_field_errors: ['This field may not be null.'] });
+  });
 });
