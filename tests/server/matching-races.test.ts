@@ -103,23 +103,34 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
     );
   }
 
+  /**
+   * Ana likes Ben, who skipped her once (his reaction row is there for the test to hold); then Ben's
+   * like, which stops inside its statement: its snapshot taken, its match made, uncommitted, the pair's
+   * lock held, waiting for his reaction row. `release` lets it go on.
+   */
+  async function benLikesAndStops({ ana, ben }: { ana: TestUser; ben: TestUser }) {
+    expect((await like(ana, ben)).body.match).toBe(false);
+    expect((await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } })).status).toBe(200);
+    const release = await hold('select 1 from reactions where from_user_id = $1 and to_user_id = $2 for update', [ben.id, ana.id]);
+    const benLikes = like(ben, ana);
+    try {
+      await stuckOrDone(benLikes, 1);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+    return { benLikes, release };
+  }
+
   it.each<Ending>(['block', 'report', 'ban'])(
     'a like that made its match while a %s waited: that match is ended, and taking the ending back does not bring it back',
     async (ending) => {
       const people = await scene();
       const { ana, ben, heard } = people;
-      expect((await like(ana, ben)).body.match).toBe(false);
-      // Ben skipped her once: his reaction row is there for the test to hold.
-      expect((await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } })).status).toBe(200);
-
-      // Ben's like stops inside its statement, its snapshot taken (no block, no ban in it) and its
-      // conversation made, uncommitted, waiting for his reaction row.
-      const release = await hold('select 1 from reactions where from_user_id = $1 and to_user_id = $2 for update', [ben.id, ana.id]);
-      let benLikes: Promise<ApiResponse> | undefined;
+      // Ben's like stops with no block and no ban in its snapshot.
+      const { benLikes, release } = await benLikesAndStops(people);
       let ended: Promise<ApiResponse> | undefined;
       try {
-        benLikes = like(ben, ana);
-        await stuckOrDone(benLikes, 1);
         ended = end(ending, people);
         await stuckOrDone(ended, 2);
       } finally {
@@ -178,16 +189,9 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
     async (response) => {
       const people = await scene();
       const { ana, ben } = people;
-      expect((await like(ana, ben)).body.match).toBe(false);
-      expect((await api().post('/api/matching/', { token: ben.token, json: { response: 'skip', other: ana.id } })).status).toBe(200);
-
-      // Ben's like stops inside its statement, its match made and uncommitted, the pair's lock held.
-      const release = await hold('select 1 from reactions where from_user_id = $1 and to_user_id = $2 for update', [ben.id, ana.id]);
-      let benLikes: Promise<ApiResponse> | undefined;
+      const { benLikes, release } = await benLikesAndStops(people);
       let anaPasses: Promise<ApiResponse> | undefined;
       try {
-        benLikes = like(ben, ana);
-        await stuckOrDone(benLikes, 1);
         // Ana's pass of Ben (a card of his left on another phone of hers) comes meanwhile.
         anaPasses = api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
         expect(await stuckOrDone(anaPasses, 2)).toBe(false);
