@@ -132,7 +132,7 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
   });
 
   it('a dislike or a skip of someone matched changes nothing: it answers the match, which stays whole', async () => {
-    // A fit of their own (99-year-olds for each other), so that Ana's deck holds only the two of them.
+    // A fit of their own (99-year-olds for each other), so that Ana's deck could hold nobody but Ben.
     const fit = { date_of_birth: birthDateForAge(99), min_matching_age: 99, max_matching_age: 99 };
     const ana = await makeCompletedUser(server, fit);
     const ben = await makeCompletedUser(server, fit);
@@ -140,7 +140,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     const matched = await like(ben, ana);
     expect(matched.body.match).toBe(true);
     const conversationId = matched.body.conversation_id as number;
-    for (const response of ['skip', 'dislike'] as const) {
+    // A skip last: one that was stored would bring Ben back into her deck, among the skipped.
+    for (const response of ['dislike', 'skip'] as const) {
       // Say a card of Ben's left on Ana's other phone, swiped away there after the match.
       const passed = await api().post('/api/matching/', { token: ana.token, json: { response, other: ben.id } });
       expect([passed.status, passed.body]).toEqual([200, { match: true, conversation_id: conversationId }]);
@@ -152,7 +153,6 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
       ].sort((a, b) => a.from_user_id - b.from_user_id),
     );
     expect((await api().get(`/api/conversations/${conversationId}/`, { token: ana.token })).status).toBe(200);
-    // Ben stays out of Ana's deck, where a skip would have put him among the skipped.
     const deck = await api().get('/api/users/matching-profiles/', { token: ana.token });
     expect([deck.status, deck.body.results]).toEqual([200, []]);
   });
