@@ -41,9 +41,10 @@ export function EventPage({ code: rawCode }: { code: string }) {
    */
   const [scanNotice, setScanNotice] = useState<string | null>(null);
   const [joining, setJoining] = useState(false);
-  const [here, setHere] = useState(false);
-  /** The event a signed-in visitor is at, when it is another one: Join says first that it leaves it. */
-  const [elsewhere, setElsewhere] = useState<PublicEvent | null>(null);
+  /** The event a signed-in visitor is at: this one, or another, which Join says first that it leaves. */
+  const [at, setAt] = useState<PublicEvent | null>(null);
+  const here = at?.code === code;
+  const elsewhere = here ? null : at;
   const [switching, setSwitching] = useState(false);
   /** Bumped by "Try again": the page's loading (the QR token's exchange first) runs once for each. */
   const [attempt, setAttempt] = useState(0);
@@ -114,10 +115,9 @@ export function EventPage({ code: rawCode }: { code: string }) {
         else unreachable(error);
         return;
       }
-      const at = (await where)?.event ?? null;
-      const isHere = at?.code === code;
-      setHere(isHere);
-      setElsewhere(isHere ? null : at);
+      const visitorAt = (await where)?.event ?? null;
+      const isHere = visitorAt?.code === code;
+      setAt(visitorAt);
       setEvent(found);
       // Scanned at the door while signed in: that was the whole gesture, at another event's door too. A
       // visitor not signed in keeps the pass for the sign-up the page offers.
