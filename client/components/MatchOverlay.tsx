@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
+import { useBackCloses } from '../lib/back-closes';
 import { useT } from '../lib/i18n';
 import { useDeck } from '../stores/deck';
 import { useSession } from '../stores/session';
@@ -14,8 +15,13 @@ export function MatchOverlay() {
   const user = useSession((state) => state.user);
   const box = useRef<HTMLDivElement>(null);
   const shown = Boolean(match);
+  // Back closes it rather than leaving the page under it.
+  useBackCloses(shown, () => {
+    hide();
+    return true;
+  });
   // The keyboard's and the screen reader's place is on its "Send a message" while it shows,
-  // and back where it was after; Escape closes it. Not taken from a text being written (a match made
+  // and back where it was after; Escape closes it, as the back gesture does. Not taken from a text being written (a match made
   // by the other phone's like, while this one writes in a chat): the phone's keyboard stays up.
   useEffect(() => {
     if (!shown) return;

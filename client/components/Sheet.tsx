@@ -1,4 +1,5 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { useBackCloses } from '../lib/back-closes';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 
@@ -9,12 +10,18 @@ const focusables = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>
 /**
  * A modal dialog, shown as a bottom sheet on a phone and a card on a wide screen. Focus goes to the
  * element marked `data-autofocus` (else the first control), stays inside while open (Tab wraps),
- * and returns to what had it when the sheet closes; Escape and a tap outside close it unless `busy`.
+ * and returns to what had it when the sheet closes; Escape, a tap outside and the back gesture
+ * (`useBackCloses`) close it unless `busy`.
  * Hand-written rather than a dialog library: the app's bundle budget has a few KB left, and the
  * native <dialog> has no showModal in jsdom, where its tests run.
  */
 export function Sheet({ labelledBy, onClose, busy = false, children }: { labelledBy: string; onClose: () => void; busy?: boolean; children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
+  useBackCloses(true, () => {
+    if (busy) return false;
+    onClose();
+    return true;
+  });
 
   useEffect(() => {
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;

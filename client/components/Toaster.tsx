@@ -1,17 +1,21 @@
 import { type CSSProperties, useEffect, useRef, useState } from 'react';
-import { Link } from 'wouter';
+import { Link, Router } from 'wouter';
 import { TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
+import { afterOverlays } from '../lib/back-closes';
 import { type Toast, type ToastPosition, toast, useToasts } from '../lib/toast';
 import { useT } from '../lib/i18n';
 import '../toast.css';
 
 const POSITIONS: ToastPosition[] = ['top-right', 'bottom-right'];
 
-/** Top-right, 5000 ms; a toast may ask for another position (register: bottom-right). */
+/**
+ * Top-right, 5000 ms; a toast may ask for another position (register: bottom-right). A toast's link
+ * taken while a sheet is open waits for the sheet's history entry to go (`afterOverlays`).
+ */
 export function Toaster() {
   const toasts = useToasts((state) => state.toasts);
   return (
-    <>
+    <Router aroundNav={afterOverlays}>
       {POSITIONS.map((position) => (
         <div key={position} className={`toasts toasts-${position}`}>
           {toasts
@@ -21,7 +25,7 @@ export function Toaster() {
             ))}
         </div>
       ))}
-    </>
+    </Router>
   );
 }
 

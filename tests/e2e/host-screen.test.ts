@@ -40,7 +40,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     tab = await openPhone(app.browser, { token: organizer.token, language: 'en' });
   }, 120_000);
 
-  it('shows the door alone on the big screen, where a chat message does not pop up', async () => {
+  it('shows the door alone on the big screen, where a chat message does not pop up, until Close or Back', async () => {
     const { page } = tab;
     const event = await makeEvent(app.server, organizer, { name: 'Garden Brunch', join_mode: 'code' });
     await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
@@ -70,6 +70,14 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await big.getByRole('button', { name: en['host.presentClose'] }).click();
     await big.waitFor({ state: 'detached' });
     expect(await page.getByText('Where are you?').count()).toBe(0);
+
+    // The back gesture closes it too, and the host screen stays.
+    await page.getByRole('button', { name: en['host.present'] }).click();
+    await big.locator('.host-qr img').waitFor();
+    await page.goBack();
+    await big.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(`/app/events/${event.id}/host/`);
+    await page.getByRole('button', { name: en['host.present'] }).waitFor();
   });
 
   it('takes the screen\'s wake lock again each time the big screen comes back into view', async () => {

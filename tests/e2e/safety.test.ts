@@ -261,8 +261,9 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     expect(blocks.body.results.map((person: { name: string }) => person.name)).toEqual(['Carl']);
   });
 
-  it("blocks from someone's profile, landing on home", async () => {
+  it("blocks from someone's profile, landing on home; Escape and Back close the confirm step", async () => {
     const { page } = anaTab;
+    await page.goto(`${app.server.url}/app/matches/`);
     await page.goto(`${app.server.url}/app/profiles/${dana.id}`);
     await page.getByRole('heading', { name: /Dana/ }).waitFor();
     await page.getByRole('button', { name: en['safety.menu'] }).click();
@@ -275,6 +276,14 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     expect((await api().get(`/api/users/${dana.id}/profile/`, { token: ana.token })).status).toBe(200);
+    // So does the back gesture, which leaves her on the profile.
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.block'] }).click();
+    await dialog.waitFor();
+    await page.goBack();
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(`/app/profiles/${dana.id}`);
+    await page.getByRole('heading', { name: /Dana/ }).waitFor();
 
     await page.getByRole('button', { name: en['safety.menu'] }).click();
     await page.getByRole('menuitem', { name: en['safety.block'] }).click();
@@ -282,6 +291,9 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.waitForURL('**/app/home/');
     await page.getByText('You blocked Dana.').waitFor();
     expect((await api().get(`/api/users/${dana.id}/profile/`, { token: ana.token })).status).toBe(404);
+    // Home took the profile's place: Back goes to where she was before it, not to the profile or its sheet.
+    await page.goBack();
+    await page.waitForURL('**/app/matches/');
   });
 
   it('says "too many tabs" when the socket is refused for that, and goes live once one closes', async () => {

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { toast } from '../../lib/toast';
-import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
+import { afterOverlays } from '../../lib/back-closes';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
@@ -94,39 +95,42 @@ export function AppRoot() {
   // Until the user is known, only the pages an incomplete profile may see are safe to show.
   const waiting = user === undefined && !allowedWithIncompleteProfile(location);
 
+  // Its own router for the pages' navigations: they wait for a sheet's history entry to go (`afterOverlays`).
   return (
-    <AppShell>
-      {waiting ? (
-        <Loading />
-      ) : (
-        <Suspense fallback={<Loading />}>
-          <Switch>
-            <Route path={/^\/app\/home\/?$/} component={Home} />
-            <Route path={/^\/app\/matches\/?$/} component={Matches} />
-            <Route path={/^\/app\/likes\/?$/} component={Likes} />
-            <Route path={/^\/app\/chat\/(?<id>\d+)\/?$/}>{(params) => <Chat key={params.id} id={Number(params.id)} />}</Route>
-            <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
-            <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
-            <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
-            <Route path={/^\/app\/events\/?$/} component={Events} />
-            <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
-            <Route path={/^\/app\/events\/(?<id>\d+)\/edit\/?$/}>{(params) => <EditEvent key={params.id} id={Number(params.id)} />}</Route>
-            <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
-            <Route path={/^\/app\/settings\/?$/} component={Settings} />
-            <Route path={/^\/app\/admin\/?$/} component={Admin} />
-            <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
-              {(params) => <TestCheckout key={params.id} id={params.id!} />}
-            </Route>
-            <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
-            <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
-            <Route path={/^\/app\/settings\/ended\/?$/} component={EndedChats} />
-            <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
-            <Route>
-              <Redirect to="/app/home/" replace />
-            </Route>
-          </Switch>
-        </Suspense>
-      )}
-    </AppShell>
+    <Router aroundNav={afterOverlays}>
+      <AppShell>
+        {waiting ? (
+          <Loading />
+        ) : (
+          <Suspense fallback={<Loading />}>
+            <Switch>
+              <Route path={/^\/app\/home\/?$/} component={Home} />
+              <Route path={/^\/app\/matches\/?$/} component={Matches} />
+              <Route path={/^\/app\/likes\/?$/} component={Likes} />
+              <Route path={/^\/app\/chat\/(?<id>\d+)\/?$/}>{(params) => <Chat key={params.id} id={Number(params.id)} />}</Route>
+              <Route path={/^\/app\/profiles\/(?<id>\d+)\/?$/}>{(params) => <ProfileView key={params.id} id={Number(params.id)} />}</Route>
+              <Route path={/^\/app\/profile\/?$/} component={EditProfile} />
+              <Route path={/^\/app\/subscribe\/?$/} component={Subscribe} />
+              <Route path={/^\/app\/events\/?$/} component={Events} />
+              <Route path={/^\/app\/events\/new\/?$/} component={NewEvent} />
+              <Route path={/^\/app\/events\/(?<id>\d+)\/edit\/?$/}>{(params) => <EditEvent key={params.id} id={Number(params.id)} />}</Route>
+              <Route path={/^\/app\/events\/(?<id>\d+)\/host\/?$/}>{(params) => <HostScreen key={params.id} id={Number(params.id)} />}</Route>
+              <Route path={/^\/app\/settings\/?$/} component={Settings} />
+              <Route path={/^\/app\/admin\/?$/} component={Admin} />
+              <Route path={/^\/app\/subscribe\/test-checkout\/(?<id>cs_local_[\w-]+)\/?$/}>
+                {(params) => <TestCheckout key={params.id} id={params.id!} />}
+              </Route>
+              <Route path={/^\/app\/subscribe\/test-portal\/?$/} component={TestPortal} />
+              <Route path={/^\/app\/settings\/blocked\/?$/} component={Blocked} />
+              <Route path={/^\/app\/settings\/ended\/?$/} component={EndedChats} />
+              <Route path={/^\/app\/moderation(\/.*)?$/}>{() => (user?.is_moderator ? <Moderation /> : <Redirect to="/app/home/" replace />)}</Route>
+              <Route>
+                <Redirect to="/app/home/" replace />
+              </Route>
+            </Switch>
+          </Suspense>
+        )}
+      </AppShell>
+    </Router>
   );
 }

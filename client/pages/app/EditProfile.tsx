@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import { goBack, useBackCloses } from '../../lib/back-closes';
 import { revealFirstError } from '../../lib/reveal-error';
 import { toast } from '../../lib/toast';
 import { DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS } from '../../../shared/constants';
@@ -63,9 +64,7 @@ export function toInput(form: Form): ProfileInput {
   };
 }
 
-/** The mark of the history entry pushed while the form holds changes (see `EditProfile`). */
-const GUARD = 'eventmatchProfileGuard';
-/** `leavingTo` for the back gesture or button: the guard entry is gone, one more step back leaves. */
+/** `leavingTo` for the back gesture or button: the guard's entry is gone, one more step back leaves. */
 const BACK = Symbol('back');
 /** Whether the form holds other values than the profile's. */
 const changed = (form: Form, profile: OwnProfile) => JSON.stringify(toInput(form)) !== JSON.stringify(toInput(toForm(profile)));
@@ -84,15 +83,6 @@ export function EditProfile() {
   const [uploading, setUploading] = useState(false);
   /** Where a tap on a link, or the back gesture, would have gone while the form held changes: the discard step asks first. */
   const [leavingTo, setLeavingTo] = useState<string | typeof BACK | null>(null);
-  /** Whether the guard entry is on top of the history (pushed by this page, not yet gone back over). */
-  const guarded = useRef(false);
-  /** The `popstate`s this page causes itself (going back over its guard entry), not the user's back. */
-  const ownBacks = useRef(0);
-  /**
-   * The deck, after a first save, once the guard entry is gone: going there before the guard's own
-   * step back would let that step bring the form back.
-   */
-  const afterGuard = useRef<(() => void) | null>(null);
   /** The "upload a photo" toast still up: a photo added takes it away. */
   const photoToast = useRef<number | null>(null);
   const formElement = useRef<HTMLFormElement>(null);
@@ -168,36 +158,14 @@ export function EditProfile() {
     };
   }, [dirty]);
   // Leaving by the phone's back gesture or button (or the browser's): the app's router would go at
-  // once. While the form holds changes, an entry of the same address lies on top of the history (the
-  // guard): going back lands on the one under it (no route change) and asks; staying puts it back.
-  useEffect(() => {
-    const onPopState = () => {
-      if (ownBacks.current > 0) {
-        ownBacks.current -= 1;
-        if (ownBacks.current === 0) afterGuard.current?.();
-        afterGuard.current = null;
-        return;
-      }
-      if (!guarded.current) return;
-      guarded.current = false;
-      setLeavingTo(BACK);
-    };
-    window.addEventListener('popstate', onPopState);
-    return () => window.removeEventListener('popstate', onPopState);
-  }, []);
-  // The guard entry: pushed when the form first holds changes (after a keystroke or a tap, which lets
-  // the browser's back stop at it), gone back over when it holds none again (saved, or undone), so that
-  // no entry of it stays behind. Not on leaving the page: that would go back from the next page.
-  useEffect(() => {
-    if (dirty && !guarded.current && leavingTo !== BACK) {
-      window.history.pushState({ ...(window.history.state as object | null), [GUARD]: true }, '');
-      guarded.current = true;
-    } else if (!dirty && guarded.current) {
-      guarded.current = false;
-      ownBacks.current += 1;
-      window.history.back();
-    }
-  }, [dirty, leavingTo]);
+  // once. While the form holds changes, the page is guarded as an overlay is (`useBackCloses`): an
+  // entry of the same address lies on top of the history, going back over it asks, and staying puts
+  // it back. Gone back over when the form holds no changes again (saved, or undone), so that no entry
+  // of it stays behind; a link followed goes back over it first (the routers' `aroundNav`).
+  useBackCloses(dirty && leavingTo !== BACK, () => {
+    setLeavingTo(BACK);
+    return true;
+  });
 
   if (!form && loadFailed) return <Offline text={t(loadFailed === 'offline' ? 'profile.offline' : 'error.generic')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
@@ -228,12 +196,8 @@ export function EditProfile() {
       toast.success(t('profile.saved'));
       // Completed for the first time: on to the deck, which is what it was for (in the form's place:
       // Back does not lead to it again). A pending check-in takes them there itself (AppRoot).
-      if (incomplete) {
-        const toDeck = () => navigate('/app/home/', { replace: true });
-        // The form held changes: its guard entry goes first (the guard's effect, as the form re-reads).
-        if (guarded.current || ownBacks.current > 0) afterGuard.current = toDeck;
-        else toDeck();
-      }
+      // The guard's entry goes first: the navigation waits for its step back (`afterOverlays`).
+      if (incomplete) navigate('/app/home/', { replace: true });
     } catch (error) {
       if (error instanceof ValidationError) {
         // The server wrote them in the reader's language (api.ts sends it).
@@ -350,17 +314,15 @@ export function EditProfile() {
           cancelLabel={t('profile.keepEditing')}
           onConfirm={() => {
             if (leavingTo === BACK) {
-              // The guard entry is gone already: one more step back is where the user was going. The
+              // The guard's entry is gone already: one more step back is where the user was going. The
               // changes go first, in case there is no step back (the app opened on this page).
               setLeavingTo(null);
               if (profile) setForm(toForm(profile));
-              window.history.back();
+              goBack();
               return;
             }
-            // In place of the guard entry: back from there comes here, once.
-            const replace = guarded.current;
-            guarded.current = false;
-            navigate(leavingTo, { replace });
+            // Made once the guard's and this sheet's entries are gone back over: back from there comes here, once.
+            navigate(leavingTo);
           }}
           onClose={() => setLeavingTo(null)}
         >

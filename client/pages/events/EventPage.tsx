@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Link, useLocation, useSearch } from 'wouter';
+import { Link, Router, useLocation, useSearch } from 'wouter';
+import { afterOverlays } from '../../lib/back-closes';
 import { JOIN_PASS_MINUTES } from '../../../shared/constants';
 import { normalizeEventCode } from '../../../shared/event-code';
 import type { PublicEvent } from '../../../shared/schemas/events';
@@ -22,9 +23,18 @@ const COUNT_REFRESH_MS = 30_000;
 /**
  * `/e/<code>`: the event's public page. With `?t=` (the QR at the door), its first act,
  * before any login, is to exchange the token for a join pass, kept through registration, login and
- * profile completion; a signed-in guest is checked in at once and taken to the event's deck.
+ * profile completion; a signed-in guest is checked in at once and taken to the event's deck. In a
+ * router of its own: its navigations wait for a sheet's history entry to go (`afterOverlays`).
  */
-export function EventPage({ code: rawCode }: { code: string }) {
+export function EventPage({ code }: { code: string }) {
+  return (
+    <Router aroundNav={afterOverlays}>
+      <EventPageBody code={code} />
+    </Router>
+  );
+}
+
+function EventPageBody({ code: rawCode }: { code: string }) {
   useMessages(eventsMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);

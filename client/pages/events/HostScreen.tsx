@@ -7,6 +7,7 @@ import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
 import { ConfirmSheet, Sheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
+import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -77,11 +78,16 @@ function DoorCode({ event, qr, size }: { event: OrganizerEvent; qr: EventQr | nu
 /**
  * The door's QR and count alone, filling a projector or a phone held up to the queue: full screen
  * where the browser allows it, and above everything else of the app either way (no toast of a chat
- * message shows over it). The screen is kept awake while it shows.
+ * message shows over it). The screen is kept awake while it shows. Escape, leaving full screen and
+ * the back gesture close it.
  */
 function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; onClose: () => void }) {
   const t = useT();
   const box = useRef<HTMLDivElement>(null);
+  useBackCloses(true, () => {
+    onClose();
+    return true;
+  });
   useEffect(() => {
     const element = box.current;
     let wakeLock: WakeLockSentinel | null = null;

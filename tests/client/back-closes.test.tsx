@@ -1,0 +1,142 @@
+// @vitest-environment jsdom
+/**
+ * The back gesture closes a sheet rather than leaving the page under it, and a sheet closed any other
+ * way leaves no history entry behind: the page's history is as if no sheet had opened. Real sheets, a
+ * real router (wouter's, on the document's own history), jsdom's history with its `popstate`s.
+ */
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { useState } from 'react';
+import { Route, Router, Switch, useLocation } from 'wouter';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfirmSheet } from '../../client/components/Sheet';
+import { afterOverlays } from '../../client/lib/back-closes';
+import { initLanguage } from '../../client/lib/i18n';
+
+/** A page with a sheet: "Go" leads elsewhere from inside it (as a block leaves the chat), "Hold" is busy forever. */
+function Page() {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [, navigate] = useLocation();
+  return (
+    <main>
+      <h1>Page</h1>
+      <button type="button" onClick={() => setOpen(true)}>
+        Open
+      </button>
+      {open && (
+        <ConfirmSheet title="Sure?" error={null} busy={busy} confirmLabel="Go" cancelLabel="Cancel" onConfirm={() => navigate('/next/')} onClose={() => setOpen(false)}>
+          <button type="button" onClick={() => setBusy(true)}>
+            Hold
+          </button>
+        </ConfirmSheet>
+      )}
+    </main>
+  );
+}
+
+function App() {
+  return (
+    <Router aroundNav={afterOverlays}>
+      <Switch>
+        <Route path="/page/" component={Page} />
+        <Route path="/next/">
+          <h1>Next</h1>
+        </Route>
+      </Switch>
+    </Router>
+  );
+}
+
+/** The browser's Back, and its `popstate` handled. */
+async function back() {
+  const before = window.history.state as unknown;
+  window.history.back();
+  await waitFor(() => expect(window.history.state).not.toBe(before));
+}
+
+const sheet = () => screen.queryByRole('dialog');
+const heading = () => screen.getByRole('heading', { level: 1 }).textContent;
+/** The overlay's key in the history's current entry, if it is an overlay's. */
+const overlayKey = () => (window.history.state as { overlay?: string } | null)?.overlay;
+const marked = () => overlayKey() !== undefined;
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  // Two entries: somewhere before, then the page.
+  window.history.replaceState({ at: 'before' }, '', '/before/');
+  window.history.pushState({ at: 'page' }, '', '/page/');
+  render(<App />);
+});
+afterEach(async () => {
+  cleanup();
+  // A sheet still open goes back over its entry as it closes.
+  await waitFor(() => expect(marked()).toBe(false));
+  localStorage.clear();
+});
+
+async function openSheet() {
+  fireEvent.click(screen.getByRole('button', { name: 'Open' }));
+  await waitFor(() => expect(marked()).toBe(true));
+  expect(sheet()).not.toBeNull();
+}
+
+describe('a sheet and the back gesture', () => {
+  it('Back closes the sheet and stays on the page; the next Back leaves it', async () => {
+    await openSheet();
+    await back();
+    expect(sheet()).toBeNull();
+    expect(window.location.pathname).toBe('/page/');
+    expect(window.history.state).toEqual({ at: 'page' });
+    await back();
+    expect(window.location.pathname).toBe('/before/');
+  });
+
+  it('Cancel closes it and takes its entry with it: one Back still leaves the page', async () => {
+    await openSheet();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(sheet()).toBeNull();
+    await waitFor(() => expect(window.history.state).toEqual({ at: 'page' }));
+    await back();
+    expect(window.location.pathname).toBe('/before/');
+  });
+
+  it('a sheet whose action runs stays open on Back, with its entry back on top', async () => {
+    await openSheet();
+    fireEvent.click(screen.getByRole('button', { name: 'Hold' }));
+    await back();
+    expect(sheet()).not.toBeNull();
+    expect(window.location.pathname).toBe('/page/');
+    expect(marked()).toBe(true);
+  });
+
+  it('a navigation from inside the sheet goes where it would without the sheet: Back from there is the page, with no sheet', async () => {
+    await openSheet();
+    fireEvent.click(screen.getByRole('button', { name: 'Go' }));
+    await waitFor(() => expect(heading()).toBe('Next'));
+    expect(window.location.pathname).toBe('/next/');
+    await back();
+    expect(heading()).toBe('Page');
+    expect(window.history.state).toEqual({ at: 'page' });
+    expect(sheet()).toBeNull();
+    await back();
+    expect(window.location.pathname).toBe('/before/');
+  });
+
+  it('a sheet opened as another closes gets the top entry: Back closes it, and the page stays', async () => {
+    await openSheet();
+    const first = overlayKey();
+    // Closed and opened again in one go: its step back is still on its way when the new one pushes.
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Open' }));
+    await waitFor(() => {
+      expect(marked()).toBe(true);
+      expect(overlayKey()).not.toBe(first);
+    });
+    expect(sheet()).not.toBeNull();
+    await back();
+    expect(sheet()).toBeNull();
+    expect(window.history.state).toEqual({ at: 'page' });
+    expect(window.location.pathname).toBe('/page/');
+  });
+});
