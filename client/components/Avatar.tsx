@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { generatedAvatar } from '../lib/avatar';
+import { thumbnail } from '../lib/photos';
 
 /**
  * The `src` for someone's photo: the photo, or initials on a colour made from the name when there is
@@ -11,9 +12,9 @@ export function usePhotoOrAvatar(name: string, image: string | null | undefined)
   return { src: photo ?? generatedAvatar(name), onError: () => photo && setBroken(photo) };
 }
 
-/** A photo, or initials on a colour made from the name when there is none. */
+/** A photo, or initials on a colour made from the name when there is none; the photo's thumbnail. */
 export function Avatar({ name, image, size = 48, className = '' }: { name: string; image: string | null | undefined; size?: number; className?: string }) {
-  const { src, onError } = usePhotoOrAvatar(name, image);
+  const { src, onError } = usePhotoOrAvatar(name, image && thumbnail(image));
   return (
     <img
       className={`avatar ${className}`}

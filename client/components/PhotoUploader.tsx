@@ -4,7 +4,7 @@ import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
-import { appendPhotos, makePrimary, removePhoto, selectPhotoFiles } from '../lib/photos';
+import { appendPhotos, makePrimary, removePhoto, selectPhotoFiles, thumbnail } from '../lib/photos';
 import { StarIcon } from './AppIcons';
 import { CloseIcon } from './Icons';
 
@@ -68,7 +68,7 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
       <ul className="photo-grid" data-testid="photo-grid" style={{ gridTemplateColumns: `repeat(${PHOTO_GRID_COLUMNS}, minmax(0, 1fr))` }}>
         {photos.map((url, index) => (
           <li key={url} className="photo-slot">
-            <img src={url} alt="" />
+            <img src={thumbnail(url)} alt="" />
             {index === 0 ? (
               <span className="photo-primary">{t('profile.primary')}</span>
             ) : (

@@ -1,5 +1,11 @@
 import { MAX_PHOTOS } from '../../shared/constants';
 
+/**
+ * A photo of ours (`/media/<key>`) made small by the server, for an avatar or a tile: a few KB where
+ * the photo is a few hundred. Any other address (a preview not yet uploaded) as it is.
+ */
+export const thumbnail = (image: string) => (image.startsWith('/media/') ? `${image}?size=thumb` : image);
+
 /** Added photos are appended and cut to the maximum. */
 export function appendPhotos(current: readonly string[], added: readonly string[], max = MAX_PHOTOS): string[] {
   return [...current, ...added].slice(0, max);

@@ -10,14 +10,15 @@ describe('<Avatar>', () => {
   it('shows the photo, and the generated avatar once the photo fails to load (its owner removed it)', () => {
     const { container, rerender } = render(<Avatar name="Ana Gil" image="/media/removed-photo-key-01.webp" />);
     const img = () => container.querySelector('img')!;
-    expect(img().getAttribute('src')).toBe('/media/removed-photo-key-01.webp');
+    // The server's thumbnail of it: an avatar needs a few KB, not the photo.
+    expect(img().getAttribute('src')).toBe('/media/removed-photo-key-01.webp?size=thumb');
 
     fireEvent.error(img());
     expect(img().getAttribute('src')).toBe(generatedAvatar('Ana Gil'));
 
     // A new photo is tried again.
     rerender(<Avatar name="Ana Gil" image="/media/new-photo-key-0001.webp" />);
-    expect(img().getAttribute('src')).toBe('/media/new-photo-key-0001.webp');
+    expect(img().getAttribute('src')).toBe('/media/new-photo-key-0001.webp?size=thumb');
   });
 
   it('shows the generated avatar when there is no photo', () => {

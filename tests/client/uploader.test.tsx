@@ -68,7 +68,8 @@ describe('<PhotoUploader>', () => {
     expect(screen.queryByTestId('photo-input')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Remove photo 2' }));
     const images = [...screen.getByTestId('photo-grid').querySelectorAll('img')].map((img) => img.getAttribute('src'));
-    expect(images).toEqual(urls(6).filter((url) => url !== '/media/p2.webp'));
+    // Tiles show the server's thumbnails.
+    expect(images).toEqual(urls(6).filter((url) => url !== '/media/p2.webp').map((url) => `${url}?size=thumb`));
     expect(screen.getByTestId('photo-input')).toBeTruthy();
   });
 
@@ -77,9 +78,9 @@ describe('<PhotoUploader>', () => {
     expect(screen.queryByRole('button', { name: 'Make photo 1 the primary one' })).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Make photo 3 the primary one' }));
     const images = [...screen.getByTestId('photo-grid').querySelectorAll('img')].map((img) => img.getAttribute('src'));
-    expect(images).toEqual(['/media/p3.webp', '/media/p1.webp', '/media/p2.webp', '/media/p4.webp']);
+    expect(images).toEqual(['/media/p3.webp', '/media/p1.webp', '/media/p2.webp', '/media/p4.webp'].map((url) => `${url}?size=thumb`));
     // The badge stays on the first slot, now the chosen photo's.
-    expect(screen.getByText('Primary').closest('li')!.querySelector('img')!.getAttribute('src')).toBe('/media/p3.webp');
+    expect(screen.getByText('Primary').closest('li')!.querySelector('img')!.getAttribute('src')).toBe('/media/p3.webp?size=thumb');
     expect(screen.getAllByRole('button', { name: /the primary one$/ })).toHaveLength(3);
   });
 });

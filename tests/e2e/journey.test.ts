@@ -172,9 +172,12 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     // A second photo, made the primary one with its star: saved first, the first one second.
     await page.getByTestId('photo-input').setInputFiles({ name: 'me-2.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#2563eb' }) });
     await expect.poll(() => page.getByTestId('photo-grid').locator('img[src^="/media/"]').count()).toBe(2);
-    const second = await page.getByTestId('photo-grid').locator('img[src^="/media/"]').nth(1).getAttribute('src');
+    // A tile shows the photo's thumbnail (`?size=thumb`); the profile keeps the photo's own address.
+    const secondTile = await page.getByTestId('photo-grid').locator('img[src^="/media/"]').nth(1).getAttribute('src');
+    expect(secondTile).toMatch(/^\/media\/[\w-]+\.webp\?size=thumb$/);
+    const second = secondTile!.replace('?size=thumb', '');
     await page.getByRole('button', { name: es['profile.makePrimary'].replace('{n}', '2') }).click();
-    expect(await page.getByTestId('photo-grid').locator('img').first().getAttribute('src')).toBe(second);
+    expect(await page.getByTestId('photo-grid').locator('img').first().getAttribute('src')).toBe(secondTile);
     await page.getByRole('button', { name: es['profile.save'] }).click();
     // The first save's toast may still be up: wait for what the server keeps, not for a toast.
     await expect.poll(async () => {

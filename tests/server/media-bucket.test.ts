@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
+import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { profiles, uploads } from '../../server/db/schema';
 import { ORPHAN_GRACE_MS } from '../../server/features/media/orphans';
@@ -83,6 +84,16 @@ describe('photos in an S3-compatible bucket', () => {
     expect(revalidated.status).toBe(304);
     expect(s3.requests).toEqual([`HEAD media/${keyOf(uploaded.body.url)}`]);
     expect((await fetch(`${server.url}${uploaded.body.url}`, { method: 'HEAD' })).status).toBe(200);
+
+    // Its thumbnail is made from the bucket's copy once; asked again, only the photo's presence is.
+    s3.requests.length = 0;
+    const thumb = await fetch(`${server.url}${uploaded.body.url}?size=thumb`);
+    expect([thumb.status, thumb.headers.get('content-type')]).toEqual([200, 'image/webp']);
+    const bytes = Buffer.from(await thumb.arrayBuffer());
+    expect((await fetch(`${server.url}${uploaded.body.url}?size=thumb`)).status).toBe(200);
+    const key = keyOf(uploaded.body.url);
+    expect(s3.requests).toEqual([`HEAD media/${key}`, `GET media/${key}`, `HEAD media/${key}`]);
+    expect((await sharp(bytes).metadata()).format).toBe('webp');
   });
 
   it('takes a replaced photo out of the bucket, and /media/ stops serving it at once', async () => {
@@ -101,6 +112,8 @@ describe('photos in an S3-compatible bucket', () => {
       const gone = await api().get(before, { headers });
       expect([gone.status, gone.body]).toEqual([404, { detail: 'Not found.' }]);
     }
+    const thumb = await api().get(`${before}?size=thumb`);
+    expect([thumb.status, thumb.body]).toEqual([404, { detail: 'Not found.' }]);
   });
 
   it('sweeps uploads no profile took up from the bucket, and keeps the ones shown', async () => {

@@ -247,6 +247,54 @@ describe.each(backends)('uploads on %s', (backend) => {
       const tiny = await sharp((await fetchStored(small.body.url)).bytes).metadata();
       expect([tiny.width, tiny.height]).toEqual([30, 20]);
     });
+
+    /** A photo with detail in it (noise), which does not shrink to nothing as a flat colour would. */
+    const detailedPhoto = (width: number, height: number) =>
+      sharp({ create: { width, height, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+        .jpeg()
+        .toBuffer();
+
+    it('serves a thumbnail for avatars: its shorter side 320 px, a fraction of the bytes, its own ETag', async () => {
+      const uploaded = await send(await detailedPhoto(3000, 4000), 'portrait.jpg', 'image/jpeg');
+      expect(uploaded.status).toBe(201);
+      const full = await fetchStored(uploaded.body.url);
+      const thumb = await fetchStored(`${uploaded.body.url}?size=thumb`);
+      expect(thumb.response.headers.get('content-type')).toBe('image/webp');
+      expect(thumb.response.headers.get('cache-control')).toBe('public, max-age=3600, must-revalidate');
+      const metadata = await sharp(thumb.bytes).metadata();
+      expect([metadata.format, metadata.width, metadata.height]).toEqual(['webp', 320, 427]);
+      expect(thumb.bytes.length).toBeLessThan(full.bytes.length / 5);
+      // A copy of its own in caches: its ETag is not the photo's, and it revalidates to a 304.
+      const etag = thumb.response.headers.get('etag')!;
+      expect(etag).not.toBe(full.response.headers.get('etag'));
+      const again = await fetch(`${server.url}${uploaded.body.url}?size=thumb`, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      // Asked again, it is the same bytes (kept, not made anew differently).
+      expect((await fetchStored(`${uploaded.body.url}?size=thumb`)).bytes.equals(thumb.bytes)).toBe(true);
+
+      // A small photo's thumbnail is not enlarged.
+      const small = await send(await imageBytes('png', { width: 30, height: 20 }), 'small.png', 'image/png');
+      const tiny = await sharp((await fetchStored(`${small.body.url}?size=thumb`)).bytes).metadata();
+      expect([tiny.width, tiny.height]).toEqual([30, 20]);
+    });
+
+    it('stops serving a thumbnail the moment its photo is deleted, though one was made', async () => {
+      const uploaded = await send(await detailedPhoto(800, 600), 'gone.jpg', 'image/jpeg');
+      const thumb = await fetchStored(`${uploaded.body.url}?size=thumb`);
+      await server.app.media.remove(uploaded.body.url.slice('/media/'.length));
+      const after = await fetch(`${server.url}${uploaded.body.url}?size=thumb`);
+      expect(after.status).toBe(404);
+      expect(await after.json()).toEqual({ detail: 'Not found.' });
+      const revalidated = await fetch(`${server.url}${uploaded.body.url}?size=thumb`, { headers: { 'if-none-match': thumb.response.headers.get('etag')! } });
+      expect(revalidated.status).toBe(404);
+    });
+
+    it('refuses a size it does not make with a 400 that names the field', async () => {
+      const uploaded = await send(await imageBytes('png'), 'x.png', 'image/png');
+      const response = await fetch(`${server.url}${uploaded.body.url}?size=huge`, { headers: { 'accept-language': 'en' } });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ size: [expect.any(String)] });
+    });
   });
 
   it.each([

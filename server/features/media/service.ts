@@ -50,6 +50,21 @@ export async function processImage(input: Buffer, field = 'file') {
 
 export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
 
+/** A thumbnail's shorter side, at most: a 96-pixel avatar on a screen of three pixels to the point, cropped round. */
+export const THUMBNAIL_SIDE = 320;
+
+/**
+ * A stored photo made small for an avatar or a tile (`GET /media/<key>?size=thumb`): a list of
+ * matches on a party's network loads a few KB a face, not the whole photo. Its shorter side is
+ * `THUMBNAIL_SIDE` (the avatar crops it), never enlarged.
+ */
+export async function thumbnailOf(photo: Buffer): Promise<Buffer> {
+  return sharp(photo)
+    .resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'outside', withoutEnlargement: true })
+    .webp({ quality: 75 })
+    .toBuffer();
+}
+
 /**
  * Store an already processed image for its owner; returns its key. The file is written first, so that a
  * row never names a missing file; a row that cannot be written takes its file with it.
