@@ -48,16 +48,33 @@ function enqueue(step: () => void | Promise<void>): void {
     });
 }
 
-function back(): Promise<void> {
+/**
+ * How long a back of this module's may take to land before the queue goes on without it: one that
+ * never lands (the page going away meanwhile) must not hold every later navigation.
+ */
+const BACK_LANDS_WITHIN_MS = 3000;
+
+/** One step back; whether it landed. */
+function back(): Promise<boolean> {
   return new Promise((resolve) => {
-    ownBacks.push(resolve);
+    const landed = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      ownBacks.splice(ownBacks.indexOf(landed), 1);
+      resolve(false);
+    }, BACK_LANDS_WITHIN_MS);
+    ownBacks.push(landed);
     window.history.back();
   });
 }
 
 /** Back over this document's overlay entries on top of the history, those of overlays still open too when `all`. */
 async function backOverEntries(all: boolean) {
-  for (let key = currentKey(); isOurs(key) && (all || !open.some((overlay) => overlay.key === key)); key = currentKey()) await back();
+  for (let key = currentKey(); isOurs(key) && (all || !open.some((overlay) => overlay.key === key)); key = currentKey()) {
+    if (!(await back())) return;
+  }
 }
 
 function push(overlay: Overlay) {

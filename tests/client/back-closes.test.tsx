@@ -7,7 +7,7 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { Route, Router, Switch, useLocation } from 'wouter';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfirmSheet } from '../../client/components/Sheet';
 import { afterOverlays } from '../../client/lib/back-closes';
 import { initLanguage } from '../../client/lib/i18n';
@@ -121,6 +121,19 @@ describe('a sheet and the back gesture', () => {
     expect(sheet()).toBeNull();
     await back();
     expect(window.location.pathname).toBe('/before/');
+  });
+
+  it('a step back that never lands (the page going away) holds a navigation a few seconds, not for good', { timeout: 10_000 }, async () => {
+    await openSheet();
+    const back = vi.spyOn(window.history, 'back').mockImplementation(() => {});
+    try {
+      fireEvent.click(screen.getByRole('button', { name: 'Go' }));
+      await waitFor(() => expect(back).toHaveBeenCalledOnce());
+      expect(heading()).toBe('Page');
+      await waitFor(() => expect(heading()).toBe('Next'), { timeout: 5000 });
+    } finally {
+      back.mockRestore();
+    }
   });
 
   it('a sheet opened as another closes gets the top entry: Back closes it, and the page stays', async () => {
