@@ -1,5 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
+import { useBackCloses } from '../lib/back-closes';
 
 export interface MenuItem {
   key: string;
@@ -12,7 +13,7 @@ export interface MenuItem {
 
 /**
  * A button that opens a small menu (WAI-ARIA menu button): the first item takes focus, arrows move,
- * Escape closes and gives focus back to the button; a tap outside or Tab closes it.
+ * Escape closes and gives focus back to the button; a tap outside, Tab or the back gesture closes it.
  */
 export function Menu({
   label,
@@ -31,6 +32,10 @@ export function Menu({
   const id = useId();
   const root = useRef<HTMLDivElement>(null);
   const trigger = useRef<HTMLButtonElement>(null);
+  useBackCloses(open, () => {
+    setOpen(false);
+    return true;
+  });
 
   useEffect(() => {
     if (!open) return;

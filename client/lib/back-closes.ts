@@ -2,8 +2,8 @@ import { useEffect, useRef } from 'react';
 import type { AroundNavHandler } from 'wouter';
 
 /**
- * The phone's back gesture closes what is open over the page (a sheet, the match overlay, the door
- * screen) rather than leaving the page under it, as a phone's own apps do.
+ * The phone's back gesture closes what is open over the page (a sheet, a menu, the match overlay,
+ * the door screen) rather than leaving the page under it, as a phone's own apps do.
  *
  * While one is open, an entry of the same address lies on top of the history (its state marked with
  * the overlay's key): going back over it closes the overlay. Closed any other way (Cancel, Escape, its

@@ -8,11 +8,15 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { useState } from 'react';
 import { Route, Router, Switch, useLocation } from 'wouter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Menu } from '../../client/components/Menu';
 import { ConfirmSheet } from '../../client/components/Sheet';
 import { afterOverlays } from '../../client/lib/back-closes';
 import { initLanguage } from '../../client/lib/i18n';
 
-/** A page with a sheet: "Go" leads elsewhere from inside it (as a block leaves the chat), "Hold" is busy forever. */
+/**
+ * A page with a sheet, opened by a button or from a menu: "Go" leads elsewhere from inside it (as a
+ * block leaves the chat), "Hold" is busy forever.
+ */
 function Page() {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -23,6 +27,7 @@ function Page() {
       <button type="button" onClick={() => setOpen(true)}>
         Open
       </button>
+      <Menu label="More" button="⋯" items={[{ key: 'sheet', label: 'Open from the menu', onSelect: () => setOpen(true) }]} />
       {open && (
         <ConfirmSheet title="Sure?" error={null} busy={busy} confirmLabel="Go" cancelLabel="Cancel" onConfirm={() => navigate('/next/')} onClose={() => setOpen(false)}>
           <button type="button" onClick={() => setBusy(true)}>
@@ -147,6 +152,31 @@ describe('a sheet and the back gesture', () => {
       expect(overlayKey()).not.toBe(first);
     });
     expect(sheet()).not.toBeNull();
+    await back();
+    expect(sheet()).toBeNull();
+    expect(window.history.state).toEqual({ at: 'page' });
+    expect(window.location.pathname).toBe('/page/');
+  });
+
+  it('Back closes an open menu, and the page stays', async () => {
+    fireEvent.click(screen.getByRole('button', { name: 'More' }));
+    await waitFor(() => expect(marked()).toBe(true));
+    expect(screen.queryByRole('menu')).not.toBeNull();
+    await back();
+    expect(screen.queryByRole('menu')).toBeNull();
+    expect(window.history.state).toEqual({ at: 'page' });
+  });
+
+  it("a menu item that opens a sheet: the menu's entry goes, the sheet's is on top, and Back closes the sheet", async () => {
+    fireEvent.click(screen.getByRole('button', { name: 'More' }));
+    await waitFor(() => expect(marked()).toBe(true));
+    const menus = overlayKey();
+    fireEvent.click(screen.getByRole('menuitem', { name: 'Open from the menu' }));
+    expect(sheet()).not.toBeNull();
+    await waitFor(() => {
+      expect(marked()).toBe(true);
+      expect(overlayKey()).not.toBe(menus);
+    });
     await back();
     expect(sheet()).toBeNull();
     expect(window.history.state).toEqual({ at: 'page' });
