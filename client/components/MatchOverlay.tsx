@@ -21,8 +21,9 @@ export function MatchOverlay() {
     return true;
   });
   // The keyboard's and the screen reader's place is on its "Send a message" while it shows,
-  // and back where it was after; Escape closes it, as the back gesture does. Not taken from a text being written (a match made
-  // by the other phone's like, while this one writes in a chat): the phone's keyboard stays up.
+  // and back where it was after; Escape closes it, as the back gesture does. Not taken from a text
+  // being written (a match made by the other phone's like, while this one writes in a chat): the
+  // phone's keyboard stays up.
   useEffect(() => {
     if (!shown) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;

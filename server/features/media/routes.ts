@@ -1,8 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { LRUCache } from 'lru-cache';
+import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { MediaFile, MediaNotModified, MediaParams, MediaQuery, UploadForm, UploadResponse } from '../../../shared/schemas/users';
 import { documentedBody } from '../../plugins/api-docs';
 import { ApiError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
