@@ -1,10 +1,13 @@
 import { MAX_PHOTOS } from '../../shared/constants';
+import type { PhotoSize } from '../../shared/schemas/users';
 
 /**
- * A photo of ours (`/media/<key>`) made small by the server, for an avatar or a tile: a few KB where
- * the photo is a few hundred. Any other address (a preview not yet uploaded) as it is.
+ * A photo of ours (`/media/<key>`) in a smaller copy the server makes: `thumb` for an avatar or a
+ * tile, a few KB where the photo is a few hundred; `card` for a grid of cards. Any other address (a
+ * preview not yet uploaded) as it is.
  */
-export const thumbnail = (image: string) => (image.startsWith('/media/') ? `${image}?size=thumb` : image);
+export const photoOfSize = (image: string, size: PhotoSize) => (image.startsWith('/media/') ? `${image}?size=${size}` : image);
+export const thumbnail = (image: string) => photoOfSize(image, 'thumb');
 
 /** Added photos are appended and cut to the maximum. */
 export function appendPhotos(current: readonly string[], added: readonly string[], max = MAX_PHOTOS): string[] {

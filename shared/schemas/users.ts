@@ -160,7 +160,14 @@ export type UploadResponse = z.infer<typeof UploadResponse>;
 
 /** `GET /media/<key>`: a stored photo, by the key in the URL an upload answered with. */
 export const MediaParams = z.object({ key: z.string().max(100) });
-/** `thumb`: the photo made small, for an avatar or a tile (its shorter side 320 pixels at most). */
-export const MediaQuery = z.object({ size: z.enum(['thumb']).optional().describe('`thumb` for a small copy (avatars, tiles); the photo itself without it.') });
+/** The smaller copies of a photo the server makes: its shorter side in pixels, at most. */
+export const PHOTO_SIZES = { thumb: 320, card: 640 } as const;
+export type PhotoSize = keyof typeof PHOTO_SIZES;
+export const MediaQuery = z.object({
+  size: z
+    .enum(['thumb', 'card'])
+    .optional()
+    .describe('A smaller copy: `thumb` (shorter side 320 px: avatars, tiles), `card` (640 px: a grid of cards); the photo itself without it.'),
+});
 export const MediaFile = z.file().describe('The WebP image.');
 export const MediaNotModified = z.null().describe('The copy the client has is good (an If-None-Match of its ETag).');

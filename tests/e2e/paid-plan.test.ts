@@ -86,7 +86,11 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     // Newest first.
     const shown = await page.getByTestId('like-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-card-id')));
     expect(shown).toEqual(admirers.map((admirer) => String(admirer.id)).reverse());
-    await page.getByTestId('like-card').first().locator('img[src^="/media/"]').waitFor();
+    // Each card's photo is the server's card-sized copy, not the whole photo.
+    const photo = page.getByTestId('like-card').first().locator('img[src^="/media/"]');
+    await photo.waitFor();
+    expect(await photo.getAttribute('src')).toMatch(/\.webp\?size=card$/);
+    await expect.poll(() => photo.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
     await shot('04-likes-unlocked');
 
     // The overlay held past its 2 s, so that its picture shows it at rest rather than half-way in.

@@ -254,7 +254,7 @@ describe.each(backends)('uploads on %s', (backend) => {
         .jpeg()
         .toBuffer();
 
-    it('serves a thumbnail for avatars: its shorter side 320 px, a fraction of the bytes, its own ETag', async () => {
+    it('serves a thumbnail for avatars (shorter side 320 px) and a card (640), a fraction of the bytes, each with its own ETag', async () => {
       const uploaded = await send(await detailedPhoto(3000, 4000), 'portrait.jpg', 'image/jpeg');
       expect(uploaded.status).toBe(201);
       const full = await fetchStored(uploaded.body.url);
@@ -271,6 +271,12 @@ describe.each(backends)('uploads on %s', (backend) => {
       expect(again.status).toBe(304);
       // Asked again, it is the same bytes (kept, not made anew differently).
       expect((await fetchStored(`${uploaded.body.url}?size=thumb`)).bytes.equals(thumb.bytes)).toBe(true);
+      // The card, for a grid of cards: twice the side, still well under the photo, an ETag of its own.
+      const card = await fetchStored(`${uploaded.body.url}?size=card`);
+      const cardMetadata = await sharp(card.bytes).metadata();
+      expect([cardMetadata.format, cardMetadata.width, cardMetadata.height]).toEqual(['webp', 640, 853]);
+      expect(card.bytes.length).toBeLessThan(full.bytes.length / 2);
+      expect(new Set([etag, card.response.headers.get('etag'), full.response.headers.get('etag')]).size).toBe(3);
 
       // A small photo's thumbnail is not enlarged.
       const small = await send(await imageBytes('png', { width: 30, height: 20 }), 'small.png', 'image/png');

@@ -8,6 +8,7 @@ import { UserIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
+import { photoOfSize } from '../../lib/photos';
 import { useT } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useLikes } from '../../stores/likes';
@@ -19,7 +20,7 @@ const MAX_PLACEHOLDERS = 6;
 
 function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onAnswer: (action: 'like' | 'dislike') => void }) {
   const t = useT();
-  const photo = usePhotoOrAvatar(card.name, card.image);
+  const photo = usePhotoOrAvatar(card.name, card.image && photoOfSize(card.image, 'card'));
   return (
     <li className="like-card" data-testid="like-card" data-card-id={card.id}>
       {/* Named by what it shows ("Cai, 30"), as whoever steers by voice would say it. */}

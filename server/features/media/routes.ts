@@ -3,18 +3,18 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LRUCache } from 'lru-cache';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { MediaFile, MediaNotModified, MediaParams, MediaQuery, UploadForm, UploadResponse } from '../../../shared/schemas/users';
+import { MediaFile, MediaNotModified, MediaParams, MediaQuery, type PhotoSize, UploadForm, UploadResponse } from '../../../shared/schemas/users';
 import { documentedBody } from '../../plugins/api-docs';
 import { ApiError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
-import { IMAGE_TOO_LARGE, storeImage, thumbnailOf } from './service';
+import { IMAGE_TOO_LARGE, resizedPhoto, storeImage } from './service';
 import { MEDIA_CACHE_CONTROL, MEDIA_PREFIX } from './store';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 export const NO_FILE = serverText('no_file');
 export const NOT_A_FILE = serverText('not_a_file');
-/** What one instance keeps of thumbnails in memory: some 1,600 faces of ~10 KB. */
-const THUMBNAILS_KEPT_BYTES = 16 * 1024 * 1024;
+/** What one instance keeps of smaller copies in memory: some 1,600 thumbnails of ~10 KB, or 400 cards of ~40. */
+const RESIZED_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx. */
 async function readUpload(request: FastifyRequest): Promise<Buffer> {
@@ -54,21 +54,21 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   });
 
-  // Thumbnails are made when first asked for (some 20–40 ms of a core: the photo decoded at a
+  // Smaller copies are made when first asked for (some 20–40 ms of a core: the photo decoded at a
   // smaller scale, then encoded) and kept in memory, the most recently used: a face at a party is
   // asked for by every phone that matched it, and made once. Concurrent asks share one making.
-  const thumbnails = new LRUCache<string, Buffer>({
-    maxSize: THUMBNAILS_KEPT_BYTES,
+  const resized = new LRUCache<string, Buffer, PhotoSize>({
+    maxSize: RESIZED_KEPT_BYTES,
     sizeCalculation: (bytes) => bytes.length,
-    fetchMethod: async (key) => {
-      const photo = await app.media.read(key);
-      return photo ? thumbnailOf(photo) : undefined;
+    fetchMethod: async (cacheKey, _stale, { context: size }) => {
+      const photo = await app.media.read(cacheKey.slice(cacheKey.indexOf(':') + 1));
+      return photo ? resizedPhoto(photo, size) : undefined;
     },
   });
 
   // Served by the app from whichever store holds them (a folder, a bucket), so that a photo's URL
-  // never changes with the store, and a deleted photo stops being served at once (its thumbnail too:
-  // the photo is looked for each time, whatever memory holds).
+  // never changes with the store, and a deleted photo stops being served at once (its smaller copies
+  // too: the photo is looked for each time, whatever memory holds).
   const photo = {
     params: MediaParams,
     querystring: MediaQuery,
@@ -77,16 +77,16 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(`${MEDIA_PREFIX}:key`, { schema: photo }, async (request, reply) => {
     const key = app.media.keyOf(`${MEDIA_PREFIX}${request.params.key}`);
     if (!key) throw new NotFound();
-    const thumb = request.query.size === 'thumb';
+    const { size } = request.query;
     // The bytes under a key never change, so the key is their version; a cache revalidating after
     // MEDIA_CACHE_CONTROL's hour only needs to hear that the photo is still there.
-    const etag = `"${key.slice(0, key.indexOf('.'))}${thumb ? '-thumb' : ''}"`;
+    const etag = `"${key.slice(0, key.indexOf('.'))}${size ? `-${size}` : ''}"`;
     reply.header('cache-control', MEDIA_CACHE_CONTROL).header('etag', etag);
     if (request.headers['if-none-match'] === etag) {
       if (!(await app.media.exists(key))) throw new NotFound();
       return reply.code(304).send(null);
     }
-    const bytes = thumb ? (await app.media.exists(key)) && (await thumbnails.fetch(key)) : await app.media.read(key);
+    const bytes = size ? (await app.media.exists(key)) && (await resized.fetch(`${size}:${key}`, { context: size })) : await app.media.read(key);
     if (!bytes) throw new NotFound();
     // Fastify sends a Buffer as it is; MediaFile only describes it, as a file, for the documentation.
     return reply.type('image/webp').send(bytes as unknown as File);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import sharp, { type Metadata } from 'sharp';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
+import { PHOTO_SIZES, type PhotoSize } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
@@ -50,19 +51,15 @@ export async function processImage(input: Buffer, field = 'file') {
 
 export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
 
-/** A thumbnail's shorter side, at most: a 96-pixel avatar on a screen of three pixels to the point, cropped round. */
-export const THUMBNAIL_SIDE = 320;
-
 /**
- * A stored photo made small for an avatar or a tile (`GET /media/<key>?size=thumb`): a list of
- * matches on a party's network loads a few KB a face, not the whole photo. Its shorter side is
- * `THUMBNAIL_SIDE` (the avatar crops it), never enlarged.
+ * A stored photo made smaller (`GET /media/<key>?size=`): `thumb` for an avatar or a tile (320 px: a
+ * 96-pixel avatar on a screen of three pixels to the point), `card` for a grid of cards. A list of
+ * matches on a party's network loads a few KB a face, not the whole photo. Its shorter side is the
+ * size's (the avatar or the card crops it), never enlarged.
  */
-export async function thumbnailOf(photo: Buffer): Promise<Buffer> {
-  return sharp(photo)
-    .resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'outside', withoutEnlargement: true })
-    .webp({ quality: 75 })
-    .toBuffer();
+export async function resizedPhoto(photo: Buffer, size: PhotoSize): Promise<Buffer> {
+  const side = PHOTO_SIZES[size];
+  return sharp(photo).resize({ width: side, height: side, fit: 'outside', withoutEnlargement: true }).webp({ quality: 75 }).toBuffer();
 }
 
 /**
