@@ -160,13 +160,11 @@ export type UploadResponse = z.infer<typeof UploadResponse>;
 
 /** `GET /media/<key>`: a stored photo, by the key in the URL an upload answered with. */
 export const MediaParams = z.object({ key: z.string().max(100) });
-/** The smaller copies of a photo the server makes: its shorter side in pixels, at most. */
-export const PHOTO_SIZES = { thumb: 320, card: 640 } as const;
-export type PhotoSize = keyof typeof PHOTO_SIZES;
+/** The smaller copies of a photo the server makes (their sides: `PHOTO_SIDES`, server/features/media/service.ts). */
+export const PhotoSize = z.enum(['thumb', 'card']);
+export type PhotoSize = z.infer<typeof PhotoSize>;
 export const MediaQuery = z.object({
-  size: z
-    .enum(['thumb', 'card'])
-    .optional()
+  size: PhotoSize.optional()
     .describe('A smaller copy: `thumb` (shorter side 320 px: avatars, tiles), `card` (640 px: a grid of cards); the photo itself without it.'),
 });
 export const MediaFile = z.file().describe('The WebP image.');

@@ -57,11 +57,12 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   // Smaller copies are made when first asked for (some 20–40 ms of a core: the photo decoded at a
   // smaller scale, then encoded) and kept in memory, the most recently used: a face at a party is
   // asked for by every phone that matched it, and made once. Concurrent asks share one making.
-  const resized = new LRUCache<string, Buffer, PhotoSize>({
+  // Kept under `<size>:<key>`; the fetch is told both as they are.
+  const resized = new LRUCache<string, Buffer, { key: string; size: PhotoSize }>({
     maxSize: RESIZED_KEPT_BYTES,
     sizeCalculation: (bytes) => bytes.length,
-    fetchMethod: async (cacheKey, _stale, { context: size }) => {
-      const photo = await app.media.read(cacheKey.slice(cacheKey.indexOf(':') + 1));
+    fetchMethod: async (_cacheKey, _stale, { context: { key, size } }) => {
+      const photo = await app.media.read(key);
       return photo ? resizedPhoto(photo, size) : undefined;
     },
   });
@@ -86,7 +87,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!(await app.media.exists(key))) throw new NotFound();
       return reply.code(304).send(null);
     }
-    const bytes = size ? (await app.media.exists(key)) && (await resized.fetch(`${size}:${key}`, { context: size })) : await app.media.read(key);
+    const bytes = size ? (await app.media.exists(key)) && (await resized.fetch(`${size}:${key}`, { context: { key, size } })) : await app.media.read(key);
     if (!bytes) throw new NotFound();
     // Fastify sends a Buffer as it is; MediaFile only describes it, as a file, for the documentation.
     return reply.type('image/webp').send(bytes as unknown as File);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import sharp, { type Metadata } from 'sharp';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
-import { PHOTO_SIZES, type PhotoSize } from '../../../shared/schemas/users';
+import type { PhotoSize } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
 import { PayloadTooLarge, ValidationError } from '../../errors';
@@ -51,6 +51,9 @@ export async function processImage(input: Buffer, field = 'file') {
 
 export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
 
+/** Each smaller copy's shorter side in pixels, at most: one for every size the media route accepts. */
+const PHOTO_SIDES = { thumb: 320, card: 640 } satisfies Record<PhotoSize, number>;
+
 /**
  * A stored photo made smaller (`GET /media/<key>?size=`): `thumb` for an avatar or a tile (320 px: a
  * 96-pixel avatar on a screen of three pixels to the point), `card` for a grid of cards. A list of
@@ -58,7 +61,7 @@ export type ProcessedImage = Awaited<ReturnType<typeof processImage>>;
  * size's (the avatar or the card crops it), never enlarged.
  */
 export async function resizedPhoto(photo: Buffer, size: PhotoSize): Promise<Buffer> {
-  const side = PHOTO_SIZES[size];
+  const side = PHOTO_SIDES[size];
   return sharp(photo).resize({ width: side, height: side, fit: 'outside', withoutEnlargement: true }).webp({ quality: 75 }).toBuffer();
 }
 
