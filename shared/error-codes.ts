@@ -24,5 +24,7 @@ export const ERROR_CODES = [
   'ended',
   // Profile: saved from a version another device has changed since.
   'profile_changed',
+  // Matching: a like from someone whose own profile is not complete yet.
+  'profile_incomplete',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

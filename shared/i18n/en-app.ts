@@ -77,6 +77,7 @@ export const enApp = {
   'profileView.notFound': 'This profile is not available.',
   'profileView.offline': 'No connection. This profile will open as soon as you are back online.',
   'profileView.notSent': 'Could not send that. Try again.',
+  'profileView.completeFirst': 'Complete your profile to like people. Tap here to finish it.',
   'matches.search': 'Search matches and conversations...',
   'matches.newMatch': 'New match',
   'matches.more': 'Show more',

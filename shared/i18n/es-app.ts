@@ -78,6 +78,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profileView.notFound': 'Este perfil no está disponible.',
   'profileView.offline': 'Sin conexión. Este perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profileView.notSent': 'No se pudo enviar. Inténtalo de nuevo.',
+  'profileView.completeFirst': 'Completa tu perfil para dar like. Toca aquí para terminarlo.',
   'matches.search': 'Buscar matches y conversaciones...',
   'matches.newMatch': 'Nuevo match',
   'matches.more': 'Ver más',

@@ -137,6 +137,10 @@ export const SERVER_MESSAGES = {
     en: 'Photos are unavailable right now. Please try again in a moment.',
     es: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',
   },
+  profile_incomplete_like: {
+    en: 'Complete your profile before you like anyone.',
+    es: 'Completa tu perfil antes de dar un like.',
+  },
   primary_photo_required: { en: 'Please upload a primary profile picture', es: 'Sube una foto de perfil principal' },
   date_of_birth_required: { en: 'Please select a date of birth', es: 'Selecciona una fecha de nacimiento' },
   min_age: { en: 'You must be at least {age} years old.', es: 'Debes tener al menos {age} años.' },

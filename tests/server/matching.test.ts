@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
-import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect as connectSocket, record, waitFor } from '../helpers/socket';
@@ -155,6 +155,43 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     expect((await api().get(`/api/conversations/${conversationId}/`, { token: ana.token })).status).toBe(200);
     const deck = await api().get('/api/users/matching-profiles/', { token: ana.token });
     expect([deck.status, deck.body.results]).toEqual([200, []]);
+  });
+
+  it('a like from an incomplete profile is a 403 that stores and spends nothing; its passes are stored', async () => {
+    const ana = await makeCompletedUser(server);
+    const newcomer = await makeUser(server);
+    // Ana cannot like an incomplete profile (a 404, below); say she liked it before, so a like back would match.
+    await server.app.db.execute(sql`insert into reactions (from_user_id, to_user_id, kind) values (${ana.id}, ${newcomer.id}, 'like')`);
+
+    const refused = await like(newcomer, ana);
+    expect([refused.status, refused.body]).toEqual([
+      403,
+      { detail: 'Complete your profile before you like anyone.', code: 'profile_incomplete' },
+    ]);
+    const spanish = await api().post('/api/matching/', {
+      token: newcomer.token,
+      json: { response: 'like', other: ana.id },
+      headers: { 'accept-language': 'es' },
+    });
+    expect(spanish.body).toEqual({ detail: 'Completa tu perfil antes de dar un like.', code: 'profile_incomplete' });
+    expect(await conversationsOf(ana, newcomer)).toBe(0);
+    expect(await count(sql`select count(*) as n from likes_given where user_id = ${newcomer.id}`)).toBe(0);
+    // Someone the visibility rule hides stays a 404, incomplete profile or not.
+    expect((await like(newcomer, await makeUser(server))).status).toBe(404);
+
+    const skipped = await api().post('/api/matching/', { token: newcomer.token, json: { response: 'skip', other: ana.id } });
+    expect([skipped.status, skipped.body]).toEqual([200, { match: false, conversation_id: null }]);
+    expect(rowsOf(await reactionsBetween(ana, newcomer))).toEqual(
+      [
+        { from_user_id: ana.id, kind: 'like' },
+        { from_user_id: newcomer.id, kind: 'skip' },
+      ].sort((a, b) => a.from_user_id - b.from_user_id),
+    );
+
+    // Once the profile is complete, the same like makes the match.
+    const completed = await api().put('/api/users/me/profile/', { token: newcomer.token, json: await validProfile() });
+    expect(completed.status).toBe(200);
+    expect((await like(newcomer, ana)).body).toEqual({ match: true, conversation_id: expect.any(Number) });
   });
 
   it('refuses bad input with a 4xx and stores nothing', async () => {

@@ -9,7 +9,7 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { LikesExhausted, mayPass } from '../../lib/api';
+import { ApiError, LikesExhausted, mayPass } from '../../lib/api';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
@@ -42,6 +42,8 @@ export function ProfileView({ id }: { id: number }) {
   // Blocked, reported, unmatched or banned while on screen: the profile goes.
   const gone = useSafety((state) => Boolean(state.gone[id]));
   const me = useSession((state) => state.user?.id);
+  // A newcomer may open a profile before finishing their own; a like would match them unseen.
+  const profileIncomplete = useSession((state) => state.user?.is_profile_completed === false);
   // A match (opened from the chat's header): their chat, not the deck's buttons, and Back goes there.
   const chatWith = useConversations((state) => state.conversationsWith(id)[0] ?? null);
   // Opened from "Likes you": Back, and the answer given here, go back to that list, not the deck.
@@ -100,8 +102,13 @@ export function ProfileView({ id }: { id: number }) {
     );
   }
 
+  function askToCompleteProfile() {
+    toast.info(t('profileView.completeFirst'), { href: '/app/profile/', key: 'profileView.completeFirst' });
+  }
+
   async function react(action: Reaction) {
     if (pending || !loaded) return;
+    if (action === 'like' && profileIncomplete) return askToCompleteProfile();
     setPending(action);
     try {
       const result = await sendReaction(loaded.id, action);
@@ -116,6 +123,11 @@ export function ProfileView({ id }: { id: number }) {
       if (error instanceof LikesExhausted) {
         // Out of likes: the deck says when they come back.
         usePlan.getState().likesRefused(error.resetsAt);
+      } else if (error instanceof ApiError && error.code === 'profile_incomplete') {
+        // This tab thought the profile complete; the server knows better. The profile stays.
+        askToCompleteProfile();
+        setPending(null);
+        return;
       } else if (mayPass(error)) {
         // It did not reach the server: the profile stays, to decide again.
         toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });

@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Reaction, UNDO_WINDOW_MS } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
 import type { UndoResult } from '../../../shared/schemas/plan';
 import type { MatchUser } from '../../../shared/events';
 import { analyticsEvents, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
-import { ApiError, NotFound, ValidationError } from '../../errors';
+import { ApiError, NotFound, PermissionDenied, ValidationError } from '../../errors';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -14,6 +14,7 @@ import { banLockShared, pairLock } from './locks';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 
 export const CANNOT_REACT_TO_SELF = serverText('cannot_react_to_self');
+export const PROFILE_INCOMPLETE_LIKE = serverText('profile_incomplete_like');
 
 export interface ReactOutcome {
   match: boolean;
@@ -31,7 +32,9 @@ export interface ReactOutcome {
  * matched answers that match again (true, its conversation) and creates nothing, tells nobody: the
  * client that lost the first answer learns it; a dislike or a skip of them answers it too, and
  * changes nothing. A new like without the plan counts against `options.dailyLikes` in the rolling
- * window (`likeSpending`): past it, a 429 and nothing stored.
+ * window (`likeSpending`): past it, a 429 and nothing stored. A like from someone whose own profile is
+ * not complete is a 403 and stores nothing: the other would match with a profile nobody can open.
+ * Their dislikes and skips are stored (the profile page offers all three to them).
  *
  * Swipes are most of a party's requests, so each is one round trip: a transaction of two statements
  * sent together, the locks and then the reaction (a match included).
@@ -64,6 +67,7 @@ export async function react(
   ]).catch(goneMeanwhile);
   const [first] = rows;
   if (first?.outcome === 'unreachable') throw new NotFound();
+  if (first?.outcome === 'incomplete') throw new PermissionDenied(PROFILE_INCOMPLETE_LIKE, 'profile_incomplete');
   if (first?.outcome === 'refused') {
     // Refused means `limit` likes in the window, so the limit-th newest of them is there.
     if (!first.resets_at) throw new Error(`user ${userId} was refused a like with no like in the window`);
@@ -96,6 +100,10 @@ const $high = sql`${sql.placeholder('high')}::int`;
 /** The free plan's likes a window, for a like's count (`likeSpending`). */
 const $limit = sql`${sql.placeholder('limit')}::int`;
 type Pair = { me: number; other: number; low: number; high: number };
+
+/** Whether the user's own profile is complete: only then may they like (they would match unseen otherwise). */
+const profileCompleted = (userId: SQL) =>
+  sql`coalesce((select p.is_completed from ${profiles} p where p.user_id = ${userId}), false)`;
 
 /** Whether `other` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
 const reachable = sql`exists (select 1 from ${profiles} p
@@ -155,14 +163,16 @@ const likeLocksStatement = new PreparedStatement<Pair>(sql`
  * What the like's statement answers: on a match, one `match` row per user of the pair (the
  * conversation and what the other is told about them); when the two were matched already (their
  * conversation open), one `open` row with it; past the free plan's limit, one `refused` row with when
- * a like comes back; for someone who cannot be reacted to, one `unreachable` row; otherwise (a like
- * stored, no match) no rows.
+ * a like comes back; from a user whose own profile is not complete, one `incomplete` row; for someone
+ * who cannot be reacted to, one `unreachable` row (from an incomplete profile too: a 404 tells nothing of them);
+ * otherwise (a like stored, no match) no rows.
  */
 type MatchRow = { outcome: 'match'; id: number; user_id: number; name: string; image: string | null };
 type LikeRow =
   | MatchRow
   | { outcome: 'open'; id: number }
   | { outcome: 'refused'; resets_at: Date | string | null }
+  | { outcome: 'incomplete' }
   | { outcome: 'unreachable' };
 
 /**
@@ -179,8 +189,8 @@ type LikeRow =
  * `open` only finds one that was there before. An ended conversation is no match: nothing reopens it.
  */
 const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
-  with target as (select ${reachable} as ok),
-  ${likeSpending($me, $other, $limit, sql`(select ok from target)`)},
+  with target as (select ${reachable} as ok, ${profileCompleted($me)} as ready),
+  ${likeSpending($me, $other, $limit, sql`(select ok and ready from target)`)},
   mine as (
     insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
     on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
@@ -207,7 +217,9 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   where c.user_low_id = ${$low} and c.user_high_id = ${$high} and c.ended_at is null
   union all
   select 'refused', null, null, null, null, ${likeComesBack($me, $limit)}
-  from target where ok and not exists (select 1 from allowed)
+  from target where ok and ready and not exists (select 1 from allowed)
+  union all
+  select 'incomplete', null, null, null, null, null from target where ok and not ready
   union all
   select 'unreachable', null, null, null, null, null from target where not ok`);
 
