@@ -38,6 +38,10 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     reaction: { max: 120, windowMs: MINUTE },
     'profile:view': { max: 300, windowMs: HOUR },
     upload: { max: 60, windowMs: HOUR },
+    // Smaller copies of photos made on request, 20–40 ms of a core each, per address: a venue's crowd
+    // behind one address needs each face made once (then kept in memory), well under this. Past it,
+    // the photo itself is sent, which costs no work to make.
+    'media:copy:ip': { max: 600, windowMs: MINUTE },
     // The one JSON body that may be large (six photos inline): parsed before anything can refuse it.
     'profile:save': { max: 60, windowMs: HOUR },
     report: { max: 10, windowMs: DAY },

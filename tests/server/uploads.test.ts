@@ -390,3 +390,46 @@ describe.each(backends)('uploads on %s', (backend) => {
     });
   });
 });
+
+describe('smaller copies past an address’s allowance', () => {
+  const COPIES_A_MINUTE = 2;
+  let server: TestServer;
+  let user: TestUser;
+  beforeAll(async () => {
+    server = await startServer({ config: { limits: { 'media:copy:ip': { max: COPIES_A_MINUTE, windowMs: 60_000 } } } });
+    user = await makeUser(server);
+  });
+  afterAll(() => server.close());
+
+  async function upload(): Promise<string> {
+    const form = new FormData();
+    const bytes = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#2563eb' } }).jpeg().toBuffer();
+    form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'photo.jpg');
+    const response = await fetch(`${server.url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${user.token}` }, body: form });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { url: string }).url;
+  }
+  async function served(url: string) {
+    const response = await fetch(`${server.url}${url}`);
+    expect(response.status).toBe(200);
+    const { width } = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    return { width, etag: response.headers.get('etag'), cacheControl: response.headers.get('cache-control') };
+  }
+  const tagOf = (url: string) => `"${url.slice('/media/'.length, url.indexOf('.'))}"`;
+
+  it('sends the photo itself, briefly kept, in place of a copy it would have to make; kept copies and photos go on', async () => {
+    const [first, second, third] = [await upload(), await upload(), await upload()];
+    const copy = { cacheControl: 'public, max-age=3600, must-revalidate' };
+    expect(await served(`${first}?size=thumb`)).toEqual({ ...copy, width: 427, etag: tagOf(first).replace(/"$/, '-thumb"') });
+    expect(await served(`${second}?size=thumb`)).toEqual({ ...copy, width: 427, etag: tagOf(second).replace(/"$/, '-thumb"') });
+
+    // A third copy to make this minute: the photo, under its own tag, for a minute.
+    const instead = { cacheControl: 'public, max-age=60, must-revalidate' };
+    expect(await served(`${third}?size=thumb`)).toEqual({ ...instead, width: 800, etag: tagOf(third) });
+    expect(await served(`${first}?size=card`)).toEqual({ ...instead, width: 800, etag: tagOf(first) });
+
+    // What is kept costs nothing to make, and the photos themselves are never counted.
+    expect(await served(`${first}?size=thumb`)).toMatchObject({ width: 427, etag: tagOf(first).replace(/"$/, '-thumb"') });
+    expect(await served(third)).toEqual({ ...copy, width: 800, etag: tagOf(third) });
+  });
+});

@@ -5,7 +5,8 @@ import { LRUCache } from 'lru-cache';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { MediaFile, MediaNotModified, MediaParams, MediaQuery, type PhotoSize, UploadForm, UploadResponse } from '../../../shared/schemas/users';
 import { documentedBody } from '../../plugins/api-docs';
-import { ApiError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError } from '../../errors';
+import { ApiError, NotFound, PayloadTooLarge, Throttled, UnsupportedMediaType, ValidationError } from '../../errors';
+import { addressOf } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
 import { IMAGE_TOO_LARGE, resizedPhoto, storeImage } from './service';
 import { MEDIA_CACHE_CONTROL, MEDIA_PREFIX } from './store';
@@ -15,6 +16,8 @@ export const NO_FILE = serverText('no_file');
 export const NOT_A_FILE = serverText('not_a_file');
 /** What one instance keeps of smaller copies in memory: some 1,600 thumbnails of ~10 KB, or 400 cards of ~40. */
 const RESIZED_KEPT_BYTES = 16 * 1024 * 1024;
+/** The photo sent in place of a smaller copy (past `media:copy:ip`): a minute, then the copy is asked for again. */
+const PHOTO_INSTEAD_OF_COPY_CACHE_CONTROL = 'public, max-age=60, must-revalidate';
 
 /** The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx. */
 async function readUpload(request: FastifyRequest): Promise<Buffer> {
@@ -56,7 +59,8 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // Smaller copies are made when first asked for (some 20–40 ms of a core: the photo decoded at a
   // smaller scale, then encoded) and kept in memory, the most recently used: a face at a party is
-  // asked for by every phone that matched it, and made once. Concurrent asks share one making.
+  // asked for by every phone that matched it, and made once. Concurrent asks share one making. An
+  // address has at most `media:copy:ip` made (`copyOf`).
   // Kept under `<size>:<key>`; the fetch is told both as they are.
   const resized = new LRUCache<string, Buffer, { key: string; size: PhotoSize }>({
     maxSize: RESIZED_KEPT_BYTES,
@@ -75,20 +79,48 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     querystring: MediaQuery,
     response: { 200: { content: { 'image/webp': { schema: MediaFile } } }, 304: MediaNotModified },
   };
+  /** Whether this address may have one more copy made now (`media:copy:ip`). */
+  const mayMakeCopy = (request: FastifyRequest) =>
+    app.limits.consume('media:copy:ip', `ip:${addressOf(request)}`).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof Throttled) return false;
+        throw error;
+      },
+    );
+
+  /**
+   * The copy of the photo at `size`, kept or made now; undefined when the photo is not there (any
+   * more). `photo` when the copy would have to be made past the address's copies for now: the photo
+   * itself is sent instead, which costs nothing to make. A copy being made for another request counts
+   * as one to make: it is not kept yet.
+   */
+  async function copyOf(request: FastifyRequest, key: string, size: PhotoSize): Promise<Buffer | 'photo' | undefined> {
+    if (!(await app.media.exists(key))) return undefined;
+    const kept = `${size}:${key}`;
+    if (!resized.has(kept) && !(await mayMakeCopy(request))) return 'photo';
+    return resized.fetch(kept, { context: { key, size } });
+  }
+
   app.get(`${MEDIA_PREFIX}:key`, { schema: photo }, async (request, reply) => {
     const key = app.media.keyOf(`${MEDIA_PREFIX}${request.params.key}`);
     if (!key) throw new NotFound();
     const { size } = request.query;
     // The bytes under a key never change, so the key is their version; a cache revalidating after
     // MEDIA_CACHE_CONTROL's hour only needs to hear that the photo is still there.
-    const etag = `"${key.slice(0, key.indexOf('.'))}${size ? `-${size}` : ''}"`;
-    reply.header('cache-control', MEDIA_CACHE_CONTROL).header('etag', etag);
+    const base = key.slice(0, key.indexOf('.'));
+    const etag = `"${base}${size ? `-${size}` : ''}"`;
     if (request.headers['if-none-match'] === etag) {
       if (!(await app.media.exists(key))) throw new NotFound();
-      return reply.code(304).send(null);
+      return reply.code(304).header('cache-control', MEDIA_CACHE_CONTROL).header('etag', etag).send(null);
     }
-    const bytes = size ? (await app.media.exists(key)) && (await resized.fetch(`${size}:${key}`, { context: { key, size } })) : await app.media.read(key);
+    const copy = size ? await copyOf(request, key, size) : 'photo';
+    const bytes = copy === 'photo' ? await app.media.read(key) : copy;
     if (!bytes) throw new NotFound();
+    if (size && copy === 'photo') {
+      // Instead of the copy: under the photo's own tag, and kept only a minute, after which the copy is asked for again.
+      reply.header('cache-control', PHOTO_INSTEAD_OF_COPY_CACHE_CONTROL).header('etag', `"${base}"`);
+    } else reply.header('cache-control', MEDIA_CACHE_CONTROL).header('etag', etag);
     // Fastify sends a Buffer as it is; MediaFile only describes it, as a file, for the documentation.
     return reply.type('image/webp').send(bytes as unknown as File);
   });
