@@ -33,7 +33,7 @@ import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
 import apiDocs from './plugins/api-docs';
 import authPlugin from './plugins/auth';
-import clientPlugin from './plugins/client';
+import clientPlugin, { inlineScriptSources, readIndexHtml } from './plugins/client';
 import databasePlugin from './plugins/database';
 import limitsPlugin from './plugins/limits';
 import mailPlugin from './plugins/mail';
@@ -63,12 +63,13 @@ export interface BuildOptions {
 
 /** The whole server, not yet listening: `process.ts` listens, tests build their own on free ports. */
 export async function buildApp(config: Config, options: BuildOptions = {}) {
+  const indexHtml = readIndexHtml(config.clientDir);
   // helmet's security headers, the same for every response (server/plugins/security-headers.ts).
   const headers = helmetHeaders({
     contentSecurityPolicy: {
       directives: {
         'img-src': ["'self'", 'data:', 'blob:'],
-        'script-src': ["'self'", 'https://accounts.google.com/gsi/client'],
+        'script-src': ["'self'", ...inlineScriptSources(indexHtml), 'https://accounts.google.com/gsi/client'],
         'frame-src': ["'self'", 'https://accounts.google.com/gsi/'],
         // The browser asks Google's user-info endpoint for the profile it sends along with the token
         // (the client calls Google's own; the server may be pointed at another for tests).
@@ -171,7 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(paymentRoutes, { config });
   await app.register(clientConfigRoutes);
 
-  await app.register(clientPlugin, { clientDir: config.clientDir });
+  await app.register(clientPlugin, { clientDir: config.clientDir, indexHtml });
   return app;
 }
 

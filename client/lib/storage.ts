@@ -3,6 +3,8 @@ import { DEFAULT_LANGUAGE, type Language, LANGUAGES } from '../../shared/constan
 /** The session's local storage keys. */
 export const TOKEN_KEY = 'auth_token';
 export const LANGUAGE_KEY = 'language_code';
+/** Read by index.html's script too, before the app loads. */
+export const THEME_KEY = 'theme';
 
 function read(key: string): string | null {
   try {
@@ -28,13 +30,11 @@ export function storeLanguage(language: Language) {
 }
 
 /**
- * Logout and login clear local storage. The language is a choice about the device,
- * not the account, so it is written back: otherwise every logout would switch the app to Spanish.
+ * Logout and login clear local storage, all but the language and the theme, choices about the device
+ * rather than the account: otherwise every logout would switch the app to Spanish.
  */
 export function clearStorage() {
-  const language = read(LANGUAGE_KEY);
-  window.localStorage.clear();
-  if (language) window.localStorage.setItem(LANGUAGE_KEY, language);
+  for (const key of Object.keys(window.localStorage)) if (key !== LANGUAGE_KEY && key !== THEME_KEY) window.localStorage.removeItem(key);
 }
 
 

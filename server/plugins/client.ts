@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
@@ -18,15 +18,32 @@ const ASSET_PREFIX = '/assets/';
 const FILE_NAME = /\/[^/]*\.[a-z0-9]+$/i;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** The built client's `index.html`, read once at start; null when there is no build. */
+export function readIndexHtml(clientDir: string | null): Buffer | null {
+  const indexPath = clientDir ? path.join(clientDir, 'index.html') : null;
+  return indexPath && existsSync(indexPath) ? readFileSync(indexPath) : null;
+}
+
+/**
+ * The Content-Security-Policy sources of the page's inline scripts (the theme's, which must run
+ * before the first paint), each as its hash: `'sha256-…'`. Taken from the page as built, so an edit of
+ * a script allows the new one and no other.
+ */
+export function inlineScriptSources(indexHtml: Buffer | null): string[] {
+  if (!indexHtml) return [];
+  return [...indexHtml.toString('utf8').matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    ([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`,
+  );
+}
+
 /**
  * The built single-page client: hashed assets cached for a year, `index.html` for every other
  * GET that is not an API path or a file, so that deep links such as /app/chat/12 load the app.
  */
 export default fp(
-  async (app, opts: { clientDir: string | null }) => {
+  async (app, opts: { clientDir: string | null; indexHtml: Buffer | null }) => {
     const root = opts.clientDir;
-    const indexPath = root ? path.join(root, 'index.html') : null;
-    const indexHtml = indexPath && existsSync(indexPath) ? await readFile(indexPath) : null;
+    const { indexHtml } = opts;
 
     if (root && indexHtml) {
       await app.register(fastifyStatic, {

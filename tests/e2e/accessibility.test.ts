@@ -55,6 +55,8 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     const found: string[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
+      // The page's theme follows the phone's on its change event, then its colours' transitions run.
+      await page.waitForFunction((scheme) => document.documentElement.dataset.theme === scheme, colorScheme);
       await entryAnimationsDone(page);
       const results = await page.evaluate(() => (window as unknown as { axe: typeof import('axe-core') }).axe.run(document));
       found.push(...violations(results as AxeResults).map((violation) => `${colorScheme}: ${violation}`));

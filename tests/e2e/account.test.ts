@@ -230,6 +230,49 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByText('Pesado').waitFor();
   });
 
+  it('turns the app dark from settings on a light phone, from the first paint on, and back to the phone’s own', async () => {
+    const user = await makeCompletedUser(app.server, { name: 'Noche' });
+    const page = await phone({ token: user.token, language: 'es' });
+    const refused: string[] = [];
+    page.on('console', (message) => message.text().includes('Content Security Policy') && refused.push(message.text()));
+    await page.emulateMedia({ colorScheme: 'light' });
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+
+    await page.goto(`${app.server.url}/app/settings/`);
+    await page.getByRole('heading', { name: es['settings.appearance.title'] }).waitFor();
+    expect([await theme(), await background()]).toEqual(['light', 'rgb(255, 250, 245)']);
+    const option = (key: 'system' | 'light' | 'dark') => page.getByRole('button', { name: es[`settings.appearance.${key}`], exact: true });
+    expect(await option('system').getAttribute('aria-pressed')).toBe('true');
+
+    await option('dark').click();
+    expect([await theme(), await background()]).toEqual(['dark', 'rgb(18, 16, 15)']);
+    expect(await option('dark').getAttribute('aria-pressed')).toBe('true');
+    await shot(page, 'account-07b-settings-dark');
+
+    // Set before the app's own script runs: the first paint of the next load is dark already.
+    await page.reload();
+    expect(await page.evaluate(() => document.readyState === 'complete' && document.documentElement.dataset.theme)).toBe('dark');
+    // Kept through a logout: a choice about the phone, like the language.
+    await page.evaluate(() => localStorage.setItem('left-by-the-session', 'x'));
+    await page.goto(`${app.server.url}/logout/`);
+    await page.waitForURL(`${app.server.url}/`);
+    expect(await page.evaluate(() => [localStorage.getItem('theme'), localStorage.getItem('left-by-the-session'), localStorage.getItem('auth_token')])).toEqual(['dark', null, null]);
+    expect(await theme()).toBe('dark');
+
+    // Automatic follows the phone, as it changes.
+    await page.evaluate(() => {
+      localStorage.removeItem('theme');
+      window.dispatchEvent(new Event('themechange'));
+    });
+    expect(await theme()).toBe('light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(theme).toBe('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(theme).toBe('light');
+    expect(refused).toEqual([]);
+  });
+
   it('shows moderators the daily activity chart on /app/admin/, and nobody else', async () => {
     const moderator = await makeModerator(app.server);
     await makeCompletedUser(app.server);

@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server';
+
+/** Say, the theme's script, which must run before the first paint. */
+const INLINE_SCRIPT = "\n  document.documentElement.dataset.theme = 'dark';\n";
 
 describe('the built client, served beside the API', () => {
   let server: TestServer;
@@ -10,7 +14,7 @@ describe('the built client, served beside the API', () => {
   beforeAll(async () => {
     clientDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-client-'));
     await mkdir(path.join(clientDir, 'assets'));
-    await writeFile(path.join(clientDir, 'index.html'), '<!doctype html><title>Eventmatch</title>');
+    await writeFile(path.join(clientDir, 'index.html'), `<!doctype html><title>Eventmatch</title><script>${INLINE_SCRIPT}</script>`);
     await writeFile(path.join(clientDir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
     await writeFile(path.join(clientDir, 'robots.txt'), 'User-agent: *\nDisallow: /app/\n');
     server = await startServer({ config: { clientDir } });
@@ -51,5 +55,14 @@ describe('the built client, served beside the API', () => {
     const link = await fetch(`${server.url}/reset-password?token=abc.def`);
     expect(link.status).toBe(200);
     expect(await link.text()).toContain('<title>Eventmatch</title>');
+  });
+
+  it('allows the page’s inline script by its hash, in every answer’s policy, and no other inline script', async () => {
+    const hash = createHash('sha256').update(INLINE_SCRIPT).digest('base64');
+    for (const url of ['/', '/api/users/me/']) {
+      const policy = (await fetch(`${server.url}${url}`)).headers.get('content-security-policy') ?? '';
+      const scripts = /script-src ([^;]*)/.exec(policy)?.[1]?.split(' ');
+      expect(scripts, url).toEqual(["'self'", `'sha256-${hash}'`, 'https://accounts.google.com/gsi/client']);
+    }
   });
 });

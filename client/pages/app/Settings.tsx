@@ -9,6 +9,7 @@ import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
 import { settingsMessages } from '../../lib/messages-settings';
+import { chooseTheme, storedTheme, THEMES } from '../../lib/theme';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
 import { useMessages } from '../../lib/i18n';
@@ -28,6 +29,7 @@ export function Settings() {
         <h2 id="settings-account">{t('settings.account')}</h2>
         <EmailRow user={user} />
       </section>
+      <Appearance />
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
       <section className="settings-card" aria-labelledby="settings-blocked">
         <h2 id="settings-blocked">{t('blocked.title')}</h2>
@@ -55,6 +57,34 @@ export function Settings() {
       )}
       <DeleteAccount user={user} />
     </div>
+  );
+}
+
+/** Light or dark on this device, or as the phone is set (the default). */
+function Appearance() {
+  const { t } = useAuthForm();
+  const [theme, setTheme] = useState(storedTheme);
+  return (
+    <section className="settings-card" aria-labelledby="settings-appearance">
+      <h2 id="settings-appearance">{t('settings.appearance.title')}</h2>
+      <p className="muted">{t('settings.appearance.text')}</p>
+      <div className="theme-switch" role="group" aria-labelledby="settings-appearance">
+        {THEMES.map((option) => (
+          <button
+            key={option}
+            type="button"
+            className={option === theme ? 'is-active' : ''}
+            aria-pressed={option === theme}
+            onClick={() => {
+              chooseTheme(option);
+              setTheme(option);
+            }}
+          >
+            {t(`settings.appearance.${option}`)}
+          </button>
+        ))}
+      </div>
+    </section>
   );
 }
 
