@@ -1,4 +1,4 @@
-import { THEME_KEY } from './storage';
+import { readStorage, THEME_KEY } from './storage';
 
 /**
  * The theme chosen on this device: the phone's own setting (`system`), light or dark. Applied by
@@ -8,12 +8,8 @@ export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
 export function storedTheme(): Theme {
-  try {
-    const stored = window.localStorage.getItem(THEME_KEY);
-    return stored === 'light' || stored === 'dark' ? stored : 'system';
-  } catch {
-    return 'system';
-  }
+  const stored = readStorage(THEME_KEY);
+  return stored === 'light' || stored === 'dark' ? stored : 'system';
 }
 
 export function chooseTheme(theme: Theme) {

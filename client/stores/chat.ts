@@ -5,7 +5,7 @@ import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
-import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/storage';
+import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/outbox';
 import { uuid } from '../lib/uuid';
 import { useConversations } from './conversations';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';

@@ -6,7 +6,7 @@ const conversation = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
 
 const { NetworkError, NotFound, Throttled } = await import('../../client/lib/api');
-const { readOutbox, writeOutbox } = await import('../../client/lib/storage');
+const { readOutbox, writeOutbox } = await import('../../client/lib/outbox');
 const { readCache, writeCache } = await import('../../client/lib/device-cache');
 const { useChat } = await import('../../client/stores/chat');
 const { useConversations } = await import('../../client/stores/conversations');
