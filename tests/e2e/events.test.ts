@@ -319,4 +319,37 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       await context.close();
     }
   });
+
+  it('lets the organizer into their own QR event from the host screen, and answers a typed QR code before asking to leave', async () => {
+    const pia = await makeCompletedUser(app.server, { name: 'Pía' }, { firstName: 'Pía' });
+    const elsewhere = await makeEvent(app.server, organizer, { name: 'Warm-up', join_mode: 'code' });
+    await checkIn(app.server, pia, elsewhere.code);
+    const own = await makeEvent(app.server, pia, { name: 'Pía’s Birthday', join_mode: 'qr' });
+    const currentOf = async () => (await client(app.server.url).get('/api/events/current/', { token: pia.token })).body.event?.name;
+    const { context, page } = await openPhone(app.browser, { token: pia.token, language: 'en' });
+    try {
+      // Someone else's QR event, typed: said at once, with no question about leaving Warm-up.
+      await page.goto(`${app.server.url}/app/events/`);
+      await page.getByLabel(en['events.join.label']).fill(event.code);
+      await page.getByRole('button', { name: en['events.join.submit'] }).click();
+      await page.getByRole('alert').getByText(en['eventPage.qrOnly']).waitFor();
+      expect(await page.getByRole('dialog').count()).toBe(0);
+      expect(await currentOf()).toBe('Warm-up');
+
+      // Her own: one tap on her host screen, asked first since it leaves Warm-up.
+      await page.goto(`${app.server.url}/app/events/${own.id}/host/`);
+      await page.getByRole('button', { name: en['host.joinMyself'] }).click();
+      const sheet = page.getByRole('dialog', { name: format(en['deck.event.leaveTitle'], { name: 'Warm-up' }) });
+      await sheet.getByRole('button', { name: en['events.switch.confirm'] }).click();
+      await page.getByRole('region', { name: 'Pía’s Birthday' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/home/');
+      expect(await currentOf()).toBe('Pía’s Birthday');
+      // Back on the host screen, the way to the deck in its place.
+      await page.goto(`${app.server.url}/app/events/${own.id}/host/`);
+      await page.getByRole('link', { name: en['events.current.deck'] }).waitFor();
+      expect(await page.getByRole('button', { name: en['host.joinMyself'] }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });

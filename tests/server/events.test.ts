@@ -266,6 +266,20 @@ describe.each(backends)('events on %s', (backend) => {
       expect((await current(guest))?.id).toBe(door.id);
     });
 
+    it('lets the organizer into their own QR event by its code alone, which holds for nobody else', async () => {
+      const organizer = await makeCompletedUser(server);
+      const door = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const forged = await api().post(`/api/events/${door.code}/check-in/`, { token: organizer.token, json: { token: 'AAAAAAAAAAAAAAAAAAAAAA' } });
+      expect([forged.status, forged.body.code]).toEqual([403, 'qr_required']);
+      expect(await current(organizer)).toBeNull();
+
+      const checked = await checkIn(server, organizer, door.code);
+      expect(checked.event).toMatchObject({ id: door.id, attendee_count: 1 });
+      expect((await current(organizer))?.id).toBe(door.id);
+      const guest = await makeCompletedUser(server);
+      expect((await api().post(`/api/events/${door.code}/check-in/`, { token: guest.token, json: {} })).status).toBe(403);
+    });
+
     it('accepts a pass for its own event only, and never a tampered, foreign or expired one (403, never 5xx)', async () => {
       const organizer = await makeUser(server);
       const door = await makeEvent(server, organizer, { join_mode: 'qr' });

@@ -2,7 +2,8 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { EVENT_CODE_LENGTH } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
-import type { OrganizerEvent } from '../../../shared/schemas/events';
+import type { MessageKey } from '../../../shared/i18n/en';
+import type { OrganizerEvent, PublicEvent } from '../../../shared/schemas/events';
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
@@ -46,6 +47,17 @@ const MyEventList = ({ events }: { events: OrganizerEvent[] }) => (
     ))}
   </ul>
 );
+
+/**
+ * Why an event's code does not let this user in now, as its public page tells (the check-in would
+ * refuse it the same way); null when it does. Its organizer needs no proof of presence.
+ */
+function refusalOf(event: PublicEvent, organizing: boolean): MessageKey | null {
+  if (event.status === 'upcoming') return 'eventPage.notOpen';
+  if (event.status !== 'open') return 'eventPage.ended';
+  if (event.join_mode === 'qr' && !organizing) return 'eventPage.qrOnly';
+  return null;
+}
 
 /** `/app/events/`: where I am, joining by code, and the events I organize. */
 export function Events() {
@@ -96,12 +108,24 @@ export function Events() {
     }
   }
 
-  function join(event: FormEvent) {
+  async function join(event: FormEvent) {
     event.preventDefault();
-    if (!isEventCode(code)) return;
-    // One event at a time: joining another one leaves this one, which is said first.
-    if (current && current.code !== normalizeEventCode(code)) setSwitching(true);
-    else void enter();
+    if (!isEventCode(code) || busy) return;
+    const wanted = normalizeEventCode(code);
+    if (!current || current.code === wanted) return void enter();
+    // One event at a time: joining another one leaves this one, which is asked first; but only once
+    // the code is known to let this user in now, or the question would be for nothing.
+    setBusy(true);
+    setError(null);
+    try {
+      const refusal = refusalOf(await api.event(wanted), mine?.some((each) => each.code === wanted) ?? false);
+      if (refusal) setError(t(refusal));
+      else setSwitching(true);
+    } catch (failure) {
+      setError(failure instanceof NotFound ? t('eventPage.notFound') : errorMessage(failure, t));
+    } finally {
+      setBusy(false);
+    }
   }
 
   async function enter() {
@@ -145,7 +169,7 @@ export function Events() {
       )}
 
       <EventCard id="join-title" title={t('events.join.title')}>
-        <form className="join-form" onSubmit={join}>
+        <form className="join-form" onSubmit={(submit) => void join(submit)}>
           <label className="field">
             <span>{t('events.join.label')}</span>
             <input

@@ -9,11 +9,15 @@ import { ConfirmSheet, Sheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
+import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { toast } from '../../lib/toast';
+import { waitsForProfile } from '../../lib/pending-join';
+import { useEvents } from '../../stores/events';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventCard, EventSummary } from './EventSummary';
+import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -221,6 +225,55 @@ function DeleteSheet({ event, onClose }: { event: OrganizerEvent; onClose: () =>
   );
 }
 
+/**
+ * The organizer into their own event's deck: the code alone lets them in (no scan of their own screen).
+ * From another event, asked first, as a typed code is; once in, the way to the deck.
+ */
+function JoinMyself({ event }: { event: OrganizerEvent }) {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const current = useEvents((state) => state.current);
+  const checkIn = useEvents((state) => state.checkIn);
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function join() {
+    setBusy(true);
+    setError(null);
+    try {
+      // An organizer with no dating profile yet writes it first; the check-in waits for it.
+      if (!(await waitsForProfile(event.code))) await checkIn(event.code);
+      navigate('/app/home/');
+    } catch (failure) {
+      setError(errorMessage(failure, t));
+      setAsking(false);
+      setBusy(false);
+    }
+  }
+
+  if (current?.id === event.id) {
+    return (
+      <Link href="/app/home/" className="btn btn-primary">
+        {t('events.current.deck')}
+      </Link>
+    );
+  }
+  return (
+    <>
+      <button type="button" className="btn btn-primary" disabled={busy} onClick={() => (current ? setAsking(true) : void join())}>
+        {t('host.joinMyself')}
+      </button>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {asking && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => void join()} onClose={() => setAsking(false)} />}
+    </>
+  );
+}
+
 /** `/app/events/<id>/host/`: the screen an organizer puts up at the door. */
 export function HostScreen({ id }: { id: number }) {
   useMessages(eventsMessages);
@@ -286,6 +339,7 @@ export function HostScreen({ id }: { id: number }) {
           <button type="button" className="btn btn-light" onClick={() => setBig(true)}>
             {t('host.present')}
           </button>
+          {status === 'open' && <JoinMyself event={event} />}
         </section>
       ) : (
         // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.

@@ -293,7 +293,7 @@ const CHECK_IN_LOCK_SPACE = 16;
 
 /**
  * Checks the user in to the event of `code`: the window, then the proof of presence a `qr` event asks
- * for, then, in one transaction sent in one round trip, leaving any other event and opening (or
+ * of anyone but its organizer, then, in one transaction sent in one round trip, leaving any other event and opening (or
  * reopening) the attendance here. The partial unique index keeps "one current event" true whatever races.
  */
 export async function checkIn(
@@ -316,7 +316,9 @@ export async function checkIn(
   // A credential that was sent must be good, whatever the mode: a forged one is never ignored.
   if (input.token !== undefined && !isValidQrToken(event, input.token, now)) throw qrRequired();
   if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
-  if (event.joinMode === 'qr' && input.token === undefined && input.pass === undefined) throw qrRequired();
+  // The organizer holds the door's code: theirs alone lets them in to their own event.
+  const proofNeeded = event.joinMode === 'qr' && event.organizerId !== userId;
+  if (proofNeeded && input.token === undefined && input.pass === undefined) throw qrRequired();
 
   const [, left, , [joined]] = await transactionInOneRoundTrip<[unknown[], LeftRow[], unknown[], EventRow[]]>(db, [
     checkInLockStatement.with({ userId }),
