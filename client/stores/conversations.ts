@@ -23,8 +23,9 @@ interface ConversationsState {
   loadingMore: ListName | null;
   /**
    * Both lists' first pages from the server; a call while one is on its way shares it. A match they
-   * hold that the lists before did not was made while no socket of this tab could hear its
-   * `match:new`: the newest shows its overlay now, and the dot on Chats tells of it (`madeSince`).
+   * hold that the lists before did not (at the first read, those this device last showed) was made
+   * while no socket of this tab could hear its `match:new`: the newest shows its overlay now, and the
+   * dot on Chats tells of it (`madeSince`).
    */
   load: () => Promise<void>;
   /**
@@ -70,11 +71,17 @@ export interface EndedNotice {
 const both = (state: Pick<ConversationsState, 'empty' | 'started'>) => [...(state.empty ?? []), ...(state.started ?? [])];
 
 type Lists = Pick<ConversationsState, 'empty' | 'started'>;
+/** The lists with their cursors: whether each was whole. */
+type PagedLists = Lists & Pick<ConversationsState, 'more'>;
+
+/** Cursors for lists kept before the cursors were: as if each had more behind it (none taken as whole). */
+const MORE_UNKNOWN = { empty: 'unknown', started: 'unknown' };
 
 /** The lists as this device last showed them to the signed-in user (`lib/device-cache.ts`). */
-function keptLists(): Lists | null {
+function keptLists(): PagedLists | null {
   const me = useSession.getState().user?.id;
-  return me === undefined ? null : readCache<Lists>('conversations', me);
+  const kept = me === undefined ? null : readCache<Lists & Partial<PagedLists>>('conversations', me);
+  return kept && { empty: kept.empty, started: kept.started, more: kept.more ?? MORE_UNKNOWN };
 }
 
 /** Whether `a` comes before `b` in a list's order: newest activity first, then the higher id (the server's keyset). */
@@ -88,7 +95,7 @@ const newer = (a: ConversationSummary, b: ConversationSummary) =>
  * read (one above it ended). A conversation with messages is new only when `held` had every
  * conversation: else it may be an older one that a message brought to the top.
  */
-function madeSince(held: Lists & Pick<ConversationsState, 'more'>, listed: Lists): ConversationSummary[] {
+function madeSince(held: PagedLists, listed: Lists): ConversationSummary[] {
   const known = new Set(both(held).map((item) => item.id));
   const unheld = (items: ConversationSummary[] | null) => (items ?? []).filter((item) => !known.has(item.id));
   const newestHeld = held.empty?.[0];
@@ -116,8 +123,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         if (!sameSession()) return;
         const listed = { empty: empty.results, started: started.results };
         const held = get();
-        // Matches the lists did not hold: their `match:new` came while no socket could hear it.
-        const made = held.started !== null && held.failed === null ? madeSince(held, listed) : [];
+        // Matches the lists did not hold: their `match:new` came while no socket could hear it. At the
+        // tab's first read, the lists this device last showed stand for them: matched while the app
+        // was closed. A device that never showed them (a new phone) has nothing to tell apart.
+        const before = held.started === null ? keptLists() : held.failed === null ? held : null;
+        const made = before ? madeSince(before, listed) : [];
         set((state) => ({
           ...listed,
           failed: null,
@@ -135,7 +145,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         set((state) => {
           if (state.started !== null) return {};
           const kept = keptLists();
-          return kept ? { empty: kept.empty, started: kept.started, failed: null } : { empty: [], started: [], failed: loadFailure(error) };
+          return kept ? { ...kept, failed: null } : { empty: [], started: [], failed: loadFailure(error) };
         });
       }
     })().finally(() => {
@@ -237,8 +247,8 @@ onSignOut(() => useConversations.getState().reset());
 useConversations.subscribe((state, previous) => {
   const me = useSession.getState().user?.id;
   if (me === undefined || !state.empty || !state.started || !ownsStorage()) return;
-  if (state.empty === previous.empty && state.started === previous.started) return;
-  writeCache('conversations', { empty: state.empty, started: state.started } satisfies Lists, me);
+  if (state.empty === previous.empty && state.started === previous.started && state.more === previous.more) return;
+  writeCache('conversations', { empty: state.empty, started: state.started, more: state.more } satisfies PagedLists, me);
 });
 
 /** Unread messages across the started conversations but `except` (the chat on screen, being read). */

@@ -8,6 +8,8 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 const { unreadTotal, useConversations } = await import('../../client/stores/conversations');
 const { useSession } = await import('../../client/stores/session');
 const { useDeck } = await import('../../client/stores/deck');
+const { writeCache } = await import('../../client/lib/device-cache');
+const { currentUser } = await import('../helpers/current-user');
 
 const summary = (id: number, unread: number) =>
   ({ id, name: `Person ${id}`, image: null, other_user_id: 100 + id, last_message: 'hola', last_activity: '2026-11-28T01:00:00.000Z', unread_count: unread }) as ConversationSummary;
@@ -60,6 +62,34 @@ describe('the conversations store', () => {
     await useConversations.getState().refresh();
     expect(useConversations.getState().newMatch).toBe(true);
     expect(overlay()).toEqual({ conversationId: 3, name: 'Person 3', image: null });
+  });
+
+  it('at the first read, tells of the matches made since this device last showed the lists: made while the app was closed', async () => {
+    useSession.setState({ token: 'token', user: currentUser({ id: 7 }) });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    // The lists, whole, as this phone last showed them: nobody yet.
+    writeCache('conversations', { empty: [], started: [], more: { empty: null, started: null } }, 7);
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(2)] });
+    await useConversations.getState().load();
+    expect(useConversations.getState().newMatch).toBe(true);
+    expect(overlay()).toEqual({ conversationId: 2, name: 'Person 2', image: null });
+  });
+
+  it('at the first read, takes kept lists without their cursors as partial, and a phone that kept none as knowing nothing', async () => {
+    const at = (id: number, minute: number) => ({ ...match(id), last_activity: `2026-11-28T01:${String(minute).padStart(2, '0')}:00.000Z` });
+    useSession.setState({ token: 'token', user: currentUser({ id: 7 }) });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    // Kept by an earlier build, which kept no cursors: 5 is older than what it held, so not new.
+    writeCache('conversations', { empty: [at(9, 50)], started: [] }, 7);
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50), at(5, 10)] });
+    await useConversations.getState().load();
+    expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
+
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.setState({ token: 'token', user: currentUser({ id: 8 }) });
+    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50)] });
+    await useConversations.getState().load();
+    expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
   });
 
   it('tells a new match from an older one a read brings up from a page it had not read', async () => {
