@@ -155,7 +155,8 @@ export const enApp = {
   'subscribe.chooseNoTrial': 'Subscribe',
   'subscribe.subtitleNoTrial': 'Choose the plan that suits you.',
   'subscribe.success.title': 'Congratulations! Your subscription is now active.',
-  'subscribe.success.link': 'Go to Dashboard',
+  'subscribe.success.text': 'Now you can see who likes you, undo a pass and like without limits.',
+  'subscribe.success.link': 'Back to the party',
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':
     'There was an issue processing your payment. Please try again or contact support for assistance.',

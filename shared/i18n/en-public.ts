@@ -6,7 +6,7 @@ export const enPublic = {
   'language.es': 'Español',
   'nav.features': 'Features',
   'nav.howItWorks': 'How it works',
-  'nav.download': 'Download',
+  'nav.download': 'Open the app',
   'nav.login': 'Log in',
   'nav.openMenu': 'Open menu',
   'nav.closeMenu': 'Close menu',

@@ -156,7 +156,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.chooseNoTrial': 'Suscribirme',
   'subscribe.subtitleNoTrial': 'Elige el plan que te encaja.',
   'subscribe.success.title': '¡Enhorabuena! Tu suscripción ya está activa.',
-  'subscribe.success.link': 'Ir al panel',
+  'subscribe.success.text': 'Ya puedes ver a quién le gustas, deshacer un descarte y dar likes sin límite.',
+  'subscribe.success.link': 'Volver a la fiesta',
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':
     'Hubo un problema al procesar tu pago. Inténtalo de nuevo o contacta con soporte para recibir ayuda.',

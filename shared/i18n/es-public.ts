@@ -7,7 +7,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'language.es': 'Español',
   'nav.features': 'Funciones',
   'nav.howItWorks': 'Cómo funciona',
-  'nav.download': 'Descargar',
+  'nav.download': 'Abrir la app',
   'nav.login': 'Iniciar sesión',
   'nav.openMenu': 'Abrir menú',
   'nav.closeMenu': 'Cerrar menú',
