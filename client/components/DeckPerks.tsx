@@ -110,28 +110,34 @@ function likesBack(limit: number, at: string, language: Language, t: Translate):
   return t('deck.likesOut', { limit, time: sameDay(at, new Date().toISOString()) ? formatTime(at, language) : formatDateTime(at, language) });
 }
 
-/** What undo needs (when it was just tapped), when likes come back (free plan, none left), or how few are left. */
+/**
+ * What undo needs, when it was just tapped on the free plan: the plan, to get that person back. Over
+ * the bottom of the card on the deck (`floating`), so that the card keeps its size; beside the undo
+ * button on an empty deck.
+ */
+export function UndoUpsell({ floating = false }: { floating?: boolean }) {
+  const t = useT();
+  const { notice, lastPass, dismiss } = usePlan(useShallow((state) => ({ notice: state.notice, lastPass: state.lastPass, dismiss: state.dismissNotice })));
+  if (notice !== 'undo' || !lastPass) return null;
+  return (
+    <div className={`plan-notice${floating ? ' plan-notice-floating' : ''}`} role="status" data-testid="undo-upsell">
+      <p>{t('deck.undoUpsell', { name: lastPass.name })}</p>
+      <Link href="/app/subscribe/" className="btn btn-small btn-primary">
+        {t('deck.seePlans')}
+      </Link>
+      <button type="button" className="icon-btn plan-notice-close" aria-label={t('deck.dismiss')} onClick={dismiss}>
+        <CloseIcon />
+      </button>
+    </div>
+  );
+}
+
+/** When likes come back (free plan, none left), or how few are left. */
 export function DeckPlanNotice() {
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { allowance, notice, lastPass, dismiss } = usePlan(
-    useShallow((state) => ({ allowance: state.allowance, notice: state.notice, lastPass: state.lastPass, dismiss: state.dismissNotice })),
-  );
+  const allowance = usePlan((state) => state.allowance);
 
-  // Asked for just now (the undo button), so it goes before the standing notice.
-  if (notice === 'undo' && lastPass) {
-    return (
-      <div className="plan-notice" role="status" data-testid="undo-upsell">
-        <p>{t('deck.undoUpsell', { name: lastPass.name })}</p>
-        <Link href="/app/subscribe/" className="btn btn-small btn-primary">
-          {t('deck.seePlans')}
-        </Link>
-        <button type="button" className="icon-btn plan-notice-close" aria-label={t('deck.dismiss')} onClick={dismiss}>
-          <CloseIcon />
-        </button>
-      </div>
-    );
-  }
   if (outOfLikes(allowance) && allowance?.resets_at) {
     return (
       <div className="plan-notice" role="status" data-testid="likes-out">

@@ -11,7 +11,7 @@ import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
 import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
-import { DeckPlanNotice, UndoButton, useDecide } from '../../client/components/DeckPerks';
+import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../client/components/DeckPerks';
 import { ApiError } from '../../client/lib/api';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
@@ -175,12 +175,22 @@ describe('the deck and the plan', () => {
 
   it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {
     usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 3, resets_at: null } });
-    const { rerender } = renderAt('/app/home/', <DeckPlanNotice />);
+    const notices = (
+      <>
+        <UndoUpsell floating />
+        <DeckPlanNotice />
+      </>
+    );
+    const { rerender } = renderAt('/app/home/', notices);
     expect(screen.getByText('3 likes left')).toBeTruthy();
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
 
     act(() => usePlan.setState({ lastPass: card(5, 'Leo'), notice: 'undo' }));
-    rerender(<DeckPlanNotice />);
+    rerender(notices);
     const upsell = screen.getByTestId('undo-upsell');
+    // Over the card, beside the standing line, which stays.
+    expect(upsell.className).toContain('plan-notice-floating');
+    expect(screen.getByText('3 likes left')).toBeTruthy();
     expect(upsell.textContent).toContain('Undo is part of Starter. Bring Leo back?');
     fireEvent.click(within(upsell).getByRole('button', { name: en['deck.dismiss'] }));
     expect(usePlan.getState().notice).toBeNull();

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
-import { DeckPlanNotice, UndoButton, useDecide } from '../../components/DeckPerks';
+import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../components/DeckPerks';
 import { EventBar, useEventEnded } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { SwipeCard } from '../../components/SwipeCard';
@@ -91,6 +91,7 @@ export function Home() {
         <div className="deck-actions">
           <UndoButton onlyWhenUsable />
         </div>
+        <UndoUpsell />
         <DeckPlanNotice />
       </section>
     );
@@ -110,6 +111,7 @@ export function Home() {
           onDecide={act}
           onOpen={() => navigate(`/app/profiles/${current.id}`)}
         />
+        <UndoUpsell floating />
       </div>
       <DeckPlanNotice />
       <p className="deck-hint muted">
