@@ -12,8 +12,10 @@ import { ConfirmSheet } from './Sheet';
 
 /**
  * The top bar's right side: the avatar menu (the user's name, Settings, Your plan, Blocked people, the
- * moderator's pages, Logout), the language and a Logout button. Signing out clears the device, its
- * outbox with it: while messages of mine are still on their way, either Logout asks first (staying
+ * moderator's pages, Logout), the language and a Logout button. The button sits beside the language
+ * switch, where a tap at a party can miss: it asks first, as coming back means signing in again. The
+ * menu's Logout, two deliberate taps away, goes at once. Signing out clears the device, its outbox with
+ * it: while messages of mine are still on their way, either Logout asks first, and says so (staying
  * signed in, they go by themselves once back online).
  */
 export function AccountControls() {
@@ -21,7 +23,8 @@ export function AccountControls() {
   const [, navigate] = useLocation();
   const user = useSession((state) => state.user);
   const unsent = useChat((state) => unsentMessages(state.threads));
-  const [asking, setAsking] = useState(false);
+  /** Which question Logout asks: whether to go, or whether to go with messages not sent. */
+  const [asking, setAsking] = useState<'logout' | 'unsent' | null>(null);
   const name = user ? displayName(user) : '';
 
   const items: MenuItem[] = [
@@ -34,7 +37,7 @@ export function AccountControls() {
     items.push({ key: 'moderation', label: t('app.moderation'), href: '/app/moderation/' });
     items.push({ key: 'activity', label: t('app.activity'), href: '/app/admin/' });
   }
-  items.push({ key: 'logout', label: t('app.logout'), onSelect: () => (unsent === 0 ? navigate('/logout/') : setAsking(true)) });
+  items.push({ key: 'logout', label: t('app.logout'), onSelect: () => (unsent === 0 ? navigate('/logout/') : setAsking('unsent')) });
 
   return (
     <>
@@ -59,24 +62,23 @@ export function AccountControls() {
         aria-label={t('app.logout')}
         title={t('app.logout')}
         onClick={(event) => {
-          if (unsent === 0) return;
           event.preventDefault();
-          setAsking(true);
+          setAsking(unsent === 0 ? 'logout' : 'unsent');
         }}
       >
         <LogoutIcon />
       </Link>
       {asking && (
         <ConfirmSheet
-          title={t('app.logoutUnsent.title')}
-          confirmLabel={t('app.logoutUnsent.confirm')}
+          title={t(asking === 'unsent' ? 'app.logoutUnsent.title' : 'app.logoutAsk.title')}
+          confirmLabel={t(asking === 'unsent' ? 'app.logoutUnsent.confirm' : 'app.logout')}
           cancelLabel={t('app.logoutUnsent.stay')}
           busy={false}
           error={null}
           onConfirm={() => navigate('/logout/')}
-          onClose={() => setAsking(false)}
+          onClose={() => setAsking(null)}
         >
-          <p>{t('app.logoutUnsent.text')}</p>
+          <p>{t(asking === 'unsent' ? 'app.logoutUnsent.text' : 'app.logoutAsk.text')}</p>
         </ConfirmSheet>
       )}
     </>

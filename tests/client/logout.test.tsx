@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
@@ -45,8 +45,22 @@ describe('the top bar’s Logout', () => {
     useSession.setState({ user: null });
   });
 
-  it('signs out at once when nothing is waiting to be sent', async () => {
-    fireEvent.click(await showTopBar());
+  it('asks first, beside the language switch where a tap can miss; the menu’s Logout goes at once', async () => {
+    const logout = await showTopBar();
+    fireEvent.click(logout);
+    expect(window.location.pathname).toBe('/app/home/');
+    const dialog = screen.getByRole('dialog', { name: es['app.logoutAsk.title'] });
+    expect(dialog.textContent).toContain(es['app.logoutAsk.text']);
+    fireEvent.click(screen.getByRole('button', { name: es['app.logoutUnsent.stay'] }));
+    expect([screen.queryByRole('dialog'), window.location.pathname]).toEqual([null, '/app/home/']);
+
+    fireEvent.click(logout);
+    await act(async () => fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: es['app.logout'] })));
+    expect(window.location.pathname).toBe('/logout/');
+
+    cleanup();
+    window.history.replaceState(null, '', '/app/home/');
+    fireEvent.click(await menuLogout());
     expect(window.location.pathname).toBe('/logout/');
   });
 
@@ -72,6 +86,11 @@ describe('the top bar’s Logout', () => {
     const refused = { id: -2, sender: 1, content: 'hola', time: '2026-11-29T22:00:00.000Z', client_id: 'c-2', status: 'failed' as const };
     useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, messages: [refused] } } });
     fireEvent.click(await showTopBar());
+    expect(screen.getByRole('dialog', { name: es['app.logoutAsk.title'] })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: es['app.logoutUnsent.stay'] }));
+    // The menu's Logout, which asks only about messages still on their way, goes at once.
+    fireEvent.click(screen.getByRole('button', { name: `Ana Ruiz, ${es['app.userMenu']}` }));
+    fireEvent.click(screen.getByRole('menuitem', { name: es['app.logout'] }));
     expect(window.location.pathname).toBe('/logout/');
   });
 

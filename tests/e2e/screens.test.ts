@@ -510,6 +510,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('link', { name: en['app.logout'] }).click();
+    await page.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logout'] }).click();
     await page.waitForURL(`${app.server.url}/`);
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     expect(await page.evaluate(() => localStorage.getItem('language_code'))).toBe('en');
