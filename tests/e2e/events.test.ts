@@ -338,6 +338,8 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
       // Her own: one tap on her host screen, asked first since it leaves Warm-up.
       await page.goto(`${app.server.url}/app/events/${own.id}/host/`);
+      await page.getByRole('button', { name: en['host.joinMyself'] }).scrollIntoViewIfNeeded();
+      await shot(page, '13-host-join-myself');
       await page.getByRole('button', { name: en['host.joinMyself'] }).click();
       const sheet = page.getByRole('dialog', { name: format(en['deck.event.leaveTitle'], { name: 'Warm-up' }) });
       await sheet.getByRole('button', { name: en['events.switch.confirm'] }).click();
