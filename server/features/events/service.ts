@@ -293,8 +293,9 @@ const CHECK_IN_LOCK_SPACE = 16;
 
 /**
  * Checks the user in to the event of `code`: the window, then the proof of presence a `qr` event asks
- * of anyone but its organizer, then, in one transaction sent in one round trip, leaving any other event and opening (or
- * reopening) the attendance here. The partial unique index keeps "one current event" true whatever races.
+ * of anyone but its organizer, then, in one transaction sent in one round trip, leaving any other event
+ * and opening (or reopening) the attendance here. The partial unique index keeps "one current event"
+ * true whatever races.
  */
 export async function checkIn(
   db: Db,

@@ -164,8 +164,8 @@ const likeLocksStatement = new PreparedStatement<Pair>(sql`
  * conversation and what the other is told about them); when the two were matched already (their
  * conversation open), one `open` row with it; past the free plan's limit, one `refused` row with when
  * a like comes back; from a user whose own profile is not complete, one `incomplete` row; for someone
- * who cannot be reacted to, one `unreachable` row (from an incomplete profile too: a 404 tells nothing of them);
- * otherwise (a like stored, no match) no rows.
+ * who cannot be reacted to, one `unreachable` row (from an incomplete profile too: a 404 tells nothing
+ * of them); otherwise (a like stored, no match) no rows.
  */
 type MatchRow = { outcome: 'match'; id: number; user_id: number; name: string; image: string | null };
 type LikeRow =
