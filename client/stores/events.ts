@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
-import { clearPendingJoin, getPendingJoin } from '../lib/pending-join';
+import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
 import { useDeck } from './deck';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -175,6 +175,14 @@ export function joinPendingEvent(): Promise<PublicEvent | null> {
     }
   })();
   return joiningPending;
+}
+
+/**
+ * Into the event of `code` by its code alone (a code event, or one's own): checked in now, or, with a
+ * dating profile still to write, kept for once it is (`waitsForProfile`).
+ */
+export async function enterEvent(code: string): Promise<void> {
+  if (!(await waitsForProfile(code))) await useEvents.getState().checkIn(code);
 }
 
 onSignOut(() => useEvents.getState().reset());

@@ -7,13 +7,12 @@ import type { OrganizerEvent, PublicEvent } from '../../../shared/schemas/events
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { waitsForProfile } from '../../lib/pending-join';
 import { type EventStatus, eventStatusAt } from '../../../shared/event-status';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
-import { useEvents } from '../../stores/events';
+import { enterEvent, useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
 import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
@@ -65,7 +64,6 @@ export function Events() {
   const t = useT();
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
-  const checkIn = useEvents((state) => state.checkIn);
   const [leaving, setLeaving] = useState(false);
   const [switching, setSwitching] = useState(false);
   const [code, setCode] = useState('');
@@ -133,7 +131,7 @@ export function Events() {
     setBusy(true);
     setError(null);
     try {
-      if (!(await waitsForProfile(normalizeEventCode(code)))) await checkIn(normalizeEventCode(code));
+      await enterEvent(normalizeEventCode(code));
       navigate('/app/home/');
     } catch (failure) {
       // A code that names no event is said as the event page says it, not as a bare "Not found".

@@ -13,8 +13,7 @@ import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { toast } from '../../lib/toast';
-import { waitsForProfile } from '../../lib/pending-join';
-import { useEvents } from '../../stores/events';
+import { enterEvent, useEvents } from '../../stores/events';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
 import { EventCard, EventSummary } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
@@ -233,7 +232,6 @@ function JoinMyself({ event }: { event: OrganizerEvent }) {
   const t = useT();
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
-  const checkIn = useEvents((state) => state.checkIn);
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -243,7 +241,7 @@ function JoinMyself({ event }: { event: OrganizerEvent }) {
     setError(null);
     try {
       // An organizer with no dating profile yet writes it first; the check-in waits for it.
-      if (!(await waitsForProfile(event.code))) await checkIn(event.code);
+      await enterEvent(event.code);
       navigate('/app/home/');
     } catch (failure) {
       setError(errorMessage(failure, t));
