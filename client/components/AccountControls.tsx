@@ -71,7 +71,7 @@ export function AccountControls() {
       {asking && (
         <ConfirmSheet
           title={t(asking === 'unsent' ? 'app.logoutUnsent.title' : 'app.logoutAsk.title')}
-          confirmLabel={t(asking === 'unsent' ? 'app.logoutUnsent.confirm' : 'app.logout')}
+          confirmLabel={t(asking === 'unsent' ? 'app.logoutUnsent.confirm' : 'app.logoutAsk.confirm')}
           cancelLabel={t('app.logoutUnsent.stay')}
           busy={false}
           error={null}

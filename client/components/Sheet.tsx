@@ -1,4 +1,5 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { useBackCloses } from '../lib/back-closes';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
@@ -58,7 +59,9 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
     }
   }
 
-  return (
+  // On top of the whole page wherever it is opened from: inside the fixed top bar, its stacking level
+  // would be the bar's, under the bottom navigation.
+  return createPortal(
     <div
       className="sheet-backdrop"
       onMouseDown={(event) => {
@@ -68,7 +71,8 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
       <div ref={ref} className="sheet" role="dialog" aria-modal="true" aria-labelledby={labelledBy} aria-busy={busy} tabIndex={-1} onKeyDown={onKeyDown}>
         {children}
       </div>
-    </div>
+    </div>,
+    document.body,
   );
 }
 

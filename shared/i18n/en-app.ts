@@ -3,6 +3,7 @@ export const enApp = {
   'app.logout': 'Logout',
   'app.logoutAsk.title': 'Log out?',
   'app.logoutAsk.text': 'You will need to sign in again to see your matches and chats.',
+  'app.logoutAsk.confirm': 'Log out',
   'app.logoutUnsent.title': 'Log out with messages not sent?',
   'app.logoutUnsent.text': 'Some of your messages have not gone out yet. Logging out deletes them from this phone; stay signed in and they go by themselves once you are back online.',
   'app.logoutUnsent.confirm': 'Log out anyway',

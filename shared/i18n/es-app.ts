@@ -4,6 +4,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.logout': 'Cerrar sesión',
   'app.logoutAsk.title': '¿Cerrar sesión?',
   'app.logoutAsk.text': 'Para volver a ver tus matches y chats, tendrás que iniciar sesión otra vez.',
+  'app.logoutAsk.confirm': 'Cerrar sesión',
   'app.logoutUnsent.title': '¿Cerrar sesión con mensajes sin enviar?',
   'app.logoutUnsent.text': 'Algunos de tus mensajes aún no han salido. Si cierras sesión, se borran de este teléfono; si sigues conectado, se envían solos en cuanto vuelvas a tener conexión.',
   'app.logoutUnsent.confirm': 'Cerrar sesión igualmente',

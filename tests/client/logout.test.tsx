@@ -51,11 +51,13 @@ describe('the top bar’s Logout', () => {
     expect(window.location.pathname).toBe('/app/home/');
     const dialog = screen.getByRole('dialog', { name: es['app.logoutAsk.title'] });
     expect(dialog.textContent).toContain(es['app.logoutAsk.text']);
+    // Over the whole page, not inside the top bar, whose stacking level is under the bottom navigation.
+    expect(dialog.closest('.sheet-backdrop')?.parentElement).toBe(document.body);
     fireEvent.click(screen.getByRole('button', { name: es['app.logoutUnsent.stay'] }));
     expect([screen.queryByRole('dialog'), window.location.pathname]).toEqual([null, '/app/home/']);
 
     fireEvent.click(logout);
-    await act(async () => fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: es['app.logout'] })));
+    await act(async () => fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: es['app.logoutAsk.confirm'] })));
     expect(window.location.pathname).toBe('/logout/');
 
     cleanup();

@@ -213,7 +213,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     it('both leave the app when one logs out', async () => {
       const { first, second } = await twoTabs();
       await second.getByRole('link', { name: en['app.logout'] }).click();
-      await second.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logout'] }).click();
+      await second.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logoutAsk.confirm'] }).click();
       await first.waitForURL((url) => url.pathname === '/login/');
       await second.waitForURL((url) => !url.pathname.startsWith('/app'));
     });

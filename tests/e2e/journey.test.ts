@@ -295,7 +295,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
 
   it('logs out: local storage is cleared, except the language choice, and /app/ needs a token again', async () => {
     await page.getByRole('link', { name: es['app.logout'] }).click();
-    await page.getByRole('dialog', { name: es['app.logoutAsk.title'] }).getByRole('button', { name: es['app.logout'] }).click();
+    await page.getByRole('dialog', { name: es['app.logoutAsk.title'] }).getByRole('button', { name: es['app.logoutAsk.confirm'] }).click();
     await page.waitForURL(`${app.server.url}/`);
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     await page.goto(`${app.server.url}/app/home/`);

@@ -159,4 +159,17 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await fitsTheScreen(['.match-overlay p', '.match-overlay .btn']);
     await shot('07-match-overlay');
   });
+
+  it('someone’s profile, and the report form about them', async () => {
+    await page.goto(`${app.server.url}/app/profiles/${liker.id}`);
+    await page.getByRole('heading', { level: 1, name: new RegExp(longName('Leopold')) }).waitFor();
+    await fitsTheScreen(['.profile-info', '.profile-info h1', '.top-bar', '.bottom-nav']);
+    await shot('08-profile');
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: es['safety.report'] }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('.report-note').waitFor();
+    await fitsTheScreen(['.sheet', '.sheet h2', '.report-note']);
+    await shot('09-report');
+  });
 });

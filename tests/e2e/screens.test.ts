@@ -509,8 +509,13 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.setViewportSize(PHONE);
 
     await page.goto(`${app.server.url}/app/home/`);
+    // The question covers the whole screen, the bottom navigation too: Stay is a tap away, and stays.
     await page.getByRole('link', { name: en['app.logout'] }).click();
-    await page.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logout'] }).click();
+    await page.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logoutUnsent.stay'] }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe('/app/home/');
+    await page.getByRole('link', { name: en['app.logout'] }).click();
+    await page.getByRole('dialog', { name: en['app.logoutAsk.title'] }).getByRole('button', { name: en['app.logoutAsk.confirm'] }).click();
     await page.waitForURL(`${app.server.url}/`);
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
     expect(await page.evaluate(() => localStorage.getItem('language_code'))).toBe('en');
