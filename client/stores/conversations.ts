@@ -256,9 +256,12 @@ export function unreadTotal(state: Pick<ConversationsState, 'started'>, except?:
   return (state.started ?? []).reduce((sum, item) => sum + (item.id === except ? 0 : (item.unread_count ?? 0)), 0);
 }
 
+/** A name as the search compares it: lower case, without accents ("María" is found by "maria"). */
+const searchable = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLocaleLowerCase();
+
 /** The search box filters both lists by name, as users expect it to. */
 export function filterByName<T extends { name: string }>(items: T[], search: string): T[] {
-  const needle = search.trim().toLocaleLowerCase();
+  const needle = searchable(search.trim());
   if (!needle) return items;
-  return items.filter((item) => item.name.toLocaleLowerCase().includes(needle));
+  return items.filter((item) => searchable(item.name).includes(needle));
 }

@@ -191,3 +191,17 @@ describe('the conversations store', () => {
     expect(unreadTotal({ started: null })).toBe(0);
   });
 });
+
+describe('the lists’ search', () => {
+  const named = (name: string) => ({ name });
+  it('finds a name whatever its accents and case, and keeps the lists whole when empty', async () => {
+    const { filterByName } = await import('../../client/stores/conversations');
+    const people = [named('María José'), named('Ñoño'), named('Zoë'), named('Marco')];
+    expect(filterByName(people, 'maria').map((person) => person.name)).toEqual(['María José']);
+    expect(filterByName(people, 'MARÍA').map((person) => person.name)).toEqual(['María José']);
+    expect(filterByName(people, 'nono').map((person) => person.name)).toEqual(['Ñoño']);
+    expect(filterByName(people, 'zoe').map((person) => person.name)).toEqual(['Zoë']);
+    expect(filterByName(people, 'mar').map((person) => person.name)).toEqual(['María José', 'Marco']);
+    expect(filterByName(people, '  ')).toBe(people);
+  });
+});
