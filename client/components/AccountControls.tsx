@@ -78,7 +78,7 @@ export function AccountControls() {
           onConfirm={() => navigate('/logout/')}
           onClose={() => setAsking(null)}
         >
-          <p>{t(asking === 'unsent' ? 'app.logoutUnsent.text' : 'app.logoutAsk.text')}</p>
+          {asking === 'unsent' && <p>{t('app.logoutUnsent.text')}</p>}
         </ConfirmSheet>
       )}
     </>

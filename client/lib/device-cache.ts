@@ -5,7 +5,7 @@
  * sign-in and sign-out. `CACHE_VERSION` goes up whenever a kept shape changes, so that a new build
  * never reads what an old one wrote.
  */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 export type CacheKind = 'user' | 'conversations' | 'chats' | 'event';
 
 const cacheKey = (kind: CacheKind, userId?: number) => (userId === undefined ? `cache:${kind}` : `cache:${kind}:${userId}`);

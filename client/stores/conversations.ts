@@ -74,14 +74,10 @@ type Lists = Pick<ConversationsState, 'empty' | 'started'>;
 /** The lists with their cursors: whether each was whole. */
 type PagedLists = Lists & Pick<ConversationsState, 'more'>;
 
-/** Cursors for lists kept before the cursors were: as if each had more behind it (none taken as whole). */
-const MORE_UNKNOWN = { empty: 'unknown', started: 'unknown' };
-
 /** The lists as this device last showed them to the signed-in user (`lib/device-cache.ts`). */
 function keptLists(): PagedLists | null {
   const me = useSession.getState().user?.id;
-  const kept = me === undefined ? null : readCache<Lists & Partial<PagedLists>>('conversations', me);
-  return kept && { empty: kept.empty, started: kept.started, more: kept.more ?? MORE_UNKNOWN };
+  return me === undefined ? null : readCache<PagedLists>('conversations', me);
 }
 
 /** Whether `a` comes before `b` in a list's order: newest activity first, then the higher id (the server's keyset). */

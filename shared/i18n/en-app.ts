@@ -2,7 +2,6 @@
 export const enApp = {
   'app.logout': 'Logout',
   'app.logoutAsk.title': 'Log out?',
-  'app.logoutAsk.text': 'You will need to sign in again to see your matches and chats.',
   'app.logoutAsk.confirm': 'Log out',
   'app.logoutUnsent.title': 'Log out with messages not sent?',
   'app.logoutUnsent.text': 'Some of your messages have not gone out yet. Logging out deletes them from this phone; stay signed in and they go by themselves once you are back online.',
@@ -80,7 +79,7 @@ export const enApp = {
   'profileView.notFound': 'This profile is not available.',
   'profileView.offline': 'No connection. This profile will open as soon as you are back online.',
   'profileView.notSent': 'Could not send that. Try again.',
-  'profileView.completeFirst': 'Complete your profile to like people. Tap here to finish it.',
+  'profileView.completeFirst': 'Complete your profile to like people.',
   'matches.search': 'Search matches and conversations...',
   'matches.newMatch': 'New match',
   'matches.more': 'Show more',
@@ -158,7 +157,6 @@ export const enApp = {
   'subscribe.chooseNoTrial': 'Subscribe',
   'subscribe.subtitleNoTrial': 'Choose the plan that suits you.',
   'subscribe.success.title': 'Congratulations! Your subscription is now active.',
-  'subscribe.success.text': 'Now you can see who likes you, undo a pass and like without limits.',
   'subscribe.success.link': 'Back to the party',
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':

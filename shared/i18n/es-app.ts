@@ -3,7 +3,6 @@ import type { enApp } from './en-app';
 export const esApp: Record<keyof typeof enApp, string> = {
   'app.logout': 'Cerrar sesión',
   'app.logoutAsk.title': '¿Cerrar sesión?',
-  'app.logoutAsk.text': 'Para volver a ver tus matches y chats, tendrás que iniciar sesión otra vez.',
   'app.logoutAsk.confirm': 'Cerrar sesión',
   'app.logoutUnsent.title': '¿Cerrar sesión con mensajes sin enviar?',
   'app.logoutUnsent.text': 'Algunos de tus mensajes aún no han salido. Si cierras sesión, se borran de este teléfono; si sigues conectado, se envían solos en cuanto vuelvas a tener conexión.',
@@ -81,7 +80,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profileView.notFound': 'Este perfil no está disponible.',
   'profileView.offline': 'Sin conexión. Este perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profileView.notSent': 'No se pudo enviar. Inténtalo de nuevo.',
-  'profileView.completeFirst': 'Completa tu perfil para dar like. Toca aquí para terminarlo.',
+  'profileView.completeFirst': 'Completa tu perfil para dar like.',
   'matches.search': 'Buscar matches y conversaciones...',
   'matches.newMatch': 'Nuevo match',
   'matches.more': 'Ver más',
@@ -159,7 +158,6 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.chooseNoTrial': 'Suscribirme',
   'subscribe.subtitleNoTrial': 'Elige el plan que te encaja.',
   'subscribe.success.title': '¡Enhorabuena! Tu suscripción ya está activa.',
-  'subscribe.success.text': 'Ya puedes ver a quién le gustas, deshacer un descarte y dar likes sin límite.',
   'subscribe.success.link': 'Volver a la fiesta',
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':

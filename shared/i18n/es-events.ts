@@ -84,7 +84,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.upcoming': 'La entrada abre el {time}.',
   'host.ended': 'El evento ha terminado. Las tarjetas siguen abiertas hasta el {time}.',
   'host.closed': 'El evento ha terminado, y sus tarjetas también.',
-  'host.privacy': 'Solo números: tú no ves quién está aquí, y nadie recibe una lista de los invitados.',
+  'host.privacy': 'Solo números: tú no ves quién está aquí.',
   'eventPage.join': 'Unirme',
   'eventPage.joining': 'Uniéndote…',
   'eventPage.signup': 'Crea una cuenta para unirte',

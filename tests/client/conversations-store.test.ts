@@ -75,19 +75,18 @@ describe('the conversations store', () => {
     expect(overlay()).toEqual({ conversationId: 2, name: 'Person 2', image: null });
   });
 
-  it('at the first read, takes kept lists without their cursors as partial, and a phone that kept none as knowing nothing', async () => {
-    const at = (id: number, minute: number) => ({ ...match(id), last_activity: `2026-11-28T01:${String(minute).padStart(2, '0')}:00.000Z` });
+  it('at the first read, tells nothing when this phone kept no lists, or kept them in an older shape', async () => {
     useSession.setState({ token: 'token', user: currentUser({ id: 7 }) });
     api.startedConversations.mockResolvedValue({ results: [] });
-    // Kept by an earlier build, which kept no cursors: 5 is older than what it held, so not new.
-    writeCache('conversations', { empty: [at(9, 50)], started: [] }, 7);
-    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50), at(5, 10)] });
+    // Kept by an earlier build (no cursors, the cache's version before): as good as none.
+    localStorage.setItem('cache:conversations:7', JSON.stringify({ version: 1, value: { empty: [], started: [] } }));
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(9)] });
     await useConversations.getState().load();
     expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
 
     useSession.getState().signOut({ alreadyRevoked: true });
     useSession.setState({ token: 'token', user: currentUser({ id: 8 }) });
-    api.emptyConversations.mockResolvedValueOnce({ results: [at(9, 50)] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(9)] });
     await useConversations.getState().load();
     expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
   });

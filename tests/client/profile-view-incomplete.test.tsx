@@ -70,20 +70,4 @@ describe('liking from an incomplete profile', () => {
     expect(reactionsSent(fetch).map(([, init]) => JSON.parse(String(init?.body)))).toEqual([{ response: 'skip', other: 5 }]);
     expect(completeFirst()).toEqual([]);
   });
-
-  it('asks the same when the server refuses a like this tab thought it could send', async () => {
-    useSession.setState({ token: 'token', user: currentUser() });
-    const fetch = serve(() =>
-      Response.json({ detail: 'Complete your profile before you like anyone.', code: 'profile_incomplete' }, { status: 403 }),
-    );
-    renderAt('/app/profiles/5/', <ProfileView id={5} />);
-    await screen.findByRole('heading', { name: /Ben/ });
-
-    await act(async () => fireEvent.click(likeButton()));
-
-    expect(reactionsSent(fetch)).toHaveLength(1);
-    expect(completeFirst()).toEqual([expect.objectContaining({ href: '/app/profile/' })]);
-    expect(screen.getByRole('heading', { name: /Ben/ })).toBeTruthy();
-    expect(likeButton()).toHaveProperty('disabled', false);
-  });
 });

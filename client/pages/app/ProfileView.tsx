@@ -9,7 +9,7 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { ApiError, LikesExhausted, mayPass } from '../../lib/api';
+import { LikesExhausted, mayPass } from '../../lib/api';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { buzzForMatch } from '../../lib/haptics';
@@ -102,13 +102,12 @@ export function ProfileView({ id }: { id: number }) {
     );
   }
 
-  function askToCompleteProfile() {
-    toast.info(t('profileView.completeFirst'), { href: '/app/profile/', key: 'profileView.completeFirst' });
-  }
-
   async function react(action: Reaction) {
     if (pending || !loaded) return;
-    if (action === 'like' && profileIncomplete) return askToCompleteProfile();
+    if (action === 'like' && profileIncomplete) {
+      toast.info(t('profileView.completeFirst'), { href: '/app/profile/', key: 'profileView.completeFirst' });
+      return;
+    }
     setPending(action);
     try {
       const result = await sendReaction(loaded.id, action);
@@ -123,11 +122,6 @@ export function ProfileView({ id }: { id: number }) {
       if (error instanceof LikesExhausted) {
         // Out of likes: the deck says when they come back.
         usePlan.getState().likesRefused(error.resetsAt);
-      } else if (error instanceof ApiError && error.code === 'profile_incomplete') {
-        // This tab thought the profile complete; the server knows better. The profile stays.
-        askToCompleteProfile();
-        setPending(null);
-        return;
       } else if (mayPass(error)) {
         // It did not reach the server: the profile stays, to decide again.
         toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });

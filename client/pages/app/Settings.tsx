@@ -5,11 +5,12 @@ import { DELETE_CONFIRMATION, ENDED_CHAT_KEPT_DAYS } from '../../../shared/const
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
+import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
 import { settingsMessages } from '../../lib/messages-settings';
-import { chooseTheme, storedTheme, THEMES } from '../../lib/theme';
+import { readStorage, THEME_KEY } from '../../lib/storage';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
 import { useMessages } from '../../lib/i18n';
@@ -60,26 +61,28 @@ export function Settings() {
   );
 }
 
-/** Light or dark on this device, or as the phone is set (the default). */
+/** The themes a device may choose: the phone's own setting (the default), light or dark. */
+const THEMES = ['system', 'light', 'dark'] as const;
+
+/**
+ * Light or dark on this device, or as the phone is set: stored for index.html's script, which applies
+ * it before the first paint, and told to it at once (`themechange`; other tabs hear `storage`).
+ */
 function Appearance() {
   const { t } = useAuthForm();
-  const [theme, setTheme] = useState(storedTheme);
+  const [theme, setTheme] = useState(() => readStorage(THEME_KEY) ?? 'system');
+  function choose(option: (typeof THEMES)[number]) {
+    if (option === 'system') window.localStorage.removeItem(THEME_KEY);
+    else window.localStorage.setItem(THEME_KEY, option);
+    window.dispatchEvent(new Event('themechange'));
+    setTheme(option);
+  }
   return (
     <section className="settings-card" aria-labelledby="settings-appearance">
       <h2 id="settings-appearance">{t('settings.appearance.title')}</h2>
-      <p className="muted">{t('settings.appearance.text')}</p>
       <div className="theme-switch" role="group" aria-labelledby="settings-appearance">
         {THEMES.map((option) => (
-          <button
-            key={option}
-            type="button"
-            className={option === theme ? 'is-active' : ''}
-            aria-pressed={option === theme}
-            onClick={() => {
-              chooseTheme(option);
-              setTheme(option);
-            }}
-          >
+          <button key={option} type="button" className={option === theme ? 'is-active' : ''} aria-pressed={option === theme} onClick={() => choose(option)}>
             {t(`settings.appearance.${option}`)}
           </button>
         ))}
@@ -187,24 +190,40 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
   );
 }
 
+/** Log out everywhere, this phone included: asked first, and said once done (the login page follows). */
 function Sessions() {
-  const { t, navigate, errors, busy, onSubmit } = useAuthForm();
+  const { t, navigate } = useAuthForm();
   const signOut = useSession((state) => state.signOut);
-  const submit = onSubmit(async () => {
-    await accountApi.logoutEverywhere();
-    signOut({ alreadyRevoked: true });
-    navigate('/login/', { replace: true });
-  });
+  const [asking, setAsking] = useState(false);
+  const { busy, error, run } = useSheetAction(
+    async () => {
+      await accountApi.logoutEverywhere();
+      signOut({ alreadyRevoked: true });
+      toast.success(t('settings.sessions.done'));
+      navigate('/login/', { replace: true });
+    },
+    () => setAsking(false),
+  );
   return (
     <section className="settings-card" aria-labelledby="settings-sessions">
       <h2 id="settings-sessions">{t('settings.sessions.title')}</h2>
       <p className="muted">{t('settings.sessions.text')}</p>
-      <form className="form" onSubmit={submit}>
-        <FormOutcome errors={errors.non_field_errors} />
-        <button type="submit" className="btn btn-ghost" disabled={busy}>
-          {t('settings.sessions.submit')}
-        </button>
-      </form>
+      <button type="button" className="btn btn-ghost" onClick={() => setAsking(true)}>
+        {t('settings.sessions.submit')}
+      </button>
+      {asking && (
+        <ConfirmSheet
+          title={t('settings.sessions.confirmTitle')}
+          confirmLabel={t('settings.sessions.submit')}
+          cancelLabel={t('app.logoutUnsent.stay')}
+          busy={busy}
+          error={error}
+          onConfirm={run}
+          onClose={() => setAsking(false)}
+        >
+          <p>{t('settings.sessions.text')}</p>
+        </ConfirmSheet>
+      )}
     </section>
   );
 }

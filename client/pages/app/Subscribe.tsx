@@ -182,7 +182,6 @@ export function Subscribe() {
     return (
       <section className="page result-page">
         <h1>{t('subscribe.success.title')}</h1>
-        <p>{t('subscribe.success.text')}</p>
         <Link href="/app/home/" className="btn btn-primary">
           {t('subscribe.success.link')}
         </Link>
