@@ -14,6 +14,7 @@ import { es } from '../../shared/i18n/es';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
+import { match } from '../realtime/fixtures';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
@@ -360,9 +361,26 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
   it('shows the match overlay when the other person likes last (match:new over the socket)', async () => {
     const finn = await makeCompletedUser(app.server, { name: 'Finn', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Finn' });
+    // More new matches than the strip shows at once, so that it scrolls sideways.
+    for (let i = 1; i <= 6; i++) {
+      const earlier = await makeCompletedUser(app.server, { name: `Guest ${i}`, gender: 'male', genders_to_match: ['female'] });
+      await match(app.server, earlier, ana);
+    }
     await page.goto(`${app.server.url}/app/matches/`);
     await page.getByRole('heading', { name: en['matches.matchesTitle'] }).waitFor();
     await expect.poll(() => page.evaluate(() => document.querySelector('.offline-banner') === null)).toBe(true);
+    const strip = page.locator('.match-strip');
+    await strip.getByRole('link', { name: /Guest 6/ }).waitFor();
+    expect(await strip.evaluate((list) => list.scrollWidth > list.clientWidth)).toBe(true);
+    /** The strip's scroll, and whether the chip's whole box is inside the strip's visible box. */
+    const chipInSight = (name: RegExp) =>
+      strip.getByRole('link', { name }).evaluate((chip) => {
+        const list = chip.closest('.match-strip')!;
+        const [box, seen] = [chip.getBoundingClientRect(), list.getBoundingClientRect()];
+        return { scrollLeft: list.scrollLeft, inSight: box.left >= seen.left && box.right <= seen.right };
+      });
+    // It starts at its start: the newest match whole, at the left edge.
+    expect(await chipInSight(/Guest 6/)).toEqual({ scrollLeft: 0, inSight: true });
     // Held past its 2 s, so that its picture shows it at rest rather than half-way in.
     await keepMatchOverlay(page);
     const api = client(app.server.url);
@@ -372,8 +390,9 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText('You and Finn can chat now.').waitFor();
     await entryAnimationsDone(page);
     await shot('screens-02b-socket-match');
-    // And the new match joins the strip of the open matches page.
-    await page.locator('.match-strip').getByRole('link', { name: /Finn/ }).waitFor();
+    // And the new match joins the strip of the open matches page, first and in sight.
+    await strip.getByRole('link', { name: /Finn/ }).waitFor();
+    await expect.poll(() => chipInSight(/Finn/)).toEqual({ scrollLeft: 0, inSight: true });
     await page.keyboard.press('Escape');
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
   });
