@@ -118,7 +118,7 @@ describe('a paste longer than a message may be', () => {
 });
 
 describe('a message held by the server’s limit on sends', () => {
-  it('says to slow down and that it goes by itself, with no Retry', async () => {
+  it('says to slow down once for a burst, that it goes by itself, with no Retry', async () => {
     useChat.setState((state) => ({
       threads: {
         7: {
@@ -126,14 +126,20 @@ describe('a message held by the server’s limit on sends', () => {
           messages: [
             ...state.threads[7]!.messages,
             { id: -1, sender: ME, content: 'too fast', time: '2026-11-28T01:01:00.000Z', client_id: 'c1', status: 'queued', slowDown: true },
+            { id: -2, sender: ME, content: 'and again', time: '2026-11-28T01:01:01.000Z', client_id: 'c2', status: 'queued', slowDown: true },
           ],
         },
       },
     }));
     renderAt('/app/', <Chat id={7} />);
-    const message = (await screen.findByText('too fast')).closest('.message')!;
-    expect(message.textContent).toContain(en['chat.slowDown']);
-    expect(message.textContent).not.toContain(en['chat.queued']);
+    // The reason is said once, under the newest held bubble; the one before it is only on its way.
+    const newest = (await screen.findByText('and again')).closest('.message')!;
+    expect(newest.textContent).toContain(en['chat.slowDown']);
+    const earlier = screen.getByText('too fast').closest('.message')!;
+    expect(earlier.textContent).toContain(en['chat.sending']);
+    expect(earlier.textContent).not.toContain(en['chat.slowDown']);
+    expect(screen.getAllByText(new RegExp(en['chat.slowDown'].slice(0, 9)))).toHaveLength(1);
+    expect(screen.queryByText(new RegExp(en['chat.queued']))).toBeNull();
     expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
   });
 });

@@ -213,7 +213,9 @@ export function Chat({ id }: { id: number }) {
   const nearTheLimit = draft.length > MESSAGE_MAX_LENGTH - 100;
   // Said while what was cut is what stands: once shortened or sent, the draft speaks for itself.
   const cutShown = pasteCut && draft.length >= MESSAGE_MAX_LENGTH;
-  const lastOwnStored = [...messages].reverse().find((message) => message.sender === me && message.id > 0);
+  const lastOwnStored = messages.findLast((message) => message.sender === me && message.id > 0);
+  // Held by the limit on sends, a burst says why once, under its newest bubble.
+  const lastHeld = messages.findLast((message) => message.slowDown);
 
   return (
     <section className="chat">
@@ -259,7 +261,7 @@ export function Chat({ id }: { id: number }) {
                 <p className="message-meta">
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
-                  {message.status === 'queued' && <span> · {t(message.slowDown ? 'chat.slowDown' : 'chat.queued')}</span>}
+                  {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown ? 'chat.sending' : 'chat.queued')}</span>}
                   {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
                 </p>
                 {message.status === 'failed' && message.client_id && (
