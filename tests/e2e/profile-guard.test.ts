@@ -315,6 +315,14 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     const lastField = await page.evaluate(() => [...document.querySelectorAll('.edit-profile .field')].at(-1)!.getBoundingClientRect().bottom);
     expect(lastField).toBeLessThanOrEqual(button.top);
     await shot(page, 'profile-form-end-360x740');
+
+    // An empty name is said the app's way, under the field and in the app's language, not by a
+    // bubble of the browser's own (in the phone's language): the form does not validate natively.
+    const name = page.getByLabel(es['profile.name']);
+    await name.fill('');
+    await save.click();
+    await page.locator('#name-error').getByText(SERVER_MESSAGES.blank.es).waitFor();
+    expect(await name.evaluate((input) => input === document.activeElement)).toBe(true);
     await page.context().close();
   });
 });

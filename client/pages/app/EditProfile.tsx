@@ -225,7 +225,7 @@ export function EditProfile() {
     <section className="page edit-profile">
       <h1>{t('profile.title')}</h1>
       {incomplete && <p className="notice">{t('profile.completeFirst')}</p>}
-      <form ref={formElement} className="form" onSubmit={submit}>
+      <form ref={formElement} className="form" onSubmit={submit} noValidate>
         <label className="field">
           <span>{t('profile.name')}</span>
           <input name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
