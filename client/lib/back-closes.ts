@@ -94,7 +94,15 @@ function onPopState() {
   }
 }
 
-if (typeof window !== 'undefined') window.addEventListener('popstate', onPopState);
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', onPopState);
+  // Loaded on an overlay's entry (a reload with a sheet open): the overlay went with the page before,
+  // so its entries go too, or the user's next Back would seem to do nothing. They lie over an entry
+  // of the same address.
+  enqueue(async () => {
+    while (currentKey() && (await back()));
+  });
+}
 
 /**
  * While `active`, Back calls `onBack` (which closes the overlay, or answers false to stay open, as a

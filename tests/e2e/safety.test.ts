@@ -284,6 +284,18 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await dialog.waitFor({ state: 'detached' });
     expect(new URL(page.url()).pathname).toBe(`/app/profiles/${dana.id}`);
     await page.getByRole('heading', { name: /Dana/ }).waitFor();
+    // A reload with the sheet open: the sheet is gone with the page, and so is its step in the
+    // history. Back goes to where she was before the profile, not to the profile again.
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.block'] }).click();
+    await dialog.waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: /Dana/ }).waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.goBack();
+    await page.waitForURL('**/app/matches/');
+    await page.goForward();
+    await page.getByRole('heading', { name: /Dana/ }).waitFor();
 
     await page.getByRole('button', { name: en['safety.menu'] }).click();
     await page.getByRole('menuitem', { name: en['safety.block'] }).click();
