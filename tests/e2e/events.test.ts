@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -217,7 +218,15 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
   it('lets an organizer create an event on the phone and lands on its host screen', async () => {
     const { page } = host;
     await page.goto(`${app.server.url}/app/events/new/`);
-    await page.getByLabel(en['events.new.name']).fill('Garden Brunch');
+    // Sent with no name from the foot of the form: the app says so under the field, in its own words
+    // and language (not a bubble of the browser's), with the field in view below the top bar and focused.
+    const name = page.getByLabel(en['events.new.name']);
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.getByRole('button', { name: en['events.new.submit'] }).click();
+    await page.locator('#name-error').getByText(SERVER_MESSAGES.blank.en).waitFor();
+    expect(await name.evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(await name.evaluate((input) => input.getBoundingClientRect().top >= document.querySelector('.top-bar')!.getBoundingClientRect().bottom)).toBe(true);
+    await name.fill('Garden Brunch');
     await page.getByLabel(en['events.new.venue']).fill('The old greenhouse');
     await page.getByText(en['events.new.joinMode.code']).click();
     await shot(page, '08-new-event-en');

@@ -94,7 +94,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   }
 
   return (
-    <form ref={formElement} className="form event-form" onSubmit={(event) => void submit(event)}>
+    <form ref={formElement} className="form event-form" onSubmit={(event) => void submit(event)} noValidate>
       <label className="field">
         <span>{t('events.new.name')}</span>
         <input name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
