@@ -52,7 +52,7 @@ export const enEvents = {
   'host.scan': 'Scan to join',
   'host.typeCode': 'or type the code in the app',
   'host.live': 'checked in now',
-  'host.stats': 'Tonight so far',
+  'host.stats': 'So far',
   'host.total': 'Check-ins in total',
   'host.likes': 'Likes given',
   'host.matches': 'Matches made',

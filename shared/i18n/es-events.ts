@@ -53,7 +53,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.scan': 'Escanea para unirte',
   'host.typeCode': 'o escribe el código en la app',
   'host.live': 'dentro ahora',
-  'host.stats': 'Esta noche, hasta ahora',
+  'host.stats': 'Hasta ahora',
   'host.total': 'Entradas en total',
   'host.likes': 'Likes dados',
   'host.matches': 'Matches',
