@@ -124,7 +124,20 @@ describe('the public event page, opened from an old QR link', () => {
     expect(said()).toEqual({ ...nothing, youAreIn: true });
   });
 
-  it('for a QR event, says once why the visitor must scan again', async () => {
+  it('for a QR event, says once why the visitor must scan again, and offers an account meanwhile', async () => {
+    api.event.mockResolvedValue(party());
+    renderPage();
+    await settled();
+    expect(said()).toEqual({ ...nothing, expired: true, signupEarly: true });
+    expect(screen.getByRole('link', { name: enEvents['eventPage.login'] }).getAttribute('href')).toBe('/login/');
+    // Ready for the one tap of the next scan; nothing is kept to be joined without it.
+    expect(screen.queryByText(enEvents['eventPage.getReady'])).toBeNull();
+    fireEvent.click(screen.getByRole('link', { name: enEvents['eventPage.signupEarly'] }));
+    expect(getPendingJoin()).toBeNull();
+  });
+
+  it('for a QR event and a signed-in visitor, says only why they must scan again', async () => {
+    signIn();
     api.event.mockResolvedValue(party());
     renderPage();
     await settled();
@@ -183,11 +196,11 @@ describe('the public event page, opened from an old QR link', () => {
     expect(getPendingJoin()?.pass).toBe('fresh');
   });
 
-  it('without a token, a QR event says to scan at the event', async () => {
+  it('without a token, a QR event says to scan at the event, and offers an account meanwhile', async () => {
     api.event.mockResolvedValue(party());
     renderPage('');
     await settled();
-    expect(said()).toEqual({ ...nothing, qrOnly: true });
+    expect(said()).toEqual({ ...nothing, qrOnly: true, signupEarly: true });
   });
 });
 

@@ -201,18 +201,6 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       )}
       {retryButton}
       {!here && !open && <p className="notice">{t(status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
-      {/* Shared ahead of the night: the account and the profile can be ready before the doors open. */}
-      {status === 'upcoming' && !signedIn && (
-        <div className="event-actions">
-          <p className="muted">{t('eventPage.getReady')}</p>
-          <Link href="/register/" className="btn btn-primary btn-block">
-            {t('eventPage.signupEarly')}
-          </Link>
-          <Link href="/login/" className="btn btn-ghost btn-block">
-            {t('eventPage.login')}
-          </Link>
-        </div>
-      )}
       {!here &&
         open &&
         !canJoin &&
@@ -223,6 +211,19 @@ function EventPageBody({ code: rawCode }: { code: string }) {
         ) : (
           <p className="notice">{t('eventPage.qrOnly')}</p>
         ))}
+      {/* Shared ahead of the night, or a QR event's page without its scan: the account and the profile
+          can be ready before the doors open, or before the scan, which then takes one tap. */}
+      {!signedIn && (status === 'upcoming' || (open && !canJoin)) && (
+        <div className="event-actions">
+          {status === 'upcoming' && <p className="muted">{t('eventPage.getReady')}</p>}
+          <Link href="/register/" className="btn btn-primary btn-block">
+            {t('eventPage.signupEarly')}
+          </Link>
+          <Link href="/login/" className="btn btn-ghost btn-block">
+            {t('eventPage.login')}
+          </Link>
+        </div>
+      )}
       {here ? (
         <div className="event-actions">
           <p className="muted">{t('eventPage.youAreIn')}</p>
