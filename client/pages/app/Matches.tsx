@@ -30,14 +30,14 @@ function EndedChatNotice({ notice }: { notice: EndedNotice }) {
     <>
       <div className="notice ended-notice">
         <p role="status">{name ? t('chat.ended', { name }) : t('chat.endedAnon')}</p>
+        <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={dismiss}>
+          <CloseIcon />
+        </button>
         {userId !== null && name && (
           <button type="button" className="btn btn-small btn-ghost" onClick={() => setReporting(true)}>
             {t('safety.report')}
           </button>
         )}
-        <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={dismiss}>
-          <CloseIcon />
-        </button>
       </div>
       {reporting && userId !== null && (
         <Suspense fallback={null}>
