@@ -71,4 +71,14 @@ describe.skipIf(!ready)('the landing page’s side menu from the keyboard (Chrom
     await expect.poll(() => opener().getAttribute('aria-expanded')).toBe('false');
     expect(await isOpener()).toBe(true);
   });
+
+  it('shows nothing of itself while closed, not even its shadow down the right edge', async () => {
+    const menu = page.locator('#side-menu');
+    await expect.poll(() => menu.isVisible()).toBe(false);
+    await openFromKeyboard();
+    expect(await menu.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    // Hidden once it has slid out.
+    await expect.poll(() => menu.isVisible()).toBe(false);
+  });
 });
