@@ -6,6 +6,8 @@
 const MATCH_PATTERN = [40, 60, 90];
 
 export function buzzForMatch() {
+  // Not before the page's first touch (a match shown as the app opens): the browser would refuse it.
+  if (navigator.userActivation?.hasBeenActive === false) return;
   // The call throws in some embedded browsers whose vibrate is only partly there.
   try {
     navigator.vibrate?.(MATCH_PATTERN);

@@ -51,6 +51,24 @@ describe('the deck store', () => {
     }
   });
 
+  it('does not try to buzz before the page has been touched (a match shown as the app opens)', () => {
+    const vibrate = vi.fn(() => true);
+    Object.defineProperty(navigator, 'vibrate', { value: vibrate, configurable: true });
+    const activation = { hasBeenActive: false, isActive: false };
+    Object.defineProperty(navigator, 'userActivation', { value: activation, configurable: true });
+    try {
+      useDeck.getState().showMatch({ conversationId: 7, name: 'Ana', image: null });
+      expect(useDeck.getState().match).toMatchObject({ name: 'Ana' });
+      expect(vibrate).not.toHaveBeenCalled();
+      activation.hasBeenActive = true;
+      useDeck.getState().showMatch({ conversationId: 8, name: 'Bea', image: null });
+      expect(vibrate).toHaveBeenCalledTimes(1);
+    } finally {
+      delete (navigator as { vibrate?: unknown }).vibrate;
+      delete (navigator as { userActivation?: unknown }).userActivation;
+    }
+  });
+
   it('brings a card whose decision did not count back from its way out, and never shows the next one meanwhile', async () => {
     vi.useFakeTimers();
     try {
