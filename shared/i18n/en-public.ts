@@ -24,7 +24,7 @@ export const enPublic = {
   'landing.features.2.title': 'Like, skip or pass',
   'landing.features.2.text': 'Drag a card right to like, left to pass, or skip it for later. One profile at a time.',
   'landing.features.3.title': 'Matches are mutual',
-  'landing.features.3.text': 'Nobody knows you liked them unless they like you too. Then you both see "You like each other!".',
+  'landing.features.3.text': 'It takes two likes. When yours is returned, you both see "You like each other!" and can start chatting.',
   'landing.features.4.title': 'Live chat',
   'landing.features.4.text': 'Messages arrive instantly, with typing and read indicators, so you can meet up in person.',
   'landing.how.title': 'How it works',

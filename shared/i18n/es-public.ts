@@ -25,7 +25,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'landing.features.2.title': 'Like, saltar o pasar',
   'landing.features.2.text': 'Arrastra una tarjeta a la derecha para dar like, a la izquierda para pasar, o sáltala para luego.',
   'landing.features.3.title': 'Los matches son mutuos',
-  'landing.features.3.text': 'Nadie sabe que le diste like si no te lo devuelve. Entonces los dos veis "¡Os gustáis!".',
+  'landing.features.3.text': 'Hacen falta dos likes. Cuando te lo devuelven, los dos veis "¡Os gustáis!" y podéis empezar a chatear.',
   'landing.features.4.title': 'Chat en directo',
   'landing.features.4.text': 'Los mensajes llegan al instante, con aviso de escritura y de lectura, para que quedéis en persona.',
   'landing.how.title': 'Cómo funciona',
