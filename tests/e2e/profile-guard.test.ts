@@ -257,6 +257,9 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await needPhoto.waitFor();
     await expect.poll(() => inView(needPhoto)).toBe(true);
     expect(await photos.evaluate((fieldset) => fieldset.contains(document.activeElement))).toBe(true);
+    // The missing date is said at the same time, under its own field: one refusal does not hide the next.
+    const needDate = page.locator('#dob-error').getByText(es['profile.needDate']);
+    await needDate.waitFor();
     // A photo added takes the line away with the toast.
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
@@ -264,7 +267,6 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
 
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await save.click();
-    const needDate = page.locator('#dob-error').getByText(es['profile.needDate']);
     await needDate.waitFor();
     await expect.poll(() => inView(needDate)).toBe(true);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('date_of_birth');

@@ -175,13 +175,17 @@ export function EditProfile() {
     event.preventDefault();
     if (!form) return;
     // Said in a toast, and under the field too, which is brought into view: it may be far above the
-    // save button (the photos) or half behind it (the date).
-    const missing = !form.photos[0] ? 'needPhoto' : !form.date_of_birth ? 'needDate' : null;
-    if (missing) {
-      const toastId = toast.error(t(`profile.${missing}`), { key: FORM_TOAST });
-      if (missing === 'needPhoto') photoToast.current = toastId;
+    // save button (the photos) or half behind it (the date). Both at once, each under its field; the
+    // toast says the first.
+    const needPhoto = !form.photos[0];
+    if (needPhoto || !form.date_of_birth) {
+      const toastId = toast.error(t(needPhoto ? 'profile.needPhoto' : 'profile.needDate'), { key: FORM_TOAST });
+      if (needPhoto) photoToast.current = toastId;
       revealErrors.current = true;
-      setErrors({ [missing === 'needPhoto' ? 'image' : 'date_of_birth']: [t(`profile.${missing}`)] });
+      setErrors({
+        ...(needPhoto && { image: [t('profile.needPhoto')] }),
+        ...(!form.date_of_birth && { date_of_birth: [t('profile.needDate')] }),
+      });
       return;
     }
     setBusy(true);
