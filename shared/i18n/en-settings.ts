@@ -31,6 +31,8 @@ export const enSettings = {
   'settings.export.busy': 'Preparing your download…',
   'settings.blocked.text': 'The people you blocked cannot see you, and you do not see them. You can undo a block.',
   'settings.blocked.open': 'See blocked people',
+  'settings.plan.text': 'Choose a plan, see your billing, or cancel.',
+  'settings.plan.open': 'See your plan',
   'settings.ended.text': 'If someone ended a chat with you after something they wrote or did, you can still report them for {days} days.',
   'settings.ended.open': 'See ended chats',
   'settings.admin.open': 'Open the activity charts',

@@ -33,6 +33,8 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.export.busy': 'Preparando la descarga…',
   'settings.blocked.text': 'Las personas que bloqueaste no te ven, ni tú a ellas. Puedes deshacer un bloqueo.',
   'settings.blocked.open': 'Ver personas bloqueadas',
+  'settings.plan.text': 'Elige un plan, consulta tu facturación o cancélalo.',
+  'settings.plan.open': 'Ver tu plan',
   'settings.ended.text': 'Si alguien terminó un chat contigo después de algo que escribió o hizo, aún puedes denunciarle durante {days} días.',
   'settings.ended.open': 'Ver chats terminados',
   'settings.admin.open': 'Abrir los gráficos de actividad',

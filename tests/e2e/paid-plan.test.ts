@@ -255,7 +255,10 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await expect.poll(() => undo.isEnabled()).toBe(false);
     await shot('09-deck-undone');
 
-    await page.goto(`${app.server.url}/app/subscribe/`);
+    // Settings leads to the plan too, where someone looks to cancel it.
+    await page.goto(`${app.server.url}/app/settings/`);
+    await page.getByRole('region', { name: en['subscribe.current.title'] }).getByRole('link', { name: en['settings.plan.open'] }).click();
+    await page.waitForURL('**/app/subscribe/');
     await page.getByRole('heading', { name: en['subscribe.current.title'], exact: true }).waitFor();
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
     // A first subscription: in its free trial, which the page dates.

@@ -30,6 +30,14 @@ export function Settings() {
         <h2 id="settings-account">{t('settings.account')}</h2>
         <EmailRow user={user} />
       </section>
+      {/* Where someone looks to change or cancel it, beside the account menu's entry. */}
+      <section className="settings-card" aria-labelledby="settings-plan">
+        <h2 id="settings-plan">{t('subscribe.current.title')}</h2>
+        <p className="muted">{t('settings.plan.text')}</p>
+        <Link href="/app/subscribe/" className="btn btn-ghost">
+          {t('settings.plan.open')}
+        </Link>
+      </section>
       <Appearance />
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
       <section className="settings-card" aria-labelledby="settings-blocked">
