@@ -172,7 +172,7 @@ export const enApp = {
   'checkout.account': 'Account',
   'checkout.trial': 'Trial',
   'checkout.trialDays': '{days}-day free trial',
-  'checkout.text': 'This server has no Stripe key configured, so no card is asked for and nothing is charged. Completing activates the subscription exactly as a paid Stripe checkout would.',
+  'checkout.text': 'No Stripe key here: no card is asked for and nothing is charged. Completing activates the subscription as a real payment would.',
   'checkout.complete.button': 'Complete test checkout',
   'checkout.cancel.button': 'Cancel',
   'checkout.complete': 'This checkout is already complete.',
@@ -194,8 +194,7 @@ export const enApp = {
   'subscribe.current.offline': 'No connection. Your billing and “Manage subscription” will show as soon as you are back online.',
   'portal.banner': 'TEST CUSTOMER PORTAL — no real payment',
   'portal.title': 'Your subscription',
-  'portal.text':
-    'This server has no Stripe key, so this page stands in for Stripe’s customer portal. Cancelling ends the plan at once, exactly as a cancellation at Stripe does.',
+  'portal.text': 'No Stripe key here, so this page stands in for Stripe’s customer portal. Cancelling ends the plan at once, as at Stripe.',
   'portal.none': 'You have no active subscription.',
   'portal.cancel': 'Cancel subscription',
   'portal.back': 'Back to Eventmatch',

@@ -173,7 +173,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'checkout.account': 'Cuenta',
   'checkout.trial': 'Prueba',
   'checkout.trialDays': '{days} días de prueba gratis',
-  'checkout.text': 'Este servidor no tiene una clave de Stripe configurada: no se pide tarjeta y no se cobra nada. Completar activa la suscripción igual que un pago real con Stripe.',
+  'checkout.text': 'Sin clave de Stripe: no se pide tarjeta ni se cobra nada. Completar activa la suscripción como un pago real.',
   'checkout.complete.button': 'Completar el pago de prueba',
   'checkout.cancel.button': 'Cancelar',
   'checkout.complete': 'Este pago ya está completado.',
@@ -195,8 +195,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.current.offline': 'Sin conexión. La facturación y «Gestionar la suscripción» aparecerán en cuanto vuelvas a estar en línea.',
   'portal.banner': 'PORTAL DE CLIENTE DE PRUEBA — sin pagos reales',
   'portal.title': 'Tu suscripción',
-  'portal.text':
-    'Este servidor no tiene clave de Stripe, así que esta página hace las veces del portal de cliente de Stripe. Cancelar termina el plan al momento, igual que una cancelación en Stripe.',
+  'portal.text': 'Sin clave de Stripe, esta página hace de portal de cliente. Cancelar termina el plan al momento, como en Stripe.',
   'portal.none': 'No tienes ninguna suscripción activa.',
   'portal.cancel': 'Cancelar la suscripción',
   'portal.back': 'Volver a Eventmatch',
