@@ -40,7 +40,7 @@ export const enPublic = {
   'landing.footer.copyright': '© {year} Eventmatch. All rights reserved.',
   'landing.footer.terms': 'Terms of Service',
   'landing.footer.privacy': 'Privacy',
-  'auth.email': 'Email',
+  'auth.email': 'E-mail',
   'auth.password': 'Password',
   'auth.back': 'Back',
   'auth.googleFailed': 'Google sign-in failed. Please try again.',
