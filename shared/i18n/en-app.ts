@@ -38,6 +38,7 @@ export const enApp = {
   'ended.title': 'Ended chats',
   'deck.loading': 'Loading profiles...',
   'deck.empty': 'No more profiles found. Try changing your preferences or come back later.',
+  'deck.changePreferences': 'Change preferences',
   'deck.emptyAtEndedEvent': 'No one else to see here. The event has ended, so no one new will arrive.',
   'deck.emptyAtEvent': 'No one else to see here yet. New people show up on their own as they arrive.',
   'deck.emptyAtEventSeen': 'You have seen everyone here who fits your preferences. New people show up on their own as they arrive, or you can change your preferences.',

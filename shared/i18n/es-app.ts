@@ -39,6 +39,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'ended.title': 'Chats terminados',
   'deck.loading': 'Cargando perfiles...',
   'deck.empty': 'No hay más perfiles. Prueba a cambiar tus preferencias o vuelve más tarde.',
+  'deck.changePreferences': 'Cambiar preferencias',
   'deck.emptyAtEndedEvent': 'No hay nadie más que ver aquí. El evento ha terminado, así que no llegará nadie nuevo.',
   'deck.emptyAtEvent': 'Aún no hay nadie más que ver aquí. Las personas nuevas aparecen solas en cuanto llegan.',
   'deck.emptyAtEventSeen': 'Ya has visto a todas las personas de aquí que encajan con tus preferencias. Las nuevas aparecen solas en cuanto llegan; también puedes cambiar tus preferencias.',

@@ -4,7 +4,7 @@
  * room, so it says which of its cases this is: nobody else has come yet, the user has seen everyone
  * there who fits (others are in the room), or the event is over and nobody new will come.
  */
-import { cleanup, render, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -58,17 +58,23 @@ afterEach(() => {
   vi.resetAllMocks();
 });
 
+/** The link to the profile's preferences under the empty deck's words, if there is one. */
+const preferencesLink = () => screen.queryByRole('link', { name: enApp['deck.changePreferences'] })?.getAttribute('href') ?? null;
+
 describe('an empty deck', () => {
-  it('in town: no more profiles, try changing your preferences', async () => {
+  it('in town: no more profiles, try changing your preferences, with the way there', async () => {
     expect(await emptyDeckSays(null)).toBe(enApp['deck.empty']);
+    expect(preferencesLink()).toBe('/app/profile/');
   });
 
-  it('at an event where the user is alone: nobody else yet', async () => {
+  it('at an event where the user is alone: nobody else yet, and preferences would not help', async () => {
     expect(await emptyDeckSays(publicEvent({ attendee_count: 1 }))).toBe(enApp['deck.emptyAtEvent']);
+    expect(preferencesLink()).toBeNull();
   });
 
-  it('at an event with others in the room: everyone here who fits has been seen', async () => {
+  it('at an event with others in the room: everyone here who fits has been seen, or change the preferences', async () => {
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventSeen']);
+    expect(preferencesLink()).toBe('/app/profile/');
   });
 
   it('at an event that has ended: nobody new will come', async () => {

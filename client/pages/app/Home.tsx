@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../components/DeckPerks';
@@ -79,14 +79,21 @@ export function Home() {
     );
   }
   if (!current) {
+    const says = offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty';
     return (
       <section className="deck-empty-page">
         <DeckHeading />
         <EventBar />
         <p className="center-text muted deck-empty" role="status">
-          {t(offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty')}
+          {t(says)}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
+        {/* Where the words suggest changing the preferences: the way there. */}
+        {(says === 'deck.empty' || says === 'deck.emptyAtEventSeen') && (
+          <Link href="/app/profile/" className="btn btn-ghost deck-preferences">
+            {t('deck.changePreferences')}
+          </Link>
+        )}
         {/* The last card passed on may be the one wanted back. */}
         <div className="deck-actions">
           <UndoButton onlyWhenUsable />
