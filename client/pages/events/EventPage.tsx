@@ -216,12 +216,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       {!signedIn && (status === 'upcoming' || (open && !canJoin)) && (
         <div className="event-actions">
           {status === 'upcoming' && <p className="muted">{t('eventPage.getReady')}</p>}
-          <Link href="/register/" className="btn btn-primary btn-block">
-            {t('eventPage.signupEarly')}
-          </Link>
-          <Link href="/login/" className="btn btn-ghost btn-block">
-            {t('eventPage.login')}
-          </Link>
+          <AccountLinks signup={t('eventPage.signupEarly')} />
         </div>
       )}
       {here ? (
@@ -253,15 +248,25 @@ function EventPageBody({ code: rawCode }: { code: string }) {
         ) : (
           <div className="event-actions">
             {hasPass && <p className="muted">{t('eventPage.passKept')}</p>}
-            <Link href="/register/" className="btn btn-primary btn-block" onClick={remember}>
-              {t('eventPage.signup')}
-            </Link>
-            <Link href="/login/" className="btn btn-ghost btn-block" onClick={remember}>
-              {t('eventPage.login')}
-            </Link>
+            <AccountLinks signup={t('eventPage.signup')} onClick={remember} />
           </div>
         ))
       )}
     </AuthLayout>
+  );
+}
+
+/** Sign up, or log in: `onClick` first keeps the event to join once that is done. */
+function AccountLinks({ signup, onClick }: { signup: string; onClick?: () => void }) {
+  const t = useT();
+  return (
+    <>
+      <Link href="/register/" className="btn btn-primary btn-block" onClick={onClick}>
+        {signup}
+      </Link>
+      <Link href="/login/" className="btn btn-ghost btn-block" onClick={onClick}>
+        {t('eventPage.login')}
+      </Link>
+    </>
   );
 }
