@@ -289,9 +289,12 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.getByRole('button', { name: en['safety.menu'] }).click();
     await page.getByRole('menuitem', { name: en['safety.block'] }).click();
     await dialog.waitFor();
+    const overlayOnTop = () => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.overlay));
+    await expect.poll(overlayOnTop).toBe(true);
     await page.reload();
     await page.getByRole('heading', { name: /Dana/ }).waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
+    await expect.poll(overlayOnTop).toBe(false);
     await page.goBack();
     await page.waitForURL('**/app/matches/');
     await page.goForward();
