@@ -158,6 +158,9 @@ export async function aboveTheNav(page: Page, selector: string): Promise<boolean
   }, selector);
 }
 
+/** Whether an overlay's history entry (a sheet's, a menu's, the profile guard's) is on top, as client/lib/back-closes.ts marks it. */
+export const overlayOnTop = (page: Page) => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.overlay));
+
 /**
  * After the entry animations end: a sheet or a toast half-way in would not show what a person sees.
  * (Playwright's `animations: 'disabled'` would also end a toast's countdown, and with it the toast.)

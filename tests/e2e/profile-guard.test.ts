@@ -15,7 +15,7 @@ import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { imageBytes } from '../helpers/images';
 import { client } from '../helpers/http';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -45,8 +45,6 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).toBe(BIO);
   }
   const pathname = (page: Page) => new URL(page.url()).pathname.replace(/\/+$/, '');
-  /** Whether an overlay's entry (the guard's, a sheet's) is on top of the history, as back-closes.ts marks it. */
-  const overlayOnTop = (page: Page) => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.overlay));
   /**
    * Until the guard's entry is on top of the history and the browser has had two frames to hear of it.
    * The page pushes it in the keystroke's own task, but Chrome's browser process learns of a

@@ -15,7 +15,7 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -289,12 +289,11 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.getByRole('button', { name: en['safety.menu'] }).click();
     await page.getByRole('menuitem', { name: en['safety.block'] }).click();
     await dialog.waitFor();
-    const overlayOnTop = () => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.overlay));
-    await expect.poll(overlayOnTop).toBe(true);
+    await expect.poll(() => overlayOnTop(page)).toBe(true);
     await page.reload();
     await page.getByRole('heading', { name: /Dana/ }).waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
-    await expect.poll(overlayOnTop).toBe(false);
+    await expect.poll(() => overlayOnTop(page)).toBe(false);
     await page.goBack();
     await page.waitForURL('**/app/matches/');
     await page.goForward();
