@@ -1,7 +1,10 @@
+import { useEffect, useState } from 'react';
 import { create } from 'zustand';
 import type { BlockedUser, EndedChat, ReportInput } from '../../shared/schemas/safety';
 import { NotFound, type Page } from '../lib/api';
 import { api } from '../lib/api-app';
+import { errorMessage } from '../lib/errors';
+import { useT } from '../lib/i18n';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
@@ -176,3 +179,23 @@ export const useSafety = create<SafetyState>()((set, get) => {
 });
 
 onSignOut(() => useSafety.getState().reset());
+
+/**
+ * A safety page's list (Settings → Blocked people, Ended chats): its first page loaded afresh once a
+ * visit, then a page more at a time; `error` says why the last load failed.
+ */
+export function useSafetyList<K extends ListName>(list: K) {
+  const t = useT();
+  const shown = useSafety((state) => state.lists[list]);
+  const [error, setError] = useState<string | null>(null);
+  function fetch(which: 'load' | 'loadMore') {
+    setError(null);
+    useSafety
+      .getState()
+      [which](list)
+      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+  }
+  // Once a visit: a change of language does not change who is listed.
+  useEffect(() => fetch('load'), []);
+  return { ...shown, error, more: () => fetch('loadMore') };
+}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link } from 'wouter';
 import type { BlockedUser } from '../../../shared/schemas/safety';
@@ -7,10 +7,9 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
-import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
-import { useSafety } from '../../stores/safety';
+import { useSafety, useSafetyList } from '../../stores/safety';
 import { safetyMessages } from '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
@@ -40,25 +39,8 @@ export function Blocked() {
   useMessages(safetyMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { items: blocked, next, loading } = useSafety((state) => state.lists.blocked);
-  const [error, setError] = useState<string | null>(null);
+  const { items: blocked, next, loading, error, more } = useSafetyList('blocked');
   const [confirming, setConfirming] = useState<BlockedUser | null>(null);
-
-  useEffect(() => {
-    useSafety
-      .getState()
-      .load('blocked')
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
-    // Loaded once per visit; a change of language does not change who is listed.
-  }, []);
-
-  function more() {
-    setError(null);
-    useSafety
-      .getState()
-      .loadMore('blocked')
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
-  }
 
   return (
     <section className="page blocked-page">

@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Link } from 'wouter';
 import { ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
 import type { EndedChat } from '../../../shared/schemas/safety';
@@ -7,11 +7,10 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
 import { SafetyDialog } from '../../components/SafetyMenu';
-import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { safetyMessages } from '../../lib/messages-safety';
-import { useSafety } from '../../stores/safety';
+import { useSafetyList } from '../../stores/safety';
 
 /**
  * /app/settings/ended/: my chats that ended lately, however they ended, each with Report. Someone who
@@ -22,25 +21,8 @@ export function EndedChats() {
   useMessages(safetyMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const { items: chats, next, loading } = useSafety((state) => state.lists.ended);
-  const [error, setError] = useState<string | null>(null);
+  const { items: chats, next, loading, error, more } = useSafetyList('ended');
   const [reporting, setReporting] = useState<EndedChat | null>(null);
-
-  useEffect(() => {
-    useSafety
-      .getState()
-      .load('ended')
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
-    // Loaded once per visit; a change of language does not change what is listed.
-  }, []);
-
-  function more() {
-    setError(null);
-    useSafety
-      .getState()
-      .loadMore('ended')
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
-  }
 
   const days = { days: ENDED_CHAT_KEPT_DAYS };
   return (
