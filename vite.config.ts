@@ -38,6 +38,28 @@ function precompress(): Plugin {
 }
 
 /**
+ * The app's socket speaks WebSocket alone (client/lib/socket.ts), but engine.io-client's Socket imports
+ * every transport it knows, long-polling over XHR and WebTransport too, to find them by name. In the
+ * browser build its table of transports holds WebSocket only, and the others are left out of the app's
+ * chunk; the tests' and the load tool's Node clients use the package as it is.
+ */
+function websocketOnly(): Plugin {
+  return {
+    name: 'engine.io-websocket-only',
+    apply: 'build',
+    async load(id) {
+      const file = id.match(/engine\.io-client[\\/]build[\\/]esm[\\/](.+)\.js$/)?.[1]?.replace(/\\/g, '/');
+      if (file === 'transports/index') return 'import { WS } from "./websocket.js";\nexport const transports = { websocket: WS };\n';
+      // The package's entry still names the others (socket.io-client passes them on): kept only if used.
+      // XHR's module listens for pagehide, at load, to abort its own requests, of which there are none.
+      if (file && /^(transports\/(polling.*|webtransport)|contrib\/has-cors)$/.test(file)) {
+        return { code: await readFile(id, 'utf8'), moduleSideEffects: false };
+      }
+    },
+  };
+}
+
+/**
  * The signed-in app's pages that are not on the way from sign-up to the deck and the chat (settings,
  * the likes and safety lists, the organizer's screens) share one lazy chunk instead of a small one
  * each. The service worker stores every chunk once the app has opened, so a phone downloads them all
@@ -54,6 +76,7 @@ export default defineConfig({
   root: 'client',
   plugins: [
     react(),
+    websocketOnly(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
     // signed-in app registers it itself (client/lib/service-worker.ts) and has its own manifest
