@@ -31,41 +31,35 @@ export function Settings() {
         <EmailRow user={user} />
       </section>
       {/* Where someone looks to change or cancel it, beside the account menu's entry. */}
-      <section className="settings-card" aria-labelledby="settings-plan">
-        <h2 id="settings-plan">{t('subscribe.current.title')}</h2>
-        <p className="muted">{t('settings.plan.text')}</p>
-        <Link href="/app/subscribe/" className="btn btn-ghost">
-          {t('settings.plan.open')}
-        </Link>
-      </section>
+      <LinkCard id="settings-plan" title={t('subscribe.current.title')} text={t('settings.plan.text')} href="/app/subscribe/" label={t('settings.plan.open')} />
       <Appearance />
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
-      <section className="settings-card" aria-labelledby="settings-blocked">
-        <h2 id="settings-blocked">{t('blocked.title')}</h2>
-        <p className="muted">{t('settings.blocked.text')}</p>
-        <Link href="/app/settings/blocked/" className="btn btn-ghost">
-          {t('settings.blocked.open')}
-        </Link>
-      </section>
-      <section className="settings-card" aria-labelledby="settings-ended">
-        <h2 id="settings-ended">{t('ended.title')}</h2>
-        <p className="muted">{t('settings.ended.text', { days: ENDED_CHAT_KEPT_DAYS })}</p>
-        <Link href="/app/settings/ended/" className="btn btn-ghost">
-          {t('settings.ended.open')}
-        </Link>
-      </section>
+      <LinkCard id="settings-blocked" title={t('blocked.title')} text={t('settings.blocked.text')} href="/app/settings/blocked/" label={t('settings.blocked.open')} />
+      <LinkCard
+        id="settings-ended"
+        title={t('ended.title')}
+        text={t('settings.ended.text', { days: ENDED_CHAT_KEPT_DAYS })}
+        href="/app/settings/ended/"
+        label={t('settings.ended.open')}
+      />
       <Sessions />
       <ExportData />
-      {user.is_moderator && (
-        <section className="settings-card" aria-labelledby="settings-admin">
-          <h2 id="settings-admin">{t('admin.title')}</h2>
-          <Link href="/app/admin/" className="btn btn-ghost">
-            {t('settings.admin.open')}
-          </Link>
-        </section>
-      )}
+      {user.is_moderator && <LinkCard id="settings-admin" title={t('admin.title')} href="/app/admin/" label={t('settings.admin.open')} />}
       <DeleteAccount user={user} />
     </div>
+  );
+}
+
+/** A card of Settings that leads to a page of its own: what is there, and the way in. */
+function LinkCard({ id, title, text, href, label }: { id: string; title: string; text?: string; href: string; label: string }) {
+  return (
+    <section className="settings-card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {text && <p className="muted">{text}</p>}
+      <Link href={href} className="btn btn-ghost">
+        {label}
+      </Link>
+    </section>
   );
 }
 
