@@ -43,6 +43,9 @@ export const ModerationReport = z.object({
   reporter: Person.nullable(),
   reported: Person.extend({ id: z.number().nullable(), report_count: z.number() }),
   status: ReportStatus,
+  /** What was decided, and when: null while the report is open. */
+  resolution: z.enum(['dismiss', 'ban']).nullable(),
+  resolved_at: z.string().nullable(),
 });
 export type ModerationReport = z.infer<typeof ModerationReport>;
 
@@ -69,9 +72,7 @@ export const ModerationReportDetail = ModerationReport.extend({
   snapshot: ReportSnapshot,
   /** Later reports of the same person by the same reporter, while this one was open. */
   additions: z.array(z.object({ reason: ReportReason, details: z.string(), at: z.string() })),
-  resolution: z.enum(['dismiss', 'ban']).nullable(),
   note: z.string().nullable(),
-  resolved_at: z.string().nullable(),
 });
 export type ModerationReportDetail = z.infer<typeof ModerationReportDetail>;
 

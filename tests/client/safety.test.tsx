@@ -529,6 +529,10 @@ describe('Moderation', () => {
     await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
     const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
     expect(detail.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Not enough to act on.' });
+    // The resolved list says what was decided, row by row.
+    fireEvent.click(await screen.findByRole('button', { name: en['moderation.resolved'] }));
+    const resolvedRow = await screen.findByRole('link', { name: new RegExp(`Fer.*${en['moderation.resolution.dismiss']}`) });
+    expect(resolvedRow.getAttribute('href')).toBe(`/app/moderation/reports/${first.body.id}/`);
     // Dismissing bans nobody.
     expect((await api().get('/api/users/me/', { token: other.token })).status).toBe(200);
   });

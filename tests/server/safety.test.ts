@@ -442,6 +442,7 @@ describe.each(backends)('safety on %s', (backend) => {
       name: 'Troll',
       report_count: 2,
     });
+    expect(queue.body.results.find((row: { id: number }) => row.id === trollAgain.body.id)).toMatchObject({ resolution: null, resolved_at: null });
 
     const dismissed = await api().post(`/api/moderation/reports/${innocentReport.body.id}/resolve/`, {
       token: moderator.token,
@@ -478,6 +479,10 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(resolved.body.results.map((row: { id: number }) => row.id)).toEqual(
       expect.arrayContaining([trollReport.body.id, trollAgain.body.id, innocentReport.body.id]),
     );
+    // Each row says what was decided and when, without opening it.
+    const rowOf = (id: number) => resolved.body.results.find((row: { id: number }) => row.id === id);
+    expect(rowOf(trollAgain.body.id)).toMatchObject({ resolution: 'ban', resolved_at: expect.stringMatching(/Z$/) });
+    expect(rowOf(innocentReport.body.id)).toMatchObject({ resolution: 'dismiss', resolved_at: dismissed.body.resolved_at });
 
     // Signed out everywhere and refused at the door.
     expect((await api().get('/api/users/me/', { token: troll.token })).status).toBe(401);

@@ -38,7 +38,7 @@ interface ReportRow {
   conversation_id: number | null;
   snapshot: ReportSnapshot | string;
   additions: ReportAddition[] | string;
-  resolution: ModerationReportDetail['resolution'];
+  resolution: ModerationReport['resolution'];
   note: string | null;
   resolved_at: string | null;
 }
@@ -76,6 +76,8 @@ const presentReport = (row: ReportRow): ModerationReport => ({
     report_count: Number(row.report_count),
   },
   status: row.status,
+  resolution: row.resolution,
+  resolved_at: row.resolved_at,
 });
 
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
@@ -122,9 +124,7 @@ export async function getReport(db: DbOrTx, reportId: number): Promise<Moderatio
       messages: snapshot.messages,
     },
     additions: json<ReportAddition[]>(row.additions),
-    resolution: row.resolution,
     note: row.note,
-    resolved_at: row.resolved_at,
   };
 }
 

@@ -65,8 +65,18 @@ export function Queue() {
                   <span className="report-reason">{t(`safety.reason.${report.reason}`)}</span>
                   <span className="report-person">{report.reported.name || t('moderation.deleted')}</span>
                   <span className="muted report-meta">
-                    {t('moderation.count', { count: report.reported.report_count })} ·{' '}
-                    <time dateTime={report.created_at}>{formatAge(report.created_at, language)}</time>
+                    {report.resolution && report.resolved_at ? (
+                      // What was decided, and how long ago: the resolved list's order.
+                      <>
+                        {t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss')} ·{' '}
+                        <time dateTime={report.resolved_at}>{formatAge(report.resolved_at, language)}</time>
+                      </>
+                    ) : (
+                      <>
+                        {t('moderation.count', { count: report.reported.report_count })} ·{' '}
+                        <time dateTime={report.created_at}>{formatAge(report.created_at, language)}</time>
+                      </>
+                    )}
                   </span>
                 </span>
                 <ChevronRight />
