@@ -174,13 +174,13 @@ export function Events() {
               className="code-input"
               name="code"
               value={code}
+              // No maxLength: a code pasted with a space or a dash would lose its last characters before this.
               onChange={(event) => setCode(normalizeEventCode(event.target.value).replace(/[^A-Z0-9]/g, '').slice(0, EVENT_CODE_LENGTH))}
               inputMode="text"
               autoCapitalize="characters"
               autoComplete="off"
               autoCorrect="off"
               spellCheck={false}
-              maxLength={EVENT_CODE_LENGTH}
               placeholder="K7RM2Q"
               aria-describedby="code-help code-error"
               aria-invalid={Boolean(error)}
