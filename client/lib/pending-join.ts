@@ -9,6 +9,8 @@ import { useSession } from '../stores/session';
  */
 export interface PendingJoin {
   code: string;
+  /** The event's name, once its page has read it: the profile page says where the place is kept. */
+  name?: string;
   pass?: string;
   /** Epoch ms; without a pass, the intent alone is kept this long too. */
   expiresAt: number;
@@ -50,9 +52,9 @@ export function clearPendingJoin() {
  * (AppRoot checks in once the profile is saved). Until then nobody would see them in a deck, and the
  * organizer's headcount would count someone who is not really there yet.
  */
-export async function waitsForProfile(code: string): Promise<boolean> {
+export async function waitsForProfile(code: string, name?: string): Promise<boolean> {
   if (useSession.getState().user === undefined) await useSession.getState().loadUser();
   if (useSession.getState().user?.is_profile_completed !== false) return false;
-  if (getPendingJoin()?.code !== code) setPendingJoin({ code, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+  if (getPendingJoin()?.code !== code) setPendingJoin({ code, name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   return true;
 }

@@ -148,6 +148,7 @@ export const enApp = {
   'profile.needPhoto': 'Please upload a primary profile picture',
   'profile.needDate': 'Please select a date of birth',
   'profile.completeFirst': 'Complete your profile to start meeting people.',
+  'profile.completeToJoin': 'Complete your profile to get into {event}: your place is kept.',
   'profile.checkFields': 'Please check the highlighted fields.',
   'profile.changedElsewhere': 'Your profile was changed on another device. Here it is as it is now: make your changes again.',
   'gender.male': 'Male',

@@ -149,6 +149,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.needPhoto': 'Sube una foto de perfil principal',
   'profile.needDate': 'Selecciona una fecha de nacimiento',
   'profile.completeFirst': 'Completa tu perfil para empezar a conocer gente.',
+  'profile.completeToJoin': 'Completa tu perfil para entrar en {event}: te guardamos el sitio.',
   'profile.checkFields': 'Revisa los campos marcados.',
   'profile.changedElsewhere': 'Tu perfil cambió en otro dispositivo. Aquí está tal como es ahora: vuelve a hacer tus cambios.',
   'gender.male': 'Hombre',

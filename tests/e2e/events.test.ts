@@ -95,8 +95,9 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByLabel(es['auth.password']).fill(password);
     await page.getByRole('button', { name: es['login.submit'] }).click();
     await page.waitForURL('**/app/profile/');
-    // Still holding the pass: login cleared local storage, not this.
+    // Still holding the pass: login cleared local storage, not this. The page says the scan still counts.
     expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+    await page.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
 
     await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });

@@ -16,6 +16,7 @@ import { Offline } from '../../components/Waiting';
 import { ApiError, ValidationError } from '../../lib/api';
 import { phoneTimeZone } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
+import { getPendingJoin } from '../../lib/pending-join';
 import { useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
@@ -77,6 +78,8 @@ export function EditProfile() {
   const load = useProfile((state) => state.load);
   const save = useProfile((state) => state.save);
   const incomplete = useSession((state) => state.user?.is_profile_completed === false);
+  // A guest who scanned at the door: their place at the event waits for this profile.
+  const held = incomplete && getPendingJoin()?.name;
   const [form, setForm] = useState<Form | null>(null);
   const [errors, setErrors] = useState<FieldErrorMap>({});
   const [busy, setBusy] = useState(false);
@@ -228,7 +231,7 @@ export function EditProfile() {
   return (
     <section className="page edit-profile">
       <h1>{t('profile.title')}</h1>
-      {incomplete && <p className="notice">{t('profile.completeFirst')}</p>}
+      {incomplete && <p className="notice">{held ? t('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
       <form ref={formElement} className="form" onSubmit={submit} noValidate>
         <label className="field">
           <span>{t('profile.name')}</span>

@@ -66,7 +66,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
     setNotice(null);
     setScanNotice(null);
     try {
-      if (await waitsForProfile(code)) return navigate('/app/profile/');
+      if (await waitsForProfile(code, event?.name)) return navigate('/app/profile/');
       const pending = getPendingJoin();
       await api.checkIn(code, pending?.code === code && pending.pass ? { pass: pending.pass } : {});
       clearPendingJoin();
@@ -86,7 +86,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       if (refusal === 'ended' || refusal === 'not_open') api.event(code).then(setEvent, () => undefined);
       setJoining(false);
     }
-  }, [code, language, navigate, t]);
+  }, [code, event, language, navigate, t]);
 
   useEffect(() => {
     if (ranFor.current === attempt) return;
@@ -159,8 +159,13 @@ function EventPageBody({ code: rawCode }: { code: string }) {
 
   /** Signing up or in first: the event is remembered (with its pass, when there is one). */
   const remember = () => {
-    if (!getPendingJoin()) setPendingJoin({ code, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+    if (!getPendingJoin()) setPendingJoin({ code, name: event?.name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   };
+  // The scan's pass, kept before the event was read, is kept under its name too.
+  useEffect(() => {
+    const pending = getPendingJoin();
+    if (event && pending?.code === code) setPendingJoin({ ...pending, name: event.name });
+  }, [event]);
 
   // By the clock between the page's reads: Join appears the moment check-in opens.
   const status = useEventStatus(event);
