@@ -104,6 +104,8 @@ export function Home() {
     );
   }
 
+  // While a card leaves, its buttons say they are unavailable but stay focusable (the store ignores a
+  // second decision): a disabled button would drop a keyboard user's focus to the page after each press.
   const busy = exiting !== null;
   return (
     <section className="deck">
@@ -126,17 +128,17 @@ export function Home() {
       </p>
       <div className="deck-actions">
         <UndoButton />
-        <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} disabled={busy} onClick={() => act('dislike')}>
+        <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} aria-disabled={busy} onClick={() => act('dislike')}>
           <CloseIcon />
         </button>
-        <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} disabled={busy} onClick={() => act('skip')}>
+        <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} aria-disabled={busy} onClick={() => act('skip')}>
           <SkipIcon />
         </button>
         <button
           type="button"
           className={`round-btn round-btn-like${likesSpent ? ' is-spent' : ''}`}
           aria-label={t('deck.like')}
-          disabled={busy}
+          aria-disabled={busy}
           onClick={() => act('like')}
         >
           <HeartIcon />
