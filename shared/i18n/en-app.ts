@@ -163,7 +163,7 @@ export const enApp = {
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':
     'There was an issue processing your payment. Please try again or contact support for assistance.',
-  'subscribe.canceled': "Order canceled -- continue to shop around and checkout when you're ready.",
+  'subscribe.canceled': "Checkout canceled: no plan was started and nothing was charged. Choose one whenever you're ready.",
   'subscribe.retry': 'Retry',
   'subscribe.testMode': 'Test mode: checkout is simulated on this server and nothing is charged.',
   'subscribe.notConfigured': 'Payments are not configured on this server, so plans cannot be bought here yet.',

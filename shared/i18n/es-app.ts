@@ -164,7 +164,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':
     'Hubo un problema al procesar tu pago. Inténtalo de nuevo o contacta con soporte para recibir ayuda.',
-  'subscribe.canceled': 'Pedido cancelado: sigue mirando y paga cuando estés listo.',
+  'subscribe.canceled': 'Pago cancelado: no se ha activado ningún plan ni se ha cobrado nada. Elige uno cuando quieras.',
   'subscribe.retry': 'Reintentar',
   'subscribe.testMode': 'Modo de prueba: el pago se simula en este servidor y no se cobra nada.',
   'subscribe.notConfigured': 'Los pagos no están configurados en este servidor, así que aquí aún no se pueden comprar planes.',

@@ -97,7 +97,12 @@ describe('<Subscribe>', () => {
     cleanup();
     renderAt('/app/subscribe/?canceled=true');
     expect(screen.getByRole('heading').textContent).toBe('Error Processing Payment');
-    expect(screen.getByText(en['subscribe.error.text'])).toBeTruthy();
+    // Cancelled on purpose: it says nothing was charged, not that a payment failed.
+    expect(screen.getByText(en['subscribe.canceled'])).toBeTruthy();
+    expect(screen.queryByText(en['subscribe.error.text'])).toBeNull();
     expect(screen.getByRole('link', { name: 'Retry' }).getAttribute('href')).toBe('/subscribe/');
+    cleanup();
+    renderAt('/app/subscribe/?success=true');
+    expect(screen.getByText(en['subscribe.error.text'])).toBeTruthy();
   });
 });
