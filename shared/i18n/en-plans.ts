@@ -18,5 +18,5 @@ export const enPlans = {
   'subscribe.pro.1': 'Everything in Starter',
   'subscribe.pro.2': 'More perks for busy events',
   'subscribe.enterprise.1': 'Everything in Pro',
-  'subscribe.enterprise.2': 'For organisers of parties and events',
+  'subscribe.enterprise.2': 'For organizers of parties and events',
 } as const;

@@ -38,7 +38,7 @@ export const enSettings = {
   'settings.admin.open': 'Open the activity charts',
   'settings.delete.title': 'Delete account',
   'settings.delete.text':
-    'Your profile, photos, matches and conversations are deleted at once, your subscription is cancelled, and your matches no longer see you. This cannot be undone.',
+    'Your profile, photos, matches and conversations are deleted at once, your subscription is canceled, and your matches no longer see you. This cannot be undone.',
   'settings.delete.start': 'Delete my account',
   'settings.delete.confirmPassword': 'Enter your password to confirm.',
   'settings.delete.confirmWord': 'Type DELETE to confirm.',

@@ -77,7 +77,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profileView.photo': 'Foto {n} de {total}',
   'profileView.like': 'Me gusta',
   'profileView.skip': 'Saltar',
-  'profileView.reject': 'Rechazar',
+  'profileView.reject': 'No me gusta',
   'profileView.notFound': 'Este perfil no está disponible.',
   'profileView.offline': 'Sin conexión. Este perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profileView.notSent': 'No se pudo enviar. Inténtalo de nuevo.',
