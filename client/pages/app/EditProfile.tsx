@@ -78,7 +78,7 @@ export function EditProfile() {
   const load = useProfile((state) => state.load);
   const save = useProfile((state) => state.save);
   const incomplete = useSession((state) => state.user?.is_profile_completed === false);
-  // A guest who scanned at the door: their place at the event waits for this profile.
+  // On the way into an event (its QR at the door, or Join): the place kept there waits for this profile.
   const held = incomplete && getPendingJoin()?.name;
   const [form, setForm] = useState<Form | null>(null);
   const [errors, setErrors] = useState<FieldErrorMap>({});
