@@ -151,7 +151,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
 
     // A like from someone's profile, refused for want of likes, lands on the deck that says why.
     await page.goto(`${app.server.url}/app/profiles/${targets[0]!.id}`);
-    await page.getByRole('button', { name: en['profileView.like'] }).click();
+    await page.getByRole('button', { name: en['profileView.like'], exact: true }).click();
     await page.waitForURL('**/app/home/');
     await page.getByTestId('likes-out').waitFor();
     expect(await page.getByText(en['profileView.notSent']).count()).toBe(0);

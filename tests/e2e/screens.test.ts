@@ -90,7 +90,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       navigator.vibrate = (pattern) => buzzes.push(pattern) > 0;
     });
     const overlay = page.getByRole('heading', { name: en['deck.match.title'] }).waitFor();
-    await page.getByRole('button', { name: en['profileView.like'] }).click();
+    await page.getByRole('button', { name: en['profileView.like'], exact: true }).click();
     await overlay;
     expect(await page.evaluate(() => (window as unknown as { buzzes: unknown[] }).buzzes)).toEqual([[40, 60, 90]]);
     await page.waitForURL('**/app/home/');
