@@ -167,9 +167,32 @@ describe.each(backends)('sessions and password on %s', (backend) => {
         const second = first === 'change' ? 'reset' : 'change';
         const answers: Partial<Record<'change' | 'reset', ReturnType<typeof send.change>>> = {};
         const arrivals = countArrivals();
-        /** Until `n` requests have arrived and, on PostgreSQL, wait for the user's row: their order is the lock's queue. */
-        const queued = (n: number) =>
-          waitUntil(async () => arrivals.arrived() === n && (backend !== 'postgres' || (await waiting()) === n), 5000, `${n} queued`);
+        /**
+         * Until `n` requests have arrived and, on PostgreSQL, wait for the user's row: their order is the
+         * lock's queue. Timed out, it says what it saw last and what waited on a lock (CI saw it once).
+         */
+        const queued = async (n: number) => {
+          let seen = { arrived: 0, waiting: 0 };
+          try {
+            await waitUntil(
+              async () => {
+                seen = { arrived: arrivals.arrived(), waiting: backend === 'postgres' ? await waiting() : n };
+                return seen.arrived === n && seen.waiting === n;
+              },
+              5000,
+              `${n} queued`,
+            );
+          } catch (error) {
+            const waiters =
+              backend === 'postgres'
+                ? rowsOf<{ query: string }>(
+                    await server.app.db.execute(sql`
+                      select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+                  ).map((row) => row.query.replace(/\s+/g, ' ').slice(0, 120))
+                : [];
+            throw new Error(`${(error as Error).message}: ${seen.arrived} arrived, ${seen.waiting} waiting on a lock ${JSON.stringify(waiters)}`);
+          }
+        };
         const release = await holdUserRow(user.id);
         try {
           answers[first] = send[first]();
