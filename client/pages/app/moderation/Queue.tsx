@@ -34,6 +34,14 @@ export function Queue() {
     show(useModeration.getState().status);
   }, []);
 
+  // A resolved report: what was decided, and how long ago (the resolved list's order). An open one: how
+  // many reports its person has, and how long it has waited.
+  const said = (report: ModerationReport) =>
+    report.resolution
+      ? t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss')
+      : t('moderation.count', { count: report.reported.report_count });
+  const when = (report: ModerationReport) => report.resolved_at ?? report.created_at;
+
   function more() {
     setError(null);
     useModeration
@@ -65,18 +73,7 @@ export function Queue() {
                   <span className="report-reason">{t(`safety.reason.${report.reason}`)}</span>
                   <span className="report-person">{report.reported.name || t('moderation.deleted')}</span>
                   <span className="muted report-meta">
-                    {report.resolution && report.resolved_at ? (
-                      // What was decided, and how long ago: the resolved list's order.
-                      <>
-                        {t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss')} ·{' '}
-                        <time dateTime={report.resolved_at}>{formatAge(report.resolved_at, language)}</time>
-                      </>
-                    ) : (
-                      <>
-                        {t('moderation.count', { count: report.reported.report_count })} ·{' '}
-                        <time dateTime={report.created_at}>{formatAge(report.created_at, language)}</time>
-                      </>
-                    )}
+                    {said(report)} · <time dateTime={when(report)}>{formatAge(when(report), language)}</time>
                   </span>
                 </span>
                 <ChevronRight />
