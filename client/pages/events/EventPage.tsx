@@ -61,12 +61,14 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   const [retryable, setRetryable] = useState(false);
   const ranFor = useRef(-1);
 
+  // The name, not the event read again for its count every few seconds: what the kept join carries.
+  const eventName = event?.name;
   const join = useCallback(async () => {
     setJoining(true);
     setNotice(null);
     setScanNotice(null);
     try {
-      if (await waitsForProfile(code, event?.name)) return navigate('/app/profile/');
+      if (await waitsForProfile(code, eventName)) return navigate('/app/profile/');
       const pending = getPendingJoin();
       await api.checkIn(code, pending?.code === code && pending.pass ? { pass: pending.pass } : {});
       clearPendingJoin();
@@ -86,7 +88,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       if (refusal === 'ended' || refusal === 'not_open') api.event(code).then(setEvent, () => undefined);
       setJoining(false);
     }
-  }, [code, event, language, navigate, t]);
+  }, [code, eventName, language, navigate, t]);
 
   useEffect(() => {
     if (ranFor.current === attempt) return;
@@ -159,13 +161,13 @@ function EventPageBody({ code: rawCode }: { code: string }) {
 
   /** Signing up or in first: the event is remembered (with its pass, when there is one). */
   const remember = () => {
-    if (!getPendingJoin()) setPendingJoin({ code, name: event?.name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+    if (!getPendingJoin()) setPendingJoin({ code, name: eventName, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   };
   // The scan's pass, kept before the event was read, is kept under its name too.
   useEffect(() => {
     const pending = getPendingJoin();
-    if (event && pending?.code === code) setPendingJoin({ ...pending, name: event.name });
-  }, [event]);
+    if (eventName && pending?.code === code) setPendingJoin({ ...pending, name: eventName });
+  }, [eventName]);
 
   // By the clock between the page's reads: Join appears the moment check-in opens.
   const status = useEventStatus(event);
