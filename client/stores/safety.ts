@@ -188,7 +188,7 @@ export function useSafetyList<K extends ListName>(list: K) {
   const t = useT();
   const shown = useSafety((state) => state.lists[list]);
   const [error, setError] = useState<string | null>(null);
-  function fetch(which: 'load' | 'loadMore') {
+  function loadList(which: 'load' | 'loadMore') {
     setError(null);
     useSafety
       .getState()
@@ -196,6 +196,6 @@ export function useSafetyList<K extends ListName>(list: K) {
       .catch((caught: unknown) => setError(errorMessage(caught, t)));
   }
   // Once a visit: a change of language does not change who is listed.
-  useEffect(() => fetch('load'), []);
-  return { ...shown, error, more: () => fetch('loadMore') };
+  useEffect(() => loadList('load'), []);
+  return { ...shown, error, more: () => loadList('loadMore') };
 }
