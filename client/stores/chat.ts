@@ -5,7 +5,9 @@ import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
+import { t } from '../lib/i18n';
 import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/outbox';
+import { toast } from '../lib/toast';
 import { uuid } from '../lib/uuid';
 import { useConversations } from './conversations';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
@@ -622,13 +624,17 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     ended: {},
     end(id, { byMe, userId, name }) {
-      set((state) => {
-        if (state.ended[id]) return state;
-        const { [id]: thread, ...threads } = state.threads;
-        const { [id]: _, ...drafts } = state.drafts;
-        const ended = { name: name ?? thread?.detail?.name ?? '', userId: userId ?? thread?.detail?.other_user_id ?? null, byMe };
-        return { threads, drafts, ended: { ...state.ended, [id]: ended } };
-      });
+      const state = get();
+      if (state.ended[id]) return;
+      const { [id]: thread, ...threads } = state.threads;
+      const { [id]: _, ...drafts } = state.drafts;
+      const ended = { name: name ?? thread?.detail?.name ?? '', userId: userId ?? thread?.detail?.other_user_id ?? null, byMe };
+      set({ threads, drafts, ended: { ...state.ended, [id]: ended } });
+      // Messages of mine the server never stored go with the thread: ended by the partner, it says so.
+      const unsent = thread?.messages.filter((message) => message.id < 0).length ?? 0;
+      if (unsent === 0 || byMe) return;
+      const text = unsent === 1 ? t('chat.notSent') : t('chat.notSentMany', { count: unsent });
+      toast.error(text, { title: ended.name || undefined, key: `chat-${id}` });
     },
     reset() {
       for (const timer of resendTimers.values()) clearTimeout(timer);

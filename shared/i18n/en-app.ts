@@ -34,6 +34,8 @@ export const enApp = {
   'chat.ended': 'Your conversation with {name} has ended.',
   'chat.endedAnon': 'This conversation has ended.',
   'chat.endedDismiss': 'Dismiss',
+  'chat.notSent': 'Your last message was not sent: this conversation has ended.',
+  'chat.notSentMany': 'Your last {count} messages were not sent: this conversation has ended.',
   'blocked.title': 'Blocked people',
   'ended.title': 'Ended chats',
   'deck.loading': 'Loading profiles...',

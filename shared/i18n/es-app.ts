@@ -35,6 +35,8 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.ended': 'Tu conversación con {name} ha terminado.',
   'chat.endedAnon': 'Esta conversación ha terminado.',
   'chat.endedDismiss': 'Cerrar',
+  'chat.notSent': 'Tu último mensaje no se envió: esta conversación ha terminado.',
+  'chat.notSentMany': 'Tus últimos {count} mensajes no se enviaron: esta conversación ha terminado.',
   'blocked.title': 'Personas bloqueadas',
   'ended.title': 'Chats terminados',
   'deck.loading': 'Cargando perfiles...',

@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
 import type { Message } from '../../shared/schemas/conversations';
 
 const sendMessage = vi.hoisted(() => vi.fn());
@@ -278,5 +279,31 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(statuses(7)).toEqual(['as the socket went:sent']);
     expect(conversation).toHaveBeenCalledWith(7);
     expect(useChat.getState().threads[7]!.partnerReadId).toBe(1);
+  });
+
+  it('says how many messages of mine never went out when the partner ends the chat, and nothing when I end it', async () => {
+    // The modules the store uses now (the queue's test above made them afresh).
+    const { initLanguage } = await import('../../client/lib/i18n');
+    const { useToasts } = await import('../../client/lib/toast');
+    await import('../../client/lib/messages-app');
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    useToasts.setState({ toasts: [] });
+    const said = () => useToasts.getState().toasts.map((item) => `${item.title}: ${item.message}`);
+    // Written with no connection; the partner blocks meanwhile.
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+    await useChat.getState().send(8, 'only');
+    socket.connected = true;
+    await useChat.getState().send(9, 'stored');
+
+    useChat.getState().end(7, { byMe: false, userId: 2, name: 'Ben' });
+    expect(said()).toEqual([`Ben: ${en['chat.notSentMany'].replace('{count}', '2')}`]);
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).toContain('only');
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).not.toContain('first');
+    useChat.getState().end(9, { byMe: false, userId: 3, name: 'Cleo' });
+    useChat.getState().end(8, { byMe: true, userId: 4, name: 'Dan' });
+    expect(said()).toHaveLength(1);
   });
 });
