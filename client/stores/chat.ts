@@ -346,6 +346,10 @@ export const useChat = create<ChatState>()((set, get) => {
           item.client_id === clientId && item.id < 0 ? { ...item, status, retryable: status === 'failed' && !forGood, slowDown: undefined } : item,
         ),
       }));
+      // Not found: the partner ended the chat (perhaps while this app was closed, its messages kept
+      // on the device). It ends here too, and says what was not sent.
+      const gone = (error instanceof SocketRefused && error.code === 'not_found') || error instanceof NotFound;
+      if (gone && sameSession()) get().end(id, { byMe: false, userId: null, name: null });
       return status;
     }
   }
@@ -628,7 +632,9 @@ export const useChat = create<ChatState>()((set, get) => {
       if (state.ended[id]) return;
       const { [id]: thread, ...threads } = state.threads;
       const { [id]: _, ...drafts } = state.drafts;
-      const ended = { name: name ?? thread?.detail?.name ?? '', userId: userId ?? thread?.detail?.other_user_id ?? null, byMe };
+      // A thread the app made again for its outbox knows its partner from what the device kept of it.
+      const detail = thread?.detail ?? keptThreads()?.[id]?.detail;
+      const ended = { name: name ?? detail?.name ?? '', userId: userId ?? detail?.other_user_id ?? null, byMe };
       set({ threads, drafts, ended: { ...state.ended, [id]: ended } });
       // Messages of mine the server never stored go with the thread: ended by the partner, it says so.
       const unsent = thread?.messages.filter((message) => message.id < 0).length ?? 0;
@@ -673,7 +679,8 @@ useChat.subscribe((state) => {
   if (next === written) return;
   written = next;
   const otherTabs = readOutbox(me).filter((entry) => !held.has(entry.client_id));
-  writeOutbox(me, [...otherTabs, ...entries]);
+  // In the order they were written, whichever tab wrote them: the next opening sends them in this order.
+  writeOutbox(me, [...otherTabs, ...entries].sort((a, b) => Date.parse(a.time) - Date.parse(b.time)));
 });
 
 /**

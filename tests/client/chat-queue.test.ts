@@ -104,7 +104,7 @@ describe('the chat store’s sends that cannot go now', () => {
   });
 
   it('marks a send the server refused over HTTP as failed, for Retry, and does not send it by itself', async () => {
-    sendMessage.mockRejectedValue(new ApiError(404, 'Not found.'));
+    sendMessage.mockRejectedValue(new ApiError(400, 'Ensure this field has no more than 2000 characters.'));
     await useChat.getState().send(7, 'refused');
     expect(statuses(7)).toEqual(['refused:failed']);
     expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
@@ -201,11 +201,53 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(localStorage.getItem('chat_outbox:2')).not.toBeNull();
   });
 
-  it('marks a send the server refused over the socket as failed (not a participant)', async () => {
+  it('marks a send the server refused over the socket as failed', async () => {
+    socket.connected = true;
+    socket.refuseWith = 'validation';
+    await useChat.getState().send(7, 'refused');
+    expect(statuses(7)).toEqual(['refused:failed']);
+  });
+
+  it('ends a chat whose send is not found, the partner having ended it, and says what was not sent', async () => {
+    // Ben's chat open, two messages written with no connection, kept on the device; then the app closed.
+    const { emptyThread } = await import('../../client/stores/chat');
+    const detail = { id: 7, name: 'Ben', image: null, other_user_id: 2, partner_last_read_id: 0 };
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail } } });
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+    await vi.waitFor(() => expect(localStorage.getItem(`cache:chats:${ME}`)).toContain('Ben'));
+
+    // Opened again after Ben ended it: the first send is not found, and nothing more is sent.
+    vi.resetModules();
+    ({ useChat } = await import('../../client/stores/chat'));
+    ({ useSession } = await import('../../client/stores/session'));
+    const { initLanguage } = await import('../../client/lib/i18n');
+    await import('../../client/lib/messages-app');
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
     socket.connected = true;
     socket.refuseWith = 'not_found';
-    await useChat.getState().send(7, 'to a stranger');
-    expect(statuses(7)).toEqual(['to a stranger:failed']);
+    signedIn();
+    await vi.waitFor(() => expect(useChat.getState().ended[7]).toEqual({ name: 'Ben', userId: 2, byMe: false }));
+    expect(socket.sent).toEqual([]);
+    expect(useChat.getState().threads[7]).toBeUndefined();
+    expect(localStorage.getItem(`chat_outbox:${ME}`)).toBeNull();
+    const { useToasts } = await import('../../client/lib/toast');
+    expect(useToasts.getState().toasts.map((item) => `${item.title}: ${item.message}`)).toEqual([
+      `Ben: ${en['chat.notSentMany'].replace('{count}', '2')}`,
+    ]);
+  });
+
+  it('keeps the outbox in the order its messages were written, whichever tab wrote them', async () => {
+    const otherTab = (at: string) => ({ conversation_id: 7, client_id: `other-${at}`, content: `at ${at}`, time: `2026-12-02T10:00:0${at}.000Z` });
+    useChat.getState().restoreOutbox(ME);
+    localStorage.setItem(`chat_outbox:${ME}`, JSON.stringify([otherTab('1'), otherTab('3')]));
+    vi.useFakeTimers({ now: new Date('2026-12-02T10:00:02.000Z'), toFake: ['Date'] });
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'at 2');
+    const outbox = JSON.parse(localStorage.getItem(`chat_outbox:${ME}`) ?? '[]') as Array<{ content: string }>;
+    expect(outbox.map((entry) => entry.content)).toEqual(['at 1', 'at 2', 'at 3']);
   });
 
   it('resends a message the limit refused by itself once the wait the server named is over, in order with those written after it', async () => {
