@@ -1,11 +1,13 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
 import { JOIN_PASS_MINUTES } from '../../shared/constants';
 import { useSession } from '../stores/session';
+import { PENDING_JOIN_KEY } from './storage';
 
 /**
- * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept for
- * the tab in sessionStorage, which login and logout leave alone, so that it survives registration,
- * login and profile completion; dropped once used or expired.
+ * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept on
+ * the device (local storage, which login and logout leave it in), so that it survives registration,
+ * login and profile completion, in another tab too: the e-mail's confirmation link opens one. Dropped
+ * once used or expired.
  */
 export interface PendingJoin {
   code: string;
@@ -15,11 +17,9 @@ export interface PendingJoin {
   /** Epoch ms; without a pass, the intent alone is kept this long too. */
   expiresAt: number;
 }
-const PENDING_JOIN_KEY = 'pending_event_join';
-
 export function getPendingJoin(): PendingJoin | null {
   try {
-    const stored = JSON.parse(window.sessionStorage.getItem(PENDING_JOIN_KEY) ?? 'null') as PendingJoin | null;
+    const stored = JSON.parse(window.localStorage.getItem(PENDING_JOIN_KEY) ?? 'null') as PendingJoin | null;
     if (!stored || typeof stored.code !== 'string' || typeof stored.expiresAt !== 'number') return null;
     if (stored.expiresAt <= Date.now()) {
       clearPendingJoin();
@@ -33,7 +33,7 @@ export function getPendingJoin(): PendingJoin | null {
 
 export function setPendingJoin(join: PendingJoin) {
   try {
-    window.sessionStorage.setItem(PENDING_JOIN_KEY, JSON.stringify(join));
+    window.localStorage.setItem(PENDING_JOIN_KEY, JSON.stringify(join));
   } catch {
     // Private mode with storage off: the guest scans again after signing up.
   }
@@ -41,7 +41,7 @@ export function setPendingJoin(join: PendingJoin) {
 
 export function clearPendingJoin() {
   try {
-    window.sessionStorage.removeItem(PENDING_JOIN_KEY);
+    window.localStorage.removeItem(PENDING_JOIN_KEY);
   } catch {
     // nothing stored
   }
@@ -53,8 +53,13 @@ export function clearPendingJoin() {
  * organizer's headcount would count someone who is not really there yet.
  */
 export async function waitsForProfile(code: string, name?: string): Promise<boolean> {
-  if (useSession.getState().user === undefined) await useSession.getState().loadUser();
-  if (useSession.getState().user?.is_profile_completed !== false) return false;
+  if (!(await profileToComplete())) return false;
   if (getPendingJoin()?.code !== code) setPendingJoin({ code, name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   return true;
+}
+
+/** Whether the signed-in user (read first if need be) has a dating profile still to write. */
+export async function profileToComplete(): Promise<boolean> {
+  if (useSession.getState().user === undefined) await useSession.getState().loadUser();
+  return useSession.getState().user?.is_profile_completed === false;
 }

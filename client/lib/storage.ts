@@ -5,6 +5,8 @@ export const TOKEN_KEY = 'auth_token';
 export const LANGUAGE_KEY = 'language_code';
 /** Read by index.html's script too, before the app loads. */
 export const THEME_KEY = 'theme';
+/** An event the visitor set out to join (`lib/pending-join.ts`). */
+export const PENDING_JOIN_KEY = 'pending_event_join';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */
 export function readStorage(key: string): string | null {
@@ -32,8 +34,10 @@ export function storeLanguage(language: Language) {
 
 /**
  * Logout and login clear local storage, all but the language and the theme, choices about the device
- * rather than the account: otherwise every logout would switch the app to Spanish.
+ * rather than the account (otherwise every logout would switch the app to Spanish), and an event the
+ * visitor is on their way into: signing up and in is the way in.
  */
 export function clearStorage() {
-  for (const key of Object.keys(window.localStorage)) if (key !== LANGUAGE_KEY && key !== THEME_KEY) window.localStorage.removeItem(key);
+  const kept = [LANGUAGE_KEY, THEME_KEY, PENDING_JOIN_KEY];
+  for (const key of Object.keys(window.localStorage)) if (!kept.includes(key)) window.localStorage.removeItem(key);
 }

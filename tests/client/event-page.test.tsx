@@ -79,7 +79,6 @@ beforeEach(async () => {
 afterEach(() => {
   cleanup();
   useSession.setState({ token: null, user: undefined });
-  sessionStorage.clear();
   localStorage.clear();
   vi.resetAllMocks();
 });

@@ -78,7 +78,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByRole('heading', { level: 1, name: 'Terrace Night' }).waitFor();
     await page.getByText(es['eventPage.passKept']).waitFor();
     await page.waitForURL(`**/e/${event.code}`);
-    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+    expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
     await page.getByText(format(es['eventPage.here'], { count: 2 })).waitFor();
     await shot(page, '03-event-page-es');
 
@@ -95,9 +95,14 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByLabel(es['auth.password']).fill(password);
     await page.getByRole('button', { name: es['login.submit'] }).click();
     await page.waitForURL('**/app/profile/');
-    // Still holding the pass: login cleared local storage, not this. The page says the scan still counts.
-    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+    // Still holding the pass: login cleared the rest of local storage, not this. The page says the scan still counts.
+    expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
     await page.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
+    // So does the app opened in another tab, as the e-mail's confirmation link opens it.
+    const fromMail = await guest.context.newPage();
+    await fromMail.goto(`${app.server.url}/app/profile/`);
+    await fromMail.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
+    await fromMail.close();
 
     await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
@@ -118,7 +123,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     await expect.poll(() => card.locator('h2').textContent()).toMatch(/Marco|Leo/);
-    expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toBeNull();
+    expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toBeNull();
     await shot(page, '04-event-deck-es');
 
     const login = await client(app.server.url).post('/api/auth/', { json: { username: email, password } });
@@ -194,6 +199,8 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const codeField = page.getByLabel(es['events.join.label']);
     await codeField.fill(` ${event.code.slice(0, 3).toLowerCase()}-${event.code.slice(3).toLowerCase()}`);
     expect(await codeField.inputValue()).toBe(event.code);
+    // What was said of the code before goes with it.
+    expect(await page.getByText(es['eventPage.notFound']).count()).toBe(0);
     await page.getByRole('button', { name: es['events.join.submit'] }).click();
     // A QR event: the code alone is not enough.
     await page.getByText('Escanea el código en el evento para entrar.').waitFor();
@@ -324,7 +331,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
       await page.goto(qr.body.url);
       await page.waitForURL('**/app/profile/');
-      expect(await page.evaluate(() => sessionStorage.getItem('pending_event_join'))).toContain('"pass"');
+      expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
       expect((await client(app.server.url).get('/api/events/current/', { token: nora.token })).body.event).toBeNull();
       const after = await client(app.server.url).get(`/api/events/${event.id}/stats/`, { token: organizer.token });
       expect(after.body.attendee_count).toBe(before.body.attendee_count);

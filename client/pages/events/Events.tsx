@@ -175,7 +175,11 @@ export function Events() {
               name="code"
               value={code}
               // No maxLength: a code pasted with a space or a dash would lose its last characters before this.
-              onChange={(event) => setCode(normalizeEventCode(event.target.value).replace(/[^A-Z0-9]/g, '').slice(0, EVENT_CODE_LENGTH))}
+              // What was said of the code before goes as it is changed.
+              onChange={(event) => {
+                setCode(normalizeEventCode(event.target.value).replace(/[^A-Z0-9]/g, '').slice(0, EVENT_CODE_LENGTH));
+                setError(null);
+              }}
               inputMode="text"
               autoCapitalize="characters"
               autoComplete="off"

@@ -241,7 +241,7 @@ function JoinMyself({ event }: { event: OrganizerEvent }) {
     setError(null);
     try {
       // An organizer with no dating profile yet writes it first; the check-in waits for it.
-      await enterEvent(event.code);
+      await enterEvent(event.code, event.name);
       navigate('/app/home/');
     } catch (failure) {
       setError(errorMessage(failure, t));
