@@ -83,6 +83,7 @@ export const enEvents = {
   'host.upcoming': 'Check-in opens on {time}.',
   'host.ended': 'The event has ended. The deck stays open until {time}.',
   'host.closed': 'The event is over, and so is its deck.',
+  'host.bigEnded': 'This event has ended. Thanks for coming!',
   'host.privacy': 'Counts only: you never see who is here.',
   'eventPage.join': 'Join',
   'eventPage.joining': 'Joining…',

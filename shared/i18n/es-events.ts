@@ -84,6 +84,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.upcoming': 'La entrada abre el {time}.',
   'host.ended': 'El evento ha terminado. Las tarjetas siguen abiertas hasta el {time}.',
   'host.closed': 'El evento ha terminado, y sus tarjetas también.',
+  'host.bigEnded': 'Este evento ha terminado. ¡Gracias por venir!',
   'host.privacy': 'Solo números: tú no ves quién está aquí.',
   'eventPage.join': 'Unirme',
   'eventPage.joining': 'Uniéndote…',

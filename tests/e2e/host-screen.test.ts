@@ -80,6 +80,22 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await page.getByRole('button', { name: en['host.present'] }).waitFor();
   });
 
+  it('stops showing the way in on the big screen at the door once the event is ended from another screen', async () => {
+    const { page } = tab;
+    const event = await makeEvent(app.server, organizer, { name: 'Late Jazz', join_mode: 'code' });
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    await page.getByRole('button', { name: en['host.present'] }).click();
+    const big = page.getByRole('dialog', { name: 'Late Jazz' });
+    await big.locator('.host-qr img').waitFor();
+
+    expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+    await big.getByText(en['host.bigEnded']).waitFor();
+    expect(await big.locator('.host-qr, .host-code').count()).toBe(0);
+    await shot(page, '01b-big-screen-ended');
+    await big.getByRole('button', { name: en['host.presentClose'] }).click();
+    await big.waitFor({ state: 'detached' });
+  });
+
   it('takes the screen\'s wake lock again each time the big screen comes back into view', async () => {
     const { page } = tab;
     const event = await makeEvent(app.server, organizer, { name: 'Wake Up', join_mode: 'qr' });
@@ -262,8 +278,8 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await past.filter({ hasText: 'Late Set' }).waitFor();
     await page.getByRole('heading', { name: en['events.mine.past'] }).scrollIntoViewIfNeeded();
     await shot(page, '05-my-events-past');
-    // Newest first: this one, then the one ended from the API in the test before.
-    expect(await past.allTextContents()).toEqual(['Late Set', 'Garden Party, Upstairs']);
+    // Newest first: this one, then the ones ended from the API in the tests before.
+    expect(await past.allTextContents()).toEqual(['Late Set', 'Garden Party, Upstairs', 'Late Jazz']);
     expect(await page.locator('.my-events').first().locator('.my-event-name').allTextContents()).toContain('Garden Brunch');
   });
 

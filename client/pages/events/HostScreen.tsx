@@ -84,7 +84,7 @@ function DoorCode({ event, qr, size }: { event: OrganizerEvent; qr: EventQr | nu
  * message shows over it). The screen is kept awake while it shows. Escape, leaving full screen and
  * the back gesture close it.
  */
-function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; onClose: () => void }) {
+function BigScreen({ event, qr, live, over, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; over: boolean; onClose: () => void }) {
   const t = useT();
   const box = useRef<HTMLDivElement>(null);
   useBackCloses(true, () => {
@@ -138,7 +138,8 @@ function BigScreen({ event, qr, live, onClose }: { event: OrganizerEvent; qr: Ev
         <CloseIcon />
       </button>
       <h2>{event.name}</h2>
-      <DoorCode event={event} qr={qr} size={560} />
+      {/* Ended from another screen while this one stood at the door: no more ways in. */}
+      {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} />}
       <p className="host-big-count" aria-live="polite">
         <span className="live-dot" aria-hidden="true" /> {live} {t('host.live')}
       </p>
@@ -399,7 +400,7 @@ export function HostScreen({ id }: { id: number }) {
       {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
       {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
       {linkShown && <LinkSheet url={eventUrl} onClose={() => setLinkShown(false)} />}
-      {big && <BigScreen event={event} qr={qr} live={live} onClose={closeBig} />}
+      {big && <BigScreen event={event} qr={qr} live={live} over={status !== 'open' && status !== 'upcoming'} onClose={closeBig} />}
     </div>
   );
 }
