@@ -75,6 +75,8 @@ export interface ServerToClientEvents {
    * to its room, the event as it is now, so the attendees' phones stop showing what it was.
    */
   'event:changed': (payload: { event: PublicEvent }) => void;
+  /** The organizer deleted the event (before it started): to its attendees, then `sync` to read again where they are. */
+  'event:deleted': (payload: { event_id: number }) => void;
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
   /**

@@ -174,6 +174,11 @@ export function startRealtime(token: string) {
       void heardOfEvent(event_id);
     }),
     onEvent('event:changed', ({ event }) => eventChanged(event)),
+    // Said once: the `sync` that follows reads again where I am (nowhere) and the deck.
+    onEvent('event:deleted', ({ event_id }) => {
+      const current = useEvents.getState().current;
+      if (current?.id === event_id) toast.info(t('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
+    }),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),
     () => {

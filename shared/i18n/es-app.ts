@@ -64,6 +64,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.event.ended': 'Terminado · {count} aquí',
   'deck.event.changed': 'El organizador ha actualizado {name}.',
   'deck.event.endedEarly': 'El organizador ha terminado {name}. Tus tarjetas siguen abiertas {hours} horas.',
+  'deck.event.deleted': 'El organizador ha cancelado {name}.',
   'deck.event.leave': 'Salir',
   'deck.event.leaveTitle': '¿Salir de {name}?',
   'deck.event.leaveQr': 'La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo. Para volver, escanea otra vez el código QR del evento.',

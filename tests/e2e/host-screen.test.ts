@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
-import { checkIn, makeEvent, tokenFor } from '../helpers/events';
+import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone } from './helpers';
@@ -188,6 +188,25 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       // And the empty deck no longer promises newcomers.
       await guest.page.getByText(en['deck.emptyAtEndedEvent']).waitFor();
       await shot(guest.page, '06-guest-ended-early');
+    } finally {
+      await guest.context.close();
+    }
+  });
+
+  it('tells a guest checked in early that the organizer canceled the event, and takes them out of it', async () => {
+    const event = await makeEvent(app.server, organizer, { name: 'Dawn Brunch', join_mode: 'code' });
+    // Check-in opens an hour before the start: Lucas is in, half an hour early.
+    await setEventTimes(app.server, event.id, { startsAt: new Date(Date.now() + HOUR / 2), endsAt: new Date(Date.now() + 3 * HOUR) });
+    await checkIn(app.server, friend, event.code);
+    const guest = await openPhone(app.browser, { token: friend.token, language: 'en' });
+    try {
+      await guest.page.goto(`${app.server.url}/app/home/`);
+      const bar = guest.page.getByRole('region', { name: 'Dawn Brunch' });
+      await bar.waitFor();
+      expect((await api().delete(`/api/events/${event.id}/`, { token: organizer.token })).status).toBe(204);
+      await guest.page.getByText(format(en['deck.event.deleted'], { name: 'Dawn Brunch' })).waitFor();
+      await bar.waitFor({ state: 'detached' });
+      await shot(guest.page, '06b-guest-event-canceled');
     } finally {
       await guest.context.close();
     }

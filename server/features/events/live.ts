@@ -27,7 +27,7 @@ export interface EventLive {
   left(userId: number, eventId: number): void;
   /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
   changedByOrganizer(event: PublicEvent): void;
-  /** The event is gone (deleted): its attendees' phones are told to read again (`sync`), and its room is emptied. */
+  /** The event is gone (deleted): its attendees' phones are told so and to read again (`sync`), and its room is emptied. */
   removed(eventId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
@@ -182,9 +182,12 @@ export function createEventLive(options: {
       io.to(rooms.event(event.id)).emit('event:changed', { event });
     },
     removed(eventId) {
-      // Its attendees are at no event now (their attendances went with it): their phones read again
-      // where they are and their deck, as after a reconnect, instead of showing the event until reloaded.
-      io.to(rooms.event(eventId)).except(rooms.eventHost(eventId)).emit('sync');
+      // Its attendees are at no event now (their attendances went with it): their phones say so, then
+      // read again where they are and their deck, as after a reconnect, instead of showing the event
+      // until reloaded.
+      const attendees = io.to(rooms.event(eventId)).except(rooms.eventHost(eventId));
+      attendees.emit('event:deleted', { event_id: eventId });
+      attendees.emit('sync');
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {
