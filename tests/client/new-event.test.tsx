@@ -166,6 +166,22 @@ describe('the edit-event form', () => {
     await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { ends_at: new Date(local).toISOString() }));
   });
 
+  it('does not ask about an end the server will refuse: its field says why', async () => {
+    const event = organized({ starts_at: new Date(Date.now() - HOUR / 2).toISOString(), status: 'open' });
+    api.updateEvent.mockRejectedValue(new ValidationError({ ends_at: ['The end must be after the start.'] }));
+    await renderAt(event);
+    const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+    // Before the start, and so already past.
+    const before = new Date(Date.now() - HOUR);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    const local = `${before.getFullYear()}-${pad(before.getMonth() + 1)}-${pad(before.getDate())}T${pad(before.getHours())}:${pad(before.getMinutes())}`;
+    fireEvent.change(ends, { target: { value: local } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await screen.findByText('The end must be after the start.');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(ends.getAttribute('aria-invalid')).toBe('true');
+  });
+
   it('offers no form for an event that is over, nor for one that is not mine', async () => {
     await renderAt(organized({ starts_at: new Date(Date.now() - 6 * HOUR).toISOString(), ends_at: new Date(Date.now() - HOUR).toISOString(), status: 'after' }));
     await screen.findByText(enEvents['events.edit.over']);

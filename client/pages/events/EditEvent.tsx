@@ -110,9 +110,11 @@ export function EditEvent({ id }: { id: number }) {
         onSubmit={async (values) => {
           const changes = eventChanges(values, initial);
           // Closing the door within the hour (a.m. for p.m. on a 12-hour picker ends the party), and
-          // after the end nothing can change: asked first.
+          // after the end nothing can change: asked first. An end the server will refuse (past, or
+          // before the start) is not asked about: its field says why.
           const endsAt = changes.ends_at ? Date.parse(changes.ends_at) : Infinity;
-          if (endsAt < Date.parse(event.ends_at) && endsAt < Date.now() + HOUR) return setShortened(changes);
+          const possible = endsAt > Math.max(Date.now(), Date.parse(changes.starts_at ?? event.starts_at));
+          if (possible && endsAt < Date.parse(event.ends_at) && endsAt < Date.now() + HOUR) return setShortened(changes);
           await save(changes);
           leave();
         }}
