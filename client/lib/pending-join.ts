@@ -17,6 +17,7 @@ export interface PendingJoin {
   /** Epoch ms; without a pass, the intent alone is kept this long too. */
   expiresAt: number;
 }
+
 export function getPendingJoin(): PendingJoin | null {
   try {
     const stored = JSON.parse(window.localStorage.getItem(PENDING_JOIN_KEY) ?? 'null') as PendingJoin | null;
@@ -53,13 +54,8 @@ export function clearPendingJoin() {
  * organizer's headcount would count someone who is not really there yet.
  */
 export async function waitsForProfile(code: string, name?: string): Promise<boolean> {
-  if (!(await profileToComplete())) return false;
+  if (useSession.getState().user === undefined) await useSession.getState().loadUser();
+  if (useSession.getState().user?.is_profile_completed !== false) return false;
   if (getPendingJoin()?.code !== code) setPendingJoin({ code, name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   return true;
-}
-
-/** Whether the signed-in user (read first if need be) has a dating profile still to write. */
-export async function profileToComplete(): Promise<boolean> {
-  if (useSession.getState().user === undefined) await useSession.getState().loadUser();
-  return useSession.getState().user?.is_profile_completed === false;
 }

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
-import { clearPendingJoin, getPendingJoin, profileToComplete, waitsForProfile } from '../lib/pending-join';
+import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
 import { useDeck } from './deck';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -179,13 +179,10 @@ export function joinPendingEvent(): Promise<PublicEvent | null> {
 
 /**
  * Into the event of `code` by its code alone (a code event, or one's own): checked in now, or, with a
- * dating profile still to write, kept for once it is (`waitsForProfile`). Kept, it is read first
- * (unless its `name` is known): a code typed wrong says so now, not after the profile, and the profile
- * page names the event.
+ * dating profile still to write, kept for once it is (`waitsForProfile`), under its name.
  */
-export async function enterEvent(code: string, name?: string): Promise<void> {
-  if (await profileToComplete()) await waitsForProfile(code, name ?? (await api.event(code)).name);
-  else await useEvents.getState().checkIn(code);
+export async function enterEvent(code: string, name: string): Promise<void> {
+  if (!(await waitsForProfile(code, name))) await useEvents.getState().checkIn(code);
 }
 
 onSignOut(() => useEvents.getState().reset());

@@ -4,14 +4,13 @@ import type { PublicEvent } from '../../shared/schemas/events';
 import { currentUser } from '../helpers/current-user';
 import { later } from '../helpers/later';
 
-const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn(), event: vi.fn() }));
+const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 const deckLoad = vi.hoisted(() => vi.fn(async () => {}));
 vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: deckLoad, queue: [] }) } }));
 
 const { enterEvent, heardOfEvent, useEvents } = await import('../../client/stores/events');
 const { getPendingJoin, clearPendingJoin } = await import('../../client/lib/pending-join');
-const { NotFound } = await import('../../client/lib/api');
 const { useSession } = await import('../../client/stores/session');
 const { readCache } = await import('../../client/lib/device-cache');
 const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
@@ -178,24 +177,15 @@ describe('a code typed to get in', () => {
   it('checks in at once with a complete profile', async () => {
     useSession.setState({ user: currentUser() });
     api.checkIn.mockResolvedValue({ event: terrace });
-    await enterEvent('ABC234');
+    await enterEvent('ABC234', 'Terrace Night');
     expect(api.checkIn).toHaveBeenCalledWith('ABC234', {});
-    expect(api.event).not.toHaveBeenCalled();
     expect(getPendingJoin()).toBeNull();
   });
 
   it('keeps the place, named after the event, for a profile still to write', async () => {
     useSession.setState({ user: currentUser({ is_profile_completed: false }) });
-    api.event.mockResolvedValue(terrace);
-    await enterEvent('ABC234');
+    await enterEvent('ABC234', 'Terrace Night');
     expect(getPendingJoin()).toMatchObject({ code: 'ABC234', name: 'Terrace Night' });
     expect(api.checkIn).not.toHaveBeenCalled();
-  });
-
-  it('says now that a code names no event, before the profile, and keeps nothing', async () => {
-    useSession.setState({ user: currentUser({ is_profile_completed: false }) });
-    api.event.mockRejectedValue(new NotFound(404, 'Not found.'));
-    await expect(enterEvent('ZZZZZZ')).rejects.toBeInstanceOf(NotFound);
-    expect(getPendingJoin()).toBeNull();
   });
 });

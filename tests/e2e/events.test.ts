@@ -202,8 +202,8 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     // What was said of the code before goes with it.
     expect(await page.getByText(es['eventPage.notFound']).count()).toBe(0);
     await page.getByRole('button', { name: es['events.join.submit'] }).click();
-    // A QR event: the code alone is not enough.
-    await page.getByText('Escanea el código en el evento para entrar.').waitFor();
+    // A QR event: the code alone is not enough, said before anything else (a profile to write, a check-in).
+    await page.getByText(es['eventPage.qrOnly']).waitFor();
     await shot(page, '07-events-page-es');
   });
 

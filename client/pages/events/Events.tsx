@@ -106,36 +106,44 @@ export function Events() {
     }
   }
 
+  /** The event the code names, once read: the one a question to switch, or a kept place, is about. */
+  const [target, setTarget] = useState<PublicEvent | null>(null);
+
   async function join(event: FormEvent) {
     event.preventDefault();
     if (!isEventCode(code) || busy) return;
     const wanted = normalizeEventCode(code);
-    if (!current || current.code === wanted) return void enter();
-    // One event at a time: joining another one leaves this one, which is asked first; but only once
-    // the code is known to let this user in now, or the question would be for nothing.
+    if (current?.code === wanted) return void enter(current);
+    // Read first, as its public page would be: a code that does not let this user in now says why at
+    // once (not after a profile still to write), and a kept place is named. One event at a time:
+    // joining another one leaves this one, which is asked first.
     setBusy(true);
     setError(null);
     try {
-      const refusal = refusalOf(await api.event(wanted), mine?.some((each) => each.code === wanted) ?? false);
+      const found = await api.event(wanted);
+      const refusal = refusalOf(found, mine?.some((each) => each.code === wanted) ?? false);
+      if (!refusal && !current) return void enter(found);
       if (refusal) setError(t(refusal));
-      else setSwitching(true);
+      else {
+        setTarget(found);
+        setSwitching(true);
+      }
     } catch (failure) {
+      // A code that names no event is said as the event page says it, not as a bare "Not found".
       setError(failure instanceof NotFound ? t('eventPage.notFound') : errorMessage(failure, t));
-    } finally {
-      setBusy(false);
     }
+    setBusy(false);
   }
 
-  async function enter() {
+  async function enter(event: PublicEvent) {
     setSwitching(false);
     setBusy(true);
     setError(null);
     try {
-      await enterEvent(normalizeEventCode(code));
+      await enterEvent(event.code, event.name);
       navigate('/app/home/');
     } catch (failure) {
-      // A code that names no event is said as the event page says it, not as a bare "Not found".
-      setError(failure instanceof NotFound ? t('eventPage.notFound') : errorMessage(failure, t));
+      setError(errorMessage(failure, t));
       setBusy(false);
     }
   }
@@ -202,7 +210,7 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
-        {switching && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => void enter()} onClose={() => setSwitching(false)} />}
+        {switching && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => target && void enter(target)} onClose={() => setSwitching(false)} />}
       </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">
