@@ -296,6 +296,38 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     expect(await details.textContent()).not.toMatch(/trial/i);
   });
 
+  it('says a checkout that could not open where the button was pressed, on a small phone', async () => {
+    const user = await makeCompletedUser(app.server);
+    const { page, shot } = await phoneFor(user);
+    await page.setViewportSize({ width: 360, height: 640 });
+    await page.goto(`${app.server.url}/app/subscribe/`);
+    const choose = page.getByTestId('plan-starter').getByRole('button', { name: en['subscribe.choose'] });
+    await choose.scrollIntoViewIfNeeded();
+    const alert = page.locator('.subscribe .form-error');
+    // The plans' top, with the place the error will show, is scrolled away.
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+
+    await page.context().setOffline(true);
+    try {
+      await choose.click();
+      await alert.waitFor();
+      // Brought into view, under nothing (the top bar, the "Reconnecting…" banner): not a screen
+      // above the button that was pressed.
+      // (Polled: it scrolls in the effect that follows the error's render.)
+      const seen = () =>
+        alert.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          const x = box.left + box.width / 2;
+          return [box.top + 2, box.bottom - 2].every((y) => y >= 0 && y <= window.innerHeight && element.contains(document.elementFromPoint(x, y)));
+        });
+      await expect.poll(seen).toBe(true);
+      await shot('12b-checkout-offline');
+    } finally {
+      await page.context().setOffline(false);
+      await page.context().close();
+    }
+  });
+
   it('the landing page’s plan cards sell the real perks, in Spanish and English', async () => {
     const { page } = await openPhone(app.browser);
     await page.goto(`${app.server.url}/`);

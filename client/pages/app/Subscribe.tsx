@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
@@ -52,6 +52,12 @@ function useSubscription() {
 function TestModeAndError({ error }: { error: string | null }) {
   const t = useT();
   const config = useConfig((state) => state.config);
+  const alert = useRef<HTMLParagraphElement>(null);
+  // Above the plans: on a small phone the button pressed is a screen below, where nothing would change.
+  // To the middle of the screen, clear of the top bar and of the banner under it ("Reconnecting…").
+  useEffect(() => {
+    if (error) alert.current?.scrollIntoView?.({ block: 'center' });
+  }, [error]);
   return (
     <>
       {config?.payments === 'test' && <p className="notice">{t('subscribe.testMode')}</p>}
@@ -61,7 +67,7 @@ function TestModeAndError({ error }: { error: string | null }) {
         </p>
       )}
       {error && (
-        <p className="form-error" role="alert">
+        <p ref={alert} className="form-error" role="alert">
           {error}
         </p>
       )}
