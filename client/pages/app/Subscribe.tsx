@@ -52,11 +52,11 @@ function useSubscription() {
 function TestModeAndError({ error }: { error: string | null }) {
   const t = useT();
   const config = useConfig((state) => state.config);
-  const alert = useRef<HTMLParagraphElement>(null);
+  const errorLine = useRef<HTMLParagraphElement>(null);
   // Above the plans: on a small phone the button pressed is a screen below, where nothing would change.
   // To the middle of the screen, clear of the top bar and of the banner under it ("Reconnecting…").
   useEffect(() => {
-    if (error) alert.current?.scrollIntoView?.({ block: 'center' });
+    if (error) errorLine.current?.scrollIntoView?.({ block: 'center' });
   }, [error]);
   return (
     <>
@@ -67,7 +67,7 @@ function TestModeAndError({ error }: { error: string | null }) {
         </p>
       )}
       {error && (
-        <p ref={alert} className="form-error" role="alert">
+        <p ref={errorLine} className="form-error" role="alert">
           {error}
         </p>
       )}
