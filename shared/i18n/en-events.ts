@@ -97,7 +97,7 @@ export const enEvents = {
   'eventPage.notFound': 'There is no event with this code.',
   'eventPage.hereOne': '1 person here',
   'eventPage.here': '{count} people here',
-  'eventPage.notOpen': 'Check-in opens one hour before the start.',
+  'eventPage.notOpen': 'Check-in opens on {time}, an hour before the start.',
   'eventPage.ended': 'This event has ended.',
   'eventPage.youAreIn': 'You are checked in here.',
   'eventPage.toDeck': 'See who is here',

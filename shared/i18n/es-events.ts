@@ -98,7 +98,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.notFound': 'No hay ningún evento con este código.',
   'eventPage.hereOne': '1 persona aquí',
   'eventPage.here': '{count} personas aquí',
-  'eventPage.notOpen': 'La entrada abre una hora antes del inicio.',
+  'eventPage.notOpen': 'La entrada abre el {time}, una hora antes del inicio.',
   'eventPage.ended': 'Este evento ha terminado.',
   'eventPage.youAreIn': 'Ya estás dentro.',
   'eventPage.toDeck': 'Ver quién está aquí',

@@ -35,12 +35,16 @@ const party = publicEvent;
 const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
 const upcoming = { status: 'upcoming', starts_at: new Date(Date.now() + 5 * hour).toISOString(), ends_at: new Date(Date.now() + 9 * hour).toISOString() } as const;
 
+/** "Check-in opens on {time}, …", whatever the time. */
+const [notOpenBefore, notOpenAfter] = enEvents['eventPage.notOpen'].split('{time}') as [string, string];
+const notOpenLine = (text: string) => text.startsWith(notOpenBefore) && text.endsWith(notOpenAfter);
+
 /** Every line the page may say about getting in, and whether each is on screen. */
 const said = () => ({
   expired: screen.queryByText(EXPIRED) !== null,
   qrRequired: screen.queryByText(QR_REQUIRED) !== null,
   qrOnly: screen.queryByText(enEvents['eventPage.qrOnly']) !== null,
-  notOpen: screen.queryByText(enEvents['eventPage.notOpen']) !== null,
+  notOpen: screen.queryByText(notOpenLine) !== null,
   ended: screen.queryByText(enEvents['eventPage.ended']) !== null,
   youAreIn: screen.queryByText(enEvents['eventPage.youAreIn']) !== null,
   join: screen.queryByRole('button', { name: enEvents['eventPage.join'] }) !== null,
@@ -171,6 +175,10 @@ describe('the public event page, opened from an old QR link', () => {
     renderPage();
     await settled();
     expect(said()).toEqual({ ...nothing, notOpen: true });
+    // When: an hour before the start.
+    const opens = new Date(Date.parse(upcoming.starts_at) - hour);
+    const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(opens);
+    expect(screen.getByText(notOpenLine).textContent).toBe(enEvents['eventPage.notOpen'].replace('{time}', time));
   });
 
   it('for an event not open yet, offers a visitor not signed in an account now, and keeps no join for it', async () => {

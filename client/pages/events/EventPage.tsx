@@ -3,12 +3,14 @@ import { Link, Router, useLocation, useSearch } from 'wouter';
 import { afterOverlays } from '../../lib/back-closes';
 import { JOIN_PASS_MINUTES } from '../../../shared/constants';
 import { normalizeEventCode } from '../../../shared/event-code';
+import { checkInOpensAt } from '../../../shared/event-status';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
 import { ApiError, NotFound as NotFoundError, refusedByServer } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useEventStatus } from '../../lib/event-status';
+import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin, waitsForProfile } from '../../lib/pending-join';
 import { useSession } from '../../stores/session';
@@ -207,7 +209,13 @@ function EventPageBody({ code: rawCode }: { code: string }) {
         </p>
       )}
       {retryButton}
-      {!here && !open && <p className="notice">{t(status === 'upcoming' ? 'eventPage.notOpen' : 'eventPage.ended')}</p>}
+      {!here && !open && (
+        <p className="notice">
+          {status === 'upcoming'
+            ? t('eventPage.notOpen', { time: formatDateTime(checkInOpensAt(Date.parse(event.starts_at)), language) })
+            : t('eventPage.ended')}
+        </p>
+      )}
       {!here &&
         open &&
         !canJoin &&

@@ -7,7 +7,7 @@ import type { OrganizerEvent, PublicEvent } from '../../../shared/schemas/events
 import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { type EventStatus, eventStatusAt } from '../../../shared/event-status';
+import { checkInOpensAt, type EventStatus, eventStatusAt } from '../../../shared/event-status';
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -62,6 +62,7 @@ function refusalOf(event: PublicEvent, organizing: boolean): MessageKey | null {
 export function Events() {
   useMessages(eventsMessages);
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
   const [leaving, setLeaving] = useState(false);
@@ -123,7 +124,7 @@ export function Events() {
       const found = await api.event(wanted);
       const refusal = refusalOf(found, mine?.some((each) => each.code === wanted) ?? false);
       if (!refusal && !current) return void enter(found);
-      if (refusal) setError(t(refusal));
+      if (refusal) setError(t(refusal, { time: formatDateTime(checkInOpensAt(Date.parse(found.starts_at)), language) }));
       else {
         setTarget(found);
         setSwitching(true);

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { EventQr, EventStats, OrganizerEvent } from '../../../shared/schemas/events';
 import { Link, useLocation } from 'wouter';
-import { EVENT_AFTER_PARTY_HOURS, EVENT_CHECK_IN_LEAD_MINUTES, type Language } from '../../../shared/constants';
+import { EVENT_AFTER_PARTY_HOURS, type Language } from '../../../shared/constants';
+import { checkInOpensAt } from '../../../shared/event-status';
 import { ChevronLeft } from '../../components/AppIcons';
 import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
@@ -305,7 +306,7 @@ export function HostScreen({ id }: { id: number }) {
 
   const live = count ?? event.attendee_count;
   const eventUrl = new URL(`/e/${event.code}`, window.location.origin).href;
-  const opensAt = new Date(Date.parse(event.starts_at) - EVENT_CHECK_IN_LEAD_MINUTES * 60_000).toISOString();
+  const opensAt = checkInOpensAt(Date.parse(event.starts_at));
   const deckUntil = new Date(Date.parse(event.ends_at) + EVENT_AFTER_PARTY_HOURS * 3_600_000).toISOString();
 
   return (
