@@ -29,9 +29,15 @@ interface Props extends SafetyTarget {
 
 const DONE = { block: 'safety.block.done', unmatch: 'safety.unmatch.done', report: 'safety.report.done' } as const;
 
+interface Failure {
+  form: string | null;
+  details: string | null;
+  /** Out of reports for today. */
+  throttled?: boolean;
+}
 /** Decided by kind and status, never by the server's words: 429 on a report has its own line. */
-function failure(error: unknown, t: Translate): { form: string | null; details: string | null } {
-  if (error instanceof Throttled) return { form: t('safety.report.throttled'), details: null };
+function failure(error: unknown, t: Translate): Failure {
+  if (error instanceof Throttled) return { form: t('safety.report.throttled'), details: null, throttled: true };
   if (error instanceof ValidationError && error.fields.details?.[0]) return { form: null, details: error.fields.details[0] };
   return { form: errorMessage(error, t), details: null };
 }
@@ -45,17 +51,17 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   const t = useT();
   const titleId = useId();
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ form: string | null; details: string | null }>({ form: null, details: null });
+  const [error, setError] = useState<Failure>({ form: null, details: null });
   const [reason, setReason] = useState<ReportReason | null>(null);
   const [details, setDetails] = useState('');
 
-  async function run(request: () => Promise<Outcome>) {
+  async function run(request: () => Promise<Outcome>, done: SafetyAction = action) {
     setBusy(true);
     setError({ form: null, details: null });
     try {
       const outcome = await request();
       if (outcome === 'gone') toast.info(t('safety.gone'));
-      else toast.success(t(DONE[action], { name: person.name }));
+      else toast.success(t(DONE[done], { name: person.name }));
       onDone();
     } catch (caught) {
       setError(failure(caught, t));
@@ -63,9 +69,10 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
     }
   }
 
+  const block = () => run(() => useSafety.getState().block(person.id, conversationId), 'block');
   function confirm() {
     const safety = useSafety.getState();
-    if (action === 'block') void run(() => safety.block(person.id, conversationId));
+    if (action === 'block') void block();
     else if (action === 'unmatch' && conversationId !== undefined) void run(() => safety.unmatch(conversationId, person.id));
   }
 
@@ -158,6 +165,12 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
           <p className="form-error" role="alert">
             {error.form}
           </p>
+        )}
+        {/* Out of reports for today: a report's block is still what keeps the user safe now. */}
+        {error.throttled && (
+          <button type="button" className="btn btn-light btn-block" disabled={busy} onClick={() => void block()}>
+            {t('safety.report.blockInstead', { name: person.name })}
+          </button>
         )}
         <SheetActions confirmLabel={t('safety.report.send')} busy={busy} onClose={onClose} cancelFirst={false} />
       </form>

@@ -24,6 +24,7 @@ export const enSafety = {
   'safety.report.pickReason': 'Please choose a reason.',
   'safety.report.done': 'Report sent. {name} is blocked.',
   'safety.report.throttled': "You've sent a lot of reports today. Please try again tomorrow.",
+  'safety.report.blockInstead': 'Block {name} now',
   'safety.reason.fake_profile': 'Fake profile',
   'safety.reason.harassment': 'Harassment or threats',
   'safety.reason.inappropriate_photos': 'Inappropriate photos',

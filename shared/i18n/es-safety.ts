@@ -25,6 +25,7 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'safety.report.pickReason': 'Elige un motivo.',
   'safety.report.done': 'Denuncia enviada. Hemos bloqueado a {name}.',
   'safety.report.throttled': 'Hoy has enviado muchas denuncias. Vuelve a intentarlo mañana.',
+  'safety.report.blockInstead': 'Bloquear a {name} ahora',
   'safety.reason.fake_profile': 'Perfil falso',
   'safety.reason.harassment': 'Acoso o amenazas',
   'safety.reason.inappropriate_photos': 'Fotos inapropiadas',

@@ -240,7 +240,7 @@ describe('Report', () => {
     expect(report).toMatchObject({ reason: 'other', details: '', reported: { id: other.id } });
   });
 
-  it('says "a lot of reports today" on a 429, in Spanish too, by status and not by the words', async () => {
+  it('says "a lot of reports today" on a 429, in Spanish too, by status and not by the words, and offers the block alone', async () => {
     const { me } = await matchedPair();
     const others = await Promise.all([1, 2, 3].map(() => makeCompletedUser(server, man)));
     for (const other of others.slice(0, 2)) {
@@ -253,6 +253,14 @@ describe('Report', () => {
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(es['safety.report.throttled']));
     expect(onDone).not.toHaveBeenCalled();
     expect((await openReports()).filter((item) => item.reported.id === others[2]!.id)).toEqual([]);
+
+    // The report's block is what keeps her safe now: offered on its own, and done.
+    const blocked = async () =>
+      ((await api().get('/api/users/me/blocks/', { token: me.token })).body.results as { id: number }[]).map((person) => person.id);
+    expect(await blocked()).not.toContain(others[2]!.id);
+    fireEvent.click(screen.getByRole('button', { name: es['safety.report.blockInstead'].replace('{name}', 'Carl') }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+    expect(await blocked()).toContain(others[2]!.id);
   });
 });
 
