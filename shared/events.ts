@@ -80,6 +80,11 @@ export interface ServerToClientEvents {
   /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
   'match:removed': (payload: { conversation_id: number }) => void;
   /**
+   * A block (or a report, which blocks), to both people's sockets: `user_id` is out of reach now, so
+   * their card leaves the deck and their profile closes, as their conversation does (`match:removed`).
+   */
+  'person:gone': (payload: { user_id: number }) => void;
+  /**
    * The signed-in user's own account changed elsewhere (their plan started or ended, their e-mail was
    * confirmed): fetch it again. No payload: `GET /api/users/me/` is the one source of the user, and a
    * copy carried here could arrive after a newer change and undo it on screen.

@@ -11,7 +11,7 @@ import { useDeck } from './deck';
 import { currentReadSince, heardOfEvent, useEvents } from './events';
 import { usePlan } from './plan';
 import { usePresence } from './presence';
-import { conversationEnded } from './safety';
+import { conversationEnded, personGone } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -158,6 +158,7 @@ export function startRealtime(token: string) {
       else void useConversations.getState().refresh();
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
+    onEvent('person:gone', ({ user_id }) => personGone(user_id)),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe).
     onEvent('account:changed', () => void useSession.getState().loadUser()),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where

@@ -104,6 +104,14 @@ async function endWith(userId: number, conversationId: number | undefined, reque
 }
 
 /**
+ * A block between me and someone, either way (`person:gone`; on another phone of mine too): their card
+ * and profile go, and nothing is said.
+ */
+export function personGone(userId: number) {
+  removePerson(userId, [], false);
+}
+
+/**
  * `match:removed`, or a conversation found gone after a reconnect: it leaves both lists and the chat
  * store; an open chat of it leaves with a calm notice (see Chat). Nobody learns why it ended.
  */

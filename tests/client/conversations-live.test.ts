@@ -66,4 +66,13 @@ describe('the conversation lists and the socket’s news', () => {
     await vi.waitFor(() => expect(ids(useConversations.getState().empty)).toEqual([5, 1]));
     expect(api.emptyConversations).toHaveBeenCalledTimes(3);
   });
+
+  it('takes the card of someone who blocked me (or whom I blocked on another phone) off the deck at once', async () => {
+    const card = (id: number) => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
+    useDeck.setState({ current: card(5) as never, queue: [card(6), card(7)] as never });
+    hear('person:gone', { user_id: 5 });
+    expect(useDeck.getState().current?.id).toBe(6);
+    hear('person:gone', { user_id: 7 });
+    expect(useDeck.getState().queue?.map((queued) => queued.id)).toEqual([]);
+  });
 });

@@ -114,15 +114,18 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     }
   });
 
-  it('stops relaying typing the moment a block lands, though the socket had the conversation cached', async () => {
+  it('stops relaying typing the moment a block lands, though the socket had the conversation cached; both hear the other is gone', async () => {
     const { a, b, conversationId } = await makePair(one);
     const [aSocket, bSocket] = await Promise.all([connectTo(one, a.token), connectTo(two, b.token)]);
     const typed = waitFor(bSocket, 'typing');
     expect((await aSocket.emitWithAck('typing', { conversation_id: conversationId })).ok).toBe(true);
     await typed;
     const removed = waitFor(aSocket, 'match:removed');
+    // Each is out of the other's reach: their cards and profiles go too, on every phone of theirs.
+    const gone = [waitFor(aSocket, 'person:gone'), waitFor(bSocket, 'person:gone')];
     expect((await client(two.url).post(`/api/users/${a.id}/block/`, { token: b.token })).status).toBe(204);
     await removed;
+    expect(await Promise.all(gone)).toEqual([{ user_id: b.id }, { user_id: a.id }]);
     expect(await aSocket.emitWithAck('typing', { conversation_id: conversationId })).toMatchObject({
       ok: false,
       error: { code: 'not_found' },

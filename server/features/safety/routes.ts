@@ -34,11 +34,18 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
 
   const bodyless = { params: IdParams, ...noBody, response: { 204: NoBody } };
+  /** A block, or a report's: each person's open phones drop the other's card and profile at once. */
+  const outOfReach = (blocker: number, blocked: number) => {
+    app.publish([blocked], 'person:gone', { user_id: blocker });
+    app.publish([blocker], 'person:gone', { user_id: blocked });
+  };
 
   app.post('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
-    const ended = await block(app.db, currentUser(request).id, request.params.id);
+    const { id } = currentUser(request);
+    const ended = await block(app.db, id, request.params.id);
     if (!ended) throw new NotFound();
     announceEnded(app.publish, ended);
+    outOfReach(id, request.params.id);
     return reply.code(204).send(null);
   });
 
@@ -84,9 +91,11 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: app.limits.hook('report'),
     },
     async (request, reply) => {
-      const outcome = await report(app.db, app.evidence, app.media, currentUser(request).id, request.body);
+      const { id } = currentUser(request);
+      const outcome = await report(app.db, app.evidence, app.media, id, request.body);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended);
+      outOfReach(id, request.body.user_id);
       return reply.code(outcome.created ? 201 : 200).send({ id: outcome.id });
     },
   );
