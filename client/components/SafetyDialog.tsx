@@ -80,6 +80,8 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
     event.preventDefault();
     if (!reason) {
       setError({ form: t('safety.report.pickReason'), details: null });
+      // The reasons may be scrolled away above, on a small phone: taken there, to the first.
+      event.currentTarget.querySelector<HTMLInputElement>('input[name="reason"]')?.focus();
       return;
     }
     // Optional: left out when nothing in it shows (spaces, a zero-width character), as the server counts it.

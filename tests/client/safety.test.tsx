@@ -192,9 +192,12 @@ describe('Report', () => {
     expect(dialog.textContent).toContain(en['safety.report.blocks'].replace('{name}', 'Ben'));
     expect(document.activeElement).toBe(radios[0]);
 
+    (screen.getByRole('button', { name: en['safety.report.send'] }) as HTMLButtonElement).focus();
     fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
     expect(screen.getByRole('alert').textContent).toBe(en['safety.report.pickReason']);
     expect(onDone).not.toHaveBeenCalled();
+    // Taken to the reasons, which may be scrolled away above on a small phone.
+    expect(document.activeElement).toBe(radios[0]);
 
     fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.spam'] }));
     expect(screen.queryByRole('alert')).toBeNull();
