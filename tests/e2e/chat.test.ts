@@ -70,7 +70,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     // Ben's socket is open: his avatar wears the online dot.
     await row.getByRole('img', { name: 'Ben is online' }).waitFor();
     await page.getByPlaceholder(en['matches.search']).fill('zzz');
-    await page.getByText('No results for "zzz"').first().waitFor();
+    await page.getByText('No results for "zzz"').waitFor();
+    // Said once, for both lists.
+    expect(await page.getByText('No results for "zzz"').count()).toBe(1);
     await page.getByPlaceholder(en['matches.search']).fill('be');
     await row.waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01-matches-en.png') });

@@ -179,8 +179,9 @@ export function Matches() {
       {conversations === null ? (
         <Skeletons />
       ) : conversations.length === 0 ? (
-        // After the server's error, said once above: these are not known to be none.
-        failed === 'server' && !searching ? null : (
+        // After the server's error, said once above: these are not known to be none. So is a search
+        // that found no one in either list.
+        (failed === 'server' && !searching) || (searching && matches?.length === 0) ? null : (
           <p className="muted empty-text">
             {searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offlineChats' : 'matches.noConversations')}
           </p>
