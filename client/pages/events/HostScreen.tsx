@@ -305,6 +305,8 @@ export function HostScreen({ id }: { id: number }) {
   }
 
   const live = count ?? event.attendee_count;
+  // Still to come or going on: the door (its code, the big screen) and the edit are offered.
+  const doorOpen = status === 'open' || status === 'upcoming';
   const eventUrl = new URL(`/e/${event.code}`, window.location.origin).href;
   const opensAt = checkInOpensAt(Date.parse(event.starts_at));
   const deckUntil = new Date(Date.parse(event.ends_at) + EVENT_AFTER_PARTY_HOURS * 3_600_000).toISOString();
@@ -325,14 +327,14 @@ export function HostScreen({ id }: { id: number }) {
         >
           {t('host.share')}
         </button>
-        {(status === 'open' || status === 'upcoming') && (
+        {doorOpen && (
           <Link href={`/app/events/${event.id}/edit/`} state={{ from: 'host' }} className="btn btn-light btn-small">
             {t('host.edit')}
           </Link>
         )}
       </div>
 
-      {status === 'open' || status === 'upcoming' ? (
+      {doorOpen ? (
         <section className="host-door" aria-label={t('host.scan')}>
           <DoorCode event={event} qr={qr} size={280} />
           {status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
@@ -401,7 +403,7 @@ export function HostScreen({ id }: { id: number }) {
       {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
       {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
       {linkShown && <LinkSheet url={eventUrl} onClose={() => setLinkShown(false)} />}
-      {big && <BigScreen event={event} qr={qr} live={live} over={status !== 'open' && status !== 'upcoming'} onClose={closeBig} />}
+      {big && <BigScreen event={event} qr={qr} live={live} over={!doorOpen} onClose={closeBig} />}
     </div>
   );
 }
