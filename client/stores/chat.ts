@@ -73,6 +73,9 @@ export interface Thread {
 
 export const TYPING_VISIBLE_MS = 3000;
 
+/** The key of a chat's toasts: its newest message's takes the place of the one before, as its end's does. */
+export const chatToastKey = (conversationId: number) => `chat-${conversationId}`;
+
 /** A conversation that ended while this tab held it; its chat page leaves for the list. */
 export interface EndedThread {
   name: string;
@@ -640,7 +643,7 @@ export const useChat = create<ChatState>()((set, get) => {
       const unsent = thread?.messages.filter((message) => message.id < 0).length ?? 0;
       if (unsent === 0 || byMe) return;
       const text = unsent === 1 ? t('chat.notSent') : t('chat.notSentMany', { count: unsent });
-      toast.error(text, { title: ended.name || undefined, key: `chat-${id}` });
+      toast.error(text, { title: ended.name || undefined, key: chatToastKey(id) });
     },
     reset() {
       for (const timer of resendTimers.values()) clearTimeout(timer);

@@ -5,7 +5,7 @@ import { t } from '../lib/i18n';
 import { connectSocket, disconnectSocket, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
 import { refreshWhenVisible } from '../lib/when-visible';
-import { useChat } from './chat';
+import { chatToastKey, useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
 import { currentReadSince, heardOfEvent, useEvents } from './events';
@@ -107,7 +107,7 @@ function announce(conversationId: number, message: Message) {
   // The host screen is shown to the room (a projector, a phone held up at the door): nothing private.
   if (/^\/app\/events\/\d+\/host$/.test(path)) return;
   const name = useConversations.getState().nameOf(conversationId);
-  toast.message(message.content, { title: name ?? t('chat.newMessage'), href: `/app/chat/${conversationId}`, key: `chat-${conversationId}` });
+  toast.message(message.content, { title: name ?? t('chat.newMessage'), href: `/app/chat/${conversationId}`, key: chatToastKey(conversationId) });
 }
 
 /**
