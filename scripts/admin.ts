@@ -13,15 +13,30 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../server/db/client';
 import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
-import { setRole, unban } from '../server/features/moderation/service';
+import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
 
 const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
 
+type Command = {
+  run: (db: Awaited<ReturnType<typeof openDatabase>>['db'], email: string) => Promise<AdminOutcome>;
+  /** What the account is now, said after its e-mail; and what it already was, when nothing changed. */
+  changed: string;
+  unchanged: string;
+};
+
 const COMMANDS = {
-  'grant-moderator': { run: (db, email) => setRole(db, email, 'moderator'), done: 'is now a moderator' },
-  'revoke-moderator': { run: (db, email) => setRole(db, email, 'user'), done: 'is no longer a moderator' },
-  unban: { run: (db, email) => unban(db, email), done: 'is no longer banned' },
-} satisfies Record<string, { run: (db: Awaited<ReturnType<typeof openDatabase>>['db'], email: string) => Promise<boolean>; done: string }>;
+  'grant-moderator': {
+    run: (db, email) => setRole(db, email, 'moderator'),
+    changed: 'is now a moderator',
+    unchanged: 'is already a moderator',
+  },
+  'revoke-moderator': {
+    run: (db, email) => setRole(db, email, 'user'),
+    changed: 'is no longer a moderator',
+    unchanged: 'was not a moderator',
+  },
+  unban: { run: (db, email) => unban(db, email), changed: 'is no longer banned', unchanged: 'was not banned' },
+} satisfies Record<string, Command>;
 
 /** Runs one command; returns the process's exit status. */
 export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
@@ -44,11 +59,12 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
     return 1;
   }
   try {
-    if (!(await command.run(database.db, email))) {
+    const outcome = await command.run(database.db, email);
+    if (outcome === null) {
       out.error(`No account with the e-mail ${email}.`);
       return 1;
     }
-    out.log(`${email.toLowerCase()} ${command.done}.`);
+    out.log(`${email.toLowerCase()} ${command[outcome]}.`);
     return 0;
   } finally {
     await database.close();

@@ -11,7 +11,7 @@ import type { TestServer } from './server';
  */
 export async function makeModerator(server: TestServer, profile?: Partial<ProfileInput>): Promise<TestUser> {
   const moderator = profile ? await makeCompletedUser(server, profile, { firstName: 'Mod' }) : await makeUser(server, { firstName: 'Mod' });
-  expect(await setRole(server.app.db, moderator.email, 'moderator')).toBe(true);
+  expect(await setRole(server.app.db, moderator.email, 'moderator')).toBe('changed');
   return moderator;
 }
 

@@ -499,6 +499,8 @@ describe.each(backends)('safety on %s', (backend) => {
       const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
       expect(await admin(['unban', troll.email.toUpperCase()], { DATABASE_URL: server.config.databaseUrl! }, out as never)).toBe(0);
       expect(lines).toEqual([`${troll.email} is no longer banned.`]);
+      expect(await admin(['unban', troll.email], { DATABASE_URL: server.config.databaseUrl! }, out as never)).toBe(0);
+      expect(lines.pop()).toBe(`${troll.email} was not banned.`);
     } else {
       await server.app.db.update(users).set({ bannedAt: null }).where(eq(users.id, troll.id));
     }
@@ -541,6 +543,12 @@ describe('the admin command', () => {
       await server.close();
       expect(await admin(['grant-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(0);
       expect(lines.pop()).toBe(`${user.email} is now a moderator.`);
+      expect(await admin(['grant-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(0);
+      expect(lines.pop()).toBe(`${user.email} is already a moderator.`);
+      expect(await admin(['revoke-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(0);
+      expect(lines.pop()).toBe(`${user.email} is no longer a moderator.`);
+      expect(await admin(['revoke-moderator', user.email], { DATA_DIR: dataDir }, out as never)).toBe(0);
+      expect(lines.pop()).toBe(`${user.email} was not a moderator.`);
       expect(await admin(['revoke-moderator', 'nobody@example.com'], { DATA_DIR: dataDir }, out as never)).toBe(1);
       expect(lines.pop()).toBe('No account with the e-mail nobody@example.com.');
     } finally {

@@ -220,18 +220,23 @@ async function dropPhotoCopies(tx: DbOrTx, reportIds: number[]): Promise<string[
   return keys;
 }
 
+/** What an admin command did: `null` when no account has the e-mail. */
+export type AdminOutcome = 'changed' | 'unchanged' | null;
+
 /** `npm run admin`: roles and bans change only here, never through the API. */
-export async function setRole(db: Db, email: string, role: Role): Promise<boolean> {
-  const updated = await db.update(users).set({ role }).where(eq(users.email, email.toLowerCase())).returning({ id: users.id });
-  return updated.length > 0;
+export async function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome> {
+  const [user] = await db.select({ role: users.role }).from(users).where(eq(users.email, email.toLowerCase()));
+  if (!user) return null;
+  if (user.role === role) return 'unchanged';
+  await db.update(users).set({ role }).where(eq(users.email, email.toLowerCase()));
+  return 'changed';
 }
 
 /** Lifts a ban. The conversations it ended stay ended. */
-export async function unban(db: Db, email: string): Promise<boolean> {
-  const updated = await db
-    .update(users)
-    .set({ bannedAt: null })
-    .where(eq(users.email, email.toLowerCase()))
-    .returning({ id: users.id });
-  return updated.length > 0;
+export async function unban(db: Db, email: string): Promise<AdminOutcome> {
+  const [user] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.email, email.toLowerCase()));
+  if (!user) return null;
+  if (user.bannedAt === null) return 'unchanged';
+  await db.update(users).set({ bannedAt: null }).where(eq(users.email, email.toLowerCase()));
+  return 'changed';
 }
