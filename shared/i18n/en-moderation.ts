@@ -39,4 +39,5 @@ export const enModeration = {
   'moderation.resolution.dismiss': 'Dismissed',
   'moderation.resolution.ban': 'Banned',
   'moderation.resolvedAt': 'Resolved {date}',
+  'moderation.resolvedBy': 'Resolved {date} by {name}',
 } as const;

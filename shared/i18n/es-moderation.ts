@@ -40,4 +40,5 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.resolution.dismiss': 'Descartada',
   'moderation.resolution.ban': 'Suspendida',
   'moderation.resolvedAt': 'Resuelta el {date}',
+  'moderation.resolvedBy': 'Resuelta el {date} por {name}',
 };

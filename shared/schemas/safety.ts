@@ -73,6 +73,8 @@ export const ModerationReportDetail = ModerationReport.extend({
   /** Later reports of the same person by the same reporter, while this one was open. */
   additions: z.array(z.object({ reason: ReportReason, details: z.string(), at: z.string() })),
   note: z.string().nullable(),
+  /** The moderator who decided it: null while open, or once their account is deleted. */
+  resolved_by: Person.nullable(),
 });
 export type ModerationReportDetail = z.infer<typeof ModerationReportDetail>;
 

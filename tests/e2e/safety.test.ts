@@ -237,6 +237,8 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     const resolution = page.locator('.resolution');
     await resolution.getByText(en['moderation.resolution.ban']).waitFor();
     expect(await resolution.textContent()).toContain('Threats in chat.');
+    // Who decided it, for the other moderators.
+    expect(await resolution.locator('p').first().textContent()).toMatch(/^Resolution: Banned · Resolved .+ by Mod$/);
   });
 
   it('Ana sees the people she blocked and unblocks Ben after a confirm step', async () => {

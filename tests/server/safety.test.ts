@@ -450,6 +450,7 @@ describe.each(backends)('safety on %s', (backend) => {
     });
     expect(dismissed.status).toBe(200);
     expect(dismissed.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Nothing wrong.' });
+    expect(dismissed.body.resolved_by).toEqual({ id: moderator.id, name: 'Mod' });
     expect(dismissed.body.snapshot.profile.photos).toEqual([]);
     expect((await api().post('/api/auth/', { json: { username: innocent.email, password: innocent.password } })).status).toBe(200);
 
@@ -509,6 +510,34 @@ describe.each(backends)('safety on %s', (backend) => {
     const bystander = await makeCompletedUser(server);
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: bystander.token })).status).toBe(200);
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
+  });
+
+  it('leaves a report about a moderator to the other moderators', async () => {
+    const mara = await makeModerator(server, { name: 'Mara' });
+    const reporter = await makeCompletedUser(server);
+    const report = await api().post('/api/reports/', { token: reporter.token, json: { user_id: mara.id, reason: 'harassment' } });
+    expect(report.status).toBe(201);
+    const path = `/api/moderation/reports/${report.body.id}/`;
+    const openIds = async (token: string) =>
+      (await api().get('/api/moderation/reports/?status=open&limit=100', { token })).body.results.map((row: { id: number }) => row.id);
+
+    // She neither sees it, nor its evidence, nor can she decide it.
+    expect(await openIds(mara.token)).not.toContain(report.body.id);
+    expect((await api().get(path, { token: mara.token })).body).toEqual(NOT_FOUND);
+    const photo = (token: string) => fetch(`${server.url}${path}photos/0/`, { headers: { authorization: `Token ${token}` } });
+    expect((await photo(mara.token)).status).toBe(404);
+    expect((await api().post(`${path}resolve/`, { token: mara.token, json: { action: 'dismiss' } })).body).toEqual(NOT_FOUND);
+
+    // Another moderator finds it as it was, and decides it.
+    expect(await openIds(moderator.token)).toContain(report.body.id);
+    expect((await photo(moderator.token)).status).toBe(200);
+    expect((await api().get(path, { token: moderator.token })).body).toMatchObject({ status: 'open', resolved_by: null });
+    const dismissed = await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'dismiss' } });
+    expect(dismissed.body).toMatchObject({ status: 'resolved', resolved_by: { id: moderator.id, name: 'Mod' } });
+    const resolvedIds = async (token: string) =>
+      (await api().get('/api/moderation/reports/?status=resolved&limit=100', { token })).body.results.map((row: { id: number }) => row.id);
+    expect(await resolvedIds(moderator.token)).toContain(report.body.id);
+    expect(await resolvedIds(mara.token)).not.toContain(report.body.id);
   });
 
   it('refuses bad moderation input with 4xx', async () => {

@@ -21,7 +21,10 @@ const QueuePositionSchema: z.ZodType<QueuePosition> = z.object({
 
 const QUEUE_PAGE_SIZE = 50;
 
-/** The moderation queue: moderators only; anyone else finds nothing here. */
+/**
+ * The moderation queue: moderators only; anyone else finds nothing here, and a moderator finds no
+ * report about herself.
+ */
 const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
   app.addHook('onRequest', async (request) => {
@@ -35,7 +38,7 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
       const { status, cursor, limit } = request.query;
       const scope = `moderation-${status}`;
       const after = app.cursors.open(scope, cursor, QueuePositionSchema);
-      return app.cursors.page(scope, await listReports(app.db, { status, after, limit: limit ?? QUEUE_PAGE_SIZE }));
+      return app.cursors.page(scope, await listReports(app.db, currentUser(request).id, { status, after, limit: limit ?? QUEUE_PAGE_SIZE }));
     },
   );
 
@@ -43,7 +46,7 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/moderation/reports/:id/',
     { schema: { params: IdParams, response: { 200: ModerationReportDetail } } },
     async (request) => {
-      const report = await getReport(app.db, request.params.id);
+      const report = await getReport(app.db, currentUser(request).id, request.params.id);
       if (!report) throw new NotFound();
       return report;
     },
@@ -51,7 +54,7 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const photo = { params: ReportPhotoParams, response: { 200: { content: { 'image/webp': { schema: ReportPhoto } } } } };
   app.get('/api/moderation/reports/:id/photos/:index/', { schema: photo }, async (request, reply) => {
-    const key = await reportPhotoKey(app.db, request.params.id, request.params.index);
+    const key = await reportPhotoKey(app.db, currentUser(request).id, request.params.id, request.params.index);
     const bytes = key ? await app.evidence.read(key) : null;
     if (!bytes) throw new NotFound();
     // Evidence, for the moderator's eyes: never kept by a shared cache. Bytes go out as they are (Fastify

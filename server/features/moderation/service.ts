@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { type AnyColumn, and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
@@ -41,7 +41,16 @@ interface ReportRow {
   resolution: ModerationReport['resolution'];
   note: string | null;
   resolved_at: string | null;
+  resolver_id: number | null;
+  resolver_name: string | null;
 }
+
+/**
+ * What a moderator may see and decide: every report but those about herself, which another moderator
+ * decides (she could otherwise dismiss them, or read who reported her).
+ */
+const notAbout = (moderatorId: number, reportedId: SQL | AnyColumn = sql.raw('r.reported_id')) =>
+  sql`${reportedId} is distinct from ${moderatorId}`;
 
 const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
@@ -53,12 +62,15 @@ function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>
       r.reported_id, coalesce(reported_p.name, reported.first_name, r.snapshot -> 'profile' ->> 'name', '') as reported_name,
       (select count(*) from ${reports} x where x.reported_id = r.reported_id) as report_count,
       (extract(epoch from ${sql.raw(atColumn)}) * 1000000)::bigint::text as at_us,
-      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, ${iso('r.resolved_at')} as resolved_at
+      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, ${iso('r.resolved_at')} as resolved_at,
+      r.resolved_by as resolver_id, coalesce(resolver_p.name, resolver.first_name) as resolver_name
     from ${reports} r
     left join ${users} reporter on reporter.id = r.reporter_id
     left join ${profiles} reporter_p on reporter_p.user_id = r.reporter_id
     left join ${users} reported on reported.id = r.reported_id
     left join ${profiles} reported_p on reported_p.user_id = r.reported_id
+    left join ${users} resolver on resolver.id = r.resolved_by
+    left join ${profiles} resolver_p on resolver_p.user_id = r.resolved_by
     where ${where}
     order by ${order}
     limit ${limit}`;
@@ -88,6 +100,7 @@ const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.par
  */
 export async function listReports(
   db: Db,
+  moderatorId: number,
   options: { status: 'open' | 'resolved'; after: QueuePosition | null; limit: number },
 ): Promise<Slice<ModerationReport, QueuePosition>> {
   const open = options.status === 'open';
@@ -98,7 +111,7 @@ export async function listReports(
   const rows = rowsOf<ReportRow>(
     await db.execute(
       reportRows(
-        sql`r.status = ${options.status} ${after}`,
+        sql`r.status = ${options.status} and ${notAbout(moderatorId)} ${after}`,
         open ? sql`r.created_at asc, r.id asc` : sql`r.resolved_at desc, r.id desc`,
         options.limit + 1,
         atColumn,
@@ -109,8 +122,9 @@ export async function listReports(
 }
 
 /** One report with its snapshot; photo copies are served by a moderators-only route. */
-export async function getReport(db: DbOrTx, reportId: number): Promise<ModerationReportDetail | null> {
-  const [row] = rowsOf<ReportRow>(await db.execute(reportRows(sql`r.id = ${reportId}`, sql`r.id`, 1, 'r.created_at')));
+export async function getReport(db: DbOrTx, moderatorId: number, reportId: number): Promise<ModerationReportDetail | null> {
+  const where = sql`r.id = ${reportId} and ${notAbout(moderatorId)}`;
+  const [row] = rowsOf<ReportRow>(await db.execute(reportRows(where, sql`r.id`, 1, 'r.created_at')));
   if (!row) return null;
   const snapshot = json<ReportSnapshot>(row.snapshot);
   return {
@@ -125,12 +139,16 @@ export async function getReport(db: DbOrTx, reportId: number): Promise<Moderatio
     },
     additions: json<ReportAddition[]>(row.additions),
     note: row.note,
+    resolved_by: row.resolver_id === null ? null : { id: Number(row.resolver_id), name: row.resolver_name ?? '' },
   };
 }
 
 /** The stored key of a report's nth photo copy, or null. */
-export async function reportPhotoKey(db: Db, reportId: number, index: number): Promise<string | null> {
-  const [row] = await db.select({ snapshot: reports.snapshot }).from(reports).where(eq(reports.id, reportId));
+export async function reportPhotoKey(db: Db, moderatorId: number, reportId: number, index: number): Promise<string | null> {
+  const [row] = await db
+    .select({ snapshot: reports.snapshot })
+    .from(reports)
+    .where(and(eq(reports.id, reportId), notAbout(moderatorId, reports.reportedId)));
   return row ? (json<ReportSnapshot>(row.snapshot).profile?.photos[index] ?? null) : null;
 }
 
@@ -148,7 +166,7 @@ export interface Resolution {
  * at once (the visibility rule reads `banned_at`), ends their conversations, checks them out of their
  * event, and resolves every other open report about them; the caller then ends their sessions and
  * tells their partners and the event's room. The photo copies kept with a report go once it is
- * resolved. Null for an unknown report; 409 when already resolved.
+ * resolved. Null for an unknown report, or one about the moderator herself; 409 when already resolved.
  */
 export async function resolveReport(
   db: Db,
@@ -167,7 +185,7 @@ export async function resolveReport(
     const [row] = await tx
       .select({ status: reports.status, reportedId: reports.reportedId })
       .from(reports)
-      .where(eq(reports.id, reportId))
+      .where(and(eq(reports.id, reportId), notAbout(moderatorId, reports.reportedId)))
       .for('update');
     if (!row) return null;
     if (row.status !== 'open') throw new Conflict(ALREADY_RESOLVED);
@@ -204,7 +222,7 @@ export async function resolveReport(
   });
   if (!outcome) return null;
   await Promise.all(outcome.photos.map((key) => evidence.remove(key)));
-  return { report: (await getReport(db, reportId))!, banned: outcome.banned };
+  return { report: (await getReport(db, moderatorId, reportId))!, banned: outcome.banned };
 }
 
 /** Takes the photo copies out of these reports' snapshots; returns their keys, to remove after commit. */

@@ -246,7 +246,14 @@ export function ReportView({ id }: { id: number }) {
           <p>
             <strong>{t('moderation.resolution')}:</strong>{' '}
             {report.resolution ? t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss') : '—'}
-            {report.resolved_at && <span className="muted"> · {t('moderation.resolvedAt', { date: formatDateTime(report.resolved_at, language) })}</span>}
+            {report.resolved_at && (
+              <span className="muted">
+                {' · '}
+                {report.resolved_by
+                  ? t('moderation.resolvedBy', { date: formatDateTime(report.resolved_at, language), name: report.resolved_by.name })
+                  : t('moderation.resolvedAt', { date: formatDateTime(report.resolved_at, language) })}
+              </span>
+            )}
           </p>
           {report.note && <p className="report-details">{report.note}</p>}
         </div>
