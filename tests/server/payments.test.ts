@@ -638,6 +638,28 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     expect(again.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
   });
 
+  it('completes one of two checkouts left open in two tabs; the other is refused, the plan and its trial kept', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const monthly = await startCheckout(user, lookupKeys.monthly);
+    const yearly = await startCheckout(user, lookupKeys.yearly);
+    const plan = async () => (await api.get('/api/payments/subscription/', { token: user.token })).body;
+
+    const complete = (id: string) => api.post(testCheckout(id, 'complete/'), { token: user.token });
+    const [first, second] = await Promise.all([complete(monthly), complete(yearly)]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    const refused = first.status === 409 ? first : second;
+    expect(refused.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
+    const kept = await plan();
+    expect(kept).toMatchObject({ active: true, period: first.status === 200 ? 'monthly' : 'yearly' });
+    expect(kept.trial_ends_at).not.toBeNull();
+
+    // Later, the one left open is refused the same way and changes nothing.
+    const late = await complete(first.status === 409 ? monthly : yearly);
+    expect(late.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
+    expect(await plan()).toEqual(kept);
+  });
+
   it('shows the free trial on a first checkout only, not again after a cancellation', async () => {
     const api = client(server.url);
     const user = await makeUser(server);

@@ -434,6 +434,12 @@ async function completeCheckout(
   session: z.infer<typeof CompletedCheckout>,
   subscription: string,
 ): Promise<EventResult> {
+  if (origin.provider === 'local') {
+    // A second test checkout left open in another tab is not paid on top of the plan it would replace
+    // (its free trial lost): the user's billing lock is held, so of two completed at once one is refused.
+    const [user] = await tx.select({ hasSubscription: users.hasSubscription }).from(users).where(eq(users.id, checkout.userId));
+    if (user?.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
+  }
   // The local test checkout's subscriptions exist only here; Stripe's are as Stripe has them now.
   const current = origin.latest ? await origin.latest(subscription) : null;
   if (origin.latest && !current) return ignored('a subscription Stripe does not have');
