@@ -2,7 +2,7 @@
 import { cleanup, fireEvent, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Avatar } from '../../client/components/Avatar';
-import { generatedAvatar } from '../../client/lib/avatar';
+import { generatedAvatar, initials } from '../../client/lib/avatar';
 
 describe('<Avatar>', () => {
   afterEach(cleanup);
@@ -24,5 +24,30 @@ describe('<Avatar>', () => {
   it('shows the generated avatar when there is no photo', () => {
     const { container } = render(<Avatar name="Ana Gil" image={null} />);
     expect(container.querySelector('img')!.getAttribute('src')).toBe(generatedAvatar('Ana Gil'));
+  });
+});
+
+describe('the generated avatar', () => {
+  it('takes whole letters for its initials, whatever else a name holds', () => {
+    expect(initials('Ana Gil')).toBe('AG');
+    expect(initials('ana')).toBe('AN');
+    expect(initials('  Álvaro   de la Peña ')).toBe('ÁP');
+    // Emoji and digits are not initials; a word that starts with one gives its letters.
+    expect(initials('🎉 Dani 🕺🏽')).toBe('DA');
+    expect(initials('Ana García 💃')).toBe('AG');
+    expect(initials('a💃')).toBe('A');
+    expect(initials('Ana 2')).toBe('AN');
+    expect(initials('💃Lu')).toBe('LU');
+    // A name of emoji alone shows its first, whole.
+    expect(initials('🕺🏽🎉')).toBe('🕺');
+    expect(initials('   ')).toBe('?');
+  });
+
+  it('makes an image for any name, emoji and all (half an emoji broke its URL, and with it every page)', () => {
+    for (const name of ['🎉 Dani 🕺🏽', 'Ana García 💃', 'a💃', '💃', '👩‍👩‍👧 Fam', 'x\uD800', '\uDC00 y', '<b>&"\'']) {
+      const url = generatedAvatar(name);
+      expect(url).toMatch(/^data:image\/svg\+xml,/);
+      expect(decodeURIComponent(url)).toContain('</svg>');
+    }
   });
 });
