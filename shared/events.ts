@@ -85,6 +85,11 @@ export interface ServerToClientEvents {
    */
   'person:gone': (payload: { user_id: number }) => void;
   /**
+   * I liked, disliked or skipped `user_id` (no match), on this or another of my phones or tabs: their
+   * card leaves every deck of mine, and they leave "likes you".
+   */
+  'deck:answered': (payload: { user_id: number }) => void;
+  /**
    * The signed-in user's own account changed elsewhere (their plan started or ended, their e-mail was
    * confirmed): fetch it again. No payload: `GET /api/users/me/` is the one source of the user, and a
    * copy carried here could arrive after a newer change and undo it on screen.

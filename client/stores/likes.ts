@@ -24,6 +24,12 @@ interface LikesState {
    * the overlay. They leave the list (and the deck) straight away, and come back if the call fails.
    */
   answer: (card: DeckCard, action: 'like' | 'dislike') => Promise<void>;
+  /**
+   * I answered `userId` on one of my phones or tabs (`deck:answered`), or we matched (`match:new`):
+   * they wait for my answer no longer. A subscriber's list says whether they were counted; without
+   * it, only a match (rare) is worth asking the count again for.
+   */
+  answered: (userId: number, matched: boolean) => void;
   reset: () => void;
 }
 
@@ -83,6 +89,14 @@ export const useLikes = create<LikesState>()((set, get) => ({
         count: (state.count ?? 0) + 1,
       }));
       throw error;
+    }
+  },
+  answered(userId, matched) {
+    const { people, count } = get();
+    if (people?.some((person) => person.id === userId)) {
+      set({ people: people.filter((person) => person.id !== userId), count: Math.max(0, (count ?? 1) - 1) });
+    } else if (matched && count) {
+      void get().load();
     }
   },
   reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: null }),

@@ -9,6 +9,7 @@ import { chatToastKey, useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
 import { currentReadSince, heardOfEvent, useEvents } from './events';
+import { useLikes } from './likes';
 import { usePlan } from './plan';
 import { usePresence } from './presence';
 import { conversationEnded, personGone } from './safety';
@@ -145,6 +146,7 @@ export function startRealtime(token: string) {
       // Whether the new match is online now: `presence` tells only of changes after this.
       void usePresence.getState().refresh();
       useDeck.getState().heardOfMatch(conversation_id, user);
+      useLikes.getState().answered(user.id, true);
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);
@@ -159,6 +161,10 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
     onEvent('person:gone', ({ user_id }) => personGone(user_id)),
+    onEvent('deck:answered', ({ user_id }) => {
+      useDeck.getState().forget(user_id);
+      useLikes.getState().answered(user_id, false);
+    }),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe).
     onEvent('account:changed', () => void useSession.getState().loadUser()),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where

@@ -9,12 +9,13 @@ import type { ConversationSummary, Message } from '../../shared/schemas/conversa
 import { hear } from '../helpers/heard-socket';
 import { later } from '../helpers/later';
 
-const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn() }));
+const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn(), likesYou: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 vi.mock('../../client/lib/socket', async (original) => (await import('../helpers/heard-socket')).heardSocket(await original<object>()));
 
 const { useConversations } = await import('../../client/stores/conversations');
 const { useDeck } = await import('../../client/stores/deck');
+const { useLikes } = await import('../../client/stores/likes');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
 
 type Page = { results: ConversationSummary[] };
@@ -36,6 +37,7 @@ describe('the conversation lists and the socket’s news', () => {
   afterEach(() => {
     stopRealtime();
     useDeck.getState().reset();
+    useLikes.getState().reset();
     useConversations.setState({ empty: null, started: null, failed: null, newMatch: false });
     vi.resetAllMocks();
     vi.mocked(console.error).mockRestore();
@@ -74,5 +76,29 @@ describe('the conversation lists and the socket’s news', () => {
     expect(useDeck.getState().current?.id).toBe(6);
     hear('person:gone', { user_id: 7 });
     expect(useDeck.getState().queue?.map((queued) => queued.id)).toEqual([]);
+  });
+
+  it('takes a card I answered on another phone off the deck, and out of "likes you"', () => {
+    const card = (id: number) => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
+    useDeck.setState({ current: card(5) as never, queue: [card(6), card(7)] as never });
+    useLikes.setState({ count: 2, people: [card(7), card(8)] as never });
+    hear('deck:answered', { user_id: 5 });
+    expect(useDeck.getState().current?.id).toBe(6);
+    hear('deck:answered', { user_id: 7 });
+    expect(useDeck.getState().queue?.map((queued) => queued.id)).toEqual([]);
+    expect(useLikes.getState()).toMatchObject({ count: 1, people: [card(8)] });
+    // Someone not among them changes nothing, and asks nothing.
+    hear('deck:answered', { user_id: 9 });
+    expect(useLikes.getState()).toMatchObject({ count: 1, people: [card(8)] });
+    expect(api.likesYou).not.toHaveBeenCalled();
+  });
+
+  it('asks "likes you" again after a match with someone it could not name (no list without the plan)', async () => {
+    useLikes.setState({ count: 3, people: [] });
+    api.emptyConversations.mockResolvedValue({ results: [match(2), match(1)] });
+    api.likesYou.mockResolvedValueOnce({ count: 2, results: [], next: null });
+    hear('match:new', { conversation_id: 2, user: { id: 102, name: 'Person 2', image: null } });
+    await vi.waitFor(() => expect(useLikes.getState().count).toBe(2));
+    expect(api.likesYou).toHaveBeenCalledTimes(1);
   });
 });

@@ -68,6 +68,26 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(toAna.user.image).toMatch(/^\/media\//);
   });
 
+  it('tells my other phones of an answer that made no match (deck:answered), and nobody else', async () => {
+    const ana = await makeCompletedUser(server);
+    const [ben, cleo] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    const [anaPhone, anaLaptop, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
+    const benEvents = record(benSocket);
+    const api = client(server.url);
+    for (const [response, other] of [['like', ben.id], ['dislike', cleo.id]] as const) {
+      const heard = Promise.all([waitFor(anaPhone, 'deck:answered'), waitFor(anaLaptop, 'deck:answered')]);
+      expect((await api.post('/api/matching/', { token: ana.token, json: { response, other } })).body.match).toBe(false);
+      expect(await heard).toEqual([{ user_id: other }, { user_id: other }]);
+    }
+    // Ben's like back is a match: match:new says it, to both, and no deck:answered.
+    const anaEvents = record(anaLaptop);
+    const matched = waitFor(anaLaptop, 'match:new');
+    expect((await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } })).body.match).toBe(true);
+    await matched;
+    expect(anaEvents.map((e) => e.event)).toEqual(['match:new']);
+    expect(benEvents.map((e) => e.event)).toEqual(['match:new']);
+  });
+
   it('sends over the socket: ack with the stored message, message:new to both, idempotent by client_id', async () => {
     const { a, b, conversationId } = await makePair(server);
     const [aSocket, bSocket] = await Promise.all([connectAs(a.token), connectAs(b.token)]);

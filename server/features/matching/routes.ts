@@ -19,6 +19,9 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
       for (const { userId, other } of outcome.matched) {
         app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other });
       }
+      // Answered with no match: the card leaves the decks of my other phones and tabs too, before
+      // one of them answers it again over this answer (a match does that through match:new).
+      if (!outcome.match) app.publish([currentUser(request).id], 'deck:answered', { user_id: request.body.other });
       return { match: outcome.match, conversation_id: outcome.conversationId };
     },
   );
