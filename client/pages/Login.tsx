@@ -23,6 +23,7 @@ export function Login() {
       {ended && (
         <p className="auth-notice" role="status">
           {t(`login.${ended}`)}
+          {query.has('unsent') && ` ${t('login.unsent')}`}
         </p>
       )}
       <form className="form" onSubmit={submit} noValidate={false}>

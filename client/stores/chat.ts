@@ -10,7 +10,7 @@ import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/outbox';
 import { toast } from '../lib/toast';
 import { uuid } from '../lib/uuid';
 import { useConversations } from './conversations';
-import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
+import { countUnsentWith, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
@@ -654,6 +654,7 @@ export const useChat = create<ChatState>()((set, get) => {
 });
 
 onSignOut(() => useChat.getState().reset());
+countUnsentWith(() => unsentMessages(useChat.getState().threads));
 
 /**
  * The outbox on the device follows the store: every message of the signed-in user's still on its way

@@ -166,8 +166,17 @@ export type SessionEnd = 'ended' | 'suspended';
  */
 export function endRevokedSession(why: SessionEnd = 'ended') {
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
+  // Signing out clears the outbox with the rest of the device's copy of the account: the login page
+  // says so, where a message was still on its way.
+  const unsent = why === 'ended' && countUnsent() > 0;
   useSession.getState().signOut({ alreadyRevoked: why === 'suspended' });
-  if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}`);
+  if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}${unsent ? '&unsent' : ''}`);
+}
+
+let countUnsent = () => 0;
+/** The chat store counts the messages still on their way (it imports this module, not the other way). */
+export function countUnsentWith(count: () => number) {
+  countUnsent = count;
 }
 
 setUnauthorizedHandler(endRevokedSession);

@@ -565,4 +565,27 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.context.close();
     }
   });
+
+  it('says so on the login page when a session closed elsewhere took a message still on its way', async () => {
+    const [dana, eli] = await Promise.all([makeCompletedUser(app.server, { name: 'Dana' }), makeCompletedUser(app.server, { name: 'Eli' })]);
+    const conversationId = await match(app.server, dana, eli);
+    const tab = await openPhone(app.browser, { token: dana.token, language: 'en' });
+    try {
+      await tab.page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+      await tab.page.getByRole('textbox').waitFor();
+      await tab.context.setOffline(true);
+      await tab.page.getByText(en['app.offline']).waitFor();
+      await tab.page.getByPlaceholder(en['chat.placeholder']).fill('Written in the tunnel');
+      await tab.page.keyboard.press('Enter');
+      await tab.page.locator('.message-own', { hasText: 'Written in the tunnel' }).getByText(en['chat.queued']).waitFor();
+      // "Log out everywhere" on another phone, while this one has no network; then it comes back.
+      expect((await client(app.server.url).post('/api/auth/logout/', { token: dana.token })).status).toBe(204);
+      await tab.context.setOffline(false);
+      await tab.page.waitForURL(`${app.server.url}/login/?ended&unsent`, { waitUntil: 'commit' });
+      await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
+      expect(await tab.page.getByRole('status').textContent()).toBe(`${en['login.ended']} ${en['login.unsent']}`);
+    } finally {
+      await tab.context.close();
+    }
+  });
 });
