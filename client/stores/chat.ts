@@ -414,9 +414,17 @@ export const useChat = create<ChatState>()((set, get) => {
     const answered = updater();
     const existing = get().threads[id];
     if (existing?.loaded && !existing.fromDevice) {
-      // Back in a thread this tab already holds: fetch only what is new.
-      const page = await api.messages(id, { after: existing.heardTo }).catch(() => null);
-      if (page) answered(id, (thread) => heard(thread, page.results));
+      // Back in a thread this tab already holds: fetch only the messages that are new, and the chat's
+      // details again (the partner may have changed their name or photo since).
+      const [detail, page] = await Promise.all([
+        api.conversation(id).catch(() => null),
+        api.messages(id, { after: existing.heardTo }).catch(() => null),
+      ]);
+      if (get().ended[id]) return;
+      answered(id, (thread) => ({
+        ...(page && heard(thread, page.results)),
+        ...(detail && { detail, partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id) }),
+      }));
       return;
     }
     let detail: ConversationDetail;

@@ -40,6 +40,23 @@ describe('the chat store’s catch-up', () => {
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
   });
 
+  it('reads a chat it holds again when it is opened again: the new messages, and the partner as they are now', async () => {
+    useChat.setState({ threads: { 7: { ...thread([3, 5]), detail } } });
+    messages.mockResolvedValueOnce(page([6]));
+    conversation.mockResolvedValueOnce({ ...detail, name: 'Beatriz', image: '/media/new-photo.webp', partner_last_read_id: 5 });
+    await useChat.getState().open(7);
+    expect(messages).toHaveBeenCalledWith(7, { after: 5 });
+    expect(useChat.getState().threads[7]).toMatchObject({ detail: { name: 'Beatriz', image: '/media/new-photo.webp' }, partnerReadId: 5 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6]);
+
+    // With no answer to either, it stays as it was.
+    messages.mockRejectedValueOnce(new Error('offline'));
+    conversation.mockRejectedValueOnce(new Error('offline'));
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]).toMatchObject({ detail: { name: 'Beatriz' } });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6]);
+  });
+
   it('starts a thread loaded after the cursors were taken after its own last message', async () => {
     const from = useChat.getState().cursors();
     useChat.setState({ threads: { 9: thread([4]) } });

@@ -32,9 +32,12 @@ const summary: ConversationSummary = {
   unread_count: 0,
 };
 
+const detail = { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 };
+
 /** The server's answers: the lists hold Ben's conversation, and nothing newer is in it. */
 const answer = (url: string) => {
   if (url.includes('/api/conversations/started/')) return { results: [summary], next: null, previous: null };
+  if (new URL(url, 'http://localhost').pathname === '/api/conversations/7/') return detail;
   return { results: [], next: null, previous: null };
 };
 
@@ -52,7 +55,7 @@ beforeEach(async () => {
       7: {
         ...emptyThread(),
         loaded: true,
-        detail: { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 },
+        detail,
         messages: [{ id: 1, sender: BEN, content: ARABIC, time: '2026-11-28T01:00:00.000Z', client_id: null, status: 'sent' }],
       },
     },
