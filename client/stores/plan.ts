@@ -86,6 +86,8 @@ export const usePlan = create<PlanState>()((set, get) => {
     },
     reacted(card, action) {
       clearTimeout(get().timers.pass);
+      // What undo needs was said of the card passed before this one: it goes with the next decision.
+      if (get().notice === 'undo') set({ notice: null });
       if (action === 'like') {
         set((state) => ({ lastPass: null, timers: { ...state.timers, pass: undefined } }));
         const { allowance } = get();

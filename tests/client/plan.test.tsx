@@ -194,6 +194,16 @@ describe('the deck and the plan', () => {
     expect(upsell.textContent).toContain('Undo is part of Starter. Bring Leo back?');
     fireEvent.click(within(upsell).getByRole('button', { name: en['deck.dismiss'] }));
     expect(usePlan.getState().notice).toBeNull();
+
+    // Not dismissed, it goes with the next decision: it offered back the card passed before that one.
+    for (const action of ['skip', 'like'] as const) {
+      act(() => usePlan.setState({ lastPass: card(5, 'Leo'), notice: 'undo' }));
+      rerender(notices);
+      expect(screen.getByTestId('undo-upsell')).toBeTruthy();
+      act(() => usePlan.getState().reacted(card(6, 'Mia'), action));
+      rerender(notices);
+      expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    }
   });
 
   it('says one like in the singular, and likes from two on', () => {
