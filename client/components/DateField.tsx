@@ -10,6 +10,8 @@ interface Props {
   value: string | null;
   onChange: (value: string) => void;
   invalid?: boolean;
+  /** The id of what says why it is invalid. */
+  describedBy?: string;
 }
 
 /**
@@ -17,7 +19,7 @@ interface Props {
  * date of birth a profile accepts (ages 18 to 100) and no other. Keyboard: arrows move a day or a week, Home
  * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes.
  */
-export function DateField({ id, value, onChange, invalid }: Props) {
+export function DateField({ id, value, onChange, invalid, describedBy }: Props) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [open, setOpen] = useState(false);
@@ -54,6 +56,7 @@ export function DateField({ id, value, onChange, invalid }: Props) {
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-invalid={invalid}
+        aria-describedby={invalid ? describedBy : undefined}
         onClick={() => setOpen((current) => !current)}
       >
         <CalendarIcon /> {label}

@@ -108,6 +108,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByText(es['profile.needDate']).first().waitFor();
 
     const dateButton = page.getByLabel(es['profile.dateOfBirth']);
+    // The field says why it is refused, to a screen reader too.
+    expect(await dateButton.getAttribute('aria-describedby')).toBe('dob-error');
+    expect(await page.locator('#dob-error').textContent()).toBe(es['profile.needDate']);
     expect(await dateButton.textContent()).toContain(es['profile.pickDate']);
     await dateButton.click();
     // Opens on the year: nothing chosen yet. Months are 0-based (5 is June).
@@ -136,6 +139,9 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await shot('06-date-picker');
     await page.getByRole('grid').getByRole('button', { name: /15 de junio de 1996/ }).click();
     await expect.poll(() => dateButton.textContent()).toContain('15 de junio de 1996');
+    // A date picked, the refusal of none goes (it stayed, red, until the next save).
+    await page.locator('#dob-error').getByText(es['profile.needDate']).waitFor({ state: 'detached' });
+    expect(await dateButton.getAttribute('aria-invalid')).not.toBe('true');
 
     // By keyboard: reopened, the chosen day has the focus; three weeks down crosses into July.
     await dateButton.click();

@@ -172,7 +172,11 @@ export function EditProfile() {
 
   if (!form && loadFailed) return <Offline text={t(loadFailed === 'offline' ? 'profile.offline' : 'error.generic')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
-  const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((current) => (current ? { ...current, [key]: value } : current));
+  /** A field's change; what was said of it (a refused save) goes with its old value. */
+  const set = <K extends keyof Form>(key: K, value: Form[K]) => {
+    setForm((current) => (current ? { ...current, [key]: value } : current));
+    setErrors(({ [key]: _, ...others }) => others);
+  };
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -257,7 +261,7 @@ export function EditProfile() {
 
         <div className="field">
           <label htmlFor="date_of_birth">{t('profile.dateOfBirth')}</label>
-          <DateField id="date_of_birth" value={form.date_of_birth} onChange={(value) => set('date_of_birth', value)} invalid={Boolean(errors.date_of_birth)} />
+          <DateField id="date_of_birth" value={form.date_of_birth} onChange={(value) => set('date_of_birth', value)} invalid={Boolean(errors.date_of_birth)} describedBy="dob-error" />
           <FieldErrors id="dob-error" errors={errors.date_of_birth} />
         </div>
 
