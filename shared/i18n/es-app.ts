@@ -68,7 +68,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.event.leave': 'Salir',
   'deck.event.leaveTitle': '¿Salir de {name}?',
   'deck.event.leaveQr': 'La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo. Para volver, escanea otra vez el código QR del evento.',
-  'deck.event.leaveCode': 'La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo. Para volver, vuelve a introducir el código del evento.',
+  'deck.event.leaveCode': 'La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo. Para volver a entrar, introduce de nuevo el código del evento.',
   'deck.event.leaveEnded': 'El evento ha terminado: si sales, ya no podrás volver a entrar. La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo.',
   'deck.event.leaveConfirm': 'Salir',
   'deck.event.stay': 'Quedarme',
