@@ -20,17 +20,19 @@ export function MatchOverlay() {
     hide();
     return true;
   });
-  // The keyboard's and the screen reader's place is on its "Send a message" while it shows,
-  // and back where it was after; Escape closes it, as the back gesture does. Not taken from a text
-  // being written (a match made by the other phone's like, while this one writes in a chat): the
-  // phone's keyboard stays up.
+  // The keyboard's and the screen reader's place is on its "Send a message" while it shows (on the
+  // overlay itself when it has none), Tab keeps it there, and it goes back where it was after; Escape
+  // closes it, as the back gesture does. Not taken from a text being written (a match made by the
+  // other phone's like, while this one writes in a chat): the phone's keyboard stays up.
   useEffect(() => {
     if (!shown) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const writing = before?.closest('input, textarea, select');
-    if (!writing) box.current?.querySelector('a')?.focus();
+    if (!writing) (box.current?.querySelector('a') ?? box.current)?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') hide();
+      // Its one control, or itself: nothing behind it is reachable while it shows.
+      if (event.key === 'Tab' && box.current?.contains(document.activeElement)) event.preventDefault();
     };
     document.addEventListener('keydown', onKey);
     return () => {
@@ -41,14 +43,14 @@ export function MatchOverlay() {
   if (!match) return null;
   const me = user ? `${user.first_name} ${user.last_name}` : '';
   return (
-    <div ref={box} className="match-overlay" role="alertdialog" aria-live="assertive" aria-labelledby="match-title" onClick={hide}>
+    <div ref={box} className="match-overlay" role="alertdialog" aria-modal="true" aria-live="assertive" aria-labelledby="match-title" aria-describedby="match-text" tabIndex={-1} onClick={hide}>
       <div className="match-avatars" aria-hidden="true">
         <Avatar name={me} image={user?.image} size={96} />
         <HeartIcon className="match-heart" />
         <Avatar name={match.name} image={match.image} size={96} />
       </div>
       <h2 id="match-title">{t('deck.match.title')}</h2>
-      <p>{t('deck.match.text', { name: match.name })}</p>
+      <p id="match-text">{t('deck.match.text', { name: match.name })}</p>
       {match.conversationId !== null && (
         <Link href={`/app/chat/${match.conversationId}`} className="btn btn-light" onClick={hide}>
           {t('deck.match.chat')}

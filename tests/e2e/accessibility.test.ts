@@ -141,6 +141,13 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await overlay.waitFor();
     expect(await audit(page), 'match overlay').toEqual([]);
     expect(await overlay.isVisible(), 'the overlay audited').toBe(true);
+    // The keyboard stays on it: Tab, either way, does not reach the page behind it.
+    const focusedInOverlay = () => page.evaluate(() => Boolean(document.activeElement?.closest('.match-overlay')));
+    expect(await focusedInOverlay()).toBe(true);
+    for (const key of ['Tab', 'Shift+Tab', 'Tab']) {
+      await page.keyboard.press(key);
+      expect(await focusedInOverlay(), key).toBe(true);
+    }
 
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     // The chat's own menu, not the account's in the top bar (there before the chat has loaded).
