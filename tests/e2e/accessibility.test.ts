@@ -179,6 +179,30 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     expect(blue).toBeGreaterThan(info.width);
   });
 
+  it('scrolls each control the keyboard moves to into view, clear of the bars and the profile’s save button', async () => {
+    const page = signedIn.page;
+    for (const path of ['/app/settings/', '/app/profile/']) {
+      await page.goto(`${app.server.url}${path}`);
+      await page.locator('main h1, .edit-profile .field').first().waitFor();
+      await entryAnimationsDone(page);
+      const covered: string[] = [];
+      for (let step = 0; step < 50; step += 1) {
+        await page.keyboard.press('Tab');
+        const where = await page.evaluate(() => {
+          const element = document.activeElement;
+          if (!(element instanceof HTMLElement) || element === document.body || element.closest('.top-bar, .bottom-nav, .sticky-save')) return null;
+          const box = element.getBoundingClientRect();
+          const top = document.querySelector('.top-bar')!.getBoundingClientRect().bottom;
+          const bars = [...document.querySelectorAll('.bottom-nav, .sticky-save')].map((bar) => bar.getBoundingClientRect().top);
+          if (box.top >= top && box.bottom <= Math.min(...bars)) return null;
+          return `${element.tagName.toLowerCase()} "${element.getAttribute('aria-label') ?? element.textContent?.trim().slice(0, 40)}"`;
+        });
+        if (where) covered.push(where);
+      }
+      expect(covered, path).toEqual([]);
+    }
+  });
+
   it('a subscriber’s screens: the current plan and the people who like them', async () => {
     await subscribeThroughTestCheckout(app.server, ana);
     const page = signedIn.page;
