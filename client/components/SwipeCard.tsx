@@ -6,6 +6,7 @@ import type { DeckCard } from '../../shared/schemas/users';
 import { cardOpacityFor, decisionFor, likeStampOpacityFor, nopeStampOpacityFor, rotationFor, type SwipeDecision } from '../lib/gestures';
 import { useT } from '../lib/i18n';
 import { usePhotoOrAvatar } from './Avatar';
+import { lessMotion } from '../lib/motion';
 
 interface Props {
   card: DeckCard;
@@ -16,8 +17,6 @@ interface Props {
   onOpen: () => void;
 }
 
-/** The phone asks for less motion: the card goes and comes back in one step instead of sliding and turning. */
-const lessMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
 
 /**
  * One deck card. The drag runs on springs outside React's render (transform and opacity only), so

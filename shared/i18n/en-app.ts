@@ -108,6 +108,7 @@ export const enApp = {
   'chat.retry': 'Retry',
   'chat.typing': '{name} is typing…',
   'chat.read': 'Read',
+  'chat.you': 'You',
   'chat.pasteCut': 'Only the first {max} characters fit.',
   'chat.loadingOlder': 'Loading older messages…',
   'chat.earlierOffline': 'Earlier messages will show as soon as you are back online.',

@@ -109,6 +109,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.retry': 'Reintentar',
   'chat.typing': '{name} está escribiendo…',
   'chat.read': 'Leído',
+  'chat.you': 'Tú',
   'chat.pasteCut': 'Solo caben los primeros {max} caracteres.',
   'chat.loadingOlder': 'Cargando mensajes anteriores…',
   'chat.earlierOffline': 'Los mensajes anteriores aparecerán en cuanto vuelvas a estar en línea.',

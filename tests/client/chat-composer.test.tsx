@@ -78,6 +78,21 @@ describe('text that reads right to left', () => {
     expect(screen.getByRole('textbox', { name: en['chat.placeholder'] }).getAttribute('dir')).toBe('auto');
   });
 
+  it('says who wrote each message to a screen reader, which sees no side or colour', async () => {
+    useChat.setState((state) => ({
+      threads: {
+        7: {
+          ...state.threads[7]!,
+          messages: [...state.threads[7]!.messages, { id: 2, sender: ME, content: 'hi Ben', time: '2026-11-28T01:01:00.000Z', client_id: null, status: 'sent' }],
+        },
+      },
+    }));
+    renderAt('/app/', <Chat id={7} />);
+    await screen.findByText('hi Ben');
+    const said = screen.getAllByTestId('message').map((item) => item.querySelector('.sr-only')?.textContent);
+    expect(said).toEqual(['Ben: ', `${en['chat.you']}: `]);
+  });
+
   it('sets the list’s last message and draft previews to follow their own direction', async () => {
     useChat.getState().setDraft(7, 'שלום');
     renderAt('/app/', <Matches />);

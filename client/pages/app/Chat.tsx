@@ -11,6 +11,7 @@ import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
+import { lessMotion } from '../../lib/motion';
 import { type LoadFailure, loadFailure, sendTyping, useRetryWhenBackOnline } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
@@ -254,6 +255,8 @@ export function Chat({ id }: { id: number }) {
                 </li>
               )}
               <li className={`message ${own ? 'message-own' : 'message-partner'} is-${message.status}`} data-testid="message">
+                {/* Who wrote it, which the screen says by its side and colour. */}
+                <span className="sr-only">{own ? t('chat.you') : detail.name}: </span>
                 {/* A message in Arabic or Hebrew reads right to left, whatever the app's language. */}
                 <p className="message-content" dir="auto">
                   <MessageText content={message.content} />
@@ -278,7 +281,7 @@ export function Chat({ id }: { id: number }) {
         })}
         {newBelow && (
           <li className="new-below">
-            <button type="button" className="btn btn-light" onClick={() => listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: 'smooth' })}>
+            <button type="button" className="btn btn-light" onClick={() => listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: lessMotion() ? 'auto' : 'smooth' })}>
               {t('chat.newBelow')} ↓
             </button>
           </li>
