@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 /**
- * What an empty deck says. In town: no more profiles (the spec's words). At an event, the deck is the
- * room, so it says which of its cases this is: nobody else has come yet, the user has seen everyone
- * there who fits (others are in the room), or the event is over and nobody new will come.
+ * What the deck says. Empty, in town: no more profiles (the spec's words). At an event, the deck is
+ * the room, so it says which of its cases this is: nobody else has come yet, the user has seen everyone
+ * there who fits (others are in the room), or the event is over and nobody new will come. With cards,
+ * to a screen reader: who is on the card now.
  */
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -24,8 +25,7 @@ const { useEvents } = await import('../../client/stores/events');
 
 const hour = 3_600_000;
 
-async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> {
-  useEvents.setState({ current: event });
+function renderDeck() {
   const { hook } = memoryLocation({ path: '/app/home/' });
   render(
     <Router hook={hook}>
@@ -34,6 +34,11 @@ async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> 
       </Suspense>
     </Router>,
   );
+}
+
+async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> {
+  useEvents.setState({ current: event });
+  renderDeck();
   // Past the deck's loading line (a status too), once its first page has come back empty.
   const said = await waitFor(() => {
     const empty = document.querySelector('.deck-empty');
@@ -80,5 +85,24 @@ describe('an empty deck', () => {
   it('at an event that has ended: nobody new will come', async () => {
     const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12, ...ended }))).toBe(enApp['deck.emptyAtEndedEvent']);
+  });
+});
+
+describe('a deck with cards, to a screen reader', () => {
+  const card = (id: number, name: string, age: number) => ({ id, name, age, bio: '', image: null });
+
+  it('says the name and age of the card that comes up after a decision, and nothing while one leaves', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValue({ results: [card(1, 'Ana', 29), card(2, 'Ben', 31)], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    expect(now.getAttribute('aria-live')).toBe('polite');
+    expect(now.textContent).toBe('Ana, 29');
+    act(() => screen.getByRole('button', { name: enApp['deck.dislike'] }).click());
+    expect(now.textContent).toBe('');
+    await waitFor(() => expect(now.textContent).toBe('Ben, 31'));
+    // The same element all along: a live region replaced with its content is not read out.
+    expect(screen.getByTestId('deck-now')).toBe(now);
   });
 });

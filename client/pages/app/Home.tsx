@@ -123,6 +123,10 @@ export function Home() {
         <UndoUpsell floating />
       </div>
       <DeckPlanNotice />
+      {/* Who is on the card now, said once it is there: the buttons keep the focus as the cards change. */}
+      <p className="sr-only" aria-live="polite" data-testid="deck-now">
+        {exiting ? '' : `${current.name}, ${current.age}`}
+      </p>
       <p className="deck-hint muted">
         {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
       </p>
