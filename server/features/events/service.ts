@@ -307,6 +307,8 @@ export async function checkIn(
 ): Promise<CheckInOutcome> {
   const event = await findEventByCode(db, code);
   if (!event) throw new NotFound();
+  // Already here: nothing to grant, so nothing sent is judged (a guest scanning the door's code again
+  // from a photo, its token rotated since, is not told they may not come in).
   if ((await currentEventIdOfUser(db, userId)) === event.id) return { event, changed: false, previousEventId: null };
 
   const status = eventStatus(event, now);
@@ -314,7 +316,7 @@ export async function checkIn(
   if (status !== 'open') throw eventError(409, 'ended', serverText('event_ended'));
 
   const qrRequired = () => eventError(403, 'qr_required', serverText('event_qr_required'));
-  // A credential that was sent must be good, whatever the mode: a forged one is never ignored.
+  // A credential that was sent to get in must be good, whatever the mode: a forged one is never ignored.
   if (input.token !== undefined && !isValidQrToken(event, input.token, now)) throw qrRequired();
   if (input.pass !== undefined && !isValidJoinPass(sealer, event, input.pass)) throw qrRequired();
   // The organizer holds the door's code: theirs alone lets them in to their own event.
