@@ -28,7 +28,7 @@ import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { answerSerializer } from './lib/answer-serializer';
 import { acceptEmptyJsonBodies } from './lib/empty-json-body';
-import { rejectNullCharacters } from './lib/null-characters';
+import { rejectMalformedJson, rejectNullCharacters } from './lib/null-characters';
 import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
 import apiDocs from './plugins/api-docs';
@@ -107,6 +107,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   registerErrorHandler(app);
   rejectMissingHost(app);
   rejectNullCharacters(app);
+  rejectMalformedJson(app);
   // JSON everywhere: a body of plain text is a wrong content type (415), not an object gone wrong.
   app.removeContentTypeParser('text/plain');
   acceptEmptyJsonBodies(app);

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { type FieldMessages, ValidationError } from '../errors';
 import { type ServerText, serverText } from '../../shared/i18n/server-messages';
@@ -50,5 +51,20 @@ export function rejectNullCharacters(app: FastifyInstance) {
     unstorableFields(request.query, errors);
     if (Object.keys(errors).length === 0) return done();
     done(new ValidationError(errors));
+  });
+}
+
+/**
+ * A JSON body whose bytes are not UTF-8 is refused as its text would be (400, `malformed_text`): read
+ * as a string, each bad byte would become U+FFFD and be stored, the text changed without a word.
+ * Fastify's own JSON parser does the rest (empty bodies, bad JSON, prototype poisoning).
+ */
+export function rejectMalformedJson(app: FastifyInstance) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(ValidationError.field('non_field_errors', MALFORMED_TEXT), undefined);
+    parse(request, bytes.toString('utf8'), done);
   });
 }

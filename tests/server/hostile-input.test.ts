@@ -322,6 +322,23 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(whole.text).bio).toBe('Party 😀 time');
   });
 
+  it('refuses a body whose bytes are not UTF-8, rather than store its text with U+FFFD in it', async () => {
+    const before = JSON.parse((await send({ method: 'GET', path: '/api/users/me/profile/', auth: 'user' })).text);
+    const json = JSON.stringify(await validProfile({ bio: 'abXYcd' }));
+    for (const bad of [[0xff], [0xed, 0xa0, 0x80], [0xc3]]) {
+      const at = json.indexOf('XY');
+      const body = Buffer.concat([Buffer.from(json.slice(0, at)), Buffer.from(bad), Buffer.from(json.slice(at + 2))]);
+      const response = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', headers: { 'content-type': 'application/json' }, body });
+      expect(response.status, bad.join()).toBe(400);
+      expect(JSON.parse(response.text)).toEqual({ non_field_errors: ['This text holds half of a character: type it again.'] });
+    }
+    expect(JSON.parse((await send({ method: 'GET', path: '/api/users/me/profile/', auth: 'user' })).text)).toEqual(before);
+    // Bytes of whole characters, of every length, go through.
+    const whole = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(await validProfile({ bio: 'ñ € 😀' }))) });
+    expect(whole.status, whole.text).toBe(200);
+    expect(JSON.parse(whole.text).bio).toBe('ñ € 😀');
+  });
+
   it('names each field that holds a null character', async () => {
     const response = await send({
       method: 'POST',
