@@ -167,6 +167,10 @@ export const SERVER_MESSAGES = {
     es: 'La imagen tiene demasiados píxeles: {megapixels} megapíxeles como máximo.',
   },
   no_file: { en: 'No file was submitted.', es: 'No se ha enviado ningún archivo.' },
+  upload_one_file: {
+    en: 'Send the image alone, in the field "file", with no other fields.',
+    es: 'Envía solo la imagen, en el campo "file", sin otros campos.',
+  },
   not_a_file: {
     en: 'The submitted data was not a file. Check the encoding type on the form.',
     es: 'Lo enviado no es un archivo. Revisa la codificación del formulario.',

@@ -175,7 +175,8 @@ describe.each(backends)('uploads on %s', (backend) => {
     await expectRefused(await paddedPng(size), 'big.png', 'image/png', 413, { detail: 'The image is too large: 10 MB at most.' });
   });
 
-  it('answers 415 to a JSON body and 400 to a form without the file field', async () => {
+  it('answers 415 to a JSON body and 400 to a form without the file field, or with fields besides it', async () => {
+    const uploadsBefore = (await uploadRows()).length;
     const json = await api.post('/api/uploads/', { token: user.token, json: { file: 'data:image/png;base64,AAAA' } });
     expect(json.status).toBe(415);
     expect(json.body).toEqual({ detail: expect.any(String) });
@@ -183,6 +184,20 @@ describe.each(backends)('uploads on %s', (backend) => {
     const wrongField = await send(await imageBytes('png'), 'x.png', 'image/png', 'photo');
     expect(wrongField.status).toBe(400);
     expect(wrongField.body).toEqual({ file: ['No file was submitted.'] });
+
+    // A form of many small fields is not too large (413): it is not the form asked for, whether its
+    // fields come before the file or after it.
+    const png = new Uint8Array(await imageBytes('png'));
+    for (const fileFirst of [false, true, false, true]) {
+      const crowded = new FormData();
+      if (fileFirst) crowded.append('file', new Blob([png], { type: 'image/png' }), 'x.png');
+      for (let field = 0; field < 20; field += 1) crowded.append(`note${field}`, 'x');
+      if (!fileFirst) crowded.append('file', new Blob([png], { type: 'image/png' }), 'x.png');
+      const response = await fetch(`${server.url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${user.token}` }, body: crowded });
+      expect(response.status, fileFirst ? 'file first' : 'fields first').toBe(400);
+      expect(await response.json()).toEqual({ file: ['Send the image alone, in the field "file", with no other fields.'] });
+    }
+    expect(await uploadRows()).toHaveLength(uploadsBefore);
   });
 
   it('needs a token', async () => {

@@ -14,25 +14,37 @@ import { serverText } from '../../../shared/i18n/server-messages';
 
 export const NO_FILE = serverText('no_file');
 export const NOT_A_FILE = serverText('not_a_file');
+export const UPLOAD_ONE_FILE = serverText('upload_one_file');
+/** @fastify/multipart's limits on what a form holds besides its file: the form is wrong, not too large. */
+const FORM_LIMITS = new Set(['FST_FIELDS_LIMIT', 'FST_PARTS_LIMIT', 'FST_FILES_LIMIT']);
 /** What one instance keeps of smaller copies in memory: some 1,600 thumbnails of ~10 KB, or 400 cards of ~40. */
 const RESIZED_KEPT_BYTES = 16 * 1024 * 1024;
 /** The photo sent in place of a smaller copy (past `media:copy:ip`): a minute, then the copy is asked for again. */
 const PHOTO_INSTEAD_OF_COPY_CACHE_CONTROL = 'public, max-age=60, must-revalidate';
 
-/** The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx. */
+/**
+ * The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx.
+ * The form is read to its end: a limit on its fields or parts is told between parts, and may come
+ * after the file (the form is refused whichever way its parts arrived).
+ */
 async function readUpload(request: FastifyRequest): Promise<Buffer> {
   try {
-    const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
-    if (!file || file.fieldname !== 'file') throw ValidationError.field('file', NO_FILE);
-    const bytes = await file.toBuffer();
-    // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
-    // was read: it then hands back the first 10 MB as if that were the whole file.
-    if (file.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+    let bytes: Buffer | null = null;
+    for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
+      if (part.type !== 'file') continue;
+      if (part.fieldname !== 'file') throw ValidationError.field('file', NO_FILE);
+      bytes = await part.toBuffer();
+      // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
+      // was read: it then hands back the first 10 MB as if that were the whole file.
+      if (part.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+    }
+    if (!bytes) throw ValidationError.field('file', NO_FILE);
     return bytes;
   } catch (error) {
     if (error instanceof ApiError) throw error;
     const code = (error as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+    if (code && FORM_LIMITS.has(code)) throw ValidationError.field('file', UPLOAD_ONE_FILE);
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 413) throw new PayloadTooLarge();
     // Busboy's "Unexpected end of form", "Boundary not found" and the like: the client's body is broken.
