@@ -91,6 +91,9 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     const missing = await remove(user.token, { confirm: 'DELETE' });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ password: ['This field is required.'] });
+    const noBody = await api().delete('/api/users/me/', { token: user.token });
+    expect(noBody.status).toBe(400);
+    expect(noBody.body).toEqual({ password: ['This field is required.'] });
     expect((await remove(user.token, { password: 42 })).status).toBe(400);
     expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(200);
   });

@@ -126,7 +126,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.delete('/api/users/me/', {
-    schema: { body: DeleteAccountInput, response: { 204: NoBody } },
+    // No body at all is asked, like an empty one, for what the account needs (its password, or DELETE).
+    schema: { body: DeleteAccountInput.nullish(), response: { 204: NoBody } },
     onRequest: [app.authenticate, passwordCheck],
     handler: async (request, reply) => {
       const { id } = currentUser(request);
