@@ -1,6 +1,7 @@
 import type { CurrentUser } from '../../shared/schemas/users';
 import { readCache, writeCache } from '../lib/device-cache';
-import { getToken, TOKEN_KEY } from '../lib/storage';
+import { useLanguage } from '../lib/i18n';
+import { getStoredLanguage, getToken, LANGUAGE_KEY, TOKEN_KEY } from '../lib/storage';
 import { keepUserWith, useSession } from './session';
 
 /**
@@ -29,4 +30,12 @@ keepUserWith({
 window.addEventListener('storage', (event) => {
   if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
   if (getToken() !== useSession.getState().token) window.location.reload();
+});
+
+// Another tab switched the language (Settings, the top bar): this one speaks it too, as it follows
+// the theme (index.html).
+window.addEventListener('storage', (event) => {
+  if (event.storageArea !== window.localStorage || event.key !== LANGUAGE_KEY) return;
+  const language = getStoredLanguage();
+  if (language !== useLanguage.getState().language) void useLanguage.getState().setLanguage(language);
 });

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LANGUAGE } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -24,6 +24,22 @@ describe('language', () => {
     expect(useLanguage.getState().language).toBe('es');
     expect(document.documentElement.lang).toBe('es');
     expect(t('login.title')).toBe(es['login.title']);
+  });
+
+  it('follows a switch made in another tab of the app (the storage event)', async () => {
+    await import('../../client/stores/device');
+    await initLanguage();
+    expect(useLanguage.getState().language).toBe('es');
+    // What another tab's switch does here: the stored value changes, and this tab hears of it.
+    localStorage.setItem('language_code', 'en');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'language_code', newValue: 'en', storageArea: localStorage }));
+    await vi.waitFor(() => expect(document.documentElement.lang).toBe('en'));
+    expect(useLanguage.getState().language).toBe('en');
+    // Another key changes nothing.
+    localStorage.setItem('language_code', 'es');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'theme', newValue: 'dark', storageArea: localStorage }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useLanguage.getState().language).toBe('en');
   });
 
   it('falls back to Spanish for an unknown stored value', async () => {
