@@ -68,7 +68,7 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
   const subscribed = useSession((state) => state.user?.has_subscription ?? false);
   const [busy, setBusy] = useState(false);
 
-  async function undo() {
+  async function undo(button: HTMLButtonElement) {
     if (!lastPass || busy) return;
     if (!subscribed) {
       usePlan.getState().showNotice('undo');
@@ -78,6 +78,13 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
     try {
       const card = await usePlan.getState().undo();
       if (card) useDeck.getState().restore(card);
+      // The keyboard's place stays on undo: on an empty deck this button goes as the card comes back,
+      // and the deck's own undo button, drawn next, takes the focus instead of the page.
+      if (card && document.activeElement === button) {
+        requestAnimationFrame(() => {
+          if (!button.isConnected) document.querySelector<HTMLElement>('.deck .round-btn-undo')?.focus();
+        });
+      }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'subscription_required') {
         // The plan ended elsewhere (another phone, Stripe): this one learns it, and shows what undo needs.
@@ -93,7 +100,16 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
 
   if (onlyWhenUsable && !lastPass) return null;
   return (
-    <button type="button" className="round-btn round-btn-undo" aria-label={t('deck.undo')} title={t('deck.undo')} disabled={!lastPass || busy} onClick={() => void undo()}>
+    // Unavailable, it stays focusable (aria-disabled): a disabled button would drop the focus of the
+    // keyboard user who just used it to the page.
+    <button
+      type="button"
+      className="round-btn round-btn-undo"
+      aria-label={t('deck.undo')}
+      title={t('deck.undo')}
+      aria-disabled={!lastPass || busy}
+      onClick={(event) => void undo(event.currentTarget)}
+    >
       <UndoIcon />
     </button>
   );

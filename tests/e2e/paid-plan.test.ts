@@ -250,9 +250,12 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const undo = page.getByRole('button', { name: en['deck.undo'] });
     await expect.poll(() => undo.isEnabled()).toBe(true);
     await shot('08-deck-undo-ready');
-    await undo.click();
+    // By keyboard: the card comes back, and the focus stays on undo, unavailable now (not on the page).
+    await undo.focus();
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).toBe(first);
     await expect.poll(() => undo.isEnabled()).toBe(false);
+    expect(await undo.evaluate((button) => button === document.activeElement)).toBe(true);
     await shot('09-deck-undone');
 
     // Settings leads to the plan too, where someone looks to cancel it.
