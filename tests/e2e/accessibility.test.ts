@@ -179,6 +179,30 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     expect(blue).toBeGreaterThan(info.width);
   });
 
+  it('reflows for large text on a 320 px phone: no page scrolls sideways (WCAG 1.4.10)', async () => {
+    const pages: Array<[Page, string, string]> = [
+      [visitor.page, '/', 'h1'],
+      [visitor.page, '/login/', 'h1'],
+      [signedIn.page, '/app/events/', 'text=Terrace Night'],
+      [signedIn.page, `/app/events/${event.id}/host/`, 'text=Terrace Night'],
+      [signedIn.page, '/app/settings/', 'h1'],
+      [signedIn.page, '/app/subscribe/', '[data-testid="plan-starter"]'],
+      [signedIn.page, '/app/moderation/', '.report-row'],
+    ];
+    const wider: string[] = [];
+    for (const [page, path, shown] of pages) {
+      await page.setViewportSize({ width: 320, height: 568 });
+      await page.goto(`${app.server.url}${path}`);
+      await page.locator(shown).first().waitFor();
+      // The phone's text size at 150 %: everything sized in rem grows with it.
+      await page.addStyleTag({ content: 'html { font-size: 24px !important; }' });
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 320) wider.push(`${path}: ${width} px`);
+    }
+    for (const page of [visitor.page, signedIn.page]) await page.setViewportSize({ width: 390, height: 844 });
+    expect(wider).toEqual([]);
+  });
+
   it('scrolls each control the keyboard moves to into view, clear of the bars and the profile’s save button', async () => {
     const page = signedIn.page;
     for (const path of ['/app/settings/', '/app/profile/']) {
