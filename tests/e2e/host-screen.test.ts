@@ -45,6 +45,8 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     const event = await makeEvent(app.server, organizer, { name: 'Garden Brunch', join_mode: 'code' });
     await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
     await page.locator('.host-qr img').waitFor();
+    // Said as what it is, not as the secret link it holds.
+    expect(await page.locator('.host-qr img').getAttribute('alt')).toBe('QR code to join Garden Brunch');
     // A code event's door says the code can be typed.
     await page.locator('.host-door .host-code', { hasText: event.code }).waitFor();
     await page.locator('.host-door').getByText(en['host.typeCode']).waitFor();
@@ -67,9 +69,12 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     expect(await page.getByText('Where are you?').count()).toBe(0);
     await shot(page, '01-big-screen');
 
-    await big.getByRole('button', { name: en['host.presentClose'] }).click();
+    await big.getByRole('button', { name: en['host.presentClose'] }).press('Enter');
     await big.waitFor({ state: 'detached' });
     expect(await page.getByText('Where are you?').count()).toBe(0);
+    // The keyboard is back on the button that opened it.
+    const present = page.getByRole('button', { name: en['host.present'] });
+    await expect.poll(() => present.evaluate((button) => button === document.activeElement)).toBe(true);
 
     // The back gesture closes it too, and the host screen stays.
     await page.getByRole('button', { name: en['host.present'] }).click();

@@ -61,7 +61,7 @@ function DoorCode({ event, qr, size }: { event: OrganizerEvent; qr: EventQr | nu
       <p className="host-scan">{t('host.scan')}</p>
       <div className="host-qr">
         {qr ? (
-          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={qr.url} width={size} height={size} />
+          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={t('host.qrAlt', { name: event.name })} width={size} height={size} />
         ) : (
           <div className="host-qr-placeholder" aria-busy="true" />
         )}
@@ -286,7 +286,12 @@ export function HostScreen({ id }: { id: number }) {
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
   const [linkShown, setLinkShown] = useState(false);
-  const closeBig = useCallback(() => setBig(false), []);
+  const presentButton = useRef<HTMLButtonElement>(null);
+  // Closed, the big screen gives the keyboard's place back to the button that opened it.
+  const closeBig = useCallback(() => {
+    setBig(false);
+    requestAnimationFrame(() => presentButton.current?.focus());
+  }, []);
   // By the clock: a host screen left open at the door turns to the after-party at the end.
   const status = useEventStatus(event);
 
@@ -338,7 +343,7 @@ export function HostScreen({ id }: { id: number }) {
         <section className="host-door" aria-label={t('host.scan')}>
           <DoorCode event={event} qr={qr} size={280} />
           {status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
-          <button type="button" className="btn btn-light" onClick={() => setBig(true)}>
+          <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
             {t('host.present')}
           </button>
           {status === 'open' && <JoinMyself event={event} />}
