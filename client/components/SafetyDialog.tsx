@@ -32,6 +32,8 @@ const DONE = { block: 'safety.block.done', unmatch: 'safety.unmatch.done', repor
 interface Failure {
   form: string | null;
   details: string | null;
+  /** No reason picked: said under the reasons. */
+  reason?: string;
   /** Out of reports for today. */
   throttled?: boolean;
 }
@@ -79,7 +81,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   function submitReport(event: FormEvent) {
     event.preventDefault();
     if (!reason) {
-      setError({ form: t('safety.report.pickReason'), details: null });
+      setError({ form: null, details: null, reason: t('safety.report.pickReason') });
       // The reasons may be scrolled away above, on a small phone: taken there, to the first.
       event.currentTarget.querySelector<HTMLInputElement>('input[name="reason"]')?.focus();
       return;
@@ -128,6 +130,8 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
                   name="reason"
                   value={value}
                   checked={reason === value}
+                  aria-invalid={error.reason ? true : undefined}
+                  aria-describedby={error.reason ? `${titleId}-reason-error` : undefined}
                   onChange={() => {
                     setReason(value);
                     setError({ form: null, details: null });
@@ -138,6 +142,11 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
               </label>
             ))}
           </div>
+          {error.reason && (
+            <small id={`${titleId}-reason-error`} className="field-error" role="alert">
+              {error.reason}
+            </small>
+          )}
         </fieldset>
         <div className="field">
           <label htmlFor={`${titleId}-details`}>{t('safety.report.details')}</label>
@@ -148,13 +157,13 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
             maxLength={REPORT_DETAILS_MAX_LENGTH}
             onChange={(event) => setDetails(event.target.value)}
             aria-invalid={error.details ? true : undefined}
-            aria-describedby={`${titleId}-count`}
+            aria-describedby={error.details ? `${titleId}-count ${titleId}-details-error` : `${titleId}-count`}
           />
           <small id={`${titleId}-count`} className="help">
             {t('safety.report.count', { count: details.length, max: REPORT_DETAILS_MAX_LENGTH })}
           </small>
           {error.details && (
-            <small className="field-error" role="alert">
+            <small id={`${titleId}-details-error`} className="field-error" role="alert">
               {error.details}
             </small>
           )}

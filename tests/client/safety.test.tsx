@@ -196,11 +196,16 @@ describe('Report', () => {
     fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
     expect(screen.getByRole('alert').textContent).toBe(en['safety.report.pickReason']);
     expect(onDone).not.toHaveBeenCalled();
-    // Taken to the reasons, which may be scrolled away above on a small phone.
+    // Taken to the reasons, which may be scrolled away above on a small phone, under which it is said,
+    // and which name it (a screen reader says it with the focused reason).
     expect(document.activeElement).toBe(radios[0]);
+    const said = screen.getByRole('alert');
+    expect(said.closest('fieldset')).toBe(radios[0]!.closest('fieldset'));
+    expect(radios.every((radio) => radio.getAttribute('aria-describedby') === said.id && radio.getAttribute('aria-invalid') === 'true')).toBe(true);
 
     fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.spam'] }));
     expect(screen.queryByRole('alert')).toBeNull();
+    expect(radios.some((radio) => radio.hasAttribute('aria-describedby') || radio.hasAttribute('aria-invalid'))).toBe(false);
     const details = screen.getByLabelText(en['safety.report.details']) as HTMLTextAreaElement;
     expect(details.maxLength).toBe(REPORT_DETAILS_MAX_LENGTH);
     fireEvent.change(details, { target: { value: '  Sells tickets to a party that does not exist.  ' } });
