@@ -128,6 +128,31 @@ describe('"Likes you"', () => {
     expect(screen.queryByRole('link', { name: en['likes.locked.cta'] })).toBeNull();
   });
 
+  it('moves the keyboard to the next person once one is answered, then to the title once none is left', async () => {
+    useSession.setState({ user: user(true) });
+    const answered: string[] = [];
+    useLikes.setState({
+      count: 2,
+      people: [card(7, 'Marco'), card(8, 'Dani')],
+      next: null,
+      // As the store's own: the person leaves the list at once.
+      answer: async (person, action) => {
+        answered.push(`${action} ${person.name}`);
+        useLikes.setState((state) => ({ people: state.people!.filter((other) => other.id !== person.id), count: state.count! - 1 }));
+      },
+    });
+    renderAt('/app/likes/', <Likes />);
+    const pass = screen.getByRole('button', { name: 'Pass on Marco' });
+    pass.focus();
+    await act(async () => fireEvent.click(pass));
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByRole('link', { name: /Dani/ })));
+    const like = screen.getByRole('button', { name: 'Like Dani' });
+    like.focus();
+    await act(async () => fireEvent.click(like));
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { name: en['likes.title'] })));
+    expect(answered).toEqual(['dislike Marco', 'like Dani']);
+  });
+
   it('says so when nobody is waiting', () => {
     useSession.setState({ user: user(true) });
     useLikes.setState({ count: 0, people: [], next: null });

@@ -281,7 +281,16 @@ export function Chat({ id }: { id: number }) {
         })}
         {newBelow && (
           <li className="new-below">
-            <button type="button" className="btn btn-light" onClick={() => listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: lessMotion() ? 'auto' : 'smooth' })}>
+            <button
+              type="button"
+              className="btn btn-light"
+              onClick={(event) => {
+                listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: lessMotion() ? 'auto' : 'smooth' });
+                // Used by keyboard (no pointer: detail 0), it goes as it is used: the composer takes the focus
+                // rather than the page. A tap leaves the phone's keyboard down.
+                if (event.detail === 0) composerRef.current?.focus({ preventScroll: true });
+              }}
+            >
               {t('chat.newBelow')} ↓
             </button>
           </li>

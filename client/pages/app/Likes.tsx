@@ -102,8 +102,20 @@ export function Likes() {
   }
 
   async function respond(card: DeckCard, action: 'like' | 'dislike') {
+    const list = document.querySelector('.like-grid');
+    const cards = [...(list?.children ?? [])];
+    const at = cards.findIndex((item) => item.contains(document.activeElement));
     setAnswering(card.id);
     setError(null);
+    if (at >= 0) {
+      // The card answered by keyboard goes: the keyboard's place moves to the one that takes its place
+      // (or the one before it, or the page's title), not to the page's start.
+      requestAnimationFrame(() => {
+        const left = [...(list?.children ?? [])];
+        const next = left[at] ?? left[at - 1];
+        (next?.querySelector<HTMLElement>('a') ?? document.querySelector<HTMLElement>('.likes h1'))?.focus();
+      });
+    }
     try {
       await answer(card, action);
     } catch (failure) {
@@ -117,7 +129,7 @@ export function Likes() {
   const locked = people.length === 0 && (count > 0 || !subscribed);
   return (
     <section className="page likes">
-      <h1>{t('likes.title')}</h1>
+      <h1 tabIndex={-1}>{t('likes.title')}</h1>
       <p className="muted" data-testid="likes-count">
         {count === 0 ? t('likes.empty') : count === 1 ? t('likes.countOne') : t('likes.countMany', { count })}
       </p>
