@@ -4,6 +4,7 @@ import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ChatIcon, CloseIcon, HeartIcon, MenuIcon, SkipIcon, SparkIcon } from '../components/Icons';
 import { LanguageSwitcher } from '../components/LanguageSwitcher';
 import { useT } from '../lib/i18n';
+import { lessMotion } from '../lib/motion';
 
 // Below the fold, with its copy: not part of the landing page's first chunk.
 const PricingSection = lazy(() => import('../components/PlanCards'));
@@ -22,8 +23,7 @@ const FEATURES = [
 ] as const;
 
 function scrollToSection(id: string) {
-  const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-  document.getElementById(id)?.scrollIntoView({ behavior: reduce ? 'auto' : 'smooth' });
+  document.getElementById(id)?.scrollIntoView({ behavior: lessMotion() ? 'auto' : 'smooth' });
 }
 
 export function Landing() {
