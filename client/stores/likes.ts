@@ -33,6 +33,12 @@ interface LikesState {
   reset: () => void;
 }
 
+/** The list and its count without `userId`, who was in it. */
+const without = (state: LikesState, userId: number) => ({
+  people: (state.people ?? []).filter((person) => person.id !== userId),
+  count: Math.max(0, (state.count ?? 1) - 1),
+});
+
 export const useLikes = create<LikesState>()((set, get) => ({
   count: null,
   people: null,
@@ -72,10 +78,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
   },
   async answer(card, action) {
     const before = get().people ?? [];
-    set((state) => ({
-      people: (state.people ?? []).filter((person) => person.id !== card.id),
-      count: Math.max(0, (state.count ?? 1) - 1),
-    }));
+    set((state) => without(state, card.id));
     useDeck.getState().forget(card.id);
     try {
       const deck = useDeck.getState();
@@ -92,12 +95,9 @@ export const useLikes = create<LikesState>()((set, get) => ({
     }
   },
   answered(userId, matched) {
-    const { people, count } = get();
-    if (people?.some((person) => person.id === userId)) {
-      set({ people: people.filter((person) => person.id !== userId), count: Math.max(0, (count ?? 1) - 1) });
-    } else if (matched && count) {
-      void get().load();
-    }
+    const state = get();
+    if (state.people?.some((person) => person.id === userId)) set(without(state, userId));
+    else if (matched && state.count) void get().load();
   },
   reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: null }),
 }));
