@@ -242,19 +242,21 @@ async function dropPhotoCopies(tx: DbOrTx, reportIds: number[]): Promise<string[
 export type AdminOutcome = 'changed' | 'unchanged' | null;
 
 /** `npm run admin`: roles and bans change only here, never through the API. */
-export async function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome> {
-  const [user] = await db.select({ role: users.role }).from(users).where(eq(users.email, email.toLowerCase()));
-  if (!user) return null;
-  if (user.role === role) return 'unchanged';
-  await db.update(users).set({ role }).where(eq(users.email, email.toLowerCase()));
-  return 'changed';
+export function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome> {
+  return setByEmail(db, email, 'role', role);
 }
 
 /** Lifts a ban. The conversations it ended stay ended. */
-export async function unban(db: Db, email: string): Promise<AdminOutcome> {
-  const [user] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.email, email.toLowerCase()));
+export function unban(db: Db, email: string): Promise<AdminOutcome> {
+  return setByEmail(db, email, 'bannedAt', null);
+}
+
+/** Sets one column of the account with this e-mail, saying whether it already held the value. */
+async function setByEmail<K extends 'role' | 'bannedAt'>(db: Db, email: string, key: K, value: (typeof users.$inferSelect)[K]): Promise<AdminOutcome> {
+  const account = eq(users.email, email.toLowerCase());
+  const [user] = await db.select({ value: users[key] }).from(users).where(account);
   if (!user) return null;
-  if (user.bannedAt === null) return 'unchanged';
-  await db.update(users).set({ bannedAt: null }).where(eq(users.email, email.toLowerCase()));
+  if (user.value === value) return 'unchanged';
+  await db.update(users).set({ [key]: value }).where(account);
   return 'changed';
 }
