@@ -170,6 +170,13 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return { status: 200, body: session };
     }
 
+    const sessionPath = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(request.path);
+    if (request.method === 'GET' && sessionPath) {
+      const id = decodeURIComponent(sessionPath[1]!);
+      const session = sessions.get(id);
+      return session ? { status: 200, body: session } : stripeError(404, `No such checkout.session: '${id}'`);
+    }
+
     // Only an open session can be expired; once expired, it cannot be paid.
     const expirePath = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(request.path);
     if (request.method === 'POST' && expirePath) {

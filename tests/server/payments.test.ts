@@ -523,6 +523,64 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(fake.requestsTo('DELETE', `/v1/subscriptions/${paid.subscription}`)).toHaveLength(1);
   });
 
+  it('expires a checkout left open in another tab when a new one starts; none starts once Stripe says one was paid', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId: first } = await checkedOutUser();
+    const second = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' } });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const latest = String(second.body.url).split('/').pop()!;
+
+    // The first tab's checkout can be paid no more; only the plan chosen last can.
+    expect(fake.sessions.get(first)?.status).toBe('expired');
+    expect(fake.payCheckout(first)).toBeNull();
+    expect(await sessionsOf(server, user.id)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: first, status: 'canceled' }), expect.objectContaining({ id: latest, status: 'open' })]),
+    );
+
+    // Paid on Stripe's page, its events not here yet: a third checkout is not started beside it.
+    const paid = fake.payCheckout(latest)!;
+    const created = fake.requestsTo('POST', '/v1/checkout/sessions').length;
+    const third = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(third.status).toBe(409);
+    expect(third.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
+    expect(fake.requestsTo('POST', '/v1/checkout/sessions')).toHaveLength(created);
+
+    for (const event of paid.events) expect((await deliver(event)).status).toBe(200);
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: paid.subscription });
+  });
+
+  it('cancels at Stripe a second subscription paid beside the live one, and keeps the plan the first one gave', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId: first } = await checkedOutUser();
+    const second = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    const other = String(second.body.url).split('/').pop()!;
+    // Two tabs started their checkouts at the same instant, so neither expired the other's.
+    fake.sessions.get(first)!.status = 'open';
+
+    const kept = fake.payCheckout(first, { status: 'active' })!;
+    const extra = fake.payCheckout(other, { status: 'active' })!;
+    for (const event of [...kept.events, ...extra.events]) {
+      const response = await deliver(event);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+    }
+    expect(fake.subscriptions.get(extra.subscription)?.status).toBe('canceled');
+    expect(fake.requestsTo('DELETE', `/v1/subscriptions/${extra.subscription}`)).toHaveLength(1);
+    expect(fake.subscriptions.get(kept.subscription)?.status).toBe('active');
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: kept.subscription });
+
+    // Its end, sent by Stripe after the cancellation, does not end the plan the first one gives.
+    const ended = stripeEvent('customer.subscription.deleted', { id: extra.subscription, object: 'subscription', customer, status: 'canceled' });
+    expect((await deliver(ended)).status).toBe(200);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+
+    // Once the first has ended at Stripe (its own events still on their way), another is not a second one.
+    fake.subscriptions.get(kept.subscription)!.status = 'canceled';
+    fake.subscriptions.set('sub_after', { customer, status: 'active' });
+    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_after', object: 'subscription', customer, status: 'active' }));
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: 'sub_after' });
+    expect(fake.subscriptions.get('sub_after')?.status).toBe('active');
+  });
+
   it('leaves alone a subscription whose customer is not one a deleted account of ours left', async () => {
     const living = await makeUser(server);
     // Another product's customers on the same Stripe account (some name a user id of their own), one

@@ -99,6 +99,7 @@ export async function createCheckout(
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
 
   const customer = await ensureStripeCustomer(db, stripe, user);
+  await expireEarlierCheckouts(db, stripe, user.id);
   const trial = !(await hasHadTrial(db, stripe, user.id, customer));
   const session = await callStripe(() =>
     stripe.checkout.sessions.create({
@@ -118,6 +119,34 @@ export async function createCheckout(
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
   await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' });
   return session.url;
+}
+
+/**
+ * One checkout open at a time: the user's earlier ones that Stripe may still let someone pay (left
+ * open in another tab, or a plan changed on the way) are expired before a new one starts, so that two
+ * cannot both be paid into two subscriptions. One that Stripe says was paid already (its completion
+ * not here yet) means the user is subscribed: no new checkout.
+ */
+async function expireEarlierCheckouts(db: Db, stripe: Stripe, userId: number): Promise<void> {
+  for (const id of await openStripeCheckouts(db, userId)) {
+    if (!(await expireCheckout(stripe, id)) && (await checkoutStatus(stripe, id)) === 'complete') {
+      throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
+    }
+    await db
+      .update(checkoutSessions)
+      .set({ status: 'canceled' })
+      .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.status, 'open')));
+  }
+}
+
+/** A checkout session's status at Stripe (open, complete, expired), or null for one Stripe does not have. */
+async function checkoutStatus(stripe: Stripe, id: string): Promise<string | null> {
+  try {
+    return (await callStripe(() => stripe.checkout.sessions.retrieve(id))).status;
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
 }
 
 /**
@@ -326,7 +355,7 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       if (session.mode !== 'subscription') return { ignore: `a checkout session in ${session.mode ?? 'no'} mode` };
       const subscription = session.subscription;
       if (!subscription) return { ignore: 'a checkout session that started no subscription' };
-      return { userId: checkout.userId, apply: (tx) => completeCheckout(tx, origin, checkout, session, subscription) };
+      return { userId: checkout.userId, apply: (tx) => completeCheckout(tx, origin, checkout, session, subscription, log) };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -337,7 +366,11 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       if (userId === null) return (await leftBehind(db, origin, sent.customer, sent.id, log)) ?? { ignore: 'a customer no account has' };
       return {
         userId,
-        apply: async (tx) => applySubscription(tx, userId, (origin.latest && (await origin.latest(sent.id))) || sent),
+        apply: async (tx) => {
+          const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, userId, sent.id));
+          if (held) return ignored(`a second subscription of the customer's, beside the live ${held}`);
+          return applySubscription(tx, userId, (origin.latest && (await origin.latest(sent.id))) || sent);
+        },
       };
     }
     case 'customer.subscription.deleted': {
@@ -433,6 +466,7 @@ async function completeCheckout(
   checkout: StartedCheckout,
   session: z.infer<typeof CompletedCheckout>,
   subscription: string,
+  log: EventLog | undefined,
 ): Promise<EventResult> {
   if (origin.provider === 'local') {
     // A second test checkout left open in another tab is not paid on top of the plan it would replace
@@ -448,6 +482,8 @@ async function completeCheckout(
 
   await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
   if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
+  const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, checkout.userId, subscription));
+  if (held) return cancelSecondSubscription(origin.latest?.stripe, subscription, status, held, log);
   await tx
     .update(users)
     .set({
@@ -461,6 +497,40 @@ async function completeCheckout(
     })
     .where(eq(users.id, checkout.userId));
   return handled;
+}
+
+/**
+ * The live subscription the user holds other than this one, if any: the one stored here, as Stripe
+ * has it now (one that has ended, its events still on their way, is not held).
+ */
+async function otherLiveSubscription(tx: Tx, latest: SubscriptionSource, userId: number, subscription: string): Promise<string | null> {
+  const [user] = await tx
+    .select({ hasSubscription: users.hasSubscription, held: users.stripeSubscriptionId })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!user?.hasSubscription || !user.held || user.held === subscription) return null;
+  const held = await latest(user.held);
+  return held && ACTIVE_STATUSES.has(held.status) ? user.held : null;
+}
+
+/**
+ * A second subscription paid beside the live one (two checkouts paid at once, in two tabs, before
+ * either's completion came in) is cancelled at Stripe rather than billed beside it; the plan stays
+ * the first one's. One that has charged already (it had no trial) is logged, to be refunded by hand.
+ */
+async function cancelSecondSubscription(
+  stripe: Stripe | undefined,
+  subscription: string,
+  status: string,
+  held: string,
+  log: EventLog | undefined,
+): Promise<EventResult> {
+  if (!stripe) return ignored(`a second subscription beside the live ${held}`);
+  await cancelAtStripe(stripe, subscription);
+  if (status !== 'trialing') {
+    log?.warn({ subscription, held }, 'cancelled a second subscription that had charged the customer: refund it in Stripe');
+  }
+  return { outcome: 'handled', reason: `cancelled ${subscription}, a second subscription beside the live ${held}` };
 }
 
 type PlanDates = Pick<typeof users.$inferInsert, 'planTrialEndsAt' | 'planRenewsAt' | 'planEndsAt'>;
@@ -672,12 +742,13 @@ export async function endStripeBilling(db: Db, stripe: Stripe | null, userId: nu
   return 'ended';
 }
 
-/** One already complete or expired can be paid no more: nothing to do. */
-async function expireCheckout(stripe: Stripe, id: string): Promise<void> {
+/** Whether it was open and is expired now; one already complete or expired can be paid no more (false). */
+async function expireCheckout(stripe: Stripe, id: string): Promise<boolean> {
   try {
     await callStripe(() => stripe.checkout.sessions.expire(id));
+    return true;
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeInvalidRequestError) return;
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return false;
     throw error;
   }
 }
