@@ -581,6 +581,30 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(fake.subscriptions.get('sub_after')?.status).toBe('active');
   });
 
+  it('takes up a subscription started beside the held one in Stripe’s dashboard once the held one ends', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const paid = fake.payCheckout(sessionId, { status: 'active' })!;
+    for (const event of paid.events) expect((await deliver(event)).status).toBe(200);
+
+    // Someone at the company starts another for this customer by hand, to replace the first: it is not
+    // cancelled (no checkout of ours started it), and the plan stays the first one's while that lives.
+    fake.subscriptions.set('sub_by_hand', { customer, status: 'active' });
+    await deliver(stripeEvent('customer.subscription.created', { id: 'sub_by_hand', object: 'subscription', customer, status: 'active' }));
+    expect(fake.subscriptions.get('sub_by_hand')?.status).toBe('active');
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: paid.subscription });
+
+    fake.subscriptions.get(paid.subscription)!.status = 'canceled';
+    await deliver(stripeEvent('customer.subscription.deleted', { id: paid.subscription, object: 'subscription', customer, status: 'canceled' }));
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: 'sub_by_hand' });
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+
+    // And when that one ends too, with nothing else live, the plan ends.
+    fake.subscriptions.get('sub_by_hand')!.status = 'canceled';
+    await deliver(stripeEvent('customer.subscription.deleted', { id: 'sub_by_hand', object: 'subscription', customer, status: 'canceled' }));
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
+  });
+
   it('leaves alone a subscription whose customer is not one a deleted account of ours left', async () => {
     const living = await makeUser(server);
     // Another product's customers on the same Stripe account (some name a user id of their own), one

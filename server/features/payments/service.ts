@@ -248,14 +248,18 @@ const LOCKED_READ = { timeout: 5_000, maxNetworkRetries: 1 };
 /** Stripe answered that it has no such object (404). */
 const isMissing = (error: unknown) => error instanceof Error && 'statusCode' in error && error.statusCode === 404;
 
+/** The part of Stripe's subscription the app reads. */
+function subscriptionOf(subscription: Stripe.Subscription): StripeSubscription {
+  const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
+  const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key }, current_period_end: item.current_period_end }));
+  const { status, trial_end, cancel_at, cancel_at_period_end } = subscription;
+  return { id: subscription.id, customer, status, items: { data: items }, trial_end, cancel_at, cancel_at_period_end };
+}
+
 export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
   const read = async (id: string): Promise<StripeSubscription | null> => {
     try {
-      const subscription = await callStripe(() => stripe.subscriptions.retrieve(id, {}, LOCKED_READ));
-      const customer = typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id;
-      const items = subscription.items.data.map((item) => ({ price: { lookup_key: item.price.lookup_key }, current_period_end: item.current_period_end }));
-      const { status, trial_end, cancel_at, cancel_at_period_end } = subscription;
-      return { id: subscription.id, customer, status, items: { data: items }, trial_end, cancel_at, cancel_at_period_end };
+      return subscriptionOf(await callStripe(() => stripe.subscriptions.retrieve(id, {}, LOCKED_READ)));
     } catch (error) {
       if (isMissing(error)) return null;
       throw error;
@@ -377,7 +381,14 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       const subscription = parseOrReject(StripeSubscription, event.data.object);
       const userId = await userOfCustomer(db, subscription.customer);
       if (userId === null) return { ignore: 'a customer no account has' };
-      return { userId, apply: (tx) => clearSubscription(tx, userId, subscription, true) };
+      return {
+        userId,
+        apply: async (tx) => {
+          const cleared = await clearSubscription(tx, userId, subscription, true);
+          const next = cleared.outcome === 'handled' && origin.latest?.stripe && (await liveSubscriptionBeside(origin.latest.stripe, subscription));
+          return next ? applySubscription(tx, userId, next) : cleared;
+        },
+      };
     }
     default:
       return { ignore: 'an event type this server does not act on' };
@@ -511,6 +522,16 @@ async function otherLiveSubscription(tx: Tx, latest: SubscriptionSource, userId:
   if (!user?.hasSubscription || !user.held || user.held === subscription) return null;
   const held = await latest(user.held);
   return held && ACTIVE_STATUSES.has(held.status) ? user.held : null;
+}
+
+/**
+ * A live subscription of the customer's at Stripe, if one is left once the one held here has ended: one
+ * started beside it in Stripe's dashboard, say, whose own events were not taken while the first held.
+ */
+async function liveSubscriptionBeside(stripe: Stripe, ended: StripeSubscription): Promise<StripeSubscription | null> {
+  const listed = await callStripe(() => stripe.subscriptions.list({ customer: ended.customer, status: 'all', limit: 10 }, LOCKED_READ));
+  const live = listed.data.find((subscription) => subscription.id !== ended.id && ACTIVE_STATUSES.has(subscription.status));
+  return live ? subscriptionOf(live) : null;
 }
 
 /**
