@@ -23,19 +23,20 @@ export function isNavActive(path: string, prefixes: readonly string[]): boolean 
 }
 
 /**
- * The unread count also on the tab's title and on the installed app's icon (where the browser has the
- * Badging API), as messaging apps show it; both cleared when the shell goes (sign-out).
+ * The tab's title names the section on screen, as the bottom nav does ("Chats · Eventmatch": what a
+ * screen reader reads first, and what the tab and history list show), and wears the unread count, as
+ * messaging apps' do; the installed app's icon shows the count too (where the browser has the Badging
+ * API). Both are put back when the shell goes (sign-out).
  */
-function useUnreadBadge(count: number) {
+function useTitle(brand: string, section: string | undefined, count: number) {
+  useEffect(() => {
+    document.title = `${count > 0 ? `(${count > 99 ? '99+' : count}) ` : ''}${section ? `${section} · ` : ''}${brand}`;
+    return () => void (document.title = brand);
+  }, [brand, section, count]);
   useEffect(() => {
     if (count === 0) return;
-    const title = document.title;
-    document.title = `(${count > 99 ? '99+' : count}) ${title}`;
     navigator.setAppBadge?.(count).catch(() => {});
-    return () => {
-      document.title = title;
-      navigator.clearAppBadge?.().catch(() => {});
-    };
+    return () => void navigator.clearAppBadge?.().catch(() => {});
   }, [count]);
 }
 
@@ -53,7 +54,8 @@ export function AppShell({ children }: { children: ReactNode }) {
   }, [user?.id, profileCompleted]);
   const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
   const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
-  useUnreadBadge(unread);
+  const section = NAV.find((item) => isNavActive(location, item.prefixes));
+  useTitle(t('brand.name'), section && t(section.label), unread);
   const newMatch = useConversations((state) => state.newMatch);
   // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
   const onChats = /^\/app\/(matches|chat)\b/.test(location);

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, render, waitFor } from '@testing-library/react';
+import { act, cleanup, render, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../client/App';
 import { isNavActive } from '../../client/components/AppShell';
@@ -7,7 +7,10 @@ import { allowedWithIncompleteProfile, gateAppRoute } from '../../client/lib/gat
 import { gatePublicAuthRoute } from '../../client/lib/use-auth-form';
 import { disconnectSocket } from '../../client/lib/socket';
 import { initLanguage } from '../../client/lib/i18n';
+import { useConversations } from '../../client/stores/conversations';
+import type { ConversationSummary } from '../../shared/schemas/conversations';
 import { useSession } from '../../client/stores/session';
+import { es } from '../../shared/i18n/es';
 import { currentUser } from '../helpers/current-user';
 
 describe('gateAppRoute', () => {
@@ -88,6 +91,20 @@ describe('<App> routing', () => {
     const view = render(<App />);
     await waitFor(() => expect(view.container.querySelector('.bottom-nav')).not.toBeNull(), { timeout: 5000 });
     expect(view.container.querySelectorAll('.bottom-nav a[aria-current="page"]')).toHaveLength(0);
+  });
+  it('names the section on screen in the tab’s title, with the unread count, and gives the title back when it goes', async () => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
+    window.history.replaceState(null, '', '/app/profile/');
+    const view = render(<App />);
+    await waitFor(() => expect(document.title).toBe(`${es['app.nav.profile']} · Eventmatch`), { timeout: 5000 });
+
+    act(() => useConversations.setState({ started: [{ id: 4, unread_count: 3 } as ConversationSummary] }));
+    expect(document.title).toBe(`(3) ${es['app.nav.profile']} · Eventmatch`);
+
+    view.unmount();
+    expect(document.title).toBe('Eventmatch');
+    useConversations.setState({ started: null });
   });
 });
 

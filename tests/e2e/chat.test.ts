@@ -517,7 +517,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const chats = page.locator('.bottom-nav').getByRole('link', { name: new RegExp(`${en['app.nav.chats']}.*2 unread`) });
     await chats.waitFor();
     expect(await badge.textContent()).toBe('2');
-    expect(await page.title()).toBe('(2) Eventmatch');
+    expect(await page.title()).toBe(`(2) ${en['app.nav.home']} · Eventmatch`);
     // Away from the chat, a message also shows who wrote and what; the newest in place of the one before.
     const toasts = page.locator('.toast-message');
     await toasts.getByText('green jacket').waitFor();
@@ -545,7 +545,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).click();
     await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
     await badge.waitFor({ state: 'detached' });
-    expect(await page.title()).toBe('Eventmatch');
+    expect(await page.title()).toBe(`${en['app.nav.chats']} · Eventmatch`);
   });
 
   it("opens the partner's profile again from the chat header, which fits a 360 px phone", async () => {
