@@ -501,18 +501,24 @@ export const useChat = create<ChatState>()((set, get) => {
     },
     async send(id, content) {
       const me = useSession.getState().user?.id ?? 0;
-      // Behind messages held by the server's limit: it goes after them, with them.
-      const held = get().threads[id]?.messages.some((item) => item.id < 0 && item.slowDown) ?? false;
+      const waiting = get().threads[id]?.messages.filter((item) => item.id < 0 && item.status === 'queued') ?? [];
+      // Behind messages held by the server's limit: it goes after them, with them, once the wait is over.
+      const held = waiting.some((item) => item.slowDown);
+      // Behind messages waiting for the connection, or going out now one by one: it joins them, so that
+      // it is not stored before them (sent over HTTP while they wait for the socket, or over the socket
+      // while the one before it is still on its way).
+      const behind = !held && (waiting.length > 0 || runs.has(id));
       const message: ChatMessage = {
         id: tempId--,
         sender: me,
         content,
         time: new Date().toISOString(),
         client_id: uuid(),
-        ...(held ? { status: 'queued', slowDown: true } : { status: 'sending' }),
+        ...(held ? { status: 'queued', slowDown: true } : { status: behind ? 'queued' : 'sending' }),
       };
       update(id, (thread) => ({ messages: [...thread.messages, message] }));
-      if (!held) await deliver(id, message);
+      if (behind) await sendWaiting(id);
+      else if (!held) await deliver(id, message);
     },
     async retry(id, clientId) {
       const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');

@@ -14,6 +14,8 @@ const socket = vi.hoisted(() => ({
   /** How many of the next sends the server's limit refuses, and the ack's `retry_after` (seconds). */
   throttled: 0,
   throttledFor: 3,
+  /** A slow link: sends wait for this before the server takes them. */
+  slow: null as Promise<void> | null,
 }));
 const SocketRefused = vi.hoisted(
   () =>
@@ -34,6 +36,7 @@ vi.mock('../../client/lib/socket', () => ({
   sendRead: () => {},
   async sendMessageOverSocket(payload: { conversation_id: number; content: string; client_id: string }): Promise<Message> {
     if (!socket.connected) throw new Error('offline');
+    if (socket.slow) await socket.slow;
     const refusal = socket.refuseWith;
     socket.refuseWith = null;
     if (refusal) throw new SocketRefused(refusal, refusal);
@@ -78,6 +81,7 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.unanswered = false;
     socket.throttled = 0;
     socket.throttledFor = 3;
+    socket.slow = null;
     vi.useRealTimers();
   });
 
@@ -91,6 +95,40 @@ describe('the chat store’s sends that cannot go now', () => {
     await useChat.getState().sendQueued();
     expect(socket.sent).toEqual(['first', 'second']);
     expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
+  });
+
+  it('sends what is written as the network comes back after the messages queued before it, though the socket is not back yet', async () => {
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+
+    // The network is back, the socket not yet: HTTP answers.
+    const storedOverHttp: string[] = [];
+    sendMessage.mockReset().mockImplementation(async (_id: number, content: string, clientId: string): Promise<Message> => {
+      storedOverHttp.push(content);
+      return { id: storedOverHttp.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
+    });
+    await useChat.getState().send(7, 'third');
+    expect(storedOverHttp).toEqual(['first', 'second', 'third']);
+    expect(statuses(7)).toEqual(['first:sent', 'second:sent', 'third:sent']);
+  });
+
+  it('sends what is written while the queue goes out on a slow link after it, not between its messages', async () => {
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().send(7, 'first');
+    await useChat.getState().send(7, 'second');
+
+    let answer!: () => void;
+    socket.slow = new Promise((resolve) => (answer = resolve));
+    socket.connected = true;
+    const flushing = useChat.getState().sendQueued();
+    const third = useChat.getState().send(7, 'third');
+    const thirdMeanwhile = statuses(7).at(-1);
+    answer();
+    await Promise.all([flushing, third]);
+    expect(thirdMeanwhile).toBe('third:queued');
+    expect(socket.sent).toEqual(['first', 'second', 'third']);
+    expect(statuses(7)).toEqual(['first:sent', 'second:sent', 'third:sent']);
   });
 
   it('sends each queued message once when two connects come close together', async () => {

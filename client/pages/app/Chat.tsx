@@ -12,7 +12,7 @@ import { mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
-import { type LoadFailure, loadFailure, sendTyping, useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, loadFailure, sendTyping, useConnection, useRetryWhenBackOnline } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { usePresence } from '../../stores/presence';
@@ -29,6 +29,8 @@ export function Chat({ id }: { id: number }) {
   const thread = useChat((state) => state.threads[id]);
   const partnerId = thread?.detail?.other_user_id;
   const partnerOnline = usePresence((state) => partnerId !== undefined && state.online.has(partnerId));
+  // Queued with the socket up, a message is going out now, behind the ones written before it.
+  const connected = useConnection((state) => state.connected);
   const ended = useChat((state) => state.ended[id]);
   const [, navigate] = useLocation();
   const draft = useChat((state) => state.drafts[id] ?? '');
@@ -264,7 +266,7 @@ export function Chat({ id }: { id: number }) {
                 <p className="message-meta">
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
-                  {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown ? 'chat.sending' : 'chat.queued')}</span>}
+                  {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown || connected ? 'chat.sending' : 'chat.queued')}</span>}
                   {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
                 </p>
                 {message.status === 'failed' && message.client_id && (
