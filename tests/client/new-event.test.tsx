@@ -102,7 +102,7 @@ describe('the edit-event form', () => {
       await waitFor(() => expect(back).toHaveBeenCalledTimes(1));
       expect(api.updateEvent).not.toHaveBeenCalled();
       fireEvent.click(screen.getByRole('button', { name: enEvents['host.cancel'] }));
-      expect(back).toHaveBeenCalledTimes(2);
+      await waitFor(() => expect(back).toHaveBeenCalledTimes(2));
       // No entry of its own was added on the way out.
       expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/edit/']);
     } finally {
@@ -140,7 +140,7 @@ describe('the edit-event form', () => {
   it('asks before an end brought forward to within the hour, and saves it only once confirmed', async () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
     api.updateEvent.mockResolvedValue(event);
-    await renderAt(event);
+    const location = await renderAt(event);
     const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
     // A.m. for p.m., or a slip of the finger: the party would end in twenty minutes.
     const soon = new Date(Date.now() + HOUR / 3);
@@ -164,6 +164,35 @@ describe('the edit-event form', () => {
     const again = await screen.findByRole('dialog');
     fireEvent.click(within(again).getByRole('button', { name: enEvents['events.edit.submit'] }));
     await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { ends_at: new Date(local).toISOString() }));
+    // Saved: the sheet goes, and its entry with it, as the host screen takes the form's place.
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    await waitFor(() => expect(window.history.state).toBeNull());
+    expect(location.history.at(-1)).toBe('/app/events/7/host/');
+  });
+
+  it('opened from the host screen, goes back to it once the confirmed end is saved, past the sheet’s own entry', async () => {
+    const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
+    api.updateEvent.mockResolvedValue(event);
+    // The host screen's entry, then the form's, opened from it.
+    window.history.pushState({ page: 'host' }, '');
+    window.history.pushState({ from: 'host' }, '');
+    try {
+      await renderAt(event);
+      const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+      const soon = new Date(Date.now() + HOUR / 3);
+      const pad = (value: number) => String(value).padStart(2, '0');
+      const local = `${soon.getFullYear()}-${pad(soon.getMonth() + 1)}-${pad(soon.getDate())}T${pad(soon.getHours())}:${pad(soon.getMinutes())}`;
+      fireEvent.change(ends, { target: { value: local } });
+      fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+      const sheet = await screen.findByRole('dialog');
+      // The sheet lies on an entry of its own, as Back closes it.
+      await waitFor(() => expect(window.history.state).toHaveProperty('overlay'));
+      fireEvent.click(within(sheet).getByRole('button', { name: enEvents['events.edit.submit'] }));
+      await waitFor(() => expect(api.updateEvent).toHaveBeenCalledTimes(1));
+      await waitFor(() => expect(window.history.state).toEqual({ page: 'host' }));
+    } finally {
+      window.history.replaceState(null, '');
+    }
   });
 
   it('does not ask about an end the server will refuse: its field says why', async () => {

@@ -6,6 +6,7 @@ import { Loading } from '../../components/Loading';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
+import { goBack } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { formatTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -35,7 +36,8 @@ export function EditEvent({ id }: { id: number }) {
   // as it would have (no form, and no second host screen, in between). Opened by its address: the
   // host screen in its place.
   const [fromHost] = useState(() => (window.history.state as { from?: string } | null)?.from === 'host');
-  const leave = () => (fromHost ? window.history.back() : navigate(hostScreen, { replace: true }));
+  // Past the confirm sheet's own entry, when it is what saved (`goBack`): a bare back would only close it.
+  const leave = () => (fromHost ? goBack() : navigate(hostScreen, { replace: true }));
   const language = useLanguage((state) => state.language);
   /** An end brought forward to within the hour, waiting for the organizer's confirm. */
   const [shortened, setShortened] = useState<EventUpdate | null>(null);
@@ -46,7 +48,14 @@ export function EditEvent({ id }: { id: number }) {
     await api.updateEvent(id, changes);
     toast.success(t('events.edit.saved'));
   }
-  const confirmed = useSheetAction(() => save(shortened!), leave);
+  // Saved: the sheet closes as the page is left, or going back would find it still there, busy.
+  const confirmed = useSheetAction(
+    () => save(shortened!),
+    () => {
+      setShortened(null);
+      leave();
+    },
+  );
 
   const load = () => {
     setFailed(null);
