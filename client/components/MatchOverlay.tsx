@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { type MouseEvent, useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { useBackCloses } from '../lib/back-closes';
 import { useT } from '../lib/i18n';
@@ -6,6 +6,12 @@ import { useDeck } from '../stores/deck';
 import { useSession } from '../stores/session';
 import { Avatar } from './Avatar';
 import { HeartIcon } from './Icons';
+
+/**
+ * How long after it shows a tap on it is taken for the end of the tap that made the match (a double
+ * tap on Like, a thumb still on the glass): it neither closes it nor opens the chat.
+ */
+export const TAP_THROUGH_MS = 400;
 
 /** "You like each other!" for DECK_MATCH_OVERLAY_MS, from a like here or a match:new from the socket. */
 export function MatchOverlay() {
@@ -15,6 +21,16 @@ export function MatchOverlay() {
   const user = useSession((state) => state.user);
   const box = useRef<HTMLDivElement>(null);
   const shown = Boolean(match);
+  const shownAt = useRef(0);
+  useEffect(() => {
+    if (match) shownAt.current = performance.now();
+  }, [match]);
+  const tapThrough = (click: MouseEvent) => {
+    if (performance.now() - shownAt.current >= TAP_THROUGH_MS) return false;
+    click.preventDefault();
+    click.stopPropagation();
+    return true;
+  };
   // Back closes it rather than leaving the page under it.
   useBackCloses(shown, () => {
     hide();
@@ -43,7 +59,7 @@ export function MatchOverlay() {
   if (!match) return null;
   const me = user ? `${user.first_name} ${user.last_name}` : '';
   return (
-    <div ref={box} className="match-overlay" role="alertdialog" aria-modal="true" aria-live="assertive" aria-labelledby="match-title" aria-describedby="match-text" tabIndex={-1} onClick={hide}>
+    <div ref={box} className="match-overlay" role="alertdialog" aria-modal="true" aria-live="assertive" aria-labelledby="match-title" aria-describedby="match-text" tabIndex={-1} onClick={(click) => tapThrough(click) || hide()}>
       <div className="match-avatars" aria-hidden="true">
         <Avatar name={me} image={user?.image} size={96} />
         <HeartIcon className="match-heart" />
@@ -52,7 +68,7 @@ export function MatchOverlay() {
       <h2 id="match-title">{t('deck.match.title')}</h2>
       <p id="match-text">{t('deck.match.text', { name: match.name })}</p>
       {match.conversationId !== null && (
-        <Link href={`/app/chat/${match.conversationId}`} className="btn btn-light" onClick={hide}>
+        <Link href={`/app/chat/${match.conversationId}`} className="btn btn-light" onClick={(click) => tapThrough(click) || hide()}>
           {t('deck.match.chat')}
         </Link>
       )}

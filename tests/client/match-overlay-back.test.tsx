@@ -9,7 +9,7 @@ import { Suspense } from 'react';
 import { Route, Router, Switch } from 'wouter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
-import { MatchOverlay } from '../../client/components/MatchOverlay';
+import { MatchOverlay, TAP_THROUGH_MS } from '../../client/components/MatchOverlay';
 import { afterOverlays } from '../../client/lib/back-closes';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
@@ -37,6 +37,9 @@ function App() {
 const overlay = () => screen.queryByRole('alertdialog');
 const heading = () => screen.getByRole('heading', { level: 1 }).textContent;
 const marked = () => (window.history.state as { overlay?: string } | null)?.overlay !== undefined;
+
+/** Past the overlay's first moments, in which a tap is taken for the end of the one that made the match. */
+const afterFirstMoments = () => new Promise((resolve) => setTimeout(resolve, TAP_THROUGH_MS));
 
 async function back() {
   const before = window.history.state as unknown;
@@ -78,6 +81,7 @@ describe('the match overlay and the back gesture', () => {
   });
 
   it('"Send a message" opens the chat; Back from it is the deck, with no overlay', async () => {
+    await afterFirstMoments();
     fireEvent.click(screen.getByRole('link', { name: en['deck.match.chat'] }));
     await waitFor(() => expect(heading()).toBe('Chat'));
     expect(overlay()).toBeNull();
@@ -86,6 +90,19 @@ describe('the match overlay and the back gesture', () => {
     expect(window.history.state).toEqual({ at: 'deck' });
     await back();
     expect(window.location.pathname).toBe('/app/matches/');
+  });
+
+  it('takes taps in its first moments for the end of the double tap on Like that made the match', async () => {
+    fireEvent.click(screen.getByRole('link', { name: en['deck.match.chat'] }));
+    fireEvent.click(overlay()!);
+    expect(overlay()).not.toBeNull();
+    expect(heading()).toBe('Deck');
+
+    await afterFirstMoments();
+    fireEvent.click(overlay()!);
+    expect(overlay()).toBeNull();
+    await waitFor(() => expect(window.history.state).toEqual({ at: 'deck' }));
+    expect(heading()).toBe('Deck');
   });
 
   it('gone by itself (its time up), it takes its entry with it', async () => {
