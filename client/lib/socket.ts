@@ -114,6 +114,17 @@ export function connectSocket(token: string) {
 }
 
 /**
+ * The device says its network is back: connect now. socket.io would wait out its backoff first, up
+ * to 5 s after a minute with no network, while the party's messages wait behind it. Taken down and
+ * brought up again, it connects at once, with the same listeners (a `connect` after a loss, as ever).
+ */
+if (typeof window !== 'undefined') {
+  window.addEventListener('online', () => {
+    if (socket && !socket.connected) socket.disconnect().connect();
+  });
+}
+
+/**
  * No answer in time on a socket that still counts as connected: the connection is dead without
  * knowing it (a party's Wi-Fi that lost its way out), which socket.io would hear of only when the
  * server's pings stop coming, 45 s on. Its transport is closed now, as a lost network's would be:
