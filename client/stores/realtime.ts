@@ -168,12 +168,14 @@ export function startRealtime(token: string) {
     // My plan or my e-mail's confirmation changed on another device (or in Stripe).
     onEvent('account:changed', () => void useSession.getState().loadUser()),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where
-    // this tab holds it, so that the deck's "no likes left" and its like button follow at once.
+    // this tab holds it, so that the deck's "no likes left" and its like button follow at once, and
+    // "likes you" shows the people (the plan's perk) or no longer does.
     useSession.subscribe(({ user }, { user: before }) => {
       if (!user || !before || user.has_subscription === before.has_subscription) return;
       const plan = usePlan.getState();
       if (plan.allowance) void plan.loadAllowance();
       if (plan.subscription) void plan.loadSubscription();
+      if (useLikes.getState().count !== null) void useLikes.getState().load();
     }),
     onEvent('presence', ({ user_id, online }) => usePresence.getState().update(user_id, online)),
     onEvent('event:count', ({ event_id, count }) => {
