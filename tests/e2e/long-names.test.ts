@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { checkIn, makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { type ClientSocket, connect } from '../helpers/socket';
@@ -171,5 +172,31 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await dialog.locator('.report-note').waitFor();
     await fitsTheScreen(['.sheet', '.sheet h2', '.report-note']);
     await shot('09-report');
+  });
+
+  // Last: checked in, Ana's deck is the event's.
+  it('an event named with one long word: its page, the list of events, its host screen and its edit form', async () => {
+    const name = `${LONG}${LONG}`;
+    const event = await makeEvent(app.server, ana, { name });
+    await page.goto(`${app.server.url}/e/${event.code}`);
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+    await fitsTheScreen(['.auth-card h1', '.event-summary']);
+    await shot('10-event-page');
+
+    await checkIn(app.server, ana, event.code);
+    await page.goto(`${app.server.url}/app/events/`);
+    await page.locator('.event-summary-name', { hasText: name }).waitFor();
+    await page.locator('.my-event-name', { hasText: name }).waitFor();
+    await fitsTheScreen(['.event-summary-name', '.my-event-name', '.top-bar', '.bottom-nav']);
+    await shot('11-events');
+
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    await page.locator('.page-title', { hasText: name }).waitFor();
+    await fitsTheScreen(['.page-title']);
+    await shot('12-host');
+    await page.goto(`${app.server.url}/app/events/${event.id}/edit/`);
+    await expect.poll(() => page.getByLabel(es['events.new.name']).inputValue()).toBe(name);
+    // The field scrolls its text, as a field does; the page does not.
+    await fitsTheScreen(['.page-title', 'form']);
   });
 });
