@@ -65,9 +65,10 @@ export interface ServerToClientEvents {
   /** Current attendees of an event, to its room: at most one per second per event, exact after a burst. */
   'event:count': (payload: EventCountPayload) => void;
   /**
-   * New people are at the event: the attendees' decks fetch fresh cards, each at a random moment within
-   * `within_ms` (so that a room of phones does not ask at once). At most one per `within_ms` per event,
-   * which is 5 s or longer at a big event.
+   * People came to the event or left it: the attendees' decks fetch fresh cards, which hold the newcomers
+   * and no longer the leavers, each at a random moment within `within_ms` (so that a room of phones does
+   * not ask at once). It names no one. At most one per `within_ms` per event, which is 5 s or longer at
+   * a big event.
    */
   'deck:refresh': (payload: { event_id: number; within_ms: number }) => void;
   /**

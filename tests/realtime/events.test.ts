@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../shared/constants';
 import { type EventCountPayload, rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
-import { makeUser, type TestUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -135,6 +135,38 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(socket.rooms.has(room)).toBe(true);
   });
 
+  it('tells the room to refresh its decks when someone leaves, by the leave or a check-in elsewhere, naming no one', async () => {
+    const organizer = await makeUser(server);
+    const elsewhere = await makeEvent(server, organizer);
+    const ways: Record<string, (user: TestUser) => Promise<unknown>> = {
+      'the leave': async (user) => expect((await client(server.url).post('/api/events/leave/', { token: user.token })).status).toBe(204),
+      'a check-in elsewhere': (user) => checkIn(server, user, elsewhere.code),
+    };
+    for (const [way, leave] of Object.entries(ways)) {
+      // An event for each way, so that no refresh sent before is a window to wait out.
+      const event = await makeEvent(server, organizer);
+      const [ana, ben] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+      for (const user of [ana, ben]) await checkIn(server, user, event.code);
+      // Ben's phone connects after the arrivals, whose pushes found nobody in the room to tell.
+      const benSocket = await connectAs(ben);
+      await waitUntilInRoom(server, event.id, 1);
+      expect(await deckIds(server, ben), way).toContain(ana.id);
+      const heard = record(benSocket);
+      // Within one window, as an arrival reaches the decks.
+      const refreshed = waitFor(benSocket, 'deck:refresh', () => true, DECK_REFRESH_INTERVAL_MS + 3000);
+
+      await leave(ana);
+      expect(await refreshed, way).toEqual({ event_id: event.id, within_ms: DECK_REFRESH_INTERVAL_MS });
+      expect(await deckIds(server, ben), way).not.toContain(ana.id);
+      await waitUntil(() => heard.some((e) => e.event === 'event:count'), 5000, `Ben to hear the count after ${way}`);
+      // All the room hears of it is the count and that its deck changed: nothing names who went.
+      expect([...heard].sort((a, b) => a.event.localeCompare(b.event)), way).toEqual([
+        { event: 'deck:refresh', payload: { event_id: event.id, within_ms: DECK_REFRESH_INTERVAL_MS } },
+        { event: 'event:count', payload: { event_id: event.id, count: 1 } },
+      ]);
+    }
+  });
+
   it('tells every phone of an attendee of a check-in made on one of them by the event’s count, and of a leave by sync', async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
@@ -242,7 +274,7 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(await guestArrived).toEqual({ event_id: event.id, count: 1 });
   });
 
-  it('coalesces a burst of check-ins: at most one count per second and one refresh per 5 s, the last count exact', { timeout: 60_000 }, async () => {
+  it('coalesces a burst of check-ins and leaves: at most one count per second and one refresh per 5 s, the last count exact', { timeout: 60_000 }, async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
     const host = await connectAs(organizer);
@@ -256,13 +288,16 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
 
     const crowd: TestUser[] = [];
     for (let i = 0; i < 24; i++) crowd.push(await makeUser(server));
+    const leave = (user: TestUser) => client(server.url).post('/api/events/leave/', { token: user.token });
     const started = performance.now();
-    // In waves: the burst lasts a few seconds, long enough for several windows.
+    // In waves: the burst lasts a few seconds, long enough for several windows. From the second wave
+    // on, one of the wave before leaves as the others arrive: a departure asks for a refresh too.
     for (let wave = 0; wave < 4; wave++) {
-      await Promise.all(crowd.slice(wave * 6, wave * 6 + 6).map((user) => checkIn(server, user, event.code)));
+      const leaving = wave > 0 ? [leave(crowd[(wave - 1) * 6]!)] : [];
+      await Promise.all([...crowd.slice(wave * 6, wave * 6 + 6).map((user) => checkIn(server, user, event.code)), ...leaving]);
     }
     await Promise.all([
-      waitFor(host, 'event:count', (p) => p.count === 25, 8000).catch(() => undefined),
+      waitFor(host, 'event:count', (p) => p.count === 22, 8000).catch(() => undefined),
       waitFor(watcher, 'deck:refresh', () => true, DECK_REFRESH_INTERVAL_MS + 3000).catch(() => undefined),
     ]);
     // Whatever was still due has come by now (a trailing refresh at most 5 s after the last one).
@@ -270,13 +305,13 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const elapsed = performance.now() - started;
 
     for (const seen of [hostSeen, attendeeSeen]) {
-      expect(seen.counts.at(-1)?.payload).toEqual({ event_id: event.id, count: 25 });
+      expect(seen.counts.at(-1)?.payload).toEqual({ event_id: event.id, count: 22 });
       expectCoalesced(seen.counts.map((c) => c.at), EVENT_COUNT_INTERVAL_MS, elapsed);
     }
     expectCoalesced(attendeeSeen.refreshes, DECK_REFRESH_INTERVAL_MS, elapsed);
     // A small room: the phones spread their fetches over the plain 5 s.
     expect(new Set(attendeeSeen.windows)).toEqual(new Set([DECK_REFRESH_INTERVAL_MS]));
-    // 24 arrivals, a handful of messages.
+    // 24 arrivals and 3 departures, a handful of messages.
     expect(attendeeSeen.counts.length).toBeLessThan(24);
   });
 });
@@ -330,6 +365,13 @@ async function waitUntilInRoom(server: TestServer, eventId: number, sockets: num
   }
 }
 
+/** The ids in the user's deck, as their phone fetches it (the first page, enough for a test's event). */
+async function deckIds(server: TestServer, user: TestUser) {
+  const page = await client(server.url).get('/api/users/matching-profiles/?limit=100', { token: user.token });
+  expect(page.status).toBe(200);
+  return page.body.results.map((card: { id: number }) => card.id) as number[];
+}
+
 /** Until `ms` have passed with nothing new on this timeline. */
 async function waitForQuiet(seen: ReturnType<typeof timeline>, ms: number) {
   for (;;) {
@@ -378,6 +420,7 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     const ben = await makeUser(two);
     await checkIn(two, ben, event.code);
     await waitFor(host, 'event:count', (p) => p.count === 1, 8000);
+    // Her socket, out of the room, hears none of what the room is told of her leave or of Ben's arrival.
     expect(anaAfter.filter((e) => e.event === 'event:count' || e.event === 'deck:refresh')).toEqual([]);
   });
 

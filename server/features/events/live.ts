@@ -14,16 +14,21 @@ import { attendeeCount, currentEventIdOfUser } from './service';
  * connected, receives no more than that. The count is read when it is sent, after the change that
  * asked for it has committed, so the last one after a burst is exact.
  *
+ * Arrivals and departures alike ask for both: a newcomer's card has to reach the decks, and a leaver's
+ * has to leave those it is queued in (leaving takes effect at once everywhere), however they left (the
+ * leave, a check-in elsewhere, a ban, a deleted account). Neither push names anyone: the room learns
+ * that its count and its deck changed, never who came or went.
+ *
  * A refresh sets off one deck fetch per phone in the room, each a full deck statement. At a big event
  * the window grows with the phones this instance holds, so that its refreshes set off no more than
  * `deckRefreshFetchesPerSecond` fetches a second, and the phones spread their fetches over that window
  * (`within_ms`) instead of all asking in the same second. A newcomer still reaches every deck within
- * one window.
+ * one window, and a leaver leaves every deck within one window too.
  */
 export interface EventLive {
   /** After the check-in committed: the user's sockets move to the event's room, and both counts are told. */
   checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
-  /** After the leave committed. */
+  /** After the leave committed: the user's sockets leave the event's room, which is told the count and to refresh its decks. */
   left(userId: number, eventId: number): void;
   /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
   changedByOrganizer(event: PublicEvent): void;
@@ -125,9 +130,10 @@ export function createEventLive(options: {
     });
   }
 
-  function changedHere(eventId: number, arrivals: boolean) {
+  /** Someone came or went: the room's count, and its decks, which hold the newcomer or still hold the leaver. */
+  function changedHere(eventId: number) {
     pushCount(eventId);
-    if (arrivals) pushRefresh(eventId);
+    pushRefresh(eventId);
   }
 
   /**
@@ -148,8 +154,8 @@ export function createEventLive(options: {
     if (from !== null) sockets.except(rooms.eventHost(from)).socketsLeave(rooms.event(from));
     if (to !== null) sockets.socketsJoin(rooms.event(to));
     for (const read of reads.get(userId) ?? []) read.moved = true;
-    if (from !== null) changedHere(from, false);
-    if (to !== null) changedHere(to, true);
+    if (from !== null) changedHere(from);
+    if (to !== null) changedHere(to);
   }
 
   function moved(move: AttendanceMove) {
