@@ -32,6 +32,7 @@ export const enEvents = {
   'events.new.starts': 'Starts',
   'events.new.ends': 'Ends',
   'events.new.timesHelp': 'At most 48 hours. Check-in opens one hour before the start.',
+  'events.new.timeMissing': 'Pick a date and a time.',
   'events.new.joinMode': 'How people check in',
   'events.new.joinMode.qr': 'Scan the QR code at the door',
   'events.new.joinMode.qrHelp': 'Only people in the room can join: the code on your screen changes every minute.',

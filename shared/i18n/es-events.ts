@@ -33,6 +33,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.starts': 'Empieza',
   'events.new.ends': 'Termina',
   'events.new.timesHelp': 'Como máximo 48 horas. La entrada abre una hora antes del inicio.',
+  'events.new.timeMissing': 'Elige una fecha y una hora.',
   'events.new.joinMode': 'Cómo se registra la gente',
   'events.new.joinMode.qr': 'Escaneando el código QR en la puerta',
   'events.new.joinMode.qrHelp': 'Solo puede unirse quien está en la sala: el código de tu pantalla cambia cada minuto.',

@@ -45,6 +45,23 @@ describe('the new-event form', () => {
     await waitFor(() => expect(api.createEvent).toHaveBeenCalledTimes(1));
     await waitFor(() => expect(location.history).toEqual(['/app/events/', '/app/events/42/host/']));
   });
+
+  it('asks for a start and an end cleared in the picker, and sends nothing', async () => {
+    render(
+      <Suspense fallback={null}>
+        <NewEvent />
+      </Suspense>,
+    );
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+    const starts = screen.getByLabelText(enEvents['events.new.starts']);
+    fireEvent.change(starts, { target: { value: '' } });
+    fireEvent.change(screen.getByLabelText(enEvents['events.new.ends']), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
+    expect(await screen.findAllByText(enEvents['events.new.timeMissing'])).toHaveLength(2);
+    expect(starts.getAttribute('aria-invalid')).toBe('true');
+    await waitFor(() => expect(document.activeElement).toBe(starts));
+    expect(api.createEvent).not.toHaveBeenCalled();
+  });
 });
 
 describe('the edit-event form', () => {

@@ -75,17 +75,24 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const text = (name: string) => String(data.get(name) ?? '');
+    const values: EventFormValues = {
+      name: text('name'),
+      venue: text('venue'),
+      // A locked start is not in the form's data (disabled): it stays as it was.
+      starts_at: startLocked ? initial.starts_at : text('starts_at'),
+      ends_at: text('ends_at'),
+      join_mode: joinMode,
+    };
+    // A time cleared in the phone's picker: asked for here, not answered with the API's format.
+    const missing = (['starts_at', 'ends_at'] as const).filter((field) => !values[field]);
+    if (missing.length > 0) {
+      setErrors(Object.fromEntries(missing.map((field) => [field, [t('events.new.timeMissing')]])));
+      return;
+    }
     setBusy(true);
     setErrors({});
     try {
-      await onSubmit({
-        name: text('name'),
-        venue: text('venue'),
-        // A locked start is not in the form's data (disabled): it stays as it was.
-        starts_at: startLocked ? initial.starts_at : text('starts_at'),
-        ends_at: text('ends_at'),
-        join_mode: joinMode,
-      });
+      await onSubmit(values);
     } catch (error) {
       setErrors(formErrors(error, t));
     }
