@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../../server/db/schema';
+import { likesGiven, users } from '../../server/db/schema';
+import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { languageOf, SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -80,6 +81,13 @@ describe('server messages in the language the request asks for', () => {
       'No puedes denunciarte a ti mismo.',
     ]);
     expect(await detail(api.post('/api/matching/undo/', { token: user.token, headers: SPANISH }))).toBe('Esto es parte del plan de pago.');
+    // The day's free likes spent (a fixture: the likes given of the last 24 hours).
+    const other = await makeCompletedUser(server);
+    await server.app.db.insert(likesGiven).values(
+      Array.from({ length: FREE_DAILY_LIKES }, (_, index) => ({ userId: user.id, toUserId: 1_000_000 + index, givenAt: new Date(Date.now() - index * 1000) })),
+    );
+    const like = api.post('/api/matching/', { token: user.token, json: { response: 'like', other: other.id }, headers: SPANISH });
+    expect(await detail(like)).toBe(`Has usado tus ${FREE_DAILY_LIKES} «Me gusta» de las últimas 24 horas.`);
     await server.app.db.update(users).set({ bannedAt: new Date() }).where(eq(users.id, user.id));
     expect(await detail(api.post('/api/auth/', { json: { username: user.email, password: user.password }, headers: SPANISH }))).toBe(
       'Esta cuenta ha sido suspendida.',

@@ -26,7 +26,7 @@ export class DailyLikesExhausted extends ApiError {
     super(
       429,
       {
-        detail: `You have used your ${limit} likes of the last 24 hours.`,
+        detail: serverText('daily_likes_exhausted', { limit }),
         code: 'daily_likes_exhausted',
         resets_at: resetsAt.toISOString(),
       },
