@@ -4,7 +4,7 @@
  * period), in the reader's language: never the raw Stripe lookup key ("basic_yearly"). fetch is faked.
  */
 import { displayPrice } from '../../client/lib/pricing';
-import { cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -99,5 +99,34 @@ describe('the local test checkout’s plan', () => {
     expect(shown[en['checkout.plan']]).toBe(en['subscribe.plan.starter']);
     expect(shown[en['subscribe.billing']]).toBe(en['subscribe.yearly']);
     expect(document.body.textContent).not.toContain('starter_annual');
+  });
+});
+
+describe('a test checkout finished elsewhere', () => {
+  it('shows it as it is now, with the way back, when Complete finds it no longer open', async () => {
+    const checkout: Checkout = { id: SESSION, lookup_key: LOOKUP_KEYS.monthly, status: 'open', email: user.email, trial_days: 0 };
+    const refusal = { detail: 'This checkout was canceled.', code: 'checkout_canceled' };
+    // A newer checkout, opened in another tab, took this one's place: the server has it canceled.
+    let reads = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((path: string, init?: RequestInit) => {
+        if (path === '/api/config/') return Promise.resolve(Response.json({ google_client_id: null, payments: 'test', lookup_keys: LOOKUP_KEYS }));
+        if (path === `/api/payments/test-checkout/${SESSION}/complete/` && init?.method === 'POST') return Promise.resolve(Response.json(refusal, { status: 409 }));
+        if (path === `/api/payments/test-checkout/${SESSION}/`) {
+          reads += 1;
+          return Promise.resolve(Response.json(reads === 1 ? checkout : { ...checkout, status: 'canceled' }));
+        }
+        return new Promise<Response>(() => {});
+      }),
+    );
+    renderCheckout();
+    fireEvent.click(await screen.findByRole('button', { name: en['checkout.complete.button'] }));
+    expect(await screen.findByRole('link', { name: en['checkout.back'] })).toHaveProperty('href', expect.stringContaining('/app/subscribe/'));
+    // The refusal's own handling over (its message set, had it been shown):
+    await act(async () => {});
+    // Said once: the page's own line, not the refusal's too.
+    expect(screen.getAllByText(en['checkout.canceled'])).toHaveLength(1);
+    expect(screen.queryByRole('button', { name: en['checkout.complete.button'] })).toBeNull();
   });
 });

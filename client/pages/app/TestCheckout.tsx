@@ -2,6 +2,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import type { TestCheckout as Checkout } from '../../../shared/schemas/payments';
 import { Loading } from '../../components/Loading';
+import { ApiError } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useMessages, useT } from '../../lib/i18n';
@@ -36,7 +37,8 @@ export function TestCheckout({ id }: { id: string }) {
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { busy, error: finishError, go } = useRedirectCall();
-  const error = finishError ?? loadError;
+  // A checkout no longer open says so itself (below): a refusal to finish it would say it twice.
+  const error = checkout && checkout.status !== 'open' ? null : (finishError ?? loadError);
 
   useEffect(() => {
     // Fetched once per session id: `t` is a new function on every render.
@@ -47,7 +49,15 @@ export function TestCheckout({ id }: { id: string }) {
     void useConfig.getState().load();
   }, []);
 
-  const finish = (outcome: 'complete' | 'cancel') => go(() => api.finishTestCheckout(id, outcome));
+  const finish = (outcome: 'complete' | 'cancel') =>
+    go(() =>
+      api.finishTestCheckout(id, outcome).catch(async (failure: unknown) => {
+        // Finished meanwhile (paid in another tab, or a newer checkout took its place): it shows as it
+        // is now, with the way back.
+        if (failure instanceof ApiError && failure.status === 409) await api.testCheckout(id).then(setCheckout, () => undefined);
+        throw failure;
+      }),
+    );
 
   if (!checkout && !error) return <Loading />;
   const period = checkout && periodOf(checkout.lookup_key, lookupKeys);
