@@ -19,7 +19,7 @@ import type {
   PublicEvent,
 } from '../../shared/schemas/events';
 import type { TestCheckout } from '../../shared/schemas/payments';
-import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, UndoResult } from '../../shared/schemas/plan';
+import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { api as core, http, isRecord, NetworkError, type Page, toError } from './api';
 
@@ -61,7 +61,9 @@ export const api = {
   upload: uploadFile,
   deck: (cursor?: string) => http.get<Page<DeckCard>>(`/api/users/matching-profiles/${http.query({ cursor })}`),
   react: (other: number, response: Reaction) => http.post<ReactionResult>('/api/matching/', { response, other }),
-  undo: () => http.post<UndoResult>('/api/matching/undo/'),
+  /** Takes back the pass on `userId`, only if it is still the account's last reaction (409 `nothing_to_undo` otherwise). */
+  undo: (userId: number) => http.post<UndoResult>('/api/matching/undo/', { user_id: userId }),
+  undoable: () => http.get<Undoable>('/api/matching/undo/'),
   likeAllowance: () => http.get<LikeAllowance>('/api/matching/allowance/'),
   likesYou: (cursor?: string) => http.get<LikesYouPage>(`/api/users/me/likes/${http.query({ cursor })}`),
   emptyConversations: (cursor?: string) => http.get<Page<ConversationSummary>>(`/api/conversations/empty/${http.query({ cursor })}`),

@@ -13,7 +13,10 @@ export type PlanNotice = 'likes' | 'undo';
 interface PlanState {
   /** The likes left in the rolling window (unlimited with the plan); null until asked. */
   allowance: LikeAllowance | null;
-  /** The last card passed on (disliked or skipped) in this tab, while undo can still take it back. */
+  /**
+   * The card undo would bring back while its window is open: the last one passed on (disliked or
+   * skipped) in this tab, or the one the server names (`loadUndo`).
+   */
   lastPass: DeckCard | null;
   notice: PlanNotice | null;
   /** The plan as the subscribe page shows it; null until asked. */
@@ -21,14 +24,20 @@ interface PlanState {
   /** Clears `lastPass` when the undo window closes, and asks again when likes come back. */
   timers: { pass?: ReturnType<typeof setTimeout>; likes?: ReturnType<typeof setTimeout> };
 
+  /** The likes left; with the plan, what undo would bring back too (`loadUndo`). */
   loadAllowance: () => Promise<void>;
+  /**
+   * Asks the server what undo would bring back now (a subscriber's perk): it knows of the passes this
+   * tab did not see (before a reload, on another phone) and of the one before a pass just undone.
+   */
+  loadUndo: () => Promise<void>;
   /** Null once loaded; else why not (no answer, or the server's error): the caller tries again. */
   loadSubscription: () => Promise<LoadFailure | null>;
   /** A reaction from the deck that the server has stored. */
   reacted: (card: DeckCard, action: Reaction) => void;
   /** The server refused a like: none left until `resetsAt`. */
   likesRefused: (resetsAt: string) => void;
-  /** Takes back the last pass (a subscriber's perk): the card to put back on top, or null. */
+  /** Takes back `lastPass` (a subscriber's perk), naming it: the card to put back on top, or null. */
   undo: () => Promise<DeckCard | null>;
   showNotice: (notice: PlanNotice) => void;
   dismissNotice: () => void;
@@ -42,6 +51,16 @@ export const outOfLikes = (allowance: LikeAllowance | null) =>
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const usePlan = create<PlanState>()((set, get) => {
+  // Counts this tab's reactions and undos: what `loadUndo` asked before the latest of them is out of date.
+  let changes = 0;
+
+  /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
+  function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
+    clearTimeout(get().timers.pass);
+    const pass = card ? setTimeout(() => set({ lastPass: null }), Math.min(closesIn, UNDO_WINDOW_MS)) : undefined;
+    set((state) => ({ lastPass: card, timers: { ...state.timers, pass } }));
+  }
+
   function setAllowance(allowance: LikeAllowance) {
     clearTimeout(get().timers.likes);
     let likes: ReturnType<typeof setTimeout> | undefined;
@@ -68,9 +87,23 @@ export const usePlan = create<PlanState>()((set, get) => {
       const sameSession = sessionCheck();
       try {
         const allowance = await api.likeAllowance();
-        if (sameSession()) setAllowance(allowance);
+        if (!sameSession()) return;
+        setAllowance(allowance);
+        // Asked when the deck opens, the plan starts or the socket comes back: what undo would do may
+        // have changed unseen then too.
+        if (allowance.unlimited) void get().loadUndo();
       } catch (error) {
         console.error('Could not load the likes left', error);
+      }
+    },
+    async loadUndo() {
+      const sameSession = sessionCheck();
+      const asked = changes;
+      try {
+        const { card, expires_at } = await api.undoable();
+        if (sameSession() && asked === changes) offerUndo(card, expires_at ? Date.parse(expires_at) - Date.now() : 0);
+      } catch (error) {
+        console.error('Could not load what undo would bring back', error);
       }
     },
     async loadSubscription() {
@@ -85,20 +118,16 @@ export const usePlan = create<PlanState>()((set, get) => {
       }
     },
     reacted(card, action) {
-      clearTimeout(get().timers.pass);
+      changes += 1;
       // What undo needs was said of the card passed before this one: it goes with the next decision.
       if (get().notice === 'undo') set({ notice: null });
-      if (action === 'like') {
-        set((state) => ({ lastPass: null, timers: { ...state.timers, pass: undefined } }));
-        const { allowance } = get();
-        if (!allowance || allowance.unlimited || allowance.remaining === null) return;
-        // The last one: the server says when the next comes back.
-        if (allowance.remaining <= 1) void get().loadAllowance();
-        else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
-        return;
-      }
-      const pass = setTimeout(() => set({ lastPass: null }), UNDO_WINDOW_MS);
-      set((state) => ({ lastPass: card, timers: { ...state.timers, pass } }));
+      // After a like there is nothing to undo; after a pass, that card, as the server would say.
+      offerUndo(action === 'like' ? null : card);
+      const { allowance } = get();
+      if (action !== 'like' || !allowance || allowance.unlimited || allowance.remaining === null) return;
+      // The last one: the server says when the next comes back.
+      if (allowance.remaining <= 1) void get().loadAllowance();
+      else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
     },
     likesRefused(resetsAt) {
       const { allowance } = get();
@@ -106,10 +135,14 @@ export const usePlan = create<PlanState>()((set, get) => {
       set({ notice: 'likes' });
     },
     async undo() {
+      const meant = get().lastPass;
+      if (!meant) return null;
+      changes += 1;
       try {
-        const { card } = await api.undo();
-        clearTimeout(get().timers.pass);
-        set({ lastPass: null });
+        const { card } = await api.undo(meant.id);
+        offerUndo(null);
+        // The pass before it may be undone next, while it is within the window.
+        void get().loadUndo();
         return card;
       } catch (error) {
         if (error instanceof ApiError && error.code === 'subscription_required') {
@@ -117,7 +150,9 @@ export const usePlan = create<PlanState>()((set, get) => {
           return null;
         }
         if (error instanceof ApiError && error.code === 'nothing_to_undo') {
-          set({ lastPass: null });
+          // Another phone reacted since, or the window closed: the server says what undo would do now.
+          offerUndo(null);
+          void get().loadUndo();
           return null;
         }
         throw error;

@@ -1,3 +1,4 @@
+import { Id } from './common';
 import { DeckCard } from './users';
 import { z } from './zod';
 
@@ -42,6 +43,21 @@ export const UndoResult = z.object({
   card: DeckCard,
 });
 export type UndoResult = z.infer<typeof UndoResult>;
+
+/**
+ * `POST /api/matching/undo/`'s body, optional: the person the client means to bring back. Undo then
+ * takes back my last reaction only if it is about them, so that a pass made on another phone since is
+ * not what comes back; without it (older clients), whatever the last reaction is.
+ */
+export const UndoInput = z.object({ user_id: Id.optional() });
+export type UndoInput = z.infer<typeof UndoInput>;
+
+/** `GET /api/matching/undo/`: the card an undo would bring back now, and when that chance ends; both null when there is nothing to undo. */
+export const Undoable = z.object({
+  card: DeckCard.nullable(),
+  expires_at: z.string().nullable(),
+});
+export type Undoable = z.infer<typeof Undoable>;
 
 /** `GET /api/payments/subscription/`: the plan as the subscribe page shows it. */
 export const SubscriptionState = z.object({

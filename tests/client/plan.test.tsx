@@ -4,7 +4,8 @@
  * with and without the plan, and the deck's notices and refusal of a like with none left. (The same
  * screens against the real server: tests/e2e/paid-plan.test.ts.)
  */
-import { act, cleanup, fireEvent, renderHook, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, renderHook, screen, waitFor, within } from '@testing-library/react';
+import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
@@ -16,6 +17,7 @@ import { ApiError } from '../../client/lib/api';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
+import { Home } from '../../client/pages/app/Home';
 import { Likes } from '../../client/pages/app/Likes';
 import { Subscribe } from '../../client/pages/app/Subscribe';
 import { useDeck } from '../../client/stores/deck';
@@ -45,6 +47,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
   cleanup();
+  vi.unstubAllGlobals();
   localStorage.clear();
   usePlan.getState().reset();
   useLikes.getState().reset();
@@ -272,5 +275,101 @@ describe('the deck and the plan', () => {
     usePlan.setState({ allowance: { unlimited: true, limit: null, remaining: null, resets_at: null } });
     const { container } = renderAt('/app/home/', <DeckPlanNotice />);
     expect(container.textContent).toBe('');
+  });
+});
+
+describe('undo, as the server can undo', () => {
+  const [leo, noa, mia] = [card(5, 'Leo'), card(6, 'Noa'), card(7, 'Mia')];
+
+  /**
+   * The server's side of the deck for a subscriber, over a stubbed fetch: one card in the deck, and
+   * `passes` (latest first) that undo can take back, one at a time and only the one named. Records the
+   * `user_id` of each undo and how often the client asked what undo would bring back.
+   */
+  function serve(passes: DeckCard[]) {
+    const sent: unknown[] = [];
+    let asked = 0;
+    vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
+      const route = `${init.method} ${new URL(path, 'http://app').pathname}`;
+      if (route === 'GET /api/matching/allowance/') return Response.json({ unlimited: true, limit: null, remaining: null, resets_at: null });
+      if (route === 'GET /api/users/matching-profiles/') return Response.json({ results: [mia], next: null });
+      if (route === 'GET /api/matching/undo/') {
+        asked += 1;
+        return Response.json({ card: passes[0] ?? null, expires_at: passes[0] ? new Date(Date.now() + 60_000).toISOString() : null });
+      }
+      if (route === 'POST /api/matching/undo/') {
+        const { user_id } = JSON.parse(String(init.body)) as { user_id?: number };
+        sent.push(user_id);
+        if (!passes[0] || passes[0].id !== user_id) return Response.json({ detail: 'Nothing.', code: 'nothing_to_undo' }, { status: 409 });
+        return Response.json({ undone: 'skip', card: passes.shift() });
+      }
+      return Response.json({ detail: 'Not found.' }, { status: 404 });
+    });
+    return { sent, asked: () => asked };
+  }
+
+  const undoButton = () => screen.getByRole('button', { name: en['deck.undo'] });
+  const usable = () => undoButton().getAttribute('aria-disabled') === 'false';
+  const onTop = () => useDeck.getState().current?.id;
+
+  it('opened after a reload, the deck offers back what the server would, and again after each undo', async () => {
+    useSession.setState({ user: user(true) });
+    const server = serve([leo, noa]);
+    renderAt('/app/home/', <Suspense fallback={null}><Home /></Suspense>);
+    await waitFor(() => expect(onTop()).toBe(mia.id));
+    await waitFor(() => expect(usable()).toBe(true));
+
+    await act(async () => fireEvent.click(undoButton()));
+    await waitFor(() => expect(onTop()).toBe(leo.id));
+    // The pass before it, within the window too.
+    await waitFor(() => expect(usable()).toBe(true));
+    await act(async () => fireEvent.click(undoButton()));
+    await waitFor(() => expect(onTop()).toBe(noa.id));
+    await waitFor(() => expect(server.asked()).toBe(3));
+    expect(usable()).toBe(false);
+    expect(server.sent).toEqual([leo.id, noa.id]);
+    expect(useDeck.getState().queue?.map((each) => each.id)).toEqual([leo.id, mia.id]);
+  });
+
+  it('asks again when another phone passed on someone since, and brings back who the server names', async () => {
+    useSession.setState({ user: user(true) });
+    useDeck.setState({ current: mia, queue: [], exiting: null });
+    // Leo was passed on here; Noa since, on the other phone.
+    usePlan.getState().reacted(leo, 'skip');
+    const server = serve([noa]);
+    renderAt('/app/home/', <UndoButton />);
+    expect(usable()).toBe(true);
+
+    await act(async () => fireEvent.click(undoButton()));
+    expect(server.sent).toEqual([leo.id]);
+    expect(onTop()).toBe(mia.id);
+    await waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(noa.id));
+    expect(usable()).toBe(true);
+    await act(async () => fireEvent.click(undoButton()));
+    await waitFor(() => expect(onTop()).toBe(noa.id));
+    expect(server.sent).toEqual([leo.id, noa.id]);
+  });
+
+  it('keeps what this tab passed on over an answer asked before it', async () => {
+    useSession.setState({ user: user(true) });
+    serve([noa]);
+    const asking = usePlan.getState().loadUndo();
+    usePlan.getState().reacted(leo, 'dislike');
+    await asking;
+    expect(usePlan.getState().lastPass?.id).toBe(leo.id);
+  });
+
+  it('closes the window when the server says it closes', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      useSession.setState({ user: user(true) });
+      vi.stubGlobal('fetch', async () => Response.json({ card: leo, expires_at: new Date(Date.now() + 1000).toISOString() }));
+      await usePlan.getState().loadUndo();
+      expect(usePlan.getState().lastPass?.id).toBe(leo.id);
+      vi.advanceTimersByTime(1001);
+      expect(usePlan.getState().lastPass).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

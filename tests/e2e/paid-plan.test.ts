@@ -2,10 +2,10 @@
  * What the paid plan buys, in Debian's Chromium on a phone-sized screen against the real server:
  * "Likes you" shows blurred placeholders and the upgrade call to a free user; after subscribing
  * through the local test checkout the same page shows the people, and a like from there opens the
- * match overlay. On the deck: undo brings a passed card back, and a free user out of likes is told
- * when they come back, until a plan bought on their other phone lifts it at once. "Manage
- * subscription" leads to the test portal, whose cancellation ends the perks; the subscribe page then
- * promises no second free trial. Screenshots land in tests/e2e/artifacts/paid-*.png.
+ * match overlay. On the deck: undo brings a passed card back, after a reload too, and a free user out
+ * of likes is told when they come back, until a plan bought on their other phone lifts it at once.
+ * "Manage subscription" leads to the test portal, whose cancellation ends the perks; the subscribe page
+ * then promises no second free trial. Screenshots land in tests/e2e/artifacts/paid-*.png.
  */
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -240,6 +240,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {
     const me = await makeCompletedUser(app.server, { name: 'Ari' });
     await subscribeThroughTestCheckout(app.server, me, 'yearly');
+    // Two to see, so that the deck is not empty after the pass, whether or not other tests ran first.
+    await Promise.all(['Eli', 'Fer'].map((name) => makeCompletedUser(app.server, { name })));
     const { page, shot } = await phoneFor(me);
     await page.goto(`${app.server.url}/app/home/`);
     const card = page.getByTestId('swipe-card');
@@ -247,6 +249,12 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const first = await card.getAttribute('data-card-id');
     await page.getByRole('button', { name: en['deck.skip'] }).click();
     await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
+    // Reloaded, the tab no longer remembers the pass: the server says what undo would bring back.
+    const asked = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/matching/undo/' && response.ok());
+    await page.reload();
+    await asked;
+    await card.waitFor();
+    expect(await card.getAttribute('data-card-id')).not.toBe(first);
     const undo = page.getByRole('button', { name: en['deck.undo'] });
     await expect.poll(() => undo.isEnabled()).toBe(true);
     await shot('08-deck-undo-ready');

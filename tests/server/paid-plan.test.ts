@@ -37,7 +37,8 @@ function planApi(server: TestServer) {
     react: (from: TestUser, to: TestUser, response: Response) =>
       api.post('/api/matching/', { token: from.token, json: { response, other: to.id } }),
     likes: (user: TestUser, query = '') => api.get(`/api/users/me/likes/${query}`, { token: user.token }),
-    undo: (user: TestUser) => api.post('/api/matching/undo/', { token: user.token, json: {} }),
+    undo: (user: TestUser, json: unknown = {}) => api.post('/api/matching/undo/', { token: user.token, json }),
+    undoable: (user: TestUser) => api.get('/api/matching/undo/', { token: user.token }),
     allowance: (user: TestUser) => api.get('/api/matching/allowance/', { token: user.token }),
     subscription: (user: TestUser) => api.get('/api/payments/subscription/', { token: user.token }),
     portal: (user: TestUser) => api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} }),
@@ -260,6 +261,93 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await kindOf(server, me, blocked!)).toBe('dislike');
   });
 
+  it('tells a subscriber what undo would bring back and until when: after an undo, the pass before it', async () => {
+    const me = await makeCompletedUser(server);
+    const noPlan = await api().undoable(me);
+    expect(noPlan.status).toBe(403);
+    expect(noPlan.body.code).toBe('subscription_required');
+    await subscribeThroughTestCheckout(server, me);
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+
+    const first = await makeCompletedUser(server, { name: 'Noa', bio: 'First' });
+    const second = await makeCompletedUser(server, { name: 'Leo', bio: 'Second' });
+    await reacted(server, me, first, 'dislike');
+    const passedAt = Date.now();
+    await reacted(server, me, second, 'skip');
+    const told = await api().undoable(me);
+    expect(told.status, JSON.stringify(told.body)).toBe(200);
+    expect(told.body).toEqual({
+      card: { id: second.id, name: 'Leo', age: 28, bio: 'Second', image: expect.stringMatching(/^\/media\//) },
+      expires_at: expect.any(String),
+    });
+    // The window closes UNDO_WINDOW_MS after the pass (within this test's own time).
+    expect(Date.parse(told.body.expires_at) - passedAt).toBeGreaterThanOrEqual(UNDO_WINDOW_MS);
+    expect(Date.parse(told.body.expires_at) - Date.now()).toBeLessThanOrEqual(UNDO_WINDOW_MS);
+    // Asking takes nothing back.
+    expect(await kindOf(server, me, second)).toBe('skip');
+
+    expect((await api().undo(me, { user_id: second.id })).body.card.id).toBe(second.id);
+    expect((await api().undoable(me)).body.card).toMatchObject({ id: first.id, name: 'Noa' });
+
+    // Past the window, or after a like: nothing.
+    await server.app.db.execute(sql`
+      update reactions set updated_at = now() - ${UNDO_WINDOW_MS + 1000}::bigint * interval '1 millisecond'
+      where from_user_id = ${me.id}`);
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    await reacted(server, me, second, 'dislike');
+    expect((await api().undoable(me)).body.card?.id).toBe(second.id);
+    await reacted(server, me, await makeCompletedUser(server), 'like');
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+  });
+
+  it('tells nothing to bring back about someone now hidden', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me);
+    const blocked = await makeCompletedUser(server);
+    await reacted(server, me, blocked, 'skip');
+    expect((await api().undoable(me)).body.card?.id).toBe(blocked.id);
+    await client(server.url).post(`/api/users/${blocked.id}/block/`, { token: me.token });
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+  });
+
+  it('an undo naming a person takes back their pass only while it is the last reaction, and nothing else', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me);
+    const [onThisPhone, onTheOther] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    await reacted(server, me, onThisPhone!, 'dislike');
+    // Her other phone passes on someone after that: this phone still means the first one.
+    await reacted(server, me, onTheOther!, 'skip');
+    const mismatched = await api().undo(me, { user_id: onThisPhone!.id });
+    expect(mismatched.status).toBe(409);
+    expect(mismatched.body.code).toBe('nothing_to_undo');
+    expect(await kindOf(server, me, onThisPhone!)).toBe('dislike');
+    expect(await kindOf(server, me, onTheOther!)).toBe('skip');
+
+    // Bad bodies: a 400 that names the field, and nothing taken back.
+    for (const json of [{ user_id: 'x' }, { user_id: 0 }, { user_id: -3 }, { user_id: 1.5 }, { user_id: 2 ** 31 }]) {
+      const refused = await api().undo(me, json);
+      expect(refused.status, JSON.stringify(json)).toBe(400);
+      expect(refused.body).toEqual({ user_id: [expect.any(String)] });
+    }
+    for (const json of [[], 'x', { user_id: null }]) expect((await api().undo(me, json)).status, JSON.stringify(json)).toBe(400);
+    expect(await kindOf(server, me, onTheOther!)).toBe('skip');
+
+    // Named as the last, it comes back; then the one before it, named too.
+    expect((await api().undo(me, { user_id: onTheOther!.id })).body).toMatchObject({ undone: 'skip', card: { id: onTheOther!.id } });
+    expect((await api().undo(me, { user_id: onThisPhone!.id })).body).toMatchObject({ undone: 'dislike', card: { id: onThisPhone!.id } });
+    expect(await kindOf(server, me, onThisPhone!)).toBeNull();
+  });
+
+  it('an undo with no body at all, as older clients send it, takes back the last pass', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me);
+    const other = await makeCompletedUser(server);
+    await reacted(server, me, other, 'skip');
+    const undone = await client(server.url).post('/api/matching/undo/', { token: me.token });
+    expect(undone.status, JSON.stringify(undone.body)).toBe(200);
+    expect(undone.body.card.id).toBe(other.id);
+  });
+
   it('two undos at the same instant take back one reaction, not two', async () => {
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me);
@@ -327,6 +415,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     for (const [method, path] of [
       ['GET', '/api/users/me/likes/'],
       ['POST', '/api/matching/undo/'],
+      ['GET', '/api/matching/undo/'],
       ['GET', '/api/matching/allowance/'],
       ['GET', '/api/payments/subscription/'],
       ['POST', '/api/payments/stripe/create-portal-session/'],

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ReactionInput, ReactionResult } from '../../../shared/schemas/matching';
-import { LikeAllowance, UndoResult } from '../../../shared/schemas/plan';
-import { noBody } from '../../plugins/api-docs';
+import { LikeAllowance, Undoable, UndoInput, UndoResult } from '../../../shared/schemas/plan';
 import { currentUser } from '../../plugins/auth';
 import { freeDailyLikes, likeAllowance } from '../plan/service';
-import { react, undoLast } from './service';
+import { react, undoableNow, undoLast } from './service';
 
 const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -26,11 +25,17 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  // A subscriber's perk; it spends from the same per-minute budget as reactions.
+  // A subscriber's perk; it spends from the same per-minute budget as reactions. The body, optional
+  // (older clients send none, or `{}`), names the person the client means to bring back.
   app.post(
     '/api/matching/undo/',
-    { schema: { ...noBody, response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
-    async (request) => undoLast(app.db, currentUser(request).id),
+    { schema: { body: UndoInput.nullish(), response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
+    async (request) => undoLast(app.db, currentUser(request).id, request.body?.user_id),
+  );
+
+  // What that undo would bring back now: asked by a client that opens the deck, or has just undone one.
+  app.get('/api/matching/undo/', { schema: { response: { 200: Undoable } } }, async (request) =>
+    undoableNow(app.db, currentUser(request).id),
   );
 
   app.get('/api/matching/allowance/', { schema: { response: { 200: LikeAllowance } } }, async (request) =>

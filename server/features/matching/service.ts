@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Reaction, UNDO_WINDOW_MS } from '../../../shared/constants';
 import { ageOn } from '../../../shared/schemas/common';
-import type { UndoResult } from '../../../shared/schemas/plan';
+import type { Undoable, UndoResult } from '../../../shared/schemas/plan';
+import type { DeckCard } from '../../../shared/schemas/users';
 import type { MatchUser } from '../../../shared/events';
 import { analyticsEvents, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, PermissionDenied, ValidationError } from '../../errors';
@@ -225,7 +226,7 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
 
 export const NOTHING_TO_UNDO_DETAIL = serverText('nothing_to_undo');
 
-/** 409: the last reaction is a like, older than the undo window, or about someone no longer visible. */
+/** 409: the last reaction is a like, older than the undo window, about someone no longer visible, or not about the person named. */
 export class NothingToUndo extends ApiError {
   constructor() {
     super(409, { detail: NOTHING_TO_UNDO_DETAIL, code: 'nothing_to_undo' });
@@ -233,36 +234,75 @@ export class NothingToUndo extends ApiError {
 }
 
 /**
- * Takes back my last reaction when it is a dislike or a skip of the last UNDO_WINDOW_MS, for a
- * subscriber (`SubscriptionRequired` otherwise): the reaction is deleted, so the person is in my deck
- * again, and their card comes back for the client to put on top. Only the very last reaction counts:
- * after a like (a match or not) there is nothing to undo, until the next dislike or skip. Each undo
- * takes back one; the one before it may follow while it is within the window.
+ * What an undo would take back now, one row or none: my latest reaction, when it is a dislike or a
+ * skip of the last UNDO_WINDOW_MS about someone I may still see (a complete profile, `visibleTo`),
+ * with the columns of their card. Only the very last reaction counts: after a like (a match or not)
+ * there is nothing to undo, until the next dislike or skip.
+ */
+const undoable = (userId: number) => sql`
+  select last.to_user_id, last.kind, last.updated_at,
+    p.name, p.date_of_birth::text as date_of_birth, p.bio, p.image
+  from (
+    select to_user_id, kind, updated_at from ${reactions} where from_user_id = ${userId}
+    order by updated_at desc, to_user_id desc limit 1
+  ) last
+  join ${profiles} p on p.user_id = last.to_user_id and p.is_completed
+  where last.kind in ('dislike', 'skip')
+    and last.updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'
+    and ${visibleTo(userId, sql`last.to_user_id`)}`;
+
+type UndoableRow = {
+  to_user_id: number;
+  kind: 'dislike' | 'skip';
+  updated_at: Date | string;
+  name: string;
+  date_of_birth: string;
+  bio: string;
+  image: string | null;
+};
+
+const cardOf = (row: UndoableRow): DeckCard => ({
+  id: Number(row.to_user_id),
+  name: row.name,
+  age: ageOn(row.date_of_birth),
+  bio: row.bio,
+  image: row.image,
+});
+
+/**
+ * The card an undo would bring back now, and when the window to undo it closes, for a subscriber
+ * (`SubscriptionRequired` otherwise): how a client that did not see the pass (after a reload, or a
+ * pass on another phone), or that has just undone one, learns what undo would do next.
+ */
+export async function undoableNow(db: Db, userId: number): Promise<Undoable> {
+  await requireSubscription(db, userId);
+  const [row] = rowsOf<UndoableRow>(await db.execute(undoable(userId)));
+  if (!row) return { card: null, expires_at: null };
+  return { card: cardOf(row), expires_at: new Date(new Date(row.updated_at).getTime() + UNDO_WINDOW_MS).toISOString() };
+}
+
+/**
+ * Takes back what `undoable` names, for a subscriber (`SubscriptionRequired` otherwise): the reaction
+ * is deleted, so the person is in my deck again, and their card comes back for the client to put on
+ * top. Each undo takes back one; the one before it may follow while it is within the window. With
+ * `expected`, only if that is who it names: the client means the card it shows, and a pass made on
+ * another phone since is not what it should bring back (`NothingToUndo`, and the client asks again).
  *
  * One statement: it deletes the row only if it is still the one it chose (same kind and time), so an
  * undo racing a new reaction to the same person, or a second undo, takes back nothing twice.
  */
-export async function undoLast(db: Db, userId: number): Promise<UndoResult> {
+export async function undoLast(db: Db, userId: number, expected?: number): Promise<UndoResult> {
   await requireSubscription(db, userId);
-  const [row] = rowsOf<{ kind: 'dislike' | 'skip'; id: number; name: string; date_of_birth: string; bio: string; image: string | null }>(
+  const [row] = rowsOf<UndoableRow>(
     await db.execute(sql`
-      with last as (
-        select to_user_id, kind, updated_at from ${reactions} where from_user_id = ${userId}
-        order by updated_at desc, to_user_id desc limit 1
-      )
+      with target as (${undoable(userId)})
       delete from ${reactions} r
-      using last, ${profiles} p
-      where r.from_user_id = ${userId} and r.to_user_id = last.to_user_id
-        and r.kind = last.kind and r.updated_at = last.updated_at
-        and r.kind in ('dislike', 'skip')
-        and r.updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'
-        and p.user_id = r.to_user_id and p.is_completed
-        and ${visibleTo(userId, sql`r.to_user_id`)}
-      returning r.kind, p.user_id as id, p.name, p.date_of_birth::text as date_of_birth, p.bio, p.image`),
+      using target
+      where r.from_user_id = ${userId} and r.to_user_id = target.to_user_id
+        and r.kind = target.kind and r.updated_at = target.updated_at
+        ${expected === undefined ? sql`` : sql`and target.to_user_id = ${expected}`}
+      returning target.*`),
   );
   if (!row) throw new NothingToUndo();
-  return {
-    undone: row.kind,
-    card: { id: Number(row.id), name: row.name, age: ageOn(row.date_of_birth), bio: row.bio, image: row.image },
-  };
+  return { undone: row.kind, card: cardOf(row) };
 }
