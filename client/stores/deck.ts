@@ -3,6 +3,7 @@ import { DECK_MATCH_OVERLAY_MS, DECK_REFILL_AT, type Reaction, SWIPE_EXIT_MS } f
 import type { MatchUser } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
+import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
@@ -51,8 +52,9 @@ interface DeckState {
   /** The next cards from the server, behind the ones already queued. */
   refill: () => Promise<void>;
   /**
-   * New people are here (`deck:refresh`): the server's fresh cards replace the queue behind the card
-   * on screen, which stays where it is.
+   * People came or went (`deck:refresh`), or events may have been missed (a reconnect): the server's
+   * fresh cards replace the queue behind the card on screen, which stays where it is unless its person
+   * is found gone from the deck.
    */
   refresh: () => Promise<void>;
   /** Sends the current card away; answers the reaction's request (null when there was nothing to act on). */
@@ -127,8 +129,11 @@ export const useDeck = create<DeckState>()((set, get) => {
     return request;
   }
 
-  /** One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile. */
-  function requestDeck(apply: (cards: DeckCard[]) => void) {
+  /**
+   * One deck request at a time; `apply` gets its cards less anyone reacted to meanwhile, and whether the
+   * deck goes on past them (the page is full) or they are all of it.
+   */
+  function requestDeck(apply: (cards: DeckCard[], more: boolean) => void) {
     const running = get().deckRequest;
     if (running) return running;
     const sameSession = sessionCheck();
@@ -143,7 +148,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         if (!sameSession()) return;
         const decided = get().decidedDuringRequest;
         set({ failed: false });
-        apply(page.results.filter((card) => !decided.has(card.id)));
+        apply(page.results.filter((card) => !decided.has(card.id)), page.next !== null);
       } catch (error) {
         if (!sameSession()) return;
         console.error('Could not load profiles', error);
@@ -177,11 +182,29 @@ export const useDeck = create<DeckState>()((set, get) => {
       });
     },
     refresh() {
-      return requestDeck((cards) => {
-        const { current } = get();
+      const onScreen = get().current?.id;
+      const sameSession = sessionCheck();
+      return requestDeck((cards, more) => {
+        const { current, exiting } = get();
         const fresh = cards.filter((card) => card.id !== current?.id);
-        if (current) set({ queue: fresh });
-        else set({ current: fresh[0] ?? null, queue: fresh.slice(1) });
+        if (!current) {
+          set({ current: fresh[0] ?? null, queue: fresh.slice(1) });
+          return;
+        }
+        set({ queue: fresh });
+        // Among them; or left out but staying: on its way out (decided), or come up since the request
+        // went out (an undo that its answer may predate).
+        if (fresh.length < cards.length || exiting || current.id !== onScreen) return;
+        // The whole deck, without them: they left the event, blocked me or were banned, and the card
+        // goes as with `person:gone`. A full page may just end before them: then only a 404 for that
+        // one person (a block, a ban, a deleted account) says they are gone.
+        if (!more) {
+          get().forget(current.id);
+          return;
+        }
+        void api.profile(current.id).catch((error: unknown) => {
+          if (error instanceof NotFound && sameSession()) get().forget(current.id);
+        });
       });
     },
     react: (other, action) => send(other, action, { answerShowsMatch: true }),

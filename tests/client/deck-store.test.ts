@@ -2,10 +2,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { DeckCard } from '../../shared/schemas/users';
+import { NotFound } from '../../client/lib/api';
+import { api } from '../../client/lib/api-app';
 import { useDeck } from '../../client/stores/deck';
 
+const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
+
 describe('the deck store', () => {
-  afterEach(() => useDeck.getState().reset());
+  afterEach(() => {
+    vi.restoreAllMocks();
+    useDeck.getState().reset();
+  });
 
   it('shows a match overlay once, whichever of the HTTP answer and the socket event comes first', () => {
     const deck = useDeck.getState();
@@ -72,7 +79,6 @@ describe('the deck store', () => {
   it('brings a card whose decision did not count back from its way out, and never shows the next one meanwhile', async () => {
     vi.useFakeTimers();
     try {
-      const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
       const [hal, gus] = [card(1, 'Hal'), card(2, 'Gus')];
       useDeck.setState({ current: hal, queue: [gus] });
       // No server here: the like does not reach one, and comes back while the card is still flying out.
@@ -90,5 +96,62 @@ describe('the deck store', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('takes the card on screen away when a refresh holds the whole deck without it, as when the person is gone', async () => {
+    const [hal, gus, ivy] = [card(1, 'Hal'), card(2, 'Gus'), card(3, 'Ivy')];
+    // Hal left the event (or blocked me while this phone was offline): the room's deck is Gus and Ivy.
+    const deck = vi.spyOn(api, 'deck').mockResolvedValue({ results: [gus, ivy], next: null });
+    const profile = vi.spyOn(api, 'profile');
+    useDeck.setState({ queue: [gus], current: hal });
+    await useDeck.getState().refresh();
+    expect(useDeck.getState()).toMatchObject({ current: gus, queue: [ivy], exiting: null });
+    // The whole deck was in the answer: nobody needed asking about.
+    expect(profile).not.toHaveBeenCalled();
+
+    // Still there: it stays where it is, and the queue behind it is the fresh one.
+    deck.mockResolvedValue({ results: [hal, gus, ivy], next: null });
+    await useDeck.getState().refresh();
+    expect(useDeck.getState()).toMatchObject({ current: gus, queue: [hal, ivy] });
+
+    // Brought back by an undo while the request was out, whose answer predates it: it stays.
+    let answer!: (page: { results: DeckCard[]; next: null }) => void;
+    deck.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    const refreshed = useDeck.getState().refresh();
+    await vi.waitFor(() => expect(deck).toHaveBeenCalledTimes(3));
+    useDeck.getState().restore(ivy);
+    answer({ results: [gus, hal], next: null });
+    await refreshed;
+    expect(useDeck.getState()).toMatchObject({ current: ivy, queue: [gus, hal] });
+
+    // On its way out (decided, so not in the answer): no jump, its exit brings up the next card, once.
+    vi.useFakeTimers();
+    try {
+      vi.spyOn(api, 'react').mockResolvedValue({ match: false, conversation_id: null });
+      deck.mockResolvedValue({ results: [gus, hal], next: null });
+      void useDeck.getState().act('dislike');
+      await useDeck.getState().refresh();
+      expect(useDeck.getState()).toMatchObject({ current: ivy, exiting: { id: ivy.id }, queue: [gus, hal] });
+      vi.advanceTimersByTime(SWIPE_EXIT_MS);
+      expect(useDeck.getState()).toMatchObject({ current: gus, queue: [hal], exiting: null });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('asks about the card on screen when a full page of the deck does not hold it, and takes it away only if its person is gone', async () => {
+    const [hal, gus, ivy] = [card(1, 'Hal'), card(2, 'Gus'), card(3, 'Ivy')];
+    // A full page: the deck goes on past it, where Hal may still be.
+    vi.spyOn(api, 'deck').mockResolvedValue({ results: [gus, ivy], next: 'more' });
+    const profile = vi.spyOn(api, 'profile').mockResolvedValue({ id: hal.id } as Awaited<ReturnType<typeof api.profile>>);
+    useDeck.setState({ queue: [], current: hal });
+    await useDeck.getState().refresh();
+    await vi.waitFor(() => expect(profile).toHaveBeenCalledWith(hal.id));
+    expect(useDeck.getState()).toMatchObject({ current: hal, queue: [gus, ivy] });
+
+    // Banned, or blocked me: their profile is not found any more, and the card goes.
+    profile.mockRejectedValue(new NotFound(404, 'Not found.'));
+    await useDeck.getState().refresh();
+    await vi.waitFor(() => expect(useDeck.getState()).toMatchObject({ current: gus, queue: [ivy] }));
   });
 });
