@@ -758,7 +758,7 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   });
 
-  it('says when the free trial of a first test checkout ends; a second one has none to say', async () => {
+  it('says when the free trial of a first test checkout ends; a second one renews a month or a year on', async () => {
     const api = client(server.url);
     const user = await makeUser(server);
     const plan = async () => (await api.get('/api/payments/subscription/', { token: user.token })).body;
@@ -776,7 +776,19 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     await cancelThroughTestPortal(server, user);
     expect(await plan()).toMatchObject({ active: false, trial_ends_at: null, renews_at: null, ends_at: null });
     expect((await api.post(testCheckout(await startCheckout(user), 'complete/'), { token: user.token })).status).toBe(200);
-    expect(await plan()).toMatchObject({ active: true, trial_ends_at: null, ends_at: null });
+    expect(await plan()).toMatchObject({ active: true, period: 'monthly', trial_ends_at: null, ends_at: null });
+    // Paid at once, on the same day of the next month (or that month's last day).
+    const renewal = (monthsOn: number) => {
+      const today = new Date();
+      const day = Math.min(today.getUTCDate(), new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + monthsOn + 1, 0)).getUTCDate());
+      return `${new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + monthsOn, day)).toISOString().slice(0, 10)}`;
+    };
+    expect(String((await plan()).renews_at).slice(0, 10)).toBe(renewal(1));
+
+    await cancelThroughTestPortal(server, user);
+    expect((await api.post(testCheckout(await startCheckout(user, lookupKeys.yearly), 'complete/'), { token: user.token })).status).toBe(200);
+    expect(await plan()).toMatchObject({ active: true, period: 'yearly', trial_ends_at: null, ends_at: null });
+    expect(String((await plan()).renews_at).slice(0, 10)).toBe(renewal(12));
   });
 
   it('Cancel: back on the cancel URL, not subscribed, and the session cannot be completed', async () => {

@@ -193,7 +193,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       schema: finish,
       onRequest: app.authenticate,
       handler: async (request) => {
-        const finished = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id);
+        const finished = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id, config.stripe.lookupKeys);
         if (!finished) throw new NotFound();
         if (finished.event) tellOwner(finished.event);
         return { url: finished.url };

@@ -277,6 +277,11 @@ export function stripeSubscriptionSource(stripe: Stripe): SubscriptionSource {
 export interface EventOrigin {
   provider: 'stripe' | 'local';
   latest: SubscriptionSource | null;
+  /**
+   * The local stand-in's: the yearly plan's lookup key. A test subscription bought with no trial
+   * renews a year on when its checkout was for it, a month on otherwise, as Stripe's would.
+   */
+  yearlyLookupKey?: string;
 }
 
 export const LOCAL_EVENTS: EventOrigin = { provider: 'local', latest: null };
@@ -489,7 +494,9 @@ async function completeCheckout(
   const current = origin.latest ? await origin.latest(subscription) : null;
   if (origin.latest && !current) return ignored('a subscription Stripe does not have');
   const status = current?.status ?? 'active';
-  const dates = current ? planDates(current) : localPlanDates(await localCheckoutTrialDays(tx, checkout));
+  const dates = current
+    ? planDates(current)
+    : localPlanDates(await localCheckoutTrialDays(tx, checkout), checkout.lookupKey === origin.yearlyLookupKey ? 12 : 1);
 
   await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
   if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
@@ -573,10 +580,20 @@ function planDates(subscription: StripeSubscription): PlanDates {
 }
 
 /** A local test checkout's plan: the free trial it came with ends, and the plan renews, that many days on. */
-function localPlanDates(trialDays: number): PlanDates {
-  if (trialDays === 0) return NO_PLAN_DATES;
+function localPlanDates(trialDays: number, periodMonths: number): PlanDates {
+  if (trialDays === 0) return { planTrialEndsAt: null, planRenewsAt: monthsLater(new Date(), periodMonths), planEndsAt: null };
   const trialEnd = new Date(Date.now() + trialDays * 86_400_000);
   return { planTrialEndsAt: trialEnd, planRenewsAt: trialEnd, planEndsAt: null };
+}
+
+/** `months` on from `from`, on the same day, or the month's last when it has none (31 January → 28 or 29 February), as Stripe bills. */
+function monthsLater(from: Date, months: number): Date {
+  const later = new Date(from);
+  later.setUTCDate(1);
+  later.setUTCMonth(later.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(later.getUTCFullYear(), later.getUTCMonth() + 1, 0)).getUTCDate();
+  later.setUTCDate(Math.min(from.getUTCDate(), lastDay));
+  return later;
 }
 
 async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
@@ -649,7 +666,13 @@ export interface FinishedCheckout {
  * through the webhook's own handler. Its id is derived from the session's, so a second click changes
  * nothing. Answers the success address and what the event did, or null for a session that is not theirs.
  */
-export async function completeLocalCheckout(db: Db, publicUrl: string, id: string, userId: number): Promise<FinishedCheckout | null> {
+export async function completeLocalCheckout(
+  db: Db,
+  publicUrl: string,
+  id: string,
+  userId: number,
+  lookupKeys: { yearly: string },
+): Promise<FinishedCheckout | null> {
   const checkout = await findLocalCheckout(db, id, userId);
   if (!checkout) return null;
   if (checkout.status === 'canceled') throw new Conflict(CHECKOUT_CANCELED, 'checkout_canceled');
@@ -670,7 +693,7 @@ export async function completeLocalCheckout(db: Db, publicUrl: string, id: strin
       },
     },
   };
-  const event = await handleStripeEvent(db, completed, LOCAL_EVENTS);
+  const event = await handleStripeEvent(db, completed, { ...LOCAL_EVENTS, yearlyLookupKey: lookupKeys.yearly });
   return { url: successUrl(publicUrl, id), event };
 }
 
