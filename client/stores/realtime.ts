@@ -2,7 +2,7 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { t } from '../lib/i18n';
-import { connectSocket, disconnectSocket, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
+import { connectSocket, disconnectSocket, isConnected, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
 import { refreshWhenVisible } from '../lib/when-visible';
 import { chatToastKey, useChat } from './chat';
@@ -231,8 +231,14 @@ export function startRealtime(token: string) {
     // Banned: the socket drops next, and the login page says why.
     onEvent('account:suspended', () => endRevokedSession('suspended')),
     // Back in view: the user as the server has them now, in case an `account:changed` was missed while
-    // the socket slept with the phone.
-    refreshWhenVisible(() => void useSession.getState().loadUser(), USER_REFRESH_MS),
+    // the socket slept with the phone; and who is online, which the socket has to answer in time: one
+    // that died while the phone slept, though it still counts as connected, is dropped at once when
+    // it does not (`lib/socket.ts`), and connects again and catches up, rather than 45 s on, when the
+    // server's pings are missed.
+    refreshWhenVisible(() => {
+      void useSession.getState().loadUser();
+      if (isConnected()) void usePresence.getState().refresh();
+    }, USER_REFRESH_MS),
   ];
 }
 

@@ -1,8 +1,10 @@
 // @vitest-environment jsdom
 /**
- * The network comes back: the socket connects at once, not when socket.io's backoff next fires (up to
- * 5 s later). A real Socket.IO server on a free port, the app's own socket module as the client, and
- * socket.io's timers frozen (fake), so that the only way back is the `online` the device reports.
+ * The socket's way back. The network comes back: it connects at once, not when socket.io's backoff
+ * next fires (up to 5 s later). A connection dead without knowing it (a phone woken, a Wi-Fi that lost
+ * its way out) is dropped as soon as a request over it goes unanswered in time. A real Socket.IO server
+ * on a free port, the app's own socket module as the client, and socket.io's timers frozen (fake):
+ * nothing happens by socket.io's own clock unless the test moves it.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 
 declare const jsdom: { reconfigure(options: { url: string }): void };
 
-const { connectSocket, disconnectSocket, useConnection } = await import('../../client/lib/socket');
+const { connectSocket, disconnectSocket, listOnlinePartners, SEND_ACK_TIMEOUT_MS, useConnection } = await import('../../client/lib/socket');
 
 const http = createServer();
 const io = new Server(http, { path: '/socket.io/' });
@@ -55,4 +57,15 @@ it('connects at once when the device says the network is back, without waiting o
   await connectedIs(true);
   expect(connections).toHaveLength(2);
   expect(useConnection.getState().lost).toBe(false);
+});
+
+it('drops a connection that does not answer in time, so that it connects again', { timeout: 10_000 }, async () => {
+  // Connected (the test above), to a server that never answers this one: as if the connection were dead.
+  expect(useConnection.getState().connected).toBe(true);
+  const asked = listOnlinePartners();
+  const refused = expect(asked).rejects.toThrow();
+  await vi.advanceTimersByTimeAsync(SEND_ACK_TIMEOUT_MS);
+  await refused;
+  await connectedIs(false);
+  expect(useConnection.getState().lost).toBe(true);
 });
