@@ -40,6 +40,7 @@ export const toast = {
   info: raise('info'),
   /** A chat message that came while its conversation was not on screen. */
   message: raise('message'),
-  /** One toast, or all of them. */
-  dismiss: (id?: number) => useToasts.setState((state) => ({ toasts: id === undefined ? [] : state.toasts.filter((item) => item.id !== id) })),
+  /** One toast (by its id, or its key), or all of them. */
+  dismiss: (which?: number | string) =>
+    useToasts.setState((state) => ({ toasts: which === undefined ? [] : state.toasts.filter((item) => item.id !== which && item.key !== which) })),
 };

@@ -653,6 +653,9 @@ export const useChat = create<ChatState>()((set, get) => {
       const detail = thread?.detail ?? keptThreads()?.[id]?.detail;
       const ended = { name: name ?? detail?.name ?? '', userId: userId ?? detail?.other_user_id ?? null, byMe };
       set({ threads, drafts, ended: { ...state.ended, [id]: ended } });
+      // Its message toast goes with it: words from someone who then blocked or unmatched are not shown
+      // after the end, nor do they lead to a chat that is gone.
+      toast.dismiss(chatToastKey(id));
       // Messages of mine the server never stored go with the thread: ended by the partner, it says so.
       const unsent = thread?.messages.filter((message) => message.id < 0).length ?? 0;
       if (unsent === 0 || byMe) return;

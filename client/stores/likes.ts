@@ -25,9 +25,9 @@ interface LikesState {
    */
   answer: (card: DeckCard, action: 'like' | 'dislike') => Promise<void>;
   /**
-   * I answered `userId` on one of my phones or tabs (`deck:answered`), or we matched (`match:new`):
-   * they wait for my answer no longer. A subscriber's list says whether they were counted; without
-   * it, only a match (rare) is worth asking the count again for.
+   * I answered `userId` on one of my phones or tabs (`deck:answered`), we matched (`match:new`), or a
+   * block ended it either way: they wait for my answer no longer. A subscriber's list says whether they
+   * were counted; without it, only a match or a block (rare) is worth asking the count again for.
    */
   answered: (userId: number, matched: boolean) => void;
   reset: () => void;

@@ -8,6 +8,7 @@ import { useT } from '../lib/i18n';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
+import { useLikes } from './likes';
 import { onSignOut, sessionCheck } from './session';
 
 /** How an action that ends everything with a person came out. */
@@ -72,6 +73,8 @@ function removePerson(userId: number | null, conversationIds: number[], byMe: bo
   }
   if (userId === null) return;
   useDeck.getState().forget(userId);
+  // Nor among those who like me: out of the list, and the count asked again when they were not in it.
+  useLikes.getState().answered(userId, true);
   useSafety.setState((state) => (state.gone[userId] ? state : { gone: { ...state.gone, [userId]: true } }));
 }
 

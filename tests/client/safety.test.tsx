@@ -25,9 +25,11 @@ import { EndedChats } from '../../client/pages/app/EndedChats';
 import { Chat } from '../../client/pages/app/Chat';
 import { Matches } from '../../client/pages/app/Matches';
 import { Moderation } from '../../client/pages/app/moderation/Moderation';
-import { useChat } from '../../client/stores/chat';
+import { toast, useToasts } from '../../client/lib/toast';
+import { chatToastKey, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { useDeck } from '../../client/stores/deck';
+import { useLikes } from '../../client/stores/likes';
 import { conversationEnded, useSafety } from '../../client/stores/safety';
 import { useSession } from '../../client/stores/session';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
@@ -314,12 +316,19 @@ describe('the ⋮ menu', () => {
 });
 
 describe('match:removed', () => {
-  it('takes the conversation out of both lists, the chat store, the deck and an open profile', async () => {
+  it('takes the conversation out of both lists, the chat store, the deck, "likes you", its toast and an open profile', async () => {
     const { other, conversationId } = await matchedPair();
     await useChat.getState().open(conversationId);
-    useDeck.setState({ current: null, queue: [{ id: other.id, name: 'Ben', age: 30, bio: '', image: null }] });
+    const card = { id: other.id, name: 'Ben', age: 30, bio: '', image: null };
+    useDeck.setState({ current: null, queue: [card] });
+    // Ben liked me again since (a subscriber's list), and his last message is on a toast.
+    useLikes.setState({ count: 1, people: [card], next: null });
+    toast.message('you will regret this', { title: 'Ben', key: chatToastKey(conversationId) });
 
     conversationEnded(conversationId);
+    expect(useLikes.getState()).toMatchObject({ count: 0, people: [] });
+    expect(useToasts.getState().toasts.map((item) => item.message)).not.toContain('you will regret this');
+    useLikes.getState().reset();
     expect(useConversations.getState().started).toEqual([]);
     expect(useConversations.getState().empty).toEqual([]);
     expect(useChat.getState().threads[conversationId]).toBeUndefined();
