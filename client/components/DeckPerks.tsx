@@ -2,7 +2,8 @@ import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Language, Reaction } from '../../shared/constants';
-import { ApiError, LikesExhausted, mayPass } from '../lib/api';
+import { ApiError, LikesExhausted, mayPass, Throttled } from '../lib/api';
+import { errorMessage } from '../lib/errors';
 import { formatDateTime, formatTime, sameDay } from '../lib/format';
 import { type Translate, useLanguage, useT } from '../lib/i18n';
 import { toast } from '../lib/toast';
@@ -49,7 +50,8 @@ export function useDecide() {
               usePlan.getState().reacted(card, action);
             } else {
               restore(card);
-              toast.error(t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+              // Too fast (the limit on reactions a minute): how long to wait, which a retry now would not pass.
+              toast.error(error instanceof Throttled ? errorMessage(error, t) : t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
             }
           }
           // Any other refusal: the person is no longer there to decide about.

@@ -103,6 +103,20 @@ describe('the match overlay of a like from the deck', () => {
     expect(useDeck.getState().match).toBeNull();
   });
 
+  it('puts back a like refused by the limit on reactions, and says how long to wait rather than to try again', async () => {
+    const { Throttled } = await import('../../client/lib/api');
+    const tooFast = new Throttled(429, 'Request was throttled.');
+    tooFast.retryAfterSeconds = 41;
+    const answer = likeFromTheDeck();
+    answer.reject(tooFast);
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(deckIds()).toEqual([ben.id, cleo.id, dan.id]);
+    expect(toastError).toHaveBeenCalledTimes(1);
+    const said = String(toastError.mock.calls[0]![0]);
+    expect(said).toContain('41');
+    expect(said).not.toContain('Ben');
+  });
+
   it('leaves the match to a profile page whose own like is waiting for its answer (it shows its own overlay)', async () => {
     const answer = later<ReactionResult>();
     api.react.mockReturnValueOnce(answer.promise);
