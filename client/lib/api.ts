@@ -187,7 +187,7 @@ async function download(path: string): Promise<Blob> {
   } catch {
     // Not JSON: the status alone says what went wrong.
   }
-  const error = toError(response.status, parsed);
+  const error = toError(response.status, parsed, response.headers.get('Retry-After'));
   if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
   throw error;
 }

@@ -32,8 +32,10 @@ export function errorMessage(error: unknown, t: Translate): string {
   if (error instanceof Throttled) {
     const seconds = error.retryAfterSeconds;
     if (!seconds) return t('error.throttled');
-    // A wait of an hour reads as minutes, rounded up so that trying at the time said works.
-    return seconds < 60 ? t('error.throttledFor', { seconds }) : t('error.throttledForMinutes', { minutes: Math.ceil(seconds / 60) });
+    // A wait of an hour reads as minutes, a day's (the data export's) as hours, rounded up so that
+    // trying at the time said works.
+    if (seconds < 60) return t('error.throttledFor', { seconds });
+    return seconds <= 7200 ? t('error.throttledForMinutes', { minutes: Math.ceil(seconds / 60) }) : t('error.throttledForHours', { hours: Math.ceil(seconds / 3600) });
   }
   if (error instanceof NotFound) return t('error.notFound');
   if (error instanceof ApiError && error.status < 500 && error.detail) return error.detail;

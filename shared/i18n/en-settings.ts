@@ -29,6 +29,8 @@ export const enSettings = {
   'settings.export.text': 'Download a copy of your account, profile, photos, matches and conversations (a zip file).',
   'settings.export.submit': 'Download my data',
   'settings.export.busy': 'Preparing your download…',
+  // The data export's limit, a few a day: the only wait long enough to be said in hours.
+  'error.throttledForHours': 'Too many attempts. Try again in {hours} h.',
   'settings.blocked.text': 'The people you blocked cannot see you, and you do not see them. You can undo a block.',
   'settings.blocked.open': 'See blocked people',
   'settings.plan.text': 'Choose a plan, see your billing, or cancel.',

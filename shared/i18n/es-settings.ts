@@ -31,6 +31,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.export.text': 'Descarga una copia de tu cuenta, tu perfil, tus fotos, tus matches y tus conversaciones (un archivo zip).',
   'settings.export.submit': 'Descargar mis datos',
   'settings.export.busy': 'Preparando la descarga…',
+  'error.throttledForHours': 'Demasiados intentos. Vuelve a intentarlo en {hours} h.',
   'settings.blocked.text': 'Las personas que bloqueaste no te ven, ni tú a ellas. Puedes deshacer un bloqueo.',
   'settings.blocked.open': 'Ver personas bloqueadas',
   'settings.plan.text': 'Elige un plan, consulta tu facturación o cancélalo.',
