@@ -174,6 +174,29 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await shot('09-report');
   });
 
+  it('an e-mail whose domain alone is longer than the line, in the banner that asks to confirm it', async () => {
+    const email = `carla.maria.fernandez.lopez.de.la.vega.${Date.now()}@universidad-complutense-de-madrid.example.com`;
+    const carla = await makeCompletedUser(app.server, { name: 'Carla', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Carla', email });
+    const phone = await openPhone(app.browser, { token: carla.token, language: 'es' });
+    try {
+      await phone.page.setViewportSize({ width: 320, height: 640 });
+      await phone.page.goto(`${app.server.url}/app/home/`);
+      const banner = phone.page.locator('.verify-banner');
+      await banner.waitFor();
+      const parts = await banner.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        const part = (name: string) => element.querySelector(`.verify-banner-${name}`)!.getBoundingClientRect();
+        return { right: box.right, local: part('local').width, domain: part('domain').right };
+      });
+      // The name keeps its first letters (it was cut to nothing), and the domain ends inside the banner.
+      expect(parts.local).toBeGreaterThan(20);
+      expect(parts.domain).toBeLessThanOrEqual(parts.right);
+      await phone.page.screenshot({ path: path.join(ARTIFACTS, 'long-names-13-long-email-banner.png') });
+    } finally {
+      await phone.context.close();
+    }
+  });
+
   // Last: checked in, Ana's deck is the event's.
   it('an event named with one long word: its page, the list of events, its host screen and its edit form', async () => {
     const name = `${LONG}${LONG}`;
