@@ -286,6 +286,22 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await shot(page, 'profile-needs-date-360x740');
   });
 
+  it('keeps a first profile being written when the deck is tapped: it says to complete it first, and stays', async () => {
+    const newcomer = await makeUser(app.server, { firstName: 'Lola' });
+    const { page } = await openPhone(app.browser, { token: newcomer.token, language: 'es' });
+    await page.goto(`${app.server.url}/app/profile/`);
+    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.home'] }).click();
+    await page.locator('.toast', { hasText: es['profile.completeFirst'] }).waitFor();
+    expect(pathname(page)).toBe('/app/profile');
+    expect(await page.getByLabel(es['profile.bio']).inputValue()).toBe('Aquí por la música.');
+    expect(await discardSheet(page).count()).toBe(0);
+    await shot(page, 'profile-first-deck-tapped');
+    // A page open to a first profile (the events) is left as any other, asking first.
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.events'] }).click();
+    await discardSheet(page).waitFor();
+  });
+
   it('brings a field the save was refused for into view and focus, clear of the sticky save button (360×740)', async () => {
     const page = await phone();
     await page.setViewportSize({ width: 360, height: 740 });

@@ -16,6 +16,7 @@ import { Offline } from '../../components/Waiting';
 import { ApiError, ValidationError } from '../../lib/api';
 import { phoneTimeZone } from '../../lib/dates';
 import { errorMessage } from '../../lib/errors';
+import { allowedWithIncompleteProfile } from '../../lib/gating';
 import { getPendingJoin } from '../../lib/pending-join';
 import { useT } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -135,7 +136,7 @@ export function EditProfile() {
     setErrors(({ image: _, ...others }) => others);
   }, [hasPhoto]);
   useEffect(() => {
-    if (!dirty) return;
+    if (!dirty && !incomplete) return;
     // Leaving the app (a reload, the tab closed): the browser's own question.
     const onBeforeUnload = (event: BeforeUnloadEvent) => {
       event.preventDefault();
@@ -149,17 +150,26 @@ export function EditProfile() {
       const url = new URL(link.href);
       const here = (path: string) => path.replace(/\/+$/, '') === window.location.pathname.replace(/\/+$/, '');
       if (url.origin !== window.location.origin || here(url.pathname)) return;
+      // A first profile, and a page that needs it (the deck, the chats): its gate would bring the user
+      // straight back here, to a form emptied of what they had entered. They stay, and are told why.
+      if (incomplete && !allowedWithIncompleteProfile(url.pathname)) {
+        event.preventDefault();
+        event.stopPropagation();
+        toast.info(t('profile.completeFirst'), { key: FORM_TOAST });
+        return;
+      }
+      if (!dirty) return;
       event.preventDefault();
       event.stopPropagation();
       setLeavingTo(url.pathname + url.search);
     };
-    window.addEventListener('beforeunload', onBeforeUnload);
+    if (dirty) window.addEventListener('beforeunload', onBeforeUnload);
     document.addEventListener('click', onClick, true);
     return () => {
       window.removeEventListener('beforeunload', onBeforeUnload);
       document.removeEventListener('click', onClick, true);
     };
-  }, [dirty]);
+  }, [dirty, incomplete, t]);
   // Leaving by the phone's back gesture or button (or the browser's): the app's router would go at
   // once. While the form holds changes, the page is guarded as an overlay is (`useBackCloses`): an
   // entry of the same address lies on top of the history, going back over it asks, and staying puts
