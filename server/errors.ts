@@ -146,7 +146,7 @@ const statusDetails: Record<number, string> = {
 };
 
 /** A failure the error handler answers: the typed errors above, and the ones Fastify and zod raise. */
-function asApiError(error: FastifyError): ApiError | null {
+export function asApiError(error: FastifyError): ApiError | null {
   if (error instanceof ApiError) return error;
 
   if (hasZodFastifySchemaValidationErrors(error)) {

@@ -130,6 +130,23 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(rows.map((row) => row.firstName)).toEqual(['Marta']);
     });
 
+    it('says the e-mail is taken beside the other fields\' problems, not once they are mended', async () => {
+      const first = registration();
+      expect((await api.post('/api/auth/register/', { json: first })).status).toBe(201);
+      const again = registration({ username: ` ${String(first.username).toUpperCase()} `, password: 'password', password2: 'passw0rd', last_name: '' });
+      const response = await api.post('/api/auth/register/', { json: again });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        username: [EMAIL_TAKEN],
+        last_name: [expect.any(String)],
+        password: [TOO_COMMON],
+        password2: [MISMATCH],
+      });
+      // A new e-mail with the same problems: nothing said of it.
+      const fresh = await api.post('/api/auth/register/', { json: registration({ password: 'password', password2: 'password' }) });
+      expect(fresh.body).toEqual({ password: [TOO_COMMON] });
+    });
+
     it('creates exactly one account when the same e-mail registers twice at once', async () => {
       const body = registration();
       const responses = await Promise.all([1, 2, 3].map(() => api.post('/api/auth/register/', { json: body })));

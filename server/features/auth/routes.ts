@@ -1,3 +1,4 @@
+import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LoginInput, RegisterResponse, TokenResponse } from '../../../shared/schemas/auth';
 import type { Config } from '../../config';
@@ -5,7 +6,8 @@ import { requestLanguage } from '../../lib/language';
 import { currentUser } from '../../plugins/auth';
 import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
-import { login, register, rememberLanguage } from './service';
+import { asApiError } from '../../errors';
+import { login, register, rememberLanguage, withEmailTaken } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody } from '../../plugins/api-docs';
 import { addressOf } from '../../lib/limits';
@@ -35,7 +37,10 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   app.post('/api/auth/register/', {
     schema: { body: RegisterBody, response: { 201: RegisterResponse } },
     onRequest: app.limits.hook('register:ip', addressOf),
+    // A refused body is answered here, with its e-mail's being taken when it is (`withEmailTaken`).
+    attachValidation: true,
     handler: async (request, reply) => {
+      if (request.validationError) throw (await withEmailTaken(app.db, asApiError(request.validationError as FastifyError), request.body)) ?? request.validationError;
       const user = await register(app.db, request.body, hashOptions, requestLanguage(request));
       await app.analytics.record(user.id, 'signed_up');
       app.mailer.later(() => sendVerificationEmail(mail, user.id));

@@ -1,10 +1,10 @@
 import argon2 from 'argon2';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
-import type { RegisterInput } from '../../../shared/schemas/auth';
+import { RegisterInput } from '../../../shared/schemas/auth';
 import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
-import { type FieldMessages, PermissionDenied, ValidationError } from '../../errors';
+import { type ApiError, type FieldMessages, PermissionDenied, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { hashToken, newToken } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from './password-rules';
@@ -84,6 +84,19 @@ export async function createUser(
     });
     return user!;
   });
+}
+
+/**
+ * A register body refused by its schema (`RegisterBody`), with its e-mail said to be taken too when it
+ * is one: every bad field at once, so that a user who already has an account learns it with the rest,
+ * rather than once they have mended the password only to be told to sign in.
+ */
+export async function withEmailTaken(db: Db, refused: ApiError | null, body: unknown): Promise<ApiError | null> {
+  if (!(refused instanceof ValidationError) || refused.fields.username) return refused;
+  const email = RegisterInput.shape.username.safeParse((body as { username?: unknown } | null)?.username);
+  if (!email.success) return refused;
+  const [taken] = await db.select({ id: users.id }).from(users).where(eq(users.email, email.data));
+  return taken ? new ValidationError({ username: [EMAIL_TAKEN], ...refused.fields }) : refused;
 }
 
 export async function register(db: Db, input: RegisterInput, hashOptions: HashOptions, language: Language | null = null) {
