@@ -3,11 +3,12 @@
  * the moderators' summary. Beside `api.ts`, not in it, so that only the pages that make them load
  * them; the requests go out through `api.ts` all the same.
  */
+import type { EmailVerified } from '../../shared/schemas/account';
 import type { AnalyticsSummary } from '../../shared/schemas/analytics';
 import { http } from './api';
 
 export const accountApi = {
-  verifyEmail: (token: string) => http.post<{ detail: string }>('/api/auth/verify-email/', { token }),
+  verifyEmail: (token: string) => http.post<EmailVerified>('/api/auth/verify-email/', { token }),
   resendVerification: () => http.post<{ detail: string }>('/api/auth/verify-email/resend/'),
   requestPasswordReset: (email: string) => http.post<{ detail: string }>('/api/auth/password-reset/', { email }),
   checkPasswordReset: (token: string) => http.post<null>('/api/auth/password-reset/check/', { token }),

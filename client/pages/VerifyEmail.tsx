@@ -9,8 +9,11 @@ import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
 
-/** `unreachable`: no answer (no network, a server not up): the link may still be good, to try again. */
-type Outcome = 'checking' | 'done' | 'invalid' | 'unreachable';
+/**
+ * `unreachable`: no answer (no network, a server not up): the link may still be good, to try again.
+ * Verified, the address it was for.
+ */
+type Outcome = 'checking' | { verified: string } | 'invalid' | 'unreachable';
 
 // One request per token however often the page mounts (React's strict mode mounts twice): a second
 // request would find the link spent and contradict the first. One that got no answer may go again.
@@ -20,7 +23,7 @@ function verifyOnce(token: string): Promise<Outcome> {
   if (!verification) {
     verification = token
       ? accountApi.verifyEmail(token).then(
-          () => 'done' as const,
+          ({ email }) => ({ verified: email }),
           (error: unknown) => {
             if (refusedByServer(error)) return 'invalid' as const;
             verifications.delete(token);
@@ -40,6 +43,7 @@ export function VerifyEmail() {
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const signedIn = useSession((state) => Boolean(state.token));
   const verified = useSession((state) => state.user?.email_verified === true);
+  const myEmail = useSession((state) => state.user?.email);
   const loadUser = useSession((state) => state.loadUser);
   const [outcome, setOutcome] = useState<Outcome>('checking');
   /** `sent`, or why the new link could not be sent. */
@@ -66,9 +70,10 @@ export function VerifyEmail() {
           {t('verify.checking')}
         </p>
       )}
-      {outcome === 'done' && (
+      {typeof outcome === 'object' && (
         <p className="status-ok" role="status">
-          {t('verify.done')}
+          {/* Another account's link, opened where this one is signed in (a shared phone): said as such. */}
+          {signedIn && myEmail && myEmail !== outcome.verified ? t('verify.doneOther', { email: outcome.verified }) : t('verify.done')}
         </p>
       )}
       {/* A spent link opened again by someone whose address is verified: nothing is wrong. */}

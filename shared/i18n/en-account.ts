@@ -14,6 +14,7 @@ export const enAccount = {
   'verify.title': 'Confirm your e-mail address',
   'verify.checking': 'Confirming your e-mail address…',
   'verify.done': 'Your e-mail address is verified. Thank you!',
+  'verify.doneOther': '{email} is verified. You are signed in here with another account.',
   'verify.already': 'Your e-mail address is already verified.',
   'verify.invalid': 'This link is invalid or has expired.',
   'verify.spent':

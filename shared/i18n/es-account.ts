@@ -16,6 +16,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'verify.title': 'Confirma tu correo electrónico',
   'verify.checking': 'Confirmando tu correo electrónico…',
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',
+  'verify.doneOther': '{email} está verificado. Aquí has iniciado sesión con otra cuenta.',
   'verify.already': 'Tu correo electrónico ya está verificado.',
   'verify.invalid': 'Este enlace no es válido o ha caducado.',
   'verify.spent':

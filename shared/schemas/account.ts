@@ -12,6 +12,10 @@ const Password = z.string().min(1).max(1024);
 export const VerifyEmailInput = z.object({ token: LinkToken });
 export type VerifyEmailInput = z.infer<typeof VerifyEmailInput>;
 
+/** `POST /api/auth/verify-email/`'s answer: the address the link verified. */
+export const EmailVerified = z.object({ detail: z.string(), email: z.string() });
+export type EmailVerified = z.infer<typeof EmailVerified>;
+
 export const PasswordResetInput = z.object({ email: z.string().trim().toLowerCase().max(254).pipe(z.email()) });
 export type PasswordResetInput = z.infer<typeof PasswordResetInput>;
 

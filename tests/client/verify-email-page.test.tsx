@@ -52,3 +52,36 @@ describe('the verification link, refused by the server', () => {
     expect(screen.getByRole('button', { name: es['verify.resend'] })).toBeTruthy();
   });
 });
+
+describe('the verification link, accepted', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    useSession.setState({ token: null, user: null });
+  });
+
+  async function openGoodLinkFor(email: string) {
+    vi.spyOn(accountApi, 'verifyEmail').mockResolvedValue({ detail: 'Your e-mail address is verified.', email });
+    vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
+    window.history.replaceState(null, '', `/verify-email?token=good-${++tokens}`);
+    await initLanguage();
+    render(
+      <Suspense fallback={null}>
+        <VerifyEmail />
+      </Suspense>,
+    );
+  }
+
+  it('says the address is verified to its own account', async () => {
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    await openGoodLinkFor(currentUser().email);
+    await screen.findByText(es['verify.done']);
+  });
+
+  it('names the address when the link was another account\'s, opened where this one is signed in', async () => {
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    await openGoodLinkFor('lena@example.com');
+    await screen.findByText(es['verify.doneOther'].replace('{email}', 'lena@example.com'));
+    expect(screen.queryByText(es['verify.done'])).toBeNull();
+  });
+});

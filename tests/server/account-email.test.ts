@@ -104,6 +104,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
 
       const verified = await api().post('/api/auth/verify-email/', { json: { token } });
       expect(verified.status).toBe(200);
+      expect(verified.body).toEqual({ detail: 'Your e-mail address is verified.', email: user.email });
       expect((await me(login1.body.token)).body.email_verified).toBe(true);
 
       const again = await api().post('/api/auth/verify-email/', { json: { token } });

@@ -9,6 +9,7 @@ import {
   PasswordResetConfirmInput,
   PasswordResetInput,
   VerifyEmailInput,
+  EmailVerified,
 } from '../../../shared/schemas/account';
 import { languageOf, renderServerMessage } from '../../../shared/i18n/server-messages';
 import { TokenResponse } from '../../../shared/schemas/auth';
@@ -53,13 +54,14 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   }
 
   app.post('/api/auth/verify-email/', {
-    schema: { body: VerifyEmailInput, response: { 200: Detail } },
+    schema: { body: VerifyEmailInput, response: { 200: EmailVerified } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
-      const userId = await verifyEmail(app.db, request.body.token);
+      const { userId, email } = await verifyEmail(app.db, request.body.token);
       // The link is often opened on another device, or in a new tab: the open apps drop their banner.
       app.publish([userId], 'account:changed');
-      return { detail: 'Your e-mail address is verified.' };
+      // The address too: opened where another account is signed in (a shared phone), the page says whose it was.
+      return { detail: 'Your e-mail address is verified.', email };
     },
   });
 

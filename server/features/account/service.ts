@@ -125,16 +125,17 @@ export async function resendVerificationEmail(deps: MailDeps, userId: number, la
  * Spends a verification link and marks the address verified; every other verification link dies.
  * Answers whose address it was, once committed.
  */
-export async function verifyEmail(db: Db, token: string): Promise<number> {
+export async function verifyEmail(db: Db, token: string): Promise<{ userId: number; email: string }> {
   const verified = await db.transaction(async (tx) => {
     const userId = await spendEmailToken(tx, token, 'verify_email');
     if (userId === null) return null;
-    await tx
+    const [user] = await tx
       .update(users)
       .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
-      .where(eq(users.id, userId));
+      .where(eq(users.id, userId))
+      .returning({ email: users.email });
     await tx.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'verify_email')));
-    return userId;
+    return { userId, email: user!.email };
   });
   if (verified === null) throw ValidationError.field('token', LINK_INVALID);
   return verified;
