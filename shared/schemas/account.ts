@@ -1,5 +1,6 @@
 import { LANGUAGES } from '../constants';
 import { z } from './zod';
+import { Detail } from './common';
 
 /**
  * A link's token as the client read it from the address bar. A bad one, empty or too long included,
@@ -13,7 +14,7 @@ export const VerifyEmailInput = z.object({ token: LinkToken });
 export type VerifyEmailInput = z.infer<typeof VerifyEmailInput>;
 
 /** `POST /api/auth/verify-email/`'s answer: the address the link verified. */
-export const EmailVerified = z.object({ detail: z.string(), email: z.string() });
+export const EmailVerified = Detail.extend({ email: z.string() });
 export type EmailVerified = z.infer<typeof EmailVerified>;
 
 export const PasswordResetInput = z.object({ email: z.string().trim().toLowerCase().max(254).pipe(z.email()) });

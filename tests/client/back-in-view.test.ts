@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { currentUser } from '../helpers/current-user';
+import { comeBack } from '../helpers/page-visibility';
 
 const socket = vi.hoisted(() => ({ connected: true, asked: 0 }));
 const api = vi.hoisted(() => ({ me: vi.fn() }));
@@ -22,12 +23,6 @@ vi.mock('../../client/lib/socket', async (original) => ({
 const { usePresence } = await import('../../client/stores/presence');
 const { useSession } = await import('../../client/stores/session');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
-
-/** The page hidden, then shown again, as a phone locked and unlocked. */
-function comeBack(state: 'visible' | 'hidden' = 'visible') {
-  Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
-  document.dispatchEvent(new Event('visibilitychange'));
-}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['performance'] });

@@ -12,17 +12,21 @@ import { currentUser } from '../helpers/current-user';
 
 let tokens = 0;
 
-/** The e-mail's link opened with a token the server refuses (used, expired, or never good). */
-async function openRefusedLink() {
-  vi.spyOn(accountApi, 'verifyEmail').mockRejectedValue(new ValidationError({ token: ['This link is invalid or has expired.'] }));
-  // A token of its own per test: the page asks the server once per token.
-  window.history.replaceState(null, '', `/verify-email?token=refused-${++tokens}`);
+/** The e-mail's link opened, with a token of its own: the page asks the server once per token. */
+async function openLink() {
+  window.history.replaceState(null, '', `/verify-email?token=token-${++tokens}`);
   await initLanguage();
   render(
     <Suspense fallback={null}>
       <VerifyEmail />
     </Suspense>,
   );
+}
+
+/** The e-mail's link opened with a token the server refuses (used, expired, or never good). */
+async function openRefusedLink() {
+  vi.spyOn(accountApi, 'verifyEmail').mockRejectedValue(new ValidationError({ token: ['This link is invalid or has expired.'] }));
+  await openLink();
 }
 
 describe('the verification link, refused by the server', () => {
@@ -63,13 +67,7 @@ describe('the verification link, accepted', () => {
   async function openGoodLinkFor(email: string) {
     vi.spyOn(accountApi, 'verifyEmail').mockResolvedValue({ detail: 'Your e-mail address is verified.', email });
     vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
-    window.history.replaceState(null, '', `/verify-email?token=good-${++tokens}`);
-    await initLanguage();
-    render(
-      <Suspense fallback={null}>
-        <VerifyEmail />
-      </Suspense>,
-    );
+    await openLink();
   }
 
   it('says the address is verified to its own account', async () => {

@@ -1,12 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { refreshWhenVisible } from '../../client/lib/when-visible';
-
-/** The page hidden, then shown again, as a phone locked and unlocked. */
-function comeBack(state: 'visible' | 'hidden' = 'visible') {
-  Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
-  document.dispatchEvent(new Event('visibilitychange'));
-}
+import { comeBack } from '../helpers/page-visibility';
 
 describe('a refresh when the page comes back into view', () => {
   afterEach(() => vi.useRealTimers());

@@ -579,7 +579,10 @@ function planDates(subscription: StripeSubscription): PlanDates {
   };
 }
 
-/** A local test checkout's plan: the free trial it came with ends, and the plan renews, that many days on. */
+/**
+ * A local test checkout's plan: the free trial it came with ends, and the plan renews, that many days on;
+ * with no trial (a second checkout), it renews one period (`periodMonths`) on.
+ */
 function localPlanDates(trialDays: number, periodMonths: number): PlanDates {
   if (trialDays === 0) return { planTrialEndsAt: null, planRenewsAt: monthsLater(new Date(), periodMonths), planEndsAt: null };
   const trialEnd = new Date(Date.now() + trialDays * 86_400_000);
