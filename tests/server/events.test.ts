@@ -692,6 +692,14 @@ describe.each(backends)('events on %s', (backend) => {
   describe('limits', () => {
     it('throttles event creation per user per day, check-ins and changes per user per hour', async () => {
       const organizer = await makeUser(server);
+      // Forms sent with a mistake (an end before the start, a blank name) are answered and not counted.
+      const start = Date.now() + HOUR;
+      for (const json of [
+        { name: 'Backwards', starts_at: new Date(start).toISOString(), ends_at: new Date(start - HOUR).toISOString(), join_mode: 'code' },
+        { name: '   ', starts_at: new Date(start).toISOString(), ends_at: new Date(start + HOUR).toISOString(), join_mode: 'code' },
+      ]) {
+        for (let i = 0; i < 6; i++) expect((await api().post('/api/events/', { token: organizer.token, json })).status).toBe(400);
+      }
       for (let i = 0; i < 10; i++) await makeEvent(server, organizer, { name: `Party ${i}` });
       const refused = await api().post('/api/events/', { token: organizer.token, json: { name: 'One more', starts_at: new Date().toISOString(), ends_at: new Date(Date.now() + HOUR).toISOString(), join_mode: 'code' } });
       expect(refused.status).toBe(429);
@@ -706,7 +714,8 @@ describe.each(backends)('events on %s', (backend) => {
       expect(tooMany.status).toBe(429);
       expect(tooMany.headers.get('retry-after')).toBeTruthy();
 
-      // Each change goes out to the whole room: 60 an hour per organizer.
+      // Each change goes out to the whole room: 60 an hour per organizer; a refused body is not one.
+      for (let i = 0; i < 5; i++) expect((await api().patch(`/api/events/${a.id}/`, { token: other.token, json: { name: '' } })).status).toBe(400);
       for (let i = 0; i < 60; i++) expect((await api().patch(`/api/events/${a.id}/`, { token: other.token, json: { name: `Party ${i}` } })).status).toBe(200);
       const oneMore = await api().patch(`/api/events/${a.id}/`, { token: other.token, json: { name: 'Party 60' } });
       expect(oneMore.status).toBe(429);

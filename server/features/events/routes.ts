@@ -77,7 +77,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
 
     signedIn.post(
       '/api/events/',
-      { schema: { body: EventInput, response: { 201: OrganizerEvent } }, onRequest: app.limits.hook('event:create') },
+      { schema: { body: EventInput, response: { 201: OrganizerEvent } }, preHandler: app.limits.hook('event:create') },
       async (request, reply) => {
         const event = await createEvent(app.db, currentUser(request).id, request.body);
         return reply.code(201).send(presentOrganizerEvent(event));
@@ -161,7 +161,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
 
     signedIn.patch(
       '/api/events/:event/',
-      { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } }, onRequest: app.limits.hook('event:update') },
+      { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } }, preHandler: app.limits.hook('event:update') },
       async (request) => {
         const event = await organized(request.params.event, currentUser(request).id);
         const changed = await updateEvent(app.db, event.id, request.body);

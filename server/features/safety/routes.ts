@@ -88,7 +88,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/reports/',
     {
       schema: { body: ReportInput, response: { 200: ReportCreated, 201: ReportCreated } },
-      onRequest: app.limits.hook('report'),
+      preHandler: app.limits.hook('report'),
     },
     async (request, reply) => {
       const { id } = currentUser(request);
