@@ -182,6 +182,10 @@ export const reactions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['like', 'dislike', 'skip'] }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    // A like's event: the one both were checked in to when it was given (null elsewhere), for its
+    // organizer's count of likes given there. Not a reference: only an event deleted before it starts
+    // goes, its counts with it, and a reference would make that delete read every reaction.
+    eventId: integer('event_id'),
   },
   (t) => [
     primaryKey({ columns: [t.fromUserId, t.toUserId] }),

@@ -669,7 +669,8 @@ describe.each(backends)('events on %s', (backend) => {
 
       const stats = await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token });
       expect(stats.status).toBe(200);
-      expect(stats.body).toMatchObject({ attendee_count: 2, checked_in_total: 3, likes: 4, matches: 1, conversations_started: 1 });
+      // Ana's like of Cal, given after Cal left, was not given there.
+      expect(stats.body).toMatchObject({ attendee_count: 2, checked_in_total: 3, likes: 3, matches: 1, conversations_started: 1 });
       const slots = stats.body.timeline as Array<{ at: string; check_ins: number; matches: number }>;
       expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(3);
       expect(slots.reduce((sum, slot) => sum + slot.matches, 0)).toBe(1);
@@ -686,6 +687,26 @@ describe.each(backends)('events on %s', (backend) => {
       const history = await api().get(`/api/conversations/${matched.conversation_id}/messages/`, { token: ben.token });
       expect(history.body.results.map((m: { content: string }) => m.content)).toEqual(['See you at the bar?']);
       expect((await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body).toMatchObject({ attendee_count: 0, matches: 1 });
+    });
+
+    it('counts a like at the event where it was given, not at every event the two have been to', async () => {
+      const band: [number, number] = [86, 87];
+      const organizer = await makeUser(server);
+      const [first, next] = [await makeEvent(server, organizer), await makeEvent(server, organizer)];
+      const eva = await makeCompletedUser(server, person(86, band, { gender: 'female', genders_to_match: ['male'] }));
+      const dan = await makeCompletedUser(server, person(87, band));
+      const stats = async (event: { id: number }) => (await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body;
+      // Both at the first party, then both at the next one, where Dan likes Eva.
+      for (const user of [eva, dan]) await checkIn(server, user, first.code);
+      for (const user of [eva, dan]) await checkIn(server, user, next.code);
+      await react(dan, eva, 'like');
+      expect(await stats(next)).toMatchObject({ likes: 1, matches: 0 });
+      expect(await stats(first)).toMatchObject({ likes: 0, matches: 0 });
+      // Back at the first party (the same attendance, reopened), Eva likes him back: a match made there.
+      for (const user of [eva, dan]) await checkIn(server, user, first.code);
+      expect((await react(eva, dan, 'like')).match).toBe(true);
+      expect(await stats(first)).toMatchObject({ likes: 1, matches: 1 });
+      expect(await stats(next)).toMatchObject({ likes: 1, matches: 0 });
     });
   });
 

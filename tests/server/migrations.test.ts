@@ -257,3 +257,57 @@ describe('0014 and 0018, on a database with matches made before them', { timeout
   });
 
 });
+
+// PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
+describe('0019, on a database with likes given at events before it', { timeout: 120_000 }, () => {
+  const pglite = new PGlite();
+  const before = migrationsBefore('0019_likes_keep_their_event');
+
+  beforeAll(async () => {
+    await migrate(drizzle(pglite), { migrationsFolder: before });
+    // A party on New Year's night and another ten days later. 1 and 2 went to both (1 left the first
+    // at 23:00, 2 at 01:00); 4 and 5 stayed at the first one (open, their after-party over on the 3rd
+    // at 02:00); 3 went to neither.
+    await pglite.exec(`
+      insert into users (id, email, password_hash, first_name, last_name)
+        select n, 'user' || n || '@example.com', 'hash', 'U', 'Ser' from generate_series(1, 5) n;
+      insert into events (id, code, name, starts_at, ends_at, join_mode, organizer_id, qr_secret) values
+        (1, 'AAAAAA', 'First', '2026-01-01T20:00Z', '2026-01-02T02:00Z', 'code', 3, 's'),
+        (2, 'BBBBBB', 'Next', '2026-01-10T20:00Z', '2026-01-11T02:00Z', 'code', 3, 's');
+      insert into attendances (event_id, user_id, checked_in_at, left_at) values
+        (1, 1, '2026-01-01T21:00Z', '2026-01-01T23:00Z'), (1, 2, '2026-01-01T21:30Z', '2026-01-02T01:00Z'),
+        (1, 4, '2026-01-01T21:00Z', null), (1, 5, '2026-01-01T21:00Z', null),
+        (2, 1, '2026-01-10T21:00Z', null), (2, 2, '2026-01-10T21:00Z', null);
+      insert into reactions (from_user_id, to_user_id, kind, updated_at) values
+        (1, 2, 'like', '2026-01-01T22:00Z'), (2, 1, 'like', '2026-01-10T22:00Z'),
+        (1, 3, 'like', '2026-01-01T22:30Z'), (1, 4, 'dislike', '2026-01-01T22:00Z'),
+        (4, 1, 'like', '2026-01-01T22:15Z'), (2, 4, 'like', '2026-01-02T00:30Z'),
+        (4, 2, 'like', '2026-01-04T00:00Z'), (4, 5, 'like', '2026-01-02T12:00Z'),
+        (5, 4, 'like', '2026-01-03T03:00Z');`);
+    await migrate(drizzle(pglite), { migrationsFolder: shipped });
+  }, 120_000);
+
+  afterAll(async () => {
+    await pglite.close();
+    rmSync(before, { recursive: true, force: true });
+  });
+
+  it('gives each like the event where both were checked in when it was given, and nothing else an event', async () => {
+    const rows = (
+      await pglite.query<{ from_user_id: number; to_user_id: number; event_id: number | null }>(
+        'select from_user_id, to_user_id, event_id from reactions order by from_user_id, to_user_id',
+      )
+    ).rows.map((row) => [row.from_user_id, row.to_user_id, row.event_id]);
+    expect(rows).toEqual([
+      [1, 2, 1], // both at the first party
+      [1, 3, null], // 3 was never at one
+      [1, 4, null], // a dislike
+      [2, 1, 2], // at the next party, not the first one they had both been to
+      [2, 4, 1], // before 2 left
+      [4, 1, 1],
+      [4, 2, null], // 2 had left
+      [4, 5, 1], // in the after-party
+      [5, 4, null], // after it
+    ]);
+  });
+});

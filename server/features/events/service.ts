@@ -426,9 +426,10 @@ export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
 }
 
 /**
- * The organizer's counts. Likes count between people who were both checked in, given once the giver
- * had arrived; matches and conversations are the ones made there. The timeline has one slot per
- * 15 minutes, from the opening of check-in until now (or the end of the after-party).
+ * The organizer's counts. Likes are the ones given there (between two attendees checked in to it at
+ * the time: the event each like keeps); matches and conversations are the ones made there. The
+ * timeline has one slot per 15 minutes, from the opening of check-in until now (or the end of the
+ * after-party).
  */
 export async function eventStats(db: Db, event: EventRecord): Promise<EventStats> {
   const id = event.id;
@@ -436,10 +437,10 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
     await db.execute(sql`
       select
         (select count(*)::int from ${attendances} where event_id = ${id}) as checked_in_total,
-        (select count(*)::int from ${reactions} r
-          join ${attendances} giver on giver.event_id = ${id} and giver.user_id = r.from_user_id
-          join ${attendances} taker on taker.event_id = ${id} and taker.user_id = r.to_user_id
-          where r.kind = 'like' and r.updated_at >= giver.checked_in_at) as likes,
+        -- From the event's attendees to their reactions: the reactions' primary key, no index on event_id.
+        (select count(*)::int from ${attendances} giver
+          join ${reactions} r on r.from_user_id = giver.user_id and r.event_id = ${id} and r.kind = 'like'
+          where giver.event_id = ${id}) as likes,
         (select count(*)::int from ${conversations} where event_id = ${id}) as matches,
         (select count(*)::int from ${conversations} c where c.event_id = ${id}
           and exists (select 1 from ${messages} x where x.conversation_id = c.id)) as conversations_started`),

@@ -192,15 +192,16 @@ type LikeRow =
 const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
   with target as (select ${reachable} as ok, ${profileCompleted($me)} as ready),
   ${likeSpending($me, $other, $limit, sql`(select ok and ready from target)`)},
+  here as (select ${sharedCurrentEventOf($low, $high)} as event_id),
   mine as (
-    insert into ${reactions} (from_user_id, to_user_id, kind) select ${$me}, ${$other}, 'like' from allowed
-    on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now()
+    insert into ${reactions} (from_user_id, to_user_id, kind, event_id) select ${$me}, ${$other}, 'like', here.event_id from allowed, here
+    on conflict (from_user_id, to_user_id) do update set kind = 'like', updated_at = now(), event_id = excluded.event_id
   ), mutual as (
     select 1 from allowed where exists (select 1 from ${reactions} r
       where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
   ), created as (
     insert into ${conversations} (user_low_id, user_high_id, event_id)
-    select ${$low}, ${$high}, ${sharedCurrentEventOf($low, $high)} from mutual
+    select ${$low}, ${$high}, here.event_id from mutual, here
     on conflict (user_low_id, user_high_id) do nothing
     returning id
   ), members as (
