@@ -106,6 +106,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(items.slice(11, 13)).toEqual(['# Today', 'history 11']);
     await page.locator('.messages').evaluate((list) => (list.scrollTop = 0));
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01b-days.png') });
+    // Sixty messages scroll in their list; the page itself is the screen's height, so a swipe on the
+    // header or the composer cannot move the chat away.
+    expect(await page.evaluate(() => document.scrollingElement!.scrollHeight)).toBe(PHONE.height);
   });
 
   it('shows the partner online in the chat header, and not once they leave', async () => {
