@@ -13,7 +13,7 @@ import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -58,6 +58,18 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     // It fills the screen: the QR is most of the phone's width.
     const box = await big.locator('.host-qr img').boundingBox();
     expect(box!.width).toBeGreaterThan(0.8 * 390);
+    // On a laptop or a projector (16:10 and 16:9) too, all of it shows at once: the name whole, nothing
+    // past the screen's edge.
+    for (const screen of [{ width: 1280, height: 800 }, { width: 1280, height: 720 }]) {
+      await page.setViewportSize(screen);
+      const fits = await big.evaluate((dialog) => {
+        const name = dialog.querySelector('h2')!;
+        return { name: name.scrollHeight - name.clientHeight, dialog: dialog.scrollHeight - dialog.clientHeight };
+      });
+      expect(fits, `${screen.width}×${screen.height}`).toEqual({ name: 0, dialog: 0 });
+      await shot(page, `01a-big-screen-${screen.width}x${screen.height}`);
+    }
+    await page.setViewportSize(PHONE);
 
     // Lucas writes to Olga: on the host screen, nothing of it shows.
     const sent = await api().post(`/api/conversations/${conversationId}/messages/`, {
