@@ -84,11 +84,28 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   });
 
   it('loads older messages when scrolled to the top, keeping them in order', async () => {
-    await page.locator('.messages').evaluate((list) => {
-      list.scrollTop = 0;
-      list.dispatchEvent(new Event('scroll'));
+    // The older page takes a while (a venue's Wi-Fi): what the reader sees stays put while it loads.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const older = /\/api\/conversations\/\d+\/messages\/\?.*cursor=/;
+    await page.route(older, async (route) => {
+      await answered;
+      await route.continue();
     });
+    const asked = page.waitForRequest(older);
+    const topOf = (text: string) => page.locator('.message', { hasText: text }).evaluate((message) => message.getBoundingClientRect().top);
+    const atTheTop = await page.locator('.messages').evaluate((list) => {
+      list.scrollTop = 0;
+      return [...list.querySelectorAll('.message')].find((message) => message.textContent?.includes('history 11'))!.getBoundingClientRect().top;
+    });
+    await asked;
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    expect(await topOf('history 11')).toBe(atTheTop);
+    answer();
     await page.locator('.message-content').getByText('history 1', { exact: true }).waitFor();
+    await page.unroute(older);
+    // Once they are in, above it: the reader is where they were (to the pixel the scroll can take).
+    expect(Math.abs((await topOf('history 11')) - atTheTop)).toBeLessThan(1);
     const texts = await page.locator('.message-content').allTextContents();
     expect(texts).toEqual(Array.from({ length: 60 }, (_, i) => `history ${i + 1}`));
     // Own messages right, the partner's left.

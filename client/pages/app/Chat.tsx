@@ -242,7 +242,8 @@ export function Chat({ id }: { id: number }) {
         <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
-        {thread.loadingOlder && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
+        {/* Above the messages while there are older ones, not only while they load: its coming would move them. */}
+        {thread.older && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
         {thread.missingEarlier && <li className="muted center-text">{t('chat.earlierOffline')}</li>}
         {messages.length === 0 && !thread.missingEarlier && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
         {messages.map((message, index) => {
