@@ -10,8 +10,9 @@ export function localeOf(language: Language): string {
   return own ?? (language === 'en' ? 'en-GB' : 'es-ES');
 }
 
+/** A time as the locale writes it short ("7:16 AM" in the US, "07:16" in Britain, "7:16" in Spain), as `formatDateTime` does. */
 export function formatTime(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(localeOf(language), { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(localeOf(language), { timeStyle: 'short' }).format(new Date(iso));
 }
 
 /** Today: the time; earlier: the date. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatActivity, formatDay, localeOf, sameDay } from '../../client/lib/format';
+import { formatActivity, formatDay, formatTime, localeOf, sameDay } from '../../client/lib/format';
 
 // Local times throughout, as the phone shows them.
 const at = (...parts: [number, number, number, number?, number?]) => {
@@ -61,7 +61,7 @@ describe("a conversation's last activity on the list", () => {
   const now = at(2026, 11, 28, 12, 0);
 
   it('is the time today, the day and month this year, and the year too before it', () => {
-    expect(formatActivity(iso(at(2026, 11, 28, 9, 5)), 'es', now)).toBe('09:05');
+    expect(formatActivity(iso(at(2026, 11, 28, 9, 5)), 'es', now)).toBe('9:05');
     expect(formatActivity(iso(at(2026, 11, 10)), 'en', now)).toBe('Nov 10');
     expect(formatActivity(iso(at(2025, 11, 10)), 'en', now)).toBe('Nov 10, 2025');
     expect(formatActivity(iso(at(2025, 11, 10)), 'es', now)).toBe('10 nov 2025');
@@ -78,5 +78,15 @@ describe('the locale', () => {
     // "Sat 21 Nov", 24-hour times: what an English reader in Spain gets from a browser in Spanish.
     expect(formatActivity(iso(at(2026, 11, 21)), 'en', at(2026, 11, 28))).toBe('21 Nov');
     expect(formatActivity(iso(at(2026, 11, 28, 22, 5)), 'en', at(2026, 11, 28))).toBe('22:05');
+  });
+});
+
+describe("a message's time", () => {
+  it('is written as the locale writes a short time: no leading zero before AM/PM, nor in Spain', () => {
+    expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('7:16 AM');
+    expect(formatTime(iso(at(2026, 11, 28, 22, 5)), 'en')).toBe('10:05 PM');
+    expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'es')).toBe('7:16');
+    vi.stubGlobal('navigator', { languages: ['en-GB'] });
+    expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('07:16');
   });
 });

@@ -166,7 +166,7 @@ describe('the edit-event form', () => {
     fireEvent.change(ends, { target: { value: local } });
     const save = screen.getByRole('button', { name: enEvents['events.edit.submit'] });
     fireEvent.click(save);
-    const time = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(new Date(local).toISOString()));
+    const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(new Date(local).toISOString()));
     const sheet = await screen.findByRole('dialog', { name: enEvents['events.edit.endSoonTitle'].replace('{time}', time) });
     expect(sheet.textContent).toContain(enEvents['events.edit.endSoon']);
     expect(api.updateEvent).not.toHaveBeenCalled();

@@ -193,7 +193,7 @@ describe('the deck and the plan', () => {
     tomorrow.setDate(tomorrow.getDate() + 1);
     usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: at(tomorrow, 8) } });
     renderAt('/app/home/', <DeckPlanNotice />);
-    const time = (iso: string) => new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+    const time = (iso: string) => new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(iso));
     expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More tomorrow at ${time(at(tomorrow, 8))}.`);
     // Later today: a minute before midnight, so that it is still today whenever the test runs.
     const today = new Date(new Date().setHours(23, 59, 0, 0)).toISOString();
