@@ -152,15 +152,18 @@ export function Matches() {
           ))}
         </div>
       ) : matches.length === 0 ? (
-        <>
-          <p className="muted empty-text">
-            {searching
-              ? t('matches.noResults', { query: search.trim() })
-              : t(failed === 'offline' ? 'matches.offline' : failed ? 'error.generic' : 'matches.noMatches')}
-          </p>
-          {/* The server's error is not mended by a connection the device already has: ask again now. */}
-          {failed === 'server' && !searching && <TryAgain onRetry={() => void load()} />}
-        </>
+        // A search that found someone among the conversations below found someone: nothing to say here.
+        searching && conversations?.length ? null : (
+          <>
+            <p className="muted empty-text">
+              {searching
+                ? t('matches.noResults', { query: search.trim() })
+                : t(failed === 'offline' ? 'matches.offline' : failed ? 'error.generic' : 'matches.noMatches')}
+            </p>
+            {/* The server's error is not mended by a connection the device already has: ask again now. */}
+            {failed === 'server' && !searching && <TryAgain onRetry={() => void load()} />}
+          </>
+        )
       ) : (
         <ul className="match-strip">
           {matches.map((match) => (
