@@ -246,7 +246,8 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const event = await makeEvent(server, organizer);
     const host = await connectAs(organizer);
     await host.emitWithAck('event:watch', { event_id: event.id });
-    const [troll, guest] = [await makeUser(server), await makeUser(server)];
+    // The troll's profile is complete: a report reaches only whom the reporter may see.
+    const [troll, guest] = [await makeCompletedUser(server), await makeUser(server)];
     const bothIn = waitFor(host, 'event:count', (p) => p.count === 2, 8000);
     await checkIn(server, troll, event.code);
     await checkIn(server, guest, event.code);

@@ -415,6 +415,30 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await post({ user_id: other.id, reason: 'other', details: 'fine' })).status).toBe(201);
   });
 
+  it('takes reports of whom the reporter may see or has talked to, and of no one else, as of an id that never existed', async () => {
+    const me = await makeCompletedUser(server);
+    const report = (user: TestUser) => api().post('/api/reports/', { token: me.token, json: { user_id: user.id, reason: 'spam' } });
+    // Strangers hidden from me: banned, blocking me, a profile not complete.
+    const banned = await makeCompletedUser(server);
+    await banThroughModeration(server, moderator, banned);
+    const blocking = await makeCompletedUser(server);
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: blocking.token })).status).toBe(204);
+    const unfinished = await makeUser(server);
+    for (const hidden of [banned, blocking, unfinished]) {
+      const answer = await report(hidden);
+      expect([answer.status, answer.body]).toEqual([404, NOT_FOUND]);
+    }
+    expect(rowsOf(await server.app.db.execute(sql`select 1 from reports where reporter_id = ${me.id}`))).toEqual([]);
+    // Someone I talked to stays within reach after a ban ended our chat; a report of them is added to
+    // while it is open, though the first one hid them from me.
+    const { a: partner, b: formerPartner } = await matched(['Pia', 'Pol']);
+    await banThroughModeration(server, moderator, formerPartner);
+    const first = await api().post('/api/reports/', { token: partner.token, json: { user_id: formerPartner.id, reason: 'harassment' } });
+    expect(first.status).toBe(201);
+    const again = await api().post('/api/reports/', { token: partner.token, json: { user_id: formerPartner.id, reason: 'spam' } });
+    expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+  });
+
   it('runs the queue for moderators only: oldest open first, a ban or a dismissal, and unban by the admin command', async () => {
     const nobody = await makeUser(server);
     expect((await api().get('/api/moderation/reports/', { token: nobody.token })).body).toEqual(NOT_FOUND);

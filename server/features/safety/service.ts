@@ -68,11 +68,27 @@ export function announceEnded(
 }
 
 /** A person `viewerId` may act on: their completed profile exists and the visibility rule lets them see it. */
+const isVisiblePersonCondition = (viewerId: number, userId: number) =>
+  sql`exists (select 1 from ${profiles} p where p.user_id = ${userId} and p.is_completed and ${visibleTo(viewerId, sql`p.user_id`)})`;
+
+/** `isVisiblePersonCondition`, asked on its own. */
 async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Promise<boolean> {
+  return rowsOf(await db.execute(sql`select 1 where ${isVisiblePersonCondition(viewerId, userId)}`)).length > 0;
+}
+
+/**
+ * Whom a user may report: someone they may see, someone they shared a conversation with (ended since
+ * by a block, an unmatch or a ban: what was written there is what gets reported), or someone whose
+ * report by them is still open (a second report adds to it). Anyone else is as unknown as an id that
+ * never existed, so that a report cannot tell a hidden account from none.
+ */
+async function isReportable(tx: Tx, reporterId: number, reportedId: number): Promise<boolean> {
+  const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
   const rows = rowsOf(
-    await db.execute(sql`
-      select 1 from ${profiles} p
-      where p.user_id = ${userId} and p.is_completed and ${visibleTo(viewerId, sql`p.user_id`)}`),
+    await tx.execute(sql`
+      select 1 where ${isVisiblePersonCondition(reporterId, reportedId)}
+        or exists (select 1 from ${conversations} c where c.user_low_id = ${low} and c.user_high_id = ${high})
+        or exists (select 1 from ${reports} r where r.reporter_id = ${reporterId} and r.reported_id = ${reportedId} and r.status = 'open')`),
   );
   return rows.length > 0;
 }
@@ -223,7 +239,8 @@ export interface ReportOutcome {
  * Reports a user: keeps a snapshot of what they showed (their profile, with copies of its photos, and
  * the last messages of any conversation the two shared, even an ended one), and blocks them for the
  * reporter, queued with the pair's likes as `block` is. A second report while the first is open adds
- * to it. Null for an unknown user. The reported user is never told.
+ * to it. Null for an unknown user, or one the reporter may not report (`isReportable`). The reported
+ * user is never told.
  */
 export async function report(
   db: Db,
@@ -242,7 +259,7 @@ export async function report(
       // It blocks: the pair's lock first, as `block` takes it (before the row lock below: locks.ts).
       await lockPair(tx, reporterId, reportedId);
       const [target] = await tx.select({ id: users.id }).from(users).where(eq(users.id, reportedId)).for('update');
-      if (!target) return null;
+      if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
       const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
 
