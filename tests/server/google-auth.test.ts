@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
 import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/google';
-import { makeUser, markEmailVerified } from '../helpers/factories';
+import { makeCompletedUser, makeUser, markEmailVerified } from '../helpers/factories';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
@@ -129,6 +130,21 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(row?.sub).toBeNull();
     // The squatter's session is untouched by the refusal; the owner's way in is a reset (account-email.test.ts).
     expect((await me(squatter.token)).id).toBe(squatter.id);
+  });
+
+  it('refuses a suspended account (403) without linking Google to it or verifying its address', async () => {
+    const banned = await makeCompletedUser(server);
+    await markEmailVerified(server, banned.id);
+    await banThroughModeration(server, await makeModerator(server), banned);
+    const stored = async () =>
+      (await server.app.db.select({ sub: users.googleSub, verified: users.emailVerifiedAt }).from(users).where(eq(users.id, banned.id)))[0];
+    const before = await stored();
+    expect(before?.sub).toBeNull();
+    for (const { token } of [googleAccount(fake, { email: banned.email }), googleAccount(fake, { email: banned.email })]) {
+      const refused = await login({ access_token: token });
+      expect([refused.status, refused.body]).toEqual([403, { detail: 'This account has been suspended.' }]);
+    }
+    expect(await stored()).toEqual(before);
   });
 
   it('refuses a token Google rejects (4xx) and creates nothing', async () => {

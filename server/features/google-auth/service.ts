@@ -3,9 +3,9 @@ import type { Language } from '../../../shared/constants';
 import { GoogleTokenInfo, GoogleUserInfo } from '../../../shared/schemas/google';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
-import { ApiError, Conflict, ValidationError } from '../../errors';
+import { ApiError, Conflict, PermissionDenied, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
-import { createUser, issueToken } from '../auth/service';
+import { ACCOUNT_SUSPENDED, createUser, issueToken } from '../auth/service';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 
 export const GOOGLE_DISABLED = serverText('google_disabled');
@@ -98,8 +98,11 @@ export async function findOrCreateGoogleUser(
   options: { language?: Language } = {},
   attempt = 0,
 ): Promise<{ id: number; created: boolean; verifiedEmail: boolean }> {
-  const [bySub] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, info.sub));
+  // A suspended account is refused before anything of it changes (issueToken refuses it again, in
+  // case a ban commits meanwhile): no address verified, no Google account linked.
+  const [bySub] = await db.select({ id: users.id, bannedAt: users.bannedAt }).from(users).where(eq(users.googleSub, info.sub));
   if (bySub) {
+    if (bySub.bannedAt) throw new PermissionDenied(ACCOUNT_SUSPENDED);
     const verified = await db
       .update(users)
       .set({ emailVerifiedAt: sql`now()` })
@@ -109,10 +112,11 @@ export async function findOrCreateGoogleUser(
   }
 
   const [byEmail] = await db
-    .select({ id: users.id, googleSub: users.googleSub, passwordHash: users.passwordHash, emailVerifiedAt: users.emailVerifiedAt })
+    .select({ id: users.id, googleSub: users.googleSub, passwordHash: users.passwordHash, emailVerifiedAt: users.emailVerifiedAt, bannedAt: users.bannedAt })
     .from(users)
     .where(eq(users.email, info.email));
   if (byEmail) {
+    if (byEmail.bannedAt) throw new PermissionDenied(ACCOUNT_SUSPENDED);
     if (byEmail.googleSub && byEmail.googleSub !== info.sub) throw rejected(GOOGLE_OTHER_ACCOUNT);
     if (byEmail.passwordHash !== null && byEmail.emailVerifiedAt === null) throw new Conflict(GOOGLE_NEEDS_VERIFIED_EMAIL);
     const [linked] = await db
@@ -122,6 +126,7 @@ export async function findOrCreateGoogleUser(
         and(
           eq(users.id, byEmail.id),
           isNull(users.googleSub),
+          isNull(users.bannedAt),
           // Checked again here: the account may have changed since it was read.
           or(isNull(users.passwordHash), isNotNull(users.emailVerifiedAt)),
         ),
