@@ -340,6 +340,38 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(await messageCount(id)).toBe(2);
   });
 
+  it('answers a client_id sent twice in one batch to two conversations as it answers it sent one after the other', async () => {
+    const { a, id: first } = await makeMatch();
+    const carla = await makeCompletedUser(server);
+    await makeMatchBetween(a, carla);
+    const second = (await conversationBetween(a, carla))!;
+    const stranger = await makeMatch(['Sol', 'Teo']);
+    const log = { warn: () => {} } as unknown as FastifyBaseLogger;
+    const batcher = createMessageBatcher(server.app.db, log, server.app.limits);
+    const countIn = async (conversationId: number) => Number(rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${conversationId}`))[0]!.n);
+
+    // One event-loop turn, one batch: the second is refused, as a client_id reused elsewhere is.
+    const reused = randomUUID();
+    const [stored, elsewhere] = await Promise.allSettled([
+      batcher.send({ conversationId: first, senderId: a.id, content: 'for Ben', clientId: reused }),
+      batcher.send({ conversationId: second, senderId: a.id, content: 'for Carla', clientId: reused }),
+    ]);
+    expect(stored).toMatchObject({ status: 'fulfilled', value: { created: true, message: { content: 'for Ben' } } });
+    expect(elsewhere).toMatchObject({ status: 'rejected', reason: { statusCode: 400 } });
+    expect(Object.keys((elsewhere as PromiseRejectedResult).reason.body)).toEqual(['client_id']);
+    expect([await countIn(first), await countIn(second)]).toEqual([1, 0]);
+
+    // The first one not anyone's to send (a stranger's conversation): the second is stored, in its own.
+    const retold = randomUUID();
+    const [refused, kept] = await Promise.allSettled([
+      batcher.send({ conversationId: stranger.id, senderId: a.id, content: 'not mine', clientId: retold }),
+      batcher.send({ conversationId: second, senderId: a.id, content: 'for Carla', clientId: retold }),
+    ]);
+    expect(refused).toMatchObject({ status: 'rejected', reason: { statusCode: 404 } });
+    expect(kept).toMatchObject({ status: 'fulfilled', value: { created: true, message: { content: 'for Carla' } } });
+    expect([await countIn(stranger.id), await countIn(second)]).toEqual([0, 1]);
+  });
+
   async function makeMatchBetween(x: TestUser, y: TestUser) {
     await api().post('/api/matching/', { token: x.token, json: { response: 'like', other: y.id } });
     await api().post('/api/matching/', { token: y.token, json: { response: 'like', other: x.id } });

@@ -249,9 +249,11 @@ export function batchValues(items: Array<{ conversation_id: number }>) {
 async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Promise<Outcome[]> {
   const outcomes: Array<Outcome | undefined> = new Array(inputs.length);
   const items: Array<{ idx: number; conversation_id: number; sender_id: number; content: string; client_id: string }> = [];
-  /** Later sends of the same (sender, client_id) in this batch resolve to the first one's message. */
+  /** Later sends of the same (sender, client_id) to the same conversation in this batch resolve to the first one's message. */
   const firstByKey = new Map<string, number>();
   const sameAs = new Map<number, number>();
+  /** Sends after the batch, one by one (the service answers a client_id reused elsewhere, CLIENT_ID_REUSED). */
+  const unresolved: number[] = [];
   const invalid = new Map<number, ValidationError>();
 
   inputs.forEach((input, idx) => {
@@ -261,7 +263,8 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
     const key = sendKey(input.senderId, clientId);
     const first = firstByKey.get(key);
     if (first !== undefined) {
-      sameAs.set(idx, first);
+      if (inputs[first]!.conversationId === input.conversationId) sameAs.set(idx, first);
+      else unresolved.push(idx);
       return;
     }
     firstByKey.set(key, idx);
@@ -282,7 +285,6 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
   const keyOf = (row: BatchRow) => sendKey(Number(row.sender_id), row.client_id);
   const inserted = new Map(rows.filter((row) => row.id !== null).map((row) => [keyOf(row), row]));
   answer.stored = new Set(inserted.keys());
-  const unresolved: number[] = [];
   for (const row of rows) {
     if (row.idx === null) continue;
     const idx = Number(row.idx);
