@@ -9,7 +9,8 @@ export const GOOGLE_USERINFO_URL = 'https://www.googleapis.com/oauth2/v3/userinf
  * string "true" in older variants; both are read.
  */
 export const GoogleUserInfo = z.object({
-  sub: z.string().min(1).max(255),
+  // Google's subject ids are digits: anything unprintable is not an answer of Google's.
+  sub: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/),
   email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
   email_verified: z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]),
   given_name: z.string().optional(),

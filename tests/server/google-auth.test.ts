@@ -196,6 +196,27 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(down.body).toEqual({ detail: 'Google sign-in is unavailable right now. Please try again later.' });
   });
 
+  it("takes Google's names as the app's own rules take names: whole characters, and nothing that shows nothing", async () => {
+    const named = async (overrides: Partial<GoogleAccount>) => {
+      const { account, token } = googleAccount(fake, overrides);
+      const response = await login({ access_token: token });
+      expect(response.status).toBe(200);
+      const user = await me(response.body.token);
+      return [user.first_name, user.last_name, account.email.split('@')[0]];
+    };
+    // Invisible or broken names fall back: the display name, else the e-mail's local part.
+    const [first, last, local] = await named({ given_name: '\u200b\u200b', family_name: '\u202e', name: '\ud800' });
+    expect([first, last]).toEqual([local, '']);
+    expect((await named({ given_name: ' \u0000 ', name: 'Gabi G.' })).slice(0, 2)).toEqual(['Gabi G.', 'García']);
+    // Control characters and lone halves of a pair go; a name is cut between characters, not inside one.
+    expect((await named({ given_name: 'Ana\u0000\ud800 María' })).slice(0, 2)).toEqual(['Ana María', 'García']);
+    const long = `${'x'.repeat(149)}😀😀`;
+    expect((await named({ given_name: long })).slice(0, 2)).toEqual([`${'x'.repeat(149)}😀`, 'García']);
+    // A subject id that is not printable is no answer of Google's.
+    const { token } = googleAccount(fake, { sub: '123\u0000' });
+    expect(await login({ access_token: token })).toMatchObject({ status: 400, body: { non_field_errors: ['Google did not accept this sign-in. Please try again.'] } });
+  });
+
   it('two first logins at the same instant end on one account', async () => {
     const { account } = googleAccount(fake);
     const [a, b] = await Promise.all([

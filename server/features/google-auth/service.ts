@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Language } from '../../../shared/constants';
 import { GoogleTokenInfo, GoogleUserInfo } from '../../../shared/schemas/google';
+import { hasVisibleText } from '../../../shared/visible-text';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
 import { ApiError, Conflict, PermissionDenied, ValidationError } from '../../errors';
@@ -75,12 +76,20 @@ export async function verifyGoogleToken(google: GoogleSettings, accessToken: str
   return parsed.data;
 }
 
+/**
+ * A name from Google as the app's own rules would take it: without control characters or halves of
+ * surrogate pairs (which the database could only write as U+FFFD), cut at 150 characters, not inside
+ * one; nothing where nothing would show (SAFETY.md: a name of only invisible characters is refused).
+ */
+function usableName(name: string | undefined): string | undefined {
+  const text = name?.replace(/[\p{Cc}\p{Cs}]/gu, '').trim();
+  return text && hasVisibleText(text) ? Array.from(text).slice(0, 150).join('').trim() : undefined;
+}
+
 /** Names for a new account: Google's given/family names, else its display name, else the e-mail's local part. */
 function accountNames(info: GoogleUserInfo) {
-  const fallback = info.name?.trim() || info.email.split('@')[0] || 'Google user';
-  const firstName = (info.given_name?.trim() || fallback).slice(0, 150);
-  const lastName = (info.family_name?.trim() ?? '').slice(0, 150);
-  return { firstName, lastName };
+  const firstName = usableName(info.given_name) ?? usableName(info.name) ?? usableName(info.email.split('@')[0]) ?? 'Google user';
+  return { firstName, lastName: usableName(info.family_name) ?? '' };
 }
 
 /**
