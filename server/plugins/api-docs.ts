@@ -16,6 +16,11 @@ export const API_DOCS_PREFIX = '/api/docs';
 export const documentedBody = (contentType: string, schema: z.ZodType) => ({ 'x-body': { contentType, schema } });
 /** A POST that takes no body at all, said outright so that the OpenAPI test can tell it from a forgotten schema. */
 export const noBody = { 'x-body': 'none' } as const;
+/**
+ * A route anyone may call, without the token. Every other route takes it (the document's default
+ * `security`); the OpenAPI test holds each route's word against a call without one (401 or not).
+ */
+export const withoutToken = { security: [] };
 
 type Transform = typeof jsonSchemaTransform;
 
@@ -74,6 +79,8 @@ export default fp(
             token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token <token>`' },
           },
         },
+        // Every route, but those that say `withoutToken`.
+        security: [{ token: [] }],
       },
       transform,
       transformObject: jsonSchemaTransformObject,

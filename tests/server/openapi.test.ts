@@ -7,6 +7,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema?: unknown }> };
   responses?: Record<string, { content?: Record<string, { schema?: unknown }>; description?: string }>;
   'x-body'?: string;
+  security?: Array<Record<string, string[]>>;
 }
 
 /**
@@ -39,7 +40,7 @@ const openapiPath = (path: string, paths: Record<string, unknown>) => {
 
 describe('the OpenAPI document generated from the routes', () => {
   let server: TestServer;
-  let spec: { openapi: string; paths: Record<string, Record<string, Operation>>; components?: unknown };
+  let spec: { openapi: string; paths: Record<string, Record<string, Operation>>; components?: unknown; security?: Array<Record<string, string[]>> };
 
   beforeAll(async () => {
     server = await startServer();
@@ -98,6 +99,26 @@ describe('the OpenAPI document generated from the routes', () => {
     expect(problems).toEqual([]);
   });
 
+  it('says which routes take the token: those that answer 401 without one, and only those', async () => {
+    const operations = registeredRoutes(server.app.printRoutes({ commonPrefix: false }));
+    const wrong: string[] = [];
+    for (const { method, path } of operations) {
+      const key = openapiPath(path, spec.paths);
+      const operation = key ? spec.paths[key]![method.toLowerCase()] : undefined;
+      if (!key || !operation) continue;
+      // The token is checked before anything else of the request (its onRequest hook): any ids will do.
+      const url = key.replace(/\{\w+\}/g, '1');
+      const response = await fetch(`${server.url}${url}`, { method, headers: method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' }, body: method === 'GET' || method === 'DELETE' ? undefined : '{}', redirect: 'manual' });
+      await response.body?.cancel();
+      // Required: every way the route may be called names the token (an empty requirement: none needed).
+      const security = operation.security ?? spec.security ?? [];
+      const documented = security.length > 0 && security.every((requirement) => 'token' in requirement);
+      if (documented !== (response.status === 401)) wrong.push(`${method} ${key}: answers ${response.status}, documented ${documented ? 'with' : 'without'} the token`);
+    }
+    expect(operations.length).toBeGreaterThan(20);
+    expect(wrong).toEqual([]);
+  });
+
   it('describes a route as its zod schemas say', () => {
     const register = spec.paths['/api/auth/register/']!.post!;
     const body = register.requestBody!.content['application/json']!.schema as { required: string[]; properties: Record<string, unknown> };
@@ -106,5 +127,8 @@ describe('the OpenAPI document generated from the routes', () => {
     expect(Object.keys(created.properties).sort()).toEqual(['email', 'first_name', 'id', 'last_name']);
     const upload = spec.paths['/api/uploads/']!.post!;
     expect(Object.keys(upload.requestBody!.content)).toEqual(['multipart/form-data']);
+    // The checkout takes a form post too (the pricing page's form, without the token).
+    const checkout = spec.paths['/api/payments/stripe/create-checkout-session/']!.post!;
+    expect(Object.keys(checkout.requestBody!.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
   });
 });

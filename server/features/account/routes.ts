@@ -14,7 +14,7 @@ import {
 import { languageOf, renderServerMessage } from '../../../shared/i18n/server-messages';
 import { TokenResponse } from '../../../shared/schemas/auth';
 import { Detail, NoBody } from '../../../shared/schemas/common';
-import { noBody } from '../../plugins/api-docs';
+import { noBody, withoutToken } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
@@ -54,7 +54,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   }
 
   app.post('/api/auth/verify-email/', {
-    schema: { body: VerifyEmailInput, response: { 200: EmailVerified } },
+    schema: { ...withoutToken, body: VerifyEmailInput, response: { 200: EmailVerified } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       const { userId, email } = await verifyEmail(app.db, request.body.token);
@@ -75,7 +75,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/api/auth/password-reset/', {
-    schema: { body: PasswordResetInput, response: { 202: Detail } },
+    schema: { ...withoutToken, body: PasswordResetInput, response: { 202: Detail } },
     onRequest: app.limits.hook('password-reset:ip', addressOf),
     preHandler: app.limits.hook('password-reset:email', (request) => (request.body as PasswordResetInput).email),
     handler: async (request, reply) => {
@@ -87,7 +87,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/api/auth/password-reset/check/', {
-    schema: { body: PasswordResetCheckInput, response: { 204: NoBody } },
+    schema: { ...withoutToken, body: PasswordResetCheckInput, response: { 204: NoBody } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request, reply) => {
       await checkPasswordReset(app.db, request.body.token);
@@ -96,7 +96,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/api/auth/password-reset/confirm/', {
-    schema: { body: PasswordResetConfirmInput, response: { 200: TokenResponse } },
+    schema: { ...withoutToken, body: PasswordResetConfirmInput, response: { 200: TokenResponse } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       // It verifies the e-mail too, but no open app needs telling: it ends every other session.

@@ -9,7 +9,7 @@ import { RegisterBody } from './password-rules';
 import { asApiError } from '../../errors';
 import { login, register, rememberLanguage, withEmailTaken } from './service';
 import { NoBody } from '../../../shared/schemas/common';
-import { noBody } from '../../plugins/api-docs';
+import { noBody, withoutToken } from '../../plugins/api-docs';
 import { addressOf } from '../../lib/limits';
 
 /** The (account, address) pair the login throttle counts. */
@@ -20,7 +20,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
 
   app.post('/api/auth/', {
-    schema: { body: LoginInput, response: { 200: TokenResponse } },
+    schema: { ...withoutToken, body: LoginInput, response: { 200: TokenResponse } },
     // Per address before anything is parsed; per (account, address) before the password is checked.
     onRequest: app.limits.hook('login:ip', addressOf),
     handler: async (request) => {
@@ -35,7 +35,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
   });
 
   app.post('/api/auth/register/', {
-    schema: { body: RegisterBody, response: { 201: RegisterResponse } },
+    schema: { ...withoutToken, body: RegisterBody, response: { 201: RegisterResponse } },
     onRequest: app.limits.hook('register:ip', addressOf),
     // A refused body is answered here, with its e-mail's being taken when it is (`withEmailTaken`).
     attachValidation: true,

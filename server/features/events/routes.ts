@@ -16,7 +16,7 @@ import {
   PublicEvent,
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
-import { noBody } from '../../plugins/api-docs';
+import { noBody, withoutToken } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import { addressOf } from '../../lib/limits';
 import {
@@ -52,7 +52,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(
     '/api/events/:event/',
-    { schema: { params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: app.limits.hook('event:lookup:ip', byIp) },
+    { schema: { ...withoutToken, params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: app.limits.hook('event:lookup:ip', byIp) },
     async (request) => {
       const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();
@@ -62,7 +62,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/api/events/:event/pass/',
-    { schema: { params: EventCodeParams, body: PassInput, response: { 200: JoinPass } }, onRequest: app.limits.hook('event:pass:ip', byIp) },
+    { schema: { ...withoutToken, params: EventCodeParams, body: PassInput, response: { 200: JoinPass } }, onRequest: app.limits.hook('event:pass:ip', byIp) },
     async (request) => {
       const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();

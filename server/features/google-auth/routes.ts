@@ -5,10 +5,11 @@ import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
 import { addressOf } from '../../lib/limits';
+import { withoutToken } from '../../plugins/api-docs';
 
 const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/auth/google/login/', {
-    schema: { body: GoogleLoginInput, response: { 200: TokenResponse } },
+    schema: { ...withoutToken, body: GoogleLoginInput, response: { 200: TokenResponse } },
     onRequest: app.limits.hook('google-login:ip', addressOf),
     handler: async (request) => {
       // Hidden unless configured: a server without a client id takes no Google logins.

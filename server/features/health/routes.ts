@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Health, Readiness } from '../../../shared/schemas/health';
+import { withoutToken } from '../../plugins/api-docs';
 
 export interface ReadinessCheck {
   check: () => Promise<void>;
@@ -27,9 +28,9 @@ function withTimeout(check: () => Promise<void>): Promise<void> {
 }
 
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/healthz', { schema: { response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
+  app.get('/healthz', { schema: { ...withoutToken, response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { ...withoutToken, response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
     const all: Array<[string, ReadinessCheck]> = [
       ['database', { check: () => app.db.execute(sql`select 1`).then(() => {}), required: true }],
       ...app.readinessChecks,

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LRUCache } from 'lru-cache';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import { MediaFile, MediaNotModified, MediaParams, MediaQuery, type PhotoSize, UploadForm, UploadResponse } from '../../../shared/schemas/users';
-import { documentedBody } from '../../plugins/api-docs';
+import { documentedBody, withoutToken } from '../../plugins/api-docs';
 import { ApiError, NotFound, PayloadTooLarge, Throttled, UnsupportedMediaType, ValidationError } from '../../errors';
 import { addressOf } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
@@ -87,6 +87,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
   // never changes with the store, and a deleted photo stops being served at once (its smaller copies
   // too: the photo is looked for each time, whatever memory holds).
   const photo = {
+    ...withoutToken,
     params: MediaParams,
     querystring: MediaQuery,
     response: { 200: { content: { 'image/webp': { schema: MediaFile } } }, 304: MediaNotModified },

@@ -33,7 +33,7 @@ import {
   subscribeUrl,
 } from './service';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
-import { documentedBody, noBody } from '../../plugins/api-docs';
+import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
 import { addressOf } from '../../lib/limits';
 
@@ -77,6 +77,9 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     const checkout = scope.withTypeProvider<ZodTypeProvider>();
     checkout.post('/api/payments/stripe/create-checkout-session/', {
       schema: {
+        // With the token, or (a plain form post) without it: then the answer is the subscribe page.
+        security: [{ token: [] }, {}],
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: CheckoutInput,
         response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
       },
@@ -123,6 +126,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       // Stripe's events carry whole objects: more than the API's JSON cap, far less than this.
       bodyLimit: 1024 * 1024,
       schema: {
+        ...withoutToken,
         // The raw bytes, checked against their signature before they are read as an event.
         ...documentedBody('application/json', StripeEvent),
         headers: WebhookHeaders,
