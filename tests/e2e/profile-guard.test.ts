@@ -253,7 +253,8 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     const { page } = await openPhone(app.browser, { token: newcomer.token, language: 'es' });
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${app.server.url}/app/profile/`);
-    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+    await page.getByRole('heading', { name: es['profile.title'] }).waitFor();
+    await page.getByLabel(es['profile.bio']).fill('');
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     const save = page.getByRole('button', { name: es['profile.save'] });
     const inView = (locator: Locator) =>
@@ -273,6 +274,10 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     // The missing date is said at the same time, under its own field: one refusal does not hide the next.
     const needDate = page.locator('#dob-error').getByText(es['profile.needDate']);
     await needDate.waitFor();
+    // And what the server refuses beside them, in the same answer: not one more save to find out.
+    await page.locator('#bio-error').getByText(SERVER_MESSAGES.blank.es).waitFor();
+    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+    expect(await page.locator('#bio-error').count()).toBe(0);
     // A photo added takes the line away with the toast.
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();

@@ -191,20 +191,22 @@ export function EditProfile() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!form) return;
-    // Said in a toast, and under the field too, which is brought into view: it may be far above the
-    // save button (the photos) or half behind it (the date). Both at once, each under its field; the
-    // toast says the first.
+    // A missing photo or date of birth is said in a toast, and under the field too, which is brought
+    // into view: it may be far above the save button (the photos) or half behind it (the date). The
+    // server is asked all the same, for what else is wrong (an empty bio, nobody to be shown), so that
+    // every field says its problem at once; it cannot save a profile without either.
     const needPhoto = !form.photos[0];
-    if (needPhoto || !form.date_of_birth) {
-      const toastId = toast.error(t(needPhoto ? 'profile.needPhoto' : 'profile.needDate'), { key: FORM_TOAST });
+    const missing: FieldErrorMap = {
+      ...(needPhoto && { image: [t('profile.needPhoto')] }),
+      ...(!form.date_of_birth && { date_of_birth: [t('profile.needDate')] }),
+    };
+    const refuse = (fields: FieldErrorMap, message: string) => {
+      const toastId = toast.error(message, { key: FORM_TOAST });
       if (needPhoto) photoToast.current = toastId;
       revealErrors.current = true;
-      setErrors({
-        ...(needPhoto && { image: [t('profile.needPhoto')] }),
-        ...(!form.date_of_birth && { date_of_birth: [t('profile.needDate')] }),
-      });
-      return;
-    }
+      setErrors({ ...fields, ...missing });
+    };
+    const said = missing.image?.[0] ?? missing.date_of_birth?.[0];
     setBusy(true);
     setErrors({});
     try {
@@ -222,9 +224,10 @@ export function EditProfile() {
     } catch (error) {
       if (error instanceof ValidationError) {
         // The server wrote them in the reader's language (api.ts sends it).
-        revealErrors.current = true;
-        setErrors(error.fields);
-        toast.error(error.fields.non_field_errors?.[0] ?? t('profile.checkFields'), { key: FORM_TOAST });
+        refuse(error.fields, said ?? error.fields.non_field_errors?.[0] ?? t('profile.checkFields'));
+      } else if (said) {
+        // No answer to say the rest: what this phone knows is missing.
+        refuse({}, said);
       } else if (error instanceof ApiError && error.code === 'profile_changed') {
         // Saved on another device since this form was loaded: the form shows that save, not this one's
         // over it (whose photos it would have deleted).
