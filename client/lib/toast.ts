@@ -23,6 +23,9 @@ export interface Toast extends Omit<ToastOptions, 'position'> {
   position: ToastPosition;
 }
 
+/** The sign-up's "now sign in": done with once the app is open. */
+export const REGISTERED_TOAST = 'registered';
+
 export const useToasts = create<{ toasts: Toast[] }>()(() => ({ toasts: [] }));
 
 let lastId = 0;

@@ -1,4 +1,4 @@
-import { toast } from '../lib/toast';
+import { REGISTERED_TOAST, toast } from '../lib/toast';
 import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
@@ -25,7 +25,7 @@ export function Register() {
       password: value('password'),
       password2: value('password2'),
     });
-    toast.success(t('register.success'), { position: 'bottom-right' });
+    toast.success(t('register.success'), { position: 'bottom-right', key: REGISTERED_TOAST });
     navigate('/login/', { state: { email: value('username') } });
   });
 

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect } from 'react';
-import { toast } from '../../lib/toast';
+import { REGISTERED_TOAST, toast } from '../../lib/toast';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { afterOverlays } from '../../lib/back-closes';
 import { AppShell } from '../../components/AppShell';
@@ -76,6 +76,7 @@ export function AppRoot() {
   }, [token, user, loadUser]);
   useEffect(() => {
     if (!token) return;
+    toast.dismiss(REGISTERED_TOAST);
     startRealtime(token);
     registerServiceWorker();
     trackOnce('app_opened');
