@@ -1,8 +1,9 @@
+import { useState } from 'react';
 import type { FieldErrors } from '../../shared/schemas/common';
 import type { ErrorCode } from '../../shared/error-codes';
 import type { MessageKey } from '../../shared/i18n/en';
 import { ApiError, NetworkError, NotFound, Throttled, ValidationError } from './api';
-import type { Translate } from './i18n';
+import { type Translate, useLanguage } from './i18n';
 
 /**
  * The client's own words for the error codes it tells apart (shared/error-codes.ts). A feature
@@ -46,4 +47,23 @@ export function errorMessage(error: unknown, t: Translate): string {
 export function formErrors(error: unknown, t: Translate): FieldErrors {
   if (error instanceof ValidationError) return error.fields;
   return { non_field_errors: [errorMessage(error, t)] };
+}
+
+const NO_ERRORS: FieldErrors = Object.freeze({}) as FieldErrors;
+
+/**
+ * A form's errors per field, as `useState` holds them, in the language they were said in: a switch
+ * of language puts them away (the next submit says them again, in the new one) rather than leave
+ * lines of the other language under the fields.
+ */
+export function useFieldErrors() {
+  const language = useLanguage((state) => state.language);
+  const [said, setSaid] = useState({ language, errors: NO_ERRORS });
+  const setErrors = (next: FieldErrors | ((current: FieldErrors) => FieldErrors)) =>
+    setSaid((current) => {
+      const now = useLanguage.getState().language;
+      const errors = current.language === now ? current.errors : NO_ERRORS;
+      return { language: now, errors: typeof next === 'function' ? next(errors) : next };
+    });
+  return [said.language === language ? said.errors : NO_ERRORS, setErrors] as const;
 }

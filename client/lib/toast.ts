@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { useLanguage } from './i18n';
 
 /**
  * Toasts: top-right unless a toast asks for bottom-right (register), newest on top,
@@ -47,3 +48,8 @@ export const toast = {
   dismiss: (which?: number | string) =>
     useToasts.setState((state) => ({ toasts: which === undefined ? [] : state.toasts.filter((item) => item.id !== which && item.key !== which) })),
 };
+
+// A toast is said in the language of its moment: a switch of language puts away the ones up.
+useLanguage.subscribe((state, previous) => {
+  if (state.language !== previous.language) toast.dismiss();
+});

@@ -1,8 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
-import type { FieldErrors } from '../../shared/schemas/common';
 import { useSession } from '../stores/session';
-import { formErrors } from './errors';
+import { formErrors, useFieldErrors } from './errors';
 import { useT } from './i18n';
 
 /** Login and register skip straight to the app when a token is stored. */
@@ -19,7 +18,7 @@ export function useAuthForm() {
   const [, navigate] = useLocation();
   const token = useSession((state) => state.token);
   const signIn = useSession((state) => state.signIn);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement | null>(null);
   // Once shown, the first field refused takes the focus: a keyboard or a screen reader starts there.

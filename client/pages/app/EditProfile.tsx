@@ -15,7 +15,7 @@ import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { ApiError, ValidationError } from '../../lib/api';
 import { phoneTimeZone } from '../../lib/dates';
-import { errorMessage } from '../../lib/errors';
+import { errorMessage, useFieldErrors } from '../../lib/errors';
 import { allowedWithIncompleteProfile } from '../../lib/gating';
 import { getPendingJoin } from '../../lib/pending-join';
 import { useT } from '../../lib/i18n';
@@ -82,7 +82,7 @@ export function EditProfile() {
   // On the way into an event (its QR at the door, or Join): the place kept there waits for this profile.
   const held = incomplete && getPendingJoin()?.name;
   const [form, setForm] = useState<Form | null>(null);
-  const [errors, setErrors] = useState<FieldErrorMap>({});
+  const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
   /** Where a tap on a link, or the back gesture, would have gone while the form held changes: the discard step asks first. */

@@ -1,9 +1,8 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
-import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import type { EventInputBody, EventUpdate, PublicEvent } from '../../../shared/schemas/events';
 import { FieldErrors } from '../../components/AuthLayout';
-import { formErrors } from '../../lib/errors';
+import { formErrors, useFieldErrors } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
 
@@ -65,7 +64,7 @@ interface Props {
 export function EventForm({ initial, startLocked = false, submitLabel, onSubmit }: Props) {
   const t = useT();
   const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
-  const [errors, setErrors] = useState<FieldErrorMap>({});
+  const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
   // A refused save: its first error, which may be above the fold, in view and focused.
