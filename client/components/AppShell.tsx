@@ -2,6 +2,7 @@ import { type ReactNode, useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
+import { usePageVisible } from '../lib/when-visible';
 import { unreadTotal, useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
 import { AccountControls } from './AccountControls';
@@ -52,8 +53,9 @@ export function AppShell({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (profileCompleted && useConversations.getState().started === null) void useConversations.getState().load();
   }, [user?.id, profileCompleted]);
-  const chatOnScreen = /^\/app\/chat\/(\d+)/.exec(location)?.[1];
-  const unread = useConversations((state) => unreadTotal(state, chatOnScreen === undefined ? undefined : Number(chatOnScreen)));
+  // The chat on screen is being read, its messages not counted: while the page is in view.
+  const chatRead = usePageVisible() ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
+  const unread = useConversations((state) => unreadTotal(state, chatRead === undefined ? undefined : Number(chatRead)));
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
   useTitle(t('brand.name'), section && t(section.label), unread);
   const newMatch = useConversations((state) => state.newMatch);

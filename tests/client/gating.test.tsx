@@ -2,7 +2,7 @@
 import { act, cleanup, render, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../client/App';
-import { isNavActive } from '../../client/components/AppShell';
+import { AppShell, isNavActive } from '../../client/components/AppShell';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../client/lib/gating';
 import { gatePublicAuthRoute } from '../../client/lib/use-auth-form';
 import { disconnectSocket } from '../../client/lib/socket';
@@ -12,6 +12,8 @@ import type { ConversationSummary } from '../../shared/schemas/conversations';
 import { useSession } from '../../client/stores/session';
 import { es } from '../../shared/i18n/es';
 import { currentUser } from '../helpers/current-user';
+import { comeBack } from '../helpers/page-visibility';
+import { renderAt } from '../helpers/render-at';
 
 describe('gateAppRoute', () => {
   it('sends visitors without a token to /login/', () => {
@@ -105,6 +107,28 @@ describe('<App> routing', () => {
     view.unmount();
     expect(document.title).toBe('Eventmatch');
     useConversations.setState({ started: null });
+  });
+
+  it('counts the open chat’s messages while the page is out of sight, where nobody reads them', async () => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: currentUser() });
+    const chat = (id: number, unread: number): ConversationSummary =>
+      ({ id, name: `Ana ${id}`, image: null, other_user_id: id + 100, last_message: 'Hola', last_activity: '2026-12-03T09:00:00Z', unread_count: unread });
+    useConversations.setState({ started: [chat(4, 2), chat(5, 1)] });
+    const chats = `${es['app.nav.chats']} · Eventmatch`;
+    // The shell alone, around the chat's place: the count is its own.
+    const view = renderAt('/app/chat/4', <AppShell>{null}</AppShell>);
+    await waitFor(() => expect(document.title).toBe(`(1) ${chats}`), { timeout: 5000 });
+
+    try {
+      act(() => comeBack('hidden'));
+      expect(document.title).toBe(`(3) ${chats}`);
+      act(() => comeBack('visible'));
+      expect(document.title).toBe(`(1) ${chats}`);
+    } finally {
+      view.unmount();
+      useConversations.setState({ started: null });
+    }
   });
 });
 
