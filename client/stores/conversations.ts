@@ -188,6 +188,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     const updated: ConversationSummary = {
       ...known,
       last_message: message.content,
+      last_message_mine: fromMe,
       last_activity: message.time,
       unread_count: unread,
     };

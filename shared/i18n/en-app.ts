@@ -94,6 +94,7 @@ export const enApp = {
   'matches.offline': 'No connection. Your matches will show as soon as you are back online.',
   'matches.offlineChats': 'Your chats too.',
   'matches.draft': 'Draft:',
+  'matches.you': 'You:',
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',
   'chat.newMessage': 'New message',

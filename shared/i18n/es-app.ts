@@ -95,6 +95,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.offline': 'Sin conexión. Tus matches aparecerán en cuanto vuelvas a estar en línea.',
   'matches.offlineChats': 'Tus chats también.',
   'matches.draft': 'Borrador:',
+  'matches.you': 'Tú:',
   'matches.noResults': 'Sin resultados para "{query}"',
   'matches.unread': '{count} sin leer',
   'chat.newMessage': 'Nuevo mensaje',

@@ -34,6 +34,7 @@ export const ConversationSummary = z.object({
   last_message: z.string().nullable(),
   last_activity: z.string(),
   unread_count: z.number().optional(),
+  last_message_mine: z.boolean().optional().describe('In the started list: whether the newest message is the reader’s own (the list says "You:" before it).'),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummary>;
 

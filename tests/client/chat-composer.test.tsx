@@ -102,6 +102,19 @@ describe('text that reads right to left', () => {
   });
 });
 
+describe('the list’s last message', () => {
+  it('says “You:” before the reader’s own, as it comes, and not before the partner’s', async () => {
+    renderAt('/app/', <Matches />);
+    const last = await screen.findByText(ARABIC);
+    expect(last.parentElement!.textContent).toBe(ARABIC);
+
+    act(() => useConversations.getState().noteMessage(7, { id: 2, sender: ME, content: 'On my way', time: '2026-11-28T01:01:00.000Z', client_id: null }, true));
+    expect((await screen.findByText('On my way')).parentElement!.textContent).toBe('You: On my way');
+    act(() => useConversations.getState().noteMessage(7, { id: 3, sender: BEN, content: 'Great', time: '2026-11-28T01:02:00.000Z', client_id: null }, false));
+    expect((await screen.findByText('Great')).parentElement!.textContent).toBe('Great');
+  });
+});
+
 describe('a paste longer than a message may be', () => {
   const cutNotice = 'Only the first 2,000 characters fit.';
   /** A paste as the browser does it: the paste event, then the text box's value cut at its maxLength. */

@@ -459,7 +459,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
     await composer.press('Enter');
     await expect.poll(() => page.locator('.message-own', { hasText: 'half a thought' }).getAttribute('class')).toContain('is-sent');
-    await leaveAndComeBack('half a thought');
+    // Sent, the row shows it as the last message, the reader's own.
+    await leaveAndComeBack(`${en['matches.you']} half a thought`);
     expect(await composer.inputValue()).toBe('');
     // Sent, it does not come back with a reload either.
     await page.reload();

@@ -75,12 +75,13 @@ describe.each(backends)('conversations on %s', (backend) => {
         image: expect.stringMatching(/^\/media\//),
         other_user_id: a.id,
         last_message: 'Are you at the bar?',
+        last_message_mine: false,
         last_activity: expect.any(String),
         unread_count: 2,
       },
     ]);
     const forCleo = await api().get('/api/conversations/started/', { token: a.token });
-    expect(forCleo.body.results[0]).toMatchObject({ id, name: 'Dan', unread_count: 0 });
+    expect(forCleo.body.results[0]).toMatchObject({ id, name: 'Dan', unread_count: 0, last_message_mine: true });
 
     // Read markers move forward only, and never past the newest message.
     expect(await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: first.body.id })).toEqual({

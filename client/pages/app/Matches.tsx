@@ -202,8 +202,9 @@ export function Matches() {
                       <strong>{t('matches.draft')}</strong> <span dir="auto">{drafts[conversation.id]}</span>
                     </span>
                   ) : (
-                    <span className="conversation-last" dir="auto">
-                      {conversation.last_message}
+                    <span className="conversation-last">
+                      {conversation.last_message_mine && `${t('matches.you')} `}
+                      <span dir="auto">{conversation.last_message}</span>
                     </span>
                   )}
                 </span>

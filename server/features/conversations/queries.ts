@@ -24,6 +24,8 @@ export interface ConversationListRow {
   image: string | null;
   otherUserId: number;
   lastMessage: string | null;
+  /** Whether the newest message is the reader's own. */
+  lastMessageMine: boolean;
   /** Epoch microseconds of the activity the list is ordered by, as an exact decimal string. */
   activityUs: string;
   unreadCount: number;
@@ -35,6 +37,7 @@ type ConversationListRawRow = {
   image: string | null;
   other_user_id: number;
   last_message: string | null;
+  last_message_mine: boolean | null;
   activity_us: string | number;
   unread_count: number | string;
 };
@@ -80,7 +83,7 @@ function conversationListStatement(kind: 'empty' | 'started') {
   const activity = kind === 'empty' ? sql`c.created_at` : sql`lm.created_at`;
   return new PreparedStatement<{ userId: number; afterUs: string | null; afterId: number | null; limit: number }>(sql`
     select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
-      lm.content as last_message,
+      lm.content as last_message, lm.sender_id = ${userId} as last_message_mine,
       (extract(epoch from ${activity}) * 1000000)::bigint::text as activity_us,
       ${
         kind === 'started'
@@ -93,7 +96,7 @@ function conversationListStatement(kind: 'empty' | 'started') {
     cross join lateral (select case when c.user_low_id = ${userId} then c.user_high_id else c.user_low_id end as id) partner
     join ${users} u on u.id = partner.id
     join ${profiles} p on p.user_id = partner.id
-    left join lateral ${newestMessageOf(sql`c.id`, sql`x.content, x.created_at`)} lm on true
+    left join lateral ${newestMessageOf(sql`c.id`, sql`x.content, x.created_at, x.sender_id`)} lm on true
     where m.user_id = ${userId} and ${openConversationsOf(userId, aliasedConversation('c'))}
       and lm.created_at is ${kind === 'empty' ? sql`null` : sql`not null`}
       and (${afterUs} is null
@@ -124,6 +127,7 @@ export async function conversationListQuery(
     image: row.image,
     otherUserId: Number(row.other_user_id),
     lastMessage: row.last_message,
+    lastMessageMine: row.last_message_mine === true,
     activityUs: String(row.activity_us),
     unreadCount: Number(row.unread_count),
   }));
