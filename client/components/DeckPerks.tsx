@@ -155,8 +155,12 @@ export function DeckPlanNotice() {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const allowance = usePlan((state) => state.allowance);
+  const undoAsked = usePlan((state) => state.notice === 'undo' && state.lastPass !== null);
 
   if (outOfLikes(allowance) && allowance?.resets_at) {
+    // One plan notice at a time: undo's, just asked for, until it is put away (on a small phone the
+    // two left little of the card).
+    if (undoAsked) return null;
     return (
       <div className="plan-notice" role="status" data-testid="likes-out">
         <p>

@@ -147,7 +147,22 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await expect.poll(() => undo.isEnabled()).toBe(true);
     await undo.click();
     await page.getByTestId('undo-upsell').waitFor();
+    // One plan notice at a time: the likes' goes while undo's is up.
+    expect(await out.count()).toBe(0);
     await shot('07-deck-undo-upsell');
+    // On a small phone, with the e-mail and event banners above, most of the card still shows.
+    await page.setViewportSize({ width: 320, height: 640 });
+    await expect
+      .poll(async () => {
+        const cardBox = (await page.getByTestId('swipe-card').boundingBox())!;
+        const upsellBox = (await page.getByTestId('undo-upsell').boundingBox())!;
+        return upsellBox.height / cardBox.height;
+      })
+      .toBeLessThan(0.4);
+    await shot('07b-deck-undo-upsell-320x640');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByTestId('undo-upsell').getByRole('button', { name: en['deck.dismiss'] }).click();
+    await out.waitFor();
 
     // A like from someone's profile, refused for want of likes, lands on the deck that says why.
     await page.goto(`${app.server.url}/app/profiles/${targets[0]!.id}`);
