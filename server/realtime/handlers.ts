@@ -129,11 +129,12 @@ export function createHandlers(context: HandlerContext) {
 
   on('message:read', MessageReadPayload, async (socket, payload) => {
     const userId = socket.data.user.id;
-    const { participantIds, lastReadId } = await markRead(app.db, {
+    const { participantIds, lastReadId, moved } = await markRead(app.db, {
       conversationId: payload.conversation_id,
       userId,
       lastReadId: payload.last_read_id,
     });
+    if (!moved) return { ok: true };
     // To both: the partner's "Read", and the reader's other phones and tabs, whose unread counts follow.
     app.publish(participantIds, 'message:read', { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId });
     return { ok: true };

@@ -87,12 +87,16 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: first.body.id })).toEqual({
       participantIds: [Math.min(a.id, b.id), Math.max(a.id, b.id)],
       lastReadId: first.body.id,
+      moved: true,
     });
     expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count).toBe(1);
     const clamped = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: 2_000_000_000 });
-    expect(clamped.lastReadId).toBe(first.body.id + 1);
+    expect(clamped).toMatchObject({ lastReadId: first.body.id + 1, moved: true });
+    // Behind the marker, or at it: nothing moves (and nobody is told, handlers.ts).
     const backwards = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: 0 });
-    expect(backwards.lastReadId).toBe(first.body.id + 1);
+    expect(backwards).toMatchObject({ lastReadId: first.body.id + 1, moved: false });
+    const again = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: first.body.id + 1 });
+    expect(again).toMatchObject({ lastReadId: first.body.id + 1, moved: false });
     expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count).toBe(0);
   });
 

@@ -127,29 +127,44 @@ const insertStatement = (() => {
 
 /**
  * Moves the user's read marker forward (never backward) to lastReadId (clamped to the newest message id).
+ * `moved`: whether it moved; a receipt for what was already read writes nothing, and nobody is told.
  * Throws NotFound if not a participant.
  */
 export async function markRead(
   db: Db,
   input: { conversationId: number; userId: number; lastReadId: number },
-): Promise<{ participantIds: [number, number]; lastReadId: number }> {
-  const [row] = await markReadStatement.run<{ low: number; high: number; last_read_id: number }>(db, input);
+): Promise<{ participantIds: [number, number]; lastReadId: number; moved: boolean }> {
+  const [row] = await markReadStatement.run<{ low: number; high: number; last_read_id: number; moved: boolean }>(db, input);
   if (!row) throw new NotFound();
-  return { participantIds: [Number(row.low), Number(row.high)], lastReadId: Number(row.last_read_id) };
+  return { participantIds: [Number(row.low), Number(row.high)], lastReadId: Number(row.last_read_id), moved: row.moved };
 }
 
-/** Prepared: an open chat sends `message:read` for each message it shows. */
+/**
+ * Prepared: an open chat sends `message:read` for each message it shows. The membership and the
+ * marker wanted are read first; the update writes only a marker that moves forward, compared with the
+ * row as it is when locked (a receipt further on, committed meanwhile, is not undone).
+ */
 const markReadStatement = (() => {
   const me = sql`${sql.placeholder('userId')}::int`;
   const conversationId = sql`${sql.placeholder('conversationId')}::int`;
   return new PreparedStatement<{ conversationId: number; userId: number; lastReadId: number }>(sql`
-    update ${conversationMembers} as m
-    set last_read_message_id = greatest(m.last_read_message_id,
-      least(${sql.placeholder('lastReadId')}::int, coalesce(${newestMessageOf(sql`c.id`, sql`x.id`)}, 0)))
-    from ${conversations} as c
-    where c.id = m.conversation_id and m.conversation_id = ${conversationId} and m.user_id = ${me}
-      and ${openConversationOf(me, aliasedConversation('c'))}
-    returning c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as last_read_id`);
+    with member as (
+      select c.user_low_id as low, c.user_high_id as high, m.last_read_message_id as old,
+        least(${sql.placeholder('lastReadId')}::int, coalesce(${newestMessageOf(sql`c.id`, sql`x.id`)}, 0)) as wanted
+      from ${conversationMembers} as m
+      join ${conversations} as c on c.id = m.conversation_id
+      where m.conversation_id = ${conversationId} and m.user_id = ${me}
+        and ${openConversationOf(me, aliasedConversation('c'))}
+    ), moved as (
+      update ${conversationMembers} as m
+      set last_read_message_id = member.wanted
+      from member
+      where m.conversation_id = ${conversationId} and m.user_id = ${me} and member.wanted > m.last_read_message_id
+      returning m.last_read_message_id
+    )
+    select low, high, coalesce((select last_read_message_id from moved), greatest(old, wanted)) as last_read_id,
+      exists (select from moved) as moved
+    from member`);
 })();
 
 /**
