@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { toast } from '../lib/toast';
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
 import type { ReportReason } from '../../shared/schemas/safety';
@@ -54,8 +54,16 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Failure>({ form: null, details: null });
-  const [reason, setReason] = useState<ReportReason | null>(null);
-  const [details, setDetails] = useState('');
+  // A report begun before, whose sheet went unsent (the chat ended under it), goes on from there.
+  const [draft] = useState(() => useSafety.getState().reportDrafts[person.id]);
+  const [reason, setReason] = useState<ReportReason | null>(draft?.reason ?? null);
+  const [details, setDetails] = useState(draft?.details ?? '');
+  useEffect(() => {
+    if (action !== 'report') return;
+    useSafety.setState(({ reportDrafts: { [person.id]: _before, ...others } }) => ({
+      reportDrafts: reason || details ? { ...others, [person.id]: { reason, details } } : others,
+    }));
+  }, [action, person.id, reason, details]);
 
   async function run(request: () => Promise<Outcome>, done: SafetyAction = action) {
     setBusy(true);

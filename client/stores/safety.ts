@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { create } from 'zustand';
-import type { BlockedUser, EndedChat, ReportInput } from '../../shared/schemas/safety';
+import type { BlockedUser, EndedChat, ReportInput, ReportReason } from '../../shared/schemas/safety';
 import { NotFound, type Page } from '../lib/api';
 import { api } from '../lib/api-app';
 import { errorMessage } from '../lib/errors';
@@ -39,9 +39,20 @@ const keyOf: { [K in ListName]: (item: Items[K]) => number } = { blocked: (perso
 
 const emptyLists = (): Lists => ({ blocked: { items: null, next: null, loading: false }, ended: { items: null, next: null, loading: false } });
 
+/** A report being written: its reason and details. */
+export interface ReportDraft {
+  reason: ReportReason | null;
+  details: string;
+}
+
 interface SafetyState {
   /** People who left this user's world (block, report, unmatch, ban): an open profile of them goes too. */
   gone: Record<number, true>;
+  /**
+   * Reports being written, by person, until sent: the sheet that holds one may go before (the chat
+   * ended under it, as the other person unmatched), and the report opened again starts from it.
+   */
+  reportDrafts: Record<number, ReportDraft>;
   lists: Lists;
   block: (userId: number, conversationId?: number) => Promise<Outcome>;
   unmatch: (conversationId: number, userId: number) => Promise<Outcome>;
@@ -154,11 +165,13 @@ export const useSafety = create<SafetyState>()((set, get) => {
 
   return {
     gone: {},
+    reportDrafts: {},
     lists: emptyLists(),
     block: (userId, conversationId) => endWith(userId, conversationId, () => api.block(userId)),
     unmatch: (conversationId, userId) => endWith(userId, conversationId, () => api.unmatch(conversationId)),
     async report(input) {
       const outcome = await endWith(input.user_id, input.conversation_id, () => api.report(input));
+      set(({ reportDrafts: { [input.user_id]: _sent, ...others } }) => ({ reportDrafts: others }));
       // An ended chat of theirs says it is reported now, or goes with an account deleted meanwhile.
       setList('ended', ({ items }) => ({
         items:
@@ -184,7 +197,7 @@ export const useSafety = create<SafetyState>()((set, get) => {
     },
     reset() {
       endingHere.clear();
-      set({ gone: {}, lists: emptyLists() });
+      set({ gone: {}, reportDrafts: {}, lists: emptyLists() });
     },
   };
 });

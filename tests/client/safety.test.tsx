@@ -408,6 +408,32 @@ describe('match:removed', () => {
     expect(detail.body.conversation_id).toBe(conversationId);
     expect(detail.body.snapshot.messages.map((message: { content: string }) => message.content)).toEqual(['hello there']);
   });
+
+  it('keeps a report being written when the other ends the chat under it: Report on the list goes on from it', async () => {
+    const { me, other, conversationId } = await matchedPair(['Lia', 'Teo']);
+    renderChat(conversationId);
+    await screen.findByText('hello there');
+    fireEvent.click(screen.getByRole('button', { name: en['safety.menu'] }));
+    fireEvent.click(await screen.findByRole('menuitem', { name: en['safety.report'] }));
+    await screen.findByRole('dialog', { name: 'Report Teo' });
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.harassment'] }));
+    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: 'Threatened me at the bar.' } });
+    // Teo unmatches: the chat, and the sheet in it, go.
+    expect((await api().delete(`/api/conversations/${conversationId}/`, { token: other.token })).status).toBe(204);
+    act(() => conversationEnded(conversationId));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+
+    fireEvent.click(await screen.findByRole('button', { name: en['safety.report'] }));
+    await screen.findByRole('dialog', { name: 'Report Teo' });
+    expect((screen.getByRole('radio', { name: en['safety.reason.harassment'] }) as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByLabelText(en['safety.report.details']) as HTMLTextAreaElement).value).toBe('Threatened me at the bar.');
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const [filed] = (await openReports()).filter((report) => report.reporter.id === me.id);
+    expect(filed).toMatchObject({ reason: 'harassment', details: 'Threatened me at the bar.', reported: { id: other.id } });
+    // Sent: nothing is kept to start the next one from.
+    expect(useSafety.getState().reportDrafts).toEqual({});
+  });
 });
 
 describe('Ended chats', () => {
