@@ -84,7 +84,7 @@ export interface ServerToClientEvents {
    * A block (or a report, which blocks), to both people's sockets: `user_id` is out of reach now, so
    * their card leaves the deck and their profile closes, as their conversation does (`match:removed`).
    */
-  'person:gone': (payload: { user_id: number }) => void;
+  'person:gone': (payload: { user_id: number; by_you?: true }) => void;
   /**
    * I liked, disliked or skipped `user_id` (no match), on this or another of my phones or tabs: their
    * card leaves every deck of mine, and they leave "likes you".

@@ -160,7 +160,7 @@ export function startRealtime(token: string) {
       else void useConversations.getState().refresh();
     }),
     onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
-    onEvent('person:gone', ({ user_id }) => personGone(user_id)),
+    onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
     onEvent('deck:answered', ({ user_id }) => {
       useDeck.getState().forget(user_id);
       useLikes.getState().answered(user_id, false);

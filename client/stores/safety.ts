@@ -70,10 +70,13 @@ const endingHere = new Set<number>();
 
 /**
  * Takes a person out of everything this tab shows: their conversations (both lists, the chat), their
- * deck card, an open profile. `byMe`: this tab's own action, which tells the user itself.
+ * deck card, an open profile. `byMe`: the user's own action (this tab's, which tells the user itself, or
+ * another phone's).
  */
 function removePerson(userId: number | null, conversationIds: number[], byMe: boolean) {
   const conversations = useConversations.getState();
+  // Blocked or reported on another phone of mine: the list's offer to report them is done with here too.
+  if (byMe && userId !== null && conversations.endedNotice?.userId === userId) conversations.dismissEndedNotice();
   // A row that goes from the list on screen says why, as an open chat does (Chat.tsx): with Report.
   const onList = window.location.pathname.replace(/\/$/, '') === '/app/matches';
   for (const id of conversationIds) {
@@ -118,11 +121,11 @@ async function endWith(userId: number, conversationId: number | undefined, reque
 }
 
 /**
- * A block between me and someone, either way (`person:gone`; on another phone of mine too): their card
- * and profile go, and nothing is said.
+ * A block between me and someone, either way (`person:gone`; on another phone of mine too, `byMe`):
+ * their card and profile go, and nothing is said.
  */
-export function personGone(userId: number) {
-  removePerson(userId, [], false);
+export function personGone(userId: number, byMe = false) {
+  removePerson(userId, [], byMe);
 }
 
 /**

@@ -30,7 +30,7 @@ import { chatToastKey, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { useDeck } from '../../client/stores/deck';
 import { useLikes } from '../../client/stores/likes';
-import { conversationEnded, useSafety } from '../../client/stores/safety';
+import { conversationEnded, personGone, useSafety } from '../../client/stores/safety';
 import { useSession } from '../../client/stores/session';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -433,6 +433,16 @@ describe('match:removed', () => {
     expect(filed).toMatchObject({ reason: 'harassment', details: 'Threatened me at the bar.', reported: { id: other.id } });
     // Sent: nothing is kept to start the next one from.
     expect(useSafety.getState().reportDrafts).toEqual({});
+  });
+
+  it('takes the offer to report away on my other phones once I reported or blocked them on one', async () => {
+    const { other, conversationId } = await matchedPair(['Noa', 'Gil']);
+    useConversations.getState().showEndedNotice({ conversationId, name: 'Gil', userId: other.id });
+    // The blocked person's own news of a block (not mine) leaves my offer be.
+    act(() => personGone(other.id));
+    expect(useConversations.getState().endedNotice?.userId).toBe(other.id);
+    act(() => personGone(other.id, true));
+    expect(useConversations.getState().endedNotice).toBeNull();
   });
 });
 

@@ -125,7 +125,9 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     const gone = [waitFor(aSocket, 'person:gone'), waitFor(bSocket, 'person:gone')];
     expect((await client(two.url).post(`/api/users/${a.id}/block/`, { token: b.token })).status).toBe(204);
     await removed;
-    expect(await Promise.all(gone)).toEqual([{ user_id: b.id }, { user_id: a.id }]);
+    // The one who blocked is told it was their doing (their other phones drop the offer to report);
+    // the one blocked hears only that the other is out of reach.
+    expect(await Promise.all(gone)).toEqual([{ user_id: b.id }, { user_id: a.id, by_you: true }]);
     expect(await aSocket.emitWithAck('typing', { conversation_id: conversationId })).toMatchObject({
       ok: false,
       error: { code: 'not_found' },

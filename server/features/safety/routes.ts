@@ -37,7 +37,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   /** A block, or a report's: each person's open phones drop the other's card and profile at once. */
   const outOfReach = (blocker: number, blocked: number) => {
     app.publish([blocked], 'person:gone', { user_id: blocker });
-    app.publish([blocker], 'person:gone', { user_id: blocked });
+    app.publish([blocker], 'person:gone', { user_id: blocked, by_you: true });
   };
 
   app.post('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
