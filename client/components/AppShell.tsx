@@ -58,11 +58,11 @@ export function AppShell({ children }: { children: ReactNode }) {
   const unread = useConversations((state) => unreadTotal(state, chatRead === undefined ? undefined : Number(chatRead)));
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
   useTitle(t('brand.name'), section && t(section.label), unread);
-  const newMatch = useConversations((state) => state.newMatch);
+  const newMatch = useConversations((state) => state.newMatches.length > 0);
   // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
   const onChats = /^\/app\/(matches|chat)\b/.test(location);
   useEffect(() => {
-    if (newMatch && onChats) useConversations.setState({ newMatch: false });
+    if (newMatch && onChats) useConversations.setState({ newMatches: [] });
   }, [newMatch, onChats]);
 
   return (

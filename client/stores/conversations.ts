@@ -50,8 +50,10 @@ interface ConversationsState {
   otherUserOf: (conversationId: number) => number | null;
   /** The conversations with this person, in either list. */
   conversationsWith: (userId: number) => number[];
-  /** A match made since the matches list was last on screen: a dot on Chats says so. */
-  newMatch: boolean;
+  /** Matches made since the matches list was last on screen (their conversations): a dot on Chats says so. */
+  newMatches: number[];
+  /** A match made (its conversation), not seen yet. */
+  noteNewMatches: (conversationIds: number[]) => void;
   /** A chat that ended while it was open or listed on screen, for a calm notice on the list that offers to report its partner. */
   endedNotice: EndedNotice | null;
   showEndedNotice: (notice: EndedNotice) => void;
@@ -124,12 +126,8 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         // was closed. A device that never showed them (a new phone) has nothing to tell apart.
         const before = held.started === null ? keptLists() : held.failed === null ? held : null;
         const made = before ? madeSince(before, listed) : [];
-        set((state) => ({
-          ...listed,
-          failed: null,
-          more: { empty: empty.next ?? null, started: started.next ?? null },
-          newMatch: state.newMatch || made.length > 0,
-        }));
+        set({ ...listed, failed: null, more: { empty: empty.next ?? null, started: started.next ?? null } });
+        get().noteNewMatches(made.map((item) => item.id));
         // The newest shows as its `match:new` would have; the dot on Chats tells of the others.
         const [newest] = made;
         if (newest) useDeck.getState().heardOfMatch(newest.id, { id: newest.other_user_id, name: newest.name, image: newest.image });
@@ -207,7 +205,8 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   remove(conversationId) {
     const drop = (list: ConversationSummary[] | null) => list && list.filter((item) => item.id !== conversationId);
-    set((state) => ({ empty: drop(state.empty), started: drop(state.started) }));
+    // A match gone before it was seen takes its dot with it.
+    set((state) => ({ empty: drop(state.empty), started: drop(state.started), newMatches: state.newMatches.filter((id) => id !== conversationId) }));
   },
   nameOf(conversationId) {
     return both(get()).find((item) => item.id === conversationId)?.name ?? null;
@@ -224,7 +223,11 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       .filter((item) => item.other_user_id === userId)
       .map((item) => item.id);
   },
-  newMatch: false,
+  newMatches: [],
+  noteNewMatches(conversationIds) {
+    if (conversationIds.length === 0) return;
+    set((state) => ({ newMatches: [...new Set([...state.newMatches, ...conversationIds])] }));
+  },
   endedNotice: null,
   showEndedNotice(notice) {
     set({ endedNotice: notice });
@@ -234,7 +237,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   reset() {
     loading = null;
-    set({ empty: null, started: null, failed: null, more: { empty: null, started: null }, loadingMore: null, newMatch: false, endedNotice: null });
+    set({ empty: null, started: null, failed: null, more: { empty: null, started: null }, loadingMore: null, newMatches: [], endedNotice: null });
   },
 }));
 

@@ -142,7 +142,7 @@ export function startRealtime(token: string) {
     onEvent('match:new', ({ conversation_id, user }) => {
       // Read again after any read on its way: that one may have been asked before the match was made.
       void useConversations.getState().refresh();
-      useConversations.setState({ newMatch: true });
+      useConversations.getState().noteNewMatches([conversation_id]);
       // Whether the new match is online now: `presence` tells only of changes after this.
       void usePresence.getState().refresh();
       useDeck.getState().heardOfMatch(conversation_id, user);

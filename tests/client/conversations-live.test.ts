@@ -38,7 +38,7 @@ describe('the conversation lists and the socket’s news', () => {
     stopRealtime();
     useDeck.getState().reset();
     useLikes.getState().reset();
-    useConversations.setState({ empty: null, started: null, failed: null, newMatch: false });
+    useConversations.setState({ empty: null, started: null, failed: null, newMatches: [] });
     vi.resetAllMocks();
     vi.mocked(console.error).mockRestore();
   });

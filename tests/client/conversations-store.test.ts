@@ -55,12 +55,12 @@ describe('the conversations store', () => {
     await useConversations.getState().load();
     api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().refresh();
-    expect(useConversations.getState().newMatch).toBe(false);
+    expect(useConversations.getState().newMatches).toEqual([]);
     expect(overlay()).toBeNull();
     // Matched while the socket could not hear it: the catch-up's read finds them, and shows the newest.
     api.emptyConversations.mockResolvedValueOnce({ results: [match(3), match(2), match(1)] });
     await useConversations.getState().refresh();
-    expect(useConversations.getState().newMatch).toBe(true);
+    expect(useConversations.getState().newMatches).toEqual([3, 2]);
     expect(overlay()).toEqual({ conversationId: 3, name: 'Person 3', image: null });
   });
 
@@ -71,7 +71,7 @@ describe('the conversations store', () => {
     writeCache('conversations', { empty: [], started: [], more: { empty: null, started: null } }, 7);
     api.emptyConversations.mockResolvedValueOnce({ results: [match(2)] });
     await useConversations.getState().load();
-    expect(useConversations.getState().newMatch).toBe(true);
+    expect(useConversations.getState().newMatches).toEqual([2]);
     expect(overlay()).toEqual({ conversationId: 2, name: 'Person 2', image: null });
   });
 
@@ -82,13 +82,13 @@ describe('the conversations store', () => {
     localStorage.setItem('cache:conversations:7', JSON.stringify({ version: 1, value: { empty: [], started: [] } }));
     api.emptyConversations.mockResolvedValueOnce({ results: [match(9)] });
     await useConversations.getState().load();
-    expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
+    expect([useConversations.getState().newMatches, overlay()]).toEqual([[], null]);
 
     useSession.getState().signOut({ alreadyRevoked: true });
     useSession.setState({ token: 'token', user: currentUser({ id: 8 }) });
     api.emptyConversations.mockResolvedValueOnce({ results: [match(9)] });
     await useConversations.getState().load();
-    expect([useConversations.getState().newMatch, overlay()]).toEqual([false, null]);
+    expect([useConversations.getState().newMatches, overlay()]).toEqual([[], null]);
   });
 
   it('tells a new match from an older one a read brings up from a page it had not read', async () => {
@@ -102,7 +102,7 @@ describe('the conversations store', () => {
     api.startedConversations.mockResolvedValueOnce({ results: [at(5, 58, 'ey'), at(20, 55, 'hola')], next: 'older-chats' });
     await useConversations.getState().refresh();
     expect(overlay()).toBeNull();
-    expect(useConversations.getState().newMatch).toBe(false);
+    expect(useConversations.getState().newMatches).toEqual([]);
     // Match 11 is new: made in the same millisecond as 9, after it (its id).
     api.emptyConversations.mockResolvedValueOnce({ results: [at(11, 50), at(9, 50), at(7, 30)], next: 'older-matches' });
     api.startedConversations.mockResolvedValueOnce({ results: [at(5, 58, 'ey'), at(20, 55, 'hola')], next: 'older-chats' });
@@ -118,7 +118,7 @@ describe('the conversations store', () => {
     api.startedConversations.mockResolvedValueOnce({ results: [at(12, 59, 'hi!'), at(20, 55, 'hola')] });
     await useConversations.getState().refresh();
     expect(overlay()?.conversationId).toBe(12);
-    expect(useConversations.getState().newMatch).toBe(true);
+    expect(useConversations.getState().newMatches).toEqual([12]);
   });
 
   it('shows a match once, whichever news of it came first', async () => {
@@ -131,7 +131,20 @@ describe('the conversations store', () => {
     api.emptyConversations.mockResolvedValueOnce({ results: [match(2)] });
     await useConversations.getState().load();
     expect(overlay()).toBeNull();
-    expect(useConversations.getState().newMatch).toBe(true);
+    expect(useConversations.getState().newMatches).toEqual([2]);
+  });
+
+  it('takes a match’s dot away when the match goes before it was seen, and leaves the others’', async () => {
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [] });
+    await useConversations.getState().load();
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(5), match(4)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatches).toEqual([5, 4]);
+    useConversations.getState().remove(5);
+    expect(useConversations.getState().newMatches).toEqual([4]);
+    useConversations.getState().remove(4);
+    expect(useConversations.getState().newMatches).toEqual([]);
   });
 
   it('puts no dot on the matches that a load after a failed one finds: they are not new, only newly seen', async () => {
@@ -141,7 +154,7 @@ describe('the conversations store', () => {
     expect(useConversations.getState().failed).not.toBeNull();
     api.emptyConversations.mockResolvedValueOnce({ results: [match(1)] });
     await useConversations.getState().load();
-    expect(useConversations.getState().newMatch).toBe(false);
+    expect(useConversations.getState().newMatches).toEqual([]);
   });
 
   it('drops a load begun before a sign-out: the next user never sees the last one’s conversations', async () => {
