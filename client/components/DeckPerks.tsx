@@ -130,8 +130,8 @@ function likesBack(limit: number, at: string, language: Language, t: Translate):
 
 /**
  * What undo needs, when it was just tapped on the free plan: the plan, to get that person back. Over
- * the bottom of the card on the deck (`floating`), so that the card keeps its size; beside the undo
- * button on an empty deck.
+ * the top of the card on the deck (`floating`), so that the card keeps its size and its words show;
+ * beside the undo button on an empty deck.
  */
 export function UndoUpsell({ floating = false }: { floating?: boolean }) {
   const t = useT();
