@@ -16,7 +16,7 @@ export const enSafety = {
   'safety.report.reason': 'What happened?',
   'safety.report.details': 'Anything else we should know? (optional)',
   'safety.report.count': '{count} / {max}',
-  'safety.report.private': "{name} won't be told who reported them.",
+  'safety.report.private': "{name} won't know you reported them.",
   'safety.report.blocks': "Reporting also blocks {name}: you won't see each other again, and your conversation will be removed.",
   'safety.report.blocksProfile': "Reporting also blocks {name}: you won't see each other again. If you have a conversation, it will be removed.",
   'safety.report.blocksEnded': "Reporting also blocks {name}: you won't be shown to each other again.",

@@ -192,6 +192,8 @@ describe('Report', () => {
     expect(radios.map((radio) => (radio as HTMLInputElement).value)).toEqual([...REPORT_REASONS]);
     for (const reason of REPORT_REASONS) screen.getByRole('radio', { name: en[`safety.reason.${reason}`] });
     expect(dialog.textContent).toContain(en['safety.report.blocks'].replace('{name}', 'Ben'));
+    // Nothing is said to the reported person: not "who", as if the report itself were.
+    expect(dialog.textContent).toContain("Ben won't know you reported them.");
     expect(document.activeElement).toBe(radios[0]);
 
     (screen.getByRole('button', { name: en['safety.report.send'] }) as HTMLButtonElement).focus();
