@@ -248,6 +248,33 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.context().close();
   });
 
+  it('brings the save button down with the bottom bar while the keyboard is up: the field written in stays clear of it', async () => {
+    const page = await phone();
+    await page.goto(`${app.server.url}/app/profile/`);
+    await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).not.toBe('');
+    // The keyboard up, as index.html has it resize the page: 400 px of a 320 × 640 phone left.
+    await page.setViewportSize({ width: 320, height: 400 });
+    const bio = page.getByLabel(es['profile.bio']);
+    await bio.focus();
+    await bio.press('End');
+    await expect.poll(() => page.locator('.bottom-nav').isVisible()).toBe(false);
+    const boxes = () =>
+      page.evaluate(() => {
+        const rect = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
+        return { bio: rect('textarea[name="bio"]').bottom, save: rect('.sticky-save').top, saveBottom: rect('.sticky-save').bottom, height: window.innerHeight };
+      });
+    await expect
+      .poll(async () => {
+        const { bio: bioBottom, save, saveBottom, height } = await boxes();
+        return height - saveBottom <= 16 && bioBottom <= save;
+      })
+      .toBe(true);
+    await shot(page, 'profile-keyboard-bio-320x400');
+    await bio.blur();
+    await page.setViewportSize(SMALL_PHONE);
+    await expect.poll(() => page.locator('.bottom-nav').isVisible()).toBe(true);
+  });
+
   it('says a missing photo, then a missing birth date, under its field, brought into view and focused (360×740)', async () => {
     const newcomer = await makeUser(app.server, { firstName: 'Rita' });
     const { page } = await openPhone(app.browser, { token: newcomer.token, language: 'es' });
