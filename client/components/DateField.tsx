@@ -93,10 +93,12 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
   const focusDay = useRef(false);
   const focusActiveDay = () => grid.current?.querySelector<HTMLButtonElement>('button[tabindex="0"]')?.focus();
 
-  // Opening: to the chosen day if there is one, else to the year (a birth date starts there).
+  // Opening: to the chosen day if there is one, else to the year (a birth date starts there); the
+  // whole month in view, clear of the bars (it opens below the field, which may be low on the screen).
   useEffect(() => {
     if (selected) focusActiveDay();
     else yearSelect.current?.focus();
+    grid.current?.closest('.date-popover')?.scrollIntoView?.({ block: 'nearest' });
   }, []);
   useEffect(() => {
     if (!focusDay.current) return;

@@ -316,6 +316,19 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await expect.poll(() => inView(needDate)).toBe(true);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('date_of_birth');
     await shot(page, 'profile-needs-date-360x740');
+    // Opened on a small phone, the month shows whole, clear of the save button and the bars.
+    await page.setViewportSize({ width: 320, height: 568 });
+    await page.getByLabel(es['profile.dateOfBirth']).click();
+    const popover = page.getByRole('dialog', { name: es['profile.dateOfBirth'] });
+    await expect
+      .poll(() =>
+        popover.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          return box.top >= document.querySelector('.top-bar')!.getBoundingClientRect().bottom && box.bottom <= document.querySelector('.sticky-save')!.getBoundingClientRect().top;
+        }),
+      )
+      .toBe(true);
+    await shot(page, 'profile-date-picker-320x568');
   });
 
   it('keeps a first profile being written when the deck is tapped: it says to complete it first, and stays', async () => {
