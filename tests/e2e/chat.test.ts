@@ -95,10 +95,16 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await route.continue();
     });
     const asked = page.waitForRequest(older);
-    const topOf = (text: string) => page.locator('.message', { hasText: text }).evaluate((message) => message.getBoundingClientRect().top);
+    // By the message's words alone: its whole text runs on into its time ("history 1" and "10:12 AM"
+    // read "history 110:12 AM", which holds "history 11").
+    const topOf = (text: string) =>
+      page
+        .locator('.message')
+        .filter({ has: page.locator('.message-content').getByText(text, { exact: true }) })
+        .evaluate((message) => message.getBoundingClientRect().top);
     const atTheTop = await page.locator('.messages').evaluate((list) => {
       list.scrollTop = 0;
-      return [...list.querySelectorAll('.message')].find((message) => message.textContent?.includes('history 11'))!.getBoundingClientRect().top;
+      return [...list.querySelectorAll('.message')].find((message) => message.querySelector('.message-content')?.textContent === 'history 11')!.getBoundingClientRect().top;
     });
     await asked;
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
