@@ -24,6 +24,7 @@ import { Blocked } from '../../client/pages/app/Blocked';
 import { EndedChats } from '../../client/pages/app/EndedChats';
 import { Chat } from '../../client/pages/app/Chat';
 import { Matches } from '../../client/pages/app/Matches';
+import { ProfileView } from '../../client/pages/app/ProfileView';
 import { Moderation } from '../../client/pages/app/moderation/Moderation';
 import { toast, useToasts } from '../../client/lib/toast';
 import { chatToastKey, useChat } from '../../client/stores/chat';
@@ -409,6 +410,30 @@ describe('match:removed', () => {
     const detail = await api().get(`/api/moderation/reports/${filed.id}/`, { token: moderator.token });
     expect(detail.body.conversation_id).toBe(conversationId);
     expect(detail.body.snapshot.messages.map((message: { content: string }) => message.content)).toEqual(['hello there']);
+  });
+
+  it('leaves their profile, opened from the chat, for the list that offers to report them', async () => {
+    const { me, other, conversationId } = await matchedPair(['Vera', 'Omar']);
+    const { hook, history } = memoryLocation({ path: `/app/profiles/${other.id}/`, record: true });
+    render(
+      <Router hook={hook}>
+        <Switch>
+          <Route path="/app/profiles/:id/">{(params) => <ProfileView id={Number(params.id)} />}</Route>
+          <Route path="/app/matches/" component={Matches} />
+        </Switch>
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: /Omar/ });
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
+    act(() => {
+      personGone(other.id);
+      conversationEnded(conversationId);
+    });
+
+    await waitFor(() => expect(history.at(-1)).toBe('/app/matches/'));
+    expect((await screen.findByRole('status')).textContent).toBe('Your conversation with Omar has ended.');
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report'] }));
+    await screen.findByRole('dialog', { name: 'Report Omar' });
   });
 
   it('keeps a report being written when the other ends the chat under it: Report on the list goes on from it', async () => {

@@ -16,6 +16,7 @@ import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { toast } from '../../lib/toast';
+import { useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { useDeck } from '../../stores/deck';
 import { usePlan } from '../../stores/plan';
@@ -49,6 +50,17 @@ export function ProfileView({ id }: { id: number }) {
   // Opened from "Likes you": Back, and the answer given here, go back to that list, not the deck.
   const [from] = useState(() => (window.history.state as { from?: string } | null)?.from === 'likes' ? '/app/likes/' : '/app/home/');
   const backTo = chatWith === null ? from : `/app/chat/${chatWith}/`;
+  // Our chat ended under their profile (they blocked, reported or unmatched): to the list, as the chat goes, whose notice offers Report.
+  const endedChat = useChat((state) => {
+    for (const [key, thread] of Object.entries(state.ended)) if (thread.userId === id && !thread.byMe) return Number(key);
+    return null;
+  });
+  useEffect(() => {
+    if (endedChat === null) return;
+    const { name, userId } = useChat.getState().ended[endedChat]!;
+    useConversations.getState().showEndedNotice({ conversationId: endedChat, name, userId });
+    navigate('/app/matches/', { replace: true });
+  }, [endedChat, navigate]);
 
   useEffect(() => {
     let live = true;
