@@ -309,6 +309,12 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
     await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
     await needPhoto.waitFor({ state: 'detached' });
+    // Its remove button, drawn at 36 px, takes a finger's 44: 3 px outside what is drawn is the button's.
+    const remove = page.getByTestId('photo-grid').locator('.photo-remove');
+    const drawn = (await remove.boundingBox())!;
+    const touched = (dx: number, dy: number) =>
+      page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest('button')?.className ?? null, [drawn.x + dx, drawn.y + dy]);
+    expect([await touched(-3, drawn.height / 2), await touched(drawn.width / 2, drawn.height + 3)]).toEqual(['photo-action photo-remove', 'photo-action photo-remove']);
 
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await save.click();
@@ -328,6 +334,9 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
         }),
       )
       .toBe(true);
+    // Seven days a row, each as wide as the month allows a finger.
+    const days = await popover.locator('.date-day').evaluateAll((buttons) => buttons.map((button) => button.getBoundingClientRect().width));
+    expect(Math.min(...days)).toBeGreaterThanOrEqual(39);
     await shot(page, 'profile-date-picker-320x568');
   });
 
