@@ -3,6 +3,8 @@ import { createPortal } from 'react-dom';
 import { useBackCloses } from '../lib/back-closes';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
+// Its own styles: the public event page's switch question is a sheet outside the app's pages.
+import '../sheet.css';
 
 const FOCUSABLE = 'a[href], button:not(:disabled), input:not(:disabled), textarea:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])';
 

@@ -152,24 +152,31 @@ useEvents.subscribe(({ current }, previous) => {
   writeCache('event', current, me);
 });
 
-let joiningPending: Promise<PublicEvent | null> | null = null;
+let joiningPending: Promise<PublicEvent | 'ask' | null> | null = null;
 
 /**
  * The event the visitor set out to join before signing up or in (the pass from the QR link, or the
  * code alone): checked in now, once. Resolves with the event, or null when there was none or it was
- * refused (a refusal drops it: a pass does not get better by retrying).
+ * refused (a refusal drops it: a pass does not get better by retrying), or `ask` when the account is
+ * at another event: the join is kept, for the event's page to ask about leaving that one first.
  */
-export function joinPendingEvent(): Promise<PublicEvent | null> {
+export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
   joiningPending ??= (async () => {
-    const pending = getPendingJoin();
-    if (!pending) return null;
     try {
-      const event = await useEvents.getState().checkIn(pending.code, pending.pass ? { pass: pending.pass } : {});
+      const pending = getPendingJoin();
+      if (!pending) return null;
+      // Where they are, asked first: not knowing (no network) keeps the join, for the next try.
+      const { event: at } = await api.currentEvent();
+      if (at && at.code !== pending.code) return 'ask';
+      const event = await useEvents
+        .getState()
+        .checkIn(pending.code, pending.pass ? { pass: pending.pass } : {})
+        .catch((error: unknown) => {
+          clearPendingJoin();
+          throw error;
+        });
       clearPendingJoin();
       return event;
-    } catch (error) {
-      clearPendingJoin();
-      throw error;
     } finally {
       joiningPending = null;
     }

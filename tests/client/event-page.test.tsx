@@ -275,6 +275,36 @@ describe('the public event page, for a visitor checked in at another event', () 
     await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, {}));
   });
 
+  it('asks before a scan at this door takes them out of the other one; staying drops the scan', async () => {
+    signIn();
+    api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+    api.event.mockResolvedValue(party());
+    api.checkIn.mockResolvedValue({ event: party() });
+    renderPage('t=fresh-token');
+    await screen.findByRole('dialog', { name: 'Leave Afterparty?' });
+    expect(api.checkIn).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.switch.stay'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.checkIn).not.toHaveBeenCalled();
+    expect(getPendingJoin()).toBeNull();
+    // No Join that the door would refuse: the page says where the way in is.
+    expect(said()).toEqual({ ...nothing, qrOnly: true });
+  });
+
+  it('asks about the join a login kept, when the account turned out to be at another event, and joins with its pass', async () => {
+    setPendingJoin({ code: CODE, pass: 'kept', expiresAt: Date.now() + 20 * 60_000 });
+    signIn();
+    api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
+    api.event.mockResolvedValue(party());
+    api.checkIn.mockResolvedValue({ event: party() });
+    renderPage('');
+    await screen.findByRole('dialog', { name: 'Leave Afterparty?' });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.switch.confirm'] }));
+    await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, { pass: 'kept' }));
+  });
+
   it('checks a visitor at no event in at once', async () => {
     signIn();
     api.event.mockResolvedValue(party({ join_mode: 'code' }));

@@ -288,6 +288,36 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('asks someone at another event, once a QR link\'s login finds them there, before it moves them', async () => {
+    const rosa = await makeCompletedUser(app.server, { name: 'Rosa' }, { firstName: 'Rosa' });
+    const warmUp = await makeEvent(app.server, organizer, { name: 'Warm-up Drinks', join_mode: 'code' });
+    await checkIn(app.server, rosa, warmUp.code);
+    const currentOf = async () => (await client(app.server.url).get('/api/events/current/', { token: rosa.token })).body.event?.name;
+    const { context, page } = await openPhone(app.browser);
+    try {
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.getByRole('link', { name: es['eventPage.login'] }).click();
+      await page.getByLabel(es['auth.email']).fill(rosa.email);
+      await page.getByLabel(es['auth.password']).fill(rosa.password);
+      await page.getByRole('button', { name: es['login.submit'] }).click();
+      // Back on the event's page, asked, on a sheet over it (its styles come with it outside the app).
+      const sheet = page.getByRole('dialog', { name: format(es['deck.event.leaveTitle'], { name: 'Warm-up Drinks' }) });
+      await sheet.waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/e/${event.code}`);
+      expect(await page.locator('.sheet-backdrop').evaluate((backdrop) => getComputedStyle(backdrop).position)).toBe('fixed');
+      expect(await currentOf()).toBe('Warm-up Drinks');
+      await entryAnimationsDone(page);
+      await shot(page, '10b-login-asks-to-switch');
+      await sheet.getByRole('button', { name: es['events.switch.confirm'] }).click();
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+      expect(await currentOf()).toBe('Terrace Night');
+      expect((await client(app.server.url).post('/api/events/leave/', { token: rosa.token })).status).toBeLessThan(300);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('asks before a typed code takes someone out of the event they are at', async () => {
     const ines = await makeCompletedUser(app.server, { name: 'Inés' }, { firstName: 'Inés' });
     await checkIn(app.server, ines, event.code, { token: await tokenFor(app.server, event.id) });

@@ -49,10 +49,13 @@ const Moderation = lazy(() => import('./moderation/Moderation').then((module) =>
 function usePendingJoin(ready: boolean) {
   const [, navigate] = useLocation();
   useEffect(() => {
-    if (!ready || !getPendingJoin()) return;
+    const pending = getPendingJoin();
+    if (!ready || !pending) return;
     joinPendingEvent()
       .then((event) => {
         if (!event) return;
+        // At another event: the event's page asks whether to leave it.
+        if (event === 'ask') return navigate(`/e/${pending.code}`, { replace: true });
         // The deck's event bar says where they are now; the profile's "saved" would only cover it. In
         // the place of the page they were on (the deck the login led to, or the profile just
         // completed): Back then leaves the deck.

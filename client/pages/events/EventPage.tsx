@@ -133,9 +133,13 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       const isHere = visitorAt?.code === code;
       setAt(visitorAt);
       setEvent(found);
-      // Scanned at the door while signed in: that was the whole gesture, at another event's door too. A
-      // visitor not signed in keeps the pass for the sign-up the page offers.
-      if (!isHere && passNow && useSession.getState().token) await join();
+      // Scanned at the door while signed in: that was the whole gesture, unless it leaves another event
+      // (a wrong poster, a friend's photo of one): that is asked first, as Join asks; so is the join kept
+      // through a login that found them at another event (`joinPendingEvent`). A visitor not signed in
+      // keeps the pass for the sign-up the page offers.
+      if (isHere || !useSession.getState().token) return;
+      if (visitorAt && (passNow || getPendingJoin()?.code === code)) setSwitching(true);
+      else if (passNow) await join();
     })();
   }, [attempt, code, join, language, navigate, search, t]);
 
@@ -256,7 +260,13 @@ function EventPageBody({ code: rawCode }: { code: string }) {
                   setSwitching(false);
                   void join();
                 }}
-                onClose={() => setSwitching(false)}
+                onClose={() => {
+                  // Staying where they are: a scan or a login's kept join is not asked about again (the
+                  // app would bring them back here); another scan at this door will be.
+                  setSwitching(false);
+                  clearPendingJoin();
+                  setHasPass(false);
+                }}
               />
             )}
           </div>
