@@ -380,11 +380,14 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const currentOf = async () => (await client(app.server.url).get('/api/events/current/', { token: pia.token })).body.event?.name;
     const { context, page } = await openPhone(app.browser, { token: pia.token, language: 'en' });
     try {
-      // Someone else's QR event, typed: said at once, with no question about leaving Warm-up.
+      // Someone else's QR event, typed: its page, which says the way in is at the door, with no
+      // question about leaving Warm-up.
       await page.goto(`${app.server.url}/app/events/`);
-      await page.getByLabel(en['events.join.label']).fill(event.code);
+      await page.getByLabel(en['events.join.label']).fill(event.code.toLowerCase());
       await page.getByRole('button', { name: en['events.join.submit'] }).click();
-      await page.getByRole('alert').getByText(en['eventPage.qrOnly']).waitFor();
+      await page.getByRole('heading', { name: event.name }).waitFor();
+      await page.getByText(en['eventPage.qrOnly']).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/e/${event.code}`);
       expect(await page.getByRole('dialog').count()).toBe(0);
       expect(await currentOf()).toBe('Warm-up');
 

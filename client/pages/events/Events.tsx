@@ -124,6 +124,8 @@ export function Events() {
       const found = await api.event(wanted);
       const refusal = refusalOf(found, mine?.some((each) => each.code === wanted) ?? false);
       if (!refusal && !current) return void enter(found);
+      // A QR event's code finds its page (what it is, where, and that the door has the way in).
+      if (refusal === 'eventPage.qrOnly') return navigate(`/e/${wanted}`);
       if (refusal) setError(t(refusal, { time: formatDateTime(checkInOpensAt(Date.parse(found.starts_at)), language) }));
       else {
         setTarget(found);
