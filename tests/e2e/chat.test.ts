@@ -660,4 +660,33 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await context.close();
     }
   });
+
+  it('says whole, on a small phone, that what was written offline was not sent when the chat ended meanwhile', async () => {
+    const dov = await makeCompletedUser(app.server, { name: 'Dov', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dov' });
+    const chat = await match(app.server, dov, ana);
+    await page.setViewportSize({ width: 320, height: 568 });
+    try {
+      await page.goto(`${app.server.url}/app/chat/${chat}`);
+      await page.getByPlaceholder(en['chat.placeholder']).waitFor();
+      await page.route('**/api/conversations/*/messages/', (route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue()));
+      socketBlocked = true;
+      app.server.app.io.in(`user:${ana.id}`).disconnectSockets(true);
+      await page.getByText(en['app.offline']).waitFor();
+      for (const content of ['on my way', 'by the door']) {
+        await page.getByPlaceholder(en['chat.placeholder']).fill(content);
+        await page.keyboard.press('Enter');
+        await page.locator('.message-own', { hasText: content }).getByText(en['chat.queued']).waitFor();
+      }
+      expect((await api().post(`/api/users/${ana.id}/block/`, { token: dov.token })).status).toBeLessThan(300);
+      await socketBack();
+
+      await page.waitForURL('**/app/matches/');
+      const said = page.locator('.toast-error .toast-text');
+      await said.getByText(en['chat.notSentMany'].replace('{count}', '2')).waitFor();
+      expect(await said.evaluate((text) => text.scrollHeight <= text.clientHeight)).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-20-not-sent-ended-320.png') });
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
+  });
 });
