@@ -77,13 +77,13 @@ function removePerson(userId: number | null, conversationIds: number[], byMe: bo
   const conversations = useConversations.getState();
   // Blocked or reported on another phone of mine: the list's offer to report them is done with here too.
   if (byMe && userId !== null && conversations.endedNotice?.userId === userId) conversations.dismissEndedNotice();
-  // A row that goes from the list on screen says why, as an open chat does (Chat.tsx): with Report.
-  const onList = window.location.pathname.replace(/\/$/, '') === '/app/matches';
+  // A chat that goes from the list says so there, as an open chat does (Chat.tsx), with Report: at
+  // once on the list on screen, or the next time it is opened (its unread count went with the row).
   for (const id of conversationIds) {
     const name = conversations.nameOf(id);
     conversations.remove(id);
     useChat.getState().end(id, { byMe, userId, name });
-    if (!byMe && onList && name) conversations.showEndedNotice({ conversationId: id, name, userId });
+    if (!byMe && name) conversations.showEndedNotice({ conversationId: id, name, userId });
   }
   if (userId === null) return;
   useDeck.getState().forget(userId);

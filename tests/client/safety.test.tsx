@@ -388,6 +388,22 @@ describe('match:removed', () => {
     }
   });
 
+  it('says so, with Report, the next time the list opens when a chat ends while the user is elsewhere', async () => {
+    const { me, other, conversationId } = await matchedPair(['Alba', 'Ciro']);
+    // On the deck, say: nothing of the chat on screen, its row and its unread count go.
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
+    act(() => conversationEnded(conversationId));
+    expect(useConversations.getState().started).toEqual([]);
+
+    render(
+      <Router hook={memoryLocation({ path: '/app/matches/' }).hook}>
+        <Matches />
+      </Router>,
+    );
+    expect((await screen.findByRole('status')).textContent).toBe('Your conversation with Ciro has ended.');
+    expect(screen.getByRole('button', { name: en['safety.report'] })).toBeTruthy();
+  });
+
   it('offers to report the one who ended an open chat, with what they wrote', async () => {
     const { me, other, conversationId } = await matchedPair(['Ines', 'Hugo']);
     renderChat(conversationId);
