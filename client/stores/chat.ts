@@ -470,7 +470,7 @@ export const useChat = create<ChatState>()((set, get) => {
       loaded: true,
       fromDevice: false,
       missingEarlier: false,
-      // "Read" under my last message from the start; a `message:read` come meanwhile may be further.
+      // "Read" under the last message of mine read, from the start; a `message:read` come meanwhile may be further.
       partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id),
     }));
     trackOnce('match_opened', `match_opened:${id}`);

@@ -2,7 +2,8 @@
 /**
  * The chat's text as people write it: a message in a right-to-left script reads right to left (in the
  * chat, its composer and the list’s previews), a paste longer than a message may be says it was cut,
- * and a message held by the server's limit on sends says why, with no Retry to jump the queue.
+ * a message held by the server's limit on sends says why, with no Retry to jump the queue, and Return
+ * writes a new line on a touch screen, where Enter sends from a hardware keyboard.
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -172,5 +173,41 @@ describe('a message held by the server’s limit on sends', () => {
     expect(screen.getAllByText(new RegExp(en['chat.slowDown'].slice(0, 9)))).toHaveLength(1);
     expect(screen.queryByText(new RegExp(en['chat.queued']))).toBeNull();
     expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
+  });
+});
+
+describe('Return in the composer', () => {
+  /** A device whose primary pointer is a finger (a phone) or not (a mouse or touchpad, with a keyboard). */
+  const pointer = (coarse: boolean) => vi.stubGlobal('matchMedia', (query: string) => ({ matches: coarse && query === '(pointer: coarse)', media: query }));
+  const storeSend = useChat.getState().send;
+  afterEach(() => useChat.setState({ send: storeSend }));
+  async function composer() {
+    const send = vi.fn(async () => {});
+    useChat.setState({ send });
+    renderAt('/app/', <Chat id={7} />);
+    const box = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
+    fireEvent.change(box, { target: { value: 'first line' } });
+    return { box, send };
+  }
+
+  it('starts a new line on a touch screen, whose keyboard has no Shift: the send button sends', async () => {
+    pointer(true);
+    const { box, send } = await composer();
+    expect(box.getAttribute('enterkeyhint')).toBe('enter');
+    // Not prevented: the browser writes the line break.
+    expect(fireEvent.keyDown(box, { key: 'Enter' })).toBe(true);
+    expect(send).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: en['chat.send'] }));
+    expect(send).toHaveBeenCalledWith(7, 'first line');
+  });
+
+  it('sends with a hardware keyboard, where Shift+Enter starts a new line', async () => {
+    pointer(false);
+    const { box, send } = await composer();
+    expect(box.getAttribute('enterkeyhint')).toBe('send');
+    expect(fireEvent.keyDown(box, { key: 'Enter', shiftKey: true })).toBe(true);
+    expect(send).not.toHaveBeenCalled();
+    expect(fireEvent.keyDown(box, { key: 'Enter' })).toBe(false);
+    expect(send).toHaveBeenCalledWith(7, 'first line');
   });
 });

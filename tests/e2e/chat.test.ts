@@ -1,6 +1,7 @@
 /**
  * Chat behaviour that only a real browser and a real socket can show: older pages on scrolling up,
- * read receipts, a refused send that is retried once (no duplicate), a send written offline that goes
+ * read receipts (under the newest message the partner has read), Return on a phone and Enter on a
+ * laptop, a refused send that is retried once (no duplicate), a send written offline that goes
  * out by itself when the socket is back, and catch-up of a message sent while the socket was down.
  */
 import path from 'node:path';
@@ -29,6 +30,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   /** While true, Ana's tab cannot open its socket (`goOffline`). */
   let socketBlocked = false;
   const api = () => client(app.server.url);
+  /** Sends what is written as on a phone, by its send button (its Return starts a new line). */
+  const tapSend = () => page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
   const stored = async () =>
     (await api().get(`/api/conversations/${conversationId}/messages/?limit=100`, { token: ben.token })).body.results as Array<{ id: number; content: string }>;
 
@@ -147,9 +150,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
   });
 
-  it('shows "Read" once the partner has read our message', async () => {
+  it('shows "Read" once the partner has read our message, under the newest he has read', async () => {
     await page.getByPlaceholder(en['chat.placeholder']).fill('read me');
-    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
+    await tapSend();
     // The text box keeps the focus (and the phone its keyboard) for the next message.
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(en['chat.placeholder']);
     const mine = page.locator('.message-own', { hasText: 'read me' });
@@ -164,6 +167,24 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.reload();
     await mine.waitFor();
     await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
+
+    // She writes twice more, unread yet: the mark stays where he has read to, the one mark there is.
+    const marks = page.locator('.message-meta span', { hasText: en['chat.read'] });
+    for (const content of ['one more', 'and another']) {
+      await page.getByPlaceholder(en['chat.placeholder']).fill(content);
+      await tapSend();
+      await expect.poll(() => page.locator('.message-own', { hasText: content }).getAttribute('class')).toContain('is-sent');
+    }
+    expect(await mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
+    expect(await marks.count()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03b-read-then-more.png') });
+    // He reads them: the mark goes down to the newest.
+    const newest = (await stored())[0]!;
+    expect(newest.content).toBe('and another');
+    benSocket.emit('message:read', { conversation_id: conversationId, last_read_id: newest.id });
+    const another = page.locator('.message-own', { hasText: 'and another' });
+    await expect.poll(() => another.locator('.message-meta').textContent()).toContain(en['chat.read']);
+    expect(await marks.count()).toBe(1);
   });
 
   /**
@@ -191,7 +212,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ detail: 'Service unavailable.' }) }),
     );
     await page.getByPlaceholder(en['chat.placeholder']).fill('try again');
-    await page.keyboard.press('Enter');
+    await tapSend();
     const failed = page.locator('.message.is-failed', { hasText: 'try again' });
     await failed.waitFor();
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-failed.png') });
@@ -211,7 +232,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     // No socket, and no answer over HTTP either (the phone's Wi-Fi is gone).
     await goOffline((route) => route.abort('internetdisconnected'));
     await page.getByPlaceholder(en['chat.placeholder']).fill('written offline');
-    await page.keyboard.press('Enter');
+    await tapSend();
     const mine = page.locator('.message-own', { hasText: 'written offline' });
     await mine.getByText(en['chat.queued']).waitFor();
     expect(await mine.getAttribute('class')).toContain('is-queued');
@@ -248,7 +269,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const missed = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'missed while down' } });
     expect(missed.status).toBe(201);
     await page.getByPlaceholder(en['chat.placeholder']).fill('answered over http');
-    await page.keyboard.press('Enter');
+    await tapSend();
     await expect.poll(() => page.locator('.message-own', { hasText: 'answered over http' }).getAttribute('class')).toContain('is-sent');
     expect(await page.locator('.message', { hasText: 'missed while down' }).count()).toBe(0);
 
@@ -297,7 +318,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const before = links.length;
     cutLinks();
     await page.getByPlaceholder(en['chat.placeholder']).fill('into the void');
-    await page.keyboard.press('Enter');
+    await tapSend();
     const mine = page.locator('.message-own', { hasText: 'into the void' });
     // Unanswered in time (8 s), the connection counts as dead: the message waits for the next one,
     // which goes through a link of its own, and is sent over it. Without that, it would say "Not
@@ -348,7 +369,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'hello?' } });
     await newBelow.waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('yes, coming');
-    await page.keyboard.press('Enter');
+    await tapSend();
     await newBelow.waitFor({ state: 'detached' });
     await page.locator('.message-own', { hasText: 'yes, coming' }).waitFor();
   });
@@ -394,8 +415,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     // Spaces and zero-width characters: blank to the server, which would refuse the message.
     await composer.fill(' \u200b\u200b ');
     expect(await page.getByRole('button', { name: en['chat.send'], exact: true }).isDisabled()).toBe(true);
+    // Return on the phone adds a line break, which shows nothing either.
     await composer.press('Enter');
-    expect(await composer.inputValue()).toBe(' \u200b\u200b ');
+    expect(await composer.inputValue()).toBe(' \u200b\u200b \n');
+    expect(await page.getByRole('button', { name: en['chat.send'], exact: true }).isDisabled()).toBe(true);
     expect(await page.getByTestId('message').count()).toBe(messages);
     await composer.fill('');
   });
@@ -463,7 +486,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.message', { hasText: 'while you were away' }).waitFor();
     expect(await composer.inputValue()).toBe('half a thought');
 
-    await composer.press('Enter');
+    await tapSend();
     await expect.poll(() => page.locator('.message-own', { hasText: 'half a thought' }).getAttribute('class')).toContain('is-sent');
     // Sent, the row shows it as the last message, the reader's own.
     await leaveAndComeBack(`${en['matches.you']} half a thought`);
@@ -474,27 +497,19 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await composer.inputValue()).toBe('');
   });
 
-  it('writes several lines: Shift+Enter breaks the line, the composer grows up to six, Enter sends them', async () => {
+  it('writes several lines on a phone: Return breaks the line, the composer grows up to six, Send sends them', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const height = () => composer.evaluate((element) => element.getBoundingClientRect().height);
     const lines = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join('\n');
     const oneLine = await height();
-    // With nothing written, Enter does nothing: no line, no send, and no check of the empty field
-    // (which would fire `invalid` and show the browser's "fill out this field" bubble).
-    await composer.evaluate((element) => {
-      (window as unknown as { invalids: number }).invalids = 0;
-      element.addEventListener('invalid', () => (window as unknown as { invalids: number }).invalids++);
-    });
+    // The keyboard's Return key says what it does: a new line, as in the phone's own messaging apps.
+    expect(await composer.getAttribute('enterkeyhint')).toBe('enter');
     const before = (await stored()).length;
-    await composer.press('Enter');
-    expect(await composer.inputValue()).toBe('');
-    expect(await page.evaluate(() => (window as unknown as { invalids: number }).invalids)).toBe(0);
-    expect((await stored()).length).toBe(before);
-
     await composer.pressSequentially('first line');
-    await composer.press('Shift+Enter');
+    await composer.press('Enter');
     await composer.pressSequentially('second line');
     expect(await composer.inputValue()).toBe('first line\nsecond line');
+    expect((await stored()).length).toBe(before);
     const twoLines = await height();
     expect(twoLines).toBeGreaterThan(oneLine + 10);
 
@@ -508,13 +523,50 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
 
     await composer.fill(lines(3));
     await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-lines.png') });
-    await composer.press('Enter');
+    await tapSend();
     const sent = page.locator('.message-own', { hasText: 'line 3' });
     await expect.poll(() => sent.getAttribute('class')).toContain('is-sent');
     expect(await sent.locator('.message-content').textContent()).toBe(lines(3));
     expect((await stored())[0]?.content).toBe(lines(3));
     expect(await composer.inputValue()).toBe('');
     expect(await height()).toBe(oneLine);
+  });
+
+  it('sends with Enter from a laptop’s keyboard, where Shift+Enter breaks the line', async () => {
+    const laptop = await app.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await laptop.addInitScript((token) => {
+        localStorage.setItem('language_code', 'en');
+        localStorage.setItem('auth_token', token);
+      }, ana.token);
+      const desk = await laptop.newPage();
+      await desk.goto(`${app.server.url}/app/chat/${conversationId}/`);
+      const composer = desk.getByPlaceholder(en['chat.placeholder']);
+      await composer.waitFor();
+      expect(await composer.getAttribute('enterkeyhint')).toBe('send');
+      // With nothing written, Enter does nothing: no line, no send, and no check of the empty field
+      // (which would fire `invalid` and show the browser's "fill out this field" bubble).
+      await composer.evaluate((element) => {
+        (window as unknown as { invalids: number }).invalids = 0;
+        element.addEventListener('invalid', () => (window as unknown as { invalids: number }).invalids++);
+      });
+      const before = (await stored()).length;
+      await composer.press('Enter');
+      expect(await composer.inputValue()).toBe('');
+      expect(await desk.evaluate(() => (window as unknown as { invalids: number }).invalids)).toBe(0);
+      expect((await stored()).length).toBe(before);
+
+      await composer.pressSequentially('from the laptop');
+      await composer.press('Shift+Enter');
+      await composer.pressSequentially('two lines');
+      expect(await composer.inputValue()).toBe('from the laptop\ntwo lines');
+      await composer.press('Enter');
+      await expect.poll(() => desk.locator('.message-own', { hasText: 'two lines' }).getAttribute('class')).toContain('is-sent');
+      expect((await stored())[0]?.content).toBe('from the laptop\ntwo lines');
+      expect(await composer.inputValue()).toBe('');
+    } finally {
+      await laptop.close();
+    }
   });
 
   it('shows an address in a message as a link that opens in a new tab', async () => {
@@ -674,7 +726,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await page.getByText(en['app.offline']).waitFor();
       for (const content of ['on my way', 'by the door']) {
         await page.getByPlaceholder(en['chat.placeholder']).fill(content);
-        await page.keyboard.press('Enter');
+        await tapSend();
         await page.locator('.message-own', { hasText: content }).getByText(en['chat.queued']).waitFor();
       }
       expect((await api().post(`/api/users/${ana.id}/block/`, { token: dov.token })).status).toBeLessThan(300);

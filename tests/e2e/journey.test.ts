@@ -277,7 +277,7 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByText(es['chat.empty']).waitFor();
 
     await page.getByPlaceholder(es['chat.placeholder']).fill('¡Hola Marco! ¿Dónde estás?');
-    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: es['chat.send'], exact: true }).tap();
     const mine = page.locator('.message-own', { hasText: '¡Hola Marco!' });
     await mine.waitFor();
     await expect.poll(() => mine.getAttribute('class')).toContain('is-sent');

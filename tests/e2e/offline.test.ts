@@ -125,7 +125,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('On the terrace');
-    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
     await page.locator('.message-own', { hasText: 'On the terrace' }).getByText(en['chat.queued']).waitFor();
 
     // The phone closes the app and opens it again, still with no network: it opens from the worker's store.
@@ -158,7 +158,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     // Ben writes meanwhile; she writes too, and it waits for the network.
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'See you there' } });
     await page.getByPlaceholder(en['chat.placeholder']).fill('Bring the jackets');
-    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
     await page.locator('.message-own', { hasText: 'Bring the jackets' }).getByText(en['chat.queued']).waitFor();
     await shot('offline-07-kept-chat-with-no-network');
 
@@ -202,7 +202,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.goto(`${app.server.url}/app/chat/${dan.conversation}/`);
     await page.getByText(en['chat.empty']).waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('Hi Dan!');
-    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
     await page.locator('.message-own', { hasText: 'Hi Dan!' }).getByText(en['chat.queued']).waitFor();
     // Eli's chat has messages this phone never fetched: it says they will come, not that there are none.
     await page.goto(`${app.server.url}/app/chat/${eli.conversation}/`);

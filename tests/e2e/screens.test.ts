@@ -582,7 +582,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.context.setOffline(true);
       await tab.page.getByText(en['app.offline']).waitFor();
       await tab.page.getByPlaceholder(en['chat.placeholder']).fill('Written in the tunnel');
-      await tab.page.keyboard.press('Enter');
+      await tab.page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
       await tab.page.locator('.message-own', { hasText: 'Written in the tunnel' }).getByText(en['chat.queued']).waitFor();
       // "Log out everywhere" on another phone, while this one has no network; then it comes back.
       expect((await client(app.server.url).post('/api/auth/logout/', { token: dana.token })).status).toBe(204);

@@ -194,11 +194,16 @@ export function Chat({ id }: { id: number }) {
     setPasteCut(pasted > MESSAGE_MAX_LENGTH - (value.length - (selectionEnd - selectionStart)));
   }
 
-  // Enter sends, as the phone keyboard's Send key says; Shift+Enter starts a new line. Not while an
-  // input method is still composing a word (Enter there picks the word), and with nothing written it
-  // does nothing, as the send button, disabled then, would (no "fill out this field" bubble).
+  // On a touch screen, Return starts a new line and the send button sends, as in the phone's own
+  // messaging apps: its keyboard has no Shift+Enter, and a message of several lines could not be
+  // written otherwise. With a hardware keyboard (a fine pointer), Enter sends and Shift+Enter starts a
+  // new line.
+  const touch = globalThis.matchMedia?.('(pointer: coarse)').matches;
+
+  // Not while an input method is still composing a word (Enter there picks the word), and with nothing
+  // written it does nothing, as the send button, disabled then, would (no "fill out this field" bubble).
   function onComposerKey(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    if (touch || event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
     if (hasVisibleText(draft)) event.currentTarget.form?.requestSubmit();
   }
@@ -216,7 +221,9 @@ export function Chat({ id }: { id: number }) {
   const nearTheLimit = draft.length > MESSAGE_MAX_LENGTH - 100;
   // Said while what was cut is what stands: once shortened or sent, the draft speaks for itself.
   const cutShown = pasteCut && draft.length >= MESSAGE_MAX_LENGTH;
-  const lastOwnStored = messages.findLast((message) => message.sender === me && message.id > 0);
+  // "Read" goes under the newest of one's own messages the partner has read, once: newer ones of one's
+  // own, unread, leave it there, so that it still says how far the partner has read.
+  const lastOwnRead = messages.findLast((message) => message.sender === me && message.id > 0 && message.id <= thread.partnerReadId);
   // Held by the limit on sends, a burst says why once, under its newest bubble.
   const lastHeld = messages.findLast((message) => message.slowDown);
 
@@ -268,7 +275,7 @@ export function Chat({ id }: { id: number }) {
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
                   {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown || connected ? 'chat.sending' : 'chat.queued')}</span>}
-                  {own && message === lastOwnStored && thread.partnerReadId >= message.id && <span> · {t('chat.read')}</span>}
+                  {message === lastOwnRead && <span> · {t('chat.read')}</span>}
                 </p>
                 {message.status === 'failed' && message.client_id && (
                   <p className="message-failed" role="alert">
@@ -321,7 +328,7 @@ export function Chat({ id }: { id: number }) {
           required
           maxLength={MESSAGE_MAX_LENGTH}
           autoComplete="off"
-          enterKeyHint="send"
+          enterKeyHint={touch ? 'enter' : 'send'}
         />
         {/* Near the limit, how much is left: a paste longer than it is cut there, and says so. */}
         {nearTheLimit && (
