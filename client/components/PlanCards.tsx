@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
 import { useMessages, useT } from '../lib/i18n';
-import { type BillingPeriod, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
+import { type BillingPeriod, chargedPrice, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
 import { plansMessages } from '../lib/messages-plans';
 import '../plans.css';
 
@@ -49,6 +49,8 @@ export function PlanCards({ action, headingLevel }: Props) {
                 <span className="amount">${displayPrice(plan, period)}</span>
                 <span className="per"> / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}</span>
               </p>
+              {/* What a yearly plan actually charges, said before anyone agrees to pay it. */}
+              {period === 'yearly' && <p className="price-total muted">{t('subscribe.billedYearly', { amount: chargedPrice(plan, period) })}</p>}
               <ul className="plan-features">
                 {FEATURES[plan].map((key) => (
                   <li key={key}>{t(key, { likes: FREE_DAILY_LIKES })}</li>
@@ -57,7 +59,7 @@ export function PlanCards({ action, headingLevel }: Props) {
               {available ? (
                 action(plan, period)
               ) : (
-                <button type="button" className="btn btn-primary btn-block" disabled>
+                <button type="button" className="btn btn-block btn-soon" disabled>
                   {t('subscribe.comingSoon')}
                 </button>
               )}

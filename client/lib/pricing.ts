@@ -15,6 +15,11 @@ export function displayPrice(plan: Plan, period: BillingPeriod): number {
   return Math.round(monthly * YEARLY_PRICE_FACTOR * 100) / 100;
 }
 
+/** What one payment of the period charges: a month's price, or the year's (twelve of the per-month figure shown). */
+export function chargedPrice(plan: Plan, period: BillingPeriod): number {
+  return period === 'monthly' ? PLAN_MONTHLY_PRICES[plan] : Math.round(PLAN_MONTHLY_PRICES[plan] * 12 * YEARLY_PRICE_FACTOR * 100) / 100;
+}
+
 export function lookupKeyFor(period: BillingPeriod): string {
   return LOOKUP_KEYS[period];
 }

@@ -185,11 +185,11 @@ export const SERVER_MESSAGES = {
   },
   daily_likes_exhausted: {
     en: 'You have used your {limit} likes of the last 24 hours.',
-    es: 'Has usado tus {limit} «Me gusta» de las últimas 24 horas.',
+    es: 'Has usado tus {limit} likes de las últimas 24 horas.',
   },
   nothing_to_undo: {
     en: 'There is nothing to undo: only a dislike or a skip of the last 5 minutes can be taken back.',
-    es: 'No hay nada que deshacer: solo se puede recuperar un «No me gusta» o un «Saltar» de los últimos 5 minutos.',
+    es: 'No hay nada que deshacer: solo se puede recuperar un «no» o un salto de los últimos 5 minutos.',
   },
 
   // Safety and moderation.

@@ -11,6 +11,7 @@ import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../client/components/DeckPerks';
 import { ApiError } from '../../client/lib/api';
@@ -70,7 +71,40 @@ describe('the plan cards', () => {
       const button = within(screen.getByTestId(`plan-${plan}`)).getByRole('button');
       expect(button.textContent).toBe('COMING SOON!');
       expect(button.hasAttribute('disabled')).toBe(true);
+      // Not dressed as Starter's button, which can be pressed: it reads as unavailable.
+      expect(button.classList.contains('btn-primary')).toBe(false);
+      expect(button.classList.contains('btn-soon')).toBe(true);
     }
+  });
+
+  it('say what a yearly plan charges at once under its per-month price, and nothing of the kind monthly', async () => {
+    renderAt('/', <PlanCards headingLevel={3} action={() => <button type="button">Buy</button>} />);
+    const totals = { starter: '$120', pro: '$240', enterprise: '$480' };
+    for (const [plan, total] of Object.entries(totals)) {
+      expect(screen.getByTestId(`plan-${plan}`).querySelector('.price-total')?.textContent).toBe(`${total} billed yearly`);
+    }
+    fireEvent.click(screen.getByRole('radio', { name: en['subscribe.monthly'] }));
+    expect(document.querySelector('.price-total')).toBeNull();
+    cleanup();
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    renderAt('/', <PlanCards headingLevel={3} action={() => <button type="button">Buy</button>} />);
+    expect((await screen.findByTestId('plan-starter')).querySelector('.price-total')?.textContent).toBe('$120 facturados al año');
+  });
+});
+
+describe('the Spanish plan copy', () => {
+  it('says likes and «no», as the deck does: never «me gusta» nor descarte', () => {
+    const planKeys = Object.keys(es).filter((key) => /^(subscribe|checkout|portal|likes)\.|^deck\.(likes|undo)/.test(key));
+    expect(planKeys.length).toBeGreaterThan(40);
+    const copy = [
+      ...planKeys.map((key) => es[key as keyof typeof es]),
+      SERVER_MESSAGES.daily_likes_exhausted.es,
+      SERVER_MESSAGES.nothing_to_undo.es,
+      SERVER_MESSAGES.subscription_required.es,
+    ];
+    for (const text of copy) expect(text).not.toMatch(/me gusta|descart|«saltar»/i);
+    expect(es['portal.confirm.text']).toContain('likes ilimitados');
   });
 });
 
@@ -83,6 +117,8 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
     expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
     expect(screen.getByTestId('current-plan').textContent).toContain('Renews on Nov 30, 2027');
+    // Past its trial, the renewal says when; what is charged is said while the trial runs.
+    expect(screen.getByTestId('current-plan').textContent).not.toContain('unless you cancel');
     expect(screen.getByRole('link', { name: en['subscribe.current.likes'] }).getAttribute('href')).toBe('/app/likes/');
     expect(screen.getByRole('button', { name: en['subscribe.manage'] })).toBeTruthy();
     expect(screen.queryByTestId('plan-starter')).toBeNull();
@@ -102,11 +138,18 @@ describe('the subscribe page of a subscriber', () => {
     const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Free trial until Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Renews');
+    // What the trial's end charges, while it can still be avoided.
+    expect(screen.getByText('$15 on Dec 30, 2026, then every month, unless you cancel')).toBeTruthy();
     unmount();
+    usePlan.setState({ subscription: { ...trialing, period: 'yearly' } });
+    const yearly = renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.getByText('$120 on Dec 30, 2026, then every year, unless you cancel')).toBeTruthy();
+    yearly.unmount();
     usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Canceled: the plan ends on Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
+    expect(screen.getByTestId('current-plan').textContent).not.toContain('unless you cancel');
   });
 });
 

@@ -22,8 +22,8 @@ import { currentUser } from '../helpers/current-user';
 const user = currentUser();
 const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
 
-function serverAnswers(lookupKey: string, lookupKeys: Record<'monthly' | 'yearly', string> = LOOKUP_KEYS) {
-  const checkout: Checkout = { id: SESSION, lookup_key: lookupKey, status: 'open', email: user.email, trial_days: 0 };
+function serverAnswers(lookupKey: string, lookupKeys: Record<'monthly' | 'yearly', string> = LOOKUP_KEYS, trialDays = 0) {
+  const checkout: Checkout = { id: SESSION, lookup_key: lookupKey, status: 'open', email: user.email, trial_days: trialDays };
   const answers: Record<string, unknown> = {
     '/api/config/': { google_client_id: null, payments: 'test', lookup_keys: lookupKeys },
     [`/api/payments/test-checkout/${SESSION}/`]: checkout,
@@ -64,6 +64,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
   cleanup();
+  vi.useRealTimers();
   vi.unstubAllGlobals();
   localStorage.clear();
 });
@@ -77,8 +78,21 @@ describe('the local test checkout’s plan', () => {
       [en['subscribe.billing']]: en['subscribe.yearly'],
       [en['checkout.price']]: `$${displayPrice('starter', 'yearly')} / ${en['subscribe.perMonthAnnually']}`,
       [en['checkout.account']]: user.email,
+      // What is charged, and when: the year's whole price, at once without a trial.
+      [en['checkout.charge']]: '$120 today, then every year, unless you cancel',
     });
     expect(document.body.textContent).not.toContain(LOOKUP_KEYS.yearly);
+  });
+
+  it('says the yearly total is charged when the free trial ends, then every year', async () => {
+    // The trial starts as the checkout completes: 30 days from Dec 3 is Jan 2.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-12-03T12:00:00Z'));
+    serverAnswers(LOOKUP_KEYS.yearly, LOOKUP_KEYS, 30);
+    renderCheckout();
+    const shown = await details();
+    expect(shown[en['checkout.trial']]).toBe('30-day free trial');
+    expect(shown[en['checkout.charge']]).toBe('$120 on Jan 2, 2027, then every year, unless you cancel');
   });
 
   it('says the monthly period, in Spanish', async () => {
@@ -88,6 +102,7 @@ describe('the local test checkout’s plan', () => {
     const shown = await details();
     expect(shown[es['checkout.plan']]).toBe(es['subscribe.plan.starter']);
     expect(shown[es['subscribe.billing']]).toBe(es['subscribe.monthly']);
+    expect(shown[es['checkout.charge']]).toBe('$15 hoy y después cada mes, salvo que canceles');
     expect(document.body.textContent).not.toContain(LOOKUP_KEYS.monthly);
   });
 

@@ -294,6 +294,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
     // A first subscription: in its free trial, which the page dates.
     await page.getByTestId('current-plan').getByText(/^Free trial until \w{3} \d{1,2}, \d{4}$/).waitFor();
+    // And what its end charges, while it can still be avoided.
+    await page.getByTestId('current-plan').getByText(/^\$120 on \w{3} \d{1,2}, \d{4}, then every year, unless you cancel$/).waitFor();
     await shot('10-current-plan');
     await page.getByRole('button', { name: en['subscribe.manage'] }).click();
     await page.waitForURL('**/app/subscribe/test-portal/');
@@ -310,8 +312,10 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await entryAnimationsDone(page);
     await shot('11-test-portal-confirm');
     await confirm.getByRole('button', { name: en['portal.confirm.yes'] }).click();
-    await page.waitForURL(`${app.server.url}/app/subscribe/`);
+    await page.waitForURL(`${app.server.url}/app/subscribe/?ended=true`);
     await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
+    // The plan just ended is said to have ended, not only replaced by the plans for sale.
+    await page.getByRole('status').getByText(en['subscribe.ended']).waitFor();
     // The trial came with the first subscription: it is not promised again, here or on the checkout.
     const again = page.getByTestId('plan-starter').getByRole('button', { name: en['subscribe.chooseNoTrial'], exact: true });
     await again.waitFor();
@@ -325,6 +329,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const details = page.locator('.test-checkout-details');
     await details.waitFor();
     expect(await details.textContent()).not.toMatch(/trial/i);
+    // No trial: the year's price is charged at once.
+    expect(await details.textContent()).toContain('$120 today, then every year, unless you cancel');
   });
 
   it('says a checkout that could not open where the button was pressed, on a small phone', async () => {
@@ -367,6 +373,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const starter = pricing.getByTestId('plan-starter');
     expect(await starter.textContent()).toContain(es['subscribe.starter.2']);
     expect(await starter.textContent()).toContain('$10');
+    expect(await starter.textContent()).toContain('$120 facturados al año');
     expect(await pricing.getByTestId('plan-pro').getByRole('button').textContent()).toBe('¡PRÓXIMAMENTE!');
     expect(await pricing.textContent()).not.toMatch(/website|review|analytic|integration|sitio web|reseña|analítica|integraci/i);
     await pricing.scrollIntoViewIfNeeded();

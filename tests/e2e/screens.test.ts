@@ -433,6 +433,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     const starter = page.getByTestId('plan-starter');
     await starter.waitFor();
     expect(await starter.textContent()).toContain(`$10 / ${en['subscribe.perMonthAnnually']}`);
+    // What the year charges, under the per-month figure.
+    expect(await starter.textContent()).toContain('$120 billed yearly');
     expect(await page.getByTestId('plan-pro').getByRole('button').isDisabled()).toBe(true);
     await shot('screens-03-subscribe');
 
@@ -453,6 +455,11 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     expect(await page.locator('.test-checkout-details').textContent()).toContain(ana.email);
     // What it costs, as the plan's card said.
     expect(await page.locator('.test-checkout-details').textContent()).toContain(`$${PLAN_MONTHLY_PRICES.starter} / ${en['subscribe.perMonth']}`);
+    // And what is charged when: the month's price at the free trial's end, then every month.
+    await page
+      .locator('.test-checkout-details dd')
+      .getByText(/^\$15 on \w{3} \d{1,2}, \d{4}, then every month, unless you cancel$/)
+      .waitFor();
     // Nothing wider than the phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     // On a phone each detail goes under its label, across the page: beside "Billing period" the

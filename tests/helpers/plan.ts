@@ -32,5 +32,7 @@ export async function cancelThroughTestPortal(server: TestServer, user: { token:
   expect(portal.body.url).toBe(`${server.publicUrl}/app/subscribe/test-portal/`);
   const canceled = await api.post('/api/payments/test-portal/cancel/', { token: user.token, json: {} });
   expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+  // Back to the subscribe page, which says that the plan has ended.
+  expect(canceled.body.url).toBe(`${server.publicUrl}/app/subscribe/?ended=true`);
   expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
 }

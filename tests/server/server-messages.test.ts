@@ -87,7 +87,7 @@ describe('server messages in the language the request asks for', () => {
       Array.from({ length: FREE_DAILY_LIKES }, (_, index) => ({ userId: user.id, toUserId: 1_000_000 + index, givenAt: new Date(Date.now() - index * 1000) })),
     );
     const like = api.post('/api/matching/', { token: user.token, json: { response: 'like', other: other.id }, headers: SPANISH });
-    expect(await detail(like)).toBe(`Has usado tus ${FREE_DAILY_LIKES} «Me gusta» de las últimas 24 horas.`);
+    expect(await detail(like)).toBe(`Has usado tus ${FREE_DAILY_LIKES} likes de las últimas 24 horas.`);
     await server.app.db.update(users).set({ bannedAt: new Date() }).where(eq(users.id, user.id));
     expect(await detail(api.post('/api/auth/', { json: { username: user.email, password: user.password }, headers: SPANISH }))).toBe(
       'Esta cuenta ha sido suspendida.',

@@ -15,7 +15,7 @@ import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
 import { usePlan } from '../../stores/plan';
-import { TestPage } from './TestCheckout';
+import { Charge, TestPage } from './TestCheckout';
 import { useSession } from '../../stores/session';
 import '../../perks.css';
 
@@ -87,7 +87,17 @@ function PlanDates({ subscription }: { subscription: SubscriptionState }) {
         ? (['subscribe.current.renewsOn', subscription.renews_at] as const)
         : [null, null];
   if (!key) return null;
-  return <p className="muted plan-dates">{t(key, { date: formatDate(iso, language) })}</p>;
+  return (
+    <>
+      <p className="muted plan-dates">{t(key, { date: formatDate(iso, language) })}</p>
+      {/* The trial's end is when the first payment is taken: what it will be, while it can still be avoided. */}
+      {key === 'subscribe.current.trialUntil' && subscription.period && (
+        <p className="muted plan-dates">
+          <Charge period={subscription.period} at={iso} />
+        </p>
+      )}
+    </>
+  );
 }
 
 /**
@@ -145,6 +155,8 @@ function PlansForSale() {
   const { subscription } = useSubscription();
   const { busy, error, go } = useRedirectCall();
   const trialDays = subscription?.trial_days ?? FREE_TRIAL_DAYS;
+  // Back from the local test portal's cancellation: the plan it ended is said to have ended.
+  const ended = new URLSearchParams(useSearch()).has('ended');
 
   // The server's keys when it says them (they can be overridden by its environment).
   const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
@@ -152,6 +164,11 @@ function PlansForSale() {
   return (
     <section className="page subscribe">
       <h1>{t('subscribe.title')}</h1>
+      {ended && (
+        <p className="notice" role="status">
+          {t('subscribe.ended')}
+        </p>
+      )}
       <p className="muted">{trialDays > 0 ? t('subscribe.subtitle', { days: trialDays }) : t('subscribe.subtitleNoTrial')}</p>
       <TestModeAndError error={error} />
       <PlanCards

@@ -5,9 +5,10 @@ import { Loading } from '../../components/Loading';
 import { ApiError } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { useMessages, useT } from '../../lib/i18n';
+import { formatDate } from '../../lib/format';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
-import { type BillingPeriod, displayPrice, lookupKeyFor } from '../../lib/pricing';
+import { type BillingPeriod, chargedPrice, displayPrice, lookupKeyFor } from '../../lib/pricing';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { useConfig } from '../../stores/config';
 
@@ -23,6 +24,17 @@ export function TestPage({ name, children }: { name: 'checkout' | 'portal'; chil
       {children}
     </section>
   );
+}
+
+/**
+ * What Starter charges and when, as someone agreeing to pay expects to read it: the period's whole
+ * price, on the day the free trial ends (`at`; today without one), then every period until cancelled.
+ */
+export function Charge({ period, at }: { period: BillingPeriod; at: string | null }) {
+  const t = useT();
+  const language = useLanguage((state) => state.language);
+  const when = at ? t('subscribe.charge.on', { date: formatDate(at, language) }) : t('subscribe.charge.today');
+  return <>{t(`subscribe.charge.${period}`, { amount: chargedPrice('starter', period), when })}</>;
 }
 
 /**
@@ -84,6 +96,15 @@ export function TestCheckout({ id }: { id: string }) {
             <>
               <dt>{t('checkout.trial')}</dt>
               <dd>{t('checkout.trialDays', { days: checkout.trial_days })}</dd>
+            </>
+          )}
+          {period && (
+            <>
+              <dt>{t('checkout.charge')}</dt>
+              {/* The trial, when there is one, starts as the checkout completes: it ends that many days from now. */}
+              <dd>
+                <Charge period={period} at={checkout.trial_days > 0 ? new Date(Date.now() + checkout.trial_days * 86_400_000).toISOString() : null} />
+              </dd>
             </>
           )}
         </dl>

@@ -22,6 +22,7 @@ import {
   checkPlan,
   completeLocalCheckout,
   createCheckout,
+  endedUrl,
   type EventOrigin,
   type EventResult,
   findCheckoutUserById,
@@ -170,10 +171,10 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     onRequest: app.authenticate,
     handler: async (request) => {
       const { id } = currentUser(request);
-      // Back only once the plan has ended: with no plan to cancel, it is a 409.
+      // Back only once the plan has ended (to the subscribe page, which says so): with no plan to cancel, it is a 409.
       await cancelLocalSubscription(app.db, id);
       app.publish([id], 'account:changed');
-      return { url: subscribeUrl(app.publicUrl) };
+      return { url: endedUrl(app.publicUrl) };
     },
   });
 
