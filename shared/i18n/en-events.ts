@@ -82,7 +82,7 @@ export const enEvents = {
   'host.present': 'Show on a big screen',
   'host.joinMyself': 'Join the deck myself',
   'host.presentClose': 'Close the big screen',
-  'host.upcoming': 'Check-in opens on {time}.',
+  'host.upcoming': 'Check-in opens on {time}: the QR lets guests in from then.',
   'host.ended': 'The event has ended. The deck stays open until {time}.',
   'host.closed': 'The event is over, and so is its deck.',
   'host.bigEnded': 'This event has ended. Thanks for coming!',

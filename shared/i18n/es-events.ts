@@ -83,7 +83,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.present': 'Mostrar en pantalla grande',
   'host.joinMyself': 'Entrar yo también en la baraja',
   'host.presentClose': 'Cerrar la pantalla grande',
-  'host.upcoming': 'La entrada abre el {time}.',
+  'host.upcoming': 'La entrada abre el {time}: desde entonces, el QR deja entrar a los invitados.',
   'host.ended': 'El evento ha terminado. Las tarjetas siguen abiertas hasta el {time}.',
   'host.closed': 'El evento ha terminado, y sus tarjetas también.',
   'host.bigEnded': 'Este evento ha terminado. ¡Gracias por venir!',

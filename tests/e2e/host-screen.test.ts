@@ -344,6 +344,79 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await page.waitForURL(/\/app\/events\/$/);
   });
 
+  /** Where a box of the page lies between the app's top bar and its bottom nav: wholly there, or not. */
+  async function between(page: Page, selector: string) {
+    const [box, top, bottom] = await Promise.all([selector, '.top-bar', '.bottom-nav'].map(async (it) => (await page.locator(it).first().boundingBox())!));
+    return { box: box!, shown: box!.y >= top!.y + top!.height && box!.y + box!.height <= bottom!.y };
+  }
+
+  it('puts the live count beside the QR on a laptop, so that both show without scrolling', async () => {
+    const { page } = tab;
+    const event = await makeEvent(app.server, organizer, { name: 'Harbour Lights', join_mode: 'code' });
+    const guest = await makeCompletedUser(app.server, { name: 'Tomas', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Tomas' });
+    await checkIn(app.server, guest, event.code);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+      await page.locator('.host-live-number', { hasText: '1' }).waitFor();
+      await page.locator('.host-qr img').waitFor();
+      await page.locator('.event-chart[aria-busy="false"]').waitFor();
+      const qr = await between(page, '.host-qr img');
+      const live = await between(page, '.host-live');
+      await shot(page, '08-laptop-1280x800');
+      expect({ qr: qr.shown, live: live.shown }).toEqual({ qr: true, live: true });
+      // Side by side, the count to the right of the door.
+      expect(live.box.x).toBeGreaterThan(qr.box.x + qr.box.width);
+
+      // A phone keeps its one column: the door first, the count under it, nothing wider than the screen.
+      for (const screen of [{ width: 360, height: 740 }, { width: 320, height: 568 }]) {
+        await page.setViewportSize(screen);
+        const door = (await page.locator('.host-door').boundingBox())!;
+        const count = (await page.locator('.host-live').boundingBox())!;
+        expect(count.y, `${screen.width}×${screen.height}`).toBeGreaterThan(door.y + door.height);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(screen.width);
+        await shot(page, `08-phone-${screen.width}x${screen.height}`);
+      }
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
+  });
+
+  it('says when check-in opens above a QR shown as not yet working, before it opens', async () => {
+    const { page } = tab;
+    const startsAt = Date.now() + 2 * 24 * HOUR;
+    const event = await makeEvent(app.server, organizer, {
+      name: 'Sunday Picnic',
+      join_mode: 'qr',
+      starts_at: new Date(startsAt).toISOString(),
+      ends_at: new Date(startsAt + 4 * HOUR).toISOString(),
+    });
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    const door = page.locator('.host-door');
+    await door.locator('.host-qr img').waitFor();
+    // Not "Scan to join" two days early: when it opens, first.
+    const opens = door.getByText(en['host.upcoming'].split('{time}')[0]!);
+    await opens.waitFor();
+    expect(await door.getByText(en['host.scan']).count()).toBe(0);
+    // Still there to print or to try (the server tells an early guest when to come back), but faded.
+    expect(Number(await door.locator('.host-qr').evaluate((qr) => getComputedStyle(qr).opacity))).toBeLessThan(0.6);
+    try {
+      for (const screen of [{ width: 360, height: 740 }, { width: 1280, height: 800 }, { width: 320, height: 568 }]) {
+        await page.setViewportSize(screen);
+        // The smallest phone has room for it under the header only without the e-mail banner (closed
+        // once, it stays closed for the visit).
+        if (screen.width === 320) await page.getByRole('button', { name: en['app.verifyDismiss'] }).click();
+        const notice = await between(page, '.host-door .notice');
+        const qr = (await door.locator('.host-qr img').boundingBox())!;
+        await shot(page, `09-upcoming-${screen.width}x${screen.height}`);
+        expect(notice.shown, `${screen.width}×${screen.height}`).toBe(true);
+        expect(notice.box.y + notice.box.height).toBeLessThanOrEqual(qr.y);
+      }
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
+  });
+
   it('says an event that is gone is not available, with the way back to the events', async () => {
     const { page } = tab;
     await page.goto(`${app.server.url}/app/events/999999/host/`);

@@ -53,13 +53,17 @@ function Timeline({
   );
 }
 
-/** The event's QR (while it rotates, the newest), its code for a code event, and the live count. */
-function DoorCode({ event, qr, size }: { event: OrganizerEvent; qr: EventQr | null; size: number }) {
+/**
+ * The event's QR (while it rotates, the newest) and its code for a code event. Before check-in opens
+ * (`opens`, its time), that time comes first and the QR is faded: still there to print or to try (an
+ * early scan is told when to come back), but not read as a way in already.
+ */
+function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: EventQr | null; size: number; opens?: string }) {
   const t = useT();
   return (
     <>
-      <p className="host-scan">{t('host.scan')}</p>
-      <div className="host-qr">
+      {opens ? <p className="notice">{t('host.upcoming', { time: opens })}</p> : <p className="host-scan">{t('host.scan')}</p>}
+      <div className={opens ? 'host-qr host-qr-early' : 'host-qr'}>
         {qr ? (
           <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={t('host.qrAlt', { name: event.name })} width={size} height={size} />
         ) : (
@@ -341,8 +345,7 @@ export function HostScreen({ id }: { id: number }) {
 
       {doorOpen ? (
         <section className="host-door" aria-label={t('host.scan')}>
-          <DoorCode event={event} qr={qr} size={280} />
-          {status === 'upcoming' && <p className="notice">{t('host.upcoming', { time: formatDateTime(opensAt, language) })}</p>}
+          <DoorCode event={event} qr={qr} size={280} opens={status === 'upcoming' ? formatDateTime(opensAt, language) : undefined} />
           <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
             {t('host.present')}
           </button>
