@@ -95,6 +95,7 @@ export const enApp = {
   'matches.offlineChats': 'Your chats too.',
   'matches.draft': 'Draft:',
   'matches.you': 'You:',
+  'matches.unsent': 'Not sent yet:',
   'matches.noResults': 'No results for "{query}"',
   'matches.unread': '{count} unread',
   'chat.newMessage': 'New message',

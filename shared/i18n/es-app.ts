@@ -96,6 +96,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.offlineChats': 'Tus chats también.',
   'matches.draft': 'Borrador:',
   'matches.you': 'Tú:',
+  'matches.unsent': 'Sin enviar:',
   'matches.noResults': 'Sin resultados para "{query}"',
   'matches.unread': '{count} sin leer',
   'chat.newMessage': 'Nuevo mensaje',

@@ -713,9 +713,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 
-  it('says whole, on a small phone, that what was written offline was not sent when the chat ended meanwhile', async () => {
+  it('lists what was written offline as not sent yet, and says whole on a small phone that it was not sent when the chat ended', async () => {
     const dov = await makeCompletedUser(app.server, { name: 'Dov', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dov' });
     const chat = await match(app.server, dov, ana);
+    expect((await api().post(`/api/conversations/${chat}/messages/`, { token: dov.token, json: { content: 'where are you?' } })).status).toBe(201);
     await page.setViewportSize({ width: 320, height: 568 });
     try {
       await page.goto(`${app.server.url}/app/chat/${chat}`);
@@ -729,10 +730,14 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
         await tapSend();
         await page.locator('.message-own', { hasText: content }).getByText(en['chat.queued']).waitFor();
       }
+      // The list says they wait, where it would show the chat's last message as if they had gone.
+      await page.getByRole('link', { name: en['chat.back'] }).click();
+      const row = page.locator('.conversation-list').getByRole('link', { name: /Dov/ });
+      await expect.poll(() => row.locator('.conversation-last').textContent()).toBe(`${en['matches.unsent']} by the door`);
       expect((await api().post(`/api/users/${ana.id}/block/`, { token: dov.token })).status).toBeLessThan(300);
       await socketBack();
 
-      await page.waitForURL('**/app/matches/');
+      await row.waitFor({ state: 'detached' });
       const said = page.locator('.toast-error .toast-text');
       await said.getByText(en['chat.notSentMany'].replace('{count}', '2')).waitFor();
       expect(await said.evaluate((text) => text.scrollHeight <= text.clientHeight)).toBe(true);

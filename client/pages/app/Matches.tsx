@@ -11,7 +11,7 @@ import { TryAgain } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
-import { useChat } from '../../stores/chat';
+import { type Thread, useChat } from '../../stores/chat';
 import { type EndedNotice, filterByName, useConversations } from '../../stores/conversations';
 import { useLikes } from '../../stores/likes';
 import '../../perks.css';
@@ -54,6 +54,9 @@ function EndedChatNotice({ notice }: { notice: EndedNotice }) {
     </>
   );
 }
+
+/** The newest of my messages in a chat that the server has not stored yet, if any. */
+const unsentIn = (thread: Thread | undefined) => thread?.messages.findLast((message) => message.id < 0);
 
 function Skeletons() {
   return (
@@ -121,6 +124,8 @@ export function Matches() {
   const endedNotice = useConversations((state) => state.endedNotice);
   /** What is typed and not sent in a conversation shows in its row, as messaging apps show it. */
   const drafts = useChat((state) => state.drafts);
+  /** And a message of mine still on its way (no network): said in its row, so the list does not look sent. */
+  const threads = useChat((state) => state.threads);
 
   useEffect(() => {
     void load();
@@ -191,34 +196,41 @@ export function Matches() {
         )
       ) : (
         <ul className="conversation-list">
-          {conversations.map((conversation) => (
-            <li key={conversation.id}>
-              <Link href={`/app/chat/${conversation.id}`} className="conversation">
-                <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
-                <span className="conversation-text">
-                  <span className="conversation-name">{conversation.name}</span>
-                  {drafts[conversation.id] ? (
-                    <span className="conversation-last conversation-draft">
-                      <strong>{t('matches.draft')}</strong> <span dir="auto">{drafts[conversation.id]}</span>
-                    </span>
-                  ) : (
-                    <span className="conversation-last">
-                      {conversation.last_message_mine && `${t('matches.you')} `}
-                      <span dir="auto">{conversation.last_message}</span>
-                    </span>
-                  )}
-                </span>
-                <span className="conversation-meta">
-                  <time dateTime={conversation.last_activity}>{formatActivity(conversation.last_activity, language)}</time>
-                  {Boolean(conversation.unread_count) && (
-                    <span className="badge" aria-label={t('matches.unread', { count: conversation.unread_count ?? 0 })}>
-                      {conversation.unread_count}
-                    </span>
-                  )}
-                </span>
-              </Link>
-            </li>
-          ))}
+          {conversations.map((conversation) => {
+            const unsent = unsentIn(threads[conversation.id]);
+            return (
+              <li key={conversation.id}>
+                <Link href={`/app/chat/${conversation.id}`} className="conversation">
+                  <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
+                  <span className="conversation-text">
+                    <span className="conversation-name">{conversation.name}</span>
+                    {drafts[conversation.id] ? (
+                      <span className="conversation-last conversation-draft">
+                        <strong>{t('matches.draft')}</strong> <span dir="auto">{drafts[conversation.id]}</span>
+                      </span>
+                    ) : unsent ? (
+                      <span className="conversation-last conversation-draft">
+                        <strong>{t('matches.unsent')}</strong> <span dir="auto">{unsent.content}</span>
+                      </span>
+                    ) : (
+                      <span className="conversation-last">
+                        {conversation.last_message_mine && `${t('matches.you')} `}
+                        <span dir="auto">{conversation.last_message}</span>
+                      </span>
+                    )}
+                  </span>
+                  <span className="conversation-meta">
+                    <time dateTime={conversation.last_activity}>{formatActivity(conversation.last_activity, language)}</time>
+                    {Boolean(conversation.unread_count) && (
+                      <span className="badge" aria-label={t('matches.unread', { count: conversation.unread_count ?? 0 })}>
+                        {conversation.unread_count}
+                      </span>
+                    )}
+                  </span>
+                </Link>
+              </li>
+            );
+          })}
         </ul>
       )}
       <LoadMore error={moreError} hasMore={more.started !== null} loading={loadingMore === 'started'} label={t('matches.more')} onMore={() => showMore('started')} />
