@@ -415,6 +415,13 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     } finally {
       await page.setViewportSize(PHONE);
     }
+    // The big screen by the door says the same.
+    await page.getByRole('button', { name: en['host.present'] }).click();
+    const big = page.getByRole('dialog', { name: 'Sunday Picnic' });
+    await big.getByText(en['host.upcoming'].split('{time}')[0]!).waitFor();
+    expect(await big.getByText(en['host.scan']).count()).toBe(0);
+    expect(Number(await big.locator('.host-qr').evaluate((qr) => getComputedStyle(qr).opacity))).toBeLessThan(0.6);
+    await big.getByRole('button', { name: en['host.presentClose'] }).click();
   });
 
   it('says an event that is gone is not available, with the way back to the events', async () => {

@@ -89,7 +89,7 @@ function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: Event
  * message shows over it). The screen is kept awake while it shows. Escape, leaving full screen and
  * the back gesture close it.
  */
-function BigScreen({ event, qr, live, over, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; over: boolean; onClose: () => void }) {
+function BigScreen({ event, qr, live, over, opens, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; over: boolean; opens?: string; onClose: () => void }) {
   const t = useT();
   const box = useRef<HTMLDivElement>(null);
   useBackCloses(true, () => {
@@ -144,7 +144,7 @@ function BigScreen({ event, qr, live, over, onClose }: { event: OrganizerEvent; 
       </button>
       <h2>{event.name}</h2>
       {/* Ended from another screen while this one stood at the door: no more ways in. */}
-      {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} />}
+      {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
       <p className="host-big-count" aria-live="polite">
         <span className="live-dot" aria-hidden="true" /> {live} {t('host.live')}
       </p>
@@ -317,7 +317,8 @@ export function HostScreen({ id }: { id: number }) {
   // Still to come or going on: the door (its code, the big screen) and the edit are offered.
   const doorOpen = status === 'open' || status === 'upcoming';
   const eventUrl = new URL(`/e/${event.code}`, window.location.origin).href;
-  const opensAt = checkInOpensAt(Date.parse(event.starts_at));
+  /** Before check-in opens, when it does: said over the QR, here and on the big screen. */
+  const opens = status === 'upcoming' ? formatDateTime(checkInOpensAt(Date.parse(event.starts_at)), language) : undefined;
   const deckUntil = new Date(Date.parse(event.ends_at) + EVENT_AFTER_PARTY_HOURS * 3_600_000).toISOString();
 
   return (
@@ -345,7 +346,7 @@ export function HostScreen({ id }: { id: number }) {
 
       {doorOpen ? (
         <section className="host-door" aria-label={t('host.scan')}>
-          <DoorCode event={event} qr={qr} size={280} opens={status === 'upcoming' ? formatDateTime(opensAt, language) : undefined} />
+          <DoorCode event={event} qr={qr} size={280} opens={opens} />
           <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
             {t('host.present')}
           </button>
@@ -411,7 +412,7 @@ export function HostScreen({ id }: { id: number }) {
       {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
       {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
       {linkShown && <LinkSheet url={eventUrl} onClose={() => setLinkShown(false)} />}
-      {big && <BigScreen event={event} qr={qr} live={live} over={!doorOpen} onClose={closeBig} />}
+      {big && <BigScreen event={event} qr={qr} live={live} over={!doorOpen} opens={opens} onClose={closeBig} />}
     </div>
   );
 }
