@@ -14,7 +14,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, openLaptop, opening, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -533,13 +533,8 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   });
 
   it('sends with Enter from a laptop’s keyboard, where Shift+Enter breaks the line', async () => {
-    const laptop = await app.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const { context: laptop, page: desk } = await openLaptop(app.browser, { token: ana.token, language: 'en' });
     try {
-      await laptop.addInitScript((token) => {
-        localStorage.setItem('language_code', 'en');
-        localStorage.setItem('auth_token', token);
-      }, ana.token);
-      const desk = await laptop.newPage();
       await desk.goto(`${app.server.url}/app/chat/${conversationId}/`);
       const composer = desk.getByPlaceholder(en['chat.placeholder']);
       await composer.waitFor();

@@ -55,7 +55,16 @@ export async function openPhone(
   /** `block`: no service worker, so that `page.route` sees every request of the page. */
   options: { serviceWorkers?: 'allow' | 'block' } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...options });
+  return openSignedIn(await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...options }), session);
+}
+
+/** A laptop's browser (1280×800): a mouse and a keyboard, no touch screen. */
+export async function openLaptop(browser: Browser, session?: { token: string; language: 'en' | 'es' }): Promise<{ context: BrowserContext; page: Page }> {
+  return openSignedIn(await browser.newContext({ viewport: { width: 1280, height: 800 } }), session);
+}
+
+/** A page in `context`, signed in as `session` (in its language) unless a language is set there already. */
+async function openSignedIn(context: BrowserContext, session?: { token: string; language: 'en' | 'es' }): Promise<{ context: BrowserContext; page: Page }> {
   if (session) {
     await context.addInitScript(
       ([token, language]) => {

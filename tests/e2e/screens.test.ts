@@ -15,7 +15,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openLaptop, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -115,13 +115,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     // Arrow keys are told of where there are keys: on a laptop, not on a touch screen.
     await page.getByText(en['deck.hint']).waitFor();
     expect(await page.getByText(en['deck.hintKeys']).isVisible()).toBe(false);
-    const laptop = await app.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const { context: laptop, page: desk } = await openLaptop(app.browser, { token: ana.token, language: 'en' });
     try {
-      await laptop.addInitScript((token) => {
-        localStorage.setItem('language_code', 'en');
-        localStorage.setItem('auth_token', token);
-      }, ana.token);
-      const desk = await laptop.newPage();
       await desk.goto(`${app.server.url}/app/home/`);
       await desk.getByText(en['deck.hintKeys']).waitFor();
     } finally {
