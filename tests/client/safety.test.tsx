@@ -5,6 +5,7 @@
  * from it (blocks, reports in the moderation queue, ended conversations).
  */
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { ReactElement } from 'react';
 import { eq } from 'drizzle-orm';
 import { Route, Router, Switch } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
@@ -85,19 +86,22 @@ async function matchedPair(names: [string, string] = ['Ana', 'Ben']) {
   return { me, other, conversationId };
 }
 
-/** The chat open, and the list it leaves for: the addresses it went through. */
-function renderChat(conversationId: number) {
-  const { hook, history } = memoryLocation({ path: `/app/chat/${conversationId}`, record: true });
+/** A page open at `path` (routed by `pattern`, whose `:id` it takes), and the list it leaves for: the addresses it went through. */
+function renderLeavingForList(path: string, pattern: string, page: (id: number) => ReactElement) {
+  const { hook, history } = memoryLocation({ path, record: true });
   render(
     <Router hook={hook}>
       <Switch>
-        <Route path="/app/chat/:id">{(params) => <Chat id={Number(params.id)} />}</Route>
+        <Route path={pattern}>{(params: { id?: string }) => page(Number(params.id))}</Route>
         <Route path="/app/matches/" component={Matches} />
       </Switch>
     </Router>,
   );
   return history;
 }
+
+/** The chat open, and the list it leaves for. */
+const renderChat = (conversationId: number) => renderLeavingForList(`/app/chat/${conversationId}`, '/app/chat/:id', (id) => <Chat id={id} />);
 
 function renderDialog(action: SafetyAction, person: { id: number; name: string }, conversationId?: number) {
   const onClose = vi.fn();
@@ -430,15 +434,7 @@ describe('match:removed', () => {
 
   it('leaves their profile, opened from the chat, for the list that offers to report them', async () => {
     const { me, other, conversationId } = await matchedPair(['Vera', 'Omar']);
-    const { hook, history } = memoryLocation({ path: `/app/profiles/${other.id}/`, record: true });
-    render(
-      <Router hook={hook}>
-        <Switch>
-          <Route path="/app/profiles/:id/">{(params) => <ProfileView id={Number(params.id)} />}</Route>
-          <Route path="/app/matches/" component={Matches} />
-        </Switch>
-      </Router>,
-    );
+    const history = renderLeavingForList(`/app/profiles/${other.id}/`, '/app/profiles/:id/', (id) => <ProfileView id={id} />);
     await screen.findByRole('heading', { name: /Omar/ });
     expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
     act(() => {
