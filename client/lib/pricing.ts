@@ -17,7 +17,8 @@ export function displayPrice(plan: Plan, period: BillingPeriod): number {
 
 /** What one payment of the period charges: a month's price, or the year's (twelve of the per-month figure shown). */
 export function chargedPrice(plan: Plan, period: BillingPeriod): number {
-  return period === 'monthly' ? PLAN_MONTHLY_PRICES[plan] : Math.round(PLAN_MONTHLY_PRICES[plan] * 12 * YEARLY_PRICE_FACTOR * 100) / 100;
+  const perMonth = displayPrice(plan, period);
+  return period === 'monthly' ? perMonth : Math.round(perMonth * 12 * 100) / 100;
 }
 
 export function lookupKeyFor(period: BillingPeriod): string {
