@@ -168,15 +168,11 @@ export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
       // Where they are, asked first: not knowing (no network) keeps the join, for the next try.
       const { event: at } = await api.currentEvent();
       if (at && at.code !== pending.code) return 'ask';
-      const event = await useEvents
+      // Checked in or refused, the join is done with (a pass does not get better by retrying).
+      return await useEvents
         .getState()
         .checkIn(pending.code, pending.pass ? { pass: pending.pass } : {})
-        .catch((error: unknown) => {
-          clearPendingJoin();
-          throw error;
-        });
-      clearPendingJoin();
-      return event;
+        .finally(clearPendingJoin);
     } finally {
       joiningPending = null;
     }
