@@ -91,7 +91,8 @@ const newer = (a: ConversationSummary, b: ConversationSummary) =>
  * holds that `held` did not, newest first. A match with no message is new when it is newer than one
  * `held` had, or when `held` had that whole list; else it may be an older one come up from a page not
  * read (one above it ended). A conversation with messages is new only when `held` had every
- * conversation: else it may be an older one that a message brought to the top.
+ * conversation (else it may be an older one that a message brought to the top), and when I have not
+ * been in it on another phone (`entered`): one I have read or written in there is no news to me.
  */
 function madeSince(held: PagedLists, listed: Lists): ConversationSummary[] {
   const known = new Set(both(held).map((item) => item.id));
@@ -99,7 +100,7 @@ function madeSince(held: PagedLists, listed: Lists): ConversationSummary[] {
   const newestHeld = held.empty?.[0];
   const wholeEmpty = held.more.empty === null;
   const matches = unheld(listed.empty).filter((item) => wholeEmpty || (newestHeld !== undefined && newer(item, newestHeld)));
-  const talking = wholeEmpty && held.more.started === null ? unheld(listed.started) : [];
+  const talking = wholeEmpty && held.more.started === null ? unheld(listed.started).filter((item) => !item.entered) : [];
   return [...matches, ...talking];
 }
 

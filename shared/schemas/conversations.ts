@@ -35,6 +35,10 @@ export const ConversationSummary = z.object({
   last_activity: z.string(),
   unread_count: z.number().optional(),
   last_message_mine: z.boolean().optional().describe('In the started list: whether the newest message is the reader’s own (the list says "You:" before it).'),
+  entered: z
+    .boolean()
+    .optional()
+    .describe('In the started list: whether the reader has read or written anything in it, on any device (one they have not is as new to them as a match).'),
 });
 export type ConversationSummary = z.infer<typeof ConversationSummary>;
 

@@ -121,6 +121,21 @@ describe('the conversations store', () => {
     expect(useConversations.getState().newMatches).toEqual([12]);
   });
 
+  it('tells nothing of a conversation the user has already been in on another phone', async () => {
+    const chat = (id: number, entered: boolean) => ({ ...summary(id, 1), entered });
+    api.emptyConversations.mockResolvedValue({ results: [] });
+    api.startedConversations.mockResolvedValueOnce({ results: [] });
+    await useConversations.getState().load();
+    // Matched and talked on the other phone while this one was asleep; then a match whose partner wrote first.
+    api.startedConversations.mockResolvedValueOnce({ results: [chat(14, true)] });
+    await useConversations.getState().refresh();
+    expect([useConversations.getState().newMatches, overlay()]).toEqual([[], null]);
+    api.startedConversations.mockResolvedValueOnce({ results: [chat(15, false), chat(14, true)] });
+    await useConversations.getState().refresh();
+    expect(useConversations.getState().newMatches).toEqual([15]);
+    expect(overlay()?.conversationId).toBe(15);
+  });
+
   it('shows a match once, whichever news of it came first', async () => {
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [] });

@@ -76,12 +76,13 @@ describe.each(backends)('conversations on %s', (backend) => {
         other_user_id: a.id,
         last_message: 'Are you at the bar?',
         last_message_mine: false,
+        entered: false,
         last_activity: expect.any(String),
         unread_count: 2,
       },
     ]);
     const forCleo = await api().get('/api/conversations/started/', { token: a.token });
-    expect(forCleo.body.results[0]).toMatchObject({ id, name: 'Dan', unread_count: 0, last_message_mine: true });
+    expect(forCleo.body.results[0]).toMatchObject({ id, name: 'Dan', unread_count: 0, last_message_mine: true, entered: true });
 
     // Read markers move forward only, and never past the newest message.
     expect(await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: first.body.id })).toEqual({
@@ -89,7 +90,8 @@ describe.each(backends)('conversations on %s', (backend) => {
       lastReadId: first.body.id,
       moved: true,
     });
-    expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count).toBe(1);
+    // Dan has read something there (on whichever phone): he has been in it.
+    expect((await api().get('/api/conversations/started/', { token: b.token })).body.results[0]).toMatchObject({ unread_count: 1, entered: true });
     const clamped = await markRead(server.app.db, { conversationId: id, userId: b.id, lastReadId: 2_000_000_000 });
     expect(clamped).toMatchObject({ lastReadId: first.body.id + 1, moved: true });
     // Behind the marker, or at it: nothing moves (and nobody is told, handlers.ts).

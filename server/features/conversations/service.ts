@@ -224,7 +224,7 @@ export async function listConversations(
       other_user_id: row.otherUserId,
       last_message: row.lastMessage,
       last_activity: new Date(Number(row.activityUs) / 1000).toISOString(),
-      ...(options.kind === 'started' ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine } : {}),
+      ...(options.kind === 'started' ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine, entered: row.entered } : {}),
     }),
     (row) => ({ activityUs: row.activityUs, id: row.id }),
   );
