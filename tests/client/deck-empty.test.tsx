@@ -78,7 +78,7 @@ describe('an empty deck', () => {
   });
 
   it('at an event with others in the room: everyone here who fits has been seen, or change the preferences', async () => {
-    expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventSeen']);
+    expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventNoFit']);
     expect(preferencesLink()).toBe('/app/profile/');
   });
 

@@ -132,14 +132,14 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const current = await client(app.server.url).get('/api/events/current/', { token: login.body.token });
     expect(current.body.event).toMatchObject({ id: event.id, attendee_count: 3 });
 
-    // Both passed on: the room's deck is empty for now, says she has seen everyone here who fits, and
+    // Both passed on: the room's deck is empty for now, says nobody else here fits her for now, and
     // that the next arrivals will show by themselves.
     for (let passed = 0; passed < 2; passed++) {
       const name = await card.locator('h2').textContent();
       await page.keyboard.press('ArrowLeft');
       await expect.poll(async () => (await card.count()) === 0 || (await card.locator('h2').textContent()) !== name).toBe(true);
     }
-    await page.getByText(es['deck.emptyAtEventSeen']).waitFor();
+    await page.getByText(es['deck.emptyAtEventNoFit']).waitFor();
   });
 
   it('keeps a scan the network dropped, to try again without walking back to the door', async () => {

@@ -35,7 +35,7 @@ export function Home() {
   const eventEnded = useEventEnded(event);
   // Others in the room and none to see: the user has seen all of them who fit, or their preferences
   // leave nobody; alone there, nobody else has come yet.
-  const emptyAtEvent = eventEnded ? 'deck.emptyAtEndedEvent' : (event?.attendee_count ?? 0) > 1 ? 'deck.emptyAtEventSeen' : 'deck.emptyAtEvent';
+  const emptyAtEvent = eventEnded ? 'deck.emptyAtEndedEvent' : (event?.attendee_count ?? 0) > 1 ? 'deck.emptyAtEventNoFit' : 'deck.emptyAtEvent';
 
   useEffect(() => {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
@@ -89,7 +89,7 @@ export function Home() {
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* Where the words suggest changing the preferences: the way there. */}
-        {(says === 'deck.empty' || says === 'deck.emptyAtEventSeen') && (
+        {(says === 'deck.empty' || says === 'deck.emptyAtEventNoFit') && (
           <Link href="/app/profile/" className="btn btn-ghost deck-preferences">
             {t('deck.changePreferences')}
           </Link>
