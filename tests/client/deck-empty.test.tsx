@@ -69,7 +69,7 @@ const preferencesLink = () => screen.queryByRole('link', { name: enApp['deck.cha
 describe('an empty deck', () => {
   it('in town: no more profiles, try changing your preferences, with the way there', async () => {
     expect(await emptyDeckSays(null)).toBe(enApp['deck.empty']);
-    expect(preferencesLink()).toBe('/app/profile/');
+    expect(preferencesLink()).toBe('/app/profile/#preferences');
   });
 
   it('at an event where the user is alone: nobody else yet, and preferences would not help', async () => {
@@ -79,7 +79,7 @@ describe('an empty deck', () => {
 
   it('at an event with others in the room: everyone here who fits has been seen, or change the preferences', async () => {
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventNoFit']);
-    expect(preferencesLink()).toBe('/app/profile/');
+    expect(preferencesLink()).toBe('/app/profile/#preferences');
   });
 
   it('at an event that has ended: nobody new will come', async () => {

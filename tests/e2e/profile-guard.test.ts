@@ -126,6 +126,23 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.context().close();
   });
 
+  it('opens with the preferences in view when the empty deck\'s "Change preferences" leads there', async () => {
+    const page = await phone();
+    await page.goto(`${app.server.url}/app/profile/#preferences`);
+    const preferences = page.getByRole('group', { name: es['profile.gendersToMatch'] });
+    // Between the top bar and the sticky save button, where a thumb reaches them.
+    await expect
+      .poll(() =>
+        preferences.evaluate((group) => {
+          const box = group.getBoundingClientRect();
+          const save = document.querySelector('.edit-profile button[type="submit"]')!.getBoundingClientRect();
+          return window.scrollY > 0 && box.top >= 0 && box.top < save.top;
+        }),
+      )
+      .toBe(true);
+    await shot(page, 'profile-preferences-360');
+  });
+
   it('asks before the back gesture drops the changes: "keep editing" keeps them and the page, "discard" leaves', async () => {
     const page = await phone();
     await profileFromHome(page);

@@ -179,6 +179,11 @@ export function EditProfile() {
     setLeavingTo(BACK);
     return true;
   });
+  // Come from the empty deck's "Change preferences": they are far below the fold, brought into view.
+  const shown = form !== null;
+  useEffect(() => {
+    if (shown && window.location.hash === '#preferences') document.getElementById('preferences')?.scrollIntoView?.({ block: 'center' });
+  }, [shown]);
 
   if (!form && loadFailed) return <Offline text={t(loadFailed === 'offline' ? 'profile.offline' : 'error.generic')} onRetry={loadProfile} />;
   if (!form) return <Loading />;
@@ -290,7 +295,7 @@ export function EditProfile() {
           <FieldErrors id="gender-error" errors={errors.gender} />
         </label>
 
-        <fieldset className="field">
+        <fieldset className="field" id="preferences">
           <legend>{t('profile.gendersToMatch')}</legend>
           <div className="checks">
             {GENDERS.map((gender) => (

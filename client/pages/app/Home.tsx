@@ -90,7 +90,7 @@ export function Home() {
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* Where the words suggest changing the preferences: the way there. */}
         {(says === 'deck.empty' || says === 'deck.emptyAtEventNoFit') && (
-          <Link href="/app/profile/" className="btn btn-ghost deck-preferences">
+          <Link href="/app/profile/#preferences" className="btn btn-ghost deck-preferences">
             {t('deck.changePreferences')}
           </Link>
         )}
