@@ -44,7 +44,7 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'blocked.unblocked': 'Has desbloqueado a {name}.',
   'blocked.more': 'Mostrar más',
   'ended.back': 'Ajustes',
-  'ended.intro': 'Chats que terminaron en los últimos {days} días, terminaran como terminaran. Si alguien te hizo sentir en peligro, en el chat o en persona, aún puedes denunciarle.',
+  'ended.intro': 'Chats que terminaron en los últimos {days} días, por el motivo que fuera. Si alguien te hizo sentir en peligro, en el chat o en persona, aún puedes denunciarle.',
   'ended.empty': 'Ninguno de tus chats ha terminado en los últimos {days} días.',
   'ended.since': 'Terminó el {date}',
   'ended.reported': 'Denuncia enviada',
