@@ -45,7 +45,8 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // The one JSON body that may be large (six photos inline): parsed before anything can refuse it.
     'profile:save': { max: 60, windowMs: HOUR },
     // Quotas on what a user makes (reports, events) are counted once the body is valid (the routes'
-    // `preHandler`): a form sent with a mistake is answered 400 and costs nothing.
+    // `preHandler`): a form sent with a mistake is answered 400 and costs nothing. A report is counted
+    // by its service, and only when it is not an addition to the reporter's open report of the person.
     report: { max: 10, windowMs: DAY },
     // Events. Public lookups are per address: a venue's Wi-Fi puts a crowd behind
     // one, so the number is generous, and still far too few to walk 31^6 codes.

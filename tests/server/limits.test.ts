@@ -151,6 +151,27 @@ describe('per-user limits', () => {
     expectThrottled(await api().post('/api/reports/', { token: me.token, json: { user_id: people[max]!.id, reason: 'spam' } }));
     expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
   });
+
+  it('counts only new reports: one added to an open report of the same person goes through past the limit', async () => {
+    const { max } = rules().report;
+    const me = await makeCompletedUser(server);
+    const people = await Promise.all(Array.from({ length: max + 1 }, () => makeCompletedUser(server)));
+    const report = (user: { id: number }, reason = 'spam') => api().post('/api/reports/', { token: me.token, json: { user_id: user.id, reason } });
+    const first = await report(people[0]!);
+    expect(first.status).toBe(201);
+    // Added to while there is still room: the day's count does not move.
+    expect([(await report(people[0]!, 'harassment')).status, (await report(people[0]!, 'other')).status]).toEqual([200, 200]);
+    for (const person of people.slice(1, max)) expect((await report(person)).status).toBe(201);
+    expectThrottled(await report(people[max]!));
+    // Past the limit: an addition still answers 200 with the same id, and is kept.
+    const again = await report(people[0]!, 'underage');
+    expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+    expect(await count(sql`select jsonb_array_length(additions) as n from reports where id = ${first.body.id}`)).toBe(3);
+    // A new report stays refused, and so does one of an id nobody has: its 404 would say who is reportable.
+    expectThrottled(await report(people[max]!));
+    expectThrottled(await report({ id: 999_999 }));
+    expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
+  });
 });
 
 describe('the address a per-address limit counts', () => {

@@ -4,6 +4,7 @@ import { IdParams, NoBody, page, PageQuery } from '../../../shared/schemas/commo
 import { BlockedUser, EndedChat, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
+import { userSubject } from '../../lib/limits';
 import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import {
@@ -86,13 +87,12 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/api/reports/',
-    {
-      schema: { body: ReportInput, response: { 200: ReportCreated, 201: ReportCreated } },
-      preHandler: app.limits.hook('report'),
-    },
+    { schema: { body: ReportInput, response: { 200: ReportCreated, 201: ReportCreated } } },
     async (request, reply) => {
       const { id } = currentUser(request);
-      const outcome = await report(app.db, app.evidence, app.media, id, request.body);
+      // The day's limit is taken by the service, once it knows the report is not an addition to an open one.
+      const takeQuota = () => app.limits.consume('report', userSubject(id));
+      const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended);
       outOfReach(id, request.body.user_id);

@@ -241,6 +241,9 @@ export interface ReportOutcome {
  * reporter, queued with the pair's likes as `block` is. A second report while the first is open adds
  * to it. Null for an unknown user, or one the reporter may not report (`isReportable`). The reported
  * user is never told.
+ *
+ * `takeQuota` takes one of the reporter's reports of the day, throwing (`Throttled`) when none is
+ * left: it is asked for anything but an addition to an open report, before anything is written.
  */
 export async function report(
   db: Db,
@@ -248,6 +251,7 @@ export async function report(
   media: MediaStore,
   reporterId: number,
   input: ReportInput,
+  takeQuota: () => Promise<void>,
 ): Promise<ReportOutcome | null> {
   const reportedId = input.user_id;
   if (reportedId === reporterId) throw ValidationError.field('user_id', CANNOT_REPORT_SELF);
@@ -259,14 +263,19 @@ export async function report(
       // It blocks: the pair's lock first, as `block` takes it (before the row lock below: locks.ts).
       await lockPair(tx, reporterId, reportedId);
       const [target] = await tx.select({ id: users.id }).from(users).where(eq(users.id, reportedId)).for('update');
-      if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
-      await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
-      const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
-
+      // Looked for under the pair's lock, so that whether this adds to a report or makes one is
+      // settled once: only a new one is counted against the day's limit.
       const [open] = await tx
         .select({ id: reports.id })
         .from(reports)
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
+      // An id it cannot report is counted too: were it not, past the limit a 404 (no one, or someone
+      // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
+      if (!open) await takeQuota();
+      if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
+      await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
+      const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
+
       if (open) {
         const addition = { reason: input.reason, details, at: new Date().toISOString() };
         await tx
