@@ -22,6 +22,8 @@ interface Props extends SafetyTarget {
   action: SafetyAction;
   /** The chat with them has ended already (a report from the ended chats): nothing is left to remove. */
   chatEnded?: boolean;
+  /** Blocked by the user already (a report from the blocked list): the block stays as it is. */
+  blocked?: boolean;
   onClose: () => void;
   /** After the action and its toast: the caller leaves the page. */
   onDone: () => void;
@@ -48,7 +50,7 @@ function failure(error: unknown, t: Translate): Failure {
  * The confirm step of Block, Unmatch and Report: says plainly what happens, then does it. Report picks
  * one of REPORT_REASONS and takes optional details. Loaded on first use, apart from the chat.
  */
-export function SafetyDialog({ action, person, conversationId, chatEnded = false, onClose, onDone }: Props) {
+export function SafetyDialog({ action, person, conversationId, chatEnded = false, blocked = false, onClose, onDone }: Props) {
   useMessages(safetyMessages);
   const t = useT();
   const titleId = useId();
@@ -71,7 +73,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
     try {
       const outcome = await request();
       if (outcome === 'gone') toast.info(t('safety.gone'));
-      else toast.success(t(DONE[done], { name: person.name }));
+      else toast.success(t(blocked && done === 'report' ? 'safety.report.sent' : DONE[done], { name: person.name }));
       onDone();
     } catch (caught) {
       setError(failure(caught, t));
@@ -178,7 +180,16 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
         </div>
         <p className="muted report-note">
           {t('safety.report.private', { name: person.name })}{' '}
-          {t(chatEnded ? 'safety.report.blocksEnded' : conversationId === undefined ? 'safety.report.blocksProfile' : 'safety.report.blocks', { name: person.name })}
+          {t(
+            blocked
+              ? 'safety.report.staysBlocked'
+              : chatEnded
+                ? 'safety.report.blocksEnded'
+                : conversationId === undefined
+                  ? 'safety.report.blocksProfile'
+                  : 'safety.report.blocks',
+            { name: person.name },
+          )}
         </p>
         {error.form && (
           <p className="form-error" role="alert">
@@ -186,7 +197,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
           </p>
         )}
         {/* Out of reports for today: a report's block is still what keeps the user safe now. */}
-        {error.throttled && (
+        {error.throttled && !blocked && (
           <button type="button" className="btn btn-light btn-block" disabled={busy} onClick={() => void block()}>
             {t('safety.report.blockInstead', { name: person.name })}
           </button>

@@ -175,7 +175,9 @@ export const useSafety = create<SafetyState>()((set, get) => {
     async report(input) {
       const outcome = await endWith(input.user_id, input.conversation_id, () => api.report(input));
       set(({ reportDrafts: { [input.user_id]: _sent, ...others } }) => ({ reportDrafts: others }));
-      // An ended chat of theirs says it is reported now, or goes with an account deleted meanwhile.
+      // An ended chat of theirs says it is reported now, or goes with an account deleted meanwhile; so
+      // does their row among the blocked, which stays otherwise (the report keeps the block).
+      if (outcome === 'gone') setList('blocked', ({ items }) => ({ items: items && items.filter((person) => person.id !== input.user_id) }));
       setList('ended', ({ items }) => ({
         items:
           items &&

@@ -569,6 +569,49 @@ describe('Blocked people', () => {
     await screen.findByText(en['blocked.empty']);
   });
 
+  it('reports someone blocked from their profile with no conversation, through the same sheet, and keeps them blocked', async () => {
+    const me = await makeCompletedUser(server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
+    const fake = await makeCompletedUser(server, { name: 'Felix', ...man }, { firstName: 'Felix' });
+    const gone = await makeCompletedUser(server, { name: 'Gus', ...man }, { firstName: 'Gus' });
+    // Blocked in a hurry from their profiles: no like, no conversation.
+    for (const person of [fake, gone]) expect((await api().post(`/api/users/${person.id}/block/`, { token: me.token })).status).toBe(204);
+    setToken(me.token);
+    render(
+      <Router hook={memoryLocation({ path: '/app/settings/blocked/' }).hook}>
+        <Blocked />
+      </Router>,
+    );
+    await screen.findByText('Felix');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Report Felix' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Report Felix' });
+    expect(screen.getAllByRole('radio').map((radio) => (radio as HTMLInputElement).value)).toEqual([...REPORT_REASONS]);
+    // Nothing is left to block or remove: the note says the block stays.
+    expect(dialog.querySelector('.report-note')?.textContent).toBe("Felix won't know you reported them. Felix stays blocked.");
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.underage'] }));
+    fireEvent.change(screen.getByLabelText(en['safety.report.details']), { target: { value: 'Says she is 15 in her bio.' } });
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(useToasts.getState().toasts.map((item) => item.message)).toContain(en['safety.report.sent']);
+
+    const [filed] = (await openReports()).filter((report) => report.reporter.id === me.id);
+    expect(filed).toMatchObject({ reason: 'underage', details: 'Says she is 15 in her bio.', reported: { id: fake.id } });
+    // Still on the list, still blocked, still hidden.
+    expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Gus', 'Felix']);
+    const blocks = (await api().get('/api/users/me/blocks/', { token: me.token })).body.results as { id: number }[];
+    expect(blocks.map((person) => person.id)).toEqual([gone.id, fake.id]);
+    expect((await api().get(`/api/users/${fake.id}/profile/`, { token: me.token })).status).toBe(404);
+
+    // Gus's account goes while the list is open: his report finds no one, and his row goes too.
+    await server.app.db.delete(users).where(eq(users.id, gone.id));
+    fireEvent.click(screen.getByRole('button', { name: 'Report Gus' }));
+    await screen.findByRole('dialog', { name: 'Report Gus' });
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.spam'] }));
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(screen.queryByText('Gus')).toBeNull());
+    expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Felix']);
+  });
+
   it('pages with "Show more" when there are more than a page', async () => {
     const me = await makeUser(server);
     const people = await Promise.all(Array.from({ length: 52 }, () => makeUser(server, { firstName: 'Blocked' })));

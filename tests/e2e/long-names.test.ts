@@ -142,6 +142,26 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await shot('05-ended-chats');
   });
 
+  it('the list of blocked people: Report and Unblock, each a 44 px target, and the report form from it', async () => {
+    await page.goto(`${app.server.url}/app/settings/blocked/`);
+    const row = page.locator('.person-row', { hasText: LONG });
+    await row.waitFor();
+    await fitsTheScreen(['.person-row', '.person-name', '.person-row .btn']);
+    const targets = await row.locator('.btn').evaluateAll((buttons) =>
+      buttons.map((button) => ({ text: button.textContent, width: button.getBoundingClientRect().width, height: button.getBoundingClientRect().height })),
+    );
+    expect(targets.map((target) => target.text)).toEqual([es['safety.report'], es['blocked.unblock']]);
+    for (const target of targets) expect(Math.min(target.width, target.height), target.text ?? '').toBeGreaterThanOrEqual(44);
+    await shot('05b-blocked');
+    await row.getByRole('button', { name: es['safety.report'] }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('.report-note').getByText(es['safety.report.staysBlocked'].replace('{name}', LONG)).waitFor();
+    await fitsTheScreen(['.sheet', '.sheet h2', '.report-note']);
+    await shot('05c-report-blocked');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('the likes list', async () => {
     await subscribeThroughTestCheckout(app.server, ana);
     await page.goto(`${app.server.url}/app/likes/`);

@@ -20,6 +20,7 @@ import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { connect, record, waitFor } from '../helpers/socket';
 import { hasPostgres } from '../helpers/services';
 
 const NOT_FOUND = { detail: 'Not found.' };
@@ -437,6 +438,80 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(first.status).toBe(201);
     const again = await api().post('/api/reports/', { token: partner.token, json: { user_id: formerPartner.id, reason: 'spam' } });
     expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+  });
+
+  it('takes a report of someone I blocked, with no conversation, and brings nothing of them back to either', async () => {
+    const me = await makeCompletedUser(server);
+    const them = await makeCompletedUser(server, { name: 'Fake Felix', bio: 'Not who he says.' });
+    // Blocked from their profile in a hurry: no like, no conversation, then the report.
+    expect((await api().get(`/api/users/${them.id}/profile/`, { token: me.token })).status).toBe(200);
+    expect((await api().post(`/api/users/${them.id}/block/`, { token: me.token })).status).toBe(204);
+    const blocksBefore = (await api().get('/api/users/me/blocks/', { token: me.token })).body;
+    const [mine, theirs] = await Promise.all([connect(server.url, me.token), connect(server.url, them.token)]);
+    try {
+      const heardBy = { me: record(mine), them: record(theirs) };
+      const first = await api().post('/api/reports/', {
+        token: me.token,
+        json: { user_id: them.id, reason: 'fake_profile', details: 'Photos of someone else.' },
+      });
+      expect([first.status, Object.keys(first.body)]).toEqual([201, ['id']]);
+      const again = await api().post('/api/reports/', { token: me.token, json: { user_id: them.id, reason: 'underage' } });
+      expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+
+      // Still hidden both ways, and still on my list as blocked when I blocked them.
+      expect((await api().get(`/api/users/${them.id}/profile/`, { token: me.token })).body).toEqual(NOT_FOUND);
+      expect((await api().get(`/api/users/${me.id}/profile/`, { token: them.token })).body).toEqual(NOT_FOUND);
+      expect((await api().get('/api/users/me/blocks/', { token: me.token })).body).toEqual(blocksBefore);
+      // They are told nothing (my phones hear it was my doing): a last event that reaches both, sent
+      // after the reports, is all they hear.
+      const marker = await makeCompletedUser(server);
+      const markerHeard = [waitFor(mine, 'person:gone', (gone) => gone.user_id === marker.id), waitFor(theirs, 'person:gone')];
+      expect((await api().post(`/api/users/${me.id}/block/`, { token: marker.token })).status).toBe(204);
+      expect((await api().post(`/api/users/${them.id}/block/`, { token: marker.token })).status).toBe(204);
+      expect(await Promise.all(markerHeard)).toEqual([{ user_id: marker.id }, { user_id: marker.id }]);
+      expect(heardBy.them).toEqual([{ event: 'person:gone', payload: { user_id: marker.id } }]);
+      const mineHeard = { event: 'person:gone', payload: { user_id: them.id, by_you: true } };
+      expect(heardBy.me).toEqual([mineHeard, mineHeard, { event: 'person:gone', payload: { user_id: marker.id } }]);
+
+      // What they showed is the moderator's to see.
+      const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
+      expect(detail.body).toMatchObject({
+        reason: 'fake_profile',
+        reporter: { id: me.id },
+        reported: { id: them.id },
+        conversation_id: null,
+        additions: [{ reason: 'underage' }],
+        snapshot: { profile: { name: 'Fake Felix', bio: 'Not who he says.' }, messages: [] },
+      });
+    } finally {
+      mine.close();
+      theirs.close();
+    }
+
+    // Someone who blocked me stays as unknown as an id that never existed, conversation or none.
+    const blocking = await makeCompletedUser(server);
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: blocking.token })).status).toBe(204);
+    const refused = await api().post('/api/reports/', { token: me.token, json: { user_id: blocking.id, reason: 'fake_profile' } });
+    expect([refused.status, refused.body]).toEqual([404, NOT_FOUND]);
+    expect(rowsOf(await server.app.db.execute(sql`select 1 from reports where reporter_id = ${me.id} and reported_id = ${blocking.id}`))).toEqual([]);
+  });
+
+  it('tells someone who ended the chat nothing of the report that follows', async () => {
+    const { a: reporter, b: ender, conversationId } = await matched(['Uma', 'Vic']);
+    expect((await api().delete(`/api/conversations/${conversationId}/`, { token: ender.token })).status).toBe(204);
+    const theirs = await connect(server.url, ender.token);
+    try {
+      const heard = record(theirs);
+      expect((await api().post('/api/reports/', { token: reporter.token, json: { user_id: ender.id, reason: 'harassment' } })).status).toBe(201);
+      // A last event that reaches them, sent after the report, is all they hear.
+      const marker = await makeCompletedUser(server);
+      const markerHeard = waitFor(theirs, 'person:gone');
+      expect((await api().post(`/api/users/${ender.id}/block/`, { token: marker.token })).status).toBe(204);
+      await markerHeard;
+      expect(heard).toEqual([{ event: 'person:gone', payload: { user_id: marker.id } }]);
+    } finally {
+      theirs.close();
+    }
   });
 
   it('runs the queue for moderators only: oldest open first, a ban or a dismissal, and unban by the admin command', async () => {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link } from 'wouter';
 import type { BlockedUser } from '../../../shared/schemas/safety';
@@ -6,6 +6,7 @@ import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
+import { SafetyDialog } from '../../components/SafetyMenu';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
@@ -34,13 +35,17 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
   );
 }
 
-/** /app/settings/blocked/: the people I blocked, newest first, each with Unblock. */
+/**
+ * /app/settings/blocked/: the people I blocked, newest first, each with Report and Unblock. Someone
+ * blocked in a hurry (a fake or underage profile) can be reported afterwards, and stays blocked.
+ */
 export function Blocked() {
   useMessages(safetyMessages);
   const t = useT();
   const language = useLanguage((state) => state.language);
   const { items: blocked, next, loading, error, more } = useSafetyList('blocked');
   const [confirming, setConfirming] = useState<BlockedUser | null>(null);
+  const [reporting, setReporting] = useState<BlockedUser | null>(null);
 
   return (
     <section className="page blocked-page">
@@ -62,15 +67,31 @@ export function Blocked() {
                 <span className="person-name">{person.name}</span>
                 <span className="muted person-meta">{t('blocked.since', { date: formatDate(person.blocked_at, language) })}</span>
               </span>
-              <button type="button" className="btn btn-small btn-ghost" aria-label={t('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
-                {t('blocked.unblock')}
-              </button>
+              <span className="person-actions">
+                <button type="button" className="btn btn-small btn-ghost" aria-label={t('safety.report.title', { name: person.name })} onClick={() => setReporting(person)}>
+                  {t('safety.report')}
+                </button>
+                <button type="button" className="btn btn-small btn-ghost" aria-label={t('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
+                  {t('blocked.unblock')}
+                </button>
+              </span>
             </li>
           ))}
         </ul>
       )}
       <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('blocked.more')} onMore={more} />
       {confirming && <UnblockSheet person={confirming} onClose={() => setConfirming(null)} />}
+      {reporting && (
+        <Suspense fallback={null}>
+          <SafetyDialog
+            action="report"
+            person={{ id: reporting.id, name: reporting.name }}
+            blocked
+            onClose={() => setReporting(null)}
+            onDone={() => setReporting(null)}
+          />
+        </Suspense>
+      )}
     </section>
   );
 }

@@ -35,9 +35,12 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
 
   const bodyless = { params: IdParams, ...noBody, response: { 204: NoBody } };
-  /** A block, or a report's: each person's open phones drop the other's card and profile at once. */
-  const outOfReach = (blocker: number, blocked: number) => {
-    app.publish([blocked], 'person:gone', { user_id: blocker });
+  /**
+   * A block, or a report's: each person's open phones drop the other's card and profile at once. The
+   * blocker's always hear it (their own doing); the blocked person's only with `blockedTold`.
+   */
+  const outOfReach = (blocker: number, blocked: number, { blockedTold = true } = {}) => {
+    if (blockedTold) app.publish([blocked], 'person:gone', { user_id: blocker });
     app.publish([blocker], 'person:gone', { user_id: blocked, by_you: true });
   };
 
@@ -95,7 +98,8 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
       const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended);
-      outOfReach(id, request.body.user_id);
+      // Of the report itself the reported person is never told: only of the two being hidden by it.
+      outOfReach(id, request.body.user_id, { blockedTold: outcome.hid });
       return reply.code(outcome.created ? 201 : 200).send({ id: outcome.id });
     },
   );

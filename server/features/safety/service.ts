@@ -78,9 +78,12 @@ async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Pr
 
 /**
  * Whom a user may report: someone they may see, someone they shared a conversation with (ended since
- * by a block, an unmatch or a ban: what was written there is what gets reported), or someone whose
- * report by them is still open (a second report adds to it). Anyone else is as unknown as an id that
- * never existed, so that a report cannot tell a hidden account from none.
+ * by a block, an unmatch or a ban: what was written there is what gets reported), someone on their own
+ * list of blocked people (blocked from a profile in a hurry, the report thought of later), or someone
+ * whose report by them is still open (a second report adds to it). The reporter's own block tells them
+ * nothing they do not know, so it holds whatever else hides that person since: a 404 would tell them
+ * what (a ban, a block the other way). Anyone else, among them whoever blocked the reporter, is as
+ * unknown as an id that never existed, so that a report cannot tell a hidden account from none.
  */
 async function isReportable(tx: Tx, reporterId: number, reportedId: number): Promise<boolean> {
   const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
@@ -88,6 +91,7 @@ async function isReportable(tx: Tx, reporterId: number, reportedId: number): Pro
     await tx.execute(sql`
       select 1 where ${isVisiblePersonCondition(reporterId, reportedId)}
         or exists (select 1 from ${conversations} c where c.user_low_id = ${low} and c.user_high_id = ${high})
+        or exists (select 1 from ${blocks} b where b.blocker_id = ${reporterId} and b.blocked_id = ${reportedId})
         or exists (select 1 from ${reports} r where r.reporter_id = ${reporterId} and r.reported_id = ${reportedId} and r.status = 'open')`),
   );
   return rows.length > 0;
@@ -232,6 +236,13 @@ export interface ReportOutcome {
   id: number;
   /** False when it was added to an open report of the same person by the same reporter. */
   created: boolean;
+  /**
+   * True when the report hid the two from each other (they could see each other until then): only
+   * then is the reported person told that the reporter is out of reach. A report of someone hidden
+   * already (on the reporter's list of blocked people, after a chat that ended, a second report)
+   * changes nothing they see, and news of it would tell them of the report alone.
+   */
+  hid: boolean;
   ended: EndedConversation[];
 }
 
@@ -273,6 +284,7 @@ export async function report(
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
       if (!open) await takeQuota();
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
+      const hid = await isVisiblePerson(tx, reporterId, reportedId);
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
       const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
 
@@ -282,7 +294,7 @@ export async function report(
           .update(reports)
           .set({ additions: sql`${reports.additions} || ${JSON.stringify([addition])}::jsonb` })
           .where(eq(reports.id, open.id));
-        return { id: open.id, created: false, ended };
+        return { id: open.id, created: false, hid, ended };
       }
 
       const { snapshot, conversationId } = await takeSnapshot(tx, evidence, media, reporterId, reportedId, copied);
@@ -290,7 +302,7 @@ export async function report(
         .insert(reports)
         .values({ reporterId, reportedId, reason: input.reason, details, conversationId, snapshot })
         .returning({ id: reports.id });
-      return { id: row!.id, created: true, ended };
+      return { id: row!.id, created: true, hid, ended };
     });
   } catch (error) {
     // The copies of a report that was not stored go with it.
