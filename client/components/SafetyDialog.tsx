@@ -82,6 +82,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   }
 
   const block = () => run(() => useSafety.getState().block(person.id, conversationId), 'block');
+  const blockInstead = error.throttled && !blocked;
   function confirm() {
     const safety = useSafety.getState();
     if (action === 'block') void block();
@@ -196,13 +197,15 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
             {error.form}
           </p>
         )}
-        {/* Out of reports for today: a report's block is still what keeps the user safe now. */}
-        {error.throttled && !blocked && (
-          <button type="button" className="btn btn-light btn-block" disabled={busy} onClick={() => void block()}>
-            {t('safety.report.blockInstead', { name: person.name })}
-          </button>
-        )}
-        <SheetActions confirmLabel={t('safety.report.send')} busy={busy} onClose={onClose} cancelFirst={false} />
+        {/* Out of reports for today: a report's block is still what keeps the user safe now, and it takes
+            the place of the send that cannot go through. */}
+        <SheetActions
+          confirmLabel={blockInstead ? t('safety.report.blockInstead', { name: person.name }) : t('safety.report.send')}
+          onConfirm={blockInstead ? () => void block() : undefined}
+          busy={busy}
+          onClose={onClose}
+          cancelFirst={false}
+        />
       </form>
     </Sheet>
   );

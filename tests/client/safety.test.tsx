@@ -271,7 +271,8 @@ describe('Report', () => {
     expect(onDone).not.toHaveBeenCalled();
     expect((await openReports()).filter((item) => item.reported.id === others[2]!.id)).toEqual([]);
 
-    // The report's block is what keeps her safe now: offered on its own, and done.
+    // The report's block is what keeps her safe now: offered on its own, in the send's place (it cannot go today), and done.
+    expect(screen.queryByRole('button', { name: es['safety.report.send'] })).toBeNull();
     const blocked = async () =>
       ((await api().get('/api/users/me/blocks/', { token: me.token })).body.results as { id: number }[]).map((person) => person.id);
     expect(await blocked()).not.toContain(others[2]!.id);
