@@ -13,7 +13,7 @@ import { HeartIcon } from './Icons';
  */
 export const TAP_THROUGH_MS = 400;
 
-/** "You like each other!" for DECK_MATCH_OVERLAY_MS, from a like here or a match:new from the socket. */
+/** "You like each other!" for DECK_MATCH_OVERLAY_MS of the page in view, from a like here or a match:new from the socket. */
 export function MatchOverlay() {
   const t = useT();
   const match = useDeck((state) => state.match);

@@ -7,6 +7,7 @@ import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
+import { afterInViewFor } from '../lib/when-visible';
 import { onSignOut, sessionCheck } from './session';
 
 export interface MatchOverlay {
@@ -45,7 +46,8 @@ interface DeckState {
   decidedDuringRequest: ReadonlySet<number>;
   /** The deck request out, if any: one at a time. */
   deckRequest: Promise<void> | null;
-  matchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Stops the count that closes the match shown. */
+  cancelMatchTimer: (() => void) | undefined;
 
   /** The deck from the server, in place of what is shown (a visit to the deck). */
   load: () => Promise<void>;
@@ -111,7 +113,7 @@ const initialState = () => ({
   matchedWith: new Set<number>(),
   decidedDuringRequest: new Set<number>(),
   deckRequest: null,
-  matchTimer: undefined,
+  cancelMatchTimer: undefined,
 });
 
 export const useDeck = create<DeckState>()((set, get) => {
@@ -286,16 +288,17 @@ export const useDeck = create<DeckState>()((set, get) => {
       }));
     },
     showMatch(match) {
-      clearTimeout(get().matchTimer);
+      get().cancelMatchTimer?.();
       buzzForMatch();
-      set({ match, matchTimer: setTimeout(() => set({ match: null, matchTimer: undefined }), DECK_MATCH_OVERLAY_MS) });
+      // Counted from when it can be seen: a match heard while the phone is away waits there for it.
+      set({ match, cancelMatchTimer: afterInViewFor(DECK_MATCH_OVERLAY_MS, () => set({ match: null, cancelMatchTimer: undefined })) });
     },
     hideMatch() {
-      clearTimeout(get().matchTimer);
-      set({ match: null, matchTimer: undefined });
+      get().cancelMatchTimer?.();
+      set({ match: null, cancelMatchTimer: undefined });
     },
     reset() {
-      clearTimeout(get().matchTimer);
+      get().cancelMatchTimer?.();
       set(initialState());
     },
   };
