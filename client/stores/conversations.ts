@@ -206,8 +206,9 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
   },
   remove(conversationId) {
     const drop = (list: ConversationSummary[] | null) => list && list.filter((item) => item.id !== conversationId);
-    // A match gone before it was seen takes its dot with it.
+    // A match gone before it was seen takes its dot with it, and its overlay waiting for its turn.
     set((state) => ({ empty: drop(state.empty), started: drop(state.started), newMatches: state.newMatches.filter((id) => id !== conversationId) }));
+    useDeck.getState().dropMatch(conversationId);
   },
   nameOf(conversationId) {
     return both(get()).find((item) => item.id === conversationId)?.name ?? null;

@@ -25,6 +25,8 @@ interface DeckState {
   /** The card on its way out whose decision did not count (`restore`): the exit brings it back, not the next card. */
   returning: number | null;
   match: MatchOverlay | null;
+  /** Matches made while another's overlay showed: theirs show next, in turn. */
+  matchesWaiting: MatchOverlay[];
   /** The last deck request got no cards (no answer, a server error): the empty deck says so. */
   failed: boolean;
 
@@ -88,8 +90,11 @@ interface DeckState {
    * never the card of someone matched.
    */
   restore: (card: DeckCard) => void;
+  /** Shows a match's overlay, or after those showing and waiting: each for its full time, one after the other. */
   showMatch: (match: MatchOverlay) => void;
   hideMatch: () => void;
+  /** A match that ended (an unmatch, a block) before its overlay's turn: it does not show. */
+  dropMatch: (conversationId: number) => void;
   reset: () => void;
 }
 
@@ -106,6 +111,7 @@ const initialState = () => ({
   exiting: null,
   returning: null,
   match: null,
+  matchesWaiting: [],
   failed: false,
   reactionsInFlight: new Set<Promise<unknown>>(),
   likesInFlight: new Set<number>(),
@@ -129,6 +135,15 @@ export const useDeck = create<DeckState>()((set, get) => {
     );
     set((state) => ({ reactionsInFlight: added(state.reactionsInFlight, request) }));
     return request;
+  }
+
+  /** The first match waiting, when none shows. */
+  function showNextMatch() {
+    const [next, ...rest] = get().matchesWaiting;
+    if (!next || get().match) return;
+    buzzForMatch();
+    // Counted from when it can be seen: a match heard while the phone is away waits there for it.
+    set({ match: next, matchesWaiting: rest, cancelMatchTimer: afterInViewFor(DECK_MATCH_OVERLAY_MS, () => get().hideMatch()) });
   }
 
   /**
@@ -288,14 +303,18 @@ export const useDeck = create<DeckState>()((set, get) => {
       }));
     },
     showMatch(match) {
-      get().cancelMatchTimer?.();
-      buzzForMatch();
-      // Counted from when it can be seen: a match heard while the phone is away waits there for it.
-      set({ match, cancelMatchTimer: afterInViewFor(DECK_MATCH_OVERLAY_MS, () => set({ match: null, cancelMatchTimer: undefined })) });
+      set((state) => ({ matchesWaiting: [...state.matchesWaiting, match] }));
+      showNextMatch();
     },
     hideMatch() {
       get().cancelMatchTimer?.();
       set({ match: null, cancelMatchTimer: undefined });
+      // The next one a moment after, not in its place: the overlay goes and comes again (its entrance,
+      // its focus, its entry for Back), as another match's.
+      if (get().matchesWaiting.length) setTimeout(showNextMatch);
+    },
+    dropMatch(conversationId) {
+      set((state) => ({ matchesWaiting: state.matchesWaiting.filter((match) => match.conversationId !== conversationId) }));
     },
     reset() {
       get().cancelMatchTimer?.();

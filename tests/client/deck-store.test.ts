@@ -32,29 +32,37 @@ describe('the deck store', () => {
 
     useDeck.getState().reset();
     const after = useDeck.getState();
-    expect(after).toMatchObject({ queue: null, current: null, exiting: null, match: null, deckRequest: null, cancelMatchTimer: undefined });
+    expect(after).toMatchObject({ queue: null, current: null, exiting: null, match: null, deckRequest: null, cancelMatchTimer: undefined, matchesWaiting: [] });
     expect([...after.seenMatches, ...after.matchedWith, ...after.decidedDuringRequest, ...after.likesInFlight, ...after.reactionsInFlight]).toEqual([]);
     // A match seen before the sign-out shows again for whoever signs in next.
     expect(after.rememberMatch(7)).toBe(true);
   });
 
-  it('makes the phone buzz with each match it shows, where the phone can', () => {
+  it('makes the phone buzz with each match it shows, as it shows, where the phone can', () => {
+    vi.useFakeTimers();
     const vibrate = vi.fn(() => true);
     Object.defineProperty(navigator, 'vibrate', { value: vibrate, configurable: true });
     try {
       useDeck.getState().showMatch({ conversationId: 7, name: 'Ana', image: null });
       useDeck.getState().showMatch({ conversationId: 8, name: 'Bea', image: null });
-      expect(vibrate).toHaveBeenCalledTimes(2);
+      expect(vibrate).toHaveBeenCalledTimes(1);
       expect(vibrate.mock.calls[0]).toEqual([[40, 60, 90]]);
+      // Bea's turn: the phone buzzes for her match now.
+      useDeck.getState().hideMatch();
+      vi.advanceTimersByTime(20);
+      expect(useDeck.getState().match).toMatchObject({ name: 'Bea' });
+      expect(vibrate).toHaveBeenCalledTimes(2);
       // A browser that cannot (iOS Safari has no vibrate; some throw) still shows the overlay.
       const refuse = () => {
         throw new Error('not here');
       };
       Object.defineProperty(navigator, 'vibrate', { value: refuse, configurable: true });
+      useDeck.getState().hideMatch();
       useDeck.getState().showMatch({ conversationId: 9, name: 'Cai', image: null });
       expect(useDeck.getState().match).toMatchObject({ name: 'Cai' });
     } finally {
       delete (navigator as { vibrate?: unknown }).vibrate;
+      vi.useRealTimers();
     }
   });
 
@@ -68,6 +76,7 @@ describe('the deck store', () => {
       expect(useDeck.getState().match).toMatchObject({ name: 'Ana' });
       expect(vibrate).not.toHaveBeenCalled();
       activation.hasBeenActive = true;
+      useDeck.getState().hideMatch();
       useDeck.getState().showMatch({ conversationId: 8, name: 'Bea', image: null });
       expect(vibrate).toHaveBeenCalledTimes(1);
     } finally {

@@ -105,6 +105,19 @@ describe('the match overlay and the back gesture', () => {
     expect(heading()).toBe('Deck');
   });
 
+  it('closed by Back, the match waiting behind it shows with an entry of its own for Back to close it', async () => {
+    act(() => useDeck.getState().showMatch({ conversationId: 8, name: 'Cleo', image: null }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Ben');
+    await back();
+    await waitFor(() => expect(screen.queryByRole('alertdialog')?.textContent).toContain('Cleo'));
+    await waitFor(() => expect(marked()).toBe(true));
+    expect(document.activeElement).toBe(screen.getByRole('link', { name: en['deck.match.chat'] }));
+    await back();
+    expect(overlay()).toBeNull();
+    expect(window.location.pathname).toBe('/app/home/');
+    expect(window.history.state).toEqual({ at: 'deck' });
+  });
+
   it('gone by itself (its time up), it takes its entry with it', async () => {
     act(() => useDeck.getState().hideMatch());
     await waitFor(() => expect(window.history.state).toEqual({ at: 'deck' }));

@@ -2,13 +2,15 @@
 /**
  * How long "You like each other!" shows, as `match:new` brings it: DECK_MATCH_OVERLAY_MS counted from
  * when the page is in view, so that a match heard with the phone away is still there to see on coming
- * back, with its dot on Chats as well.
+ * back, with its dot on Chats as well. Matches made in quick succession show one after the other, each for
+ * its full time.
  */
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DECK_MATCH_OVERLAY_MS } from '../../shared/constants';
 import type { ServerToClientEvents } from '../../shared/events';
+import { en } from '../../shared/i18n/en';
 import { hear as hearOnSocket } from '../helpers/heard-socket';
 import { comeBack } from '../helpers/page-visibility';
 
@@ -42,6 +44,8 @@ const matchWith = (conversationId: number, name: string) => ({ conversation_id: 
 /** Who the overlay on screen is a match with, if one shows. */
 const shownWith = () => screen.queryByRole('alertdialog')?.querySelector('#match-text')?.textContent ?? null;
 const wait = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+/** Long enough for one overlay to go and the next to come: far less than one's time on screen. */
+const A_MOMENT = 20;
 
 describe('the match overlay’s time on screen', () => {
   beforeEach(async () => {
@@ -98,6 +102,50 @@ describe('the match overlay’s time on screen', () => {
     await wait(DECK_MATCH_OVERLAY_MS - 1);
     expect(shownWith()).toContain('Pablo');
     await wait(1);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('shows matches made in quick succession one after the other, each for its full time', async () => {
+    hear('match:new', matchWith(7, 'Pablo'));
+    await wait(300);
+    hear('match:new', matchWith(8, 'Hugo'));
+    await wait(DECK_MATCH_OVERLAY_MS - 300 - 1);
+    expect(shownWith()).toContain('Pablo');
+    // The next one a moment after: the overlay goes and comes again, as another match's.
+    await wait(A_MOMENT);
+    expect(shownWith()).toContain('Hugo');
+    // Shown as anew: the keyboard's place is on its own "Send a message".
+    expect(document.activeElement).toBe(screen.getByRole('link', { name: en['deck.match.chat'] }));
+    expect(screen.getByRole('link', { name: en['deck.match.chat'] }).getAttribute('href')).toBe('/app/chat/8');
+    await wait(DECK_MATCH_OVERLAY_MS - 2 * A_MOMENT);
+    expect(shownWith()).toContain('Hugo');
+    await wait(2 * A_MOMENT);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('shows a match waiting for its turn once, and not at all when it ends before then', async () => {
+    hear('match:new', matchWith(7, 'Pablo'));
+    hear('match:new', matchWith(8, 'Hugo'));
+    hear('match:new', matchWith(9, 'Iván'));
+    // Heard again (a read of the lists finds it too): it is already waiting.
+    hear('match:new', matchWith(8, 'Hugo'));
+    // Hugo unmatched (or blocked) while Pablo's overlay showed.
+    hear('match:removed', { conversation_id: 8 });
+    await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
+    expect(shownWith()).toContain('Iván');
+    await wait(DECK_MATCH_OVERLAY_MS);
+    expect(shownWith()).toBeNull();
+    await wait(DECK_MATCH_OVERLAY_MS * 3);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('shows the next one as soon as the one showing is closed', async () => {
+    hear('match:new', matchWith(7, 'Pablo'));
+    hear('match:new', matchWith(8, 'Hugo'));
+    act(() => useDeck.getState().hideMatch());
+    await wait(A_MOMENT);
+    expect(shownWith()).toContain('Hugo');
+    await wait(DECK_MATCH_OVERLAY_MS);
     expect(shownWith()).toBeNull();
   });
 });
