@@ -1,6 +1,6 @@
 import { animated, useSpring } from '@react-spring/web';
 import { useDrag } from '@use-gesture/react';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { DeckCard } from '../../shared/schemas/users';
 import { cardOpacityFor, decisionFor, likeStampOpacityFor, nopeStampOpacityFor, rotationFor, type SwipeDecision } from '../lib/gestures';
@@ -15,6 +15,8 @@ interface Props {
   /** False when the decision is refused (no likes left): the card springs back. */
   onDecide: (decision: SwipeDecision) => boolean | void;
   onOpen: () => void;
+  /** Something shows over the deck (a match's overlay): a drag under way as it came decides nothing. */
+  covered?: boolean;
 }
 
 
@@ -22,10 +24,16 @@ interface Props {
  * One deck card. The drag runs on springs outside React's render (transform and opacity only), so
  * a drag costs no re-render: past ±100 px it is a decision, short of it the card springs back.
  */
-export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
+export function SwipeCard({ card, exitOffset, onDecide, onOpen, covered = false }: Props) {
   const t = useT();
   const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
   const photo = usePhotoOrAvatar(card.name, card.image);
+  // Whether the deck was covered since the drag began: a finger held on the card behind a match that
+  // came meanwhile lets go of a card it cannot see, and the card springs back.
+  const coveredSince = useRef(covered);
+  useEffect(() => {
+    if (covered) coveredSince.current = true;
+  }, [covered]);
 
   useEffect(() => {
     // Out, or back from the way out when its decision did not count (the deck's `restore`).
@@ -35,8 +43,9 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
   }, [exitOffset, spring]);
 
   const bind = useDrag(
-    ({ active, movement: [mx, my], tap }) => {
+    ({ active, first, movement: [mx, my], tap }) => {
       if (exitOffset !== null) return;
+      if (first) coveredSince.current = covered;
       if (tap) {
         onOpen();
         return;
@@ -45,7 +54,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen }: Props) {
         void spring.start({ x: mx, y: my * 0.25, immediate: true });
         return;
       }
-      const decision = decisionFor(mx);
+      const decision = coveredSince.current ? null : decisionFor(mx);
       if (decision && onDecide(decision) !== false) return;
       void spring.start({ x: 0, y: 0, immediate: lessMotion(), config: { tension: 500, friction: 30 } });
     },

@@ -23,6 +23,7 @@ export function Home() {
     useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting, failed: state.failed })),
   );
   const load = useDeck((state) => state.load);
+  const matchShown = useDeck((state) => state.match !== null);
   const act = useDecide();
   const likesSpent = usePlan((state) => outOfLikes(state.allowance));
   const loadAllowance = usePlan((state) => state.loadAllowance);
@@ -119,6 +120,7 @@ export function Home() {
           exitOffset={exiting?.id === current.id ? exiting.offset : null}
           onDecide={act}
           onOpen={() => navigate(`/app/profiles/${current.id}`)}
+          covered={matchShown}
         />
         <UndoUpsell floating />
       </div>
