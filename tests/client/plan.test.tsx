@@ -277,6 +277,39 @@ describe('the deck and the plan', () => {
     }
   });
 
+  it('puts what undo needs away when the user leaves the deck or the deck is read again', async () => {
+    let deck = [card(6, 'Mia')];
+    vi.stubGlobal('fetch', async (path: string) => {
+      const { pathname } = new URL(path, 'http://app');
+      if (pathname === '/api/matching/allowance/') return Response.json({ unlimited: false, limit: 100, remaining: 50, resets_at: null });
+      if (pathname === '/api/users/matching-profiles/') return Response.json({ results: deck, next: null });
+      return Response.json({ detail: 'Not found.' }, { status: 404 });
+    });
+    const home = <Suspense fallback={null}><Home /></Suspense>;
+    const askForUndo = async () => {
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: en['deck.undo'] })));
+      expect(screen.getByTestId('undo-upsell').textContent).toContain('Bring Hugo back?');
+    };
+    const { unmount } = renderAt('/app/home/', home);
+    await waitFor(() => expect(useDeck.getState().current?.id).toBe(6));
+    act(() => usePlan.getState().reacted(card(5, 'Hugo'), 'skip'));
+    await askForUndo();
+
+    // To another page and back: the deck shows Mia again, with nothing said over her.
+    unmount();
+    renderAt('/app/home/', home);
+    await waitFor(() => expect(screen.getByRole('heading', { level: 2, name: /Mia/ })).toBeTruthy());
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+
+    // Read again on the deck (as after a preferences save, or at another event): Leo comes up, not under it.
+    await askForUndo();
+    deck = [card(7, 'Leo')];
+    await act(() => useDeck.getState().load());
+    expect(useDeck.getState().current?.id).toBe(7);
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    expect(usePlan.getState().lastPass?.id).toBe(5);
+  });
+
   it('says one like in the singular, and likes from two on', () => {
     for (const [remaining, text] of [
       [1, '1 like left'],

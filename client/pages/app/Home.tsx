@@ -54,6 +54,17 @@ export function Home() {
     return refreshWhenVisible(() => void load());
   }, [empty, load]);
 
+  // What undo needs was said over the card then on top: it goes when another comes up from a read of
+  // the deck (a preferences save starts it over) or the user leaves the deck, so that it never floats
+  // over someone else's card.
+  const onTop = current?.id;
+  useEffect(
+    () => () => {
+      if (usePlan.getState().notice === 'undo') usePlan.getState().dismissNotice();
+    },
+    [onTop],
+  );
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = KEY_ACTIONS[event.key];
