@@ -2,8 +2,9 @@
  * What the paid plan buys, in Debian's Chromium on a phone-sized screen against the real server:
  * "Likes you" shows blurred placeholders and the upgrade call to a free user; after subscribing
  * through the local test checkout the same page shows the people, and a like from there opens the
- * match overlay. On the deck: undo brings a passed card back, after a reload too, and a free user out
- * of likes is told when they come back, until a plan bought on their other phone lifts it at once.
+ * match overlay. On the deck: undo brings a passed card back, after a reload too (on an empty deck, in
+ * view above the bottom bar of a small phone), and a free user out of likes is told when they come
+ * back, until a plan bought on their other phone lifts it at once.
  * "Manage subscription" leads to the test portal, whose cancellation ends the perks; the subscribe page
  * then promises no second free trial. Screenshots land in tests/e2e/artifacts/paid-*.png.
  */
@@ -15,11 +16,12 @@ import { rowsOf } from '../../server/db/client';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
+import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
+import { ARTIFACTS, aboveTheNav, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -175,6 +177,36 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.waitForURL('**/app/home/');
     await page.getByTestId('likes-out').waitFor();
     expect(await page.getByText(en['profileView.notSent']).count()).toBe(0);
+  });
+
+  it('keeps undo whole above the bottom bar on an empty deck, on small phones in Spanish, under the e-mail banner', async () => {
+    // At an event, whose deck is its room: one person to pass on, and when none is left the room's
+    // longer words and the way to the preferences, above undo.
+    const me = await makeCompletedUser(app.server, { name: 'Nora', gender: 'female', genders_to_match: ['male'] });
+    const other = await makeCompletedUser(app.server, { name: 'Hugo', gender: 'male', genders_to_match: ['female'] });
+    const event = await makeEvent(app.server, me, { name: 'Fiesta de la terraza del barrio' });
+    for (const user of [me, other]) await checkIn(app.server, user, event.code);
+    const { page } = await openPhone(app.browser, { token: me.token, language: 'es' });
+    await page.setViewportSize({ width: 320, height: 568 });
+    await page.goto(`${app.server.url}/app/home/`);
+    await page.getByTestId('swipe-card').waitFor();
+    await page.getByRole('button', { name: es['deck.dislike'] }).click();
+    await page.getByRole('link', { name: es['deck.changePreferences'] }).waitFor();
+    const undo = page.getByRole('button', { name: es['deck.undo'] });
+    await undo.waitFor();
+    expect(await page.locator('.verify-banner').isVisible()).toBe(true);
+    for (const [width, height] of [
+      [320, 568],
+      [360, 740],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      // Whole on the first screen, clear of the bottom bar, and as big as a finger needs.
+      await expect.poll(() => aboveTheNav(page, '.deck-empty-page .round-btn-undo')).toBe(true);
+      const box = (await undo.boundingBox())!;
+      expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
+      await page.screenshot({ path: path.join(ARTIFACTS, `paid-07c-empty-deck-undo-${width}x${height}.png`) });
+    }
+    await page.context().close();
   });
 
   it('a plan bought on another phone reaches the deck at once: "no likes left" goes, and a like goes through', async () => {
