@@ -9,9 +9,10 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { LikesExhausted, mayPass } from '../../lib/api';
+import { LikesExhausted, mayPass, Throttled } from '../../lib/api';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
+import { errorMessage } from '../../lib/errors';
 import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
@@ -135,8 +136,9 @@ export function ProfileView({ id }: { id: number }) {
         // Out of likes: the deck says when they come back.
         usePlan.getState().likesRefused(error.resetsAt);
       } else if (mayPass(error)) {
-        // It did not reach the server: the profile stays, to decide again.
-        toast.error(t('profileView.notSent'), { key: 'profileView.notSent' });
+        // It did not go through: the profile stays, to decide again. Too fast (the limit on reactions
+        // a minute), it says how long to wait, as the deck does: a retry now would not pass.
+        toast.error(error instanceof Throttled ? errorMessage(error, t) : t('profileView.notSent'), { key: 'profileView.notSent' });
         setPending(null);
         return;
       } else {
