@@ -24,9 +24,10 @@ export function useAuthForm() {
   // Once shown, the first field refused takes the focus: a keyboard or a screen reader starts there.
   useEffect(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), [errors]);
 
-  const enter = (newToken: string) => {
+  /** Signs in and opens the app; `replace`: in this page's place, for a page Back must not return to. */
+  const enter = (newToken: string, { replace = false } = {}) => {
     signIn(newToken);
-    navigate('/app/home/');
+    navigate('/app/home/', { replace });
   };
 
   /** A submit handler that sends the form's values; on failure the fields show why. */

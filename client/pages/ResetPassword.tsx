@@ -5,6 +5,7 @@ import { accountMessages } from '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { ValidationError } from '../lib/api';
 import { accountApi } from '../lib/api-account';
+import { toast } from '../lib/toast';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
 
@@ -37,7 +38,10 @@ export function ResetPassword() {
 
   const submit = onSubmit(async (value) => {
     const answer = await accountApi.confirmPasswordReset(token, value('password'), value('password2'));
-    enter(answer.token);
+    // Said on the deck the app opens on, in this page's words (loaded with it). The link is spent: in
+    // its page's place, so that Back does not open it to say it no longer works.
+    toast.success(t('reset.done'));
+    enter(answer.token, { replace: true });
   });
 
   // A link that cannot work (no token, or the server said so): say it, and offer a new one.

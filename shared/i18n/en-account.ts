@@ -11,6 +11,7 @@ export const enAccount = {
   'reset.submit': 'Save and log in',
   'reset.invalid': 'This link is invalid or has expired.',
   'reset.askAgain': 'Ask for a new link',
+  'reset.done': 'Your password was changed. Your other sessions were logged out.',
   'verify.title': 'Confirm your e-mail address',
   'verify.checking': 'Confirming your e-mail address…',
   'verify.done': 'Your e-mail address is verified. Thank you!',

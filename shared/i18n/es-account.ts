@@ -13,6 +13,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'reset.submit': 'Guardar e iniciar sesión',
   'reset.invalid': 'Este enlace no es válido o ha caducado.',
   'reset.askAgain': 'Pedir un enlace nuevo',
+  'reset.done': 'Has cambiado tu contraseña. Se han cerrado tus otras sesiones.',
   'verify.title': 'Confirma tu correo electrónico',
   'verify.checking': 'Confirmando tu correo electrónico…',
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',

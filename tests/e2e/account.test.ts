@@ -74,6 +74,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByRole('button', { name: es['reset.submit'] }).click();
     await page.waitForURL('**/app/home/');
     await page.getByRole('button', { name: new RegExp(es['app.userMenu']) }).waitFor();
+    await page.getByText(es['reset.done']).waitFor();
     await shot(page, 'account-04-reset-signed-in');
 
     // Signed in with the new password's session; the old password and session are dead.
@@ -81,6 +82,10 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     expect((await client(app.server.url).get('/api/users/me/', { token: token! })).body).toMatchObject({ id: user.id, email_verified: true });
     expect((await client(app.server.url).get('/api/users/me/', { token: user.token })).status).toBe(401);
     expect((await client(app.server.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).status).toBe(400);
+    // The spent link's page gave its place to the deck: Back goes to the page before it.
+    await page.goBack();
+    await page.waitForURL('**/forgot-password/');
+    expect(await page.getByText(es['reset.invalid']).count()).toBe(0);
 
     // The link again, spent: the page says so as it opens, and asks for no password.
     const later = await phone();
