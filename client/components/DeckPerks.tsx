@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Language, Reaction } from '../../shared/constants';
@@ -136,9 +136,16 @@ function likesBack(limit: number, at: string, language: Language, t: Translate):
 export function UndoUpsell({ floating = false }: { floating?: boolean }) {
   const t = useT();
   const { notice, lastPass, dismiss } = usePlan(useShallow((state) => ({ notice: state.notice, lastPass: state.lastPass, dismiss: state.dismissNotice })));
-  if (notice !== 'undo' || !lastPass) return null;
+  const box = useRef<HTMLDivElement>(null);
+  const shown = notice === 'undo' && lastPass !== null;
+  // On an empty deck it comes under the undo button tapped: on a small phone, under the bottom bar,
+  // where the tap would seem to have done nothing. Brought into view (its scroll margin clears the bar).
+  useEffect(() => {
+    if (shown && !floating) box.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [shown, floating]);
+  if (!shown) return null;
   return (
-    <div className={`plan-notice${floating ? ' plan-notice-floating' : ''}`} role="status" data-testid="undo-upsell">
+    <div ref={box} className={`plan-notice${floating ? ' plan-notice-floating' : ''}`} role="status" data-testid="undo-upsell">
       <p>{t('deck.undoUpsell', { name: lastPass.name })}</p>
       <Link href="/app/subscribe/" className="btn btn-small btn-primary">
         {t('deck.seePlans')}

@@ -206,6 +206,21 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
       expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
       await page.screenshot({ path: path.join(ARTIFACTS, `paid-07c-empty-deck-undo-${width}x${height}.png`) });
     }
+    // Undo is a perk: the free user's tap shows what the plan offers, under the button, brought into
+    // view clear of the bottom bar (else the tap would seem to do nothing).
+    await page.setViewportSize({ width: 320, height: 568 });
+    await undo.click();
+    const upsell = page.getByTestId('undo-upsell');
+    await upsell.waitFor();
+    await expect
+      .poll(() =>
+        upsell.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= document.querySelector('.bottom-nav')!.getBoundingClientRect().top;
+        }),
+      )
+      .toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'paid-07d-empty-deck-undo-upsell-320x568.png') });
     await page.context().close();
   });
 
