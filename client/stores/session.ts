@@ -169,7 +169,8 @@ export function endRevokedSession(why: SessionEnd = 'ended') {
   // Signing out clears the outbox with the rest of the device's copy of the account: the login page
   // says so, where a message was still on its way.
   const unsent = why === 'ended' && countUnsent() > 0;
-  useSession.getState().signOut({ alreadyRevoked: why === 'suspended' });
+  // Ended by the server already (or being ended, a ban): no logout call, which it would refuse.
+  useSession.getState().signOut({ alreadyRevoked: true });
   if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}${unsent ? '&unsent' : ''}`);
 }
 

@@ -6,14 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CurrentUser } from '../../shared/schemas/users';
 
-const me = vi.hoisted(() => vi.fn());
+const { me, logout } = vi.hoisted(() => ({ me: vi.fn(), logout: vi.fn(async () => null) }));
 vi.mock('../../client/lib/api', async (original) => {
   const actual = await original<typeof import('../../client/lib/api')>();
-  return { ...actual, api: { ...actual.api, me, logout: async () => null } };
+  return { ...actual, api: { ...actual.api, me, logout } };
 });
 
 const { NetworkError } = await import('../../client/lib/api');
-const { useSession } = await import('../../client/stores/session');
+const { endRevokedSession, useSession } = await import('../../client/stores/session');
 // What the app chunk registers beside the session store.
 await import('../../client/stores/device');
 
@@ -29,6 +29,17 @@ describe('the user kept on the device', () => {
     useSession.getState().signOut({ alreadyRevoked: true });
     me.mockReset();
     vi.useRealTimers();
+  });
+
+  it('is signed out without a logout call when the server no longer knows its token', async () => {
+    // A 401, or the socket refused: signed out on another device, or expired. Asking the server to end
+    // it again would only be refused (a 401 in the console).
+    endRevokedSession();
+    expect(useSession.getState().token).toBeNull();
+    expect(logout).not.toHaveBeenCalled();
+    useSession.getState().signIn('token-b');
+    useSession.getState().signOut();
+    expect(logout).toHaveBeenCalledOnce();
   });
 
   it('stands in while the server cannot be reached, and gives way to the server’s answer', async () => {
