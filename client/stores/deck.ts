@@ -7,6 +7,7 @@ import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
+import { readStorage } from '../lib/storage';
 import { afterInViewFor } from '../lib/when-visible';
 import { onSignOut, sessionCheck } from './session';
 
@@ -184,7 +185,11 @@ export const useDeck = create<DeckState>()((set, get) => {
     ...initialState(),
     load() {
       return requestDeck((cards) => {
-        const [first = null, ...rest] = cards;
+        // The card last on top comes back on top, when the deck still holds it: after a reload (a phone
+        // that dropped the page while away) the server's order has moved on, and the person looked at
+        // would vanish from under the user's thumb.
+        const top = cards.findIndex((card) => String(card.id) === readStorage(TOP_CARD_KEY));
+        const [first = null, ...rest] = top > 0 ? [cards[top]!, ...cards.slice(0, top), ...cards.slice(top + 1)] : cards;
         set({ current: first, queue: rest, exiting: null });
       });
     },
@@ -324,3 +329,14 @@ export const useDeck = create<DeckState>()((set, get) => {
 });
 
 onSignOut(() => useDeck.getState().reset());
+
+/** The id of the card on top, kept on the device (its storage is cleared at a sign-out): `load`. */
+const TOP_CARD_KEY = 'deck_top';
+useDeck.subscribe(({ current }, previous) => {
+  if (!current || current === previous.current) return;
+  try {
+    window.localStorage.setItem(TOP_CARD_KEY, String(current.id));
+  } catch {
+    // Storage unavailable (private mode): a reload starts from the server's order.
+  }
+});

@@ -14,6 +14,25 @@ describe('the deck store', () => {
     useDeck.getState().reset();
   });
 
+  it('puts the card last on top back on top after a reload, when the deck still holds it', async () => {
+    const [ana, bea, cruz] = [card(1, 'Ana'), card(2, 'Bea'), card(3, 'Cruz')];
+    vi.spyOn(api, 'deck').mockResolvedValue({ results: [ana, bea, cruz], next: null });
+    vi.spyOn(api, 'react').mockResolvedValue({ match: false, conversation_id: null });
+    await useDeck.getState().load();
+    useDeck.getState().act('skip');
+    await vi.waitFor(() => expect(useDeck.getState().current?.name).toBe('Bea'));
+    // The page is loaded again: the store starts empty, the server's order has moved on.
+    useDeck.setState({ current: null, queue: null });
+    vi.spyOn(api, 'deck').mockResolvedValue({ results: [cruz, ana, bea], next: null });
+    await useDeck.getState().load();
+    expect([useDeck.getState().current, ...(useDeck.getState().queue ?? [])].map((shown) => shown?.name)).toEqual(['Bea', 'Cruz', 'Ana']);
+    // Gone from the deck (decided on another phone, left the event): the server's order as it is.
+    useDeck.setState({ current: null, queue: null });
+    vi.spyOn(api, 'deck').mockResolvedValue({ results: [cruz, ana], next: null });
+    await useDeck.getState().load();
+    expect(useDeck.getState().current?.name).toBe('Cruz');
+  });
+
   it('shows a match overlay once, whichever of the HTTP answer and the socket event comes first', () => {
     const deck = useDeck.getState();
     expect(deck.rememberMatch(41)).toBe(true);
