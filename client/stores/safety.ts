@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { BlockedUser, EndedChat, ReportInput, ReportReason } from '../../shared/schemas/safety';
 import { NotFound, type Page } from '../lib/api';
 import { api } from '../lib/api-app';
+import { readCache, writeCache } from '../lib/device-cache';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { useChat } from './chat';
@@ -50,7 +51,8 @@ interface SafetyState {
   gone: Record<number, true>;
   /**
    * Reports being written, by person, until sent: the sheet that holds one may go before (the chat
-   * ended under it, as the other person unmatched), and the report opened again starts from it.
+   * ended under it, as the other person unmatched, or the page reloaded: they are kept on the device),
+   * and the report opened again starts from it.
    */
   reportDrafts: Record<number, ReportDraft>;
   lists: Lists;
@@ -168,7 +170,7 @@ export const useSafety = create<SafetyState>()((set, get) => {
 
   return {
     gone: {},
-    reportDrafts: {},
+    reportDrafts: readCache<Record<number, ReportDraft>>('reportDrafts') ?? {},
     lists: emptyLists(),
     block: (userId, conversationId) => endWith(userId, conversationId, () => api.block(userId)),
     unmatch: (conversationId, userId) => endWith(userId, conversationId, () => api.unmatch(conversationId)),
@@ -208,6 +210,9 @@ export const useSafety = create<SafetyState>()((set, get) => {
 });
 
 onSignOut(() => useSafety.getState().reset());
+useSafety.subscribe(({ reportDrafts }, previous) => {
+  if (reportDrafts !== previous.reportDrafts) writeCache('reportDrafts', reportDrafts);
+});
 
 /**
  * A safety page's list (Settings → Blocked people, Ended chats): its first page loaded afresh once a
