@@ -4,12 +4,11 @@
  * overlay lets go of a card it cannot see, and the card springs back, decided neither way. A drag
  * begun once the overlay has gone decides as ever.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { Suspense } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
+import { renderAt } from '../helpers/render-at';
 
 const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -39,14 +38,7 @@ beforeEach(async () => {
   api.deck.mockResolvedValue({ results: [ben, cleo], next: null });
   api.likeAllowance.mockReturnValue(new Promise(() => {}));
   api.react.mockResolvedValue({ match: false, conversation_id: null });
-  const { hook } = memoryLocation({ path: '/app/home/' });
-  render(
-    <Router hook={hook}>
-      <Suspense fallback={null}>
-        <Home />
-      </Suspense>
-    </Router>,
-  );
+  renderAt('/app/home/', <Suspense fallback={null}><Home /></Suspense>);
   await vi.waitFor(() => expect(onScreen().dataset.cardId).toBe(String(ben.id)));
 });
 afterEach(() => {

@@ -1,18 +1,17 @@
 // @vitest-environment jsdom
 /**
  * What the deck says. Empty, in town: no more profiles (the spec's words). At an event, the deck is
- * the room, so it says which of its cases this is: nobody else has come yet, the user has seen everyone
- * there who fits (others are in the room), or the event is over and nobody new will come. With cards,
- * to a screen reader: who is on the card now.
+ * the room, so it says which of its cases this is: nobody else has come yet, nobody else there fits
+ * the user's preferences now (others are in the room: seen already, or none fits), or the event is
+ * over and nobody new will come. With cards, to a screen reader: who is on the card now.
  */
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enApp } from '../../shared/i18n/en-app';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { publicEvent } from '../helpers/public-event';
+import { renderAt } from '../helpers/render-at';
 
 const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -25,16 +24,7 @@ const { useEvents } = await import('../../client/stores/events');
 
 const hour = 3_600_000;
 
-function renderDeck() {
-  const { hook } = memoryLocation({ path: '/app/home/' });
-  render(
-    <Router hook={hook}>
-      <Suspense fallback={null}>
-        <Home />
-      </Suspense>
-    </Router>,
-  );
-}
+const renderDeck = () => renderAt('/app/home/', <Suspense fallback={null}><Home /></Suspense>);
 
 async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> {
   useEvents.setState({ current: event });
