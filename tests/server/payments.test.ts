@@ -95,6 +95,9 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
       'line_items[0][price]': PRICES.basic_yearly,
       'line_items[0][quantity]': '1',
       'subscription_data[trial_period_days]': String(FREE_TRIAL_DAYS),
+      // "No credit card required!": no card asked for the trial, and the plan ends if none is added.
+      payment_method_collection: 'if_required',
+      'subscription_data[trial_settings][end_behavior][missing_payment_method]': 'cancel',
       client_reference_id: String(user.id),
       success_url: `${server.publicUrl}/app/subscribe/?success=true&session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: `${server.publicUrl}/app/subscribe/?canceled=true`,
@@ -457,6 +460,8 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(lastCheckout()).toMatchObject({ mode: 'subscription', customer, 'subscription_data[metadata][user_id]': String(user.id) });
     expect(lastCheckout()).not.toHaveProperty(['subscription_data[trial_period_days]']);
+    // No trial, so the card is asked for as Stripe asks by default.
+    expect(lastCheckout()).not.toHaveProperty(['payment_method_collection']);
 
     // Stripe keeps ended subscriptions: a customer who had one whose events never reached us has had the trial too.
     const { user: unseen, customer: unseenCustomer } = await checkedOutUser();

@@ -110,8 +110,14 @@ export async function createCheckout(
       customer,
       client_reference_id: String(user.id),
       metadata: { user_id: String(user.id) },
+      // The trial is sold as needing no card: Stripe's checkout asks for one unless told it is only
+      // needed when something is due now, and a trial that ends with no card on file is cancelled
+      // (the plan ends through `customer.subscription.deleted`) rather than left unpaid.
+      ...(trial ? { payment_method_collection: 'if_required' as const } : {}),
       subscription_data: {
-        ...(trial ? { trial_period_days: FREE_TRIAL_DAYS } : {}),
+        ...(trial
+          ? { trial_period_days: FREE_TRIAL_DAYS, trial_settings: { end_behavior: { missing_payment_method: 'cancel' as const } } }
+          : {}),
         metadata: { user_id: String(user.id) },
       },
       success_url: successUrl(publicUrl),
