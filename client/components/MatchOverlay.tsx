@@ -9,7 +9,8 @@ import { HeartIcon } from './Icons';
 
 /**
  * How long after it shows a tap on it is taken for the end of the tap that made the match (a double
- * tap on Like, a thumb still on the glass): it neither closes it nor opens the chat.
+ * tap on Like, a thumb still on the glass): it neither closes it nor opens the chat. The deck's buttons
+ * take no tap for as long after a card comes up on top (Home).
  */
 export const TAP_THROUGH_MS = 400;
 

@@ -15,6 +15,8 @@ interface Props {
   /** False when the decision is refused (no likes left): the card springs back. */
   onDecide: (decision: SwipeDecision) => boolean | void;
   onOpen: () => void;
+  /** On top long enough to have been seen: the deck's buttons take taps (`data-settled`, which tests wait for). */
+  settled?: boolean;
   /** Something shows over the deck (a match's overlay): a drag under way as it came decides nothing. */
   covered?: boolean;
 }
@@ -24,7 +26,7 @@ interface Props {
  * One deck card. The drag runs on springs outside React's render (transform and opacity only), so
  * a drag costs no re-render: past ±100 px it is a decision, short of it the card springs back.
  */
-export function SwipeCard({ card, exitOffset, onDecide, onOpen, covered = false }: Props) {
+export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false, covered = false }: Props) {
   const t = useT();
   const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
   const photo = usePhotoOrAvatar(card.name, card.image);
@@ -68,6 +70,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, covered = false 
       className="swipe-card"
       data-testid="swipe-card"
       data-card-id={card.id}
+      data-settled={settled}
       style={{ x, y, rotate: x.to(rotationFor), opacity: x.to(cardOpacityFor) }}
       tabIndex={0}
       role="button"

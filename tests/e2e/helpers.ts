@@ -167,6 +167,12 @@ export async function aboveTheNav(page: Page, selector: string): Promise<boolean
   }, selector);
 }
 
+/**
+ * Until the deck's card on top takes taps of its buttons: one just come up takes none for a moment
+ * (a tap then is the second of a double tap, not a decision about it). Keys and drags need no wait.
+ */
+export const deckSettled = (page: Page) => page.locator('[data-testid="swipe-card"][data-settled="true"]').waitFor();
+
 /** Whether an overlay's history entry (a sheet's, a menu's, the profile guard's) is on top, as client/lib/back-closes.ts marks it. */
 export const overlayOnTop = (page: Page) => page.evaluate(() => Boolean((history.state as Record<string, unknown> | null)?.overlay));
 

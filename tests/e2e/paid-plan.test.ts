@@ -21,7 +21,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, aboveTheNav, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
+import { ARTIFACTS, aboveTheNav, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -139,6 +139,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
 
     // A like is refused on the spot: the card stays.
     const first = await card.getAttribute('data-card-id');
+    await deckSettled(page);
     await page.getByRole('button', { name: en['deck.like'], exact: true }).click();
     expect(await page.getByTestId('swipe-card').getAttribute('data-card-id')).toBe(first);
 
@@ -189,7 +190,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const { page } = await openPhone(app.browser, { token: me.token, language: 'es' });
     await page.setViewportSize({ width: 320, height: 568 });
     await page.goto(`${app.server.url}/app/home/`);
-    await page.getByTestId('swipe-card').waitFor();
+    await deckSettled(page);
     await page.getByRole('button', { name: es['deck.dislike'] }).click();
     await page.getByRole('link', { name: es['deck.changePreferences'] }).waitFor();
     const undo = page.getByRole('button', { name: es['deck.undo'] });
@@ -260,6 +261,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await out.waitFor({ state: 'detached' });
     await shot('07b-deck-plan-bought-elsewhere');
     const first = Number(await card.getAttribute('data-card-id'));
+    await deckSettled(page);
     await page.getByRole('button', { name: en['deck.like'], exact: true }).click();
     await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(String(first));
     const liked = async () =>
@@ -298,6 +300,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     expect(connects).toBe(2);
 
     const first = await card.getAttribute('data-card-id');
+    await deckSettled(page);
     await page.getByRole('button', { name: en['deck.skip'] }).click();
     await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
     await page.getByRole('button', { name: en['deck.undo'] }).click();
@@ -314,6 +317,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     const first = await card.getAttribute('data-card-id');
+    await deckSettled(page);
     await page.getByRole('button', { name: en['deck.skip'] }).click();
     await expect.poll(() => page.getByTestId('swipe-card').getAttribute('data-card-id')).not.toBe(first);
     // Reloaded, the tab no longer remembers the pass: the server says what undo would bring back.

@@ -15,7 +15,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openLaptop, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, openLaptop, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -142,6 +142,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
     // Only the skipped card is left (skips come back); a dislike empties the deck.
     await expect.poll(currentName).toBe(second);
+    await deckSettled(page);
     await page.getByRole('button', { name: en['deck.dislike'] }).click();
     await page.getByText(en['deck.empty']).waitFor();
     await shot('screens-02-deck-empty');
@@ -273,6 +274,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await card.waitFor();
       const first = await nameOnCard(card);
       const second = first === 'Gus' ? 'Hal' : 'Gus';
+      await deckSettled(phone);
       await phone.getByRole('button', { name: en['deck.like'], exact: true }).click();
       await phone.getByText(format(en['deck.notSent'], { name: first })).waitFor();
       // Back in the middle of the deck, upright, to be decided again.

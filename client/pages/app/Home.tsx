@@ -1,10 +1,11 @@
-import { useEffect } from 'react';
+import { type MouseEvent, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../components/DeckPerks';
 import { EventBar, useEventEnded } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
+import { TAP_THROUGH_MS } from '../../components/MatchOverlay';
 import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
 import { useT } from '../../lib/i18n';
@@ -64,6 +65,27 @@ export function Home() {
     },
     [onTop],
   );
+
+  // The card on top once it has been there TAP_THROUGH_MS (the match overlay's window for the end of the
+  // tap before), till when the buttons take no tap. A double tap's second comes 300–500 ms after the
+  // first (phones' double-tap timeout, desktops' double click), and the first's card leaves in
+  // SWIPE_EXIT_MS (300): the second lands within ~200 ms of the next card, a fast third within ~350 ms.
+  // A tap that answers the face seen comes later (seeing, choosing, moving the thumb).
+  const [settledOn, setSettledOn] = useState<number>();
+  useEffect(() => {
+    if (onTop === undefined) return;
+    const timer = setTimeout(() => setSettledOn(onTop), TAP_THROUGH_MS);
+    return () => clearTimeout(timer);
+  }, [onTop]);
+  const settled = onTop !== undefined && settledOn === onTop;
+  /**
+   * A button's press. A tap on a card not yet seen is the second of a double tap meant for the card
+   * before, and does nothing; a press from the keyboard (`detail` 0) cannot be one. Drags of the card
+   * are its own, and decide at once.
+   */
+  const press = (action: Reaction) => (event: MouseEvent) => {
+    if (event.detail === 0 || settled) act(action);
+  };
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -130,6 +152,7 @@ export function Home() {
           card={current}
           exitOffset={exiting?.id === current.id ? exiting.offset : null}
           onDecide={act}
+          settled={settled}
           onOpen={() => navigate(`/app/profiles/${current.id}`)}
           covered={matchShown}
         />
@@ -145,10 +168,10 @@ export function Home() {
       </p>
       <div className="deck-actions">
         <UndoButton />
-        <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} aria-disabled={busy} onClick={() => act('dislike')}>
+        <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} aria-disabled={busy} onClick={press('dislike')}>
           <CloseIcon />
         </button>
-        <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} aria-disabled={busy} onClick={() => act('skip')}>
+        <button type="button" className="round-btn round-btn-skip" aria-label={t('deck.skip')} aria-disabled={busy} onClick={press('skip')}>
           <SkipIcon />
         </button>
         <button
@@ -156,7 +179,7 @@ export function Home() {
           className={`round-btn round-btn-like${likesSpent ? ' is-spent' : ''}`}
           aria-label={t('deck.like')}
           aria-disabled={busy}
-          onClick={() => act('like')}
+          onClick={press('like')}
         >
           <HeartIcon />
         </button>
