@@ -1,0 +1,148 @@
+/**
+ * A 320 × 568 phone (an iPhone SE's screen), in Spanish, with everything above the deck showing at
+ * once: the banner asking to confirm the e-mail, the event bar, and the notice that the likes are
+ * spent. The card stays a picture of someone, another's profile shows its photo across the column,
+ * the top bar the user's whole name, and a toast hides neither the top bar nor a page's way back, nor
+ * the deck's buttons.
+ */
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_DAILY_LIKES } from '../../shared/constants';
+import { es } from '../../shared/i18n/es';
+import type { ProfileInput } from '../../shared/schemas/users';
+import { checkIn, makeEvent } from '../helpers/events';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { type ClientSocket, connect } from '../helpers/socket';
+import { match } from '../realtime/fixtures';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
+
+const ready = hasChromium();
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and the likes notice (Chromium, Spanish)', { timeout: 90_000 }, () => {
+  const app = appInChromium();
+  let page: Page;
+  let ana: TestUser;
+  /** On Ana's deck: at her event. */
+  let ben: TestUser;
+  /** In a chat with Ana, online. */
+  let carl: TestUser;
+  let carlChat: number;
+  /** Writes to Ana from another chat: his messages are the toasts. */
+  let dan: TestUser;
+  let danChat: number;
+  let carlSocket: ClientSocket;
+
+  async function box(locator: Locator): Promise<Box> {
+    const found = await locator.boundingBox();
+    if (!found) throw new Error(`${locator} has no box`);
+    return found;
+  }
+  async function shot(name: string) {
+    await entryAnimationsDone(page);
+    await page.screenshot({ path: path.join(ARTIFACTS, `small-phone-${name}.png`) });
+  }
+  /** Dan writes; his toast shows over the screen Ana is on (closed first if one is there). */
+  async function danWrites(content: string): Promise<Box> {
+    const open = page.locator('.toast');
+    if (await open.count()) await open.getByRole('button', { name: es['toast.close'] }).click();
+    expect((await client(app.server.url).post(`/api/conversations/${danChat}/messages/`, { token: dan.token, json: { content } })).status).toBe(201);
+    const toast = page.locator('.toast', { hasText: content });
+    await toast.waitFor();
+    await entryAnimationsDone(page);
+    return box(toast);
+  }
+
+  beforeAll(async () => {
+    const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
+    // Her e-mail not confirmed: the banner shows.
+    ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Julia', lastName: 'Romero' });
+    ben = await makeCompletedUser(app.server, { name: 'Ben', bio: 'DJ esta noche, bailarín el resto del tiempo. Pregúntame por el vinilo.', ...man }, { firstName: 'Ben' });
+    carl = await makeCompletedUser(app.server, { name: 'Carl', ...man }, { firstName: 'Carl' });
+    dan = await makeCompletedUser(app.server, { name: 'Dan', ...man }, { firstName: 'Dan' });
+    carlChat = await match(app.server, carl, ana);
+    danChat = await match(app.server, dan, ana);
+    expect((await client(app.server.url).post(`/api/conversations/${carlChat}/messages/`, { token: carl.token, json: { content: '¡Hola, Ana!' } })).status).toBe(201);
+    const event = await makeEvent(app.server, ben, { name: 'Fiesta de lanzamiento en la azotea' });
+    await checkIn(app.server, ben, event.code);
+    await checkIn(app.server, ana, event.code);
+    // Her likes of the day spent: the deck says when they come back.
+    await app.server.app.db.execute(sql`
+      insert into likes_given (user_id, to_user_id, given_at)
+      select ${ana.id}, 1000000 + g, now() - g * interval '1 second' from generate_series(1, ${FREE_DAILY_LIKES}) g`);
+    carlSocket = await connect(app.server.url, carl.token);
+    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'es' }));
+    await page.setViewportSize({ width: 320, height: 568 });
+  }, 120_000);
+  afterAll(() => {
+    carlSocket?.close();
+  });
+
+  it('the deck: the card keeps a picture’s height, its words at its foot, the buttons above the nav', async () => {
+    await page.goto(`${app.server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card').filter({ hasText: 'Ben' });
+    await card.waitFor();
+    await page.locator('.verify-banner').waitFor();
+    await page.locator('.event-bar').waitFor();
+    await page.getByTestId('likes-out').getByRole('link', { name: es['deck.likesUpsell'] }).waitFor();
+    await shot('01-deck');
+    // It was a 296 × 75 strip, its name and bio over all of it.
+    const [photo, words, buttons, nav] = await Promise.all([box(card), box(card.locator('.swipe-card-info')), box(page.locator('.deck .deck-actions')), box(page.locator('.bottom-nav'))]);
+    expect(photo.height).toBeGreaterThanOrEqual(180);
+    expect(words.height).toBeLessThanOrEqual(photo.height * 0.45);
+    expect(buttons.y + buttons.height).toBeLessThanOrEqual(nav.y);
+  });
+
+  it('the top bar: her whole name (it showed "Julia Rom…"), beside the other language', async () => {
+    const name = page.locator('.top-user-name');
+    expect(await name.textContent()).toBe('Julia Romero');
+    expect(await name.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    expect(await page.locator('.top-bar .lang-switch').innerText()).toBe('EN');
+  });
+
+  it('another’s profile: the photo the column’s width, above the name, the name above the buttons', async () => {
+    await page.getByTestId('swipe-card').tap();
+    const heading = page.getByRole('heading', { level: 1, name: /Ben, 28/ });
+    await heading.waitFor();
+    await shot('02-profile');
+    // It was 105 px wide between wide margins.
+    const [gallery, name, buttons] = await Promise.all([box(page.getByTestId('gallery')), box(heading), box(page.locator('.profile-view .deck-actions'))]);
+    expect(gallery.width).toBeGreaterThanOrEqual(320 - 2 * 16 - 1);
+    expect(gallery.height).toBeGreaterThanOrEqual(140);
+    expect(gallery.y + gallery.height).toBeLessThanOrEqual(name.y);
+    expect(name.y + name.height).toBeLessThanOrEqual(buttons.y);
+  });
+
+  it('a toast: below the top bar and a page’s way back, clear of the deck’s buttons', async () => {
+    const topBar = () => box(page.locator('.top-bar'));
+    // On the profile, its Back.
+    const onProfile = await danWrites('¿Dónde estás? Estoy junto a la barra, al lado del DJ.');
+    expect(overlaps(onProfile, await topBar())).toBe(false);
+    expect(overlaps(onProfile, await box(page.locator('.profile-view .back-link')))).toBe(false);
+    await shot('03-toast-profile');
+
+    // In a chat, its header's back button and the partner's name; once Ana's socket hears who is online.
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.chats'] }).click();
+    await page.locator('.conversation', { hasText: 'Carl' }).click();
+    await page.waitForURL(`**/app/chat/${carlChat}**`);
+    await page.locator('.chat-status', { hasText: es['presence.onlineNow'] }).waitFor();
+    const inChat = await danWrites('Te veo en cinco minutos.');
+    expect(overlaps(inChat, await topBar())).toBe(false);
+    expect(overlaps(inChat, await box(page.locator('.chat-header')))).toBe(false);
+    await shot('04-toast-chat');
+
+    // On the deck, its buttons.
+    await page.locator('.bottom-nav').getByRole('link', { name: es['app.nav.home'] }).click();
+    await page.getByTestId('swipe-card').waitFor();
+    const onDeck = await danWrites('¡Ya llego!');
+    expect(overlaps(onDeck, await topBar())).toBe(false);
+    expect(overlaps(onDeck, await box(page.locator('.deck .deck-actions')))).toBe(false);
+    await shot('05-toast-deck');
+  });
+});
