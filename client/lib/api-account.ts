@@ -3,7 +3,7 @@
  * the moderators' summary. Beside `api.ts`, not in it, so that only the pages that make them load
  * them; the requests go out through `api.ts` all the same.
  */
-import type { EmailVerified } from '../../shared/schemas/account';
+import type { EmailVerified, PasswordResetLink } from '../../shared/schemas/account';
 import type { AnalyticsSummary } from '../../shared/schemas/analytics';
 import { http } from './api';
 
@@ -11,7 +11,7 @@ export const accountApi = {
   verifyEmail: (token: string) => http.post<EmailVerified>('/api/auth/verify-email/', { token }),
   resendVerification: () => http.post<{ detail: string }>('/api/auth/verify-email/resend/'),
   requestPasswordReset: (email: string) => http.post<{ detail: string }>('/api/auth/password-reset/', { email }),
-  checkPasswordReset: (token: string) => http.post<null>('/api/auth/password-reset/check/', { token }),
+  checkPasswordReset: (token: string) => http.post<PasswordResetLink>('/api/auth/password-reset/check/', { token }),
   confirmPasswordReset: (token: string, password: string, password2: string) =>
     http.post<{ token: string }>('/api/auth/password-reset/confirm/', { token, password, password2 }),
   changePassword: (input: { current_password: string; password: string; password2: string }) =>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
+import type { PasswordResetLink } from '../../shared/schemas/account';
 import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
@@ -8,25 +9,44 @@ import { accountApi } from '../lib/api-account';
 import { toast } from '../lib/toast';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
+import { useSession } from '../stores/session';
 
 /**
- * Whether the server says the link can no longer be used (spent, expired, never issued), asked as the
- * page opens so that nobody types a new password twice for nothing. No answer leaves the form: its
- * send will say.
+ * What the server says of the link as the page opens: `refused` when it can no longer be used (spent,
+ * expired, never issued), so that nobody types a new password twice for nothing; else the address of
+ * the account it resets. No answer leaves the form: its send will say.
  */
-function useLinkRefused(token: string) {
-  const [refused, setRefused] = useState(false);
+function useResetLink(token: string) {
+  const [link, setLink] = useState<'refused' | PasswordResetLink | null>(null);
   useEffect(() => {
     if (!token) return;
     let live = true;
-    accountApi.checkPasswordReset(token).catch((error: unknown) => {
-      if (live && error instanceof ValidationError && error.fields.token) setRefused(true);
-    });
+    accountApi.checkPasswordReset(token).then(
+      (answer) => {
+        if (live) setLink(answer);
+      },
+      (error: unknown) => {
+        if (live && error instanceof ValidationError && error.fields.token) setLink('refused');
+      },
+    );
     return () => {
       live = false;
     };
   }, [token]);
-  return refused;
+  return link;
+}
+
+/**
+ * The address of the account signed in on this device, read from the server when the page opens in
+ * a tab of its own (the e-mail's link): saving signs the device in with the link's account instead.
+ */
+function useSignedInEmail() {
+  const signedIn = useSession((state) => Boolean(state.token));
+  const loadUser = useSession((state) => state.loadUser);
+  useEffect(() => {
+    if (signedIn && useSession.getState().user === undefined) void loadUser();
+  }, [signedIn, loadUser]);
+  return useSession((state) => (state.token ? state.user?.email : undefined));
 }
 
 /** The e-mail's link: a new password, and the user is signed in with the token the server answers. */
@@ -34,7 +54,10 @@ export function ResetPassword() {
   useMessages(accountMessages);
   const { t, errors, busy, enter, onSubmit } = useAuthForm();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
-  const refused = useLinkRefused(token);
+  const link = useResetLink(token);
+  const refused = link === 'refused';
+  const myEmail = useSignedInEmail();
+  const otherAccount = link !== null && link !== 'refused' && myEmail !== undefined && myEmail !== link.email;
 
   const submit = onSubmit(async (value) => {
     const answer = await accountApi.confirmPasswordReset(token, value('password'), value('password2'));
@@ -51,6 +74,12 @@ export function ResetPassword() {
       {linkProblem && (
         <p className="form-error" role="alert">
           {t('reset.invalid')} <Link href="/forgot-password/">{t('reset.askAgain')}</Link>
+        </p>
+      )}
+      {/* Another account's link, opened where this one is signed in (a shared phone): said before it is replaced. */}
+      {otherAccount && (
+        <p className="status-warn" role="status">
+          {t('reset.otherAccount', { me: myEmail, email: link.email })}
         </p>
       )}
       {token && !refused && (

@@ -10,6 +10,7 @@ export const enAccount = {
   'reset.password2': 'Repeat the new password',
   'reset.submit': 'Save and log in',
   'reset.invalid': 'This link is invalid or has expired.',
+  'reset.otherAccount': 'You are signed in as {me}. Saving this password signs you in as {email} instead.',
   'reset.askAgain': 'Ask for a new link',
   'reset.done': 'Your password was changed. Your other sessions were logged out.',
   'verify.title': 'Confirm your e-mail address',

@@ -12,6 +12,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'reset.password2': 'Repite la contraseña nueva',
   'reset.submit': 'Guardar e iniciar sesión',
   'reset.invalid': 'Este enlace no es válido o ha caducado.',
+  'reset.otherAccount': 'Has iniciado sesión como {me}. Al guardar esta contraseña, iniciarás sesión como {email} en su lugar.',
   'reset.askAgain': 'Pedir un enlace nuevo',
   'reset.done': 'Has cambiado tu contraseña. Se han cerrado tus otras sesiones.',
   'verify.title': 'Confirma tu correo electrónico',

@@ -24,6 +24,14 @@ export type PasswordResetInput = z.infer<typeof PasswordResetInput>;
 export const PasswordResetCheckInput = z.object({ token: LinkToken });
 export type PasswordResetCheckInput = z.infer<typeof PasswordResetCheckInput>;
 
+/**
+ * Its answer for a link that can be used: the account it resets, whose address the link was sent to,
+ * so that a page opened where another account is signed in can say whose it is. A link that cannot
+ * be used names nobody.
+ */
+export const PasswordResetLink = z.object({ email: z.string() });
+export type PasswordResetLink = z.infer<typeof PasswordResetLink>;
+
 export const PasswordResetConfirmInput = z.object({ token: LinkToken, password: Password, password2: Password });
 export type PasswordResetConfirmInput = z.infer<typeof PasswordResetConfirmInput>;
 

@@ -1,8 +1,10 @@
 // @vitest-environment jsdom
 /**
- * The e-mail's link to a new password, once the new one is saved: the app opens signed in, says the
- * password was changed, and takes the link's place in the history, so that Back does not open the
- * spent link to say it no longer works. fetch is faked: the link's check and the new password's answer.
+ * The e-mail's link to a new password. Opened where another account is signed in, it says whose
+ * password it sets before the device is signed in with it. Once the new one is saved: the app opens
+ * signed in, says the password was changed, and takes the link's place in the history, so that Back
+ * does not open the spent link to say it no longer works. fetch is faked: the link's check (Lena's
+ * account), the signed-in user (Ana) and the new password's answer.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Router } from 'wouter';
@@ -14,6 +16,7 @@ import { initLanguage } from '../../client/lib/i18n';
 import { useToasts } from '../../client/lib/toast';
 import { ResetPassword } from '../../client/pages/ResetPassword';
 import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
 
 const LINK = '/reset-password/?token=spent-once-used';
 
@@ -21,9 +24,12 @@ beforeEach(() => {
   useToasts.setState({ toasts: [] });
   vi.stubGlobal(
     'fetch',
-    vi.fn(async (url: string) =>
-      String(url).endsWith('/api/auth/password-reset/confirm/') ? Response.json({ token: 'fresh-token' }) : new Response(null, { status: 204 }),
-    ),
+    vi.fn(async (url: string) => {
+      if (String(url).endsWith('/api/auth/password-reset/confirm/')) return Response.json({ token: 'fresh-token' });
+      if (String(url).endsWith('/api/auth/password-reset/check/')) return Response.json({ email: 'lena@example.com' });
+      if (String(url).endsWith('/api/users/me/')) return Response.json(currentUser());
+      return new Response(null, { status: 204 });
+    }),
   );
 });
 afterEach(() => {
@@ -33,17 +39,23 @@ afterEach(() => {
   localStorage.clear();
 });
 
-/** The link opened from another page of the app, in `language`, and the new password saved: the history after it. */
-async function saveNewPassword(language: 'en' | 'es', words: Record<keyof typeof enAccount, string>) {
+/** The link opened from `from`, in `language`. */
+async function openLink(language: 'en' | 'es', from = '/app/settings/') {
   localStorage.setItem('language_code', language);
   await initLanguage();
-  const location = memoryLocation({ path: '/app/settings/', record: true });
+  const location = memoryLocation({ path: from, record: true });
   location.navigate(LINK);
   render(
     <Router hook={location.hook} searchHook={location.searchHook}>
       <ResetPassword />
     </Router>,
   );
+  return location;
+}
+
+/** The link opened from another page of the app, in `language`, and the new password saved: the history after it. */
+async function saveNewPassword(language: 'en' | 'es', words: Record<keyof typeof enAccount, string>) {
+  const location = await openLink(language);
   for (const label of [words['reset.password'], words['reset.password2']]) {
     fireEvent.change(await screen.findByLabelText(label), { target: { value: 'Dance-Floor-2026!' } });
   }
@@ -65,5 +77,38 @@ describe('a new password saved from the e-mail’s link', () => {
     await saveNewPassword('en', enAccount);
 
     expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Your password was changed. Your other sessions were logged out.']);
+  });
+});
+
+describe('the link of another account than the one signed in here', () => {
+  const other = (words: Record<keyof typeof enAccount, string>) =>
+    words['reset.otherAccount'].replace('{me}', 'ana@example.com').replace('{email}', 'lena@example.com');
+
+  it('says who is signed in and whose account saving signs in, the user read as the page opens', async () => {
+    // A tab of its own, as from the e-mail: the signed-in user is not known yet.
+    useSession.setState({ token: 'ana-token', user: undefined });
+    await openLink('es', '/');
+    expect((await screen.findByRole('status')).textContent).toBe(other(esAccount));
+    expect(other(esAccount)).toBe('Has iniciado sesión como ana@example.com. Al guardar esta contraseña, iniciarás sesión como lena@example.com en su lugar.');
+  });
+
+  it('says so in English too', async () => {
+    useSession.setState({ token: 'ana-token', user: currentUser() });
+    await openLink('en');
+    expect((await screen.findByRole('status')).textContent).toBe(other(enAccount));
+  });
+
+  it('says nothing for the account’s own link, nor signed out', async () => {
+    useSession.setState({ token: 'lena-token', user: currentUser({ email: 'lena@example.com' }) });
+    await openLink('es');
+    await screen.findByLabelText(esAccount['reset.password']);
+    await act(async () => undefined);
+    expect(screen.queryByRole('status')).toBeNull();
+    cleanup();
+
+    useSession.setState({ token: null, user: undefined });
+    await openLink('es', '/');
+    await act(async () => undefined);
+    expect(screen.queryByRole('status')).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ import {
   PasswordResetCheckInput,
   PasswordResetConfirmInput,
   PasswordResetInput,
+  PasswordResetLink,
   VerifyEmailInput,
   EmailVerified,
 } from '../../../shared/schemas/account';
@@ -87,12 +88,10 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/api/auth/password-reset/check/', {
-    schema: { ...withoutToken, body: PasswordResetCheckInput, response: { 204: NoBody } },
+    schema: { ...withoutToken, body: PasswordResetCheckInput, response: { 200: PasswordResetLink } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
-    handler: async (request, reply) => {
-      await checkPasswordReset(app.db, request.body.token);
-      return reply.code(204).send(null);
-    },
+    // The address too: opened where another account is signed in, the page says whose password it sets.
+    handler: async (request) => checkPasswordReset(app.db, request.body.token),
   });
 
   app.post('/api/auth/password-reset/confirm/', {

@@ -200,10 +200,13 @@ async function resetLinkOwner(db: DbOrTx, token: string): Promise<Recipient | nu
 
 /**
  * Whether a reset link can still be used, asked as its page opens: one spent or expired says so at
- * once, not after a new password was typed twice. Spends nothing.
+ * once, not after a new password was typed twice. Spends nothing. A usable one answers the address
+ * it was sent to, which its holder has already read.
  */
-export async function checkPasswordReset(db: Db, token: string): Promise<void> {
-  if (!(await resetLinkOwner(db, token))) throw ValidationError.field('token', LINK_INVALID);
+export async function checkPasswordReset(db: Db, token: string): Promise<{ email: string }> {
+  const owner = await resetLinkOwner(db, token);
+  if (!owner) throw ValidationError.field('token', LINK_INVALID);
+  return { email: owner.email };
 }
 
 /**
