@@ -350,7 +350,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     return { box: box!, shown: box!.y >= top!.y + top!.height && box!.y + box!.height <= bottom!.y };
   }
 
-  it('puts the live count beside the QR on a laptop, so that both show without scrolling', async () => {
+  it('puts the live count beside the QR on a laptop, and on one screen with the QR and the code on a phone', async () => {
     const { page } = tab;
     const event = await makeEvent(app.server, organizer, { name: 'Harbour Lights', join_mode: 'code' });
     const guest = await makeCompletedUser(app.server, { name: 'Tomas', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Tomas' });
@@ -376,6 +376,17 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
         expect(count.y, `${screen.width}×${screen.height}`).toBeGreaterThan(door.y + door.height);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(screen.width);
         await shot(page, `08-phone-${screen.width}x${screen.height}`);
+      }
+      // A phone held up to the queue, scrolled to the QR: the code and the count show with it, under the
+      // top bar and over the bottom nav; the door's buttons come after.
+      for (const screen of [{ width: 360, height: 640 }, PHONE]) {
+        await page.setViewportSize(screen);
+        await page.locator('.host-qr img').evaluate((qr) => qr.scrollIntoView({ block: 'start' }));
+        const [image, code, count] = await Promise.all(['.host-qr img', '.host-door .host-code', '.host-live'].map((it) => between(page, it)));
+        const present = (await page.getByRole('button', { name: en['host.present'] }).boundingBox())!;
+        await shot(page, `08b-phone-door-${screen.width}x${screen.height}`);
+        expect([image!.shown, code!.shown, count!.shown], `${screen.width}×${screen.height}`).toEqual([true, true, true]);
+        expect(present.y).toBeGreaterThan(count!.box.y + count!.box.height);
       }
     } finally {
       await page.setViewportSize(PHONE);

@@ -347,10 +347,6 @@ export function HostScreen({ id }: { id: number }) {
       {doorOpen ? (
         <section className="host-door" aria-label={t('host.scan')}>
           <DoorCode event={event} qr={qr} size={280} opens={opens} />
-          <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
-            {t('host.present')}
-          </button>
-          {status === 'open' && <JoinMyself event={event} />}
         </section>
       ) : (
         // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
@@ -363,6 +359,16 @@ export function HostScreen({ id }: { id: number }) {
           <span className="live-dot" aria-hidden="true" /> {t('host.live')}
         </span>
       </section>
+
+      {/* Under the count, not in the door: a phone held up to the queue shows the QR, the code and the count at once. */}
+      {doorOpen && (
+        <div className="host-door-actions">
+          <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
+            {t('host.present')}
+          </button>
+          {status === 'open' && <JoinMyself event={event} />}
+        </div>
+      )}
 
       {status !== 'upcoming' && (
       <EventCard id="stats-title" title={t(status === 'open' ? 'host.stats' : 'host.statsEnded')}>
