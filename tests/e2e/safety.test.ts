@@ -15,10 +15,11 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
+const LAPTOP = { width: 1280, height: 800 };
 
 interface Tab {
   context: BrowserContext;
@@ -194,6 +195,14 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     expect(rowText).toContain(en['safety.reason.harassment']);
     expect(rowText).toContain('Reports about them: 1');
     await shot(page, '06b-moderation-queue');
+    // On a laptop, the queue takes its width, not a phone's column.
+    await page.setViewportSize(LAPTOP);
+    try {
+      expect((await page.locator('.report-list').boundingBox())!.width).toBeGreaterThan(900);
+      await shot(page, '06c-moderation-queue-laptop');
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
 
     await row.click();
     await page.getByRole('heading', { name: en['safety.reason.harassment'] }).waitFor();
@@ -210,6 +219,19 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await page.getByText('Here for trouble.').waitFor();
     await shot(page, '07-moderation-report');
     await shot(page, '07b-moderation-report-full', { fullPage: true });
+    // On a laptop, the evidence beside the case and the decision: the chat is read with Ban in sight.
+    await page.setViewportSize(LAPTOP);
+    try {
+      const details = (await page.getByText('He keeps threatening me.').boundingBox())!;
+      const said = (await transcript.getByText('Answer me or else.').boundingBox())!;
+      const ban = (await page.getByRole('button', { name: en['moderation.ban'] }).boundingBox())!;
+      const nav = (await page.locator('.bottom-nav').boundingBox())!;
+      expect(said.x).toBeGreaterThan(details.x + details.width);
+      expect(ban.y + ban.height).toBeLessThanOrEqual(nav.y);
+      await shot(page, '07c-moderation-report-laptop');
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
 
     await page.getByLabel(en['moderation.note']).fill('Threats in chat.');
     await page.getByRole('button', { name: en['moderation.ban'] }).click();

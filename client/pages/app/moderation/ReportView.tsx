@@ -57,7 +57,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
     sender === report.reporter?.id ? t('moderation.reporter') : sender === report.reported.id ? t('moderation.reported') : '—';
 
   return (
-    <>
+    <div className="report-snapshot">
       <h2 className="section-title">{t('moderation.snapshot')}</h2>
       {profile ? (
         <div className="snapshot-profile">
@@ -102,7 +102,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
           ))}
         </ol>
       )}
-    </>
+    </div>
   );
 }
 
@@ -182,37 +182,40 @@ export function ReportView({ id }: { id: number }) {
   return (
     <section className="page moderation report-view">
       {back}
-      <h1>{t(`safety.reason.${report.reason}`)}</h1>
-      <dl className="report-facts">
-        <dt>{t('moderation.reported')}</dt>
-        <dd>
-          {reportedName} <span className="muted">· {t('moderation.count', { count: report.reported.report_count })}</span>
-        </dd>
-        <dt>{t('moderation.reporter')}</dt>
-        <dd>{report.reporter?.name || t('moderation.deleted')}</dd>
-      </dl>
-      <p className="muted">
-        <time dateTime={report.created_at}>{t('moderation.when', { date: formatDateTime(report.created_at, language) })}</time> ({formatAge(report.created_at, language)})
-      </p>
+      {/* The case, then the evidence, then the decision: one column on a phone; on a laptop the evidence beside the other two. */}
+      <div className="report-case">
+        <h1>{t(`safety.reason.${report.reason}`)}</h1>
+        <dl className="report-facts">
+          <dt>{t('moderation.reported')}</dt>
+          <dd>
+            {reportedName} <span className="muted">· {t('moderation.count', { count: report.reported.report_count })}</span>
+          </dd>
+          <dt>{t('moderation.reporter')}</dt>
+          <dd>{report.reporter?.name || t('moderation.deleted')}</dd>
+        </dl>
+        <p className="muted">
+          <time dateTime={report.created_at}>{t('moderation.when', { date: formatDateTime(report.created_at, language) })}</time> ({formatAge(report.created_at, language)})
+        </p>
 
-      <h2 className="section-title">{t('moderation.details')}</h2>
-      <p className={report.details ? 'report-details' : 'muted'}>{report.details || t('moderation.noDetails')}</p>
-      {report.additions.length > 0 && (
-        <>
-          <h2 className="section-title">{t('moderation.additions')}</h2>
-          <ul className="additions">
-            {report.additions.map((addition) => (
-              <li key={addition.at}>
-                <strong>{t(`safety.reason.${addition.reason}`)}</strong>{' '}
-                <time className="muted" dateTime={addition.at}>
-                  · {formatDateTime(addition.at, language)}
-                </time>
-                {addition.details && <p className="report-details">{addition.details}</p>}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+        <h2 className="section-title">{t('moderation.details')}</h2>
+        <p className={report.details ? 'report-details' : 'muted'}>{report.details || t('moderation.noDetails')}</p>
+        {report.additions.length > 0 && (
+          <>
+            <h2 className="section-title">{t('moderation.additions')}</h2>
+            <ul className="additions">
+              {report.additions.map((addition) => (
+                <li key={addition.at}>
+                  <strong>{t(`safety.reason.${addition.reason}`)}</strong>{' '}
+                  <time className="muted" dateTime={addition.at}>
+                    · {formatDateTime(addition.at, language)}
+                  </time>
+                  {addition.details && <p className="report-details">{addition.details}</p>}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
 
       <Snapshot report={report} />
 
