@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
+import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
@@ -158,7 +159,8 @@ let joiningPending: Promise<PublicEvent | 'ask' | null> | null = null;
  * The event the visitor set out to join before signing up or in (the pass from the QR link, or the
  * code alone): checked in now, once. Resolves with the event, or null when there was none or it was
  * refused (a refusal drops it: a pass does not get better by retrying), or `ask` when the account is
- * at another event: the join is kept, for the event's page to ask about leaving that one first.
+ * at another event and this one is open: the join is kept, for the event's page to ask about leaving
+ * that one first.
  */
 export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
   joiningPending ??= (async () => {
@@ -167,7 +169,17 @@ export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
       if (!pending) return null;
       // Where they are, asked first: not knowing (no network) keeps the join, for the next try.
       const { event: at } = await api.currentEvent();
-      if (at && at.code !== pending.code) return 'ask';
+      if (at && at.code !== pending.code) {
+        // Its page asks only while it is open: one not open (yet, or any more), or gone, is dropped
+        // here, or the app would take them to a page with nothing to ask each time it opens.
+        const wanted = await api.event(pending.code).catch((error: unknown) => {
+          if (error instanceof NotFound) return null;
+          throw error;
+        });
+        if (wanted?.status === 'open') return 'ask';
+        clearPendingJoin();
+        return null;
+      }
       // Checked in or refused, the join is done with (a pass does not get better by retrying).
       return await useEvents
         .getState()

@@ -253,6 +253,45 @@ describe('the public event page, when the check-in is refused', () => {
   });
 });
 
+describe('the public event page, for a join kept for an event that is not open', () => {
+  const fresh = () => api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+  const elsewhere = () => api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
+
+  it.each([
+    ['not open yet', upcoming],
+    ['ended', ended],
+  ])('drops a scan of an event %s at once, for a visitor at another event: the app would bring them back here', async (_, times) => {
+    signIn();
+    elsewhere();
+    fresh();
+    api.event.mockResolvedValue(party(times));
+    renderPage('t=fresh-token');
+    await settled();
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(getPendingJoin()).toBeNull();
+  });
+
+  it('drops a scan of an event that has ended for a visitor at no event, whose check-in it refused', async () => {
+    signIn();
+    fresh();
+    api.event.mockResolvedValue(party(ended));
+    api.checkIn.mockRejectedValue(new ApiError(409, enEvents['eventPage.ended'], 'ended', enEvents['eventPage.ended']));
+    renderPage('t=fresh-token');
+    await settled();
+    expect(said()).toEqual({ ...nothing, ended: true });
+    expect(getPendingJoin()).toBeNull();
+  });
+
+  it('drops a join a login kept for a code that names no event', async () => {
+    signIn();
+    setPendingJoin({ code: CODE, expiresAt: Date.now() + 20 * 60_000 });
+    api.event.mockRejectedValue(new NotFoundError(404, 'Not found.'));
+    renderPage('');
+    await screen.findByText(enEvents['eventPage.notFound']);
+    await waitFor(() => expect(getPendingJoin()).toBeNull());
+  });
+});
+
 describe('the public event page, for a visitor checked in at another event', () => {
   it('says that joining leaves the other one, and checks in only once that is confirmed', async () => {
     signIn();

@@ -4,13 +4,14 @@ import type { PublicEvent } from '../../shared/schemas/events';
 import { currentUser } from '../helpers/current-user';
 import { later } from '../helpers/later';
 
-const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn() }));
+const api = vi.hoisted(() => ({ currentEvent: vi.fn(), checkIn: vi.fn(), leaveEvent: vi.fn(), event: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 const deckLoad = vi.hoisted(() => vi.fn(async () => {}));
 vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: deckLoad, queue: [] }) } }));
 
-const { enterEvent, heardOfEvent, useEvents } = await import('../../client/stores/events');
-const { getPendingJoin, clearPendingJoin } = await import('../../client/lib/pending-join');
+const { enterEvent, heardOfEvent, joinPendingEvent, useEvents } = await import('../../client/stores/events');
+const { getPendingJoin, clearPendingJoin, setPendingJoin } = await import('../../client/lib/pending-join');
+const { NotFound } = await import('../../client/lib/api');
 const { useSession } = await import('../../client/stores/session');
 const { readCache } = await import('../../client/lib/device-cache');
 const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
@@ -186,6 +187,35 @@ describe('a code typed to get in', () => {
     useSession.setState({ user: currentUser({ is_profile_completed: false }) });
     await enterEvent('ABC234', 'Terrace Night');
     expect(getPendingJoin()).toMatchObject({ code: 'ABC234', name: 'Terrace Night' });
+    expect(api.checkIn).not.toHaveBeenCalled();
+  });
+});
+
+describe('a join kept through a login that found the account at another event', () => {
+  const at = { event: { ...terrace, code: 'XYZ789' } };
+  afterEach(() => {
+    clearPendingJoin();
+    vi.resetAllMocks();
+  });
+
+  it('is asked about on its page while the event is open', async () => {
+    setPendingJoin({ code: 'ABC234', pass: 'kept', expiresAt: Date.now() + 60_000 });
+    api.currentEvent.mockResolvedValue(at);
+    api.event.mockResolvedValue({ code: 'ABC234', status: 'open' });
+    expect(await joinPendingEvent()).toBe('ask');
+    expect(getPendingJoin()?.code).toBe('ABC234');
+  });
+
+  it.each([
+    ['not open yet', () => api.event.mockResolvedValue({ code: 'ABC234', status: 'upcoming' })],
+    ['ended', () => api.event.mockResolvedValue({ code: 'ABC234', status: 'after' })],
+    ['gone', () => api.event.mockRejectedValue(new NotFound(404, 'Not found.'))],
+  ])('is dropped, with nothing to ask, once the event is %s', async (_, answer) => {
+    setPendingJoin({ code: 'ABC234', pass: 'kept', expiresAt: Date.now() + 60_000 });
+    api.currentEvent.mockResolvedValue(at);
+    answer();
+    expect(await joinPendingEvent()).toBeNull();
+    expect(getPendingJoin()).toBeNull();
     expect(api.checkIn).not.toHaveBeenCalled();
   });
 });

@@ -318,6 +318,31 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('keeps nothing of a scan at a door not open yet, so that the app opens on the deck of the event one is at', async () => {
+    const saul = await makeCompletedUser(app.server, { name: 'Saúl' }, { firstName: 'Saúl' });
+    const warmUp = await makeEvent(app.server, organizer, { name: 'Rooftop Drinks', join_mode: 'code' });
+    await checkIn(app.server, saul, warmUp.code);
+    const tomorrow = Date.now() + 24 * 3_600_000;
+    const brunch = await makeEvent(app.server, organizer, {
+      name: 'Sunday Brunch',
+      join_mode: 'qr',
+      starts_at: new Date(tomorrow).toISOString(),
+      ends_at: new Date(tomorrow + 3 * 3_600_000).toISOString(),
+    });
+    const { context, page } = await openPhone(app.browser, { token: saul.token, language: 'es' });
+    try {
+      await page.goto(`${app.server.url}/e/${brunch.code}?t=${await tokenFor(app.server, brunch.id)}`);
+      await page.getByRole('heading', { name: 'Sunday Brunch' }).waitFor();
+      await expect.poll(() => page.evaluate(() => localStorage.getItem('pending_event_join'))).toBeNull();
+      await page.goto(`${app.server.url}/app/home/`);
+      await page.getByRole('region', { name: 'Rooftop Drinks' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(new URL(page.url()).pathname).toBe('/app/home/');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('asks before a typed code takes someone out of the event they are at', async () => {
     const ines = await makeCompletedUser(app.server, { name: 'Inés' }, { firstName: 'Inés' });
     await checkIn(app.server, ines, event.code, { token: await tokenFor(app.server, event.id) });

@@ -78,9 +78,10 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       navigate('/app/home/');
     } catch (error) {
       const refusal = error instanceof ApiError ? error.code : null;
+      // Refused for good: nothing is kept for the app to try again each time it opens.
+      if (refusal === 'qr_required' || refusal === 'ended' || refusal === 'not_open') clearPendingJoin();
       if (refusal === 'qr_required') {
         // The pass did not get them in, and will not: no Join that fails again, the door instead.
-        clearPendingJoin();
         setHasPass(false);
         setScanNotice(errorMessage(error, t));
       } else {
@@ -177,6 +178,11 @@ function EventPageBody({ code: rawCode }: { code: string }) {
 
   // By the clock between the page's reads: Join appears the moment check-in opens.
   const status = useEventStatus(event);
+  // A join is kept only for an event open to it: one not open (yet, or any more), or gone, would
+  // bring the app back to this page each time it opens, or greet it with a refusal.
+  useEffect(() => {
+    if ((event === null || (status && status !== 'open')) && getPendingJoin()?.code === code) clearPendingJoin();
+  }, [code, event, status]);
 
   if (event === undefined && !notice) return <div className="page-loading" aria-busy="true" />;
   if (event === null || event === undefined) {
