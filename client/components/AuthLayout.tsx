@@ -4,12 +4,13 @@ import { HeartIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { useT } from '../lib/i18n';
 
-export function AuthLayout({ title, children }: { title: string; children: ReactNode }) {
+/** `home`: where the logo leads (the app, for a page someone signed in reaches from outside it). */
+export function AuthLayout({ title, home = '/', children }: { title: string; home?: string; children: ReactNode }) {
   const t = useT();
   return (
     <div className="auth-page">
       <header className="auth-header">
-        <Link href="/" className="logo">
+        <Link href={home} className="logo">
           <HeartIcon className="logo-mark" /> {t('brand.name')}
         </Link>
         <LanguageSwitcher />

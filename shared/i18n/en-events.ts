@@ -103,5 +103,6 @@ export const enEvents = {
   'eventPage.ended': 'This event has ended.',
   'eventPage.youAreIn': 'You are checked in here.',
   'eventPage.toDeck': 'See who is here',
+  'eventPage.back': 'Back to my deck',
   'eventPage.retry': 'Try again',
 } as const;

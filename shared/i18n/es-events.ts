@@ -104,5 +104,6 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.ended': 'Este evento ha terminado.',
   'eventPage.youAreIn': 'Ya estás dentro.',
   'eventPage.toDeck': 'Ver quién está aquí',
+  'eventPage.back': 'Volver a mis tarjetas',
   'eventPage.retry': 'Reintentar',
 };

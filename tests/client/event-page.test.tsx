@@ -53,8 +53,12 @@ const said = () => ({
 });
 const nothing = { expired: false, qrRequired: false, qrOnly: false, notOpen: false, ended: false, youAreIn: false, join: false, signup: false, signupEarly: false };
 
+/** Where the page has taken the visitor: the last address in its history. */
+let location: ReturnType<typeof memoryLocation>;
+
 function renderPage(search = 't=old-token') {
-  const { hook, searchHook } = memoryLocation({ path: `/e/${CODE}`, searchPath: search });
+  location = memoryLocation({ path: `/e/${CODE}`, searchPath: search, record: true });
+  const { hook, searchHook } = location;
   return render(
     <Router hook={hook} searchHook={searchHook}>
       <Suspense fallback={null}>
@@ -226,6 +230,29 @@ describe('the public event page for a code that names no event', () => {
   });
 });
 
+describe('the public event page, outside the app', () => {
+  const back = () => screen.queryByRole('link', { name: enEvents['eventPage.back'] });
+  const logo = () => screen.getByRole('link', { name: en['brand.name'] });
+
+  it('offers someone signed in the way back to their deck, where its logo leads too', async () => {
+    signIn();
+    api.event.mockResolvedValue(party());
+    renderPage('');
+    await settled();
+    expect(said()).toEqual({ ...nothing, qrOnly: true });
+    expect(back()?.getAttribute('href')).toBe('/app/home/');
+    expect(logo().getAttribute('href')).toBe('/app/home/');
+  });
+
+  it('leads a visitor not signed in to the home page', async () => {
+    api.event.mockResolvedValue(party());
+    renderPage('');
+    await settled();
+    expect(back()).toBeNull();
+    expect(logo().getAttribute('href')).toBe('/');
+  });
+});
+
 describe('the public event page, when the check-in is refused', () => {
   it('drops a pass refused at the check-in and no longer offers Join for a QR event', async () => {
     signIn();
@@ -328,8 +355,8 @@ describe('the public event page, for a visitor checked in at another event', () 
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(api.checkIn).not.toHaveBeenCalled();
     expect(getPendingJoin()).toBeNull();
-    // No Join that the door would refuse: the page says where the way in is.
-    expect(said()).toEqual({ ...nothing, qrOnly: true });
+    // Back to the deck of the event they stay at, not told to scan at the door they just scanned.
+    await waitFor(() => expect(location.history.at(-1)).toBe('/app/home/'));
   });
 
   it('asks about the join a login kept, when the account turned out to be at another event, and joins with its pass', async () => {

@@ -415,6 +415,10 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       expect(new URL(page.url()).pathname).toBe(`/e/${event.code}`);
       expect(await page.getByRole('dialog').count()).toBe(0);
       expect(await currentOf()).toBe('Warm-up');
+      // Outside the app's navigation, and no dead end: the way back into it.
+      await page.getByRole('link', { name: en['eventPage.back'] }).click();
+      await page.getByRole('region', { name: 'Warm-up' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/home/');
 
       // Her own: one tap on her host screen, asked first since it leaves Warm-up.
       await page.goto(`${app.server.url}/app/events/${own.id}/host/`);

@@ -44,6 +44,8 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   const search = useSearch();
   const [, navigate] = useLocation();
   const signedIn = useSession((state) => Boolean(state.token));
+  // The logo leads someone signed in back into the app, which this page is outside of.
+  const home = signedIn ? '/app/home/' : '/';
   const [event, setEvent] = useState<PublicEvent | null | undefined>(undefined);
   const [hasPass, setHasPass] = useState(() => Boolean(getPendingJoin()?.pass && getPendingJoin()?.code === code));
   const [notice, setNotice] = useState<string | null>(null);
@@ -187,7 +189,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   if (event === undefined && !notice) return <div className="page-loading" aria-busy="true" />;
   if (event === null || event === undefined) {
     return (
-      <AuthLayout title={t('events.title')}>
+      <AuthLayout title={t('events.title')} home={home}>
         <p className="notice" role="alert">
           {notice ?? t('eventPage.notFound')}
         </p>
@@ -211,7 +213,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   // (scanning again would not help). Open but QR only: why a scan is needed, once. Open to them: how
   // to join, and what went wrong the last time they tried.
   return (
-    <AuthLayout title={event.name}>
+    <AuthLayout title={event.name} home={home}>
       <EventSummary event={event} />
       {!here && open && notice && (
         <p className="notice" role="alert">
@@ -251,37 +253,45 @@ function EventPageBody({ code: rawCode }: { code: string }) {
             {t('eventPage.toDeck')}
           </Link>
         </div>
-      ) : (
-        canJoin &&
-        (signedIn ? (
-          <div className="event-actions">
+      ) : signedIn ? (
+        <div className="event-actions">
+          {canJoin && (
             <button type="button" className="btn btn-primary btn-block" disabled={joining} onClick={() => (elsewhere ? setSwitching(true) : void join())}>
               {joining ? t('eventPage.joining') : t('eventPage.join')}
             </button>
-            {switching && elsewhere && (
-              <SwitchEventSheet
-                current={elsewhere}
-                busy={joining}
-                onConfirm={() => {
-                  setSwitching(false);
-                  void join();
-                }}
-                onClose={() => {
-                  // Staying where they are: a scan or a login's kept join is not asked about again (the
-                  // app would bring them back here); another scan at this door will be.
-                  setSwitching(false);
-                  clearPendingJoin();
-                  setHasPass(false);
-                }}
-              />
-            )}
-          </div>
-        ) : (
+          )}
+          {canJoin && switching && elsewhere && (
+            <SwitchEventSheet
+              current={elsewhere}
+              busy={joining}
+              onConfirm={() => {
+                setSwitching(false);
+                void join();
+              }}
+              onClose={() => {
+                // Staying where they are: a scan or a login's kept join is not asked about again (the
+                // app would bring them back here; another scan at this door will be), and they go back
+                // to the deck they stay in, not to this page telling them to scan.
+                const asked = getPendingJoin()?.code === code;
+                setSwitching(false);
+                clearPendingJoin();
+                setHasPass(false);
+                if (asked) navigate('/app/home/', { replace: true });
+              }}
+            />
+          )}
+          {/* Outside the app, and its navigation: the way back into it. */}
+          <Link href="/app/home/" className="btn btn-ghost btn-block">
+            {t('eventPage.back')}
+          </Link>
+        </div>
+      ) : (
+        canJoin && (
           <div className="event-actions">
             {hasPass && <p className="muted">{t('eventPage.passKept')}</p>}
             <AccountLinks signup={t('eventPage.signup')} onClick={remember} />
           </div>
-        ))
+        )
       )}
     </AuthLayout>
   );
