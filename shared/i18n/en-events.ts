@@ -31,6 +31,7 @@ export const enEvents = {
   'events.new.venueHelp': 'Optional: where it is, in words. Shown on the event page.',
   'events.new.starts': 'Starts',
   'events.new.ends': 'Ends',
+  'events.new.endsNextDay': 'The next day.',
   'events.new.timesHelp': 'At most 48 hours. Check-in opens one hour before the start.',
   'events.new.timeMissing': 'Pick a date and a time.',
   'events.new.joinMode': 'How people check in',

@@ -32,6 +32,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.venueHelp': 'Opcional: dónde es, en palabras. Se muestra en la página del evento.',
   'events.new.starts': 'Empieza',
   'events.new.ends': 'Termina',
+  'events.new.endsNextDay': 'Al día siguiente.',
   'events.new.timesHelp': 'Como máximo 48 horas. La entrada abre una hora antes del inicio.',
   'events.new.timeMissing': 'Elige una fecha y una hora.',
   'events.new.joinMode': 'Cómo se registra la gente',

@@ -18,6 +18,9 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { NewEvent } = await import('../../client/pages/events/NewEvent');
 
+/** The end's field, by a name that begins with its label: the help that may follow (the next day) is in it. */
+const endsLabel = new RegExp(`^${enEvents['events.new.ends']}`);
+
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
   await initLanguage();
@@ -55,12 +58,57 @@ describe('the new-event form', () => {
     fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
     const starts = screen.getByLabelText(enEvents['events.new.starts']);
     fireEvent.change(starts, { target: { value: '' } });
-    fireEvent.change(screen.getByLabelText(enEvents['events.new.ends']), { target: { value: '' } });
+    fireEvent.change(screen.getByLabelText(endsLabel), { target: { value: '' } });
     fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
     expect(await screen.findAllByText(enEvents['events.new.timeMissing'])).toHaveLength(2);
     expect(starts.getAttribute('aria-invalid')).toBe('true');
     await waitFor(() => expect(document.activeElement).toBe(starts));
     expect(api.createEvent).not.toHaveBeenCalled();
+  });
+});
+
+describe('the times of a party past midnight', () => {
+  const renderForm = async () => {
+    render(
+      <Suspense fallback={null}>
+        <NewEvent />
+      </Suspense>,
+    );
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+    return {
+      starts: screen.getByLabelText(enEvents['events.new.starts']) as HTMLInputElement,
+      ends: screen.getByLabelText(endsLabel) as HTMLInputElement,
+    };
+  };
+  const moment = (local: string) => new Date(local).toISOString();
+
+  it('takes an end at or before the start on its day as the next morning’s, and says so', async () => {
+    api.createEvent.mockResolvedValue({ id: 42 });
+    const { starts, ends } = await renderForm();
+    fireEvent.change(starts, { target: { value: '2030-06-14T23:00' } });
+    fireEvent.change(ends, { target: { value: '2030-06-14T04:00' } });
+    fireEvent.blur(ends);
+    expect(ends.value).toBe('2030-06-15T04:00');
+    expect(screen.getByText(enEvents['events.new.endsNextDay'])).toBeTruthy();
+    // Sent as it was typed too, when the form is sent straight from the field.
+    fireEvent.change(ends, { target: { value: '2030-06-14T23:00' } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
+    await waitFor(() => expect(api.createEvent).toHaveBeenCalledTimes(1));
+    expect(api.createEvent.mock.calls[0]![0]).toMatchObject({ starts_at: moment('2030-06-14T23:00'), ends_at: moment('2030-06-15T23:00') });
+  });
+
+  it('moves the end with the start, keeping the length', async () => {
+    const { starts, ends } = await renderForm();
+    fireEvent.change(starts, { target: { value: '2030-06-14T21:00' } });
+    fireEvent.change(ends, { target: { value: '2030-06-15T03:00' } });
+    fireEvent.change(starts, { target: { value: '2030-06-14T23:30' } });
+    expect(ends.value).toBe('2030-06-15T05:30');
+    fireEvent.change(starts, { target: { value: '2030-06-20T23:30' } });
+    expect(ends.value).toBe('2030-06-21T05:30');
+    // The same day: no word about the next one.
+    fireEvent.change(starts, { target: { value: '2030-06-20T12:00' } });
+    expect(ends.value).toBe('2030-06-20T18:00');
+    expect(screen.queryByText(enEvents['events.new.endsNextDay'])).toBeNull();
   });
 });
 
@@ -139,7 +187,7 @@ describe('the edit-event form', () => {
     // Check-in opened long ago: the help under the times no longer says when it opens.
     screen.getByText(enEvents['events.edit.timesHelpStarted']);
     expect(screen.queryByText(enEvents['events.new.timesHelp'])).toBeNull();
-    const ends = screen.getByLabelText(enEvents['events.new.ends']) as HTMLInputElement;
+    const ends = screen.getByLabelText(endsLabel) as HTMLInputElement;
     const later = new Date(Date.parse(event.ends_at) + HOUR);
     const pad = (value: number) => String(value).padStart(2, '0');
     const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
@@ -158,7 +206,7 @@ describe('the edit-event form', () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
     api.updateEvent.mockResolvedValue(event);
     const location = await renderAt(event);
-    const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+    const ends = (await screen.findByLabelText(endsLabel)) as HTMLInputElement;
     // A.m. for p.m., or a slip of the finger: the party would end in twenty minutes.
     const soon = new Date(Date.now() + HOUR / 3);
     const pad = (value: number) => String(value).padStart(2, '0');
@@ -195,7 +243,7 @@ describe('the edit-event form', () => {
     window.history.pushState({ from: 'host' }, '');
     try {
       await renderAt(event);
-      const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+      const ends = (await screen.findByLabelText(endsLabel)) as HTMLInputElement;
       const soon = new Date(Date.now() + HOUR / 3);
       const pad = (value: number) => String(value).padStart(2, '0');
       const local = `${soon.getFullYear()}-${pad(soon.getMonth() + 1)}-${pad(soon.getDate())}T${pad(soon.getHours())}:${pad(soon.getMinutes())}`;
@@ -216,7 +264,7 @@ describe('the edit-event form', () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR / 2).toISOString(), status: 'open' });
     api.updateEvent.mockRejectedValue(new ValidationError({ ends_at: ['The end must be after the start.'] }));
     await renderAt(event);
-    const ends = (await screen.findByLabelText(enEvents['events.new.ends'])) as HTMLInputElement;
+    const ends = (await screen.findByLabelText(endsLabel)) as HTMLInputElement;
     // Before the start, and so already past.
     const before = new Date(Date.now() - HOUR);
     const pad = (value: number) => String(value).padStart(2, '0');

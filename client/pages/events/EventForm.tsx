@@ -12,6 +12,30 @@ export function toLocalInput(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
+/**
+ * The end the organizer means: a time at or before the start on the start's own day is the next
+ * morning's (a party past midnight), not an end before the start.
+ */
+function overnight(startsAt: string, endsAt: string): string {
+  const end = new Date(endsAt);
+  if (endsAt.slice(0, 10) !== startsAt.slice(0, 10) || !(end <= new Date(startsAt))) return endsAt;
+  end.setDate(end.getDate() + 1);
+  return toLocalInput(end);
+}
+
+/** The end moved as far as the start was: the length set stays. */
+function movedWith(endsAt: string, from: string, to: string): string {
+  const end = Date.parse(endsAt) + Date.parse(to) - Date.parse(from);
+  return Number.isNaN(end) ? endsAt : toLocalInput(new Date(end));
+}
+
+/** Whether the end falls on the day after the start's. */
+function endsNextDay(startsAt: string, endsAt: string): boolean {
+  const day = new Date(startsAt);
+  day.setDate(day.getDate() + 1);
+  return !Number.isNaN(day.getTime()) && toLocalInput(day).slice(0, 10) === endsAt.slice(0, 10);
+}
+
 /** What the form holds: the times as the phone's `datetime-local` values. */
 export interface EventFormValues {
   name: string;
@@ -64,6 +88,7 @@ interface Props {
 export function EventForm({ initial, startLocked = false, submitLabel, onSubmit }: Props) {
   const t = useT();
   const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
+  const [times, setTimes] = useState({ starts_at: initial.starts_at, ends_at: initial.ends_at });
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
@@ -77,9 +102,9 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
     const values: EventFormValues = {
       name: text('name'),
       venue: text('venue'),
-      // A locked start is not in the form's data (disabled): it stays as it was.
-      starts_at: startLocked ? initial.starts_at : text('starts_at'),
-      ends_at: text('ends_at'),
+      // A locked start cannot have changed.
+      starts_at: times.starts_at,
+      ends_at: overnight(times.starts_at, times.ends_at),
       join_mode: joinMode,
     };
     // A time cleared in the phone's picker: asked for here, not answered with the API's format.
@@ -122,7 +147,11 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
             type="datetime-local"
             required
             disabled={startLocked}
-            defaultValue={initial.starts_at}
+            value={times.starts_at}
+            onChange={(event) => {
+              const startsAt = event.target.value;
+              setTimes((was) => ({ starts_at: startsAt, ends_at: movedWith(was.ends_at, was.starts_at, startsAt) }));
+            }}
             aria-invalid={Boolean(errors.starts_at)}
             aria-describedby={startLocked ? 'starts-help starts-error' : 'starts-error'}
           />
@@ -135,7 +164,22 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
         </label>
         <label className="field">
           <span>{t('events.new.ends')}</span>
-          <input name="ends_at" type="datetime-local" required defaultValue={initial.ends_at} aria-invalid={Boolean(errors.ends_at)} aria-describedby="ends-error" />
+          <input
+            name="ends_at"
+            type="datetime-local"
+            required
+            value={times.ends_at}
+            onChange={(event) => setTimes({ ...times, ends_at: event.target.value })}
+            // Once set (not while the picker is still turning): 04:00 after a 23:00 start is the next day's, shown as such.
+            onBlur={() => setTimes({ ...times, ends_at: overnight(times.starts_at, times.ends_at) })}
+            aria-invalid={Boolean(errors.ends_at)}
+            aria-describedby="ends-help ends-error"
+          />
+          {endsNextDay(times.starts_at, times.ends_at) && (
+            <small id="ends-help" className="help">
+              {t('events.new.endsNextDay')}
+            </small>
+          )}
           <FieldErrors id="ends-error" errors={errors.ends_at} />
         </label>
       </div>
