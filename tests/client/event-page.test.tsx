@@ -337,7 +337,8 @@ describe('the public event page, for a visitor checked in at another event', () 
     expect(api.checkIn).not.toHaveBeenCalled();
 
     join();
-    fireEvent.click(await screen.findByRole('button', { name: enEvents['events.switch.confirm'] }));
+    // Named after where it goes: not "the new one".
+    fireEvent.click(await screen.findByRole('button', { name: 'Join Fiesta' }));
     await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, {}));
   });
 
@@ -367,7 +368,7 @@ describe('the public event page, for a visitor checked in at another event', () 
     api.checkIn.mockResolvedValue({ event: party() });
     renderPage('');
     await screen.findByRole('dialog', { name: 'Leave Afterparty?' });
-    fireEvent.click(screen.getByRole('button', { name: enEvents['events.switch.confirm'] }));
+    fireEvent.click(screen.getByRole('button', { name: 'Join Fiesta' }));
     await waitFor(() => expect(api.checkIn).toHaveBeenCalledWith(CODE, { pass: 'kept' }));
   });
 

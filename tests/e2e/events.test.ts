@@ -309,7 +309,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       expect(await currentOf()).toBe('Warm-up Drinks');
       await entryAnimationsDone(page);
       await shot(page, '10b-login-asks-to-switch');
-      await sheet.getByRole('button', { name: es['events.switch.confirm'] }).click();
+      await sheet.getByRole('button', { name: format(es['events.switch.confirm'], { name: 'Terrace Night' }) }).click();
       await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
       expect(await currentOf()).toBe('Terrace Night');
       expect((await client(app.server.url).post('/api/events/leave/', { token: rosa.token })).status).toBeLessThan(300);
@@ -362,7 +362,8 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       expect(await currentOf()).toBe('Terrace Night');
 
       await page.getByRole('button', { name: en['events.join.submit'] }).click();
-      await sheet.getByRole('button', { name: en['events.switch.confirm'] }).click();
+      // Named after the event the typed code found.
+      await sheet.getByRole('button', { name: format(en['events.switch.confirm'], { name: 'Pool Party' }) }).click();
       await page.getByRole('region', { name: 'Pool Party' }).waitFor();
       expect(await currentOf()).toBe('Pool Party');
     } finally {
@@ -426,7 +427,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       await shot(page, '13-host-join-myself');
       await page.getByRole('button', { name: en['host.joinMyself'] }).click();
       const sheet = page.getByRole('dialog', { name: format(en['deck.event.leaveTitle'], { name: 'Warm-up' }) });
-      await sheet.getByRole('button', { name: en['events.switch.confirm'] }).click();
+      await sheet.getByRole('button', { name: format(en['events.switch.confirm'], { name: 'Pía’s Birthday' }) }).click();
       await page.getByRole('region', { name: 'Pía’s Birthday' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/app/home/');
       expect(await currentOf()).toBe('Pía’s Birthday');

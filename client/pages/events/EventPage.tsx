@@ -263,6 +263,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
           {canJoin && switching && elsewhere && (
             <SwitchEventSheet
               current={elsewhere}
+              target={event}
               busy={joining}
               onConfirm={() => {
                 setSwitching(false);

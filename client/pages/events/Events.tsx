@@ -213,7 +213,7 @@ export function Events() {
             {t('events.join.submit')}
           </button>
         </form>
-        {switching && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => target && void enter(target)} onClose={() => setSwitching(false)} />}
+        {switching && current && target && <SwitchEventSheet current={current} target={target} busy={busy} onConfirm={() => void enter(target)} onClose={() => setSwitching(false)} />}
       </EventCard>
 
       <section className="event-card" aria-labelledby="mine-title">

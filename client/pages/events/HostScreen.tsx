@@ -273,7 +273,7 @@ function JoinMyself({ event }: { event: OrganizerEvent }) {
           {error}
         </p>
       )}
-      {asking && current && <SwitchEventSheet current={current} busy={busy} onConfirm={() => void join()} onClose={() => setAsking(false)} />}
+      {asking && current && <SwitchEventSheet current={current} target={event} busy={busy} onConfirm={() => void join()} onClose={() => setAsking(false)} />}
     </>
   );
 }

@@ -4,14 +4,27 @@ import { useT } from '../../lib/i18n';
 
 /**
  * One event at a time: joining another one takes the user out of the one they are at (whose door
- * may want a scan to get back in), so it is said, and confirmed, first.
+ * may want a scan to get back in), so it is said, and confirmed, first; the confirming button names
+ * the event it goes to (`target`).
  */
-export function SwitchEventSheet({ current, busy, onConfirm, onClose }: { current: Pick<PublicEvent, 'name'>; busy: boolean; onConfirm: () => void; onClose: () => void }) {
+export function SwitchEventSheet({
+  current,
+  target,
+  busy,
+  onConfirm,
+  onClose,
+}: {
+  current: Pick<PublicEvent, 'name'>;
+  target: Pick<PublicEvent, 'name'>;
+  busy: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
   const t = useT();
   return (
     <ConfirmSheet
       title={t('events.switch.title', { name: current.name })}
-      confirmLabel={t('events.switch.confirm')}
+      confirmLabel={t('events.switch.confirm', { name: target.name })}
       cancelLabel={t('events.switch.stay')}
       tone="primary"
       busy={busy}
