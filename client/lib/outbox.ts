@@ -1,5 +1,6 @@
 /** Kept apart from storage.ts, which the landing page loads: only the chat needs it. */
 import { readStorage } from './storage';
+import { uuid } from './uuid';
 
 /**
  * A user's chat messages written and not yet stored (`client/stores/chat.ts`), kept on the device so
@@ -11,6 +12,8 @@ export interface OutboxEntry {
   client_id: string;
   content: string;
   time: string;
+  /** The tab that has it on its way (`thisTab` there); none in an outbox written before tabs were told apart. */
+  tab?: string;
 }
 
 const outboxKey = (userId: number) => `chat_outbox:${userId}`;
@@ -22,7 +25,8 @@ const isOutboxEntry = (value: unknown): value is OutboxEntry => {
     Number.isInteger(entry.conversation_id) &&
     typeof entry.client_id === 'string' &&
     typeof entry.content === 'string' &&
-    typeof entry.time === 'string'
+    typeof entry.time === 'string' &&
+    (entry.tab === undefined || typeof entry.tab === 'string')
   );
 };
 
@@ -53,3 +57,30 @@ export function writeOutbox(userId: number, entries: OutboxEntry[]) {
   }
 }
 
+/**
+ * This tab, as its outbox entries name it. It holds a Web Lock of that name for as long as it is open,
+ * which the browser lets go when the tab is closed (or crashes, or is discarded): another tab waiting
+ * for the lock then knows it is gone, with no heartbeat to miss.
+ */
+export const thisTab = uuid();
+const tabLock = (tab: string) => `chat-tab:${tab}`;
+/** Missing before Safari 15.4, and outside secure contexts (plain http on a LAN address). */
+const locks: LockManager | undefined = navigator.locks;
+void locks?.request(tabLock(thisTab), () => new Promise<never>(() => {}));
+
+const awaited = new Set<string>();
+/**
+ * Calls `closed` once `tab` is closed, at once when it is already; each tab awaited once at a time.
+ * False where that cannot be told (no Web Locks).
+ */
+export function whenTabCloses(tab: string, closed: (tab: string) => void): boolean {
+  if (!locks) return false;
+  if (!awaited.has(tab)) {
+    awaited.add(tab);
+    void locks.request(tabLock(tab), () => {
+      awaited.delete(tab);
+      closed(tab);
+    });
+  }
+  return true;
+}

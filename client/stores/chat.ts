@@ -6,7 +6,7 @@ import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
 import { t } from '../lib/i18n';
-import { type OutboxEntry, readOutbox, writeOutbox } from '../lib/outbox';
+import { type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../lib/outbox';
 import { toast } from '../lib/toast';
 import { uuid } from '../lib/uuid';
 import { useConversations } from './conversations';
@@ -133,7 +133,12 @@ function writeKeptChats(me: number, chats: Record<number, KeptThread>) {
   keptChats = { sameSession: sessionCheck(), me, chats };
 }
 window.addEventListener('storage', (event) => {
-  if (event.storageArea === window.localStorage) keptChats = undefined;
+  if (event.storageArea !== window.localStorage) return;
+  keptChats = undefined;
+  // Another tab wrote what it has on its way: this one takes it up if that tab is closed before it is sent.
+  const me = useSession.getState().user?.id;
+  if (me === undefined || me !== restoredFor || event.key !== `chat_outbox:${me}`) return;
+  for (const { tab } of readOutbox(me)) if (tab && tab !== thisTab) whenTabCloses(tab, adopt);
 });
 
 const keptThread = (id: number): KeptThread | null => keptThreads()?.[id] ?? null;
@@ -203,9 +208,10 @@ export function mergeMessages(current: readonly ChatMessage[], incoming: readonl
     if (result.some((item) => item.id === message.id)) continue;
     result.push({ ...message, status: 'sent' });
   }
-  // Stored messages by id; pending ones (negative ids) stay at the end in the order they were typed.
+  // Stored messages by id; pending ones (negative ids) stay at the end in their order, the one they
+  // were typed in (a closed tab's, taken up late, are put in theirs: `restoreOutbox`).
   return result.sort((a, b) => {
-    if (a.id < 0 && b.id < 0) return b.id - a.id;
+    if (a.id < 0 && b.id < 0) return 0;
     if (a.id < 0) return 1;
     if (b.id < 0) return -1;
     return a.id - b.id;
@@ -246,8 +252,11 @@ interface ChatState {
    * have passed, go out in the order they were written.
    */
   sendQueued: () => Promise<void>;
-  /** The user's messages still on their way when this device last had the app open, queued again. */
-  restoreOutbox: (userId: number) => void;
+  /**
+   * The user's messages still on their way when this device last had the app open, queued again; those
+   * of another tab still open are left to it, until it closes. With `closedTab`: that tab's, as it closes.
+   */
+  restoreOutbox: (userId: number, closedTab?: string) => void;
   markRead: (id: number) => void;
   /** How far each loaded thread has heard (`heardTo`), as of now: where a catch-up decided now starts. */
   cursors: () => Record<number, number>;
@@ -533,12 +542,16 @@ export const useChat = create<ChatState>()((set, get) => {
       if (useSession.getState().user?.id === undefined) return;
       await Promise.all(Object.keys(get().threads).map((key) => sendWaiting(Number(key))));
     },
-    restoreOutbox(userId) {
+    restoreOutbox(userId, closedTab) {
       for (const entry of readOutbox(userId)) {
+        const { tab } = entry;
+        if (closedTab ? tab !== closedTab : tab && tab !== thisTab && whenTabCloses(tab, adopt)) continue;
         update(entry.conversation_id, (thread) => {
           if (thread.messages.some((message) => message.client_id === entry.client_id)) return {};
           const message: ChatMessage = { id: tempId--, sender: userId, content: entry.content, time: entry.time, client_id: entry.client_id, status: 'queued' };
-          return { messages: [...thread.messages, message] };
+          // Before those of mine written after it that wait here: they go out in the order written.
+          const next = thread.messages.findIndex((item) => item.id < 0 && item.status !== 'sending' && item.time > entry.time);
+          return { messages: next < 0 ? [...thread.messages, message] : thread.messages.toSpliced(next, 0, message) };
         });
       }
       if (restoredFor !== userId) held = new Set();
@@ -677,8 +690,8 @@ countUnsentWith(() => unsentMessages(useChat.getState().threads));
  * The outbox on the device follows the store: every message of the signed-in user's still on its way
  * (queued, or sending when the tab may die), from the moment that user's earlier outbox was restored.
  * Other tabs of the same session write theirs to the same place: entries this tab never held are
- * theirs, and stay as they are (the tab may be closed before it is back online; the next opening of
- * the app sends them).
+ * theirs, and stay as they are until that tab is closed (`whenTabCloses`), when an open one takes them
+ * up (`adopt`), or the next opening of the app does.
  */
 let restoredFor: number | null = null;
 let written = '';
@@ -691,7 +704,7 @@ useChat.subscribe((state) => {
   for (const [key, thread] of Object.entries(state.threads)) {
     for (const message of thread.messages) {
       if (onItsWay(message) && message.sender === me && message.client_id) {
-        entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time });
+        entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time, tab: thisTab });
         held.add(message.client_id);
       }
     }
@@ -703,6 +716,16 @@ useChat.subscribe((state) => {
   // In the order they were written, whichever tab wrote them: the next opening sends them in this order.
   writeOutbox(me, [...otherTabs, ...entries].sort((a, b) => Date.parse(a.time) - Date.parse(b.time)));
 });
+
+/**
+ * A tab closed with messages of the user's on their way: this one sends them, and keeps them as its own
+ * (the tabs waiting for the same one take their turn with its lock, and find none left). Had the tab
+ * sent one as it closed, the server stores it once all the same: a send is idempotent by its client_id.
+ */
+function adopt(tab: string) {
+  const me = useSession.getState().user?.id;
+  if (me !== undefined && me === restoredFor && ownsStorage()) useChat.getState().restoreOutbox(me, tab);
+}
 
 /**
  * The chats kept on the device follow the store too, a moment after it settles (a burst of messages

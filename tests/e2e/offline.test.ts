@@ -141,6 +141,36 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect((await stored()).filter((content) => content === 'On the terrace')).toHaveLength(1);
   });
 
+  it('sends what a tab closed with no network left from her other tab, at once, before what that tab writes after it', async () => {
+    const chat = `${app.server.url}/app/chat/${conversationId}/`;
+    const stored = async () =>
+      ((await client(app.server.url).get(`/api/conversations/${conversationId}/messages/`, { token: ben.token })).body.results as Array<{ id: number; content: string }>)
+        .sort((a, b) => a.id - b.id)
+        .map((message) => message.content);
+    await page.goto(chat);
+    await page.getByText('On the terrace').waitFor();
+    const other = await context.newPage();
+    await other.goto(chat);
+    await other.getByText('On the terrace').waitFor();
+
+    await context.setOffline(true);
+    await page.getByText(en['app.offline']).waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('Left in the closed tab');
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
+    await page.locator('.message-own', { hasText: 'Left in the closed tab' }).getByText(en['chat.queued']).waitFor();
+    await page.close();
+    page = other;
+    // The tab still open takes it up as the other closes: it waits there for the network, first.
+    await page.locator('.message-own', { hasText: 'Left in the closed tab' }).getByText(en['chat.queued']).waitFor();
+    await page.getByPlaceholder(en['chat.placeholder']).fill('Written after it');
+    await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
+    await page.locator('.message-own', { hasText: 'Written after it' }).getByText(en['chat.queued']).waitFor();
+
+    await context.setOffline(false);
+    await expect.poll(async () => (await stored()).slice(-2), { timeout: 15_000 }).toEqual(['Left in the closed tab', 'Written after it']);
+    expect((await stored()).filter((content) => content === 'Left in the closed tab')).toHaveLength(1);
+  });
+
   it('opens her matches and a chat as she last saw them with no network, writes in it, and catches up once back', async () => {
     const api = client(app.server.url);
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);

@@ -1,0 +1,113 @@
+// @vitest-environment jsdom
+/**
+ * Two tabs of one session share the device's outbox: a message one of them has on its way when it is
+ * closed is taken up by a tab still open, at once, in the order it was written. A tab is known closed
+ * by its Web Lock, which the browser lets go with it (here a stand-in for navigator.locks).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Message } from '../../shared/schemas/conversations';
+
+/** Web Locks as the browser's, exclusive and first come, first served: a lock goes when its callback's promise settles. */
+class Locks {
+  private last = new Map<string, Promise<unknown>>();
+  request(name: string, callback: () => unknown) {
+    const turn = (this.last.get(name) ?? Promise.resolve()).then(() => callback());
+    this.last.set(name, turn.catch(() => undefined));
+    return turn;
+  }
+}
+const locks = new Locks();
+Object.defineProperty(navigator, 'locks', { value: locks, configurable: true });
+
+const socket = vi.hoisted(() => ({ connected: false, sent: [] as string[] }));
+vi.mock('../../client/lib/api-app', () => ({ api: { sendMessage: () => Promise.reject(new TypeError('Failed to fetch')) } }));
+vi.mock('../../client/lib/socket', () => ({
+  SocketRefused: class extends Error {},
+  isConnected: () => socket.connected,
+  sendRead: () => {},
+  async sendMessageOverSocket(payload: { content: string; client_id: string }): Promise<Message> {
+    if (!socket.connected) throw new Error('offline');
+    socket.sent.push(payload.content);
+    return { id: socket.sent.length, sender: ME, content: payload.content, time: '2026-12-02T10:00:09.000Z', client_id: payload.client_id };
+  },
+}));
+
+const { useChat } = await import('../../client/stores/chat');
+const { useSession } = await import('../../client/stores/session');
+const ME = 1;
+const outboxKey = `chat_outbox:${ME}`;
+const outbox = () => JSON.parse(localStorage.getItem(outboxKey) ?? '[]') as Array<{ content: string; tab?: string }>;
+const statuses = () => useChat.getState().threads[7]?.messages.map((message) => `${message.content}:${message.status}`);
+/** Written by the other tab, `A`, at second `at`. */
+const fromTabA = (content: string, at: number) => ({ conversation_id: 7, client_id: `a-${at}`, content, time: `2026-12-02T10:00:0${at}.000Z`, tab: 'A' });
+/** Tab A writes the device's outbox: this tab hears of it, as a browser tells every other tab. */
+function tabAWrites(entries: object[]) {
+  localStorage.setItem(outboxKey, JSON.stringify(entries));
+  window.dispatchEvent(new StorageEvent('storage', { key: outboxKey, storageArea: localStorage }));
+}
+/** Tab A, open: it holds its lock until it is closed. */
+function openTabA() {
+  let close!: () => void;
+  void locks.request('chat-tab:A', () => new Promise<void>((resolve) => (close = resolve)));
+  return { close: () => close() };
+}
+const at = (second: number) => vi.setSystemTime(new Date(`2026-12-02T10:00:0${second}.000Z`));
+
+describe('an outbox another tab of the session left', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    localStorage.setItem('auth_token', 'token');
+  });
+  afterEach(() => {
+    useSession.setState({ user: undefined });
+    localStorage.clear();
+    useChat.getState().reset();
+    socket.connected = false;
+    socket.sent = [];
+    vi.useRealTimers();
+  });
+
+  it('is left to that tab while it is open, and taken up in the order written once it is closed', async () => {
+    const tabA = openTabA();
+    localStorage.setItem(outboxKey, JSON.stringify([fromTabA('one', 1)]));
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    at(2);
+    await useChat.getState().send(7, 'two');
+    tabAWrites([fromTabA('one', 1), ...outbox().filter((entry) => entry.content === 'two'), fromTabA('three', 3)]);
+    at(4);
+    await useChat.getState().send(7, 'four');
+    // Tab A's stay its own while it is open: its messages are not sent twice, nor kept twice here.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(statuses()).toEqual(['two:queued', 'four:queued']);
+    expect(outbox().map((entry) => entry.content)).toEqual(['one', 'two', 'three', 'four']);
+
+    tabA.close();
+    await vi.waitFor(() => expect(statuses()).toEqual(['one:queued', 'two:queued', 'three:queued', 'four:queued']));
+    // Kept as this tab's now: another tab waiting for A's finds none left, and a reload here keeps them.
+    expect(outbox().every((entry) => entry.tab !== 'A')).toBe(true);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['one', 'two', 'three', 'four']);
+    expect(localStorage.getItem(outboxKey)).toBeNull();
+  });
+
+  it('sends what a closed tab left at once when this one is connected', async () => {
+    socket.connected = true;
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    const tabA = openTabA();
+    tabAWrites([fromTabA('from the closed tab', 1)]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(socket.sent).toEqual([]);
+    tabA.close();
+    await vi.waitFor(() => expect(socket.sent).toEqual(['from the closed tab']));
+    await vi.waitFor(() => expect(localStorage.getItem(outboxKey)).toBeNull());
+  });
+
+  it('takes up at its opening what a tab closed before it left', async () => {
+    localStorage.setItem(outboxKey, JSON.stringify([fromTabA('before this tab opened', 1)]));
+    socket.connected = true;
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    await vi.waitFor(() => expect(socket.sent).toEqual(['before this tab opened']));
+  });
+});
