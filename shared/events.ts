@@ -78,8 +78,12 @@ export interface ServerToClientEvents {
   'event:changed': (payload: { event: PublicEvent }) => void;
   /** The organizer deleted the event (before it started): to its attendees, then `sync` to read again where they are. */
   'event:deleted': (payload: { event_id: number }) => void;
-  /** A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. */
-  'match:removed': (payload: { conversation_id: number }) => void;
+  /**
+   * A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. `by_you` only to
+   * the one who blocked, reported or unmatched: their other phones drop it quietly, where the other
+   * person's say it ended (the payload alone, whatever the reason).
+   */
+  'match:removed': (payload: { conversation_id: number; by_you?: true }) => void;
   /**
    * A block (or a report, which blocks), to both people's sockets: `user_id` is out of reach now, so
    * their card leaves the deck and their profile closes, as their conversation does (`match:removed`).

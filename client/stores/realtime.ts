@@ -86,7 +86,7 @@ function catchUpChats(from?: Record<number, number>) {
   void useChat
     .getState()
     .catchUp(from)
-    .then((gone) => gone.forEach(conversationEnded));
+    .then((gone) => gone.forEach((id) => conversationEnded(id)));
   void useConversations.getState().refresh();
 }
 
@@ -159,7 +159,7 @@ export function startRealtime(token: string) {
       if (unread !== null) useConversations.getState().setUnread(conversation_id, unread);
       else void useConversations.getState().refresh();
     }),
-    onEvent('match:removed', ({ conversation_id }) => conversationEnded(conversation_id)),
+    onEvent('match:removed', ({ conversation_id, by_you }) => conversationEnded(conversation_id, by_you)),
     onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
     onEvent('deck:answered', ({ user_id }) => {
       useDeck.getState().forget(user_id);

@@ -132,9 +132,10 @@ export function personGone(userId: number, byMe = false) {
 
 /**
  * `match:removed`, or a conversation found gone after a reconnect: it leaves both lists and the chat
- * store; an open chat of it leaves with a calm notice (see Chat). Nobody learns why it ended.
+ * store; an open chat of it leaves with a calm notice (see Chat). Nobody learns why it ended. `byMe`:
+ * ended by the user on another phone or tab, which said so there: here it goes quietly.
  */
-export function conversationEnded(conversationId: number) {
+export function conversationEnded(conversationId: number, byMe = false) {
   const fromThread = useChat.getState().threads[conversationId]?.detail?.other_user_id;
   const userId = useConversations.getState().otherUserOf(conversationId) ?? fromThread ?? null;
   if (userId !== null && endingHere.has(userId)) {
@@ -142,7 +143,7 @@ export function conversationEnded(conversationId: number) {
     useConversations.getState().remove(conversationId);
     return;
   }
-  removePerson(userId, [conversationId], false);
+  removePerson(userId, [conversationId], byMe);
 }
 
 export const useSafety = create<SafetyState>()((set, get) => {

@@ -69,6 +69,17 @@ describe('the conversation lists and the socket’s news', () => {
     expect(api.emptyConversations).toHaveBeenCalledTimes(3);
   });
 
+  it('drops a chat I ended on another phone quietly, and says a chat the other person ended has ended', async () => {
+    api.emptyConversations.mockResolvedValueOnce({ results: [match(2), match(1)] });
+    await useConversations.getState().load();
+    hear('match:removed', { conversation_id: 1, by_you: true });
+    expect(ids(useConversations.getState().empty)).toEqual([2]);
+    expect(useConversations.getState().endedNotice).toBeNull();
+    hear('match:removed', { conversation_id: 2 });
+    expect(ids(useConversations.getState().empty)).toEqual([]);
+    expect(useConversations.getState().endedNotice).toEqual({ conversationId: 2, name: 'Person 2', userId: 102 });
+  });
+
   it('takes the card of someone who blocked me (or whom I blocked on another phone) off the deck at once', async () => {
     const card = (id: number) => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
     useDeck.setState({ current: card(5) as never, queue: [card(6), card(7)] as never });

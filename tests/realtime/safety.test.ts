@@ -54,6 +54,8 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     ],
     ['a ban', async ({ b }) => void (await banThroughModeration(one, moderator, b))],
   ];
+  /** Who ended it, by the ending's name: a ban is a moderator's doing. */
+  const endedBy: Record<string, 'a' | 'b' | null> = { 'a block': 'a', 'an unmatch': 'b', 'a report': 'a', 'a ban': null };
 
   it.each(endings)('takes the conversation off both screens on every instance after %s', async (name, end) => {
     const pair = await makePair(one);
@@ -68,7 +70,12 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     const told = (banned ? [anaOne, anaTwo] : [anaOne, anaTwo, ben]).map((socket) => waitFor(socket, 'match:removed'));
     const benDropped = banned ? waitForDisconnect(ben) : null;
     await end(pair);
-    for (const payload of await Promise.all(told)) expect(payload).toEqual({ conversation_id: pair.conversationId });
+    // The one who ended it hears it was their doing, on every phone; the other hears only that it
+    // ended, as after a ban or a deletion.
+    const ended = { conversation_id: pair.conversationId };
+    const byA = endedBy[name] === 'a' ? { ...ended, by_you: true } : ended;
+    const byB = endedBy[name] === 'b' ? { ...ended, by_you: true } : ended;
+    expect(await Promise.all(told)).toEqual(banned ? [ended, ended] : [byA, byA, byB]);
     if (benDropped) expect(await benDropped).toBe('io server disconnect');
   });
 

@@ -48,7 +48,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     const { id } = currentUser(request);
     const ended = await block(app.db, id, request.params.id);
     if (!ended) throw new NotFound();
-    announceEnded(app.publish, ended);
+    announceEnded(app.publish, ended, id);
     outOfReach(id, request.params.id);
     return reply.code(204).send(null);
   });
@@ -82,9 +82,10 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.delete('/api/conversations/:id/', { schema: bodyless }, async (request, reply) => {
-    const ended = await unmatch(app.db, currentUser(request).id, request.params.id);
+    const { id } = currentUser(request);
+    const ended = await unmatch(app.db, id, request.params.id);
     if (!ended) throw new NotFound();
-    announceEnded(app.publish, ended);
+    announceEnded(app.publish, ended, id);
     return reply.code(204).send(null);
   });
 
@@ -97,7 +98,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
       const takeQuota = () => app.limits.consume('report', userSubject(id));
       const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
-      announceEnded(app.publish, outcome.ended);
+      announceEnded(app.publish, outcome.ended, id);
       // Of the report itself the reported person is never told: only of the two being hidden by it.
       outOfReach(id, request.body.user_id, { blockedTold: outcome.hid });
       return reply.code(outcome.created ? 201 : 200).send({ id: outcome.id });

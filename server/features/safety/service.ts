@@ -59,12 +59,21 @@ async function endConversations(tx: DbOrTx, which: ReturnType<typeof sql>, reaso
   return ended.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] }));
 }
 
-/** What `match:removed` tells, given a way to publish to users' sockets on every instance. */
+/**
+ * What `match:removed` tells, given a way to publish to users' sockets on every instance. `by`, the one
+ * who ended it (a block, a report, an unmatch), hears that it was their doing, on every phone of theirs;
+ * the other hears the same as for any ending (a ban, a deletion), so never which it was.
+ */
 export function announceEnded(
-  publish: (userIds: number[], event: 'match:removed', payload: { conversation_id: number }) => void,
+  publish: (userIds: number[], event: 'match:removed', payload: { conversation_id: number; by_you?: true }) => void,
   ended: EndedConversation[],
+  by?: number,
 ) {
-  for (const { conversationId, userIds } of ended) publish(userIds, 'match:removed', { conversation_id: conversationId });
+  for (const { conversationId, userIds } of ended) {
+    const told = userIds.filter((userId) => userId !== by);
+    publish(told, 'match:removed', { conversation_id: conversationId });
+    if (told.length < userIds.length) publish([by!], 'match:removed', { conversation_id: conversationId, by_you: true });
+  }
 }
 
 /** A person `viewerId` may act on: their completed profile exists and the visibility rule lets them see it. */
