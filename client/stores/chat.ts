@@ -17,7 +17,8 @@ import { countUnsentWith, onSignOut, ownsStorage, sessionCheck, useSession } fro
  * its answer came: an answer that does not come in time drops the socket, `lib/socket.ts`), or put off
  * by an instance shutting down; it goes out by itself when the socket is back, under the same
  * client_id, so never twice; or held by the server's limit on sends (`slowDown`), when it goes by
- * itself once the limit allows. `failed`: the server refused it; Retry sends it.
+ * itself once the limit allows. `failed`: the server refused it; Retry sends it, or, refused for good,
+ * Edit takes it back to the composer (`takeBack`).
  */
 export type MessageStatus = 'sent' | 'sending' | 'queued' | 'failed';
 export interface ChatMessage extends Message {
@@ -239,6 +240,11 @@ interface ChatState {
   loadOlder: (id: number) => Promise<void>;
   send: (id: number, content: string) => Promise<void>;
   retry: (id: number, clientId: string) => Promise<void>;
+  /**
+   * A message the server refused for good (sent again, it would be refused again), out of the chat and
+   * back in the composer, before what is written there: to change, or copy, and kept as drafts are.
+   */
+  takeBack: (id: number, clientId: string) => void;
   receive: (id: number, message: Message) => void;
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
@@ -537,6 +543,13 @@ export const useChat = create<ChatState>()((set, get) => {
       }));
       // The same client_id: if the first try did reach the server, no duplicate is stored.
       if ((await deliver(id, message)) === 'sent') await readMarkAgain(id);
+    },
+    takeBack(id, clientId) {
+      const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');
+      if (!message) return;
+      update(id, (thread) => ({ messages: thread.messages.filter((item) => item !== message) }));
+      const draft = get().drafts[id];
+      get().setDraft(id, draft ? `${message.content}\n${draft}` : message.content);
     },
     async sendQueued() {
       if (useSession.getState().user?.id === undefined) return;

@@ -108,6 +108,7 @@ export const enApp = {
   'chat.slowDown': 'Slow down: sending again in a moment.',
   'chat.failed': 'Not sent.',
   'chat.retry': 'Retry',
+  'chat.edit': 'Edit',
   'chat.typing': '{name} is typing…',
   'chat.read': 'Read',
   'chat.you': 'You',

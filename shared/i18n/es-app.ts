@@ -109,6 +109,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.slowDown': 'Vas muy rápido: lo enviamos en un momento.',
   'chat.failed': 'No enviado.',
   'chat.retry': 'Reintentar',
+  'chat.edit': 'Editar',
   'chat.typing': '{name} está escribiendo…',
   'chat.read': 'Leído',
   'chat.you': 'Tú',

@@ -2,8 +2,9 @@
 /**
  * The chat's text as people write it: a message in a right-to-left script reads right to left (in the
  * chat, its composer and the list’s previews), a paste longer than a message may be says it was cut,
- * a message held by the server's limit on sends says why, with no Retry to jump the queue, and Return
- * writes a new line on a touch screen, where Enter sends from a hardware keyboard.
+ * a message held by the server's limit on sends says why, with no Retry to jump the queue, one refused
+ * for good offers no Retry either but goes back to the composer, and Return writes a new line on a
+ * touch screen, where Enter sends from a hardware keyboard.
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -173,6 +174,45 @@ describe('a message held by the server’s limit on sends', () => {
     expect(screen.getAllByText(new RegExp(en['chat.slowDown'].slice(0, 9)))).toHaveLength(1);
     expect(screen.queryByText(new RegExp(en['chat.queued']))).toBeNull();
     expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
+  });
+});
+
+describe('a message the server refused', () => {
+  const failed = (content: string, retryable: boolean) => ({
+    id: -1,
+    sender: ME,
+    content,
+    time: '2026-11-28T01:01:00.000Z',
+    client_id: `c-${content}`,
+    status: 'failed' as const,
+    retryable,
+  });
+  const withMessage = (message: ReturnType<typeof failed>) =>
+    useChat.setState((state) => ({ threads: { 7: { ...state.threads[7]!, messages: [...state.threads[7]!.messages, message] } } }));
+
+  it('offers Retry when the refusal may pass', async () => {
+    withMessage(failed('server hiccup', true));
+    renderAt('/app/', <Chat id={7} />);
+    const bubble = (await screen.findByText('server hiccup')).closest('.message')!;
+    expect(bubble.textContent).toContain(en['chat.failed']);
+    expect(screen.getByRole('button', { name: en['chat.retry'] })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: en['chat.edit'] })).toBeNull();
+  });
+
+  it('offers no Retry for a refusal for good, but takes the text back to the composer, before what is written there', async () => {
+    withMessage(failed('refused for good', false));
+    renderAt('/app/', <Chat id={7} />);
+    const bubble = (await screen.findByText('refused for good')).closest('.message')!;
+    expect(bubble.textContent).toContain(en['chat.failed']);
+    expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
+    const composer = screen.getByRole('textbox', { name: en['chat.placeholder'] }) as HTMLTextAreaElement;
+    fireEvent.change(composer, { target: { value: 'and more' } });
+    fireEvent.click(screen.getByRole('button', { name: en['chat.edit'] }));
+    expect(composer.value).toBe('refused for good\nand more');
+    expect(document.activeElement).toBe(composer);
+    expect(screen.queryByText('refused for good')).toBeNull();
+    // Kept as a draft is: through a reload.
+    expect(useChat.getState().drafts[7]).toBe('refused for good\nand more');
   });
 });
 

@@ -141,7 +141,7 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(socket.sent).toEqual(['first', 'second']);
   });
 
-  it('marks a send the server refused over HTTP as failed, for Retry, and does not send it by itself', async () => {
+  it('marks a send the server refused over HTTP as failed for good, and does not send it by itself', async () => {
     sendMessage.mockRejectedValue(new ApiError(400, 'Ensure this field has no more than 2000 characters.'));
     await useChat.getState().send(7, 'refused');
     expect(statuses(7)).toEqual(['refused:failed']);
@@ -244,6 +244,8 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.refuseWith = 'validation';
     await useChat.getState().send(7, 'refused');
     expect(statuses(7)).toEqual(['refused:failed']);
+    // For good: sent again, it would be refused again (Chat offers to edit it, not to retry).
+    expect(useChat.getState().threads[7]!.messages[0]!.retryable).toBe(false);
   });
 
   it('ends a chat whose send is not found, the partner having ended it, and says what was not sent', async () => {

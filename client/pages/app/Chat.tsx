@@ -34,7 +34,7 @@ export function Chat({ id }: { id: number }) {
   const ended = useChat((state) => state.ended[id]);
   const [, navigate] = useLocation();
   const draft = useChat((state) => state.drafts[id] ?? '');
-  const { open, send, retry, loadOlder, markRead, setDraft } = useChat.getState();
+  const { open, send, retry, takeBack, loadOlder, markRead, setDraft } = useChat.getState();
   /** `gone`: the server answered that it is not there (or not ours); `offline`: no answer; `server`: the server's own error. */
   const [failedToLoad, setFailedToLoad] = useState<'gone' | LoadFailure | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -277,11 +277,21 @@ export function Chat({ id }: { id: number }) {
                   {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown || connected ? 'chat.sending' : 'chat.queued')}</span>}
                   {message === lastOwnRead && <span> · {t('chat.read')}</span>}
                 </p>
+                {/* Refused for a reason that may pass, it may be sent again; refused for good (what it says), it
+                    goes back to the composer, not to be lost. */}
                 {message.status === 'failed' && message.client_id && (
                   <p className="message-failed" role="alert">
                     {t('chat.failed')}{' '}
-                    <button type="button" className="link-btn" onClick={() => void retry(id, message.client_id!)}>
-                      {t('chat.retry')}
+                    <button
+                      type="button"
+                      className="link-btn"
+                      onClick={() => {
+                        if (message.retryable) return void retry(id, message.client_id!);
+                        takeBack(id, message.client_id!);
+                        composerRef.current?.focus();
+                      }}
+                    >
+                      {t(message.retryable ? 'chat.retry' : 'chat.edit')}
                     </button>
                   </p>
                 )}
