@@ -396,15 +396,41 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 
-  it('says how much is left near the length limit, and where a paste longer than it was cut', async () => {
+  it('says how much is left near the length limit, and where a paste longer than it was cut, apart on a small phone', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     await composer.fill('a'.repeat(1850));
     expect(await page.locator('.composer-count').count()).toBe(0);
     await composer.fill('a'.repeat(1950));
-    await page.locator('.composer-count').getByText('1950/2000').waitFor();
-    await composer.fill('b'.repeat(2100));
-    expect(await composer.inputValue()).toHaveLength(2000);
-    await page.locator('.composer-count').getByText('2000/2000').waitFor();
+    await page.locator('.composer-count').getByText('1,950/2,000').waitFor();
+    await page.setViewportSize({ width: 320, height: 568 });
+    try {
+      // A paste as the browser does it: the paste event, then the text cut at the composer's maxLength.
+      await composer.evaluate((box, text) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      }, 'b'.repeat(2100));
+      await composer.fill('b'.repeat(2100));
+      expect(await composer.inputValue()).toHaveLength(2000);
+      const count = page.locator('.composer-count');
+      await count.getByText('2,000/2,000').waitFor();
+      const cut = page.locator('.composer-cut');
+      await cut.getByText('Only the first 2,000 characters fit.').waitFor();
+      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-10-paste-cut-320.png') });
+      // Each line of the notice ends before the count begins.
+      const countBox = (await count.boundingBox())!;
+      const lines = await cut.evaluate((notice) => {
+        const range = document.createRange();
+        range.selectNodeContents(notice);
+        return [...range.getClientRects()].map(({ left, right, top, bottom }) => ({ left, right, top, bottom }));
+      });
+      const overlapping = lines.filter(
+        (line) => line.right > countBox.x && line.left < countBox.x + countBox.width && line.bottom > countBox.y && line.top < countBox.y + countBox.height,
+      );
+      expect(overlapping).toEqual([]);
+    } finally {
+      await page.setViewportSize(PHONE);
+    }
     await composer.fill('');
     await page.locator('.composer-count').waitFor({ state: 'detached' });
   });

@@ -340,10 +340,11 @@ export function Chat({ id }: { id: number }) {
           autoComplete="off"
           enterKeyHint={touch ? 'enter' : 'send'}
         />
-        {/* Near the limit, how much is left: a paste longer than it is cut there, and says so. */}
+        {/* Near the limit, how much is left: a paste longer than it is cut there, and says so. Its numbers
+            written as that notice writes them (2,000 in English). */}
         {nearTheLimit && (
           <span className="composer-count">
-            {draft.length}/{MESSAGE_MAX_LENGTH}
+            {draft.length.toLocaleString(language)}/{MESSAGE_MAX_LENGTH.toLocaleString(language)}
           </span>
         )}
         {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message. */}
