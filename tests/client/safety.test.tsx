@@ -409,6 +409,41 @@ describe('match:removed', () => {
     expect(screen.getByRole('button', { name: en['safety.report'] })).toBeTruthy();
   });
 
+  it('offers no Report once the other person’s account is gone, which a report could not reach, and keeps it after a block', async () => {
+    const deleted = await matchedPair(['Sara', 'Pau']);
+    await server.app.db.delete(users).where(eq(users.id, deleted.other.id));
+    act(() => conversationEnded(deleted.conversationId));
+    const { unmount } = render(
+      <Router hook={memoryLocation({ path: '/app/matches/' }).hook}>
+        <Matches />
+      </Router>,
+    );
+    // Said as any ending is: only the offer goes.
+    expect((await screen.findByRole('status')).textContent).toBe('Your conversation with Pau has ended.');
+    await waitFor(() => expect(screen.queryByRole('button', { name: en['safety.report'] })).toBeNull());
+    unmount();
+
+    const blocked = await matchedPair(['Marta', 'Joel']);
+    expect((await api().post(`/api/users/${blocked.me.id}/block/`, { token: blocked.other.token })).status).toBe(204);
+    act(() => conversationEnded(blocked.conversationId));
+    const asked: Array<Promise<unknown>> = [];
+    const fetching = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+      const answer = fetching(input, init);
+      if (String(input).includes('/api/conversations/ended/')) asked.push(answer.then((response) => response.clone().json()));
+      return answer;
+    });
+    render(
+      <Router hook={memoryLocation({ path: '/app/matches/' }).hook}>
+        <Matches />
+      </Router>,
+    );
+    expect((await screen.findByRole('status')).textContent).toBe('Your conversation with Joel has ended.');
+    await waitFor(() => expect(asked).toHaveLength(1));
+    await act(() => Promise.all(asked));
+    expect(screen.getByRole('button', { name: en['safety.report'] })).toBeTruthy();
+  });
+
   it('offers to report the one who ended an open chat, with what they wrote', async () => {
     const { me, other, conversationId } = await matchedPair(['Ines', 'Hugo']);
     renderChat(conversationId);

@@ -8,6 +8,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
+import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
 import { useLanguage, useT } from '../../lib/i18n';
@@ -19,13 +20,25 @@ import '../../perks.css';
 /**
  * Says that a chat open on screen, or listed here, has ended, without saying how, and offers to report
  * its partner: someone who blocks or unmatches right after what they wrote or did is still within reach
- * of a report.
+ * of a report. Not someone whose account is gone: nothing of them is left to report (the server would
+ * say they are not available, after the form). What tells is the list of ended chats (Settings), which
+ * holds a chat however it ended, a block, an unmatch or a ban alike, but not one whose other person
+ * deleted their account: it tells no more than that list shows anyway. Until it answers, and if it
+ * cannot, Report is offered.
  */
 function EndedChatNotice({ notice }: { notice: EndedNotice }) {
   const t = useT();
   const [reporting, setReporting] = useState(false);
   const dismiss = () => useConversations.getState().dismissEndedNotice();
-  const { userId, name } = notice;
+  const { userId, name, conversationId } = notice;
+  const [gone, setGone] = useState<number | null>(null);
+  useEffect(() => {
+    // A list that fits on its first page says for sure that the chat is not in it.
+    api.endedChats().then(
+      (page) => !page.next && !page.results.some((chat) => chat.id === conversationId) && setGone(conversationId),
+      () => undefined,
+    );
+  }, [conversationId]);
   return (
     <>
       <div className="notice ended-notice">
@@ -33,7 +46,7 @@ function EndedChatNotice({ notice }: { notice: EndedNotice }) {
         <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={dismiss}>
           <CloseIcon />
         </button>
-        {userId !== null && name && (
+        {userId !== null && name && gone !== conversationId && (
           <button type="button" className="btn btn-small btn-ghost" onClick={() => setReporting(true)}>
             {t('safety.report')}
           </button>
