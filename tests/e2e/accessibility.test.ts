@@ -16,6 +16,7 @@ import { es } from '../../shared/i18n/es';
 import type { OrganizerEvent } from '../../shared/schemas/events';
 import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { imageDataUri } from '../helpers/images';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { makeModerator } from '../helpers/safety';
@@ -201,6 +202,60 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     }
     for (const page of [visitor.page, signedIn.page]) await page.setViewportSize({ width: 390, height: 844 });
     expect(wider).toEqual([]);
+  });
+
+  it('gives a finger 44 px across and down on the small controls: languages, links, the photos’, the calendar’s, a toast’s ×', async () => {
+    /**
+     * Each visible element of `selector` whose 44 px, across and down through its middle, is not all
+     * its own (a pseudo-element or padding that draws it smaller still counts): what a tap there hits.
+     */
+    const small = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements, name) =>
+        elements.flatMap((element) => {
+          if (element.getBoundingClientRect().width === 0) return [];
+          element.scrollIntoView({ block: 'center', behavior: 'instant' });
+          const box = element.getBoundingClientRect();
+          const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+          // 21 px either way of its middle: inside a 44 px box wherever its edges fall between pixels, outside a 40 px one.
+          const edges = [[-21, 0], [21, 0], [0, -21], [0, 21]] as const;
+          const missed = edges.filter(([dx, dy]) => !element.contains(document.elementFromPoint(x + dx, y + dy)));
+          return missed.length ? [`${name} "${element.getAttribute('aria-label') ?? element.textContent?.trim()}" ${Math.round(box.width)}×${Math.round(box.height)}`] : [];
+        }), selector);
+    const found: string[] = [];
+    const page = visitor.page;
+    await page.goto(`${app.server.url}/`);
+    await page.getByRole('button', { name: es['nav.openMenu'] }).click();
+    await page.locator('#side-menu .lang-switch').waitFor();
+    await entryAnimationsDone(page);
+    found.push(...(await small(page, '#side-menu .lang-switch button')));
+    await page.goto(`${app.server.url}/login/`);
+    await page.locator('h1').waitFor();
+    found.push(...(await small(page, '.lang-switch button')), ...(await small(page, '.forgot')));
+    await page.goto(`${app.server.url}/privacy/`);
+    await page.locator('h1').waitFor();
+    found.push(...(await small(page, '.lang-switch button')), ...(await small(page, '.toc a')));
+
+    // Someone with two photos: the second has a star, both a ×. The calendar, on a phone of 390 px and
+    // of 320 px (there the widest it can be).
+    const eva = await makeCompletedUser(app.server, { name: 'Eva', image2: await imageDataUri() });
+    const { context, page: editor } = await openPhone(app.browser, { token: eva.token, language: 'es' });
+    await editor.goto(`${app.server.url}/app/profile/`);
+    await editor.locator('.photo-make-primary').waitFor();
+    await entryAnimationsDone(editor);
+    found.push(...(await small(editor, '.top-bar .lang-switch button')), ...(await small(editor, '.photo-action')));
+    for (const width of [390, 320]) {
+      await editor.setViewportSize({ width, height: 844 });
+      await editor.getByLabel(es['profile.dateOfBirth']).click();
+      await editor.locator('.date-popover').waitFor();
+      found.push(...(await small(editor, '.date-step')), ...(await small(editor, '.date-day')));
+      await editor.keyboard.press('Escape');
+    }
+    // A file that is not a photo: the toast that says so, and its ×.
+    await editor.getByTestId('photo-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('notes') });
+    await editor.locator('.toast-close').waitFor();
+    found.push(...(await small(editor, '.toast-close')));
+    await context.close();
+    expect(found).toEqual([]);
   });
 
   it('scrolls each control the keyboard moves to into view, clear of the bars and the profile’s save button', async () => {
