@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { ErrorBoundary, reloadForNewBuild } from './components/ErrorBoundary';
+import { useT } from './lib/i18n';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
 
@@ -35,6 +36,19 @@ window.addEventListener('vite:preloadError', (event) => {
   if (reloadForNewBuild()) event.preventDefault();
 });
 
+/**
+ * While a page's code or copy loads (the app's first open takes seconds on a slow phone): a spinner,
+ * after a moment so that a quick load flashes nothing (styles.css), and its words for a screen reader.
+ */
+function PageLoading() {
+  const t = useT();
+  return (
+    <div className="page-loading" role="status">
+      <span className="sr-only">{t('app.loading')}</span>
+    </div>
+  );
+}
+
 function SubscribeAlias() {
   const search = useSearch();
   return <Redirect to={`/app/subscribe/${search ? `?${search}` : ''}`} replace />;
@@ -50,7 +64,7 @@ export function App() {
 
   return (
     <ErrorBoundary>
-      <Suspense fallback={<div className="page-loading" aria-busy="true" />}>
+      <Suspense fallback={<PageLoading />}>
         <Switch>
           <Route path="/" component={Landing} />
           <Route path={/^\/login\/?$/} component={Login} />

@@ -12,7 +12,6 @@ export const enApp = {
   'app.nav.profile': 'Profile',
   'app.nav.events': 'Events',
   'app.nav.label': 'App',
-  'app.loading': 'Loading...',
   'app.offline': 'Reconnecting…',
   'app.retry': 'Try again',
   'presence.online': '{name} is online',

@@ -13,7 +13,6 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.nav.profile': 'Perfil',
   'app.nav.events': 'Eventos',
   'app.nav.label': 'App',
-  'app.loading': 'Cargando...',
   'presence.online': '{name} está en línea',
   'presence.onlineNow': 'En línea',
   'app.offline': 'Reconectando…',
