@@ -1,13 +1,14 @@
 /**
  * What the app last showed of the server, kept on the device for an opening with no network: the
- * signed-in user, the event they are checked in to, their conversation lists and the chats they
- * opened last. Read only when the server cannot be reached; cleared with the rest of local storage at
- * sign-in and sign-out. Also what the user is writing that the server has not got yet: the reports
- * being written (`reportDrafts`), kept through a reload. `CACHE_VERSION` goes up whenever a kept shape
- * changes, so that a new build never reads what an old one wrote.
+ * signed-in user, the event they are checked in to, their conversation lists, the chats they opened
+ * last and whether their account still has the free trial. Read only when the server cannot be
+ * reached; cleared with the rest of local storage at sign-in and sign-out. Also what the user is
+ * writing that the server has not got yet: the reports being written (`reportDrafts`), kept through a
+ * reload. `CACHE_VERSION` goes up whenever a kept shape changes, so that a new build never reads what
+ * an old one wrote.
  */
 const CACHE_VERSION = 2;
-export type CacheKind = 'user' | 'conversations' | 'chats' | 'event' | 'reportDrafts';
+export type CacheKind = 'user' | 'conversations' | 'chats' | 'event' | 'trial' | 'reportDrafts';
 
 const cacheKey = (kind: CacheKind, userId?: number) => (userId === undefined ? `cache:${kind}` : `cache:${kind}:${userId}`);
 

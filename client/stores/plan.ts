@@ -4,8 +4,9 @@ import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan
 import type { DeckCard } from '../../shared/schemas/users';
 import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
+import { readCache, writeCache } from '../lib/device-cache';
 import { type LoadFailure, loadFailure } from '../lib/socket';
-import { onSignOut, sessionCheck } from './session';
+import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */
 export type PlanNotice = 'likes' | 'undo';
@@ -46,6 +47,15 @@ interface PlanState {
 
 export const outOfLikes = (allowance: LikeAllowance | null) =>
   allowance !== null && !allowance.unlimited && allowance.remaining === 0;
+
+/**
+ * The days of free trial the account's next checkout would come with, as the server last said on this
+ * device (`lib/device-cache.ts`); null if it never did.
+ */
+export function keptTrialDays(): number | null {
+  const me = useSession.getState().user?.id;
+  return me === undefined ? null : readCache<number>('trial', me);
+}
 
 /** Timers can fire at most this late (setTimeout's limit); a later reset is asked for again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -110,7 +120,11 @@ export const usePlan = create<PlanState>()((set, get) => {
       const sameSession = sessionCheck();
       try {
         const subscription = await api.subscription();
-        if (sameSession()) set({ subscription });
+        if (sameSession()) {
+          set({ subscription });
+          const me = useSession.getState().user?.id;
+          if (me !== undefined && ownsStorage()) writeCache('trial', subscription.trial_days, me);
+        }
         return null;
       } catch (error) {
         console.error('Could not load the subscription', error);

@@ -54,6 +54,8 @@ const starterButton = async () => within(await screen.findByTestId('plan-starter
 
 beforeEach(async () => {
   await inLanguage('en');
+  // The session this tab stored: what the device keeps of the plan is its own.
+  localStorage.setItem('auth_token', 'token');
   useSession.setState({ token: 'token', user });
 });
 afterEach(() => {
@@ -100,15 +102,45 @@ describe('the subscribe page', () => {
     expect(screen.queryByText(en['subscribe.subtitleNoTrial'])).toBeNull();
   });
 
-  it('keeps the trial copy when the state cannot be had', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Response.json({ detail: 'Internal server error.' }, { status: 500 })),
-    );
+  it('says what the server said last on this phone when it cannot be asked (offline): no trial for who has had it', async () => {
+    serverAnswers({ '/api/payments/subscription/': state(0) });
     renderAt('/app/subscribe/', <Subscribe />);
-    await vi.waitFor(() => expect(console.error).toHaveBeenCalledWith('Could not load the subscription', expect.anything()));
+    await vi.waitFor(() => expect(usePlan.getState().subscription).not.toBeNull());
+    cleanup();
+    usePlan.getState().reset();
+
+    // The app opened again with no network: the plan's state is not in memory any more.
+    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect((await starterButton()).textContent).toBe(en['subscribe.chooseNoTrial']);
+    expect(screen.getByText(en['subscribe.subtitleNoTrial'])).toBeTruthy();
+    expect(document.body.textContent).not.toMatch(/free trial/i);
+  });
+
+  it('offers the trial there to who still had it when the server last said', async () => {
+    serverAnswers({ '/api/payments/subscription/': state(FREE_TRIAL_DAYS) });
+    renderAt('/app/subscribe/', <Subscribe />);
+    await vi.waitFor(() => expect(usePlan.getState().subscription).not.toBeNull());
+    cleanup();
+    usePlan.getState().reset();
+
+    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    renderAt('/app/subscribe/', <Subscribe />);
     expect((await starterButton()).textContent).toBe(en['subscribe.choose']);
+    expect(screen.getByText(en['subscribe.subtitle'].replace('{days}', String(FREE_TRIAL_DAYS)))).toBeTruthy();
+  });
+
+  it.each([
+    ['offline', () => Promise.reject(new TypeError('Failed to fetch'))],
+    ['a server error', async () => Response.json({ detail: 'Internal server error.' }, { status: 500 })],
+  ])('promises no trial nor rules it out when the state cannot be had and this phone never heard it (%s)', async (_, answer) => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const fetch = vi.fn(answer);
+    vi.stubGlobal('fetch', fetch);
+    renderAt('/app/subscribe/', <Subscribe />);
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledWith('/api/payments/subscription/', expect.anything()));
+    await vi.waitFor(async () => expect((await starterButton()).textContent).toBe(en['subscribe.chooseNoTrial']));
+    expect(screen.getByText(en['subscribe.subtitleNoTrial'])).toBeTruthy();
   });
 });
 

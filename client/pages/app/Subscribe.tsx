@@ -14,7 +14,7 @@ import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
-import { usePlan } from '../../stores/plan';
+import { keptTrialDays, usePlan } from '../../stores/plan';
 import { Charge, TestPage } from './TestCheckout';
 import { useSession } from '../../stores/session';
 import '../../perks.css';
@@ -146,15 +146,16 @@ function CurrentPlan() {
 
 /**
  * The plans for sale. The free trial comes with an account's first subscription only, and the server
- * says whether this one still has it (`trial_days`); until it has said, or while it cannot, the trial
- * is offered as before: someone new, who has it, never sees the copy change.
+ * says whether this one still has it (`trial_days`). Until it has said, what it said last on this
+ * device; else, while it is being asked, the trial (someone new, who has it, never sees the copy
+ * change), and when it cannot be asked (offline), words that promise no trial nor rule it out.
  */
 function PlansForSale() {
   const t = useT();
   const config = useConfig((state) => state.config);
-  const { subscription } = useSubscription();
+  const { subscription, failed } = useSubscription();
   const { busy, error, go } = useRedirectCall();
-  const trialDays = subscription?.trial_days ?? FREE_TRIAL_DAYS;
+  const trialDays = subscription?.trial_days ?? keptTrialDays() ?? (failed ? 0 : FREE_TRIAL_DAYS);
   // Back from the local test portal's cancellation: the plan it ended is said to have ended.
   const ended = new URLSearchParams(useSearch()).has('ended');
 
