@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Language, Reaction } from '../../shared/constants';
-import { ApiError, LikesExhausted, mayPass, Throttled } from '../lib/api';
+import { ApiError, LikesExhausted, logFailure, mayPass, Throttled } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { formatDateTime, formatTime, sameDay } from '../lib/format';
 import { type Translate, useLanguage, useT } from '../lib/i18n';
@@ -93,7 +93,7 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
         void useSession.getState().loadUser();
         usePlan.getState().showNotice('undo');
       } else {
-        console.error('Undo failed', error);
+        logFailure('Undo failed', error);
       }
     } finally {
       setBusy(false);

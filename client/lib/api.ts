@@ -70,6 +70,16 @@ export class NetworkError extends ApiError {
   override name = 'NetworkError';
 }
 
+/**
+ * A failed call, in the console for whoever looks into it; not one made while the phone is offline:
+ * expected then, said on screen already, and each reload would add a line for every call. No answer
+ * while online (a dead Wi-Fi, the server down) is still logged.
+ */
+export function logFailure(what: string, error: unknown) {
+  if (error instanceof NetworkError && !navigator.onLine) return;
+  console.error(what, error);
+}
+
 export interface Page<T> {
   results: T[];
   next: string | null;

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ClientConfig } from '../../shared/schemas/client-config';
-import { api } from '../lib/api';
+import { api, logFailure } from '../lib/api';
 
 interface ConfigState {
   /** null until GET /api/config/ answers (or if it fails: then no Google button, default lookup keys). */
@@ -21,7 +21,7 @@ export const useConfig = create<ConfigState>()((set) => ({
         return config;
       })
       .catch((error: unknown) => {
-        console.error('Could not load the client config', error);
+        logFailure('Could not load the client config', error);
         loading = null;
         return null;
       });

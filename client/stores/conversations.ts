@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { ConversationSummary, Message } from '../../shared/schemas/conversations';
+import { logFailure } from '../lib/api';
 import { api } from '../lib/api-app';
 import { type LoadFailure, loadFailure } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
@@ -134,7 +135,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         if (newest) useDeck.getState().heardOfMatch(newest.id, { id: newest.other_user_id, name: newest.name, image: newest.image });
       } catch (error) {
         if (!sameSession()) return;
-        console.error('Could not load conversations', error);
+        logFailure('Could not load conversations', error);
         // Lists loaded before stay as they were; lists never loaded are the ones this device last
         // showed (an empty one there says so as online), or empty, and say why.
         set((state) => {

@@ -3,7 +3,7 @@ import { DECK_MATCH_OVERLAY_MS, DECK_REFILL_AT, type Reaction, SWIPE_EXIT_MS } f
 import type { MatchUser } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
-import { NotFound } from '../lib/api';
+import { logFailure, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
@@ -169,7 +169,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         apply(page.results.filter((card) => !decided.has(card.id)), page.next !== null);
       } catch (error) {
         if (!sameSession()) return;
-        console.error('Could not load profiles', error);
+        logFailure('Could not load profiles', error);
         set({ failed: true });
         if (get().queue === null) set({ queue: [], current: null });
       } finally {
@@ -259,7 +259,7 @@ export const useDeck = create<DeckState>()((set, get) => {
             get().matched(current.id, { conversationId: result.conversation_id, name: current.name, image: current.image });
           }
         })
-        .catch((error: unknown) => console.error('Reaction failed', error));
+        .catch((error: unknown) => logFailure('Reaction failed', error));
       setTimeout(() => {
         if (get().returning === current.id && get().current?.id === current.id) {
           // Its decision did not reach the server: it springs back, and the next card stays behind it.

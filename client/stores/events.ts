@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
-import { NotFound } from '../lib/api';
+import { logFailure, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
@@ -86,7 +86,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
       // Not read after all: the next catch-up asks.
       if (lastRead === sentAt) lastRead = before;
       if (!sameSession()) return;
-      console.error('Could not load the current event', error);
+      logFailure('Could not load the current event', error);
       // No network: the event this device last knew them at, until the server says.
       const kept = keptEvent();
       if (kept && get().current === undefined) set({ current: kept });

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { DeckCard } from '../../shared/schemas/users';
+import { logFailure } from '../lib/api';
 import { api } from '../lib/api-app';
 import { type LoadFailure, loadFailure } from '../lib/socket';
 import { useDeck } from './deck';
@@ -52,7 +53,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
       if (sameSession()) set({ count: page.count, people: page.results, next: page.next, failed: null });
     } catch (error) {
       if (!sameSession()) return;
-      console.error('Could not load who likes you', error);
+      logFailure('Could not load who likes you', error);
       if (get().count === null) set({ failed: loadFailure(error) });
     }
   },
@@ -71,7 +72,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
         next: page.next,
       }));
     } catch (error) {
-      console.error('Could not load more of who likes you', error);
+      logFailure('Could not load more of who likes you', error);
     } finally {
       set({ loadingMore: false });
     }

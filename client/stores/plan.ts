@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { type Reaction, UNDO_WINDOW_MS } from '../../shared/constants';
 import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan';
 import type { DeckCard } from '../../shared/schemas/users';
-import { ApiError } from '../lib/api';
+import { ApiError, logFailure } from '../lib/api';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { type LoadFailure, loadFailure } from '../lib/socket';
@@ -103,7 +103,7 @@ export const usePlan = create<PlanState>()((set, get) => {
         // have changed unseen then too.
         if (allowance.unlimited) void get().loadUndo();
       } catch (error) {
-        console.error('Could not load the likes left', error);
+        logFailure('Could not load the likes left', error);
       }
     },
     async loadUndo() {
@@ -113,7 +113,7 @@ export const usePlan = create<PlanState>()((set, get) => {
         const { card, expires_at } = await api.undoable();
         if (sameSession() && asked === changes) offerUndo(card, expires_at ? Date.parse(expires_at) - Date.now() : 0);
       } catch (error) {
-        console.error('Could not load what undo would bring back', error);
+        logFailure('Could not load what undo would bring back', error);
       }
     },
     async loadSubscription() {
@@ -127,7 +127,7 @@ export const usePlan = create<PlanState>()((set, get) => {
         }
         return null;
       } catch (error) {
-        console.error('Could not load the subscription', error);
+        logFailure('Could not load the subscription', error);
         return loadFailure(error);
       }
     },

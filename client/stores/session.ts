@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
-import { api, setUnauthorizedHandler } from '../lib/api';
+import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
 import { clearStorage, getToken, setToken } from '../lib/storage';
 
 interface SessionState {
@@ -97,7 +97,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     } catch (error) {
       // A 401 has signed out already (the unauthorized handler): the session is another one by now.
       if (!sameSession()) return;
-      console.error('Could not load the current user', error);
+      logFailure('Could not load the current user', error);
       // A user known already (a refresh that failed) stays as it was.
       if (get().user && !get().fromDevice) return;
       // No network at the door: the app opens as the user this device last knew, until the server answers.

@@ -8,7 +8,7 @@ import { PartnerAvatar } from '../../components/PartnerAvatar';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
-import { mayPass } from '../../lib/api';
+import { logFailure, mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
@@ -59,7 +59,7 @@ export function Chat({ id }: { id: number }) {
   useEffect(() => {
     if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
-      console.error('Could not open conversation', error);
+      logFailure('Could not open conversation', error);
       setFailedToLoad(mayPass(error) ? loadFailure(error) : 'gone');
     });
   }, [id, open, attempt]);

@@ -13,7 +13,7 @@ import { PhotoUploader } from '../../components/PhotoUploader';
 import { ConfirmSheet } from '../../components/Sheet';
 import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
-import { ApiError, ValidationError } from '../../lib/api';
+import { ApiError, logFailure, ValidationError } from '../../lib/api';
 import { phoneTimeZone } from '../../lib/dates';
 import { errorMessage, useFieldErrors } from '../../lib/errors';
 import { allowedWithIncompleteProfile } from '../../lib/gating';
@@ -100,7 +100,7 @@ export function EditProfile() {
   const loadProfile = () => {
     setLoadFailed(null);
     load().catch((error: unknown) => {
-      console.error('Could not load profile', error);
+      logFailure('Could not load profile', error);
       setLoadFailed(loadFailure(error));
     });
   };

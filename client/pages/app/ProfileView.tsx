@@ -9,7 +9,7 @@ import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
-import { LikesExhausted, mayPass, Throttled } from '../../lib/api';
+import { LikesExhausted, logFailure, mayPass, Throttled } from '../../lib/api';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
@@ -71,7 +71,7 @@ export function ProfileView({ id }: { id: number }) {
       .catch((error: unknown) => {
         if (!live) return;
         const missing = !mayPass(error);
-        if (!missing) console.error('Could not load profile', error);
+        if (!missing) logFailure('Could not load profile', error);
         setProfile(missing ? 'missing' : loadFailure(error));
       });
     return () => {
@@ -142,7 +142,7 @@ export function ProfileView({ id }: { id: number }) {
         setPending(null);
         return;
       } else {
-        console.error('Reaction refused', error);
+        logFailure('Reaction refused', error);
       }
     }
     setPending(null);
