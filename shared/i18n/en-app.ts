@@ -202,6 +202,7 @@ export const enApp = {
   'subscribe.current.renewsOn': 'Renews on {date}',
   'subscribe.current.endsOn': 'Canceled: the plan ends on {date}',
   'subscribe.current.perks': 'What your plan gives you',
+  'subscribe.current.unlimitedLikes': 'Unlimited likes',
   'subscribe.current.likes': 'See who likes you',
   'subscribe.manage': 'Manage subscription',
   'subscribe.offline': 'No connection. Your plan will show as soon as you are back online.',

@@ -203,6 +203,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.current.renewsOn': 'Se renueva el {date}',
   'subscribe.current.endsOn': 'Cancelado: el plan termina el {date}',
   'subscribe.current.perks': 'Lo que te da tu plan',
+  'subscribe.current.unlimitedLikes': 'Likes ilimitados',
   'subscribe.current.likes': 'Mira a quién le gustas',
   'subscribe.manage': 'Gestionar la suscripción',
   'subscribe.offline': 'Sin conexión. Tu plan aparecerá en cuanto vuelvas a estar en línea.',

@@ -124,6 +124,15 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.queryByTestId('plan-starter')).toBeNull();
   });
 
+  it('lists what the plan gives them: unlimited likes, not the free plan’s limit', () => {
+    useSession.setState({ user: user(true) });
+    usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0 } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    const perks = within(screen.getByTestId('current-plan')).getAllByRole('listitem').map((item) => item.textContent);
+    expect(perks).toEqual([en['subscribe.starter.1'], en['subscribe.starter.2'], 'Unlimited likes']);
+    expect(screen.getByTestId('current-plan').textContent).not.toMatch(/free|every 24 hours/i);
+  });
+
   it('offers no "Manage subscription" when there is nothing to manage', () => {
     useSession.setState({ user: user(true) });
     usePlan.setState({ subscription: { ...noDates, active: true, period: null, manageable: false, trial_days: 0 } });

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
-import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../../shared/constants';
+import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import { PlanCards } from '../../components/PlanCards';
@@ -29,8 +29,8 @@ export function outcomeFor(search: string): SubscribeOutcome {
   return 'plans';
 }
 
-/** Starter's perks, as a subscriber's page lists them. */
-const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.starter.3'];
+/** Starter's perks, as a subscriber's page lists them: what they have, not what the free plan lacks. */
+const PERKS: MessageKey[] = ['subscribe.starter.1', 'subscribe.starter.2', 'subscribe.current.unlimitedLikes'];
 
 /**
  * The plan as the server has it now (it may have changed at Stripe since the page was last open);
@@ -121,7 +121,7 @@ function CurrentPlan() {
         <h3>{t('subscribe.current.perks')}</h3>
         <ul className="plan-features">
           {PERKS.map((key) => (
-            <li key={key}>{t(key, { likes: FREE_DAILY_LIKES })}</li>
+            <li key={key}>{t(key)}</li>
           ))}
         </ul>
         <Link href="/app/likes/" className="btn btn-primary btn-block">
