@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
-import type { Language } from '../../shared/constants';
+import { type Language, MIN_AGE } from '../../shared/constants';
 import { clampDate, daysInMonth, earliestBirthDate, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
 import { localeOf } from '../lib/format';
 import { useLanguage, useT } from '../lib/i18n';
@@ -17,7 +17,8 @@ interface Props {
 /**
  * A button that opens a small calendar: year and month dropdowns, then a grid of days, over every
  * date of birth a profile accepts (ages 18 to 100) and no other. Keyboard: arrows move a day or a week, Home
- * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes.
+ * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes. A line
+ * under it says that one must be 18: why the calendar ends 18 years ago, before anyone is refused.
  */
 export function DateField({ id, value, onChange, invalid, describedBy }: Props) {
   const t = useT();
@@ -56,11 +57,14 @@ export function DateField({ id, value, onChange, invalid, describedBy }: Props) 
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-invalid={invalid}
-        aria-describedby={invalid ? describedBy : undefined}
+        aria-describedby={[invalid && describedBy, `${id}-hint`].filter(Boolean).join(' ')}
         onClick={() => setOpen((current) => !current)}
       >
         <CalendarIcon /> {label}
       </button>
+      <p id={`${id}-hint`} className="help">
+        {t('profile.dateOfBirthHint', { age: MIN_AGE })}
+      </p>
       {open && (
         <Calendar
           language={language}

@@ -133,6 +133,7 @@ export const enApp = {
   'profile.uploadFailed': 'The photo could not be uploaded.',
   'profile.bio': 'Bio',
   'profile.dateOfBirth': 'Date of birth',
+  'profile.dateOfBirthHint': 'You must be at least {age} years old.',
   'profile.pickDate': 'Pick a date',
   'profile.prevMonth': 'Previous month',
   'profile.nextMonth': 'Next month',

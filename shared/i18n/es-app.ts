@@ -134,6 +134,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.uploadFailed': 'No se pudo subir la foto.',
   'profile.bio': 'Bio',
   'profile.dateOfBirth': 'Fecha de nacimiento',
+  'profile.dateOfBirthHint': 'Debes tener al menos {age} años.',
   'profile.pickDate': 'Elige una fecha',
   'profile.prevMonth': 'Mes anterior',
   'profile.nextMonth': 'Mes siguiente',

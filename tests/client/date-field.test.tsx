@@ -79,6 +79,13 @@ describe('the date of birth picker', () => {
     expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
   });
 
+  it('says under the field that one must be 18, to a screen reader too: why the calendar ends 18 years ago', async () => {
+    await openPicker();
+    const hint = screen.getByText('Debes tener al menos 18 años.');
+    const field = screen.getByRole('button', { name: new RegExp(es['profile.pickDate']) });
+    expect(field.getAttribute('aria-describedby')).toBe(hint.id);
+  });
+
   it('counts today on the phone’s calendar, as the save’s time zone makes the server do, and finds 29 February’s limits', () => {
     const iso = (date: Date) => toIsoDate(date);
     // 29 February 2028, noon (this process's zone): 18 today is born on 28 February 2010 (no 29th that year), not 1 March.

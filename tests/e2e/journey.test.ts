@@ -111,8 +111,8 @@ describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { time
     await page.getByText(es['profile.needDate']).first().waitFor();
 
     const dateButton = page.getByLabel(es['profile.dateOfBirth']);
-    // The field says why it is refused, to a screen reader too.
-    expect(await dateButton.getAttribute('aria-describedby')).toBe('dob-error');
+    // The field says why it is refused, to a screen reader too (and, as always, that one must be 18).
+    expect(await dateButton.getAttribute('aria-describedby')).toBe('dob-error date_of_birth-hint');
     expect(await page.locator('#dob-error').textContent()).toBe(es['profile.needDate']);
     expect(await dateButton.textContent()).toContain(es['profile.pickDate']);
     await dateButton.click();
