@@ -179,7 +179,7 @@ describe('"Likes you"', () => {
     renderAt('/app/likes/', <Likes />);
     expect(screen.getAllByTestId('like-card').map((item) => item.getAttribute('data-card-id'))).toEqual(['7', '8']);
     expect(screen.getByRole('button', { name: 'Like Marco' })).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Pass on Dani' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Dislike Dani' })).toBeTruthy();
     expect(screen.queryByRole('link', { name: en['likes.locked.cta'] })).toBeNull();
   });
 
@@ -197,7 +197,7 @@ describe('"Likes you"', () => {
       },
     });
     renderAt('/app/likes/', <Likes />);
-    const pass = screen.getByRole('button', { name: 'Pass on Marco' });
+    const pass = screen.getByRole('button', { name: 'Dislike Marco' });
     pass.focus();
     await act(async () => fireEvent.click(pass));
     await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByRole('link', { name: /Dani/ })));

@@ -97,7 +97,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
 
     // The overlay held past its 2 s, so that its picture shows it at rest rather than half-way in.
     await keepMatchOverlay(page);
-    await page.getByRole('button', { name: en['likes.like'].replace('{name}', 'Noor') }).click();
+    await page.getByRole('button', { name: en['likes.like'].replace('{name}', 'Noor'), exact: true }).click();
     await page.getByRole('alertdialog', { name: en['deck.match.title'] }).getByText(en['deck.match.text'].replace('{name}', 'Noor')).waitFor();
     await entryAnimationsDone(page);
     await shot('05-likes-match');
