@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import type { Language } from '../../shared/constants';
 import type { FieldErrors } from '../../shared/schemas/common';
 import type { ErrorCode } from '../../shared/error-codes';
 import type { MessageKey } from '../../shared/i18n/en';
@@ -51,19 +52,43 @@ export function formErrors(error: unknown, t: Translate): FieldErrors {
 
 const NO_ERRORS: FieldErrors = Object.freeze({}) as FieldErrors;
 
+/** What says a form's errors again in another language: fetched the first time a switch needs it. */
+let translator: Promise<void> | null = null;
+let translate: typeof import('./translate-errors').translateErrors | null = null;
+
+interface Said {
+  language: Language;
+  errors: FieldErrors;
+}
+
 /**
- * A form's errors per field, as `useState` holds them, in the language they were said in: a switch
- * of language puts them away (the next submit says them again, in the new one) rather than leave
- * lines of the other language under the fields.
+ * A form's errors per field, as `useState` holds them, with the language they were said in. A switch
+ * of language says them again in the new one (`translate-errors.ts`); until that is fetched, or if it
+ * cannot be, none show rather than lines of the other language. A form that moves the focus to its
+ * first error does it after a submit, not when its errors are said again.
  */
 export function useFieldErrors() {
   const language = useLanguage((state) => state.language);
-  const [said, setSaid] = useState({ language, errors: NO_ERRORS });
+  const [said, setSaid] = useState<Said>({ language, errors: NO_ERRORS });
+  const [, setTranslated] = useState(false);
+  const waiting = said.language !== language && Object.keys(said.errors).length > 0 && !translate;
+  useEffect(() => {
+    if (!waiting) return;
+    translator ??= import('./translate-errors').then((module) => {
+      translate = module.translateErrors;
+    });
+    translator.then(() => setTranslated(true), () => {});
+  }, [waiting]);
+  // Said again once the translator is here (`waiting` turns false).
+  const errors = useMemo(() => inLanguage(said, language), [said, language, waiting]);
   const setErrors = (next: FieldErrors | ((current: FieldErrors) => FieldErrors)) =>
     setSaid((current) => {
       const now = useLanguage.getState().language;
-      const errors = current.language === now ? current.errors : NO_ERRORS;
+      const errors = inLanguage(current, now);
       return { language: now, errors: typeof next === 'function' ? next(errors) : next };
     });
-  return [said.language === language ? said.errors : NO_ERRORS, setErrors] as const;
+  return [errors, setErrors] as const;
 }
+
+const inLanguage = (said: Said, language: Language) =>
+  said.language === language ? said.errors : translate ? translate(said.errors, said.language, language) : NO_ERRORS;

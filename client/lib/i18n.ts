@@ -105,5 +105,8 @@ export function useT(): Translate {
   return (key, vars) => lookup(language, key, vars);
 }
 
+/** The copy this tab has loaded in `language`: what a line said in it is found in (`translate-errors.ts`). */
+export const loadedMessages = (language: Language): Messages => registry[language];
+
 /** For code outside React (stores, toasts raised from actions). */
 export const t: Translate = (key, vars) => lookup(useLanguage.getState().language, key, vars);

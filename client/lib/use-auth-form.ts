@@ -21,8 +21,14 @@ export function useAuthForm() {
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement | null>(null);
-  // Once shown, the first field refused takes the focus: a keyboard or a screen reader starts there.
-  useEffect(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), [errors]);
+  // Once shown after a submit, the first field refused takes the focus: a keyboard or a screen reader
+  // starts there. Not when a switch of language says them again: the focus stays on the switch.
+  const refused = useRef(false);
+  useEffect(() => {
+    if (!refused.current) return;
+    refused.current = false;
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [errors]);
 
   /** Signs in and opens the app; `replace`: in this page's place, for a page Back must not return to. */
   const enter = (newToken: string, { replace = false } = {}) => {
@@ -40,6 +46,7 @@ export function useAuthForm() {
     try {
       await send((name) => String(data.get(name) ?? ''));
     } catch (error) {
+      refused.current = true;
       setErrors(formErrors(error, t));
     } finally {
       // Done either way: a form that stays on screen (a password changed) can be sent again.

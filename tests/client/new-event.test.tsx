@@ -4,13 +4,14 @@
  * where they came from, not to a blank form that would make the same event twice. Changing one sends
  * only what changed, and never the start of an event that has started.
  */
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { Suspense } from 'react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
-import { initLanguage } from '../../client/lib/i18n';
+import { esEvents } from '../../shared/i18n/es-events';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { ValidationError } from '../../client/lib/api';
 
 const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
@@ -64,6 +65,13 @@ describe('the new-event form', () => {
     expect(starts.getAttribute('aria-invalid')).toBe('true');
     await waitFor(() => expect(document.activeElement).toBe(starts));
     expect(api.createEvent).not.toHaveBeenCalled();
+
+    // Said again in Spanish after a switch of language, where the focus is now: not taken back to the field.
+    const elsewhere = screen.getByRole('button', { name: enEvents['events.new.submit'] });
+    elsewhere.focus();
+    await act(() => useLanguage.getState().setLanguage('es'));
+    expect(await screen.findAllByText(esEvents['events.new.timeMissing'])).toHaveLength(2);
+    expect(document.activeElement).toBe(elsewhere);
   });
 });
 

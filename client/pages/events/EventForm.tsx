@@ -92,8 +92,14 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
-  // A refused save: its first error, which may be above the fold, in view and focused.
-  useEffect(() => revealFirstError(formElement.current), [errors]);
+  // A refused save: its first error, which may be above the fold, in view and focused (not when a
+  // switch of language says the errors again).
+  const refused = useRef(false);
+  useEffect(() => {
+    if (!refused.current) return;
+    refused.current = false;
+    revealFirstError(formElement.current);
+  }, [errors]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -110,6 +116,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
     // A time cleared in the phone's picker: asked for here, not answered with the API's format.
     const missing = (['starts_at', 'ends_at'] as const).filter((field) => !values[field]);
     if (missing.length > 0) {
+      refused.current = true;
       setErrors(Object.fromEntries(missing.map((field) => [field, [t('events.new.timeMissing')]])));
       return;
     }
@@ -118,6 +125,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
     try {
       await onSubmit(values);
     } catch (error) {
+      refused.current = true;
       setErrors(formErrors(error, t));
     }
     // Saved, the page has left; or it stays, refused or asking first (EditEvent's confirm sheet).
