@@ -102,30 +102,27 @@ describe('the subscribe page', () => {
     expect(screen.queryByText(en['subscribe.subtitleNoTrial'])).toBeNull();
   });
 
-  it('says what the server said last on this phone when it cannot be asked (offline): no trial for who has had it', async () => {
-    serverAnswers({ '/api/payments/subscription/': state(0) });
+  /** The page seen once with the server saying `trialDays`, then opened again with no network (nothing in memory). */
+  async function offlineAfterServerSaid(trialDays: number) {
+    serverAnswers({ '/api/payments/subscription/': state(trialDays) });
     renderAt('/app/subscribe/', <Subscribe />);
     await vi.waitFor(() => expect(usePlan.getState().subscription).not.toBeNull());
     cleanup();
     usePlan.getState().reset();
 
-    // The app opened again with no network: the plan's state is not in memory any more.
     vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
     renderAt('/app/subscribe/', <Subscribe />);
+  }
+
+  it('says what the server said last on this phone when it cannot be asked (offline): no trial for who has had it', async () => {
+    await offlineAfterServerSaid(0);
     expect((await starterButton()).textContent).toBe(en['subscribe.chooseNoTrial']);
     expect(screen.getByText(en['subscribe.subtitleNoTrial'])).toBeTruthy();
     expect(document.body.textContent).not.toMatch(/free trial/i);
   });
 
   it('offers the trial there to who still had it when the server last said', async () => {
-    serverAnswers({ '/api/payments/subscription/': state(FREE_TRIAL_DAYS) });
-    renderAt('/app/subscribe/', <Subscribe />);
-    await vi.waitFor(() => expect(usePlan.getState().subscription).not.toBeNull());
-    cleanup();
-    usePlan.getState().reset();
-
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
-    renderAt('/app/subscribe/', <Subscribe />);
+    await offlineAfterServerSaid(FREE_TRIAL_DAYS);
     expect((await starterButton()).textContent).toBe(en['subscribe.choose']);
     expect(screen.getByText(en['subscribe.subtitle'].replace('{days}', String(FREE_TRIAL_DAYS)))).toBeTruthy();
   });
