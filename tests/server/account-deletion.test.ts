@@ -37,6 +37,7 @@ import { type ApiResponse, client } from '../helpers/http';
 import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { createPostgresDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -377,14 +378,23 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
   let holder: postgres.Sql;
   let hold: LockHolder['hold'];
   let stuckOrDone: LockHolder['stuckOrDone'];
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    database = await createPostgresDatabase();
+    // PostgreSQL looks for a cycle once, deadlock_timeout after a wait begins: a cycle the test closes
+    // later than that (a busy machine's second) is found by the test's own wait instead, and the wrong
+    // side is rolled back. The server's connections look after 3 s here, the test's never first.
+    const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '3s'`);
+    await admin.end();
+    server = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    holder = postgres(database.url, { max: 2, onnotice: () => {} });
     ({ hold, stuckOrDone } = lockHolder(holder));
   });
   afterAll(async () => {
     await holder?.end();
     await server?.close();
+    await database?.drop();
   });
 
   it('the save lands first, then the deletion takes the account with the photo it stored', async () => {
@@ -449,10 +459,12 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     const api = client(server.url);
     // The test's own transaction holds the profile, which the deletion's cascade waits for, its account
     // row taken; then asks for the account row itself: a cycle. The deletion, waiting first, is the one
-    // PostgreSQL rolls back (whoever's wait reaches deadlock_timeout with the cycle there).
+    // PostgreSQL rolls back (whoever's wait reaches deadlock_timeout with the cycle there: the
+    // deletion's 3 s, long before this transaction's minute).
     const session = await holder.reserve();
     try {
       await session`begin`;
+      await session`set local deadlock_timeout = '1min'`;
       await session`select 1 from profiles where user_id = ${user.id} for update`;
       const deleting = api.delete('/api/users/me/', { token: user.token, json: { password: user.password } });
       expect(await stuckOrDone(deleting, 1)).toBe(false);
