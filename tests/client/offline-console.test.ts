@@ -9,8 +9,8 @@ import { usePlan } from '../../client/stores/plan';
 import { useConfig } from '../../client/stores/config';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+import { stubFetchOffline } from '../helpers/no-network';
 
-const noAnswer = () => vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
 const online = (value: boolean) => vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(value);
 
 /** The loads a reload of the app makes, from the session store, the config's and the plan's. */
@@ -36,14 +36,14 @@ afterEach(() => {
 describe('a load that fails', () => {
   it('logs nothing while the phone is offline', async () => {
     online(false);
-    noAnswer();
+    stubFetchOffline();
     await loadAll();
     expect(errors).not.toHaveBeenCalled();
   });
 
   it('logs a call with no answer while the phone is online', async () => {
     online(true);
-    noAnswer();
+    stubFetchOffline();
     await loadAll();
     expect(errors.mock.calls.map((call) => call[0])).toEqual([
       'Could not load the current user',

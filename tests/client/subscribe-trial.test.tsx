@@ -18,6 +18,7 @@ import { TestCheckout } from '../../client/pages/app/TestCheckout';
 import { usePlan } from '../../client/stores/plan';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+import { noNetwork, stubFetchOffline } from '../helpers/no-network';
 import { renderAt } from '../helpers/render-at';
 
 const user = currentUser();
@@ -110,7 +111,7 @@ describe('the subscribe page', () => {
     cleanup();
     usePlan.getState().reset();
 
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    stubFetchOffline();
     renderAt('/app/subscribe/', <Subscribe />);
   }
 
@@ -128,7 +129,7 @@ describe('the subscribe page', () => {
   });
 
   it.each([
-    ['offline', () => Promise.reject(new TypeError('Failed to fetch'))],
+    ['offline', noNetwork],
     ['a server error', async () => Response.json({ detail: 'Internal server error.' }, { status: 500 })],
   ])('promises no trial nor rules it out when the state cannot be had and this phone never heard it (%s)', async (_, answer) => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
