@@ -85,11 +85,57 @@ const secondaryPages = {
   test: /client[\\/](pages[\\/](app[\\/](Settings|Likes|Blocked|EndedChats)|events[\\/](Events|NewEvent|EditEvent|HostScreen|EventForm))\.tsx|stores[\\/]host\.ts|lib[\\/]messages-settings\.ts)$/,
 };
 
+/**
+ * The modules that only the signed-in app loads, in one chunk. AppRoot loads them all at once (they
+ * are its static imports), but left alone the bundler put those it shares with the app's lazy pages
+ * (the socket and its library, the deck's and the events' stores, the device cache, the loading
+ * screen) in five small chunks, each compressed alone: ~1.4 KB (gzip) more than one. Which modules
+ * they are is read from the import graph once it is built: those AppRoot imports and no page reached
+ * without it imports (the landing page, sign-up, an event's public page, the toasts), so a guest
+ * never fetches the chunk. AppRoot's own module stays in its entry chunk, which imports this one:
+ * taken in too, it would leave the manifest with no entry for the app (bench/client-bundle.ts finds
+ * the app by it).
+ */
+const signedInOnly = new Set<string>();
+function findSignedInOnly(): Plugin {
+  return {
+    name: 'signed-in-only-modules',
+    apply: 'build',
+    buildEnd() {
+      const ids = [...this.getModuleIds()];
+      const appRoot = ids.find((id) => /client[\\/]pages[\\/]app[\\/]AppRoot\.tsx$/.test(id));
+      // Another build with this config (the bundle bench's bare page) has no app.
+      if (!appRoot) return;
+      /** The modules these load, with those they import lazily when `lazy`, never going through `avoid`. */
+      const reached = (from: string[], lazy: boolean, avoid?: string) => {
+        const seen = new Set<string>();
+        const next = [...from];
+        for (let id = next.pop(); id !== undefined; id = next.pop()) {
+          if (seen.has(id) || id === avoid) continue;
+          seen.add(id);
+          const module = this.getModuleInfo(id);
+          next.push(...(module?.importedIds ?? []), ...(lazy ? (module?.dynamicallyImportedIds ?? []) : []));
+        }
+        return seen;
+      };
+      const entries = ids.filter((id) => this.getModuleInfo(id)?.isEntry);
+      const withoutApp = reached(entries, true, appRoot);
+      signedInOnly.clear();
+      for (const id of reached([appRoot], false)) if (id !== appRoot && !withoutApp.has(id)) signedInOnly.add(id);
+    },
+  };
+}
+const signedInApp = {
+  name: 'app',
+  test: (id: string) => signedInOnly.has(id),
+};
+
 export default defineConfig({
   root: 'client',
   plugins: [
     react(),
     websocketOnly(),
+    findSignedInOnly(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
     // signed-in app registers it itself (client/lib/service-worker.ts) and has its own manifest
@@ -115,7 +161,7 @@ export default defineConfig({
     // Hex file hashes: the entry names every lazy chunk and stylesheet it may load, and hex (8 characters,
     // 32 bits) compresses better than base64 there; a collision between two versions of one chunk stays
     // out of reach.
-    rolldownOptions: { output: { hashCharacters: 'hex', codeSplitting: { includeDependenciesRecursively: false, groups: [firstLoad, secondaryPages] } } },
+    rolldownOptions: { output: { hashCharacters: 'hex', codeSplitting: { includeDependenciesRecursively: false, groups: [firstLoad, secondaryPages, signedInApp] } } },
   },
   server: {
     proxy: {
