@@ -163,6 +163,10 @@ export default defineConfig({
       // `_objectSpread2` helper (which only copies properties); the app's drags use one. Known to be pure,
       // the others (pinch, move, hover) are left out, ~220 bytes (gzip).
       treeshake: { manualPureFunctions: ['_objectSpread2'] },
+      // An imported constant is written as its value wherever it is used, not only in conditions (the
+      // default): fewer declarations, and fewer names for the chunks to export and import, ~170 bytes
+      // (gzip) less for the landing page and ~270 for the app.
+      optimization: { inlineConst: { mode: 'all' } },
       // Hex file hashes: the entry names every lazy chunk and stylesheet it may load, and hex (8 characters,
       // 32 bits) compresses better than base64 there; a collision between two versions of one chunk stays
       // out of reach.
