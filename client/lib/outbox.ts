@@ -1,11 +1,12 @@
 /** Kept apart from storage.ts, which the landing page loads: only the chat needs it. */
-import { readStorage } from './storage';
+import { OUTBOX_KEY, readStorage, removeKeys } from './storage';
 import { uuid } from './uuid';
 
 /**
  * A user's chat messages written and not yet stored (`client/stores/chat.ts`), kept on the device so
  * that a reload, or a phone closing the tab, does not lose them. Per user, and cleared with the rest
- * of local storage at sign-in and sign-out.
+ * of local storage at sign-out, unless the server ended the session (`endRevokedSession`): then they
+ * wait for the same user's next sign-in here, and go with the next sign-in of anyone else.
  */
 export interface OutboxEntry {
   conversation_id: number;
@@ -16,7 +17,12 @@ export interface OutboxEntry {
   tab?: string;
 }
 
-const outboxKey = (userId: number) => `chat_outbox:${userId}`;
+const outboxKey = (userId: number) => `${OUTBOX_KEY}${userId}`;
+
+/** The outboxes of every other user, kept from a session the server ended: never theirs to send, nor to read. */
+export function dropOutboxesBut(userId: number) {
+  removeKeys((key) => key.startsWith(OUTBOX_KEY) && key !== outboxKey(userId));
+}
 
 const isOutboxEntry = (value: unknown): value is OutboxEntry => {
   if (typeof value !== 'object' || value === null) return false;
@@ -49,7 +55,7 @@ export function writeOutbox(userId: number, entries: OutboxEntry[]) {
   } catch {
     // A full storage: what is kept of the server's (`lib/device-cache.ts`) gives way to what is not stored yet.
     try {
-      for (const key of Object.keys(window.localStorage)) if (key.startsWith('cache:')) window.localStorage.removeItem(key);
+      removeKeys((key) => key.startsWith('cache:'));
       write();
     } catch {
       // Private mode, or full all the same: the messages stay in this tab only.

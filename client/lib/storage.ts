@@ -7,6 +7,8 @@ export const LANGUAGE_KEY = 'language_code';
 export const THEME_KEY = 'theme';
 /** An event the visitor set out to join (`lib/pending-join.ts`). */
 export const PENDING_JOIN_KEY = 'pending_event_join';
+/** The start of a user's outbox key, their chat messages not stored yet (`lib/outbox.ts`). */
+export const OUTBOX_KEY = 'chat_outbox:';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */
 export function readStorage(key: string): string | null {
@@ -35,9 +37,15 @@ export function storeLanguage(language: Language) {
 /**
  * Logout and login clear local storage, all but the language and the theme, choices about the device
  * rather than the account (otherwise every logout would switch the app to Spanish), and an event the
- * visitor is on their way into: signing up and in is the way in.
+ * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
+ * messages of a session the server ended that are still to go (`endRevokedSession`).
  */
-export function clearStorage() {
+export function clearStorage(keepOutbox?: boolean) {
   const kept = [LANGUAGE_KEY, THEME_KEY, PENDING_JOIN_KEY];
-  for (const key of Object.keys(window.localStorage)) if (!kept.includes(key)) window.localStorage.removeItem(key);
+  removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
+}
+
+/** Removes every key of local storage that `drop` picks. */
+export function removeKeys(drop: (key: string) => boolean) {
+  for (const key of Object.keys(window.localStorage)) if (drop(key)) window.localStorage.removeItem(key);
 }

@@ -6,7 +6,7 @@ import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
 import { t } from '../lib/i18n';
-import { type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../lib/outbox';
+import { dropOutboxesBut, type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../lib/outbox';
 import { toast } from '../lib/toast';
 import { uuid } from '../lib/uuid';
 import { useConversations } from './conversations';
@@ -865,6 +865,9 @@ onSignOut(() => {
   draftWrite = undefined;
   draftsFor = null;
   touched = [];
+  // The outbox too is taken up afresh at the next sign-in: one the server ended leaves it for that
+  // (`endRevokedSession`), and this tab must not write it away first as the user it last took it up for.
+  restoredFor = null;
 });
 
 window.addEventListener('pagehide', () => {
@@ -877,6 +880,8 @@ document.addEventListener('visibilitychange', () => {
 useSession.subscribe((state, previous) => {
   const id = state.user?.id;
   if (id === undefined || id === previous.user?.id) return;
+  // Another user's, left by a session the server ended: never sent as this one.
+  if (ownsStorage()) dropOutboxesBut(id);
   restoreDrafts(id);
   useChat.getState().restoreOutbox(id);
 });

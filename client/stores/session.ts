@@ -26,8 +26,11 @@ interface SessionState {
    * keep the user and the tab's state, and reconnect with it.
    */
   replaceToken: (token: string) => void;
-  /** `alreadyRevoked`: the server ended the session itself (logout everywhere, deletion): no logout call. */
-  signOut: (options?: { alreadyRevoked?: boolean }) => void;
+  /**
+   * `alreadyRevoked`: the server ended the session itself (logout everywhere, deletion): no logout call.
+   * `keepOutbox`: the messages still on their way stay on the device (`endRevokedSession`).
+   */
+  signOut: (options?: { alreadyRevoked?: boolean; keepOutbox?: boolean }) => void;
 }
 
 /** Which session this is: bumped at every sign-in and sign-out. */
@@ -120,8 +123,9 @@ export const useSession = create<SessionState>()((set, get) => ({
     void get().loadUser();
   },
   signIn(token) {
-    // Login clears whatever the last session left, then stores the new token.
-    clearStorage();
+    // Login clears whatever the last session left, then stores the new token. Not the messages a
+    // session the server ended left unsent: they go if this is their user again (`stores/chat.ts`).
+    clearStorage(true);
     setToken(token);
     session += 1;
     cancelUserRetry();
@@ -139,7 +143,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     const hadToken = Boolean(get().token);
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
-    clearStorage();
+    clearStorage(options.keepOutbox);
     session += 1;
     cancelUserRetry();
     for (const reset of resetListeners) reset();
@@ -166,11 +170,11 @@ export type SessionEnd = 'ended' | 'suspended';
  */
 export function endRevokedSession(why: SessionEnd = 'ended') {
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
-  // Signing out clears the outbox with the rest of the device's copy of the account: the login page
-  // says so, where a message was still on its way.
+  // Ended from elsewhere or expired: the messages still on their way stay on the device, and go when
+  // the same user signs in here again, as the login page says. A ban's go with the rest: they never could.
   const unsent = why === 'ended' && countUnsent() > 0;
   // Ended by the server already (or being ended, a ban): no logout call, which it would refuse.
-  useSession.getState().signOut({ alreadyRevoked: true });
+  useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: why === 'ended' });
   if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}${unsent ? '&unsent' : ''}`);
 }
 

@@ -53,7 +53,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'login.registerLink': 'Regístrate',
   'login.ended': 'Tu sesión aquí se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
   'login.suspended': 'Esta cuenta ha sido suspendida.',
-  'login.unsent': 'Los mensajes que aún no habías enviado no se han guardado.',
+  'login.unsent': 'Tus mensajes sin enviar se enviarán al volver a entrar con la misma cuenta.',
   'register.title': 'Crea tu cuenta',
   'register.google': 'Registrarse con Google',
   'register.firstName': 'Nombre',

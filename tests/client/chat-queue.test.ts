@@ -231,12 +231,13 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(outbox()).toEqual([otherTab]);
   });
 
-  it('leaves another user’s outbox alone', async () => {
+  it('never takes up another user’s outbox, and drops it', async () => {
+    // Left by a session of theirs the server ended (`endRevokedSession`), for their next sign-in here.
     localStorage.setItem('chat_outbox:2', JSON.stringify([{ conversation_id: 7, client_id: 'x', content: 'not mine', time: '2026-11-28T01:00:00.000Z' }]));
     useSession.setState({ user: undefined });
     signedIn();
     expect(useChat.getState().threads[7]).toBeUndefined();
-    expect(localStorage.getItem('chat_outbox:2')).not.toBeNull();
+    expect(localStorage.getItem('chat_outbox:2')).toBeNull();
   });
 
   it('marks a send the server refused over the socket as failed', async () => {

@@ -577,7 +577,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     }
   });
 
-  it('says so on the login page when a session closed elsewhere took a message still on its way', async () => {
+  it('keeps a message still on its way when a session closes elsewhere, and sends it once the user logs in again', async () => {
     const [dana, eli] = await Promise.all([makeCompletedUser(app.server, { name: 'Dana' }), makeCompletedUser(app.server, { name: 'Eli' })]);
     const conversationId = await match(app.server, dana, eli);
     const tab = await openPhone(app.browser, { token: dana.token, language: 'en' });
@@ -595,6 +595,21 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.page.waitForURL(`${app.server.url}/login/?ended&unsent`, { waitUntil: 'commit' });
       await tab.page.getByRole('heading', { name: en['login.title'] }).waitFor();
       expect(await tab.page.getByRole('status').textContent()).toBe(`${en['login.ended']} ${en['login.unsent']}`);
+      // It never reached the server; the same user logging in again on this phone sends it, once.
+      const stored = async () =>
+        ((await client(app.server.url).get(`/api/conversations/${conversationId}/messages/`, { token: eli.token })).body.results as Array<{ content: string; sender: number }>)
+          .filter((message) => message.content === 'Written in the tunnel')
+          .map((message) => message.sender);
+      expect(await stored()).toEqual([]);
+      await tab.page.getByLabel(en['auth.email']).fill(dana.email);
+      await tab.page.getByLabel(en['auth.password']).fill(dana.password);
+      await tab.page.getByRole('button', { name: en['login.submit'] }).click();
+      await tab.page.waitForURL(`${app.server.url}/app/home/`);
+      await expect.poll(stored, { timeout: 10_000 }).toEqual([dana.id]);
+      await tab.page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+      await tab.page.locator('.message-own', { hasText: 'Written in the tunnel' }).waitFor();
+      expect(await tab.page.locator('.message-own', { hasText: 'Written in the tunnel' }).count()).toBe(1);
+      expect(await stored()).toEqual([dana.id]);
     } finally {
       await tab.context.close();
     }
