@@ -7,11 +7,15 @@ import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
 
-/** "Forgot password?": the same answer whether or not an account has this e-mail. */
+/**
+ * "Forgot password?": the same answer whether or not an account has this e-mail. Opened from the login
+ * page, with the e-mail typed there (its history state).
+ */
 export function ForgotPassword() {
   useMessages(accountMessages);
   const { t, errors, busy, onSubmit } = useAuthForm();
   const [sent, setSent] = useState(false);
+  const fromLogin = window.history.state as { email: string } | null;
 
   const submit = onSubmit(async (value) => {
     await accountApi.requestPasswordReset(value('email'));
@@ -27,7 +31,7 @@ export function ForgotPassword() {
       ) : (
         <form className="form" onSubmit={submit}>
           <p className="muted">{t('forgot.intro')}</p>
-          <FormField name="email" label={t('auth.email')} type="email" autoComplete="email" errors={errors.email} />
+          <FormField name="email" label={t('auth.email')} type="email" autoComplete="email" defaultValue={fromLogin?.email} errors={errors.email} />
           <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('forgot.submit')} />
         </form>
       )}

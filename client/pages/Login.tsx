@@ -6,7 +6,7 @@ import { useAuthForm } from '../lib/use-auth-form';
 import type { SessionEnd } from '../stores/session';
 
 export function Login() {
-  const { t, redirect, errors, busy, enter, onSubmit } = useAuthForm();
+  const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
   // Just registered: the e-mail they typed. Signed out by the server (`endRevokedSession`): say why.
   const registered = (window.history.state as { email?: string } | null)?.email;
@@ -29,7 +29,16 @@ export function Login() {
       <form className="form" onSubmit={submit} noValidate={false}>
         <FormField name="username" label={t('auth.email')} type="email" autoComplete="email" defaultValue={registered} errors={errors.username} />
         <FormField name="password" label={t('auth.password')} type="password" autoComplete="current-password" autoFocus={Boolean(registered)} errors={errors.password} />
-        <Link href="/forgot-password/" className="link-muted forgot">
+        <Link
+          href="/forgot-password/"
+          className="link-muted forgot"
+          onClick={(event) => {
+            // The e-mail typed so far goes along in the page's history state: never in its address,
+            // which logs and the browser's history keep.
+            event.preventDefault();
+            navigate('/forgot-password/', { state: { email: new FormData(event.currentTarget.closest('form')!).get('username') } });
+          }}
+        >
           {t('login.forgot')}
         </Link>
         <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('login.submit')} />

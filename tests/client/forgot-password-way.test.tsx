@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+/**
+ * The way from the login page to a new password. "Forgot password?" takes the e-mail typed so far
+ * along (in the page's history state, never in its address, which logs and the browser's history
+ * keep). In the browser's own history (jsdom's), as on a phone.
+ */
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Route, Router, Switch } from 'wouter';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { enAccount } from '../../shared/i18n/en-account';
+import { initLanguage } from '../../client/lib/i18n';
+import { AccountLinks } from '../../client/pages/AccountLinks';
+import { Login } from '../../client/pages/Login';
+
+beforeEach(async () => {
+  // The Google button's configuration, and the reset link's check: a link that works.
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => (String(url).endsWith('/api/auth/password-reset/check/') ? Response.json({ email: 'lena@example.com' }) : Response.json({}))),
+  );
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+  window.history.replaceState(null, '', '/');
+});
+
+/** The public pages at `address`, as a tab opened there. */
+function open(address: string) {
+  window.history.replaceState(null, '', address);
+  render(
+    <Router>
+      <Switch>
+        <Route path="/login/" component={Login} />
+        <Route path={/^\/(forgot-password|reset-password)\/$/} component={AccountLinks} />
+      </Switch>
+    </Router>,
+  );
+}
+
+const emailField = () => screen.findByLabelText<HTMLInputElement>(en['auth.email']);
+const back = async () => act(async () => fireEvent.click(await screen.findByRole('button', { name: en['auth.back'] })));
+const onLoginPage = () => screen.findByRole('heading', { name: en['login.title'] });
+
+describe('Forgot password? from the login page', () => {
+  it('takes the e-mail typed there along, out of the address, for the user to change', async () => {
+    open('/login/');
+    fireEvent.change(await emailField(), { target: { value: 'ana@example.com' } });
+    await act(async () => fireEvent.click(screen.getByRole('link', { name: en['login.forgot'] })));
+
+    await screen.findByRole('heading', { name: enAccount['forgot.title'] });
+    expect(await emailField()).toHaveProperty('value', 'ana@example.com');
+    expect(window.location.href).not.toContain('ana');
+    fireEvent.change(await emailField(), { target: { value: 'ana.r@example.com' } });
+    expect(await emailField()).toHaveProperty('value', 'ana.r@example.com');
+  });
+
+  it('goes with an empty field when nothing was typed', async () => {
+    open('/login/');
+    await act(async () => fireEvent.click(await screen.findByRole('link', { name: en['login.forgot'] })));
+    await screen.findByRole('heading', { name: enAccount['forgot.title'] });
+    expect(await emailField()).toHaveProperty('value', '');
+  });
+});
