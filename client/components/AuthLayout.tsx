@@ -71,15 +71,17 @@ export function FormField({
   );
 }
 
-/** The form's general error line, then submit and Back: the foot of the login and register forms. */
+/** The form's general error line, then submit and Back (home, unless `back` says otherwise): the foot of the auth forms. */
 export function AuthFormFooter({
   errors,
   busy,
   submitLabel,
+  back,
 }: {
   errors: string[] | undefined;
   busy: boolean;
   submitLabel: string;
+  back?: () => void;
 }) {
   const [, navigate] = useLocation();
   return (
@@ -93,7 +95,7 @@ export function AuthFormFooter({
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {submitLabel}
         </button>
-        <BackButton onStandalone={() => navigate('/')} />
+        <BackButton onStandalone={back ?? (() => navigate('/'))} />
       </div>
     </>
   );

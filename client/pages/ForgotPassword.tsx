@@ -9,11 +9,12 @@ import { useMessages } from '../lib/i18n';
 
 /**
  * "Forgot password?": the same answer whether or not an account has this e-mail. Opened from the login
- * page, with the e-mail typed there (its history state).
+ * page, with the e-mail typed there (its history state), and Back returns to it; opened any other way
+ * (an e-mail's link, an address typed), Back opens the login page.
  */
 export function ForgotPassword() {
   useMessages(accountMessages);
-  const { t, errors, busy, onSubmit } = useAuthForm();
+  const { t, navigate, errors, busy, onSubmit } = useAuthForm();
   const [sent, setSent] = useState(false);
   const fromLogin = window.history.state as { email: string } | null;
 
@@ -32,7 +33,12 @@ export function ForgotPassword() {
         <form className="form" onSubmit={submit}>
           <p className="muted">{t('forgot.intro')}</p>
           <FormField name="email" label={t('auth.email')} type="email" autoComplete="email" defaultValue={fromLogin?.email} errors={errors.email} />
-          <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('forgot.submit')} />
+          <AuthFormFooter
+            errors={errors.non_field_errors}
+            busy={busy}
+            submitLabel={t('forgot.submit')}
+            back={() => (fromLogin ? window.history.back() : navigate('/login/'))}
+          />
         </form>
       )}
       <p className="auth-switch">

@@ -52,7 +52,7 @@ function useSignedInEmail() {
 /** The e-mail's link: a new password, and the user is signed in with the token the server answers. */
 export function ResetPassword() {
   useMessages(accountMessages);
-  const { t, errors, busy, enter, onSubmit } = useAuthForm();
+  const { t, navigate, errors, busy, enter, onSubmit } = useAuthForm();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const link = useResetLink(token);
   const refused = link === 'refused';
@@ -86,7 +86,8 @@ export function ResetPassword() {
         <form className="form" onSubmit={submit}>
           <FormField name="password" label={t('reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
           <FormField name="password2" label={t('reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />
-          <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('reset.submit')} />
+          {/* Opened from an e-mail: Back leads to the login page, where the password is used, not to the landing page. */}
+          <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('reset.submit')} back={() => navigate('/login/')} />
         </form>
       )}
     </AuthLayout>

@@ -1,8 +1,10 @@
 // @vitest-environment jsdom
 /**
- * The way from the login page to a new password. "Forgot password?" takes the e-mail typed so far
- * along (in the page's history state, never in its address, which logs and the browser's history
- * keep). In the browser's own history (jsdom's), as on a phone.
+ * The way from the login page to a new password and back. "Forgot password?" takes the e-mail typed
+ * so far along (in the page's history state, never in its address, which logs and the browser's
+ * history keep), and the big Back button of the forgot and reset pages leads back to the login page,
+ * where the user came from, not to the landing page; the login page too when the page was opened
+ * from an e-mail's link. In the browser's own history (jsdom's), as on a phone.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router, Switch } from 'wouter';
@@ -64,5 +66,30 @@ describe('Forgot password? from the login page', () => {
     await act(async () => fireEvent.click(await screen.findByRole('link', { name: en['login.forgot'] })));
     await screen.findByRole('heading', { name: enAccount['forgot.title'] });
     expect(await emailField()).toHaveProperty('value', '');
+  });
+});
+
+describe('Back on the forgot and reset pages', () => {
+  it('returns to the login page the forgot page was opened from, back in the history', async () => {
+    open('/login/');
+    await act(async () => fireEvent.click(await screen.findByRole('link', { name: en['login.forgot'] })));
+    await screen.findByRole('heading', { name: enAccount['forgot.title'] });
+    const entries = window.history.length;
+    await back();
+    await onLoginPage();
+    expect(window.location.pathname).toBe('/login/');
+    // Not a new page on top: the browser's own Back from the login page does not return to the forgot page.
+    expect(window.history.length).toBe(entries);
+  });
+
+  it.each([
+    ['the forgot page', '/forgot-password/', enAccount['forgot.title']],
+    ['the reset page', '/reset-password/?token=sent-by-mail', enAccount['reset.title']],
+  ])('opens the login page from %s opened from an e-mail’s link', async (_page, address, title) => {
+    open(address);
+    await screen.findByRole('heading', { name: title });
+    await back();
+    await onLoginPage();
+    expect(window.location.pathname).toBe('/login/');
   });
 });

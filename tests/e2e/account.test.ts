@@ -47,11 +47,21 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     const page = await phone();
 
     await page.goto(`${app.server.url}/login/`);
+    await page.getByLabel(es['auth.email']).fill(user.email);
     await page.getByRole('link', { name: es['login.forgot'] }).click();
     await page.waitForURL('**/forgot-password/');
     await page.getByRole('heading', { name: es['forgot.title'] }).waitFor();
-    await page.getByLabel(es['auth.email']).fill(user.email);
+    // The address typed on the login page came along, and not in the page's address.
+    expect(await page.getByLabel(es['auth.email']).inputValue()).toBe(user.email);
+    expect(page.url()).toBe(`${app.server.url}/forgot-password/`);
     await shot(page, 'account-01-forgot-password');
+    // Back returns to the login page it came from, not to the landing page; and Forgot again.
+    await page.getByRole('button', { name: es['auth.back'] }).click();
+    await page.waitForURL('**/login/');
+    await page.getByRole('heading', { name: es['login.title'] }).waitFor();
+    await page.getByRole('link', { name: es['login.forgot'] }).click();
+    await page.waitForURL('**/forgot-password/');
+    await page.getByLabel(es['auth.email']).fill(user.email);
     await page.getByRole('button', { name: es['forgot.submit'] }).click();
     await page.getByText(es['forgot.sent']).waitFor();
     await shot(page, 'account-02-forgot-password-sent');
