@@ -67,8 +67,13 @@ export const EVENT_MAX_LEAD_DAYS = 365;
 export const EVENT_CHECK_IN_LEAD_MINUTES = 60;
 /** The deck stays open to those checked in this long after the end. */
 export const EVENT_AFTER_PARTY_HOURS = 24;
-/** A QR token's window; the current and the previous one are accepted. */
+/** A QR token's window; the current and the previous one are accepted (and the next, QR_EARLY_SECONDS before it). */
 export const QR_WINDOW_SECONDS = 60;
+/**
+ * The next window's token is handed out (and accepted) this long before the window turns, so that the
+ * host screen swaps it in a little before the turn, as a code good through the window after.
+ */
+export const QR_EARLY_SECONDS = 5;
 export const JOIN_PASS_MINUTES = 30;
 /** At most one `event:count` per event this often, and one `deck:refresh`. */
 export const EVENT_COUNT_INTERVAL_MS = 1000;

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { QR_WINDOW_SECONDS } from '../../shared/constants';
+import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { api } from '../lib/api-app';
 import { isConnected, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
@@ -35,9 +35,11 @@ export async function findMine(id: number): Promise<OrganizerEvent | null> {
 }
 
 /**
- * Runs the screen for one event until the returned stop is called: the QR is fetched again just after
- * each window turns (the one on screen stays good through the next window, so a slow or skewed
- * clock never shows a dead code), the count comes over the socket, the stats follow it.
+ * Runs the screen for one event until the returned stop is called: the QR is fetched again a little
+ * before each window turns, when the server hands out the next window's (in the middle of its
+ * QR_EARLY_SECONDS: a clock a little off still asks in them, or else gets the same code and asks again
+ * soon after; the one on screen stays good through the next window either way), the count comes over
+ * the socket, the stats follow it.
  */
 export function openHostScreen(id: number): () => void {
   let stopped = false;
@@ -53,7 +55,7 @@ export function openHostScreen(id: number): () => void {
       const qr = await api.eventQr(id);
       if (stopped) return;
       useHost.setState({ qr });
-      const next = Date.parse(qr.expires_at) - WINDOW_MS + 500 - Date.now();
+      const next = Date.parse(qr.expires_at) - WINDOW_MS - QR_EARLY_SECONDS * 500 - Date.now();
       qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, next)));
     } catch {
       if (!stopped) qrTimer = setTimeout(() => void loadQr(), RETRY_MS);

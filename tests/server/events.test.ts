@@ -4,7 +4,8 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { rowsOf } from '../../server/db/client';
-import { findEventByCode, findEventById } from '../../server/features/events/service';
+import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
+import { currentQr, findEventByCode, findEventById, isValidQrToken, qrWindowAt } from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { client } from '../helpers/http';
@@ -211,7 +212,8 @@ describe.each(backends)('events on %s', (backend) => {
       expect(qr.body.svg).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
       const expires = Date.parse(qr.body.expires_at);
       expect(expires).toBeGreaterThan(Date.now() + 60_000);
-      expect(expires).toBeLessThanOrEqual(Date.now() + 120_000);
+      // Two windows at most, and the seconds before a turn in which the next one is handed out.
+      expect(expires).toBeLessThanOrEqual(Date.now() + 120_000 + QR_EARLY_SECONDS * 1000);
 
       const pass = (token: string, code = event.code) => api().post(`/api/events/${code}/pass/`, { json: { token } });
       const granted = await pass(qr.body.token);
@@ -240,6 +242,27 @@ describe.each(backends)('events on %s', (backend) => {
       expect((await pass('x'.repeat(5000))).status).toBe(400);
       expect((await api().post(`/api/events/${event.code}/pass/`, { json: {} })).status).toBe(400);
       expect((await pass(qr.body.token, 'ZZZZZZ')).status).toBe(404);
+    });
+
+    it('hands out the next window’s code a few seconds before the turn, good from then through the window after', async () => {
+      const organizer = await makeUser(server);
+      const event = (await findEventById(server.app.db, (await makeEvent(server, organizer, { join_mode: 'qr' })).id))!;
+      const window = QR_WINDOW_SECONDS * 1000;
+      const early = QR_EARLY_SECONDS * 1000;
+      const turn = (qrWindowAt(Date.now()) + 1) * window;
+      const valid = (token: string, at: number) => isValidQrToken(event, token, at);
+
+      // Until then, the current window's.
+      const current = await currentQr(event, server.url, turn - early - 1);
+      expect(current.expires_at).toBe(new Date(turn + window).toISOString());
+      // Then the next one's, which the host screen swaps in before the turn: taken from that moment
+      // (a guest scans it at once), through the window after the turn, and no longer.
+      const next = await currentQr(event, server.url, turn - early);
+      expect(next.token).not.toBe(current.token);
+      expect(next.expires_at).toBe(new Date(turn + 2 * window).toISOString());
+      expect([turn - early - 1, turn - early, turn + 2 * window - 1, turn + 2 * window].map((at) => valid(next.token, at))).toEqual([false, true, true, false]);
+      // The one it replaced stays good through the window after the turn, as before.
+      expect([turn - 1, turn + window - 1, turn + window].map((at) => valid(current.token, at))).toEqual([true, true, false]);
     });
   });
 

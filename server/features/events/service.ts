@@ -7,6 +7,7 @@ import {
   EVENT_CODE_ALPHABET,
   EVENT_CODE_LENGTH,
   JOIN_PASS_MINUTES,
+  QR_EARLY_SECONDS,
   QR_WINDOW_SECONDS,
 } from '../../../shared/constants';
 import {
@@ -34,6 +35,7 @@ import { attendeeCountStatement, currentEventStatement, eventIsLive } from './qu
 
 const MINUTE_MS = 60_000;
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
+const EARLY_MS = QR_EARLY_SECONDS * 1000;
 /** 128 bits of HMAC-SHA256 (no fewer than 96 may do), 22 base64url characters in the QR. */
 const TOKEN_BYTES = 16;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{22}$/;
@@ -217,6 +219,14 @@ export async function attendeeCount(db: Db, eventId: number): Promise<number> {
 // Rotating QR tokens.
 
 export const qrWindowAt = (now: number) => Math.floor(now / WINDOW_MS);
+/**
+ * The window whose token is handed out at `now`: the next one in the last seconds before the turn. The
+ * host screen asks then and swaps the new code in before the turn, so that every code it shows is good
+ * for a full window after the next swap. A photo of one lives those seconds longer (two minutes and
+ * five, not two); in return a token handed out by an instance whose clock runs a little ahead is still
+ * taken by the others.
+ */
+const issuedWindowAt = (now: number) => qrWindowAt(now + EARLY_MS);
 
 /** The token of one window: HMAC-SHA256 of (event id, window) under the event's own secret, cut to 128 bits. */
 export function qrToken(event: { id: number; qrSecret: string }, window: number): string {
@@ -227,7 +237,10 @@ export function qrToken(event: { id: number; qrSecret: string }, window: number)
     .toString('base64url');
 }
 
-/** The current window's token is good, and so is the previous one's: a photo of the code is dead two minutes on. */
+/**
+ * The current window's token is good, and so is the previous one's: a photo of the code is dead two
+ * minutes on. So is the next one's once it is handed out, in the last seconds before the turn.
+ */
 export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, token: string, now = Date.now()): boolean {
   const { id, qrSecret } = event;
   // The organizer deleted their account, and the secret with it: no token is good any more.
@@ -237,8 +250,8 @@ export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, toke
   const given = Buffer.from(token, 'ascii');
   const window = qrWindowAt(now);
   let valid = false;
-  // Both compared every time, in constant time.
-  for (const candidate of [window, window - 1]) {
+  // All compared every time, in constant time (the first is the current window except near a turn).
+  for (const candidate of [issuedWindowAt(now), window, window - 1]) {
     if (timingSafeEqual(given, Buffer.from(qrToken({ id, qrSecret }, candidate), 'ascii'))) valid = true;
   }
   return valid;
@@ -246,7 +259,7 @@ export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, toke
 
 /** What the host screen shows now: the token, its link, the code drawn as SVG, and when it stops working. */
 export async function currentQr(event: EventRecord, publicUrl: string, now = Date.now()): Promise<EventQr> {
-  const window = qrWindowAt(now);
+  const window = issuedWindowAt(now);
   // Organizer routes only ever find events whose organizer is there, and so is their secret.
   if (event.qrSecret === null) throw new Error(`event ${event.id} has no QR secret`);
   const token = qrToken({ id: event.id, qrSecret: event.qrSecret }, window);
