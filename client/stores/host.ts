@@ -9,11 +9,14 @@ interface HostState {
   /** undefined while loading; null: not one of mine (or gone). */
   event: OrganizerEvent | null | undefined;
   qr: EventQr | null;
+  /** The QR shown is past its end with no newer one come (no network): it lets nobody in any more. */
+  qrExpired: boolean;
   count: number | null;
   stats: EventStats | null;
 }
 
-export const useHost = create<HostState>()(() => ({ event: undefined, qr: null, count: null, stats: null }));
+const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null };
+export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
 /** Stats follow the live count, but at most this often (they are counted over the whole event). */
@@ -46,17 +49,23 @@ export function openHostScreen(id: number): () => void {
   let qrTimer: ReturnType<typeof setTimeout> | undefined;
   let statsTimer: ReturnType<typeof setTimeout> | undefined;
   let startTimer: ReturnType<typeof setTimeout> | undefined;
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let lastStats = 0;
-  useHost.setState({ event: undefined, qr: null, count: null, stats: null });
+  useHost.setState(EMPTY);
 
   const loadQr = async () => {
     clearTimeout(qrTimer);
     try {
       const qr = await api.eventQr(id);
       if (stopped) return;
-      useHost.setState({ qr });
-      const next = Date.parse(qr.expires_at) - WINDOW_MS - QR_EARLY_SECONDS * 500 - Date.now();
-      qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, next)));
+      useHost.setState({ qr, qrExpired: false });
+      const left = Date.parse(qr.expires_at) - Date.now();
+      // Said dead at its end unless a newer one has come by then (no network). Any code is handed out
+      // good for more than a window and its early seconds: a phone clock that runs ahead does not call
+      // one dead that has just come.
+      clearTimeout(expiryTimer);
+      expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), Math.max(left, WINDOW_MS + QR_EARLY_SECONDS * 1000));
+      qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, left - WINDOW_MS - QR_EARLY_SECONDS * 500)));
     } catch {
       if (!stopped) qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
     }
@@ -135,6 +144,7 @@ export function openHostScreen(id: number): () => void {
     clearTimeout(qrTimer);
     clearTimeout(statsTimer);
     clearTimeout(startTimer);
+    clearTimeout(expiryTimer);
     for (const stop of stops) stop();
     document.removeEventListener('visibilitychange', onVisible);
   };

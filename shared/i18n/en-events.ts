@@ -52,6 +52,7 @@ export const enEvents = {
   'host.title': 'Host screen',
   'host.offline': 'No connection. The host screen will open as soon as you are back online.',
   'host.scan': 'Scan to join',
+  'host.qrExpired': 'No connection. This QR no longer works: a new one will show as soon as you are back online.',
   'host.qrAlt': 'QR code to join {name}',
   'host.typeCode': 'or type the code in the app',
   'host.live': 'checked in now',

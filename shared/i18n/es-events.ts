@@ -53,6 +53,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.title': 'Pantalla del anfitrión',
   'host.offline': 'Sin conexión. La pantalla del anfitrión se abrirá en cuanto vuelvas a estar en línea.',
   'host.scan': 'Escanea para unirte',
+  'host.qrExpired': 'Sin conexión. Este QR ya no sirve: saldrá uno nuevo en cuanto vuelvas a estar en línea.',
   'host.qrAlt': 'Código QR para unirse a {name}',
   'host.typeCode': 'o escribe el código en la app',
   'host.live': 'dentro ahora',

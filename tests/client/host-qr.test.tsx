@@ -1,11 +1,17 @@
 // @vitest-environment jsdom
 /**
  * The host screen's door QR against the clock: the next code swaps in a little before the window
- * turns. Timers and Date are fake; the api and the socket are faked.
+ * turns, and a code that has run out with no newer one come (the phone offline) is struck through and
+ * said to let nobody in, on the screen and on the big screen, until a fresh one comes. Timers and
+ * Date are fake; the api and the socket are faked.
  */
-import { act } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { Suspense } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
+import { enEvents } from '../../shared/i18n/en-events';
 import type { EventQr } from '../../shared/schemas/events';
 import { publicEvent } from '../helpers/public-event';
 
@@ -21,6 +27,9 @@ const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats:
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
+const { HostScreen } = await import('../../client/pages/events/HostScreen');
+const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-events');
 
 const WINDOW = QR_WINDOW_SECONDS * 1000;
 /** A window's turn, as the server counts them (from the epoch, a window at a time). */
@@ -31,10 +40,18 @@ const qrUntil = (expires: number): EventQr => ({ token: `t${expires}`, url: 'u',
 /** Lets the fake clock run `ms`, and whatever it wakes (the api's answers, React's renders) settle. */
 const run = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
 
+beforeAll(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  // The copy is there before the clock is faked: the screen never waits for it.
+  await useLanguage.getState().setLanguage('en');
+});
+
 let stop = () => {};
 afterEach(() => {
   stop();
   stop = () => {};
+  cleanup();
   vi.useRealTimers();
   vi.resetAllMocks();
 });
@@ -62,4 +79,43 @@ describe('the host screen’s QR', () => {
     expect(useHost.getState().qr?.expires_at).toBe(qrUntil(TURN + 2 * WINDOW).expires_at);
   });
 
+  it('is struck through and said to let nobody in once it runs out with no newer one, here and on the big screen', async () => {
+    answers(TURN - 30_000);
+    api.eventQr.mockResolvedValueOnce(qrUntil(TURN + WINDOW)).mockRejectedValue(new TypeError('Failed to fetch'));
+    const { hook } = memoryLocation({ path: '/app/events/7/host/' });
+    render(
+      <Router hook={hook}>
+        <Suspense fallback={null}>
+          <HostScreen id={7} />
+        </Suspense>
+      </Router>,
+    );
+    await run(0);
+    const door = () => document.querySelector<HTMLElement>('.host-door')!;
+    /** What the door says above its QR, and whether the QR is shown as dead. */
+    const doorSays = (where: HTMLElement) => ({
+      expired: within(where).queryByText(enEvents['host.qrExpired']) !== null,
+      scan: within(where).queryByText(enEvents['host.scan']) !== null,
+      struck: where.querySelector('.host-qr')!.classList.contains('host-qr-expired'),
+    });
+    const good = { expired: false, scan: true, struck: false };
+    const dead = { expired: true, scan: false, struck: true };
+    expect(doorSays(door())).toEqual(good);
+
+    // The network gone: the code on screen is good through the next window, and not a moment longer.
+    await run(30_000 + WINDOW - 1);
+    expect(doorSays(door())).toEqual(good);
+    await run(1);
+    expect(doorSays(door())).toEqual(dead);
+    fireEvent.click(screen.getByRole('button', { name: enEvents['host.present'] }));
+    const big = screen.getByRole('dialog');
+    expect(doorSays(big)).toEqual(dead);
+
+    // Back online: the next try brings a fresh code, shown as good again on both.
+    api.eventQr.mockResolvedValue(qrUntil(TURN + 3 * WINDOW));
+    await run(5000);
+    expect(doorSays(big)).toEqual(good);
+    fireEvent.click(within(big).getByRole('button', { name: enEvents['host.presentClose'] }));
+    expect(doorSays(door())).toEqual(good);
+  });
 });

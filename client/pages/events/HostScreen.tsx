@@ -56,14 +56,16 @@ function Timeline({
 /**
  * The event's QR (while it rotates, the newest) and its code for a code event. Before check-in opens
  * (`opens`, its time), that time comes first and the QR is faded: still there to print or to try (an
- * early scan is told when to come back), but not read as a way in already.
+ * early scan is told when to come back), but not read as a way in already. Past its end with no newer
+ * one (no network), it is struck through and said to let nobody in.
  */
 function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: EventQr | null; size: number; opens?: string }) {
   const t = useT();
+  const expired = useHost((state) => state.qrExpired);
   return (
     <>
-      {opens ? <p className="notice">{t('host.upcoming', { time: opens })}</p> : <p className="host-scan">{t('host.scan')}</p>}
-      <div className={opens ? 'host-qr host-qr-early' : 'host-qr'}>
+      {opens || expired ? <p className="notice">{opens ? t('host.upcoming', { time: opens }) : t('host.qrExpired')}</p> : <p className="host-scan">{t('host.scan')}</p>}
+      <div className={opens ? 'host-qr host-qr-early' : expired ? 'host-qr host-qr-expired' : 'host-qr'}>
         {qr ? (
           <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={t('host.qrAlt', { name: event.name })} width={size} height={size} />
         ) : (
