@@ -24,11 +24,8 @@ export function drawEventChart(
   const warm = styles.getPropertyValue('--warm').trim() || '#f97316';
   // The axes' labels in the page's muted text colour, dark or light as the page is.
   const muted = styles.getPropertyValue('--muted').trim() || '#57534e';
-  const data: uPlot.AlignedData = [
-    timeline.map((slot) => Date.parse(slot.at) / 1000),
-    timeline.map((slot) => slot.check_ins),
-    timeline.map((slot) => slot.matches),
-  ];
+  const times = timeline.map((slot) => Date.parse(slot.at) / 1000);
+  const data: uPlot.AlignedData = [times, timeline.map((slot) => slot.check_ins), timeline.map((slot) => slot.matches)];
   return drawChart(
     element,
     HEIGHT,
@@ -36,8 +33,10 @@ export function drawEventChart(
       cursor: { drag: { x: false, y: false } },
       legend: { live: false },
       scales: {
-        // Half a slot either side, so that the first and the last bars are whole.
-        x: { time: true, range: (_self, min, max) => [min - SLOT_S / 2, max + SLOT_S / 2] },
+        // Half a slot either side, so that the first and the last bars are whole. From the slots, not
+        // from the min and max uPlot passes: for a single one (the first 15 minutes after the doors
+        // open) it stretches the scale to a thousand days, every tick "Jan 1" and the bar at the edge.
+        x: { time: true, range: () => [times[0]! - SLOT_S / 2, times[times.length - 1]! + SLOT_S / 2] },
         y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
       },
       // Room for "10:30 PM" between ticks.
