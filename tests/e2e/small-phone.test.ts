@@ -3,7 +3,7 @@
  * once: the banner asking to confirm the e-mail, the event bar, and the notice that the likes are
  * spent. The card stays a picture of someone, another's profile shows its photo across the column,
  * the top bar the user's whole name, and a toast hides neither the top bar nor a page's way back, nor
- * the deck's buttons.
+ * the deck's buttons. The organizer's host screen wraps its stats' labels between words.
  */
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -38,6 +38,8 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
   let dan: TestUser;
   let danChat: number;
   let carlSocket: ClientSocket;
+  /** Ben's, with Ana and him in it. */
+  let eventId: number;
 
   async function box(locator: Locator): Promise<Box> {
     const found = await locator.boundingBox();
@@ -70,6 +72,7 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     danChat = await match(app.server, dan, ana);
     expect((await client(app.server.url).post(`/api/conversations/${carlChat}/messages/`, { token: carl.token, json: { content: '¡Hola, Ana!' } })).status).toBe(201);
     const event = await makeEvent(app.server, ben, { name: 'Fiesta de lanzamiento en la azotea' });
+    eventId = event.id;
     await checkIn(app.server, ben, event.code);
     await checkIn(app.server, ana, event.code);
     // Her likes of the day spent: the deck says when they come back.
@@ -144,5 +147,30 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(overlaps(onDeck, await topBar())).toBe(false);
     expect(overlaps(onDeck, await box(page.locator('.deck .deck-actions')))).toBe(false);
     await shot('05-toast-deck');
+  });
+
+  it('the host screen: its stats’ labels wrap between words (it showed "Conversacione / s iniciadas")', async () => {
+    const { context, page: host } = await openPhone(app.browser, { token: ben.token, language: 'es' });
+    await host.setViewportSize({ width: 320, height: 568 });
+    await host.goto(`${app.server.url}/app/events/${eventId}/host/`);
+    const stats = host.locator('.host-stats');
+    await stats.getByText(es['host.conversations']).waitFor();
+    // Each word of each label on one line: its rectangles all at one height.
+    const broken = await stats.locator('dt').evaluateAll((labels) =>
+      labels.flatMap((label) => {
+        const text = label.firstChild as Text;
+        return [...text.data.matchAll(/\S+/g)].flatMap((word) => {
+          const range = document.createRange();
+          range.setStart(text, word.index);
+          range.setEnd(text, word.index + word[0].length);
+          return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1 ? [word[0]] : [];
+        });
+      }),
+    );
+    expect(broken).toEqual([]);
+    await stats.scrollIntoViewIfNeeded();
+    await entryAnimationsDone(host);
+    await host.screenshot({ path: path.join(ARTIFACTS, 'small-phone-06-host-stats.png') });
+    await context.close();
   });
 });
