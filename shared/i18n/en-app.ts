@@ -42,7 +42,7 @@ export const enApp = {
   'deck.changePreferences': 'Change preferences',
   'deck.emptyAtEndedEvent': 'No one else to see here. The event has ended, so no one new will arrive.',
   'deck.emptyAtEvent': 'No one else to see here yet. New people show up on their own as they arrive.',
-  'deck.emptyAtEventNoFit': 'Nobody else here fits your preferences right now. New people show up on their own as they arrive.',
+  'deck.emptyAtEventNoFit': 'Nobody new here for you right now. New people show up on their own as they arrive.',
   'deck.offline': 'No connection. The people here will show as soon as you are back online.',
   'deck.failed': 'The people here could not be loaded.',
   'deck.notSent': 'Could not send that. {name} is back on top: try again.',

@@ -43,7 +43,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.changePreferences': 'Cambiar preferencias',
   'deck.emptyAtEndedEvent': 'No hay nadie más que ver aquí. El evento ha terminado, así que no llegará nadie nuevo.',
   'deck.emptyAtEvent': 'Aún no hay nadie más que ver aquí. Las personas nuevas aparecen solas en cuanto llegan.',
-  'deck.emptyAtEventNoFit': 'Ahora mismo no hay nadie más aquí que encaje con tus preferencias. Las personas nuevas aparecen solas en cuanto llegan.',
+  'deck.emptyAtEventNoFit': 'Ahora mismo no hay nadie más para ti aquí. Las personas nuevas aparecen solas en cuanto llegan.',
   'deck.offline': 'Sin conexión. La gente de aquí aparecerá en cuanto vuelvas a estar en línea.',
   'deck.failed': 'No se pudo cargar a la gente de aquí.',
   'deck.notSent': 'No se pudo enviar. {name} vuelve a estar arriba: inténtalo de nuevo.',

@@ -1,14 +1,15 @@
 // @vitest-environment jsdom
 /**
  * What the deck says. Empty, in town: no more profiles (the spec's words). At an event, the deck is
- * the room, so it says which of its cases this is: nobody else has come yet, nobody else there fits
- * the user's preferences now (others are in the room: seen already, or none fits), or the event is
- * over and nobody new will come. With cards, to a screen reader: who is on the card now.
+ * the room, so it says which of its cases this is: nobody else has come yet, nobody new there for the
+ * user now (others are in the room: seen already, or none fits, which the client cannot tell apart),
+ * or the event is over and nobody new will come. With cards, to a screen reader: who is on the card now.
  */
 import { act, cleanup, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enApp } from '../../shared/i18n/en-app';
+import { esApp } from '../../shared/i18n/es-app';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { publicEvent } from '../helpers/public-event';
 import { renderAt } from '../helpers/render-at';
@@ -67,8 +68,10 @@ describe('an empty deck', () => {
     expect(preferencesLink()).toBeNull();
   });
 
-  it('at an event with others in the room: everyone here who fits has been seen, or change the preferences', async () => {
+  it('at an event with others in the room: nobody new for the user, with the preferences as a way out', async () => {
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12 }))).toBe(enApp['deck.emptyAtEventNoFit']);
+    // Most often she has seen everyone who fits: the words do not blame preferences that may be fine.
+    for (const words of [enApp['deck.emptyAtEventNoFit'], esApp['deck.emptyAtEventNoFit']]) expect(words).not.toMatch(/prefer/i);
     expect(preferencesLink()).toBe('/app/profile/#preferences');
   });
 

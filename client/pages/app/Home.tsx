@@ -36,7 +36,8 @@ export function Home() {
   // After the end no one new can check in: the empty deck does not promise newcomers.
   const eventEnded = useEventEnded(event);
   // Others in the room and none to see: the user has seen all of them who fit, or their preferences
-  // leave nobody; alone there, nobody else has come yet.
+  // leave nobody (the client cannot tell which, so the words hold for both); alone there, nobody else
+  // has come yet.
   const emptyAtEvent = eventEnded ? 'deck.emptyAtEndedEvent' : (event?.attendee_count ?? 0) > 1 ? 'deck.emptyAtEventNoFit' : 'deck.emptyAtEvent';
 
   useEffect(() => {
@@ -122,7 +123,8 @@ export function Home() {
           {t(says)}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
-        {/* Where the words suggest changing the preferences: the way there. */}
+        {/* Where changing the preferences may bring someone (in town; at an event with others there, the
+            second way out after waiting): the way there. */}
         {(says === 'deck.empty' || says === 'deck.emptyAtEventNoFit') && (
           <Link href="/app/profile/#preferences" className="btn btn-ghost deck-preferences">
             {t('deck.changePreferences')}
