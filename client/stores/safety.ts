@@ -10,6 +10,7 @@ import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
 import { useLikes } from './likes';
+import { usePlan } from './plan';
 import { onSignOut, sessionCheck } from './session';
 
 /** How an action that ends everything with a person came out. */
@@ -91,6 +92,8 @@ function removePerson(userId: number | null, conversationIds: number[], byMe: bo
   useDeck.getState().forget(userId);
   // Nor among those who like me: out of the list, and the count asked again when they were not in it.
   useLikes.getState().answered(userId, true);
+  // Nor offered back by undo, which would name them (a subscriber's button, the free plan's prompt).
+  if (usePlan.getState().lastPass?.id === userId) usePlan.setState({ lastPass: null });
   useSafety.setState((state) => (state.gone[userId] ? state : { gone: { ...state.gone, [userId]: true } }));
 }
 

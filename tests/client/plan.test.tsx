@@ -24,6 +24,7 @@ import { Subscribe } from '../../client/pages/app/Subscribe';
 import { useDeck } from '../../client/stores/deck';
 import { useLikes } from '../../client/stores/likes';
 import { usePlan } from '../../client/stores/plan';
+import { personGone } from '../../client/stores/safety';
 import { useSession } from '../../client/stores/session';
 import { renderAt } from '../helpers/render-at';
 
@@ -317,6 +318,38 @@ describe('the deck and the plan', () => {
     expect(useDeck.getState().current?.id).toBe(7);
     expect(screen.queryByTestId('undo-upsell')).toBeNull();
     expect(usePlan.getState().lastPass?.id).toBe(5);
+  });
+
+  it('never names, nor offers back, someone who has just blocked the user', async () => {
+    const undoButton = () => screen.getByRole('button', { name: en['deck.undo'] });
+    const view = (
+      <>
+        <UndoButton />
+        <UndoUpsell floating />
+      </>
+    );
+    // Free plan: Gabi is skipped, then blocks; undo asks for the plan, without her name.
+    const { rerender } = renderAt('/app/home/', view);
+    act(() => usePlan.getState().reacted(card(5, 'Gabi'), 'skip'));
+    act(() => personGone(9));
+    await act(async () => fireEvent.click(undoButton()));
+    expect(screen.getByTestId('undo-upsell').textContent).toContain('Bring Gabi back?');
+    // Someone else's block left her there; hers takes her out, and the offer said over the deck with her.
+    act(() => personGone(5));
+    rerender(view);
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    await act(async () => fireEvent.click(undoButton()));
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    expect(document.body.textContent).not.toContain('Gabi');
+
+    // A subscriber's undo has nothing to bring back once she is gone.
+    useSession.setState({ user: user(true) });
+    act(() => usePlan.getState().reacted(card(5, 'Gabi'), 'skip'));
+    rerender(view);
+    expect(undoButton().getAttribute('aria-disabled')).toBe('false');
+    act(() => personGone(5));
+    rerender(view);
+    expect(undoButton().getAttribute('aria-disabled')).toBe('true');
   });
 
   it('says one like in the singular, and likes from two on', () => {
