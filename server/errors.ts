@@ -83,6 +83,16 @@ export class PermissionDenied extends ApiError {
   }
 }
 
+/**
+ * 403: the account is banned. At every way in, and on a request or socket with a session the ban
+ * ended, so that a phone away at the time says why it was signed out.
+ */
+export class AccountSuspended extends PermissionDenied {
+  constructor() {
+    super(serverText('account_suspended'), 'account_suspended');
+  }
+}
+
 export class NotFound extends ApiError {
   constructor(detail: ServerMessage = serverText('not_found'), code?: ErrorCode) {
     super(404, detailBody(detail, code));

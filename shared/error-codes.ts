@@ -26,5 +26,7 @@ export const ERROR_CODES = [
   'profile_changed',
   // Matching: a like from someone whose own profile is not complete yet.
   'profile_incomplete',
+  // A banned account: refused at login, and on a session the ban ended (the phone was away then).
+  'account_suspended',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -42,6 +42,7 @@ export class ValidationError extends ApiError {
 export const refusedByServer = (error: unknown): boolean => error instanceof ApiError && error.status >= 400 && error.status < 500;
 /** A failure that may pass by itself: no answer, the server's own error, or a limit reached for now. */
 export const mayPass = (error: unknown): boolean => !refusedByServer(error) || error instanceof Throttled;
+/** 401, or 403 `account_suspended`: the token opens nothing any more (unknown, revoked, or ended by a ban). */
 export class NotAuthenticated extends ApiError {
   override name = 'NotAuthenticated';
 }
@@ -85,9 +86,12 @@ export interface Page<T> {
   next: string | null;
 }
 
-let onUnauthorized: (() => void) | null = null;
-/** The session store registers what a rejected token means (sign out), without an import cycle. */
-export function setUnauthorizedHandler(handler: () => void) {
+let onUnauthorized: ((code: ErrorCode | null) => void) | null = null;
+/**
+ * The session store registers what a rejected token means (sign out), without an import cycle; `code`
+ * says why: `account_suspended` for a session a ban ended.
+ */
+export function setUnauthorizedHandler(handler: (code: ErrorCode | null) => void) {
   onUnauthorized = handler;
 }
 
@@ -128,7 +132,7 @@ export function toError(status: number, body: unknown, retryAfter: string | null
     }
     return new ValidationError(fields);
   }
-  if (status === 401) return new NotAuthenticated(status, message, code, detail);
+  if (status === 401 || code === 'account_suspended') return new NotAuthenticated(status, message, code, detail);
   if (status === 404) return new NotFound(status, message, code, detail);
   if (status === 429) {
     const error =
@@ -180,7 +184,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   }
   if (!response.ok) {
     const error = toError(response.status, parsed, response.headers.get('Retry-After'));
-    if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+    if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.(error.code);
     throw error;
   }
   return parsed as T;
@@ -198,7 +202,7 @@ async function download(path: string): Promise<Blob> {
     // Not JSON: the status alone says what went wrong.
   }
   const error = toError(response.status, parsed, response.headers.get('Retry-After'));
-  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.();
+  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.(error.code);
   throw error;
 }
 

@@ -22,7 +22,7 @@ let socket: AppSocket | null = null;
 const connectListeners = new Set<() => void>();
 const reconnectListeners = new Set<() => void>();
 const firstConnectListeners = new Set<() => void>();
-const refusedListeners = new Set<() => void>();
+const refusedListeners = new Set<(reason: string) => void>();
 /**
  * What `onEvent` subscribed, on whichever socket is current: one subscribed before the socket exists
  * (a page mounting in the app's first render, whose effects run before AppRoot's), or kept across a
@@ -102,8 +102,9 @@ export function connectSocket(token: string) {
     useConnection.setState({ connected: false, lost: true });
     // A transport failure is retried by socket.io itself; a refusal by the server's handshake is not.
     if (next.active) return;
-    if (error.message === 'unauthorized') {
-      for (const listener of refusedListeners) listener();
+    // The token opens nothing any more: unknown or revoked, or its session ended by a ban.
+    if (error.message === 'unauthorized' || error.message === 'account_suspended') {
+      for (const listener of refusedListeners) listener(error.message);
       return;
     }
     // Refused for now (too many tabs, an instance shutting down, a database blip): try again, backing off.
@@ -183,8 +184,11 @@ export function onFirstConnect(listener: () => void) {
   };
 }
 
-/** The server refused our token (revoked, for example by a logout elsewhere). */
-export function onRefused(listener: () => void) {
+/**
+ * The server refused our token (revoked, for example by a logout elsewhere); `reason` is its word for
+ * why: `account_suspended` for a session a ban ended.
+ */
+export function onRefused(listener: (reason: string) => void) {
   refusedListeners.add(listener);
   return () => {
     refusedListeners.delete(listener);

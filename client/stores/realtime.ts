@@ -226,10 +226,10 @@ export function startRealtime(token: string) {
       const missedFrom = performance.now();
       setTimeout(() => catchUpAll(missedFrom, from), Math.random() * SYNC_SPREAD_MS);
     }),
-    // The token is no longer good (signed out on another device): this tab signs out too.
+    // The token is no longer good (signed out on another device, or banned): this tab signs out too.
     onRefused(endRevokedSession),
     // Banned: the socket drops next, and the login page says why.
-    onEvent('account:suspended', () => endRevokedSession('suspended')),
+    onEvent('account:suspended', () => endRevokedSession('account_suspended')),
     // Back in view: the user as the server has them now, in case an `account:changed` was missed while
     // the socket slept with the phone; and who is online, which the socket has to answer in time: one
     // that died while the phone slept, though it still counts as connected, is dropped at once when

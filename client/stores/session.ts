@@ -166,10 +166,13 @@ export type SessionEnd = 'ended' | 'suspended';
 /**
  * The server no longer knows our token (revoked, expired), or is revoking it (a ban): sign out here too
  * and leave the app. Unless another tab holds a session of its own in storage by now (it changed the
- * password, or signed in): that one is left alone, and this tab starts again with it.
+ * password, or signed in): that one is left alone, and this tab starts again with it. `reason`: the
+ * server's word for why, when it gave one (an error's code, the socket's refusal):
+ * `account_suspended` for a ban, said live or to a phone that slept through it, at its next call.
  */
-export function endRevokedSession(why: SessionEnd = 'ended') {
+export function endRevokedSession(reason?: string | null) {
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
+  const why: SessionEnd = reason === 'account_suspended' ? 'suspended' : 'ended';
   // Ended from elsewhere or expired: the messages still on their way stay on the device, and go when
   // the same user signs in here again, as the login page says. A ban's go with the rest: they never could.
   const unsent = why === 'ended' && countUnsent() > 0;

@@ -76,6 +76,9 @@ export const authTokens = pgTable(
     createdAt: createdAt(),
     // Sessions slide: a token unused for 60 days is dead. Touched at most hourly.
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    // Ended by a ban: it never authenticates again, and is kept until it would have expired only so
+    // that the phone holding it, away while the ban happened, hears that the account is suspended.
+    endedByBan: boolean('ended_by_ban').notNull().default(false),
   },
   (t) => [index('auth_tokens_user_id').on(t.userId), index('auth_tokens_last_used_at').on(t.lastUsedAt)],
 );

@@ -1,4 +1,4 @@
-import { and, gt, inArray } from 'drizzle-orm';
+import { and, eq, gt, inArray } from 'drizzle-orm';
 import { authTokens } from '../db/schema';
 import { TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import type { Job } from './job';
@@ -7,7 +7,7 @@ import type { Job } from './job';
 const CHUNK = 5000;
 
 /**
- * The handshake checks the token once; a token revoked later (logout) or expired (60 days unused)
+ * The handshake checks the token once; a token revoked later (logout, a ban) or expired (60 days unused)
  * must not keep a socket listening.
  * A logout drops its sockets at once on every instance it can reach; this is the net for the news that
  * could not travel (Redis away). Every minute, this instance's sockets whose token is gone are
@@ -36,6 +36,8 @@ export const tokenSweep: Job = {
           and(
             inArray(authTokens.tokenHash, hashes.slice(i, i + CHUNK)),
             gt(authTokens.lastUsedAt, new Date(Date.now() - TOKEN_IDLE_LIFETIME_MS)),
+            // A session a ban ended keeps its row (to say so), not its sockets.
+            eq(authTokens.endedByBan, false),
           ),
         );
       for (const row of rows) alive.add(row.hash);

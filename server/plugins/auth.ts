@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
-import { NotAuthenticated } from '../errors';
+import { AccountSuspended, NotAuthenticated } from '../errors';
 import { createTokenCache, type TokenCacheEntry } from '../lib/token-cache';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import { serverText } from '../../shared/i18n/server-messages';
@@ -18,8 +18,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** `onRequest` hook for routes that need a signed-in user. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-    /** The user a token belongs to (HTTP and the socket handshake alike), noting their activity. */
-    userForToken: (token: string) => Promise<AuthUser | null>;
+    /**
+     * The user a token belongs to (HTTP and the socket handshake alike), noting their activity;
+     * `suspended` for a session a ban ended, which says so rather than that the token is unknown.
+     */
+    userForToken: (token: string) => Promise<AuthUser | 'suspended' | null>;
     /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
     revokeToken: (tokenHash: string) => Promise<void>;
     /**
@@ -27,6 +30,12 @@ declare module 'fastify' {
      * sockets are dropped on every instance. Returns how many were ended.
      */
     revokeUserTokens: (userId: number, options?: { except?: string }) => Promise<number>;
+    /**
+     * Ends every session of a user just banned, as `revokeUserTokens` does, but keeps each row, marked,
+     * until it would have expired: a phone away during the ban comes back to "suspended", not to a
+     * session closed for no reason it can tell. A marked row never authenticates again.
+     */
+    suspendUserTokens: (userId: number) => Promise<void>;
     onTokenRevoked: (listener: (tokenHash: string) => void) => void;
     /** Another instance revoked this token: forget it here too. */
     revokeTokenHere: (tokenHash: string) => void;
@@ -83,7 +92,7 @@ export default fp(
     const refresh = (hash: string) => {
       const readAt = Date.now();
       const read = findTokenOwner(app.db, hash).then(
-        (found) => (found ? cache.confirm(hash, readAt) : cache.forget(hash)),
+        (found) => (found && !found.endedByBan ? cache.confirm(hash, readAt) : cache.forget(hash)),
         (error: unknown) => app.log.warn({ err: error }, 'could not read a token again; it lapses at the end of its trust'),
       );
       refreshes.add(read);
@@ -116,6 +125,7 @@ export default fp(
       }
       const readAt = Date.now();
       const found = await findTokenOwner(app.db, hash);
+      if (found?.endedByBan) return 'suspended';
       // Revoked while the row was being read: the row was there, the session is not.
       if (!found || cache.isRevoked(hash)) return null;
       const entry = { userId: found.userId, activeAt: found.lastActiveAt.getTime(), usedAt: found.lastUsedAt.getTime() };
@@ -149,6 +159,14 @@ export default fp(
       revoked(deleted.map((row) => row.tokenHash));
       return deleted.length;
     });
+    app.decorate('suspendUserTokens', async (userId: number) => {
+      const marked = await app.db
+        .update(authTokens)
+        .set({ endedByBan: true })
+        .where(and(eq(authTokens.userId, userId), eq(authTokens.endedByBan, false)))
+        .returning({ tokenHash: authTokens.tokenHash });
+      revoked(marked.map((row) => row.tokenHash));
+    });
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);
     });
@@ -161,6 +179,7 @@ export default fp(
       if (token === null) throw new NotAuthenticated();
       if (token === '' || token.length > 200) throw new NotAuthenticated(serverText('invalid_token'));
       const user = await app.userForToken(token);
+      if (user === 'suspended') throw new AccountSuspended();
       if (!user) throw new NotAuthenticated(serverText('invalid_token'));
       request.user = user;
     });
@@ -168,9 +187,9 @@ export default fp(
   { name: 'auth', dependencies: ['database'] },
 );
 
-// A token past its idle lifetime is no token (its row is purged later).
+// A token past its idle lifetime is no token (its row is purged later), even one a ban ended.
 const tokenOwner = new PreparedStatement<{ tokenHash: string }>(
-  sql`select t.user_id, p.last_active_at, t.last_used_at from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
+  sql`select t.user_id, p.last_active_at, t.last_used_at, t.ended_by_ban from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
     where t.token_hash = ${sql.placeholder('tokenHash')}
       and t.last_used_at > now() - ${sql.raw(`interval '${TOKEN_IDLE_LIFETIME_MS / 1000} seconds'`)}`,
 );
@@ -178,12 +197,17 @@ const tokenOwner = new PreparedStatement<{ tokenHash: string }>(
 async function findTokenOwner(
   db: Db,
   tokenHash: string,
-): Promise<{ userId: number; lastActiveAt: Date; lastUsedAt: Date } | null> {
-  const [row] = await tokenOwner.run<{ user_id: number; last_active_at: Date | string; last_used_at: Date | string }>(db, {
+): Promise<{ userId: number; lastActiveAt: Date; lastUsedAt: Date; endedByBan: boolean } | null> {
+  const [row] = await tokenOwner.run<{ user_id: number; last_active_at: Date | string; last_used_at: Date | string; ended_by_ban: boolean }>(db, {
     tokenHash,
   });
   return row
-    ? { userId: Number(row.user_id), lastActiveAt: new Date(row.last_active_at), lastUsedAt: new Date(row.last_used_at) }
+    ? {
+        userId: Number(row.user_id),
+        lastActiveAt: new Date(row.last_active_at),
+        lastUsedAt: new Date(row.last_used_at),
+        endedByBan: row.ended_by_ban,
+      }
     : null;
 }
 

@@ -102,6 +102,8 @@ export default fp(
       const token: unknown = socket.handshake.auth?.token;
       try {
         const user = typeof token === 'string' && token.length <= 200 ? await app.userForToken(token) : null;
+        // As REST's 403 `account_suspended`: a phone away during the ban says why it is signed out.
+        if (user === 'suspended') return next(new Error('account_suspended'));
         if (!user) return next(new Error('unauthorized'));
         socket.data.user = user;
         const language: unknown = socket.handshake.auth?.language;

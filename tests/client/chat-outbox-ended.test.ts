@@ -95,7 +95,7 @@ describe('the messages on their way when the session ends', () => {
   });
 
   it.each([
-    ['a ban', () => endRevokedSession('suspended')],
+    ['a ban', () => endRevokedSession('account_suspended')],
     ['a logout on this phone', () => useSession.getState().signOut()],
     ['the account deleted, or every session ended, from this phone', () => useSession.getState().signOut({ alreadyRevoked: true })],
   ])('go with the rest of the device’s copy of the account at %s', async (_way, end) => {

@@ -471,6 +471,17 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(partner.connected).toBe(true);
   });
 
+  it('sweeps the sockets of a token a ban ended where the news could not reach, though its row stays', async () => {
+    const { a, b } = await makePair(server);
+    const [banned, partner] = await Promise.all([connectAs(a.token), connectAs(b.token)]);
+    const dropped = waitForDisconnect(banned);
+    // Kept to tell the phone it was suspended, the row no longer keeps a socket open.
+    await server.app.db.update(authTokens).set({ endedByBan: true }).where(eq(authTokens.tokenHash, hashToken(a.token)));
+    expect(await runJob(server.app, tokenSweep)).toMatchObject({ status: 'done', report: { disconnected: 1 } });
+    expect(await dropped).toBe('io server disconnect');
+    expect(partner.connected).toBe(true);
+  });
+
   it('lets a reconnecting client catch up on what it missed with ?after=', async () => {
     const { a, b, conversationId } = await makePair(server);
     const bSocket = await connectAs(b.token);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
@@ -372,10 +372,10 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
 
       const refused = await confirmReset(token, password());
       expect(refused.status).toBe(403);
-      expect(refused.body).toEqual({ detail: 'This account has been suspended.' });
-      // The refusal changed nothing: same password, still unverified, no session.
+      expect(refused.body).toEqual({ detail: 'This account has been suspended.', code: 'account_suspended' });
+      // The refusal changed nothing: same password, still unverified, no session (but the one the ban ended).
       expect(await stored()).toEqual(before);
-      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toEqual([]);
+      expect(await server.app.db.select().from(authTokens).where(and(eq(authTokens.userId, user.id), eq(authTokens.endedByBan, false)))).toEqual([]);
       expect((await requestReset(user.email)).status).toBe(202);
       await server.app.mailer.idle();
       expect(smtp.mailTo(user.email)).toHaveLength(2);

@@ -142,7 +142,7 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(before?.sub).toBeNull();
     for (const { token } of [googleAccount(fake, { email: banned.email }), googleAccount(fake, { email: banned.email })]) {
       const refused = await login({ access_token: token });
-      expect([refused.status, refused.body]).toEqual([403, { detail: 'This account has been suspended.' }]);
+      expect([refused.status, refused.body]).toEqual([403, { detail: 'This account has been suspended.', code: 'account_suspended' }]);
     }
     expect(await stored()).toEqual(before);
   });

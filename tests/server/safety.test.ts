@@ -11,8 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
 import type { EndedChat } from '../../shared/schemas/safety';
 import { rowsOf } from '../../server/db/client';
-import { users } from '../../server/db/schema';
+import { authTokens, users } from '../../server/db/schema';
+import { purgeExpiredTokens } from '../../server/features/account/service';
+import { unban } from '../../server/features/moderation/service';
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
+import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../../server/lib/tokens';
 import { admin } from '../../scripts/admin';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
@@ -25,6 +28,8 @@ import { hasPostgres } from '../helpers/services';
 
 const NOT_FOUND = { detail: 'Not found.' };
 const ANONYMOUS = { detail: 'Authentication credentials were not provided.' };
+const INVALID_TOKEN = { detail: 'Invalid token.' };
+const SUSPENDED = { detail: 'This account has been suspended.', code: 'account_suspended' };
 
 const RELATIONS = [
   'anonymous',
@@ -584,11 +589,11 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(rowOf(trollAgain.body.id)).toMatchObject({ resolution: 'ban', resolved_at: expect.stringMatching(/Z$/) });
     expect(rowOf(innocentReport.body.id)).toMatchObject({ resolution: 'dismiss', resolved_at: dismissed.body.resolved_at });
 
-    // Signed out everywhere and refused at the door.
-    expect((await api().get('/api/users/me/', { token: troll.token })).status).toBe(401);
+    // Signed out everywhere (a session the ban ended says why) and refused at the door.
+    expect((await api().get('/api/users/me/', { token: troll.token })).body).toEqual(SUSPENDED);
     const login = await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } });
     expect(login.status).toBe(403);
-    expect(login.body).toEqual({ detail: 'This account has been suspended.' });
+    expect(login.body).toEqual(SUSPENDED);
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
     // Checked out of the party: no longer among those counted there.
     expect(await partyCount()).toBe(1);
@@ -602,13 +607,44 @@ describe.each(backends)('safety on %s', (backend) => {
       expect(await admin(['unban', troll.email], { DATABASE_URL: server.config.databaseUrl! }, out as never)).toBe(0);
       expect(lines.pop()).toBe(`${troll.email} was not banned.`);
     } else {
-      await server.app.db.update(users).set({ bannedAt: null }).where(eq(users.id, troll.id));
+      expect(await unban(server.app.db, troll.email)).toBe('changed');
     }
+    // The sessions the ban ended stay ended, and no longer say "suspended": the user signs in afresh.
+    expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, troll.id))).toEqual([]);
+    expect((await api().get('/api/users/me/', { token: troll.token })).body).toEqual(INVALID_TOKEN);
     expect((await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } })).status).toBe(200);
     // Seen again by someone unrelated; the reporters keep the block their reports made.
     const bystander = await makeCompletedUser(server);
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: bystander.token })).status).toBe(200);
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
+  });
+
+  it('tells a phone that was away during the ban that the account is suspended, and nobody else', async () => {
+    const troll = await makeCompletedUser(server);
+    // Another phone of theirs signed out before the ban; a third, asleep through it, holds its token.
+    const signedOut = await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } });
+    expect((await api().post('/api/auth/logout/', { token: signedOut.body.token })).status).toBe(204);
+    await banThroughModeration(server, moderator, troll);
+
+    // The phone wakes: any request, and its socket's reconnect, hear the suspension, in its language.
+    const me = await api().get('/api/users/me/', { token: troll.token });
+    expect([me.status, me.body]).toEqual([403, SUSPENDED]);
+    const deck = await api().get('/api/users/matching-profiles/', { token: troll.token, headers: { 'accept-language': 'es' } });
+    expect([deck.status, deck.body]).toEqual([403, { detail: 'Esta cuenta ha sido suspendida.', code: 'account_suspended' }]);
+    await expect(connect(server.url, troll.token)).rejects.toThrow('account_suspended');
+
+    // A token it had ended already, or one never issued, learns nothing of it.
+    expect((await api().get('/api/users/me/', { token: signedOut.body.token })).body).toEqual(INVALID_TOKEN);
+    expect((await api().get('/api/users/me/', { token: `${troll.token}x` })).body).toEqual(INVALID_TOKEN);
+    await expect(connect(server.url, signedOut.body.token)).rejects.toThrow('unauthorized');
+    // Nor does the suspended one open anything, as the ban's own sessions went past their lifetime.
+    await server.app.db
+      .update(authTokens)
+      .set({ lastUsedAt: new Date(Date.now() - TOKEN_IDLE_LIFETIME_MS - 60_000) })
+      .where(eq(authTokens.tokenHash, hashToken(troll.token)));
+    expect((await api().get('/api/users/me/', { token: troll.token })).body).toEqual(INVALID_TOKEN);
+    expect((await purgeExpiredTokens(server.app.db)).sessions).toBeGreaterThanOrEqual(1);
+    expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, troll.id))).toEqual([]);
   });
 
   it('leaves a report about a moderator to the other moderators', async () => {

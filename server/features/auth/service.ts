@@ -4,7 +4,7 @@ import { RegisterInput } from '../../../shared/schemas/auth';
 import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
-import { type ApiError, type FieldMessages, PermissionDenied, ValidationError } from '../../errors';
+import { AccountSuspended, type ApiError, type FieldMessages, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
 import { hashToken, newToken } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from './password-rules';
@@ -21,12 +21,9 @@ export const EMAIL_TAKEN = serverText('email_taken');
 export const hashPassword = (password: string, options: HashOptions) =>
   argon2.hash(password, { type: argon2.argon2id, ...options });
 
-export const ACCOUNT_SUSPENDED = serverText('account_suspended');
-
 /**
  * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account
- * gets none (403 "This account has been suspended."). Checked in the insert itself, so a ban
- * that commits first always wins.
+ * gets none (403 `AccountSuspended`). Checked in the insert itself, so a ban that commits first always wins.
  */
 export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
   const token = newToken();
@@ -39,12 +36,13 @@ export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
           userId: users.id,
           createdAt: sql`now()`.as('created_at'),
           lastUsedAt: sql`now()`.as('last_used_at'),
+          endedByBan: sql`false`.as('ended_by_ban'),
         })
         .from(users)
         .where(and(eq(users.id, userId), isNull(users.bannedAt))),
     )
     .returning({ tokenHash: authTokens.tokenHash });
-  if (issued.length === 0) throw new PermissionDenied(ACCOUNT_SUSPENDED);
+  if (issued.length === 0) throw new AccountSuspended();
   return token;
 }
 

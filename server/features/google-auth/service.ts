@@ -4,9 +4,9 @@ import { GoogleTokenInfo, GoogleUserInfo } from '../../../shared/schemas/google'
 import { hasVisibleText } from '../../../shared/visible-text';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
-import { ApiError, Conflict, PermissionDenied, ValidationError } from '../../errors';
+import { AccountSuspended, ApiError, Conflict, ValidationError } from '../../errors';
 import { isUniqueViolation } from '../../lib/pg-errors';
-import { ACCOUNT_SUSPENDED, createUser, issueToken } from '../auth/service';
+import { createUser, issueToken } from '../auth/service';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 
 export const GOOGLE_DISABLED = serverText('google_disabled');
@@ -111,7 +111,7 @@ export async function findOrCreateGoogleUser(
   // case a ban commits meanwhile): no address verified, no Google account linked.
   const [bySub] = await db.select({ id: users.id, bannedAt: users.bannedAt }).from(users).where(eq(users.googleSub, info.sub));
   if (bySub) {
-    if (bySub.bannedAt) throw new PermissionDenied(ACCOUNT_SUSPENDED);
+    if (bySub.bannedAt) throw new AccountSuspended();
     const verified = await db
       .update(users)
       .set({ emailVerifiedAt: sql`now()` })
@@ -125,7 +125,7 @@ export async function findOrCreateGoogleUser(
     .from(users)
     .where(eq(users.email, info.email));
   if (byEmail) {
-    if (byEmail.bannedAt) throw new PermissionDenied(ACCOUNT_SUSPENDED);
+    if (byEmail.bannedAt) throw new AccountSuspended();
     if (byEmail.googleSub && byEmail.googleSub !== info.sub) throw rejected(GOOGLE_OTHER_ACCOUNT);
     if (byEmail.passwordHash !== null && byEmail.emailVerifiedAt === null) throw new Conflict(GOOGLE_NEEDS_VERIFIED_EMAIL);
     const [linked] = await db

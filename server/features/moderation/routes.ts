@@ -71,9 +71,10 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
       if (resolution.banned) {
         // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
         // same path to each instance), then they are signed out everywhere, sockets dropped on every
-        // instance; partners see the conversation go.
+        // instance (a phone away hears it when it comes back: its token says so); partners see the
+        // conversation go.
         app.publish([resolution.banned.userId], 'account:suspended');
-        await app.revokeUserTokens(resolution.banned.userId);
+        await app.suspendUserTokens(resolution.banned.userId);
         announceEnded(app.publish, resolution.banned.ended);
         const { userId, leftEventId } = resolution.banned;
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);

@@ -2,7 +2,7 @@ import { type AnyColumn, and, eq, inArray, isNull, type SQL, sql } from 'drizzle
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
-import { attendances, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
+import { attendances, authTokens, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { MediaStore } from '../media/store';
@@ -246,9 +246,19 @@ export function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome
   return setByEmail(db, email, 'role', role);
 }
 
-/** Lifts a ban. The conversations it ended stay ended. */
-export function unban(db: Db, email: string): Promise<AdminOutcome> {
-  return setByEmail(db, email, 'bannedAt', null);
+/**
+ * Lifts a ban. The conversations it ended stay ended, and so do its sessions: their rows, kept to tell
+ * the phones that held them that the account was suspended, go now; the user signs in afresh.
+ */
+export async function unban(db: Db, email: string): Promise<AdminOutcome> {
+  const [user] = await db.select({ id: users.id, bannedAt: users.bannedAt }).from(users).where(eq(users.email, email.toLowerCase()));
+  if (!user) return null;
+  if (user.bannedAt === null) return 'unchanged';
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ bannedAt: null }).where(eq(users.id, user.id));
+    await tx.delete(authTokens).where(and(eq(authTokens.userId, user.id), eq(authTokens.endedByBan, true)));
+  });
+  return 'changed';
 }
 
 /** Sets one column of the account with this e-mail, saying whether it already held the value. */

@@ -1,0 +1,93 @@
+// @vitest-environment jsdom
+/**
+ * A session a ban ended, as the phone learns of it: live (`account:suspended`), or, asleep through the
+ * ban, at its next call or the socket's reconnect. Either way the login page says the account is
+ * suspended, not that the session was closed.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/** The socket.io client's socket, as far as `lib/socket` uses it: the test plays its `connect_error`. */
+const fakeSocket = vi.hoisted(() => {
+  const listeners = new Map<string, Array<(arg: unknown) => void>>();
+  return {
+    active: false,
+    connected: false,
+    on(event: string, listener: (arg: unknown) => void) {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return this;
+    },
+    off() {
+      return this;
+    },
+    connect() {
+      return this;
+    },
+    disconnect() {
+      listeners.clear();
+      return this;
+    },
+    emit(event: string, arg: unknown) {
+      for (const listener of listeners.get(event) ?? []) listener(arg);
+    },
+  };
+});
+vi.mock('socket.io-client', () => ({ io: () => fakeSocket }));
+
+const { api } = await import('../../client/lib/api');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useSession } = await import('../../client/stores/session');
+
+const SUSPENDED = { detail: 'Esta cuenta ha sido suspendida.', code: 'account_suspended' };
+
+describe('a session the server ended', () => {
+  let assign: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    window.history.replaceState(null, '', '/app/home/');
+    // jsdom does not navigate: where the app sends the user is what is checked.
+    assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, pathname: '/app/home/', assign });
+    useSession.getState().signIn('token-a');
+  });
+  afterEach(() => {
+    stopRealtime();
+    useSession.getState().signOut({ alreadyRevoked: true });
+    vi.unstubAllGlobals();
+  });
+
+  const answer = (status: number, body: unknown) => vi.stubGlobal('fetch', vi.fn(async () => Response.json(body, { status })));
+
+  it('says the account is suspended when a call finds its token ended by a ban', async () => {
+    answer(403, SUSPENDED);
+    await expect(api.me()).rejects.toMatchObject({ status: 403, code: 'account_suspended' });
+    expect(useSession.getState().token).toBeNull();
+    expect(assign).toHaveBeenCalledWith('/login/?suspended');
+  });
+
+  it('says the session was closed when a call finds its token unknown', async () => {
+    answer(401, { detail: 'Token inválido.' });
+    await expect(api.me()).rejects.toMatchObject({ status: 401 });
+    expect(assign).toHaveBeenCalledWith('/login/?ended');
+  });
+
+  it('says the account is suspended when told live, as the ban happens', () => {
+    answer(200, {});
+    startRealtime('token-a');
+    fakeSocket.emit('account:suspended', undefined);
+    expect(useSession.getState().token).toBeNull();
+    expect(assign).toHaveBeenCalledWith('/login/?suspended');
+  });
+
+  it('says the account is suspended when the socket is refused for a ban, and closed for an unknown token', () => {
+    answer(200, {});
+    startRealtime('token-a');
+    fakeSocket.emit('connect_error', new Error('account_suspended'));
+    expect(useSession.getState().token).toBeNull();
+    expect(assign).toHaveBeenCalledWith('/login/?suspended');
+
+    useSession.getState().signIn('token-b');
+    stopRealtime();
+    startRealtime('token-b');
+    fakeSocket.emit('connect_error', new Error('unauthorized'));
+    expect(assign).toHaveBeenLastCalledWith('/login/?ended');
+  });
+});
