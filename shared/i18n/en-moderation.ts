@@ -7,6 +7,8 @@ export const enModeration = {
   'moderation.emptyOpen': 'No open reports. All clear.',
   'moderation.emptyResolved': 'No resolved reports yet.',
   'moderation.count': 'Reports about them: {count}',
+  'moderation.alreadyBanned': 'Already banned',
+  'moderation.alreadyBannedText': '{name} is already banned. Dismiss this report to close it: the ban stays.',
   'moderation.more': 'Show more',
   'moderation.back': 'Back to the reports',
   'moderation.notFound': 'This report does not exist.',

@@ -8,6 +8,8 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.emptyOpen': 'No hay denuncias abiertas. Todo en orden.',
   'moderation.emptyResolved': 'Todavía no hay denuncias resueltas.',
   'moderation.count': 'Denuncias sobre esta persona: {count}',
+  'moderation.alreadyBanned': 'Cuenta ya suspendida',
+  'moderation.alreadyBannedText': '{name} ya tiene la cuenta suspendida. Descarta esta denuncia para cerrarla: la suspensión se mantiene.',
   'moderation.more': 'Mostrar más',
   'moderation.back': 'Volver a las denuncias',
   'moderation.notFound': 'Esta denuncia no existe.',

@@ -41,7 +41,8 @@ export const ModerationReport = z.object({
   created_at: z.string(),
   /** Null once the account is deleted (the report stays). */
   reporter: Person.nullable(),
-  reported: Person.extend({ id: z.number().nullable(), report_count: z.number() }),
+  /** `banned`: their account is banned now (a report can come after the ban, from a chat it ended). */
+  reported: Person.extend({ id: z.number().nullable(), report_count: z.number(), banned: z.boolean() }),
   status: ReportStatus,
   /** What was decided, and when: null while the report is open. */
   resolution: z.enum(['dismiss', 'ban']).nullable(),

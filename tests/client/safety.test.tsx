@@ -36,7 +36,7 @@ import { conversationEnded, personGone, useSafety } from '../../client/stores/sa
 import { useSession } from '../../client/stores/session';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { makeModerator } from '../helpers/safety';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startServer, type TestServer } from '../helpers/server';
 
 const realFetch = globalThis.fetch;
@@ -714,6 +714,38 @@ describe('Moderation', () => {
     expect(resolvedRow.getAttribute('href')).toBe(`/app/moderation/reports/${first.body.id}/`);
     // Dismissing bans nobody.
     expect((await api().get('/api/users/me/', { token: other.token })).status).toBe(200);
+  });
+
+  it('says a report came after its person was banned, and offers to dismiss it rather than to ban again', async () => {
+    const { me, other } = await matchedPair(['Yara', 'Zed']);
+    await banThroughModeration(server, moderator, other);
+    // From the chat the ban ended: a report of them is still taken.
+    const late = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'harassment' } });
+    expect(late.status).toBe(201);
+    await signInAsModerator();
+    const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
+    render(
+      <Router hook={hook}>
+        <Moderation />
+      </Router>,
+    );
+    const row = await screen.findByRole('link', { name: /Zed/ });
+    expect(row.textContent).toContain(en['moderation.alreadyBanned']);
+    // Reports about someone not banned say nothing of the kind.
+    expect(screen.getAllByRole('link').filter((link) => link.textContent?.includes(en['moderation.alreadyBanned']))).toEqual([row]);
+
+    fireEvent.click(row);
+    await screen.findByRole('heading', { name: en['safety.reason.harassment'] });
+    expect(screen.getByText(en['moderation.alreadyBanned']).closest('dd')?.textContent).toContain('Zed');
+    expect(screen.getByText(format(en['moderation.alreadyBannedText'], { name: 'Zed' }))).toBeTruthy();
+    expect(screen.queryByRole('button', { name: en['moderation.ban'] })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
+    fireEvent.click(screen.getAllByRole('button', { name: en['moderation.dismiss'] }).at(-1)!);
+    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    expect((await api().get(`/api/moderation/reports/${late.body.id}/`, { token: moderator.token })).body).toMatchObject({
+      status: 'resolved',
+      resolution: 'dismiss',
+    });
   });
 
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {

@@ -382,7 +382,7 @@ describe.each(backends)('safety on %s', (backend) => {
       details: 'Kept writing after I said no.',
       status: 'open',
       reporter: { id: reporter.id, name: 'Rita' },
-      reported: { id: reported.id, report_count: 1 },
+      reported: { id: reported.id, report_count: 1, banned: false },
       conversation_id: conversationId,
       additions: [{ reason: 'spam', details: 'And links.' }],
       resolution: null,
@@ -443,6 +443,11 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(first.status).toBe(201);
     const again = await api().post('/api/reports/', { token: partner.token, json: { user_id: formerPartner.id, reason: 'spam' } });
     expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+    // The moderators see that it is about someone banned already, in the queue and in the report.
+    const queue = await api().get('/api/moderation/reports/?status=open&limit=100', { token: moderator.token });
+    const row = queue.body.results.find((item: { id: number }) => item.id === first.body.id);
+    expect(row.reported).toEqual({ id: formerPartner.id, name: 'Pol', report_count: 2, banned: true });
+    expect((await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token })).body.reported.banned).toBe(true);
   });
 
   it('takes a report of someone I blocked, with no conversation, and brings nothing of them back to either', async () => {
@@ -545,6 +550,7 @@ describe.each(backends)('safety on %s', (backend) => {
       id: troll.id,
       name: 'Troll',
       report_count: 2,
+      banned: false,
     });
     expect(queue.body.results.find((row: { id: number }) => row.id === trollAgain.body.id)).toMatchObject({ resolution: null, resolved_at: null });
 

@@ -33,6 +33,7 @@ interface ReportRow {
   reporter_name: string | null;
   reported_id: number | null;
   reported_name: string | null;
+  reported_banned: boolean;
   report_count: number | string;
   at_us: string;
   conversation_id: number | null;
@@ -60,6 +61,7 @@ function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>
     select r.id, r.reason, r.details, ${iso('r.created_at')} as created_at, r.status,
       r.reporter_id, coalesce(reporter_p.name, reporter.first_name) as reporter_name,
       r.reported_id, coalesce(reported_p.name, reported.first_name, r.snapshot -> 'profile' ->> 'name', '') as reported_name,
+      reported.banned_at is not null as reported_banned,
       (select count(*) from ${reports} x where x.reported_id = r.reported_id) as report_count,
       (extract(epoch from ${sql.raw(atColumn)}) * 1000000)::bigint::text as at_us,
       r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, ${iso('r.resolved_at')} as resolved_at,
@@ -86,6 +88,7 @@ const presentReport = (row: ReportRow): ModerationReport => ({
     id: row.reported_id === null ? null : Number(row.reported_id),
     name: row.reported_name ?? '',
     report_count: Number(row.report_count),
+    banned: row.reported_banned,
   },
   status: row.status,
   resolution: row.resolution,

@@ -72,6 +72,8 @@ export function Queue() {
                 <span className="report-row-text">
                   <span className="report-reason">{t(`safety.reason.${report.reason}`)}</span>
                   <span className="report-person">{report.reported.name || t('moderation.deleted')}</span>
+                  {/* A report that came after the ban (from a chat it ended): nothing is left to decide but to close it. */}
+                  {report.status === 'open' && report.reported.banned && <span className="banned-tag">{t('moderation.alreadyBanned')}</span>}
                   <span className="muted report-meta">
                     {said(report)} · <time dateTime={when(report)}>{formatAge(when(report), language)}</time>
                   </span>

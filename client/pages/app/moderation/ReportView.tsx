@@ -179,6 +179,8 @@ export function ReportView({ id }: { id: number }) {
   }
 
   const reportedName = report.reported.name || t('moderation.deleted');
+  // Reported after the ban (from a chat it ended): Ban again would do nothing; Dismiss closes the report.
+  const alreadyBanned = report.status === 'open' && report.reported.banned;
   return (
     <section className="page moderation report-view">
       {back}
@@ -189,6 +191,7 @@ export function ReportView({ id }: { id: number }) {
           <dt>{t('moderation.reported')}</dt>
           <dd>
             {reportedName} <span className="muted">· {t('moderation.count', { count: report.reported.report_count })}</span>
+            {alreadyBanned && <span className="banned-tag">{t('moderation.alreadyBanned')}</span>}
           </dd>
           <dt>{t('moderation.reporter')}</dt>
           <dd>{report.reporter?.name || t('moderation.deleted')}</dd>
@@ -230,13 +233,16 @@ export function ReportView({ id }: { id: number }) {
               {error}
             </p>
           )}
-          <div className="resolve-actions">
+          {alreadyBanned && <p className="notice">{t('moderation.alreadyBannedText', { name: reportedName })}</p>}
+          <div className={alreadyBanned ? 'resolve-actions is-single' : 'resolve-actions'}>
             <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => setConfirming('dismiss')}>
               {t('moderation.dismiss')}
             </button>
-            <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirming('ban')}>
-              {t('moderation.ban')}
-            </button>
+            {!alreadyBanned && (
+              <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirming('ban')}>
+                {t('moderation.ban')}
+              </button>
+            )}
           </div>
         </form>
       ) : (
