@@ -141,6 +141,9 @@ export const afterOverlays: AroundNavHandler = (navigate, to, options) => {
   });
 };
 
+/** Runs `step` once the changes to the history asked for before it are made (`afterOverlays`' navigation among them). */
+export const afterHistory = (step: () => void): void => enqueue(step);
+
 /**
  * `history.back()` from the page, past any overlay's entry: where the user's Back would go with none
  * open. Its `popstate` is not waited for: there may be no step back (the app opened on this page).

@@ -4,7 +4,7 @@
  * the client's relative `/api/...` requests are sent to a started app, and what they did is read back
  * from it (blocks, reports in the moderation queue, ended conversations).
  */
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { eq } from 'drizzle-orm';
 import { Route, Router, Switch } from 'wouter';
@@ -18,6 +18,7 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { blocks, users } from '../../server/db/schema';
 import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
 import { SafetyMenu } from '../../client/components/SafetyMenu';
+import { afterOverlays } from '../../client/lib/back-closes';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { setToken } from '../../client/lib/storage';
@@ -320,6 +321,33 @@ describe('the ⋮ menu', () => {
     fireEvent.click(screen.getByRole('button', { name: en['safety.cancel'] }));
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(document.activeElement).toBe(screen.getByRole('button', { name: en['safety.menu'] }));
+  });
+});
+
+describe('leaving a chat through the ⋮ menu', () => {
+  it.each(['block', 'unmatch', 'report'] as const)('puts the focus on the list’s heading after %s, not on the page', async (action) => {
+    const { conversationId } = await matchedPair();
+    // As the app routes: on the browser's history, where a navigation waits for the dialog's entry to go.
+    window.history.replaceState(null, '', `/app/chat/${conversationId}`);
+    render(
+      <Router aroundNav={afterOverlays}>
+        <Switch>
+          <Route path="/app/chat/:id">{(params: { id: string }) => <Chat id={Number(params.id)} />}</Route>
+          <Route path="/app/matches/" component={Matches} />
+        </Switch>
+      </Router>,
+    );
+    await screen.findByText('hello there');
+    fireEvent.click(screen.getByRole('button', { name: en['safety.menu'] }));
+    fireEvent.click(screen.getByRole('menuitem', { name: en[`safety.${action}`] }));
+    const dialog = await screen.findByRole('dialog');
+    if (action === 'report') fireEvent.click(within(dialog).getByRole('radio', { name: en['safety.reason.spam'] }));
+    const confirm = action === 'report' ? 'safety.report.send' : (`safety.${action}.confirm` as const);
+    fireEvent.click(within(dialog).getByRole('button', { name: en[confirm] }));
+    await waitFor(() => expect(window.location.pathname).toBe('/app/matches/'));
+    // Where a screen reader starts reading the page, as after any change of page; the keyboard goes on from there.
+    const heading = screen.getByRole('heading', { level: 1, name: en['app.nav.chats'] });
+    await waitFor(() => expect(document.activeElement).toBe(heading));
   });
 });
 
