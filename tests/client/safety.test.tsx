@@ -705,16 +705,22 @@ describe('Moderation', () => {
     });
   }
 
-  it('lists open reports oldest first, opens one with its transcript, and dismisses it with a note', async () => {
-    const { me, other } = await matchedPair(['Eva', 'Fer']);
-    const first = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'harassment', details: 'Rude.' } });
-    await signInAsModerator();
+  /** The moderation queue, open; the addresses it goes through. */
+  function openQueue() {
     const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
     render(
       <Router hook={hook}>
         <Moderation />
       </Router>,
     );
+    return history!;
+  }
+
+  it('lists open reports oldest first, opens one with its transcript, and dismisses it with a note', async () => {
+    const { me, other } = await matchedPair(['Eva', 'Fer']);
+    const first = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'harassment', details: 'Rude.' } });
+    await signInAsModerator();
+    const history = openQueue();
     const row = await screen.findByRole('link', { name: /Fer/ });
     expect(row.textContent).toContain(en['safety.reason.harassment']);
     fireEvent.click(row);
@@ -733,7 +739,7 @@ describe('Moderation', () => {
     expect((await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token })).body.status).toBe('open');
     fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
     fireEvent.click(screen.getAllByRole('button', { name: en['moderation.dismiss'] }).at(-1)!);
-    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    await waitFor(() => expect(history.at(-1)).toBe('/app/moderation/'));
     const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
     expect(detail.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Not enough to act on.' });
     // The resolved list says what was decided, row by row.
@@ -751,12 +757,7 @@ describe('Moderation', () => {
     const late = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'harassment' } });
     expect(late.status).toBe(201);
     await signInAsModerator();
-    const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
-    render(
-      <Router hook={hook}>
-        <Moderation />
-      </Router>,
-    );
+    const history = openQueue();
     const row = await screen.findByRole('link', { name: /Zed/ });
     expect(row.textContent).toContain(en['moderation.alreadyBanned']);
     // Reports about someone not banned say nothing of the kind.
@@ -769,7 +770,7 @@ describe('Moderation', () => {
     expect(screen.queryByRole('button', { name: en['moderation.ban'] })).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
     fireEvent.click(screen.getAllByRole('button', { name: en['moderation.dismiss'] }).at(-1)!);
-    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    await waitFor(() => expect(history.at(-1)).toBe('/app/moderation/'));
     expect((await api().get(`/api/moderation/reports/${late.body.id}/`, { token: moderator.token })).body).toMatchObject({
       status: 'resolved',
       resolution: 'dismiss',
