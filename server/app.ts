@@ -1,6 +1,6 @@
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MAX_JSON_BODY_BYTES } from '../shared/constants';
@@ -28,6 +28,7 @@ import safetyRoutes from './features/safety/routes';
 import userRoutes from './features/users/routes';
 import { answerSerializer } from './lib/answer-serializer';
 import { acceptEmptyJsonBodies } from './lib/empty-json-body';
+import { requestOrigin } from './lib/public-url';
 import { rejectMalformedJson, rejectNullCharacters } from './lib/null-characters';
 import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
@@ -50,6 +51,8 @@ declare module 'fastify' {
     stripe: Stripe | null;
     /** The address users reach (links, checkout returns): `PUBLIC_URL`, or this server's own once it listens. */
     readonly publicUrl: string;
+    /** Where a request's links point: `PUBLIC_URL`, else the address the request came to when it names this machine. */
+    publicUrlFor(request: FastifyRequest): string;
     /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
     evidence: MediaStore;
   }
@@ -125,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       return `http://${host}:${port}`;
     },
   });
+  app.decorate('publicUrlFor', (request: FastifyRequest) => config.publicUrl ?? requestOrigin(request, app.publicUrl));
 
   // Infrastructure.
   await app.register(securityHeaders, { headers });

@@ -2,8 +2,8 @@
 /**
  * The host screen's door QR against the clock: the next code swaps in a little before the window
  * turns, and a code that has run out with no newer one come (the phone offline) is struck through and
- * said to let nobody in, on the screen and on the big screen, until a fresh one comes. Timers and
- * Date are fake; the api and the socket are faked.
+ * said to let nobody in, on the screen and on the big screen, until a fresh one comes. A code whose
+ * link only this computer can open says so. Timers and Date are fake; the api and the socket are faked.
  */
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -35,7 +35,12 @@ const WINDOW = QR_WINDOW_SECONDS * 1000;
 /** A window's turn, as the server counts them (from the epoch, a window at a time). */
 const TURN = 29_000_000 * WINDOW;
 /** The code the server hands out, good until `expires`. */
-const qrUntil = (expires: number): EventQr => ({ token: `t${expires}`, url: 'u', svg: '<svg/>', expires_at: new Date(expires).toISOString() });
+const qrUntil = (expires: number, origin = 'https://party.example.com'): EventQr => ({
+  token: `t${expires}`,
+  url: `${origin}/e/ABC234?t=t${expires}`,
+  svg: '<svg/>',
+  expires_at: new Date(expires).toISOString(),
+});
 
 /** Lets the fake clock run `ms`, and whatever it wakes (the api's answers, React's renders) settle. */
 const run = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
@@ -117,5 +122,35 @@ describe('the host screen’s QR', () => {
     expect(doorSays(big)).toEqual(good);
     fireEvent.click(within(big).getByRole('button', { name: enEvents['host.presentClose'] }));
     expect(doorSays(door())).toEqual(good);
+  });
+
+  it('says when its link points at this computer itself, which no phone can open', async () => {
+    const shown = async (origin: string) => {
+      answers(TURN - 30_000);
+      api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW, origin));
+      const { hook } = memoryLocation({ path: '/app/events/7/host/' });
+      const { unmount } = render(
+        <Router hook={hook}>
+          <Suspense fallback={null}>
+            <HostScreen id={7} />
+          </Suspense>
+        </Router>,
+      );
+      await run(0);
+      const said = document.querySelector('.host-door')!.textContent!;
+      unmount();
+      stop();
+      vi.useRealTimers();
+      return said;
+    };
+    const here = (host: string) => enEvents['host.qrLocal'].replace('{host}', host);
+    expect(await shown('http://localhost:3000')).toContain(here('localhost:3000'));
+    expect(await shown('http://127.0.0.1:3000')).toContain(here('127.0.0.1:3000'));
+    expect(await shown('http://[::1]:3000')).toContain(here('[::1]:3000'));
+    for (const reachable of ['http://192.168.1.20:3000', 'https://party.example.com', 'http://laptop.local:3000']) {
+      const said = await shown(reachable);
+      expect(said).toContain(enEvents['host.scan']);
+      expect(said).not.toContain(here(new URL(reachable).host));
+    }
   });
 });

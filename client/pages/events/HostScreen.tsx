@@ -53,6 +53,12 @@ function Timeline({
   );
 }
 
+/** A link only this computer can open: localhost or a loopback address (the server's default without PUBLIC_URL). */
+function pointsHere(url: string): string | null {
+  const { hostname, host } = new URL(url);
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname.startsWith('127.') || hostname === '[::1]' ? host : null;
+}
+
 /**
  * The event's QR (while it rotates, the newest) and its code for a code event. Before check-in opens
  * (`opens`, its time), that time comes first and the QR is faded: still there to print or to try (an
@@ -62,8 +68,10 @@ function Timeline({
 function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: EventQr | null; size: number; opens?: string }) {
   const t = useT();
   const expired = useHost((state) => state.qrExpired);
+  const here = qr && pointsHere(qr.url);
   return (
     <>
+      {here && <p className="notice">{t('host.qrLocal', { host: here })}</p>}
       {opens || expired ? <p className="notice">{opens ? t('host.upcoming', { time: opens }) : t('host.qrExpired')}</p> : <p className="host-scan">{t('host.scan')}</p>}
       <div className={opens ? 'host-qr host-qr-early' : expired ? 'host-qr host-qr-expired' : 'host-qr'}>
         {qr ? (

@@ -31,6 +31,7 @@ import {
   checkPasswordReset,
   confirmPasswordReset,
   RESET_REQUESTED,
+  type MailDeps,
   resendVerificationEmail,
   sendPasswordChangedEmail,
   sendPasswordResetEmail,
@@ -40,7 +41,7 @@ import {
 
 /** The account: verified e-mail, password reset and change, sessions, deletion, export. */
 const accountRoutes: FastifyPluginAsyncZod = async (app) => {
-  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
+  const mail = (request: FastifyRequest): MailDeps => ({ db: app.db, mailer: app.mailer, publicUrl: app.publicUrlFor(request) });
   const hashOptions = app.config.argon2;
   const passwordCheck = app.limits.hook('password:check');
 
@@ -51,7 +52,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   async function afterNewPassword(userId: number, token: string, request: FastifyRequest) {
     await app.revokeUserTokens(userId, { except: hashToken(token) });
     await rememberLanguage(app.db, userId, requestLanguage(request));
-    app.mailer.later(() => sendPasswordChangedEmail(mail, userId));
+    app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId));
   }
 
   app.post('/api/auth/verify-email/', {
@@ -70,7 +71,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { ...noBody, response: { 202: Detail } },
     onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
-      await resendVerificationEmail(mail, currentUser(request).id, requestLanguage(request));
+      await resendVerificationEmail(mail(request), currentUser(request).id, requestLanguage(request));
       return reply.code(202).send({ detail: renderServerMessage(VERIFICATION_SENT, languageOf(request.headers['accept-language'])) });
     },
   });
@@ -82,7 +83,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       // Looked up and sent beside the request: the answer says the same, as fast, for any address.
       const { email } = request.body;
-      app.mailer.later(() => sendPasswordResetEmail(mail, email));
+      app.mailer.later(() => sendPasswordResetEmail(mail(request), email));
       return reply.code(202).send({ detail: renderServerMessage(RESET_REQUESTED, languageOf(request.headers['accept-language'])) });
     },
   });

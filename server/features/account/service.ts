@@ -37,8 +37,8 @@ export const resetPasswordLink = (publicUrl: string, token: string) => `${public
 export interface MailDeps {
   db: Db;
   mailer: Mailer;
-  /** Read per call: tests learn the address only once the server listens. */
-  publicUrl: () => string;
+  /** Where the links point: the request's `app.publicUrlFor`. */
+  publicUrl: string;
 }
 
 interface Recipient {
@@ -108,7 +108,7 @@ export async function sendVerificationEmail(deps: MailDeps, userId: number): Pro
   const user = await findRecipient(deps.db, eq(users.id, userId));
   if (!user || user.verified) return false;
   const token = await createEmailToken(deps.db, user.id, 'verify_email');
-  await deps.mailer.send(composeMail('verifyEmail', user, verifyEmailLink(deps.publicUrl(), token)));
+  await deps.mailer.send(composeMail('verifyEmail', user, verifyEmailLink(deps.publicUrl, token)));
   return true;
 }
 
@@ -151,7 +151,7 @@ export async function sendPasswordResetEmail(deps: MailDeps, email: string): Pro
   const user = await findRecipient(deps.db, and(eq(users.email, email.trim().toLowerCase()), isNull(users.bannedAt))!);
   if (!user) return false;
   const token = await createEmailToken(deps.db, user.id, 'reset_password');
-  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl(), token)));
+  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl, token)));
   return true;
 }
 

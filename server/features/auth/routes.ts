@@ -17,7 +17,6 @@ const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip
 
 const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const hashOptions = config.argon2;
-  const mail = { db: app.db, mailer: app.mailer, publicUrl: () => app.publicUrl };
 
   app.post('/api/auth/', {
     schema: { ...withoutToken, body: LoginInput, response: { 200: TokenResponse } },
@@ -43,7 +42,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
       if (request.validationError) throw (await withEmailTaken(app.db, asApiError(request.validationError as FastifyError), request.body)) ?? request.validationError;
       const user = await register(app.db, request.body, hashOptions, requestLanguage(request));
       await app.analytics.record(user.id, 'signed_up');
-      app.mailer.later(() => sendVerificationEmail(mail, user.id));
+      app.mailer.later(() => sendVerificationEmail({ db: app.db, mailer: app.mailer, publicUrl: app.publicUrlFor(request) }, user.id));
       return reply.code(201).send(user);
     },
   });

@@ -138,7 +138,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         const event = await organized(request.params.event, currentUser(request).id);
         // A live secret: never kept by a browser or a proxy.
         void reply.header('Cache-Control', 'no-store');
-        return currentQr(event, app.publicUrl);
+        return currentQr(event, app.publicUrlFor(request));
       },
     );
 

@@ -95,12 +95,12 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
           // tell whether an account exists. It goes on to the subscribe page instead, the same way for
           // any e-mail, where a signed-in account starts a checkout for itself.
           checkPlan(payments, request.body.lookup_key);
-          return reply.redirect(subscribeUrl(app.publicUrl), 303);
+          return reply.redirect(subscribeUrl(app.publicUrlFor(request)), 303);
         }
         await app.authenticate(request, reply);
         const user = await findCheckoutUserById(app.db, currentUser(request).id);
         if (!user) throw new NotAuthenticated(serverText('invalid_token'));
-        return { url: await createCheckout(app.db, payments, app.publicUrl, user, request.body.lookup_key) };
+        return { url: await createCheckout(app.db, payments, app.publicUrlFor(request), user, request.body.lookup_key) };
       },
     });
   });
@@ -115,7 +115,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   app.post('/api/payments/stripe/create-portal-session/', {
     schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: [app.authenticate, app.limits.hook('checkout:ip', addressOf)],
-    handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrl, currentUser(request).id) }),
+    handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrlFor(request), currentUser(request).id) }),
   });
 
   // Stripe signs the exact bytes it sent: this context alone reads bodies raw.
@@ -174,7 +174,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       // Back only once the plan has ended (to the subscribe page, which says so): with no plan to cancel, it is a 409.
       await cancelLocalSubscription(app.db, id);
       app.publish([id], 'account:changed');
-      return { url: endedUrl(app.publicUrl) };
+      return { url: endedUrl(app.publicUrlFor(request)) };
     },
   });
 
@@ -198,7 +198,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       schema: finish,
       onRequest: app.authenticate,
       handler: async (request) => {
-        const finished = await finishCheckout(app.db, app.publicUrl, request.params.id, currentUser(request).id, config.stripe.lookupKeys);
+        const finished = await finishCheckout(app.db, app.publicUrlFor(request), request.params.id, currentUser(request).id, config.stripe.lookupKeys);
         if (!finished) throw new NotFound();
         if (finished.event) tellOwner(finished.event);
         return { url: finished.url };
