@@ -8,7 +8,7 @@ import type { SessionEnd } from '../stores/session';
 export function Login() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
-  // Just registered: the e-mail they typed. Signed out by the server (`endRevokedSession`): say why.
+  // Just registered, or back from "Forgot password?": the e-mail typed. Signed out by the server (`endRevokedSession`): say why.
   const registered = (window.history.state as { email?: string } | null)?.email;
   const query = new URLSearchParams(window.location.search);
   const ended = (['suspended', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
@@ -34,9 +34,11 @@ export function Login() {
           className="link-muted forgot"
           onClick={(event) => {
             // The e-mail typed so far goes along in the page's history state: never in its address,
-            // which logs and the browser's history keep.
+            // which logs and the browser's history keep. This page's keeps it too, for Back.
             event.preventDefault();
-            navigate('/forgot-password/', { state: { email: new FormData(event.currentTarget.closest('form')!).get('username') } });
+            const state = { email: new FormData(event.currentTarget.closest('form')!).get('username') };
+            window.history.replaceState(state, '');
+            navigate('/forgot-password/', { state });
           }}
         >
           {t('login.forgot')}

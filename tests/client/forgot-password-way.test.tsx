@@ -82,6 +82,17 @@ describe('Back on the forgot and reset pages', () => {
     expect(window.history.length).toBe(entries);
   });
 
+  it('finds the e-mail typed on the login page still there', async () => {
+    open('/login/');
+    fireEvent.change(await emailField(), { target: { value: 'ana@example.com' } });
+    await act(async () => fireEvent.click(screen.getByRole('link', { name: en['login.forgot'] })));
+    await screen.findByRole('heading', { name: enAccount['forgot.title'] });
+    await back();
+    await onLoginPage();
+    expect(await emailField()).toHaveProperty('value', 'ana@example.com');
+    expect(window.location.href).not.toContain('ana');
+  });
+
   it.each([
     ['the forgot page', '/forgot-password/', enAccount['forgot.title']],
     ['the reset page', '/reset-password/?token=sent-by-mail', enAccount['reset.title']],
