@@ -19,6 +19,7 @@ export function MatchOverlay() {
   const t = useT();
   const match = useDeck((state) => state.match);
   const hide = useDeck((state) => state.hideMatch);
+  const hold = useDeck((state) => state.holdMatch);
   const user = useSession((state) => state.user);
   const box = useRef<HTMLDivElement>(null);
   const shown = Boolean(match);
@@ -38,29 +39,46 @@ export function MatchOverlay() {
     return true;
   });
   // The keyboard's and the screen reader's place is on its "Send a message" while it shows (on the
-  // overlay itself when it has none), Tab keeps it there, and it goes back where it was after; Escape
-  // closes it, as the back gesture does. Not taken from a text being written (a match made by the
-  // other phone's like, while this one writes in a chat): the phone's keyboard stays up.
+  // overlay itself when it has none, or when it comes over a text being written, whose next key, an
+  // Enter, would follow the link), Tab keeps it there, and it goes back where it was after; Escape
+  // closes it, as the back gesture does. Brought there by the keyboard (:focus-visible, the browser's
+  // mark of a key's focus, not a tap's) or found there by Tab, it stays until closed or left: its
+  // DECK_MATCH_OVERLAY_MS are too short to hear it read out. Not held by the pointer: it fills the screen.
   useEffect(() => {
     if (!shown) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const writing = before?.closest('input, textarea, select');
-    if (!writing) (box.current?.querySelector('a') ?? box.current)?.focus();
+    if (!writing && before?.matches(':focus-visible')) hold(true);
+    ((writing ? null : box.current?.querySelector('a')) ?? box.current)?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') hide();
       // Its one control, or itself: nothing behind it is reachable while it shows.
-      if (event.key === 'Tab' && box.current?.contains(document.activeElement)) event.preventDefault();
+      if (event.key === 'Tab' && box.current?.contains(document.activeElement)) {
+        event.preventDefault();
+        hold(true);
+      }
     };
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
-      if (!writing && before?.isConnected) before.focus();
+      if (before?.isConnected) before.focus();
     };
-  }, [shown, hide]);
+  }, [shown, hide, hold]);
   if (!match) return null;
   const me = user ? `${user.first_name} ${user.last_name}` : '';
   return (
-    <div ref={box} className="match-overlay" role="alertdialog" aria-modal="true" aria-live="assertive" aria-labelledby="match-title" aria-describedby="match-text" tabIndex={-1} onClick={(click) => tapThrough(click) || hide()}>
+    <div
+      ref={box}
+      className="match-overlay"
+      role="alertdialog"
+      aria-modal="true"
+      aria-live="assertive"
+      aria-labelledby="match-title"
+      aria-describedby="match-text"
+      tabIndex={-1}
+      onClick={(click) => tapThrough(click) || hide()}
+      onBlur={(blur) => box.current?.contains(blur.relatedTarget) || hold(false)}
+    >
       <div className="match-avatars" aria-hidden="true">
         <Avatar name={me} image={user?.image} size={96} />
         <HeartIcon className="match-heart" />

@@ -49,7 +49,7 @@ interface DeckState {
   decidedDuringRequest: ReadonlySet<number>;
   /** The deck request out, if any: one at a time. */
   deckRequest: Promise<void> | null;
-  /** Stops the count that closes the match shown. */
+  /** Stops the count that closes the match shown; none runs while it is held (`holdMatch`). */
   cancelMatchTimer: (() => void) | undefined;
 
   /** The deck from the server, in place of what is shown (a visit to the deck). */
@@ -94,6 +94,11 @@ interface DeckState {
   /** Shows a match's overlay, or after those showing and waiting: each for its full time, one after the other. */
   showMatch: (match: MatchOverlay) => void;
   hideMatch: () => void;
+  /**
+   * Holds the match shown while the keyboard (a screen reader's too) is on it, to be read and answered
+   * at the user's pace; let go, it closes after DECK_MATCH_OVERLAY_MS, as it does for a glance.
+   */
+  holdMatch: (held: boolean) => void;
   /** A match that ended (an unmatch, a block) before its overlay's turn: it does not show. */
   dropMatch: (conversationId: number) => void;
   reset: () => void;
@@ -138,13 +143,15 @@ export const useDeck = create<DeckState>()((set, get) => {
     return request;
   }
 
+  /** The count that closes the match shown: from when it can be seen, so a match heard while the phone is away waits there for it. */
+  const closeMatchInTime = () => afterInViewFor(DECK_MATCH_OVERLAY_MS, () => get().hideMatch());
+
   /** The first match waiting, when none shows. */
   function showNextMatch() {
     const [next, ...rest] = get().matchesWaiting;
     if (!next || get().match) return;
     buzzForMatch();
-    // Counted from when it can be seen: a match heard while the phone is away waits there for it.
-    set({ match: next, matchesWaiting: rest, cancelMatchTimer: afterInViewFor(DECK_MATCH_OVERLAY_MS, () => get().hideMatch()) });
+    set({ match: next, matchesWaiting: rest, cancelMatchTimer: closeMatchInTime() });
   }
 
   /**
@@ -317,6 +324,13 @@ export const useDeck = create<DeckState>()((set, get) => {
       // The next one a moment after, not in its place: the overlay goes and comes again (its entrance,
       // its focus, its entry for Back), as another match's.
       if (get().matchesWaiting.length) setTimeout(showNextMatch);
+    },
+    holdMatch(held) {
+      const { match, cancelMatchTimer } = get();
+      // Already so: held with no count running, or let go with one.
+      if (!match || held === !cancelMatchTimer) return;
+      cancelMatchTimer?.();
+      set({ cancelMatchTimer: held ? undefined : closeMatchInTime() });
     },
     dropMatch(conversationId) {
       set((state) => ({ matchesWaiting: state.matchesWaiting.filter((match) => match.conversationId !== conversationId) }));
