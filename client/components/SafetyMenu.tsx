@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import { useLocation } from 'wouter';
-import { afterHistory } from '../lib/back-closes';
+import { focusHeadingAfterNav } from '../lib/back-closes';
 import { useT } from '../lib/i18n';
 import { MoreIcon } from './AppIcons';
 import { Menu, type MenuItem } from './Menu';
@@ -36,17 +36,9 @@ export function SafetyMenu({ person, conversationId, leaveTo }: SafetyTarget & {
             onClose={() => setAction(null)}
             onDone={() => {
               navigate(leaveTo, { replace: true });
-              // Once there (the navigation waits for the dialog's history entry to go first), the keyboard's
-              // and the screen reader's place goes on from the page's heading (as a field's error takes it,
-              // lib/reveal-error.ts), not from <body>, where the dialog's page left it.
-              afterHistory(() =>
-                requestAnimationFrame(() => {
-                  const heading = document.querySelector<HTMLElement>('h1');
-                  if (!heading) return;
-                  heading.tabIndex = -1;
-                  heading.focus();
-                }),
-              );
+              // The keyboard's place goes on from that page's heading, once there (the navigation
+              // waits for the dialog's history entry to go first).
+              focusHeadingAfterNav();
             }}
           />
         </Suspense>

@@ -145,6 +145,22 @@ export const afterOverlays: AroundNavHandler = (navigate, to, options) => {
 export const afterHistory = (step: () => void): void => enqueue(step);
 
 /**
+ * Once the navigation asked for is made and drawn, the keyboard's and the screen reader's place goes
+ * on from the new page's heading (as a field's error takes it, lib/reveal-error.ts), not from <body>,
+ * where what had it (a dialog, a button of the page left) dropped it.
+ */
+export function focusHeadingAfterNav(): void {
+  afterHistory(() =>
+    requestAnimationFrame(() => {
+      const heading = document.querySelector<HTMLElement>('h1');
+      if (!heading) return;
+      heading.tabIndex = -1;
+      heading.focus();
+    }),
+  );
+}
+
+/**
  * `history.back()` from the page, past any overlay's entry: where the user's Back would go with none
  * open. Its `popstate` is not waited for: there may be no step back (the app opened on this page).
  */

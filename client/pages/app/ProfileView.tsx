@@ -10,6 +10,7 @@ import { Loading } from '../../components/Loading';
 import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { LikesExhausted, logFailure, mayPass, Throttled } from '../../lib/api';
+import { focusHeadingAfterNav } from '../../lib/back-closes';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
@@ -147,6 +148,7 @@ export function ProfileView({ id }: { id: number }) {
     }
     setPending(null);
     navigate(from);
+    focusHeadingAfterNav();
   }
 
   return (
@@ -193,6 +195,8 @@ export function ProfileView({ id }: { id: number }) {
         <p className="genre">{t(`gender.${profile.gender}`)}</p>
         <p className="bio">{profile.bio}</p>
       </div>
+      {/* Busy, the buttons stay focusable (aria-disabled; `react` takes one decision at a time): a disabled
+          one would drop the keyboard's place to the page. */}
       {chatWith !== null && !matched ? (
         <div className="deck-actions">
           <Link href={`/app/chat/${chatWith}/`} className="btn btn-primary">
@@ -201,19 +205,20 @@ export function ProfileView({ id }: { id: number }) {
         </div>
       ) : (
         <div className="deck-actions">
-          <button type="button" className="round-btn round-btn-nope" aria-label={t('profileView.reject')} disabled={pending !== null} onClick={() => void react('dislike')}>
+          <button type="button" className="round-btn round-btn-nope" aria-label={t('profileView.reject')} aria-disabled={pending !== null} onClick={() => void react('dislike')}>
             <CloseIcon />
           </button>
-          <button type="button" className="round-btn round-btn-skip" aria-label={t('profileView.skip')} disabled={pending !== null} onClick={() => void react('skip')}>
+          <button type="button" className="round-btn round-btn-skip" aria-label={t('profileView.skip')} aria-disabled={pending !== null} onClick={() => void react('skip')}>
             <SkipIcon />
           </button>
-          <button type="button" className="round-btn round-btn-like" aria-label={t('profileView.like')} disabled={pending !== null} onClick={() => void react('like')}>
+          <button type="button" className="round-btn round-btn-like" aria-label={t('profileView.like')} aria-disabled={pending !== null} onClick={() => void react('like')}>
             <HeartIcon />
           </button>
         </div>
       )}
       {matched && (
-        <div className="match-overlay" role="alertdialog" aria-labelledby="profile-match-title">
+        // It takes the keyboard's place, as the deck's does, for its moment before the deck.
+        <div ref={(overlay) => overlay?.focus()} className="match-overlay" role="alertdialog" aria-modal="true" aria-labelledby="profile-match-title" tabIndex={-1}>
           <HeartIcon className="match-heart" />
           <h2 id="profile-match-title">{t('deck.match.title')}</h2>
         </div>
