@@ -183,7 +183,9 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await setLookingFor('male');
     await card.waitFor();
 
-    // Out of the deck again, an empty one for the tests that follow.
+    // Out of the deck again, an empty one for the tests that follow: by the keys of the card (those of
+    // the nav's link, which has the focus after the click, are the link's).
+    await card.focus();
     for (let left = men.length; left > 0; left--) {
       const name = await nameOnCard(card);
       await page.keyboard.press('ArrowLeft');
@@ -216,8 +218,11 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await phone.keyboard.press('ArrowLeft');
       await phone.keyboard.press('Escape');
       await phone.getByRole('menu').waitFor({ state: 'detached' });
+      // Back on the menu's button: another control's arrows, not the deck's.
+      await phone.keyboard.press('ArrowRight');
 
-      // The first decision the deck sends is this like: none of the keys above was one.
+      // The first decision the deck sends is this like, from the card: none of the keys above was one.
+      await card.focus();
       await phone.keyboard.press('ArrowRight');
       // On the overlay (it shows for 2 s, so this runs in the page the moment it is there), the
       // keyboard is on its "Send a message"; an arrow is not a decision on the card behind it, and

@@ -92,9 +92,11 @@ export function Home() {
     const onKey = (event: KeyboardEvent) => {
       const action = KEY_ACTIONS[event.key];
       if (!action || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-      // The key is another's: a field's, or an open menu's or dialog's (the match overlay's too).
-      const target = event.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select') || document.querySelector('[role=menu], [role$=dialog]')) return;
+      // The deck's only with the focus on its card or buttons, or nowhere in particular: on any other
+      // control (a field, a link of the nav) arrows are its own or scroll the page, and an open menu
+      // or dialog (the match overlay too) has them.
+      const target = event.target as Element;
+      if ((target !== document.body && !target.closest('.swipe-card, .deck-actions')) || document.querySelector('[role=menu], [role$=dialog]')) return;
       event.preventDefault();
       act(action);
     };

@@ -1,0 +1,86 @@
+// @vitest-environment jsdom
+/**
+ * The deck's arrow keys (← no, → like, ↓ skip) decide only where they are the deck's: with the focus
+ * on its card or its buttons, or on nothing in particular. On any other control (a link of the nav, a
+ * field) an arrow is that control's, or scrolls the page, as keyboard and magnifier users expect; and
+ * an open dialog has them.
+ */
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SWIPE_EXIT_MS } from '../../shared/constants';
+import { enApp } from '../../shared/i18n/en-app';
+import type { DeckCard } from '../../shared/schemas/users';
+import { renderAt } from '../helpers/render-at';
+
+const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { Home } = await import('../../client/pages/app/Home');
+const { initLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-app');
+const { useDeck } = await import('../../client/stores/deck');
+
+const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
+const people = [card(2, 'Ben'), card(3, 'Cleo'), card(4, 'Dan'), card(5, 'Eva')];
+
+/** An arrow pressed where `target` has the focus (the page's <body>: nothing in particular); whether the deck took it. */
+function arrow(key: string, target: HTMLElement) {
+  target.focus();
+  const event = new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true });
+  act(() => void target.dispatchEvent(event));
+  act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+  return event.defaultPrevented;
+}
+const decisions = () => api.react.mock.calls.map(([, action]) => action as string);
+
+beforeEach(async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  api.deck.mockResolvedValue({ results: people, next: null });
+  api.likeAllowance.mockReturnValue(new Promise(() => {}));
+  api.react.mockResolvedValue({ match: false, conversation_id: null });
+  renderAt(
+    '/app/home/',
+    <Suspense fallback={null}>
+      <Home />
+      <nav>
+        <a href="/app/matches">Chats</a>
+      </nav>
+      <input aria-label="Search" />
+    </Suspense>,
+  );
+  await vi.waitFor(() => expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('2'));
+});
+afterEach(() => {
+  cleanup();
+  useDeck.getState().reset();
+  localStorage.clear();
+  vi.useRealTimers();
+  vi.resetAllMocks();
+});
+
+describe('the deck’s arrow keys', () => {
+  it('leave a link of the nav, and a field, their arrows', () => {
+    expect(arrow('ArrowRight', screen.getByRole('link', { name: 'Chats' }))).toBe(false);
+    expect(arrow('ArrowLeft', screen.getByRole('textbox', { name: 'Search' }))).toBe(false);
+    expect(decisions()).toEqual([]);
+    expect(useDeck.getState().current?.name).toBe('Ben');
+  });
+
+  it('decide with the focus on the card, on the deck’s buttons, or on nothing in particular', () => {
+    expect(arrow('ArrowRight', screen.getByTestId('swipe-card'))).toBe(true);
+    expect(arrow('ArrowDown', screen.getByRole('button', { name: enApp['deck.dislike'] }))).toBe(true);
+    expect(arrow('ArrowLeft', document.body)).toBe(true);
+    expect(decisions()).toEqual(['like', 'skip', 'dislike']);
+  });
+
+  it('decide nothing while a dialog is open over the deck', () => {
+    const dialog = document.body.appendChild(document.createElement('div'));
+    dialog.setAttribute('role', 'dialog');
+    expect(arrow('ArrowRight', document.body)).toBe(false);
+    dialog.remove();
+    expect(decisions()).toEqual([]);
+  });
+});
