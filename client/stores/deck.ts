@@ -25,6 +25,8 @@ interface DeckState {
   exiting: { id: number; offset: number } | null;
   /** The card on its way out whose decision did not count (`restore`): the exit brings it back, not the next card. */
   returning: number | null;
+  /** The decision on the card that left last: the deck says it with the one that came up in its place (`on`), only. */
+  decided: { on: number; name: string; action: Reaction } | null;
   match: MatchOverlay | null;
   /** Matches made while another's overlay showed: theirs show next, in turn. */
   matchesWaiting: MatchOverlay[];
@@ -116,6 +118,7 @@ const initialState = () => ({
   current: null,
   exiting: null,
   returning: null,
+  decided: null,
   match: null,
   matchesWaiting: [],
   failed: false,
@@ -275,7 +278,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         }
         const queue = get().queue ?? [];
         const [next = null, ...rest] = queue;
-        set({ current: next, queue: rest, exiting: null, returning: null });
+        set({ current: next, queue: rest, exiting: null, returning: null, decided: next && { on: next.id, name: current.name, action } });
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
         else if (rest.length <= DECK_REFILL_AT) void get().refill();

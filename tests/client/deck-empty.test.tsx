@@ -3,7 +3,8 @@
  * What the deck says. Empty, in town: no more profiles (the spec's words). At an event, the deck is
  * the room, so it says which of its cases this is: nobody else has come yet, nobody new there for the
  * user now (others are in the room: seen already, or none fits, which the client cannot tell apart),
- * or the event is over and nobody new will come. With cards, to a screen reader: who is on the card now.
+ * or the event is over and nobody new will come. With cards, to a screen reader: the decision just
+ * made and who is on the card now.
  */
 import { act, cleanup, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -84,7 +85,7 @@ describe('an empty deck', () => {
 describe('a deck with cards, to a screen reader', () => {
   const card = (id: number, name: string, age: number) => ({ id, name, age, bio: '', image: null });
 
-  it('says the name and age of the card that comes up after a decision, and nothing while one leaves', async () => {
+  it('says the decision and the name and age of the card that comes up after it, and nothing while one leaves', async () => {
     useEvents.setState({ current: null });
     api.deck.mockResolvedValue({ results: [card(1, 'Ana', 29), card(2, 'Ben', 31)], next: null });
     api.react.mockResolvedValue({ match: false, conversation_id: null });
@@ -94,8 +95,29 @@ describe('a deck with cards, to a screen reader', () => {
     expect(now.textContent).toBe('Ana, 29');
     act(() => screen.getByRole('button', { name: enApp['deck.dislike'] }).click());
     expect(now.textContent).toBe('');
-    await waitFor(() => expect(now.textContent).toBe('Ben, 31'));
+    await waitFor(() => expect(now.textContent).toBe('You disliked Ana. Ben, 31'));
     // The same element all along: a live region replaced with its content is not read out.
     expect(screen.getByTestId('deck-now')).toBe(now);
+  });
+
+  it('says each decision in Spanish, and none with a card brought back (an undo)', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValue({ results: [card(1, 'Ana', 29), card(2, 'Ben', 31), card(3, 'Cleo', 27), card(4, 'Dan', 33)], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    const steps = [
+      ['deck.like', 'Has dado like a Ana. Ben, 31'],
+      ['deck.dislike', 'Has dicho que no a Ben. Cleo, 27'],
+      ['deck.skip', 'Has saltado a Cleo. Dan, 33'],
+    ] as const;
+    for (const [button, said] of steps) {
+      act(() => screen.getByRole('button', { name: esApp[button] }).click());
+      await waitFor(() => expect(now.textContent).toBe(said));
+    }
+    act(() => useDeck.getState().restore(card(3, 'Cleo', 27)));
+    expect(now.textContent).toBe('Cleo, 27');
   });
 });

@@ -25,6 +25,7 @@ export function Home() {
   );
   const load = useDeck((state) => state.load);
   const matchShown = useDeck((state) => state.match !== null);
+  const decided = useDeck((state) => state.decided);
   const act = useDecide();
   const likesSpent = usePlan((state) => outOfLikes(state.allowance));
   const loadAllowance = usePlan((state) => state.loadAllowance);
@@ -163,9 +164,10 @@ export function Home() {
         <UndoUpsell floating />
       </div>
       <DeckPlanNotice />
-      {/* Who is on the card now, said once it is there: the buttons keep the focus as the cards change. */}
+      {/* Who is on the card now, said once it is there, after the decision that brought them up: the
+          buttons keep the focus as the cards change. */}
       <p className="sr-only" aria-live="polite" data-testid="deck-now">
-        {exiting ? '' : `${current.name}, ${current.age}`}
+        {exiting ? '' : `${decided?.on === current.id ? `${t(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${current.name}, ${current.age}`}
       </p>
       <p className="deck-hint muted">
         {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
