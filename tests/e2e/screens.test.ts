@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DECK_PAGE_SIZE, PLAN_MONTHLY_PRICES } from '../../shared/constants';
+import { DECK_MATCH_OVERLAY_MS, DECK_PAGE_SIZE, PLAN_MONTHLY_PRICES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
 import { es } from '../../shared/i18n/es';
@@ -102,6 +102,8 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     expect(await page.evaluate(() => (window as unknown as { buzzes: unknown[] }).buzzes)).toEqual([[40, 60, 90]]);
     await page.waitForURL('**/app/home/');
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
+    // The keyboard's place went on from the deck's heading, not from <body>.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(en['app.nav.home']);
   });
 
   it('works the deck with keys, buttons and a tap, down to the empty text', async () => {
@@ -251,6 +253,40 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await expect.poll(() => nameOnCard(card)).not.toBe(first);
       await phone.keyboard.press('ArrowLeft');
       await expect.poll(() => decisions).toEqual(['like', 'dislike']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps the match overlay for the keyboard that made the match until it leaves; a tap’s goes in 2 s', async () => {
+    // Max, Noe and Oto liked Leo already: each of his likes is a match, and a card stays after two.
+    const leo = await makeCompletedUser(app.server, { name: 'Leo', gender: 'male', genders_to_match: ['male'] }, { firstName: 'Leo' });
+    for (const name of ['Max', 'Noe', 'Oto']) {
+      const admirer = await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['male'] }, { firstName: name });
+      await client(app.server.url).post('/api/matching/', { token: admirer.token, json: { response: 'like', other: leo.id } });
+    }
+    const { context, page: phone } = await openPhone(app.browser, { token: leo.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      await phone.goto(`${app.server.url}/app/home/`);
+      const overlay = phone.getByRole('alertdialog', { name: en['deck.match.title'] });
+      const like = phone.getByRole('button', { name: en['deck.like'], exact: true });
+      // A tap: a glance's 2 s, its focus on the overlay all the while.
+      await deckSettled(phone);
+      await like.tap();
+      await overlay.waitFor();
+      await overlay.waitFor({ state: 'detached', timeout: DECK_MATCH_OVERLAY_MS + 2000 });
+
+      // From the keyboard: held while its focus is there, and closed by Escape.
+      await phone.getByTestId('swipe-card').waitFor();
+      await like.focus();
+      await phone.keyboard.press('Enter');
+      await overlay.waitFor();
+      await phone.waitForTimeout(DECK_MATCH_OVERLAY_MS + 1000);
+      expect(await overlay.isVisible()).toBe(true);
+      await phone.keyboard.press('Escape');
+      await overlay.waitFor({ state: 'detached' });
+      // The keyboard's place back where it was.
+      expect(await phone.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(en['deck.like']);
     } finally {
       await context.close();
     }
