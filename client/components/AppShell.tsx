@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
@@ -24,21 +24,56 @@ export function isNavActive(path: string, prefixes: readonly string[]): boolean 
 }
 
 /**
- * The tab's title names the section on screen, as the bottom nav does ("Chats · Eventmatch": what a
- * screen reader reads first, and what the tab and history list show), and wears the unread count, as
- * messaging apps' do; the installed app's icon shows the count too (where the browser has the Badging
- * API). Both are put back when the shell goes (sign-out).
+ * The tab's title names the page on screen, then its section, as the bottom nav does ("Ana · Chats ·
+ * Eventmatch": what a screen reader reads first, and what the tab and history list show), and wears the
+ * unread count, as messaging apps' do; the installed app's icon shows the count too (where the browser
+ * has the Badging API). Both are put back when the shell goes (sign-out).
  */
-function useTitle(brand: string, section: string | undefined, count: number) {
+function useTitle(brand: string, page: string, count: number) {
   useEffect(() => {
-    document.title = `${count > 0 ? `(${count > 99 ? '99+' : count}) ` : ''}${section ? `${section} · ` : ''}${brand}`;
+    document.title = `${count > 0 ? `(${count > 99 ? '99+' : count}) ` : ''}${page ? `${page} · ` : ''}${brand}`;
     return () => void (document.title = brand);
-  }, [brand, section, count]);
+  }, [brand, page, count]);
   useEffect(() => {
     if (count === 0) return;
     navigator.setAppBadge?.(count).catch(() => {});
     return () => void navigator.clearAppBadge?.().catch(() => {});
   }, [count]);
+}
+
+/**
+ * The page's heading as it stands (a chat's partner, a report's reason: what the page loaded). After a
+ * navigation in the app, not on the first load, it takes the focus once it shows, so that the keyboard
+ * and the screen reader go on from the new page's top, not from <body> where the page that went left
+ * them; unless something takes the focus first (the page itself, the user).
+ */
+function usePageHeading(shell: RefObject<HTMLElement | null>, location: string) {
+  const [heading, setHeading] = useState<string>();
+  const navigated = useRef(false);
+  useEffect(() => {
+    let pending = navigated.current;
+    navigated.current = true;
+    const stop = () => void (pending = false);
+    const look = () => {
+      const h1 = shell.current?.querySelector<HTMLElement>('main h1');
+      setHeading(h1?.textContent ?? undefined);
+      if (!pending || !h1 || document.activeElement !== document.body) return;
+      h1.tabIndex = -1;
+      // Where the page would be on its first load: App has scrolled it to the top.
+      h1.focus({ preventScroll: true });
+    };
+    look();
+    // Watched from the shell: a lazy page shows its heading later, and the overlay going from over
+    // the new page is what leaves the focus on <body>.
+    const observer = new MutationObserver(look);
+    observer.observe(shell.current!, { childList: true, subtree: true, characterData: true });
+    document.addEventListener('focusin', stop);
+    return () => {
+      observer.disconnect();
+      document.removeEventListener('focusin', stop);
+    };
+  }, [shell, location]);
+  return heading;
 }
 
 export function AppShell({ children }: { children: ReactNode }) {
@@ -57,7 +92,11 @@ export function AppShell({ children }: { children: ReactNode }) {
   const chatRead = usePageVisible() ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
   const unread = useConversations((state) => unreadTotal(state, chatRead === undefined ? undefined : Number(chatRead)));
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
-  useTitle(t('brand.name'), section && t(section.label), unread);
+  const sectionName = section && t(section.label);
+  const shell = useRef<HTMLDivElement>(null);
+  const heading = usePageHeading(shell, location);
+  // The page's own name unless it is the section's (the deck's "Home").
+  useTitle(t('brand.name'), [heading !== sectionName && heading, sectionName].filter(Boolean).join(' · '), unread);
   const newMatch = useConversations((state) => state.newMatches.length > 0);
   // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
   const onChats = /^\/app\/(matches|chat)\b/.test(location);
@@ -66,7 +105,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   }, [newMatch, onChats]);
 
   return (
-    <div className="app-shell">
+    <div ref={shell} className="app-shell">
       <header className="top-bar">
         <Link href="/app/home" className="logo logo-small">
           <HeartIcon className="logo-mark" />

@@ -96,8 +96,9 @@ export function Menu({
           {items.map((item) => {
             const itemClass = item.danger ? 'menu-item menu-item-danger' : 'menu-item';
             // Focus back on the button first: a dialog the item opens gives it back there when it closes.
+            // Not from a link: the new page's heading takes it (AppShell).
             const select = () => {
-              close(true);
+              close(!item.href);
               item.onSelect?.();
             };
             return (

@@ -1,6 +1,5 @@
 import { lazy, Suspense, useState } from 'react';
 import { useLocation } from 'wouter';
-import { focusHeadingAfterNav } from '../lib/back-closes';
 import { useT } from '../lib/i18n';
 import { MoreIcon } from './AppIcons';
 import { Menu, type MenuItem } from './Menu';
@@ -34,12 +33,8 @@ export function SafetyMenu({ person, conversationId, leaveTo }: SafetyTarget & {
             person={person}
             conversationId={conversationId}
             onClose={() => setAction(null)}
-            onDone={() => {
-              navigate(leaveTo, { replace: true });
-              // The keyboard's place goes on from that page's heading, once there (the navigation
-              // waits for the dialog's history entry to go first).
-              focusHeadingAfterNav();
-            }}
+            // There, the page's heading takes the focus (AppShell), as after any change of page.
+            onDone={() => navigate(leaveTo, { replace: true })}
           />
         </Suspense>
       )}

@@ -142,7 +142,7 @@ export const afterOverlays: AroundNavHandler = (navigate, to, options) => {
 };
 
 /** Runs `step` once the changes to the history asked for before it are made (`afterOverlays`' navigation among them). */
-export const afterHistory = (step: () => void): void => enqueue(step);
+const afterHistory = (step: () => void): void => enqueue(step);
 
 /**
  * Once the navigation asked for is made and drawn, the keyboard's and the screen reader's place goes

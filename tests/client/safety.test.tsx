@@ -18,6 +18,7 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { blocks, users } from '../../server/db/schema';
 import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
 import { SafetyMenu } from '../../client/components/SafetyMenu';
+import { AppShell } from '../../client/components/AppShell';
 import { afterOverlays } from '../../client/lib/back-closes';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
@@ -331,10 +332,12 @@ describe('leaving a chat through the ⋮ menu', () => {
     window.history.replaceState(null, '', `/app/chat/${conversationId}`);
     render(
       <Router aroundNav={afterOverlays}>
-        <Switch>
-          <Route path="/app/chat/:id">{(params: { id: string }) => <Chat id={Number(params.id)} />}</Route>
-          <Route path="/app/matches/" component={Matches} />
-        </Switch>
+        <AppShell>
+          <Switch>
+            <Route path="/app/chat/:id">{(params: { id: string }) => <Chat id={Number(params.id)} />}</Route>
+            <Route path="/app/matches/" component={Matches} />
+          </Switch>
+        </AppShell>
       </Router>,
     );
     await screen.findByText('hello there');
@@ -705,12 +708,14 @@ describe('Moderation', () => {
     });
   }
 
-  /** The moderation queue, open; the addresses it goes through. */
+  /** The moderation queue, open in the app's shell; the addresses it goes through. */
   function openQueue() {
     const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
     render(
       <Router hook={hook}>
-        <Moderation />
+        <AppShell>
+          <Moderation />
+        </AppShell>
       </Router>,
     );
     return history!;
@@ -740,6 +745,8 @@ describe('Moderation', () => {
     fireEvent.click(screen.getByRole('button', { name: en['moderation.dismiss'] }));
     fireEvent.click(screen.getAllByRole('button', { name: en['moderation.dismiss'] }).at(-1)!);
     await waitFor(() => expect(history.at(-1)).toBe('/app/moderation/'));
+    // Back on the queue, the keyboard and the screen reader go on from its heading, not from the page.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: en['moderation.title'] })));
     const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
     expect(detail.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', note: 'Not enough to act on.' });
     // The resolved list says what was decided, row by row.

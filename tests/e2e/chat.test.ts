@@ -647,7 +647,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).click();
     await page.locator('.message-partner', { hasText: 'come say hi' }).waitFor();
     await badge.waitFor({ state: 'detached' });
-    expect(await page.title()).toBe(`${en['app.nav.chats']} · Eventmatch`);
+    expect(await page.title()).toBe(`Ben · ${en['app.nav.chats']} · Eventmatch`);
   });
 
   it("opens the partner's profile again from the chat header, which fits a 360 px phone", async () => {
