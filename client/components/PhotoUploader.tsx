@@ -1,4 +1,4 @@
-import { type ChangeEvent, useEffect, useState } from 'react';
+import { type ChangeEvent, useEffect, useRef, useState } from 'react';
 import { toast } from '../lib/toast';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
@@ -35,6 +35,12 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
   useEffect(() => {
     onUploading?.(uploading);
   }, [onUploading, uploading]);
+  const grid = useRef<HTMLUListElement>(null);
+  // A star or a Remove used: the button goes (the star of the photo made primary) or moves with its
+  // photo, which drops the focus to <body>. It goes on from the photo at `index` once the grid is
+  // redrawn (its Remove: the photo made primary, or the one after the removed one), else Add photo.
+  const refocus = (index: number) =>
+    requestAnimationFrame(() => (grid.current?.querySelectorAll<HTMLElement>('.photo-remove')[index] ?? grid.current?.querySelector('input'))?.focus());
 
   function onFiles(event: ChangeEvent<HTMLInputElement>) {
     const files = Array.from(event.target.files ?? []);
@@ -65,7 +71,7 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
 
   return (
     <div className="uploader">
-      <ul className="photo-grid" data-testid="photo-grid" style={{ gridTemplateColumns: `repeat(${PHOTO_GRID_COLUMNS}, minmax(0, 1fr))` }}>
+      <ul ref={grid} className="photo-grid" data-testid="photo-grid" style={{ gridTemplateColumns: `repeat(${PHOTO_GRID_COLUMNS}, minmax(0, 1fr))` }}>
         {photos.map((url, index) => (
           <li key={url} className="photo-slot">
             <img src={thumbnail(url)} alt="" />
@@ -77,12 +83,23 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
                 className="photo-action photo-make-primary"
                 aria-label={t('profile.makePrimary', { n: index + 1 })}
                 title={t('profile.makePrimary', { n: index + 1 })}
-                onClick={() => onChange((current) => makePrimary(current, index))}
+                onClick={() => {
+                  onChange((current) => makePrimary(current, index));
+                  refocus(0);
+                }}
               >
                 <StarIcon />
               </button>
             )}
-            <button type="button" className="photo-action photo-remove" aria-label={t('profile.removePhoto', { n: index + 1 })} onClick={() => onChange((current) => removePhoto(current, index))}>
+            <button
+              type="button"
+              className="photo-action photo-remove"
+              aria-label={t('profile.removePhoto', { n: index + 1 })}
+              onClick={() => {
+                onChange((current) => removePhoto(current, index));
+                refocus(index);
+              }}
+            >
               <CloseIcon />
             </button>
           </li>

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
@@ -82,5 +82,25 @@ describe('<PhotoUploader>', () => {
     // The badge stays on the first slot, now the chosen photo's.
     expect(screen.getByText('Primary').closest('li')!.querySelector('img')!.getAttribute('src')).toBe('/media/p3.webp?size=thumb');
     expect(screen.getAllByRole('button', { name: /the primary one$/ })).toHaveLength(3);
+  });
+
+  it('keeps the keyboard in the grid when a star or a × takes its button away: on the photo’s next control, or Add photo', async () => {
+    render(<Harness initial={urls(3)} />);
+    const use = (name: string) => {
+      const button = screen.getByRole('button', { name });
+      button.focus();
+      fireEvent.click(button);
+    };
+    // The photo made primary keeps it, on its own ×, which now says it is the first.
+    use('Make photo 3 the primary one');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Remove photo 1' })));
+    expect(screen.getByText('Primary').closest('li')!.contains(document.activeElement)).toBe(true);
+    // A photo removed: the one after it, in its place.
+    use('Remove photo 2');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Remove photo 2' })));
+    expect(document.activeElement!.closest('li')!.querySelector('img')!.getAttribute('src')).toBe('/media/p2.webp?size=thumb');
+    // The last one removed: Add photo, after it.
+    use('Remove photo 2');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('photo-input')));
   });
 });
