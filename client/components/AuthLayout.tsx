@@ -44,10 +44,15 @@ export function BackButton({ onStandalone }: { onStandalone: () => void }) {
   );
 }
 
+/**
+ * A field's error line: its control's description (`aria-describedby`), outside its label, which names
+ * the control only. Not an alert: a refused form takes the focus to its first wrong field, which says
+ * it (use-auth-form.ts, reveal-error.ts); an alert too would have it said twice, or all of them at once.
+ */
 export function FieldErrors({ id, errors }: { id: string; errors: string[] | undefined }) {
   if (!errors?.length) return null;
   return (
-    <p id={id} className="field-error" role="alert">
+    <p id={id} className="field-error">
       {errors.join(' ')}
     </p>
   );
@@ -60,14 +65,14 @@ export function FormField({
   errors,
   ...input
 }: { name: string; label: string; errors: string[] | undefined } & InputHTMLAttributes<HTMLInputElement>) {
-  // Two forms on one page may both have a `password`: an `id` keeps their error lines apart.
-  const errorId = `${input.id ?? name}-error`;
+  // Two forms on one page may both have a `password`: an `id` keeps their fields and error lines apart.
+  const id = input.id ?? name;
   return (
-    <label className="field">
-      <span>{label}</span>
-      <input name={name} required aria-describedby={errorId} aria-invalid={Boolean(errors)} {...input} />
-      <FieldErrors id={errorId} errors={errors} />
-    </label>
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name={name} required aria-describedby={`${id}-error`} aria-invalid={Boolean(errors)} {...input} />
+      <FieldErrors id={`${id}-error`} errors={errors} />
+    </div>
   );
 }
 

@@ -19,6 +19,8 @@ interface Props {
   onChange: (update: (photos: string[]) => string[]) => void;
   /** Told whether photos are on their way up: a save meanwhile would go without them. */
   onUploading?: (uploading: boolean) => void;
+  /** The id of the line that says what is wrong with the photos (a refused save), while it shows. */
+  errorId?: string;
 }
 
 let uploadKey = 0;
@@ -27,7 +29,7 @@ let uploadKey = 0;
  * Up to MAX_PHOTOS photos in a 3-column grid; each file is uploaded at once, with its progress shown.
  * The first is the primary one (the deck's card); the star on any other puts it first.
  */
-export function PhotoUploader({ photos, onChange, onUploading }: Props) {
+export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props) {
   const t = useT();
   const [uploads, setUploads] = useState<Upload[]>([]);
   const used = photos.length + uploads.length;
@@ -117,7 +119,7 @@ export function PhotoUploader({ photos, onChange, onUploading }: Props) {
             <label>
               <span aria-hidden="true">+</span>
               <span className="sr-only">{t('profile.addPhoto')}</span>
-              <input type="file" accept="image/*" multiple className="sr-only" onChange={onFiles} data-testid="photo-input" />
+              <input type="file" accept="image/*" multiple className="sr-only" onChange={onFiles} aria-invalid={Boolean(errorId)} aria-describedby={errorId} data-testid="photo-input" />
             </label>
           </li>
         )}

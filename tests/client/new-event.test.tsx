@@ -188,8 +188,9 @@ describe('the edit-event form', () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
     api.updateEvent.mockRejectedValue(new ValidationError({ ends_at: ['The end must be in the future.'] }));
     await renderAt(event);
-    // Its name begins with the label; the help that says why follows it.
-    const starts = await screen.findByLabelText(new RegExp(`^${enEvents['events.new.starts']}`));
+    // Its name is the label alone; the help that says why is its description.
+    const starts = await screen.findByLabelText(enEvents['events.new.starts']);
+    expect(starts.getAttribute('aria-describedby')).toContain('starts-help');
     expect(starts).toHaveProperty('disabled', true);
     screen.getByText(enEvents['events.edit.startLocked']);
     // Check-in opened long ago: the help under the times no longer says when it opens.
@@ -207,7 +208,10 @@ describe('the edit-event form', () => {
     await screen.findByText('The end must be in the future.');
     expect(ends.getAttribute('aria-invalid')).toBe('true');
     // The field that was refused takes the focus (and is scrolled into view): it may be above the fold.
+    // That says the error, its description, once: it is no alert as well, nor part of the field's name.
     await waitFor(() => expect(document.activeElement).toBe(ends));
+    expect(screen.getByLabelText(enEvents['events.new.ends'])).toBe(ends);
+    expect(screen.queryAllByRole('alert')).toEqual([]);
   });
 
   it('asks before an end brought forward to within the hour, and saves it only once confirmed', async () => {

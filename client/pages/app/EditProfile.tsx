@@ -255,11 +255,12 @@ export function EditProfile() {
       <h1>{t('profile.title')}</h1>
       {incomplete && <p className="notice">{held ? t('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
       <form ref={formElement} className="form" onSubmit={submit} noValidate>
-        <label className="field">
-          <span>{t('profile.name')}</span>
-          <input name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        {/* Each label names its control only: the error line under it is the control's description. */}
+        <div className="field">
+          <label htmlFor="name">{t('profile.name')}</label>
+          <input id="name" name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
           <FieldErrors id="name-error" errors={errors.name} />
-        </label>
+        </div>
 
         <fieldset className="field">
           <legend>{t('profile.photos')}</legend>
@@ -267,15 +268,16 @@ export function EditProfile() {
             photos={form.photos}
             onChange={(update) => setForm((current) => (current ? { ...current, photos: update(current.photos) } : current))}
             onUploading={setUploading}
+            errorId={imageErrors.length ? 'image-error' : undefined}
           />
           <FieldErrors id="image-error" errors={imageErrors.length ? imageErrors : undefined} />
         </fieldset>
 
-        <label className="field">
-          <span>{t('profile.bio')}</span>
-          <textarea name="bio" value={form.bio} required rows={4} maxLength={500} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
+        <div className="field">
+          <label htmlFor="bio">{t('profile.bio')}</label>
+          <textarea id="bio" name="bio" value={form.bio} required rows={4} maxLength={500} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
           <FieldErrors id="bio-error" errors={errors.bio} />
-        </label>
+        </div>
 
         <div className="field">
           <label htmlFor="date_of_birth">{t('profile.dateOfBirth')}</label>
@@ -283,9 +285,9 @@ export function EditProfile() {
           <FieldErrors id="dob-error" errors={errors.date_of_birth} />
         </div>
 
-        <label className="field">
-          <span>{t('profile.gender')}</span>
-          <select name="gender" value={form.gender} onChange={(event) => set('gender', event.target.value as Gender)} aria-invalid={Boolean(errors.gender)} aria-describedby="gender-error">
+        <div className="field">
+          <label htmlFor="gender">{t('profile.gender')}</label>
+          <select id="gender" name="gender" value={form.gender} onChange={(event) => set('gender', event.target.value as Gender)} aria-invalid={Boolean(errors.gender)} aria-describedby="gender-error">
             {GENDERS.map((gender) => (
               <option key={gender} value={gender}>
                 {t(`gender.${gender}`)}
@@ -293,7 +295,7 @@ export function EditProfile() {
             ))}
           </select>
           <FieldErrors id="gender-error" errors={errors.gender} />
-        </label>
+        </div>
 
         <fieldset className="field" id="preferences">
           <legend>{t('profile.gendersToMatch')}</legend>

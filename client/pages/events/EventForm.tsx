@@ -134,23 +134,25 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
 
   return (
     <form ref={formElement} className="form event-form" onSubmit={(event) => void submit(event)} noValidate>
-      <label className="field">
-        <span>{t('events.new.name')}</span>
-        <input name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+      {/* Each label names its control only: the lines under it are the control's description. */}
+      <div className="field">
+        <label htmlFor="name">{t('events.new.name')}</label>
+        <input id="name" name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
         <FieldErrors id="name-error" errors={errors.name} />
-      </label>
-      <label className="field">
-        <span>{t('events.new.venue')}</span>
-        <input name="venue" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+      </div>
+      <div className="field">
+        <label htmlFor="venue">{t('events.new.venue')}</label>
+        <input id="venue" name="venue" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
         <small id="venue-help" className="help">
           {t('events.new.venueHelp')}
         </small>
         <FieldErrors id="venue-error" errors={errors.venue} />
-      </label>
+      </div>
       <div className="event-form-times">
-        <label className="field">
-          <span>{t('events.new.starts')}</span>
+        <div className="field">
+          <label htmlFor="starts_at">{t('events.new.starts')}</label>
           <input
+            id="starts_at"
             name="starts_at"
             type="datetime-local"
             required
@@ -169,10 +171,11 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
             </small>
           )}
           <FieldErrors id="starts-error" errors={errors.starts_at} />
-        </label>
-        <label className="field">
-          <span>{t('events.new.ends')}</span>
+        </div>
+        <div className="field">
+          <label htmlFor="ends_at">{t('events.new.ends')}</label>
           <input
+            id="ends_at"
             name="ends_at"
             type="datetime-local"
             required
@@ -189,7 +192,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
             </small>
           )}
           <FieldErrors id="ends-error" errors={errors.ends_at} />
-        </label>
+        </div>
       </div>
       {/* Once started, check-in has long opened: only the length still applies. */}
       <small className="help">{t(startLocked ? 'events.edit.timesHelpStarted' : 'events.new.timesHelp')}</small>
@@ -206,7 +209,12 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
         ))}
         <FieldErrors id="join-mode-error" errors={errors.join_mode} />
       </fieldset>
-      <FieldErrors id="form-error" errors={errors.non_field_errors} />
+      {/* Not a field's: nothing takes the focus to it, so it is said as it shows. */}
+      {errors.non_field_errors && (
+        <p className="field-error" role="alert">
+          {errors.non_field_errors.join(' ')}
+        </p>
+      )}
       <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
         {submitLabel}
       </button>

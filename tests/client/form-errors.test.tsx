@@ -1,0 +1,99 @@
+// @vitest-environment jsdom
+/**
+ * A refused form says each field's problem once: the label names the field only, the error line is
+ * its description, and the focus taken to the first wrong field is what says it (no alert as well).
+ */
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ValidationError } from '../../client/lib/api';
+import { initLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
+import { toast } from '../../client/lib/toast';
+import { EditProfile } from '../../client/pages/app/EditProfile';
+import { Register } from '../../client/pages/Register';
+import { useProfile } from '../../client/stores/profile';
+import { useSession } from '../../client/stores/session';
+import { es } from '../../shared/i18n/es';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
+import { currentUser } from '../helpers/current-user';
+import { renderAt } from '../helpers/render-at';
+
+/** What a control's `aria-describedby` points at says. */
+const description = (control: HTMLElement) =>
+  (control.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent)
+    .filter(Boolean)
+    .join(' ');
+
+beforeEach(async () => {
+  localStorage.clear();
+  await initLanguage();
+});
+afterEach(() => {
+  cleanup();
+  toast.dismiss();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe('a refused form', () => {
+  it('names the register form’s fields by their labels alone, and says their errors once, from the first of them', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ username: [SERVER_MESSAGES.email_taken.es], password2: [SERVER_MESSAGES.passwords_differ.es] }, { status: 400 })),
+    );
+    renderAt('/register/', <Register />);
+    fireEvent.submit(document.querySelector('form')!);
+    await screen.findByText(SERVER_MESSAGES.email_taken.es);
+
+    const email = screen.getByRole('textbox', { name: es['auth.email'] });
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    expect(description(email)).toBe(SERVER_MESSAGES.email_taken.es);
+    await waitFor(() => expect(document.activeElement).toBe(email));
+    expect(description(screen.getByLabelText(es['register.password2']))).toBe(SERVER_MESSAGES.passwords_differ.es);
+    expect(screen.queryAllByRole('alert')).toEqual([]);
+  });
+
+  it('ties the missing photo’s line to Add photo, which takes the focus, with no alert beside the toast', async () => {
+    function Page() {
+      useMessages(appMessages);
+      return <EditProfile />;
+    }
+    useSession.setState({ token: 'token', user: currentUser() });
+    const save = vi.fn(async () => {
+      throw new ValidationError({ bio: [SERVER_MESSAGES.blank.es] });
+    });
+    useProfile.setState({
+      profile: {
+        name: 'Ana',
+        bio: '',
+        gender: 'female',
+        date_of_birth: '1995-04-02',
+        image: null,
+        image2: null,
+        image3: null,
+        image4: null,
+        image5: null,
+        image6: null,
+        genders_to_match: ['male'],
+        min_matching_age: 18,
+        max_matching_age: 40,
+        version: 'v1',
+      },
+      load: async () => {},
+      save,
+    });
+    renderAt('/app/profile/', <Page />);
+    await act(async () => fireEvent.click(await screen.findByRole('button', { name: es['profile.save'] })));
+    expect(save).toHaveBeenCalled();
+
+    const addPhoto = screen.getByTestId('photo-input');
+    expect(addPhoto.getAttribute('aria-invalid')).toBe('true');
+    expect(description(addPhoto)).toBe(es['profile.needPhoto']);
+    await waitFor(() => expect(document.activeElement).toBe(addPhoto));
+    const bio = screen.getByRole('textbox', { name: es['profile.bio'] });
+    expect(description(bio)).toBe(SERVER_MESSAGES.blank.es);
+    expect(screen.queryAllByRole('alert')).toEqual([]);
+  });
+});
