@@ -17,7 +17,7 @@ interface Props {
 /**
  * A button that opens a small calendar: year and month dropdowns, then a grid of days, over every
  * date of birth a profile accepts (ages 18 to 100) and no other. Keyboard: arrows move a day or a week, Home
- * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape closes. A line
+ * and End go to the week's ends, Page Up/Down change month (with Shift, year), Escape or leaving it closes. A line
  * under it says that one must be 18: why the calendar ends 18 years ago, before anyone is refused.
  */
 export function DateField({ id, value, onChange, invalid, describedBy }: Props) {
@@ -48,7 +48,9 @@ export function DateField({ id, value, onChange, invalid, describedBy }: Props) 
   const label = selected ? longDate(language, selected, false) : t('profile.pickDate');
 
   return (
-    <div className="date-field" ref={root}>
+    // Tabbed past (to the next field), it closes too: open, it would cover the field now focused. Not
+    // for a focus gone nowhere (a press on its blank space, a month button disabled as it is pressed).
+    <div className="date-field" ref={root} onBlur={(event) => event.relatedTarget && !root.current?.contains(event.relatedTarget) && setOpen(false)}>
       <button
         id={id}
         ref={trigger}

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense, useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProfileInput } from '../../shared/schemas/users';
@@ -77,6 +77,20 @@ describe('the date of birth picker', () => {
 
     fireEvent.click(day(30));
     expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
+  });
+
+  it('closes when the focus leaves it, as the next field takes it, and not while it moves within', async () => {
+    const { year } = await openPicker();
+    const next = document.body.appendChild(document.createElement('button'));
+    try {
+      expect(document.activeElement).toBe(year);
+      act(() => day(3).focus());
+      screen.getByRole('dialog');
+      act(() => next.focus());
+      expect(screen.queryByRole('dialog')).toBeNull();
+    } finally {
+      next.remove();
+    }
   });
 
   it('says under the field that one must be 18, to a screen reader too: why the calendar ends 18 years ago', async () => {
