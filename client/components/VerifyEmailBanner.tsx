@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { accountApi } from '../lib/api-account';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
@@ -49,13 +49,18 @@ export function VerifyEmailBanner() {
   const user = useSession((state) => state.user);
   const [dismissed, setDismissed] = useState(dismissedThisVisit);
   const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'sent' } | { kind: 'failed'; message: string }>({ kind: 'idle' });
+  const close = useRef<HTMLButtonElement>(null);
 
   if (!user || user.email_verified || dismissed) return null;
 
-  async function resend() {
+  async function resend(button: HTMLButtonElement) {
+    // Not `disabled` while busy: the button keeps the focus.
+    if (state.kind === 'busy') return;
     setState({ kind: 'busy' });
     try {
       await accountApi.resendVerification();
+      // Resend goes once used: the focus goes on to ×, beside it, not to <body>.
+      if (document.activeElement === button) close.current?.focus();
       setState({ kind: 'sent' });
     } catch (error) {
       setState({ kind: 'failed', message: errorMessage(error, t) });
@@ -74,14 +79,21 @@ export function VerifyEmailBanner() {
   return (
     <div className="verify-banner" role="region" aria-label={t('app.verifyTitle')}>
       <strong className="verify-banner-title">{t('app.verifyTitle')}</strong>
-      <p className="verify-banner-detail">{state.kind === 'sent' ? t('app.verifySent') : <SentTo text={t('app.verifyBanner', { email: MARK })} email={user.email} />}</p>
-      {state.kind === 'failed' && <p className="verify-banner-error">{state.message}</p>}
+      {/* A status: "Sent!" in its place is said where the user is (on ×, or on the page). */}
+      <p className="verify-banner-detail" role="status">
+        {state.kind === 'sent' ? t('app.verifySent') : <SentTo text={t('app.verifyBanner', { email: MARK })} email={user.email} />}
+      </p>
+      {state.kind === 'failed' && (
+        <p className="verify-banner-error" role="alert">
+          {state.message}
+        </p>
+      )}
       {state.kind !== 'sent' && (
-        <button type="button" className="verify-banner-resend" disabled={state.kind === 'busy'} onClick={() => void resend()}>
+        <button type="button" className="verify-banner-resend" aria-disabled={state.kind === 'busy'} onClick={(event) => void resend(event.currentTarget)}>
           {t('app.verifyResend')}
         </button>
       )}
-      <button type="button" className="icon-btn verify-banner-close" aria-label={t('app.verifyDismiss')} title={t('app.verifyDismiss')} onClick={dismiss}>
+      <button ref={close} type="button" className="icon-btn verify-banner-close" aria-label={t('app.verifyDismiss')} title={t('app.verifyDismiss')} onClick={dismiss}>
         ×
       </button>
     </div>

@@ -236,6 +236,8 @@ function ExportData() {
   const [problem, setProblem] = useState<string | null>(null);
 
   async function download() {
+    // Not `disabled` while busy: the button keeps the focus.
+    if (busy) return;
     setBusy(true);
     setProblem(null);
     try {
@@ -261,7 +263,7 @@ function ExportData() {
       <h2 id="settings-export">{t('settings.export.title')}</h2>
       <p className="muted">{t('settings.export.text')}</p>
       <FormOutcome errors={problem ? [problem] : undefined} />
-      <button type="button" className="btn btn-ghost" disabled={busy} onClick={() => void download()}>
+      <button type="button" className="btn btn-ghost" aria-disabled={busy} onClick={() => void download()}>
         {busy ? t('settings.export.busy') : t('settings.export.submit')}
       </button>
     </section>

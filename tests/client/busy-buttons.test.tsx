@@ -1,0 +1,98 @@
+// @vitest-environment jsdom
+/**
+ * A button used by keyboard that is busy, or goes once used, leaves the focus where the user can go on
+ * from (not on <body>), and what it did is said: the banner's Resend, Settings' Download my data.
+ */
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { VerifyEmailBanner } from '../../client/components/VerifyEmailBanner';
+import { accountApi } from '../../client/lib/api-account';
+import { initLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
+import { Settings } from '../../client/pages/app/Settings';
+import { useSession } from '../../client/stores/session';
+import { es } from '../../shared/i18n/es';
+import { currentUser } from '../helpers/current-user';
+
+/** A promise and its resolve, for an answer that comes when the test says. */
+function later<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/** Focused, then pressed: as a keyboard or a screen reader does. */
+function use(button: HTMLElement) {
+  button.focus();
+  fireEvent.click(button);
+}
+
+beforeEach(async () => {
+  localStorage.clear();
+  sessionStorage.clear();
+  await initLanguage();
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+  useSession.setState({ user: undefined });
+});
+
+describe('the verification banner’s Resend', () => {
+  function Banner() {
+    useMessages(appMessages);
+    return <VerifyEmailBanner />;
+  }
+
+  it('keeps the focus while it sends, then gives it to ×, and says it was sent', async () => {
+    const answer = later<{ detail: string }>();
+    const resend = vi.spyOn(accountApi, 'resendVerification').mockReturnValue(answer.promise);
+    useSession.setState({ user: currentUser({ email_verified: false }) });
+    render(
+      <Suspense fallback={null}>
+        <Banner />
+      </Suspense>,
+    );
+    const button = await screen.findByRole('button', { name: es['app.verifyResend'] });
+    const status = screen.getByRole('status');
+    use(button);
+    expect(document.activeElement).toBe(button);
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    // A second press while it sends sends nothing more.
+    fireEvent.click(button);
+    expect(resend).toHaveBeenCalledTimes(1);
+
+    await act(async () => answer.resolve({ detail: 'Sent.' }));
+    expect(screen.queryByRole('button', { name: es['app.verifyResend'] })).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: es['app.verifyDismiss'] }));
+    // Said where it shows: the line the banner had, a live region all along.
+    expect(screen.getByRole('status')).toBe(status);
+    expect(status.textContent).toBe(es['app.verifySent']);
+  });
+});
+
+describe('Settings’ Download my data', () => {
+  it('keeps the focus while the archive is made', async () => {
+    const archive = later<Blob>();
+    const exportData = vi.spyOn(accountApi, 'exportData').mockReturnValue(archive.promise);
+    useSession.setState({ user: currentUser() });
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    const button = await screen.findByRole('button', { name: es['settings.export.submit'] });
+    use(button);
+    expect(button.textContent).toBe(es['settings.export.busy']);
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    expect(document.activeElement).toBe(button);
+    fireEvent.click(button);
+    expect(exportData).toHaveBeenCalledTimes(1);
+
+    URL.createObjectURL = vi.fn(() => 'blob:archive');
+    await act(async () => archive.resolve(new Blob(['zip'])));
+    expect(button.textContent).toBe(es['settings.export.submit']);
+    expect(document.activeElement).toBe(button);
+  });
+});
