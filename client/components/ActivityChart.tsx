@@ -1,7 +1,9 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import type { AnalyticsDay } from '../../shared/schemas/analytics';
-import { drawChart } from '../lib/chart';
+import { countAxes, drawChart } from '../lib/chart';
+import { localeOf } from '../lib/format';
+import { useLanguage } from '../lib/i18n';
 
 export interface ActivitySeries {
   key: keyof Omit<AnalyticsDay, 'date'>;
@@ -17,6 +19,7 @@ const HEIGHT = 260;
  */
 export function ActivityChart({ days, series, label }: { days: AnalyticsDay[]; series: ActivitySeries[]; label: string }) {
   const box = useRef<HTMLDivElement>(null);
+  const language = useLanguage((state) => state.language);
 
   useEffect(() => {
     const element = box.current;
@@ -25,20 +28,22 @@ export function ActivityChart({ days, series, label }: { days: AnalyticsDay[]; s
       days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000),
       ...series.map((each) => days.map((day) => day[each.key])),
     ];
+    // The days are UTC's, as the page says: "5 nov" in Spanish, "5 Nov" or "Nov 5" in English.
+    const day = new Intl.DateTimeFormat(localeOf(language), { day: 'numeric', month: 'short', timeZone: 'UTC' });
     return drawChart(
       element,
       HEIGHT,
       {
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{}, { size: 40 }],
+        axes: countAxes({ values: (_chart, splits) => splits.map((seconds) => day.format(seconds * 1000)) }),
         // The labels only: values under a pointer are of little use on a phone, and the table has them.
         legend: { live: false },
         series: [{}, ...series.map((each) => ({ label: each.label, stroke: each.color, width: 2, points: { show: days.length <= 31 } }))],
       },
       data,
     );
-  }, [days, series]);
+  }, [days, series, language]);
 
   return <div ref={box} className="admin-chart" role="img" aria-label={label} />;
 }

@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import { drawChart } from './chart';
+import { countAxes, drawChart } from './chart';
 import { localeOf } from './format';
 import type { Language } from '../../shared/constants';
 import type { EventStats } from '../../shared/schemas/events';
@@ -22,8 +22,6 @@ export function drawEventChart(
   const styles = getComputedStyle(document.documentElement);
   const accent = styles.getPropertyValue('--accent').trim() || '#be123c';
   const warm = styles.getPropertyValue('--warm').trim() || '#f97316';
-  // The axes' labels in the page's muted text colour, dark or light as the page is.
-  const muted = styles.getPropertyValue('--muted').trim() || '#57534e';
   const times = timeline.map((slot) => Date.parse(slot.at) / 1000);
   const data: uPlot.AlignedData = [times, timeline.map((slot) => slot.check_ins), timeline.map((slot) => slot.matches)];
   return drawChart(
@@ -40,7 +38,7 @@ export function drawEventChart(
         y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
       },
       // Room for "10:30 PM" between ticks.
-      axes: [{ stroke: muted, values: timeTicks(language), space: 70 }, { stroke: muted, size: 36, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
+      axes: countAxes({ values: timeTicks(language), space: 70 }),
       series: [
         {},
         { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } },

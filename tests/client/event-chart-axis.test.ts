@@ -22,9 +22,10 @@ const chart = vi.hoisted(() => {
   } as unknown as typeof Path2D;
   return { labels: [] as string[] };
 });
-vi.mock('../../client/lib/chart', async () => {
+vi.mock('../../client/lib/chart', async (importOriginal) => {
   const { default: uPlot } = await import('uplot');
   return {
+    ...(await importOriginal<typeof import('../../client/lib/chart')>()),
     drawChart: (element: HTMLElement, height: number, options: uPlot.Options, data: uPlot.AlignedData) => {
       const axis = options.axes![0]!;
       const values = axis.values as (self: uPlot, splits: number[]) => string[];

@@ -1,0 +1,101 @@
+// @vitest-environment jsdom
+/**
+ * The moderators' activity chart as uPlot lays it out (a real uPlot, on a canvas that draws nothing):
+ * its days in the page's language, its counts in whole steps wide enough to read, its labels in the
+ * page's muted colour (uPlot's black was unreadable on the dark theme), as the host screen's chart.
+ */
+import { cleanup, render } from '@testing-library/react';
+import type uPlot from 'uplot';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AnalyticsDay } from '../../shared/schemas/analytics';
+
+/** What the chart last drew: its axes' options and, as uPlot laid them out, their labels and the counts' steps. */
+const chart = vi.hoisted(() => {
+  // What uPlot reads as it loads, and jsdom lacks.
+  window.matchMedia = () => ({ matches: false, addEventListener() {}, removeEventListener() {} }) as unknown as MediaQueryList;
+  // And what it draws with: paths that go nowhere.
+  globalThis.Path2D = class {
+    moveTo() {}
+    lineTo() {}
+    rect() {}
+    arc() {}
+    closePath() {}
+    addPath() {}
+    bezierCurveTo() {}
+  } as unknown as typeof Path2D;
+  return { axes: [] as uPlot.Axis[], days: [] as string[], steps: [] as number[], width: 0 };
+});
+vi.mock('../../client/lib/chart', async (importOriginal) => {
+  const { default: uPlot } = await import('uplot');
+  return {
+    ...(await importOriginal<typeof import('../../client/lib/chart')>()),
+    drawChart: (element: HTMLElement, height: number, options: uPlot.Options, data: uPlot.AlignedData) => {
+      chart.axes = options.axes!;
+      const [x, y] = options.axes!;
+      const values = x!.values as (self: uPlot, splits: number[]) => string[];
+      x!.values = (self: uPlot, splits: number[]) => (chart.days = values(self, splits));
+      // As uPlot lays out the counts' axis: its steps, and the room it takes for their labels.
+      const size = y!.size as (self: uPlot, labels: string[] | null) => number;
+      y!.size = (self: uPlot, labels: string[] | null) => {
+        chart.steps = (self.axes[1] as unknown as { _splits?: number[] })._splits ?? [];
+        return (chart.width = size(self, labels));
+      };
+      const plot = new uPlot({ ...options, width: 320, height }, data, element);
+      return () => plot.destroy();
+    },
+  };
+});
+const { ActivityChart } = await import('../../client/components/ActivityChart');
+const { useLanguage } = await import('../../client/lib/i18n');
+
+/** Thirty days of November (UTC), their sign-ups climbing to `top`. */
+const month = (top: number): AnalyticsDay[] =>
+  Array.from({ length: 30 }, (_, index) => ({
+    date: `2026-11-${String(index + 1).padStart(2, '0')}`,
+    signups: Math.round((top * index) / 29),
+    logins: 0,
+    active_users: 0,
+    matches: 0,
+    messages: 0,
+  }));
+
+async function draw(days: AnalyticsDay[]) {
+  // A 2D context that draws nothing and measures every text 30 px wide; jsdom has none.
+  const context = new Proxy({}, { get: (_target, name) => (name === 'measureText' ? () => ({ width: 30 }) : () => {}), set: () => true });
+  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(context as unknown as CanvasRenderingContext2D);
+  chart.days = [];
+  chart.steps = [];
+  render(<ActivityChart days={days} series={[{ key: 'signups', label: 'Registros', color: '#be123c' }]} label="Actividad" />);
+  // uPlot lays out and draws in a microtask.
+  await vi.waitFor(() => expect(chart.days.length).toBeGreaterThan(0));
+  await vi.waitFor(() => expect(chart.steps.length).toBeGreaterThan(1));
+}
+
+describe("the moderators' activity chart", () => {
+  afterEach(() => {
+    cleanup();
+    document.documentElement.style.removeProperty('--muted');
+  });
+
+  it('writes its days in Spanish on a Spanish page (it read "11/5 2026"), and its counts in whole steps', async () => {
+    useLanguage.setState({ language: 'es' });
+    await draw(month(14));
+    for (const label of chart.days) expect(label).toMatch(/^\d{1,2} nov$/);
+    // It read 0, 2,5, 5, 7,5, 10, 12,5 for sign-ups that only come whole.
+    for (const step of chart.steps) expect(Number.isInteger(step)).toBe(true);
+  });
+
+  it('gives its counts the room of their longest label ("12,5" was cut at the left)', async () => {
+    useLanguage.setState({ language: 'es' });
+    await draw(month(1400));
+    expect(chart.steps.at(-1)).toBeGreaterThanOrEqual(1000);
+    // Four digits of the labels' 12 px font, the ticks and a gap: more than the 40 px it had.
+    expect(chart.width).toBeGreaterThan(40);
+  });
+
+  it('draws its labels in the page’s muted colour, dark or light as the page is', async () => {
+    document.documentElement.style.setProperty('--muted', '#a8a29e');
+    await draw(month(14));
+    expect(chart.axes.map((axis) => axis.stroke)).toEqual(['#a8a29e', '#a8a29e']);
+  });
+});
