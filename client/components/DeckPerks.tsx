@@ -4,7 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Language, Reaction } from '../../shared/constants';
 import { ApiError, LikesExhausted, logFailure, mayPass, Throttled } from '../lib/api';
 import { errorMessage } from '../lib/errors';
-import { formatDateTime, formatTime, sameDay } from '../lib/format';
+import { formatDateTime, formatTime, sameDay, withHourArticle } from '../lib/format';
 import { type Translate, useLanguage, useT } from '../lib/i18n';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
@@ -124,8 +124,9 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
 function likesBack(limit: number, at: string, language: Language, t: Translate): string {
   const tomorrow = new Date();
   tomorrow.setDate(tomorrow.getDate() + 1);
-  if (sameDay(at, tomorrow.toISOString())) return t('deck.likesOutTomorrow', { limit, time: formatTime(at, language) });
-  return t('deck.likesOut', { limit, time: sameDay(at, new Date().toISOString()) ? formatTime(at, language) : formatDateTime(at, language) });
+  const time = withHourArticle(formatTime(at, language), language);
+  if (sameDay(at, tomorrow.toISOString())) return t('deck.likesOutTomorrow', { limit, time });
+  return t('deck.likesOut', { limit, time: sameDay(at, new Date().toISOString()) ? time : formatDateTime(at, language) });
 }
 
 /**

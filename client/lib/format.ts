@@ -15,6 +15,12 @@ export function formatTime(iso: string, language: Language): string {
   return new Intl.DateTimeFormat(localeOf(language), { timeStyle: 'short' }).format(new Date(iso));
 }
 
+/**
+ * A time as said after "at" ("a" in Spanish): Spanish says the hour with its article, "la" for one
+ * o'clock and "las" for the others ("Más a la 1:05", "a las 22:00"); English says it bare.
+ */
+export const withHourArticle = (time: string, language: Language) => (language === 'es' ? `${/^0?1\D/.test(time) ? 'la' : 'las'} ${time}` : time);
+
 /** Today: the time; earlier: the date. */
 export function formatActivity(iso: string, language: Language, now = new Date()): string {
   const date = new Date(iso);

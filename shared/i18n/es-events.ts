@@ -47,7 +47,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.edit.startLocked': 'El evento ha empezado: su inicio ya no puede cambiar.',
   'events.edit.offline': 'Sin conexión. El evento se mostrará en cuanto vuelvas a estar en línea.',
   'events.edit.timesHelpStarted': 'Como máximo 48 horas desde el inicio.',
-  'events.edit.endSoonTitle': '¿Terminar el evento a las {time}?',
+  'events.edit.endSoonTitle': '¿Terminar el evento a {time}?',
   'events.edit.endSoon': 'A esa hora se cierra la entrada, y cuando el evento termine ya no se podrá cambiar.',
   'events.edit.over': 'Este evento ha terminado: ya no se puede cambiar.',
   'host.title': 'Pantalla del anfitrión',

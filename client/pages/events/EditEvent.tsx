@@ -8,7 +8,7 @@ import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { goBack } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
-import { formatTime } from '../../lib/format';
+import { formatTime, withHourArticle } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -130,7 +130,7 @@ export function EditEvent({ id }: { id: number }) {
       />
       {shortened && (
         <ConfirmSheet
-          title={t('events.edit.endSoonTitle', { time: formatTime(shortened.ends_at!, language) })}
+          title={t('events.edit.endSoonTitle', { time: withHourArticle(formatTime(shortened.ends_at!, language), language) })}
           confirmLabel={t('events.edit.submit')}
           cancelLabel={t('host.cancel')}
           busy={confirmed.busy}
