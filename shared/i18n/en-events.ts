@@ -100,8 +100,6 @@ export const enEvents = {
   'eventPage.qrOnly': 'Scan the QR code at the event to join.',
   'eventPage.otherCode': 'Type another code',
   'eventPage.notFound': 'There is no event with this code.',
-  'eventPage.hereOne': '1 person here',
-  'eventPage.here': '{count} people here',
   'eventPage.notOpen': 'Check-in opens on {time}, an hour before the start.',
   'eventPage.ended': 'This event has ended.',
   'eventPage.youAreIn': 'You are checked in here.',

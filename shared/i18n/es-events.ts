@@ -101,8 +101,6 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'eventPage.qrOnly': 'Escanea el código QR en el evento para unirte.',
   'eventPage.otherCode': 'Escribir otro código',
   'eventPage.notFound': 'No hay ningún evento con este código.',
-  'eventPage.hereOne': '1 persona aquí',
-  'eventPage.here': '{count} personas aquí',
   'eventPage.notOpen': 'La entrada abre el {time}, una hora antes del inicio.',
   'eventPage.ended': 'Este evento ha terminado.',
   'eventPage.youAreIn': 'Ya estás dentro.',

@@ -90,7 +90,7 @@ describe('the event bar', () => {
   });
 
   it('has its Spanish copy', () => {
-    expect(esApp['deck.event.ended']).toBe('Terminado · {count} aquí');
+    expect(esApp['deck.event.ended']).toBe('Terminado · {count} dentro');
     expect(esApp['deck.event.leaveEnded']).toMatch(/^El evento ha terminado: si sales, ya no podrás volver a entrar\./);
   });
 });

@@ -2,6 +2,9 @@
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { enApp } from '../../shared/i18n/en-app';
+import { enEvents } from '../../shared/i18n/en-events';
+import { esApp } from '../../shared/i18n/es-app';
 import { esEvents } from '../../shared/i18n/es-events';
 import { format } from '../../shared/i18n/format';
 import type { PublicEvent } from '../../shared/schemas/events';
@@ -26,24 +29,24 @@ describe('an event’s headcount', () => {
     vi.useRealTimers();
   });
 
-  it('says one person, and people from two on', async () => {
+  it('says the headcount in the words of the deck’s bar and My events, one person as many', async () => {
     await initLanguage();
     // During the party: the headcount shows only while the event is open by the clock too.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-29T22:00:00.000Z') });
-    for (const [count, text] of [
-      [1, esEvents['eventPage.hereOne']],
-      [2, format(esEvents['eventPage.here'], { count: 2 })],
-      [0, format(esEvents['eventPage.here'], { count: 0 })],
-    ] as const) {
+    for (const count of [1, 2, 0]) {
       render(
         <Suspense fallback={null}>
           <EventSummary event={event(count)} />
         </Suspense>,
       );
+      // It read "47 personas aquí" here, "47 aquí" on the deck and "47 dentro" in My events.
+      const text = format(esApp['deck.event.here'], { count });
+      expect(text).toBe(format(esEvents['events.count'], { count }));
       expect((await screen.findByText(text)).textContent).toBe(` ${text}`);
       cleanup();
     }
-    expect(esEvents['eventPage.hereOne']).toBe('1 persona aquí');
+    expect(esEvents['events.count']).toBe('{count} dentro');
+    expect(enApp['deck.event.here']).toBe(enEvents['events.count']);
   });
 });
 
@@ -67,7 +70,7 @@ describe('an event’s status on a page left open', () => {
       await vi.advanceTimersByTimeAsync(0);
     });
     expect(pill().textContent).toBe(esEvents['events.status.upcoming']);
-    expect(screen.queryByText(format(esEvents['eventPage.here'], { count: 3 }))).toBeNull();
+    expect(screen.queryByText(format(esEvents['events.count'], { count: 3 }))).toBeNull();
     for (const [at, status] of [
       ['2026-11-29T19:00:01.000Z', 'open'],
       ['2026-11-30T02:00:01.000Z', 'after'],

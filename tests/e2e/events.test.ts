@@ -81,7 +81,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByText(es['eventPage.passKept']).waitFor();
     await page.waitForURL(`**/e/${event.code}`);
     expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
-    await page.getByText(format(es['eventPage.here'], { count: 2 })).waitFor();
+    await page.getByText(format(es['events.count'], { count: 2 })).waitFor();
     await shot(page, '03-event-page-es');
 
     await page.getByRole('link', { name: es['eventPage.signup'] }).click();

@@ -27,7 +27,7 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
       </p>
       {count && status !== 'closed' && status !== 'upcoming' && (
         <p className="event-count" aria-live="polite">
-          <span className="live-dot" aria-hidden="true" /> {event.attendee_count === 1 ? t('eventPage.hereOne') : t('eventPage.here', { count: event.attendee_count })}
+          <span className="live-dot" aria-hidden="true" /> {t('events.count', { count: event.attendee_count })}
         </p>
       )}
     </div>
