@@ -21,7 +21,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'landing.learnMore': 'Saber más',
   'landing.features.title': 'Hecha para esta noche, no para deslizar sin fin',
   'landing.features.1.title': 'Solo gente que está aquí',
-  'landing.features.1.text': 'Tu baraja muestra a los invitados de la misma fiesta o evento: cada match está a unos pasos.',
+  'landing.features.1.text': 'Tus tarjetas muestran a la gente de la misma fiesta o evento: cada match está a unos pasos.',
   'landing.features.2.title': 'Like, «no» o saltar',
   'landing.features.2.text': 'Arrastra una tarjeta a la derecha para dar like, a la izquierda para decir que no, o sáltala para luego.',
   'landing.features.3.title': 'Los matches son mutuos',

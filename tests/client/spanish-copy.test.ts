@@ -1,0 +1,26 @@
+/**
+ * The Spanish copy, as a Spanish speaker reads it (and the English beside it where it had the same
+ * slip): one word for the deck, forms that fit anyone whoever reads or is named, «» quotes, and
+ * what the pages say they do.
+ */
+import { describe, expect, it } from 'vitest';
+import { DELETE_CONFIRMATION } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
+
+/** Every line the app and the server can say in `language`, with its key. */
+const everything = (language: 'en' | 'es') => [
+  ...Object.entries(language === 'es' ? es : en),
+  ...Object.entries(SERVER_MESSAGES).map(([code, message]) => [code, message[language]] as const),
+];
+const saying = (language: 'en' | 'es', pattern: RegExp) => everything(language).filter(([, text]) => pattern.test(text));
+
+describe('the Spanish copy', () => {
+  it('calls the deck «tarjetas» everywhere, never «baraja»', () => {
+    expect(saying('es', /baraja/i)).toEqual([]);
+    expect(es['landing.features.1.text']).toMatch(/^Tus tarjetas muestran/);
+    // It read "al entrar en este sales de {name}, y su gente de tus tarjetas".
+    expect(es['events.switch.body']).toBe('Solo puedes estar en un evento a la vez: si entras en este, sales de {name} y su gente desaparece de tus tarjetas.');
+  });
+});
