@@ -20,5 +20,5 @@ export const esPlans: Record<keyof typeof enPlans, string> = {
   'subscribe.pro.1': 'Todo lo de Starter',
   'subscribe.pro.2': 'Más ventajas para eventos concurridos',
   'subscribe.enterprise.1': 'Todo lo de Pro',
-  'subscribe.enterprise.2': 'Para organizadores de fiestas y eventos',
+  'subscribe.enterprise.2': 'Para quien organiza fiestas y eventos',
 };

@@ -11,7 +11,7 @@ export const esPrivacy: Record<keyof typeof enPrivacy, string> = {
     'Los datos de tu cuenta (nombre y correo), el perfil que escribes (fotos, bio, fecha de nacimiento, género y a quién quieres conocer), tus reacciones a otros perfiles y los mensajes que envías a tus matches. Antes de guardar las fotos les quitamos los datos de ubicación y de cámara.',
   'privacy.sharing.title': 'Cómo compartimos los datos',
   'privacy.sharing.text':
-    'Los demás usuarios ven tu perfil público: nombre, edad, fotos y bio, nunca tu correo ni tu fecha de nacimiento. Los mensajes solo los veis tú y tu match. Usamos proveedores de pago y de inicio de sesión solo para eso, y no vendemos tus datos.',
+    'Quienes usan la app ven tu perfil público: nombre, edad, fotos y bio, nunca tu correo ni tu fecha de nacimiento. Los mensajes solo los veis tú y tu match. Usamos proveedores de pago y de inicio de sesión solo para eso, y no vendemos tus datos.',
   'privacy.security.title': 'Seguridad',
   'privacy.security.text':
     'Las contraseñas se guardan como hashes robustos, las sesiones usan tokens revocables y todo el tráfico va cifrado. En tu teléfono, la app guarda tus últimos chats para que se abran sin conexión; al cerrar sesión se borran.',

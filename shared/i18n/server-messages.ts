@@ -63,7 +63,7 @@ export const SERVER_MESSAGES = {
   },
 
   // Accounts.
-  email_taken: { en: 'A user with that e-mail already exists.', es: 'Ya existe un usuario con ese correo electrónico.' },
+  email_taken: { en: 'A user with that e-mail already exists.', es: 'Ya existe una cuenta con ese correo electrónico.' },
   passwords_differ: { en: 'The two passwords do not match.', es: 'Las dos contraseñas no coinciden.' },
   invalid_credentials: { en: 'Unable to log in with provided credentials.', es: 'No se puede iniciar sesión con esas credenciales.' },
   password_numeric: { en: 'This password is entirely numeric.', es: 'La contraseña no puede ser solo números.' },

@@ -23,4 +23,18 @@ describe('the Spanish copy', () => {
     // It read "al entrar en este sales de {name}, y su gente de tus tarjetas".
     expect(es['events.switch.body']).toBe('Solo puedes estar en un evento a la vez: si entras en este, sales de {name} y su gente desaparece de tus tarjetas.');
   });
+
+  it('fits anyone, whoever reads it or is named in it: no masculine-only forms, no «le» for a person', () => {
+    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis/i;
+    expect(saying('es', masculine)).toEqual([]);
+    expect(es['landing.download.title']).toBe('¿Todo listo para la fiesta?');
+    // The sign-out questions' way to stay.
+    expect(es['app.logoutUnsent.stay']).toBe('Mantener la sesión');
+    expect(es['safety.block.text']).toBe('Dejaréis de veros. Vuestra conversación se eliminará.');
+    expect(es['safety.report.private']).toBe('{name} no sabrá que la denuncia es tuya.');
+    expect(es['deck.event.changed']).toBe('La organización ha actualizado {name}.');
+    expect(es['moderation.details']).toBe('Lo que escribió quien denunció');
+    // An identity, as people name it.
+    expect(es['gender.non_binary']).toBe('No binario');
+  });
 });
