@@ -99,7 +99,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'matches.draft': 'Borrador:',
   'matches.you': 'Tú:',
   'matches.unsent': 'Sin enviar:',
-  'matches.noResults': 'Sin resultados para "{query}"',
+  'matches.noResults': 'Sin resultados para «{query}»',
   'matches.unread': '{count} sin leer',
   'chat.newMessage': 'Nuevo mensaje',
   'chat.newBelow': 'Mensajes nuevos',

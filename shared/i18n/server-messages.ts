@@ -29,7 +29,7 @@ export const SERVER_MESSAGES = {
   max_items: { en: 'Ensure this list has no more than {max} items.', es: 'La lista no puede tener más de {max} elementos.' },
   min_value: { en: 'Ensure this value is greater than or equal to {min}.', es: 'El valor debe ser mayor o igual que {min}.' },
   max_value: { en: 'Ensure this value is less than or equal to {max}.', es: 'El valor debe ser menor o igual que {max}.' },
-  invalid_choice: { en: '"{value}" is not a valid choice.', es: '"{value}" no es una opción válida.' },
+  invalid_choice: { en: '"{value}" is not a valid choice.', es: '«{value}» no es una opción válida.' },
   invalid_email: { en: 'Enter a valid email address.', es: 'Introduce un correo electrónico válido.' },
   invalid_uuid: { en: 'Must be a valid UUID.', es: 'Debe ser un UUID válido.' },
   invalid_format: { en: 'Invalid format.', es: 'Formato no válido.' },
@@ -169,7 +169,7 @@ export const SERVER_MESSAGES = {
   no_file: { en: 'No file was submitted.', es: 'No se ha enviado ningún archivo.' },
   upload_one_file: {
     en: 'Send the image alone, in the field "file", with no other fields.',
-    es: 'Envía solo la imagen, en el campo "file", sin otros campos.',
+    es: 'Envía solo la imagen, en el campo «file», sin otros campos.',
   },
   not_a_file: {
     en: 'The submitted data was not a file. Check the encoding type on the form.',

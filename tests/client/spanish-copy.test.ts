@@ -37,4 +37,10 @@ describe('the Spanish copy', () => {
     // An identity, as people name it.
     expect(es['gender.non_binary']).toBe('No binario');
   });
+
+  it('quotes with «», never "', () => {
+    expect(saying('es', /["“”]/)).toEqual([]);
+    expect(es['matches.noResults']).toBe('Sin resultados para «{query}»');
+    expect(es['landing.features.3.text']).toContain('«¡Os gustáis!»');
+  });
 });
