@@ -4,7 +4,7 @@ export const enAccount = {
   'forgot.intro': 'Enter the e-mail address of your account and we will send you a link to choose a new password.',
   'forgot.submit': 'Send me a link',
   'forgot.sent': 'If an account exists for this e-mail, we have sent a link to reset the password. Check your inbox.',
-  'forgot.backToLogin': 'Back to log in',
+  'forgot.backToLogin': 'Back to login',
   'reset.title': 'Choose a new password',
   'reset.password': 'New password',
   'reset.password2': 'Repeat the new password',

@@ -6,7 +6,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'forgot.intro': 'Escribe el correo electrónico de tu cuenta y te enviaremos un enlace para elegir una contraseña nueva.',
   'forgot.submit': 'Enviarme un enlace',
   'forgot.sent': 'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña. Revisa tu bandeja de entrada.',
-  'forgot.backToLogin': 'Volver a iniciar sesión',
+  'forgot.backToLogin': 'Volver al inicio de sesión',
   'reset.title': 'Elige una contraseña nueva',
   'reset.password': 'Contraseña nueva',
   'reset.password2': 'Repite la contraseña nueva',

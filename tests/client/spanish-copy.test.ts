@@ -43,4 +43,9 @@ describe('the Spanish copy', () => {
     expect(es['matches.noResults']).toBe('Sin resultados para «{query}»');
     expect(es['landing.features.3.text']).toContain('«¡Os gustáis!»');
   });
+
+  it('says the way back from Forgot password as a way back, not "log in again"', () => {
+    expect(es['forgot.backToLogin']).toBe('Volver al inicio de sesión');
+    expect(en['forgot.backToLogin']).toBe('Back to login');
+  });
 });
