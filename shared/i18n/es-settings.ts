@@ -44,7 +44,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
     'Tu perfil, tus fotos, tus matches y tus conversaciones se eliminan en el acto, tu suscripción se cancela y tus matches dejan de verte. No se puede deshacer.',
   'settings.delete.start': 'Eliminar mi cuenta',
   'settings.delete.confirmPassword': 'Escribe tu contraseña para confirmar.',
-  'settings.delete.confirmWord': 'Escribe DELETE para confirmar.',
+  'settings.delete.confirmWord': 'Para confirmar, escribe DELETE en mayúsculas.',
   'settings.delete.confirm': 'Eliminar mi cuenta para siempre',
   'settings.delete.cancel': 'Cancelar',
   'settings.delete.done': 'Hemos eliminado tu cuenta. ¡Cuídate!',

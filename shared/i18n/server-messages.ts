@@ -114,7 +114,7 @@ export const SERVER_MESSAGES = {
     es: 'Esta cuenta aún no tiene contraseña. Crea una con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
   },
   wrong_password: { en: 'The password is incorrect.', es: 'La contraseña no es correcta.' },
-  type_delete_to_confirm: { en: 'Type DELETE to confirm.', es: 'Escribe DELETE para confirmar.' },
+  type_delete_to_confirm: { en: 'Type DELETE to confirm.', es: 'Para confirmar, escribe DELETE en mayúsculas.' },
   google_unavailable: {
     en: 'Google sign-in is unavailable right now. Please try again later.',
     es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',

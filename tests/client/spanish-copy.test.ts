@@ -48,4 +48,11 @@ describe('the Spanish copy', () => {
     expect(es['forgot.backToLogin']).toBe('Volver al inicio de sesión');
     expect(en['forgot.backToLogin']).toBe('Back to login');
   });
+
+  it('asks for the API’s word to delete an account as it must be typed', () => {
+    // The word is the API's (ACCOUNT.md: {confirm: "DELETE"}), matched exactly: capitals and all.
+    for (const text of [es['settings.delete.confirmWord'], SERVER_MESSAGES.type_delete_to_confirm.es]) {
+      expect(text).toBe(`Para confirmar, escribe ${DELETE_CONFIRMATION} en mayúsculas.`);
+    }
+  });
 });
