@@ -23,7 +23,7 @@ export const enAccount = {
     'This link no longer works: it may have been used already, or it has expired. If you have already confirmed your e-mail address, just log in. If not, log in to ask for a new link.',
   'verify.unreachable': 'Your e-mail address could not be confirmed: no connection. Try again once you are online.',
   'verify.retry': 'Try again',
-  'verify.toApp': 'Go to the app',
+  'verify.toApp': 'Open the app',
   'verify.toLogin': 'Log in',
   'verify.resent': 'We have sent you a new link. Check your inbox.',
   'verify.resend': 'Send a new link',

@@ -25,7 +25,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
     'Este enlace ya no funciona: puede que ya se haya usado o que haya caducado. Si ya has confirmado tu correo, solo tienes que iniciar sesión. Si no, inicia sesión para pedir un enlace nuevo.',
   'verify.unreachable': 'No se pudo confirmar tu correo: no hay conexión. Inténtalo de nuevo cuando tengas conexión.',
   'verify.retry': 'Reintentar',
-  'verify.toApp': 'Ir a la aplicación',
+  'verify.toApp': 'Abrir la app',
   'verify.toLogin': 'Iniciar sesión',
   'verify.resent': 'Te hemos enviado un enlace nuevo. Revisa tu bandeja de entrada.',
   'verify.resend': 'Enviar un enlace nuevo',

@@ -15,7 +15,7 @@ export const esPlans: Record<keyof typeof enPlans, string> = {
   'subscribe.plan.pro': 'Pro',
   'subscribe.plan.enterprise': 'Enterprise',
   'subscribe.starter.1': 'Mira a quién le gustas y haz match con un toque',
-  'subscribe.starter.2': 'Deshaz un «no» o un salto durante 5 minutos',
+  'subscribe.starter.2': 'Deshaz un «no» o un salto en los 5 minutos siguientes',
   'subscribe.starter.3': 'Likes ilimitados (gratis: {likes} cada 24 horas)',
   'subscribe.pro.1': 'Todo lo de Starter',
   'subscribe.pro.2': 'Más ventajas para eventos concurridos',

@@ -55,4 +55,11 @@ describe('the Spanish copy', () => {
       expect(text).toBe(`Para confirmar, escribe ${DELETE_CONFIRMATION} en mayúsculas.`);
     }
   });
+
+  it('says what it means: undo within five minutes, the app opened one way', () => {
+    // "Durante 5 minutos" read as undoing for five minutes long.
+    expect(es['subscribe.starter.2']).toBe('Deshaz un «no» o un salto en los 5 minutos siguientes');
+    expect(es['verify.toApp']).toBe(es['nav.download']);
+    expect(en['verify.toApp']).toBe(en['nav.download']);
+  });
 });
