@@ -16,7 +16,7 @@ export const enPrivacy = {
     'Passwords are stored as strong hashes, sessions use revocable tokens, and all traffic is encrypted in transit. On your phone, the app keeps your latest chats so that they open without a network; logging out removes them.',
   'privacy.rights.title': 'Your rights',
   'privacy.rights.text':
-    'You can view and edit your profile at any time, and ask us to export or delete your account and its data.',
+    'You can view and edit your profile at any time. In Settings you can also download a copy of your data or delete your account, without having to ask us.',
   'privacy.changes.title': 'Changes to this policy',
   'privacy.changes.text': 'If this policy changes we will update the date above and tell you in the app.',
   'privacy.contact.title': 'Contact',

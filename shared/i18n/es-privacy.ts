@@ -17,7 +17,7 @@ export const esPrivacy: Record<keyof typeof enPrivacy, string> = {
     'Las contraseñas se guardan como hashes robustos, las sesiones usan tokens revocables y todo el tráfico va cifrado. En tu teléfono, la app guarda tus últimos chats para que se abran sin conexión; al cerrar sesión se borran.',
   'privacy.rights.title': 'Tus derechos',
   'privacy.rights.text':
-    'Puedes ver y editar tu perfil cuando quieras, y pedirnos que exportemos o borremos tu cuenta y sus datos.',
+    'Puedes ver y editar tu perfil cuando quieras. En Ajustes también puedes descargar una copia de tus datos o eliminar tu cuenta, sin tener que pedírnoslo.',
   'privacy.changes.title': 'Cambios en esta política',
   'privacy.changes.text': 'Si esta política cambia, actualizaremos la fecha de arriba y te avisaremos en la app.',
   'privacy.contact.title': 'Contacto',

@@ -62,4 +62,14 @@ describe('the Spanish copy', () => {
     expect(es['verify.toApp']).toBe(es['nav.download']);
     expect(en['verify.toApp']).toBe(en['nav.download']);
   });
+
+  it('says in the privacy policy that Settings downloads the data and deletes the account, no asking needed', () => {
+    for (const [text, settings] of [
+      [es['privacy.rights.text'], es['settings.title']],
+      [en['privacy.rights.text'], en['settings.title']],
+    ]) {
+      expect(text).toContain(settings);
+      expect(text).not.toMatch(/pedirnos que|ask us to/);
+    }
+  });
 });
