@@ -73,3 +73,11 @@ describe('the Spanish copy', () => {
     }
   });
 });
+
+describe('the English copy', () => {
+  it('writes "e-mail", as the rest of the app does, also in the server’s messages', () => {
+    // Not the {email} a line fills in.
+    expect(saying('en', /(?<!\{)\bemail\b/i)).toEqual([]);
+    expect(SERVER_MESSAGES.invalid_email.en).toBe('Enter a valid e-mail address.');
+  });
+});

@@ -261,7 +261,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
         password2: ['The two passwords do not match.'],
       });
       const similar = await confirmReset(first, user.email);
-      expect(similar.body.password).toContain('The password is too similar to the email address.');
+      expect(similar.body.password).toContain('The password is too similar to the e-mail address.');
 
       const fresh = password();
       const confirmed = await confirmReset(first, fresh);
@@ -464,7 +464,7 @@ describe.each(backends)('reset requests per address, on %s', (backend) => {
     const other = await api.post('/api/auth/password-reset/', { json: { email: address('ip-other') }, headers: { 'x-forwarded-for': '198.51.100.21' } });
     expect(other.status).toBe(202);
     expect((await api.post('/api/auth/password-reset/', { json: { email: 'not-an-address' } })).body).toEqual({
-      email: ['Enter a valid email address.'],
+      email: ['Enter a valid e-mail address.'],
     });
   });
 });

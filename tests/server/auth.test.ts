@@ -64,7 +64,7 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(response.body).toEqual({
         first_name: ['This field may not be blank.'],
         last_name: ['Ensure this field has no more than 150 characters.'],
-        username: ['Enter a valid email address.'],
+        username: ['Enter a valid e-mail address.'],
         password: [TOO_SHORT, TOO_COMMON, NUMERIC],
         password2: [MISMATCH],
       });
@@ -91,7 +91,7 @@ describe.each(backends)('accounts on %s', (backend) => {
       [
         'too similar to the e-mail',
         { username: `bartholomew.quisling${sequence++}@example.com`, password: 'bartholomew.quisling' },
-        ['The password is too similar to the email address.'],
+        ['The password is too similar to the e-mail address.'],
       ],
       [
         'too similar to the first name',

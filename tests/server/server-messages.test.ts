@@ -29,7 +29,7 @@ describe('server messages in the language the request asks for', () => {
     });
     const english = await api.post('/api/auth/register/', { json: body });
     expect(english.body).toEqual({
-      username: ['Enter a valid email address.'],
+      username: ['Enter a valid e-mail address.'],
       password: ['This password is too common.', 'This password is entirely numeric.'],
       password2: ['The two passwords do not match.'],
     });
