@@ -69,4 +69,20 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await shot(page, `02-top-bar-${size.width}`);
     await context.close();
   });
+
+  it.each(SIZES)('shows the chats’ search placeholder whole ($width px)', async (size) => {
+    const { context, page } = await signedIn(size);
+    await page.goto(`${app.server.url}/app/matches/`);
+    // It read "Buscar matches y conv…".
+    const search = page.getByRole('searchbox');
+    const [room, needed] = await search.evaluate((input: HTMLInputElement) => {
+      const style = getComputedStyle(input);
+      const context = document.createElement('canvas').getContext('2d')!;
+      context.font = style.font;
+      return [input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), context.measureText(input.placeholder).width];
+    });
+    expect(needed).toBeLessThanOrEqual(room);
+    await shot(page, `03-chats-${size.width}`);
+    await context.close();
+  });
 });
