@@ -85,4 +85,23 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await shot(page, `03-chats-${size.width}`);
     await context.close();
   });
+
+  it.each(SIZES)('writes "Mis eventos" on one line beside or above "Crear evento" ($width px)', async (size) => {
+    const { context, page } = await signedIn(size);
+    await page.goto(`${app.server.url}/app/events/`);
+    const title = page.getByRole('heading', { name: es['events.mine.title'] });
+    await title.waitFor();
+    // Its words' rectangles all at one height: it broke into "Mis / eventos".
+    const lines = await title.evaluate((heading) => {
+      const range = document.createRange();
+      range.selectNodeContents(heading);
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+    });
+    expect(lines).toBe(1);
+    const [head, create] = [await box(page.locator('.event-card-head')), await box(page.getByRole('link', { name: es['events.create'] }))];
+    expect(create.x + create.width).toBeLessThanOrEqual(head.x + head.width + 0.5);
+    await title.scrollIntoViewIfNeeded();
+    await shot(page, `04-events-${size.width}`);
+    await context.close();
+  });
 });
