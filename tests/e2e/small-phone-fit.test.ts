@@ -104,4 +104,21 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await shot(page, `04-events-${size.width}`);
     await context.close();
   });
+
+  it('keeps a report’s Dismiss and Suspend inside the page, their words inside them (320 px)', async () => {
+    const { context, page } = await signedIn(SIZES[0]);
+    await page.goto(`${app.server.url}/app/moderation/reports/${reportId}/`);
+    const ban = page.getByRole('button', { name: es['moderation.ban'], exact: true });
+    await ban.waitFor();
+    await ban.scrollIntoViewIfNeeded();
+    await shot(page, '05-report');
+    // "Suspender" ran 3 px past the card's edge.
+    const actions = await box(page.locator('.resolve-actions'));
+    for (const button of [ban, page.getByRole('button', { name: es['moderation.dismiss'], exact: true })]) {
+      const { x, width } = await box(button);
+      expect(x + width).toBeLessThanOrEqual(actions.x + actions.width + 0.5);
+      expect(await button.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    }
+    await context.close();
+  });
 });
