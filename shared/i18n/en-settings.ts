@@ -49,7 +49,8 @@ export const enSettings = {
   'settings.delete.done': 'Your account was deleted. Take care!',
   'admin.title': 'Activity',
   'admin.subtitle': 'Daily counts for the last {days} days (UTC).',
-  'admin.signups': 'Sign-ups',
+  // A non-breaking hyphen: the activity table's heading wraps between words, not at it.
+  'admin.signups': 'Sign\u2011ups',
   'admin.logins': 'Logins',
   'admin.activeUsers': 'Active users',
   'admin.matches': 'Matches',

@@ -121,4 +121,27 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     }
     await context.close();
   });
+
+  it('scrolls the activity table sideways with its dates held, its headings whole (320 px)', async () => {
+    const { context, page } = await signedIn(SIZES[0]);
+    await page.goto(`${app.server.url}/app/admin/`);
+    const table = page.locator('.admin-table-wrap');
+    const today = page.getByRole('rowheader', { name: new Date().toISOString().slice(0, 10) });
+    await today.waitFor();
+    // Its headings wrap between words: "Inicios de sesión" shows whole, where it was cut at the card's edge.
+    const logins = await box(page.locator('.admin-table').getByRole('columnheader', { name: es['admin.logins'] }));
+    const shown = await table.evaluate((element) => {
+      const { left, width } = element.getBoundingClientRect();
+      return { x: left, width: width - parseFloat(getComputedStyle(element).paddingRight) };
+    });
+    expect(logins.x + logins.width).toBeLessThanOrEqual(shown.x + shown.width);
+    await table.scrollIntoViewIfNeeded();
+    const before = await box(today);
+    await table.evaluate((element) => element.scrollBy({ left: element.scrollWidth }));
+    // Scrolled to the last column, the day is still where it was.
+    expect(await table.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    expect((await box(today)).x).toBeCloseTo(before.x, 0);
+    await shot(page, '06-activity-scrolled');
+    await context.close();
+  });
 });
