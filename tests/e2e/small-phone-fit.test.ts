@@ -58,6 +58,29 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     return { context, page };
   }
 
+  it.each(SIZES)('keeps register’s toast clear of "Iniciar sesión" ($width × $height)', async (size) => {
+    const { context, page } = await openPhone(app.browser);
+    await page.setViewportSize(size);
+    await page.goto(`${app.server.url}/register/`);
+    await page.getByLabel(es['register.firstName']).fill('Lucía');
+    await page.getByLabel(es['register.lastName']).fill('García');
+    await page.getByLabel(es['auth.email']).fill(`lucia.${size.width}@example.com`);
+    await page.getByLabel(es['auth.password'], { exact: true }).fill('Zq8!wlkjhq');
+    await page.getByLabel(es['register.password2']).fill('Zq8!wlkjhq');
+    await page.getByRole('button', { name: es['register.submit'] }).click();
+    await page.waitForURL('**/login/');
+    const toast = page.locator('.toast', { hasText: es['register.success'] });
+    await toast.waitFor();
+    await shot(page, `01-registered-${size.width}`);
+    // It lay over the button, four lines high, taking its taps for five seconds.
+    const button = page.getByRole('button', { name: es['login.submit'] });
+    expect(overlaps(await box(toast), await box(button))).toBe(false);
+    // At the foot of the screen, as the spec places it (bottom-right).
+    const { y, height } = await box(toast);
+    expect(y + height).toBeGreaterThan(size.height - 24);
+    await context.close();
+  });
+
   it.each(SIZES)('centres the top bar’s language with the avatar and Logout beside it ($width px)', async (size) => {
     const { context, page } = await signedIn(size);
     await page.goto(`${app.server.url}/app/matches/`);
