@@ -68,10 +68,8 @@ function pointsHere(url: string): string | null {
 function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: EventQr | null; size: number; opens?: string }) {
   const t = useT();
   const expired = useHost((state) => state.qrExpired);
-  const here = qr && pointsHere(qr.url);
   return (
     <>
-      {here && <p className="notice">{t('host.qrLocal', { host: here })}</p>}
       {opens || expired ? <p className="notice">{opens ? t('host.upcoming', { time: opens }) : t('host.qrExpired')}</p> : <p className="host-scan">{t('host.scan')}</p>}
       <div className={opens ? 'host-qr host-qr-early' : expired ? 'host-qr host-qr-expired' : 'host-qr'}>
         {qr ? (
@@ -295,6 +293,7 @@ export function HostScreen({ id }: { id: number }) {
   const language = useLanguage((state) => state.language);
   const event = useHost((state) => state.event);
   const qr = useHost((state) => state.qr);
+  const qrHere = qr && pointsHere(qr.url);
   const count = useHost((state) => state.count);
   const stats = useHost((state) => state.stats);
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
@@ -356,6 +355,8 @@ export function HostScreen({ id }: { id: number }) {
 
       {doorOpen ? (
         <section className="host-door" aria-label={t('host.scan')}>
+          {/* For the organizer only: the big screen by the door is for the guests. */}
+          {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
           <DoorCode event={event} qr={qr} size={280} opens={opens} />
         </section>
       ) : (
