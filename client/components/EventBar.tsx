@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { useEventStatus } from '../lib/event-status';
 import { useT } from '../lib/i18n';
+import { useConnection } from '../lib/socket';
 import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
 import { ConfirmSheet, useSheetAction } from './Sheet';
@@ -42,13 +43,15 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
 
 /**
  * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none, the way
- * into one. The live dot only while the event is open; after its end, that it has ended.
+ * into one. The live dot only while the event is open; after its end, that it has ended. With the
+ * connection lost the headcount is the last one heard: the dot stays, greyed and still, not live.
  */
 export function EventBar() {
   const t = useT();
   const current = useEvents((state) => state.current);
   const [leaving, setLeaving] = useState(false);
   const ended = useEventEnded(current);
+  const offline = useConnection((state) => state.lost);
 
   if (current === undefined) return null;
   if (current === null) {
@@ -64,7 +67,7 @@ export function EventBar() {
   }
   return (
     <div className="event-bar" role="region" aria-label={current.name}>
-      {ended ? <CalendarIcon className="event-bar-icon" /> : <span className="live-dot" aria-hidden="true" />}
+      {ended ? <CalendarIcon className="event-bar-icon" /> : <span className={offline ? 'live-dot is-stale' : 'live-dot'} aria-hidden="true" />}
       <span className="event-bar-text">
         <strong className="event-bar-name">{current.name}</strong>
         <span className="muted" aria-live="polite">

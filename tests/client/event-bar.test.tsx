@@ -15,6 +15,7 @@ import { format } from '../../shared/i18n/format';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { EventBar } from '../../client/components/EventBar';
 import { initLanguage } from '../../client/lib/i18n';
+import { useConnection } from '../../client/lib/socket';
 import '../../client/lib/messages-app';
 import { useEvents } from '../../client/stores/events';
 import { publicEvent } from '../helpers/public-event';
@@ -47,6 +48,7 @@ afterEach(() => {
   cleanup();
   vi.useRealTimers();
   useEvents.setState({ current: undefined });
+  useConnection.setState({ connected: false, lost: false });
   localStorage.clear();
 });
 
@@ -56,6 +58,15 @@ describe('the event bar', () => {
     expect(liveDot()).not.toBeNull();
     expect(within(bar()).getByText(format(enApp['deck.event.here'], { count: 12 }))).toBeTruthy();
     expect(within(openSheet()).getByText(enApp['deck.event.leaveQr'])).toBeTruthy();
+  });
+
+  it('with the connection lost, greys the dot (the headcount is the last heard), live again once back', () => {
+    useConnection.setState({ connected: false, lost: true });
+    renderBar(party());
+    expect(liveDot()?.classList.contains('is-stale')).toBe(true);
+    expect(within(bar()).getByText(format(enApp['deck.event.here'], { count: 12 }))).toBeTruthy();
+    act(() => useConnection.setState({ connected: true, lost: false }));
+    expect(liveDot()?.classList.contains('is-stale')).toBe(false);
   });
 
   it('for a code event that is open, says to enter the code again', () => {
