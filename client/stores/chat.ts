@@ -156,6 +156,8 @@ function forgetKeptThread(id: number) {
 /** What is kept of a thread, its messages' text within `characters`. */
 function keep(thread: Thread, characters: number): KeptThread | null {
   if (!thread.loaded || !thread.detail) return null;
+  // How far the partner has read as of now, not as of the last fetch: "Read" stays under the same message offline.
+  const detail = { ...thread.detail, partner_last_read_id: Math.max(thread.detail.partner_last_read_id ?? 0, thread.partnerReadId) };
   const stored: Message[] = thread.messages.filter((message) => message.id > 0).map(({ status: _, ...message }) => message);
   let kept = Math.min(stored.length, KEPT_MESSAGES);
   let text = 0;
@@ -167,9 +169,9 @@ function keep(thread: Thread, characters: number): KeptThread | null {
   if (kept === 0 && stored.length > 0) return null;
   // Cut short, it no longer reaches the cursor of the page before it: "older" waits for the server's own.
   if (kept < stored.length || thread.missingEarlier) {
-    return { detail: thread.detail, messages: stored.slice(stored.length - kept), older: null, missingEarlier: true };
+    return { detail, messages: stored.slice(stored.length - kept), older: null, missingEarlier: true };
   }
-  return { detail: thread.detail, messages: stored, older: thread.older };
+  return { detail, messages: stored, older: thread.older };
 }
 
 /** A kept chat as a thread of the store's, to be weighed against the threads opened since. */
@@ -769,7 +771,10 @@ function writeKeptThreads() {
   }
   writeKeptChats(me, kept);
 }
-/** What is kept of a thread changed: not its typing or read markers, which change by the second. */
+/**
+ * What is kept of a thread changed: how far the partner has read too, but not their typing, nor my own
+ * read marker, which change by the second.
+ */
 function keptPartChanged(threads: ChatState['threads'], before: ChatState['threads']) {
   if (threads === before) return false;
   const ids = Object.keys(threads);
@@ -781,6 +786,7 @@ function keptPartChanged(threads: ChatState['threads'], before: ChatState['threa
       !was ||
       thread.messages !== was.messages ||
       thread.detail !== was.detail ||
+      thread.partnerReadId !== was.partnerReadId ||
       thread.older !== was.older ||
       thread.loaded !== was.loaded ||
       thread.missingEarlier !== was.missingEarlier

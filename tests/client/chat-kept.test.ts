@@ -14,7 +14,7 @@ const { useSession } = await import('../../client/stores/session');
 
 const ME = 1;
 const stored = (id: number) => ({ id, sender: 2, content: `m${id}`, time: '2026-11-23T10:00:00.000Z', client_id: null });
-const detail = (id: number) => ({ id, name: `Partner ${id}`, image: null, other_user_id: 100 + id });
+const detail = (id: number) => ({ id, name: `Partner ${id}`, image: null, other_user_id: 100 + id, partner_last_read_id: 0 });
 const page = (ids: number[], next: string | null = null) => ({ results: ids.map(stored), next, previous: null });
 const ids = (id: number) => useChat.getState().threads[id]!.messages.map((message) => message.id);
 
@@ -193,19 +193,34 @@ describe('the chats a device keeps for an opening with no network', () => {
     await expect(useChat.getState().open(1)).rejects.toBeInstanceOf(NetworkError);
   });
 
-  it('is written again for a new message, not for the partner typing or reading', async () => {
+  it('is written again for a new message or the partner reading further, not for the partner typing', async () => {
     await openOnline({ 7: [3] });
     const writes = vi.spyOn(Storage.prototype, 'setItem');
     const chatWrites = () => writes.mock.calls.filter(([key]) => key === `cache:chats:${ME}`).length;
     useChat.getState().typing(7);
-    useChat.getState().partnerRead(7, 3);
     window.dispatchEvent(new Event('pagehide'));
     expect(chatWrites()).toBe(0);
 
     useChat.getState().receive(7, stored(4));
     window.dispatchEvent(new Event('pagehide'));
     expect(chatWrites()).toBe(1);
+    useChat.getState().partnerRead(7, 4);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(chatWrites()).toBe(2);
     writes.mockRestore();
+  });
+
+  it('keeps how far the partner has read as of the last read receipt, not the last fetch', async () => {
+    const mine = (id: number) => ({ ...stored(id), sender: ME });
+    conversation.mockResolvedValueOnce(detail(7));
+    messages.mockResolvedValueOnce({ results: [stored(3), mine(4)], next: null, previous: null });
+    await useChat.getState().open(7);
+    // Read after the fetch: only the `message:read` says so.
+    useChat.getState().partnerRead(7, 4);
+    window.dispatchEvent(new Event('pagehide'));
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(useChat.getState().threads[7]!.partnerReadId).toBe(4);
   });
 
   it('keeps what another tab of the same session kept meanwhile', async () => {
