@@ -29,10 +29,12 @@ export interface ChatMessage extends Message {
    */
   retryable?: boolean;
   /**
-   * Queued by the server's limit on sends (too many, too fast), with those written after it: they go
-   * by themselves, in order, once the wait it named is over.
+   * Queued by the server's limit on sends (too many, too fast), with every message waiting behind it:
+   * they go by themselves, in order, once the wait it named is over. `typed` when the user wrote the
+   * burst as it went; `queue` when it was the app sending what had waited (an offline queue), no fault
+   * of the user's.
    */
-  slowDown?: true;
+  slowDown?: 'typed' | 'queue';
 }
 
 /** A message of mine still to go out by itself: queued, or failed for a reason that may pass. */
@@ -325,8 +327,8 @@ export const useChat = create<ChatState>()((set, get) => {
     );
   }
 
-  /** Answers the status the message is left in. */
-  async function deliver(id: number, pendingMessage: ChatMessage): Promise<MessageStatus> {
+  /** Answers the status the message is left in. `queue`: sent as one of those that waited (`sendInOrder`). */
+  async function deliver(id: number, pendingMessage: ChatMessage, queue = false): Promise<MessageStatus> {
     const clientId = pendingMessage.client_id ?? uuid();
     const sameSession = sessionCheck();
     const answered = updater(sameSession);
@@ -339,11 +341,14 @@ export const useChat = create<ChatState>()((set, get) => {
       return 'sent';
     } catch (error) {
       // Too many, too fast: it waits as long as the server says, then goes by itself, and those
-      // written meanwhile wait behind it (a Retry, or a send that passed, would jump the queue).
+      // waiting behind it, or written meanwhile, wait with it (a Retry, or a send that passed, would
+      // jump the queue).
       if ((error instanceof SocketRefused && error.code === 'throttled') || error instanceof Throttled) {
         answered(id, (thread) => ({
           messages: thread.messages.map((item) =>
-            item.client_id === clientId && item.id < 0 ? { ...item, status: 'queued', slowDown: true, retryable: false } : item,
+            item.id < 0 && (item.client_id === clientId || item.status === 'queued')
+              ? { ...item, status: 'queued', slowDown: item.slowDown ?? (queue ? 'queue' : 'typed'), retryable: false }
+              : item,
           ),
         }));
         if (sameSession()) resendAfter(id, throttledFor(error));
@@ -400,7 +405,7 @@ export const useChat = create<ChatState>()((set, get) => {
       tried.add(next.client_id);
       update(id, (current) => ({ messages: current.messages.map((item) => (item === next ? { ...item, status: 'sending' } : item)) }));
       // The same client_id: a send that did reach the server before the connection went is not stored twice.
-      const status = await deliver(id, next);
+      const status = await deliver(id, next, true);
       stored ||= status === 'sent';
       if (status === 'queued') break;
     }
@@ -520,7 +525,7 @@ export const useChat = create<ChatState>()((set, get) => {
       const me = useSession.getState().user?.id ?? 0;
       const waiting = get().threads[id]?.messages.filter((item) => item.id < 0 && item.status === 'queued') ?? [];
       // Behind messages held by the server's limit: it goes after them, with them, once the wait is over.
-      const held = waiting.some((item) => item.slowDown);
+      const held = waiting.find((item) => item.slowDown)?.slowDown;
       // Behind messages waiting for the connection, or going out now one by one: it joins them, so that
       // it is not stored before them (sent over HTTP while they wait for the socket, or over the socket
       // while the one before it is still on its way).
@@ -531,7 +536,7 @@ export const useChat = create<ChatState>()((set, get) => {
         content,
         time: new Date().toISOString(),
         client_id: uuid(),
-        ...(held ? { status: 'queued', slowDown: true } : { status: behind ? 'queued' : 'sending' }),
+        ...(held ? { status: 'queued', slowDown: held } : { status: behind ? 'queued' : 'sending' }),
       };
       update(id, (thread) => ({ messages: [...thread.messages, message] }));
       if (behind) await sendWaiting(id);

@@ -121,6 +121,7 @@ export const enApp = {
   'chat.notFound': 'This chat is not available.',
   'chat.offline': 'No connection. This chat will open as soon as you are back online.',
   'chat.messages': 'Messages',
+  'chat.held': 'Sending in a moment',
   'profile.title': 'Edit Your Profile',
   'profile.offline': 'No connection. Your profile will open as soon as you are back online.',
   'profile.name': 'Name',

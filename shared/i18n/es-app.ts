@@ -122,6 +122,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'chat.notFound': 'Este chat no está disponible.',
   'chat.offline': 'Sin conexión. Este chat se abrirá en cuanto vuelvas a estar en línea.',
   'chat.messages': 'Mensajes',
+  'chat.held': 'Se enviará en un momento',
   'profile.title': 'Edita tu perfil',
   'profile.offline': 'Sin conexión. Tu perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profile.name': 'Nombre',

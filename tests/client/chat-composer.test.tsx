@@ -151,29 +151,43 @@ describe('a paste longer than a message may be', () => {
 });
 
 describe('a message held by the server’s limit on sends', () => {
-  it('says to slow down once for a burst, that it goes by itself, with no Retry', async () => {
+  const hold = (slowDown: 'typed' | 'queue') =>
     useChat.setState((state) => ({
       threads: {
         7: {
           ...state.threads[7]!,
           messages: [
             ...state.threads[7]!.messages,
-            { id: -1, sender: ME, content: 'too fast', time: '2026-11-28T01:01:00.000Z', client_id: 'c1', status: 'queued', slowDown: true },
-            { id: -2, sender: ME, content: 'and again', time: '2026-11-28T01:01:01.000Z', client_id: 'c2', status: 'queued', slowDown: true },
+            { id: -1, sender: ME, content: 'too fast', time: '2026-11-28T01:01:00.000Z', client_id: 'c1', status: 'queued', slowDown },
+            { id: -2, sender: ME, content: 'and again', time: '2026-11-28T01:01:01.000Z', client_id: 'c2', status: 'queued', slowDown },
           ],
         },
       },
     }));
+
+  it('says to slow down once for a burst, that it goes by itself, with no Retry', async () => {
+    hold('typed');
     renderAt('/app/', <Chat id={7} />);
-    // The reason is said once, under the newest held bubble; the one before it is only on its way.
+    // The reason is said once, under the newest held bubble; the one before it only waits its turn.
     const newest = (await screen.findByText('and again')).closest('.message')!;
     expect(newest.textContent).toContain(en['chat.slowDown']);
     const earlier = screen.getByText('too fast').closest('.message')!;
-    expect(earlier.textContent).toContain(en['chat.sending']);
+    expect(earlier.textContent).toContain(en['chat.held']);
     expect(earlier.textContent).not.toContain(en['chat.slowDown']);
     expect(screen.getAllByText(new RegExp(en['chat.slowDown'].slice(0, 9)))).toHaveLength(1);
     expect(screen.queryByText(new RegExp(en['chat.queued']))).toBeNull();
     expect(screen.queryByRole('button', { name: en['chat.retry'] })).toBeNull();
+  });
+
+  it('does not blame the user for the app’s resend of an offline queue: each says it goes in a moment', async () => {
+    hold('queue');
+    renderAt('/app/', <Chat id={7} />);
+    for (const content of ['too fast', 'and again']) {
+      const bubble = (await screen.findByText(content)).closest('.message')!;
+      expect(bubble.textContent).toContain(en['chat.held']);
+      expect(bubble.textContent).not.toContain(en['chat.sending']);
+    }
+    expect(screen.queryByText(new RegExp(en['chat.slowDown'].slice(0, 9)))).toBeNull();
   });
 });
 

@@ -297,7 +297,7 @@ describe('the chat store’s sends that cannot go now', () => {
     socket.throttled = 1;
     await useChat.getState().send(7, 'one');
     expect(statuses(7)).toEqual(['one:queued']);
-    expect(useChat.getState().threads[7]!.messages[0]!.slowDown).toBe(true);
+    expect(useChat.getState().threads[7]!.messages[0]!.slowDown).toBe('typed');
     // Written while the first waits: it waits behind it, though the server would take it.
     await useChat.getState().send(7, 'two');
     expect(statuses(7)).toEqual(['one:queued', 'two:queued']);
@@ -310,6 +310,23 @@ describe('the chat store’s sends that cannot go now', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(socket.sent).toEqual(['one', 'two']);
     expect(statuses(7)).toEqual(['one:sent', 'two:sent']);
+  });
+
+  it('holds the whole offline queue when the limit refuses its resend, as the app’s doing, not the user’s', async () => {
+    vi.useFakeTimers();
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    for (const content of ['one', 'two', 'three']) await useChat.getState().send(7, content);
+    socket.connected = true;
+    socket.throttled = 1;
+    await useChat.getState().sendQueued();
+    // Every message still waiting waits for the limit, not only the one refused.
+    expect(useChat.getState().threads[7]!.messages.map((message) => `${message.content}:${message.status}:${message.slowDown}`)).toEqual([
+      'one:queued:queue',
+      'two:queued:queue',
+      'three:queued:queue',
+    ]);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(socket.sent).toEqual(['one', 'two', 'three']);
   });
 
   it('waits again, still in order, when the resend is refused by the limit too', async () => {

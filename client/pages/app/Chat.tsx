@@ -224,7 +224,8 @@ export function Chat({ id }: { id: number }) {
   // "Read" goes under the newest of one's own messages the partner has read, once: newer ones of one's
   // own, unread, leave it there, so that it still says how far the partner has read.
   const lastOwnRead = messages.findLast((message) => message.sender === me && message.id > 0 && message.id <= thread.partnerReadId);
-  // Held by the limit on sends, a burst says why once, under its newest bubble.
+  // Held by the limit on sends, each waiting message says it goes in a moment; a burst the user wrote
+  // says why once, under its newest bubble (not one the app sent, its offline queue).
   const lastHeld = messages.findLast((message) => message.slowDown);
 
   return (
@@ -274,7 +275,7 @@ export function Chat({ id }: { id: number }) {
                 <p className="message-meta">
                   <time dateTime={message.time}>{formatTime(message.time, language)}</time>
                   {message.status === 'sending' && <span> · {t('chat.sending')}</span>}
-                  {message.status === 'queued' && <span> · {t(message === lastHeld ? 'chat.slowDown' : message.slowDown || connected ? 'chat.sending' : 'chat.queued')}</span>}
+                  {message.status === 'queued' && <span> · {t(message.slowDown ? (message === lastHeld && message.slowDown === 'typed' ? 'chat.slowDown' : 'chat.held') : connected ? 'chat.sending' : 'chat.queued')}</span>}
                   {message === lastOwnRead && <span> · {t('chat.read')}</span>}
                 </p>
                 {/* Refused for a reason that may pass, it may be sent again; refused for good (what it says), it
