@@ -69,11 +69,15 @@ describe('the deck’s arrow keys', () => {
     expect(useDeck.getState().current?.name).toBe('Ben');
   });
 
-  it('decide with the focus on the card, on the deck’s buttons, or on nothing in particular', () => {
+  it('decide with the focus on the card, on the deck’s buttons, on its heading, or on nothing in particular', () => {
     expect(arrow('ArrowRight', screen.getByTestId('swipe-card'))).toBe(true);
     expect(arrow('ArrowDown', screen.getByRole('button', { name: enApp['deck.dislike'] }))).toBe(true);
     expect(arrow('ArrowLeft', document.body)).toBe(true);
-    expect(decisions()).toEqual(['like', 'skip', 'dislike']);
+    // Where a change of page puts the focus (AppShell): the deck's own heading.
+    const heading = screen.getByRole('heading', { level: 1 });
+    heading.tabIndex = -1;
+    expect(arrow('ArrowRight', heading)).toBe(true);
+    expect(decisions()).toEqual(['like', 'skip', 'dislike', 'like']);
   });
 
   it('decide nothing while a dialog is open over the deck', () => {

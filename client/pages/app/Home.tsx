@@ -93,11 +93,11 @@ export function Home() {
     const onKey = (event: KeyboardEvent) => {
       const action = KEY_ACTIONS[event.key];
       if (!action || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-      // The deck's only with the focus on its card or buttons, or nowhere in particular: on any other
-      // control (a field, a link of the nav) arrows are its own or scroll the page, and an open menu
-      // or dialog (the match overlay too) has them.
+      // The deck's only with the focus on its card or buttons, or on no control (the page, or the
+      // heading a change of page focuses): on any other control (a field, a link of the nav) arrows
+      // are its own or scroll the page, and an open menu or dialog (the match overlay too) has them.
       const target = event.target as Element;
-      if ((target !== document.body && !target.closest('.swipe-card, .deck-actions')) || document.querySelector('[role=menu], [role$=dialog]')) return;
+      if ((!target.matches('body, h1') && !target.closest('.swipe-card, .deck-actions')) || document.querySelector('[role=menu], [role$=dialog]')) return;
       event.preventDefault();
       act(action);
     };
