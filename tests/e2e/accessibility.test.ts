@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import type { AxeResults } from 'axe-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
@@ -178,6 +178,28 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       if (Math.abs(data[at]! - 37) < 40 && Math.abs(data[at + 1]! - 99) < 40 && data[at + 2]! > 195) blue += 1;
     }
     expect(blue).toBeGreaterThan(info.width);
+  });
+
+  it('shows the chosen option of each switch in forced colours, where backgrounds are drawn alike', async () => {
+    const { page } = signedIn;
+    await page.goto(`${app.server.url}/app/settings/`);
+    await page.locator('.theme-switch button.is-active').waitFor();
+    await page.emulateMedia({ forcedColors: 'active' });
+    /** The colour drawn in a button's padding, left of its text, halfway down: its background as seen. */
+    const drawn = async (button: Locator) => {
+      const { data, info } = await sharp(await button.screenshot()).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const offset = (Math.floor(info.height / 2) * info.width + 3) * info.channels;
+      return [...data.subarray(offset, offset + info.channels)].join(',');
+    };
+    try {
+      for (const group of ['.theme-switch', '.lang-switch']) {
+        const chosen = await drawn(page.locator(`${group} button.is-active`).first());
+        const other = await drawn(page.locator(`${group} button:not(.is-active)`).first());
+        expect(chosen, group).not.toBe(other);
+      }
+    } finally {
+      await page.emulateMedia({ forcedColors: 'none' });
+    }
   });
 
   it('reflows for large text on a 320 px phone: no page scrolls sideways (WCAG 1.4.10)', async () => {
