@@ -60,7 +60,8 @@ export const api = {
   profile: (id: number) => http.get<PublicProfile>(`/api/users/${id}/profile/`),
   upload: uploadFile,
   deck: (cursor?: string) => http.get<Page<DeckCard>>(`/api/users/matching-profiles/${http.query({ cursor })}`),
-  react: (other: number, response: Reaction) => http.post<ReactionResult>('/api/matching/', { response, other }),
+  /** `retry`: sent again after no answer; the server answers a stored one as it did the first time. */
+  react: (other: number, response: Reaction, retry?: true) => http.post<ReactionResult>('/api/matching/', { response, other, retry }),
   /** Takes back the pass on `userId`, only if it is still the account's last reaction (409 `nothing_to_undo` otherwise). */
   undo: (userId: number) => http.post<UndoResult>('/api/matching/undo/', { user_id: userId }),
   undoable: () => http.get<Undoable>('/api/matching/undo/'),

@@ -3,7 +3,7 @@ import { DECK_MATCH_OVERLAY_MS, DECK_REFILL_AT, type Reaction, SWIPE_EXIT_MS } f
 import type { MatchUser } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
-import { logFailure, NotFound } from '../lib/api';
+import { logFailure, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
@@ -136,7 +136,15 @@ export const useDeck = create<DeckState>()((set, get) => {
   function send(other: number, action: Reaction, { answerShowsMatch }: { answerShowsMatch: boolean }) {
     const tracked = action === 'like' && answerShowsMatch;
     if (tracked) set((state) => ({ likesInFlight: added(state.likesInFlight, other) }));
-    const request: Promise<ReactionResult> = api.react(other, action).finally(() =>
+    const sameSession = sessionCheck();
+    const request: Promise<ReactionResult> = api.react(other, action).catch(async (error: unknown) => {
+      // No answer (a dropped connection): stored or not, nobody knows. Sent again once, when online,
+      // as a retry, which the server answers as it did the first time and does not count twice.
+      if (!(error instanceof NetworkError)) throw error;
+      if (!navigator.onLine) await new Promise((online) => window.addEventListener('online', online, { once: true }));
+      if (!sameSession()) throw error;
+      return api.react(other, action, true);
+    }).finally(() =>
       set((state) => ({
         likesInFlight: tracked ? removed(state.likesInFlight, other) : state.likesInFlight,
         reactionsInFlight: removed(state.reactionsInFlight, request),

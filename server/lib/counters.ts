@@ -20,6 +20,11 @@ export interface Counters {
    * than once. The answers are in the keys' order.
    */
   hitEach(keys: readonly string[], max: number, windowMs: number): Promise<CounterResult[]>;
+  /**
+   * Takes one hit back from a key's window, if it has one left to give (an honest retry of what was
+   * already counted: a reaction resent after its answer was lost).
+   */
+  unhit(key: string): Promise<void>;
   /** Forgets a key's window (a password reset clears the login throttle of its account). */
   reset(key: string): Promise<void>;
   close(): Promise<void>;
@@ -47,6 +52,10 @@ export function memoryCounters(): Counters {
   return {
     hit: async (key, max, windowMs) => hit(key, max, windowMs),
     hitEach: async (keys, max, windowMs) => keys.map((key) => hit(key, max, windowMs)),
+    async unhit(key) {
+      const window = windows.get(key);
+      if (window && window.count > 0 && window.resetAt > Date.now()) window.count -= 1;
+    },
     async reset(key) {
       windows.delete(key);
     },
@@ -81,6 +90,13 @@ return replies
  */
 const HIT_SCRIPT_SHA = createHash('sha1').update(HIT_SCRIPT).digest('hex');
 const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
+
+/** DECR only a key that holds hits: DECR alone would make a missing key -1, with no expiry. */
+const UNHIT_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
 
 const ERROR_LOG_INTERVAL_MS = 10_000;
 const HASHED_KEYS_KEPT = 10_000;
@@ -138,6 +154,11 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
   return {
     hit: async (key, max, windowMs) => (await hitEach([key], max, windowMs))[0]!,
     hitEach,
+    async unhit(key) {
+      // The hit was counted where it was: in Redis, or in the fallback while Redis was away.
+      if (!client.isReady) return fallback.unhit(key);
+      await withTimeout(client.eval(UNHIT_SCRIPT, { keys: [redisKey(key)] }), REDIS_COMMAND_TIMEOUT_MS, 'EVAL').catch(warn);
+    },
     async reset(key) {
       await fallback.reset(key);
       if (client.isReady) await withTimeout(client.del(redisKey(key)), REDIS_COMMAND_TIMEOUT_MS, 'DEL').catch(warn);

@@ -122,6 +122,8 @@ export interface Limits {
   consumeEach(name: LimitName, subjects: readonly string[]): Promise<Array<Throttled | null>>;
   /** A route hook: `consume` for the request's user (or address when signed out), or a subject of its own. */
   hook(name: LimitName, subject?: (request: FastifyRequest) => string): (request: FastifyRequest) => Promise<void>;
+  /** Gives one counted attempt back (`Counters.unhit`): a retry of one that was counted already. */
+  unhit(name: LimitName, subject: string): Promise<void>;
   /** Forgets a subject's count. */
   reset(name: LimitName, subject: string): Promise<void>;
   close(): Promise<void>;
@@ -143,6 +145,7 @@ export function createLimits(counters: Counters, rules: Record<LimitName, LimitR
       return (await counters.hitEach(keys, rule.max, rule.windowMs)).map(refusal);
     },
     hook: (name, subject = requestSubject) => (request) => consume(name, subject(request)),
+    unhit: (name, subject) => counters.unhit(key(name, subject)),
     reset: (name, subject) => counters.reset(key(name, subject)),
     close: () => counters.close(),
   };

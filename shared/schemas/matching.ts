@@ -5,6 +5,12 @@ import { z } from './zod';
 export const ReactionInput = z.object({
   response: z.enum(REACTIONS),
   other: Id,
+  retry: z
+    .boolean()
+    .optional()
+    .describe(
+      'True when the client sends again a reaction whose answer it lost (the connection dropped): if the same reaction is stored, it answers as the first did, changes nothing, tells nobody and costs none of the reactions a minute.',
+    ),
 });
 export type ReactionInput = z.infer<typeof ReactionInput>;
 

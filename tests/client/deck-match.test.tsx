@@ -2,7 +2,8 @@
 /**
  * The match overlay of a like from the deck, from its two sources: the like's answer and the socket's
  * `match:new`. It shows once, from whichever comes first, and from the event alone when the answer
- * is lost (timed out) though the like was stored; the matched card does not come back then.
+ * is lost (timed out) though the like was stored; the matched card does not come back then. A
+ * decision with no answer is sent again once (when online), as a retry.
  */
 import { act, cleanup, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -69,6 +70,8 @@ describe('the match overlay of a like from the deck', () => {
 
   it('shows from match:new when the answer never comes, and the card does not come back as "not sent"', async () => {
     const answer = likeFromTheDeck();
+    // Its retry answers the match again: it still shows once.
+    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
     hear('match:new', MATCH);
     expect(useDeck.getState().match).toEqual(OVERLAY);
     await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
@@ -94,10 +97,45 @@ describe('the match overlay of a like from the deck', () => {
     expect(deckIds()).toEqual([cleo.id, dan.id]);
   });
 
-  it('still puts back a like with no answer and no match, to be sent again', async () => {
+  it('sends a like with no answer again once, as a retry, and shows the match its answer tells', async () => {
     const answer = likeFromTheDeck();
+    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
     answer.reject(new NetworkError(0, 'Failed to fetch'));
     await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(api.react.mock.calls).toEqual([
+      [ben.id, 'like'],
+      [ben.id, 'like', true],
+    ]);
+    expect(useDeck.getState().match).toEqual(OVERLAY);
+    expect(deckIds()).toEqual([cleo.id, dan.id]);
+    expect(toastError).not.toHaveBeenCalled();
+  });
+
+  it('sends a decision lost while offline again when the phone is back online, not before', async () => {
+    Object.defineProperty(navigator, 'onLine', { value: false, configurable: true });
+    try {
+      const answer = likeFromTheDeck();
+      api.react.mockResolvedValueOnce({ match: false, conversation_id: null });
+      answer.reject(new NetworkError(0, 'Failed to fetch'));
+      await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+      expect(api.react).toHaveBeenCalledTimes(1);
+      Object.defineProperty(navigator, 'onLine', { value: true, configurable: true });
+      window.dispatchEvent(new Event('online'));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(api.react).toHaveBeenLastCalledWith(ben.id, 'like', true);
+      expect(deckIds()).toEqual([cleo.id, dan.id]);
+      expect(toastError).not.toHaveBeenCalled();
+    } finally {
+      delete (navigator as { onLine?: unknown }).onLine;
+    }
+  });
+
+  it('puts back a like with no answer twice and no match, to be sent again', async () => {
+    const answer = likeFromTheDeck();
+    api.react.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
+    answer.reject(new NetworkError(0, 'Failed to fetch'));
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(api.react).toHaveBeenCalledTimes(2);
     expect(deckIds()).toEqual([ben.id, cleo.id, dan.id]);
     expect(toastError).toHaveBeenCalledTimes(1);
     expect(useDeck.getState().match).toBeNull();

@@ -61,6 +61,19 @@ describe('per-user limits', () => {
     expect((await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: me.id } })).status).toBe(200);
   });
 
+  it('gives back the reaction a retry of a stored one counted: an honest retry costs no swipe', async () => {
+    const { max } = rules().reaction;
+    const me = await makeCompletedUser(server);
+    const others = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    const react = (other: number, retry?: boolean) =>
+      api().post('/api/matching/', { token: me.token, json: { response: 'dislike', other, retry } });
+    for (let i = 0; i < max - 1; i++) expect((await react(others[0].id)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await react(others[0].id, true)).status).toBe(200);
+    // The last one of the minute is still there, for someone new; then none.
+    expect((await react(others[1].id)).status).toBe(200);
+    expectThrottled(await react(others[1].id));
+  });
+
   it('allows 300 profile views an hour', async () => {
     const { max, windowMs } = rules()['profile:view'];
     expect([max, windowMs]).toEqual([300, 3_600_000]);

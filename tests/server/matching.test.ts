@@ -89,6 +89,46 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     }
   });
 
+  it('a reaction sent again as a retry answers as the first did, and stores, spends and tells nothing again', async () => {
+    const ana = await makeCompletedUser(server);
+    const ben = await makeCompletedUser(server);
+    const cleo = await makeCompletedUser(server);
+    const [anaSocket, benSocket] = await Promise.all([connect(ana), connect(ben)]);
+    const retry = (from: TestUser, to: TestUser, response: string) =>
+      api().post('/api/matching/', { token: from.token, json: { response, other: to.id, retry: true } });
+    const reactionTimes = () =>
+      server.app.db.execute(sql`select to_user_id, kind, updated_at from reactions where from_user_id = ${ana.id} order by to_user_id`);
+    const likesSpent = () => count(sql`select count(*) as n from likes_given where user_id = ${ana.id}`);
+
+    await like(ben, ana);
+    const matchHeard = [waitFor(anaSocket, 'match:new'), waitFor(benSocket, 'match:new')];
+    const first = await like(ana, ben);
+    expect(first.body).toEqual({ match: true, conversation_id: expect.any(Number) });
+    await Promise.all(matchHeard);
+    const skipped = await api().post('/api/matching/', { token: ana.token, json: { response: 'skip', other: cleo.id } });
+    expect(skipped.body).toEqual({ match: false, conversation_id: null });
+    const [stored, spent] = [rowsOf(await reactionTimes()), await likesSpent()];
+
+    const heard = [record(anaSocket), record(benSocket)];
+    expect((await retry(ana, ben, 'like')).body).toEqual(first.body);
+    expect((await retry(ana, cleo, 'skip')).body).toEqual({ match: false, conversation_id: null });
+    // Not even the time changes: the undo's last pass is still the one it was.
+    expect(rowsOf(await reactionTimes())).toEqual(stored);
+    expect(await likesSpent()).toBe(spent);
+    expect(await conversationsOf(ana, ben)).toBe(1);
+    // A match told after the retries is heard after anything they told.
+    const dan = await makeCompletedUser(server);
+    const toldOfDan = waitFor(anaSocket, 'match:new');
+    await like(dan, ana);
+    await like(ana, dan);
+    await toldOfDan;
+    for (const events of heard) expect(events.filter(({ payload }) => (payload as { user?: { id: number } }).user?.id !== dan.id)).toEqual([]);
+
+    // A retry of what was never stored (or was another reaction) is a reaction like any other.
+    expect((await retry(ana, cleo, 'like')).body).toEqual({ match: false, conversation_id: null });
+    expect(rowsOf(await reactionsBetween(ana, cleo))).toEqual([{ from_user_id: ana.id, kind: 'like' }]);
+  });
+
   it('liking again once the match has ended (a block, then an unblock) is no match: nothing reopens it', async () => {
     const ana = await makeCompletedUser(server);
     const ben = await makeCompletedUser(server);

@@ -1,11 +1,11 @@
 /**
  * The throttle's counters in Redis (`server/lib/counters.ts`), on a Redis of the test's own: the hit
  * script goes by its SHA1, a Redis that has forgotten it (a restart, SCRIPT FLUSH) still counts, and
- * a batch of hits is one call.
+ * a batch of hits is one call; a hit given back (`unhit`) takes one off, never below none (in memory too).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { redisCounters } from '../../server/lib/counters';
+import { memoryCounters, redisCounters } from '../../server/lib/counters';
 import { openRedis, type Redis } from '../../server/lib/redis';
 import { freePort } from '../helpers/ports';
 import { hasRedisServerBinary, ownRedis } from '../realtime/cluster-fixtures';
@@ -54,6 +54,35 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
     expect((await counters.hit('a', 1, 60_000)).exceeded).toBe(true);
     expect(await counters.hitEach([], 3, 60_000)).toEqual([]);
     expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('gives a hit back, never below none, and never makes a key out of nothing', async () => {
+    const counters = redisCounters({ redis, log });
+    const keysBefore = (await redis.commands.keys('test-counters:throttle:*')).length;
+    await counters.hit('u', 2, 60_000);
+    await counters.hit('u', 2, 60_000);
+    await counters.unhit('u');
+    // Two hits again, not three: the third is the one over.
+    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
+    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
+    await counters.unhit('never-hit');
+    expect(await redis.commands.keys('test-counters:throttle:*')).toHaveLength(keysBefore + 1);
+    expect(warn).not.toHaveBeenCalled();
+  });
+});
+
+describe('throttle counters in memory', () => {
+  it('give a hit back, never below none', async () => {
+    const counters = memoryCounters();
+    await counters.hit('u', 2, 60_000);
+    await counters.hit('u', 2, 60_000);
+    await counters.unhit('u');
+    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
+    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
+    await counters.unhit('never-hit');
+    for (let i = 0; i < 3; i++) await counters.unhit('u');
+    expect((await counters.hit('u', 1, 60_000)).exceeded).toBe(false);
+    await counters.close();
   });
 });
 

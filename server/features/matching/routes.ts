@@ -3,7 +3,8 @@ import { ReactionInput, ReactionResult } from '../../../shared/schemas/matching'
 import { LikeAllowance, Undoable, UndoInput, UndoResult } from '../../../shared/schemas/plan';
 import { currentUser } from '../../plugins/auth';
 import { freeDailyLikes, likeAllowance } from '../plan/service';
-import { react, undoableNow, undoLast } from './service';
+import { requestSubject } from '../../lib/limits';
+import { react, repeatedReaction, undoableNow, undoLast } from './service';
 
 const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -13,6 +14,14 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/matching/',
     { schema: { body: ReactionInput, response: { 200: ReactionResult } }, onRequest: app.limits.hook('reaction') },
     async (request) => {
+      if (request.body.retry) {
+        const repeat = await repeatedReaction(app.db, currentUser(request).id, request.body);
+        if (repeat) {
+          // Counted already, the first time: an honest retry costs none of the reactions a minute.
+          await app.limits.unhit('reaction', requestSubject(request));
+          return { match: repeat.match, conversation_id: repeat.conversationId };
+        }
+      }
       const outcome = await react(app.db, currentUser(request).id, request.body, { dailyLikes });
       // Committed: now both users hear about the match.
       for (const { userId, other } of outcome.matched) {

@@ -93,6 +93,24 @@ export async function react(
   };
 }
 
+/**
+ * The answer to a reaction sent again (`retry`) whose first one was stored: a match when the two are
+ * matched (as that one answered, or as a like that made it did), no match otherwise. Null when it is
+ * no repeat (nothing stored, or another reaction): then it goes the usual way. Reads only: the
+ * reaction keeps its time (the undo's order), and nobody is told anything twice.
+ */
+export async function repeatedReaction(db: Db, userId: number, input: { response: Reaction; other: number }): Promise<ReactOutcome | null> {
+  const [low, high] = userId < input.other ? [userId, input.other] : [input.other, userId];
+  const [row] = rowsOf<{ kind: Reaction | null; open: number | null }>(
+    await db.execute(sql`
+      select (select kind from ${reactions} where from_user_id = ${userId} and to_user_id = ${input.other}) as kind,
+        (select id from ${conversations} where user_low_id = ${low} and user_high_id = ${high} and ended_at is null) as open`),
+  );
+  if (row?.open != null) return { match: true, conversationId: Number(row.open), matched: [] };
+  if (row?.kind === input.response) return { match: false, conversationId: null, matched: [] };
+  return null;
+}
+
 // The swipe's statements, prepared: `$me` reacts to `$other`; `$low` and `$high` are the pair in order.
 const $me = sql`${sql.placeholder('me')}::int`;
 const $other = sql`${sql.placeholder('other')}::int`;
