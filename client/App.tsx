@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
-import { ErrorBoundary, reloadForNewBuild } from './components/ErrorBoundary';
+import { ErrorBoundary } from './components/ErrorBoundary';
 import { useT } from './lib/i18n';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
@@ -30,11 +30,6 @@ function useToasterNeeded(location: string) {
   }, [location, needed]);
   return needed;
 }
-
-// A style sheet or script a page needs first failed to load: as for a missing script, a new build went out.
-window.addEventListener('vite:preloadError', (event) => {
-  if (reloadForNewBuild()) event.preventDefault();
-});
 
 /**
  * While a page's code or copy loads (the app's first open takes seconds on a slow phone): a spinner,

@@ -5,14 +5,21 @@ import { t } from '../lib/i18n';
 const RELOADED_KEY = 'reloaded_for_new_build_at';
 const RELOAD_AGAIN_AFTER_MS = 30_000;
 
-/** A script of the build that could not be loaded: Chromium's, Firefox's and Safari's words for it. */
-const MISSING_SCRIPT = /dynamically imported module|Importing a module script failed/i;
+/** A script (or its style sheet) of the build that could not be loaded: Chromium's, Firefox's, Safari's and Vite's words for it. */
+const MISSING_SCRIPT = /dynamically imported module|Importing a module script failed|Unable to preload/i;
+
+/** Whether the server answers (within 4 s): a script that did not load is then gone, else the network is. */
+const serverAnswers = () =>
+  fetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(4000) }).then(
+    (response) => response.ok,
+    () => false,
+  );
 
 /**
  * Reloads the page, once: a new version went out while this page was open, and the old one's scripts
  * are no longer on the server. With no network a reload would only show the browser's own error.
  */
-export function reloadForNewBuild(): boolean {
+function reloadForNewBuild(): boolean {
   if (!navigator.onLine) return false;
   try {
     const last = Number(window.sessionStorage.getItem(RELOADED_KEY));
@@ -27,11 +34,14 @@ export function reloadForNewBuild(): boolean {
 }
 
 /**
- * What an error while showing a page leaves on screen: never a blank page. A missing script of the
- * build reloads the page once; anything else says so and offers a reload.
+ * What an error while showing a page leaves on screen: never a blank page. A script of the build that
+ * did not load reloads the page once if the server answers (a new version is out, the old scripts are
+ * gone); if it does not, the network is down: "no connection", and a try again (by hand, or when the
+ * phone is back online) that reloads once the server answers. A reload with no network would only show
+ * the browser's own error. Anything else says so and offers a reload.
  */
-export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
-  override state = { failed: false };
+export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean; offline: boolean }> {
+  override state = { failed: false, offline: false };
 
   static getDerivedStateFromError() {
     return { failed: true };
@@ -39,16 +49,29 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: 
 
   override componentDidCatch(error: unknown) {
     console.error('The page failed to render', error);
-    if (error instanceof Error && MISSING_SCRIPT.test(error.message)) reloadForNewBuild();
+    if (error instanceof Error && MISSING_SCRIPT.test(error.message)) void this.check();
   }
 
+  override componentWillUnmount() {
+    window.removeEventListener('online', this.check);
+  }
+
+  /** Reloads once the server answers; until then "no connection", asked again when the phone is back online. */
+  check = async () => {
+    const offline = !(await serverAnswers());
+    this.setState({ offline });
+    if (offline) window.addEventListener('online', this.check);
+    else reloadForNewBuild();
+  };
+
   override render() {
-    if (!this.state.failed) return this.props.children;
+    const { failed, offline } = this.state;
+    if (!failed) return this.props.children;
     return (
       <main className="center-page" role="alert">
-        <h1 className="page-error-title">{t('error.generic')}</h1>
-        <button type="button" className="btn btn-primary" onClick={() => window.location.reload()}>
-          {t('error.reload')}
+        <h1 className="page-error-title">{t(offline ? 'error.network' : 'error.generic')}</h1>
+        <button type="button" className="btn btn-primary" onClick={offline ? this.check : () => window.location.reload()}>
+          {t(offline ? 'error.retry' : 'error.reload')}
         </button>
       </main>
     );

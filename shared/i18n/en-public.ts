@@ -72,6 +72,7 @@ export const enPublic = {
   'error.throttledForMinutes': 'Too many attempts. Try again in {minutes} min.',
   'error.notFound': 'Not found.',
   'error.reload': 'Reload',
+  'error.retry': 'Try again',
   'notFound.title': 'Page not found',
   'notFound.link': 'Go to the home page',
 } as const;

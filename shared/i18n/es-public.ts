@@ -73,6 +73,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'error.throttledForMinutes': 'Demasiados intentos. Vuelve a intentarlo en {minutes} min.',
   'error.notFound': 'No encontrado.',
   'error.reload': 'Recargar',
+  'error.retry': 'Reintentar',
   'notFound.title': 'Página no encontrada',
   'notFound.link': 'Ir a la página de inicio',
 };

@@ -1,0 +1,94 @@
+// @vitest-environment jsdom
+/**
+ * A page whose script cannot load (pages are fetched when first opened): the server is asked
+ * (`/healthz`). No answer is a network that is down: "No connection" and Try again, and again by
+ * itself when the phone is back online; the page reloads only once the server answers (a reload with
+ * no network shows the browser's own error). An answer is a new build whose old scripts are gone: a
+ * reload at once. fetch is faked (an answer, or none); a reload shows as the mark it leaves in
+ * session storage, as jsdom cannot navigate.
+ */
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { lazy, Suspense } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { ErrorBoundary } from '../../client/components/ErrorBoundary';
+import { initLanguage } from '../../client/lib/i18n';
+import { noNetwork } from '../helpers/no-network';
+
+const RELOADED_KEY = 'reloaded_for_new_build_at';
+const reloaded = () => window.sessionStorage.getItem(RELOADED_KEY) !== null;
+const fetch = vi.fn<typeof globalThis.fetch>();
+const answers = () => fetch.mockImplementation(async () => Response.json({ status: 'ok' }));
+
+/** A page whose script fails to load, as Chromium says it. */
+function openPageWithNoScript() {
+  const Page = lazy(() => Promise.reject(new TypeError('Failed to fetch dynamically imported module: http://localhost/assets/app-more-x.js')));
+  render(
+    <ErrorBoundary>
+      <Suspense fallback={null}>
+        <Page />
+      </Suspense>
+    </ErrorBoundary>,
+  );
+}
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  vi.stubGlobal('fetch', fetch);
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+  window.sessionStorage.clear();
+});
+afterEach(() => {
+  cleanup();
+  fetch.mockReset();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe('a page whose script does not load', () => {
+  it('says "No connection" when the server does not answer, and reloads only once it does', async () => {
+    fetch.mockImplementation(noNetwork);
+    openPageWithNoScript();
+    await screen.findByRole('heading', { name: en['error.network'] });
+    expect(fetch).toHaveBeenCalledWith('/healthz', expect.objectContaining({ signal: expect.any(AbortSignal) }));
+    expect(reloaded()).toBe(false);
+
+    // Tried again by hand, still no answer: it stays, no reload.
+    fireEvent.click(screen.getByRole('button', { name: en['error.retry'] }));
+    await act(async () => {});
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(screen.getByRole('heading', { name: en['error.network'] })).toBeTruthy();
+    expect(reloaded()).toBe(false);
+
+    // Back online, the server answers: the page reloads by itself.
+    answers();
+    await act(async () => window.dispatchEvent(new Event('online')));
+    expect(fetch).toHaveBeenCalledTimes(3);
+    expect(reloaded()).toBe(true);
+  });
+
+  it('counts a server that does not answer within 4 s as no connection', async () => {
+    fetch.mockImplementation(
+      (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
+    );
+    openPageWithNoScript();
+    expect(await screen.findByRole('heading', { name: en['error.network'] }, { timeout: 6000 })).toBeTruthy();
+    expect(reloaded()).toBe(false);
+  });
+
+  it('reloads at once when the server answers: a new build is out', async () => {
+    answers();
+    openPageWithNoScript();
+    await vi.waitFor(() => expect(reloaded()).toBe(true));
+    expect(screen.queryByRole('heading', { name: en['error.network'] })).toBeNull();
+  });
+
+  it('is not reloaded blindly when a preload of a page fails', async () => {
+    await import('../../client/App');
+    const event = new Event('vite:preloadError', { cancelable: true });
+    window.dispatchEvent(event);
+    expect(event.defaultPrevented).toBe(false);
+    expect(reloaded()).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The app on a party's bad network, in Chromium, through a proxy of the test's own between it and
+ * the built server, cut and restored as the Wi-Fi drops and comes back: a page whose script cannot be
+ * fetched while the link is down says "No connection" (never the browser's own error page from a
+ * reload), tries again by hand or when the phone is back online, and opens once the server answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { makeCompletedUser } from '../helpers/factories';
+import { cuttableProxy } from '../helpers/cuttable-proxy';
+import { hasChromium, openPhone } from './helpers';
+import { appInChromium } from './suite';
+
+const ready = hasChromium();
+
+describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', { timeout: 90_000 }, () => {
+  const app = appInChromium();
+  let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+  beforeAll(async () => {
+    proxy = await cuttableProxy(app.server.url);
+  });
+  afterAll(() => proxy?.close());
+
+  it('says "No connection" for a page whose script does not come, and opens it once the network is back', async () => {
+    const user = await makeCompletedUser(app.server);
+    // No service worker: it would answer the page's script from its store, with or without a network.
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
+    let loads = 0;
+    page.on('request', (request) => {
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads += 1;
+    });
+    await page.goto(`${proxy.url}/app/home/`);
+    await page.getByRole('button', { name: new RegExp(en['app.userMenu']) }).click();
+
+    // The settings page's script (not fetched yet) cannot come: the Wi-Fi is gone.
+    proxy.cut();
+    await page.getByRole('menuitem', { name: en['app.settings'] }).click();
+    await page.getByRole('heading', { name: en['error.network'] }).waitFor();
+    const retry = page.getByRole('button', { name: en['error.retry'] });
+    await retry.click();
+    await page.waitForTimeout(500);
+    expect(await page.getByRole('heading', { name: en['error.network'] }).isVisible()).toBe(true);
+    expect(loads).toBe(1);
+
+    // Back: the phone says it is online again, and the page tries by itself.
+    proxy.restore();
+    await page.evaluate(() => window.dispatchEvent(new Event('online')));
+    await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
+    expect(page.url()).toBe(`${proxy.url}/app/settings/`);
+    expect(loads).toBe(2);
+  });
+});
