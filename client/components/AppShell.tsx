@@ -82,6 +82,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const user = useSession((state) => state.user);
   const offline = useConnection((state) => state.lost);
   const tooMany = useConnection((state) => state.tooMany);
+  const blocked = useConnection((state) => state.blocked);
   // Messages that came while the user was elsewhere wear a count on Chats, whatever the screen: the
   // conversations are loaded with the app, and each message:new keeps the count.
   const profileCompleted = Boolean(user?.is_profile_completed);
@@ -116,7 +117,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       <VerifyEmailBanner />
       {(offline || tooMany) && (
         <p className="offline-banner" role="status">
-          {t(tooMany ? 'app.tooManyTabs' : 'app.offline')}
+          {t(tooMany ? 'app.tooManyTabs' : blocked ? 'app.socketBlocked' : 'app.offline')}
         </p>
       )}
       <main className="app-main">{children}</main>

@@ -1,4 +1,5 @@
 import { Component, type ReactNode } from 'react';
+import { serverAnswers } from '../lib/api';
 import { t } from '../lib/i18n';
 
 /** When the page last reloaded itself for a missing script (session storage): once, not in a loop. */
@@ -7,13 +8,6 @@ const RELOAD_AGAIN_AFTER_MS = 30_000;
 
 /** A script (or its style sheet) of the build that could not be loaded: Chromium's, Firefox's, Safari's and Vite's words for it. */
 const MISSING_SCRIPT = /dynamically imported module|Importing a module script failed|Unable to preload/i;
-
-/** Whether the server answers (within 4 s): a script that did not load is then gone, else the network is. */
-const serverAnswers = () =>
-  fetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(4000) }).then(
-    (response) => response.ok,
-    () => false,
-  );
 
 /**
  * Reloads the page, once: a new version went out while this page was open, and the old one's scripts
@@ -56,7 +50,7 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: 
     window.removeEventListener('online', this.check);
   }
 
-  /** Reloads once the server answers; until then "no connection", asked again when the phone is back online. */
+  /** Reloads once the server answers (a script that did not load is then gone); until then "no connection", asked again when the phone is back online. */
   check = async () => {
     const offline = !(await serverAnswers());
     this.setState({ offline });

@@ -81,6 +81,13 @@ export function logFailure(what: string, error: unknown) {
   console.error(what, error);
 }
 
+/** Whether the server answers at all, within 4 s (`/healthz`): when it does, what failed is not the network. */
+export const serverAnswers = () =>
+  fetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(4000) }).then(
+    (response) => response.ok,
+    () => false,
+  );
+
 export interface Page<T> {
   results: T[];
   next: string | null;

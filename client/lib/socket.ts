@@ -13,7 +13,7 @@ import type {
   ServerToClientEvents,
 } from '../../shared/events';
 import type { Message } from '../../shared/schemas/conversations';
-import { NetworkError } from './api';
+import { NetworkError, serverAnswers } from './api';
 import { useLanguage } from './i18n';
 
 type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -39,8 +39,14 @@ interface ConnectionState {
   lost: boolean;
   /** Refused because this user has MAX_SOCKETS_PER_USER sockets open already (tabs, devices). */
   tooMany: boolean;
+  /**
+   * The socket failed to connect BLOCKED_AFTER times in a row while the server answers over HTTP: this
+   * network (a venue's Wi-Fi) lets no WebSocket through. Until it connects.
+   */
+  blocked: boolean;
 }
-export const useConnection = create<ConnectionState>()(() => ({ connected: false, lost: false, tooMany: false }));
+const disconnected = { connected: false, lost: false, tooMany: false, blocked: false };
+export const useConnection = create<ConnectionState>()(() => disconnected);
 
 /**
  * For a page whose load failed (no answer, or the server's error: `loadFailure`): while `waiting`,
@@ -71,6 +77,7 @@ export const loadFailure = (error: unknown): LoadFailure =>
 export const SEND_ACK_TIMEOUT_MS = 8000;
 const SERVER_DISCONNECT_RETRY_MS = 1000;
 const REFUSED_RETRY_MAX_MS = 30_000;
+const BLOCKED_AFTER = 3;
 
 export function connectSocket(token: string) {
   if (socket) return;
@@ -83,10 +90,11 @@ export function connectSocket(token: string) {
   socket = next;
   for (const { event, handler } of eventListeners) next.on(event, handler);
   let refusals = 0;
+  let failures = 0;
   next.on('connect', () => {
-    refusals = 0;
+    refusals = failures = 0;
     const { lost } = useConnection.getState();
-    useConnection.setState({ connected: true, lost: false, tooMany: false });
+    useConnection.setState({ connected: true, lost: false, tooMany: false, blocked: false });
     for (const listener of connectListeners) listener();
     // Back after a drop, or after an opening with no network: the listeners fetch what was missed or
     // could not load (catch-up).
@@ -101,7 +109,12 @@ export function connectSocket(token: string) {
   next.on('connect_error', (error) => {
     useConnection.setState({ connected: false, lost: true });
     // A transport failure is retried by socket.io itself; a refusal by the server's handshake is not.
-    if (next.active) return;
+    if (next.active) {
+      if (++failures >= BLOCKED_AFTER && navigator.onLine && !useConnection.getState().blocked) {
+        void serverAnswers().then((blocked) => socket === next && !next.connected && useConnection.setState({ blocked }));
+      }
+      return;
+    }
     // The token opens nothing any more: unknown or revoked, or its session ended by a ban.
     if (error.message === 'unauthorized' || error.message === 'account_suspended') {
       for (const listener of refusedListeners) listener(error.message);
@@ -143,7 +156,7 @@ async function answerOf<T>(current: AppSocket, answer: Promise<T>): Promise<T> {
 export function disconnectSocket() {
   socket?.disconnect();
   socket = null;
-  useConnection.setState({ connected: false, lost: false, tooMany: false });
+  useConnection.setState(disconnected);
 }
 
 export function onEvent<E extends keyof ServerToClientEvents>(event: E, handler: ServerToClientEvents[E]) {
