@@ -1,14 +1,18 @@
 /**
  * The app on a party's bad network, in Chromium, through a proxy of the test's own between it and
- * the built server, cut and restored as the Wi-Fi drops and comes back: a page whose script cannot be
+ * the built server, cut and restored as the Wi-Fi drops and comes back. A like made with no network
+ * goes once the phone is back online, and makes its match. A page whose script cannot be
  * fetched while the link is down says "No connection" (never the browser's own error page from a
  * reload), tries again by hand or when the phone is back online, and opens once the server answers.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { cuttableProxy } from '../helpers/cuttable-proxy';
-import { hasChromium, openPhone } from './helpers';
+import { deckSettled, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -48,5 +52,27 @@ describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', 
     await page.getByRole('heading', { name: en['settings.title'] }).waitFor();
     expect(page.url()).toBe(`${proxy.url}/app/settings/`);
     expect(loads).toBe(2);
+  });
+
+  it('sends a like made with no network once the phone is back online, and shows the match it makes', async () => {
+    const ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
+    const ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] });
+    await client(app.server.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    await page.goto(`${proxy.url}/app/home/`);
+    await deckSettled(page);
+    const anasLikes = async () =>
+      rowsOf(await app.server.app.db.execute(sql`select kind from reactions where from_user_id = ${ana.id} and to_user_id = ${ben.id}`));
+
+    await context.setOffline(true);
+    await page.getByRole('button', { name: en['deck.like'], exact: true }).click();
+    await page.waitForTimeout(1000);
+    expect(await anasLikes()).toEqual([]);
+    expect(await page.getByText(en['deck.notSent'].split('{name}')[0]!).count()).toBe(0);
+
+    await context.setOffline(false);
+    await page.getByText(en['deck.match.title']).waitFor();
+    expect(await anasLikes()).toEqual([{ kind: 'like' }]);
+    await context.close();
   });
 });
