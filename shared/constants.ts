@@ -27,6 +27,8 @@ export const CONVERSATIONS_PAGE_SIZE = 50;
 export const FREE_TRIAL_DAYS = 30;
 export const PLAN_MONTHLY_PRICES = { starter: 15, pro: 30, enterprise: 60 } as const;
 export const YEARLY_PRICE_FACTOR = 2 / 3;
+/** The currency every plan price is charged in (ISO 4217), whatever the reader's language. */
+export const PLAN_CURRENCY = 'USD';
 export const LOOKUP_KEYS = { monthly: 'basic_monthly', yearly: 'basic_yearly' } as const;
 
 /** What the plan buys. Without it: this many likes per rolling window; dislikes and skips are unlimited. */

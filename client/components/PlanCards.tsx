@@ -2,8 +2,8 @@ import { type ReactNode, useState } from 'react';
 import { Link } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
-import { useMessages, useT } from '../lib/i18n';
-import { type BillingPeriod, chargedPrice, DEFAULT_PERIOD, displayPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
+import { useLanguage, useMessages, useT } from '../lib/i18n';
+import { type BillingPeriod, chargedPrice, DEFAULT_PERIOD, displayPrice, formatPrice, type Plan, PLANS, PURCHASABLE_PLANS } from '../lib/pricing';
 import { plansMessages } from '../lib/messages-plans';
 import '../plans.css';
 
@@ -29,6 +29,7 @@ export function PlanCards({ action, headingLevel }: Props) {
   const PlanName = headingLevel === 2 ? 'h2' : 'h3';
   useMessages(plansMessages);
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
   return (
     <div className="plan-cards">
@@ -46,11 +47,11 @@ export function PlanCards({ action, headingLevel }: Props) {
             <li key={plan} className={`plan ${available ? 'plan-featured' : 'is-disabled'}`} aria-disabled={!available} data-testid={`plan-${plan}`}>
               <PlanName className="plan-name">{t(`subscribe.plan.${plan}`)}</PlanName>
               <p className="price">
-                <span className="amount">${displayPrice(plan, period)}</span>
+                <span className="amount">{formatPrice(displayPrice(plan, period), language)}</span>
                 <span className="per"> / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}</span>
               </p>
               {/* What a yearly plan actually charges, said before anyone agrees to pay it. */}
-              {period === 'yearly' && <p className="price-total muted">{t('subscribe.billedYearly', { amount: chargedPrice(plan, period) })}</p>}
+              {period === 'yearly' && <p className="price-total muted">{t('subscribe.billedYearly', { amount: formatPrice(chargedPrice(plan, period), language) })}</p>}
               <ul className="plan-features">
                 {FEATURES[plan].map((key) => (
                   <li key={key}>{t(key, { likes: FREE_DAILY_LIKES })}</li>

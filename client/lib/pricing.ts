@@ -1,4 +1,5 @@
-import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES, YEARLY_PRICE_FACTOR } from '../../shared/constants';
+import { type Language, LOOKUP_KEYS, PLAN_CURRENCY, PLAN_MONTHLY_PRICES, YEARLY_PRICE_FACTOR } from '../../shared/constants';
+import { localeOf } from './format';
 
 export type Plan = keyof typeof PLAN_MONTHLY_PRICES;
 export type BillingPeriod = keyof typeof LOOKUP_KEYS;
@@ -24,3 +25,10 @@ export function chargedPrice(plan: Plan, period: BillingPeriod): number {
 export function lookupKeyFor(period: BillingPeriod): string {
   return LOOKUP_KEYS[period];
 }
+
+/**
+ * A price as the reader's locale writes it ("10 US$" in Spain, "$10" in the US, "US$10" in Britain):
+ * a whole amount without its cents, as price lists print it.
+ */
+export const formatPrice = (amount: number, language: Language) =>
+  new Intl.NumberFormat(localeOf(language), { style: 'currency', currency: PLAN_CURRENCY, minimumFractionDigits: amount % 1 ? 2 : 0 }).format(amount);

@@ -8,7 +8,7 @@ export const enPlans = {
   'subscribe.billing': 'Billing period',
   'subscribe.perMonth': 'month',
   'subscribe.perMonthAnnually': 'month (paid annually)',
-  'subscribe.billedYearly': '${amount} billed yearly',
+  'subscribe.billedYearly': '{amount} billed yearly',
   'subscribe.comingSoon': 'COMING SOON!',
   'subscribe.plan.starter': 'Starter',
   'subscribe.plan.pro': 'Pro',

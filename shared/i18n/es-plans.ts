@@ -9,7 +9,7 @@ export const esPlans: Record<keyof typeof enPlans, string> = {
   'subscribe.billing': 'Periodo de facturación',
   'subscribe.perMonth': 'mes',
   'subscribe.perMonthAnnually': 'mes (pago anual)',
-  'subscribe.billedYearly': '${amount} facturados al año',
+  'subscribe.billedYearly': '{amount} facturados al año',
   'subscribe.comingSoon': '¡PRÓXIMAMENTE!',
   'subscribe.plan.starter': 'Starter',
   'subscribe.plan.pro': 'Pro',

@@ -90,7 +90,7 @@ describe('the plan cards', () => {
     localStorage.setItem('language_code', 'es');
     await initLanguage();
     renderAt('/', <PlanCards headingLevel={3} action={() => <button type="button">Buy</button>} />);
-    expect((await screen.findByTestId('plan-starter')).querySelector('.price-total')?.textContent).toBe('$120 facturados al año');
+    expect((await screen.findByTestId('plan-starter')).querySelector('.price-total')?.textContent).toBe('120\u00a0US$ facturados al año');
   });
 });
 

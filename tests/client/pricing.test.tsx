@@ -2,13 +2,13 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
-import { DEFAULT_PERIOD, displayPrice, lookupKeyFor } from '../../client/lib/pricing';
+import { DEFAULT_PERIOD, displayPrice, formatPrice, lookupKeyFor } from '../../client/lib/pricing';
 import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
 import { useConfig } from '../../client/stores/config';
 import { useSession } from '../../client/stores/session';
@@ -35,6 +35,29 @@ describe('pricing arithmetic', () => {
     expect(outcomeFor('canceled=true')).toBe('error');
     // Back from the test portal's cancellation: the plans, with word that the plan ended.
     expect(outcomeFor('ended=true')).toBe('plans');
+  });
+});
+
+describe('formatPrice', () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const inBrowser = (...languages: string[]) => vi.stubGlobal('navigator', { ...navigator, languages });
+
+  it('writes a price in dollars as the reader’s locale does, without cents on a whole amount', () => {
+    inBrowser('es-ES');
+    expect(formatPrice(10, 'es')).toBe('10\u00a0US$');
+    inBrowser('en-US');
+    expect(formatPrice(10, 'en')).toBe('$10');
+    expect(formatPrice(120, 'en')).toBe('$120');
+    inBrowser('en-GB');
+    expect(formatPrice(10, 'en')).toBe('US$10');
+    // Cents when there are any.
+    expect(formatPrice(9.5, 'en')).toBe('US$9.50');
+  });
+
+  it('writes the app’s language when the browser names no variant of it', () => {
+    inBrowser('fr-FR');
+    expect(formatPrice(15, 'es')).toBe('15\u00a0US$');
+    expect(formatPrice(15, 'en')).toBe('US$15');
   });
 });
 
@@ -78,6 +101,16 @@ describe('<Subscribe>', () => {
     fireEvent.click(screen.getByRole('radio', { name: en['subscribe.monthly'] }));
     expect(screen.getByTestId('plan-starter').textContent).toContain('$15');
     expect(screen.getByTestId('plan-starter').textContent).not.toContain(en['subscribe.perMonthAnnually']);
+  });
+
+  it('writes the prices in Spanish as Spain does: the amount, then "US$"', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    renderAt('/app/subscribe/');
+    const starter = await screen.findByTestId('plan-starter');
+    expect(starter.querySelector('.amount')?.textContent).toBe('10\u00a0US$');
+    expect(starter.querySelector('.price-total')?.textContent).toBe(`120\u00a0US$ facturados al año`);
+    expect(starter.textContent).not.toContain('$1');
   });
 
   it('says payments are not configured, and sells nothing, when the server has no checkout (CHECKOUT_MODE=off)', () => {

@@ -8,7 +8,7 @@ import { errorMessage } from '../../lib/errors';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { plansMessages } from '../../lib/messages-plans';
-import { type BillingPeriod, chargedPrice, displayPrice, lookupKeyFor } from '../../lib/pricing';
+import { type BillingPeriod, chargedPrice, displayPrice, formatPrice, lookupKeyFor } from '../../lib/pricing';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { useConfig } from '../../stores/config';
 
@@ -34,7 +34,7 @@ export function Charge({ period, at }: { period: BillingPeriod; at: string | nul
   const t = useT();
   const language = useLanguage((state) => state.language);
   const when = at ? t('subscribe.charge.on', { date: formatDate(at, language) }) : t('subscribe.charge.today');
-  return <>{t(`subscribe.charge.${period}`, { amount: chargedPrice('starter', period), when })}</>;
+  return <>{t(`subscribe.charge.${period}`, { amount: formatPrice(chargedPrice('starter', period), language), when })}</>;
 }
 
 /**
@@ -45,6 +45,7 @@ export function TestCheckout({ id }: { id: string }) {
   // The plan's name and billing period are the plans' copy: wait for it before any early return.
   useMessages(plansMessages);
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const lookupKeys = useConfig((state) => state.config?.lookup_keys);
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -86,7 +87,7 @@ export function TestCheckout({ id }: { id: string }) {
               <dd>{t(`subscribe.${period}`)}</dd>
               <dt>{t('checkout.price')}</dt>
               <dd>
-                ${displayPrice('starter', period)} / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}
+                {formatPrice(displayPrice('starter', period), language)} / {t(period === 'yearly' ? 'subscribe.perMonthAnnually' : 'subscribe.perMonth')}
               </dd>
             </>
           )}
