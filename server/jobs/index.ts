@@ -5,10 +5,11 @@ import { orphanFileSweep } from './orphan-file-sweep';
 import { outboxSweep } from './outbox-sweep';
 import { spentLikesPurge } from './spent-likes-purge';
 import { tableUpkeep } from './table-upkeep';
+import { testPlanEnd } from './test-plan-end';
 import { tokenSweep } from './token-sweep';
 import { uploadSweep } from './upload-sweep';
 
 /** Every background job the process runs (docs/operations.md lists them). */
-export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep, outboxSweep];
+export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep, outboxSweep, testPlanEnd];
 
 export { type Job, type JobOutcome, type JobRunner, runJob, startJobs } from './job';

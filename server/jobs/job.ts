@@ -21,6 +21,8 @@ export interface Job {
    * `instance`: work on this instance's own state (its sockets), done by every instance.
    */
   scope: 'cluster' | 'instance';
+  /** Whether the process runs it at all with this config (default: always). */
+  runsWith?: (config: FastifyInstance['config']) => boolean;
   /** `stopping` is aborted when the process stops its jobs: a long run may end early, its work left for next time. */
   run(app: FastifyInstance, stopping: AbortSignal): Promise<JobReport>;
 }
@@ -73,8 +75,10 @@ export function startJobs(app: FastifyInstance, jobs: readonly Job[]): JobRunner
   const timers: NodeJS.Timeout[] = [];
   const running = new Map<string, Promise<unknown>>();
   const stopping = new AbortController();
+  // A job for one configuration only (the local test checkout's) is not started under another.
+  const wanted = jobs.filter((job) => job.runsWith?.(app.config) ?? true);
 
-  for (const job of jobs) {
+  for (const job of wanted) {
     const tick = () => {
       if (stopping.signal.aborted || running.has(job.name)) return;
       const run = runJob(app, job, stopping.signal).finally(() => running.delete(job.name));
@@ -86,7 +90,7 @@ export function startJobs(app: FastifyInstance, jobs: readonly Job[]): JobRunner
     }, job.firstAfterMs ?? job.everyMs);
     timers.push(first.unref());
   }
-  app.log.info({ jobs: jobs.map(({ name, everyMs, scope }) => ({ name, everyMs, scope })) }, 'background jobs started');
+  app.log.info({ jobs: wanted.map(({ name, everyMs, scope }) => ({ name, everyMs, scope })) }, 'background jobs started');
 
   return {
     async stop() {

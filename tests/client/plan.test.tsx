@@ -20,7 +20,7 @@ import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { Home } from '../../client/pages/app/Home';
 import { Likes } from '../../client/pages/app/Likes';
-import { Subscribe } from '../../client/pages/app/Subscribe';
+import { Subscribe, TestPortal } from '../../client/pages/app/Subscribe';
 import { useDeck } from '../../client/stores/deck';
 import { useLikes } from '../../client/stores/likes';
 import { usePlan } from '../../client/stores/plan';
@@ -157,9 +157,22 @@ describe('the subscribe page of a subscriber', () => {
     yearly.unmount();
     usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
     renderAt('/app/subscribe/', <Subscribe />);
-    expect(screen.getByTestId('current-plan').textContent).toContain('Canceled: the plan ends on Dec 30, 2026');
+    expect(screen.getByTestId('current-plan').textContent).toContain('Your plan ends on Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('unless you cancel');
+  });
+
+  it('the test portal offers to cancel a plan once: cancelled, it says when the plan ends', () => {
+    useSession.setState({ user: user(true) });
+    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: '2026-12-30T12:00:00.000Z' };
+    usePlan.setState({ subscription: renewing });
+    const { unmount } = renderAt('/app/subscribe/test-portal/', <TestPortal />);
+    expect(screen.getByRole('button', { name: en['portal.cancel'] })).toBeTruthy();
+    unmount();
+    usePlan.setState({ subscription: { ...renewing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
+    renderAt('/app/subscribe/test-portal/', <TestPortal />);
+    expect(screen.getByText('Your plan ends on Dec 30, 2026')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: en['portal.cancel'] })).toBeNull();
   });
 });
 

@@ -5,7 +5,6 @@ import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
-import { es } from '../../shared/i18n/es';
 import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { DEFAULT_PERIOD, displayPrice, formatPrice, lookupKeyFor } from '../../client/lib/pricing';
@@ -33,8 +32,6 @@ describe('pricing arithmetic', () => {
     expect(outcomeFor('success=true&session_id=cs_123')).toBe('success');
     expect(outcomeFor('success=true')).toBe('error');
     expect(outcomeFor('canceled=true')).toBe('error');
-    // Back from the test portal's cancellation: the plans, with word that the plan ended.
-    expect(outcomeFor('ended=true')).toBe('plans');
   });
 });
 
@@ -140,20 +137,5 @@ describe('<Subscribe>', () => {
     cleanup();
     renderAt('/app/subscribe/?success=true');
     expect(screen.getByText(en['subscribe.error.text'])).toBeTruthy();
-  });
-
-  it('says the plan has ended when the test portal’s cancellation comes back, in English and Spanish', async () => {
-    renderAt('/app/subscribe/?ended=true');
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.title']);
-    expect(screen.getByRole('status').textContent).toBe('Your subscription is canceled: your Starter plan has ended and nothing more will be charged.');
-    cleanup();
-    localStorage.setItem('language_code', 'es');
-    await initLanguage();
-    renderAt('/app/subscribe/?ended=true');
-    expect((await screen.findByRole('status')).textContent).toBe(es['subscribe.ended']);
-    cleanup();
-    // Not on an ordinary visit.
-    renderAt('/app/subscribe/');
-    expect(screen.queryByText(es['subscribe.ended'])).toBeNull();
   });
 });

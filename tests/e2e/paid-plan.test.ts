@@ -20,7 +20,7 @@ import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
 import { ARTIFACTS, aboveTheNav, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -363,10 +363,14 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await entryAnimationsDone(page);
     await shot('11-test-portal-confirm');
     await confirm.getByRole('button', { name: en['portal.confirm.yes'] }).click();
-    await page.waitForURL(`${app.server.url}/app/subscribe/?ended=true`);
+    // As at Stripe, the plan stays until its period (here its free trial) ends, and the page says when.
+    await page.waitForURL(`${app.server.url}/app/subscribe/`);
+    await page.getByTestId('current-plan').getByText(/^Your plan ends on \w{3} \d{1,2}, \d{4}$/).waitFor();
+    expect((await client(app.server.url).get('/api/users/me/', { token: me.token })).body.has_subscription).toBe(true);
+    await shot('11-plan-ends-on');
+    // The period over, the job ends the plan: the page follows (account:changed) with the plans for sale.
+    await endCancelledTestPlan(app.server, me);
     await page.getByRole('heading', { name: en['subscribe.title'] }).waitFor();
-    // The plan just ended is said to have ended, not only replaced by the plans for sale.
-    await page.getByRole('status').getByText(en['subscribe.ended']).waitFor();
     // The trial came with the first subscription: it is not promised again, here or on the checkout.
     const again = page.getByTestId('plan-starter').getByRole('button', { name: en['subscribe.chooseNoTrial'], exact: true });
     await again.waitFor();

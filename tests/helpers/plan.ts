@@ -1,4 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { users } from '../../server/db/schema';
+import { runJob } from '../../server/jobs';
+import { testPlanEnd } from '../../server/jobs/test-plan-end';
 import { client } from './http';
 import type { TestServer } from './server';
 
@@ -24,7 +28,10 @@ export async function subscribeThroughTestCheckout(
   expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
 }
 
-/** Cancels through the local test portal ("Manage subscription" without Stripe): Stripe's deletion event, handled. */
+/**
+ * Cancels through the local test portal ("Manage subscription" without Stripe), as Stripe's portal
+ * cancels: the plan stays, with the date it ends on, until its period is over (`endCancelledTestPlan`).
+ */
 export async function cancelThroughTestPortal(server: TestServer, user: { token: string }) {
   const api = client(server.url);
   const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
@@ -32,7 +39,25 @@ export async function cancelThroughTestPortal(server: TestServer, user: { token:
   expect(portal.body.url).toBe(`${server.publicUrl}/app/subscribe/test-portal/`);
   const canceled = await api.post('/api/payments/test-portal/cancel/', { token: user.token, json: {} });
   expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
-  // Back to the subscribe page, which says that the plan has ended.
-  expect(canceled.body.url).toBe(`${server.publicUrl}/app/subscribe/?ended=true`);
-  expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+  // Back to the subscribe page, which says when the plan ends.
+  expect(canceled.body.url).toBe(`${server.publicUrl}/app/subscribe/`);
+  expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
+  // It renews no more; the date it ends on is shown while it is ahead.
+  expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, renews_at: null });
+}
+
+/**
+ * The cancelled test plan's period passes (its end moved to a moment ago), and the job that ends such
+ * plans runs, as it does every minute: the plan has ended.
+ */
+export async function endCancelledTestPlan(server: TestServer, user: { id: number; token: string }) {
+  await server.app.db.update(users).set({ planEndsAt: new Date(Date.now() - 1000) }).where(eq(users.id, user.id));
+  expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done' });
+  expect((await client(server.url).get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+}
+
+/** Cancels through the test portal and lets the period pass: the plan has ended. */
+export async function endThroughTestPortal(server: TestServer, user: { id: number; token: string }) {
+  await cancelThroughTestPortal(server, user);
+  await endCancelledTestPlan(server, user);
 }

@@ -13,7 +13,7 @@ import { completedCheckout, deliverStripeEvent, type FakeStripe, startFakeStripe
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
-import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
+import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
@@ -62,7 +62,7 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
     return socket;
   }
 
-  it('tells every socket of the buyer when the test checkout completes and when the test portal cancels; no one else', async () => {
+  it('tells every socket of the buyer when the test checkout completes, the test portal cancels and the plan ends; no one else', async () => {
     const me = await makeUser(server);
     const other = await makeUser(server);
     const phone = await socketOf(me);
@@ -75,17 +75,22 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
     await subscribeThroughTestCheckout(server, me);
     expect((await bought).map((user) => user.has_subscription)).toEqual([true, true]);
 
-    const ended = nextChange(server, phone, me.token);
+    // Cancelled at the period's end: the plan stays, and its end date is read again.
+    const canceled = nextChange(server, phone, me.token);
     await cancelThroughTestPortal(server, me);
-    expect((await ended).has_subscription).toBe(false);
-    expect(changesIn(heardByPhone)).toBe(2);
+    expect((await canceled).has_subscription).toBe(true);
+    // The period over, the job ends the plan, and says so to every socket of the user's.
+    const ended = Promise.all([phone, laptop].map((socket) => nextChange(server, socket, me.token)));
+    await endCancelledTestPlan(server, me);
+    expect((await ended).map((user) => user.has_subscription)).toEqual([false, false]);
+    expect(changesIn(heardByPhone)).toBe(3);
 
     // The other user's own purchase is the first `account:changed` their socket hears: none of mine reached it.
     const theirs = waitFor(bystander, 'account:changed');
     await subscribeThroughTestCheckout(server, other);
     await theirs;
     expect(changesIn(heardByOther)).toBe(1);
-    expect(changesIn(heardByPhone)).toBe(2);
+    expect(changesIn(heardByPhone)).toBe(3);
   });
 
   it('a second "Complete" of the same test checkout changes nothing and tells no one', async () => {

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type Job, jobs, runJob, startJobs } from '../../server/jobs';
 import { type Database, type DbOrTx, openDatabase, rowsOf } from '../../server/db/client';
 import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
 import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
+import { testPlanEnd } from '../../server/jobs/test-plan-end';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
+import { users } from '../../server/db/schema';
+import { makeUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { createPostgresDatabase } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
 import { hasPostgres, POSTGRES_ADMIN_URL } from '../helpers/services';
@@ -277,6 +282,39 @@ describe('background jobs on the embedded database', () => {
     expect(await runJob(server.app, held.job)).toEqual({ status: 'skipped' });
     held.release();
     expect(await first).toMatchObject({ status: 'done' });
+  });
+
+  it('starts only the jobs whose configuration it has (`runsWith`)', async () => {
+    const wanted = heldJob();
+    const unwanted = heldJob();
+    const runner = startJobs(server.app, [{ ...wanted.job, runsWith: (config) => config === server.app.config }, { ...unwanted.job, runsWith: () => false }]);
+    try {
+      await waitUntil(() => wanted.state.runs >= 3, 5000, 'the wanted job to run a few times');
+      expect(unwanted.state.runs).toBe(0);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('ends, every minute, the test plans cancelled at a period’s end once it has passed; only with CHECKOUT_MODE=test', async () => {
+    expect(jobs).toContain(testPlanEnd);
+    expect(testPlanEnd).toMatchObject({ scope: 'cluster', everyMs: 60 * 1000 });
+    for (const mode of ['test', 'stripe', 'off'] as const) {
+      expect(testPlanEnd.runsWith?.({ ...server.app.config, checkoutMode: mode }), mode).toBe(mode === 'test');
+    }
+    const [due, later, kept] = await Promise.all([makeUser(server), makeUser(server), makeUser(server)]);
+    for (const user of [due, later, kept]) await subscribeThroughTestCheckout(server, user);
+    await cancelThroughTestPortal(server, due);
+    await cancelThroughTestPortal(server, later);
+    await server.app.db.update(users).set({ planEndsAt: new Date(Date.now() - 1000) }).where(eq(users.id, due.id));
+
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 1 } });
+    const plan = async (user: TestUser) => (await client(server.url).get('/api/payments/subscription/', { token: user.token })).body;
+    expect(await plan(due)).toMatchObject({ active: false, ends_at: null });
+    // Its period not over yet: it keeps the plan, and says until when.
+    expect(await plan(later)).toMatchObject({ active: true, renews_at: null, ends_at: expect.any(String) });
+    expect(await plan(kept)).toMatchObject({ active: true, renews_at: expect.any(String), ends_at: null });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 0 } });
   });
 
   it('runs the orphan file sweep every 6 hours, on one instance at a time, its first run minutes after start', () => {

@@ -23,7 +23,7 @@ import {
 } from '../fakes/stripe';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
+import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
@@ -366,7 +366,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await kindOf(server, me, b!)).toBeNull();
   });
 
-  it('shows the plan on the subscribe page, and its test portal cancels it through the event handler', async () => {
+  it('shows the plan on the subscribe page; its test portal cancels it at the period’s end through the event handler', async () => {
     const me = await makeCompletedUser(server);
     expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates });
     const nothingToManage = await api().portal(me);
@@ -380,12 +380,23 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     const trialing = (await api().subscription(me)).body;
     expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null });
     await cancelThroughTestPortal(server, me);
+    // As at Stripe: the plan and its perks stay until the trial's end, which is now when it ends (as
+    // Stripe says times: to the second).
+    const trialEnd = new Date(Math.floor(Date.parse(trialing.trial_ends_at) / 1000) * 1000).toISOString();
+    expect((await api().subscription(me)).body).toEqual({ ...trialing, trial_ends_at: trialEnd, renews_at: null, ends_at: trialEnd });
+    expect((await client(server.url).get('/api/matching/undo/', { token: me.token })).status).toBe(200);
+    // A second click changes nothing.
+    expect((await client(server.url).post('/api/payments/test-portal/cancel/', { token: me.token, json: {} })).status).toBe(200);
+    expect((await api().subscription(me)).body.ends_at).toBe(trialEnd);
+
+    await endCancelledTestPlan(server, me);
     // The trial came with the first subscription: the subscribe page promises it no more.
     expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates });
-    const recorded = rowsOf<{ id: string }>(
-      await server.app.db.execute(sql`select id from stripe_events where type = 'customer.subscription.deleted'`),
-    );
-    expect(recorded.map((row) => row.id).some((id) => id.startsWith('evt_local_cancel_sub_local_'))).toBe(true);
+    const recorded = rowsOf<{ id: string; type: string }>(await server.app.db.execute(sql`select id, type from stripe_events where id like 'evt_local_%_sub_local_%'`));
+    expect(recorded.map((row) => `${row.type} ${row.id.split('_sub_')[0]}`).sort()).toEqual([
+      'customer.subscription.deleted evt_local_end',
+      'customer.subscription.updated evt_local_cancel',
+    ]);
   });
 
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {
@@ -403,7 +414,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await trialDays()).toBe(FREE_TRIAL_DAYS);
 
     await subscribeThroughTestCheckout(server, me);
-    await cancelThroughTestPortal(server, me);
+    await endThroughTestPortal(server, me);
     expect(await trialDays()).toBe(0);
     // Someone else's plan is not theirs.
     expect((await api().subscription(await makeCompletedUser(server))).body.trial_days).toBe(FREE_TRIAL_DAYS);
@@ -568,7 +579,7 @@ describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (
     expect(throttled.body.detail).toMatch(/^Request was throttled\. Expected available in \d+ seconds\.$/);
   });
 
-  it('a cancelled subscription loses every perk at once; the likes it gave still count', async () => {
+  it('a subscription that has ended loses every perk at once; the likes it gave still count', async () => {
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me);
     const targets = await Promise.all(Array.from({ length: 3 }, () => makeCompletedUser(server)));
@@ -577,7 +588,7 @@ describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (
     await likeOverAndOver(me, targets, FREE_DAILY_LIKES + 1);
     expect(ids((await api().likes(me)).body)).toEqual([admirer.id]);
 
-    await cancelThroughTestPortal(server, me);
+    await endThroughTestPortal(server, me);
     const refused = await api().react(me, targets[0]!, 'like');
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('daily_likes_exhausted');

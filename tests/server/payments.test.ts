@@ -16,7 +16,7 @@ import {
 } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { cancelThroughTestPortal } from '../helpers/plan';
+import { endThroughTestPortal } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
@@ -755,7 +755,7 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     // The session itself completing does not take its trial away from it.
     expect((await api.post(testCheckout(first, 'complete/'), { token: user.token })).status).toBe(200);
     expect((await api.get(testCheckout(first), { token: user.token })).body).toMatchObject({ status: 'complete', trial_days: FREE_TRIAL_DAYS });
-    await cancelThroughTestPortal(server, user);
+    await endThroughTestPortal(server, user);
 
     const again = await startCheckout(user);
     expect((await api.get(testCheckout(again), { token: user.token })).body).toMatchObject({ status: 'open', trial_days: 0 });
@@ -778,7 +778,7 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     await server.app.db.update(users).set({ planTrialEndsAt: new Date(before - 1000), planRenewsAt: new Date(before - 1000) }).where(eq(users.id, user.id));
     expect(await plan()).toMatchObject({ active: true, trial_ends_at: null, renews_at: null, ends_at: null });
 
-    await cancelThroughTestPortal(server, user);
+    await endThroughTestPortal(server, user);
     expect(await plan()).toMatchObject({ active: false, trial_ends_at: null, renews_at: null, ends_at: null });
     expect((await api.post(testCheckout(await startCheckout(user), 'complete/'), { token: user.token })).status).toBe(200);
     expect(await plan()).toMatchObject({ active: true, period: 'monthly', trial_ends_at: null, ends_at: null });
@@ -790,7 +790,7 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     };
     expect(String((await plan()).renews_at).slice(0, 10)).toBe(renewal(1));
 
-    await cancelThroughTestPortal(server, user);
+    await endThroughTestPortal(server, user);
     expect((await api.post(testCheckout(await startCheckout(user, lookupKeys.yearly), 'complete/'), { token: user.token })).status).toBe(200);
     expect(await plan()).toMatchObject({ active: true, period: 'yearly', trial_ends_at: null, ends_at: null });
     expect(String((await plan()).renews_at).slice(0, 10)).toBe(renewal(12));

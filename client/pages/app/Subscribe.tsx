@@ -156,8 +156,6 @@ function PlansForSale() {
   const { subscription, failed } = useSubscription();
   const { busy, error, go } = useRedirectCall();
   const trialDays = subscription?.trial_days ?? keptTrialDays() ?? (failed ? 0 : FREE_TRIAL_DAYS);
-  // Back from the local test portal's cancellation: the plan it ended is said to have ended.
-  const ended = new URLSearchParams(useSearch()).has('ended');
 
   // The server's keys when it says them (they can be overridden by its environment).
   const checkout = (period: BillingPeriod) => go(() => api.checkout(config?.lookup_keys[period] ?? lookupKeyFor(period)));
@@ -165,11 +163,6 @@ function PlansForSale() {
   return (
     <section className="page subscribe">
       <h1>{t('subscribe.title')}</h1>
-      {ended && (
-        <p className="notice" role="status">
-          {t('subscribe.ended')}
-        </p>
-      )}
       <p className="muted">{trialDays > 0 ? t('subscribe.subtitle', { days: trialDays }) : t('subscribe.subtitleNoTrial')}</p>
       <TestModeAndError error={error} />
       <PlanCards
@@ -250,10 +243,15 @@ export function TestPortal() {
       <p className="muted">{user.email}</p>
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
       <TestModeAndError error={error} />
-      {subscription.active && (
-        <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => setAsking(true)}>
-          {t('portal.cancel')}
-        </button>
+      {/* Cancelled already: it ends at the period's end, as at Stripe, and says when. */}
+      {subscription.ends_at ? (
+        <PlanDates subscription={subscription} />
+      ) : (
+        subscription.active && (
+          <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => setAsking(true)}>
+            {t('portal.cancel')}
+          </button>
+        )
       )}
       {asking && (
         <ConfirmSheet

@@ -22,7 +22,6 @@ import {
   checkPlan,
   completeLocalCheckout,
   createCheckout,
-  endedUrl,
   type EventOrigin,
   type EventResult,
   findCheckoutUserById,
@@ -165,16 +164,17 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   const testCheckout = { params: TestCheckoutParams, response: { 404: ErrorDetail, 409: ErrorDetail } };
   const finish = { ...testCheckout, ...noBody, response: { ...testCheckout.response, 200: CheckoutResponse } };
 
-  // The local test portal (the app's /app/subscribe/test-portal/): cancelling sends Stripe's event through the handler.
+  // The local test portal (the app's /app/subscribe/test-portal/): cancelling sends Stripe's event through
+  // the handler; the plan stays until its period ends (the job test-plan-end ends it then).
   app.post('/api/payments/test-portal/cancel/', {
     schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: app.authenticate,
     handler: async (request) => {
       const { id } = currentUser(request);
-      // Back only once the plan has ended (to the subscribe page, which says so): with no plan to cancel, it is a 409.
+      // Back to the subscribe page, which says when the plan ends: with no plan to cancel, it is a 409.
       await cancelLocalSubscription(app.db, id);
       app.publish([id], 'account:changed');
-      return { url: endedUrl(app.publicUrlFor(request)) };
+      return { url: subscribeUrl(app.publicUrlFor(request)) };
     },
   });
 

@@ -68,8 +68,6 @@ export const subscribeUrl = (publicUrl: string) => `${publicUrl}/app/subscribe/`
 export const successUrl = (publicUrl: string, sessionId = '{CHECKOUT_SESSION_ID}') =>
   `${subscribeUrl(publicUrl)}?success=true&session_id=${sessionId}`;
 export const cancelUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}?canceled=true`;
-/** Back from the local test portal's cancellation: the subscribe page says the plan has ended. */
-export const endedUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}?ended=true`;
 /** The app's page for a local test checkout: it shows the session to the signed-in account it is for. */
 export const testCheckoutUrl = (publicUrl: string, sessionId: string) => `${subscribeUrl(publicUrl)}test-checkout/${sessionId}`;
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, like, lte } from 'drizzle-orm';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { users } from '../../db/schema';
@@ -85,22 +85,61 @@ export async function openPortal(db: Db, payments: Payments, publicUrl: string, 
 }
 
 /**
- * The local test portal's "Cancel subscription": Stripe would send `customer.subscription.deleted`,
- * and this sends the same event through the webhook's handler, so the plan ends exactly as a real
- * cancellation ends it. Its id is derived from the subscription's: a second click changes nothing.
+ * The local test portal's "Cancel subscription", as Stripe's portal cancels: at the end of the period
+ * paid for (or of the free trial). Stripe would send `customer.subscription.updated` with
+ * `cancel_at_period_end`, and this sends the same event through the webhook's handler: the plan stays,
+ * with its end date, until `endCancelledTestPlans` sends the deletion once that date has passed. Its id
+ * is derived from the subscription's: a second click changes nothing.
  */
 export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
+  const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+  const trialing = billing.trialEndsAt !== null && billing.trialEndsAt > new Date();
   await handleStripeEvent(
     db,
     {
       id: `evt_local_cancel_${billing.subscription}`,
-      type: 'customer.subscription.deleted',
+      type: 'customer.subscription.updated',
       data: {
-        object: { id: billing.subscription, object: 'subscription', customer: billing.customer, status: 'canceled' },
+        object: {
+          id: billing.subscription,
+          object: 'subscription',
+          customer: billing.customer,
+          status: trialing ? 'trialing' : 'active',
+          items: { data: [{ price: { lookup_key: billing.lookupKey }, current_period_end: seconds(billing.renewsAt ?? billing.endsAt) }] },
+          trial_end: seconds(billing.trialEndsAt),
+          cancel_at: null,
+          cancel_at_period_end: true,
+        },
       },
     },
     LOCAL_EVENTS,
   );
+}
+
+/**
+ * Ends the local test plans (CHECKOUT_MODE=test) cancelled at a period's end that has passed, with the
+ * `customer.subscription.deleted` Stripe would send then. Answers whose plans ended, for their apps.
+ */
+export async function endCancelledTestPlans(db: Db): Promise<number[]> {
+  const due = await db
+    .select({ id: users.id, customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
+    .from(users)
+    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), lte(users.planEndsAt, new Date())));
+  const ended: number[] = [];
+  for (const { id, customer, subscription } of due) {
+    if (!customer || !subscription) continue;
+    const result = await handleStripeEvent(
+      db,
+      {
+        id: `evt_local_end_${subscription}`,
+        type: 'customer.subscription.deleted',
+        data: { object: { id: subscription, object: 'subscription', customer, status: 'canceled' } },
+      },
+      LOCAL_EVENTS,
+    );
+    if (result.userId !== undefined) ended.push(id);
+  }
+  return ended;
 }
