@@ -184,3 +184,7 @@ export const usePlan = create<PlanState>()((set, get) => {
 });
 
 onSignOut(() => usePlan.getState().reset());
+// The plan started (bought here, on another phone, at Stripe): undo is no longer a perk to sell.
+useSession.subscribe(({ user }, { user: before }) => {
+  if (user?.has_subscription && !before?.has_subscription && usePlan.getState().notice === 'undo') usePlan.setState({ notice: null });
+});

@@ -300,6 +300,30 @@ describe('the deck and the plan', () => {
     }
   });
 
+  it('puts the undo upsell away once the plan is paid, wherever it was bought', () => {
+    useSession.setState({ user: user(false) });
+    const view = (
+      <>
+        <UndoButton />
+        <UndoUpsell floating />
+      </>
+    );
+    const { rerender } = renderAt('/app/home/', view);
+    act(() => usePlan.getState().reacted(card(5, 'Leo'), 'skip'));
+    fireEvent.click(screen.getByRole('button', { name: en['deck.undo'] }));
+    expect(screen.getByTestId('undo-upsell').textContent).toContain('Bring Leo back?');
+    // Any other change of the account keeps it: only the plan starting answers it.
+    act(() => useSession.setState({ user: { ...user(false), email_verified: false } }));
+    rerender(view);
+    expect(screen.getByTestId('undo-upsell')).toBeTruthy();
+    // Paid (the user read again says so): undo works now, and the upsell goes; Leo can still be brought back.
+    act(() => useSession.setState({ user: user(true) }));
+    rerender(view);
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    expect(usePlan.getState().notice).toBeNull();
+    expect(usePlan.getState().lastPass?.id).toBe(5);
+  });
+
   it('puts what undo needs away when the user leaves the deck or the deck is read again', async () => {
     let deck = [card(6, 'Mia')];
     vi.stubGlobal('fetch', async (path: string) => {
