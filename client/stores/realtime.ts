@@ -165,8 +165,13 @@ export function startRealtime(token: string) {
       useDeck.getState().forget(user_id);
       useLikes.getState().answered(user_id, false);
     }),
-    // My plan or my e-mail's confirmation changed on another device (or in Stripe).
-    onEvent('account:changed', () => void useSession.getState().loadUser()),
+    // My plan or my e-mail's confirmation changed on another device (or in Stripe). The plan is read
+    // again each time, where this tab holds it: a change may leave `has_subscription` as it was (a
+    // cancellation at the period's end, another billing period).
+    onEvent('account:changed', () => {
+      void useSession.getState().loadUser();
+      if (usePlan.getState().subscription) void usePlan.getState().loadSubscription();
+    }),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where
     // this tab holds it, so that the deck's "no likes left" and its like button follow at once, and
     // "likes you" shows the people (the plan's perk) or no longer does.

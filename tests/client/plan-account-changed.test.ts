@@ -1,0 +1,65 @@
+// @vitest-environment jsdom
+/**
+ * The plan this tab holds follows every `account:changed`, from the real server over a real socket:
+ * a change made on another phone may leave `has_subscription` as it was (the test portal's
+ * cancellation keeps the plan until its period ends), and the subscribe page must say so all the same.
+ */
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
+import { startServer, type TestServer } from '../helpers/server';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { setToken } = await import('../../client/lib/storage');
+const { useConnection } = await import('../../client/lib/socket');
+const { usePlan } = await import('../../client/stores/plan');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useSession } = await import('../../client/stores/session');
+
+const realFetch = globalThis.fetch;
+let server: TestServer;
+let me: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  origin.url = server.url;
+  me = await makeCompletedUser(server);
+  await subscribeThroughTestCheckout(server, me);
+});
+afterAll(() => server?.close());
+afterEach(() => {
+  stopRealtime();
+  useSession.getState().signOut({ alreadyRevoked: true });
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+it('reads the plan again at each account:changed, also when has_subscription stays as it was', async () => {
+  // The client asks for `/api/...` on its own origin: here that origin is the test server.
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  setToken(me.token);
+  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
+  useSession.setState({ token: me.token, user });
+  expect(await usePlan.getState().loadSubscription()).toBeNull();
+  expect(usePlan.getState().subscription).toMatchObject({ active: true, ends_at: null });
+  startRealtime(me.token);
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+
+  // Cancelled on another phone: still subscribed until the period ends, and this tab learns when it ends.
+  await cancelThroughTestPortal(server, me);
+  await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: true, renews_at: null, ends_at: expect.any(String) }), { timeout: 5000 });
+  expect(useSession.getState().user?.has_subscription).toBe(true);
+
+  // The period over, the plan ends: read again once more.
+  await endCancelledTestPlan(server, me);
+  await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: false, ends_at: null }), { timeout: 5000 });
+  await vi.waitFor(() => expect(useSession.getState().user?.has_subscription).toBe(false));
+});
