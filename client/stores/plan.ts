@@ -184,7 +184,7 @@ export const usePlan = create<PlanState>()((set, get) => {
 });
 
 onSignOut(() => usePlan.getState().reset());
-// The plan started (bought here, on another phone, at Stripe): undo is no longer a perk to sell.
+// The plan started (bought here, on another phone, at Stripe): what the deck said to sell it goes.
 useSession.subscribe(({ user }, { user: before }) => {
-  if (user?.has_subscription && !before?.has_subscription && usePlan.getState().notice === 'undo') usePlan.setState({ notice: null });
+  if (user?.has_subscription && !before?.has_subscription) usePlan.setState({ notice: null });
 });
