@@ -4,7 +4,10 @@
  * a change made on another phone may leave `has_subscription` as it was (the test portal's
  * cancellation keeps the plan until its period ends), and the subscribe page must say so all the same.
  */
+import { cleanup, render, screen } from '@testing-library/react';
+import { createElement, Suspense } from 'react';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { es } from '../../shared/i18n/es';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -18,7 +21,10 @@ vi.mock('socket.io-client', async (original) => {
   return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
 });
 
+const { initLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-app');
 const { setToken } = await import('../../client/lib/storage');
+const { Settings } = await import('../../client/pages/app/Settings');
 const { useConnection } = await import('../../client/lib/socket');
 const { usePlan } = await import('../../client/stores/plan');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
@@ -36,6 +42,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 afterEach(() => {
+  cleanup();
   stopRealtime();
   useSession.getState().signOut({ alreadyRevoked: true });
   vi.unstubAllGlobals();
@@ -53,13 +60,22 @@ it('reads the plan again at each account:changed, also when has_subscription sta
   startRealtime(me.token);
   await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
 
+  // Settings' plan card, open meanwhile: what the plan page is for, while the plan renews.
+  await initLanguage();
+  render(createElement(Suspense, { fallback: null }, createElement(Settings)));
+  const card = async () => (await screen.findByRole('region', { name: es['subscribe.current.title'] })).textContent;
+  expect(await card()).toContain(es['settings.plan.text']);
+
   // Cancelled on another phone: still subscribed until the period ends, and this tab learns when it ends.
-  await cancelThroughTestPortal(server, me);
-  await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: true, renews_at: null, ends_at: expect.any(String) }), { timeout: 5000 });
+  const { ends_at: endsAt } = await cancelThroughTestPortal(server, me);
+  await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: true, renews_at: null, ends_at: endsAt }), { timeout: 5000 });
   expect(useSession.getState().user?.has_subscription).toBe(true);
+  const date = new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(endsAt!));
+  await vi.waitFor(async () => expect(await card()).toContain(`Tu plan termina el ${date}`));
 
   // The period over, the plan ends: read again once more.
   await endCancelledTestPlan(server, me);
   await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: false, ends_at: null }), { timeout: 5000 });
   await vi.waitFor(() => expect(useSession.getState().user?.has_subscription).toBe(false));
+  expect(await card()).toContain(es['settings.plan.text']);
 });

@@ -43,7 +43,9 @@ export async function cancelThroughTestPortal(server: TestServer, user: { token:
   expect(canceled.body.url).toBe(`${server.publicUrl}/app/subscribe/`);
   expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   // It renews no more; the date it ends on is shown while it is ahead.
-  expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, renews_at: null });
+  const plan = (await api.get('/api/payments/subscription/', { token: user.token })).body as { ends_at: string | null };
+  expect(plan).toMatchObject({ active: true, renews_at: null });
+  return plan;
 }
 
 /**

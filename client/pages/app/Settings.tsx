@@ -13,7 +13,9 @@ import { settingsMessages } from '../../lib/messages-settings';
 import { readStorage, THEME_KEY } from '../../lib/storage';
 import { useAuthForm } from '../../lib/use-auth-form';
 import { useSession } from '../../stores/session';
-import { useMessages } from '../../lib/i18n';
+import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { formatDate } from '../../lib/format';
+import { usePlan } from '../../stores/plan';
 
 /** Where the user keeps control of their account: password, sessions, their data, leaving. */
 export function Settings() {
@@ -31,7 +33,7 @@ export function Settings() {
         <EmailRow user={user} />
       </section>
       {/* Where someone looks to change or cancel it, beside the account menu's entry. */}
-      <LinkCard id="settings-plan" title={t('subscribe.current.title')} text={t('settings.plan.text')} href="/app/subscribe/" label={t('settings.plan.open')} />
+      <PlanCard subscribed={user.has_subscription} />
       <Appearance />
       {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
       <LinkCard id="settings-blocked" title={t('blocked.title')} text={t('settings.blocked.text')} href="/app/settings/blocked/" label={t('settings.blocked.open')} />
@@ -48,6 +50,18 @@ export function Settings() {
       <DeleteAccount user={user} />
     </div>
   );
+}
+
+/** The plan's card: a cancelled plan says when it ends (it stays until its period does), else what the page is for. */
+function PlanCard({ subscribed }: { subscribed: boolean }) {
+  // `useT` follows the language: the date is written in the one shown.
+  const t = useT();
+  const endsAt = usePlan((state) => subscribed && state.subscription?.ends_at);
+  useEffect(() => {
+    if (subscribed) void usePlan.getState().loadSubscription();
+  }, [subscribed]);
+  const text = endsAt ? t('subscribe.current.endsOn', { date: formatDate(endsAt, useLanguage.getState().language) }) : t('settings.plan.text');
+  return <LinkCard id="settings-plan" title={t('subscribe.current.title')} text={text} href="/app/subscribe/" label={t('settings.plan.open')} />;
 }
 
 /** A card of Settings that leads to a page of its own: what is there, and the way in. */
