@@ -60,6 +60,26 @@ function websocketOnly(): Plugin {
 }
 
 /**
+ * @react-spring/web hands its string interpolator react-spring's table of ~150 CSS colour names, so
+ * that a spring may go from "red" to "navy": ~1.7 KB (gzip) of the app's chunk. The app's springs move
+ * numbers (the deck card's offset, and its turn and fade made from it), never a colour. Without the
+ * table the interpolator takes the path react-spring has for none (hex, rgb() and hsl() colours still
+ * animate, a colour's name does not). The build fails if the package no longer reads as expected.
+ */
+function springWithoutColorNames(): Plugin {
+  return {
+    name: 'react-spring-without-color-names',
+    apply: 'build',
+    transform(code, id) {
+      if (!/@react-spring[\\/]web[\\/]dist[\\/][^\\/]+\.mjs$/.test(id)) return;
+      const trimmed = code.replace(/(Globals\.assign\(\{[^}]*?),\s*colors\s*\}\)/, '$1\n})');
+      if (trimmed === code) throw new Error(`${id}: no colour table handed to Globals.assign, see vite.config.ts`);
+      return trimmed;
+    },
+  };
+}
+
+/**
  * Everything the first page loads in one file. Left alone, the bundler put each module the entry
  * shares with a lazy page (React, zustand, the copy's loader, the API client) in a chunk of its own:
  * five files where one would do, each compressed alone. Captured by one group, they join the entry
@@ -135,6 +155,7 @@ export default defineConfig({
   plugins: [
     react(),
     websocketOnly(),
+    springWithoutColorNames(),
     findSignedInOnly(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
