@@ -80,6 +80,32 @@ function springWithoutColorNames(): Plugin {
 }
 
 /**
+ * @react-spring/web makes an animated component for each of ~140 HTML and SVG elements as it loads
+ * (`animated.a` to `animated.tspan`): ~480 bytes (gzip) of names for the app's chunk, which animates a
+ * div and spans (the deck card and its stamps). The build makes the elements listed here only, and
+ * stops if a client module names another: `animated.p` would otherwise be undefined in the built app
+ * alone (the dev server and the tests use the package as it is).
+ */
+const animatedElements = ['div', 'span'];
+function springElementsUsed(): Plugin {
+  return {
+    name: 'react-spring-elements-used',
+    apply: 'build',
+    transform(code, id) {
+      if (/@react-spring[\\/]web[\\/]dist[\\/][^\\/]+\.mjs$/.test(id)) {
+        const trimmed = code.replace(/\bconst primitives = \[[^\]]*\]/, `const primitives = ${JSON.stringify(animatedElements)}`);
+        if (trimmed === code) throw new Error(`${id}: no list of primitives, see vite.config.ts`);
+        return trimmed;
+      }
+      if (!/[\\/]client[\\/].+\.tsx?$/.test(id)) return;
+      for (const [, element] of code.matchAll(/\banimated\.(\w+)/g)) {
+        if (!animatedElements.includes(element!)) throw new Error(`${id}: animated.${element} is not built, add it to animatedElements in vite.config.ts`);
+      }
+    },
+  };
+}
+
+/**
  * Everything the first page loads in one file. Left alone, the bundler put each module the entry
  * shares with a lazy page (React, zustand, the copy's loader, the API client) in a chunk of its own:
  * five files where one would do, each compressed alone. Captured by one group, they join the entry
@@ -156,6 +182,7 @@ export default defineConfig({
     react(),
     websocketOnly(),
     springWithoutColorNames(),
+    springElementsUsed(),
     findSignedInOnly(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
