@@ -2,7 +2,8 @@
  * What fits on a 320 px phone (and a 360 px one), in Spanish: register's toast clear of the login
  * button, the top bar's language centred with the buttons beside it, the chats' search placeholder
  * whole, "Mis eventos" on one line, a report's two decisions inside the page, and the activity table
- * holding its dates while it scrolls sideways.
+ * holding its dates while it scrolls sideways. And at 320 px with the text at 200 %: the landing
+ * page's header, headings and footer, the bottom navigation and the e-mail banner, whole on the screen.
  */
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -49,6 +50,60 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     const report = await client(app.server.url).post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment' } });
     expect(report.status).toBe(201);
     reportId = report.body.id;
+  });
+
+  /** A page at 320 px wide with the text at twice its size, as a reader's browser setting makes it. */
+  async function bigText(session?: { token: string; language: 'en' | 'es' }) {
+    const { context, page } = await openPhone(app.browser, session);
+    await page.setViewportSize(SIZES[0]);
+    // Before the app's first layout, on the page's own root (the script runs before it exists).
+    await context.addInitScript(() => {
+      document.addEventListener('DOMContentLoaded', () => document.documentElement.style.setProperty('font-size', '200%'));
+    });
+    return { context, page };
+  }
+
+  /** What under `selector` runs past the screen's sides, or is cut in its own box. */
+  const spills = (page: Page, selector: string) =>
+    page.locator(selector).evaluateAll((roots) => {
+      const width = document.documentElement.clientWidth;
+      return roots
+        .flatMap((root) => [root, ...root.querySelectorAll('*')])
+        .filter((element) => {
+          if (!element.checkVisibility() || element.closest('.sr-only')) return false;
+          const { left, right } = element.getBoundingClientRect();
+          return left < -0.5 || right > width + 0.5 || element.scrollWidth > element.clientWidth + 1;
+        })
+        .map((element) => `<${element.tagName.toLowerCase()} class="${element.getAttribute('class') ?? ''}"> ${element.textContent?.slice(0, 40)}`);
+    });
+
+  it('fits the landing page’s header, headings and footer at 200 % text (320 px)', async () => {
+    const { context, page } = await bigText();
+    await page.goto(`${app.server.url}/`);
+    await page.locator('.site-footer').waitFor();
+    await shot(page, '07-landing-big-text');
+    await page.locator('.site-footer').scrollIntoViewIfNeeded();
+    await shot(page, '08-footer-big-text');
+    expect(await spills(page, '.site-header, h1, h2, .site-footer')).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SIZES[0].width);
+    await context.close();
+  });
+
+  it('fits the bottom navigation, the e-mail banner and a page’s heading at 200 % text (320 px)', async () => {
+    const unverified = await makeCompletedUser(app.server, { name: 'Ana' }, { email: `a${Date.now().toString(36).slice(-6)}@x.co` });
+    const { context, page } = await bigText({ token: unverified.token, language: 'es' });
+    await page.goto(`${app.server.url}/app/matches/`);
+    await page.locator('.verify-banner').waitFor();
+    await page.locator('.bottom-nav').waitFor();
+    await shot(page, '09-app-big-text');
+    expect(await spills(page, '.bottom-nav, .verify-banner, h1, h2')).toEqual([]);
+    // On a phone anything wider than the screen widens the fixed bars with it: "Tus conversaciones" did.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SIZES[0].width);
+    await page.goto(`${app.server.url}/app/settings/`);
+    await page.locator('h1').first().waitFor();
+    await shot(page, '10-settings-big-text');
+    expect(await spills(page, '.bottom-nav, .verify-banner, h1, h2')).toEqual([]);
+    await context.close();
   });
 
   /** A page of the app at `size`, signed in as the moderator. */
