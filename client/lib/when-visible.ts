@@ -16,28 +16,56 @@ export function refreshWhenVisible(refresh: () => void, minMs = 0): () => void {
   return () => document.removeEventListener('visibilitychange', onChange);
 }
 
+/** A count `afterInViewFor` runs: `cancel` stops it; `hold(true)` stops it where it is, `hold(false)` goes on from there. */
+export interface InViewTimer {
+  cancel: () => void;
+  hold: (held: boolean) => void;
+}
+
 /**
  * Calls `done` once the page has been in view for `ms` on end: the count starts when it comes into view
  * and starts again if it goes out of view first (the phone locked, another app in front), so that what
- * is shown for that long is seen for that long. Answers the function that cancels it.
+ * is shown for that long is seen for that long. A hold (what is shown being read) pauses it: let go,
+ * only what was left of it runs.
  */
-export function afterInViewFor(ms: number, done: () => void): () => void {
+export function afterInViewFor(ms: number, done: () => void): InViewTimer {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => {
+  let left = ms;
+  let since = 0;
+  let held = false;
+  const pause = () => {
+    if (timer !== undefined) left -= Date.now() - since;
     clearTimeout(timer);
-    document.removeEventListener('visibilitychange', onChange);
+    timer = undefined;
+  };
+  const run = () => {
+    if (held || document.visibilityState !== 'visible') return;
+    since = Date.now();
+    timer = setTimeout(() => {
+      cancel();
+      done();
+    }, left);
   };
   const onChange = () => {
-    clearTimeout(timer);
-    if (document.visibilityState !== 'visible') return;
-    timer = setTimeout(() => {
-      stop();
-      done();
-    }, ms);
+    pause();
+    left = ms;
+    run();
+  };
+  const cancel = () => {
+    pause();
+    document.removeEventListener('visibilitychange', onChange);
   };
   document.addEventListener('visibilitychange', onChange);
-  onChange();
-  return stop;
+  run();
+  return {
+    cancel,
+    hold(next) {
+      if (next === held) return;
+      held = next;
+      if (held) pause();
+      else run();
+    },
+  };
 }
 
 const onVisibilityChange = (listener: () => void) => {

@@ -8,7 +8,7 @@ import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
 import { readStorage } from '../lib/storage';
-import { afterInViewFor } from '../lib/when-visible';
+import { afterInViewFor, type InViewTimer } from '../lib/when-visible';
 import { onSignOut, sessionCheck } from './session';
 
 export interface MatchOverlay {
@@ -51,8 +51,8 @@ interface DeckState {
   decidedDuringRequest: ReadonlySet<number>;
   /** The deck request out, if any: one at a time. */
   deckRequest: Promise<void> | null;
-  /** Stops the count that closes the match shown; none runs while it is held (`holdMatch`). */
-  cancelMatchTimer: (() => void) | undefined;
+  /** The count that closes the match shown; paused while it is held (`holdMatch`). */
+  matchTimer: InViewTimer | undefined;
 
   /** The deck from the server, in place of what is shown (a visit to the deck). */
   load: () => Promise<void>;
@@ -98,7 +98,7 @@ interface DeckState {
   hideMatch: () => void;
   /**
    * Holds the match shown while the keyboard (a screen reader's too) is on it, to be read and answered
-   * at the user's pace; let go, it closes after DECK_MATCH_OVERLAY_MS, as it does for a glance.
+   * at the user's pace; let go, it closes after what was left of its DECK_MATCH_OVERLAY_MS.
    */
   holdMatch: (held: boolean) => void;
   /** A match that ended (an unmatch, a block) before its overlay's turn: it does not show. */
@@ -128,7 +128,7 @@ const initialState = () => ({
   matchedWith: new Set<number>(),
   decidedDuringRequest: new Set<number>(),
   deckRequest: null,
-  cancelMatchTimer: undefined,
+  matchTimer: undefined,
 });
 
 export const useDeck = create<DeckState>()((set, get) => {
@@ -162,7 +162,7 @@ export const useDeck = create<DeckState>()((set, get) => {
     const [next, ...rest] = get().matchesWaiting;
     if (!next || get().match) return;
     buzzForMatch();
-    set({ match: next, matchesWaiting: rest, cancelMatchTimer: closeMatchInTime() });
+    set({ match: next, matchesWaiting: rest, matchTimer: closeMatchInTime() });
   }
 
   /**
@@ -330,24 +330,20 @@ export const useDeck = create<DeckState>()((set, get) => {
       showNextMatch();
     },
     hideMatch() {
-      get().cancelMatchTimer?.();
-      set({ match: null, cancelMatchTimer: undefined });
+      get().matchTimer?.cancel();
+      set({ match: null, matchTimer: undefined });
       // The next one a moment after, not in its place: the overlay goes and comes again (its entrance,
       // its focus, its entry for Back), as another match's.
       if (get().matchesWaiting.length) setTimeout(showNextMatch);
     },
     holdMatch(held) {
-      const { match, cancelMatchTimer } = get();
-      // Already so: held with no count running, or let go with one.
-      if (!match || held === !cancelMatchTimer) return;
-      cancelMatchTimer?.();
-      set({ cancelMatchTimer: held ? undefined : closeMatchInTime() });
+      get().matchTimer?.hold(held);
     },
     dropMatch(conversationId) {
       set((state) => ({ matchesWaiting: state.matchesWaiting.filter((match) => match.conversationId !== conversationId) }));
     },
     reset() {
-      get().cancelMatchTimer?.();
+      get().matchTimer?.cancel();
       set(initialState());
     },
   };

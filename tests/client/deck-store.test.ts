@@ -51,7 +51,7 @@ describe('the deck store', () => {
 
     useDeck.getState().reset();
     const after = useDeck.getState();
-    expect(after).toMatchObject({ queue: null, current: null, exiting: null, match: null, deckRequest: null, cancelMatchTimer: undefined, matchesWaiting: [] });
+    expect(after).toMatchObject({ queue: null, current: null, exiting: null, match: null, deckRequest: null, matchTimer: undefined, matchesWaiting: [] });
     expect([...after.seenMatches, ...after.matchedWith, ...after.decidedDuringRequest, ...after.likesInFlight, ...after.reactionsInFlight]).toEqual([]);
     // A match seen before the sign-out shows again for whoever signs in next.
     expect(after.rememberMatch(7)).toBe(true);

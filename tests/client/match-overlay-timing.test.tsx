@@ -3,9 +3,9 @@
  * How long "You like each other!" shows, as `match:new` brings it: DECK_MATCH_OVERLAY_MS counted from
  * when the page is in view, so that a match heard with the phone away is still there to see on coming
  * back, with its dot on Chats as well. Matches made in quick succession show one after the other, each for
- * its full time.
+ * its full time. Held (the keyboard on it), its count pauses, and goes on from there when let go.
  */
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DECK_MATCH_OVERLAY_MS } from '../../shared/constants';
@@ -100,6 +100,38 @@ describe('the match overlay’s time on screen', () => {
     await wait(10_000);
     comeBack();
     await wait(DECK_MATCH_OVERLAY_MS - 1);
+    expect(shownWith()).toContain('Pablo');
+    await wait(1);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('pauses its count while held and closes after only what was left of it once let go', async () => {
+    hear('match:new', matchWith(7, 'Pablo'));
+    await wait(DECK_MATCH_OVERLAY_MS / 2);
+    const sendMessage = screen.getByRole('link', { name: en['deck.match.chat'] });
+    // Tab on it: held while the keyboard is there.
+    fireEvent.keyDown(sendMessage, { key: 'Tab' });
+    await wait(DECK_MATCH_OVERLAY_MS * 10);
+    expect(shownWith()).toContain('Pablo');
+    // The focus gone from it: the other half of its time, not all of it again.
+    act(() => sendMessage.blur());
+    await wait(DECK_MATCH_OVERLAY_MS / 2 - 1);
+    expect(shownWith()).toContain('Pablo');
+    await wait(1);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('counts its time in as many goes as it is held and let go', async () => {
+    hear('match:new', matchWith(7, 'Pablo'));
+    await wait(DECK_MATCH_OVERLAY_MS / 4);
+    act(() => useDeck.getState().holdMatch(true));
+    act(() => useDeck.getState().holdMatch(false));
+    await wait(DECK_MATCH_OVERLAY_MS / 4);
+    act(() => useDeck.getState().holdMatch(true));
+    await wait(60_000);
+    act(() => useDeck.getState().holdMatch(false));
+    // Half of it counted in two goes: the other half is left.
+    await wait(DECK_MATCH_OVERLAY_MS / 2 - 1);
     expect(shownWith()).toContain('Pablo');
     await wait(1);
     expect(shownWith()).toBeNull();
