@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { FREE_DAILY_LIKES, FREE_TRIAL_DAYS } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
@@ -31,15 +31,19 @@ export function PlanCards({ action, headingLevel }: Props) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [period, setPeriod] = useState<BillingPeriod>(DEFAULT_PERIOD);
+  const name = useId();
   return (
     <div className="plan-cards">
-      <div className="toggle" role="radiogroup" aria-label={t('subscribe.billing')}>
+      {/* Native radios: the arrows move between them, and a screen reader says "1 of 2, selected". */}
+      <fieldset className="toggle">
+        <legend className="sr-only">{t('subscribe.billing')}</legend>
         {(['monthly', 'yearly'] as const).map((value) => (
-          <button key={value} type="button" role="radio" aria-checked={period === value} className={period === value ? 'is-active' : ''} onClick={() => setPeriod(value)}>
+          <label key={value}>
+            <input type="radio" name={name} checked={period === value} onChange={() => setPeriod(value)} />
             {t(`subscribe.${value}`)}
-          </button>
+          </label>
         ))}
-      </div>
+      </fieldset>
       <ul className="plans">
         {PLANS.map((plan) => {
           const available = PURCHASABLE_PLANS.includes(plan);

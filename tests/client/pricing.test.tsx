@@ -110,6 +110,24 @@ describe('<Subscribe>', () => {
     expect(starter.textContent).not.toContain('$1');
   });
 
+  it('chooses the billing period with two native radios in a fieldset its legend names', () => {
+    renderAt('/app/subscribe/');
+    const group = screen.getByRole('group', { name: en['subscribe.billing'] });
+    expect(group.tagName).toBe('FIELDSET');
+    const radios = within(group).getAllByRole<HTMLInputElement>('radio');
+    // Inputs of one name: the browser moves between them with the arrows and counts them "1 of 2".
+    expect(radios.map((radio) => [radio.tagName, radio.type, radio.checked])).toEqual([
+      ['INPUT', 'radio', false],
+      ['INPUT', 'radio', true],
+    ]);
+    expect(radios[0]!.name).not.toBe('');
+    expect(radios[1]!.name).toBe(radios[0]!.name);
+    expect(radios.map((radio) => radio.labels?.[0]?.textContent)).toEqual([en['subscribe.monthly'], en['subscribe.yearly']]);
+    fireEvent.click(radios[0]!);
+    expect(radios.map((radio) => radio.checked)).toEqual([true, false]);
+    expect(screen.getByTestId('plan-starter').textContent).toContain('$15');
+  });
+
   it('says payments are not configured, and sells nothing, when the server has no checkout (CHECKOUT_MODE=off)', () => {
     useConfig.setState({ config: { google_client_id: null, payments: 'off', lookup_keys: LOOKUP_KEYS } });
     renderAt('/app/subscribe/');

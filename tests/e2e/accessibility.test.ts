@@ -197,9 +197,29 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
         const other = await drawn(page.locator(`${group} button:not(.is-active)`).first());
         expect(chosen, group).not.toBe(other);
       }
+      // The billing period's radios, drawn as a switch.
+      await page.goto(`${app.server.url}/app/subscribe/`);
+      const period = page.locator('.toggle label');
+      await period.first().waitFor();
+      expect(await drawn(period.filter({ has: page.locator(':checked') }))).not.toBe(await drawn(period.filter({ hasNot: page.locator(':checked') })));
     } finally {
       await page.emulateMedia({ forcedColors: 'none' });
     }
+  });
+
+  it('moves between the billing periods with the arrows, as between radios', async () => {
+    const { page } = signedIn;
+    await page.goto(`${app.server.url}/app/subscribe/`);
+    const yearly = page.getByRole('radio', { name: es['subscribe.yearly'] });
+    const monthly = page.getByRole('radio', { name: es['subscribe.monthly'] });
+    expect(await yearly.isChecked()).toBe(true);
+    await yearly.focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(await monthly.isChecked()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.closest('label')?.textContent)).toBe(es['subscribe.monthly']);
+    expect(await page.getByTestId('plan-starter').textContent()).not.toContain(es['subscribe.perMonthAnnually']);
+    await page.keyboard.press('ArrowRight');
+    expect(await yearly.isChecked()).toBe(true);
   });
 
   it('reflows for large text on a 320 px phone: no page scrolls sideways (WCAG 1.4.10)', async () => {
