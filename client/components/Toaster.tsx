@@ -1,4 +1,5 @@
 import { type CSSProperties, useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { Link, Router } from 'wouter';
 import { TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
 import { afterOverlays } from '../lib/back-closes';
@@ -7,6 +8,23 @@ import { useT } from '../lib/i18n';
 import '../toast.css';
 
 const POSITIONS: ToastPosition[] = ['top-right', 'bottom-right'];
+/** An error is said at once, over what the screen reader is saying; the others once it is done. */
+const LIVE = ['assertive', 'polite'] as const;
+const liveFor = (item: Toast) => (item.kind === 'error' ? 'assertive' : 'polite');
+
+/**
+ * Where `position`'s toasts of one urgency go: a live region of index.html, there (empty) from the first
+ * paint, since a screen reader says only what is added to a region it knew before. Made here if missing.
+ */
+function liveRegion(position: ToastPosition, live: (typeof LIVE)[number]): Element {
+  let stack = document.querySelector(`.toasts-${position}`);
+  if (!stack) {
+    stack = document.body.appendChild(document.createElement('div'));
+    stack.className = `toasts toasts-${position}`;
+    stack.innerHTML = '<div aria-live="assertive"></div><div aria-live="polite"></div>';
+  }
+  return stack.querySelector(`[aria-live=${live}]`)!;
+}
 
 /**
  * Top-right, 5000 ms; a toast may ask for another position (register: bottom-right). A toast's link
@@ -16,15 +34,15 @@ export function Toaster() {
   const toasts = useToasts((state) => state.toasts);
   return (
     <Router aroundNav={afterOverlays}>
-      {POSITIONS.map((position) => (
-        <div key={position} className={`toasts toasts-${position}`}>
-          {toasts
-            .filter((item) => item.position === position)
-            .map((item) => (
-              <ToastView key={item.id} item={item} />
-            ))}
-        </div>
-      ))}
+      {POSITIONS.flatMap((position) =>
+        LIVE.map((live) =>
+          createPortal(
+            toasts.filter((item) => item.position === position && liveFor(item) === live).map((item) => <ToastView key={item.id} item={item} />),
+            liveRegion(position, live),
+            `${position}-${live}`,
+          ),
+        ),
+      )}
     </Router>
   );
 }
@@ -79,7 +97,6 @@ function ToastView({ item }: { item: Toast }) {
   return (
     <div
       className={`toast toast-${item.kind}`}
-      role={item.kind === 'error' ? 'alert' : 'status'}
       data-held={held || undefined}
       style={{ '--toast-ms': `${TOAST_AUTO_CLOSE_MS}ms` } as CSSProperties}
       onMouseEnter={() => hold('pointer')}
