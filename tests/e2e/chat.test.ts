@@ -360,7 +360,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const scrolledDown = list.evaluate((element) => new Promise<void>((resolve) => element.addEventListener('scrollend', () => resolve(), { once: true })));
     await newBelow.click();
     await scrolledDown;
-    await page.getByText('are you still there?').waitFor();
+    await page.locator('.message-content').getByText('are you still there?').waitFor();
     await expect.poll(() => sentSince('message:read')).toBe(true);
     await newBelow.waitFor({ state: 'detached' });
 
@@ -381,7 +381,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.setViewportSize({ width: PHONE.width, height: 420 });
     try {
       await expect.poll(belowTheNewest).toBeLessThan(2);
-      await page.getByText('are you still there?').waitFor();
+      await page.locator('.message-content').getByText('are you still there?').waitFor();
       // Writing: the bars and the banner give their room to the messages, and are back after.
       const barsShown = () => page.locator('.top-bar, .bottom-nav, .verify-banner').evaluateAll((bars) => bars.filter((bar) => bar.checkVisibility()).length);
       await page.getByPlaceholder(en['chat.placeholder']).focus();

@@ -106,7 +106,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await shot('offline-03-chat-with-no-network');
 
     await context.setOffline(false);
-    await page.getByText('Where are you?').waitFor();
+    await page.locator('.message-content').getByText('Where are you?').waitFor();
     await page.getByRole('textbox').waitFor();
 
     // A chat the server says is not there (ended, never hers) is "not available", online or not.
@@ -121,7 +121,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
         (message) => message.content,
       );
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
-    await page.getByText('Where are you?').waitFor();
+    await page.locator('.message-content').getByText('Where are you?').waitFor();
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('On the terrace');
@@ -148,10 +148,10 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
         .sort((a, b) => a.id - b.id)
         .map((message) => message.content);
     await page.goto(chat);
-    await page.getByText('On the terrace').waitFor();
+    await page.locator('.message-content').getByText('On the terrace').waitFor();
     const other = await context.newPage();
     await other.goto(chat);
-    await other.getByText('On the terrace').waitFor();
+    await other.locator('.message-content').getByText('On the terrace').waitFor();
 
     await context.setOffline(true);
     await page.getByText(en['app.offline']).waitFor();
@@ -174,7 +174,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   it('opens her matches and a chat as she last saw them with no network, writes in it, and catches up once back', async () => {
     const api = client(app.server.url);
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
-    await page.getByText('On the terrace').waitFor();
+    await page.locator('.message-content').getByText('On the terrace').waitFor();
     // What the device keeps is written a moment after the chat settles.
     await expect
       .poll(() => page.evaluate((key) => localStorage.getItem(key) ?? '', `cache:chats:${ana.id}`))
@@ -183,7 +183,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await context.setOffline(true);
     await page.reload();
     await page.getByText(en['app.offline']).waitFor();
-    await page.getByText('On the terrace').waitFor();
+    await page.locator('.message-content').getByText('On the terrace').waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
     // Ben writes meanwhile; she writes too, and it waits for the network.
     await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'See you there' } });
@@ -200,11 +200,11 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByText(en['matches.noMatches']).waitFor();
     expect(await page.getByText(en['matches.offline']).count()).toBe(0);
     await page.getByRole('link', { name: /Ben/ }).first().click();
-    await page.getByText('On the terrace').waitFor();
+    await page.locator('.message-content').getByText('On the terrace').waitFor();
 
     // Back online: what she wrote goes out once, and Ben's message arrives.
     await context.setOffline(false);
-    await page.getByText('See you there').waitFor();
+    await page.locator('.message-content').getByText('See you there').waitFor();
     await page.locator('.message-own', { hasText: 'Bring the jackets' }).getByText(en['chat.queued']).waitFor({ state: 'detached' });
     const stored = await api.get(`/api/conversations/${conversationId}/messages/`, { token: ben.token });
     expect((stored.body.results as Array<{ content: string }>).filter((message) => message.content === 'Bring the jackets')).toHaveLength(1);
@@ -254,7 +254,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
     // Back online: Eli's message comes, and what she wrote to Dan goes out, once.
     await context.setOffline(false);
-    await page.getByText('Meet me by the DJ booth').waitFor();
+    await page.locator('.message-content').getByText('Meet me by the DJ booth').waitFor();
     await page.getByText(en['chat.earlierOffline']).waitFor({ state: 'detached' });
     const toDan = async () =>
       ((await api.get(`/api/conversations/${dan.conversation}/messages/`, { token: dan.other.token })).body.results as Array<{ content: string }>).map(

@@ -70,8 +70,13 @@ export function Chat({ id }: { id: number }) {
   useRetryWhenBackOnline(failedToLoad === 'offline' || failedToLoad === 'server', openAgain);
 
   const messages = thread?.messages ?? [];
-  const lastId = messages[messages.length - 1]?.id;
+  const newest = messages.at(-1);
+  const lastId = newest?.id;
   const lastStatus = messages[messages.length - 1]?.status;
+  // [conversation, its newest message once loaded]: what came after is said as it comes (below), not the
+  // history it opened on.
+  const heardAfter = useRef<[number, number]>([0, 0]);
+  if (thread?.loaded && heardAfter.current[0] !== id) heardAfter.current = [id, lastId ?? 0];
 
   // Reading the thread: tell the partner, and clear the unread badge, once its newest message is on
   // screen (the tab in front, the list at its bottom); again when the tab comes back, or the reader
@@ -249,7 +254,8 @@ export function Chat({ id }: { id: number }) {
         </Link>
         <SafetyMenu person={{ id: detail.other_user_id, name: detail.name }} conversationId={id} leaveTo="/app/matches/" />
       </header>
-      <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')} aria-live="polite">
+      {/* Not a live region itself, which would read it all out: only the partner's newest message, once. */}
+      <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')}>
         {/* Above the messages while there are older ones, not only while they load: its coming would move them. */}
         {thread.older && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
         {thread.missingEarlier && <li className="muted center-text">{t('chat.earlierOffline')}</li>}
@@ -317,6 +323,9 @@ export function Chat({ id }: { id: number }) {
           </li>
         )}
       </ol>
+      <p className="sr-only" aria-live="polite">
+        {newest && newest.sender !== me && heardAfter.current[0] === id && newest.id > heardAfter.current[1] ? `${detail.name}: ${newest.content}` : ''}
+      </p>
       <p className="typing" aria-live="polite">
         {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
       </p>
