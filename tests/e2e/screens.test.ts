@@ -300,16 +300,14 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     }
     const { context, page: phone } = await openPhone(app.browser, { token: fran.token, language: 'en' }, { serviceWorkers: 'block' });
     try {
-      const reactions: string[] = [];
-      // The party's Wi-Fi drops each decision once; the next one goes through.
+      const sent: Array<[response: string, retry: boolean]> = [];
+      // The party's Wi-Fi drops each decision twice, the app's own resend too; the next one goes through.
       await phone.route('**/api/matching/', async (route) => {
         if (route.request().method() !== 'POST') return route.continue();
-        const { response } = route.request().postDataJSON() as { response: string };
-        if (!reactions.includes(response)) {
-          reactions.push(response);
-          return route.abort('internetdisconnected');
-        }
-        return route.continue();
+        const { response, retry } = route.request().postDataJSON() as { response: string; retry?: boolean };
+        const dropped = sent.filter(([earlier]) => earlier === response).length < 2;
+        sent.push([response, retry ?? false]);
+        return dropped ? route.abort('internetdisconnected') : route.continue();
       });
       await phone.goto(`${app.server.url}/app/home/`);
       const card = phone.getByTestId('swipe-card');
@@ -337,7 +335,14 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await phone.getByRole('button', { name: en['profileView.reject'] }).click();
       await phone.waitForURL('**/app/home/');
       await expect.poll(() => nameOnCard(card)).toBe(second);
-      expect(reactions).toEqual(['like', 'dislike']);
+      // Each decision resent once by itself, then the dislike once more by hand.
+      expect(sent).toEqual([
+        ['like', false],
+        ['like', true],
+        ['dislike', false],
+        ['dislike', true],
+        ['dislike', false],
+      ]);
     } finally {
       await context.close();
     }

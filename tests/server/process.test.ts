@@ -166,6 +166,8 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
       { name: 'table-upkeep', everyMs: 60_000, scope: 'cluster' },
       { name: 'orphan-file-sweep', everyMs: 21_600_000, scope: 'cluster' },
       { name: 'outbox-sweep', everyMs: 21_600_000, scope: 'instance' },
+      // The local test checkout's (CHECKOUT_MODE=test, the default): its cancelled plans end on time.
+      { name: 'test-plan-end', everyMs: 60_000, scope: 'cluster' },
     ]);
     expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
