@@ -20,8 +20,9 @@ const FEW_LIKES_LEFT = 10;
 /**
  * The deck's decision, with the plan in it: without likes left a like is refused on the spot (false:
  * the card springs back) and the deck says when likes come back; a like the server refuses comes back
- * on top; a dislike or skip the server stored can be undone. A decision that did not reach the server
- * (no answer, a server error, too many at once) comes back on top too, to be made again; not a like
+ * on top; a dislike or skip the server stored can be undone. A decision with no answer is sent again
+ * once by the deck's store (once online, marked as a retry); one that still did not reach the server
+ * (no answer twice, a server error, too many at once) comes back on top, to be made again; not a like
  * with no answer that `match:new` says made a match (it did reach the server).
  */
 export function useDecide() {
