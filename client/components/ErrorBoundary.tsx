@@ -8,6 +8,7 @@ const RELOAD_AGAIN_AFTER_MS = 30_000;
 
 /** A script (or its style sheet) of the build that could not be loaded: Chromium's, Firefox's, Safari's and Vite's words for it. */
 const MISSING_SCRIPT = /dynamically imported module|Importing a module script failed|Unable to preload/i;
+const isMissingScript = (error: unknown) => error instanceof Error && MISSING_SCRIPT.test(error.message);
 
 /**
  * Reloads the page, once: a new version went out while this page was open, and the old one's scripts
@@ -37,13 +38,14 @@ function reloadForNewBuild(): boolean {
 export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean; offline: boolean }> {
   override state = { failed: false, offline: false };
 
-  static getDerivedStateFromError() {
-    return { failed: true };
+  static getDerivedStateFromError(error: unknown) {
+    // A phone that knows it is offline is said so at once, not after the server fails to answer.
+    return { failed: true, offline: isMissingScript(error) && !navigator.onLine };
   }
 
   override componentDidCatch(error: unknown) {
     console.error('The page failed to render', error);
-    if (error instanceof Error && MISSING_SCRIPT.test(error.message)) void this.check();
+    if (isMissingScript(error)) void this.check();
   }
 
   override componentWillUnmount() {

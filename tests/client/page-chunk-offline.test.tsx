@@ -68,6 +68,17 @@ describe('a page whose script does not load', () => {
     expect(reloaded()).toBe(true);
   });
 
+  it('says "No connection" at once when the phone knows it is offline, before the server is asked', async () => {
+    vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    // The server's answer never comes: what is on screen cannot be waiting for it.
+    fetch.mockImplementation(() => new Promise(() => {}));
+    openPageWithNoScript();
+    expect(await screen.findByRole('heading', { name: en['error.network'] })).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: en['error.generic'] })).toBeNull();
+    expect(screen.getByRole('button', { name: en['error.retry'] })).toBeTruthy();
+    expect(reloaded()).toBe(false);
+  });
+
   it('counts a server that does not answer within 4 s as no connection', async () => {
     fetch.mockImplementation(
       (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
