@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import type { AnalyticsDay } from '../../shared/schemas/analytics';
 import { countAxes, drawChart } from '../lib/chart';
-import { localeOf } from '../lib/format';
+import { localeOf } from '../lib/locale';
 import { useLanguage } from '../lib/i18n';
 
 export interface ActivitySeries {

@@ -1,7 +1,7 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { type Language, MIN_AGE } from '../../shared/constants';
 import { clampDate, daysInMonth, earliestBirthDate, fromIsoDate, latestBirthDate, toIsoDate } from '../lib/dates';
-import { localeOf } from '../lib/format';
+import { localeOf } from '../lib/locale';
 import { useLanguage, useT } from '../lib/i18n';
 import { CalendarIcon, ChevronLeft, ChevronRight } from './AppIcons';
 

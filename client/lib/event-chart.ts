@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import { countAxes, drawChart } from './chart';
-import { localeOf } from './format';
+import { localeOf } from './locale';
 import type { Language } from '../../shared/constants';
 import type { EventStats } from '../../shared/schemas/events';
 

@@ -1,14 +1,5 @@
 import type { Language } from '../../shared/constants';
-
-/**
- * The locale dates and numbers are written in: the browser's own variant of the app's language
- * ("en-GB": 21 Nov, 22:00; "en-US": Nov 21, 10:00 PM), or where it names none, the variant of this
- * app's public (Spain: "en-GB", "es-ES").
- */
-export function localeOf(language: Language): string {
-  const own = typeof navigator === 'undefined' ? undefined : navigator.languages?.find((tag) => tag.split('-')[0] === language);
-  return own ?? (language === 'en' ? 'en-GB' : 'es-ES');
-}
+import { localeOf } from './locale';
 
 /** A time as the locale writes it short ("7:16 AM" in the US, "07:16" in Britain, "7:16" in Spain), as `formatDateTime` does. */
 export function formatTime(iso: string, language: Language): string {

@@ -1,4 +1,5 @@
 import { type Language, LOOKUP_KEYS, PLAN_CURRENCY, PLAN_MONTHLY_PRICES, YEARLY_PRICE_FACTOR } from '../../shared/constants';
+import { localeOf } from './locale';
 
 export type Plan = keyof typeof PLAN_MONTHLY_PRICES;
 export type BillingPeriod = keyof typeof LOOKUP_KEYS;
@@ -27,11 +28,8 @@ export function lookupKeyFor(period: BillingPeriod): string {
 
 /**
  * A price as the reader's locale writes it ("10 US$" in Spain, "$10" in the US, "US$10" in Britain):
- * a whole amount without its cents, as price lists print it. The locale is picked as `localeOf`
- * (lib/format.ts) picks it for dates, written out here: importing it would split that module into a
- * chunk of its own, shared with the landing page's plan cards (~250 bytes more for the app).
+ * a whole amount without its cents, as price lists print it.
  */
 export function formatPrice(amount: number, language: Language): string {
-  const locale = globalThis.navigator?.languages?.find((tag) => tag.split('-')[0] === language) ?? (language === 'en' ? 'en-GB' : 'es-ES');
-  return new Intl.NumberFormat(locale, { style: 'currency', currency: PLAN_CURRENCY, minimumFractionDigits: amount % 1 ? 2 : 0 }).format(amount);
+  return new Intl.NumberFormat(localeOf(language), { style: 'currency', currency: PLAN_CURRENCY, minimumFractionDigits: amount % 1 ? 2 : 0 }).format(amount);
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatActivity, formatDay, formatTime, localeOf, sameDay } from '../../client/lib/format';
+import { formatActivity, formatDay, formatTime, sameDay } from '../../client/lib/format';
+import { localeOf } from '../../client/lib/locale';
 
 // Local times throughout, as the phone shows them.
 const at = (...parts: [number, number, number, number?, number?]) => {
