@@ -72,7 +72,7 @@ export function Chat({ id }: { id: number }) {
   const messages = thread?.messages ?? [];
   const newest = messages.at(-1);
   const lastId = newest?.id;
-  const lastStatus = messages[messages.length - 1]?.status;
+  const lastStatus = newest?.status;
   // [conversation, its newest message once loaded]: what came after is said as it comes (below), not the
   // history it opened on.
   const heardAfter = useRef<[number, number]>([0, 0]);
