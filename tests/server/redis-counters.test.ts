@@ -5,10 +5,21 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryCounters, redisCounters } from '../../server/lib/counters';
+import { type Counters, memoryCounters, redisCounters } from '../../server/lib/counters';
 import { openRedis, type Redis } from '../../server/lib/redis';
 import { freePort } from '../helpers/ports';
 import { hasRedisServerBinary, ownRedis } from '../realtime/cluster-fixtures';
+
+/** Two hits of two on `u`, one given back: one more fits, the next is over; a key never hit gives nothing. */
+async function expectOneHitBack(counters: Counters) {
+  await counters.hit('u', 2, 60_000);
+  await counters.hit('u', 2, 60_000);
+  await counters.unhit('u');
+  // Two hits again, not three: the third is the one over.
+  expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
+  expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
+  await counters.unhit('never-hit');
+}
 
 describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
   let server: ReturnType<typeof ownRedis>;
@@ -59,13 +70,7 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
   it('gives a hit back, never below none, and never makes a key out of nothing', async () => {
     const counters = redisCounters({ redis, log });
     const keysBefore = (await redis.commands.keys('test-counters:throttle:*')).length;
-    await counters.hit('u', 2, 60_000);
-    await counters.hit('u', 2, 60_000);
-    await counters.unhit('u');
-    // Two hits again, not three: the third is the one over.
-    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
-    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
-    await counters.unhit('never-hit');
+    await expectOneHitBack(counters);
     expect(await redis.commands.keys('test-counters:throttle:*')).toHaveLength(keysBefore + 1);
     expect(warn).not.toHaveBeenCalled();
   });
@@ -74,12 +79,7 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
 describe('throttle counters in memory', () => {
   it('give a hit back, never below none', async () => {
     const counters = memoryCounters();
-    await counters.hit('u', 2, 60_000);
-    await counters.hit('u', 2, 60_000);
-    await counters.unhit('u');
-    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
-    expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
-    await counters.unhit('never-hit');
+    await expectOneHitBack(counters);
     for (let i = 0; i < 3; i++) await counters.unhit('u');
     expect((await counters.hit('u', 1, 60_000)).exceeded).toBe(false);
     await counters.close();
