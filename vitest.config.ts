@@ -1,6 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import { PartiesSpread } from './tests/sequencer';
 
+/**
+ * The client's tests that a VM context cannot run, each in a process of its own: a real server's
+ * CommonJS dependencies that load ES modules (Node's own loader can, a VM context's cannot), and a
+ * stub of `window.location`, which a VM context's window holds unforgeable.
+ */
+const CLIENT_IN_PROCESSES = [
+  'tests/client/plan-account-changed.test.ts',
+  'tests/client/safety.test.tsx',
+  'tests/client/session-suspended.test.ts',
+];
+
 export default defineConfig({
   test: {
     environment: 'node',
@@ -14,10 +25,17 @@ export default defineConfig({
         extends: true,
         test: {
           // The client's stores and its api module are module-level state, and its tests mock them
-          // (vi.mock) file by file: each file in a fresh module graph.
+          // (vi.mock) file by file: each file in a fresh module graph, here a fresh VM context in a
+          // worker that stays. A new process and jsdom for each file took two thirds of their time.
           name: 'client',
           include: ['tests/client/**/*.test.{ts,tsx}'],
+          exclude: CLIENT_IN_PROCESSES,
+          pool: 'vmForks',
         },
+      },
+      {
+        extends: true,
+        test: { name: 'client-in-processes', include: CLIENT_IN_PROCESSES },
       },
       {
         extends: true,
