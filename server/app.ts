@@ -133,9 +133,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // Infrastructure.
   await app.register(securityHeaders, { headers });
   await app.register(cookie);
+  // Redis first: one too old to use stops the start before a database is made or migrated for nothing.
+  await app.register(redisPlugin);
   await app.register(databasePlugin, { config, database: options.database });
   await app.register(secretsPlugin);
-  await app.register(redisPlugin);
   await app.register(limitsPlugin);
   await app.register(authPlugin);
   await app.register(realtimePlugin);
