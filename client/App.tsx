@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { ErrorBoundary } from './components/ErrorBoundary';
-import { useT } from './lib/i18n';
+import { PageLoading } from './components/Loading';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
 
@@ -29,19 +29,6 @@ function useToasterNeeded(location: string) {
     return () => cancel(handle);
   }, [location, needed]);
   return needed;
-}
-
-/**
- * While a page's code or copy loads (the app's first open takes seconds on a slow phone): a spinner,
- * after a moment so that a quick load flashes nothing (styles.css), and its words for a screen reader.
- */
-function PageLoading() {
-  const t = useT();
-  return (
-    <div className="page-loading" role="status">
-      <span className="sr-only">{t('app.loading')}</span>
-    </div>
-  );
 }
 
 function SubscribeAlias() {

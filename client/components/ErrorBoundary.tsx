@@ -1,6 +1,7 @@
 import { Component, type ReactNode } from 'react';
 import { serverAnswers } from '../lib/api';
 import { t } from '../lib/i18n';
+import { PageLoading } from './Loading';
 
 /** When the page last reloaded itself for a missing script (session storage): once, not in a loop. */
 const RELOADED_KEY = 'reloaded_for_new_build_at';
@@ -33,14 +34,16 @@ function reloadForNewBuild(): boolean {
  * did not load reloads the page once if the server answers (a new version is out, the old scripts are
  * gone); if it does not, the network is down: "no connection", and a try again (by hand, or when the
  * phone is back online) that reloads once the server answers. A reload with no network would only show
- * the browser's own error. Anything else says so and offers a reload.
+ * the browser's own error. While the server is asked the page is still loading, as far as anyone can
+ * tell: nothing has gone wrong yet. Anything else says so and offers a reload.
  */
-export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean; offline: boolean }> {
-  override state = { failed: false, offline: false };
+export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean; offline: boolean; checking: boolean }> {
+  override state = { failed: false, offline: false, checking: false };
 
   static getDerivedStateFromError(error: unknown) {
+    const missingScript = isMissingScript(error);
     // A phone that knows it is offline is said so at once, not after the server fails to answer.
-    return { failed: true, offline: isMissingScript(error) && !navigator.onLine };
+    return { failed: true, offline: missingScript && !navigator.onLine, checking: missingScript && navigator.onLine };
   }
 
   override componentDidCatch(error: unknown) {
@@ -55,14 +58,16 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: 
   /** Reloads once the server answers (a script that did not load is then gone); until then "no connection", asked again when the phone is back online. */
   check = async () => {
     const offline = !(await serverAnswers());
-    this.setState({ offline });
+    // Reloading: what is on screen stays until the page goes.
+    if (!offline && reloadForNewBuild()) return;
+    this.setState({ offline, checking: false });
     if (offline) window.addEventListener('online', this.check);
-    else reloadForNewBuild();
   };
 
   override render() {
-    const { failed, offline } = this.state;
+    const { failed, offline, checking } = this.state;
     if (!failed) return this.props.children;
+    if (checking) return <PageLoading />;
     return (
       <main className="center-page" role="alert">
         <h1 className="page-error-title">{t(offline ? 'error.network' : 'error.generic')}</h1>

@@ -79,6 +79,22 @@ describe('a page whose script does not load', () => {
     expect(reloaded()).toBe(false);
   });
 
+  it('stays a page loading while the server is asked, not an error yet', async () => {
+    let answer!: (response: Response) => void;
+    fetch.mockImplementation(() => new Promise((resolve) => (answer = resolve)));
+    openPageWithNoScript();
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledOnce());
+    expect(screen.getByRole('status').textContent).toBe(en['app.loading']);
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    // The server answers when the page has reloaded for the new build already: it says so, with Reload.
+    window.sessionStorage.setItem(RELOADED_KEY, String(Date.now()));
+    await act(async () => answer(Response.json({ status: 'ok' })));
+    expect(screen.getByRole('heading', { name: en['error.generic'] })).toBeTruthy();
+    expect(screen.getByRole('button', { name: en['error.reload'] })).toBeTruthy();
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+
   it('counts a server that does not answer within 4 s as no connection', async () => {
     fetch.mockImplementation(
       (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
@@ -92,7 +108,9 @@ describe('a page whose script does not load', () => {
     answers();
     openPageWithNoScript();
     await vi.waitFor(() => expect(reloaded()).toBe(true));
-    expect(screen.queryByRole('heading', { name: en['error.network'] })).toBeNull();
+    // Until the page goes, it is still loading.
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByRole('status').textContent).toBe(en['app.loading']);
   });
 
   it('is not reloaded blindly when a preload of a page fails', async () => {
