@@ -37,13 +37,16 @@ function reloadForNewBuild(): boolean {
  * the browser's own error. While the server is asked the page is still loading, as far as anyone can
  * tell: nothing has gone wrong yet. Anything else says so and offers a reload.
  */
-export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean; offline: boolean; checking: boolean }> {
-  override state = { failed: false, offline: false, checking: false };
+/** What is on screen: the page, or in its place the server being asked, "no connection", or an error. */
+type Screen = 'page' | 'checking' | 'offline' | 'failed';
 
-  static getDerivedStateFromError(error: unknown) {
-    const missingScript = isMissingScript(error);
+export class ErrorBoundary extends Component<{ children: ReactNode }, { screen: Screen }> {
+  override state: { screen: Screen } = { screen: 'page' };
+
+  static getDerivedStateFromError(error: unknown): { screen: Screen } {
+    if (!isMissingScript(error)) return { screen: 'failed' };
     // A phone that knows it is offline is said so at once, not after the server fails to answer.
-    return { failed: true, offline: missingScript && !navigator.onLine, checking: missingScript && navigator.onLine };
+    return { screen: navigator.onLine ? 'checking' : 'offline' };
   }
 
   override componentDidCatch(error: unknown) {
@@ -57,17 +60,18 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { failed: 
 
   /** Reloads once the server answers (a script that did not load is then gone); until then "no connection", asked again when the phone is back online. */
   check = async () => {
-    const offline = !(await serverAnswers());
+    const answers = await serverAnswers();
     // Reloading: what is on screen stays until the page goes.
-    if (!offline && reloadForNewBuild()) return;
-    this.setState({ offline, checking: false });
-    if (offline) window.addEventListener('online', this.check);
+    if (answers && reloadForNewBuild()) return;
+    this.setState({ screen: answers ? 'failed' : 'offline' });
+    if (!answers) window.addEventListener('online', this.check);
   };
 
   override render() {
-    const { failed, offline, checking } = this.state;
-    if (!failed) return this.props.children;
-    if (checking) return <PageLoading />;
+    const { screen } = this.state;
+    if (screen === 'page') return this.props.children;
+    if (screen === 'checking') return <PageLoading />;
+    const offline = screen === 'offline';
     return (
       <main className="center-page" role="alert">
         <h1 className="page-error-title">{t(offline ? 'error.network' : 'error.generic')}</h1>
