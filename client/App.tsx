@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import { PAGES } from '../shared/pages';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { PageLoading } from './components/Loading';
 import { Landing } from './pages/Landing';
@@ -48,15 +49,15 @@ export function App() {
     <ErrorBoundary>
       <Suspense fallback={<PageLoading />}>
         <Switch>
-          <Route path="/" component={Landing} />
-          <Route path={/^\/login\/?$/} component={Login} />
-          <Route path={/^\/register\/?$/} component={Register} />
-          <Route path={/^\/privacy\/?$/} component={Privacy} />
-          <Route path={/^\/(forgot-password|reset-password|verify-email)\/?$/} component={AccountLinks} />
-          <Route path={/^\/logout\/?$/} component={Logout} />
-          <Route path={/^\/subscribe\/?$/} component={SubscribeAlias} />
-          <Route path={/^\/app(\/.*)?$/} component={AppRoot} />
-          <Route path={/^\/e\/(?<code>[^/]+)\/?$/}>{(params) => <EventPage key={params.code} code={params.code ?? ""} />}</Route>
+          <Route path={PAGES.landing} component={Landing} />
+          <Route path={PAGES.login} component={Login} />
+          <Route path={PAGES.register} component={Register} />
+          <Route path={PAGES.privacy} component={Privacy} />
+          <Route path={PAGES.accountLinks} component={AccountLinks} />
+          <Route path={PAGES.logout} component={Logout} />
+          <Route path={PAGES.subscribe} component={SubscribeAlias} />
+          <Route path={PAGES.app} component={AppRoot} />
+          <Route path={PAGES.event}>{(params) => <EventPage key={params.code} code={params.code ?? ""} />}</Route>
           <Route>
             <NotFound />
           </Route>

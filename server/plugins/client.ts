@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
+import { isPage } from '../../shared/pages';
 
 const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
 /**
@@ -38,7 +39,8 @@ export function inlineScriptSources(indexHtml: Buffer | null): string[] {
 
 /**
  * The built single-page client: hashed assets cached for a year, `index.html` for every other
- * GET that is not an API path or a file, so that deep links such as /app/chat/12 load the app.
+ * GET that is not an API path or a file, so that deep links such as /app/chat/12 load the app; with a
+ * 404 where the path is none of the client's pages (`shared/pages.ts`), whose not-found page it shows.
  */
 export default fp(
   async (app, opts: { clientDir: string | null; indexHtml: Buffer | null }) => {
@@ -63,14 +65,14 @@ export default fp(
     }
 
     app.setNotFoundHandler((request, reply) => {
-      const isPage =
+      const url = request.url.split('?')[0]!;
+      const wantsPage =
         request.method === 'GET' &&
         !request.url.startsWith(ASSET_PREFIX) &&
         !API_PREFIXES.some((prefix) => request.url.startsWith(prefix)) &&
-        !FILE_NAME.test(request.url.split('?')[0]!);
-      if (!isPage) {
+        !FILE_NAME.test(url);
+      if (!wantsPage) {
         // A path that exists under other methods is a 405 naming them, as DRF answers.
-        const url = request.url.split('?')[0]!;
         const allowed = request.url.startsWith('/api/')
           ? ROUTE_METHODS.filter((method) => app.findRoute({ method, url }) !== null)
           : [];
@@ -88,7 +90,12 @@ export default fp(
           .type('text/plain; charset=utf-8')
           .send('The client is not built yet: run `npm start` (or `npm run build`).');
       }
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+      // The app either way: on a path that is none of its pages, it says so, and the status with it.
+      return reply
+        .code(isPage(url) ? 200 : 404)
+        .header('Cache-Control', 'no-cache')
+        .type('text/html; charset=utf-8')
+        .send(indexHtml);
     });
   },
   { name: 'client' },

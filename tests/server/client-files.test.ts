@@ -35,6 +35,18 @@ describe('the built client, served beside the API', () => {
     expect(await asset.text()).toBe('console.log(1)');
   });
 
+  it('answers a path that is none of the pages with the app and a 404, the pages with a 200', async () => {
+    for (const path of ['/no-such-page/', '/e/', '/e/ABC/extra', '/login/again', '/privacy-policy', '//']) {
+      const missing = await fetch(`${server.url}${path}`);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(await missing.text(), path).toContain('<title>Eventmatch</title>');
+    }
+    for (const path of ['/', '/login', '/login/', '/register/', '/privacy/', '/forgot-password/', '/verify-email/?token=a.b', '/logout/', '/subscribe/', '/app', '/app/', '/app/anything/at/all', '/e/ABC123', '/e/ABC123/']) {
+      expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+    }
+  });
+
   it('answers a built file that is not there with a 404, not the app', async () => {
     const missing = await fetch(`${server.url}/assets/app-0ld0ne.js`);
     expect(missing.status).toBe(404);
