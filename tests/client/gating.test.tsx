@@ -1,15 +1,17 @@
 // @vitest-environment jsdom
 import { act, cleanup, render, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { navigate } from 'wouter/use-browser-location';
 import { App } from '../../client/App';
 import { AppShell, isNavActive } from '../../client/components/AppShell';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../client/lib/gating';
 import { gatePublicAuthRoute } from '../../client/lib/use-auth-form';
 import { disconnectSocket } from '../../client/lib/socket';
-import { initLanguage } from '../../client/lib/i18n';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { useConversations } from '../../client/stores/conversations';
 import type { ConversationSummary } from '../../shared/schemas/conversations';
 import { useSession } from '../../client/stores/session';
+import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { currentUser } from '../helpers/current-user';
 import { comeBack } from '../helpers/page-visibility';
@@ -94,6 +96,20 @@ describe('<App> routing', () => {
     await waitFor(() => expect(view.container.querySelector('.bottom-nav')).not.toBeNull(), { timeout: 5000 });
     expect(view.container.querySelectorAll('.bottom-nav a[aria-current="page"]')).toHaveLength(0);
   });
+  it('names a page outside the app in the tab’s title by its heading, in the language on screen, and the landing page by the brand', async () => {
+    window.history.replaceState(null, '', '/login/');
+    const view = render(<App />);
+    await waitFor(() => expect(document.title).toBe(`${es['login.title']} · Eventmatch`), { timeout: 5000 });
+    await act(() => useLanguage.getState().setLanguage('en'));
+    await waitFor(() => expect(document.title).toBe(`${en['login.title']} · Eventmatch`));
+
+    act(() => navigate('/no-such-page/'));
+    await waitFor(() => expect(document.title).toBe(`${en['notFound.title']} · Eventmatch`), { timeout: 5000 });
+    act(() => navigate('/'));
+    await waitFor(() => expect(view.container.querySelector('main h1')?.textContent).toBe(en['landing.hero.title']));
+    expect(document.title).toBe('Eventmatch');
+  });
+
   it('names the section on screen in the tab’s title, with the unread count, and gives the title back when it goes', async () => {
     localStorage.setItem('auth_token', 'token');
     useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
