@@ -29,6 +29,9 @@ function reloadForNewBuild(): boolean {
   return true;
 }
 
+/** What is on screen: the page, or in its place the server being asked, "no connection", or an error. */
+type Screen = 'page' | 'checking' | 'offline' | 'failed';
+
 /**
  * What an error while showing a page leaves on screen: never a blank page. A script of the build that
  * did not load reloads the page once if the server answers (a new version is out, the old scripts are
@@ -37,9 +40,6 @@ function reloadForNewBuild(): boolean {
  * the browser's own error. While the server is asked the page is still loading, as far as anyone can
  * tell: nothing has gone wrong yet. Anything else says so and offers a reload.
  */
-/** What is on screen: the page, or in its place the server being asked, "no connection", or an error. */
-type Screen = 'page' | 'checking' | 'offline' | 'failed';
-
 export class ErrorBoundary extends Component<{ children: ReactNode }, { screen: Screen }> {
   override state: { screen: Screen } = { screen: 'page' };
 
