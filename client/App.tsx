@@ -3,7 +3,6 @@ import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { PAGES } from '../shared/pages';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { PageLoading } from './components/Loading';
-import { useT } from './lib/i18n';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
 
@@ -33,32 +32,6 @@ function useToasterNeeded(location: string) {
   return needed;
 }
 
-/**
- * Outside the signed-in app (whose shell names its pages), the tab's title names the page by its
- * heading, as the tab and the history list show it: "Log in · Eventmatch", an event's name. The
- * landing page is the brand alone. Watched, not set once: a lazy page shows its heading later, and a
- * switch of language rewrites it.
- */
-function usePageTitle(location: string) {
-  const brand = useT()('brand.name');
-  const inApp = PAGES.app.test(location);
-  useEffect(() => {
-    if (inApp) return;
-    if (location === '/') {
-      document.title = brand;
-      return;
-    }
-    const name = () => {
-      const heading = document.querySelector('main h1')?.textContent;
-      document.title = heading ? `${heading} · ${brand}` : brand;
-    };
-    name();
-    const observer = new MutationObserver(name);
-    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
-    return () => observer.disconnect();
-  }, [location, brand, inApp]);
-}
-
 function SubscribeAlias() {
   const search = useSearch();
   return <Redirect to={`/app/subscribe/${search ? `?${search}` : ''}`} replace />;
@@ -67,7 +40,6 @@ function SubscribeAlias() {
 export function App() {
   const [location] = useLocation();
   const toaster = useToasterNeeded(location);
-  usePageTitle(location);
 
   useEffect(() => {
     if (!window.location.hash) window.scrollTo(0, 0);

@@ -3,10 +3,15 @@ import { Link, useLocation } from 'wouter';
 import { HeartIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { useT } from '../lib/i18n';
+import { usePageTitle } from '../lib/page-title';
 
-/** `home`: where the logo leads (the app, for a page someone signed in reaches from outside it). */
+/**
+ * A page outside the signed-in app, headed and titled `title`. `home`: where the logo leads (the app,
+ * for a page someone signed in reaches from outside it).
+ */
 export function AuthLayout({ title, home = '/', children }: { title: string; home?: string; children: ReactNode }) {
   const t = useT();
+  usePageTitle(title);
   return (
     <div className="auth-page">
       <header className="auth-header">

@@ -1,5 +1,6 @@
 import { Link } from 'wouter';
 import { useT } from '../lib/i18n';
+import { usePageTitle } from '../lib/page-title';
 
 /**
  * A page that is not there. On its own it is the page's main landmark; inside the signed-in app
@@ -7,6 +8,7 @@ import { useT } from '../lib/i18n';
  */
 export function NotFound({ inApp = false }: { inApp?: boolean }) {
   const t = useT();
+  usePageTitle(inApp ? null : t('notFound.title'));
   const Landmark = inApp ? 'section' : 'main';
   return (
     <Landmark className="center-page">
