@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
+import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
 
@@ -66,8 +67,12 @@ export function openHostScreen(id: number): () => void {
       clearTimeout(expiryTimer);
       expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), Math.max(left, WINDOW_MS + QR_EARLY_SECONDS * 1000));
       qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, left - WINDOW_MS - QR_EARLY_SECONDS * 500)));
-    } catch {
-      if (!stopped) qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
+    } catch (error) {
+      if (stopped) return;
+      // Deleted meanwhile from another of the organizer's screens (the socket tells only attendees):
+      // the screen says the event is gone, instead of keeping a code that lets nobody in.
+      if (error instanceof ApiError && error.status === 404) return void useHost.setState({ event: null });
+      qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
     }
   };
   const loadStats = async () => {

@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { comeBack } from '../helpers/page-visibility';
 
 /** The socket as the host screen sees it: connected or not, and what it was asked to watch. */
 const socket = vi.hoisted(() => ({
@@ -32,6 +33,7 @@ const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats:
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
+const { ApiError } = await import('../../client/lib/api');
 
 describe('the host screen’s live count', () => {
   let stop = () => {};
@@ -65,5 +67,25 @@ describe('the host screen’s live count', () => {
     stop = openHostScreen(7);
     await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
     expect(socket.watched).toEqual([7]);
+  });
+});
+
+describe('the host screen of an event deleted elsewhere', () => {
+  let stop = () => {};
+  afterEach(() => {
+    stop();
+    vi.resetAllMocks();
+  });
+
+  it('says the event is gone at its next code, instead of keeping one that lets nobody in', async () => {
+    api.myEvents.mockResolvedValue({ results: [event], next: null });
+    api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    api.eventStats.mockResolvedValue({ attendee_count: 0, checked_in_total: 0, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
+    stop = openHostScreen(7);
+    await vi.waitFor(() => expect(useHost.getState().qr).not.toBeNull());
+    // Deleted from the organizer's phone: the laptop's next code (here: back in view) is refused.
+    api.eventQr.mockRejectedValue(new ApiError(404, 'Not found.'));
+    comeBack();
+    await vi.waitFor(() => expect(useHost.getState().event).toBeNull());
   });
 });
