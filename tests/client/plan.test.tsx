@@ -174,6 +174,20 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.getByText('Your plan ends on Dec 30, 2026')).toBeTruthy();
     expect(screen.queryByRole('button', { name: en['portal.cancel'] })).toBeNull();
   });
+
+  it('the test portal says a refused cancellation once, in the sheet that asked for it', async () => {
+    useSession.setState({ user: user(true) });
+    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: '2026-12-30T12:00:00.000Z' };
+    usePlan.setState({ subscription: renewing });
+    vi.stubGlobal('fetch', async (path: string) =>
+      path.includes('/test-portal/cancel/') ? Response.json({ detail: 'Internal server error.' }, { status: 500 }) : Response.json(renewing),
+    );
+    renderAt('/app/subscribe/test-portal/', <TestPortal />);
+    fireEvent.click(screen.getByRole('button', { name: en['portal.cancel'] }));
+    fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: en['portal.confirm.yes'] }));
+    await waitFor(() => expect(screen.getAllByRole('alert').map((alert) => alert.textContent)).toEqual([en['error.generic']]));
+    expect(within(screen.getByRole('dialog')).getByRole('alert')).toBeTruthy();
+  });
 });
 
 describe('"Likes you"', () => {

@@ -242,7 +242,8 @@ export function TestPortal() {
     <TestPage name="portal">
       <p className="muted">{user.email}</p>
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
-      <TestModeAndError error={error} />
+      {/* While the sheet that asked is up, the refusal is said there, not twice. */}
+      <TestModeAndError error={asking ? null : error} />
       {/* Cancelled already: it ends at the period's end, as at Stripe, and says when. */}
       {subscription.ends_at ? (
         <PlanDates subscription={subscription} />
