@@ -83,6 +83,9 @@ export function Chat({ id }: { id: number }) {
   // scrolls down to it. Not while some of its messages wait for the network (`missingEarlier`):
   // unseen, they stay unread.
   const readable = Boolean(thread?.loaded) && !thread?.missingEarlier;
+  // A read of the lists asked before this chat's read reached the server may answer after it, still
+  // counting what is read here as unread: it is read again, or Chats says so once the reader leaves.
+  const listedUnread = useConversations((state) => Boolean(state.started?.find((item) => item.id === id)?.unread_count));
   const readIfSeen = useRef(() => {});
   readIfSeen.current = () => {
     if (!readable || !nearBottom.current || document.visibilityState !== 'visible') return;
@@ -94,7 +97,7 @@ export function Chat({ id }: { id: number }) {
     read();
     document.addEventListener('visibilitychange', read);
     return () => document.removeEventListener('visibilitychange', read);
-  }, [id, lastId, readable]);
+  }, [id, lastId, readable, listedUnread]);
 
   // Keep the newest message in view, or keep the reader's place when older ones are prepended.
   useLayoutEffect(() => {

@@ -1,0 +1,82 @@
+// @vitest-environment jsdom
+/**
+ * The chat on screen is read: a read of the conversations' lists asked before that read reached the
+ * server (the one a reconnect asks for, say) may answer after it, still counting its messages unread.
+ * Left so, Chats would say "1 unread" once the reader left the chat, of a message they had read.
+ */
+import { act, cleanup, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import type { ConversationSummary } from '../../shared/schemas/conversations';
+import { initLanguage } from '../../client/lib/i18n';
+import '../../client/lib/messages-app';
+import { Chat } from '../../client/pages/app/Chat';
+import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
+import { unreadTotal, useConversations } from '../../client/stores/conversations';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
+import { renderAt } from '../helpers/render-at';
+
+const ME = 1;
+const BEN = 2;
+const detail = { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 };
+const fromBen = (id: number, content: string): ChatMessage => ({ id, sender: BEN, content, time: `2026-12-04T21:0${id}:00.000Z`, client_id: null, status: 'sent' });
+const listed = (unread: number): ConversationSummary => ({
+  id: 7,
+  name: 'Ben',
+  image: null,
+  other_user_id: BEN,
+  last_message: 'at the bar',
+  last_activity: '2026-12-04T21:02:00.000Z',
+  unread_count: unread,
+});
+
+/** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
+const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null, previous: null });
+
+beforeEach(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  useSession.setState({ token: 'token', user: currentUser({ id: ME }) });
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
+  );
+  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
+});
+afterEach(() => {
+  cleanup();
+  useSession.getState().signOut();
+  useChat.getState().reset();
+  useConversations.getState().reset();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('the unread count of the chat on screen', () => {
+  it('stays at none when a read of the lists asked before the chat was read answers after it', async () => {
+    useConversations.setState({ empty: [], started: [listed(1)] });
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola'), fromBen(2, 'at the bar')] } } });
+    renderAt('/app/', <Chat id={7} />);
+    await screen.findByRole('list', { name: en['chat.messages'] });
+    expect(useConversations.getState().started?.[0]?.unread_count).toBe(0);
+
+    // The lists' late answer, counted before the read: the message on screen, read, is not unread.
+    act(() => useConversations.setState({ started: [listed(1)] }));
+    expect(unreadTotal(useConversations.getState())).toBe(0);
+  });
+
+  it('is left to the lists while the reader is up in the history, not at the newest', async () => {
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola')] } } });
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+    // Scrolled up: what comes below is not seen.
+    Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
+    act(() => {
+      list.scrollTop = 0;
+      list.dispatchEvent(new Event('scroll'));
+    });
+    act(() => useConversations.setState({ empty: [], started: [listed(1)] }));
+    expect(unreadTotal(useConversations.getState())).toBe(1);
+  });
+});
