@@ -3,7 +3,7 @@ import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { ApiError } from '../lib/api';
 import { api } from '../lib/api-app';
-import { isConnected, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
+import { isConnected, loadFailure, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
 interface HostState {
@@ -14,9 +14,11 @@ interface HostState {
   qrExpired: boolean;
   count: number | null;
   stats: EventStats | null;
+  /** The event could not be had for the server's own error (not no network): asked again meanwhile. */
+  failed: boolean;
 }
 
-const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null };
+const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false };
 export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -96,8 +98,11 @@ export function openHostScreen(id: number): () => void {
     if (!stopped && count !== null) useHost.setState({ count });
   };
   const refreshEvent = async () => {
-    const event = await findMine(id).catch(() => undefined);
-    if (!stopped && event !== undefined) useHost.setState({ event });
+    const event = await findMine(id).catch((error: unknown) => {
+      if (!stopped) useHost.setState({ failed: loadFailure(error) === 'server' });
+      return undefined;
+    });
+    if (!stopped && event !== undefined) useHost.setState({ event, failed: false });
     return event;
   };
 

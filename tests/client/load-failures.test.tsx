@@ -20,6 +20,7 @@ import { Matches } from '../../client/pages/app/Matches';
 import { ProfileView } from '../../client/pages/app/ProfileView';
 import { Subscribe } from '../../client/pages/app/Subscribe';
 import { Events } from '../../client/pages/events/Events';
+import { HostScreen } from '../../client/pages/events/HostScreen';
 import { useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { useLikes } from '../../client/stores/likes';
@@ -231,5 +232,32 @@ describe('my events', () => {
     });
     expect(await screen.findByText(en['events.mine.offline'])).toBeTruthy();
     expect(tryAgain()).toBeTruthy();
+  });
+});
+
+describe('the host screen', () => {
+  it('says something went wrong, with Try again, when the server answers 500', async () => {
+    serverFails(500);
+    await act(async () => {
+      renderAt('/app/', <HostScreen id={7} />);
+    });
+    await expectServerError('host.offline');
+  });
+
+  it('opens on Try again once the server answers', async () => {
+    serverFails(500);
+    await act(async () => {
+      renderAt('/app/', <HostScreen id={7} />);
+    });
+    await expectServerError('host.offline');
+    const startsAt = Date.now() + 86_400_000;
+    const event = {
+      ...{ id: 7, name: 'Rooftop', venue: '', code: 'K7RM2Q', join_mode: 'code', status: 'upcoming', attendee_count: 0, is_organizer: true },
+      ...{ starts_at: new Date(startsAt).toISOString(), ends_at: new Date(startsAt + 3_600_000).toISOString() },
+    };
+    // The event now; its code and stats still fail, and the screen shows without them.
+    vi.stubGlobal('fetch', vi.fn(async (path: string) => (path.includes('/mine/') ? Response.json({ results: [event], next: null }) : Response.json({}, { status: 500 }))));
+    fireEvent.click(tryAgain()!);
+    expect(await screen.findByRole('heading', { name: 'Rooftop' })).toBeTruthy();
   });
 });

@@ -7,7 +7,7 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { CloseIcon } from '../../components/Icons';
 import { Loading } from '../../components/Loading';
 import { ConfirmSheet, Sheet, useSheetAction } from '../../components/Sheet';
-import { Waiting } from '../../components/Waiting';
+import { Offline, Waiting } from '../../components/Waiting';
 import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
@@ -296,6 +296,7 @@ export function HostScreen({ id }: { id: number }) {
   const qrHere = qr && pointsHere(qr.url);
   const count = useHost((state) => state.count);
   const stats = useHost((state) => state.stats);
+  const failed = useHost((state) => state.failed);
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
   const [linkShown, setLinkShown] = useState(false);
@@ -308,9 +309,11 @@ export function HostScreen({ id }: { id: number }) {
   // By the clock: a host screen left open at the door turns to the after-party at the end.
   const status = useEventStatus(event);
 
-  useEffect(() => openHostScreen(id), [id]);
+  // Try again opens the screen afresh.
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => openHostScreen(id), [id, attempt]);
 
-  if (event === undefined) return <Waiting offline="host.offline" />;
+  if (event === undefined) return failed ? <Offline text={t('error.generic')} onRetry={() => setAttempt(attempt + 1)} /> : <Waiting offline="host.offline" />;
   if (event === null) {
     return (
       <div className="page host-page">
