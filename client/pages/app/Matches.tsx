@@ -200,12 +200,10 @@ export function Matches() {
       {conversations === null ? (
         <Skeletons />
       ) : conversations.length === 0 ? (
-        // After the server's error, said once above: these are not known to be none. So is a search
-        // that found no one in either list.
-        (failed === 'server' && !searching) || (searching && matches?.length === 0) ? null : (
-          <p className="muted empty-text">
-            {searching ? t('matches.noResults', { query: search.trim() }) : t(failed ? 'matches.offlineChats' : 'matches.noConversations')}
-          </p>
+        // After the server's error, said once above: these are not known to be none. A search said
+        // above whether it found anyone: among the new matches, or no one.
+        searching || failed === 'server' ? null : (
+          <p className="muted empty-text">{t(failed ? 'matches.offlineChats' : 'matches.noConversations')}</p>
         )
       ) : (
         <ul className="conversation-list">
