@@ -68,11 +68,14 @@ export function useDecide() {
 export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolean }) {
   const t = useT();
   const lastPass = usePlan((state) => state.lastPass);
+  // Skipped last of all, they came round again at once (the deck shows the skipped once nobody else
+  // is left): on screen, not on their way out, they are back already.
+  const back = useDeck((state) => state.current?.id === lastPass?.id && !state.exiting);
   const subscribed = useSession((state) => state.user?.has_subscription ?? false);
   const [busy, setBusy] = useState(false);
 
   async function undo(button: HTMLButtonElement) {
-    if (!lastPass || busy) return;
+    if (!lastPass || busy || back) return;
     if (!subscribed) {
       usePlan.getState().showNotice('undo');
       return;
@@ -110,7 +113,7 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
       className="round-btn round-btn-undo"
       aria-label={t('deck.undo')}
       title={t('deck.undo')}
-      aria-disabled={!lastPass || busy}
+      aria-disabled={!lastPass || busy || back}
       onClick={(event) => void undo(event.currentTarget)}
     >
       <UndoIcon />
