@@ -4,7 +4,7 @@
  * is offline), and, when the server answered with its own error (a 5xx), that something went wrong, with
  * Try again: waiting to be back online would not mend it. fetch is faked: a 500/503 answer, or none.
  */
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -21,6 +21,7 @@ import { ProfileView } from '../../client/pages/app/ProfileView';
 import { Subscribe } from '../../client/pages/app/Subscribe';
 import { Events } from '../../client/pages/events/Events';
 import { HostScreen } from '../../client/pages/events/HostScreen';
+import { Moderation } from '../../client/pages/app/moderation/Moderation';
 import { useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { useLikes } from '../../client/stores/likes';
@@ -259,5 +260,21 @@ describe('the host screen', () => {
     vi.stubGlobal('fetch', vi.fn(async (path: string) => (path.includes('/mine/') ? Response.json({ results: [event], next: null }) : Response.json({}, { status: 500 }))));
     fireEvent.click(tryAgain()!);
     expect(await screen.findByRole('heading', { name: 'Rooftop' })).toBeTruthy();
+  });
+});
+
+describe('the moderation queue and a report', () => {
+  it('offer Try again when the server answers 500, and ask again with it', async () => {
+    serverFails(500);
+    const { unmount } = renderAt('/app/moderation/', <Moderation />);
+    expect(await screen.findByText(en['error.generic'])).toBeTruthy();
+    fireEvent.click(tryAgain()!);
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(2));
+    unmount();
+    serverFails(500);
+    renderAt('/app/moderation/reports/5/', <Moderation />);
+    expect(await screen.findByText(en['error.generic'])).toBeTruthy();
+    fireEvent.click(tryAgain()!);
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(2));
   });
 });

@@ -5,6 +5,7 @@ import type { ModerationReport } from '../../../../shared/schemas/safety';
 import { ChevronRight } from '../../../components/AppIcons';
 import { LoadMore } from '../../../components/LoadMore';
 import { Loading } from '../../../components/Loading';
+import { TryAgain } from '../../../components/Waiting';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
@@ -85,6 +86,8 @@ export function Queue() {
         </ul>
       )}
       <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('moderation.more')} onMore={more} />
+      {/* The queue itself could not be had: asked for again here, not only by its toggle. */}
+      {queue === null && error && <TryAgain onRetry={() => show(status)} />}
     </section>
   );
 }

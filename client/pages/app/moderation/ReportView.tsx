@@ -6,6 +6,7 @@ import type { ModerationReportDetail, ResolveInput } from '../../../../shared/sc
 import { ChevronLeft } from '../../../components/AppIcons';
 import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
+import { TryAgain } from '../../../components/Waiting';
 import { ApiError, NotFound } from '../../../lib/api';
 import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
@@ -118,7 +119,8 @@ export function ReportView({ id }: { id: number }) {
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<ResolveInput['action'] | null>(null);
 
-  useEffect(() => {
+  const load = () => {
+    setError(null);
     useModeration
       .getState()
       .open(id)
@@ -126,8 +128,9 @@ export function ReportView({ id }: { id: number }) {
         if (caught instanceof NotFound) setMissing(true);
         else setError(errorMessage(caught, t));
       });
-    // Loaded once per report (the page is keyed by id); t only changes the words of an error.
-  }, [id]);
+  };
+  // Loaded once per report (the page is keyed by id); t only changes the words of an error.
+  useEffect(load, [id]);
 
   async function resolve(action: ResolveInput['action']) {
     setBusy(true);
@@ -168,9 +171,12 @@ export function ReportView({ id }: { id: number }) {
       <section className="page moderation">
         {back}
         {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
+          <>
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+            <TryAgain onRetry={load} />
+          </>
         ) : (
           <Loading />
         )}
