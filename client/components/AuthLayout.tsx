@@ -94,6 +94,9 @@ export function AuthFormFooter({
   back?: () => void;
 }) {
   const [, navigate] = useLocation();
+  // Opened from an event's page (its sign-up and log-in buttons), Back goes back there, as the phone's
+  // own Back does: the guest at the door is not sent to the landing page.
+  const fromEvent = (window.history.state as { from?: string } | null)?.from === 'event';
   return (
     <>
       {errors && (
@@ -105,7 +108,7 @@ export function AuthFormFooter({
         <button type="submit" className="btn btn-primary" disabled={busy}>
           {submitLabel}
         </button>
-        <BackButton onStandalone={back ?? (() => navigate('/'))} />
+        <BackButton onStandalone={back ?? (() => (fromEvent ? window.history.back() : navigate('/')))} />
       </div>
     </>
   );

@@ -298,15 +298,18 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   );
 }
 
+/** Where the sign-up and log-in pages were opened from: their Back returns here (AuthFormFooter). */
+const FROM_EVENT = { from: 'event' };
+
 /** Sign up, or log in: `onClick` first keeps the event to join once that is done. */
 function AccountLinks({ signup, onClick }: { signup: string; onClick?: () => void }) {
   const t = useT();
   return (
     <>
-      <Link href="/register/" className="btn btn-primary btn-block" onClick={onClick}>
+      <Link href="/register/" state={FROM_EVENT} className="btn btn-primary btn-block" onClick={onClick}>
         {signup}
       </Link>
-      <Link href="/login/" className="btn btn-ghost btn-block" onClick={onClick}>
+      <Link href="/login/" state={FROM_EVENT} className="btn btn-ghost btn-block" onClick={onClick}>
         {t('eventPage.login')}
       </Link>
     </>

@@ -1,0 +1,63 @@
+// @vitest-environment jsdom
+/**
+ * A guest at the door opens the event's page, taps "Sign up to join" (or "I already have an account"),
+ * and changes their mind: the form's Back goes back to the event's page, as the phone's own Back does,
+ * not to the landing page. In the browser's own history (jsdom's), as on a phone.
+ */
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Route, Router, Switch } from 'wouter';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { initLanguage } from '../../client/lib/i18n';
+import { Login } from '../../client/pages/Login';
+import { Register } from '../../client/pages/Register';
+
+beforeEach(async () => {
+  // The Google button's configuration.
+  vi.stubGlobal('fetch', vi.fn(async () => Response.json({})));
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+  window.history.replaceState(null, '', '/');
+});
+
+/** The form at `address`, opened from the event's page (its button's history state) or not. */
+function openFrom(address: string, fromEvent: boolean) {
+  window.history.replaceState(null, '', '/e/K7RM2Q');
+  window.history.pushState(fromEvent ? { from: 'event' } : null, '', address);
+  render(
+    <Router>
+      <Switch>
+        <Route path="/register/" component={Register} />
+        <Route path="/login/" component={Login} />
+        <Route path="/e/:code">
+          <h1>The event</h1>
+        </Route>
+        <Route path="/">
+          <h1>The landing page</h1>
+        </Route>
+      </Switch>
+    </Router>,
+  );
+}
+
+const back = async () => act(async () => fireEvent.click(await screen.findByRole('button', { name: en['auth.back'] })));
+
+describe('Back on the forms opened from an event’s page', () => {
+  it.each(['/register/', '/login/'])('goes back to the event from %s', async (address) => {
+    openFrom(address, true);
+    await back();
+    await screen.findByRole('heading', { name: 'The event' });
+    expect(window.location.pathname).toBe('/e/K7RM2Q');
+  });
+
+  it('goes to the landing page from a form opened otherwise', async () => {
+    openFrom('/register/', false);
+    await back();
+    await screen.findByRole('heading', { name: 'The landing page' });
+  });
+});
