@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { OrganizerEvent } from '../../shared/schemas/events';
 import { comeBack } from '../helpers/page-visibility';
 
 /** The socket as the host screen sees it: connected or not, and what it was asked to watch. */
@@ -29,10 +30,10 @@ vi.mock('../../client/lib/socket', () => ({
 }));
 
 const event = { id: 7, name: 'Fiesta', is_organizer: true };
-const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
+const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn(), deleteEvent: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
-const { openHostScreen, useHost } = await import('../../client/stores/host');
+const { deleteHostedEvent, openHostScreen, useHost } = await import('../../client/stores/host');
 const { ApiError } = await import('../../client/lib/api');
 
 describe('the host screen’s live count', () => {
@@ -87,5 +88,20 @@ describe('the host screen of an event deleted elsewhere', () => {
     api.eventQr.mockRejectedValue(new ApiError(404, 'Not found.'));
     comeBack();
     await vi.waitFor(() => expect(useHost.getState().event).toBeNull());
+  });
+});
+
+describe('deleting an event from the host screen', () => {
+  afterEach(() => vi.resetAllMocks());
+
+  it('is done when another of the organizer’s screens deleted it first, and fails on any other refusal', async () => {
+    useHost.setState({ event: event as OrganizerEvent });
+    api.deleteEvent.mockRejectedValue(new ApiError(404, 'Not found.'));
+    await deleteHostedEvent(7);
+    expect(useHost.getState().event).toBeNull();
+    useHost.setState({ event: event as OrganizerEvent });
+    api.deleteEvent.mockRejectedValue(new ApiError(500, 'Internal server error.'));
+    await expect(deleteHostedEvent(7)).rejects.toThrow('Internal server error.');
+    expect(useHost.getState().event).toEqual(event);
   });
 });
