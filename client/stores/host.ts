@@ -16,9 +16,11 @@ interface HostState {
   stats: EventStats | null;
   /** The event could not be had for the server's own error (not no network): asked again meanwhile. */
   failed: boolean;
+  /** Likewise the stats, none of which has come yet. */
+  statsFailed: boolean;
 }
 
-const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false };
+const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false };
 export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -82,9 +84,10 @@ export function openHostScreen(id: number): () => void {
     lastStats = Date.now();
     try {
       const stats = await api.eventStats(id);
-      if (!stopped) useHost.setState((state) => ({ stats, count: state.count ?? stats.attendee_count }));
-    } catch {
-      // Shown as they were; the next turn tries again.
+      if (!stopped) useHost.setState((state) => ({ stats, statsFailed: false, count: state.count ?? stats.attendee_count }));
+    } catch (error) {
+      // Shown as they were; the next turn tries again. None yet: said, not "Loading…" for as long as the server fails.
+      if (!stopped && loadFailure(error) === 'server') useHost.setState({ statsFailed: true });
     }
     if (!stopped) statsTimer = setTimeout(() => void loadStats(), STATS_REFRESH_MS);
   };

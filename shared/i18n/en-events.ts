@@ -65,6 +65,7 @@ export const enEvents = {
   'host.timeline': 'Per 15 minutes',
   'host.checkIns': 'Check-ins',
   'host.chartLoading': 'Loading the chart…',
+  'host.statsFailed': 'The numbers could not be loaded. Trying again…',
   'host.noTimeline': 'The timeline starts when check-in opens.',
   'host.end': 'End event now',
   'host.endTitle': 'End {name} now?',

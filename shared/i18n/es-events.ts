@@ -66,6 +66,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.timeline': 'Cada 15 minutos',
   'host.checkIns': 'Entradas',
   'host.chartLoading': 'Cargando el gráfico…',
+  'host.statsFailed': 'No se han podido cargar las cifras. Lo intentamos de nuevo…',
   'host.noTimeline': 'La línea de tiempo empieza cuando abre la entrada.',
   'host.end': 'Terminar el evento ahora',
   'host.endTitle': '¿Terminar {name} ahora?',

@@ -261,6 +261,18 @@ describe('the host screen', () => {
     fireEvent.click(tryAgain()!);
     expect(await screen.findByRole('heading', { name: 'Rooftop' })).toBeTruthy();
   });
+
+  it('says the night’s numbers could not be loaded while the server fails them, not "Loading…"', async () => {
+    const event = {
+      ...{ id: 7, name: 'Rooftop', venue: '', code: 'K7RM2Q', join_mode: 'code', status: 'open', attendee_count: 3, is_organizer: true },
+      ...{ starts_at: new Date(Date.now() - 3_600_000).toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() },
+    };
+    vi.stubGlobal('fetch', vi.fn(async (path: string) => (path.includes('/mine/') ? Response.json({ results: [event], next: null }) : Response.json({}, { status: 500 }))));
+    await act(async () => {
+      renderAt('/app/', <HostScreen id={7} />);
+    });
+    expect(await screen.findByText(en['host.statsFailed'])).toBeTruthy();
+  });
 });
 
 describe('the moderation queue and a report', () => {

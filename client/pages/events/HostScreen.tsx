@@ -297,6 +297,7 @@ export function HostScreen({ id }: { id: number }) {
   const count = useHost((state) => state.count);
   const stats = useHost((state) => state.stats);
   const failed = useHost((state) => state.failed);
+  const statsFailed = useHost((state) => state.statsFailed);
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
   const [linkShown, setLinkShown] = useState(false);
@@ -410,6 +411,8 @@ export function HostScreen({ id }: { id: number }) {
               <Timeline timeline={stats.timeline} language={language} labels={{ checkIns: t('host.checkIns'), matches: t('host.matches'), loading: t('host.chartLoading') }} />
             )}
           </>
+        ) : statsFailed ? (
+          <p className="muted">{t('host.statsFailed')}</p>
         ) : (
           <Loading />
         )}
