@@ -34,10 +34,11 @@ export function Login() {
           className="link-muted forgot"
           onClick={(event) => {
             // The e-mail typed so far goes along in the page's history state: never in its address,
-            // which logs and the browser's history keep. This page's keeps it too, for Back.
+            // which logs and the browser's history keep. This page's keeps it too, for Back, beside
+            // what it held already (where it was opened from: AuthFormFooter's Back).
             event.preventDefault();
             const state = { email: new FormData(event.currentTarget.closest('form')!).get('username') };
-            window.history.replaceState(state, '');
+            window.history.replaceState({ ...(window.history.state as object | null), ...state }, '');
             navigate('/forgot-password/', { state });
           }}
         >

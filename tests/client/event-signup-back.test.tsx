@@ -55,6 +55,20 @@ describe('Back on the forms opened from an event’s page', () => {
     expect(window.location.pathname).toBe('/e/K7RM2Q');
   });
 
+  it('still goes back to the event from the log-in form after a look at "Forgot password?"', async () => {
+    openFrom('/login/', true);
+    fireEvent.change(await screen.findByLabelText(en['auth.email']), { target: { value: 'ana@example.com' } });
+    await act(async () => fireEvent.click(screen.getByRole('link', { name: en['login.forgot'] })));
+    expect(window.location.pathname).toBe('/forgot-password/');
+    await act(async () => {
+      const popped = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));
+      window.history.back();
+      await popped;
+    });
+    await back();
+    await screen.findByRole('heading', { name: 'The event' });
+  });
+
   it('goes to the landing page from a form opened otherwise', async () => {
     openFrom('/register/', false);
     await back();
