@@ -171,6 +171,8 @@ export const enApp = {
   'subscribe.chooseNoTrial': 'Subscribe',
   'subscribe.subtitleNoTrial': 'Choose the plan that suits you.',
   'subscribe.success.title': 'Congratulations! Your subscription is now active.',
+  'subscribe.confirming.title': 'Confirming your payment…',
+  'subscribe.confirming.text': 'Stripe is confirming your payment. This page updates by itself in a moment.',
   'subscribe.success.link': 'Back to the party',
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':

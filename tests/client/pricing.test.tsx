@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -142,7 +142,23 @@ describe('<Subscribe>', () => {
     expect(within(screen.getByTestId('plan-starter')).getByRole('button').hasAttribute('disabled')).toBe(false);
   });
 
+  it('says the payment is being confirmed until the server says the plan is active', async () => {
+    // Back from Stripe's checkout before its webhook reached the server: the user is read first (the
+    // one the phone kept may predate the checkout), then the page says it waits for Stripe.
+    renderAt('/app/subscribe/?success=true&session_id=cs_1');
+    expect(screen.getByRole('status').textContent).toBe(en['app.loading']);
+    expect(screen.queryByRole('heading')).toBeNull();
+    expect((await screen.findByRole('heading')).textContent).toBe(en['subscribe.confirming.title']);
+    expect(screen.getByRole('status').textContent).toBe(en['subscribe.confirming.text']);
+    expect(screen.getByRole('link', { name: en['subscribe.success.link'] }).getAttribute('href')).toBe('/app/home/');
+    // The webhook's `account:changed`, and the user read again.
+    act(() => useSession.setState({ user: { ...useSession.getState().user!, has_subscription: true } }));
+    expect(screen.getByRole('heading').textContent).toBe(en['subscribe.success.title']);
+    expect(screen.queryByText(en['subscribe.confirming.text'])).toBeNull();
+  });
+
   it('shows the success screen for ?success&session_id and the error screen when canceled', () => {
+    useSession.setState({ user: { ...useSession.getState().user!, has_subscription: true } });
     renderAt('/app/subscribe/?success=true&session_id=cs_1');
     expect(screen.getByRole('heading').textContent).toBe('Congratulations! Your subscription is now active.');
     cleanup();

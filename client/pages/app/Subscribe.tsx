@@ -188,17 +188,33 @@ export function Subscribe() {
   const loadUser = useSession((state) => state.loadUser);
   const outcome = outcomeFor(search);
 
+  // Whether the user was read from the server since this page opened (the one the phone kept may
+  // predate a checkout just paid).
+  const [userRead, setUserRead] = useState(false);
+
   useEffect(() => {
     void loadConfig();
     // The plan may have changed elsewhere (another phone, Stripe): the page follows the server.
-    void loadUser();
+    void loadUser().finally(() => setUserRead(true));
   }, [loadConfig, loadUser]);
   const canceled = new URLSearchParams(search).has('canceled');
 
   if (outcome === 'success') {
+    // Stripe sends the buyer back before its webhook may have reached the server: the plan is said to
+    // be active once the server says so (its `account:changed` reads the user again), not before.
+    if (!user || (!user.has_subscription && !userRead)) return <Waiting offline="subscribe.offline" />;
     return (
       <section className="page result-page">
-        <h1>{t('subscribe.success.title')}</h1>
+        {user.has_subscription ? (
+          <h1>{t('subscribe.success.title')}</h1>
+        ) : (
+          <>
+            <h1>{t('subscribe.confirming.title')}</h1>
+            <p className="muted" role="status">
+              {t('subscribe.confirming.text')}
+            </p>
+          </>
+        )}
         <Link href="/app/home/" className="btn btn-primary">
           {t('subscribe.success.link')}
         </Link>
