@@ -25,7 +25,7 @@ export const enModeration = {
   'moderation.photo': 'Photo {n} of the reported profile',
   'moderation.photoMissing': 'This photo could not be loaded.',
   'moderation.transcript': 'Their conversation (last messages)',
-  'moderation.noMessages': 'They had no conversation.',
+  'moderation.noMessages': 'No messages between them.',
   'moderation.note': 'Note (optional)',
   'moderation.dismiss': 'Dismiss',
   'moderation.dismissTitle': 'Dismiss this report?',

@@ -26,7 +26,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.photo': 'Foto {n} del perfil denunciado',
   'moderation.photoMissing': 'No se ha podido cargar esta foto.',
   'moderation.transcript': 'Su conversación (últimos mensajes)',
-  'moderation.noMessages': 'No tenían ninguna conversación.',
+  'moderation.noMessages': 'No hay mensajes entre ambos.',
   'moderation.note': 'Nota (opcional)',
   'moderation.dismiss': 'Descartar',
   'moderation.dismissTitle': '¿Descartar esta denuncia?',
