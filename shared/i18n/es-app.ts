@@ -88,7 +88,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profileView.offline': 'Sin conexión. Este perfil se abrirá en cuanto vuelvas a estar en línea.',
   'profileView.notSent': 'No se pudo enviar. Inténtalo de nuevo.',
   'profileView.completeFirst': 'Completa tu perfil para dar like.',
-  'matches.search': 'Buscar matches y chats…',
+  'matches.search': 'Buscar matches y chats...',
   'matches.newMatch': 'Nuevo match',
   'matches.more': 'Ver más',
   'matches.matchesTitle': 'Tus matches',
