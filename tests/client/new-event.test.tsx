@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
-import { ValidationError } from '../../client/lib/api';
+import { NotFound, ValidationError } from '../../client/lib/api';
+import { useToasts } from '../../client/lib/toast';
 
 const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -286,6 +287,21 @@ describe('the edit-event form', () => {
     await screen.findByText('The end must be after the start.');
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(ends.getAttribute('aria-invalid')).toBe('true');
+  });
+
+  it('goes back to the host screen, saying nothing saved, when the event was deleted meanwhile', async () => {
+    // Deleted from the organizer's phone while this form was open on the laptop: the host screen it
+    // goes back to says the event is gone.
+    const event = organized();
+    useToasts.setState({ toasts: [] });
+    api.updateEvent.mockRejectedValue(new NotFound(404, 'Not found.'));
+    const location = await renderAt(event);
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Terrace party' } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
+    expect(api.updateEvent).toHaveBeenCalledTimes(1);
+    expect(screen.queryByText('Not found.')).toBeNull();
+    expect(useToasts.getState().toasts.map((toast) => toast.message)).not.toContain(enEvents['events.edit.saved']);
   });
 
   it('offers no form for an event that is over, nor for one that is not mine', async () => {

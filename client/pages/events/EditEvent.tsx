@@ -5,6 +5,7 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
+import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { goBack } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
@@ -45,8 +46,14 @@ export function EditEvent({ id }: { id: number }) {
   async function save(changes: EventUpdate) {
     // Nothing changed: nothing to send, nor to announce to the room.
     if (Object.keys(changes).length === 0) return;
-    await api.updateEvent(id, changes);
-    toast.success(t('events.edit.saved'));
+    try {
+      await api.updateEvent(id, changes);
+      toast.success(t('events.edit.saved'));
+    } catch (error) {
+      // Deleted meanwhile from another of the organizer's screens: nothing is left to save, and the
+      // host screen the form goes back to says the event is gone ("Not found." under the form did not).
+      if (!(error instanceof NotFound)) throw error;
+    }
   }
   // Saved: the sheet closes as the page is left, or going back would find it still there, busy.
   const confirmed = useSheetAction(
