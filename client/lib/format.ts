@@ -73,6 +73,13 @@ export function formatDate(iso: string, language: Language): string {
   return new Intl.DateTimeFormat(localeOf(language), { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
 }
 
-export function formatDateTime(at: string | number, language: Language): string {
-  return new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at));
+/**
+ * A moment, as an event's times are said: "Fri, Dec 4, 8:00 PM", the weekday a guest plans by, and
+ * the year only once it is another year's.
+ */
+export function formatDateTime(at: string | number, language: Language, now = new Date()): string {
+  const date = new Date(at);
+  const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
+  const day = new Intl.DateTimeFormat(localeOf(language), { weekday: 'short', day: 'numeric', month: 'short', year }).format(date);
+  return `${day}, ${formatTime(date.toISOString(), language)}`;
 }

@@ -13,6 +13,7 @@ import { enEvents } from '../../shared/i18n/en-events';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { en } from '../../shared/i18n/en';
 import { ApiError, NotFound as NotFoundError } from '../../client/lib/api';
+import { formatDateTime } from '../../client/lib/format';
 import { initLanguage } from '../../client/lib/i18n';
 import { getPendingJoin, setPendingJoin } from '../../client/lib/pending-join';
 import { useSession } from '../../client/stores/session';
@@ -181,7 +182,7 @@ describe('the public event page, opened from an old QR link', () => {
     expect(said()).toEqual({ ...nothing, notOpen: true });
     // When: an hour before the start.
     const opens = new Date(Date.parse(upcoming.starts_at) - hour);
-    const time = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(opens);
+    const time = formatDateTime(opens.getTime(), 'en');
     expect(screen.getByText(notOpenLine).textContent).toBe(enEvents['eventPage.notOpen'].replace('{time}', time));
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatActivity, formatDay, formatTime, sameDay } from '../../client/lib/format';
+import { formatActivity, formatDateTime, formatDay, formatTime, sameDay } from '../../client/lib/format';
 import { localeOf } from '../../client/lib/locale';
 
 // Local times throughout, as the phone shows them.
@@ -89,5 +89,16 @@ describe("a message's time", () => {
     expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'es')).toBe('7:16');
     vi.stubGlobal('navigator', { languages: ['en-GB'] });
     expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('07:16');
+  });
+});
+
+describe('a moment to plan by (check-in opening, the deck open until, the likes back at)', () => {
+  const now = at(2026, 11, 28, 12, 0);
+
+  it('is said as an event’s times are: the weekday, the day, the time, and the year once it is another', () => {
+    expect(formatDateTime(iso(at(2026, 12, 4, 20, 0)), 'en', now)).toBe('Fri, Dec 4, 8:00 PM');
+    expect(formatDateTime(iso(at(2026, 12, 4, 20, 0)), 'es', now)).toBe('vie, 4 dic, 20:00');
+    expect(formatDateTime(iso(at(2027, 1, 2, 0, 30)), 'en', now)).toBe('Sat, Jan 2, 2027, 12:30 AM');
+    expect(formatDateTime(at(2027, 1, 2, 0, 30).getTime(), 'es', now)).toBe('sáb, 2 ene 2027, 0:30');
   });
 });

@@ -258,7 +258,10 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     const endsAt = new Date(Date.now() - HOUR);
     await setEventTimes(app.server, ended.id, { startsAt: new Date(Date.now() - 5 * HOUR), endsAt });
     await page.goto(`${app.server.url}/app/events/${ended.id}/host/`);
-    const until = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(endsAt.getTime() + 24 * HOUR));
+    // As an event's times are said: "Fri, Dec 4, 8:00 PM", with the year once it is another year's.
+    const deckUntil = new Date(endsAt.getTime() + 24 * HOUR);
+    const year = deckUntil.getFullYear() === new Date().getFullYear() ? undefined : 'numeric';
+    const until = `${new Intl.DateTimeFormat('en-US', { weekday: 'short', day: 'numeric', month: 'short', year }).format(deckUntil)}, ${new Intl.DateTimeFormat('en-US', { timeStyle: 'short' }).format(deckUntil)}`;
     await page.getByText(format(en['host.ended'], { time: until })).waitFor();
     await shot(page, '10-host-after-party');
     await setEventTimes(app.server, ended.id, { startsAt: new Date(Date.now() - 30 * HOUR), endsAt: new Date(Date.now() - 26 * HOUR) });
