@@ -2,6 +2,7 @@
  * Safety over real HTTP: the one visibility rule at every route that touches another person or a
  * conversation (an access matrix), block, unmatch, report with its snapshot, and moderation.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -872,6 +873,71 @@ describe.skipIf(!(await hasPostgres()))('the purge of ended conversations beside
     } finally {
       await holder.end();
       await server.close();
+    }
+  });
+});
+
+/**
+ * A send behind another of the same conversation waits for its send lock (`sendLock`) with a snapshot
+ * taken before it began to wait: a block or an unmatch that lands meanwhile must still stop it. The
+ * test's own transaction holds the send lock, standing in for the partner's send in flight.
+ */
+describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conversation ends, on PostgreSQL', () => {
+  let server: TestServer;
+  let holder: postgres.Sql;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await holder.end();
+    await server.close();
+  });
+
+  /** conversations/queries.ts's send locks' key space ('MSGS'). */
+  const SEND_LOCK_SPACE = 0x4d534753;
+
+  it.each([
+    ['REST', 'a block'],
+    ['REST', 'an unmatch'],
+    ['socket', 'a block'],
+    ['socket', 'an unmatch'],
+  ] as const)('stores nothing sent over %s once %s has landed, and tells the other nothing', async (path, ending) => {
+    const api = client(server.url);
+    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const [sender, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    try {
+      const heard = record(other);
+      const { hold, stuckOrDone } = lockHolder(holder);
+      const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, id]);
+      let send: Promise<unknown>;
+      try {
+        send =
+          path === 'REST'
+            ? api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'still there?' } })
+            : sender.emitWithAck('message:send', { conversation_id: id, content: 'still there?', client_id: randomUUID() });
+        expect(await stuckOrDone(send, 1)).toBe(false);
+        const ended =
+          ending === 'a block'
+            ? await api.post(`/api/users/${a.id}/block/`, { token: b.token })
+            : await api.delete(`/api/conversations/${id}/`, { token: b.token });
+        expect(ended.status).toBe(204);
+      } finally {
+        await release();
+      }
+      const answer = await send;
+      if (path === 'REST') expect(answer).toMatchObject({ status: 404, body: NOT_FOUND });
+      else expect(answer).toEqual({ ok: false, error: { code: 'not_found', message: 'Not found.' } });
+      const [stored] = rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
+      expect(stored!.n).toBe(0);
+      // Anything published for this socket came before the answer to a later request of its own.
+      await other.emitWithAck('presence:list', {});
+      expect(heard.map(({ event }) => event)).not.toContain('message:new');
+    } finally {
+      sender.close();
+      other.close();
     }
   });
 });

@@ -2,11 +2,11 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Message, MessageInput } from '../../../shared/schemas/conversations';
 import { type Db, PreparedStatement } from '../../db/client';
-import { conversations, messages } from '../../db/schema';
+import { messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
 import { type Limits, userSubject } from '../../lib/limits';
 import { aliasedConversation, openConversationOf } from '../safety/visibility';
-import { sendLock } from './queries';
+import { openConversationRow, sendLock } from './queries';
 import { getParticipantIds, sendMessage } from './service';
 
 type SendInput = Parameters<typeof sendMessage>[1];
@@ -198,7 +198,8 @@ interface BatchRow {
  * participant, insert them in order (a (sender, client_id) already stored is skipped), and answer with
  * the sends that passed and the rows inserted.
  * Each send's conversation is found by its key, behind a lateral subquery the planner cannot flatten
- * (`offset 0`): it takes a batch for 100 rows (its guess for any set-returning function), and joined
+ * (`offset 0`; `openConversationRow`, so that one ended while the batch waited for its send locks is
+ * not used): it takes a batch for 100 rows (its guess for any set-returning function), and joined
  * plainly it hashed the whole conversations table for every batch, tens of thousands of rows. The
  * sends and their rows are matched here rather than joined there: PostgreSQL joined them in a nested
  * loop, a batch's size squared, which made a big batch (a busy instance's) dearer per message.
@@ -217,13 +218,13 @@ export const batchStatement = new PreparedStatement<{ items: string; conversatio
       as t(idx int, conversation_id int, sender_id int, content text, client_id uuid)
   ),
   locked as (
-    select count(${sendLock(sql`id`)}) from unnest(${sql.placeholder('conversations')}::int[]) as id
+    select count(${sendLock(sql`id`)}) as held from unnest(${sql.placeholder('conversations')}::int[]) as id
   ),
   allowed as (
     select i.*, c.user_low_id as low, c.user_high_id as high
     from input i
     cross join locked
-    cross join lateral (select * from ${conversations} where id = i.conversation_id offset 0) c
+    cross join ${openConversationRow(sql`i.conversation_id`, sql`locked.held`)} c
     where ${openConversationOf(sql`i.sender_id`, aliasedConversation('c'))}
   ),
   ins as (

@@ -74,6 +74,26 @@ const SEND_LOCK_SPACE = 0x4d534753;
 export const sendLock = (conversationId: SQL) => sql`pg_advisory_xact_lock(${sql.raw(String(SEND_LOCK_SPACE))}, ${conversationId})`;
 
 /**
+ * The conversation's row while it is still open, locked FOR SHARE: what a statement that stores
+ * messages reads it through. Such a statement's snapshot is taken before it waits for the send lock,
+ * behind a send of the partner's, so a block, an unmatch, a report or a ban that ended the
+ * conversation meanwhile is not in it: the visibility rule asked of that snapshot let the send
+ * through, and it was stored after the ending and pushed to the one who had just ended it. A row it
+ * locks, PostgreSQL reads again as committed now (READ COMMITTED re-checks its newest version); an
+ * ending's UPDATE, which the lock conflicts with, waits for a send that holds it, so the message is
+ * stored before the ending and gone with it. A row being ended right now (or deleted with an account)
+ * is skipped, as ended, rather than waited for: a send then never waits on an ending, and a ban, which
+ * ends many conversations in one UPDATE, cannot close a cycle with a batch sending to two of them.
+ * Every way two people are hidden from each other ends their conversation in the same transaction
+ * (a deletion deletes it), so `ended_at` is what needs reading again; the rest of the rule is asked
+ * of the statement's snapshot. `held` is a column of the statement's send locks' row: a lateral
+ * subquery that names it is read only once the locks are held, whatever plan PostgreSQL picks.
+ */
+export const openConversationRow = (conversationId: SQL, held: SQL) =>
+  sql`lateral (select * from ${conversations}
+    where id = ${conversationId} and ended_at is null and ${held} is not null offset 0 for share skip locked)`;
+
+/**
  * One page of the user's conversations, from their membership rows (conversation_members_user index).
  * `empty`: no message yet, ordered by the match time; `started`: ordered by the last message time.
  * Each conversation's newest message (`newestMessageOf`) and, in one scan of the messages above my

@@ -13,7 +13,15 @@ import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { NotFound, toFieldErrors, ValidationError } from '../../errors';
-import { conversationListQuery, type MessagePageRow, messagePage, newestMessageOf, partnerOf, sendLock } from './queries';
+import {
+  conversationListQuery,
+  type MessagePageRow,
+  messagePage,
+  newestMessageOf,
+  openConversationRow,
+  partnerOf,
+  sendLock,
+} from './queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 type MessageRow = typeof messages.$inferSelect;
@@ -90,6 +98,8 @@ export async function sendMessage(
     return { message: { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id }, participantIds, created: true };
   }
 
+  // The conversation ended while the send waited for its lock (`openConversationRow`): as if before.
+  if (!clientId || !(await getParticipantIds(db, input.conversationId, input.senderId))) throw new NotFound();
   // The same (sender, client_id) is already stored: a retried send.
   const [stored] = await db
     .select()
@@ -111,15 +121,16 @@ interface InsertedRow {
 
 /**
  * `sendMessage`'s insert, behind the conversation's send lock (`sendLock`): it inserts the lock's one
- * row, so its id is drawn once the lock is held. Skipped for a (sender, client_id) already stored.
+ * row, so its id is drawn once the lock is held. Skipped for a (sender, client_id) already stored, and
+ * for a conversation no longer open (`openConversationRow`).
  */
 const insertStatement = (() => {
   const conversationId = sql`${sql.placeholder('conversationId')}::int`;
   return new PreparedStatement<{ conversationId: number; senderId: number; content: string; clientId: string | null }>(sql`
-    with locked as (select ${sendLock(conversationId)})
+    with locked as (select ${sendLock(conversationId)} as held)
     insert into ${messages} (conversation_id, sender_id, content, client_id)
-    select ${conversationId}, ${sql.placeholder('senderId')}::int, ${sql.placeholder('content')}::text, ${sql.placeholder('clientId')}::uuid
-    from locked
+    select c.id, ${sql.placeholder('senderId')}::int, ${sql.placeholder('content')}::text, ${sql.placeholder('clientId')}::uuid
+    from locked cross join ${openConversationRow(conversationId, sql`locked.held`)} c
     on conflict (sender_id, client_id) do nothing
     returning id, sender_id, content, client_id::text as client_id,
       to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time`);
