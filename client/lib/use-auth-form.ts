@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useLayoutEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { useSession } from '../stores/session';
 import { formErrors, useFieldErrors } from './errors';
@@ -22,9 +22,11 @@ export function useAuthForm() {
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement | null>(null);
   // Once shown after a submit, the first field refused takes the focus: a keyboard or a screen reader
-  // starts there. Not when a switch of language says them again: the focus stays on the switch.
+  // starts there. Not when a switch of language says them again: the focus stays on the switch. As the
+  // errors are drawn, not after: a passive effect ran a moment later, and took the focus from wherever
+  // it had gone meanwhile (a tap on the language switch as the errors appeared).
   const refused = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!refused.current) return;
     refused.current = false;
     form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
