@@ -125,6 +125,17 @@ describe.each(backends)('safety on %s', (backend) => {
       expected: only(['stranger', 'participant'], 200),
     },
     {
+      // A reaction sent again (its first answer lost) is a reaction too: the rule answers it first.
+      name: 'POST /api/matching/ (a like sent again)',
+      call: ({ me, them }) => api().post('/api/matching/', { ...as(me), json: { response: 'like', other: them.id, retry: true } }),
+      expected: only(['stranger', 'participant'], 200),
+    },
+    {
+      name: 'POST /api/matching/ (a dislike sent again)',
+      call: ({ me, them }) => api().post('/api/matching/', { ...as(me), json: { response: 'dislike', other: them.id, retry: true } }),
+      expected: only(['stranger', 'participant'], 200),
+    },
+    {
       name: 'GET /api/conversations/{id}/',
       call: ({ me, conversationId }) => api().get(`/api/conversations/${conversationId}/`, as(me)),
       expected: only(['participant'], 200),

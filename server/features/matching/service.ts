@@ -96,18 +96,22 @@ export async function react(
 /**
  * The answer to a reaction sent again (`retry`) whose first one was stored: a match when the two are
  * matched (as that one answered, or as a like that made it did), no match otherwise. Null when it is
- * no repeat (nothing stored, or another reaction): then it goes the usual way. Reads only: the
- * reaction keeps its time (the undo's order), and nobody is told anything twice.
+ * no repeat (nothing stored, or another reaction), or when the other may not be reacted to now
+ * (`reachable`: hidden since by a block, an unmatch or a ban): then it goes the usual way, to the 404
+ * of an id that never existed, not to a 200 that tells the hidden apart from the unknown. Reads only:
+ * the reaction keeps its time (the undo's order), and nobody is told anything twice.
  */
 export async function repeatedReaction(db: Db, userId: number, input: { response: Reaction; other: number }): Promise<ReactOutcome | null> {
   const [low, high] = userId < input.other ? [userId, input.other] : [input.other, userId];
   const [row] = rowsOf<{ kind: Reaction | null; open: number | null }>(
     await db.execute(sql`
       select (select kind from ${reactions} where from_user_id = ${userId} and to_user_id = ${input.other}) as kind,
-        (select id from ${conversations} where user_low_id = ${low} and user_high_id = ${high} and ended_at is null) as open`),
+        (select id from ${conversations} where user_low_id = ${low} and user_high_id = ${high} and ended_at is null) as open
+      where ${reachableBy(userId, input.other)}`),
   );
-  if (row?.open != null) return { match: true, conversationId: Number(row.open), matched: [] };
-  if (row?.kind === input.response) return { match: false, conversationId: null, matched: [] };
+  if (!row) return null;
+  if (row.open != null) return { match: true, conversationId: Number(row.open), matched: [] };
+  if (row.kind === input.response) return { match: false, conversationId: null, matched: [] };
   return null;
 }
 
@@ -125,8 +129,9 @@ const profileCompleted = (userId: SQL) =>
   sql`coalesce((select p.is_completed from ${profiles} p where p.user_id = ${userId}), false)`;
 
 /** Whether `other` may be reacted to: unknown, incomplete or hidden by the visibility rule is as good as not there (the profile says 404 too). */
-const reachable = sql`exists (select 1 from ${profiles} p
-  where p.user_id = ${$other} and p.is_completed and ${visibleTo($me, sql`p.user_id`)})`;
+const reachableBy = (me: SQL | number, other: SQL | number) => sql`exists (select 1 from ${profiles} p
+  where p.user_id = ${other} and p.is_completed and ${visibleTo(me, sql`p.user_id`)})`;
+const reachable = reachableBy($me, $other);
 
 /**
  * The other account was deleted between the statement's snapshot (they were there) and its insert,
