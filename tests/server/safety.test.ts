@@ -951,4 +951,39 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
       other.close();
     }
   });
+
+  it('tells a read receipt that waited for the reader’s marker before the block that landed meanwhile, never after', async () => {
+    const api = client(server.url);
+    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const sent = await api.post(`/api/conversations/${id}/messages/`, { token: b.token, json: { content: 'hello' } });
+    const [reader, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    try {
+      const heard = record(other);
+      const { hold, stuckOrDone } = lockHolder(holder);
+      // The reader's marker, held as a receipt of theirs from another tab holds it.
+      const release = await hold('select 1 from conversation_members where conversation_id = $1 and user_id = $2 for update', [id, a.id]);
+      let ended: Promise<{ status: number }>;
+      let read: Promise<unknown>;
+      try {
+        read = reader.emitWithAck('message:read', { conversation_id: id, last_read_id: sent.body.id });
+        expect(await stuckOrDone(read, 1)).toBe(false);
+        ended = api.post(`/api/users/${a.id}/block/`, { token: b.token });
+        // The block either lands now or waits for the receipt: both are fair, if told in that order.
+        await stuckOrDone(ended, 2);
+      } finally {
+        await release();
+      }
+      await read;
+      expect((await ended).status).toBe(204);
+      await other.emitWithAck('presence:list', {});
+      const events = heard.map(({ event }) => event);
+      expect(events).toContain('match:removed');
+      expect(events.slice(events.indexOf('match:removed'))).not.toContain('message:read');
+    } finally {
+      reader.close();
+      other.close();
+    }
+  });
 });

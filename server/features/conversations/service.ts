@@ -153,7 +153,12 @@ export async function markRead(
 /**
  * Prepared: an open chat sends `message:read` for each message it shows. The membership and the
  * marker wanted are read first; the update writes only a marker that moves forward, compared with the
- * row as it is when locked (a receipt further on, committed meanwhile, is not undone).
+ * row as it is when locked (a receipt further on, committed meanwhile, is not undone). The
+ * conversation's row is locked FOR SHARE as it is read: the update may wait for the marker (behind a
+ * receipt from another tab), with the statement's snapshot from before the wait, and a block, an
+ * unmatch, a report or a ban that ended the conversation meanwhile was not in it, so the receipt was
+ * told to the one who had just ended it. With the lock, the ending waits for the receipt, which is
+ * told first (PostgreSQL reads a row it locks again as committed now: one that ended is not found).
  */
 const markReadStatement = (() => {
   const me = sql`${sql.placeholder('userId')}::int`;
@@ -166,6 +171,7 @@ const markReadStatement = (() => {
       join ${conversations} as c on c.id = m.conversation_id
       where m.conversation_id = ${conversationId} and m.user_id = ${me}
         and ${openConversationOf(me, aliasedConversation('c'))}
+      for share of c
     ), moved as (
       update ${conversationMembers} as m
       set last_read_message_id = member.wanted
