@@ -141,6 +141,32 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     });
   });
 
+  it('tells both of an unmatch what a block tells them: the one left cannot tell the two apart', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const [aSocket, bSocket] = await Promise.all([connectTo(one, a.token), connectTo(two, b.token)]);
+    const heard = record(aSocket);
+    const endings = (events: typeof heard) => events.filter(({ event }) => event === 'match:removed' || event === 'person:gone');
+    const gone = [waitFor(aSocket, 'person:gone'), waitFor(bSocket, 'person:gone')];
+    expect((await client(two.url).delete(`/api/conversations/${conversationId}/`, { token: b.token })).status).toBe(204);
+    expect(await Promise.all(gone)).toEqual([{ user_id: b.id }, { user_id: a.id, by_you: true }]);
+    expect(endings(heard)).toEqual([
+      { event: 'match:removed', payload: { conversation_id: conversationId } },
+      { event: 'person:gone', payload: { user_id: b.id } },
+    ]);
+
+    // Word for word what the one blocked hears.
+    const other = await makePair(one);
+    const cSocket = await connectTo(one, other.a.token);
+    const heardOfBlock = record(cSocket);
+    const blockGone = waitFor(cSocket, 'person:gone');
+    expect((await client(two.url).post(`/api/users/${other.a.id}/block/`, { token: other.b.token })).status).toBe(204);
+    await blockGone;
+    expect(endings(heardOfBlock)).toEqual([
+      { event: 'match:removed', payload: { conversation_id: other.conversationId } },
+      { event: 'person:gone', payload: { user_id: other.b.id } },
+    ]);
+  });
+
   it('drops a banned person’s sockets on the other instance and refuses them at the handshake', async () => {
     const { a, b, conversationId } = await makePair(one);
     const [banned, partner] = await Promise.all([connectTo(two, b.token), connectTo(one, a.token)]);

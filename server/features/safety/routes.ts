@@ -36,8 +36,9 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const bodyless = { params: IdParams, ...noBody, response: { 204: NoBody } };
   /**
-   * A block, or a report's: each person's open phones drop the other's card and profile at once. The
-   * blocker's always hear it (their own doing); the blocked person's only with `blockedTold`.
+   * A block, a report's or an unmatch: each person's open phones drop the other's card and profile at
+   * once. The blocker's always hear it (their own doing); the blocked person's only with `blockedTold`.
+   * An unmatch says it as a block does, so that the one left cannot tell the two apart by what they hear.
    */
   const outOfReach = (blocker: number, blocked: number, { blockedTold = true } = {}) => {
     if (blockedTold) app.publish([blocked], 'person:gone', { user_id: blocker });
@@ -86,6 +87,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     const ended = await unmatch(app.db, id, request.params.id);
     if (!ended) throw new NotFound();
     announceEnded(app.publish, ended, id);
+    for (const { userIds } of ended) outOfReach(id, userIds[0] === id ? userIds[1] : userIds[0]);
     return reply.code(204).send(null);
   });
 
