@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
-import { ApiError } from '../lib/api';
+import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { isConnected, loadFailure, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
 
@@ -75,7 +75,7 @@ export function openHostScreen(id: number): () => void {
       if (stopped) return;
       // Deleted meanwhile from another of the organizer's screens (the socket tells only attendees):
       // the screen says the event is gone, instead of keeping a code that lets nobody in.
-      if (error instanceof ApiError && error.status === 404) return void useHost.setState({ event: null });
+      if (error instanceof NotFound) return void useHost.setState({ event: null });
       qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
     }
   };
@@ -171,7 +171,7 @@ export async function endHostedEvent(id: number) {
 export async function deleteHostedEvent(id: number) {
   // Deleted already from another of the organizer's screens: what was asked for is done.
   await api.deleteEvent(id).catch((error: unknown) => {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    if (!(error instanceof NotFound)) throw error;
   });
   useHost.setState({ event: null });
 }

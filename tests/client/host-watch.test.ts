@@ -34,7 +34,7 @@ const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats:
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { deleteHostedEvent, openHostScreen, useHost } = await import('../../client/stores/host');
-const { ApiError } = await import('../../client/lib/api');
+const { ApiError, NotFound } = await import('../../client/lib/api');
 
 describe('the host screen’s live count', () => {
   let stop = () => {};
@@ -85,7 +85,7 @@ describe('the host screen of an event deleted elsewhere', () => {
     stop = openHostScreen(7);
     await vi.waitFor(() => expect(useHost.getState().qr).not.toBeNull());
     // Deleted from the organizer's phone: the laptop's next code (here: back in view) is refused.
-    api.eventQr.mockRejectedValue(new ApiError(404, 'Not found.'));
+    api.eventQr.mockRejectedValue(new NotFound(404, 'Not found.'));
     comeBack();
     await vi.waitFor(() => expect(useHost.getState().event).toBeNull());
   });
@@ -96,7 +96,7 @@ describe('deleting an event from the host screen', () => {
 
   it('is done when another of the organizer’s screens deleted it first, and fails on any other refusal', async () => {
     useHost.setState({ event: event as OrganizerEvent });
-    api.deleteEvent.mockRejectedValue(new ApiError(404, 'Not found.'));
+    api.deleteEvent.mockRejectedValue(new NotFound(404, 'Not found.'));
     await deleteHostedEvent(7);
     expect(useHost.getState().event).toBeNull();
     useHost.setState({ event: event as OrganizerEvent });
