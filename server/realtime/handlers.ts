@@ -57,24 +57,37 @@ interface Route {
 export function createHandlers(context: HandlerContext) {
   const { app, presence } = context;
   const routes = new Map<string, Route>();
-  /** Who is in a conversation, per socket, for typing; made on a socket's first typing. */
-  const participantCaches = new WeakMap<RealtimeSocket, Map<number, { ids: [number, number]; at: number }>>();
+  /**
+   * For typing, per socket, made on its first typing: who is in a conversation, and the conversations
+   * this socket was told have ended (an ended conversation never opens again).
+   */
+  const typingCaches = new WeakMap<RealtimeSocket, { participants: Map<number, { ids: [number, number]; at: number }>; ended: Set<number> }>();
 
-  async function participantsOf(socket: RealtimeSocket, conversationId: number) {
-    let participants = participantCaches.get(socket);
-    const cached = participants?.get(conversationId);
-    if (cached && performance.now() - cached.at < PARTICIPANTS_CACHE_MS) return cached.ids;
-    const ids = await getParticipantIds(app.db, conversationId, socket.data.user.id);
-    if (!ids) return null;
-    if (!participants) {
-      const created = new Map<number, { ids: [number, number]; at: number }>();
-      participants = created;
-      participantCaches.set(socket, created);
+  function typingCacheOf(socket: RealtimeSocket) {
+    let cache = typingCaches.get(socket);
+    if (!cache) {
+      const created = { participants: new Map<number, { ids: [number, number]; at: number }>(), ended: new Set<number>() };
+      cache = created;
+      typingCaches.set(socket, created);
       // A conversation that ends (block, unmatch, report, ban) is forgotten the moment this socket is told.
       socket.onAnyOutgoing((event: string, payload: { conversation_id?: number }) => {
-        if (event === 'match:removed' && payload.conversation_id !== undefined) created.delete(payload.conversation_id);
+        if (event !== 'match:removed' || payload.conversation_id === undefined) return;
+        created.participants.delete(payload.conversation_id);
+        created.ended.add(payload.conversation_id);
       });
     }
+    return cache;
+  }
+
+  async function participantsOf(socket: RealtimeSocket, conversationId: number) {
+    // Listening before the first lookup: an ending told while it runs is heard.
+    const { participants, ended } = typingCacheOf(socket);
+    const cached = participants.get(conversationId);
+    if (cached && performance.now() - cached.at < PARTICIPANTS_CACHE_MS) return cached.ids;
+    const ids = await getParticipantIds(app.db, conversationId, socket.data.user.id);
+    // Told of its end while it was looked up: the answer is from before the end, and cached it would
+    // relay typing to the one who ended it for as long as the cache keeps it.
+    if (!ids || ended.has(conversationId)) return null;
     if (participants.size >= PARTICIPANTS_CACHE_SIZE) participants.clear();
     participants.set(conversationId, { ids, at: performance.now() });
     return ids;

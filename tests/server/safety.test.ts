@@ -952,6 +952,40 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
     }
   });
 
+  it('relays no typing in a conversation whose end this socket was told of while it looked the conversation up', async () => {
+    const api = client(server.url);
+    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const [typist, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    try {
+      const heard = record(other);
+      const { hold, stuckOrDone } = lockHolder(holder);
+      // The socket's first typing looks the conversation up, held here; its end is told meanwhile, as
+      // a block's match:removed that commits and is published while the lookup runs is.
+      const release = await hold('lock table conversations in access exclusive mode');
+      let typed: Promise<unknown>;
+      try {
+        typed = typist.emitWithAck('typing', { conversation_id: id });
+        expect(await stuckOrDone(typed, 1)).toBe(false);
+        const told = waitFor(typist, 'match:removed');
+        server.app.publish([a.id], 'match:removed', { conversation_id: id });
+        await told;
+      } finally {
+        await release();
+      }
+      const notFound = { ok: false, error: { code: 'not_found', message: 'Not found.' } };
+      expect(await typed).toEqual(notFound);
+      // Nor later, from a cache of what the lookup found.
+      expect(await typist.emitWithAck('typing', { conversation_id: id })).toEqual(notFound);
+      await other.emitWithAck('presence:list', {});
+      expect(heard.map(({ event }) => event)).not.toContain('typing');
+    } finally {
+      typist.close();
+      other.close();
+    }
+  });
+
   it('tells a read receipt that waited for the reader’s marker before the block that landed meanwhile, never after', async () => {
     const api = client(server.url);
     const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
