@@ -25,6 +25,7 @@ import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { connect, record, waitFor } from '../helpers/socket';
+import { makePair } from '../realtime/fixtures';
 import { hasPostgres } from '../helpers/services';
 
 const NOT_FOUND = { detail: 'Not found.' };
@@ -915,9 +916,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
     ['socket', 'an unmatch'],
   ] as const)('stores nothing sent over %s once %s has landed, and tells the other nothing', async (path, ending) => {
     const api = client(server.url);
-    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
-    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const { a, b, conversationId: id } = await makePair(server);
     const [sender, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
     try {
       const heard = record(other);
@@ -953,10 +952,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
   });
 
   it('relays no typing in a conversation whose end this socket was told of while it looked the conversation up', async () => {
-    const api = client(server.url);
-    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
-    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const { a, b, conversationId: id } = await makePair(server);
     const [typist, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
     try {
       const heard = record(other);
@@ -988,9 +984,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
 
   it('tells a read receipt that waited for the reader’s marker before the block that landed meanwhile, never after', async () => {
     const api = client(server.url);
-    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
-    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    const { a, b, conversationId: id } = await makePair(server);
     const sent = await api.post(`/api/conversations/${id}/messages/`, { token: b.token, json: { content: 'hello' } });
     const [reader, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
     try {
