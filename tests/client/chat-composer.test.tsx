@@ -6,19 +6,17 @@
  * for good offers no Retry either but goes back to the composer, and Return writes a new line on a
  * touch screen, where Enter sends from a hardware keyboard.
  */
-import { act, cleanup, fireEvent, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MESSAGE_MAX_LENGTH } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import type { ConversationSummary } from '../../shared/schemas/conversations';
-import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { Chat } from '../../client/pages/app/Chat';
 import { Matches } from '../../client/pages/app/Matches';
 import { emptyThread, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
-import { useSession } from '../../client/stores/session';
-import { currentUser } from '../helpers/current-user';
+import { chatPageWorld } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
@@ -43,15 +41,9 @@ const answer = (url: string) => {
   return { results: [], next: null, previous: null };
 };
 
-beforeEach(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  useSession.setState({ token: 'token', user: currentUser({ id: ME }) });
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
-  );
-  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
+chatPageWorld(ME, answer);
+
+beforeEach(() => {
   useChat.setState({
     threads: {
       7: {
@@ -63,15 +55,6 @@ beforeEach(async () => {
     },
   });
 });
-afterEach(() => {
-  cleanup();
-  useSession.getState().signOut();
-  useChat.getState().reset();
-  useConversations.getState().reset();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
-
 describe('text that reads right to left', () => {
   it('sets each message and the composer to follow the direction of what they hold', async () => {
     renderAt('/app/', <Chat id={7} />);

@@ -4,16 +4,13 @@
  * out), but a hidden one says the partner's newest message once, with who wrote it: not one's own, and
  * not the history the chat opened on.
  */
-import { act, cleanup, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
-import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
-import { useConversations } from '../../client/stores/conversations';
-import { useSession } from '../../client/stores/session';
-import { currentUser } from '../helpers/current-user';
+import { chatPageWorld } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
@@ -24,25 +21,7 @@ const message = (id: number, sender: number, content: string): ChatMessage => ({
 /** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
 const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null, previous: null });
 
-beforeEach(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  useSession.setState({ token: 'token', user: currentUser({ id: ME }) });
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
-  );
-  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
-});
-afterEach(() => {
-  cleanup();
-  useSession.getState().signOut();
-  useChat.getState().reset();
-  useConversations.getState().reset();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
-
+chatPageWorld(ME, answer);
 /** The chat open on `history`, loaded. */
 async function openOn(history: ChatMessage[]) {
   useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: history } } });

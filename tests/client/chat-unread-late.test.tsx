@@ -4,17 +4,15 @@
  * server (the one a reconnect asks for, say) may answer after it, still counting its messages unread.
  * Left so, Chats would say "1 unread" once the reader left the chat, of a message they had read.
  */
-import { act, cleanup, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import type { ConversationSummary } from '../../shared/schemas/conversations';
-import { initLanguage } from '../../client/lib/i18n';
 import '../../client/lib/messages-app';
 import { Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
 import { unreadTotal, useConversations } from '../../client/stores/conversations';
-import { useSession } from '../../client/stores/session';
-import { currentUser } from '../helpers/current-user';
+import { chatPageWorld } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
@@ -34,25 +32,7 @@ const listed = (unread: number): ConversationSummary => ({
 /** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
 const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null, previous: null });
 
-beforeEach(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  useSession.setState({ token: 'token', user: currentUser({ id: ME }) });
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
-  );
-  vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
-});
-afterEach(() => {
-  cleanup();
-  useSession.getState().signOut();
-  useChat.getState().reset();
-  useConversations.getState().reset();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
-
+chatPageWorld(ME, answer);
 describe('the unread count of the chat on screen', () => {
   it('stays at none when a read of the lists asked before the chat was read answers after it', async () => {
     useConversations.setState({ empty: [], started: [listed(1)] });

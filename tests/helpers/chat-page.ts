@@ -1,0 +1,33 @@
+/**
+ * The world a client test of the chat page runs in: signed in as `me`, in English, the server answering
+ * every request with `answer(url)` as JSON, and a ResizeObserver that observes nothing (jsdom has none);
+ * each test's chats, lists and session put away after it.
+ */
+import { cleanup } from '@testing-library/react';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { initLanguage } from '../../client/lib/i18n';
+import { useChat } from '../../client/stores/chat';
+import { useConversations } from '../../client/stores/conversations';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from './current-user';
+
+export function chatPageWorld(me: number, answer: (url: string) => unknown) {
+  beforeEach(async () => {
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    useSession.setState({ token: 'token', user: currentUser({ id: me }) });
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
+    );
+    vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
+  });
+  afterEach(() => {
+    cleanup();
+    useSession.getState().signOut();
+    useChat.getState().reset();
+    useConversations.getState().reset();
+    vi.unstubAllGlobals();
+    localStorage.clear();
+  });
+}
