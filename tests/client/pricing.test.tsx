@@ -64,6 +64,7 @@ describe('<Subscribe>', () => {
     await initLanguage();
     useSession.setState({
       token: 't',
+      fromDevice: false,
       user: { id: 1, email: 'a@b.c', first_name: 'A', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },
     });
   });
@@ -145,9 +146,12 @@ describe('<Subscribe>', () => {
   it('says the payment is being confirmed until the server says the plan is active', async () => {
     // Back from Stripe's checkout before its webhook reached the server: the user is read first (the
     // one the phone kept may predate the checkout), then the page says it waits for Stripe.
+    useSession.setState({ fromDevice: true });
     renderAt('/app/subscribe/?success=true&session_id=cs_1');
     expect(screen.getByRole('status').textContent).toBe(en['app.loading']);
     expect(screen.queryByRole('heading')).toBeNull();
+    // The server's answer: no plan yet.
+    act(() => useSession.setState({ fromDevice: false }));
     expect((await screen.findByRole('heading')).textContent).toBe(en['subscribe.confirming.title']);
     expect(screen.getByRole('status').textContent).toBe(en['subscribe.confirming.text']);
     expect(screen.getByRole('link', { name: en['subscribe.success.link'] }).getAttribute('href')).toBe('/app/home/');

@@ -184,25 +184,23 @@ export function Subscribe() {
   const t = useT();
   const search = useSearch();
   const user = useSession((state) => state.user);
+  // The user the phone kept while the server could not be asked: it may predate a checkout just paid.
+  const fromDevice = useSession((state) => state.fromDevice);
   const loadConfig = useConfig((state) => state.load);
   const loadUser = useSession((state) => state.loadUser);
   const outcome = outcomeFor(search);
 
-  // Whether the user was read from the server since this page opened (the one the phone kept may
-  // predate a checkout just paid).
-  const [userRead, setUserRead] = useState(false);
-
   useEffect(() => {
     void loadConfig();
     // The plan may have changed elsewhere (another phone, Stripe): the page follows the server.
-    void loadUser().finally(() => setUserRead(true));
+    void loadUser();
   }, [loadConfig, loadUser]);
   const canceled = new URLSearchParams(search).has('canceled');
 
   if (outcome === 'success') {
     // Stripe sends the buyer back before its webhook may have reached the server: the plan is said to
     // be active once the server says so (its `account:changed` reads the user again), not before.
-    if (!user || (!user.has_subscription && !userRead)) return <Waiting offline="subscribe.offline" />;
+    if (!user || (!user.has_subscription && fromDevice)) return <Waiting offline="subscribe.offline" />;
     return (
       <section className="page result-page">
         {user.has_subscription ? (
