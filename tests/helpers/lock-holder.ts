@@ -14,13 +14,16 @@ export function lockHolder(holder: postgres.Sql) {
   }
 
   return {
-    /** Runs `statement` in a transaction of the holder's, left open until the answer is called. */
+    /**
+     * Runs `statement` in a transaction of the holder's, left open until the answer is called: rolled
+     * back, or committed (a change the server's waiting work must then find made).
+     */
     async hold(statement: string, params: (number | string)[] = []) {
       const session = await holder.reserve();
       await session`begin`;
       await session.unsafe(statement, params);
-      return async () => {
-        await session`rollback`;
+      return async (end: 'rollback' | 'commit' = 'rollback') => {
+        await session.unsafe(end);
         session.release();
       };
     },

@@ -20,7 +20,7 @@ import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../../server/lib/tokens';
 import { admin } from '../../scripts/admin';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
-import { client } from '../helpers/http';
+import { type ApiResponse, client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -882,6 +882,37 @@ describe.skipIf(!(await hasPostgres()))('the purge of ended conversations beside
       }
       expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(1);
       expect(await left()).toBe(0);
+    } finally {
+      await holder.end();
+      await server.close();
+    }
+  });
+});
+
+/**
+ * A login that begins while a ban is being written: its session must not outlive the ban. The test's
+ * own transaction stands in for the ban in progress (it holds the user's row, `banned_at` set).
+ */
+describe.skipIf(!(await hasPostgres()))('a login racing a ban, on PostgreSQL', () => {
+  it('waits for the ban and is refused, leaving no session behind', async () => {
+    const server = await startServer({ backend: 'postgres' });
+    const holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    try {
+      const user = await makeUser(server);
+      const sessions = async () => (await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).length;
+      const before = await sessions();
+      const { hold, stuckOrDone } = lockHolder(holder);
+      const release = await hold('update users set banned_at = now() where id = $1', [user.id]);
+      let login: Promise<ApiResponse>;
+      try {
+        login = client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } });
+        expect(await stuckOrDone(login, 1)).toBe(false);
+      } finally {
+        await release('commit');
+      }
+      const answer = await login;
+      expect([answer.status, answer.body]).toEqual([403, SUSPENDED]);
+      expect(await sessions()).toBe(before);
     } finally {
       await holder.end();
       await server.close();

@@ -23,7 +23,10 @@ export const hashPassword = (password: string, options: HashOptions) =>
 
 /**
  * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account
- * gets none (403 `AccountSuspended`). Checked in the insert itself, so a ban that commits first always wins.
+ * gets none (403 `AccountSuspended`). Checked in the insert itself, on the user's row held shared: a ban
+ * in progress (which holds that row) is waited for and wins; one that comes after waits for this
+ * session's commit, and its sweep of the user's sessions finds this one. Read without the lock, a login
+ * that began before the ban committed could insert its session after the sweep, and keep it.
  */
 export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
   const token = newToken();
@@ -39,7 +42,8 @@ export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
           endedByBan: sql`false`.as('ended_by_ban'),
         })
         .from(users)
-        .where(and(eq(users.id, userId), isNull(users.bannedAt))),
+        .where(and(eq(users.id, userId), isNull(users.bannedAt)))
+        .for('share'),
     )
     .returning({ tokenHash: authTokens.tokenHash });
   if (issued.length === 0) throw new AccountSuspended();
