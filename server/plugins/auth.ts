@@ -23,7 +23,10 @@ declare module 'fastify' {
      * `suspended` for a session a ban ended, which says so rather than that the token is unknown.
      */
     userForToken: (token: string) => Promise<AuthUser | 'suspended' | null>;
-    /** Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other instances). */
+    /**
+     * Ends a token's session: its row, then every listener of `onTokenRevoked` (realtime tells the other
+     * instances, and waits for them to drop it: once this resolves, the token opens nothing anywhere).
+     */
     revokeToken: (tokenHash: string) => Promise<void>;
     /**
      * Ends every session of a user but `except` (the one asking, when it stays signed in): their
@@ -36,7 +39,8 @@ declare module 'fastify' {
      * session closed for no reason it can tell. A marked row never authenticates again.
      */
     suspendUserTokens: (userId: number) => Promise<void>;
-    onTokenRevoked: (listener: (tokenHash: string) => void) => void;
+    /** A listener's promise is waited for: the revocation is answered once it is in force where the listener reaches. */
+    onTokenRevoked: (listener: (tokenHash: string) => void | Promise<void>) => void;
     /** Another instance revoked this token: forget it here too. */
     revokeTokenHere: (tokenHash: string) => void;
     /** Whether this instance heard of the token's revocation lately (a handshake in flight may have missed it). */
@@ -85,7 +89,7 @@ export default fp(
       maxEntries: TOKEN_CACHE_ENTRIES,
       tombstoneMs: TOMBSTONE_MS,
     });
-    const revocationListeners: Array<(tokenHash: string) => void> = [];
+    const revocationListeners: Array<(tokenHash: string) => void | Promise<void>> = [];
 
     // Reads of tokens in use, beside the requests they came with; awaited on close.
     const refreshes = new Set<Promise<void>>();
@@ -136,15 +140,13 @@ export default fp(
       return { id: entry.userId, tokenHash: hash };
     });
 
-    const revoked = (tokenHashes: string[]) => {
-      for (const tokenHash of tokenHashes) {
-        cache.revoke(tokenHash);
-        for (const listener of revocationListeners) listener(tokenHash);
-      }
+    const revoked = async (tokenHashes: string[]) => {
+      for (const tokenHash of tokenHashes) cache.revoke(tokenHash);
+      await Promise.all(tokenHashes.flatMap((tokenHash) => revocationListeners.map((listener) => listener(tokenHash))));
     };
     app.decorate('revokeToken', async (tokenHash: string) => {
       await app.db.delete(authTokens).where(eq(authTokens.tokenHash, tokenHash));
-      revoked([tokenHash]);
+      await revoked([tokenHash]);
     });
     app.decorate('revokeUserTokens', async (userId: number, options: { except?: string } = {}) => {
       const deleted = await app.db
@@ -156,7 +158,7 @@ export default fp(
           ),
         )
         .returning({ tokenHash: authTokens.tokenHash });
-      revoked(deleted.map((row) => row.tokenHash));
+      await revoked(deleted.map((row) => row.tokenHash));
       return deleted.length;
     });
     app.decorate('suspendUserTokens', async (userId: number) => {
@@ -165,7 +167,7 @@ export default fp(
         .set({ endedByBan: true })
         .where(and(eq(authTokens.userId, userId), eq(authTokens.endedByBan, false)))
         .returning({ tokenHash: authTokens.tokenHash });
-      revoked(marked.map((row) => row.tokenHash));
+      await revoked(marked.map((row) => row.tokenHash));
     });
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);

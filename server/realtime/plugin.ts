@@ -6,6 +6,7 @@ import { createMessageBatcher } from '../features/conversations/message-batcher'
 import { createEventLive, type EventLive } from '../features/events/live';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
+import { withTimeout } from '../lib/redis';
 import { createRedisFanout } from './redis';
 import type { RealtimeServer } from './types';
 
@@ -13,6 +14,13 @@ type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClient
 
 /** How long a cluster-wide count of a user's sockets may take before this instance counts its own. */
 const FETCH_SOCKETS_TIMEOUT_MS = 1000;
+
+/**
+ * How long a revocation waits for the other instances to say they have dropped the token. One that
+ * cannot answer in time (Redis away, an instance stalled) is left to the token's trust running out and
+ * to the token-sweep job, as while Redis is away.
+ */
+const REVOCATION_ACK_TIMEOUT_MS = 1000;
 
 /** The largest frame a client may send: a 2,000-character message in any script fits many times over. */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
@@ -155,13 +163,31 @@ export default fp(
         if (socket.data.user.tokenHash === tokenHash) socket.disconnect(true);
       }
     };
+    /**
+     * Tells the other instances, and waits until each has dropped the token (or the wait's bound): the
+     * revocation is answered only then. Told and not waited for, a request the client sent on hearing
+     * the answer could reach an instance that had not heard yet, and find the token still trusted there.
+     */
+    const revokedElsewhere = (tokenHash: string) => {
+      const acknowledged = new Promise<void>((resolve, reject) => {
+        const done = (error: Error | null) => (error ? reject(error) : resolve());
+        // Through the adapter, whose promise says when it could not even count the instances (Redis
+        // away): `io.serverSideEmit` would leave that rejection unhandled.
+        const counted: unknown = io.of('/').adapter.serverSideEmit(['token:revoked', tokenHash, done]);
+        void Promise.resolve(counted).catch(reject);
+      });
+      return withTimeout(acknowledged, REVOCATION_ACK_TIMEOUT_MS, 'token:revoked').catch((error: unknown) => {
+        app.log.warn({ err: error }, 'a revocation was not confirmed by every instance: theirs ends with its trust or the token sweep');
+      });
+    };
     app.onTokenRevoked((tokenHash) => {
       dropSocketsOf(tokenHash);
-      if (fanout) io.serverSideEmit('token:revoked', tokenHash);
+      if (fanout) return revokedElsewhere(tokenHash);
     });
-    io.on('token:revoked', (tokenHash) => {
+    io.on('token:revoked', (tokenHash, done) => {
       app.revokeTokenHere(tokenHash);
       dropSocketsOf(tokenHash);
+      done?.();
     });
     const handlers = createHandlers({ app, presence, messages, eventLive, accepting: () => accepting, track });
     io.on('connection', (socket) => {

@@ -25,8 +25,11 @@ export interface AttendanceMove {
 
 /** Between instances (through Redis), never to clients. */
 export interface InterServerEvents {
-  /** A token was revoked on the sending instance: forget it and drop its sockets here too. */
-  'token:revoked': (tokenHash: string) => void;
+  /**
+   * A token was revoked on the sending instance: forget it and drop its sockets here too, then say so
+   * (`done`, when the sender waits for it).
+   */
+  'token:revoked': (tokenHash: string, done?: () => void) => void;
   /** A user checked in or left on the sending instance: their sockets here follow, and the counts are told. */
   'event:moved': (move: AttendanceMove) => void;
 }

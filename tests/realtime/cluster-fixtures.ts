@@ -54,14 +54,17 @@ export function ownRedis(port: number) {
   };
 }
 
-/** Two app instances on one fresh PostgreSQL database and one Redis, with a channel prefix of their own. */
-export async function startTwoInstances(redisUrl: string, config: Partial<Config> = {}) {
+/**
+ * Two app instances on one fresh PostgreSQL database and one Redis, with a channel prefix of their own.
+ * `redisUrlOfTwo`: the same Redis by another way (a slow link), for instance two.
+ */
+export async function startTwoInstances(redisUrl: string, config: Partial<Config> = {}, options: { redisUrlOfTwo?: string } = {}) {
   const database = await createPostgresDatabase();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const servers: TestServer[] = [];
   // One after the other: both would otherwise apply the migrations at once.
-  for (let i = 0; i < 2; i += 1) {
-    servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { ...config, redisUrl, redisPrefix } }));
+  for (const url of [redisUrl, options.redisUrlOfTwo ?? redisUrl]) {
+    servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { ...config, redisUrl: url, redisPrefix } }));
   }
   const [one, two] = servers as [TestServer, TestServer];
   return {
