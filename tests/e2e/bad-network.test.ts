@@ -11,7 +11,7 @@ import { rowsOf } from '../../server/db/client';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { cuttableProxy } from '../helpers/cuttable-proxy';
+import { tcpProxy } from '../helpers/tcp-proxy';
 import { deckSettled, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -19,9 +19,9 @@ const ready = hasChromium();
 
 describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', { timeout: 90_000 }, () => {
   const app = appInChromium();
-  let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+  let proxy: Awaited<ReturnType<typeof tcpProxy>>;
   beforeAll(async () => {
-    proxy = await cuttableProxy(app.server.url);
+    proxy = await tcpProxy(app.server.url);
   });
   afterAll(() => proxy?.close());
 

@@ -5,7 +5,7 @@ import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { slowProxy } from '../helpers/slow-proxy';
+import { tcpProxy } from '../helpers/tcp-proxy';
 import { type ClientSocket, connect, waitForDisconnect } from '../helpers/socket';
 import { startTwoInstances } from './cluster-fixtures';
 
@@ -100,14 +100,14 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
  * the answer takes to come back and a request to reach it.
  */
 describe.skipIf(!ready)('revocations answered on one instance, with the other hearing Redis late', () => {
-  let slowLink: Awaited<ReturnType<typeof slowProxy>>;
+  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
   let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
   let one: TestServer;
   let two: TestServer;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
-    slowLink = await slowProxy(REDIS_URL, 150);
+    slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
     cluster = await startTwoInstances(REDIS_URL, {}, { redisUrlOfTwo: slowLink.url });
     ({ one, two } = cluster);
   });
