@@ -1,15 +1,18 @@
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { rowsOf } from '../../server/db/client';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
-import { currentQr, findEventByCode, findEventById, isValidQrToken, qrWindowAt } from '../../server/features/events/service';
+import { CHECK_IN_LOCK_SPACE, currentQr, findEventByCode, findEventById, isValidQrToken, qrWindowAt } from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { client } from '../helpers/http';
+import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -785,5 +788,45 @@ describe('public lookups are throttled per address', () => {
     const passes = [];
     for (let i = 0; i < 3; i++) passes.push((await api.post(`/api/events/${event.code}/pass/`, { json: { token: 'AAAAAAAAAAAAAAAAAAAAAA' } })).status);
     expect(passes).toEqual([403, 403, 429]);
+  });
+});
+
+describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion, on PostgreSQL', () => {
+  let server: TestServer;
+  /** The test's own connection, to hold the check-in half-way while the event is deleted. */
+  let holder: postgres.Sql;
+  let hold: LockHolder['hold'];
+  let stuckOrDone: LockHolder['stuckOrDone'];
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    ({ hold, stuckOrDone } = lockHolder(holder));
+  });
+  afterAll(async () => {
+    await holder.end();
+    await server.close();
+  });
+
+  it('answers 404, as for an event that never was, and leaves the guest where they were', async () => {
+    const api = client(server.url);
+    const organizer = await makeUser(server);
+    const guest = await makeCompletedUser(server);
+    const first = await makeEvent(server, organizer);
+    await checkIn(server, guest, first.code);
+    // Check-in is open an hour before the start, and the organizer may delete the event until then.
+    const doomed = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
+    // The check-in has read the event and waits for the guest's own check-in lock, taken here.
+    const release = await hold('select pg_advisory_xact_lock($1, $2)', [CHECK_IN_LOCK_SPACE, guest.id]);
+    const checking = api.post(`/api/events/${doomed.code}/check-in/`, { token: guest.token, json: {} });
+    try {
+      expect(await stuckOrDone(checking, 1)).toBe(false);
+      expect((await api.delete(`/api/events/${doomed.id}/`, { token: organizer.token })).status).toBe(204);
+    } finally {
+      await release();
+    }
+    const reply = await checking;
+    expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
+    const current = await api.get('/api/events/current/', { token: guest.token });
+    expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
   });
 });

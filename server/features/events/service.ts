@@ -30,7 +30,7 @@ import { attendances, conversations, events, messages, reactions } from '../../d
 import { ApiError, Conflict, type FieldMessages, NotFound, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
-import { isUniqueViolation } from '../../lib/pg-errors';
+import { isForeignKeyViolation, isUniqueViolation } from '../../lib/pg-errors';
 import { attendeeCountStatement, currentEventStatement, eventIsLive } from './queries';
 
 const MINUTE_MS = 60_000;
@@ -302,7 +302,7 @@ export interface CheckInOutcome {
 }
 
 /** Every check-in of one user queues here (one lock key per user, in a key space of its own). */
-const CHECK_IN_LOCK_SPACE = 16;
+export const CHECK_IN_LOCK_SPACE = 16;
 
 /**
  * Checks the user in to the event of `code`: the window, then the proof of presence a `qr` event asks
@@ -341,8 +341,17 @@ export async function checkIn(
     leaveOthersStatement.with({ userId, eventId: event.id }),
     joinStatement.with({ userId, eventId: event.id }),
     eventByIdStatement.with({ id: event.id }),
-  ]);
+  ]).catch(deletedMeanwhile);
   return { event: joined ? eventRecordOf(joined) : event, changed: true, previousEventId: liveEventLeft(left) };
+}
+
+/**
+ * The organizer deleted the event between its read and the attendance's insert, which found its row
+ * gone: as if it had been gone before, a 404 (the transaction, leaving the other event included, rolled back).
+ */
+function deletedMeanwhile(error: unknown): never {
+  if (isForeignKeyViolation(error)) throw new NotFound();
+  throw error;
 }
 
 // The check-in's and the leave's statements, prepared (a party's doors see a check-in per attendee):
