@@ -13,6 +13,7 @@ import { client } from '../helpers/http';
 import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
+import { banThroughModeration, makeModerator } from '../helpers/safety';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -791,7 +792,7 @@ describe('public lookups are throttled per address', () => {
   });
 });
 
-describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion, on PostgreSQL', () => {
+describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion or the guest\'s ban, on PostgreSQL', () => {
   let server: TestServer;
   /** The test's own connection, to hold the check-in half-way while the event is deleted. */
   let holder: postgres.Sql;
@@ -807,6 +808,19 @@ describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion
     await server.close();
   });
 
+  /** The guest's check-in, once it has read its event, waiting for their own check-in lock, taken here until `race` is done. */
+  async function heldCheckIn(guest: TestUser, code: string, race: () => Promise<void>) {
+    const release = await hold('select pg_advisory_xact_lock($1, $2)', [CHECK_IN_LOCK_SPACE, guest.id]);
+    const checking = client(server.url).post(`/api/events/${code}/check-in/`, { token: guest.token, json: {} });
+    try {
+      expect(await stuckOrDone(checking, 1)).toBe(false);
+      await race();
+    } finally {
+      await release();
+    }
+    return checking;
+  }
+
   it('answers 404, as for an event that never was, and leaves the guest where they were', async () => {
     const api = client(server.url);
     const organizer = await makeUser(server);
@@ -815,18 +829,26 @@ describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion
     await checkIn(server, guest, first.code);
     // Check-in is open an hour before the start, and the organizer may delete the event until then.
     const doomed = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
-    // The check-in has read the event and waits for the guest's own check-in lock, taken here.
-    const release = await hold('select pg_advisory_xact_lock($1, $2)', [CHECK_IN_LOCK_SPACE, guest.id]);
-    const checking = api.post(`/api/events/${doomed.code}/check-in/`, { token: guest.token, json: {} });
-    try {
-      expect(await stuckOrDone(checking, 1)).toBe(false);
+    const reply = await heldCheckIn(guest, doomed.code, async () => {
       expect((await api.delete(`/api/events/${doomed.id}/`, { token: organizer.token })).status).toBe(204);
-    } finally {
-      await release();
-    }
-    const reply = await checking;
+    });
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
     const current = await api.get('/api/events/current/', { token: guest.token });
     expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
+  });
+
+  it('lets no one banned since their request came in check in: the count stays without them', async () => {
+    const api = client(server.url);
+    const organizer = await makeUser(server);
+    const moderator = await makeModerator(server);
+    const guest = await makeCompletedUser(server);
+    const event = await makeEvent(server, organizer);
+    const reply = await heldCheckIn(guest, event.code, () => banThroughModeration(server, moderator, guest).then(() => undefined));
+    expect([reply.status, reply.body.code]).toEqual([403, 'account_suspended']);
+    expect((await api.get(`/api/events/${event.code}/`)).body.attendee_count).toBe(0);
+    const open = rowsOf<{ n: number }>(
+      await server.app.db.execute(sql`select count(*)::int as n from attendances where user_id = ${guest.id} and left_at is null`),
+    );
+    expect(Number(open[0]!.n)).toBe(0);
   });
 });

@@ -26,11 +26,12 @@ import { z } from '../../../shared/schemas/zod';
 import { eventStatusAt } from '../../../shared/event-status';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
-import { attendances, conversations, events, messages, reactions } from '../../db/schema';
-import { ApiError, Conflict, type FieldMessages, NotFound, ValidationError } from '../../errors';
+import { attendances, conversations, events, messages, reactions, users } from '../../db/schema';
+import { AccountSuspended, ApiError, Conflict, type FieldMessages, NotFound, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/pg-errors';
+import { banLockShared } from '../matching/locks';
 import { attendeeCountStatement, currentEventStatement, eventIsLive } from './queries';
 
 const MINUTE_MS = 60_000;
@@ -336,12 +337,14 @@ export async function checkIn(
   const proofNeeded = event.joinMode === 'qr' && event.organizerId !== userId;
   if (proofNeeded && input.token === undefined && input.pass === undefined) throw qrRequired();
 
-  const [, left, , [joined]] = await transactionInOneRoundTrip<[unknown[], LeftRow[], unknown[], EventRow[]]>(db, [
+  const [, left, opened, [joined]] = await transactionInOneRoundTrip<[unknown[], LeftRow[], unknown[], EventRow[]]>(db, [
     checkInLockStatement.with({ userId }),
     leaveOthersStatement.with({ userId, eventId: event.id }),
     joinStatement.with({ userId, eventId: event.id }),
     eventByIdStatement.with({ id: event.id }),
   ]).catch(deletedMeanwhile);
+  // Banned since the request was let in: the ban has closed their attendances, and none opens again.
+  if (opened.length === 0) throw new AccountSuspended();
   return { event: joined ? eventRecordOf(joined) : event, changed: true, previousEventId: liveEventLeft(left) };
 }
 
@@ -359,9 +362,14 @@ function deletedMeanwhile(error: unknown): never {
 const $userId = sql`${sql.placeholder('userId')}::int`;
 const $eventId = sql`${sql.placeholder('eventId')}::int`;
 
-/** Every check-in of the user waits here for the one before it. */
+/**
+ * Every check-in of the user waits here for the one before it; and, holding the user's ban lock
+ * shared as a like does (locks.ts), for a ban of theirs in progress, or the ban for it: whichever
+ * commits second sees the first, so a ban closes the attendance a check-in opened, or the check-in
+ * finds the user banned and opens none.
+ */
 const checkInLockStatement = new PreparedStatement<{ userId: number }>(
-  sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId})`,
+  sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId}), ${banLockShared($userId)}`,
 );
 
 /** An event the user left, and whether it is still live (its room is told). */
@@ -382,10 +390,12 @@ const leaveOthersStatement = leaveStatement<{ userId: number; eventId: number }>
 /** The event left, if it is still live: someone must be told. */
 const liveEventLeft = ([row]: LeftRow[]) => (row && row.live ? Number(row.event_id) : null);
 
-/** Opens the attendance, or reopens the one from an earlier visit. */
+/** Opens the attendance, or reopens the one from an earlier visit, unless the user is banned: a row when it did. */
 const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
-  insert into ${attendances} (event_id, user_id) values (${$eventId}, ${$userId})
-  on conflict (event_id, user_id) do update set left_at = null`);
+  insert into ${attendances} (event_id, user_id)
+  select ${$eventId}, ${$userId} where not exists (select 1 from ${users} u where u.id = ${$userId} and u.banned_at is not null)
+  on conflict (event_id, user_id) do update set left_at = null
+  returning 1`);
 
 /** Leaves the user's event, if they have one open: returns it (still live, so someone must be told). */
 export async function leaveEvent(db: Db, userId: number): Promise<number | null> {

@@ -14,7 +14,8 @@ import type { DbOrTx } from '../../db/client';
  * one statement before anything else (the user's likes lock, the pair's, then both users' ban locks
  * shared); a block or a report takes its pair's lock first; a ban takes its user's ban lock before
  * it changes anything the like reads. A block or a report never takes a ban lock, a ban never takes
- * a pair lock, so nothing waits in a cycle.
+ * a pair lock, so nothing waits in a cycle. A check-in holds its user's ban lock shared too, after
+ * the user's check-in lock, which a ban never takes (events/service.ts).
  */
 
 type UserRef = SQLWrapper | number;
