@@ -9,7 +9,7 @@ import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import { CHECK_IN_LOCK_SPACE, currentQr, findEventByCode, findEventById, isValidQrToken, qrWindowAt } from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
-import { client } from '../helpers/http';
+import { type ApiResponse, client } from '../helpers/http';
 import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
@@ -792,9 +792,9 @@ describe('public lookups are throttled per address', () => {
   });
 });
 
-describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion or the guest\'s ban, on PostgreSQL', () => {
+describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\'s deletion, or a ban, on PostgreSQL', () => {
   let server: TestServer;
-  /** The test's own connection, to hold the check-in half-way while the event is deleted. */
+  /** The test's own connection, to hold a check-in or a like half-way while the event goes. */
   let holder: postgres.Sql;
   let hold: LockHolder['hold'];
   let stuckOrDone: LockHolder['stuckOrDone'];
@@ -835,6 +835,39 @@ describe.skipIf(!(await hasPostgres()))('a check-in racing the event\'s deletion
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
     const current = await api.get('/api/events/current/', { token: guest.token });
     expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
+  });
+
+  it('makes a match racing the deletion of the event where it is made, at no event, instead of a 404', async () => {
+    const api = client(server.url);
+    const organizer = await makeUser(server);
+    const ana = await makeCompletedUser(server, { gender: 'female', genders_to_match: ['male'] });
+    const ben = await makeCompletedUser(server, { gender: 'male', genders_to_match: ['female'] });
+    // Check-in is open an hour before the start, and the organizer may delete the event until then.
+    const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
+    await checkIn(server, ana, event.code);
+    await checkIn(server, ben, event.code);
+    expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.match).toBe(false);
+    // The deletion, its attendances with it, is under way (uncommitted) as Ben's like comes.
+    const deletion = await holder.reserve();
+    let liking: Promise<ApiResponse> | undefined;
+    let committed = false;
+    try {
+      await deletion`begin`;
+      await deletion`delete from events where id = ${event.id}`;
+      liking = api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+      expect(await stuckOrDone(liking, 1)).toBe(false);
+      await deletion`commit`;
+      committed = true;
+    } finally {
+      if (!committed) await deletion`rollback`;
+      deletion.release();
+    }
+    const reply = await liking;
+    expect([reply.status, reply.body.match]).toEqual([200, true]);
+    const [row] = rowsOf<{ event_id: number | null }>(
+      await server.app.db.execute(sql`select event_id from conversations where id = ${reply.body.conversation_id}`),
+    );
+    expect(row).toEqual({ event_id: null });
   });
 
   it('lets no one banned since their request came in check in: the count stays without them', async () => {

@@ -4,7 +4,7 @@ import { ageOn } from '../../../shared/schemas/common';
 import type { Undoable, UndoResult } from '../../../shared/schemas/plan';
 import type { DeckCard } from '../../../shared/schemas/users';
 import type { MatchUser } from '../../../shared/events';
-import { analyticsEvents, conversationMembers, conversations, profiles, reactions, users } from '../../db/schema';
+import { analyticsEvents, conversationMembers, conversations, events, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, PermissionDenied, ValidationError } from '../../errors';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { sharedCurrentEventOf } from '../events/queries';
@@ -184,6 +184,15 @@ const likeLocksStatement = new PreparedStatement<Pair>(sql`
   select ${likesLock($me)}, ${pairLock($low, $high)}, ${banLockShared($me)}, ${banLockShared($other)}`);
 
 /**
+ * The event a match is made at, locked until the match commits: a deletion of the event in progress
+ * (its organizer may delete it in the hour check-in is open before it starts) is waited for, and
+ * then the event is gone and the match is made at none, instead of failing the conversation's
+ * foreign key on an event this statement's snapshot still saw, which answered the like 404.
+ * Taken only by a like that makes a match: the room's likes do not queue on its event's row.
+ */
+const eventStillThere = (eventId: SQL) => sql`(select e.id from ${events} e where e.id = ${eventId} for key share)`;
+
+/**
  * What the like's statement answers: on a match, one `match` row per user of the pair (the
  * conversation and what the other is told about them); when the two were matched already (their
  * conversation open), one `open` row with it; past the free plan's limit, one `refused` row with when
@@ -224,7 +233,7 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
       where r.from_user_id = ${$other} and r.to_user_id = ${$me} and r.kind = 'like')
   ), created as (
     insert into ${conversations} (user_low_id, user_high_id, event_id)
-    select ${$low}, ${$high}, here.event_id from mutual, here
+    select ${$low}, ${$high}, ${eventStillThere(sql`here.event_id`)} from mutual, here
     on conflict (user_low_id, user_high_id) do nothing
     returning id
   ), members as (
