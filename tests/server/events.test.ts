@@ -837,6 +837,31 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
   });
 
+  /** `request`, sent while a deletion of the event (as the organizer's DELETE makes it) is under way, and waiting on it; then the deletion commits. */
+  async function duringDeletion(eventId: number, request: () => Promise<ApiResponse>) {
+    const deletion = await holder.reserve();
+    let committed = false;
+    try {
+      await deletion`begin`;
+      await deletion`delete from events where id = ${eventId}`;
+      const sent = request();
+      expect(await stuckOrDone(sent, 1)).toBe(false);
+      await deletion`commit`;
+      committed = true;
+      return await sent;
+    } finally {
+      if (!committed) await deletion`rollback`;
+      deletion.release();
+    }
+  }
+
+  it('answers 404 to an end racing the event\'s deletion from another of the organizer\'s screens', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+    const reply = await duringDeletion(event.id, () => client(server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token }));
+    expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
+  });
+
   it('makes a match racing the deletion of the event where it is made, at no event, instead of a 404', async () => {
     const api = client(server.url);
     const organizer = await makeUser(server);
@@ -848,21 +873,7 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     await checkIn(server, ben, event.code);
     expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.match).toBe(false);
     // The deletion, its attendances with it, is under way (uncommitted) as Ben's like comes.
-    const deletion = await holder.reserve();
-    let liking: Promise<ApiResponse> | undefined;
-    let committed = false;
-    try {
-      await deletion`begin`;
-      await deletion`delete from events where id = ${event.id}`;
-      liking = api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
-      expect(await stuckOrDone(liking, 1)).toBe(false);
-      await deletion`commit`;
-      committed = true;
-    } finally {
-      if (!committed) await deletion`rollback`;
-      deletion.release();
-    }
-    const reply = await liking;
+    const reply = await duringDeletion(event.id, () => api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } }));
     expect([reply.status, reply.body.match]).toEqual([200, true]);
     const [row] = rowsOf<{ event_id: number | null }>(
       await server.app.db.execute(sql`select event_id from conversations where id = ${reply.body.conversation_id}`),

@@ -402,12 +402,18 @@ export async function leaveEvent(db: Db, userId: number): Promise<number | null>
   return liveEventLeft(await leaveAnyStatement.run<LeftRow>(db, { userId }));
 }
 
-/** Ends an event now (an early end; one that had not started starts a second before); an event already over keeps its end. */
+/**
+ * Ends an event now (an early end; one that had not started starts a second before); an event already
+ * over keeps its end. One deleted since it was found (from another of the organizer's screens) is not
+ * there to end: 404, not the event as it was read, which had never ended.
+ */
 export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord> {
   await db.execute(sql`
     update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
     where id = ${event.id} and ends_at > now()`);
-  return (await findEventById(db, event.id)) ?? event;
+  const ended = await findEventById(db, event.id);
+  if (!ended) throw new NotFound();
+  return ended;
 }
 
 /**
