@@ -10,6 +10,7 @@ import { CHECK_IN_LOCK_SPACE, currentQr, findEventByCode, findEventById, isValid
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { type LockHolder, lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
@@ -673,6 +674,39 @@ describe.each(backends)('events on %s', (backend) => {
       // Reacted to everyone in the room but the one skipped: only they are left.
       for (const other of [others[0]!, ...others.slice(2)]) await react(viewer, other, 'dislike');
       expect(await deckIds(viewer)).toEqual(new Set([others[1]!.id]));
+    });
+
+    it('brings a card back by undo only while its person may be in my deck: not one who left the room, nor one passed over before I came', async () => {
+      const band: [number, number] = [89, 90];
+      const ana = await makeCompletedUser(server, person(89, band, { gender: 'female', genders_to_match: ['male'] }));
+      const ben = await makeCompletedUser(server, person(90, band));
+      const cal = await makeCompletedUser(server, person(90, band));
+      await subscribeThroughTestCheckout(server, ana);
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const undo = () => api().post('/api/matching/undo/', { token: ana.token, json: {} });
+      const undoable = async () => (await api().get('/api/matching/undo/', { token: ana.token })).body.card?.id ?? null;
+
+      // Passed over in the general deck; then Ana checks in, and Cal is not there.
+      await react(ana, cal, 'skip');
+      await checkIn(server, ana, event.code);
+      expect(await undoable()).toBeNull();
+      expect((await undo()).body.code).toBe('nothing_to_undo');
+
+      // Skipped in the room, Ben leaves it: his card is not brought back into the room's deck.
+      await checkIn(server, ben, event.code);
+      await react(ana, ben, 'skip');
+      expect(await undoable()).toBe(ben.id);
+      expect((await api().post('/api/events/leave/', { token: ben.token })).status).toBe(204);
+      expect(await undoable()).toBeNull();
+      expect((await undo()).status).toBe(409);
+      // Back in the room, he is undoable again; and out of it, Ana back in the general deck may undo him too.
+      await checkIn(server, ben, event.code);
+      expect((await undo()).body).toMatchObject({ undone: 'skip', card: { id: ben.id } });
+      await react(ana, ben, 'skip');
+      expect((await api().post('/api/events/leave/', { token: ben.token })).status).toBe(204);
+      expect((await api().post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+      expect((await undo()).body).toMatchObject({ undone: 'skip', card: { id: ben.id } });
     });
 
     it('records the event of a match made there; the match and its chat outlive the event', async () => {
