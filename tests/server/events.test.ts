@@ -896,6 +896,25 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
   });
 
+  it('lets a change waiting for the event\'s row undo no end that came meanwhile', async () => {
+    const api = client(server.url);
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    // A check-in's attendance holds the event's key (as this holds it): a change waits for it, an end does not.
+    const release = await hold('select 1 from events where id = $1 for key share', [event.id]);
+    const later = new Date(Date.now() + 2 * HOUR).toISOString();
+    const changing = api.patch(`/api/events/${event.id}/`, { token: organizer.token, json: { ends_at: later } });
+    try {
+      expect(await stuckOrDone(changing, 1)).toBe(false);
+      expect((await api.post(`/api/events/${event.id}/end/`, { token: organizer.token })).body.status).toBe('after');
+    } finally {
+      await release();
+    }
+    const reply = await changing;
+    expect([reply.status, reply.body]).toEqual([409, { detail: EVENT_ERRORS.ended, code: 'ended' }]);
+    expect((await api.get(`/api/events/${event.code}/`)).body.status).toBe('after');
+  });
+
   it('makes a match racing the deletion of the event where it is made, at no event, instead of a 404', async () => {
     const api = client(server.url);
     const organizer = await makeUser(server);

@@ -423,7 +423,7 @@ export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord>
  * checked as creation checks them, the unchanged one with the changed. An event over is history: 409.
  * The row is locked while it is checked, so an end or another change at the same moment is not undone.
  */
-export async function updateEvent(db: Db, eventId: number, change: EventUpdate, now = Date.now()): Promise<EventRecord> {
+export async function updateEvent(db: Db, eventId: number, change: EventUpdate, clock: () => number = Date.now): Promise<EventRecord> {
   await db.transaction(async (tx) => {
     const [row] = await tx
       .select({ startsAt: events.startsAt, endsAt: events.endsAt })
@@ -431,6 +431,9 @@ export async function updateEvent(db: Db, eventId: number, change: EventUpdate, 
       .where(eq(events.id, eventId))
       .for('update');
     if (!row) throw new NotFound();
+    // Read once the row is ours: an end that committed while this waited for the lock (an end does not
+    // wait for the check-ins' key locks on the row, a change does) is over by now, not by an earlier time.
+    const now = clock();
     if (row.endsAt.getTime() <= now) throw eventError(409, 'ended', serverText('event_ended'));
     const startsAt = change.starts_at === undefined ? row.startsAt : new Date(change.starts_at);
     const endsAt = change.ends_at === undefined ? row.endsAt : new Date(change.ends_at);
