@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, messages } from '../../server/db/schema';
+import { deleteAccount } from '../../server/features/account/deletion';
 import { birthDateForAge, makeCompletedUser, makeUser } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
@@ -156,6 +157,18 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect(data).toMatchObject({ reactions_given: [], matches: [], conversations: [], events_attended: [], events_organized: [], blocks: [] });
     expect(data.analytics_events).toEqual([{ name: 'signed_up', time: expect.any(String) }]);
     expect(data.profile).toMatchObject({ name: 'Alex', image: null, is_completed: false });
+  });
+
+  it('an export whose account is deleted as it starts ends broken, and the server goes on', async () => {
+    const user = await makeUser(server);
+    // Signed in already (the token trusted on this instance), the account gone before its archive is read.
+    expect((await api().get('/api/users/me/', { token: user.token })).status).toBe(200);
+    expect(await deleteAccount(server.app.db, user.id)).not.toBeNull();
+    const response = await fetch(`${server.url}${EXPORT}`, { headers: { authorization: `Token ${user.token}` } });
+    expect(response.status).toBe(200);
+    // The stream is cut: the download fails rather than ending as a whole archive.
+    await expect(response.arrayBuffer()).rejects.toThrow();
+    expect((await api().get('/healthz')).status).toBe(200);
   });
 
   it('needs a session, and allows 3 exports a day', async () => {

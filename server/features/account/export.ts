@@ -247,7 +247,13 @@ export function exportArchive(db: Db, store: MediaStore, userId: number, log: Fa
     output.destroy(error instanceof Error ? error : new Error(String(error)));
   });
   const mtime = new Date();
-  zip.addReadStreamLazy('account.json', { mtime }, (callback) => callback(null, Readable.from(accountJson(db, store, userId))));
+  zip.addReadStreamLazy('account.json', { mtime }, (callback) => {
+    const json = Readable.from(accountJson(db, store, userId));
+    // yazl pipes the stream it is given and listens for none of its errors: a read that fails (the
+    // account deleted meanwhile, the database gone) was an uncaught exception, which stops the server.
+    json.once('error', (error) => zip.emit('error', error));
+    callback(null, json);
+  });
 
   void (async () => {
     const photos = await db
