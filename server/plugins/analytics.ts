@@ -4,8 +4,11 @@ import type { AnalyticsEventName } from '../../shared/schemas/analytics';
 import { recordEvent } from '../features/analytics/service';
 
 export interface Analytics {
-  /** Stores the event (and forwards it to PostHog when `POSTHOG_KEY` is set). */
-  record(userId: number, name: AnalyticsEventName): Promise<void>;
+  /**
+   * Stores the event (and forwards it to PostHog when `POSTHOG_KEY` is set). Answers false, having done
+   * neither, when the account is gone (deleted meanwhile).
+   */
+  record(userId: number, name: AnalyticsEventName): Promise<boolean>;
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
 }
@@ -29,8 +32,9 @@ export default fp(
 
     app.decorate('analytics', {
       async record(userId: number, name: AnalyticsEventName) {
-        await recordEvent(app.db, userId, name);
+        if (!(await recordEvent(app.db, userId, name))) return false;
         posthog?.capture({ distinctId: String(userId), event: name, disableGeoip: true });
+        return true;
       },
       async flush() {
         await posthog?.flush();

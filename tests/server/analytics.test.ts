@@ -1,6 +1,7 @@
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents, conversations } from '../../server/db/schema';
+import { deleteAccount } from '../../server/features/account/deletion';
 import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -49,6 +50,16 @@ describe.each(backends)('first-party analytics events on %s', (backend) => {
     expect((await api().post(EVENTS, { token: user.token, json: 'app_opened' })).status).toBe(400);
     expect((await api().post(EVENTS, { json: { name: 'app_opened' } })).status).toBe(401);
     expect((await eventsOf(user.id)).map((row) => row.name)).toEqual(['signed_up']);
+  });
+
+  it('an event from a session whose account was deleted meanwhile is 401, and stores nothing', async () => {
+    const user = await makeUser(server);
+    // Signed in already (the token trusted on this instance), the account gone before the event is stored.
+    expect((await api().post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    expect(await deleteAccount(server.app.db, user.id)).not.toBeNull();
+    const late = await api().post(EVENTS, { token: user.token, json: { name: 'app_opened' } });
+    expect([late.status, late.body]).toEqual([401, { detail: 'Invalid token.' }]);
+    expect(await eventsOf(user.id)).toEqual([]);
   });
 
   it('is throttled per user: 60 a minute', async () => {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnalyticsEventInput, AnalyticsSummary, AnalyticsSummaryQuery } from '../../../shared/schemas/analytics';
 import { NoBody } from '../../../shared/schemas/common';
-import { NotFound } from '../../errors';
+import { NotAuthenticated, NotFound } from '../../errors';
+import { serverText } from '../../../shared/i18n/server-messages';
 import { currentUser } from '../../plugins/auth';
 import { isModerator } from '../moderation/service';
 import { dailySummary } from './service';
@@ -12,7 +13,8 @@ const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: AnalyticsEventInput, response: { 204: NoBody } },
     onRequest: [app.authenticate, app.limits.hook('analytics:event')],
     handler: async (request, reply) => {
-      await app.analytics.record(currentUser(request).id, request.body.name);
+      // Signed in as the account was deleted: the session has ended with it.
+      if (!(await app.analytics.record(currentUser(request).id, request.body.name))) throw new NotAuthenticated(serverText('invalid_token'));
       return reply.code(204).send(null);
     },
   });

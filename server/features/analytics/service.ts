@@ -1,11 +1,22 @@
 import { sql } from 'drizzle-orm';
 import type { AnalyticsDay, AnalyticsEventName } from '../../../shared/schemas/analytics';
-import { type DbOrTx, rowsOf } from '../../db/client';
+import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { analyticsEvents } from '../../db/schema';
+import { isForeignKeyViolation } from '../../lib/pg-errors';
 
-/** Stores one event: who (a user id, never an e-mail), what, when. */
-export async function recordEvent(db: DbOrTx, userId: number, name: AnalyticsEventName): Promise<void> {
-  await db.insert(analyticsEvents).values({ userId, name });
+/**
+ * Stores one event: who (a user id, never an e-mail), what, when. Answers false, storing nothing, for
+ * an account deleted meanwhile (a request that passed sign-in just before): its row is gone, which
+ * the user id's foreign key refuses. Not for a transaction, which the refusal would leave aborted.
+ */
+export async function recordEvent(db: Db, userId: number, name: AnalyticsEventName): Promise<boolean> {
+  try {
+    await db.insert(analyticsEvents).values({ userId, name });
+    return true;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) return false;
+    throw error;
+  }
 }
 
 interface DayRow {
