@@ -481,6 +481,45 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
   });
 
+  it.each(['test', 'stripe'] as const)(
+    'a %s checkout that passed sign-in before the deletion committed is told the session has ended, and starts nothing',
+    async (mode) => {
+      // Stripe's checkout on a second instance over the same database, against the fake Stripe.
+      const stripe = mode === 'stripe' ? await startFakeStripe(TEST_STRIPE) : null;
+      const instance = stripe
+        ? await startServer({ backend: 'postgres', databaseUrl: database.url, config: { stripe: stripeConfigFor(stripe) } })
+        : server;
+      try {
+        const user = await makeCompletedUser(server);
+        // An event of theirs stops the deletion after it has taken the account's row, before its cascade.
+        const event = await makeEvent(server, user);
+        const release = await hold('select 1 from events where id = $1 for update', [event.id]);
+        let deleting: Promise<unknown> | undefined;
+        let checkout: Promise<ApiResponse> | undefined;
+        try {
+          deleting = deleteAccount(server.app.db, user.id);
+          expect(await stuckOrDone(deleting, 1)).toBe(false);
+          // Signed in, the account read: its checkout's write (the session's row, or the customer's link) waits for the account's.
+          checkout = client(instance.url).post('/api/payments/stripe/create-checkout-session/', {
+            token: user.token,
+            json: { lookup_key: instance.config.stripe.lookupKeys.monthly },
+          });
+          expect(await stuckOrDone(checkout, 2)).toBe(false);
+        } finally {
+          await release();
+        }
+        const [, started] = await Promise.all([deleting, checkout!]);
+        expect([started.status, started.body]).toEqual([401, { detail: 'Invalid token.' }]);
+        expect(await server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, user.id))).toEqual([]);
+      } finally {
+        if (stripe) {
+          await instance.close();
+          await stripe.close();
+        }
+      }
+    },
+  );
+
   it('a save that passed sign-in before the deletion committed is told the session has ended, and stores nothing', async () => {
     const user = await makeCompletedUser(server);
     const input = await validProfile({ name: 'Too late' });

@@ -11,7 +11,8 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { checkoutSessions, stripeEvents, users } from '../../db/schema';
-import { Conflict, ValidationError } from '../../errors';
+import { Conflict, NotAuthenticated, ValidationError } from '../../errors';
+import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { callStripe } from './stripe-client';
 import { serverText } from '../../../shared/i18n/server-messages';
 
@@ -89,7 +90,7 @@ export async function createCheckout(
 
   if (!payments.stripe) {
     const id = `cs_local_${randomBytes(18).toString('base64url')}`;
-    await db.insert(checkoutSessions).values({ id, userId: user.id, lookupKey, provider: 'local' });
+    await db.insert(checkoutSessions).values({ id, userId: user.id, lookupKey, provider: 'local' }).catch(sessionEnded);
     return testCheckoutUrl(publicUrl, id);
   }
 
@@ -123,8 +124,20 @@ export async function createCheckout(
     }),
   );
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
-  await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' });
+  // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
+  // the webhook as one a deleted account left behind (`leftBehind`).
+  await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' }).catch(sessionEnded);
   return session.url;
+}
+
+/**
+ * The account was deleted while its checkout started (the request had passed sign-in before the
+ * deletion committed): its row is gone, which the checkout's foreign key refuses. The session has
+ * ended with it, as the next request would be told.
+ */
+function sessionEnded(error: unknown): never {
+  if (isForeignKeyViolation(error)) throw new NotAuthenticated(serverText('invalid_token'));
+  throw error;
 }
 
 /**
@@ -214,7 +227,9 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
     .returning({ id: users.stripeCustomerId });
   if (stored?.id) return stored.id;
   const current = await findCheckoutUserById(db, user.id);
-  if (!current?.stripeCustomerId) throw new Error(`user ${user.id} has no Stripe customer after linking`);
+  // Deleted meanwhile: the customer just made is left unused, as a racing checkout's is.
+  if (!current) throw new NotAuthenticated(serverText('invalid_token'));
+  if (!current.stripeCustomerId) throw new Error(`user ${user.id} has no Stripe customer after linking`);
   return current.stripeCustomerId;
 }
 
