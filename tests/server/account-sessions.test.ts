@@ -223,6 +223,32 @@ describe.each(backends)('sessions and password on %s', (backend) => {
       },
     );
 
+    it('a login that read the old password as it was changed gets no session that outlives the change', async () => {
+      const user = await makeUser(server);
+      const fresh = `${user.password}-renewed`;
+      // The login has read the account (its password hash) and asks its throttle: the change lands then,
+      // before the old password is checked against what was read.
+      const limits = server.app.limits;
+      const consume = limits.consume;
+      let changed: Awaited<ReturnType<typeof me>> | undefined;
+      limits.consume = async (name, subject) => {
+        await consume(name, subject);
+        if (name === 'login:account-ip' && changed === undefined) {
+          changed = await api().post(PASSWORD_CHANGE, { token: user.token, json: { current_password: user.password, password: fresh, password2: fresh } });
+        }
+      };
+      let late: Awaited<ReturnType<typeof login>>;
+      try {
+        late = await login(user.email, user.password);
+      } finally {
+        limits.consume = consume;
+      }
+      expect(changed?.status).toBe(200);
+      // The old password is no longer the account's: as for any wrong one, no session.
+      expect([late.status, late.body]).toEqual([400, { non_field_errors: ['Unable to log in with provided credentials.'] }]);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(1);
+    });
+
     it('needs a session, and the whole body', async () => {
       expect((await api().post(PASSWORD_CHANGE, { json: {} })).status).toBe(401);
       const user = await makeUser(server);

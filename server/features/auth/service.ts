@@ -23,31 +23,39 @@ export const hashPassword = (password: string, options: HashOptions) =>
 
 /**
  * A new session for the user: every way in (password, Google, a reset) ends here, so a banned account
- * gets none (403 `AccountSuspended`). Checked in the insert itself, on the user's row held shared: a ban
- * in progress (which holds that row) is waited for and wins; one that comes after waits for this
- * session's commit, and its sweep of the user's sessions finds this one. Read without the lock, a login
- * that began before the ban committed could insert its session after the sweep, and keep it.
+ * gets none (403 `AccountSuspended`). A password login names the hash it checked the password against
+ * (`passwordHash`): a change or reset that commits while it was being checked wins too, and the login
+ * is answered as for a wrong password. Both are checked in the insert itself, on the user's row held
+ * shared: a ban or a change in progress (which holds that row) is waited for and wins; one that comes
+ * after waits for this session's commit, and its sweep of the user's sessions finds this one. Read
+ * without the lock, a login that began before either committed could store its session after the
+ * sweep, and keep it.
  */
-export async function issueToken(db: DbOrTx, userId: number): Promise<string> {
+export async function issueToken(db: DbOrTx, userId: number, options: { passwordHash?: string } = {}): Promise<string> {
   const token = newToken();
+  const checked = options.passwordHash;
+  const account = db
+    .select({
+      tokenHash: sql`${hashToken(token)}`.as('token_hash'),
+      userId: users.id,
+      createdAt: sql`now()`.as('created_at'),
+      lastUsedAt: sql`now()`.as('last_used_at'),
+      endedByBan: sql`false`.as('ended_by_ban'),
+    })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.bannedAt), checked === undefined ? undefined : eq(users.passwordHash, checked)));
   const issued = await db
     .insert(authTokens)
-    .select(
-      db
-        .select({
-          tokenHash: sql`${hashToken(token)}`.as('token_hash'),
-          userId: users.id,
-          createdAt: sql`now()`.as('created_at'),
-          lastUsedAt: sql`now()`.as('last_used_at'),
-          endedByBan: sql`false`.as('ended_by_ban'),
-        })
-        .from(users)
-        .where(and(eq(users.id, userId), isNull(users.bannedAt)))
-        .for('share'),
-    )
+    .select(account.for('share'))
     .returning({ tokenHash: authTokens.tokenHash });
-  if (issued.length === 0) throw new AccountSuspended();
-  return token;
+  if (issued.length > 0) return token;
+  if (checked !== undefined && !(await isBanned(db, userId))) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
+  throw new AccountSuspended();
+}
+
+async function isBanned(db: DbOrTx, userId: number): Promise<boolean> {
+  const [row] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, userId));
+  return row?.bannedAt != null;
 }
 
 /** A new account and its empty profile (name = first name, ages 18–50), in one transaction. */
@@ -152,7 +160,7 @@ export async function login(
   const hash = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy-password', hashOptions)));
   const valid = await argon2.verify(hash, password).catch(() => false);
   if (!user?.passwordHash || !valid) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
-  return { token: await issueToken(db, user.id), accountKey, userId: user.id };
+  return { token: await issueToken(db, user.id, { passwordHash: user.passwordHash }), accountKey, userId: user.id };
 }
 
 /** The language the user reads the app in now: their e-mails are written in it from here on. */
