@@ -92,6 +92,12 @@ const stripeError = (status: number, message: string, type = 'invalid_request_er
   body: { error: { type, message } },
 });
 
+/** Stripe's refusal of a call naming a customer it does not have, or has deleted: `resource_missing` on `customer`. */
+const noSuchCustomer = (id: string) => ({
+  status: 400,
+  body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: `No such customer: '${id}'` } },
+});
+
 export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
   const sessions = new Map<string, Record<string, unknown>>();
@@ -154,6 +160,8 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       const price = form['line_items[0][price]'];
       if (!price || ![...prices.values()].includes(price)) return stripeError(400, `No such price: '${price}'`);
       if (!form.success_url || !form.cancel_url) return stripeError(400, 'Missing success_url or cancel_url.');
+      // A deleted customer can be read, but nothing new starts on it.
+      if (form.customer && customers.get(form.customer)?.deleted) return noSuchCustomer(form.customer);
       const id = nextId('cs_test');
       const session = {
         id,
@@ -192,6 +200,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     if (request.method === 'POST' && request.path === '/v1/billing_portal/sessions') {
       const { customer, return_url: returnUrl } = request.form;
       if (!customer) return stripeError(400, 'Missing required param: customer.');
+      if (customers.get(customer)?.deleted) return noSuchCustomer(customer);
       const id = nextId('bps');
       const session = {
         id,

@@ -18,6 +18,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { endThroughTestPortal } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { connect, waitFor } from '../helpers/socket';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
@@ -498,6 +499,41 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect((await deletion).status).toBe(200);
     expect(await me()).toBe(false);
     expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
+  });
+
+  it('starts a checkout on a new customer for someone whose Stripe customer was deleted in Stripe; the portal says there is nothing to manage', async () => {
+    const { user, customer, sessionId } = await checkedOutUser();
+    fake.subscriptions.set('sub_customer_deleted', { customer, status: 'active' });
+    expect((await deliver(completedCheckout({ user, customer, sessionId }, 'sub_customer_deleted'))).status).toBe(200);
+    expect((await subscriptionState(server, user.id)).hasSubscription).toBe(true);
+    const other = await connect(server.url, user.token);
+    const told = waitFor(other, 'account:changed');
+    // Deleted in Stripe's dashboard (its subscriptions with it; their events not here yet): Stripe starts
+    // nothing new on it, a portal session included.
+    fake.customers.get(customer)!.deleted = true;
+    const portal = await client(server.url).post('/api/payments/stripe/create-portal-session/', { token: user.token });
+    expect([portal.status, portal.body.code], JSON.stringify(portal.body)).toEqual([403, 'subscription_required']);
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer: null, subscription: null });
+    await told;
+    other.disconnect();
+
+    const started = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const linked = (await subscriptionState(server, user.id)).customer;
+    expect(linked).toMatch(/^cus_/);
+    expect(linked).not.toBe(customer);
+    expect(fake.customers.get(linked!)?.metadata).toMatchObject({ user_id: String(user.id) });
+    expect(fake.sessions.get(String(started.body.url).split('/').pop()!)?.customer).toBe(linked);
+  });
+
+  it('starts a checkout on a new customer when the deleted one is still linked here', async () => {
+    const { user, customer } = await checkedOutUser();
+    fake.customers.get(customer)!.deleted = true;
+    const started = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const linked = (await subscriptionState(server, user.id)).customer;
+    expect(linked).not.toBe(customer);
+    expect(fake.sessions.get(String(started.body.url).split('/').pop()!)?.customer).toBe(linked);
   });
 
   it('cancels at Stripe a subscription that a deleted account left behind, when its events arrive', async () => {

@@ -114,7 +114,11 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   app.post('/api/payments/stripe/create-portal-session/', {
     schema: { ...noBody, response: { 200: PortalResponse } },
     onRequest: [app.authenticate, app.limits.hook('checkout:ip', addressOf)],
-    handler: async (request) => ({ url: await openPortal(app.db, payments, app.publicUrlFor(request), currentUser(request).id) }),
+    handler: async (request) => {
+      const { id } = currentUser(request);
+      // A customer Stripe no longer has ends the plan here: the user's other phones and tabs are told.
+      return { url: await openPortal(app.db, payments, app.publicUrlFor(request), id, () => app.publish([id], 'account:changed')) };
+    },
   });
 
   // Stripe signs the exact bytes it sent: this context alone reads bodies raw.

@@ -99,16 +99,25 @@ export async function createCheckout(
   const price = prices.data[0];
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
 
-  const customer = await ensureStripeCustomer(db, stripe, user);
   await expireEarlierCheckouts(db, stripe, user.id);
-  const trial = !(await hasHadTrial(db, stripe, user.id, customer));
-  const session = await callStripe(() =>
+  const session = await withLiveCustomer(db, stripe, user, (customer) => openStripeCheckout(db, stripe, publicUrl, user.id, price.id, customer));
+  if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
+  // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
+  // the webhook as one a deleted account left behind (`leftBehind`).
+  await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' }).catch(sessionEnded);
+  return session.url;
+}
+
+/** A Stripe Checkout Session for the plan's price, on `customer`, with the free trial if they have not had it. */
+async function openStripeCheckout(db: Db, stripe: Stripe, publicUrl: string, userId: number, price: string, customer: string) {
+  const trial = !(await hasHadTrial(db, stripe, userId, customer));
+  return callStripe(() =>
     stripe.checkout.sessions.create({
       mode: 'subscription',
-      line_items: [{ price: price.id, quantity: 1 }],
+      line_items: [{ price, quantity: 1 }],
       customer,
-      client_reference_id: String(user.id),
-      metadata: { user_id: String(user.id) },
+      client_reference_id: String(userId),
+      metadata: { user_id: String(userId) },
       // The trial is sold as needing no card: Stripe's checkout asks for one unless told it is only
       // needed when something is due now, and a trial that ends with no card on file is cancelled
       // (the plan ends through `customer.subscription.deleted`) rather than left unpaid.
@@ -117,17 +126,48 @@ export async function createCheckout(
         ...(trial
           ? { trial_period_days: FREE_TRIAL_DAYS, trial_settings: { end_behavior: { missing_payment_method: 'cancel' as const } } }
           : {}),
-        metadata: { user_id: String(user.id) },
+        metadata: { user_id: String(userId) },
       },
       success_url: successUrl(publicUrl),
       cancel_url: cancelUrl(publicUrl),
     }),
   );
-  if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
-  // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
-  // the webhook as one a deleted account left behind (`leftBehind`).
-  await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' }).catch(sessionEnded);
-  return session.url;
+}
+
+/** Stripe refused a call for naming a customer it does not have: one deleted in Stripe's dashboard, say. */
+export const isMissingCustomer = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing' && error.param === 'customer';
+
+/**
+ * `call` on the user's Stripe customer, made if they have none. One Stripe has deleted (by hand in its
+ * dashboard; it cancelled their subscriptions then) can start nothing new: every checkout was refused,
+ * and the user could never subscribe again. It is unlinked, and the call made once more on a new one.
+ */
+async function withLiveCustomer<T>(db: Db, stripe: Stripe, user: CheckoutUser, call: (customer: string) => Promise<T>): Promise<T> {
+  const customer = await ensureStripeCustomer(db, stripe, user);
+  try {
+    return await call(customer);
+  } catch (error) {
+    if (!isMissingCustomer(error)) throw error;
+    await unlinkCustomer(db, user.id, customer);
+    return call(await ensureStripeCustomer(db, stripe, { ...user, stripeCustomerId: null }));
+  }
+}
+
+/**
+ * Forgets a customer Stripe no longer has (unless another has been linked meanwhile), and the plan its
+ * subscription gave: Stripe cancelled every subscription of it with it, and their events, should they
+ * come later, name a customer no account has. Answers whether a plan ended here.
+ */
+export async function unlinkCustomer(db: Db, userId: number, customer: string): Promise<boolean> {
+  const linked = and(eq(users.id, userId), eq(users.stripeCustomerId, customer));
+  const [before] = await db.select({ active: users.hasSubscription }).from(users).where(linked);
+  if (!before) return false;
+  await db
+    .update(users)
+    .set({ stripeCustomerId: null, hasSubscription: false, stripeSubscriptionId: null, planLookupKey: null, ...NO_PLAN_DATES })
+    .where(linked);
+  return before.active;
 }
 
 /**

@@ -5,7 +5,7 @@ import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { handleStripeEvent, LOCAL_EVENTS, type Payments, subscribeUrl, trialDaysFor } from './service';
+import { handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
 import { callStripe } from './stripe-client';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -66,9 +66,10 @@ export async function subscriptionState(
 /**
  * Where "Manage subscription" sends the browser: a session of Stripe's customer portal for the user's
  * customer, returning to the subscribe page; or, without Stripe, the local test portal. Someone with
- * nothing to manage gets `SubscriptionRequired`.
+ * nothing to manage gets `SubscriptionRequired`; `planEnded` is called when that is because Stripe no
+ * longer has their customer, whose plan ends here with it.
  */
-export async function openPortal(db: Db, payments: Payments, publicUrl: string, userId: number): Promise<string> {
+export async function openPortal(db: Db, payments: Payments, publicUrl: string, userId: number, planEnded: () => void = () => {}): Promise<string> {
   const billing = await billingOf(db, userId);
   const stripe = payments.stripe;
   if (payments.mode === 'off') throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
@@ -78,10 +79,16 @@ export async function openPortal(db: Db, payments: Payments, publicUrl: string, 
   }
   const customer = billing?.customer;
   if (!customer) throw new SubscriptionRequired();
-  const session = await callStripe(() =>
-    stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl) }),
-  );
-  return session.url;
+  try {
+    const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl) }));
+    return session.url;
+  } catch (error) {
+    if (!isMissingCustomer(error)) throw error;
+    // Deleted in Stripe's dashboard, with every subscription of it: nothing is left to manage, and the
+    // next checkout makes a new customer.
+    if (await unlinkCustomer(db, userId, customer)) planEnded();
+    throw new SubscriptionRequired();
+  }
 }
 
 /**
