@@ -982,6 +982,64 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
     }
   });
 
+  it.each(['REST', 'REST with a client_id', 'socket'] as const)(
+    "stores a send over %s made while another write holds the conversation's row and leaves it open (an event deleted)",
+    async (path) => {
+      const api = client(server.url);
+      const organizer = await makeCompletedUser(server, { name: 'Olga' });
+      const event = await makeEvent(server, organizer);
+      const { a, b, conversationId: id } = await makePair(server);
+      // Matched there: deleting the event sets the conversation's event_id to null, holding its row.
+      await holder`update conversations set event_id = ${event.id} where id = ${id}`;
+      const [sender, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+      try {
+        const told = waitFor(other, 'message:new');
+        const { hold, stuckOrDone } = lockHolder(holder);
+        const release = await hold('delete from events where id = $1', [event.id]);
+        let send: Promise<unknown>;
+        try {
+          send =
+            path === 'socket'
+              ? sender.emitWithAck('message:send', { conversation_id: id, content: 'still here', client_id: randomUUID() })
+              : api.post(`/api/conversations/${id}/messages/`, {
+                  token: a.token,
+                  json: { content: 'still here', ...(path === 'REST' ? {} : { client_id: randomUUID() }) },
+                });
+          // It waits for the deletion: the conversation is not ended by it.
+          expect(await stuckOrDone(send, 1)).toBe(false);
+        } finally {
+          await release('commit');
+        }
+        const answer = await send;
+        if (path === 'socket') expect(answer).toMatchObject({ ok: true, message: { content: 'still here' } });
+        else expect(answer).toMatchObject({ status: 201, body: { content: 'still here' } });
+        expect((await told).message.content).toBe('still here');
+        const [stored] = rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
+        expect(stored!.n).toBe(1);
+      } finally {
+        sender.close();
+        other.close();
+      }
+    },
+  );
+
+  it('answers a REST send with a client_id not found when its conversation ends as the send reaches its row', async () => {
+    const api = client(server.url);
+    const { a, conversationId: id } = await makePair(server);
+    const { hold, stuckOrDone } = lockHolder(holder);
+    // An unmatch in flight: the row is being ended, not yet committed.
+    const release = await hold("update conversations set ended_at = now(), end_reason = 'unmatch' where id = $1", [id]);
+    let send: Promise<ApiResponse>;
+    try {
+      send = api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'hello?', client_id: randomUUID() } });
+      expect(await stuckOrDone(send, 1)).toBe(false);
+    } finally {
+      await release('commit');
+    }
+    // Not "client_id already used": nothing was stored under it.
+    expect(await send).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
   it('relays no typing in a conversation whose end this socket was told of while it looked the conversation up', async () => {
     const { a, b, conversationId: id } = await makePair(server);
     const [typist, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];

@@ -305,8 +305,10 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
     };
     outcomes[idx] = { message, participantIds: [Number(row.low), Number(row.high)], created: true };
   }
-  // Valid sends the statement did not answer for: not a participant.
-  for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) outcomes[item.idx] = new NotFound();
+  // Valid sends the statement did not answer for: not a participant, or the conversation's row was held
+  // by another write (an ending, or an event deleted, which leaves it open) and passed by. The service
+  // answers which once that write is over.
+  for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) unresolved.push(item.idx);
   for (const idx of unresolved) outcomes[idx] = await sendMessage(db, inputs[idx]!).catch(asError);
   // Bad content: NotFound for a stranger, the content errors for a participant (the service's order).
   for (const item of participantsOnly) {

@@ -81,9 +81,12 @@ export const sendLock = (conversationId: SQL) => sql`pg_advisory_xact_lock(${sql
  * through, and it was stored after the ending and pushed to the one who had just ended it. A row it
  * locks, PostgreSQL reads again as committed now (READ COMMITTED re-checks its newest version); an
  * ending's UPDATE, which the lock conflicts with, waits for a send that holds it, so the message is
- * stored before the ending and gone with it. A row being ended right now (or deleted with an account)
- * is skipped, as ended, rather than waited for: a send then never waits on an ending, and a ban, which
- * ends many conversations in one UPDATE, cannot close a cycle with a batch sending to two of them.
+ * stored before the ending and gone with it. A row another write holds right now (an ending, a
+ * deletion with an account, or an event deleted setting its `event_id` to null) is skipped rather than
+ * waited for: a send then never waits on it holding its send locks, and a ban, which ends many
+ * conversations in one UPDATE, cannot close a cycle with a batch sending to two of them. The send
+ * skipped is not refused for that: `sendMessage` waits for that write on its own, holding nothing, and
+ * reads the row again (ended: not found; still open: sent again).
  * Every way two people are hidden from each other ends their conversation in the same transaction
  * (a deletion deletes it), so `ended_at` is what needs reading again; the rest of the rule is asked
  * of the statement's snapshot. `held` is a column of the statement's send locks' row: a lateral

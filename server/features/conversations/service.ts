@@ -12,7 +12,7 @@ import { type Db, PreparedStatement } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
-import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { ApiError, NotFound, toFieldErrors, ValidationError } from '../../errors';
 import {
   conversationListQuery,
   type MessagePageRow,
@@ -87,29 +87,59 @@ export async function sendMessage(
   if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.error.issues));
   const { content, client_id: clientId = null } = parsed.data;
 
-  const [inserted] = await insertStatement.run<InsertedRow>(db, {
-    conversationId: input.conversationId,
-    senderId: input.senderId,
-    content,
-    clientId,
-  });
-  if (inserted) {
-    const { id, sender_id: sender, time, client_id } = inserted;
-    return { message: { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id }, participantIds, created: true };
-  }
+  for (let attempt = 1; ; attempt += 1) {
+    const [inserted] = await insertStatement.run<InsertedRow>(db, {
+      conversationId: input.conversationId,
+      senderId: input.senderId,
+      content,
+      clientId,
+    });
+    if (inserted) {
+      const { id, sender_id: sender, time, client_id } = inserted;
+      return { message: { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id }, participantIds, created: true };
+    }
 
-  // The conversation ended while the send waited for its lock (`openConversationRow`): as if before.
-  if (!clientId || !(await getParticipantIds(db, input.conversationId, input.senderId))) throw new NotFound();
-  // The same (sender, client_id) is already stored: a retried send.
-  const [stored] = await db
-    .select()
-    .from(messages)
-    .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId ?? '')));
-  if (!stored || stored.conversationId !== input.conversationId) {
-    throw ValidationError.field('client_id', CLIENT_ID_REUSED);
+    // The conversation ended while the send waited for its lock, or another write held its row and the
+    // insert passed it by (`openConversationRow`): an ending, or one that leaves it open (an event
+    // deleted sets its `event_id` to null). Asked once that write is over: ended, as if before.
+    if (!(await settledParticipantIds(db, input.conversationId, input.senderId))) throw new NotFound();
+    if (clientId) {
+      // The same (sender, client_id) is already stored: a retried send.
+      const [stored] = await db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId)));
+      if (stored && stored.conversationId !== input.conversationId) throw ValidationError.field('client_id', CLIENT_ID_REUSED);
+      if (stored) return { message: presentMessage(stored), participantIds, created: false };
+    }
+    // Still open, and not stored: its row was held by a write that has let go of it. Again.
+    if (attempt === SEND_ATTEMPTS) throw new ApiError(503, { detail: serverText('busy_try_again') }, { 'Retry-After': '1' });
   }
-  return { message: presentMessage(stored), participantIds, created: false };
 }
+
+/**
+ * How many times a send is tried while other writes keep holding its conversation's row; then a 503 as
+ * a deadlock's (docs/operations.md), which the client sends again.
+ */
+const SEND_ATTEMPTS = 3;
+
+/**
+ * `getParticipantIds` once any write in flight on the conversation's row is over: read FOR SHARE, it
+ * waits for that write, and reads the row as it was committed. On its own, holding no other lock, so
+ * the wait closes no cycle (the insert, which holds the send lock, skips a held row instead).
+ */
+async function settledParticipantIds(db: Db, conversationId: number, userId: number): Promise<[number, number] | null> {
+  const [row] = await settledParticipantsStatement.run<{ low: number; high: number }>(db, { conversationId, userId });
+  return row ? [Number(row.low), Number(row.high)] : null;
+}
+
+const settledParticipantsStatement = (() => {
+  const me = sql`${sql.placeholder('userId')}::int`;
+  return new PreparedStatement<{ conversationId: number; userId: number }>(sql`
+    select ${conversations.userLowId} as low, ${conversations.userHighId} as high from ${conversations}
+    where ${conversations.id} = ${sql.placeholder('conversationId')}::int and ${openConversationOf(me, conversationColumns)}
+    for share of ${conversations}`);
+})();
 
 interface InsertedRow {
   id: number;
