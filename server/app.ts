@@ -7,7 +7,7 @@ import { MAX_JSON_BODY_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
-import { answerRouterRefusal, clientErrorHandler, registerErrorHandler, rejectMissingHost } from './errors';
+import { answerRouterRefusal, clientErrorHandler, refuseWhileClosing, registerErrorHandler, rejectMissingHost } from './errors';
 import accountRoutes from './features/account/routes';
 import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
@@ -99,6 +99,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     frameworkErrors: answerRouterRefusal(headers),
     // A request with no Host is answered in the envelope (`rejectMissingHost`), not by Node bare.
     http: { requireHostHeader: false },
+    // A request that reaches a closing instance is answered in the envelope (`refuseWhileClosing`).
+    return503OnClosing: false,
     // No limit on a plugin's start: the database's applies the migrations, which take what they take
     // (a new embedded database took over Fastify's default 10 s on a busy 2-core machine, and a
     // PostgreSQL instance waits its turn behind another's). Every other wait at start has its own bound.
@@ -132,6 +134,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
 
   // Infrastructure.
   await app.register(securityHeaders, { headers });
+  // Behind the security headers' hook, so that the refusal carries them.
+  refuseWhileClosing(app);
   await app.register(cookie);
   // Redis first: one too old to use stops the start before a database is made or migrated for nothing.
   await app.register(redisPlugin);

@@ -237,6 +237,26 @@ export function rejectMissingHost(app: FastifyInstance) {
 }
 
 /**
+ * A request that reaches an instance shutting down (on a kept-alive connection: new connections are no
+ * longer accepted) does nothing and is answered 503 in the envelope, with `Retry-After` and `Connection:
+ * close`, as a socket's event is answered `unavailable`: the client sends it again, to an instance that
+ * is up. Fastify's own answer to it (`return503OnClosing`, turned off in app.ts) is not the envelope.
+ * Requests already in flight when the shutdown starts finish (docs/operations.md).
+ */
+export function refuseWhileClosing(app: FastifyInstance) {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header('Connection', 'close');
+    done(new ApiError(503, { detail: serverText('server_restarting') }, { 'Retry-After': '1' }));
+  });
+}
+
+/**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, a broken
  * request line, a slow client) still get the error envelope, not Fastify's own error shape.
  */

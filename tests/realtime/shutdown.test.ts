@@ -1,10 +1,12 @@
+import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { messages } from '../../server/db/schema';
 import { createPostgresDatabase } from '../helpers/database';
+import { lockHolder } from '../helpers/lock-holder';
 import { startServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
-import { connect, waitForDisconnect } from '../helpers/socket';
+import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { makePair, newClientId } from './fixtures';
 
 // PostgreSQL: the database has to outlive the instance to show what it committed.
@@ -55,6 +57,46 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
       aSocket.close();
       bSocket.close();
     } finally {
+      await server.close();
+      await database.drop();
+    }
+  });
+
+  it('answers a request that arrives while it drains in the envelope, 503 with Retry-After, and stores nothing', async () => {
+    const database = await createPostgresDatabase();
+    const server = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    const holder = postgres(database.url, { max: 2, onnotice: () => {} });
+    try {
+      const { a, conversationId } = await makePair(server);
+      const aSocket = await connect(server.url, a.token, { reconnection: false });
+      // A send held at its conversation's send lock keeps the instance draining.
+      const { hold, stuckOrDone } = lockHolder(holder);
+      const release = await hold('select pg_advisory_xact_lock($1, $2)', [0x4d534753, conversationId]);
+      let closing: Promise<void> | undefined;
+      try {
+        const held = aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'held', client_id: newClientId() });
+        expect(await stuckOrDone(held, 1)).toBe(false);
+        closing = server.app.close();
+        // Once the socket's events are refused, the shutdown has begun: the request below comes after.
+        await waitUntil(async () => !(await aSocket.emitWithAck('presence:list', {})).ok, 5000, 'the shutdown to begin');
+        const response = await fetch(`${server.url}/api/conversations/${conversationId}/messages/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Token ${a.token}`, 'Accept-Language': 'es' },
+          body: JSON.stringify({ content: 'during the shutdown', client_id: newClientId() }),
+        });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('1');
+        expect(response.headers.get('connection')).toBe('close');
+        expect(await response.json()).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
+      } finally {
+        await release('commit');
+      }
+      await closing;
+      const stored = await holder<{ content: string }[]>`select content from messages`;
+      expect(stored.map((row) => row.content)).toEqual(['held']);
+      aSocket.close();
+    } finally {
+      await holder.end();
       await server.close();
       await database.drop();
     }
