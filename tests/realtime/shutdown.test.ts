@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { messages } from '../../server/db/schema';
+import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
 import { createPostgresDatabase } from '../helpers/database';
 import { lockHolder } from '../helpers/lock-holder';
 import { startServer } from '../helpers/server';
@@ -71,7 +72,7 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
       const aSocket = await connect(server.url, a.token, { reconnection: false });
       // A send held at its conversation's send lock keeps the instance draining.
       const { hold, stuckOrDone } = lockHolder(holder);
-      const release = await hold('select pg_advisory_xact_lock($1, $2)', [0x4d534753, conversationId]);
+      const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, conversationId]);
       let closing: Promise<void> | undefined;
       try {
         const held = aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'held', client_id: newClientId() });

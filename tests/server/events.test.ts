@@ -873,21 +873,19 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
 
   /** `request`, sent while a deletion of the event (as the organizer's DELETE makes it) is under way, and waiting on it; then the deletion commits. */
   async function duringDeletion(eventId: number, request: () => Promise<ApiResponse>) {
-    const deletion = await holder.reserve();
-    let committed = false;
+    const release = await hold('delete from events where id = $1', [eventId]);
+    let sent: Promise<ApiResponse>;
     try {
-      await deletion`begin`;
-      await deletion`delete from events where id = ${eventId}`;
-      const sent = request();
+      sent = request();
       expect(await stuckOrDone(sent, 1)).toBe(false);
-      await deletion`commit`;
-      committed = true;
-      return await sent;
-    } finally {
-      if (!committed) await deletion`rollback`;
-      deletion.release();
+    } catch (error) {
+      await release();
+      throw error;
     }
+    await release('commit');
+    return sent;
   }
+
 
   it('answers 404 to an end racing the event\'s deletion from another of the organizer\'s screens', async () => {
     const organizer = await makeUser(server);

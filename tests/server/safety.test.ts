@@ -16,6 +16,7 @@ import { authTokens, users } from '../../server/db/schema';
 import { purgeExpiredTokens } from '../../server/features/account/service';
 import { unban } from '../../server/features/moderation/service';
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
+import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../../server/lib/tokens';
 import { admin } from '../../scripts/admin';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
@@ -936,9 +937,6 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
     await holder.end();
     await server.close();
   });
-
-  /** conversations/queries.ts's send locks' key space ('MSGS'). */
-  const SEND_LOCK_SPACE = 0x4d534753;
 
   it.each([
     ['REST', 'a block'],

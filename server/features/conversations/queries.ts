@@ -61,7 +61,7 @@ export const newestMessageOf = (conversationId: SQL, columns: SQL) =>
  * it (`grep -rn pg_advisory server/`), and the one-bigint keys (jobs, migrations, matching's pairs)
  * never meet the two-int ones.
  */
-const SEND_LOCK_SPACE = 0x4d534753;
+export const SEND_LOCK_SPACE = 0x4d534753;
 
 /**
  * A conversation's send lock, held to the end of the transaction: every statement that stores messages
