@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
@@ -36,9 +36,20 @@ export const presentMessage = (row: MessageRow): Message => ({
   client_id: row.clientId,
 });
 
-/** Both participants when userId may use the conversation (the visibility rule), else null. */
-export async function getParticipantIds(db: Db, conversationId: number, userId: number): Promise<[number, number] | null> {
-  const [row] = await participantsStatement.run<{ low: number; high: number }>(db, { conversationId, userId });
+/**
+ * Both participants when userId may use the conversation (the visibility rule), else null. `settled`:
+ * once any write in flight on the conversation's row is over (read FOR SHARE, it waits for that write
+ * and reads the row as committed). On its own, holding no other lock, so that wait closes no cycle:
+ * the send's insert, which holds the send lock, skips a held row instead.
+ */
+export async function getParticipantIds(
+  db: Db,
+  conversationId: number,
+  userId: number,
+  { settled = false }: { settled?: boolean } = {},
+): Promise<[number, number] | null> {
+  const statement = settled ? settledParticipantsStatement : participantsStatement;
+  const [row] = await statement.run<{ low: number; high: number }>(db, { conversationId, userId });
   return row ? [Number(row.low), Number(row.high)] : null;
 }
 
@@ -46,12 +57,15 @@ export async function getParticipantIds(db: Db, conversationId: number, userId: 
  * Prepared, as the statements below: each typing burst asks it (and the sends a batch could not
  * answer), and building its text (the visibility rule's parts) at every call cost more than running it.
  */
-const participantsStatement = (() => {
+const participantsStatementFor = (lock: SQL) => {
   const me = sql`${sql.placeholder('userId')}::int`;
   return new PreparedStatement<{ conversationId: number; userId: number }>(sql`
     select ${conversations.userLowId} as low, ${conversations.userHighId} as high from ${conversations}
-    where ${conversations.id} = ${sql.placeholder('conversationId')}::int and ${openConversationOf(me, conversationColumns)}`);
-})();
+    where ${conversations.id} = ${sql.placeholder('conversationId')}::int and ${openConversationOf(me, conversationColumns)}
+    ${lock}`);
+};
+const participantsStatement = participantsStatementFor(sql``);
+const settledParticipantsStatement = participantsStatementFor(sql`for share of ${conversations}`);
 
 /** Everyone the user has an open match (conversation) with: presence goes only to them. */
 export async function listPartnerIds(db: Db, userId: number): Promise<number[]> {
@@ -102,7 +116,7 @@ export async function sendMessage(
     // The conversation ended while the send waited for its lock, or another write held its row and the
     // insert passed it by (`openConversationRow`): an ending, or one that leaves it open (an event
     // deleted sets its `event_id` to null). Asked once that write is over: ended, as if before.
-    if (!(await settledParticipantIds(db, input.conversationId, input.senderId))) throw new NotFound();
+    if (!(await getParticipantIds(db, input.conversationId, input.senderId, { settled: true }))) throw new NotFound();
     if (clientId) {
       // The same (sender, client_id) is already stored: a retried send.
       const [stored] = await db
@@ -122,24 +136,6 @@ export async function sendMessage(
  * a deadlock's (docs/operations.md), which the client sends again.
  */
 const SEND_ATTEMPTS = 3;
-
-/**
- * `getParticipantIds` once any write in flight on the conversation's row is over: read FOR SHARE, it
- * waits for that write, and reads the row as it was committed. On its own, holding no other lock, so
- * the wait closes no cycle (the insert, which holds the send lock, skips a held row instead).
- */
-async function settledParticipantIds(db: Db, conversationId: number, userId: number): Promise<[number, number] | null> {
-  const [row] = await settledParticipantsStatement.run<{ low: number; high: number }>(db, { conversationId, userId });
-  return row ? [Number(row.low), Number(row.high)] : null;
-}
-
-const settledParticipantsStatement = (() => {
-  const me = sql`${sql.placeholder('userId')}::int`;
-  return new PreparedStatement<{ conversationId: number; userId: number }>(sql`
-    select ${conversations.userLowId} as low, ${conversations.userHighId} as high from ${conversations}
-    where ${conversations.id} = ${sql.placeholder('conversationId')}::int and ${openConversationOf(me, conversationColumns)}
-    for share of ${conversations}`);
-})();
 
 interface InsertedRow {
   id: number;
