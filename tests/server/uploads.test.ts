@@ -3,6 +3,7 @@ import { readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
+import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profiles, uploads } from '../../server/db/schema';
@@ -14,9 +15,11 @@ import { MAX_UPLOAD_BYTES } from '../../shared/constants';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
+import { lockHolder } from '../helpers/lock-holder';
 import { rawRequest } from '../helpers/raw-http';
 import { makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
 
 const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
 const UNSUPPORTED_IMAGE = 'Unsupported image type. Use PNG, JPG, GIF or WebP.';
@@ -446,5 +449,45 @@ describe('smaller copies past an address’s allowance', () => {
     // What is kept costs nothing to make, and the photos themselves are never counted.
     expect(await served(`${first}?size=thumb`)).toMatchObject({ width: 427, etag: tagOf(first).replace(/"$/, '-thumb"') });
     expect(await served(third)).toEqual({ ...copy, width: 800, etag: tagOf(third) });
+  });
+});
+
+/**
+ * An upload on its way while the account is deleted from another device, on PostgreSQL, where the
+ * deletion runs on a connection of its own: the test's transaction deletes the account and holds it
+ * uncommitted while the upload's row, which names the account, waits for it.
+ */
+describe.skipIf(!(await hasPostgres()))('an upload racing its account’s deletion, on PostgreSQL', () => {
+  let server: TestServer;
+  let holder: postgres.Sql;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(async () => {
+    await holder?.end();
+    await server?.close();
+  });
+
+  it('answers 401, as after the deletion, and leaves no file behind', async () => {
+    const { hold, stuckOrDone } = lockHolder(holder);
+    const user = await makeUser(server);
+    const mediaDir = path.join(server.config.dataDir, 'media');
+    const filesBefore = await readdir(mediaDir);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await imageBytes('png'))], { type: 'image/png' }), 'photo.png');
+    const commit = await hold('delete from users where id = $1', [user.id]);
+    let uploading: Promise<Response> | undefined;
+    try {
+      uploading = fetch(`${server.url}/api/uploads/`, { method: 'POST', headers: { authorization: `Token ${user.token}` }, body: form });
+      // Authenticated before the deletion commits; its row waits for the account the deletion holds.
+      expect(await stuckOrDone(uploading, 1)).toBe(false);
+    } finally {
+      await commit('commit');
+    }
+    const response = await uploading;
+    expect([response.status, await response.json()]).toEqual([401, { detail: 'Authentication credentials were not provided.' }]);
+    expect(await readdir(mediaDir)).toEqual(filesBefore);
+    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
   });
 });

@@ -4,8 +4,9 @@ import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import type { PhotoSize } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
-import { PayloadTooLarge, ValidationError } from '../../errors';
+import { NotAuthenticated, PayloadTooLarge, ValidationError } from '../../errors';
 import { sniffImageFormat } from '../../lib/image-type';
+import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { MEDIA_PREFIX, type MediaStore, newMediaKey } from './store';
 import { serverText } from '../../../shared/i18n/server-messages';
 
@@ -67,7 +68,9 @@ export async function resizedPhoto(photo: Buffer, size: PhotoSize): Promise<Buff
 
 /**
  * Store an already processed image for its owner; returns its key. The file is written first, so that a
- * row never names a missing file; a row that cannot be written takes its file with it.
+ * row never names a missing file; a row that cannot be written takes its file with it. An owner whose
+ * account was deleted while the image was on its way (another device, as the photo was decoded) has no
+ * row to name: their session ended with the account, a 401 as for any request after it.
  */
 export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, image: ProcessedImage) {
   const key = newMediaKey();
@@ -76,6 +79,7 @@ export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, 
     await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });
   } catch (error) {
     await store.remove(key);
+    if (isForeignKeyViolation(error)) throw new NotAuthenticated();
     throw error;
   }
   return key;
