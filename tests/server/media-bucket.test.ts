@@ -116,6 +116,31 @@ describe('photos in an S3-compatible bucket', () => {
     expect([thumb.status, thumb.body]).toEqual([404, { detail: 'Not found.' }]);
   });
 
+  it('answers a save that took a photo out 200 though the bucket fails to remove it: the profile changed, the sweep removes the file', async () => {
+    const user = await makeCompletedUser(server);
+    const kept = await photoOf(user);
+    const second = (await upload(user)).body.url as string;
+    const withTwo = await api().put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: kept, image2: second }) });
+    expect(withTwo.status, JSON.stringify(withTwo.body)).toBe(200);
+
+    // Only the removal needs the bucket: the save's change is committed before it.
+    s3.failing = true;
+    const saved = await api().put('/api/users/me/profile/', {
+      token: user.token,
+      json: await validProfile({ name: 'Fewer photos', image: kept, image2: null, version: withTwo.body.version }),
+    });
+    expect([saved.status, saved.body.name, saved.body.image2]).toEqual([200, 'Fewer photos', null]);
+    expect(await server.app.db.select().from(uploads).where(eq(uploads.key, keyOf(second)))).toEqual([]);
+    expect(inBucket(second)).toBeDefined();
+
+    s3.failing = false;
+    age(`media/${keyOf(second)}`);
+    expect(await runJob(server.app, orphanFileSweep)).toMatchObject({ status: 'done' });
+    expect(inBucket(second)).toBeUndefined();
+    expect((await fetch(`${server.url}${second}`)).status).toBe(404);
+    expect(inBucket(kept)).toBeDefined();
+  });
+
   it('sweeps uploads no profile took up from the bucket, and keeps the ones shown', async () => {
     const user = await makeCompletedUser(server);
     const shown = await photoOf(user);

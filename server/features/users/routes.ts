@@ -55,7 +55,7 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
         if (refused) throw refused;
       },
     },
-    async (request) => saveProfile(app.db, app.media, currentUser(request).id, request.body),
+    async (request) => saveProfile(app.db, app.media, currentUser(request).id, request.body, request.log),
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ageOn } from '../../../shared/schemas/common';
 import {
@@ -129,7 +130,7 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
  * Save the whole profile. A photo the save takes out of the profile is deleted, row and file, so that
  * its URL stops working: someone who removes a photo from a dating profile expects it gone.
  */
-export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
+export async function saveProfile(db: Db, store: MediaStore, userId: number, input: ProfileInput, log?: Pick<FastifyBaseLogger, 'warn'>) {
   // Before its photos are checked: a photo the other device took out would read as a bad reference.
   if (input.version !== undefined) refuseIfChanged((await db.select().from(profiles).where(eq(profiles.userId, userId)))[0], input.version);
   const { resolved, processed } = await resolveImages(db, store, userId, input);
@@ -162,8 +163,19 @@ export async function saveProfile(db: Db, store: MediaStore, userId: number, inp
     throw error;
   }
   // Only once the profile no longer names them: a save that fails keeps every photo it had.
-  await Promise.all(outcome.removed.map((key) => store.remove(key)));
+  await removeTakenOut(store, userId, outcome.removed, log);
   return outcome.profile;
+}
+
+/**
+ * The files of the photos a committed save took out. The save stands whatever happens here: a file
+ * that cannot be removed (the bucket down) is logged and left to the `orphan-file-sweep` job, its row
+ * already gone. Failing the request instead would tell the client a change it made was not made, and
+ * its retry, from the form's version, would be refused as another device's change.
+ */
+async function removeTakenOut(store: MediaStore, userId: number, keys: string[], log: Pick<FastifyBaseLogger, 'warn'> | undefined) {
+  const failures = (await Promise.allSettled(keys.map((key) => store.remove(key)))).filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failures.length > 0) log?.warn({ userId, photos: failures.length, err: failures[0]!.reason as unknown }, 'profile saved, but the files of photos taken out were not removed');
 }
 
 /**
