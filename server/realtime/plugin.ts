@@ -7,6 +7,7 @@ import { createEventLive, type EventLive } from '../features/events/live';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
 import { withTimeout } from '../lib/redis';
+import { turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
 import type { RealtimeServer } from './types';
 
@@ -90,16 +91,7 @@ export default fp(
      * the room as it was before the others joined. Handshakes on two instances at the same moment can
      * still both find room for one; the next count sees them both.
      */
-    const admissions = new Map<number, Promise<unknown>>();
-    function inTurn<T>(userId: number, admit: () => Promise<T>): Promise<T> {
-      const turn = (admissions.get(userId) ?? Promise.resolve()).then(admit);
-      const settled = turn.catch(() => undefined);
-      admissions.set(userId, settled);
-      void settled.then(() => {
-        if (admissions.get(userId) === settled) admissions.delete(userId);
-      });
-      return turn;
-    }
+    const inTurn = turnsByKey<number>();
 
     io.use(async (socket, next) => {
       if (!accepting) {

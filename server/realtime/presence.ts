@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { rooms } from '../../shared/events';
 import { listPartnerIds } from '../features/conversations/service';
+import { turnsByKey } from '../lib/turns';
 import type { RealtimeServer } from './types';
 
 /** How long a cluster-wide "is this user still connected anywhere?" may take. */
@@ -13,6 +14,13 @@ const FETCH_SOCKETS_TIMEOUT_MS = 1000;
  */
 export function createPresence(app: FastifyInstance, io: RealtimeServer) {
   const localSockets = new Map<number, number>();
+  /**
+   * A user's announcements on this instance go out in the order their sockets came and went: each
+   * reads the partners before it publishes, and two reads on two pooled connections may answer in
+   * either order, so a quick reload's "online" could follow its "offline" (or the reverse), and the
+   * partners would show the wrong one until the next change.
+   */
+  const inTurn = turnsByKey<number>();
 
   async function announce(userId: number, online: boolean) {
     const partners = await listPartnerIds(app.db, userId);
@@ -37,7 +45,7 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
     async connected(userId: number) {
       const count = (localSockets.get(userId) ?? 0) + 1;
       localSockets.set(userId, count);
-      if (count === 1) await announce(userId, true);
+      if (count === 1) await inTurn(userId, () => announce(userId, true));
     },
 
     async disconnected(userId: number) {
@@ -47,10 +55,14 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
         return;
       }
       localSockets.delete(userId);
-      const stillOnline = await connectedAnywhere([userId]);
-      // A new local socket may have arrived while the cluster was asked.
-      if (stillOnline.has(userId) || localSockets.has(userId)) return;
-      await announce(userId, false);
+      await inTurn(userId, async () => {
+        // A new local socket may have arrived while the announcements before this one went out.
+        if (localSockets.has(userId)) return;
+        const stillOnline = await connectedAnywhere([userId]);
+        // Or while the cluster was asked.
+        if (stillOnline.has(userId) || localSockets.has(userId)) return;
+        await announce(userId, false);
+      });
     },
 
     /** Which of the user's matches are connected right now. */

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authTokens } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { tokenSweep } from '../../server/jobs/token-sweep';
@@ -403,6 +403,41 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(bEvents.filter((e) => e.event === 'presence')).toEqual([{ event: 'presence', payload: { user_id: a.id, online: false } }]);
     expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [] });
     expect(strangerEvents).toEqual([]);
+  });
+
+  it.runIf(backend === 'postgres')('tells presence in the order it changed, whichever of its partner reads answers first', async () => {
+    const { a, b } = await makePair(server, ['Pia', 'Pol']);
+    const bSocket = await connectAs(b.token);
+    const bEvents = record(bSocket);
+    // The next read of Pia's partners (her "online") answers only once the one after it (her
+    // "offline") has, or after half a second when none comes meanwhile: two pooled connections may
+    // answer in either order.
+    const driver = (server.app.db as unknown as { $client: { unsafe: (text: string, ...rest: unknown[]) => Promise<unknown> } }).$client;
+    const unsafe = driver.unsafe;
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let partnerReads = 0;
+    driver.unsafe = (text: string, ...rest: unknown[]) => {
+      if (!text.includes('as partner_id')) return unsafe.call(driver, text, ...rest);
+      partnerReads += 1;
+      if (partnerReads === 1) {
+        setTimeout(releaseFirst, 500);
+        return firstHeld.then(() => unsafe.call(driver, text, ...rest));
+      }
+      const read = unsafe.call(driver, text, ...rest);
+      if (partnerReads === 2) void read.then(releaseFirst, releaseFirst);
+      return read;
+    };
+    try {
+      const aSocket = await connect(server.url, a.token);
+      aSocket.close();
+      // Her online, then her offline.
+      await vi.waitFor(() => expect(bEvents.filter((e) => e.event === 'presence')).toHaveLength(2), { timeout: 3000 });
+    } finally {
+      driver.unsafe = unsafe;
+    }
+    // Pia is gone: the last Pol heard of her says so.
+    expect(bEvents.filter((e) => e.event === 'presence').at(-1)).toEqual({ event: 'presence', payload: { user_id: a.id, online: false } });
   });
 
   it('rate-limits sends per user, socket and REST together, with a throttled ack, and the socket lives on', async () => {
