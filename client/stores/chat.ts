@@ -596,8 +596,10 @@ export const useChat = create<ChatState>()((set, get) => {
       const thread = get().threads[id];
       const me = useSession.getState().user?.id;
       if (!thread?.loaded || me === undefined) return null;
-      if (lastReadId > thread.ownReadId) update(id, () => ({ ownReadId: lastReadId }));
-      return thread.messages.filter((message) => message.sender !== me && message.id > lastReadId).length;
+      // The furthest: two reads' receipts, each pushed as its read committed, can come in either order.
+      const readTo = Math.max(lastReadId, thread.ownReadId);
+      if (readTo > thread.ownReadId) update(id, () => ({ ownReadId: readTo }));
+      return thread.messages.filter((message) => message.sender !== me && message.id > readTo).length;
     },
     markRead(id) {
       const thread = get().threads[id];

@@ -100,4 +100,15 @@ describe("the partner's read mark when a chat opens", () => {
     // A chat this tab does not hold: the caller asks the server.
     expect(useChat.getState().readUpTo(8, 7)).toBeNull();
   });
+
+  it('keeps the furthest read when the receipts of two reads come in the other order', async () => {
+    const theirs = (id: number) => ({ ...mine(id), sender: 2 });
+    conversation.mockResolvedValueOnce(detail(0));
+    messages.mockResolvedValueOnce({ results: [theirs(3), theirs(5), theirs(7)], next: null, previous: null });
+    await useChat.getState().open(7);
+    // Read to 5, then to 7, elsewhere: the two pushes, sent as each read committed, can cross.
+    expect(useChat.getState().readUpTo(7, 7)).toBe(0);
+    expect(useChat.getState().readUpTo(7, 5)).toBe(0);
+    expect(useChat.getState().threads[7]!.ownReadId).toBe(7);
+  });
 });
