@@ -184,7 +184,9 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       void get().refresh();
       return;
     }
-    const unread = fromMe ? 0 : (known.unread_count ?? 0) + 1;
+    // Mine leaves the partner's unread as they are: only a read clears them, as the server counts (a
+    // message that waited for the network goes out from a chat not on screen).
+    const unread = (known.unread_count ?? 0) + (fromMe ? 0 : 1);
     const updated: ConversationSummary = {
       ...known,
       last_message: message.content,

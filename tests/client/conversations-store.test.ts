@@ -217,6 +217,15 @@ describe('the conversations store', () => {
     expect(unreadTotal(useConversations.getState(), 2)).toBe(2);
     expect(unreadTotal({ started: null })).toBe(0);
   });
+
+  it('keeps a conversation’s unread count when a message of mine comes: only a read clears it, as on the server', () => {
+    useConversations.setState({ empty: [], started: [summary(1, 2)] });
+    // A message of mine that waited for the network goes out while the chat is not on screen.
+    useConversations.getState().noteMessage(1, { id: 9, sender: 1, content: 'sorry, no signal', time: '2026-11-29T01:00:00.000Z', client_id: null }, true);
+    expect(useConversations.getState().started![0]).toMatchObject({ last_message: 'sorry, no signal', last_message_mine: true, unread_count: 2 });
+    useConversations.getState().noteMessage(1, { id: 10, sender: 101, content: 'ok', time: '2026-11-29T01:01:00.000Z', client_id: null }, false);
+    expect(useConversations.getState().started![0]!.unread_count).toBe(3);
+  });
 });
 
 describe('the lists’ search', () => {
