@@ -71,7 +71,7 @@ describe.each(backends)('list cursors on %s', (backend) => {
     const next: string = first.body.next;
     // It holds a position (the server opens it to the card shown, in the likers' tier, at its
     // activity time), and none of it shows in the bytes.
-    const position = server.app.cursors.open('deck', next, DeckPositionSchema)!;
+    const position = server.app.cursors.open('deck', next, DeckPositionSchema, viewer.id)!;
     expect(position).toMatchObject({ tier: 0, id: first.body.results[0].id });
     expect(readable(next)).not.toContain(position.activeUs);
     expect(readable(next)).not.toMatch(/deck|tier|activeUs|\d{6,}/);

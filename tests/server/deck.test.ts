@@ -258,6 +258,23 @@ describe.each(backends)('the deck on %s', (backend) => {
     }
   });
 
+  it('refuses another user’s cursor: where it resumes would tell whether its card liked its owner', async () => {
+    // Two viewers with the same deck; the first is liked by one of its cards. Were her cursor opened
+    // for the second, he would resume in her likers' tier or in everyone's, after the card it names.
+    const band: [number, number] = [72, 73];
+    const [her, him] = [await makeCompletedUser(server, person(72, band)), await makeCompletedUser(server, person(72, band))];
+    const cards: TestUser[] = [];
+    for (let i = 0; i < 3; i++) cards.push(await makeCompletedUser(server, person(73, band)));
+    await react(cards[1]!, her, 'like');
+    const first = await deckPage(her, '?limit=1');
+    expect(first.body.next).toEqual(expect.any(String));
+    const replayed = await deckPage(him, `?limit=1&cursor=${first.body.next}`);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body).toEqual({ cursor: ['Invalid cursor.'] });
+    // Hers still works for her.
+    expect((await deckPage(her, `?limit=1&cursor=${first.body.next}`)).status).toBe(200);
+  });
+
   it('uses the default page size without ?limit', async () => {
     const band: [number, number] = [70, 71];
     const viewer = await makeCompletedUser(server, person(70, band));

@@ -108,7 +108,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     ]);
     // The cursor holds the position of the last card shown, and shows none of it.
     const next: string = first.body.next;
-    const position = server.app.cursors.open('likes', next, LikePositionSchema)!;
+    const position = server.app.cursors.open('likes', next, LikePositionSchema, me.id)!;
     expect(position.id).toBe(likers[3]!.id);
     const readable = Buffer.from(next, 'base64url').toString('latin1');
     expect(readable).not.toContain(position.likedUs);
@@ -122,12 +122,18 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(ids((await api().likes(me)).body)).toEqual(likers.map((liker) => liker.id).reverse());
 
     // A changed cursor, or another list's, is a 400 on the cursor.
-    const deckCursor = server.app.cursors.page('deck', { results: [], next: { tier: 0, activeUs: '1', id: 1 } }).next!;
+    const deckCursor = server.app.cursors.page('deck', { results: [], next: { tier: 0, activeUs: '1', id: 1 } }, me.id).next!;
     for (const cursor of [next.slice(0, -4), 'AAAA', deckCursor]) {
       const refused = await api().likes(me, `?cursor=${cursor}`);
       expect(refused.status, cursor).toBe(400);
       expect(refused.body).toEqual({ cursor: ['Invalid cursor.'] });
     }
+    // So is mine in another subscriber's hands: it names one of my likes, and would resume their list there.
+    const stranger = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, stranger);
+    const replayed = await api().likes(stranger, `?limit=2&cursor=${next}`);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body).toEqual({ cursor: ['Invalid cursor.'] });
   });
 
   it('likes you obeys the visibility rule, and drops whoever I answered', async () => {

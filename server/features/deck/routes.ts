@@ -12,9 +12,11 @@ const deckRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/users/matching-profiles/',
     { schema: { querystring: PageQuery, response: { 200: page(DeckCard) } } },
     async (request) => {
-      const after = app.cursors.open('deck', request.query.cursor, DeckPositionSchema);
-      const slice = await getDeck(app.db, currentUser(request).id, likersKey, { after, limit: request.query.limit });
-      return app.cursors.page('deck', slice);
+      const viewerId = currentUser(request).id;
+      // The viewer's own: another account's cursor would tell, by where it resumes, which tier it is in.
+      const after = app.cursors.open('deck', request.query.cursor, DeckPositionSchema, viewerId);
+      const slice = await getDeck(app.db, viewerId, likersKey, { after, limit: request.query.limit });
+      return app.cursors.page('deck', slice, viewerId);
     },
   );
 };

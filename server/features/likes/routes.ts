@@ -11,9 +11,11 @@ const likesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/users/me/likes/',
     { schema: { querystring: PageQuery, response: { 200: LikesYouPage } } },
     async (request) => {
-      const after = app.cursors.open('likes', request.query.cursor, LikePositionSchema);
-      const { count, ...slice } = await likesYou(app.db, currentUser(request).id, { after, limit: request.query.limit });
-      return { count, ...app.cursors.page('likes', slice) };
+      const userId = currentUser(request).id;
+      // The user's own list: a cursor of someone else's names a like of theirs.
+      const after = app.cursors.open('likes', request.query.cursor, LikePositionSchema, userId);
+      const { count, ...slice } = await likesYou(app.db, userId, { after, limit: request.query.limit });
+      return { count, ...app.cursors.page('likes', slice, userId) };
     },
   );
 };
