@@ -9,6 +9,7 @@ import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
@@ -405,41 +406,6 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(strangerEvents).toEqual([]);
   });
 
-  it.runIf(backend === 'postgres')('tells presence in the order it changed, whichever of its partner reads answers first', async () => {
-    const { a, b } = await makePair(server, ['Pia', 'Pol']);
-    const bSocket = await connectAs(b.token);
-    const bEvents = record(bSocket);
-    // The next read of Pia's partners (her "online") answers only once the one after it (her
-    // "offline") has, or after half a second when none comes meanwhile: two pooled connections may
-    // answer in either order.
-    const driver = (server.app.db as unknown as { $client: { unsafe: (text: string, ...rest: unknown[]) => Promise<unknown> } }).$client;
-    const unsafe = driver.unsafe;
-    let releaseFirst = () => {};
-    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-    let partnerReads = 0;
-    driver.unsafe = (text: string, ...rest: unknown[]) => {
-      if (!text.includes('as partner_id')) return unsafe.call(driver, text, ...rest);
-      partnerReads += 1;
-      if (partnerReads === 1) {
-        setTimeout(releaseFirst, 500);
-        return firstHeld.then(() => unsafe.call(driver, text, ...rest));
-      }
-      const read = unsafe.call(driver, text, ...rest);
-      if (partnerReads === 2) void read.then(releaseFirst, releaseFirst);
-      return read;
-    };
-    try {
-      const aSocket = await connect(server.url, a.token);
-      aSocket.close();
-      // Her online, then her offline.
-      await vi.waitFor(() => expect(bEvents.filter((e) => e.event === 'presence')).toHaveLength(2), { timeout: 3000 });
-    } finally {
-      driver.unsafe = unsafe;
-    }
-    // Pia is gone: the last Pol heard of her says so.
-    expect(bEvents.filter((e) => e.event === 'presence').at(-1)).toEqual({ event: 'presence', payload: { user_id: a.id, online: false } });
-  });
-
   it('rate-limits sends per user, socket and REST together, with a throttled ack, and the socket lives on', async () => {
     const { a, conversationId } = await makePair(server);
     const [socket, secondTab] = await Promise.all([connectAs(a.token), connectAs(a.token)]);
@@ -529,5 +495,50 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const missed = await client(server.url).get(`/api/conversations/${conversationId}/messages/?after=${first.message.id}`, { token: a.token });
     expect(missed.status).toBe(200);
     expect(missed.body.results.map((m: { content: string }) => m.content)).toEqual(['two', 'three']);
+  });
+});
+
+/** Presence with the database's reads on a pool of connections, which may answer in either order. */
+describe.skipIf(!(await hasPostgres()))('presence on PostgreSQL', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ backend: 'postgres' });
+  });
+  afterAll(() => server.close());
+
+  it('tells presence in the order it changed, whichever of its partner reads answers first', async () => {
+    const { a, b } = await makePair(server, ['Pia', 'Pol']);
+    const bSocket = await connect(server.url, b.token);
+    const bEvents = record(bSocket);
+    // The next read of Pia's partners (her "online") answers only once the one after it (her
+    // "offline") has, or after half a second when none comes meanwhile: two pooled connections may
+    // answer in either order.
+    const driver = (server.app.db as unknown as { $client: { unsafe: (text: string, ...rest: unknown[]) => Promise<unknown> } }).$client;
+    const unsafe = driver.unsafe;
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let partnerReads = 0;
+    driver.unsafe = (text: string, ...rest: unknown[]) => {
+      if (!text.includes('as partner_id')) return unsafe.call(driver, text, ...rest);
+      partnerReads += 1;
+      if (partnerReads === 1) {
+        setTimeout(releaseFirst, 500);
+        return firstHeld.then(() => unsafe.call(driver, text, ...rest));
+      }
+      const read = unsafe.call(driver, text, ...rest);
+      if (partnerReads === 2) void read.then(releaseFirst, releaseFirst);
+      return read;
+    };
+    try {
+      const aSocket = await connect(server.url, a.token);
+      aSocket.close();
+      // Her online, then her offline.
+      await vi.waitFor(() => expect(bEvents.filter((e) => e.event === 'presence')).toHaveLength(2), { timeout: 3000 });
+    } finally {
+      driver.unsafe = unsafe;
+      bSocket.close();
+    }
+    // Pia is gone: the last Pol heard of her says so.
+    expect(bEvents.filter((e) => e.event === 'presence').at(-1)).toEqual({ event: 'presence', payload: { user_id: a.id, online: false } });
   });
 });
