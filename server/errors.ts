@@ -77,6 +77,16 @@ export class NotAuthenticated extends ApiError {
   }
 }
 
+/**
+ * A request signed in just before its account was deleted (another device), which finds the account
+ * gone as it writes: the session ended with the account, as the next request will be told.
+ */
+export class SessionEnded extends NotAuthenticated {
+  constructor() {
+    super(serverText('invalid_token'));
+  }
+}
+
 export class PermissionDenied extends ApiError {
   constructor(detail: ServerMessage = serverText('permission_denied'), code?: ErrorCode) {
     super(403, detailBody(detail, code));

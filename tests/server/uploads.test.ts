@@ -486,7 +486,7 @@ describe.skipIf(!(await hasPostgres()))('an upload racing its account’s deleti
       await commit('commit');
     }
     const response = await uploading;
-    expect([response.status, await response.json()]).toEqual([401, { detail: 'Authentication credentials were not provided.' }]);
+    expect([response.status, await response.json()]).toEqual([401, { detail: 'Invalid token.' }]);
     expect(await readdir(mediaDir)).toEqual(filesBefore);
     expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
   });

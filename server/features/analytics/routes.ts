@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnalyticsEventInput, AnalyticsSummary, AnalyticsSummaryQuery } from '../../../shared/schemas/analytics';
 import { NoBody } from '../../../shared/schemas/common';
-import { NotAuthenticated, NotFound } from '../../errors';
-import { serverText } from '../../../shared/i18n/server-messages';
+import { NotFound, SessionEnded } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import { isModerator } from '../moderation/service';
 import { dailySummary } from './service';
@@ -14,7 +13,7 @@ const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, app.limits.hook('analytics:event')],
     handler: async (request, reply) => {
       // Signed in as the account was deleted: the session has ended with it.
-      if (!(await app.analytics.record(currentUser(request).id, request.body.name))) throw new NotAuthenticated(serverText('invalid_token'));
+      if (!(await app.analytics.record(currentUser(request).id, request.body.name))) throw new SessionEnded();
       return reply.code(204).send(null);
     },
   });

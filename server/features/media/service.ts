@@ -4,7 +4,7 @@ import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
 import type { PhotoSize } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { profiles, uploads } from '../../db/schema';
-import { NotAuthenticated, PayloadTooLarge, ValidationError } from '../../errors';
+import { PayloadTooLarge, SessionEnded, ValidationError } from '../../errors';
 import { sniffImageFormat } from '../../lib/image-type';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { MEDIA_PREFIX, type MediaStore, newMediaKey } from './store';
@@ -79,7 +79,7 @@ export async function saveImage(db: DbOrTx, store: MediaStore, ownerId: number, 
     await db.insert(uploads).values({ key, ownerId, width: image.width, height: image.height });
   } catch (error) {
     await store.remove(key);
-    if (isForeignKeyViolation(error)) throw new NotAuthenticated();
+    if (isForeignKeyViolation(error)) throw new SessionEnded();
     throw error;
   }
   return key;

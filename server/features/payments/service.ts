@@ -11,7 +11,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { checkoutSessions, stripeEvents, users } from '../../db/schema';
-import { Conflict, NotAuthenticated, ValidationError } from '../../errors';
+import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { callStripe } from './stripe-client';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -176,7 +176,7 @@ export async function unlinkCustomer(db: Db, userId: number, customer: string): 
  * ended with it, as the next request would be told.
  */
 function sessionEnded(error: unknown): never {
-  if (isForeignKeyViolation(error)) throw new NotAuthenticated(serverText('invalid_token'));
+  if (isForeignKeyViolation(error)) throw new SessionEnded();
   throw error;
 }
 
@@ -268,7 +268,7 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
   if (stored?.id) return stored.id;
   const current = await findCheckoutUserById(db, user.id);
   // Deleted meanwhile: the customer just made is left unused, as a racing checkout's is.
-  if (!current) throw new NotAuthenticated(serverText('invalid_token'));
+  if (!current) throw new SessionEnded();
   if (!current.stripeCustomerId) throw new Error(`user ${user.id} has no Stripe customer after linking`);
   return current.stripeCustomerId;
 }

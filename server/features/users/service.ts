@@ -13,7 +13,7 @@ import {
 } from '../../../shared/schemas/users';
 import { type Db, type DbOrTx, PreparedStatement, rowsOf, type Tx } from '../../db/client';
 import { profiles, uploads, users } from '../../db/schema';
-import { Conflict, type FieldMessages, NotAuthenticated, ValidationError } from '../../errors';
+import { Conflict, type FieldMessages, SessionEnded, ValidationError } from '../../errors';
 import { decodeDataUri, isDataUri, photosShown, type ProcessedImage, processImage, saveImage } from '../media/service';
 import type { MediaStore } from '../media/store';
 import { visibleTo } from '../safety/visibility';
@@ -142,7 +142,7 @@ export async function saveProfile(db: Db, store: MediaStore, userId: number, inp
       // that held the profile and then needed the account (a new photo's row names it) deadlocked
       // with a deletion in between. Deleted meanwhile: this session has ended with it.
       const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('key share');
-      if (!account) throw new NotAuthenticated();
+      if (!account) throw new SessionEnded();
       // Locked, so that two saves at once agree on which photos the profile had.
       const [before] = await tx.select().from(profiles).where(eq(profiles.userId, userId)).for('update');
       refuseIfChanged(before, input.version);
