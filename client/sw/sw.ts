@@ -41,7 +41,9 @@ self.addEventListener('install', (event: StaticRoutingInstallEvent) => {
 });
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
-precacheAndRoute(self.__WB_MANIFEST);
+// The stored files answer for their own addresses only: by default `/` would be answered with the stored
+// `/index.html`, and an online phone opening the landing page would run the build it stored, not the newest.
+precacheAndRoute(self.__WB_MANIFEST, { directoryIndex: '' });
 cleanupOutdatedCaches();
 
 registerRoute(

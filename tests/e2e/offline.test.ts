@@ -393,6 +393,36 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     expect(await worker.evaluate(() => (self as unknown as { seen: string[] }).seen)).toEqual(['/robots.txt']);
   });
 
+  it('asks the network for every page, the landing page too: an online phone never opens an older build the worker stored', async () => {
+    /** Marks the app page the worker stored (`null`: takes the mark off again), as if an older build's. */
+    const markStored = (mark: string | null) =>
+      page.evaluate(async (marker) => {
+        for (const name of await caches.keys()) {
+          const cache = await caches.open(name);
+          for (const request of await cache.keys()) {
+            if (new URL(request.url).pathname !== '/index.html') continue;
+            const stored = (await cache.match(request))!;
+            const html = (await stored.text()).replace(/<meta name="build"[^>]*>/, '');
+            await cache.put(request, new Response(marker ? html.replace('</head>', `${marker}</head>`) : html, { headers: stored.headers }));
+          }
+        }
+      }, mark);
+    await markStored('<meta name="build" content="the stored one">');
+    try {
+      // With no network, the landing page is the stored one still.
+      await context.setOffline(true);
+      expect((await page.goto(`${app.server.url}/`))?.fromServiceWorker()).toBe(true);
+      expect(await page.locator('meta[name="build"]').getAttribute('content')).toBe('the stored one');
+      await context.setOffline(false);
+      for (const pathname of ['/', '/app/home/']) {
+        await page.goto(`${app.server.url}${pathname}`);
+        expect(await page.locator('meta[name="build"]').count(), pathname).toBe(0);
+      }
+    } finally {
+      await markStored(null);
+    }
+  });
+
   it('takes a new build at once: its worker replaces the old one, and the app opens offline as the new build', async () => {
     // A new version goes out: a new app page, and the worker that lists it (its revision changed).
     const marker = '<meta name="build" content="the next one">';
