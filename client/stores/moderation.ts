@@ -21,6 +21,8 @@ interface ModerationState {
 }
 
 let generation = 0;
+/** The same for the report open: only the one opened last (and not since signed out) is kept. */
+let opening = 0;
 
 /** The moderation queue and the report a moderator has open (moderators only; the chunk is lazy). */
 export const useModeration = create<ModerationState>()((set, get) => ({
@@ -57,9 +59,10 @@ export const useModeration = create<ModerationState>()((set, get) => ({
     }
   },
   async open(id) {
+    const mine = ++opening;
     if (get().report?.id !== id) set({ report: null });
     const report = await api.moderationReport(id);
-    set({ report });
+    if (mine === opening) set({ report });
   },
   async resolve(id, input) {
     const report = await api.resolveReport(id, input);
@@ -70,6 +73,7 @@ export const useModeration = create<ModerationState>()((set, get) => ({
   },
   reset() {
     generation += 1;
+    opening += 1;
     set({ status: 'open', queue: null, next: null, loading: false, report: null });
   },
 }));

@@ -1,0 +1,62 @@
+// @vitest-environment jsdom
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ModerationReportDetail } from '../../shared/schemas/safety';
+import { api } from '../../client/lib/api-app';
+import { useModeration } from '../../client/stores/moderation';
+
+const report = (id: number): ModerationReportDetail => ({
+  id,
+  reason: 'spam',
+  details: '',
+  created_at: '2026-12-05T00:00:00.000Z',
+  reporter: { id: 1, name: 'Rita' },
+  reported: { id: 2, name: 'Rob', report_count: 1, banned: false },
+  status: 'open',
+  resolution: null,
+  resolved_at: null,
+  conversation_id: null,
+  snapshot: { profile: null, messages: [] },
+  additions: [],
+  note: null,
+  resolved_by: null,
+});
+
+/** An answer the test lets through when it wants. */
+function later<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => (resolve = settle));
+  return { promise, resolve };
+}
+
+describe('the moderation store', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    useModeration.getState().reset();
+  });
+
+  it('keeps the report opened last when the one opened before it answers after it', async () => {
+    const answers = new Map([
+      [1, later<ModerationReportDetail>()],
+      [2, later<ModerationReportDetail>()],
+    ]);
+    vi.spyOn(api, 'moderationReport').mockImplementation((id) => answers.get(id)!.promise);
+    // Report 1 opened, then (back to the queue) report 2: 2 answers first, 1 late.
+    const first = useModeration.getState().open(1);
+    const second = useModeration.getState().open(2);
+    answers.get(2)!.resolve(report(2));
+    await second;
+    answers.get(1)!.resolve(report(1));
+    await first;
+    expect(useModeration.getState().report?.id).toBe(2);
+  });
+
+  it('keeps nothing a report answered after a sign-out', async () => {
+    const answer = later<ModerationReportDetail>();
+    vi.spyOn(api, 'moderationReport').mockReturnValue(answer.promise);
+    const opening = useModeration.getState().open(1);
+    useModeration.getState().reset();
+    answer.resolve(report(1));
+    await opening;
+    expect(useModeration.getState().report).toBeNull();
+  });
+});
