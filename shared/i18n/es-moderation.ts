@@ -40,7 +40,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.alreadyResolved': 'Esta denuncia ya se ha resuelto.',
   'moderation.resolution': 'Resolución',
   'moderation.resolution.dismiss': 'Descartada',
-  'moderation.resolution.ban': 'Suspendida',
+  'moderation.resolution.ban': 'Cuenta suspendida',
   'moderation.resolvedAt': 'Resuelta el {date}',
   'moderation.resolvedBy': 'Resuelta el {date} por {name}',
 };

@@ -72,6 +72,12 @@ describe('the Spanish copy', () => {
       expect(text).not.toMatch(/pedirnos que|ask us to/);
     }
   });
+
+  it('says a report resolved with a ban banned the account: the report itself was not put on hold', () => {
+    // "Resolución: Suspendida", of a report (una denuncia), read as a report whose resolution waits.
+    expect(es['moderation.resolution.ban']).toBe('Cuenta suspendida');
+    expect(es['moderation.resolution.dismiss']).toBe('Descartada');
+  });
 });
 
 describe('the English copy', () => {
