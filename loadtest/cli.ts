@@ -3,7 +3,7 @@
  * Simulates a party against a running deployment (loadtest/party.ts) and prints what people would have felt.
  * Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 for a setup problem or bad flags.
  */
-import { writeFile } from 'node:fs/promises';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
@@ -156,7 +156,25 @@ function report(result: PartyResult) {
   return lines.join('\n');
 }
 
+/** `--json` is written at the end: a path that cannot take it is told now, not after a long party. */
+async function checkWritable(file: string) {
+  try {
+    try {
+      // A file there already is written over at the end.
+      await (await open(file, 'r+')).close();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // None yet: one can be made there (and none is left behind should the party not start).
+      await (await open(file, 'wx')).close();
+      await rm(file);
+    }
+  } catch (error) {
+    fail(`--json ${file} cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 const options = parse();
+if (options.json) await checkWritable(options.json);
 const tty = process.stdout.isTTY === true;
 let lastPlain = 0;
 try {
@@ -174,7 +192,11 @@ try {
   });
   if (tty) process.stdout.write('\r\x1b[2K');
   console.log(report(result));
-  if (options.json) await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (options.json) {
+    await writeFile(options.json, `${JSON.stringify(result, null, 2)}\n`).catch((error: NodeJS.ErrnoException) =>
+      fail(`--json ${options.json} could not be written: ${error.code ?? error.message}`),
+    );
+  }
   process.exit(result.ok ? 0 : 1);
 } catch (error) {
   if (tty) process.stdout.write('\n');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,22 @@ describe('npm run loadtest: the command line', () => {
     const late = await loadtest(['--url', 'http://127.0.0.1:1', '--minutes', '0.5', '--arrive-over', '20']);
     expect(late.code).toBe(2);
     expect(late.stderr.trim()).toBe('loadtest: --arrive-over 20 s: at least 0 and at most half the party (15 s)');
+  });
+
+  it('a --json path that cannot be written is refused before the party, not after it', async () => {
+    // Checked before anything is asked of the server (nothing listens on port 1).
+    const missing = path.join(dir, 'no-such-folder', 'result.json');
+    const nowhere = await loadtest(['--url', 'http://127.0.0.1:1', '--json', missing]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr.trim()).toBe(`loadtest: --json ${missing} cannot be written: ENOENT`);
+    const folder = await loadtest(['--url', 'http://127.0.0.1:1', '--json', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr.trim()).toBe(`loadtest: --json ${dir} cannot be written: EISDIR`);
+    // A writable path is left as it was: nothing is made there before the results are.
+    const fine = path.join(dir, 'result.json');
+    const unreachable = await loadtest(['--url', 'http://127.0.0.1:1', '--json', fine]);
+    expect(unreachable.stderr.trim()).toBe('loadtest: cannot reach http://127.0.0.1:1: ECONNREFUSED');
+    await expect(readFile(fine, 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
   it('a server that throttles the registrations says what to set on it', async () => {
