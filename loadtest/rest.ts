@@ -64,7 +64,17 @@ export class Rest {
     const started = performance.now();
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers, agent: this.agentFor(base.origin), timeout: TIMEOUT_MS },
+        {
+          protocol: base.protocol,
+          // An IPv6 address comes out of a URL in brackets ("[::1]"), which node:http would look up as a name.
+          hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: base.port,
+          method,
+          path,
+          headers,
+          agent: this.agentFor(base.origin),
+          timeout: TIMEOUT_MS,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -68,3 +68,29 @@ describe('the load tool’s REST client', () => {
     expect(rest.inFlight).toBe(0);
   });
 });
+
+describe('the load tool’s REST client at an IPv6 address', () => {
+  let server: http.Server;
+  let rest: Rest;
+
+  beforeEach(async () => {
+    server = http.createServer((request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ path: request.url }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+  });
+
+  afterEach(async () => {
+    rest.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reaches http://[::1]:port, as --url writes it', async () => {
+    rest = new Rest();
+    const base = new URL(`http://[::1]:${(server.address() as AddressInfo).port}`);
+    const reply = await rest.request<{ path: string }>(base, 'GET', 'GET /healthz', '/healthz');
+    expect(reply).toMatchObject({ status: 200, body: { path: '/healthz' } });
+  });
+});
