@@ -25,7 +25,7 @@ import { type ApiResponse, client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { lockHolder } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { connect, record, waitFor } from '../helpers/socket';
+import { connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair } from '../realtime/fixtures';
 import { hasPostgres } from '../helpers/services';
 
@@ -693,6 +693,29 @@ describe.each(backends)('safety on %s', (backend) => {
       (await api().get('/api/moderation/reports/?status=resolved&limit=100', { token })).body.results.map((row: { id: number }) => row.id);
     expect(await resolvedIds(moderator.token)).toContain(report.body.id);
     expect(await resolvedIds(mara.token)).not.toContain(report.body.id);
+  });
+
+  it('bans for good when the photo copies cannot be removed after the ban (the bucket down)', async () => {
+    const { a: reporter, b: troll } = await matched(['Ida', 'Troy']);
+    const filed = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'harassment' } });
+    expect(filed.status).toBe(201);
+    const theirs = await connect(server.url, troll.token);
+    const evidence = server.app.evidence;
+    const removeFile = evidence.remove;
+    evidence.remove = async () => {
+      throw new Error('the bucket is down');
+    };
+    try {
+      const dropped = waitForDisconnect(theirs);
+      const banned = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+      expect([banned.status, banned.body.status, banned.body.snapshot?.profile.photos]).toEqual([200, 'resolved', []]);
+      // The ban's sessions end with it, the copies' removal left to the orphan sweep.
+      await dropped;
+      expect((await api().get('/api/users/me/', { token: troll.token })).body).toEqual(SUSPENDED);
+    } finally {
+      evidence.remove = removeFile;
+      theirs.close();
+    }
   });
 
   it('refuses bad moderation input with 4xx', async () => {

@@ -46,7 +46,7 @@ export const photosReferenced: ReferencedKeys = async (db, keys) => {
 
 /**
  * Evidence named by a report's snapshot (`snapshot.profile.photos`, the copies `report` made). A
- * resolved report's copies are taken out of its snapshot and removed (`resolveReport`); one whose
+ * resolved report's copies are taken out of its snapshot and removed (the resolve route); one whose
  * removal failed is left here, named by no report.
  */
 export const evidenceReferenced: ReferencedKeys = async (db, keys) => {

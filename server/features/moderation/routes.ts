@@ -66,7 +66,7 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/moderation/reports/:id/resolve/',
     { schema: { params: IdParams, body: ResolveInput, response: { 200: ModerationReportDetail } } },
     async (request) => {
-      const resolution = await resolveReport(app.db, app.evidence, currentUser(request).id, request.params.id, request.body);
+      const resolution = await resolveReport(app.db, currentUser(request).id, request.params.id, request.body);
       if (!resolution) throw new NotFound();
       if (resolution.banned) {
         // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
@@ -78,6 +78,16 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         announceEnded(app.publish, resolution.banned.ended);
         const { userId, leftEventId } = resolution.banned;
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);
+      }
+      // The report is resolved by now: copies that cannot be removed (the bucket down) do not make that
+      // a 500, nor keep a ban from ending the sessions above. The orphan sweep removes them later.
+      try {
+        await Promise.all(resolution.photoCopies.map((key) => app.evidence.remove(key)));
+      } catch (error) {
+        request.log.warn(
+          { reportId: request.params.id, photos: resolution.photoCopies.length, err: error },
+          'report resolved, but its photo copies were not removed',
+        );
       }
       return resolution.report;
     },

@@ -5,7 +5,6 @@ import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { attendances, authTokens, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
-import type { MediaStore } from '../media/store';
 import { lockOutLikes } from '../matching/locks';
 import { type EndedConversation, endConversationsOf } from '../safety/service';
 
@@ -157,6 +156,8 @@ export async function reportPhotoKey(db: Db, moderatorId: number, reportId: numb
 
 export interface Resolution {
   report: ModerationReportDetail;
+  /** The keys of the photo copies taken out of the resolved reports: the caller removes them. */
+  photoCopies: string[];
   /**
    * Set on a ban: whose sessions end, which conversations ended with it, and the event they were
    * checked in to (they leave it: its count goes down).
@@ -169,11 +170,11 @@ export interface Resolution {
  * at once (the visibility rule reads `banned_at`), ends their conversations, checks them out of their
  * event, and resolves every other open report about them; the caller then ends their sessions and
  * tells their partners and the event's room. The photo copies kept with a report go once it is
- * resolved. Null for an unknown report, or one about the moderator herself; 409 when already resolved.
+ * resolved: taken out of its snapshot here, their files left for the caller to remove after the rest.
+ * Null for an unknown report, or one about the moderator herself; 409 when already resolved.
  */
 export async function resolveReport(
   db: Db,
-  evidence: MediaStore,
   moderatorId: number,
   reportId: number,
   input: ResolveInput,
@@ -224,8 +225,7 @@ export async function resolveReport(
     return { banned, photos };
   });
   if (!outcome) return null;
-  await Promise.all(outcome.photos.map((key) => evidence.remove(key)));
-  return { report: (await getReport(db, moderatorId, reportId))!, banned: outcome.banned };
+  return { report: (await getReport(db, moderatorId, reportId))!, photoCopies: outcome.photos, banned: outcome.banned };
 }
 
 /** Takes the photo copies out of these reports' snapshots; returns their keys, to remove after commit. */
