@@ -1,9 +1,11 @@
 /**
  * `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [--event <code>] [--instances a,b] [--json <file>]`
  * Simulates a party against a running deployment (loadtest/party.ts) and prints what people would have felt.
- * Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 for a setup problem or bad flags.
+ * Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 for a setup problem or bad flags,
+ * 128 + the signal's number when Ctrl-C or SIGTERM ended the party early (and nothing was lost).
  */
 import { open, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
@@ -34,7 +36,10 @@ Options:
   -h, --help            this text
 
 The server must let one address do what a crowd does: start it with RATE_LIMIT_MULTIPLIER=1000.
-Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, 2 setup failed.`;
+Ctrl-C during the party ends it early: what was sent drains, and the results so far are printed
+(and written to --json); Ctrl-C again stops at once.
+Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, 2 setup failed,
+130 the party was ended early by Ctrl-C (143 by SIGTERM) and nothing was lost.`;
 
 function fail(message: string): never {
   console.error(`loadtest: ${message}`);
@@ -129,7 +134,7 @@ function report(result: PartyResult) {
   const o = result.counts.match_overlays;
   const lines = [
     '',
-    `Party: ${result.attendees} attendees, ${result.minutes} min, event ${result.event.code}, instances ${result.instances.join(', ')}`,
+    `Party: ${result.attendees} attendees, ${result.minutes} min${result.interrupted_after_s === null ? '' : ` (interrupted after ${result.interrupted_after_s} s)`}, event ${result.event.code}, instances ${result.instances.join(', ')}`,
     '',
     table(['latency, ms', 'count', 'p50', 'p95', 'p99', 'max'], rows),
     '',
@@ -177,11 +182,31 @@ const options = parse();
 if (options.json) await checkWritable(options.json);
 const tty = process.stdout.isTTY === true;
 let lastPlain = 0;
+/** The phase the live display last showed: Ctrl-C ends a party, but stops setup or a drain at once. */
+let phase: Progress['phase'] | null = null;
+/** The exit status of the signal that ended the party early. */
+let interrupted: number | null = null;
+const interrupt = new AbortController();
+function stop(signal: NodeJS.Signals) {
+  const status = 128 + os.constants.signals[signal];
+  if (tty) process.stdout.write('\n');
+  if (interrupted !== null || phase !== 'party') {
+    console.error(`loadtest: ${signal}: stopped ${phase === 'party' || phase === 'drain' ? 'without the results' : 'before the party began'}`);
+    process.exit(status);
+  }
+  interrupted = status;
+  console.error(`loadtest: ${signal}: ending the party now; the results follow once what was sent has arrived (${signal} again: stop at once)`);
+  interrupt.abort();
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
 try {
   const result = await runParty({
     ...options,
+    signal: interrupt.signal,
     log: (line) => console.log(tty ? `\r\x1b[2K${line}` : line),
     onProgress: (progress) => {
+      phase = progress.phase;
       if (tty) {
         process.stdout.write(`\r\x1b[2K${progressLine(progress).slice(0, (process.stdout.columns ?? 200) - 1)}`);
       } else if (progress.elapsedSeconds - lastPlain >= 5) {
@@ -197,7 +222,8 @@ try {
       fail(`--json ${options.json} could not be written: ${error.code ?? error.message}`),
     );
   }
-  process.exit(result.ok ? 0 : 1);
+  // A party cut short is no pass: its own status, unless something was lost in what it did.
+  process.exit(result.ok ? (interrupted ?? 0) : 1);
 } catch (error) {
   if (tty) process.stdout.write('\n');
   if (error instanceof SetupError) fail(error.message);

@@ -68,6 +68,11 @@ export interface PartyOptions {
   slotMs?: number;
   /** Called about once a second with the live figures. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * Ends the party early (Ctrl-C): what was sent drains, and the figures are those of the party so far.
+   * It ends the party only: setup, before it, goes on, and the party then ends as it begins.
+   */
+  signal?: AbortSignal;
   /** One line of what setup is doing. */
   log?: (line: string) => void;
 }
@@ -95,6 +100,8 @@ export interface PartyResult {
   instances: string[];
   attendees: number;
   minutes: number;
+  /** When the party was ended early (`signal`): how long it had lasted, s; null when it ran its length. */
+  interrupted_after_s: number | null;
   event: { id: number; code: string; join_mode: 'qr' | 'code' };
   stateFile: string;
   counts: {
@@ -428,7 +435,16 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     rest.poolWait = new Histogram();
     const sentBefore = counts.sent;
     wheel.start();
-    await new Promise((resolve) => setTimeout(resolve, partyMs));
+    await new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', end);
+        resolve();
+      };
+      const timer = setTimeout(end, options.signal?.aborted ? 0 : partyMs);
+      options.signal?.addEventListener('abort', end);
+    });
+    const interruptedAfter = options.signal?.aborted ? (performance.now() - partyStarted) / SECOND : null;
 
     // ---------------------------------------------------------- drain
     phase = 'drain';
@@ -491,6 +507,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       instances: instances.map((each) => each.origin),
       attendees: people.length,
       minutes: options.minutes,
+      interrupted_after_s: interruptedAfter === null ? null : Math.round(interruptedAfter * 10) / 10,
       event: { id: event.id, code: event.code, join_mode: event.joinMode },
       stateFile,
       counts: {

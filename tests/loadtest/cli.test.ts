@@ -3,13 +3,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PartyResult } from '../../loadtest/party';
 import { freePort } from '../helpers/ports';
 import { startServer, type TestServer } from '../helpers/server';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams. */
-function loadtest(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams; `interrupt`
+ * sends it SIGINT once its output matches `when`, as Ctrl-C would.
+ */
+function loadtest(args: string[], interrupt?: { when: RegExp }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), ...args], {
       cwd: root,
@@ -17,7 +21,14 @@ function loadtest(args: string[]): Promise<{ code: number | null; stdout: string
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let interrupted = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (interrupt && !interrupted && interrupt.when.test(stdout)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
@@ -26,15 +37,19 @@ function loadtest(args: string[]): Promise<{ code: number | null; stdout: string
 describe('npm run loadtest: the command line', () => {
   // A server with its own throttle left at a crowd's worst: two registrations a minute per address.
   let strict: TestServer;
+  // And one set up for a load test, as the README says.
+  let server: TestServer;
   let dir: string;
 
   beforeAll(async () => {
     strict = await startServer({ config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } });
+    server = await startServer({ config: { limitMultiplier: 1000 } });
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-cli-'));
   });
 
   afterAll(async () => {
     await strict?.close();
+    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -87,6 +102,31 @@ describe('npm run loadtest: the command line', () => {
     expect(unreachable.stderr.trim()).toBe('loadtest: cannot reach http://127.0.0.1:1: ECONNREFUSED');
     await expect(readFile(fine, 'utf8')).rejects.toThrow(/ENOENT/);
   });
+
+  it('Ctrl-C ends the party early: the results so far are printed and written, exit 130', async () => {
+    const json = path.join(dir, 'interrupted.json');
+    const args = ['--url', server.url, '--attendees', '6', '--minutes', '2', '--leave-share', '0', '--json', json, '--state', path.join(dir, 'interrupted-state.json')];
+    const started = performance.now();
+    // Without a terminal, a plain progress line every 5 s: the second one of the party is ~5 s into it.
+    const { code, stdout, stderr } = await loadtest(args, { when: /^ *\d+ s party .*\n(.*\n)*? *\d+ s party /m });
+    expect(code).toBe(130);
+    expect(stderr.trim()).toMatch(/^loadtest: SIGINT: ending the party now; the results follow once what was sent has arrived \(SIGINT again: stop at once\)$/);
+    // Long before the two minutes were up.
+    expect(performance.now() - started).toBeLessThan(60_000);
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.interrupted_after_s).toBeGreaterThan(4);
+    expect(result.interrupted_after_s).toBeLessThan(30);
+    expect(result.counts.check_ins).toBe(6);
+    expect(result.counts.swipes).toBeGreaterThan(0);
+    expect(result.ok).toBe(true);
+    expect(stdout).toContain(`Party: 6 attendees, 2 min (interrupted after ${result.interrupted_after_s} s), event ${result.event.code}`);
+    expect(stdout).toContain('OK: nothing lost, nothing duplicated.');
+
+    // Before the party began there is nothing to tell: it stops at once, in one line.
+    const early = await loadtest(['--url', server.url, '--attendees', '6', '--state', path.join(dir, 'interrupted-state.json')], { when: /accounts in / });
+    expect(early.code).toBe(130);
+    expect(early.stderr.trim()).toBe('loadtest: SIGINT: stopped before the party began');
+  }, 90_000);
 
   it('a server that throttles the registrations says what to set on it', async () => {
     const { code, stderr } = await loadtest(['--url', strict.url, '--attendees', '5', '--minutes', '0.1', '--state', path.join(dir, 'state.json')]);
