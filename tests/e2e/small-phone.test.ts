@@ -3,7 +3,8 @@
  * once: the banner asking to confirm the e-mail, the event bar, and the notice that the likes are
  * spent. The card stays a picture of someone, another's profile shows its photo across the column,
  * the top bar the user's whole name, and a toast hides neither the top bar nor a page's way back, nor
- * the deck's buttons. The organizer's host screen wraps its stats' labels between words.
+ * the deck's buttons. The events page starts each card's title at the card's top; the organizer's host
+ * screen wraps its stats' labels between words.
  */
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -147,6 +148,21 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(overlaps(onDeck, await topBar())).toBe(false);
     expect(overlaps(onDeck, await box(page.locator('.deck .deck-actions')))).toBe(false);
     await shot('05-toast-deck');
+  });
+
+  it('the events page: each card’s title row at the top of its card, as "Mis eventos" is (the others sat 20 px lower)', async () => {
+    await page.goto(`${app.server.url}/app/events/`);
+    await page.getByRole('heading', { name: es['events.current.title'] }).waitFor();
+    // How far below the card's border and padding its first row (its title, or the title and a button) starts.
+    const gaps = await page.locator('.event-card').evaluateAll((cards) =>
+      cards.map((card) => {
+        const style = getComputedStyle(card);
+        const start = card.getBoundingClientRect().top + parseFloat(style.borderTopWidth) + parseFloat(style.paddingTop);
+        return `${card.querySelector('.section-title')!.textContent}: ${Math.round(card.firstElementChild!.getBoundingClientRect().top - start)}`;
+      }),
+    );
+    expect(gaps).toEqual([`${es['events.current.title']}: 0`, `${es['events.join.title']}: 0`, `${es['events.mine.title']}: 0`]);
+    await shot('07-events');
   });
 
   it('the host screen: its stats’ labels wrap between words (it showed "Conversacione / s iniciadas")', async () => {
