@@ -62,11 +62,18 @@ export interface Thread {
   /** Loaded from what this device kept (no network when it opened): fetched afresh at the next open. */
   fromDevice: boolean;
   /**
-   * The newest stored message this tab has heard of from the server, in its pages and its pushes:
-   * where a catch-up starts. Not the answers to our own sends: one of them may be stored after a
-   * partner's message whose push has not come (or never will, the socket gone).
+   * The newest stored message this tab has heard of from the server with none missing before it (back
+   * to its oldest), in its pages and its pushes: where a catch-up starts. Not the answers to our own
+   * sends: one of them may be stored after a partner's message whose push has not come (or never will,
+   * the socket gone). Nor a push that came ahead of the one stored before it (`ahead`).
    */
   heardTo: number;
+  /**
+   * Pushes heard ahead of `heardTo`, by the id of the message stored just before each: pushes can
+   * overtake each other (a batched send, another instance's), and the socket may drop before the one
+   * between comes. `heardTo` moves over them once it reaches the message before them.
+   */
+  ahead: Record<number, number>;
   /**
    * Opened with no network, it holds no message from before its oldest one, though the conversation
    * has some (it was never opened here, or kept cut short): they come with the network.
@@ -100,6 +107,7 @@ export const emptyThread = (): Thread => ({
   fromDevice: false,
   missingEarlier: false,
   heardTo: 0,
+  ahead: {},
 });
 
 /** A chat as this device keeps it for an opening with no network (`lib/device-cache.ts`). */
@@ -108,6 +116,8 @@ interface KeptThread {
   messages: Message[];
   older: string | null;
   missingEarlier?: true;
+  /** The thread's `heardTo`, when a message kept was pushed ahead of one it never heard. */
+  heardTo?: number;
 }
 /**
  * The chats kept: the most recently active ones opened on this device, each with its newest
@@ -169,11 +179,12 @@ function keep(thread: Thread, characters: number): KeptThread | null {
   }
   // No room left for its newest message. (A chat with none yet is kept: it can be written in.)
   if (kept === 0 && stored.length > 0) return null;
+  const gap = thread.heardTo < lastStoredId(thread) ? { heardTo: thread.heardTo } : {};
   // Cut short, it no longer reaches the cursor of the page before it: "older" waits for the server's own.
   if (kept < stored.length || thread.missingEarlier) {
-    return { detail, messages: stored.slice(stored.length - kept), older: null, missingEarlier: true };
+    return { detail, messages: stored.slice(stored.length - kept), older: null, missingEarlier: true, ...gap };
   }
-  return { detail, messages: stored, older: thread.older };
+  return { detail, messages: stored, older: thread.older, ...gap };
 }
 
 /** A kept chat as a thread of the store's, to be weighed against the threads opened since. */
@@ -184,6 +195,7 @@ const restoredThread = (kept: KeptThread): Thread => ({
   older: kept.older,
   loaded: true,
   missingEarlier: kept.missingEarlier ?? false,
+  heardTo: kept.heardTo ?? kept.messages.reduce((max, message) => Math.max(max, message.id), 0),
 });
 
 /**
@@ -232,11 +244,30 @@ const awaitsRead = (thread: Thread) => {
 const lastStoredId = (thread: Thread) =>
   thread.messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
 
-/** Messages the server told of (a page, a push) added to the thread, and how far it has heard. */
-const heard = (thread: Thread, incoming: readonly Message[]): Pick<Thread, 'messages' | 'heardTo'> => ({
+/** `heardTo` moved to `to`, and on over the pushes heard ahead that follow on from there. */
+function heardOn(ahead: Thread['ahead'], to: number): Pick<Thread, 'heardTo' | 'ahead'> {
+  let heardTo = to;
+  while (ahead[heardTo] !== undefined) heardTo = ahead[heardTo]!;
+  return { heardTo, ahead: Object.fromEntries(Object.entries(ahead).filter(([previous]) => Number(previous) > heardTo)) };
+}
+
+/**
+ * A page the server answered added to the thread, and how far it has heard: a page holds every
+ * message between its first and its last, and it starts at or before `heardTo` (the newest page, or
+ * one after a cursor the thread had reached).
+ */
+const heard = (thread: Thread, incoming: readonly Message[]): Pick<Thread, 'messages' | 'heardTo' | 'ahead'> => ({
   messages: mergeMessages(thread.messages, incoming),
-  heardTo: incoming.reduce((max, message) => Math.max(max, message.id), thread.heardTo),
+  ...heardOn(thread.ahead, incoming.reduce((max, message) => Math.max(max, message.id), thread.heardTo)),
 });
+
+/** A pushed message added to the thread; `heardTo` moves only if it follows on from there (`previousId`). */
+function pushed(thread: Thread, message: Message, previousId: number | null): Partial<Thread> {
+  const messages = mergeMessages(thread.messages, [message]);
+  if ((previousId ?? 0) === thread.heardTo) return { messages, ...heardOn(thread.ahead, message.id) };
+  if (message.id <= thread.heardTo) return { messages };
+  return { messages, ahead: { ...thread.ahead, [previousId ?? 0]: message.id } };
+}
 
 interface ChatState {
   threads: Record<number, Thread>;
@@ -249,7 +280,8 @@ interface ChatState {
    * back in the composer, before what is written there: to change, or copy, and kept as drafts are.
    */
   takeBack: (id: number, clientId: string) => void;
-  receive: (id: number, message: Message) => void;
+  /** A pushed message (`message:new`), with the id of the message stored just before it in the conversation. */
+  receive: (id: number, message: Message, previousId: number | null) => void;
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
   /**
@@ -472,8 +504,10 @@ export const useChat = create<ChatState>()((set, get) => {
       if (get().ended[id]) return;
       answered(id, (thread) => ({
         detail: thread.detail ?? kept.detail,
-        // Stored messages, as the server told of them when this device kept them.
+        // Stored messages, as the server told of them when this device kept them; a push kept ahead
+        // of one never heard is no cursor.
         ...heard(thread, kept.messages),
+        ...(kept.heardTo !== undefined && heardOn(thread.ahead, Math.max(thread.heardTo, kept.heardTo))),
         older: kept.older,
         loaded: true,
         fromDevice: true,
@@ -578,10 +612,10 @@ export const useChat = create<ChatState>()((set, get) => {
       restoredFor = userId;
       if (isConnected()) void get().sendQueued();
     },
-    receive(id, message) {
+    receive(id, message, previousId) {
       const me = useSession.getState().user?.id;
       update(id, (thread) => ({
-        ...heard(thread, [message]),
+        ...pushed(thread, message, previousId),
         // A message from the partner ends their typing.
         typingAt: message.sender === me ? thread.typingAt : 0,
       }));

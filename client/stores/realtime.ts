@@ -132,10 +132,10 @@ export function startRealtime(token: string) {
   connectSocket(token);
   const me = () => useSession.getState().user?.id;
   stops = [
-    onEvent('message:new', ({ conversation_id, message }) => {
+    onEvent('message:new', ({ conversation_id, message, previous_id }) => {
       // Sent as the conversation ended (its push crossed the block or unmatch): it is gone here.
       if (useChat.getState().ended[conversation_id]) return;
-      useChat.getState().receive(conversation_id, message);
+      useChat.getState().receive(conversation_id, message, previous_id);
       useConversations.getState().noteMessage(conversation_id, message, message.sender === me());
       if (message.sender !== me()) announce(conversation_id, message);
     }),

@@ -33,11 +33,51 @@ describe('the chat store’s catch-up', () => {
     const from = useChat.getState().cursors();
     expect(from).toEqual({ 7: 5 });
     // Meanwhile a newer message arrives live; the ones the catch-up is for (6) are older.
-    useChat.getState().receive(7, stored(8));
+    useChat.getState().receive(7, stored(8), 6);
     messages.mockResolvedValue({ results: [stored(6), stored(8)], next: null, previous: null });
     await useChat.getState().catchUp(from);
     expect(messages).toHaveBeenCalledWith(7, { after: 5 });
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
+  });
+
+  it('catches up after a reconnect from the last message it holds with none missing before it, not from one pushed ahead', async () => {
+    useChat.setState({ threads: { 7: thread([3, 5]) } });
+    // 8 is pushed; 6, stored just before it, is still on its way (batched on another instance) when
+    // the socket drops.
+    useChat.getState().receive(7, stored(8), 6);
+    const from = useChat.getState().cursors();
+    expect(from).toEqual({ 7: 5 });
+    messages.mockResolvedValue(page([6, 8]));
+    await useChat.getState().catchUp(from);
+    expect(messages).toHaveBeenCalledWith(7, { after: 5 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
+    expect(useChat.getState().cursors()).toEqual({ 7: 8 });
+  });
+
+  it('moves its cursor with the pushes that follow on from what it holds, and over those heard ahead once the gap is filled', () => {
+    useChat.setState({ threads: { 7: thread([3, 5]) } });
+    useChat.getState().receive(7, stored(6), 5);
+    expect(useChat.getState().cursors()).toEqual({ 7: 6 });
+    useChat.getState().receive(7, stored(9), 8);
+    useChat.getState().receive(7, stored(8), 7);
+    expect(useChat.getState().cursors()).toEqual({ 7: 6 });
+    // Pushed twice (a page brought it too, or another instance): nothing moves back.
+    useChat.getState().receive(7, stored(6), 5);
+    useChat.getState().receive(7, stored(7), 6);
+    expect(useChat.getState().cursors()).toEqual({ 7: 9 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 7, 8, 9]);
+    // The conversation's first message follows on from nothing.
+    useChat.setState({ threads: { 8: { ...emptyThread(), loaded: true } } });
+    useChat.getState().receive(8, stored(10), null);
+    expect(useChat.getState().cursors()).toEqual({ 8: 10 });
+  });
+
+  it('moves its cursor over pushes heard ahead once a page fills the gap before them', async () => {
+    useChat.setState({ threads: { 7: thread([3, 5]) } });
+    useChat.getState().receive(7, stored(9), 8);
+    messages.mockResolvedValue(page([6, 8]));
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    expect(useChat.getState().cursors()).toEqual({ 7: 9 });
   });
 
   it('reads a chat it holds again when it is opened again: the new messages, and the partner as they are now', async () => {

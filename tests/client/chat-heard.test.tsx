@@ -31,7 +31,7 @@ async function openOn(history: ChatMessage[]) {
 
 /** What the chat's hidden live region holds: what a screen reader says of it. */
 const heard = () => document.querySelector('.sr-only[aria-live="polite"]')?.textContent;
-const receive = (item: ChatMessage) => act(() => useChat.getState().receive(7, item));
+const receive = (item: ChatMessage) => act(() => useChat.getState().receive(7, item, item.id - 1));
 
 describe('what a screen reader hears in a chat', () => {
   it('does not make the list a live region, nor say the history the chat opens on', async () => {

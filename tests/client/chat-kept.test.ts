@@ -66,6 +66,17 @@ describe('the chats a device keeps for an opening with no network', () => {
     expect(useChat.getState().threads[7]!.fromDevice).toBe(false);
   });
 
+  it('catches up, opened with no network, from before a message it kept that was pushed ahead of one it never heard', async () => {
+    await openOnline({ 7: [3, 5] });
+    // 8 is pushed; 6, stored before it, never came (the socket dropped), and the page is put away.
+    useChat.getState().receive(7, stored(8), 6);
+    window.dispatchEvent(new Event('pagehide'));
+    reopenOffline();
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 5, 8]);
+    expect(useChat.getState().cursors()).toEqual({ 7: 5 });
+  });
+
   it('does not stand in for a chat the server refused (and forgets it), nor for one never opened', async () => {
     await openOnline({ 7: [3] });
     useChat.getState().reset();
@@ -201,7 +212,7 @@ describe('the chats a device keeps for an opening with no network', () => {
     window.dispatchEvent(new Event('pagehide'));
     expect(chatWrites()).toBe(0);
 
-    useChat.getState().receive(7, stored(4));
+    useChat.getState().receive(7, stored(4), 3);
     window.dispatchEvent(new Event('pagehide'));
     expect(chatWrites()).toBe(1);
     useChat.getState().partnerRead(7, 4);
@@ -230,7 +241,7 @@ describe('the chats a device keeps for an opening with no network', () => {
     writeCache('chats', { ...kept, 8: { detail: detail(8), messages: [stored(10)], older: null } }, ME);
     window.dispatchEvent(new StorageEvent('storage', { key: `cache:chats:${ME}`, storageArea: localStorage }));
     // This tab's next write keeps it beside its own.
-    useChat.getState().receive(7, stored(4));
+    useChat.getState().receive(7, stored(4), 3);
     window.dispatchEvent(new Event('pagehide'));
     reopenOffline();
     await useChat.getState().open(8);
@@ -244,7 +255,7 @@ describe('the chats a device keeps for an opening with no network', () => {
     // Another tab signed in: local storage was cleared and holds its token now.
     localStorage.clear();
     localStorage.setItem('auth_token', 'someone-else');
-    useChat.getState().receive(7, stored(4));
+    useChat.getState().receive(7, stored(4), 3);
     window.dispatchEvent(new Event('pagehide'));
     expect(localStorage.getItem(`cache:chats:${ME}`)).toBeNull();
   });

@@ -118,6 +118,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     app.server.app.io.in(`user:${ben.id}`).emit('message:new', {
       conversation_id: anaBen,
       message: { id: 2_000_000, sender: ana.id, content: 'Sent as you blocked', time: new Date().toISOString(), client_id: null },
+      previous_id: null,
     });
     await benPage.waitForTimeout(1000);
     expect(await benPage.getByText('Sent as you blocked').count()).toBe(0);

@@ -58,7 +58,7 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     const bHears = waitFor(bSocket, 'message:new');
     const sent = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'over the wire', client_id: newClientId() });
     if (!sent.ok) throw new Error(JSON.stringify(sent));
-    expect(await bHears).toEqual({ conversation_id: conversationId, message: sent.message });
+    expect(await bHears).toEqual({ conversation_id: conversationId, message: sent.message, previous_id: null });
 
     const aHears = waitFor(aSocket, 'message:new', (event) => event.message.content === 'by REST');
     const posted = await client(two.url).post(`/api/conversations/${conversationId}/messages/`, {
@@ -66,7 +66,7 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
       json: { content: 'by REST' },
     });
     expect(posted.status).toBe(201);
-    expect((await aHears).message).toMatchObject({ id: posted.body.id, sender: b.id });
+    expect(await aHears).toMatchObject({ message: { id: posted.body.id, sender: b.id }, previous_id: sent.message.id });
     expect((await storedMessages(two, a.token, conversationId)).map((m) => m.content)).toEqual(['over the wire', 'by REST']);
   });
 

@@ -142,12 +142,21 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
   };
 
   describe.each([
-    { slow: 'a REST send', slowSend: overRest(() => server, 'b'), fast: 'a socket send', fastSend: overSocket(() => server, 'a') },
-    { slow: 'a socket send', slowSend: overSocket(() => server, 'b'), fast: 'a REST send', fastSend: overRest(() => server, 'a') },
-    { slow: 'a socket send', slowSend: overSocket(() => server, 'b'), fast: "another instance's socket send", fastSend: overSocket(() => other, 'a') },
-  ])('$slow slow to commit, $fast beside it', ({ slowSend, fastSend }) => {
+    { slow: 'a REST send', slowSend: overRest(() => server, 'b'), fast: 'a socket send', fastSend: overSocket(() => server, 'a'), fastAt: () => server },
+    { slow: 'a socket send', slowSend: overSocket(() => server, 'b'), fast: 'a REST send', fastSend: overRest(() => server, 'a'), fastAt: () => server },
+    {
+      slow: 'a socket send',
+      slowSend: overSocket(() => server, 'b'),
+      fast: "another instance's socket send",
+      fastSend: overSocket(() => other, 'a'),
+      fastAt: () => other,
+    },
+  ])('$slow slow to commit, $fast beside it', ({ slowSend, fastSend, fastAt }) => {
     it('gives ids in commit order, so that a catch-up ?after= the newest id seen misses nothing', async () => {
       const pair = await makePair(server);
+      // The fast send's push, heard where it is sent from (no Redis between the two instances here).
+      const listener = await connectTo(fastAt(), pair.b.token);
+      const told = waitFor(listener, 'message:new', (event) => event.message.content === 'second');
       // The slow send draws its id, then waits to check its foreign key to Ben's member row, which
       // the test holds: as a commit slowed by anything after the id is drawn.
       const hold = await sql.reserve();
@@ -173,6 +182,9 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
         const seenAfter = await catchUp(pair, newest);
         expect([...seenDuring, ...seenAfter].map((message) => message.content).sort()).toEqual(['first', 'second']);
         expect(first.id).toBeLessThan(second.id);
+        // Its push names the message stored before it, committed while it waited for the send lock
+        // (after its statement began): a client that has not heard of `first` yet knows it missed one.
+        expect(await told).toEqual({ conversation_id: pair.conversationId, message: second, previous_id: first.id });
       } finally {
         await hold`rollback`.catch(() => {});
         hold.release();
@@ -183,6 +195,8 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
 
   it('tells the partner about a batch stored whose reply was lost, once, and acks the sender with it', async () => {
     const { a, b, conversationId } = await makePair(server);
+    // Ben wrote first (on the other instance, whose push this one does not carry).
+    const before = await overRest(() => other, 'b')({ a, b, conversationId }, 'before');
     const [aSocket, bSocket] = await Promise.all([connectTo(server, a.token), connectTo(server, b.token)]);
     const heard = record(bSocket);
     const clientId = newClientId();
@@ -195,13 +209,14 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     expect(warnings.join('')).toContain('message batch failed');
     expect(ack).toMatchObject({ ok: true, message: { sender: a.id, content: 'lost reply', client_id: clientId } });
     if (!ack.ok) throw new Error('unreachable');
-    expect(await bHears).toEqual({ conversation_id: conversationId, message: ack.message });
+    // Found stored after the batch failed, it is told with the message before it all the same.
+    expect(await bHears).toEqual({ conversation_id: conversationId, message: ack.message, previous_id: before.id });
 
     // Stored once, told once: a later message arrives behind it with nothing in between.
     const laterHeard = waitFor(bSocket, 'message:new', (event) => event.message.content === 'later');
     expect((await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'later', client_id: newClientId() })).ok).toBe(true);
-    await laterHeard;
+    expect((await laterHeard).previous_id).toBe(ack.message.id);
     expect(heard.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: Message }).message.content)).toEqual(['lost reply', 'later']);
-    expect((await catchUp({ a, b, conversationId }, 0)).map((message) => message.content)).toEqual(['lost reply', 'later']);
+    expect((await catchUp({ a, b, conversationId }, before.id)).map((message) => message.content)).toEqual(['lost reply', 'later']);
   });
 });

@@ -98,7 +98,8 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     const ack = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: '  hi there  ', client_id: clientId });
     expect(ack).toMatchObject({ ok: true, message: { sender: a.id, content: 'hi there', client_id: clientId } });
     if (!ack.ok) throw new Error('unreachable');
-    expect(await bHears).toEqual({ conversation_id: conversationId, message: ack.message });
+    // The conversation's first message: none before it.
+    expect(await bHears).toEqual({ conversation_id: conversationId, message: ack.message, previous_id: null });
 
     // A retry (same client_id) returns the same message and pushes nothing new.
     const retry = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'hi there', client_id: clientId });
@@ -161,9 +162,10 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(two).toMatchObject({ ok: true, message: { content: 'two' } });
 
     await twoHeard;
-    expect(bEvents.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: { content: string } }).message.content)).toEqual([
-      'one',
-      'two',
+    // Stored in one statement, each is told with the one before it, the batch's own first included.
+    expect(bEvents.filter((e) => e.event === 'message:new').map((e) => e.payload)).toEqual([
+      { conversation_id: conversationId, message: first.ok && first.message, previous_id: null },
+      { conversation_id: conversationId, message: two.ok && two.message, previous_id: first.ok && first.message.id },
     ]);
     expect((await storedMessages(server, b.token, conversationId)).map((m) => m.content)).toEqual(['one', 'two']);
     const started = await client(server.url).get('/api/conversations/started/', { token: b.token });

@@ -293,8 +293,8 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(first.status).toBe(201);
     expect(first.body.client_id).toBe(clientId);
     const [toA, toB] = await Promise.all(heard);
-    expect(toA).toEqual({ conversation_id: id, message: first.body });
-    expect(toB).toEqual({ conversation_id: id, message: first.body });
+    expect(toA).toEqual({ conversation_id: id, message: first.body, previous_id: null });
+    expect(toB).toEqual({ conversation_id: id, message: first.body, previous_id: null });
 
     const retry = await send(a, id, { content: 'see you at 9', client_id: clientId });
     expect(retry.status).toBe(201);

@@ -191,6 +191,7 @@ interface BatchRow {
   client_id: string;
   content: string | null;
   time: string | null;
+  previous_id: number | null;
 }
 
 /**
@@ -210,6 +211,10 @@ interface BatchRow {
  * never folded into the query, so it runs once. In the statement the locks cost 5–20 µs of backend
  * CPU a batch of 1 to 16 conversations (2–5 %); as a statement of their own before it, in the same
  * round trip (`transactionInOneRoundTrip`), 45–65 (A/B on one backend, five rounds in turn).
+ * Each message inserted is answered with the one stored just before it in its conversation (for
+ * `message:new`), read by `previous_message_id` (drizzle/0021) as its row is answered: its own
+ * snapshot holds what was committed while the batch waited for the locks (the statement's does not),
+ * and the batch's own earlier messages.
  * Exported for bench/message-batch.ts (what a batch costs PostgreSQL).
  */
 export const batchStatement = new PreparedStatement<{ items: string; conversations: string }>(sql`
@@ -231,13 +236,14 @@ export const batchStatement = new PreparedStatement<{ items: string; conversatio
     insert into ${messages} (conversation_id, sender_id, content, client_id)
     select conversation_id, sender_id, content, client_id from allowed order by idx
     on conflict (sender_id, client_id) do nothing
-    returning id, sender_id, content, client_id, created_at
+    returning id, conversation_id, sender_id, content, client_id, created_at
   )
-  select idx, low, high, null::int as id, sender_id, client_id::text as client_id, null as content, null as time
+  select idx, low, high, null::int as id, sender_id, client_id::text as client_id, null as content, null as time,
+    null::int as previous_id
   from allowed
   union all
   select null, null, null, id, sender_id, client_id::text, content,
-    to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), previous_message_id(conversation_id, id)
   from ins
 `);
 
@@ -303,7 +309,8 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
       time: stored.time ?? '',
       client_id: stored.client_id,
     };
-    outcomes[idx] = { message, participantIds: [Number(row.low), Number(row.high)], created: true };
+    const previousId = stored.previous_id === null ? null : Number(stored.previous_id);
+    outcomes[idx] = { message, participantIds: [Number(row.low), Number(row.high)], created: true, previousId };
   }
   // Valid sends the statement did not answer for: not a participant, or the conversation's row was held
   // by another write (an ending, or an event deleted, which leaves it open) and passed by. The service

@@ -90,11 +90,13 @@ const partnerIdsStatement = (() => {
  * Stores a message (content trimmed, 1–2000 chars) idempotently by (sender, clientId). Throws NotFound
  * if sender is not a participant, ValidationError({content: [...]}) for bad content. `created` is false
  * when the same clientId was already stored (the stored message is returned, nothing new is written).
+ * `previousId`: the message stored just before it in the conversation (null for its first), as
+ * `message:new` tells it.
  */
 export async function sendMessage(
   db: Db,
   input: { conversationId: number; senderId: number; content: string; clientId?: string | null },
-): Promise<{ message: Message; participantIds: [number, number]; created: boolean }> {
+): Promise<{ message: Message; participantIds: [number, number]; created: boolean; previousId: number | null }> {
   const parsed = MessageInput.safeParse({ content: input.content, client_id: input.clientId ?? undefined });
   const participantIds = await getParticipantIds(db, input.conversationId, input.senderId);
   if (!participantIds) throw new NotFound();
@@ -109,8 +111,9 @@ export async function sendMessage(
       clientId,
     });
     if (inserted) {
-      const { id, sender_id: sender, time, client_id } = inserted;
-      return { message: { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id }, participantIds, created: true };
+      const { id, sender_id: sender, time, client_id, previous_id } = inserted;
+      const message = { id: Number(id), sender: Number(sender), content: inserted.content, time, client_id };
+      return { message, participantIds, created: true, previousId: previous_id === null ? null : Number(previous_id) };
     }
 
     // The conversation ended while the send waited for its lock, or another write held its row and the
@@ -119,12 +122,12 @@ export async function sendMessage(
     if (!(await getParticipantIds(db, input.conversationId, input.senderId, { settled: true }))) throw new NotFound();
     if (clientId) {
       // The same (sender, client_id) is already stored: a retried send.
-      const [stored] = await db
-        .select()
+      const [found] = await db
+        .select({ stored: messages, previousId: sql<number | null>`previous_message_id(${messages.conversationId}, ${messages.id})` })
         .from(messages)
         .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId)));
-      if (stored && stored.conversationId !== input.conversationId) throw ValidationError.field('client_id', CLIENT_ID_REUSED);
-      if (stored) return { message: presentMessage(stored), participantIds, created: false };
+      if (found && found.stored.conversationId !== input.conversationId) throw ValidationError.field('client_id', CLIENT_ID_REUSED);
+      if (found) return { message: presentMessage(found.stored), participantIds, created: false, previousId: found.previousId };
     }
     // Still open, and not stored: its row was held by a write that has let go of it. Again.
     if (attempt === SEND_ATTEMPTS) throw new ApiError(503, { detail: serverText('busy_try_again') }, { 'Retry-After': '1' });
@@ -143,12 +146,15 @@ interface InsertedRow {
   content: string;
   client_id: string | null;
   time: string;
+  previous_id: number | null;
 }
 
 /**
  * `sendMessage`'s insert, behind the conversation's send lock (`sendLock`): it inserts the lock's one
  * row, so its id is drawn once the lock is held. Skipped for a (sender, client_id) already stored, and
- * for a conversation no longer open (`openConversationRow`).
+ * for a conversation no longer open (`openConversationRow`). The message before it is read by
+ * `previous_message_id` (drizzle/0021), whose own snapshot holds a send committed while this one
+ * waited for the lock.
  */
 const insertStatement = (() => {
   const conversationId = sql`${sql.placeholder('conversationId')}::int`;
@@ -159,7 +165,8 @@ const insertStatement = (() => {
     from locked cross join ${openConversationRow(conversationId, sql`locked.held`)} c
     on conflict (sender_id, client_id) do nothing
     returning id, sender_id, content, client_id::text as client_id,
-      to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time`);
+      to_char(created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as time,
+      previous_message_id(conversation_id, id) as previous_id`);
 })();
 
 /**
