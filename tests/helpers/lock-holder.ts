@@ -1,4 +1,7 @@
-import type postgres from 'postgres';
+import postgres from 'postgres';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { createPostgresDatabase } from './database';
+import { startServer, type TestServer } from './server';
 import { waitUntil } from './socket';
 
 /**
@@ -40,3 +43,59 @@ export function lockHolder(holder: postgres.Sql) {
 }
 
 export type LockHolder = ReturnType<typeof lockHolder>;
+
+/**
+ * The setup of a describe that races the server on PostgreSQL (a describe skipped, loudly, where the
+ * machine has none: `describe.skipIf(!(await hasPostgres()))`). Its hooks start the server on a
+ * PostgreSQL database of its own and open the test's own connection to that database, `holder` (two
+ * connections at most); after the describe's tests they close both and drop the database. `server`
+ * and `holder` are there while the tests run; `hold`, `waiting` and `stuckOrDone` are the holder's,
+ * as `lockHolder` makes them.
+ */
+export function racesOnPostgres(
+  options: {
+    /** A fresh server and database for each test, for tests that close the server themselves. */
+    perTest?: boolean;
+    /** The database's deadlock_timeout, for every connection to it (the server's and the holder's). */
+    deadlockTimeout?: string;
+  } = {},
+) {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
+  let started: { server: TestServer; holder: postgres.Sql; lock: LockHolder } | undefined;
+  const current = () => {
+    if (!started) throw new Error('racesOnPostgres: its server and holder are there only while its tests run');
+    return started;
+  };
+  const [before, after] = options.perTest ? [beforeEach, afterEach] : [beforeAll, afterAll];
+
+  before(async () => {
+    database = await createPostgresDatabase();
+    if (options.deadlockTimeout) {
+      const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '${options.deadlockTimeout}'`);
+      await admin.end();
+    }
+    const server = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    const holder = postgres(database.url, { max: 2, onnotice: () => {} });
+    started = { server, holder, lock: lockHolder(holder) };
+  });
+  after(async () => {
+    await started?.holder.end();
+    await started?.server.close();
+    await database?.drop();
+    started = undefined;
+    database = undefined;
+  });
+
+  return {
+    get server() {
+      return current().server;
+    },
+    get holder() {
+      return current().holder;
+    },
+    hold: (...args: Parameters<LockHolder['hold']>) => current().lock.hold(...args),
+    waiting: () => current().lock.waiting(),
+    stuckOrDone: (...args: Parameters<LockHolder['stuckOrDone']>) => current().lock.stuckOrDone(...args),
+  };
+}

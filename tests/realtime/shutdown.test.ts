@@ -1,105 +1,89 @@
-import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { messages } from '../../server/db/schema';
 import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
-import { createPostgresDatabase } from '../helpers/database';
-import { lockHolder } from '../helpers/lock-holder';
-import { startServer } from '../helpers/server';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { hasPostgres } from '../helpers/services';
 import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { makePair, newClientId } from './fixtures';
 
 // PostgreSQL: the database has to outlive the instance to show what it committed.
 describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
+  const races = racesOnPostgres({ perTest: true });
+
   it('finishes the writes in flight, then drops the transports so that clients reconnect on their own', async () => {
-    const database = await createPostgresDatabase();
-    const server = await startServer({ backend: 'postgres', databaseUrl: database.url });
-    try {
-      const { a, b, conversationId } = await makePair(server);
-      const aSocket = await connect(server.url, a.token, { reconnection: false });
-      const bSocket = await connect(server.url, b.token, { reconnection: false });
-      const bDropped = waitForDisconnect(bSocket);
+    const { server } = races;
+    const { a, b, conversationId } = await makePair(server);
+    const aSocket = await connect(server.url, a.token, { reconnection: false });
+    const bSocket = await connect(server.url, b.token, { reconnection: false });
+    const bDropped = waitForDisconnect(bSocket);
 
-      const send = (content: string) => {
-        const payload = { conversation_id: conversationId, content, client_id: newClientId() };
-        return aSocket
-          .timeout(5000)
-          .emitWithAck('message:send', payload)
-          .then(
-            (ack) => ({ payload, ack }),
-            () => ({ payload, ack: null }),
-          );
-      };
-      const before = Array.from({ length: 30 }, (_, i) => send(`before ${i}`));
-      // Close once the server is busy with them: the first ack is back, the others are queued or on the wire.
-      await Promise.race(before);
-      const closing = server.app.close();
-      const after = Array.from({ length: 10 }, (_, i) => send(`after ${i}`));
-      const outcomes = await Promise.all([...before, ...after]);
-      await closing;
+    const send = (content: string) => {
+      const payload = { conversation_id: conversationId, content, client_id: newClientId() };
+      return aSocket
+        .timeout(5000)
+        .emitWithAck('message:send', payload)
+        .then(
+          (ack) => ({ payload, ack }),
+          () => ({ payload, ack: null }),
+        );
+    };
+    const before = Array.from({ length: 30 }, (_, i) => send(`before ${i}`));
+    // Close once the server is busy with them: the first ack is back, the others are queued or on the wire.
+    await Promise.race(before);
+    const closing = server.app.close();
+    const after = Array.from({ length: 10 }, (_, i) => send(`after ${i}`));
+    const outcomes = await Promise.all([...before, ...after]);
+    await closing;
 
-      // "transport close", not "io server disconnect": socket.io-client reconnects only after the former.
-      expect(await bDropped).toBe('transport close');
-      const acked = outcomes.filter((o) => o.ack?.ok).map((o) => o.payload.content);
-      const refused = outcomes.filter((o) => o.ack && !o.ack.ok);
-      for (const outcome of refused) expect(outcome.ack).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    // "transport close", not "io server disconnect": socket.io-client reconnects only after the former.
+    expect(await bDropped).toBe('transport close');
+    const acked = outcomes.filter((o) => o.ack?.ok).map((o) => o.payload.content);
+    const refused = outcomes.filter((o) => o.ack && !o.ack.ok);
+    for (const outcome of refused) expect(outcome.ack).toMatchObject({ ok: false, error: { code: 'unavailable' } });
 
-      const reader = await openDatabase({ databaseUrl: database.url, dataDir: '' });
-      const stored = (await reader.db.select({ content: messages.content }).from(messages)).map((row) => row.content);
-      await reader.close();
-      // Every acknowledged send is stored; whatever was stored was sent (a send cut off before its ack
-      // is resent by the client with the same client_id, and stored once).
-      // The connection stays open while writes drain: what reached the server before the close got an answer.
-      expect((await Promise.all(before)).every((o) => o.ack !== null)).toBe(true);
-      expect(acked.length).toBeGreaterThan(0);
-      for (const content of acked) expect(stored).toContain(content);
-      for (const content of stored) expect(outcomes.map((o) => o.payload.content)).toContain(content);
-      aSocket.close();
-      bSocket.close();
-    } finally {
-      await server.close();
-      await database.drop();
-    }
+    const reader = await openDatabase({ databaseUrl: server.config.databaseUrl, dataDir: '' });
+    const stored = (await reader.db.select({ content: messages.content }).from(messages)).map((row) => row.content);
+    await reader.close();
+    // Every acknowledged send is stored; whatever was stored was sent (a send cut off before its ack
+    // is resent by the client with the same client_id, and stored once).
+    // The connection stays open while writes drain: what reached the server before the close got an answer.
+    expect((await Promise.all(before)).every((o) => o.ack !== null)).toBe(true);
+    expect(acked.length).toBeGreaterThan(0);
+    for (const content of acked) expect(stored).toContain(content);
+    for (const content of stored) expect(outcomes.map((o) => o.payload.content)).toContain(content);
+    aSocket.close();
+    bSocket.close();
   });
 
   it('answers a request that arrives while it drains in the envelope, 503 with Retry-After, and stores nothing', async () => {
-    const database = await createPostgresDatabase();
-    const server = await startServer({ backend: 'postgres', databaseUrl: database.url });
-    const holder = postgres(database.url, { max: 2, onnotice: () => {} });
+    const { server, holder, hold, stuckOrDone } = races;
+    const { a, conversationId } = await makePair(server);
+    const aSocket = await connect(server.url, a.token, { reconnection: false });
+    // A send held at its conversation's send lock keeps the instance draining.
+    const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, conversationId]);
+    let closing: Promise<void> | undefined;
     try {
-      const { a, conversationId } = await makePair(server);
-      const aSocket = await connect(server.url, a.token, { reconnection: false });
-      // A send held at its conversation's send lock keeps the instance draining.
-      const { hold, stuckOrDone } = lockHolder(holder);
-      const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, conversationId]);
-      let closing: Promise<void> | undefined;
-      try {
-        const held = aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'held', client_id: newClientId() });
-        expect(await stuckOrDone(held, 1)).toBe(false);
-        closing = server.app.close();
-        // Once the socket's events are refused, the shutdown has begun: the request below comes after.
-        await waitUntil(async () => !(await aSocket.emitWithAck('presence:list', {})).ok, 5000, 'the shutdown to begin');
-        const response = await fetch(`${server.url}/api/conversations/${conversationId}/messages/`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Token ${a.token}`, 'Accept-Language': 'es' },
-          body: JSON.stringify({ content: 'during the shutdown', client_id: newClientId() }),
-        });
-        expect(response.status).toBe(503);
-        expect(response.headers.get('retry-after')).toBe('1');
-        expect(response.headers.get('connection')).toBe('close');
-        expect(await response.json()).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
-      } finally {
-        await release('commit');
-      }
-      await closing;
-      const stored = await holder<{ content: string }[]>`select content from messages`;
-      expect(stored.map((row) => row.content)).toEqual(['held']);
-      aSocket.close();
+      const held = aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'held', client_id: newClientId() });
+      expect(await stuckOrDone(held, 1)).toBe(false);
+      closing = server.app.close();
+      // Once the socket's events are refused, the shutdown has begun: the request below comes after.
+      await waitUntil(async () => !(await aSocket.emitWithAck('presence:list', {})).ok, 5000, 'the shutdown to begin');
+      const response = await fetch(`${server.url}/api/conversations/${conversationId}/messages/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Token ${a.token}`, 'Accept-Language': 'es' },
+        body: JSON.stringify({ content: 'during the shutdown', client_id: newClientId() }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(response.headers.get('connection')).toBe('close');
+      expect(await response.json()).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
     } finally {
-      await holder.end();
-      await server.close();
-      await database.drop();
+      await release('commit');
     }
+    await closing;
+    const stored = await holder<{ content: string }[]>`select content from messages`;
+    expect(stored.map((row) => row.content)).toEqual(['held']);
+    aSocket.close();
   });
 });

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { eq, or } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   analyticsEvents,
@@ -34,10 +33,9 @@ import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, client } from '../helpers/http';
-import { type LockHolder, lockHolder } from '../helpers/lock-holder';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { createPostgresDatabase } from '../helpers/database';
 import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -374,32 +372,15 @@ describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=t
  * two answered 500).
  */
 describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s deletion, on PostgreSQL', () => {
-  let server: TestServer;
-  let holder: postgres.Sql;
-  let hold: LockHolder['hold'];
-  let stuckOrDone: LockHolder['stuckOrDone'];
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
-  beforeAll(async () => {
-    database = await createPostgresDatabase();
-    // PostgreSQL looks for a cycle once, deadlock_timeout after a wait begins: a cycle the test closes
-    // later than that (a busy machine's second) is found by the test's own wait instead, and the wrong
-    // side is rolled back. The server's connections look after 3 s here, the test's never first.
-    const admin = postgres(database.url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '3s'`);
-    await admin.end();
-    server = await startServer({ backend: 'postgres', databaseUrl: database.url });
-    holder = postgres(database.url, { max: 2, onnotice: () => {} });
-    ({ hold, stuckOrDone } = lockHolder(holder));
-  });
-  afterAll(async () => {
-    await holder?.end();
-    await server?.close();
-    await database?.drop();
-  });
+  // PostgreSQL looks for a cycle once, deadlock_timeout after a wait begins: a cycle the test closes
+  // later than that (a busy machine's second) is found by the test's own wait instead, and the wrong
+  // side is rolled back. The server's connections look after 3 s here, the test's never first.
+  const races = racesOnPostgres({ deadlockTimeout: '3s' });
+  const { hold, stuckOrDone } = races;
 
   it('the save lands first, then the deletion takes the account with the photo it stored', async () => {
-    const user = await makeCompletedUser(server);
-    const api = client(server.url);
+    const user = await makeCompletedUser(races.server);
+    const api = client(races.server.url);
     const release = await hold('select 1 from profiles where user_id = $1 for update', [user.id]);
     let saving: Promise<ApiResponse> | undefined;
     let deleting: Promise<ApiResponse> | undefined;
@@ -414,21 +395,21 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     const [saved, deleted] = await Promise.all([saving, deleting]);
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
-    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
-    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
-    expect((await fetch(`${server.url}${saved.body.image as string}`)).status).toBe(404);
+    expect(await races.server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await races.server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
+    expect((await fetch(`${races.server.url}${saved.body.image as string}`)).status).toBe(404);
   });
 
   it('a partner’s like caught in a deadlock with the deletion: the deletion goes through, the like is told to try again', async () => {
-    const leaving = await makeCompletedUser(server, { name: 'Leaving' });
-    const partner = await makeCompletedUser(server, { name: 'Partner' });
-    const api = client(server.url);
+    const leaving = await makeCompletedUser(races.server, { name: 'Leaving' });
+    const partner = await makeCompletedUser(races.server, { name: 'Partner' });
+    const api = client(races.server.url);
     const swipe = (user: TestUser, other: TestUser, response: string) => api.post('/api/matching/', { token: user.token, json: { response, other: other.id } });
     // The partner passed over them once; they liked the partner. The partner's like now makes the match.
     expect((await swipe(leaving, partner, 'like')).status).toBe(200);
     expect((await swipe(partner, leaving, 'skip')).status).toBe(200);
     // An event of theirs stops the deletion after it has taken the account's row, before its cascade.
-    const event = await makeEvent(server, leaving);
+    const event = await makeEvent(races.server, leaving);
     const release = await hold('select 1 from events where id = $1 for update', [event.id]);
     let deleting: Promise<ApiResponse> | undefined;
     let liking: Promise<ApiResponse> | undefined;
@@ -450,18 +431,18 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     } else {
       expect([liked.status, liked.body.match], JSON.stringify(liked.body)).toEqual([200, true]);
     }
-    expect(await server.app.db.select().from(users).where(eq(users.id, leaving.id))).toEqual([]);
-    expect(await server.app.db.select().from(conversations).where(or(eq(conversations.userLowId, leaving.id), eq(conversations.userHighId, leaving.id)))).toEqual([]);
+    expect(await races.server.app.db.select().from(users).where(eq(users.id, leaving.id))).toEqual([]);
+    expect(await races.server.app.db.select().from(conversations).where(or(eq(conversations.userLowId, leaving.id), eq(conversations.userHighId, leaving.id)))).toEqual([]);
   });
 
   it('a deletion PostgreSQL rolls back to break a deadlock goes again, and through', async () => {
-    const user = await makeCompletedUser(server);
-    const api = client(server.url);
+    const user = await makeCompletedUser(races.server);
+    const api = client(races.server.url);
     // The test's own transaction holds the profile, which the deletion's cascade waits for, its account
     // row taken; then asks for the account row itself: a cycle. The deletion, waiting first, is the one
     // PostgreSQL rolls back (whoever's wait reaches deadlock_timeout with the cycle there: the
     // deletion's 3 s, long before this transaction's minute).
-    const session = await holder.reserve();
+    const session = await races.holder.reserve();
     try {
       await session`begin`;
       await session`set local deadlock_timeout = '1min'`;
@@ -478,7 +459,7 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     } finally {
       session.release();
     }
-    expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await races.server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
   });
 
   it.each(['test', 'stripe'] as const)(
@@ -487,17 +468,17 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
       // Stripe's checkout on a second instance over the same database, against the fake Stripe.
       const stripe = mode === 'stripe' ? await startFakeStripe(TEST_STRIPE) : null;
       const instance = stripe
-        ? await startServer({ backend: 'postgres', databaseUrl: database.url, config: { stripe: stripeConfigFor(stripe) } })
-        : server;
+        ? await startServer({ backend: 'postgres', databaseUrl: races.server.config.databaseUrl!, config: { stripe: stripeConfigFor(stripe) } })
+        : races.server;
       try {
-        const user = await makeCompletedUser(server);
+        const user = await makeCompletedUser(races.server);
         // An event of theirs stops the deletion after it has taken the account's row, before its cascade.
-        const event = await makeEvent(server, user);
+        const event = await makeEvent(races.server, user);
         const release = await hold('select 1 from events where id = $1 for update', [event.id]);
         let deleting: Promise<unknown> | undefined;
         let checkout: Promise<ApiResponse> | undefined;
         try {
-          deleting = deleteAccount(server.app.db, user.id);
+          deleting = deleteAccount(races.server.app.db, user.id);
           expect(await stuckOrDone(deleting, 1)).toBe(false);
           // Signed in, the account read: its checkout's write (the session's row, or the customer's link) waits for the account's.
           checkout = client(instance.url).post('/api/payments/stripe/create-checkout-session/', {
@@ -510,7 +491,7 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
         }
         const [, started] = await Promise.all([deleting, checkout!]);
         expect([started.status, started.body]).toEqual([401, { detail: 'Invalid token.' }]);
-        expect(await server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, user.id))).toEqual([]);
+        expect(await races.server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, user.id))).toEqual([]);
       } finally {
         if (stripe) {
           await instance.close();
@@ -521,10 +502,10 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
   );
 
   it('a save that passed sign-in before the deletion committed is told the session has ended, and stores nothing', async () => {
-    const user = await makeCompletedUser(server);
+    const user = await makeCompletedUser(races.server);
     const input = await validProfile({ name: 'Too late' });
-    expect(await deleteAccount(server.app.db, user.id)).not.toBeNull();
-    await expect(saveProfile(server.app.db, server.app.media, user.id, input)).rejects.toBeInstanceOf(NotAuthenticated);
-    expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
+    expect(await deleteAccount(races.server.app.db, user.id)).not.toBeNull();
+    await expect(saveProfile(races.server.app.db, races.server.app.media, user.id, input)).rejects.toBeInstanceOf(NotAuthenticated);
+    expect(await races.server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
   });
 });

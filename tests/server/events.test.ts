@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
@@ -11,7 +10,7 @@ import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { type LockHolder, lockHolder } from '../helpers/lock-holder';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
@@ -827,25 +826,14 @@ describe('public lookups are throttled per address', () => {
 });
 
 describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\'s deletion, or a ban, on PostgreSQL', () => {
-  let server: TestServer;
-  /** The test's own connection, to hold a check-in or a like half-way while the event goes. */
-  let holder: postgres.Sql;
-  let hold: LockHolder['hold'];
-  let stuckOrDone: LockHolder['stuckOrDone'];
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-    ({ hold, stuckOrDone } = lockHolder(holder));
-  });
-  afterAll(async () => {
-    await holder.end();
-    await server.close();
-  });
+  /** The test's own connection holds a check-in or a like half-way while the event goes. */
+  const races = racesOnPostgres();
+  const { hold, stuckOrDone } = races;
 
   /** The guest's check-in, once it has read its event, waiting for their own check-in lock, taken here until `race` is done. */
   async function heldCheckIn(guest: TestUser, code: string, race: () => Promise<void>) {
     const release = await hold('select pg_advisory_xact_lock($1, $2)', [CHECK_IN_LOCK_SPACE, guest.id]);
-    const checking = client(server.url).post(`/api/events/${code}/check-in/`, { token: guest.token, json: {} });
+    const checking = client(races.server.url).post(`/api/events/${code}/check-in/`, { token: guest.token, json: {} });
     try {
       expect(await stuckOrDone(checking, 1)).toBe(false);
       await race();
@@ -856,13 +844,13 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
   }
 
   it('answers 404, as for an event that never was, and leaves the guest where they were', async () => {
-    const api = client(server.url);
-    const organizer = await makeUser(server);
-    const guest = await makeCompletedUser(server);
-    const first = await makeEvent(server, organizer);
-    await checkIn(server, guest, first.code);
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const guest = await makeCompletedUser(races.server);
+    const first = await makeEvent(races.server, organizer);
+    await checkIn(races.server, guest, first.code);
     // Check-in is open an hour before the start, and the organizer may delete the event until then.
-    const doomed = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
+    const doomed = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
     const reply = await heldCheckIn(guest, doomed.code, async () => {
       expect((await api.delete(`/api/events/${doomed.id}/`, { token: organizer.token })).status).toBe(204);
     });
@@ -888,16 +876,16 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
 
 
   it('answers 404 to an end racing the event\'s deletion from another of the organizer\'s screens', async () => {
-    const organizer = await makeUser(server);
-    const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
-    const reply = await duringDeletion(event.id, () => client(server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token }));
+    const organizer = await makeUser(races.server);
+    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+    const reply = await duringDeletion(event.id, () => client(races.server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token }));
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
   });
 
   it('lets a change waiting for the event\'s row undo no end that came meanwhile', async () => {
-    const api = client(server.url);
-    const organizer = await makeUser(server);
-    const event = await makeEvent(server, organizer);
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const event = await makeEvent(races.server, organizer);
     // A check-in's attendance holds the event's key (as this holds it): a change waits for it, an end does not.
     const release = await hold('select 1 from events where id = $1 for key share', [event.id]);
     const later = new Date(Date.now() + 2 * HOUR).toISOString();
@@ -914,35 +902,35 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
   });
 
   it('makes a match racing the deletion of the event where it is made, at no event, instead of a 404', async () => {
-    const api = client(server.url);
-    const organizer = await makeUser(server);
-    const ana = await makeCompletedUser(server, { gender: 'female', genders_to_match: ['male'] });
-    const ben = await makeCompletedUser(server, { gender: 'male', genders_to_match: ['female'] });
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const ana = await makeCompletedUser(races.server, { gender: 'female', genders_to_match: ['male'] });
+    const ben = await makeCompletedUser(races.server, { gender: 'male', genders_to_match: ['female'] });
     // Check-in is open an hour before the start, and the organizer may delete the event until then.
-    const event = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
-    await checkIn(server, ana, event.code);
-    await checkIn(server, ben, event.code);
+    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString() });
+    await checkIn(races.server, ana, event.code);
+    await checkIn(races.server, ben, event.code);
     expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.match).toBe(false);
     // The deletion, its attendances with it, is under way (uncommitted) as Ben's like comes.
     const reply = await duringDeletion(event.id, () => api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } }));
     expect([reply.status, reply.body.match]).toEqual([200, true]);
     const [row] = rowsOf<{ event_id: number | null }>(
-      await server.app.db.execute(sql`select event_id from conversations where id = ${reply.body.conversation_id}`),
+      await races.server.app.db.execute(sql`select event_id from conversations where id = ${reply.body.conversation_id}`),
     );
     expect(row).toEqual({ event_id: null });
   });
 
   it('lets no one banned since their request came in check in: the count stays without them', async () => {
-    const api = client(server.url);
-    const organizer = await makeUser(server);
-    const moderator = await makeModerator(server);
-    const guest = await makeCompletedUser(server);
-    const event = await makeEvent(server, organizer);
-    const reply = await heldCheckIn(guest, event.code, () => banThroughModeration(server, moderator, guest).then(() => undefined));
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const moderator = await makeModerator(races.server);
+    const guest = await makeCompletedUser(races.server);
+    const event = await makeEvent(races.server, organizer);
+    const reply = await heldCheckIn(guest, event.code, () => banThroughModeration(races.server, moderator, guest).then(() => undefined));
     expect([reply.status, reply.body.code]).toEqual([403, 'account_suspended']);
     expect((await api.get(`/api/events/${event.code}/`)).body.attendee_count).toBe(0);
     const open = rowsOf<{ n: number }>(
-      await server.app.db.execute(sql`select count(*)::int as n from attendances where user_id = ${guest.id} and left_at is null`),
+      await races.server.app.db.execute(sql`select count(*)::int as n from attendances where user_id = ${guest.id} and left_at is null`),
     );
     expect(Number(open[0]!.n)).toBe(0);
   });

@@ -6,58 +6,47 @@
  * Whichever ran first, the end is the same: no live match between people who must not see each other.
  */
 import { sql as drizzleSql } from 'drizzle-orm';
-import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { BAN_LOCK_SPACE } from '../../server/features/matching/locks';
 import { unban } from '../../server/features/moderation/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { type ApiResponse, client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { type LockHolder, lockHolder } from '../helpers/lock-holder';
-import { startServer, type TestServer } from '../helpers/server';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
 
 type Ending = 'block' | 'report' | 'ban';
 
 describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ban, on PostgreSQL', () => {
-  let server: TestServer;
+  /** The test's own connection holds rows while a request waits on them. */
+  const races = racesOnPostgres();
+  const { hold, stuckOrDone } = races;
   let moderator: TestUser;
-  /** The test's own connection, to hold rows while a request waits on them. */
-  let holder: postgres.Sql;
-  let hold: LockHolder['hold'];
-  let stuckOrDone: LockHolder['stuckOrDone'];
   const sockets: ClientSocket[] = [];
   beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    moderator = await makeModerator(server);
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-    ({ hold, stuckOrDone } = lockHolder(holder));
+    moderator = await makeModerator(races.server);
   });
   afterEach(() => {
     for (const socket of sockets.splice(0)) socket.close();
   });
-  afterAll(async () => {
-    await holder.end();
-    await server.close();
-  });
 
-  const api = () => client(server.url);
+  const api = () => client(races.server.url);
   const like = (from: TestUser, to: TestUser) => api().post('/api/matching/', { token: from.token, json: { response: 'like', other: to.id } });
 
   /** Ana and Ben, Ana's socket (every event it hears kept), and a report about Ben to resolve with a ban. */
   async function scene() {
-    const ana = await makeCompletedUser(server, { name: 'Ana' });
-    const ben = await makeCompletedUser(server, { name: 'Ben' });
-    const socket = await connect(server.url, ana.token);
+    const ana = await makeCompletedUser(races.server, { name: 'Ana' });
+    const ben = await makeCompletedUser(races.server, { name: 'Ben' });
+    const socket = await connect(races.server.url, ana.token);
     sockets.push(socket);
     const heard = record(socket);
     return { ana, ben, socket, heard, reportId: await anotherReportAbout(ben) };
   }
 
   async function anotherReportAbout(user: TestUser): Promise<number> {
-    const reporter = await makeCompletedUser(server);
+    const reporter = await makeCompletedUser(races.server);
     const reported = await api().post('/api/reports/', { token: reporter.token, json: { user_id: user.id, reason: 'spam' } });
     expect(reported.status).toBe(201);
     return reported.body.id as number;
@@ -72,7 +61,7 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
 
   /** Takes the ending back: unblock (a report's block too), or unban. Neither may bring a match back. */
   async function undo(ending: Ending, { ana, ben }: Awaited<ReturnType<typeof scene>>) {
-    if (ending === 'ban') expect(await unban(server.app.db, ben.email)).toBe('changed');
+    if (ending === 'ban') expect(await unban(races.server.app.db, ben.email)).toBe('changed');
     else expect((await api().delete(`/api/users/${ben.id}/block/`, { token: ana.token })).status).toBe(204);
   }
 
@@ -80,7 +69,7 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   async function conversationsBetween(people: { ana: TestUser; ben: TestUser }) {
     const [low, high] = pairOf(people);
     return rowsOf<{ id: number; ended: boolean; end_reason: string | null }>(
-      await server.app.db.execute(drizzleSql`
+      await races.server.app.db.execute(drizzleSql`
         select id, ended_at is not null as ended, end_reason from conversations where user_low_id = ${low} and user_high_id = ${high}`),
     );
   }
@@ -93,7 +82,7 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
 
   /** Every `match:new` Ana heard up to now: a last match of hers, with someone new, is heard after all of them. */
   async function matchesHeard({ ana, socket, heard }: Awaited<ReturnType<typeof scene>>) {
-    const marker = await makeCompletedUser(server);
+    const marker = await makeCompletedUser(races.server);
     const markerHeard = waitFor(socket, 'match:new', (payload) => payload.user.id === marker.id);
     await like(marker, ana);
     expect((await like(ana, marker)).body.match).toBe(true);
@@ -204,7 +193,7 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
       expect((await anaPasses!).body).toEqual(matched.body);
       const [low, high] = pairOf(people);
       const kinds = rowsOf<{ kind: string }>(
-        await server.app.db.execute(drizzleSql`
+        await races.server.app.db.execute(drizzleSql`
           select kind from reactions where (from_user_id, to_user_id) in ((${low}, ${high}), (${high}, ${low}))`),
       );
       expect(kinds).toEqual([{ kind: 'like' }, { kind: 'like' }]);
@@ -213,10 +202,10 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   );
 
   it.each(['like', 'skip'] as const)('a %s of someone whose account is deleted meanwhile is a 404, not a server error', async (response) => {
-    const ana = await makeCompletedUser(server);
-    const ben = await makeCompletedUser(server);
+    const ana = await makeCompletedUser(races.server);
+    const ben = await makeCompletedUser(races.server);
     // Ben's deletion is under way: his row taken, as deleting an account takes it first.
-    const session = await holder.reserve();
+    const session = await races.holder.reserve();
     try {
       await session`begin`;
       await session`select 1 from users where id = ${ben.id} for update`;

@@ -1,7 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
 import { sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from '../../server/features/media/service';
@@ -10,7 +9,7 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { type LockHolder, lockHolder } from '../helpers/lock-holder';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
@@ -529,33 +528,24 @@ describe.each(backends)('profiles on %s', (backend) => {
  * commits a photo whose upload row and file are gone.
  */
 describe.skipIf(!(await hasPostgres()))('a profile save racing the upload sweep, on PostgreSQL', () => {
-  let server: TestServer;
+  /** The test's own connection holds what a request or the sweep waits on. */
+  const races = racesOnPostgres();
+  const { hold, stuckOrDone } = races;
   let api: Client;
-  /** The test's own connection, to hold what a request or the sweep waits on. */
-  let holder: postgres.Sql;
-  let hold: LockHolder['hold'];
-  let stuckOrDone: LockHolder['stuckOrDone'];
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    api = client(server.url);
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-    ({ hold, stuckOrDone } = lockHolder(holder));
-  });
-  afterAll(async () => {
-    await holder?.end();
-    await server?.close();
+  beforeAll(() => {
+    api = client(races.server.url);
   });
 
-  const sweep = () => sweepUnusedUploads(server.app.db, server.app.media, new Date(Date.now() - UNUSED_UPLOAD_TTL_MS));
-  const served = async (url: string) => (await fetch(`${server.url}${url}`)).status;
-  const uploadRow = (url: string) => server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(url)));
+  const sweep = () => sweepUnusedUploads(races.server.app.db, races.server.app.media, new Date(Date.now() - UNUSED_UPLOAD_TTL_MS));
+  const served = async (url: string) => (await fetch(`${races.server.url}${url}`)).status;
+  const uploadRow = (url: string) => races.server.app.db.select().from(uploads).where(eq(uploads.key, mediaKey(url)));
 
   /** Someone whose profile shows one photo, and who picked another a day ago without saving it. */
   async function scene() {
-    const user = await makeUser(server);
-    const [shown, picked] = [await upload(server, user.token), await upload(server, user.token)];
+    const user = await makeUser(races.server);
+    const [shown, picked] = [await upload(races.server, user.token), await upload(races.server, user.token)];
     expect((await api.put('/api/users/me/profile/', { token: user.token, json: await validProfile({ image: shown }) })).status).toBe(200);
-    await server.app.db
+    await races.server.app.db
       .update(uploads)
       .set({ createdAt: new Date(Date.now() - UNUSED_UPLOAD_TTL_MS - 60_000) })
       .where(eq(uploads.key, mediaKey(picked)));

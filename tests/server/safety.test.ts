@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
 import type { EndedChat } from '../../shared/schemas/safety';
@@ -23,7 +22,7 @@ import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfi
 import { makeEvent } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { lockHolder } from '../helpers/lock-holder';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair } from '../realtime/fixtures';
@@ -884,32 +883,28 @@ describe.each(backends)('the purge of ended conversations on %s', (backend) => {
  * for it, holding an ended conversation's row.
  */
 describe.skipIf(!(await hasPostgres()))('the purge of ended conversations beside a deletion, on PostgreSQL', () => {
-  it('leaves a conversation another transaction holds to the next run, without waiting for it', async () => {
-    const server = await startServer({ backend: 'postgres' });
-    const holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-    try {
-      const api = client(server.url);
-      const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
-      await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
-      const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
-      expect((await api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'hello' } })).status).toBe(201);
-      expect((await api.delete(`/api/conversations/${id}/`, { token: a.token })).status).toBe(204);
-      const cutoff = new Date(Date.now() + 60_000);
-      const left = async () => Number(rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${id}`))[0]!.n);
+  const races = racesOnPostgres();
 
-      const release = await lockHolder(holder).hold('select 1 from conversations where id = $1 for update', [id]);
-      try {
-        expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(0);
-        expect(await left()).toBe(1);
-      } finally {
-        await release();
-      }
-      expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(1);
-      expect(await left()).toBe(0);
+  it('leaves a conversation another transaction holds to the next run, without waiting for it', async () => {
+    const { server, hold } = races;
+    const api = client(server.url);
+    const [a, b] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    await api.post('/api/matching/', { token: a.token, json: { response: 'like', other: b.id } });
+    const id = (await api.post('/api/matching/', { token: b.token, json: { response: 'like', other: a.id } })).body.conversation_id as number;
+    expect((await api.post(`/api/conversations/${id}/messages/`, { token: a.token, json: { content: 'hello' } })).status).toBe(201);
+    expect((await api.delete(`/api/conversations/${id}/`, { token: a.token })).status).toBe(204);
+    const cutoff = new Date(Date.now() + 60_000);
+    const left = async () => Number(rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*) as n from messages where conversation_id = ${id}`))[0]!.n);
+
+    const release = await hold('select 1 from conversations where id = $1 for update', [id]);
+    try {
+      expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(0);
+      expect(await left()).toBe(1);
     } finally {
-      await holder.end();
-      await server.close();
+      await release();
     }
+    expect(await purgeEndedConversations(server.app.db, cutoff)).toBe(1);
+    expect(await left()).toBe(0);
   });
 });
 
@@ -918,29 +913,24 @@ describe.skipIf(!(await hasPostgres()))('the purge of ended conversations beside
  * own transaction stands in for the ban in progress (it holds the user's row, `banned_at` set).
  */
 describe.skipIf(!(await hasPostgres()))('a login racing a ban, on PostgreSQL', () => {
+  const races = racesOnPostgres();
+
   it('waits for the ban and is refused, leaving no session behind', async () => {
-    const server = await startServer({ backend: 'postgres' });
-    const holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
+    const { server, hold, stuckOrDone } = races;
+    const user = await makeUser(server);
+    const sessions = async () => (await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).length;
+    const before = await sessions();
+    const release = await hold('update users set banned_at = now() where id = $1', [user.id]);
+    let login: Promise<ApiResponse>;
     try {
-      const user = await makeUser(server);
-      const sessions = async () => (await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).length;
-      const before = await sessions();
-      const { hold, stuckOrDone } = lockHolder(holder);
-      const release = await hold('update users set banned_at = now() where id = $1', [user.id]);
-      let login: Promise<ApiResponse>;
-      try {
-        login = client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } });
-        expect(await stuckOrDone(login, 1)).toBe(false);
-      } finally {
-        await release('commit');
-      }
-      const answer = await login;
-      expect([answer.status, answer.body]).toEqual([403, SUSPENDED]);
-      expect(await sessions()).toBe(before);
+      login = client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } });
+      expect(await stuckOrDone(login, 1)).toBe(false);
     } finally {
-      await holder.end();
-      await server.close();
+      await release('commit');
     }
+    const answer = await login;
+    expect([answer.status, answer.body]).toEqual([403, SUSPENDED]);
+    expect(await sessions()).toBe(before);
   });
 });
 
@@ -950,16 +940,8 @@ describe.skipIf(!(await hasPostgres()))('a login racing a ban, on PostgreSQL', (
  * test's own transaction holds the send lock, standing in for the partner's send in flight.
  */
 describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conversation ends, on PostgreSQL', () => {
-  let server: TestServer;
-  let holder: postgres.Sql;
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await holder.end();
-    await server.close();
-  });
+  const races = racesOnPostgres();
+  const { hold, stuckOrDone } = races;
 
   it.each([
     ['REST', 'a block'],
@@ -967,12 +949,11 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
     ['socket', 'a block'],
     ['socket', 'an unmatch'],
   ] as const)('stores nothing sent over %s once %s has landed, and tells the other nothing', async (path, ending) => {
-    const api = client(server.url);
-    const { a, b, conversationId: id } = await makePair(server);
-    const [sender, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    const api = client(races.server.url);
+    const { a, b, conversationId: id } = await makePair(races.server);
+    const [sender, other] = [await connect(races.server.url, a.token), await connect(races.server.url, b.token)];
     try {
       const heard = record(other);
-      const { hold, stuckOrDone } = lockHolder(holder);
       const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, id]);
       let send: Promise<unknown>;
       try {
@@ -992,7 +973,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
       const answer = await send;
       if (path === 'REST') expect(answer).toMatchObject({ status: 404, body: NOT_FOUND });
       else expect(answer).toEqual({ ok: false, error: { code: 'not_found', message: 'Not found.' } });
-      const [stored] = rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
+      const [stored] = rowsOf<{ n: number }>(await races.server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
       expect(stored!.n).toBe(0);
       // Anything published for this socket came before the answer to a later request of its own.
       await other.emitWithAck('presence:list', {});
@@ -1006,16 +987,15 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
   it.each(['REST', 'REST with a client_id', 'socket'] as const)(
     "stores a send over %s made while another write holds the conversation's row and leaves it open (an event deleted)",
     async (path) => {
-      const api = client(server.url);
-      const organizer = await makeCompletedUser(server, { name: 'Olga' });
-      const event = await makeEvent(server, organizer);
-      const { a, b, conversationId: id } = await makePair(server);
+      const api = client(races.server.url);
+      const organizer = await makeCompletedUser(races.server, { name: 'Olga' });
+      const event = await makeEvent(races.server, organizer);
+      const { a, b, conversationId: id } = await makePair(races.server);
       // Matched there: deleting the event sets the conversation's event_id to null, holding its row.
-      await holder`update conversations set event_id = ${event.id} where id = ${id}`;
-      const [sender, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+      await races.holder`update conversations set event_id = ${event.id} where id = ${id}`;
+      const [sender, other] = [await connect(races.server.url, a.token), await connect(races.server.url, b.token)];
       try {
         const told = waitFor(other, 'message:new');
-        const { hold, stuckOrDone } = lockHolder(holder);
         const release = await hold('delete from events where id = $1', [event.id]);
         let send: Promise<unknown>;
         try {
@@ -1035,7 +1015,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
         if (path === 'socket') expect(answer).toMatchObject({ ok: true, message: { content: 'still here' } });
         else expect(answer).toMatchObject({ status: 201, body: { content: 'still here' } });
         expect((await told).message.content).toBe('still here');
-        const [stored] = rowsOf<{ n: number }>(await server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
+        const [stored] = rowsOf<{ n: number }>(await races.server.app.db.execute(sql`select count(*)::int as n from messages where conversation_id = ${id}`));
         expect(stored!.n).toBe(1);
       } finally {
         sender.close();
@@ -1045,9 +1025,8 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
   );
 
   it('answers a REST send with a client_id not found when its conversation ends as the send reaches its row', async () => {
-    const api = client(server.url);
-    const { a, conversationId: id } = await makePair(server);
-    const { hold, stuckOrDone } = lockHolder(holder);
+    const api = client(races.server.url);
+    const { a, conversationId: id } = await makePair(races.server);
     // An unmatch in flight: the row is being ended, not yet committed.
     const release = await hold("update conversations set ended_at = now(), end_reason = 'unmatch' where id = $1", [id]);
     let send: Promise<ApiResponse>;
@@ -1062,11 +1041,10 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
   });
 
   it('relays no typing in a conversation whose end this socket was told of while it looked the conversation up', async () => {
-    const { a, b, conversationId: id } = await makePair(server);
-    const [typist, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    const { a, b, conversationId: id } = await makePair(races.server);
+    const [typist, other] = [await connect(races.server.url, a.token), await connect(races.server.url, b.token)];
     try {
       const heard = record(other);
-      const { hold, stuckOrDone } = lockHolder(holder);
       // The socket's first typing looks the conversation up, held here; its end is told meanwhile, as
       // a block's match:removed that commits and is published while the lookup runs is.
       const release = await hold('lock table conversations in access exclusive mode');
@@ -1075,7 +1053,7 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
         typed = typist.emitWithAck('typing', { conversation_id: id });
         expect(await stuckOrDone(typed, 1)).toBe(false);
         const told = waitFor(typist, 'match:removed');
-        server.app.publish([a.id], 'match:removed', { conversation_id: id });
+        races.server.app.publish([a.id], 'match:removed', { conversation_id: id });
         await told;
       } finally {
         await release();
@@ -1093,13 +1071,12 @@ describe.skipIf(!(await hasPostgres()))('a send waiting its turn while the conve
   });
 
   it('tells a read receipt that waited for the reader’s marker before the block that landed meanwhile, never after', async () => {
-    const api = client(server.url);
-    const { a, b, conversationId: id } = await makePair(server);
+    const api = client(races.server.url);
+    const { a, b, conversationId: id } = await makePair(races.server);
     const sent = await api.post(`/api/conversations/${id}/messages/`, { token: b.token, json: { content: 'hello' } });
-    const [reader, other] = [await connect(server.url, a.token), await connect(server.url, b.token)];
+    const [reader, other] = [await connect(races.server.url, a.token), await connect(races.server.url, b.token)];
     try {
       const heard = record(other);
-      const { hold, stuckOrDone } = lockHolder(holder);
       // The reader's marker, held as a receipt of theirs from another tab holds it.
       const release = await hold('select 1 from conversation_members where conversation_id = $1 and user_id = $2 for update', [id, a.id]);
       let ended: Promise<{ status: number }>;

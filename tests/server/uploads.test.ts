@@ -3,7 +3,6 @@ import { readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
-import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profiles, uploads } from '../../server/db/schema';
@@ -15,7 +14,7 @@ import { MAX_UPLOAD_BYTES } from '../../shared/constants';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { lockHolder } from '../helpers/lock-holder';
+import { racesOnPostgres } from '../helpers/lock-holder';
 import { rawRequest } from '../helpers/raw-http';
 import { makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -458,19 +457,10 @@ describe('smaller copies past an address’s allowance', () => {
  * uncommitted while the upload's row, which names the account, waits for it.
  */
 describe.skipIf(!(await hasPostgres()))('an upload racing its account’s deletion, on PostgreSQL', () => {
-  let server: TestServer;
-  let holder: postgres.Sql;
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-    holder = postgres(server.config.databaseUrl!, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await holder?.end();
-    await server?.close();
-  });
+  const races = racesOnPostgres();
 
   it('answers 401, as after the deletion, and leaves no file behind', async () => {
-    const { hold, stuckOrDone } = lockHolder(holder);
+    const { server, hold, stuckOrDone } = races;
     const user = await makeUser(server);
     const mediaDir = path.join(server.config.dataDir, 'media');
     const filesBefore = await readdir(mediaDir);
