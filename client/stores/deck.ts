@@ -106,6 +106,12 @@ interface DeckState {
   reset: () => void;
 }
 
+/**
+ * Whether the page on screen is the chat of this match: opened before the match was heard of (with no
+ * network, from a link), she is in it already, and its overlay would only cover the chat it names.
+ */
+const inChatOf = (conversationId: number | null) => window.location.pathname.replace(/\/$/, '') === `/app/chat/${conversationId}`;
+
 const added = <T>(set: ReadonlySet<T>, value: T) => new Set(set).add(value);
 const removed = <T>(set: ReadonlySet<T>, value: T) => {
   const next = new Set(set);
@@ -257,7 +263,7 @@ export const useDeck = create<DeckState>()((set, get) => {
     matched(userId, match) {
       set((state) => ({ matchedWith: added(state.matchedWith, userId) }));
       get().forget(userId);
-      if (get().rememberMatch(match.conversationId)) get().showMatch(match);
+      if (get().rememberMatch(match.conversationId) && !inChatOf(match.conversationId)) get().showMatch(match);
     },
     heardOfMatch(conversationId, user) {
       if (get().likesInFlight.has(user.id)) return;

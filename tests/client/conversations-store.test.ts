@@ -136,6 +136,24 @@ describe('the conversations store', () => {
     expect(overlay()?.conversationId).toBe(15);
   });
 
+  it('shows no overlay over the chat of the match it tells of: opened with no network before the match was heard of, she is in it', async () => {
+    api.startedConversations.mockResolvedValue({ results: [] });
+    api.emptyConversations.mockResolvedValueOnce({ results: [] });
+    await useConversations.getState().load();
+    window.history.replaceState(null, '', '/app/chat/2/');
+    try {
+      api.emptyConversations.mockResolvedValueOnce({ results: [match(2)] });
+      await useConversations.getState().refresh();
+      expect(overlay()).toBeNull();
+      // Its `match:new`, come late, shows it no more than the read did.
+      useDeck.getState().heardOfMatch(2, { id: 102, name: 'Person 2', image: null });
+      expect(overlay()).toBeNull();
+      expect(useConversations.getState().newMatches).toEqual([2]);
+    } finally {
+      window.history.replaceState(null, '', '/');
+    }
+  });
+
   it('shows a match once, whichever news of it came first', async () => {
     api.startedConversations.mockResolvedValue({ results: [] });
     api.emptyConversations.mockResolvedValueOnce({ results: [] });
