@@ -733,7 +733,9 @@ describe.each(backends)('safety on %s', (backend) => {
   });
 });
 
-describe('the admin command', () => {
+// A new embedded database on disk (the server's: initdb and every migration), then five openings of
+// it: each a PGlite start, seconds of a core apiece, past the default 30 s on a busy 2-core machine.
+describe('the admin command', { timeout: 120_000 }, () => {
   it('says how to use it, and that the embedded database must be free', async () => {
     const lines: string[] = [];
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
