@@ -308,7 +308,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   });
 
   it('a subscriber undoes a pass: the card comes back on top; the plan page manages it through the test portal', async () => {
-    const me = await makeCompletedUser(app.server, { name: 'Ari' });
+    // An address with nowhere to break a line (no hyphen), as the test portal shows it.
+    const me = await makeCompletedUser(app.server, { name: 'Ari' }, { email: `arianna${Date.now()}${Math.random().toString().slice(2, 8)}@example.com` });
     await subscribeThroughTestCheckout(app.server, me, 'yearly');
     // Two to see, so that the deck is not empty after the pass, whether or not other tests ran first.
     await Promise.all(['Eli', 'Fer'].map((name) => makeCompletedUser(app.server, { name })));
@@ -352,6 +353,10 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.waitForURL('**/app/subscribe/test-portal/');
     await page.getByText(en['portal.banner']).waitFor();
     await shot('11-test-portal');
+    // The account's address wraps inside the page on a 320 px phone: it ran past the margin to the screen's edge.
+    await page.setViewportSize({ width: 320, height: 568 });
+    expect(await page.getByText(me.email, { exact: true }).evaluate((line) => line.scrollWidth <= line.clientWidth)).toBe(true);
+    await page.setViewportSize({ width: 390, height: 844 });
     // Asked first: keeping the plan changes nothing.
     const confirm = page.getByRole('dialog', { name: en['portal.confirm.title'] });
     await page.getByRole('button', { name: en['portal.cancel'] }).click();

@@ -254,7 +254,7 @@ export function TestPortal() {
   if (!subscription || !user) return <Waiting offline="subscribe.offline" />;
   return (
     <TestPage name="portal">
-      <p className="muted">{user.email}</p>
+      <p className="muted portal-email">{user.email}</p>
       <p>{subscription.active ? t('portal.text') : t('portal.none')}</p>
       {/* While the sheet that asked is up, the refusal is said there, not twice. */}
       <TestModeAndError error={asking ? null : error} />
