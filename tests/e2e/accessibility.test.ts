@@ -246,7 +246,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     expect(wider).toEqual([]);
   });
 
-  it('gives a finger 44 px across and down on the small controls: languages, links, the photos’, the calendar’s, a toast’s ×', async () => {
+  it('gives a finger 44 px across and down on the small controls: languages, links, the top bar’s heart, the photos’, the calendar’s, a toast’s ×', async () => {
     /**
      * Each visible element of `selector` whose 44 px, across and down through its middle, is not all
      * its own (a pseudo-element or padding that draws it smaller still counts): what a tap there hits.
@@ -284,7 +284,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await editor.goto(`${app.server.url}/app/profile/`);
     await editor.locator('.photo-make-primary').waitFor();
     await entryAnimationsDone(editor);
-    found.push(...(await small(editor, '.top-bar .lang-switch button')), ...(await small(editor, '.photo-action')));
+    found.push(...(await small(editor, '.top-bar .logo')), ...(await small(editor, '.top-bar .lang-switch button')), ...(await small(editor, '.photo-action')));
     for (const width of [390, 320]) {
       await editor.setViewportSize({ width, height: 844 });
       await editor.getByLabel(es['profile.dateOfBirth']).click();
