@@ -172,7 +172,7 @@ export const enApp = {
   'subscribe.subtitleNoTrial': 'Choose the plan that suits you.',
   'subscribe.success.title': 'Congratulations! Your subscription is now active.',
   'subscribe.confirming.title': 'Confirming your payment…',
-  'subscribe.confirming.text': 'Stripe is confirming your payment. This page updates by itself in a moment.',
+  'subscribe.confirming.text': 'We are confirming your payment. This page updates by itself in a moment.',
   'subscribe.success.link': 'Back to the party',
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':

@@ -173,7 +173,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.subtitleNoTrial': 'Elige el plan que te encaja.',
   'subscribe.success.title': '¡Enhorabuena! Tu suscripción ya está activa.',
   'subscribe.confirming.title': 'Confirmando tu pago…',
-  'subscribe.confirming.text': 'Stripe está confirmando tu pago. Esta página se actualizará sola en un momento.',
+  'subscribe.confirming.text': 'Estamos confirmando tu pago. Esta página se actualizará sola en un momento.',
   'subscribe.success.link': 'Volver a la fiesta',
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':
