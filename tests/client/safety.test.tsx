@@ -784,6 +784,25 @@ describe('Moderation', () => {
     });
   });
 
+  it('says the reported account was deleted since, rather than counting no reports about it', async () => {
+    const { me, other } = await matchedPair(['Ines', 'Gone']);
+    const filed = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    expect(filed.status).toBe(201);
+    expect((await api().delete('/api/users/me/', { token: other.token, json: { password: other.password } })).status).toBe(204);
+    await signInAsModerator();
+    openQueue();
+    // Named as the snapshot kept them; that the account is gone is said, not "Reports about them: 0".
+    const row = await screen.findByRole('link', { name: /Gone/ });
+    const none = format(en['moderation.count'], { count: 0 });
+    expect(row.textContent).toContain(en['moderation.deleted']);
+    expect(row.textContent).not.toContain(none);
+    fireEvent.click(row);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    const reported = screen.getByText(/^Gone/, { selector: 'dd' });
+    expect(reported.textContent).toContain(en['moderation.deleted']);
+    expect(reported.textContent).not.toContain(none);
+  });
+
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {
     const { me, other } = await matchedPair(['Gia', 'Hal']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });

@@ -40,7 +40,9 @@ export function Queue() {
   const said = (report: ModerationReport) =>
     report.resolution
       ? t(report.resolution === 'ban' ? 'moderation.resolution.ban' : 'moderation.resolution.dismiss')
-      : t('moderation.count', { count: report.reported.report_count });
+      : report.reported.id === null
+        ? t('moderation.deleted')
+        : t('moderation.count', { count: report.reported.report_count });
   const when = (report: ModerationReport) => report.resolved_at ?? report.created_at;
 
   function more() {

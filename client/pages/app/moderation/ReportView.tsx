@@ -196,7 +196,9 @@ export function ReportView({ id }: { id: number }) {
         <dl className="report-facts">
           <dt>{t('moderation.reported')}</dt>
           <dd>
-            {reportedName} <span className="muted">· {t('moderation.count', { count: report.reported.report_count })}</span>
+            {/* An account deleted since: its name is the snapshot's, its reports no longer counted (nor can it be banned). */}
+            {reportedName}{' '}
+            <span className="muted">· {report.reported.id === null ? t('moderation.deleted') : t('moderation.count', { count: report.reported.report_count })}</span>
             {alreadyBanned && <span className="banned-tag">{t('moderation.alreadyBanned')}</span>}
           </dd>
           <dt>{t('moderation.reporter')}</dt>
