@@ -40,7 +40,9 @@ const COMMANDS = {
 
 /** Runs one command; returns the process's exit status. */
 export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
-  const [name, email, ...rest] = argv;
+  const [name, given, ...rest] = argv;
+  // As login takes it: pasted with a space or a line break around it, or in capitals.
+  const email = given?.trim().toLowerCase();
   const command = COMMANDS[name as keyof typeof COMMANDS];
   if (!command || !email || rest.length > 0) {
     out.error(USAGE);
@@ -64,7 +66,7 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
       out.error(`No account with the e-mail ${email}.`);
       return 1;
     }
-    out.log(`${email.toLowerCase()} ${command[outcome]}.`);
+    out.log(`${email} ${command[outcome]}.`);
     return 0;
   } finally {
     await database.close();
