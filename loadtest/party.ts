@@ -232,26 +232,13 @@ const DRAIN_MAX_MS = 120_000;
 export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const log = options.log ?? (() => {});
   const likeShare = options.likeShare ?? 0.6;
-  let base: URL;
-  try {
-    base = new URL(options.url);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new SetupError(`--url must be an http(s) address, not "${options.url}"`);
-  }
-  if (base.protocol === 'https:') throw new SetupError('https is not supported yet: point --url at the instance or its plain-HTTP proxy');
+  const base = serverUrl('--url', options.url);
   const partyMs = options.minutes * 60 * SECOND;
   const arriveOverMs = (options.arriveOverSeconds ?? 0) * SECOND;
   if (!(arriveOverMs >= 0 && arriveOverMs <= partyMs / 2)) {
     throw new SetupError(`--arrive-over ${options.arriveOverSeconds} s: at least 0 and at most half the party (${partyMs / 2 / SECOND} s)`);
   }
-  const instances = (options.instances?.length ? options.instances : [options.url]).map((each) => {
-    try {
-      return new URL(each);
-    } catch {
-      throw new SetupError(`--instances: "${each}" is not a URL`);
-    }
-  });
+  const instances = options.instances?.length ? options.instances.map((each) => serverUrl('--instances', each)) : [base];
   const rest = new Rest();
   const started = performance.now();
   const counts = {
@@ -929,6 +916,19 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     hinted = true;
     log(`the server throttled a simulated phone: ${THROTTLE_HINT}`);
   }
+}
+
+/** A server's address as `flag` gives it: plain http, which is all this tool speaks. */
+function serverUrl(flag: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new SetupError(`${flag} must be an http(s) address, not "${value}"`);
+  }
+  if (url.protocol === 'https:') throw new SetupError(`https is not supported yet: point ${flag} at the instance or its plain-HTTP proxy`);
+  return url;
 }
 
 export { SetupError };

@@ -71,6 +71,12 @@ describe('npm run loadtest: the command line', () => {
     const bad = await loadtest(['--url', 'not a url']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('loadtest: --url must be an http(s) address, not "not a url"');
+    // Each of --instances likewise, before it is asked anything (a scheme left out reads as one named "localhost:").
+    const schemeless = await loadtest(['--url', 'http://127.0.0.1:1', '--instances', 'http://127.0.0.1:1,localhost:3002']);
+    expect(schemeless.code).toBe(2);
+    expect(schemeless.stderr.trim()).toBe('loadtest: --instances must be an http(s) address, not "localhost:3002"');
+    const https = await loadtest(['--url', 'http://127.0.0.1:1', '--instances', 'https://127.0.0.1:1']);
+    expect(https.stderr.trim()).toBe('loadtest: https is not supported yet: point --instances at the instance or its plain-HTTP proxy');
     const unknown = await loadtest(['--url', 'http://127.0.0.1:1', '--guests', '3']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^loadtest: Unknown option '--guests'.*see --help/);
