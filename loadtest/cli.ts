@@ -181,6 +181,11 @@ async function checkWritable(file: string) {
 const options = parse();
 if (options.json) await checkWritable(options.json);
 const tty = process.stdout.isTTY === true;
+// Output piped into something that stops reading (`| head`): the party goes on, and its exit status
+// and --json still tell how it went.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 let lastPlain = 0;
 /** The phase the live display last showed: Ctrl-C ends a party, but stops setup or a drain at once. */
 let phase: Progress['phase'] | null = null;

@@ -134,6 +134,24 @@ describe('npm run loadtest: the command line', () => {
     expect(early.stderr.trim()).toBe('loadtest: SIGINT: stopped before the party began');
   }, 90_000);
 
+  it('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
+    const json = path.join(dir, 'piped.json');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), '--url', server.url, '--attendees', '4', '--minutes', '0.1', '--json', json, '--state', path.join(dir, 'piped-state.json')],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // As `| head -1`: the first line read, then the pipe closed.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).toBe('');
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.counts.check_ins).toBe(4);
+    expect(code).toBe(result.ok ? 0 : 1);
+  }, 60_000);
+
   it('a server that throttles the registrations says what to set on it', async () => {
     const { code, stderr } = await loadtest(['--url', strict.url, '--attendees', '5', '--minutes', '0.1', '--state', path.join(dir, 'state.json')]);
     expect(code).toBe(2);
