@@ -46,8 +46,12 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'profile:save': { max: 60, windowMs: HOUR },
     // Quotas on what a user makes (reports, events) are counted once the body is valid (the routes'
     // `preHandler`): a form sent with a mistake is answered 400 and costs nothing. A report is counted
-    // by its service, and only when it is not an addition to the reporter's open report of the person.
+    // by its service, as a new one or as an addition to the reporter's open report of the person.
     report: { max: 10, windowMs: DAY },
+    // Additions to a reporter's open report (a second report of the same person): outside the day's
+    // reports, so that adding to one never costs a new one, but bounded all the same, each kept in the
+    // report for its moderator to read.
+    'report:addition': { max: 10, windowMs: DAY },
     // Events. Public lookups are per address: a venue's Wi-Fi puts a crowd behind
     // one, so the number is generous, and still far too few to walk 31^6 codes.
     'event:create': { max: 10, windowMs: DAY },

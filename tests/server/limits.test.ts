@@ -165,7 +165,7 @@ describe('per-user limits', () => {
     expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
   });
 
-  it('counts only new reports: one added to an open report of the same person goes through past the limit', async () => {
+  it("counts new reports and additions apart: one added to an open report of the same person goes through past the reports' limit, up to its own", async () => {
     const { max } = rules().report;
     const me = await makeCompletedUser(server);
     const people = await Promise.all(Array.from({ length: max + 1 }, () => makeCompletedUser(server)));
@@ -184,6 +184,13 @@ describe('per-user limits', () => {
     expectThrottled(await report(people[max]!));
     expectThrottled(await report({ id: 999_999 }));
     expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
+
+    // Additions have a day's limit of their own: a report cannot be made to grow without end.
+    const additions = rules()['report:addition'];
+    expect([additions.max, additions.windowMs]).toEqual([10, 86_400_000]);
+    for (let added = 3; added < additions.max; added++) expect((await report(people[0]!, 'other')).status).toBe(200);
+    expectThrottled(await report(people[0]!, 'other'));
+    expect(await count(sql`select jsonb_array_length(additions) as n from reports where id = ${first.body.id}`)).toBe(additions.max);
   });
 });
 

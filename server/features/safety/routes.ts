@@ -96,8 +96,8 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { body: ReportInput, response: { 200: ReportCreated, 201: ReportCreated } } },
     async (request, reply) => {
       const { id } = currentUser(request);
-      // The day's limit is taken by the service, once it knows the report is not an addition to an open one.
-      const takeQuota = () => app.limits.consume('report', userSubject(id));
+      // The day's limit is taken by the service, once it knows whether the report is new or an addition to an open one.
+      const takeQuota = (addition: boolean) => app.limits.consume(addition ? 'report:addition' : 'report', userSubject(id));
       const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended, id);

@@ -262,8 +262,9 @@ export interface ReportOutcome {
  * to it. Null for an unknown user, or one the reporter may not report (`isReportable`). The reported
  * user is never told.
  *
- * `takeQuota` takes one of the reporter's reports of the day, throwing (`Throttled`) when none is
- * left: it is asked for anything but an addition to an open report, before anything is written.
+ * `takeQuota` takes one of the reporter's reports of the day, or of their additions of the day for an
+ * addition to an open report (`addition`), throwing (`Throttled`) when none is left, before anything
+ * is written.
  */
 export async function report(
   db: Db,
@@ -271,7 +272,7 @@ export async function report(
   media: MediaStore,
   reporterId: number,
   input: ReportInput,
-  takeQuota: () => Promise<void>,
+  takeQuota: (addition: boolean) => Promise<void>,
 ): Promise<ReportOutcome | null> {
   const reportedId = input.user_id;
   if (reportedId === reporterId) throw ValidationError.field('user_id', CANNOT_REPORT_SELF);
@@ -284,14 +285,14 @@ export async function report(
       await lockPair(tx, reporterId, reportedId);
       const [target] = await tx.select({ id: users.id }).from(users).where(eq(users.id, reportedId)).for('update');
       // Looked for under the pair's lock, so that whether this adds to a report or makes one is
-      // settled once: only a new one is counted against the day's limit.
+      // settled once, and counted against the day's reports or the day's additions accordingly.
       const [open] = await tx
         .select({ id: reports.id })
         .from(reports)
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
       // An id it cannot report is counted too: were it not, past the limit a 404 (no one, or someone
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
-      if (!open) await takeQuota();
+      await takeQuota(open !== undefined);
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
