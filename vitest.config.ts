@@ -31,11 +31,12 @@ export default defineConfig({
           include: ['tests/client/**/*.test.{ts,tsx}'],
           exclude: CLIENT_IN_PROCESSES,
           pool: 'vmForks',
+          setupFiles: ['tests/helpers/dom-waits.ts'],
         },
       },
       {
         extends: true,
-        test: { name: 'client-in-processes', include: CLIENT_IN_PROCESSES },
+        test: { name: 'client-in-processes', include: CLIENT_IN_PROCESSES, setupFiles: ['tests/helpers/dom-waits.ts'] },
       },
       {
         extends: true,
