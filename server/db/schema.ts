@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { REPORT_REASONS } from '../../shared/constants';
 import {
+  type AnyPgColumn,
   boolean,
   check,
   date,
@@ -454,6 +455,8 @@ export const reports = pgTable(
     status: text('status', { enum: ['open', 'resolved'] }).notNull().default('open'),
     resolution: text('resolution', { enum: ['dismiss', 'ban'] }),
     note: varchar('note', { length: 1000 }),
+    /** Resolved by a ban decided on another report of the same person: that report. */
+    resolvedWith: integer('resolved_with').references((): AnyPgColumn => reports.id, { onDelete: 'set null' }),
     resolvedBy: integer('resolved_by').references(() => users.id, { onDelete: 'set null' }),
     resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),

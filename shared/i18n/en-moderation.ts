@@ -42,4 +42,5 @@ export const enModeration = {
   'moderation.resolution.ban': 'Banned',
   'moderation.resolvedAt': 'Resolved {date}',
   'moderation.resolvedBy': 'Resolved {date} by {name}',
+  'moderation.resolvedWith': 'Resolved by the ban decided on report #{id}',
 } as const;

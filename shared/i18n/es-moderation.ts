@@ -43,4 +43,5 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.resolution.ban': 'Cuenta suspendida',
   'moderation.resolvedAt': 'Resuelta el {date}',
   'moderation.resolvedBy': 'Resuelta el {date} por {name}',
+  'moderation.resolvedWith': 'Resuelta con la suspensión de la cuenta decidida en la denuncia n.º {id}',
 };

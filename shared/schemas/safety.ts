@@ -74,6 +74,8 @@ export const ModerationReportDetail = ModerationReport.extend({
   /** Later reports of the same person by the same reporter, while this one was open. */
   additions: z.array(z.object({ reason: ReportReason, details: z.string(), at: z.string() })),
   note: z.string().nullable(),
+  /** Resolved by the ban decided on another report of the same person: that report's id. */
+  resolved_with: z.number().nullable(),
   /** The moderator who decided it: null while open, or once their account is deleted. */
   resolved_by: Person.nullable(),
 });

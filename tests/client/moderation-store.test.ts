@@ -18,6 +18,7 @@ const report = (id: number): ModerationReportDetail => ({
   snapshot: { profile: null, messages: [] },
   additions: [],
   note: null,
+  resolved_with: null,
   resolved_by: null,
 });
 

@@ -803,6 +803,29 @@ describe('Moderation', () => {
     expect(reported.textContent).not.toContain(none);
   });
 
+  it('names the report whose ban resolved this one, in the moderator\'s language, and opens it', async () => {
+    const { me, other } = await matchedPair(['Noa', 'Olaf']);
+    const second = await makeCompletedUser(server);
+    const decided = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    const alongside = await api().post('/api/reports/', { token: second.token, json: { user_id: other.id, reason: 'other' } });
+    expect([decided.status, alongside.status]).toEqual([201, 201]);
+    await api().post(`/api/moderation/reports/${decided.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+    await signInAsModerator();
+    const { hook, history } = memoryLocation({ path: `/app/moderation/reports/${alongside.body.id}/`, record: true });
+    render(
+      <Router hook={hook}>
+        <Moderation />
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: en['safety.reason.other'] });
+    const link = screen.getByRole('link', { name: format(en['moderation.resolvedWith'], { id: decided.body.id }) });
+    fireEvent.click(link);
+    expect(history!.at(-1)).toBe(`/app/moderation/reports/${decided.body.id}/`);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    // The report the ban was decided on names none.
+    expect(screen.queryByRole('link', { name: /#\d/ })).toBeNull();
+  });
+
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {
     const { me, other } = await matchedPair(['Gia', 'Hal']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });

@@ -63,7 +63,14 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       -- 3 and 4 matched and wrote to each other.
       insert into conversations (id, user_low_id, user_high_id) values (1, 3, 4);
       insert into conversation_members (conversation_id, user_id) values (1, 3), (1, 4);
-      insert into messages (conversation_id, sender_id, content) values (1, 3, 'hi'), (1, 4, 'hello'), (1, 3, 'how are you?');`);
+      insert into messages (conversation_id, sender_id, content) values (1, 3, 'hi'), (1, 4, 'hello'), (1, 3, 'how are you?');
+      -- 2 was banned on report 1, which resolved report 2 with it; report 3 was dismissed with a note
+      -- that reads the same, and report 4 names a report that is not there.
+      insert into reports (id, reporter_id, reported_id, reason, snapshot, status, resolution, note) values
+        (1, 3, 2, 'spam', '{}', 'resolved', 'ban', 'Links everywhere.'),
+        (2, 4, 2, 'other', '{}', 'resolved', 'ban', 'Resolved with report #1'),
+        (3, 4, 3, 'other', '{}', 'resolved', 'dismiss', 'Resolved with report #1'),
+        (4, 3, 4, 'spam', '{}', 'resolved', 'ban', 'Resolved with report #99');`);
     await migrate(db, { migrationsFolder: shipped });
   }, 120_000);
 
@@ -129,6 +136,18 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       row.sender_id,
       row.content,
     ]);
+
+  it('0022 names the report whose ban resolved another, where its note said so in English', async () => {
+    const rows = await client.query<{ id: number; note: string | null; resolved_with: number | null }>(
+      'select id, note, resolved_with from reports order by id',
+    );
+    expect(rows.rows.map((row) => [row.id, row.note, row.resolved_with])).toEqual([
+      [1, 'Links everywhere.', null],
+      [2, null, 1],
+      [3, 'Resolved with report #1', null],
+      [4, 'Resolved with report #99', null],
+    ]);
+  });
 
   it('0011 keeps every message, and refuses one whose sender is not in the conversation', async () => {
     expect(await messages()).toEqual([[3, 'hi'], [4, 'hello'], [3, 'how are you?']]);

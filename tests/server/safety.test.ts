@@ -594,11 +594,14 @@ describe.each(backends)('safety on %s', (backend) => {
       (await api().post(`/api/moderation/reports/${trollReport.body.id}/resolve/`, { token: moderator.token, json: { action: 'dismiss' } }))
         .status,
     ).toBe(409);
-    // Every other open report about them is resolved with the ban.
+    // Every other open report about them is resolved with the ban, and names the report it was decided on.
     expect((await api().get(`/api/moderation/reports/${trollAgain.body.id}/`, { token: moderator.token })).body).toMatchObject({
       status: 'resolved',
       resolution: 'ban',
+      resolved_with: trollReport.body.id,
+      note: null,
     });
+    expect(banned.body).toMatchObject({ resolved_with: null });
     const resolved = await api().get('/api/moderation/reports/?status=resolved&limit=100', { token: moderator.token });
     expect(resolved.body.results.map((row: { id: number }) => row.id)).toEqual(
       expect.arrayContaining([trollReport.body.id, trollAgain.body.id, innocentReport.body.id]),

@@ -40,6 +40,7 @@ interface ReportRow {
   additions: ReportAddition[] | string;
   resolution: ModerationReport['resolution'];
   note: string | null;
+  resolved_with: number | null;
   resolved_at: string | null;
   resolver_id: number | null;
   resolver_name: string | null;
@@ -63,7 +64,7 @@ function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>
       reported.banned_at is not null as reported_banned,
       (select count(*) from ${reports} x where x.reported_id = r.reported_id) as report_count,
       (extract(epoch from ${sql.raw(atColumn)}) * 1000000)::bigint::text as at_us,
-      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, ${iso('r.resolved_at')} as resolved_at,
+      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, r.resolved_with, ${iso('r.resolved_at')} as resolved_at,
       r.resolved_by as resolver_id, coalesce(resolver_p.name, resolver.first_name) as resolver_name
     from ${reports} r
     left join ${users} reporter on reporter.id = r.reporter_id
@@ -141,6 +142,7 @@ export async function getReport(db: DbOrTx, moderatorId: number, reportId: numbe
     },
     additions: json<ReportAddition[]>(row.additions),
     note: row.note,
+    resolved_with: row.resolved_with === null ? null : Number(row.resolved_with),
     resolved_by: row.resolver_id === null ? null : { id: Number(row.resolver_id), name: row.resolver_name ?? '' },
   };
 }
@@ -215,7 +217,7 @@ export async function resolveReport(
         .returning({ eventId: attendances.eventId });
       const others = await tx
         .update(reports)
-        .set({ ...resolved, resolution: 'ban', note: sql`'Resolved with report #' || ${reportId}::text` })
+        .set({ ...resolved, resolution: 'ban', resolvedWith: reportId })
         .where(and(eq(reports.reportedId, userId), eq(reports.status, 'open')))
         .returning({ id: reports.id });
       resolvedIds.push(...others.map((other) => other.id));

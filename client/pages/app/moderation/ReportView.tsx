@@ -272,6 +272,11 @@ export function ReportView({ id }: { id: number }) {
               </span>
             )}
           </p>
+          {report.resolved_with !== null && (
+            <p>
+              <Link href={`/app/moderation/reports/${report.resolved_with}/`}>{t('moderation.resolvedWith', { id: report.resolved_with })}</Link>
+            </p>
+          )}
           {report.note && <p className="report-details">{report.note}</p>}
         </div>
       )}
