@@ -59,8 +59,8 @@ const newsReadAt = new Map<number, number>();
  * News (a live count) of an event this tab does not know I am at: a check-in made on
  * another of my phones or tabs has put this one's socket in its room. Where I am is read again, and
  * the deck with it when that is the event. Not while a check-in of this tab's own is on its way (its
- * answer says), nor more than once a minute for one event (the organizer's host screen hears its
- * event's counts without being at it).
+ * answer says), nor more than once a minute for one event the read did not find me at (the
+ * organizer's host screen hears its event's counts without being at it).
  */
 export async function heardOfEvent(eventId: number) {
   const { current } = useEvents.getState();
@@ -69,7 +69,10 @@ export async function heardOfEvent(eventId: number) {
   if (now - (newsReadAt.get(eventId) ?? -Infinity) < NEWS_READ_MS) return;
   newsReadAt.set(eventId, now);
   await useEvents.getState().loadCurrent();
-  if (useEvents.getState().current?.id === eventId && useDeck.getState().queue !== null) void useDeck.getState().load();
+  if (useEvents.getState().current?.id !== eventId) return;
+  // At it: once I have left, its next news is news of a check-in again, however soon.
+  newsReadAt.delete(eventId);
+  if (useDeck.getState().queue !== null) void useDeck.getState().load();
 }
 
 export const useEvents = create<EventsState>()((set, get) => ({

@@ -123,6 +123,21 @@ describe('news of an event this tab does not know it is at', () => {
     expect(deckLoad).toHaveBeenCalledTimes(1);
   });
 
+  it('reads again when I check in there again on another phone, a minute not yet gone since I left', async () => {
+    useEvents.setState({ current: null });
+    api.currentEvent.mockResolvedValueOnce({ event: terrace });
+    await heardOfEvent(terrace.id);
+    // Left on that phone: this tab's socket hears `sync` and reads where I am, nowhere.
+    api.currentEvent.mockResolvedValueOnce({ event: null });
+    await useEvents.getState().loadCurrent();
+    expect(useEvents.getState().current).toBeNull();
+    // In again a moment later: its count is news of where I am.
+    api.currentEvent.mockResolvedValueOnce({ event: terrace });
+    await heardOfEvent(terrace.id);
+    expect(useEvents.getState().current).toEqual(terrace);
+    expect(deckLoad).toHaveBeenCalledTimes(2);
+  });
+
   it('waits for this tab’s own check-in to answer instead', async () => {
     useEvents.setState({ current: null });
     const checkingIn = later<{ event: PublicEvent }>();
