@@ -36,8 +36,11 @@ interface ConversationsState {
   refresh: () => Promise<void>;
   /** A list's next page, after what it holds (one already held, moved up by a message since, is not repeated). */
   loadMore: (list: ListName) => Promise<void>;
-  /** A message (sent or received) moves its conversation to the top of the started list. */
-  noteMessage: (conversationId: number, message: Message, fromMe: boolean) => void;
+  /**
+   * A message (sent or received) moves its conversation to the top of the started list. `late`: one
+   * newer was heard already (its push overtook this one's): it is counted, and the newer stays the last.
+   */
+  noteMessage: (conversationId: number, message: Message, fromMe: boolean, late?: boolean) => void;
   markRead: (conversationId: number) => void;
   /** As many unread as another of my phones or tabs left after reading there. */
   setUnread: (conversationId: number, count: number) => void;
@@ -174,7 +177,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
       if (sameSession()) set({ loadingMore: null });
     }
   },
-  noteMessage(conversationId, message, fromMe) {
+  noteMessage(conversationId, message, fromMe, late = false) {
     const { empty, started } = get();
     if (!empty || !started) return;
     const known = started.find((item) => item.id === conversationId) ?? empty.find((item) => item.id === conversationId);
@@ -187,6 +190,7 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
     // Mine leaves the partner's unread as they are: only a read clears them, as the server counts (a
     // message that waited for the network goes out from a chat not on screen).
     const unread = (known.unread_count ?? 0) + (fromMe ? 0 : 1);
+    if (late && started.includes(known)) return get().setUnread(conversationId, unread);
     const updated: ConversationSummary = {
       ...known,
       last_message: message.content,

@@ -136,7 +136,9 @@ export function startRealtime(token: string) {
       // Sent as the conversation ended (its push crossed the block or unmatch): it is gone here.
       if (useChat.getState().ended[conversation_id]) return;
       useChat.getState().receive(conversation_id, message, previous_id);
-      useConversations.getState().noteMessage(conversation_id, message, message.sender === me());
+      // Pushes can overtake each other: one stored before a message already heard is not the last.
+      const late = useChat.getState().threads[conversation_id]!.messages.some((held) => held.id > message.id);
+      useConversations.getState().noteMessage(conversation_id, message, message.sender === me(), late);
       if (message.sender !== me()) announce(conversation_id, message);
     }),
     onEvent('match:new', ({ conversation_id, user }) => {

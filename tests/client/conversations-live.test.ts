@@ -14,6 +14,7 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 vi.mock('../../client/lib/socket', async (original) => (await import('../helpers/heard-socket')).heardSocket(await original<object>()));
 
 const { useConversations } = await import('../../client/stores/conversations');
+const { useChat } = await import('../../client/stores/chat');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
@@ -39,6 +40,7 @@ describe('the conversation lists and the socket’s news', () => {
     useDeck.getState().reset();
     useLikes.getState().reset();
     useConversations.setState({ empty: null, started: null, failed: null, newMatches: [] });
+    useChat.getState().reset();
     vi.resetAllMocks();
     vi.mocked(console.error).mockRestore();
   });
@@ -67,6 +69,15 @@ describe('the conversation lists and the socket’s news', () => {
     early.resolve({ results: [match(1)] });
     await vi.waitFor(() => expect(ids(useConversations.getState().empty)).toEqual([5, 1]));
     expect(api.emptyConversations).toHaveBeenCalledTimes(3);
+  });
+
+  it('shows the newest message on the list when the push of one stored before it comes after it', () => {
+    // Pushes can overtake each other (a batched send beside a REST one, another instance's): 6 comes after 8.
+    hear('message:new', { conversation_id: 1, message: { ...message(8), content: 'see you at the bar' }, previous_id: 6 });
+    hear('message:new', { conversation_id: 1, message: { ...message(6), content: 'hola', time: '2026-12-01T01:08:00.000Z' }, previous_id: 5 });
+    expect(useConversations.getState().started).toEqual([
+      { ...match(1), last_message: 'see you at the bar', last_message_mine: false, last_activity: '2026-12-01T01:09:00.000Z', unread_count: 2 },
+    ]);
   });
 
   it('drops a chat I ended on another phone quietly, and says a chat the other person ended has ended', async () => {
