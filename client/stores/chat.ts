@@ -667,11 +667,16 @@ export const useChat = create<ChatState>()((set, get) => {
       async function messagesAfter(id: number, thread: Thread) {
         if (thread.missingEarlier) {
           // The newest page, and with it the cursor of the pages before it: its gap to what the
-          // thread holds is filled below.
+          // thread holds is filled below, and till then it moves no cursor (the network may go first).
           const page = await orGone(id, api.messages(id));
           if (!page) return;
-          answered(id, (current) => ({ ...heard(current, page.results), older: page.next, missingEarlier: false }));
-          if (!thread.messages.some((message) => message.id > 0)) return;
+          const holds = thread.messages.some((message) => message.id > 0);
+          answered(id, (current) => ({
+            ...(holds ? { messages: mergeMessages(current.messages, page.results) } : heard(current, page.results)),
+            older: page.next,
+            missingEarlier: false,
+          }));
+          if (!holds) return;
         }
         // Not the thread's last message now: one pushed since the catch-up was decided may have
         // come after the very messages it is for. Page after page, oldest first: a long absence

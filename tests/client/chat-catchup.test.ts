@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotFound } from '../../client/lib/api';
+import { NetworkError, NotFound } from '../../client/lib/api';
 
 const messages = vi.hoisted(() => vi.fn());
 const conversation = vi.hoisted(() => vi.fn());
@@ -113,6 +113,20 @@ describe('the chat store’s catch-up', () => {
     expect(messages.mock.calls).toEqual([[7], [7, { after: 5 }]]);
     expect(useChat.getState().threads[7]).toMatchObject({ older: 'before-9', missingEarlier: false });
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('catches up again from its own last message when the network goes before the newest page is reached from it', async () => {
+    useChat.setState({ threads: { 7: { ...thread([3, 5]), fromDevice: true, missingEarlier: true } } });
+    messages.mockResolvedValueOnce({ results: [stored(9), stored(10)], next: 'before-9', previous: null });
+    messages.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    // 6 to 8, between its own and the newest page, never came: the next catch-up asks for them.
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 9, 10]);
+    expect(useChat.getState().cursors()).toEqual({ 7: 5 });
+    messages.mockResolvedValueOnce(page([6, 7, 8, 9, 10]));
+    await useChat.getState().catchUp(useChat.getState().cursors());
+    expect(messages).toHaveBeenLastCalledWith(7, { after: 5 });
+    expect(useChat.getState().cursors()).toEqual({ 7: 10 });
   });
 
   it('follows the pages of a long absence to the end, oldest first', async () => {
