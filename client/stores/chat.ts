@@ -519,9 +519,16 @@ export const useChat = create<ChatState>()((set, get) => {
     }
     // Ended while it loaded: nothing to keep.
     if (get().ended[id]) return;
+    // Opened from the device before, it holds messages the newest page may not reach back to: those
+    // between come with a catch-up, from its own last one (the page moves no cursor).
+    const beyond =
+      existing?.fromDevice === true &&
+      page.next !== null &&
+      existing.messages.some((message) => message.id > 0) &&
+      !page.results.some((message) => message.id <= existing.heardTo);
     answered(id, (thread) => ({
       detail,
-      ...heard(thread, page.results),
+      ...(beyond ? { messages: mergeMessages(thread.messages, page.results) } : heard(thread, page.results)),
       older: page.next,
       loaded: true,
       fromDevice: false,

@@ -77,6 +77,25 @@ describe('the chats a device keeps for an opening with no network', () => {
     expect(useChat.getState().cursors()).toEqual({ 7: 5 });
   });
 
+  it('opens a kept chat afresh, the network back, without moving its cursor past the messages between it and the newest page', async () => {
+    await openOnline({ 7: [3, 5] });
+    reopenOffline();
+    await useChat.getState().open(7);
+    // Back online, opened again before the socket is: the newest page does not reach back to 5.
+    conversation.mockReset().mockResolvedValueOnce(detail(7));
+    messages.mockReset().mockResolvedValueOnce(page([9, 10], 'before-9'));
+    await useChat.getState().open(7);
+    expect(ids(7)).toEqual([3, 5, 9, 10]);
+    // The socket's catch-up asks for what is between.
+    expect(useChat.getState().cursors()).toEqual({ 7: 5 });
+    conversation.mockResolvedValueOnce(detail(7));
+    messages.mockResolvedValueOnce(page([6, 7, 8, 9, 10]));
+    await useChat.getState().catchUp();
+    expect(messages).toHaveBeenLastCalledWith(7, { after: 5 });
+    expect(ids(7)).toEqual([3, 5, 6, 7, 8, 9, 10]);
+    expect(useChat.getState().cursors()).toEqual({ 7: 10 });
+  });
+
   it('does not stand in for a chat the server refused (and forgets it), nor for one never opened', async () => {
     await openOnline({ 7: [3] });
     useChat.getState().reset();
