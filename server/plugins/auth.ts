@@ -1,5 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
@@ -176,7 +176,7 @@ export default fp(
     app.decorate('isTokenRevoked', (tokenHash: string) => cache.isRevoked(tokenHash));
 
     app.decorateRequest('user', null);
-    app.decorate('authenticate', async (request: FastifyRequest) => {
+    app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
       const token = parseAuthorization(request.headers.authorization);
       if (token === null) throw new NotAuthenticated();
       if (token === '' || token.length > 200) throw new NotAuthenticated(serverText('invalid_token'));
@@ -184,6 +184,9 @@ export default fp(
       if (user === 'suspended') throw new AccountSuspended();
       if (!user) throw new NotAuthenticated(serverText('invalid_token'));
       request.user = user;
+      // A signed-in answer is that user's alone: no cache keeps it (a shared phone's browser after
+      // sign-out), unless the route says otherwise.
+      void reply.header('Cache-Control', 'no-store');
     });
   },
   { name: 'auth', dependencies: ['database'] },

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import helmet, { type HelmetOptions } from 'helmet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helmetHeaders } from '../../server/plugins/security-headers';
+import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { startServer } from '../helpers/server';
 
 /** What helmet's own middleware puts on a real response with these options, by lower-case name. */
@@ -68,5 +70,25 @@ describe('framing the app', () => {
       ancestors: "'self' https://venue.example http://localhost:5173",
       xFrameOptions: null,
     });
+  });
+});
+
+describe('caching what a signed-in user is answered', () => {
+  it('is never allowed: a shared phone’s browser keeps no e-mail, profile or message after sign-out', async () => {
+    const app = await startServer();
+    try {
+      const api = client(app.url);
+      const user = await makeCompletedUser(app);
+      for (const path of ['/api/users/me/', '/api/users/me/profile/', '/api/conversations/started/', '/api/users/me/blocks/']) {
+        const answer = await api.get(path, { token: user.token });
+        expect(answer.status, path).toBe(200);
+        expect(answer.headers.get('cache-control'), path).toBe('no-store');
+      }
+      // What anyone may see stays as it was: a photo is kept an hour.
+      const { body: me } = await api.get('/api/users/me/', { token: user.token });
+      expect((await api.get(me.image)).headers.get('cache-control')).toBe('public, max-age=3600, must-revalidate');
+    } finally {
+      await app.close();
+    }
   });
 });
