@@ -18,7 +18,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { DECK_REFILL_AT } from '../shared/constants';
 import type { Message } from '../shared/schemas/conversations';
-import type { Ack, MatchUser } from '../shared/events';
+import type { Ack, MatchUser, ServerToClientEvents } from '../shared/events';
 import { eventLoopDelay } from './event-loop-delay';
 import { Histogram } from './histogram';
 import { ConnectError, LeanSocket } from './lean-socket';
@@ -37,6 +37,7 @@ import {
   SetupError,
   THROTTLE_HINT,
 } from './setup';
+import { Thread } from './thread';
 import { Wheel } from './wheel';
 
 export interface PartyOptions {
@@ -166,11 +167,14 @@ const between = (low: number, high: number) => low + Math.random() * (high - low
 const SECOND = 1000;
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
+/** A `message:new` as heard: without `previous_id` from a server that does not tell it. */
+type MessageNew = Omit<Parameters<ServerToClientEvents['message:new']>[0], 'previous_id'> & { previous_id?: number | null };
+
 interface Conversation {
   id: number;
   other: number;
-  /** Highest message id seen from the other person. */
-  lastSeen: number;
+  /** How far this phone has heard it, with none missing: where its catch-up starts. */
+  thread: Thread;
   /** Ids the catch-ups fetched (the socket may bring them too: not a duplicate). */
   fetched: Set<number> | null;
 }
@@ -667,7 +671,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   /** A conversation the phone has just heard of, with `otherId`: nothing seen or fetched in it yet. */
   function listConversation(attendee: Attendee, conversationId: number, otherId: number): Conversation {
-    const conversation: Conversation = { id: conversationId, other: otherId, lastSeen: 0, fetched: null };
+    const conversation: Conversation = { id: conversationId, other: otherId, thread: new Thread(), fetched: null };
     attendee.conversations.set(conversationId, conversation);
     return conversation;
   }
@@ -798,16 +802,16 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     ]);
   }
 
-  /** Where each thread stands now: the last message seen in it. */
+  /** Where each thread stands now: the last message heard in it with none missing before it. */
   function cursorsOf(attendee: Attendee) {
-    return new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.lastSeen]));
+    return new Map([...attendee.conversations.values()].map((conversation) => [conversation.id, conversation.thread.heardTo]));
   }
 
   /** The client's catch-up after a reconnect: new matches, then messages after the last one held. */
   async function catchUp(attendee: Attendee, from = cursorsOf(attendee)) {
     // As the app does: each thread from where it stood when the socket came back (or `sync` was
-    // heard). What the socket brings meanwhile moves `lastSeen` on, past any message missed before
-    // it, so it is no cursor here.
+    // heard), with none missing before it. What the socket brings meanwhile may have overtaken a
+    // message still on its way, so it is no cursor here.
     const progress = (attendee.catchUp = { from: performance.now(), to: null as number | null, listed: 0 });
     for (const list of ['empty', 'started'] as const) {
       const reply = await call<{ results: Array<{ id: number; other_user_id: number }> }>(
@@ -839,7 +843,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         for (const message of reply.body.results) {
           after = Math.max(after, message.id);
           if (message.sender === attendee.account.id) continue;
-          conversation.lastSeen = Math.max(conversation.lastSeen, message.id);
           fetched.add(message.id);
           const sent = message.client_id ? messages.get(message.client_id) : undefined;
           if (sent && !sent.delivered) {
@@ -848,13 +851,14 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
             if (sent.acked) messages.delete(message.client_id!);
           }
         }
+        conversation.thread.fetched(after);
         if (reply.body.results.length < 100) break;
       }
     }
   }
 
   function onEvent(attendee: Attendee, name: string, payload: unknown) {
-    if (name === 'message:new') return received(attendee, payload as { conversation_id: number; message: Message });
+    if (name === 'message:new') return received(attendee, payload as MessageNew);
     if (name === 'match:new') return matched(attendee, payload as { conversation_id: number; user: MatchUser });
     if (name === 'deck:refresh') {
       // The app fetches at a random moment within the server's window, once for every refresh heard meanwhile.
@@ -870,23 +874,26 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     }
   }
 
-  function received(attendee: Attendee, { conversation_id: conversationId, message }: { conversation_id: number; message: Message }) {
-    if (message.sender === attendee.account.id) return;
+  function received(attendee: Attendee, { conversation_id: conversationId, message, previous_id: previousId }: MessageNew) {
+    const mine = message.sender === attendee.account.id;
     let conversation = attendee.conversations.get(conversationId);
     if (!conversation) {
+      if (mine) return;
       // A conversation this phone had not heard of: a match made while its socket was down that the
       // catch-up has not listed yet (its first news, for the overlays), or one of an earlier run's.
       conversation = listConversation(attendee, conversationId, message.sender);
       overlays.learned(conversationId, attendee.account.id);
     }
-    if (message.id <= conversation.lastSeen) {
+    // Its own messages too: the thread is heard with none missing, whoever wrote them.
+    const news = conversation.thread.pushed(message.id, previousId);
+    if (mine) return;
+    if (!news) {
       // Fetched by the catch-up and pushed too: the client shows it once.
       if (conversation.fetched?.has(message.id)) return;
       counts.duplicated += 1;
       error('message:new seen twice');
       return;
     }
-    conversation.lastSeen = message.id;
     if (!message.client_id) return;
     const sent = messages.get(message.client_id);
     if (!sent || sent.delivered) {
