@@ -193,8 +193,8 @@ export const SERVER_MESSAGES = {
   },
 
   // Safety and moderation.
-  cannot_block_self: { en: 'You cannot block yourself.', es: 'No puedes bloquearte a ti mismo.' },
-  cannot_report_self: { en: 'You cannot report yourself.', es: 'No puedes denunciarte a ti mismo.' },
+  cannot_block_self: { en: 'You cannot block yourself.', es: 'No puedes bloquear tu propia cuenta.' },
+  cannot_report_self: { en: 'You cannot report yourself.', es: 'No puedes denunciar tu propia cuenta.' },
   report_already_resolved: { en: 'This report has already been resolved.', es: 'Esta denuncia ya está resuelta.' },
 
   // Events.

@@ -25,7 +25,7 @@ describe('the Spanish copy', () => {
   });
 
   it('fits anyone, whoever reads it or is named in it: no masculine-only forms, no «le» for a person', () => {
-    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis/i;
+    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis|\bti mismo\b/i;
     expect(saying('es', masculine)).toEqual([]);
     expect(es['landing.download.title']).toBe('¿Todo listo para la fiesta?');
     // The sign-out questions' way to stay.
@@ -36,6 +36,8 @@ describe('the Spanish copy', () => {
     expect(es['moderation.details']).toBe('Lo que escribió quien denunció');
     // An identity, as people name it.
     expect(es['gender.non_binary']).toBe('No binario');
+    // Refused on oneself: it read «a ti mismo».
+    expect(SERVER_MESSAGES.cannot_block_self.es).toBe('No puedes bloquear tu propia cuenta.');
   });
 
   it('quotes with «», never "', () => {

@@ -75,10 +75,10 @@ describe('server messages in the language the request asks for', () => {
       'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña.',
     );
     expect(await field(api.post(`/api/users/${user.id}/block/`, { token: user.token, headers: SPANISH }), 'non_field_errors')).toEqual([
-      'No puedes bloquearte a ti mismo.',
+      'No puedes bloquear tu propia cuenta.',
     ]);
     expect(await field(api.post('/api/reports/', { token: user.token, json: { user_id: user.id, reason: 'spam' }, headers: SPANISH }), 'user_id')).toEqual([
-      'No puedes denunciarte a ti mismo.',
+      'No puedes denunciar tu propia cuenta.',
     ]);
     expect(await detail(api.post('/api/matching/undo/', { token: user.token, headers: SPANISH }))).toBe('Esto es parte del plan de pago.');
     // The day's free likes spent (a fixture: the likes given of the last 24 hours).
