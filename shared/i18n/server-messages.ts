@@ -104,6 +104,7 @@ export const SERVER_MESSAGES = {
     en: 'If an account exists for this e-mail, we have sent a link to reset the password.',
     es: 'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña.',
   },
+  email_verified: { en: 'Your e-mail address is verified.', es: 'Tu correo electrónico está verificado.' },
   already_verified: { en: 'Your e-mail address is already verified.', es: 'Tu correo electrónico ya está verificado.' },
   wrong_current_password: {
     en: 'Your old password was entered incorrectly. Please enter it again.',

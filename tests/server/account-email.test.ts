@@ -119,6 +119,11 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect(mail.subject).toBe('Confirma tu correo electrónico');
       expect(mail.text).toContain('Hola, Lucía:');
       expect(mail.html).toContain('<html lang="es">');
+
+      // The link opened in the Spanish app: its answer in Spanish too.
+      const token = linkToken(mail, '/verify-email');
+      const verified = await api().post('/api/auth/verify-email/', { json: { token }, headers: { 'accept-language': 'es' } });
+      expect(verified.body).toEqual({ detail: 'Tu correo electrónico está verificado.', email: user.email });
     });
 
     it('refuses an expired, unknown, malformed or wrong-purpose token with the same 400, changing nothing', async () => {

@@ -30,6 +30,7 @@ import {
   changePassword,
   checkPasswordReset,
   confirmPasswordReset,
+  EMAIL_VERIFIED,
   RESET_REQUESTED,
   type MailDeps,
   resendVerificationEmail,
@@ -63,7 +64,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       // The link is often opened on another device, or in a new tab: the open apps drop their banner.
       app.publish([userId], 'account:changed');
       // The address too: opened where another account is signed in (a shared phone), the page says whose it was.
-      return { detail: 'Your e-mail address is verified.', email };
+      return { detail: renderServerMessage(EMAIL_VERIFIED, languageOf(request.headers['accept-language'])), email };
     },
   });
 

@@ -18,6 +18,7 @@ import { composeMail } from './emails';
 export const LINK_INVALID = serverText('link_invalid');
 export const RESET_REQUESTED = serverText('reset_requested');
 export const VERIFICATION_SENT = serverText('verification_sent');
+export const EMAIL_VERIFIED = serverText('email_verified');
 export const ALREADY_VERIFIED = serverText('already_verified');
 export const WRONG_CURRENT_PASSWORD = serverText('wrong_current_password');
 export const NO_PASSWORD_YET = serverText('no_password_yet');
