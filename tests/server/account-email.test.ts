@@ -126,6 +126,26 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect(verified.body).toEqual({ detail: 'Tu correo electrónico está verificado.', email: user.email });
     });
 
+    it('writes the name the registration gave as words on the greeting’s line: no markup, no line of its own', async () => {
+      // Whoever registers an address chooses the name its owner is greeted with.
+      const email = address('hostile-name');
+      const fakeLink = 'https://evil.example/verify-email?token=phished';
+      const pass = password();
+      const response = await api().post('/api/auth/register/', {
+        json: { ...registration(email, pass), first_name: `<a href="https://evil.example">Ana</a>\r\n\r\n${fakeLink}\r\n` },
+        headers: { 'accept-language': 'en' },
+      });
+      expect(response.status).toBe(201);
+      const mail = await smtp.nextMailTo(email);
+      expect(mail.text.split('\n')[0]).toBe(`Hi <a href="https://evil.example">Ana</a> ${fakeLink},`);
+      // One line is a bare link: ours.
+      expect(mail.text.split('\n').filter((line) => /^https?:\/\/\S+$/.test(line))).toEqual([
+        expect.stringMatching(new RegExp(`^${server.url.replaceAll('.', '\\.')}/verify-email\\?token=`)),
+      ]);
+      expect(mail.html).toContain('Hi &lt;a href=&quot;https://evil.example&quot;&gt;Ana&lt;/a&gt; https://evil.example');
+      expect(mail.html).not.toContain('href="https://evil.example');
+    });
+
     it('refuses an expired, unknown, malformed or wrong-purpose token with the same 400, changing nothing', async () => {
       const user = await register(address('expired'));
       const token = linkToken(await smtp.nextMailTo(user.email), '/verify-email');

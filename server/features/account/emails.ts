@@ -17,7 +17,9 @@ export function composeMail(
 ): MailMessage {
   const copy = mailCopy[recipient.language][kind];
   const { signature } = mailCopy[recipient.language];
-  const greeting = format(copy.greeting, { name: recipient.firstName });
+  // The name is whatever the registration said (anyone can register someone else's address): words on
+  // the greeting's line, never lines of their own that could pass for the link.
+  const greeting = format(copy.greeting, { name: recipient.firstName.replace(/\s+/g, ' ').trim() });
 
   const text = [greeting, copy.intro, ...(link ? [link] : []), copy.note, `— ${signature}`].join('\n\n') + '\n';
 
