@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
+import { languageOf, renderServerMessage, serverText } from '../../shared/i18n/server-messages';
 import { isPage } from '../../shared/pages';
 
 const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
@@ -72,6 +73,7 @@ export default fp(
         !API_PREFIXES.some((prefix) => request.url.startsWith(prefix)) &&
         !FILE_NAME.test(url);
       if (!wantsPage) {
+        const language = languageOf(request.headers['accept-language']);
         // A path that exists under other methods is a 405 naming them, as DRF answers.
         const allowed = request.url.startsWith('/api/')
           ? ROUTE_METHODS.filter((method) => app.findRoute({ method, url }) !== null)
@@ -80,9 +82,9 @@ export default fp(
           return reply
             .code(405)
             .header('Allow', allowed.join(', '))
-            .send({ detail: `Method "${request.method}" not allowed.` });
+            .send({ detail: renderServerMessage(serverText('method_not_allowed', { method: request.method }), language) });
         }
-        return reply.code(404).send({ detail: 'Not found.' });
+        return reply.code(404).send({ detail: renderServerMessage(serverText('not_found'), language) });
       }
       if (!indexHtml) {
         return reply

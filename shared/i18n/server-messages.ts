@@ -51,6 +51,7 @@ export const SERVER_MESSAGES = {
   invalid_token: { en: 'Invalid token.', es: 'La sesión no es válida.' },
   permission_denied: { en: 'You do not have permission to perform this action.', es: 'No tienes permiso para hacer esto.' },
   not_found: { en: 'Not found.', es: 'No encontrado.' },
+  method_not_allowed: { en: 'Method "{method}" not allowed.', es: 'Método «{method}» no permitido.' },
   invalid_payload: { en: 'Invalid payload.', es: 'Datos no válidos.' },
   server_error: { en: 'A server error occurred.', es: 'Se produjo un error en el servidor.' },
   server_restarting: {

@@ -59,6 +59,9 @@ describe('server messages in the language the request asks for', () => {
     const user = await makeCompletedUser(server);
     expect((await api.get('/api/users/me/', { headers: SPANISH })).body).toEqual({ detail: 'No se han enviado credenciales.' });
     expect((await api.get('/api/conversations/999999/', { token: user.token, headers: SPANISH })).body).toEqual({ detail: 'No encontrado.' });
+    // A path no route has, and one that has routes under other methods only.
+    expect((await api.get('/api/no-such-path/', { headers: SPANISH })).body).toEqual({ detail: 'No encontrado.' });
+    expect((await api.get('/api/auth/logout/', { headers: SPANISH })).body).toEqual({ detail: 'Método «GET» no permitido.' });
     const checkout = await api.post('/api/payments/stripe/create-checkout-session/', { token: user.token, json: { lookup_key: 'gold' }, headers: SPANISH });
     expect(checkout.body).toEqual({ lookup_key: ['Este plan no existe.'] });
   });
