@@ -16,11 +16,14 @@ function ownHostnames(): Set<string> {
  * to, when it names this machine. The organizer who opens the host screen at the laptop's network
  * address (http://192.168.1.20:3000) gets a QR code the phones on the same Wi-Fi can open, where
  * `fallback` (localhost) would reach only the laptop. A Host header naming any other site is not
- * followed, so no request can point a password-reset e-mail at someone else's server.
+ * followed, nor a scheme other than http or https, so no request can point a password-reset e-mail
+ * at someone else's server.
  */
 export function requestOrigin(request: FastifyRequest, fallback: string): string {
   // A name and at most a port: nothing after them (`localhost:3000@elsewhere.example` names elsewhere).
   const named = /^(\[[0-9a-f:.]+\]|[0-9a-z.-]+?)\.?(:\d{1,5})?$/.exec(request.host.toLowerCase());
-  if (!named || !ownHostnames().has(named[1]!)) return fallback;
+  // The scheme is X-Forwarded-Proto's when a proxy is trusted, which may pass on a client's own header:
+  // `https://evil.example/#` would start the link.
+  if (!named || !ownHostnames().has(named[1]!) || !['http', 'https'].includes(request.protocol)) return fallback;
   return `${request.protocol}://${named[1]}${named[2] ?? ''}`;
 }

@@ -13,7 +13,13 @@ import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { startServer, type TestServer } from '../helpers/server';
 
 /** A JSON request to the server at 127.0.0.1, under the Host header given. */
-function requestAs(server: TestServer, host: string, method: string, path: string, options: { token?: string; json?: unknown } = {}) {
+function requestAs(
+  server: TestServer,
+  host: string,
+  method: string,
+  path: string,
+  options: { token?: string; json?: unknown; headers?: Record<string, string> } = {},
+) {
   const body = options.json === undefined ? undefined : JSON.stringify(options.json);
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
     const request = httpRequest(`${server.url}${path}`, {
@@ -22,6 +28,7 @@ function requestAs(server: TestServer, host: string, method: string, path: strin
         host,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(options.token ? { authorization: `Token ${options.token}` } : {}),
+        ...options.headers,
       },
     });
     request.on('response', (response) => {
@@ -64,8 +71,8 @@ describe('links made for a request, with PUBLIC_URL unset', () => {
     await smtp?.close();
   });
 
-  const resetMailThrough = async (host: string) => {
-    const asked = await requestAs(server, host, 'POST', '/api/auth/password-reset/', { json: { email: organizer.email } });
+  const resetMailThrough = async (host: string, headers: Record<string, string> = {}) => {
+    const asked = await requestAs(server, host, 'POST', '/api/auth/password-reset/', { json: { email: organizer.email }, headers });
     expect(asked.status).toBe(202);
     return nextResetLink(smtp, organizer.email);
   };
@@ -90,6 +97,15 @@ describe('links made for a request, with PUBLIC_URL unset', () => {
     const event = await makeEvent(server, organizer, { join_mode: 'qr' });
     const qr = await requestAs(server, 'evil.example', 'GET', `/api/events/${event.id}/qr/`, { token: organizer.token });
     expect(qr.body.url).toMatch(new RegExp(`^${server.url.replaceAll('.', '\\.')}/e/${event.code}\\?t=`));
+  });
+
+  it('take http or https from the proxy in front (X-Forwarded-Proto), and no other text as the link’s start', async () => {
+    // The proxy is trusted (on loopback), but it may pass on a client's own header as it came.
+    const host = `localhost:${port(server)}`;
+    expect(await resetMailThrough(host, { 'x-forwarded-proto': 'https' })).toMatch(new RegExp(`^https://${host}/reset-password\\?token=`));
+    for (const proto of ['https://evil.example/#', 'javascript:alert(1)//', 'ftp']) {
+      expect(await resetMailThrough(host, { 'x-forwarded-proto': proto })).toMatch(new RegExp(`^${server.url.replaceAll('.', '\\.')}/reset-password\\?token=`));
+    }
   });
 });
 
