@@ -1,13 +1,14 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../config';
 
-/** The embedded database is held by a process that is still running. */
-export class EmbeddedDatabaseBusy extends Error {
+/** The embedded database is held by a process that is still running: `main.ts` says so in one line, and exits. */
+export class EmbeddedDatabaseBusy extends ConfigError {
   constructor(
     readonly dir: string,
     readonly pid: number,
   ) {
-    super(`the embedded database in ${dir} is in use by another process (pid ${pid})`);
+    super(`the embedded database in ${dir} is in use by another process (pid ${pid}): stop it, or give this one another DATA_DIR.`);
   }
 }
 

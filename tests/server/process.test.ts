@@ -172,6 +172,19 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     expect(await served.waitForMessage('checkout: test')).toMatchObject({ level: 30, checkoutMode: 'test' });
   });
 
+  it('refuses a second process on its DATA_DIR in one plain line, leaving the first serving', async () => {
+    const env = { PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client') };
+    const second = new ServedProcess(env);
+    expect(await second.exited).toEqual({ code: 1, signal: null });
+    // The holder is the node process under npm's (served.pid is npm's).
+    expect(second.stderr.join('').trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^Configuration error: the embedded database in ${path.join(dataDir, 'db')} is in use by another process \\(pid \\d+\\): stop it, or give this one another DATA_DIR\\.$`),
+      ),
+    ]);
+    expect((await client(`http://127.0.0.1:${port}`).get('/readyz')).status).toBe(200);
+  });
+
   it('on SIGTERM finishes the upload in flight, drops sockets, exits 0 promptly and frees the port', async () => {
     const url = `http://127.0.0.1:${port}`;
     // A real account and a live socket: shutdown must not wait for clients to leave.
