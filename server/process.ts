@@ -1,10 +1,17 @@
 import { buildApp } from './app';
-import type { Config } from './config';
+import { type Config, ConfigError } from './config';
 import { jobs as allJobs, type Job, type JobRunner, startJobs } from './jobs';
 
 /** How long an orderly shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
+
+/** What an operator is told when the address to listen at cannot be had, by the error's code. */
+const listenRefusals: Record<string, (config: Config) => string> = {
+  EADDRINUSE: ({ port, host }) => `PORT ${port} is in use on ${host} by another process: stop it, or set another PORT.`,
+  EACCES: ({ port }) => `PORT ${port} needs privileges this process does not have: set a PORT above 1023.`,
+  EADDRNOTAVAIL: ({ host }) => `HOST ${host} is not an address of this machine.`,
+};
 
 /**
  * The process around the app: listen, run the background jobs, and end in order — on SIGTERM/SIGINT
@@ -57,8 +64,14 @@ export async function serve(config: Config, options: { jobs?: readonly Job[] } =
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    app.log.error({ err: error }, 'could not start');
-    process.exit(1);
+    // An address this process cannot listen at is the operator's to change: `main.ts` says so in one line.
+    const refused = listenRefusals[(error as NodeJS.ErrnoException).code ?? ''];
+    if (!refused) {
+      app.log.error({ err: error }, 'could not start');
+      process.exit(1);
+    }
+    await app.close();
+    throw new ConfigError(refused(config));
   }
   jobs = startJobs(app, options.jobs ?? allJobs);
   return app;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { io } from 'socket.io-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { client } from '../helpers/http';
 import { freePort } from '../helpers/ports';
 import { backends, startServer, type TestServer } from '../helpers/server';
@@ -184,6 +184,16 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     ]);
     expect((await client(`http://127.0.0.1:${port}`).get('/readyz')).status).toBe(200);
   });
+
+  it('refuses a port in use in one plain line that names it', async () => {
+    const otherDataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-port-taken-'));
+    onTestFinished(() => rm(otherDataDir, { recursive: true, force: true }));
+    const second = new ServedProcess({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: otherDataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(otherDataDir, 'no-client') });
+    expect(await second.exited).toEqual({ code: 1, signal: null });
+    expect(second.stderr.join('').trim().split('\n')).toEqual([
+      `Configuration error: PORT ${port} is in use on 127.0.0.1 by another process: stop it, or set another PORT.`,
+    ]);
+  }, 120_000);
 
   it('on SIGTERM finishes the upload in flight, drops sockets, exits 0 promptly and frees the port', async () => {
     const url = `http://127.0.0.1:${port}`;
