@@ -127,6 +127,23 @@ function poolSize(env: Env): number {
   return size;
 }
 
+/**
+ * `DATABASE_URL`: a PostgreSQL address, as postgres.js reads it (a WHATWG URL); null when unset. Not
+ * repeated in the error: it may carry a password.
+ */
+function databaseUrl(env: Env): string | null {
+  const text = env.DATABASE_URL?.trim();
+  if (!text) return null;
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {}
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL address such as postgres://user:password@host:5432/eventmatch.');
+  }
+  return text;
+}
+
 /** `PUBLIC_URL`: the address users reach; null when unset. */
 const publicUrl = (env: Env) => httpUrl(env, 'PUBLIC_URL', 'https://party.example.com');
 
@@ -216,7 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir,
-    databaseUrl: env.DATABASE_URL || null,
+    databaseUrl: databaseUrl(env),
     databasePoolSize: poolSize(env),
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',

@@ -26,6 +26,17 @@ describe('the configuration', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(new ConfigError('DATABASE_POOL_SIZE must be a whole number, not "many".'));
   });
 
+  it('takes DATABASE_URL as a PostgreSQL address, and refuses anything else without repeating it', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:secret@db:5432/eventmatch?sslmode=require' }).databaseUrl).toBe(
+      'postgres://app:secret@db:5432/eventmatch?sslmode=require',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/eventmatch' }).databaseUrl).toBe('postgresql://db/eventmatch');
+    const refused = new ConfigError('DATABASE_URL must be a PostgreSQL address such as postgres://user:password@host:5432/eventmatch.');
+    for (const bad of ['db:5432/eventmatch', 'postgres://app:se#cret@db/eventmatch', 'mysql://db/eventmatch']) {
+      expect(() => loadConfig({ DATABASE_URL: bad })).toThrow(refused);
+    }
+  });
+
   it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://party.example.com//' });
     expect(config.publicUrl).toBe('https://party.example.com');
