@@ -12,7 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { DEFAULT_POOL_SIZE } from '../config';
+import { ConfigError, DEFAULT_POOL_SIZE } from '../config';
 import { lockEmbeddedDatabase } from './embedded-lock';
 import * as schema from './schema';
 
@@ -319,7 +319,13 @@ const MIGRATION_LOCK = createHash('sha256').update('eventmatch:migrations').dige
 async function migrateInTurn(databaseUrl: string): Promise<void> {
   const session = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    await session`select pg_advisory_lock(${String(MIGRATION_LOCK)}::bigint)`;
+    try {
+      await session`select pg_advisory_lock(${String(MIGRATION_LOCK)}::bigint)`;
+    } catch (error) {
+      // The process's first statement: what fails here is the connection (refused, no such host or
+      // database, a password refused), which the operator fixes in DATABASE_URL.
+      throw new ConfigError(`DATABASE_URL: the database cannot be reached (${(error as Error).message}).`);
+    }
     await migratePostgres(drizzlePostgres(session), { migrationsFolder });
   } finally {
     await session.end({ timeout: 5 });

@@ -1,6 +1,8 @@
 /** The environment as server/config.ts reads it: defaults for what is unset, a ConfigError for what it cannot use. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config';
+import { openDatabase } from '../../server/db/client';
+import { freePort } from '../helpers/ports';
 
 describe('the configuration', () => {
   it('takes defaults for settings unset or empty', () => {
@@ -35,6 +37,13 @@ describe('the configuration', () => {
     for (const bad of ['db:5432/eventmatch', 'postgres://app:se#cret@db/eventmatch', 'mysql://db/eventmatch']) {
       expect(() => loadConfig({ DATABASE_URL: bad })).toThrow(refused);
     }
+  });
+
+  it('refuses a DATABASE_URL it cannot connect to, by name', async () => {
+    const port = await freePort();
+    await expect(openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/eventmatch`, dataDir: '/nonexistent' })).rejects.toEqual(
+      new ConfigError(`DATABASE_URL: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}).`),
+    );
   });
 
   it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
