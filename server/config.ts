@@ -178,6 +178,17 @@ function embedOrigins(env: Env): string[] {
   });
 }
 
+/** pino's levels, `LOG_LEVEL`'s choices. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** `LOG_LEVEL`: one of pino's levels; `info` when unset or empty. */
+function logLevel(env: Env): string {
+  const text = env.LOG_LEVEL?.trim();
+  if (!text) return 'info';
+  if (!LOG_LEVELS.includes(text)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${text}".`);
+  return text;
+}
+
 /** A yes/no setting: its fallback when unset or empty. */
 function flag(env: Env, name: string, fallback: boolean): boolean {
   const text = env[name]?.trim().toLowerCase();
@@ -239,7 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: env.REDIS_PREFIX || 'eventmatch',
     publicUrl: publicAddress,
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: logLevel(env),
     trustProxy: trustProxy(env.TRUST_PROXY),
     embedOrigins: embedOrigins(env),
     secretKey: env.SECRET_KEY || null,

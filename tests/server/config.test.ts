@@ -46,6 +46,14 @@ describe('the configuration', () => {
     );
   });
 
+  it('takes LOG_LEVEL as one of pino’s levels', () => {
+    expect(loadConfig({}).logLevel).toBe('info');
+    expect(loadConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(
+      new ConfigError('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "loud".'),
+    );
+  });
+
   it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://party.example.com//' });
     expect(config.publicUrl).toBe('https://party.example.com');
