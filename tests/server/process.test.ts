@@ -47,6 +47,8 @@ class ServedProcess {
       cwd: root,
       env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', STRIPE_SECRET_KEY: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: `stop` ends npm and the server node runs under it together.
+      detached: true,
     });
     let pending = '';
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -117,7 +119,8 @@ class ServedProcess {
   /** After the tests: killed only if still running (a test failed before its own signal), waited for, then its files removed. */
   static async stop(served: ServedProcess | undefined, dataDir: string | undefined) {
     if (served?.running) {
-      served.kill('SIGKILL');
+      // The whole group: npm does not pass SIGKILL on, and the server under it would live on.
+      process.kill(-served.pid, 'SIGKILL');
       await served.exited;
     }
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
