@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
 import postgres from 'postgres';
-import { SERVER_NODE_FLAGS } from './start.mjs';
+import { buildClientIfStale, SERVER_NODE_FLAGS } from './start.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.CLUSTER_PORT ?? 3000);
@@ -150,6 +150,8 @@ function createProxy(backends: Backend[]) {
   return server;
 }
 
+// The instances serve dist/client as `npm start` does: a fresh clone's would otherwise answer 503.
+await buildClientIfStale();
 const databaseUrl = await ensureDatabase();
 const backends: Backend[] = [];
 // One after the other, each ready before the next is started (instances started together would take

@@ -3,6 +3,7 @@
 //   npm start          node scripts/start.mjs              build the client and the server where missing
 //                                                          or older than their sources, then serve
 //   npm run serve      node scripts/start.mjs --no-build   serve the bundle as it is (production, Docker)
+//   npm run cluster    builds the client the same way (buildClientIfStale); its instances run the sources
 //
 // Scripts that start the server as a child of their own (scripts/cluster.ts, bench/) import
 // SERVER_NODE_FLAGS from here and pass them on node's command line.
@@ -46,7 +47,8 @@ function newestSource(dirs) {
 
 const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newestSource(sources);
 
-async function buildWhatIsStale() {
+/** The client, when its build is missing or older than its sources (`npm start`, `npm run cluster`). */
+export async function buildClientIfStale() {
   if (stale(path.resolve('dist/client/index.html'), ['client', 'shared'])) {
     console.log('Building the client…');
     const { build } = await import('vite');
@@ -59,6 +61,10 @@ async function buildWhatIsStale() {
     if (nodeEnv === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = nodeEnv;
   }
+}
+
+async function buildWhatIsStale() {
+  await buildClientIfStale();
   if (stale(serverBundle, ['server', 'shared'])) {
     console.log('Building the server…');
     await buildServer();
