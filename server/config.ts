@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** A setting the process cannot start with: `main.ts` says which, and exits. */
@@ -103,9 +104,22 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/** `TRUST_PROXY`'s named ranges (proxy-addr's). */
+const TRUST_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `TRUST_PROXY`: true, false, or named ranges, addresses and CIDRs by commas, as proxy-addr reads them. */
 function trustProxy(value: string | undefined): boolean | string {
   const text = value?.trim() || 'loopback';
   if (text === 'true' || text === 'false') return text === 'true';
+  for (const word of text.split(/\s*,\s*/)) {
+    const [address = '', range, ...more] = word.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const validRange = range === undefined || (/^\d+$/.test(range) && Number(range) <= bits) || isIP(range) === version;
+    if (!TRUST_PRESETS.includes(word) && !(version && validRange && more.length === 0)) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, or ${TRUST_PRESETS.join(', ')}, addresses and CIDRs separated by commas, not "${word}".`);
+    }
+  }
   return text;
 }
 

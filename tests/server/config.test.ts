@@ -54,6 +54,20 @@ describe('the configuration', () => {
     );
   });
 
+  it('takes TRUST_PROXY as proxy-addr reads it, and refuses anything else by the setting’s name', () => {
+    expect(loadConfig({}).trustProxy).toBe('loopback');
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'uniquelocal, 10.0.0.5,192.168.0.0/16, fd00::/8, 172.16.0.0/255.240.0.0' }).trustProxy).toBe(
+      'uniquelocal, 10.0.0.5,192.168.0.0/16, fd00::/8, 172.16.0.0/255.240.0.0',
+    );
+    for (const bad of ['garbage', '10.0.0.0/33', '10.0.0.5/8/8', 'loopback,proxy.example']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: 'garbage' })).toThrow(
+      new ConfigError('TRUST_PROXY must be true, false, or loopback, linklocal, uniquelocal, addresses and CIDRs separated by commas, not "garbage".'),
+    );
+  });
+
   it('takes PUBLIC_URL as an absolute http(s) address, and names the mail sender after it', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://party.example.com//' });
     expect(config.publicUrl).toBe('https://party.example.com');
