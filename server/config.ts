@@ -252,6 +252,7 @@ function checkoutMode(env: Env): CheckoutMode {
 /** The whole configuration, from the environment of docs/operations.md. Throws `ConfigError` for a setting it cannot use. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000);
+  if (port > 65_535) throw new ConfigError(`PORT must be at most 65535, not ${port}.`);
   const publicAddress = publicUrl(env);
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
   return {

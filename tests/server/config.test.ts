@@ -16,6 +16,7 @@ describe('the configuration', () => {
   it('reads whole numbers, and refuses anything else by the setting’s name', () => {
     expect(loadConfig({ PORT: '8080', LOGIN_THROTTLE_PER_IP: ' 500 ' })).toMatchObject({ port: 8080, loginThrottle: { perIp: 500 } });
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(new ConfigError('PORT must be a whole number, not "abc".'));
+    expect(() => loadConfig({ PORT: '99999' })).toThrow(new ConfigError('PORT must be at most 65535, not 99999.'));
     expect(() => loadConfig({ RATE_LIMIT_MULTIPLIER: 'lots' })).toThrow(new ConfigError('RATE_LIMIT_MULTIPLIER must be a whole number, not "lots".'));
     expect(() => loadConfig({ ARGON2_MEMORY_KIB: '19.5' })).toThrow(ConfigError);
     expect(() => loadConfig({ LOGIN_THROTTLE_WINDOW_MS: '-1' })).toThrow(ConfigError);
