@@ -11,6 +11,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ConfigError, databaseUrl } from '../server/config';
 import { openDatabase } from '../server/db/client';
 import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
@@ -51,13 +52,18 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir, maxConnections: 1 });
+    database = await openDatabase({ databaseUrl: databaseUrl(env), dataDir, maxConnections: 1 });
   } catch (error) {
-    if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
-    out.error(
-      `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
-        'Stop the server first, then run this again (or set DATABASE_URL to work on PostgreSQL).',
-    );
+    if (error instanceof EmbeddedDatabaseBusy) {
+      out.error(
+        `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
+          'Stop the server first, then run this again (or set DATABASE_URL to work on PostgreSQL).',
+      );
+      return 1;
+    }
+    // A DATABASE_URL that is not a PostgreSQL address, or a database that cannot be reached: one line, as the server says it.
+    if (!(error instanceof ConfigError)) throw error;
+    out.error(`Configuration error: ${error.message}`);
     return 1;
   }
   try {

@@ -145,7 +145,7 @@ function poolSize(env: Env): number {
  * `DATABASE_URL`: a PostgreSQL address, as postgres.js reads it (a WHATWG URL); null when unset. Not
  * repeated in the error: it may carry a password.
  */
-function databaseUrl(env: Env): string | null {
+export function databaseUrl(env: Env): string | null {
   const text = env.DATABASE_URL?.trim();
   if (!text) return null;
   let protocol: string | null = null;

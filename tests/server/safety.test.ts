@@ -745,6 +745,11 @@ describe('the admin command', { timeout: 120_000 }, () => {
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     expect(await admin(['promote', 'x@example.com'], {}, out as never)).toBe(2);
     expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>$/);
+    // A DATABASE_URL it cannot use: one line, as the server says it, not a stack.
+    expect(await admin(['unban', 'x@example.com'], { DATABASE_URL: 'notaurl' }, out as never)).toBe(1);
+    expect(lines.pop()).toBe('Configuration error: DATABASE_URL must be a PostgreSQL address such as postgres://user:password@host:5432/eventmatch.');
+    expect(await admin(['unban', 'x@example.com'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, out as never)).toBe(1);
+    expect(lines.pop()).toMatch(/^Configuration error: DATABASE_URL: the database cannot be reached \(.+\)\.$/);
 
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-admin-'));
     const server = await startServer({ backend: 'pglite', dataDir, onDisk: true });
