@@ -10,7 +10,7 @@ export type LoginInput = z.infer<typeof LoginInput>;
 export const TokenResponse = z.object({ token: z.string() });
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
-const personName = visibleText(150);
+const personName = visibleText(150, { oneLine: true });
 
 /** Shape only: the password's strength and the e-mail's uniqueness are checked by the server. */
 export const RegisterInput = z.object({

@@ -57,7 +57,7 @@ export function eventTimeIssues(starts: number, ends: number, now: number): Even
 }
 
 const eventFields = {
-  name: visibleText(EVENT_NAME_MAX_LENGTH),
+  name: visibleText(EVENT_NAME_MAX_LENGTH, { oneLine: true }),
   // Optional: a venue that would show nothing (zero-width characters, say) is no venue, as spaces are.
   venue: z
     .string()

@@ -92,7 +92,7 @@ const youngEnough = ageCheck((age) => age <= MAX_AGE, message('max_age', { years
 
 export const ProfileInput = z
   .object({
-    name: visibleText(NAME_MAX_LENGTH),
+    name: visibleText(NAME_MAX_LENGTH, { oneLine: true }),
     bio: visibleText(BIO_MAX_LENGTH),
     gender: Gender,
     date_of_birth: BirthDate,

@@ -306,6 +306,20 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(half.text)).toEqual({ min_matching_age: ['A valid integer is required.'] });
   });
 
+  it('keeps a name on one line: its line breaks and runs of spaces are one space, as it shows everywhere', async () => {
+    const registered = await send({
+      method: 'POST',
+      path: '/api/auth/register/',
+      json: { first_name: 'Ana\r\n\r\nhttps://evil.example/verify', last_name: 'de \t la  Cruz', username: 'lines@example.com', password: 'Long-Enough-Phrase-1', password2: 'Long-Enough-Phrase-1' },
+    });
+    expect(registered.status, registered.text).toBe(201);
+    expect(JSON.parse(registered.text)).toMatchObject({ first_name: 'Ana https://evil.example/verify', last_name: 'de la Cruz' });
+    const saved = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ name: 'Ana\n\nMaría', bio: 'Line one.\nLine two.' }) });
+    expect(saved.status, saved.text).toBe(200);
+    // A bio keeps its lines: it is shown as written.
+    expect([JSON.parse(saved.text).name, JSON.parse(saved.text).bio]).toEqual(['Ana María', 'Line one.\nLine two.']);
+  });
+
   it('names each field that holds half of a surrogate pair, and keeps whole ones', async () => {
     const response = await send({
       method: 'POST',
