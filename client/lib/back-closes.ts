@@ -54,8 +54,19 @@ function enqueue(step: () => void | Promise<void>): void {
  */
 const BACK_LANDS_WITHIN_MS = 3000;
 
+/**
+ * A page being left (`beforeunload`: an address typed, a reload, a link out) takes its history with
+ * it, and a back of this module's then would cancel that navigation (the match overlay's timed close
+ * did so to a page opened in its last moments): none is made for a while after it. Should the page
+ * stay after all (a prompt answered Stay), an entry left behind goes with the next overlay closed or
+ * the next page opened.
+ */
+const LEAVING_MS = 5000;
+let leavingAt = Number.NEGATIVE_INFINITY;
+
 /** One step back; whether it landed. */
 function back(): Promise<boolean> {
+  if (performance.now() - leavingAt < LEAVING_MS) return Promise.resolve(false);
   return new Promise((resolve) => {
     const landed = () => {
       clearTimeout(timer);
@@ -96,6 +107,9 @@ function onPopState() {
 
 if (typeof window !== 'undefined') {
   window.addEventListener('popstate', onPopState);
+  window.addEventListener('beforeunload', () => {
+    leavingAt = performance.now();
+  });
   // Loaded on an overlay's entry (a reload with a sheet open): the overlay went with the page before,
   // so its entries go too, or the user's next Back would seem to do nothing. They lie over an entry
   // of the same address.

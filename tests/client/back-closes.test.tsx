@@ -141,6 +141,31 @@ describe('a sheet and the back gesture', () => {
     }
   });
 
+  it('a sheet that closes itself while the page is being left makes no step back, which would cancel that navigation', async () => {
+    await openSheet();
+    // A clock of its own, behind the real one: once it is given back, the page was left long ago.
+    const at = performance.now() - 60_000;
+    const now = vi.spyOn(performance, 'now').mockReturnValue(at);
+    const back = vi.spyOn(window.history, 'back');
+    try {
+      // An address typed, a reload: the browser asks the page first.
+      window.dispatchEvent(new Event('beforeunload'));
+      fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+      expect(sheet()).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(back).not.toHaveBeenCalled();
+      // The page stayed after all: its entry goes with the next overlay closed.
+      now.mockReturnValue(at + 30_000);
+      await openSheet();
+      fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+      await waitFor(() => expect(window.history.state).toEqual({ at: 'page' }));
+      expect(back).toHaveBeenCalledTimes(2);
+    } finally {
+      now.mockRestore();
+      back.mockRestore();
+    }
+  });
+
   it('a sheet opened as another closes gets the top entry: Back closes it, and the page stays', async () => {
     await openSheet();
     const first = overlayKey();
