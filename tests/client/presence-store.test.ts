@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { later } from '../helpers/later';
 
 const listOnlinePartners = vi.hoisted(() => vi.fn());
 vi.mock('../../client/lib/socket', async (original) => ({ ...(await original<object>()), listOnlinePartners }));
@@ -18,14 +19,14 @@ describe('who of my matches is online', () => {
   it('keeps what `presence` said while the list was on its way: the list may have been made before it', async () => {
     useSession.getState().signIn('token');
     usePresence.getState().update(3, true);
-    let answer!: (ids: number[]) => void;
-    listOnlinePartners.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    const answer = later<number[]>();
+    listOnlinePartners.mockReturnValueOnce(answer.promise);
     const refreshed = usePresence.getState().refresh();
     // Another instance answered for its sockets before Ben connected there; his "online" comes first,
     // and Cleo's "offline".
     usePresence.getState().update(2, true);
     usePresence.getState().update(3, false);
-    answer([3, 4]);
+    answer.resolve([3, 4]);
     await refreshed;
     expect(online()).toEqual([2, 4]);
     // Heard after the list, as before.

@@ -9,6 +9,7 @@ import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { later } from '../helpers/later';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
@@ -517,15 +518,15 @@ describe.skipIf(!(await hasPostgres()))('presence on PostgreSQL', () => {
     // answer in either order.
     const driver = (server.app.db as unknown as { $client: { unsafe: (text: string, ...rest: unknown[]) => Promise<unknown> } }).$client;
     const unsafe = driver.unsafe;
-    let releaseFirst = () => {};
-    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const firstHeld = later<void>();
+    const releaseFirst = () => firstHeld.resolve();
     let partnerReads = 0;
     driver.unsafe = (text: string, ...rest: unknown[]) => {
       if (!text.includes('as partner_id')) return unsafe.call(driver, text, ...rest);
       partnerReads += 1;
       if (partnerReads === 1) {
         setTimeout(releaseFirst, 500);
-        return firstHeld.then(() => unsafe.call(driver, text, ...rest));
+        return firstHeld.promise.then(() => unsafe.call(driver, text, ...rest));
       }
       const read = unsafe.call(driver, text, ...rest);
       if (partnerReads === 2) void read.then(releaseFirst, releaseFirst);
