@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
+import { heardUpTo, pushHeard, type ThreadCursor } from '../../shared/thread-cursor';
 import { track, trackOnce } from '../lib/analytics';
 import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api';
 import { api } from '../lib/api-app';
@@ -45,7 +46,12 @@ const onItsWay = (message: ChatMessage) => message.id < 0 && (message.status ===
 export const unsentMessages = (threads: Record<number, Thread>) =>
   Object.values(threads).reduce((count, thread) => count + thread.messages.filter(onItsWay).length, 0);
 
-export interface Thread {
+/**
+ * A conversation as this tab holds it. How far it has heard (`ThreadCursor`) comes from the server's
+ * pages and pushes, not from the answers to our own sends: one of them may be stored after a partner's
+ * message whose push has not come (or never will, the socket gone).
+ */
+export interface Thread extends ThreadCursor {
   detail: ConversationDetail | null;
   /** Oldest first. Pending messages carry a negative id until the server answers. */
   messages: ChatMessage[];
@@ -61,19 +67,6 @@ export interface Thread {
   ownReadId: number;
   /** Loaded from what this device kept (no network when it opened): fetched afresh at the next open. */
   fromDevice: boolean;
-  /**
-   * The newest stored message this tab has heard of from the server with none missing before it (back
-   * to its oldest), in its pages and its pushes: where a catch-up starts. Not the answers to our own
-   * sends: one of them may be stored after a partner's message whose push has not come (or never will,
-   * the socket gone). Nor a push that came ahead of the one stored before it (`ahead`).
-   */
-  heardTo: number;
-  /**
-   * Pushes heard ahead of `heardTo`, by the id of the message stored just before each: pushes can
-   * overtake each other (a batched send, another instance's), and the socket may drop before the one
-   * between comes. `heardTo` moves over them once it reaches the message before them.
-   */
-  ahead: Record<number, number>;
   /**
    * Opened with no network, it holds no message from before its oldest one, though the conversation
    * has some (it was never opened here, or kept cut short): they come with the network.
@@ -195,7 +188,7 @@ const restoredThread = (kept: KeptThread): Thread => ({
   older: kept.older,
   loaded: true,
   missingEarlier: kept.missingEarlier ?? false,
-  heardTo: kept.heardTo ?? kept.messages.reduce((max, message) => Math.max(max, message.id), 0),
+  heardTo: kept.heardTo ?? newestId(kept.messages),
 });
 
 /**
@@ -241,33 +234,24 @@ const awaitsRead = (thread: Thread) => {
   return partner !== undefined && thread.messages.some((message) => message.id > thread.partnerReadId && message.sender !== partner);
 };
 
-const lastStoredId = (thread: Thread) =>
-  thread.messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
-
-/** `heardTo` moved to `to`, and on over the pushes heard ahead that follow on from there. */
-function heardOn(ahead: Thread['ahead'], to: number): Pick<Thread, 'heardTo' | 'ahead'> {
-  let heardTo = to;
-  while (ahead[heardTo] !== undefined) heardTo = ahead[heardTo]!;
-  return { heardTo, ahead: Object.fromEntries(Object.entries(ahead).filter(([previous]) => Number(previous) > heardTo)) };
-}
+const newestId = (messages: readonly Message[]) => messages.reduce((max, message) => (message.id > max ? message.id : max), 0);
+const lastStoredId = (thread: Thread) => newestId(thread.messages);
 
 /**
- * A page the server answered added to the thread, and how far it has heard: a page holds every
- * message between its first and its last, and it starts at or before `heardTo` (the newest page, or
- * one after a cursor the thread had reached).
+ * Messages the server told of added to the thread, and how far it has heard: a page (the newest, or
+ * one after a cursor the thread had reached), or what this device kept, heard with none missing up to
+ * `heardTo` when it says so.
  */
-const heard = (thread: Thread, incoming: readonly Message[]): Pick<Thread, 'messages' | 'heardTo' | 'ahead'> => ({
+const heard = (thread: Thread, incoming: readonly Message[], heardTo = newestId(incoming)): Pick<Thread, 'messages' | 'heardTo' | 'ahead'> => ({
   messages: mergeMessages(thread.messages, incoming),
-  ...heardOn(thread.ahead, incoming.reduce((max, message) => Math.max(max, message.id), thread.heardTo)),
+  ...heardUpTo(thread, heardTo),
 });
 
 /** A pushed message added to the thread; `heardTo` moves only if it follows on from there (`previousId`). */
-function pushed(thread: Thread, message: Message, previousId: number | null): Partial<Thread> {
-  const messages = mergeMessages(thread.messages, [message]);
-  if ((previousId ?? 0) === thread.heardTo) return { messages, ...heardOn(thread.ahead, message.id) };
-  if (message.id <= thread.heardTo) return { messages };
-  return { messages, ahead: { ...thread.ahead, [previousId ?? 0]: message.id } };
-}
+const pushed = (thread: Thread, message: Message, previousId: number | null): Partial<Thread> => ({
+  messages: mergeMessages(thread.messages, [message]),
+  ...pushHeard(thread, message.id, previousId),
+});
 
 interface ChatState {
   threads: Record<number, Thread>;
@@ -506,8 +490,7 @@ export const useChat = create<ChatState>()((set, get) => {
         detail: thread.detail ?? kept.detail,
         // Stored messages, as the server told of them when this device kept them; a push kept ahead
         // of one never heard is no cursor.
-        ...heard(thread, kept.messages),
-        ...(kept.heardTo !== undefined && heardOn(thread.ahead, Math.max(thread.heardTo, kept.heardTo))),
+        ...heard(thread, kept.messages, kept.heardTo),
         older: kept.older,
         loaded: true,
         fromDevice: true,
