@@ -7,6 +7,7 @@ import { logFailure, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
 import { buzzForMatch } from '../lib/haptics';
+import { onChatPage } from '../lib/page-path';
 import { readStorage } from '../lib/storage';
 import { afterInViewFor, type InViewTimer } from '../lib/when-visible';
 import { onSignOut, sessionCheck } from './session';
@@ -105,12 +106,6 @@ interface DeckState {
   dropMatch: (conversationId: number) => void;
   reset: () => void;
 }
-
-/**
- * Whether the page on screen is the chat of this match: opened before the match was heard of (with no
- * network, from a link), she is in it already, and its overlay would only cover the chat it names.
- */
-const inChatOf = (conversationId: number | null) => window.location.pathname.replace(/\/$/, '') === `/app/chat/${conversationId}`;
 
 const added = <T>(set: ReadonlySet<T>, value: T) => new Set(set).add(value);
 const removed = <T>(set: ReadonlySet<T>, value: T) => {
@@ -263,7 +258,9 @@ export const useDeck = create<DeckState>()((set, get) => {
     matched(userId, match) {
       set((state) => ({ matchedWith: added(state.matchedWith, userId) }));
       get().forget(userId);
-      if (get().rememberMatch(match.conversationId) && !inChatOf(match.conversationId)) get().showMatch(match);
+      // In the chat of this match (opened before the match was heard of, with no network, from a link),
+      // she is in it already: its overlay would only cover the chat it names.
+      if (get().rememberMatch(match.conversationId) && !onChatPage(match.conversationId)) get().showMatch(match);
     },
     heardOfMatch(conversationId, user) {
       if (get().likesInFlight.has(user.id)) return;

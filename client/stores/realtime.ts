@@ -2,6 +2,7 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { t } from '../lib/i18n';
+import { onChatPage, pagePath } from '../lib/page-path';
 import { connectSocket, disconnectSocket, isConnected, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
 import { refreshWhenVisible } from '../lib/when-visible';
@@ -103,8 +104,8 @@ function catchUpAll(missedFrom: number, from: Record<number, number>) {
  * for it to come back (components/Toaster.tsx).
  */
 function announce(conversationId: number, message: Message) {
-  const path = window.location.pathname.replace(/\/$/, '');
-  if (path === `/app/chat/${conversationId}` || path === '/app/matches') return;
+  const path = pagePath();
+  if (onChatPage(conversationId) || path === '/app/matches') return;
   // The host screen is shown to the room (a projector, a phone held up at the door): nothing private.
   if (/^\/app\/events\/\d+\/host$/.test(path)) return;
   const name = useConversations.getState().nameOf(conversationId);
