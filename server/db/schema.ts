@@ -418,7 +418,8 @@ export const attendances = pgTable(
 
 /**
  * First-party product analytics: who (a user id, never an e-mail), what, when. A deleted
- * account's events stay as anonymous counts.
+ * account's events stay as anonymous counts; one of each UTC day it was active on is marked
+ * `anonymousActive`, to go on counting it among that day's active users without its id.
  */
 export const analyticsEvents = pgTable(
   'analytics_events',
@@ -427,6 +428,7 @@ export const analyticsEvents = pgTable(
     userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
     name: text('name', { enum: ANALYTICS_EVENTS }).notNull(),
     createdAt: createdAt(),
+    anonymousActive: boolean('anonymous_active').notNull().default(false),
   },
   (t) => [
     check('analytics_events_name', sql`${t.name} in (${sql.raw(ANALYTICS_EVENTS.map((name) => `'${name}'`).join(', '))})`),

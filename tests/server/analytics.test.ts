@@ -33,7 +33,8 @@ describe.each(backends)('first-party analytics events on %s', (backend) => {
     // The account's creation was recorded by the server itself.
     expect(rows.map((row) => row.name)).toEqual(['signed_up', 'app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent']);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(['createdAt', 'id', 'name', 'userId']);
+      expect(Object.keys(row).sort()).toEqual(['anonymousActive', 'createdAt', 'id', 'name', 'userId']);
+      expect(row.anonymousActive).toBe(false);
       expect(Date.now() - row.createdAt.getTime()).toBeLessThan(60_000);
     }
     expect(JSON.stringify(rows)).not.toContain(user.email);
@@ -195,6 +196,33 @@ describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
     expect(after.total).toBe(made.total);
     // Today's two matches are still today's (across a UTC midnight, the window's total above says it).
     if (before.today === after.today) expect(after.todays).toBe(before.todays + 2);
+  });
+
+  it('keeps counting a deleted account among the active users of each day it was active', async () => {
+    const moderator = await makeModerator(server);
+    const activeUsers = async () =>
+      new Map(((await summary(moderator.token)).body.days as Array<{ date: string; active_users: number }>).map((day) => [day.date, day.active_users]));
+    const before = await activeUsers();
+
+    // Ana was active yesterday (twice) and today (three times: her sign-up and two events).
+    const ana = await makeUser(server);
+    const yesterday = new Date(Date.now() - 86_400_000);
+    await server.app.db.insert(analyticsEvents).values([
+      { userId: ana.id, name: 'app_opened', createdAt: yesterday },
+      { userId: ana.id, name: 'message_sent', createdAt: yesterday },
+    ]);
+    for (const name of ['app_opened', 'message_sent'] as const) {
+      expect((await api().post(EVENTS, { token: ana.token, json: { name } })).status).toBe(204);
+    }
+    const active = await activeUsers();
+    const yesterdayDate = yesterday.toISOString().slice(0, 10);
+    expect(active.get(yesterdayDate)).toBe((before.get(yesterdayDate) ?? 0) + 1);
+
+    expect((await api().delete('/api/users/me/', { token: ana.token, json: { password: ana.password } })).status).toBe(204);
+    expect(await eventsOf(ana.id)).toEqual([]);
+    const after = await activeUsers();
+    // The days both answers hold (a UTC midnight between them moves the window by one).
+    for (const [date, count] of after) if (active.has(date)) expect([date, count]).toEqual([date, active.get(date)]);
   });
 
   it('is for moderators only: anyone else finds nothing (404), signed out is 401, bad days are 400', async () => {

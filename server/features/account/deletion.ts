@@ -6,6 +6,7 @@ import { attendances, conversations, events, uploads, users } from '../../db/sch
 import { ValidationError } from '../../errors';
 import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
+import { keepActiveDays } from '../analytics/service';
 import { photosShown } from '../media/service';
 import type { EndedConversation } from '../safety/service';
 import type { MediaStore } from '../media/store';
@@ -42,7 +43,7 @@ export interface DeletedAccount {
  * profile, uploads' rows, reactions, blocks, conversations and every message in them, checkouts,
  * e-mail links, attendances. Events they organize stay for their attendees, without an organizer or
  * a QR secret. Reports about the user (and by them) keep their snapshot for moderators, without the
- * user id; analytics keep their counts the same way. The e-mail is free again at once.
+ * user id; analytics keep their counts the same way (`keepActiveDays`). The e-mail is free again at once.
  * Answers what the caller still has to do outside the database (files, sockets).
  */
 export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
@@ -77,6 +78,7 @@ async function deleteAccountOnce(db: Db, userId: number): Promise<DeletedAccount
       .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)));
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
+    await keepActiveDays(tx, userId);
     await tx.delete(users).where(eq(users.id, userId));
     return {
       conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),

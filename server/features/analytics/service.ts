@@ -19,6 +19,21 @@ export async function recordEvent(db: Db, userId: number, name: AnalyticsEventNa
   }
 }
 
+/**
+ * Before an account goes (in its deletion's transaction): marks the first of its events of each UTC
+ * day it was active on, so that the day goes on counting it as an active user once its events have
+ * lost its id.
+ */
+export async function keepActiveDays(tx: DbOrTx, userId: number): Promise<void> {
+  await tx.execute(sql`
+    update ${analyticsEvents} set anonymous_active = true
+    where id in (
+      select min(id) from ${analyticsEvents}
+      where user_id = ${userId} and name <> 'matched'
+      group by (created_at at time zone 'UTC')::date
+    )`);
+}
+
 interface DayRow {
   date: string;
   signups: number | string;
@@ -34,7 +49,8 @@ interface DayRow {
  * Matches are the `matched` events (recorded with each match by the like that made it), not the
  * conversations there now: a conversation goes with either account, its event stays. Active users
  * leave `matched` out, so that they count what they counted before matches were events (migration
- * 0014 recorded one for every earlier match, at its time).
+ * 0014 recorded one for every earlier match, at its time), and count deleted accounts by their marks
+ * (`keepActiveDays`).
  */
 export async function dailySummary(db: DbOrTx, days: number): Promise<AnalyticsDay[]> {
   const rows = rowsOf<DayRow>(
@@ -50,7 +66,7 @@ export async function dailySummary(db: DbOrTx, days: number): Promise<AnalyticsD
         select (e.created_at at time zone 'UTC')::date as day,
           count(*) filter (where e.name = 'signed_up') as signups,
           count(*) filter (where e.name = 'user_logged_in') as logins,
-          count(distinct e.user_id) filter (where e.name <> 'matched') as active_users,
+          count(distinct e.user_id) filter (where e.name <> 'matched') + count(*) filter (where e.anonymous_active) as active_users,
           count(*) filter (where e.name = 'matched') as matches,
           count(*) filter (where e.name = 'message_sent') as messages
         from ${analyticsEvents} e, bounds

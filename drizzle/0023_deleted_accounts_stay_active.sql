@@ -1,0 +1,1 @@
+ALTER TABLE "analytics_events" ADD COLUMN "anonymous_active" boolean DEFAULT false NOT NULL;
