@@ -36,7 +36,7 @@ export function ActivityChart({ days, series, label }: { days: AnalyticsDay[]; s
       {
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, y: { range: (_chart, _min, max) => [0, Math.max(1, max)] } },
-        axes: countAxes({ values: (_chart, splits) => splits.map((seconds) => day.format(seconds * 1000)) }),
+        axes: countAxes({ values: (_chart, splits) => splits.map((seconds) => day.format(seconds * 1000)) }, language),
         // The labels only: values under a pointer are of little use on a phone, and the table has them.
         legend: { live: false },
         series: [{}, ...series.map((each) => ({ label: each.label, stroke: each.color, width: 2, points: { show: days.length <= 31 } }))],

@@ -38,7 +38,7 @@ export function drawEventChart(
         y: { range: (_self, _min, max) => [0, Math.max(1, max)] },
       },
       // Room for "10:30 PM" between ticks.
-      axes: countAxes({ values: timeTicks(language), space: 70 }),
+      axes: countAxes({ values: timeTicks(language), space: 70 }, language),
       series: [
         {},
         { label: labels.checkIns, stroke: accent, fill: `${accent}cc`, paths: uPlot.paths.bars?.({ size: [0.7, 24] }), points: { show: false } },

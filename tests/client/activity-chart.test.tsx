@@ -23,7 +23,7 @@ const chart = vi.hoisted(() => {
     addPath() {}
     bezierCurveTo() {}
   } as unknown as typeof Path2D;
-  return { axes: [] as uPlot.Axis[], days: [] as string[], steps: [] as number[], width: 0 };
+  return { axes: [] as uPlot.Axis[], days: [] as string[], steps: [] as number[], counts: [] as string[], width: 0 };
 });
 vi.mock('../../client/lib/chart', async (importOriginal) => {
   const { default: uPlot } = await import('uplot');
@@ -38,6 +38,7 @@ vi.mock('../../client/lib/chart', async (importOriginal) => {
       const size = y!.size as (self: uPlot, labels: string[] | null) => number;
       y!.size = (self: uPlot, labels: string[] | null) => {
         chart.steps = (self.axes[1] as unknown as { _splits?: number[] })._splits ?? [];
+        chart.counts = labels ?? [];
         return (chart.width = size(self, labels));
       };
       const plot = new uPlot({ ...options, width: 320, height }, data, element);
@@ -91,6 +92,18 @@ describe("the moderators' activity chart", () => {
     expect(chart.steps.at(-1)).toBeGreaterThanOrEqual(1000);
     // Four digits of the labels' 12 px font, the ticks and a gap: more than the 40 px it had.
     expect(chart.width).toBeGreaterThan(40);
+  });
+
+  it('writes its counts as the page’s language does, not the browser’s ("1,200" read as 1.2 in Spanish)', async () => {
+    expect(navigator.language).toBe('en-US');
+    useLanguage.setState({ language: 'es' });
+    await draw(month(14_000));
+    expect(chart.counts.length).toBeGreaterThan(1);
+    for (const label of chart.counts) expect(label).toMatch(/^\d{1,3}(\.\d{3})*$|^\d{4}$/);
+    expect(chart.counts).toContain('10.000');
+    useLanguage.setState({ language: 'en' });
+    await draw(month(14_000));
+    expect(chart.counts).toContain('10,000');
   });
 
   it('draws its labels in the page’s muted colour, dark or light as the page is', async () => {
