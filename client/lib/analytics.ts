@@ -18,3 +18,11 @@ export function trackOnce(name: ClientAnalyticsEvent, key: string = name) {
   once.add(key);
   track(name);
 }
+
+/**
+ * `app_opened`, once a UTC day (the days the moderators' counts are of): the app opened, or brought
+ * back to the front on a later day, as a phone does with the page it kept in memory.
+ */
+export function trackAppOpened() {
+  trackOnce('app_opened', `app_opened:${new Date().toISOString().slice(0, 10)}`);
+}

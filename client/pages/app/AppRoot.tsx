@@ -5,11 +5,12 @@ import { afterOverlays } from '../../lib/back-closes';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
 import { errorMessage } from '../../lib/errors';
-import { trackOnce } from '../../lib/analytics';
+import { trackAppOpened } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
 import { t as translate, useMessages } from '../../lib/i18n';
 import { getPendingJoin } from '../../lib/pending-join';
 import { registerServiceWorker } from '../../lib/service-worker';
+import { refreshWhenVisible } from '../../lib/when-visible';
 import { joinPendingEvent, useEvents } from '../../stores/events';
 import { useConversations } from '../../stores/conversations';
 import { startRealtime } from '../../stores/realtime';
@@ -82,7 +83,11 @@ export function AppRoot() {
     toast.dismiss(REGISTERED_TOAST);
     startRealtime(token);
     registerServiceWorker();
-    trackOnce('app_opened');
+  }, [token]);
+  useEffect(() => {
+    if (!token) return;
+    trackAppOpened();
+    return refreshWhenVisible(trackAppOpened);
   }, [token]);
   const completed = user?.is_profile_completed === true;
   useEffect(() => {
