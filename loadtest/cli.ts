@@ -1,7 +1,8 @@
 /**
  * `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [--event <code>] [--instances a,b] [--json <file>]`
  * Simulates a party against a running deployment (loadtest/party.ts) and prints what people would have felt.
- * Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 for a setup problem or bad flags,
+ * Exit status: 0 when nothing was lost or duplicated, 1 when something was or phones were still offline at the
+ * end (nothing meant for them confirmed), 2 for a setup problem or bad flags,
  * 128 + the signal's number when Ctrl-C or SIGTERM ended the party early (and nothing was lost).
  */
 import { open, rm, writeFile } from 'node:fs/promises';
@@ -38,7 +39,8 @@ Options:
 The server must let one address do what a crowd does: start it with RATE_LIMIT_MULTIPLIER=1000.
 Ctrl-C during the party ends it early: what was sent drains, and the results so far are printed
 (and written to --json); Ctrl-C again stops at once.
-Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, 2 setup failed,
+Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, or phones still
+offline when the party has drained (what was meant for them is unconfirmed), 2 setup failed,
 130 the party was ended early by Ctrl-C (143 by SIGTERM) and nothing was lost.`;
 
 function fail(message: string): never {
@@ -153,12 +155,27 @@ function report(result: PartyResult) {
       `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${heapText(result.tool.heap_kb_per_attendee)}, RSS ${result.tool.rss_mb} MB, ` +
       toolWaitsText(result.tool),
     `${machine()}`,
-    result.ok ? 'OK: nothing lost, nothing duplicated.' : 'FAILED: something was lost, duplicated or never answered (see the counts above).',
+    ...verdict(result),
   ];
   const failed = Object.values(result.counts.errors).reduce((sum, n) => sum + n, 0);
   if (failed > 0) lines.push(`Note: ${failed} requests or connections failed (errors above): the server, not the counts, may be the story of this run.`);
   if (result.counts.swipes > 0 && result.counts.matches === 0) lines.push('Note: no match happened, so nothing was timed on the other phone: a longer party, more attendees, or --fresh (reused attendees have swiped each other).');
   return lines.join('\n');
+}
+
+/** The run's verdict: what was lost or duplicated, and what cannot be told because phones never came back. */
+function verdict(result: PartyResult) {
+  if (result.ok) return ['OK: nothing lost, nothing duplicated.'];
+  const m = result.counts.messages;
+  const lines = [];
+  if (m.lost + m.duplicated + m.unanswered + result.counts.match_overlays.lost > 0) {
+    lines.push('FAILED: something was lost, duplicated or never answered (see the counts above).');
+  }
+  const offline = result.counts.offline_at_end;
+  if (offline > 0) {
+    lines.push(`FAILED: ${offline} of ${result.attendees} phones were still offline at the end (the server stopped answering?): what was meant for them is unconfirmed.`);
+  }
+  return lines;
 }
 
 /** `--json` is written at the end: a path that cannot take it is told now, not after a long party. */

@@ -113,6 +113,11 @@ export interface PartyResult {
     reconnects: number;
     /** Sockets the server or the network dropped (not the deliberate leaves), reconnected on their own. */
     drops: number;
+    /**
+     * Phones at the party (or on their way in) whose socket was still down when the drain ended: the
+     * server gone, or refusing them. What was meant for them is unconfirmed, and the run is no pass.
+     */
+    offline_at_end: number;
     messages: { sent: number; acknowledged: number; delivered: number; recovered: number; lost: number; duplicated: number; unanswered: number; refused: number };
     match_overlays: { expected: number; delivered: number; recovered: number; lost: number };
     errors: Record<string, number>;
@@ -188,6 +193,8 @@ interface Attendee {
   /** A deliberate leave is in progress (the socket is closed on purpose). */
   away: boolean;
   connectedOnce: boolean;
+  /** It has tried to arrive (`arriveOverSeconds`): from then on it should be online. */
+  arriving: boolean;
   deck: number[];
   deckStale: boolean;
   /** A `deck:refresh` was heard: the deck goes stale at a moment of its window, as in the app. */
@@ -359,6 +366,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         online: false,
         away: false,
         connectedOnce: false,
+        arriving: false,
         deck: [],
         deckStale: true,
         refreshWaiting: false,
@@ -482,6 +490,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       );
     }
     if (overlays.pending > LOST_OVERLAYS_TOLD) log(`… and ${overlays.pending - LOST_OVERLAYS_TOLD} more match overlays lost`);
+    const offlineAtEnd = people.filter((attendee) => !attendee.online && (attendee.connectedOnce || attendee.arriving)).length;
     let lost = 0;
     let unanswered = 0;
     for (const message of messages.values()) {
@@ -508,6 +517,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         matches: counts.matches,
         reconnects: counts.reconnects,
         drops: counts.drops,
+        offline_at_end: offlineAtEnd,
         messages: {
           sent: counts.sent,
           acknowledged: counts.acknowledged,
@@ -543,7 +553,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
         rest_pool_wait_ms: { p99: rest.poolWait.count ? hundredths(rest.poolWait.percentile(99)) : 0, max: hundredths(rest.poolWait.max) },
       },
-      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlays.pending === 0,
+      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlays.pending === 0 && offlineAtEnd === 0,
     };
     return result;
   } finally {
@@ -589,6 +599,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
    * made while it was closed, by a guest of an earlier run on this event, are in the lists.
    */
   async function arrive(attendee: Attendee) {
+    attendee.arriving = true;
     try {
       if (!attendee.connectedOnce) await attendee.socket.connect();
       await checkIn(attendee.base, attendee.account.token);

@@ -6,14 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartyResult } from '../../loadtest/party';
 import { freePort } from '../helpers/ports';
 import { startServer, type TestServer } from '../helpers/server';
+import { tcpProxy } from '../helpers/tcp-proxy';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 /**
  * The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams; `interrupt`
- * sends it SIGINT once its output matches `when`, as Ctrl-C would.
+ * sends it SIGINT once its output matches `when`, as Ctrl-C would (or does `then` instead).
  */
-function loadtest(args: string[], interrupt?: { when: RegExp }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function loadtest(args: string[], interrupt?: { when: RegExp; then?: () => void }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), ...args], {
       cwd: root,
@@ -26,7 +27,8 @@ function loadtest(args: string[], interrupt?: { when: RegExp }): Promise<{ code:
       stdout += chunk.toString();
       if (interrupt && !interrupted && interrupt.when.test(stdout)) {
         interrupted = true;
-        child.kill('SIGINT');
+        if (interrupt.then) interrupt.then();
+        else child.kill('SIGINT');
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -133,6 +135,21 @@ describe('npm run loadtest: the command line', () => {
     expect(early.code).toBe(130);
     expect(early.stderr.trim()).toBe('loadtest: SIGINT: stopped before the party began');
   }, 90_000);
+
+  it('a server that goes away mid-party leaves what was meant for its phones unconfirmed: no pass, exit 1', async () => {
+    const proxy = await tcpProxy(server.url);
+    const json = path.join(dir, 'gone.json');
+    const args = ['--url', proxy.url, '--attendees', '6', '--minutes', '0.2', '--leave-share', '0', '--json', json, '--state', path.join(dir, 'gone-state.json')];
+    // The server's link cut at the party's first plain progress line (~5 s in), for good.
+    const { code, stdout } = await loadtest(args, { when: /^ *\d+ s party /m, then: () => proxy.cut() }).finally(() => proxy.close());
+    expect(stdout).not.toContain('OK: nothing lost');
+    expect(stdout).toContain('FAILED: 6 of 6 phones were still offline at the end (the server stopped answering?): what was meant for them is unconfirmed.');
+    expect(code).toBe(1);
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.counts.check_ins).toBe(6);
+    expect(result.counts.offline_at_end).toBe(6);
+    expect(result.ok).toBe(false);
+  }, 60_000);
 
   it('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
     const json = path.join(dir, 'piped.json');
