@@ -11,6 +11,11 @@ import { parseArgs } from 'node:util';
 import { errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
 
+/** One process holds a socket and a few KB of heap per attendee: 5,000 measured, twice that at most. */
+const MAX_ATTENDEES = 10_000;
+/** A day: a typo's larger figure is refused rather than run. */
+const MAX_MINUTES = 24 * 60;
+
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
 
 Simulates a party against a running server: N attendees registered through the API (or reused from an
@@ -20,8 +25,8 @@ every 5-20 s, typing first), some putting their phone away for a few seconds and
 
 Options:
   --url <base>          the server (setup goes there), e.g. http://127.0.0.1:3000       (required)
-  --attendees <N>       simulated attendees                                           (default 50)
-  --minutes <M>         length of the party, decimals allowed                          (default 1)
+  --attendees <N>       simulated attendees, at most ${MAX_ATTENDEES} (one process)              (default 50)
+  --minutes <M>         length of the party, decimals allowed, at most ${MAX_MINUTES} (a day)   (default 1)
   --event <code>        check in to this event (a 'code' event, or a QR event this tool created)
   --instances <a,b>     base URLs the attendees are spread over, round robin (default: --url)
   --json <file>         also write the results as JSON
@@ -78,15 +83,20 @@ function parse() {
     process.exit(0);
   }
   if (!values.url) fail('--url is required (see --help)');
-  const number = (name: string, value: string, check: (n: number) => boolean) => {
+  const number = (name: string, value: string, check: (n: number) => boolean, bounds?: string) => {
     const parsed = Number(value);
-    if (!Number.isFinite(parsed) || !check(parsed)) fail(`--${name} ${value} is not valid (see --help)`);
+    if (!Number.isFinite(parsed) || !check(parsed)) fail(`--${name} ${value} is not valid${bounds ? `: ${bounds}` : ''} (see --help)`);
     return parsed;
   };
   return {
     url: values.url,
-    attendees: number('attendees', values.attendees, (n) => Number.isInteger(n) && n >= 2),
-    minutes: number('minutes', values.minutes, (n) => n > 0 && n <= 24 * 60),
+    attendees: number(
+      'attendees',
+      values.attendees,
+      (n) => Number.isInteger(n) && n >= 2 && n <= MAX_ATTENDEES,
+      `a whole number from 2 to ${MAX_ATTENDEES} (one process, a socket each)`,
+    ),
+    minutes: number('minutes', values.minutes, (n) => n > 0 && n <= MAX_MINUTES, `more than 0 and at most ${MAX_MINUTES} (a day)`),
     event: values.event,
     instances: values.instances?.split(',').map((each) => each.trim()).filter(Boolean),
     json: values.json,

@@ -95,6 +95,21 @@ describe('npm run loadtest: the command line', () => {
     expect(late.stderr.trim()).toBe('loadtest: --arrive-over 20 s: at least 0 and at most half the party (15 s)');
   });
 
+  it('--attendees and --minutes have bounds, told with the flag before anything is asked', async () => {
+    // A typo's 500,000 would otherwise register that many accounts and open a socket for each.
+    const crowd = await loadtest(['--url', 'http://127.0.0.1:1', '--attendees', '500000']);
+    expect(crowd.code).toBe(2);
+    expect(crowd.stderr.trim()).toBe('loadtest: --attendees 500000 is not valid: a whole number from 2 to 10000 (one process, a socket each) (see --help)');
+    const alone = await loadtest(['--url', 'http://127.0.0.1:1', '--attendees', '1']);
+    expect(alone.stderr.trim()).toBe('loadtest: --attendees 1 is not valid: a whole number from 2 to 10000 (one process, a socket each) (see --help)');
+    const long = await loadtest(['--url', 'http://127.0.0.1:1', '--minutes', '5000']);
+    expect(long.code).toBe(2);
+    expect(long.stderr.trim()).toBe('loadtest: --minutes 5000 is not valid: more than 0 and at most 1440 (a day) (see --help)');
+    const help = await loadtest(['--help']);
+    expect(help.stdout).toMatch(/--attendees <N> .*at most 10000/);
+    expect(help.stdout).toMatch(/--minutes <M> .*at most 1440/);
+  });
+
   it('a --json path that cannot be written is refused before the party, not after it', async () => {
     // Checked before anything is asked of the server (nothing listens on port 1).
     const missing = path.join(dir, 'no-such-folder', 'result.json');
