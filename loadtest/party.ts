@@ -32,6 +32,7 @@ import {
   ensureEvent,
   ensureProfile,
   inPool,
+  keepState,
   loadState,
   saveState,
   SetupError,
@@ -339,21 +340,28 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const collectGarbage = fullGc();
     collectGarbage();
     const heapBefore = process.memoryUsage().heapUsed;
-    const reuse = options.fresh ? [] : state.attendees;
+    const earlier = state.attendees;
+    const reuse = options.fresh ? [] : earlier;
     const accounts: Account[] = [];
-    await inPool(
-      Array.from({ length: options.attendees }, (_, i) => i),
-      options.setupConcurrency ?? 16,
-      async (i) => {
-        const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
-        await ensureProfile(rest, base, { ...account, profileCompleted }, i);
-        accounts[i] = account;
-        ready += 1;
-      },
-    );
     // This run's accounts first: the next run reuses them (and those of larger earlier runs after them).
-    state.attendees = [...accounts, ...state.attendees.slice(accounts.length)];
-    await saveState(stateFile, state);
+    const keeping = () => ({ ...state, attendees: [...accounts.filter(Boolean), ...earlier.filter((_, i) => !accounts[i])] });
+    const kept = keepState(stateFile, keeping);
+    try {
+      await inPool(
+        Array.from({ length: options.attendees }, (_, i) => i),
+        options.setupConcurrency ?? 16,
+        async (i) => {
+          const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
+          accounts[i] = account;
+          kept.changed();
+          await ensureProfile(rest, base, { ...account, profileCompleted }, i);
+          ready += 1;
+        },
+      );
+    } finally {
+      await kept.close();
+    }
+    state.attendees = keeping().attendees;
 
     // ---------------------------------------------------------- phones
     for (const [index, account] of accounts.entries()) {

@@ -4,6 +4,7 @@
  * code) and the way in (the rotating QR's token exchanged for a join pass, then the check-in).
  */
 import { randomBytes } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GENDERS } from '../shared/constants';
@@ -52,6 +53,40 @@ export async function saveState(file: string, state: PartyState) {
   // Passwords and tokens of throwaway accounts: readable by the operator only.
   await writeFile(`${file}.tmp`, JSON.stringify(state), { mode: 0o600 });
   await rename(`${file}.tmp`, file);
+}
+
+/**
+ * The state file kept up to date while accounts are being made, so that a setup cut short (Ctrl-C, a
+ * refused registration, a closed terminal) leaves the accounts already made to the next run: written
+ * within a second of a change and whole each time (write-then-rename), and at once, synchronously,
+ * should the process exit meanwhile.
+ */
+export function keepState(file: string, state: () => PartyState) {
+  let timer: NodeJS.Timeout | null = null;
+  let writing = Promise.resolve();
+  const write = () => {
+    timer = null;
+    // A failure here is told by the last write, at `close`.
+    writing = writing.then(() => saveState(file, state())).catch(() => {});
+  };
+  // Its own temporary file: an asynchronous write may be halfway through the other one.
+  const atExit = () => {
+    writeFileSync(`${file}.exit.tmp`, JSON.stringify(state()), { mode: 0o600 });
+    renameSync(`${file}.exit.tmp`, file);
+  };
+  process.on('exit', atExit);
+  return {
+    changed() {
+      timer ??= setTimeout(write, 1000);
+    },
+    /** Writes the state a last time, and keeps it no longer. */
+    async close() {
+      process.off('exit', atExit);
+      if (timer) clearTimeout(timer);
+      await writing;
+      await saveState(file, state());
+    },
+  };
 }
 
 export const THROTTLE_HINT =

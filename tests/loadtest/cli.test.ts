@@ -166,6 +166,28 @@ describe('npm run loadtest: the command line', () => {
     expect(result.ok).toBe(false);
   }, 60_000);
 
+  it('Ctrl-C during registration keeps the accounts already made: the next run reuses them', async () => {
+    // Every answer 300 ms late and one setup call at a time: an attendee takes a second or more to make.
+    const slow = await tcpProxy(server.url, { replyDelayMs: 300 });
+    const stateFile = path.join(dir, 'registering-state.json');
+    const args = ['--attendees', '10', '--minutes', '0.05', '--leave-share', '0', '--state', stateFile];
+    const { code, stdout } = await loadtest(['--url', slow.url, '--setup-concurrency', '1', ...args], { when: /^ *\d+ s setup +[1-9]/m }).finally(() =>
+      slow.close(),
+    );
+    expect(code).toBe(130);
+    const ready = Number(/^ *\d+ s setup +(\d+)\/10/m.exec(stdout)![1]);
+    const kept = JSON.parse(await readFile(stateFile, 'utf8')) as { attendees: Array<{ id: number }> };
+    expect(kept.attendees.length).toBeGreaterThanOrEqual(ready);
+    expect(kept.attendees.length).toBeLessThan(10);
+    expect(new Set(kept.attendees.map((account) => account.id)).size).toBe(kept.attendees.length);
+
+    const json = path.join(dir, 'registering.json');
+    const next = await loadtest(['--url', server.url, ...args, '--json', json]);
+    expect(next.code).toBe(0);
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.latency_ms.rest['POST /api/auth/register/']!.count).toBe(10 - kept.attendees.length);
+  }, 90_000);
+
   it('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
     const json = path.join(dir, 'piped.json');
     const child = spawn(
