@@ -68,7 +68,7 @@ export interface PartyOptions {
   arriveOverSeconds?: number;
   /** The width of the timer wheel's slots, ms: everything due in one slot goes out at once. Default 5. */
   slotMs?: number;
-  /** Called about once a second with the live figures. */
+  /** Called about once a second with the live figures, and at once when the phase changes. */
   onProgress?: (progress: Progress) => void;
   /**
    * Ends the party early (Ctrl-C): what was sent drains, and the figures are those of the party so far.
@@ -317,6 +317,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     recent = { overlay: new Histogram(), delivery: new Histogram() };
     return figures;
   };
+  /** A new phase is told at once, not with the next second's figures: a Ctrl-C just after it is read in it. */
+  const enter = (next: Progress['phase']) => {
+    phase = next;
+    options.onProgress?.(progress());
+  };
 
   const people: Attendee[] = [];
   const byId = new Map<number, Attendee>();
@@ -409,7 +414,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
     let heapPerAttendee: number | null = null;
     if (arriveOverMs === 0) {
-      phase = 'connect';
+      enter('connect');
       await inPool(people, 200, async (attendee) => {
         try {
           await attendee.socket.connect();
@@ -419,7 +424,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         }
       });
 
-      phase = 'check-in';
+      enter('check-in');
       await inPool(people, options.setupConcurrency ?? 16, async (attendee) => {
         await checkIn(attendee.base, attendee.account.token);
         counts.checkIns += 1;
@@ -429,7 +434,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     }
 
     // ---------------------------------------------------------- the party
-    phase = 'party';
+    enter('party');
     partyStarted = performance.now();
     for (const attendee of people) {
       if (arriveOverMs === 0) startActing(attendee);
@@ -454,7 +459,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const interruptedAfter = options.signal?.aborted ? (performance.now() - partyStarted) / SECOND : null;
 
     // ---------------------------------------------------------- drain
-    phase = 'drain';
+    enter('drain');
     stopping = true;
     wheel.stop();
     wheel.clear();

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,14 +12,20 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 /**
  * The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams; `interrupt`
- * sends it SIGINT once its output matches `when`, as Ctrl-C would (or does `then` instead).
+ * sends it SIGINT once its output matches `when`, as Ctrl-C would (or does `then` instead); `spawned`
+ * is handed the process.
  */
-function loadtest(args: string[], interrupt?: { when: RegExp; then?: () => void }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function loadtest(
+  args: string[],
+  interrupt?: { when: RegExp; then?: () => void },
+  spawned?: (child: ChildProcess) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    spawned?.(child);
     let stdout = '';
     let stderr = '';
     let interrupted = false;
@@ -186,6 +192,25 @@ describe('npm run loadtest: the command line', () => {
     expect(next.code).toBe(0);
     const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
     expect(result.latency_ms.rest['POST /api/auth/register/']!.count).toBe(10 - kept.attendees.length);
+  }, 90_000);
+
+  it("Ctrl-C in the party's first moments still ends it with the results, exit 130", async () => {
+    // Attendees arriving over the party's first second: Ctrl-C sent as the first one's socket connects,
+    // a few tens of ms into the party, before the live display's next figures (once a second).
+    const watched = await startServer({ config: { limitMultiplier: 1000 } });
+    let child: ChildProcess | null = null;
+    watched.app.io.on('connection', () => {
+      child?.kill('SIGINT');
+      child = null;
+    });
+    const json = path.join(dir, 'first-moments.json');
+    const args = ['--url', watched.url, '--attendees', '30', '--minutes', '1', '--arrive-over', '1', '--json', json, '--state', path.join(dir, 'first-moments-state.json')];
+    const { code, stdout, stderr } = await loadtest(args, undefined, (spawned) => (child = spawned)).finally(() => watched.close());
+    expect(stderr.trim()).toMatch(/^loadtest: SIGINT: ending the party now; the results follow/);
+    expect(code).toBe(130);
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.interrupted_after_s).toBeLessThan(1);
+    expect(stdout).toContain(`Party: 30 attendees, 1 min (interrupted after ${result.interrupted_after_s} s)`);
   }, 90_000);
 
   it('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
