@@ -466,7 +466,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const drainStarted = performance.now();
     const everyoneBack = Promise.all(people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)));
     const settled = () =>
-      people.every((attendee) => attendee.online && !attendee.busy && attendee.unacked.size === 0) &&
+      people.every((attendee) => (attendee.online || !came(attendee)) && !attendee.busy && attendee.unacked.size === 0) &&
       rest.inFlight === 0 &&
       presenceAsked === 0 &&
       overlays.pending === 0 &&
@@ -503,7 +503,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       );
     }
     if (overlays.pending > LOST_OVERLAYS_TOLD) log(`… and ${overlays.pending - LOST_OVERLAYS_TOLD} more match overlays lost`);
-    const offlineAtEnd = people.filter((attendee) => !attendee.online && (attendee.connectedOnce || attendee.arriving)).length;
+    const offlineAtEnd = people.filter((attendee) => !attendee.online && came(attendee)).length;
     let lost = 0;
     let unanswered = 0;
     for (const message of messages.values()) {
@@ -578,6 +578,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 
   // ------------------------------------------------------------ behaviour
+
+  /** At the party, or on the way in: its phone should be online by the end (not one whose arrival never came). */
+  function came(attendee: Attendee) {
+    return attendee.connectedOnce || attendee.arriving;
+  }
 
   function act(attendee: Attendee, action: number) {
     if (stopping) return;

@@ -119,6 +119,30 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(result.tool.heap_kb_per_attendee).toBeNull();
   }, 90_000);
 
+  it('--arrive-over, ended early: the drain does not wait for those who had not arrived yet', async () => {
+    const abort = new AbortController();
+    let endedAt = 0;
+    const result = await runParty({
+      url: server.url,
+      attendees: 12,
+      minutes: 1,
+      arriveOverSeconds: 20,
+      leaveShare: 0,
+      signal: abort.signal,
+      stateFile: path.join(dir, 'early-arrivals.json'),
+      onProgress: (p) => {
+        if (p.phase !== 'party' || p.checkIns === 0 || endedAt) return;
+        endedAt = performance.now();
+        abort.abort();
+      },
+    });
+    // Nothing sent yet to wait for: what stood between the end and the results was the drain's quiet 10 s.
+    expect(performance.now() - endedAt).toBeLessThan(5000);
+    expect(result.counts.check_ins).toBeLessThan(12);
+    expect(result.counts.offline_at_end).toBe(0);
+    expect(result.ok).toBe(true);
+  }, 60_000);
+
   it("catches up after the servers' sync as the app does: within the spread, with who is online", async () => {
     let synced = false;
     const result = await runParty({
