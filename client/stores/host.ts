@@ -128,7 +128,10 @@ export function openHostScreen(id: number): () => void {
     onReconnect(() => {
       // Opened with no network: the event is asked for now that there is one.
       if (useHost.getState().event === undefined) return void start();
+      // Changed or ended meanwhile from another screen: its `event:changed` did not come.
+      void refreshEvent();
       void loadQr();
+      statsSoon();
     }),
   ];
   const onVisible = () => {

@@ -13,6 +13,7 @@ import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { tcpProxy } from '../helpers/tcp-proxy';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
@@ -113,6 +114,28 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await shot(page, '01b-big-screen-ended');
     await big.getByRole('button', { name: en['host.presentClose'] }).click();
     await big.waitFor({ state: 'detached' });
+  });
+
+  it('shows an event ended from another screen while the door had no network as ended, once back', async () => {
+    const proxy = await tcpProxy(app.server.url);
+    const door = await openPhone(app.browser, { token: organizer.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      const event = await makeEvent(app.server, organizer, { name: 'Dock Party', join_mode: 'qr' });
+      await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
+      await door.page.locator('.host-qr img').waitFor();
+      await door.page.getByRole('button', { name: en['host.present'] }).waitFor();
+
+      // The Wi-Fi by the door drops; meanwhile the organizer ends the event from their phone.
+      proxy.cut();
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+      proxy.restore();
+      await door.page.getByText(en['host.ended'].split('.')[0]!).waitFor();
+      expect(await door.page.locator('.host-qr').count()).toBe(0);
+      expect(await door.page.getByRole('button', { name: en['host.present'] }).count()).toBe(0);
+    } finally {
+      await door.context.close();
+      await proxy.close();
+    }
   });
 
   it('takes the screen\'s wake lock again each time the big screen comes back into view', async () => {
