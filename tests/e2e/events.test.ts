@@ -166,6 +166,34 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     expect((await client(app.server.url).post('/api/events/leave/', { token: nina.token })).status).toBe(204);
   });
 
+  it('keeps a scan refused for now by a crowd on the same Wi-Fi, to try again without walking back to the door', async () => {
+    const ines = await makeCompletedUser(app.server, { name: 'Ines', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ines' });
+    const { context, page } = await openPhone(app.browser, { token: ines.token, language: 'en' }, { serviceWorkers: 'block' });
+    // Everyone at the doors behind the venue's one address has used its passes for this minute.
+    const { limits } = app.server.app;
+    const venue = `ip:${new URL(app.server.url).hostname}`;
+    for (;;) {
+      const refused = await limits.consume('event:pass:ip', venue).then(() => false, () => true);
+      if (refused) break;
+    }
+    try {
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      const retry = page.getByRole('button', { name: en['eventPage.retry'] });
+      await retry.waitFor();
+      expect(page.url()).toContain('?t=');
+      // The crowd thins out: the same scan gets in.
+      await limits.reset('event:pass:ip', venue);
+      await retry.click();
+      await page.waitForURL('**/app/home/');
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+    } finally {
+      await limits.reset('event:pass:ip', venue);
+      await context.close();
+    }
+    expect((await client(app.server.url).post('/api/events/leave/', { token: ines.token })).status).toBe(204);
+  });
+
   it('counted the newcomer in live on the host screen, with no reload', async () => {
     const { page } = host;
     await expect.poll(() => page.locator('.host-live-number').textContent(), { timeout: 10_000 }).toBe('3');

@@ -6,7 +6,7 @@ import { normalizeEventCode } from '../../../shared/event-code';
 import { checkInOpensAt } from '../../../shared/event-status';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { AuthLayout } from '../../components/AuthLayout';
-import { ApiError, NotFound as NotFoundError, refusedByServer } from '../../lib/api';
+import { ApiError, mayPass, NotFound as NotFoundError } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { useEventStatus } from '../../lib/event-status';
@@ -114,8 +114,9 @@ function EventPageBody({ code: rawCode }: { code: string }) {
           setHasPass(true);
           passNow = true;
         } catch (error) {
-          // The token stays in the address bar for "Try again": a walk back to the door is worse.
-          if (!refusedByServer(error)) return unreachable(error);
+          // The token stays in the address bar for "Try again": a walk back to the door is worse. So
+          // when the server is busy, or the crowd behind the venue's one address used up its passes.
+          if (mayPass(error)) return unreachable(error);
           if (!(error instanceof NotFoundError)) setScanNotice(errorMessage(error, t));
         }
         // The token has done its job; a reload must not try it again once it has expired.
