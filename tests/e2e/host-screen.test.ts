@@ -138,6 +138,30 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     }
   });
 
+  it('shows the count as not live while the door has no network, here and on the big screen', async () => {
+    const proxy = await tcpProxy(app.server.url);
+    const door = await openPhone(app.browser, { token: organizer.token, language: 'en' }, { serviceWorkers: 'block' });
+    try {
+      const event = await makeEvent(app.server, organizer, { name: 'Quay Nights', join_mode: 'qr' });
+      await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
+      await door.page.locator('.host-qr img').waitFor();
+      await door.page.getByRole('button', { name: en['host.present'] }).click();
+      const big = door.page.getByRole('dialog', { name: 'Quay Nights' });
+      await big.locator('.host-big-count .live-dot:not(.is-stale)').waitFor();
+
+      // The count stops coming with the network: the dot stops saying it is live.
+      proxy.cut();
+      await big.locator('.host-big-count .live-dot.is-stale').waitFor();
+      expect(await door.page.locator('.host-live .live-dot.is-stale').count()).toBe(1);
+      proxy.restore();
+      await big.locator('.host-big-count .live-dot:not(.is-stale)').waitFor();
+      expect(await door.page.locator('.host-live .live-dot.is-stale').count()).toBe(0);
+    } finally {
+      await door.context.close();
+      await proxy.close();
+    }
+  });
+
   it('takes the screen\'s wake lock again each time the big screen comes back into view', async () => {
     const { page } = tab;
     const event = await makeEvent(app.server, organizer, { name: 'Wake Up', join_mode: 'qr' });

@@ -13,6 +13,7 @@ import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useConnection } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { enterEvent, useEvents } from '../../stores/events';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
@@ -51,6 +52,12 @@ function Timeline({
       {!drawn && <p className="muted host-chart-loading">{labels.loading}</p>}
     </div>
   );
+}
+
+/** Beside the headcount: live while the count can come, greyed and still once the connection is lost. */
+function LiveDot() {
+  const offline = useConnection((state) => state.lost);
+  return <span className={offline ? 'live-dot is-stale' : 'live-dot'} aria-hidden="true" />;
 }
 
 /** A link only this computer can open: localhost or a loopback address (the server's default without PUBLIC_URL). */
@@ -154,7 +161,7 @@ function BigScreen({ event, qr, live, over, opens, onClose }: { event: Organizer
       {/* Ended from another screen while this one stood at the door: no more ways in. */}
       {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
       <p className="host-big-count" aria-live="polite">
-        <span className="live-dot" aria-hidden="true" /> {live} {t('host.live')}
+        <LiveDot /> {live} {t('host.live')}
       </p>
     </div>
   );
@@ -371,7 +378,7 @@ export function HostScreen({ id }: { id: number }) {
       <section className="host-live" aria-live="polite">
         <span className="host-live-number">{live}</span>
         <span className="host-live-label">
-          <span className="live-dot" aria-hidden="true" /> {t('host.live')}
+          <LiveDot /> {t('host.live')}
         </span>
       </section>
 
