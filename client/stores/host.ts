@@ -84,7 +84,11 @@ export function openHostScreen(id: number): () => void {
     lastStats = Date.now();
     try {
       const stats = await api.eventStats(id);
-      if (!stopped) useHost.setState((state) => ({ stats, statsFailed: false, count: state.count ?? stats.attendee_count }));
+      // Connected, the socket's count is the newest; without it (a network that lets no WebSocket
+      // through), the stats' own is.
+      if (!stopped) {
+        useHost.setState((state) => ({ stats, statsFailed: false, count: state.count !== null && isConnected() ? state.count : stats.attendee_count }));
+      }
     } catch (error) {
       // Shown as they were; the next turn tries again. None yet: said, not "Loading…" for as long as the server fails.
       if (!stopped && loadFailure(error) === 'server') useHost.setState({ statsFailed: true });

@@ -36,6 +36,12 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 const { deleteHostedEvent, openHostScreen, useHost } = await import('../../client/stores/host');
 const { ApiError, NotFound } = await import('../../client/lib/api');
 
+function answers() {
+  api.myEvents.mockResolvedValue({ results: [event], next: null });
+  api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
+  api.eventStats.mockResolvedValue({ attendee_count: 40, checked_in_total: 40, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
+}
+
 describe('the host screen’s live count', () => {
   let stop = () => {};
   afterEach(() => {
@@ -45,12 +51,6 @@ describe('the host screen’s live count', () => {
     socket.watched = [];
     vi.resetAllMocks();
   });
-
-  function answers() {
-    api.myEvents.mockResolvedValue({ results: [event], next: null });
-    api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
-    api.eventStats.mockResolvedValue({ attendee_count: 40, checked_in_total: 40, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
-  }
 
   it('watches the event at the first connect when the event was known before it (a slow network)', async () => {
     answers();
@@ -68,6 +68,27 @@ describe('the host screen’s live count', () => {
     stop = openHostScreen(7);
     await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
     expect(socket.watched).toEqual([7]);
+  });
+});
+
+describe('the host screen’s count with no socket', () => {
+  let stop = () => {};
+  afterEach(() => {
+    stop();
+    vi.useRealTimers();
+    vi.resetAllMocks();
+  });
+
+  it('follows the stats while the socket cannot connect (a network that lets no WebSocket through)', async () => {
+    vi.useFakeTimers();
+    answers();
+    stop = openHostScreen(7);
+    await vi.waitFor(() => expect(useHost.getState().count).toBe(40));
+    // People keep coming in; no count can come over the socket, and the stats read them.
+    api.eventStats.mockResolvedValue({ attendee_count: 52, checked_in_total: 55, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(useHost.getState().stats?.attendee_count).toBe(52);
+    expect(useHost.getState().count).toBe(52);
   });
 });
 
