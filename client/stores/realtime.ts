@@ -33,10 +33,11 @@ let deckRefresh: ReturnType<typeof setTimeout> | undefined;
 /**
  * New people at my event: fresh cards behind the one on screen, fetched at a random moment within
  * the window the server gives, so that a room of phones does not ask in the same second. One fetch
- * covers every refresh heard while it waits.
+ * covers every refresh heard while it waits. The news of another room (an event I host, one I have
+ * just left) is not mine: it neither refreshes the deck nor holds back the news of my own.
  */
 function refreshDeckWithin(eventId: number, withinMs: number) {
-  if (deckRefresh !== undefined) return;
+  if (deckRefresh !== undefined || useEvents.getState().current?.id !== eventId) return;
   deckRefresh = setTimeout(() => {
     deckRefresh = undefined;
     if (useEvents.getState().current?.id === eventId && useDeck.getState().queue !== null) void useDeck.getState().refresh();
