@@ -118,16 +118,18 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
 
   it('shows an event ended from another screen while the door had no network as ended, once back', async () => {
     const proxy = await tcpProxy(app.server.url);
-    const door = await openPhone(app.browser, { token: organizer.token, language: 'en' }, { serviceWorkers: 'block' });
+    // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
+    const host = await makeCompletedUser(app.server, { name: 'Nora', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Nora' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' }, { serviceWorkers: 'block' });
     try {
-      const event = await makeEvent(app.server, organizer, { name: 'Dock Party', join_mode: 'qr' });
+      const event = await makeEvent(app.server, host, { name: 'Dock Party', join_mode: 'qr' });
       await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
       await door.page.locator('.host-qr img').waitFor();
       await door.page.getByRole('button', { name: en['host.present'] }).waitFor();
 
       // The Wi-Fi by the door drops; meanwhile the organizer ends the event from their phone.
       proxy.cut();
-      expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: host.token })).status).toBe(200);
       proxy.restore();
       await door.page.getByText(en['host.ended'].split('.')[0]!).waitFor();
       expect(await door.page.locator('.host-qr').count()).toBe(0);
@@ -140,9 +142,11 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
 
   it('shows the count as not live while the door has no network, here and on the big screen', async () => {
     const proxy = await tcpProxy(app.server.url);
-    const door = await openPhone(app.browser, { token: organizer.token, language: 'en' }, { serviceWorkers: 'block' });
+    // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
+    const host = await makeCompletedUser(app.server, { name: 'Vera', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Vera' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' }, { serviceWorkers: 'block' });
     try {
-      const event = await makeEvent(app.server, organizer, { name: 'Quay Nights', join_mode: 'qr' });
+      const event = await makeEvent(app.server, host, { name: 'Quay Nights', join_mode: 'qr' });
       await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
       await door.page.locator('.host-qr img').waitFor();
       await door.page.getByRole('button', { name: en['host.present'] }).click();
