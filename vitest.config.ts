@@ -7,6 +7,7 @@ import { PartiesSpread } from './tests/sequencer';
  * stub of `window.location`, which a VM context's window holds unforgeable.
  */
 const CLIENT_IN_PROCESSES = [
+  'tests/client/likes-left-answers.test.ts',
   'tests/client/plan-account-changed.test.ts',
   'tests/client/safety.test.tsx',
   'tests/client/session-suspended.test.ts',

@@ -63,6 +63,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export const usePlan = create<PlanState>()((set, get) => {
   // Counts this tab's reactions and undos: what `loadUndo` asked before the latest of them is out of date.
   let changes = 0;
+  // Counts the likes this tab has counted, and the refusals it heard: a read of the likes left asked
+  // before the latest of them may not hold it.
+  let likesCounted = 0;
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -95,9 +98,11 @@ export const usePlan = create<PlanState>()((set, get) => {
 
     async loadAllowance() {
       const sameSession = sessionCheck();
+      const asked = likesCounted;
       try {
         const allowance = await api.likeAllowance();
         if (!sameSession()) return;
+        if (asked !== likesCounted) return get().loadAllowance();
         setAllowance(allowance);
         // Asked when the deck opens, the plan starts or the socket comes back: what undo would do may
         // have changed unseen then too.
@@ -137,6 +142,7 @@ export const usePlan = create<PlanState>()((set, get) => {
       if (get().notice === 'undo') set({ notice: null });
       // After a like there is nothing to undo; after a pass, that card, as the server would say.
       offerUndo(action === 'like' ? null : card);
+      if (action === 'like') likesCounted += 1;
       const { allowance } = get();
       if (action !== 'like' || !allowance || allowance.unlimited || allowance.remaining === null) return;
       // The last one: the server says when the next comes back.
@@ -144,6 +150,7 @@ export const usePlan = create<PlanState>()((set, get) => {
       else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
     },
     likesRefused(resetsAt) {
+      likesCounted += 1;
       const { allowance } = get();
       setAllowance({ unlimited: false, limit: allowance?.limit ?? null, remaining: 0, resets_at: resetsAt });
       set({ notice: 'likes' });
