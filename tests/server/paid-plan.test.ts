@@ -4,10 +4,12 @@
  * person does: the local test checkout and its test portal, or Stripe's events at the webhook (against
  * the local fake of Stripe, through the real SDK).
  */
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../server/jobs';
 import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
+import { testPlanEnd } from '../../server/jobs/test-plan-end';
+import { users } from '../../server/db/schema';
 import { DAILY_LIKES_WINDOW_MS, FREE_DAILY_LIKES, FREE_TRIAL_DAYS, UNDO_WINDOW_MS } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
 import { LikePositionSchema } from '../../server/features/likes/service';
@@ -403,6 +405,36 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
       'customer.subscription.deleted evt_local_end',
       'customer.subscription.updated evt_local_cancel',
     ]);
+  });
+
+  it('renews a test plan past its trial as Stripe would: a cancellation then ends it at the end of the period it is in', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    const trialEnd = new Date((await api().subscription(me)).body.trial_ends_at);
+    // Time passes to two days after the trial's end: the first month paid runs to a month after it.
+    const passed = trialEnd.getTime() - Date.now() + 2 * 86_400_000;
+    const movedBack = (date: Date) => new Date(date.getTime() - passed);
+    await server.app.db.update(users).set({ planTrialEndsAt: movedBack(trialEnd), planRenewsAt: movedBack(trialEnd) }).where(eq(users.id, me.id));
+    const paidUntil = new Date(movedBack(trialEnd));
+    paidUntil.setUTCMonth(paidUntil.getUTCMonth() + 1);
+
+    const events = await connect(server.url, me.token);
+    try {
+      const told = waitFor(events, 'account:changed');
+      expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 1, ended: 0 } });
+      await told;
+    } finally {
+      events.disconnect();
+    }
+    expect((await api().subscription(me)).body).toMatchObject({ active: true, trial_ends_at: null, renews_at: paidUntil.toISOString(), ends_at: null });
+    // Once renewed, not again until that date.
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 0, ended: 0 } });
+
+    await cancelThroughTestPortal(server, me);
+    const endsAt = new Date(Math.floor(paidUntil.getTime() / 1000) * 1000).toISOString();
+    expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: null, ends_at: endsAt });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 0, ended: 0 } });
+    expect((await client(server.url).get('/api/users/me/', { token: me.token })).body.has_subscription).toBe(true);
   });
 
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {

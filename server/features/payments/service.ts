@@ -651,7 +651,7 @@ function localPlanDates(trialDays: number, periodMonths: number): PlanDates {
 }
 
 /** `months` on from `from`, on the same day, or the month's last when it has none (31 January → 28 or 29 February), as Stripe bills. */
-function monthsLater(from: Date, months: number): Date {
+export function monthsLater(from: Date, months: number): Date {
   const later = new Date(from);
   later.setUTCDate(1);
   later.setUTCMonth(later.getUTCMonth() + months);

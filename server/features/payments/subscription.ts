@@ -1,11 +1,11 @@
-import { and, eq, like, lte } from 'drizzle-orm';
+import { and, eq, isNull, like, lte } from 'drizzle-orm';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
+import { handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, monthsLater, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
 import { callStripe } from './stripe-client';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -123,6 +123,40 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
     },
     LOCAL_EVENTS,
   );
+}
+
+/** The first renewal of a plan after `now`: `renewsAt`, a period (`months`) on, and so on, as Stripe bills. */
+function nextRenewal(renewsAt: Date, months: number, now: Date): Date {
+  let periods = 1;
+  while (monthsLater(renewsAt, periods * months) <= now) periods += 1;
+  return monthsLater(renewsAt, periods * months);
+}
+
+/**
+ * Renews the local test plans (CHECKOUT_MODE=test) whose trial or period has passed and that are not
+ * cancelled, as Stripe renews a real one: the plan runs on to its next period's end (a year on for the
+ * yearly plan, a month otherwise), which the subscribe page says and a cancellation ends it at. Only a
+ * plan still as it was read is renewed: a cancellation meanwhile keeps its end. Answers whose plans
+ * renewed, for their apps.
+ */
+export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<number[]> {
+  const now = new Date();
+  const due = await db
+    .select({ id: users.id, lookupKey: users.planLookupKey, renewsAt: users.planRenewsAt })
+    .from(users)
+    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), isNull(users.planEndsAt), lte(users.planRenewsAt, now)));
+  const renewed: number[] = [];
+  for (const { id, lookupKey, renewsAt } of due) {
+    if (!renewsAt) continue;
+    const next = nextRenewal(renewsAt, lookupKey === yearlyLookupKey ? 12 : 1, now);
+    const updated = await db
+      .update(users)
+      .set({ planRenewsAt: next, planTrialEndsAt: null })
+      .where(and(eq(users.id, id), eq(users.hasSubscription, true), isNull(users.planEndsAt), eq(users.planRenewsAt, renewsAt)))
+      .returning({ id: users.id });
+    if (updated.length > 0) renewed.push(id);
+  }
+  return renewed;
 }
 
 /**
