@@ -2,6 +2,7 @@
  * The realtime contract (docs/socket-events.md): event names and payloads, shared by the server's
  * `Server<ClientToServerEvents, ServerToClientEvents>` and the client's socket.
  */
+import type { Reaction } from './constants';
 import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
 import type { PublicEvent } from './schemas/events';
@@ -97,10 +98,11 @@ export interface ServerToClientEvents {
    */
   'person:gone': (payload: { user_id: number; by_you?: true }) => void;
   /**
-   * I liked, disliked or skipped `user_id` (no match), on this or another of my phones or tabs: their
-   * card leaves every deck of mine, and they leave "likes you".
+   * I liked, disliked or skipped `user_id` (`response`; no match), on this or another of my phones or
+   * tabs: their card leaves every deck of mine, and, but for a skip ("later", not an answer), they
+   * leave "likes you".
    */
-  'deck:answered': (payload: { user_id: number }) => void;
+  'deck:answered': (payload: { user_id: number; response: Reaction }) => void;
   /**
    * The signed-in user's own account changed elsewhere (their plan started or ended, their e-mail was
    * confirmed): fetch it again. No payload: `GET /api/users/me/` is the one source of the user, and a

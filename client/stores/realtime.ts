@@ -165,9 +165,10 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:removed', ({ conversation_id, by_you }) => conversationEnded(conversation_id, by_you)),
     onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
-    onEvent('deck:answered', ({ user_id }) => {
+    onEvent('deck:answered', ({ user_id, response }) => {
       useDeck.getState().forget(user_id);
-      useLikes.getState().answered(user_id, false);
+      // A skip is "later": whoever likes me waits for my answer still.
+      if (response !== 'skip') useLikes.getState().answered(user_id, false);
     }),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe). The plan is read
     // again each time, where this tab holds it: a change may leave `has_subscription` as it was (a

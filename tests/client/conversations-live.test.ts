@@ -104,13 +104,13 @@ describe('the conversation lists and the socket’s news', () => {
     const card = (id: number) => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
     useDeck.setState({ current: card(5) as never, queue: [card(6), card(7)] as never });
     useLikes.setState({ count: 2, people: [card(7), card(8)] as never });
-    hear('deck:answered', { user_id: 5 });
+    hear('deck:answered', { user_id: 5, response: 'dislike' });
     expect(useDeck.getState().current?.id).toBe(6);
-    hear('deck:answered', { user_id: 7 });
+    hear('deck:answered', { user_id: 7, response: 'like' });
     expect(useDeck.getState().queue?.map((queued) => queued.id)).toEqual([]);
     expect(useLikes.getState()).toMatchObject({ count: 1, people: [card(8)] });
     // Someone not among them changes nothing, and asks nothing.
-    hear('deck:answered', { user_id: 9 });
+    hear('deck:answered', { user_id: 9, response: 'dislike' });
     expect(useLikes.getState()).toMatchObject({ count: 1, people: [card(8)] });
     expect(api.likesYou).not.toHaveBeenCalled();
   });

@@ -72,14 +72,14 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
 
   it('tells my other phones of an answer that made no match (deck:answered), and nobody else', async () => {
     const ana = await makeCompletedUser(server);
-    const [ben, cleo] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    const [ben, cleo, dan] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server), makeCompletedUser(server)]);
     const [anaPhone, anaLaptop, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
     const benEvents = record(benSocket);
     const api = client(server.url);
-    for (const [response, other] of [['like', ben.id], ['dislike', cleo.id]] as const) {
+    for (const [response, other] of [['like', ben.id], ['dislike', cleo.id], ['skip', dan.id]] as const) {
       const heard = Promise.all([waitFor(anaPhone, 'deck:answered'), waitFor(anaLaptop, 'deck:answered')]);
       expect((await api.post('/api/matching/', { token: ana.token, json: { response, other } })).body.match).toBe(false);
-      expect(await heard).toEqual([{ user_id: other }, { user_id: other }]);
+      expect(await heard).toEqual([{ user_id: other, response }, { user_id: other, response }]);
     }
     // Ben's like back is a match: match:new says it, to both, and no deck:answered.
     const anaEvents = record(anaLaptop);

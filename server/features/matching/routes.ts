@@ -29,7 +29,9 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       // Answered with no match: the card leaves the decks of my other phones and tabs too, before
       // one of them answers it again over this answer (a match does that through match:new).
-      if (!outcome.match) app.publish([currentUser(request).id], 'deck:answered', { user_id: request.body.other });
+      if (!outcome.match) {
+        app.publish([currentUser(request).id], 'deck:answered', { user_id: request.body.other, response: request.body.response });
+      }
       return { match: outcome.match, conversation_id: outcome.conversationId };
     },
   );

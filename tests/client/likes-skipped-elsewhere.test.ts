@@ -1,0 +1,73 @@
+// @vitest-environment jsdom
+/**
+ * "Likes you" keeps whom I skipped on another phone: a skip is "later", not an answer, and the server
+ * lists them still. Against the real server, over a real socket.
+ */
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { startServer, type TestServer } from '../helpers/server';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { setToken } = await import('../../client/lib/storage');
+const { useConnection } = await import('../../client/lib/socket');
+const { useDeck } = await import('../../client/stores/deck');
+const { useLikes } = await import('../../client/stores/likes');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useSession } = await import('../../client/stores/session');
+
+const realFetch = globalThis.fetch;
+let server: TestServer;
+let me: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  origin.url = server.url;
+  me = await makeCompletedUser(server);
+  await subscribeThroughTestCheckout(server, me);
+});
+afterAll(() => server?.close());
+afterEach(() => {
+  stopRealtime();
+  useSession.getState().signOut({ alreadyRevoked: true });
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+const react = (from: TestUser, to: TestUser, response: string) =>
+  client(server.url).post('/api/matching/', { token: from.token, json: { response, other: to.id } });
+
+it('keeps in "likes you" someone skipped on another phone, and takes out someone disliked there', async () => {
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  const [skipped, disliked] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+  for (const liker of [skipped, disliked]) expect((await react(liker, me, 'like')).status).toBe(200);
+  setToken(me.token);
+  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
+  useSession.setState({ token: me.token, user });
+  await useLikes.getState().load();
+  expect(useLikes.getState()).toMatchObject({ count: 2, people: [{ id: disliked.id }, { id: skipped.id }] });
+  startRealtime(me.token);
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+  const listed = async () => (await client(server.url).get('/api/users/me/likes/', { token: me.token })).body;
+
+  // The other phone's deck skips one of them: the server keeps them waiting for an answer.
+  useDeck.setState({ queue: [], current: { id: skipped.id, name: 'S', age: 28, bio: 'Hi', image: null } });
+  expect((await react(me, skipped, 'skip')).status).toBe(200);
+  await vi.waitFor(() => expect(useDeck.getState().current).toBeNull(), { timeout: 5000 });
+  expect((await listed()).count).toBe(2);
+  expect(useLikes.getState()).toMatchObject({ count: 2, people: [{ id: disliked.id }, { id: skipped.id }] });
+
+  // A dislike there answers them: they leave.
+  expect((await react(me, disliked, 'dislike')).status).toBe(200);
+  await vi.waitFor(() => expect(useLikes.getState().count).toBe(1), { timeout: 5000 });
+  expect(useLikes.getState().people).toMatchObject([{ id: skipped.id }]);
+  expect((await listed()).count).toBe(1);
+});
