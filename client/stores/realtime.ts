@@ -79,6 +79,12 @@ function catchUpEvent(missedFrom: number) {
   if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
 }
 
+/** A like given on one of my phones (this one too): the free plan's likes left, where held, are read again. */
+function likeGiven() {
+  const { allowance, loadAllowance } = usePlan.getState();
+  if (allowance && !allowance.unlimited) void loadAllowance();
+}
+
 /**
  * The chats and the lists of them, from `from` (see `useChat`). A match made meanwhile, which the lists
  * now hold, shows as its `match:new` would have (`useConversations.load`).
@@ -151,6 +157,7 @@ export function startRealtime(token: string) {
       void usePresence.getState().refresh();
       useDeck.getState().heardOfMatch(conversation_id, user);
       useLikes.getState().answered(user.id, true);
+      likeGiven();
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);
@@ -169,6 +176,7 @@ export function startRealtime(token: string) {
       useDeck.getState().forget(user_id);
       // A skip is "later": whoever likes me waits for my answer still.
       if (response !== 'skip') useLikes.getState().answered(user_id, false);
+      if (response === 'like') likeGiven();
     }),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe). The plan is read
     // again each time, where this tab holds it: a change may leave `has_subscription` as it was (a

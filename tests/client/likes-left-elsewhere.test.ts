@@ -1,0 +1,71 @@
+// @vitest-environment jsdom
+/**
+ * The likes left that a phone shows follow the likes given on the user's other phones: the free
+ * plan's window is the account's. Against the real server, over a real socket.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { FREE_DAILY_LIKES } from '../../shared/constants';
+import type { CurrentUser } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { startServer, type TestServer } from '../helpers/server';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { setToken } = await import('../../client/lib/storage');
+const { useConnection } = await import('../../client/lib/socket');
+const { usePlan } = await import('../../client/stores/plan');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useSession } = await import('../../client/stores/session');
+
+const realFetch = globalThis.fetch;
+let server: TestServer;
+let me: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  origin.url = server.url;
+  me = await makeCompletedUser(server);
+});
+afterAll(() => server?.close());
+afterEach(() => {
+  stopRealtime();
+  useSession.getState().signOut({ alreadyRevoked: true });
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+const react = (to: TestUser, response: string) =>
+  client(server.url).post('/api/matching/', { token: me.token, json: { response, other: to.id } });
+const likesLeft = async () => (await client(server.url).get('/api/matching/allowance/', { token: me.token })).body.remaining as number;
+
+it('counts down the likes left as another phone of the user likes, and out of them says so', async () => {
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  // Two likes left of the window's.
+  await server.app.db.execute(sql`
+    insert into likes_given (user_id, to_user_id) select ${me.id}, n from generate_series(1, ${FREE_DAILY_LIKES - 2}) n`);
+  const [first, second] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+  setToken(me.token);
+  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
+  useSession.setState({ token: me.token, user });
+  await usePlan.getState().loadAllowance();
+  expect(usePlan.getState().allowance).toMatchObject({ remaining: 2 });
+  startRealtime(me.token);
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+
+  // The other phone passes on someone: nothing spent.
+  expect((await react(first, 'skip')).status).toBe(200);
+  // Then likes them, then someone else: none left, and when one comes back.
+  expect((await react(first, 'like')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().allowance).toMatchObject({ remaining: 1 }), { timeout: 5000 });
+  expect(await likesLeft()).toBe(1);
+  expect((await react(second, 'like')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().allowance).toMatchObject({ remaining: 0, resets_at: expect.any(String) }), { timeout: 5000 });
+  expect(await likesLeft()).toBe(0);
+});
