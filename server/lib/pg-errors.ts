@@ -17,8 +17,10 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /** A row naming another that is not there (any more): a user deleted while a request about them was on its way. */
-export function isForeignKeyViolation(error: unknown): boolean {
-  return pgError(error)?.code === '23503';
+export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
+  const pg = pgError(error);
+  if (pg?.code !== '23503') return false;
+  return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
 }
 
 /** Text PostgreSQL cannot hold (a NUL, an unencodable character): the client's input, not our bug. */

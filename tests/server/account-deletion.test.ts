@@ -246,6 +246,36 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
   });
 
+  // Signed in on another phone, its request under way as the account goes: it finds no account to
+  // write for, which the next request will hear as a 401 too.
+  it.each([
+    ['a block', (token: string, other: number) => api().post(`/api/users/${other}/block/`, { token })],
+    ['a report', (token: string, other: number) => api().post('/api/reports/', { token, json: { user_id: other, reason: 'spam' } })],
+    [
+      'a new event',
+      (token: string) =>
+        api().post('/api/events/', {
+          token,
+          json: {
+            name: 'Too late',
+            starts_at: new Date(Date.now() + 3_600_000).toISOString(),
+            ends_at: new Date(Date.now() + 7_200_000).toISOString(),
+            join_mode: 'code',
+          },
+        }),
+    ],
+  ])('%s that passed sign-in before the deletion committed is told the session has ended', async (_what, send) => {
+    const other = await makeCompletedUser(server, { name: 'Other' });
+    const leaving = await makeCompletedUser(server, { name: 'Leaving' });
+    // The token trusted on this instance already, the account gone before the request writes.
+    expect((await api().get('/api/users/me/', { token: leaving.token })).status).toBe(200);
+    expect(await deleteAccount(server.app.db, leaving.id)).not.toBeNull();
+    const late = await send(leaving.token, other.id);
+    expect([late.status, late.body]).toEqual([401, { detail: 'Invalid token.' }]);
+    expect(await server.app.db.select().from(blocks).where(eq(blocks.blockedId, other.id))).toEqual([]);
+    expect(await server.app.db.select().from(events).where(eq(events.name, 'Too late'))).toEqual([]);
+  });
+
   it('keeps the account whole when Stripe cannot be reached: 503, try again', async () => {
     const user = await makeUser(server);
     // A checkout of theirs still open at Stripe, beside the one that subscribed them: the two were

@@ -27,7 +27,7 @@ import { eventStatusAt } from '../../../shared/event-status';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { attendances, conversations, events, messages, reactions, users } from '../../db/schema';
-import { AccountSuspended, ApiError, Conflict, type FieldMessages, NotFound, ValidationError } from '../../errors';
+import { AccountSuspended, ApiError, Conflict, type FieldMessages, NotFound, SessionEnded, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/pg-errors';
@@ -176,6 +176,8 @@ export async function createEvent(db: Db, organizerId: number, input: EventInput
     } catch (error) {
       // 31^6 codes: a collision is rare, two in a row rarer still.
       if (attempt < 5 && isUniqueViolation(error, 'events_code_unique')) continue;
+      // The organizer's account was deleted while the request was on its way (another phone).
+      if (isForeignKeyViolation(error)) throw new SessionEnded();
       throw error;
     }
   }

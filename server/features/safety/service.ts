@@ -15,7 +15,8 @@ import {
   reports,
   users,
 } from '../../db/schema';
-import { ValidationError } from '../../errors';
+import { SessionEnded, ValidationError } from '../../errors';
+import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { lockPair } from '../matching/locks';
 import { type MediaStore, newMediaKey } from '../media/store';
@@ -126,7 +127,17 @@ export async function block(db: Db, userId: number, otherId: number): Promise<En
     if (!(await isVisiblePerson(tx, userId, otherId))) return null;
     await tx.insert(blocks).values({ blockerId: userId, blockedId: otherId }).onConflictDoNothing();
     return endConversationBetween(tx, userId, otherId, 'block');
-  });
+  }).catch(blockerGone);
+}
+
+/**
+ * The blocker's account was deleted while the block was on its way (the request had passed sign-in
+ * before the deletion committed, on another phone): the session ended with it, as the next request
+ * will be told.
+ */
+function blockerGone(error: unknown): never {
+  if (isForeignKeyViolation(error, 'blocks_blocker_id_users_id_fk')) throw new SessionEnded();
+  throw error;
 }
 
 /** Takes a block back. It does not reopen the conversation the block ended. */
@@ -317,6 +328,8 @@ export async function report(
   } catch (error) {
     // The copies of a report that was not stored go with it.
     await Promise.all(copied.map((key) => evidence.remove(key)));
+    // The reported account is locked above: a row gone can only be the reporter's, deleted meanwhile.
+    if (isForeignKeyViolation(error)) throw new SessionEnded();
     throw error;
   }
 }
