@@ -7,6 +7,7 @@ import { birthDateForAge, makeCompletedUser, makeUser } from '../helpers/factori
 import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { unzip } from '../helpers/zip';
 import { match } from '../realtime/fixtures';
@@ -98,7 +99,15 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       google_linked: false,
     });
     expect(data.profile).toMatchObject({ name: 'Nora', bio: 'Dancing till late.', image: `photos/${keys[0]}`, is_completed: true });
-    expect(data.subscription).toEqual({ active: false, provider: null, subscription_id: null, trial_ends_at: null, renews_at: null, ends_at: null });
+    expect(data.subscription).toEqual({
+      active: false,
+      provider: null,
+      subscription_id: null,
+      period: null,
+      trial_ends_at: null,
+      renews_at: null,
+      ends_at: null,
+    });
     // In the order of the ids reacted to (partner was made before passed).
     expect(data.reactions_given).toEqual([
       { user_id: partner.id, response: 'like', time: expect.any(String) },
@@ -145,6 +154,22 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect([...files.keys()].join()).not.toContain(String(partnerProfile.image).replace('/media/', ''));
     // Who liked them is not theirs to know.
     expect(JSON.stringify(data.reactions_given)).not.toContain(`"user_id":${admirer.id}`);
+  });
+
+  it('says which plan a subscriber is on, as their plan page does', async () => {
+    const user = await makeUser(server);
+    await subscribeThroughTestCheckout(server, user, 'yearly');
+    const shown = (await api().get('/api/payments/subscription/', { token: user.token })).body;
+    const data = JSON.parse((await unzip((await download(user.token)).archive)).get('account.json')!.toString('utf8'));
+    expect(data.subscription).toEqual({
+      active: true,
+      provider: 'local_test_checkout',
+      subscription_id: expect.stringMatching(/^sub_local_/),
+      period: 'yearly',
+      trial_ends_at: shown.trial_ends_at,
+      renews_at: shown.renews_at,
+      ends_at: null,
+    });
   });
 
   it('exports a new, empty account too', async () => {

@@ -3,6 +3,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { ZipFile } from 'yazl';
 import { IMAGE_FIELDS } from '../../../shared/schemas/users';
+import type { Config } from '../../config';
 import type { Db } from '../../db/client';
 import {
   analyticsEvents,
@@ -17,8 +18,12 @@ import {
   users,
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
+import { planPeriod } from '../payments/subscription';
 import { conversationColumns, openConversationsOf } from '../safety/visibility';
 import type { MediaStore } from '../media/store';
+
+/** The prices of the two plans (`config.stripe.lookupKeys`): a subscription's period is named by them. */
+type LookupKeys = Config['stripe']['lookupKeys'];
 
 /** Rows read per query while the archive streams: memory stays flat however long the history. */
 const PAGE = 500;
@@ -59,7 +64,7 @@ async function* jsonArray<T>(items: AsyncIterable<T>, indent: string): AsyncGene
  * About anyone else only what the user already sees: a partner's id and shown name in a conversation,
  * the id of someone they reacted to or blocked.
  */
-export async function* accountJson(db: Db, store: MediaStore, userId: number): AsyncGenerator<string> {
+export async function* accountJson(db: Db, store: MediaStore, lookupKeys: LookupKeys, userId: number): AsyncGenerator<string> {
   const [account] = await db
     .select({ user: users, profile: profiles })
     .from(users)
@@ -97,6 +102,7 @@ export async function* accountJson(db: Db, store: MediaStore, userId: number): A
     active: user.hasSubscription,
     provider: user.stripeSubscriptionId ? (user.stripeSubscriptionId.startsWith('sub_local_') ? 'local_test_checkout' : 'stripe') : null,
     subscription_id: user.stripeSubscriptionId,
+    period: planPeriod(user.planLookupKey, lookupKeys),
     trial_ends_at: iso(user.planTrialEndsAt),
     renews_at: iso(user.planRenewsAt),
     ends_at: iso(user.planEndsAt),
@@ -239,7 +245,7 @@ export async function* accountJson(db: Db, store: MediaStore, userId: number): A
  * images, streamed as it is built. A failure once bytes have gone out can only cut the stream: it is
  * logged and the response ends broken, which the client reports as a failed download.
  */
-export function exportArchive(db: Db, store: MediaStore, userId: number, log: FastifyBaseLogger): Readable {
+export function exportArchive(db: Db, store: MediaStore, lookupKeys: LookupKeys, userId: number, log: FastifyBaseLogger): Readable {
   const zip = new ZipFile();
   const output = zip.outputStream as Readable;
   zip.on('error', (error: unknown) => {
@@ -248,7 +254,7 @@ export function exportArchive(db: Db, store: MediaStore, userId: number, log: Fa
   });
   const mtime = new Date();
   zip.addReadStreamLazy('account.json', { mtime }, (callback) => {
-    const json = Readable.from(accountJson(db, store, userId));
+    const json = Readable.from(accountJson(db, store, lookupKeys, userId));
     // yazl pipes the stream it is given and listens for none of its errors: a read that fails (the
     // account deleted meanwhile, the database gone) was an uncaught exception, which stops the server.
     json.once('error', (error) => zip.emit('error', error));

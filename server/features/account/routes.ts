@@ -167,7 +167,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         .header('Content-Disposition', `attachment; filename="eventmatch-export-${date}.zip"`)
         .header('Cache-Control', 'no-store')
         // A stream goes out as it is (Fastify serializes no stream); ExportArchive only documents it.
-        .send(exportArchive(app.db, app.media, id, request.log) as unknown as File);
+        .send(exportArchive(app.db, app.media, app.config.stripe.lookupKeys, id, request.log) as unknown as File);
     },
   });
 };

@@ -29,6 +29,12 @@ async function billingOf(db: DbOrTx, userId: number) {
   return row ?? null;
 }
 
+/** The billing period a plan's price names, or null for a price that is not one of the two plans'. */
+export function planPeriod(lookupKey: string | null | undefined, lookupKeys: { monthly: string; yearly: string }): SubscriptionState['period'] {
+  if (lookupKey === lookupKeys.monthly) return 'monthly';
+  return lookupKey === lookupKeys.yearly ? 'yearly' : null;
+}
+
 /**
  * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), its billing
  * period (the price of the checkout that started it, or the one Stripe's events have named since: a
@@ -44,8 +50,7 @@ export async function subscriptionState(
 ): Promise<SubscriptionState> {
   const [billing, trialDays] = await Promise.all([billingOf(db, userId), trialDaysFor(db, userId)]);
   const active = billing?.active ?? false;
-  const lookupKey = billing?.lookupKey;
-  const period = !active ? null : lookupKey === lookupKeys.monthly ? 'monthly' : lookupKey === lookupKeys.yearly ? 'yearly' : null;
+  const period = active ? planPeriod(billing?.lookupKey, lookupKeys) : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
   // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
