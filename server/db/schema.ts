@@ -21,6 +21,7 @@ import {
   varchar,
 } from 'drizzle-orm/pg-core';
 import { ANALYTICS_EVENTS } from '../../shared/schemas/analytics';
+import type { SnapshotSender } from '../../shared/schemas/safety';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -485,5 +486,15 @@ export interface ReportAddition {
 export interface ReportSnapshot {
   profile: { name: string; bio: string; age: number | null; gender: string | null; photos: string[] } | null;
   /** The last messages of their conversation, oldest first, when they shared one. */
-  messages: Array<{ id: number; sender: number; content: string; time: string }>;
+  messages: Array<{
+    id: number;
+    sender: number;
+    content: string;
+    time: string;
+    /**
+     * Whose it was: the report loses an account's id when the account is deleted, and with it the
+     * sender's. Absent from snapshots taken before it was kept.
+     */
+    from?: SnapshotSender;
+  }>;
 }

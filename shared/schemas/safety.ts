@@ -52,6 +52,10 @@ export type ModerationReport = z.infer<typeof ModerationReport>;
 
 export const ModerationReportPage = page(ModerationReport);
 
+/** Which of the two wrote a message of a report's snapshot. */
+export const SnapshotSender = z.enum(['reporter', 'reported']);
+export type SnapshotSender = z.infer<typeof SnapshotSender>;
+
 export const ReportSnapshot = z.object({
   /** What the reported person's profile showed when the report was made. */
   profile: z
@@ -65,7 +69,16 @@ export const ReportSnapshot = z.object({
     })
     .nullable(),
   /** The last messages of their conversation, oldest first. */
-  messages: z.array(z.object({ id: z.number(), sender: z.number(), content: z.string(), time: z.string() })),
+  messages: z.array(
+    z.object({
+      id: z.number(),
+      sender: z.number(),
+      content: z.string(),
+      time: z.string(),
+      /** Whose it was, also once that account is deleted (its id gone from the report); null only in an old snapshot whose two accounts are gone. */
+      from: SnapshotSender.nullable(),
+    }),
+  ),
 });
 
 export const ModerationReportDetail = ModerationReport.extend({

@@ -14,6 +14,7 @@ import {
   messages,
   profiles,
   reactions,
+  reports,
   uploads,
   users,
 } from '../../server/db/schema';
@@ -205,6 +206,40 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     expect(photo.headers.get('content-type')).toBe('image/webp');
     const queue = await api().get('/api/moderation/reports/?status=open', { token: moderator.token });
     expect(queue.body.results.map((row: { id: number }) => row.id)).toContain(reported.body.id);
+  });
+
+  it('leaves moderators a transcript that still says who wrote what, once either of the two has left', async () => {
+    const reporter = await makeCompletedUser(server, { name: 'Reporter' });
+    const reportedUser = await makeCompletedUser(server, { name: 'Harasser' });
+    const moderator = await makeModerator(server);
+    const conversationId = await match(server, reporter, reportedUser);
+    const say = (user: TestUser, content: string) =>
+      api().post(`/api/conversations/${conversationId}/messages/`, { token: user.token, json: { content } });
+    expect((await say(reporter, 'Hi')).status).toBe(201);
+    expect((await say(reportedUser, 'Something vile')).status).toBe(201);
+    const reported = await api().post('/api/reports/', { token: reporter.token, json: { user_id: reportedUser.id, reason: 'harassment' } });
+    expect(reported.status).toBe(201);
+    const transcript = async () =>
+      (await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token })).body.snapshot.messages.map(
+        (message: { from: string; content: string }) => [message.from, message.content],
+      );
+    const expected = [
+      ['reporter', 'Hi'],
+      ['reported', 'Something vile'],
+    ];
+    expect(await transcript()).toEqual(expected);
+    // A snapshot taken before snapshots said whose each message was: told by the report's two ids.
+    const db = server.app.db;
+    const [stored] = await db.select({ snapshot: reports.snapshot }).from(reports).where(eq(reports.id, reported.body.id));
+    const unsaid = { ...stored!.snapshot, messages: stored!.snapshot.messages.map(({ from: _from, ...message }) => message) };
+    await db.update(reports).set({ snapshot: unsaid }).where(eq(reports.id, reported.body.id));
+    expect(await transcript()).toEqual(expected);
+    await db.update(reports).set({ snapshot: stored!.snapshot }).where(eq(reports.id, reported.body.id));
+
+    expect((await remove(reportedUser.token, { password: reportedUser.password })).status).toBe(204);
+    expect(await transcript()).toEqual(expected);
+    expect((await remove(reporter.token, { password: reporter.password })).status).toBe(204);
+    expect(await transcript()).toEqual(expected);
   });
 
   it('takes the attendee out of their event’s count, and leaves the events they organize to their guests', async () => {

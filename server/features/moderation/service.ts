@@ -1,6 +1,6 @@
 import { type AnyColumn, and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { serverText } from '../../../shared/i18n/server-messages';
-import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../../shared/schemas/safety';
+import type { ModerationReport, ModerationReportDetail, ResolveInput, SnapshotSender } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { attendances, authTokens, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
@@ -124,6 +124,16 @@ export async function listReports(
   return sliceOf(rows, options.limit, presentReport, (row) => ({ atUs: row.at_us, id: Number(row.id) }));
 }
 
+/**
+ * Whose a message of a snapshot taken before snapshots said so: found by the two ids, while the
+ * report still has them (null once that account is deleted).
+ */
+function senderOf(sender: number, row: ReportRow): SnapshotSender | null {
+  if (row.reported_id !== null && sender === Number(row.reported_id)) return 'reported';
+  if (row.reporter_id !== null && sender === Number(row.reporter_id)) return 'reporter';
+  return null;
+}
+
 /** One report with its snapshot; photo copies are served by a moderators-only route. */
 export async function getReport(db: DbOrTx, moderatorId: number, reportId: number): Promise<ModerationReportDetail | null> {
   const where = sql`r.id = ${reportId} and ${notAbout(moderatorId)}`;
@@ -138,7 +148,7 @@ export async function getReport(db: DbOrTx, moderatorId: number, reportId: numbe
         ...snapshot.profile,
         photos: snapshot.profile.photos.map((_, index) => `/api/moderation/reports/${row.id}/photos/${index}/`),
       },
-      messages: snapshot.messages,
+      messages: snapshot.messages.map((message) => ({ ...message, from: message.from ?? senderOf(message.sender, row) })),
     },
     additions: json<ReportAddition[]>(row.additions),
     note: row.note,

@@ -378,7 +378,11 @@ async function takeSnapshot(
             photos,
           }
         : null,
-      messages: last.reverse().map((message) => ({ ...message, time: message.time.toISOString() })),
+      messages: last.reverse().map((message) => ({
+        ...message,
+        time: message.time.toISOString(),
+        from: message.sender === reportedId ? ('reported' as const) : ('reporter' as const),
+      })),
     },
   };
 }

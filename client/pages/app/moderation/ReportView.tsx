@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
-import type { ModerationReportDetail, ResolveInput } from '../../../../shared/schemas/safety';
+import type { ModerationReportDetail, ResolveInput, SnapshotSender } from '../../../../shared/schemas/safety';
 import { ChevronLeft } from '../../../components/AppIcons';
 import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
@@ -54,8 +54,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
   const language = useLanguage((state) => state.language);
   const { profile, messages } = report.snapshot;
   const photos = useReportPhotos(profile?.photos ?? []);
-  const who = (sender: number) =>
-    sender === report.reporter?.id ? t('moderation.reporter') : sender === report.reported.id ? t('moderation.reported') : '—';
+  const who = (from: SnapshotSender | null) => (from === 'reporter' ? t('moderation.reporter') : from === 'reported' ? t('moderation.reported') : '—');
 
   return (
     <div className="report-snapshot">
@@ -94,9 +93,9 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
       ) : (
         <ol className="transcript" aria-label={t('moderation.transcript')}>
           {messages.map((message) => (
-            <li key={message.id} className={message.sender === report.reported.id ? 'transcript-line is-reported' : 'transcript-line'}>
+            <li key={message.id} className={message.from === 'reported' ? 'transcript-line is-reported' : 'transcript-line'}>
               <p className="transcript-meta">
-                <strong>{who(message.sender)}</strong> · <time dateTime={message.time}>{formatDateTime(message.time, language)}</time>
+                <strong>{who(message.from)}</strong> · <time dateTime={message.time}>{formatDateTime(message.time, language)}</time>
               </p>
               <p className="transcript-text">{message.content}</p>
             </li>
