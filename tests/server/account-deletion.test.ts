@@ -500,6 +500,29 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
     expect(await races.server.app.db.select().from(conversations).where(or(eq(conversations.userLowId, leaving.id), eq(conversations.userHighId, leaving.id)))).toEqual([]);
   });
 
+  it('a block of someone whose account goes as it is written finds no one: 404, as for anyone gone', async () => {
+    const leaving = await makeCompletedUser(races.server, { name: 'Leaving' });
+    const blocker = await makeCompletedUser(races.server, { name: 'Blocker' });
+    const api = client(races.server.url);
+    // An event of theirs stops the deletion after it has taken the account's row, before its cascade.
+    const event = await makeEvent(races.server, leaving);
+    const release = await hold('select 1 from events where id = $1 for update', [event.id]);
+    let deleting: Promise<unknown> | undefined;
+    let blocking: Promise<ApiResponse> | undefined;
+    try {
+      deleting = deleteAccount(races.server.app.db, leaving.id);
+      expect(await stuckOrDone(deleting, 1)).toBe(false);
+      // The block saw them still there; its row's key waits for their account's row.
+      blocking = api.post(`/api/users/${leaving.id}/block/`, { token: blocker.token });
+      expect(await stuckOrDone(blocking, 2)).toBe(false);
+    } finally {
+      await release();
+    }
+    const [, blocked] = await Promise.all([deleting, blocking!]);
+    expect([blocked.status, blocked.body]).toEqual([404, { detail: 'Not found.' }]);
+    expect(await races.server.app.db.select().from(blocks).where(eq(blocks.blockerId, blocker.id))).toEqual([]);
+  });
+
   it('a deletion PostgreSQL rolls back to break a deadlock goes again, and through', async () => {
     const user = await makeCompletedUser(races.server);
     const api = client(races.server.url);

@@ -127,17 +127,18 @@ export async function block(db: Db, userId: number, otherId: number): Promise<En
     if (!(await isVisiblePerson(tx, userId, otherId))) return null;
     await tx.insert(blocks).values({ blockerId: userId, blockedId: otherId }).onConflictDoNothing();
     return endConversationBetween(tx, userId, otherId, 'block');
-  }).catch(blockerGone);
+  }).catch(goneMeanwhile);
 }
 
 /**
- * The blocker's account was deleted while the block was on its way (the request had passed sign-in
- * before the deletion committed, on another phone): the session ended with it, as the next request
- * will be told.
+ * One of the two accounts was deleted while the block was on its way. The blocker's (the request had
+ * passed sign-in before the deletion committed, on another phone): the session ended with it, as the
+ * next request will be told. The other's: as if they had been gone before, no one to block (404).
  */
-function blockerGone(error: unknown): never {
+function goneMeanwhile(error: unknown): null {
+  if (!isForeignKeyViolation(error)) throw error;
   if (isForeignKeyViolation(error, 'blocks_blocker_id_users_id_fk')) throw new SessionEnded();
-  throw error;
+  return null;
 }
 
 /** Takes a block back. It does not reopen the conversation the block ended. */
