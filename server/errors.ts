@@ -8,6 +8,7 @@ import {
   languageOf,
   renderServerMessage,
   type ServerMessage,
+  type ServerMessageCode,
   serverText,
 } from '../shared/i18n/server-messages';
 import { textOfIssue } from '../shared/schemas/zod';
@@ -123,13 +124,13 @@ export class ServiceUnavailable extends ApiError {
 }
 
 export class PayloadTooLarge extends ApiError {
-  constructor(detail: ServerMessage = 'Request body is too large.') {
+  constructor(detail: ServerMessage = serverText('body_too_large')) {
     super(413, { detail });
   }
 }
 
 export class UnsupportedMediaType extends ApiError {
-  constructor(detail: ServerMessage) {
+  constructor(detail: ServerMessage = serverText('unsupported_media_type')) {
     super(415, { detail });
   }
 }
@@ -157,12 +158,10 @@ export function toFieldErrors(
   return fields;
 }
 
-const statusDetails: Record<number, string> = {
-  400: 'Malformed request.',
-  404: 'Not found.',
-  405: 'Method not allowed.',
-  413: 'Request body is too large.',
-  415: 'Unsupported media type in request.',
+/** Fastify's own refusals of a body, in our words: its messages are English only. */
+const statusDetails: Partial<Record<number, ServerMessageCode>> = {
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
 };
 
 /** A failure the error handler answers: the typed errors above, and the ones Fastify and zod raise. */
@@ -188,14 +187,10 @@ export function asApiError(error: FastifyError): ApiError | null {
   if (status >= 400 && status < 500) {
     if (status === 429) return new ApiError(429, { detail: error.message });
     if (status === 404) return new NotFound();
-    if (status === 400 && !(error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError)) {
-      return new ApiError(400, { detail: serverText('malformed') });
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+      return new ApiError(400, { detail: serverText('json_parse_error') });
     }
-    const detail =
-      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
-        ? `JSON parse error - ${error.message}`
-        : (statusDetails[status] ?? error.message);
-    return new ApiError(status, { detail });
+    return new ApiError(status, { detail: serverText(statusDetails[status] ?? 'malformed') });
   }
 
   // A last line behind validation: text the database cannot store is a bad request.
@@ -267,15 +262,24 @@ export function refuseWhileClosing(app: FastifyInstance) {
 }
 
 /**
+ * The language of a request Node's parser refused: its `Accept-Language` when the bytes that came
+ * (`rawPacket`, not there for a timeout) hold it, else that of a request naming none.
+ */
+function refusedRequestLanguage(rawPacket: unknown): Language {
+  if (!Buffer.isBuffer(rawPacket)) return languageOf(undefined);
+  const header = rawPacket.toString('latin1').match(/\r\naccept-language:[ \t]*([^\r\n]*)/i)?.[1];
+  return languageOf(header);
+}
+
+/**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, a broken
  * request line, a slow client) still get the error envelope, not Fastify's own error shape.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+export function clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const detail =
-    status === 408 ? 'Request timed out.' : status === 431 ? 'Request headers are too large.' : statusDetails[400]!;
-  const body = JSON.stringify({ detail });
+  const detail = serverText(status === 408 ? 'request_timeout' : status === 431 ? 'headers_too_large' : 'malformed');
+  const body = JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket)));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

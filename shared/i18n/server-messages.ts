@@ -40,6 +40,11 @@ export const SERVER_MESSAGES = {
     es: 'La fecha tiene un formato incorrecto. Usa este formato: AAAA-MM-DD.',
   },
   malformed: { en: 'Malformed request.', es: 'Solicitud mal formada.' },
+  json_parse_error: { en: 'JSON parse error: the body is not valid JSON.', es: 'Error al leer el JSON: el contenido no es JSON válido.' },
+  body_too_large: { en: 'Request body is too large.', es: 'El contenido de la solicitud es demasiado grande.' },
+  unsupported_media_type: { en: 'Unsupported media type in request.', es: 'Tipo de contenido no admitido en la solicitud.' },
+  headers_too_large: { en: 'Request headers are too large.', es: 'Las cabeceras de la solicitud son demasiado grandes.' },
+  request_timeout: { en: 'Request timed out.', es: 'La solicitud tardó demasiado en llegar.' },
   missing_host: { en: 'The Host header is missing.', es: 'Falta la cabecera Host.' },
   date_time_format: {
     en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
@@ -172,6 +177,10 @@ export const SERVER_MESSAGES = {
   upload_one_file: {
     en: 'Send the image alone, in the field "file", with no other fields.',
     es: 'Envía solo la imagen, en el campo «file», sin otros campos.',
+  },
+  upload_multipart: {
+    en: 'Send the image as multipart/form-data, field "file".',
+    es: 'Envía la imagen como multipart/form-data, en el campo «file».',
   },
   not_a_file: {
     en: 'The submitted data was not a file. Check the encoding type on the form.',

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { likesGiven, users } from '../../server/db/schema';
@@ -5,6 +6,7 @@ import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { languageOf, SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { rawRequest } from '../helpers/raw-http';
 import { startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
 
@@ -95,6 +97,47 @@ describe('server messages in the language the request asks for', () => {
     expect(await detail(api.post('/api/auth/', { json: { username: user.email, password: user.password }, headers: SPANISH }))).toBe(
       'Esta cuenta ha sido suspendida.',
     );
+  });
+
+  it('writes the refusals of a body too large, of a wrong type or of broken JSON in Spanish', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const tooLarge = await api.post('/api/auth/', { json: { username: 'x'.repeat(70 * 1024) }, headers: SPANISH });
+    expect(tooLarge).toMatchObject({ status: 413, body: { detail: 'El contenido de la solicitud es demasiado grande.' } });
+    const text = await api.post('/api/auth/', { body: 'hola', headers: { ...SPANISH, 'content-type': 'text/plain' } });
+    expect(text).toMatchObject({ status: 415, body: { detail: 'Tipo de contenido no admitido en la solicitud.' } });
+    const upload = await api.post('/api/uploads/', { token: user.token, json: {}, headers: SPANISH });
+    expect(upload).toMatchObject({ status: 415, body: { detail: 'Envía la imagen como multipart/form-data, en el campo «file».' } });
+    const broken = await api.post('/api/auth/', { body: '{"username": ', headers: { ...SPANISH, 'content-type': 'application/json' } });
+    expect(broken).toMatchObject({ status: 400, body: { detail: 'Error al leer el JSON: el contenido no es JSON válido.' } });
+  });
+
+  it('answers a request Node refuses unread in the envelope, in the language its bytes name, else in English', async () => {
+    const detail = (response: { body: string }) => JSON.parse(response.body).detail;
+    const cookie = `csrftoken=${'x'.repeat(20_000)}`;
+    const tooLarge = await rawRequest(server.url, { path: '/api/users/me/', headers: { ...SPANISH, cookie } });
+    expect(tooLarge.status).toBe(431);
+    expect(detail(tooLarge)).toBe('Las cabeceras de la solicitud son demasiado grandes.');
+    const brokenLine = await rawRequest(server.url, { path: '/api/users/me/ x', headers: SPANISH });
+    expect(brokenLine.status).toBe(400);
+    expect(detail(brokenLine)).toBe('Solicitud mal formada.');
+    expect(detail(await rawRequest(server.url, { path: '/api/users/me/ x' }))).toBe('Malformed request.');
+
+    // A client too slow to send its request (Node's own timer checks every 30 s): nothing of it was read.
+    const arrived = new Promise<net.Socket>((resolve) => server.app.server.once('connection', resolve));
+    const slow = net.connect({ host: '127.0.0.1', port: Number(new URL(server.url).port) });
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      slow.on('data', (chunk) => (text += chunk.toString('utf8')));
+      slow.on('error', () => {});
+      slow.on('close', () => resolve(text));
+    });
+    const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    server.app.server.emit('clientError', timeout, await arrived);
+    const [head = '', body = ''] = (await answer).split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 /);
+    expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(JSON.parse(body)).toEqual({ detail: 'Request timed out.' });
   });
 
   it('writes a socket ack\'s messages in the language its handshake named', async () => {

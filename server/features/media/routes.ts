@@ -15,6 +15,7 @@ import { serverText } from '../../../shared/i18n/server-messages';
 export const NO_FILE = serverText('no_file');
 export const NOT_A_FILE = serverText('not_a_file');
 export const UPLOAD_ONE_FILE = serverText('upload_one_file');
+const UPLOAD_MULTIPART = serverText('upload_multipart');
 /** @fastify/multipart's limits on what a form holds besides its file: the form is wrong, not too large. */
 const FORM_LIMITS = new Set(['FST_FIELDS_LIMIT', 'FST_PARTS_LIMIT', 'FST_FILES_LIMIT']);
 /** What one instance keeps of smaller copies in memory: some 1,600 thumbnails of ~10 KB, or 400 cards of ~40. */
@@ -62,7 +63,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { ...documentedBody('multipart/form-data', UploadForm), response: { 201: UploadResponse } },
     onRequest: [app.authenticate, app.limits.hook('upload')],
     handler: async (request, reply) => {
-      if (!request.isMultipart()) throw new UnsupportedMediaType('Send the image as multipart/form-data, field "file".');
+      if (!request.isMultipart()) throw new UnsupportedMediaType(UPLOAD_MULTIPART);
       const bytes = await readUpload(request);
       const url = await storeImage(app.db, app.media, currentUser(request).id, bytes);
       return reply.code(201).send({ url });
