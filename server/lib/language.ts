@@ -1,17 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import { type Language, LANGUAGES } from '../../shared/constants';
+import type { Language } from '../../shared/constants';
+import { preferredLanguage } from '../../shared/i18n/server-messages';
 
 /**
  * The app language a request was made in: the client sends its chosen language as the first tag of
- * `Accept-Language` (client/lib/api.ts); a browser's own header names the reader's languages. Null
- * when no tag names one of ours.
+ * `Accept-Language` (client/lib/api.ts); a browser's own header names the reader's languages. Read
+ * as the answer's language is read, so an account's e-mails and the answers agree. Null when no tag
+ * names one of ours.
  */
 export function requestLanguage(request: FastifyRequest): Language | null {
-  const header = request.headers['accept-language'];
-  if (typeof header !== 'string') return null;
-  for (const part of header.split(',').slice(0, 10)) {
-    const primary = part.split(';')[0]?.trim().toLowerCase().split('-')[0];
-    if (primary && (LANGUAGES as readonly string[]).includes(primary)) return primary as Language;
-  }
-  return null;
+  return preferredLanguage(request.headers['accept-language']);
 }

@@ -277,7 +277,15 @@ export function renderServerMessage(message: ServerMessage, language: Language):
 
 /** The server's language for a request: the first of ours its `Accept-Language` prefers, else English. */
 export function languageOf(acceptLanguage: string | undefined): Language {
-  if (!acceptLanguage) return 'en';
+  return preferredLanguage(acceptLanguage) ?? 'en';
+}
+
+/**
+ * The one of ours an `Accept-Language` prefers (the highest q; of equal ones, the first listed), or
+ * null when it names neither: the answers' language and the one an account's e-mails are written in.
+ */
+export function preferredLanguage(acceptLanguage: string | undefined): Language | null {
+  if (!acceptLanguage) return null;
   let best: { language: Language; q: number } | null = null;
   for (const part of acceptLanguage.split(',', 16)) {
     const [tag = '', ...options] = part.trim().split(';');
@@ -287,5 +295,5 @@ export function languageOf(acceptLanguage: string | undefined): Language {
     const q = qOption ? Number.parseFloat(qOption.slice(2)) : 1;
     if (Number.isFinite(q) && q > 0 && (!best || q > best.q)) best = { language: primary, q };
   }
-  return best?.language ?? 'en';
+  return best?.language ?? null;
 }

@@ -126,6 +126,17 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect(verified.body).toEqual({ detail: 'Tu correo electrónico está verificado.', email: user.email });
     });
 
+    it('writes in the language the request prefers most, as the answers do, not in the first it lists', async () => {
+      // A browser's own header: Spanish listed first, English preferred.
+      const prefersEnglish = { 'accept-language': 'es;q=0.1, en-GB' };
+      const user = await register(address('prefers'), password(), prefersEnglish['accept-language']);
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+      const token = (await login(user.email, user.password)).body.token as string;
+      const resent = await api().post('/api/auth/verify-email/resend/', { token, headers: prefersEnglish });
+      expect(resent.body).toEqual({ detail: 'We have sent you a new link to confirm your e-mail address.' });
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+    });
+
     it('writes the name the registration gave as words on the greeting’s line: no markup, no line of its own', async () => {
       // Whoever registers an address chooses the name its owner is greeted with.
       const email = address('hostile-name');
