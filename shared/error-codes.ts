@@ -28,5 +28,7 @@ export const ERROR_CODES = [
   'profile_incomplete',
   // A banned account: refused at login, and on a session the ban ended (the phone was away then).
   'account_suspended',
+  // The mail server did not take an e-mail the user waits for (a new verification link).
+  'mail_unavailable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -20,6 +20,7 @@ const CODE_MESSAGES: Partial<Record<ErrorCode, MessageKey>> = {
   nothing_to_undo: 'error.nothingToUndo',
   daily_likes_exhausted: 'error.likesExhausted',
   profile_changed: 'profile.changedElsewhere',
+  mail_unavailable: 'error.mailUnavailable',
 };
 
 /**

@@ -3,6 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
+import { serverText } from '../../shared/i18n/server-messages';
+import { ServiceUnavailable } from '../errors';
 
 export interface MailMessage {
   to: string;
@@ -13,8 +15,17 @@ export interface MailMessage {
   link?: string;
 }
 
+/** The mail server did not take a message (down, refusing us), or the outbox folder could not be written. */
+export class MailUnavailable extends ServiceUnavailable {
+  constructor(options: { cause: unknown }) {
+    super(serverText('mail_unavailable'), 'mail_unavailable');
+    // Logged with the 503, so that an operator sees what the mail server said.
+    this.cause = options.cause;
+  }
+}
+
 export interface Mailer {
-  /** Sends one message now: through SMTP when configured, else into the outbox folder. */
+  /** Sends one message now: through SMTP when configured, else into the outbox folder; `MailUnavailable` when it cannot. */
   send(message: MailMessage): Promise<void>;
   /**
    * Runs `work` (which usually ends in `send`) beside the request, never in its path: a slow or failing
@@ -47,6 +58,14 @@ export function createMailer(options: {
   };
 
   async function send(message: MailMessage) {
+    try {
+      await deliver(message);
+    } catch (error) {
+      throw new MailUnavailable({ cause: error });
+    }
+  }
+
+  async function deliver(message: MailMessage) {
     const info = await transport.sendMail({
       from: options.from,
       to: message.to,

@@ -67,6 +67,7 @@ export const enPublic = {
   'auth.or': 'or',
   'error.generic': 'Something went wrong. Please try again.',
   'error.network': 'No connection. Check your network and try again.',
+  'error.mailUnavailable': 'The e-mail could not be sent just now. Please try again in a few minutes.',
   'error.throttled': 'Too many attempts. Please wait a moment and try again.',
   'error.throttledFor': 'Too many attempts. Try again in {seconds} s.',
   'error.throttledForMinutes': 'Too many attempts. Try again in {minutes} min.',

@@ -68,6 +68,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'auth.or': 'o',
   'error.generic': 'Algo ha ido mal. Inténtalo de nuevo.',
   'error.network': 'Sin conexión. Revisa tu red e inténtalo de nuevo.',
+  'error.mailUnavailable': 'No se ha podido enviar el correo ahora. Inténtalo de nuevo en unos minutos.',
   'error.throttled': 'Demasiados intentos. Espera un momento e inténtalo de nuevo.',
   'error.throttledFor': 'Demasiados intentos. Vuelve a intentarlo en {seconds} s.',
   'error.throttledForMinutes': 'Demasiados intentos. Vuelve a intentarlo en {minutes} min.',

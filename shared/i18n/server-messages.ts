@@ -122,6 +122,10 @@ export const SERVER_MESSAGES = {
   },
   wrong_password: { en: 'The password is incorrect.', es: 'La contraseña no es correcta.' },
   type_delete_to_confirm: { en: 'Type DELETE to confirm.', es: 'Para confirmar, escribe DELETE en mayúsculas.' },
+  mail_unavailable: {
+    en: 'The e-mail could not be sent just now. Please try again in a few minutes.',
+    es: 'No se ha podido enviar el correo ahora. Inténtalo de nuevo en unos minutos.',
+  },
   google_unavailable: {
     en: 'Google sign-in is unavailable right now. Please try again later.',
     es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',

@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import { Throttled } from '../../client/lib/api';
+import { ApiError, Throttled } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage } from '../../client/lib/i18n';
 import { Settings } from '../../client/pages/app/Settings';
@@ -48,6 +48,16 @@ describe('Settings, an address not verified yet', () => {
     await showSettings(false);
     fireEvent.click(resendButton()!);
     expect((await screen.findByRole('alert')).textContent).toBe('Demasiados intentos. Vuelve a intentarlo en 53 min.');
+  });
+
+  it('says the link could not be sent when the mail server did not take it', async () => {
+    const unsent = new ApiError(503, 'HTTP 503', 'mail_unavailable', 'No se ha podido enviar el correo ahora.');
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(unsent);
+    await showSettings(false);
+    fireEvent.click(resendButton()!);
+    expect((await screen.findByRole('alert')).textContent).toBe(es['error.mailUnavailable']);
+    expect(screen.queryByText(es['settings.verifySent'])).toBeNull();
+    expect(resendButton()).toBeTruthy();
   });
 
   it('offers nothing to resend once the address is verified', async () => {

@@ -12,6 +12,7 @@ import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
+import { freePort } from '../helpers/ports';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 
@@ -601,6 +602,27 @@ describe.each(backends)('a reset clears the account’s login throttle, on %s', 
     expect((await api.post('/api/auth/password-reset/confirm/', { json: { token, password: fresh, password2: fresh } })).status).toBe(200);
 
     expect((await login(fresh)).status).toBe(200);
+  });
+});
+
+describe('a new verification link while the mail server is down', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // Nothing listens there: every delivery is refused, as by a mail server that is down.
+    server = await startServer({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } });
+  });
+  afterAll(() => server?.close());
+
+  it('is answered 503 in the request’s language, not as sent, and is not one of the hour’s five', async () => {
+    const user = await makeUser(server);
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const response = await client(server.url).post('/api/auth/verify-email/resend/', { token: user.token, headers: { 'accept-language': 'es' } });
+      expect(response.status, `attempt ${attempt + 1}`).toBe(503);
+      expect(response.body).toEqual({
+        detail: 'No se ha podido enviar el correo ahora. Inténtalo de nuevo en unos minutos.',
+        code: 'mail_unavailable',
+      });
+    }
   });
 });
 

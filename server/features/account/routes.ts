@@ -25,7 +25,8 @@ import { endStripeBilling } from '../payments/service';
 import { announceEnded } from '../safety/service';
 import { checkDeletionConsent, deleteAccount, removePhotoFiles } from './deletion';
 import { exportArchive } from './export';
-import { addressOf } from '../../lib/limits';
+import { addressOf, requestSubject } from '../../lib/limits';
+import { MailUnavailable } from '../../lib/mailer';
 import {
   changePassword,
   checkPasswordReset,
@@ -72,7 +73,13 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { ...noBody, response: { 202: Detail } },
     onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
-      await resendVerificationEmail(mail(request), currentUser(request).id, requestLanguage(request));
+      try {
+        await resendVerificationEmail(mail(request), currentUser(request).id, requestLanguage(request));
+      } catch (error) {
+        // A link that did not go out is not one of the hour's five.
+        if (error instanceof MailUnavailable) await app.limits.unhit('verify-email:resend', requestSubject(request));
+        throw error;
+      }
       return reply.code(202).send({ detail: renderServerMessage(VERIFICATION_SENT, languageOf(request.headers['accept-language'])) });
     },
   });

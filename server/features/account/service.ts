@@ -113,13 +113,17 @@ export async function sendVerificationEmail(deps: MailDeps, userId: number): Pro
   return true;
 }
 
-/** `POST /api/auth/verify-email/resend/`: refused when there is nothing left to verify. */
+/**
+ * `POST /api/auth/verify-email/resend/`: refused when there is nothing left to verify. Sent before the
+ * answer (the user asked for it and waits for it): a mail server that does not take it is told
+ * (`MailUnavailable`), not answered as sent.
+ */
 export async function resendVerificationEmail(deps: MailDeps, userId: number, language: Language | null) {
   const user = await findRecipient(deps.db, eq(users.id, userId));
   if (!user) return;
   if (user.verified) throw new Conflict(ALREADY_VERIFIED);
   await rememberLanguage(deps.db, userId, language);
-  deps.mailer.later(() => sendVerificationEmail(deps, userId));
+  await sendVerificationEmail(deps, userId);
 }
 
 /**
