@@ -1,18 +1,27 @@
 /**
  * The Spanish copy, as a Spanish speaker reads it (and the English beside it where it had the same
- * slip): one word for the deck, forms that fit anyone whoever reads or is named, «» quotes, and
- * what the pages say they do.
+ * slip), in the app, the server's messages and the e-mails: one word for the deck, forms that fit
+ * anyone whoever reads or is named, «» quotes, and what the pages say they do.
  */
 import { describe, expect, it } from 'vitest';
 import { DELETE_CONFIRMATION } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
+import { mailCopy } from '../../shared/i18n/mail';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 
-/** Every line the app and the server can say in `language`, with its key. */
+/** Every line of the e-mails in `language`, keyed `mail.<kind>.<part>`. */
+function mailLines(language: 'en' | 'es'): Array<readonly [string, string]> {
+  const { signature, ...kinds } = mailCopy[language];
+  const lines = Object.entries(kinds).flatMap(([kind, copy]) => Object.entries(copy).map(([part, text]) => [`mail.${kind}.${part}`, text] as const));
+  return [['mail.signature', signature], ...lines];
+}
+
+/** Every line the app, the server and its e-mails can say in `language`, with its key. */
 const everything = (language: 'en' | 'es') => [
   ...Object.entries(language === 'es' ? es : en),
   ...Object.entries(SERVER_MESSAGES).map(([code, message]) => [code, message[language]] as const),
+  ...mailLines(language),
 ];
 const saying = (language: 'en' | 'es', pattern: RegExp) => everything(language).filter(([, text]) => pattern.test(text));
 
@@ -75,6 +84,11 @@ describe('the Spanish copy', () => {
     }
   });
 
+  it('names the login page’s link in the e-mails as the page shows it', () => {
+    expect(mailCopy.es.passwordChanged.note).toContain(`«${es['login.forgot']}»`);
+    expect(mailCopy.en.passwordChanged.note).toContain(`"${en['login.forgot']}"`);
+  });
+
   it('says a report resolved with a ban banned the account: the report itself was not put on hold', () => {
     // "Resolución: Suspendida", of a report (una denuncia), read as a report whose resolution waits.
     expect(es['moderation.resolution.ban']).toBe('Cuenta suspendida');
@@ -83,7 +97,7 @@ describe('the Spanish copy', () => {
 });
 
 describe('the English copy', () => {
-  it('writes "e-mail", as the rest of the app does, also in the server’s messages', () => {
+  it('writes "e-mail", as the rest of the app does, also in the server’s messages and e-mails', () => {
     // Not the {email} a line fills in.
     expect(saying('en', /(?<!\{)\bemail\b/i)).toEqual([]);
     expect(SERVER_MESSAGES.invalid_email.en).toBe('Enter a valid e-mail address.');
