@@ -39,6 +39,14 @@ export interface Mailer {
 }
 
 /**
+ * How long a mail server that does not answer (connecting, greeting, mid-message) is waited for:
+ * a resend is answered after its e-mail is sent, and the app gives up on an answer at 15 s
+ * (nodemailer's own defaults are 2 minutes to connect and 30 s for the greeting). Settings in
+ * SMTP_URL's query win.
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 8_000, greetingTimeout: 8_000, socketTimeout: 8_000 };
+
+/**
  * E-mail with nodemailer. With `smtpUrl`, a real SMTP server; without it (the embedded default),
  * each message is written as an `.eml` file into `outboxDir` and its link is logged, so that
  * verification and reset work offline.
@@ -50,7 +58,7 @@ export function createMailer(options: {
   log: FastifyBaseLogger;
 }): Mailer {
   const transport = options.smtpUrl
-    ? nodemailer.createTransport(options.smtpUrl)
+    ? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const inFlight = new Set<Promise<void>>();
   const idle = async () => {

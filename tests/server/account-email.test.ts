@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
@@ -624,6 +625,31 @@ describe('a new verification link while the mail server is down', () => {
       });
     }
   });
+});
+
+describe('a new verification link while the mail server takes the connection and never answers', () => {
+  let server: TestServer;
+  let silent: Server;
+  beforeAll(async () => {
+    const held = new Set<Socket>();
+    silent = createServer((socket) => void held.add(socket.on('close', () => held.delete(socket))));
+    silent.on('close', () => held.forEach((socket) => socket.destroy()));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    server = await startServer({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: MAIL_FROM } } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    silent?.close();
+  });
+
+  // nodemailer waits 30 s for a greeting unless told otherwise: the app would have given up (15 s).
+  it('is answered 503 before the app gives up on the answer', async () => {
+    const user = await makeUser(server);
+    const response = await client(server.url).post('/api/auth/verify-email/resend/', { token: user.token });
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('mail_unavailable');
+  }, 20_000);
 });
 
 describe('the account’s messages in Spanish', () => {
