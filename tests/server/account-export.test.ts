@@ -196,6 +196,14 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect((await api().get('/healthz')).status).toBe(200);
   });
 
+  it('is no HEAD: a HEAD builds no archive and is not one of the day’s three', async () => {
+    const user = await makeUser(server);
+    const head = await fetch(`${server.url}${EXPORT}`, { method: 'HEAD', headers: { authorization: `Token ${user.token}` } });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET');
+    for (let i = 0; i < 3; i++) expect((await download(user.token)).response.status).toBe(200);
+  });
+
   it('needs a session, and allows 3 exports a day', async () => {
     expect((await api().get(EXPORT)).status).toBe(401);
     const user = await makeUser(server);

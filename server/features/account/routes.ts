@@ -164,6 +164,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.get('/api/users/me/export/', {
+    // A HEAD would build the whole archive to throw it away, and spend one of the day's three.
+    exposeHeadRoute: false,
     schema: { response: { 200: { content: { 'application/zip': { schema: ExportArchive } } } } },
     onRequest: [app.authenticate, app.limits.hook('export')],
     handler: async (request, reply) => {
