@@ -98,6 +98,11 @@ export interface ServerToClientEvents {
    */
   'person:gone': (payload: { user_id: number; by_you?: true }) => void;
   /**
+   * I unblocked `user_id`, on this or another of my phones or tabs: they are no longer gone here (their
+   * profile opens again, they leave the list of blocked people). Never told to the one unblocked.
+   */
+  'person:unblocked': (payload: { user_id: number }) => void;
+  /**
    * I liked, disliked or skipped `user_id` (`response`; no match), on this or another of my phones or
    * tabs: their card leaves every deck of mine, and, but for a skip ("later", not an answer), they
    * leave "likes you".

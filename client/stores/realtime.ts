@@ -13,7 +13,7 @@ import { currentReadSince, heardOfEvent, useEvents } from './events';
 import { useLikes } from './likes';
 import { usePlan } from './plan';
 import { usePresence } from './presence';
-import { conversationEnded, personGone } from './safety';
+import { conversationEnded, personGone, useSafety } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
 let stops: Array<() => void> = [];
@@ -172,6 +172,7 @@ export function startRealtime(token: string) {
     }),
     onEvent('match:removed', ({ conversation_id, by_you }) => conversationEnded(conversation_id, by_you)),
     onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
+    onEvent('person:unblocked', ({ user_id }) => useSafety.getState().unblocked(user_id)),
     onEvent('deck:answered', ({ user_id, response }) => {
       useDeck.getState().forget(user_id);
       // A skip is "later": whoever likes me waits for my answer still.

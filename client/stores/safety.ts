@@ -61,6 +61,8 @@ interface SafetyState {
   unmatch: (conversationId: number, userId: number) => Promise<Outcome>;
   report: (input: ReportInput) => Promise<Outcome>;
   unblock: (userId: number) => Promise<void>;
+  /** Unblocked, here or on another of my phones (`person:unblocked`): no longer gone, nor listed as blocked. */
+  unblocked: (userId: number) => void;
   /** The list's first page, afresh. */
   load: (list: ListName) => Promise<void>;
   /** The list's next page, if it has one and none is on its way. */
@@ -195,6 +197,9 @@ export const useSafety = create<SafetyState>()((set, get) => {
     },
     async unblock(userId) {
       await api.unblock(userId);
+      get().unblocked(userId);
+    },
+    unblocked(userId) {
       set((state) => {
         const { [userId]: _unblocked, ...gone } = state.gone;
         return { gone };

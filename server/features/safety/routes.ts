@@ -55,7 +55,9 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.delete('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
-    await unblock(app.db, currentUser(request).id, request.params.id);
+    const { id } = currentUser(request);
+    // Only to my own phones, which hold the person as gone: the one unblocked never learns of a block.
+    if (await unblock(app.db, id, request.params.id)) app.publish([id], 'person:unblocked', { user_id: request.params.id });
     return reply.code(204).send(null);
   });
 

@@ -141,9 +141,13 @@ function goneMeanwhile(error: unknown): null {
   return null;
 }
 
-/** Takes a block back. It does not reopen the conversation the block ended. */
-export async function unblock(db: Db, userId: number, otherId: number): Promise<void> {
-  await db.delete(blocks).where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)));
+/** Takes a block back; false when there was none. It does not reopen the conversation the block ended. */
+export async function unblock(db: Db, userId: number, otherId: number): Promise<boolean> {
+  const removed = await db
+    .delete(blocks)
+    .where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)))
+    .returning({ one: blocks.blockedId });
+  return removed.length > 0;
 }
 
 export interface BlockPosition {
