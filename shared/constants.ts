@@ -47,6 +47,13 @@ export const DRAG_OPACITY_OFFSETS = [-200, -100, 0, 100, 200] as const;
 export const DECK_MATCH_OVERLAY_MS = 2000;
 export const PROFILE_MATCH_OVERLAY_MS = 600;
 export const SKELETON_COUNT = 5;
+/**
+ * How far a user has seen a match, on any of their phones, in order: its overlay ("You like each
+ * other!", shown no more anywhere), then the chats (the matches list or a chat on screen: the dot on
+ * Chats goes everywhere too).
+ */
+export const MATCH_SEEN = ['overlay', 'chats'] as const;
+export type MatchSeen = (typeof MATCH_SEEN)[number];
 
 export const REACTIONS = ['like', 'dislike', 'skip'] as const;
 export type Reaction = (typeof REACTIONS)[number];

@@ -2,7 +2,7 @@
  * The realtime contract (docs/socket-events.md): event names and payloads, shared by the server's
  * `Server<ClientToServerEvents, ServerToClientEvents>` and the client's socket.
  */
-import type { Reaction } from './constants';
+import { CONVERSATIONS_PAGE_SIZE, MATCH_SEEN, type Reaction } from './constants';
 import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
 import type { PublicEvent } from './schemas/events';
@@ -28,6 +28,13 @@ export const MessageReadPayload = z.object({
   last_read_id: z.number().int().min(0).max(2_147_483_647),
 });
 export type MessageReadPayload = z.infer<typeof MessageReadPayload>;
+
+/** Matches I have seen on this phone: their overlay, or the chats (`MATCH_SEEN`). */
+export const MatchSeenPayload = z.object({
+  conversation_ids: z.array(Id).min(1).max(CONVERSATIONS_PAGE_SIZE),
+  seen: z.enum(MATCH_SEEN),
+});
+export type MatchSeenPayload = z.infer<typeof MatchSeenPayload>;
 
 export const PresenceListPayload = z.object({});
 export type PresenceListPayload = z.infer<typeof PresenceListPayload>;
@@ -103,6 +110,11 @@ export interface ServerToClientEvents {
    */
   'person:unblocked': (payload: { user_id: number }) => void;
   /**
+   * I saw these matches on one of my phones or tabs (`seen`: their overlay, or the chats): the others
+   * show their overlay no more, and after the chats no dot for them either.
+   */
+  'match:seen': (payload: MatchSeenPayload) => void;
+  /**
    * I liked, disliked or skipped `user_id` (`response`; no match), on this or another of my phones or
    * tabs: their card leaves every deck of mine, and, but for a skip ("later", not an answer), they
    * leave "likes you".
@@ -130,6 +142,7 @@ export interface ClientToServerEvents {
   'message:send': (payload: MessageSendPayload, ack: (reply: Ack<{ message: Message }>) => void) => void;
   typing: (payload: TypingPayload, ack?: (reply: Ack) => void) => void;
   'message:read': (payload: MessageReadPayload, ack?: (reply: Ack) => void) => void;
+  'match:seen': (payload: MatchSeenPayload, ack?: (reply: Ack) => void) => void;
   /** Which of my matches are online right now (after that, `presence` events keep it current). */
   'presence:list': (payload: PresenceListPayload, ack: (reply: Ack<{ online: number[] }>) => void) => void;
   /** The organizer's host screen joins its event's room; the ack carries the count now. */

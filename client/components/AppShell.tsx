@@ -1,7 +1,7 @@
 import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
-import { useConnection } from '../lib/socket';
+import { sendMatchSeen, useConnection } from '../lib/socket';
 import { usePageVisible } from '../lib/when-visible';
 import { unreadTotal, useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
@@ -102,7 +102,9 @@ export function AppShell({ children }: { children: ReactNode }) {
   // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
   const onChats = /^\/app\/(matches|chat)\b/.test(location);
   useEffect(() => {
-    if (newMatch && onChats) useConversations.setState({ newMatches: [] });
+    if (!newMatch || !onChats) return;
+    sendMatchSeen(useConversations.getState().newMatches, 'chats');
+    useConversations.setState({ newMatches: [] });
   }, [newMatch, onChats]);
 
   return (

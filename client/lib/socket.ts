@@ -12,6 +12,7 @@ import type {
   MessageSendPayload,
   ServerToClientEvents,
 } from '../../shared/events';
+import type { MatchSeen } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import { NetworkError, serverAnswers } from './api';
 import { useLanguage } from './i18n';
@@ -246,6 +247,11 @@ export function sendTyping(conversationId: number) {
 
 export function sendRead(payload: MessageReadPayload) {
   socket?.emit('message:read', payload);
+}
+
+/** Matches seen here (their overlay, or the chats): the user's other phones are told, and the server keeps it for those opened later. */
+export function sendMatchSeen(conversationIds: number[], seen: MatchSeen) {
+  socket?.emit('match:seen', { conversation_ids: conversationIds, seen });
 }
 
 /** The host screen's live count: joins the event's room; resolves with the count now, or null if refused. */

@@ -132,9 +132,10 @@ export const useConversations = create<ConversationsState>()((set, get) => ({
         const before = held.started === null ? keptLists() : held.failed === null ? held : null;
         const made = before ? madeSince(before, listed) : [];
         set({ ...listed, failed: null, more: { empty: empty.next ?? null, started: started.next ?? null } });
-        get().noteNewMatches(made.map((item) => item.id));
+        // Not what the user saw on another phone: a match's overlay there, the chats there for its dot.
+        get().noteNewMatches(made.filter((item) => item.seen !== 'chats').map((item) => item.id));
         // The newest shows as its `match:new` would have; the dot on Chats tells of the others.
-        const [newest] = made;
+        const newest = made.find((item) => !item.seen);
         if (newest) useDeck.getState().heardOfMatch(newest.id, { id: newest.other_user_id, name: newest.name, image: newest.image });
       } catch (error) {
         if (!sameSession()) return;

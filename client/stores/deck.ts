@@ -6,6 +6,7 @@ import type { DeckCard } from '../../shared/schemas/users';
 import { logFailure, NetworkError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { exitOffsetFor } from '../lib/gestures';
+import { sendMatchSeen } from '../lib/socket';
 import { buzzForMatch } from '../lib/haptics';
 import { onChatPage } from '../lib/page-path';
 import { readStorage } from '../lib/storage';
@@ -96,7 +97,8 @@ interface DeckState {
   restore: (card: DeckCard) => void;
   /** Shows a match's overlay, or after those showing and waiting: each for its full time, one after the other. */
   showMatch: (match: MatchOverlay) => void;
-  hideMatch: () => void;
+  /** Closes the match shown, seen: the user's other phones show it no more. `elsewhere`: seen on one of them, which said so. */
+  hideMatch: (elsewhere?: boolean) => void;
   /**
    * Holds the match shown while the keyboard (a screen reader's too) is on it, to be read and answered
    * at the user's pace; let go, it closes after what was left of its DECK_MATCH_OVERLAY_MS.
@@ -332,8 +334,10 @@ export const useDeck = create<DeckState>()((set, get) => {
       set((state) => ({ matchesWaiting: [...state.matchesWaiting, match] }));
       showNextMatch();
     },
-    hideMatch() {
-      get().matchTimer?.cancel();
+    hideMatch(elsewhere) {
+      const { match, matchTimer } = get();
+      matchTimer?.cancel();
+      if (match?.conversationId && !elsewhere) sendMatchSeen([match.conversationId], 'overlay');
       set({ match: null, matchTimer: undefined });
       // The next one a moment after, not in its place: the overlay goes and comes again (its entrance,
       // its focus, its entry for Back), as another match's.

@@ -134,6 +134,20 @@ function eventChanged(event: PublicEvent) {
   });
 }
 
+/**
+ * Matches the user saw on another phone or tab: their overlay shows here no more (closed if it shows,
+ * dropped if it waits its turn); seen in the chats there, their dot on Chats goes too.
+ */
+function seenElsewhere(ids: number[], inChats: boolean) {
+  const deck = useDeck.getState();
+  for (const id of ids) {
+    deck.rememberMatch(id);
+    deck.dropMatch(id);
+  }
+  if (ids.some((id) => id === deck.match?.conversationId)) deck.hideMatch(true);
+  if (inChats) useConversations.setState(({ newMatches }) => ({ newMatches: newMatches.filter((id) => !ids.includes(id)) }));
+}
+
 /** Connects the signed-in tab and routes every server event to its store's action. */
 export function startRealtime(token: string) {
   if (stops.length) return;
@@ -170,6 +184,7 @@ export function startRealtime(token: string) {
       if (unread !== null) useConversations.getState().setUnread(conversation_id, unread);
       else void useConversations.getState().refresh();
     }),
+    onEvent('match:seen', ({ conversation_ids, seen }) => seenElsewhere(conversation_ids, seen === 'chats')),
     onEvent('match:removed', ({ conversation_id, by_you }) => conversationEnded(conversation_id, by_you)),
     onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
     onEvent('person:unblocked', ({ user_id }) => useSafety.getState().unblocked(user_id)),

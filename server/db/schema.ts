@@ -293,6 +293,8 @@ export const conversationMembers = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     lastReadMessageId: integer('last_read_message_id').notNull().default(0),
+    /** How far the user has seen the match, on any phone: 0 not yet, else MATCH_SEEN's index plus one. */
+    matchSeen: smallint('match_seen').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.userId] }), index('conversation_members_user').on(t.userId)],
 );

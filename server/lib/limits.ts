@@ -33,6 +33,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'message:send': { max: 30, windowMs: 10 * SECOND },
     'message:read': { max: 100, windowMs: 10 * SECOND },
     typing: { max: 50, windowMs: 10 * SECOND },
+    'match:seen': { max: 30, windowMs: 10 * SECOND },
     // Asks every instance: a client needs it once per (re)connect.
     'presence:list': { max: 10, windowMs: 10 * SECOND },
     reaction: { max: 120, windowMs: MINUTE },

@@ -4,13 +4,14 @@ import {
   type Ack,
   type ClientToServerEvents,
   EventWatchPayload,
+  MatchSeenPayload,
   MessageReadPayload,
   MessageSendPayload,
   PresenceListPayload,
   TypingPayload,
 } from '../../shared/events';
 import type { MessageBatcher } from '../features/conversations/message-batcher';
-import { getParticipantIds, markRead } from '../features/conversations/service';
+import { getParticipantIds, markMatchesSeen, markRead } from '../features/conversations/service';
 import type { EventLive } from '../features/events/live';
 import { attendeeCount, findOrganizedEvent } from '../features/events/service';
 import { type LimitName, userSubject } from '../lib/limits';
@@ -150,6 +151,14 @@ export function createHandlers(context: HandlerContext) {
     if (!moved) return { ok: true };
     // To both: the partner's "Read", and the reader's other phones and tabs, whose unread counts follow.
     app.publish(participantIds, 'message:read', { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId });
+    return { ok: true };
+  });
+
+  on('match:seen', MatchSeenPayload, async (socket, payload) => {
+    const userId = socket.data.user.id;
+    const moved = await markMatchesSeen(app.db, userId, payload.conversation_ids, payload.seen);
+    // To my other phones and tabs: the overlay, and after the chats the dot, go there too.
+    if (moved.length) app.publish([userId], 'match:seen', { conversation_ids: moved, seen: payload.seen });
     return { ok: true };
   });
 

@@ -1,4 +1,4 @@
-import { MESSAGE_MAX_LENGTH } from '../constants';
+import { MATCH_SEEN, MESSAGE_MAX_LENGTH } from '../constants';
 import { Id, wholeNumber } from './common';
 import { visibleText } from './text';
 import { z } from './zod';
@@ -35,6 +35,11 @@ export const ConversationSummary = z.object({
   last_activity: z.string(),
   unread_count: z.number().optional(),
   last_message_mine: z.boolean().optional().describe('In the started list: whether the newest message is the reader’s own (the list says "You:" before it).'),
+  seen: z
+    .enum(MATCH_SEEN)
+    .nullable()
+    .optional()
+    .describe('In the empty list: how far the reader has seen the match on any device (its overlay, then the chats), null for not yet.'),
   entered: z
     .boolean()
     .optional()

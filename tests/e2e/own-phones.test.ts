@@ -2,14 +2,15 @@
  * One user on two phones at once (Chromium, 390×844 each): what she does on one shows on the other
  * live, without a reload.
  */
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
-import { hasChromium, openPhone } from './helpers';
+import { match } from '../realtime/fixtures';
+import { hasChromium, keepMatchOverlay, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -18,8 +19,11 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
   const app = appInChromium();
   let ana: TestUser;
   let eve: TestUser;
+  let finn: TestUser;
+  let gus: TestUser;
   let phone: Page;
   let tablet: Page;
+  let tabletContext: BrowserContext;
   const api = () => client(app.server.url);
   /** Both of Ana's phones have their socket in her room: what the server tells her reaches both. */
   const bothLive = () =>
@@ -28,9 +32,11 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
   beforeAll(async () => {
     const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['female'] };
     ana = await makeCompletedUser(app.server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
+    finn = await makeCompletedUser(app.server, { name: 'Finn', ...woman }, { firstName: 'Finn' });
+    gus = await makeCompletedUser(app.server, { name: 'Gus', ...woman }, { firstName: 'Gus' });
     eve = await makeCompletedUser(app.server, { name: 'Eve', ...woman }, { firstName: 'Eve' });
     ({ page: phone } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
-    ({ page: tablet } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
+    ({ page: tablet, context: tabletContext } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
   }, 120_000);
 
   it('shows a profile again on the tablet once she unblocks its person on her phone', async () => {
@@ -50,5 +56,51 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     // The tablet has not been reloaded: it heard it.
     await tablet.getByRole('heading', { name: /Eve/ }).waitFor();
     expect(await tablet.getByText(en['profileView.notFound']).count()).toBe(0);
+  });
+
+  const overlayOf = (page: Page) => page.getByRole('alertdialog', { name: en['deck.match.title'] });
+  const chatsTab = (page: Page) => page.getByRole('navigation').getByRole('link', { name: new RegExp(en['app.nav.chats']) });
+  /** How far Ana has seen her match with `conversationId`, as the server keeps it. */
+  const seen = async (conversationId: number) =>
+    (await api().get('/api/conversations/empty/', { token: ana.token })).body.results.find((item: { id: number }) => item.id === conversationId)?.seen;
+
+  it('closes the match on the tablet once she has seen it on her phone, and its dot once she looks at her chats there', async () => {
+    await Promise.all([phone, tablet].map((page) => page.goto(`${app.server.url}/app/home/`)));
+    await Promise.all([phone, tablet].map((page) => chatsTab(page).waitFor()));
+    // The tablet lies in her bag: its overlay waits there to be seen (its count runs only in view).
+    await keepMatchOverlay(tablet);
+    await bothLive();
+
+    const conversationId = await match(app.server, ana, finn);
+    await Promise.all([overlayOf(phone).waitFor(), overlayOf(tablet).waitFor()]);
+    // Seen on the phone (its 2 s in view): the tablet does not keep it for later.
+    await overlayOf(phone).waitFor({ state: 'detached' });
+    await overlayOf(tablet).waitFor({ state: 'detached' });
+    expect(await seen(conversationId)).toBe('overlay');
+
+    // The dot on Chats stays on both until she looks at her chats, on either.
+    await Promise.all([phone, tablet].map((page) => chatsTab(page).locator('.nav-dot').waitFor()));
+    await chatsTab(phone).click();
+    await phone.getByRole('link', { name: /Finn/ }).first().waitFor();
+    await chatsTab(tablet).locator('.nav-dot').waitFor({ state: 'detached' });
+    expect(await seen(conversationId)).toBe('chats');
+  });
+
+  it('shows a match seen on her phone no more on a tablet opened later, which keeps its dot until the chats are seen', async () => {
+    await tablet.close();
+    await phone.goto(`${app.server.url}/app/home/`);
+    await chatsTab(phone).waitFor();
+    await waitUntil(async () => (await app.server.app.io.in(`user:${ana.id}`).fetchSockets()).length === 1, 10_000, 'the phone connected');
+
+    const conversationId = await match(app.server, ana, gus);
+    await overlayOf(phone).waitFor();
+    await overlayOf(phone).waitFor({ state: 'detached' });
+    await waitUntil(async () => (await seen(conversationId)) === 'overlay', 5_000, 'the overlay seen');
+
+    // The tablet's lists, kept from before, did not hold Gus: a match made meanwhile, already seen.
+    tablet = await tabletContext.newPage();
+    await tablet.goto(`${app.server.url}/app/home/`);
+    await chatsTab(tablet).locator('.nav-dot').waitFor();
+    expect(await overlayOf(tablet).count()).toBe(0);
   });
 });

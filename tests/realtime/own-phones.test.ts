@@ -7,6 +7,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { makePair, match } from './fixtures';
 
 describe('one user on several phones', () => {
   let server: TestServer;
@@ -43,5 +44,46 @@ describe('one user on several phones', () => {
     await marker;
     expect(anaEvents.map(({ event }) => event)).toEqual(['deck:answered']);
     expect(benEvents).toEqual([]);
+  });
+
+  it('keeps how far I saw a match on any phone (match:seen), tells my other phones, and only moves it forward', async () => {
+    const { a: ana, b: ben, conversationId } = await makePair(server);
+    const cleo = await makeCompletedUser(server);
+    const benCleo = await match(server, ben, cleo);
+    const [anaPhone, anaTablet, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
+    const benEvents = record(benSocket);
+    const anaEvents = record(anaTablet);
+    const api = client(server.url);
+    const seenBy = async (token: string) =>
+      (await api.get('/api/conversations/empty/', { token })).body.results.find((item: { id: number }) => item.id === conversationId).seen;
+    expect(await seenBy(ana.token)).toBeNull();
+
+    const said = (seen: 'overlay' | 'chats', ids = [conversationId]) => anaPhone.emitWithAck('match:seen', { conversation_ids: ids, seen });
+    const heard = Promise.all([waitFor(anaPhone, 'match:seen'), waitFor(anaTablet, 'match:seen')]);
+    expect(await said('overlay')).toEqual({ ok: true });
+    expect(await heard).toEqual([
+      { conversation_ids: [conversationId], seen: 'overlay' },
+      { conversation_ids: [conversationId], seen: 'overlay' },
+    ]);
+    expect(await seenBy(ana.token)).toBe('overlay');
+    // Mine alone: Ben has not seen it.
+    expect(await seenBy(ben.token)).toBeNull();
+
+    // Again, or someone else's match: nothing moves, nothing is told.
+    expect(await said('overlay')).toEqual({ ok: true });
+    expect(await said('chats', [benCleo])).toEqual({ ok: true });
+    const cleoSide = (await api.get('/api/conversations/empty/', { token: ben.token })).body.results.find((item: { id: number }) => item.id === benCleo);
+    expect(cleoSide.seen).toBeNull();
+    const chats = waitFor(anaTablet, 'match:seen');
+    expect(await said('chats')).toEqual({ ok: true });
+    expect(await chats).toEqual({ conversation_ids: [conversationId], seen: 'chats' });
+    // The overlay is behind the chats: it does not take the mark back.
+    expect(await said('overlay')).toEqual({ ok: true });
+    expect(await seenBy(ana.token)).toBe('chats');
+    expect(anaEvents.map(({ payload }) => (payload as { seen: string }).seen)).toEqual(['overlay', 'chats']);
+    expect(benEvents).toEqual([]);
+
+    const refused = await anaPhone.emitWithAck('match:seen', { conversation_ids: [], seen: 'later' } as never);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'validation' } });
   });
 });

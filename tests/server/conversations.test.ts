@@ -57,6 +57,7 @@ describe.each(backends)('conversations on %s', (backend) => {
         other_user_id: b.id,
         last_message: null,
         last_activity: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        seen: null,
       },
     ]);
     expect((await api().get('/api/conversations/started/', { token: b.token })).body.results).toEqual([]);

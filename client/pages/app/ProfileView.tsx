@@ -11,7 +11,7 @@ import { SafetyMenu } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { LikesExhausted, logFailure, mayPass, Throttled } from '../../lib/api';
 import { focusHeadingAfterNav } from '../../lib/back-closes';
-import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
+import { type LoadFailure, loadFailure, sendMatchSeen, useRetryWhenBackOnline } from '../../lib/socket';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { buzzForMatch } from '../../lib/haptics';
@@ -131,6 +131,7 @@ export function ProfileView({ id }: { id: number }) {
         setMatched(true);
         buzzForMatch();
         await new Promise((resolve) => setTimeout(resolve, PROFILE_MATCH_OVERLAY_MS));
+        if (result.conversation_id) sendMatchSeen([result.conversation_id], 'overlay');
       }
     } catch (error) {
       if (error instanceof LikesExhausted) {

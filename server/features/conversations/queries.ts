@@ -31,6 +31,8 @@ export interface ConversationListRow {
   /** Epoch microseconds of the activity the list is ordered by, as an exact decimal string. */
   activityUs: string;
   unreadCount: number;
+  /** How far the reader has seen the match: 0 not yet, else MATCH_SEEN's index plus one. */
+  matchSeen: number;
 }
 
 type ConversationListRawRow = {
@@ -44,6 +46,7 @@ type ConversationListRawRow = {
   /** Above my read marker: the partner's messages (unread) and mine. */
   counts: [number, number];
   activity_us: string | number;
+  match_seen: number;
 };
 
 /**
@@ -114,7 +117,7 @@ function conversationListStatement(kind: 'empty' | 'started') {
     select c.id, coalesce(p.name, u.first_name) as name, p.image, partner.id as other_user_id,
       lm.content as last_message, lm.sender_id = ${userId} as last_message_mine,
       (extract(epoch from ${activity}) * 1000000)::bigint::text as activity_us,
-      m.last_read_message_id > 0 as read_any,
+      m.last_read_message_id > 0 as read_any, m.match_seen,
       ${
         kind === 'started'
           ? sql`(select array[count(*) filter (where x.sender_id <> ${userId}), count(*) filter (where x.sender_id = ${userId})]::int[]
@@ -162,6 +165,7 @@ export async function conversationListQuery(
     entered: row.read_any || row.counts[1] > 0,
     activityUs: String(row.activity_us),
     unreadCount: row.counts[0],
+    matchSeen: Number(row.match_seen),
   }));
 }
 

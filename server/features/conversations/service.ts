@@ -1,6 +1,6 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { MESSAGES_PAGE_SIZE } from '../../../shared/constants';
+import { MATCH_SEEN, type MatchSeen, MESSAGES_PAGE_SIZE } from '../../../shared/constants';
 import {
   type ConversationDetail,
   type ConversationSummary,
@@ -184,6 +184,27 @@ export async function markRead(
 }
 
 /**
+ * The user saw these matches (`seen`: their overlay, or the chats) on one of their phones: the
+ * conversations of theirs whose mark that moves forward (a mark never goes back), to tell their
+ * other phones.
+ */
+export async function markMatchesSeen(db: Db, userId: number, conversationIds: number[], seen: MatchSeen): Promise<number[]> {
+  const level = MATCH_SEEN.indexOf(seen) + 1;
+  const moved = await db
+    .update(conversationMembers)
+    .set({ matchSeen: level })
+    .where(
+      and(
+        eq(conversationMembers.userId, userId),
+        inArray(conversationMembers.conversationId, conversationIds),
+        lt(conversationMembers.matchSeen, level),
+      ),
+    )
+    .returning({ id: conversationMembers.conversationId });
+  return moved.map((row) => row.id);
+}
+
+/**
  * Prepared: an open chat sends `message:read` for each message it shows. The membership and the
  * marker wanted are read first; the update writes only a marker that moves forward, compared with the
  * row as it is when locked (a receipt further on, committed meanwhile, is not undone). The
@@ -274,7 +295,9 @@ export async function listConversations(
       other_user_id: row.otherUserId,
       last_message: row.lastMessage,
       last_activity: new Date(Number(row.activityUs) / 1000).toISOString(),
-      ...(options.kind === 'started' ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine, entered: row.entered } : {}),
+      ...(options.kind === 'started'
+        ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine, entered: row.entered }
+        : { seen: MATCH_SEEN[row.matchSeen - 1] ?? null }),
     }),
     (row) => ({ activityUs: row.activityUs, id: row.id }),
   );

@@ -1,0 +1,1 @@
+ALTER TABLE "conversation_members" ADD COLUMN "match_seen" smallint DEFAULT 0 NOT NULL;
