@@ -6,8 +6,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import type { ProfileInput } from '../../shared/schemas/users';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { makeCompletedUser, type TestUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { imageDataUri } from '../helpers/images';
 import { waitUntil } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
 import { hasChromium, keepMatchOverlay, openPhone } from './helpers';
@@ -102,5 +103,19 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     await tablet.goto(`${app.server.url}/app/home/`);
     await chatsTab(tablet).locator('.nav-dot').waitFor();
     expect(await overlayOf(tablet).count()).toBe(0);
+  });
+
+  it('shows on the tablet the photo she put on her profile from her phone, without a reload', async () => {
+    await tablet.goto(`${app.server.url}/app/home/`);
+    const avatar = tablet.locator('.top-user-btn img.avatar');
+    await avatar.waitFor();
+    /** The photo the avatar shows, without the size it asks for. */
+    const photo = async () => (await avatar.getAttribute('src'))?.split('?')[0];
+    const before = await photo();
+    await bothLive();
+    const saved = await api().put('/api/users/me/profile/', { token: ana.token, json: await validProfile({ name: 'Ana', image: await imageDataUri('jpeg') }) });
+    expect(saved.status).toBe(200);
+    await expect.poll(photo, { timeout: 10_000 }).toBe(saved.body.image);
+    expect(saved.body.image).not.toBe(before);
   });
 });

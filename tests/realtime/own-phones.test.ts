@@ -3,7 +3,7 @@
  * the others live, and only them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeCompletedUser } from '../helpers/factories';
+import { makeCompletedUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
@@ -85,5 +85,16 @@ describe('one user on several phones', () => {
 
     const refused = await anaPhone.emitWithAck('match:seen', { conversation_ids: [], seen: 'later' } as never);
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation' } });
+  });
+
+  it('tells my other phones that my profile was saved (account:changed), and nobody else', async () => {
+    const { a: ana, b: ben } = await makePair(server);
+    const [anaPhone, anaTablet, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
+    const benEvents = record(benSocket);
+    const heard = Promise.all([waitFor(anaPhone, 'account:changed'), waitFor(anaTablet, 'account:changed')]);
+    const saved = await client(server.url).put('/api/users/me/profile/', { token: ana.token, json: await validProfile({ name: 'Ana', bio: 'New photo.' }) });
+    expect(saved.status).toBe(200);
+    await heard;
+    expect(benEvents).toEqual([]);
   });
 });

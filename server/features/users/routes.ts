@@ -55,7 +55,13 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
         if (refused) throw refused;
       },
     },
-    async (request) => saveProfile(app.db, app.media, currentUser(request).id, request.body, request.log),
+    async (request) => {
+      const { id } = currentUser(request);
+      const saved = await saveProfile(app.db, app.media, id, request.body, request.log);
+      // My other phones read me again: my photo in their header, and a profile completed here lets them past the profile page.
+      app.publish([id], 'account:changed');
+      return saved;
+    },
   );
 
   app.get(
