@@ -90,7 +90,8 @@ export function AppShell({ children }: { children: ReactNode }) {
     if (profileCompleted && useConversations.getState().started === null) void useConversations.getState().load();
   }, [user?.id, profileCompleted]);
   // The chat on screen is being read, its messages not counted: while the page is in view.
-  const chatRead = usePageVisible() ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
+  const inView = usePageVisible();
+  const chatRead = inView ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
   const unread = useConversations((state) => unreadTotal(state, chatRead === undefined ? undefined : Number(chatRead)));
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
   const sectionName = section && t(section.label);
@@ -99,8 +100,9 @@ export function AppShell({ children }: { children: ReactNode }) {
   // The page's own name unless it is the section's (the deck's "Home").
   useTitle(t('brand.name'), [heading !== sectionName && heading, sectionName].filter(Boolean).join(' · '), unread);
   const newMatch = useConversations((state) => state.newMatches.length > 0);
-  // Seen: the matches list, or the new match's chat (its overlay's "Send a message").
-  const onChats = /^\/app\/(matches|chat)\b/.test(location);
+  // Seen: the matches list, or the new match's chat (its overlay's "Send a message"), in view: a phone
+  // left on them in a pocket sees nothing, and would take the dot and the overlay from the one in hand.
+  const onChats = inView && /^\/app\/(matches|chat)\b/.test(location);
   useEffect(() => {
     if (!newMatch || !onChats) return;
     sendMatchSeen(useConversations.getState().newMatches, 'chats');

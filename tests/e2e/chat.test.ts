@@ -688,6 +688,9 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   it('shows the overlay of a match made while its socket connected, from its next read of the lists', async () => {
     const dev = await makeCompletedUser(app.server, { name: 'Dev', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dev' });
     expect((await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: dev.id } })).body.match).toBe(false);
+    // Her other phone is put away: in view, it would show the match, and this one would know it was seen.
+    const was = page.url();
+    await page.goto('about:blank');
     const gate = opening();
     const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
     await holdSocketUntil(late, () => gate.promise);
@@ -704,6 +707,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await late.locator('.match-strip').getByRole('link', { name: /Dev/ }).waitFor();
     } finally {
       await context.close();
+      await page.goto(was);
     }
   });
 

@@ -22,6 +22,7 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
   let eve: TestUser;
   let finn: TestUser;
   let gus: TestUser;
+  let hana: TestUser;
   let phone: Page;
   let tablet: Page;
   let tabletContext: BrowserContext;
@@ -35,6 +36,7 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     ana = await makeCompletedUser(app.server, { name: 'Ana', ...woman }, { firstName: 'Ana' });
     finn = await makeCompletedUser(app.server, { name: 'Finn', ...woman }, { firstName: 'Finn' });
     gus = await makeCompletedUser(app.server, { name: 'Gus', ...woman }, { firstName: 'Gus' });
+    hana = await makeCompletedUser(app.server, { name: 'Hana', ...woman }, { firstName: 'Hana' });
     eve = await makeCompletedUser(app.server, { name: 'Eve', ...woman }, { firstName: 'Eve' });
     ({ page: phone } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
     ({ page: tablet, context: tabletContext } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
@@ -117,5 +119,33 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     expect(saved.status).toBe(200);
     await expect.poll(photo, { timeout: 10_000 }).toBe(saved.body.image);
     expect(saved.body.image).not.toBe(before);
+  });
+
+  it('lets a phone left on her chats in a pocket take neither the overlay nor the dot from the one in her hand', async () => {
+    /** The page hidden or shown, as a phone put in a pocket and taken out. */
+    const inPocket = (page: Page, hidden: boolean) =>
+      page.evaluate((state) => {
+        Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden ? 'hidden' : 'visible');
+    await phone.goto(`${app.server.url}/app/matches/`);
+    await phone.getByRole('link', { name: /Gus/ }).first().waitFor();
+    await inPocket(phone, true);
+    await tablet.goto(`${app.server.url}/app/home/`);
+    await chatsTab(tablet).waitFor();
+    await keepMatchOverlay(tablet);
+    await bothLive();
+
+    const conversationId = await match(app.server, ana, hana);
+    await overlayOf(tablet).waitFor();
+    // Unseen in the pocket: the phone keeps its dot for when it is taken out.
+    await chatsTab(phone).locator('.nav-dot').waitFor();
+    expect(await seen(conversationId)).toBeNull();
+    expect(await overlayOf(tablet).count()).toBe(1);
+
+    await inPocket(phone, false);
+    await chatsTab(phone).locator('.nav-dot').waitFor({ state: 'detached' });
+    await overlayOf(tablet).waitFor({ state: 'detached' });
+    expect(await seen(conversationId)).toBe('chats');
   });
 });
