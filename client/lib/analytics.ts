@@ -12,10 +12,14 @@ export function track(name: ClientAnalyticsEvent) {
 }
 
 const once = new Set<string>();
-/** `track`, at most once per page load for this key (the app opening, not every render of it). */
+/**
+ * `track`, at most once per page load and session for this key (the app opening, not every render of
+ * it; and again for the next person signed in on this page).
+ */
 export function trackOnce(name: ClientAnalyticsEvent, key: string = name) {
-  if (once.has(key)) return;
-  once.add(key);
+  const sessionKey = `${getToken()} ${key}`;
+  if (once.has(sessionKey)) return;
+  once.add(sessionKey);
   track(name);
 }
 
