@@ -353,7 +353,8 @@ export const useChat = create<ChatState>()((set, get) => {
         ? await sendMessageOverSocket({ conversation_id: id, content: pendingMessage.content, client_id: clientId })
         : await api.sendMessage(id, pendingMessage.content, clientId);
       answered(id, (thread) => ({ messages: mergeMessages(thread.messages, [stored]) }));
-      track('message_sent');
+      // The sender's: not whoever signed in here while the answer was on its way.
+      if (sameSession()) track('message_sent');
       return 'sent';
     } catch (error) {
       // Too many, too fast: it waits as long as the server says, then goes by itself, and those
