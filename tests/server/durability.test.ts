@@ -8,7 +8,9 @@ import { type Database, openDatabase, rowsOf } from '../../server/db/client';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-describe('the embedded database on disk (PGlite under DATA_DIR)', () => {
+// A new embedded database on disk (initdb and every migration, on an fsync'd disk), then a process
+// opening it again: tens of seconds on a busy 2-core machine, as in migrations.test.ts.
+describe('the embedded database on disk (PGlite under DATA_DIR)', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-durability-'));
