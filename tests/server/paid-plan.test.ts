@@ -23,7 +23,8 @@ import {
   stripeEvent,
   TEST_STRIPE,
 } from '../fakes/stripe';
-import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
+import type { ProfileInput } from '../../shared/schemas/users';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
@@ -316,6 +317,40 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect((await api().undoable(me)).body.card?.id).toBe(blocked.id);
     await client(server.url).post(`/api/users/${blocked.id}/block/`, { token: me.token });
     expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+  });
+
+  it('brings back only someone my deck would show now: not once either of us looks for someone else', async () => {
+    const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['male'], date_of_birth: birthDateForAge(30) };
+    const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'], date_of_birth: birthDateForAge(30) };
+    const me = await makeCompletedUser(server, woman);
+    await subscribeThroughTestCheckout(server, me);
+    const [skipped, disliked] = await Promise.all([makeCompletedUser(server, man), makeCompletedUser(server, man)]);
+    const saveProfile = async (user: TestUser, profile: Partial<ProfileInput>) => {
+      const saved = await client(server.url).put('/api/users/me/profile/', { token: user.token, json: await validProfile(profile) });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    };
+
+    // Skipped, then I narrow my age range past him: neither my deck nor undo brings him back.
+    await reacted(server, me, skipped!, 'skip');
+    expect((await api().undoable(me)).body.card?.id).toBe(skipped!.id);
+    await saveProfile(me, { ...woman, min_matching_age: 35 });
+    expect(await deckIds(me)).not.toContain(skipped!.id);
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    const narrowed = await api().undo(me, { user_id: skipped!.id });
+    expect(narrowed.status).toBe(409);
+    expect(narrowed.body.code).toBe('nothing_to_undo');
+    expect(await kindOf(server, me, skipped!)).toBe('skip');
+    await saveProfile(me, woman);
+    expect((await api().undoable(me)).body.card?.id).toBe(skipped!.id);
+
+    // Disliked, then he stops looking for women: not brought back to me either.
+    await reacted(server, me, disliked!, 'dislike');
+    await saveProfile(disliked!, { ...man, genders_to_match: ['male'] });
+    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undo(me)).status).toBe(409);
+    expect(await kindOf(server, me, disliked!)).toBe('dislike');
+    await saveProfile(disliked!, man);
+    expect((await api().undo(me)).body).toMatchObject({ undone: 'dislike', card: { id: disliked!.id } });
   });
 
   it('an undo naming a person takes back their pass only while it is the last reaction, and nothing else', async () => {

@@ -1,4 +1,4 @@
-import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { PreparedStatement } from '../../db/client';
 import { profiles, reactions } from '../../db/schema';
 import { currentEventIdOf } from '../events/queries';
@@ -43,15 +43,66 @@ export interface ViewerFit {
   event_id: number | null;
 }
 
-/** The viewer's fit values, computed in SQL against UTC today; no row for an incomplete profile. */
-export const viewerFitStatement = new PreparedStatement<{ userId: number }>(sql`
-  select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match,
+/**
+ * The viewer's fit values, computed in SQL against UTC today, in their own types (`born_by` a date,
+ * `genders_to_match` a text[]); no row for an incomplete profile. `viewerFitStatement` reads them for
+ * the deck; a statement about one candidate joins them (`fitTermsOf`).
+ */
+export const viewerFitOf = (userId: Placeholder | number) => sql`
+  select user_id, gender, genders_to_match,
     date_part('year', age(today, date_of_birth))::int as age,
-    ((today - make_interval(years => min_matching_age::int))::date)::text as born_by,
-    ((today - make_interval(years => max_matching_age::int + 1))::date)::text as born_after,
-    ${currentEventIdOf(sql.placeholder('userId'))} as event_id
+    (today - make_interval(years => min_matching_age::int))::date as born_by,
+    (today - make_interval(years => max_matching_age::int + 1))::date as born_after,
+    ${currentEventIdOf(userId)} as event_id
   from ${profiles}, (select (now() at time zone 'utc')::date as today) clock
-  where user_id = ${sql.placeholder('userId')} and is_completed`);
+  where user_id = ${userId} and is_completed`;
+
+/** The viewer's fit values as the deck's parameters take them (`ViewerFit`). */
+export const viewerFitStatement = new PreparedStatement<{ userId: number }>(sql`
+  select user_id, gender, array_to_string(genders_to_match, ',') as genders_to_match, age,
+    born_by::text as born_by, born_after::text as born_after, event_id
+  from (${viewerFitOf(sql.placeholder('userId'))}) fit`);
+
+/** A viewer's fit values as the mutual fit reads them: SQL expressions of the columns' own types. */
+export interface FitTerms {
+  me: SQL;
+  /** text[] */
+  genders: SQL;
+  /** text[]: the viewer's gender alone. */
+  gender: SQL;
+  bornBy: SQL;
+  bornAfter: SQL;
+  age: SQL;
+}
+
+/** The fit values of a `viewerFitOf` row joined under `alias`. */
+export function fitTermsOf(alias: string): FitTerms {
+  const column = (name: string) => sql.raw(`${alias}.${name}`);
+  return {
+    me: column('user_id'),
+    genders: column('genders_to_match'),
+    gender: sql`array[${column('gender')}]::text[]`,
+    bornBy: column('born_by'),
+    bornAfter: column('born_after'),
+    age: column('age'),
+  };
+}
+
+/** Whom the viewer is looking for, of the profile `p`: gender and age. */
+const whomTheViewerWants = (viewer: FitTerms) => sql`p.user_id <> ${viewer.me}
+    and p.gender = any(${viewer.genders})
+    and p.date_of_birth <= ${viewer.bornBy} and p.date_of_birth > ${viewer.bornAfter}`;
+
+/** Whether the profile `p` is looking for the viewer back. */
+const wantsTheViewerBack = (viewer: FitTerms) => sql`
+    p.genders_to_match @> ${viewer.gender}
+    and p.min_matching_age <= ${viewer.age} and p.max_matching_age >= ${viewer.age}`;
+
+/**
+ * The deck's mutual fit of the profile `p` with a viewer, the visibility rule aside (each statement
+ * asks it in the shape it needs, safety/visibility.ts): what an undo asks of the card it brings back.
+ */
+export const mutualFit = (viewer: FitTerms) => sql`${whomTheViewerWants(viewer)} and ${wantsTheViewerBack(viewer)}`;
 
 /**
  * A condition the planner cannot see into, so it assumes half the rows pass. For "wants me back" that
@@ -152,16 +203,20 @@ function deckSql(shape: DeckShape, value: (name: keyof DeckValues & string) => S
   // the unseen tier walks profiles_event_deck, the deck's order within the event, and stops after a
   // page (at worst after the event's rows) instead of joining the event's attendees to the town.
   const scope = shape.eventId === null ? sql`true` : sql`p.checked_in_event_id = ${value('eventId')}::int`;
+  const viewer: FitTerms = {
+    me,
+    genders: sql`${value('genders')}::text[]`,
+    gender: sql`${value('gender')}::text[]`,
+    bornBy: sql`${value('bornBy')}::date`,
+    bornAfter: sql`${value('bornAfter')}::date`,
+    age: sql`${value('age')}`,
+  };
   // The mutual fit, the same for every tier, in two halves. First whom I am looking for: gender and
   // age, which the planner estimates well and profiles_fit can serve.
-  const genderAndAge = sql`p.user_id <> ${me}
-    and p.gender = any(${value('genders')}::text[])
-    and p.date_of_birth <= ${value('bornBy')}::date and p.date_of_birth > ${value('bornAfter')}::date`;
+  const genderAndAge = whomTheViewerWants(viewer);
   const whomIWant = sql`${scope} and p.is_completed and ${genderAndAge}`;
   // Then whether they want me back, and whether we may see each other at all (the visibility rule).
-  const wantsMeBack = sql`
-    p.genders_to_match @> ${value('gender')}::text[]
-    and p.min_matching_age <= ${value('age')} and p.max_matching_age >= ${value('age')}
+  const wantsMeBack = sql`${wantsTheViewerBack(viewer)}
     and ${visibleAmong(me, sql`p.user_id`)}`;
   const fits = sql`${whomIWant} and ${wantsMeBack}`;
 

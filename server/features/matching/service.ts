@@ -7,7 +7,8 @@ import type { MatchUser } from '../../../shared/events';
 import { analyticsEvents, conversationMembers, conversations, events, profiles, reactions, users } from '../../db/schema';
 import { ApiError, NotFound, PermissionDenied, ValidationError } from '../../errors';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
-import { currentEventIdOf, sharedCurrentEventOf } from '../events/queries';
+import { sharedCurrentEventOf } from '../events/queries';
+import { fitTermsOf, mutualFit, viewerFitOf } from '../deck/queries';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { DailyLikesExhausted, likeComesBack, likeSpending, likesLock, requireSubscription } from '../plan/service';
 import { visibleTo } from '../safety/visibility';
@@ -259,7 +260,7 @@ const likeStatement = new PreparedStatement<Pair & { limit: number }>(sql`
 
 export const NOTHING_TO_UNDO_DETAIL = serverText('nothing_to_undo');
 
-/** 409: the last reaction is a like, older than the undo window, about someone no longer visible, or not about the person named. */
+/** 409: the last reaction is a like, older than the undo window, about someone no longer visible or no longer in my deck, or not about the person named. */
 export class NothingToUndo extends ApiError {
   constructor() {
     super(409, { detail: NOTHING_TO_UNDO_DETAIL, code: 'nothing_to_undo' });
@@ -269,11 +270,12 @@ export class NothingToUndo extends ApiError {
 /**
  * What an undo would take back now, one row or none: my latest reaction, when it is a dislike or a
  * skip of the last UNDO_WINDOW_MS about someone I may still see (a complete profile, `visibleTo`),
- * and who may be in my deck now: while I am checked in, someone checked in to my event (a card comes
- * back on top of the deck, and the room's deck holds only the room: not someone who has left since,
- * nor someone passed over in the general deck before I came), with the columns of their card. Only
- * the very last reaction counts: after a like (a match or not) there is nothing to undo, until the
- * next dislike or skip.
+ * and who may be in my deck now (a card comes back on top of the deck): someone who fits me and whom I
+ * fit, as the deck has it (`mutualFit`: either of us may have changed whom we look for since the
+ * pass; my own profile complete), and while I am checked in, someone checked in to my event (the
+ * room's deck holds only the room: not someone who has left since, nor someone passed over in the
+ * general deck before I came), with the columns of their card. Only the very last reaction counts:
+ * after a like (a match or not) there is nothing to undo, until the next dislike or skip.
  */
 const undoable = (userId: number) => sql`
   select last.to_user_id, last.kind, last.updated_at,
@@ -283,10 +285,11 @@ const undoable = (userId: number) => sql`
     order by updated_at desc, to_user_id desc limit 1
   ) last
   join ${profiles} p on p.user_id = last.to_user_id and p.is_completed
-  cross join (select ${currentEventIdOf(userId)} as event_id) mine
+  cross join (${viewerFitOf(userId)}) viewer
   where last.kind in ('dislike', 'skip')
     and last.updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'
-    and (mine.event_id is null or p.checked_in_event_id = mine.event_id)
+    and (viewer.event_id is null or p.checked_in_event_id = viewer.event_id)
+    and ${mutualFit(fitTermsOf('viewer'))}
     and ${visibleTo(userId, sql`last.to_user_id`)}`;
 
 type UndoableRow = {
