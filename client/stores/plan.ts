@@ -66,6 +66,9 @@ export const usePlan = create<PlanState>()((set, get) => {
   // Counts the likes this tab has counted, and the refusals it heard: a read of the likes left asked
   // before the latest of them may not hold it.
   let likesCounted = 0;
+  // The answers in a row that named the same moment the likes come back: more than one, and this
+  // phone's clock is ahead of the server's (the moment past here, not there).
+  let sameReset = 0;
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -78,8 +81,12 @@ export const usePlan = create<PlanState>()((set, get) => {
     clearTimeout(get().timers.likes);
     let likes: ReturnType<typeof setTimeout> | undefined;
     if (allowance.resets_at) {
-      // A second after the like comes back, so that the server's window has moved past it.
-      const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(allowance.resets_at) - Date.now()) + 1000);
+      sameReset = allowance.resets_at === get().allowance?.resets_at ? sameReset + 1 : 0;
+      // A second after the like comes back, so that the server's window has moved past it; twice as
+      // long each time the server still names the same moment, up to about a minute: a phone whose
+      // clock is ahead does not ask every second until the server's clock gets there.
+      const after = 1000 * 2 ** Math.min(sameReset, 6);
+      const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(allowance.resets_at) - Date.now()) + after);
       likes = setTimeout(() => void get().loadAllowance(), wait);
     }
     set((state) => ({
