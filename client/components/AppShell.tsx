@@ -99,15 +99,17 @@ export function AppShell({ children }: { children: ReactNode }) {
   const heading = usePageHeading(shell, location);
   // The page's own name unless it is the section's (the deck's "Home").
   useTitle(t('brand.name'), [heading !== sectionName && heading, sectionName].filter(Boolean).join(' · '), unread);
-  const newMatch = useConversations((state) => state.newMatches.length > 0);
+  const newMatches = useConversations((state) => state.newMatches);
+  const newMatch = newMatches.length > 0;
   // Seen: the matches list, or the new match's chat (its overlay's "Send a message"), in view: a phone
   // left on them in a pocket sees nothing, and would take the dot and the overlay from the one in hand.
-  const onChats = inView && /^\/app\/(matches|chat)\b/.test(location);
+  const onList = inView && /^\/app\/matches\b/.test(location);
   useEffect(() => {
-    if (!newMatch || !onChats) return;
-    sendMatchSeen(useConversations.getState().newMatches, 'chats');
-    useConversations.setState({ newMatches: [] });
-  }, [newMatch, onChats]);
+    const seen = onList ? newMatches : newMatches.filter((id) => String(id) === chatRead);
+    if (seen.length === 0) return;
+    sendMatchSeen(seen, 'chats');
+    useConversations.setState((state) => ({ newMatches: state.newMatches.filter((id) => !seen.includes(id)) }));
+  }, [newMatches, onList, chatRead]);
 
   return (
     <div ref={shell} className="app-shell">
