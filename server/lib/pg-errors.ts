@@ -10,17 +10,20 @@ function pgError(error: unknown): { code?: string; constraint?: string; constrai
   return null;
 }
 
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+/** The statement broke a constraint of this kind (`code`), and the one named when one is. */
+function violates(code: string, error: unknown, constraint: string | undefined): boolean {
   const pg = pgError(error);
-  if (pg?.code !== '23505') return false;
+  if (pg?.code !== code) return false;
   return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  return violates('23505', error, constraint);
 }
 
 /** A row naming another that is not there (any more): a user deleted while a request about them was on its way. */
 export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
-  const pg = pgError(error);
-  if (pg?.code !== '23503') return false;
-  return !constraint || (pg.constraint_name ?? pg.constraint) === constraint;
+  return violates('23503', error, constraint);
 }
 
 /** Text PostgreSQL cannot hold (a NUL, an unencodable character): the client's input, not our bug. */
