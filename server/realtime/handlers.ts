@@ -8,6 +8,7 @@ import {
   MessageReadPayload,
   MessageSendPayload,
   PresenceListPayload,
+  rooms,
   TypingPayload,
 } from '../../shared/events';
 import type { MessageBatcher } from '../features/conversations/message-batcher';
@@ -157,8 +158,10 @@ export function createHandlers(context: HandlerContext) {
   on('match:seen', MatchSeenPayload, async (socket, payload) => {
     const userId = socket.data.user.id;
     const moved = await markMatchesSeen(app.db, userId, payload.conversation_ids, payload.seen);
-    // To my other phones and tabs: the overlay, and after the chats the dot, go there too.
-    if (moved.length) app.publish([userId], 'match:seen', { conversation_ids: moved, seen: payload.seen });
+    // To my other phones and tabs, not back to this one: the overlay, and after the chats the dot, go
+    // there too. Here it was seen as it showed: the matches list in view, seeing a match it has just
+    // heard of, would close that match's overlay the moment it opened.
+    if (moved.length) socket.to(rooms.user(userId)).emit('match:seen', { conversation_ids: moved, seen: payload.seen });
     return { ok: true };
   });
 

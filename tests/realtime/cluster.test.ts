@@ -50,6 +50,18 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     expect(await benHears).toMatchObject({ conversation_id: conversationId, user: { id: ana.id, name: 'Ana' } });
   });
 
+  it('tells my phones on either instance that I saw a match, and not the phone that saw it', async () => {
+    const { a: ana, conversationId } = await makePair(one);
+    const [phone, tab, tablet] = await Promise.all([connectTo(one, ana.token), connectTo(one, ana.token), connectTo(two, ana.token)]);
+    const phoneEvents = record(phone);
+    const heard = Promise.all([waitFor(tab, 'match:seen'), waitFor(tablet, 'match:seen')]);
+    expect(await phone.emitWithAck('match:seen', { conversation_ids: [conversationId], seen: 'chats' })).toEqual({ ok: true });
+    const told = { conversation_ids: [conversationId], seen: 'chats' };
+    expect(await heard).toEqual([told, told]);
+    // Its own instance, the only one holding it, emits before it answers: nothing came before the answer.
+    expect(phoneEvents).toEqual([]);
+  });
+
   it('carries a socket message and a REST message across instances, stored once each', async () => {
     const { a, b, conversationId } = await makePair(one);
     const aSocket = await connectTo(one, a.token);

@@ -53,18 +53,17 @@ describe('one user on several phones', () => {
     const [anaPhone, anaTablet, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
     const benEvents = record(benSocket);
     const anaEvents = record(anaTablet);
+    // Not back to the phone that saw it: there, the list that sees a match would close its overlay as it opened.
+    const phoneEvents = record(anaPhone);
     const api = client(server.url);
     const seenBy = async (token: string) =>
       (await api.get('/api/conversations/empty/', { token })).body.results.find((item: { id: number }) => item.id === conversationId).seen;
     expect(await seenBy(ana.token)).toBeNull();
 
     const said = (seen: 'overlay' | 'chats', ids = [conversationId]) => anaPhone.emitWithAck('match:seen', { conversation_ids: ids, seen });
-    const heard = Promise.all([waitFor(anaPhone, 'match:seen'), waitFor(anaTablet, 'match:seen')]);
+    const heard = waitFor(anaTablet, 'match:seen');
     expect(await said('overlay')).toEqual({ ok: true });
-    expect(await heard).toEqual([
-      { conversation_ids: [conversationId], seen: 'overlay' },
-      { conversation_ids: [conversationId], seen: 'overlay' },
-    ]);
+    expect(await heard).toEqual({ conversation_ids: [conversationId], seen: 'overlay' });
     expect(await seenBy(ana.token)).toBe('overlay');
     // Mine alone: Ben has not seen it.
     expect(await seenBy(ben.token)).toBeNull();
@@ -82,6 +81,7 @@ describe('one user on several phones', () => {
     expect(await seenBy(ana.token)).toBe('chats');
     expect(anaEvents.map(({ payload }) => (payload as { seen: string }).seen)).toEqual(['overlay', 'chats']);
     expect(benEvents).toEqual([]);
+    expect(phoneEvents.filter(({ event }) => event === 'match:seen')).toEqual([]);
 
     const refused = await anaPhone.emitWithAck('match:seen', { conversation_ids: [], seen: 'later' } as never);
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation' } });
