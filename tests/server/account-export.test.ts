@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blocks, messages } from '../../server/db/schema';
+import { eq } from 'drizzle-orm';
+import { blocks, messages, profiles } from '../../server/db/schema';
 import { deleteAccount } from '../../server/features/account/deletion';
 import { birthDateForAge, makeCompletedUser, makeUser } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
@@ -9,6 +10,7 @@ import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { makeModerator } from '../helpers/safety';
 import { unzip } from '../helpers/zip';
 import { match } from '../realtime/fixtures';
 
@@ -125,7 +127,7 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect(conversation.messages[1201]).toMatchObject({ content: 'message 1199' });
     const ids = conversation.messages.map((m: { id: number }) => m.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(data.blocks).toEqual([{ user_id: blocked.id, time: expect.any(String) }]);
+    expect(data.blocks).toEqual([{ user_id: blocked.id, name: 'Alex', time: expect.any(String) }]);
     expect(data.events_attended).toEqual([
       {
         event: { id: theirs.id, code: theirs.code, name: 'Rooftop party', venue: 'The roof', starts_at: theirs.starts_at, ends_at: theirs.ends_at },
@@ -156,6 +158,55 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect(JSON.stringify(data.reactions_given)).not.toContain(`"user_id":${admirer.id}`);
   });
 
+  it('holds the reports they made and whom they blocked, by the names they saw, and nothing moderators kept', async () => {
+    const me = await makeCompletedUser(server, { name: 'Rita' });
+    const rude = await makeCompletedUser(server, { name: 'Rude', bio: 'Reported secret bio' }, { firstName: 'Rudolf', lastName: 'Surname' });
+    const pest = await makeCompletedUser(server, { name: 'Pest' });
+    const moderator = await makeModerator(server);
+    const conversationId = await match(server, me, rude);
+    expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: rude.token, json: { content: 'Evidence line' } })).status).toBe(201);
+    const first = await api().post('/api/reports/', {
+      token: me.token,
+      json: { user_id: rude.id, reason: 'harassment', details: 'Kept writing after I said no', conversation_id: conversationId },
+    });
+    expect(first.status).toBe(201);
+    const again = await api().post('/api/reports/', { token: me.token, json: { user_id: rude.id, reason: 'spam', details: 'And again' } });
+    expect(again.status).toBe(200);
+    expect((await api().post(`/api/users/${pest.id}/block/`, { token: me.token })).status).toBe(204);
+    // Renamed since: the report names them as she saw them, her list of blocks as it shows them now.
+    await server.app.db.update(profiles).set({ name: 'Renamed' }).where(eq(profiles.userId, rude.id));
+    expect(
+      (await api().post(`/api/moderation/reports/${first.body.id}/resolve/`, { token: moderator.token, json: { action: 'dismiss', note: 'Moderator private note' } }))
+        .status,
+    ).toBe(200);
+
+    const text = (await unzip((await download(me.token)).archive)).get('account.json')!.toString('utf8');
+    const data = JSON.parse(text);
+    expect(data.reports_made).toEqual([
+      {
+        id: first.body.id,
+        reported: { id: rude.id, name: 'Rude' },
+        reason: 'harassment',
+        details: 'Kept writing after I said no',
+        conversation_id: conversationId,
+        time: expect.any(String),
+        additions: [{ reason: 'spam', details: 'And again', time: expect.any(String) }],
+      },
+    ]);
+    const shown = (await api().get('/api/users/me/blocks/', { token: me.token })).body.results as Array<{ id: number; name: string; blocked_at: string }>;
+    expect(data.blocks).toEqual(shown.map((row) => ({ user_id: row.id, name: row.name, time: row.blocked_at })));
+    expect(data.blocks.map((row: { name: string }) => row.name)).toEqual(['Pest', 'Renamed']);
+    // The snapshot and the moderators' decision are theirs, not hers.
+    for (const secret of ['Reported secret bio', 'Rudolf', 'Surname', rude.email, 'Moderator private note', 'dismiss', 'resolved', 'Evidence line']) {
+      expect(text).not.toContain(secret);
+    }
+
+    // The reported account deleted since: her report stays hers, without their id.
+    expect(await deleteAccount(server.app.db, rude.id)).not.toBeNull();
+    const after = JSON.parse((await unzip((await download(me.token)).archive)).get('account.json')!.toString('utf8'));
+    expect(after.reports_made).toEqual([expect.objectContaining({ id: first.body.id, reported: { id: null, name: 'Rude' } })]);
+  });
+
   it('says which plan a subscriber is on, as their plan page does', async () => {
     const user = await makeUser(server);
     await subscribeThroughTestCheckout(server, user, 'yearly');
@@ -179,7 +230,15 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     const files = await unzip(archive);
     expect([...files.keys()]).toEqual(['account.json']);
     const data = JSON.parse(files.get('account.json')!.toString('utf8'));
-    expect(data).toMatchObject({ reactions_given: [], matches: [], conversations: [], events_attended: [], events_organized: [], blocks: [] });
+    expect(data).toMatchObject({
+      reactions_given: [],
+      matches: [],
+      conversations: [],
+      events_attended: [],
+      events_organized: [],
+      blocks: [],
+      reports_made: [],
+    });
     expect(data.analytics_events).toEqual([{ name: 'signed_up', time: expect.any(String) }]);
     expect(data.profile).toMatchObject({ name: 'Alex', image: null, is_completed: false });
   });

@@ -8,19 +8,22 @@ import type { Db } from '../../db/client';
 import {
   analyticsEvents,
   attendances,
-  blocks,
   conversations,
   events,
   messages,
   profiles,
   reactions,
+  reports,
   uploads,
   users,
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
 import { planPeriod } from '../payments/subscription';
+import { type BlockPosition, listBlocks } from '../safety/service';
 import { conversationColumns, openConversationsOf } from '../safety/visibility';
 import type { MediaStore } from '../media/store';
+import type { BlockedUser } from '../../../shared/schemas/safety';
+import type { Slice } from '../../lib/page';
 
 /** The prices of the two plans (`config.stripe.lookupKeys`): a subscription's period is named by them. */
 type LookupKeys = Config['stripe']['lookupKeys'];
@@ -60,9 +63,10 @@ async function* jsonArray<T>(items: AsyncIterable<T>, indent: string): AsyncGene
 /**
  * `account.json`, written as it is read (GDPR art. 20): the account, the profile, reactions given,
  * matches, every conversation the user can open with all its messages, subscription state, events
- * attended and organized, blocks and analytics events.
+ * attended and organized, blocks, reports made and analytics events.
  * About anyone else only what the user already sees: a partner's id and shown name in a conversation,
- * the id of someone they reacted to or blocked.
+ * the id of someone they reacted to, the id and name of someone they blocked (as their list of blocks
+ * shows) or reported (as they showed themselves when reported).
  */
 export async function* accountJson(db: Db, store: MediaStore, lookupKeys: LookupKeys, userId: number): AsyncGenerator<string> {
   const [account] = await db
@@ -207,15 +211,57 @@ export async function* accountJson(db: Db, store: MediaStore, lookupKeys: Lookup
   );
   yield ',\n';
 
-  const blocked = await db
-    .select({ user_id: blocks.blockedId, time: blocks.createdAt })
-    .from(blocks)
-    .where(eq(blocks.blockerId, userId))
-    .orderBy(asc(blocks.createdAt));
+  // As their list of blocks shows them (newest first), with the name it shows, so that they can
+  // tell who is who.
   yield `  "blocks": `;
   yield* jsonArray(
     (async function* () {
-      for (const row of blocked) yield { user_id: row.user_id, time: iso(row.time) };
+      let after: BlockPosition | null = null;
+      do {
+        const page: Slice<BlockedUser, BlockPosition> = await listBlocks(db, userId, { after, limit: PAGE });
+        for (const row of page.results) yield { user_id: row.id, name: row.name, time: row.blocked_at };
+        after = page.next;
+      } while (after);
+    })(),
+    '  ',
+  );
+
+  // What they wrote and when. The person reported by the name they showed then (the report's
+  // snapshot), which the reporter saw; nothing of the snapshot else, nor what moderators decided.
+  yield ',\n  "reports_made": ';
+  yield* jsonArray(
+    (async function* () {
+      const rows = pages(
+        (after) =>
+          db
+            .select({
+              id: reports.id,
+              reportedId: reports.reportedId,
+              snapshot: reports.snapshot,
+              reason: reports.reason,
+              details: reports.details,
+              additions: reports.additions,
+              conversationId: reports.conversationId,
+              time: reports.createdAt,
+            })
+            .from(reports)
+            .where(and(eq(reports.reporterId, userId), gt(reports.id, after)))
+            .orderBy(asc(reports.id))
+            .limit(PAGE),
+        (row) => row.id,
+      );
+      for await (const row of rows) {
+        yield {
+          id: row.id,
+          reported: { id: row.reportedId, name: row.snapshot.profile?.name ?? null },
+          reason: row.reason,
+          details: row.details,
+          conversation_id: row.conversationId,
+          time: iso(row.time),
+          // Reports of the same person while this one was open.
+          additions: row.additions.map((addition) => ({ reason: addition.reason, details: addition.details, time: addition.at })),
+        };
+      }
     })(),
     '  ',
   );
