@@ -85,7 +85,16 @@ export interface Config {
     from: string;
   };
   /** PostHog forwarding of the first-party analytics events, keyed by user id only; off without a key. */
-  posthog: { key: string | null; host: string };
+  posthog: {
+    key: string | null;
+    host: string;
+    /**
+     * PostHog's private API, with which a deleted account's person and events are deleted there too
+     * (`POSTHOG_PERSONAL_API_KEY`, `POSTHOG_PROJECT_ID`): the project key above can only send events.
+     * Null: they stay in PostHog, under the user id of an account that no longer exists.
+     */
+    erasure: { personalApiKey: string; projectId: string; apiHost: string } | null;
+  };
   /**
    * An S3-compatible bucket for photos and report evidence (`S3_BUCKET`), which every instance on every
    * machine shares; null keeps them under `dataDir` (one machine, or a volume its instances share).
@@ -156,6 +165,28 @@ export function databaseUrl(env: Env): string | null {
     throw new ConfigError('DATABASE_URL must be a PostgreSQL address such as postgres://user:password@host:5432/eventmatch.');
   }
   return text;
+}
+
+/** `POSTHOG_*`: where events go, and how a deleted account's are deleted there (both settings or neither). */
+function posthog(env: Env): Config['posthog'] {
+  const host = (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, '');
+  const personalApiKey = env.POSTHOG_PERSONAL_API_KEY?.trim() || null;
+  const projectId = env.POSTHOG_PROJECT_ID?.trim() || null;
+  if (!personalApiKey !== !projectId) throw new ConfigError('POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID go together.');
+  return {
+    key: env.POSTHOG_KEY || null,
+    host,
+    erasure:
+      personalApiKey && projectId
+        ? {
+            personalApiKey,
+            projectId,
+            // PostHog Cloud takes events at us.i.posthog.com and answers its API at us.posthog.com (eu alike);
+            // a self-hosted PostHog answers both at one address.
+            apiHost: httpUrl(env, 'POSTHOG_API_HOST', 'https://eu.posthog.com') ?? host.replace(/^https:\/\/(us|eu)\.i\.posthog\.com$/, 'https://$1.posthog.com'),
+          }
+        : null,
+  };
 }
 
 /** `PUBLIC_URL`: the address users reach; null when unset. */
@@ -299,10 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
       smtpUrl: env.SMTP_URL || null,
       from: env.MAIL_FROM || `Eventmatch <no-reply@${publicAddress ? new URL(publicAddress).hostname : 'localhost'}>`,
     },
-    posthog: {
-      key: env.POSTHOG_KEY || null,
-      host: (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, ''),
-    },
+    posthog: posthog(env),
     s3: s3(env),
   };
 }

@@ -11,7 +11,15 @@ export interface Analytics {
   record(userId: number, name: AnalyticsEventName): Promise<boolean>;
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
+  /**
+   * A deleted account's person and events deleted in PostHog too, when events went there and its API
+   * key is set (`POSTHOG_PERSONAL_API_KEY`). Throws when PostHog refuses or does not answer.
+   */
+  forget(userId: number): Promise<void>;
 }
+
+/** Long enough for PostHog's API on a bad day; the account's deletion waits for it. */
+const ERASURE_TIMEOUT_MS = 10_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,13 +30,16 @@ declare module 'fastify' {
 /**
  * First-party analytics: events are stored in our own database, keyed by user id. With
  * `POSTHOG_KEY`, the same events also go to PostHog, keyed by the user id only: no e-mail, no name,
- * no address (GeoIP off), no cookie.
+ * no address (GeoIP off), no cookie; and go from there with the account (`forget`).
  */
 export default fp(
   async (app) => {
-    const { key, host } = app.config.posthog;
+    const { key, host, erasure } = app.config.posthog;
     const posthog = key ? new PostHog(key, { host, disableGeoip: true }) : null;
     posthog?.on('error', (error: unknown) => app.log.warn({ err: error }, 'posthog forwarding failed'));
+    if (posthog && !erasure) {
+      app.log.warn('POSTHOG_KEY is set but POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID are not: a deleted account keeps its events in PostHog');
+    }
 
     app.decorate('analytics', {
       async record(userId: number, name: AnalyticsEventName) {
@@ -38,6 +49,18 @@ export default fp(
       },
       async flush() {
         await posthog?.flush();
+      },
+      async forget(userId: number) {
+        if (!posthog || !erasure) return;
+        // PostHog deletes only the events it has when asked: first those still queued here.
+        await posthog.flush();
+        const response = await fetch(`${erasure.apiHost}/api/projects/${encodeURIComponent(erasure.projectId)}/persons/bulk_delete/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${erasure.personalApiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ distinct_ids: [String(userId)], delete_events: true }),
+          signal: AbortSignal.timeout(ERASURE_TIMEOUT_MS),
+        });
+        if (!response.ok) throw new Error(`PostHog answered ${response.status} to the person's deletion: ${(await response.text()).slice(0, 200)}`);
       },
     });
     app.addHook('onClose', async () => {

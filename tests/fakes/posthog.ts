@@ -1,6 +1,9 @@
 /**
- * A local fake of PostHog's capture API (`POST /batch/`, gzip or plain JSON), for the real
- * posthog-node SDK pointed at it through POSTHOG_HOST. It records every event it is sent.
+ * A local fake of PostHog: its capture API (`POST /batch/`, gzip or plain JSON), for the real
+ * posthog-node SDK pointed at it through POSTHOG_HOST, which records every event it is sent; and its
+ * private API's person deletion (`POST /api/projects/{project_id}/persons/bulk_delete/`, a personal API
+ * key as a bearer token), which deletes the persons of the distinct ids named, and their events with
+ * `delete_events`, as PostHog does (there later, in a batch; here at once).
  */
 import { gunzipSync } from 'node:zlib';
 import { type FakeServer, startFakeServer } from './http';
@@ -17,12 +20,41 @@ export interface FakePostHog extends FakeServer {
   events: CapturedEvent[];
   /** The API keys the batches were sent with. */
   apiKeys: string[];
+  /** The distinct ids whose persons were deleted. */
+  deleted: string[];
+  /** The personal API key and project the private API accepts. */
+  personalApiKey: string;
+  projectId: string;
 }
+
+const BULK_DELETE = /^\/api\/projects\/([^/]+)\/persons\/bulk_delete\/$/;
 
 export async function startFakePostHog(): Promise<FakePostHog> {
   const events: CapturedEvent[] = [];
   const apiKeys: string[] = [];
+  const deleted: string[] = [];
+  const personalApiKey = 'phx_test_personal_key';
+  const projectId = '4242';
   const server = await startFakeServer((request) => {
+    const bulkDelete = BULK_DELETE.exec(request.path);
+    if (request.method === 'POST' && bulkDelete) {
+      // PostHog's answers: a missing or wrong personal key is 401, another project 404, no ids 400.
+      if (request.headers.authorization !== `Bearer ${personalApiKey}`) {
+        return { status: 401, body: { type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key is invalid.' } };
+      }
+      if (bulkDelete[1] !== projectId) return { status: 404, body: { type: 'invalid_request', code: 'not_found', detail: 'Not found.' } };
+      const body = JSON.parse(request.body.toString('utf8') || '{}') as { distinct_ids?: unknown; delete_events?: unknown };
+      const ids = Array.isArray(body.distinct_ids) ? body.distinct_ids.map(String) : [];
+      if (ids.length === 0 || ids.length > 1000) {
+        return { status: 400, body: { type: 'validation_error', code: 'invalid_input', detail: 'You need to specify either distinct_ids or ids' } };
+      }
+      const found = ids.filter((id) => events.some((event) => event.distinct_id === id));
+      deleted.push(...found);
+      if (body.delete_events) {
+        for (let i = events.length - 1; i >= 0; i--) if (ids.includes(events[i]!.distinct_id)) events.splice(i, 1);
+      }
+      return { status: 202, body: { persons_found: found.length, persons_deleted: found.length } };
+    }
     if (request.method !== 'POST' || request.path !== '/batch/') return { status: 404, body: { error: 'not found' } };
     const bytes = request.headers['content-encoding'] === 'gzip' ? gunzipSync(request.body) : request.body;
     const payload = JSON.parse(bytes.toString('utf8')) as { api_key: string; batch: Array<Record<string, unknown>> };
@@ -37,5 +69,5 @@ export async function startFakePostHog(): Promise<FakePostHog> {
     }
     return { status: 200, body: { status: 1 } };
   });
-  return { ...server, events, apiKeys };
+  return { ...server, events, apiKeys, deleted, personalApiKey, projectId };
 }

@@ -78,7 +78,15 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
   let server: TestServer;
   beforeAll(async () => {
     posthog = await startFakePostHog();
-    server = await startServer({ config: { posthog: { key: 'phc_test_eventmatch', host: posthog.url } } });
+    server = await startServer({
+      config: {
+        posthog: {
+          key: 'phc_test_eventmatch',
+          host: posthog.url,
+          erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
+        },
+      },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -100,6 +108,31 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
       expect(sent).not.toContain('127.0.0.1');
       expect(event.properties.$geoip_disable).toBe(true);
     }
+  });
+
+  it('deletes a deleted account’s person and events in PostHog too, those still queued here included', async () => {
+    const api = client(server.url);
+    const leaving = await makeUser(server);
+    const staying = await makeUser(server);
+    for (const user of [leaving, staying]) {
+      expect((await api.post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    }
+    await server.app.analytics.flush();
+    // One more, still in the SDK's queue as the account goes.
+    expect((await api.post(EVENTS, { token: leaving.token, json: { name: 'match_opened' } })).status).toBe(204);
+    expect(posthog.events.some((event) => event.distinct_id === String(leaving.id))).toBe(true);
+
+    expect((await api.delete('/api/users/me/', { token: leaving.token, json: { password: leaving.password } })).status).toBe(204);
+    await server.app.analytics.flush();
+
+    const deletions = posthog.requests.filter((request) => request.path.endsWith('/persons/bulk_delete/'));
+    expect(deletions).toHaveLength(1);
+    expect(deletions[0]!.path).toBe(`/api/projects/${posthog.projectId}/persons/bulk_delete/`);
+    expect(JSON.parse(deletions[0]!.body.toString('utf8'))).toEqual({ distinct_ids: [String(leaving.id)], delete_events: true });
+    expect(posthog.deleted).toEqual([String(leaving.id)]);
+    expect(posthog.events.filter((event) => event.distinct_id === String(leaving.id))).toEqual([]);
+    // Nobody else's.
+    expect(posthog.events.filter((event) => event.distinct_id === String(staying.id)).map((event) => event.event)).toEqual(['signed_up', 'app_opened']);
   });
 });
 

@@ -130,4 +130,15 @@ describe('the configuration', () => {
       new ConfigError('S3_FORCE_PATH_STYLE must be true or false, not "maybe".'),
     );
   });
+
+  it('deletes in PostHog through its private API when given a personal key and the project (both or neither)', () => {
+    expect(loadConfig({ POSTHOG_KEY: 'phc_x' }).posthog.erasure).toBeNull();
+    const key = { POSTHOG_PERSONAL_API_KEY: 'phx_y', POSTHOG_PROJECT_ID: '42' };
+    // PostHog Cloud takes events at one address and answers its API at another.
+    expect(loadConfig({ POSTHOG_KEY: 'phc_x', ...key }).posthog.erasure).toEqual({ personalApiKey: 'phx_y', projectId: '42', apiHost: 'https://us.posthog.com' });
+    expect(loadConfig({ POSTHOG_HOST: 'https://eu.i.posthog.com/', ...key }).posthog.erasure?.apiHost).toBe('https://eu.posthog.com');
+    expect(loadConfig({ POSTHOG_HOST: 'https://ph.example.com', ...key }).posthog.erasure?.apiHost).toBe('https://ph.example.com');
+    expect(loadConfig({ POSTHOG_API_HOST: 'https://api.ph.example.com/', ...key }).posthog.erasure?.apiHost).toBe('https://api.ph.example.com');
+    expect(() => loadConfig({ POSTHOG_PERSONAL_API_KEY: 'phx_y' })).toThrow(new ConfigError('POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID go together.'));
+  });
 });

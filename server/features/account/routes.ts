@@ -158,6 +158,14 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (error) {
         request.log.warn({ userId: id, photos: deleted.photoKeys.length, err: error }, 'account deleted, but its photo files were not removed');
       }
+      // Here the events keep their counts without the person; PostHog keeps them by user id, so there
+      // they go. Once the account is gone (no event of theirs can follow), and not undoing it if PostHog
+      // is down: the log says whom to delete there by hand.
+      try {
+        await app.analytics.forget(id);
+      } catch (error) {
+        request.log.error({ userId: id, err: error }, 'account deleted, but not its person in PostHog: delete it there by hand');
+      }
       request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
       return reply.code(204).send(null);
     },
