@@ -1,14 +1,25 @@
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
-import { api } from './api';
+import { api, refusedByServer } from './api';
 import { getToken } from './storage';
+
+/** Events that reached no server (no network, the server down), each with the session it is of. */
+let unsent: Array<[string, ClientAnalyticsEvent]> = [];
 
 /**
  * Records a named product event for the signed-in user: first-party, to our own server, keyed by the
- * session; no cookie, no third party. Never in the way: a failure is ignored.
+ * session; no cookie, no third party. Never in the way: one the server refuses is dropped, one that
+ * reached no server waits for `trackUnsent`.
  */
 export function track(name: ClientAnalyticsEvent) {
-  if (!getToken()) return;
-  api.recordEvent(name).catch(() => undefined);
+  const token = getToken();
+  if (token) api.recordEvent(name).catch((error: unknown) => refusedByServer(error) || unsent.push([token, name]));
+}
+
+/** The server is reachable again (the socket connected): what `track` could not send goes, if still this session's. */
+export function trackUnsent() {
+  const held = unsent;
+  unsent = [];
+  for (const [token, name] of held) if (token === getToken()) track(name);
 }
 
 const once = new Set<string>();

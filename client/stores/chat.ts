@@ -499,6 +499,8 @@ export const useChat = create<ChatState>()((set, get) => {
         // As far as the partner had read when it was kept (a chat kept by an older build does not say).
         partnerReadId: Math.max(thread.partnerReadId, kept.detail.partner_last_read_id ?? 0),
       }));
+      // Opened all the same: counted once the network is back (`trackUnsent`).
+      trackOnce('match_opened', `match_opened:${id}`);
       return;
     }
     // Ended while it loaded: nothing to keep.

@@ -1,6 +1,7 @@
 import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
+import { trackUnsent } from '../lib/analytics';
 import { t } from '../lib/i18n';
 import { onChatPage, pagePath } from '../lib/page-path';
 import { connectSocket, disconnectSocket, isConnected, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
@@ -240,8 +241,9 @@ export function startRealtime(token: string) {
       // The server is reachable: a user who could not be loaded (no network at the door) is asked for now.
       useSession.getState().retryUser();
       void usePresence.getState().refresh();
-      // What was written with no connection goes out now.
+      // What was written with no connection goes out now, and what was done (analytics).
       void useChat.getState().sendQueued();
+      trackUnsent();
     }),
     onReconnect(() => catchUp(lostAt, lostCursors)),
     // What the app read as it opened was read before the server had us in our rooms. The chats, their

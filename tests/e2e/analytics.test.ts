@@ -6,7 +6,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { analyticsEvents } from '../../server/db/schema';
+import { en } from '../../shared/i18n/en';
 import { makeCompletedUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
 import { hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
@@ -49,5 +51,45 @@ describe.skipIf(!ready)('the analytics events the app records (Chromium, 390×84
     await comeBack(page);
     await waitUntil(async () => (await opened()) === 2, 10_000, 'the app opened the next day');
     expect(sent.filter((name) => name === 'app_opened')).toEqual(['app_opened', 'app_opened']);
+  });
+
+  it('counts a match opened with no network once the network is back, and once only', async () => {
+    const ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
+    const ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] });
+    const api = client(app.server.url);
+    await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
+    const conversationId = (await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.conversation_id;
+    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' });
+    const opened = async () =>
+      (await app.server.app.db.select().from(analyticsEvents).where(and(eq(analyticsEvents.userId, ana.id), eq(analyticsEvents.name, 'match_opened'))))
+        .length;
+
+    await page.goto(`${app.server.url}/app/matches/`);
+    const benLink = page.getByRole('link', { name: /Ben/ }).first();
+    await benLink.waitFor();
+    // The chat's script, not loaded yet, comes from the service worker's store once it controls the page.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      while (!navigator.serviceWorker.controller) await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    await context.setOffline(true);
+    await page.getByText(en['app.offline']).waitFor();
+    // The new match, opened from her list with no network: written in as usual.
+    await benLink.click();
+    await page.waitForURL(`**/app/chat/${conversationId}**`);
+    await page.getByPlaceholder(en['chat.placeholder']).waitFor();
+    expect(await opened()).toBe(0);
+
+    await context.setOffline(false);
+    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await waitUntil(async () => (await opened()) === 1, 10_000, 'the match opened offline counted');
+    // Back to the list and into the chat again, online: the same open, not another.
+    await page.goBack();
+    await page.waitForURL('**/app/matches/**');
+    await page.getByRole('link', { name: /Ben/ }).first().click();
+    await page.waitForURL(`**/app/chat/${conversationId}**`);
+    await page.waitForLoadState('networkidle');
+    expect(await opened()).toBe(1);
+    await context.close();
   });
 });
