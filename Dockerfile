@@ -25,7 +25,7 @@ COPY patches ./patches
 # The bundle holds server/ and shared/; npm packages come from node_modules, dev tools stay out.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY drizzle ./drizzle
-COPY scripts/start.mjs scripts/build-server.mjs ./scripts/
+COPY scripts/start.mjs scripts/build-server.mjs scripts/run-admin.mjs ./scripts/
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node

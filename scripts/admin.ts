@@ -7,7 +7,10 @@
  *
  * It works on the configured database (`DATABASE_URL`, or the embedded one under `DATA_DIR`). The
  * embedded database is held by one process at a time: with the server running on it, stop the server
- * first.
+ * first. `npm run admin` runs this file's bundle (scripts/run-admin.mjs), which the Docker image
+ * holds too:
+ *
+ *   docker compose exec app1 npm run admin -- grant-moderator <email>
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

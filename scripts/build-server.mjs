@@ -1,15 +1,19 @@
 // The server as production runs it: server/ and shared/ bundled into one ES module,
 // dist/server/main.js, with every npm package left to node_modules (native addons, PGlite's
 // WebAssembly and the packages' own files stay where they are). No TypeScript loader at run time:
-// less memory, no loader thread, a faster start.
+// less memory, no loader thread, a faster start. The admin command (`npm run admin`) is bundled the
+// same way, into dist/admin/admin.js: the production image has no sources and no tsx to run it with.
 //
 //   npm run build:server      (npm run build runs it after the client; npm start when stale)
+//   node scripts/build-server.mjs <dir>     the same bundles into <dir> instead of dist/
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const serverBundle = path.join(root, 'dist/server/main.js');
+const dist = path.join(root, 'dist');
+export const serverBundle = path.join(dist, 'server/main.js');
+export const adminBundle = path.join(dist, 'admin/admin.js');
 
 /**
  * Writes the bundle, its source map and esbuild's metafile (meta.json: which packages it imports,
@@ -35,4 +39,11 @@ export async function buildServer(outfile = serverBundle, entryPoint = 'server/m
   await writeFile(path.join(path.dirname(outfile), 'meta.json'), JSON.stringify(metafile));
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer();
+/** The admin command's bundle (its own folder: its meta.json beside it). */
+export const buildAdmin = (outfile = adminBundle) => buildServer(outfile, 'scripts/admin.ts');
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const into = path.resolve(process.argv[2] ?? dist);
+  await buildServer(path.join(into, path.relative(dist, serverBundle)));
+  await buildAdmin(path.join(into, path.relative(dist, adminBundle)));
+}

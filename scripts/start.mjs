@@ -32,7 +32,8 @@ function applyServerFlags() {
   }
 }
 
-function newestSource(dirs) {
+/** The newest change among these folders and files; 0 where none of them is (the production image). */
+function newestSource(sources) {
   let newest = 0;
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -41,11 +42,16 @@ function newestSource(dirs) {
       else newest = Math.max(newest, statSync(full).mtimeMs);
     }
   };
-  for (const dir of dirs) if (existsSync(dir)) walk(dir);
+  for (const source of sources) {
+    if (!existsSync(source)) continue;
+    if (statSync(source).isDirectory()) walk(source);
+    else newest = Math.max(newest, statSync(source).mtimeMs);
+  }
   return newest;
 }
 
-const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newestSource(sources);
+/** True when `output` is missing or older than any of its sources (folders or files). */
+export const stale = (output, sources) => !existsSync(output) || statSync(output).mtimeMs < newestSource(sources);
 
 /** The client, when its build is missing or older than its sources (`npm start`, `npm run cluster`). */
 export async function buildClientIfStale() {
