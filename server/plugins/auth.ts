@@ -34,11 +34,12 @@ declare module 'fastify' {
      */
     revokeUserTokens: (userId: number, options?: { except?: string }) => Promise<number>;
     /**
-     * Ends every session of a user just banned, as `revokeUserTokens` does, but keeps each row, marked,
-     * until it would have expired: a phone away during the ban comes back to "suspended", not to a
-     * session closed for no reason it can tell. A marked row never authenticates again.
+     * Sessions a ban ended in its own transaction (`endedByBan`: each row kept, marked, until it would
+     * have expired, so that a phone away during the ban comes back to "suspended", not to a session
+     * closed for no reason it can tell; a marked row never authenticates again): forgotten here and
+     * on every instance, their sockets dropped, as `revokeUserTokens` does.
      */
-    suspendUserTokens: (userId: number) => Promise<void>;
+    suspendedTokens: (tokenHashes: string[]) => Promise<void>;
     /** A listener's promise is waited for: the revocation is answered once it is in force where the listener reaches. */
     onTokenRevoked: (listener: (tokenHash: string) => void | Promise<void>) => void;
     /** Another instance revoked this token: forget it here too. */
@@ -161,14 +162,7 @@ export default fp(
       await revoked(deleted.map((row) => row.tokenHash));
       return deleted.length;
     });
-    app.decorate('suspendUserTokens', async (userId: number) => {
-      const marked = await app.db
-        .update(authTokens)
-        .set({ endedByBan: true })
-        .where(and(eq(authTokens.userId, userId), eq(authTokens.endedByBan, false)))
-        .returning({ tokenHash: authTokens.tokenHash });
-      await revoked(marked.map((row) => row.tokenHash));
-    });
+    app.decorate('suspendedTokens', revoked);
     app.decorate('onTokenRevoked', (listener: (tokenHash: string) => void) => {
       revocationListeners.push(listener);
     });

@@ -721,6 +721,32 @@ describe.each(backends)('safety on %s', (backend) => {
     }
   });
 
+  it('ends a banned person’s sessions with the ban, though its request fails right after the commit', async () => {
+    const { a: reporter, b: troll } = await matched(['Ivo', 'Tara']);
+    // A second phone signed in before the ban, its token not yet used (so nothing holds it in memory).
+    const elsewhere = await api().post('/api/auth/', { json: { username: troll.email, password: troll.password } });
+    const filed = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'harassment' } });
+    // What stops the request once the ban has committed: here a failure in its first step after it
+    // (as well an instance stopped by a deploy, or a lost database connection).
+    const publish = server.app.publish;
+    server.app.publish = ((userIds, event, ...args) => {
+      if (event === 'account:suspended') throw new Error('the instance went away');
+      return publish(userIds, event, ...args);
+    }) as typeof publish;
+    try {
+      const banned = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+      expect(banned.status).toBe(500);
+    } finally {
+      server.app.publish = publish;
+    }
+    // The ban stands, decided once; its sessions ended with it.
+    const again = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
+    expect(again.status).toBe(409);
+    expect((await api().get('/api/users/me/', { token: elsewhere.body.token })).body).toEqual(SUSPENDED);
+    const sessions = await server.app.db.select({ ended: authTokens.endedByBan }).from(authTokens).where(eq(authTokens.userId, troll.id));
+    expect(sessions.map((session) => session.ended)).toEqual([true, true]);
+  });
+
   it('refuses bad moderation input with 4xx', async () => {
     const post = (path: string, json: unknown) => api().post(path, { token: moderator.token, json });
     expect((await post('/api/moderation/reports/999999/resolve/', { action: 'dismiss' })).body).toEqual(NOT_FOUND);

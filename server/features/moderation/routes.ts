@@ -70,11 +70,11 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!resolution) throw new NotFound();
       if (resolution.banned) {
         // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
-        // same path to each instance), then they are signed out everywhere, sockets dropped on every
-        // instance (a phone away hears it when it comes back: its token says so); partners see the
-        // conversation go.
+        // same path to each instance), then the sessions the ban ended are forgotten everywhere,
+        // sockets dropped on every instance (a phone away hears it when it comes back: its token says
+        // so); partners see the conversation go.
         app.publish([resolution.banned.userId], 'account:suspended');
-        await app.suspendUserTokens(resolution.banned.userId);
+        await app.suspendedTokens(resolution.banned.tokenHashes);
         announceEnded(app.publish, resolution.banned.ended);
         const { userId, leftEventId } = resolution.banned;
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);

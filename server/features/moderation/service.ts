@@ -171,18 +171,22 @@ export interface Resolution {
   /** The keys of the photo copies taken out of the resolved reports: the caller removes them. */
   photoCopies: string[];
   /**
-   * Set on a ban: whose sessions end, which conversations ended with it, and the event they were
-   * checked in to (they leave it: its count goes down).
+   * Set on a ban: whose sessions it ended (their token hashes: marked `endedByBan` with the ban, they
+   * are to be forgotten wherever they are trusted), which conversations ended with it, and the event
+   * they were checked in to (they leave it: its count goes down).
    */
-  banned: { userId: number; ended: EndedConversation[]; leftEventId: number | null } | null;
+  banned: { userId: number; tokenHashes: string[]; ended: EndedConversation[]; leftEventId: number | null } | null;
 }
 
 /**
  * Resolves an open report: dismissed, or the reported person banned. A ban hides them from everyone
- * at once (the visibility rule reads `banned_at`), ends their conversations, checks them out of their
- * event, and resolves every other open report about them; the caller then ends their sessions and
- * tells their partners and the event's room. The photo copies kept with a report go once it is
- * resolved: taken out of its snapshot here, their files left for the caller to remove after the rest.
+ * at once (the visibility rule reads `banned_at`), ends their sessions, their conversations, checks
+ * them out of their event, and resolves every other open report about them, all in one transaction:
+ * whatever stops the request after it commits, no session of theirs outlives it where it is read
+ * next (on another instance, or here once the cache's trust ends). The caller then drops their
+ * sockets and tells their partners and the event's room. The photo copies kept with a report go once
+ * it is resolved: taken out of its snapshot here, their files left for the caller to remove after the
+ * rest.
  * Null for an unknown report, or one about the moderator herself; 409 when already resolved.
  */
 export async function resolveReport(
@@ -219,6 +223,11 @@ export async function resolveReport(
       // to be ended below; one that comes later waits for this commit and finds them banned.
       await lockOutLikes(tx, userId);
       await tx.update(users).set({ bannedAt: sql`now()` }).where(eq(users.id, userId));
+      const sessions = await tx
+        .update(authTokens)
+        .set({ endedByBan: true })
+        .where(and(eq(authTokens.userId, userId), eq(authTokens.endedByBan, false)))
+        .returning({ tokenHash: authTokens.tokenHash });
       const ended = await endConversationsOf(tx, userId, 'ban');
       const [left] = await tx
         .update(attendances)
@@ -231,7 +240,7 @@ export async function resolveReport(
         .where(and(eq(reports.reportedId, userId), eq(reports.status, 'open')))
         .returning({ id: reports.id });
       resolvedIds.push(...others.map((other) => other.id));
-      banned = { userId, ended, leftEventId: left?.eventId ?? null };
+      banned = { userId, tokenHashes: sessions.map((session) => session.tokenHash), ended, leftEventId: left?.eventId ?? null };
     }
     const photos = await dropPhotoCopies(tx, resolvedIds);
     return { banned, photos };
