@@ -43,6 +43,10 @@ export type PresenceListPayload = z.infer<typeof PresenceListPayload>;
 export const EventWatchPayload = z.object({ event_id: Id });
 export type EventWatchPayload = z.infer<typeof EventWatchPayload>;
 
+/** The host screen closed: its socket stops hearing the event it watched. */
+export const EventUnwatchPayload = z.object({ event_id: Id });
+export type EventUnwatchPayload = z.infer<typeof EventUnwatchPayload>;
+
 export interface EventCountPayload {
   event_id: number;
   count: number;
@@ -147,6 +151,8 @@ export interface ClientToServerEvents {
   'presence:list': (payload: PresenceListPayload, ack: (reply: Ack<{ online: number[] }>) => void) => void;
   /** The organizer's host screen joins its event's room; the ack carries the count now. */
   'event:watch': (payload: EventWatchPayload, ack: (reply: Ack<{ count: number }>) => void) => void;
+  /** The host screen closed: out of the event's room, unless its user is checked in there. */
+  'event:unwatch': (payload: EventUnwatchPayload, ack?: (reply: Ack) => void) => void;
 }
 
 /** Room names come from here only. */

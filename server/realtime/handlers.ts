@@ -3,6 +3,7 @@ import type { ZodType } from 'zod';
 import {
   type Ack,
   type ClientToServerEvents,
+  EventUnwatchPayload,
   EventWatchPayload,
   MatchSeenPayload,
   MessageReadPayload,
@@ -46,8 +47,14 @@ type Handler<T> = (socket: RealtimeSocket, payload: T) => Promise<Ack>;
 interface Route {
   schema: ZodType;
   handle: Handler<never>;
-  /** Whether dispatch counts the user's limit of the event's name; false where the handler does. */
+  /** Whether dispatch counts the user's limit of the event's name; false where the handler does, or none is needed. */
   throttled: boolean;
+  /** Whether the socket's events of this kind run one after the other, in the order sent. */
+  inOrder: boolean;
+}
+interface RouteOptions {
+  throttled?: boolean;
+  inOrder?: boolean;
 }
 
 /**
@@ -100,9 +107,14 @@ export function createHandlers(context: HandlerContext) {
    * every instance), run, ack. A bad payload or a failing service gets an error ack; the socket itself
    * is never dropped for it.
    */
-  function on<T>(event: keyof ClientToServerEvents & LimitName, schema: ZodType<T>, handle: Handler<T>, { throttled = true } = {}) {
-    routes.set(event, { schema, handle: handle as Handler<never>, throttled });
+  function on<T>(event: keyof ClientToServerEvents & LimitName, schema: ZodType<T>, handle: Handler<T>, options?: RouteOptions): void;
+  function on<T>(event: keyof ClientToServerEvents, schema: ZodType<T>, handle: Handler<T>, options: RouteOptions & { throttled: false }): void;
+  function on<T>(event: keyof ClientToServerEvents, schema: ZodType<T>, handle: Handler<T>, { throttled = true, inOrder = false }: RouteOptions = {}) {
+    routes.set(event, { schema, handle: handle as Handler<never>, throttled, inOrder });
   }
+
+  /** Per socket, the last of its in-order events, which the next one waits for. */
+  const lastInOrder = new WeakMap<RealtimeSocket, Promise<unknown>>();
 
   function dispatch(this: RealtimeSocket, event: string, ...args: unknown[]) {
     const route = routes.get(event);
@@ -117,11 +129,13 @@ export function createHandlers(context: HandlerContext) {
     const parsed = route.schema.safeParse(payload);
     if (!parsed.success) return reply(invalidPayload(parsed.error, language));
     const allowed = route.throttled ? app.limits.consume(event as LimitName, userSubject(user.id)) : Promise.resolve();
-    context.track(
-      allowed
-        .then(() => route.handle(socket, parsed.data as never))
-        .then(reply, (error: unknown) => reply(errorAck(error, app.log, language))),
-    );
+    // Its turn comes once the one before has finished, whatever became of it.
+    const ready = route.inOrder ? Promise.allSettled([lastInOrder.get(socket), allowed]).then(() => allowed) : allowed;
+    const done = ready
+      .then(() => route.handle(socket, parsed.data as never))
+      .then(reply, (error: unknown) => reply(errorAck(error, app.log, language)));
+    if (route.inOrder) lastInOrder.set(socket, done);
+    context.track(done);
   }
 
   // The batcher counts the send limit, a batch's sends in one call.
@@ -179,13 +193,31 @@ export function createHandlers(context: HandlerContext) {
 
   on('presence:list', PresenceListPayload, async (socket) => ({ ok: true, online: await presence.onlinePartners(socket.data.user.id) }));
 
-  // The host screen: only the organizer; anyone else is told there is no such event.
-  on('event:watch', EventWatchPayload, async (socket, payload) => {
-    const event = await findOrganizedEvent(app.db, payload.event_id, socket.data.user.id);
-    if (!event) return notFoundAck(socket.data.language);
-    await context.eventLive.watch(socket, event.id);
-    return { ok: true, count: await attendeeCount(app.db, event.id) };
-  });
+  // The host screen: only the organizer; anyone else is told there is no such event. A socket's watches
+  // and unwatches run in the order sent: a host screen closed as it opened (a watch still reading its
+  // event when the unwatch comes) ends out of the room.
+  on(
+    'event:watch',
+    EventWatchPayload,
+    async (socket, payload) => {
+      const event = await findOrganizedEvent(app.db, payload.event_id, socket.data.user.id);
+      if (!event) return notFoundAck(socket.data.language);
+      await context.eventLive.watch(socket, event.id);
+      return { ok: true, count: await attendeeCount(app.db, event.id) };
+    },
+    { inOrder: true },
+  );
+
+  // Not counted: it reads anything only after a watch, which was.
+  on(
+    'event:unwatch',
+    EventUnwatchPayload,
+    async (socket, payload) => {
+      await context.eventLive.unwatch(socket, payload.event_id);
+      return { ok: true };
+    },
+    { throttled: false, inOrder: true },
+  );
 
   function disconnected(this: RealtimeSocket) {
     context.track(presence.disconnected(this.data.user.id));

@@ -275,6 +275,52 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(await guestArrived).toEqual({ event_id: event.id, count: 1 });
   });
 
+  it('takes a closed host screen out of the room, or one that watches another event, but not a checked-in organizer\'s', async () => {
+    const organizer = await makeUser(server);
+    const [event, other] = [await makeEvent(server, organizer), await makeEvent(server, organizer)];
+    const host = await connectAs(organizer);
+    // The sockets in an event's room on this instance, by id.
+    const inRoom = (eventId: number) => [...(server.app.io.of('/').adapter.rooms.get(rooms.event(eventId)) ?? [])];
+
+    expect(await host.emitWithAck('event:watch', { event_id: event.id })).toEqual({ ok: true, count: 0 });
+    expect(inRoom(event.id)).toEqual([host.id]);
+    expect(await host.emitWithAck('event:unwatch', { event_id: event.id })).toEqual({ ok: true });
+    expect(inRoom(event.id)).toEqual([]);
+    // Not watching it (again, or never): nothing to undo.
+    expect(await host.emitWithAck('event:unwatch', { event_id: event.id })).toEqual({ ok: true });
+    expect((await host.emitWithAck('event:unwatch', { event_id: 'x' as unknown as number })).ok).toBe(false);
+    // Closed from the screen, the next check-in's count goes to nobody there.
+    const heard = record(host);
+    await checkIn(server, await makeUser(server), event.code);
+    const watcher = await connectAs(organizer);
+    const counted = waitFor(watcher, 'event:count', (p) => p.count === 2, 8000);
+    await watcher.emitWithAck('event:watch', { event_id: event.id });
+    await checkIn(server, await makeUser(server), event.code);
+    await counted;
+    expect(heard.filter((e) => e.event === 'event:count')).toEqual([]);
+    expect(await watcher.emitWithAck('event:unwatch', { event_id: event.id })).toEqual({ ok: true });
+
+    // Another event's host screen in its place: the first one's room is left.
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    await host.emitWithAck('event:watch', { event_id: other.id });
+    expect([inRoom(event.id), inRoom(other.id)]).toEqual([[], [host.id]]);
+    await host.emitWithAck('event:unwatch', { event_id: other.id });
+
+    // Closed as it opened, the watch still reading its event as the unwatch comes: out all the same.
+    const both = [host.emitWithAck('event:watch', { event_id: event.id }), host.emitWithAck('event:unwatch', { event_id: event.id })];
+    expect(await Promise.all(both)).toEqual([{ ok: true, count: 2 }, { ok: true }]);
+    expect(inRoom(event.id)).toEqual([]);
+
+    // The organizer checked in there: the socket stays in the room as their other phones do, and a leave
+    // takes it out.
+    await checkIn(server, organizer, event.code);
+    await host.emitWithAck('event:watch', { event_id: event.id });
+    await host.emitWithAck('event:unwatch', { event_id: event.id });
+    expect(inRoom(event.id).sort()).toEqual([host.id, watcher.id].sort());
+    expect((await client(server.url).post('/api/events/leave/', { token: organizer.token })).status).toBe(204);
+    expect(inRoom(event.id)).toEqual([]);
+  });
+
   it('coalesces a burst of check-ins and leaves: at most one count per second and one refresh per 5 s, the last count exact', { timeout: 60_000 }, async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);

@@ -36,8 +36,13 @@ export interface EventLive {
   removed(eventId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
-  /** A host screen: into the room, kept there when its user leaves the event as an attendee. */
+  /**
+   * A host screen: into the room, kept there when its user leaves the event as an attendee. A socket
+   * hosts one event at a time: watching another stops watching the one before.
+   */
   watch(socket: RealtimeSocket, eventId: number): Promise<void>;
+  /** The host screen closed: out of the room, unless its user is checked in there. */
+  unwatch(socket: RealtimeSocket, eventId: number): Promise<void>;
   /** A move announced by another instance. */
   movedElsewhere(move: AttendanceMove): void;
   close(): void;
@@ -158,6 +163,43 @@ export function createEventLive(options: {
     if (to !== null) changedHere(to);
   }
 
+  /**
+   * The user's current event, and whether a move of theirs was applied while it was read: that move has
+   * put this instance's sockets of theirs where they are, and the answer may be older than it.
+   */
+  async function readCurrentEvent(userId: number) {
+    const read = { moved: false };
+    const inFlight = reads.get(userId) ?? new Set();
+    reads.set(userId, inFlight.add(read));
+    try {
+      const eventId = await currentEventIdOfUser(db, userId);
+      return { eventId, moved: read.moved };
+    } finally {
+      inFlight.delete(read);
+      if (inFlight.size === 0 && reads.get(userId) === inFlight) reads.delete(userId);
+    }
+  }
+
+  /** The event each host screen watches (its socket in `eventHost(id)` too). */
+  const watching = new WeakMap<RealtimeSocket, number>();
+
+  /**
+   * A host screen's socket out of the event's room, but for the room of an event its user is at: from
+   * the moment it is no host, their moves take it in and out as any socket of theirs, and the event
+   * they are at is read until no move came while it was.
+   */
+  async function stopWatching(socket: RealtimeSocket, eventId: number) {
+    if (watching.get(socket) === eventId) watching.delete(socket);
+    if (!socket.rooms.has(rooms.eventHost(eventId))) return;
+    await socket.leave(rooms.eventHost(eventId));
+    for (;;) {
+      const current = await readCurrentEvent(socket.data.user.id);
+      if (current.moved) continue;
+      if (current.eventId !== eventId && socket.connected) await socket.leave(rooms.event(eventId));
+      return;
+    }
+  }
+
   function moved(move: AttendanceMove) {
     applyMove(move);
     options.broadcast?.(move);
@@ -197,22 +239,16 @@ export function createEventLive(options: {
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {
-      const userId = socket.data.user.id;
-      const read = { moved: false };
-      const inFlight = reads.get(userId) ?? new Set();
-      reads.set(userId, inFlight.add(read));
-      let eventId: number | null;
-      try {
-        eventId = await currentEventIdOfUser(db, userId);
-      } finally {
-        inFlight.delete(read);
-        if (inFlight.size === 0 && reads.get(userId) === inFlight) reads.delete(userId);
-      }
-      if (eventId !== null && !read.moved && socket.connected) await socket.join(rooms.event(eventId));
+      const { eventId, moved } = await readCurrentEvent(socket.data.user.id);
+      if (eventId !== null && !moved && socket.connected) await socket.join(rooms.event(eventId));
     },
     async watch(socket, eventId) {
+      const before = watching.get(socket);
+      if (before !== undefined && before !== eventId) await stopWatching(socket, before);
+      watching.set(socket, eventId);
       await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
+    unwatch: stopWatching,
     movedElsewhere: applyMove,
     close() {
       closed = true;
