@@ -260,3 +260,8 @@ export async function watchEvent(eventId: number): Promise<number | null> {
   const reply: Ack<{ count: number }> = await answerOf(socket, socket.timeout(SEND_ACK_TIMEOUT_MS).emitWithAck('event:watch', { event_id: eventId }));
   return reply.ok ? reply.count : null;
 }
+
+/** The host screen closed: its socket stops hearing the event (a connection made since never heard it). */
+export function unwatchEvent(eventId: number) {
+  if (socket?.connected) socket.emit('event:unwatch', { event_id: eventId });
+}

@@ -3,7 +3,7 @@ import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
-import { isConnected, loadFailure, onConnect, onEvent, onReconnect, watchEvent } from '../lib/socket';
+import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
 interface HostState {
@@ -167,6 +167,8 @@ export function openHostScreen(id: number): () => void {
     clearTimeout(expiryTimer);
     for (const stop of stops) stop();
     document.removeEventListener('visibilitychange', onVisible);
+    // Gone from the screen: this tab hears the event's news no more, unless I am at it.
+    unwatchEvent(id);
   };
 }
 

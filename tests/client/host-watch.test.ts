@@ -8,6 +8,7 @@ const socket = vi.hoisted(() => ({
   connected: false,
   connectListeners: new Set<() => void>(),
   watched: [] as number[],
+  unwatched: [] as number[],
   connect() {
     this.connected = true;
     for (const listener of this.connectListeners) listener();
@@ -27,6 +28,7 @@ vi.mock('../../client/lib/socket', () => ({
     socket.watched.push(id);
     return 41;
   },
+  unwatchEvent: (id: number) => socket.unwatched.push(id),
 }));
 
 const event = { id: 7, name: 'Fiesta', is_organizer: true };
@@ -49,6 +51,7 @@ describe('the host screen’s live count', () => {
     socket.connected = false;
     socket.connectListeners.clear();
     socket.watched = [];
+    socket.unwatched = [];
     vi.resetAllMocks();
   });
 
@@ -68,6 +71,17 @@ describe('the host screen’s live count', () => {
     stop = openHostScreen(7);
     await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
     expect(socket.watched).toEqual([7]);
+  });
+
+  it('stops watching the event when the screen closes, so that the tab hears its news no more', async () => {
+    answers();
+    socket.connect();
+    stop = openHostScreen(7);
+    await vi.waitFor(() => expect(useHost.getState().count).toBe(41));
+    expect(socket.unwatched).toEqual([]);
+    stop();
+    stop = () => {};
+    expect(socket.unwatched).toEqual([7]);
   });
 });
 

@@ -140,6 +140,24 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     }
   });
 
+  it('stops hearing the event once its host screen is left for another page', async () => {
+    // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
+    const host = await makeCompletedUser(app.server, { name: 'Iris', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Iris' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' });
+    try {
+      const event = await makeEvent(app.server, host, { name: 'Harbour Lights', join_mode: 'code' });
+      const inRoom = async () => (await app.server.app.io.in(`event:${event.id}`).fetchSockets()).length;
+      await door.page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+      await expect.poll(inRoom, { timeout: 10_000 }).toBe(1);
+      // Back to the list, in the same tab and over the same socket: the event's counts are no longer its news.
+      await door.page.locator('.back-link').click();
+      await door.page.waitForURL(`${app.server.url}/app/events/`);
+      await expect.poll(inRoom, { timeout: 10_000 }).toBe(0);
+    } finally {
+      await door.context.close();
+    }
+  });
+
   it('shows the count as not live while the door has no network, here and on the big screen', async () => {
     const proxy = await tcpProxy(app.server.url);
     // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
