@@ -333,7 +333,8 @@ export function HostScreen({ id }: { id: number }) {
     );
   }
 
-  const live = count ?? event.attendee_count;
+  // Past the after-party no one is checked in (their attendances lapse with no news pushed), whatever came last.
+  const live = status === 'closed' ? 0 : count ?? event.attendee_count;
   // Still to come or going on: the door (its code, the big screen) and the edit are offered.
   const doorOpen = status === 'open' || status === 'upcoming';
   const eventUrl = new URL(`/e/${event.code}`, window.location.origin).href;

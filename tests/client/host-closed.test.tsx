@@ -1,0 +1,79 @@
+// @vitest-environment jsdom
+/**
+ * The host screen's headcount once the after-party is over: the attendances lapse by the clock, with no
+ * `event:count` pushed, and the server counts no one there (its stats, its watch, the organizer's view);
+ * a screen left open across that moment says so too, instead of the last count it heard. The clock is
+ * fake; the api and the socket (connected, its last count 5) are faked.
+ */
+import { act, cleanup, render } from '@testing-library/react';
+import { Suspense } from 'react';
+import { Router } from 'wouter';
+import { memoryLocation } from 'wouter/memory-location';
+import { afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
+import { eventStatusAt } from '../../shared/event-status';
+import { publicEvent } from '../helpers/public-event';
+
+vi.mock(import('../../client/lib/socket'), async (original) => ({
+  ...(await original()),
+  isConnected: () => true,
+  onConnect: () => () => {},
+  onReconnect: () => () => {},
+  onEvent: () => () => {},
+  watchEvent: async () => 5,
+  unwatchEvent: () => {},
+}));
+const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
+vi.mock('../../client/lib/api-app', () => ({ api }));
+
+const { HostScreen } = await import('../../client/pages/events/HostScreen');
+const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-events');
+
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  await useLanguage.getState().setLanguage('en');
+});
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.resetAllMocks();
+});
+
+it('shows no one checked in once the after-party is over, whatever count it heard last', async () => {
+  const now = Date.parse('2026-06-06T12:00:00Z');
+  vi.useFakeTimers({ now });
+  // Ended a minute short of a day ago: the deck is open to the five inside for one more minute.
+  const endsAt = now - EVENT_AFTER_PARTY_HOURS * HOUR + 60_000;
+  const event = {
+    ...publicEvent({ id: 7, starts_at: new Date(endsAt - 3 * HOUR).toISOString(), ends_at: new Date(endsAt).toISOString(), status: 'after', attendee_count: 5 }),
+    is_organizer: true as const,
+  };
+  api.myEvents.mockResolvedValue({ results: [event], next: null });
+  api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(now + 120_000).toISOString() });
+  // As the server counts: those inside until the lapse, no one after it.
+  api.eventStats.mockImplementation(async () => {
+    const closed = eventStatusAt(Date.parse(event.starts_at), endsAt, Date.now()) === 'closed';
+    return { attendee_count: closed ? 0 : 5, checked_in_total: 9, likes: 0, matches: 0, conversations_started: 0, timeline: [] };
+  });
+  const { hook } = memoryLocation({ path: '/app/events/7/host/' });
+  render(
+    <Router hook={hook}>
+      <Suspense fallback={null}>
+        <HostScreen id={7} />
+      </Suspense>
+    </Router>,
+  );
+  const headcount = () => document.querySelector('.host-live-number')?.textContent;
+  await act(() => vi.advanceTimersByTimeAsync(0));
+  expect(headcount()).toBe('5');
+
+  // The after-party ends, and the stats are read again after it.
+  await act(() => vi.advanceTimersByTimeAsync(60_000 + 30_000));
+  expect(document.querySelector('.host-page .notice')?.textContent).toBe('The event is over, and so is its deck.');
+  expect(headcount()).toBe('0');
+});
