@@ -42,19 +42,21 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
 }
 
 /**
- * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none, the way
- * into one. The live dot only while the event is open; after its end, that it has ended. With the
+ * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none (or its
+ * after-party is over), the way into one. The live dot only while the event is open; after its end, that it has ended. With the
  * connection lost the headcount is the last one heard: the dot stays, greyed and still, not live.
  */
 export function EventBar() {
   const t = useT();
   const current = useEvents((state) => state.current);
   const [leaving, setLeaving] = useState(false);
-  const ended = useEventEnded(current);
+  const status = useEventStatus(current);
+  const ended = status !== 'open';
   const offline = useConnection((state) => state.lost);
 
   if (current === undefined) return null;
-  if (current === null) {
+  // Past the after-party I am at no event: the attendance has lapsed on its own, with no news of it.
+  if (current === null || status === 'closed') {
     return (
       <Link href="/app/events/" className="event-bar event-bar-join">
         <CalendarIcon className="event-bar-icon" />

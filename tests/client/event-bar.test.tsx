@@ -100,6 +100,15 @@ describe('the event bar', () => {
     expect(within(bar()).getByText(format(enApp['deck.event.ended'], { count: 12 }))).toBeTruthy();
   });
 
+  it('turns to the way into an event when the after-party ends while it is on screen (the attendance lapses)', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    renderBar(party({ status: 'after', starts_at: new Date(Date.now() - 27 * hour).toISOString(), ends_at: new Date(Date.now() - 24 * hour + 60_000).toISOString() }));
+    expect(within(bar()).getByText(format(enApp['deck.event.ended'], { count: 12 }))).toBeTruthy();
+    act(() => vi.advanceTimersByTime(60_000 + 1_000));
+    expect(screen.queryByRole('region', { name: 'Fiesta' })).toBeNull();
+    expect(screen.getByRole('link', { name: new RegExp(enApp['deck.event.join']) })).toBeTruthy();
+  });
+
   it('has its Spanish copy', () => {
     expect(esApp['deck.event.ended']).toBe('Terminado · {count} dentro');
     expect(esApp['deck.event.leaveEnded']).toMatch(/^El evento ha terminado: si sales, ya no podrás volver a entrar\./);
