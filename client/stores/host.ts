@@ -60,6 +60,9 @@ export function openHostScreen(id: number): () => void {
 
   const loadQr = async () => {
     clearTimeout(qrTimer);
+    // Over (here or from another screen): the door is closed, and no code is shown or asked for again.
+    const event = useHost.getState().event;
+    if (event && Date.parse(event.ends_at) <= Date.now()) return;
     try {
       const qr = await api.eventQr(id);
       if (stopped) return;

@@ -13,6 +13,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import { enEvents } from '../../shared/i18n/en-events';
 import type { EventQr } from '../../shared/schemas/events';
+import { comeBack } from '../helpers/page-visibility';
 import { publicEvent } from '../helpers/public-event';
 
 vi.mock(import('../../client/lib/socket'), async (original) => ({
@@ -122,6 +123,29 @@ describe('the host screen’s QR', () => {
     expect(doorSays(big)).toEqual(good);
     fireEvent.click(within(big).getByRole('button', { name: enEvents['host.presentClose'] }));
     expect(doorSays(door())).toEqual(good);
+  });
+
+  it('asks for no code once the event is over, whether it ends while shown or was over when opened', async () => {
+    answers(TURN - 30_000);
+    const endsSoon = { ...publicEvent({ id: 7, ends_at: new Date(TURN - 20_000).toISOString() }), is_organizer: true as const };
+    api.myEvents.mockResolvedValue({ results: [endsSoon], next: null });
+    api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW));
+    stop = openHostScreen(7);
+    await run(0);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    // The end comes before the next code is due: none is asked for, then or later, nor on coming back.
+    await run(3 * WINDOW);
+    comeBack();
+    await run(0);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    stop();
+
+    api.eventQr.mockClear();
+    api.myEvents.mockResolvedValue({ results: [{ ...endsSoon, status: 'after' }], next: null });
+    stop = openHostScreen(7);
+    await run(0);
+    expect(useHost.getState().event?.status).toBe('after');
+    expect(api.eventQr).not.toHaveBeenCalled();
   });
 
   it('says when its link points at this computer itself, which no phone can open', async () => {
