@@ -122,8 +122,9 @@ export const usePlan = create<PlanState>()((set, get) => {
       const sameSession = sessionCheck();
       const asked = changes;
       try {
-        const { card, expires_at } = await api.undoable();
-        if (sameSession() && asked === changes) offerUndo(card, expires_at ? Date.parse(expires_at) - Date.now() : 0);
+        // Timed from the answer, not by `expires_at`: this phone's clock may be minutes off the server's.
+        const { card, expires_in_ms } = await api.undoable();
+        if (sameSession() && asked === changes) offerUndo(card, expires_in_ms ?? 0);
       } catch (error) {
         logFailure('Could not load what undo would bring back', error);
       }

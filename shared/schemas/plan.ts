@@ -52,10 +52,15 @@ export type UndoResult = z.infer<typeof UndoResult>;
 export const UndoInput = z.object({ user_id: Id.optional() });
 export type UndoInput = z.infer<typeof UndoInput>;
 
-/** `GET /api/matching/undo/`: the card an undo would bring back now, and when that chance ends; both null when there is nothing to undo. */
+/** `GET /api/matching/undo/`: the card an undo would bring back now, and when that chance ends; all null when there is nothing to undo. */
 export const Undoable = z.object({
   card: DeckCard.nullable(),
   expires_at: z.string().nullable(),
+  expires_in_ms: z
+    .number()
+    .int()
+    .nullable()
+    .describe('How long the chance to undo it lasts from this answer: a phone times it from here, whatever its own clock says.'),
 });
 export type Undoable = z.infer<typeof Undoable>;
 

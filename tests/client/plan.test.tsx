@@ -464,7 +464,8 @@ describe('undo, as the server can undo', () => {
       if (route === 'GET /api/users/matching-profiles/') return Response.json({ results: [mia], next: null });
       if (route === 'GET /api/matching/undo/') {
         asked += 1;
-        return Response.json({ card: passes[0] ?? null, expires_at: passes[0] ? new Date(Date.now() + 60_000).toISOString() : null });
+        const left = passes[0] ? 60_000 : null;
+        return Response.json({ card: passes[0] ?? null, expires_at: left && new Date(Date.now() + left).toISOString(), expires_in_ms: left });
       }
       if (route === 'POST /api/matching/undo/') {
         const { user_id } = JSON.parse(String(init.body)) as { user_id?: number };
@@ -532,8 +533,32 @@ describe('undo, as the server can undo', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
       useSession.setState({ user: user(true) });
-      vi.stubGlobal('fetch', async () => Response.json({ card: leo, expires_at: new Date(Date.now() + 1000).toISOString() }));
+      vi.stubGlobal('fetch', async () => Response.json({ card: leo, expires_at: new Date(Date.now() + 1000).toISOString(), expires_in_ms: 1000 }));
       await usePlan.getState().loadUndo();
+      expect(usePlan.getState().lastPass?.id).toBe(leo.id);
+      vi.advanceTimersByTime(1001);
+      expect(usePlan.getState().lastPass).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  // Phones whose clock runs ten minutes ahead of the server's, or behind it: the server's answer
+  // times the window, not a comparison of the server's moment with this phone's clock.
+  it.each([
+    ['ahead of', 10 * 60_000],
+    ['behind', -10 * 60_000],
+  ])('keeps the undo button as long as the server allows, with the phone’s clock %s the server’s', async (_, skew) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      useSession.setState({ user: user(true) });
+      const left = 2 * 60_000;
+      // The server's own clock, and the window by it.
+      const serverNow = () => Date.now() - skew;
+      vi.stubGlobal('fetch', async () => Response.json({ card: leo, expires_at: new Date(serverNow() + left).toISOString(), expires_in_ms: left }));
+      await usePlan.getState().loadUndo();
+      expect(usePlan.getState().lastPass?.id).toBe(leo.id);
+      vi.advanceTimersByTime(left - 1000);
       expect(usePlan.getState().lastPass?.id).toBe(leo.id);
       vi.advanceTimersByTime(1001);
       expect(usePlan.getState().lastPass).toBeNull();

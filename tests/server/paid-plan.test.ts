@@ -270,13 +270,16 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await kindOf(server, me, blocked!)).toBe('dislike');
   });
 
+  /** What `GET /api/matching/undo/` answers when there is nothing to undo. */
+  const nothingToUndo = { card: null, expires_at: null, expires_in_ms: null };
+
   it('tells a subscriber what undo would bring back and until when: after an undo, the pass before it', async () => {
     const me = await makeCompletedUser(server);
     const noPlan = await api().undoable(me);
     expect(noPlan.status).toBe(403);
     expect(noPlan.body.code).toBe('subscription_required');
     await subscribeThroughTestCheckout(server, me);
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
 
     const first = await makeCompletedUser(server, { name: 'Noa', bio: 'First' });
     const second = await makeCompletedUser(server, { name: 'Leo', bio: 'Second' });
@@ -288,10 +291,21 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(told.body).toEqual({
       card: { id: second.id, name: 'Leo', age: 28, bio: 'Second', image: expect.stringMatching(/^\/media\//) },
       expires_at: expect.any(String),
+      expires_in_ms: expect.any(Number),
     });
     // The window closes UNDO_WINDOW_MS after the pass (within this test's own time).
     expect(Date.parse(told.body.expires_at) - passedAt).toBeGreaterThanOrEqual(UNDO_WINDOW_MS);
     expect(Date.parse(told.body.expires_at) - Date.now()).toBeLessThanOrEqual(UNDO_WINDOW_MS);
+    // And what is left of it, for a phone whose clock is not the server's: a whole number of ms, less
+    // than the window by the time the pass took to answer and this one to be asked.
+    expect(Number.isInteger(told.body.expires_in_ms)).toBe(true);
+    expect(told.body.expires_in_ms).toBeLessThanOrEqual(UNDO_WINDOW_MS);
+    expect(told.body.expires_in_ms).toBeGreaterThanOrEqual(UNDO_WINDOW_MS - (Date.now() - passedAt));
+    // Two minutes into the window (by the database's clock, which decides): three are left.
+    await server.app.db.execute(sql`update reactions set updated_at = now() - interval '2 minutes' where from_user_id = ${me.id}`);
+    const later = (await api().undoable(me)).body.expires_in_ms;
+    expect(later).toBeLessThanOrEqual(UNDO_WINDOW_MS - 120_000);
+    expect(later).toBeGreaterThan(UNDO_WINDOW_MS - 120_000 - 5_000);
     // Asking takes nothing back.
     expect(await kindOf(server, me, second)).toBe('skip');
 
@@ -302,11 +316,11 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     await server.app.db.execute(sql`
       update reactions set updated_at = now() - ${UNDO_WINDOW_MS + 1000}::bigint * interval '1 millisecond'
       where from_user_id = ${me.id}`);
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
     await reacted(server, me, second, 'dislike');
     expect((await api().undoable(me)).body.card?.id).toBe(second.id);
     await reacted(server, me, await makeCompletedUser(server), 'like');
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
   });
 
   it('tells nothing to bring back about someone now hidden', async () => {
@@ -316,7 +330,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     await reacted(server, me, blocked, 'skip');
     expect((await api().undoable(me)).body.card?.id).toBe(blocked.id);
     await client(server.url).post(`/api/users/${blocked.id}/block/`, { token: me.token });
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
   });
 
   it('brings back only someone my deck would show now: not once either of us looks for someone else', async () => {
@@ -335,7 +349,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect((await api().undoable(me)).body.card?.id).toBe(skipped!.id);
     await saveProfile(me, { ...woman, min_matching_age: 35 });
     expect(await deckIds(me)).not.toContain(skipped!.id);
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
     const narrowed = await api().undo(me, { user_id: skipped!.id });
     expect(narrowed.status).toBe(409);
     expect(narrowed.body.code).toBe('nothing_to_undo');
@@ -346,7 +360,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     // Disliked, then he stops looking for women: not brought back to me either.
     await reacted(server, me, disliked!, 'dislike');
     await saveProfile(disliked!, { ...man, genders_to_match: ['male'] });
-    expect((await api().undoable(me)).body).toEqual({ card: null, expires_at: null });
+    expect((await api().undoable(me)).body).toEqual(nothingToUndo);
     expect((await api().undo(me)).status).toBe(409);
     expect(await kindOf(server, me, disliked!)).toBe('dislike');
     await saveProfile(disliked!, man);

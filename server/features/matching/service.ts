@@ -279,6 +279,7 @@ export class NothingToUndo extends ApiError {
  */
 const undoable = (userId: number) => sql`
   select last.to_user_id, last.kind, last.updated_at,
+    floor(extract(epoch from last.updated_at - now()) * 1000)::bigint + ${UNDO_WINDOW_MS} as closes_in_ms,
     p.name, p.date_of_birth::text as date_of_birth, p.bio, p.image
   from (
     select to_user_id, kind, updated_at from ${reactions} where from_user_id = ${userId}
@@ -296,6 +297,8 @@ type UndoableRow = {
   to_user_id: number;
   kind: 'dislike' | 'skip';
   updated_at: Date | string;
+  /** What is left of the window by the database's clock, the one that decides (`now()`). */
+  closes_in_ms: number | string;
   name: string;
   date_of_birth: string;
   bio: string;
@@ -313,13 +316,19 @@ const cardOf = (row: UndoableRow): DeckCard => ({
 /**
  * The card an undo would bring back now, and when the window to undo it closes, for a subscriber
  * (`SubscriptionRequired` otherwise): how a client that did not see the pass (after a reload, or a
- * pass on another phone), or that has just undone one, learns what undo would do next.
+ * pass on another phone), or that has just undone one, learns what undo would do next. The window
+ * comes as what is left of it too (`expires_in_ms`): a phone whose clock is off by minutes would
+ * read `expires_at` as long past, or as further off than the server allows.
  */
 export async function undoableNow(db: Db, userId: number): Promise<Undoable> {
   await requireSubscription(db, userId);
   const [row] = rowsOf<UndoableRow>(await db.execute(undoable(userId)));
-  if (!row) return { card: null, expires_at: null };
-  return { card: cardOf(row), expires_at: new Date(new Date(row.updated_at).getTime() + UNDO_WINDOW_MS).toISOString() };
+  if (!row) return { card: null, expires_at: null, expires_in_ms: null };
+  return {
+    card: cardOf(row),
+    expires_at: new Date(new Date(row.updated_at).getTime() + UNDO_WINDOW_MS).toISOString(),
+    expires_in_ms: Number(row.closes_in_ms),
+  };
 }
 
 /**
