@@ -6,6 +6,7 @@ import { CONVERSATIONS_PAGE_SIZE, MATCH_SEEN, type Reaction } from './constants'
 import { Id } from './schemas/common';
 import { type Message, MessageInput } from './schemas/conversations';
 import type { PublicEvent } from './schemas/events';
+import type { UndoResult } from './schemas/plan';
 import { message, z } from './schemas/zod';
 import { hasLoneSurrogate } from './well-formed-text';
 
@@ -124,6 +125,12 @@ export interface ServerToClientEvents {
    * leave "likes you".
    */
   'deck:answered': (payload: { user_id: number; response: Reaction }) => void;
+  /**
+   * I took back my last pass (`POST /api/matching/undo/`), on this or another of my phones or tabs:
+   * its answer, the pass and the card. The person is in every deck of mine again and, a dislike taken
+   * back, in "likes you" again if they like me: what `deck:answered` took away comes back.
+   */
+  'deck:undone': (payload: UndoResult) => void;
   /**
    * The signed-in user's own account changed elsewhere (their plan started or ended, their e-mail was
    * confirmed): fetch it again. No payload: `GET /api/users/me/` is the one source of the user, and a

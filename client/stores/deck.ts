@@ -95,6 +95,13 @@ interface DeckState {
    * never the card of someone matched.
    */
   restore: (card: DeckCard) => void;
+  /**
+   * A pass taken back on any of my phones or tabs (`deck:undone`): the person is in the deck again,
+   * next, behind the card on screen, which stays under the user's thumb (on screen if there is none).
+   * Not again if this deck holds them already: the undo made here put them on top, and they may be on
+   * their way out again since (that pass's `deck:answered` follows). Nor before the deck is loaded.
+   */
+  undone: (card: DeckCard) => void;
   /** Shows a match's overlay, or after those showing and waiting: each for its full time, one after the other. */
   showMatch: (match: MatchOverlay) => void;
   /** Closes the match shown, seen: the user's other phones show it no more. `elsewhere`: seen on one of them, which said so. */
@@ -329,6 +336,12 @@ export const useDeck = create<DeckState>()((set, get) => {
         current: card,
         queue: current && current.id !== card.id ? [current, ...rest] : rest,
       }));
+    },
+    undone(card) {
+      const { current, queue } = get();
+      if (!queue || current?.id === card.id || queue.some((queued) => queued.id === card.id)) return;
+      set((state) => ({ decidedDuringRequest: removed(state.decidedDuringRequest, card.id) }));
+      set(current ? { queue: [card, ...queue] } : { current: card });
     },
     showMatch(match) {
       set((state) => ({ matchesWaiting: [...state.matchesWaiting, match] }));

@@ -195,6 +195,13 @@ export function startRealtime(token: string) {
       if (response !== 'skip') useLikes.getState().answered(user_id, false);
       if (response === 'like') likeGiven();
     }),
+    onEvent('deck:undone', ({ undone, card }) => {
+      useDeck.getState().undone(card);
+      // A dislike took them out of "likes you": they are in it again if they like me.
+      if (undone === 'dislike' && useLikes.getState().count !== null) void useLikes.getState().load();
+      // The pass this tab offered to undo is undone: the one before it may be offered now.
+      if (usePlan.getState().lastPass?.id === card.id) void usePlan.getState().loadUndo();
+    }),
     // My plan or my e-mail's confirmation changed on another device (or in Stripe). The plan is read
     // again each time, where this tab holds it: a change may leave `has_subscription` as it was (a
     // cancellation at the period's end, another billing period).

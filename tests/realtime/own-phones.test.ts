@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCompletedUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { startServer, type TestServer } from '../helpers/server';
 import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
 import { makePair, match } from './fixtures';
@@ -85,6 +86,30 @@ describe('one user on several phones', () => {
 
     const refused = await anaPhone.emitWithAck('match:seen', { conversation_ids: [], seen: 'later' } as never);
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation' } });
+  });
+
+  it('tells every phone of mine of an undo (deck:undone) with what it took back, and nobody else', async () => {
+    const [ana, ben] = await Promise.all([makeCompletedUser(server, { name: 'Ana' }), makeCompletedUser(server, { name: 'Ben', bio: 'Back.' })]);
+    await subscribeThroughTestCheckout(server, ana);
+    const api = client(server.url);
+    expect((await api.post('/api/matching/', { token: ana.token, json: { response: 'dislike', other: ben.id } })).status).toBe(200);
+    const [anaPhone, anaTablet, benSocket] = await Promise.all([connectAs(ana.token), connectAs(ana.token), connectAs(ben.token)]);
+    const benEvents = record(benSocket);
+    const heard = Promise.all([waitFor(anaPhone, 'deck:undone'), waitFor(anaTablet, 'deck:undone')]);
+    const undone = await api.post('/api/matching/undo/', { token: ana.token, json: { user_id: ben.id } });
+    expect(undone.status, JSON.stringify(undone.body)).toBe(200);
+    // What the phone that undid it was answered: the other phones put the same card back.
+    expect(undone.body).toMatchObject({ undone: 'dislike', card: { id: ben.id, name: 'Ben', bio: 'Back.' } });
+    expect(await heard).toEqual([undone.body, undone.body]);
+
+    // An undo that takes back nothing says nothing.
+    const anaEvents = record(anaTablet);
+    expect((await api.post('/api/matching/undo/', { token: ana.token, json: {} })).status).toBe(409);
+    const marker = waitFor(anaTablet, 'deck:answered');
+    await api.post('/api/matching/', { token: ana.token, json: { response: 'skip', other: ben.id } });
+    await marker;
+    expect(anaEvents.map(({ event }) => event)).toEqual(['deck:answered']);
+    expect(benEvents).toEqual([]);
   });
 
   it('tells my other phones that my profile was saved (account:changed), and nobody else', async () => {

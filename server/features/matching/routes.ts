@@ -41,7 +41,14 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/matching/undo/',
     { schema: { body: UndoInput.nullish(), response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
-    async (request) => undoLast(app.db, currentUser(request).id, request.body?.user_id),
+    async (request) => {
+      const me = currentUser(request).id;
+      const result = await undoLast(app.db, me, request.body?.user_id);
+      // Committed: the person comes back on my other phones and tabs too, as deck:answered took
+      // them away (this one puts the card back from this answer, and may hear it first).
+      app.publish([me], 'deck:undone', result);
+      return result;
+    },
   );
 
   // What that undo would bring back now: asked by a client that opens the deck, or has just undone one.

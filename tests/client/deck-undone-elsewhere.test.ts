@@ -1,0 +1,92 @@
+// @vitest-environment jsdom
+/**
+ * An undo made on another of my phones reaches this one (`deck:undone`): the person taken back comes
+ * back into this deck, behind the card on screen, and into "likes you" when it was a dislike of
+ * someone who likes me; what this tab offered to undo moves on to the pass before. Against the real
+ * server, over a real socket.
+ */
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { startServer, type TestServer } from '../helpers/server';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { setToken } = await import('../../client/lib/storage');
+const { useConnection } = await import('../../client/lib/socket');
+const { useDeck } = await import('../../client/stores/deck');
+const { useLikes } = await import('../../client/stores/likes');
+const { usePlan } = await import('../../client/stores/plan');
+const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useSession } = await import('../../client/stores/session');
+
+const realFetch = globalThis.fetch;
+let server: TestServer;
+let me: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  origin.url = server.url;
+  me = await makeCompletedUser(server);
+  await subscribeThroughTestCheckout(server, me);
+});
+afterAll(() => server?.close());
+afterEach(() => {
+  stopRealtime();
+  useSession.getState().signOut({ alreadyRevoked: true });
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+/** What the other phone does, over plain HTTP with the same account. */
+const otherPhone = {
+  react: (to: TestUser, response: string) => client(server.url).post('/api/matching/', { token: me.token, json: { response, other: to.id } }),
+  undo: (to: TestUser) => client(server.url).post('/api/matching/undo/', { token: me.token, json: { user_id: to.id } }),
+};
+const cardOf = (user: TestUser, name: string): DeckCard => ({ id: user.id, name, age: 28, bio: 'Hi', image: null });
+const deckIds = () => [useDeck.getState().current?.id, ...(useDeck.getState().queue ?? []).map((card) => card.id)];
+
+it('brings back into this deck and "likes you" whom another phone took back, behind the card on screen', async () => {
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  const [skipped, liker, onScreen] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+  expect((await client(server.url).post('/api/matching/', { token: liker.token, json: { response: 'like', other: me.id } })).status).toBe(200);
+  setToken(me.token);
+  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
+  useSession.setState({ token: me.token, user });
+  await useLikes.getState().load();
+  expect(useLikes.getState()).toMatchObject({ count: 1, people: [{ id: liker.id }] });
+  useDeck.setState({ current: cardOf(onScreen, 'On screen'), queue: [cardOf(skipped, 'Skipped'), cardOf(liker, 'Liker')] });
+  startRealtime(me.token);
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+
+  // The other phone skips one and dislikes the other: both leave this deck, the liker "likes you".
+  expect((await otherPhone.react(skipped, 'skip')).status).toBe(200);
+  expect((await otherPhone.react(liker, 'dislike')).status).toBe(200);
+  await vi.waitFor(() => expect(useLikes.getState().count).toBe(0), { timeout: 5000 });
+  expect(deckIds()).toEqual([onScreen.id]);
+  // This tab learns what undo would bring back (as it does when the deck opens).
+  await usePlan.getState().loadUndo();
+  expect(usePlan.getState().lastPass?.id).toBe(liker.id);
+
+  // The other phone takes the dislike back: the liker is back here, next after the card on screen,
+  // and likes me still; undo here offers the skip before it.
+  expect((await otherPhone.undo(liker)).status).toBe(200);
+  await vi.waitFor(() => expect(deckIds()).toEqual([onScreen.id, liker.id]), { timeout: 5000 });
+  await vi.waitFor(() => expect(useLikes.getState()).toMatchObject({ count: 1, people: [{ id: liker.id }] }), { timeout: 5000 });
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(skipped.id), { timeout: 5000 });
+
+  // Taken back here (this tab put the card on top from the undo's answer): the same news by the
+  // socket moves nothing.
+  useDeck.setState({ current: cardOf(skipped, 'Skipped'), queue: [cardOf(onScreen, 'On screen'), cardOf(liker, 'Liker')] });
+  expect((await otherPhone.undo(skipped)).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
+  expect(deckIds()).toEqual([skipped.id, onScreen.id, liker.id]);
+  expect(useLikes.getState().count).toBe(1);
+});
