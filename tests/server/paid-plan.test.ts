@@ -395,6 +395,24 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await kindOf(server, me, onThisPhone!)).toBeNull();
   });
 
+  it('a subscriber whose own profile is not complete has no deck, so nothing to undo: a 409, and the pass stays', async () => {
+    const me = await makeUser(server);
+    await subscribeThroughTestCheckout(server, me);
+    const other = await makeCompletedUser(server);
+    // The profile page offers them a dislike or a skip, which is stored.
+    await reacted(server, me, other, 'dislike');
+    for (const json of [{}, { user_id: other.id }]) {
+      const refused = await api().undo(me, json);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+      expect(refused.body).toEqual({ detail: expect.any(String), code: 'nothing_to_undo' });
+    }
+    expect((await client(server.url).post('/api/matching/undo/', { token: me.token })).status).toBe(409);
+    const told = await api().undoable(me);
+    expect(told.status, JSON.stringify(told.body)).toBe(200);
+    expect(told.body).toEqual(nothingToUndo);
+    expect(await kindOf(server, me, other)).toBe('dislike');
+  });
+
   it('an undo with no body at all, as older clients send it, takes back the last pass', async () => {
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me);
