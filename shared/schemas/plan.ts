@@ -37,10 +37,13 @@ export const DailyLikesExhaustedBody = z.object({
 });
 export type DailyLikesExhaustedBody = z.infer<typeof DailyLikesExhaustedBody>;
 
-/** `POST /api/matching/undo/`: what was taken back, and the card, to put back on top of the deck. */
+/**
+ * `POST /api/matching/undo/`: what was taken back, and the card, to put back on top of the deck. The
+ * user's other phones and tabs hear the same as `deck:undone` (docs/socket-events.md).
+ */
 export const UndoResult = z.object({
-  undone: z.enum(['dislike', 'skip']),
-  card: DeckCard,
+  undone: z.enum(['dislike', 'skip']).describe('The pass taken back: the person is in the deck again, as someone not answered yet.'),
+  card: DeckCard.describe('Their deck card, to put back on top.'),
 });
 export type UndoResult = z.infer<typeof UndoResult>;
 
@@ -49,13 +52,17 @@ export type UndoResult = z.infer<typeof UndoResult>;
  * takes back my last reaction only if it is about them, so that a pass made on another phone since is
  * not what comes back; without it (older clients), whatever the last reaction is.
  */
-export const UndoInput = z.object({ user_id: Id.optional() });
+export const UndoInput = z.object({
+  user_id: Id.optional().describe(
+    'The person the client means to bring back (the card it offers): 409 `nothing_to_undo` unless the last reaction is a pass on them.',
+  ),
+});
 export type UndoInput = z.infer<typeof UndoInput>;
 
 /** `GET /api/matching/undo/`: the card an undo would bring back now, and when that chance ends; all null when there is nothing to undo. */
 export const Undoable = z.object({
-  card: DeckCard.nullable(),
-  expires_at: z.string().nullable(),
+  card: DeckCard.nullable().describe('The card the next undo would bring back; null when there is nothing to undo.'),
+  expires_at: z.string().nullable().describe('When the chance to undo it ends, by the server’s clock.'),
   expires_in_ms: z
     .number()
     .int()

@@ -3,6 +3,8 @@ import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
 
 interface Operation {
+  summary?: string;
+  description?: string;
   parameters?: Array<{ in: string; name: string; schema?: unknown }>;
   requestBody?: { content: Record<string, { schema?: unknown }> };
   responses?: Record<string, { content?: Record<string, { schema?: unknown }>; description?: string }>;
@@ -129,5 +131,17 @@ describe('the OpenAPI document generated from the routes', () => {
     // The checkout takes a form post too (the pricing page's form, without the token).
     const checkout = spec.paths['/api/payments/stripe/create-checkout-session/']!.post!;
     expect(Object.keys(checkout.requestBody!.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+  });
+
+  it('says what undo does, its refusals, and how long its chance lasts', () => {
+    const undo = spec.paths['/api/matching/undo/']!;
+    expect(undo.post!.summary).toMatch(/undo/i);
+    expect(undo.post!.description).toEqual(expect.stringContaining('nothing_to_undo'));
+    expect(undo.post!.description).toEqual(expect.stringContaining('deck:undone'));
+    expect(undo.get!.summary).toMatch(/undo/i);
+    const undoable = undo.get!.responses!['200']!.content!['application/json']!.schema as { properties: Record<string, { description?: string }> };
+    expect(undoable.properties.expires_in_ms?.description).toMatch(/clock/);
+    const body = undo.post!.requestBody!.content['application/json']!.schema as { properties?: Record<string, { description?: string }>; anyOf?: unknown[] };
+    expect(JSON.stringify(body)).toContain('nothing_to_undo');
   });
 });

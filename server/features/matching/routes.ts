@@ -6,6 +6,15 @@ import { freeDailyLikes, likeAllowance } from '../plan/service';
 import { requestSubject } from '../../lib/limits';
 import { react, repeatedReaction, undoableNow, undoLast } from './service';
 
+/** What `POST /api/matching/undo/` does, as the API's documentation says it (`/api/docs`). */
+const UNDO_DESCRIPTION = [
+  'Takes back the account’s last reaction when it is a dislike or a skip of the last 5 minutes about someone the deck would show now:',
+  'the person is in the deck again, and the answer is their card, to put back on top. One at a time; the pass before may follow while',
+  'it is within its window. 403 `subscription_required` without the plan; 409 `nothing_to_undo` after a like, past the window, about',
+  'someone hidden or out of the deck since, about someone else than `user_id`, or for a profile not complete (no deck). The user’s',
+  'other phones and tabs hear `deck:undone` with the same answer (docs/socket-events.md).',
+].join(' ');
+
 const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
   const dailyLikes = freeDailyLikes(app.config.limitMultiplier);
@@ -40,7 +49,15 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   // (older clients send none, or `{}`), names the person the client means to bring back.
   app.post(
     '/api/matching/undo/',
-    { schema: { body: UndoInput.nullish(), response: { 200: UndoResult } }, onRequest: app.limits.hook('reaction') },
+    {
+      schema: {
+        summary: 'Undo the last pass (paid plan)',
+        description: UNDO_DESCRIPTION,
+        body: UndoInput.nullish(),
+        response: { 200: UndoResult },
+      },
+      onRequest: app.limits.hook('reaction'),
+    },
     async (request) => {
       const me = currentUser(request).id;
       const result = await undoLast(app.db, me, request.body?.user_id);
@@ -52,8 +69,17 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   // What that undo would bring back now: asked by a client that opens the deck, or has just undone one.
-  app.get('/api/matching/undo/', { schema: { response: { 200: Undoable } } }, async (request) =>
-    undoableNow(app.db, currentUser(request).id),
+  app.get(
+    '/api/matching/undo/',
+    {
+      schema: {
+        summary: 'What undo would bring back now (paid plan)',
+        description:
+          'The card the next undo would bring back and how long that chance lasts, or all null. 403 `subscription_required` without the plan.',
+        response: { 200: Undoable },
+      },
+    },
+    async (request) => undoableNow(app.db, currentUser(request).id),
   );
 
   app.get('/api/matching/allowance/', { schema: { response: { 200: LikeAllowance } } }, async (request) =>
