@@ -138,7 +138,7 @@ function report(result: PartyResult) {
   const rows = [
     latency('match overlay (like → match:new on the other phone)', result.latency_ms.match_overlay),
     latency('message delivery (send → message:new at the recipient)', result.latency_ms.message_delivery),
-    latency('reconnect (socket handshake)', result.latency_ms.reconnect),
+    latency('reconnect (socket handshake, every reconnection)', result.latency_ms.reconnect),
     latency('presence:list (who is online, at every connect)', result.latency_ms.presence_list),
     ...Object.entries(result.latency_ms.rest).map(([route, s]) => latency(route, s)),
   ];
@@ -159,7 +159,7 @@ function report(result: PartyResult) {
     ),
     '',
     `check-ins ${result.counts.check_ins}, swipes ${result.counts.swipes} (likes ${result.counts.likes}), matches ${result.counts.matches}, ` +
-      `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops}`,
+      `reconnects ${result.counts.reconnects}, dropped sockets ${result.counts.drops} (${result.counts.server_disconnects} disconnected by the server)`,
     `errors: ${errorsText(result.counts.errors)}`,
     `the tool itself: ${result.tool.cpu_seconds} s CPU, ${result.tool.cpu_us_per_operation} µs per operation (${result.tool.operations} socket frames and REST calls), ` +
       `${result.tool.cpu_us_per_message ?? '—'} µs per chat message sent, ${heapText(result.tool.heap_kb_per_attendee)}, RSS ${result.tool.rss_mb} MB, ` +

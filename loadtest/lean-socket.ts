@@ -6,10 +6,12 @@
  * either way. Tests of the app use the real socket.io-client; this is for generating load.
  *
  * What it does: the handshake with `auth`, `connect_error` (rejects with the server's message),
- * events and acknowledgements, the server's pings, a heartbeat check for a server gone silent, and
- * reconnection with backoff when the transport drops (not after the server's own disconnect, as
- * socket.io-client). Acknowledgements pending when the transport drops are not called: the caller
- * tracks what it sent and resends (the app's `client_id` makes a resend idempotent).
+ * events and acknowledgements, the server's pings, a heartbeat check for a server gone silent, and,
+ * with `reconnect`, connecting again as the app's client does (client/lib/socket.ts): with backoff
+ * when the transport drops, a second after the server's own disconnect (which socket.io-client alone
+ * would leave disconnected), and with a longer backoff after a refused handshake, except a refused
+ * token. Acknowledgements pending when the transport drops are not called: the caller tracks what
+ * it sent and resends (the app's `client_id` makes a resend idempotent).
  *
  * Frames are parsed lazily: an event nobody listens to is not parsed past its name.
  */
@@ -38,16 +40,25 @@ export class ConnectError extends Error {
 
 export type DisconnectReason = 'transport close' | 'io server disconnect' | 'io client disconnect' | 'ping timeout';
 
+/** Refusals that no retry mends, as the app reads them: the token opens nothing (unknown, revoked, a ban). */
+const FINAL_REFUSALS = new Set(['unauthorized', 'account_suspended']);
+
 export interface LeanSocketOptions {
   /** Give up a handshake the server has not completed in this long (default 20 s). */
   handshakeTimeoutMs?: number;
-  /** Reconnect after a dropped transport (default false): delays from `minDelayMs` doubling to `maxDelayMs`, jittered. */
-  reconnect?: boolean | { minDelayMs?: number; maxDelayMs?: number };
-  /** Called on every (re)connection once the server accepted the handshake. */
+  /**
+   * Connect again once connected (default false), as the app does: after a dropped transport, delays
+   * from `minDelayMs` (500) doubling to `maxDelayMs` (5 s), jittered; after the server's disconnect (a
+   * restart or drain that disconnects rather than closes, a revoked token), `serverDisconnectDelayMs`
+   * (1 s) later; after a refused handshake (`too_many_connections`, `unavailable`…), from
+   * `serverDisconnectDelayMs` doubling to `refusedMaxDelayMs` (30 s). A refused token ends it.
+   */
+  reconnect?: boolean | { minDelayMs?: number; maxDelayMs?: number; serverDisconnectDelayMs?: number; refusedMaxDelayMs?: number };
+  /** Called on every (re)connection once the server accepted the handshake (`handshakeMs` says how long it took). */
   onConnect?: (socket: LeanSocket) => void;
   /** Called when an established connection ends; `willReconnect` tells whether a retry is scheduled. */
   onDisconnect?: (socket: LeanSocket, reason: DisconnectReason, willReconnect: boolean) => void;
-  /** A reconnection attempt failed (refused handshake or network error); retries continue unless it was a ConnectError. */
+  /** A reconnection attempt failed (refused handshake or network error); retries continue unless the token was refused. */
   onReconnectError?: (socket: LeanSocket, error: Error) => void;
   /** Every event from the server, before the per-event handlers; `payload` is the first argument, parsed. */
   onEvent?: (socket: LeanSocket, event: string, payload: unknown) => void;
@@ -85,11 +96,15 @@ export class LeanSocket {
   private ws: WebSocket | null = null;
   private closedByUs = false;
   private attempts = 0;
+  /** Refused handshakes in a row since the last connect: the refusal backoff's step. */
+  private refusals = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   /** When the server last spoke, and how long it may stay silent (its pingInterval + pingTimeout). */
   private lastSeen = 0;
   private silenceMs = 45_000;
   connected = false;
+  /** How long the last successful handshake took, ms: from the connection attempt to the server's accept. */
+  handshakeMs = 0;
 
   constructor(
     readonly url: string,
@@ -114,6 +129,7 @@ export class LeanSocket {
     // No UTF-8 check of every frame: each is JSON.parsed (or dropped unread) and the server is the one under test.
     const ws = new WebSocket(endpoint, { perMessageDeflate: false, skipUTF8Validation: true });
     this.ws = ws;
+    const begun = performance.now();
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {
@@ -148,6 +164,8 @@ export class LeanSocket {
           ws.on('close', () => this.dropped(ws, 'transport close'));
           this.connected = true;
           this.attempts = 0;
+          this.refusals = 0;
+          this.handshakeMs = performance.now() - begun;
           this.lastSeen = Date.now();
           watch(this);
           this.options.onConnect?.(this);
@@ -219,23 +237,39 @@ export class LeanSocket {
     const wasConnected = this.connected;
     this.connected = false;
     this.acks?.clear();
-    const retry = !this.closedByUs && reason !== 'io server disconnect' && Boolean(this.options.reconnect);
+    const retry = !this.closedByUs && Boolean(this.options.reconnect);
     if (wasConnected) this.options.onDisconnect?.(this, reason, retry);
-    if (retry) this.scheduleRetry();
+    if (!retry) return;
+    // socket.io-client stays disconnected after the server's own disconnect; the app connects again a moment later.
+    if (reason === 'io server disconnect') this.retryIn(this.settings().serverDisconnectDelayMs);
+    else this.scheduleRetry();
   }
 
+  private settings() {
+    const given = typeof this.options.reconnect === 'object' ? this.options.reconnect : {};
+    return { minDelayMs: 500, maxDelayMs: 5000, serverDisconnectDelayMs: 1000, refusedMaxDelayMs: 30_000, ...given };
+  }
+
+  /** After a dropped transport or a failed attempt: socket.io-client's own backoff, jittered. */
   private scheduleRetry() {
-    const settings = typeof this.options.reconnect === 'object' ? this.options.reconnect : {};
-    const min = settings.minDelayMs ?? 500;
-    const max = settings.maxDelayMs ?? 5000;
-    const delay = Math.min(max, min * 2 ** this.attempts) * (0.5 + Math.random() / 2);
+    const { minDelayMs, maxDelayMs } = this.settings();
+    this.retryIn(Math.min(maxDelayMs, minDelayMs * 2 ** this.attempts) * (0.5 + Math.random() / 2));
     this.attempts += 1;
+  }
+
+  private retryIn(delay: number) {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       if (this.closedByUs) return;
       this.connect().catch((error: Error) => {
         this.options.onReconnectError?.(this, error);
-        if (!(error instanceof ConnectError) && !this.closedByUs) this.scheduleRetry();
+        if (this.closedByUs) return;
+        if (!(error instanceof ConnectError)) return this.scheduleRetry();
+        if (FINAL_REFUSALS.has(error.message)) return;
+        // Refused for now (too many sockets, an instance shutting down, a database blip): the app backs off longer.
+        const { serverDisconnectDelayMs, refusedMaxDelayMs } = this.settings();
+        this.retryIn(Math.min(serverDisconnectDelayMs * 2 ** this.refusals, refusedMaxDelayMs));
+        this.refusals += 1;
       });
     }, delay);
   }

@@ -7,7 +7,7 @@
  * What it times is what people feel:
  * - match overlay: the like that completes a pair, sent → `match:new` on the other person's phone;
  * - message delivery: `message:send` emitted → `message:new` on the recipient's phone;
- * - every REST route, and the reconnection handshake.
+ * - every REST route, and the handshake of every reconnection (a leave's return, or after a drop).
  * What it counts: messages sent, acknowledged, delivered (over the socket), recovered (fetched by the
  * catch-up after a reconnect, as the client does), lost (acknowledged but never seen by the recipient),
  * duplicated (one message seen twice, or one client_id stored twice), unanswered; the same for match overlays.
@@ -114,6 +114,12 @@ export interface PartyResult {
     reconnects: number;
     /** Sockets the server or the network dropped (not the deliberate leaves), reconnected on their own. */
     drops: number;
+    /**
+     * Of the drops, those the server disconnected itself (a restart or drain that disconnects the
+     * sockets, a revoked token): socket.io-client leaves these down, the app connects again (and so do
+     * these phones).
+     */
+    server_disconnects: number;
     /**
      * Phones at the party (or on their way in) whose socket was still down when the drain ended: the
      * server gone, or refusing them. What was meant for them is unconfirmed, and the run is no pass.
@@ -260,6 +266,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     matches: 0,
     reconnects: 0,
     drops: 0,
+    serverDisconnects: 0,
     sent: 0,
     acknowledged: 0,
     delivered: 0,
@@ -400,11 +407,13 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         events: SOCKET_EVENTS,
         onEvent: (_socket, name, payload) => onEvent(attendee, name, payload),
         onConnect: () => onConnect(attendee),
-        onDisconnect: () => {
+        onDisconnect: (_socket, reason) => {
           attendee.online = false;
           attendee.disconnectedAt = performance.now();
           connected -= 1;
-          if (!attendee.away) counts.drops += 1;
+          if (attendee.away) return;
+          counts.drops += 1;
+          if (reason === 'io server disconnect') counts.serverDisconnects += 1;
         },
         onReconnectError: (_socket, failure) => error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed'),
       });
@@ -530,6 +539,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         matches: counts.matches,
         reconnects: counts.reconnects,
         drops: counts.drops,
+        server_disconnects: counts.serverDisconnects,
         offline_at_end: offlineAtEnd,
         messages: {
           sent: counts.sent,
@@ -770,10 +780,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   async function comeBack(attendee: Attendee) {
     if (!attendee.away) return;
-    const begun = performance.now();
     try {
       await attendee.socket.connect();
-      reconnect.record(performance.now() - begun);
       attendee.away = false;
     } catch (failure) {
       error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed');
@@ -791,6 +799,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       return;
     }
     counts.reconnects += 1;
+    reconnect.record(attendee.socket.handshakeMs);
     // What a phone does after a reconnect: send again what was not acknowledged, fetch what it missed.
     for (const clientId of attendee.unacked) emitMessage(attendee, clientId);
     void catchUp(attendee);

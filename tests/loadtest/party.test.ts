@@ -168,6 +168,33 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     }
   }, 60_000);
 
+  it("connects again after the server's own disconnect, as the app does, and counts it", async () => {
+    let disconnected = false;
+    const result = await runParty({
+      url: server.url,
+      attendees: 6,
+      minutes: 0.2,
+      leaveShare: 0,
+      stateFile: path.join(dir, 'server-disconnect.json'),
+      onProgress: (p) => {
+        if (p.phase !== 'party' || disconnected) return;
+        disconnected = true;
+        // What a server that disconnects its sockets does to every phone (socket.io-client alone stays offline).
+        server.app.io.disconnectSockets();
+      },
+    });
+    expect(disconnected).toBe(true);
+    expect(result.counts.offline_at_end).toBe(0);
+    expect(result.ok).toBe(true);
+    expect(result.counts.server_disconnects).toBe(6);
+    expect(result.counts.drops).toBe(6);
+    expect(result.counts.reconnects).toBe(6);
+    // Each reconnection's handshake is timed, and each caught up as after any reconnect.
+    expect(result.latency_ms.reconnect.count).toBe(6);
+    expect(result.latency_ms.presence_list.count).toBe(12);
+    expect(result.latency_ms.rest['GET /api/events/current/']).toMatchObject({ count: 6, statuses: { '200': 6 } });
+  }, 60_000);
+
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
     const stateFile = path.join(dir, 'too-late.json');
     await expect(runParty({ url: server.url, attendees: 4, minutes: 1, arriveOverSeconds: 31, stateFile })).rejects.toThrow(
