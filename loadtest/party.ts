@@ -23,6 +23,7 @@ import { eventLoopDelay } from './event-loop-delay';
 import { Histogram } from './histogram';
 import { ConnectError, LeanSocket } from './lean-socket';
 import { MatchOverlays } from './overlays';
+import { openFilesProblem } from './open-files';
 import { NetworkError, Rest } from './rest';
 import {
   type Account,
@@ -288,7 +289,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   let connected = 0;
 
   // ------------------------------------------------------------ setup
-  for (const instance of new Set([base.origin, ...instances.map((each) => each.origin)])) {
+  const origins = new Set([base.origin, ...instances.map((each) => each.origin)]);
+  // Before anything is asked of the server: a limit met thousands of sockets in fails as EMFILE, deep inside.
+  const tooFewFiles = openFilesProblem(options.attendees, rest.maxSockets * origins.size);
+  if (tooFewFiles) throw new SetupError(tooFewFiles);
+  for (const instance of origins) {
     const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz').catch((failure: Error) => {
       throw new SetupError(`cannot reach ${instance}: ${failure.message.replace(/^.*: /, '')}`);
     });

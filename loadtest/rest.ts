@@ -37,7 +37,8 @@ export class Rest {
   /** Every route's latency since the last `takeRecent()`, for the live display. */
   private recent = new Histogram();
 
-  constructor(private readonly maxSockets = 128) {}
+  /** `maxSockets`: each instance's pool of kept-alive connections. */
+  constructor(readonly maxSockets = 128) {}
 
   private agentFor(origin: string) {
     let agent = this.agents.get(origin);

@@ -239,3 +239,31 @@ describe('npm run loadtest: the command line', () => {
     expect(stderr).toContain('RATE_LIMIT_MULTIPLIER=1000');
   });
 });
+
+// No server needed: the limit is checked before anything is asked of one.
+describe('npm run loadtest: the open-file limit', () => {
+  it.skipIf(process.platform !== 'linux')('an open-file limit too low for the attendees is told up front, with what to run', async () => {
+    // A shell whose limit (soft and hard: node cannot raise it) allows 300 files; nothing listens on port 1.
+    const limited = (attendees: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          'sh',
+          ['-c', 'ulimit -n 300 && exec "$@"', 'sh', process.execPath, '--import', 'tsx', path.join(root, 'loadtest/cli.ts'), '--url', 'http://127.0.0.1:1', '--attendees', attendees],
+          { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('exit', (code) => resolve({ code, stderr }));
+      });
+    const crowd = await limited('400');
+    expect(crowd.code).toBe(2);
+    expect(crowd.stderr.trim().split('\n')).toHaveLength(1);
+    const needed = /^loadtest: 400 attendees need about (\d+) open files \(a socket each, up to 128 REST connections, the runtime's own\), but this process may open 300 \(ulimit -n\): its hard limit is 300, so raise that first: `ulimit -n (\d+)` as root/.exec(crowd.stderr);
+    expect(needed).not.toBeNull();
+    expect(Number(needed![1])).toBeGreaterThan(400 + 128);
+    expect(needed![2]).toBe(needed![1]);
+    // Within the limit, the run goes on to the server.
+    const few = await limited('20');
+    expect(few.stderr.trim()).toBe('loadtest: cannot reach http://127.0.0.1:1: ECONNREFUSED');
+  });
+});
