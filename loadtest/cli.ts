@@ -24,7 +24,9 @@ QR event unless --event is given), swiping one card every 2-5 s, chatting with t
 every 5-20 s, typing first), some putting their phone away for a few seconds and coming back.
 
 Options:
-  --url <base>          the server (setup goes there), e.g. http://127.0.0.1:3000       (required)
+  --url <base>          the server (setup goes there), e.g. http://127.0.0.1:3000 or
+                        https://staging.example.com (its certificate's CA, if not a
+                        public one: NODE_EXTRA_CA_CERTS=<file.pem>)                   (required)
   --attendees <N>       simulated attendees, at most ${MAX_ATTENDEES} (one process)              (default 50)
   --minutes <M>         length of the party, decimals allowed, at most ${MAX_MINUTES} (a day)   (default 1)
   --event <code>        check in to this event (a 'code' event, or a QR event this tool created)

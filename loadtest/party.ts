@@ -295,7 +295,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   if (tooFewFiles) throw new SetupError(tooFewFiles);
   for (const instance of origins) {
     const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz').catch((failure: Error) => {
-      throw new SetupError(`cannot reach ${instance}: ${failure.message.replace(/^.*: /, '')}`);
+      throw new SetupError(unreachable(instance, failure));
     });
     if (probe.status !== 200) throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${probe.status})`);
   }
@@ -968,7 +968,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 }
 
-/** A server's address as `flag` gives it: plain http, which is all this tool speaks. */
+/** A server's address as `flag` gives it: http, or https as a deployment behind TLS is reached. */
 function serverUrl(flag: string, value: string): URL {
   let url: URL;
   try {
@@ -977,8 +977,14 @@ function serverUrl(flag: string, value: string): URL {
   } catch {
     throw new SetupError(`${flag} must be an http(s) address, not "${value}"`);
   }
-  if (url.protocol === 'https:') throw new SetupError(`https is not supported yet: point ${flag} at the instance or its plain-HTTP proxy`);
   return url;
+}
+
+/** Why an instance could not be reached, in a word, and for a certificate of a CA Node does not know, what to do. */
+function unreachable(instance: string, failure: Error) {
+  const why = failure.message.replace(/^.*: /, '');
+  const unknownCa = /SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(why);
+  return `cannot reach ${instance}: ${why}${unknownCa ? ' (a certificate Node does not trust: give its CA with NODE_EXTRA_CA_CERTS=<file.pem>)' : ''}`;
 }
 
 export { SetupError };

@@ -1,9 +1,10 @@
 /**
- * The party's REST client: node:http over kept-alive connections (one pool per instance), JSON in and
- * out, every call timed under its route's name. fetch (undici) costs several times the CPU per request,
- * which a tool simulating thousands of phones cannot spare.
+ * The party's REST client: node:http (node:https for an https address) over kept-alive connections
+ * (one pool per instance), JSON in and out, every call timed under its route's name. fetch (undici)
+ * costs several times the CPU per request, which a tool simulating thousands of phones cannot spare.
  */
 import http from 'node:http';
+import https from 'node:https';
 import { Histogram } from './histogram';
 
 export interface Reply<T = unknown> {
@@ -40,11 +41,12 @@ export class Rest {
   /** `maxSockets`: each instance's pool of kept-alive connections. */
   constructor(readonly maxSockets = 128) {}
 
-  private agentFor(origin: string) {
-    let agent = this.agents.get(origin);
+  private agentFor(base: URL) {
+    let agent = this.agents.get(base.origin);
     if (!agent) {
-      agent = new http.Agent({ keepAlive: true, maxSockets: this.maxSockets, scheduling: 'lifo' });
-      this.agents.set(origin, agent);
+      const options = { keepAlive: true, maxSockets: this.maxSockets, scheduling: 'lifo' } as const;
+      agent = base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+      this.agents.set(base.origin, agent);
     }
     return agent;
   }
@@ -64,7 +66,7 @@ export class Rest {
     this.requests += 1;
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      const req = http.request(
+      const req = (base.protocol === 'https:' ? https : http).request(
         {
           protocol: base.protocol,
           // An IPv6 address comes out of a URL in brackets ("[::1]"), which node:http would look up as a name.
@@ -73,7 +75,7 @@ export class Rest {
           method,
           path,
           headers,
-          agent: this.agentFor(base.origin),
+          agent: this.agentFor(base),
           timeout: TIMEOUT_MS,
         },
         (res) => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartyResult } from '../../loadtest/party';
+import { hasOpenssl, selfSignedCertificate } from '../helpers/certificate';
 import { freePort } from '../helpers/ports';
 import { startServer, type TestServer } from '../helpers/server';
 import { tcpProxy } from '../helpers/tcp-proxy';
@@ -13,17 +14,19 @@ const root = path.resolve(import.meta.dirname, '../..');
 /**
  * The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams; `interrupt`
  * sends it SIGINT once its output matches `when`, as Ctrl-C would (or does `then` instead); `spawned`
- * is handed the process.
+ * is handed the process; `env` is added to its environment.
  */
 function loadtest(
   args: string[],
   interrupt?: { when: RegExp; then?: () => void },
   spawned?: (child: ChildProcess) => void,
+  env?: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'loadtest/cli.ts'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     spawned?.(child);
     let stdout = '';
@@ -83,8 +86,6 @@ describe('npm run loadtest: the command line', () => {
     const schemeless = await loadtest(['--url', 'http://127.0.0.1:1', '--instances', 'http://127.0.0.1:1,localhost:3002']);
     expect(schemeless.code).toBe(2);
     expect(schemeless.stderr.trim()).toBe('loadtest: --instances must be an http(s) address, not "localhost:3002"');
-    const https = await loadtest(['--url', 'http://127.0.0.1:1', '--instances', 'https://127.0.0.1:1']);
-    expect(https.stderr.trim()).toBe('loadtest: https is not supported yet: point --instances at the instance or its plain-HTTP proxy');
     const unknown = await loadtest(['--url', 'http://127.0.0.1:1', '--guests', '3']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^loadtest: Unknown option '--guests'.*see --help/);
@@ -170,6 +171,33 @@ describe('npm run loadtest: the command line', () => {
     expect(result.counts.check_ins).toBe(6);
     expect(result.counts.offline_at_end).toBe(6);
     expect(result.ok).toBe(false);
+  }, 60_000);
+
+  it.skipIf(!hasOpenssl)('an https address: the party runs over TLS, REST and sockets alike', async () => {
+    // The deployment's HTTPS front, with a certificate of the test's own.
+    const certificate = await selfSignedCertificate(await mkdtemp(path.join(dir, 'tls-')));
+    const front = await tcpProxy(server.url, { tls: certificate });
+    try {
+      const args = ['--url', front.url, '--attendees', '4', '--minutes', '0.1', '--state', path.join(dir, 'https-state.json')];
+      // A certificate Node does not trust: one line, with what to give it.
+      const untrusted = await loadtest(args);
+      expect(untrusted.code).toBe(2);
+      expect(untrusted.stderr.trim()).toBe(
+        `loadtest: cannot reach ${front.url}: DEPTH_ZERO_SELF_SIGNED_CERT (a certificate Node does not trust: give its CA with NODE_EXTRA_CA_CERTS=<file.pem>)`,
+      );
+
+      const json = path.join(dir, 'https.json');
+      const { code } = await loadtest([...args, '--json', json], undefined, undefined, { NODE_EXTRA_CA_CERTS: certificate.file });
+      const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+      expect(result.url).toBe(front.url);
+      expect(result.counts.check_ins).toBe(4);
+      expect(result.counts.swipes).toBeGreaterThan(0);
+      expect(result.latency_ms.presence_list.count).toBeGreaterThanOrEqual(4);
+      expect(result.ok).toBe(true);
+      expect(code).toBe(0);
+    } finally {
+      await front.close();
+    }
   }, 60_000);
 
   it('Ctrl-C during registration keeps the accounts already made: the next run reuses them', async () => {
