@@ -297,7 +297,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz').catch((failure: Error) => {
       throw new SetupError(unreachable(instance, failure));
     });
-    if (probe.status !== 200) throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${probe.status})`);
+    // Any web server may answer 200 (a site's catch-all page): this app's says {"status":"ok"}.
+    if (probe.status !== 200 || (probe.body as { status?: unknown } | null)?.status !== 'ok') {
+      const answer = probe.status === 200 ? `200 ${String(probe.headers['content-type'] ?? 'with no type').split(';')[0]}, not {"status":"ok"}` : probe.status;
+      throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${answer})`);
+    }
   }
   const stateFile = options.stateFile ?? defaultStatePath(base);
   const state = await loadState(stateFile, base.origin);

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -293,5 +295,23 @@ describe('npm run loadtest: the open-file limit', () => {
     // Within the limit, the run goes on to the server.
     const few = await limited('20');
     expect(few.stderr.trim()).toBe('loadtest: cannot reach http://127.0.0.1:1: ECONNREFUSED');
+  });
+});
+
+describe('npm run loadtest: a URL that is not the app', () => {
+  it("a web server that answers 200 to anything is told apart from the app's, before the party", async () => {
+    // A site's catch-all page: 200 and HTML for every path.
+    const site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>'));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    try {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-site-'));
+      const { code, stderr } = await loadtest(['--url', url, '--attendees', '2', '--state', path.join(dir, 'state.json')]);
+      await rm(dir, { recursive: true, force: true });
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(`loadtest: ${url} does not look like this app's server (GET /healthz answered 200 text/html, not {"status":"ok"})`);
+    } finally {
+      await new Promise((resolve) => site.close(resolve));
+    }
   });
 });
