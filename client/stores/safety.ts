@@ -129,10 +129,13 @@ async function endWith(userId: number, conversationId: number | undefined, reque
 
 /**
  * A block between me and someone, either way (`person:gone`; on another phone of mine too, `byMe`):
- * their card and profile go, and nothing is said.
+ * their card and profile go, and nothing is said. Blocked by me (or reported, or unmatched: the news
+ * is the same), on this phone or another: the list of the people I blocked, where held, is read again
+ * for them (it learns their name and when from the server).
  */
 export function personGone(userId: number, byMe = false) {
   removePerson(userId, [], byMe);
+  if (byMe && useSafety.getState().lists.blocked.items) useSafety.getState().load('blocked').catch(() => {});
 }
 
 /**
