@@ -188,7 +188,14 @@ export function startRealtime(token: string) {
     onEvent('match:seen', ({ conversation_ids, seen }) => seenElsewhere(conversation_ids, seen === 'chats')),
     onEvent('match:removed', ({ conversation_id, by_you }) => conversationEnded(conversation_id, by_you)),
     onEvent('person:gone', ({ user_id, by_you }) => personGone(user_id, by_you)),
-    onEvent('person:unblocked', ({ user_id }) => useSafety.getState().unblocked(user_id)),
+    onEvent('person:unblocked', ({ user_id }) => {
+      useSafety.getState().unblocked(user_id);
+      // Their card may come back (unless a reaction or an unmatch of ours keeps them out): the deck
+      // held here is read again behind the card on screen, after any read on its way, which may have
+      // been asked before the unblock.
+      const { queue, deckRequest } = useDeck.getState();
+      if (queue) void Promise.resolve(deckRequest).then(() => useDeck.getState().refresh());
+    }),
     onEvent('deck:answered', ({ user_id, response }) => {
       useDeck.getState().forget(user_id);
       // A skip is "later": whoever likes me waits for my answer still.

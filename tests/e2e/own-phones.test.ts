@@ -148,4 +148,28 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     await overlayOf(tablet).waitFor({ state: 'detached' });
     expect(await seen(conversationId)).toBe('chats');
   });
+
+  it('brings someone she unblocks back into the deck on her tablet, and on the phone she unblocked them on, without a reload', async () => {
+    const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['male'] };
+    const ivo = await makeCompletedUser(app.server, { name: 'Ivo', ...man }, { firstName: 'Ivo' });
+    const jon = await makeCompletedUser(app.server, { name: 'Jon', ...man }, { firstName: 'Jon' });
+    expect((await api().post(`/api/users/${jon.id}/block/`, { token: ivo.token })).status).toBe(204);
+    const { page: ivoPhone } = await openPhone(app.browser, { token: ivo.token, language: 'en' });
+    const { page: ivoTablet } = await openPhone(app.browser, { token: ivo.token, language: 'en' });
+    // The tablet shows the deck, empty: Jon, the one man for him, is blocked.
+    await ivoTablet.goto(`${app.server.url}/app/home/`);
+    await ivoTablet.getByText(en['deck.empty']).waitFor();
+    await ivoPhone.goto(`${app.server.url}/app/settings/blocked/`);
+    await waitUntil(async () => (await app.server.app.io.in(`user:${ivo.id}`).fetchSockets()).length === 2, 10_000, 'both phones connected');
+
+    await ivoPhone.getByRole('button', { name: 'Unblock Jon' }).click();
+    await ivoPhone.getByRole('dialog').getByRole('button', { name: en['blocked.unblock'] }).click();
+    await ivoPhone.getByText('Jon is unblocked.').waitFor();
+    // Never answered, Jon fits Ivo's deck again: the tablet's, on screen, takes him without a reload;
+    // the phone's, as he goes back to it.
+    await ivoTablet.getByTestId('swipe-card').filter({ hasText: 'Jon' }).waitFor();
+    await ivoPhone.getByRole('navigation').getByRole('link', { name: en['app.nav.home'] }).click();
+    await ivoPhone.getByTestId('swipe-card').filter({ hasText: 'Jon' }).waitFor();
+    await Promise.all([ivoPhone, ivoTablet].map((page) => page.context().close()));
+  });
 });
