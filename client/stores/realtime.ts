@@ -14,6 +14,7 @@ import { currentReadSince, heardOfEvent, useEvents } from './events';
 import { useLikes } from './likes';
 import { usePlan } from './plan';
 import { usePresence } from './presence';
+import { useProfile } from './profile';
 import { conversationEnded, personGone, useSafety } from './safety';
 import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
 
@@ -209,12 +210,14 @@ export function startRealtime(token: string) {
       // The pass this tab offered to undo is undone: the one before it may be offered now.
       if (usePlan.getState().lastPass?.id === card.id) void usePlan.getState().loadUndo();
     }),
-    // My plan or my e-mail's confirmation changed on another device (or in Stripe). The plan is read
-    // again each time, where this tab holds it: a change may leave `has_subscription` as it was (a
-    // cancellation at the period's end, another billing period).
+    // My plan, my e-mail's confirmation or my profile changed on another device (or in Stripe). The plan
+    // and the profile are read again each time, where this tab holds them: a change may leave
+    // `has_subscription` as it was (a cancellation at the period's end, another billing period), and
+    // a profile form open here takes the save (EditProfile.tsx).
     onEvent('account:changed', () => {
       void useSession.getState().loadUser();
       if (usePlan.getState().subscription) void usePlan.getState().loadSubscription();
+      if (useProfile.getState().profile) void useProfile.getState().load().catch(() => {});
     }),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where
     // this tab holds it, so that the deck's "no likes left" and its like button follow at once, and

@@ -172,4 +172,53 @@ describe.skipIf(!ready)('one user on two phones (Chromium, 390×844)', { timeout
     await ivoPhone.getByTestId('swipe-card').filter({ hasText: 'Jon' }).waitFor();
     await Promise.all([ivoPhone, ivoTablet].map((page) => page.context().close()));
   });
+
+  it('brings a profile saved on her phone into the form open on the tablet: whole when untouched, under her edits there otherwise', async () => {
+    await Promise.all([phone, tablet].map((page) => page.goto(`${app.server.url}/app/profile/`)));
+    const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+    const stored = async () => {
+      const { name, bio } = (await api().get('/api/users/me/profile/', { token: ana.token })).body;
+      return { name, bio };
+    };
+    /** Saves the form on `page`, until the server holds `expected`. */
+    const save = async (page: Page, expected: { name: string; bio: string }) => {
+      await page.getByRole('button', { name: en['profile.save'] }).click();
+      await expect.poll(stored, { timeout: 10_000 }).toEqual(expected);
+    };
+    const notice = tablet.getByRole('status').filter({ hasText: en['profile.changedElsewhere'] });
+    await expect.poll(() => field(tablet, en['profile.name']).inputValue()).toBe('Ana');
+    await expect.poll(() => field(phone, en['profile.name']).inputValue()).toBe('Ana');
+    await bothLive();
+
+    // Untouched on the tablet: it shows the phone's save as it is.
+    await field(phone, en['profile.bio']).fill('Saved on the phone.');
+    await save(phone, { name: 'Ana', bio: 'Saved on the phone.' });
+    await expect.poll(() => field(tablet, en['profile.bio']).inputValue()).toBe('Saved on the phone.');
+    expect(await notice.count()).toBe(0);
+
+    // Her name changed on the tablet, the bio again on the phone: the tablet keeps its name, takes the
+    // bio, and says so. Its save keeps both.
+    await field(tablet, en['profile.name']).fill('Ana T');
+    await field(phone, en['profile.bio']).fill('Saved on the phone again.');
+    await save(phone, { name: 'Ana', bio: 'Saved on the phone again.' });
+    await notice.waitFor();
+    expect(await field(tablet, en['profile.bio']).inputValue()).toBe('Saved on the phone again.');
+    expect(await field(tablet, en['profile.name']).inputValue()).toBe('Ana T');
+    await save(tablet, { name: 'Ana T', bio: 'Saved on the phone again.' });
+    await notice.waitFor({ state: 'detached' });
+
+    // Undone on the tablet: the profile as the phone saved it, nothing left to save or to ask about.
+    await expect.poll(() => field(phone, en['profile.name']).inputValue()).toBe('Ana T');
+    await field(tablet, en['profile.name']).fill('Ana X');
+    await field(phone, en['profile.bio']).fill('Saved on the phone a third time.');
+    await save(phone, { name: 'Ana T', bio: 'Saved on the phone a third time.' });
+    await notice.waitFor();
+    await tablet.getByRole('button', { name: en['profile.undoMine'] }).click();
+    await notice.waitFor({ state: 'detached' });
+    expect(await field(tablet, en['profile.name']).inputValue()).toBe('Ana T');
+    expect(await field(tablet, en['profile.bio']).inputValue()).toBe('Saved on the phone a third time.');
+    // Nothing of hers left unsaved: the chats open without asking first.
+    await chatsTab(tablet).click();
+    await tablet.waitForURL('**/app/matches');
+  });
 });

@@ -2,8 +2,8 @@
  * The profile editor in Debian's Chromium on a small phone (360×640), against the real server: the
  * age range's two thumbs dragged by touch (both within reach where they meet) and moved by keyboard,
  * and the changes not lost to the phone's back gesture, which asks first as a link does, leaving no
- * extra history entry; a refused save's first field error brought into view (and focus) clear of the
- * sticky save button.
+ * extra history entry, nor to another phone's save this one never heard of; a refused save's first
+ * field error brought into view (and focus) clear of the sticky save button.
  * Screenshots land in tests/e2e/artifacts/.
  */
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { imageBytes } from '../helpers/images';
 import { client } from '../helpers/http';
+import { waitUntil } from '../helpers/socket';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop } from './helpers';
 import { appInChromium } from './suite';
 
@@ -240,28 +241,39 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await page.context().close();
   });
 
-  it('refuses to save over a change made on another phone since the form opened, and shows that change', async () => {
+  it('saves over a change made on another phone whose news never came only once that change is in the form, with hers', async () => {
+    const room = `user:${user.id}`;
+    const opened = Date.now();
     const page = await phone();
     await page.goto(`${app.server.url}/app/profile/`);
     const bio = page.getByLabel(es['profile.bio']);
-    const before = (await client(app.server.url).get('/api/users/me/profile/', { token: user.token })).body.bio as string;
-    await expect.poll(() => bio.inputValue()).toBe(before);
-    // The other phone saves a new bio meanwhile.
+    const name = page.getByLabel(es['profile.name'], { exact: true });
     const api = client(app.server.url);
     const { version, ...profile } = (await api.get('/api/users/me/profile/', { token: user.token })).body;
-    const elsewhere = 'Cambiado en el otro móvil.';
-    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...profile, bio: elsewhere, version } })).status).toBe(200);
+    await expect.poll(() => bio.inputValue()).toBe(profile.bio);
+    // The page's socket misses what is said to her: the other phone's save goes unheard here.
+    const connected = async () => (await app.server.app.io.in(room).fetchSockets()).some((socket) => socket.handshake.issued >= opened);
+    await waitUntil(connected, 10_000, 'the page connected');
+    app.server.app.io.in(room).socketsLeave(room);
+    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...profile, name: 'Carmen M.', version } })).status).toBe(200);
 
     await bio.fill('Mi cambio, sobre uno que no he visto.');
     await page.getByRole('button', { name: es['profile.save'] }).click();
-    await page.getByText(es['profile.changedElsewhere']).waitFor();
-    await expect.poll(() => bio.inputValue()).toBe(elsewhere);
-    expect((await api.get('/api/users/me/profile/', { token: user.token })).body.bio).toBe(elsewhere);
+    // Refused: the other phone's name comes in, her bio stays, and the page says so.
+    await page.getByRole('status').filter({ hasText: es['profile.changedElsewhere'] }).waitFor();
+    await expect.poll(() => name.inputValue()).toBe('Carmen M.');
+    expect(await bio.inputValue()).toBe('Mi cambio, sobre uno que no he visto.');
+    expect((await api.get('/api/users/me/profile/', { token: user.token })).body.bio).toBe(profile.bio);
     await entryAnimationsDone(page);
     await shot(page, 'profile-changed-elsewhere');
-    // As it was, for whatever runs next.
+
+    // Saved again: both changes kept.
+    await page.getByRole('button', { name: es['profile.save'] }).click();
+    await page.getByText(es['profile.saved']).waitFor();
     const now = (await api.get('/api/users/me/profile/', { token: user.token })).body;
-    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...now, bio: before } })).status).toBe(200);
+    expect([now.name, now.bio]).toEqual(['Carmen M.', 'Mi cambio, sobre uno que no he visto.']);
+    // As it was, for whatever runs next.
+    expect((await api.put('/api/users/me/profile/', { token: user.token, json: { ...now, name: profile.name, bio: profile.bio } })).status).toBe(200);
     await page.context().close();
   });
 

@@ -26,6 +26,8 @@ import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
 
 interface Form {
+  /** Merged with a save made on another device (`rebase`): the form says so until it is saved or undone. */
+  elsewhere?: boolean;
   name: string;
   bio: string;
   gender: Gender;
@@ -64,6 +66,17 @@ export function toInput(form: Form): ProfileInput {
     ...images,
     image: form.photos[0] ?? '',
   };
+}
+
+/**
+ * The form over a profile saved since it was filled from `from` (on another device, `elsewhere`; or by
+ * this form): what was changed here stays, every other field takes that save. Saving then keeps both
+ * devices' changes, and this one's where both changed a field (the form says so, and offers to undo).
+ */
+function rebase(form: Form, from: OwnProfile, profile: OwnProfile, elsewhere: boolean): Form {
+  const before = toForm(from);
+  const kept = Object.entries(form).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key as keyof Form]));
+  return { ...toForm(profile), ...Object.fromEntries(kept), elsewhere };
 }
 
 /** `leavingTo` for the back gesture or button: the guard's entry is gone, one more step back leaves. */
@@ -107,15 +120,19 @@ export function EditProfile() {
   // Once, on opening (`load` is the store's and never changes).
   useEffect(() => loadProfile(), [load]);
   useRetryWhenBackOnline(loadFailed !== null, loadProfile);
-  // The profile read again (the page's own load, a tab back in front) fills the form only while the
-  // form is untouched: an answer that lands after the first keystrokes does not write over them.
-  // `filledFrom` null: the next read fills it whatever it holds (the save of another phone, to show).
+  // The profile read again (the page's own load, a tab back in front, a save on another device, this
+  // form's own) fills the form while it is untouched; over changes made here (an answer that lands
+  // after the first keystrokes, another device's save) it fills only the fields left as they were
+  // (`rebase`), and says so unless it is this form's own save coming back.
   const filledFrom = useRef<OwnProfile | null>(null);
+  const saving = useRef(false);
   useEffect(() => {
-    if (!profile) return;
     const from = filledFrom.current;
+    // The same again (the `account:changed` of this form's own save): nothing new to show.
+    if (!profile || profile.version === from?.version) return;
     filledFrom.current = profile;
-    setForm((current) => (current && from && changed(current, from) ? current : toForm(profile)));
+    const elsewhere = !saving.current;
+    setForm((current) => (current && from && changed(current, from) ? rebase(current, from, profile, elsewhere) : toForm(profile)));
   }, [profile]);
   useEffect(() => {
     if (!revealErrors.current) return;
@@ -215,9 +232,7 @@ export function EditProfile() {
     setBusy(true);
     setErrors({});
     try {
-      // The next read fills the form whatever it holds: the profile as saved (as the server keeps it),
-      // or, if another phone saved first (409), that phone's save.
-      filledFrom.current = null;
+      saving.current = true;
       await save(toInput(form));
       // The errors of earlier attempts are fixed now: they should not linger over the success.
       toast.dismiss();
@@ -234,14 +249,16 @@ export function EditProfile() {
         // No answer to say the rest: what this phone knows is missing.
         refuse({}, said);
       } else if (error instanceof ApiError && error.code === 'profile_changed') {
-        // Saved on another device since this form was loaded: the form shows that save, not this one's
-        // over it (whose photos it would have deleted).
-        toast.error(errorMessage(error, t), { key: FORM_TOAST });
+        // Saved on another device since this form was filled, its news not heard (the socket was down,
+        // or it came during this save): that save comes into the form under the changes made here,
+        // which says so, to be saved again.
+        setForm((current) => current && { ...current, elsewhere: true });
         loadProfile();
       } else {
         toast.error(errorMessage(error, t), { key: FORM_TOAST });
       }
     } finally {
+      saving.current = false;
       setBusy(false);
     }
   }
@@ -254,6 +271,14 @@ export function EditProfile() {
     <section className="page edit-profile">
       <h1>{t('profile.title')}</h1>
       {incomplete && <p className="notice">{held ? t('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
+      {form.elsewhere && dirty && (
+        <div className="notice changed-notice">
+          <p role="status">{t('profile.changedElsewhere')}</p>
+          <button type="button" className="btn btn-small btn-ghost" onClick={() => setForm(toForm(profile!))}>
+            {t('profile.undoMine')}
+          </button>
+        </div>
+      )}
       <form ref={formElement} className="form" onSubmit={submit} noValidate>
         {/* Each label names its control only: the error line under it is the control's description. */}
         <div className="field">
