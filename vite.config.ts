@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -106,6 +108,34 @@ function springElementsUsed(): Plugin {
 }
 
 /**
+ * React ships as CommonJS, so every module that imported a hook or the JSX runtime reached it through
+ * the package's exports object: `(0, M.useState)(…)`, `(0, V.jsx)(…)` at each of ~1,200 calls. In the
+ * browser build `react` and `react/jsx-runtime` are imported through a module of our own that hands
+ * each export on as a binding of its own, which the minifier names in a letter or two; the package
+ * (one copy: react-dom's `require` still reaches it as it is) is unchanged. An export nothing uses is
+ * left out (`pick` is pure). ~0.5 KB (gzip) less for the app.
+ */
+const reactModules = ['react', 'react/jsx-runtime'];
+function reactAsModules(): Plugin {
+  const require = createRequire(import.meta.url);
+  return {
+    name: 'react-as-modules',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source, _importer, options) {
+      if (reactModules.includes(source) && options.kind !== 'require-call') return `\0react-module:${source}`;
+    },
+    load(id) {
+      if (!id.startsWith('\0react-module:')) return;
+      const source = id.slice('\0react-module:'.length);
+      const names = Object.keys(require(source) as object).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+      const exports = names.map((name) => `export const ${name} = /* @__PURE__ */ pick(${JSON.stringify(name)});`);
+      return [`import R from ${JSON.stringify(realpathSync(require.resolve(source)))};`, 'export default R;', 'const pick = (name) => R[name];', ...exports].join('\n');
+    },
+  };
+}
+
+/**
  * Everything the first page loads in one file. Left alone, the bundler put each module the entry
  * shares with a lazy page (React, zustand, the copy's loader, the API client) in a chunk of its own:
  * five files where one would do, each compressed alone. Captured by one group, they join the entry
@@ -179,6 +209,7 @@ const signedInApp = {
 export default defineConfig({
   root: 'client',
   plugins: [
+    reactAsModules(),
     react(),
     websocketOnly(),
     springWithoutColorNames(),
