@@ -263,7 +263,12 @@ export default defineConfig({
   build: {
     outDir: '../dist/client',
     emptyOutDir: true,
-    modulePreload: { polyfill: false },
+    // A page the entry loads lazily (sign-up, the app's door, an event's page) comes with the list of the
+    // chunks it needs, fetched at once beside it. The pages inside the app do not: their chunks are
+    // mostly loaded already, and the service worker stores every chunk once the app opens; a list per
+    // page, ~0.35 KB (gzip), bought nothing. (Stylesheets are still listed: the helper loads those.) The
+    // entry is the chunk of the `firstLoad` group, named `index`.
+    modulePreload: { polyfill: false, resolveDependencies: (_file, deps, { hostId }) => (/(^|\/)index-[0-9a-f]+\.js$/.test(hostId) ? deps : []) },
     rolldownOptions: {
       // @use-gesture builds the options of every gesture it knows when it loads, each copied with Babel's
       // `_objectSpread2` helper (which only copies properties); the app's drags use one. Known to be pure,
