@@ -25,7 +25,7 @@ export interface TestServer {
 
 /**
  * The real app listening on a free port, with its own database (memory PGlite or a fresh
- * PostgreSQL database) and its own data folder. Test-friendly settings: cheap argon2, no logs.
+ * migrated PostgreSQL database) and its own data folder. Test-friendly settings: cheap argon2, no logs.
  */
 export async function startServer(
   options: {
@@ -42,7 +42,7 @@ export async function startServer(
   const backend = options.backend ?? 'pglite';
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'eventmatch-test-')));
   const ownsDataDir = !options.dataDir;
-  const database = backend === 'postgres' && !options.databaseUrl ? await createPostgresDatabase() : null;
+  const database = backend === 'postgres' && !options.databaseUrl ? await createPostgresDatabase({ migrated: true }) : null;
 
   const config: Config = {
     ...loadConfig({}),
