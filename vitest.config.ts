@@ -40,7 +40,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'client-in-processes', include: CLIENT_IN_PROCESSES, setupFiles: ['tests/helpers/dom-waits.ts'] },
+        test: {
+          name: 'client-in-processes',
+          include: CLIENT_IN_PROCESSES,
+          setupFiles: ['tests/helpers/dom-waits.ts'],
+          // Their servers' one migrated in-memory database, shared with the server suites.
+          globalSetup: ['tests/helpers/memory-snapshot-setup.ts'],
+        },
       },
       {
         extends: true,
@@ -52,8 +58,9 @@ export default defineConfig({
           include: ['tests/**/*.test.{ts,tsx}'],
           exclude: ['tests/client/**'],
           isolate: false,
-          // The end-to-end suites' one build of the client per run.
-          globalSetup: ['tests/e2e/global-setup.ts'],
+          // The end-to-end suites' one build of the client per run, and the servers' one migrated
+          // in-memory database.
+          globalSetup: ['tests/e2e/global-setup.ts', 'tests/helpers/memory-snapshot-setup.ts'],
         },
       },
     ],

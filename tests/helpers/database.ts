@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import { type Database, migratedMemorySnapshot, openDatabase } from '../../server/db/client';
+import { RUN_SNAPSHOT_DIR } from './memory-snapshot-setup';
 import { hasPostgres, POSTGRES_ADMIN_URL } from './services';
 
 /**
@@ -100,8 +102,27 @@ let snapshot: Promise<Blob> | undefined;
 
 /** A fresh in-memory database (PGlite), migrated. */
 export async function openMemoryDatabase(): Promise<Database> {
-  snapshot ??= migratedMemorySnapshot();
+  snapshot ??= runSnapshot();
   return openDatabase({ databaseUrl: null, dataDir: '', inMemory: true, from: await snapshot });
+}
+
+/**
+ * The run's migrated in-memory database (tests/helpers/memory-snapshot-setup.ts): read if a process
+ * of the run saved it already, else made and saved (under a name of its own until it is whole, so
+ * that none reads it half-written). Two processes that ask at once both make it; outside a run of
+ * vitest, each process makes its own.
+ */
+async function runSnapshot(): Promise<Blob> {
+  const dir = process.env[RUN_SNAPSHOT_DIR];
+  if (!dir) return migratedMemorySnapshot();
+  const file = path.join(dir, 'migrated.tar');
+  const saved = await readFile(file).catch(() => null);
+  if (saved) return new Blob([saved]);
+  const made = await migratedMemorySnapshot();
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(partial, Buffer.from(await made.arrayBuffer()));
+  await rename(partial, file);
+  return made;
 }
 
 /**
