@@ -6,7 +6,8 @@
  * server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
+import type { DeckCard } from '../../shared/schemas/users';
+import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
@@ -19,15 +20,10 @@ vi.mock('socket.io-client', async (original) => {
   return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
 });
 
-const { setToken } = await import('../../client/lib/storage');
-const { useConnection } = await import('../../client/lib/socket');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { usePlan } = await import('../../client/stores/plan');
-const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
-const { useSession } = await import('../../client/stores/session');
 
-const realFetch = globalThis.fetch;
 let server: TestServer;
 let me: TestUser;
 
@@ -38,12 +34,7 @@ beforeAll(async () => {
   await subscribeThroughTestCheckout(server, me);
 });
 afterAll(() => server?.close());
-afterEach(() => {
-  stopRealtime();
-  useSession.getState().signOut({ alreadyRevoked: true });
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(closeTab);
 
 /** What the other phone does, over plain HTTP with the same account. */
 const otherPhone = {
@@ -54,17 +45,14 @@ const cardOf = (user: TestUser, name: string): DeckCard => ({ id: user.id, name,
 const deckIds = () => [useDeck.getState().current?.id, ...(useDeck.getState().queue ?? []).map((card) => card.id)];
 
 it('brings back into this deck and "likes you" whom another phone took back, behind the card on screen', async () => {
-  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  fetchFrom(server);
   const [skipped, liker, onScreen] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
   expect((await client(server.url).post('/api/matching/', { token: liker.token, json: { response: 'like', other: me.id } })).status).toBe(200);
-  setToken(me.token);
-  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
-  useSession.setState({ token: me.token, user });
+  await signInTab(server, me);
   await useLikes.getState().load();
   expect(useLikes.getState()).toMatchObject({ count: 1, people: [{ id: liker.id }] });
   useDeck.setState({ current: cardOf(onScreen, 'On screen'), queue: [cardOf(skipped, 'Skipped'), cardOf(liker, 'Liker')] });
-  startRealtime(me.token);
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+  await connectTab(me.token);
 
   // The other phone skips one and dislikes the other: both leave this deck, the liker "likes you".
   expect((await otherPhone.react(skipped, 'skip')).status).toBe(200);

@@ -8,14 +8,14 @@ import { act, renderHook } from '@testing-library/react';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
-import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
+import type { DeckCard } from '../../shared/schemas/users';
+import { signInTab } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { later } from '../helpers/later';
 import { startServer, type TestServer } from '../helpers/server';
 
 const { useDecide } = await import('../../client/components/DeckPerks');
-const { setToken } = await import('../../client/lib/storage');
 const { useDeck } = await import('../../client/stores/deck');
 const { usePlan } = await import('../../client/stores/plan');
 const { useSession } = await import('../../client/stores/session');
@@ -67,9 +67,7 @@ it('keeps a like counted when a read of the likes left asked before it comes bac
   const other = await makeCompletedUser(server, { name: 'Noor' });
   const held: { next: Held | null } = { next: null };
   serveFromTestServer(held);
-  setToken(me.token);
-  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
-  useSession.setState({ token: me.token, user });
+  await signInTab(server, me);
   await usePlan.getState().loadAllowance();
   expect(usePlan.getState().allowance?.remaining).toBe(3);
 

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
-import type { CurrentUser } from '../../shared/schemas/users';
+import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startServer, type TestServer } from '../helpers/server';
@@ -18,13 +18,8 @@ vi.mock('socket.io-client', async (original) => {
   return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
 });
 
-const { setToken } = await import('../../client/lib/storage');
-const { useConnection } = await import('../../client/lib/socket');
 const { usePlan } = await import('../../client/stores/plan');
-const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
-const { useSession } = await import('../../client/stores/session');
 
-const realFetch = globalThis.fetch;
 let server: TestServer;
 let me: TestUser;
 
@@ -34,30 +29,22 @@ beforeAll(async () => {
   me = await makeCompletedUser(server);
 });
 afterAll(() => server?.close());
-afterEach(() => {
-  stopRealtime();
-  useSession.getState().signOut({ alreadyRevoked: true });
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(closeTab);
 
 const react = (to: TestUser, response: string) =>
   client(server.url).post('/api/matching/', { token: me.token, json: { response, other: to.id } });
 const likesLeft = async () => (await client(server.url).get('/api/matching/allowance/', { token: me.token })).body.remaining as number;
 
 it('counts down the likes left as another phone of the user likes, and out of them says so', async () => {
-  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  fetchFrom(server);
   // Two likes left of the window's.
   await server.app.db.execute(sql`
     insert into likes_given (user_id, to_user_id) select ${me.id}, n from generate_series(1, ${FREE_DAILY_LIKES - 2}) n`);
   const [first, second] = [await makeCompletedUser(server), await makeCompletedUser(server)];
-  setToken(me.token);
-  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
-  useSession.setState({ token: me.token, user });
+  await signInTab(server, me);
   await usePlan.getState().loadAllowance();
   expect(usePlan.getState().allowance).toMatchObject({ remaining: 2 });
-  startRealtime(me.token);
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+  await connectTab(me.token);
 
   // The other phone passes on someone: nothing spent.
   expect((await react(first, 'skip')).status).toBe(200);

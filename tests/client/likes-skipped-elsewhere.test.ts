@@ -4,7 +4,7 @@
  * lists them still. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import type { CurrentUser } from '../../shared/schemas/users';
+import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
@@ -17,14 +17,9 @@ vi.mock('socket.io-client', async (original) => {
   return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
 });
 
-const { setToken } = await import('../../client/lib/storage');
-const { useConnection } = await import('../../client/lib/socket');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
-const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
-const { useSession } = await import('../../client/stores/session');
 
-const realFetch = globalThis.fetch;
 let server: TestServer;
 let me: TestUser;
 
@@ -35,27 +30,19 @@ beforeAll(async () => {
   await subscribeThroughTestCheckout(server, me);
 });
 afterAll(() => server?.close());
-afterEach(() => {
-  stopRealtime();
-  useSession.getState().signOut({ alreadyRevoked: true });
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(closeTab);
 
 const react = (from: TestUser, to: TestUser, response: string) =>
   client(server.url).post('/api/matching/', { token: from.token, json: { response, other: to.id } });
 
 it('keeps in "likes you" someone skipped on another phone, and takes out someone disliked there', async () => {
-  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
+  fetchFrom(server);
   const [skipped, disliked] = [await makeCompletedUser(server), await makeCompletedUser(server)];
   for (const liker of [skipped, disliked]) expect((await react(liker, me, 'like')).status).toBe(200);
-  setToken(me.token);
-  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
-  useSession.setState({ token: me.token, user });
+  await signInTab(server, me);
   await useLikes.getState().load();
   expect(useLikes.getState()).toMatchObject({ count: 2, people: [{ id: disliked.id }, { id: skipped.id }] });
-  startRealtime(me.token);
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+  await connectTab(me.token);
   const listed = async () => (await client(server.url).get('/api/users/me/likes/', { token: me.token })).body;
 
   // The other phone's deck skips one of them: the server keeps them waiting for an answer.

@@ -8,7 +8,7 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { createElement, Suspense } from 'react';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import type { CurrentUser } from '../../shared/schemas/users';
+import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
@@ -23,14 +23,10 @@ vi.mock('socket.io-client', async (original) => {
 
 const { initLanguage } = await import('../../client/lib/i18n');
 await import('../../client/lib/messages-app');
-const { setToken } = await import('../../client/lib/storage');
 const { Settings } = await import('../../client/pages/app/Settings');
-const { useConnection } = await import('../../client/lib/socket');
 const { usePlan } = await import('../../client/stores/plan');
-const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
 const { useSession } = await import('../../client/stores/session');
 
-const realFetch = globalThis.fetch;
 let server: TestServer;
 let me: TestUser;
 
@@ -43,22 +39,15 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 afterEach(() => {
   cleanup();
-  stopRealtime();
-  useSession.getState().signOut({ alreadyRevoked: true });
-  vi.unstubAllGlobals();
-  localStorage.clear();
+  closeTab();
 });
 
 it('reads the plan again at each account:changed, also when has_subscription stays as it was', async () => {
-  // The client asks for `/api/...` on its own origin: here that origin is the test server.
-  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => realFetch(new URL(String(input), server.url), init));
-  setToken(me.token);
-  const user = (await client(server.url).get<CurrentUser>('/api/users/me/', { token: me.token })).body;
-  useSession.setState({ token: me.token, user });
+  fetchFrom(server);
+  await signInTab(server, me);
   expect(await usePlan.getState().loadSubscription()).toBeNull();
   expect(usePlan.getState().subscription).toMatchObject({ active: true, ends_at: null });
-  startRealtime(me.token);
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+  await connectTab(me.token);
 
   // Settings' plan card, open meanwhile: what the plan page is for, while the plan renews.
   await initLanguage();
