@@ -102,6 +102,25 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
     if (idle) settleSlice();
   }
 
+  /**
+   * Conversations with a send that the batch statement passed by (its row held by another write, most
+   * often), each with the last of its sends sent alone, one after the other (`sendBehind`). Such a send
+   * waits for that write; the batches go on meanwhile, and the conversation's later sends queue behind
+   * it, so that its messages are stored in the order they were sent.
+   */
+  const behind = new Map<number, Promise<Outcome>>();
+  function sendBehind(input: SendInput, after?: Promise<unknown>): Promise<Outcome> {
+    const conversationId = input.conversationId;
+    const before = [behind.get(conversationId), after].filter((wait) => wait !== undefined);
+    const alone = () => sendMessage(db, input).catch(asError);
+    const outcome = before.length > 0 ? Promise.all(before).then(alone) : alone();
+    behind.set(conversationId, outcome);
+    void outcome.then(() => {
+      if (behind.get(conversationId) === outcome) behind.delete(conversationId);
+    });
+    return outcome;
+  }
+
   async function flush() {
     flushing = true;
     while (queue.length > 0) {
@@ -112,22 +131,33 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
       if (wait > 0 && queue.length < MAX_BATCH) await new Promise((resolve) => setTimeout(resolve, wait));
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
-      settle(batch, await throttledWrite(batch.map((item) => item.input)));
+      const outcomes = await throttledWrite(batch.map((item) => item.input));
+      // A send still waiting (`sendBehind`) is answered when it is stored; the rest of the batch now.
+      const now = batch.filter((_, index) => !(outcomes[index] instanceof Promise));
+      settle(now, outcomes.filter((outcome): outcome is Outcome => !(outcome instanceof Promise)));
+      batch.forEach((item, index) => {
+        const later = outcomes[index];
+        if (later instanceof Promise) void later.then((outcome) => settle([item], [outcome]));
+      });
     }
     flushing = false;
   }
 
-  /** The batch's outcomes: `Throttled` for the sends past their sender's limit, the rest written. */
-  async function throttledWrite(inputs: SendInput[]): Promise<Outcome[]> {
+  /**
+   * The batch's outcomes: `Throttled` for the sends past their sender's limit, the rest written; a send
+   * to a conversation with a send waiting (`behind`), or one the statement passed by, is sent alone
+   * behind it, and its outcome is still to come.
+   */
+  async function throttledWrite(inputs: SendInput[]): Promise<Array<Outcome | Promise<Outcome>>> {
     const subjects = inputs.map((input) => userSubject(input.senderId));
     const refusals: Array<Error | null> = await limits
       .consumeEach('message:send', subjects)
       .catch((error: unknown) => inputs.map(() => asError(error)));
     const allowed = inputs.filter((_, index) => refusals[index] === null);
     const answer: BatchAnswer = { stored: null };
-    let written: Outcome[];
+    let written: Array<Outcome | Promise<Outcome>>;
     try {
-      written = await writeBatch(db, allowed, answer);
+      written = await writeBatch(db, allowed, answer, behind, sendBehind);
     } catch (error) {
       log.warn({ err: error, size: allowed.length }, 'message batch failed; sending one by one');
       // The batch may have committed before it failed: a step after its statement threw (its answer
@@ -137,7 +167,8 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
       // One after the other, so that a sender's messages are stored in the order they were sent.
       written = [];
       for (const input of allowed) {
-        const outcome = await sendMessage(db, input).catch(asError);
+        // Behind the sends of its conversation still waiting, as every send is.
+        const outcome = await sendBehind(input);
         const fromBatch = !(outcome instanceof Error) && fresh.delete(sendKey(input.senderId, input.clientId ?? ''));
         written.push(fromBatch ? { ...outcome, created: true } : outcome);
       }
@@ -253,13 +284,23 @@ export function batchValues(items: Array<{ conversation_id: number }>) {
   return { items: JSON.stringify(items), conversations: `{${conversations.join(',')}}` };
 }
 
-async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Promise<Outcome[]> {
-  const outcomes: Array<Outcome | undefined> = new Array(inputs.length);
+async function writeBatch(
+  db: Db,
+  inputs: SendInput[],
+  answer: BatchAnswer,
+  /** Conversations with a send waiting: their sends go behind it (`sendBehind`), not in the statement. */
+  behind: ReadonlyMap<number, unknown>,
+  sendBehind: (input: SendInput, after?: Promise<unknown>) => Promise<Outcome>,
+): Promise<Array<Outcome | Promise<Outcome>>> {
+  const outcomes: Array<Outcome | Promise<Outcome> | undefined> = new Array(inputs.length);
   const items: Array<{ idx: number; conversation_id: number; sender_id: number; content: string; client_id: string }> = [];
   /** Later sends of the same (sender, client_id) to the same conversation in this batch resolve to the first one's message. */
   const firstByKey = new Map<string, number>();
   const sameAs = new Map<number, number>();
-  /** Sends after the batch, one by one (the service answers a client_id reused elsewhere, CLIENT_ID_REUSED). */
+  /**
+   * Sends after the batch, each alone behind its conversation's sends still waiting (`sendBehind`): the
+   * service answers a client_id reused elsewhere (CLIENT_ID_REUSED), and waits for a held row.
+   */
   const unresolved: number[] = [];
   const invalid = new Map<number, ValidationError>();
 
@@ -275,6 +316,11 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
       return;
     }
     firstByKey.set(key, idx);
+    // Behind a send of its conversation that is still waiting: after it, never in this statement.
+    if (behind.has(input.conversationId)) {
+      unresolved.push(idx);
+      return;
+    }
     // Bad content still takes part in the participant check: a stranger gets NotFound, as from the service.
     if (!parsed.success) invalid.set(idx, new ValidationError(toFieldErrors(parsed.error.issues)));
     items.push({
@@ -316,16 +362,25 @@ async function writeBatch(db: Db, inputs: SendInput[], answer: BatchAnswer): Pro
   // by another write (an ending, or an event deleted, which leaves it open) and passed by. The service
   // answers which once that write is over.
   for (const item of valid) if (outcomes[item.idx] === undefined && !unresolved.includes(item.idx)) unresolved.push(item.idx);
-  for (const idx of unresolved) outcomes[idx] = await sendMessage(db, inputs[idx]!).catch(asError);
   // Bad content: NotFound for a stranger, the content errors for a participant (the service's order).
   for (const item of participantsOnly) {
     const participants = await getParticipantIds(db, item.conversation_id, item.sender_id);
     outcomes[item.idx] = participants ? invalid.get(item.idx)! : new NotFound();
   }
+  // Last, once nothing here can fail (a failed batch sends each of its sends again), and not waited
+  // for: a held row's send waits for the write that holds it, and the batch's other sends (committed)
+  // are answered meanwhile. In the order they were sent, so that each conversation's go one after the
+  // other; a client_id reused in another conversation goes after its first use.
+  for (const idx of unresolved.sort((x, y) => x - y)) {
+    const first = firstByKey.get(sendKey(inputs[idx]!.senderId, inputs[idx]!.clientId ?? ''));
+    const earlier = first !== undefined && first !== idx ? outcomes[first] : undefined;
+    outcomes[idx] = sendBehind(inputs[idx]!, earlier instanceof Promise ? earlier : undefined);
+  }
   // Duplicates within the batch get the first send's message, as a retry would.
   for (const [idx, first] of sameAs) {
+    const again = (outcome: Outcome | undefined) => (outcome instanceof Error || !outcome ? outcome : { ...outcome, created: false });
     const outcome = outcomes[first];
-    outcomes[idx] = outcome instanceof Error || !outcome ? outcome : { ...outcome, created: false };
+    outcomes[idx] = outcome instanceof Promise ? outcome.then((sent) => again(sent)!) : again(outcome);
   }
   return outcomes.map((outcome) => outcome ?? new Error('message batch left a send without an outcome'));
 }
