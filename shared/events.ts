@@ -73,9 +73,10 @@ export interface ServerToClientEvents {
   /**
    * `previous_id`: the message stored just before it in the conversation (null for its first). Pushes
    * can arrive out of order (batched sends, another instance's): one that does not follow on from the
-   * newest message a client holds tells it that one between is still to come, or was missed.
+   * newest message a client holds tells it that one between is still to come, or was missed. Absent
+   * from an instance of an older version (a rolling deploy): the client cannot tell, and reads again.
    */
-  'message:new': (payload: { conversation_id: number; message: Message; previous_id: number | null }) => void;
+  'message:new': (payload: { conversation_id: number; message: Message; previous_id?: number | null }) => void;
   'match:new': (payload: { conversation_id: number; user: MatchUser }) => void;
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;

@@ -18,15 +18,20 @@ export const unheard: ThreadCursor = { heardTo: 0, ahead: {} };
 
 /**
  * A push heard already: pushed twice, or fetched first; not one that came ahead of the one before it.
- * `previousId`: the message stored just before it (null: the conversation's first).
+ * `previousId`: the message stored just before it (null: the conversation's first; undefined: not
+ * told, by an instance of an older version during a rolling deploy: unknown, not the first).
  */
-export const heardAlready = ({ heardTo, ahead }: ThreadCursor, id: number, previousId: number | null) =>
-  id <= heardTo || ahead[previousId ?? 0] === id;
+export const heardAlready = ({ heardTo, ahead }: ThreadCursor, id: number, previousId: number | null | undefined) =>
+  id <= heardTo || (previousId !== undefined && ahead[previousId ?? 0] === id);
 
-/** A pushed message heard: `heardTo` moves only if it follows on from there (`previousId`). */
-export function pushHeard({ heardTo, ahead }: ThreadCursor, id: number, previousId: number | null): ThreadCursor {
+/**
+ * A pushed message heard: `heardTo` moves only if it follows on from there (`previousId`). One that
+ * does not say what came before it moves nothing: a message between may have been missed, and only a
+ * page of the server's tells.
+ */
+export function pushHeard({ heardTo, ahead }: ThreadCursor, id: number, previousId: number | null | undefined): ThreadCursor {
+  if (id <= heardTo || previousId === undefined) return { heardTo, ahead };
   const previous = previousId ?? 0;
-  if (id <= heardTo) return { heardTo, ahead };
   return previous === heardTo ? movedTo(ahead, id) : { heardTo, ahead: { ...ahead, [previous]: id } };
 }
 

@@ -248,7 +248,7 @@ const heard = (thread: Thread, incoming: readonly Message[], heardTo = newestId(
 });
 
 /** A pushed message added to the thread; `heardTo` moves only if it follows on from there (`previousId`). */
-const pushed = (thread: Thread, message: Message, previousId: number | null): Partial<Thread> => ({
+const pushed = (thread: Thread, message: Message, previousId: number | null | undefined): Partial<Thread> => ({
   messages: mergeMessages(thread.messages, [message]),
   ...pushHeard(thread, message.id, previousId),
 });
@@ -264,8 +264,12 @@ interface ChatState {
    * back in the composer, before what is written there: to change, or copy, and kept as drafts are.
    */
   takeBack: (id: number, clientId: string) => void;
-  /** A pushed message (`message:new`), with the id of the message stored just before it in the conversation. */
-  receive: (id: number, message: Message, previousId: number | null) => void;
+  /**
+   * A pushed message (`message:new`), with the id of the message stored just before it in the
+   * conversation; undefined when the push did not say (an older instance's, during a rolling deploy):
+   * the thread's messages after its cursor are read again.
+   */
+  receive: (id: number, message: Message, previousId: number | null | undefined) => void;
   typing: (id: number) => void;
   partnerRead: (id: number, lastReadId: number) => void;
   /**
@@ -449,6 +453,31 @@ export const useChat = create<ChatState>()((set, get) => {
    */
   const opening = new Map<number, Promise<void>>();
 
+  /**
+   * Threads read again after a push that did not say what came before it: true when another such push
+   * came while the read was on its way (read once more after it, from where it got to).
+   */
+  const rereading = new Map<number, boolean>();
+  async function readAgain(id: number) {
+    if (rereading.has(id)) return void rereading.set(id, true);
+    rereading.set(id, false);
+    const answered = updater();
+    try {
+      do {
+        rereading.set(id, false);
+        const thread = get().threads[id];
+        // Not loaded (its open reads it), or cut short (the next catch-up brings its newest page first).
+        if (!thread?.loaded || thread.missingEarlier) return;
+        const page = await api.messages(id, { after: thread.heardTo }).catch(() => null);
+        // No answer: the thread stays behind what it may have missed, for the next catch-up.
+        if (!page || get().ended[id]) return;
+        answered(id, (current) => heard(current, page.results));
+      } while (rereading.get(id));
+    } finally {
+      rereading.delete(id);
+    }
+  }
+
   async function openThread(id: number) {
     const answered = updater();
     const existing = get().threads[id];
@@ -612,6 +641,7 @@ export const useChat = create<ChatState>()((set, get) => {
         // A message from the partner ends their typing.
         typingAt: message.sender === me ? thread.typingAt : 0,
       }));
+      if (previousId === undefined) void readAgain(id);
     },
     typing(id) {
       update(id, () => ({ typingAt: Date.now() }));

@@ -72,6 +72,30 @@ describe('the chat store’s catch-up', () => {
     expect(useChat.getState().cursors()).toEqual({ 8: 10 });
   });
 
+  it('reads a chat again after a push that does not say what came before it (an older instance’s, in a rolling deploy)', async () => {
+    // Nothing in it when it was read: 10 may not be the conversation's first (9 went to a socket gone).
+    useChat.setState({ threads: { 7: thread([]) } });
+    messages.mockResolvedValueOnce(page([9, 10]));
+    useChat.getState().receive(7, stored(10), undefined);
+    expect(useChat.getState().cursors()).toEqual({ 7: 0 });
+    await vi.waitFor(() => expect(useChat.getState().cursors()).toEqual({ 7: 10 }));
+    expect(messages).toHaveBeenCalledWith(7, { after: 0 });
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([9, 10]);
+
+    // Two more while the first read is on its way: read once more after it, from where it got to.
+    let answer!: (value: unknown) => void;
+    messages.mockReturnValueOnce(new Promise((resolve) => (answer = resolve)));
+    messages.mockResolvedValueOnce(page([13, 14]));
+    useChat.getState().receive(7, stored(12), undefined);
+    useChat.getState().receive(7, stored(14), undefined);
+    expect(messages).toHaveBeenCalledTimes(2);
+    answer(page([11, 12]));
+    await vi.waitFor(() => expect(useChat.getState().cursors()).toEqual({ 7: 14 }));
+    expect(messages).toHaveBeenLastCalledWith(7, { after: 12 });
+    expect(messages).toHaveBeenCalledTimes(3);
+    expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([9, 10, 11, 12, 13, 14]);
+  });
+
   it('moves its cursor over pushes heard ahead once a page fills the gap before them', async () => {
     useChat.setState({ threads: { 7: thread([3, 5]) } });
     useChat.getState().receive(7, stored(9), 8);

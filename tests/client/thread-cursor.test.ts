@@ -49,6 +49,18 @@ describe('a conversation’s cursor', () => {
     expect(heardUpTo(cursor, 0)).toEqual(cursor);
   });
 
+  it('takes a push that does not say what came before it (an older instance’s, in a rolling deploy) as not known to follow on', () => {
+    // Not the conversation's first for all it knows, nor the one after 5: it moves nothing.
+    expect(pushHeard(unheard, 10, undefined)).toEqual(unheard);
+    const cursor = pushes(unheard, [5, null]);
+    expect(pushHeard(cursor, 6, undefined)).toEqual(cursor);
+    // Nor is it taken for one heard ahead: pushed again, with or without what came before it, it is news.
+    expect(heardAlready(pushHeard(cursor, 7, undefined), 7, undefined)).toBe(false);
+    expect(heardAlready(pushes(unheard, [5, null], [7, 6]), 7, undefined)).toBe(false);
+    // One heard already still is.
+    expect(heardAlready(cursor, 5, undefined)).toBe(true);
+  });
+
   it('answers the cursor alone, whatever else the value it is given holds', () => {
     const thread = { ...pushes(unheard, [5, null]), messages: [5] };
     expect(pushHeard(thread, 6, 5)).toEqual({ heardTo: 6, ahead: {} });
