@@ -121,6 +121,9 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   it('the deck tells a free user when likes come back, and what undo would do', async () => {
     const me = await makeCompletedUser(app.server, { name: 'Sam' });
     const targets = await Promise.all([1, 2].map(() => makeCompletedUser(app.server)));
+    // Two on his deck he has not answered yet (the targets are disliked below), so that a card follows
+    // the one he passes on, whether or not other tests ran first.
+    await Promise.all(['Gil', 'Hana'].map((name) => makeCompletedUser(app.server, { name })));
     // 100 likes given (each taken back, so the next one is a new like).
     for (let i = 0; i < FREE_DAILY_LIKES; i++) {
       await react(me, targets[i % 2]!, 'like');
@@ -228,8 +231,9 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   it('a plan bought on another phone reaches the deck at once: "no likes left" goes, and a like goes through', async () => {
     const me = await makeCompletedUser(app.server, { name: 'Carla' });
     const targets = await Promise.all([1, 2].map(() => makeCompletedUser(app.server)));
-    // Someone on her deck she has not answered yet.
-    await makeCompletedUser(app.server, { name: 'Iker' });
+    // Two on her deck she has not answered yet, so that a card follows the one she likes, whether or
+    // not other tests ran first.
+    await Promise.all(['Iker', 'Joan'].map((name) => makeCompletedUser(app.server, { name })));
     for (let i = 0; i < FREE_DAILY_LIKES; i++) {
       await react(me, targets[i % 2]!, 'like');
       await react(me, targets[i % 2]!, 'dislike');
