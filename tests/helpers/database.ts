@@ -21,15 +21,33 @@ export async function databaseBackends(): Promise<Array<['pglite' | 'postgres', 
 /**
  * A fresh PostgreSQL database for one test file: empty, or `migrated` (a copy of the run's migrated
  * template, `migratedTemplate`), owned by `owner` if given (an empty one only: a copy's tables belong
- * to the template's owner). `drop()` removes it.
+ * to the template's owner). `drop()` removes it. `template`: another template's name than this
+ * migrations folder's (the tests of this helper).
  */
-export async function createPostgresDatabase({ owner, migrated = false }: { owner?: string; migrated?: boolean } = {}) {
+export async function createPostgresDatabase({
+  owner,
+  migrated = false,
+  template: templateName = `${TEMPLATE_PREFIX}${migrationsHash()}`,
+}: { owner?: string; migrated?: boolean; template?: string } = {}) {
   if (owner && migrated) throw new Error('a migrated database is a copy of the template, owned as it is');
-  const template = migrated ? await migratedTemplate() : null;
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}${owner ? ` owner "${owner}"` : ''}`);
-  await admin.end();
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      const template = migrated ? await migratedTemplate(templateName) : null;
+      try {
+        await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}${owner ? ` owner "${owner}"` : ''}`);
+        break;
+      } catch (error) {
+        // The template dropped under this process as another run's went unused for long (a run of
+        // vitest's watch mode, say, left open past TEMPLATE_KEPT_MS): made again.
+        if (!template || attempt > 1 || (error as { code?: string }).code !== INVALID_CATALOG_NAME) throw error;
+        templates.delete(templateName);
+      }
+    }
+  } finally {
+    await admin.end();
+  }
   return {
     url: postgresUrl(name),
     async drop() {
@@ -58,7 +76,21 @@ function migrationsHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-let template: Promise<string> | undefined;
+const TEMPLATE_PREFIX = 'test_template_';
+/** The advisory lock under which a template is made, and the stale ones dropped. */
+export const TEMPLATE_LOCK = 'eventmatch:test-template';
+/** PostgreSQL's error for a database that does not exist (a template among them). */
+const INVALID_CATALOG_NAME = '3D000';
+/** PostgreSQL's error for a database dropped while others are connected to it. */
+const OBJECT_IN_USE = '55006';
+/**
+ * How long a template of other migrations is kept since a run last started on it: far longer than any
+ * run of the suite (CI stops one at 90 minutes), so that a run still copying from it is left alone.
+ */
+export const TEMPLATE_KEPT_MS = 6 * 60 * 60 * 1000;
+
+/** This process's templates, by name: made (or found) once each. */
+const templates = new Map<string, Promise<string>>();
 
 /**
  * A database the app's migrations were applied to, as the server applies them, copied by `create
@@ -66,14 +98,18 @@ let template: Promise<string> | undefined;
  * CPU of the whole schema's migrations, which each of these tests paid anew. Made once per
  * migrations folder, and kept: the first to ask makes it under an advisory lock (both workers of a
  * run, and any other run on this PostgreSQL, ask at once), under a name of its own until it is done,
- * so that none copies it half-made. The migrations' own tests start from an empty database.
+ * so that none copies it half-made. Each process that starts on it writes so on it (its comment, `used
+ * <time>`), and under the same lock drops the other migrations' templates no run has started on for
+ * TEMPLATE_KEPT_MS (`dropStaleTemplates`): a new migration no longer leaves the old one behind for
+ * good. The migrations' own tests start from an empty database.
  */
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const name = `test_template_${migrationsHash()}`;
+function migratedTemplate(name: string): Promise<string> {
+  let template = templates.get(name);
+  if (template) return template;
+  template = (async () => {
     const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
     try {
-      await admin`select pg_advisory_lock(hashtextextended('eventmatch:test-template', 0))`;
+      await admin`select pg_advisory_lock(hashtextextended(${TEMPLATE_LOCK}, 0))`;
       const [made] = await admin`select 1 from pg_database where datname = ${name}`;
       if (!made) {
         const building = `${name}_building`;
@@ -83,15 +119,61 @@ function migratedTemplate(): Promise<string> {
         await (await openDatabase({ databaseUrl: postgresUrl(building), dataDir: '', maxConnections: 1 })).close();
         await admin.unsafe(`alter database "${building}" rename to "${name}"`);
       }
+      await admin.unsafe(`comment on database "${name}" is 'used ${new Date().toISOString()}'`);
+      await dropStaleTemplates(admin, name);
       return name;
     } finally {
       // Its lock with it.
       await admin.end();
     }
   })();
+  templates.set(name, template);
   // A failure is the caller's; the next to ask tries again.
-  template.catch(() => (template = undefined));
+  template.catch(() => templates.delete(name));
   return template;
+}
+
+/**
+ * Under the template lock (`migratedTemplate`, whose `admin` holds it): drops the templates named
+ * `prefix…` but `keep` that no run has started on for TEMPLATE_KEPT_MS, by the time in their comment
+ * (one made before runs wrote it: the time it was made, where this role may read it, else it is kept),
+ * and any left half-made (none is being made while the lock is held). A template someone is connected
+ * to is skipped (PostgreSQL refuses to drop it); a copy from it in progress finishes first (the drop
+ * waits for it). Answers the names dropped.
+ */
+export async function dropStaleTemplates(
+  admin: postgres.Sql,
+  keep: string,
+  { prefix = TEMPLATE_PREFIX, now = Date.now() }: { prefix?: string; now?: number } = {},
+): Promise<string[]> {
+  const found = await admin<Array<{ name: string; oid: number; comment: string | null }>>`
+    select datname as name, oid::int as oid, shobj_description(oid, 'pg_database') as comment
+    from pg_database where starts_with(datname, ${prefix}) and datname <> ${keep} order by datname`;
+  const dropped: string[] = [];
+  for (const { name, oid, comment } of found) {
+    const halfMade = name.endsWith('_building');
+    if (!halfMade) {
+      const used = Date.parse(/^used (.+)$/.exec(comment ?? '')?.[1] ?? '') || (await madeAt(admin, oid));
+      if (used === null || now - used < TEMPLATE_KEPT_MS) continue;
+    }
+    try {
+      await admin.unsafe(`drop database if exists "${name}"${halfMade ? ' with (force)' : ''}`);
+      dropped.push(name);
+    } catch (error) {
+      if ((error as { code?: string }).code !== OBJECT_IN_USE) throw error;
+    }
+  }
+  return dropped;
+}
+
+/** When a database was made (its PG_VERSION file's time), or null where this role may not read it. */
+async function madeAt(admin: postgres.Sql, oid: number): Promise<number | null> {
+  try {
+    const [row] = await admin<Array<{ made: Date }>>`select (pg_stat_file(${`base/${oid}/PG_VERSION`})).modification as made`;
+    return row ? row.made.getTime() : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
