@@ -7,7 +7,15 @@ import { MAX_JSON_BODY_BYTES } from '../shared/constants';
 import { GOOGLE_USERINFO_URL } from '../shared/schemas/google';
 import type { Config } from './config';
 import type { Database } from './db/client';
-import { answerRouterRefusal, clientErrorHandler, refuseWhileClosing, registerErrorHandler, rejectMissingHost } from './errors';
+import {
+  answerRouterRefusal,
+  answerUnmetExpectation,
+  clientErrorHandler,
+  refuseWhileClosing,
+  registerErrorHandler,
+  rejectMissingHost,
+  rememberConnectionLanguage,
+} from './errors';
 import accountRoutes from './features/account/routes';
 import analyticsRoutes from './features/analytics/routes';
 import authRoutes from './features/auth/routes';
@@ -110,6 +118,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(answerSerializer);
   registerErrorHandler(app);
+  rememberConnectionLanguage(app);
+  app.server.on('checkExpectation', answerUnmetExpectation(headers));
   rejectMissingHost(app);
   rejectNullCharacters(app);
   rejectMalformedJson(app);

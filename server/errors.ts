@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -261,14 +261,43 @@ export function refuseWhileClosing(app: FastifyInstance) {
   });
 }
 
+/** Each connection's last request's `Accept-Language`: the language of a refusal on it that names none. */
+const connectionLanguages = new WeakMap<Socket, string>();
+
+/**
+ * Notes the language each request names on its connection (`connectionLanguages`): a phone keeps its
+ * connection alive, and a request of its that Node refuses unread (headers too slow to come: nothing
+ * of them is read) or broken is answered in the language its requests before it there asked for.
+ */
+export function rememberConnectionLanguage(app: FastifyInstance) {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const header = request.headers['accept-language'];
+    if (header) connectionLanguages.set(request.raw.socket, header);
+    done();
+  });
+}
+
 /**
  * The language of a request Node's parser refused: its `Accept-Language` when the bytes that came
- * (`rawPacket`, not there for a timeout) hold it, else that of a request naming none.
+ * (`rawPacket`, not there for a timeout) hold it, else that of the connection's request before it,
+ * else that of a request naming none.
  */
-function refusedRequestLanguage(rawPacket: unknown): Language {
-  if (!Buffer.isBuffer(rawPacket)) return languageOf(undefined);
-  const header = rawPacket.toString('latin1').match(/\r\naccept-language:[ \t]*([^\r\n]*)/i)?.[1];
-  return languageOf(header);
+function refusedRequestLanguage(rawPacket: unknown, socket: Socket): Language {
+  const header = Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1').match(/\r\naccept-language:[ \t]*([^\r\n]*)/i)?.[1] : undefined;
+  return languageOf(header ?? connectionLanguages.get(socket));
+}
+
+/**
+ * A request whose `Expect` is not `100-continue`: Node answers it 417 itself, bare, unless told to
+ * (`checkExpectation`): answered in the envelope, in its language, with the headers every response
+ * carries. No route runs for it.
+ */
+export function answerUnmetExpectation(headers: Record<string, string>) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify(new ApiError(417, { detail: serverText('expectation_failed') }).render(languageOf(request.headers['accept-language'])));
+    response.writeHead(417, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    response.end(body);
+  };
 }
 
 /**
@@ -279,7 +308,7 @@ export function clientErrorHandler(error: Error & { code?: string; rawPacket?: u
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const detail = serverText(status === 408 ? 'request_timeout' : status === 431 ? 'headers_too_large' : 'malformed');
-  const body = JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket)));
+  const body = JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket, socket)));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

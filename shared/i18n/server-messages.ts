@@ -45,6 +45,7 @@ export const SERVER_MESSAGES = {
   unsupported_media_type: { en: 'Unsupported media type in request.', es: 'Tipo de contenido no admitido en la solicitud.' },
   headers_too_large: { en: 'Request headers are too large.', es: 'Las cabeceras de la solicitud son demasiado grandes.' },
   request_timeout: { en: 'Request timed out.', es: 'La solicitud tardó demasiado en llegar.' },
+  expectation_failed: { en: 'Only "Expect: 100-continue" is supported.', es: 'Solo se admite «Expect: 100-continue».' },
   missing_host: { en: 'The Host header is missing.', es: 'Falta la cabecera Host.' },
   date_time_format: {
     en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',

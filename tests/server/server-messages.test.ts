@@ -8,7 +8,7 @@ import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories'
 import { client } from '../helpers/http';
 import { rawRequest } from '../helpers/raw-http';
 import { startServer, type TestServer } from '../helpers/server';
-import { connect } from '../helpers/socket';
+import { connect, waitUntil } from '../helpers/socket';
 
 const SPANISH = { 'accept-language': 'es' };
 
@@ -138,6 +138,43 @@ describe('server messages in the language the request asks for', () => {
     expect(head).toMatch(/^HTTP\/1\.1 408 /);
     expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
     expect(JSON.parse(body)).toEqual({ detail: 'Request timed out.' });
+  });
+
+  it('answers a request Node refuses on a kept-alive connection in the language of the request before it there', async () => {
+    // A phone's connection: a request in Spanish answered, then one too slow to come, or broken,
+    // whose bytes (none read, or the broken ones) name no language.
+    const refusedAfter = async (refusal: (socket: net.Socket, server: net.Socket) => void) => {
+      const arrived = new Promise<net.Socket>((resolve) => server.app.server.once('connection', resolve));
+      const phone = net.connect({ host: '127.0.0.1', port: Number(new URL(server.url).port) });
+      let text = '';
+      phone.on('data', (chunk) => (text += chunk.toString('utf8')));
+      phone.on('error', () => {});
+      const closed = new Promise<void>((resolve) => phone.on('close', resolve));
+      phone.write(`GET /api/users/me/ HTTP/1.1\r\nHost: localhost\r\nAccept-Language: es\r\n\r\n`);
+      const serverSide = await arrived;
+      await waitUntil(() => text.includes('No se han enviado credenciales.'), 5000, 'the first answer');
+      text = '';
+      refusal(phone, serverSide);
+      await closed;
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), detail: JSON.parse(body).detail };
+    };
+    const timeout = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    expect(await refusedAfter((_, serverSide) => server.app.server.emit('clientError', timeout, serverSide))).toEqual({
+      status: 408,
+      detail: 'La solicitud tardó demasiado en llegar.',
+    });
+    expect(await refusedAfter((phone) => phone.write('GET /api/users/me/ x HTTP/1.1\r\n\r\n'))).toEqual({ status: 400, detail: 'Solicitud mal formada.' });
+  });
+
+  it('answers an Expect it cannot meet in the envelope, in the request\'s language', async () => {
+    const refused = await rawRequest(server.url, { method: 'POST', path: '/api/auth/', headers: { ...SPANISH, expect: 'bogus', 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(417);
+    expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(refused.headers['x-content-type-options']).toBe('nosniff');
+    expect(JSON.parse(refused.body)).toEqual({ detail: 'Solo se admite «Expect: 100-continue».' });
+    const english = await rawRequest(server.url, { method: 'POST', path: '/api/auth/', headers: { expect: 'bogus', 'content-type': 'application/json' }, body: '{}' });
+    expect(JSON.parse(english.body)).toEqual({ detail: 'Only "Expect: 100-continue" is supported.' });
   });
 
   it('writes a socket ack\'s messages in the language its handshake named', async () => {
