@@ -32,11 +32,16 @@ function migrationsBefore(tag: string) {
 }
 
 // PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
+// Each describe's PGlite is made in its beforeAll, not as the file is collected: its start holds the
+// event loop for seconds at a time, and three made at once stalled the other describes' tests (the
+// instances starting together sat 10 s and more between two statements of their migrations).
 describe('data migrations, from a database made before them', { timeout: 120_000 }, () => {
-  const client = new PGlite();
-  const before = migrationsBefore('0008_google_accounts_verified');
+  let client: PGlite;
+  let before: string;
 
   beforeAll(async () => {
+    client = new PGlite();
+    before = migrationsBefore('0008_google_accounts_verified');
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: before });
     await client.exec(`
@@ -190,13 +195,16 @@ describe.skipIf(!postgresReady)('migrations when instances start together', { ti
 
 // PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
 describe('0014 and 0018, on a database with matches made before them', { timeout: 120_000 }, () => {
-  const pglite = new PGlite();
-  const before = migrationsBefore('0014_matched_events');
-  const db = drizzle(pglite, { schema }) as unknown as Db;
+  let pglite: PGlite;
+  let before: string;
+  let db: Db;
   /** When the shipped migrations began to run on it. */
   let migratedFrom: Date;
 
   beforeAll(async () => {
+    pglite = new PGlite();
+    before = migrationsBefore('0014_matched_events');
+    db = drizzle(pglite, { schema }) as unknown as Db;
     await migrate(drizzle(pglite), { migrationsFolder: before });
     // 1 and 2 matched three days ago, 2 and 3 yesterday (since unmatched), 3 and 4 today; 5 never did.
     await pglite.exec(`
@@ -279,10 +287,12 @@ describe('0014 and 0018, on a database with matches made before them', { timeout
 
 // PGlite's WebAssembly start and the whole schema's migrations: tens of seconds on a busy machine.
 describe('0019, on a database with likes given at events before it', { timeout: 120_000 }, () => {
-  const pglite = new PGlite();
-  const before = migrationsBefore('0019_likes_keep_their_event');
+  let pglite: PGlite;
+  let before: string;
 
   beforeAll(async () => {
+    pglite = new PGlite();
+    before = migrationsBefore('0019_likes_keep_their_event');
     await migrate(drizzle(pglite), { migrationsFolder: before });
     // A party on New Year's night and another ten days later. 1 and 2 went to both (1 left the first
     // at 23:00, 2 at 01:00); 4 and 5 stayed at the first one (open, their after-party over on the 3rd
