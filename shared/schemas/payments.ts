@@ -1,4 +1,4 @@
-import { z } from './zod';
+import { message, z } from './zod';
 
 /** Which plans exist is the server's configuration (overridable by environment), so any short key parses here. */
 const LookupKey = z.string().trim().min(1).max(200);
@@ -13,6 +13,13 @@ export const CheckoutInput = z.object({
   email: z.string().trim().toLowerCase().max(254).pipe(z.email()).optional(),
 });
 export type CheckoutInput = z.infer<typeof CheckoutInput>;
+
+/**
+ * The checkout body as a server checks it, with its configured plans: an unknown plan is named beside
+ * any other bad field of the same body, every one at once.
+ */
+export const checkoutInputFor = (lookupKeys: readonly string[]) =>
+  CheckoutInput.extend({ lookup_key: LookupKey.refine((key) => lookupKeys.includes(key), message('unknown_plan')) });
 
 export const CheckoutResponse = z.object({ url: z.string() });
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;

@@ -156,6 +156,18 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect((await subscriptionState(server, user.id)).customer).toBeNull();
   });
 
+  it('names every bad field of a checkout at once: a plan that does not exist beside a bad e-mail', async () => {
+    const user = await makeUser(server);
+    const before = fake.requests.length;
+    const expected = { lookup_key: ['This plan does not exist.'], email: ['Enter a valid e-mail address.'] };
+    const posted = await client(server.url).post(CHECKOUT, form({ lookup_key: 'gold_forever', email: 'not-an-email' }));
+    expect([posted.status, posted.body]).toEqual([400, expected]);
+    const json = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'gold_forever', email: 'not-an-email' } });
+    expect([json.status, json.body]).toEqual([400, expected]);
+    expect(fake.requests.length).toBe(before);
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+  });
+
   it('refuses a configured plan that Stripe has no price for (400)', async () => {
     const user = await makeUser(server);
     fake.prices.delete('basic_yearly');

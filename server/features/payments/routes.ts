@@ -6,8 +6,8 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import { NoBody } from '../../../shared/schemas/common';
 import { ErrorDetail } from '../../../shared/schemas/errors';
 import {
-  CheckoutInput,
   CheckoutResponse,
+  checkoutInputFor,
   StripeEvent,
   TestCheckout,
   TestCheckoutParams,
@@ -19,7 +19,6 @@ import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
 import { currentUser } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
-  checkPlan,
   completeLocalCheckout,
   createCheckout,
   type EventOrigin,
@@ -80,7 +79,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         // With the token, or (a plain form post) without it: then the answer is the subscribe page.
         security: [{ token: [] }, {}],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
-        body: CheckoutInput,
+        body: checkoutInputFor(payments.lookupKeys),
         response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
       },
       // Each call creates objects at Stripe: bounded per address.
@@ -93,7 +92,6 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
           // anyone start (and, in test mode, complete) a checkout for someone else, and its answer would
           // tell whether an account exists. It goes on to the subscribe page instead, the same way for
           // any e-mail, where a signed-in account starts a checkout for itself.
-          checkPlan(payments, request.body.lookup_key);
           return reply.redirect(subscribeUrl(app.publicUrlFor(request)), 303);
         }
         await app.authenticate(request, reply);
