@@ -405,6 +405,25 @@ describe.each(backends)('profiles on %s', (backend) => {
       expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
     });
 
+    it('names a photo that is not the user’s beside the other fields’ problems, not once they are mended', async () => {
+      const owner = await makeUser(server);
+      const theirs = await upload(server, owner.token);
+      const user = await makeUser(server);
+      const before = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ bio: '', image: theirs, image2: 'https://elsewhere.example/x.png', image3: 7 as never }),
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        bio: ['This field may not be blank.'],
+        image: [BAD_IMAGE_REFERENCE],
+        image2: [BAD_IMAGE_REFERENCE],
+        image3: ['Not a valid string.'],
+      });
+      expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
+    });
+
     it('keeps a photo that is already in the profile even when another account uploaded it (seeded demo profiles)', async () => {
       const owner = await makeUser(server);
       const shared = await upload(server, owner.token);

@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParams } from '../../../shared/schemas/common';
 import { CurrentUser, IMAGE_FIELDS, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
-import { ApiError, NotFound } from '../../errors';
+import { ApiError, asApiError, NotFound, ValidationError } from '../../errors';
 import { requestSubject } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
 import { isDataUri } from '../media/service';
-import { getCurrentUser, getOwnProfile, getPublicProfile, saveProfile } from './service';
+import { getCurrentUser, getOwnProfile, getPublicProfile, refusedImageReferences, saveProfile } from './service';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 /** Six data: URIs of up to 10 MB each, base64-encoded, plus the rest of the profile. */
@@ -47,9 +47,17 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       bodyLimit: PROFILE_BODY_LIMIT,
       schema: { body: ProfileInput, response: { 200: OwnProfile } },
+      // A body its schema refuses is answered below, with its photos that are not the user's named too.
+      attachValidation: true,
       onRequest: [app.limits.hook('profile:save'), oneSaveAtATime],
       // A photo sent inline is an upload: it counts against the same hourly limit as POST /api/uploads/.
       preHandler: async (request) => {
+        if (request.validationError) {
+          const refused = asApiError(request.validationError as never);
+          if (!(refused instanceof ValidationError)) throw refused ?? request.validationError;
+          const images = await refusedImageReferences(app.db, app.media, currentUser(request).id, request.body, refused.fields);
+          throw new ValidationError({ ...refused.fields, ...images });
+        }
         const inline = IMAGE_FIELDS.filter((field) => isDataUri(request.body[field] ?? ''));
         const refused = (await app.limits.consumeEach('upload', inline.map(() => requestSubject(request)))).find(Boolean);
         if (refused) throw refused;

@@ -78,18 +78,17 @@ export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile 
 }
 
 /**
- * Each image field to the URL to store: a URL must be one of the owner's own uploads or one already in
- * their profile (kept as it is: seeded demo profiles share photos), a data URI is processed and stored
- * like an upload. Every bad field is reported at once.
+ * The image fields that hold a URL (not a data URI), each to the URL to store: one of the owner's own
+ * uploads or one already in their profile (kept as it is: seeded demo profiles share photos). Any other
+ * URL is a field of `errors`.
  */
-async function resolveImages(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
-  const resolved = {} as Record<ImageField, string | null>;
+async function checkImageReferences(db: Db, store: MediaStore, userId: number, images: Partial<Record<ImageField, string | null>>) {
+  const resolved: Partial<Record<ImageField, string>> = {};
   const errors: FieldMessages = {};
   const keys = new Map<ImageField, string>();
 
   for (const field of IMAGE_FIELDS) {
-    const value = input[field] ?? null;
-    resolved[field] = null;
+    const value = images[field] ?? null;
     if (value === null || isDataUri(value)) continue;
     const key = store.keyOf(value);
     if (key) keys.set(field, key);
@@ -114,7 +113,33 @@ async function resolveImages(db: Db, store: MediaStore, userId: number, input: P
       else errors[field] = [INVALID_IMAGE_REFERENCE];
     }
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { resolved, errors };
+}
+
+/**
+ * The photo URLs of a save its schema refused, that are none of the user's (`checkImageReferences`):
+ * named beside the other fields' problems, every bad field at once, not only once those are mended.
+ * `body` is as sent; a field the schema refused already, or that is not text, is its business.
+ */
+export async function refusedImageReferences(db: Db, store: MediaStore, userId: number, body: unknown, refused: FieldMessages) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const images: Partial<Record<ImageField, string>> = {};
+  for (const field of IMAGE_FIELDS) {
+    const value = (body as Record<string, unknown>)[field];
+    if (!(field in refused) && typeof value === 'string' && value !== '') images[field] = value;
+  }
+  return (await checkImageReferences(db, store, userId, images)).errors;
+}
+
+/**
+ * Each image field to the URL to store (`checkImageReferences`); a data URI is processed and stored
+ * like an upload. Every bad field is reported at once.
+ */
+async function resolveImages(db: Db, store: MediaStore, userId: number, input: ProfileInput) {
+  const checked = await checkImageReferences(db, store, userId, input);
+  if (Object.keys(checked.errors).length > 0) throw new ValidationError(checked.errors);
+  const resolved = {} as Record<ImageField, string | null>;
+  for (const field of IMAGE_FIELDS) resolved[field] = checked.resolved[field] ?? null;
 
   // Only once every reference is good are new images decoded, and only once every one of them
   // decoded is any stored: a refused save leaves no upload behind.
