@@ -223,6 +223,20 @@ describe.each(backends)('accounts on %s', (backend) => {
       expect(forged.body).toEqual({ detail: 'Invalid token.' });
     });
 
+    it('takes a request with a valid token whatever X-CSRFToken it sends, and one without the token never for it', async () => {
+      const user = await makeUser(server);
+      // The client sends X-CSRFToken, here one that matches no csrftoken cookie: accepted and ignored.
+      const csrf = { 'x-csrftoken': 'not-the-cookie', cookie: 'csrftoken=something-else' };
+      const saved = await api.put('/api/users/me/profile/', { token: user.token, headers: csrf, json: {} });
+      expect(saved.status).toBe(400);
+      expect(saved.body).not.toHaveProperty('detail');
+      const logout = await api.post('/api/auth/logout/', { token: user.token, headers: { 'x-csrftoken': '' } });
+      expect(logout.status).toBe(204);
+      // A matching pair is no credential.
+      const anonymous = await api.get('/api/users/me/', { headers: { 'x-csrftoken': 'same', cookie: 'csrftoken=same' } });
+      expect([anonymous.status, anonymous.body]).toEqual([401, { detail: 'Authentication credentials were not provided.' }]);
+    });
+
     it('logout revokes exactly the token it was called with', async () => {
       const user = await makeUser(server);
       const other = await api.post('/api/auth/', { json: { username: user.email, password: user.password } });
