@@ -8,11 +8,11 @@ export const integerIn = (min: number, max: number) => z.number().min(min, { abo
 
 /**
  * A whole number from `min` to `max`, taken from a path segment, a query string or a JSON body. Only
- * plain digits are read as a number: `1e3`, `0x10`, ` 12`, `12.0` or nothing at all are not numbers
- * (as Django's `<int:pk>`), not 1000, 16, 12 or 0.
+ * plain digits, with a minus sign or not, are read as a number: `1e3`, `0x10`, ` 12`, `12.0` or nothing
+ * at all are not numbers (as Django's `<int:pk>`), not 1000, 16, 12 or 0; `-1` is one, told its range.
  */
 export const wholeNumber = (min: number, max: number) =>
-  z.preprocess((value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value), integerIn(min, max));
+  z.preprocess((value) => (typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value), integerIn(min, max));
 
 /** A positive integer id (a row's serial). */
 export const Id = wholeNumber(1, 2_147_483_647);

@@ -291,6 +291,17 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(response.text)).toEqual({ genders_to_match: ['Each gender can be selected once.'] });
   });
 
+  it('answers a negative number in a query or a body with its range, as DRF does, not as no integer at all', async () => {
+    const page = await send({ method: 'GET', path: '/api/conversations/started/?limit=-1', auth: 'user' });
+    expect([page.status, JSON.parse(page.text)]).toEqual([400, { limit: ['Ensure this value is greater than or equal to 1.'] }]);
+    const catchUp = await send({ method: 'GET', path: '/api/conversations/1/messages/?after=-5', auth: 'user' });
+    expect([catchUp.status, JSON.parse(catchUp.text)]).toEqual([400, { after: ['Ensure this value is greater than or equal to 0.'] }]);
+    const reaction = await send({ method: 'POST', path: '/api/matching/', auth: 'user', json: { response: 'like', other: '-3' } });
+    expect([reaction.status, JSON.parse(reaction.text)]).toEqual([400, { other: ['Ensure this value is greater than or equal to 1.'] }]);
+    // A path's id is still no such thing.
+    expect((await send({ method: 'GET', path: '/api/users/-1/profile/', auth: 'user' })).status).toBe(404);
+  });
+
   it('answers a number far out of range with its range, not also with the largest safe integer', async () => {
     const profile = await send({ method: 'PUT', path: '/api/users/me/profile/', auth: 'user', json: await validProfile({ min_matching_age: 1e308, max_matching_age: -1e308 }) });
     expect(profile.status).toBe(400);
