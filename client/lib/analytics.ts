@@ -1,25 +1,29 @@
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import { api, refusedByServer } from './api';
 import { getToken } from './storage';
+import { uuid } from './uuid';
 
-/** Events that reached no server (no network, the server down), each with the session it is of. */
-let unsent: Array<[string, ClientAnalyticsEvent]> = [];
+/**
+ * Events that reached no server (no network, the server down, or the answer lost on the way back),
+ * each with the session it is of and its id: sent again with the same id, the server stores it once.
+ */
+let unsent: Array<[string, ClientAnalyticsEvent, string]> = [];
 
 /**
  * Records a named product event for the signed-in user: first-party, to our own server, keyed by the
  * session; no cookie, no third party. Never in the way: one the server refuses is dropped, one that
  * reached no server waits for `trackUnsent`.
  */
-export function track(name: ClientAnalyticsEvent) {
+export function track(name: ClientAnalyticsEvent, clientId = uuid()) {
   const token = getToken();
-  if (token) api.recordEvent(name).catch((error: unknown) => refusedByServer(error) || unsent.push([token, name]));
+  if (token) api.recordEvent(name, clientId).catch((error: unknown) => refusedByServer(error) || unsent.push([token, name, clientId]));
 }
 
 /** The server is reachable again (the socket connected): what `track` could not send goes, if still this session's. */
 export function trackUnsent() {
   const held = unsent;
   unsent = [];
-  for (const [token, name] of held) if (token === getToken()) track(name);
+  for (const [token, name, clientId] of held) if (token === getToken()) track(name, clientId);
 }
 
 const once = new Set<string>();

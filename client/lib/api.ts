@@ -251,7 +251,7 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
-  recordEvent: (name: ClientAnalyticsEvent) => post<null>('/api/analytics/events/', { name }),
+  recordEvent: (name: ClientAnalyticsEvent, clientId: string) => post<null>('/api/analytics/events/', { name, client_id: clientId }),
   config: () => get<ClientConfig>('/api/config/'),
   me: () => get<CurrentUser>('/api/users/me/'),
   /** Google's user-info, read with the access token from Google Identity Services. */

@@ -432,11 +432,14 @@ export const analyticsEvents = pgTable(
     name: text('name', { enum: ANALYTICS_EVENTS }).notNull(),
     createdAt: createdAt(),
     anonymousActive: boolean('anonymous_active').notNull().default(false),
+    /** The client's id for the event, so that one sent again (its answer lost) is stored once. */
+    clientId: uuid('client_id'),
   },
   (t) => [
     check('analytics_events_name', sql`${t.name} in (${sql.raw(ANALYTICS_EVENTS.map((name) => `'${name}'`).join(', '))})`),
     index('analytics_events_created_at').on(t.createdAt),
     index('analytics_events_user').on(t.userId),
+    uniqueIndex('analytics_events_user_client_id').on(t.userId, t.clientId),
   ],
 );
 

@@ -6,9 +6,10 @@ import { recordEvent } from '../features/analytics/service';
 export interface Analytics {
   /**
    * Stores the event (and forwards it to PostHog when `POSTHOG_KEY` is set). Answers false, having done
-   * neither, when the account is gone (deleted meanwhile).
+   * neither, when the account is gone (deleted meanwhile). An event whose `clientId` was stored already
+   * (the same one sent again) is neither stored nor forwarded again, and answers true.
    */
-  record(userId: number, name: AnalyticsEventName): Promise<boolean>;
+  record(userId: number, name: AnalyticsEventName, clientId?: string): Promise<boolean>;
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
   /**
@@ -42,9 +43,11 @@ export default fp(
     }
 
     app.decorate('analytics', {
-      async record(userId: number, name: AnalyticsEventName) {
-        if (!(await recordEvent(app.db, userId, name))) return false;
-        posthog?.capture({ distinctId: String(userId), event: name, disableGeoip: true });
+      async record(userId: number, name: AnalyticsEventName, clientId?: string) {
+        const recorded = await recordEvent(app.db, userId, name, clientId);
+        if (recorded === 'gone') return false;
+        // PostHog drops a second event with the same uuid too, but only when it merges its tables, later.
+        if (recorded === 'stored') posthog?.capture({ distinctId: String(userId), event: name, uuid: clientId, disableGeoip: true });
         return true;
       },
       async flush() {

@@ -13,7 +13,11 @@ export const ANALYTICS_EVENTS = [...CLIENT_ANALYTICS_EVENTS, ...SERVER_ANALYTICS
 export type ClientAnalyticsEvent = (typeof CLIENT_ANALYTICS_EVENTS)[number];
 export type AnalyticsEventName = (typeof ANALYTICS_EVENTS)[number];
 
-export const AnalyticsEventInput = z.object({ name: z.enum(CLIENT_ANALYTICS_EVENTS) });
+export const AnalyticsEventInput = z.object({
+  name: z.enum(CLIENT_ANALYTICS_EVENTS),
+  /** The client's id for this event (a UUID): sent again, its answer lost, it is stored once. */
+  client_id: z.uuid().optional(),
+});
 export type AnalyticsEventInput = z.infer<typeof AnalyticsEventInput>;
 
 export const MAX_SUMMARY_DAYS = 365;

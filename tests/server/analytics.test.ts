@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents, conversations } from '../../server/db/schema';
@@ -33,11 +34,35 @@ describe.each(backends)('first-party analytics events on %s', (backend) => {
     // The account's creation was recorded by the server itself.
     expect(rows.map((row) => row.name)).toEqual(['signed_up', 'app_opened', 'user_logged_in', 'profile_completed', 'match_opened', 'message_sent']);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(['anonymousActive', 'createdAt', 'id', 'name', 'userId']);
+      expect(Object.keys(row).sort()).toEqual(['anonymousActive', 'clientId', 'createdAt', 'id', 'name', 'userId']);
       expect(row.anonymousActive).toBe(false);
       expect(Date.now() - row.createdAt.getTime()).toBeLessThan(60_000);
     }
     expect(JSON.stringify(rows)).not.toContain(user.email);
+  });
+
+  it('stores an event sent again (its answer lost on the way back) once, by its client id', async () => {
+    const user = await makeUser(server);
+    const other = await makeUser(server);
+    const clientId = randomUUID();
+    for (let i = 0; i < 2; i++) {
+      expect((await api().post(EVENTS, { token: user.token, json: { name: 'match_opened', client_id: clientId } })).status).toBe(204);
+    }
+    // Two sent at once, as two tabs sending the same kept event would.
+    const twice = await Promise.all([1, 2].map(() => api().post(EVENTS, { token: other.token, json: { name: 'message_sent', client_id: clientId } })));
+    expect(twice.map((response) => response.status)).toEqual([204, 204]);
+    // Events without an id (an app from before ids) are each their own.
+    for (let i = 0; i < 2; i++) expect((await api().post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    expect((await eventsOf(user.id)).map((row) => [row.name, row.clientId])).toEqual([
+      ['signed_up', null],
+      ['match_opened', clientId],
+      ['app_opened', null],
+      ['app_opened', null],
+    ]);
+    expect((await eventsOf(other.id)).map((row) => row.name)).toEqual(['signed_up', 'message_sent']);
+    const malformed = await api().post(EVENTS, { token: user.token, json: { name: 'app_opened', client_id: 'not-a-uuid' } });
+    expect(malformed.status).toBe(400);
+    expect(Object.keys(malformed.body as object)).toEqual(['client_id']);
   });
 
   it('refuses unknown names, names only the server records, and anonymous callers', async () => {
@@ -108,6 +133,17 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
       expect(sent).not.toContain('127.0.0.1');
       expect(event.properties.$geoip_disable).toBe(true);
     }
+  });
+
+  it('forwards an event sent again once, with its client id as the event’s uuid', async () => {
+    const user = await makeUser(server);
+    const clientId = randomUUID();
+    for (let i = 0; i < 2; i++) {
+      expect((await client(server.url).post(EVENTS, { token: user.token, json: { name: 'match_opened', client_id: clientId } })).status).toBe(204);
+    }
+    await server.app.analytics.flush();
+    const mine = posthog.events.filter((event) => event.distinct_id === String(user.id) && event.event === 'match_opened');
+    expect(mine.map((event) => event.raw.uuid)).toEqual([clientId]);
   });
 
   it('deletes a deleted account’s person and events in PostHog too, those still queued here included', async () => {

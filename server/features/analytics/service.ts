@@ -4,17 +4,26 @@ import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { analyticsEvents } from '../../db/schema';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 
+/** What became of an event to store: stored, stored already (its `client_id` seen), or its account gone. */
+export type Recorded = 'stored' | 'duplicate' | 'gone';
+
 /**
- * Stores one event: who (a user id, never an e-mail), what, when. Answers false, storing nothing, for
- * an account deleted meanwhile (a request that passed sign-in just before): its row is gone, which
- * the user id's foreign key refuses. Not for a transaction, which the refusal would leave aborted.
+ * Stores one event: who (a user id, never an e-mail), what, when. One with the `clientId` of an event
+ * of theirs stored already (sent again, its answer lost on the way back) is not stored twice. Answers
+ * 'gone', storing nothing, for an account deleted meanwhile (a request that passed sign-in just
+ * before): its row is gone, which the user id's foreign key refuses. Not for a transaction, which the
+ * refusal would leave aborted.
  */
-export async function recordEvent(db: Db, userId: number, name: AnalyticsEventName): Promise<boolean> {
+export async function recordEvent(db: Db, userId: number, name: AnalyticsEventName, clientId?: string): Promise<Recorded> {
   try {
-    await db.insert(analyticsEvents).values({ userId, name });
-    return true;
+    const stored = await db
+      .insert(analyticsEvents)
+      .values({ userId, name, clientId })
+      .onConflictDoNothing({ target: [analyticsEvents.userId, analyticsEvents.clientId] })
+      .returning({ id: analyticsEvents.id });
+    return stored.length > 0 ? 'stored' : 'duplicate';
   } catch (error) {
-    if (isForeignKeyViolation(error)) return false;
+    if (isForeignKeyViolation(error)) return 'gone';
     throw error;
   }
 }
