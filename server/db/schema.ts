@@ -444,6 +444,23 @@ export const analyticsEvents = pgTable(
 );
 
 /**
+ * A deleted account's person and events still to delete in PostHog (`jobs/posthog-erasure.ts`),
+ * written in the deletion's transaction: the account is gone at once, PostHog follows when it answers,
+ * after a restart too. Keyed by the PostHog distinct id (the old user id), the only thing kept of it.
+ */
+export const posthogErasures = pgTable(
+  'posthog_erasures',
+  {
+    id: serial('id').primaryKey(),
+    distinctId: text('distinct_id').notNull(),
+    createdAt: createdAt(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('posthog_erasures_next_attempt_at').on(t.nextAttemptAt)],
+);
+
+/**
  * A user's report of another, with what the reported person showed at that moment (the snapshot), so
  * that a moderator can judge it after the reported user has changed or deleted everything. Either
  * account may be deleted later: the report and its snapshot stay.

@@ -2,6 +2,8 @@ import fp from 'fastify-plugin';
 import { PostHog } from 'posthog-node';
 import type { AnalyticsEventName } from '../../shared/schemas/analytics';
 import { recordEvent } from '../features/analytics/service';
+import { runJob } from '../jobs/job';
+import { posthogErasure } from '../jobs/posthog-erasure';
 
 export interface Analytics {
   /**
@@ -13,13 +15,23 @@ export interface Analytics {
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
   /**
-   * A deleted account's person and events deleted in PostHog too, when events went there and its API
-   * key is set (`POSTHOG_PERSONAL_API_KEY`). Throws when PostHog refuses or does not answer.
+   * Whether a deleted account is to be deleted in PostHog too: its events went there and its API key is
+   * set (`POSTHOG_PERSONAL_API_KEY`). The deletion then records it (`posthog_erasures`), for `forget`.
    */
-  forget(userId: number): Promise<void>;
+  erases: boolean;
+  /**
+   * Deleted accounts' persons and events deleted in PostHog (its distinct ids, the old user ids). Throws
+   * when PostHog refuses or does not answer; `signal` ends the wait early.
+   */
+  forget(distinctIds: string[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Runs the erasures recorded (`jobs/posthog-erasure.ts`) now, in the background, rather than at the
+   * job's next turn: a deletion has just recorded one. Never throws; what fails is tried again later.
+   */
+  eraseSoon(): void;
 }
 
-/** Long enough for PostHog's API on a bad day; the account's deletion waits for it. */
+/** Long enough for PostHog's API on a bad day; no request waits for it (the erasure job does). */
 const ERASURE_TIMEOUT_MS = 10_000;
 
 declare module 'fastify' {
@@ -42,6 +54,10 @@ export default fp(
       app.log.warn('POSTHOG_KEY is set but POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID are not: a deleted account keeps its events in PostHog');
     }
 
+    const stopping = new AbortController();
+    let erasing: Promise<void> | null = null;
+    let again = false;
+
     app.decorate('analytics', {
       async record(userId: number, name: AnalyticsEventName, clientId?: string) {
         const recorded = await recordEvent(app.db, userId, name, clientId);
@@ -53,18 +69,42 @@ export default fp(
       async flush() {
         await posthog?.flush();
       },
-      async forget(userId: number) {
-        if (!posthog || !erasure) return;
+      erases: Boolean(posthog && erasure),
+      async forget(distinctIds: string[], signal?: AbortSignal) {
+        if (!posthog || !erasure || distinctIds.length === 0) return;
         // PostHog deletes only the events it has when asked: first those still queued here.
         await posthog.flush();
+        const timeout = AbortSignal.timeout(ERASURE_TIMEOUT_MS);
         const response = await fetch(`${erasure.apiHost}/api/projects/${encodeURIComponent(erasure.projectId)}/persons/bulk_delete/`, {
           method: 'POST',
           headers: { authorization: `Bearer ${erasure.personalApiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ distinct_ids: [String(userId)], delete_events: true }),
-          signal: AbortSignal.timeout(ERASURE_TIMEOUT_MS),
+          body: JSON.stringify({ distinct_ids: distinctIds, delete_events: true }),
+          signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
         });
-        if (!response.ok) throw new Error(`PostHog answered ${response.status} to the person's deletion: ${(await response.text()).slice(0, 200)}`);
+        if (!response.ok) throw new Error(`PostHog answered ${response.status} to the persons' deletion: ${(await response.text()).slice(0, 200)}`);
       },
+      eraseSoon() {
+        if (!posthog || !erasure || stopping.signal.aborted) return;
+        // One run at a time here; one asked for during a run goes after it (that run may have read the
+        // erasures before this one was recorded).
+        if (erasing) {
+          again = true;
+          return;
+        }
+        erasing = (async () => {
+          do {
+            again = false;
+            await runJob(app, posthogErasure, stopping.signal);
+          } while (again && !stopping.signal.aborted);
+        })().finally(() => {
+          erasing = null;
+        });
+      },
+    });
+    // An erasure under way gives up (recorded still, for the next start) rather than hold the stop.
+    app.addHook('preClose', async () => {
+      stopping.abort();
+      await erasing;
     });
     app.addHook('onClose', async () => {
       await posthog?.shutdown();

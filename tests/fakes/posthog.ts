@@ -25,6 +25,11 @@ export interface FakePostHog extends FakeServer {
   /** The personal API key and project the private API accepts. */
   personalApiKey: string;
   projectId: string;
+  /**
+   * How its person deletion answers (settable): `up` as PostHog does, `down` a 503 (an outage),
+   * `hanging` never (a PostHog too slow to wait for).
+   */
+  personApi: { state: 'up' | 'down' | 'hanging' };
 }
 
 const BULK_DELETE = /^\/api\/projects\/([^/]+)\/persons\/bulk_delete\/$/;
@@ -35,9 +40,12 @@ export async function startFakePostHog(): Promise<FakePostHog> {
   const deleted: string[] = [];
   const personalApiKey = 'phx_test_personal_key';
   const projectId = '4242';
+  const personApi: FakePostHog['personApi'] = { state: 'up' };
   const server = await startFakeServer((request) => {
     const bulkDelete = BULK_DELETE.exec(request.path);
     if (request.method === 'POST' && bulkDelete) {
+      if (personApi.state === 'down') return { status: 503, body: { detail: 'Service unavailable.' } };
+      if (personApi.state === 'hanging') return new Promise<never>(() => {});
       // PostHog's answers: a missing or wrong personal key is 401, another project 404, no ids 400.
       if (request.headers.authorization !== `Bearer ${personalApiKey}`) {
         return { status: 401, body: { type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key is invalid.' } };
@@ -69,5 +77,5 @@ export async function startFakePostHog(): Promise<FakePostHog> {
     }
     return { status: 200, body: { status: 1 } };
   });
-  return { ...server, events, apiKeys, deleted, personalApiKey, projectId };
+  return { ...server, events, apiKeys, deleted, personalApiKey, projectId, personApi };
 }

@@ -9,6 +9,7 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { match } from '../realtime/fixtures';
+import { waitUntil } from '../helpers/socket';
 
 const EVENTS = '/api/analytics/events/';
 
@@ -159,12 +160,12 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
     expect(posthog.events.some((event) => event.distinct_id === String(leaving.id))).toBe(true);
 
     expect((await api.delete('/api/users/me/', { token: leaving.token, json: { password: leaving.password } })).status).toBe(204);
-    await server.app.analytics.flush();
-
-    const deletions = posthog.requests.filter((request) => request.path.endsWith('/persons/bulk_delete/'));
-    expect(deletions).toHaveLength(1);
-    expect(deletions[0]!.path).toBe(`/api/projects/${posthog.projectId}/persons/bulk_delete/`);
-    expect(JSON.parse(deletions[0]!.body.toString('utf8'))).toEqual({ distinct_ids: [String(leaving.id)], delete_events: true });
+    // Done after the answer, in the background.
+    const deletions = () => posthog.requests.filter((request) => request.path.endsWith('/persons/bulk_delete/'));
+    await waitUntil(() => posthog.deleted.length > 0, 10_000, 'the person deleted in PostHog');
+    expect(deletions()).toHaveLength(1);
+    expect(deletions()[0]!.path).toBe(`/api/projects/${posthog.projectId}/persons/bulk_delete/`);
+    expect(JSON.parse(deletions()[0]!.body.toString('utf8'))).toEqual({ distinct_ids: [String(leaving.id)], delete_events: true });
     expect(posthog.deleted).toEqual([String(leaving.id)]);
     expect(posthog.events.filter((event) => event.distinct_id === String(leaving.id))).toEqual([]);
     // Nobody else's.

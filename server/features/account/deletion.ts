@@ -2,7 +2,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
-import { attendances, conversations, events, uploads, users } from '../../db/schema';
+import { attendances, conversations, events, posthogErasures, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -44,16 +44,17 @@ export interface DeletedAccount {
  * e-mail links, attendances. Events they organize stay for their attendees, without an organizer or
  * a QR secret. Reports about the user (and by them) keep their snapshot for moderators, without the
  * user id; analytics keep their counts the same way (`keepActiveDays`). The e-mail is free again at once.
+ * `eraseInPostHog`: their PostHog person and events are to go too, recorded here for the erasure job.
  * Answers what the caller still has to do outside the database (files, sockets).
  */
-export async function deleteAccount(db: Db, userId: number): Promise<DeletedAccount | null> {
+export async function deleteAccount(db: Db, userId: number, options: { eraseInPostHog?: boolean } = {}): Promise<DeletedAccount | null> {
   // The cascade locks the account's rows in its own order (the tables' keys', breadth first), and
   // others' writes lock some of the same rows in theirs: a partner's like of this account, a message
   // batch, another deletion sharing a conversation. PostgreSQL breaks such a cycle by rolling one of
   // them back; when that is this deletion, it goes again, after the other has committed.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await deleteAccountOnce(db, userId);
+      return await deleteAccountOnce(db, userId, options.eraseInPostHog ?? false);
     } catch (error) {
       if (attempt >= DELETION_ATTEMPTS || !isTransientConflict(error)) throw error;
     }
@@ -62,7 +63,7 @@ export async function deleteAccount(db: Db, userId: number): Promise<DeletedAcco
 
 const DELETION_ATTEMPTS = 3;
 
-async function deleteAccountOnce(db: Db, userId: number): Promise<DeletedAccount | null> {
+async function deleteAccountOnce(db: Db, userId: number, eraseInPostHog: boolean): Promise<DeletedAccount | null> {
   return db.transaction(async (tx) => {
     // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
@@ -79,6 +80,8 @@ async function deleteAccountOnce(db: Db, userId: number): Promise<DeletedAccount
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await keepActiveDays(tx, userId);
+    // Their person in PostHog goes after (`jobs/posthog-erasure.ts`), as surely as the account goes here.
+    if (eraseInPostHog) await tx.insert(posthogErasures).values({ distinctId: String(userId) });
     await tx.delete(users).where(eq(users.id, userId));
     return {
       conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),

@@ -1,0 +1,122 @@
+/**
+ * A deleted account's person and events deleted in PostHog (POSTHOG_PERSONAL_API_KEY), against the
+ * local fake of PostHog: after the deletion has answered, and until PostHog has done it, whatever
+ * PostHog does meanwhile and across a restart.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../server/db/client';
+import { posthogErasures } from '../../server/db/schema';
+import { runJob } from '../../server/jobs';
+import { posthogErasure } from '../../server/jobs/posthog-erasure';
+import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
+import { makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { waitUntil } from '../helpers/socket';
+import { startServer, type TestServer } from '../helpers/server';
+
+const EVENTS = '/api/analytics/events/';
+
+describe('deleting a deleted account in PostHog', () => {
+  let posthog: FakePostHog;
+  const servers: TestServer[] = [];
+  // Each test's own: every test's database numbers its users from 1, the distinct ids PostHog knows.
+  beforeEach(async () => {
+    posthog = await startFakePostHog();
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    await posthog?.close();
+  });
+
+  async function start(options: { dataDir?: string } = {}) {
+    const server = await startServer({
+      ...(options.dataDir ? { dataDir: options.dataDir, onDisk: true } : {}),
+      config: {
+        posthog: {
+          key: 'phc_test_eventmatch',
+          host: posthog.url,
+          erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
+        },
+      },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  /** An account with an event in PostHog, deleted: answered 204. */
+  async function deleteOne(server: TestServer) {
+    const user = await makeUser(server);
+    expect((await client(server.url).post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    await server.app.analytics.flush();
+    const deleted = await client(server.url).delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    expect(deleted.status).toBe(204);
+    return String(user.id);
+  }
+
+  const erasures = (server: TestServer) =>
+    server.app.db.select({ distinctId: posthogErasures.distinctId, attempts: posthogErasures.attempts }).from(posthogErasures);
+  const attemptsAt = (fake: FakePostHog) => fake.requests.filter((request) => request.path.endsWith('/persons/bulk_delete/')).length;
+
+  it('PostHog down: the account is deleted at once; its person there once PostHog is back', async () => {
+    const server = await start();
+    posthog.personApi.state = 'down';
+    const distinctId = await deleteOne(server);
+    // Tried at once, refused, and kept for later, with a wait before the next try.
+    await waitUntil(async () => (await erasures(server)).some((row) => row.attempts === 1), 10_000, 'the first attempt failed');
+    expect(attemptsAt(posthog)).toBe(1);
+    expect(posthog.deleted).not.toContain(distinctId);
+    expect(await runJob(server.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 0, failed: 0 } });
+    expect(attemptsAt(posthog)).toBe(1);
+
+    // Still down when the wait is over (set as if 30 s had passed): waits longer the next time.
+    await server.app.db.execute(sql`update posthog_erasures set next_attempt_at = now()`);
+    expect(await runJob(server.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 0, failed: 1 } });
+    const [waits] = rowsOf<{ seconds: number }>(await server.app.db.execute(sql`select extract(epoch from next_attempt_at - now())::int as seconds from posthog_erasures`));
+    expect(Number(waits!.seconds)).toBeGreaterThan(45);
+    expect(Number(waits!.seconds)).toBeLessThanOrEqual(60);
+
+    posthog.personApi.state = 'up';
+    await server.app.db.execute(sql`update posthog_erasures set next_attempt_at = now()`);
+    expect(await runJob(server.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 1, failed: 0 } });
+    expect(posthog.deleted).toContain(distinctId);
+    expect(posthog.events.filter((event) => event.distinct_id === distinctId)).toEqual([]);
+    expect(await erasures(server)).toEqual([]);
+  });
+
+  it('PostHog not answering: the deletion does not wait for it, and a restart in between still deletes it there', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-erasure-'));
+    try {
+      const first = await start({ dataDir });
+      posthog.personApi.state = 'hanging';
+      const distinctId = await deleteOne(first);
+      // Answered with PostHog still to answer: the erasure is recorded, not done.
+      expect(posthog.deleted).not.toContain(distinctId);
+      expect((await erasures(first)).map((row) => row.distinctId)).toEqual([distinctId]);
+      await waitUntil(() => attemptsAt(posthog) > 0, 10_000, 'the erasure tried');
+      // Stopped with the attempt in flight.
+      await first.close();
+      servers.splice(servers.indexOf(first), 1);
+
+      posthog.personApi.state = 'up';
+      const second = await start({ dataDir });
+      expect((await erasures(second)).map((row) => row.distinctId)).toEqual([distinctId]);
+      expect(await runJob(second.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 1 } });
+      expect(posthog.deleted).toContain(distinctId);
+      expect(await erasures(second)).toEqual([]);
+    } finally {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('records nothing to erase without the personal API key', async () => {
+    const server = await startServer({ config: { posthog: { key: 'phc_test_eventmatch', host: posthog.url, erasure: null } } });
+    servers.push(server);
+    await deleteOne(server);
+    expect(await erasures(server)).toEqual([]);
+  });
+});
