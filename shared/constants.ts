@@ -36,6 +36,12 @@ export const FREE_DAILY_LIKES = 100;
 export const DAILY_LIKES_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** How long after a dislike or a skip a subscriber may take it back. */
 export const UNDO_WINDOW_MS = 5 * 60 * 1000;
+/**
+ * An analytics event that reached no server waits on the device at most this long (and this many of
+ * them), and the server takes none older: it counts on the day it happened.
+ */
+export const ANALYTICS_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+export const ANALYTICS_MAX_KEPT = 100;
 export const LIKES_YOU_PAGE_SIZE = 20;
 
 export const TOAST_AUTO_CLOSE_MS = 5000;

@@ -251,7 +251,8 @@ export const api = {
   googleLogin: (accessToken: string, profile: unknown) =>
     post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
   logout: () => post<null>('/api/auth/logout/'),
-  recordEvent: (name: ClientAnalyticsEvent, clientId: string) => post<null>('/api/analytics/events/', { name, client_id: clientId }),
+  recordEvent: (name: ClientAnalyticsEvent, clientId: string, ageMs: number) =>
+    post<null>('/api/analytics/events/', { name, client_id: clientId, age_ms: ageMs }),
   config: () => get<ClientConfig>('/api/config/'),
   me: () => get<CurrentUser>('/api/users/me/'),
   /** Google's user-info, read with the access token from Google Identity Services. */

@@ -9,9 +9,10 @@ export interface Analytics {
   /**
    * Stores the event (and forwards it to PostHog when `POSTHOG_KEY` is set). Answers false, having done
    * neither, when the account is gone (deleted meanwhile). An event whose `clientId` was stored already
-   * (the same one sent again) is neither stored nor forwarded again, and answers true.
+   * (the same one sent again) is neither stored nor forwarded again, and answers true. `ageMs`: how long
+   * ago it happened.
    */
-  record(userId: number, name: AnalyticsEventName, clientId?: string): Promise<boolean>;
+  record(userId: number, name: AnalyticsEventName, clientId?: string, ageMs?: number): Promise<boolean>;
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
   /**
@@ -59,11 +60,17 @@ export default fp(
     let again = false;
 
     app.decorate('analytics', {
-      async record(userId: number, name: AnalyticsEventName, clientId?: string) {
-        const recorded = await recordEvent(app.db, userId, name, clientId);
+      async record(userId: number, name: AnalyticsEventName, clientId?: string, ageMs = 0) {
+        const recorded = await recordEvent(app.db, userId, name, clientId, ageMs);
         if (recorded === 'gone') return false;
         // PostHog drops a second event with the same uuid too, but only when it merges its tables, later.
-        if (recorded === 'stored') posthog?.capture({ distinctId: String(userId), event: name, uuid: clientId, disableGeoip: true });
+        if (recorded === 'stored') posthog?.capture({
+          distinctId: String(userId),
+          event: name,
+          uuid: clientId,
+          ...(ageMs > 0 ? { timestamp: new Date(Date.now() - ageMs) } : {}),
+          disableGeoip: true,
+        });
         return true;
       },
       async flush() {

@@ -1,4 +1,5 @@
-import { wholeNumber } from './common';
+import { ANALYTICS_MAX_AGE_MS } from '../constants';
+import { integerIn, wholeNumber } from './common';
 import { z } from './zod';
 
 /** The events a client records; anything else is a 400. */
@@ -17,6 +18,12 @@ export const AnalyticsEventInput = z.object({
   name: z.enum(CLIENT_ANALYTICS_EVENTS),
   /** The client's id for this event (a UUID): sent again, its answer lost, it is stored once. */
   client_id: z.uuid().optional(),
+  /**
+   * How long ago it happened, by the client's clock (an event kept while offline): counted then, not
+   * when it arrived. A duration rather than a time, so that a phone's clock set wrong does not move
+   * it. At most `ANALYTICS_MAX_AGE_MS`; none: now.
+   */
+  age_ms: integerIn(0, ANALYTICS_MAX_AGE_MS).optional(),
 });
 export type AnalyticsEventInput = z.infer<typeof AnalyticsEventInput>;
 

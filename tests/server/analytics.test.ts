@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ANALYTICS_MAX_AGE_MS } from '../../shared/constants';
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents, conversations } from '../../server/db/schema';
@@ -147,6 +148,16 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
     expect(mine.map((event) => event.raw.uuid)).toEqual([clientId]);
   });
 
+  it('sends an event kept offline with the time it happened', async () => {
+    const user = await makeUser(server);
+    const sent = Date.now();
+    const json = { name: 'match_opened', client_id: randomUUID(), age_ms: 3_600_000 };
+    expect((await client(server.url).post(EVENTS, { token: user.token, json })).status).toBe(204);
+    await server.app.analytics.flush();
+    const [event] = posthog.events.filter((each) => each.distinct_id === String(user.id) && each.event === 'match_opened');
+    expect(Math.abs(Date.parse(String(event!.raw.timestamp)) - (sent - 3_600_000))).toBeLessThan(5_000);
+  });
+
   it('deletes a deleted account’s person and events in PostHog too, those still queued here included', async () => {
     const api = client(server.url);
     const leaving = await makeUser(server);
@@ -235,6 +246,34 @@ describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
 
     const week = await summary(moderator.token, '?days=7');
     expect(week.body.days).toHaveLength(7);
+  });
+
+  it('counts an event kept offline on the day it happened: a minute before UTC midnight is yesterday’s', async () => {
+    const moderator = await makeModerator(server);
+    const user = await makeUser(server);
+    const messagesOn = async () => {
+      const days = (await summary(moderator.token, '?days=2')).body.days as Array<{ date: string; messages: number; active_users: number }>;
+      return days;
+    };
+    const before = await messagesOn();
+    // Sent now, happened at 23:59 UTC yesterday (by the phone's own clock: how long ago, not when).
+    const now = Date.now();
+    const ageMs = now - Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00Z`) + 60_000;
+    const sent = await api().post(EVENTS, { token: user.token, json: { name: 'message_sent', client_id: randomUUID(), age_ms: ageMs } });
+    expect(sent.status).toBe(204);
+    const [row] = (await eventsOf(user.id)).filter((event) => event.name === 'message_sent');
+    expect(Math.abs(row!.createdAt.getTime() - (now - ageMs))).toBeLessThan(5_000);
+    const after = await messagesOn();
+    expect(after.map((day) => day.date)).toEqual(before.map((day) => day.date));
+    expect(after[0]!.messages).toBe(before[0]!.messages + 1);
+    expect(after[1]!.messages).toBe(before[1]!.messages);
+
+    // Not from the future, nor older than a device keeps one; nothing stored for either.
+    for (const age of [-1, ANALYTICS_MAX_AGE_MS + 1, 1.5, '60000']) {
+      const refused = await api().post(EVENTS, { token: user.token, json: { name: 'message_sent', age_ms: age } });
+      expect([refused.status, Object.keys(refused.body as object)]).toEqual([400, ['age_ms']]);
+    }
+    expect((await eventsOf(user.id)).filter((event) => event.name === 'message_sent')).toHaveLength(1);
   });
 
   it('keeps counting the matches of an account deleted since', async () => {

@@ -13,8 +13,8 @@ const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, app.limits.hook('analytics:event')],
     handler: async (request, reply) => {
       // Signed in as the account was deleted: the session has ended with it.
-      const { name, client_id: clientId } = request.body;
-      if (!(await app.analytics.record(currentUser(request).id, name, clientId))) throw new SessionEnded();
+      const { name, client_id: clientId, age_ms: ageMs } = request.body;
+      if (!(await app.analytics.record(currentUser(request).id, name, clientId, ageMs))) throw new SessionEnded();
       return reply.code(204).send(null);
     },
   });

@@ -8,17 +8,19 @@ import { isForeignKeyViolation } from '../../lib/pg-errors';
 export type Recorded = 'stored' | 'duplicate' | 'gone';
 
 /**
- * Stores one event: who (a user id, never an e-mail), what, when. One with the `clientId` of an event
+ * Stores one event: who (a user id, never an e-mail), what, when (`ageMs` before now: kept on the
+ * device while offline, it counts on the day it happened). One with the `clientId` of an event
  * of theirs stored already (sent again, its answer lost on the way back) is not stored twice. Answers
  * 'gone', storing nothing, for an account deleted meanwhile (a request that passed sign-in just
  * before): its row is gone, which the user id's foreign key refuses. Not for a transaction, which the
  * refusal would leave aborted.
  */
-export async function recordEvent(db: Db, userId: number, name: AnalyticsEventName, clientId?: string): Promise<Recorded> {
+export async function recordEvent(db: Db, userId: number, name: AnalyticsEventName, clientId?: string, ageMs = 0): Promise<Recorded> {
   try {
+    const createdAt = ageMs > 0 ? sql`now() - ${ageMs}::int * interval '1 millisecond'` : undefined;
     const stored = await db
       .insert(analyticsEvents)
-      .values({ userId, name, clientId })
+      .values({ userId, name, clientId, createdAt })
       .onConflictDoNothing({ target: [analyticsEvents.userId, analyticsEvents.clientId] })
       .returning({ id: analyticsEvents.id });
     return stored.length > 0 ? 'stored' : 'duplicate';
