@@ -1,34 +1,106 @@
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
-import { ANALYTICS_MAX_AGE_MS } from '../../shared/constants';
+import { ANALYTICS_MAX_AGE_MS, ANALYTICS_MAX_KEPT } from '../../shared/constants';
 import { api, refusedByServer } from './api';
-import { getToken } from './storage';
+import { ANALYTICS_KEY, getToken, readStorage } from './storage';
 import { uuid } from './uuid';
 
 /**
- * Events that reached no server (no network, the server down, or the answer lost on the way back),
- * each with the session it is of, its id (sent again with the same id, the server stores it once) and
- * when it happened (it counts on that day, not on the day it reached the server).
+ * An event not yet answered: its id (sent again with the same id, the server stores it once), when it
+ * happened (it counts on that day, not on the day it reached the server), and the session it is of
+ * (a fingerprint of its token, not the token).
  */
-let unsent: Array<[string, ClientAnalyticsEvent, string, number]> = [];
+interface Unsent {
+  id: string;
+  name: ClientAnalyticsEvent;
+  at: number;
+  session: string;
+}
+
+/**
+ * Events not answered yet (no network, the server down, the answer lost on the way back), kept in local
+ * storage from the moment they happen, so that a reload or a closed tab does not lose them: the newest
+ * `ANALYTICS_MAX_KEPT`, for `ANALYTICS_MAX_AGE_MS`. Cleared with the rest of local storage at sign-in and
+ * sign-out; each also names its session, so that none goes with another account's token. In memory
+ * only when storage cannot be written (private mode, full).
+ */
+let inMemory: Unsent[] = [];
+/** Ids this page has on their way: the next connect does not send them twice from here. */
+const inFlight = new Set<string>();
+
+const isUnsent = (value: unknown): value is Unsent => {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return typeof entry.id === 'string' && typeof entry.name === 'string' && Number.isFinite(entry.at) && typeof entry.session === 'string';
+};
+
+function readUnsent(): Unsent[] {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(readStorage(ANALYTICS_KEY) ?? '[]');
+  } catch {
+    stored = [];
+  }
+  const oldest = Date.now() - ANALYTICS_MAX_AGE_MS;
+  const byId = new Map<string, Unsent>();
+  for (const entry of [...(Array.isArray(stored) ? stored.filter(isUnsent) : []), ...inMemory]) if (entry.at >= oldest) byId.set(entry.id, entry);
+  return [...byId.values()].slice(-ANALYTICS_MAX_KEPT);
+}
+
+function writeUnsent(entries: Unsent[]) {
+  try {
+    if (entries.length === 0) window.localStorage.removeItem(ANALYTICS_KEY);
+    else window.localStorage.setItem(ANALYTICS_KEY, JSON.stringify(entries));
+    inMemory = [];
+  } catch {
+    inMemory = entries;
+  }
+}
+
+/** A token's fingerprint (FNV-1a): tells sessions apart without a copy of the token. */
+function sessionOf(token: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < token.length; i++) hash = Math.imul(hash ^ token.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
+}
+
+function send(entry: Unsent) {
+  inFlight.add(entry.id);
+  // How long ago, by this device's clock both times: a clock set wrong does not move the day.
+  api
+    .recordEvent(entry.name, entry.id, Math.max(0, Date.now() - entry.at))
+    .then(
+      () => true,
+      (error: unknown) => refusedByServer(error),
+    )
+    .then((done) => {
+      inFlight.delete(entry.id);
+      if (done) writeUnsent(readUnsent().filter((each) => each.id !== entry.id));
+    });
+}
 
 /**
  * Records a named product event for the signed-in user: first-party, to our own server, keyed by the
  * session; no cookie, no third party. Never in the way: one the server refuses is dropped, one that
- * reached no server waits for `trackUnsent`.
+ * reached no server waits on the device for `trackUnsent`.
  */
-export function track(name: ClientAnalyticsEvent, clientId = uuid(), at = Date.now()) {
+export function track(name: ClientAnalyticsEvent) {
   const token = getToken();
-  // How long ago, by this device's clock both times: a clock set wrong does not move the day.
-  const ageMs = Math.max(0, Date.now() - at);
-  if (!token || ageMs > ANALYTICS_MAX_AGE_MS) return;
-  api.recordEvent(name, clientId, ageMs).catch((error: unknown) => refusedByServer(error) || unsent.push([token, name, clientId, at]));
+  if (!token) return;
+  const entry: Unsent = { id: uuid(), name, at: Date.now(), session: sessionOf(token) };
+  writeUnsent([...readUnsent(), entry]);
+  send(entry);
 }
 
-/** The server is reachable again (the socket connected): what `track` could not send goes, if still this session's. */
+/**
+ * The server is reachable again (the socket connected): what is kept goes, this session's (another's
+ * is dropped: it could only go as this one), and not what this page has on its way already.
+ */
 export function trackUnsent() {
-  const held = unsent;
-  unsent = [];
-  for (const [token, name, clientId, at] of held) if (token === getToken()) track(name, clientId, at);
+  const token = getToken();
+  const all = readUnsent();
+  const mine = token ? all.filter((entry) => entry.session === sessionOf(token)) : [];
+  if (mine.length !== all.length) writeUnsent(mine);
+  for (const entry of mine) if (!inFlight.has(entry.id)) send(entry);
 }
 
 const once = new Set<string>();

@@ -24,6 +24,7 @@ describe('an event sent again', () => {
   afterEach(() => {
     vi.useRealTimers();
     sent.length = 0;
+    localStorage.clear();
   });
 
   it('goes with the id it first went with; another event with another', async () => {
