@@ -1,6 +1,6 @@
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import { ANALYTICS_MAX_AGE_MS, ANALYTICS_MAX_KEPT } from '../../shared/constants';
-import { api, refusedByServer } from './api';
+import { api, mayPass } from './api';
 import { ANALYTICS_KEY, getToken, readStorage } from './storage';
 import { uuid } from './uuid';
 
@@ -70,7 +70,8 @@ function send(entry: Unsent) {
     .recordEvent(entry.name, entry.id, Math.max(0, Date.now() - entry.at))
     .then(
       () => true,
-      (error: unknown) => refusedByServer(error),
+      // A refusal is final; a limit reached (429) passes: kept for the next connect.
+      (error: unknown) => !mayPass(error),
     )
     .then((done) => {
       inFlight.delete(entry.id);
@@ -81,7 +82,7 @@ function send(entry: Unsent) {
 /**
  * Records a named product event for the signed-in user: first-party, to our own server, keyed by the
  * session; no cookie, no third party. Never in the way: one the server refuses is dropped, one that
- * reached no server waits on the device for `trackUnsent`.
+ * reached no server (or was throttled) waits on the device for `trackUnsent`.
  */
 export function track(name: ClientAnalyticsEvent) {
   const token = getToken();

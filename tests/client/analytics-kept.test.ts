@@ -7,12 +7,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const sent: Array<{ name: string; clientId: string; ageMs: number; token: string | null }> = [];
-const network = { up: false };
+const network = { up: false, throttled: false, refused: false };
 vi.mock('../../client/lib/api', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../client/lib/api')>();
   const { getToken } = await import('../../client/lib/storage');
   const recordEvent = async (name: string, clientId: string, ageMs: number) => {
     if (!network.up) throw new actual.NetworkError(0, 'offline');
+    if (network.throttled) throw new actual.Throttled(429, 'Request was throttled.');
+    if (network.refused) throw new actual.ApiError(400, 'Invalid input.');
     sent.push({ name, clientId, ageMs, token: getToken() });
     return null;
   };
@@ -34,6 +36,8 @@ describe('analytics events kept on the device', () => {
   afterEach(() => {
     vi.useRealTimers();
     network.up = false;
+    network.throttled = false;
+    network.refused = false;
     sent.length = 0;
     localStorage.clear();
   });
@@ -102,5 +106,23 @@ describe('analytics events kept on the device', () => {
     expect(sent.filter((each) => each.name === 'app_opened')).toEqual([]);
     expect(sent.at(-1)!.name).toBe('match_opened');
     expect(new Set(sent.map((each) => each.ageMs))).toEqual(new Set([4 * 86_400_000 + 1000]));
+  });
+
+  it('keep one the server throttled (a limit for now) for the next connect; not one it refused', async () => {
+    setToken('token-of-ana');
+    network.up = true;
+    network.throttled = true;
+    const page = await loadPage();
+    page.track('message_sent');
+    await settled();
+    network.throttled = false;
+    network.refused = true;
+    page.track('match_opened');
+    await settled();
+    network.refused = false;
+    page.trackUnsent();
+    await vi.waitFor(() => expect(sent.map((each) => each.name)).toEqual(['message_sent']));
+    await settled();
+    expect(sent).toHaveLength(1);
   });
 });
