@@ -104,6 +104,12 @@ export function trackUnsent() {
   for (const entry of mine) if (!inFlight.has(entry.id)) send(entry);
 }
 
+/** The session's token replaced by another of the same account (a new password): what it kept is the new one's. */
+export function carryUnsent(from: string, to: string) {
+  const [old, next] = [sessionOf(from), sessionOf(to)];
+  writeUnsent(readUnsent().map((entry) => (entry.session === old ? { ...entry, session: next } : entry)));
+}
+
 const once = new Set<string>();
 /**
  * `track`, at most once per page load and session for this key (the app opening, not every render of

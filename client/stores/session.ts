@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
-import { track } from '../lib/analytics';
+import { carryUnsent, track } from '../lib/analytics';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
 import { clearStorage, getToken, setToken } from '../lib/storage';
 
@@ -133,6 +133,8 @@ export const useSession = create<SessionState>()((set, get) => ({
     track('user_logged_in');
   },
   replaceToken(token) {
+    const previous = getToken();
+    if (previous) carryUnsent(previous, token);
     setToken(token);
     set({ token });
     const { user, fromDevice } = get();

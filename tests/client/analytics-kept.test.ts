@@ -125,4 +125,17 @@ describe('analytics events kept on the device', () => {
     await settled();
     expect(sent).toHaveLength(1);
   });
+
+  it('go with the new token of the same account after a password change', async () => {
+    setToken('token-of-ana');
+    (await loadPage()).track('match_opened');
+    await settled();
+    vi.resetModules();
+    const { useSession } = await import('../../client/stores/session');
+    const { trackUnsent } = await import('../../client/lib/analytics');
+    useSession.getState().replaceToken('new-token-of-ana');
+    network.up = true;
+    trackUnsent();
+    await vi.waitFor(() => expect(sent.map(({ name, token }) => [name, token])).toEqual([['match_opened', 'new-token-of-ana']]));
+  });
 });
