@@ -36,6 +36,11 @@ interface PlanState {
   loadSubscription: () => Promise<LoadFailure | null>;
   /** A reaction from the deck that the server has stored. */
   reacted: (card: DeckCard, action: Reaction) => void;
+  /**
+   * A reaction to `userId` stored on any of my phones or tabs (`deck:answered`; `card`: theirs, if this
+   * tab's deck held it): undo offers what the server would take back now, the user's latest decision.
+   */
+  answered: (userId: number, action: Reaction, card: DeckCard | null) => void;
   /** The server refused a like: none left until `resetsAt`. */
   likesRefused: (resetsAt: string) => void;
   /** Takes back `lastPass` (a subscriber's perk), naming it: the card to put back on top, or null. */
@@ -156,6 +161,16 @@ export const usePlan = create<PlanState>()((set, get) => {
       // The last one: the server says when the next comes back.
       if (allowance.remaining <= 1) void get().loadAllowance();
       else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
+    },
+    answered(userId, action, card) {
+      const { lastPass, notice } = get();
+      // This tab's own decision (`reacted`), or a like with nothing offered: the offer is right already.
+      if (action === 'like' ? lastPass === null : lastPass?.id === userId) return;
+      // What undo needs was said of another card than the one now last.
+      if (notice === 'undo') set({ notice: null });
+      // The server knows the pass's window by its own clock: it times the offer.
+      if (useSession.getState().user?.has_subscription) void get().loadUndo();
+      else offerUndo(action === 'like' ? null : card);
     },
     likesRefused(resetsAt) {
       likesCounted += 1;

@@ -198,7 +198,11 @@ export function startRealtime(token: string) {
       if (queue) void Promise.resolve(deckRequest).then(() => useDeck.getState().refresh());
     }),
     onEvent('deck:answered', ({ user_id, response }) => {
+      const { current, queue } = useDeck.getState();
+      const card = [current, ...(queue ?? [])].find((held) => held?.id === user_id) ?? null;
       useDeck.getState().forget(user_id);
+      // Made on another phone, it is the one undo would take back now (a like: none).
+      usePlan.getState().answered(user_id, response, card);
       // A skip is "later": whoever likes me waits for my answer still.
       if (response !== 'skip') useLikes.getState().answered(user_id, false);
       if (response === 'like') likeGiven();

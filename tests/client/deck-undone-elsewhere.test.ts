@@ -2,8 +2,9 @@
 /**
  * An undo made on another of my phones reaches this one (`deck:undone`): the person taken back comes
  * back into this deck, behind the card on screen, and into "likes you" when it was a dislike of
- * someone who likes me; what this tab offered to undo moves on to the pass before. Against the real
- * server, over a real socket.
+ * someone who likes me; what this tab offered to undo moves on to the pass before. A decision made
+ * there (`deck:answered`) moves that offer too: it is always the latest. Against the real server, over
+ * a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -77,4 +78,43 @@ it('brings back into this deck and "likes you" whom another phone took back, beh
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
   expect(deckIds()).toEqual([skipped.id, onScreen.id, liker.id]);
   expect(useLikes.getState().count).toBe(1);
+});
+
+it('offers to undo the latest decision, wherever it was made: not this tab\'s own older pass', async () => {
+  fetchFrom(server);
+  const [mine, theirs, liked] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+  await signInTab(server, me);
+  useDeck.setState({ current: cardOf(theirs, 'Theirs'), queue: [cardOf(liked, 'Liked')] });
+  await connectTab(me.token);
+  // This tab passed on one (its answer stored, undo offers it).
+  expect((await otherPhone.react(mine, 'dislike')).status).toBe(200);
+  usePlan.getState().reacted(cardOf(mine, 'Mine'), 'dislike');
+  expect(usePlan.getState().lastPass?.id).toBe(mine.id);
+
+  // The other phone skips someone since: that is what undo takes back here now, and does.
+  expect((await otherPhone.react(theirs, 'skip')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(theirs.id), { timeout: 5000 });
+  expect((await usePlan.getState().undo())?.id).toBe(theirs.id);
+
+  // Then it likes someone: nothing is left to undo, here either.
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(mine.id), { timeout: 5000 });
+  expect((await otherPhone.react(liked, 'like')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
+});
+
+it('on the free plan, names in the offer the card of the latest pass, made on another phone', async () => {
+  fetchFrom(server);
+  const free = await makeCompletedUser(server);
+  const [mine, theirs, liked] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+  const react = (to: TestUser, response: string) => client(server.url).post('/api/matching/', { token: free.token, json: { response, other: to.id } });
+  await signInTab(server, free);
+  useDeck.setState({ current: cardOf(theirs, 'Theirs'), queue: [cardOf(liked, 'Liked')] });
+  await connectTab(free.token);
+  expect((await react(mine, 'dislike')).status).toBe(200);
+  usePlan.getState().reacted(cardOf(mine, 'Mine'), 'dislike');
+
+  expect((await react(theirs, 'dislike')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.name).toBe('Theirs'), { timeout: 5000 });
+  expect((await react(liked, 'like')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });
