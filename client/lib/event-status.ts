@@ -10,17 +10,22 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * its start and over at its end, rendered again at each of those moments. The server's word stands
  * where it is further on (its clock may be ahead of the phone's, or the event was ended early).
  */
-export function useEventStatus(event: Pick<PublicEvent, 'starts_at' | 'ends_at' | 'status'> | null | undefined): EventStatus | undefined {
+export function useEventStatus(
+  event: Pick<PublicEvent, 'starts_at' | 'ends_at' | 'status'> | null | undefined,
+  /** The server's clock less this device's, where it is known: the clock read is the server's then. */
+  serverAhead = 0,
+): EventStatus | undefined {
   const [woken, setWoken] = useState(0);
   const starts = event ? Date.parse(event.starts_at) : Number.NaN;
   const ends = event ? Date.parse(event.ends_at) : Number.NaN;
   useEffect(() => {
-    const next = Number.isFinite(starts) ? nextStatusChangeAt(starts, ends, Date.now()) : null;
+    const now = Date.now() + serverAhead;
+    const next = Number.isFinite(starts) ? nextStatusChangeAt(starts, ends, now) : null;
     if (next === null) return;
-    const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(next - Date.now(), 0) + 50, MAX_TIMEOUT_MS));
+    const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(next - now, 0) + 50, MAX_TIMEOUT_MS));
     return () => clearTimeout(timer);
-  }, [starts, ends, woken]);
+  }, [starts, ends, serverAhead, woken]);
   if (!event) return undefined;
-  const byClock = eventStatusAt(starts, ends, Date.now());
+  const byClock = eventStatusAt(starts, ends, Date.now() + serverAhead);
   return EVENT_STATUSES.indexOf(event.status) > EVENT_STATUSES.indexOf(byClock) ? event.status : byClock;
 }

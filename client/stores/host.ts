@@ -18,9 +18,14 @@ interface HostState {
   failed: boolean;
   /** Likewise the stats, none of which has come yet. */
   statsFailed: boolean;
+  /**
+   * The server's clock less this computer's, as the last code's answer showed it (its end, as a moment
+   * and as a time left: a laptop's clock may be minutes off); null before one has come.
+   */
+  serverAhead: number | null;
 }
 
-const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false };
+const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false, serverAhead: null };
 export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -45,9 +50,9 @@ export async function findMine(id: number): Promise<OrganizerEvent | null> {
 /**
  * Runs the screen for one event until the returned stop is called: the QR is fetched again a little
  * before each window turns, when the server hands out the next window's (in the middle of its
- * QR_EARLY_SECONDS: a clock a little off still asks in them, or else gets the same code and asks again
- * soon after; the one on screen stays good through the next window either way), the count comes over
- * the socket, the stats follow it.
+ * QR_EARLY_SECONDS: a request a little slow still asks in them, or else gets the same code and asks
+ * again soon after; the one on screen stays good through the next window either way), the count comes
+ * over the socket, the stats follow it. Timed by the server's clock (`expires_in_ms`), not this one's.
  */
 export function openHostScreen(id: number): () => void {
   let stopped = false;
@@ -58,21 +63,26 @@ export function openHostScreen(id: number): () => void {
   let lastStats = 0;
   useHost.setState(EMPTY);
 
+  /** Over (here or from another screen), by the server's clock; before it is known, by the server's word. */
+  const over = (event: OrganizerEvent) => {
+    const { serverAhead } = useHost.getState();
+    return serverAhead === null ? event.status === 'after' || event.status === 'closed' : Date.parse(event.ends_at) <= Date.now() + serverAhead;
+  };
+
   const loadQr = async () => {
     clearTimeout(qrTimer);
-    // Over (here or from another screen): the door is closed, and no code is shown or asked for again.
+    // Over: the door is closed, and no code is shown or asked for again.
     const event = useHost.getState().event;
-    if (event && Date.parse(event.ends_at) <= Date.now()) return;
+    if (event && over(event)) return;
     try {
       const qr = await api.eventQr(id);
       if (stopped) return;
-      useHost.setState({ qr, qrExpired: false });
-      const left = Date.parse(qr.expires_at) - Date.now();
-      // Said dead at its end unless a newer one has come by then (no network). Any code is handed out
-      // good for more than a window and its early seconds: a phone clock that runs ahead does not call
-      // one dead that has just come.
+      // Timed from the answer, by the server's clock, not by comparing `expires_at` with this one.
+      const left = qr.expires_in_ms;
+      useHost.setState({ qr, qrExpired: false, serverAhead: Date.parse(qr.expires_at) - left - Date.now() });
+      // Said dead at its end unless a newer one has come by then (no network).
       clearTimeout(expiryTimer);
-      expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), Math.max(left, WINDOW_MS + QR_EARLY_SECONDS * 1000));
+      expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), left);
       qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, left - WINDOW_MS - QR_EARLY_SECONDS * 500)));
     } catch (error) {
       if (stopped) return;

@@ -124,13 +124,20 @@ const Credential = z.string().min(1).max(2048);
 export const PassInput = z.object({ token: Credential });
 export type PassInput = z.infer<typeof PassInput>;
 
-export const JoinPass = z.object({ pass: z.string(), expires_at: z.string() });
+/**
+ * `expires_in_ms`: how long from this answer the pass (or the code) stays good, by the server's clock; a
+ * phone times it from there, whatever its own clock says (`expires_at` is the same moment, as the server
+ * counts it).
+ */
+const ExpiresInMs = z.number().int().describe('How long from this answer it stays good: a phone times it from here, whatever its own clock says.');
+
+export const JoinPass = z.object({ pass: z.string(), expires_at: z.string(), expires_in_ms: ExpiresInMs });
 export type JoinPass = z.infer<typeof JoinPass>;
 
 export const CheckInInput = z.object({ token: Credential.optional(), pass: Credential.optional() });
 export type CheckInInput = z.infer<typeof CheckInInput>;
 
-export const EventQr = z.object({ token: z.string(), url: z.string(), svg: z.string(), expires_at: z.string() });
+export const EventQr = z.object({ token: z.string(), url: z.string(), svg: z.string(), expires_at: z.string(), expires_in_ms: ExpiresInMs });
 export type EventQr = z.infer<typeof EventQr>;
 
 export const EventStats = z.object({

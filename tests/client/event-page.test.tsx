@@ -198,7 +198,7 @@ describe('the public event page, opened from an old QR link', () => {
   });
 
   it('for a visitor not signed in, keeps a fresh scan’s pass for the sign-up and checks in nobody', async () => {
-    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString(), expires_in_ms: 30 * 60_000 });
     api.event.mockResolvedValue(party());
     renderPage('t=fresh-token');
     await settled();
@@ -206,6 +206,18 @@ describe('the public event page, opened from an old QR link', () => {
     expect(said()).toEqual({ ...nothing, signup: true });
     expect(screen.queryByRole('alert')).toBeNull();
     expect(getPendingJoin()?.pass).toBe('fresh');
+  });
+
+  it('keeps the pass for as long as the server says, on a phone whose clock is ahead of the server’s by longer', async () => {
+    // By the server's clock the pass is good 30 minutes more: 10 minutes ago, by this phone's.
+    const phoneAhead = 40 * 60_000;
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() - phoneAhead + 30 * 60_000).toISOString(), expires_in_ms: 30 * 60_000 });
+    api.event.mockResolvedValue(party());
+    renderPage('t=fresh-token');
+    await settled();
+    expect(said()).toEqual({ ...nothing, signup: true });
+    expect(getPendingJoin()?.pass).toBe('fresh');
+    expect(getPendingJoin()!.expiresAt - Date.now()).toBeGreaterThan(29 * 60_000);
   });
 
   it('without a token, a QR event says to scan at the event, and offers an account meanwhile', async () => {
@@ -282,7 +294,7 @@ describe('the public event page, when the check-in is refused', () => {
 });
 
 describe('the public event page, for a join kept for an event that is not open', () => {
-  const fresh = () => api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+  const fresh = () => api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString(), expires_in_ms: 30 * 60_000 });
   const elsewhere = () => api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
 
   it.each([
@@ -346,7 +358,7 @@ describe('the public event page, for a visitor checked in at another event', () 
   it('asks before a scan at this door takes them out of the other one; staying drops the scan', async () => {
     signIn();
     api.currentEvent.mockResolvedValue({ event: party({ id: 2, code: 'XYZ789', name: 'Afterparty' }) });
-    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString() });
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: new Date(Date.now() + 30 * 60_000).toISOString(), expires_in_ms: 30 * 60_000 });
     api.event.mockResolvedValue(party());
     api.checkIn.mockResolvedValue({ event: party() });
     renderPage('t=fresh-token');

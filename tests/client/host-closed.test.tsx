@@ -54,7 +54,7 @@ it('shows no one checked in once the after-party is over, whatever count it hear
     is_organizer: true as const,
   };
   api.myEvents.mockResolvedValue({ results: [event], next: null });
-  api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(now + 120_000).toISOString() });
+  api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(now + 120_000).toISOString(), expires_in_ms: 120_000 });
   // As the server counts: those inside until the lapse, no one after it.
   api.eventStats.mockImplementation(async () => {
     const closed = eventStatusAt(Date.parse(event.starts_at), endsAt, Date.now()) === 'closed';

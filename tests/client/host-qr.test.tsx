@@ -35,13 +35,21 @@ await import('../../client/lib/messages-events');
 const WINDOW = QR_WINDOW_SECONDS * 1000;
 /** A window's turn, as the server counts them (from the epoch, a window at a time). */
 const TURN = 29_000_000 * WINDOW;
-/** The code the server hands out, good until `expires`. */
+/** How far the server's clock is ahead of this computer's (negative: behind). */
+let serverAhead = 0;
+/** The code the server hands out now, good until `expires` by its clock (and for that long from now). */
 const qrUntil = (expires: number, origin = 'https://party.example.com'): EventQr => ({
   token: `t${expires}`,
   url: `${origin}/e/ABC234?t=t${expires}`,
   svg: '<svg/>',
   expires_at: new Date(expires).toISOString(),
+  expires_in_ms: expires - (Date.now() + serverAhead),
 });
+/** The server's answers to each ask for the code in turn, made as it is asked; the last one again after. */
+const serveQr = (...expiries: number[]) => {
+  let asked = 0;
+  api.eventQr.mockImplementation(async () => qrUntil(expiries[Math.min(asked++, expiries.length - 1)]!));
+};
 
 /** Lets the fake clock run `ms`, and whatever it wakes (the api's answers, React's renders) settle. */
 const run = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
@@ -57,6 +65,7 @@ let stop = () => {};
 afterEach(() => {
   stop();
   stop = () => {};
+  serverAhead = 0;
   cleanup();
   vi.useRealTimers();
   vi.resetAllMocks();
@@ -72,7 +81,7 @@ function answers(now: number) {
 describe('the host screen’s QR', () => {
   it('swaps in the next code a little before the window turns, not after', async () => {
     answers(TURN - 30_000);
-    api.eventQr.mockResolvedValueOnce(qrUntil(TURN + WINDOW)).mockResolvedValue(qrUntil(TURN + 2 * WINDOW));
+    serveQr(TURN + WINDOW, TURN + 2 * WINDOW);
     stop = openHostScreen(7);
     await run(0);
     expect(useHost.getState().qr?.expires_at).toBe(qrUntil(TURN + WINDOW).expires_at);
@@ -176,5 +185,78 @@ describe('the host screen’s QR', () => {
       expect(said).toContain(enEvents['host.scan']);
       expect(said).not.toContain(here(new URL(reachable).host));
     }
+  });
+
+  /** The screen, on a computer whose clock is `serverAhead` off the server's, at TURN - 30 s by the server's. */
+  const minutes = 60_000;
+  function hostScreenOffBy(
+    ahead: number,
+    event = publicEvent({ id: 7, starts_at: new Date(TURN - 60 * minutes).toISOString(), ends_at: new Date(TURN + 240 * minutes).toISOString() }),
+  ) {
+    serverAhead = ahead;
+    answers(TURN - 30_000 - ahead);
+    api.myEvents.mockResolvedValue({ results: [{ ...event, is_organizer: true as const }], next: null });
+    const { hook } = memoryLocation({ path: '/app/events/7/host/' });
+    render(
+      <Router hook={hook}>
+        <Suspense fallback={null}>
+          <HostScreen id={7} />
+        </Suspense>
+      </Router>,
+    );
+  }
+
+  it('times the code by the server’s clock on a computer whose clock is behind: dead at its end, not minutes later', async () => {
+    hostScreenOffBy(5 * minutes);
+    api.eventQr.mockImplementationOnce(async () => qrUntil(TURN + WINDOW)).mockRejectedValue(new TypeError('Failed to fetch'));
+    await run(0);
+    expect(useHost.getState().qr?.token).toBe(`t${TURN + WINDOW}`);
+    await run(30_000 + WINDOW - 1);
+    expect(useHost.getState().qrExpired).toBe(false);
+    await run(1);
+    expect(useHost.getState().qrExpired).toBe(true);
+  });
+
+  it('asks for the next code once a window on a computer whose clock is ahead, not every few seconds', async () => {
+    hostScreenOffBy(-5 * minutes);
+    serveQr(TURN + WINDOW, TURN + 2 * WINDOW, TURN + 3 * WINDOW);
+    await run(0);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    await run(30_000 - QR_EARLY_SECONDS * 1000);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    await run(QR_EARLY_SECONDS * 1000);
+    expect(api.eventQr).toHaveBeenCalledTimes(2);
+    expect(useHost.getState().qrExpired).toBe(false);
+  });
+
+  it('keeps the door open until the event ends by the server’s clock, whichever way this computer’s is off', async () => {
+    // Ends in two minutes, by the server; five minutes gone here already.
+    const endsSoon = () =>
+      publicEvent({ id: 7, starts_at: new Date(TURN - 60 * minutes).toISOString(), ends_at: new Date(TURN - 30_000 + 2 * minutes).toISOString() });
+    serveQr(TURN + WINDOW, TURN + 2 * WINDOW, TURN + 3 * WINDOW, TURN + 4 * WINDOW);
+    hostScreenOffBy(-5 * minutes, endsSoon());
+    await run(0);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    expect(document.querySelector('.host-door')?.textContent).toContain(enEvents['host.scan']);
+    await run(2 * minutes - 1000);
+    expect(api.eventQr).toHaveBeenCalledTimes(3);
+    expect(document.querySelector('.host-door')).not.toBeNull();
+    // Over: no code is asked for any more, and the door closes.
+    await run(2000);
+    await run(3 * WINDOW);
+    expect(api.eventQr).toHaveBeenCalledTimes(3);
+    expect(document.querySelector('.host-door')).toBeNull();
+    cleanup();
+    vi.useRealTimers();
+    api.eventQr.mockClear();
+
+    // Five minutes yet to come here: the end, by the server's clock, stops the codes all the same.
+    serveQr(TURN + WINDOW, TURN + 2 * WINDOW, TURN + 3 * WINDOW, TURN + 4 * WINDOW);
+    hostScreenOffBy(5 * minutes, endsSoon());
+    await run(0);
+    await run(2 * minutes + 1000);
+    await run(3 * WINDOW);
+    expect(api.eventQr).toHaveBeenCalledTimes(3);
+    expect(document.querySelector('.host-door')).toBeNull();
   });
 });

@@ -40,7 +40,7 @@ const { ApiError, NotFound } = await import('../../client/lib/api');
 
 function answers() {
   api.myEvents.mockResolvedValue({ results: [event], next: null });
-  api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
+  api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString(), expires_in_ms: 60_000 });
   api.eventStats.mockResolvedValue({ attendee_count: 40, checked_in_total: 40, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
 }
 
@@ -115,7 +115,7 @@ describe('the host screen of an event deleted elsewhere', () => {
 
   it('says the event is gone at its next code, instead of keeping one that lets nobody in', async () => {
     api.myEvents.mockResolvedValue({ results: [event], next: null });
-    api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    api.eventQr.mockResolvedValue({ token: 't', url: 'u', svg: '<svg/>', expires_at: new Date(Date.now() + 60_000).toISOString(), expires_in_ms: 60_000 });
     api.eventStats.mockResolvedValue({ attendee_count: 0, checked_in_total: 0, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
     stop = openHostScreen(7);
     await vi.waitFor(() => expect(useHost.getState().qr).not.toBeNull());

@@ -218,6 +218,10 @@ describe.each(backends)('events on %s', (backend) => {
       expect(expires).toBeGreaterThan(Date.now() + 60_000);
       // Two windows at most, and the seconds before a turn in which the next one is handed out.
       expect(expires).toBeLessThanOrEqual(Date.now() + 120_000 + QR_EARLY_SECONDS * 1000);
+      // The same end as a time left from the answer, for a screen whose clock is off the server's.
+      expect(qr.body.expires_in_ms).toBeGreaterThan(60_000);
+      expect(qr.body.expires_in_ms).toBeLessThanOrEqual(120_000 + QR_EARLY_SECONDS * 1000);
+      expect(Math.abs(Date.parse(qr.body.expires_at) - qr.body.expires_in_ms - Date.now())).toBeLessThan(5000);
 
       const pass = (token: string, code = event.code) => api().post(`/api/events/${code}/pass/`, { json: { token } });
       const granted = await pass(qr.body.token);
@@ -226,6 +230,7 @@ describe.each(backends)('events on %s', (backend) => {
       const passExpiry = Date.parse(granted.body.expires_at) - Date.now();
       expect(passExpiry).toBeGreaterThan(29 * MINUTE);
       expect(passExpiry).toBeLessThanOrEqual(30 * MINUTE);
+      expect(granted.body.expires_in_ms).toBe(30 * MINUTE);
 
       expect((await pass(await tokenFor(server, event.id, 1))).status).toBe(200);
       const other = await makeEvent(server, organizer, { join_mode: 'qr' });

@@ -110,7 +110,9 @@ function EventPageBody({ code: rawCode }: { code: string }) {
         // First, before anything else: the token is good for a minute or two, the pass for 30 minutes.
         try {
           const granted = await api.eventPass(code, token);
-          setPendingJoin({ code, pass: granted.pass, expiresAt: Date.parse(granted.expires_at) });
+          // Kept for as long as the server says from now, by this phone's clock, which may be minutes
+          // off the server's: its `expires_at` read here would drop a pass still good, or keep one gone.
+          setPendingJoin({ code, pass: granted.pass, expiresAt: Date.now() + granted.expires_in_ms });
           setHasPass(true);
           passNow = true;
         } catch (error) {

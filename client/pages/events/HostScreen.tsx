@@ -314,8 +314,9 @@ export function HostScreen({ id }: { id: number }) {
     setBig(false);
     requestAnimationFrame(() => presentButton.current?.focus());
   }, []);
-  // By the clock: a host screen left open at the door turns to the after-party at the end.
-  const status = useEventStatus(event);
+  // By the clock (the server's, once a code has come): a host screen left open at the door turns to
+  // the after-party at the end.
+  const status = useEventStatus(event, useHost((state) => state.serverAhead) ?? 0);
 
   // Try again opens the screen afresh.
   const [attempt, setAttempt] = useState(0);

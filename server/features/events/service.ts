@@ -269,7 +269,8 @@ export async function currentQr(event: EventRecord, publicUrl: string, now = Dat
   const url = `${publicUrl}/e/${event.code}?t=${token}`;
   const svg = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   // Accepted through the next window too.
-  return { token, url, svg, expires_at: new Date((window + 2) * WINDOW_MS).toISOString() };
+  const expires = (window + 2) * WINDOW_MS;
+  return { token, url, svg, expires_at: new Date(expires).toISOString(), expires_in_ms: expires - now };
 }
 
 // Join passes.
@@ -280,7 +281,11 @@ const PassValue = z.object({ event: z.number().int() });
 export function issueJoinPass(sealer: Sealer, event: EventRecord, token: string, now = Date.now()) {
   if (!isValidQrToken(event, token, now)) throw eventError(403, 'qr_expired', serverText('event_qr_expired'));
   const expiresAt = new Date(now + JOIN_PASS_MINUTES * MINUTE_MS);
-  return { pass: sealer.seal(PASS_PURPOSE, { event: event.id }, { expiresAt }), expires_at: expiresAt.toISOString() };
+  return {
+    pass: sealer.seal(PASS_PURPOSE, { event: event.id }, { expiresAt }),
+    expires_at: expiresAt.toISOString(),
+    expires_in_ms: JOIN_PASS_MINUTES * MINUTE_MS,
+  };
 }
 
 /**
