@@ -11,6 +11,7 @@ const CLIENT_IN_PROCESSES = [
   'tests/client/likes-left-answers.test.ts',
   'tests/client/likes-left-elsewhere.test.ts',
   'tests/client/likes-skipped-elsewhere.test.ts',
+  'tests/client/likes-unblocked.test.ts',
   'tests/client/plan-account-changed.test.ts',
   'tests/client/safety.test.tsx',
   'tests/client/session-suspended.test.ts',

@@ -40,6 +40,9 @@ const without = (state: LikesState, userId: number) => ({
   count: Math.max(0, (state.count ?? 1) - 1),
 });
 
+/** Counts the reads of the list: an answer to one asked before the latest (an unblock's, an undo's) is out of date. */
+let reads = 0;
+
 export const useLikes = create<LikesState>()((set, get) => ({
   count: null,
   people: null,
@@ -48,11 +51,12 @@ export const useLikes = create<LikesState>()((set, get) => ({
   failed: null,
   async load() {
     const sameSession = sessionCheck();
+    const read = ++reads;
     try {
       const page = await api.likesYou();
-      if (sameSession()) set({ count: page.count, people: page.results, next: page.next, failed: null });
+      if (sameSession() && read === reads) set({ count: page.count, people: page.results, next: page.next, failed: null });
     } catch (error) {
-      if (!sameSession()) return;
+      if (!sameSession() || read !== reads) return;
       logFailure('Could not load who likes you', error);
       if (get().count === null) set({ failed: loadFailure(error) });
     }

@@ -196,6 +196,8 @@ export function startRealtime(token: string) {
       // been asked before the unblock.
       const { queue, deckRequest } = useDeck.getState();
       if (queue) void Promise.resolve(deckRequest).then(() => useDeck.getState().refresh());
+      // Had they liked me, they are in "likes you" again (I never answered): read again where held.
+      if (useLikes.getState().count !== null) void useLikes.getState().load();
     }),
     onEvent('deck:answered', ({ user_id, response }) => {
       const { current, queue } = useDeck.getState();

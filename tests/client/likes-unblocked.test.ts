@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+/**
+ * "Likes you" after an unblock: someone who had liked me and whom I blocked is back in it once I unblock
+ * them (I never answered their like), on the phone that unblocked and on my others. Against the real
+ * server, over a real socket.
+ */
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
+import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { client } from '../helpers/http';
+import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { startServer, type TestServer } from '../helpers/server';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { useLikes } = await import('../../client/stores/likes');
+const { useSafety } = await import('../../client/stores/safety');
+
+let server: TestServer;
+let me: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  origin.url = server.url;
+  me = await makeCompletedUser(server);
+  await subscribeThroughTestCheckout(server, me);
+});
+afterAll(() => server?.close());
+afterEach(closeTab);
+
+const api = () => client(server.url);
+
+it('lists again whoever liked me once I unblock them, here and on another of my phones', async () => {
+  fetchFrom(server);
+  const [here, there] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+  for (const liker of [here, there]) {
+    expect((await api().post('/api/matching/', { token: liker.token, json: { response: 'like', other: me.id } })).status).toBe(200);
+    expect((await api().post(`/api/users/${liker.id}/block/`, { token: me.token })).status).toBeLessThan(300);
+  }
+  await signInTab(server, me);
+  await useLikes.getState().load();
+  expect(useLikes.getState().count).toBe(0);
+  await connectTab(me.token);
+
+  // Unblocked on this phone (the blocked people's page).
+  await useSafety.getState().unblock(here.id);
+  await vi.waitFor(() => expect(useLikes.getState()).toMatchObject({ count: 1, people: [{ id: here.id }] }), { timeout: 5000 });
+
+  // And on another one.
+  expect((await api().delete(`/api/users/${there.id}/block/`, { token: me.token })).status).toBe(204);
+  await vi.waitFor(() => expect(useLikes.getState().count).toBe(2), { timeout: 5000 });
+  expect(useLikes.getState().people?.map((person) => person.id).sort()).toEqual([here.id, there.id].sort());
+});
