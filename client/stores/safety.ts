@@ -159,18 +159,36 @@ export const useSafety = create<SafetyState>()((set, get) => {
     set((state) => ({ lists: { ...state.lists, [list]: { ...state.lists[list], ...change(state.lists[list]) } } }));
   }
 
-  /** Fetches a page of a list and adds it; what the last user's lists held never reaches whoever signed in since. */
+  /**
+   * Fetches a page of a list and adds it; without a cursor, reads the list again from its top, as far
+   * down as it held (the pages already shown stay shown). What the last user's lists held never reaches
+   * whoever signed in since.
+   */
   async function fetchInto<K extends ListName>(list: K, cursor: string | undefined) {
     const sameSession = sessionCheck();
     setList(list, () => ({ loading: true }));
     try {
-      const page = await fetchPage[list](cursor);
+      const held = cursor ? 0 : (get().lists[list].items?.length ?? 0);
+      let page = await fetchPage[list](cursor);
+      const results = [...page.results];
+      while (page.next && results.length < held) {
+        if (!sameSession()) return;
+        page = await fetchPage[list](page.next);
+        results.push(...page.results);
+      }
       if (!sameSession()) return;
+      const { next } = page;
       setList(list, (current) => {
         const key: (item: Items[K]) => number = keyOf[list];
         const kept = cursor ? (current.items ?? []) : [];
         const known = new Set(kept.map(key));
-        return { items: [...kept, ...page.results.filter((item) => !known.has(key(item)))], next: page.next };
+        const items = [...kept];
+        for (const item of results) {
+          if (known.has(key(item))) continue;
+          known.add(key(item));
+          items.push(item);
+        }
+        return { items, next };
       });
     } finally {
       if (sameSession()) setList(list, () => ({ loading: false }));

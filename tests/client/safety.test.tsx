@@ -695,6 +695,27 @@ describe('Blocked people', () => {
     await waitFor(() => expect(document.querySelectorAll('.person-row')).toHaveLength(52));
     expect(screen.queryByRole('button', { name: en['blocked.more'] })).toBeNull();
   });
+
+  it('keeps the pages already shown when the list is read again (a block made on another phone)', async () => {
+    const me = await makeUser(server);
+    const people = await Promise.all(Array.from({ length: 52 }, () => makeUser(server, { firstName: 'Blocked' })));
+    await server.app.db.insert(blocks).values(people.map((person) => ({ blockerId: me.id, blockedId: person.id })));
+    setToken(me.token);
+    useSession.setState({ token: me.token });
+    await useSafety.getState().load('blocked');
+    await useSafety.getState().loadMore('blocked');
+    expect(useSafety.getState().lists.blocked).toMatchObject({ items: { length: 52 }, next: null });
+
+    // Another phone blocks one more: this one reads the list again (`person:gone`, by me).
+    const newest = await makeCompletedUser(server, {}, { firstName: 'Newest' });
+    expect((await api().post(`/api/users/${newest.id}/block/`, { token: me.token })).status).toBeLessThan(300);
+    personGone(newest.id, true);
+    await waitFor(() => expect(useSafety.getState().lists.blocked.items?.[0]?.id).toBe(newest.id));
+    const { items, next } = useSafety.getState().lists.blocked;
+    expect(new Set(items!.map((person) => person.id))).toEqual(new Set([newest, ...people].map((person) => person.id)));
+    expect(items).toHaveLength(53);
+    expect(next).toBeNull();
+  });
 });
 
 describe('Moderation', () => {
