@@ -3,7 +3,7 @@ import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
 import { track } from '../lib/analytics';
 import { api } from '../lib/api-app';
 import { useDeck } from './deck';
-import { onSignOut, useSession } from './session';
+import { onSignOut, sessionCheck, useSession } from './session';
 
 interface ProfileState {
   profile: OwnProfile | null;
@@ -19,13 +19,18 @@ interface ProfileState {
 export const useProfile = create<ProfileState>()((set, get) => ({
   profile: null,
   async load() {
+    // Answered once another user has signed in (a slow network, a phone handed on): not theirs.
+    const sameSession = sessionCheck();
     const profile = await api.myProfile();
-    set({ profile });
+    if (sameSession()) set({ profile });
   },
   async save(input) {
     const wasCompleted = useSession.getState().user?.is_profile_completed;
+    const sameSession = sessionCheck();
     await api.saveProfile({ ...input, version: get().profile?.version });
+    if (!sameSession()) return;
     await Promise.all([get().load(), useSession.getState().loadUser()]);
+    if (!sameSession()) return;
     // Who fits may have changed with it (an age, the genders to match): the deck starts over on the next visit.
     useDeck.setState({ queue: null, current: null });
     if (wasCompleted === false && useSession.getState().user?.is_profile_completed) track('profile_completed');

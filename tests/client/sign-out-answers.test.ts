@@ -18,6 +18,8 @@ const appApi = vi.hoisted(() => ({
   conversation: vi.fn(),
   messages: vi.fn(),
   blocks: vi.fn(),
+  myProfile: vi.fn(),
+  saveProfile: vi.fn(),
 }));
 const me = vi.hoisted(() => vi.fn());
 const listOnlinePartners = vi.hoisted(() => vi.fn());
@@ -36,6 +38,7 @@ const { usePlan } = await import('../../client/stores/plan');
 const { usePresence } = await import('../../client/stores/presence');
 const { useChat } = await import('../../client/stores/chat');
 const { useSafety } = await import('../../client/stores/safety');
+const { useProfile } = await import('../../client/stores/profile');
 
 const ana = { id: 1, email: 'ana@example.com', first_name: 'Ana', last_name: 'R' } as CurrentUser;
 const anaCard = { id: 41, name: 'Someone Ana saw' };
@@ -108,6 +111,34 @@ describe('an answer that lands after a sign-out', () => {
     blocked.resolve({ results: [{ id: 3, name: 'Someone Ana blocked', image: null }], next: null });
     await loading;
     expect(useSafety.getState().lists.blocked).toEqual({ items: null, next: null, loading: false });
+  });
+
+  it('keeps the last user’s profile out of the next one’s, loaded or saved', async () => {
+    const anaProfile = { name: 'Ana', bio: 'Ana’s words', version: 3 };
+    useSession.getState().signIn('ana-token');
+    const profile = later<unknown>();
+    appApi.myProfile.mockReturnValueOnce(profile.promise);
+    const loading = useProfile.getState().load();
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.getState().signIn('ben-token');
+    profile.resolve(anaProfile);
+    await loading;
+    expect(useProfile.getState().profile).toBeNull();
+
+    // A save of hers whose answer comes once Ben is in: its read of the profile is not his either.
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.getState().signIn('ana-token');
+    const saved = later<unknown>();
+    appApi.saveProfile.mockReturnValueOnce(saved.promise);
+    appApi.myProfile.mockResolvedValue(anaProfile);
+    me.mockResolvedValue(ana);
+    const saving = useProfile.getState().save({ name: 'Ana' } as Parameters<ReturnType<typeof useProfile.getState>['save']>[0]);
+    useSession.getState().signOut({ alreadyRevoked: true });
+    useSession.getState().signIn('ben-token');
+    saved.resolve(anaProfile);
+    await saving.catch(() => {});
+    expect(useProfile.getState().profile).toBeNull();
+    expect(appApi.myProfile).toHaveBeenCalledTimes(1);
   });
 
   it('keeps the last user’s conversation out of the chat', async () => {
