@@ -9,6 +9,7 @@
 import { act, cleanup, screen, waitFor } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import { enApp } from '../../shared/i18n/en-app';
 import { esApp } from '../../shared/i18n/es-app';
 import type { PublicEvent } from '../../shared/schemas/events';
@@ -79,6 +80,26 @@ describe('an empty deck', () => {
   it('at an event that has ended: nobody new will come', async () => {
     const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12, ...ended }))).toBe(enApp['deck.emptyAtEndedEvent']);
+  });
+});
+
+describe('an empty deck at the lapse of the attendance (the after-party over)', () => {
+  it('says it is in town again, from that moment, and reads the general deck', async () => {
+    // The after-party ends in three seconds: then the user is at no event.
+    const endsAt = Date.now() - EVENT_AFTER_PARTY_HOURS * hour + 3000;
+    const lapsing = publicEvent({ status: 'after', attendee_count: 12, starts_at: new Date(endsAt - 4 * hour).toISOString(), ends_at: new Date(endsAt).toISOString() });
+    expect(await emptyDeckSays(lapsing)).toBe(enApp['deck.emptyAtEndedEvent']);
+    expect(api.deck).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(document.querySelector('.deck-empty')?.textContent).toBe(enApp['deck.empty']), { timeout: 8000 });
+    expect(preferencesLink()).toBe('/app/profile/#preferences');
+    await waitFor(() => expect(api.deck).toHaveBeenCalledTimes(2));
+  });
+
+  it('says so in Spanish too', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    const lapsed = publicEvent({ status: 'after', starts_at: new Date(Date.now() - 30 * hour).toISOString(), ends_at: new Date(Date.now() - 26 * hour).toISOString() });
+    expect(await emptyDeckSays(lapsed)).toBe(esApp['deck.empty']);
   });
 });
 

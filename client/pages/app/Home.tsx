@@ -3,11 +3,12 @@ import { Link, useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../components/DeckPerks';
-import { EventBar, useEventEnded } from '../../components/EventBar';
+import { EventBar } from '../../components/EventBar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { TAP_THROUGH_MS } from '../../components/MatchOverlay';
 import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
+import { useEventStatus } from '../../lib/event-status';
 import { useT } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { refreshWhenVisible } from '../../lib/when-visible';
@@ -33,9 +34,13 @@ export function Home() {
   const offline = useConnection((state) => state.lost);
   // At an event the deck is the room: an empty one fills by itself as people arrive (`deck:refresh`).
   const event = useEvents((state) => state.current);
-  const atEvent = Boolean(event);
+  const status = useEventStatus(event);
+  // Past the after-party the attendance has lapsed on its own, with no news of it: the user is in town
+  // again, with the general deck (its words, its way to the preferences), as the bar above says.
+  const lapsed = status === 'closed';
+  const atEvent = Boolean(event) && !lapsed;
   // After the end no one new can check in: the empty deck does not promise newcomers.
-  const eventEnded = useEventEnded(event);
+  const eventEnded = status !== undefined && status !== 'open';
   // Others in the room and none to see: the user has seen all of them who fit, or their preferences
   // leave nobody (the client cannot tell which, so the words hold for both); alone there, nobody else
   // has come yet.
@@ -48,6 +53,11 @@ export function Home() {
     void (deck.current ? deck.refresh() : deck.load());
     void loadAllowance();
   }, [loadAllowance]);
+
+  // At the lapse the server deals the general deck: read behind the card on screen (an empty deck fills).
+  useEffect(() => {
+    if (lapsed && useDeck.getState().queue !== null) void useDeck.getState().refresh();
+  }, [lapsed]);
 
   const empty = queue !== null && current === null;
   useEffect(() => {
