@@ -174,6 +174,9 @@ export function startRealtime(token: string) {
       useDeck.getState().heardOfMatch(conversation_id, user);
       useLikes.getState().answered(user.id, true);
       likeGiven();
+      // My like that made it (on another phone) leaves nothing to undo; theirs changes nothing: the
+      // server, which tells the two apart, says what undo offers now.
+      if (usePlan.getState().lastPass && useSession.getState().user?.has_subscription) void usePlan.getState().loadUndo();
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);

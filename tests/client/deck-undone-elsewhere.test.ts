@@ -100,6 +100,14 @@ it('offers to undo the latest decision, wherever it was made: not this tab\'s ow
   await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(mine.id), { timeout: 5000 });
   expect((await otherPhone.react(liked, 'like')).status).toBe(200);
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
+
+  // A like there that makes a match (`match:new`, no `deck:answered`) leaves nothing to undo either.
+  const [skipped, liker] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+  expect((await client(server.url).post('/api/matching/', { token: liker.token, json: { response: 'like', other: me.id } })).status).toBe(200);
+  expect((await otherPhone.react(skipped, 'skip')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(skipped.id), { timeout: 5000 });
+  expect((await otherPhone.react(liker, 'like')).body.match).toBe(true);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });
 
 it('on the free plan, names in the offer the card of the latest pass, made on another phone', async () => {
