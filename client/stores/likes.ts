@@ -52,9 +52,18 @@ export const useLikes = create<LikesState>()((set, get) => ({
   async load() {
     const sameSession = sessionCheck();
     const read = ++reads;
+    // Read again (an unblock, an undo, the plan started), as far down as the list held: the pages
+    // brought in with "more" stay shown.
+    const held = get().people?.length ?? 0;
     try {
-      const page = await api.likesYou();
-      if (sameSession() && read === reads) set({ count: page.count, people: page.results, next: page.next, failed: null });
+      let page = await api.likesYou();
+      const people = [...page.results];
+      while (page.next && people.length < held && sameSession() && read === reads) {
+        page = await api.likesYou(page.next);
+        const shown = new Set(people.map((card) => card.id));
+        people.push(...page.results.filter((card) => !shown.has(card.id)));
+      }
+      if (sameSession() && read === reads) set({ count: page.count, people, next: page.next, failed: null });
     } catch (error) {
       if (!sameSession() || read !== reads) return;
       logFailure('Could not load who likes you', error);
