@@ -220,6 +220,17 @@ export class LeanSocket {
     this.dropped(ws, 'io client disconnect');
   }
 
+  /**
+   * Ends the transport as a dead one, as the app does when a send goes unanswered too long (its
+   * `engine.close()`): the pending acknowledgements are dropped and, with `reconnect`, it connects again.
+   */
+  drop() {
+    const ws = this.ws;
+    if (!this.connected || !ws) return;
+    ws.terminate();
+    this.dropped(ws, 'transport close');
+  }
+
   /** Called by the shared sweep: a server silent past its own ping deadline is gone. */
   checkHeartbeat(now: number) {
     if (!this.connected || !this.ws) return void live.delete(this);

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { DECK_REFILL_AT } from '../shared/constants';
+import { DECK_REFILL_AT, SEND_ACK_TIMEOUT_MS } from '../shared/constants';
 import type { Message } from '../shared/schemas/conversations';
 import type { Ack, MatchUser, ServerToClientEvents } from '../shared/events';
 import { eventLoopDelay } from './event-loop-delay';
@@ -113,7 +113,10 @@ export interface PartyResult {
     likes: number;
     matches: number;
     reconnects: number;
-    /** Sockets the server or the network dropped (not the deliberate leaves), reconnected on their own. */
+    /**
+     * Sockets the server or the network dropped (not the deliberate leaves), or that a phone gave up as
+     * dead when a send went unanswered too long (`message:send no answer` among the errors), reconnected on their own.
+     */
     drops: number;
     /**
      * Of the drops, those the server disconnected itself (a restart or drain that disconnects the
@@ -232,6 +235,8 @@ interface SentMessage {
   conversationId: number;
   seq: number;
   at: number;
+  /** Its last emit was answered (an `unavailable` too, which leaves it to be sent again at the reconnect). */
+  answered: boolean;
   acked: boolean;
   delivered: boolean;
 }
@@ -247,6 +252,13 @@ const SYNC_SPREAD_MS = 2000;
 const DRAIN_QUIET_MS = 10_000;
 /** The drain's end, whatever still arrives. */
 const DRAIN_MAX_MS = 120_000;
+/**
+ * A `message:send` the server has not answered in this long is given up as the app gives it up after
+ * SEND_ACK_TIMEOUT_MS (client/lib/socket.ts), with a margin for this tool's own event loop: an error,
+ * the connection dropped as dead, and the send sent again (same client_id) once it is back. Left to
+ * the heartbeat, a server that keeps the socket but never answers held it for 45 s, or for ever.
+ */
+const UNANSWERED_SEND_MS = SEND_ACK_TIMEOUT_MS + 2000;
 
 export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const log = options.log ?? (() => {});
@@ -342,6 +354,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const people: Attendee[] = [];
   const byId = new Map<number, Attendee>();
   const messages = new Map<string, SentMessage>();
+  /** Every `message:send` emitted, in order (so by deadline), from `awaitingFrom` on: `giveUpUnanswered` reads them. */
+  let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
+  let awaitingFrom = 0;
+  let unansweredTimer: NodeJS.Timeout | undefined;
   const overlays = new MatchOverlays(
     (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
     (ms) => {
@@ -465,6 +481,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     rest.poolWait = new Histogram();
     const sentBefore = counts.sent;
     wheel.start();
+    unansweredTimer = setInterval(() => giveUpUnanswered(performance.now()), SECOND / 2);
     await new Promise<void>((resolve) => {
       const end = () => {
         clearTimeout(timer);
@@ -592,6 +609,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     stopping = true;
     wheel.stop();
     clearInterval(progressTimer);
+    clearInterval(unansweredTimer);
     for (const attendee of people) attendee.socket.close();
     rest.close();
   }
@@ -749,7 +767,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const conversation = attendee.conversations.get(conversationId)!;
     const clientId = randomUUID();
     seq += 1;
-    messages.set(clientId, { sender: attendee, recipient: conversation.other, conversationId, seq, at: 0, acked: false, delivered: false });
+    messages.set(clientId, { sender: attendee, recipient: conversation.other, conversationId, seq, at: 0, answered: false, acked: false, delivered: false });
     counts.sent += 1;
     attendee.unacked.add(clientId);
     emitMessage(attendee, clientId);
@@ -758,10 +776,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   function emitMessage(attendee: Attendee, clientId: string) {
     const message = messages.get(clientId)!;
     message.at = performance.now();
-    attendee.socket.emit(
+    message.answered = false;
+    const emitted = attendee.socket.emit(
       'message:send',
       { conversation_id: message.conversationId, content: `Hello! (${message.seq})`, client_id: clientId },
       (reply: Ack<{ message: Message }>) => {
+        message.answered = true;
         if (reply.ok) {
           if (!attendee.unacked.delete(clientId)) return;
           counts.acknowledged += 1;
@@ -778,6 +798,29 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         if (reply.error.code === 'throttled') throttledOnce();
       },
     );
+    // Not emitted (the socket is down): sent again at the reconnect.
+    if (emitted) awaiting.push({ attendee, clientId, at: message.at });
+  }
+
+  /**
+   * The sends still unanswered on the connection they went out on after UNANSWERED_SEND_MS: the phone
+   * drops that connection as dead, as the app does; the reconnect sends them again. The message is still
+   * timed and counted when it arrives (it may have been stored: the resend is answered with it).
+   */
+  function giveUpUnanswered(now: number) {
+    while (awaitingFrom < awaiting.length && now - awaiting[awaitingFrom]!.at >= UNANSWERED_SEND_MS) {
+      const { attendee, clientId, at } = awaiting[awaitingFrom]!;
+      awaitingFrom += 1;
+      // Answered, or sent again since (after a reconnect): not this send's to give up.
+      const message = messages.get(clientId);
+      if (!message || message.answered || message.at !== at || !attendee.socket.connected) continue;
+      error(`message:send no answer within ${UNANSWERED_SEND_MS / SECOND} s`);
+      attendee.socket.drop();
+    }
+    if (awaitingFrom > 1024 && awaitingFrom * 2 > awaiting.length) {
+      awaiting = awaiting.slice(awaitingFrom);
+      awaitingFrom = 0;
+    }
   }
 
   function leave(attendee: Attendee) {

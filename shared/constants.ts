@@ -44,6 +44,13 @@ export const ANALYTICS_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const ANALYTICS_MAX_KEPT = 100;
 export const LIKES_YOU_PAGE_SIZE = 20;
 
+/**
+ * How long the app waits for the server's answer to a socket send (a message, `presence:list`) before
+ * it counts the connection as dead: it drops it, connects again and sends once more (the load tool
+ * gives a send up likewise).
+ */
+export const SEND_ACK_TIMEOUT_MS = 8000;
+
 export const TOAST_AUTO_CLOSE_MS = 5000;
 export const SWIPE_THRESHOLD_PX = 100;
 export const SWIPE_EXIT_OFFSET_PX = 200;

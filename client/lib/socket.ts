@@ -12,7 +12,7 @@ import type {
   MessageSendPayload,
   ServerToClientEvents,
 } from '../../shared/events';
-import type { MatchSeen } from '../../shared/constants';
+import { type MatchSeen, SEND_ACK_TIMEOUT_MS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import { NetworkError, serverAnswers } from './api';
 import { useLanguage } from './i18n';
@@ -75,7 +75,7 @@ export const loadFailure = (error: unknown): LoadFailure =>
   error instanceof NetworkError || globalThis.navigator?.onLine === false ? 'offline' : 'server';
 
 /** How long a send waits for the server's ack before the connection counts as dead (`answerOf`). */
-export const SEND_ACK_TIMEOUT_MS = 8000;
+export { SEND_ACK_TIMEOUT_MS };
 const SERVER_DISCONNECT_RETRY_MS = 1000;
 const REFUSED_RETRY_MAX_MS = 30_000;
 const BLOCKED_AFTER = 3;
