@@ -358,6 +358,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
   let awaitingFrom = 0;
   let unansweredTimer: NodeJS.Timeout | undefined;
+  /** The drain's tries again of phones whose return failed (the wheel, which tries them during the party, is stopped). */
+  const drainReturns = new Set<NodeJS.Timeout>();
+  /** The run has returned: no phone connects any more. */
+  let ended = false;
   const overlays = new MatchOverlays(
     (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
     (ms) => {
@@ -607,9 +611,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     return result;
   } finally {
     stopping = true;
+    ended = true;
     wheel.stop();
     clearInterval(progressTimer);
     clearInterval(unansweredTimer);
+    for (const timer of drainReturns) clearTimeout(timer);
     for (const attendee of people) attendee.socket.close();
     rest.close();
   }
@@ -831,13 +837,20 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 
   async function comeBack(attendee: Attendee) {
-    if (!attendee.away) return;
+    if (!attendee.away || ended) return;
     try {
       await attendee.socket.connect();
       attendee.away = false;
     } catch (failure) {
       error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed');
-      if (!stopping) wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
+      if (!stopping) return wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
+      if (ended) return;
+      // The drain: tried again as during the party, until it is over (its end closes every socket).
+      const timer = setTimeout(() => {
+        drainReturns.delete(timer);
+        void comeBack(attendee);
+      }, 2 * SECOND);
+      drainReturns.add(timer);
     }
   }
 

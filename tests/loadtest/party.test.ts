@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runParty } from '../../loadtest/party';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { tcpProxy } from '../helpers/tcp-proxy';
 
 // The heavier backend the machine has (PostgreSQL when present): one 30-second party is enough.
 const backend = backends.at(-1)!;
@@ -193,6 +194,43 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
     expect(result.latency_ms.reconnect.count).toBe(6);
     expect(result.latency_ms.presence_list.count).toBe(12);
     expect(result.latency_ms.rest['GET /api/events/current/']).toMatchObject({ count: 6, statuses: { '200': 6 } });
+  }, 60_000);
+
+  it('the drain tries a failed return again, as the party does, until the phone is back', async () => {
+    // The server behind a link of the test's own: cut as the party ends, with a phone away.
+    const proxy = await tcpProxy(server.url);
+    const abort = new AbortController();
+    let cut = false;
+    let restored = false;
+    try {
+      const result = await runParty({
+        url: proxy.url,
+        attendees: 6,
+        minutes: 0.5,
+        leaveShare: 1,
+        signal: abort.signal,
+        stateFile: path.join(dir, 'drain-return.json'),
+        onProgress: (p) => {
+          // One away (it left: nobody has dropped yet): the network goes, and the party ends with it.
+          if (p.phase === 'party' && !cut && p.connected < p.attendees) {
+            cut = true;
+            proxy.cut();
+            abort.abort();
+          }
+          // Its first return, as the drain begins, fails; the network is back a second later.
+          if (p.phase === 'drain' && cut && !restored) {
+            restored = true;
+            setTimeout(() => proxy.restore(), 1000);
+          }
+        },
+      });
+      expect(restored).toBe(true);
+      expect(result.counts.errors['socket reconnect failed']).toBeGreaterThanOrEqual(1);
+      expect(result.counts.offline_at_end).toBe(0);
+      expect(result.ok).toBe(true);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
