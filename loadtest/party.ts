@@ -250,6 +250,11 @@ const SYNC_SPREAD_MS = 2000;
  * catch-ups (after the reconnects the party's end forces) take seconds each, and are no loss.
  */
 const DRAIN_QUIET_MS = 10_000;
+/**
+ * The first check of each instance (`GET /healthz`, which does no work): a wrong address or one where
+ * nothing answers is told in seconds, not after the minute a call of a party under load may take.
+ */
+const HEALTH_TIMEOUT_MS = 5000;
 /** The drain's end, whatever still arrives. */
 const DRAIN_MAX_MS = 120_000;
 /**
@@ -306,7 +311,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const tooFewFiles = openFilesProblem(options.attendees, rest.maxSockets * origins.size);
   if (tooFewFiles) throw new SetupError(tooFewFiles);
   for (const instance of origins) {
-    const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz').catch((failure: Error) => {
+    const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz', { timeoutMs: HEALTH_TIMEOUT_MS }).catch((failure: Error) => {
       throw new SetupError(unreachable(instance, failure));
     });
     // Any web server may answer 200 (a site's catch-all page): this app's says {"status":"ok"}.

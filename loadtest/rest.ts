@@ -18,6 +18,7 @@ export class NetworkError extends Error {
   override name = 'NetworkError';
 }
 
+/** How long a call may go without an answer (a server under a party's load may be slow: no less). */
 const TIMEOUT_MS = 60_000;
 
 export class Rest {
@@ -53,9 +54,17 @@ export class Rest {
 
   /**
    * `route` names the call in the figures (the path with its parameters left as names); `path` is the
-   * real one. Resolves with any status; rejects only when no answer came.
+   * real one. Resolves with any status; rejects only when no answer came (within `timeoutMs` of silence:
+   * no connection, or nothing from it; TIMEOUT_MS by default).
    */
-  request<T = any>(base: URL, method: string, route: string, path: string, options: { token?: string; json?: unknown } = {}): Promise<Reply<T>> {
+  request<T = any>(
+    base: URL,
+    method: string,
+    route: string,
+    path: string,
+    options: { token?: string; json?: unknown; timeoutMs?: number } = {},
+  ): Promise<Reply<T>> {
+    const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
     const body = options.json === undefined ? undefined : JSON.stringify(options.json);
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
     if (options.token) headers.authorization = `Token ${options.token}`;
@@ -76,7 +85,7 @@ export class Rest {
           path,
           headers,
           agent: this.agentFor(base),
-          timeout: TIMEOUT_MS,
+          timeout: timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -99,7 +108,7 @@ export class Rest {
         },
       );
       req.once('socket', () => this.poolWait.record(performance.now() - started));
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
       req.on('error', (error: NodeJS.ErrnoException) => {
         this.record(route, 0, performance.now() - started, false);
         reject(new NetworkError(`${method} ${base.origin}${path}: ${error.code ?? error.message}`));

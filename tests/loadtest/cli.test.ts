@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -312,6 +312,43 @@ describe('npm run loadtest: a URL that is not the app', () => {
       expect(stderr.trim()).toBe(`loadtest: ${url} does not look like this app's server (GET /healthz answered 200 text/html, not {"status":"ok"})`);
     } finally {
       await new Promise((resolve) => site.close(resolve));
+    }
+  });
+
+  it('an address that takes the connection but never answers is told within seconds, not after a minute', async () => {
+    // A hung process, or a service that waits for its own protocol, on that port: connected, and then nothing.
+    const taken = new Set<net.Socket>();
+    const silent = net.createServer((socket) => taken.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const started = performance.now();
+      const { code, stderr } = await loadtest(['--url', url, '--attendees', '2']);
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(`loadtest: cannot reach ${url}: no answer within 5 s`);
+      expect(performance.now() - started).toBeLessThan(20_000);
+    } finally {
+      for (const socket of taken) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('a slow server that does answer passes the check', async () => {
+    // /healthz answered 3 s late; nothing else is there, so the run stops at the step after the check.
+    const slow = http.createServer((request, response) => {
+      if (request.url === '/healthz') setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'), 3000);
+      else response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-slow-'));
+    try {
+      const { code, stderr } = await loadtest(['--url', url, '--attendees', '2', '--state', path.join(dir, 'state.json')]);
+      expect(stderr.trim()).toBe('loadtest: POST /api/auth/register/ answered 404: Not found.');
+      expect(code).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await new Promise((resolve) => slow.close(resolve));
     }
   });
 });
