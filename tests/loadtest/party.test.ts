@@ -5,17 +5,39 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runParty } from '../../loadtest/party';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { tcpProxy } from '../helpers/tcp-proxy';
+import { userIdsFrom } from '../helpers/user-ids';
 
 // The heavier backend the machine has (PostgreSQL when present): one 30-second party is enough.
 const backend = backends.at(-1)!;
 
-describe(`npm run loadtest's party against the real app (${backend})`, () => {
+/**
+ * A server set up as the README tells an operator to set one for a party from one address, its users
+ * numbered from `firstUserId` on: parties set up side by side on servers of their own must not share
+ * user ids (`userIdsFrom`).
+ */
+async function partyServer(firstUserId = 1) {
+  const started = await startServer({ backend, config: { limitMultiplier: 1000 } });
+  if (firstUserId > 1) await userIdsFrom(started, firstUserId);
+  return started;
+}
+
+// The parties run side by side, each with its own accounts and event: most of their time is waiting
+// through the party. A test that tells every socket of its server something (`sync`, a disconnect)
+// has a server of its own, so that no other party hears it.
+describe.concurrent(`npm run loadtest's party against the real app (${backend})`, () => {
   let server: TestServer;
   let dir: string;
+  /**
+   * The first party's heap per attendee is measured from its setup to its check-ins: another party
+   * ending meanwhile (its sockets and state let go) would take its share away. The others start once
+   * it is measured (the first party has begun, or failed).
+   */
+  let measured: () => void;
+  const heapMeasured = new Promise<void>((resolve) => (measured = resolve));
 
   beforeAll(async () => {
     // What the README tells an operator to set for a party from one address.
-    server = await startServer({ backend, config: { limitMultiplier: 1000 } });
+    server = await partyServer();
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-'));
   });
 
@@ -32,8 +54,11 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
       attendees: 50,
       minutes: 0.5,
       stateFile,
-      onProgress: (p) => progress.push(p.swipes),
-    });
+      onProgress: (p) => {
+        progress.push(p.swipes);
+        if (p.phase === 'party') measured();
+      },
+    }).finally(() => measured());
 
     expect(result.counts.check_ins).toBe(50);
     expect(result.event.join_mode).toBe('qr');
@@ -90,6 +115,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 120_000);
 
   it('--arrive-over: attendees connect, check in and start during the party, and nothing is lost', async () => {
+    await heapMeasured;
     const seen: Array<{ phase: string; checkIns: number }> = [];
     const result = await runParty({
       url: server.url,
@@ -121,6 +147,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 90_000);
 
   it('--arrive-over, ended early: the drain does not wait for those who had not arrived yet', async () => {
+    await heapMeasured;
     const abort = new AbortController();
     let endedAt = 0;
     const result = await runParty({
@@ -145,6 +172,9 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 60_000);
 
   it("catches up after the servers' sync as the app does: within the spread, with who is online", async () => {
+    // Every socket of the server hears the sync: a server of its own.
+    const server = await partyServer(1_000_000);
+    await heapMeasured;
     let synced = false;
     const result = await runParty({
       url: server.url,
@@ -158,7 +188,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
         // What an instance tells its sockets when its Redis comes back.
         server.app.io.emit('sync');
       },
-    });
+    }).finally(() => server.close());
     expect(synced).toBe(true);
     expect(result.ok).toBe(true);
     // Each phone asked who is online at its connect and again after the sync, and read where it is
@@ -170,6 +200,9 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 60_000);
 
   it("connects again after the server's own disconnect, as the app does, and counts it", async () => {
+    // Every socket of the server is disconnected: a server of its own.
+    const server = await partyServer(2_000_000);
+    await heapMeasured;
     let disconnected = false;
     const result = await runParty({
       url: server.url,
@@ -183,7 +216,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
         // What a server that disconnects its sockets does to every phone (socket.io-client alone stays offline).
         server.app.io.disconnectSockets();
       },
-    });
+    }).finally(() => server.close());
     expect(disconnected).toBe(true);
     expect(result.counts.offline_at_end).toBe(0);
     expect(result.ok).toBe(true);
@@ -197,6 +230,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 60_000);
 
   it('the drain tries a failed return again, as the party does, until the phone is back', async () => {
+    await heapMeasured;
     // The server behind a link of the test's own: cut as the party ends, with a phone away.
     const proxy = await tcpProxy(server.url);
     const abort = new AbortController();
@@ -234,6 +268,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   }, 60_000);
 
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
+    await heapMeasured;
     const stateFile = path.join(dir, 'too-late.json');
     await expect(runParty({ url: server.url, attendees: 4, minutes: 1, arriveOverSeconds: 31, stateFile })).rejects.toThrow(
       '--arrive-over 31 s: at least 0 and at most half the party (30 s)',
@@ -242,6 +277,7 @@ describe(`npm run loadtest's party against the real app (${backend})`, () => {
   });
 
   it('asks for the next cards after every swipe that leaves five or fewer, as the app does', async () => {
+    await heapMeasured;
     // A room of seven: every deck holds the six others (and the skipped come back once they are all
     // seen), so after each swipe five or fewer are left.
     const result = await runParty({ url: server.url, attendees: 7, minutes: 0.25, stateFile: path.join(dir, 'seven.json'), leaveShare: 0 });
