@@ -8,10 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartyResult } from '../../loadtest/party';
 import { hasOpenssl, selfSignedCertificate } from '../helpers/certificate';
 import { freePort } from '../helpers/ports';
-import { startServer, type TestServer } from '../helpers/server';
+import { backends, startServer, type TestServer } from '../helpers/server';
 import { tcpProxy } from '../helpers/tcp-proxy';
 
 const root = path.resolve(import.meta.dirname, '../..');
+// PostgreSQL when the machine has it: a database copied on its side, not a PGlite started in this process.
+const backend = backends.at(-1)!;
 
 /**
  * The CLI as `npm run loadtest --` runs it (tsx), with its exit status and both streams; `interrupt`
@@ -55,8 +57,10 @@ describe('npm run loadtest: the command line', () => {
   let dir: string;
 
   beforeAll(async () => {
-    strict = await startServer({ config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } });
-    server = await startServer({ config: { limitMultiplier: 1000 } });
+    [strict, server] = await Promise.all([
+      startServer({ backend, config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } }),
+      startServer({ backend, config: { limitMultiplier: 1000 } }),
+    ]);
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-cli-'));
   });
 
@@ -135,7 +139,16 @@ describe('npm run loadtest: the command line', () => {
     await expect(readFile(fine, 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
-  it('Ctrl-C ends the party early: the results so far are printed and written, exit 130', async () => {
+  it('a server that throttles the registrations says what to set on it', async () => {
+    const { code, stderr } = await loadtest(['--url', strict.url, '--attendees', '5', '--minutes', '0.1', '--state', path.join(dir, 'state.json')]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('POST /api/auth/register/ was refused with 429');
+    expect(stderr).toContain('RATE_LIMIT_MULTIPLIER=1000');
+  });
+
+  // The parties side by side: most of their time is spent waiting through them.
+  it.concurrent('Ctrl-C ends the party early: the results so far are printed and written, exit 130', async () => {
     const json = path.join(dir, 'interrupted.json');
     const args = ['--url', server.url, '--attendees', '6', '--minutes', '2', '--leave-share', '0', '--json', json, '--state', path.join(dir, 'interrupted-state.json')];
     const started = performance.now();
@@ -160,7 +173,7 @@ describe('npm run loadtest: the command line', () => {
     expect(early.stderr.trim()).toBe('loadtest: SIGINT: stopped before the party began');
   }, 90_000);
 
-  it('a server that goes away mid-party leaves what was meant for its phones unconfirmed: no pass, exit 1', async () => {
+  it.concurrent('a server that goes away mid-party leaves what was meant for its phones unconfirmed: no pass, exit 1', async () => {
     const proxy = await tcpProxy(server.url);
     const json = path.join(dir, 'gone.json');
     const args = ['--url', proxy.url, '--attendees', '6', '--minutes', '0.2', '--leave-share', '0', '--json', json, '--state', path.join(dir, 'gone-state.json')];
@@ -175,7 +188,7 @@ describe('npm run loadtest: the command line', () => {
     expect(result.ok).toBe(false);
   }, 60_000);
 
-  it.skipIf(!hasOpenssl)('an https address: the party runs over TLS, REST and sockets alike', async () => {
+  it.skipIf(!hasOpenssl)('an https address: the party runs over TLS, REST and sockets alike', { concurrent: true, timeout: 60_000 }, async () => {
     // The deployment's HTTPS front, with a certificate of the test's own.
     const certificate = await selfSignedCertificate(await mkdtemp(path.join(dir, 'tls-')));
     const front = await tcpProxy(server.url, { tls: certificate });
@@ -200,9 +213,9 @@ describe('npm run loadtest: the command line', () => {
     } finally {
       await front.close();
     }
-  }, 60_000);
+  });
 
-  it('Ctrl-C during registration keeps the accounts already made: the next run reuses them', async () => {
+  it.concurrent('Ctrl-C during registration keeps the accounts already made: the next run reuses them', async () => {
     // Every answer 300 ms late and one setup call at a time: an attendee takes a second or more to make.
     const slow = await tcpProxy(server.url, { replyDelayMs: 300 });
     const stateFile = path.join(dir, 'registering-state.json');
@@ -224,26 +237,7 @@ describe('npm run loadtest: the command line', () => {
     expect(result.latency_ms.rest['POST /api/auth/register/']!.count).toBe(10 - kept.attendees.length);
   }, 90_000);
 
-  it("Ctrl-C in the party's first moments still ends it with the results, exit 130", async () => {
-    // Attendees arriving over the party's first second: Ctrl-C sent as the first one's socket connects,
-    // a few tens of ms into the party, before the live display's next figures (once a second).
-    const watched = await startServer({ config: { limitMultiplier: 1000 } });
-    let child: ChildProcess | null = null;
-    watched.app.io.on('connection', () => {
-      child?.kill('SIGINT');
-      child = null;
-    });
-    const json = path.join(dir, 'first-moments.json');
-    const args = ['--url', watched.url, '--attendees', '30', '--minutes', '1', '--arrive-over', '1', '--json', json, '--state', path.join(dir, 'first-moments-state.json')];
-    const { code, stdout, stderr } = await loadtest(args, undefined, (spawned) => (child = spawned)).finally(() => watched.close());
-    expect(stderr.trim()).toMatch(/^loadtest: SIGINT: ending the party now; the results follow/);
-    expect(code).toBe(130);
-    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
-    expect(result.interrupted_after_s).toBeLessThan(1);
-    expect(stdout).toContain(`Party: 30 attendees, 1 min (interrupted after ${result.interrupted_after_s} s)`);
-  }, 90_000);
-
-  it('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
+  it.concurrent('output piped into a reader that stops early: the party goes on, its status and --json still tell', async () => {
     const json = path.join(dir, 'piped.json');
     const child = spawn(
       process.execPath,
@@ -261,13 +255,25 @@ describe('npm run loadtest: the command line', () => {
     expect(code).toBe(result.ok ? 0 : 1);
   }, 60_000);
 
-  it('a server that throttles the registrations says what to set on it', async () => {
-    const { code, stderr } = await loadtest(['--url', strict.url, '--attendees', '5', '--minutes', '0.1', '--state', path.join(dir, 'state.json')]);
-    expect(code).toBe(2);
-    expect(stderr.trim().split('\n')).toHaveLength(1);
-    expect(stderr).toContain('POST /api/auth/register/ was refused with 429');
-    expect(stderr).toContain('RATE_LIMIT_MULTIPLIER=1000');
-  });
+  // Timed to a fraction of a second: alone, once the parties are done.
+  it("Ctrl-C in the party's first moments still ends it with the results, exit 130", async () => {
+    // Attendees arriving over the party's first second: Ctrl-C sent as the first one's socket connects,
+    // a few tens of ms into the party, before the live display's next figures (once a second).
+    const watched = await startServer({ backend, config: { limitMultiplier: 1000 } });
+    let child: ChildProcess | null = null;
+    watched.app.io.on('connection', () => {
+      child?.kill('SIGINT');
+      child = null;
+    });
+    const json = path.join(dir, 'first-moments.json');
+    const args = ['--url', watched.url, '--attendees', '30', '--minutes', '1', '--arrive-over', '1', '--json', json, '--state', path.join(dir, 'first-moments-state.json')];
+    const { code, stdout, stderr } = await loadtest(args, undefined, (spawned) => (child = spawned)).finally(() => watched.close());
+    expect(stderr.trim()).toMatch(/^loadtest: SIGINT: ending the party now; the results follow/);
+    expect(code).toBe(130);
+    const result = JSON.parse(await readFile(json, 'utf8')) as PartyResult;
+    expect(result.interrupted_after_s).toBeLessThan(1);
+    expect(stdout).toContain(`Party: 30 attendees, 1 min (interrupted after ${result.interrupted_after_s} s)`);
+  }, 90_000);
 });
 
 // No server needed: the limit is checked before anything is asked of one.
