@@ -5,7 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * earlier run (a fresh clone, as in CI) vitest starts the largest files first, and these small ones
  * came last: one worker waited through a party alone while the other had nothing left to run.
  */
-const PARTIES = ['tests/loadtest/party.test.ts', 'tests/loadtest/lost.test.ts'];
+const PARTIES = ['tests/loadtest/party.test.ts', 'tests/loadtest/lost.test.ts', 'tests/loadtest/unanswered-send.test.ts'];
 
 /**
  * vitest's order, with the parties spread through their project's files: the first at the start, the
