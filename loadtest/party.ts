@@ -363,10 +363,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
   let awaitingFrom = 0;
   let unansweredTimer: NodeJS.Timeout | undefined;
-  /** The drain's tries again of phones whose return failed (the wheel, which tries them during the party, is stopped). */
+  /** The drain's tries again of phones whose return or arrival failed (the wheel, which tries them during the party, is stopped). */
   const drainReturns = new Set<NodeJS.Timeout>();
   /** The run has returned: no phone connects any more. */
   let ended = false;
+  /** Arrivals under way: one at a time for each phone. */
+  const arrivalsUnderWay = new Set<Attendee>();
   const overlays = new MatchOverlays(
     (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
     (ms) => {
@@ -508,7 +510,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     wheel.stop();
     wheel.clear();
     const drainStarted = performance.now();
-    const everyoneBack = Promise.all(people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)));
+    const everyoneBack = Promise.all([
+      ...people.filter((attendee) => attendee.away).map((attendee) => comeBack(attendee)),
+      // On their way in, their last try failed (its next one, on the wheel, is gone): tried again likewise.
+      ...people.filter((attendee) => attendee.arriving && !attendee.connectedOnce).map((attendee) => arrive(attendee)),
+    ]);
     const settled = () =>
       people.every((attendee) => (attendee.online || !came(attendee)) && !attendee.busy && attendee.unacked.size === 0) &&
       rest.inFlight === 0 &&
@@ -665,14 +671,19 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
    * made while it was closed, by a guest of an earlier run on this event, are in the lists.
    */
   async function arrive(attendee: Attendee) {
+    if (ended || arrivalsUnderWay.has(attendee)) return;
     attendee.arriving = true;
+    arrivalsUnderWay.add(attendee);
     try {
       if (!attendee.connectedOnce) await attendee.socket.connect();
       await checkIn(attendee.base, attendee.account.token);
     } catch (failure) {
       error(`arrival ${failure instanceof ConnectError ? `socket connect_error ${failure.message}` : (failure as Error).message}`);
       if (!stopping) wheel.schedule(attendee.index, ARRIVE, 2 * SECOND);
+      else inDrainAgain(() => arrive(attendee));
       return;
+    } finally {
+      arrivalsUnderWay.delete(attendee);
     }
     counts.checkIns += 1;
     void catchUp(attendee);
@@ -848,15 +859,19 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       attendee.away = false;
     } catch (failure) {
       error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed');
-      if (!stopping) return wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
-      if (ended) return;
-      // The drain: tried again as during the party, until it is over (its end closes every socket).
-      const timer = setTimeout(() => {
-        drainReturns.delete(timer);
-        void comeBack(attendee);
-      }, 2 * SECOND);
-      drainReturns.add(timer);
+      if (!stopping) wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
+      else inDrainAgain(() => comeBack(attendee));
     }
+  }
+
+  /** The drain: what failed is tried again as during the party, 2 s later, until it is over (its end closes every socket). */
+  function inDrainAgain(again: () => Promise<void>) {
+    if (ended) return;
+    const timer = setTimeout(() => {
+      drainReturns.delete(timer);
+      void again();
+    }, 2 * SECOND);
+    drainReturns.add(timer);
   }
 
   function onConnect(attendee: Attendee) {

@@ -271,6 +271,46 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
     }
   }, 60_000);
 
+  it('the drain tries a failed arrival again, as the party does, until the phone is in', async () => {
+    await heapMeasured;
+    const proxy = await tcpProxy(server.url);
+    const abort = new AbortController();
+    let cutAt = 0;
+    let restored = false;
+    try {
+      const result = await runParty({
+        url: proxy.url,
+        attendees: 6,
+        minutes: 0.2,
+        arriveOverSeconds: 2,
+        leaveShare: 0,
+        signal: abort.signal,
+        stateFile: path.join(dir, 'drain-arrival.json'),
+        onProgress: (p) => {
+          // The network goes as the party begins: every arrival fails, and the party ends once all have tried.
+          if (p.phase === 'party' && !cutAt) {
+            cutAt = performance.now();
+            proxy.cut();
+          } else if (p.phase === 'party' && performance.now() - cutAt > 2500) {
+            abort.abort();
+          }
+          // The network is back a second into the drain.
+          if (p.phase === 'drain' && !restored) {
+            restored = true;
+            setTimeout(() => proxy.restore(), 1000);
+          }
+        },
+      });
+      expect(restored).toBe(true);
+      expect(Object.keys(result.counts.errors).some((what) => what.startsWith('arrival '))).toBe(true);
+      expect(result.counts.check_ins).toBe(6);
+      expect(result.counts.offline_at_end).toBe(0);
+      expect(result.ok).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
     await heapMeasured;
     const stateFile = path.join(dir, 'too-late.json');
