@@ -244,14 +244,18 @@ export function door(rest: Rest, setupBase: URL, event: PartyEvent) {
   const token = async () => {
     if (qr && qr.until > Date.now()) return qr.token;
     pending ??= (async () => {
-      const reply = await retried(() =>
-        rest.request<{ token: string }>(setupBase, 'GET', 'GET /api/events/:id/qr/', `/api/events/${event.id}/qr/`, { token: event.organizerToken! }),
-      );
-      if (reply.status !== 200) refused('GET /api/events/:id/qr/', reply);
-      // The server accepts the current and the previous minute's token: half a minute is safe.
-      qr = { token: reply.body.token, until: Date.now() + 30_000 };
-      pending = null;
-      return reply.body.token;
+      try {
+        const reply = await retried(() =>
+          rest.request<{ token: string }>(setupBase, 'GET', 'GET /api/events/:id/qr/', `/api/events/${event.id}/qr/`, { token: event.organizerToken! }),
+        );
+        if (reply.status !== 200) refused('GET /api/events/:id/qr/', reply);
+        // The server accepts the current and the previous minute's token: half a minute is safe.
+        qr = { token: reply.body.token, until: Date.now() + 30_000 };
+        return reply.body.token;
+      } finally {
+        // Failed too: the next check-in asks again, rather than being handed this failure for good.
+        pending = null;
+      }
     })();
     return pending;
   };

@@ -311,6 +311,37 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
     }
   }, 60_000);
 
+  it("an arrival whose door's QR could not be read tries again, and reads it afresh", async () => {
+    await heapMeasured;
+    // The organizer's screen (setup, the QR) behind a link of the test's own; the phones reach the server.
+    const proxy = await tcpProxy(server.url);
+    let cut = false;
+    try {
+      const result = await runParty({
+        url: proxy.url,
+        instances: [server.url],
+        attendees: 4,
+        minutes: 0.2,
+        arriveOverSeconds: 2,
+        leaveShare: 0,
+        stateFile: path.join(dir, 'qr-again.json'),
+        onProgress: (p) => {
+          // The QR cannot be read as the first guests arrive; a few seconds later it can.
+          if (p.phase !== 'party' || cut) return;
+          cut = true;
+          proxy.cut();
+          setTimeout(() => proxy.restore(), 3000);
+        },
+      });
+      expect(cut).toBe(true);
+      expect(Object.keys(result.counts.errors).some((what) => what.startsWith('arrival '))).toBe(true);
+      expect(result.counts.check_ins).toBe(4);
+      expect(result.ok).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it('--arrive-over longer than half the party is refused before anything is created', async () => {
     await heapMeasured;
     const stateFile = path.join(dir, 'too-late.json');
