@@ -5,20 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runParty } from '../../loadtest/party';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { userIdsFrom } from '../helpers/user-ids';
 
 // The heavier backend the machine has (PostgreSQL when present): one 30-second party is enough.
 const backend = backends.at(-1)!;
 
-/**
- * A server set up as the README tells an operator to set one for a party from one address, its users
- * numbered from `firstUserId` on: parties set up side by side on servers of their own must not share
- * user ids (`userIdsFrom`).
- */
-async function partyServer(firstUserId = 1) {
-  const started = await startServer({ backend, config: { limitMultiplier: 1000 } });
-  if (firstUserId > 1) await userIdsFrom(started, firstUserId);
-  return started;
+/** A server set up as the README tells an operator to set one for a party from one address. */
+function partyServer() {
+  return startServer({ backend, config: { limitMultiplier: 1000 } });
 }
 
 // The parties run side by side, each with its own accounts and event: most of their time is waiting
@@ -177,7 +170,7 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
 
   it("catches up after the servers' sync as the app does: within the spread, with who is online", async () => {
     // Every socket of the server hears the sync: a server of its own.
-    const server = await partyServer(1_000_000);
+    const server = await partyServer();
     await heapMeasured;
     let synced = false;
     const result = await runParty({
@@ -205,7 +198,7 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
 
   it("connects again after the server's own disconnect, as the app does, and counts it", async () => {
     // Every socket of the server is disconnected: a server of its own.
-    const server = await partyServer(2_000_000);
+    const server = await partyServer();
     await heapMeasured;
     let disconnected = false;
     const result = await runParty({

@@ -149,6 +149,39 @@ describe('per-user limits', () => {
     expect((await api().get('/api/users/me/profile/', { token: me.token })).body.name).toBe(`save ${saved - 1}`);
   });
 
+  it("keeps each app's saves on their way apart: one on its way to an app does not refuse another app's user of the same id", async () => {
+    // Two apps of one process (as tests run them), each with its own database: their first users share an id.
+    const [one, two] = await Promise.all([startServer(), startServer()]);
+    let slow: net.Socket | undefined;
+    try {
+      const [mine, theirs] = [await makeCompletedUser(one), await makeCompletedUser(two)];
+      expect(mine.id).toBe(theirs.id);
+      const profileOf = async (server: TestServer, token: string) => {
+        const { version: _version, ...profile } = (await client(server.url).get('/api/users/me/profile/', { token })).body;
+        return profile;
+      };
+      const [myProfile, theirProfile] = [await profileOf(one, mine.token), await profileOf(two, theirs.token)];
+      slow = net.connect({ host: '127.0.0.1', port: Number(new URL(one.url).port) });
+      await new Promise((resolve) => slow!.once('connect', resolve));
+      slow.write(
+        `PUT /api/users/me/profile/ HTTP/1.1\r\nhost: localhost\r\nauthorization: Token ${mine.token}\r\n` +
+          'content-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"name": "',
+      );
+      // The first app has seen the slow save's head: its user waits their turn there.
+      await expect
+        .poll(async () => (await client(one.url).put('/api/users/me/profile/', { token: mine.token, json: { ...myProfile, name: 'waits' } })).status, {
+          timeout: 5000,
+        })
+        .toBe(429);
+      const saved = await client(two.url).put('/api/users/me/profile/', { token: theirs.token, json: { ...theirProfile, name: 'Not waiting' } });
+      expect(saved.status).toBe(200);
+      expect(saved.body.name).toBe('Not waiting');
+    } finally {
+      slow?.destroy();
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
   it('allows 10 reports a day, not counting refused bodies', async () => {
     const { max, windowMs } = rules().report;
     expect([max, windowMs]).toEqual([10, 86_400_000]);

@@ -12,22 +12,22 @@ import { serverText } from '../../../shared/i18n/server-messages';
 /** Six data: URIs of up to 10 MB each, base64-encoded, plus the rest of the profile. */
 const PROFILE_BODY_LIMIT = 6 * Math.ceil((10 * 1024 * 1024 * 4) / 3) + 64 * 1024;
 
-/**
- * Users with a profile save on its way on this instance. The save's body may be some 80 MB, all of it
- * read and parsed before it can be refused: one at a time per user (and `profile:save` an hour), so
- * that one account cannot make an instance hold many at once.
- */
-const savesInProgress = new Set<number>();
-
-async function oneSaveAtATime(request: FastifyRequest, reply: FastifyReply) {
-  const { id } = currentUser(request);
-  if (savesInProgress.has(id)) throw new ApiError(429, { detail: serverText('profile_save_in_progress') }, { 'Retry-After': '1' });
-  savesInProgress.add(id);
-  // Answered, refused, or the connection gone half-way through the body: the user may save again.
-  reply.raw.once('close', () => savesInProgress.delete(id));
-}
-
 const userRoutes: FastifyPluginAsyncZod = async (app) => {
+  /**
+   * Users with a profile save on its way on this instance. The save's body may be some 80 MB, all of it
+   * read and parsed before it can be refused: one at a time per user (and `profile:save` an hour), so
+   * that one account cannot make an instance hold many at once. The app's own: apps of one process (a
+   * test's) keep theirs apart.
+   */
+  const savesInProgress = new Set<number>();
+  async function oneSaveAtATime(request: FastifyRequest, reply: FastifyReply) {
+    const { id } = currentUser(request);
+    if (savesInProgress.has(id)) throw new ApiError(429, { detail: serverText('profile_save_in_progress') }, { 'Retry-After': '1' });
+    savesInProgress.add(id);
+    // Answered, refused, or the connection gone half-way through the body: the user may save again.
+    reply.raw.once('close', () => savesInProgress.delete(id));
+  }
+
   app.addHook('onRequest', app.authenticate);
 
   app.get('/api/users/me/', { schema: { response: { 200: CurrentUser } } }, async (request) => {
