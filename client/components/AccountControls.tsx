@@ -49,7 +49,9 @@ export function AccountControls() {
         button={
           <>
             {user && <Avatar name={name} image={user.image} size={32} />}
-            <span className="top-user-name">{name}</span>
+            <span className="top-user-name">
+              <bdi>{name}</bdi>
+            </span>
           </>
         }
       />

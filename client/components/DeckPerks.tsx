@@ -5,7 +5,7 @@ import type { Language, Reaction } from '../../shared/constants';
 import { ApiError, LikesExhausted, logFailure, mayPass, Throttled } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { formatDateTime, formatTime, sameDay, withHourArticle } from '../lib/format';
-import { type Translate, useLanguage, useT } from '../lib/i18n';
+import { type Translate, useLanguage, useT, useTi } from '../lib/i18n';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
@@ -27,6 +27,7 @@ const FEW_LIKES_LEFT = 10;
  */
 export function useDecide() {
   const t = useT();
+  const ti = useTi();
   const act = useDeck((state) => state.act);
   const restore = useDeck((state) => state.restore);
   return useCallback(
@@ -52,7 +53,7 @@ export function useDecide() {
             } else {
               restore(card);
               // Too fast (the limit on reactions a minute): how long to wait, which a retry now would not pass.
-              toast.error(error instanceof Throttled ? errorMessage(error, t) : t('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+              toast.error(error instanceof Throttled ? errorMessage(error, t) : ti('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
             }
           }
           // Any other refusal: the person is no longer there to decide about.
@@ -140,6 +141,7 @@ function likesBack(limit: number, at: string, language: Language, t: Translate):
  */
 export function UndoUpsell({ floating = false }: { floating?: boolean }) {
   const t = useT();
+  const ti = useTi();
   const { notice, lastPass, dismiss } = usePlan(useShallow((state) => ({ notice: state.notice, lastPass: state.lastPass, dismiss: state.dismissNotice })));
   const box = useRef<HTMLDivElement>(null);
   const shown = notice === 'undo' && lastPass !== null;
@@ -151,7 +153,7 @@ export function UndoUpsell({ floating = false }: { floating?: boolean }) {
   if (!shown) return null;
   return (
     <div ref={box} className={`plan-notice${floating ? ' plan-notice-floating' : ''}`} role="status" data-testid="undo-upsell">
-      <p>{t('deck.undoUpsell', { name: lastPass.name })}</p>
+      <p>{ti('deck.undoUpsell', { name: lastPass.name })}</p>
       <Link href="/app/subscribe/" className="btn btn-small btn-primary">
         {t('deck.seePlans')}
       </Link>

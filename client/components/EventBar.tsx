@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { useEventStatus } from '../lib/event-status';
-import { useT } from '../lib/i18n';
+import { useT, useTi } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
@@ -23,12 +23,13 @@ export function useEventEnded(event: PublicEvent | null | undefined): boolean {
  */
 export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClose: () => void }) {
   const t = useT();
+  const ti = useTi();
   const ended = useEventEnded(event);
   const { busy, error, run } = useSheetAction(useEvents((state) => state.leave), onClose);
 
   return (
     <ConfirmSheet
-      title={t('deck.event.leaveTitle', { name: event.name })}
+      title={ti('deck.event.leaveTitle', { name: event.name })}
       confirmLabel={t('deck.event.leaveConfirm')}
       cancelLabel={t('deck.event.stay')}
       busy={busy}
@@ -71,7 +72,9 @@ export function EventBar() {
     <div className="event-bar" role="region" aria-label={current.name}>
       {ended ? <CalendarIcon className="event-bar-icon" /> : <span className={offline ? 'live-dot is-stale' : 'live-dot'} aria-hidden="true" />}
       <span className="event-bar-text">
-        <strong className="event-bar-name">{current.name}</strong>
+        <strong className="event-bar-name">
+          <bdi>{current.name}</bdi>
+        </strong>
         <span className="muted" aria-live="polite">
           {t(ended ? 'deck.event.ended' : 'deck.event.here', { count: current.attendee_count })}
         </span>

@@ -1,7 +1,7 @@
 import { type MouseEvent, useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { useBackCloses } from '../lib/back-closes';
-import { useT } from '../lib/i18n';
+import { useT, useTi } from '../lib/i18n';
 import { useDeck } from '../stores/deck';
 import { useSession } from '../stores/session';
 import { Avatar } from './Avatar';
@@ -17,6 +17,7 @@ export const TAP_THROUGH_MS = 400;
 /** "You like each other!" for DECK_MATCH_OVERLAY_MS of the page in view, from a like here or a match:new from the socket. */
 export function MatchOverlay() {
   const t = useT();
+  const ti = useTi();
   const match = useDeck((state) => state.match);
   const hide = useDeck((state) => state.hideMatch);
   const hold = useDeck((state) => state.holdMatch);
@@ -85,7 +86,7 @@ export function MatchOverlay() {
         <Avatar name={match.name} image={match.image} size={96} />
       </div>
       <h2 id="match-title">{t('deck.match.title')}</h2>
-      <p id="match-text">{t('deck.match.text', { name: match.name })}</p>
+      <p id="match-text">{ti('deck.match.text', { name: match.name })}</p>
       {match.conversationId !== null && (
         <Link href={`/app/chat/${match.conversationId}`} className="btn btn-light" onClick={(click) => tapThrough(click) || hide()}>
           {t('deck.match.chat')}

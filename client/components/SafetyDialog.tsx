@@ -4,7 +4,7 @@ import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constant
 import type { ReportReason } from '../../shared/schemas/safety';
 import { Throttled, ValidationError } from '../lib/api';
 import { errorMessage } from '../lib/errors';
-import { type Translate, useMessages, useT } from '../lib/i18n';
+import { type Translate, useMessages, useT, useTi } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import { safetyMessages } from '../lib/messages-safety';
@@ -53,6 +53,7 @@ function failure(error: unknown, t: Translate): Failure {
 export function SafetyDialog({ action, person, conversationId, chatEnded = false, blocked = false, onClose, onDone }: Props) {
   useMessages(safetyMessages);
   const t = useT();
+  const ti = useTi();
   const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Failure>({ form: null, details: null });
@@ -73,7 +74,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
     try {
       const outcome = await request();
       if (outcome === 'gone') toast.info(t('safety.gone'));
-      else toast.success(t(blocked && done === 'report' ? 'safety.report.sent' : DONE[done], { name: person.name }));
+      else toast.success(ti(blocked && done === 'report' ? 'safety.report.sent' : DONE[done], { name: person.name }));
       onDone();
     } catch (caught) {
       setError(failure(caught, t));
@@ -130,7 +131,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   return (
     <Sheet labelledBy={titleId} onClose={onClose} busy={busy}>
       <form className="form report-form" onSubmit={submitReport} noValidate>
-        <h2 id={titleId}>{t('safety.report.title', { name: person.name })}</h2>
+        <h2 id={titleId}>{ti('safety.report.title', { name: person.name })}</h2>
         <fieldset className="field">
           <legend>{t('safety.report.reason')}</legend>
           <div className="reasons">
@@ -180,7 +181,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
           )}
         </div>
         <p className="muted report-note">
-          {t('safety.report.private', { name: person.name })}{' '}
+          {ti('safety.report.private', { name: person.name })}{' '}
           {t(
             blocked
               ? 'safety.report.staysBlocked'
@@ -200,7 +201,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
         {/* Out of reports for today: a report's block is still what keeps the user safe now, and it takes
             the place of the send that cannot go through. */}
         <SheetActions
-          confirmLabel={blockInstead ? t('safety.report.blockInstead', { name: person.name }) : t('safety.report.send')}
+          confirmLabel={blockInstead ? ti('safety.report.blockInstead', { name: person.name }) : t('safety.report.send')}
           onConfirm={blockInstead ? () => void block() : undefined}
           busy={busy}
           onClose={onClose}

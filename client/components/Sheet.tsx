@@ -92,7 +92,7 @@ export function SheetActions({
   onClose,
   cancelFirst = true,
 }: {
-  confirmLabel: string;
+  confirmLabel: ReactNode;
   /** Instead of "Cancel" (whose copy comes with the safety dialogs). */
   cancelLabel?: string;
   tone?: 'danger' | 'primary';
@@ -121,7 +121,7 @@ export function ConfirmSheet({
   error,
   onClose,
   ...actions
-}: { title: string; children: ReactNode; error: string | null } & Omit<Parameters<typeof SheetActions>[0], 'cancelFirst'>) {
+}: { title: ReactNode; children: ReactNode; error: string | null } & Omit<Parameters<typeof SheetActions>[0], 'cancelFirst'>) {
   const titleId = useId();
   return (
     <Sheet labelledBy={titleId} onClose={onClose} busy={actions.busy}>

@@ -90,7 +90,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false,
       </animated.span>
       <div className="swipe-card-info">
         <h2>
-          {card.name} <span className="age">{t('deck.age', { age: card.age })}</span>
+          <bdi>{card.name}</bdi> <span className="age">{t('deck.age', { age: card.age })}</span>
         </h2>
         <p>{card.bio}</p>
       </div>

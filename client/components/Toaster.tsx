@@ -125,8 +125,13 @@ function ToastText({ item }: { item: Toast }) {
   if (!item.title) return item.message;
   return (
     <>
-      <strong className="toast-title">{item.title}</strong>
-      <span className="toast-text">{item.message}</span>
+      <strong className="toast-title">
+        <bdi>{item.title}</bdi>
+      </strong>
+      {/* A chat message is the sender's own text: it reads in its own direction. */}
+      <span className="toast-text" dir={item.kind === 'message' ? 'auto' : undefined}>
+        {item.message}
+      </span>
     </>
   );
 }

@@ -1,9 +1,9 @@
-import { use } from 'react';
+import { createElement, use, type ReactNode } from 'react';
 import { create } from 'zustand';
 import type { Language } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
 import { esPublic } from '../../shared/i18n/es-public';
-import { format, type MessageVars } from '../../shared/i18n/format';
+import { format, withoutDirectionControls, type MessageVars } from '../../shared/i18n/format';
 import { getStoredLanguage, storeLanguage } from './storage';
 
 type Messages = Partial<Record<MessageKey, string>>;
@@ -105,8 +105,31 @@ export function useT(): Translate {
   return (key, vars) => lookup(language, key, vars);
 }
 
+/**
+ * The translate function for copy that holds a person's text (a name, an event's name, a search):
+ * each value in a <bdi>, so a name in Arabic or Hebrew, or one ending in "!" or digits, keeps its
+ * direction to itself instead of reordering the words around it ("You and مريم 2 can chat now.").
+ */
+export function useTi(): TranslateIsolated {
+  const language = useLanguage((state) => state.language);
+  return (key, vars) => lookupIsolated(language, key, vars);
+}
+
+export type TranslateIsolated = (key: MessageKey, vars: MessageVars) => ReactNode;
+
+function lookupIsolated(language: Language, key: MessageKey, vars: MessageVars): ReactNode {
+  const parts = (registry[language][key] ?? key).split(/\{(\w+)\}/);
+  if (parts.length === 1) return parts[0];
+  return parts.map((part, index) =>
+      index % 2 === 0 ? part : part in vars ? createElement('bdi', { key: index }, withoutDirectionControls(String(vars[part]))) : `{${part}}`,
+    );
+}
+
 /** The copy this tab has loaded in `language`: what a line said in it is found in (`translate-errors.ts`). */
 export const loadedMessages = (language: Language): Messages => registry[language];
 
 /** For code outside React (stores, toasts raised from actions). */
 export const t: Translate = (key, vars) => lookup(useLanguage.getState().language, key, vars);
+
+/** `useTi` outside React (a toast raised from a store). */
+export const ti: TranslateIsolated = (key, vars) => lookupIsolated(useLanguage.getState().language, key, vars);

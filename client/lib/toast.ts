@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { create } from 'zustand';
 import { useLanguage } from './i18n';
 
@@ -20,7 +21,8 @@ export interface ToastOptions {
 export interface Toast extends Omit<ToastOptions, 'position'> {
   id: number;
   kind: ToastKind;
-  message: string;
+  /** Copy with a person's name in it comes with the name in a <bdi> (`ti`). */
+  message: ReactNode;
   position: ToastPosition;
 }
 
@@ -30,7 +32,7 @@ export const REGISTERED_TOAST = 'registered';
 export const useToasts = create<{ toasts: Toast[] }>()(() => ({ toasts: [] }));
 
 let lastId = 0;
-const raise = (kind: ToastKind) => (message: string, options: ToastOptions = {}) => {
+const raise = (kind: ToastKind) => (message: ReactNode, options: ToastOptions = {}) => {
   const item: Toast = { ...options, id: ++lastId, kind, message, position: options.position ?? 'top-right' };
   useToasts.setState((state) => ({
     toasts: [item, ...state.toasts.filter((other) => options.key === undefined || other.key !== options.key)],

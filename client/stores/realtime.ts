@@ -2,7 +2,7 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { trackUnsent } from '../lib/analytics';
-import { t } from '../lib/i18n';
+import { t, ti } from '../lib/i18n';
 import { onChatPage, pagePath } from '../lib/page-path';
 import { connectSocket, disconnectSocket, isConnected, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
@@ -131,7 +131,7 @@ function eventChanged(event: PublicEvent) {
   useEvents.getState().changed(event);
   if (before?.id !== event.id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
   const endedNow = before.status === 'open' && event.status !== 'open';
-  toast.info(endedNow ? t('deck.event.endedEarly', { name: event.name, hours: EVENT_AFTER_PARTY_HOURS }) : t('deck.event.changed', { name: event.name }), {
+  toast.info(endedNow ? ti('deck.event.endedEarly', { name: event.name, hours: EVENT_AFTER_PARTY_HOURS }) : ti('deck.event.changed', { name: event.name }), {
     key: `event-${event.id}`,
   });
 }
@@ -247,7 +247,7 @@ export function startRealtime(token: string) {
     // Said once: the `sync` that follows reads again where I am (nowhere) and the deck.
     onEvent('event:deleted', ({ event_id }) => {
       const current = useEvents.getState().current;
-      if (current?.id === event_id) toast.info(t('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
+      if (current?.id === event_id) toast.info(ti('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
     }),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),

@@ -13,8 +13,11 @@ const DIRECTION_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 function isolated(value: string): string {
   DIRECTION_CONTROLS.lastIndex = 0;
   if (!DIRECTION_CONTROLS.test(value)) return value;
-  return `\u2068${value.replace(DIRECTION_CONTROLS, '')}\u2069`;
+  return `\u2068${withoutDirectionControls(value)}\u2069`;
 }
+
+/** A value with its own direction controls taken out (to put in an isolate of its own). */
+export const withoutDirectionControls = (value: string) => value.replace(DIRECTION_CONTROLS, '');
 
 /** Fills `{name}` placeholders; an unknown placeholder is left as written so it shows in review. */
 export function format(template: string, vars?: MessageVars): string {

@@ -9,20 +9,21 @@ import { LoadMore } from '../../components/LoadMore';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { formatDate } from '../../lib/format';
-import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT, useTi } from '../../lib/i18n';
 import { useSafety, useSafetyList } from '../../stores/safety';
 import { safetyMessages } from '../../lib/messages-safety';
 
 function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () => void }) {
   const t = useT();
+  const ti = useTi();
   const { busy, error, run } = useSheetAction(async () => {
     await useSafety.getState().unblock(person.id);
-    toast.success(t('blocked.unblocked', { name: person.name }));
+    toast.success(ti('blocked.unblocked', { name: person.name }));
   }, onClose);
 
   return (
     <ConfirmSheet
-      title={t('blocked.unblockTitle', { name: person.name })}
+      title={ti('blocked.unblockTitle', { name: person.name })}
       confirmLabel={t('blocked.unblock')}
       tone="primary"
       busy={busy}
@@ -64,7 +65,9 @@ export function Blocked() {
             <li key={person.id} className="person-row">
               <Avatar name={person.name} image={null} size={44} />
               <span className="person-text">
-                <span className="person-name">{person.name}</span>
+                <span className="person-name">
+                  <bdi>{person.name}</bdi>
+                </span>
                 <span className="muted person-meta">{t('blocked.since', { date: formatDate(person.blocked_at, language) })}</span>
               </span>
               <span className="person-actions">

@@ -10,7 +10,7 @@ import { TryAgain } from '../../components/Waiting';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { logFailure, mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
 import { type LoadFailure, loadFailure, sendTyping, useConnection, useRetryWhenBackOnline } from '../../lib/socket';
 import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
@@ -24,6 +24,7 @@ const STICK_TO_BOTTOM_PX = 120;
 
 export function Chat({ id }: { id: number }) {
   const t = useT();
+  const ti = useTi();
   const language = useLanguage((state) => state.language);
   const me = useSession((state) => state.user?.id);
   const thread = useChat((state) => state.threads[id]);
@@ -251,7 +252,9 @@ export function Chat({ id }: { id: number }) {
         >
           <PartnerAvatar userId={detail.other_user_id} name={detail.name} image={detail.image} size={40} />
           <div style={{ minWidth: 0 }}>
-            <h1>{detail.name}</h1>
+            <h1>
+              <bdi>{detail.name}</bdi>
+            </h1>
             {partnerOnline && <p className="chat-status">{t('presence.onlineNow')}</p>}
           </div>
         </Link>
@@ -330,7 +333,7 @@ export function Chat({ id }: { id: number }) {
         {newest && newest.sender !== me && heardAfter.current[0] === id && newest.id > heardAfter.current[1] ? `${detail.name}: ${newest.content}` : ''}
       </p>
       <p className="typing" aria-live="polite">
-        {partnerTyping ? t('chat.typing', { name: detail.name }) : ''}
+        {partnerTyping ? ti('chat.typing', { name: detail.name }) : ''}
       </p>
       {cutShown && (
         <p className="composer-cut" role="status">

@@ -18,7 +18,7 @@ import { phoneTimeZone } from '../../lib/dates';
 import { errorMessage, useFieldErrors } from '../../lib/errors';
 import { allowedWithIncompleteProfile } from '../../lib/gating';
 import { getPendingJoin } from '../../lib/pending-join';
-import { useT } from '../../lib/i18n';
+import { useT, useTi } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
 import { refreshWhenVisible } from '../../lib/when-visible';
@@ -88,6 +88,7 @@ const changed = (form: Form, profile: OwnProfile) => JSON.stringify(toInput(form
 const FORM_TOAST = 'profile-form';
 export function EditProfile() {
   const t = useT();
+  const ti = useTi();
   const profile = useProfile((state) => state.profile);
   const load = useProfile((state) => state.load);
   const save = useProfile((state) => state.save);
@@ -270,7 +271,7 @@ export function EditProfile() {
   return (
     <section className="page edit-profile">
       <h1>{t('profile.title')}</h1>
-      {incomplete && <p className="notice">{held ? t('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
+      {incomplete && <p className="notice">{held ? ti('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
       {form.elsewhere && dirty && (
         <div className="notice changed-notice">
           <p role="status">{t('profile.changedElsewhere')}</p>

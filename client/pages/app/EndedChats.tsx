@@ -42,7 +42,9 @@ export function EndedChats() {
             <li key={chat.id} className="person-row">
               <Avatar name={chat.name} image={null} size={44} />
               <span className="person-text">
-                <span className="person-name">{chat.name}</span>
+                <span className="person-name">
+                  <bdi>{chat.name}</bdi>
+                </span>
                 <span className="muted person-meta">
                   {chat.reported ? t('ended.reported') : t('ended.since', { date: formatDate(chat.ended_at, language) })}
                 </span>

@@ -27,7 +27,7 @@ function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onA
       <Link href={`/app/profiles/${card.id}`} state={{ from: 'likes' }} className="like-card-photo">
         <img {...photo} alt="" />
         <span className="like-card-name">
-          {card.name}, <span className="age">{card.age}</span>
+          <bdi>{card.name}</bdi>, <span className="age">{card.age}</span>
         </span>
       </Link>
       <div className="like-card-actions">

@@ -11,7 +11,7 @@ import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
-import { useLanguage, useT } from '../../lib/i18n';
+import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { type Thread, useChat } from '../../stores/chat';
 import { type EndedNotice, filterByName, useConversations } from '../../stores/conversations';
 import { useLikes } from '../../stores/likes';
@@ -113,6 +113,7 @@ function LikesYouLink() {
 
 export function Matches() {
   const t = useT();
+  const ti = useTi();
   const language = useLanguage((state) => state.language);
   const { empty, started, failed, load, more, loadingMore } = useConversations(
     useShallow((state) => ({
@@ -175,7 +176,7 @@ export function Matches() {
           <>
             <p className="muted empty-text">
               {searching
-                ? t('matches.noResults', { query: search.trim() })
+                ? ti('matches.noResults', { query: search.trim() })
                 : t(failed === 'offline' ? 'matches.offline' : failed ? 'error.generic' : 'matches.noMatches')}
             </p>
             {/* The server's error is not mended by a connection the device already has: ask again now. */}
@@ -188,7 +189,9 @@ export function Matches() {
             <li key={match.id}>
               <Link href={`/app/chat/${match.id}`} className="match-chip">
                 <PartnerAvatar userId={match.other_user_id} name={match.name} image={match.image} size={64} />
-                <span>{match.name}</span>
+                <span>
+                  <bdi>{match.name}</bdi>
+                </span>
               </Link>
             </li>
           ))}
@@ -214,7 +217,9 @@ export function Matches() {
                 <Link href={`/app/chat/${conversation.id}`} className="conversation">
                   <PartnerAvatar userId={conversation.other_user_id} name={conversation.name} image={conversation.image} size={52} />
                   <span className="conversation-text">
-                    <span className="conversation-name">{conversation.name}</span>
+                    <span className="conversation-name">
+                      <bdi>{conversation.name}</bdi>
+                    </span>
                     {drafts[conversation.id] ? (
                       <span className="conversation-last conversation-draft">
                         <strong>{t('matches.draft')}</strong> <span dir="auto">{drafts[conversation.id]}</span>

@@ -191,7 +191,7 @@ export function ProfileView({ id }: { id: number }) {
       </div>
       <div className="profile-info">
         <h1>
-          {profile.name}, <span className="age">{profile.age}</span>
+          <bdi>{profile.name}</bdi>, <span className="age">{profile.age}</span>
         </h1>
         <p className="genre">{t(`gender.${profile.gender}`)}</p>
         <p className="bio">{profile.bio}</p>

@@ -12,7 +12,7 @@ import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
-import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT, useTi } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { enterEvent, useEvents } from '../../stores/events';
@@ -205,10 +205,11 @@ function LinkSheet({ url, onClose }: { url: string; onClose: () => void }) {
 
 function EndSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
   const t = useT();
+  const ti = useTi();
   const { busy, error, run } = useSheetAction(() => endHostedEvent(event.id), onClose);
   return (
     <ConfirmSheet
-      title={t('host.endTitle', { name: event.name })}
+      title={ti('host.endTitle', { name: event.name })}
       confirmLabel={t('host.end')}
       cancelLabel={t('host.cancel')}
       busy={busy}
@@ -223,6 +224,7 @@ function EndSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => vo
 
 function DeleteSheet({ event, onClose }: { event: OrganizerEvent; onClose: () => void }) {
   const t = useT();
+  const ti = useTi();
   const [, navigate] = useLocation();
   const { busy, error, run } = useSheetAction(async () => {
     await deleteHostedEvent(event.id);
@@ -232,7 +234,7 @@ function DeleteSheet({ event, onClose }: { event: OrganizerEvent; onClose: () =>
   }, onClose);
   return (
     <ConfirmSheet
-      title={t('host.deleteTitle', { name: event.name })}
+      title={ti('host.deleteTitle', { name: event.name })}
       confirmLabel={t('host.delete')}
       cancelLabel={t('host.cancel')}
       busy={busy}

@@ -1,6 +1,6 @@
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { ConfirmSheet } from '../../components/Sheet';
-import { useT } from '../../lib/i18n';
+import { useT, useTi } from '../../lib/i18n';
 
 /**
  * One event at a time: joining another one takes the user out of the one they are at (whose door
@@ -21,10 +21,11 @@ export function SwitchEventSheet({
   onClose: () => void;
 }) {
   const t = useT();
+  const ti = useTi();
   return (
     <ConfirmSheet
-      title={t('events.switch.title', { name: current.name })}
-      confirmLabel={t('events.switch.confirm', { name: target.name })}
+      title={ti('events.switch.title', { name: current.name })}
+      confirmLabel={ti('events.switch.confirm', { name: target.name })}
       cancelLabel={t('events.switch.stay')}
       tone="primary"
       busy={busy}
@@ -32,7 +33,7 @@ export function SwitchEventSheet({
       onConfirm={onConfirm}
       onClose={onClose}
     >
-      <p>{t('events.switch.body', { name: current.name })}</p>
+      <p>{ti('events.switch.body', { name: current.name })}</p>
     </ConfirmSheet>
   );
 }

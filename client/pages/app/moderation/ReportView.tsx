@@ -11,7 +11,7 @@ import { ApiError, NotFound } from '../../../lib/api';
 import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
-import { useLanguage, useT } from '../../../lib/i18n';
+import { useLanguage, useT, useTi } from '../../../lib/i18n';
 import { useModeration } from '../../../stores/moderation';
 
 /**
@@ -109,6 +109,7 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
 /** One report: who, why, the snapshot, and Dismiss / Ban (with a note; each asks first: neither can be undone). */
 export function ReportView({ id }: { id: number }) {
   const t = useT();
+  const ti = useTi();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
   const report = useModeration((state) => (state.report?.id === id ? state.report : null));
@@ -137,7 +138,7 @@ export function ReportView({ id }: { id: number }) {
     const text = note.trim();
     try {
       const done = await useModeration.getState().resolve(id, { action, ...(text ? { note: text } : {}) });
-      toast.success(action === 'ban' ? t('moderation.banned', { name: done.reported.name }) : t('moderation.dismissed'));
+      toast.success(action === 'ban' ? ti('moderation.banned', { name: done.reported.name }) : t('moderation.dismissed'));
       navigate('/app/moderation/');
     } catch (caught) {
       setBusy(false);
@@ -240,7 +241,7 @@ export function ReportView({ id }: { id: number }) {
               {error}
             </p>
           )}
-          {alreadyBanned && <p className="notice">{t('moderation.alreadyBannedText', { name: reportedName })}</p>}
+          {alreadyBanned && <p className="notice">{ti('moderation.alreadyBannedText', { name: reportedName })}</p>}
           <div className={alreadyBanned ? 'resolve-actions is-single' : 'resolve-actions'}>
             <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => setConfirming('dismiss')}>
               {t('moderation.dismiss')}
@@ -266,7 +267,7 @@ export function ReportView({ id }: { id: number }) {
               <span className="muted">
                 {' · '}
                 {report.resolved_by
-                  ? t('moderation.resolvedBy', { date: formatDateTime(report.resolved_at, language), name: report.resolved_by.name })
+                  ? ti('moderation.resolvedBy', { date: formatDateTime(report.resolved_at, language), name: report.resolved_by.name })
                   : t('moderation.resolvedAt', { date: formatDateTime(report.resolved_at, language) })}
               </span>
             )}
@@ -281,14 +282,14 @@ export function ReportView({ id }: { id: number }) {
       )}
       {confirming && (
         <ConfirmSheet
-          title={confirming === 'ban' ? t('moderation.banTitle', { name: reportedName }) : t('moderation.dismissTitle')}
+          title={confirming === 'ban' ? ti('moderation.banTitle', { name: reportedName }) : t('moderation.dismissTitle')}
           confirmLabel={t(confirming === 'ban' ? 'moderation.ban' : 'moderation.dismiss')}
           busy={busy}
           error={null}
           onConfirm={() => void resolve(confirming)}
           onClose={() => setConfirming(null)}
         >
-          <p>{confirming === 'ban' ? t('moderation.banText') : t('moderation.dismissText', { name: reportedName })}</p>
+          <p>{confirming === 'ban' ? t('moderation.banText') : ti('moderation.dismissText', { name: reportedName })}</p>
         </ConfirmSheet>
       )}
     </section>
