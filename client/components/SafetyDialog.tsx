@@ -164,6 +164,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
           <label htmlFor={`${titleId}-details`}>{t('safety.report.details')}</label>
           <textarea
             id={`${titleId}-details`}
+            dir="auto"
             value={details}
             rows={3}
             maxLength={REPORT_DETAILS_MAX_LENGTH}

@@ -92,7 +92,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false,
         <h2>
           <bdi>{card.name}</bdi> <span className="age">{t('deck.age', { age: card.age })}</span>
         </h2>
-        <p>{card.bio}</p>
+        <p dir="auto">{card.bio}</p>
       </div>
       <span className="sr-only">{t('deck.openProfile', { name: card.name })}</span>
     </animated.div>

@@ -78,6 +78,11 @@ describe('a name in the copy around it (Spanish)', () => {
     expect(heading.querySelector('bdi')!.textContent).toBe(NAME);
   });
 
+  it("lets a person's own text (a bio, a name typed) read in its own direction", async () => {
+    await show(<SwipeCard card={{ id: 1, name: NAME, age: 27, bio: 'أحب الموسيقى 24/7!', image: null }} exitOffset={null} onDecide={() => {}} onOpen={() => {}} />);
+    expect(screen.getByText('أحب الموسيقى 24/7!').getAttribute('dir')).toBe('auto');
+  });
+
   it("is in its own <bdi> in a confirm sheet's title, button and text", async () => {
     await show(<SwitchEventSheet current={{ name: EVENT }} target={{ name: NAME }} busy={false} onConfirm={() => {}} onClose={() => {}} />);
     const dialog = screen.getByRole('dialog');

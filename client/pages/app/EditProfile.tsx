@@ -284,7 +284,7 @@ export function EditProfile() {
         {/* Each label names its control only: the error line under it is the control's description. */}
         <div className="field">
           <label htmlFor="name">{t('profile.name')}</label>
-          <input id="name" name="name" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+          <input id="name" name="name" dir="auto" value={form.name} required maxLength={50} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
           <FieldErrors id="name-error" errors={errors.name} />
         </div>
 
@@ -301,7 +301,7 @@ export function EditProfile() {
 
         <div className="field">
           <label htmlFor="bio">{t('profile.bio')}</label>
-          <textarea id="bio" name="bio" value={form.bio} required rows={4} maxLength={500} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
+          <textarea id="bio" name="bio" dir="auto" value={form.bio} required rows={4} maxLength={500} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
           <FieldErrors id="bio-error" errors={errors.bio} />
         </div>
 

@@ -156,7 +156,7 @@ export function Matches() {
       <label className="search">
         <SearchIcon />
         <span className="sr-only">{t('matches.search')}</span>
-        <input type="search" value={search} placeholder={t('matches.search')} onChange={(event) => setSearch(event.target.value)} />
+        <input type="search" dir="auto" value={search} placeholder={t('matches.search')} onChange={(event) => setSearch(event.target.value)} />
       </label>
 
       <LikesYouLink />

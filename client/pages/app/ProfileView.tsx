@@ -194,7 +194,9 @@ export function ProfileView({ id }: { id: number }) {
           <bdi>{profile.name}</bdi>, <span className="age">{profile.age}</span>
         </h1>
         <p className="genre">{t(`gender.${profile.gender}`)}</p>
-        <p className="bio">{profile.bio}</p>
+        <p className="bio" dir="auto">
+          {profile.bio}
+        </p>
       </div>
       {/* Busy, the buttons stay focusable (aria-disabled; `react` takes one decision at a time): a disabled
           one would drop the keyboard's place to the page. */}

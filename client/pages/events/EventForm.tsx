@@ -137,12 +137,12 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       {/* Each label names its control only: the lines under it are the control's description. */}
       <div className="field">
         <label htmlFor="name">{t('events.new.name')}</label>
-        <input id="name" name="name" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        <input id="name" name="name" dir="auto" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
         <FieldErrors id="name-error" errors={errors.name} />
       </div>
       <div className="field">
         <label htmlFor="venue">{t('events.new.venue')}</label>
-        <input id="venue" name="venue" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+        <input id="venue" name="venue" dir="auto" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
         <small id="venue-help" className="help">
           {t('events.new.venueHelp')}
         </small>

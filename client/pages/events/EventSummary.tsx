@@ -21,7 +21,11 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
     <div className="event-summary">
       {title && <h2 className="event-summary-name">{event.name}</h2>}
       <p className={`event-status event-status-${status}`}>{t(`events.status.${status}`)}</p>
-      {event.venue && <p className="event-venue">{event.venue}</p>}
+      {event.venue && (
+        <p className="event-venue">
+          <bdi>{event.venue}</bdi>
+        </p>
+      )}
       <p className="event-when muted">
         <CalendarIcon className="event-when-icon" /> {formatEventTimes(event.starts_at, event.ends_at, language)}
       </p>
