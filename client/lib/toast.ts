@@ -49,6 +49,9 @@ export const toast = {
   /** One toast (by its id, or its key), or all of them. */
   dismiss: (which?: number | string) =>
     useToasts.setState((state) => ({ toasts: which === undefined ? [] : state.toasts.filter((item) => item.id !== which && item.key !== which) })),
+  /** The chat messages' toasts (`key`: one conversation's), once the page come to shows them itself. */
+  dismissMessages: (key?: string) =>
+    useToasts.setState((state) => ({ toasts: state.toasts.filter((item) => item.kind !== 'message' || (key !== undefined && item.key !== key)) })),
 };
 
 // A toast is said in the language of its moment: a switch of language puts away the ones up.

@@ -12,8 +12,9 @@ import { logFailure, mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
+import { toast } from '../../lib/toast';
 import { type LoadFailure, loadFailure, sendTyping, useConnection, useRetryWhenBackOnline } from '../../lib/socket';
-import { TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
+import { chatToastKey, TYPING_VISIBLE_MS, useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
 import { usePresence } from '../../stores/presence';
 import { useSession } from '../../stores/session';
@@ -49,6 +50,9 @@ export function Chat({ id }: { id: number }) {
   const [newBelow, setNewBelow] = useState(false);
   /** The last paste did not fit whole: the composer's maxLength cut it, silently but for this. */
   const [pasteCut, setPasteCut] = useState(false);
+
+  // A toast of a message in this chat, raised on the page before, would cover the message it shows.
+  useEffect(() => toast.dismissMessages(chatToastKey(id)), [id]);
 
   // The conversation ended (match:removed): back to the list, which says so calmly unless we ended it.
   useEffect(() => {

@@ -11,6 +11,7 @@ import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
+import { toast } from '../../lib/toast';
 import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { type Thread, useChat } from '../../stores/chat';
 import { type EndedNotice, filterByName, useConversations } from '../../stores/conversations';
@@ -144,6 +145,9 @@ export function Matches() {
   useEffect(() => {
     void load();
   }, [load]);
+  // The list shows each new message in its row: a toast of one, raised on the page before, would only
+  // cover the search and the list's top for its 5 s.
+  useEffect(() => toast.dismissMessages(), []);
 
   const matches = empty ? filterByName(empty, search) : null;
   const conversations = started ? filterByName(started, search) : null;
