@@ -13,7 +13,7 @@ const focusables = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>
 /**
  * A modal dialog, shown as a bottom sheet on a phone and a card on a wide screen. Focus goes to the
  * element marked `data-autofocus` (else the first control), stays inside while open (Tab wraps),
- * and returns to what had it when the sheet closes; Escape, a tap outside and the back gesture
+ * and returns to what had it when the sheet closes (the page's heading when that is gone); Escape, a tap outside and the back gesture
  * (`useBackCloses`) close it unless `busy`.
  * Hand-written rather than a dialog library: the app's bundle budget has a few KB left, and the
  * native <dialog> has no showModal in jsdom, where its tests run.
@@ -34,7 +34,13 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
     document.body.style.overflow = 'hidden';
     return () => {
       document.body.style.overflow = overflow;
-      if (previous?.isConnected) previous.focus();
+      if (previous?.isConnected) return previous.focus();
+      // What opened it went with what it did (leaving the event takes its card, unblocking a person
+      // their row): the page's heading, not <body>, where a screen reader would start over.
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (!heading || (document.activeElement && document.activeElement !== document.body)) return;
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
     };
   }, []);
 
