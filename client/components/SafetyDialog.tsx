@@ -109,7 +109,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
     const name = { name: person.name };
     return (
       <ConfirmSheet
-        title={t(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}
+        title={ti(action === 'block' ? 'safety.block.title' : 'safety.unmatch.title', name)}
         confirmLabel={t(action === 'block' ? 'safety.block.confirm' : 'safety.unmatch.confirm')}
         busy={busy}
         error={error.form}
@@ -183,7 +183,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
         </div>
         <p className="muted report-note">
           {ti('safety.report.private', { name: person.name })}{' '}
-          {t(
+          {ti(
             blocked
               ? 'safety.report.staysBlocked'
               : chatEnded

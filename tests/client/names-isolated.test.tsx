@@ -14,6 +14,7 @@ const { MatchOverlay } = await import('../../client/components/MatchOverlay');
 const { SwipeCard } = await import('../../client/components/SwipeCard');
 const { Toaster } = await import('../../client/components/Toaster');
 const { SwitchEventSheet } = await import('../../client/pages/events/SwitchEventSheet');
+const { SafetyDialog } = await import('../../client/components/SafetyDialog');
 const { initLanguage, useMessages, ti } = await import('../../client/lib/i18n');
 const { appMessages } = await import('../../client/lib/messages-app');
 const { eventsMessages } = await import('../../client/lib/messages-events');
@@ -89,6 +90,17 @@ describe('a name in the copy around it (Spanish)', () => {
     expectIsolated(within(dialog).getByRole('heading'), EVENT);
     expectIsolated(within(dialog).getByRole('button', { name: format(es['events.switch.confirm'], { name: NAME }) }), NAME);
     expectIsolated(dialog.querySelector('p')!, EVENT);
+  });
+
+  it('is in its own <bdi> in the block and report sheets', async () => {
+    await show(<SafetyDialog action="block" person={{ id: 3, name: NAME }} conversationId={7} onClose={() => {}} onDone={() => {}} />);
+    expectIsolated(within(screen.getByRole('dialog')).getByRole('heading'), NAME);
+    cleanup();
+    await show(<SafetyDialog action="report" person={{ id: 3, name: NAME }} conversationId={7} onClose={() => {}} onDone={() => {}} />);
+    const dialog = screen.getByRole('dialog');
+    expectIsolated(within(dialog).getByRole('heading'), NAME);
+    const blocks = [...dialog.querySelectorAll('p')].find((p) => p.textContent?.includes(format(es['safety.report.blocks'], { name: NAME })))!;
+    expectIsolated(blocks, NAME);
   });
 
   it("is in its own <bdi> in a toast, and a message's text reads in its own direction", async () => {

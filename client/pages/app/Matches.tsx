@@ -29,6 +29,7 @@ import '../../perks.css';
  */
 function EndedChatNotice({ notice }: { notice: EndedNotice }) {
   const t = useT();
+  const ti = useTi();
   const [reporting, setReporting] = useState(false);
   const dismiss = () => useConversations.getState().dismissEndedNotice();
   const { userId, name, conversationId } = notice;
@@ -43,7 +44,7 @@ function EndedChatNotice({ notice }: { notice: EndedNotice }) {
   return (
     <>
       <div className="notice ended-notice">
-        <p role="status">{name ? t('chat.ended', { name }) : t('chat.endedAnon')}</p>
+        <p role="status">{name ? ti('chat.ended', { name }) : t('chat.endedAnon')}</p>
         <button type="button" className="icon-btn" aria-label={t('chat.endedDismiss')} onClick={dismiss}>
           <CloseIcon />
         </button>
