@@ -27,10 +27,17 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
   const status = useEventStatus(event)!;
   return (
     <Link href={`/app/events/${event.id}/host/`} className="my-event">
-      <span className="my-event-name">{event.name}</span>
+      <span className="my-event-name">
+        <bdi>{event.name}</bdi>
+      </span>
+      {/* Each "·" held to the part before it: a narrow phone breaks the line after one, never before. */}
       <span className="muted">
-        {t(`events.status.${status}`)} · {formatDateTime(event.starts_at, language)} · {event.code}
-        {status === 'open' || status === 'after' ? ` · ${t('events.count', { count: event.attendee_count })}` : ''}
+        {[
+          t(`events.status.${status}`),
+          formatDateTime(event.starts_at, language),
+          event.code,
+          ...(status === 'open' || status === 'after' ? [t('events.count', { count: event.attendee_count })] : []),
+        ].join('\u00a0· ')}
       </span>
       <span className="my-event-host">{t('events.mine.host')} →</span>
     </Link>

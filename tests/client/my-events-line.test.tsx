@@ -1,0 +1,38 @@
+// @vitest-environment jsdom
+/**
+ * An organizer's event in "My events": its status, time, code and headcount on one line that a
+ * 360 px phone wraps. Each "·" stays at the end of the part before it ("11:01 ·" then "69W8DB"):
+ * wrapped before it, the next line began with a stray "· 69W8DB · 3 dentro".
+ */
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import '../../client/lib/messages-events';
+import { Events } from '../../client/pages/events/Events';
+import { chatPageWorld } from '../helpers/chat-page';
+import { renderAt } from '../helpers/render-at';
+
+const startsAt = new Date(Date.now() - 30 * 60_000).toISOString();
+const event = {
+  id: 5,
+  code: '69W8DB',
+  name: 'Terrace Party',
+  venue: 'Rooftop',
+  starts_at: startsAt,
+  ends_at: new Date(Date.now() + 4 * 3_600_000).toISOString(),
+  join_mode: 'code',
+  status: 'open',
+  attendee_count: 3,
+  is_organizer: true,
+};
+const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/events/mine/' ? { results: [event] } : { event: null });
+
+chatPageWorld(1, answer);
+
+describe('an event in My events', () => {
+  it('holds each separator to the part before it, so that no line starts with one', async () => {
+    renderAt('/app/events/', <Events />);
+    const line = (await screen.findByText('Terrace Party')).closest('.my-event')!.querySelector('.muted')!;
+    expect(line.textContent).toContain('69W8DB\u00a0· 3 checked in');
+    expect(line.textContent).not.toMatch(/ ·/);
+  });
+});
