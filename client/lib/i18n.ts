@@ -121,8 +121,8 @@ function lookupIsolated(language: Language, key: MessageKey, vars: MessageVars):
   const parts = (registry[language][key] ?? key).split(/\{(\w+)\}/);
   if (parts.length === 1) return parts[0];
   return parts.map((part, index) =>
-      index % 2 === 0 ? part : part in vars ? createElement('bdi', { key: index }, withoutDirectionControls(String(vars[part]))) : `{${part}}`,
-    );
+    index % 2 === 0 ? part : part in vars ? createElement('bdi', { key: index }, withoutDirectionControls(String(vars[part]))) : `{${part}}`,
+  );
 }
 
 /** The copy this tab has loaded in `language`: what a line said in it is found in (`translate-errors.ts`). */
