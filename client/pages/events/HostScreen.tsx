@@ -403,7 +403,8 @@ export function HostScreen({ id }: { id: number }) {
             <dl className="host-stats">
               {(
                 [
-                  ['host.total', stats.checked_in_total],
+                  // The stats come up to ten seconds after the live count: everyone inside has checked in.
+                  ['host.total', Math.max(stats.checked_in_total, live)],
                   ['host.likes', stats.likes],
                   ['host.matches', stats.matches],
                   ['host.conversations', stats.conversations_started],
