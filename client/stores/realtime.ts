@@ -2,7 +2,8 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { trackUnsent } from '../lib/analytics';
-import { t, ti } from '../lib/i18n';
+import { formatTime, withHourArticle } from '../lib/format';
+import { t, ti, useLanguage } from '../lib/i18n';
 import { onChatPage, pagePath } from '../lib/page-path';
 import { connectSocket, disconnectSocket, isConnected, onConnect, onEvent, onFirstConnect, onReconnect, onRefused, useConnection } from '../lib/socket';
 import { toast } from '../lib/toast';
@@ -131,9 +132,15 @@ function eventChanged(event: PublicEvent) {
   useEvents.getState().changed(event);
   if (before?.id !== event.id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
   const endedNow = before.status === 'open' && event.status !== 'open';
-  toast.info(endedNow ? ti('deck.event.endedEarly', { name: event.name, hours: EVENT_AFTER_PARTY_HOURS }) : ti('deck.event.changed', { name: event.name }), {
-    key: `event-${event.id}`,
-  });
+  // A party that runs late (or closes early): its new end said, which the bar above the deck does not show.
+  const language = useLanguage.getState().language;
+  const retimed = Date.parse(event.ends_at) !== Date.parse(before.ends_at);
+  const text = endedNow
+    ? ti('deck.event.endedEarly', { name: event.name, hours: EVENT_AFTER_PARTY_HOURS })
+    : retimed
+      ? ti('deck.event.retimed', { name: event.name, time: withHourArticle(formatTime(event.ends_at, language), language) })
+      : ti('deck.event.changed', { name: event.name });
+  toast.info(text, { key: `event-${event.id}` });
 }
 
 /**

@@ -65,6 +65,7 @@ export const enApp = {
   'deck.event.here': '{count} checked in',
   'deck.event.ended': 'Ended · {count} checked in',
   'deck.event.changed': 'The organizer updated {name}.',
+  'deck.event.retimed': 'The organizer updated {name}: it now ends at {time}.',
   'deck.event.endedEarly': 'The organizer ended {name}. Your deck stays open for {hours} hours.',
   'deck.event.deleted': 'The organizer canceled {name}.',
   'deck.event.leave': 'Leave',

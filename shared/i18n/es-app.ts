@@ -66,6 +66,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.event.here': '{count} dentro',
   'deck.event.ended': 'Terminado · {count} dentro',
   'deck.event.changed': 'La organización ha actualizado {name}.',
+  'deck.event.retimed': 'La organización ha actualizado {name}: ahora termina a {time}.',
   'deck.event.endedEarly': 'La organización ha terminado {name}. Tus tarjetas siguen abiertas {hours} horas.',
   'deck.event.deleted': 'La organización ha cancelado {name}.',
   'deck.event.leave': 'Salir',
