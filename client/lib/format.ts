@@ -45,12 +45,14 @@ export function formatDay(iso: string, language: Language, now = new Date()): st
 /** Whether two instants fall on the same local calendar day. */
 export const sameDay = (a: string, b: string) => new Date(a).toDateString() === new Date(b).toDateString();
 
-/** An event's span: "Sat 21 Nov, 22:00 – 04:00" (the end's date only when it differs). */
+/** An event's span: "Sat 21 Nov, 22:00 – 04:00" (the end's date only when it differs; one time when it lasted under a minute). */
 export function formatEventTimes(startsAt: string, endsAt: string, language: Language): string {
   const start = new Date(startsAt);
   const end = new Date(endsAt);
   const day = new Intl.DateTimeFormat(localeOf(language), { weekday: 'short', day: 'numeric', month: 'short' });
   const time = (date: Date) => formatTime(date.toISOString(), language);
+  // Ended as it began (ended before its start, the server brings the start to a second before): one time.
+  if (end.getTime() - start.getTime() < 60_000) return `${day.format(end)}, ${time(end)}`;
   const sameDay = start.toDateString() === end.toDateString();
   return `${day.format(start)}, ${time(start)} – ${sameDay ? '' : `${day.format(end)}, `}${time(end)}`;
 }
