@@ -42,7 +42,7 @@ afterEach(() => {
 it('never counts fewer check-ins in total than the people it shows inside', async () => {
   const event = { ...publicEvent({ id: 7, attendee_count: 3 }), is_organizer: true as const };
   api.myEvents.mockResolvedValue({ results: [event], next: null });
-  api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(Date.now() + 120_000).toISOString() });
+  api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(Date.now() + 120_000).toISOString(), expires_in_ms: 120_000 });
   // Counted a moment before two more came in: the socket's count (5) is newer.
   api.eventStats.mockResolvedValue({ attendee_count: 3, checked_in_total: 3, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
   const { hook } = memoryLocation({ path: '/app/events/7/host/' });
