@@ -7,6 +7,7 @@ import { PartiesSpread } from './tests/sequencer';
  * stub of `window.location`, which a VM context's window holds unforgeable.
  */
 const CLIENT_IN_PROCESSES = [
+  'tests/client/catch-up-lists.test.ts',
   'tests/client/deck-undone-elsewhere.test.ts',
   'tests/client/likes-left-answers.test.ts',
   'tests/client/likes-left-elsewhere.test.ts',

@@ -2,6 +2,7 @@ import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import type { Message } from '../../shared/schemas/conversations';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { trackUnsent } from '../lib/analytics';
+import { logFailure } from '../lib/api';
 import { formatTime, withHourArticle } from '../lib/format';
 import { t, ti, useLanguage } from '../lib/i18n';
 import { onChatPage, pagePath } from '../lib/page-path';
@@ -70,6 +71,9 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
     // The likes left beside it: some came back meanwhile, or were spent on another device.
     void usePlan.getState().loadAllowance();
   }
+  // "Likes you" and the blocked, where held: a like, an undo or an unblock may have been missed.
+  if (useLikes.getState().count !== null) void useLikes.getState().load();
+  if (useSafety.getState().lists.blocked.items) useSafety.getState().load('blocked').catch((error: unknown) => logFailure('Could not load the blocked', error));
   catchUpChats(from);
 }
 
