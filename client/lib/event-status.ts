@@ -1,20 +1,21 @@
 import { useEffect, useState } from 'react';
 import { EVENT_STATUSES, type EventStatus, eventStatusAt, nextStatusChangeAt } from '../../shared/event-status';
 import type { PublicEvent } from '../../shared/schemas/events';
+import { useServerAhead } from './server-clock';
 
 /** The longest wait setTimeout keeps (about 24.8 days); a later moment is waited for in steps. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * Where an event is in its life now, not when it was read: a screen left open shows the event open at
- * its start and over at its end, rendered again at each of those moments. The server's word stands
- * where it is further on (its clock may be ahead of the phone's, or the event was ended early).
+ * its start and over at its end, rendered again at each of those moments, by the server's clock as
+ * last measured (`server-clock.ts`), not the phone's. The server's word stands where it is further on
+ * (the event was ended early).
  */
 export function useEventStatus(
   event: Pick<PublicEvent, 'starts_at' | 'ends_at' | 'status'> | null | undefined,
-  /** The server's clock less this device's, where it is known: the clock read is the server's then. */
-  serverAhead = 0,
 ): EventStatus | undefined {
+  const serverAhead = useServerAhead();
   const [woken, setWoken] = useState(0);
   const starts = event ? Date.parse(event.starts_at) : Number.NaN;
   const ends = event ? Date.parse(event.ends_at) : Number.NaN;

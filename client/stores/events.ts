@@ -4,6 +4,7 @@ import { logFailure, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
+import { heardServerTime } from '../lib/server-clock';
 import { useDeck } from './deck';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -84,7 +85,10 @@ export const useEvents = create<EventsState>()((set, get) => ({
     const sentAt = (lastRead = performance.now());
     let event: PublicEvent | null;
     try {
-      ({ event } = await api.currentEvent());
+      const sent = Date.now();
+      let now: string;
+      ({ event, now } = await api.currentEvent());
+      heardServerTime(Date.parse(now), sent);
     } catch (error) {
       // Not read after all: the next catch-up asks.
       if (lastRead === sentAt) lastRead = before;

@@ -3,6 +3,7 @@ import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
+import { heardServerTime, useServerAhead } from '../lib/server-clock';
 import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
@@ -20,7 +21,8 @@ interface HostState {
   statsFailed: boolean;
   /**
    * The server's clock less this computer's, as the last code's answer showed it (its end, as a moment
-   * and as a time left: a laptop's clock may be minutes off); null before one has come.
+   * and as a time left: a laptop's clock may be minutes off; `server-clock.ts` keeps it for the whole
+   * app); null before one has come.
    */
   serverAhead: number | null;
 }
@@ -75,11 +77,13 @@ export function openHostScreen(id: number): () => void {
     const event = useHost.getState().event;
     if (event && over(event)) return;
     try {
+      const sent = Date.now();
       const qr = await api.eventQr(id);
       if (stopped) return;
       // Timed from the answer, by the server's clock, not by comparing `expires_at` with this one.
       const left = qr.expires_in_ms;
-      useHost.setState({ qr, qrExpired: false, serverAhead: Date.parse(qr.expires_at) - left - Date.now() });
+      heardServerTime(Date.parse(qr.expires_at) - left, sent);
+      useHost.setState({ qr, qrExpired: false, serverAhead: useServerAhead.getState() });
       // Said dead at its end unless a newer one has come by then (no network).
       clearTimeout(expiryTimer);
       expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), left);

@@ -5,6 +5,7 @@ import type { DeckCard } from '../../shared/schemas/users';
 import { ApiError, logFailure } from '../lib/api';
 import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
+import { serverNow } from '../lib/server-clock';
 import { type LoadFailure, loadFailure } from '../lib/socket';
 import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
@@ -91,7 +92,7 @@ export const usePlan = create<PlanState>()((set, get) => {
       // long each time the server still names the same moment, up to about a minute: a phone whose
       // clock is ahead does not ask every second until the server's clock gets there.
       const after = 1000 * 2 ** Math.min(sameReset, 6);
-      const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(allowance.resets_at) - Date.now()) + after);
+      const wait = Math.min(MAX_TIMER_MS, Math.max(0, Date.parse(allowance.resets_at) - serverNow()) + after);
       likes = setTimeout(() => void get().loadAllowance(), wait);
     }
     set((state) => ({

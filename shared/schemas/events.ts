@@ -112,7 +112,8 @@ export type PublicEvent = z.infer<typeof PublicEvent>;
 export const OrganizerEvent = PublicEvent.extend({ is_organizer: z.literal(true) });
 export type OrganizerEvent = z.infer<typeof OrganizerEvent>;
 
-export const CurrentEvent = z.object({ event: PublicEvent.nullable() });
+/** Where I am, and the server's time as it answered (`now`): the app's clock for events (client/lib/server-clock.ts). */
+export const CurrentEvent = z.object({ event: PublicEvent.nullable(), now: z.string() });
 export type CurrentEvent = z.infer<typeof CurrentEvent>;
 
 export const CheckedIn = z.object({ event: PublicEvent });

@@ -29,8 +29,12 @@ describe.each(backends)('events on %s', (backend) => {
 
   const api = () => client(server.url);
   const current = async (user: TestUser) => {
+    const asked = Date.now();
     const reply = await api().get('/api/events/current/', { token: user.token });
     expect(reply.status).toBe(200);
+    // The server's time as it answered: the app's clock for events.
+    expect(Date.parse(reply.body.now)).toBeGreaterThanOrEqual(asked);
+    expect(Date.parse(reply.body.now)).toBeLessThanOrEqual(Date.now());
     return reply.body.event as { id: number; attendee_count: number; status: string } | null;
   };
   const publicView = async (code: string) => {

@@ -13,6 +13,7 @@ import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT, useTi } from '../../lib/i18n';
+import { serverNow } from '../../lib/server-clock';
 import { useConnection } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { enterEvent, useEvents } from '../../stores/events';
@@ -318,7 +319,7 @@ export function HostScreen({ id }: { id: number }) {
   }, []);
   // By the clock (the server's, once a code has come): a host screen left open at the door turns to
   // the after-party at the end.
-  const status = useEventStatus(event, useHost((state) => state.serverAhead) ?? 0);
+  const status = useEventStatus(event);
 
   // Try again opens the screen afresh.
   const [attempt, setAttempt] = useState(0);
@@ -438,7 +439,7 @@ export function HostScreen({ id }: { id: number }) {
             {t('host.end')}
           </button>
         )}
-        {Date.parse(event.starts_at) > Date.now() && (
+        {Date.parse(event.starts_at) > serverNow() && (
           <button type="button" className="btn btn-ghost" onClick={() => setSheet('delete')}>
             {t('host.delete')}
           </button>

@@ -99,7 +99,7 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
 
     signedIn.get('/api/events/current/', { schema: { response: { 200: CurrentEvent } } }, async (request) => {
       const event = await currentEventOf(app.db, currentUser(request).id);
-      return { event: event ? presentEvent(event) : null };
+      return { event: event ? presentEvent(event) : null, now: new Date().toISOString() };
     });
 
     signedIn.post(
