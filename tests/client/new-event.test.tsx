@@ -13,6 +13,7 @@ import { enEvents } from '../../shared/i18n/en-events';
 import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { NotFound, ValidationError } from '../../client/lib/api';
+import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
 
 const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
@@ -213,6 +214,16 @@ describe('the edit-event form', () => {
     await waitFor(() => expect(document.activeElement).toBe(ends));
     expect(screen.getByLabelText(enEvents['events.new.ends'])).toBe(ends);
     expect(screen.queryAllByRole('alert')).toEqual([]);
+  });
+
+  it('keeps the start of an event started by the server’s clock, on a computer whose clock is behind', async () => {
+    useServerAhead.setState(10 * 60_000, true);
+    try {
+      await renderAt(organized({ starts_at: new Date(Date.now() + 5 * 60_000).toISOString(), status: 'open' }));
+      expect(await screen.findByLabelText(enEvents['events.new.starts'])).toHaveProperty('disabled', true);
+    } finally {
+      useServerAhead.setState(0, true);
+    }
   });
 
   it('asks before an end brought forward to within the hour, and saves it only once confirmed', async () => {

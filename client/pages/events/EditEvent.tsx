@@ -12,6 +12,7 @@ import { useEventStatus } from '../../lib/event-status';
 import { formatTime, withHourArticle } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
+import { serverNow } from '../../lib/server-clock';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { findMine } from '../../stores/host';
@@ -121,7 +122,7 @@ export function EditEvent({ id }: { id: number }) {
       <EventForm
         key={event.id}
         initial={initial}
-        startLocked={Date.parse(event.starts_at) <= Date.now()}
+        startLocked={Date.parse(event.starts_at) <= serverNow()}
         submitLabel={t('events.edit.submit')}
         onSubmit={async (values) => {
           const changes = eventChanges(values, initial);
@@ -129,8 +130,8 @@ export function EditEvent({ id }: { id: number }) {
           // after the end nothing can change: asked first. An end the server will refuse (past, or
           // before the start) is not asked about: its field says why.
           const endsAt = changes.ends_at ? Date.parse(changes.ends_at) : Infinity;
-          const possible = endsAt > Math.max(Date.now(), Date.parse(changes.starts_at ?? event.starts_at));
-          if (possible && endsAt < Date.parse(event.ends_at) && endsAt < Date.now() + HOUR) return setShortened(changes);
+          const possible = endsAt > Math.max(serverNow(), Date.parse(changes.starts_at ?? event.starts_at));
+          if (possible && endsAt < Date.parse(event.ends_at) && endsAt < serverNow() + HOUR) return setShortened(changes);
           await save(changes);
           leave();
         }}
