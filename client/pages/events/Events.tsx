@@ -11,6 +11,7 @@ import { checkInOpensAt, type EventStatus, eventStatusAt } from '../../../shared
 import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useServerAhead } from '../../lib/server-clock';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { enterEvent, useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
@@ -160,7 +161,8 @@ export function Events() {
 
   // What is going on now, then what is still to come, then what is over; each newest first, as the
   // pages come (a page that comes later adds to the end of each).
-  const now = Date.now();
+  // By the server's clock: a laptop's may be minutes off.
+  const now = Date.now() + useServerAhead();
   const shown = (mine ?? []).map((event) => ({ event, status: eventStatusAt(Date.parse(event.starts_at), Date.parse(event.ends_at), now) }));
   const inStatus = (...statuses: EventStatus[]) => shown.filter(({ status }) => statuses.includes(status)).map(({ event }) => event);
   const coming = [...inStatus('open'), ...inStatus('upcoming')];
