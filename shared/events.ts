@@ -107,7 +107,8 @@ export interface ServerToClientEvents {
    * A block (or a report, which blocks), to both people's sockets: `user_id` is out of reach now, so
    * their card leaves the deck and their profile closes, as their conversation does (`match:removed`).
    * `by_you` only to the one who blocked or reported: it was their own doing (their other phones drop
-   * the offer to report that person).
+   * the offer to report that person). A ban or a deletion says the same, without `by_you`, to everyone
+   * whose phone may show them: their card in a deck, their like in "likes you".
    */
   'person:gone': (payload: { user_id: number; by_you?: true }) => void;
   /**

@@ -79,6 +79,42 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     if (benDropped) expect(await benDropped).toBe('io server disconnect');
   });
 
+  it.each(['a ban', 'a deletion'])(
+    "takes the person off the decks and 'likes you' lists open on every instance after %s",
+    async (name) => {
+      // Gone, who likes Liked (on instance one) and is a card in Viewer's deck (on instance two); Stranger
+      // looks only for non-binary people, so Gone was never a card of hers.
+      const gone = await makeCompletedUser(one, { name: 'Gone' });
+      const [liked, viewer, stranger] = await Promise.all([
+        makeCompletedUser(one, { name: 'Liked' }),
+        makeCompletedUser(two, { name: 'Viewer' }),
+        makeCompletedUser(one, { name: 'Stranger', genders_to_match: ['non_binary'] }),
+      ]);
+      const api = client(one.url);
+      expect((await api.post('/api/matching/', { token: gone.token, json: { response: 'like', other: liked.id } })).status).toBe(200);
+      const likes = await api.get('/api/users/me/likes/', { token: liked.token });
+      expect(likes.body.count).toBe(1);
+      const deck = await client(two.url).get('/api/users/matching-profiles/?limit=100', { token: viewer.token });
+      expect(deck.body.results.map((card: { id: number }) => card.id)).toContain(gone.id);
+
+      const [likedSocket, viewerSocket, strangerSocket] = await Promise.all([
+        connectTo(one, liked.token),
+        connectTo(two, viewer.token),
+        connectTo(one, stranger.token),
+      ]);
+      const strangerHeard = record(strangerSocket);
+      const told = [likedSocket, viewerSocket].map((socket) => waitFor(socket, 'person:gone', (payload) => payload.user_id === gone.id));
+      if (name === 'a ban') await banThroughModeration(one, moderator, gone);
+      else expect((await client(two.url).delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
+      expect(await Promise.all(told)).toEqual([{ user_id: gone.id }, { user_id: gone.id }]);
+      // A last event that does reach Stranger, sent after all of the above: she heard nothing of Gone.
+      const marker = await makeCompletedUser(one, { gender: 'non_binary' });
+      await match(one, marker, stranger);
+      await waitFor(strangerSocket, 'match:new', (payload) => payload.user.id === marker.id);
+      expect(strangerHeard.filter(({ event }) => event === 'person:gone')).toEqual([]);
+    },
+  );
+
   it('answers every socket event about a hidden partner as about no conversation at all, and tells nobody', async () => {
     const relations = ['stranger', 'blocked by me', 'blocked by them', 'unmatched by me', 'unmatched by them', 'banned', 'participant'] as const;
     for (const relation of relations) {

@@ -8,7 +8,7 @@ import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { keepActiveDays } from '../analytics/service';
 import { photosShown } from '../media/service';
-import type { EndedConversation } from '../safety/service';
+import { type EndedConversation, whoMayShow } from '../safety/service';
 import type { MediaStore } from '../media/store';
 import { checkPassword } from './service';
 
@@ -36,6 +36,8 @@ export interface DeletedAccount {
   photoKeys: string[];
   /** The event they were checked in to, whose headcount changes. */
   leftEventId: number | null;
+  /** Whose phones may show them (their card, their like): told they are gone. */
+  shownTo: number[];
 }
 
 /**
@@ -77,6 +79,7 @@ async function deleteAccountOnce(db: Db, userId: number, eraseInPostHog: boolean
       .select({ eventId: attendances.eventId })
       .from(attendances)
       .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)));
+    const shownTo = await whoMayShow(tx, userId);
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await keepActiveDays(tx, userId);
@@ -87,6 +90,7 @@ async function deleteAccountOnce(db: Db, userId: number, eraseInPostHog: boolean
       conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),
       photoKeys: photos.map((row) => row.key),
       leftEventId: attending?.eventId ?? null,
+      shownTo,
     };
   });
 }

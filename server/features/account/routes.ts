@@ -150,6 +150,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!deleted) throw new NotFound();
       // Their partners' apps drop the conversation at once, on every instance.
       announceEnded(app.publish, deleted.conversations);
+      // Whoever may have them on screen (their card, their like) drops them now, as after a block.
+      app.publish(deleted.shownTo, 'person:gone', { user_id: id });
       if (deleted.leftEventId !== null) app.eventLive.left(id, deleted.leftEventId);
       // The account is gone by now: files that cannot be removed (the bucket down) do not make that a 500.
       // The orphan sweep removes them later.

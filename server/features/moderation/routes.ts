@@ -76,7 +76,9 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         app.publish([resolution.banned.userId], 'account:suspended');
         await app.suspendedTokens(resolution.banned.tokenHashes);
         announceEnded(app.publish, resolution.banned.ended);
-        const { userId, leftEventId } = resolution.banned;
+        const { userId, leftEventId, shownTo } = resolution.banned;
+        // Whoever may have them on screen (their card, their like) drops them now, as after a block.
+        app.publish(shownTo, 'person:gone', { user_id: userId });
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);
       }
       // The report is resolved by now: copies that cannot be removed (the bucket down) do not make that

@@ -6,7 +6,7 @@ import { attendances, authTokens, profiles, type ReportAddition, type ReportSnap
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { lockOutLikes } from '../matching/locks';
-import { type EndedConversation, endConversationsOf } from '../safety/service';
+import { type EndedConversation, endConversationsOf, whoMayShow } from '../safety/service';
 
 export const ALREADY_RESOLVED = serverText('report_already_resolved');
 
@@ -173,9 +173,16 @@ export interface Resolution {
   /**
    * Set on a ban: whose sessions it ended (their token hashes: marked `endedByBan` with the ban, they
    * are to be forgotten wherever they are trusted), which conversations ended with it, and the event
-   * they were checked in to (they leave it: its count goes down).
+   * they were checked in to (they leave it: its count goes down), and whose phones may show them
+   * (`whoMayShow`: their card, their like), to be told they are gone.
    */
-  banned: { userId: number; tokenHashes: string[]; ended: EndedConversation[]; leftEventId: number | null } | null;
+  banned: {
+    userId: number;
+    tokenHashes: string[];
+    ended: EndedConversation[];
+    leftEventId: number | null;
+    shownTo: number[];
+  } | null;
 }
 
 /**
@@ -222,6 +229,7 @@ export async function resolveReport(
       // Before `banned_at`, which a like reads: a like by or of them in flight commits its match first,
       // to be ended below; one that comes later waits for this commit and finds them banned.
       await lockOutLikes(tx, userId);
+      const shownTo = await whoMayShow(tx, userId);
       await tx.update(users).set({ bannedAt: sql`now()` }).where(eq(users.id, userId));
       const sessions = await tx
         .update(authTokens)
@@ -240,7 +248,13 @@ export async function resolveReport(
         .where(and(eq(reports.reportedId, userId), eq(reports.status, 'open')))
         .returning({ id: reports.id });
       resolvedIds.push(...others.map((other) => other.id));
-      banned = { userId, tokenHashes: sessions.map((session) => session.tokenHash), ended, leftEventId: left?.eventId ?? null };
+      banned = {
+        userId,
+        tokenHashes: sessions.map((session) => session.tokenHash),
+        ended,
+        leftEventId: left?.eventId ?? null,
+        shownTo,
+      };
     }
     const photos = await dropPhotoCopies(tx, resolvedIds);
     return { banned, photos };

@@ -18,6 +18,7 @@ import {
 import { SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { type Slice, sliceOf } from '../../lib/page';
+import { fitTermsOf, mutualFit, viewerFitOf } from '../deck/queries';
 import { lockPair } from '../matching/locks';
 import { type MediaStore, newMediaKey } from '../media/store';
 import { conversationColumns, openConversationOf, visibleTo } from './visibility';
@@ -58,6 +59,33 @@ async function endConversations(tx: DbOrTx, which: ReturnType<typeof sql>, reaso
     .where(and(which, sql`${conversations.endedAt} is null`))
     .returning({ id: conversations.id, low: conversations.userLowId, high: conversations.userHighId });
   return ended.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] }));
+}
+
+/**
+ * How far back a person's activity makes their phone worth telling that someone is gone: a deck or a
+ * "likes you" list on screen was read with a token, whose use marks the activity (at most a minute
+ * late); a phone idle longer reads both afresh when it comes back.
+ */
+export const GONE_TOLD_ACTIVE_WITHIN_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whose open phones may show `userId`, who is about to be banned or deleted (asked before, in the same
+ * transaction: the visibility rule hides them once it commits): the people they like, whose "likes
+ * you" holds them, and every recently active person they mutually fit and whom they have not been
+ * answered by (a skip is no answer), whose deck may hold their card. Each is told `person:gone`, as
+ * after a block, so that no one learns which of the two it was, nor whether they were liked.
+ */
+export async function whoMayShow(tx: DbOrTx, userId: number): Promise<number[]> {
+  const rows = rowsOf<{ id: number }>(
+    await tx.execute(sql`
+      select p.user_id as id from ${profiles} p cross join (${viewerFitOf(userId)}) fit
+      where p.is_completed and ${mutualFit(fitTermsOf('fit'))}
+        and p.last_active_at > now() - ${GONE_TOLD_ACTIVE_WITHIN_MS}::bigint * interval '1 millisecond'
+        and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${userId} and kind <> 'skip')
+      union
+      select to_user_id as id from ${reactions} where from_user_id = ${userId} and kind = 'like'`),
+  );
+  return rows.map((row) => Number(row.id));
 }
 
 /**
