@@ -495,6 +495,8 @@ export const reports = pgTable(
     uniqueIndex('reports_open_pair').on(t.reporterId, t.reportedId).where(sql`${t.status} = 'open'`),
     // The queue: oldest open first.
     index('reports_queue').on(t.status, t.createdAt, t.id),
+    // The resolved ones: most recently resolved first, a page at a time (walked backwards).
+    index('reports_resolved').on(t.resolvedAt, t.id).where(sql`${t.status} = 'resolved'`),
     index('reports_reported').on(t.reportedId),
   ],
 );

@@ -22,7 +22,8 @@ export interface QueuePosition {
   id: number;
 }
 
-interface ReportRow {
+/** A row of the queue. */
+interface QueueRow {
   id: number;
   reason: ModerationReport['reason'];
   details: string;
@@ -35,13 +36,17 @@ interface ReportRow {
   reported_banned: boolean;
   report_count: number | string;
   at_us: string;
+  resolution: ModerationReport['resolution'];
+  resolved_at: string | null;
+}
+
+/** One report's row: the queue's, and what only its own page reads. */
+interface ReportRow extends QueueRow {
   conversation_id: number | null;
   snapshot: ReportSnapshot | string;
   additions: ReportAddition[] | string;
-  resolution: ModerationReport['resolution'];
   note: string | null;
   resolved_with: number | null;
-  resolved_at: string | null;
   resolver_id: number | null;
   resolver_name: string | null;
 }
@@ -55,8 +60,20 @@ const notAbout = (moderatorId: number, reportedId: SQL | AnyColumn = sql.raw('r.
 
 const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
-/** Reports with their people; the reported person's name from the snapshot once their account is gone. */
-function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>, limit: number, atColumn: string) {
+/**
+ * Reports with their people; the reported person's name from the snapshot once their account is gone.
+ * `detail`: with what only one report's page shows (its snapshot and additions, large JSON, its
+ * conversation, note and who resolved it); a page of the queue reads only what its rows show.
+ */
+function reportRows(where: SQL, order: SQL, limit: number, atColumn: string, { detail }: { detail: boolean }) {
+  const detailColumns = detail
+    ? sql`, r.conversation_id, r.snapshot, r.additions, r.note, r.resolved_with,
+      r.resolved_by as resolver_id, coalesce(resolver_p.name, resolver.first_name) as resolver_name`
+    : sql``;
+  const resolver = detail
+    ? sql`left join ${users} resolver on resolver.id = r.resolved_by
+    left join ${profiles} resolver_p on resolver_p.user_id = r.resolved_by`
+    : sql``;
   return sql`
     select r.id, r.reason, r.details, ${iso('r.created_at')} as created_at, r.status,
       r.reporter_id, coalesce(reporter_p.name, reporter.first_name) as reporter_name,
@@ -64,21 +81,19 @@ function reportRows(where: ReturnType<typeof sql>, order: ReturnType<typeof sql>
       reported.banned_at is not null as reported_banned,
       (select count(*) from ${reports} x where x.reported_id = r.reported_id) as report_count,
       (extract(epoch from ${sql.raw(atColumn)}) * 1000000)::bigint::text as at_us,
-      r.conversation_id, r.snapshot, r.additions, r.resolution, r.note, r.resolved_with, ${iso('r.resolved_at')} as resolved_at,
-      r.resolved_by as resolver_id, coalesce(resolver_p.name, resolver.first_name) as resolver_name
+      r.resolution, ${iso('r.resolved_at')} as resolved_at ${detailColumns}
     from ${reports} r
     left join ${users} reporter on reporter.id = r.reporter_id
     left join ${profiles} reporter_p on reporter_p.user_id = r.reporter_id
     left join ${users} reported on reported.id = r.reported_id
     left join ${profiles} reported_p on reported_p.user_id = r.reported_id
-    left join ${users} resolver on resolver.id = r.resolved_by
-    left join ${profiles} resolver_p on resolver_p.user_id = r.resolved_by
+    ${resolver}
     where ${where}
     order by ${order}
     limit ${limit}`;
 }
 
-const presentReport = (row: ReportRow): ModerationReport => ({
+const presentReport = (row: QueueRow): ModerationReport => ({
   id: Number(row.id),
   reason: row.reason,
   details: row.details,
@@ -97,30 +112,31 @@ const presentReport = (row: ReportRow): ModerationReport => ({
 
 const json = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
+type QueueOptions = { status: 'open' | 'resolved'; after: QueuePosition | null; limit: number };
+
 /**
- * The moderation queue: open reports oldest first (the longest waiting is answered first), resolved
- * ones most recently resolved first.
+ * The moderation queue's statement: open reports oldest first (the longest waiting is answered
+ * first), through reports_queue; resolved ones most recently resolved first, through reports_resolved.
+ * One more row than the page, which says whether another follows.
  */
-export async function listReports(
-  db: Db,
-  moderatorId: number,
-  options: { status: 'open' | 'resolved'; after: QueuePosition | null; limit: number },
-): Promise<Slice<ModerationReport, QueuePosition>> {
+export function queueQuery(moderatorId: number, options: QueueOptions): SQL {
   const open = options.status === 'open';
   const atColumn = open ? 'r.created_at' : 'r.resolved_at';
   const after = options.after
     ? sql`and (${sql.raw(atColumn)}, r.id) ${sql.raw(open ? '>' : '<')} (timestamptz 'epoch' + ${options.after.atUs}::bigint * interval '1 microsecond', ${options.after.id}::int)`
     : sql``;
-  const rows = rowsOf<ReportRow>(
-    await db.execute(
-      reportRows(
-        sql`r.status = ${options.status} and ${notAbout(moderatorId)} ${after}`,
-        open ? sql`r.created_at asc, r.id asc` : sql`r.resolved_at desc, r.id desc`,
-        options.limit + 1,
-        atColumn,
-      ),
-    ),
+  return reportRows(
+    sql`r.status = ${options.status} and ${notAbout(moderatorId)} ${after}`,
+    open ? sql`r.created_at asc, r.id asc` : sql`r.resolved_at desc, r.id desc`,
+    options.limit + 1,
+    atColumn,
+    { detail: false },
   );
+}
+
+/** A page of the moderation queue (`queueQuery`). */
+export async function listReports(db: Db, moderatorId: number, options: QueueOptions): Promise<Slice<ModerationReport, QueuePosition>> {
+  const rows = rowsOf<QueueRow>(await db.execute(queueQuery(moderatorId, options)));
   return sliceOf(rows, options.limit, presentReport, (row) => ({ atUs: row.at_us, id: Number(row.id) }));
 }
 
@@ -137,7 +153,7 @@ function senderOf(sender: number, row: ReportRow): SnapshotSender | null {
 /** One report with its snapshot; photo copies are served by a moderators-only route. */
 export async function getReport(db: DbOrTx, moderatorId: number, reportId: number): Promise<ModerationReportDetail | null> {
   const where = sql`r.id = ${reportId} and ${notAbout(moderatorId)}`;
-  const [row] = rowsOf<ReportRow>(await db.execute(reportRows(where, sql`r.id`, 1, 'r.created_at')));
+  const [row] = rowsOf<ReportRow>(await db.execute(reportRows(where, sql`r.id`, 1, 'r.created_at', { detail: true })));
   if (!row) return null;
   const snapshot = json<ReportSnapshot>(row.snapshot);
   return {

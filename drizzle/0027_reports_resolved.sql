@@ -1,0 +1,1 @@
+CREATE INDEX "reports_resolved" ON "reports" USING btree ("resolved_at","id") WHERE "reports"."status" = 'resolved';
