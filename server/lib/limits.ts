@@ -53,14 +53,19 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // reports, so that adding to one never costs a new one, but bounded all the same, each kept in the
     // report for its moderator to read.
     'report:addition': { max: 10, windowMs: DAY },
-    // Events. Public lookups are per address: a venue's Wi-Fi puts a crowd behind
-    // one, so the number is generous, and still far too few to walk 31^6 codes.
+    // Events. Check-ins are per person (signed in), however many share the venue's address.
     'event:create': { max: 10, windowMs: DAY },
     'event:check-in': { max: 30, windowMs: HOUR },
     // Each change goes out to everyone in the room.
     'event:update': { max: 60, windowMs: HOUR },
-    'event:lookup:ip': { max: 300, windowMs: MINUTE },
-    'event:pass:ip': { max: 300, windowMs: MINUTE },
+    // The event page (`GET /api/events/{code}/`): it asks again for the count twice a minute. Signed
+    // in, per person; signed out, per address, and a venue's Wi-Fi puts its whole crowd behind one:
+    // the doors-open minute of 1,000 phones (EVENTS.md) each opening the page and watching it, and
+    // still far too few to walk 31^6 codes (0.5 % of them a day).
+    'event:lookup': { max: 60, windowMs: MINUTE },
+    'event:lookup:ip': { max: 3000, windowMs: MINUTE },
+    // The scan's pass, asked before any sign-in: per address, one or two per phone of that minute.
+    'event:pass:ip': { max: 2000, windowMs: MINUTE },
     // A host screen watches once per (re)connect.
     'event:watch': { max: 30, windowMs: MINUTE },
     // Account: each of these sends an e-mail or builds an archive.

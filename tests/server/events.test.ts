@@ -817,20 +817,102 @@ describe.each(backends)('events on %s', (backend) => {
 describe('public lookups are throttled per address', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ config: { limits: { 'event:lookup:ip': { max: 3, windowMs: 60_000 }, 'event:pass:ip': { max: 2, windowMs: 60_000 } } } });
+    server = await startServer({
+      config: {
+        limits: {
+          'event:lookup': { max: 3, windowMs: 60_000 },
+          'event:lookup:ip': { max: 3, windowMs: 60_000 },
+          'event:pass:ip': { max: 2, windowMs: 60_000 },
+        },
+      },
+    });
   });
   afterAll(() => server.close());
 
-  it('answers 429 with Retry-After past the limit, signed in or not', async () => {
+  it('answers 429 with Retry-After past the limit, per person signed in, per address otherwise', async () => {
     const api = client(server.url);
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await api.get(`/api/events/${event.code}/`, { token: organizer.token })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
+    // Signed out, or with a token that is no good: the address's own count.
+    const anonymous = [];
+    for (let i = 0; i < 4; i++) anonymous.push((await api.get(`/api/events/${event.code}/`, { token: i % 2 ? 'not-a-token' : undefined })).status);
+    expect(anonymous).toEqual([200, 200, 200, 429]);
     const passes = [];
     for (let i = 0; i < 3; i++) passes.push((await api.post(`/api/events/${event.code}/pass/`, { json: { token: 'AAAAAAAAAAAAAAAAAAAAAA' } })).status);
     expect(passes).toEqual([403, 403, 429]);
+  });
+});
+
+/**
+ * The doors open: every phone is behind the venue's one Wi-Fi address. The crowd's check-ins and
+ * its signed-in phones' lookups count per person; only anonymous requests count per address, within
+ * a budget a venue's crowd does not use up; and one person hammering is still refused.
+ */
+describe('a rush at the doors, every phone behind one address', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  const venue = { 'x-forwarded-for': '203.0.113.7' };
+  const api = () => client(server.url);
+  /** Runs `count` requests, `at` a time, and answers their statuses. */
+  const statusesOf = async (count: number, request: (i: number) => Promise<ApiResponse>, at = 50) => {
+    const statuses: number[] = [];
+    for (let start = 0; start < count; start += at) {
+      const batch = await Promise.all(Array.from({ length: Math.min(at, count - start) }, (_, i) => request(start + i)));
+      statuses.push(...batch.map((reply) => reply.status));
+    }
+    return statuses;
+  };
+  const throttled = (reply: ApiResponse) => {
+    expect(reply.status).toBe(429);
+    expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+  };
+
+  it('lets 300 phones scan, open the event page and watch its count within a minute; 40 people check in', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+    const token = await tokenFor(server, event.id);
+    // Scanned: the pass first, then the page, which asks the count again twice a minute.
+    const passes = await statusesOf(300, () => api().post(`/api/events/${event.code}/pass/`, { json: { token }, headers: venue }));
+    expect(passes.filter((status) => status !== 200)).toEqual([]);
+    const lookups = await statusesOf(900, () => api().get(`/api/events/${event.code}/`, { headers: venue }));
+    expect(lookups.filter((status) => status !== 200)).toEqual([]);
+
+    // Signed in (more than the per-person limit of one hour's check-ins): each checks in and watches the count.
+    const guests = await Promise.all(Array.from({ length: 40 }, () => makeUser(server)));
+    const pass = (await api().post(`/api/events/${event.code}/pass/`, { json: { token }, headers: venue })).body.pass;
+    const checkIns = await statusesOf(40, (i) =>
+      api().post(`/api/events/${event.code}/check-in/`, { token: guests[i]!.token, json: { pass }, headers: venue }),
+    );
+    expect(checkIns.filter((status) => status !== 200)).toEqual([]);
+    const watched = await statusesOf(120, (i) => api().get(`/api/events/${event.code}/`, { token: guests[i % 40]!.token, headers: venue }));
+    expect(watched.filter((status) => status !== 200)).toEqual([]);
+    expect((await api().get(`/api/events/${event.code}/`, { headers: venue })).body.attendee_count).toBe(40);
+  });
+
+  it('still refuses one person hammering check-in or the event page, with 429 and Retry-After, and no one else', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    const [hammer, neighbour] = await Promise.all([makeUser(server), makeUser(server)]);
+    const checkInAs = (user: TestUser) => api().post(`/api/events/${event.code}/check-in/`, { token: user.token, json: {}, headers: venue });
+    // 30 check-ins an hour (EVENTS.md); again to the current event is a 200 that changes nothing.
+    expect((await statusesOf(30, () => checkInAs(hammer), 10)).filter((status) => status !== 200)).toEqual([]);
+    throttled(await checkInAs(hammer));
+    expect((await checkInAs(neighbour)).status).toBe(200);
+
+    const lookUpAs = (user: TestUser) => api().get(`/api/events/${event.code}/`, { token: user.token, headers: venue });
+    const looked = await statusesOf(61, () => lookUpAs(hammer), 10);
+    expect(looked.filter((status) => status === 200).length).toBeLessThan(61);
+    throttled(await lookUpAs(hammer));
+    expect((await lookUpAs(neighbour)).status).toBe(200);
+    expect((await api().get(`/api/events/${event.code}/`, { headers: venue })).status).toBe(200);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { NoBody, page, PageQuery } from '../../../shared/schemas/common';
 import {
@@ -17,8 +18,8 @@ import {
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
 import { noBody, withoutToken } from '../../plugins/api-docs';
-import { currentUser } from '../../plugins/auth';
-import { addressOf } from '../../lib/limits';
+import { currentUser, parseAuthorization } from '../../plugins/auth';
+import { addressOf, userSubject } from '../../lib/limits';
 import {
   checkIn,
   createEvent,
@@ -49,10 +50,21 @@ const MY_EVENTS_PAGE_SIZE = 50;
 const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const byIp = (request: { ip: string }) => `ip:${addressOf(request)}`;
 
+  /**
+   * The public page's limit: per person when the request is signed in (a venue's crowd shares one
+   * address, never one account), per address otherwise, or when its token is no good.
+   */
+  const lookupLimit = async (request: FastifyRequest) => {
+    const token = parseAuthorization(request.headers.authorization);
+    const user = token && token.length <= 200 ? await app.userForToken(token).catch(() => null) : null;
+    if (user && user !== 'suspended') return app.limits.consume('event:lookup', userSubject(user.id));
+    return app.limits.consume('event:lookup:ip', byIp(request));
+  };
+
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(
     '/api/events/:event/',
-    { schema: { ...withoutToken, params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: app.limits.hook('event:lookup:ip', byIp) },
+    { schema: { ...withoutToken, params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: lookupLimit },
     async (request) => {
       const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();
