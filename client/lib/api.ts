@@ -9,7 +9,7 @@ import type { FieldErrors } from '../../shared/schemas/common';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
 import { useLanguage } from './i18n';
-import { getToken } from './storage';
+import { getToken, PENDING_JOIN_KEY, readStorage } from './storage';
 
 /**
  * A failed call. Decide by `status` and `code` (shared/error-codes.ts), never by the words:
@@ -245,11 +245,23 @@ export interface RegisterInput {
  * What the landing, login and register pages call. The signed-in app's calls are in `api-app.ts`
  * (which re-exports these), so the first page does not carry them.
  */
+/**
+ * The pass the event's QR link gave (`lib/pending-join.ts`), sent with a sign-up or login: the venue's
+ * crowd shares its Wi-Fi's one address, and with a pass the server counts the door's rush per event.
+ */
+function joinPass(): string | undefined {
+  try {
+    return (JSON.parse(readStorage(PENDING_JOIN_KEY) ?? '{}') as { pass?: string } | null)?.pass;
+  } catch {
+    return undefined;
+  }
+}
+
 export const api = {
-  login: (username: string, password: string) => post<{ token: string }>('/api/auth/', { username, password }),
-  register: (input: RegisterInput) => post<RegisterResponse>('/api/auth/register/', input),
+  login: (username: string, password: string) => post<{ token: string }>('/api/auth/', { username, password, pass: joinPass() }),
+  register: (input: RegisterInput) => post<RegisterResponse>('/api/auth/register/', { ...input, pass: joinPass() }),
   googleLogin: (accessToken: string, profile: unknown) =>
-    post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile }),
+    post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile, pass: joinPass() }),
   logout: () => post<null>('/api/auth/logout/'),
   recordEvent: (name: ClientAnalyticsEvent, clientId: string, ageMs: number) =>
     post<null>('/api/analytics/events/', { name, client_id: clientId, age_ms: ageMs }),

@@ -21,12 +21,19 @@ const DAY = 24 * HOUR;
 export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'limitMultiplier'>) {
   const login = config.loginThrottle;
   const rules = {
-    // Sign-in: per address before the body is read, then per (account, address) once it names an
+    // Sign-in: per address once the body is read, then per (account, address) once it names an
     // account. Never per account alone: a stranger's guesses must not lock the owner out.
     'login:ip': { max: login.perIp, windowMs: login.windowMs },
     'login:account-ip': { max: login.perAccount, windowMs: login.windowMs },
     'register:ip': { max: login.perIp, windowMs: login.windowMs },
     'google-login:ip': { max: login.perIp, windowMs: login.windowMs },
+    // The same ways in carrying a current join pass of an open event (`auth/door-limit.ts`): per event
+    // instead of per address, the venue's crowd being behind its one Wi-Fi address. Sized for the
+    // doors-open minute of 1,000 phones (EVENTS.md), each signing up then in, once or twice; the
+    // per (account, address) login limit still holds, and the budget lasts only while the event is open.
+    'login:event': { max: 2000, windowMs: MINUTE },
+    'register:event': { max: 2000, windowMs: MINUTE },
+    'google-login:event': { max: 2000, windowMs: MINUTE },
     // Each checkout creates objects at Stripe.
     'checkout:ip': { max: login.perIp, windowMs: login.windowMs },
     // Message sends, REST and socket together.

@@ -5,7 +5,16 @@ import { EVENT_ERRORS } from '../../shared/schemas/events';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { rowsOf } from '../../server/db/client';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
-import { CHECK_IN_LOCK_SPACE, currentQr, findEventByCode, findEventById, isValidQrToken, qrWindowAt } from '../../server/features/events/service';
+import {
+  CHECK_IN_LOCK_SPACE,
+  currentQr,
+  findEventByCode,
+  findEventById,
+  isValidQrToken,
+  issueJoinPass,
+  qrToken,
+  qrWindowAt,
+} from '../../server/features/events/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
@@ -913,6 +922,160 @@ describe('a rush at the doors, every phone behind one address', () => {
     throttled(await lookUpAs(hammer));
     expect((await lookUpAs(neighbour)).status).toBe(200);
     expect((await api().get(`/api/events/${event.code}/`, { headers: venue })).status).toBe(200);
+  });
+});
+
+/**
+ * Newcomers at the door: scan, then sign up and in, every phone behind the venue's one address. With
+ * the scan's join pass, the ways in count per event; without one, or with one that is no good, per
+ * address as ever; a login's per (account, address) count holds either way. Scaled to a tenth: 3 a
+ * minute per address (30 in production), 200 per event (2,000), 30 newcomers for the 300; per
+ * (account, address) as in production, 10.
+ */
+describe('signing up and in at the door, every phone behind one address', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({
+      config: {
+        loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 },
+        limits: { 'login:event': { max: 200, windowMs: 60_000 }, 'register:event': { max: 200, windowMs: 60_000 } },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  const api = () => client(server.url);
+  let venues = 0;
+  /** A venue's Wi-Fi address of its own for each test: per-address counts do not carry over. */
+  const venueAddress = () => ({ 'x-forwarded-for': `203.0.113.${++venues}` });
+  let people = 0;
+  const newcomer = () => {
+    const password = `Velvet-Door-${++people}-Orbit`;
+    return { first_name: 'Marta', last_name: 'Quiroga', username: `newcomer-${Date.now().toString(36)}-${people}@example.com`, password, password2: password };
+  };
+  const statusesOf = async (count: number, request: (i: number) => Promise<ApiResponse>, at = 25) => {
+    const statuses: number[] = [];
+    for (let start = 0; start < count; start += at) {
+      const batch = await Promise.all(Array.from({ length: Math.min(at, count - start) }, (_, i) => request(start + i)));
+      statuses.push(...batch.map((reply) => reply.status));
+    }
+    return statuses;
+  };
+  const throttled = (reply: ApiResponse) => {
+    expect(reply.status).toBe(429);
+    expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+  };
+  /** An open QR event and a pass of its door, scanned from `venue`. */
+  async function door(organizer: TestUser, venue: Record<string, string>) {
+    const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+    const token = await tokenFor(server, event.id);
+    const scanned = await api().post(`/api/events/${event.code}/pass/`, { json: { token }, headers: venue });
+    expect(scanned.status).toBe(200);
+    return { event, pass: scanned.body.pass as string };
+  }
+  let organizer: TestUser;
+  beforeAll(async () => {
+    organizer = await makeUser(server);
+  });
+
+  it('lets 300 newcomers with the scan\'s pass sign up and in within the minute; without one, 30 (a tenth of each)', async () => {
+    const venue = venueAddress();
+    const { event, pass } = await door(organizer, venue);
+    const bodies = Array.from({ length: 30 }, newcomer);
+    const registered = await statusesOf(30, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass }, headers: venue }));
+    expect(registered.filter((status) => status !== 201)).toEqual([]);
+    const loggedIn = await statusesOf(30, (i) =>
+      api().post('/api/auth/', { json: { username: bodies[i]!.username, password: bodies[i]!.password, pass }, headers: venue }),
+    );
+    expect(loggedIn.filter((status) => status !== 200)).toEqual([]);
+    // The pass's budget is the event's, not the address's: the address's own is untouched.
+    const withoutPass = await statusesOf(3, () => api().post('/api/auth/register/', { json: newcomer(), headers: venue }));
+    expect(withoutPass.filter((status) => status !== 201)).toEqual([]);
+    throttled(await api().post('/api/auth/register/', { json: newcomer(), headers: venue }));
+    const login = (body: ReturnType<typeof newcomer>, extra: object = {}) =>
+      api().post('/api/auth/', { json: { username: body.username, password: body.password, ...extra }, headers: venue });
+    expect((await statusesOf(3, (i) => login(bodies[i]!))).filter((status) => status !== 200)).toEqual([]);
+    throttled(await login(bodies[3]!));
+    // And the pass still lets the rest in.
+    expect((await login(bodies[4]!, { pass })).status).toBe(200);
+    expect((await api().get(`/api/events/${event.code}/`, { headers: venue })).status).toBe(200);
+  });
+
+  it('counts a pass that is expired, forged, of an ended event or of a deleted one per address', async () => {
+    const venue = venueAddress();
+    const { event } = await door(organizer, venue);
+    const record = (await findEventById(server.app.db, event.id))!;
+    const longAgo = Date.now() - 31 * MINUTE;
+    const expired = issueJoinPass(server.app.sealer, record, qrToken({ id: record.id, qrSecret: record.qrSecret! }, qrWindowAt(longAgo)), longAgo).pass;
+    const ended = await door(organizer, venue);
+    await setEventTimes(server, ended.event.id, { startsAt: new Date(Date.now() - 5 * HOUR), endsAt: new Date(Date.now() - 4 * HOUR) });
+    const deleted = await door(organizer, venue);
+    await server.app.db.execute(sql`delete from events where id = ${deleted.event.id}`);
+    const valid = (await door(organizer, venue)).pass;
+    const forged = `${valid.slice(0, -4)}${valid.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+    for (const [label, pass] of Object.entries({ expired, forged, ended: ended.pass, deleted: deleted.pass, garbage: 'not-a-pass' })) {
+      // Each from an address of its own: its 3 a minute, then 429, while the good pass still gets in.
+      const address = venueAddress();
+      const register = (body: object) => api().post('/api/auth/register/', { json: { ...newcomer(), ...body }, headers: address });
+      expect(await statusesOf(3, () => register({ pass })), label).toEqual([201, 201, 201]);
+      throttled(await register({ pass }));
+      throttled(await register({}));
+      expect((await register({ pass: valid })).status, label).toBe(201);
+    }
+  });
+
+  it('still limits guesses at one account per (account, address), pass or not', async () => {
+    const venue = venueAddress();
+    const { pass } = await door(organizer, venue);
+    const owner = newcomer();
+    expect((await api().post('/api/auth/register/', { json: { ...owner, pass }, headers: venue })).status).toBe(201);
+    const guess = (password: string) => api().post('/api/auth/', { json: { username: owner.username, password, pass }, headers: venue });
+    const guesses = await statusesOf(10, (i) => guess(`wrong-guess-${i}`), 1);
+    expect(guesses).toEqual(Array(10).fill(400));
+    throttled(await guess(owner.password));
+    // Another account from the venue is not affected.
+    const neighbour = newcomer();
+    expect((await api().post('/api/auth/register/', { json: { ...neighbour, pass }, headers: venue })).status).toBe(201);
+    expect((await api().post('/api/auth/', { json: { username: neighbour.username, password: neighbour.password, pass }, headers: venue })).status).toBe(200);
+  });
+});
+
+/** The door's budget is a limit too, each event's its own (scaled down: 5 a minute, 3 per address). */
+describe('the door\'s budget per event', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({
+      config: { loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 }, limits: { 'register:event': { max: 5, windowMs: 60_000 } } },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('answers 429 with Retry-After past it, and leaves other events\' and the address\'s own alone', async () => {
+    const api = client(server.url);
+    const venue = { 'x-forwarded-for': '198.51.100.9' };
+    const organizer = await makeUser(server);
+    const passOf = async () => {
+      const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+      return (await api.post(`/api/events/${event.code}/pass/`, { json: { token: await tokenFor(server, event.id) }, headers: venue })).body.pass as string;
+    };
+    const [first, second] = [await passOf(), await passOf()];
+    let n = 0;
+    const register = (pass?: string) => {
+      const password = `Velvet-Budget-${++n}-Orbit`;
+      return api.post('/api/auth/register/', {
+        json: { first_name: 'Ana', last_name: 'Ruiz', username: `budget-${Date.now().toString(36)}-${n}@example.com`, password, password2: password, pass },
+        headers: venue,
+      });
+    };
+    for (let i = 0; i < 5; i++) expect((await register(first)).status).toBe(201);
+    const refused = await register(first);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await register(second)).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await register()).status).toBe(201);
+    expect((await register()).status).toBe(429);
   });
 });
 

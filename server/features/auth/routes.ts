@@ -11,6 +11,7 @@ import { login, register, rememberLanguage, withEmailTaken } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody, withoutToken } from '../../plugins/api-docs';
 import { addressOf } from '../../lib/limits';
+import { doorLimit } from './door-limit';
 
 /** The (account, address) pair the login throttle counts. */
 const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
@@ -20,8 +21,9 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
 
   app.post('/api/auth/', {
     schema: { ...withoutToken, body: LoginInput, response: { 200: TokenResponse } },
-    // Per address before anything is parsed; per (account, address) before the password is checked.
-    onRequest: app.limits.hook('login:ip', addressOf),
+    // Per address (or per event, with a join pass) once the body is read; per (account, address)
+    // before the password is checked, whatever the pass.
+    preValidation: doorLimit(app, 'login:ip', 'login:event'),
     handler: async (request) => {
       const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
         app.limits.consume('login:account-ip', accountAtAddress(key, addressOf(request))),
@@ -35,7 +37,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
 
   app.post('/api/auth/register/', {
     schema: { ...withoutToken, body: RegisterBody, response: { 201: RegisterResponse } },
-    onRequest: app.limits.hook('register:ip', addressOf),
+    preValidation: doorLimit(app, 'register:ip', 'register:event'),
     // A refused body is answered here, with its e-mail's being taken when it is (`withEmailTaken`).
     attachValidation: true,
     handler: async (request, reply) => {

@@ -298,6 +298,24 @@ export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string
   return parsed.success && parsed.data.event === event.id;
 }
 
+/** What the door's limits read of a pass's event: its window, and whether it still lets people in by QR. */
+const passEventStatement = new PreparedStatement<{ id: number }>(sql`
+  select floor(extract(epoch from e.starts_at) * 1000)::float8 as "startsMs",
+    floor(extract(epoch from e.ends_at) * 1000)::float8 as "endsMs"
+  from ${events} e where e.id = ${sql.placeholder('id')}::int and e.qr_secret is not null`);
+
+/**
+ * The event a sign-up or sign-in's pass lets it count against (`auth/door-limit.ts`): its id when the
+ * pass is ours and unexpired, and its event still lets people in by QR and is open for check-in now;
+ * otherwise null. One indexed row, none of the attendances' count.
+ */
+export async function openEventOfPass(db: Db, sealer: Sealer, pass: string, now = Date.now()): Promise<number | null> {
+  const parsed = PassValue.safeParse(sealer.open(PASS_PURPOSE, pass));
+  if (!parsed.success) return null;
+  const [row] = await passEventStatement.run<{ startsMs: number; endsMs: number }>(db, { id: parsed.data.event });
+  return row && eventStatusAt(Number(row.startsMs), Number(row.endsMs), now) === 'open' ? parsed.data.event : null;
+}
+
 /** Errors of the check-in, with a machine `code` beside `detail`. */
 export const eventError = (status: 403 | 409, code: EventErrorCode, detail: ServerText) => new ApiError(status, { detail, code });
 

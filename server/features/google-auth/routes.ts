@@ -4,13 +4,13 @@ import { ValidationError } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
-import { addressOf } from '../../lib/limits';
+import { doorLimit } from '../auth/door-limit';
 import { withoutToken } from '../../plugins/api-docs';
 
 const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/api/auth/google/login/', {
     schema: { ...withoutToken, body: GoogleLoginInput, response: { 200: TokenResponse } },
-    onRequest: app.limits.hook('google-login:ip', addressOf),
+    preValidation: doorLimit(app, 'google-login:ip', 'google-login:event'),
     handler: async (request) => {
       // Hidden unless configured: a server without a client id takes no Google logins.
       const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;

@@ -1,0 +1,21 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { addressOf, type LimitName } from '../../lib/limits';
+import { openEventOfPass } from '../events/service';
+
+/**
+ * The limit of a way in (register, login, Google login), counted once the body is read, before it is
+ * validated. At a party the venue's whole crowd is behind its one Wi-Fi address, and the newcomers sign
+ * up and in within the doors-open minute: a request carrying a current join pass of an open event (the
+ * scan's, kept by the client through sign-up) counts against that event's budget, sized for its door.
+ * Any other — no pass, or one expired, forged, or of an event closed or gone — counts against its
+ * address's, as before. The login's per (account, address) count comes on top either way.
+ */
+export const doorLimit =
+  (app: FastifyInstance, perAddress: LimitName, perEvent: LimitName) =>
+  async (request: FastifyRequest): Promise<void> => {
+    const body = request.body as { pass?: unknown } | null | undefined;
+    const pass = typeof body === 'object' && body !== null && typeof body.pass === 'string' ? body.pass : null;
+    const eventId = pass === null ? null : await openEventOfPass(app.db, app.sealer, pass);
+    if (eventId === null) return app.limits.consume(perAddress, addressOf(request));
+    return app.limits.consume(perEvent, `event:${eventId}`);
+  };
