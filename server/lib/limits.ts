@@ -34,7 +34,9 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'login:event': { max: 2000, windowMs: MINUTE },
     'register:event': { max: 2000, windowMs: MINUTE },
     'google-login:event': { max: 2000, windowMs: MINUTE },
-    // Each checkout creates objects at Stripe.
+    // Each checkout or portal session creates objects at Stripe: per person signed in (a venue's crowd
+    // shares one address), per address otherwise.
+    checkout: { max: login.perIp, windowMs: login.windowMs },
     'checkout:ip': { max: login.perIp, windowMs: login.windowMs },
     // Message sends, REST and socket together.
     'message:send': { max: 30, windowMs: 10 * SECOND },

@@ -1,5 +1,5 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
@@ -72,6 +72,17 @@ export function parseAuthorization(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Token\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? '';
+}
+
+/**
+ * The user a request's token names, for a limit taken before the route authenticates (which then
+ * answers a token that is no good): null without a token, or with one that is no good or a suspended
+ * account's.
+ */
+export async function tokenUserOf(app: FastifyInstance, request: FastifyRequest): Promise<AuthUser | null> {
+  const token = parseAuthorization(request.headers.authorization);
+  const user = token && token.length <= 200 ? await app.userForToken(token).catch(() => null) : null;
+  return user && user !== 'suspended' ? user : null;
 }
 
 /** The signed-in user of a request that passed `app.authenticate`. */

@@ -911,6 +911,49 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
   });
 });
 
+/**
+ * At a party every phone is behind the venue's one address: checkouts and portal sessions count per
+ * person signed in, and only a request without a good token per address (both cut to 3 a minute here).
+ */
+describe('checkout limits behind one address', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    const three = { max: 3, windowMs: 60_000 };
+    server = await startServer({ config: { checkoutMode: 'test', limits: { checkout: three, 'checkout:ip': three } } });
+  });
+  afterAll(() => server?.close());
+
+  const venue = { 'x-forwarded-for': '203.0.113.40' };
+  const checkout = (token?: string) =>
+    client(server.url).post(CHECKOUT, { token, json: { lookup_key: server.config.stripe.lookupKeys.monthly }, headers: venue });
+  const throttled = (reply: { status: number; body: unknown; headers: Headers }) => {
+    expect(reply.status).toBe(429);
+    expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+  };
+
+  it('counts signed-in checkouts per person, and the rest per address', async () => {
+    const people = await Promise.all(Array.from({ length: 4 }, () => makeUser(server)));
+    // 9 checkouts from one address, 3 each: none refused.
+    for (const person of people.slice(0, 3)) for (let i = 0; i < 3; i++) expect((await checkout(person.token)).status).toBe(200);
+    // One person past their own 3 (checkout and portal together), and no one else.
+    const portal = (person: TestUser) => client(server.url).post('/api/payments/stripe/create-portal-session/', { token: person.token, headers: venue });
+    throttled(await checkout(people[0]!.token));
+    throttled(await portal(people[0]!));
+    expect((await portal(people[3]!)).status).not.toBe(429);
+    expect((await checkout(people[3]!.token)).status).toBe(200);
+    // Without a good token, per address: a plain form post (the subscribe page), a token that is no good (401).
+    const post = () => client(server.url).post(CHECKOUT, { ...form({ lookup_key: server.config.stripe.lookupKeys.monthly }), headers: { ...form({}).headers, ...venue } });
+    expect((await post()).status).toBe(303);
+    expect((await checkout('not-a-token')).status).toBe(401);
+    expect((await post()).status).toBe(303);
+    throttled(await checkout('not-a-token'));
+    throttled(await post());
+    expect((await checkout(people[2]!.token)).status).toBe(429);
+    expect((await checkout((await makeUser(server)).token)).status).toBe(200);
+  });
+});
+
 describe('checkout off (production without Stripe)', () => {
   let server: TestServer;
   beforeAll(async () => {

@@ -18,7 +18,7 @@ import {
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
 import { noBody, withoutToken } from '../../plugins/api-docs';
-import { currentUser, parseAuthorization } from '../../plugins/auth';
+import { currentUser, tokenUserOf } from '../../plugins/auth';
 import { addressOf, userSubject } from '../../lib/limits';
 import {
   checkIn,
@@ -55,9 +55,8 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
    * address, never one account), per address otherwise, or when its token is no good.
    */
   const lookupLimit = async (request: FastifyRequest) => {
-    const token = parseAuthorization(request.headers.authorization);
-    const user = token && token.length <= 200 ? await app.userForToken(token).catch(() => null) : null;
-    if (user && user !== 'suspended') return app.limits.consume('event:lookup', userSubject(user.id));
+    const user = await tokenUserOf(app, request);
+    if (user) return app.limits.consume('event:lookup', userSubject(user.id));
     return app.limits.consume('event:lookup:ip', byIp(request));
   };
 

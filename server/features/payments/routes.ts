@@ -16,7 +16,7 @@ import {
 } from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
 import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
-import { currentUser } from '../../plugins/auth';
+import { currentUser, tokenUserOf } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
   completeLocalCheckout,
@@ -34,7 +34,7 @@ import {
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
-import { addressOf } from '../../lib/limits';
+import { addressOf, userSubject } from '../../lib/limits';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -56,6 +56,17 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   };
 
   /** An event changed someone's plan, and has committed: their other phones and tabs read them again. */
+  /**
+   * Checkout's limit: per person when the request is signed in (a venue's crowd shares one address,
+   * never one account), per address otherwise (a plain form post, answered with the subscribe page) or
+   * when its token is no good (answered 401).
+   */
+  const checkoutLimit = async (request: FastifyRequest) => {
+    const user = await tokenUserOf(app, request);
+    if (user) return app.limits.consume('checkout', userSubject(user.id));
+    return app.limits.consume('checkout:ip', addressOf(request));
+  };
+
   const tellOwner = ({ userId }: EventResult) => {
     if (userId !== undefined) app.publish([userId], 'account:changed');
   };
@@ -82,8 +93,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         body: checkoutInputFor(payments.lookupKeys),
         response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
       },
-      // Each call creates objects at Stripe: bounded per address.
-      onRequest: app.limits.hook('checkout:ip', addressOf),
+      // Each call creates objects at Stripe: bounded per person, or per address without a good token.
+      onRequest: checkoutLimit,
       handler: async (request, reply) => {
         if (mode === 'off') throw new NotFound(PAYMENTS_NOT_CONFIGURED, 'payments_not_configured');
         if (request.headers.authorization === undefined) {
@@ -111,7 +122,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.
   app.post('/api/payments/stripe/create-portal-session/', {
     schema: { ...noBody, response: { 200: PortalResponse } },
-    onRequest: [app.authenticate, app.limits.hook('checkout:ip', addressOf)],
+    onRequest: [app.authenticate, app.limits.hook('checkout')],
     handler: async (request) => {
       const { id } = currentUser(request);
       // A customer Stripe no longer has ends the plan here: the user's other phones and tabs are told.
