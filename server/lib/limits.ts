@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import { JOIN_PASS_MINUTES } from '../../shared/constants';
 import type { Config } from '../config';
 import { Throttled } from '../errors';
 import type { CounterResult, Counters } from './counters';
@@ -34,6 +35,9 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'login:event': { max: 2000, windowMs: MINUTE },
     'register:event': { max: 2000, windowMs: MINUTE },
     'google-login:event': { max: 2000, windowMs: MINUTE },
+    // One pass's uses of those three, for its life: a phone signs up and in, with a mistyped password or
+    // two; past this, the pass counts per address like none.
+    'door:pass': { max: 10, windowMs: JOIN_PASS_MINUTES * MINUTE },
     // Each checkout or portal session creates objects at Stripe: per person signed in (a venue's crowd
     // shares one address), per address otherwise.
     checkout: { max: login.perIp, windowMs: login.windowMs },

@@ -966,13 +966,17 @@ describe('signing up and in at the door, every phone behind one address', () => 
     expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
   };
-  /** An open QR event and a pass of its door, scanned from `venue`. */
-  async function door(organizer: TestUser, venue: Record<string, string>) {
-    const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+  /** A phone's scan of the door of `event` from `venue`: its pass. */
+  async function scan(event: { id: number; code: string }, venue: Record<string, string>) {
     const token = await tokenFor(server, event.id);
     const scanned = await api().post(`/api/events/${event.code}/pass/`, { json: { token }, headers: venue });
     expect(scanned.status).toBe(200);
-    return { event, pass: scanned.body.pass as string };
+    return scanned.body.pass as string;
+  }
+  /** An open QR event and a pass of its door, scanned from `venue`. */
+  async function door(organizer: TestUser, venue: Record<string, string>) {
+    const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+    return { event, pass: await scan(event, venue) };
   }
   let organizer: TestUser;
   beforeAll(async () => {
@@ -981,12 +985,14 @@ describe('signing up and in at the door, every phone behind one address', () => 
 
   it('lets 300 newcomers with the scan\'s pass sign up and in within the minute; without one, 30 (a tenth of each)', async () => {
     const venue = venueAddress();
-    const { event, pass } = await door(organizer, venue);
+    const { event } = await door(organizer, venue);
+    // Each phone scans the door: a pass of its own.
     const bodies = Array.from({ length: 30 }, newcomer);
-    const registered = await statusesOf(30, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass }, headers: venue }));
+    const passes = await Promise.all(bodies.map(() => scan(event, venue)));
+    const registered = await statusesOf(30, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass: passes[i] }, headers: venue }));
     expect(registered.filter((status) => status !== 201)).toEqual([]);
     const loggedIn = await statusesOf(30, (i) =>
-      api().post('/api/auth/', { json: { username: bodies[i]!.username, password: bodies[i]!.password, pass }, headers: venue }),
+      api().post('/api/auth/', { json: { username: bodies[i]!.username, password: bodies[i]!.password, pass: passes[i] }, headers: venue }),
     );
     expect(loggedIn.filter((status) => status !== 200)).toEqual([]);
     // The pass's budget is the event's, not the address's: the address's own is untouched.
@@ -998,7 +1004,7 @@ describe('signing up and in at the door, every phone behind one address', () => 
     expect((await statusesOf(3, (i) => login(bodies[i]!))).filter((status) => status !== 200)).toEqual([]);
     throttled(await login(bodies[3]!));
     // And the pass still lets the rest in.
-    expect((await login(bodies[4]!, { pass })).status).toBe(200);
+    expect((await login(bodies[4]!, { pass: passes[4] })).status).toBe(200);
     expect((await api().get(`/api/events/${event.code}/`, { headers: venue })).status).toBe(200);
   });
 
@@ -1025,6 +1031,17 @@ describe('signing up and in at the door, every phone behind one address', () => 
     }
   });
 
+  it('counts one pass past its own 10 uses per address: one phone signs up and in, it does not open the door to thousands', async () => {
+    const venue = venueAddress();
+    const { pass } = await door(organizer, venue);
+    const register = (body: object = {}) => api().post('/api/auth/register/', { json: { ...newcomer(), ...body }, headers: venue });
+    expect(await statusesOf(10, () => register({ pass }), 1)).toEqual(Array(10).fill(201));
+    // Past its uses it is as no pass: the address's own 3, then 429.
+    expect(await statusesOf(3, () => register({ pass }), 1)).toEqual([201, 201, 201]);
+    throttled(await register({ pass }));
+    throttled(await register());
+  });
+
   it('still limits guesses at one account per (account, address), pass or not', async () => {
     const venue = venueAddress();
     const { pass } = await door(organizer, venue);
@@ -1041,7 +1058,7 @@ describe('signing up and in at the door, every phone behind one address', () => 
   });
 });
 
-/** The door's budget is a limit too, each event's its own (scaled down: 5 a minute, 3 per address). */
+/** The door's budget is a limit too, each event's its own (scaled down: 5 a minute, 3 per address), past which a pass is as none. */
 describe('the door\'s budget per event', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -1051,15 +1068,13 @@ describe('the door\'s budget per event', () => {
   });
   afterAll(() => server.close());
 
-  it('answers 429 with Retry-After past it, and leaves other events\' and the address\'s own alone', async () => {
+  it('leaves a pass past it its address\'s allowance, then 429 with Retry-After; other events\' budgets are their own', async () => {
     const api = client(server.url);
     const venue = { 'x-forwarded-for': '198.51.100.9' };
     const organizer = await makeUser(server);
-    const passOf = async () => {
-      const event = await makeEvent(server, organizer, { join_mode: 'qr' });
-      return (await api.post(`/api/events/${event.code}/pass/`, { json: { token: await tokenFor(server, event.id) }, headers: venue })).body.pass as string;
-    };
-    const [first, second] = [await passOf(), await passOf()];
+    const scanOf = async (event: { id: number; code: string }) =>
+      (await api.post(`/api/events/${event.code}/pass/`, { json: { token: await tokenFor(server, event.id) }, headers: venue })).body.pass as string;
+    const [first, second] = [await makeEvent(server, organizer, { join_mode: 'qr' }), await makeEvent(server, organizer, { join_mode: 'qr' })];
     let n = 0;
     const register = (pass?: string) => {
       const password = `Velvet-Budget-${++n}-Orbit`;
@@ -1068,14 +1083,19 @@ describe('the door\'s budget per event', () => {
         headers: venue,
       });
     };
-    for (let i = 0; i < 5; i++) expect((await register(first)).status).toBe(201);
-    const refused = await register(first);
+    // Five phones of the first event's door, each with a pass of its own.
+    const firstPasses = await Promise.all(Array.from({ length: 8 }, () => scanOf(first)));
+    for (const pass of firstPasses.slice(0, 5)) expect((await register(pass)).status).toBe(201);
+    // The event's budget used up (by a crowd, or by someone draining it): the next with its pass get
+    // their address's own allowance, not a refusal, and then 429.
+    for (const pass of firstPasses.slice(5, 8)) expect((await register(pass)).status).toBe(201);
+    const refused = await register(firstPasses[0]);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await register(second)).status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await register()).status).toBe(201);
     expect((await register()).status).toBe(429);
+    // Another event's budget is its own.
+    expect((await register(await scanOf(second))).status).toBe(201);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Throttled } from '../../errors';
 import { addressOf, type LimitName } from '../../lib/limits';
 import { openEventOfPass } from '../events/service';
 
@@ -8,7 +9,10 @@ import { openEventOfPass } from '../events/service';
  * up and in within the doors-open minute: a request carrying a current join pass of an open event (the
  * scan's, kept by the client through sign-up) counts against that event's budget, sized for its door.
  * Any other — no pass, or one expired, forged, or of an event closed or gone — counts against its
- * address's, as before. The login's per (account, address) count comes on top either way.
+ * address's, as before. So does a pass past its own few uses (`door:pass`: one phone signs up and in,
+ * it does not try thousands of accounts) or past its event's budget (someone draining it leaves the
+ * newcomers their address's allowance, not a refusal). The login's per (account, address) count comes
+ * on top either way.
  */
 export const doorLimit =
   (app: FastifyInstance, perAddress: LimitName, perEvent: LimitName) =>
@@ -16,6 +20,18 @@ export const doorLimit =
     const body = request.body as { pass?: unknown } | null | undefined;
     const pass = typeof body === 'object' && body !== null && typeof body.pass === 'string' ? body.pass : null;
     const eventId = pass === null ? null : await openEventOfPass(app.db, app.sealer, pass);
-    if (eventId === null) return app.limits.consume(perAddress, addressOf(request));
-    return app.limits.consume(perEvent, `event:${eventId}`);
+    if (eventId !== null && (await withinDoorBudget(app, perEvent, eventId, pass!))) return;
+    return app.limits.consume(perAddress, addressOf(request));
   };
+
+/** Counts one use of the pass, then one of its event's budget: false when either is used up. */
+async function withinDoorBudget(app: FastifyInstance, perEvent: LimitName, eventId: number, pass: string) {
+  try {
+    await app.limits.consume('door:pass', pass);
+    await app.limits.consume(perEvent, `event:${eventId}`);
+    return true;
+  } catch (error) {
+    if (error instanceof Throttled) return false;
+    throw error;
+  }
+}
