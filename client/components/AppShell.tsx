@@ -1,7 +1,7 @@
 import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
-import { sendMatchSeen, useConnection } from '../lib/socket';
+import { sendMatchSeen, useConnection, useDeviceOnline } from '../lib/socket';
 import { usePageVisible } from '../lib/when-visible';
 import { unreadTotal, useConversations } from '../stores/conversations';
 import { useSession } from '../stores/session';
@@ -83,6 +83,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const offline = useConnection((state) => state.lost);
   const tooMany = useConnection((state) => state.tooMany);
   const blocked = useConnection((state) => state.blocked);
+  const deviceOnline = useDeviceOnline();
   // Messages that came while the user was elsewhere wear a count on Chats, whatever the screen: the
   // conversations are loaded with the app, and each message:new keeps the count.
   const profileCompleted = Boolean(user?.is_profile_completed);
@@ -123,7 +124,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       <VerifyEmailBanner />
       {(offline || tooMany) && (
         <p className="offline-banner" role="status">
-          {t(tooMany ? 'app.tooManyTabs' : blocked ? 'app.socketBlocked' : 'app.offline')}
+          {t(tooMany ? 'app.tooManyTabs' : blocked ? 'app.socketBlocked' : deviceOnline ? 'app.offline' : 'app.noNetwork')}
         </p>
       )}
       <main className="app-main">{children}</main>

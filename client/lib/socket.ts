@@ -2,7 +2,7 @@
  * The only socket. One connection per signed-in tab; stores subscribe through `onEvent` and send
  * through the helpers below, never through socket.io-client directly.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { io, type Socket } from 'socket.io-client';
 import { create } from 'zustand';
 import type {
@@ -48,6 +48,23 @@ interface ConnectionState {
 }
 const disconnected = { connected: false, lost: false, tooMany: false, blocked: false };
 export const useConnection = create<ConnectionState>()(() => disconnected);
+
+/**
+ * Whether the device says it has a network at all (`navigator.onLine`), kept as it changes: with none,
+ * the banner says "No connection", not "Reconnecting…", which it would be only once a network is back.
+ */
+export function useDeviceOnline() {
+  return useSyncExternalStore(onNetworkChange, () => navigator.onLine);
+}
+
+function onNetworkChange(changed: () => void) {
+  window.addEventListener('online', changed);
+  window.addEventListener('offline', changed);
+  return () => {
+    window.removeEventListener('online', changed);
+    window.removeEventListener('offline', changed);
+  };
+}
 
 /**
  * For a page whose load failed (no answer, or the server's error: `loadFailure`): while `waiting`,

@@ -13,6 +13,7 @@ export const enApp = {
   'app.nav.events': 'Events',
   'app.nav.label': 'App',
   'app.offline': 'Reconnecting…',
+  'app.noNetwork': 'No connection',
   'app.socketBlocked': 'This network blocks live updates: messages and matches will arrive late. Try mobile data.',
   'app.retry': 'Try again',
   'presence.online': '{name} is online',

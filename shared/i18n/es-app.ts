@@ -16,6 +16,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'presence.online': '{name} está en línea',
   'presence.onlineNow': 'En línea',
   'app.offline': 'Reconectando…',
+  'app.noNetwork': 'Sin conexión',
   'app.socketBlocked': 'Esta red bloquea las novedades en directo: mensajes y matches llegarán tarde. Prueba con los datos móviles.',
   'app.retry': 'Reintentar',
   'app.userMenu': 'Menú de la cuenta',
