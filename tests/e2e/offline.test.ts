@@ -1,6 +1,6 @@
 /**
  * The app with no network, in Debian's Chromium on a phone-sized screen: once opened, the service
- * worker has stored the build, so the app opens again with none (the shell, "Reconnecting…", a deck
+ * worker has stored the build, so the app opens again with none (the shell, "No connection", a deck
  * that says why it is empty; the chats and lists the phone last showed, written in as usual; profiles,
  * likes, events, the plan and the host screen that say they wait for the network) and fills itself in
  * when the network is back, without a reload. The API and the photos never wake the worker. And a
@@ -66,7 +66,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     const reload = await page.reload();
     // The page came from the worker's store: the network had nothing to give.
     expect(reload?.fromServiceWorker()).toBe(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await page.getByText(en['deck.offline']).waitFor();
     await page.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
     await shot('offline-01-opened-with-no-network');
@@ -79,7 +79,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     page.on('response', listen);
     await context.setOffline(false);
     await page.getByTestId('swipe-card').waitFor();
-    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await page.locator('.offline-banner').waitFor({ state: 'detached' });
     await page.getByText(en['app.verifyBanner'].replace('{email}', ana.email)).waitFor();
     await shot('offline-02-back-online');
     // Her likes left, which the deck could not ask for, are asked for again; where she is, once.
@@ -124,7 +124,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     await page.locator('.message-content').getByText('Where are you?').waitFor();
     await context.setOffline(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('On the terrace');
     await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
     await page.locator('.message-own', { hasText: 'On the terrace' }).getByText(en['chat.queued']).waitFor();
@@ -133,7 +133,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.close();
     page = await context.newPage();
     await page.goto(`${app.server.url}/app/home/`);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     expect(await stored()).not.toContain('On the terrace');
 
     // Back online: the user is known again, the message written before goes out, once.
@@ -155,7 +155,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await other.locator('.message-content').getByText('On the terrace').waitFor();
 
     await context.setOffline(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await page.getByPlaceholder(en['chat.placeholder']).fill('Left in the closed tab');
     await page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
     await page.locator('.message-own', { hasText: 'Left in the closed tab' }).getByText(en['chat.queued']).waitFor();
@@ -183,7 +183,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
     await context.setOffline(true);
     await page.reload();
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await page.locator('.message-content').getByText('On the terrace').waitFor();
     expect(await page.getByText(en['chat.offline']).count()).toBe(0);
     // Ben writes meanwhile; she writes too, and it waits for the network.
@@ -337,7 +337,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
     // The connection goes and comes back: the details are asked for again.
     await context.setOffline(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await page.unroute(details);
     await context.setOffline(false);
     await page.getByText(en['subscribe.current.period.yearly']).waitFor();
@@ -351,7 +351,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByRole('link', { name: new RegExp(en['deck.event.join']) }).waitFor();
 
     await context.setOffline(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     await checkIn(app.server, ana, event.code);
     await context.setOffline(false);
     await page.getByRole('region', { name: 'Garden party' }).waitFor();
@@ -449,7 +449,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
 
     await context.setOffline(true);
     await page.reload();
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     expect(await page.locator('meta[name="build"]').getAttribute('content')).toBe('the next one');
   });
 

@@ -631,7 +631,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       await tab.page.goto(`${app.server.url}/app/chat/${conversationId}/`);
       await tab.page.getByRole('textbox').waitFor();
       await tab.context.setOffline(true);
-      await tab.page.getByText(en['app.offline']).waitFor();
+      await tab.page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
       await tab.page.getByPlaceholder(en['chat.placeholder']).fill('Written in the tunnel');
       await tab.page.getByRole('button', { name: en['chat.send'], exact: true }).tap();
       await tab.page.locator('.message-own', { hasText: 'Written in the tunnel' }).getByText(en['chat.queued']).waitFor();
