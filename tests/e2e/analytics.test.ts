@@ -73,7 +73,7 @@ describe.skipIf(!ready)('the analytics events the app records (Chromium, 390×84
       while (!navigator.serviceWorker.controller) await new Promise((resolve) => setTimeout(resolve, 50));
     });
     await context.setOffline(true);
-    await page.getByText(en['app.offline']).waitFor();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
     // The new match, opened from her list with no network: written in as usual.
     await benLink.click();
     await page.waitForURL(`**/app/chat/${conversationId}**`);
@@ -81,7 +81,7 @@ describe.skipIf(!ready)('the analytics events the app records (Chromium, 390×84
     expect(await opened()).toBe(0);
 
     await context.setOffline(false);
-    await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
+    await page.locator('.offline-banner').waitFor({ state: 'detached' });
     await waitUntil(async () => (await opened()) === 1, 10_000, 'the match opened offline counted');
     // Back to the list and into the chat again, online: the same open, not another.
     await page.goBack();
