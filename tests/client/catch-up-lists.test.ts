@@ -6,11 +6,10 @@
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
+import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { startServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 
 /** Where the client's socket connects (the test server), and the socket it made. */
 const origin = vi.hoisted(() => ({ url: '', socket: null as Socket | null }));
@@ -26,12 +25,7 @@ const { useSafety } = await import('../../client/stores/safety');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => {
-  server = await startServer();
-  origin.url = server.url;
-  me = await makeCompletedUser(server);
-  await subscribeThroughTestCheckout(server, me);
-});
+beforeAll(async () => void ({ server, me } = await startTabServer(origin, { subscribed: true })));
 afterAll(() => server?.close());
 afterEach(closeTab);
 

@@ -6,10 +6,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
-import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
+import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { startServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 
 /** Where the client's socket connects: the app's own origin, which here is the test server. */
 const origin = vi.hoisted(() => ({ url: '' }));
@@ -23,11 +23,7 @@ const { usePlan } = await import('../../client/stores/plan');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => {
-  server = await startServer();
-  origin.url = server.url;
-  me = await makeCompletedUser(server);
-});
+beforeAll(async () => void ({ server, me } = await startTabServer(origin)));
 afterAll(() => server?.close());
 afterEach(closeTab);
 

@@ -8,11 +8,11 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { createElement, Suspense } from 'react';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import { closeTab, connectTab, fetchFrom, signInTab } from '../helpers/client-tab';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
+import type { TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
-import { startServer, type TestServer } from '../helpers/server';
+import { cancelThroughTestPortal, endCancelledTestPlan } from '../helpers/plan';
+import type { TestServer } from '../helpers/server';
 
 /** Where the client's socket connects: the app's own origin, which here is the test server. */
 const origin = vi.hoisted(() => ({ url: '' }));
@@ -30,12 +30,7 @@ const { useSession } = await import('../../client/stores/session');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => {
-  server = await startServer();
-  origin.url = server.url;
-  me = await makeCompletedUser(server);
-  await subscribeThroughTestCheckout(server, me);
-});
+beforeAll(async () => void ({ server, me } = await startTabServer(origin, { subscribed: true })));
 afterAll(() => server?.close());
 afterEach(() => {
   cleanup();

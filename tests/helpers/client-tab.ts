@@ -10,11 +10,24 @@ import { useConnection } from '../../client/lib/socket';
 import { setToken } from '../../client/lib/storage';
 import { startRealtime, stopRealtime } from '../../client/stores/realtime';
 import { useSession } from '../../client/stores/session';
-import type { TestUser } from './factories';
+import { makeCompletedUser, type TestUser } from './factories';
 import { client } from './http';
-import type { TestServer } from './server';
+import { subscribeThroughTestCheckout } from './plan';
+import { startServer, type TestServer } from './server';
 
 const realFetch = globalThis.fetch;
+
+/**
+ * The file's real server, the tab's socket pointed at it (`origin`, read by the file's own mock of
+ * socket.io-client), and the user the tab signs in as: a subscriber with `subscribed`.
+ */
+export async function startTabServer(origin: { url: string }, options: { subscribed?: boolean } = {}) {
+  const server = await startServer();
+  origin.url = server.url;
+  const me = await makeCompletedUser(server);
+  if (options.subscribed) await subscribeThroughTestCheckout(server, me);
+  return { server, me };
+}
 
 /** The client's requests (`/api/…` on its own origin) go to `server`. */
 export function fetchFrom(server: TestServer) {
