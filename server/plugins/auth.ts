@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
 import { authTokens, profiles } from '../db/schema';
 import { AccountSuspended, NotAuthenticated } from '../errors';
+import { addressOf, type LimitName, userSubject } from '../lib/limits';
 import { createTokenCache, type TokenCacheEntry } from '../lib/token-cache';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
 import { serverText } from '../../shared/i18n/server-messages';
@@ -75,15 +76,16 @@ export function parseAuthorization(header: string | undefined): string | null {
 }
 
 /**
- * The user a request's token names, for a limit taken before the route authenticates (which then
- * answers a token that is no good): null without a token, or with one that is no good or a suspended
- * account's.
+ * A limit for a route anyone may call, taken before it authenticates: per person when the request's
+ * token is good (a venue's crowd shares one address, never one account), per address otherwise, or
+ * when its token is no good or a suspended account's (which the route then answers).
  */
-export async function tokenUserOf(app: FastifyInstance, request: FastifyRequest): Promise<AuthUser | null> {
+export const personOrAddressLimit = (app: FastifyInstance, perPerson: LimitName, perAddress: LimitName) => async (request: FastifyRequest) => {
   const token = parseAuthorization(request.headers.authorization);
   const user = token && token.length <= 200 ? await app.userForToken(token).catch(() => null) : null;
-  return user && user !== 'suspended' ? user : null;
-}
+  if (user && user !== 'suspended') return app.limits.consume(perPerson, userSubject(user.id));
+  return app.limits.consume(perAddress, addressOf(request));
+};
 
 /** The signed-in user of a request that passed `app.authenticate`. */
 export function currentUser(request: FastifyRequest): AuthUser {

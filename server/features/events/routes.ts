@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { NoBody, page, PageQuery } from '../../../shared/schemas/common';
 import {
@@ -18,8 +17,8 @@ import {
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
 import { noBody, withoutToken } from '../../plugins/api-docs';
-import { currentUser, tokenUserOf } from '../../plugins/auth';
-import { addressOf, userSubject } from '../../lib/limits';
+import { currentUser, personOrAddressLimit } from '../../plugins/auth';
+import { addressOf } from '../../lib/limits';
 import {
   checkIn,
   createEvent,
@@ -50,15 +49,8 @@ const MY_EVENTS_PAGE_SIZE = 50;
 const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const byIp = (request: { ip: string }) => `ip:${addressOf(request)}`;
 
-  /**
-   * The public page's limit: per person when the request is signed in (a venue's crowd shares one
-   * address, never one account), per address otherwise, or when its token is no good.
-   */
-  const lookupLimit = async (request: FastifyRequest) => {
-    const user = await tokenUserOf(app, request);
-    if (user) return app.limits.consume('event:lookup', userSubject(user.id));
-    return app.limits.consume('event:lookup:ip', byIp(request));
-  };
+  /** The public page's limit: per person signed in, per address otherwise. */
+  const lookupLimit = personOrAddressLimit(app, 'event:lookup', 'event:lookup:ip');
 
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(

@@ -16,7 +16,7 @@ import {
 } from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
 import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
-import { currentUser, tokenUserOf } from '../../plugins/auth';
+import { currentUser, personOrAddressLimit } from '../../plugins/auth';
 import {
   cancelLocalCheckout,
   completeLocalCheckout,
@@ -34,7 +34,6 @@ import {
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
-import { addressOf, userSubject } from '../../lib/limits';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -55,18 +54,13 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     latest: payments.stripe ? stripeSubscriptionSource(payments.stripe) : null,
   };
 
-  /** An event changed someone's plan, and has committed: their other phones and tabs read them again. */
   /**
-   * Checkout's limit: per person when the request is signed in (a venue's crowd shares one address,
-   * never one account), per address otherwise (a plain form post, answered with the subscribe page) or
-   * when its token is no good (answered 401).
+   * Checkout's limit: per person signed in, per address otherwise (a plain form post, answered with the
+   * subscribe page) or when its token is no good (answered 401).
    */
-  const checkoutLimit = async (request: FastifyRequest) => {
-    const user = await tokenUserOf(app, request);
-    if (user) return app.limits.consume('checkout', userSubject(user.id));
-    return app.limits.consume('checkout:ip', addressOf(request));
-  };
+  const checkoutLimit = personOrAddressLimit(app, 'checkout', 'checkout:ip');
 
+  /** An event changed someone's plan, and has committed: their other phones and tabs read them again. */
   const tellOwner = ({ userId }: EventResult) => {
     if (userId !== undefined) app.publish([userId], 'account:changed');
   };
