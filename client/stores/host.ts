@@ -3,7 +3,7 @@ import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
 import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
-import { heardServerTime, useServerAhead } from '../lib/server-clock';
+import { heardServerTime, serverNow } from '../lib/server-clock';
 import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent, watchEvent } from '../lib/socket';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
@@ -19,15 +19,9 @@ interface HostState {
   failed: boolean;
   /** Likewise the stats, none of which has come yet. */
   statsFailed: boolean;
-  /**
-   * The server's clock less this computer's, as the last code's answer showed it (its end, as a moment
-   * and as a time left: a laptop's clock may be minutes off; `server-clock.ts` keeps it for the whole
-   * app); null before one has come.
-   */
-  serverAhead: number | null;
 }
 
-const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false, serverAhead: null };
+const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false };
 export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -65,11 +59,13 @@ export function openHostScreen(id: number): () => void {
   let lastStats = 0;
   useHost.setState(EMPTY);
 
-  /** Over (here or from another screen), by the server's clock; before it is known, by the server's word. */
-  const over = (event: OrganizerEvent) => {
-    const { serverAhead } = useHost.getState();
-    return serverAhead === null ? event.status === 'after' || event.status === 'closed' : Date.parse(event.ends_at) <= Date.now() + serverAhead;
-  };
+  /**
+   * Over (here or from another screen), by the server's clock, which each code's answer measures (its
+   * end, as a moment and as a time left: a laptop's clock may be minutes off); before the first code,
+   * by the server's word.
+   */
+  const over = (event: OrganizerEvent) =>
+    useHost.getState().qr === null ? event.status === 'after' || event.status === 'closed' : Date.parse(event.ends_at) <= serverNow();
 
   const loadQr = async () => {
     clearTimeout(qrTimer);
@@ -83,7 +79,7 @@ export function openHostScreen(id: number): () => void {
       // Timed from the answer, by the server's clock, not by comparing `expires_at` with this one.
       const left = qr.expires_in_ms;
       heardServerTime(Date.parse(qr.expires_at) - left, sent);
-      useHost.setState({ qr, qrExpired: false, serverAhead: useServerAhead.getState() });
+      useHost.setState({ qr, qrExpired: false });
       // Said dead at its end unless a newer one has come by then (no network).
       clearTimeout(expiryTimer);
       expiryTimer = setTimeout(() => useHost.setState({ qrExpired: true }), left);
