@@ -1,20 +1,15 @@
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
 import { ANALYTICS_MAX_AGE_MS, ANALYTICS_MAX_KEPT } from '../../shared/constants';
+import { onTokenReplaced } from '../stores/session';
+import { sessionOf, type Unsent } from './analytics-unsent';
 import { api, mayPass } from './api';
 import { ANALYTICS_KEY, getToken, readStorage } from './storage';
 import { uuid } from './uuid';
 
-/**
- * An event not yet answered: its id (sent again with the same id, the server stores it once), when it
- * happened (it counts on that day, not on the day it reached the server), and the session it is of
- * (a fingerprint of its token, not the token).
+/*
+ * The signed-in app's analytics: the events it records, kept on the device and sent, and the sign-in's
+ * that the first page kept for it (`analytics-unsent.ts`), sent at its first connect.
  */
-interface Unsent {
-  id: string;
-  name: ClientAnalyticsEvent;
-  at: number;
-  session: string;
-}
 
 /**
  * Events not answered yet (no network, the server down, the answer lost on the way back), kept in local
@@ -54,13 +49,6 @@ function writeUnsent(entries: Unsent[]) {
   } catch {
     inMemory = entries;
   }
-}
-
-/** A token's fingerprint (FNV-1a): tells sessions apart without a copy of the token. */
-function sessionOf(token: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < token.length; i++) hash = Math.imul(hash ^ token.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(36);
 }
 
 function send(entry: Unsent) {
@@ -105,10 +93,11 @@ export function trackUnsent() {
 }
 
 /** The session's token replaced by another of the same account (a new password): what it kept is the new one's. */
-export function carryUnsent(from: string, to: string) {
+onTokenReplaced((to, from) => {
+  if (!from) return;
   const [old, next] = [sessionOf(from), sessionOf(to)];
   writeUnsent(readUnsent().map((entry) => (entry.session === old ? { ...entry, session: next } : entry)));
-}
+});
 
 const once = new Set<string>();
 /**

@@ -9,7 +9,7 @@ export const THEME_KEY = 'theme';
 export const PENDING_JOIN_KEY = 'pending_event_join';
 /** The start of a user's outbox key, their chat messages not stored yet (`lib/outbox.ts`). */
 export const OUTBOX_KEY = 'chat_outbox:';
-/** The analytics events not answered yet (`lib/analytics.ts`). */
+/** The analytics events not answered yet (`lib/analytics-unsent.ts`). */
 export const ANALYTICS_KEY = 'analytics_unsent';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */

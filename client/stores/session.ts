@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
-import { carryUnsent, track } from '../lib/analytics';
+import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
 import { clearStorage, getToken, setToken } from '../lib/storage';
 
@@ -47,9 +47,12 @@ export function sessionCheck(): () => boolean {
 }
 
 const resetListeners = new Set<() => void>();
-const tokenListeners = new Set<(token: string) => void>();
-/** The realtime layer reconnects with a replaced token here. */
-export function onTokenReplaced(listener: (token: string) => void) {
+const tokenListeners = new Set<(token: string, previous: string | null) => void>();
+/**
+ * The realtime layer reconnects with a replaced token here, and the analytics carry what they kept
+ * for the previous one (`previous`: the token it replaced, if this tab still had it).
+ */
+export function onTokenReplaced(listener: (token: string, previous: string | null) => void) {
   tokenListeners.add(listener);
 }
 /** Domain stores register their reset here, so a sign-out leaves nothing of the last user behind. */
@@ -130,16 +133,15 @@ export const useSession = create<SessionState>()((set, get) => ({
     session += 1;
     cancelUserRetry();
     set({ token, user: undefined, fromDevice: false });
-    track('user_logged_in');
+    keepSignIn(token);
   },
   replaceToken(token) {
     const previous = getToken();
-    if (previous) carryUnsent(previous, token);
     setToken(token);
     set({ token });
     const { user, fromDevice } = get();
     if (user && !fromDevice) keepUser(token, user);
-    for (const listener of tokenListeners) listener(token);
+    for (const listener of tokenListeners) listener(token, previous);
   },
   signOut(options = {}) {
     const hadToken = Boolean(get().token);

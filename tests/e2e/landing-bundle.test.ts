@@ -1,0 +1,52 @@
+/**
+ * The first page (landing, login, sign-up) loads the files it needs and no more: its budget is
+ * nearly spent (bench/client-bundle.ts). Its sign-in keeps the analytics event on the device
+ * (client/lib/analytics-unsent.ts); the sending, and the reading of what is kept, are the signed-in
+ * app's (client/lib/analytics.ts). This reads the built files themselves.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildClient, removeDir } from './helpers';
+
+describe('the built first page', () => {
+  let clientDir: string;
+  const read = (file: string) => readFile(path.join(clientDir, file), 'utf8');
+
+  beforeAll(async () => {
+    clientDir = await buildClient();
+  }, 180_000);
+  afterAll(() => removeDir(clientDir));
+
+  /** The scripts index.html loads up front, with those they import statically (not `import()`). */
+  async function firstPageScripts(): Promise<Map<string, string>> {
+    const html = await read('index.html');
+    const next = [...html.matchAll(/<(?:script type="module"[^>]* src|link rel="modulepreload"[^>]* href)="\/([^"]+\.js)"/g)].map((match) => match[1]!);
+    expect(next.length).toBeGreaterThan(0);
+    const scripts = new Map<string, string>();
+    for (let file = next.pop(); file !== undefined; file = next.pop()) {
+      if (scripts.has(file)) continue;
+      const code = await read(file);
+      scripts.set(file, code);
+      const dir = path.posix.dirname(file);
+      for (const [, imported] of code.matchAll(/\b(?:from|import)\s*"\.\/([^"]+\.js)"/g)) next.push(path.posix.join(dir, imported!));
+    }
+    return scripts;
+  }
+
+  /** Whether a script holds the string literal, in whichever quotes the minifier wrote it. */
+  const literal = (code: string, text: string) => ['"', "'", '`'].some((quote) => code.includes(`${quote}${text}`));
+  /** The API's recorder called: its definition in api.ts, on the first page, is `recordEvent:`. */
+  const callsRecorder = (code: string) => /\.recordEvent\(/.test(code);
+
+  it('keeps the sign-in’s analytics event but sends none: the sender is the app’s', async () => {
+    const scripts = [...(await firstPageScripts()).values()].join('\n');
+    expect(literal(scripts, 'user_logged_in'), 'the sign-in’s event kept').toBe(true);
+    expect(callsRecorder(scripts), 'the API’s recorder called').toBe(false);
+    expect(literal(scripts, 'app_opened'), 'the app’s own events').toBe(false);
+    // The markers hold: the app's files have them.
+    const assets = (await readdir(path.join(clientDir, 'assets'))).filter((name) => name.endsWith('.js'));
+    const all = await Promise.all(assets.map((name) => read(`assets/${name}`)));
+    expect(all.some((code) => callsRecorder(code) && literal(code, 'app_opened'))).toBe(true);
+  });
+});
