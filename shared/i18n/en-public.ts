@@ -62,7 +62,7 @@ export const enPublic = {
   'register.haveAccount': 'Already have an account?',
   'register.loginLink': 'Log in',
   'register.success': 'Your registration was processed correctly. You may now log in.',
-  'app.loading': 'Loading...',
+  'app.loading': 'Loading…',
   'toast.close': 'Close',
   'auth.or': 'or',
   'error.generic': 'Something went wrong. Please try again.',

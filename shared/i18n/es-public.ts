@@ -63,7 +63,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'register.haveAccount': '¿Ya tienes cuenta?',
   'register.loginLink': 'Inicia sesión',
   'register.success': 'Tu registro se ha procesado correctamente. Ya puedes iniciar sesión.',
-  'app.loading': 'Cargando...',
+  'app.loading': 'Cargando…',
   'toast.close': 'Cerrar',
   'auth.or': 'o',
   'error.generic': 'Algo ha ido mal. Inténtalo de nuevo.',

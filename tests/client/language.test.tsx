@@ -112,10 +112,10 @@ describe('language', () => {
   });
 
   it('keeps the English copy word for word', () => {
-    expect(en['deck.loading']).toBe('Loading profiles...');
+    expect(en['deck.loading']).toBe('Loading profiles…');
     expect(en['deck.empty']).toBe('No more profiles found. Try changing your preferences or come back later.');
     expect(en['deck.match.title']).toBe('You like each other!');
-    expect(en['matches.search']).toBe('Search matches and conversations...');
+    expect(en['matches.search']).toBe('Search matches and conversations…');
     expect(en['matches.noConversations']).toBe('You have no conversations yet');
     expect(en['register.success']).toBe('Your registration was processed correctly. You may now log in.');
     expect(en['profile.photos']).toBe('Photos (Max 6)');

@@ -103,3 +103,12 @@ describe('the English copy', () => {
     expect(SERVER_MESSAGES.invalid_email.en).toBe('Enter a valid e-mail address.');
   });
 });
+
+describe('the copy in both languages', () => {
+  it('trails off with an ellipsis, «…», never three dots: in the app, the server’s messages and the e-mails', () => {
+    for (const language of ['en', 'es'] as const) expect(saying(language, /\.\.\./), language).toEqual([]);
+    expect(es['app.loading']).toBe('Cargando…');
+    expect(en['app.loading']).toBe('Loading…');
+    expect(es['chat.placeholder']).toBe('Escribe un mensaje…');
+  });
+});
