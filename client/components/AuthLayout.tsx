@@ -7,9 +7,10 @@ import { usePageTitle } from '../lib/page-title';
 
 /**
  * A page outside the signed-in app, headed and titled `title`. `home`: where the logo leads (the app,
- * for a page someone signed in reaches from outside it).
+ * for a page someone signed in reaches from outside it). `named`: the title is a name someone gave (an
+ * event's), headed in its own direction: an Arabic or Hebrew one right to left, its punctuation in place.
  */
-export function AuthLayout({ title, home = '/', children }: { title: string; home?: string; children: ReactNode }) {
+export function AuthLayout({ title, home = '/', named, children }: { title: string; home?: string; named?: boolean; children: ReactNode }) {
   const t = useT();
   usePageTitle(title);
   return (
@@ -21,7 +22,7 @@ export function AuthLayout({ title, home = '/', children }: { title: string; hom
         <LanguageSwitcher />
       </header>
       <main className="auth-card">
-        <h1>{title}</h1>
+        <h1 dir={named ? 'auto' : undefined}>{title}</h1>
         {children}
       </main>
     </div>

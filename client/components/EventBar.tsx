@@ -72,8 +72,9 @@ export function EventBar() {
     <div className="event-bar" role="region" aria-label={current.name}>
       {ended ? <CalendarIcon className="event-bar-icon" /> : <span className={offline ? 'live-dot is-stale' : 'live-dot'} aria-hidden="true" />}
       <span className="event-bar-text">
-        <strong className="event-bar-name">
-          <bdi>{current.name}</bdi>
+        {/* Its own direction, cut at its own end: an Arabic name clipped at its start read as another. */}
+        <strong className="event-bar-name" dir="auto">
+          {current.name}
         </strong>
         <span className="muted" aria-live="polite">
           {t(ended ? 'deck.event.ended' : 'deck.event.here', { count: current.attendee_count })}

@@ -108,7 +108,7 @@ export function EditEvent({ id }: { id: number }) {
     return (
       <div className="page events-page">
         {back}
-        {event && <h1 className="page-title">{event.name}</h1>}
+        {event && <h1 className="page-title" dir="auto">{event.name}</h1>}
         <p className="notice">{t(event === null ? 'host.notFound' : 'events.edit.over')}</p>
       </div>
     );

@@ -216,7 +216,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
   // (scanning again would not help). Open but QR only: why a scan is needed, once. Open to them: how
   // to join, and what went wrong the last time they tried.
   return (
-    <AuthLayout title={event.name} home={home}>
+    <AuthLayout title={event.name} home={home} named>
       <EventSummary event={event} />
       {!here && open && notice && (
         <p className="notice" role="alert">

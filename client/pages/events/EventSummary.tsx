@@ -19,7 +19,7 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
   const status = useEventStatus(event)!;
   return (
     <div className="event-summary">
-      {title && <h2 className="event-summary-name">{event.name}</h2>}
+      {title && <h2 className="event-summary-name" dir="auto">{event.name}</h2>}
       <p className={`event-status event-status-${status}`}>{t(`events.status.${status}`)}</p>
       {event.venue && (
         <p className="event-venue">

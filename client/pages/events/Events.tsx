@@ -28,8 +28,8 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
   const status = useEventStatus(event)!;
   return (
     <Link href={`/app/events/${event.id}/host/`} className="my-event">
-      <span className="my-event-name">
-        <bdi>{event.name}</bdi>
+      <span className="my-event-name" dir="auto">
+        {event.name}
       </span>
       {/* Each "·" held to the part before it: a narrow phone breaks the line after one, never before. */}
       <span className="muted">

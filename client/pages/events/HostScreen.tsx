@@ -158,7 +158,7 @@ function BigScreen({ event, qr, live, over, opens, onClose }: { event: Organizer
       <button type="button" className="icon-btn host-big-close" aria-label={t('host.presentClose')} onClick={onClose} autoFocus>
         <CloseIcon />
       </button>
-      <h2>{event.name}</h2>
+      <h2 dir="auto">{event.name}</h2>
       {/* Ended from another screen while this one stood at the door: no more ways in. */}
       {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
       <p className="host-big-count" aria-live="polite">
@@ -351,7 +351,7 @@ export function HostScreen({ id }: { id: number }) {
       <Link href="/app/events/" className="back-link">
         <ChevronLeft /> {t('events.title')}
       </Link>
-      <h1 className="page-title">{event.name}</h1>
+      <h1 className="page-title" dir="auto">{event.name}</h1>
       <EventSummary event={event} count={false} />
       <div className="host-tools">
         {/* The event's page: where it is, when, and (a code event) the way in. */}
