@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError } from '../lib/api';
-import { requestGoogleAccessToken } from '../lib/google';
+import { ApiError } from '../lib/api';
+import { googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
 
@@ -31,8 +31,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
     setConflict(null);
     try {
       const accessToken = await requestGoogleAccessToken(id);
-      const profile = await api.googleProfile(accessToken);
-      const { token } = await api.googleLogin(accessToken, profile);
+      const profile = await googleProfile(accessToken);
+      const { token } = await googleLogin(accessToken, profile);
       onToken(token);
     } catch (error) {
       console.error('Google sign-in failed', error);

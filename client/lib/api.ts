@@ -4,7 +4,6 @@
  */
 import type { RegisterResponse } from '../../shared/schemas/auth';
 import type { ClientAnalyticsEvent } from '../../shared/schemas/analytics';
-import type { ClientConfig } from '../../shared/schemas/client-config';
 import type { FieldErrors } from '../../shared/schemas/common';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
@@ -242,14 +241,10 @@ export interface RegisterInput {
 }
 
 /**
- * What the landing, login and register pages call. The signed-in app's calls are in `api-app.ts`
- * (which re-exports these), so the first page does not carry them.
- */
-/**
  * The pass the event's QR link gave (`lib/pending-join.ts`), sent with a sign-up or login: the venue's
  * crowd shares its Wi-Fi's one address, and with a pass the server counts the door's rush per event.
  */
-function joinPass(): string | undefined {
+export function joinPass(): string | undefined {
   try {
     return (JSON.parse(readStorage(PENDING_JOIN_KEY) ?? '{}') as { pass?: string } | null)?.pass;
   } catch {
@@ -257,29 +252,17 @@ function joinPass(): string | undefined {
   }
 }
 
+/**
+ * What the landing, login and register pages call. The signed-in app's calls are in `api-app.ts`
+ * (which re-exports these), the Google button's in `google.ts`, so the first page does not carry them.
+ */
 export const api = {
   login: (username: string, password: string) => post<{ token: string }>('/api/auth/', { username, password, pass: joinPass() }),
   register: (input: RegisterInput) => post<RegisterResponse>('/api/auth/register/', { ...input, pass: joinPass() }),
-  googleLogin: (accessToken: string, profile: unknown) =>
-    post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile, pass: joinPass() }),
   logout: () => post<null>('/api/auth/logout/'),
   recordEvent: (name: ClientAnalyticsEvent, clientId: string, ageMs: number) =>
     post<null>('/api/analytics/events/', { name, client_id: clientId, age_ms: ageMs }),
-  config: () => get<ClientConfig>('/api/config/'),
   me: () => get<CurrentUser>('/api/users/me/'),
-  /** Google's user-info, read with the access token from Google Identity Services. */
-  async googleProfile(accessToken: string): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await fetch('https://www.googleapis.com/oauth2/v3/userinfo', {
-        headers: { Authorization: `Bearer ${accessToken}` },
-      });
-    } catch (error) {
-      throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
-    }
-    if (!response.ok) throw new ApiError(response.status, 'Google user-info failed');
-    return response.json();
-  },
 };
 
 export type Api = typeof api;

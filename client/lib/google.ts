@@ -1,4 +1,9 @@
-/** Google Identity Services' token client, loaded only when someone presses the Google button. */
+/**
+ * Google sign-in, in the Google button's chunk: Identity Services' token client, loaded only when
+ * someone presses the button, then Google's user-info and our login with them.
+ */
+import { ApiError, http, joinPass, NetworkError } from './api';
+
 interface TokenResponse {
   access_token?: string;
   error?: string;
@@ -54,3 +59,21 @@ export async function requestGoogleAccessToken(clientId: string): Promise<string
     client.requestAccessToken();
   });
 }
+
+/** Google's user-info, read with the access token from Google Identity Services. */
+export async function googleProfile(accessToken: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch('https://www.googleapis.com/oauth2/v3/userinfo', {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
+  } catch (error) {
+    throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
+  }
+  if (!response.ok) throw new ApiError(response.status, 'Google user-info failed');
+  return response.json();
+}
+
+/** Signs in (or up) with Google's access token and the user-info read with it; the scan's pass goes along. */
+export const googleLogin = (accessToken: string, profile: unknown) =>
+  http.post<{ token: string }>('/api/auth/google/login/', { access_token: accessToken, profile, pass: joinPass() });

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ClientConfig } from '../../shared/schemas/client-config';
-import { api, logFailure } from '../lib/api';
+import { http, logFailure } from '../lib/api';
 
 interface ConfigState {
   /** null until GET /api/config/ answers (or if it fails: then no Google button, default lookup keys). */
@@ -14,8 +14,8 @@ let loading: Promise<ClientConfig | null> | null = null;
 export const useConfig = create<ConfigState>()((set) => ({
   config: null,
   load() {
-    loading ??= api
-      .config()
+    loading ??= http
+      .get<ClientConfig>('/api/config/')
       .then((config) => {
         set({ config });
         return config;

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api } from '../../client/lib/api';
+import { googleLogin } from '../../client/lib/google';
 import { setPendingJoin } from '../../client/lib/pending-join';
 
 let sent: Array<{ path: string; body: Record<string, unknown> }> = [];
@@ -24,7 +25,7 @@ afterEach(() => {
 const signUpAndIn = async () => {
   await api.register({ first_name: 'Ana', last_name: 'Ruiz', username: 'ana@example.com', password: 'Velvet-Door-1', password2: 'Velvet-Door-1' });
   await api.login('ana@example.com', 'Velvet-Door-1');
-  await api.googleLogin('an-access-token', null);
+  await googleLogin('an-access-token', null);
   return sent.map(({ path, body }) => [path, body.pass]);
 };
 

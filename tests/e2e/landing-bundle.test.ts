@@ -2,7 +2,8 @@
  * The first page (landing, login, sign-up) loads the files it needs and no more: its budget is
  * nearly spent (bench/client-bundle.ts). Its sign-in keeps the analytics event on the device
  * (client/lib/analytics-unsent.ts); the sending, and the reading of what is kept, are the signed-in
- * app's (client/lib/analytics.ts). This reads the built files themselves.
+ * app's (client/lib/analytics.ts). The Google button's calls are its lazy chunk's (client/lib/google.ts).
+ * This reads the built files themselves.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -48,5 +49,13 @@ describe('the built first page', () => {
     const assets = (await readdir(path.join(clientDir, 'assets'))).filter((name) => name.endsWith('.js'));
     const all = await Promise.all(assets.map((name) => read(`assets/${name}`)));
     expect(all.some((code) => callsRecorder(code) && literal(code, 'app_opened'))).toBe(true);
+  });
+
+  it('leaves the Google sign-in’s calls and the server’s config to the chunks that make them', async () => {
+    const scripts = [...(await firstPageScripts()).values()].join('\n');
+    const elsewhere = ['https://www.googleapis.com/oauth2/v3/userinfo', '/api/auth/google/login/', '/api/config/'];
+    expect(elsewhere.filter((path) => literal(scripts, path))).toEqual([]);
+    // The login's own call is here: the markers are written as the build writes them.
+    expect(literal(scripts, '/api/auth/')).toBe(true);
   });
 });
