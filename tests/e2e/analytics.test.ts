@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { analyticsEvents } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
@@ -90,6 +91,24 @@ describe.skipIf(!ready)('the analytics events the app records (Chromium, 390×84
     await page.waitForURL(`**/app/chat/${conversationId}**`);
     await page.waitForLoadState('networkidle');
     expect(await opened()).toBe(1);
+    await context.close();
+  });
+
+  it('counts a login on the login page once, sent by the app it opens (the first page only keeps it)', async () => {
+    const user = await makeCompletedUser(app.server, { name: 'Entra' });
+    const { context, page } = await openPhone(app.browser);
+    const logins = async () =>
+      (await app.server.app.db.select().from(analyticsEvents).where(and(eq(analyticsEvents.userId, user.id), eq(analyticsEvents.name, 'user_logged_in'))))
+        .length;
+
+    await page.goto(`${app.server.url}/login/`);
+    await page.getByLabel(es['auth.email']).fill(user.email);
+    await page.getByLabel(es['auth.password']).fill(user.password);
+    await page.getByRole('button', { name: es['login.submit'] }).click();
+    await page.waitForURL(`${app.server.url}/app/home/`);
+    await waitUntil(async () => (await logins()) === 1, 10_000, 'the login counted');
+    await page.waitForLoadState('networkidle');
+    expect(await logins()).toBe(1);
     await context.close();
   });
 });
