@@ -77,7 +77,11 @@ export interface ServerToClientEvents {
    * from an instance of an older version (a rolling deploy): the client cannot tell, and reads again.
    */
   'message:new': (payload: { conversation_id: number; message: Message; previous_id?: number | null }) => void;
-  'match:new': (payload: { conversation_id: number; user: MatchUser }) => void;
+  /**
+   * A like completed a pair: to both, each told about the other. `by_you` only to the one whose like
+   * made it: on their other phones it is the latest decision, which leaves nothing to undo.
+   */
+  'match:new': (payload: { conversation_id: number; user: MatchUser; by_you?: true }) => void;
   typing: (payload: { conversation_id: number; user_id: number }) => void;
   'message:read': (payload: { conversation_id: number; user_id: number; last_read_id: number }) => void;
   presence: (payload: { user_id: number; online: boolean }) => void;

@@ -38,8 +38,9 @@ interface PlanState {
   /** A reaction from the deck that the server has stored. */
   reacted: (card: DeckCard, action: Reaction) => void;
   /**
-   * A reaction to `userId` stored on any of my phones or tabs (`deck:answered`; `card`: theirs, if this
-   * tab's deck held it): undo offers what the server would take back now, the user's latest decision.
+   * A reaction to `userId` stored on any of my phones or tabs (`deck:answered`, or `match:new` for my
+   * like that made a match; `card`: theirs, if this tab's deck held it): undo offers what the server
+   * would take back now, the user's latest decision.
    */
   answered: (userId: number, action: Reaction, card: DeckCard | null) => void;
   /** The server refused a like: none left until `resetsAt`. */

@@ -176,7 +176,7 @@ export function startRealtime(token: string) {
       useConversations.getState().noteMessage(conversation_id, message, message.sender === me(), late);
       if (message.sender !== me()) announce(conversation_id, message);
     }),
-    onEvent('match:new', ({ conversation_id, user }) => {
+    onEvent('match:new', ({ conversation_id, user, by_you }) => {
       // Read again after any read on its way: that one may have been asked before the match was made.
       void useConversations.getState().refresh();
       useConversations.getState().noteNewMatches([conversation_id]);
@@ -185,9 +185,9 @@ export function startRealtime(token: string) {
       useDeck.getState().heardOfMatch(conversation_id, user);
       useLikes.getState().answered(user.id, true);
       likeGiven();
-      // My like that made it (on another phone) leaves nothing to undo; theirs changes nothing: the
-      // server, which tells the two apart, says what undo offers now.
-      if (usePlan.getState().lastPass && useSession.getState().user?.has_subscription) void usePlan.getState().loadUndo();
+      // My like that made it (on another phone) is the latest decision, as a like's `deck:answered` is,
+      // and leaves nothing to undo, on either plan; theirs changes nothing.
+      if (by_you) usePlan.getState().answered(user.id, 'like', null);
     }),
     onEvent('typing', ({ conversation_id, user_id }) => {
       if (user_id !== me()) useChat.getState().typing(conversation_id);

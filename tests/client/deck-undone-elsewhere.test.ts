@@ -120,3 +120,27 @@ it('on the free plan, names in the offer the card of the latest pass, made on an
   expect((await react(liked, 'like')).status).toBe(200);
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });
+
+it('on the free plan, offers nothing once a like on another phone made a match: their like made one changes nothing', async () => {
+  fetchFrom(server);
+  const free = await makeCompletedUser(server);
+  const [likedEarlier, skipped, liker] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+  const react = (to: TestUser, response: string) => client(server.url).post('/api/matching/', { token: free.token, json: { response, other: to.id } });
+  const likeFree = (from: TestUser) => client(server.url).post('/api/matching/', { token: from.token, json: { response: 'like', other: free.id } });
+  await signInTab(server, free);
+  useDeck.setState({ current: cardOf(skipped, 'Skipped'), queue: [] });
+  await connectTab(free.token);
+  expect((await react(likedEarlier, 'like')).status).toBe(200);
+  expect((await react(skipped, 'skip')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.name).toBe('Skipped'), { timeout: 5000 });
+
+  // They like me back: a match, made by their like, after my skip, which undo offers still.
+  expect((await likeFree(likedEarlier)).body.match).toBe(true);
+  await vi.waitFor(() => expect(useDeck.getState().matchedWith.has(likedEarlier.id)).toBe(true), { timeout: 5000 });
+  expect(usePlan.getState().lastPass?.name).toBe('Skipped');
+
+  // My like on the other phone makes one: that is the latest decision, and a like leaves nothing to undo.
+  expect((await likeFree(liker)).status).toBe(200);
+  expect((await react(liker, 'like')).body.match).toBe(true);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
+});

@@ -61,7 +61,8 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
       conversation_id: second.body.conversation_id,
       user: { id: ben.id, name: 'Ben', image: expect.stringMatching(/^\/media\//) },
     });
-    expect(toBen).toMatchObject({ conversation_id: second.body.conversation_id, user: { id: ana.id, name: 'Ana' } });
+    // Ben's like made it: his phones know it was his latest decision (Ana's payload says nothing of it).
+    expect(toBen).toMatchObject({ conversation_id: second.body.conversation_id, user: { id: ana.id, name: 'Ana' }, by_you: true });
 
     // Liking again (say the answer to the first was lost) answers the match there is: nothing new is
     // made, and nobody is told of it again.

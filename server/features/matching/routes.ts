@@ -23,23 +23,26 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/matching/',
     { schema: { body: ReactionInput, response: { 200: ReactionResult } }, onRequest: app.limits.hook('reaction') },
     async (request) => {
+      const me = currentUser(request).id;
       if (request.body.retry) {
-        const repeat = await repeatedReaction(app.db, currentUser(request).id, request.body);
+        const repeat = await repeatedReaction(app.db, me, request.body);
         if (repeat) {
           // Counted already, the first time: an honest retry costs none of the reactions a minute.
           await app.limits.unhit('reaction', requestSubject(request));
           return { match: repeat.match, conversation_id: repeat.conversationId };
         }
       }
-      const outcome = await react(app.db, currentUser(request).id, request.body, { dailyLikes });
-      // Committed: now both users hear about the match.
+      const outcome = await react(app.db, me, request.body, { dailyLikes });
+      // Committed: now both users hear about the match; mine say it was my like that made it (the
+      // latest decision on every phone of mine, which leaves nothing to undo).
       for (const { userId, other } of outcome.matched) {
-        app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other });
+        const byYou = userId === me ? { by_you: true as const } : {};
+        app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other, ...byYou });
       }
       // Answered with no match: the card leaves the decks of my other phones and tabs too, before
       // one of them answers it again over this answer (a match does that through match:new).
       if (!outcome.match) {
-        app.publish([currentUser(request).id], 'deck:answered', { user_id: request.body.other, response: request.body.response });
+        app.publish([me], 'deck:answered', { user_id: request.body.other, response: request.body.response });
       }
       return { match: outcome.match, conversation_id: outcome.conversationId };
     },
