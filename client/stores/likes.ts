@@ -18,7 +18,9 @@ interface LikesState {
    * which is not "nobody". Null otherwise.
    */
   failed: LoadFailure | null;
+  /** Reads the list again, as far down as it is held: what "more" asked before it does not land after it. */
   load: () => Promise<void>;
+  /** The next page, after the list as the latest read has it. */
   more: () => Promise<void>;
   /**
    * Answers someone from the list (a subscriber's perk): a like makes the match at once and shows
@@ -42,6 +44,17 @@ const without = (state: LikesState, userId: number) => ({
 
 /** Counts the reads of the list: an answer to one asked before the latest (an unblock's, an undo's) is out of date. */
 let reads = 0;
+/** The latest read of the list: the next page ("more") follows on from the list it answers. */
+let latestRead: Promise<void> = Promise.resolve();
+
+/** Once the latest read of the list has landed, or given up: a read asked meanwhile too. */
+async function readsSettled() {
+  let awaited: Promise<void>;
+  do {
+    awaited = latestRead;
+    await awaited;
+  } while (awaited !== latestRead);
+}
 
 export const useLikes = create<LikesState>()((set, get) => ({
   count: null,
@@ -49,41 +62,34 @@ export const useLikes = create<LikesState>()((set, get) => ({
   next: null,
   loadingMore: false,
   failed: null,
-  async load() {
-    const sameSession = sessionCheck();
-    const read = ++reads;
-    // Read again (an unblock, an undo, the plan started), as far down as the list held: the pages
-    // brought in with "more" stay shown.
-    const held = get().people?.length ?? 0;
-    try {
-      let page = await api.likesYou();
-      const people = [...page.results];
-      while (page.next && people.length < held && sameSession() && read === reads) {
-        page = await api.likesYou(page.next);
-        const shown = new Set(people.map((card) => card.id));
-        people.push(...page.results.filter((card) => !shown.has(card.id)));
-      }
-      if (sameSession() && read === reads) set({ count: page.count, people, next: page.next, failed: null });
-    } catch (error) {
-      if (!sameSession() || read !== reads) return;
-      logFailure('Could not load who likes you', error);
-      if (get().count === null) set({ failed: loadFailure(error) });
-    }
+  load() {
+    latestRead = readList(++reads);
+    return latestRead;
   },
   async more() {
-    const { next, loadingMore } = get();
-    if (!next || loadingMore) return;
+    if (!get().next || get().loadingMore) return;
     set({ loadingMore: true });
     const sameSession = sessionCheck();
     try {
-      const page = await api.likesYou(next);
-      if (!sameSession()) return;
-      const shown = new Set((get().people ?? []).map((card) => card.id));
-      set((state) => ({
-        count: page.count,
-        people: [...(state.people ?? []), ...page.results.filter((card) => !shown.has(card.id))],
-        next: page.next,
-      }));
+      for (;;) {
+        // A read of the list on its way answers for all of it: the next page is the one after its own.
+        await readsSettled();
+        const { next } = get();
+        if (!next || !sameSession()) return;
+        const read = reads;
+        const page = await api.likesYou(next);
+        if (!sameSession()) return;
+        // From a cursor that a read asked since replaces: the page may hold someone that read leaves
+        // out (answered, blocked), or someone on the pages it brings in. Asked again from where it ends.
+        if (read !== reads) continue;
+        const shown = new Set((get().people ?? []).map((card) => card.id));
+        set((state) => ({
+          count: page.count,
+          people: [...(state.people ?? []), ...page.results.filter((card) => !shown.has(card.id))],
+          next: page.next,
+        }));
+        return;
+      }
     } catch (error) {
       logFailure('Could not load more of who likes you', error);
     } finally {
@@ -115,5 +121,28 @@ export const useLikes = create<LikesState>()((set, get) => ({
   },
   reset: () => set({ count: null, people: null, next: null, loadingMore: false, failed: null }),
 }));
+
+/** The `read`-th read of the list (`load`): it lands unless another was asked since. */
+async function readList(read: number) {
+  const { getState: get, setState: set } = useLikes;
+  const sameSession = sessionCheck();
+  // Read again (an unblock, an undo, the plan started), as far down as the list held: the pages
+  // brought in with "more" stay shown.
+  const held = get().people?.length ?? 0;
+  try {
+    let page = await api.likesYou();
+    const people = [...page.results];
+    while (page.next && people.length < held && sameSession() && read === reads) {
+      page = await api.likesYou(page.next);
+      const shown = new Set(people.map((card) => card.id));
+      people.push(...page.results.filter((card) => !shown.has(card.id)));
+    }
+    if (sameSession() && read === reads) set({ count: page.count, people, next: page.next, failed: null });
+  } catch (error) {
+    if (!sameSession() || read !== reads) return;
+    logFailure('Could not load who likes you', error);
+    if (get().count === null) set({ failed: loadFailure(error) });
+  }
+}
 
 onSignOut(() => useLikes.getState().reset());
