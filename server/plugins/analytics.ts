@@ -1,6 +1,11 @@
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
+import { inArray } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import { PostHog } from 'posthog-node';
+import { PostHog, type PostHogOptions } from 'posthog-node';
 import type { AnalyticsEventName } from '../../shared/schemas/analytics';
+import type { Db } from '../db/client';
+import { users } from '../db/schema';
 import { recordEvent } from '../features/analytics/service';
 import { runJob } from '../jobs/job';
 import { posthogErasure } from '../jobs/posthog-erasure';
@@ -35,6 +40,36 @@ export interface Analytics {
 /** Long enough for PostHog's API on a bad day; no request waits for it (the erasure job does). */
 const ERASURE_TIMEOUT_MS = 10_000;
 
+const gzip = promisify(gzipCallback);
+const gunzip = promisify(gunzipCallback);
+
+/** What PostHog answers a batch it took; here, one with nothing left to send. */
+const SENT_NOTHING = { status: 200, text: async () => '{"status":1}', json: async () => ({ status: 1 }) };
+
+/**
+ * PostHog's `fetch`, which sends each batch of events without those of accounts deleted since they
+ * were queued: on any instance, each send (a retry too: a batch PostHog did not answer stays queued,
+ * however long it is down) asks the database just before it goes. The instance that deletes an account
+ * sends its own queue before the erasure (`forget`), but the others hold theirs in memory until their
+ * next send, which would make the person again in PostHog once erased there.
+ */
+function sendingTheLivingOnly(db: Db): NonNullable<PostHogOptions['fetch']> {
+  return async (url, options) => {
+    if (!new URL(url).pathname.endsWith('/batch/') || options.body === undefined) return fetch(url, options);
+    const gzipped = options.headers['Content-Encoding'] === 'gzip';
+    const raw = typeof options.body === 'string' ? Buffer.from(options.body) : Buffer.from(await options.body.arrayBuffer());
+    const payload = JSON.parse((gzipped ? await gunzip(raw) : raw).toString('utf8')) as { batch: { distinct_id: string }[] };
+    const ids = [...new Set(payload.batch.map((event) => Number(event.distinct_id)).filter(Number.isSafeInteger))];
+    const living = ids.length ? await db.select({ id: users.id }).from(users).where(inArray(users.id, ids)) : [];
+    const kept = new Set(living.map((user) => String(user.id)));
+    const batch = payload.batch.filter((event) => kept.has(event.distinct_id));
+    if (batch.length === payload.batch.length) return fetch(url, options);
+    if (batch.length === 0) return SENT_NOTHING;
+    const json = JSON.stringify({ ...payload, batch });
+    return fetch(url, { ...options, body: gzipped ? new Blob([await gzip(json)]) : json });
+  };
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     analytics: Analytics;
@@ -49,7 +84,7 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const { key, host, erasure } = app.config.posthog;
-    const posthog = key ? new PostHog(key, { host, disableGeoip: true }) : null;
+    const posthog = key ? new PostHog(key, { host, disableGeoip: true, fetch: sendingTheLivingOnly(app.db) }) : null;
     posthog?.on('error', (error: unknown) => app.log.warn({ err: error }, 'posthog forwarding failed'));
     if (posthog && !erasure) {
       app.log.warn('POSTHOG_KEY is set but POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID are not: a deleted account keeps its events in PostHog');
@@ -79,7 +114,8 @@ export default fp(
       erases: Boolean(posthog && erasure),
       async forget(distinctIds: string[], signal?: AbortSignal) {
         if (!posthog || !erasure || distinctIds.length === 0) return;
-        // PostHog deletes only the events it has when asked: first those still queued here.
+        // PostHog deletes only the events it has when asked: first those still queued here (the
+        // other instances send none of theirs, `sendingTheLivingOnly`).
         await posthog.flush();
         const timeout = AbortSignal.timeout(ERASURE_TIMEOUT_MS);
         const response = await fetch(`${erasure.apiHost}/api/projects/${encodeURIComponent(erasure.projectId)}/persons/bulk_delete/`, {

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { posthogErasures } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
@@ -17,6 +17,8 @@ import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
 import { startServer, type TestServer } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { startTwoInstances } from '../realtime/cluster-fixtures';
 
 const EVENTS = '/api/analytics/events/';
 
@@ -118,5 +120,43 @@ describe('deleting a deleted account in PostHog', () => {
     servers.push(server);
     await deleteOne(server);
     expect(await erasures(server)).toEqual([]);
+  });
+});
+
+describe.skipIf(!((await hasPostgres()) && (await hasRedis())))('a deleted account erased in PostHog, with two instances', () => {
+  let posthog: FakePostHog;
+  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  beforeAll(async () => {
+    posthog = await startFakePostHog();
+    cluster = await startTwoInstances(REDIS_URL, {
+      posthog: {
+        key: 'phc_test_eventmatch',
+        host: posthog.url,
+        erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
+      },
+    });
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await posthog?.close();
+  });
+
+  it('sends no event of theirs that another instance held when they were erased there', async () => {
+    const { one, two } = cluster;
+    const [gone, staying] = [await makeUser(one), await makeUser(one)];
+    const distinctId = String(gone.id);
+    expect((await client(one.url).post(EVENTS, { token: gone.token, json: { name: 'app_opened' } })).status).toBe(204);
+    await one.app.analytics.flush();
+    // Their next event, and someone else's, held by instance two (its queue not sent yet) as the account goes on one.
+    for (const user of [gone, staying]) {
+      expect((await client(two.url).post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    }
+    expect((await client(one.url).delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
+    await waitUntil(() => posthog.deleted.includes(distinctId), 10_000, 'the person erased in PostHog');
+
+    // Instance two sends what it held: never theirs, which would make the person again there.
+    await two.app.analytics.flush();
+    expect(posthog.events.filter((event) => event.distinct_id === String(staying.id)).map((event) => event.event)).toContain('app_opened');
+    expect(posthog.events.filter((event) => event.distinct_id === distinctId)).toEqual([]);
   });
 });
