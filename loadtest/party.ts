@@ -369,6 +369,11 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   let ended = false;
   /** Arrivals under way: one at a time for each phone. */
   const arrivalsUnderWay = new Set<Attendee>();
+  /**
+   * Returns under way: one at a time for each phone. The drain tries every phone still away again, and
+   * one whose return is connecting would open a second socket: counted twice, the first left open.
+   */
+  const returnsUnderWay = new Set<Attendee>();
   const overlays = new MatchOverlays(
     (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
     (ms) => {
@@ -853,7 +858,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 
   async function comeBack(attendee: Attendee) {
-    if (!attendee.away || ended) return;
+    if (!attendee.away || ended || returnsUnderWay.has(attendee)) return;
+    returnsUnderWay.add(attendee);
     try {
       await attendee.socket.connect();
       attendee.away = false;
@@ -861,6 +867,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       error(failure instanceof ConnectError ? `socket connect_error ${failure.message}` : 'socket reconnect failed');
       if (!stopping) wheel.schedule(attendee.index, RECONNECT, 2 * SECOND);
       else inDrainAgain(() => comeBack(attendee));
+    } finally {
+      returnsUnderWay.delete(attendee);
     }
   }
 

@@ -2,8 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runParty } from '../../loadtest/party';
+import { type PartyResult, runParty } from '../../loadtest/party';
 import { backends, startServer, type TestServer } from '../helpers/server';
+import { waitUntil } from '../helpers/socket';
 import { tcpProxy } from '../helpers/tcp-proxy';
 
 // The heavier backend the machine has (PostgreSQL when present): one 30-second party is enough.
@@ -262,6 +263,61 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
     } finally {
       await proxy.close();
     }
+  }, 60_000);
+
+  it('a return still connecting as the party ends is not begun again by the drain: one socket per phone', async () => {
+    // Handshakes held at the server: a server of its own.
+    const server = await partyServer();
+    await heapMeasured;
+    const abort = new AbortController();
+    const connects = new Map<number, number>();
+    const held: Array<() => void> = [];
+    let partying = false;
+    let releasing = false;
+    let released = false;
+    server.app.io.use((socket, next) => {
+      const id = socket.data.user.id;
+      connects.set(id, (connects.get(id) ?? 0) + 1);
+      if (!partying || released) return next();
+      // A phone coming back (nobody drops): its handshake held, and the party ended while it is under way.
+      held.push(next);
+      abort.abort();
+    });
+    let result: PartyResult;
+    try {
+      result = await runParty({
+        url: server.url,
+        attendees: 4,
+        minutes: 0.5,
+        leaveShare: 1,
+        signal: abort.signal,
+        stateFile: path.join(dir, 'return-under-way.json'),
+        onProgress: (p) => {
+          if (p.phase === 'party') partying = true;
+          // A second into the drain (it tries the phones still away at once), the handshakes go through.
+          if (p.phase === 'drain' && !releasing) {
+            releasing = true;
+            setTimeout(() => {
+              released = true;
+              for (const next of held.splice(0)) next();
+            }, 1000);
+          }
+        },
+      });
+      // Every phone's socket is closed with the run: none was left open.
+      await waitUntil(() => server.app.io.sockets.sockets.size === 0, 5000, 'every socket closed');
+    } finally {
+      await server.close();
+    }
+    expect(held).toHaveLength(0);
+    expect(result.ok).toBe(true);
+    expect(result.counts.offline_at_end).toBe(0);
+    // Each phone connected once, and once more for each return: the one under way was not begun twice.
+    const returns = [...connects.values()].filter((n) => n === 2).length;
+    expect([...connects.values()].every((n) => n === 1 || n === 2)).toBe(true);
+    expect(returns).toBeGreaterThanOrEqual(1);
+    expect(result.counts.reconnects).toBe(returns);
+    expect(result.latency_ms.presence_list.count).toBe(4 + returns);
   }, 60_000);
 
   it('the drain tries a failed arrival again, as the party does, until the phone is in', async () => {
