@@ -115,7 +115,8 @@ export interface PartyResult {
     reconnects: number;
     /**
      * Sockets the server or the network dropped (not the deliberate leaves), or that a phone gave up as
-     * dead when a send went unanswered too long (`message:send no answer` among the errors), reconnected on their own.
+     * dead when a send or a `presence:list` went unanswered too long (`… no answer` among the errors),
+     * reconnected on their own.
      */
     drops: number;
     /**
@@ -227,6 +228,19 @@ interface Attendee {
   catchUp: { from: number; to: number | null; listed: number } | null;
   /** Where each thread stood when `sync` was heard: its catch-up, a moment later, starts there. */
   syncFrom: Map<number, number> | null;
+  /** Its connections that have ended: an answer, or a give-up, belongs to the connection it was asked on. */
+  connectionsEnded: number;
+  /** `presence:list` asked on this connection and not answered yet: the drain waits for them. */
+  presencePending: number;
+}
+
+/** A `presence:list` asked: answered, given up after UNANSWERED_MS, or let go with its connection. */
+interface PresenceAsk {
+  attendee: Attendee;
+  /** The `connectionsEnded` of its phone when it was asked. */
+  connection: number;
+  at: number;
+  open: boolean;
 }
 
 interface SentMessage {
@@ -258,12 +272,13 @@ const HEALTH_TIMEOUT_MS = 5000;
 /** The drain's end, whatever still arrives. */
 const DRAIN_MAX_MS = 120_000;
 /**
- * A `message:send` the server has not answered in this long is given up as the app gives it up after
- * SEND_ACK_TIMEOUT_MS (client/lib/socket.ts), with a margin for this tool's own event loop: an error,
- * the connection dropped as dead, and the send sent again (same client_id) once it is back. Left to
- * the heartbeat, a server that keeps the socket but never answers held it for 45 s, or for ever.
+ * A `message:send` or `presence:list` the server has not answered in this long is given up as the app
+ * gives it up after SEND_ACK_TIMEOUT_MS (client/lib/socket.ts), with a margin for this tool's own event
+ * loop: an error, the connection dropped as dead, and once it is back the send sent again (same
+ * client_id), who is online asked again (as at every connect). Left to the heartbeat, a server that
+ * keeps the socket but never answers held it for 45 s, or for ever.
  */
-const UNANSWERED_SEND_MS = SEND_ACK_TIMEOUT_MS + 2000;
+const UNANSWERED_MS = SEND_ACK_TIMEOUT_MS + 2000;
 
 export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const log = options.log ?? (() => {});
@@ -298,8 +313,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const delivery = new Histogram();
   const reconnect = new Histogram();
   const presenceList = new Histogram();
-  /** `presence:list` calls not answered yet: the drain waits for them. */
-  let presenceAsked = 0;
   let recent = { overlay: new Histogram(), delivery: new Histogram() };
   let phase: Progress['phase'] = 'setup';
   let ready = 0;
@@ -362,6 +375,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   /** Every `message:send` emitted, in order (so by deadline), from `awaitingFrom` on: `giveUpUnanswered` reads them. */
   let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
   let awaitingFrom = 0;
+  /** Every `presence:list` asked, in order (so by deadline), from `presenceAsksFrom` on: `giveUpUnanswered` reads them too. */
+  let presenceAsks: PresenceAsk[] = [];
+  let presenceAsksFrom = 0;
   let unansweredTimer: NodeJS.Timeout | undefined;
   /** The drain's tries again of phones whose return or arrival failed (the wheel, which tries them during the party, is stopped). */
   const drainReturns = new Set<NodeJS.Timeout>();
@@ -442,6 +458,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         connectedAt: null,
         catchUp: null,
         syncFrom: null,
+        connectionsEnded: 0,
+        presencePending: 0,
       };
       attendee.socket = new LeanSocket(attendeeBase.origin, { token: account.token }, {
         reconnect: { minDelayMs: 500, maxDelayMs: 5000 },
@@ -452,6 +470,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
           attendee.online = false;
           attendee.disconnectedAt = performance.now();
           connected -= 1;
+          // Its acknowledgements go with the connection: the app's ask fails, and the next connect asks again.
+          attendee.connectionsEnded += 1;
+          attendee.presencePending = 0;
           if (attendee.away) return;
           counts.drops += 1;
           if (reason === 'io server disconnect') counts.serverDisconnects += 1;
@@ -462,6 +483,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       byId.set(account.id, attendee);
     }
 
+    // From the first connect on: a `presence:list` is asked at each.
+    unansweredTimer = setInterval(() => giveUpUnanswered(performance.now()), SECOND / 2);
     let heapPerAttendee: number | null = null;
     if (arriveOverMs === 0) {
       enter('connect');
@@ -497,7 +520,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     rest.poolWait = new Histogram();
     const sentBefore = counts.sent;
     wheel.start();
-    unansweredTimer = setInterval(() => giveUpUnanswered(performance.now()), SECOND / 2);
     await new Promise<void>((resolve) => {
       const end = () => {
         clearTimeout(timer);
@@ -521,9 +543,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       ...people.filter((attendee) => attendee.arriving && !attendee.connectedOnce).map((attendee) => arrive(attendee)),
     ]);
     const settled = () =>
-      people.every((attendee) => (attendee.online || !came(attendee)) && !attendee.busy && attendee.unacked.size === 0) &&
+      people.every((attendee) => (attendee.online || !came(attendee)) && !attendee.busy && attendee.unacked.size === 0 && attendee.presencePending === 0) &&
       rest.inFlight === 0 &&
-      presenceAsked === 0 &&
       overlays.pending === 0 &&
       [...messages.values()].every((message) => message.delivered);
     // Anything that arrives: an answer, a delivery, a recovery, a reconnect.
@@ -830,23 +851,42 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   }
 
   /**
-   * The sends still unanswered on the connection they went out on after UNANSWERED_SEND_MS: the phone
+   * The sends still unanswered on the connection they went out on after UNANSWERED_MS: the phone
    * drops that connection as dead, as the app does; the reconnect sends them again. The message is still
    * timed and counted when it arrives (it may have been stored: the resend is answered with it).
+   * Likewise a `presence:list`: the reconnect asks again.
    */
   function giveUpUnanswered(now: number) {
-    while (awaitingFrom < awaiting.length && now - awaiting[awaitingFrom]!.at >= UNANSWERED_SEND_MS) {
+    giveUpPresence(now);
+    while (awaitingFrom < awaiting.length && now - awaiting[awaitingFrom]!.at >= UNANSWERED_MS) {
       const { attendee, clientId, at } = awaiting[awaitingFrom]!;
       awaitingFrom += 1;
       // Answered, or sent again since (after a reconnect): not this send's to give up.
       const message = messages.get(clientId);
       if (!message || message.answered || message.at !== at || !attendee.socket.connected) continue;
-      error(`message:send no answer within ${UNANSWERED_SEND_MS / SECOND} s`);
+      error(`message:send no answer within ${UNANSWERED_MS / SECOND} s`);
       attendee.socket.drop();
     }
     if (awaitingFrom > 1024 && awaitingFrom * 2 > awaiting.length) {
       awaiting = awaiting.slice(awaitingFrom);
       awaitingFrom = 0;
+    }
+  }
+
+  function giveUpPresence(now: number) {
+    while (presenceAsksFrom < presenceAsks.length && now - presenceAsks[presenceAsksFrom]!.at >= UNANSWERED_MS) {
+      const ask = presenceAsks[presenceAsksFrom]!;
+      presenceAsksFrom += 1;
+      // Answered, or let go with a connection that has ended since.
+      if (!ask.open || ask.connection !== ask.attendee.connectionsEnded) continue;
+      ask.open = false;
+      ask.attendee.presencePending -= 1;
+      error(`presence:list no answer within ${UNANSWERED_MS / SECOND} s`);
+      ask.attendee.socket.drop();
+    }
+    if (presenceAsksFrom > 1024 && presenceAsksFrom * 2 > presenceAsks.length) {
+      presenceAsks = presenceAsks.slice(presenceAsksFrom);
+      presenceAsksFrom = 0;
     }
   }
 
@@ -901,13 +941,18 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   /** As the app at every connect: which of its matches are online (the dots), then `presence` events keep it. */
   function askPresence(attendee: Attendee) {
-    const asked = performance.now();
-    presenceAsked += 1;
-    attendee.socket.emit('presence:list', {}, (reply: Ack<{ online: number[] }>) => {
-      presenceAsked -= 1;
+    const ask: PresenceAsk = { attendee, connection: attendee.connectionsEnded, at: performance.now(), open: true };
+    const emitted = attendee.socket.emit('presence:list', {}, (reply: Ack<{ online: number[] }>) => {
+      // Given up already: the app has stopped waiting for it.
+      if (!ask.open) return;
+      ask.open = false;
+      attendee.presencePending -= 1;
       if (!reply.ok) return error(`presence:list ${reply.error.code}`);
-      presenceList.record(performance.now() - asked);
+      presenceList.record(performance.now() - ask.at);
     });
+    if (!emitted) return;
+    attendee.presencePending += 1;
+    presenceAsks.push(ask);
   }
 
   /** After `sync` (the servers' Redis came back), at its moment within the spread: as after a reconnect, and who is online. */

@@ -227,6 +227,41 @@ describe.concurrent(`npm run loadtest's party against the real app (${backend})`
     expect(result.latency_ms.rest['GET /api/events/current/']).toMatchObject({ count: 6, statuses: { '200': 6 } });
   }, 60_000);
 
+  it('a presence:list left unanswered is given up after ~10 s as the app does: an error, the connection dropped, asked again', async () => {
+    // Every socket of the server is watched: a server of its own.
+    const server = await partyServer();
+    await heapMeasured;
+    let unanswered: number | null = null;
+    const asks = new Map<number, number>();
+    server.app.io.on('connection', (socket) => {
+      // The app hears every event through one catch-all listener (called before any socket.use): it is
+      // put behind the test's, which keeps what is not to be answered from it.
+      const [dispatch] = socket.listenersAny();
+      socket.offAny(dispatch);
+      socket.onAny((event: string, ...args: unknown[]) => {
+        if (event === 'presence:list') {
+          const id = socket.data.user.id;
+          unanswered ??= id;
+          asks.set(id, (asks.get(id) ?? 0) + 1);
+          // The first phone's first ask: the server keeps its socket (its pings go on), and never answers.
+          if (id === unanswered && asks.get(id) === 1) return;
+        }
+        dispatch!.apply(socket, [event, ...args]);
+      });
+    });
+    const result = await runParty({ url: server.url, attendees: 4, minutes: 0.3, leaveShare: 0, stateFile: path.join(dir, 'presence-unanswered.json') }).finally(() =>
+      server.close(),
+    );
+    expect(result.counts.errors['presence:list no answer within 10 s']).toBe(1);
+    // Dropped as dead, connected again, and asked again: answered this time.
+    expect(result.counts.drops).toBeGreaterThanOrEqual(1);
+    expect(result.counts.reconnects).toBe(result.counts.drops);
+    expect(asks.get(unanswered!)).toBe(2);
+    expect(result.latency_ms.presence_list.count).toBe(4 + result.counts.reconnects - 1);
+    expect(result.counts.offline_at_end).toBe(0);
+    expect(result.ok).toBe(true);
+  }, 60_000);
+
   it('the drain tries a failed return again, as the party does, until the phone is back', async () => {
     await heapMeasured;
     // The server behind a link of the test's own: cut as the party ends, with a phone away.
