@@ -20,16 +20,56 @@ const SAMPLE_MAX_AGE_MS = 10 * 60_000;
  * cannot both be right: a clock was set between them, and the older one goes at once.
  */
 const AGREEMENT_MS = 1000;
+/** No answer takes this long (a request gives up after 15 s without one): a longer trip is a clock set meanwhile. */
+const MAX_TRIP_MS = 60_000;
+
+/**
+ * Where the recent answers are kept, so that the first screen of the app's next opening is timed by
+ * the server's clock before any answer has come. The device's, not an account's: sign-in and sign-out
+ * clear it with the rest of storage, and the next answer writes it again.
+ */
+const STORAGE_KEY = 'server_clock';
+/** A kept answer older than this is not used: the phone's clock may well have been set since. */
+const KEPT_MAX_AGE_MS = 24 * 60 * 60_000;
+
+/** What an answer could have said, heard no later than now and not so long ago that it is stale. */
+function plausible({ ahead, trip, at }: Sample, now: number) {
+  return [ahead, trip, at].every(Number.isFinite) && trip >= 0 && trip <= MAX_TRIP_MS && at <= now && now - at <= KEPT_MAX_AGE_MS;
+}
+
+/** The last opening's answers, those still plausible. */
+function keptSamples(): Sample[] {
+  try {
+    const kept: unknown = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? '[]');
+    const now = Date.now();
+    return Array.isArray(kept) ? kept.filter((each: Sample | null) => plausible(each ?? ({} as Sample), now)).slice(-SAMPLES) : [];
+  } catch {
+    return [];
+  }
+}
+
+function keep(kept: Sample[]) {
+  try {
+    window.localStorage.setItem(STORAGE_KEY, JSON.stringify(kept));
+  } catch {
+    // Private mode or a full storage: the next opening waits for an answer, as the first did.
+  }
+}
+
+/** The offset of the quickest answer, the newest of equals; 0 with none. */
+const bestOf = (among: Sample[]) => among.reduce<Sample | null>((chosen, each) => (chosen && chosen.trip < each.trip ? chosen : each), null)?.ahead ?? 0;
+
+// The last opening's until an answer comes: older than SAMPLE_MAX_AGE_MS, they go with the first.
+let samples = keptSamples();
 
 /**
  * The server's clock less this device's (ms), from the answer with the shortest round trip among the
  * recent ones (as NTP chooses): a slow answer on a party's crowded Wi-Fi, whose time may be off by half
- * its trip, does not move it. 0 until an answer has said the server's time. A phone whose clock runs
- * ahead or behind still shows an event open, over or lapsed when the server has it so.
+ * its trip, does not move it. 0 until an answer has said the server's time, in this opening or the
+ * last (kept). A phone whose clock runs ahead or behind still shows an event open, over or lapsed when
+ * the server has it so.
  */
-export const useServerAhead = create(() => 0);
-
-let samples: Sample[] = [];
+export const useServerAhead = create(() => bestOf(samples));
 
 /** Now by the server's clock, as best known. */
 export const serverNow = () => Date.now() + useServerAhead.getState();
@@ -41,9 +81,9 @@ const agree = (one: Sample, other: Sample) => Math.abs(one.ahead - other.ahead) 
 export function heardServerTime(serverAt: number, sentAt: number) {
   const now = Date.now();
   const sample = { ahead: Math.round(serverAt - (sentAt + now) / 2), trip: now - sentAt, at: now };
-  // Sent "after" it came: this clock was set back meanwhile, and the trip says nothing.
-  if (!Number.isFinite(sample.ahead) || sample.trip < 0) return;
+  // Sent "after" it came, or a minute before: this clock was set meanwhile, and the trip says nothing.
+  if (!plausible(sample, now)) return;
   samples = [...samples.filter((kept) => recent(kept, now) && agree(kept, sample)).slice(1 - SAMPLES), sample];
-  const best = samples.reduce((chosen, each) => (each.trip <= chosen.trip ? each : chosen));
-  useServerAhead.setState(best.ahead, true);
+  keep(samples);
+  useServerAhead.setState(bestOf(samples), true);
 }
