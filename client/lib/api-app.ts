@@ -16,7 +16,7 @@ import type {
   EventUpdate,
   JoinPass,
   OrganizerEvent,
-  PublicEvent,
+  PublicEventPage,
 } from '../../shared/schemas/events';
 import type { TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
@@ -74,7 +74,8 @@ export const api = {
     http.get<Page<Message>>(`/api/conversations/${id}/messages/${http.query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
     http.post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
-  event: (code: string) => http.get<PublicEvent>(`/api/events/${encodeURIComponent(code)}/`),
+  /** With the server's time (`now`), for the clock of a visitor not signed in. */
+  event: (code: string) => http.get<PublicEventPage>(`/api/events/${encodeURIComponent(code)}/`),
   eventPass: (code: string, token: string) => http.post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),
   checkIn: (code: string, proof: CheckInInput = {}) => http.post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
   currentEvent: () => http.get<CurrentEvent>('/api/events/current/'),

@@ -112,8 +112,15 @@ export type PublicEvent = z.infer<typeof PublicEvent>;
 export const OrganizerEvent = PublicEvent.extend({ is_organizer: z.literal(true) });
 export type OrganizerEvent = z.infer<typeof OrganizerEvent>;
 
-/** Where I am, and the server's time as it answered (`now`): the app's clock for events (client/lib/server-clock.ts). */
-export const CurrentEvent = z.object({ event: PublicEvent.nullable(), now: z.string() });
+/** The server's time as it answered: the app's clock for events (client/lib/server-clock.ts). */
+const ServerNow = z.string().describe("The server's time as it answered (ISO 8601): a phone times events by it, whatever its own clock says.");
+
+/** An event's public page, with the server's time (`now`): the clock of a visitor not signed in. */
+export const PublicEventPage = PublicEvent.extend({ now: ServerNow });
+export type PublicEventPage = z.infer<typeof PublicEventPage>;
+
+/** Where I am, and the server's time as it answered (`now`). */
+export const CurrentEvent = z.object({ event: PublicEvent.nullable(), now: ServerNow });
 export type CurrentEvent = z.infer<typeof CurrentEvent>;
 
 export const CheckedIn = z.object({ event: PublicEvent });

@@ -228,6 +228,30 @@ describe('the public event page, opened from an old QR link', () => {
   });
 });
 
+describe('the public event page, on a phone whose clock is off', () => {
+  const iso = (at: number) => new Date(at).toISOString();
+
+  it('times the event by the server’s time its answer says, for a visitor not signed in', async () => {
+    // Five minutes to go by the server's clock: over five minutes ago by this phone's.
+    const serverNow = Date.now() - 10 * 60_000;
+    api.event.mockResolvedValue({ ...party({ starts_at: iso(serverNow - hour), ends_at: iso(serverNow + 5 * 60_000) }), now: iso(serverNow) });
+    renderPage('');
+    await settled();
+    expect(said()).toEqual({ ...nothing, qrOnly: true, signupEarly: true });
+  });
+
+  it('times the event by the server’s time the scan’s pass says, before the page is read', async () => {
+    // Another phone's clock than the last test's: what that one measured does not hold here.
+    const serverNow = Date.now() - 20 * 60_000;
+    api.eventPass.mockResolvedValue({ pass: 'fresh', expires_at: iso(serverNow + 30 * 60_000), expires_in_ms: 30 * 60_000 });
+    // An answer that says no time (a server from before `now`): the pass's is the clock.
+    api.event.mockResolvedValue(party({ starts_at: iso(serverNow - hour), ends_at: iso(serverNow + 5 * 60_000) }));
+    renderPage('t=fresh-token');
+    await settled();
+    expect(said()).toEqual({ ...nothing, signup: true });
+  });
+});
+
 describe('the public event page for a code that names no event', () => {
   it('says so, and offers the way on: another code when signed in, the home page when not', async () => {
     api.event.mockRejectedValue(new NotFoundError(404, 'Not found.'));

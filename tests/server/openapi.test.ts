@@ -131,6 +131,12 @@ describe('the OpenAPI document generated from the routes', () => {
     // The checkout takes a form post too (the pricing page's form, without the token).
     const checkout = spec.paths['/api/payments/stripe/create-checkout-session/']!.post!;
     expect(Object.keys(checkout.requestBody!.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    // The server's time beside what an event's times are compared with, for the phone's clock to be set by.
+    for (const path of ['/api/events/{event}/', '/api/events/current/']) {
+      const answer = spec.paths[path]!.get!.responses!['200']!.content!['application/json']!.schema as { required: string[]; properties: Record<string, { description?: string }> };
+      expect(answer.required, path).toContain('now');
+      expect(answer.properties.now?.description, path).toMatch(/server's time/);
+    }
   });
 
   it('says what undo does, its refusals, and how long its chance lasts', () => {

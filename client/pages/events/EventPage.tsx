@@ -13,6 +13,7 @@ import { useEventStatus } from '../../lib/event-status';
 import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { clearPendingJoin, getPendingJoin, setPendingJoin, waitsForProfile } from '../../lib/pending-join';
+import { heardServerTime } from '../../lib/server-clock';
 import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
@@ -21,6 +22,18 @@ import '../../events.css';
 
 /** How often the public page's headcount is read again while it is on screen (no socket before login). */
 const COUNT_REFRESH_MS = 30_000;
+
+/**
+ * The event, read for its page, with the server's time it says taken for the app's clock: a visitor
+ * not signed in reads no other, and their phone's may be minutes off (the event open, or over, when
+ * the server has it otherwise).
+ */
+async function readEvent(code: string): Promise<PublicEvent> {
+  const sent = Date.now();
+  const { now, ...event } = await api.event(code);
+  heardServerTime(Date.parse(now), sent);
+  return event;
+}
 
 /**
  * `/e/<code>`: the event's public page. With `?t=` (the QR at the door), its first act,
@@ -90,7 +103,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
         setNotice(errorMessage(error, t));
       }
       // Ended or not open yet, though the page said open: the page says what it is now.
-      if (refusal === 'ended' || refusal === 'not_open') api.event(code).then(setEvent, () => undefined);
+      if (refusal === 'ended' || refusal === 'not_open') readEvent(code).then(setEvent, () => undefined);
       setJoining(false);
     }
   }, [code, eventName, language, navigate, t]);
@@ -109,7 +122,9 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       if (token) {
         // First, before anything else: the token is good for a minute or two, the pass for 30 minutes.
         try {
+          const sent = Date.now();
           const granted = await api.eventPass(code, token);
+          heardServerTime(Date.parse(granted.expires_at) - granted.expires_in_ms, sent);
           // Kept for as long as the server says from now, by this phone's clock, which may be minutes
           // off the server's: its `expires_at` read here would drop a pass still good, or keep one gone.
           setPendingJoin({ code, pass: granted.pass, expiresAt: Date.now() + granted.expires_in_ms });
@@ -129,7 +144,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       const where = useSession.getState().token ? api.currentEvent().catch(() => null) : Promise.resolve(null);
       let found: PublicEvent;
       try {
-        found = await api.event(code);
+        found = await readEvent(code);
       } catch (error) {
         if (error instanceof NotFoundError) setEvent(null);
         else unreachable(error);
@@ -166,7 +181,7 @@ function EventPageBody({ code: rawCode }: { code: string }) {
     if (!event) return;
     const timer = setInterval(() => {
       if (document.visibilityState !== 'visible') return;
-      api.event(code).then(setEvent, () => undefined);
+      readEvent(code).then(setEvent, () => undefined);
     }, COUNT_REFRESH_MS);
     return () => clearInterval(timer);
   }, [code, event]);

@@ -13,7 +13,7 @@ import {
   JoinPass,
   OrganizerEvent,
   PassInput,
-  PublicEvent,
+  PublicEventPage,
 } from '../../../shared/schemas/events';
 import { NotFound } from '../../errors';
 import { noBody, withoutToken } from '../../plugins/api-docs';
@@ -55,11 +55,13 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   // Anyone: the public page and the exchange of a QR token for a join pass.
   app.get(
     '/api/events/:event/',
-    { schema: { ...withoutToken, params: EventCodeParams, response: { 200: PublicEvent } }, onRequest: lookupLimit },
+    { schema: { ...withoutToken, params: EventCodeParams, response: { 200: PublicEventPage } }, onRequest: lookupLimit },
     async (request) => {
       const event = await findEventByCode(app.db, request.params.event);
       if (!event) throw new NotFound();
-      return presentEvent(event);
+      // The status by the clock the page says: a visitor's phone times the event from there.
+      const now = Date.now();
+      return { ...presentEvent(event, now), now: new Date(now).toISOString() };
     },
   );
 
