@@ -6,6 +6,7 @@ import { ApiError, LikesExhausted, logFailure, mayPass, Throttled } from '../lib
 import { errorMessage } from '../lib/errors';
 import { formatDateTime, formatTime, sameDay, withHourArticle } from '../lib/format';
 import { type Translate, useLanguage, useT, useTi } from '../lib/i18n';
+import { serverNow } from '../lib/server-clock';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
@@ -124,14 +125,16 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
 
 /**
  * When the likes come back: a time today, or tomorrow (the window is a day long, so mostly that),
- * said as such; "08:01" alone read as this morning, already gone.
+ * said as such; "08:01" alone read as this morning, already gone. Today by the server's clock, as the
+ * moment is: a phone minutes behind it at midnight would say "tomorrow" of a time that is today's.
  */
 function likesBack(limit: number, at: string, language: Language, t: Translate): string {
-  const tomorrow = new Date();
+  const now = new Date(serverNow());
+  const tomorrow = new Date(now);
   tomorrow.setDate(tomorrow.getDate() + 1);
   const time = withHourArticle(formatTime(at, language), language);
   if (sameDay(at, tomorrow.toISOString())) return t('deck.likesOutTomorrow', { limit, time });
-  return t('deck.likesOut', { limit, time: sameDay(at, new Date().toISOString()) ? time : formatDateTime(at, language) });
+  return t('deck.likesOut', { limit, time: sameDay(at, now.toISOString()) ? time : formatDateTime(at, language, now) });
 }
 
 /**

@@ -52,6 +52,24 @@ describe('the new-event form', () => {
     await waitFor(() => expect(location.history).toEqual(['/app/events/', '/app/events/42/host/']));
   });
 
+  it('starts at the quarter hour just gone by the server’s clock, not by a phone’s minutes behind it', async () => {
+    // 21:50 on the phone, 22:10 by the server: the party is open as soon as it is made.
+    vi.useFakeTimers({ now: new Date(2030, 5, 14, 21, 50), toFake: ['Date'] });
+    useServerAhead.setState(20 * 60_000, true);
+    try {
+      render(
+        <Suspense fallback={null}>
+          <NewEvent />
+        </Suspense>,
+      );
+      expect(((await screen.findByLabelText(enEvents['events.new.starts'])) as HTMLInputElement).value).toBe('2030-06-14T22:00');
+      expect((screen.getByLabelText(endsLabel) as HTMLInputElement).value).toBe('2030-06-15T03:00');
+    } finally {
+      useServerAhead.setState(0, true);
+      vi.useRealTimers();
+    }
+  });
+
   it('asks for a start and an end cleared in the picker, and sends nothing', async () => {
     render(
       <Suspense fallback={null}>

@@ -17,6 +17,7 @@ import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../client/
 import { ApiError } from '../../client/lib/api';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
+import { useServerAhead } from '../../client/lib/server-clock';
 import '../../client/lib/messages-app';
 import { Home } from '../../client/pages/app/Home';
 import { Likes } from '../../client/pages/app/Likes';
@@ -279,6 +280,22 @@ describe('the deck and the plan', () => {
     const today = new Date(new Date().setHours(23, 59, 0, 0)).toISOString();
     act(() => usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: today } }));
     expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time(today)}.`);
+  });
+
+  it('says "tomorrow" by the server’s clock, the likes’ own, on a phone whose clock is minutes behind it at midnight', () => {
+    // 23:55 on the phone, five past midnight by the server: 20:01 is today, not tomorrow.
+    vi.useFakeTimers({ now: new Date(2030, 0, 1, 23, 55), toFake: ['Date'] });
+    useServerAhead.setState(10 * 60_000, true);
+    try {
+      const resetsAt = new Date(2030, 0, 2, 20, 1).toISOString();
+      usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: resetsAt } });
+      renderAt('/app/home/', <DeckPlanNotice />);
+      const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(resetsAt));
+      expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time}.`);
+    } finally {
+      useServerAhead.setState(0, true);
+      vi.useRealTimers();
+    }
   });
 
   it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {

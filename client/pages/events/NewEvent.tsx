@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { ChevronLeft } from '../../components/AppIcons';
 import { api } from '../../lib/api-app';
 import { useMessages, useT } from '../../lib/i18n';
+import { serverNow } from '../../lib/server-clock';
 import { eventsMessages } from '../../lib/messages-events';
 import { EventForm, eventInput, toLocalInput } from './EventForm';
 import '../../events.css';
@@ -14,8 +15,11 @@ export function NewEvent() {
   useMessages(eventsMessages);
   const t = useT();
   const [, navigate] = useLocation();
+  // Now, to the quarter hour just gone, by the server's clock: the event is open as soon as it is made,
+  // and its times, shown in the phone's time zone, are the moments the server will keep, as on every
+  // other screen. By a phone's clock hours off, it would wait for check-in, or be refused as over.
   const [initial] = useState(() => {
-    const start = new Date(Math.floor(Date.now() / QUARTER_MS) * QUARTER_MS);
+    const start = new Date(Math.floor(serverNow() / QUARTER_MS) * QUARTER_MS);
     return {
       name: '',
       venue: '',
