@@ -105,8 +105,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     bodyLimit: MAX_JSON_BODY_BYTES,
     clientErrorHandler,
     frameworkErrors: answerRouterRefusal(headers),
-    // A request with no Host is answered in the envelope (`rejectMissingHost`), not by Node bare.
-    http: { requireHostHeader: false },
+    // A request that has not arrived whole in this time (a body trickled in, or a phone's upload
+    // stalled) is answered 408 in the envelope (`clientErrorHandler`) and its connection closed.
+    // Fastify's default, 0, let it hold its connection for ever; a WebSocket, once upgraded, is no
+    // longer a request and is not timed.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      // A request with no Host is answered in the envelope (`rejectMissingHost`), not by Node bare.
+      requireHostHeader: false,
+      // The headers' own time, 60 s, within the request's as Node makes it by default (a longer one
+      // would stand in for the request's: Node swaps the two).
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      // How often Node looks for requests past their time (its default: 30 s, a tenth of ours).
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 10)),
+    },
     // A request that reaches a closing instance is answered in the envelope (`refuseWhileClosing`).
     return503OnClosing: false,
     // No limit on a plugin's start: the database's applies the migrations, which take what they take

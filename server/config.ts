@@ -53,6 +53,12 @@ export interface Config {
    * travel (Redis away).
    */
   tokenTrustMs: number;
+  /**
+   * How long a request may take to arrive whole, headers and body (5 min; tests shorten it): a phone
+   * sending its photos over a party's crowded Wi-Fi has the time, a body trickled in to hold a
+   * connection open does not hold it for ever (docs/operations.md, "Slow requests").
+   */
+  requestTimeoutMs: number;
   /** Rows of `limitRules` replaced (tests); see `server/lib/limits.ts`. */
   limits: Partial<Record<string, { max: number; windowMs: number }>>;
   /**
@@ -308,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: int(env, 'LOGIN_THROTTLE_WINDOW_MS', 60_000),
     },
     tokenTrustMs: 10_000,
+    requestTimeoutMs: 300_000,
     limits: {},
     limitMultiplier: Math.max(1, int(env, 'RATE_LIMIT_MULTIPLIER', 1)),
     deckRefreshFetchesPerSecond: Math.max(1, int(env, 'DECK_REFRESH_FETCHES_PER_SECOND', 50)),
