@@ -165,7 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(secretsPlugin);
   await app.register(limitsPlugin);
   await app.register(authPlugin);
-  await app.register(realtimePlugin);
+  await app.register(realtimePlugin, { headers });
   await app.register(mailPlugin);
   await app.register(analyticsPlugin);
   // The one Stripe client: checkout and webhooks, and account deletion's cancellation.

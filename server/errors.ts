@@ -308,12 +308,19 @@ export function clientErrorHandler(error: Error & { code?: string; rawPacket?: u
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const detail = serverText(status === 408 ? 'request_timeout' : status === 431 ? 'headers_too_large' : 'malformed');
-  const body = JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket, socket)));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  writeRawAnswer(socket, status, JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket, socket))));
   socket.destroy(error);
+}
+
+/**
+ * An answer in the envelope written on the connection itself, where no response object is there to
+ * write it (a request Node refused, an upgrade refused): the connection closes after it.
+ */
+export function writeRawAnswer(socket: Socket, status: number, body: string, headers: Record<string, string> = {}) {
+  if (!socket.writable) return;
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -9,6 +9,7 @@ import { createPresence } from './presence';
 import { withTimeout } from '../lib/redis';
 import { turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
+import { answerRefusalsInEnvelope } from './refusals';
 import type { RealtimeServer } from './types';
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
@@ -44,7 +45,8 @@ declare module 'fastify' {
  * presence, and fan-out across instances through Redis when `REDIS_URL` is set.
  */
 export default fp(
-  async (app) => {
+  /** `headers`: the ones every response carries (app.ts), on the socket path's refusals too. */
+  async (app, { headers }: { headers: Record<string, string> }) => {
     const fanout = app.redis ? createRedisFanout(app.redis) : null;
 
     const io: RealtimeServer = new Server(app.server, {
@@ -56,6 +58,7 @@ export default fp(
       maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
+    answerRefusalsInEnvelope(io.engine, headers);
 
     let accepting = true;
     const inFlight = new Set<Promise<unknown>>();

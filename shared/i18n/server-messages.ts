@@ -47,6 +47,15 @@ export const SERVER_MESSAGES = {
   request_timeout: { en: 'Request timed out.', es: 'La solicitud tardó demasiado en llegar.' },
   expectation_failed: { en: 'Only "Expect: 100-continue" is supported.', es: 'Solo se admite «Expect: 100-continue».' },
   missing_host: { en: 'The Host header is missing.', es: 'Falta la cabecera Host.' },
+  websocket_only: { en: 'This address takes WebSocket connections only.', es: 'Esta dirección solo admite conexiones WebSocket.' },
+  realtime_session_unknown: {
+    en: 'This connection is no longer open: connect again.',
+    es: 'Esta conexión ya no está abierta: vuelve a conectarte.',
+  },
+  realtime_version_unsupported: {
+    en: 'This version of the app can no longer connect: reload the page.',
+    es: 'Esta versión de la app ya no puede conectarse: recarga la página.',
+  },
   date_time_format: {
     en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
     es: 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
