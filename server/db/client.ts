@@ -106,6 +106,19 @@ export class PreparedStatement<Values extends Record<string, unknown>> {
   async writeBehind(db: Db, values: Values): Promise<void> {
     await runNamed(ownPools.get(db)?.behind ?? clientOf(db), this.text, this.params(values));
   }
+
+  /**
+   * For a statement that waits for a row another transaction holds (a send's conversation, while a ban
+   * ends it): on a connection of its own, where such waits go one after the other. On the main pool,
+   * each took a connection for as long as the holder held on (a ban ends every conversation of the
+   * banned one at once, and a send into each of them waited), and postgres.js sends a statement to a
+   * busy connection when none is free: the pool's other requests then waited behind the rows too.
+   * PGlite, one session that runs one transaction at a time, never holds a row: it runs it as `run` does.
+   * Not inside a transaction.
+   */
+  runApart<Row>(db: Db, values: Values): Promise<Row[]> {
+    return runNamed<Row>(ownPools.get(db)?.apart ?? clientOf(db), this.text, this.params(values));
+  }
 }
 
 /**
@@ -147,8 +160,11 @@ export const GENERIC_PLAN_SESSION = { plan_cache_mode: 'force_generic_plan' } as
  */
 export const WRITE_BEHIND_SESSION = { ...GENERIC_PLAN_SESSION, synchronous_commit: 'off' } as const;
 
-/** The pools beside the main pool of each postgres.js database: the deck's two, and the write-behind connection. */
-const ownPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql; behind: postgres.Sql }>();
+/**
+ * The pools beside the main pool of each postgres.js database: the deck's two, the write-behind
+ * connection, and the one where statements wait for held rows (`runApart`).
+ */
+const ownPools = new WeakMap<object, { custom: postgres.Sql; generic: postgres.Sql; behind: postgres.Sql; apart: postgres.Sql }>();
 
 /** What a statement runs on: a postgres.js pool, or PGlite. */
 type DriverClient = postgres.Sql | PGlite;
@@ -399,15 +415,16 @@ export async function openDatabase(options: {
     const custom = pool(deckMax, CUSTOM_PLAN_SESSION);
     const generic = pool(deckMax, GENERIC_PLAN_SESSION);
     const behind = pool(1, WRITE_BEHIND_SESSION);
+    const apart = pool(1);
     const db = drizzlePostgres(client, { schema });
-    ownPools.set(db, { custom, generic, behind });
+    ownPools.set(db, { custom, generic, behind, apart });
     await migrateInTurn(options.databaseUrl);
     return {
       db,
       driver: 'postgres',
       withLock: advisoryLocks(client),
       close: async () => {
-        await Promise.all([client, custom, generic, behind].map((pool) => pool.end({ timeout: 5 })));
+        await Promise.all([client, custom, generic, behind, apart].map((pool) => pool.end({ timeout: 5 })));
       },
     };
   }

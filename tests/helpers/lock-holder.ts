@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { Config } from '../../server/config';
 import { createPostgresDatabase } from './database';
 import { startServer, type TestServer } from './server';
 import { waitUntil } from './socket';
@@ -58,6 +59,8 @@ export function racesOnPostgres(
     perTest?: boolean;
     /** The database's deadlock_timeout, for every connection to it (the server's and the holder's). */
     deadlockTimeout?: string;
+    /** The server's settings that differ (a smaller pool, say). */
+    config?: Partial<Config>;
   } = {},
 ) {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
@@ -75,7 +78,7 @@ export function racesOnPostgres(
       await admin.unsafe(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '${options.deadlockTimeout}'`);
       await admin.end();
     }
-    const server = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    const server = await startServer({ backend: 'postgres', databaseUrl: database.url, config: options.config });
     const holder = postgres(database.url, { max: 2, onnotice: () => {} });
     started = { server, holder, lock: lockHolder(holder) };
   });

@@ -7,7 +7,18 @@ import { makeEvent } from '../helpers/events';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { hasPostgres } from '../helpers/services';
 import { connect, record, waitUntil } from '../helpers/socket';
-import { makePair, storedMessages } from './fixtures';
+import { client } from '../helpers/http';
+import { makePair, match, storedMessages } from './fixtures';
+
+/** Fails unless `work` settles within 5 s. */
+async function doneWithin(work: Promise<unknown>, what: string) {
+  let done = false;
+  void work.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await waitUntil(() => done, 5000, what);
+}
 
 /**
  * A send whose conversation's row another write holds (an event deleted sets its `event_id` to null,
@@ -26,15 +37,6 @@ describe.skipIf(!(await hasPostgres()))('a send waiting for a held conversation 
     await races.holder`update conversations set event_id = ${event.id} where id = ${pair.conversationId}`;
     return { ...pair, eventId: event.id };
   }
-
-  const doneWithin = async (work: Promise<unknown>, what: string) => {
-    let done = false;
-    void work.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    await waitUntil(() => done, 5000, what);
-  };
 
   it('answers the other sends of its batch while it waits', async () => {
     const held = await pairAtEvent();
@@ -89,5 +91,51 @@ describe.skipIf(!(await hasPostgres()))('a send waiting for a held conversation 
     } finally {
       for (const socket of [ana, ben, cleo]) socket!.close();
     }
+  });
+});
+
+/**
+ * A ban ends every conversation of the banned one in one statement, and holds their rows until it
+ * commits (a deletion, of an account or an event, alike): a send into each of them waits. The waits
+ * must not take the pool's connections, which every other request of the instance needs meanwhile.
+ */
+describe.skipIf(!(await hasPostgres()))('sends waiting for the many conversations a ban holds, on PostgreSQL', () => {
+  const POOL = 2;
+  const races = racesOnPostgres({ config: { databasePoolSize: POOL } });
+
+  it('leave the pool to everyone else, and find their conversations ended', async () => {
+    const banned = await makeCompletedUser(races.server, { name: 'Bea' });
+    const partners = await Promise.all(Array.from({ length: 2 * POOL }, (_, n) => makeCompletedUser(races.server, { name: `Partner ${n}` })));
+    const conversations: number[] = [];
+    for (const partner of partners) conversations.push(await match(races.server, banned, partner));
+    const other = await makePair(races.server, ['Cleo', 'Dan']);
+    const log = { warn: () => {} } as unknown as FastifyBaseLogger;
+    const batcher = createMessageBatcher(races.server.app.db, log, races.server.app.limits);
+
+    // The ban's ending of the conversations, not committed yet.
+    const release = await races.hold(
+      `update conversations set ended_at = now(), end_reason = 'ban' where (user_low_id = $1 or user_high_id = $1) and ended_at is null`,
+      [banned.id],
+    );
+    let waiting: Array<Promise<unknown>> = [];
+    try {
+      waiting = partners.map((partner, n) =>
+        batcher.send({ conversationId: conversations[n]!, senderId: partner.id, content: 'still there?', clientId: randomUUID() }),
+      );
+      expect(await races.stuckOrDone(Promise.all(waiting), 1)).toBe(false);
+      // Everyone else is served meanwhile: a send of theirs, a page of their conversations.
+      const unrelated = batcher.send({ conversationId: other.conversationId, senderId: other.a.id, content: 'hi', clientId: randomUUID() });
+      await doneWithin(unrelated, 'an unrelated send answered while the held ones wait');
+      await expect(unrelated).resolves.toMatchObject({ created: true });
+      const list = client(races.server.url).get('/api/conversations/started/', { token: other.b.token });
+      await doneWithin(list, 'an unrelated request answered while the held ones wait');
+      expect((await list).status).toBe(200);
+    } finally {
+      await release('commit');
+    }
+    const outcomes = await Promise.allSettled(waiting);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { statusCode?: number }).statusCode : 'sent'))).toEqual(
+      partners.map(() => 404),
+    );
   });
 });

@@ -40,7 +40,9 @@ export const presentMessage = (row: MessageRow): Message => ({
  * Both participants when userId may use the conversation (the visibility rule), else null. `settled`:
  * once any write in flight on the conversation's row is over (read FOR SHARE, it waits for that write
  * and reads the row as committed). On its own, holding no other lock, so that wait closes no cycle:
- * the send's insert, which holds the send lock, skips a held row instead.
+ * the send's insert, which holds the send lock, skips a held row instead; and on its own connection
+ * (`runApart`), so that the main pool's are never held up by it, however many conversations a ban
+ * ends at once.
  */
 export async function getParticipantIds(
   db: Db,
@@ -48,8 +50,10 @@ export async function getParticipantIds(
   userId: number,
   { settled = false }: { settled?: boolean } = {},
 ): Promise<[number, number] | null> {
-  const statement = settled ? settledParticipantsStatement : participantsStatement;
-  const [row] = await statement.run<{ low: number; high: number }>(db, { conversationId, userId });
+  const values = { conversationId, userId };
+  const [row] = settled
+    ? await settledParticipantsStatement.runApart<{ low: number; high: number }>(db, values)
+    : await participantsStatement.run<{ low: number; high: number }>(db, values);
   return row ? [Number(row.low), Number(row.high)] : null;
 }
 
