@@ -308,8 +308,23 @@ export function clientErrorHandler(error: Error & { code?: string; rawPacket?: u
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const detail = serverText(status === 408 ? 'request_timeout' : status === 431 ? 'headers_too_large' : 'malformed');
-  writeRawAnswer(socket, status, JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket, socket))));
+  if (!answerBegun(socket)) {
+    writeRawAnswer(socket, status, JSON.stringify(new ApiError(status, { detail }).render(refusedRequestLanguage(error.rawPacket, socket))));
+  }
   socket.destroy(error);
+}
+
+/**
+ * Whether the request being read on this connection has its answer sent, or begun. A route may answer
+ * before the body has come (a 401 for an upload without a token), and Node reads the rest of the body
+ * after it: a refusal then (the body too slow) would follow that answer as one nobody asked for, so the
+ * connection is only closed. Node's own fields: the response being written, the request being read.
+ */
+function answerBegun(socket: Socket): boolean {
+  const connection = socket as Socket & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null };
+  if (connection._httpMessage) return connection._httpMessage.headersSent;
+  const reading = connection.parser?.incoming;
+  return reading != null && !reading.complete;
 }
 
 /**
