@@ -10,6 +10,8 @@ import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent
 interface HostState {
   /** undefined while loading; null: not one of mine (or gone). */
   event: OrganizerEvent | null | undefined;
+  /** The event shown was deleted since (from another of the organizer's screens): kept for its name. */
+  deleted: boolean;
   qr: EventQr | null;
   /** The QR shown is past its end with no newer one come (no network): it lets nobody in any more. */
   qrExpired: boolean;
@@ -21,7 +23,7 @@ interface HostState {
   statsFailed: boolean;
 }
 
-const EMPTY = { event: undefined, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false };
+const EMPTY = { event: undefined, deleted: false, qr: null, qrExpired: false, count: null, stats: null, failed: false, statsFailed: false };
 export const useHost = create<HostState>()(() => EMPTY);
 
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -67,11 +69,23 @@ export function openHostScreen(id: number): () => void {
   const over = (event: OrganizerEvent) =>
     useHost.getState().qr === null ? event.status === 'after' || event.status === 'closed' : Date.parse(event.ends_at) <= serverNow();
 
+  /**
+   * Deleted from another of the organizer's screens (the socket says so at once; else the next code or
+   * read of the event is refused): the screen says the event is gone, instead of keeping a code that
+   * lets nobody in, and asks for nothing more of it.
+   */
+  const gone = () => {
+    clearTimeout(qrTimer);
+    clearTimeout(statsTimer);
+    clearTimeout(expiryTimer);
+    useHost.setState((state) => (state.event ? { deleted: true, qr: null, qrExpired: false } : { event: null }));
+  };
+
   const loadQr = async () => {
     clearTimeout(qrTimer);
-    // Over: the door is closed, and no code is shown or asked for again.
-    const event = useHost.getState().event;
-    if (event && over(event)) return;
+    // Over or gone: the door is closed, and no code is shown or asked for again.
+    const { event, deleted } = useHost.getState();
+    if (deleted || (event && over(event))) return;
     try {
       const sent = Date.now();
       const qr = await api.eventQr(id);
@@ -86,14 +100,14 @@ export function openHostScreen(id: number): () => void {
       qrTimer = setTimeout(() => void loadQr(), Math.min(WINDOW_MS, Math.max(RETRY_MS, left - WINDOW_MS - QR_EARLY_SECONDS * 500)));
     } catch (error) {
       if (stopped) return;
-      // Deleted meanwhile from another of the organizer's screens (the socket tells only attendees):
-      // the screen says the event is gone, instead of keeping a code that lets nobody in.
-      if (error instanceof NotFound) return void useHost.setState({ event: null });
+      // Deleted while the socket could not say so (no connection).
+      if (error instanceof NotFound) return gone();
       qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
     }
   };
   const loadStats = async () => {
     clearTimeout(statsTimer);
+    if (useHost.getState().deleted) return;
     lastStats = Date.now();
     try {
       const stats = await api.eventStats(id);
@@ -106,7 +120,7 @@ export function openHostScreen(id: number): () => void {
       // Shown as they were; the next turn tries again. None yet: said, not "Loading…" for as long as the server fails.
       if (!stopped && loadFailure(error) === 'server') useHost.setState({ statsFailed: true });
     }
-    if (!stopped) statsTimer = setTimeout(() => void loadStats(), STATS_REFRESH_MS);
+    if (!stopped && !useHost.getState().deleted) statsTimer = setTimeout(() => void loadStats(), STATS_REFRESH_MS);
   };
   const statsSoon = () => {
     const wait = Math.max(0, lastStats + STATS_MIN_INTERVAL_MS - Date.now());
@@ -122,7 +136,9 @@ export function openHostScreen(id: number): () => void {
       if (!stopped) useHost.setState({ failed: loadFailure(error) === 'server' });
       return undefined;
     });
-    if (!stopped && event !== undefined) useHost.setState({ event, failed: false });
+    if (stopped || event === undefined) return event;
+    if (event === null) gone();
+    else useHost.setState({ event, failed: false });
     return event;
   };
 
@@ -136,6 +152,9 @@ export function openHostScreen(id: number): () => void {
     onEvent('event:changed', ({ event }) => {
       if (event.id !== id) return;
       useHost.setState((state) => (state.event ? { event: { ...state.event, ...event } } : {}));
+    }),
+    onEvent('event:deleted', ({ event_id }) => {
+      if (event_id === id) gone();
     }),
     // A new connection is in no event's room: the count is watched at each connect, the first one
     // included (the event may have loaded before the socket connected, on a slow network).

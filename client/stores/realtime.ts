@@ -255,10 +255,12 @@ export function startRealtime(token: string) {
       void heardOfEvent(event_id);
     }),
     onEvent('event:changed', ({ event }) => eventChanged(event)),
-    // Said once: the `sync` that follows reads again where I am (nowhere) and the deck.
+    // Said once: the `sync` that follows reads again where I am (nowhere) and the deck. Not on the
+    // organizer's own screens of it (its host screen hears it too), which say so themselves.
     onEvent('event:deleted', ({ event_id }) => {
       const current = useEvents.getState().current;
-      if (current?.id === event_id) toast.info(ti('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
+      if (current?.id !== event_id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
+      toast.info(ti('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
     }),
     // New people at my event. This is the deck's only refresh: there is no polling.
     onEvent('deck:refresh', ({ event_id, within_ms }) => refreshDeckWithin(event_id, within_ms)),

@@ -90,6 +90,8 @@ export const enEvents = {
   'host.ended': 'The event has ended. The deck stays open until {time}.',
   'host.closed': 'The event is over, and so is its deck.',
   'host.bigEnded': 'This event has ended. Thanks for coming!',
+  'host.bigDeleted': 'This event has been canceled.',
+  'host.deletedNotice': 'This event has been deleted. Its code lets no one in any more.',
   'host.privacy': 'Counts only: you never see who is here.',
   'eventPage.join': 'Join',
   'eventPage.joining': 'Joining…',

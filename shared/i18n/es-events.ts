@@ -91,6 +91,8 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.ended': 'El evento ha terminado. Las tarjetas siguen abiertas hasta el {time}.',
   'host.closed': 'El evento ha terminado, y sus tarjetas también.',
   'host.bigEnded': 'Este evento ha terminado. ¡Gracias por venir!',
+  'host.bigDeleted': 'Este evento se ha cancelado.',
+  'host.deletedNotice': 'Este evento se ha eliminado. Su código ya no deja entrar a nadie.',
   'host.privacy': 'Solo números: tú no ves quién está aquí.',
   'eventPage.join': 'Unirme',
   'eventPage.joining': 'Uniéndote…',

@@ -122,7 +122,7 @@ describe('the host screen of an event deleted elsewhere', () => {
     // Deleted from the organizer's phone: the laptop's next code (here: back in view) is refused.
     api.eventQr.mockRejectedValue(new NotFound(404, 'Not found.'));
     comeBack();
-    await vi.waitFor(() => expect(useHost.getState().event).toBeNull());
+    await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ event, deleted: true, qr: null }));
   });
 });
 

@@ -116,6 +116,37 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await big.waitFor({ state: 'detached' });
   });
 
+  it('says at once on the big screen at the door that an event deleted from another screen is canceled', async () => {
+    // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
+    const host = await makeCompletedUser(app.server, { name: 'Elsa', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Elsa' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' });
+    try {
+      const event = await makeEvent(app.server, host, {
+        name: 'Tomorrow Tapas',
+        join_mode: 'code',
+        starts_at: new Date(Date.now() + 20 * HOUR).toISOString(),
+        ends_at: new Date(Date.now() + 23 * HOUR).toISOString(),
+      });
+      const { page } = door;
+      await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+      await page.getByRole('button', { name: en['host.present'] }).click();
+      const big = page.getByRole('dialog', { name: 'Tomorrow Tapas' });
+      await big.locator('.host-qr img').waitFor();
+
+      // Well before the screen's next code (a minute on), which would be refused.
+      expect((await api().delete(`/api/events/${event.id}/`, { token: host.token })).status).toBe(204);
+      await big.getByText(en['host.bigDeleted']).waitFor({ timeout: 5000 });
+      expect(await big.locator('.host-qr, .host-code, .host-big-count').count()).toBe(0);
+      await shot(page, '01c-big-screen-deleted');
+      await big.getByRole('button', { name: en['host.presentClose'] }).click();
+      await big.waitFor({ state: 'detached' });
+      await page.getByText(en['host.deletedNotice']).waitFor();
+      expect(await page.getByRole('button', { name: en['host.present'] }).count()).toBe(0);
+    } finally {
+      await door.context.close();
+    }
+  });
+
   it('shows an event ended from another screen while the door had no network as ended, once back', async () => {
     const proxy = await tcpProxy(app.server.url);
     // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
@@ -413,6 +444,34 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     expect((await api().get(`/api/events/${event.code}/`)).status).toBe(404);
     await page.goBack();
     await page.waitForURL(/\/app\/events\/$/);
+  });
+
+  it('tells an organizer checked in to their own event who deletes it that it is deleted, not that the organizer canceled it', async () => {
+    // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
+    const host = await makeCompletedUser(app.server, { name: 'Nina', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Nina' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' });
+    try {
+      // Check-in opens an hour before the start: she is in, and it can still be deleted.
+      const event = await makeEvent(app.server, host, {
+        name: 'Early Mixer',
+        starts_at: new Date(Date.now() + HOUR / 2).toISOString(),
+        ends_at: new Date(Date.now() + 3 * HOUR).toISOString(),
+      });
+      await checkIn(app.server, host, event.code);
+      const { page } = door;
+      await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+      await page.locator('.host-qr img').waitFor();
+      await page.getByRole('button', { name: en['host.delete'] }).click();
+      const sheet = page.getByRole('dialog', { name: format(en['host.deleteTitle'], { name: 'Early Mixer' }) });
+      await sheet.getByRole('button', { name: en['host.delete'] }).click();
+      await page.waitForURL(/\/app\/events\/$/);
+      await page.getByText(en['host.deleted']).waitFor();
+      // Its socket's word that the event is gone came too (the host screen's): not said as someone else's doing.
+      await page.waitForTimeout(1000);
+      expect(await page.getByText(format(en['deck.event.deleted'], { name: 'Early Mixer' })).count()).toBe(0);
+    } finally {
+      await door.context.close();
+    }
   });
 
   /** Where a box of the page lies between the app's top bar and its bottom nav: wholly there, or not. */

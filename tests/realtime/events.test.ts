@@ -183,7 +183,7 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     await Promise.all(left);
   });
 
-  it('tells the attendees of an event deleted before it started that it is, and to read again where they are', async () => {
+  it('tells the attendees and the host screens of an event deleted before it started that it is, and the attendees to read again', async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
     // Check-in opens an hour before the start: Ana is in, half an hour early; the organizer watches.
@@ -194,20 +194,22 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     await host.emitWithAck('event:watch', { event_id: event.id });
     await waitUntilInRoom(server, event.id, 2);
     const toldAna = waitFor(anaSocket, 'sync');
+    const toldHost = waitFor(host, 'event:deleted');
     const anaEvents = record(anaSocket);
     const hostEvents = record(host);
 
     expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: organizer.token })).status).toBe(204);
-    await toldAna;
+    await Promise.all([toldAna, toldHost]);
     // Told why first: her phone says the event is off before it reads again where she is.
     expect(anaEvents.filter((e) => e.event === 'event:deleted' || e.event === 'sync')).toEqual([
       { event: 'event:deleted', payload: { event_id: event.id } },
       { event: 'sync', payload: undefined },
     ]);
     expect((await client(server.url).get('/api/events/current/', { token: ana.token })).body).toMatchObject({ event: null });
-    // The room is empty, and the organizer's host screen (not at the event) is not told to read again.
+    // The room is empty, and the organizer's host screen (not at the event) is told the event is gone,
+    // at once rather than at its next code, but not to read again: nothing else of it changed.
     expect(await server.app.io.in(`event:${event.id}`).fetchSockets()).toEqual([]);
-    expect(hostEvents.filter((e) => e.event === 'sync' || e.event === 'event:deleted')).toEqual([]);
+    expect(hostEvents.filter((e) => e.event === 'sync' || e.event === 'event:deleted')).toEqual([{ event: 'event:deleted', payload: { event_id: event.id } }]);
   });
 
   it('tells the room of the event as it is now when the organizer changes or ends it, and no one else', async () => {

@@ -105,7 +105,23 @@ function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: Event
  * message shows over it). The screen is kept awake while it shows. Escape, leaving full screen and
  * the back gesture close it.
  */
-function BigScreen({ event, qr, live, over, opens, onClose }: { event: OrganizerEvent; qr: EventQr | null; live: number; over: boolean; opens?: string; onClose: () => void }) {
+function BigScreen({
+  event,
+  qr,
+  live,
+  closed,
+  opens,
+  onClose,
+}: {
+  event: OrganizerEvent;
+  qr: EventQr | null;
+  /** null: no count to show (the event is gone). */
+  live: number | null;
+  /** What the door says in place of its code once there is no way in (ended or deleted from another screen). */
+  closed: string | null;
+  opens?: string;
+  onClose: () => void;
+}) {
   const t = useT();
   const box = useRef<HTMLDivElement>(null);
   useBackCloses(true, () => {
@@ -159,11 +175,13 @@ function BigScreen({ event, qr, live, over, opens, onClose }: { event: Organizer
         <CloseIcon />
       </button>
       <h2 dir="auto">{event.name}</h2>
-      {/* Ended from another screen while this one stood at the door: no more ways in. */}
-      {over ? <p className="host-scan">{t('host.bigEnded')}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
-      <p className="host-big-count" aria-live="polite">
-        <LiveDot /> {live} {t('host.live')}
-      </p>
+      {/* Ended or deleted from another screen while this one stood at the door: no more ways in. */}
+      {closed ? <p className="host-scan">{closed}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
+      {live !== null && (
+        <p className="host-big-count" aria-live="polite">
+          <LiveDot /> {live} {t('host.live')}
+        </p>
+      )}
     </div>
   );
 }
@@ -302,6 +320,7 @@ export function HostScreen({ id }: { id: number }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const event = useHost((state) => state.event);
+  const deleted = useHost((state) => state.deleted);
   const qr = useHost((state) => state.qr);
   const qrHere = qr && pointsHere(qr.url);
   const count = useHost((state) => state.count);
@@ -352,103 +371,123 @@ export function HostScreen({ id }: { id: number }) {
         <ChevronLeft /> {t('events.title')}
       </Link>
       <h1 className="page-title" dir="auto">{event.name}</h1>
-      <EventSummary event={event} count={false} />
-      <div className="host-tools">
-        {/* The event's page: where it is, when, and (a code event) the way in. */}
-        <button
-          type="button"
-          className="btn btn-light btn-small"
-          onClick={() => void shareEventLink(event, eventUrl, t('host.linkCopied')).then((done) => done || setLinkShown(true))}
-        >
-          {t('host.share')}
-        </button>
-        {doorOpen && (
-          <Link href={`/app/events/${event.id}/edit/`} state={{ from: 'host' }} className="btn btn-light btn-small">
-            {t('host.edit')}
-          </Link>
-        )}
-      </div>
-
-      {doorOpen ? (
-        <section className="host-door" aria-label={t('host.scan')}>
-          {/* For the organizer only: the big screen by the door is for the guests. */}
-          {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
-          <DoorCode event={event} qr={qr} size={280} opens={opens} />
-        </section>
+      {/* Deleted (from another of the organizer's screens, or this one): said here, and on the big screen
+          to the queue if it shows, in place of a code that lets no one in. */}
+      {deleted ? (
+        <p className="notice" role="status">
+          {t('host.deletedNotice')}
+        </p>
       ) : (
-        // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
-        <p className="notice">{status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
-      )}
-
-      <section className="host-live" aria-live="polite">
-        <span className="host-live-number">{live}</span>
-        <span className="host-live-label">
-          <LiveDot /> {t('host.live')}
-        </span>
-      </section>
-
-      {/* Under the count, not in the door: a phone held up to the queue shows the QR, the code and the count at once. */}
-      {doorOpen && (
-        <div className="host-door-actions">
-          <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
-            {t('host.present')}
-          </button>
-          {status === 'open' && <JoinMyself event={event} />}
-        </div>
-      )}
-
-      {status !== 'upcoming' && (
-      <EventCard id="stats-title" title={t(status === 'open' ? 'host.stats' : 'host.statsEnded')}>
-        {stats ? (
-          <>
-            <dl className="host-stats">
-              {(
-                [
-                  // The stats come up to ten seconds after the live count: everyone inside has checked in.
-                  ['host.total', Math.max(stats.checked_in_total, live)],
-                  ['host.likes', stats.likes],
-                  ['host.matches', stats.matches],
-                  ['host.conversations', stats.conversations_started],
-                ] as const
-              ).map(([label, value]) => (
-                <div key={label}>
-                  <dt>{t(label)}</dt>
-                  <dd>{value}</dd>
-                </div>
-              ))}
-            </dl>
-            <h3 className="host-timeline-title">{t('host.timeline')}</h3>
-            {stats.timeline.length === 0 ? (
-              <p className="muted">{t('host.noTimeline')}</p>
-            ) : (
-              <Timeline timeline={stats.timeline} language={language} labels={{ checkIns: t('host.checkIns'), matches: t('host.matches'), loading: t('host.chartLoading') }} />
+        <>
+          <EventSummary event={event} count={false} />
+          <div className="host-tools">
+            {/* The event's page: where it is, when, and (a code event) the way in. */}
+            <button
+              type="button"
+              className="btn btn-light btn-small"
+              onClick={() => void shareEventLink(event, eventUrl, t('host.linkCopied')).then((done) => done || setLinkShown(true))}
+            >
+              {t('host.share')}
+            </button>
+            {doorOpen && (
+              <Link href={`/app/events/${event.id}/edit/`} state={{ from: 'host' }} className="btn btn-light btn-small">
+                {t('host.edit')}
+              </Link>
             )}
-          </>
-        ) : statsFailed ? (
-          <p className="muted">{t('host.statsFailed')}</p>
-        ) : (
-          <Loading />
-        )}
-        <p className="muted host-privacy">{t('host.privacy')}</p>
-      </EventCard>
-      )}
+          </div>
 
-      <div className="host-actions">
-        {status === 'open' && (
-          <button type="button" className="btn btn-light" onClick={() => setSheet('end')}>
-            {t('host.end')}
-          </button>
-        )}
-        {Date.parse(event.starts_at) > serverNow() && (
-          <button type="button" className="btn btn-ghost" onClick={() => setSheet('delete')}>
-            {t('host.delete')}
-          </button>
-        )}
-      </div>
+          {doorOpen ? (
+            <section className="host-door" aria-label={t('host.scan')}>
+              {/* For the organizer only: the big screen by the door is for the guests. */}
+              {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
+              <DoorCode event={event} qr={qr} size={280} opens={opens} />
+            </section>
+          ) : (
+            // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
+            <p className="notice">{status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
+          )}
+
+          <section className="host-live" aria-live="polite">
+            <span className="host-live-number">{live}</span>
+            <span className="host-live-label">
+              <LiveDot /> {t('host.live')}
+            </span>
+          </section>
+
+          {/* Under the count, not in the door: a phone held up to the queue shows the QR, the code and the count at once. */}
+          {doorOpen && (
+            <div className="host-door-actions">
+              <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
+                {t('host.present')}
+              </button>
+              {status === 'open' && <JoinMyself event={event} />}
+            </div>
+          )}
+
+          {status !== 'upcoming' && (
+          <EventCard id="stats-title" title={t(status === 'open' ? 'host.stats' : 'host.statsEnded')}>
+            {stats ? (
+              <>
+                <dl className="host-stats">
+                  {(
+                    [
+                      // The stats come up to ten seconds after the live count: everyone inside has checked in.
+                      ['host.total', Math.max(stats.checked_in_total, live)],
+                      ['host.likes', stats.likes],
+                      ['host.matches', stats.matches],
+                      ['host.conversations', stats.conversations_started],
+                    ] as const
+                  ).map(([label, value]) => (
+                    <div key={label}>
+                      <dt>{t(label)}</dt>
+                      <dd>{value}</dd>
+                    </div>
+                  ))}
+                </dl>
+                <h3 className="host-timeline-title">{t('host.timeline')}</h3>
+                {stats.timeline.length === 0 ? (
+                  <p className="muted">{t('host.noTimeline')}</p>
+                ) : (
+                  <Timeline timeline={stats.timeline} language={language} labels={{ checkIns: t('host.checkIns'), matches: t('host.matches'), loading: t('host.chartLoading') }} />
+                )}
+              </>
+            ) : statsFailed ? (
+              <p className="muted">{t('host.statsFailed')}</p>
+            ) : (
+              <Loading />
+            )}
+            <p className="muted host-privacy">{t('host.privacy')}</p>
+          </EventCard>
+          )}
+
+          <div className="host-actions">
+            {status === 'open' && (
+              <button type="button" className="btn btn-light" onClick={() => setSheet('end')}>
+                {t('host.end')}
+              </button>
+            )}
+            {Date.parse(event.starts_at) > serverNow() && (
+              <button type="button" className="btn btn-ghost" onClick={() => setSheet('delete')}>
+                {t('host.delete')}
+              </button>
+            )}
+          </div>
+        </>
+      )}
       {sheet === 'end' && <EndSheet event={event} onClose={() => setSheet(null)} />}
       {sheet === 'delete' && <DeleteSheet event={event} onClose={() => setSheet(null)} />}
       {linkShown && <LinkSheet url={eventUrl} onClose={() => setLinkShown(false)} />}
-      {big && <BigScreen event={event} qr={qr} live={live} over={!doorOpen} opens={opens} onClose={closeBig} />}
+      {/* Kept open (and full screen) as the event changes or goes: the door's screen is the queue's. */}
+      {big && (
+        <BigScreen
+          event={event}
+          qr={qr}
+          live={deleted ? null : live}
+          closed={deleted ? t('host.bigDeleted') : doorOpen ? null : t('host.bigEnded')}
+          opens={opens}
+          onClose={closeBig}
+        />
+      )}
     </div>
   );
 }

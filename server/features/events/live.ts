@@ -32,7 +32,7 @@ export interface EventLive {
   left(userId: number, eventId: number): void;
   /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
   changedByOrganizer(event: PublicEvent): void;
-  /** The event is gone (deleted): its attendees' phones are told so and to read again (`sync`), and its room is emptied. */
+  /** The event is gone (deleted): its room is told so, its attendees' phones to read again (`sync`), and it is emptied. */
   removed(eventId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
@@ -232,10 +232,11 @@ export function createEventLive(options: {
     removed(eventId) {
       // Its attendees are at no event now (their attendances went with it): their phones say so, then
       // read again where they are and their deck, as after a reconnect, instead of showing the event
-      // until reloaded.
-      const attendees = io.to(rooms.event(eventId)).except(rooms.eventHost(eventId));
-      attendees.emit('event:deleted', { event_id: eventId });
-      attendees.emit('sync');
+      // until reloaded. Its host screens (deleted from the organizer's other phone) say so at once
+      // too, rather than show a code that lets no one in until their next one is refused; they have
+      // nothing else to read again.
+      io.to(rooms.event(eventId)).emit('event:deleted', { event_id: eventId });
+      io.to(rooms.event(eventId)).except(rooms.eventHost(eventId)).emit('sync');
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {

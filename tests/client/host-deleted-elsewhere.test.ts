@@ -1,0 +1,61 @@
+// @vitest-environment jsdom
+/**
+ * A host screen left at the door follows what the organizer does to the event from another screen
+ * at once, not at its next code (a minute on): deleted, it says the event is gone and stops showing
+ * a code; ended, it shows the event as over. Against the real server, over a real socket.
+ */
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { makeEvent } from '../helpers/events';
+import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
+import { client } from '../helpers/http';
+import type { TestServer } from '../helpers/server';
+import type { TestUser } from '../helpers/factories';
+
+/** Where the client's socket connects: the app's own origin, which here is the test server. */
+const origin = vi.hoisted(() => ({ url: '' }));
+vi.mock('socket.io-client', async (original) => {
+  const real = await original<typeof import('socket.io-client')>();
+  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
+});
+
+const { openHostScreen, useHost } = await import('../../client/stores/host');
+
+const HOUR = 3_600_000;
+/** Far below the QR's minute: only the socket can have said it this soon. */
+const AT_ONCE = { timeout: 3000 };
+
+let server: TestServer;
+let me: TestUser;
+let stop = () => {};
+
+beforeAll(async () => void ({ server, me } = await startTabServer(origin)));
+afterAll(() => server?.close());
+afterEach(() => {
+  stop();
+  stop = () => {};
+  closeTab();
+});
+
+/** The host screen of a new event of mine, its code shown and its count watched over the socket. */
+async function hostScreenOf(times: { starts_at: string; ends_at: string }) {
+  fetchFrom(server);
+  await signInTab(server, me);
+  await connectTab(me.token);
+  const event = await makeEvent(server, me, { name: 'Verbena', ...times });
+  stop = openHostScreen(event.id);
+  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ event: { id: event.id }, qr: expect.anything(), count: 0 }), { timeout: 5000 });
+  return event;
+}
+
+it('says an event deleted from the organizer’s other phone is gone at once, its code no longer shown', async () => {
+  const event = await hostScreenOf({ starts_at: new Date(Date.now() + 2 * HOUR).toISOString(), ends_at: new Date(Date.now() + 5 * HOUR).toISOString() });
+  expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: me.token })).status).toBe(204);
+  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ deleted: true, qr: null, event: { name: 'Verbena' } }), AT_ONCE);
+});
+
+it('shows an event ended from the organizer’s other phone as over at once', async () => {
+  const event = await hostScreenOf({ starts_at: new Date(Date.now() - HOUR).toISOString(), ends_at: new Date(Date.now() + 3 * HOUR).toISOString() });
+  expect((await client(server.url).post(`/api/events/${event.id}/end/`, { token: me.token })).status).toBe(200);
+  await vi.waitFor(() => expect(useHost.getState().event).toMatchObject({ status: 'after' }), AT_ONCE);
+  expect(useHost.getState().deleted).toBe(false);
+});
