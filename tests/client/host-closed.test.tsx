@@ -5,38 +5,23 @@
  * a screen left open across that moment says so too, instead of the last count it heard. The clock is
  * fake; the api and the socket (connected, its last count 5) are faked.
  */
-import { act, cleanup, render } from '@testing-library/react';
-import { Suspense } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup } from '@testing-library/react';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import { eventStatusAt } from '../../shared/event-status';
+import { api } from '../helpers/host-fakes';
+import { inEnglish, renderHostScreen } from '../helpers/host-screen';
 import { publicEvent } from '../helpers/public-event';
 
 vi.mock(import('../../client/lib/socket'), async (original) => ({
   ...(await original()),
-  isConnected: () => true,
-  onConnect: () => () => {},
-  onReconnect: () => () => {},
-  onEvent: () => () => {},
-  watchEvent: async () => 5,
-  unwatchEvent: () => {},
+  ...(await import('../helpers/host-fakes')).socketHearing(5),
 }));
-const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
-vi.mock('../../client/lib/api-app', () => ({ api }));
-
-const { HostScreen } = await import('../../client/pages/events/HostScreen');
-const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
-await import('../../client/lib/messages-events');
+vi.mock('../../client/lib/api-app', () => import('../helpers/host-fakes'));
 
 const HOUR = 3_600_000;
 
-beforeAll(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  await useLanguage.getState().setLanguage('en');
-});
+beforeAll(inEnglish);
 
 afterEach(() => {
   cleanup();
@@ -60,14 +45,7 @@ it('shows no one checked in once the after-party is over, whatever count it hear
     const closed = eventStatusAt(Date.parse(event.starts_at), endsAt, Date.now()) === 'closed';
     return { attendee_count: closed ? 0 : 5, checked_in_total: 9, likes: 0, matches: 0, conversations_started: 0, timeline: [] };
   });
-  const { hook } = memoryLocation({ path: '/app/events/7/host/' });
-  render(
-    <Router hook={hook}>
-      <Suspense fallback={null}>
-        <HostScreen id={7} />
-      </Suspense>
-    </Router>,
-  );
+  renderHostScreen();
   const headcount = () => document.querySelector('.host-live-number')?.textContent;
   await act(() => vi.advanceTimersByTimeAsync(0));
   expect(headcount()).toBe('5');

@@ -5,32 +5,23 @@
  * said to let nobody in, on the screen and on the big screen, until a fresh one comes. A code whose
  * link only this computer can open says so. Timers and Date are fake; the api and the socket are faked.
  */
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { Suspense } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import { enEvents } from '../../shared/i18n/en-events';
 import type { EventQr } from '../../shared/schemas/events';
+import { api } from '../helpers/host-fakes';
+import { inEnglish, renderHostScreen } from '../helpers/host-screen';
 import { comeBack } from '../helpers/page-visibility';
 import { publicEvent } from '../helpers/public-event';
 
 vi.mock(import('../../client/lib/socket'), async (original) => ({
   ...(await original()),
-  isConnected: () => false,
-  onConnect: () => () => {},
-  onReconnect: () => () => {},
-  onEvent: () => () => {},
-  watchEvent: async () => null,
+  ...(await import('../helpers/host-fakes')).socketHearing(null),
 }));
-const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
-vi.mock('../../client/lib/api-app', () => ({ api }));
+vi.mock('../../client/lib/api-app', () => import('../helpers/host-fakes'));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
-const { HostScreen } = await import('../../client/pages/events/HostScreen');
-const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
-await import('../../client/lib/messages-events');
 
 const WINDOW = QR_WINDOW_SECONDS * 1000;
 /** A window's turn, as the server counts them (from the epoch, a window at a time). */
@@ -54,12 +45,7 @@ const serveQr = (...expiries: number[]) => {
 /** Lets the fake clock run `ms`, and whatever it wakes (the api's answers, React's renders) settle. */
 const run = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
 
-beforeAll(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  // The copy is there before the clock is faked: the screen never waits for it.
-  await useLanguage.getState().setLanguage('en');
-});
+beforeAll(inEnglish);
 
 let stop = () => {};
 afterEach(() => {
@@ -97,14 +83,7 @@ describe('the host screen’s QR', () => {
   it('is struck through and said to let nobody in once it runs out with no newer one, here and on the big screen', async () => {
     answers(TURN - 30_000);
     api.eventQr.mockResolvedValueOnce(qrUntil(TURN + WINDOW)).mockRejectedValue(new TypeError('Failed to fetch'));
-    const { hook } = memoryLocation({ path: '/app/events/7/host/' });
-    render(
-      <Router hook={hook}>
-        <Suspense fallback={null}>
-          <HostScreen id={7} />
-        </Suspense>
-      </Router>,
-    );
+    renderHostScreen();
     await run(0);
     const door = () => document.querySelector<HTMLElement>('.host-door')!;
     /** What the door says above its QR, and whether the QR is shown as dead. */
@@ -161,14 +140,7 @@ describe('the host screen’s QR', () => {
     const shown = async (origin: string) => {
       answers(TURN - 30_000);
       api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW, origin));
-      const { hook } = memoryLocation({ path: '/app/events/7/host/' });
-      const { unmount } = render(
-        <Router hook={hook}>
-          <Suspense fallback={null}>
-            <HostScreen id={7} />
-          </Suspense>
-        </Router>,
-      );
+      const { unmount } = renderHostScreen();
       await run(0);
       const said = document.querySelector('.host-door')!.textContent!;
       unmount();
@@ -196,14 +168,7 @@ describe('the host screen’s QR', () => {
     serverAhead = ahead;
     answers(TURN - 30_000 - ahead);
     api.myEvents.mockResolvedValue({ results: [{ ...event, is_organizer: true as const }], next: null });
-    const { hook } = memoryLocation({ path: '/app/events/7/host/' });
-    render(
-      <Router hook={hook}>
-        <Suspense fallback={null}>
-          <HostScreen id={7} />
-        </Suspense>
-      </Router>,
-    );
+    renderHostScreen();
   }
 
   it('times the code by the server’s clock on a computer whose clock is behind: dead at its end, not minutes later', async () => {

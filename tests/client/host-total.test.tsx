@@ -5,34 +5,19 @@
  * must never read fewer than the people the screen says are inside. The api and the socket (connected,
  * its count 5) are faked.
  */
-import { act, cleanup, render } from '@testing-library/react';
-import { Suspense } from 'react';
-import { Router } from 'wouter';
-import { memoryLocation } from 'wouter/memory-location';
+import { act, cleanup } from '@testing-library/react';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { api } from '../helpers/host-fakes';
+import { inEnglish, renderHostScreen } from '../helpers/host-screen';
 import { publicEvent } from '../helpers/public-event';
 
 vi.mock(import('../../client/lib/socket'), async (original) => ({
   ...(await original()),
-  isConnected: () => true,
-  onConnect: () => () => {},
-  onReconnect: () => () => {},
-  onEvent: () => () => {},
-  watchEvent: async () => 5,
-  unwatchEvent: () => {},
+  ...(await import('../helpers/host-fakes')).socketHearing(5),
 }));
-const api = vi.hoisted(() => ({ myEvents: vi.fn(), eventQr: vi.fn(), eventStats: vi.fn() }));
-vi.mock('../../client/lib/api-app', () => ({ api }));
+vi.mock('../../client/lib/api-app', () => import('../helpers/host-fakes'));
 
-const { HostScreen } = await import('../../client/pages/events/HostScreen');
-const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
-await import('../../client/lib/messages-events');
-
-beforeAll(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-  await useLanguage.getState().setLanguage('en');
-});
+beforeAll(inEnglish);
 
 afterEach(() => {
   cleanup();
@@ -45,14 +30,7 @@ it('never counts fewer check-ins in total than the people it shows inside', asyn
   api.eventQr.mockResolvedValue({ token: 't', url: 'https://party.example.com/e/ABC234?t=t', svg: '<svg/>', expires_at: new Date(Date.now() + 120_000).toISOString(), expires_in_ms: 120_000 });
   // Counted a moment before two more came in: the socket's count (5) is newer.
   api.eventStats.mockResolvedValue({ attendee_count: 3, checked_in_total: 3, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
-  const { hook } = memoryLocation({ path: '/app/events/7/host/' });
-  render(
-    <Router hook={hook}>
-      <Suspense fallback={null}>
-        <HostScreen id={7} />
-      </Suspense>
-    </Router>,
-  );
+  renderHostScreen();
   await vi.waitFor(() => expect(document.querySelector('.host-stats')).not.toBeNull());
   await act(async () => {});
   expect(document.querySelector('.host-live-number')?.textContent).toBe('5');
