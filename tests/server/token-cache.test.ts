@@ -50,6 +50,11 @@ describe('the token cache', () => {
     cache.set('a', { userId: 1, activeAt: 0, usedAt: 0 });
     time.advance(9_999);
     expect(cache.takeRefresh('a')).toBe(false);
+    // Held still, to the end of its trust: not due, rather than gone.
+    expect(cache.get('a')?.userId).toBe(1);
+    time.advance(1);
+    expect(cache.takeRefresh('a')).toBe(false);
+    expect(cache.get('a')).toBeUndefined();
   });
 
   it('does not let tokens looked up at the same moment all fall due at the same moment', () => {
