@@ -139,6 +139,9 @@ describe('the subscribe page of a subscriber', () => {
     useSession.setState({ user: user(true) });
     usePlan.setState({ subscription: { ...noDates, active: true, period: null, manageable: false, trial_days: 0 } });
     renderAt('/app/subscribe/', <Subscribe />);
+    // The plan is shown, only its button is not.
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
+    expect(screen.getByTestId('current-plan')).toBeTruthy();
     expect(screen.queryByRole('button', { name: en['subscribe.manage'] })).toBeNull();
   });
 
