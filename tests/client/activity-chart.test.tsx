@@ -8,23 +8,10 @@ import { cleanup, render } from '@testing-library/react';
 import type uPlot from 'uplot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnalyticsDay } from '../../shared/schemas/analytics';
+import { blankCanvas, uPlotGlobals } from '../helpers/uplot-canvas';
 
 /** What the chart last drew: its axes' options and, as uPlot laid them out, their labels and the counts' steps. */
-const chart = vi.hoisted(() => {
-  // What uPlot reads as it loads, and jsdom lacks.
-  window.matchMedia = () => ({ matches: false, addEventListener() {}, removeEventListener() {} }) as unknown as MediaQueryList;
-  // And what it draws with: paths that go nowhere.
-  globalThis.Path2D = class {
-    moveTo() {}
-    lineTo() {}
-    rect() {}
-    arc() {}
-    closePath() {}
-    addPath() {}
-    bezierCurveTo() {}
-  } as unknown as typeof Path2D;
-  return { axes: [] as uPlot.Axis[], days: [] as string[], steps: [] as number[], counts: [] as string[], width: 0 };
-});
+const chart = vi.hoisted(() => ({ axes: [] as uPlot.Axis[], days: [] as string[], steps: [] as number[], counts: [] as string[], width: 0 }));
 vi.mock('../../client/lib/chart', async (importOriginal) => {
   const { default: uPlot } = await import('uplot');
   return {
@@ -46,6 +33,8 @@ vi.mock('../../client/lib/chart', async (importOriginal) => {
     },
   };
 });
+// Before the chart's module loads uPlot.
+uPlotGlobals();
 const { ActivityChart } = await import('../../client/components/ActivityChart');
 const { useLanguage } = await import('../../client/lib/i18n');
 
@@ -61,9 +50,7 @@ const month = (top: number): AnalyticsDay[] =>
   }));
 
 async function draw(days: AnalyticsDay[]) {
-  // A 2D context that draws nothing and measures every text 30 px wide; jsdom has none.
-  const context = new Proxy({}, { get: (_target, name) => (name === 'measureText' ? () => ({ width: 30 }) : () => {}), set: () => true });
-  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(context as unknown as CanvasRenderingContext2D);
+  blankCanvas();
   chart.days = [];
   chart.steps = [];
   render(<ActivityChart days={days} series={[{ key: 'signups', label: 'Registros', color: '#be123c' }]} label="Actividad" />);

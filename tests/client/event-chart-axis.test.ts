@@ -5,23 +5,10 @@
  */
 import type uPlot from 'uplot';
 import { describe, expect, it, vi } from 'vitest';
+import { blankCanvas, uPlotGlobals } from '../helpers/uplot-canvas';
 
 /** The labels uPlot last put under the chart drawn by drawEventChart, with a real uPlot on a canvas that draws nothing. */
-const chart = vi.hoisted(() => {
-  // What uPlot reads as it loads, and jsdom lacks.
-  window.matchMedia = () => ({ matches: false, addEventListener() {}, removeEventListener() {} }) as unknown as MediaQueryList;
-  // And what it draws with: paths that go nowhere.
-  globalThis.Path2D = class {
-    moveTo() {}
-    lineTo() {}
-    rect() {}
-    arc() {}
-    closePath() {}
-    addPath() {}
-    bezierCurveTo() {}
-  } as unknown as typeof Path2D;
-  return { labels: [] as string[] };
-});
+const chart = vi.hoisted(() => ({ labels: [] as string[] }));
 vi.mock('../../client/lib/chart', async (importOriginal) => {
   const { default: uPlot } = await import('uplot');
   return {
@@ -35,13 +22,13 @@ vi.mock('../../client/lib/chart', async (importOriginal) => {
     },
   };
 });
+// Before the chart's module loads uPlot.
+uPlotGlobals();
 const { drawEventChart } = await import('../../client/lib/event-chart');
 
 /** The time axis's labels of a chart of check-ins at these local times of an evening (Spanish). */
 async function axisOf(...times: [hour: number, minute: number][]) {
-  // A 2D context that draws nothing and measures every text 30 px wide; jsdom has none.
-  const context = new Proxy({}, { get: (_target, name) => (name === 'measureText' ? () => ({ width: 30 }) : () => {}), set: () => true });
-  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(context as unknown as CanvasRenderingContext2D);
+  blankCanvas();
   chart.labels = [];
   const timeline = times.map(([hour, minute]) => ({ at: new Date(2026, 10, 21, hour, minute).toISOString(), check_ins: 3, matches: 0 }));
   const remove = drawEventChart(document.createElement('div'), timeline, { checkIns: 'Entradas', matches: 'Matches' }, 'es');
