@@ -5,18 +5,13 @@
  * the next load. A list never opened is not asked for. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import type { Socket } from 'socket.io-client';
 import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
+import { socketOrigin } from '../helpers/tab-socket';
 
-/** Where the client's socket connects (the test server), and the socket it made. */
-const origin = vi.hoisted(() => ({ url: '', socket: null as Socket | null }));
-vi.mock('socket.io-client', async (original) => {
-  const real = await original<typeof import('socket.io-client')>();
-  return { ...real, io: (options: Parameters<typeof real.io>[1]) => (origin.socket = real.io(origin.url, options)) };
-});
+vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { useConnection } = await import('../../client/lib/socket');
 const { useLikes } = await import('../../client/stores/likes');
@@ -25,7 +20,7 @@ const { useSafety } = await import('../../client/stores/safety');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => void ({ server, me } = await startTabServer(origin, { subscribed: true })));
+beforeAll(async () => void ({ server, me } = await startTabServer({ subscribed: true })));
 afterAll(() => server?.close());
 afterEach(closeTab);
 
@@ -33,10 +28,10 @@ const api = () => client(server.url);
 
 /** The connection lost, `meanwhile` done elsewhere, and the connection back. */
 async function offlineWhile(meanwhile: () => Promise<void>) {
-  origin.socket!.disconnect();
+  socketOrigin.socket!.disconnect();
   await vi.waitFor(() => expect(useConnection.getState().lost).toBe(true));
   await meanwhile();
-  origin.socket!.connect();
+  socketOrigin.socket!.connect();
   await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
 }
 

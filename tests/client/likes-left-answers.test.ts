@@ -9,31 +9,23 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import type { DeckCard } from '../../shared/schemas/users';
-import { signInTab } from '../helpers/client-tab';
+import { closeTab, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { later } from '../helpers/later';
-import { startServer, type TestServer } from '../helpers/server';
+import type { TestServer } from '../helpers/server';
 
 const { useDecide } = await import('../../client/components/DeckPerks');
 const { useDeck } = await import('../../client/stores/deck');
 const { usePlan } = await import('../../client/stores/plan');
-const { useSession } = await import('../../client/stores/session');
 
 const realFetch = globalThis.fetch;
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => {
-  server = await startServer();
-  me = await makeCompletedUser(server);
-});
+beforeAll(async () => void ({ server, me } = await startTabServer()));
 afterAll(() => server?.close());
-afterEach(() => {
-  useSession.getState().signOut({ alreadyRevoked: true });
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(closeTab);
 
 /** A path whose next answer, once the server has given it, waits for the test's word to reach the client. */
 interface Held {

@@ -11,12 +11,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 
-/** Where the client's socket connects: the app's own origin, which here is the test server. */
-const origin = vi.hoisted(() => ({ url: '' }));
-vi.mock('socket.io-client', async (original) => {
-  const real = await original<typeof import('socket.io-client')>();
-  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
-});
+vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { useLikes } = await import('../../client/stores/likes');
 const { useSafety } = await import('../../client/stores/safety');
@@ -24,7 +19,7 @@ const { useSafety } = await import('../../client/stores/safety');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => void ({ server, me } = await startTabServer(origin, { subscribed: true })));
+beforeAll(async () => void ({ server, me } = await startTabServer({ subscribed: true })));
 afterAll(() => server?.close());
 afterEach(closeTab);
 

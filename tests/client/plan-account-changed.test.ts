@@ -14,12 +14,7 @@ import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan } from '../helpers/plan';
 import type { TestServer } from '../helpers/server';
 
-/** Where the client's socket connects: the app's own origin, which here is the test server. */
-const origin = vi.hoisted(() => ({ url: '' }));
-vi.mock('socket.io-client', async (original) => {
-  const real = await original<typeof import('socket.io-client')>();
-  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
-});
+vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { initLanguage } = await import('../../client/lib/i18n');
 await import('../../client/lib/messages-app');
@@ -30,7 +25,7 @@ const { useSession } = await import('../../client/stores/session');
 let server: TestServer;
 let me: TestUser;
 
-beforeAll(async () => void ({ server, me } = await startTabServer(origin, { subscribed: true })));
+beforeAll(async () => void ({ server, me } = await startTabServer({ subscribed: true })));
 afterAll(() => server?.close());
 afterEach(() => {
   cleanup();

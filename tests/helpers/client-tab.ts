@@ -1,8 +1,8 @@
 /**
  * The web client's stores as one tab of the app runs them (in jsdom), signed in against a real test
- * server. A file that connects the tab's socket points socket.io-client at the server itself, in its
- * own `vi.mock` (a mock is the file's own): its `io()` connects to the page's origin, which jsdom's is
- * not. Load this module after that mock, as the stores it imports are.
+ * server. A file that connects the tab's socket points socket.io-client at the server, in its own
+ * `vi.mock` (a mock is the file's own) of the shared `./tab-socket`: its `io()` connects to the page's
+ * origin, which jsdom's is not. Load this module after that mock, as the stores it imports are.
  */
 import { expect, vi } from 'vitest';
 import type { CurrentUser } from '../../shared/schemas/users';
@@ -14,16 +14,17 @@ import { makeCompletedUser, type TestUser } from './factories';
 import { client } from './http';
 import { subscribeThroughTestCheckout } from './plan';
 import { startServer, type TestServer } from './server';
+import { socketOrigin } from './tab-socket';
 
 const realFetch = globalThis.fetch;
 
 /**
- * The file's real server, the tab's socket pointed at it (`origin`, read by the file's own mock of
+ * The file's real server, the tab's socket pointed at it (`socketOrigin`, read by the file's mock of
  * socket.io-client), and the user the tab signs in as: a subscriber with `subscribed`.
  */
-export async function startTabServer(origin: { url: string }, options: { subscribed?: boolean } = {}) {
+export async function startTabServer(options: { subscribed?: boolean } = {}) {
   const server = await startServer();
-  origin.url = server.url;
+  socketOrigin.url = server.url;
   const me = await makeCompletedUser(server);
   if (options.subscribed) await subscribeThroughTestCheckout(server, me);
   return { server, me };
