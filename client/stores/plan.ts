@@ -7,7 +7,7 @@ import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { serverNow } from '../lib/server-clock';
 import { type LoadFailure, loadFailure } from '../lib/socket';
-import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
+import { answersInOrder, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 /** What the deck says about the plan: the free likes are used up, or undo is a perk of the plan. */
 export type PlanNotice = 'likes' | 'undo';
@@ -76,6 +76,9 @@ export const usePlan = create<PlanState>()((set, get) => {
   // The answers in a row that named the same moment the likes come back: more than one, and this
   // phone's clock is ahead of the server's (the moment past here, not there).
   let sameReset = 0;
+  // The subscription's reads: the page's own, and one at every `account:changed` (a cancellation on
+  // another phone), which an older answer must not undo.
+  const subscriptionReads = answersInOrder();
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -138,9 +141,10 @@ export const usePlan = create<PlanState>()((set, get) => {
     },
     async loadSubscription() {
       const sameSession = sessionCheck();
+      const newest = subscriptionReads();
       try {
         const subscription = await api.subscription();
-        if (sameSession()) {
+        if (sameSession() && newest()) {
           set({ subscription });
           const me = useSession.getState().user?.id;
           if (me !== undefined && ownsStorage()) writeCache('trial', subscription.trial_days, me);

@@ -46,6 +46,25 @@ export function sessionCheck(): () => boolean {
   return () => asked === session;
 }
 
+/**
+ * For a read that may be asked again before its answer comes (the page's own, then one for a change
+ * heard from another phone): take a ticket when sending, and punch it when the answer comes. It says
+ * whether to keep the answer: not when a read asked after it has landed already, whose answer an
+ * older one, slowed on the way, would otherwise replace with what was before the change.
+ */
+export function answersInOrder(): () => () => boolean {
+  let asked = 0;
+  let landed = 0;
+  return () => {
+    const ticket = ++asked;
+    return () => {
+      if (ticket < landed) return false;
+      landed = ticket;
+      return true;
+    };
+  };
+}
+
 const resetListeners = new Set<() => void>();
 const tokenListeners = new Set<(token: string, previous: string | null) => void>();
 /**
@@ -62,6 +81,8 @@ export function onSignOut(listener: () => void) {
 
 /** After a failed load of the user, the next try waits this long, doubling at each failure up to the max. */
 const USER_RETRY_MS = { first: 1000, max: 30_000 };
+/** `loadUser`'s reads: at a connect, at an `account:changed`, and the app's first. */
+const userReads = answersInOrder();
 let userRetry: ReturnType<typeof setTimeout> | undefined;
 let userRetryDelay = USER_RETRY_MS.first;
 
@@ -94,9 +115,10 @@ export const useSession = create<SessionState>()((set, get) => ({
   async loadUser() {
     if (!get().token) return;
     const sameSession = sessionCheck();
+    const newest = userReads();
     try {
       const user = await api.me();
-      if (!sameSession()) return;
+      if (!sameSession() || !newest()) return;
       cancelUserRetry();
       set({ user, fromDevice: false });
       keepUser(get().token, user);

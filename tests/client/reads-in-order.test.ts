@@ -1,0 +1,85 @@
+// @vitest-environment jsdom
+/**
+ * The plan and the user are read again at every `account:changed` while a read of the page's own may
+ * still be out. A read asked before the change, answered after the one asked for it, must not put back
+ * what the change replaced: a plan cancelled on another phone would show as renewing again.
+ */
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import type { SubscriptionState } from '../../shared/schemas/plan';
+import type { CurrentUser } from '../../shared/schemas/users';
+
+/** Each read, answered when the test says. */
+const asked = vi.hoisted(() => ({ subscription: [] as Array<(value: unknown) => void>, me: [] as Array<(value: unknown) => void> }));
+vi.mock('../../client/lib/api-app', () => ({
+  api: { subscription: () => new Promise((resolve) => asked.subscription.push(resolve)) },
+}));
+vi.mock('../../client/lib/api', async (original) => {
+  const real = await original<typeof import('../../client/lib/api')>();
+  return { ...real, api: { ...real.api, me: () => new Promise((resolve) => asked.me.push(resolve)) } };
+});
+
+const { usePlan } = await import('../../client/stores/plan');
+const { useSession } = await import('../../client/stores/session');
+
+const renewing: SubscriptionState = {
+  active: true,
+  period: 'monthly',
+  manageable: true,
+  trial_days: 0,
+  renews_at: '2027-01-05T12:00:00.000Z',
+  ends_at: null,
+  trial_ends_at: null,
+};
+const cancelled: SubscriptionState = { ...renewing, renews_at: null, ends_at: '2027-01-05T12:00:00.000Z' };
+const user = (emailVerified: boolean): CurrentUser => ({
+  id: 1,
+  email: 'a@b.c',
+  first_name: 'Ana',
+  last_name: 'B',
+  image: null,
+  is_profile_completed: true,
+  has_subscription: true,
+  email_verified: emailVerified,
+  has_password: true,
+  is_moderator: false,
+});
+
+beforeEach(() => useSession.setState({ token: 't', user: user(false), fromDevice: false }));
+afterEach(() => {
+  usePlan.getState().reset();
+  asked.subscription.length = 0;
+  asked.me.length = 0;
+});
+
+it("keeps the plan read for a change when the page's older read answers after it", async () => {
+  const pageRead = usePlan.getState().loadSubscription();
+  const changeRead = usePlan.getState().loadSubscription();
+  expect(asked.subscription).toHaveLength(2);
+  asked.subscription[1]!(cancelled);
+  await changeRead;
+  asked.subscription[0]!(renewing);
+  await pageRead;
+  expect(usePlan.getState().subscription).toEqual(cancelled);
+});
+
+it('lands an older read that answers first, then the newer one', async () => {
+  const pageRead = usePlan.getState().loadSubscription();
+  const changeRead = usePlan.getState().loadSubscription();
+  asked.subscription[0]!(renewing);
+  await pageRead;
+  expect(usePlan.getState().subscription).toEqual(renewing);
+  asked.subscription[1]!(cancelled);
+  await changeRead;
+  expect(usePlan.getState().subscription).toEqual(cancelled);
+});
+
+it("keeps the user read for a change when a connect's older read answers after it", async () => {
+  const connectRead = useSession.getState().loadUser();
+  const changeRead = useSession.getState().loadUser();
+  expect(asked.me).toHaveLength(2);
+  asked.me[1]!(user(true));
+  await changeRead;
+  asked.me[0]!(user(false));
+  await connectRead;
+  expect(useSession.getState().user?.email_verified).toBe(true);
+});
