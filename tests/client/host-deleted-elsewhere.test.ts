@@ -11,12 +11,7 @@ import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import type { TestUser } from '../helpers/factories';
 
-/** Where the client's socket connects: the app's own origin, which here is the test server. */
-const origin = vi.hoisted(() => ({ url: '' }));
-vi.mock('socket.io-client', async (original) => {
-  const real = await original<typeof import('socket.io-client')>();
-  return { ...real, io: (options: Parameters<typeof real.io>[1]) => real.io(origin.url, options) };
-});
+vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
 
@@ -28,7 +23,7 @@ let server: TestServer;
 let me: TestUser;
 let stop = () => {};
 
-beforeAll(async () => void ({ server, me } = await startTabServer(origin)));
+beforeAll(async () => void ({ server, me } = await startTabServer()));
 afterAll(() => server?.close());
 afterEach(() => {
   stop();
