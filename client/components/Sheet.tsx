@@ -111,7 +111,9 @@ export function SheetActions({
   return (
     <div className="sheet-actions">
       <button type={onConfirm ? 'button' : 'submit'} className={`btn btn-${tone} btn-block`} disabled={busy} onClick={onConfirm}>
-        {confirmLabel}
+        {/* One flex item: a label that holds a name ("Entrar en <bdi>…</bdi>") wraps as one sentence,
+            not as the words and the name in two columns side by side. */}
+        <span>{confirmLabel}</span>
       </button>
       <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={cancelFirst || undefined}>
         {cancelLabel ?? t('safety.cancel')}

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import { makeEvent } from '../helpers/events';
+import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
@@ -41,10 +41,11 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
   const app = appInChromium();
   let moderator: TestUser;
   let reportId: number;
+  let fiesta: { code: string };
 
   beforeAll(async () => {
     moderator = await makeModerator(app.server, { name: 'Mod' });
-    await makeEvent(app.server, moderator, { name: 'Fiesta' });
+    fiesta = await makeEvent(app.server, moderator, { name: 'Fiesta' });
     const reporter = await makeCompletedUser(app.server);
     const reported = await makeCompletedUser(app.server, { name: 'Alanis' });
     const report = await client(app.server.url).post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment' } });
@@ -180,6 +181,34 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     expect(create.x + create.width).toBeLessThanOrEqual(head.x + head.width + 0.5);
     await title.scrollIntoViewIfNeeded();
     await shot(page, `04-events-${size.width}`);
+    await context.close();
+  });
+
+  it('words "Entrar en …" of a long event name as one sentence on its button (360 px)', async () => {
+    const guest = await makeCompletedUser(app.server, { name: 'Carmen' });
+    await checkIn(app.server, guest, fiesta.code);
+    const long = await makeEvent(app.server, moderator, { name: 'Gran Fiesta Benéfica de Fin de Año de la Asociación de Vecinos' });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' });
+    await page.setViewportSize(SIZES[1]);
+    await page.goto(`${app.server.url}/app/events/`);
+    await page.getByLabel(es['events.join.label']).fill(long.code);
+    await page.getByRole('button', { name: es['events.join.submit'] }).click();
+    const confirm = page.getByRole('dialog').locator('.sheet-actions button').first();
+    await confirm.waitFor();
+    await shot(page, '05-switch-event-long-name');
+    // "Entrar en" on one line, and the name's first words beside it: the words and the name were two
+    // columns side by side, "Entrar / en" in the one, the name's three lines in the other.
+    const lines = await confirm.evaluate((button) => {
+      const [words, name] = [...button.querySelectorAll('bdi')].flatMap((bdi) => [bdi.previousSibling!, bdi]);
+      const tops = (node: Node) => {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        return [...range.getClientRects()].map((rect) => Math.round(rect.top));
+      };
+      return { words: tops(words!), name: tops(name!) };
+    });
+    expect(new Set(lines.words).size).toBe(1);
+    expect(lines.name[0]).toBe(lines.words[0]);
     await context.close();
   });
 
