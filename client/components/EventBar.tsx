@@ -4,7 +4,7 @@ import type { PublicEvent } from '../../shared/schemas/events';
 import { useEventStatus } from '../lib/event-status';
 import { useT, useTi } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
-import { useEvents } from '../stores/events';
+import { keptEvent, useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
 import { ConfirmSheet, useSheetAction } from './Sheet';
 
@@ -49,7 +49,11 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
  */
 export function EventBar() {
   const t = useT();
-  const current = useEvents((state) => state.current);
+  // Until the server says where I am, the event this device last knew me at: its bar is above the deck
+  // from the first paint, where its coming later pushed the card down (no bar while neither knows).
+  const [kept] = useState(keptEvent);
+  const known = useEvents((state) => state.current);
+  const current = known === undefined ? (kept ?? undefined) : known;
   const [leaving, setLeaving] = useState(false);
   const status = useEventStatus(current);
   const ended = status !== 'open';

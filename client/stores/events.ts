@@ -142,7 +142,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
 }));
 
 /** The event this device last knew the signed-in user checked in to (`lib/device-cache.ts`). */
-function keptEvent(): PublicEvent | null {
+export function keptEvent(): PublicEvent | null {
   const me = useSession.getState().user?.id;
   return me === undefined ? null : readCache<PublicEvent>('event', me);
 }

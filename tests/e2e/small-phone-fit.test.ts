@@ -212,6 +212,29 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await context.close();
   });
 
+  it('keeps the deck still as a slow answer confirms the event one is at (360 px)', async () => {
+    const guest = await makeCompletedUser(app.server, { name: 'Nuria', genders_to_match: ['female'] });
+    const elena = await makeCompletedUser(app.server, { name: 'Elena', gender: 'female', genders_to_match: ['female'] });
+    for (const user of [guest, elena]) await checkIn(app.server, user, fiesta.code);
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    await page.setViewportSize(SIZES[1]);
+    await page.goto(`${app.server.url}/app/home/`);
+    await page.getByRole('region', { name: 'Fiesta' }).waitFor();
+    await context.route('**/api/events/current/', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue().catch(() => {});
+    });
+    await page.reload();
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    const first = (await box(card)).y;
+    await page.waitForResponse('**/api/events/current/');
+    await page.getByRole('region', { name: 'Fiesta' }).waitFor();
+    // The event's bar came above the card once the answer did, and pushed it down.
+    expect((await box(card)).y).toBe(first);
+    await context.close();
+  });
+
   it('keeps a report’s Dismiss and Suspend inside the page, their words inside them (320 px)', async () => {
     const { context, page } = await signedIn(SIZES[0]);
     await page.goto(`${app.server.url}/app/moderation/reports/${reportId}/`);
