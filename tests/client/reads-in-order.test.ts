@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { SubscriptionState } from '../../shared/schemas/plan';
-import type { CurrentUser } from '../../shared/schemas/users';
+import { currentUser } from '../helpers/current-user';
 
 /** Each read, answered when the test says. */
 const asked = vi.hoisted(() => ({ subscription: [] as Array<(value: unknown) => void>, me: [] as Array<(value: unknown) => void> }));
@@ -31,18 +31,7 @@ const renewing: SubscriptionState = {
   trial_ends_at: null,
 };
 const cancelled: SubscriptionState = { ...renewing, renews_at: null, ends_at: '2027-01-05T12:00:00.000Z' };
-const user = (emailVerified: boolean): CurrentUser => ({
-  id: 1,
-  email: 'a@b.c',
-  first_name: 'Ana',
-  last_name: 'B',
-  image: null,
-  is_profile_completed: true,
-  has_subscription: true,
-  email_verified: emailVerified,
-  has_password: true,
-  is_moderator: false,
-});
+const user = (emailVerified: boolean) => currentUser({ has_subscription: true, email_verified: emailVerified });
 
 beforeEach(() => useSession.setState({ token: 't', user: user(false), fromDevice: false }));
 afterEach(() => {
