@@ -20,6 +20,11 @@ interface EventsState {
   setCount: (eventId: number, count: number) => void;
   /** The organizer changed or ended my event (`event:changed`): shown as it is now. */
   changed: (event: PublicEvent) => void;
+  /**
+   * I deleted an event (from its host screen): if I was checked in to it, I am at none now. That tab's
+   * socket, in the event's host room, is not told to read again as its guests' are.
+   */
+  deleted: (eventId: number) => void;
   reset: () => void;
 }
 
@@ -133,6 +138,11 @@ export const useEvents = create<EventsState>()((set, get) => ({
   },
   changed(event) {
     if (get().current?.id === event.id) set({ current: event });
+  },
+  deleted(eventId) {
+    if (get().current?.id !== eventId) return;
+    set({ current: null });
+    void useDeck.getState().load();
   },
   reset() {
     lastRead = -Infinity;

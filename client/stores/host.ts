@@ -5,6 +5,7 @@ import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { heardServerTime, serverNow } from '../lib/server-clock';
 import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent, watchEvent } from '../lib/socket';
+import { useEvents } from './events';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
 interface HostState {
@@ -215,4 +216,5 @@ export async function deleteHostedEvent(id: number) {
     if (!(error instanceof NotFound)) throw error;
   });
   useHost.setState({ event: null });
+  useEvents.getState().deleted(id);
 }

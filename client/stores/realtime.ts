@@ -259,7 +259,7 @@ export function startRealtime(token: string) {
     // organizer's own screens of it (its host screen hears it too), which say so themselves.
     onEvent('event:deleted', ({ event_id }) => {
       const current = useEvents.getState().current;
-      if (current?.id !== event_id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
+      if (current?.id !== event_id || window.location.pathname.startsWith(`/app/events/${event_id}/`)) return;
       toast.info(ti('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
     }),
     // New people at my event. This is the deck's only refresh: there is no polling.

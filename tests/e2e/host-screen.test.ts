@@ -466,6 +466,12 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       await sheet.getByRole('button', { name: en['host.delete'] }).click();
       await page.waitForURL(/\/app\/events\/$/);
       await page.getByText(en['host.deleted']).waitFor();
+      // At no event now, on the deck too: that tab's socket, in the host room, is not told to read
+      // again as the guests' are.
+      await page.getByRole('navigation', { name: en['app.nav.label'] }).getByRole('link', { name: en['app.nav.home'] }).click();
+      await page.waitForURL(/\/app\/home\/?$/);
+      await page.getByText(en['deck.event.join']).waitFor();
+      expect(await page.getByRole('region', { name: 'Early Mixer' }).count()).toBe(0);
       // Its socket's word that the event is gone came too (the host screen's): not said as someone else's doing.
       await page.waitForTimeout(1000);
       expect(await page.getByText(format(en['deck.event.deleted'], { name: 'Early Mixer' })).count()).toBe(0);
