@@ -867,6 +867,23 @@ describe('public lookups are throttled per address', () => {
  * its signed-in phones' lookups count per person; only anonymous requests count per address, within
  * a budget a venue's crowd does not use up; and one person hammering is still refused.
  */
+/** Runs `count` requests, `at` a time, and answers their statuses. */
+async function statusesOf(count: number, request: (i: number) => Promise<ApiResponse>, at = 50) {
+  const statuses: number[] = [];
+  for (let start = 0; start < count; start += at) {
+    const batch = await Promise.all(Array.from({ length: Math.min(at, count - start) }, (_, i) => request(start + i)));
+    statuses.push(...batch.map((reply) => reply.status));
+  }
+  return statuses;
+}
+
+/** A 429 as the limits answer it: in the envelope, with when to try again. */
+function throttled(reply: ApiResponse) {
+  expect(reply.status).toBe(429);
+  expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
+  expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+}
+
 describe('a rush at the doors, every phone behind one address', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -876,20 +893,6 @@ describe('a rush at the doors, every phone behind one address', () => {
 
   const venue = { 'x-forwarded-for': '203.0.113.7' };
   const api = () => client(server.url);
-  /** Runs `count` requests, `at` a time, and answers their statuses. */
-  const statusesOf = async (count: number, request: (i: number) => Promise<ApiResponse>, at = 50) => {
-    const statuses: number[] = [];
-    for (let start = 0; start < count; start += at) {
-      const batch = await Promise.all(Array.from({ length: Math.min(at, count - start) }, (_, i) => request(start + i)));
-      statuses.push(...batch.map((reply) => reply.status));
-    }
-    return statuses;
-  };
-  const throttled = (reply: ApiResponse) => {
-    expect(reply.status).toBe(429);
-    expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
-    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
-  };
 
   it('lets 300 phones scan, open the event page and watch its count within a minute; 40 people check in', async () => {
     const organizer = await makeUser(server);
@@ -960,19 +963,6 @@ describe('signing up and in at the door, every phone behind one address', () => 
     const password = `Velvet-Door-${++people}-Orbit`;
     return { first_name: 'Marta', last_name: 'Quiroga', username: `newcomer-${Date.now().toString(36)}-${people}@example.com`, password, password2: password };
   };
-  const statusesOf = async (count: number, request: (i: number) => Promise<ApiResponse>, at = 25) => {
-    const statuses: number[] = [];
-    for (let start = 0; start < count; start += at) {
-      const batch = await Promise.all(Array.from({ length: Math.min(at, count - start) }, (_, i) => request(start + i)));
-      statuses.push(...batch.map((reply) => reply.status));
-    }
-    return statuses;
-  };
-  const throttled = (reply: ApiResponse) => {
-    expect(reply.status).toBe(429);
-    expect(reply.body).toEqual({ detail: expect.stringMatching(/^Request was throttled\. Expected available in \d+ seconds\.$/) });
-    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
-  };
   /** A phone's scan of the door of `event` from `venue`: its pass. */
   async function scan(event: { id: number; code: string }, venue: Record<string, string>) {
     const token = await tokenFor(server, event.id);
@@ -996,10 +986,11 @@ describe('signing up and in at the door, every phone behind one address', () => 
     // Each phone scans the door: a pass of its own.
     const bodies = Array.from({ length: 30 }, newcomer);
     const passes = await Promise.all(bodies.map(() => scan(event, venue)));
-    const registered = await statusesOf(30, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass: passes[i] }, headers: venue }));
+    const registered = await statusesOf(30, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass: passes[i] }, headers: venue }), 25);
     expect(registered.filter((status) => status !== 201)).toEqual([]);
     const loggedIn = await statusesOf(30, (i) =>
       api().post('/api/auth/', { json: { username: bodies[i]!.username, password: bodies[i]!.password, pass: passes[i] }, headers: venue }),
+      25,
     );
     expect(loggedIn.filter((status) => status !== 200)).toEqual([]);
     // The pass's budget is the event's, not the address's: the address's own is untouched.
