@@ -30,7 +30,12 @@ export interface FakePostHog extends FakeServer {
    * `hanging` never (a PostHog too slow to wait for).
    */
   personApi: { state: 'up' | 'down' | 'hanging' };
+  /** The app's `posthog` config pointed at this fake, capture and erasure both. */
+  appConfig: { key: string; host: string; erasure: { personalApiKey: string; projectId: string; apiHost: string } };
 }
+
+/** The project API key the app is given in tests: every batch it sends carries it. */
+export const FAKE_POSTHOG_KEY = 'phc_test_eventmatch';
 
 const BULK_DELETE = /^\/api\/projects\/([^/]+)\/persons\/bulk_delete\/$/;
 
@@ -77,5 +82,6 @@ export async function startFakePostHog(): Promise<FakePostHog> {
     }
     return { status: 200, body: { status: 1 } };
   });
-  return { ...server, events, apiKeys, deleted, personalApiKey, projectId, personApi };
+  const appConfig = { key: FAKE_POSTHOG_KEY, host: server.url, erasure: { personalApiKey, projectId, apiHost: server.url } };
+  return { ...server, events, apiKeys, deleted, personalApiKey, projectId, personApi, appConfig };
 }

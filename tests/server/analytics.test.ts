@@ -4,7 +4,7 @@ import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents, conversations } from '../../server/db/schema';
 import { deleteAccount } from '../../server/features/account/deletion';
-import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
+import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
@@ -107,11 +107,7 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
     posthog = await startFakePostHog();
     server = await startServer({
       config: {
-        posthog: {
-          key: 'phc_test_eventmatch',
-          host: posthog.url,
-          erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
-        },
+        posthog: posthog.appConfig,
       },
     });
   });
@@ -127,7 +123,7 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
 
     const mine = posthog.events.filter((event) => event.distinct_id === String(user.id));
     expect(mine.map((event) => event.event)).toEqual(['signed_up', 'app_opened']);
-    expect(posthog.apiKeys.every((key) => key === 'phc_test_eventmatch')).toBe(true);
+    expect(posthog.apiKeys.every((key) => key === FAKE_POSTHOG_KEY)).toBe(true);
     for (const event of mine) {
       const sent = JSON.stringify(event.raw);
       expect(sent).not.toContain(user.email);

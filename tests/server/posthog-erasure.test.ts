@@ -12,7 +12,7 @@ import { rowsOf } from '../../server/db/client';
 import { posthogErasures } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { posthogErasure } from '../../server/jobs/posthog-erasure';
-import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
+import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
@@ -38,11 +38,7 @@ describe('deleting a deleted account in PostHog', () => {
     const server = await startServer({
       ...(options.dataDir ? { dataDir: options.dataDir, onDisk: true } : {}),
       config: {
-        posthog: {
-          key: 'phc_test_eventmatch',
-          host: posthog.url,
-          erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
-        },
+        posthog: posthog.appConfig,
       },
     });
     servers.push(server);
@@ -116,7 +112,7 @@ describe('deleting a deleted account in PostHog', () => {
   });
 
   it('records nothing to erase without the personal API key', async () => {
-    const server = await startServer({ config: { posthog: { key: 'phc_test_eventmatch', host: posthog.url, erasure: null } } });
+    const server = await startServer({ config: { posthog: { key: FAKE_POSTHOG_KEY, host: posthog.url, erasure: null } } });
     servers.push(server);
     await deleteOne(server);
     expect(await erasures(server)).toEqual([]);
@@ -129,11 +125,7 @@ describe.skipIf(!((await hasPostgres()) && (await hasRedis())))('a deleted accou
   beforeAll(async () => {
     posthog = await startFakePostHog();
     cluster = await startTwoInstances(REDIS_URL, {
-      posthog: {
-        key: 'phc_test_eventmatch',
-        host: posthog.url,
-        erasure: { personalApiKey: posthog.personalApiKey, projectId: posthog.projectId, apiHost: posthog.url },
-      },
+      posthog: posthog.appConfig,
     });
   });
   afterAll(async () => {
