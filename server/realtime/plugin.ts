@@ -9,7 +9,7 @@ import { createPresence } from './presence';
 import { withTimeout } from '../lib/redis';
 import { turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
-import { answerRefusalsInEnvelope } from './refusals';
+import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
 import type { RealtimeServer } from './types';
 
 type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
@@ -23,6 +23,9 @@ const FETCH_SOCKETS_TIMEOUT_MS = 1000;
  * to the token-sweep job, as while Redis is away.
  */
 const REVOCATION_ACK_TIMEOUT_MS = 1000;
+
+/** Where Socket.IO listens: every other path's upgrades are refused (`refusals.ts`). */
+const SOCKET_PATH = '/socket.io/';
 
 /** The largest frame a client may send: a 2,000-character message in any script fits many times over. */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
@@ -50,8 +53,10 @@ export default fp(
     const fanout = app.redis ? createRedisFanout(app.redis) : null;
 
     const io: RealtimeServer = new Server(app.server, {
-      path: '/socket.io/',
+      path: SOCKET_PATH,
       serveClient: false,
+      // Upgrades to other paths are answered at once (`refuseUpgradesElsewhere`), not ended unanswered.
+      destroyUpgrade: false,
       // WebSocket only, as the app and the load tool connect: no long-polling, whose requests would all
       // have to reach the instance that holds their session (any balancer spreads WebSockets as it likes).
       transports: ['websocket'],
@@ -59,6 +64,7 @@ export default fp(
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
     answerRefusalsInEnvelope(io.engine, headers);
+    refuseUpgradesElsewhere(app.server, SOCKET_PATH, headers);
 
     let accepting = true;
     const inFlight = new Set<Promise<unknown>>();

@@ -1,4 +1,4 @@
-import { type IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server as HttpServer, ServerResponse } from 'node:http';
 import type { Server } from 'socket.io';
 import { languageOf, type ServerMessageCode, serverText } from '../../shared/i18n/server-messages';
 import { ApiError, writeRawAnswer } from '../errors';
@@ -56,6 +56,19 @@ export function answerRefusalsInEnvelope(engine: Server['engine'], headers: Reco
     // failed) can take no HTTP answer.
     if (req.res !== undefined || req.websocket !== undefined) return;
     refuseUpgrade(req, engineRefusals[code] ?? { status: 400, detail: 'malformed' }, headers);
+  });
+}
+
+/**
+ * An upgrade to any other path than the socket path names nothing here: the envelope's 404, at once.
+ * engine.io, which listens for every upgrade on the server, left it unanswered and ended the connection
+ * a second later (its `destroyUpgrade`, turned off in `plugin.ts` for this).
+ */
+export function refuseUpgradesElsewhere(server: HttpServer, socketPath: string, headers: Record<string, string>) {
+  server.on('upgrade', (request: IncomingMessage) => {
+    // engine.io's own test of the path: a prefix.
+    if (request.url?.startsWith(socketPath)) return;
+    refuseUpgrade(request, { status: 404, detail: 'not_found' }, headers);
   });
 }
 

@@ -76,6 +76,19 @@ describe('the socket path’s refusals', () => {
     });
   });
 
+  it('answers an upgrade to any other path with the envelope’s 404, which engine.io left unanswered', async () => {
+    for (const path of ['/', '/api/events/', '/socket.io', '/socket.iox/?EIO=4&transport=websocket']) {
+      // engine.io ended these a second later without a byte, which `rawRequest` takes for no answer.
+      const answer = await rawRequest(server.url, { path, headers: { ...UPGRADE, ...SPANISH } });
+      expect(answer.status, path).toBe(404);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(JSON.parse(answer.body)).toEqual({ detail: 'No encontrado.' });
+    }
+    const english = await rawRequest(server.url, { path: '/api/events/', headers: UPGRADE });
+    expect(JSON.parse(english.body)).toEqual({ detail: 'Not found.' });
+  });
+
   it('still lets a real client connect and talk', async () => {
     const user = await makeCompletedUser(server);
     const socket = await connect(server.url, user.token, { auth: { language: 'es' } });
