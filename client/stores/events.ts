@@ -21,8 +21,9 @@ interface EventsState {
   /** The organizer changed or ended my event (`event:changed`): shown as it is now. */
   changed: (event: PublicEvent) => void;
   /**
-   * I deleted an event (from its host screen): if I was checked in to it, I am at none now. That tab's
-   * socket, in the event's host room, is not told to read again as its guests' are.
+   * An event I organize was deleted (from its host screen, or from another while that one was open): if
+   * I was checked in to it, I am at none now. The host screen's socket, in the event's host room, is
+   * not told to read again as its guests' are.
    */
   deleted: (eventId: number) => void;
   reset: () => void;

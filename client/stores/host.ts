@@ -154,8 +154,12 @@ export function openHostScreen(id: number): () => void {
       if (event.id !== id) return;
       useHost.setState((state) => (state.event ? { event: { ...state.event, ...event } } : {}));
     }),
+    // Deleted from another screen: this tab's socket, in the host room, hears no `sync` as the guests'
+    // do, so it leaves the event itself if I was at it, as when deleted here (`deleteHostedEvent`).
     onEvent('event:deleted', ({ event_id }) => {
-      if (event_id === id) gone();
+      if (event_id !== id) return;
+      gone();
+      useEvents.getState().deleted(id);
     }),
     // A new connection is in no event's room: the count is watched at each connect, the first one
     // included (the event may have loaded before the socket connected, on a slow network).

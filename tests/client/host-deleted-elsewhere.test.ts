@@ -14,6 +14,7 @@ import type { TestUser } from '../helpers/factories';
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
+const { useEvents } = await import('../../client/stores/events');
 
 const HOUR = 3_600_000;
 /** Far below the QR's minute: only the socket can have said it this soon. */
@@ -31,14 +32,21 @@ afterEach(() => {
   closeTab();
 });
 
-/** The host screen of a new event of mine, its code shown and its count watched over the socket. */
-async function hostScreenOf(times: { starts_at: string; ends_at: string }) {
+/**
+ * The host screen of a new event of mine, its code shown and its count watched over the socket; with
+ * `checkedIn`, I am at it too, as this tab knows.
+ */
+async function hostScreenOf(times: { starts_at: string; ends_at: string }, { checkedIn = false } = {}) {
   fetchFrom(server);
   await signInTab(server, me);
   await connectTab(me.token);
   const event = await makeEvent(server, me, { name: 'Verbena', ...times });
+  if (checkedIn) {
+    await useEvents.getState().checkIn(event.code);
+    expect(useEvents.getState().current).toMatchObject({ id: event.id });
+  }
   stop = openHostScreen(event.id);
-  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ event: { id: event.id }, qr: expect.anything(), count: 0 }), { timeout: 5000 });
+  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ event: { id: event.id }, qr: expect.anything(), count: checkedIn ? 1 : 0 }), { timeout: 5000 });
   return event;
 }
 
@@ -46,6 +54,16 @@ it('says an event deleted from the organizer’s other phone is gone at once, it
   const event = await hostScreenOf({ starts_at: new Date(Date.now() + 2 * HOUR).toISOString(), ends_at: new Date(Date.now() + 5 * HOUR).toISOString() });
   expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: me.token })).status).toBe(204);
   await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ deleted: true, qr: null, event: { name: 'Verbena' } }), AT_ONCE);
+});
+
+it('leaves, in the host screen’s tab, an event of mine I was at, deleted from my other phone', async () => {
+  // Check-in opens an hour before the start: I am in, and it can still be deleted.
+  const times = { starts_at: new Date(Date.now() + HOUR / 2).toISOString(), ends_at: new Date(Date.now() + 3 * HOUR).toISOString() };
+  const event = await hostScreenOf(times, { checkedIn: true });
+  expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: me.token })).status).toBe(204);
+  // This tab's socket, in the host room, hears `event:deleted` only: its guests' `sync` is not for it.
+  await vi.waitFor(() => expect(useEvents.getState().current).toBeNull(), AT_ONCE);
+  expect(useHost.getState()).toMatchObject({ deleted: true, qr: null });
 });
 
 it('shows an event ended from the organizer’s other phone as over at once', async () => {
