@@ -99,6 +99,8 @@ export class LeanSocket {
   /** Refused handshakes in a row since the last connect: the refusal backoff's step. */
   private refusals = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** The connection attempt under way, which a `connect()` meanwhile waits for. */
+  private connecting: Promise<void> | null = null;
   /** When the server last spoke, and how long it may stay silent (its pingInterval + pingTimeout). */
   private lastSeen = 0;
   private silenceMs = 45_000;
@@ -119,8 +121,21 @@ export class LeanSocket {
     return socket;
   }
 
-  /** One connection attempt: resolves once the server accepted the handshake. */
+  /**
+   * Connects: resolves once the server accepted the handshake. Asked again while connected, it resolves
+   * at once; while connecting, it waits for the attempt under way rather than open a second WebSocket,
+   * which would replace the first one's place here and leave it open on the server.
+   */
   connect(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    this.connecting ??= this.handshake().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /** One connection attempt: resolves once the server accepted the handshake. */
+  private handshake(): Promise<void> {
     this.closedByUs = false;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;

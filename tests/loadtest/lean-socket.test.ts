@@ -37,6 +37,25 @@ describe('LeanSocket against a Socket.IO server', () => {
     expect(socket.emit('typing', { conversation_id: 1 })).toBe(false);
   });
 
+  it('connects once however often it is asked, while connecting and once connected', async () => {
+    const opened: string[] = [];
+    const count = (socket: { id: string; handshake: { auth: { tag?: string } } }) => {
+      if (socket.handshake.auth.tag === 'once') opened.push(socket.id);
+    };
+    io.on('connection', count);
+    const socket = new LeanSocket(url, { token: 'good', tag: 'once' });
+    try {
+      await Promise.all([socket.connect(), socket.connect()]);
+      await socket.connect();
+      expect(socket.connected).toBe(true);
+      // Each call resolves once its own handshake is accepted, which the server counts before it answers.
+      expect(opened).toHaveLength(1);
+    } finally {
+      socket.close();
+      io.off('connection', count);
+    }
+  });
+
   it('rejects with the server’s connect_error', async () => {
     const refused = LeanSocket.open(url, { token: 'bad' });
     await expect(refused).rejects.toThrow(ConnectError);
