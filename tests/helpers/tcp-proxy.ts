@@ -8,14 +8,22 @@ import tls from 'node:tls';
  * back reaches the client that much late (in order), what the client sends goes at once: in front of
  * Redis, an instance that hears the others' news late, as one across a congested link does. With
  * `tls` (a key and certificate), it speaks TLS to the client, as a deployment's HTTPS front does.
+ *
+ * `onClientData` sees what each client sends, before it goes on: a test can act at an exact request,
+ * for instance hold the replies (`holdReplies`) before the one to that request can come back.
  */
 export async function tcpProxy(
   target: string,
-  { replyDelayMs = 0, tls: certificate }: { replyDelayMs?: number; tls?: { key: string; cert: string } } = {},
+  {
+    replyDelayMs = 0,
+    tls: certificate,
+    onClientData,
+  }: { replyDelayMs?: number; tls?: { key: string; cert: string }; onClientData?: (chunk: Buffer) => void } = {},
 ) {
   const { protocol, hostname, port } = new URL(target);
   const open = new Set<net.Socket>();
   let cut = false;
+  let held = false;
   const relay = (client: net.Socket) => {
     if (cut) return client.destroy();
     const upstream = net.connect(Number(port), hostname);
@@ -24,16 +32,21 @@ export async function tcpProxy(
       socket.on('close', () => open.delete(socket));
       socket.on('error', () => {});
     }
+    // Before the pipe's own listener: what it does comes first.
+    if (onClientData) client.on('data', onClientData);
     client.pipe(upstream);
     client.on('close', () => upstream.destroy());
-    if (replyDelayMs === 0) {
-      upstream.pipe(client);
-      upstream.on('close', () => client.destroy());
-    } else {
-      // Timers of one delay fire in the order they were set: the bytes keep their order.
-      upstream.on('data', (chunk) => setTimeout(() => client.write(chunk), replyDelayMs));
-      upstream.on('close', () => setTimeout(() => client.destroy(), replyDelayMs));
-    }
+    // Timers of one delay fire in the order they were set: the bytes keep their order. Held, the
+    // replies not yet delivered go no further, nor does the target's close: the client waits.
+    const back = (deliver: () => void) => {
+      const unlessHeld = () => {
+        if (!held) deliver();
+      };
+      if (replyDelayMs === 0) unlessHeld();
+      else setTimeout(unlessHeld, replyDelayMs);
+    };
+    upstream.on('data', (chunk: Buffer) => back(() => client.write(chunk)));
+    upstream.on('close', () => back(() => client.destroy()));
   };
   const server = certificate ? tls.createServer(certificate, relay) : net.createServer(relay);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,6 +59,13 @@ export async function tcpProxy(
     },
     restore() {
       cut = false;
+    },
+    /**
+     * From now on, nothing the target sends reaches a client, until the proxy closes: every request in
+     * flight waits for an answer that does not come, as from a server stalled at that moment.
+     */
+    holdReplies() {
+      held = true;
     },
     close() {
       this.cut();
