@@ -95,6 +95,13 @@ export interface Config {
     key: string | null;
     host: string;
     /**
+     * How long one attempt to send a batch of events may take, from its check for deleted accounts on
+     * (10 s, the SDK's own timeout; tests shorten it): one not through by then is abandoned, and tried
+     * again, checked again. A deleted account's erasure waits twice this after the deletion, so that no
+     * batch checked before the deletion reaches PostHog after the erasure.
+     */
+    sendTimeoutMs: number;
+    /**
      * PostHog's private API, with which a deleted account's person and events are deleted there too
      * (`POSTHOG_PERSONAL_API_KEY`, `POSTHOG_PROJECT_ID`): the project key above can only send events.
      * Null: they stay in PostHog, under the user id of an account that no longer exists.
@@ -182,6 +189,7 @@ function posthog(env: Env): Config['posthog'] {
   return {
     key: env.POSTHOG_KEY || null,
     host,
+    sendTimeoutMs: 10_000,
     erasure:
       personalApiKey && projectId
         ? {

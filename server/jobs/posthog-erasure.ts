@@ -12,8 +12,8 @@ const MOST_BACKOFF_SECONDS = 6 * 60 * 60;
  * Deletes deleted accounts' persons and events in PostHog (`posthog_erasures`, written with each
  * deletion), after the deletion has answered: PostHog down or slow never holds up, nor undoes, an
  * account's deletion here. Each erasure stays recorded until PostHog has confirmed it, tried again with
- * a growing wait, across restarts. A deletion runs it at once (`analytics.eraseSoon`); the timer is for
- * what failed and for a restart in between.
+ * a growing wait, across restarts. A deletion runs it once its erasure is due (`analytics.eraseWhenDue`);
+ * the timer is for what failed and for a restart in between.
  */
 export const posthogErasure: Job = {
   name: 'posthog-erasure',

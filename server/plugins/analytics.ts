@@ -21,20 +21,24 @@ export interface Analytics {
   /** Sends what PostHog forwarding has queued (tests; shutdown does it on its own). */
   flush(): Promise<void>;
   /**
-   * Whether a deleted account is to be deleted in PostHog too: its events went there and its API key is
-   * set (`POSTHOG_PERSONAL_API_KEY`). The deletion then records it (`posthog_erasures`), for `forget`.
+   * Whether a deleted account is to be deleted in PostHog too, and when: its events went there and its
+   * API key is set (`POSTHOG_PERSONAL_API_KEY`). The deletion then records it (`posthog_erasures`), due
+   * `afterMs` later, for `forget`: by then no batch of its events checked before the deletion
+   * (`sendingTheLivingOnly`) can still reach PostHog, which would make the person again there. Null:
+   * their events stay there.
    */
-  erases: boolean;
+  erasure: { afterMs: number } | null;
   /**
    * Deleted accounts' persons and events deleted in PostHog (its distinct ids, the old user ids). Throws
    * when PostHog refuses or does not answer; `signal` ends the wait early.
    */
   forget(distinctIds: string[], signal?: AbortSignal): Promise<void>;
   /**
-   * Runs the erasures recorded (`jobs/posthog-erasure.ts`) now, in the background, rather than at the
-   * job's next turn: a deletion has just recorded one. Never throws; what fails is tried again later.
+   * Runs the erasures recorded (`jobs/posthog-erasure.ts`) in the background as soon as the one a
+   * deletion has just recorded is due, rather than at the job's next turn. Never throws; what fails is
+   * tried again later, and what a stop came before is the job's after the next start.
    */
-  eraseSoon(): void;
+  eraseWhenDue(): void;
 }
 
 /** Long enough for PostHog's API on a bad day; no request waits for it (the erasure job does). */
@@ -49,13 +53,16 @@ const SENT_NOTHING = { status: 200, text: async () => '{"status":1}', json: asyn
 /**
  * PostHog's `fetch`, which sends each batch of events without those of accounts deleted since they
  * were queued: on any instance, each send (a retry too: a batch PostHog did not answer stays queued,
- * however long it is down) asks the database just before it goes. The instance that deletes an account
- * sends its own queue before the erasure (`forget`), but the others hold theirs in memory until their
- * next send, which would make the person again in PostHog once erased there.
+ * however long it is down) asks the database just before it goes. Each is abandoned `timeoutMs` after
+ * its check began, so that one checked just before a deletion committed has reached PostHog, or never
+ * will, by the time its erasure is due (`erasure.afterMs`); tried again, it is checked again.
  */
-function sendingTheLivingOnly(db: Db): NonNullable<PostHogOptions['fetch']> {
+function sendingTheLivingOnly(db: Db, timeoutMs: number): NonNullable<PostHogOptions['fetch']> {
   return async (url, options) => {
     if (!new URL(url).pathname.endsWith('/batch/') || options.body === undefined) return fetch(url, options);
+    // Counted from before the check: what it lets through arrives within the time, or not at all.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const gzipped = options.headers['Content-Encoding'] === 'gzip';
     const raw = typeof options.body === 'string' ? Buffer.from(options.body) : Buffer.from(await options.body.arrayBuffer());
     const payload = JSON.parse((gzipped ? await gunzip(raw) : raw).toString('utf8')) as { batch: { distinct_id: string }[] };
@@ -63,10 +70,10 @@ function sendingTheLivingOnly(db: Db): NonNullable<PostHogOptions['fetch']> {
     const living = ids.length ? await db.select({ id: users.id }).from(users).where(inArray(users.id, ids)) : [];
     const kept = new Set(living.map((user) => String(user.id)));
     const batch = payload.batch.filter((event) => kept.has(event.distinct_id));
-    if (batch.length === payload.batch.length) return fetch(url, options);
+    if (batch.length === payload.batch.length) return fetch(url, { ...options, signal });
     if (batch.length === 0) return SENT_NOTHING;
     const json = JSON.stringify({ ...payload, batch });
-    return fetch(url, { ...options, body: gzipped ? new Blob([await gzip(json)]) : json });
+    return fetch(url, { ...options, signal, body: gzipped ? new Blob([await gzip(json)]) : json });
   };
 }
 
@@ -83,16 +90,37 @@ declare module 'fastify' {
  */
 export default fp(
   async (app) => {
-    const { key, host, erasure } = app.config.posthog;
-    const posthog = key ? new PostHog(key, { host, disableGeoip: true, fetch: sendingTheLivingOnly(app.db) }) : null;
+    const { key, host, sendTimeoutMs, erasure } = app.config.posthog;
+    const posthog = key ? new PostHog(key, { host, disableGeoip: true, fetch: sendingTheLivingOnly(app.db, sendTimeoutMs) }) : null;
     posthog?.on('error', (error: unknown) => app.log.warn({ err: error }, 'posthog forwarding failed'));
     if (posthog && !erasure) {
       app.log.warn('POSTHOG_KEY is set but POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID are not: a deleted account keeps its events in PostHog');
     }
 
+    // Twice the send's time: the margin for a batch that PostHog had whole as it was abandoned, still
+    // being taken in there, and for the deletion's commit after it has recorded the erasure.
+    const erasesAfter = posthog && erasure ? { afterMs: 2 * sendTimeoutMs } : null;
     const stopping = new AbortController();
     let erasing: Promise<void> | null = null;
     let again = false;
+    const waiting = new Set<NodeJS.Timeout>();
+
+    // One run at a time here; one asked for during a run goes after it (that run may have read the
+    // erasures before this one was due).
+    const erase = () => {
+      if (erasing) {
+        again = true;
+        return;
+      }
+      erasing = (async () => {
+        do {
+          again = false;
+          await runJob(app, posthogErasure, stopping.signal);
+        } while (again && !stopping.signal.aborted);
+      })().finally(() => {
+        erasing = null;
+      });
+    };
 
     app.decorate('analytics', {
       async record(userId: number, name: AnalyticsEventName, clientId?: string, ageMs = 0) {
@@ -111,12 +139,9 @@ export default fp(
       async flush() {
         await posthog?.flush();
       },
-      erases: Boolean(posthog && erasure),
+      erasure: erasesAfter,
       async forget(distinctIds: string[], signal?: AbortSignal) {
         if (!posthog || !erasure || distinctIds.length === 0) return;
-        // PostHog deletes only the events it has when asked: first those still queued here (the
-        // other instances send none of theirs, `sendingTheLivingOnly`).
-        await posthog.flush();
         const timeout = AbortSignal.timeout(ERASURE_TIMEOUT_MS);
         const response = await fetch(`${erasure.apiHost}/api/projects/${encodeURIComponent(erasure.projectId)}/persons/bulk_delete/`, {
           method: 'POST',
@@ -126,27 +151,19 @@ export default fp(
         });
         if (!response.ok) throw new Error(`PostHog answered ${response.status} to the persons' deletion: ${(await response.text()).slice(0, 200)}`);
       },
-      eraseSoon() {
-        if (!posthog || !erasure || stopping.signal.aborted) return;
-        // One run at a time here; one asked for during a run goes after it (that run may have read the
-        // erasures before this one was recorded).
-        if (erasing) {
-          again = true;
-          return;
-        }
-        erasing = (async () => {
-          do {
-            again = false;
-            await runJob(app, posthogErasure, stopping.signal);
-          } while (again && !stopping.signal.aborted);
-        })().finally(() => {
-          erasing = null;
-        });
+      eraseWhenDue() {
+        if (!erasesAfter || stopping.signal.aborted) return;
+        const timer = setTimeout(() => {
+          waiting.delete(timer);
+          erase();
+        }, erasesAfter.afterMs).unref();
+        waiting.add(timer);
       },
     });
-    // An erasure under way gives up (recorded still, for the next start) rather than hold the stop.
+    // An erasure waiting or under way gives up (recorded still, for the next start) rather than hold the stop.
     app.addHook('preClose', async () => {
       stopping.abort();
+      for (const timer of waiting) clearTimeout(timer);
       await erasing;
     });
     app.addHook('onClose', async () => {

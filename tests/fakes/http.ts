@@ -11,6 +11,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The body's bytes, as sent (possibly compressed). */
   body: Buffer;
+  /** Aborted when the client hangs up before it is answered (its own timeout, say). */
+  abandoned: AbortSignal;
 }
 
 export type FakeHandler = (
@@ -37,6 +39,10 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const body = await readBody(req);
+    const abandoned = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abandoned.abort();
+    });
     const text = body.toString('utf8');
     const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
     const recorded: RecordedRequest = {
@@ -46,6 +52,7 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
       form: isForm ? flat(new URLSearchParams(text)) : {},
       headers: req.headers,
       body,
+      abandoned: abandoned.signal,
     };
     requests.push(recorded);
     try {

@@ -6,7 +6,7 @@
  * `delete_events`, as PostHog does (there later, in a batch; here at once).
  */
 import { gunzipSync } from 'node:zlib';
-import { type FakeServer, startFakeServer } from './http';
+import { type FakeServer, type RecordedRequest, startFakeServer } from './http';
 
 export interface CapturedEvent {
   event: string;
@@ -30,12 +30,29 @@ export interface FakePostHog extends FakeServer {
    * `hanging` never (a PostHog too slow to wait for).
    */
   personApi: { state: 'up' | 'down' | 'hanging' };
+  /**
+   * How its capture API takes a batch (settable): `up` at once; `holding` keeps each one on its way, as
+   * a slow network would, in `held` until `release()`.
+   */
+  capture: { state: 'up' | 'holding' };
+  held: RecordedRequest[];
+  /**
+   * Lets the batches held arrive, and the next ones at once. One its sender gave up on meanwhile (its
+   * timeout) never arrives: it is not taken in, as PostHog never had it whole.
+   */
+  release(): void;
   /** The app's `posthog` config pointed at this fake, capture and erasure both. */
-  appConfig: { key: string; host: string; erasure: { personalApiKey: string; projectId: string; apiHost: string } };
+  appConfig: { key: string; host: string; sendTimeoutMs: number; erasure: { personalApiKey: string; projectId: string; apiHost: string } };
 }
 
 /** The project API key the app is given in tests: every batch it sends carries it. */
 export const FAKE_POSTHOG_KEY = 'phc_test_eventmatch';
+
+/**
+ * How long the app's batches may take to this local fake (not the 10 s a real PostHog gets): a deleted
+ * account's erasure waits twice this, which the tests that see one happen wait for.
+ */
+const FAKE_SEND_TIMEOUT_MS = 1_000;
 
 const BULK_DELETE = /^\/api\/projects\/([^/]+)\/persons\/bulk_delete\/$/;
 
@@ -46,7 +63,15 @@ export async function startFakePostHog(): Promise<FakePostHog> {
   const personalApiKey = 'phx_test_personal_key';
   const projectId = '4242';
   const personApi: FakePostHog['personApi'] = { state: 'up' };
-  const server = await startFakeServer((request) => {
+  const capture: FakePostHog['capture'] = { state: 'up' };
+  const held: RecordedRequest[] = [];
+  const arrivals: Array<() => void> = [];
+  const release = () => {
+    capture.state = 'up';
+    held.length = 0;
+    for (const arrive of arrivals.splice(0)) arrive();
+  };
+  const server = await startFakeServer(async (request) => {
     const bulkDelete = BULK_DELETE.exec(request.path);
     if (request.method === 'POST' && bulkDelete) {
       if (personApi.state === 'down') return { status: 503, body: { detail: 'Service unavailable.' } };
@@ -69,6 +94,11 @@ export async function startFakePostHog(): Promise<FakePostHog> {
       return { status: 202, body: { persons_found: found.length, persons_deleted: found.length } };
     }
     if (request.method !== 'POST' || request.path !== '/batch/') return { status: 404, body: { error: 'not found' } };
+    if (capture.state === 'holding') {
+      held.push(request);
+      await new Promise<void>((arrive) => arrivals.push(arrive));
+      if (request.abandoned.aborted) return { status: 408, body: { error: 'abandoned on the way' } };
+    }
     const bytes = request.headers['content-encoding'] === 'gzip' ? gunzipSync(request.body) : request.body;
     const payload = JSON.parse(bytes.toString('utf8')) as { api_key: string; batch: Array<Record<string, unknown>> };
     apiKeys.push(payload.api_key);
@@ -82,6 +112,6 @@ export async function startFakePostHog(): Promise<FakePostHog> {
     }
     return { status: 200, body: { status: 1 } };
   });
-  const appConfig = { key: FAKE_POSTHOG_KEY, host: server.url, erasure: { personalApiKey, projectId, apiHost: server.url } };
-  return { ...server, events, apiKeys, deleted, personalApiKey, projectId, personApi, appConfig };
+  const appConfig = { key: FAKE_POSTHOG_KEY, host: server.url, sendTimeoutMs: FAKE_SEND_TIMEOUT_MS, erasure: { personalApiKey, projectId, apiHost: server.url } };
+  return { ...server, events, apiKeys, deleted, personalApiKey, projectId, personApi, capture, held, release, appConfig };
 }

@@ -12,7 +12,7 @@ import { rowsOf } from '../../server/db/client';
 import { posthogErasures } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { posthogErasure } from '../../server/jobs/posthog-erasure';
-import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/posthog';
+import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
@@ -34,11 +34,11 @@ describe('deleting a deleted account in PostHog', () => {
     await posthog?.close();
   });
 
-  async function start(options: { dataDir?: string } = {}) {
+  async function start(options: { dataDir?: string; sendTimeoutMs?: number } = {}) {
     const server = await startServer({
       ...(options.dataDir ? { dataDir: options.dataDir, onDisk: true } : {}),
       config: {
-        posthog: posthog.appConfig,
+        posthog: { ...posthog.appConfig, sendTimeoutMs: options.sendTimeoutMs ?? posthog.appConfig.sendTimeoutMs },
       },
     });
     servers.push(server);
@@ -63,7 +63,7 @@ describe('deleting a deleted account in PostHog', () => {
     const server = await start();
     posthog.personApi.state = 'down';
     const distinctId = await deleteOne(server);
-    // Tried at once, refused, and kept for later, with a wait before the next try.
+    // Tried once due, refused, and kept for later, with a wait before the next try.
     await waitUntil(async () => (await erasures(server)).some((row) => row.attempts === 1), 10_000, 'the first attempt failed');
     expect(attemptsAt(posthog)).toBe(1);
     expect(posthog.deleted).not.toContain(distinctId);
@@ -111,8 +111,36 @@ describe('deleting a deleted account in PostHog', () => {
     }
   });
 
+  it('erases them there after a restart that came before the erasure was due', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-erasure-'));
+    try {
+      // Batches that may take a minute: the erasure is due two minutes after the deletion.
+      const first = await start({ dataDir, sendTimeoutMs: 60_000 });
+      const distinctId = await deleteOne(first);
+      await first.close();
+      servers.splice(servers.indexOf(first), 1);
+
+      const second = await start({ dataDir });
+      // Not before it is due, the restart notwithstanding: a batch of theirs may still be on its way.
+      expect(await runJob(second.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 0 } });
+      expect(attemptsAt(posthog)).toBe(0);
+      const [waits] = rowsOf<{ seconds: number }>(await second.app.db.execute(sql`select extract(epoch from next_attempt_at - now())::int as seconds from posthog_erasures`));
+      expect(Number(waits!.seconds)).toBeGreaterThan(60);
+      expect(Number(waits!.seconds)).toBeLessThanOrEqual(120);
+
+      // Then it is (set as if the two minutes had passed).
+      await second.app.db.execute(sql`update posthog_erasures set next_attempt_at = now()`);
+      expect(await runJob(second.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 1 } });
+      expect(posthog.deleted).toContain(distinctId);
+      expect(await erasures(second)).toEqual([]);
+    } finally {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('records nothing to erase without the personal API key', async () => {
-    const server = await startServer({ config: { posthog: { key: FAKE_POSTHOG_KEY, host: posthog.url, erasure: null } } });
+    const server = await startServer({ config: { posthog: { ...posthog.appConfig, erasure: null } } });
     servers.push(server);
     await deleteOne(server);
     expect(await erasures(server)).toEqual([]);
@@ -150,5 +178,29 @@ describe.skipIf(!((await hasPostgres()) && (await hasRedis())))('a deleted accou
     await two.app.analytics.flush();
     expect(posthog.events.filter((event) => event.distinct_id === String(staying.id)).map((event) => event.event)).toContain('app_opened');
     expect(posthog.events.filter((event) => event.distinct_id === distinctId)).toEqual([]);
+  });
+
+  it('erases them there only once no batch checked before the deletion can still arrive', async () => {
+    const { one, two } = cluster;
+    const [gone, staying] = [await makeUser(one), await makeUser(one)];
+    const distinctId = String(gone.id);
+    await one.app.analytics.flush();
+    // Their next event, and someone else's, checked by instance two (the account still there) and on
+    // its way to PostHog as the account goes on one.
+    posthog.capture.state = 'holding';
+    for (const user of [gone, staying]) {
+      expect((await client(two.url).post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
+    }
+    const sending = two.app.analytics.flush();
+    await waitUntil(() => posthog.held.length === 1, 10_000, 'the batch on its way');
+    expect((await client(one.url).delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
+
+    // At worst it is still on its way when the erasure is: it must not arrive after it.
+    await waitUntil(() => posthog.deleted.includes(distinctId), 10_000, 'the erasure');
+    posthog.release();
+    await sending;
+    expect(posthog.events.filter((event) => event.distinct_id === distinctId)).toEqual([]);
+    // Given up on the way, and sent again, checked again: without theirs.
+    expect(posthog.events.filter((event) => event.distinct_id === String(staying.id)).map((event) => event.event)).toContain('app_opened');
   });
 });

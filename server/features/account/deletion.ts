@@ -46,17 +46,22 @@ export interface DeletedAccount {
  * e-mail links, attendances. Events they organize stay for their attendees, without an organizer or
  * a QR secret. Reports about the user (and by them) keep their snapshot for moderators, without the
  * user id; analytics keep their counts the same way (`keepActiveDays`). The e-mail is free again at once.
- * `eraseInPostHog`: their PostHog person and events are to go too, recorded here for the erasure job.
+ * `postHogErasure`: their PostHog person and events are to go too, recorded here for the erasure job,
+ * due `afterMs` after the deletion (`analytics.erasure`).
  * Answers what the caller still has to do outside the database (files, sockets).
  */
-export async function deleteAccount(db: Db, userId: number, options: { eraseInPostHog?: boolean } = {}): Promise<DeletedAccount | null> {
+export async function deleteAccount(
+  db: Db,
+  userId: number,
+  options: { postHogErasure?: { afterMs: number } | null } = {},
+): Promise<DeletedAccount | null> {
   // The cascade locks the account's rows in its own order (the tables' keys', breadth first), and
   // others' writes lock some of the same rows in theirs: a partner's like of this account, a message
   // batch, another deletion sharing a conversation. PostgreSQL breaks such a cycle by rolling one of
   // them back; when that is this deletion, it goes again, after the other has committed.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await deleteAccountOnce(db, userId, options.eraseInPostHog ?? false);
+      return await deleteAccountOnce(db, userId, options.postHogErasure ?? null);
     } catch (error) {
       if (attempt >= DELETION_ATTEMPTS || !isTransientConflict(error)) throw error;
     }
@@ -65,7 +70,7 @@ export async function deleteAccount(db: Db, userId: number, options: { eraseInPo
 
 const DELETION_ATTEMPTS = 3;
 
-async function deleteAccountOnce(db: Db, userId: number, eraseInPostHog: boolean): Promise<DeletedAccount | null> {
+async function deleteAccountOnce(db: Db, userId: number, postHogErasure: { afterMs: number } | null): Promise<DeletedAccount | null> {
   return db.transaction(async (tx) => {
     // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
@@ -83,9 +88,16 @@ async function deleteAccountOnce(db: Db, userId: number, eraseInPostHog: boolean
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await keepActiveDays(tx, userId);
-    // Their person in PostHog goes after (`jobs/posthog-erasure.ts`), as surely as the account goes here.
-    if (eraseInPostHog) await tx.insert(posthogErasures).values({ distinctId: String(userId) });
     await tx.delete(users).where(eq(users.id, userId));
+    // Their person in PostHog goes after (`jobs/posthog-erasure.ts`), as surely as the account goes here,
+    // once no batch of their events let through before this commits can still reach PostHog. Last, and by
+    // the clock (not `now()`, the transaction's start): counted from as close to the commit as can be.
+    if (postHogErasure) {
+      await tx.insert(posthogErasures).values({
+        distinctId: String(userId),
+        nextAttemptAt: sql`clock_timestamp() + ${postHogErasure.afterMs}::int * interval '1 millisecond'`,
+      });
+    }
     return {
       conversations: owned.map((row) => ({ conversationId: row.id, userIds: [row.low, row.high] })),
       photoKeys: photos.map((row) => row.key),

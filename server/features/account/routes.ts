@@ -146,7 +146,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       // their open checkouts expired and their Stripe customer deleted, every subscription of it with it.
       await endStripeBilling(app.db, app.stripe, id, request.log);
       await app.revokeUserTokens(id);
-      const deleted = await deleteAccount(app.db, id, { eraseInPostHog: app.analytics.erases });
+      const deleted = await deleteAccount(app.db, id, { postHogErasure: app.analytics.erasure });
       if (!deleted) throw new NotFound();
       // Their partners' apps drop the conversation at once, on every instance.
       announceEnded(app.publish, deleted.conversations);
@@ -161,9 +161,9 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
         request.log.warn({ userId: id, photos: deleted.photoKeys.length, err: error }, 'account deleted, but its photo files were not removed');
       }
       // Here the events keep their counts without the person; PostHog keeps them by user id, so there
-      // they go: recorded with the deletion, done now in the background, and again later until PostHog
-      // has done it. The answer waits for none of it.
-      if (app.analytics.erases) app.analytics.eraseSoon();
+      // they go: recorded with the deletion, done in the background once no batch of theirs can still be
+      // on its way there, and again later until PostHog has done it. The answer waits for none of it.
+      if (app.analytics.erasure) app.analytics.eraseWhenDue();
       request.log.info({ userId: id, conversations: deleted.conversations.length }, 'account deleted');
       return reply.code(204).send(null);
     },
