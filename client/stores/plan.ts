@@ -79,6 +79,9 @@ export const usePlan = create<PlanState>()((set, get) => {
   // The subscription's reads: the page's own, and one at every `account:changed` (a cancellation on
   // another phone), which an older answer must not undo.
   const subscriptionReads = answersInOrder();
+  // The likes left's reads: the deck's, a reconnect's, and one as the plan starts or ends, which an
+  // older answer (the free plan's count) must not undo.
+  const allowanceReads = answersInOrder();
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -115,10 +118,11 @@ export const usePlan = create<PlanState>()((set, get) => {
 
     async loadAllowance() {
       const sameSession = sessionCheck();
+      const newest = allowanceReads();
       const asked = likesCounted;
       try {
         const allowance = await api.likeAllowance();
-        if (!sameSession()) return;
+        if (!sameSession() || !newest()) return;
         if (asked !== likesCounted) return get().loadAllowance();
         setAllowance(allowance);
         // Asked when the deck opens, the plan starts or the socket comes back: what undo would do may

@@ -2,16 +2,25 @@
 /**
  * The plan and the user are read again at every `account:changed` while a read of the page's own may
  * still be out. A read asked before the change, answered after the one asked for it, must not put back
- * what the change replaced: a plan cancelled on another phone would show as renewing again.
+ * what the change replaced: a plan cancelled on another phone would show as renewing again. The likes
+ * left likewise, read again as the plan starts while a reconnect's read is out.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import type { SubscriptionState } from '../../shared/schemas/plan';
+import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan';
 import { currentUser } from '../helpers/current-user';
 
 /** Each read, answered when the test says. */
-const asked = vi.hoisted(() => ({ subscription: [] as Array<(value: unknown) => void>, me: [] as Array<(value: unknown) => void> }));
+const asked = vi.hoisted(() => ({
+  subscription: [] as Array<(value: unknown) => void>,
+  me: [] as Array<(value: unknown) => void>,
+  allowance: [] as Array<(value: unknown) => void>,
+}));
 vi.mock('../../client/lib/api-app', () => ({
-  api: { subscription: () => new Promise((resolve) => asked.subscription.push(resolve)) },
+  api: {
+    subscription: () => new Promise((resolve) => asked.subscription.push(resolve)),
+    likeAllowance: () => new Promise((resolve) => asked.allowance.push(resolve)),
+    undoable: async () => ({ card: null, expires_at: null, expires_in_ms: null }),
+  },
 }));
 vi.mock('../../client/lib/api', async (original) => {
   const real = await original<typeof import('../../client/lib/api')>();
@@ -38,6 +47,7 @@ afterEach(() => {
   usePlan.getState().reset();
   asked.subscription.length = 0;
   asked.me.length = 0;
+  asked.allowance.length = 0;
 });
 
 it("keeps the plan read for a change when the page's older read answers after it", async () => {
@@ -71,4 +81,17 @@ it("keeps the user read for a change when a connect's older read answers after i
   asked.me[0]!(user(false));
   await connectRead;
   expect(useSession.getState().user?.email_verified).toBe(true);
+});
+
+it('keeps the likes left read as the plan started when an older read answers after it', async () => {
+  const free: LikeAllowance = { unlimited: false, limit: 20, remaining: 3, resets_at: null };
+  const unlimited: LikeAllowance = { unlimited: true, limit: null, remaining: null, resets_at: null };
+  const reconnectRead = usePlan.getState().loadAllowance();
+  const planRead = usePlan.getState().loadAllowance();
+  expect(asked.allowance).toHaveLength(2);
+  asked.allowance[1]!(unlimited);
+  await planRead;
+  asked.allowance[0]!(free);
+  await reconnectRead;
+  expect(usePlan.getState().allowance).toEqual(unlimited);
 });
