@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { LikesYouPage } from '../../shared/schemas/plan';
 import type { DeckCard } from '../../shared/schemas/users';
 import { logFailure } from '../lib/api';
 import { api } from '../lib/api-app';
@@ -47,6 +48,25 @@ let reads = 0;
 /** The latest read of the list: the next page ("more") follows on from the list it answers. */
 let latestRead: Promise<void> = Promise.resolve();
 
+/**
+ * Who is answered (`answered`) while each read or page of the list is on its way, a set for each: the
+ * server may have read the list before the answer, and its page hold them still, counted.
+ */
+const answeredMeanwhile = new Set<Set<number>>();
+
+/** A set that holds who is answered from now on, until it is deleted from `answeredMeanwhile`. */
+function watchAnswers() {
+  const answered = new Set<number>();
+  answeredMeanwhile.add(answered);
+  return answered;
+}
+
+/** `page` without whom `answered` holds, nor their count: it was read before they were answered. */
+function withoutAnswered(page: LikesYouPage, answered: Set<number>): LikesYouPage {
+  const results = page.results.filter((card) => !answered.has(card.id));
+  return { ...page, results, count: Math.max(0, page.count - (page.results.length - results.length)) };
+}
+
 /** Once the latest read of the list has landed, or given up: a read asked meanwhile too. */
 async function readsSettled() {
   let awaited: Promise<void>;
@@ -77,11 +97,13 @@ export const useLikes = create<LikesState>()((set, get) => ({
         const { next } = get();
         if (!next || !sameSession()) return;
         const read = reads;
-        const page = await api.likesYou(next);
+        const answered = watchAnswers();
+        const asked = await api.likesYou(next).finally(() => answeredMeanwhile.delete(answered));
         if (!sameSession()) return;
         // From a cursor that a read asked since replaces: the page may hold someone that read leaves
         // out (answered, blocked), or someone on the pages it brings in. Asked again from where it ends.
         if (read !== reads) continue;
+        const page = withoutAnswered(asked, answered);
         const shown = new Set((get().people ?? []).map((card) => card.id));
         set((state) => ({
           count: page.count,
@@ -115,6 +137,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
     }
   },
   answered(userId, matched) {
+    for (const answered of answeredMeanwhile) answered.add(userId);
     const state = get();
     if (state.people?.some((person) => person.id === userId)) set(without(state, userId));
     else if (matched && state.count) void get().load();
@@ -129,6 +152,7 @@ async function readList(read: number) {
   // Read again (an unblock, an undo, the plan started), as far down as the list held: the pages
   // brought in with "more" stay shown.
   const held = get().people?.length ?? 0;
+  const answered = watchAnswers();
   try {
     let page = await api.likesYou();
     const people = [...page.results];
@@ -137,11 +161,18 @@ async function readList(read: number) {
       const shown = new Set(people.map((card) => card.id));
       people.push(...page.results.filter((card) => !shown.has(card.id)));
     }
-    if (sameSession() && read === reads) set({ count: page.count, people, next: page.next, failed: null });
+    if (!sameSession() || read !== reads) return;
+    // The count is the last page's, which counted whom that page held. Someone answered who was on an
+    // earlier page is counted only if the last page was read before the answer too: taken as not, the
+    // likelier, as the pages before it took most of the read's time.
+    const { count } = withoutAnswered(page, answered);
+    set({ count, people: people.filter((card) => !answered.has(card.id)), next: page.next, failed: null });
   } catch (error) {
     if (!sameSession() || read !== reads) return;
     logFailure('Could not load who likes you', error);
     if (get().count === null) set({ failed: loadFailure(error) });
+  } finally {
+    answeredMeanwhile.delete(answered);
   }
 }
 

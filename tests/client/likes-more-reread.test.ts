@@ -3,7 +3,8 @@
  * "Likes you": the next page ("more") and a read of the list again (an unblock's, an undo's, a
  * reconnect's) can be out at once. Only answers for the list as it is read now land: a page asked
  * from the old list's cursor, answered after the read, neither brings back whom the read left out nor
- * puts its old cursor back: the page the user asked for is asked again from the read's.
+ * puts its old cursor back: the page the user asked for is asked again from the read's. Nor does a
+ * page or a read bring back someone answered on another phone while it was on its way.
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -86,4 +87,31 @@ it('asks "more" from the cursor of a read on its way, once it has answered', asy
   await more;
   expect(useLikes.getState()).toMatchObject({ count: 3, next: null, loadingMore: false });
   expect(ids()).toEqual([1, 2, 4]);
+});
+
+it('leaves out of a page someone answered on another phone while it was on its way', async () => {
+  await firstPage();
+  const more = useLikes.getState().more();
+  const page = await request(1);
+
+  // Disliked on another phone: not held yet, they are on the page the server read before that.
+  useLikes.getState().answered(3, false);
+  page.answer({ count: 4, results: [card(3), card(4)], next: null });
+  await more;
+  expect(ids()).toEqual([1, 2, 4]);
+  expect(useLikes.getState()).toMatchObject({ count: 3, next: null, loadingMore: false });
+});
+
+it('leaves out of a read again someone answered on another phone while it was on its way', async () => {
+  await firstPage();
+  const load = useLikes.getState().load();
+  const reading = await request(1);
+
+  // Disliked on another phone: they leave the list held, and the read asked before may hold them still.
+  useLikes.getState().answered(2, false);
+  expect(ids()).toEqual([1]);
+  reading.answer({ count: 4, results: [card(1), card(2)], next: 'c1' });
+  await load;
+  expect(ids()).toEqual([1]);
+  expect(useLikes.getState().count).toBe(3);
 });
