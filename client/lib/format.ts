@@ -1,5 +1,6 @@
 import type { Language } from '../../shared/constants';
 import { localeOf } from './locale';
+import { serverNow } from './server-clock';
 
 /** A time as the locale writes it short ("7:16 AM" in the US, "07:16" in Britain, "7:16" in Spain), as `formatDateTime` does. */
 export function formatTime(iso: string, language: Language): string {
@@ -12,8 +13,13 @@ export function formatTime(iso: string, language: Language): string {
  */
 export const withHourArticle = (time: string, language: Language) => (language === 'es' ? `${/^0?1\D/.test(time) ? 'la' : 'las'} ${time}` : time);
 
+/*
+ * "Now" below is the server's (`serverNow`): at midnight a phone whose clock is minutes off would say
+ * of today's messages that they were yesterday's, or tomorrow's.
+ */
+
 /** Today: the time; earlier: the date. */
-export function formatActivity(iso: string, language: Language, now = new Date()): string {
+export function formatActivity(iso: string, language: Language, now = new Date(serverNow())): string {
   const date = new Date(iso);
   if (date.toDateString() === now.toDateString()) return formatTime(iso, language);
   // With the year once it is another year's, as a chat's day headings have it.
@@ -33,7 +39,7 @@ function daysBetween(date: Date, now: Date): number {
  * The heading of a chat's day, as messaging apps put it: "Today", "Yesterday", the weekday within the
  * week, then the date ("Fri, Nov 21"), with the year once it is another year's.
  */
-export function formatDay(iso: string, language: Language, now = new Date()): string {
+export function formatDay(iso: string, language: Language, now = new Date(serverNow())): string {
   const date = new Date(iso);
   const days = daysBetween(date, now);
   if (days === 0 || days === 1) return capitalized(new Intl.RelativeTimeFormat(localeOf(language), { numeric: 'auto' }).format(-days, 'day'));
@@ -64,7 +70,7 @@ const AGE_UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 ];
 
 /** How long ago, in the largest whole unit: "3 hours ago", "hace 2 días"; under a minute, "now". */
-export function formatAge(iso: string, language: Language, now = Date.now()): string {
+export function formatAge(iso: string, language: Language, now = serverNow()): string {
   const elapsed = Math.max(0, now - new Date(iso).getTime());
   const format = new Intl.RelativeTimeFormat(localeOf(language), { numeric: 'auto' });
   for (const [unit, ms] of AGE_UNITS) if (elapsed >= ms) return format.format(-Math.floor(elapsed / ms), unit);
@@ -79,7 +85,7 @@ export function formatDate(iso: string, language: Language): string {
  * A moment, as an event's times are said: "Fri, Dec 4, 8:00 PM", the weekday a guest plans by, and
  * the year only once it is another year's.
  */
-export function formatDateTime(at: string | number, language: Language, now = new Date()): string {
+export function formatDateTime(at: string | number, language: Language, now = new Date(serverNow())): string {
   const date = new Date(at);
   const year = date.getFullYear() === now.getFullYear() ? undefined : 'numeric';
   const day = new Intl.DateTimeFormat(localeOf(language), { weekday: 'short', day: 'numeric', month: 'short', year }).format(date);
