@@ -29,8 +29,9 @@ interface PlanState {
   /** The likes left; with the plan, what undo would bring back too (`loadUndo`). */
   loadAllowance: () => Promise<void>;
   /**
-   * Asks the server what undo would bring back now (a subscriber's perk): it knows of the passes this
-   * tab did not see (before a reload, on another phone) and of the one before a pass just undone.
+   * Asks the server what undo would bring back now (on either plan: the free plan's offer names who the
+   * plan would bring back): it knows of the passes this tab did not see (before a reload, on another
+   * phone while this one was offline) and of the one before a pass just undone.
    */
   loadUndo: () => Promise<void>;
   /** Null once loaded; else why not (no answer, or the server's error): the caller tries again. */

@@ -3,8 +3,8 @@
  * An undo made on another of my phones reaches this one (`deck:undone`): the person taken back comes
  * back into this deck, behind the card on screen, and into "likes you" when it was a dislike of
  * someone who likes me; what this tab offered to undo moves on to the pass before. A decision made
- * there (`deck:answered`) moves that offer too: it is always the latest. Against the real server, over
- * a real socket.
+ * there (`deck:answered`) moves that offer too: it is always the latest, on either plan, a decision
+ * made while this phone was offline too. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -12,9 +12,11 @@ import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../h
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
+import { socketOrigin } from '../helpers/tab-socket';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
+const { useConnection } = await import('../../client/lib/socket');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { usePlan } = await import('../../client/stores/plan');
@@ -137,5 +139,34 @@ it('on the free plan, offers nothing once a like on another phone made a match: 
   // My like on the other phone makes one: that is the latest decision, and a like leaves nothing to undo.
   expect((await likeFree(liker)).status).toBe(200);
   expect((await react(liker, 'like')).body.match).toBe(true);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
+});
+
+/** The connection lost, `meanwhile` done elsewhere, and the connection back. */
+async function offlineWhile(meanwhile: () => Promise<void>) {
+  socketOrigin.socket!.disconnect();
+  await vi.waitFor(() => expect(useConnection.getState().lost).toBe(true));
+  await meanwhile();
+  socketOrigin.socket!.connect();
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+}
+
+it('on the free plan, offers at a reconnect the latest decision made on another phone meanwhile', async () => {
+  fetchFrom(server);
+  const free = await makeCompletedUser(server);
+  const [mine, theirs, liked] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+  const react = (to: TestUser, response: string) => client(server.url).post('/api/matching/', { token: free.token, json: { response, other: to.id } });
+  await signInTab(server, free);
+  useDeck.setState({ current: cardOf(liked, 'Liked'), queue: [] });
+  await connectTab(free.token);
+  expect((await react(mine, 'skip')).status).toBe(200);
+  usePlan.getState().reacted(cardOf(mine, 'Mine'), 'skip');
+
+  // Offline, its deck:answered missed: the other phone passed on someone this deck never held.
+  await offlineWhile(async () => void expect((await react(theirs, 'dislike')).status).toBe(200));
+  await vi.waitFor(() => expect(usePlan.getState().lastPass?.id).toBe(theirs.id), { timeout: 5000 });
+
+  // Then it liked someone: nothing is left to undo, here either.
+  await offlineWhile(async () => void expect((await react(liked, 'like')).status).toBe(200));
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });

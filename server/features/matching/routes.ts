@@ -71,14 +71,15 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  // What that undo would bring back now: asked by a client that opens the deck, or has just undone one.
+  // What that undo would bring back now: asked by a client that opens the deck, has just undone one, or
+  // is back online (on the free plan, the person its offer of the plan names).
   app.get(
     '/api/matching/undo/',
     {
       schema: {
-        summary: 'What undo would bring back now (paid plan)',
+        summary: 'What undo would bring back now',
         description:
-          'The card the next undo would bring back and how long that chance lasts, or all null. 403 `subscription_required` without the plan.',
+          'The card the next undo would bring back and how long that chance lasts, or all null. On either plan: the undo itself is the paid plan’s.',
         response: { 200: Undoable },
       },
     },

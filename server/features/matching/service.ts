@@ -314,14 +314,14 @@ const cardOf = (row: UndoableRow): DeckCard => ({
 });
 
 /**
- * The card an undo would bring back now, and when the window to undo it closes, for a subscriber
- * (`SubscriptionRequired` otherwise): how a client that did not see the pass (after a reload, or a
- * pass on another phone), or that has just undone one, learns what undo would do next. The window
- * comes as what is left of it too (`expires_in_ms`): a phone whose clock is off by minutes would
- * read `expires_at` as long past, or as further off than the server allows.
+ * The card an undo would bring back now, and when the window to undo it closes, on either plan (the
+ * undo itself is a subscriber's; a free plan's phone names that card in what the plan would do): how a
+ * client that did not see the pass (after a reload, or a pass on another phone while it was offline),
+ * or that has just undone one, learns what undo would do next. The window comes as what is left of it
+ * too (`expires_in_ms`): a phone whose clock is off by minutes would read `expires_at` as long past, or
+ * as further off than the server allows.
  */
 export async function undoableNow(db: Db, userId: number): Promise<Undoable> {
-  await requireSubscription(db, userId);
   const [row] = rowsOf<UndoableRow>(await db.execute(undoable(userId)));
   if (!row) return { card: null, expires_at: null, expires_in_ms: null };
   return {
