@@ -83,6 +83,9 @@ export const usePlan = create<PlanState>()((set, get) => {
   // The likes left's reads: the deck's, a reconnect's, and one as the plan starts or ends, which an
   // older answer (the free plan's count) must not undo.
   const allowanceReads = answersInOrder();
+  // What undo would bring back, read as the deck opens and again at a decision on another phone: the
+  // newer read knows of that decision.
+  const undoReads = answersInOrder();
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -135,11 +138,12 @@ export const usePlan = create<PlanState>()((set, get) => {
     },
     async loadUndo() {
       const sameSession = sessionCheck();
+      const newest = undoReads();
       const asked = changes;
       try {
         // Timed from the answer, not by `expires_at`: this phone's clock may be minutes off the server's.
         const { card, expires_in_ms } = await api.undoable();
-        if (sameSession() && asked === changes) offerUndo(card, expires_in_ms ?? 0);
+        if (sameSession() && asked === changes && newest()) offerUndo(card, expires_in_ms ?? 0);
       } catch (error) {
         logFailure('Could not load what undo would bring back', error);
       }

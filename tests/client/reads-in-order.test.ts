@@ -3,10 +3,12 @@
  * The plan and the user are read again at every `account:changed` while a read of the page's own may
  * still be out. A read asked before the change, answered after the one asked for it, must not put back
  * what the change replaced: a plan cancelled on another phone would show as renewing again. The likes
- * left likewise, read again as the plan starts while a reconnect's read is out.
+ * left likewise, read again as the plan starts while a reconnect's read is out, and what undo would
+ * bring back, read again at a pass on another phone while the deck's read is out.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan';
+import type { DeckCard } from '../../shared/schemas/users';
 import { currentUser } from '../helpers/current-user';
 
 /** Each read, answered when the test says. */
@@ -14,12 +16,13 @@ const asked = vi.hoisted(() => ({
   subscription: [] as Array<(value: unknown) => void>,
   me: [] as Array<(value: unknown) => void>,
   allowance: [] as Array<(value: unknown) => void>,
+  undoable: [] as Array<(value: unknown) => void>,
 }));
 vi.mock('../../client/lib/api-app', () => ({
   api: {
     subscription: () => new Promise((resolve) => asked.subscription.push(resolve)),
     likeAllowance: () => new Promise((resolve) => asked.allowance.push(resolve)),
-    undoable: async () => ({ card: null, expires_at: null, expires_in_ms: null }),
+    undoable: () => new Promise((resolve) => asked.undoable.push(resolve)),
   },
 }));
 vi.mock('../../client/lib/api', async (original) => {
@@ -48,6 +51,7 @@ afterEach(() => {
   asked.subscription.length = 0;
   asked.me.length = 0;
   asked.allowance.length = 0;
+  asked.undoable.length = 0;
 });
 
 it("keeps the plan read for a change when the page's older read answers after it", async () => {
@@ -94,4 +98,16 @@ it('keeps the likes left read as the plan started when an older read answers aft
   asked.allowance[0]!(free);
   await reconnectRead;
   expect(usePlan.getState().allowance).toEqual(unlimited);
+});
+
+it("offers what undo would bring back as a pass on another phone left it when the deck's older read answers after it", async () => {
+  const card = (id: number): DeckCard => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
+  const deckRead = usePlan.getState().loadUndo();
+  const passRead = usePlan.getState().loadUndo();
+  expect(asked.undoable).toHaveLength(2);
+  asked.undoable[1]!({ card: card(2), expires_at: '2027-01-05T12:00:00.000Z', expires_in_ms: 60_000 });
+  await passRead;
+  asked.undoable[0]!({ card: card(1), expires_at: '2027-01-05T12:00:00.000Z', expires_in_ms: 30_000 });
+  await deckRead;
+  expect(usePlan.getState().lastPass?.id).toBe(2);
 });
