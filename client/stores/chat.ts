@@ -6,6 +6,7 @@ import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api
 import { api } from '../lib/api-app';
 import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
 import { readCache, writeCache } from '../lib/device-cache';
+import { serverNow } from '../lib/server-clock';
 import { t } from '../lib/i18n';
 import { dropOutboxesBut, type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../lib/outbox';
 import { toast } from '../lib/toast';
@@ -590,7 +591,9 @@ export const useChat = create<ChatState>()((set, get) => {
         id: tempId--,
         sender: me,
         content,
-        time: new Date().toISOString(),
+        // By the server's clock, as the messages around it are: a phone's clock minutes off would show
+        // it as written before the message it answers, or under another day.
+        time: new Date(serverNow()).toISOString(),
         client_id: uuid(),
         ...(held ? { status: 'queued', slowDown: held } : { status: behind ? 'queued' : 'sending' }),
       };

@@ -97,6 +97,20 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
   });
 
+  it('times a message not sent yet by the server’s clock, as its neighbours stored there are', async () => {
+    const { useServerAhead } = await import('../../client/lib/server-clock');
+    // The phone's clock twenty minutes behind the server's.
+    vi.useFakeTimers({ now: Date.parse('2026-11-28T23:50:00.000Z'), toFake: ['Date'] });
+    useServerAhead.setState(20 * 60_000, true);
+    try {
+      sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+      await useChat.getState().send(7, 'queued');
+      expect(useChat.getState().threads[7]!.messages[0]!.time).toBe('2026-11-29T00:10:00.000Z');
+    } finally {
+      useServerAhead.setState(0, true);
+    }
+  });
+
   it('sends what is written as the network comes back after the messages queued before it, though the socket is not back yet', async () => {
     sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
     await useChat.getState().send(7, 'first');
