@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,3 +80,33 @@ export async function startServer(
     },
   };
 }
+
+/**
+ * Two app instances of one deployment: one fresh PostgreSQL database and, with `redisUrl`, one Redis
+ * under a channel prefix of their own. `redisUrlOfTwo`: the same Redis by another way (a slow link),
+ * for instance two.
+ */
+export async function startTwoInstances(options: { redisUrl?: string; redisUrlOfTwo?: string; config?: Partial<Config> } = {}) {
+  const database = await createPostgresDatabase();
+  const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
+  const servers: TestServer[] = [];
+  // One after the other: both would otherwise apply the migrations at once.
+  for (const redisUrl of [options.redisUrl, options.redisUrlOfTwo ?? options.redisUrl]) {
+    servers.push(
+      await startServer({ backend: 'postgres', databaseUrl: database.url, config: { ...options.config, redisUrl: redisUrl ?? null, redisPrefix } }),
+    );
+  }
+  const [one, two] = servers as [TestServer, TestServer];
+  return {
+    one,
+    two,
+    databaseUrl: database.url,
+    redisPrefix,
+    async close() {
+      await Promise.all(servers.map((server) => server.close()));
+      await database.drop();
+    },
+  };
+}
+
+export type TwoInstances = Awaited<ReturnType<typeof startTwoInstances>>;

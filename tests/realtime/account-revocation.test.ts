@@ -3,11 +3,10 @@ import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import type { TestServer } from '../helpers/server';
+import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { tcpProxy } from '../helpers/tcp-proxy';
 import { type ClientSocket, connect, waitForDisconnect } from '../helpers/socket';
-import { startTwoInstances } from './cluster-fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
@@ -17,14 +16,14 @@ const ready = (await hasPostgres()) && (await hasRedis());
  */
 describe.skipIf(!ready)('account revocations across two instances over Redis', () => {
   let smtp: TestSmtpServer;
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    cluster = await startTwoInstances(REDIS_URL, { mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, config: { mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } } });
     ({ one, two } = cluster);
   });
   afterEach(() => {
@@ -101,14 +100,14 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
  */
 describe.skipIf(!ready)('revocations answered on one instance, with the other hearing Redis late', () => {
   let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
     slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
-    cluster = await startTwoInstances(REDIS_URL, {}, { redisUrlOfTwo: slowLink.url });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url });
     ({ one, two } = cluster);
   });
   afterEach(() => {

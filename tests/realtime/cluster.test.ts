@@ -3,16 +3,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rooms } from '../../shared/events';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import type { TestServer } from '../helpers/server';
+import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
-import { startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
   const open: ClientSocket[] = [];
@@ -23,7 +22,7 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
   };
 
   beforeAll(async () => {
-    cluster = await startTwoInstances(REDIS_URL);
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL });
     ({ one, two } = cluster);
   });
   afterEach(() => {

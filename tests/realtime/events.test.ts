@@ -9,10 +9,9 @@ import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
-import { startTwoInstances } from './cluster-fixtures';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
 function timeline(socket: ClientSocket) {
@@ -433,7 +432,7 @@ async function waitForQuiet(seen: ReturnType<typeof timeline>, ms: number) {
 const clusterReady = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!clusterReady)('event rooms across two instances over Redis', () => {
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   const open: ClientSocket[] = [];
   const connectTo = async (server: TestServer, user: TestUser) => {
     const socket = await connect(server.url, user.token);
@@ -441,7 +440,7 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     return socket;
   };
   beforeAll(async () => {
-    cluster = await startTwoInstances(REDIS_URL);
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL });
   });
   afterEach(() => {
     for (const socket of open.splice(0)) socket.close();

@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http';
-import { hasPostgres } from '../helpers/services';
+import { startTwoInstances, type TwoInstances } from '../helpers/server';
+import { hasPostgres, hasRedisServerBinary, ownRedis } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
 import { freePort } from '../helpers/ports';
-import { hasRedisServerBinary, ownRedis, startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && hasRedisServerBinary();
 
 describe.skipIf(!ready)('a Redis outage under two instances', () => {
   let redis: ReturnType<typeof ownRedis>;
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
     redis = ownRedis(await freePort());
     await redis.start();
-    cluster = await startTwoInstances(redis.url);
+    cluster = await startTwoInstances({ redisUrl: redis.url });
   });
   afterAll(async () => {
     for (const socket of open) socket.close();

@@ -10,16 +10,15 @@ import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import type { TestServer } from '../helpers/server';
+import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
-import { startTwoInstances } from './cluster-fixtures';
 import { makePair, match, newClientId } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!ready)('safety live, on two instances', () => {
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
   let moderator: TestUser;
@@ -31,7 +30,7 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
   };
 
   beforeAll(async () => {
-    cluster = await startTwoInstances(REDIS_URL);
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL });
     ({ one, two } = cluster);
     moderator = await makeModerator(one);
   });

@@ -14,10 +14,9 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
-import { startTwoInstances } from '../realtime/cluster-fixtures';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 
@@ -229,11 +228,11 @@ describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backe
 const clustered = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!clustered)('account:changed across two instances over Redis', () => {
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   const open: ClientSocket[] = [];
 
   beforeAll(async () => {
-    cluster = await startTwoInstances(REDIS_URL);
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL });
   });
   afterAll(async () => {
     for (const socket of open.splice(0)) socket.close();

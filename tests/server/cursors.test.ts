@@ -5,10 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeckPositionSchema } from '../../server/features/deck/service';
 import { createSealer } from '../../server/lib/sealed';
-import { createPostgresDatabase } from '../helpers/database';
 import { birthDateForAge, makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, startServer, startTwoInstances, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 /** What a base64url cursor says when read as text, the way someone poking at it would. */
@@ -94,11 +93,8 @@ describe.each(backends)('list cursors on %s', (backend) => {
 
 describe.skipIf(!(await hasPostgres()))('cursors across instances', () => {
   it('open on every instance of one deployment, and only there', async () => {
-    const database = await createPostgresDatabase();
-    const [a, b] = [
-      await startServer({ backend: 'postgres', databaseUrl: database.url }),
-      await startServer({ backend: 'postgres', databaseUrl: database.url }),
-    ];
+    const cluster = await startTwoInstances();
+    const { one: a, two: b } = cluster;
     const other = await startServer({ backend: 'pglite' });
     try {
       const band = { min_matching_age: 84, max_matching_age: 85 };
@@ -117,8 +113,7 @@ describe.skipIf(!(await hasPostgres()))('cursors across instances', () => {
       });
       expect(refused.status).toBe(400);
     } finally {
-      await Promise.all([a.close(), b.close(), other.close()]);
-      await database.drop();
+      await Promise.all([cluster.close(), other.close()]);
     }
   });
 

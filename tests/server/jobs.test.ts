@@ -15,7 +15,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { createPostgresDatabase } from '../helpers/database';
-import { startServer, type TestServer } from '../helpers/server';
+import { startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, POSTGRES_ADMIN_URL } from '../helpers/services';
 import { waitUntil } from '../helpers/socket';
 
@@ -54,21 +54,15 @@ function heldJob(scope: Job['scope'] = 'cluster') {
 }
 
 describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one PostgreSQL database', () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
 
   beforeAll(async () => {
-    database = await createPostgresDatabase();
-    // One after the other: both would otherwise apply the migrations at once.
-    one = await startServer({ backend: 'postgres', databaseUrl: database.url });
-    two = await startServer({ backend: 'postgres', databaseUrl: database.url });
+    cluster = await startTwoInstances();
+    ({ one, two } = cluster);
   });
-  afterAll(async () => {
-    await one?.close();
-    await two?.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('runs a cluster job on one instance at a time: the other skips its turn until the first is done', async () => {
     const held = heldJob();
@@ -110,7 +104,7 @@ describe.skipIf(!(await hasPostgres()))('background jobs on two instances of one
   it('skips while another process holds the lock, and runs once that process is gone', async () => {
     const held = heldJob();
     // Another process on the same database, holding the job's lock on its own connection.
-    const other = postgres(database.url, { max: 1, onnotice: () => {} });
+    const other = postgres(cluster.databaseUrl, { max: 1, onnotice: () => {} });
     await other`select pg_advisory_lock(${String(lockKey(held.job.name))}::bigint)`;
     expect(await runJob(one.app, held.job)).toEqual({ status: 'skipped' });
     // It dies without unlocking: PostgreSQL releases a session's locks with its connection.

@@ -16,9 +16,8 @@ import { type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
-import { startServer, type TestServer } from '../helpers/server';
+import { startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { startTwoInstances } from '../realtime/cluster-fixtures';
 
 const EVENTS = '/api/analytics/events/';
 
@@ -149,12 +148,10 @@ describe('deleting a deleted account in PostHog', () => {
 
 describe.skipIf(!((await hasPostgres()) && (await hasRedis())))('a deleted account erased in PostHog, with two instances', () => {
   let posthog: FakePostHog;
-  let cluster: Awaited<ReturnType<typeof startTwoInstances>>;
+  let cluster: TwoInstances;
   beforeAll(async () => {
     posthog = await startFakePostHog();
-    cluster = await startTwoInstances(REDIS_URL, {
-      posthog: posthog.appConfig,
-    });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, config: { posthog: posthog.appConfig } });
   });
   afterAll(async () => {
     await cluster?.close();

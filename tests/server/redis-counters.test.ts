@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Counters, memoryCounters, redisCounters } from '../../server/lib/counters';
 import { openRedis, type Redis } from '../../server/lib/redis';
 import { freePort } from '../helpers/ports';
-import { hasRedisServerBinary, ownRedis } from '../realtime/cluster-fixtures';
+import { hasRedisServerBinary, ownRedis } from '../helpers/services';
 
 /** Two hits of two on `u`, one given back: one more fits, the next is over; a key never hit gives nothing. */
 async function expectOneHitBack(counters: Counters) {
