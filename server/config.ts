@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../shared/constants';
 
 /** A setting the process cannot start with: `main.ts` says which, and exits. */
 export class ConfigError extends Error {}
@@ -66,6 +67,13 @@ export interface Config {
    * messages a second through a few hundred users, never production.
    */
   limitMultiplier: number;
+  /**
+   * The least time between two `event:count`s to an event's room (1 s), and between two of its
+   * `deck:refresh`es (5 s, which the phones spread their fetches over); tests shorten them, so that
+   * waiting a window out does not cost them seconds.
+   */
+  eventCountIntervalMs: number;
+  deckRefreshIntervalMs: number;
   /**
    * The most deck fetches per second that one event's `deck:refresh` may set off on one instance
    * (`DECK_REFRESH_FETCHES_PER_SECOND`): past it, a big event's refreshes come less often than every 5 s.
@@ -325,6 +333,8 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: 300_000,
     limits: {},
     limitMultiplier: Math.max(1, int(env, 'RATE_LIMIT_MULTIPLIER', 1)),
+    eventCountIntervalMs: EVENT_COUNT_INTERVAL_MS,
+    deckRefreshIntervalMs: DECK_REFRESH_INTERVAL_MS,
     deckRefreshFetchesPerSecond: Math.max(1, int(env, 'DECK_REFRESH_FETCHES_PER_SECOND', 50)),
     checkoutMode: checkoutMode(env),
     stripe: {

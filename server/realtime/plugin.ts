@@ -152,6 +152,8 @@ export default fp(
       db: app.db,
       log: app.log,
       broadcast: fanout ? (move) => io.serverSideEmit('event:moved', move) : null,
+      countIntervalMs: app.config.eventCountIntervalMs,
+      refreshIntervalMs: app.config.deckRefreshIntervalMs,
       deckRefreshFetchesPerSecond: app.config.deckRefreshFetchesPerSecond,
     });
     app.decorate('eventLive', eventLive);

@@ -11,6 +11,8 @@ describe('the configuration', () => {
     expect(config.publicUrl).toBeNull();
     expect(config.limitMultiplier).toBe(1);
     expect(config.mail.from).toBe('Eventmatch <no-reply@localhost>');
+    // The event pushes' coalescing, which the realtime tests shorten: a count a second, a refresh every 5 s.
+    expect(config).toMatchObject({ eventCountIntervalMs: 1000, deckRefreshIntervalMs: 5000 });
   });
 
   it('reads whole numbers, and refuses anything else by the setting’s name', () => {

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { DECK_REFRESH_INTERVAL_MS, EVENT_COUNT_INTERVAL_MS } from '../../../shared/constants';
 import { rooms } from '../../../shared/events';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import type { Db } from '../../db/client';
@@ -74,17 +73,20 @@ export function createEventLive(options: {
   log: FastifyBaseLogger;
   /** Tells the other instances (through Redis); null when this instance is alone. */
   broadcast: ((move: AttendanceMove) => void) | null;
+  /** The least time between two counts to one event's room, and between two of its refreshes (at a small event). */
+  countIntervalMs: number;
+  refreshIntervalMs: number;
   /** The most deck fetches per second that one event's refreshes may set off on this instance. */
   deckRefreshFetchesPerSecond: number;
 }): EventLive {
-  const { io, db, log, deckRefreshFetchesPerSecond } = options;
+  const { io, db, log, countIntervalMs, refreshIntervalMs, deckRefreshFetchesPerSecond } = options;
   const states = new Map<number, EventState>();
   let closed = false;
 
   const stateOf = (eventId: number) => {
     let state = states.get(eventId);
     if (!state) {
-      state = { count: idle(EVENT_COUNT_INTERVAL_MS), refresh: idle(DECK_REFRESH_INTERVAL_MS) };
+      state = { count: idle(countIntervalMs), refresh: idle(refreshIntervalMs) };
       states.set(eventId, state);
     }
     return state;
@@ -130,7 +132,7 @@ export function createEventLive(options: {
       const phones = localSocketsIn(eventId);
       if (phones === 0 || closed) return;
       state.refresh.last = performance.now();
-      state.refresh.interval = Math.max(DECK_REFRESH_INTERVAL_MS, Math.ceil((phones * 1000) / deckRefreshFetchesPerSecond));
+      state.refresh.interval = Math.max(refreshIntervalMs, Math.ceil((phones * 1000) / deckRefreshFetchesPerSecond));
       io.local.to(rooms.event(eventId)).emit('deck:refresh', { event_id: eventId, within_ms: state.refresh.interval });
     });
   }
