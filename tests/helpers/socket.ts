@@ -1,4 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
+import { afterEach } from 'vitest';
 import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/events';
 
 export type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -26,6 +27,27 @@ export function connect(
       reject(error);
     });
   });
+}
+
+/**
+ * The sockets a describe block's tests open, each closed when its test ends (by an afterEach in the
+ * block this is called in): `connect` as above, `keep` for sockets opened another way.
+ */
+export function socketsClosedAfterEach() {
+  const open: ClientSocket[] = [];
+  afterEach(() => {
+    for (const socket of open.splice(0)) socket.close();
+  });
+  return {
+    async connect(...args: Parameters<typeof connect>) {
+      const socket = await connect(...args);
+      open.push(socket);
+      return socket;
+    },
+    keep(...sockets: ClientSocket[]) {
+      open.push(...sockets);
+    },
+  };
 }
 
 /** The next `event` on this socket that matches `predicate`; fails after `timeoutMs` with what it was waiting for. */

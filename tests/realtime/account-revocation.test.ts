@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
@@ -6,7 +6,7 @@ import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { type ClientSocket, connect, waitForDisconnect } from '../helpers/socket';
+import { connect, socketsClosedAfterEach, waitForDisconnect } from '../helpers/socket';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
@@ -19,15 +19,12 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
   let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
     cluster = await startTwoInstances({ redisUrl: REDIS_URL, config: { mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } } });
     ({ one, two } = cluster);
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(async () => {
     await cluster?.close();
@@ -39,9 +36,8 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     const user = await makeUser(one);
     const second = (await client(two.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).body
       .token as string;
-    const sockets = [await connect(one.url, user.token), await connect(two.url, second)];
-    open.push(...sockets);
-    return { user, second, dropped: Promise.all(sockets.map((socket) => waitForDisconnect(socket))) };
+    const phones = [await sockets.connect(one.url, user.token), await sockets.connect(two.url, second)];
+    return { user, second, dropped: Promise.all(phones.map((socket) => waitForDisconnect(socket))) };
   }
 
   const expectDead = async (tokens: string[]) => {
@@ -103,15 +99,12 @@ describe.skipIf(!ready)('revocations answered on one instance, with the other he
   let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
     cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url });
     ({ one, two } = cluster);
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(async () => {
     await cluster?.close();
@@ -123,7 +116,7 @@ describe.skipIf(!ready)('revocations answered on one instance, with the other he
 
   /** A user whose token instance two has read (and trusts for a while), with a socket there. */
   async function knownToTwo(user: { id: number; token: string }) {
-    open.push(await connect(two.url, user.token));
+    await sockets.connect(two.url, user.token);
     expect((await client(two.url).get('/api/users/me/', { token: user.token })).status).toBe(200);
     expect(socketsOnTwo(user.id)).toBe(1);
   }

@@ -1,11 +1,11 @@
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rooms } from '../../shared/events';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
+import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
@@ -14,19 +14,12 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
   let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
-  const open: ClientSocket[] = [];
-  const connectTo = async (server: TestServer, token: string) => {
-    const socket = await connect(server.url, token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectTo = (server: TestServer, token: string) => sockets.connect(server.url, token);
 
   beforeAll(async () => {
     cluster = await startTwoInstances({ redisUrl: REDIS_URL });
     ({ one, two } = cluster);
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => cluster.close());
 

@@ -1,12 +1,12 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 import { createPostgresDatabase } from '../helpers/database';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+import { connect, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 import { makePair, newClientId, type Pair } from './fixtures';
 
 /**
@@ -71,7 +71,7 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
   let other: TestServer;
   /** The test's own connection, straight to the database. */
   let sql: postgres.Sql;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
   const warnings: string[] = [];
 
   beforeAll(async () => {
@@ -90,9 +90,6 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     other = await startServer({ backend: 'postgres', databaseUrl: database.url });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
   });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
-  });
   afterAll(async () => {
     await sql?.end();
     await other?.close();
@@ -101,11 +98,7 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     await database?.drop();
   });
 
-  const connectTo = async (target: TestServer, token: string) => {
-    const socket = await connect(target.url, token);
-    open.push(socket);
-    return socket;
-  };
+  const connectTo = (target: TestServer, token: string) => sockets.connect(target.url, token);
 
   type Send = (pair: Pair, content: string) => Promise<Message>;
   const overSocket =

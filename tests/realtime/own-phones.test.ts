@@ -2,28 +2,21 @@
  * One user on several phones at once (a phone and a tablet, two tabs): what one of them does reaches
  * the others live, and only them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCompletedUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { connect, record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 import { makePair, match } from './fixtures';
 
 describe('one user on several phones', () => {
   let server: TestServer;
-  const open: ClientSocket[] = [];
-  const connectAs = async (token: string) => {
-    const socket = await connect(server.url, token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectAs = (token: string) => sockets.connect(server.url, token);
 
   beforeAll(async () => {
     server = await startServer();
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => server.close());
 

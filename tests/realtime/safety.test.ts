@@ -4,7 +4,7 @@
  * holds for every socket event, a ban drops the banned person's sockets on the other instance, and
  * the per-user limits hold across instances.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -12,7 +12,7 @@ import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
+import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
@@ -22,20 +22,13 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
   let one: TestServer;
   let two: TestServer;
   let moderator: TestUser;
-  const open: ClientSocket[] = [];
-  const connectTo = async (server: TestServer, token: string) => {
-    const socket = await connect(server.url, token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectTo = (server: TestServer, token: string) => sockets.connect(server.url, token);
 
   beforeAll(async () => {
     cluster = await startTwoInstances({ redisUrl: REDIS_URL });
     ({ one, two } = cluster);
     moderator = await makeModerator(one);
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => cluster.close());
 
@@ -244,7 +237,7 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     const user = await makeCompletedUser(one);
     const tries = await Promise.allSettled(Array.from({ length: MAX_SOCKETS_PER_USER + 3 }, () => connect(one.url, user.token)));
     const connected = tries.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
-    open.push(...connected);
+    sockets.keep(...connected);
     expect(connected).toHaveLength(MAX_SOCKETS_PER_USER);
     const refusals = tries.flatMap((attempt) => (attempt.status === 'rejected' ? [String(attempt.reason)] : []));
     expect(refusals).toEqual(Array(3).fill('Error: too_many_connections'));
@@ -252,17 +245,17 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
 
   it(`refuses a user's socket beyond ${MAX_SOCKETS_PER_USER} open at once, counted on every instance`, async () => {
     const user = await makeCompletedUser(one);
-    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) await connectTo(i % 2 ? two : one, user.token);
+    const connected: ClientSocket[] = [];
+    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) connected.push(await connectTo(i % 2 ? two : one, user.token));
     for (const server of [one, two]) {
       await expect(connect(server.url, user.token)).rejects.toThrow('too_many_connections');
     }
     // One closes: there is room again.
-    const leaving = open.find((socket) => socket.connected)!;
-    leaving.close();
+    connected[0]!.close();
     await expect
       .poll(async () => {
         try {
-          open.push(await connect(two.url, user.token));
+          await connectTo(two, user.token);
           return true;
         } catch {
           return false;

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authTokens } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { tokenSweep } from '../../server/jobs/token-sweep';
@@ -11,17 +11,13 @@ import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
 import { later } from '../helpers/later';
 import { hasPostgres } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
+import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 describe.each(backends)('the socket channel on one instance (%s)', (backend) => {
   let server: TestServer;
-  const open: ClientSocket[] = [];
-  const connectAs = async (token: string) => {
-    const socket = await connect(server.url, token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectAs = (token: string) => sockets.connect(server.url, token);
 
   /** What the server warned about (a message batch that failed as a whole is one). */
   const warnings: string[] = [];
@@ -33,9 +29,6 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
       },
     });
     server = await startServer({ backend, logger: { level: 'warn', stream } });
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => server.close());
 
@@ -282,8 +275,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
 
   it("answers errors in the socket's language: Spanish with auth.language 'es', English otherwise", async () => {
     const { a, conversationId } = await makePair(server);
-    const spanish = await connect(server.url, a.token, { auth: { language: 'es' } });
-    open.push(spanish);
+    const spanish = await sockets.connect(server.url, a.token, { auth: { language: 'es' } });
     const english = await connectAs(a.token);
     const bad = { conversation_id: conversationId, content: '', client_id: newClientId() };
     expect(await spanish.emitWithAck('message:send', bad)).toMatchObject({

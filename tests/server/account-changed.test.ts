@@ -5,7 +5,7 @@
  * Nobody else hears it, and an event that changed nothing tells no one.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google';
@@ -16,7 +16,7 @@ import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail
 import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 
@@ -33,7 +33,7 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
   let smtp: TestSmtpServer;
   let google: FakeGoogle;
   let server: TestServer;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
@@ -46,20 +46,13 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
       },
     });
   });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
-  });
   afterAll(async () => {
     await server?.close();
     await smtp?.close();
     await google?.close();
   });
 
-  async function socketOf(user: { token: string }) {
-    const socket = await connect(server.url, user.token);
-    open.push(socket);
-    return socket;
-  }
+  const socketOf = (user: { token: string }) => sockets.connect(server.url, user.token);
 
   it('tells every socket of the buyer when the test checkout completes, the test portal cancels and the plan ends; no one else', async () => {
     const me = await makeUser(server);
@@ -162,14 +155,11 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
 describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backend) => {
   let fake: FakeStripe;
   let server: TestServer;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     fake = await startFakeStripe(TEST_STRIPE);
     server = await startServer({ backend, config: { stripe: stripeConfigFor(fake) } });
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(async () => {
     await server?.close();
@@ -178,11 +168,7 @@ describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backe
 
   const deliver = async (event: unknown) => expect((await deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret)).status).toBe(200);
 
-  async function socketOf(user: TestUser) {
-    const socket = await connect(server.url, user.token);
-    open.push(socket);
-    return socket;
-  }
+  const socketOf = (user: TestUser) => sockets.connect(server.url, user.token);
 
   /** A completed Stripe checkout of `user`'s, on Stripe's side; answers the completion to deliver. */
   async function paidCheckout(user: TestUser, subscription: string) {
@@ -229,20 +215,16 @@ const clustered = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!clustered)('account:changed across two instances over Redis', () => {
   let cluster: TwoInstances;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     cluster = await startTwoInstances({ redisUrl: REDIS_URL });
   });
-  afterAll(async () => {
-    for (const socket of open.splice(0)) socket.close();
-    await cluster?.close();
-  });
+  afterAll(() => cluster?.close());
 
   it('a plan bought through one instance reaches the user’s socket on the other', async () => {
     const me = await makeUser(cluster.one);
-    const socket = await connect(cluster.two.url, me.token);
-    open.push(socket);
+    const socket = await sockets.connect(cluster.two.url, me.token);
     const bought = nextChange(cluster.two, socket, me.token);
     await subscribeThroughTestCheckout(cluster.one, me);
     expect((await bought).has_subscription).toBe(true);
