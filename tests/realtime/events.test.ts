@@ -2,7 +2,7 @@
  * Events, live: event rooms and the coalesced `event:count` / `deck:refresh`, on one instance and
  * on two instances joined by Redis, with real Socket.IO clients.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventCountPayload, rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
@@ -10,7 +10,7 @@ import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+import { type ClientSocket, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
 function timeline(socket: ClientSocket) {
@@ -50,18 +50,11 @@ function expectCoalesced(times: number[], interval: number, elapsed: number) {
 
 describe.each(backends)('event rooms on one instance (%s)', (backend) => {
   let server: TestServer;
-  const open: ClientSocket[] = [];
-  const connectAs = async (user: TestUser, on = server) => {
-    const socket = await connect(on.url, user.token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectAs = (user: TestUser) => sockets.connect(server.url, user.token);
 
   beforeAll(async () => {
     server = await startServer({ backend, config: intervals });
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => server.close());
 
@@ -373,28 +366,26 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
 
 describe('a big event\'s deck refreshes', () => {
   let server: TestServer;
-  const open: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
   // Two fetches a second is this instance's budget, so that a few phones make a big event.
   const fetchesPerSecond = 2;
   beforeAll(async () => {
     server = await startServer({ config: { ...intervals, deckRefreshFetchesPerSecond: fetchesPerSecond } });
   });
-  afterAll(async () => {
-    for (const socket of open.splice(0)) socket.close();
-    await server.close();
-  });
+  afterAll(() => server.close());
 
   it('come less often than a small event\'s, with a window that holds the fetches they set off to the budget', { timeout: 60_000 }, async () => {
     const organizer = await makeUser(server);
     const event = await makeEvent(server, organizer);
     const phones = 8;
+    const attendees: ClientSocket[] = [];
     for (let i = 0; i < phones; i++) {
       const attendee = await makeUser(server);
       await checkIn(server, attendee, event.code);
-      open.push(await connect(server.url, attendee.token));
+      attendees.push(await sockets.connect(server.url, attendee.token));
     }
     await waitUntilInRoom(server, event.id, phones);
-    const seen = timeline(open[0]!);
+    const seen = timeline(attendees[0]!);
 
     // Two arrivals a moment apart: the first is told at once, the second one window later.
     const started = performance.now();
@@ -442,17 +433,10 @@ const clusterReady = (await hasPostgres()) && (await hasRedis());
 
 describe.skipIf(!clusterReady)('event rooms across two instances over Redis', () => {
   let cluster: TwoInstances;
-  const open: ClientSocket[] = [];
-  const connectTo = async (server: TestServer, user: TestUser) => {
-    const socket = await connect(server.url, user.token);
-    open.push(socket);
-    return socket;
-  };
+  const sockets = socketsClosedAfterEach();
+  const connectTo = (server: TestServer, user: TestUser) => sockets.connect(server.url, user.token);
   beforeAll(async () => {
     cluster = await startTwoInstances({ redisUrl: REDIS_URL, config: intervals });
-  });
-  afterEach(() => {
-    for (const socket of open.splice(0)) socket.close();
   });
   afterAll(() => cluster.close());
 
