@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
@@ -22,6 +23,17 @@ export interface TestServer {
   config: Config;
   backend: Backend;
   close(): Promise<void>;
+}
+
+/** A logger for `startServer` that appends each line the server logs at `level` or above (pino's JSON) to `lines`. */
+export function loggerInto(lines: string[], level: string): FastifyServerOptions['logger'] {
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  return { level, stream };
 }
 
 /**

@@ -1,11 +1,10 @@
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 import { createPostgresDatabase } from '../helpers/database';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
 import { connect, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 import { makePair, newClientId, type Pair } from './fixtures';
 
@@ -80,13 +79,7 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     proxy = await lossyProxy({ host: url.hostname, port: Number(url.port || 5432) });
     const proxied = new URL(database.url);
     proxied.host = `127.0.0.1:${proxy.port}`;
-    const stream = new Writable({
-      write(chunk, _encoding, callback) {
-        warnings.push(String(chunk));
-        callback();
-      },
-    });
-    server = await startServer({ backend: 'postgres', databaseUrl: proxied.toString(), logger: { level: 'warn', stream } });
+    server = await startServer({ backend: 'postgres', databaseUrl: proxied.toString(), logger: loggerInto(warnings, 'warn') });
     other = await startServer({ backend: 'postgres', databaseUrl: database.url });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
   });

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authTokens } from '../../server/db/schema';
@@ -8,7 +7,7 @@ import { hashToken } from '../../server/lib/tokens';
 import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
 import { later } from '../helpers/later';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -22,13 +21,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
   /** What the server warned about (a message batch that failed as a whole is one). */
   const warnings: string[] = [];
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, callback) {
-        warnings.push(String(chunk));
-        callback();
-      },
-    });
-    server = await startServer({ backend, logger: { level: 'warn', stream } });
+    server = await startServer({ backend, logger: loggerInto(warnings, 'warn') });
   });
   afterAll(() => server.close());
 

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -36,7 +35,7 @@ import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../hel
 import { type ApiResponse, client } from '../helpers/http';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -50,13 +49,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
 
   beforeAll(async () => {
     stripe = await startFakeStripe(TEST_STRIPE);
-    const stream = new Writable({
-      write(chunk, _encoding, callback) {
-        warnings.push(String(chunk));
-        callback();
-      },
-    });
-    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) }, logger: { level: 'warn', stream } });
+    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) }, logger: loggerInto(warnings, 'warn') });
   });
   afterAll(async () => {
     await server?.close();

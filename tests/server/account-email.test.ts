@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
@@ -15,7 +14,7 @@ import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { freePort } from '../helpers/ports';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 const MAIL_FROM = 'Eventmatch <no-reply@eventmatch.test>';
@@ -511,13 +510,7 @@ describe('the embedded default: no SMTP_URL', () => {
   let server: TestServer;
   const logs: string[] = [];
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, callback) {
-        logs.push(String(chunk));
-        callback();
-      },
-    });
-    server = await startServer({ logger: { level: 'info', stream } });
+    server = await startServer({ logger: loggerInto(logs, 'info') });
   });
   afterAll(() => server?.close());
 
