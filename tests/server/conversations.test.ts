@@ -9,18 +9,15 @@ import { markRead, sendMessage } from '../../server/features/conversations/servi
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect as connectSocket, waitFor } from '../helpers/socket';
+import { socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
 describe.each(backends)('conversations on %s', (backend) => {
   let server: TestServer;
-  const sockets: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
   beforeAll(async () => {
     server = await startServer({ backend });
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.disconnect();
-    await server.close();
-  });
+  afterAll(() => server.close());
 
   const api = () => client(server.url);
 
@@ -265,8 +262,7 @@ describe.each(backends)('conversations on %s', (backend) => {
     const second = (await send(a, id, { content: 'two' })).body.id as number;
     const reply = (await send(b, id, { content: 'three' })).body.id as number;
     // Hugo reads Gia's first message over the socket: Gia's detail says so, Hugo's own does not.
-    const hugo = await connectSocket(server.url, b.token);
-    sockets.push(hugo);
+    const hugo = await sockets.connect(server.url, b.token);
     expect(await hugo.emitWithAck('message:read', { conversation_id: id, last_read_id: first })).toEqual({ ok: true });
     expect(await readBy(a)).toBe(first);
     expect(await readBy(b)).toBe(0);
@@ -393,11 +389,7 @@ describe.each(backends)('conversations on %s', (backend) => {
     return row ? Number(row.id) : null;
   }
 
-  async function connect(user: TestUser): Promise<ClientSocket> {
-    const socket = await connectSocket(server.url, user.token);
-    sockets.push(socket);
-    return socket;
-  }
+  const connect = (user: TestUser) => sockets.connect(server.url, user.token);
 
   it('refuses malformed sends and queries with a 4xx and stores nothing', async () => {
     const { a, id } = await makeMatch();

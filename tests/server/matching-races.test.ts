@@ -6,7 +6,7 @@
  * Whichever ran first, the end is the same: no live match between people who must not see each other.
  */
 import { sql as drizzleSql } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { BAN_LOCK_SPACE } from '../../server/features/matching/locks';
 import { unban } from '../../server/features/moderation/service';
@@ -15,7 +15,7 @@ import { type ApiResponse, client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { hasPostgres } from '../helpers/services';
-import { type ClientSocket, connect, record, waitFor, waitUntil } from '../helpers/socket';
+import { record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 
 type Ending = 'block' | 'report' | 'ban';
 
@@ -24,12 +24,9 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   const races = racesOnPostgres();
   const { hold, stuckOrDone } = races;
   let moderator: TestUser;
-  const sockets: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
   beforeAll(async () => {
     moderator = await makeModerator(races.server);
-  });
-  afterEach(() => {
-    for (const socket of sockets.splice(0)) socket.close();
   });
 
   const api = () => client(races.server.url);
@@ -39,8 +36,7 @@ describe.skipIf(!(await hasPostgres()))('a like racing a block, a report or a ba
   async function scene() {
     const ana = await makeCompletedUser(races.server, { name: 'Ana' });
     const ben = await makeCompletedUser(races.server, { name: 'Ben' });
-    const socket = await connect(races.server.url, ana.token);
-    sockets.push(socket);
+    const socket = await sockets.connect(races.server.url, ana.token);
     const heard = record(socket);
     return { ana, ben, socket, heard, reportId: await anotherReportAbout(ben) };
   }

@@ -4,18 +4,15 @@ import { rowsOf } from '../../server/db/client';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { backends, startServer, type TestServer } from '../helpers/server';
-import { type ClientSocket, connect as connectSocket, record, waitFor } from '../helpers/socket';
+import { record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
 describe.each(backends)('POST /api/matching/ on %s', (backend) => {
   let server: TestServer;
-  const sockets: ClientSocket[] = [];
+  const sockets = socketsClosedAfterEach();
   beforeAll(async () => {
     server = await startServer({ backend });
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.disconnect();
-    await server.close();
-  });
+  afterAll(() => server.close());
 
   const api = () => client(server.url);
   const like = (from: TestUser, to: TestUser) =>
@@ -34,11 +31,7 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
       sql`select count(*) as n from conversations where user_low_id = ${Math.min(a.id, b.id)} and user_high_id = ${Math.max(a.id, b.id)}`,
     );
 
-  async function connect(user: TestUser): Promise<ClientSocket> {
-    const socket = await connectSocket(server.url, user.token);
-    sockets.push(socket);
-    return socket;
-  }
+  const connect = (user: TestUser) => sockets.connect(server.url, user.token);
 
   it('a one-sided like is no match; the answering like is, and both users are told', async () => {
     const ana = await makeCompletedUser(server, { name: 'Ana' });
