@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { buildApp } from './app';
 import { type Config, ConfigError } from './config';
 import { jobs as allJobs, type Job, type JobRunner, startJobs } from './jobs';
@@ -19,6 +20,7 @@ const listenRefusals: Record<string, (config: Config) => string> = {
  * with the environment's config; a test may call it with its own.
  */
 export async function serve(config: Config, options: { jobs?: readonly Job[] } = {}) {
+  await refuseAnAddressInUse(config);
   const app = await buildApp(config);
   let jobs: JobRunner | null = null;
 
@@ -62,6 +64,7 @@ export async function serve(config: Config, options: { jobs?: readonly Job[] } =
   });
 
   try {
+    // Still the word that counts: the address may have been taken since it was tried.
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // An address this process cannot listen at is the operator's to change: `main.ts` says so in one line.
@@ -75,4 +78,24 @@ export async function serve(config: Config, options: { jobs?: readonly Job[] } =
   }
   jobs = startJobs(app, options.jobs ?? allJobs);
   return app;
+}
+
+/**
+ * Tries the address before the app is built: opening the database is seconds (a new DATA_DIR's
+ * initdb and migrations, more on a loaded machine), and an operator whose PORT is taken learns it at
+ * once, with nothing written under DATA_DIR. An error of another kind is left to `app.listen` to meet.
+ */
+async function refuseAnAddressInUse(config: Config) {
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ port: config.port, host: config.host }, resolve);
+    });
+  } catch (error) {
+    const refused = listenRefusals[(error as NodeJS.ErrnoException).code ?? ''];
+    if (refused) throw new ConfigError(refused(config));
+    return;
+  }
+  await new Promise((resolve) => probe.close(resolve));
 }

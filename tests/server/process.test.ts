@@ -196,7 +196,9 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     expect(second.stderr.join('').trim().split('\n')).toEqual([
       `Configuration error: PORT ${port} is in use on 127.0.0.1 by another process: stop it, or set another PORT.`,
     ]);
-  }, 120_000);
+    // Refused before it made a database there: it told the operator at once, not after an initdb.
+    expect(existsSync(path.join(otherDataDir, 'db'))).toBe(false);
+  });
 
   it('on SIGTERM finishes the upload in flight, drops sockets, exits 0 promptly and frees the port', async () => {
     const url = `http://127.0.0.1:${port}`;
