@@ -15,7 +15,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { makeModerator } from '../helpers/safety';
-import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -347,8 +347,8 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByRole('button', { name: en['settings.delete.confirm'] }).click();
     await page.waitForURL(`${app.server.url}/`);
     await page.getByText(en['settings.delete.done']).waitFor();
-    // The toast slides in: the picture is taken once it has arrived.
-    await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
+    // The toast slides in: the picture is taken once it has arrived (not after its countdown).
+    await entryAnimationsDone(page);
     await shot(page, 'account-09-deleted');
 
     expect(await page.evaluate(() => localStorage.getItem('auth_token'))).toBeNull();
