@@ -106,7 +106,11 @@ class ServedProcess {
    */
   static async start(prefix: string, env: Record<string, string> = {}, command?: string[]) {
     await promisify(execFile)('npm', ['run', '--silent', 'build:server'], { cwd: root });
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+    return ServedProcess.startIn(await mkdtemp(path.join(os.tmpdir(), prefix)), env, command);
+  }
+
+  /** The bundle as built, started as `start` starts it, on a DATA_DIR that was used before. */
+  static async startIn(dataDir: string, env: Record<string, string> = {}, command?: string[]) {
     const port = await freePort();
     const served = new ServedProcess(
       { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', CLIENT_DIR: path.join(dataDir, 'no-client'), ...env },
@@ -247,6 +251,25 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     expect(shutdown).toMatchObject({ signal: 'SIGTERM', level: 30 });
   });
 
+  // On its DATA_DIR once the process above has left it (the test before ends it): a first start, an
+  // initdb and every migration, is seconds of a core that these need not pay again.
+  it.each(['rejection', 'exception'] as const)('after an error nobody caught (%s), logs it with what it was, shuts down in order and exits 1', async (crash) => {
+    await ServedProcess.stop(served, undefined);
+    const crashing = await ServedProcess.startIn(dataDir, { CRASH: crash }, [process.execPath, 'tests/fixtures/crash-on-signal.mjs']);
+    onTestFinished(() => ServedProcess.stop(crashing.served, undefined));
+    crashing.served.kill('SIGUSR2');
+    const fatal = await crashing.served.waitForLine((line) => parse(line)?.level === 60, 'the fatal line').then(parse);
+    expect(fatal).toMatchObject({
+      origin: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException',
+      err: { message: crash === 'rejection' ? 'rejected, and nothing handled it' : 'thrown from a timer, and nothing caught it' },
+    });
+    expect((fatal!.err as { stack?: string }).stack).toContain('crash-on-signal.mjs');
+    const shutdown = await crashing.served.waitForLine((line) => parse(line)?.msg.startsWith('shutting down') ?? false, 'shutdown');
+    expect(parse(shutdown)).toMatchObject({ level: 30, cause: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException' });
+    expect(await crashing.served.exited).toEqual({ code: 1, signal: null });
+    expect(await portAccepts(crashing.port)).toBe(false);
+  });
+
   it('runs a bundle that imports only Node built-ins and production dependencies (the image installs no others)', async () => {
     interface Metafile {
       outputs: Record<string, { entryPoint?: string; imports: { path: string; external?: boolean }[] }>;
@@ -273,34 +296,6 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
     expect(completed[0]).toMatchObject({ reqId: expect.any(String), res: { statusCode: expect.any(Number) } });
     // Logs never carry a bearer token.
     expect(served.lines.join('\n')).not.toMatch(/Token [A-Za-z0-9_-]{20,}/);
-  });
-});
-
-describe.each(['rejection', 'exception'] as const)('a process that meets an error nobody caught (%s)', (crash) => {
-  let dataDir: string;
-  let port: number;
-  let served: ServedProcess;
-
-  // Started before the test, as the served process above is: a first start migrates an empty embedded
-  // database, which on a loaded machine can take more than a test's 30 s by itself.
-  beforeAll(async () => {
-    ({ served, dataDir, port } = await ServedProcess.start('eventmatch-crash-', { CRASH: crash }, [process.execPath, 'tests/fixtures/crash-on-signal.mjs']));
-  }, 120_000);
-
-  afterAll(() => ServedProcess.stop(served, dataDir));
-
-  it('logs it with what it was, shuts down in order and exits 1', async () => {
-    served.kill('SIGUSR2');
-    const fatal = await served.waitForLine((line) => parse(line)?.level === 60, 'the fatal line').then(parse);
-    expect(fatal).toMatchObject({
-      origin: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException',
-      err: { message: crash === 'rejection' ? 'rejected, and nothing handled it' : 'thrown from a timer, and nothing caught it' },
-    });
-    expect((fatal!.err as { stack?: string }).stack).toContain('crash-on-signal.mjs');
-    const shutdown = await served.waitForLine((line) => parse(line)?.msg.startsWith('shutting down') ?? false, 'shutdown');
-    expect(parse(shutdown)).toMatchObject({ level: 30, cause: crash === 'rejection' ? 'unhandledRejection' : 'uncaughtException' });
-    expect(await served.exited).toEqual({ code: 1, signal: null });
-    expect(await portAccepts(port)).toBe(false);
   });
 });
 
