@@ -5,6 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../server/config';
+import { memorySnapshot } from '../helpers/database';
 import { startServer, type TestServer } from '../helpers/server';
 import { buildClient, launchChromium, removeDir } from './helpers';
 
@@ -27,9 +28,16 @@ export interface SuiteApp {
 export function appInChromium(config: Partial<Config> | (() => Partial<Config>) = {}): SuiteApp {
   const suite = {} as SuiteApp;
   beforeAll(async () => {
-    suite.clientDir = await buildClient();
+    // Side by side: Chromium starts, and the first suite of a run builds the client while it makes
+    // the run's migrated database (seconds of a core each), where the server would wait for the build.
+    // All of them settled before a failure is told: `afterAll` then closes what did start.
+    const started = await Promise.allSettled([
+      launchChromium().then((browser) => (suite.browser = browser)),
+      buildClient().then((clientDir) => (suite.clientDir = clientDir)),
+      memorySnapshot(),
+    ]);
+    for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
     suite.server = await startServer({ config: { ...(typeof config === 'function' ? config() : config), clientDir: suite.clientDir } });
-    suite.browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     // Its contexts and pages with it.

@@ -182,10 +182,18 @@ async function madeAt(admin: postgres.Sql, oid: number): Promise<number | null> 
  */
 let snapshot: Promise<Blob> | undefined;
 
+/**
+ * This worker's migrated in-memory database, made or read once. A suite may ask for it early, to have
+ * it made while it does something else (builds the client, say) before its server opens one.
+ */
+export function memorySnapshot(): Promise<Blob> {
+  snapshot ??= runSnapshot();
+  return snapshot;
+}
+
 /** A fresh in-memory database (PGlite), migrated. */
 export async function openMemoryDatabase(): Promise<Database> {
-  snapshot ??= runSnapshot();
-  return openDatabase({ databaseUrl: null, dataDir: '', inMemory: true, from: await snapshot });
+  return openDatabase({ databaseUrl: null, dataDir: '', inMemory: true, from: await memorySnapshot() });
 }
 
 /**
