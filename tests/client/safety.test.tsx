@@ -39,6 +39,7 @@ import { useSession } from '../../client/stores/session';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { comeBack } from '../helpers/page-visibility';
 import { startServer, type TestServer } from '../helpers/server';
 
 const realFetch = globalThis.fetch;
@@ -846,6 +847,31 @@ describe('Moderation', () => {
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     // The report the ban was decided on names none.
     expect(screen.queryByRole('link', { name: /#\d/ })).toBeNull();
+  });
+
+  it('reads the queue and a report again when the page comes back into view: what a colleague decided meanwhile shows', async () => {
+    const { me, other } = await matchedPair(['Ivo', 'Jon']);
+    const first = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    const second = await makeCompletedUser(server);
+    const alongside = await api().post('/api/reports/', { token: second.token, json: { user_id: other.id, reason: 'harassment' } });
+    await signInAsModerator();
+    const history = openQueue();
+    await screen.findByRole('link', { name: new RegExp(`${en['safety.reason.spam']}.*Jon`) });
+    // The phone locked on the queue; a colleague dismisses one report meanwhile.
+    const colleague = await makeModerator(server);
+    await api().post(`/api/moderation/reports/${first.body.id}/resolve/`, { token: colleague.token, json: { action: 'dismiss' } });
+    act(() => comeBack());
+    await waitFor(() => expect(screen.queryByRole('link', { name: new RegExp(`${en['safety.reason.spam']}.*Jon`) })).toBeNull());
+
+    // The other report open, the phone locked again; the colleague bans Jon on it.
+    fireEvent.click(screen.getByRole('link', { name: new RegExp(`${en['safety.reason.harassment']}.*Jon`) }));
+    await screen.findByRole('heading', { name: en['safety.reason.harassment'] });
+    expect(history.at(-1)).toBe(`/app/moderation/reports/${alongside.body.id}/`);
+    await api().post(`/api/moderation/reports/${alongside.body.id}/resolve/`, { token: colleague.token, json: { action: 'ban' } });
+    act(() => comeBack());
+    // Their decision, not a Ban button for a report already decided.
+    await screen.findByText(en['moderation.resolution.ban']);
+    expect(screen.queryByRole('button', { name: en['moderation.ban'] })).toBeNull();
   });
 
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {

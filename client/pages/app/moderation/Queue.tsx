@@ -9,6 +9,7 @@ import { TryAgain } from '../../../components/Waiting';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
+import { refreshWhenVisible } from '../../../lib/when-visible';
 import { useModeration } from '../../../stores/moderation';
 
 const STATUSES = ['open', 'resolved'] as const;
@@ -31,8 +32,9 @@ export function Queue() {
   }
 
   useEffect(() => {
-    // Fresh on every visit: other moderators work the same queue.
+    // Fresh on every visit, and each time the page comes back into view: other moderators work the same queue.
     show(useModeration.getState().status);
+    return refreshWhenVisible(() => show(useModeration.getState().status));
   }, []);
 
   // A resolved report: what was decided, and how long ago (the resolved list's order). An open one: how

@@ -12,6 +12,7 @@ import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT, useTi } from '../../../lib/i18n';
+import { refreshWhenVisible } from '../../../lib/when-visible';
 import { useModeration } from '../../../stores/moderation';
 
 /**
@@ -129,8 +130,12 @@ export function ReportView({ id }: { id: number }) {
         else setError(errorMessage(caught, t));
       });
   };
-  // Loaded once per report (the page is keyed by id); t only changes the words of an error.
-  useEffect(load, [id]);
+  // Loaded once per report (the page is keyed by id); t only changes the words of an error. Read again,
+  // quietly, when the page comes back into view: another moderator may have decided it meanwhile.
+  useEffect(() => {
+    load();
+    return refreshWhenVisible(() => void useModeration.getState().open(id).catch(() => undefined));
+  }, [id]);
 
   async function resolve(action: ResolveInput['action']) {
     setBusy(true);
