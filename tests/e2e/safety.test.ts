@@ -217,6 +217,16 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await photo.waitFor();
     expect(await photo.getAttribute('src')).toMatch(/^blob:/);
     await expect.poll(() => photo.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(0);
+    // A third of the column is too small to judge a fake or explicit photo: a tap shows it the profile's
+    // whole width, another puts it back.
+    const profileBox = (await page.locator('.snapshot-profile').boundingBox())!;
+    const thumbnail = (await photo.boundingBox())!;
+    expect(thumbnail.width).toBeLessThan(profileBox.width / 2);
+    await photo.click();
+    await expect.poll(async () => (await photo.boundingBox())!.width).toBeGreaterThan(profileBox.width * 0.8);
+    await shot(page, '07a-moderation-photo-large');
+    await photo.click();
+    await expect.poll(async () => (await photo.boundingBox())!.width).toBe(thumbnail.width);
     await page.getByText('Here for trouble.').waitFor();
     await shot(page, '07-moderation-report');
     await shot(page, '07b-moderation-report-full', { fullPage: true });

@@ -55,6 +55,8 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
   const language = useLanguage((state) => state.language);
   const { profile, messages } = report.snapshot;
   const photos = useReportPhotos(profile?.photos ?? []);
+  // The photo shown the snapshot's whole width: a fake or explicit one is judged at more than a thumbnail's size.
+  const [large, setLarge] = useState<number | null>(null);
   const who = (from: SnapshotSender | null) => (from === 'reporter' ? t('moderation.reporter') : from === 'reported' ? t('moderation.reported') : '—');
 
   return (
@@ -65,9 +67,11 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
           {photos.length > 0 ? (
             <ul className="snapshot-photos">
               {photos.map((src, index) => (
-                <li key={index}>
+                <li key={index} className={large === index ? 'is-large' : undefined}>
                   {src ? (
-                    <img src={src} alt={t('moderation.photo', { n: index + 1 })} />
+                    <button type="button" className="snapshot-photo" aria-pressed={large === index} onClick={() => setLarge(large === index ? null : index)}>
+                      <img src={src} alt={t('moderation.photo', { n: index + 1 })} />
+                    </button>
                   ) : (
                     <span className="snapshot-photo-missing" role={src === null ? 'img' : undefined} aria-label={src === null ? t('moderation.photoMissing') : undefined} aria-busy={src === undefined} />
                   )}
