@@ -874,6 +874,27 @@ describe('Moderation', () => {
     expect(screen.queryByRole('button', { name: en['moderation.ban'] })).toBeNull();
   });
 
+  it('closes the confirm sheet, saying why, when the report is read again as decided by a colleague', async () => {
+    const { me, other } = await matchedPair(['Lia', 'Max']);
+    const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    render(
+      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
+        <Moderation />
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
+    screen.getByRole('dialog', { name: 'Ban Max?' });
+    // The phone locked on the confirm step; a colleague dismisses the report meanwhile.
+    const colleague = await makeModerator(server);
+    await api().post(`/api/moderation/reports/${reported.body.id}/resolve/`, { token: colleague.token, json: { action: 'dismiss' } });
+    act(() => comeBack());
+    await screen.findByText(en['moderation.resolution.dismiss']);
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.getByRole('alert').textContent).toBe(en['moderation.alreadyResolved']);
+  });
+
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {
     const { me, other } = await matchedPair(['Gia', 'Hal']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });

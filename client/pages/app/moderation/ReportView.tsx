@@ -141,6 +141,16 @@ export function ReportView({ id }: { id: number }) {
     return refreshWhenVisible(() => void useModeration.getState().open(id).catch(() => undefined));
   }, [id]);
 
+  // Decided by a colleague while the confirm sheet was open (read again on coming back into view): the
+  // sheet goes, as confirming could only meet a 409, and the page says why. Not after our own decision
+  // (busy until the page is left).
+  const decided = report !== null && report.status !== 'open';
+  useEffect(() => {
+    if (!decided || !confirming || busy) return;
+    setConfirming(null);
+    setError(t('moderation.alreadyResolved'));
+  }, [decided]);
+
   async function resolve(action: ResolveInput['action']) {
     setBusy(true);
     setError(null);
