@@ -895,6 +895,33 @@ describe('Moderation', () => {
     expect(screen.getByRole('alert').textContent).toBe(en['moderation.alreadyResolved']);
   });
 
+  it('keeps the confirm sheet open, saying why, when Ban fails for another reason than a colleague\'s decision', async () => {
+    const { me, other } = await matchedPair(['Ona', 'Pau']);
+    const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    const { hook, history } = memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/`, record: true });
+    render(
+      <Router hook={hook}>
+        <Moderation />
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
+    // The server fails the decision (a deploy, an outage); everything else still reaches it.
+    const reachesServer = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
+      String(input).includes('/resolve/') ? Promise.resolve(Response.json({ detail: 'Internal server error.' }, { status: 503 })) : reachesServer(input, init),
+    );
+    fireEvent.click(screen.getAllByRole('button', { name: en['moderation.ban'] }).at(-1)!);
+    const confirm = screen.getByRole('dialog', { name: 'Ban Pau?' });
+    expect((await within(confirm).findByRole('alert')).textContent).toBe(en['error.generic']);
+    // Another try from the same sheet goes through.
+    vi.stubGlobal('fetch', reachesServer);
+    fireEvent.click(within(confirm).getByRole('button', { name: en['moderation.ban'] }));
+    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    expect((await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token })).body).toMatchObject({ status: 'resolved', resolution: 'ban' });
+  });
+
   it('says when another moderator resolved the report first (409), and shows their decision', async () => {
     const { me, other } = await matchedPair(['Gia', 'Hal']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });

@@ -123,6 +123,8 @@ export function ReportView({ id }: { id: number }) {
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<ResolveInput['action'] | null>(null);
+  // Why Ban or Dismiss failed, said in the confirm sheet, which stays for another try (as useSheetAction's).
+  const [sheetError, setSheetError] = useState<string | null>(null);
 
   const load = () => {
     setError(null);
@@ -154,6 +156,7 @@ export function ReportView({ id }: { id: number }) {
   async function resolve(action: ResolveInput['action']) {
     setBusy(true);
     setError(null);
+    setSheetError(null);
     const text = note.trim();
     try {
       const done = await useModeration.getState().resolve(id, { action, ...(text ? { note: text } : {}) });
@@ -161,15 +164,20 @@ export function ReportView({ id }: { id: number }) {
       navigate('/app/moderation/');
     } catch (caught) {
       setBusy(false);
-      setConfirming(null);
       // 409: another moderator got there first; show what they decided.
       if (caught instanceof ApiError && caught.status === 409) {
+        setConfirming(null);
         setError(t('moderation.alreadyResolved'));
         void useModeration.getState().open(id).catch(() => undefined);
       } else {
-        setError(errorMessage(caught, t));
+        setSheetError(errorMessage(caught, t));
       }
     }
+  }
+
+  function ask(action: ResolveInput['action']) {
+    setSheetError(null);
+    setConfirming(action);
   }
 
   const back = (
@@ -262,11 +270,11 @@ export function ReportView({ id }: { id: number }) {
           )}
           {alreadyBanned && <p className="notice">{ti('moderation.alreadyBannedText', { name: reportedName })}</p>}
           <div className={alreadyBanned ? 'resolve-actions is-single' : 'resolve-actions'}>
-            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => setConfirming('dismiss')}>
+            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => ask('dismiss')}>
               {t('moderation.dismiss')}
             </button>
             {!alreadyBanned && (
-              <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => setConfirming('ban')}>
+              <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => ask('ban')}>
                 {t('moderation.ban')}
               </button>
             )}
@@ -304,7 +312,7 @@ export function ReportView({ id }: { id: number }) {
           title={confirming === 'ban' ? ti('moderation.banTitle', { name: reportedName }) : t('moderation.dismissTitle')}
           confirmLabel={t(confirming === 'ban' ? 'moderation.ban' : 'moderation.dismiss')}
           busy={busy}
-          error={null}
+          error={sheetError}
           onConfirm={() => void resolve(confirming)}
           onClose={() => setConfirming(null)}
         >
