@@ -34,10 +34,18 @@ export const useModeration = create<ModerationState>()((set, get) => ({
   async load(status) {
     // A toggle while a page is on its way: only the last one asked for is shown.
     const mine = ++generation;
-    set({ status, queue: get().status === status ? get().queue : null, loading: true });
+    const shown = get().status === status ? get().queue : null;
+    set({ status, queue: shown, loading: true });
     try {
-      const page = await api.moderationReports(status);
-      if (mine === generation) set({ queue: page.results, next: page.next });
+      // Read again (a visit, back in view): as many as were shown, "Show more" pages too, so that the
+      // list stays as long as it was and the moderator where they had scrolled to.
+      let page = await api.moderationReports(status);
+      const queue = page.results;
+      while (page.next && queue.length < (shown?.length ?? 0) && mine === generation) {
+        page = await api.moderationReports(status, page.next);
+        queue.push(...page.results);
+      }
+      if (mine === generation) set({ queue, next: page.next });
     } finally {
       if (mine === generation) set({ loading: false });
     }

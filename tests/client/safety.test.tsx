@@ -15,7 +15,7 @@ import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
 import type { ProfileInput } from '../../shared/schemas/users';
-import { blocks, users } from '../../server/db/schema';
+import { blocks, reports, users } from '../../server/db/schema';
 import { SafetyDialog, type SafetyAction } from '../../client/components/SafetyDialog';
 import { SafetyMenu } from '../../client/components/SafetyMenu';
 import { AppShell } from '../../client/components/AppShell';
@@ -872,6 +872,31 @@ describe('Moderation', () => {
     // Their decision, not a Ban button for a report already decided.
     await screen.findByText(en['moderation.resolution.ban']);
     expect(screen.queryByRole('button', { name: en['moderation.ban'] })).toBeNull();
+  });
+
+  it('keeps the reports shown with "Show more" when the queue is read again, less the ones decided meanwhile', async () => {
+    const reported = await makeCompletedUser(server, { name: 'Quim' });
+    const reporters = await Promise.all(Array.from({ length: 52 }, () => makeUser(server)));
+    const snapshot = { profile: { name: 'Quim', bio: '', age: null, gender: null, photos: [] }, messages: [] };
+    const made = await server.app.db
+      .insert(reports)
+      .values(reporters.map((reporter) => ({ reporterId: reporter.id, reportedId: reported.id, reason: 'spam' as const, snapshot })))
+      .returning({ id: reports.id });
+    await signInAsModerator();
+    openQueue();
+    fireEvent.click(await screen.findByRole('button', { name: en['moderation.more'] }));
+    const rows = () => document.querySelectorAll('.report-row');
+    await waitFor(() => expect(rows().length).toBeGreaterThan(50));
+    const shown = rows().length;
+    // The newest, listed last (past the first page), is dismissed by a colleague while the phone is locked.
+    const newest = made.at(-1)!.id;
+    expect(document.querySelector(`a[href="/app/moderation/reports/${newest}/"]`)).not.toBeNull();
+    const colleague = await makeModerator(server);
+    await api().post(`/api/moderation/reports/${newest}/resolve/`, { token: colleague.token, json: { action: 'dismiss' } });
+    act(() => comeBack());
+    await waitFor(() => expect(document.querySelector(`a[href="/app/moderation/reports/${newest}/"]`)).toBeNull());
+    expect(rows()).toHaveLength(shown - 1);
+    expect(document.querySelector(`a[href="/app/moderation/reports/${made.at(-2)!.id}/"]`)).not.toBeNull();
   });
 
   it('closes the confirm sheet, saying why, when the report is read again as decided by a colleague', async () => {
