@@ -24,7 +24,7 @@ export const enApp = {
   'app.verifyBanner': 'We sent a link to {email}.',
   'app.verifyResend': 'Resend',
   'app.verifySent': 'Sent! Check your inbox.',
-  'app.verifyDismiss': 'Dismiss',
+  'app.verifyDismiss': 'Hide the e-mail reminder',
   'app.activity': 'Activity',
   'app.moderation': 'Moderation',
   'app.tooManyTabs': 'Eventmatch is open in too many tabs. Close some to get live updates here.',

@@ -25,7 +25,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.verifyBanner': 'Te enviamos un enlace a {email}.',
   'app.verifyResend': 'Reenviar',
   'app.verifySent': '¡Enviado! Revisa tu bandeja de entrada.',
-  'app.verifyDismiss': 'Cerrar',
+  'app.verifyDismiss': 'Ocultar el recordatorio del correo',
   'app.activity': 'Actividad',
   'app.moderation': 'Moderación',
   'app.tooManyTabs': 'Eventmatch está abierto en demasiadas pestañas. Cierra alguna para recibir aquí las novedades en directo.',

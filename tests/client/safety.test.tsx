@@ -899,6 +899,29 @@ describe('Moderation', () => {
     expect(document.querySelector(`a[href="/app/moderation/reports/${made.at(-2)!.id}/"]`)).not.toBeNull();
   });
 
+  it('names the e-mail reminder\'s close button apart from Dismiss, the decision, in both languages', async () => {
+    const { me, other } = await matchedPair(['Rut', 'Sam']);
+    const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    // A moderator whose e-mail is not confirmed yet: the reminder is above the report.
+    useSession.setState((state) => ({ user: { ...state.user!, email_verified: false } }));
+    render(
+      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
+        <AppShell>
+          <Moderation />
+        </AppShell>
+      </Router>,
+    );
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    screen.getByRole('region', { name: en['app.verifyTitle'] });
+    // One "Dismiss" for a screen reader, the decision's; the reminder's × says what it hides.
+    expect(screen.getAllByRole('button', { name: en['moderation.dismiss'] })).toHaveLength(1);
+    screen.getByRole('button', { name: en['app.verifyDismiss'] });
+    await act(() => useLanguage.getState().setLanguage('es'));
+    expect(screen.getAllByRole('button', { name: es['moderation.dismiss'] })).toHaveLength(1);
+    screen.getByRole('button', { name: es['app.verifyDismiss'] });
+  });
+
   it('closes the confirm sheet, saying why, when the report is read again as decided by a colleague', async () => {
     const { me, other } = await matchedPair(['Lia', 'Max']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
