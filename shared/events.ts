@@ -99,8 +99,13 @@ export interface ServerToClientEvents {
    * to its room, the event as it is now, so the attendees' phones stop showing what it was.
    */
   'event:changed': (payload: { event: PublicEvent }) => void;
-  /** The organizer deleted the event (before it started): to its attendees, then `sync` to read again where they are. */
-  'event:deleted': (payload: { event_id: number }) => void;
+  /**
+   * The organizer deleted the event (before it started): to its attendees and host screens, then `sync`
+   * to the attendees to read again where they are. `by_you`, to every socket of the organizer's only
+   * (one checked in to their own event too): it was their own doing, which the screen that deleted it
+   * said, so their other phones drop it quietly, where a guest's say the organizer canceled it.
+   */
+  'event:deleted': (payload: { event_id: number; by_you?: true }) => void;
   /**
    * A conversation ended (block, unmatch, report, ban, deletion): it is gone for both. `by_you` only to
    * the one who blocked, reported or unmatched: their other phones drop it quietly, where the other

@@ -258,11 +258,11 @@ export function startRealtime(token: string) {
       void heardOfEvent(event_id);
     }),
     onEvent('event:changed', ({ event }) => eventChanged(event)),
-    // Said once: the `sync` that follows reads again where I am (nowhere) and the deck. Not on the
-    // organizer's own screens of it (its host screen hears it too), which say so themselves.
-    onEvent('event:deleted', ({ event_id }) => {
+    // Said once: the `sync` that follows reads again where I am (nowhere) and the deck. Not to the
+    // organizer (`by_you`), at it too or on its host screen: their screen that deleted it said so.
+    onEvent('event:deleted', ({ event_id, by_you }) => {
       const current = useEvents.getState().current;
-      if (current?.id !== event_id || window.location.pathname.startsWith(`/app/events/${event_id}/`)) return;
+      if (by_you || current?.id !== event_id) return;
       toast.info(ti('deck.event.deleted', { name: current.name }), { key: `event-${event_id}` });
     }),
     // New people at my event. This is the deck's only refresh: there is no polling.

@@ -206,9 +206,36 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     ]);
     expect((await client(server.url).get('/api/events/current/', { token: ana.token })).body).toMatchObject({ event: null });
     // The room is empty, and the organizer's host screen (not at the event) is told the event is gone,
-    // at once rather than at its next code, but not to read again: nothing else of it changed.
+    // at once rather than at its next code, and that it was their doing, but not to read again:
+    // nothing else of it changed.
     expect(await server.app.io.in(`event:${event.id}`).fetchSockets()).toEqual([]);
-    expect(hostEvents.filter((e) => e.event === 'sync' || e.event === 'event:deleted')).toEqual([{ event: 'event:deleted', payload: { event_id: event.id } }]);
+    expect(hostEvents.filter((e) => e.event === 'sync' || e.event === 'event:deleted')).toEqual([
+      { event: 'event:deleted', payload: { event_id: event.id, by_you: true } },
+    ]);
+  });
+
+  it('tells the organizer checked in to their own event, deleted from their other phone, that it was their doing', async () => {
+    const organizer = await makeUser(server);
+    const event = await makeEvent(server, organizer);
+    await setEventTimes(server, event.id, { startsAt: new Date(Date.now() + HOUR / 2), endsAt: new Date(Date.now() + 3 * HOUR) });
+    const ana = await makeUser(server);
+    await checkIn(server, ana, event.code);
+    await checkIn(server, organizer, event.code);
+    const [anaSocket, phone] = [await connectAs(ana), await connectAs(organizer)];
+    await waitUntilInRoom(server, event.id, 2);
+    const toldAna = waitFor(anaSocket, 'sync');
+    const toldPhone = waitFor(phone, 'sync');
+    const anaEvents = record(anaSocket);
+    const phoneEvents = record(phone);
+
+    expect((await client(server.url).delete(`/api/events/${event.id}/`, { token: organizer.token })).status).toBe(204);
+    await Promise.all([toldAna, toldPhone]);
+    // Their phone at it reads again as Ana's does, but is not told as she is that "the organizer" canceled it.
+    expect(phoneEvents.filter((e) => e.event === 'event:deleted' || e.event === 'sync')).toEqual([
+      { event: 'event:deleted', payload: { event_id: event.id, by_you: true } },
+      { event: 'sync', payload: undefined },
+    ]);
+    expect(anaEvents.filter((e) => e.event === 'event:deleted')).toEqual([{ event: 'event:deleted', payload: { event_id: event.id } }]);
   });
 
   it('tells the room of the event as it is now when the organizer changes or ends it, and no one else', async () => {

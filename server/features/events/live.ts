@@ -31,8 +31,11 @@ export interface EventLive {
   left(userId: number, eventId: number): void;
   /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
   changedByOrganizer(event: PublicEvent): void;
-  /** The event is gone (deleted): its room is told so, its attendees' phones to read again (`sync`), and it is emptied. */
-  removed(eventId: number): void;
+  /**
+   * The event is gone (deleted by `organizerId`): its room is told so, and the organizer's sockets that
+   * it was their doing; its attendees' phones to read again (`sync`); and it is emptied.
+   */
+  removed(eventId: number, organizerId: number): void;
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
   /**
@@ -231,13 +234,16 @@ export function createEventLive(options: {
     changedByOrganizer(event) {
       io.to(rooms.event(event.id)).emit('event:changed', { event });
     },
-    removed(eventId) {
+    removed(eventId, organizerId) {
       // Its attendees are at no event now (their attendances went with it): their phones say so, then
       // read again where they are and their deck, as after a reconnect, instead of showing the event
       // until reloaded. Its host screens (deleted from the organizer's other phone) say so at once
       // too, rather than show a code that lets no one in until their next one is refused; they have
-      // nothing else to read again.
-      io.to(rooms.event(eventId)).emit('event:deleted', { event_id: eventId });
+      // nothing else to read again. The organizer's own phones and tabs hear that it was their doing
+      // (`by_you`), each of them, in its room or not (their room is one publish, the event's room and
+      // theirs cannot be crossed): their deck, checked in to it, is not told "the organizer" canceled it.
+      io.to(rooms.event(eventId)).except(rooms.user(organizerId)).emit('event:deleted', { event_id: eventId });
+      io.to(rooms.user(organizerId)).emit('event:deleted', { event_id: eventId, by_you: true });
       io.to(rooms.event(eventId)).except(rooms.eventHost(eventId)).emit('sync');
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },

@@ -179,9 +179,10 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       '/api/events/:event/',
       { schema: { params: EventIdParams, response: { 204: NoBody } } },
       async (request, reply) => {
-        const event = await organized(request.params.event, currentUser(request).id);
+        const userId = currentUser(request).id;
+        const event = await organized(request.params.event, userId);
         await deleteEvent(app.db, event);
-        app.eventLive.removed(event.id);
+        app.eventLive.removed(event.id, userId);
         return reply.code(204).send(null);
       },
     );
