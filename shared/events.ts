@@ -96,9 +96,10 @@ export interface ServerToClientEvents {
   'deck:refresh': (payload: { event_id: number; within_ms: number }) => void;
   /**
    * The organizer changed the event (its name, place, times or how people check in) or ended it early:
-   * to its room, the event as it is now, so the attendees' phones stop showing what it was.
+   * to its room, the event as it is now, so the attendees' phones stop showing what it was. `by_you`,
+   * to every socket of the organizer's only, as with `event:deleted`: their phones show it quietly.
    */
-  'event:changed': (payload: { event: PublicEvent }) => void;
+  'event:changed': (payload: { event: PublicEvent; by_you?: true }) => void;
   /**
    * The organizer deleted the event (before it started): to its attendees and host screens, then `sync`
    * to the attendees to read again where they are. `by_you`, to every socket of the organizer's only

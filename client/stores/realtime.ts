@@ -131,13 +131,13 @@ function announce(conversationId: number, message: Message) {
 
 /**
  * The organizer changed or ended the event I am at: shown as it is now, and said once in a toast (the
- * bar above the deck has room for the name only). Not on the organizer's own event screens, which
- * say so themselves.
+ * bar above the deck has room for the name only). Not to the organizer (`byYou`), at it too or on its
+ * screens: they did it themselves, on a screen that shows it.
  */
-function eventChanged(event: PublicEvent) {
+function eventChanged(event: PublicEvent, byYou?: true) {
   const before = useEvents.getState().current;
   useEvents.getState().changed(event);
-  if (before?.id !== event.id || /^\/app\/events\/\d+\//.test(window.location.pathname)) return;
+  if (byYou || before?.id !== event.id) return;
   const endedNow = before.status === 'open' && event.status !== 'open';
   // A party that runs late (or closes early): its new end said, which the bar above the deck does not show.
   const language = useLanguage.getState().language;
@@ -257,7 +257,7 @@ export function startRealtime(token: string) {
       useEvents.getState().setCount(event_id, count);
       void heardOfEvent(event_id);
     }),
-    onEvent('event:changed', ({ event }) => eventChanged(event)),
+    onEvent('event:changed', ({ event, by_you }) => eventChanged(event, by_you)),
     // Said once: the `sync` that follows reads again where I am (nowhere) and the deck. Not to the
     // organizer (`by_you`), at it too or on its host screen: their screen that deleted it said so.
     onEvent('event:deleted', ({ event_id, by_you }) => {

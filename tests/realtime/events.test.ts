@@ -253,12 +253,15 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const patched = await client(server.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party', ends_at: later } });
     expect(patched.status).toBe(200);
     const { is_organizer: _, ...publicView } = patched.body;
-    for (const heard of await Promise.all(renamed)) expect(heard).toEqual({ event: publicView });
+    // The organizer's host screen hears that it was their doing; Ana, only what it is now.
+    expect(await Promise.all(renamed)).toEqual([{ event: publicView }, { event: publicView, by_you: true }]);
     expect(publicView).toMatchObject({ name: 'Late party', ends_at: later, status: 'open', attendee_count: 1 });
 
-    const ended = waitFor(anaSocket, 'event:changed');
+    const ended = Promise.all([waitFor(anaSocket, 'event:changed'), waitFor(host, 'event:changed')]);
     expect((await client(server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
-    expect((await ended).event).toMatchObject({ id: event.id, name: 'Late party', status: 'after' });
+    const [toAna, toHost] = await ended;
+    expect(toAna.event).toMatchObject({ id: event.id, name: 'Late party', status: 'after' });
+    expect(toHost).toEqual({ event: toAna.event, by_you: true });
     // A refused change tells nobody anything: Ana's next news is her own leave's `sync`.
     const heardByAna = record(anaSocket);
     expect((await client(server.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'x' } })).status).toBe(409);

@@ -29,8 +29,11 @@ export interface EventLive {
   checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
   /** After the leave committed: the user's sockets leave the event's room, which is told the count and to refresh its decks. */
   left(userId: number, eventId: number): void;
-  /** The organizer changed or ended the event: its room hears it as it is now (`event:changed`). */
-  changedByOrganizer(event: PublicEvent): void;
+  /**
+   * The organizer (`organizerId`) changed or ended the event: its room hears it as it is now
+   * (`event:changed`), and the organizer's sockets that it was their doing.
+   */
+  changedByOrganizer(event: PublicEvent, organizerId: number): void;
   /**
    * The event is gone (deleted by `organizerId`): its room is told so, and the organizer's sockets that
    * it was their doing; its attendees' phones to read again (`sync`); and it is emptied.
@@ -231,8 +234,10 @@ export function createEventLive(options: {
       // they read again where they are (`sync`), instead of showing the event they last knew.
       io.to(rooms.user(userId)).emit('sync');
     },
-    changedByOrganizer(event) {
-      io.to(rooms.event(event.id)).emit('event:changed', { event });
+    changedByOrganizer(event, organizerId) {
+      // As with a deletion (`removed`): their own phones are not told "the organizer" changed it.
+      io.to(rooms.event(event.id)).except(rooms.user(organizerId)).emit('event:changed', { event });
+      io.to(rooms.user(organizerId)).emit('event:changed', { event, by_you: true });
     },
     removed(eventId, organizerId) {
       // Its attendees are at no event now (their attendances went with it): their phones say so, then

@@ -157,9 +157,10 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       '/api/events/:event/end/',
       { schema: { params: EventIdParams, ...noBody, response: { 200: OrganizerEvent } } },
       async (request) => {
-        const event = await organized(request.params.event, currentUser(request).id);
+        const userId = currentUser(request).id;
+        const event = await organized(request.params.event, userId);
         const ended = await endEvent(app.db, event);
-        app.eventLive.changedByOrganizer(presentEvent(ended));
+        app.eventLive.changedByOrganizer(presentEvent(ended), userId);
         return presentOrganizerEvent(ended);
       },
     );
@@ -168,9 +169,10 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       '/api/events/:event/',
       { schema: { params: EventIdParams, body: EventUpdate, response: { 200: OrganizerEvent } }, preHandler: app.limits.hook('event:update') },
       async (request) => {
-        const event = await organized(request.params.event, currentUser(request).id);
+        const userId = currentUser(request).id;
+        const event = await organized(request.params.event, userId);
         const changed = await updateEvent(app.db, event.id, request.body);
-        app.eventLive.changedByOrganizer(presentEvent(changed));
+        app.eventLive.changedByOrganizer(presentEvent(changed), userId);
         return presentOrganizerEvent(changed);
       },
     );
