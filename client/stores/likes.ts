@@ -122,6 +122,8 @@ export const useLikes = create<LikesState>()((set, get) => ({
     const before = get().people ?? [];
     set((state) => without(state, card.id));
     useDeck.getState().forget(card.id);
+    // A read or page on its way may have been read before the answer: it lands without them.
+    for (const answered of answeredMeanwhile) answered.add(card.id);
     try {
       const deck = useDeck.getState();
       const result = await deck.react(card.id, action);
@@ -129,6 +131,8 @@ export const useLikes = create<LikesState>()((set, get) => ({
         deck.showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
       }
     } catch (error) {
+      // Not answered after all: a read or page on its way keeps them.
+      for (const answered of answeredMeanwhile) answered.delete(card.id);
       set((state) => ({
         people: before.filter((person) => person.id === card.id || (state.people ?? []).some((p) => p.id === person.id)),
         count: (state.count ?? 0) + 1,

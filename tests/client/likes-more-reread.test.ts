@@ -4,7 +4,7 @@
  * reconnect's) can be out at once. Only answers for the list as it is read now land: a page asked
  * from the old list's cursor, answered after the read, neither brings back whom the read left out nor
  * puts its old cursor back: the page the user asked for is asked again from the read's. Nor does a
- * page or a read bring back someone answered on another phone while it was on its way.
+ * page or a read bring back someone answered, here or on another phone, while it was on its way.
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -15,9 +15,18 @@ interface Asked {
   answer: (page: { count: number; results: DeckCard[]; next: string | null }) => void;
 }
 const asked = vi.hoisted(() => [] as Asked[]);
+/** Each reaction sent, answered (or failed) when the test says. */
+const reactions = vi.hoisted(() => [] as { answer: () => void; fail: () => void }[]);
 vi.mock('../../client/lib/api-app', () => ({
   api: {
     likesYou: (cursor?: string) => new Promise((resolve) => asked.push({ cursor, answer: resolve })),
+    react: () =>
+      new Promise((resolve, reject) =>
+        reactions.push({
+          answer: () => resolve({ match: false, conversation_id: null }),
+          fail: () => reject(new Error('The server failed')),
+        }),
+      ),
   },
 }));
 
@@ -26,6 +35,7 @@ const { useLikes } = await import('../../client/stores/likes');
 afterEach(() => {
   useLikes.getState().reset();
   asked.length = 0;
+  reactions.length = 0;
 });
 
 const card = (id: number): DeckCard => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
@@ -114,4 +124,37 @@ it('leaves out of a read again someone answered on another phone while it was on
   await load;
   expect(ids()).toEqual([1]);
   expect(useLikes.getState().count).toBe(3);
+});
+
+it('leaves out of a read again someone answered from the list while it was on its way', async () => {
+  await firstPage();
+  const load = useLikes.getState().load();
+  const reading = await request(1);
+
+  // Disliked here, before deck:answered comes back: the read, asked before, holds them still.
+  const answer = useLikes.getState().answer(card(2), 'dislike');
+  expect(ids()).toEqual([1]);
+  await vi.waitFor(() => expect(reactions).toHaveLength(1));
+  reactions[0]!.answer();
+  await answer;
+  reading.answer({ count: 4, results: [card(1), card(2)], next: 'c1' });
+  await load;
+  expect(ids()).toEqual([1]);
+  expect(useLikes.getState().count).toBe(3);
+});
+
+it('keeps in a read again someone whose answer from the list failed while it was on its way', async () => {
+  await firstPage();
+  const load = useLikes.getState().load();
+  const reading = await request(1);
+
+  const answer = useLikes.getState().answer(card(2), 'dislike');
+  await vi.waitFor(() => expect(reactions).toHaveLength(1));
+  reactions[0]!.fail();
+  await expect(answer).rejects.toThrow('The server failed');
+  expect(ids()).toEqual([1, 2]);
+  reading.answer({ count: 4, results: [card(1), card(2)], next: 'c1' });
+  await load;
+  expect(ids()).toEqual([1, 2]);
+  expect(useLikes.getState().count).toBe(4);
 });
