@@ -899,6 +899,33 @@ describe('Moderation', () => {
     expect(document.querySelector(`a[href="/app/moderation/reports/${made.at(-2)!.id}/"]`)).not.toBeNull();
   });
 
+  it('reads the queue again with Try again when reading it again failed, not the page after the list held', async () => {
+    const { me, other } = await matchedPair(['Tea', 'Udo']);
+    await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    openQueue();
+    await waitFor(() => expect(document.querySelectorAll('.report-row').length).toBeGreaterThan(0));
+    // Back in view, the server fails the queue's read (a deploy, an outage); everything else still reaches it.
+    const reachesServer = globalThis.fetch;
+    const isQueue = (input: RequestInfo | URL) => String(input).includes('/api/moderation/reports/?');
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
+      isQueue(input) ? Promise.resolve(Response.json({ detail: 'Internal server error.' }, { status: 503 })) : reachesServer(input, init),
+    );
+    act(() => comeBack());
+    expect((await screen.findByRole('alert')).textContent).toBe(en['error.generic']);
+    expect(screen.queryByRole('button', { name: en['moderation.more'] })).toBeNull();
+
+    const asked: string[] = [];
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+      if (isQueue(input)) asked.push(String(input));
+      return reachesServer(input, init);
+    });
+    fireEvent.click(screen.getByRole('button', { name: en['app.retry'] }));
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    // The list from its start, as the failed read asked it.
+    expect(asked[0]).toBe('/api/moderation/reports/?status=open');
+  });
+
   it('names the e-mail reminder\'s close button apart from Dismiss, the decision, in both languages', async () => {
     const { me, other } = await matchedPair(['Rut', 'Sam']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });

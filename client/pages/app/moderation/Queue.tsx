@@ -21,14 +21,15 @@ export function Queue() {
   const { status, queue, next, loading } = useModeration(
     useShallow((state) => ({ status: state.status, queue: state.queue, next: state.next, loading: state.loading })),
   );
-  const [error, setError] = useState<string | null>(null);
+  // What failed: the list's read (asked again with Try again) or its next page (with "Show more").
+  const [failure, setFailure] = useState<{ error: string; read: boolean } | null>(null);
 
   function show(wanted: ModerationReport['status']) {
-    setError(null);
+    setFailure(null);
     useModeration
       .getState()
       .load(wanted)
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+      .catch((caught: unknown) => setFailure({ error: errorMessage(caught, t), read: true }));
   }
 
   useEffect(() => {
@@ -48,11 +49,11 @@ export function Queue() {
   const when = (report: ModerationReport) => report.resolved_at ?? report.created_at;
 
   function more() {
-    setError(null);
+    setFailure(null);
     useModeration
       .getState()
       .loadMore()
-      .catch((caught: unknown) => setError(errorMessage(caught, t)));
+      .catch((caught: unknown) => setFailure({ error: errorMessage(caught, t), read: false }));
   }
 
   return (
@@ -66,7 +67,7 @@ export function Queue() {
         ))}
       </div>
       {queue === null ? (
-        error ? null : <Loading />
+        failure ? null : <Loading />
       ) : queue.length === 0 ? (
         <p className="muted empty-text">{t(status === 'open' ? 'moderation.emptyOpen' : 'moderation.emptyResolved')}</p>
       ) : (
@@ -89,9 +90,9 @@ export function Queue() {
           ))}
         </ul>
       )}
-      <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('moderation.more')} onMore={more} />
-      {/* The queue itself could not be had: asked for again here, not only by its toggle. */}
-      {queue === null && error && <TryAgain onRetry={() => show(status)} />}
+      <LoadMore error={failure?.error ?? null} hasMore={Boolean(next) && !failure?.read} loading={loading} label={t('moderation.more')} onMore={more} />
+      {/* The queue could not be read (again): asked for again here, not only by its toggle; a page after the list held would not do. */}
+      {failure?.read && <TryAgain onRetry={() => show(status)} />}
     </section>
   );
 }
