@@ -74,6 +74,13 @@ export const useServerAhead = create(() => bestOf(samples));
 /** Now by the server's clock, as best known. */
 export const serverNow = () => Date.now() + useServerAhead.getState();
 
+/**
+ * Renders the caller again when the offset known moves by a minute or so (the first answer of a session,
+ * a clock set): what it says by `serverNow` ("Today", a time for today's) is said by the server's day,
+ * not left at the phone's until something else renders it. Smaller moves do not render it again.
+ */
+export const useServerMinutes = () => useServerAhead((ahead) => Math.round(ahead / 60_000));
+
 const recent = (sample: Sample, now: number) => sample.at <= now && now - sample.at <= SAMPLE_MAX_AGE_MS;
 const agree = (one: Sample, other: Sample) => Math.abs(one.ahead - other.ahead) <= (one.trip + other.trip) / 2 + AGREEMENT_MS;
 

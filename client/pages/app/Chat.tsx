@@ -10,6 +10,7 @@ import { TryAgain } from '../../components/Waiting';
 import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { logFailure, mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
+import { useServerMinutes } from '../../lib/server-clock';
 import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
 import { toast } from '../../lib/toast';
@@ -27,6 +28,8 @@ export function Chat({ id }: { id: number }) {
   const t = useT();
   const ti = useTi();
   const language = useLanguage((state) => state.language);
+  // The days' headings are the server's: said again once its clock is heard.
+  useServerMinutes();
   const me = useSession((state) => state.user?.id);
   const thread = useChat((state) => state.threads[id]);
   const partnerId = thread?.detail?.other_user_id;

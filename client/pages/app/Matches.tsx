@@ -11,6 +11,7 @@ import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { formatActivity } from '../../lib/format';
+import { useServerMinutes } from '../../lib/server-clock';
 import { toast } from '../../lib/toast';
 import { useLanguage, useT, useTi } from '../../lib/i18n';
 import { type Thread, useChat } from '../../stores/chat';
@@ -117,6 +118,8 @@ export function Matches() {
   const t = useT();
   const ti = useTi();
   const language = useLanguage((state) => state.language);
+  // A conversation of today says its time, an earlier one its date, by the server's day: said again once its clock is heard.
+  useServerMinutes();
   const { empty, started, failed, load, more, loadingMore } = useConversations(
     useShallow((state) => ({
       empty: state.empty,
