@@ -64,13 +64,17 @@ export function FieldErrors({ id, errors }: { id: string; errors: string[] | und
   );
 }
 
-/** A labelled input with the server's errors for it (the 400's field map), wired for screen readers. */
+/**
+ * A labelled input with the server's errors for it (the 400's field map), wired for screen readers;
+ * `children` under its error line (a way out of that error), next after the input in the tab order.
+ */
 export function FormField({
   name,
   label,
   errors,
+  children,
   ...input
-}: { name: string; label: string; errors: string[] | undefined } & InputHTMLAttributes<HTMLInputElement>) {
+}: { name: string; label: string; errors: string[] | undefined; children?: ReactNode } & Omit<InputHTMLAttributes<HTMLInputElement>, 'children'>) {
   // Two forms on one page may both have a `password`: an `id` keeps their fields and error lines apart.
   const id = input.id ?? name;
   return (
@@ -78,6 +82,7 @@ export function FormField({
       <label htmlFor={id}>{label}</label>
       <input id={id} name={name} required aria-describedby={`${id}-error`} aria-invalid={Boolean(errors)} {...input} />
       <FieldErrors id={`${id}-error`} errors={errors} />
+      {children}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { useAuthForm } from '../lib/use-auth-form';
 
 const FIELDS = [
@@ -16,6 +17,8 @@ const FIELDS = [
 export function Register() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
+  // The same constant the server answers with, in either language (a switch says it again in the other).
+  const emailTaken = errors.username?.some((line) => line === SERVER_MESSAGES.email_taken.en || line === SERVER_MESSAGES.email_taken.es);
 
   const submit = onSubmit(async (value) => {
     await api.register({
@@ -41,7 +44,22 @@ export function Register() {
             type={field.type}
             autoComplete={field.autoComplete}
             errors={errors[field.name]}
-          />
+          >
+            {field.name === 'username' && emailTaken && (
+              <Link
+                href="/login/"
+                className="field-link"
+                onClick={(event) => {
+                  // The e-mail goes along as "Forgot password?" takes it (Login.tsx): in the history
+                  // state, never in the address. As it stands in the field, changed since or not.
+                  event.preventDefault();
+                  navigate('/login/', { state: { email: new FormData(event.currentTarget.closest('form')!).get('username') } });
+                }}
+              >
+                {t('register.emailTakenLogin')}
+              </Link>
+            )}
+          </FormField>
         ))}
         <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('register.submit')} />
       </form>

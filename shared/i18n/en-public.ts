@@ -61,6 +61,7 @@ export const enPublic = {
   'register.submit': 'Register',
   'register.haveAccount': 'Already have an account?',
   'register.loginLink': 'Log in',
+  'register.emailTakenLogin': 'Log in with this e-mail',
   'register.success': 'Your registration was processed correctly. You may now log in.',
   'app.loading': 'Loading…',
   'toast.close': 'Close',

@@ -62,6 +62,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'register.submit': 'Registrarse',
   'register.haveAccount': '¿Ya tienes cuenta?',
   'register.loginLink': 'Inicia sesión',
+  'register.emailTakenLogin': 'Inicia sesión con este correo',
   'register.success': 'Tu registro se ha procesado correctamente. Ya puedes iniciar sesión.',
   'app.loading': 'Cargando…',
   'toast.close': 'Cerrar',
