@@ -133,7 +133,18 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   }
 
   return (
-    <form ref={formElement} className="form event-form" onSubmit={(event) => void submit(event)} noValidate>
+    <form
+      ref={formElement}
+      className="form event-form"
+      onSubmit={(event) => void submit(event)}
+      // A field changed since its error was said: the error no longer holds (as the profile's, EditProfile).
+      onChange={(event) => {
+        // The control changed, which the event bubbles from (not the form, as React types it).
+        const name = (event.target as Element).getAttribute('name');
+        if (name && errors[name]) setErrors(({ [name]: _, ...others }) => others);
+      }}
+      noValidate
+    >
       {/* Each label names its control only: the lines under it are the control's description. */}
       <div className="field">
         <label htmlFor="name">{t('events.new.name')}</label>
