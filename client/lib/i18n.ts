@@ -3,7 +3,7 @@ import { create } from 'zustand';
 import type { Language } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
 import { esPublic } from '../../shared/i18n/es-public';
-import { format, withoutDirectionControls, type MessageVars } from '../../shared/i18n/format';
+import { format, isolate, withoutDirectionControls, type MessageVars } from '../../shared/i18n/format';
 import { getStoredLanguage, storeLanguage } from './storage';
 
 type Messages = Partial<Record<MessageKey, string>>;
@@ -113,6 +113,22 @@ export function useT(): Translate {
 export function useTi(): TranslateIsolated {
   const language = useLanguage((state) => state.language);
   return (key, vars) => lookupIsolated(language, key, vars);
+}
+
+/** A letter written right to left: Hebrew, Arabic and the scripts near them, and their presentation forms. */
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC]|[\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/**
+ * `useTi` for an attribute (an aria-label, an alt), which holds text, not a <bdi>: a value with
+ * right-to-left letters in a Unicode isolate (FSI … PDI) instead, so that an Arabic or Hebrew name,
+ * said or shown inside an English or Spanish sentence, keeps its direction (and its "!" and digits)
+ * to itself there too. Any other value reads the same either way, and is left as it is: the label a
+ * voice-control user says ("Like Marco") stays exactly the words shown.
+ */
+export function useTiText(): Translate {
+  const language = useLanguage((state) => state.language);
+  return (key, vars) =>
+    lookup(language, key, vars && Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, RIGHT_TO_LEFT.test(String(value)) ? isolate(String(value)) : value])));
 }
 
 export type TranslateIsolated = (key: MessageKey, vars: MessageVars) => ReactNode;

@@ -12,9 +12,11 @@ const DIRECTION_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
  */
 function isolated(value: string): string {
   DIRECTION_CONTROLS.lastIndex = 0;
-  if (!DIRECTION_CONTROLS.test(value)) return value;
-  return `\u2068${withoutDirectionControls(value)}\u2069`;
+  return DIRECTION_CONTROLS.test(value) ? isolate(value) : value;
 }
+
+/** A value in an isolate of its own (FSI … PDI), its own direction controls taken out. */
+export const isolate = (value: string) => `\u2068${withoutDirectionControls(value)}\u2069`;
 
 /** A value with its own direction controls taken out (to put in an isolate of its own). */
 export const withoutDirectionControls = (value: string) => value.replace(DIRECTION_CONTROLS, '');

@@ -224,4 +224,14 @@ describe('the host screen’s QR', () => {
     expect(api.eventQr).toHaveBeenCalledTimes(3);
     expect(document.querySelector('.host-door')).toBeNull();
   });
+
+  it('names the event in its alt in a Unicode isolate (FSI … PDI): an attribute holds no <bdi>', async () => {
+    answers(TURN - 30_000);
+    const name = 'שישי 90';
+    api.myEvents.mockResolvedValue({ results: [{ ...publicEvent({ id: 7, name }), is_organizer: true as const }], next: null });
+    serveQr(TURN + WINDOW);
+    renderHostScreen();
+    await run(0);
+    expect(document.querySelector('.host-qr img')!.getAttribute('alt')).toBe(enEvents['host.qrAlt'].replace('{name}', `\u2068${name}\u2069`));
+  });
 });

@@ -20,6 +20,8 @@ const { appMessages } = await import('../../client/lib/messages-app');
 const { eventsMessages } = await import('../../client/lib/messages-events');
 const { safetyMessages } = await import('../../client/lib/messages-safety');
 const { useDeck } = await import('../../client/stores/deck');
+const { usePresence } = await import('../../client/stores/presence');
+const { PartnerAvatar } = await import('../../client/components/PartnerAvatar');
 const { toast } = await import('../../client/lib/toast');
 
 const NAME = 'مريم 2!';
@@ -117,5 +119,15 @@ describe('a name in the copy around it (Spanish)', () => {
   it('keeps only the name in the <bdi>, its direction controls taken out', async () => {
     await show(<p data-testid="said">{ti('deck.match.text', { name: 'Eve\u202Edecnuonna' })}</p>);
     expect(screen.getByTestId('said').querySelector('bdi')!.textContent).toBe('Evedecnuonna');
+  });
+
+  it('is in a Unicode isolate (FSI … PDI) in an aria-label, which holds no <bdi>, when it reads right to left', async () => {
+    usePresence.setState({ online: new Set([3]) });
+    await show(<PartnerAvatar userId={3} name={NAME} image={null} size={40} />);
+    expect(screen.getByRole('img', { name: /en línea/ }).getAttribute('aria-label')).toBe(es['presence.online'].replace('{name}', `\u2068${NAME}\u2069`));
+    // A name that reads left to right reads the same either way: its label stays the words shown.
+    cleanup();
+    await show(<PartnerAvatar userId={3} name="Ana 2!" image={null} size={40} />);
+    expect(screen.getByRole('img', { name: 'Ana 2! está en línea' })).toBeTruthy();
   });
 });

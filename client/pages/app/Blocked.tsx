@@ -9,7 +9,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { formatDate } from '../../lib/format';
-import { useLanguage, useMessages, useT, useTi } from '../../lib/i18n';
+import { useLanguage, useMessages, useT, useTi, useTiText } from '../../lib/i18n';
 import { useSafety, useSafetyList } from '../../stores/safety';
 import { safetyMessages } from '../../lib/messages-safety';
 
@@ -43,6 +43,7 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
 export function Blocked() {
   useMessages(safetyMessages);
   const t = useT();
+  const tiText = useTiText();
   const language = useLanguage((state) => state.language);
   const { items: blocked, next, loading, error, more } = useSafetyList('blocked');
   const [confirming, setConfirming] = useState<BlockedUser | null>(null);
@@ -71,10 +72,10 @@ export function Blocked() {
                 <span className="muted person-meta">{t('blocked.since', { date: formatDate(person.blocked_at, language) })}</span>
               </span>
               <span className="person-actions">
-                <button type="button" className="btn btn-small btn-ghost" aria-label={t('safety.report.title', { name: person.name })} onClick={() => setReporting(person)}>
+                <button type="button" className="btn btn-small btn-ghost" aria-label={tiText('safety.report.title', { name: person.name })} onClick={() => setReporting(person)}>
                   {t('safety.report')}
                 </button>
-                <button type="button" className="btn btn-small btn-ghost" aria-label={t('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
+                <button type="button" className="btn btn-small btn-ghost" aria-label={tiText('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
                   {t('blocked.unblock')}
                 </button>
               </span>

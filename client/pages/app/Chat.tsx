@@ -11,7 +11,7 @@ import { formatDay, formatTime, sameDay } from '../../lib/format';
 import { logFailure, mayPass } from '../../lib/api';
 import { withLinks } from '../../lib/links';
 import { useServerMinutes } from '../../lib/server-clock';
-import { useLanguage, useT, useTi } from '../../lib/i18n';
+import { useLanguage, useT, useTi, useTiText } from '../../lib/i18n';
 import { lessMotion } from '../../lib/motion';
 import { toast } from '../../lib/toast';
 import { type LoadFailure, loadFailure, sendTyping, useConnection, useRetryWhenBackOnline } from '../../lib/socket';
@@ -27,6 +27,7 @@ const STICK_TO_BOTTOM_PX = 120;
 export function Chat({ id }: { id: number }) {
   const t = useT();
   const ti = useTi();
+  const tiText = useTiText();
   const language = useLanguage((state) => state.language);
   // The days' headings are the server's: said again once its clock is heard.
   useServerMinutes();
@@ -254,7 +255,7 @@ export function Chat({ id }: { id: number }) {
         <Link
           href={`/app/profiles/${detail.other_user_id}`}
           className="chat-title"
-          aria-label={t('deck.openProfile', { name: detail.name })}
+          aria-label={tiText('deck.openProfile', { name: detail.name })}
           style={{ display: 'flex', alignItems: 'center', gap: 10, color: 'inherit', textDecoration: 'none' }}
         >
           <PartnerAvatar userId={detail.other_user_id} name={detail.name} image={detail.image} size={40} />

@@ -8,7 +8,7 @@ import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { formatDate } from '../../lib/format';
-import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { useLanguage, useMessages, useT, useTiText } from '../../lib/i18n';
 import { safetyMessages } from '../../lib/messages-safety';
 import { useSafetyList } from '../../stores/safety';
 
@@ -20,6 +20,7 @@ import { useSafetyList } from '../../stores/safety';
 export function EndedChats() {
   useMessages(safetyMessages);
   const t = useT();
+  const tiText = useTiText();
   const language = useLanguage((state) => state.language);
   const { items: chats, next, loading, error, more } = useSafetyList('ended');
   const [reporting, setReporting] = useState<EndedChat | null>(null);
@@ -53,7 +54,7 @@ export function EndedChats() {
                 <button
                   type="button"
                   className="btn btn-small btn-ghost"
-                  aria-label={t('safety.report.title', { name: chat.name })}
+                  aria-label={tiText('safety.report.title', { name: chat.name })}
                   onClick={() => setReporting(chat)}
                 >
                   {t('safety.report')}

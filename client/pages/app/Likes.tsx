@@ -9,7 +9,7 @@ import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { photoOfSize } from '../../lib/photos';
-import { useT } from '../../lib/i18n';
+import { useT, useTiText } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useLikes } from '../../stores/likes';
 import { useSession } from '../../stores/session';
@@ -19,7 +19,7 @@ import '../../perks.css';
 const MAX_PLACEHOLDERS = 6;
 
 function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onAnswer: (action: 'like' | 'dislike') => void }) {
-  const t = useT();
+  const tiText = useTiText();
   const photo = usePhotoOrAvatar(card.name, card.image && photoOfSize(card.image, 'card'));
   return (
     <li className="like-card" data-testid="like-card" data-card-id={card.id}>
@@ -31,10 +31,10 @@ function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onA
         </span>
       </Link>
       <div className="like-card-actions">
-        <button type="button" className="round-btn round-btn-nope" aria-label={t('likes.pass', { name: card.name })} disabled={busy} onClick={() => onAnswer('dislike')}>
+        <button type="button" className="round-btn round-btn-nope" aria-label={tiText('likes.pass', { name: card.name })} disabled={busy} onClick={() => onAnswer('dislike')}>
           <CloseIcon />
         </button>
-        <button type="button" className="round-btn round-btn-like" aria-label={t('likes.like', { name: card.name })} disabled={busy} onClick={() => onAnswer('like')}>
+        <button type="button" className="round-btn round-btn-like" aria-label={tiText('likes.like', { name: card.name })} disabled={busy} onClick={() => onAnswer('like')}>
           <HeartIcon />
         </button>
       </div>

@@ -12,7 +12,7 @@ import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
-import { useLanguage, useMessages, useT, useTi } from '../../lib/i18n';
+import { useLanguage, useMessages, useT, useTi, useTiText } from '../../lib/i18n';
 import { serverNow } from '../../lib/server-clock';
 import { useConnection } from '../../lib/socket';
 import { toast } from '../../lib/toast';
@@ -75,13 +75,14 @@ function pointsHere(url: string): string | null {
  */
 function DoorCode({ event, qr, size, opens }: { event: OrganizerEvent; qr: EventQr | null; size: number; opens?: string }) {
   const t = useT();
+  const tiText = useTiText();
   const expired = useHost((state) => state.qrExpired);
   return (
     <>
       {opens || expired ? <p className="notice">{opens ? t('host.upcoming', { time: opens }) : t('host.qrExpired')}</p> : <p className="host-scan">{t('host.scan')}</p>}
       <div className={opens ? 'host-qr host-qr-early' : expired ? 'host-qr host-qr-expired' : 'host-qr'}>
         {qr ? (
-          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={t('host.qrAlt', { name: event.name })} width={size} height={size} />
+          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.svg)}`} alt={tiText('host.qrAlt', { name: event.name })} width={size} height={size} />
         ) : (
           <div className="host-qr-placeholder" aria-busy="true" />
         )}
