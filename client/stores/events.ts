@@ -6,7 +6,7 @@ import { readCache, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
 import { heardServerTime } from '../lib/server-clock';
 import { useDeck } from './deck';
-import { onSignOut, ownsStorage, sessionCheck, useSession } from './session';
+import { keptUser, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
@@ -154,7 +154,9 @@ export const useEvents = create<EventsState>()((set, get) => ({
 
 /** The event this device last knew the signed-in user checked in to (`lib/device-cache.ts`). */
 export function keptEvent(): PublicEvent | null {
-  const me = useSession.getState().user?.id;
+  // The events pages open before the server has said who is signed in: the user kept with the token then.
+  const { user, token } = useSession.getState();
+  const me = user?.id ?? keptUser(token)?.id;
   return me === undefined ? null : readCache<PublicEvent>('event', me);
 }
 
@@ -162,13 +164,22 @@ export function keptEvent(): PublicEvent | null {
 const sameKept = (a: PublicEvent | null, b: PublicEvent | null) =>
   a === b || (a !== null && b !== null && JSON.stringify({ ...a, attendee_count: 0 }) === JSON.stringify({ ...b, attendee_count: 0 }));
 
-// Kept as it changes (a check-in, a leaving, a new read, the organizer's changes; not each live count),
-// for an opening with no network.
-useEvents.subscribe(({ current }, previous) => {
+/** Where I am, kept on the device as the signed-in user's, once both are known. */
+function keepEvent(current: PublicEvent | null | undefined) {
   const me = useSession.getState().user?.id;
   if (current === undefined || me === undefined || !ownsStorage()) return;
-  if (previous.current !== undefined && sameKept(current, previous.current)) return;
   writeCache('event', current, me);
+}
+
+// Kept as it changes (a check-in, a leaving, a new read, the organizer's changes; not each live count),
+// for an opening with no network, and for the first paint of the next opening.
+useEvents.subscribe(({ current }, previous) => {
+  if (current !== undefined && previous.current !== undefined && sameKept(current, previous.current)) return;
+  keepEvent(current);
+});
+// The events pages open before the user is known, and may hear where they are first: kept once they are.
+useSession.subscribe(({ user }, previous) => {
+  if (user?.id !== previous.user?.id) keepEvent(useEvents.getState().current);
 });
 
 let joiningPending: Promise<PublicEvent | 'ask' | null> | null = null;

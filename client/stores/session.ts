@@ -103,7 +103,8 @@ export function keepUserWith(next: UserKeeper) {
   keeper = next;
 }
 const keepUser = (token: string | null, user: CurrentUser) => token && keeper?.keep(token, user);
-const keptUser = (token: string | null) => (token && keeper?.kept(token)) || null;
+/** The user kept on the device for this session's token, if any: known before the server says. */
+export const keptUser = (token: string | null) => (token && keeper?.kept(token)) || null;
 
 /** Not known from the server yet: fetched again until it is. */
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;

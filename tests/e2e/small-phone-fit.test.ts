@@ -9,8 +9,9 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent } from '../helpers/events';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { makeCompletedUser, markEmailVerified, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
@@ -31,6 +32,12 @@ async function shot(page: Page, name: string) {
   await entryAnimationsDone(page);
   await page.screenshot({ path: path.join(ARTIFACTS, `small-phone-fit-${name}.png`) });
 }
+
+/** What the page holds now has been drawn, its layout shifts reported: the next frame after has begun. */
+const drawn = (page: Page) =>
+  page.evaluate(async () => {
+    for (let frame = 0; frame < 2; frame++) await new Promise(requestAnimationFrame);
+  });
 
 const SIZES = [
   { width: 320, height: 568 },
@@ -232,6 +239,55 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await page.getByRole('region', { name: 'Fiesta' }).waitFor();
     // The event's bar came above the card once the answer did, and pushed it down.
     expect((await box(card)).y).toBe(first);
+    await context.close();
+  });
+
+  it('keeps the events page still as slow answers confirm the event one is at (360×640)', async () => {
+    const sala = await makeEvent(app.server, moderator, { name: 'Sala' });
+    const guest = await makeCompletedUser(app.server, { name: 'Rocío' });
+    // Verified: the banner asking to verify comes with the user, above every page (not this page's shift).
+    await markEmailVerified(app.server, guest.id);
+    await checkIn(app.server, guest, sala.code);
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    await page.setViewportSize({ width: 360, height: 640 });
+    const here = page.getByRole('region', { name: es['events.current.title'] });
+    // Opened once: the device keeps who is signed in and the event they are at.
+    await page.goto(`${app.server.url}/app/events/`);
+    await here.getByText(format(es['events.count'], { count: 1 })).waitFor();
+    // Someone else comes in meanwhile: the answer, once it comes, says so.
+    await checkIn(app.server, await makeCompletedUser(app.server), sala.code);
+
+    // The page opens before the server has said who is signed in, and where they are: both held
+    // until it has painted.
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await context.route(/\/api\/(users\/me|events\/current)\/$/, async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    });
+    // The page's layout-shift score (CLS): the shifts no tap or key of the user's caused, so far.
+    await context.addInitScript(() => {
+      let score = 0;
+      const add = (entries: PerformanceEntryList) => {
+        for (const entry of entries as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) if (!entry.hadRecentInput) score += entry.value;
+      };
+      const observer = new PerformanceObserver((list) => add(list.getEntries()));
+      observer.observe({ type: 'layout-shift', buffered: true });
+      (window as unknown as { layoutShift: () => number }).layoutShift = () => (add(observer.takeRecords()), score);
+    });
+    await page.reload();
+    // Drawn as it is before the answers: in the DOM is not yet on the screen (nor is a shift yet a shift).
+    await page.getByText(es['events.mine.empty']).waitFor();
+    await drawn(page);
+    const join = page.getByRole('region', { name: es['events.join.title'] });
+    const first = (await box(join)).y;
+    answer();
+    await here.getByText(format(es['events.count'], { count: 2 })).waitFor();
+    await drawn(page);
+    // Where "Únete a un evento" stood is where it stands; and the page's score, as Chromium reports it.
+    expect((await box(join)).y).toBe(first);
+    const score = await page.evaluate(() => (window as unknown as { layoutShift: () => number }).layoutShift());
+    expect(score).toBeLessThanOrEqual(0.1);
     await context.close();
   });
 

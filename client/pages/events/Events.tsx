@@ -13,7 +13,7 @@ import { formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useServerAhead } from '../../lib/server-clock';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
-import { enterEvent, useEvents } from '../../stores/events';
+import { enterEvent, keptEvent, useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
 import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary } from './EventSummary';
@@ -72,7 +72,11 @@ export function Events() {
   const t = useT();
   const language = useLanguage((state) => state.language);
   const [, navigate] = useLocation();
-  const current = useEvents((state) => state.current);
+  // Until the server says where I am, the event this device last knew me at (as the deck's bar): its
+  // card is there from the first paint, where its coming later pushed the rest of the page down.
+  const [kept] = useState(keptEvent);
+  const known = useEvents((state) => state.current);
+  const current = known === undefined ? (kept ?? undefined) : known;
   const [leaving, setLeaving] = useState(false);
   const [switching, setSwitching] = useState(false);
   const [code, setCode] = useState('');
