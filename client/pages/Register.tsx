@@ -3,7 +3,7 @@ import { Link, Redirect } from 'wouter';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
-import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
+import { EMAIL_TAKEN_EN, EMAIL_TAKEN_ES } from '../../shared/i18n/email-taken';
 import { useAuthForm } from '../lib/use-auth-form';
 
 const FIELDS = [
@@ -18,7 +18,7 @@ export function Register() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
   // The same constant the server answers with, in either language (a switch says it again in the other).
-  const emailTaken = errors.username?.some((line) => line === SERVER_MESSAGES.email_taken.en || line === SERVER_MESSAGES.email_taken.es);
+  const emailTaken = errors.username?.some((line) => line === EMAIL_TAKEN_EN || line === EMAIL_TAKEN_ES);
 
   const submit = onSubmit(async (value) => {
     await api.register({

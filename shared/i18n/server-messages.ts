@@ -1,4 +1,5 @@
 import { type Language, LANGUAGES } from '../constants';
+import { EMAIL_TAKEN_EN, EMAIL_TAKEN_ES } from './email-taken';
 import { format, type MessageVars } from './format';
 
 /**
@@ -6,7 +7,8 @@ import { format, type MessageVars } from './format';
  * keeps a message as its code until it answers, then writes it in the language the request asked for
  * (`Accept-Language`; English when it names neither), so a client shows messages as they come: it
  * never translates them, nor decides anything by their words (it has the status and, where one
- * applies, the body's `code`: shared/error-codes.ts).
+ * applies, the body's `code`: shared/error-codes.ts), but for the two exceptions their modules name
+ * (`email-taken.ts`; a switch of language under a form's errors, client/lib/translate-errors.ts).
  *
  * A server message is made with `serverText('code', params)`; `{name}` in the copy takes a param.
  * A plain string still works where a message has no code yet: it is sent as written, in English.
@@ -79,7 +81,7 @@ export const SERVER_MESSAGES = {
   },
 
   // Accounts.
-  email_taken: { en: 'A user with that e-mail already exists.', es: 'Ya existe una cuenta con ese correo electrónico.' },
+  email_taken: { en: EMAIL_TAKEN_EN, es: EMAIL_TAKEN_ES },
   passwords_differ: { en: 'The two passwords do not match.', es: 'Las dos contraseñas no coinciden.' },
   invalid_credentials: { en: 'Unable to log in with provided credentials.', es: 'No se puede iniciar sesión con esas credenciales.' },
   password_numeric: { en: 'This password is entirely numeric.', es: 'La contraseña no puede ser solo números.' },
