@@ -126,19 +126,24 @@ export function Events() {
     event.preventDefault();
     if (!isEventCode(code) || busy) return;
     const wanted = normalizeEventCode(code);
-    if (current?.code === wanted) return void enter(current);
     // Read first, as its public page would be: a code that does not let this user in now says why at
     // once (not after a profile still to write), and a kept place is named. One event at a time:
-    // joining another one leaves this one, which is asked first.
+    // joining another one leaves this one, which is asked first; where I am is waited for if the page
+    // has not heard yet (and keeps no event), or a code typed meanwhile would leave it unasked.
     setBusy(true);
     setError(null);
     try {
+      if (current === undefined) await useEvents.getState().loadCurrent();
+      const at = current ?? useEvents.getState().current;
+      if (at?.code === wanted) return void enter(at);
       const found = await api.event(wanted);
       const refusal = refusalOf(found, mine?.some((each) => each.code === wanted) ?? false);
-      if (!refusal && !current) return void enter(found);
+      if (!refusal && at === null) return void enter(found);
       // A QR event's code finds its page (what it is, where, and that the door has the way in).
       if (refusal === 'eventPage.qrOnly') return navigate(`/e/${wanted}`);
       if (refusal) setError(t(refusal, { time: formatDateTime(checkInOpensAt(Date.parse(found.starts_at)), language) }));
+      // Where I am had no answer: joining might leave an event unasked.
+      else if (at === undefined) setError(t('error.network'));
       else {
         setTarget(found);
         setSwitching(true);
