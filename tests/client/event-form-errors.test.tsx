@@ -59,4 +59,16 @@ describe('a refused event form', () => {
     fireEvent.change(ends, { target: { value: '2030-06-15T05:00' } });
     expect(ends.getAttribute('aria-invalid')).toBe('false');
   });
+
+  it('clears the end’s error when a new start moves the end', async () => {
+    render(<Form fields={{ ends_at: [SERVER_MESSAGES.blank.en] }} />);
+    await act(async () => fireEvent.submit(await screen.findByRole('button', { name: 'Save' })));
+    const ends = screen.getByLabelText<HTMLInputElement>(new RegExp(`^${enEvents['events.new.ends']}`));
+    expect(ends.getAttribute('aria-invalid')).toBe('true');
+
+    fireEvent.change(field(enEvents['events.new.starts']), { target: { value: '2030-06-14T23:00' } });
+    expect(ends.value).toBe('2030-06-15T05:00');
+    expect(ends.getAttribute('aria-invalid')).toBe('false');
+    expect(document.getElementById('ends-error')).toBeNull();
+  });
 });

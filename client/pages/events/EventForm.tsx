@@ -172,6 +172,8 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
             onChange={(event) => {
               const startsAt = event.target.value;
               setTimes((was) => ({ starts_at: startsAt, ends_at: movedWith(was.ends_at, was.starts_at, startsAt) }));
+              // The end moved with it: what was said of the end was said of another time.
+              if (errors.ends_at) setErrors(({ ends_at: _, ...others }) => others);
             }}
             aria-invalid={Boolean(errors.starts_at)}
             aria-describedby={startLocked ? 'starts-help starts-error' : 'starts-error'}
