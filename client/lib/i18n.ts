@@ -119,16 +119,18 @@ export function useTi(): TranslateIsolated {
 const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC]|[\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
 
 /**
- * `useTi` for an attribute (an aria-label, an alt), which holds text, not a <bdi>: a value with
- * right-to-left letters in a Unicode isolate (FSI … PDI) instead, so that an Arabic or Hebrew name,
- * said or shown inside an English or Spanish sentence, keeps its direction (and its "!" and digits)
- * to itself there too. Any other value reads the same either way, and is left as it is: the label a
- * voice-control user says ("Like Marco") stays exactly the words shown.
+ * A person's text for a sentence that holds text only (an attribute, a live region's words), not a
+ * <bdi>: with right-to-left letters, in a Unicode isolate (FSI … PDI) instead, so that an Arabic or
+ * Hebrew name, said or shown inside an English or Spanish sentence, keeps its direction (and its "!"
+ * and digits) to itself there too. Any other value reads the same either way, and is left as it is:
+ * the label a voice-control user says ("Like Marco") stays exactly the words shown.
  */
+export const isolatedText = (value: string | number) => (RIGHT_TO_LEFT.test(String(value)) ? isolate(String(value)) : value);
+
+/** `useTi` for an attribute (an aria-label, an alt): each value as `isolatedText` puts it. */
 export function useTiText(): Translate {
   const language = useLanguage((state) => state.language);
-  return (key, vars) =>
-    lookup(language, key, vars && Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, RIGHT_TO_LEFT.test(String(value)) ? isolate(String(value)) : value])));
+  return (key, vars) => lookup(language, key, vars && Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, isolatedText(value)])));
 }
 
 export type TranslateIsolated = (key: MessageKey, vars: MessageVars) => ReactNode;

@@ -141,4 +141,15 @@ describe('a deck with cards, to a screen reader', () => {
     act(() => useDeck.getState().restore(card(3, 'Cleo', 27)));
     expect(now.textContent).toBe('Cleo, 27');
   });
+
+  it('keeps a right-to-left name to its own direction in what it says (an isolate: the words are text)', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValue({ results: [card(1, 'مريم 2!', 29), card(2, 'שירה 7', 31)], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    expect(now.textContent).toBe('\u2068مريم 2!\u2069, 29');
+    act(() => screen.getByRole('button', { name: enApp['deck.like'] }).click());
+    await waitFor(() => expect(now.textContent).toBe('You liked \u2068مريم 2!\u2069. \u2068שירה 7\u2069, 31'));
+  });
 });

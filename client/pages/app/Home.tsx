@@ -9,7 +9,7 @@ import { TAP_THROUGH_MS } from '../../components/MatchOverlay';
 import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
 import { useEventStatus } from '../../lib/event-status';
-import { useT } from '../../lib/i18n';
+import { isolatedText, useT, useTiText } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { refreshWhenVisible } from '../../lib/when-visible';
 import { useDeck } from '../../stores/deck';
@@ -20,6 +20,7 @@ const KEY_ACTIONS: Record<string, Reaction> = { ArrowLeft: 'dislike', ArrowRight
 
 export function Home() {
   const t = useT();
+  const tiText = useTiText();
   const [, navigate] = useLocation();
   const { queue, current, exiting, failed } = useDeck(
     useShallow((state) => ({ queue: state.queue, current: state.current, exiting: state.exiting, failed: state.failed })),
@@ -177,7 +178,7 @@ export function Home() {
       {/* Who is on the card now, said once it is there, after the decision that brought them up: the
           buttons keep the focus as the cards change. */}
       <p className="sr-only" aria-live="polite" data-testid="deck-now">
-        {exiting ? '' : `${decided?.on === current.id ? `${t(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${current.name}, ${current.age}`}
+        {exiting ? '' : `${decided?.on === current.id ? `${tiText(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${isolatedText(current.name)}, ${current.age}`}
       </p>
       <p className="deck-hint muted">
         {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
