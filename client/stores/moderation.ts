@@ -35,7 +35,8 @@ export const useModeration = create<ModerationState>()((set, get) => ({
     // A toggle while a page is on its way: only the last one asked for is shown.
     const mine = ++generation;
     const shown = get().status === status ? get().queue : null;
-    set({ status, queue: shown, loading: true });
+    // The other list's next page is not this one's: no "Show more" under its loading.
+    set({ status, queue: shown, next: shown && get().next, loading: true });
     try {
       // Read again (a visit, back in view): as many as were shown, "Show more" pages too, so that the
       // list stays as long as it was and the moderator where they had scrolled to.

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ModerationReportDetail } from '../../shared/schemas/safety';
+import type { ModerationReport, ModerationReportDetail } from '../../shared/schemas/safety';
 import { api } from '../../client/lib/api-app';
 import { useModeration } from '../../client/stores/moderation';
 
@@ -59,5 +59,18 @@ describe('the moderation store', () => {
     answer.resolve(report(1));
     await opening;
     expect(useModeration.getState().report).toBeNull();
+  });
+
+  it('keeps no next page of the other list while the one toggled to loads', async () => {
+    const resolved = later<{ results: ModerationReport[]; next: string | null }>();
+    vi.spyOn(api, 'moderationReports').mockImplementation(async (status) =>
+      status === 'open' ? { results: [report(1)], next: 'open-page-2' } : resolved.promise,
+    );
+    await useModeration.getState().load('open');
+    expect(useModeration.getState().next).toBe('open-page-2');
+    const toggled = useModeration.getState().load('resolved');
+    expect(useModeration.getState()).toMatchObject({ status: 'resolved', queue: null, next: null, loading: true });
+    resolved.resolve({ results: [], next: null });
+    await toggled;
   });
 });
