@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { accountApi } from '../lib/api-account';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
-import { useSession } from '../stores/session';
+import { keptUser, useSession } from '../stores/session';
 
 const DISMISSED_KEY = 'verify_banner_dismissed';
 
@@ -46,7 +46,10 @@ function SentTo({ text, email }: { text: string; email: string }) {
  */
 export function VerifyEmailBanner() {
   const t = useT();
-  const user = useSession((state) => state.user);
+  // Until the server says who is signed in, the user kept on the device for the token: the banner is
+  // there from the first paint, where coming with the answer it pushed every page down.
+  const [kept] = useState(() => keptUser(useSession.getState().token));
+  const user = useSession((state) => state.user) ?? kept;
   const [dismissed, setDismissed] = useState(dismissedThisVisit);
   const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'sent' } | { kind: 'failed'; message: string }>({ kind: 'idle' });
   const close = useRef<HTMLButtonElement>(null);

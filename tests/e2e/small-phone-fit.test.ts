@@ -2,11 +2,12 @@
  * What fits on a 320 px phone (and a 360 px one), in Spanish: register's toast clear of the login
  * button, the top bar's language centred with the buttons beside it, the chats' search placeholder
  * whole, "Mis eventos" on one line, a report's two decisions inside the page, and the activity table
- * holding its dates while it scrolls sideways. And at 320 px with the text at 200 %: the landing
- * page's header, headings and footer, the bottom navigation and the e-mail banner, whole on the screen.
+ * holding its dates while it scrolls sideways; pages that stay still as slow answers come, the e-mail
+ * banner among them. And at 320 px with the text at 200 %: the landing page's header, headings and
+ * footer, the bottom navigation and the e-mail banner, whole on the screen.
  */
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
@@ -38,6 +39,21 @@ const drawn = (page: Page) =>
   page.evaluate(async () => {
     for (let frame = 0; frame < 2; frame++) await new Promise(requestAnimationFrame);
   });
+
+/** From the next page opened in `context` on: its layout-shift score (CLS), read with `layoutShift`. */
+const watchLayoutShift = (context: BrowserContext) =>
+  context.addInitScript(() => {
+    let score = 0;
+    const add = (entries: PerformanceEntryList) => {
+      for (const entry of entries as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) if (!entry.hadRecentInput) score += entry.value;
+    };
+    const observer = new PerformanceObserver((list) => add(list.getEntries()));
+    observer.observe({ type: 'layout-shift', buffered: true });
+    (window as unknown as { layoutShift: () => number }).layoutShift = () => (add(observer.takeRecords()), score);
+  });
+
+/** The page's layout-shift score so far: the shifts no tap or key of the user's caused. */
+const layoutShift = (page: Page) => page.evaluate(() => (window as unknown as { layoutShift: () => number }).layoutShift());
 
 const SIZES = [
   { width: 320, height: 568 },
@@ -265,16 +281,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
       await held;
       await route.continue().catch(() => {});
     });
-    // The page's layout-shift score (CLS): the shifts no tap or key of the user's caused, so far.
-    await context.addInitScript(() => {
-      let score = 0;
-      const add = (entries: PerformanceEntryList) => {
-        for (const entry of entries as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) if (!entry.hadRecentInput) score += entry.value;
-      };
-      const observer = new PerformanceObserver((list) => add(list.getEntries()));
-      observer.observe({ type: 'layout-shift', buffered: true });
-      (window as unknown as { layoutShift: () => number }).layoutShift = () => (add(observer.takeRecords()), score);
-    });
+    await watchLayoutShift(context);
     await page.reload();
     // Drawn as it is before the answers: in the DOM is not yet on the screen (nor is a shift yet a shift).
     await page.getByText(es['events.mine.empty']).waitFor();
@@ -286,8 +293,49 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await drawn(page);
     // Where "Únete a un evento" stood is where it stands; and the page's score, as Chromium reports it.
     expect((await box(join)).y).toBe(first);
-    const score = await page.evaluate(() => (window as unknown as { layoutShift: () => number }).layoutShift());
-    expect(score).toBeLessThanOrEqual(0.1);
+    expect(await layoutShift(page)).toBeLessThanOrEqual(0.1);
+    await context.close();
+  });
+
+  it.each([
+    { who: 'unconfirmed', verified: false, banners: 1 },
+    { who: 'confirmed', verified: true, banners: 0 },
+  ])('shows the e-mail banner of an $who user as the device kept it, before the server says (360×640)', async ({ verified, banners }) => {
+    const name = verified ? 'Inés' : 'Luz';
+    const guest = await makeCompletedUser(app.server, { name }, { firstName: name });
+    if (verified) await markEmailVerified(app.server, guest.id);
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    await page.setViewportSize({ width: 360, height: 640 });
+    const banner = page.locator('.verify-banner');
+    // The top bar names the user once the server has said who is signed in.
+    const known = page.locator('.top-user-name', { hasText: name });
+    // Opened once: the device keeps who is signed in, and whether their e-mail is confirmed.
+    await page.goto(`${app.server.url}/app/events/`);
+    await known.waitFor({ state: 'attached' });
+    expect(await banner.count()).toBe(banners);
+
+    // Who is signed in, held until the page has painted.
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await context.route('**/api/users/me/', async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    });
+    await watchLayoutShift(context);
+    await page.reload();
+    await page.getByText(es['events.mine.empty']).waitFor();
+    await drawn(page);
+    // The banner asking to confirm came with the answer, above the page, and pushed all of it down.
+    expect(await banner.count()).toBe(banners);
+    const join = page.getByRole('region', { name: es['events.join.title'] });
+    const first = (await box(join)).y;
+    answer();
+    await known.waitFor({ state: 'attached' });
+    await drawn(page);
+    // The answer leaves the banner as the device kept it, and "Únete a un evento" where it stood.
+    expect(await banner.count()).toBe(banners);
+    expect((await box(join)).y).toBe(first);
+    expect(await layoutShift(page)).toBeLessThanOrEqual(0.1);
     await context.close();
   });
 
