@@ -15,15 +15,20 @@ interface KeptUser {
   token: string;
   user: CurrentUser;
 }
+function keep(token: string, user: CurrentUser) {
+  if (token === getToken()) writeCache('user', { token, user } satisfies KeptUser);
+}
 keepUserWith({
-  keep(token, user) {
-    if (token === getToken()) writeCache('user', { token, user } satisfies KeptUser);
-  },
+  keep,
   kept(token) {
     const kept = readCache<KeptUser>('user');
     return kept?.token === token ? kept.user : null;
   },
 });
+// Read before this loaded, by a page outside the app (the e-mail link's, verified there): kept now, or
+// the next opening would show the user as they were (the banner asking to verify, until the answer).
+const { token, user, fromDevice } = useSession.getState();
+if (token && user && !fromDevice) keep(token, user);
 
 // Another tab of this browser signed in, signed out, or was given a new token by a password change:
 // this one follows at once, starting again with whatever session storage holds now (none: signed out).

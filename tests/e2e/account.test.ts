@@ -135,6 +135,20 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     expect(await page.getByText(en['app.verifySent']).count()).toBe(0);
     expect(await page.locator('.verify-banner').count()).toBe(0);
 
+    // The app opened again, the server slow to say who is signed in: the device keeps the user as the
+    // link's page read them, verified, and no banner comes before the answer to go with it.
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/api/users/me/', async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    });
+    await page.reload();
+    await page.locator('.bottom-nav').waitFor();
+    expect(await page.locator('.verify-banner').count()).toBe(0);
+    answer();
+    await page.unroute('**/api/users/me/');
+
     // The same link again (the e-mail opened once more): spent, but there is nothing left to do.
     await page.goto(linkIn(mail.text, '/verify-email'));
     await page.getByText(en['verify.already']).waitFor();
