@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
 import { createPostgresDatabase, openMemoryDatabase } from './database';
@@ -90,6 +91,44 @@ export async function startServer(
       await database?.drop();
       if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+export type ServerOptions = NonNullable<Parameters<typeof startServer>[0]>;
+
+/**
+ * One server for the enclosing describe block: started in its beforeAll, closed in its afterAll.
+ * It stands for that server wherever the tests read it (`server.url`, `makeUser(server)`) once
+ * started; read before, it throws. `options` as a function: read in the beforeAll, after the
+ * hooks declared above it (a fake whose address the config names).
+ */
+export function serverPerSuite(options: ServerOptions | (() => ServerOptions) = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startServer(typeof options === 'function' ? options() : options);
+  });
+  afterAll(() => started?.close());
+  const current = () => {
+    if (!started) throw new Error('the suite’s server starts in beforeAll: read it in a hook or a test');
+    return started;
+  };
+  return {
+    get app() {
+      return current().app;
+    },
+    get url() {
+      return current().url;
+    },
+    get publicUrl() {
+      return current().publicUrl;
+    },
+    get config() {
+      return current().config;
+    },
+    get backend() {
+      return current().backend;
+    },
+    close: () => current().close(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { blocks, messages, profiles } from '../../server/db/schema';
 import { deleteAccount } from '../../server/features/account/deletion';
@@ -9,7 +9,7 @@ import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { makeModerator } from '../helpers/safety';
 import { unzip } from '../helpers/zip';
 import { match } from '../realtime/fixtures';
@@ -17,11 +17,7 @@ import { match } from '../realtime/fixtures';
 const EXPORT = '/api/users/me/export/';
 
 describe.each(backends)('exporting one’s data on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
 

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
 import { expiredTokensPurge } from '../../server/jobs/expired-tokens-purge';
@@ -9,18 +9,14 @@ import { hashToken, newToken } from '../../server/lib/tokens';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { later } from '../helpers/later';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
 
 const DAY = 24 * 60 * 60 * 1000;
 const PASSWORD_CHANGE = '/api/users/me/password/';
 
 describe.each(backends)('sessions and password on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
   const me = (token: string) => api().get('/api/users/me/', { token });

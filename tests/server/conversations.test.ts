@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MESSAGES_PAGE_SIZE } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,16 +8,12 @@ import { createMessageBatcher } from '../../server/features/conversations/messag
 import { markRead, sendMessage } from '../../server/features/conversations/service';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
 describe.each(backends)('conversations on %s', (backend) => {
-  let server: TestServer;
+  const server = serverPerSuite({ backend });
   const sockets = socketsClosedAfterEach();
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
 
   const api = () => client(server.url);
 

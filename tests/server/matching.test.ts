@@ -1,18 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
 describe.each(backends)('POST /api/matching/ on %s', (backend) => {
-  let server: TestServer;
+  const server = serverPerSuite({ backend });
   const sockets = socketsClosedAfterEach();
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
 
   const api = () => client(server.url);
   const like = (from: TestUser, to: TestUser) =>

@@ -1,16 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 
 describe.each(backends)('the server on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   it('is healthy and ready', async () => {
     const api = client(server.url);

@@ -4,19 +4,15 @@
  * relation between its people, the two shapes must agree for every ordered pair, and be symmetric.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { conversations } from '../../server/db/schema';
 import { conversationColumns, openConversationOf, visibleAmong, visibleTo } from '../../server/features/safety/visibility';
 import { makeUser } from '../helpers/factories';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 
 describe.each(backends)('the visibility rule on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   it('says the same in its set and pair shapes, both ways, for every pair of a mixed crowd', async () => {
     const db = server.app.db;
