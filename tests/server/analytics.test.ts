@@ -8,18 +8,14 @@ import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/p
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { match } from '../realtime/fixtures';
 import { waitUntil } from '../helpers/socket';
 
 const EVENTS = '/api/analytics/events/';
 
 describe.each(backends)('first-party analytics events on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
   const eventsOf = (userId: number) =>
@@ -181,11 +177,7 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
 });
 
 describe.each(backends)('the moderators’ daily summary on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
   const summary = (token: string | undefined, query = '') => api().get(`/api/analytics/summary/${query}`, { token });

@@ -2,12 +2,12 @@
  * Opaque cursors: a list's `next` reveals nothing of the position it holds, a changed or
  * foreign cursor is a 400, and a cursor made on one instance opens on another of the same deployment.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeckPositionSchema } from '../../server/features/deck/service';
 import { createSealer } from '../../server/lib/sealed';
 import { birthDateForAge, makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, startTwoInstances, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer, startTwoInstances } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 /** What a base64url cursor says when read as text, the way someone poking at it would. */
@@ -48,11 +48,7 @@ describe('the sealer', () => {
 });
 
 describe.each(backends)('list cursors on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
 

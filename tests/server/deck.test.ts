@@ -1,23 +1,19 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { DECK_PAGE_SIZE } from '../../shared/constants';
 import { DEMO_EMAIL, SEED_PASSWORD, seed } from '../../scripts/seed';
 import { rowsOf } from '../../server/db/client';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 
 /**
  * Every test works in its own age band (nobody else in the shared test database is that old and
  * wants that band), so that a deck holds exactly the test's own candidates.
  */
 describe.each(backends)('the deck on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
   const deckPage = (user: TestUser, query = '') =>
@@ -316,11 +312,7 @@ describe.each(backends)('the deck on %s', (backend) => {
 
 // Its own server: the seeded crowd must not leak into the age bands of the tests above.
 describe.each(backends)('the seed on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   it('fills the database with a living crowd that the real routes serve, and can run again', async () => {
     const first = await seed(server.app.db, {

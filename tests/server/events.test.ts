@@ -20,7 +20,7 @@ import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { racesOnPostgres } from '../helpers/lock-holder';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 
@@ -30,11 +30,7 @@ const DATE_TIME_FORMAT = SERVER_MESSAGES.date_time_format.en;
 const PUBLIC_KEYS = ['attendee_count', 'code', 'ends_at', 'id', 'join_mode', 'name', 'starts_at', 'status', 'venue'];
 
 describe.each(backends)('events on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => client(server.url);
   const current = async (user: TestUser) => {
@@ -885,11 +881,7 @@ function throttled(reply: ApiResponse) {
 }
 
 describe('a rush at the doors, every phone behind one address', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   const venue = { 'x-forwarded-for': '203.0.113.7' };
   const api = () => client(server.url);
