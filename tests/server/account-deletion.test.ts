@@ -35,7 +35,7 @@ import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../hel
 import { type ApiResponse, client } from '../helpers/http';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
-import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -401,15 +401,11 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
 
 describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=test), a Stripe key set', () => {
   let stripe: FakeStripe;
-  let server: TestServer;
   beforeAll(async () => {
     stripe = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ config: { checkoutMode: 'test', stripe: stripeConfigFor(stripe) } });
   });
-  afterAll(async () => {
-    await server?.close();
-    await stripe?.close();
-  });
+  afterAll(() => stripe?.close());
+  const server = serverPerSuite(() => ({ config: { checkoutMode: 'test', stripe: stripeConfigFor(stripe) } }));
 
   it('ends the local subscription with the account and calls Stripe for nothing', async () => {
     const user = await makeUser(server);

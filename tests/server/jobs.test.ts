@@ -15,7 +15,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { createPostgresDatabase } from '../helpers/database';
-import { startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { serverPerSuite, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, POSTGRES_ADMIN_URL } from '../helpers/services';
 import { waitUntil } from '../helpers/socket';
 
@@ -262,11 +262,7 @@ describe.skipIf(!(await hasPostgres()))('table upkeep as the database\'s owner, 
 });
 
 describe('background jobs on the embedded database', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite();
 
   it('keeps one run of a job at a time in the one process that holds the database', async () => {
     const held = heldJob();

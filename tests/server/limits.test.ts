@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { loadConfig } from '../../server/config';
 import { clientNetwork, limitRules } from '../../server/lib/limits';
@@ -15,18 +15,14 @@ import { IMAGE_FIELDS } from '../../shared/schemas/users';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { connect } from '../helpers/socket';
 import { makePair, newClientId } from '../realtime/fixtures';
 
 const THROTTLED = /^Request was throttled\. Expected available in \d+ seconds\.$/;
 
 describe('per-user limits', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   const api = () => client(server.url);
   const rules = () => limitRules(server.config);
@@ -242,11 +238,7 @@ describe('the address a per-address limit counts', () => {
 });
 
 describe('body caps and text that shows nothing', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   const api = () => client(server.url);
   const INVISIBLE = [

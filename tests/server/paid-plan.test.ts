@@ -28,7 +28,7 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
 
 type Response = 'like' | 'dislike' | 'skip';
@@ -64,11 +64,7 @@ const ids = (body: { results: Array<{ id: number }> }) => body.results.map((card
 const noDates = { trial_ends_at: null, renews_at: null, ends_at: null };
 
 describe.each(backends)('what the paid plan buys, with the local test checkout, on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
 
   const api = () => planApi(server);
 
@@ -556,14 +552,10 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 });
 
 describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (backend) => {
-  let server: TestServer;
   // Above the per-minute limit on reactions, which these tests would otherwise meet first; its own test
   // below shows that it still holds for subscribers.
   const REACTIONS_PER_MINUTE = 300;
-  beforeAll(async () => {
-    server = await startServer({ backend, config: { limits: { reaction: { max: REACTIONS_PER_MINUTE, windowMs: 60_000 } } } });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend, config: { limits: { reaction: { max: REACTIONS_PER_MINUTE, windowMs: 60_000 } } } });
 
   const api = () => planApi(server);
   const likesGiven = async (user: TestUser) =>
@@ -713,15 +705,11 @@ describe.each(backends)('the free plan’s likes per rolling 24 hours, on %s', (
 
 describe.each(backends)('the perks follow Stripe’s events at the webhook, on %s', (backend) => {
   let fake: FakeStripe;
-  let server: TestServer;
   beforeAll(async () => {
     fake = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ backend, config: { stripe: stripeConfigFor(fake) } });
   });
-  afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ backend, config: { stripe: stripeConfigFor(fake) } }));
 
   const api = () => planApi(server);
   const deliver = (event: unknown) => deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret);

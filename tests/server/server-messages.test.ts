@@ -1,23 +1,19 @@
 import net from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { likesGiven, users } from '../../server/db/schema';
 import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { languageOf, SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { makeCompletedUser, makeUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { rawRequest } from '../helpers/raw-http';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { connect, waitUntil } from '../helpers/socket';
 
 const SPANISH = { 'accept-language': 'es' };
 
 describe('server messages in the language the request asks for', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   it('writes field errors in Spanish for Accept-Language: es, and in English otherwise', async () => {
     const api = client(server.url);
