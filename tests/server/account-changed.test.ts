@@ -14,7 +14,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
-import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 
@@ -32,25 +32,23 @@ const changesIn = (events: Array<{ event: string }>) => events.filter(({ event }
 describe.each(backends)('account:changed from the test checkout, the e-mail link and Google, on %s', (backend) => {
   let smtp: TestSmtpServer;
   let google: FakeGoogle;
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
     google = await startFakeGoogle({ clientId: CLIENT_ID });
-    server = await startServer({
-      backend,
-      config: {
-        mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' },
-        google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
-      },
-    });
   });
   afterAll(async () => {
-    await server?.close();
     await smtp?.close();
     await google?.close();
   });
+  const server = serverPerSuite(() => ({
+    backend,
+    config: {
+      mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' },
+      google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
+    },
+  }));
 
   const socketOf = (user: { token: string }) => sockets.connect(server.url, user.token);
 
@@ -154,17 +152,13 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
 
 describe.each(backends)('account:changed from Stripe’s webhook, on %s', (backend) => {
   let fake: FakeStripe;
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
     fake = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ backend, config: { stripe: stripeConfigFor(fake) } });
   });
-  afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ backend, config: { stripe: stripeConfigFor(fake) } }));
 
   const deliver = async (event: unknown) => expect((await deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret)).status).toBe(200);
 

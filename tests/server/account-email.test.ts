@@ -14,7 +14,7 @@ import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { freePort } from '../helpers/ports';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 const MAIL_FROM = 'Eventmatch <no-reply@eventmatch.test>';
@@ -483,11 +483,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
 });
 
 describe.each(backends)('reset requests per address, on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ backend });
 
   it('throttles reset requests: 20 an hour per IP, across e-mails', async () => {
     const api = client(server.url);
@@ -507,12 +503,8 @@ describe.each(backends)('reset requests per address, on %s', (backend) => {
 });
 
 describe('the embedded default: no SMTP_URL', () => {
-  let server: TestServer;
   const logs: string[] = [];
-  beforeAll(async () => {
-    server = await startServer({ logger: loggerInto(logs, 'info') });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ logger: loggerInto(logs, 'info') });
 
   it('writes each message as an .eml file into DATA_DIR/outbox/ and logs its link', async () => {
     const user = await makeUser(server);
@@ -567,18 +559,14 @@ describe('the embedded default: no SMTP_URL', () => {
 
 describe.each(backends)('a reset clears the account’s login throttle, on %s', (backend) => {
   let smtp: TestSmtpServer;
-  let server: TestServer;
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startServer({
-      backend,
-      config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } },
-    });
   });
-  afterAll(async () => {
-    await server?.close();
-    await smtp?.close();
-  });
+  afterAll(() => smtp?.close());
+  const server = serverPerSuite(() => ({
+    backend,
+    config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } },
+  }));
 
   it('lets the owner in at once from an address their mistypes had throttled', async () => {
     const api = client(server.url);
@@ -646,11 +634,7 @@ describe('a new verification link while the mail server takes the connection and
 });
 
 describe('the account’s messages in Spanish', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite();
 
   it('answers in the language the request asks for', async () => {
     const api = client(server.url);

@@ -7,7 +7,7 @@ import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/g
 import { makeCompletedUser, makeUser, markEmailVerified } from '../helpers/factories';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 
 const LOGIN = '/api/auth/google/login/';
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
@@ -34,19 +34,14 @@ const usersWithEmail = (server: TestServer, email: string) =>
 
 describe.each(backends)('Google sign-in against a local fake of Google, on %s', (backend) => {
   let fake: FakeGoogle;
-  let server: TestServer;
-
   beforeAll(async () => {
     fake = await startFakeGoogle({ clientId: CLIENT_ID });
-    server = await startServer({
-      backend,
-      config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
-    });
   });
-  afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({
+    backend,
+    config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
+  }));
 
   const login = (body: unknown) => client(server.url).post(LOGIN, { json: body });
   const me = async (token: string) => (await client(server.url).get('/api/users/me/', { token })).body;
@@ -231,17 +226,13 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
 
 describe('Google sign-in without GOOGLE_CLIENT_ID', () => {
   let fake: FakeGoogle;
-  let server: TestServer;
   beforeAll(async () => {
     fake = await startFakeGoogle({ clientId: CLIENT_ID });
-    server = await startServer({
-      config: { google: { clientId: null, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
-    });
   });
-  afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({
+    config: { google: { clientId: null, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl } },
+  }));
 
   it('hides the buttons and takes no Google logins', async () => {
     expect((await client(server.url).get('/api/config/')).body).toMatchObject({ google_client_id: null });

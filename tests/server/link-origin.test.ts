@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite, startServer, type TestServer } from '../helpers/server';
 
 /** A JSON request to the server at 127.0.0.1, under the Host header given. */
 function requestAs(
@@ -111,18 +111,13 @@ describe('links made for a request, with PUBLIC_URL unset', () => {
 
 describe('links made for a request, with PUBLIC_URL set', () => {
   let smtp: TestSmtpServer;
-  let server: TestServer;
-
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startServer({
-      config: { publicUrl: 'https://party.example.com', mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } },
-    });
   });
-  afterAll(async () => {
-    await server?.close();
-    await smtp?.close();
-  });
+  afterAll(() => smtp?.close());
+  const server = serverPerSuite(() => ({
+    config: { publicUrl: 'https://party.example.com', mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } },
+  }));
 
   it('point at PUBLIC_URL whatever address the request came to', async () => {
     const organizer = await makeCompletedUser(server);

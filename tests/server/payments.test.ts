@@ -17,7 +17,7 @@ import {
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { endThroughTestPortal } from '../helpers/plan';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
@@ -46,16 +46,11 @@ const sessionsOf = (server: TestServer, userId: number) =>
 
 describe.each(backends)('Stripe checkout and webhook against a local fake of Stripe, on %s', (backend) => {
   let fake: FakeStripe;
-  let server: TestServer;
-
   beforeAll(async () => {
     fake = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ backend, config: { checkoutMode: 'stripe', stripe: stripeConfigFor(fake) } });
   });
-  afterAll(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ backend, config: { checkoutMode: 'stripe', stripe: stripeConfigFor(fake) } }));
 
   const deliver = (event: unknown, secret: string = WEBHOOK_SECRET) => deliverStripeEvent(server, event, secret);
 
@@ -715,14 +710,10 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
 describe.each(backends)('the local test checkout (no Stripe key, lookup keys set by environment), on %s', (backend) => {
   // STRIPE_LOOKUP_KEY_MONTHLY / _YEARLY as an operator would set them.
   const lookupKeys = { monthly: 'party_monthly_2027', yearly: 'party_yearly_2027' };
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({
-      backend,
-      config: { checkoutMode: 'test', stripe: { secretKey: null, webhookSecret: null, apiBase: null, lookupKeys } },
-    });
+  const server = serverPerSuite({
+    backend,
+    config: { checkoutMode: 'test', stripe: { secretKey: null, webhookSecret: null, apiBase: null, lookupKeys } },
   });
-  afterAll(() => server?.close());
 
   const testCheckout = (id: string, action = '') => `/api/payments/test-checkout/${id}/${action}`;
   /** A checkout started by the signed-in client: the id of the session its URL names. */
@@ -916,12 +907,8 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
  * person signed in, and only a request without a good token per address (both cut to 3 a minute here).
  */
 describe('checkout limits behind one address', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    const three = { max: 3, windowMs: 60_000 };
-    server = await startServer({ config: { checkoutMode: 'test', limits: { checkout: three, 'checkout:ip': three } } });
-  });
-  afterAll(() => server?.close());
+  const three = { max: 3, windowMs: 60_000 };
+  const server = serverPerSuite({ config: { checkoutMode: 'test', limits: { checkout: three, 'checkout:ip': three } } });
 
   const venue = { 'x-forwarded-for': '203.0.113.40' };
   const checkout = (token?: string) =>
@@ -955,11 +942,7 @@ describe('checkout limits behind one address', () => {
 });
 
 describe('checkout off (production without Stripe)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ config: { checkoutMode: loadConfig({ NODE_ENV: 'production' }).checkoutMode } });
-  });
-  afterAll(() => server?.close());
+  const server = serverPerSuite({ config: { checkoutMode: loadConfig({ NODE_ENV: 'production' }).checkoutMode } });
 
   it('tells the client, refuses every checkout with its code, and has no test checkout', async () => {
     const api = client(server.url);
