@@ -11,8 +11,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Real HTTP against a started server; JSON bodies are parsed, anything else is returned as text. */
-export function client(baseUrl: string) {
+/**
+ * Real HTTP against a started server; JSON bodies are parsed, anything else is returned as text.
+ * Given the server rather than its address, reads its `url` at each request: a suite's server
+ * (`serverPerSuite`) starts after the client is made.
+ */
+export function client(server: string | { url: string }) {
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Token ${options.token}`;
@@ -21,7 +25,7 @@ export function client(baseUrl: string) {
       headers['content-type'] ??= 'application/json';
       body = JSON.stringify(options.json);
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+    const response = await fetch(`${typeof server === 'string' ? server : server.url}${path}`, { method, headers, body, redirect: 'manual' });
     const text = await response.text();
     const type = response.headers.get('content-type') ?? '';
     return {

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, profiles, uploads, users } from '../../server/db/schema';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants';
 import { makeCompletedUser, type TestUser, validProfile } from '../helpers/factories';
 import { imageBytes } from '../helpers/images';
 import { rawRequest } from '../helpers/raw-http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 
 const MB = 1024 * 1024;
 
@@ -206,7 +206,7 @@ const isEnvelope = (body: unknown) => {
 };
 
 describe.each(backends)('hostile input on %s', (backend) => {
-  let server: TestServer;
+  const server = serverPerSuite({ backend });
   let user: TestUser;
 
   /** Everything stored that a request could change. Activity times move on any request and are left out. */
@@ -247,12 +247,10 @@ describe.each(backends)('hostile input on %s', (backend) => {
   }
 
   beforeAll(async () => {
-    server = await startServer({ backend });
     // Someone with a complete profile and an upload, so that there is data to damage.
     user = await makeCompletedUser(server, { name: 'Target' });
     await makeCompletedUser(server, { name: 'Bystander' });
   });
-  afterAll(() => server.close());
 
   it.each(rows)('%s → 4xx in the envelope, nothing stored changes', async (_name, make, expected) => {
     const before = await snapshot();

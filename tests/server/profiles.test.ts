@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
 import { sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from '../../server/features/media/service';
 import { saveProfile } from '../../server/features/users/service';
@@ -10,7 +10,7 @@ import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfi
 import { type ApiResponse, type Client, client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { racesOnPostgres } from '../helpers/lock-holder';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 const DATE_OF_BIRTH_REQUIRED = 'Please select a date of birth';
@@ -42,13 +42,8 @@ async function upload(server: TestServer, token: string) {
 }
 
 describe.each(backends)('profiles on %s', (backend) => {
-  let server: TestServer;
-  let api: Client;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-    api = client(server.url);
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
+  const api = client(server);
 
   describe('own profile', () => {
     it('starts with the first name, nulls, no genders and ages 18–50', async () => {

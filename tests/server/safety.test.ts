@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_SNAPSHOT_MESSAGES } from '../../shared/constants';
 import type { EndedChat } from '../../shared/schemas/safety';
 import { rowsOf } from '../../server/db/client';
@@ -23,7 +23,7 @@ import { makeEvent } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { racesOnPostgres } from '../helpers/lock-holder';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer } from '../helpers/server';
 import { connect, record, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair } from '../realtime/fixtures';
 import { hasPostgres } from '../helpers/services';
@@ -53,13 +53,11 @@ interface Scene {
 }
 
 describe.each(backends)('safety on %s', (backend) => {
-  let server: TestServer;
+  const server = serverPerSuite({ backend });
   let moderator: TestUser;
   beforeAll(async () => {
-    server = await startServer({ backend });
     moderator = await makeModerator(server);
   });
-  afterAll(() => server.close());
 
   const api = () => client(server.url);
   const as = (user: TestUser | null) => (user ? { token: user.token } : {});

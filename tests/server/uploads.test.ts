@@ -4,7 +4,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { profiles, uploads } from '../../server/db/schema';
 import { ORPHAN_GRACE_MS } from '../../server/features/media/orphans';
 import { newMediaKey } from '../../server/features/media/store';
@@ -12,12 +12,12 @@ import { runJob } from '../../server/jobs';
 import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { MAX_UPLOAD_BYTES } from '../../shared/constants';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
-import { type Client, client } from '../helpers/http';
+import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { rawRequest } from '../helpers/raw-http';
 import { makeModerator } from '../helpers/safety';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
@@ -57,19 +57,16 @@ const TIFF = () => sharp({ create: { width: 8, height: 8, channels: 3, backgroun
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
 
 describe.each(backends)('uploads on %s', (backend) => {
-  let server: TestServer;
-  let api: Client;
+  const server = serverPerSuite({ backend });
+  const api = client(server);
   let user: TestUser;
   const mediaDir = () => path.join(server.config.dataDir, 'media');
   const storedFiles = async () => (existsSync(mediaDir()) ? (await readdir(mediaDir())).sort() : []);
   const uploadRows = () => server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id));
 
   beforeAll(async () => {
-    server = await startServer({ backend });
-    api = client(server.url);
     user = await makeUser(server);
   });
-  afterAll(() => server.close());
 
   async function send(bytes: Buffer, name: string, type: string, field = 'file', token: string | null = user.token, language = 'en') {
     const form = new FormData();
@@ -410,13 +407,11 @@ describe.each(backends)('uploads on %s', (backend) => {
 
 describe('smaller copies past an address’s allowance', () => {
   const COPIES_A_MINUTE = 2;
-  let server: TestServer;
+  const server = serverPerSuite({ config: { limits: { 'media:copy:ip': { max: COPIES_A_MINUTE, windowMs: 60_000 } } } });
   let user: TestUser;
   beforeAll(async () => {
-    server = await startServer({ config: { limits: { 'media:copy:ip': { max: COPIES_A_MINUTE, windowMs: 60_000 } } } });
     user = await makeUser(server);
   });
-  afterAll(() => server.close());
 
   async function upload(): Promise<string> {
     const form = new FormData();
