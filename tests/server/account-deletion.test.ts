@@ -35,7 +35,7 @@ import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../hel
 import { type ApiResponse, client } from '../helpers/http';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { imageBytes } from '../helpers/images';
-import { backends, loggerInto, serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite, startServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { makeModerator } from '../helpers/safety';
 import { connect, waitFor, waitForDisconnect } from '../helpers/socket';
@@ -43,18 +43,14 @@ import { match } from '../realtime/fixtures';
 
 describe.each(backends)('deleting one’s account on %s', (backend) => {
   let stripe: FakeStripe;
-  let server: TestServer;
   /** What the server warned about, one JSON line each. */
   const warnings: string[] = [];
 
   beforeAll(async () => {
     stripe = await startFakeStripe(TEST_STRIPE);
-    server = await startServer({ backend, config: { stripe: stripeConfigFor(stripe) }, logger: loggerInto(warnings, 'warn') });
   });
-  afterAll(async () => {
-    await server?.close();
-    await stripe?.close();
-  });
+  afterAll(() => stripe?.close());
+  const server = serverPerSuite(() => ({ backend, config: { stripe: stripeConfigFor(stripe) }, logger: loggerInto(warnings, 'warn') }));
 
   const api = () => client(server.url);
   const remove = (token: string | undefined, json: unknown) => api().delete('/api/users/me/', { token, json });

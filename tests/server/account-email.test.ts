@@ -35,26 +35,24 @@ function registration(email: string, pass = password()) {
 describe.each(backends)('verified e-mail and password reset over real SMTP, on %s', (backend) => {
   let smtp: TestSmtpServer;
   let google: FakeGoogle;
-  let server: TestServer;
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
     google = await startFakeGoogle({ clientId: CLIENT_ID });
-    server = await startServer({
-      backend,
-      config: {
-        mail: { smtpUrl: smtp.url, from: MAIL_FROM },
-        google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
-        // The reset throttles get a test of their own below; these tests make many accounts from one address.
-        limits: { 'register:ip': { max: 10_000, windowMs: 60_000 }, 'password-reset:ip': { max: 10_000, windowMs: 60_000 } },
-      },
-    });
   });
   afterAll(async () => {
-    await server?.close();
     await smtp?.close();
     await google?.close();
   });
+  const server = serverPerSuite(() => ({
+    backend,
+    config: {
+      mail: { smtpUrl: smtp.url, from: MAIL_FROM },
+      google: { clientId: CLIENT_ID, userInfoUrl: google.userInfoUrl, tokenInfoUrl: google.tokenInfoUrl },
+      // The reset throttles get a test of their own below; these tests make many accounts from one address.
+      limits: { 'register:ip': { max: 10_000, windowMs: 60_000 }, 'password-reset:ip': { max: 10_000, windowMs: 60_000 } },
+    },
+  }));
 
   const api = () => client(server.url);
   const me = (token: string) => api().get('/api/users/me/', { token });

@@ -8,7 +8,7 @@ import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/p
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { match } from '../realtime/fixtures';
 import { waitUntil } from '../helpers/socket';
 
@@ -98,19 +98,15 @@ describe.each(backends)('first-party analytics events on %s', (backend) => {
 
 describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
   let posthog: FakePostHog;
-  let server: TestServer;
   beforeAll(async () => {
     posthog = await startFakePostHog();
-    server = await startServer({
-      config: {
-        posthog: posthog.appConfig,
-      },
-    });
   });
-  afterAll(async () => {
-    await server?.close();
-    await posthog?.close();
-  });
+  afterAll(() => posthog?.close());
+  const server = serverPerSuite(() => ({
+    config: {
+      posthog: posthog.appConfig,
+    },
+  }));
 
   it('sends the same events keyed by the user id only: no e-mail, no name, no address', async () => {
     const user = await makeUser(server, { firstName: 'Zelda' });

@@ -5,8 +5,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, users } from '../../server/db/schema';
 import { makeUser } from '../helpers/factories';
-import { type Client, client } from '../helpers/http';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { client } from '../helpers/http';
+import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 
 const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
@@ -30,13 +30,8 @@ const tokensOf = (server: TestServer, userId: number) =>
   server.app.db.select().from(authTokens).where(eq(authTokens.userId, userId));
 
 describe.each(backends)('accounts on %s', (backend) => {
-  let server: TestServer;
-  let api: Client;
-  beforeAll(async () => {
-    server = await startServer({ backend });
-    api = client(server.url);
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend });
+  const api = client(server);
 
   describe('register', () => {
     it('creates the account, stores the e-mail lower-case and the password as an argon2id hash', async () => {
@@ -271,13 +266,8 @@ describe.each(backends)('accounts on %s', (backend) => {
 describe.each(backends)("a token's trust on %s", (backend) => {
   // Short, so that a test sees several trusts go by; 10 s in the app.
   const TRUST_MS = 600;
-  let server: TestServer;
-  let api: Client;
-  beforeAll(async () => {
-    server = await startServer({ backend, config: { tokenTrustMs: TRUST_MS } });
-    api = client(server.url);
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend, config: { tokenTrustMs: TRUST_MS } });
+  const api = client(server);
 
   it('keeps a token in steady use working across many trusts, each read again and vouched for', async () => {
     const user = await makeUser(server);
@@ -318,18 +308,13 @@ describe.each(backends)("a token's trust on %s", (backend) => {
 describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', () => {
   // Due for its read 1.0–1.4 s into a 2 s trust.
   const TRUST_MS = 2_000;
-  let server: TestServer;
-  let api: Client;
+  const server = serverPerSuite({ backend: 'postgres', config: { tokenTrustMs: TRUST_MS } });
+  const api = client(server);
   let observer: postgres.Sql;
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres', config: { tokenTrustMs: TRUST_MS } });
-    api = client(server.url);
+  beforeAll(() => {
     observer = postgres(server.config.databaseUrl!, { max: 1, onnotice: () => {} });
   });
-  afterAll(async () => {
-    await observer.end();
-    await server.close();
-  });
+  afterAll(() => observer.end());
 
   /** Holds every read of a token (an exclusive lock on the table) until `release()`. */
   async function holdTokenReads() {
@@ -399,13 +384,8 @@ describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', (
 });
 
 describe.each(backends)('login throttling on %s', (backend) => {
-  let server: TestServer;
-  let api: Client;
-  beforeAll(async () => {
-    server = await startServer({ backend, config: { loginThrottle: { perIp: 5, perAccount: 2, windowMs: 60_000 } } });
-    api = client(server.url);
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend, config: { loginThrottle: { perIp: 5, perAccount: 2, windowMs: 60_000 } } });
+  const api = client(server);
 
   let ipCounter = 0;
   // trustProxy is on: the client address is the one X-Forwarded-For names.
@@ -494,12 +474,8 @@ describe.each(backends)('login throttling on %s', (backend) => {
 });
 
 describe.each(backends)('X-Forwarded-For from an untrusted address on %s', (backend) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // Only 10.9.9.9 may speak for clients: this test connects from 127.0.0.1, a client like any other.
-    server = await startServer({ backend, config: { trustProxy: '10.9.9.9', loginThrottle: { perIp: 3, perAccount: 100, windowMs: 60_000 } } });
-  });
-  afterAll(() => server.close());
+  // Only 10.9.9.9 may speak for clients: this test connects from 127.0.0.1, a client like any other.
+  const server = serverPerSuite({ backend, config: { trustProxy: '10.9.9.9', loginThrottle: { perIp: 3, perAccount: 100, windowMs: 60_000 } } });
 
   it('cannot dodge the per-IP throttle by naming a new address each time', async () => {
     const api = client(server.url);

@@ -3,13 +3,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 
 /** Say, the theme's script, which must run before the first paint. */
 const INLINE_SCRIPT = "\n  document.documentElement.dataset.theme = 'dark';\n";
 
 describe('the built client, served beside the API', () => {
-  let server: TestServer;
   let clientDir: string;
   beforeAll(async () => {
     clientDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-client-'));
@@ -17,12 +16,9 @@ describe('the built client, served beside the API', () => {
     await writeFile(path.join(clientDir, 'index.html'), `<!doctype html><title>Eventmatch</title><script>${INLINE_SCRIPT}</script>`);
     await writeFile(path.join(clientDir, 'assets', 'app-1a2b3c.js'), 'console.log(1)');
     await writeFile(path.join(clientDir, 'robots.txt'), 'User-agent: *\nDisallow: /app/\n');
-    server = await startServer({ config: { clientDir } });
   });
-  afterAll(async () => {
-    await server.close();
-    await rm(clientDir, { recursive: true, force: true });
-  });
+  afterAll(() => rm(clientDir, { recursive: true, force: true }));
+  const server = serverPerSuite(() => ({ config: { clientDir } }));
 
   it('answers a deep link with the app, a built file with itself, cached for a year', async () => {
     const page = await fetch(`${server.url}/app/chat/12`);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { EVENT_ERRORS } from '../../shared/schemas/events';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
@@ -20,7 +20,7 @@ import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { racesOnPostgres } from '../helpers/lock-holder';
-import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 
@@ -827,19 +827,15 @@ describe.each(backends)('events on %s', (backend) => {
 });
 
 describe('public lookups are throttled per address', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({
-      config: {
-        limits: {
-          'event:lookup': { max: 3, windowMs: 60_000 },
-          'event:lookup:ip': { max: 3, windowMs: 60_000 },
-          'event:pass:ip': { max: 2, windowMs: 60_000 },
-        },
+  const server = serverPerSuite({
+    config: {
+      limits: {
+        'event:lookup': { max: 3, windowMs: 60_000 },
+        'event:lookup:ip': { max: 3, windowMs: 60_000 },
+        'event:pass:ip': { max: 2, windowMs: 60_000 },
       },
-    });
+    },
   });
-  afterAll(() => server.close());
 
   it('answers 429 with Retry-After past the limit, per person signed in, per address otherwise', async () => {
     const api = client(server.url);
@@ -935,16 +931,12 @@ describe('a rush at the doors, every phone behind one address', () => {
  * (account, address) as in production, 10.
  */
 describe('signing up and in at the door, every phone behind one address', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({
-      config: {
-        loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 },
-        limits: { 'login:event': { max: 200, windowMs: 60_000 }, 'register:event': { max: 200, windowMs: 60_000 } },
-      },
-    });
+  const server = serverPerSuite({
+    config: {
+      loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 },
+      limits: { 'login:event': { max: 200, windowMs: 60_000 }, 'register:event': { max: 200, windowMs: 60_000 } },
+    },
   });
-  afterAll(() => server.close());
 
   const api = () => client(server.url);
   let venues = 0;
@@ -1050,13 +1042,9 @@ describe('signing up and in at the door, every phone behind one address', () => 
 
 /** The door's budget is a limit too, each event's its own (scaled down: 5 a minute, 3 per address), past which a pass is as none. */
 describe('the door\'s budget per event', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({
-      config: { loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 }, limits: { 'register:event': { max: 5, windowMs: 60_000 } } },
-    });
+  const server = serverPerSuite({
+    config: { loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 }, limits: { 'register:event': { max: 5, windowMs: 60_000 } } },
   });
-  afterAll(() => server.close());
 
   it('leaves a pass past it its address\'s allowance, then 429 with Retry-After; other events\' budgets are their own', async () => {
     const api = client(server.url);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
-import { serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite, type TestServer } from '../helpers/server';
 
 /** A JSON request to the server at 127.0.0.1, under the Host header given. */
 function requestAs(
@@ -52,23 +52,21 @@ async function nextResetLink(smtp: TestSmtpServer, email: string): Promise<strin
 
 describe('links made for a request, with PUBLIC_URL unset', () => {
   let smtp: TestSmtpServer;
-  let server: TestServer;
   let organizer: TestUser;
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startServer({
-      config: {
-        mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' },
-        // One account asks for many resets here; the throttles have tests of their own.
-        limits: { 'password-reset:email': { max: 100, windowMs: 60_000 }, 'password-reset:ip': { max: 100, windowMs: 60_000 } },
-      },
-    });
-    organizer = await makeCompletedUser(server);
   });
-  afterAll(async () => {
-    await server?.close();
-    await smtp?.close();
+  afterAll(() => smtp?.close());
+  const server = serverPerSuite(() => ({
+    config: {
+      mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' },
+      // One account asks for many resets here; the throttles have tests of their own.
+      limits: { 'password-reset:email': { max: 100, windowMs: 60_000 }, 'password-reset:ip': { max: 100, windowMs: 60_000 } },
+    },
+  }));
+  beforeAll(async () => {
+    organizer = await makeCompletedUser(server);
   });
 
   const resetMailThrough = async (host: string, headers: Record<string, string> = {}) => {

@@ -18,33 +18,28 @@ import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../hel
 import { client } from '../helpers/http';
 import { imageBytes, imageDataUri } from '../helpers/images';
 import { makeModerator } from '../helpers/safety';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { unzip } from '../helpers/zip';
 
 const UNAVAILABLE = { detail: 'Photos are unavailable right now. Please try again in a moment.' };
 
 describe('photos in an S3-compatible bucket', () => {
   let s3: FakeS3;
-  let server: TestServer;
-
   beforeAll(async () => {
     s3 = await startFakeS3();
-    server = await startServer({
-      config: {
-        s3: {
-          bucket: s3.bucket,
-          endpoint: s3.url,
-          region: 'eu-west-1',
-          forcePathStyle: true,
-          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-        },
+  });
+  afterAll(() => s3?.close());
+  const server = serverPerSuite(() => ({
+    config: {
+      s3: {
+        bucket: s3.bucket,
+        endpoint: s3.url,
+        region: 'eu-west-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
       },
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await s3?.close();
-  });
+    },
+  }));
   beforeEach(() => {
     s3.failing = false;
     s3.listPageSize = 1000;

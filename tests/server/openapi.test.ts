@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 
 interface Operation {
   summary?: string;
@@ -41,16 +41,14 @@ const openapiPath = (path: string, paths: Record<string, unknown>) => {
 };
 
 describe('the OpenAPI document generated from the routes', () => {
-  let server: TestServer;
+  const server = serverPerSuite();
   let spec: { openapi: string; paths: Record<string, Record<string, Operation>>; components?: unknown; security?: Array<Record<string, string[]>> };
 
   beforeAll(async () => {
-    server = await startServer();
     const response = await client(server.url).get('/api/docs/json');
     expect(response.status).toBe(200);
     spec = response.body;
   });
-  afterAll(() => server.close());
 
   it('is OpenAPI 3.1, and the browsable page is served beside it', async () => {
     expect(spec.openapi).toBe('3.1.0');

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeCompletedUser } from '../helpers/factories';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { connect } from '../helpers/socket';
 
 /** The time a request has to arrive whole, shortened from the 5 minutes of production. */
@@ -36,18 +36,14 @@ function trickledRequest(url: string, head: string, bodyBytes: number) {
 }
 
 describe('a request that takes too long to arrive', () => {
-  let server: TestServer;
   const logged: Array<{ level: number; msg: string }> = [];
-  beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, callback) {
-        logged.push(JSON.parse(String(chunk)));
-        callback();
-      },
-    });
-    server = await startServer({ config: { requestTimeoutMs: LIMIT_MS }, logger: { level: 'warn', stream } });
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      logged.push(JSON.parse(String(chunk)));
+      callback();
+    },
   });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ config: { requestTimeoutMs: LIMIT_MS }, logger: { level: 'warn', stream } });
 
   it('is answered 408 in the envelope, in its language, once its time is up', async () => {
     const host = new URL(server.url).host;
