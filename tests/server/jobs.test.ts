@@ -15,7 +15,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { createPostgresDatabase } from '../helpers/database';
-import { serverPerSuite, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, POSTGRES_ADMIN_URL } from '../helpers/services';
 import { waitUntil } from '../helpers/socket';
 
@@ -187,16 +187,14 @@ async function expectVacuumedAfter(app: TestServer['app'], change: () => Promise
 }
 
 describe.skipIf(!(await hasPostgres()))('table upkeep on PostgreSQL', () => {
-  let server: TestServer;
+  const server = serverPerSuite({ backend: 'postgres' });
   let launcherRuns = false;
   beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
     const [launcher] = rowsOf<{ running: boolean }>(
       await server.app.db.execute(sql`select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as running`),
     );
     launcherRuns = launcher?.running ?? false;
   });
-  afterAll(() => server?.close());
 
   /** Runs a statement on a connection of its own, whose statistics are flushed at once rather than when it idles. */
   const runFlushed = (statement: string) => async () => {
