@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import postgres from 'postgres';
 import { type Database, migratedMemorySnapshot, openDatabase } from '../../server/db/client';
 import { RUN_SNAPSHOT_DIR } from './memory-snapshot-setup';
@@ -194,6 +196,44 @@ export function memorySnapshot(): Promise<Blob> {
 /** A fresh in-memory database (PGlite), migrated. */
 export async function openMemoryDatabase(): Promise<Database> {
   return openDatabase({ databaseUrl: null, dataDir: '', inMemory: true, from: await memorySnapshot() });
+}
+
+/** This worker's migrated database on disk, in the run's folder (`writeMigratedDataDir`). */
+let migratedOnDisk: Promise<string> | undefined;
+
+/**
+ * The run's migrated database written into `dir`, an embedded database's folder (DATA_DIR/db) with
+ * none in it yet: a server started on it opens it as on a restart. A first start's initdb and
+ * migrations on disk took a test ~10 s of a core on a loaded machine; a first start is what
+ * tests/server/process.test.ts is about, and starts from nothing there. Each worker writes it once
+ * (PGlite loading the migrated in-memory database, a start of PostgreSQL) and copies its files for
+ * each test, which costs a fraction of that start.
+ */
+export async function writeMigratedDataDir(dir: string): Promise<void> {
+  const runDir = process.env[RUN_SNAPSHOT_DIR];
+  if (!runDir) return loadMigratedDataDir(dir);
+  // Watch mode empties the run's folder before a rerun.
+  if (migratedOnDisk && !existsSync(await migratedOnDisk)) migratedOnDisk = undefined;
+  if (!migratedOnDisk) {
+    const made = (async () => {
+      const source = await mkdtemp(path.join(runDir, 'migrated-db-'));
+      await loadMigratedDataDir(source);
+      return source;
+    })();
+    migratedOnDisk = made;
+    // A failure is the caller's; the next to ask tries again.
+    made.catch(() => {
+      if (migratedOnDisk === made) migratedOnDisk = undefined;
+    });
+  }
+  await cp(await migratedOnDisk, dir, { recursive: true });
+}
+
+/** The migrated in-memory database loaded into `dir` by PGlite, as its own files on disk. */
+async function loadMigratedDataDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const client = await PGlite.create({ fs: new NodeFS(dir), loadDataDir: await memorySnapshot() });
+  await client.close();
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
-import { createPostgresDatabase, openMemoryDatabase } from './database';
+import { createPostgresDatabase, openMemoryDatabase, writeMigratedDataDir } from './database';
 import { hasPostgres } from './services';
 
 export type Backend = 'pglite' | 'postgres';
@@ -46,7 +47,10 @@ export async function startServer(
     backend?: Backend;
     databaseUrl?: string;
     dataDir?: string;
-    /** PGlite in `dataDir/db` as the server opens it itself, instead of a memory one of the test's. */
+    /**
+     * PGlite in `dataDir/db` as the server opens it itself, instead of a memory one of the test's;
+     * started from a copy of the run's migrated database where there is none there yet (`writeMigratedDataDir`).
+     */
     onDisk?: boolean;
     config?: Partial<Config>;
     /** A logger of the test's own (to read what the server logs); silent by default. */
@@ -72,9 +76,11 @@ export async function startServer(
     ...(options.config?.stripe?.secretKey ? { checkoutMode: 'stripe' as const } : {}),
     ...options.config,
   };
+  const embedded = backend === 'pglite' && !config.databaseUrl;
+  const embeddedDir = path.join(dataDir, 'db');
+  if (embedded && options.onDisk && !existsSync(path.join(embeddedDir, 'PG_VERSION'))) await writeMigratedDataDir(embeddedDir);
   // PGlite in memory: nothing written under dataDir/db, and gone with the test.
-  const memory =
-    backend === 'pglite' && !config.databaseUrl && !options.onDisk ? await openMemoryDatabase() : undefined;
+  const memory = embedded && !options.onDisk ? await openMemoryDatabase() : undefined;
   const app = await buildApp(config, { logger: options.logger ?? false, database: memory });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
