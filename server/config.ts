@@ -60,6 +60,11 @@ export interface Config {
    * connection open does not hold it for ever (docs/operations.md, "Slow requests").
    */
   requestTimeoutMs: number;
+  /**
+   * How long `/readyz` waits for each check (2 s; tests shorten it): one that has not answered by
+   * then counts as failing, so that a hung database does not hang the probe.
+   */
+  readinessTimeoutMs: number;
   /** Rows of `limitRules` replaced (tests); see `server/lib/limits.ts`. */
   limits: Partial<Record<string, { max: number; windowMs: number }>>;
   /**
@@ -331,6 +336,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     tokenTrustMs: 10_000,
     requestTimeoutMs: 300_000,
+    readinessTimeoutMs: 2000,
     limits: {},
     limitMultiplier: Math.max(1, int(env, 'RATE_LIMIT_MULTIPLIER', 1)),
     eventCountIntervalMs: EVENT_COUNT_INTERVAL_MS,

@@ -302,7 +302,8 @@ describe('the served process (npm run build:server, then npm run serve)', () => 
 describe.each(backends)('readiness on %s', (backend) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ backend });
+    // The hung check below is waited out: half a second, not the default 2 s, on each backend.
+    server = await startServer({ backend, config: { readinessTimeoutMs: 500 } });
   });
   afterEach(() => {
     server.app.readinessChecks.delete('stuck');

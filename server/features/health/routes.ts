@@ -16,13 +16,11 @@ declare module 'fastify' {
   }
 }
 
-/** A check that has not answered by then counts as failing: a hung database must not hang /readyz. */
-export const READINESS_TIMEOUT_MS = 2000;
-
-function withTimeout(check: () => Promise<void>): Promise<void> {
+/** The check, failing if it has not answered in `timeoutMs` (`config.readinessTimeoutMs`). */
+function withTimeout(check: () => Promise<void>, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('readiness check timed out')), READINESS_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error('readiness check timed out')), timeoutMs);
   });
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
 }
@@ -35,7 +33,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       ['database', { check: () => app.db.execute(sql`select 1`).then(() => {}), required: true }],
       ...app.readinessChecks,
     ];
-    const results = await Promise.allSettled(all.map(([, { check }]) => withTimeout(check)));
+    const results = await Promise.allSettled(all.map(([, { check }]) => withTimeout(check, app.config.readinessTimeoutMs)));
     const checks: Record<string, 'ok' | 'failing'> = {};
     let ready = true;
     results.forEach((result, index) => {
