@@ -237,18 +237,37 @@ async function loadMigratedDataDir(dir: string): Promise<void> {
 }
 
 /**
- * The run's migrated in-memory database (tests/helpers/memory-snapshot-setup.ts): read if a process
- * of the run saved it already, else made and saved (under a name of its own until it is whole, so
- * that none reads it half-written). Two processes that ask at once both make it; outside a run of
- * vitest, each process makes its own.
+ * The run's migrated in-memory database (tests/helpers/memory-snapshot-setup.ts): the first process
+ * of the run to ask makes it (its `mkdir` is the lock, across the processes) and saves it, under a
+ * name of its own until it is whole, so that none reads it half-written; the others wait for it and
+ * read it. Two server workers that asked at once both made it, each ~25 s of a loaded core. A failure
+ * is said in a marker, and every process that waits fails with it. Outside a run of vitest, each
+ * process makes its own.
  */
 async function runSnapshot(): Promise<Blob> {
   const dir = process.env[RUN_SNAPSHOT_DIR];
   if (!dir) return migratedMemorySnapshot();
   const file = path.join(dir, 'migrated.tar');
-  const saved = await readFile(file).catch(() => null);
-  if (saved) return new Blob([saved]);
-  const made = await migratedMemorySnapshot();
+  const failed = path.join(dir, 'failed');
+  try {
+    await mkdir(path.join(dir, 'making'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    for (;;) {
+      const saved = await readFile(file).catch(() => null);
+      if (saved) return new Blob([saved]);
+      const said = await readFile(failed, 'utf8').catch(() => null);
+      if (said !== null) throw new Error(`the run's migrated database could not be made: ${said}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  let made: Blob;
+  try {
+    made = await migratedMemorySnapshot();
+  } catch (error) {
+    await writeFile(failed, String(error));
+    throw error;
+  }
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(partial, Buffer.from(await made.arrayBuffer()));
   await rename(partial, file);
