@@ -253,3 +253,9 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'error.nothingToUndo': 'No hay nada que deshacer.',
   'error.likesExhausted': 'Ya no te quedan likes por ahora.',
 };
+
+// The settings' and the safety dialogs' copy is only the signed-in app's too, and comes in this
+// module's chunk (client/lib/messages-settings.ts, messages-safety.ts): the service worker stores
+// every chunk once the app has opened, and one file compresses ~0.7 KB (gzip) smaller than three.
+export { esSettings } from './es-settings';
+export { esSafety } from './es-safety';
