@@ -100,6 +100,34 @@ function socketWithoutAnyListeners(): Plugin {
 }
 
 /**
+ * linkify-it's matcher carries methods the app never calls: its chat finds links with `match` alone
+ * (client/lib/links.ts). The build leaves `set`, `pretest`, `matchAtStart` and `tlds` out, ~0.2 KB
+ * (gzip), and stops if the module that uses the package names one (it would be undefined in the built
+ * app alone), or if the package no longer reads as expected.
+ */
+const linkifyUnusedMethods = ['set', 'pretest', 'matchAtStart', 'tlds'];
+function linkifyMatchOnly(): Plugin {
+  return {
+    name: 'linkify-it-match-only',
+    apply: 'build',
+    transform(code, id) {
+      if (/linkify-it[\\/]index\.mjs$/.test(id)) {
+        let trimmed = code;
+        for (const name of linkifyUnusedMethods) {
+          const next = trimmed.replace(new RegExp(`\\nLinkifyIt\\.prototype\\.${name} = function ${name} \\([^)]*\\) \\{\\n[\\s\\S]*?\\n\\}\\n`), '\n');
+          if (next === trimmed) throw new Error(`${id}: no method ${name} where expected, see vite.config.ts`);
+          trimmed = next;
+        }
+        return trimmed;
+      }
+      if (!/[\\/]client[\\/].+\.tsx?$/.test(id) || !code.includes('linkify-it')) return;
+      const named = linkifyUnusedMethods.find((name) => new RegExp(`\\.${name}\\(`).test(code));
+      if (named) throw new Error(`${id}: linkify-it's .${named} is left out of the build, see vite.config.ts`);
+    },
+  };
+}
+
+/**
  * @react-spring/web hands its string interpolator react-spring's table of ~150 CSS colour names, so
  * that a spring may go from "red" to "navy": ~1.7 KB (gzip) of the app's chunk. The app's springs move
  * numbers (the deck card's offset, and its turn and fade made from it), never a colour. Without the
@@ -278,6 +306,7 @@ export default defineConfig({
     react(),
     websocketOnly(),
     socketWithoutAnyListeners(),
+    linkifyMatchOnly(),
     springWithoutColorNames(),
     springElementsUsed(),
     springNumbersOnly(),
