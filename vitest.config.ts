@@ -9,8 +9,7 @@ import { PartiesSpread } from './tests/sequencer';
 const CLIENT_IN_PROCESSES = [
   'tests/client/catch-up-lists.test.ts',
   'tests/client/deck-undone-elsewhere.test.ts',
-  'tests/client/event-changed-toast.test.ts',
-  'tests/client/event-deleted-toast.test.ts',
+  'tests/client/event-toasts-organizer.test.ts',
   'tests/client/host-deleted-elsewhere.test.ts',
   'tests/client/likes-left-answers.test.ts',
   'tests/client/likes-left-elsewhere.test.ts',
