@@ -730,17 +730,27 @@ describe('Moderation', () => {
     });
   }
 
-  /** The moderation queue, open in the app's shell; the addresses it goes through. */
-  function openQueue() {
-    const { hook, history } = memoryLocation({ path: '/app/moderation/', record: true });
-    render(
-      <Router hook={hook}>
-        <AppShell>
-          <Moderation />
-        </AppShell>
-      </Router>,
-    );
+  /** Moderation open at `path`, in the app's shell with `shell`; the addresses it goes through. */
+  function openModeration(path: string, { shell = false } = {}) {
+    const { hook, history } = memoryLocation({ path, record: true });
+    render(<Router hook={hook}>{shell ? <AppShell><Moderation /></AppShell> : <Moderation />}</Router>);
     return history!;
+  }
+  /** The moderation queue, open in the app's shell. */
+  const openQueue = () => openModeration('/app/moderation/', { shell: true });
+  /** A report's page, open alone (in the app's shell with `shell`). */
+  const openReport = (id: number, options?: { shell?: boolean }) => openModeration(`/app/moderation/reports/${id}/`, options);
+
+  /**
+   * The server fails (503) the requests `fails` picks, as in a deploy or an outage; every other one still
+   * reaches it. Answers the fetch that reaches it, to put back.
+   */
+  function serverFails(fails: (url: string) => boolean) {
+    const reachesServer = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
+      fails(String(input)) ? Promise.resolve(Response.json({ detail: 'Internal server error.' }, { status: 503 })) : reachesServer(input, init),
+    );
+    return reachesServer;
   }
 
   it('lists open reports oldest first, opens one with its transcript, and dismisses it with a note', async () => {
@@ -834,16 +844,11 @@ describe('Moderation', () => {
     expect([decided.status, alongside.status]).toEqual([201, 201]);
     await api().post(`/api/moderation/reports/${decided.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
     await signInAsModerator();
-    const { hook, history } = memoryLocation({ path: `/app/moderation/reports/${alongside.body.id}/`, record: true });
-    render(
-      <Router hook={hook}>
-        <Moderation />
-      </Router>,
-    );
+    const history = openReport(alongside.body.id);
     await screen.findByRole('heading', { name: en['safety.reason.other'] });
     const link = screen.getByRole('link', { name: format(en['moderation.resolvedWith'], { id: decided.body.id }) });
     fireEvent.click(link);
-    expect(history!.at(-1)).toBe(`/app/moderation/reports/${decided.body.id}/`);
+    expect(history.at(-1)).toBe(`/app/moderation/reports/${decided.body.id}/`);
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     // The report the ban was decided on names none.
     expect(screen.queryByRole('link', { name: /#\d/ })).toBeNull();
@@ -905,12 +910,9 @@ describe('Moderation', () => {
     await signInAsModerator();
     openQueue();
     await waitFor(() => expect(document.querySelectorAll('.report-row').length).toBeGreaterThan(0));
-    // Back in view, the server fails the queue's read (a deploy, an outage); everything else still reaches it.
-    const reachesServer = globalThis.fetch;
+    // Back in view, the server fails the queue's read.
     const isQueue = (input: RequestInfo | URL) => String(input).includes('/api/moderation/reports/?');
-    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
-      isQueue(input) ? Promise.resolve(Response.json({ detail: 'Internal server error.' }, { status: 503 })) : reachesServer(input, init),
-    );
+    const reachesServer = serverFails(isQueue);
     act(() => comeBack());
     expect((await screen.findByRole('alert')).textContent).toBe(en['error.generic']);
     expect(screen.queryByRole('button', { name: en['moderation.more'] })).toBeNull();
@@ -932,13 +934,7 @@ describe('Moderation', () => {
     await signInAsModerator();
     // A moderator whose e-mail is not confirmed yet: the reminder is above the report.
     useSession.setState((state) => ({ user: { ...state.user!, email_verified: false } }));
-    render(
-      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
-        <AppShell>
-          <Moderation />
-        </AppShell>
-      </Router>,
-    );
+    openReport(reported.body.id, { shell: true });
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     screen.getByRole('region', { name: en['app.verifyTitle'] });
     // One "Dismiss" for a screen reader, the decision's; the reminder's × says what it hides.
@@ -953,11 +949,7 @@ describe('Moderation', () => {
     const { me, other } = await matchedPair(['Lia', 'Max']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
     await signInAsModerator();
-    render(
-      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
-        <Moderation />
-      </Router>,
-    );
+    openReport(reported.body.id);
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
     screen.getByRole('dialog', { name: 'Ban Max?' });
@@ -974,26 +966,18 @@ describe('Moderation', () => {
     const { me, other } = await matchedPair(['Ona', 'Pau']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
     await signInAsModerator();
-    const { hook, history } = memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/`, record: true });
-    render(
-      <Router hook={hook}>
-        <Moderation />
-      </Router>,
-    );
+    const history = openReport(reported.body.id);
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
-    // The server fails the decision (a deploy, an outage); everything else still reaches it.
-    const reachesServer = globalThis.fetch;
-    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
-      String(input).includes('/resolve/') ? Promise.resolve(Response.json({ detail: 'Internal server error.' }, { status: 503 })) : reachesServer(input, init),
-    );
+    // The server fails the decision.
+    const reachesServer = serverFails((url) => url.includes('/resolve/'));
     fireEvent.click(screen.getAllByRole('button', { name: en['moderation.ban'] }).at(-1)!);
     const confirm = screen.getByRole('dialog', { name: 'Ban Pau?' });
     expect((await within(confirm).findByRole('alert')).textContent).toBe(en['error.generic']);
     // Another try from the same sheet goes through.
     vi.stubGlobal('fetch', reachesServer);
     fireEvent.click(within(confirm).getByRole('button', { name: en['moderation.ban'] }));
-    await waitFor(() => expect(history!.at(-1)).toBe('/app/moderation/'));
+    await waitFor(() => expect(history.at(-1)).toBe('/app/moderation/'));
     expect((await api().get(`/api/moderation/reports/${reported.body.id}/`, { token: moderator.token })).body).toMatchObject({ status: 'resolved', resolution: 'ban' });
   });
 
@@ -1001,11 +985,7 @@ describe('Moderation', () => {
     const { me, other } = await matchedPair(['Gia', 'Hal']);
     const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
     await signInAsModerator();
-    render(
-      <Router hook={memoryLocation({ path: `/app/moderation/reports/${reported.body.id}/` }).hook}>
-        <Moderation />
-      </Router>,
-    );
+    openReport(reported.body.id);
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     const colleague = await makeModerator(server);
     await api().post(`/api/moderation/reports/${reported.body.id}/resolve/`, { token: colleague.token, json: { action: 'dismiss', note: 'Handled.' } });
