@@ -5,15 +5,13 @@
  * the next load. A list never opened is not asked for. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
+import { closeTab, connectTab, fetchFrom, offlineWhile, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
-import { socketOrigin } from '../helpers/tab-socket';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
-const { useConnection } = await import('../../client/lib/socket');
 const { useLikes } = await import('../../client/stores/likes');
 const { useSafety } = await import('../../client/stores/safety');
 
@@ -25,15 +23,6 @@ afterAll(() => server?.close());
 afterEach(closeTab);
 
 const api = () => client(server.url);
-
-/** The connection lost, `meanwhile` done elsewhere, and the connection back. */
-async function offlineWhile(meanwhile: () => Promise<void>) {
-  socketOrigin.socket!.disconnect();
-  await vi.waitFor(() => expect(useConnection.getState().lost).toBe(true));
-  await meanwhile();
-  socketOrigin.socket!.connect();
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
-}
 
 it('reads "likes you" and the blocked again at a reconnect where they are held', async () => {
   fetchFrom(server);

@@ -8,15 +8,13 @@
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
-import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
+import { closeTab, connectTab, fetchFrom, offlineWhile, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
-import { socketOrigin } from '../helpers/tab-socket';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
-const { useConnection } = await import('../../client/lib/socket');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { usePlan } = await import('../../client/stores/plan');
@@ -141,15 +139,6 @@ it('on the free plan, offers nothing once a like on another phone made a match: 
   expect((await react(liker, 'like')).body.match).toBe(true);
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });
-
-/** The connection lost, `meanwhile` done elsewhere, and the connection back. */
-async function offlineWhile(meanwhile: () => Promise<void>) {
-  socketOrigin.socket!.disconnect();
-  await vi.waitFor(() => expect(useConnection.getState().lost).toBe(true));
-  await meanwhile();
-  socketOrigin.socket!.connect();
-  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
-}
 
 it('on the free plan, offers at a reconnect the latest decision made on another phone meanwhile', async () => {
   fetchFrom(server);

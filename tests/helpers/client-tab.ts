@@ -49,6 +49,15 @@ export async function connectTab(token: string) {
   await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
 }
 
+/** The tab's connection lost, `meanwhile` done elsewhere, and the connection back. */
+export async function offlineWhile(meanwhile: () => Promise<void>) {
+  socketOrigin.socket!.disconnect();
+  await vi.waitFor(() => expect(useConnection.getState().lost).toBe(true));
+  await meanwhile();
+  socketOrigin.socket!.connect();
+  await vi.waitFor(() => expect(useConnection.getState().connected).toBe(true), { timeout: 5000 });
+}
+
 /** After each test: the socket closed, signed out, `fetch` and the tab's storage as they were. */
 export function closeTab() {
   stopRealtime();
