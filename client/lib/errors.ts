@@ -68,6 +68,15 @@ interface Said {
  * cannot be, none show rather than lines of the other language. A form that moves the focus to its
  * first error does it after a submit, not when its errors are said again.
  */
+/**
+ * For `useFieldErrors`' setter: what was said of `field` goes, the others' stays (the field changed
+ * since, and it no longer holds).
+ */
+export const withoutError =
+  (field: string) =>
+  ({ [field]: _, ...others }: FieldErrors): FieldErrors =>
+    others;
+
 export function useFieldErrors() {
   const language = useLanguage((state) => state.language);
   const [said, setSaid] = useState<Said>({ language, errors: NO_ERRORS });

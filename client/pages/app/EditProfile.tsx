@@ -15,7 +15,7 @@ import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { ApiError, logFailure, ValidationError } from '../../lib/api';
 import { phoneTimeZone } from '../../lib/dates';
-import { errorMessage, useFieldErrors } from '../../lib/errors';
+import { errorMessage, useFieldErrors, withoutError } from '../../lib/errors';
 import { allowedWithIncompleteProfile } from '../../lib/gating';
 import { getPendingJoin } from '../../lib/pending-join';
 import { useT, useTi } from '../../lib/i18n';
@@ -151,7 +151,7 @@ export function EditProfile() {
     if (!hasPhoto || photoToast.current === null) return;
     toast.dismiss(photoToast.current);
     photoToast.current = null;
-    setErrors(({ image: _, ...others }) => others);
+    setErrors(withoutError('image'));
   }, [hasPhoto]);
   useEffect(() => {
     if (!dirty && !incomplete) return;
@@ -208,7 +208,7 @@ export function EditProfile() {
   /** A field's change; what was said of it (a refused save) goes with its old value. */
   const set = <K extends keyof Form>(key: K, value: Form[K]) => {
     setForm((current) => (current ? { ...current, [key]: value } : current));
-    setErrors(({ [key]: _, ...others }) => others);
+    setErrors(withoutError(key));
   };
 
   async function submit(event: FormEvent) {

@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, JOIN_MODES, type JoinModeName } from '../../../shared/constants';
 import type { EventInputBody, EventUpdate, PublicEvent } from '../../../shared/schemas/events';
 import { FieldErrors } from '../../components/AuthLayout';
-import { formErrors, useFieldErrors } from '../../lib/errors';
+import { formErrors, useFieldErrors, withoutError } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
 
@@ -141,7 +141,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       onChange={(event) => {
         // The control changed, which the event bubbles from (not the form, as React types it).
         const name = (event.target as Element).getAttribute('name');
-        if (name && errors[name]) setErrors(({ [name]: _, ...others }) => others);
+        if (name && errors[name]) setErrors(withoutError(name));
       }}
       noValidate
     >
@@ -173,7 +173,7 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
               const startsAt = event.target.value;
               setTimes((was) => ({ starts_at: startsAt, ends_at: movedWith(was.ends_at, was.starts_at, startsAt) }));
               // The end moved with it: what was said of the end was said of another time.
-              if (errors.ends_at) setErrors(({ ends_at: _, ...others }) => others);
+              if (errors.ends_at) setErrors(withoutError('ends_at'));
             }}
             aria-invalid={Boolean(errors.starts_at)}
             aria-describedby={startLocked ? 'starts-help starts-error' : 'starts-error'}
