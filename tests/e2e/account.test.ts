@@ -15,7 +15,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { makeModerator } from '../helpers/safety';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdAnswers, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -137,12 +137,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
 
     // The app opened again, the server slow to say who is signed in: the device keeps the user as the
     // link's page read them, verified, and no banner comes before the answer to go with it.
-    let answer = () => {};
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    await page.route('**/api/users/me/', async (route) => {
-      await held;
-      await route.continue().catch(() => {});
-    });
+    const answer = await holdAnswers(page, '**/api/users/me/');
     await page.reload();
     await page.locator('.bottom-nav').waitFor();
     expect(await page.locator('.verify-banner').count()).toBe(0);

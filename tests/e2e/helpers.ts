@@ -202,6 +202,19 @@ export function opening() {
 }
 
 /**
+ * A slow server: its answers to the requests `url` matches, on a page or a whole context, held until
+ * the function this resolves to is called.
+ */
+export async function holdAnswers(target: Page | BrowserContext, url: string | RegExp) {
+  const gate = opening();
+  await target.route(url, async (route) => {
+    await gate.promise;
+    await route.continue().catch(() => {});
+  });
+  return gate.open;
+}
+
+/**
  * A slow network for the tab's socket: what the server says goes through (its hello); what the tab
  * says, its handshake first, waits until the gate `gate()` gives (asked at each new connection) opens.
  */

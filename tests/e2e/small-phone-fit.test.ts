@@ -15,7 +15,7 @@ import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, markEmailVerified, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdAnswers, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -275,12 +275,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
 
     // The page opens before the server has said who is signed in, and where they are: both held
     // until it has painted.
-    let answer = () => {};
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    await context.route(/\/api\/(users\/me|events\/current)\/$/, async (route) => {
-      await held;
-      await route.continue().catch(() => {});
-    });
+    const answer = await holdAnswers(context, /\/api\/(users\/me|events\/current)\/$/);
     await watchLayoutShift(context);
     await page.reload();
     // Drawn as it is before the answers: in the DOM is not yet on the screen (nor is a shift yet a shift).
@@ -315,12 +310,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     expect(await banner.count()).toBe(banners);
 
     // Who is signed in, held until the page has painted.
-    let answer = () => {};
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    await context.route('**/api/users/me/', async (route) => {
-      await held;
-      await route.continue().catch(() => {});
-    });
+    const answer = await holdAnswers(context, '**/api/users/me/');
     await watchLayoutShift(context);
     await page.reload();
     await page.getByText(es['events.mine.empty']).waitFor();
