@@ -3,12 +3,13 @@
  * Without /usr/bin/chromium the e2e tests skip with a loud warning; under CI=true they fail instead.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { DECK_MATCH_OVERLAY_MS } from '../../shared/constants';
+import { makeOncePerRun } from '../helpers/once-per-run';
 import { RUN_BUILD_DIR } from './global-setup';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -109,30 +110,10 @@ export async function buildClient(): Promise<string> {
   return outDir;
 }
 
-/**
- * The run's build: the first suite to ask makes it (its `mkdir` is the lock, across the workers),
- * the others wait for its marker. A failed build says so in the marker, and every suite fails with it.
- */
+/** The run's build, made by the first suite to ask, into the folder that is its lock. */
 async function buildOfThisRun(root: string): Promise<string> {
   const dir = path.join(root, 'client');
-  const marker = path.join(root, 'built');
-  try {
-    await mkdir(dir);
-  } catch {
-    for (;;) {
-      const said = await readFile(marker, 'utf8').catch(() => null);
-      if (said === 'ok') return dir;
-      if (said !== null) throw new Error(`the run's client build failed: ${said}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  try {
-    await buildInto(dir);
-  } catch (error) {
-    await writeFile(marker, String(error));
-    throw error;
-  }
-  await writeFile(marker, 'ok');
+  await makeOncePerRun(dir, path.join(root, 'built'), "the run's client build", () => buildInto(dir));
   return dir;
 }
 

@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import postgres from 'postgres';
 import { type Database, migratedMemorySnapshot, openDatabase } from '../../server/db/client';
 import { RUN_SNAPSHOT_DIR } from './memory-snapshot-setup';
+import { makeOncePerRun } from './once-per-run';
 import { hasPostgres, POSTGRES_ADMIN_URL } from './services';
 
 /**
@@ -238,40 +239,20 @@ async function loadMigratedDataDir(dir: string): Promise<void> {
 
 /**
  * The run's migrated in-memory database (tests/helpers/memory-snapshot-setup.ts): the first process
- * of the run to ask makes it (its `mkdir` is the lock, across the processes) and saves it, under a
- * name of its own until it is whole, so that none reads it half-written; the others wait for it and
- * read it. Two server workers that asked at once both made it, each ~25 s of a loaded core. A failure
- * is said in a marker, and every process that waits fails with it. Outside a run of vitest, each
- * process makes its own.
+ * of the run to ask makes it and saves it, the others wait for it and read it (`makeOncePerRun`). Two
+ * server workers that asked at once both made it, each ~25 s of a loaded core. Outside a run of
+ * vitest, each process makes its own.
  */
 async function runSnapshot(): Promise<Blob> {
   const dir = process.env[RUN_SNAPSHOT_DIR];
   if (!dir) return migratedMemorySnapshot();
   const file = path.join(dir, 'migrated.tar');
-  const failed = path.join(dir, 'failed');
-  try {
-    await mkdir(path.join(dir, 'making'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    for (;;) {
-      const saved = await readFile(file).catch(() => null);
-      if (saved) return new Blob([saved]);
-      const said = await readFile(failed, 'utf8').catch(() => null);
-      if (said !== null) throw new Error(`the run's migrated database could not be made: ${said}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  let made: Blob;
-  try {
+  let made: Blob | undefined;
+  await makeOncePerRun(path.join(dir, 'making'), path.join(dir, 'made'), "the run's migrated database", async () => {
     made = await migratedMemorySnapshot();
-  } catch (error) {
-    await writeFile(failed, String(error));
-    throw error;
-  }
-  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(partial, Buffer.from(await made.arrayBuffer()));
-  await rename(partial, file);
-  return made;
+    await writeFile(file, Buffer.from(await made.arrayBuffer()));
+  });
+  return made ?? new Blob([await readFile(file)]);
 }
 
 /**
