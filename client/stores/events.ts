@@ -11,6 +11,7 @@ import { keptUser, onSignOut, ownsStorage, sessionCheck, useSession } from './se
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
   current: PublicEvent | null | undefined;
+  /** Reads where I am: done once it is known (by this read, or a newer one sent meanwhile), or could not be. */
   loadCurrent: () => Promise<void>;
   /** Checks in (the deck then holds the people there); rejects with the server's error. */
   checkIn: (code: string, proof?: CheckInInput) => Promise<PublicEvent>;
@@ -49,14 +50,20 @@ async function change<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** When the latest read of the current event was sent (`performance.now()`), answered or on its way. */
-let lastRead = -Infinity;
+/** A read of the current event: when it was sent (`performance.now()`), and its end (answered, or not). */
+interface Read {
+  sentAt: number;
+  done: Promise<void>;
+}
+const NO_READ: Read = { sentAt: -Infinity, done: Promise.resolve() };
+/** The latest read of the current event, answered or on its way: its answer is the one taken. */
+let latest = NO_READ;
 
 /**
  * Whether where I am was read (or is being read) since `time`: a catch-up after a drop needs no read
  * when one went out after it (the app opened with no network asks once its user is known).
  */
-export const currentReadSince = (time: number) => lastRead >= time;
+export const currentReadSince = (time: number) => latest.sentAt >= time;
 
 /** The least time between two reads for news of the same event: a host screen's event stays in the room. */
 const NEWS_READ_MS = 60_000;
@@ -84,37 +91,47 @@ export async function heardOfEvent(eventId: number) {
 
 export const useEvents = create<EventsState>()((set, get) => ({
   current: undefined,
-  async loadCurrent() {
+  loadCurrent() {
     const version = changes.version;
     const sameSession = sessionCheck();
-    const before = lastRead;
-    const sentAt = (lastRead = performance.now());
-    let event: PublicEvent | null;
-    try {
-      const sent = Date.now();
-      let now: string;
-      ({ event, now } = await api.currentEvent());
-      heardServerTime(Date.parse(now), sent);
-    } catch (error) {
-      // Not read after all: the next catch-up asks.
-      if (lastRead === sentAt) lastRead = before;
+    const before = latest;
+    const read: Read = { sentAt: performance.now(), done: Promise.resolve() };
+    latest = read;
+    read.done = (async () => {
+      let event: PublicEvent | null;
+      try {
+        const sent = Date.now();
+        let now: string;
+        ({ event, now } = await api.currentEvent());
+        heardServerTime(Date.parse(now), sent);
+      } catch (error) {
+        // Not read after all: the next catch-up asks, and a read sent before this one has the turn back.
+        if (latest === read) latest = before;
+        if (!sameSession()) return;
+        logFailure('Could not load the current event', error);
+        // No network: the event this device last knew them at, until the server says.
+        const kept = keptEvent();
+        if (kept && get().current === undefined) set({ current: kept });
+        return;
+      }
+      // A read sent after this one (the first connect's, after the app's as it opens) has the newer
+      // answer, whichever comes first. This one ends with it, so that who waits for this one (a code
+      // typed on the events page) hears where I am; if it fails, it hands the turn back to this one.
+      while (latest !== read && sameSession()) {
+        const newer = latest;
+        await newer.done;
+        if (latest === newer) return;
+      }
       if (!sameSession()) return;
-      logFailure('Could not load the current event', error);
-      // No network: the event this device last knew them at, until the server says.
-      const kept = keptEvent();
-      if (kept && get().current === undefined) set({ current: kept });
-      return;
-    }
-    // A read sent after this one (the first connect's, after the app's as it opens) has the newer
-    // answer, whichever comes first; if it fails, it hands the turn back to this one.
-    if (!sameSession() || lastRead !== sentAt) return;
-    if (changes.version === version && changes.inFlight === 0) {
-      set({ current: event });
-      return;
-    }
-    // Stale. A change that went through said where we are; one that failed said nothing: ask again.
-    await changes.settled;
-    if (get().current === undefined) await get().loadCurrent();
+      if (changes.version === version && changes.inFlight === 0) {
+        set({ current: event });
+        return;
+      }
+      // Stale. A change that went through said where we are; one that failed said nothing: ask again.
+      await changes.settled;
+      if (get().current === undefined) await get().loadCurrent();
+    })();
+    return read.done;
   },
   checkIn(code, proof = {}) {
     return change(async () => {
@@ -146,7 +163,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
     void useDeck.getState().load();
   },
   reset() {
-    lastRead = -Infinity;
+    latest = NO_READ;
     newsReadAt.clear();
     set({ current: undefined });
   },

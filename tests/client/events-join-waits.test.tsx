@@ -73,6 +73,23 @@ describe('a code typed before the page knows where the user is', () => {
     expect(api.checkIn).not.toHaveBeenCalled();
   });
 
+  it('hears where the user is from a read sent while it waits (a catch-up), answered after its own', async () => {
+    const opening = later<{ event: typeof here; now: string }>();
+    const joining = later<{ event: typeof here; now: string }>();
+    const catchUp = later<{ event: typeof here; now: string }>();
+    api.currentEvent.mockReturnValueOnce(opening.promise).mockReturnValueOnce(joining.promise).mockReturnValueOnce(catchUp.promise);
+    await typeCode(other.code);
+    // The socket connects, or the tab comes back into view: where the user is, asked again.
+    void useEvents.getState().loadCurrent();
+    joining.resolve({ event: here, now: new Date().toISOString() });
+    // Its answer comes in a later task, as the network's do, once all that the first one set going is done.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    catchUp.resolve({ event: here, now: new Date().toISOString() });
+    expect(await screen.findByRole('dialog', { name: enEvents['events.switch.title'].replace('{name}', 'Fiesta') })).toBeTruthy();
+    expect(screen.queryByText(en['error.network'])).toBeNull();
+    expect(api.checkIn).not.toHaveBeenCalled();
+  });
+
   it('enters at once when the answer is none', async () => {
     api.currentEvent.mockResolvedValue({ event: null, now: new Date().toISOString() });
     await typeCode(other.code);

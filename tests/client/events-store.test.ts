@@ -98,6 +98,20 @@ describe('the events store, when its reads and its changes cross', () => {
     expect(useEvents.getState().current).toEqual(terrace);
     quiet.mockRestore();
   });
+
+  it('takes the older read’s answer when the newer one fails after it came', async () => {
+    const older = later<{ event: PublicEvent | null }>();
+    const newer = later<{ event: PublicEvent | null }>();
+    api.currentEvent.mockReturnValueOnce(older.promise).mockReturnValueOnce(newer.promise);
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const first = useEvents.getState().loadCurrent();
+    const second = useEvents.getState().loadCurrent();
+    older.resolve({ event: terrace });
+    newer.reject(new Error('offline'));
+    await Promise.all([first, second]);
+    expect(useEvents.getState().current).toEqual(terrace);
+    quiet.mockRestore();
+  });
 });
 
 describe('news of an event this tab does not know it is at', () => {
