@@ -6,7 +6,7 @@ import { ApiError, LikesExhausted, logFailure, mayPass, Throttled } from '../lib
 import { errorMessage } from '../lib/errors';
 import { formatDateTime, formatTime, sameDay, withHourArticle } from '../lib/format';
 import { type Translate, useLanguage, useT, useTi } from '../lib/i18n';
-import { serverNow } from '../lib/server-clock';
+import { serverNow, useServerMinutes } from '../lib/server-clock';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
 import { outOfLikes, usePlan } from '../stores/plan';
@@ -173,6 +173,8 @@ export function DeckPlanNotice() {
   const language = useLanguage((state) => state.language);
   const allowance = usePlan((state) => state.allowance);
   const undoAsked = usePlan((state) => state.notice === 'undo' && state.lastPass !== null);
+  // Today or tomorrow by the server's day: said again once its clock is heard.
+  useServerMinutes();
 
   if (outOfLikes(allowance) && allowance?.resets_at) {
     // One plan notice at a time: undo's, just asked for, until it is put away (on a small phone the

@@ -3,24 +3,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ModerationReport, ModerationReportDetail } from '../../shared/schemas/safety';
 import { api } from '../../client/lib/api-app';
 import { useModeration } from '../../client/stores/moderation';
+import { moderationReport } from '../helpers/moderation-report';
 
-const report = (id: number): ModerationReportDetail => ({
-  id,
-  reason: 'spam',
-  details: '',
-  created_at: '2026-12-05T00:00:00.000Z',
-  reporter: { id: 1, name: 'Rita' },
-  reported: { id: 2, name: 'Rob', report_count: 1, banned: false },
-  status: 'open',
-  resolution: null,
-  resolved_at: null,
-  conversation_id: null,
-  snapshot: { profile: null, messages: [] },
-  additions: [],
-  note: null,
-  resolved_with: null,
-  resolved_by: null,
-});
+const report = (id: number) => moderationReport({ id });
 
 /** An answer the test lets through when it wants. */
 function later<T>() {

@@ -301,6 +301,24 @@ describe('the deck and the plan', () => {
     }
   });
 
+  it('says it again once the server’s clock is heard, the notice shown before by the phone’s', () => {
+    // 23:55 on the phone: tomorrow's 20:01 is tomorrow's, until the server says it is five past midnight.
+    vi.useFakeTimers({ now: new Date(2030, 0, 1, 23, 55), toFake: ['Date'] });
+    try {
+      const resetsAt = new Date(2030, 0, 2, 20, 1).toISOString();
+      usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: resetsAt } });
+      renderAt('/app/home/', <DeckPlanNotice />);
+      const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(resetsAt));
+      const notice = screen.getByTestId('likes-out');
+      expect(notice.textContent).toContain(`More tomorrow at ${time}.`);
+      act(() => useServerAhead.setState(10 * 60_000, true));
+      expect(notice.textContent).toContain(`You have used your 100 likes. More at ${time}.`);
+    } finally {
+      useServerAhead.setState(0, true);
+      vi.useRealTimers();
+    }
+  });
+
   it('shows what undo would bring back to someone without the plan, and how few likes are left', () => {
     usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 3, resets_at: null } });
     const notices = (

@@ -9,6 +9,7 @@ import { TryAgain } from '../../../components/Waiting';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge } from '../../../lib/format';
 import { useLanguage, useT } from '../../../lib/i18n';
+import { useServerMinutes } from '../../../lib/server-clock';
 import { refreshWhenVisible } from '../../../lib/when-visible';
 import { useModeration } from '../../../stores/moderation';
 
@@ -18,6 +19,8 @@ const STATUSES = ['open', 'resolved'] as const;
 export function Queue() {
   const t = useT();
   const language = useLanguage((state) => state.language);
+  // How long ago, by the server's clock: said again once it is heard.
+  useServerMinutes();
   const { status, queue, next, loading } = useModeration(
     useShallow((state) => ({ status: state.status, queue: state.queue, next: state.next, loading: state.loading })),
   );

@@ -12,6 +12,7 @@ import { api } from '../../../lib/api-app';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT, useTi } from '../../../lib/i18n';
+import { useServerMinutes } from '../../../lib/server-clock';
 import { refreshWhenVisible } from '../../../lib/when-visible';
 import { useModeration } from '../../../stores/moderation';
 
@@ -116,6 +117,8 @@ export function ReportView({ id }: { id: number }) {
   const t = useT();
   const ti = useTi();
   const language = useLanguage((state) => state.language);
+  // How long ago it was made, by the server's clock: said again once it is heard.
+  useServerMinutes();
   const [, navigate] = useLocation();
   const report = useModeration((state) => (state.report?.id === id ? state.report : null));
   const [missing, setMissing] = useState(false);
