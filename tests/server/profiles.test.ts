@@ -68,6 +68,19 @@ describe.each(backends)('profiles on %s', (backend) => {
       });
     });
 
+    it('starts with as much of a long first name as a name holds: whole characters, no space at the end', async () => {
+      // A first name may be 150 long, a profile's name 50: cut at 50, the emoji's second half went
+      // alone to the database, which stored U+FFFD.
+      for (const [firstName, name] of [
+        [`${'a'.repeat(49)}😀 López`, 'a'.repeat(49)],
+        [`${'b'.repeat(49)} López`, 'b'.repeat(49)],
+        [`${'c'.repeat(48)}😀 López`, `${'c'.repeat(48)}😀`],
+      ]) {
+        const user = await makeUser(server, { firstName });
+        expect((await api.get('/api/users/me/profile/', { token: user.token })).body.name).toBe(name);
+      }
+    });
+
     it('refuses a save from a version another device has changed since, and keeps that device’s photo', async () => {
       const user = await makeCompletedUser(server);
       const opened = (await api.get('/api/users/me/profile/', { token: user.token })).body;

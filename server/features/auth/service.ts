@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
 import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import { RegisterInput } from '../../../shared/schemas/auth';
-import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language } from '../../../shared/constants';
+import { DEFAULT_LANGUAGE, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Language, NAME_MAX_LENGTH } from '../../../shared/constants';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, profiles, users } from '../../db/schema';
 import { AccountSuspended, type ApiError, type FieldMessages, ValidationError } from '../../errors';
@@ -58,6 +58,16 @@ async function isBanned(db: DbOrTx, userId: number): Promise<boolean> {
   return row?.bannedAt != null;
 }
 
+/**
+ * A first name (up to 150 long) as a new profile's name (up to 50): cut between whole characters, as
+ * the profile would save it. Cut inside an emoji, its first half went to the database alone, which
+ * stored U+FFFD in its place.
+ */
+function profileNameOf(firstName: string): string {
+  // A high surrogate last is the first half of a character whose second half was cut off.
+  return firstName.slice(0, NAME_MAX_LENGTH).replace(/[\uD800-\uDBFF]$/, '').trimEnd();
+}
+
 /** A new account and its empty profile (name = first name, ages 18–50), in one transaction. */
 export async function createUser(
   db: Db,
@@ -88,7 +98,7 @@ export async function createUser(
       .returning();
     await tx.insert(profiles).values({
       userId: user!.id,
-      name: account.firstName.slice(0, 50),
+      name: profileNameOf(account.firstName),
       minMatchingAge: DEFAULT_MIN_MATCHING_AGE,
       maxMatchingAge: DEFAULT_MAX_MATCHING_AGE,
     });
