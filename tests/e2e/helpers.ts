@@ -110,10 +110,10 @@ export async function buildClient(): Promise<string> {
   return outDir;
 }
 
-/** The run's build, made by the first suite to ask, into the folder that is its lock. */
+/** The run's build, made by the first suite to ask. */
 async function buildOfThisRun(root: string): Promise<string> {
   const dir = path.join(root, 'client');
-  await makeOncePerRun(dir, path.join(root, 'built'), "the run's client build", () => buildInto(dir));
+  await makeOncePerRun(path.join(root, 'building'), path.join(root, 'built'), "the run's client build", () => buildInto(dir));
   return dir;
 }
 
