@@ -9,7 +9,7 @@ import type { ReactElement } from 'react';
 import { eq } from 'drizzle-orm';
 import { Route, Router, Switch } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
@@ -40,22 +40,20 @@ import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { comeBack } from '../helpers/page-visibility';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 
 const realFetch = globalThis.fetch;
 const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['male'] };
 const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
 
-let server: TestServer;
+// Two reports a day here, so that the third shows the 429 copy.
+const server = serverPerSuite({ config: { limits: { report: { max: 2, windowMs: 86_400_000 } } } });
 let moderator: TestUser;
 const api = () => client(server.url);
 
 beforeAll(async () => {
-  // Two reports a day here, so that the third shows the 429 copy.
-  server = await startServer({ config: { limits: { report: { max: 2, windowMs: 86_400_000 } } } });
   moderator = await makeModerator(server);
 });
-afterAll(() => server?.close());
 
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');

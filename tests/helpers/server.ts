@@ -106,12 +106,12 @@ export type ServerOptions = NonNullable<Parameters<typeof startServer>[0]>;
  * One server for the enclosing describe block: started in its beforeAll, closed in its afterAll.
  * It stands for that server wherever the tests read it (`server.url`, `makeUser(server)`) once
  * started; read before, it throws. `options` as a function: read in the beforeAll, after the
- * hooks declared above it (a fake whose address the config names).
+ * hooks declared above it (a fake whose address the config names), and awaited (a free port found).
  */
-export function serverPerSuite(options: ServerOptions | (() => ServerOptions) = {}): TestServer {
+export function serverPerSuite(options: ServerOptions | (() => ServerOptions | Promise<ServerOptions>) = {}): TestServer {
   let started: TestServer | undefined;
   beforeAll(async () => {
-    started = await startServer(typeof options === 'function' ? options() : options);
+    started = await startServer(typeof options === 'function' ? await options() : options);
   });
   afterAll(() => started?.close());
   const current = () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartyResult } from '../../loadtest/party';
 import { hasOpenssl, selfSignedCertificate } from '../helpers/certificate';
 import { freePort } from '../helpers/ports';
-import { backends, startServer, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer } from '../helpers/server';
 import { tcpProxy } from '../helpers/tcp-proxy';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -51,22 +51,16 @@ function loadtest(
 
 describe('npm run loadtest: the command line', () => {
   // A server with its own throttle left at a crowd's worst: two registrations a minute per address.
-  let strict: TestServer;
+  const strict = serverPerSuite({ backend, config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } });
   // And one set up for a load test, as the README says.
-  let server: TestServer;
+  const server = serverPerSuite({ backend, config: { limitMultiplier: 1000 } });
   let dir: string;
 
   beforeAll(async () => {
-    [strict, server] = await Promise.all([
-      startServer({ backend, config: { loginThrottle: { perIp: 2, perAccount: 10, windowMs: 60_000 } } }),
-      startServer({ backend, config: { limitMultiplier: 1000 } }),
-    ]);
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-cli-'));
   });
 
   afterAll(async () => {
-    await strict?.close();
-    await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartyResult } from '../../loadtest/party';
 import { createPostgresDatabase } from '../helpers/database';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -17,22 +17,18 @@ const root = path.resolve(import.meta.dirname, '../..');
  */
 describe.skipIf(!(await hasPostgres()))('npm run loadtest: a lost message fails the run', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
-  const servers: TestServer[] = [];
   let dir: string;
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
-    for (let i = 0; i < 2; i += 1) {
-      servers.push(await startServer({ backend: 'postgres', databaseUrl: database.url, config: { limitMultiplier: 1000, redisUrl: null } }));
-    }
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-lost-'));
-  }, 60_000);
-
+  });
   afterAll(async () => {
-    for (const server of servers) await server.close();
     await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
+  const instance = () => ({ backend: 'postgres' as const, databaseUrl: database.url, config: { limitMultiplier: 1000, redisUrl: null } });
+  const servers = [serverPerSuite(instance), serverPerSuite(instance)];
 
   it('two instances without Redis: overlays and messages across them are lost, exit 1', async () => {
     const json = path.join(dir, 'result.json');

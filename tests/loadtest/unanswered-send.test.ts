@@ -7,7 +7,7 @@ import { runParty } from '../../loadtest/party';
 import { SEND_ACK_TIMEOUT_MS } from '../../shared/constants';
 import { createPostgresDatabase } from '../helpers/database';
 import { lockHolder } from '../helpers/lock-holder';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { waitUntil } from '../helpers/socket';
 
@@ -18,21 +18,20 @@ import { waitUntil } from '../helpers/socket';
  */
 describe.skipIf(!(await hasPostgres()))('npm run loadtest: a message:send left unanswered', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
-  let server: TestServer;
   let holder: postgres.Sql;
   let dir: string;
 
   beforeAll(async () => {
     database = await createPostgresDatabase({ migrated: true });
-    server = await startServer({ backend: 'postgres', databaseUrl: database.url, config: { limitMultiplier: 1000 } });
+  });
+  afterAll(() => database?.drop());
+  const server = serverPerSuite(() => ({ backend: 'postgres', databaseUrl: database.url, config: { limitMultiplier: 1000 } }));
+  beforeAll(async () => {
     holder = postgres(database.url, { max: 2, onnotice: () => {} });
     dir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-loadtest-unanswered-'));
-  }, 60_000);
-
+  });
   afterAll(async () => {
     await holder?.end();
-    await server?.close();
-    await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

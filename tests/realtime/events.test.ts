@@ -8,7 +8,7 @@ import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 
@@ -49,14 +49,10 @@ function expectCoalesced(times: number[], interval: number, elapsed: number) {
 }
 
 describe.each(backends)('event rooms on one instance (%s)', (backend) => {
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
   const connectAs = (user: TestUser) => sockets.connect(server.url, user.token);
 
-  beforeAll(async () => {
-    server = await startServer({ backend, config: intervals });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend, config: intervals });
 
   it('lets the organizer, and only the organizer, watch the live count', async () => {
     const organizer = await makeUser(server);
@@ -395,14 +391,10 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
 });
 
 describe('a big event\'s deck refreshes', () => {
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
   // Two fetches a second is this instance's budget, so that a few phones make a big event.
   const fetchesPerSecond = 2;
-  beforeAll(async () => {
-    server = await startServer({ config: { ...intervals, deckRefreshFetchesPerSecond: fetchesPerSecond } });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ config: { ...intervals, deckRefreshFetchesPerSecond: fetchesPerSecond } });
 
   it('come less often than a small event\'s, with a window that holds the fetches they set off to the budget', { timeout: 60_000 }, async () => {
     const organizer = await makeUser(server);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeCompletedUser } from '../helpers/factories';
 import { type RawResponse, rawRequest } from '../helpers/raw-http';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { connect } from '../helpers/socket';
 
 const SPANISH = { 'accept-language': 'es' };
@@ -17,11 +17,7 @@ const within = (answer: Promise<RawResponse>, ms: number) =>
  * other path does; engine.io's own answers were English `{code, message}`, or bare text for an upgrade.
  */
 describe('the socket path’s refusals', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   it('refuses a plain HTTP request in the envelope: it takes WebSockets only', async () => {
     for (const request of [

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 import { createPostgresDatabase } from '../helpers/database';
 import { client } from '../helpers/http';
-import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 import { makePair, newClientId, type Pair } from './fixtures';
 
@@ -65,9 +65,6 @@ async function lossyProxy(target: { host: string; port: number }) {
 describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL', () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let proxy: Awaited<ReturnType<typeof lossyProxy>>;
-  let server: TestServer;
-  /** A second instance on the same database, with its own message batcher. */
-  let other: TestServer;
   /** The test's own connection, straight to the database. */
   let sql: postgres.Sql;
   const sockets = socketsClosedAfterEach();
@@ -77,19 +74,22 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     database = await createPostgresDatabase();
     const url = new URL(database.url);
     proxy = await lossyProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    const proxied = new URL(database.url);
-    proxied.host = `127.0.0.1:${proxy.port}`;
-    server = await startServer({ backend: 'postgres', databaseUrl: proxied.toString(), logger: loggerInto(warnings, 'warn') });
-    other = await startServer({ backend: 'postgres', databaseUrl: database.url });
-    sql = postgres(database.url, { max: 2, onnotice: () => {} });
   });
   afterAll(async () => {
-    await sql?.end();
-    await other?.close();
-    await server?.close();
     await proxy?.close();
     await database?.drop();
   });
+  const server = serverPerSuite(() => {
+    const proxied = new URL(database.url);
+    proxied.host = `127.0.0.1:${proxy.port}`;
+    return { backend: 'postgres', databaseUrl: proxied.toString(), logger: loggerInto(warnings, 'warn') };
+  });
+  /** A second instance on the same database, with its own message batcher. */
+  const other = serverPerSuite(() => ({ backend: 'postgres', databaseUrl: database.url }));
+  beforeAll(() => {
+    sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  });
+  afterAll(() => sql?.end());
 
   const connectTo = (target: TestServer, token: string) => sockets.connect(target.url, token);
 

@@ -2,23 +2,19 @@
  * One user on several phones at once (a phone and a tablet, two tabs): what one of them does reaches
  * the others live, and only them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeCompletedUser, validProfile } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { connect, record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
 import { makePair, match } from './fixtures';
 
 describe('one user on several phones', () => {
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
   const connectAs = (token: string) => sockets.connect(server.url, token);
 
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite();
 
   it('tells every phone of mine of an unblock (person:unblocked), and never the person unblocked', async () => {
     const [ana, ben] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { authTokens } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { tokenSweep } from '../../server/jobs/token-sweep';
@@ -7,23 +7,19 @@ import { hashToken } from '../../server/lib/tokens';
 import { limitRules } from '../../server/lib/limits';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, loggerInto, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite } from '../helpers/server';
 import { later } from '../helpers/later';
 import { hasPostgres } from '../helpers/services';
 import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 describe.each(backends)('the socket channel on one instance (%s)', (backend) => {
-  let server: TestServer;
   const sockets = socketsClosedAfterEach();
   const connectAs = (token: string) => sockets.connect(server.url, token);
 
   /** What the server warned about (a message batch that failed as a whole is one). */
   const warnings: string[] = [];
-  beforeAll(async () => {
-    server = await startServer({ backend, logger: loggerInto(warnings, 'warn') });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend, logger: loggerInto(warnings, 'warn') });
 
   it('refuses a missing, unknown or oversized token with connect_error "unauthorized"', async () => {
     await expect(connect(server.url, undefined)).rejects.toThrow('unauthorized');
@@ -488,11 +484,7 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
 
 /** Presence with the database's reads on a pool of connections, which may answer in either order. */
 describe.skipIf(!(await hasPostgres()))('presence on PostgreSQL', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ backend: 'postgres' });
-  });
-  afterAll(() => server.close());
+  const server = serverPerSuite({ backend: 'postgres' });
 
   it('tells presence in the order it changed, whichever of its partner reads answers first', async () => {
     const { a, b } = await makePair(server, ['Pia', 'Pol']);

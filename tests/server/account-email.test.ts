@@ -14,7 +14,7 @@ import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { freePort } from '../helpers/ports';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
-import { backends, loggerInto, serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { backends, loggerInto, serverPerSuite } from '../helpers/server';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 const MAIL_FROM = 'Eventmatch <no-reply@eventmatch.test>';
@@ -586,12 +586,8 @@ describe.each(backends)('a reset clears the account’s login throttle, on %s', 
 });
 
 describe('a new verification link while the mail server is down', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // Nothing listens there: every delivery is refused, as by a mail server that is down.
-    server = await startServer({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } });
-  });
-  afterAll(() => server?.close());
+  // Nothing listens there: every delivery is refused, as by a mail server that is down.
+  const server = serverPerSuite(async () => ({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } }));
 
   it('is answered 503 in the request’s language, not as sent, and is not one of the hour’s five', async () => {
     const user = await makeUser(server);
@@ -607,19 +603,19 @@ describe('a new verification link while the mail server is down', () => {
 });
 
 describe('a new verification link while the mail server takes the connection and never answers', () => {
-  let server: TestServer;
   let silent: Server;
   beforeAll(async () => {
     const held = new Set<Socket>();
     silent = createServer((socket) => void held.add(socket.on('close', () => held.delete(socket))));
     silent.on('close', () => held.forEach((socket) => socket.destroy()));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as AddressInfo;
-    server = await startServer({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: MAIL_FROM } } });
   });
-  afterAll(async () => {
-    await server?.close();
+  afterAll(() => {
     silent?.close();
+  });
+  const server = serverPerSuite(() => {
+    const { port } = silent.address() as AddressInfo;
+    return { config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: MAIL_FROM } } };
   });
 
   // nodemailer waits 30 s for a greeting unless told otherwise: the app would have given up (15 s).

@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { makeUser } from '../helpers/factories';
-import { startServer, type TestServer } from '../helpers/server';
+import { serverPerSuite } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 
 const run = promisify(execFile);
@@ -45,15 +45,11 @@ async function runtimeStage(image: string) {
 // built on a busy machine take a while.
 describe.skipIf(!(await hasPostgres()))('the admin command in the production image', { timeout: 120_000 }, () => {
   let image: string;
-  let server: TestServer;
   beforeAll(async () => {
     image = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-image-'));
-    server = await startServer({ backend: 'postgres' });
   });
-  afterAll(async () => {
-    await server.close();
-    await rm(image, { recursive: true, force: true });
-  });
+  afterAll(() => rm(image, { recursive: true, force: true }));
+  const server = serverPerSuite({ backend: 'postgres' });
 
   it('makes a moderator from what the image holds, with no sources and no dev tools', async () => {
     await runtimeStage(image);

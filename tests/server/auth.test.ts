@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, users } from '../../server/db/schema';
 import { makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
+import { freePort } from '../helpers/ports';
+import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 
 const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
@@ -492,14 +493,13 @@ describe.each(backends)('X-Forwarded-For from an untrusted address on %s', (back
 });
 
 describe.skipIf(!(await hasRedis()))('login throttling shared through Redis', () => {
-  const servers: TestServer[] = [];
-  beforeAll(async () => {
-    // Two instances of one deployment: same Redis, same prefix (unique to this run).
-    const shared = { redisUrl: REDIS_URL, redisPrefix: `test-throttle-${randomBytes(6).toString('hex')}` };
-    const loginThrottle = { perIp: 3, perAccount: 2, windowMs: 60_000 };
-    for (let i = 0; i < 2; i++) servers.push(await startServer({ config: { ...shared, loginThrottle } }));
-  });
-  afterAll(() => Promise.all(servers.map((server) => server.close())));
+  // Two instances of one deployment: same Redis, same prefix (unique to this run).
+  const shared = {
+    redisUrl: REDIS_URL,
+    redisPrefix: `test-throttle-${randomBytes(6).toString('hex')}`,
+    loginThrottle: { perIp: 3, perAccount: 2, windowMs: 60_000 },
+  };
+  const servers = [serverPerSuite({ config: shared }), serverPerSuite({ config: shared })];
 
   const attempt = (server: TestServer, username: string, ip: string) =>
     client(server.url).post('/api/auth/', { json: { username, password: 'guess' }, headers: { 'x-forwarded-for': ip } });
@@ -528,19 +528,10 @@ describe.skipIf(!(await hasRedis()))('login throttling shared through Redis', ()
 });
 
 describe('login throttling while Redis is unreachable', () => {
-  let server: TestServer;
-  let unreachable: string;
-  beforeAll(async () => {
-    // A port nothing listens on: the instance must still start, log in and throttle, on its own.
-    const net = await import('node:net');
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    unreachable = `redis://127.0.0.1:${port}`;
-    server = await startServer({ config: { redisUrl: unreachable, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } } });
-  });
-  afterAll(() => server.close());
+  // A port nothing listens on: the instance must still start, log in and throttle, on its own.
+  const server = serverPerSuite(async () => ({
+    config: { redisUrl: `redis://127.0.0.1:${await freePort()}`, loginThrottle: { perIp: 100, perAccount: 2, windowMs: 60_000 } },
+  }));
 
   it('falls back to counting per instance, never to a 5xx', async () => {
     const api = client(server.url);
