@@ -49,11 +49,12 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
  */
 export function EventBar() {
   const t = useT();
-  // Until the server says where I am, the event this device last knew me at: its bar is above the deck
-  // from the first paint, where its coming later pushed the card down (no bar while neither knows).
+  // Until the server says where I am, the event this device last knew me at, or the way into one when
+  // it knew me at none: the bar is above the deck from the first paint, where its coming later (after
+  // the deck's cards) pushed the card down (no bar while neither knows).
   const [kept] = useState(keptEvent);
   const known = useEvents((state) => state.current);
-  const current = known === undefined ? (kept ?? undefined) : known;
+  const current = known === undefined ? kept : known;
   const [leaving, setLeaving] = useState(false);
   const status = useEventStatus(current);
   const ended = status !== 'open';

@@ -12,12 +12,15 @@ export type CacheKind = 'user' | 'conversations' | 'chats' | 'event' | 'trial' |
 
 const cacheKey = (kind: CacheKind, userId?: number) => (userId === undefined ? `cache:${kind}` : `cache:${kind}:${userId}`);
 
-export function readCache<T>(kind: CacheKind, userId?: number): T | null {
+export const readCache = <T>(kind: CacheKind, userId?: number): T | null => keptValue<T>(kind, userId) ?? null;
+
+/** What was kept, a null too; undefined when nothing was (or an older build kept it). */
+export function keptValue<T>(kind: CacheKind, userId?: number): T | undefined {
   try {
     const parsed = JSON.parse(window.localStorage.getItem(cacheKey(kind, userId)) ?? 'null') as { version?: unknown; value?: T } | null;
-    return parsed?.version === CACHE_VERSION && parsed.value !== undefined ? parsed.value : null;
+    return parsed?.version === CACHE_VERSION ? parsed.value : undefined;
   } catch {
-    return null;
+    return undefined;
   }
 }
 

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
 import { logFailure, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
-import { readCache, writeCache } from '../lib/device-cache';
+import { keptValue, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
 import { heardServerTime } from '../lib/server-clock';
 import { useDeck } from './deck';
@@ -169,12 +169,15 @@ export const useEvents = create<EventsState>()((set, get) => ({
   },
 }));
 
-/** The event this device last knew the signed-in user checked in to (`lib/device-cache.ts`). */
-export function keptEvent(): PublicEvent | null {
+/**
+ * The event this device last knew the signed-in user checked in to, null when it knew them at none;
+ * undefined when it knows nothing of it (`lib/device-cache.ts`).
+ */
+export function keptEvent(): PublicEvent | null | undefined {
   // The events pages open before the server has said who is signed in: the user kept with the token then.
   const { user, token } = useSession.getState();
   const me = user?.id ?? keptUser(token)?.id;
-  return me === undefined ? null : readCache<PublicEvent>('event', me);
+  return me === undefined ? undefined : keptValue<PublicEvent | null>('event', me);
 }
 
 /** The same event as far as the device keeps it: the same one, changed in nothing but its live count. */
