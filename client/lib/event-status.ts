@@ -10,7 +10,8 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * Where an event is in its life now, not when it was read: a screen left open shows the event open at
  * its start and over at its end, rendered again at each of those moments, by the server's clock as
  * last measured (`server-clock.ts`), not the phone's. The server's word stands where it is further on
- * (the event was ended early).
+ * (the event was ended early). Rendered again at the start itself too, after check-in has opened:
+ * from then on the event can no longer be deleted nor its start moved (the host screen, its edit).
  */
 export function useEventStatus(
   event: Pick<PublicEvent, 'starts_at' | 'ends_at' | 'status'> | null | undefined,
@@ -21,7 +22,8 @@ export function useEventStatus(
   const ends = event ? Date.parse(event.ends_at) : Number.NaN;
   useEffect(() => {
     const now = Date.now() + serverAhead;
-    const next = Number.isFinite(starts) ? nextStatusChangeAt(starts, ends, now) : null;
+    let next = Number.isFinite(starts) ? nextStatusChangeAt(starts, ends, now) : null;
+    if (starts > now) next = Math.min(starts, next ?? starts);
     if (next === null) return;
     const timer = setTimeout(() => setWoken((count) => count + 1), Math.min(Math.max(next - now, 0) + 50, MAX_TIMEOUT_MS));
     return () => clearTimeout(timer);

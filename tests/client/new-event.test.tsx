@@ -244,6 +244,21 @@ describe('the edit-event form', () => {
     }
   });
 
+  it('locks the start at the start itself, on a form left open across it', async () => {
+    // Check-in has opened (the status changes no more until the end): the start is a minute away.
+    vi.useFakeTimers({ now: Date.parse('2030-06-14T20:00:00Z') });
+    try {
+      await renderAt(organized({ starts_at: new Date(Date.now() + 60_000).toISOString(), status: 'open' }));
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      const starts = screen.getByLabelText(enEvents['events.new.starts']);
+      expect(starts).toHaveProperty('disabled', false);
+      await act(() => vi.advanceTimersByTimeAsync(60_000 + 1000));
+      expect(starts).toHaveProperty('disabled', true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('asks before an end brought forward to within the hour, and saves it only once confirmed', async () => {
     const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
     api.updateEvent.mockResolvedValue(event);

@@ -72,7 +72,8 @@ export function EditEvent({ id }: { id: number }) {
   useEffect(load, [id]);
   useRetryWhenBackOnline(failed !== null, load);
 
-  // By the clock: an edit page left open past the end offers no form that can only be refused.
+  // By the clock: an edit page left open past the end offers no form that can only be refused, and
+  // past the start, a start it can no longer move.
   const status = useEventStatus(event);
   const back = (
     <Link

@@ -338,7 +338,7 @@ export function HostScreen({ id }: { id: number }) {
     requestAnimationFrame(() => presentButton.current?.focus());
   }, []);
   // By the clock (the server's, once a code has come): a host screen left open at the door turns to
-  // the after-party at the end.
+  // the after-party at the end, and offers the delete no more from the start.
   const status = useEventStatus(event);
 
   // Try again opens the screen afresh.
