@@ -8,10 +8,11 @@ import type { SessionEnd } from '../stores/session';
 export function Login() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   if (redirect) return <Redirect to={redirect} replace />;
-  // Just registered, or back from "Forgot password?": the e-mail typed. Signed out by the server (`endRevokedSession`): say why.
+  // Just registered, or back from "Forgot password?": the e-mail typed. Signed out by the server (`endRevokedSession`): say why,
+  // until the form answers a new try in its place (a suspended account's was the same words twice).
   const registered = (window.history.state as { email?: string } | null)?.email;
   const query = new URLSearchParams(window.location.search);
-  const ended = (['suspended', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
+  const ended = Object.keys(errors).length === 0 && (['suspended', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
 
   const submit = onSubmit(async (value) => {
     enter((await api.login(value('username'), value('password'))).token);
