@@ -22,7 +22,7 @@ const HOUR = 3_600_000;
 
 describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout: 90_000 }, () => {
   // A deployment's address, as a host screen shown to a room has: on 127.0.0.1, the screen would say
-  // its code points at this computer (tests/client/host-qr.test.tsx), above the door these tests measure.
+  // its code points at this computer (tests/client/host-qr.test.tsx), in the door these tests measure.
   const app = appInChromium({ publicUrl: 'https://party.example.com' });
   let organizer: TestUser;
   let friend: TestUser;

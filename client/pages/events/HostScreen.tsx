@@ -399,9 +399,10 @@ export function HostScreen({ id }: { id: number }) {
 
           {doorOpen ? (
             <section className="host-door" aria-label={t('host.scan')}>
-              {/* For the organizer only: the big screen by the door is for the guests. */}
-              {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
               <DoorCode event={event} qr={qr} size={280} opens={opens} />
+              {/* For the organizer only: the big screen by the door is for the guests. Under the QR: it
+                  comes with the QR's answer, and above it took the QR down as it was drawn. */}
+              {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
             </section>
           ) : (
             // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.
