@@ -50,7 +50,8 @@ let latestRead: Promise<void> = Promise.resolve();
 
 /**
  * Who is answered (`answered`) while each read or page of the list is on its way, a set for each: the
- * server may have read the list before the answer, and its page hold them still, counted.
+ * server may have read the list before the answer, and its page hold them still, counted. And while
+ * each answer from the list is on its way: one that fails does not bring back whom another phone answered.
  */
 const answeredMeanwhile = new Set<Set<number>>();
 
@@ -124,6 +125,9 @@ export const useLikes = create<LikesState>()((set, get) => ({
     useDeck.getState().forget(card.id);
     // A read or page on its way may have been read before the answer: it lands without them.
     for (const answered of answeredMeanwhile) answered.add(card.id);
+    // Answered on another phone while this answer is on its way: stored there, they stay out whatever
+    // becomes of this one.
+    const elsewhere = watchAnswers();
     try {
       const deck = useDeck.getState();
       const result = await deck.react(card.id, action);
@@ -131,13 +135,17 @@ export const useLikes = create<LikesState>()((set, get) => ({
         deck.showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
       }
     } catch (error) {
-      // Not answered after all: a read or page on its way keeps them.
-      for (const answered of answeredMeanwhile) answered.delete(card.id);
-      set((state) => ({
-        people: before.filter((person) => person.id === card.id || (state.people ?? []).some((p) => p.id === person.id)),
-        count: (state.count ?? 0) + 1,
-      }));
+      // Not answered after all: a read or page on its way keeps them, and they are back in the list.
+      if (!elsewhere.has(card.id)) {
+        for (const answered of answeredMeanwhile) answered.delete(card.id);
+        set((state) => ({
+          people: before.filter((person) => person.id === card.id || (state.people ?? []).some((p) => p.id === person.id)),
+          count: (state.count ?? 0) + 1,
+        }));
+      }
       throw error;
+    } finally {
+      answeredMeanwhile.delete(elsewhere);
     }
   },
   answered(userId, matched) {

@@ -4,7 +4,8 @@
  * reconnect's) can be out at once. Only answers for the list as it is read now land: a page asked
  * from the old list's cursor, answered after the read, neither brings back whom the read left out nor
  * puts its old cursor back: the page the user asked for is asked again from the read's. Nor does a
- * page or a read bring back someone answered, here or on another phone, while it was on its way.
+ * page or a read bring back someone answered, here or on another phone, while it was on its way; nor
+ * an answer from the list that failed, someone another phone answered meanwhile.
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -157,4 +158,25 @@ it('keeps in a read again someone whose answer from the list failed while it was
   await load;
   expect(ids()).toEqual([1, 2]);
   expect(useLikes.getState().count).toBe(4);
+});
+
+it('keeps out someone answered on another phone while the answer from the list failed', async () => {
+  await firstPage();
+  const load = useLikes.getState().load();
+  const reading = await request(1);
+
+  // Disliked here and, meanwhile, on another phone: that one was stored, whatever becomes of this one.
+  const answer = useLikes.getState().answer(card(2), 'dislike');
+  await vi.waitFor(() => expect(reactions).toHaveLength(1));
+  useLikes.getState().answered(2, false);
+  reactions[0]!.fail();
+  await expect(answer).rejects.toThrow('The server failed');
+  expect(ids()).toEqual([1]);
+  expect(useLikes.getState().count).toBe(3);
+
+  // The read, asked before either, holds them still.
+  reading.answer({ count: 4, results: [card(1), card(2)], next: 'c1' });
+  await load;
+  expect(ids()).toEqual([1]);
+  expect(useLikes.getState().count).toBe(3);
 });
