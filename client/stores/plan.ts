@@ -183,8 +183,9 @@ export const usePlan = create<PlanState>()((set, get) => {
       if (action === 'like' ? lastPass === null : lastPass?.id === userId) return;
       // What undo needs was said of another card than the one now last.
       if (notice === 'undo') set({ notice: null });
-      // The server knows the pass's window by its own clock: it times the offer.
-      if (useSession.getState().user?.has_subscription) void get().loadUndo();
+      // The server knows the pass's window by its own clock: it times the offer. Without the plan, which
+      // undoes nothing, the offer needs only a name: the card this tab's deck holds, else the server's.
+      if (useSession.getState().user?.has_subscription || (action !== 'like' && !card)) void get().loadUndo();
       else offerUndo(action === 'like' ? null : card);
     },
     likesRefused(resetsAt) {

@@ -116,6 +116,22 @@ it('on the free plan, names in the offer the card of the latest pass, made on an
   await vi.waitFor(() => expect(usePlan.getState().lastPass).toBeNull(), { timeout: 5000 });
 });
 
+it('on the free plan, names in the offer whom another phone passed on, though this deck never held them', async () => {
+  fetchFrom(server);
+  const free = await makeCompletedUser(server);
+  const [mine, theirs, onScreen] = [await makeCompletedUser(server), await makeCompletedUser(server, { name: 'Theirs' }), await makeCompletedUser(server)];
+  const react = (to: TestUser, response: string) => client(server.url).post('/api/matching/', { token: free.token, json: { response, other: to.id } });
+  await signInTab(server, free);
+  useDeck.setState({ current: cardOf(onScreen, 'On screen'), queue: [] });
+  await connectTab(free.token);
+  expect((await react(mine, 'dislike')).status).toBe(200);
+  usePlan.getState().reacted(cardOf(mine, 'Mine'), 'dislike');
+
+  // Passed on there, from a profile opened from a link: the server names them to this tab.
+  expect((await react(theirs, 'skip')).status).toBe(200);
+  await vi.waitFor(() => expect(usePlan.getState().lastPass).toMatchObject({ id: theirs.id, name: 'Theirs' }), { timeout: 5000 });
+});
+
 it('on the free plan, offers nothing once a like on another phone made a match: their like made one changes nothing', async () => {
   fetchFrom(server);
   const free = await makeCompletedUser(server);
