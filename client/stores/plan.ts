@@ -69,7 +69,8 @@ export function keptTrialDays(): number | null {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const usePlan = create<PlanState>()((set, get) => {
-  // Counts this tab's reactions and undos: what `loadUndo` asked before the latest of them is out of date.
+  // Counts the decisions this tab knows of (its own, and those heard of from my other phones) and its
+  // undos: what `loadUndo` asked before the latest of them is out of date.
   let changes = 0;
   // Counts the likes this tab has counted, and the refusals it heard: a read of the likes left asked
   // before the latest of them may not hold it.
@@ -178,6 +179,7 @@ export const usePlan = create<PlanState>()((set, get) => {
       else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
     },
     answered(userId, action, card) {
+      changes += 1;
       const { lastPass, notice } = get();
       // This tab's own decision (`reacted`), or a like with nothing offered: the offer is right already.
       if (action === 'like' ? lastPass === null : lastPass?.id === userId) return;

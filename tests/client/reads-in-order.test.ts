@@ -4,7 +4,8 @@
  * still be out. A read asked before the change, answered after the one asked for it, must not put back
  * what the change replaced: a plan cancelled on another phone would show as renewing again. The likes
  * left likewise, read again as the plan starts while a reconnect's read is out, and what undo would
- * bring back, read again at a pass on another phone while the deck's read is out.
+ * bring back, read again at a pass on another phone while the deck's read is out, or told by that pass
+ * itself (the free plan's offer) while a reconnect's read is out.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { LikeAllowance, SubscriptionState } from '../../shared/schemas/plan';
@@ -44,6 +45,7 @@ const renewing: SubscriptionState = {
 };
 const cancelled: SubscriptionState = { ...renewing, renews_at: null, ends_at: '2027-01-05T12:00:00.000Z' };
 const user = (emailVerified: boolean) => currentUser({ has_subscription: true, email_verified: emailVerified });
+const card = (id: number): DeckCard => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
 
 beforeEach(() => useSession.setState({ token: 't', user: user(false), fromDevice: false }));
 afterEach(() => {
@@ -101,7 +103,6 @@ it('keeps the likes left read as the plan started when an older read answers aft
 });
 
 it("offers what undo would bring back as a pass on another phone left it when the deck's older read answers after it", async () => {
-  const card = (id: number): DeckCard => ({ id, name: `Person ${id}`, age: 30, bio: '', image: null });
   const deckRead = usePlan.getState().loadUndo();
   const passRead = usePlan.getState().loadUndo();
   expect(asked.undoable).toHaveLength(2);
@@ -110,4 +111,22 @@ it("offers what undo would bring back as a pass on another phone left it when th
   asked.undoable[0]!({ card: card(1), expires_at: '2027-01-05T12:00:00.000Z', expires_in_ms: 30_000 });
   await deckRead;
   expect(usePlan.getState().lastPass?.id).toBe(2);
+});
+
+it("on the free plan, offers what a decision on another phone left when a reconnect's older read answers after it", async () => {
+  useSession.setState({ user: currentUser({ has_subscription: false }) });
+  usePlan.getState().reacted(card(1), 'skip');
+  const reconnectRead = usePlan.getState().loadUndo();
+  // Liked there, heard here before the read answers: nothing is left to undo. The server read the skip.
+  usePlan.getState().answered(2, 'like', null);
+  asked.undoable[0]!({ card: card(1), expires_at: '2027-01-05T12:00:00.000Z', expires_in_ms: 60_000 });
+  await reconnectRead;
+  expect(usePlan.getState().lastPass).toBeNull();
+
+  // Disliked there, a card this deck holds: that one, not the older read's.
+  const nextRead = usePlan.getState().loadUndo();
+  usePlan.getState().answered(3, 'dislike', card(3));
+  asked.undoable[1]!({ card: card(1), expires_at: '2027-01-05T12:00:00.000Z', expires_in_ms: 60_000 });
+  await nextRead;
+  expect(usePlan.getState().lastPass?.id).toBe(3);
 });
