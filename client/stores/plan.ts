@@ -26,7 +26,7 @@ interface PlanState {
   /** Clears `lastPass` when the undo window closes, and asks again when likes come back. */
   timers: { pass?: ReturnType<typeof setTimeout>; likes?: ReturnType<typeof setTimeout> };
 
-  /** The likes left; with the plan, what undo would bring back too (`loadUndo`). */
+  /** The likes left. */
   loadAllowance: () => Promise<void>;
   /**
    * Asks the server what undo would bring back now (on either plan: the free plan's offer names who the
@@ -130,9 +130,6 @@ export const usePlan = create<PlanState>()((set, get) => {
         if (!sameSession() || !newest()) return;
         if (asked !== likesCounted) return get().loadAllowance();
         setAllowance(allowance);
-        // Asked when the deck opens, the plan starts or the socket comes back: what undo would do may
-        // have changed unseen then too.
-        if (allowance.unlimited) void get().loadUndo();
       } catch (error) {
         logFailure('Could not load the likes left', error);
       }

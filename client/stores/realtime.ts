@@ -68,11 +68,11 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
   if (user && !fromDevice) void loadUser();
   if (useDeck.getState().queue !== null) {
     void useDeck.getState().refresh();
-    // The likes left beside it: some came back meanwhile, or were spent on another device. With the
-    // plan, what undo would bring back comes with them; without it, what undo offers (the person its
-    // offer of the plan names) is asked here: a decision made on another phone meanwhile moved it.
+    // The likes left beside it: some came back meanwhile, or were spent on another device. And what
+    // undo would bring back, on either plan (the free plan's offer names them): a decision made on
+    // another phone meanwhile moved it.
     void usePlan.getState().loadAllowance();
-    if (!user?.has_subscription) void usePlan.getState().loadUndo();
+    void usePlan.getState().loadUndo();
   }
   // "Likes you" and the blocked, where held: a like, an undo or an unblock may have been missed.
   if (useLikes.getState().count !== null) void useLikes.getState().load();

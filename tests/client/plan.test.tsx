@@ -491,14 +491,17 @@ describe('undo, as the server can undo', () => {
   /**
    * The server's side of the deck for a subscriber, over a stubbed fetch: one card in the deck, and
    * `passes` (latest first) that undo can take back, one at a time and only the one named. Records the
-   * `user_id` of each undo and how often the client asked what undo would bring back.
+   * `user_id` of each undo and how often the client asked what undo would bring back. `free`: the
+   * likes left are the free plan's.
    */
-  function serve(passes: DeckCard[]) {
+  function serve(passes: DeckCard[], { free = false } = {}) {
     const sent: unknown[] = [];
     let asked = 0;
     vi.stubGlobal('fetch', async (path: string, init: RequestInit) => {
       const route = `${init.method} ${new URL(path, 'http://app').pathname}`;
-      if (route === 'GET /api/matching/allowance/') return Response.json({ unlimited: true, limit: null, remaining: null, resets_at: null });
+      if (route === 'GET /api/matching/allowance/') {
+        return Response.json(free ? { unlimited: false, limit: 20, remaining: 20, resets_at: null } : { unlimited: true, limit: null, remaining: null, resets_at: null });
+      }
       if (route === 'GET /api/users/matching-profiles/') return Response.json({ results: [mia], next: null });
       if (route === 'GET /api/matching/undo/') {
         asked += 1;
@@ -537,6 +540,18 @@ describe('undo, as the server can undo', () => {
     expect(usable()).toBe(false);
     expect(server.sent).toEqual([leo.id, noa.id]);
     expect(useDeck.getState().queue?.map((each) => each.id)).toEqual([leo.id, mia.id]);
+  });
+
+  it('opened after a reload on the free plan, the deck offers the plan to bring back whom the server names', async () => {
+    useSession.setState({ user: user(false) });
+    const server = serve([leo], { free: true });
+    renderAt('/app/home/', <Suspense fallback={null}><Home /></Suspense>);
+    await waitFor(() => expect(onTop()).toBe(mia.id));
+    await waitFor(() => expect(usable()).toBe(true));
+    await act(async () => fireEvent.click(undoButton()));
+    expect(screen.getByTestId('undo-upsell').textContent).toContain('Leo');
+    expect(server.sent).toEqual([]);
+    expect(server.asked()).toBe(1);
   });
 
   it('asks again when another phone passed on someone since, and brings back who the server names', async () => {

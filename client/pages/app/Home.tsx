@@ -51,6 +51,9 @@ export function Home() {
     // Fetched on every visit: the server knows best who is at the event now, and how many likes are left.
     // Back from a look at a profile, the card that was on top stays there; only those behind it change.
     const deck = useDeck.getState();
+    // What undo would bring back, on either plan, as the deck first opens in this tab: the passes before
+    // (a reload) were not seen here. Later ones are heard of as they are made, and a reconnect asks again.
+    if (deck.queue === null) void usePlan.getState().loadUndo();
     void (deck.current ? deck.refresh() : deck.load());
     void loadAllowance();
   }, [loadAllowance]);
