@@ -51,7 +51,7 @@ export function EventBar() {
   const t = useT();
   // Until the server says where I am, the event this device last knew me at, or the way into one when
   // it knew me at none: the bar is above the deck from the first paint, where its coming later (after
-  // the deck's cards) pushed the card down (no bar while neither knows).
+  // the deck's cards) pushed the card down. While neither knows, its room, held empty.
   const [kept] = useState(keptEvent);
   const known = useEvents((state) => state.current);
   const current = known === undefined ? kept : known;
@@ -60,7 +60,10 @@ export function EventBar() {
   const ended = status !== 'open';
   const offline = useConnection((state) => state.lost);
 
-  if (current === undefined) return null;
+  // Once known there is always a bar. Its room is the way in's (a new account is at no event, but for
+  // a join it came with), as tall as in Spanish on a 360 px phone: in English, or on a wider phone,
+  // it may take a line less; an event's bar takes 10 px less.
+  if (current === undefined) return <div className="event-bar event-bar-held" aria-hidden="true" />;
   // Past the after-party I am at no event: the attendance has lapsed on its own, with no news of it.
   if (current === null || status === 'closed') {
     return (

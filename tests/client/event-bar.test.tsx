@@ -121,10 +121,17 @@ describe('the event bar', () => {
     expect(screen.getByRole('link', { name: new RegExp(enApp['deck.event.join']) })).toBeTruthy();
   });
 
-  it('shows no bar while neither the server nor this phone knows where I am', () => {
+  // Once known there is always a bar (the event's, or the way into one): its room is held before.
+  it('holds the bar’s room, empty and unheard, while neither the server nor this phone knows where I am', () => {
     useSession.setState({ user: { id: 5 } as never });
     const { container } = renderBar();
-    expect(container.innerHTML).toBe('');
+    const room = container.firstElementChild;
+    expect(room?.classList.contains('event-bar')).toBe(true);
+    expect(room?.getAttribute('aria-hidden')).toBe('true');
+    expect(room?.textContent).toBe('');
+    act(() => useEvents.setState({ current: null }));
+    expect(container.children).toHaveLength(1);
+    expect(screen.getByRole('link', { name: new RegExp(enApp['deck.event.join']) })).toBe(container.firstElementChild);
   });
 
   it('has its Spanish copy', () => {

@@ -258,6 +258,26 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await context.close();
   });
 
+  it('holds the event bar’s room above a new account’s first deck until the server says where it is (360×640)', async () => {
+    const guest = await makeCompletedUser(app.server, { name: 'Olga', genders_to_match: ['female'] });
+    await makeCompletedUser(app.server, { name: 'Irene', gender: 'female', genders_to_match: ['female'] });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    await page.setViewportSize({ width: 360, height: 640 });
+    // Nothing kept on this phone yet: where they are comes with the server's answer alone, held.
+    const answer = await holdAnswers(context, '**/api/events/current/');
+    await page.goto(`${app.server.url}/app/home/`);
+    const card = page.getByTestId('swipe-card');
+    await card.waitFor();
+    await drawn(page);
+    const first = (await box(card)).y;
+    answer();
+    await page.getByRole('link', { name: new RegExp(es['deck.event.join']) }).waitFor();
+    await drawn(page);
+    // "Únete a un evento" came above the card once the answer did, and pushed it 68 px down.
+    expect((await box(card)).y).toBe(first);
+    await context.close();
+  });
+
   it('keeps the events page still as slow answers confirm the event one is at (360×640)', async () => {
     const sala = await makeEvent(app.server, moderator, { name: 'Sala' });
     const guest = await makeCompletedUser(app.server, { name: 'Rocío' });
