@@ -10,6 +10,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { build } from 'vite';
 import { DECK_MATCH_OVERLAY_MS } from '../../shared/constants';
 import { makeOncePerRun } from '../helpers/once-per-run';
+import type { TestServer } from '../helpers/server';
 import { RUN_BUILD_DIR } from './global-setup';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -193,6 +194,17 @@ export async function holdAnswers(target: Page | BrowserContext, url: string | R
     await route.continue().catch(() => {});
   });
   return gate.open;
+}
+
+/**
+ * Until the tab has handled every socket event the server sent the user before this call, for a test
+ * that one of them left nothing on the screen: an `account:changed` sent after them reaches the tab after
+ * them (one connection, in order), and has it read the user again (so the tab must be otherwise idle).
+ */
+export async function socketCaughtUp(page: Page, server: TestServer, userId: number) {
+  const reread = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/users/me/');
+  server.app.publish([userId], 'account:changed');
+  await reread;
 }
 
 /**

@@ -14,7 +14,7 @@ import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE, socketCaughtUp } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -80,7 +80,8 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       json: { content: 'Where are you? I am waiting by the door' },
     });
     expect(sent.status).toBe(201);
-    await page.waitForTimeout(1500);
+    // Heard: its count is on the tab's title, in the same render a toast of it would have come in.
+    await page.waitForFunction(() => document.title.startsWith('(1) '));
     expect(await page.getByText('Where are you?').count()).toBe(0);
     await shot(page, '01-big-screen');
 
@@ -255,9 +256,9 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await big.getByRole('button', { name: en['host.presentClose'] }).click();
     await big.waitFor({ state: 'detached' });
     await expect.poll(locks).toEqual([true, true]);
-    // Closed: back in view, the screen may sleep again.
+    // Closed: back in view, the screen may sleep again: no lock asked for as it came back, nor by its next frame.
     await hideAndShow();
-    await page.waitForTimeout(300);
+    await page.evaluate(() => new Promise(requestAnimationFrame));
     expect(await locks()).toEqual([true, true]);
   });
 
@@ -473,7 +474,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       await page.getByText(en['deck.event.join']).waitFor();
       expect(await page.getByRole('region', { name: 'Early Mixer' }).count()).toBe(0);
       // Its socket's word that the event is gone came too (the host screen's): not said as someone else's doing.
-      await page.waitForTimeout(1000);
+      await socketCaughtUp(page, app.server, host.id);
       expect(await page.getByText(format(en['deck.event.deleted'], { name: 'Early Mixer' })).count()).toBe(0);
     } finally {
       await door.context.close();

@@ -15,7 +15,7 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop, PHONE } from './helpers';
+import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop, PHONE, socketCaughtUp } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -120,7 +120,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
       message: { id: 2_000_000, sender: ana.id, content: 'Sent as you blocked', time: new Date().toISOString(), client_id: null },
       previous_id: null,
     });
-    await benPage.waitForTimeout(1000);
+    await socketCaughtUp(benPage, app.server, ben.id);
     expect(await benPage.getByText('Sent as you blocked').count()).toBe(0);
     expect(await stillNoReload(benPage)).toBe(true);
   });
