@@ -8,13 +8,15 @@
 import { open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
+import { DRAIN_MAX_MS, errorsText, heapText, machine, type PartyResult, type Progress, runParty, SetupError, toolWaitsText } from './party';
 import { NetworkError } from './rest';
 
 /** One process holds a socket and a few KB of heap per attendee: 5,000 measured, twice that at most. */
 const MAX_ATTENDEES = 10_000;
 /** A day: a typo's larger figure is refused rather than run. */
 const MAX_MINUTES = 24 * 60;
+/** The drain ends then whatever arrives: a longer quiet would never be waited out. */
+const MAX_DRAIN_QUIET_SECONDS = DRAIN_MAX_MS / 1000;
 
 const HELP = `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [options]
 
@@ -41,6 +43,9 @@ Options:
   --leave-share <0-1>   share of attendees who leave and come back once             (default 0.2)
   --like-share <0-1>    share of swipes that are likes; the rest dislikes and skips  (default 0.6)
   --setup-concurrency <n>  setup requests in flight                                  (default 16)
+  --drain-quiet <s>     after the party, seconds with nothing new arriving before what
+                        has not come counts as lost (longer for a server slow to catch
+                        up), at most ${MAX_DRAIN_QUIET_SECONDS} (the drain's end)                           (default 10)
   -h, --help            this text
 
 The server must let one address do what a crowd does: start it with RATE_LIMIT_MULTIPLIER=1000.
@@ -72,6 +77,7 @@ function parse() {
         'leave-share': { type: 'string', default: '0.2' },
         'like-share': { type: 'string', default: '0.6' },
         'setup-concurrency': { type: 'string', default: '16' },
+        'drain-quiet': { type: 'string', default: '10' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -108,6 +114,7 @@ function parse() {
     leaveShare: number('leave-share', values['leave-share'], (n) => n >= 0 && n <= 1),
     likeShare: number('like-share', values['like-share'], (n) => n >= 0 && n <= 1),
     setupConcurrency: number('setup-concurrency', values['setup-concurrency'], (n) => Number.isInteger(n) && n >= 1),
+    drainQuietSeconds: number('drain-quiet', values['drain-quiet'], (n) => n > 0 && n <= MAX_DRAIN_QUIET_SECONDS, `more than 0 and at most ${MAX_DRAIN_QUIET_SECONDS}`),
   };
 }
 

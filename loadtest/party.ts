@@ -67,6 +67,11 @@ export interface PartyOptions {
    * everyone is connected and checked in before the party starts, and all start within its first 5 s.
    */
   arriveOverSeconds?: number;
+  /**
+   * After the party, how long the drain waits with nothing new arriving before what has not come counts
+   * as lost, s. Default 10; the drain ends after two minutes (DRAIN_MAX_MS) whatever it is.
+   */
+  drainQuietSeconds?: number;
   /** The width of the timer wheel's slots, ms: everything due in one slot goes out at once. Default 5. */
   slotMs?: number;
   /** Called about once a second with the live figures, and at once when the phase changes. */
@@ -260,8 +265,9 @@ const SOCKET_EVENTS = new Set(['message:new', 'match:new', 'deck:refresh', 'sync
 const SYNC_SPREAD_MS = 2000;
 /**
  * After the party, answers and deliveries may still arrive: the drain waits while they do, and what
- * has not come once this long passes with nothing new arriving counts as lost. A busy server's
- * catch-ups (after the reconnects the party's end forces) take seconds each, and are no loss.
+ * has not come once this long passes with nothing new arriving counts as lost (unless
+ * `drainQuietSeconds` says how long). A busy server's catch-ups (after the reconnects the party's end
+ * forces) take seconds each, and are no loss.
  */
 const DRAIN_QUIET_MS = 10_000;
 /**
@@ -270,7 +276,7 @@ const DRAIN_QUIET_MS = 10_000;
  */
 const HEALTH_TIMEOUT_MS = 5000;
 /** The drain's end, whatever still arrives. */
-const DRAIN_MAX_MS = 120_000;
+export const DRAIN_MAX_MS = 120_000;
 /**
  * A `message:send` or `presence:list` the server has not answered in this long is given up as the app
  * gives it up after SEND_ACK_TIMEOUT_MS (client/lib/socket.ts), with a margin for this tool's own event
@@ -286,6 +292,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const base = serverUrl('--url', options.url);
   const partyMs = options.minutes * 60 * SECOND;
   const arriveOverMs = (options.arriveOverSeconds ?? 0) * SECOND;
+  const drainQuietMs = options.drainQuietSeconds === undefined ? DRAIN_QUIET_MS : options.drainQuietSeconds * SECOND;
   if (!(arriveOverMs >= 0 && arriveOverMs <= partyMs / 2)) {
     throw new SetupError(`--arrive-over ${options.arriveOverSeconds} s: at least 0 and at most half the party (${partyMs / 2 / SECOND} s)`);
   }
@@ -558,7 +565,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     while (!settled()) {
       const now = performance.now();
       if (arrivals() !== lastArrivals) [lastArrivals, lastArrivalAt] = [arrivals(), now];
-      if (now - lastArrivalAt > DRAIN_QUIET_MS || now - drainStarted > DRAIN_MAX_MS) break;
+      if (now - lastArrivalAt > drainQuietMs || now - drainStarted > DRAIN_MAX_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const cpu = process.cpuUsage(cpuBefore);
