@@ -62,9 +62,19 @@ export class ApiError extends Error {
 /** `{detail}`, with the machine code when there is one. */
 const detailBody = (detail: ServerMessage, code?: ErrorCode) => (code ? { detail, code } : { detail });
 
+/**
+ * The most fields a 400 names. No form has half as many; a body of thousands of keys each refused (a
+ * NUL in every one) is answered with the first of them, not with an answer as large as the body.
+ */
+export const MAX_FIELD_ERRORS = 50;
+
 export class ValidationError extends ApiError {
-  constructor(readonly fields: FieldMessages) {
-    super(400, fields);
+  readonly fields: FieldMessages;
+
+  constructor(fields: FieldMessages) {
+    const named = Object.keys(fields).length > MAX_FIELD_ERRORS ? Object.fromEntries(Object.entries(fields).slice(0, MAX_FIELD_ERRORS)) : fields;
+    super(400, named);
+    this.fields = named;
   }
 
   static field(field: string, message: ServerMessage) {

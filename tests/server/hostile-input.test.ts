@@ -362,6 +362,13 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(JSON.parse(whole.text).bio).toBe('ñ € 😀');
   });
 
+  it('names at most 50 fields in a 400, however many the body refuses', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, '\u0000']));
+    const response = await send({ method: 'POST', path: '/api/auth/register/', json: fields });
+    expect(response.status).toBe(400);
+    expect(Object.keys(JSON.parse(response.text))).toHaveLength(50);
+  });
+
   it('names each field that holds a null character', async () => {
     const response = await send({
       method: 'POST',
