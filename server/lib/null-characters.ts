@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { type FieldMessages, ValidationError } from '../errors';
+import { ApiError, type FieldMessages, ValidationError } from '../errors';
+import { MAX_JSON_BODY_BYTES } from '../../shared/constants';
 import { type ServerText, serverText } from '../../shared/i18n/server-messages';
 import { hasLoneSurrogate } from '../../shared/well-formed-text';
 
@@ -55,9 +56,49 @@ export function rejectNullCharacters(app: FastifyInstance) {
 }
 
 /**
+ * The most values (JSON's `{ [ , :` outside strings) a body over `MAX_JSON_BODY_BYTES` may hold. Only
+ * the profile's save takes one, for its photos: a dozen fields and six strings, some 40 of them. A body
+ * that large made of tiny values (nested lists, an object of 300,000 keys) would hold the event loop
+ * for seconds in JSON.parse alone, and its 400 would name every key.
+ */
+export const MAX_LARGE_BODY_VALUES = 1000;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENS_OR_SEPARATES = new Set([0x7b, 0x5b, 0x2c, 0x3a]);
+
+/**
+ * Whether the JSON in `bytes` has more than `limit` values, counted without parsing it. Linear, and
+ * cheap for a body of long strings (photos in base64): a string is skipped by the native `indexOf` to
+ * its closing quote, one not escaped by an odd run of backslashes before it.
+ */
+export function holdsMoreValues(bytes: Buffer, limit: number): boolean {
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte === QUOTE) {
+      let end = bytes.indexOf(QUOTE, i + 1);
+      for (;;) {
+        if (end === -1) return false; // Not JSON: the parser says so.
+        let backslashes = 0;
+        while (bytes[end - 1 - backslashes] === BACKSLASH) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end = bytes.indexOf(QUOTE, end + 1);
+      }
+      i = end;
+    } else if (OPENS_OR_SEPARATES.has(byte) && ++count > limit) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * A JSON body whose bytes are not UTF-8 is refused as its text would be (400, `malformed_text`): read
- * as a string, each bad byte would become U+FFFD and be stored, the text changed without a word.
- * Fastify's own JSON parser does the rest (empty bodies, bad JSON, prototype poisoning).
+ * as a string, each bad byte would become U+FFFD and be stored, the text changed without a word. A body
+ * over `MAX_JSON_BODY_BYTES` (a route that raised its limit) with more values than `MAX_LARGE_BODY_VALUES`
+ * is refused before it is parsed (400, `too_many_values`). Fastify's own JSON parser does the rest
+ * (empty bodies, bad JSON, prototype poisoning).
  */
 export function rejectMalformedJson(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -65,6 +106,9 @@ export function rejectMalformedJson(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(ValidationError.field('non_field_errors', MALFORMED_TEXT), undefined);
+    if (bytes.length > MAX_JSON_BODY_BYTES && holdsMoreValues(bytes, MAX_LARGE_BODY_VALUES)) {
+      return done(new ApiError(400, { detail: serverText('too_many_values') }), undefined);
+    }
     parse(request, bytes.toString('utf8'), done);
   });
 }

@@ -43,6 +43,10 @@ export const SERVER_MESSAGES = {
   },
   malformed: { en: 'Malformed request.', es: 'Solicitud mal formada.' },
   json_parse_error: { en: 'JSON parse error: the body is not valid JSON.', es: 'Error al leer el JSON: el contenido no es JSON válido.' },
+  too_many_values: {
+    en: 'Request body holds too many values.',
+    es: 'El contenido de la solicitud tiene demasiados valores.',
+  },
   body_too_large: { en: 'Request body is too large.', es: 'El contenido de la solicitud es demasiado grande.' },
   unsupported_media_type: { en: 'Unsupported media type in request.', es: 'Tipo de contenido no admitido en la solicitud.' },
   headers_too_large: { en: 'Request headers are too large.', es: 'Las cabeceras de la solicitud son demasiado grandes.' },
