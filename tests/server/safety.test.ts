@@ -384,6 +384,12 @@ describe.each(backends)('safety on %s', (backend) => {
     });
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ id: first.body.id });
+    // The same addition again (a double tap, a retry after a lost answer) adds nothing.
+    const again = await api().post('/api/reports/', {
+      token: reporter.token,
+      json: { user_id: reported.id, reason: 'spam', details: 'And links.' },
+    });
+    expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
 
     const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
     expect(detail.status).toBe(200);
