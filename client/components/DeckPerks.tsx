@@ -9,6 +9,7 @@ import { type Translate, useLanguage, useT, useTi } from '../lib/i18n';
 import { serverNow, useServerMinutes } from '../lib/server-clock';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
+import { answeredMeanwhile, watchAnswers } from '../stores/likes';
 import { outOfLikes, usePlan } from '../stores/plan';
 import { useSession } from '../stores/session';
 import { CloseIcon } from './Icons';
@@ -24,7 +25,8 @@ const FEW_LIKES_LEFT = 10;
  * on top; a dislike or skip the server stored can be undone. A decision with no answer is sent again
  * once by the deck's store (once online, marked as a retry); one that still did not reach the server
  * (no answer twice, a server error, too many at once) comes back on top, to be made again; not a like
- * with no answer that `match:new` says made a match (it did reach the server).
+ * with no answer that `match:new` says made a match (it did reach the server), nor one another phone
+ * answered meanwhile (that answer stands).
  */
 export function useDecide() {
   const t = useT();
@@ -41,25 +43,29 @@ export function useDecide() {
       const card = useDeck.getState().current;
       const reaction = act(action);
       if (!reaction || !card) return true;
-      reaction.then(
-        () => usePlan.getState().reacted(card, action),
-        (error: unknown) => {
-          if (error instanceof LikesExhausted) {
-            restore(card);
-            usePlan.getState().likesRefused(error.resetsAt);
-          } else if (mayPass(error)) {
-            if (useDeck.getState().matchedWith.has(card.id)) {
-              // The answer was lost, but match:new told of the match this like made: it was stored.
-              usePlan.getState().reacted(card, action);
-            } else {
-              restore(card);
-              // Too fast (the limit on reactions a minute): how long to wait, which a retry now would not pass.
-              toast.error(error instanceof Throttled ? errorMessage(error, t) : ti('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+      // Answered on another phone while this decision is on its way: stored there, it does not come back.
+      const elsewhere = watchAnswers();
+      reaction
+        .then(
+          () => usePlan.getState().reacted(card, action),
+          (error: unknown) => {
+            if (error instanceof LikesExhausted) {
+              if (!elsewhere.has(card.id)) restore(card);
+              usePlan.getState().likesRefused(error.resetsAt);
+            } else if (mayPass(error)) {
+              if (useDeck.getState().matchedWith.has(card.id)) {
+                // The answer was lost, but match:new told of the match this like made: it was stored.
+                usePlan.getState().reacted(card, action);
+              } else if (!elsewhere.has(card.id)) {
+                restore(card);
+                // Too fast (the limit on reactions a minute): how long to wait, which a retry now would not pass.
+                toast.error(error instanceof Throttled ? errorMessage(error, t) : ti('deck.notSent', { name: card.name }), { key: 'deck.notSent' });
+              }
             }
-          }
-          // Any other refusal: the person is no longer there to decide about.
-        },
-      );
+            // Any other refusal: the person is no longer there to decide about.
+          },
+        )
+        .finally(() => answeredMeanwhile.delete(elsewhere));
       return true;
     },
     [act, restore, t],

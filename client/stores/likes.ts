@@ -51,12 +51,13 @@ let latestRead: Promise<void> = Promise.resolve();
 /**
  * Who is answered (`answered`) while each read or page of the list is on its way, a set for each: the
  * server may have read the list before the answer, and its page hold them still, counted. And while
- * each answer from the list is on its way: one that fails does not bring back whom another phone answered.
+ * each answer from the list or the deck is on its way: one that fails does not bring back whom another
+ * phone answered.
  */
-const answeredMeanwhile = new Set<Set<number>>();
+export const answeredMeanwhile = new Set<Set<number>>();
 
 /** A set that holds who is answered from now on, until it is deleted from `answeredMeanwhile`. */
-function watchAnswers() {
+export function watchAnswers() {
   const answered = new Set<number>();
   answeredMeanwhile.add(answered);
   return answered;

@@ -3,7 +3,8 @@
  * The match overlay of a like from the deck, from its two sources: the like's answer and the socket's
  * `match:new`. It shows once, from whichever comes first, and from the event alone when the answer
  * is lost (timed out) though the like was stored; the matched card does not come back then. A
- * decision with no answer is sent again once (when online), as a retry.
+ * decision with no answer is sent again once (when online), as a retry; one that still fails comes
+ * back, unless another phone answered the card meanwhile.
  */
 import { act, cleanup, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -139,6 +140,18 @@ describe('the match overlay of a like from the deck', () => {
     expect(deckIds()).toEqual([ben.id, cleo.id, dan.id]);
     expect(toastError).toHaveBeenCalledTimes(1);
     expect(useDeck.getState().match).toBeNull();
+  });
+
+  it('does not put back a like with no answer twice when another phone answered them meanwhile', async () => {
+    const answer = likeFromTheDeck();
+    // Disliked on another phone while this like is on its way: that one was stored.
+    hear('deck:answered', { user_id: ben.id, response: 'dislike' });
+    api.react.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
+    answer.reject(new NetworkError(0, 'Failed to fetch'));
+    await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS * 2);
+    expect(api.react).toHaveBeenCalledTimes(2);
+    expect(deckIds()).toEqual([cleo.id, dan.id]);
+    expect(toastError).not.toHaveBeenCalled();
   });
 
   it('puts back a like refused by the limit on reactions, and says how long to wait rather than to try again', async () => {
