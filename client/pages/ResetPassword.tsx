@@ -67,10 +67,11 @@ export function ResetPassword() {
     enter(answer.token, { replace: true });
   });
 
-  // A link that cannot work (no token, or the server said so): say it, and offer a new one.
-  const linkProblem = !token || refused || errors.token;
+  // A link that cannot work (no token, or the server said so): say it, and offer a new one instead
+  // of a form, whose heading would ask for a password the link can no longer set.
+  const linkProblem = !token || refused || Boolean(errors.token);
   return (
-    <AuthLayout title={t('reset.title')}>
+    <AuthLayout title={t(linkProblem ? 'reset.deadTitle' : 'reset.title')}>
       {linkProblem && (
         <p className="form-error" role="alert">
           {t('reset.invalid')} <Link href="/forgot-password/">{t('reset.askAgain')}</Link>
@@ -82,7 +83,7 @@ export function ResetPassword() {
           {t('reset.otherAccount', { me: myEmail, email: link.email })}
         </p>
       )}
-      {token && !refused && (
+      {!linkProblem && (
         <form className="form" onSubmit={submit}>
           <FormField name="password" label={t('reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
           <FormField name="password2" label={t('reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />

@@ -6,6 +6,7 @@ export const enAccount = {
   'forgot.sent': 'If an account exists for this e-mail, we have sent a link to reset the password. Check your inbox.',
   'forgot.backToLogin': 'Back to login',
   'reset.title': 'Choose a new password',
+  'reset.deadTitle': 'This link no longer works',
   'reset.password': 'New password',
   'reset.password2': 'Repeat the new password',
   'reset.submit': 'Save and log in',

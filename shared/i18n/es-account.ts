@@ -8,6 +8,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'forgot.sent': 'Si existe una cuenta con este correo, te hemos enviado un enlace para restablecer la contraseña. Revisa tu bandeja de entrada.',
   'forgot.backToLogin': 'Volver al inicio de sesión',
   'reset.title': 'Elige una contraseña nueva',
+  'reset.deadTitle': 'Este enlace ya no funciona',
   'reset.password': 'Contraseña nueva',
   'reset.password2': 'Repite la contraseña nueva',
   'reset.submit': 'Guardar e iniciar sesión',

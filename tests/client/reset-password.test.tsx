@@ -112,3 +112,29 @@ describe('the link of another account than the one signed in here', () => {
     expect(screen.queryByRole('status')).toBeNull();
   });
 });
+
+describe('a link the server refuses as the page opens (used or expired)', () => {
+  it('is headed by what is wrong, not by a new password, and leads to a new link instead of a form', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ token: ['This link is invalid or has expired.'] }, { status: 400 })),
+    );
+    await openLink('es', '/');
+
+    expect((await screen.findByRole('alert')).textContent).toBe(`${esAccount['reset.invalid']} ${esAccount['reset.askAgain']}`);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Este enlace ya no funciona');
+    expect(screen.getByRole('link', { name: 'Pedir un enlace nuevo' }).getAttribute('href')).toBe('/forgot-password/');
+    expect(screen.queryByLabelText(esAccount['reset.password'])).toBeNull();
+  });
+
+  it('says so in English too', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ token: ['This link is invalid or has expired.'] }, { status: 400 })),
+    );
+    await openLink('en', '/');
+
+    await screen.findByRole('alert');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('This link no longer works');
+  });
+});
