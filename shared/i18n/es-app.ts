@@ -226,7 +226,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'portal.back': 'Volver a Eventmatch',
   'portal.confirm.title': '¿Cancelar tu suscripción?',
   'portal.confirm.text': 'Tu plan sigue hasta el fin de su periodo; luego, ver a quién le gustas, deshacer un «no» o un salto y los likes ilimitados se van con él. Puedes volver a suscribirte cuando quieras.',
-  'portal.confirm.yes': 'Cancelar suscripción',
+  'portal.confirm.yes': 'Cancelar la suscripción',
   'portal.confirm.keep': 'Mantener mi plan',
   'likes.title': 'Les gustas',
   'likes.countOne': 'Le gustas a 1 persona',

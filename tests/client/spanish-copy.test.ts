@@ -89,6 +89,13 @@ describe('the Spanish copy', () => {
     expect(mailCopy.en.passwordChanged.note).toContain(`"${en['login.forgot']}"`);
   });
 
+  it('names the portal’s cancel as its confirm does, as «Gestionar la suscripción» does: with the article', () => {
+    // The button read «Cancelar la suscripción», the confirm it opens «Cancelar suscripción».
+    expect(es['portal.confirm.yes']).toBe(es['portal.cancel']);
+    expect(es['portal.cancel']).toBe('Cancelar la suscripción');
+    expect(en['portal.confirm.yes']).toBe(en['portal.cancel']);
+  });
+
   it('says a report resolved with a ban banned the account: the report itself was not put on hold', () => {
     // "Resolución: Suspendida", of a report (una denuncia), read as a report whose resolution waits.
     expect(es['moderation.resolution.ban']).toBe('Cuenta suspendida');
