@@ -345,7 +345,15 @@ export function HostScreen({ id }: { id: number }) {
   const [attempt, setAttempt] = useState(0);
   useEffect(() => openHostScreen(id), [id, attempt]);
 
-  if (event === undefined) return failed ? <Offline text={t('error.generic')} onRetry={() => setAttempt(attempt + 1)} /> : <Waiting offline="host.offline" />;
+  // In the width of the door's layout on a laptop (events.css), so that the page does not widen under
+  // the host as the event comes.
+  if (event === undefined) {
+    return (
+      <div className="host-waiting">
+        {failed ? <Offline text={t('error.generic')} onRetry={() => setAttempt(attempt + 1)} /> : <Waiting offline="host.offline" />}
+      </div>
+    );
+  }
   if (event === null) {
     return (
       <div className="page host-page">
