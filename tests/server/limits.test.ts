@@ -198,7 +198,8 @@ describe('per-user limits', () => {
     const { max } = rules().report;
     const me = await makeCompletedUser(server);
     const people = await Promise.all(Array.from({ length: max + 1 }, () => makeCompletedUser(server)));
-    const report = (user: { id: number }, reason = 'spam') => api().post('/api/reports/', { token: me.token, json: { user_id: user.id, reason } });
+    const report = (user: { id: number }, reason = 'spam', details?: string) =>
+      api().post('/api/reports/', { token: me.token, json: { user_id: user.id, reason, details } });
     const first = await report(people[0]!);
     expect(first.status).toBe(201);
     // Added to while there is still room: the day's count does not move.
@@ -214,11 +215,12 @@ describe('per-user limits', () => {
     expectThrottled(await report({ id: 999_999 }));
     expect(await count(sql`select count(*) as n from reports where reporter_id = ${me.id}`)).toBe(max);
 
-    // Additions have a day's limit of their own: a report cannot be made to grow without end.
+    // Additions have a day's limit of their own: a report cannot be made to grow without end. Each says
+    // something new (one that repeats the latest is taken as its retry, and adds nothing).
     const additions = rules()['report:addition'];
     expect([additions.max, additions.windowMs]).toEqual([10, 86_400_000]);
-    for (let added = 3; added < additions.max; added++) expect((await report(people[0]!, 'other')).status).toBe(200);
-    expectThrottled(await report(people[0]!, 'other'));
+    for (let added = 3; added < additions.max; added++) expect((await report(people[0]!, 'other', `again ${added}`)).status).toBe(200);
+    expectThrottled(await report(people[0]!, 'other', 'once more'));
     expect(await count(sql`select jsonb_array_length(additions) as n from reports where id = ${first.body.id}`)).toBe(additions.max);
   });
 });
