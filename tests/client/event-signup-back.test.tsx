@@ -4,26 +4,15 @@
  * and changes their mind: the form's Back goes back to the event's page, as the phone's own Back does,
  * not to the landing page. In the browser's own history (jsdom's), as on a phone.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router, Switch } from 'wouter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
-import { initLanguage } from '../../client/lib/i18n';
 import { Login } from '../../client/pages/Login';
 import { Register } from '../../client/pages/Register';
+import { inEnglishPages } from '../helpers/english-pages';
 
-beforeEach(async () => {
-  // The Google button's configuration.
-  vi.stubGlobal('fetch', vi.fn(async () => Response.json({})));
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-  window.history.replaceState(null, '', '/');
-});
+inEnglishPages();
 
 /** The form at `address`, opened from the event's page (its button's history state) or not. */
 function openFrom(address: string, fromEvent: boolean) {

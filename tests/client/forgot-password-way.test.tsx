@@ -6,30 +6,17 @@
  * where the user came from, not to the landing page; the login page too when the page was opened
  * from an e-mail's link. In the browser's own history (jsdom's), as on a phone.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router, Switch } from 'wouter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { enAccount } from '../../shared/i18n/en-account';
-import { initLanguage } from '../../client/lib/i18n';
 import { AccountLinks } from '../../client/pages/AccountLinks';
 import { Login } from '../../client/pages/Login';
+import { inEnglishPages } from '../helpers/english-pages';
 
-beforeEach(async () => {
-  // The Google button's configuration, and the reset link's check: a link that works.
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => (String(url).endsWith('/api/auth/password-reset/check/') ? Response.json({ email: 'lena@example.com' }) : Response.json({}))),
-  );
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-  window.history.replaceState(null, '', '/');
-});
+// The Google button's configuration, and the reset link's check: a link that works.
+inEnglishPages((url) => (url.endsWith('/api/auth/password-reset/check/') ? Response.json({ email: 'lena@example.com' }) : Response.json({})));
 
 /** The public pages at `address`, as a tab opened there. */
 function open(address: string) {

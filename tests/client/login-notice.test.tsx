@@ -4,31 +4,18 @@
  * user is there; once they log in again, the form's own answer takes its place. A suspended account
  * trying again was told "This account has been suspended." twice, one above the other.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router } from 'wouter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
-import { initLanguage } from '../../client/lib/i18n';
 import { Login } from '../../client/pages/Login';
+import { inEnglishPages } from '../helpers/english-pages';
 
 const SUSPENDED = 'This account has been suspended.';
 
-beforeEach(async () => {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) =>
-      String(url).endsWith('/api/auth/') ? Response.json({ detail: SUSPENDED, code: 'account_suspended' }, { status: 403 }) : Response.json({}),
-    ),
-  );
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-  window.history.replaceState(null, '', '/');
-});
+inEnglishPages((url) =>
+  url.endsWith('/api/auth/') ? Response.json({ detail: SUSPENDED, code: 'account_suspended' }, { status: 403 }) : Response.json({}),
+);
 
 describe('the login page after a ban', () => {
   it('says the account is suspended once, not again beside the form’s answer', async () => {

@@ -4,14 +4,14 @@
  * login page, with the e-mail carried over (in the page's history state, as "Forgot password?" does,
  * never in the address) and the password field ready.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router, Switch } from 'wouter';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
-import { initLanguage } from '../../client/lib/i18n';
 import { Login } from '../../client/pages/Login';
 import { Register } from '../../client/pages/Register';
+import { inEnglishPages } from '../helpers/english-pages';
 
 /** The register endpoint answers with `fields` (a 400's field map); anything else (the Google button's configuration) with `{}`. */
 function answerRegister(fields: Record<string, string[]>) {
@@ -21,16 +21,7 @@ function answerRegister(fields: Record<string, string[]>) {
   );
 }
 
-beforeEach(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-  window.history.replaceState(null, '', '/');
-});
+inEnglishPages();
 
 function openRegister() {
   window.history.replaceState(null, '', '/register/');
