@@ -9,7 +9,7 @@ import { type Translate, useLanguage, useT, useTi } from '../lib/i18n';
 import { serverNow, useServerMinutes } from '../lib/server-clock';
 import { toast } from '../lib/toast';
 import { useDeck } from '../stores/deck';
-import { answeredMeanwhile, watchAnswers } from '../stores/likes';
+import { stopWatching, watchAnswers } from '../stores/likes';
 import { outOfLikes, usePlan } from '../stores/plan';
 import { useSession } from '../stores/session';
 import { CloseIcon } from './Icons';
@@ -65,7 +65,7 @@ export function useDecide() {
             // Any other refusal: the person is no longer there to decide about.
           },
         )
-        .finally(() => answeredMeanwhile.delete(elsewhere));
+        .finally(() => stopWatching(elsewhere));
       return true;
     },
     [act, restore, t],

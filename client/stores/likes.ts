@@ -54,14 +54,16 @@ let latestRead: Promise<void> = Promise.resolve();
  * each answer from the list or the deck is on its way: one that fails does not bring back whom another
  * phone answered.
  */
-export const answeredMeanwhile = new Set<Set<number>>();
+const answeredMeanwhile = new Set<Set<number>>();
 
-/** A set that holds who is answered from now on, until it is deleted from `answeredMeanwhile`. */
+/** A set that holds who is answered (here or on another phone) from now on, until `stopWatching` it. */
 export function watchAnswers() {
   const answered = new Set<number>();
   answeredMeanwhile.add(answered);
   return answered;
 }
+
+export const stopWatching = (answered: Set<number>) => answeredMeanwhile.delete(answered);
 
 /** `page` without whom `answered` holds, nor their count: it was read before they were answered. */
 function withoutAnswered(page: LikesYouPage, answered: Set<number>): LikesYouPage {
@@ -100,7 +102,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
         if (!next || !sameSession()) return;
         const read = reads;
         const answered = watchAnswers();
-        const asked = await api.likesYou(next).finally(() => answeredMeanwhile.delete(answered));
+        const asked = await api.likesYou(next).finally(() => stopWatching(answered));
         if (!sameSession()) return;
         // From a cursor that a read asked since replaces: the page may hold someone that read leaves
         // out (answered, blocked), or someone on the pages it brings in. Asked again from where it ends.
@@ -146,7 +148,7 @@ export const useLikes = create<LikesState>()((set, get) => ({
       }
       throw error;
     } finally {
-      answeredMeanwhile.delete(elsewhere);
+      stopWatching(elsewhere);
     }
   },
   answered(userId, matched) {
@@ -185,7 +187,7 @@ async function readList(read: number) {
     logFailure('Could not load who likes you', error);
     if (get().count === null) set({ failed: loadFailure(error) });
   } finally {
-    answeredMeanwhile.delete(answered);
+    stopWatching(answered);
   }
 }
 
