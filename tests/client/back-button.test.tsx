@@ -1,18 +1,10 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
 import { BackButton } from '../../client/components/AuthLayout';
-import { initLanguage } from '../../client/lib/i18n';
+import { inEnglishPages } from '../helpers/english-pages';
 
-beforeEach(async () => {
-  localStorage.setItem('language_code', 'en');
-  await initLanguage();
-});
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+inEnglishPages();
 
 describe('Back button (login and register)', () => {
   it('posts "back" to the embedding window and does nothing else', () => {
