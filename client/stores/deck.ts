@@ -283,6 +283,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         decidedDuringRequest: added(state.decidedDuringRequest, current.id),
       }));
       const reaction = send(current.id, action, { answerShowsMatch: false });
+      const sameSession = sessionCheck();
       reaction
         .then((result) => {
           if (action === 'like' && result.match) {
@@ -291,6 +292,8 @@ export const useDeck = create<DeckState>()((set, get) => {
         })
         .catch((error: unknown) => logFailure('Reaction failed', error));
       setTimeout(() => {
+        // Signed out while the card was on its way out: the deck is someone else's now (or no one's).
+        if (!sameSession()) return;
         if (get().returning === current.id && get().current?.id === current.id) {
           // Its decision did not reach the server: it springs back, and the next card stays behind it.
           set({ exiting: null, returning: null });

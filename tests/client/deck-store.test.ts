@@ -5,6 +5,7 @@ import type { DeckCard } from '../../shared/schemas/users';
 import { NotFound } from '../../client/lib/api';
 import { api } from '../../client/lib/api-app';
 import { useDeck } from '../../client/stores/deck';
+import { useSession } from '../../client/stores/session';
 
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
 
@@ -121,6 +122,23 @@ describe('the deck store', () => {
       void useDeck.getState().act('dislike')?.catch(() => {});
       vi.advanceTimersByTime(SWIPE_EXIT_MS);
       expect(useDeck.getState().current).toEqual(gus);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not go on with a card on its way out once its user has signed out', async () => {
+    vi.useFakeTimers();
+    try {
+      vi.spyOn(api, 'react').mockResolvedValue({ match: false, conversation_id: null });
+      const deck = vi.spyOn(api, 'deck').mockResolvedValue({ results: [], next: null });
+      useDeck.setState({ current: card(1, 'Hal'), queue: [] });
+      await useDeck.getState().act('like');
+      useSession.getState().signOut({ alreadyRevoked: true });
+      vi.advanceTimersByTime(SWIPE_EXIT_MS);
+      // The last card gone, the deck would ask the server for more: for no one, or for whoever signs in next.
+      expect(deck).not.toHaveBeenCalled();
+      expect(useDeck.getState()).toMatchObject({ current: null, queue: null, decided: null });
     } finally {
       vi.useRealTimers();
     }
