@@ -109,8 +109,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   it('shows the verification banner with Resend, and the e-mail’s link verifies the address', async () => {
     const user = await makeCompletedUser(app.server, { name: 'Vera' }, { firstName: 'Vera' });
     await smtp.nextMailTo(user.email);
-    // No service worker: the page's requests go where `page.route` sees them.
-    const page = await phone({ token: user.token, language: 'en' }, { serviceWorkers: 'block' });
+    const page = await phone({ token: user.token, language: 'en' });
 
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByText(en['app.verifyBanner'].replace('{email}', user.email)).waitFor();

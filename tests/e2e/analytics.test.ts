@@ -60,7 +60,7 @@ describe.skipIf(!ready)('the analytics events the app records (Chromium, 390×84
     const api = client(app.server.url);
     await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
     const conversationId = (await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.conversation_id;
-    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' });
+    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'allow' });
     const opened = async () =>
       (await app.server.app.db.select().from(analyticsEvents).where(and(eq(analyticsEvents.userId, ana.id), eq(analyticsEvents.name, 'match_opened'))))
         .length;

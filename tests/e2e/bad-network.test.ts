@@ -27,8 +27,7 @@ describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', 
 
   it('says "No connection" for a page whose script does not come, and opens it once the network is back', async () => {
     const user = await makeCompletedUser(app.server);
-    // No service worker: it would answer the page's script from its store, with or without a network.
-    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' });
     let loads = 0;
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) loads += 1;
@@ -58,7 +57,7 @@ describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', 
     const ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] });
     const ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] });
     await client(app.server.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } });
-    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' });
     await page.goto(`${proxy.url}/app/home/`);
     await deckSettled(page);
     const anasLikes = async () =>

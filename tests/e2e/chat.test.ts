@@ -692,7 +692,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     const was = page.url();
     await page.goto('about:blank');
     const gate = opening();
-    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' });
     await holdSocketUntil(late, () => gate.promise);
     try {
       const listed = late.waitForResponse((response) => response.url().includes('/api/conversations/empty/'));
@@ -718,7 +718,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await write('before you came');
     // A slow network: the tab's socket reaches the server only when the gate opens.
     let gate = opening();
-    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: late } = await openPhone(app.browser, { token: ana.token, language: 'en' });
     await holdSocketUntil(late, () => gate.promise);
     const chatRead = () => late.waitForResponse((response) => response.url().includes(`/api/conversations/${chat}/messages/`));
     try {

@@ -147,7 +147,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   it('keeps a scan the network dropped, to try again without walking back to the door', async () => {
     const nina = await makeCompletedUser(app.server, { name: 'Nina', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Nina' });
-    const { context, page } = await openPhone(app.browser, { token: nina.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: nina.token, language: 'en' });
     try {
       let passes = 0;
       await page.route('**/api/events/*/pass/', (route) => (++passes === 1 ? route.abort('internetdisconnected') : route.continue()));
@@ -171,7 +171,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
 
   it('keeps a scan refused for now by a crowd on the same Wi-Fi, to try again without walking back to the door', async () => {
     const ines = await makeCompletedUser(app.server, { name: 'Ines', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ines' });
-    const { context, page } = await openPhone(app.browser, { token: ines.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: ines.token, language: 'en' });
     // Everyone at the doors behind the venue's one address has used its passes for this minute.
     const { limits } = app.server.app;
     const venue = `ip:${new URL(app.server.url).hostname}`;

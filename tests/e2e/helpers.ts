@@ -48,21 +48,31 @@ export function launchPhoneProfile(profileDir: string): Promise<BrowserContext> 
 }
 
 /**
+ * Without the app's service worker unless a test asks for it (`serviceWorkers: 'allow'`: the suites
+ * about what it stores and serves). Each new context would otherwise install it, and it fetches and
+ * stores every file of the build: a fifth of Chromium's CPU in a suite, in a run bound by CPU. And
+ * `page.route` sees every request of a page that no worker controls.
+ */
+const WITHOUT_WORKER = 'block';
+
+/**
  * A phone-sized page. With a session, the app opens signed in as that user in that language; only
  * on the first load, so that a logout during the test sticks.
  */
 export async function openPhone(
   browser: Browser,
   session?: { token: string; language: 'en' | 'es' },
-  /** `block`: no service worker, so that `page.route` sees every request of the page. */
   options: { serviceWorkers?: 'allow' | 'block' } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  return openSignedIn(await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, ...options }), session);
+  return openSignedIn(
+    await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, serviceWorkers: WITHOUT_WORKER, ...options }),
+    session,
+  );
 }
 
 /** A laptop's browser (1280×800): a mouse and a keyboard, no touch screen. */
 export async function openLaptop(browser: Browser, session?: { token: string; language: 'en' | 'es' }): Promise<{ context: BrowserContext; page: Page }> {
-  return openSignedIn(await browser.newContext({ viewport: { width: 1280, height: 800 } }), session);
+  return openSignedIn(await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: WITHOUT_WORKER }), session);
 }
 
 /** A page in `context`, signed in as `session` (in its language) unless a language is set there already. */

@@ -152,7 +152,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     const proxy = await tcpProxy(app.server.url);
     // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
     const host = await makeCompletedUser(app.server, { name: 'Nora', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Nora' });
-    const door = await openPhone(app.browser, { token: host.token, language: 'en' }, { serviceWorkers: 'block' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' });
     try {
       const event = await makeEvent(app.server, host, { name: 'Dock Party', join_mode: 'qr' });
       await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
@@ -194,7 +194,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     const proxy = await tcpProxy(app.server.url);
     // Another organizer's: Olga's list of events, and her events of the day, are the later tests'.
     const host = await makeCompletedUser(app.server, { name: 'Vera', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Vera' });
-    const door = await openPhone(app.browser, { token: host.token, language: 'en' }, { serviceWorkers: 'block' });
+    const door = await openPhone(app.browser, { token: host.token, language: 'en' });
     try {
       const event = await makeEvent(app.server, host, { name: 'Quay Nights', join_mode: 'qr' });
       await door.page.goto(`${proxy.url}/app/events/${event.id}/host/`);
@@ -339,7 +339,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     await checkIn(app.server, friend, event.code, { token: await tokenFor(app.server, event.id) });
     // A slow network: the guest's socket reaches the server only when the gate opens.
     const gate = opening();
-    const guest = await openPhone(app.browser, { token: friend.token, language: 'en' }, { serviceWorkers: 'block' });
+    const guest = await openPhone(app.browser, { token: friend.token, language: 'en' });
     await holdSocketUntil(guest.page, () => gate.promise);
     try {
       const read = guest.page.waitForResponse((response) => response.url().endsWith('/api/events/current/'));

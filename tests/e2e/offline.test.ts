@@ -41,7 +41,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   beforeAll(async () => {
     ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana' });
     ben = await makeCompletedUser(app.server, { name: 'Ben', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Ben' });
-    ({ context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
+    ({ context, page } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { serviceWorkers: 'allow' }));
   }, 120_000);
 
   /**
@@ -478,7 +478,7 @@ describe.skipIf(!ready)('a script of the build that is no longer there (Chromium
    */
   async function phoneAfterADeploy(stale: number) {
     const user = await makeCompletedUser(app.server);
-    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'en' });
     // Counted as each page load's request starts, before any script of it is asked for.
     let loads = 0;
     page.on('request', (request) => {

@@ -176,8 +176,7 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
   });
 
   it('keeps what is being written when the profile, read again meanwhile, arrives after the first keystrokes', async () => {
-    // No service worker: the page's own requests go where `page.route` sees them.
-    const { page } = await openPhone(app.browser, { token: user.token, language: 'es' }, { serviceWorkers: 'block' });
+    const { page } = await openPhone(app.browser, { token: user.token, language: 'es' });
     await page.setViewportSize(SMALL_PHONE);
     await profileFromHome(page);
     // The tab comes back to the front, untouched: the profile is read again, and its answer is slow.

@@ -203,7 +203,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       const admirer = await makeCompletedUser(app.server, { name, gender: 'female', genders_to_match: ['female'] }, { firstName: name });
       await client(app.server.url).post('/api/matching/', { token: admirer.token, json: { response: 'like', other: ivy.id } });
     }
-    const { context, page: phone } = await openPhone(app.browser, { token: ivy.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: phone } = await openPhone(app.browser, { token: ivy.token, language: 'en' });
     try {
       const decisions: string[] = [];
       phone.on('request', (request) => {
@@ -265,7 +265,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       const admirer = await makeCompletedUser(app.server, { name, gender: 'male', genders_to_match: ['male'] }, { firstName: name });
       await client(app.server.url).post('/api/matching/', { token: admirer.token, json: { response: 'like', other: leo.id } });
     }
-    const { context, page: phone } = await openPhone(app.browser, { token: leo.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: phone } = await openPhone(app.browser, { token: leo.token, language: 'en' });
     try {
       await phone.goto(`${app.server.url}/app/home/`);
       const overlay = phone.getByRole('alertdialog', { name: en['deck.match.title'] });
@@ -298,7 +298,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     for (const name of ['Gus', 'Hal']) {
       await makeCompletedUser(app.server, { name, gender: 'non_binary', genders_to_match: ['non_binary'] }, { firstName: name });
     }
-    const { context, page: phone } = await openPhone(app.browser, { token: fran.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: phone } = await openPhone(app.browser, { token: fran.token, language: 'en' });
     try {
       const sent: Array<[response: string, retry: boolean]> = [];
       // The party's Wi-Fi drops each decision twice, the app's own resend too; the next one goes through.
@@ -351,7 +351,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   it('offers to try again when the deck or a profile could not be loaded, though the socket stayed up', async () => {
     const ivo = await makeCompletedUser(app.server, { name: 'Ivo', gender: 'non_binary', genders_to_match: ['female'] }, { firstName: 'Ivo' });
     const jo = await makeCompletedUser(app.server, { name: 'Jo', gender: 'female', genders_to_match: ['non_binary'] }, { firstName: 'Jo' });
-    const { context, page: phone } = await openPhone(app.browser, { token: ivo.token, language: 'en' }, { serviceWorkers: 'block' });
+    const { context, page: phone } = await openPhone(app.browser, { token: ivo.token, language: 'en' });
     try {
       // The server fails each of these once.
       const failedOnce = new Set<string>();

@@ -239,7 +239,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     const guest = await makeCompletedUser(app.server, { name: 'Nuria', genders_to_match: ['female'] });
     const elena = await makeCompletedUser(app.server, { name: 'Elena', gender: 'female', genders_to_match: ['female'] });
     for (const user of [guest, elena]) await checkIn(app.server, user, fiesta.code);
-    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' });
     await page.setViewportSize(SIZES[1]);
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('region', { name: 'Fiesta' }).waitFor();
@@ -261,7 +261,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
   it('holds the event bar’s room above a new account’s first deck until the server says where it is (360×640)', async () => {
     const guest = await makeCompletedUser(app.server, { name: 'Olga', genders_to_match: ['female'] });
     await makeCompletedUser(app.server, { name: 'Irene', gender: 'female', genders_to_match: ['female'] });
-    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' });
     await page.setViewportSize({ width: 360, height: 640 });
     // Nothing kept on this phone yet: where they are comes with the server's answer alone, held.
     const answer = await holdAnswers(context, '**/api/events/current/');
@@ -284,7 +284,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // Verified: the banner asking to verify comes with the user, above every page (not this page's shift).
     await markEmailVerified(app.server, guest.id);
     await checkIn(app.server, guest, sala.code);
-    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' });
     await page.setViewportSize({ width: 360, height: 640 });
     const here = page.getByRole('region', { name: es['events.current.title'] });
     // Opened once: the device keeps who is signed in and the event they are at.
@@ -319,7 +319,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     const name = verified ? 'Inés' : 'Luz';
     const guest = await makeCompletedUser(app.server, { name }, { firstName: name });
     if (verified) await markEmailVerified(app.server, guest.id);
-    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' }, { serviceWorkers: 'block' });
+    const { context, page } = await openPhone(app.browser, { token: guest.token, language: 'es' });
     await page.setViewportSize({ width: 360, height: 640 });
     const banner = page.locator('.verify-banner');
     // The top bar names the user once the server has said who is signed in.
