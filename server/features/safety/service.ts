@@ -336,8 +336,10 @@ export async function report(
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
       // The same report again (a double tap, a retry after an answer lost) adds nothing and takes none
       // of the day's additions: what it asks is done, the two blocked and any chat ended.
-      const latest = open?.additions.at(-1) ?? open;
-      if (open && latest!.reason === input.reason && latest!.details === details) return { id: open.id, created: false, hid: false, ended: [] };
+      if (open) {
+        const latest = open.additions.at(-1) ?? open;
+        if (latest.reason === input.reason && latest.details === details) return { id: open.id, created: false, hid: false, ended: [] };
+      }
       // An id it cannot report is counted too: were it not, past the limit a 404 (no one, or someone
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
       await takeQuota(open !== undefined);
