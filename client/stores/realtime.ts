@@ -18,7 +18,7 @@ import { usePlan } from './plan';
 import { usePresence } from './presence';
 import { useProfile } from './profile';
 import { conversationEnded, personGone, useSafety } from './safety';
-import { endRevokedSession, onSignOut, onTokenReplaced, useSession } from './session';
+import { endRevokedSession, onSignOut, onTokenReplaced, sessionCheck, useSession } from './session';
 
 let stops: Array<() => void> = [];
 
@@ -302,7 +302,9 @@ export function startRealtime(token: string) {
       // The cursors of now: messages pushed during the spread must not move the catch-up past what it is for.
       const from = useChat.getState().cursors();
       const missedFrom = performance.now();
-      setTimeout(() => catchUpAll(missedFrom, from), Math.random() * SYNC_SPREAD_MS);
+      // Not for whoever signs in next, from these cursors, after a sign-out within the spread.
+      const sameSession = sessionCheck();
+      setTimeout(() => sameSession() && catchUpAll(missedFrom, from), Math.random() * SYNC_SPREAD_MS);
     }),
     // The token is no longer good (signed out on another device, or banned): this tab signs out too.
     onRefused(endRevokedSession),
