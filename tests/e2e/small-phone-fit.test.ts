@@ -275,6 +275,9 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await drawn(page);
     // "Únete a un evento" came above the card once the answer did, and pushed it 68 px down.
     expect((await box(card)).y).toBe(first);
+    // Under it the short screen's 6 px before the card: the taller screens' 10, declared after, won.
+    const bar = await box(page.locator('.deck > .event-bar'));
+    expect((await box(card)).y - (bar.y + bar.height)).toBe(6);
     await context.close();
   });
 
