@@ -42,6 +42,20 @@ export function LeaveEventSheet({ event, onClose }: { event: PublicEvent; onClos
   );
 }
 
+/** The way into an event, in the bar's words. */
+function JoinWords() {
+  const t = useT();
+  return (
+    <>
+      <CalendarIcon className="event-bar-icon" />
+      <span className="event-bar-text">
+        <strong>{t('deck.event.join')}</strong>
+        <span className="muted">{t('deck.event.joinHint')}</span>
+      </span>
+    </>
+  );
+}
+
 /**
  * Above the deck: the event I am at, its live headcount and **Leave**; when I am at none (or its
  * after-party is over), the way into one. The live dot only while the event is open; after its end, that it has ended. With the
@@ -61,18 +75,20 @@ export function EventBar() {
   const offline = useConnection((state) => state.lost);
 
   // Once known there is always a bar. Its room is the way in's (a new account is at no event, but for
-  // a join it came with), as tall as in Spanish on a 360 px phone: in English, or on a wider phone,
-  // it may take a line less; an event's bar takes 10 px less.
-  if (current === undefined) return <div className="event-bar event-bar-held" aria-hidden="true" />;
+  // a join it came with): its words, unseen, take the lines they will take in this language at this
+  // width. An event's bar is as tall as its Leave button, a few pixels off the way in's.
+  if (current === undefined) {
+    return (
+      <div className="event-bar event-bar-held" aria-hidden="true">
+        <JoinWords />
+      </div>
+    );
+  }
   // Past the after-party I am at no event: the attendance has lapsed on its own, with no news of it.
   if (current === null || status === 'closed') {
     return (
       <Link href="/app/events/" className="event-bar event-bar-join">
-        <CalendarIcon className="event-bar-icon" />
-        <span className="event-bar-text">
-          <strong>{t('deck.event.join')}</strong>
-          <span className="muted">{t('deck.event.joinHint')}</span>
-        </span>
+        <JoinWords />
       </Link>
     );
   }
