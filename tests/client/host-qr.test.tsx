@@ -136,6 +136,22 @@ describe('the host screen’s QR', () => {
     expect(api.eventQr).not.toHaveBeenCalled();
   });
 
+  it('gives the keyboard back to the page’s heading when the big screen closes on an event that ended under it', async () => {
+    answers(TURN - 30_000);
+    const endsSoon = { ...publicEvent({ id: 7, name: 'Roof party', ends_at: new Date(TURN - 20_000).toISOString() }), is_organizer: true as const };
+    api.myEvents.mockResolvedValue({ results: [endsSoon], next: null });
+    api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW));
+    renderHostScreen();
+    await run(0);
+    fireEvent.click(screen.getByRole('button', { name: enEvents['host.present'] }));
+    // The end comes while the queue looks at the big screen: the door, and the button that opened it, go.
+    await run(20_000);
+    expect(screen.queryByRole('button', { name: enEvents['host.present'] })).toBeNull();
+    fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: enEvents['host.presentClose'] }));
+    await run(50);
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Roof party' }));
+  });
+
   it('says when its link points at this computer itself, which no phone can open', async () => {
     const shown = async (origin: string) => {
       answers(TURN - 30_000);

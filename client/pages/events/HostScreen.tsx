@@ -332,10 +332,12 @@ export function HostScreen({ id }: { id: number }) {
   const [big, setBig] = useState(false);
   const [linkShown, setLinkShown] = useState(false);
   const presentButton = useRef<HTMLButtonElement>(null);
-  // Closed, the big screen gives the keyboard's place back to the button that opened it.
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Closed, the big screen gives the keyboard's place back to the button that opened it; to the page's
+  // heading once the event ended under it and took the door, that button with it.
   const closeBig = useCallback(() => {
     setBig(false);
-    requestAnimationFrame(() => presentButton.current?.focus());
+    requestAnimationFrame(() => (presentButton.current ?? heading.current)?.focus());
   }, []);
   // By the clock (the server's, once a code has come): a host screen left open at the door turns to
   // the after-party at the end, and offers the delete no more from the start.
@@ -379,7 +381,9 @@ export function HostScreen({ id }: { id: number }) {
       <Link href="/app/events/" className="back-link">
         <ChevronLeft /> {t('events.title')}
       </Link>
-      <h1 className="page-title" dir="auto">{event.name}</h1>
+      <h1 ref={heading} className="page-title" dir="auto" tabIndex={-1}>
+        {event.name}
+      </h1>
       {/* Deleted (from another of the organizer's screens, or this one): said here, and on the big screen
           to the queue if it shows, in place of a code that lets no one in. */}
       {deleted ? (
