@@ -45,6 +45,11 @@ interface DeckState {
    * the match, as the answer may never come though the like was stored.
    */
   likesInFlight: ReadonlySet<number>;
+  /**
+   * Cards sent away from the deck (`act`) whose decision's answer has not come back: the news of that
+   * decision (`deck:answered`), which may come after the card has left the screen, still finds them (`held`).
+   */
+  cardsInFlight: ReadonlySet<DeckCard>;
   /** Conversations whose match overlay has shown: the HTTP answer and the socket event show it once. */
   seenMatches: ReadonlySet<number>;
   /** People this tab knows it is matched with: their card never comes back (`restore`). */
@@ -88,6 +93,8 @@ interface DeckState {
    * of its match, when its answer is lost; the overlay shows once either way.
    */
   heardOfMatch: (conversationId: number, user: MatchUser) => void;
+  /** The card of `id` that this deck holds, on screen or queued, or that it sent away unanswered (`cardsInFlight`). */
+  held: (id: number) => DeckCard | null;
   /** A reaction made elsewhere (the profile page) takes that person out of the deck. */
   forget: (id: number) => void;
   /**
@@ -134,6 +141,7 @@ const initialState = () => ({
   failed: false,
   reactionsInFlight: new Set<Promise<unknown>>(),
   likesInFlight: new Set<number>(),
+  cardsInFlight: new Set<DeckCard>(),
   seenMatches: new Set<number>(),
   matchedWith: new Set<number>(),
   decidedDuringRequest: new Set<number>(),
@@ -281,6 +289,7 @@ export const useDeck = create<DeckState>()((set, get) => {
       set((state) => ({
         exiting: { id: current.id, offset: exitOffsetFor(action) },
         decidedDuringRequest: added(state.decidedDuringRequest, current.id),
+        cardsInFlight: added(state.cardsInFlight, current),
       }));
       const reaction = send(current.id, action, { answerShowsMatch: false });
       const sameSession = sessionCheck();
@@ -290,7 +299,8 @@ export const useDeck = create<DeckState>()((set, get) => {
             get().matched(current.id, { conversationId: result.conversation_id, name: current.name, image: current.image });
           }
         })
-        .catch((error: unknown) => logFailure('Reaction failed', error));
+        .catch((error: unknown) => logFailure('Reaction failed', error))
+        .finally(() => set((state) => ({ cardsInFlight: removed(state.cardsInFlight, current) })));
       setTimeout(() => {
         // Signed out while the card was on its way out: the deck is someone else's now (or no one's).
         if (!sameSession()) return;
@@ -307,6 +317,10 @@ export const useDeck = create<DeckState>()((set, get) => {
         else if (rest.length <= DECK_REFILL_AT) void get().refill();
       }, SWIPE_EXIT_MS);
       return reaction;
+    },
+    held(id) {
+      const { current, queue, cardsInFlight } = get();
+      return [current, ...(queue ?? []), ...cardsInFlight].find((card) => card?.id === id) ?? null;
     },
     forget(id) {
       set((state) => ({ decidedDuringRequest: added(state.decidedDuringRequest, id) }));

@@ -40,8 +40,8 @@ interface PlanState {
   reacted: (card: DeckCard, action: Reaction) => void;
   /**
    * A reaction to `userId` stored on any of my phones or tabs (`deck:answered`, or `match:new` for my
-   * like that made a match; `card`: theirs, if this tab's deck held it): undo offers what the server
-   * would take back now, the user's latest decision.
+   * like that made a match; `card`: theirs, if this tab's deck holds it or sent it away with a decision
+   * not yet answered): undo offers what the server would take back now, the user's latest decision.
    */
   answered: (userId: number, action: Reaction, card: DeckCard | null) => void;
   /** The server refused a like: none left until `resetsAt`. */

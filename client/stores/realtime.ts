@@ -217,8 +217,7 @@ export function startRealtime(token: string) {
       if (useLikes.getState().count !== null) void useLikes.getState().load();
     }),
     onEvent('deck:answered', ({ user_id, response }) => {
-      const { current, queue } = useDeck.getState();
-      const card = [current, ...(queue ?? [])].find((held) => held?.id === user_id) ?? null;
+      const card = useDeck.getState().held(user_id);
       useDeck.getState().forget(user_id);
       // Made on another phone, it is the one undo would take back now (a like: none).
       usePlan.getState().answered(user_id, response, card);

@@ -53,7 +53,7 @@ describe('the deck store', () => {
     useDeck.getState().reset();
     const after = useDeck.getState();
     expect(after).toMatchObject({ queue: null, current: null, exiting: null, match: null, deckRequest: null, matchTimer: undefined, matchesWaiting: [] });
-    expect([...after.seenMatches, ...after.matchedWith, ...after.decidedDuringRequest, ...after.likesInFlight, ...after.reactionsInFlight]).toEqual([]);
+    expect([...after.seenMatches, ...after.matchedWith, ...after.decidedDuringRequest, ...after.likesInFlight, ...after.reactionsInFlight, ...after.cardsInFlight]).toEqual([]);
     // A match seen before the sign-out shows again for whoever signs in next.
     expect(after.rememberMatch(7)).toBe(true);
   });
