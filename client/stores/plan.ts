@@ -44,6 +44,11 @@ interface PlanState {
    * not yet answered): undo offers what the server would take back now, the user's latest decision.
    */
   answered: (userId: number, action: Reaction, card: DeckCard | null) => void;
+  /**
+   * A pass on `userId` taken back on any of my phones or tabs (`deck:undone`): an offer of it, or a
+   * read asked before the undo, which may name it still, gives way to what undo would bring back now.
+   */
+  undone: (userId: number) => void;
   /** The server refused a like: none left until `resetsAt`. */
   likesRefused: (resetsAt: string) => void;
   /** Takes back `lastPass` (a subscriber's perk), naming it: the card to put back on top, or null. */
@@ -69,8 +74,8 @@ export function keptTrialDays(): number | null {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const usePlan = create<PlanState>()((set, get) => {
-  // Counts the decisions this tab knows of (its own, and those heard of from my other phones) and its
-  // undos: what `loadUndo` asked before the latest of them is out of date.
+  // Counts the decisions and undos this tab knows of (its own, and those heard of from my other phones):
+  // what `loadUndo` asked before the latest of them is out of date.
   let changes = 0;
   // Counts the likes this tab has counted, and the refusals it heard: a read of the likes left asked
   // before the latest of them may not hold it.
@@ -87,6 +92,8 @@ export const usePlan = create<PlanState>()((set, get) => {
   // What undo would bring back, read as the deck opens and again at a decision on another phone: the
   // newer read knows of that decision.
   const undoReads = answersInOrder();
+  // The reads of what undo would bring back whose answer has not come.
+  let undoReadsOut = 0;
 
   /** Offers `card` to undo (none: null) until its window closes, `closesIn` ms from now. */
   function offerUndo(card: DeckCard | null, closesIn = UNDO_WINDOW_MS) {
@@ -138,12 +145,15 @@ export const usePlan = create<PlanState>()((set, get) => {
       const sameSession = sessionCheck();
       const newest = undoReads();
       const asked = changes;
+      undoReadsOut += 1;
       try {
         // Timed from the answer, not by `expires_at`: this phone's clock may be minutes off the server's.
         const { card, expires_in_ms } = await api.undoable();
         if (sameSession() && asked === changes && newest()) offerUndo(card, expires_in_ms ?? 0);
       } catch (error) {
         logFailure('Could not load what undo would bring back', error);
+      } finally {
+        undoReadsOut -= 1;
       }
     },
     async loadSubscription() {
@@ -186,6 +196,13 @@ export const usePlan = create<PlanState>()((set, get) => {
       // undoes nothing, the offer needs only a name: the card this tab's deck holds, else the server's.
       if (useSession.getState().user?.has_subscription || (action !== 'like' && !card)) void get().loadUndo();
       else offerUndo(action === 'like' ? null : card);
+    },
+    undone(userId) {
+      if (get().lastPass?.id !== userId && undoReadsOut === 0) return;
+      // A read on its way may have been asked before the undo (at the pass's news, from another phone)
+      // and would offer the person just brought back: it lands no more, and the server is asked again.
+      changes += 1;
+      void get().loadUndo();
     },
     likesRefused(resetsAt) {
       likesCounted += 1;

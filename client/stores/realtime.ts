@@ -229,8 +229,8 @@ export function startRealtime(token: string) {
       useDeck.getState().undone(card);
       // A dislike took them out of "likes you": they are in it again if they like me.
       if (undone === 'dislike' && useLikes.getState().count !== null) void useLikes.getState().load();
-      // The pass this tab offered to undo is undone: the one before it may be offered now.
-      if (usePlan.getState().lastPass?.id === card.id) void usePlan.getState().loadUndo();
+      // The pass before it may be offered now.
+      usePlan.getState().undone(card.id);
     }),
     // My plan, my e-mail's confirmation or my profile changed on another device (or in Stripe). The plan
     // and the profile are read again each time, where this tab holds them: a change may leave
