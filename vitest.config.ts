@@ -8,6 +8,7 @@ import { PartiesSpread } from './tests/sequencer';
  */
 const CLIENT_IN_PROCESSES = [
   'tests/client/catch-up-lists.test.ts',
+  'tests/client/deck-skipped-elsewhere.test.ts',
   'tests/client/deck-undone-elsewhere.test.ts',
   'tests/client/event-toasts-organizer.test.ts',
   'tests/client/host-deleted-elsewhere.test.ts',

@@ -35,9 +35,10 @@ it('keeps in "likes you" someone skipped on another phone, and takes out someone
   const listed = async () => (await client(server.url).get('/api/users/me/likes/', { token: me.token })).body;
 
   // The other phone's deck skips one of them: the server keeps them waiting for an answer.
-  useDeck.setState({ queue: [], current: { id: skipped.id, name: 'S', age: 28, bio: 'Hi', image: null } });
+  const cardOf = (user: TestUser) => ({ id: user.id, name: 'S', age: 28, bio: 'Hi', image: null });
+  useDeck.setState({ queue: [cardOf(disliked)], current: cardOf(skipped) });
   expect((await react(me, skipped, 'skip')).status).toBe(200);
-  await vi.waitFor(() => expect(useDeck.getState().current).toBeNull(), { timeout: 5000 });
+  await vi.waitFor(() => expect(useDeck.getState().current?.id).toBe(disliked.id), { timeout: 5000 });
   expect((await listed()).count).toBe(2);
   expect(useLikes.getState()).toMatchObject({ count: 2, people: [{ id: disliked.id }, { id: skipped.id }] });
 
