@@ -299,6 +299,34 @@ const signedInApp = {
   test: (id: string) => signedInOnly.has(id),
 };
 
+/**
+ * The JavaScript files each chunk loads with it (its static imports, and theirs), by its file name:
+ * what a lazy import from that chunk need not list (`modulePreload` below). Found before Vite writes
+ * those lists, in a `generateBundle` of its own that runs after this one.
+ */
+const loadedWith = new Map<string, Set<string>>();
+function findLoadedWith(): Plugin {
+  return {
+    name: 'loaded-with',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      loadedWith.clear();
+      for (const [host, chunk] of Object.entries(bundle)) {
+        if (chunk.type !== 'chunk') continue;
+        const loaded = new Set<string>();
+        const next = [...chunk.imports];
+        for (let file = next.pop(); file !== undefined; file = next.pop()) {
+          if (loaded.has(file)) continue;
+          loaded.add(file);
+          const imported = bundle[file];
+          if (imported?.type === 'chunk') next.push(...imported.imports);
+        }
+        loadedWith.set(host, loaded);
+      }
+    },
+  };
+}
+
 export default defineConfig({
   root: 'client',
   plugins: [
@@ -311,6 +339,7 @@ export default defineConfig({
     springElementsUsed(),
     springNumbersOnly(),
     findSignedInOnly(),
+    findLoadedWith(),
     precompress(),
     // The service worker (client/sw/sw.ts), built with the list of this build's files to store; the
     // signed-in app registers it itself (client/lib/service-worker.ts) and has its own manifest
@@ -333,11 +362,18 @@ export default defineConfig({
     outDir: '../dist/client',
     emptyOutDir: true,
     // A page the entry loads lazily (sign-up, the app's door, an event's page) comes with the list of the
-    // chunks it needs, fetched at once beside it. The pages inside the app do not: their chunks are
-    // mostly loaded already, and the service worker stores every chunk once the app opens; a list per
-    // page, ~0.35 KB (gzip), bought nothing. (Stylesheets are still listed: the helper loads those.) The
-    // entry is the chunk of the `firstLoad` group, named `index`.
-    modulePreload: { polyfill: false, resolveDependencies: (_file, deps, { hostId }) => (/(^|\/)index-[0-9a-f]+\.js$/.test(hostId) ? deps : []) },
+    // chunks it needs, fetched at once beside it, and so does a page AppRoot loads lazily (settings, the
+    // events, the profile's editor), less what came with AppRoot: the app opened at such a page would
+    // otherwise fetch the page's stylesheets, then its chunk, then the chunks that one imports, each once
+    // the one before had come. Other lazy imports (a dialog, a chart) list none: the app has loaded most
+    // of what they need, and the service worker stores every chunk once the app opens; their lists,
+    // ~0.1 KB (gzip), bought little. (Stylesheets are always listed: the helper loads those.) The entry
+    // is the chunk of the `firstLoad` group, named `index`.
+    modulePreload: {
+      polyfill: false,
+      resolveDependencies: (_file, deps, { hostId }) =>
+        /(^|\/)(index|AppRoot)-[0-9a-f]+\.js$/.test(hostId) ? deps.filter((dep) => !loadedWith.get(hostId)?.has(dep)) : [],
+    },
     rolldownOptions: {
       // @use-gesture builds the options of every gesture it knows when it loads, each copied with Babel's
       // `_objectSpread2` helper (which only copies properties); the app's drags use one. Known to be pure,

@@ -1,15 +1,29 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import type { Language } from '../shared/constants';
 import { PAGES } from '../shared/pages';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { PageLoading } from './components/Loading';
+import { useLanguage } from './lib/i18n';
 import { Landing } from './pages/Landing';
 import { Login } from './pages/Login';
 
 // The landing page ships alone; everything else is fetched when its route is first opened.
 const Register = lazy(() => import('./pages/Register').then((module) => ({ default: module.Register })));
 const Privacy = lazy(() => import('./pages/Privacy').then((module) => ({ default: module.Privacy })));
-const AppRoot = lazy(() => import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot })));
+/**
+ * The app's copy, fetched beside AppRoot's chunk: AppRoot shows nothing without it, and would ask for
+ * it only once its own chunk had come and run (client/lib/messages-app.ts, whose import then finds it).
+ */
+const appCopy: Record<Language, () => Promise<unknown>> = {
+  en: () => import('../shared/i18n/en-app'),
+  es: () => import('../shared/i18n/es-app'),
+};
+const AppRoot = lazy(() => {
+  // A load that fails fails again where messages-app.ts imports it, and is shown from there.
+  appCopy[useLanguage.getState().language]().catch(() => undefined);
+  return import('./pages/app/AppRoot').then((module) => ({ default: module.AppRoot }));
+});
 const Logout = lazy(() => import('./pages/Logout').then((module) => ({ default: module.Logout })));
 const EventPage = lazy(() => import('./pages/events/EventPage').then((module) => ({ default: module.EventPage })));
 const AccountLinks = lazy(() => import('./pages/AccountLinks').then((module) => ({ default: module.AccountLinks })));
