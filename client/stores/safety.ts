@@ -204,9 +204,15 @@ export const useSafety = create<SafetyState>()((set, get) => {
     async report(input) {
       const outcome = await endWith(input.user_id, input.conversation_id, () => api.report(input));
       set(({ reportDrafts: { [input.user_id]: _sent, ...others } }) => ({ reportDrafts: others }));
-      // An ended chat of theirs says it is reported now, or goes with an account deleted meanwhile; so
-      // does their row among the blocked, which stays otherwise (the report keeps the block).
-      if (outcome === 'gone') setList('blocked', ({ items }) => ({ items: items && items.filter((person) => person.id !== input.user_id) }));
+      // Their row among the blocked (the report keeps the block) and an ended chat of theirs say they are
+      // reported now, or go with an account deleted meanwhile.
+      setList('blocked', ({ items }) => ({
+        items:
+          items &&
+          (outcome === 'gone'
+            ? items.filter((person) => person.id !== input.user_id)
+            : items.map((person) => (person.id === input.user_id ? { ...person, reported: true } : person))),
+      }));
       setList('ended', ({ items }) => ({
         items:
           items &&

@@ -38,6 +38,7 @@ export const enSafety = {
   'blocked.intro': "People you blocked can't see you, and you can't see them.",
   'blocked.empty': "You haven't blocked anyone.",
   'blocked.since': 'Blocked on {date}',
+  'blocked.reported': 'Report sent',
   'blocked.unblock': 'Unblock',
   'blocked.unblockName': 'Unblock {name}',
   'blocked.unblockTitle': 'Unblock {name}?',

@@ -39,6 +39,7 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'blocked.intro': 'Las personas que bloqueas no pueden verte, y tú no puedes verlas.',
   'blocked.empty': 'No has bloqueado a nadie.',
   'blocked.since': 'Desde el {date}',
+  'blocked.reported': 'Denuncia enviada',
   'blocked.unblock': 'Desbloquear',
   'blocked.unblockName': 'Desbloquear a {name}',
   'blocked.unblockTitle': '¿Desbloquear a {name}?',

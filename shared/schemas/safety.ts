@@ -3,8 +3,8 @@ import { Id, page, PageQuery, wholeNumber } from './common';
 import { visibleText } from './text';
 import { z } from './zod';
 
-/** Someone I blocked, so that I can undo it. */
-export const BlockedUser = z.object({ id: z.number(), name: z.string(), blocked_at: z.string() });
+/** Someone I blocked, so that I can undo it. `reported`: I have an open report of them. */
+export const BlockedUser = z.object({ id: z.number(), name: z.string(), blocked_at: z.string(), reported: z.boolean() });
 export type BlockedUser = z.infer<typeof BlockedUser>;
 
 /**

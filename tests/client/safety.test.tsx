@@ -662,11 +662,16 @@ describe('Blocked people', () => {
 
     const [filed] = (await openReports()).filter((report) => report.reporter.id === me.id);
     expect(filed).toMatchObject({ reason: 'underage', details: 'Says she is 15 in her bio.', reported: { id: fake.id } });
-    // Still on the list, still blocked, still hidden.
+    // Still on the list, still blocked, still hidden; the row says the report went, and offers it no more.
     expect([...document.querySelectorAll('.person-name')].map((node) => node.textContent)).toEqual(['Gus', 'Felix']);
+    expect(document.querySelectorAll('.person-row')[1]?.textContent).toContain(en['blocked.reported']);
+    expect(screen.queryByRole('button', { name: 'Report Felix' })).toBeNull();
     const blocks = (await api().get('/api/users/me/blocks/', { token: me.token })).body.results as { id: number }[];
     expect(blocks.map((person) => person.id)).toEqual([gone.id, fake.id]);
     expect((await api().get(`/api/users/${fake.id}/profile/`, { token: me.token })).status).toBe(404);
+    // So does the list read again, as on another visit, until a moderator decides the report.
+    await act(() => useSafety.getState().load('blocked'));
+    expect(screen.queryByRole('button', { name: 'Report Felix' })).toBeNull();
 
     // Gus's account goes while the list is open: his report finds no one, and his row goes too.
     await server.app.db.delete(users).where(eq(users.id, gone.id));

@@ -263,6 +263,32 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().post('/api/users/me/block/', { token: a.token })).status).toBe(404);
   });
 
+  it('says on the list of blocks whom the user has an open report of, until a moderator decides it', async () => {
+    const { a, b } = await matched();
+    const c = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });
+    expect((await api().post(`/api/users/${c.id}/block/`, { token: a.token })).status).toBe(204);
+    const filed = await api().post('/api/reports/', { token: a.token, json: { user_id: b.id, reason: 'spam' } });
+    expect(filed.status).toBe(201);
+    const listed = async () =>
+      ((await api().get('/api/users/me/blocks/', { token: a.token })).body.results as Array<{ id: number; reported: boolean }>).map((row) => [
+        row.id,
+        row.reported,
+      ]);
+    // The report blocked Ben too; Cleo was only blocked.
+    expect(await listed()).toEqual([
+      [b.id, true],
+      [c.id, false],
+    ]);
+
+    const dismissed = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'dismiss' } });
+    expect(dismissed.status).toBe(200);
+    // Decided, the report is closed: Ben can be reported again, and stays blocked.
+    expect(await listed()).toEqual([
+      [b.id, false],
+      [c.id, false],
+    ]);
+  });
+
   it('unmatches for both for good: a dislike is recorded, and a new like never matches them again', async () => {
     const { a, b, conversationId } = await matched();
     expect((await api().delete(`/api/conversations/${conversationId}/`, { token: b.token })).status).toBe(204);
@@ -485,10 +511,14 @@ describe.each(backends)('safety on %s', (backend) => {
       const again = await api().post('/api/reports/', { token: me.token, json: { user_id: them.id, reason: 'underage' } });
       expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
 
-      // Still hidden both ways, and still on my list as blocked when I blocked them.
+      // Still hidden both ways, and still on my list as blocked when I blocked them, now reported.
       expect((await api().get(`/api/users/${them.id}/profile/`, { token: me.token })).body).toEqual(NOT_FOUND);
       expect((await api().get(`/api/users/${me.id}/profile/`, { token: them.token })).body).toEqual(NOT_FOUND);
-      expect((await api().get('/api/users/me/blocks/', { token: me.token })).body).toEqual(blocksBefore);
+      expect(blocksBefore.results).toEqual([expect.objectContaining({ id: them.id, reported: false })]);
+      expect((await api().get('/api/users/me/blocks/', { token: me.token })).body).toEqual({
+        ...blocksBefore,
+        results: [{ ...blocksBefore.results[0], reported: true }],
+      });
       // They are told nothing (my phones hear it was my doing): a last event that reaches both, sent
       // after the reports, is all they hear.
       const marker = await makeCompletedUser(server);

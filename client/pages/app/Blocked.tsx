@@ -38,7 +38,8 @@ function UnblockSheet({ person, onClose }: { person: BlockedUser; onClose: () =>
 
 /**
  * /app/settings/blocked/: the people I blocked, newest first, each with Report and Unblock. Someone
- * blocked in a hurry (a fake or underage profile) can be reported afterwards, and stays blocked.
+ * blocked in a hurry (a fake or underage profile) can be reported afterwards, and stays blocked; one
+ * with an open report says so instead of offering Report, as the ended chats do.
  */
 export function Blocked() {
   useMessages(safetyMessages);
@@ -69,12 +70,17 @@ export function Blocked() {
                 <span className="person-name">
                   <bdi>{person.name}</bdi>
                 </span>
-                <span className="muted person-meta">{t('blocked.since', { date: formatDate(person.blocked_at, language) })}</span>
+                <span className="muted person-meta">
+                  {person.reported ? t('blocked.reported') : t('blocked.since', { date: formatDate(person.blocked_at, language) })}
+                </span>
               </span>
               <span className="person-actions">
-                <button type="button" className="btn btn-small btn-ghost" aria-label={tiText('safety.report.title', { name: person.name })} onClick={() => setReporting(person)}>
-                  {t('safety.report')}
-                </button>
+                {/* Reported already: the report is with the moderators until they decide it. */}
+                {!person.reported && (
+                  <button type="button" className="btn btn-small btn-ghost" aria-label={tiText('safety.report.title', { name: person.name })} onClick={() => setReporting(person)}>
+                    {t('safety.report')}
+                  </button>
+                )}
                 <button type="button" className="btn btn-small btn-ghost" aria-label={tiText('blocked.unblockName', { name: person.name })} onClick={() => setConfirming(person)}>
                   {t('blocked.unblock')}
                 </button>

@@ -183,17 +183,23 @@ export interface BlockPosition {
   id: number;
 }
 
-/** The people a user blocked, newest first, so that they can undo one. */
+/**
+ * The people a user blocked, newest first, so that they can undo one, and whether the user has an
+ * open report of each: their list offers a report only of those without one.
+ */
 export async function listBlocks(
   db: Db,
   userId: number,
   options: { after: BlockPosition | null; limit: number },
 ): Promise<Slice<BlockedUser, BlockPosition>> {
-  const rows = rowsOf<{ id: number; name: string; blocked_at: string; blocked_at_us: string }>(
+  const rows = rowsOf<{ id: number; name: string; blocked_at: string; blocked_at_us: string; reported: boolean }>(
     await db.execute(sql`
       select b.blocked_id as id, coalesce(p.name, u.first_name) as name,
         to_char(b.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as blocked_at,
-        (extract(epoch from b.created_at) * 1000000)::bigint::text as blocked_at_us
+        (extract(epoch from b.created_at) * 1000000)::bigint::text as blocked_at_us,
+        exists (
+          select 1 from ${reports} r where r.reporter_id = ${userId} and r.reported_id = b.blocked_id and r.status = 'open'
+        ) as reported
       from ${blocks} b
       join ${users} u on u.id = b.blocked_id
       left join ${profiles} p on p.user_id = b.blocked_id
@@ -209,7 +215,7 @@ export async function listBlocks(
   return sliceOf(
     rows,
     options.limit,
-    (row) => ({ id: Number(row.id), name: row.name, blocked_at: row.blocked_at }),
+    (row) => ({ id: Number(row.id), name: row.name, blocked_at: row.blocked_at, reported: Boolean(row.reported) }),
     (row) => ({ blockedAtUs: row.blocked_at_us, id: Number(row.id) }),
   );
 }
