@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
-import { blocks, messages, profiles } from '../../server/db/schema';
+import { and, eq, isNotNull, like } from 'drizzle-orm';
+import { blocks, messages, profiles, users } from '../../server/db/schema';
 import { deleteAccount } from '../../server/features/account/deletion';
+import { SEED_PASSWORD, seed } from '../../scripts/seed';
 import { birthDateForAge, makeCompletedUser, makeUser } from '../helpers/factories';
 import { makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
@@ -237,6 +238,26 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     });
     expect(data.analytics_events).toEqual([{ name: 'signed_up', time: expect.any(String) }]);
     expect(data.profile).toMatchObject({ name: 'Alex', image: null, is_completed: false });
+  });
+
+  it('holds a seeded person’s photos, which the demo account uploaded and their profile shows', async () => {
+    await seed(server.app.db, { users: 8, reactionsPerUser: 1, matchRate: 0, photos: 2, dataDir: server.config.dataDir });
+    const [seeded] = await server.app.db
+      .select({ email: users.email, image: profiles.image, image2: profiles.image2 })
+      .from(profiles)
+      .innerJoin(users, eq(users.id, profiles.userId))
+      .where(and(like(users.email, 'seed-%'), isNotNull(profiles.image)))
+      .limit(1);
+    const login = await api().post('/api/auth/', { json: { username: seeded!.email, password: SEED_PASSWORD } });
+    expect(login.status).toBe(200);
+
+    const files = await unzip((await download(login.body.token)).archive);
+    const keys = [...new Set([seeded!.image, seeded!.image2])].filter((url) => url !== null).map((url) => url.replace('/media/', ''));
+    expect([...files.keys()].sort()).toEqual(['account.json', ...keys.map((key) => `photos/${key}`)].sort());
+    for (const key of keys) {
+      expect(files.get(`photos/${key}`)!.equals(await readFile(path.join(server.config.dataDir, 'media', key)))).toBe(true);
+    }
+    expect(JSON.parse(files.get('account.json')!.toString('utf8')).profile.image).toBe(`photos/${keys[0]}`);
   });
 
   it('an export whose account is deleted as it starts ends broken, and the server goes on', async () => {

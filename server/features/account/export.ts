@@ -288,8 +288,9 @@ export async function* accountJson(db: Db, store: MediaStore, lookupKeys: Lookup
 
 /**
  * The export archive (`GET /api/users/me/export/`): `account.json` and `photos/` with the user's own
- * images, streamed as it is built. A failure once bytes have gone out can only cut the stream: it is
- * logged and the response ends broken, which the client reports as a failed download.
+ * images (their uploads and the photos their profile shows), streamed as it is built. A failure once
+ * bytes have gone out can only cut the stream: it is logged and the response ends broken, which the
+ * client reports as a failed download.
  */
 export function exportArchive(db: Db, store: MediaStore, lookupKeys: LookupKeys, userId: number, log: FastifyBaseLogger): Readable {
   const zip = new ZipFile();
@@ -308,12 +309,17 @@ export function exportArchive(db: Db, store: MediaStore, lookupKeys: LookupKeys,
   });
 
   void (async () => {
-    const photos = await db
+    const owned = await db
       .select({ key: uploads.key })
       .from(uploads)
       .where(eq(uploads.ownerId, userId))
       .orderBy(asc(uploads.createdAt), asc(uploads.key));
-    for (const { key } of photos) {
+    // And the photos their profile shows that they did not upload: a seeded person's are the demo
+    // account's, and `account.json` names them under `photos/` all the same.
+    const [profile] = await db.select().from(profiles).where(eq(profiles.userId, userId));
+    const shown = IMAGE_FIELDS.map((field) => (profile?.[field] ? store.keyOf(profile[field]) : null));
+    const keys = new Set([...owned.map((row) => row.key), ...shown.filter((key) => key !== null)]);
+    for (const key of keys) {
       const bytes = await store.read(key);
       // WebP is compressed already.
       if (bytes) zip.addBuffer(bytes, `photos/${key}`, { mtime, compress: false });
