@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Db, PreparedStatement } from '../db/client';
@@ -29,16 +29,14 @@ declare module 'fastify' {
      * instances, and waits for them to drop it: once this resolves, the token opens nothing anywhere).
      */
     revokeToken: (tokenHash: string) => Promise<void>;
+    /** Ends every session of a user: their sockets are dropped on every instance. Returns how many were ended. */
+    revokeUserTokens: (userId: number) => Promise<number>;
     /**
-     * Ends every session of a user but `except` (the one asking, when it stays signed in): their
-     * sockets are dropped on every instance. Returns how many were ended.
-     */
-    revokeUserTokens: (userId: number, options?: { except?: string }) => Promise<number>;
-    /**
-     * Sessions a ban ended in its own transaction (`endedByBan`: each row kept, marked, until it would
-     * have expired, so that a phone away during the ban comes back to "suspended", not to a session
-     * closed for no reason it can tell; a marked row never authenticates again): forgotten here and
-     * on every instance, their sockets dropped, as `revokeUserTokens` does.
+     * Sessions a ban or a new password ended in its own transaction, forgotten here and on every
+     * instance, their sockets dropped, as `revokeUserTokens` does. A ban's rows are kept, marked
+     * (`endedByBan`), until they would have expired, so that a phone away during the ban comes back to
+     * "suspended", not to a session closed for no reason it can tell; a marked row never authenticates
+     * again.
      */
     suspendedTokens: (tokenHashes: string[]) => Promise<void>;
     /** A listener's promise is waited for: the revocation is answered once it is in force where the listener reaches. */
@@ -162,16 +160,8 @@ export default fp(
       await app.db.delete(authTokens).where(eq(authTokens.tokenHash, tokenHash));
       await revoked([tokenHash]);
     });
-    app.decorate('revokeUserTokens', async (userId: number, options: { except?: string } = {}) => {
-      const deleted = await app.db
-        .delete(authTokens)
-        .where(
-          and(
-            eq(authTokens.userId, userId),
-            options.except === undefined ? undefined : ne(authTokens.tokenHash, options.except),
-          ),
-        )
-        .returning({ tokenHash: authTokens.tokenHash });
+    app.decorate('revokeUserTokens', async (userId: number) => {
+      const deleted = await app.db.delete(authTokens).where(eq(authTokens.userId, userId)).returning({ tokenHash: authTokens.tokenHash });
       await revoked(deleted.map((row) => row.tokenHash));
       return deleted.length;
     });

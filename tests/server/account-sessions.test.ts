@@ -132,6 +132,36 @@ describe.each(backends)('sessions and password on %s', (backend) => {
       expect((await login(user.email, user.password)).status).toBe(400);
     });
 
+    it('answers the same change sent twice at once (a double tap) as done, each with a session that works', async () => {
+      const user = await makeUser(server);
+      const other = (await login(user.email, user.password)).body.token as string;
+      const fresh = `${user.password}-renewed`;
+      expect((await me(user.token)).status).toBe(200);
+
+      const arrivals = countArrivals();
+      const release = await holdUserRow(user.id);
+      const sent = Promise.all(
+        [1, 2].map(() => api().post(PASSWORD_CHANGE, { token: user.token, json: { current_password: user.password, password: fresh, password2: fresh } })),
+      );
+      try {
+        await waitUntil(() => arrivals.arrived() === 2, 5000, 'both changes to arrive');
+      } finally {
+        arrivals.stop();
+        await release();
+      }
+      const answers = await sent;
+
+      // The second finds the password it asked for in place: done, not "your old password is wrong".
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      // Whichever answer the phone keeps opens the app: the repeat's session came after the change ended the others.
+      for (const answer of answers) expect((await me(answer.body.token)).status).toBe(200);
+      expect((await me(user.token)).status).toBe(401);
+      expect((await me(other)).status).toBe(401);
+      expect(await server.app.db.select().from(authTokens).where(eq(authTokens.userId, user.id))).toHaveLength(2);
+      expect((await login(user.email, fresh)).status).toBe(200);
+      expect((await login(user.email, user.password)).status).toBe(400);
+    });
+
     it.each(['change', 'reset'] as const)(
       'lets one of a change and a reset at once win, the %s queued first on PostgreSQL; the other answers 400',
       async (first) => {

@@ -19,7 +19,6 @@ import { noBody, withoutToken } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
-import { hashToken } from '../../lib/tokens';
 import { currentUser } from '../../plugins/auth';
 import { endStripeBilling } from '../payments/service';
 import { announceEnded } from '../safety/service';
@@ -34,6 +33,7 @@ import {
   EMAIL_VERIFIED,
   RESET_REQUESTED,
   type MailDeps,
+  type NewPasswordSession,
   resendVerificationEmail,
   sendPasswordChangedEmail,
   sendPasswordResetEmail,
@@ -48,13 +48,13 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const passwordCheck = app.limits.hook('password:check');
 
   /**
-   * After a new password: every other session ends (sockets too, on every instance), the owner is told,
-   * in the language of the app they set it in.
+   * After a new password: the sessions it ended are forgotten (sockets too, on every instance), the
+   * owner is told, in the language of the app they set it in; of a repeat, by the change it repeats.
    */
-  async function afterNewPassword(userId: number, token: string, request: FastifyRequest) {
-    await app.revokeUserTokens(userId, { except: hashToken(token) });
+  async function afterNewPassword(userId: number, session: NewPasswordSession, request: FastifyRequest) {
+    await app.suspendedTokens(session.ended);
     await rememberLanguage(app.db, userId, requestLanguage(request));
-    app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId));
+    if (!session.repeat) app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId));
   }
 
   app.post('/api/auth/verify-email/', {
@@ -108,9 +108,9 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       // It verifies the e-mail too, but no open app needs telling: it ends every other session.
-      const { userId, token } = await confirmPasswordReset(app.db, request.body, hashOptions);
-      await afterNewPassword(userId, token, request);
-      return { token };
+      const { userId, session } = await confirmPasswordReset(app.db, request.body, hashOptions);
+      await afterNewPassword(userId, session, request);
+      return { token: session.token };
     },
   });
 
@@ -129,9 +129,9 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, passwordCheck],
     handler: async (request) => {
       const { id } = currentUser(request);
-      const token = await changePassword(app.db, id, request.body, hashOptions);
-      await afterNewPassword(id, token, request);
-      return { token };
+      const session = await changePassword(app.db, id, request.body, hashOptions);
+      await afterNewPassword(id, session, request);
+      return { token: session.token };
     },
   });
 

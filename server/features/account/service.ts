@@ -1,5 +1,5 @@
 import argon2 from 'argon2';
-import { and, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Language } from '../../../shared/constants';
 import type {
   ChangePasswordInput,
@@ -182,8 +182,27 @@ function passwordFieldErrors(
   return fields;
 }
 
-/** A new password and a fresh token; the caller revokes every other token of the user. */
-async function setPassword(db: DbOrTx, userId: number, passwordHash: string, options: { verifiesEmail: boolean }) {
+/**
+ * A session that a new password opened: its token, and the hashes of the user's sessions it ended,
+ * which the caller forgets everywhere (caches, sockets) once the change has committed. None ended by
+ * a repeat of a change already made (`repeat`): that change ended them, and told the owner.
+ */
+export interface NewPasswordSession {
+  token: string;
+  ended: string[];
+  repeat: boolean;
+}
+
+/**
+ * A new password and a fresh token; every other session of the user ends in the same commit, so that
+ * a session issued after it (a repeat of the change that waited for it) is not swept with them.
+ */
+async function setPassword(
+  db: DbOrTx,
+  userId: number,
+  passwordHash: string,
+  options: { verifiesEmail: boolean },
+): Promise<NewPasswordSession> {
   await db
     .update(users)
     .set({
@@ -194,7 +213,12 @@ async function setPassword(db: DbOrTx, userId: number, passwordHash: string, opt
     .where(eq(users.id, userId));
   // Every reset link still in a mailbox dies with the old password.
   await db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'reset_password')));
-  return issueToken(db, userId);
+  const token = await issueToken(db, userId);
+  const ended = await db
+    .delete(authTokens)
+    .where(and(eq(authTokens.userId, userId), ne(authTokens.tokenHash, hashToken(token))))
+    .returning({ tokenHash: authTokens.tokenHash });
+  return { token, ended: ended.map((row) => row.tokenHash), repeat: false };
 }
 
 /** The account a reset link is for, while it can be used: null once spent or expired, or never issued. */
@@ -222,7 +246,7 @@ export async function confirmPasswordReset(
   db: Db,
   input: PasswordResetConfirmInput,
   hashOptions: HashOptions,
-): Promise<{ userId: number; token: string }> {
+): Promise<{ userId: number; session: NewPasswordSession }> {
   const owner = await resetLinkOwner(db, input.token);
   const fields = passwordFieldErrors(input.password, input.password2, owner);
   if (!owner) fields.token = [LINK_INVALID];
@@ -236,7 +260,7 @@ export async function confirmPasswordReset(
     // Spent by whichever use gets here first.
     const userId = await spendEmailToken(tx, input.token, 'reset_password');
     if (userId !== owner!.id) throw ValidationError.field('token', LINK_INVALID);
-    return { userId, token: await setPassword(tx, userId, passwordHash, { verifiesEmail: true }) };
+    return { userId, session: await setPassword(tx, userId, passwordHash, { verifiesEmail: true }) };
   });
 }
 
@@ -262,29 +286,64 @@ export async function checkPassword(db: DbOrTx, userId: number, password: string
  * Of several changes at once, one wins: the current password is verified (and the new one hashed)
  * outside the transaction, which then locks the user's row and goes on only if the hash is still
  * the one verified. Whichever commits first changes it, so the others answer, as for a wrong
- * current password, that theirs no longer is; so does a change that a reset overtook.
+ * current password, that theirs no longer is; so does a change that a reset overtook. All but one
+ * that asked for the very password that won: the same change sent twice (a double tap, a retry of
+ * one whose answer was slow), which is done, and answers so with a session of its own.
  */
 export async function changePassword(
   db: Db,
   userId: number,
   input: ChangePasswordInput,
   hashOptions: HashOptions,
-): Promise<string> {
+): Promise<NewPasswordSession> {
   const user = await findRecipient(db, eq(users.id, userId));
   const verifiedHash = await storedPasswordHash(db, userId);
   const current = await verdictOf(verifiedHash, input.current_password);
   const fields = passwordFieldErrors(input.password, input.password2, user);
+  // Sent again after it was done, the old password no longer is: what it asks for is.
+  if (current === 'wrong' && Object.keys(fields).length === 0) {
+    const repeat = await repeatedChange(db, userId, input.password);
+    if (repeat) return repeat;
+  }
   if (current === 'wrong') fields.current_password = [WRONG_CURRENT_PASSWORD];
   if (current === 'none') fields.current_password = [NO_PASSWORD_YET];
   if (Object.keys(fields).length > 0) throw new ValidationError(fields);
 
   const passwordHash = await hashPassword(input.password, hashOptions);
-  return db.transaction(async (tx) => {
+  const session = await db.transaction(async (tx) => {
     // Waits for a change or reset of the same user in flight, then sees what it wrote.
     const [row] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId)).for('no key update');
-    if (row?.hash !== verifiedHash) throw ValidationError.field('current_password', WRONG_CURRENT_PASSWORD);
+    if (row?.hash !== verifiedHash) return null;
     return setPassword(tx, userId, passwordHash, { verifiesEmail: false });
   });
+  if (session) return session;
+  const repeat = await repeatedChange(db, userId, input.password);
+  if (repeat) return repeat;
+  throw ValidationError.field('current_password', WRONG_CURRENT_PASSWORD);
+}
+
+/** How soon a change sent again comes after the one that was done: a double tap, a retry of a slow answer. */
+const REPEAT_WINDOW_MS = 60 * 1000;
+
+/**
+ * A change that finds the password already the one it asks for, set within the minute, is the same
+ * change sent again after it was done: answered as done, with a session of its own (none is ended: the
+ * change it repeats ended the others, after which this one is issued). Checked off any transaction, as
+ * the current password is; issued only while the password is still the one checked, as a login's is.
+ */
+async function repeatedChange(db: Db, userId: number, password: string): Promise<NewPasswordSession | null> {
+  const [row] = await db
+    .select({ hash: users.passwordHash })
+    .from(users)
+    .where(and(eq(users.id, userId), gt(users.passwordChangedAt, sql`now() - ${REPEAT_WINDOW_MS}::int * interval '1 millisecond'`)));
+  if (!row?.hash || (await verdictOf(row.hash, password)) !== 'ok') return null;
+  try {
+    return { token: await issueToken(db, userId, { passwordHash: row.hash }), ended: [], repeat: true };
+  } catch (error) {
+    // Changed again meanwhile: not the password it asked for any more.
+    if (error instanceof ValidationError) return null;
+    throw error;
+  }
 }
 
 /**
