@@ -41,9 +41,10 @@ interface PlanState {
   /**
    * A reaction to `userId` stored on any of my phones or tabs (`deck:answered`, or `match:new` for my
    * like that made a match; `card`: theirs, if this tab's deck holds it or sent it away with a decision
-   * not yet answered): undo offers what the server would take back now, the user's latest decision.
+   * not yet answered; `sentHere`: that decision is this tab's own): undo offers what the server would
+   * take back now, the user's latest decision.
    */
-  answered: (userId: number, action: Reaction, card: DeckCard | null) => void;
+  answered: (userId: number, action: Reaction, card: DeckCard | null, sentHere?: boolean) => void;
   /**
    * A pass on `userId` taken back on any of my phones or tabs (`deck:undone`): an offer of it, or a
    * read asked before the undo, which may name it still, gives way to what undo would bring back now.
@@ -185,16 +186,18 @@ export const usePlan = create<PlanState>()((set, get) => {
       if (allowance.remaining <= 1) void get().loadAllowance();
       else set({ allowance: { ...allowance, remaining: allowance.remaining - 1 } });
     },
-    answered(userId, action, card) {
+    answered(userId, action, card, sentHere = false) {
       changes += 1;
       const { lastPass, notice } = get();
       // This tab's own decision (`reacted`), or a like with nothing offered: the offer is right already.
       if (action === 'like' ? lastPass === null : lastPass?.id === userId) return;
       // What undo needs was said of another card than the one now last.
       if (notice === 'undo') set({ notice: null });
-      // The server knows the pass's window by its own clock: it times the offer. Without the plan, which
+      // The server knows the window of a pass made on another phone by its own clock: it times the offer.
+      // This tab's own opened just now, as its answer will say (`reacted`); and without the plan, which
       // undoes nothing, the offer needs only a name: the card this tab's deck holds, else the server's.
-      if (useSession.getState().user?.has_subscription || (action !== 'like' && !card)) void get().loadUndo();
+      const timedHere = sentHere || !useSession.getState().user?.has_subscription;
+      if (!timedHere || (action !== 'like' && !card)) void get().loadUndo();
       else offerUndo(action === 'like' ? null : card);
     },
     undone(userId) {

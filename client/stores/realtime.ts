@@ -219,12 +219,13 @@ export function startRealtime(token: string) {
     onEvent('deck:answered', ({ user_id, response }) => {
       const deck = useDeck.getState();
       const card = deck.held(user_id);
+      const sentHere = [...deck.cardsInFlight].some((sent) => sent.id === user_id);
       deck.forget(user_id);
       // The last card here: the deck is read again, as the phone that decided reads its own, which shows
       // who is left (a skip comes round again there once nobody unseen is) rather than nobody.
       if (card && card === deck.current && !useDeck.getState().current) void useDeck.getState().refresh();
-      // Made on another phone, it is the one undo would take back now (a like: none).
-      usePlan.getState().answered(user_id, response, card);
+      // Made here or on another phone, it is the one undo would take back now (a like: none).
+      usePlan.getState().answered(user_id, response, card, sentHere);
       // A skip is "later": whoever likes me waits for my answer still.
       if (response !== 'skip') useLikes.getState().answered(user_id, false);
       if (response === 'like') likeGiven();

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 /**
- * What undo offers after this tab's own pass, on the free plan, whose news (`deck:answered`, sent to
- * every tab of mine, this one too) comes after the card has left the screen and before the pass's
- * answer: the tab knows the card and names it without asking the server. A pass on another phone,
- * on someone this deck never held, is still asked of it.
+ * What undo offers after this tab's own pass, whose news (`deck:answered`, sent to every tab of mine,
+ * this one too) comes after the card has left the screen and before the pass's answer: the tab knows
+ * the card and names it without asking the server, on either plan (the pass's window opened just now,
+ * here). A pass on another phone, on someone this deck never held, is still asked of it.
  */
 import { act, cleanup, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
@@ -25,6 +25,7 @@ const { useSession } = await import('../../client/stores/session');
 
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
 const [ben, cleo, dan] = [card(2, 'Ben'), card(3, 'Cleo'), card(4, 'Dan')];
+const subscribed = (has_subscription: boolean) => useSession.setState(({ user }) => ({ user: user && { ...user, has_subscription } }));
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -61,6 +62,25 @@ it('names its own pass without asking, when the news of it comes after the card 
 
   // Another phone passes on someone this deck never held: the server names them.
   act(() => hear('deck:answered', { user_id: dan.id, response: 'skip' }));
+  await act(() => vi.advanceTimersByTimeAsync(0));
+  expect(api.undoable).toHaveBeenCalledTimes(1);
+  expect(usePlan.getState().lastPass?.id).toBe(dan.id);
+});
+
+it('on the plan too: its own pass opened its window here, and only another phone’s is timed by the server', async () => {
+  subscribed(true);
+  const answer = later<ReactionResult>();
+  api.react.mockReturnValueOnce(answer.promise);
+  const { result } = renderHook(() => useDecide());
+  act(() => void result.current('skip'));
+  // The news comes before the answer, as the server tells every tab before it answers.
+  act(() => hear('deck:answered', { user_id: ben.id, response: 'skip' }));
+  await act(async () => answer.resolve({ match: false, conversation_id: null }));
+  expect(api.undoable).not.toHaveBeenCalled();
+  expect(usePlan.getState().lastPass?.id).toBe(ben.id);
+
+  // Cleo, on screen here, passed on another phone: the window opened there, a while ago maybe.
+  act(() => hear('deck:answered', { user_id: cleo.id, response: 'dislike' }));
   await act(() => vi.advanceTimersByTimeAsync(0));
   expect(api.undoable).toHaveBeenCalledTimes(1);
   expect(usePlan.getState().lastPass?.id).toBe(dan.id);
