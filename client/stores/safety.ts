@@ -107,6 +107,12 @@ function conversationsWith(userId: number, known?: number): number[] {
   return [...ids];
 }
 
+/** A list's rows after a report: the reported person's marked so, or gone with an account deleted meanwhile. */
+function afterReport<Row extends { reported: boolean }>(rows: Row[] | null, outcome: Outcome, isTheirs: (row: Row) => boolean): Row[] | null {
+  if (!rows) return rows;
+  return outcome === 'gone' ? rows.filter((row) => !isTheirs(row)) : rows.map((row) => (isTheirs(row) ? { ...row, reported: true } : row));
+}
+
 /**
  * Runs one of the user's own actions against a person, then removes the person here. A 404 means the
  * person is already out of reach (they blocked first, their account is gone): the outcome for this
@@ -206,20 +212,8 @@ export const useSafety = create<SafetyState>()((set, get) => {
       set(({ reportDrafts: { [input.user_id]: _sent, ...others } }) => ({ reportDrafts: others }));
       // Their row among the blocked (the report keeps the block) and an ended chat of theirs say they are
       // reported now, or go with an account deleted meanwhile.
-      setList('blocked', ({ items }) => ({
-        items:
-          items &&
-          (outcome === 'gone'
-            ? items.filter((person) => person.id !== input.user_id)
-            : items.map((person) => (person.id === input.user_id ? { ...person, reported: true } : person))),
-      }));
-      setList('ended', ({ items }) => ({
-        items:
-          items &&
-          (outcome === 'gone'
-            ? items.filter((chat) => chat.user_id !== input.user_id)
-            : items.map((chat) => (chat.user_id === input.user_id ? { ...chat, reported: true } : chat))),
-      }));
+      setList('blocked', ({ items }) => ({ items: afterReport(items, outcome, (person) => person.id === input.user_id) }));
+      setList('ended', ({ items }) => ({ items: afterReport(items, outcome, (chat) => chat.user_id === input.user_id) }));
       return outcome;
     },
     async unblock(userId) {
