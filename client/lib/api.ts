@@ -177,7 +177,17 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
   }
 }
 
+/**
+ * A 401 says the session ended, if it was of the token this tab sends now: not of one it has replaced
+ * since (a call that crossed the password change that answered the new one).
+ */
+function refusal(error: ApiError, sent: string | null): ApiError {
+  if (error instanceof NotAuthenticated && sent && sent === getToken()) onUnauthorized?.(error.code);
+  return error;
+}
+
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const sent = getToken();
   const response = await send(method, path, body);
   const text = await response.text();
   let parsed: unknown = null;
@@ -188,16 +198,13 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       parsed = text;
     }
   }
-  if (!response.ok) {
-    const error = toError(response.status, parsed, response.headers.get('Retry-After'));
-    if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.(error.code);
-    throw error;
-  }
+  if (!response.ok) throw refusal(toError(response.status, parsed, response.headers.get('Retry-After')), sent);
   return parsed as T;
 }
 
 /** A file behind the token (the data export, a report's photo copies): the body as a Blob, or the envelope's typed error. */
 async function download(path: string): Promise<Blob> {
+  const sent = getToken();
   const response = await send('GET', path);
   if (response.ok) return response.blob();
   const text = await response.text();
@@ -207,9 +214,7 @@ async function download(path: string): Promise<Blob> {
   } catch {
     // Not JSON: the status alone says what went wrong.
   }
-  const error = toError(response.status, parsed, response.headers.get('Retry-After'));
-  if (error instanceof NotAuthenticated && getToken()) onUnauthorized?.(error.code);
-  throw error;
+  throw refusal(toError(response.status, parsed, response.headers.get('Retry-After')), sent);
 }
 
 const get = <T>(path: string) => request<T>('GET', path);

@@ -69,6 +69,23 @@ describe('a session the server ended', () => {
     expect(assign).toHaveBeenCalledWith('/login/?ended');
   });
 
+  it('stays signed in when a call that crossed a password change is refused the token it replaced', async () => {
+    let refuse!: () => void;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (path: string) =>
+        path === '/api/users/me/' ? new Promise<Response>((resolve) => (refuse = () => resolve(Response.json({ detail: 'Token inválido.' }, { status: 401 })))) : Response.json({}),
+      ),
+    );
+    // Sent with the old token; the change ends it, and its answer (the new token) lands first.
+    const crossed = api.me();
+    useSession.getState().replaceToken('token-b');
+    refuse();
+    await expect(crossed).rejects.toMatchObject({ status: 401 });
+    expect(useSession.getState().token).toBe('token-b');
+    expect(assign).not.toHaveBeenCalled();
+  });
+
   it('says the account is suspended when told live, as the ban happens', () => {
     answer(200, {});
     startRealtime('token-a');
