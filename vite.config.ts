@@ -245,13 +245,13 @@ const firstLoad = {
  * each, and so does the block and report dialog (opened from a chat, a match or a profile, ~0.7 KB
  * gzip less than a chunk of its own). The service worker stores every chunk once the app has opened,
  * so a phone downloads them all anyway: one file, compressed as one, is ~5 KB (gzip) less than the ten
- * it replaces. Only their own modules, named here (with the organizer's store and the settings' and
- * safety copy's loaders, which only they use): a module the public event page also uses
- * (EventSummary) would make a guest's page fetch the whole group.
+ * it replaces. Only their own modules, named here (with the organizer's store, the password change and
+ * the settings' and safety copy's loaders, which only they use): a module the public event page also
+ * uses (EventSummary) would make a guest's page fetch the whole group.
  */
 const secondaryPages = {
   name: 'app-more',
-  test: /client[\\/](pages[\\/](app[\\/](Settings|Likes|Blocked|EndedChats)|events[\\/](Events|NewEvent|EditEvent|HostScreen|EventForm))\.tsx|stores[\\/]host\.ts|lib[\\/]messages-(settings|safety)\.ts|components[\\/]SafetyDialog\.tsx)$/,
+  test: /client[\\/](pages[\\/](app[\\/](Settings|Likes|Blocked|EndedChats)|events[\\/](Events|NewEvent|EditEvent|HostScreen|EventForm))\.tsx|stores[\\/]host\.ts|lib[\\/](messages-(settings|safety)|password-change)\.ts|components[\\/]SafetyDialog\.tsx)$/,
 };
 
 /**

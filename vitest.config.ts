@@ -16,6 +16,7 @@ const CLIENT_IN_PROCESSES = [
   'tests/client/likes-left-elsewhere.test.ts',
   'tests/client/likes-skipped-elsewhere.test.ts',
   'tests/client/likes-unblocked.test.ts',
+  'tests/client/password-change-lost.test.tsx',
   'tests/client/plan-account-changed.test.ts',
   'tests/client/safety.test.tsx',
   'tests/client/session-suspended.test.ts',

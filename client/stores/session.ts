@@ -37,6 +37,15 @@ interface SessionState {
 let session = 0;
 
 /**
+ * What a password change of this tab's says when the server refuses its token, before that signs the
+ * tab out (`lib/password-change.ts`): true when the tab carries on, with a new token, or not knowing yet.
+ */
+let beforeSignOut: (() => Promise<boolean>) | null = null;
+export function askBeforeSignOut(ask: typeof beforeSignOut) {
+  beforeSignOut = ask;
+}
+
+/**
  * Taken when a request is sent; true while the session that sent it is still the one signed in. A
  * request sent in one session may be answered in the next (a slow network, a phone handed to a
  * friend): stores ask it after their awaits and drop an answer meant for someone else.
@@ -154,6 +163,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     clearStorage(true);
     setToken(token);
     session += 1;
+    beforeSignOut = null;
     cancelUserRetry();
     set({ token, user: undefined, fromDevice: false });
     keepSignIn(token);
@@ -172,6 +182,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
     clearStorage(options.keepOutbox);
     session += 1;
+    beforeSignOut = null;
     cancelUserRetry();
     for (const reset of resetListeners) reset();
     set({ token: null, user: undefined, fromDevice: false });
@@ -196,8 +207,16 @@ export type SessionEnd = 'ended' | 'suspended';
  * password, or signed in): that one is left alone, and this tab starts again with it. `reason`: the
  * server's word for why, when it gave one (an error's code, the socket's refusal):
  * `account_suspended` for a ban, said live or to a phone that slept through it, at its next call.
+ * `asked`: the tab's password change has said no already.
  */
-export function endRevokedSession(reason?: string | null) {
+export function endRevokedSession(reason?: string | null, asked?: boolean) {
+  // A password change on its way, or unanswered, may have ended the token and hold the next: it is
+  // asked first (not for a ban). Said no, on as below, unless the tab's token changed meanwhile.
+  const { token } = useSession.getState();
+  if (beforeSignOut && !asked && reason !== 'account_suspended') {
+    void beforeSignOut().then((carryOn) => carryOn || useSession.getState().token !== token || endRevokedSession(reason, true));
+    return;
+  }
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
   const why: SessionEnd = reason === 'account_suspended' ? 'suspended' : 'ended';
   // Ended from elsewhere or expired: the messages still on their way stay on the device, and go when

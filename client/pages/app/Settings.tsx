@@ -9,6 +9,7 @@ import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
 import { errorMessage } from '../../lib/errors';
+import { changePassword } from '../../lib/password-change';
 import { settingsMessages } from '../../lib/messages-settings';
 import { readStorage, THEME_KEY } from '../../lib/storage';
 import { useAuthForm } from '../../lib/use-auth-form';
@@ -35,7 +36,7 @@ export function Settings() {
       {/* Where someone looks to change or cancel it, beside the account menu's entry. */}
       <PlanCard subscribed={user.has_subscription} />
       <Appearance />
-      {user.has_password ? <ChangePassword /> : <SetPasswordByLink user={user} />}
+      {user.has_password ? <ChangePassword email={user.email} /> : <SetPasswordByLink user={user} />}
       <LinkCard id="settings-blocked" title={t('blocked.title')} text={t('settings.blocked.text')} href="/app/settings/blocked/" label={t('settings.blocked.open')} />
       <LinkCard
         id="settings-ended"
@@ -147,21 +148,15 @@ function EmailRow({ user }: { user: CurrentUser }) {
   );
 }
 
-function ChangePassword() {
+function ChangePassword({ email }: { email: string }) {
   const { t, errors, busy, onSubmit } = useAuthForm();
-  const replaceToken = useSession((state) => state.replaceToken);
   const [done, setDone] = useState(false);
   const form = useRef<HTMLFormElement>(null);
 
   const submit = onSubmit(async (value) => {
     setDone(false);
-    const answer = await accountApi.changePassword({
-      current_password: value('current_password'),
-      password: value('password'),
-      password2: value('password2'),
-    });
-    // Every other session ended, this tab's old token too: carry on with the new one.
-    replaceToken(answer.token);
+    // Every other session ended, this tab's old token too: it carries on with the new one.
+    await changePassword({ current_password: value('current_password'), password: value('password'), password2: value('password2') }, email);
     form.current?.reset();
     setDone(true);
   });
