@@ -401,16 +401,20 @@ export const useChat = create<ChatState>()((set, get) => {
     }
   }
 
-  /** Each thread's run of `sendInOrder`: a run asked for while one goes waits for it. */
+  /**
+   * Each thread's run of sends: `sendInOrder`, or a send over HTTP (`send`). A run asked for while one
+   * goes waits for it.
+   */
   const runs = new Map<number, Promise<void>>();
-  function sendWaiting(id: number): Promise<void> {
-    const run = (runs.get(id) ?? Promise.resolve()).then(() => sendInOrder(id));
+  function inTurn(id: number, work: () => Promise<unknown>): Promise<void> {
+    const run = (runs.get(id) ?? Promise.resolve()).then(work).then(() => {});
     runs.set(id, run);
     void run.finally(() => {
       if (runs.get(id) === run) runs.delete(id);
     });
     return run;
   }
+  const sendWaiting = (id: number) => inTurn(id, () => sendInOrder(id));
   /**
    * Sends the thread's messages of mine waiting to go, one after the other in the order written, each
    * once a run; stops at one that has to wait again (no connection, the limit): the rest wait behind it.
@@ -583,9 +587,9 @@ export const useChat = create<ChatState>()((set, get) => {
       const waiting = get().threads[id]?.messages.filter((item) => item.id < 0 && item.status === 'queued') ?? [];
       // Behind messages held by the server's limit: it goes after them, with them, once the wait is over.
       const held = waiting.find((item) => item.slowDown)?.slowDown;
-      // Behind messages waiting for the connection, or going out now one by one: it joins them, so that
-      // it is not stored before them (sent over HTTP while they wait for the socket, or over the socket
-      // while the one before it is still on its way).
+      // Behind messages waiting for the connection, or going out now one by one (or one still on its way
+      // over HTTP): it joins them, so that it is not stored before them (sent over HTTP while they wait
+      // for the socket, or over the socket while the one before it is still on its way).
       const behind = !held && (waiting.length > 0 || runs.has(id));
       const message: ChatMessage = {
         id: tempId--,
@@ -599,7 +603,9 @@ export const useChat = create<ChatState>()((set, get) => {
       };
       update(id, (thread) => ({ messages: [...thread.messages, message] }));
       if (behind) await sendWaiting(id);
-      else if (!held) await deliver(id, message);
+      // Over the socket, the server takes a tab's sends in the order sent. Over HTTP each request goes
+      // its own way, and a slow one would be stored after one sent behind it: that one waits its turn.
+      else if (!held) await (isConnected() ? deliver(id, message) : inTurn(id, () => deliver(id, message)));
     },
     async retry(id, clientId) {
       const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');

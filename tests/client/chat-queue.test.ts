@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import type { Message } from '../../shared/schemas/conversations';
+import { later } from '../helpers/later';
 
 const sendMessage = vi.hoisted(() => vi.fn());
 const conversation = vi.hoisted(() => vi.fn());
@@ -143,6 +144,24 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(thirdMeanwhile).toBe('third:queued');
     expect(socket.sent).toEqual(['first', 'second', 'third']);
     expect(statuses(7)).toEqual(['first:sent', 'second:sent', 'third:sent']);
+  });
+
+  it('stores what is written over HTTP in the order written, though the request before it is slow', async () => {
+    // No socket (a venue's Wi-Fi lets none through); the first request crawls, the next would not.
+    const storedOverHttp: string[] = [];
+    const slow = later<void>();
+    sendMessage.mockImplementation(async (_id: number, content: string, clientId: string): Promise<Message> => {
+      if (content === 'first') await slow.promise;
+      storedOverHttp.push(content);
+      return { id: storedOverHttp.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
+    });
+    const first = useChat.getState().send(7, 'first');
+    const second = useChat.getState().send(7, 'second');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    slow.resolve();
+    await Promise.all([first, second]);
+    expect(storedOverHttp).toEqual(['first', 'second']);
+    expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
   });
 
   it('sends each queued message once when two connects come close together', async () => {
