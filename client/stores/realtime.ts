@@ -282,6 +282,9 @@ export function startRealtime(token: string) {
         lostAt = performance.now();
         lostCursors = useChat.getState().cursors();
       }
+      // A network that lets no socket through, or a tab beyond the user's sockets: what waits for the
+      // socket goes over HTTP, as that is known and again at each try to connect that fails.
+      if (!state.connected && (state.blocked || state.tooMany)) void useChat.getState().sendQueued();
     }),
     onConnect(() => {
       // The server is reachable: a user who could not be loaded (no network at the door) is asked for now.
