@@ -74,6 +74,8 @@ export const api = {
     http.get<Page<Message>>(`/api/conversations/${id}/messages/${http.query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
     http.post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+  /** The socket's `message:read`, for a tab with none. */
+  markRead: (id: number, lastReadId: number) => http.post<null>(`/api/conversations/${id}/read/`, { last_read_id: lastReadId }),
   /** With the server's time (`now`), for the clock of a visitor not signed in. */
   event: (code: string) => http.get<PublicEventPage>(`/api/events/${encodeURIComponent(code)}/`),
   eventPass: (code: string, token: string) => http.post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),

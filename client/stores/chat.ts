@@ -677,7 +677,10 @@ export const useChat = create<ChatState>()((set, get) => {
       );
       if (lastFromPartner <= thread.ownReadId) return;
       update(id, () => ({ ownReadId: lastFromPartner }));
+      // With no socket, over HTTP too: the socket sends it once connected, which a network that lets no
+      // socket through never is.
       sendRead({ conversation_id: id, last_read_id: lastFromPartner });
+      if (!isConnected()) api.markRead(id, lastFromPartner).catch(() => {});
     },
     cursors() {
       const from: Record<number, number> = {};

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const messages = vi.hoisted(() => vi.fn());
 const conversation = vi.hoisted(() => vi.fn());
-vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation } }));
+const markRead = vi.hoisted(() => vi.fn());
+vi.mock('../../client/lib/api-app', () => ({ api: { messages, conversation, markRead } }));
 
 const { NetworkError, NotFound } = await import('../../client/lib/api');
 const { useChat } = await import('../../client/stores/chat');
@@ -24,6 +25,7 @@ describe("the partner's read mark when a chat opens", () => {
     useChat.getState().reset();
     conversation.mockReset();
     messages.mockReset();
+    markRead.mockReset();
   });
 
   it('starts where the server says the partner has read, so "Read" shows after a reload', async () => {
@@ -110,5 +112,18 @@ describe("the partner's read mark when a chat opens", () => {
     expect(useChat.getState().readUpTo(7, 7)).toBe(0);
     expect(useChat.getState().readUpTo(7, 5)).toBe(0);
     expect(useChat.getState().threads[7]!.ownReadId).toBe(7);
+  });
+
+  it('tells the server over HTTP what was read with no socket, which a network that lets none through never has', async () => {
+    const theirs = (id: number) => ({ ...mine(id), sender: 2 });
+    conversation.mockResolvedValueOnce(detail(0));
+    messages.mockResolvedValueOnce({ results: [theirs(3), mine(4), theirs(5), mine(6)], next: null, previous: null });
+    markRead.mockResolvedValue(null);
+    await useChat.getState().open(7);
+    useChat.getState().markRead(7);
+    expect(markRead).toHaveBeenCalledWith(7, 5);
+    // Once: read already, it is not told again.
+    useChat.getState().markRead(7);
+    expect(markRead).toHaveBeenCalledTimes(1);
   });
 });

@@ -275,6 +275,30 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(strangerView.body).toEqual({ detail: 'Not found.' });
   });
 
+  it('takes a read over HTTP, from a tab with no socket, as the socket takes it', async () => {
+    const { a, b, id } = await makeMatch(['Ines', 'Joel']);
+    const stranger = await makeCompletedUser(server);
+    const first = (await send(a, id, { content: 'one' })).body.id as number;
+    const second = (await send(a, id, { content: 'two' })).body.id as number;
+    const readOverHttp = (user: TestUser, json: unknown) => api().post(`/api/conversations/${id}/read/`, { token: user.token, json });
+    const unread = async () => (await api().get('/api/conversations/started/', { token: b.token })).body.results[0].unread_count;
+    expect(await unread()).toBe(2);
+    // Ines's phone hears Joel's read; Joel's read moves his unread count.
+    const ines = await sockets.connect(server.url, a.token);
+    const told = waitFor(ines, 'message:read');
+    const read = await readOverHttp(b, { last_read_id: first });
+    expect(read.status).toBe(204);
+    expect(await told).toEqual({ conversation_id: id, user_id: b.id, last_read_id: first });
+    expect(await unread()).toBe(1);
+    await readOverHttp(b, { last_read_id: second });
+    expect(await unread()).toBe(0);
+    expect((await api().get(`/api/conversations/${id}/`, { token: a.token })).body.partner_last_read_id).toBe(second);
+
+    // Not for anyone else's conversation, nor a read that is no id.
+    expect((await readOverHttp(stranger, { last_read_id: second })).status).toBe(404);
+    expect((await readOverHttp(b, { last_read_id: -1 })).status).toBe(400);
+  });
+
   it('makes a retried send idempotent by client_id, and pushes a new message once to both', async () => {
     const { a, b, id } = await makeMatch();
     const other = await makeMatch();

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CONVERSATIONS_PAGE_SIZE } from '../../../shared/constants';
-import { page, PageQuery } from '../../../shared/schemas/common';
+import { MessageReadPayload } from '../../../shared/events';
+import { NoBody, page, PageQuery } from '../../../shared/schemas/common';
 import {
   ConversationDetail,
   ConversationParams,
@@ -16,6 +17,7 @@ import {
   getConversation,
   listConversations,
   listMessages,
+  markRead,
   MessagePositionSchema,
   sendMessage,
 } from './service';
@@ -84,6 +86,23 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
       // Committed: push it to both participants, once (a retried send is not news).
       if (created) app.publish(participantIds, 'message:new', { conversation_id: request.params.id, message, previous_id: previousId });
       return reply.code(201).send(message);
+    },
+  );
+
+  // A read, as the socket's `message:read` tells it, for a tab with no socket: a network that lets
+  // none through, or a tab beyond the user's sockets. Without it, what was read there stayed unread.
+  app.post(
+    '/api/conversations/:id/read/',
+    {
+      schema: { params: ConversationParams, body: MessageReadPayload.pick({ last_read_id: true }), response: { 204: NoBody } },
+      onRequest: app.limits.hook('message:read'),
+    },
+    async (request, reply) => {
+      const userId = currentUser(request).id;
+      const conversationId = request.params.id;
+      const { participantIds, lastReadId, moved } = await markRead(app.db, { conversationId, userId, lastReadId: request.body.last_read_id });
+      if (moved) app.publish(participantIds, 'message:read', { conversation_id: conversationId, user_id: userId, last_read_id: lastReadId });
+      return reply.code(204).send(null);
     },
   );
 };
