@@ -613,8 +613,12 @@ export const useChat = create<ChatState>()((set, get) => {
       update(id, (thread) => ({
         messages: thread.messages.map((item) => (item === message ? { ...item, status: 'sending' } : item)),
       }));
-      // The same client_id: if the first try did reach the server, no duplicate is stored.
-      if ((await deliver(id, message)) === 'sent') await readMarkAgain(id);
+      // The same client_id: if the first try did reach the server, no duplicate is stored. Over HTTP in
+      // the thread's turn, as a send is: not stored before a send still on its way.
+      let status: MessageStatus | undefined;
+      const again = async () => void (status = await deliver(id, message));
+      await (isConnected() ? again() : inTurn(id, again));
+      if (status === 'sent') await readMarkAgain(id);
     },
     takeBack(id, clientId) {
       const message = get().threads[id]?.messages.find((item) => item.client_id === clientId && item.status === 'failed');

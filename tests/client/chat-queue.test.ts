@@ -164,6 +164,26 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
   });
 
+  it('retries a failed message over HTTP after a send still on its way, not before it', async () => {
+    sendMessage.mockRejectedValueOnce(new ApiError(503, 'Service unavailable.'));
+    await useChat.getState().send(7, 'failed');
+    expect(statuses(7)).toEqual(['failed:failed']);
+    const storedOverHttp: string[] = [];
+    const slow = later<void>();
+    sendMessage.mockImplementation(async (_id: number, content: string, clientId: string): Promise<Message> => {
+      if (content === 'slow') await slow.promise;
+      storedOverHttp.push(content);
+      return { id: storedOverHttp.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
+    });
+    const slowSend = useChat.getState().send(7, 'slow');
+    const clientId = useChat.getState().threads[7]!.messages[0]!.client_id!;
+    const retried = useChat.getState().retry(7, clientId);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    slow.resolve();
+    await Promise.all([slowSend, retried]);
+    expect(storedOverHttp).toEqual(['slow', 'failed']);
+  });
+
   it('sends each queued message once when two connects come close together', async () => {
     sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
     await useChat.getState().send(7, 'first');
