@@ -146,21 +146,33 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(statuses(7)).toEqual(['first:sent', 'second:sent', 'third:sent']);
   });
 
-  it('stores what is written over HTTP in the order written, though the request before it is slow', async () => {
-    // No socket (a venue's Wi-Fi lets none through); the first request crawls, the next would not.
-    const storedOverHttp: string[] = [];
+  /**
+   * No socket (a venue's Wi-Fi lets none through): sends go over HTTP, the one of `slowContent` crawls
+   * until `arrive()`, the others would not. `stored`: the contents in the order the server took them.
+   */
+  function slowOverHttp(slowContent: string) {
+    const stored: string[] = [];
     const slow = later<void>();
     sendMessage.mockImplementation(async (_id: number, content: string, clientId: string): Promise<Message> => {
-      if (content === 'first') await slow.promise;
-      storedOverHttp.push(content);
-      return { id: storedOverHttp.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
+      if (content === slowContent) await slow.promise;
+      stored.push(content);
+      return { id: stored.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
     });
+    // Once every send asked for meanwhile has had its chance to go.
+    const arrive = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      slow.resolve();
+    };
+    return { stored, arrive };
+  }
+
+  it('stores what is written over HTTP in the order written, though the request before it is slow', async () => {
+    const { stored, arrive } = slowOverHttp('first');
     const first = useChat.getState().send(7, 'first');
     const second = useChat.getState().send(7, 'second');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    slow.resolve();
+    await arrive();
     await Promise.all([first, second]);
-    expect(storedOverHttp).toEqual(['first', 'second']);
+    expect(stored).toEqual(['first', 'second']);
     expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
   });
 
@@ -168,20 +180,13 @@ describe('the chat store’s sends that cannot go now', () => {
     sendMessage.mockRejectedValueOnce(new ApiError(503, 'Service unavailable.'));
     await useChat.getState().send(7, 'failed');
     expect(statuses(7)).toEqual(['failed:failed']);
-    const storedOverHttp: string[] = [];
-    const slow = later<void>();
-    sendMessage.mockImplementation(async (_id: number, content: string, clientId: string): Promise<Message> => {
-      if (content === 'slow') await slow.promise;
-      storedOverHttp.push(content);
-      return { id: storedOverHttp.length, sender: ME, content, time: '2026-11-28T01:00:00.000Z', client_id: clientId };
-    });
+    const { stored, arrive } = slowOverHttp('slow');
     const slowSend = useChat.getState().send(7, 'slow');
     const clientId = useChat.getState().threads[7]!.messages[0]!.client_id!;
     const retried = useChat.getState().retry(7, clientId);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    slow.resolve();
+    await arrive();
     await Promise.all([slowSend, retried]);
-    expect(storedOverHttp).toEqual(['slow', 'failed']);
+    expect(stored).toEqual(['slow', 'failed']);
   });
 
   it('sends each queued message once when two connects come close together', async () => {
