@@ -13,7 +13,7 @@ import {
   TypingPayload,
 } from '../../shared/events';
 import type { MessageBatcher } from '../features/conversations/message-batcher';
-import { getParticipantIds, markMatchesSeen, markRead } from '../features/conversations/service';
+import { getParticipantIds, markMatchesSeen, readAndTell } from '../features/conversations/service';
 import type { EventLive } from '../features/events/live';
 import { attendeeCount, findOrganizedEvent } from '../features/events/service';
 import { type LimitName, userSubject } from '../lib/limits';
@@ -158,14 +158,7 @@ export function createHandlers(context: HandlerContext) {
 
   on('message:read', MessageReadPayload, async (socket, payload) => {
     const userId = socket.data.user.id;
-    const { participantIds, lastReadId, moved } = await markRead(app.db, {
-      conversationId: payload.conversation_id,
-      userId,
-      lastReadId: payload.last_read_id,
-    });
-    if (!moved) return { ok: true };
-    // To both: the partner's "Read", and the reader's other phones and tabs, whose unread counts follow.
-    app.publish(participantIds, 'message:read', { conversation_id: payload.conversation_id, user_id: userId, last_read_id: lastReadId });
+    await readAndTell(app.db, app.publish, { conversationId: payload.conversation_id, userId, lastReadId: payload.last_read_id });
     return { ok: true };
   });
 

@@ -17,8 +17,8 @@ import {
   getConversation,
   listConversations,
   listMessages,
-  markRead,
   MessagePositionSchema,
+  readAndTell,
   sendMessage,
 } from './service';
 
@@ -98,10 +98,7 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: app.limits.hook('message:read'),
     },
     async (request, reply) => {
-      const userId = currentUser(request).id;
-      const conversationId = request.params.id;
-      const { participantIds, lastReadId, moved } = await markRead(app.db, { conversationId, userId, lastReadId: request.body.last_read_id });
-      if (moved) app.publish(participantIds, 'message:read', { conversation_id: conversationId, user_id: userId, last_read_id: lastReadId });
+      await readAndTell(app.db, app.publish, { conversationId: request.params.id, userId: currentUser(request).id, lastReadId: request.body.last_read_id });
       return reply.code(204).send(null);
     },
   );

@@ -188,6 +188,20 @@ export async function markRead(
 }
 
 /**
+ * A read told to the server (the socket's `message:read`, or `POST /api/conversations/{id}/read/` from
+ * a tab with no socket): the mark moved (`markRead`), and, when it moved, both told: the partner's
+ * "Read", and the reader's other phones and tabs, whose unread counts follow.
+ */
+export async function readAndTell(
+  db: Db,
+  publish: (userIds: number[], event: 'message:read', payload: { conversation_id: number; user_id: number; last_read_id: number }) => void,
+  input: { conversationId: number; userId: number; lastReadId: number },
+): Promise<void> {
+  const { participantIds, lastReadId, moved } = await markRead(db, input);
+  if (moved) publish(participantIds, 'message:read', { conversation_id: input.conversationId, user_id: input.userId, last_read_id: lastReadId });
+}
+
+/**
  * The user saw these matches (`seen`: their overlay, or the chats) on one of their phones: the
  * conversations of theirs whose mark that moves forward (a mark never goes back), to tell their
  * other phones.
