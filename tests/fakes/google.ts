@@ -23,6 +23,8 @@ export interface FakeGoogle extends FakeServer {
   issue(account: GoogleAccount, audience?: string): string;
   /** Tokens that make the fake answer 503, as Google does when it is having trouble. */
   failing: Set<string>;
+  /** Awaited before each answer (the path asked), when set: holds answers back, to line requests up. */
+  holdAnswer: ((path: string) => Promise<void>) | null;
 }
 
 export const USERINFO_PATH = '/oauth2/v3/userinfo';
@@ -32,7 +34,9 @@ export async function startFakeGoogle(options: { clientId: string }): Promise<Fa
   const tokens = new Map<string, { account: GoogleAccount; audience: string }>();
   const failing = new Set<string>();
 
-  const server = await startFakeServer((request) => {
+  const fake = { holdAnswer: null as FakeGoogle['holdAnswer'] };
+  const server = await startFakeServer(async (request) => {
+    await fake.holdAnswer?.(request.path);
     if (request.method === 'GET' && request.path === USERINFO_PATH) {
       const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
       if (token && failing.has(token)) return { status: 503, body: { error: 'backend_error' } };
@@ -69,15 +73,15 @@ export async function startFakeGoogle(options: { clientId: string }): Promise<Fa
     return { status: 404, body: { error: 'not_found' } };
   });
 
-  return {
+  return Object.assign(fake, {
     ...server,
     userInfoUrl: `${server.url}${USERINFO_PATH}`,
     tokenInfoUrl: `${server.url}${TOKENINFO_PATH}`,
     failing,
-    issue(account, audience = options.clientId) {
+    issue(account: GoogleAccount, audience = options.clientId) {
       const token = `ya29.${randomBytes(12).toString('hex')}`;
       tokens.set(token, { account, audience });
       return token;
     },
-  };
+  });
 }

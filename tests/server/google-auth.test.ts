@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
-import { type FakeGoogle, type GoogleAccount, startFakeGoogle } from '../fakes/google';
+import { type FakeGoogle, type GoogleAccount, startFakeGoogle, USERINFO_PATH } from '../fakes/google';
 import { makeCompletedUser, makeUser, markEmailVerified } from '../helpers/factories';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { client } from '../helpers/http';
@@ -27,6 +27,23 @@ function googleAccount(fake: FakeGoogle, overrides: Partial<GoogleAccount> = {})
     ...overrides,
   };
   return { account, token: fake.issue(account) };
+}
+
+/**
+ * Holds Google's user-info answers back until `count` sign-ins are waiting for theirs, then answers
+ * them all: they reach the database together, as sign-ins sent at the same instant do.
+ */
+function lineUpAtGoogle(fake: FakeGoogle, count: number) {
+  let waiting: (() => void)[] = [];
+  fake.holdAnswer = (path) =>
+    path !== USERINFO_PATH
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          if (waiting.length < count) return;
+          fake.holdAnswer = null;
+          for (const answer of waiting.splice(0)) answer();
+        });
 }
 
 const usersWithEmail = (server: TestServer, email: string) =>
@@ -221,6 +238,21 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect([a.status, b.status]).toEqual([200, 200]);
     expect((await me(a.body.token)).id).toBe((await me(b.body.token)).id);
     expect(await usersWithEmail(server, account.email)).toHaveLength(1);
+  });
+
+  it('one Google account linking two accounts at once (its e-mail changed between the two) ends on one, never a 500', async () => {
+    const [first, second] = [await makeUser(server), await makeUser(server)];
+    await markEmailVerified(server, first.id);
+    await markEmailVerified(server, second.id);
+    const { account } = googleAccount(fake);
+    lineUpAtGoogle(fake, 2);
+    const responses = await Promise.all([first, second].map((user) => login({ access_token: fake.issue({ ...account, email: user.email }) })));
+
+    expect(responses.map((response) => response.status), JSON.stringify(responses.map((response) => response.body))).toEqual([200, 200]);
+    const [a, b] = await Promise.all(responses.map(async (response) => (await me(response.body.token)).id));
+    expect(a).toBe(b);
+    const linked = await server.app.db.select({ id: users.id }).from(users).where(eq(users.googleSub, account.sub));
+    expect(linked).toEqual([{ id: a }]);
   });
 });
 

@@ -128,7 +128,7 @@ export async function findOrCreateGoogleUser(
     if (byEmail.bannedAt) throw new AccountSuspended();
     if (byEmail.googleSub && byEmail.googleSub !== info.sub) throw rejected(GOOGLE_OTHER_ACCOUNT);
     if (byEmail.passwordHash !== null && byEmail.emailVerifiedAt === null) throw new Conflict(GOOGLE_NEEDS_VERIFIED_EMAIL);
-    const [linked] = await db
+    const linked = await db
       .update(users)
       .set({ googleSub: info.sub, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
       .where(
@@ -140,8 +140,14 @@ export async function findOrCreateGoogleUser(
           or(isNull(users.passwordHash), isNotNull(users.emailVerifiedAt)),
         ),
       )
-      .returning({ id: users.id });
-    if (linked) return { id: linked.id, created: false, verifiedEmail: byEmail.emailVerifiedAt === null };
+      .returning({ id: users.id })
+      // The same Google account linked to another account meanwhile (its e-mail changed at Google
+      // between two sign-ins at once): that account is the one it signs in to now.
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error, 'users_google_sub_unique')) return [];
+        throw error;
+      });
+    if (linked[0]) return { id: linked[0].id, created: false, verifiedEmail: byEmail.emailVerifiedAt === null };
   } else {
     try {
       const user = await createUser(db, {
