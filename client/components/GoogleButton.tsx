@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { ApiError } from '../lib/api';
+import { ApiError, refusedByServer } from '../lib/api';
+import { errorMessage } from '../lib/errors';
 import { googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
@@ -14,7 +15,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const clientId = useConfig((state) => state.config?.google_client_id ?? null);
   const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
-  const [failed, setFailed] = useState(false);
+  // Why the last try failed: a refusal says what the server said (a suspended account, an e-mail Google
+  // has not verified, too many tries), in the reader's language; anything else is worth a new try.
+  const [failed, setFailed] = useState<unknown>(null);
   // A password account with this e-mail that is not verified yet (a 409): its owner resets
   // the password, which proves the address, and Google links after that.
   const [conflict, setConflict] = useState<string | null>(null);
@@ -27,7 +30,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
 
   async function signIn(id: string) {
     setBusy(true);
-    setFailed(false);
+    setFailed(null);
     setConflict(null);
     try {
       const accessToken = await requestGoogleAccessToken(id);
@@ -40,7 +43,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       if (error instanceof ApiError && error.status === 409) {
         setConflict(error.message);
       } else {
-        setFailed(true);
+        setFailed(error);
       }
     } finally {
       setBusy(false);
@@ -58,9 +61,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
         </svg>
         {label}
       </button>
-      {failed && (
+      {failed !== null && (
         <p className="form-error" role="alert">
-          {t('auth.googleFailed')}
+          {refusedByServer(failed) ? errorMessage(failed, t) : t('auth.googleFailed')}
         </p>
       )}
       {conflict && (

@@ -2,7 +2,7 @@
  * Google sign-in, in the Google button's chunk: Identity Services' token client, loaded only when
  * someone presses the button, then Google's user-info and our login with them.
  */
-import { ApiError, http, joinPass, NetworkError } from './api';
+import { http, joinPass, NetworkError } from './api';
 
 interface TokenResponse {
   access_token?: string;
@@ -70,7 +70,8 @@ export async function googleProfile(accessToken: string): Promise<unknown> {
   } catch (error) {
     throw new NetworkError(0, error instanceof Error ? error.message : 'Network error');
   }
-  if (!response.ok) throw new ApiError(response.status, 'Google user-info failed');
+  // Google's refusal, not our server's: nothing of the API's to show (the button says to try again).
+  if (!response.ok) throw new Error(`Google user-info failed: HTTP ${response.status}`);
   return response.json();
 }
 

@@ -1,0 +1,90 @@
+// @vitest-environment jsdom
+/**
+ * What the Google button says when the server refuses the sign-in: the server's own words (in the
+ * reader's language), not "try again" — a suspended account, an e-mail Google has not verified, a
+ * Google account linked to another, too many tries. Google itself failing (its pop-up closed, its
+ * script or the server unreachable) still says to try again.
+ */
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { Router } from 'wouter';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import { es } from '../../shared/i18n/es';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
+import { Login } from '../../client/pages/Login';
+import { inEnglishPages } from '../helpers/english-pages';
+
+/** The answer of POST /api/auth/google/login/ in the test at hand. */
+let answer: () => Response = () => Response.json({ token: 'a-token' });
+/** The answer of Google's user-info, which the browser reads the profile from. */
+let profile: () => Response = () => Response.json({ sub: '1', email: 'ana@gmail.example', email_verified: true });
+const asked: string[] = [];
+
+inEnglishPages((url) => {
+  asked.push(url);
+  if (url.endsWith('/api/config/')) return Response.json({ google_client_id: 'test-client.apps.googleusercontent.com' });
+  if (url.includes('googleapis.com')) return profile();
+  if (url.endsWith('/api/auth/google/login/')) return answer();
+  return Response.json({});
+});
+
+// Google Identity Services as loaded: its pop-up hands over an access token at once.
+window.google = {
+  accounts: { oauth2: { initTokenClient: (config) => ({ requestAccessToken: () => config.callback({ access_token: 'ya29.test' }) }) } },
+};
+
+async function signInWithGoogle(): Promise<string> {
+  render(
+    <Router>
+      <Login />
+    </Router>,
+  );
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+  const button = await screen.findByRole('button', { name: useLanguage.getState().language === 'es' ? es['login.google'] : en['login.google'] });
+  await act(async () => fireEvent.click(button));
+  expect(asked.filter((url) => url.endsWith('/api/auth/google/login/'))).not.toHaveLength(0);
+  return (await screen.findByRole('alert')).textContent ?? '';
+}
+
+describe('The Google button, refused by the server', () => {
+  beforeEach(() => {
+    asked.length = 0;
+    profile = () => Response.json({ sub: '1', email: 'ana@gmail.example', email_verified: true });
+  });
+
+  it('says the account is suspended, not to try again', async () => {
+    answer = () => Response.json({ detail: 'This account has been suspended.', code: 'account_suspended' }, { status: 403 });
+    expect(await signInWithGoogle()).toBe('This account has been suspended.');
+  });
+
+  it("says the server's reason for a refused sign-in (400)", async () => {
+    answer = () => Response.json({ non_field_errors: ['Your Google e-mail address is not verified.'] }, { status: 400 });
+    expect(await signInWithGoogle()).toBe('Your Google e-mail address is not verified.');
+  });
+
+  it('says how long to wait when throttled, in the reader’s language', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    answer = () =>
+      Response.json({ detail: 'Request was throttled. Expected available in 40 seconds.' }, { status: 429, headers: { 'Retry-After': '40' } });
+    expect(await signInWithGoogle()).toBe(es['error.throttledFor'].replace('{seconds}', '40'));
+  });
+
+  it('still says to try again when Google or the server is down', async () => {
+    answer = () => Response.json({ detail: 'Google sign-in is unavailable right now. Please try again later.' }, { status: 503 });
+    expect(await signInWithGoogle()).toBe(en['auth.googleFailed']);
+  });
+
+  it('says to try again when Google refuses the browser its profile: our server said nothing', async () => {
+    profile = () => Response.json({ error: 'invalid_token' }, { status: 401 });
+    render(
+      <Router>
+        <Login />
+      </Router>,
+    );
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    await act(async () => fireEvent.click(await screen.findByRole('button', { name: en['login.google'] })));
+    expect((await screen.findByRole('alert')).textContent).toBe(en['auth.googleFailed']);
+    expect(asked.filter((url) => url.endsWith('/api/auth/google/login/'))).toHaveLength(0);
+  });
+});
