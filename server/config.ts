@@ -96,6 +96,8 @@ export interface Config {
     userInfoUrl: string;
     /** Says which app an access token was issued to: a token made for another app is refused. */
     tokenInfoUrl: string;
+    /** How long a sign-in waits on Google, both questions together (10 s; tests shorten it). */
+    timeoutMs?: number;
   };
   mail: {
     /** `smtp://user:pass@host:587` (or `smtps://`): a real server. Unset: `.eml` files in `dataDir/outbox/`. */

@@ -23,8 +23,11 @@ export interface FakeGoogle extends FakeServer {
   issue(account: GoogleAccount, audience?: string): string;
   /** Tokens that make the fake answer 503, as Google does when it is having trouble. */
   failing: Set<string>;
-  /** Awaited before each answer (the path asked), when set: holds answers back, to line requests up. */
-  holdAnswer: ((path: string) => Promise<void>) | null;
+  /**
+   * Awaited before each answer (the path asked), when set: holds answers back (to line requests up, or
+   * to be slow), and answers in Google's place when it gives an answer.
+   */
+  holdAnswer: ((path: string) => Promise<{ status: number; body: unknown } | void>) | null;
 }
 
 export const USERINFO_PATH = '/oauth2/v3/userinfo';
@@ -36,7 +39,8 @@ export async function startFakeGoogle(options: { clientId: string }): Promise<Fa
 
   const fake = { holdAnswer: null as FakeGoogle['holdAnswer'] };
   const server = await startFakeServer(async (request) => {
-    await fake.holdAnswer?.(request.path);
+    const instead = await fake.holdAnswer?.(request.path);
+    if (instead) return instead;
     if (request.method === 'GET' && request.path === USERINFO_PATH) {
       const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
       if (token && failing.has(token)) return { status: 503, body: { error: 'backend_error' } };

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
@@ -253,6 +255,62 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     expect(a).toBe(b);
     const linked = await server.app.db.select({ id: users.id }).from(users).where(eq(users.googleSub, account.sub));
     expect(linked).toEqual([{ id: a }]);
+  });
+});
+
+describe('Google sign-in while Google is slow or overloaded', () => {
+  const TIMEOUT_MS = 1000;
+  const UNAVAILABLE = { detail: 'Google sign-in is unavailable right now. Please try again later.' };
+  let fake: FakeGoogle;
+  // Answers token-info with its status and headers, then never the rest of its body.
+  const stalling = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.write('{"aud": ');
+  });
+  beforeAll(async () => {
+    fake = await startFakeGoogle({ clientId: CLIENT_ID });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    stalling.closeAllConnections();
+    stalling.close();
+    await fake?.close();
+  });
+  const server = serverPerSuite(() => ({
+    config: { google: { clientId: CLIENT_ID, userInfoUrl: fake.userInfoUrl, tokenInfoUrl: fake.tokenInfoUrl, timeoutMs: TIMEOUT_MS } },
+  }));
+  const login = (token: string) => client(server.url).post(LOGIN, { json: { access_token: token } });
+
+  it('answers 503 when Google limits our calls (429): the token was not refused', async () => {
+    const { token } = googleAccount(fake);
+    fake.holdAnswer = async () => ({ status: 429, body: { error: 'rate_limit_exceeded' } });
+    try {
+      expect(await login(token)).toMatchObject({ status: 503, body: UNAVAILABLE });
+    } finally {
+      fake.holdAnswer = null;
+    }
+  });
+
+  it('answers 503 when an answer stops halfway, not that Google refused the token', async () => {
+    const { token } = googleAccount(fake);
+    server.config.google.tokenInfoUrl = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/tokeninfo`;
+    try {
+      expect(await login(token)).toMatchObject({ status: 503, body: UNAVAILABLE });
+    } finally {
+      server.config.google.tokenInfoUrl = fake.tokenInfoUrl;
+    }
+  });
+
+  it('waits on Google once for both of its questions, so that the client hears the 503 before it gives up', async () => {
+    // Each answer alone comes within the time, the two together do not.
+    const { token } = googleAccount(fake);
+    fake.holdAnswer = () => new Promise<void>((resolve) => setTimeout(resolve, TIMEOUT_MS * 0.75));
+    try {
+      expect(await login(token)).toMatchObject({ status: 503, body: UNAVAILABLE });
+    } finally {
+      fake.holdAnswer = null;
+    }
+    expect((await login(fake.issue({ ...googleAccount(fake).account }))).status).toBe(200);
   });
 });
 

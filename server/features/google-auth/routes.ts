@@ -13,9 +13,9 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
     preValidation: doorLimit(app, 'google-login:ip', 'google-login:event'),
     handler: async (request) => {
       // Hidden unless configured: a server without a client id takes no Google logins.
-      const { clientId, userInfoUrl, tokenInfoUrl } = app.config.google;
+      const { clientId } = app.config.google;
       if (!clientId) throw ValidationError.field('non_field_errors', GOOGLE_DISABLED);
-      const login = await googleLogin(app.db, { clientId, userInfoUrl, tokenInfoUrl }, request.body.access_token, {
+      const login = await googleLogin(app.db, { ...app.config.google, clientId }, request.body.access_token, {
         language: requestLanguage(request) ?? undefined,
       });
       if (login.created) await app.analytics.record(login.userId, 'signed_up');

@@ -16,6 +16,7 @@ export const GOOGLE_UNVERIFIED = serverText('google_unverified');
 export const GOOGLE_OTHER_ACCOUNT = serverText('google_other_account');
 export const GOOGLE_NEEDS_VERIFIED_EMAIL = serverText('google_needs_verified_email');
 
+/** How long a sign-in waits on Google, both of its questions together: less than the client waits (15 s). */
 const GOOGLE_TIMEOUT_MS = 10_000;
 
 const rejected = (message: ServerText) => ValidationError.field('non_field_errors', message);
@@ -30,19 +31,31 @@ export interface GoogleSettings {
   clientId: string;
   userInfoUrl: string;
   tokenInfoUrl: string;
+  /** How long a sign-in waits on Google (tests shorten it); `GOOGLE_TIMEOUT_MS` by default. */
+  timeoutMs?: number;
 }
 
-/** Google's JSON answer, or the error a client should see: 4xx refused the token, 5xx or no answer is an outage. */
-async function askGoogle(url: string, init: RequestInit): Promise<unknown> {
+/**
+ * Google's JSON answer, or the error a client should see: 4xx refused the token; 5xx, its limit on our
+ * calls (429), or no whole answer before `init.signal` ends the wait is an outage.
+ */
+async function askGoogle(url: string, init: RequestInit & { signal: AbortSignal }): Promise<unknown> {
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(GOOGLE_TIMEOUT_MS) });
+    response = await fetch(url, init);
+    // The body too: an answer that stops halfway is no answer.
+    text = await response.text();
   } catch {
     throw new GoogleUnavailable();
   }
-  if (response.status >= 500) throw new GoogleUnavailable();
+  if (response.status >= 500 || response.status === 429) throw new GoogleUnavailable();
   if (!response.ok) throw rejected(GOOGLE_REJECTED);
-  return response.json().catch(() => null);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -51,8 +64,10 @@ async function askGoogle(url: string, init: RequestInit): Promise<unknown> {
  * have been issued to this app: a token another app obtained for the same person is refused.
  */
 export async function verifyGoogleToken(google: GoogleSettings, accessToken: string): Promise<GoogleUserInfo> {
+  const signal = AbortSignal.timeout(google.timeoutMs ?? GOOGLE_TIMEOUT_MS);
   const tokenInfo = GoogleTokenInfo.safeParse(
     await askGoogle(google.tokenInfoUrl, {
+      signal,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       // In the body, not the query string: the token stays out of URLs and their logs.
@@ -64,6 +79,7 @@ export async function verifyGoogleToken(google: GoogleSettings, accessToken: str
   if (aud !== google.clientId && azp !== google.clientId) throw rejected(GOOGLE_REJECTED);
 
   const body = await askGoogle(google.userInfoUrl, {
+    signal,
     headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
   });
   const parsed = GoogleUserInfo.safeParse(body);
