@@ -6,6 +6,11 @@ import { PageLoading } from './Loading';
 /** When the page last reloaded itself for a missing script (session storage): once, not in a loop. */
 const RELOADED_KEY = 'reloaded_for_new_build_at';
 const RELOAD_AGAIN_AFTER_MS = 30_000;
+/**
+ * While the server does not answer, it is asked again this often: a phone that stayed online through
+ * a restart of the server (a new version going out) hears no `online` event to try again by.
+ */
+const ASK_AGAIN_MS = 5000;
 
 /** A script (or its style sheet) of the build that could not be loaded: Chromium's, Firefox's, Safari's and Vite's words for it. */
 const MISSING_SCRIPT = /dynamically imported module|Importing a module script failed|Unable to preload/i;
@@ -35,13 +40,15 @@ type Screen = 'page' | 'checking' | 'offline' | 'failed';
 /**
  * What an error while showing a page leaves on screen: never a blank page. A script of the build that
  * did not load reloads the page once if the server answers (a new version is out, the old scripts are
- * gone); if it does not, the network is down: "no connection", and a try again (by hand, or when the
- * phone is back online) that reloads once the server answers. A reload with no network would only show
- * the browser's own error. While the server is asked the page is still loading, as far as anyone can
- * tell: nothing has gone wrong yet. Anything else says so and offers a reload.
+ * gone); if it does not, the network is down: "no connection", and a try again (by hand, when the
+ * phone is back online, and by itself every few seconds) that reloads once the server answers. A
+ * reload with no network would only show the browser's own error. While the server is asked the
+ * page is still loading, as far as anyone can tell: nothing has gone wrong yet. Anything else says so
+ * and offers a reload.
  */
 export class ErrorBoundary extends Component<{ children: ReactNode }, { screen: Screen }> {
   override state: { screen: Screen } = { screen: 'page' };
+  private askAgain?: ReturnType<typeof setTimeout>;
 
   static getDerivedStateFromError(error: unknown): { screen: Screen } {
     if (!isMissingScript(error)) return { screen: 'failed' };
@@ -56,15 +63,23 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, { screen: 
 
   override componentWillUnmount() {
     window.removeEventListener('online', this.check);
+    clearTimeout(this.askAgain);
   }
 
-  /** Reloads once the server answers (a script that did not load is then gone); until then "no connection", asked again when the phone is back online. */
+  /**
+   * Reloads once the server answers (a script that did not load is then gone); until then "no
+   * connection", asked again when the phone is back online and every ASK_AGAIN_MS meanwhile.
+   */
   check = async () => {
     const answers = await serverAnswers();
     // Reloading: what is on screen stays until the page goes.
     if (answers && reloadForNewBuild()) return;
     this.setState({ screen: answers ? 'failed' : 'offline' });
-    if (!answers) window.addEventListener('online', this.check);
+    if (answers) return;
+    window.addEventListener('online', this.check);
+    // One timer however many checks overlap (a tap on Try again while one is on its way).
+    clearTimeout(this.askAgain);
+    this.askAgain = setTimeout(this.check, ASK_AGAIN_MS);
   };
 
   override render() {

@@ -2,10 +2,11 @@
 /**
  * A page whose script cannot load (pages are fetched when first opened): the server is asked
  * (`/healthz`). No answer is a network that is down: "No connection" and Try again, and again by
- * itself when the phone is back online; the page reloads only once the server answers (a reload with
- * no network shows the browser's own error). An answer is a new build whose old scripts are gone: a
- * reload at once. fetch is faked (an answer, or none); a reload shows as the mark it leaves in
- * session storage, as jsdom cannot navigate.
+ * itself when the phone is back online and every few seconds meanwhile (a server restarting for a new
+ * version: a phone online all along hears no `online` event); the page reloads only once the server
+ * answers (a reload with no network shows the browser's own error). An answer is a new build whose
+ * old scripts are gone: a reload at once. fetch is faked (an answer, or none); a reload shows as the
+ * mark it leaves in session storage, as jsdom cannot navigate.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { lazy, Suspense } from 'react';
@@ -93,6 +94,36 @@ describe('a page whose script does not load', () => {
     expect(screen.getByRole('heading', { name: en['error.generic'] })).toBeTruthy();
     expect(screen.getByRole('button', { name: en['error.reload'] })).toBeTruthy();
     expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('asks the server again by itself while the phone stays online, and reloads once it is back (a restart)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      fetch.mockImplementation(noNetwork);
+      openPageWithNoScript();
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      expect(screen.getByRole('heading', { name: en['error.network'] })).toBeTruthy();
+      expect(fetch).toHaveBeenCalledOnce();
+
+      // Still down a while later: asked again, still "No connection", no reload.
+      await act(() => vi.advanceTimersByTimeAsync(5000));
+      expect(fetch).toHaveBeenCalledTimes(2);
+      expect(screen.getByRole('heading', { name: en['error.network'] })).toBeTruthy();
+      // A tap on Try again meanwhile does not start a second round of asking.
+      fireEvent.click(screen.getByRole('button', { name: en['error.retry'] }));
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      expect(fetch).toHaveBeenCalledTimes(3);
+      await act(() => vi.advanceTimersByTimeAsync(5000));
+      expect(fetch).toHaveBeenCalledTimes(4);
+      expect(reloaded()).toBe(false);
+
+      // The server is back (the phone never went offline, so no `online` event): the page reloads.
+      answers();
+      await act(() => vi.advanceTimersByTimeAsync(5000));
+      expect(reloaded()).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('counts a server that does not answer within 4 s as no connection', async () => {
