@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { type Language, LANGUAGES } from '../../shared/constants';
 import { useLanguage, useT } from '../lib/i18n';
 
@@ -6,7 +7,9 @@ import { useLanguage, useT } from '../lib/i18n';
  * codes only where the names would not fit beside the logo (a 320 px phone, styles.css). Each button
  * is named by its code and in full, "ES, Español": a screen reader says the language, and someone who
  * steers by voice can say what they see, whichever of the two shows. `onChosen` hears a change of
- * language (not a tap on the one in use).
+ * language (not a tap on the one in use). A language whose copy does not load (a new version went out
+ * and took the old copy's files with it, or no network) fails where the page shows it: the error
+ * boundary reloads into the new version, the language already stored, or says "No connection".
  */
 export function LanguageSwitcher({
   className = '',
@@ -20,6 +23,7 @@ export function LanguageSwitcher({
   const t = useT();
   const language = useLanguage((state) => state.language);
   const setLanguage = useLanguage((state) => state.setLanguage);
+  const [, fail] = useState();
   return (
     <div className={`lang-switch ${compact ? 'compact' : ''} ${className}`} role="group" aria-label={t('language.label')}>
       {LANGUAGES.map((code: Language) => (
@@ -32,7 +36,11 @@ export function LanguageSwitcher({
           aria-label={`${code.toUpperCase()}, ${t(`language.${code}`)}`}
           onClick={() => {
             if (code === language) return;
-            void setLanguage(code);
+            setLanguage(code).catch((error: unknown) =>
+              fail(() => {
+                throw error;
+              }),
+            );
             onChosen?.(code);
           }}
         >

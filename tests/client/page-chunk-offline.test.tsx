@@ -13,7 +13,8 @@ import { lazy, Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { ErrorBoundary } from '../../client/components/ErrorBoundary';
-import { initLanguage } from '../../client/lib/i18n';
+import { LanguageSwitcher } from '../../client/components/LanguageSwitcher';
+import { initLanguage, loadMessages } from '../../client/lib/i18n';
 import { noNetwork } from '../helpers/no-network';
 
 const RELOADED_KEY = 'reloaded_for_new_build_at';
@@ -142,6 +143,25 @@ describe('a page whose script does not load', () => {
     // Until the page goes, it is still loading.
     expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.getByRole('status').textContent).toBe(en['app.loading']);
+  });
+
+  it('reloads into the new build when a switch of language finds the copy it needs gone', async () => {
+    answers();
+    // A part of the copy the page uses, whose Spanish chunk went out with the old build.
+    loadMessages({
+      en: async () => ({}),
+      es: () => Promise.reject(new TypeError('Failed to fetch dynamically imported module: http://localhost/assets/es-app-x.js')),
+    });
+    render(
+      <ErrorBoundary>
+        <LanguageSwitcher />
+      </ErrorBoundary>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: /^ES,/ }));
+    // The choice is kept for the page the reload brings.
+    expect(localStorage.getItem('language_code')).toBe('es');
+    await vi.waitFor(() => expect(reloaded()).toBe(true));
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('is not reloaded blindly when a preload of a page fails', async () => {
