@@ -12,6 +12,7 @@
  *
  *   docker compose exec app1 npm run admin -- grant-moderator <email>
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, databaseUrl } from '../server/config';
@@ -55,7 +56,14 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
   const dataDir = path.resolve(env.DATA_DIR ?? './data');
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({ databaseUrl: databaseUrl(env), dataDir, maxConnections: 1 });
+    const url = databaseUrl(env);
+    // Only the server makes an embedded database: opened here, a DATA_DIR mistyped (or a DATABASE_URL
+    // left out of this shell) made an empty one, and the account was then said not to exist.
+    if (!url && !existsSync(path.join(dataDir, 'db', 'PG_VERSION'))) {
+      out.error(`No database in ${dataDir}: set DATA_DIR to the server's data folder, or DATABASE_URL to its PostgreSQL database.`);
+      return 1;
+    }
+    database = await openDatabase({ databaseUrl: url, dataDir, maxConnections: 1 });
   } catch (error) {
     if (error instanceof EmbeddedDatabaseBusy) {
       out.error(

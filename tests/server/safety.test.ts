@@ -3,7 +3,7 @@
  * conversation (an access matrix), block, unmatch, report with its snapshot, and moderation.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
@@ -812,6 +812,10 @@ describe('the admin command', { timeout: 120_000 }, () => {
     expect(lines.pop()).toMatch(/^Configuration error: DATABASE_URL: the database cannot be reached \(.+\)\.$/);
 
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-admin-'));
+    // A DATA_DIR with no database (mistyped, or DATABASE_URL left out of the shell): said so, and none made there.
+    expect(await admin(['unban', 'x@example.com'], { DATA_DIR: dataDir }, out as never)).toBe(1);
+    expect(lines.pop()).toBe(`No database in ${dataDir}: set DATA_DIR to the server's data folder, or DATABASE_URL to its PostgreSQL database.`);
+    expect(await readdir(dataDir)).toEqual([]);
     const server = await startServer({ backend: 'pglite', dataDir, onDisk: true });
     try {
       const user = await makeUser(server);
