@@ -89,10 +89,15 @@ async function backOverEntries(all: boolean) {
 }
 
 function push(overlay: Overlay) {
+  // The entry under it leaves the page where it is when a step back lands on it. Left to the browser,
+  // the scroll it had when the overlay opened was put back late, on the page a sheet's action led to:
+  // a long moderation queue, after a decision, opened part-way down, its heading out of sight.
+  window.history.scrollRestoration = 'manual';
   window.history.pushState({ ...(window.history.state as object | null), [MARK]: overlay.key }, '');
 }
 
 function onPopState() {
+  if (!currentKey()) window.history.scrollRestoration = 'auto';
   const own = ownBacks.shift();
   if (own) return own();
   // The user's back: the overlays above the entry it landed on close, the topmost first.
