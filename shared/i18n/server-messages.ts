@@ -226,7 +226,11 @@ export const SERVER_MESSAGES = {
   // Safety and moderation.
   cannot_block_self: { en: 'You cannot block yourself.', es: 'No puedes bloquear tu propia cuenta.' },
   cannot_report_self: { en: 'You cannot report yourself.', es: 'No puedes denunciar tu propia cuenta.' },
-  report_already_resolved: { en: 'This report has already been resolved.', es: 'Esta denuncia ya está resuelta.' },
+  report_already_resolved: { en: 'This report has already been resolved.', es: 'Esta denuncia ya se ha resuelto.' },
+  report_account_deleted: {
+    en: 'This account has been deleted since: there is no one to ban. Dismiss the report to close it.',
+    es: 'Esta cuenta se ha eliminado desde entonces: no hay nadie a quien suspender. Descarta la denuncia para cerrarla.',
+  },
 
   // Events.
   event_end_before_start: { en: 'The end must be after the start.', es: 'El final tiene que ser posterior al inicio.' },

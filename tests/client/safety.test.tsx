@@ -1003,4 +1003,21 @@ describe('Moderation', () => {
     // Hal was not banned by the late click.
     expect((await api().get('/api/users/me/', { token: other.token })).status).toBe(200);
   });
+
+  it('says the account was deleted when Ban meets its deletion, and leaves Dismiss to close the report', async () => {
+    const { me, other } = await matchedPair(['Ines', 'Gael']);
+    const reported = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } });
+    await signInAsModerator();
+    openReport(reported.body.id);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    expect((await api().delete('/api/users/me/', { token: other.token, json: { password: other.password } })).status).toBe(204);
+
+    fireEvent.click(screen.getByRole('button', { name: en['moderation.ban'] }));
+    fireEvent.click(screen.getAllByRole('button', { name: en['moderation.ban'] }).at(-1)!);
+    await screen.findByText('This account has been deleted since: there is no one to ban. Dismiss the report to close it.');
+    // Read again: still open, its person gone, Ban no longer offered.
+    await waitFor(() => expect((screen.getByRole('button', { name: en['moderation.ban'] }) as HTMLButtonElement).disabled).toBe(true));
+    expect(screen.getAllByText(new RegExp(en['moderation.deleted'])).length).toBeGreaterThan(0);
+    expect((screen.getByRole('button', { name: en['moderation.dismiss'] }) as HTMLButtonElement).disabled).toBe(false);
+  });
 });

@@ -795,6 +795,26 @@ describe.each(backends)('safety on %s', (backend) => {
     });
     expect((await api().get(`/api/moderation/reports/${made.body.id}/photos/9/`, { token: moderator.token })).status).toBe(404);
   });
+
+  it('bans no one when the reported account was deleted since, and says so; Dismiss closes the report', async () => {
+    const { a: reporter, b: gone } = await matched(['Iris', 'Gus']);
+    const filed = await api().post('/api/reports/', { token: reporter.token, json: { user_id: gone.id, reason: 'harassment' } });
+    expect((await api().delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
+    const path = `/api/moderation/reports/${filed.body.id}/`;
+    const banned = await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'ban' }, headers: { 'accept-language': 'es' } });
+    expect([banned.status, banned.body]).toEqual([
+      409,
+      { detail: 'Esta cuenta se ha eliminado desde entonces: no hay nadie a quien suspender. Descarta la denuncia para cerrarla.' },
+    ]);
+    // Still open, as the person showed themselves then; not recorded as a ban.
+    expect((await api().get(path, { token: moderator.token })).body).toMatchObject({
+      status: 'open',
+      resolution: null,
+      reported: { id: null, name: 'Gus' },
+    });
+    const dismissed = await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'dismiss' } });
+    expect(dismissed.body).toMatchObject({ status: 'resolved', resolution: 'dismiss' });
+  });
 });
 
 // A new embedded database on disk (the server's: initdb and every migration), then five openings of

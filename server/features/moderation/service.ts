@@ -9,6 +9,7 @@ import { lockOutLikes } from '../matching/locks';
 import { type EndedConversation, endConversationsOf, whoMayShow } from '../safety/service';
 
 export const ALREADY_RESOLVED = serverText('report_already_resolved');
+export const ACCOUNT_DELETED = serverText('report_account_deleted');
 
 export type Role = (typeof users.$inferSelect)['role'];
 
@@ -210,7 +211,8 @@ export interface Resolution {
  * sockets and tells their partners and the event's room. The photo copies kept with a report go once
  * it is resolved: taken out of its snapshot here, their files left for the caller to remove after the
  * rest.
- * Null for an unknown report, or one about the moderator herself; 409 when already resolved.
+ * Null for an unknown report, or one about the moderator herself; 409 when already resolved, or for a
+ * ban when the reported account has been deleted since.
  */
 export async function resolveReport(
   db: Db,
@@ -232,6 +234,9 @@ export async function resolveReport(
       .for('update');
     if (!row) return null;
     if (row.status !== 'open') throw new Conflict(ALREADY_RESOLVED);
+    // The reported account was deleted since (the report keeps its snapshot): a ban would bind no one, yet
+    // say "banned" on the report, while its e-mail can sign up again at once.
+    if (input.action === 'ban' && row.reportedId === null) throw new Conflict(ACCOUNT_DELETED);
     const resolved = { status: 'resolved' as const, resolvedBy: moderatorId, resolvedAt: sql`now()` };
     await tx
       .update(reports)

@@ -167,10 +167,11 @@ export function ReportView({ id }: { id: number }) {
       navigate('/app/moderation/');
     } catch (caught) {
       setBusy(false);
-      // 409: another moderator got there first; show what they decided.
+      // 409: another moderator got there first, or (a ban) the account was deleted since: the server says
+      // which; the report is read again to show what they decided, or that no one is left to ban.
       if (caught instanceof ApiError && caught.status === 409) {
         setConfirming(null);
-        setError(t('moderation.alreadyResolved'));
+        setError(errorMessage(caught, t));
         void useModeration.getState().open(id).catch(() => undefined);
       } else {
         setSheetError(errorMessage(caught, t));
