@@ -653,6 +653,34 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: false, customer, subscription: null });
   });
 
+  it('cancels at Stripe an unpaid subscription once the plan is bought again, so that paying its invoice later bills nothing beside', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const first = fake.payCheckout(sessionId, { status: 'active' })!;
+    for (const event of first.events) expect((await deliver(event)).status).toBe(200);
+
+    // Every retry of the card failed: Stripe leaves the subscription unpaid, and the plan ends here.
+    fake.subscriptions.get(first.subscription)!.status = 'unpaid';
+    await deliver(stripeEvent('customer.subscription.updated', { id: first.subscription, object: 'subscription', customer, status: 'unpaid' }));
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+
+    // They subscribe again, with another card.
+    const again = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const second = fake.payCheckout(String(again.body.url).split('/').pop()!, { status: 'active' })!;
+    for (const event of second.events) expect((await deliver(event)).status).toBe(200);
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: second.subscription });
+
+    // The unpaid one is over at Stripe: the old invoice paid from Stripe's e-mail cannot bring it back
+    // to bill beside the new one.
+    expect(fake.subscriptions.get(first.subscription)?.status).toBe('canceled');
+    expect(fake.requestsTo('DELETE', `/v1/subscriptions/${first.subscription}`)).toHaveLength(1);
+    expect(fake.subscriptions.get(second.subscription)?.status).toBe('active');
+    // Its end, when Stripe sends it, leaves the new plan alone.
+    await deliver(stripeEvent('customer.subscription.deleted', { id: first.subscription, object: 'subscription', customer, status: 'canceled' }));
+    expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: second.subscription });
+  });
+
   it('leaves alone a subscription whose customer is not one a deleted account of ours left', async () => {
     const living = await makeUser(server);
     // Another product's customers on the same Stripe account (some name a user id of their own), one

@@ -439,7 +439,9 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
         apply: async (tx) => {
           const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, userId, sent.id));
           if (held) return ignored(`a second subscription of the customer's, beside the live ${held}`);
-          return applySubscription(tx, userId, (origin.latest && (await origin.latest(sent.id))) || sent);
+          const current = (origin.latest && (await origin.latest(sent.id))) || sent;
+          if (origin.latest && ACTIVE_STATUSES.has(current.status)) await endReplaced(tx, origin.latest, userId, current.id, log);
+          return applySubscription(tx, userId, current);
         },
       };
     }
@@ -563,6 +565,7 @@ async function completeCheckout(
   if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
   const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, checkout.userId, subscription));
   if (held) return cancelSecondSubscription(origin.latest?.stripe, subscription, status, held, log);
+  if (origin.latest) await endReplaced(tx, origin.latest, checkout.userId, subscription, log);
   await tx
     .update(users)
     .set({
@@ -590,6 +593,26 @@ async function otherLiveSubscription(tx: Tx, latest: SubscriptionSource, userId:
   if (!user?.hasSubscription || !user.held || user.held === subscription) return null;
   const held = await latest(user.held);
   return held && ACTIVE_STATUSES.has(held.status) ? user.held : null;
+}
+
+/**
+ * The subscription the user held before the live one now taking its place, when it has not ended at
+ * Stripe: one left unpaid, say, after which the plan ended here and they bought it again. Stripe brings
+ * it back the day its open invoice is paid (a link in Stripe's e-mail, the customer portal), and it was
+ * billed beside the new one from then on, its events ignored as a second subscription's. It is
+ * cancelled at Stripe: the new one replaces it.
+ */
+async function endReplaced(tx: Tx, latest: SubscriptionSource, userId: number, replacing: string, log: EventLog | undefined): Promise<void> {
+  const stripe = latest.stripe;
+  if (!stripe) return;
+  const [user] = await tx.select({ held: users.stripeSubscriptionId }).from(users).where(eq(users.id, userId));
+  const before = user?.held;
+  if (!before || before === replacing) return;
+  const old = await latest(before);
+  if (!old || ENDED_STATUSES.has(old.status)) return;
+  if ((await cancelAtStripe(stripe, before)) === 'canceled') {
+    log?.warn({ subscription: before, status: old.status, replacedBy: replacing }, 'cancelled a subscription replaced by a new one');
+  }
 }
 
 /**
