@@ -47,6 +47,11 @@ export interface FakeStripe extends FakeServer {
    * delivers other events. `reading` settles when the first held call has arrived.
    */
   holdSubscriptionReads(): { reading: Promise<void>; release(): void };
+  /**
+   * Holds back the answers to `POST /v1/checkout/sessions` until `count` of them have arrived: that
+   * many checkouts started at the same instant have each read what they read before it.
+   */
+  holdCheckoutCreates(count: number): void;
 }
 
 export interface FakeSubscription {
@@ -109,6 +114,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
 
   const state = { outage: false };
   let hold: { arrived(): void; released: Promise<void> } | null = null;
+  let createsHeld: { waiting: number; all: Promise<void>; arrived(): void } | null = null;
   const server = await startFakeServer(async (request) => {
     if (state.outage) return { ...stripeError(500, 'An unknown error occurred.', 'api_error'), headers: { 'stripe-should-retry': 'false' } };
     if (request.headers.authorization !== `Bearer ${options.secretKey}`) {
@@ -175,6 +181,11 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
         url: `https://checkout.stripe.test/c/pay/${id}`,
       };
       sessions.set(id, session);
+      if (createsHeld) {
+        const gate = createsHeld;
+        gate.arrived();
+        await gate.all;
+      }
       return { status: 200, body: session };
     }
 
@@ -290,6 +301,21 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     },
     set outage(value: boolean) {
       state.outage = value;
+    },
+    holdCheckoutCreates(count) {
+      let open = () => {};
+      const all = new Promise<void>((resolve) => (open = resolve));
+      const gate = {
+        waiting: count,
+        all,
+        arrived() {
+          gate.waiting -= 1;
+          if (gate.waiting > 0) return;
+          createsHeld = null;
+          open();
+        },
+      };
+      createsHeld = gate;
     },
     holdSubscriptionReads() {
       let arrived = () => {};

@@ -597,6 +597,24 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(await subscriptionState(server, user.id)).toEqual({ hasSubscription: true, customer, subscription: paid.subscription });
   });
 
+  it('leaves one of two checkouts started at the same instant open at Stripe, not both', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    // Two tabs: each reads the user's open checkouts (none) before Stripe has made either.
+    fake.holdCheckoutCreates(2);
+    const started = await Promise.all([0, 1].map(() => api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } })));
+    expect(started.map((r) => r.status)).toEqual([200, 200]);
+    const ids = started.map((r) => String(r.body.url).split('/').pop()!);
+
+    // The one stored first can be paid no more: two subscriptions cannot both be bought.
+    const atStripe = ids.map((id) => fake.sessions.get(id)?.status).sort();
+    expect(atStripe).toEqual(['expired', 'open']);
+    const stored = await sessionsOf(server, user.id);
+    expect(stored.map((row) => row.status).sort()).toEqual(['canceled', 'open']);
+    const open = stored.find((row) => row.status === 'open')!;
+    expect(fake.sessions.get(open.id)?.status).toBe('open');
+  });
+
   it('cancels at Stripe a second subscription paid beside the live one, and keeps the plan the first one gave', async () => {
     const api = client(server.url);
     const { user, customer, sessionId: first } = await checkedOutUser();

@@ -105,6 +105,9 @@ export async function createCheckout(
   // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
   // the webhook as one a deleted account left behind (`leftBehind`).
   await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' }).catch(sessionEnded);
+  // Two started at the same instant (two tabs) each found none of the other's open: the one stored
+  // last ends the other's, so that one of the two can be paid, not both into two subscriptions.
+  await expireEarlierCheckouts(db, stripe, user.id, session.id);
   return session.url;
 }
 
@@ -186,8 +189,8 @@ function sessionEnded(error: unknown): never {
  * cannot both be paid into two subscriptions. One that Stripe says was paid already (its completion
  * not here yet) means the user is subscribed: no new checkout.
  */
-async function expireEarlierCheckouts(db: Db, stripe: Stripe, userId: number): Promise<void> {
-  for (const id of await openStripeCheckouts(db, userId)) {
+async function expireEarlierCheckouts(db: Db, stripe: Stripe, userId: number, storedBefore?: string): Promise<void> {
+  for (const id of await openStripeCheckouts(db, userId, storedBefore)) {
     if (!(await expireCheckout(stripe, id)) && (await checkoutStatus(stripe, id)) === 'complete') {
       throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
     }
@@ -815,8 +818,11 @@ export interface BillingLog {
 /** How long Stripe keeps a Checkout Session open (its default `expires_at`, which this app never sets). */
 const CHECKOUT_OPEN_FOR = sql`interval '24 hours'`;
 
-/** Ids of the user's Stripe checkouts that Stripe may still let someone pay. */
-async function openStripeCheckouts(db: Db, userId: number): Promise<string[]> {
+/**
+ * Ids of the user's Stripe checkouts that Stripe may still let someone pay; only those stored before
+ * the checkout `storedBefore`, when it is named.
+ */
+async function openStripeCheckouts(db: Db, userId: number, storedBefore?: string): Promise<string[]> {
   const rows = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -826,6 +832,9 @@ async function openStripeCheckouts(db: Db, userId: number): Promise<string[]> {
         eq(checkoutSessions.provider, 'stripe'),
         eq(checkoutSessions.status, 'open'),
         gt(checkoutSessions.createdAt, sql`now() - ${CHECKOUT_OPEN_FOR}`),
+        storedBefore === undefined
+          ? undefined
+          : sql`(${checkoutSessions.createdAt}, ${checkoutSessions.id}) < (select created_at, id from ${checkoutSessions} where id = ${storedBefore})`,
       ),
     );
   return rows.map((row) => row.id);
