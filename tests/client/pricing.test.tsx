@@ -12,6 +12,7 @@ import { DEFAULT_PERIOD, displayPrice, formatPrice, lookupKeyFor } from '../../c
 import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
 import { useConfig } from '../../client/stores/config';
 import { useSession } from '../../client/stores/session';
+import { useConnection } from '../../client/lib/socket';
 
 describe('pricing arithmetic', () => {
   it('shows monthly prices 15, 30, 60 and yearly as two thirds of them', () => {
@@ -162,6 +163,29 @@ describe('<Subscribe>', () => {
     act(() => useSession.setState({ user: { ...useSession.getState().user!, has_subscription: true } }));
     expect(screen.getByRole('heading').textContent).toBe(en['subscribe.success.title']);
     expect(screen.queryByText(en['subscribe.confirming.text'])).toBeNull();
+  });
+
+  it('reads the user again once the socket is up: a plan started before it could hear so is not missed', async () => {
+    let subscribed = false;
+    const fetch = vi.fn(async (input: RequestInfo | URL) =>
+      String(input).includes('/api/users/me/')
+        ? Response.json({ ...useSession.getState().user!, has_subscription: subscribed })
+        : Response.json({ detail: 'Not found.' }, { status: 404 }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    try {
+      useConnection.setState({ connected: false });
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      await vi.waitFor(() => expect(fetch.mock.calls.some(([url]) => String(url).includes('/api/users/me/'))).toBe(true));
+      expect((await screen.findByRole('heading')).textContent).toBe(en['subscribe.confirming.title']);
+      // Stripe's webhook lands while the socket is still connecting: its `account:changed` reaches no one.
+      subscribed = true;
+      act(() => useConnection.setState({ connected: true }));
+      expect((await screen.findByRole('heading', { name: en['subscribe.success.title'] })).textContent).toBe(en['subscribe.success.title']);
+    } finally {
+      vi.unstubAllGlobals();
+      useConnection.setState({ connected: false });
+    }
   });
 
   it('shows the success screen for ?success&session_id and the error screen when canceled', () => {

@@ -195,6 +195,8 @@ export function Subscribe() {
     // The plan may have changed elsewhere (another phone, Stripe): the page follows the server.
     void loadUser();
   }, [loadConfig, loadUser]);
+  // The plan may start before the socket is up to hear it: read the user again once it is.
+  useRetryWhenBackOnline(outcome === 'success' && user?.has_subscription === false, loadUser);
   const canceled = new URLSearchParams(search).has('canceled');
 
   if (outcome === 'success') {
