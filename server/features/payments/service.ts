@@ -104,10 +104,17 @@ export async function createCheckout(
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
   // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
   // the webhook as one a deleted account left behind (`leftBehind`).
-  await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' }).catch(sessionEnded);
-  // Two started at the same instant (two tabs) each found none of the other's open: the one stored
-  // last ends the other's, so that one of the two can be paid, not both into two subscriptions.
-  await expireEarlierCheckouts(db, stripe, user.id, session.id);
+  // Two started at the same instant (two tabs) each found none of the other's open above. Stored
+  // under the user's billing lock, with the open ones read there, the one stored second sees the
+  // first's and ends it: one of the two can be paid, not both into two subscriptions.
+  const others = await db
+    .transaction(async (tx) => {
+      await tx.execute(billingLock(user.id));
+      await tx.insert(checkoutSessions).values({ id: session.id, userId: user.id, lookupKey, provider: 'stripe' });
+      return openStripeCheckouts(tx, user.id, session.id);
+    })
+    .catch(sessionEnded);
+  await expireCheckouts(db, stripe, others);
   return session.url;
 }
 
@@ -189,8 +196,13 @@ function sessionEnded(error: unknown): never {
  * cannot both be paid into two subscriptions. One that Stripe says was paid already (its completion
  * not here yet) means the user is subscribed: no new checkout.
  */
-async function expireEarlierCheckouts(db: Db, stripe: Stripe, userId: number, storedBefore?: string): Promise<void> {
-  for (const id of await openStripeCheckouts(db, userId, storedBefore)) {
+async function expireEarlierCheckouts(db: Db, stripe: Stripe, userId: number): Promise<void> {
+  await expireCheckouts(db, stripe, await openStripeCheckouts(db, userId));
+}
+
+/** Expires these checkouts at Stripe; 409 when one of them was paid already. */
+async function expireCheckouts(db: Db, stripe: Stripe, ids: string[]): Promise<void> {
+  for (const id of ids) {
     if (!(await expireCheckout(stripe, id)) && (await checkoutStatus(stripe, id)) === 'complete') {
       throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
     }
@@ -818,11 +830,8 @@ export interface BillingLog {
 /** How long Stripe keeps a Checkout Session open (its default `expires_at`, which this app never sets). */
 const CHECKOUT_OPEN_FOR = sql`interval '24 hours'`;
 
-/**
- * Ids of the user's Stripe checkouts that Stripe may still let someone pay; only those stored before
- * the checkout `storedBefore`, when it is named.
- */
-async function openStripeCheckouts(db: Db, userId: number, storedBefore?: string): Promise<string[]> {
+/** Ids of the user's Stripe checkouts that Stripe may still let someone pay, but for `except`. */
+async function openStripeCheckouts(db: DbOrTx, userId: number, except?: string): Promise<string[]> {
   const rows = await db
     .select({ id: checkoutSessions.id })
     .from(checkoutSessions)
@@ -832,9 +841,7 @@ async function openStripeCheckouts(db: Db, userId: number, storedBefore?: string
         eq(checkoutSessions.provider, 'stripe'),
         eq(checkoutSessions.status, 'open'),
         gt(checkoutSessions.createdAt, sql`now() - ${CHECKOUT_OPEN_FOR}`),
-        storedBefore === undefined
-          ? undefined
-          : sql`(${checkoutSessions.createdAt}, ${checkoutSessions.id}) < (select created_at, id from ${checkoutSessions} where id = ${storedBefore})`,
+        except === undefined ? undefined : ne(checkoutSessions.id, except),
       ),
     );
   return rows.map((row) => row.id);
