@@ -18,8 +18,10 @@ import { faker } from '@faker-js/faker';
 import argon2 from 'argon2';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
+import { ConfigError, databaseUrl } from '../server/config';
 import { type Db, openDatabase } from '../server/db/client';
 import { rowsOf } from '../server/db/client';
+import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
 import { createEvent } from '../server/features/events/service';
 import { localMediaStore } from '../server/features/media/store';
 
@@ -354,52 +356,107 @@ async function seedDemoEvent(db: Db, options: { demoId: number; lo: number; hi: 
   return { id: eventId, code: event.code, attendees: wanted + 1 };
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      users: { type: 'string', default: '1000' },
-      'reactions-per-user': { type: 'string', default: '30' },
-      'match-rate': { type: 'string', default: '0.2' },
-      photos: { type: 'string', default: '48' },
-      'event-attendees': { type: 'string' },
-    },
-    allowPositionals: false,
-  });
-  const users = Number.parseInt(values.users, 10);
-  if (!Number.isInteger(users) || users < 2 || users > 2_000_000) {
-    console.error('Usage: npm run seed -- --users N   (N from 2 to 2,000,000)');
-    process.exitCode = 2;
-    return;
+const USAGE = `Usage: npm run seed -- [--users N] [--event-attendees M] [--reactions-per-user R] [--match-rate S] [--photos P]
+  --users N               users to add, 2 to 2,000,000 (default 1000)
+  --event-attendees M     how many of them are checked in to the demo event (default 80 %)
+  --reactions-per-user R  reactions each of them gives, on average (default 30)
+  --match-rate S          share of them paired off with a mutual like, 0 to 1 (default 0.2)
+  --photos P              generated photos they share, at least 1 (default 48)
+It adds to DATABASE_URL's database, or to the embedded one in DATA_DIR (default ./data): stop a server
+running on that one first.`;
+
+/** A flag's number when it is one `check` accepts; null otherwise. */
+function numberOf(text: string, check: (value: number) => boolean): number | null {
+  const value = Number(text);
+  return text.trim() !== '' && Number.isFinite(value) && check(value) ? value : null;
+}
+
+/**
+ * `npm run seed`: its flags checked before anything is written (a batch cut short by a bad flag would
+ * stay half made), and a database it cannot open said in one line, as `npm run admin` says it. Returns
+ * the process's exit status.
+ */
+export async function seedCommand(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        users: { type: 'string', default: '1000' },
+        'reactions-per-user': { type: 'string', default: '30' },
+        'match-rate': { type: 'string', default: '0.2' },
+        photos: { type: 'string', default: '48' },
+        'event-attendees': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    out.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
   }
-  const dataDir = path.resolve(process.env.DATA_DIR ?? './data');
-  const database = await openDatabase({
-    databaseUrl: process.env.DATABASE_URL || null,
-    dataDir,
-    maxConnections: 1,
-  });
-  console.log(`Seeding ${users} users into ${database.driver === 'postgres' ? 'PostgreSQL' : `PGlite at ${dataDir}/db`}…`);
+  if (values.help) {
+    out.log(USAGE);
+    return 0;
+  }
+  const whole = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: number) => Number.isInteger(value) && value >= min && value <= max;
+  const users = numberOf(values.users, whole(2, 2_000_000));
+  const reactionsPerUser = numberOf(values['reactions-per-user'], whole(0));
+  const matchRate = numberOf(values['match-rate'], (value) => value >= 0 && value <= 1);
+  const photos = numberOf(values.photos, whole(1));
+  const eventAttendees = values['event-attendees'] === undefined ? undefined : numberOf(values['event-attendees'], whole(0));
+  const bad = [
+    users === null && `--users ${values.users}`,
+    reactionsPerUser === null && `--reactions-per-user ${values['reactions-per-user']}`,
+    matchRate === null && `--match-rate ${values['match-rate']}`,
+    photos === null && `--photos ${values.photos}`,
+    eventAttendees === null && `--event-attendees ${values['event-attendees']}`,
+  ].filter(Boolean);
+  if (users === null || reactionsPerUser === null || matchRate === null || photos === null || eventAttendees === null) {
+    out.error(`Not a number it can use: ${bad.join(', ')}.\n${USAGE}`);
+    return 2;
+  }
+  const dataDir = path.resolve(env.DATA_DIR ?? './data');
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({ databaseUrl: databaseUrl(env), dataDir, maxConnections: 1 });
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseBusy) {
+      out.error(
+        `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
+          'Stop the server first, then seed again (or set DATABASE_URL to seed PostgreSQL).',
+      );
+      return 1;
+    }
+    // A DATABASE_URL that is not a PostgreSQL address, or a database that cannot be reached: one line, as the server says it.
+    if (!(error instanceof ConfigError)) throw error;
+    out.error(`Configuration error: ${error.message}`);
+    return 1;
+  }
+  out.log(`Seeding ${users} users into ${database.driver === 'postgres' ? 'PostgreSQL' : `PGlite at ${dataDir}/db`}…`);
   try {
     const result = await seed(database.db, {
       users,
-      reactionsPerUser: Number(values['reactions-per-user']),
-      matchRate: Number(values['match-rate']),
-      photos: Number(values.photos),
-      eventAttendees: values['event-attendees'] === undefined ? undefined : Number(values['event-attendees']),
+      reactionsPerUser,
+      matchRate,
+      photos,
+      eventAttendees,
       dataDir,
-      log: (line) => console.log(`  ${line}`),
+      log: (line) => out.log(`  ${line}`),
     });
-    console.log(
+    out.log(
       `Done: ${result.users} users (#${result.firstId}–#${result.lastId}), ${result.reactions} reactions, ` +
         `${result.conversations} matches, ${result.messages} messages.\n` +
         `Log in as ${DEMO_EMAIL} (or any seeded e-mail) with the password "${SEED_PASSWORD}".\n` +
         `Demo event "${DEMO_EVENT_NAME}" (code ${result.demoEvent.code}): ${result.demoEvent.attendees} checked in, the demo user among them; ` +
         `its host screen is /app/events/${result.demoEvent.id}/host/.`,
     );
+    return 0;
   } finally {
     await database.close();
   }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
+  process.exitCode = await seedCommand(process.argv.slice(2));
 }
