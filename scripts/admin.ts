@@ -21,6 +21,13 @@ import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
 
 const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
+/** `--help`: the usage, and what each command does. */
+const HELP = `${USAGE}
+  grant-moderator <email>   make the account a moderator (the report queue at /app/moderation/)
+  revoke-moderator <email>  make it a plain user again
+  unban <email>             lift the account's ban
+It works on DATABASE_URL's database, or on the embedded one in DATA_DIR (default ./data): stop a server
+running on that one first.`;
 
 type Command = {
   run: (db: Awaited<ReturnType<typeof openDatabase>>['db'], email: string) => Promise<AdminOutcome>;
@@ -46,6 +53,10 @@ const COMMANDS = {
 /** Runs one command; returns the process's exit status. */
 export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
   const [name, given, ...rest] = argv;
+  if (argv.length === 1 && (name === '--help' || name === '-h')) {
+    out.log(HELP);
+    return 0;
+  }
   // As login takes it: pasted with a space or a line break around it, or in capitals.
   const email = given?.trim().toLowerCase();
   const command = COMMANDS[name as keyof typeof COMMANDS];
