@@ -1,8 +1,8 @@
 /**
  * `npm run loadtest -- --url <base> --attendees <N> --minutes <M> [--event <code>] [--instances a,b] [--json <file>]`
  * Simulates a party against a running deployment (loadtest/party.ts) and prints what people would have felt.
- * Exit status: 0 when nothing was lost or duplicated, 1 when something was or phones were still offline at the
- * end (nothing meant for them confirmed), 2 for a setup problem or bad flags,
+ * Exit status: 0 when nothing was lost or duplicated, 1 when something was, a send was never answered, or phones
+ * were still offline at the end (nothing meant for them confirmed), 2 for a setup problem or bad flags,
  * 128 + the signal's number when Ctrl-C or SIGTERM ended the party early (and nothing was lost).
  */
 import { open, rm, writeFile } from 'node:fs/promises';
@@ -51,8 +51,9 @@ Options:
 The server must let one address do what a crowd does: start it with RATE_LIMIT_MULTIPLIER=1000.
 Ctrl-C during the party ends it early: what was sent drains, and the results so far are printed
 (and written to --json); Ctrl-C again stops at once.
-Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, or phones still
-offline when the party has drained (what was meant for them is unconfirmed), 2 setup failed,
+Exit status: 0 nothing lost, 1 a message or match overlay lost or duplicated, a message:send
+never answered, or phones still offline when the party has drained (what was meant for them is
+unconfirmed), 2 setup failed or a bad flag,
 130 the party was ended early by Ctrl-C (143 by SIGTERM) and nothing was lost.`;
 
 function fail(message: string): never {

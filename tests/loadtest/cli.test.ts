@@ -68,6 +68,8 @@ describe('npm run loadtest: the command line', () => {
     const { code, stdout } = await loadtest(['--help']);
     expect(code).toBe(0);
     for (const flag of ['--url', '--attendees', '--minutes', '--event', '--instances', '--json', '--arrive-over', '--leave-share', '--like-share', '--drain-quiet', 'RATE_LIMIT_MULTIPLIER']) expect(stdout).toContain(flag);
+    // Every way to exit 1 (PartyResult.ok): a send never answered fails the run as a lost one does.
+    expect(stdout.replace(/\s+/g, ' ')).toMatch(/1 a message or match overlay lost or duplicated, a message:send never answered, or phones still offline/);
   });
 
   it('a URL where nothing listens is one line on stderr and exit 2, no stack trace', async () => {
