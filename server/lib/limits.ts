@@ -30,7 +30,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'google-login:ip': { max: login.perIp, windowMs: login.windowMs },
     // The same ways in carrying a current join pass of an open event (`auth/door-limit.ts`): per event
     // instead of per address, the venue's crowd being behind its one Wi-Fi address. Sized for the
-    // doors-open minute of 1,000 phones (EVENTS.md), each signing up then in, once or twice; the
+    // doors-open minute of 1,000 phones, each signing up then in, once or twice; the
     // per (account, address) login limit still holds, and the budget lasts only while the event is open.
     'login:event': { max: 2000, windowMs: MINUTE },
     'register:event': { max: 2000, windowMs: MINUTE },
@@ -73,7 +73,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'event:update': { max: 60, windowMs: HOUR },
     // The event page (`GET /api/events/{code}/`): it asks again for the count twice a minute. Signed
     // in, per person; signed out, per address, and a venue's Wi-Fi puts its whole crowd behind one:
-    // the doors-open minute of 1,000 phones (EVENTS.md) each opening the page and watching it, and
+    // the doors-open minute of 1,000 phones, each opening the page and watching it, and
     // still far too few to walk 31^6 codes (0.5 % of them a day).
     'event:lookup': { max: 60, windowMs: MINUTE },
     'event:lookup:ip': { max: 3000, windowMs: MINUTE },

@@ -2,7 +2,7 @@ import { visibleText } from './text';
 import { z } from './zod';
 
 /**
- * The join pass the scan at an event's door gave (EVENTS.md), sent along while signing up or in there:
+ * The join pass the scan at an event's door gave (README.md, "Events"), sent along while signing up or in there:
  * with a current one of an open event, the request counts against the event's budget rather than the
  * address's, which the venue's whole crowd shares.
  */

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * What the deck says. Empty, in town: no more profiles (the spec's words). At an event, the deck is
+ * What the deck says. Empty, in town: no more profiles. At an event, the deck is
  * the room, so it says which of its cases this is: nobody else has come yet, nobody new there for the
  * user now (others are in the room: seen already, or none fits, which the client cannot tell apart),
  * or the event is over and nobody new will come. With cards, to a screen reader: the decision just

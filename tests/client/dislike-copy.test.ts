@@ -2,7 +2,7 @@
  * One word for a dislike in each language, wherever the app says it (the deck's buttons, hint and
  * stamp, a profile's buttons, "Likes you", the landing page, the plan's copy, the server's messages):
  * in Spanish «no» ("decir que no"), never "no me gusta", "pasar" nor "PASO"; in English "dislike",
- * as the spec's buttons say, never "pass".
+ * as the deck's buttons say, never "pass".
  */
 import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';

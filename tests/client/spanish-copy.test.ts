@@ -61,7 +61,7 @@ describe('the Spanish copy', () => {
   });
 
   it('asks for the API’s word to delete an account as it must be typed', () => {
-    // The word is the API's (ACCOUNT.md: {confirm: "DELETE"}), matched exactly: capitals and all.
+    // The word is the API's (`DELETE /api/users/me/` takes {confirm: "DELETE"}), matched exactly: capitals and all.
     for (const text of [es['settings.delete.confirmWord'], SERVER_MESSAGES.type_delete_to_confirm.es]) {
       expect(text).toBe(`Para confirmar, escribe ${DELETE_CONFIRMATION} en mayúsculas.`);
     }

@@ -156,7 +156,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // It lay over the button, four lines high, taking its taps for five seconds.
     const button = page.getByRole('button', { name: es['login.submit'] });
     expect(overlaps(await box(toast), await box(button))).toBe(false);
-    // At the foot of the screen, as the spec places it (bottom-right).
+    // At the foot of the screen, where client/toast.css places it (bottom-right).
     const { y, height } = await box(toast);
     expect(y + height).toBeGreaterThan(size.height - 24);
     await context.close();

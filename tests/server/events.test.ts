@@ -909,7 +909,7 @@ describe('a rush at the doors, every phone behind one address', () => {
     const event = await makeEvent(server, organizer);
     const [hammer, neighbour] = await Promise.all([makeUser(server), makeUser(server)]);
     const checkInAs = (user: TestUser) => api().post(`/api/events/${event.code}/check-in/`, { token: user.token, json: {}, headers: venue });
-    // 30 check-ins an hour (EVENTS.md); again to the current event is a 200 that changes nothing.
+    // 30 check-ins an hour (server/lib/limits.ts); again to the current event is a 200 that changes nothing.
     expect((await statusesOf(30, () => checkInAs(hammer), 10)).filter((status) => status !== 200)).toEqual([]);
     throttled(await checkInAs(hammer));
     expect((await checkInAs(neighbour)).status).toBe(200);

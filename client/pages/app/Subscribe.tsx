@@ -225,7 +225,7 @@ export function Subscribe() {
     return (
       <section className="page result-page">
         <h1>{t('subscribe.error.title')}</h1>
-        {/* The spec's error screen; a checkout left on purpose says so, not that a payment failed. */}
+        {/* The checkout's error screen; a checkout left on purpose says so, not that a payment failed. */}
         <p>{t(canceled ? 'subscribe.canceled' : 'subscribe.error.text')}</p>
         <Link href="/subscribe/" className="btn btn-primary">
           {t('subscribe.retry')}

@@ -95,7 +95,7 @@ export async function verifyGoogleToken(google: GoogleSettings, accessToken: str
 /**
  * A name from Google as the app's own rules would take it: without control characters or halves of
  * surrogate pairs (which the database could only write as U+FFFD), cut at 150 characters, not inside
- * one; nothing where nothing would show (SAFETY.md: a name of only invisible characters is refused).
+ * one; nothing where nothing would show (the profile's name, `visibleText`, refuses one of only invisible characters).
  */
 function usableName(name: string | undefined): string | undefined {
   const text = name?.replace(/[\p{Cc}\p{Cs}]/gu, '').trim();
