@@ -39,6 +39,9 @@ interface Backend {
   downUntil: number;
 }
 
+/** Not exited, on its own or by a signal (a process a signal ended has no exit code). */
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
 async function ensureDatabase(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   const admin = postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
@@ -72,8 +75,10 @@ function startInstance(index: number, databaseUrl: string): Backend {
 async function waitReady(backend: Backend) {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (backend.process.exitCode !== null) throw new Error(`instance ${backend.index} exited with ${backend.process.exitCode}`);
-    const ok = await fetch(`${backend.url}/readyz`).then(
+    if (!running(backend.process)) {
+      throw new Error(`instance ${backend.index} (port ${backend.port}) exited with ${backend.process.exitCode ?? backend.process.signalCode}`);
+    }
+    const ok = await fetch(`${backend.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
       (response) => response.ok,
       () => false,
     );
@@ -97,7 +102,7 @@ function createProxy(backends: Backend[]) {
   const chosen = new WeakMap<http.IncomingMessage, Backend>();
   let next = 0;
 
-  const live = (backend: Backend) => backend.process.exitCode === null && backend.downUntil <= Date.now();
+  const live = (backend: Backend) => running(backend.process) && backend.downUntil <= Date.now();
   function pick(request: http.IncomingMessage): Backend | null {
     const sticky = stickyIndex(request);
     const pinned = sticky === null ? undefined : backends[sticky];
@@ -150,19 +155,73 @@ function createProxy(backends: Backend[]) {
   return server;
 }
 
-// The instances serve dist/client as `npm start` does: a fresh clone's would otherwise answer 503.
-await buildClientIfStale();
-const databaseUrl = await ensureDatabase();
-const backends: Backend[] = [];
-// One after the other, each ready before the next is started (instances started together would take
-// turns to apply the migrations, under an advisory lock).
-for (let i = 0; i < instancePorts.length; i += 1) {
-  const backend = startInstance(i, databaseUrl);
-  backends.push(backend);
-  await waitReady(backend);
+/** The instances started so far, ready or not: all of them are stopped with the cluster, whatever stops it. */
+const started: Backend[] = [];
+let stopping = false;
+/** Stops every instance started (SIGTERM: each finishes what it has in flight), then the proxy. */
+async function stopInstances(signal: NodeJS.Signals) {
+  const exits = started
+    .filter((backend) => running(backend.process))
+    .map((backend) => new Promise((resolve) => backend.process.once('exit', resolve)));
+  for (const backend of started) if (running(backend.process)) backend.process.kill(signal === 'SIGINT' ? 'SIGTERM' : signal);
+  await Promise.all(exits);
 }
+async function stop(signal: NodeJS.Signals) {
+  if (stopping) return;
+  stopping = true;
+  await stopInstances(signal);
+  proxyServer.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+
+/**
+ * The cluster could not start (its port taken, PostgreSQL away, an instance that exited or never got
+ * ready): one line saying why, the instances already started stopped (not left running on their ports
+ * with nothing in front of them), and exit 1.
+ */
+async function giveUp(message: string): Promise<never> {
+  // Stopped by a signal meanwhile (its instances' exits end the start too): `stop` exits.
+  if (stopping) return new Promise<never>(() => {});
+  console.error(`cluster: ${message}`);
+  stopping = true;
+  await stopInstances('SIGTERM');
+  process.exit(1);
+}
+
+// The proxy's port first: taken (by `npm start` on 3000, say), nothing else is started for nothing.
+// Until every instance is ready, the proxy has none to send to, and answers 503.
+const backends: Backend[] = [];
 const proxyServer = createProxy(backends);
-await new Promise<void>((resolve) => proxyServer.listen(port, process.env.CLUSTER_HOST ?? '127.0.0.1', resolve));
+const host = process.env.CLUSTER_HOST ?? '127.0.0.1';
+try {
+  await new Promise<void>((resolve, reject) => {
+    proxyServer.once('error', reject);
+    proxyServer.listen(port, host, () => {
+      proxyServer.off('error', reject);
+      resolve();
+    });
+  });
+} catch (error) {
+  await giveUp(`cannot listen on ${host}:${port} (CLUSTER_PORT): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+}
+try {
+  // The instances serve dist/client as `npm start` does: a fresh clone's would otherwise answer 503.
+  await buildClientIfStale();
+  const databaseUrl = await ensureDatabase();
+  // One after the other, each ready before the next is started (instances started together would take
+  // turns to apply the migrations, under an advisory lock).
+  for (let i = 0; i < instancePorts.length; i += 1) {
+    const backend = startInstance(i, databaseUrl);
+    started.push(backend);
+    await waitReady(backend);
+  }
+} catch (error) {
+  await giveUp((error as Error).message);
+}
+if (stopping) await new Promise(() => {});
+backends.push(...started);
 console.log(
   JSON.stringify({
     ready: true,
@@ -170,18 +229,3 @@ console.log(
     instances: backends.map((backend) => ({ url: backend.url, pid: backend.process.pid })),
   }),
 );
-
-let stopping = false;
-async function stop(signal: NodeJS.Signals) {
-  if (stopping) return;
-  stopping = true;
-  const exits = backends
-    .filter((backend) => backend.process.exitCode === null)
-    .map((backend) => new Promise((resolve) => backend.process.once('exit', resolve)));
-  for (const backend of backends) backend.process.kill(signal === 'SIGINT' ? 'SIGTERM' : signal);
-  await Promise.all(exits);
-  proxyServer.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));

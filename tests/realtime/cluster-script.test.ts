@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -146,3 +147,44 @@ async function waitExit(pid: number) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('npm run cluster on a port already taken', () => {
+  it('says so in one line and exits 1, having started no instance', async () => {
+    // What `npm start` on its default 3000 is to the cluster's default 3000.
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const instancePorts = [await freePort(), await freePort()];
+    const cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts'], {
+      env: {
+        ...process.env,
+        CLUSTER_PORT: String(port),
+        CLUSTER_INSTANCE_PORTS: instancePorts.join(','),
+        // Nowhere: an instance started all the same would stop at its first query.
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+        LOG_LEVEL: 'fatal',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: whatever it started, left behind or not, is stopped with it below.
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    cluster.stdout!.on('data', (chunk) => (stdout += chunk));
+    cluster.stderr!.on('data', (chunk) => (stderr += chunk));
+    try {
+      const code = await new Promise<number | null>((resolve) => cluster.once('exit', resolve));
+      expect(stderr.trim()).toBe(`cluster: cannot listen on 127.0.0.1:${port} (CLUSTER_PORT): EADDRINUSE`);
+      expect(code).toBe(1);
+      // Nothing built, no instance started for a proxy that could not be.
+      expect(stdout).toBe('');
+    } finally {
+      try {
+        process.kill(-cluster.pid!, 'SIGKILL');
+      } catch {
+        // The whole group is gone already.
+      }
+      taken.close();
+    }
+  }, 60_000);
+});
