@@ -12,13 +12,10 @@
  *
  *   docker compose exec app1 npm run admin -- grant-moderator <email>
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, databaseUrl } from '../server/config';
-import { openDatabase } from '../server/db/client';
-import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
+import type { Db } from '../server/db/client';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
+import { openCommandDatabase } from './command-database';
 
 const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
 /** `--help`: the usage, and what each command does. */
@@ -30,7 +27,7 @@ It works on DATABASE_URL's database, or on the embedded one in DATA_DIR (default
 running on that one first.`;
 
 type Command = {
-  run: (db: Awaited<ReturnType<typeof openDatabase>>['db'], email: string) => Promise<AdminOutcome>;
+  run: (db: Db, email: string) => Promise<AdminOutcome>;
   /** What the account is now, said after its e-mail; and what it already was, when nothing changed. */
   changed: string;
   unchanged: string;
@@ -64,30 +61,9 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
     out.error(USAGE);
     return 2;
   }
-  const dataDir = path.resolve(env.DATA_DIR ?? './data');
-  let database: Awaited<ReturnType<typeof openDatabase>>;
-  try {
-    const url = databaseUrl(env);
-    // Only the server makes an embedded database: opened here, a DATA_DIR mistyped (or a DATABASE_URL
-    // left out of this shell) made an empty one, and the account was then said not to exist.
-    if (!url && !existsSync(path.join(dataDir, 'db', 'PG_VERSION'))) {
-      out.error(`No database in ${dataDir}: set DATA_DIR to the server's data folder, or DATABASE_URL to its PostgreSQL database.`);
-      return 1;
-    }
-    database = await openDatabase({ databaseUrl: url, dataDir, maxConnections: 1 });
-  } catch (error) {
-    if (error instanceof EmbeddedDatabaseBusy) {
-      out.error(
-        `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
-          'Stop the server first, then run this again (or set DATABASE_URL to work on PostgreSQL).',
-      );
-      return 1;
-    }
-    // A DATABASE_URL that is not a PostgreSQL address, or a database that cannot be reached: one line, as the server says it.
-    if (!(error instanceof ConfigError)) throw error;
-    out.error(`Configuration error: ${error.message}`);
-    return 1;
-  }
+  const opened = await openCommandDatabase(env, out, { again: 'run this again (or set DATABASE_URL to work on PostgreSQL)', existing: true });
+  if (typeof opened === 'number') return opened;
+  const { database } = opened;
   try {
     const outcome = await command.run(database.db, email);
     if (outcome === null) {

@@ -18,12 +18,10 @@ import { faker } from '@faker-js/faker';
 import argon2 from 'argon2';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
-import { ConfigError, databaseUrl } from '../server/config';
-import { type Db, openDatabase } from '../server/db/client';
-import { rowsOf } from '../server/db/client';
-import { EmbeddedDatabaseBusy } from '../server/db/embedded-lock';
+import { type Db, rowsOf } from '../server/db/client';
 import { createEvent } from '../server/features/events/service';
 import { localMediaStore } from '../server/features/media/store';
+import { openCommandDatabase } from './command-database';
 
 export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_EVENT_NAME = 'Eventmatch launch party';
@@ -416,23 +414,9 @@ export async function seedCommand(argv: string[], env: NodeJS.ProcessEnv = proce
     out.error(`Not a number it can use: ${bad.join(', ')}.\n${USAGE}`);
     return 2;
   }
-  const dataDir = path.resolve(env.DATA_DIR ?? './data');
-  let database: Awaited<ReturnType<typeof openDatabase>>;
-  try {
-    database = await openDatabase({ databaseUrl: databaseUrl(env), dataDir, maxConnections: 1 });
-  } catch (error) {
-    if (error instanceof EmbeddedDatabaseBusy) {
-      out.error(
-        `The embedded database in ${error.dir} is in use by a running server (pid ${error.pid}).\n` +
-          'Stop the server first, then seed again (or set DATABASE_URL to seed PostgreSQL).',
-      );
-      return 1;
-    }
-    // A DATABASE_URL that is not a PostgreSQL address, or a database that cannot be reached: one line, as the server says it.
-    if (!(error instanceof ConfigError)) throw error;
-    out.error(`Configuration error: ${error.message}`);
-    return 1;
-  }
+  const opened = await openCommandDatabase(env, out, { again: 'seed again (or set DATABASE_URL to seed PostgreSQL)' });
+  if (typeof opened === 'number') return opened;
+  const { database, dataDir } = opened;
   out.log(`Seeding ${users} users into ${database.driver === 'postgres' ? 'PostgreSQL' : `PGlite at ${dataDir}/db`}…`);
   try {
     const result = await seed(database.db, {
