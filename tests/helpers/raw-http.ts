@@ -18,7 +18,9 @@ export function rawRequest(
   const { hostname, port } = new URL(baseUrl);
   const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
   const headers: Record<string, string | null> = { host: `${hostname}:${port}`, connection: 'close', ...request.headers };
-  if (body.length > 0 || request.method === 'POST' || request.method === 'PUT') headers['content-length'] = String(body.length);
+  // `transfer-encoding: chunked` sends the body in chunks, its length unsaid.
+  const chunked = headers['transfer-encoding'] === 'chunked';
+  if (!chunked && (body.length > 0 || request.method === 'POST' || request.method === 'PUT')) headers['content-length'] = String(body.length);
   const lines = Object.entries(headers).flatMap(([name, value]) => (value === null ? [] : [`${name}: ${value}`]));
   const head = [`${request.method ?? 'GET'} ${request.path} HTTP/1.1`, ...lines];
 
@@ -48,8 +50,19 @@ export function rawRequest(
       if (responseHeaders['transfer-encoding'] === 'chunked') responseBody = dechunk(responseBody);
       resolve({ status: Number(statusLine?.split(' ')[1]), headers: responseHeaders, body: responseBody.toString('utf8') });
     });
-    socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), body]));
+    socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), chunked ? inChunks(body) : body]));
   });
+}
+
+/** A body in chunked transfer encoding, 64 KB a chunk, and the last, empty one. */
+function inChunks(body: Buffer) {
+  const parts: Buffer[] = [];
+  for (let start = 0; start < body.length; start += 65_536) {
+    const chunk = body.subarray(start, start + 65_536);
+    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'), chunk, Buffer.from('\r\n', 'latin1'));
+  }
+  parts.push(Buffer.from('0\r\n\r\n', 'latin1'));
+  return Buffer.concat(parts);
 }
 
 function dechunk(data: Buffer) {

@@ -174,6 +174,41 @@ describe.each(backends)('uploads on %s', (backend) => {
     await expectRefused(await paddedPng(size), 'big.png', 'image/png', 413, { detail: 'The image is too large: 10 MB at most.' });
   });
 
+  // The parser reads and drops what comes before the first part and after the last: a small photo
+  // wrapped in filler was stored (201) however many bytes came with it.
+  it.each([
+    ['before the photo, its length declared', 'before', 'declared'],
+    ['after the photo, its length declared', 'after', 'declared'],
+    ['before the photo, sent in chunks', 'before', 'chunked'],
+    ['after the photo, sent in chunks', 'after', 'chunked'],
+  ])('answers 413 to a small photo in a body past the limit, filler %s', async (_case, where, framing) => {
+    const boundary = 'photo-boundary';
+    const filler = Buffer.alloc(MAX_UPLOAD_BYTES + 256 * 1024, 'x');
+    const body = Buffer.concat([
+      where === 'before' ? filler : Buffer.alloc(0),
+      Buffer.from(`\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="x.png"\r\ncontent-type: image/png\r\n\r\n`),
+      await imageBytes('png'),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+      where === 'after' ? filler : Buffer.alloc(0),
+    ]);
+    const rowsBefore = await uploadRows();
+    const filesBefore = await storedFiles();
+    const response = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/uploads/',
+      headers: {
+        authorization: `Token ${user.token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        ...(framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : {}),
+      },
+      body,
+    });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toEqual({ detail: 'The image is too large: 10 MB at most.' });
+    expect(await uploadRows()).toEqual(rowsBefore);
+    expect(await storedFiles()).toEqual(filesBefore);
+  });
+
   it('answers 415 to a JSON body and 400 to a form without the file field, or with fields besides it', async () => {
     const uploadsBefore = (await uploadRows()).length;
     const json = await api.post('/api/uploads/', { token: user.token, json: { file: 'data:image/png;base64,AAAA' } });

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LRUCache } from 'lru-cache';
 import { MAX_UPLOAD_BYTES } from '../../../shared/constants';
@@ -23,18 +23,51 @@ const RESIZED_KEPT_BYTES = 16 * 1024 * 1024;
 /** The photo sent in place of a smaller copy (past `media:copy:ip`): a minute, then the copy is asked for again. */
 const PHOTO_INSTEAD_OF_COPY_CACHE_CONTROL = 'public, max-age=60, must-revalidate';
 
+/** A whole form at most: the file's 10 MB and what wraps it (boundaries, part headers, a few small fields). */
+const MAX_FORM_BYTES = MAX_UPLOAD_BYTES + 64 * 1024;
+
 /**
  * The bytes of the multipart field `file`, at most 10 MB; every way a body can be malformed is a 4xx.
  * The form is read to its end: a limit on its fields or parts is told between parts, and may come
- * after the file (the form is refused whichever way its parts arrived).
+ * after the file (the form is refused whichever way its parts arrived). The body as a whole is bounded
+ * too: the parser reads and drops whatever comes before the first part or after the last, which would
+ * otherwise be read without end (a small photo behind gigabytes of filler was a 201).
  */
-async function readUpload(request: FastifyRequest): Promise<Buffer> {
+async function readUpload(request: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
+  // A declared length is the client's to send in full: read and dropped after the 413, as a file past
+  // the limit is, so that a browser still sending its photo gets to read the answer.
+  if (Number(request.headers['content-length']) > MAX_FORM_BYTES) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
+  const parts = request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })[Symbol.asyncIterator]();
+  // The first step pipes the body into the parser; the bytes are counted from then on. Only a chunked
+  // body, which says no length, can pass the limit here: nothing more of it is read, the connection
+  // closes once the 413 is sent.
+  const first = parts.next();
+  let received = 0;
+  let overflowed: () => void = () => {};
+  const overflow = new Promise<never>((_resolve, reject) => {
+    overflowed = () => {
+      reply.header('connection', 'close');
+      reject(new PayloadTooLarge(IMAGE_TOO_LARGE));
+    };
+  });
+  overflow.catch(() => {});
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > MAX_FORM_BYTES) {
+      request.raw.off('data', count);
+      request.raw.unpipe();
+      overflowed();
+    }
+  };
+  request.raw.on('data', count);
+  const bounded = <T>(step: Promise<T>) => Promise.race([step, overflow]);
   try {
     let bytes: Buffer | null = null;
-    for await (const part of request.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } })) {
+    for (let step = await bounded(first); !step.done; step = await bounded(parts.next())) {
+      const part = step.value;
       if (part.type !== 'file') continue;
       if (part.fieldname !== 'file') throw ValidationError.field('file', NO_FILE);
-      bytes = await part.toBuffer();
+      bytes = await bounded(part.toBuffer());
       // toBuffer() can miss the limit when busboy marks the stream truncated after its last chunk
       // was read: it then hands back the first 10 MB as if that were the whole file.
       if (part.file.truncated) throw new PayloadTooLarge(IMAGE_TOO_LARGE);
@@ -51,6 +84,8 @@ async function readUpload(request: FastifyRequest): Promise<Buffer> {
     // Busboy's "Unexpected end of form", "Boundary not found" and the like: the client's body is broken.
     request.log.info({ err: error }, 'malformed multipart body');
     throw ValidationError.field('file', NOT_A_FILE);
+  } finally {
+    request.raw.off('data', count);
   }
 }
 
@@ -64,7 +99,7 @@ const mediaRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, app.limits.hook('upload')],
     handler: async (request, reply) => {
       if (!request.isMultipart()) throw new UnsupportedMediaType(UPLOAD_MULTIPART);
-      const bytes = await readUpload(request);
+      const bytes = await readUpload(request, reply);
       const url = await storeImage(app.db, app.media, currentUser(request).id, bytes);
       return reply.code(201).send({ url });
     },
