@@ -12,6 +12,7 @@ import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
 import { formatDateTime } from '../../lib/format';
+import { reloadWhenServerAnswers } from '../../lib/new-build';
 import { useLanguage, useMessages, useT, useTi, useTiText } from '../../lib/i18n';
 import { serverNow } from '../../lib/server-clock';
 import { useConnection } from '../../lib/socket';
@@ -23,7 +24,12 @@ import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
-/** The timeline as a chart: the chart library loads only here, in a chunk of its own. */
+/**
+ * The timeline as a chart: the chart library loads only here, in a chunk of its own. A tab of an older
+ * build finds that chunk gone once a new one is out: it reloads into the new build once the server
+ * answers (`reloadWhenServerAnswers`), the door's screen staying meanwhile; should it have reloaded
+ * for a new build a moment ago, the error boundary says so, with Reload.
+ */
 function Timeline({
   timeline,
   labels,
@@ -35,16 +41,30 @@ function Timeline({
 }) {
   const box = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState(false);
+  const [, fail] = useState();
   useEffect(() => {
     let remove: (() => void) | undefined;
     let gone = false;
-    void import('../../lib/event-chart').then(({ drawEventChart }) => {
-      if (gone || !box.current) return;
-      remove = drawEventChart(box.current, timeline, labels, language);
-      setDrawn(true);
-    });
+    let asking: { stop: () => void } | undefined;
+    import('../../lib/event-chart').then(
+      ({ drawEventChart }) => {
+        if (gone || !box.current) return;
+        remove = drawEventChart(box.current, timeline, labels, language);
+        setDrawn(true);
+      },
+      (error: unknown) => {
+        if (gone) return;
+        asking = reloadWhenServerAnswers((answered) => {
+          if (answered)
+            fail(() => {
+              throw error;
+            });
+        });
+      },
+    );
     return () => {
       gone = true;
+      asking?.stop();
       remove?.();
     };
   }, [timeline, labels.checkIns, labels.matches, language]);
