@@ -1,6 +1,7 @@
 import type { CurrentUser } from '../../shared/schemas/users';
 import { readCache, writeCache } from '../lib/device-cache';
 import { useLanguage } from '../lib/i18n';
+import { reloadWhenServerAnswers } from '../lib/new-build';
 import { getStoredLanguage, getToken, LANGUAGE_KEY, TOKEN_KEY } from '../lib/storage';
 import { keepUserWith, useSession } from './session';
 
@@ -38,9 +39,11 @@ window.addEventListener('storage', (event) => {
 });
 
 // Another tab switched the language (Settings, the top bar): this one speaks it too, as it follows
-// the theme (index.html).
+// the theme (index.html). A copy this older tab cannot load went out with its build (the other tab
+// runs a newer one): it reloads into the new build, in that language, once the server answers, as a
+// switch made here does (components/ErrorBoundary.tsx), keeping its own language until then.
 window.addEventListener('storage', (event) => {
   if (event.storageArea !== window.localStorage || event.key !== LANGUAGE_KEY) return;
   const language = getStoredLanguage();
-  if (language !== useLanguage.getState().language) void useLanguage.getState().setLanguage(language);
+  if (language !== useLanguage.getState().language) useLanguage.getState().setLanguage(language).catch(() => reloadWhenServerAnswers());
 });

@@ -164,6 +164,28 @@ describe('a page whose script does not load', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('reloads into the new build when following another tab’s switch of language finds the copy gone', async () => {
+    await import('../../client/stores/device');
+    // A part of the copy this old tab uses, whose Spanish chunk went out with its build.
+    loadMessages({
+      en: async () => ({}),
+      es: () => Promise.reject(new TypeError('Failed to fetch dynamically imported module: http://localhost/assets/es-events-x.js')),
+    });
+    // The server restarting for the new version: no answer yet, the tab stays as it is.
+    fetch.mockImplementation(noNetwork);
+    localStorage.setItem('language_code', 'es');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'language_code', newValue: 'es', storageArea: localStorage }));
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledWith('/healthz', expect.anything()));
+    await act(async () => {});
+    expect(reloaded()).toBe(false);
+
+    // It answers: the tab reloads into the new build, in the language the other tab chose.
+    answers();
+    await act(async () => window.dispatchEvent(new Event('online')));
+    await vi.waitFor(() => expect(reloaded()).toBe(true));
+    expect(localStorage.getItem('language_code')).toBe('es');
+  });
+
   it('is not reloaded blindly when a preload of a page fails', async () => {
     await import('../../client/App');
     const event = new Event('vite:preloadError', { cancelable: true });
