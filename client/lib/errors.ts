@@ -84,9 +84,17 @@ export function useFieldErrors() {
   const waiting = said.language !== language && Object.keys(said.errors).length > 0 && !translate;
   useEffect(() => {
     if (!waiting) return;
-    translator ??= import('./translate-errors').then((module) => {
-      translate = module.translateErrors;
-    });
+    // A fetch that failed (no network, a deploy that took this build's away) is made again the next
+    // time a switch needs it, not answered with the same failure for the rest of the tab's life.
+    translator ??= import('./translate-errors').then(
+      (module) => {
+        translate = module.translateErrors;
+      },
+      (error: unknown) => {
+        translator = null;
+        throw error;
+      },
+    );
     translator.then(() => setTranslated(true), () => {});
   }, [waiting]);
   // Said again once the translator is here (`waiting` turns false).
