@@ -42,6 +42,11 @@ export interface FakeStripe extends FakeServer {
   /** While true, every call answers Stripe's 500 with `Stripe-Should-Retry: false` (no SDK retries). */
   outage: boolean;
   /**
+   * Whether the account has saved its customer portal settings (true by default). Until it has, Stripe
+   * refuses every portal session with a 400 that says to save them in its dashboard.
+   */
+  portalConfigured: boolean;
+  /**
    * Holds back the answers to `GET /v1/subscriptions/:id` until `release()`: each is made as Stripe's
    * state is when the call arrives, and is still on its way while the test changes that state and
    * delivers other events. `reading` settles when the first held call has arrived.
@@ -112,7 +117,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
-  const state = { outage: false };
+  const state = { outage: false, portalConfigured: true };
   let hold: { arrived(): void; released: Promise<void> } | null = null;
   let createsHeld: { waiting: number; all: Promise<void>; arrived(): void } | null = null;
   const server = await startFakeServer(async (request) => {
@@ -212,6 +217,12 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       const { customer, return_url: returnUrl } = request.form;
       if (!customer) return stripeError(400, 'Missing required param: customer.');
       if (customers.get(customer)?.deleted) return noSuchCustomer(customer);
+      if (!state.portalConfigured) {
+        return stripeError(
+          400,
+          'No configuration provided and your test mode default configuration has not been created. Provide a configuration or create your default by saving your customer portal settings in test mode at https://dashboard.stripe.com/test/settings/billing/portal.',
+        );
+      }
       const id = nextId('bps');
       const session = {
         id,
@@ -301,6 +312,12 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     },
     set outage(value: boolean) {
       state.outage = value;
+    },
+    get portalConfigured() {
+      return state.portalConfigured;
+    },
+    set portalConfigured(value: boolean) {
+      state.portalConfigured = value;
     },
     holdCheckoutCreates(count) {
       let open = () => {};

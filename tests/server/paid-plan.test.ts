@@ -796,4 +796,27 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
       fake.outage = false;
     }
   });
+
+  it('says the portal is unavailable, in the user’s language, while Stripe has no portal settings saved', async () => {
+    const me = await makeUser(server);
+    await startStripeCheckout(server, me);
+    fake.portalConfigured = false;
+    try {
+      for (const [language, detail] of [
+        ['en', 'Payments are unavailable right now. Please try again later.'],
+        ['es', 'Los pagos no están disponibles ahora. Inténtalo más tarde.'],
+      ] as const) {
+        const refused = await client(server.url).post('/api/payments/stripe/create-portal-session/', {
+          token: me.token,
+          json: {},
+          headers: { 'accept-language': language },
+        });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+        expect(refused.body).toEqual({ detail, code: 'payments_unavailable' });
+      }
+    } finally {
+      fake.portalConfigured = true;
+    }
+    expect((await api().portal(me)).status).toBe(200);
+  });
 });

@@ -120,7 +120,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     handler: async (request) => {
       const { id } = currentUser(request);
       // A customer Stripe no longer has ends the plan here: the user's other phones and tabs are told.
-      return { url: await openPortal(app.db, payments, app.publicUrlFor(request), id, () => app.publish([id], 'account:changed')) };
+      const planEnded = () => app.publish([id], 'account:changed');
+      return { url: await openPortal(app.db, payments, app.publicUrlFor(request), id, planEnded, request.log) };
     },
   });
 

@@ -1,12 +1,13 @@
 import { and, eq, isNull, like, lte } from 'drizzle-orm';
+import Stripe from 'stripe';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, monthsLater, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
-import { callStripe } from './stripe-client';
+import { type BillingLog, handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, monthsLater, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
+import { callStripe, PaymentsUnavailable } from './stripe-client';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
@@ -74,7 +75,14 @@ export async function subscriptionState(
  * nothing to manage gets `SubscriptionRequired`; `planEnded` is called when that is because Stripe no
  * longer has their customer, whose plan ends here with it.
  */
-export async function openPortal(db: Db, payments: Payments, publicUrl: string, userId: number, planEnded: () => void = () => {}): Promise<string> {
+export async function openPortal(
+  db: Db,
+  payments: Payments,
+  publicUrl: string,
+  userId: number,
+  planEnded: () => void = () => {},
+  log?: BillingLog,
+): Promise<string> {
   const billing = await billingOf(db, userId);
   const stripe = payments.stripe;
   if (payments.mode === 'off') throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
@@ -88,7 +96,14 @@ export async function openPortal(db: Db, payments: Payments, publicUrl: string, 
     const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl) }));
     return session.url;
   } catch (error) {
-    if (!isMissingCustomer(error)) throw error;
+    if (!isMissingCustomer(error)) {
+      // Stripe refuses the portal to every customer until its settings are saved in Stripe's dashboard
+      // (or refuses it for another reason of the account's): nothing the user did, nor can mend. They
+      // are told it is unavailable (503), and the operator what Stripe said.
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      log?.error({ err: error, customer }, 'Stripe refused a customer portal session: check the customer portal settings in Stripe');
+      throw new PaymentsUnavailable();
+    }
     // Deleted in Stripe's dashboard, with every subscription of it: nothing is left to manage, and the
     // next checkout makes a new customer.
     if (await unlinkCustomer(db, userId, customer)) planEnded();
