@@ -45,6 +45,9 @@ export const users = pgTable(
     planTrialEndsAt: timestamp('plan_trial_ends_at', { withTimezone: true, mode: 'date' }),
     planRenewsAt: timestamp('plan_renews_at', { withTimezone: true, mode: 'date' }),
     planEndsAt: timestamp('plan_ends_at', { withTimezone: true, mode: 'date' }),
+    // Counts the Stripe events applied to the user's billing: one read from Stripe before another's
+    // commit (outside the transaction, not to hold the database while Stripe answers) is read again.
+    billingVersion: integer('billing_version').notNull().default(0),
     // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
     // for it). Google only links to a password account once this is set: no pre-account hijacking.
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),

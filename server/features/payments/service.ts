@@ -11,7 +11,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { checkoutSessions, stripeEvents, users } from '../../db/schema';
-import { Conflict, SessionEnded, ValidationError } from '../../errors';
+import { Conflict, ServiceUnavailable, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { callStripe } from './stripe-client';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -315,9 +315,8 @@ export interface SubscriptionSource {
 }
 
 /**
- * Read while the user's billing lock (and a database connection) is held (`handleStripeEvent`), so a
- * slow Stripe is given less time than elsewhere. A read that fails answers 503, and Stripe delivers
- * the event again later.
+ * Read while Stripe waits for the webhook's answer (`handleStripeEvent`), so a slow Stripe is given
+ * less time than elsewhere. A read that fails answers 503, and Stripe delivers the event again later.
  */
 const LOCKED_READ = { timeout: 5_000, maxNetworkRetries: 1 };
 
@@ -367,43 +366,100 @@ export interface EventLog {
   warn(object: object, message: string): void;
 }
 
+/** How many times an event's reads from Stripe are made again when other events commit meanwhile. */
+const READ_ATTEMPTS = 5;
+
 /**
  * One Stripe event, applied at most once: its id is recorded in the same transaction as its
  * effect, so a redelivery changes nothing and a failure leaves it to be retried. The webhook and
  * the local test checkout both come through here.
  *
- * A user's events are applied one at a time, under a lock of theirs taken before Stripe is asked
- * for the subscription's state: each reads that state only once the event before it has committed,
- * so the state committed last is never older than one committed before it.
+ * Stripe is read outside any transaction: a transaction held open while Stripe answers (up to
+ * seconds) would hold every other request behind it on PGlite's one connection. A user's events are
+ * still applied as if one at a time: each reads Stripe after noting the user's billing as it stands
+ * (`billingVersion`, which every applied event moves on), and commits, under a lock of the user's,
+ * only if no other event has committed since; else it reads Stripe again. So each state committed
+ * was read after the one committed before it, and the state committed last is never older.
  */
 export async function handleStripeEvent(db: Db, event: StripeEvent, origin: EventOrigin, log?: EventLog): Promise<EventResult> {
   if (await alreadyHandled(db, event.id)) return { outcome: 'duplicate' };
   // Parsed, and its account found, before anything is written: a payload we cannot read is refused whole.
   const effect = await eventEffect(db, event, origin, log);
-  return db.transaction(async (tx) => {
-    if ('userId' in effect) await tx.execute(billingLock(effect.userId));
-    const [fresh] = await tx
-      .insert(stripeEvents)
-      .values({ id: event.id, type: event.type })
-      .onConflictDoNothing()
-      .returning({ id: stripeEvents.id });
-    if (!fresh) return { outcome: 'duplicate' };
-    if ('ignore' in effect) return ignored(effect.ignore);
-    if ('done' in effect) return effect.done;
-    const result = await effect.apply(tx);
-    return result.outcome === 'handled' ? { ...result, userId: effect.userId } : result;
-  });
+  for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+    // What committed meanwhile may have been this very event, delivered twice at once.
+    if (attempt > 1 && (await alreadyHandled(db, event.id))) return { outcome: 'duplicate' };
+    const before = 'userId' in effect ? await billingOf(db, effect.userId) : null;
+    const write = 'userId' in effect && before ? await effect.read(before) : null;
+    const result = await db.transaction(async (tx): Promise<EventResult | 'stale'> => {
+      if ('userId' in effect) {
+        await tx.execute(billingLock(effect.userId));
+        if (!sameBilling(before, await billingOf(tx, effect.userId))) return 'stale';
+      }
+      const [fresh] = await tx
+        .insert(stripeEvents)
+        .values({ id: event.id, type: event.type })
+        .onConflictDoNothing()
+        .returning({ id: stripeEvents.id });
+      if (!fresh) return { outcome: 'duplicate' };
+      if ('ignore' in effect) return ignored(effect.ignore);
+      if ('done' in effect) return effect.done;
+      if (!write) return ignored('an account deleted meanwhile');
+      const result = await write(tx);
+      await tx
+        .update(users)
+        .set({ billingVersion: sql`${users.billingVersion} + 1` })
+        .where(eq(users.id, effect.userId));
+      return result.outcome === 'handled' ? { ...result, userId: effect.userId } : result;
+    });
+    if (result !== 'stale') return result;
+  }
+  // Other events of the user's kept committing while this one read Stripe: Stripe delivers it again later.
+  throw new ServiceUnavailable(serverText('busy_try_again'));
 }
+
+/** The user's billing as an event's reads from Stripe were decided by it; null for an account gone. */
+interface Billing {
+  version: number;
+  hasSubscription: boolean;
+  held: string | null;
+  customer: string | null;
+}
+
+async function billingOf(db: DbOrTx, userId: number): Promise<Billing | null> {
+  const [row] = await db
+    .select({
+      version: users.billingVersion,
+      hasSubscription: users.hasSubscription,
+      held: users.stripeSubscriptionId,
+      customer: users.stripeCustomerId,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row ?? null;
+}
+
+/** No event has committed, nor has the plan or the customer changed otherwise (`unlinkCustomer`), since `before`. */
+const sameBilling = (before: Billing | null, now: Billing | null) =>
+  before === null || now === null
+    ? before === now
+    : before.version === now.version &&
+      before.hasSubscription === now.hasSubscription &&
+      before.held === now.held &&
+      before.customer === now.customer;
 
 /** A lock per user, in a key space of its own (the two-int form never meets the one-bigint locks). */
 const BILLING_LOCK_SPACE = 0x42494c4c;
 const billingLock = (userId: number) => sql`select pg_advisory_xact_lock(${BILLING_LOCK_SPACE}::int, ${userId}::int)`;
 
 /**
- * What an event does to one user's billing, once their lock is held; or why it does nothing; or what
- * was done already, at Stripe, about no one's (`leftBehind`).
+ * What an event does to one user's billing: what it reads at Stripe (and cancels there) given their
+ * billing as it stands, then what it writes, once their lock is held and nothing has changed since;
+ * or why it does nothing; or what was done already, at Stripe, about no one's (`leftBehind`).
  */
-type EventEffect = { userId: number; apply: (tx: Tx) => Promise<EventResult> } | { ignore: string } | { done: EventResult };
+type EventEffect =
+  | { userId: number; read: (billing: Billing) => Promise<(tx: Tx) => Promise<EventResult>> }
+  | { ignore: string }
+  | { done: EventResult };
 
 const handled: EventResult = { outcome: 'handled' };
 const ignored = (reason: string): EventResult => ({ outcome: 'ignored', reason });
@@ -440,7 +496,7 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       if (session.mode !== 'subscription') return { ignore: `a checkout session in ${session.mode ?? 'no'} mode` };
       const subscription = session.subscription;
       if (!subscription) return { ignore: 'a checkout session that started no subscription' };
-      return { userId: checkout.userId, apply: (tx) => completeCheckout(tx, origin, checkout, session, subscription, log) };
+      return { userId: checkout.userId, read: (billing) => completeCheckout(billing, origin, checkout, session, subscription, log) };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -451,12 +507,12 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       if (userId === null) return (await leftBehind(db, origin, sent.customer, sent.id, log)) ?? { ignore: 'a customer no account has' };
       return {
         userId,
-        apply: async (tx) => {
-          const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, userId, sent.id));
-          if (held) return ignored(`a second subscription of the customer's, beside the live ${held}`);
+        read: async (billing) => {
+          const held = origin.latest && (await otherLiveSubscription(origin.latest, billing, sent.id));
+          if (held) return async () => ignored(`a second subscription of the customer's, beside the live ${held}`);
           const current = (origin.latest && (await origin.latest(sent.id))) || sent;
-          if (origin.latest && ACTIVE_STATUSES.has(current.status)) await endReplaced(tx, origin.latest, userId, current.id, log);
-          return applySubscription(tx, userId, current);
+          if (origin.latest && ACTIVE_STATUSES.has(current.status)) await endReplaced(origin.latest, billing, current.id, log);
+          return (tx) => applySubscription(tx, userId, current);
         },
       };
     }
@@ -466,10 +522,15 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       if (userId === null) return { ignore: 'a customer no account has' };
       return {
         userId,
-        apply: async (tx) => {
-          const cleared = await clearSubscription(tx, userId, subscription, true);
-          const next = cleared.outcome === 'handled' && origin.latest?.stripe && (await liveSubscriptionBeside(origin.latest.stripe, subscription));
-          return next ? applySubscription(tx, userId, next) : cleared;
+        read: async (billing) => {
+          // The plan ends only when it is this subscription's (`clearSubscription`): then another live
+          // one of the customer's takes its place.
+          const ends = billing.customer === subscription.customer && (billing.held === subscription.id || billing.held === null);
+          const next = ends && origin.latest?.stripe ? await liveSubscriptionBeside(origin.latest.stripe, subscription) : null;
+          return async (tx) => {
+            const cleared = await clearSubscription(tx, userId, subscription, true);
+            return next && cleared.outcome === 'handled' ? applySubscription(tx, userId, next) : cleared;
+          };
         },
       };
     }
@@ -552,15 +613,47 @@ async function formerUserOf(db: Db, stripe: Stripe, customerId: string): Promise
 
 /**
  * The checkout is complete, and with it the user's trial (`hasHadTrial`). It grants the plan while
- * its subscription is live; one that has already ended grants nothing.
+ * its subscription is live; one that has already ended grants nothing. Answers what it writes, once
+ * Stripe has been read (and a second or replaced subscription cancelled there).
  */
 async function completeCheckout(
-  tx: Tx,
+  billing: Billing,
   origin: EventOrigin,
   checkout: StartedCheckout,
   session: z.infer<typeof CompletedCheckout>,
   subscription: string,
   log: EventLog | undefined,
+): Promise<(tx: Tx) => Promise<EventResult>> {
+  // The local test checkout's subscriptions exist only here; Stripe's are as Stripe has them now.
+  const current = origin.latest ? await origin.latest(subscription) : null;
+  if (origin.latest && !current) return async () => ignored('a subscription Stripe does not have');
+  const status = current?.status ?? 'active';
+  const complete = (tx: Tx) => tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
+  if (!ACTIVE_STATUSES.has(status)) {
+    return async (tx) => {
+      await complete(tx);
+      return ignored(`a subscription already ${status}`);
+    };
+  }
+  const held = origin.latest && (await otherLiveSubscription(origin.latest, billing, subscription));
+  if (held) {
+    const cancelled = await cancelSecondSubscription(origin.latest?.stripe, subscription, status, held, log);
+    return async (tx) => {
+      await complete(tx);
+      return cancelled;
+    };
+  }
+  if (origin.latest) await endReplaced(origin.latest, billing, subscription, log);
+  return (tx) => grantCheckout(tx, origin, checkout, session, subscription, current);
+}
+
+async function grantCheckout(
+  tx: Tx,
+  origin: EventOrigin,
+  checkout: StartedCheckout,
+  session: z.infer<typeof CompletedCheckout>,
+  subscription: string,
+  current: StripeSubscription | null,
 ): Promise<EventResult> {
   if (origin.provider === 'local') {
     // A second test checkout left open in another tab is not paid on top of the plan it would replace
@@ -568,19 +661,10 @@ async function completeCheckout(
     const [user] = await tx.select({ hasSubscription: users.hasSubscription }).from(users).where(eq(users.id, checkout.userId));
     if (user?.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
   }
-  // The local test checkout's subscriptions exist only here; Stripe's are as Stripe has them now.
-  const current = origin.latest ? await origin.latest(subscription) : null;
-  if (origin.latest && !current) return ignored('a subscription Stripe does not have');
-  const status = current?.status ?? 'active';
   const dates = current
     ? planDates(current)
     : localPlanDates(await localCheckoutTrialDays(tx, checkout), checkout.lookupKey === origin.yearlyLookupKey ? 12 : 1);
-
   await tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
-  if (!ACTIVE_STATUSES.has(status)) return ignored(`a subscription already ${status}`);
-  const held = origin.latest && (await otherLiveSubscription(tx, origin.latest, checkout.userId, subscription));
-  if (held) return cancelSecondSubscription(origin.latest?.stripe, subscription, status, held, log);
-  if (origin.latest) await endReplaced(tx, origin.latest, checkout.userId, subscription, log);
   await tx
     .update(users)
     .set({
@@ -600,14 +684,10 @@ async function completeCheckout(
  * The live subscription the user holds other than this one, if any: the one stored here, as Stripe
  * has it now (one that has ended, its events still on their way, is not held).
  */
-async function otherLiveSubscription(tx: Tx, latest: SubscriptionSource, userId: number, subscription: string): Promise<string | null> {
-  const [user] = await tx
-    .select({ hasSubscription: users.hasSubscription, held: users.stripeSubscriptionId })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (!user?.hasSubscription || !user.held || user.held === subscription) return null;
-  const held = await latest(user.held);
-  return held && ACTIVE_STATUSES.has(held.status) ? user.held : null;
+async function otherLiveSubscription(latest: SubscriptionSource, billing: Billing, subscription: string): Promise<string | null> {
+  if (!billing.hasSubscription || !billing.held || billing.held === subscription) return null;
+  const held = await latest(billing.held);
+  return held && ACTIVE_STATUSES.has(held.status) ? billing.held : null;
 }
 
 /**
@@ -617,11 +697,10 @@ async function otherLiveSubscription(tx: Tx, latest: SubscriptionSource, userId:
  * billed beside the new one from then on, its events ignored as a second subscription's. It is
  * cancelled at Stripe: the new one replaces it.
  */
-async function endReplaced(tx: Tx, latest: SubscriptionSource, userId: number, replacing: string, log: EventLog | undefined): Promise<void> {
+async function endReplaced(latest: SubscriptionSource, billing: Billing, replacing: string, log: EventLog | undefined): Promise<void> {
   const stripe = latest.stripe;
   if (!stripe) return;
-  const [user] = await tx.select({ held: users.stripeSubscriptionId }).from(users).where(eq(users.id, userId));
-  const before = user?.held;
+  const before = billing.held;
   if (!before || before === replacing) return;
   const old = await latest(before);
   if (!old || ENDED_STATUSES.has(old.status)) return;
