@@ -45,6 +45,9 @@ export const users = pgTable(
     planTrialEndsAt: timestamp('plan_trial_ends_at', { withTimezone: true, mode: 'date' }),
     planRenewsAt: timestamp('plan_renews_at', { withTimezone: true, mode: 'date' }),
     planEndsAt: timestamp('plan_ends_at', { withTimezone: true, mode: 'date' }),
+    // Stripe's status of the subscription the plan is on, or ended on (`past_due`, `unpaid`: a payment
+    // failed); null with no subscription.
+    planStatus: text('plan_status'),
     // Counts the Stripe events applied to the user's billing: one read from Stripe before another's
     // commit (outside the transaction, not to hold the database while Stripe answers) is read again.
     billingVersion: integer('billing_version').notNull().default(0),

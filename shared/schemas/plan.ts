@@ -89,6 +89,12 @@ export const SubscriptionState = z.object({
   renews_at: z.string().nullable(),
   /** A plan canceled at the end of its period: when it ends. */
   ends_at: z.string().nullable(),
+  /**
+   * A payment of the plan's failed: Stripe is trying again while the plan goes on (`past_due`), or
+   * has stopped and the plan has ended until its invoice is paid (`unpaid`). The card is updated, and
+   * the invoice paid, in "Manage subscription".
+   */
+  payment_failed: z.boolean(),
 });
 export type SubscriptionState = z.infer<typeof SubscriptionState>;
 

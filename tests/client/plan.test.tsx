@@ -111,7 +111,7 @@ describe('the Spanish plan copy', () => {
 });
 
 describe('the subscribe page of a subscriber', () => {
-  const noDates = { trial_ends_at: null, renews_at: null, ends_at: null };
+  const noDates = { trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false };
   it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
     useSession.setState({ user: user(true) });
     usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0, renews_at: '2027-11-30T12:00:00.000Z' } });
@@ -133,6 +133,20 @@ describe('the subscribe page of a subscriber', () => {
     const perks = within(screen.getByTestId('current-plan')).getAllByRole('listitem').map((item) => item.textContent);
     expect(perks).toEqual([en['subscribe.starter.1'], en['subscribe.starter.2'], 'Unlimited likes']);
     expect(screen.getByTestId('current-plan').textContent).not.toMatch(/free|every 24 hours/i);
+  });
+
+  it('says a renewal’s payment failed while Stripe tries again, above the plan, with "Manage subscription" to update the card', async () => {
+    useSession.setState({ user: user(true) });
+    const pastDue = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, payment_failed: true };
+    usePlan.setState({ subscription: pastDue });
+    const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.getByRole('alert').textContent).toBe(en['subscribe.paymentFailed']);
+    expect(screen.getByRole('button', { name: en['subscribe.manage'] })).toBeTruthy();
+    expect(screen.getByTestId('current-plan')).toBeTruthy();
+    unmount();
+    usePlan.setState({ subscription: { ...pastDue, payment_failed: false } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('offers no "Manage subscription" when there is nothing to manage', () => {

@@ -443,7 +443,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
   it('shows the plan on the subscribe page; its test portal cancels it at the period’s end through the event handler', async () => {
     const me = await makeCompletedUser(server);
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates, payment_failed: false });
     const nothingToManage = await api().portal(me);
     expect(nothingToManage.status).toBe(403);
     expect(nothingToManage.body.code).toBe('subscription_required');
@@ -453,7 +453,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     await subscribeThroughTestCheckout(server, me, 'yearly');
     // In its free trial, which ends (and renews) FREE_TRIAL_DAYS on.
     const trialing = (await api().subscription(me)).body;
-    expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null });
+    expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null, payment_failed: false });
     await cancelThroughTestPortal(server, me);
     // As at Stripe: the plan and its perks stay until the trial's end, which is now when it ends (as
     // Stripe says times: to the second).
@@ -466,7 +466,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
     await endCancelledTestPlan(server, me);
     // The trial came with the first subscription: the subscribe page promises it no more.
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates, payment_failed: false });
     const recorded = rowsOf<{ id: string; type: string }>(await server.app.db.execute(sql`select id, type from stripe_events where id like 'evt_local_%_sub_local_%'`));
     expect(recorded.map((row) => `${row.type} ${row.id.split('_sub_')[0]}`).sort()).toEqual([
       'customer.subscription.deleted evt_local_end',
@@ -747,13 +747,13 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     );
     expect(completed.status).toBe(200);
     expect(await perks()).toEqual(withPlan);
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0, ...noDates });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
 
     // A switch to the yearly price in Stripe's portal: the page shows the period Stripe now names.
     const yearly = { object: 'list', data: [{ id: 'si_perks', price: { id: 'price_yearly_1', lookup_key: 'basic_yearly' } }] };
     fake.subscriptions.set('sub_perks', { customer, status: 'active', items: yearly });
     await deliver(stripeEvent('customer.subscription.updated', { ...subscription('active'), items: yearly }));
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'unpaid' });
     await deliver(stripeEvent('customer.subscription.updated', subscription('unpaid')));
@@ -763,12 +763,38 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', subscription('active')));
     expect(await perks()).toEqual(withPlan);
 
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'canceled' });
     await deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));
     expect(await perks()).toEqual(without);
     expect((await api().subscription(me)).body).toMatchObject({ active: false, period: null, trial_days: 0 });
+  });
+
+  it('says a payment failed while Stripe retries it (the plan goes on) and once the plan ended unpaid, with the portal to mend it', async () => {
+    const me = await makeUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    const subscription = (status: string) => ({ id: 'sub_dunning', object: 'subscription', customer, status });
+    const move = async (status: string, type = 'customer.subscription.updated') => {
+      fake.subscriptions.set('sub_dunning', { customer, status });
+      expect((await deliver(stripeEvent(type, subscription(status)))).status).toBe(200);
+      const state = (await api().subscription(me)).body;
+      return { active: state.active, payment_failed: state.payment_failed, manageable: state.manageable };
+    };
+    fake.subscriptions.set('sub_dunning', { customer, status: 'active' });
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_dunning'))).status).toBe(200);
+    expect((await api().subscription(me)).body.payment_failed).toBe(false);
+
+    // A renewal's payment failed, and Stripe is trying again: the plan goes on, and the page says so.
+    expect(await move('past_due')).toEqual({ active: true, payment_failed: true, manageable: true });
+    // The card was updated and the invoice paid.
+    expect(await move('active')).toEqual({ active: true, payment_failed: false, manageable: true });
+    // Stripe's retries ran out: the plan ends, and the invoice can still be paid in the portal.
+    expect(await move('past_due')).toEqual({ active: true, payment_failed: true, manageable: true });
+    expect(await move('unpaid')).toEqual({ active: false, payment_failed: true, manageable: true });
+    expect((await api().portal(me)).status).toBe(200);
+    // Cancelled at Stripe: nothing is owed any more.
+    expect(await move('canceled', 'customer.subscription.deleted')).toEqual({ active: false, payment_failed: false, manageable: true });
   });
 
   it('opens Stripe’s customer portal through the SDK for the user’s customer, back to the subscribe page', async () => {

@@ -100,6 +100,16 @@ function PlanDates({ subscription }: { subscription: SubscriptionState }) {
   );
 }
 
+/** A payment of the plan's failed (Stripe is trying again, or the plan ended unpaid): how to mend it comes first. */
+function PaymentFailed() {
+  const t = useT();
+  return (
+    <p className="form-error" role="alert">
+      {t('subscribe.paymentFailed')}
+    </p>
+  );
+}
+
 /**
  * A subscriber's page: their plan, what it gives them, and "Manage subscription" (Stripe's customer
  * portal, or the local test portal).
@@ -112,6 +122,7 @@ function CurrentPlan() {
   return (
     <section className="page subscribe current-plan">
       <h1>{t('subscribe.current.title')}</h1>
+      {subscription?.payment_failed && <PaymentFailed />}
       <div className="plan plan-featured" data-testid="current-plan">
         <h2>
           {t('subscribe.plan.starter')} <span className="badge-active">{t('subscribe.current.active')}</span>

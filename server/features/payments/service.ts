@@ -175,7 +175,7 @@ export async function unlinkCustomer(db: Db, userId: number, customer: string): 
   if (!before) return false;
   await db
     .update(users)
-    .set({ stripeCustomerId: null, hasSubscription: false, stripeSubscriptionId: null, planLookupKey: null, ...NO_PLAN_DATES })
+    .set({ stripeCustomerId: null, hasSubscription: false, stripeSubscriptionId: null, planLookupKey: null, planStatus: null, ...NO_PLAN_DATES })
     .where(linked);
   return before.active;
 }
@@ -644,7 +644,7 @@ async function completeCheckout(
     };
   }
   if (origin.latest) await endReplaced(origin.latest, billing, subscription, log);
-  return (tx) => grantCheckout(tx, origin, checkout, session, subscription, current);
+  return (tx) => grantCheckout(tx, origin, checkout, session, subscription, current, status);
 }
 
 async function grantCheckout(
@@ -654,6 +654,7 @@ async function grantCheckout(
   session: z.infer<typeof CompletedCheckout>,
   subscription: string,
   current: StripeSubscription | null,
+  status: string,
 ): Promise<EventResult> {
   if (origin.provider === 'local') {
     // A second test checkout left open in another tab is not paid on top of the plan it would replace
@@ -672,6 +673,7 @@ async function grantCheckout(
       stripeSubscriptionId: subscription,
       // The plan bought is the checkout's, until the subscription's own events name another.
       planLookupKey: checkout.lookupKey,
+      planStatus: status,
       ...dates,
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
@@ -785,6 +787,7 @@ async function applySubscription(tx: Tx, userId: number, subscription: StripeSub
     .set({
       hasSubscription: true,
       stripeSubscriptionId: subscription.id,
+      planStatus: subscription.status,
       ...(lookupKey ? { planLookupKey: lookupKey } : {}),
       ...planDates(subscription),
     })
@@ -793,11 +796,18 @@ async function applySubscription(tx: Tx, userId: number, subscription: StripeSub
   return updated.length > 0 ? handled : ignored('a customer no account has');
 }
 
-/** Only the user's current subscription can end their plan: an old one ending changes nothing. */
+/**
+ * Only the user's current subscription can end their plan: an old one ending changes nothing. Its
+ * status is kept while Stripe keeps it (`unpaid`: paying its invoice brings it back), forgotten with it.
+ */
 async function clearSubscription(tx: Tx, userId: number, subscription: StripeSubscription, forget: boolean): Promise<EventResult> {
   const updated = await tx
     .update(users)
-    .set({ hasSubscription: false, ...NO_PLAN_DATES, ...(forget ? { stripeSubscriptionId: null, planLookupKey: null } : {}) })
+    .set({
+      hasSubscription: false,
+      ...NO_PLAN_DATES,
+      ...(forget ? { stripeSubscriptionId: null, planLookupKey: null, planStatus: null } : { planStatus: subscription.status }),
+    })
     .where(
       and(
         eq(users.id, userId),
@@ -963,7 +973,7 @@ export async function endStripeBilling(db: Db, stripe: Stripe | null, userId: nu
   }
   await db
     .update(users)
-    .set({ hasSubscription: false, stripeCustomerId: null, stripeSubscriptionId: null, planLookupKey: null })
+    .set({ hasSubscription: false, stripeCustomerId: null, stripeSubscriptionId: null, planLookupKey: null, planStatus: null })
     .where(eq(users.id, userId));
   return 'ended';
 }

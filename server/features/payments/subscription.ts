@@ -24,6 +24,7 @@ async function billingOf(db: DbOrTx, userId: number) {
       trialEndsAt: users.planTrialEndsAt,
       renewsAt: users.planRenewsAt,
       endsAt: users.planEndsAt,
+      status: users.planStatus,
     })
     .from(users)
     .where(eq(users.id, userId));
@@ -66,6 +67,7 @@ export async function subscriptionState(
     trial_ends_at: ahead(billing?.trialEndsAt),
     renews_at: ahead(billing?.renewsAt),
     ends_at: ahead(billing?.endsAt),
+    payment_failed: billing?.status === 'past_due' || billing?.status === 'unpaid',
   };
 }
 
