@@ -149,6 +149,29 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('says a plan ended unpaid, with "Manage subscription" to pay it, beside the plans for sale; in Spanish too', async () => {
+    const unpaid = { ...noDates, active: false, period: null, manageable: true, trial_days: 0, payment_failed: true };
+    for (const [language, words] of [
+      ['en', en],
+      ['es', es],
+    ] as const) {
+      localStorage.setItem('language_code', language);
+      await initLanguage();
+      usePlan.setState({ subscription: unpaid });
+      const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
+      expect((await screen.findByRole('alert')).textContent).toBe(words['subscribe.paymentFailed']);
+      expect(screen.getByRole('button', { name: words['subscribe.manage'] })).toBeTruthy();
+      expect(await screen.findByTestId('plan-starter')).toBeTruthy();
+      unmount();
+    }
+    // Ended otherwise (cancelled), or with nothing to manage: neither.
+    usePlan.setState({ subscription: { ...unpaid, payment_failed: false } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    await screen.findByTestId('plan-starter');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('button', { name: es['subscribe.manage'] })).toBeNull();
+  });
+
   it('offers no "Manage subscription" when there is nothing to manage', () => {
     useSession.setState({ user: user(true) });
     usePlan.setState({ subscription: { ...noDates, active: true, period: null, manageable: false, trial_days: 0 } });

@@ -175,6 +175,17 @@ function PlansForSale() {
     <section className="page subscribe">
       <h1>{t('subscribe.title')}</h1>
       <p className="muted">{trialDays > 0 ? t('subscribe.subtitle', { days: trialDays }) : t('subscribe.subtitleNoTrial')}</p>
+      {/* Ended unpaid: paying its invoice in the portal brings the plan back. */}
+      {subscription?.payment_failed && (
+        <>
+          <PaymentFailed />
+          {subscription.manageable && (
+            <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void go(api.portal)}>
+              {t('subscribe.manage')}
+            </button>
+          )}
+        </>
+      )}
       <TestModeAndError error={error} />
       <PlanCards
         headingLevel={2}
