@@ -259,6 +259,19 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
       return answer;
     }
 
+    // An update: only whether it ends at the end of its period is read here.
+    if (request.method === 'POST' && subscriptionPath) {
+      const id = decodeURIComponent(subscriptionPath[1]!);
+      const subscription = subscriptions.get(id);
+      if (!subscription) return stripeError(404, `No such subscription: '${id}'`);
+      if (subscription.status === 'canceled') {
+        return stripeError(400, 'A canceled subscription can only update its cancellation_details and metadata.');
+      }
+      const cancelAtPeriodEnd = request.form.cancel_at_period_end;
+      if (cancelAtPeriodEnd !== undefined) subscription.cancel_at_period_end = cancelAtPeriodEnd === 'true';
+      return { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } };
+    }
+
     // Cancel at once, as Stripe does: the subscription stays readable with status "canceled".
     if (request.method === 'DELETE' && subscriptionPath) {
       const id = decodeURIComponent(subscriptionPath[1]!);

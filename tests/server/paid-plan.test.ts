@@ -474,6 +474,15 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     ]);
   });
 
+  it('ends a banned subscriber’s test plan at its period’s end, as the test portal’s cancellation does', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    await banThroughModeration(server, await makeModerator(server), me);
+    const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
+    expect(row!.endsAt).toBeInstanceOf(Date);
+    expect(row!.renewsAt).toBeNull();
+  });
+
   it('renews a test plan past its trial as Stripe would: a cancellation then ends it at the end of the period it is in', async () => {
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me, 'monthly');
@@ -795,6 +804,37 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect((await api().portal(me)).status).toBe(200);
     // Cancelled at Stripe: nothing is owed any more.
     expect(await move('canceled', 'customer.subscription.deleted')).toEqual({ active: false, payment_failed: false, manageable: true });
+  });
+
+  it('ends a banned subscriber’s plan at the end of the period paid for: they can no longer sign in to cancel it', async () => {
+    const me = await makeCompletedUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    const periodEnd = Math.floor(Date.now() / 1000) + 20 * 86_400;
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd }] };
+    fake.subscriptions.set('sub_banned', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_banned'))).status).toBe(200);
+    expect((await api().subscription(me)).body.renews_at).toBe(new Date(periodEnd * 1000).toISOString());
+
+    await banThroughModeration(server, await makeModerator(server), me);
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([{ cancel_at_period_end: 'true' }]);
+    expect(fake.subscriptions.get('sub_banned')?.cancel_at_period_end).toBe(true);
+    // Stripe's event for it gives the plan its end here: what they see once unbanned, and can renew in the portal.
+    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
+    const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
+    expect(row).toEqual({ endsAt: new Date(periodEnd * 1000), renewsAt: null });
+
+    // Stripe down: the ban holds all the same (the operator's log says to end the plan by hand).
+    const other = await makeCompletedUser(server);
+    const started = await startStripeCheckout(server, other);
+    fake.subscriptions.set('sub_banned_2', { customer: started.customer, status: 'active', items });
+    expect((await deliver(completedCheckout({ user: other, customer: started.customer, sessionId: started.sessionId }, 'sub_banned_2'))).status).toBe(200);
+    fake.outage = true;
+    try {
+      await banThroughModeration(server, await makeModerator(server), other);
+    } finally {
+      fake.outage = false;
+    }
+    expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBeFalsy();
   });
 
   it('opens Stripe’s customer portal through the SDK for the user’s customer, back to the subscribe page', async () => {

@@ -11,6 +11,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
 import { currentUser } from '../../plugins/auth';
+import { stopRenewalOfBanned } from '../payments/subscription';
 import { announceEnded } from '../safety/service';
 import { getReport, isModerator, listReports, type QueuePosition, reportPhotoKey, resolveReport } from './service';
 
@@ -80,6 +81,8 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         // Whoever may have them on screen (their card, their like) drops them now, as after a block.
         app.publish(shownTo, 'person:gone', { user_id: userId });
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);
+        // They can no longer sign in to cancel their plan: it ends at the end of the period paid for.
+        await stopRenewalOfBanned(app.db, app.stripe, userId, request.log);
       }
       // The report is resolved by now: copies that cannot be removed (the bucket down) do not make that
       // a 500, nor keep a ban from ending the sessions above. The orphan sweep removes them later.

@@ -147,6 +147,27 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
   );
 }
 
+/**
+ * A banned account can no longer sign in, so no longer cancel its plan: it would be billed on and on
+ * for an app it cannot use. Its subscription is set to end at the end of the period paid for, as the
+ * customer portal's cancellation does (Stripe's `customer.subscription.updated` then gives the plan its
+ * end date here); the local test plan's through the test portal's own cancellation. Once unbanned, the
+ * user sees when it ends and can renew it in the portal. Called after the ban has committed: a Stripe
+ * that cannot be reached, or refuses, leaves the ban as it is, and the operator is told to end it by hand.
+ */
+export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
+  const billing = await billingOf(db, userId);
+  if (!billing?.active || !billing.subscription || billing.endsAt) return;
+  const subscription = billing.subscription;
+  try {
+    if (subscription.startsWith('sub_local_')) await cancelLocalSubscription(db, userId);
+    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
+    else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
+  } catch (error) {
+    log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: cancel it in Stripe by hand');
+  }
+}
+
 /** The first renewal of a plan after `now`: `renewsAt`, a period (`months`) on, and so on, as Stripe bills. */
 function nextRenewal(renewsAt: Date, months: number, now: Date): Date {
   let periods = 1;
