@@ -504,6 +504,34 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     expect(anaAfter.filter((e) => e.event === 'event:count' || e.event === 'deck:refresh')).toEqual([]);
   });
 
+  it('puts a phone where its user is when their moves reach its instance out of order', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const [first, second] = [await makeEvent(one, organizer), await makeEvent(one, organizer)];
+    const ana = await makeUser(one);
+    const anaOnTwo = await connectTo(two, ana);
+    const socket = [...two.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
+    const isIn = (eventId: number) => socket.rooms.has(rooms.event(eventId));
+
+    // She checks in to the first event on instance one, then to the second on instance two; the first
+    // check-in's move reaches instance two only now, after the second's (a race between instances):
+    // her phone there is still at the second event, not moved back to the first.
+    await checkIn(one, ana, first.code);
+    await waitUntil(() => isIn(first.id), 5000, 'her phone to join the first event');
+    await checkIn(two, ana, second.code);
+    expect(isIn(second.id) && !isIn(first.id)).toBe(true);
+    two.app.eventLive.movedElsewhere({ userId: ana.id, from: null, to: first.id });
+    await waitUntil(() => isIn(second.id) && !isIn(first.id), 5000, 'her phone to be at the second event only');
+
+    // Likewise a leave overtaken by her check-in: her phone stays in the room of the event she is at,
+    // and hears what its organizer says of it.
+    two.app.eventLive.movedElsewhere({ userId: ana.id, from: second.id, to: null });
+    await waitUntil(() => isIn(second.id), 5000, 'her phone to be back at the second event');
+    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === second.id, 8000);
+    expect((await client(one.url).patch(`/api/events/${second.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    expect((await renamed).event.name).toBe('Late party');
+  });
+
   it('holds the rate per socket and the exact final count with check-ins spread over both instances', { timeout: 60_000 }, async () => {
     const { one, two } = cluster;
     const organizer = await makeUser(one);

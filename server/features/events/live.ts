@@ -48,7 +48,7 @@ export interface EventLive {
   watch(socket: RealtimeSocket, eventId: number): Promise<void>;
   /** The host screen closed: out of the room, unless its user is checked in there. */
   unwatch(socket: RealtimeSocket, eventId: number): Promise<void>;
-  /** A move announced by another instance. */
+  /** A move announced by another instance: applied, then this instance's sockets of the user put where they are now. */
   movedElsewhere(move: AttendanceMove): void;
   close(): void;
 }
@@ -70,6 +70,8 @@ interface EventState {
 }
 
 const idle = (interval: number): Coalesced => ({ interval, last: Number.NEGATIVE_INFINITY, timer: null, running: false, dirty: false });
+/** An event's room (`rooms.event`), not its host room. */
+const EVENT_ROOM = /^event:(\d+)$/;
 /** How often forgotten events' state is dropped. */
 const SWEEP_MS = 60_000;
 
@@ -188,6 +190,31 @@ export function createEventLive(options: {
     }
   }
 
+  /**
+   * Each instance hears a user's moves in its own order: its own at once, after their commit, and the
+   * other instances' through Redis, later. A check-in and a leave (or two check-ins) of one user racing
+   * on two instances can reach an instance the wrong way round, and the older move, applied last, would
+   * leave their sockets there in a room they have left and out of the one they are at, hearing none of
+   * its news until they reconnect. So after a move from elsewhere, where the user is is read again and
+   * this instance's sockets of theirs put there; a read that a newer move overtook gives way to that
+   * move's own. Host screens keep the room of the event they watch.
+   */
+  async function settle(userId: number) {
+    if (!io.of('/').adapter.rooms.has(rooms.user(userId))) return;
+    const { eventId, moved } = await readCurrentEvent(userId);
+    if (moved || closed) return;
+    const at = eventId === null ? null : rooms.event(eventId);
+    for (const id of io.of('/').adapter.rooms.get(rooms.user(userId)) ?? []) {
+      const socket = io.of('/').sockets.get(id);
+      if (!socket?.connected) continue;
+      for (const room of [...socket.rooms]) {
+        const other = room === at ? null : EVENT_ROOM.exec(room);
+        if (other && !socket.rooms.has(rooms.eventHost(Number(other[1])))) await socket.leave(room);
+      }
+      if (at !== null && !socket.rooms.has(at)) await socket.join(at);
+    }
+  }
+
   /** The event each host screen watches (its socket in `eventHost(id)` too). */
   const watching = new WeakMap<RealtimeSocket, number>();
 
@@ -263,7 +290,10 @@ export function createEventLive(options: {
       await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     unwatch: stopWatching,
-    movedElsewhere: applyMove,
+    movedElsewhere(move) {
+      applyMove(move);
+      settle(move.userId).catch((error: unknown) => log.warn({ err: error, userId: move.userId }, 'could not settle the event rooms of a user'));
+    },
     close() {
       closed = true;
       clearInterval(sweep);
