@@ -532,6 +532,42 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     expect((await renamed).event.name).toBe('Late party');
   });
 
+  it('tells the room nothing of an end or a change from the organizer\'s other screen that changes nothing', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const ana = await makeUser(one);
+    await checkIn(one, ana, event.code);
+    const anaOnTwo = await connectTo(two, ana);
+    await waitUntilInRoom(two, event.id, 1);
+    const heard = record(anaOnTwo);
+    const api = (server: TestServer) => client(server.url);
+
+    // The organizer's host screens on both instances: one ends it, and the other (or a retry) again.
+    const ended = waitFor(anaOnTwo, 'event:changed', (p) => p.event.status === 'after', 8000);
+    expect((await api(one).post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+    await ended;
+    const again = await api(two).post(`/api/events/${event.id}/end/`, { token: organizer.token });
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('after');
+
+    // A form saved as it was, on an event still going.
+    const other = await makeEvent(one, organizer);
+    await checkIn(two, ana, other.code);
+    await waitUntil(() => heard.some((e) => e.event === 'event:count' && (e.payload as EventCountPayload).event_id === other.id), 8000, 'her phone in the new room');
+    const same = { name: other.name, venue: other.venue, ends_at: other.ends_at, join_mode: other.join_mode };
+    expect((await api(two).patch(`/api/events/${other.id}/`, { token: organizer.token, json: same })).status).toBe(200);
+    expect((await api(two).patch(`/api/events/${other.id}/`, { token: organizer.token, json: {} })).status).toBe(200);
+    // Then a real change, from the same instance: the only news Ana's phone has had since the end.
+    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.name === 'Late party', 8000);
+    expect((await api(two).patch(`/api/events/${other.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    await renamed;
+    expect(heard.filter((e) => e.event === 'event:changed').map((e) => (e.payload as { event: { name: string; status: string } }).event)).toEqual([
+      expect.objectContaining({ id: event.id, status: 'after' }),
+      expect.objectContaining({ id: other.id, name: 'Late party' }),
+    ]);
+  });
+
   it('holds the rate per socket and the exact final count with check-ins spread over both instances', { timeout: 60_000 }, async () => {
     const { one, two } = cluster;
     const organizer = await makeUser(one);

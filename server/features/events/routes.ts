@@ -159,8 +159,9 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       async (request) => {
         const userId = currentUser(request).id;
         const event = await organized(request.params.event, userId);
-        const ended = await endEvent(app.db, event);
-        app.eventLive.changedByOrganizer(presentEvent(ended), userId);
+        const { event: ended, changed } = await endEvent(app.db, event);
+        // Ended already (sent again, or from another of the organizer's screens): nobody is told again.
+        if (changed) app.eventLive.changedByOrganizer(presentEvent(ended), userId);
         return presentOrganizerEvent(ended);
       },
     );
@@ -171,8 +172,9 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       async (request) => {
         const userId = currentUser(request).id;
         const event = await organized(request.params.event, userId);
-        const changed = await updateEvent(app.db, event.id, request.body);
-        app.eventLive.changedByOrganizer(presentEvent(changed), userId);
+        const { event: changed, changed: differs } = await updateEvent(app.db, event.id, request.body);
+        // Saved as it was: nothing to tell the room, whose phones would each say it changed.
+        if (differs) app.eventLive.changedByOrganizer(presentEvent(changed), userId);
         return presentOrganizerEvent(changed);
       },
     );

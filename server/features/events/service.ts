@@ -430,15 +430,18 @@ export async function leaveEvent(db: Db, userId: number): Promise<number | null>
 /**
  * Ends an event now (an early end; one that had not started starts a second before); an event already
  * over keeps its end. One deleted since it was found (from another of the organizer's screens) is not
- * there to end: 404, not the event as it was read, which had never ended.
+ * there to end: 404, not the event as it was read, which had never ended. `changed`: whether this end
+ * did end it (an end sent again, or from the organizer's other screen, changes nothing).
  */
-export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord> {
-  await db.execute(sql`
-    update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
-    where id = ${event.id} and ends_at > now()`);
+export async function endEvent(db: Db, event: EventRecord): Promise<{ event: EventRecord; changed: boolean }> {
+  const endedNow = rowsOf(
+    await db.execute(sql`
+      update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
+      where id = ${event.id} and ends_at > now() returning id`),
+  );
   const ended = await findEventById(db, event.id);
   if (!ended) throw new NotFound();
-  return ended;
+  return { event: ended, changed: endedNow.length > 0 };
 }
 
 /**
@@ -447,11 +450,17 @@ export async function endEvent(db: Db, event: EventRecord): Promise<EventRecord>
  * has opened, not so late that it would close again on the people inside. The times are
  * checked as creation checks them, the unchanged one with the changed. An event over is history: 409.
  * The row is locked while it is checked, so an end or another change at the same moment is not undone.
+ * `changed`: whether any field took a new value (a form saved again as it was changes nothing).
  */
-export async function updateEvent(db: Db, eventId: number, change: EventUpdate, clock: () => number = Date.now): Promise<EventRecord> {
-  await db.transaction(async (tx) => {
+export async function updateEvent(
+  db: Db,
+  eventId: number,
+  change: EventUpdate,
+  clock: () => number = Date.now,
+): Promise<{ event: EventRecord; changed: boolean }> {
+  const changed = await db.transaction(async (tx) => {
     const [row] = await tx
-      .select({ startsAt: events.startsAt, endsAt: events.endsAt })
+      .select({ name: events.name, venue: events.venue, joinMode: events.joinMode, startsAt: events.startsAt, endsAt: events.endsAt })
       .from(events)
       .where(eq(events.id, eventId))
       .for('update');
@@ -474,12 +483,20 @@ export async function updateEvent(db: Db, eventId: number, change: EventUpdate, 
     }
     for (const issue of eventTimeIssues(startsAt.getTime(), endsAt.getTime(), now)) add(issue.field, serverText(issue.code, issue.params));
     if (Object.keys(fields).length > 0) throw new ValidationError(fields);
+    const differs =
+      (change.name !== undefined && change.name !== row.name) ||
+      (change.venue !== undefined && change.venue !== row.venue) ||
+      (change.join_mode !== undefined && change.join_mode !== row.joinMode) ||
+      startsAt.getTime() !== row.startsAt.getTime() ||
+      endsAt.getTime() !== row.endsAt.getTime();
+    if (!differs) return false;
     await tx
       .update(events)
       .set({ name: change.name, venue: change.venue, startsAt, endsAt, joinMode: change.join_mode })
       .where(eq(events.id, eventId));
+    return true;
   });
-  return (await findEventById(db, eventId))!;
+  return { event: (await findEventById(db, eventId))!, changed };
 }
 
 /** Deletes an event that has not started; once it has, its history belongs to its attendees' matches. */
