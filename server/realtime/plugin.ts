@@ -208,6 +208,8 @@ export default fp(
     // through the adapter, so the clients of instances whose own connection came back sooner hear it too.
     app.redis?.onRecovered(() => {
       app.log.info({ sockets: io.of('/').sockets.size }, 'redis is back: telling clients to catch up');
+      // The event rooms too: check-ins and leaves made on other instances meanwhile did not move the sockets here.
+      track(eventLive.resettle());
       io.emit('sync');
     });
 

@@ -9,7 +9,8 @@ import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
-import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { freePort } from '../helpers/ports';
+import { hasPostgres, hasRedis, hasRedisServerBinary, ownRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
@@ -596,5 +597,48 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
       expectCoalesced(timelineOf.counts.map((c) => c.at), COUNT_INTERVAL_MS, elapsed);
     }
     for (const timelineOf of seen.slice(0, 3)) expectCoalesced(timelineOf.refreshes, REFRESH_INTERVAL_MS, elapsed);
+  });
+});
+
+describe.skipIf(!clusterReady || !hasRedisServerBinary())('event rooms across a Redis outage under two instances', () => {
+  let redis: ReturnType<typeof ownRedis>;
+  let cluster: TwoInstances;
+  const sockets = socketsClosedAfterEach();
+  beforeAll(async () => {
+    redis = ownRedis(await freePort());
+    await redis.start();
+    cluster = await startTwoInstances({ redisUrl: redis.url, config: intervals });
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await redis?.stop();
+  });
+  const redisCheck = async (server: TestServer) => (await client(server.url).get('/readyz')).body.checks?.redis;
+
+  it('puts the phones of those who checked in or left on another instance meanwhile in their rooms once Redis is back', { timeout: 30_000 }, async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const [ana, ben, cal] = [await makeUser(one), await makeUser(one), await makeUser(one)];
+    await checkIn(one, ben, event.code);
+    const [anaOnTwo, benOnTwo] = [await sockets.connect(two.url, ana.token), await sockets.connect(two.url, ben.token)];
+    await waitUntilInRoom(two, event.id, 1);
+    const socketOf = (user: TestUser) => [...two.app.io.of('/').sockets.values()].find((s) => s.data.user.id === user.id)!;
+    const inRoom = (user: TestUser) => socketOf(user).rooms.has(rooms.event(event.id));
+
+    await redis.stop();
+    await waitUntil(async () => (await redisCheck(one)) === 'failing' && (await redisCheck(two)) === 'failing', 5000, 'both instances to lose Redis');
+    // Ana checks in and Ben leaves through instance one; instance two, where their phones are, never hears it.
+    await checkIn(one, ana, event.code);
+    expect((await client(one.url).post('/api/events/leave/', { token: ben.token })).status).toBe(204);
+    const synced = Promise.all([waitFor(anaOnTwo, 'sync', () => true, 15_000), waitFor(benOnTwo, 'sync', () => true, 15_000)]);
+    await redis.start();
+    await synced;
+
+    // Told to read again where they are, their phones are also where the server sends the event's news.
+    await waitUntil(() => inRoom(ana) && !inRoom(ben), 5000, 'Ana\'s phone in the room and Ben\'s out of it');
+    const anaHears = waitFor(anaOnTwo, 'event:count', (p) => p.count === 2, 8000);
+    await checkIn(one, cal, event.code);
+    await anaHears;
   });
 });

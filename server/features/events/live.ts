@@ -50,6 +50,11 @@ export interface EventLive {
   unwatch(socket: RealtimeSocket, eventId: number): Promise<void>;
   /** A move announced by another instance: applied, then this instance's sockets of the user put where they are now. */
   movedElsewhere(move: AttendanceMove): void;
+  /**
+   * Redis is back: the moves other instances announced while it was away never came, so every user
+   * with a socket here is put where they are now (`sync` tells their phones to read it again).
+   */
+  resettle(): Promise<void>;
   close(): void;
 }
 
@@ -72,6 +77,8 @@ interface EventState {
 const idle = (interval: number): Coalesced => ({ interval, last: Number.NEGATIVE_INFINITY, timer: null, running: false, dirty: false });
 /** An event's room (`rooms.event`), not its host room. */
 const EVENT_ROOM = /^event:(\d+)$/;
+/** How many users' event rooms are read again at once after a Redis outage. */
+const RESETTLE_CONCURRENCY = 4;
 /** How often forgotten events' state is dropped. */
 const SWEEP_MS = 60_000;
 
@@ -293,6 +300,17 @@ export function createEventLive(options: {
     movedElsewhere(move) {
       applyMove(move);
       settle(move.userId).catch((error: unknown) => log.warn({ err: error, userId: move.userId }, 'could not settle the event rooms of a user'));
+    },
+    async resettle() {
+      const userIds = [...new Set([...io.of('/').sockets.values()].map((socket) => socket.data.user.id))];
+      // A few at a time: one indexed read per user, not thousands of them at once on the pool.
+      const next = () => userIds.pop();
+      const worker = async () => {
+        for (let userId = next(); userId !== undefined && !closed; userId = next()) {
+          await settle(userId).catch((error: unknown) => log.warn({ err: error, userId }, 'could not settle the event rooms of a user'));
+        }
+      };
+      await Promise.all(Array.from({ length: RESETTLE_CONCURRENCY }, worker));
     },
     close() {
       closed = true;
