@@ -174,6 +174,14 @@ export function openHostScreen(id: number): () => void {
       void loadQr();
       statsSoon();
     }),
+    // Connected all along, but news from the other instances was lost (Redis was away): the event, its
+    // count (the watch's answer) and the stats as they are now.
+    onEvent('sync', () => {
+      if (!useHost.getState().event || useHost.getState().deleted) return;
+      void refreshEvent();
+      void watch();
+      statsSoon();
+    }),
   ];
   const onVisible = () => {
     if (document.visibilityState === 'visible') void loadQr();

@@ -5,11 +5,12 @@
  * a code; ended, it shows the event as over. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import { makeEvent } from '../helpers/events';
+import { sql } from 'drizzle-orm';
+import { makeEvent, setEventTimes } from '../helpers/events';
 import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
-import type { TestUser } from '../helpers/factories';
+import { makeUser, type TestUser } from '../helpers/factories';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
@@ -71,4 +72,17 @@ it('shows an event ended from the organizer’s other phone as over at once', as
   expect((await client(server.url).post(`/api/events/${event.id}/end/`, { token: me.token })).status).toBe(200);
   await vi.waitFor(() => expect(useHost.getState().event).toMatchObject({ status: 'after' }), AT_ONCE);
   expect(useHost.getState().deleted).toBe(false);
+});
+
+it('reads the event and its count again when told to catch up (Redis back): what was missed meanwhile shows', async () => {
+  const event = await hostScreenOf({ starts_at: new Date(Date.now() - HOUR).toISOString(), ends_at: new Date(Date.now() + 3 * HOUR).toISOString() });
+  // A guest came in and the event was ended from another screen while no news could reach this one
+  // (an outage of Redis between the instances): written as they were, nothing said over the socket.
+  const guest = await makeUser(server);
+  await server.app.db.execute(sql`insert into attendances (event_id, user_id) values (${event.id}, ${guest.id})`);
+  await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - HOUR), endsAt: new Date(Date.now() - 1000) });
+  expect(useHost.getState()).toMatchObject({ count: 0, event: { status: 'open' } });
+  // Redis is back: every socket is told to catch up.
+  server.app.io.emit('sync');
+  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ count: 1, event: { id: event.id, status: 'after' } }), AT_ONCE);
 });
