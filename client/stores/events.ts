@@ -155,7 +155,10 @@ export const useEvents = create<EventsState>()((set, get) => ({
     if (current && current.id === eventId && current.attendee_count !== count) set({ current: { ...current, attendee_count: count } });
   },
   changed(event) {
-    if (get().current?.id === event.id) set({ current: event });
+    const { current } = get();
+    // Its count is the one read as the change was made; the room's own counts, which follow every
+    // arrival and departure, are never older: one that came first (the change crossed instances) stays.
+    if (current?.id === event.id) set({ current: { ...event, attendee_count: current.attendee_count } });
   },
   deleted(eventId) {
     if (get().current?.id !== eventId) return;

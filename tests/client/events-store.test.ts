@@ -22,6 +22,16 @@ describe('the events store, when its reads and its changes cross', () => {
     vi.resetAllMocks();
   });
 
+  it('keeps the live count when the organizer’s change, counted before the last arrival, comes after its count', async () => {
+    api.checkIn.mockResolvedValueOnce({ event: { ...terrace, attendee_count: 1, status: 'open' } });
+    await useEvents.getState().checkIn('N42FM2');
+    // Ben came in on this phone's instance (its count at once); the organizer's rename, made on another
+    // instance as he did and counted without him, reaches it through Redis after that count.
+    useEvents.getState().setCount(terrace.id, 2);
+    useEvents.getState().changed({ ...terrace, name: 'Late party', attendee_count: 1, status: 'open' });
+    expect(useEvents.getState().current).toMatchObject({ name: 'Late party', attendee_count: 2 });
+  });
+
   it('keeps the check-in when a read of where we are, asked before it, is answered after it', async () => {
     const read = later<{ event: PublicEvent | null }>();
     api.currentEvent.mockReturnValueOnce(read.promise);
