@@ -47,6 +47,13 @@ export interface Mailer {
 const SMTP_TIMEOUTS = { connectionTimeout: 8_000, greetingTimeout: 8_000, socketTimeout: 8_000 };
 
 /**
+ * How long one message may take in all. The timeouts above are per step and socketTimeout only counts
+ * silence: a server that answers each step in 7 s, or trickles an answer that never ends, would hold
+ * the request past the app's 15 s, and the socket (and shutdown, which waits for sends) for good.
+ */
+const SEND_DEADLINE_MS = 10_000;
+
+/**
  * E-mail with nodemailer. With `smtpUrl`, a real SMTP server; without it (the embedded default),
  * each message is written as an `.eml` file into `outboxDir` and its link is logged, so that
  * verification and reset work offline.
@@ -80,6 +87,8 @@ export function createMailer(options: {
       subject: message.subject,
       text: message.text,
       html: message.html,
+      // Aborted, nodemailer closes the connection: nothing is left holding the mail server's socket.
+      signal: AbortSignal.timeout(SEND_DEADLINE_MS),
     });
     if (options.smtpUrl) {
       options.log.info({ messageId: info.messageId }, 'e-mail sent');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { ANSWER_TIMEOUT_MS } from '../../client/lib/api';
 import { runJob } from '../../server/jobs';
 import { outboxSweep } from '../../server/jobs/outbox-sweep';
 import { hashToken } from '../../server/lib/tokens';
@@ -625,6 +626,47 @@ describe('a new verification link while the mail server takes the connection and
     expect(response.status).toBe(503);
     expect(response.body.code).toBe('mail_unavailable');
   }, 20_000);
+});
+
+describe('a new verification link while the mail server answers, but never finishes an answer', () => {
+  // It greets, then answers EHLO one line a second and never with its last line: the socket is never
+  // idle long enough for nodemailer's socketTimeout, so only a deadline on the whole send ends it.
+  let trickling: Server;
+  const open = new Set<Socket>();
+  beforeAll(async () => {
+    trickling = createServer((socket) => {
+      open.add(socket);
+      socket.on('error', () => {});
+      const timer = setInterval(() => socket.write('250-still thinking\r\n'), 1000);
+      socket.on('close', () => {
+        clearInterval(timer);
+        open.delete(socket);
+      });
+      socket.write('220 smtp.example ESMTP\r\n');
+    });
+    await new Promise<void>((resolve) => trickling.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => {
+    open.forEach((socket) => socket.destroy());
+    trickling?.close();
+  });
+  const server = serverPerSuite(() => {
+    const { port } = trickling.address() as AddressInfo;
+    return { config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: MAIL_FROM } } };
+  });
+
+  it('is answered 503 before the app gives up on the answer, and the connection is let go', async () => {
+    const user = await makeUser(server);
+    const started = Date.now();
+    const response = await client(server.url).post('/api/auth/verify-email/resend/', { token: user.token, headers: { 'accept-language': 'en' } });
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ detail: 'The e-mail could not be sent just now. Please try again in a few minutes.', code: 'mail_unavailable' });
+    expect(Date.now() - started).toBeLessThan(ANSWER_TIMEOUT_MS);
+    // The registration's own e-mail, sent beside its request, gave up too.
+    await server.app.mailer.idle();
+    // nodemailer ends the connection, and destroys it 5 s later if the server does not close its side.
+    await expect.poll(() => open.size, { timeout: 10_000 }).toBe(0);
+  }, 30_000);
 });
 
 describe('the account’s messages in Spanish', () => {
