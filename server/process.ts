@@ -4,7 +4,7 @@ import { type Config, ConfigError } from './config';
 import { jobs as allJobs, type Job, type JobRunner, startJobs } from './jobs';
 
 /** How long an orderly shutdown may take before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
+export const SHUTDOWN_DEADLINE_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
 
 /** What an operator is told when the address to listen at cannot be had, by the error's code. */

@@ -30,11 +30,16 @@ export interface Mailer {
   /**
    * Runs `work` (which usually ends in `send`) beside the request, never in its path: a slow or failing
    * mail server neither delays nor fails the answer, and the answer takes the same time whether or not
-   * an e-mail is sent. Failures are logged. Shutdown waits for work in flight.
+   * an e-mail is sent. Failures are logged. Shutdown waits a little for work in flight (`drain`).
    */
   later(work: () => Promise<unknown>): void;
   /** Resolves once the work started with `later` so far has finished (tests, shutdown). */
   idle(): Promise<void>;
+  /**
+   * Shutdown: waits for the sends in flight a few seconds (`SHUTDOWN_GRACE_MS`), then gives up on
+   * them and on any sent after, their connections closed, each logged as not sent.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,13 @@ const SMTP_TIMEOUTS = { connectionTimeout: 8_000, greetingTimeout: 8_000, socket
 const SEND_DEADLINE_MS = 10_000;
 
 /**
+ * How long shutdown waits for the e-mails still being sent: against a healthy mail server, milliseconds;
+ * against a stalled one, the process would reach its own shutdown deadline (10 s) and exit 1 with the
+ * database still open.
+ */
+const SHUTDOWN_GRACE_MS = 3_000;
+
+/**
  * E-mail with nodemailer. With `smtpUrl`, a real SMTP server; without it (the embedded default),
  * each message is written as an `.eml` file into `outboxDir` and its link is logged, so that
  * verification and reset work offline.
@@ -68,6 +80,7 @@ export function createMailer(options: {
     ? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const inFlight = new Set<Promise<void>>();
+  const shutdown = new AbortController();
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
@@ -88,7 +101,7 @@ export function createMailer(options: {
       text: message.text,
       html: message.html,
       // Aborted, nodemailer closes the connection: nothing is left holding the mail server's socket.
-      signal: AbortSignal.timeout(SEND_DEADLINE_MS),
+      signal: AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]),
     });
     if (options.smtpUrl) {
       options.log.info({ messageId: info.messageId }, 'e-mail sent');
@@ -111,6 +124,16 @@ export function createMailer(options: {
       void running.finally(() => inFlight.delete(running));
     },
     idle,
+    async drain() {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SHUTDOWN_GRACE_MS);
+      });
+      await Promise.race([idle(), grace]);
+      clearTimeout(timer);
+      shutdown.abort(new Error('shutting down'));
+      await idle();
+    },
     async close() {
       await idle();
       transport.close();

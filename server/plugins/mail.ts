@@ -14,8 +14,8 @@ export default fp(
     const { mail, dataDir } = app.config;
     const mailer = createMailer({ smtpUrl: mail.smtpUrl, from: mail.from, outboxDir: path.join(dataDir, 'outbox'), log: app.log });
     app.decorate('mailer', mailer);
-    // Before the database closes: work in flight reads it.
-    app.addHook('preClose', () => mailer.idle());
+    // Before the database closes: work in flight reads it. A stalled mail server is not waited for long.
+    app.addHook('preClose', () => mailer.drain());
     app.addHook('onClose', () => mailer.close());
   },
   { name: 'mail' },
