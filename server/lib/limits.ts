@@ -83,6 +83,9 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'event:watch': { max: 30, windowMs: MINUTE },
     // Account: each of these sends an e-mail or builds an archive.
     'verify-email:resend': { max: 5, windowMs: HOUR },
+    // Every try, sent or not: a link the mail server did not take is given back to the five above, so
+    // while it is down, these are all that bound a script's tries (each one a connection to it).
+    'verify-email:attempt': { max: 20, windowMs: HOUR },
     'password-reset:email': { max: 5, windowMs: HOUR },
     'password-reset:ip': { max: 20, windowMs: HOUR },
     // Links opened (verify, reset and its page's check): the tokens cannot be guessed; this bounds the

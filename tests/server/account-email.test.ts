@@ -604,6 +604,22 @@ describe('a new verification link while the mail server is down', () => {
   });
 });
 
+describe('new verification links asked for again and again while the mail server is down', () => {
+  const server = serverPerSuite(async () => ({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } }));
+
+  it('stops trying after 20 an hour', async () => {
+    const user = await makeUser(server);
+    const resend = () => client(server.url).post('/api/auth/verify-email/resend/', { token: user.token, headers: { 'accept-language': 'en' } });
+    for (let attempt = 0; attempt < 20; attempt++) expect((await resend()).status, `attempt ${attempt + 1}`).toBe(503);
+    // None of them is one of the hour's five, yet each one reached the mail server and wrote a link
+    // (kept: one whose answer never came may have gone out): without a bound of its own, a signed-in
+    // script repeats them without end.
+    const refused = await resend();
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toMatch(/^Request was throttled\. Expected available in \d+ seconds\.$/);
+  });
+});
+
 describe('a new verification link while the mail server takes the connection and never answers', () => {
   let silent: Server;
   beforeAll(async () => {

@@ -71,7 +71,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/api/auth/verify-email/resend/', {
     schema: { ...noBody, response: { 202: Detail } },
-    onRequest: [app.authenticate, app.limits.hook('verify-email:resend')],
+    onRequest: [app.authenticate, app.limits.hook('verify-email:attempt'), app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
       try {
         await resendVerificationEmail(mail(request), currentUser(request).id, requestLanguage(request));
