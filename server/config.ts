@@ -195,6 +195,24 @@ export function databaseUrl(env: Env): string | null {
   return text;
 }
 
+/**
+ * `SMTP_URL`: the mail server, as nodemailer reads it; null when unset. nodemailer takes anything
+ * (`mail.example.com:587` becomes the host 0.0.2.75, a word becomes localhost), and every e-mail
+ * then fails, one user at a time: refused here instead. Not repeated in the error: it may carry a password.
+ */
+export function smtpUrl(env: Env): string | null {
+  const text = env.SMTP_URL?.trim();
+  if (!text) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    throw new ConfigError('SMTP_URL must be a mail server’s address such as smtp://user:password@host:587 (or smtps://).');
+  }
+  return text;
+}
+
 /** `POSTHOG_*`: where events go, and how a deleted account's are deleted there (both settings or neither). */
 function posthog(env: Env): Config['posthog'] {
   const host = (env.POSTHOG_HOST || 'https://us.i.posthog.com').replace(/\/+$/, '');
@@ -360,7 +378,7 @@ export function loadConfig(env: Env = process.env): Config {
       tokenInfoUrl: env.GOOGLE_TOKENINFO_URL || 'https://oauth2.googleapis.com/tokeninfo',
     },
     mail: {
-      smtpUrl: env.SMTP_URL || null,
+      smtpUrl: smtpUrl(env),
       from: env.MAIL_FROM || `Eventmatch <no-reply@${publicAddress ? new URL(publicAddress).hostname : 'localhost'}>`,
     },
     posthog: posthog(env),

@@ -42,6 +42,19 @@ describe('the configuration', () => {
     }
   });
 
+  it('takes SMTP_URL as an smtp:// or smtps:// address, and refuses anything else without repeating it', () => {
+    expect(loadConfig({}).mail.smtpUrl).toBeNull();
+    for (const good of ['smtp://app:s3cret@mail.example.com:587', 'smtps://mail.example.com', 'smtp://127.0.0.1:2525?pool=true']) {
+      expect(loadConfig({ SMTP_URL: good }).mail.smtpUrl).toBe(good);
+    }
+    // Each of these was taken, and every e-mail then went to a host nobody meant (0.0.2.75, localhost)
+    // and failed, one user at a time, with nothing said at start-up.
+    const refused = new ConfigError('SMTP_URL must be a mail server’s address such as smtp://user:password@host:587 (or smtps://).');
+    for (const bad of ['mail.example.com:587', 'mail.example.com', 'http://mail.example.com', 'smtp://', 'smtp://:587', 'smtp://mail.example.com:99999']) {
+      expect(() => loadConfig({ SMTP_URL: bad }), bad).toThrow(refused);
+    }
+  });
+
   it('refuses a DATABASE_URL it cannot connect to, by name', async () => {
     const port = await freePort();
     await expect(openDatabase({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/eventmatch`, dataDir: '/nonexistent' })).rejects.toEqual(
