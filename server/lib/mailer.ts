@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import { serverText } from '../../shared/i18n/server-messages';
-import { ServiceUnavailable } from '../errors';
+import { Conflict, ServiceUnavailable } from '../errors';
 
 export interface MailMessage {
   to: string;
@@ -24,8 +24,28 @@ export class MailUnavailable extends ServiceUnavailable {
   }
 }
 
+/**
+ * The mail server refused the recipient as an address that does not exist (enhanced status 5.1.x:
+ * unknown mailbox, unknown domain): trying again will not help. Any other refusal (relaying denied,
+ * 5.7.x, a refusal with no enhanced status) is the mail server's or ours: `MailUnavailable`.
+ */
+export class MailAddressRefused extends Conflict {
+  constructor(options: { cause: unknown }) {
+    super(serverText('mail_address_refused'));
+    this.cause = options.cause;
+  }
+}
+
+const refusesTheAddress = (error: unknown) => {
+  const { code, command, response } = error as { code?: unknown; command?: unknown; response?: unknown };
+  return code === 'EENVELOPE' && command === 'RCPT TO' && typeof response === 'string' && /^5\d\d[ -]5\.1\.\d+\b/.test(response);
+};
+
 export interface Mailer {
-  /** Sends one message now: through SMTP when configured, else into the outbox folder; `MailUnavailable` when it cannot. */
+  /**
+   * Sends one message now: through SMTP when configured, else into the outbox folder; `MailUnavailable`
+   * when it cannot, `MailAddressRefused` when the mail server says the address does not exist.
+   */
   send(message: MailMessage): Promise<void>;
   /**
    * Runs `work` (which usually ends in `send`) beside the request, never in its path: a slow or failing
@@ -89,6 +109,7 @@ export function createMailer(options: {
     try {
       await deliver(message);
     } catch (error) {
+      if (refusesTheAddress(error)) throw new MailAddressRefused({ cause: error });
       throw new MailUnavailable({ cause: error });
     }
   }

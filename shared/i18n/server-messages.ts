@@ -142,6 +142,10 @@ export const SERVER_MESSAGES = {
     en: 'The e-mail could not be sent just now. Please try again in a few minutes.',
     es: 'No se ha podido enviar el correo ahora. Inténtalo de nuevo en unos minutos.',
   },
+  mail_address_refused: {
+    en: 'The mail server says this e-mail address does not exist, so the link cannot be sent to it.',
+    es: 'El servidor de correo dice que esta dirección de correo no existe, así que no se le puede enviar el enlace.',
+  },
   google_unavailable: {
     en: 'Google sign-in is unavailable right now. Please try again later.',
     es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',

@@ -699,6 +699,64 @@ describe('a new verification link while the mail server answers, but never finis
   }, 30_000);
 });
 
+describe('a new verification link to an address the mail server refuses', () => {
+  // A mail server that takes the sender, then answers the recipient with `rcptReply`.
+  let rcptReply = '';
+  let refusing: Server;
+  beforeAll(async () => {
+    refusing = createServer((socket) => {
+      socket.on('error', () => {});
+      let data = false;
+      let buffered = '';
+      socket.on('data', (chunk) => {
+        buffered += chunk.toString();
+        for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
+          const line = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (data) {
+            if (line === '.') data = false;
+            continue;
+          }
+          const command = line.slice(0, 4).toUpperCase();
+          if (command === 'RCPT') socket.write(`${rcptReply}\r\n`);
+          else if (command === 'QUIT') socket.end('221 bye\r\n');
+          else socket.write(command === 'EHLO' || command === 'HELO' ? '250 smtp.example\r\n' : '250 ok\r\n');
+        }
+      });
+      socket.write('220 smtp.example ESMTP\r\n');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => {
+    refusing?.close();
+  });
+  const server = serverPerSuite(() => {
+    const { port } = refusing.address() as AddressInfo;
+    return { config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: MAIL_FROM } } };
+  });
+  const resend = (token: string, language: string) =>
+    client(server.url).post('/api/auth/verify-email/resend/', { token, headers: { 'accept-language': language } });
+
+  it('says the address does not exist, not to try again in a few minutes', async () => {
+    rcptReply = '550 5.1.1 <user@example.com>: Recipient address rejected: User unknown';
+    const user = await makeUser(server);
+    const english = await resend(user.token, 'en');
+    expect(english.status).toBe(409);
+    expect(english.body).toEqual({ detail: 'The mail server says this e-mail address does not exist, so the link cannot be sent to it.' });
+    expect((await resend(user.token, 'es')).body).toEqual({
+      detail: 'El servidor de correo dice que esta dirección de correo no existe, así que no se le puede enviar el enlace.',
+    });
+  });
+
+  it('still says to try again when the mail server refuses us, not the address', async () => {
+    rcptReply = '554 5.7.1 <user@example.com>: Relay access denied';
+    const user = await makeUser(server);
+    const response = await resend(user.token, 'en');
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('mail_unavailable');
+  });
+});
+
 describe('the account’s messages in Spanish', () => {
   const server = serverPerSuite();
 
