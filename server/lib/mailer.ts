@@ -17,7 +17,11 @@ export interface MailMessage {
 
 /** The mail server did not take a message (down, refusing us), or the outbox folder could not be written. */
 export class MailUnavailable extends ServiceUnavailable {
-  constructor(options: { cause: unknown }) {
+  constructor(
+    options: { cause: unknown },
+    /** Which message it was, for the log. */
+    readonly mail?: { to: string; subject: string },
+  ) {
     super(serverText('mail_unavailable'), 'mail_unavailable');
     // Logged with the 503, so that an operator sees what the mail server said.
     this.cause = options.cause;
@@ -30,7 +34,11 @@ export class MailUnavailable extends ServiceUnavailable {
  * 5.7.x, a refusal with no enhanced status) is the mail server's or ours: `MailUnavailable`.
  */
 export class MailAddressRefused extends Conflict {
-  constructor(options: { cause: unknown }) {
+  constructor(
+    options: { cause: unknown },
+    /** Which message it was, for the log. */
+    readonly mail?: { to: string; subject: string },
+  ) {
     super(serverText('mail_address_refused'));
     this.cause = options.cause;
   }
@@ -40,6 +48,9 @@ const refusesTheAddress = (error: unknown) => {
   const { code, command, response } = error as { code?: unknown; command?: unknown; response?: unknown };
   return code === 'EENVELOPE' && command === 'RCPT TO' && typeof response === 'string' && /^5\d\d[ -]5\.1\.\d+\b/.test(response);
 };
+
+/** What went wrong, as nodemailer or the file system said it ("Mail command failed: 451 4.3.0 …"). */
+const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 export interface Mailer {
   /**
@@ -109,8 +120,9 @@ export function createMailer(options: {
     try {
       await deliver(message);
     } catch (error) {
-      if (refusesTheAddress(error)) throw new MailAddressRefused({ cause: error });
-      throw new MailUnavailable({ cause: error });
+      const mail = { to: message.to, subject: message.subject };
+      if (refusesTheAddress(error)) throw new MailAddressRefused({ cause: error }, mail);
+      throw new MailUnavailable({ cause: error }, mail);
     }
   }
 
@@ -139,7 +151,13 @@ export function createMailer(options: {
     later(work) {
       const running = work().then(
         () => {},
-        (error: unknown) => options.log.error({ err: error }, 'e-mail could not be sent'),
+        (error: unknown) => {
+          // The mail server's doing (down, slow, refusing): one line saying which e-mail, to whom, and
+          // what it answered; a stack of our code and nodemailer's for each would say nothing more.
+          if (error instanceof MailUnavailable || error instanceof MailAddressRefused) {
+            options.log.warn({ ...error.mail, reason: reasonOf(error.cause) }, 'e-mail not sent');
+          } else options.log.error({ err: error }, 'e-mail could not be sent');
+        },
       );
       inFlight.add(running);
       void running.finally(() => inFlight.delete(running));

@@ -604,6 +604,31 @@ describe('a new verification link while the mail server is down', () => {
   });
 });
 
+describe('the e-mails of sign-ups while the mail server is down', () => {
+  const logs: string[] = [];
+  const server = serverPerSuite(async () => ({
+    logger: loggerInto(logs, 'info'),
+    config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } },
+  }));
+
+  it('are logged once each, as a line that says which e-mail, to whom, and what the mail server did', async () => {
+    const user = await makeUser(server);
+    await server.app.mailer.idle();
+    const entries = logs.map((line) => JSON.parse(line)).filter((entry) => /e-mail/.test(entry.msg) && !entry.req && !entry.res);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'e-mail not sent',
+        to: user.email,
+        subject: 'Confirma tu correo electrónico',
+        reason: expect.stringMatching(/ECONNREFUSED/),
+      }),
+    ]);
+    // An outage is the mail server's, not a bug of ours: no stack of our code and nodemailer's for each.
+    expect(JSON.stringify(entries[0])).not.toContain('node_modules');
+  });
+});
+
 describe('new verification links asked for again and again while the mail server is down', () => {
   const server = serverPerSuite(async () => ({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } }));
 
