@@ -15,9 +15,11 @@ export interface MailCopy {
 
 export type MailKind = 'verifyEmail' | 'resetPassword' | 'passwordChanged';
 
-export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature: string }> = {
+export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature: string; greetingWithoutName: string }> = {
   en: {
     signature: 'The Eventmatch team',
+    /** In place of a kind's greeting when the name cannot be written in an e-mail (it reads as a link). */
+    greetingWithoutName: 'Hi,',
     verifyEmail: {
       subject: 'Confirm your e-mail address',
       greeting: 'Hi {name},',
@@ -41,6 +43,7 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
   },
   es: {
     signature: 'El equipo de Eventmatch',
+    greetingWithoutName: 'Hola:',
     verifyEmail: {
       subject: 'Confirma tu correo electrónico',
       greeting: 'Hola, {name}:',

@@ -12,9 +12,9 @@ import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 
 /** Every line of the e-mails in `language`, keyed `mail.<kind>.<part>`. */
 function mailLines(language: 'en' | 'es'): Array<readonly [string, string]> {
-  const { signature, ...kinds } = mailCopy[language];
+  const { signature, greetingWithoutName, ...kinds } = mailCopy[language];
   const lines = Object.entries(kinds).flatMap(([kind, copy]) => Object.entries(copy).map(([part, text]) => [`mail.${kind}.${part}`, text] as const));
-  return [['mail.signature', signature], ...lines];
+  return [['mail.signature', signature], ['mail.greetingWithoutName', greetingWithoutName], ...lines];
 }
 
 /** Every line the app, the server and its e-mails can say in `language`, with its key. */

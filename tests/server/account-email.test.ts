@@ -141,21 +141,47 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
     it('writes the name the registration gave as words on the greeting’s line: no markup, no line of its own', async () => {
       // Whoever registers an address chooses the name its owner is greeted with.
       const email = address('hostile-name');
-      const fakeLink = 'https://evil.example/verify-email?token=phished';
       const pass = password();
       const response = await api().post('/api/auth/register/', {
-        json: { ...registration(email, pass), first_name: `<a href="https://evil.example">Ana</a>\r\n\r\n${fakeLink}\r\n` },
+        json: { ...registration(email, pass), first_name: `<b class="big">Ana</b>\r\n\r\nYour account is locked\r\n` },
         headers: { 'accept-language': 'en' },
       });
       expect(response.status).toBe(201);
       const mail = await smtp.nextMailTo(email);
-      expect(mail.text.split('\n')[0]).toBe(`Hi <a href="https://evil.example">Ana</a> ${fakeLink},`);
+      expect(mail.text.split('\n')[0]).toBe('Hi <b class="big">Ana</b> Your account is locked,');
       // One line is a bare link: ours.
       expect(mail.text.split('\n').filter((line) => /^https?:\/\/\S+$/.test(line))).toEqual([
         expect.stringMatching(new RegExp(`^${server.url.replaceAll('.', '\\.')}/verify-email\\?token=`)),
       ]);
-      expect(mail.html).toContain('Hi &lt;a href=&quot;https://evil.example&quot;&gt;Ana&lt;/a&gt; https://evil.example');
-      expect(mail.html).not.toContain('href="https://evil.example');
+      expect(mail.html).toContain('Hi &lt;b class=&quot;big&quot;&gt;Ana&lt;/b&gt; Your account is locked,');
+      expect(mail.html).not.toContain('<b class');
+    });
+
+    it('greets without the name when the name carries a link or an address a mail program would make clickable', async () => {
+      // An e-mail from us that says "Hi Visit evil.com/reset," gives a stranger's link our good name.
+      for (const [name, language, greeting] of [
+        ['Ana https://evil.example/login', 'en', 'Hi,'],
+        ['Your account is locked, see evil.com/unlock', 'es', 'Hola:'],
+        ['Ana www.evil.io', 'en', 'Hi,'],
+        ['Ana, write to help@evil.org', 'en', 'Hi,'],
+        ['Ana evil\u3002com', 'en', 'Hi,'],
+      ] as const) {
+        const email = address('linked-name');
+        const pass = password();
+        const response = await api().post('/api/auth/register/', {
+          json: { ...registration(email, pass), first_name: name },
+          headers: { 'accept-language': language },
+        });
+        expect(response.status).toBe(201);
+        const mail = await smtp.nextMailTo(email);
+        expect(mail.text.split('\n')[0]).toBe(greeting);
+        expect(mail.text).not.toContain('evil');
+        expect(mail.html).not.toContain('evil');
+      }
+      // A plain name is still the greeting's.
+      const email = address('plain-name');
+      await api().post('/api/auth/register/', { json: { ...registration(email), first_name: 'María José' }, headers: { 'accept-language': 'es' } });
+      expect((await smtp.nextMailTo(email)).text.split('\n')[0]).toBe('Hola, María José:');
     });
 
     it('refuses an expired, unknown, malformed or wrong-purpose token with the same 400, changing nothing', async () => {

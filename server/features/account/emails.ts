@@ -7,6 +7,13 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /**
+ * What a mail program may turn into a link: a scheme (`https:`), `www.`, an e-mail address, or a
+ * name with a dot (any of the full stops an address may be typed with) before two letters or digits,
+ * as a domain has. A first name rarely has one; one that does is only left out of the greeting.
+ */
+const READS_AS_LINK = /[\p{L}\p{N}+.-]:|\bwww\.|@|[^\s.。．｡][.。．｡][\p{L}\p{N}-]{2}/iu;
+
+/**
  * One e-mail in the recipient's language: a plain-text part with the link on a line of its own, and
  * a simple HTML part saying the same. Every e-mail the server sends is laid out here.
  */
@@ -16,10 +23,13 @@ export function composeMail(
   link?: string,
 ): MailMessage {
   const copy = mailCopy[recipient.language][kind];
-  const { signature } = mailCopy[recipient.language];
+  const { signature, greetingWithoutName } = mailCopy[recipient.language];
   // The name is whatever the registration said (anyone can register someone else's address): words on
-  // the greeting's line, never lines of their own that could pass for the link.
-  const greeting = format(copy.greeting, { name: recipient.firstName.replace(/\s+/g, ' ').trim() });
+  // the greeting's line, never lines of their own that could pass for the link. A name that holds a
+  // link or an address is left out: mail programs make "evil.com/reset" clickable wherever it stands,
+  // and a stranger's link in our e-mail would borrow our good name.
+  const name = recipient.firstName.replace(/\s+/g, ' ').trim();
+  const greeting = READS_AS_LINK.test(name) ? greetingWithoutName : format(copy.greeting, { name });
 
   const text = [greeting, copy.intro, ...(link ? [link] : []), copy.note, `— ${signature}`].join('\n\n') + '\n';
 
