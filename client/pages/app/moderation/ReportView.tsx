@@ -83,7 +83,8 @@ function Snapshot({ report }: { report: ModerationReportDetail }) {
             <p className="muted">{t('moderation.noPhotos')}</p>
           )}
           <p className="snapshot-name">
-            {profile.name}
+            {/* Anyone names themselves: in a <bdi>, an override in the name cannot turn the age after it around. */}
+            <bdi>{profile.name}</bdi>
             {profile.age !== null && <span className="age">, {profile.age}</span>}
             {isGender(profile.gender) && <span className="muted"> · {t(`gender.${profile.gender}`)}</span>}
           </p>
@@ -228,7 +229,7 @@ export function ReportView({ id }: { id: number }) {
           <dt>{t('moderation.reported')}</dt>
           <dd>
             {/* An account deleted since: its name is the snapshot's, its reports no longer counted (nor can it be banned). */}
-            {reportedName}{' '}
+            <bdi>{reportedName}</bdi>{' '}
             <span className="muted">· {report.reported.id === null ? t('moderation.deleted') : t('moderation.count', { count: report.reported.report_count })}</span>
             {alreadyBanned && <span className="banned-tag">{t('moderation.alreadyBanned')}</span>}
           </dd>
