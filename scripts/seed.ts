@@ -219,10 +219,13 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     if (((from - lo) / chunk) % 10 === 9 || to === hi) step(`reactions given by users up to #${to}`);
   }
 
-  // Matches: neighbours paired off with mutual likes, and 40 likes waiting for the demo account.
+  // Matches: neighbours paired off with mutual likes, and 40 likes waiting for the demo account. Each
+  // like given at its own time in the past (a match is made at the later of its two likes, its
+  // messages spread from then to now): none at the moment the seed runs, or every chat would hold its
+  // whole history in one second.
   await db.execute(sql`
-    insert into reactions (from_user_id, to_user_id, kind)
-    select x, y, 'like' from (
+    insert into reactions (from_user_id, to_user_id, kind, updated_at)
+    select x, y, 'like', now() - random() * interval '30 days' from (
       select p.user_id as a, p.user_id + 1 as b from profiles p
       where p.user_id between ${lo} and ${hi - 1} and (p.user_id - ${lo}) % 2 = 0 and p.is_completed
         and random() < ${options.matchRate}
@@ -230,15 +233,16 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     ) pairs, lateral (values (a, b), (b, a)) v(x, y)
     on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
   await db.execute(sql`
-    insert into reactions (from_user_id, to_user_id, kind)
-    select user_id, ${demoId}, 'like' from profiles
+    insert into reactions (from_user_id, to_user_id, kind, updated_at)
+    select user_id, ${demoId}, 'like', now() - random() * interval '7 days' from profiles
     where user_id between ${lo} and ${hi} and is_completed order by random() limit 40
     on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
   await db.execute(sql`
     with liked as (
       select from_user_id as id from reactions where to_user_id = ${demoId} and kind = 'like' order by from_user_id limit 6
     )
-    insert into reactions (from_user_id, to_user_id, kind) select ${demoId}, id, 'like' from liked
+    insert into reactions (from_user_id, to_user_id, kind, updated_at)
+    select ${demoId}, id, 'like', now() - random() * interval '3 days' from liked
     on conflict (from_user_id, to_user_id) do update set kind = 'like'`);
 
   const lastConversation = await one<{ id: number | null }>(db, sql`select max(id) as id from conversations`);
@@ -262,15 +266,17 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   step('matches and their conversations');
 
   // Messages: a fifth of the matches stay silent, the rest hold 1–150 lines (about 40 % have 50+),
-  // spread between the match and now, written in time order so that ids follow time.
+  // spread between the match and the chat's last word (more often lately than long ago: not every
+  // chat is still going on as the seed runs), written in time order so that ids follow time.
   await db.execute(sql`
     insert into messages (conversation_id, sender_id, content, created_at)
     select c.id, case when random() < 0.5 then c.user_low_id else c.user_high_id end,
       ${JSON.stringify(CHAT_LINES)}::jsonb ->> floor(random() * ${CHAT_LINES.length})::int,
-      c.created_at + (now() - c.created_at) * (s::float8 / (k.n + 1))
+      c.created_at + k.span * (s::float8 / k.n)
     from conversations c
     cross join lateral (
-      select (case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end + 0 * c.id)::int as n
+      select (case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end + 0 * c.id)::int as n,
+        (now() - c.created_at) * (1 - power(random(), 2)) as span
     ) k
     cross join lateral generate_series(1, k.n) s
     where c.id > ${firstNew}

@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_EMAIL, SEED_PASSWORD, type SeedResult, seed } from '../../scripts/seed';
+import { rowsOf } from '../../server/db/client';
+import { client } from '../helpers/http';
+import { serverPerSuite } from '../helpers/server';
+
+/** What the seed leaves for a demo: what the demo account sees should look like a real night out. */
+describe('the seeded demo', () => {
+  const server = serverPerSuite({ backend: 'pglite' });
+  let result: SeedResult;
+  let token: string;
+  const api = () => client(server.url);
+  const query = async <T>(statement: ReturnType<typeof sql>) => rowsOf<T>(await server.app.db.execute(statement));
+
+  beforeAll(async () => {
+    result = await seed(server.app.db, { users: 120, reactionsPerUser: 20, matchRate: 0.3, photos: 6, dataDir: server.config.dataDir });
+    const login = await api().post('/api/auth/', { json: { username: DEMO_EMAIL, password: SEED_PASSWORD } });
+    token = login.body.token;
+  });
+
+  it('spreads the matches and their messages over time, not all at the moment it ran', async () => {
+    const started = await api().get('/api/conversations/started/', { token });
+    const activity: string[] = started.body.results.map((chat: { last_activity: string }) => chat.last_activity);
+    expect(activity.length).toBeGreaterThan(1);
+    // The demo's chats did not all go quiet in the same minute.
+    const minutes = new Set(activity.map((time) => time.slice(0, 16)));
+    expect(minutes.size).toBeGreaterThan(1);
+    // No chat holds its whole history in one moment: two messages or more take more than a minute.
+    const [instant] = await query<{ n: number }>(sql`
+      select count(*)::int as n from (
+        select conversation_id from messages group by conversation_id
+        having count(*) > 1 and max(created_at) - min(created_at) < interval '1 minute'
+      ) c`);
+    expect(Number(instant!.n)).toBe(0);
+    // Matches were made over the past weeks, not most of them as the seed ran.
+    const [recent] = await query<{ n: number; total: number }>(sql`
+      select count(*) filter (where created_at > now() - interval '10 minutes')::int as n, count(*)::int as total from conversations`);
+    expect(Number(recent!.n)).toBeLessThan(Number(recent!.total) * 0.2);
+  });
+});
