@@ -156,16 +156,22 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   // Users and their profiles in one statement. Genders 46/46/8 %, ages 18–60 skewed young,
   // mostly looking for the other gender, ranges around their own age, active over the last month.
   const tag = Date.now().toString(36);
+  const n = urls.length;
   await db.execute(sql`
     with src as materialized (
       select g, gender, age,
         greatest(18, age - 2 - floor(random() * 8))::int as min_age,
         least(100, age + 2 + floor(random() * 10))::int as max_age,
-        random() < 0.97 as completed, random() as r
+        random() < 0.97 as completed, random() as r,
+        -- One to three photos from the pool, never one twice (the profile would show one photo
+        -- twice): the first anywhere, the others at two distinct offsets from it.
+        case when x2 < 0.5 then 1 when x2 < 0.75 then 2 else 3 end as photos,
+        i1, (i1 + d2) % ${n} as i2, (i1 + 1 + (d2 + floor(random() * ${Math.max(n - 2, 0)})::int) % ${Math.max(n - 1, 1)}) % ${n} as i3
       from (
         select g,
           case when x < 0.46 then 'male' when x < 0.92 then 'female' else 'non_binary' end as gender,
-          (18 + floor(power(random(), 1.6) * 43))::int as age
+          (18 + floor(power(random(), 1.6) * 43))::int as age,
+          random() as x2, floor(random() * ${n})::int as i1, 1 + floor(random() * ${Math.max(n - 1, 0)})::int as d2
         from (select g, random() as x from generate_series(1, ${options.users}::int) g) s
       ) s
     ), u as (
@@ -177,14 +183,15 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       from src order by g
       returning id, email, first_name
     )
-    insert into profiles (user_id, name, bio, gender, date_of_birth, image, image2, genders_to_match,
+    insert into profiles (user_id, name, bio, gender, date_of_birth, image, image2, image3, genders_to_match,
       min_matching_age, max_matching_age, is_completed, last_active_at)
     select u.id, u.first_name,
       case when completed then ${JSON.stringify(bios)}::jsonb ->> floor(random() * 400)::int end,
       case when completed then gender end,
       case when completed then ((now() at time zone 'utc')::date - make_interval(years => age))::date - floor(random() * 360)::int end,
-      case when completed then ${JSON.stringify(urls)}::jsonb ->> floor(random() * ${urls.length})::int end,
-      case when completed and random() < 0.5 then ${JSON.stringify(urls)}::jsonb ->> floor(random() * ${urls.length})::int end,
+      case when completed then ${JSON.stringify(urls)}::jsonb ->> i1 end,
+      case when completed and photos > 1 and ${n} > 1 then ${JSON.stringify(urls)}::jsonb ->> i2 end,
+      case when completed and photos > 2 and ${n} > 2 then ${JSON.stringify(urls)}::jsonb ->> i3 end,
       case when not completed then '{}'::text[]
         when gender = 'non_binary' or r < 0.10 then array['male', 'female', 'non_binary']
         when r < 0.15 then array[gender]

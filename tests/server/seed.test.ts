@@ -38,4 +38,20 @@ describe('the seeded demo', () => {
       select count(*) filter (where created_at > now() - interval '10 minutes')::int as n, count(*)::int as total from conversations`);
     expect(Number(recent!.n)).toBeLessThan(Number(recent!.total) * 0.2);
   });
+
+  it('never gives a profile the same photo twice, whatever the size of the pool', async () => {
+    // Pools of 2 and 3 photos too, where a repeat would be the rule rather than the exception.
+    await seed(server.app.db, { users: 30, reactionsPerUser: 1, matchRate: 0, photos: 2, dataDir: server.config.dataDir });
+    await seed(server.app.db, { users: 30, reactionsPerUser: 1, matchRate: 0, photos: 3, dataDir: server.config.dataDir });
+    const [counts] = await query<{ repeated: number; second: number; third: number; primary_missing: number }>(sql`
+      select
+        count(*) filter (where image = image2 or image = image3 or image2 = image3)::int as repeated,
+        count(image2)::int as second, count(image3)::int as third,
+        count(*) filter (where is_completed and image is null)::int as primary_missing
+      from profiles`);
+    expect(counts).toEqual({ repeated: 0, second: expect.any(Number), third: expect.any(Number), primary_missing: 0 });
+    // Some profiles have more than one photo to swipe through.
+    expect(counts!.second).toBeGreaterThan(result.users * 0.3);
+    expect(counts!.third).toBeGreaterThan(result.users * 0.1);
+  });
 });
