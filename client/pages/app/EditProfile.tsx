@@ -20,7 +20,7 @@ import { allowedWithIncompleteProfile } from '../../lib/gating';
 import { getPendingJoin } from '../../lib/pending-join';
 import { useT, useTi } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
-import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import { IMAGE_FIELDS_LIST, photosOf } from '../../lib/profile-fields';
 import { refreshWhenVisible } from '../../lib/when-visible';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -44,7 +44,7 @@ function toForm(profile: OwnProfile): Form {
     bio: profile.bio ?? '',
     gender: profile.gender ?? DEFAULT_GENDER,
     date_of_birth: profile.date_of_birth,
-    photos: IMAGE_FIELDS_LIST.map((field) => profile[field]).filter((url): url is string => Boolean(url)),
+    photos: photosOf(profile),
     genders_to_match: profile.genders_to_match,
     min_matching_age: profile.min_matching_age ?? DEFAULT_MIN_MATCHING_AGE,
     max_matching_age: profile.max_matching_age ?? DEFAULT_MAX_MATCHING_AGE,

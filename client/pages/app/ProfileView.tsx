@@ -16,7 +16,7 @@ import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { buzzForMatch } from '../../lib/haptics';
 import { useT } from '../../lib/i18n';
-import { IMAGE_FIELDS_LIST } from '../../lib/profile-fields';
+import { photosOf } from '../../lib/profile-fields';
 import { toast } from '../../lib/toast';
 import { useChat } from '../../stores/chat';
 import { useConversations } from '../../stores/conversations';
@@ -87,7 +87,7 @@ export function ProfileView({ id }: { id: number }) {
   useRetryWhenBackOnline(failed, retry);
 
   const loaded = typeof profile === 'object' ? profile : null;
-  const photos = loaded ? IMAGE_FIELDS_LIST.map((field) => loaded[field]).filter((url): url is string => Boolean(url)) : [];
+  const photos = loaded ? photosOf(loaded) : [];
   const count = Math.max(photos.length, 1);
   // Wraps around at both ends.
   const step = (delta: number) => setIndex((current) => (current + delta + count) % count);
