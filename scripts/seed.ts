@@ -226,6 +226,32 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     if (((from - lo) / chunk) % 10 === 9 || to === hi) step(`reactions given by users up to #${to}`);
   }
 
+  const demoEvent = await seedDemoEvent(db, { demoId, lo, hi, attendees: options.eventAttendees });
+  step(`demo event ${demoEvent.code}: ${demoEvent.attendees} checked in`);
+
+  // The night at the demo event, for its host screen: with the attendees in a random order, about a
+  // third of neighbours like each other (a match there) and a third like the one after next, each
+  // like given there (its event) after both had arrived.
+  await db.execute(sql`
+    with present as materialized (
+      select user_id, checked_in_at, row_number() over (order by random()) as n from attendances
+      where event_id = ${demoEvent.id} and left_at is null and user_id between ${lo} and ${hi}
+    ), liked as (
+      select a.user_id as x, b.user_id as y, greatest(a.checked_in_at, b.checked_in_at) as since
+      from present a join present b on b.n = a.n + 1
+      where a.n % 2 = 1 and random() < 0.35
+    )
+    insert into reactions (from_user_id, to_user_id, kind, event_id, updated_at)
+    select x, y, 'like', ${demoEvent.id}::int, since + random() * (now() - since) from (
+      select x, y, since from liked union all select y, x, since from liked
+      union all
+      select a.user_id, b.user_id, greatest(a.checked_in_at, b.checked_in_at)
+      from present a join present b on b.n = a.n + 2 where random() < 0.35
+    ) l
+    on conflict (from_user_id, to_user_id) do update
+      set kind = 'like', event_id = excluded.event_id, updated_at = excluded.updated_at`);
+  step('likes and matches at the demo event');
+
   // Matches: neighbours paired off with mutual likes, and 40 likes waiting for the demo account. Each
   // like given at its own time in the past (a match is made at the later of its two likes, its
   // messages spread from then to now): none at the moment the seed runs, or every chat would hold its
@@ -255,8 +281,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   const lastConversation = await one<{ id: number | null }>(db, sql`select max(id) as id from conversations`);
   const firstNew = int(lastConversation.id ?? 0);
   await db.execute(sql`
-    insert into conversations (user_low_id, user_high_id, created_at)
-    select a.from_user_id, a.to_user_id, greatest(a.updated_at, b.updated_at)
+    insert into conversations (user_low_id, user_high_id, created_at, event_id)
+    select a.from_user_id, a.to_user_id, greatest(a.updated_at, b.updated_at),
+      case when a.event_id = b.event_id then a.event_id end
     from reactions a join reactions b on b.from_user_id = a.to_user_id and b.to_user_id = a.from_user_id
     where a.kind = 'like' and b.kind = 'like' and a.from_user_id < a.to_user_id
       and (a.from_user_id between ${lo} and ${hi} or a.to_user_id between ${lo} and ${hi})
@@ -282,7 +309,9 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       c.created_at + k.span * (s::float8 / k.n)
     from conversations c
     cross join lateral (
-      select (case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end + 0 * c.id)::int as n,
+      -- At most one line every two minutes since the match (a match of tonight has had little time).
+      select least(case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end,
+        1 + floor(extract(epoch from now() - c.created_at) / 120))::int as n,
         (now() - c.created_at) * (1 - power(random(), 2)) as span
     ) k
     cross join lateral generate_series(1, k.n) s
@@ -299,8 +328,6 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     where c.id = cm.conversation_id`);
   step('messages');
 
-  const demoEvent = await seedDemoEvent(db, { demoId, lo, hi, attendees: options.eventAttendees });
-  step(`demo event ${demoEvent.code}: ${demoEvent.attendees} checked in`);
   await db.execute(sql`analyze`);
 
   const after = await one<{ reactions: number; conversations: number; messages: number }>(
