@@ -363,6 +363,7 @@ async function seedDemoEvent(db: Db, options: { demoId: number; lo: number; hi: 
   )[0];
   if (!event) {
     const now = Date.now();
+    await seedOrganizersOtherEvents(db, options);
     const created = await createEvent(db, options.demoId, {
       name: DEMO_EVENT_NAME,
       venue: 'The rooftop',
@@ -392,6 +393,40 @@ async function seedDemoEvent(db: Db, options: { demoId: number; lo: number; hi: 
     ) everyone
     on conflict (event_id, user_id) do update set left_at = null`);
   return { id: eventId, code: event.code, attendees: wanted + 1 };
+}
+
+/**
+ * Beside the demo event, the demo organizer's others (made with it, so once while it lasts): one last
+ * week, closed, whose host screen shows who came (a third of the batch, arrived and gone within it),
+ * and one next week, upcoming. Both at 22:00 in Spain (21:00 UTC), for five hours.
+ */
+async function seedOrganizersOtherEvents(db: Db, options: { demoId: number; lo: number; hi: number }) {
+  const DAY = 86_400_000;
+  const tonight = Math.floor(Date.now() / DAY) * DAY + 21 * 3_600_000;
+  const past = await createEvent(db, options.demoId, {
+    name: 'Warm-up night',
+    venue: 'Sala Apolo',
+    starts_at: new Date(tonight - 7 * DAY).toISOString(),
+    ends_at: new Date(tonight - 7 * DAY + 5 * 3_600_000).toISOString(),
+    join_mode: 'qr',
+  });
+  await createEvent(db, options.demoId, {
+    name: 'New moon party',
+    venue: 'The rooftop',
+    starts_at: new Date(tonight + 7 * DAY).toISOString(),
+    ends_at: new Date(tonight + 7 * DAY + 5 * 3_600_000).toISOString(),
+    join_mode: 'qr',
+  });
+  await db.execute(sql`
+    insert into attendances (event_id, user_id, checked_in_at, left_at)
+    select ${past.id}::int, user_id, arrived, arrived + random() * (e.ends_at - arrived)
+    from (
+      select user_id, random() as x from profiles
+      where user_id between ${options.lo} and ${options.hi} and is_completed
+    ) p
+    join events e on e.id = ${past.id}
+    cross join lateral (select e.starts_at - interval '30 minutes' + random() * interval '3 hours' + p.user_id * interval '0 seconds' as arrived) a
+    where p.x < 0.35`);
 }
 
 const USAGE = `Usage: npm run seed -- [--users N] [--event-attendees M] [--reactions-per-user R] [--match-rate S] [--photos P]

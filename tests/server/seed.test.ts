@@ -60,6 +60,28 @@ describe('the seeded demo', () => {
     expect(Number(wrong!.n)).toBe(0);
   });
 
+  it('gives the organizer a past event and an upcoming one beside tonight’s, once', async () => {
+    const mine = await api().get('/api/events/mine/', { token });
+    expect(mine.status).toBe(200);
+    const events: { id: number; status: string; starts_at: string; ends_at: string }[] = mine.body.results;
+    expect(events.map((event) => event.status).sort()).toEqual(['closed', 'open', 'upcoming']);
+    expect(events[0]!.id).toBe(result.demoEvent.id);
+    const past = events.find((event) => event.status === 'closed')!;
+    const stats = await api().get(`/api/events/${past.id}/stats/`, { token });
+    expect(stats.body.checked_in_total).toBeGreaterThan(10);
+    expect(stats.body.attendee_count).toBe(0);
+    // Nobody is still in the past event, and nobody arrived before its check-in opened or after it ended.
+    const [odd] = await query<{ n: number }>(sql`
+      select count(*)::int as n from attendances a join events e on e.id = a.event_id
+      where e.id = ${past.id} and (a.left_at is null or a.checked_in_at < e.starts_at - interval '1 hour'
+        or a.checked_in_at > e.ends_at or a.left_at > e.ends_at or a.left_at < a.checked_in_at)`);
+    expect(Number(odd!.n)).toBe(0);
+    // A second batch reuses tonight’s event and adds no other.
+    await seed(server.app.db, { users: 10, reactionsPerUser: 1, matchRate: 0, photos: 2, dataDir: server.config.dataDir });
+    const again = await api().get('/api/events/mine/', { token });
+    expect(again.body.results.map((event: { id: number }) => event.id)).toEqual(events.map((event) => event.id));
+  });
+
   it('never gives a profile the same photo twice, whatever the size of the pool', async () => {
     // Pools of 2 and 3 photos too, where a repeat would be the rule rather than the exception.
     await seed(server.app.db, { users: 30, reactionsPerUser: 1, matchRate: 0, photos: 2, dataDir: server.config.dataDir });
