@@ -21,6 +21,8 @@ import sharp from 'sharp';
 import { type Db, rowsOf } from '../server/db/client';
 import { createEvent } from '../server/features/events/service';
 import { localMediaStore } from '../server/features/media/store';
+import { report } from '../server/features/safety/service';
+import type { ReportInput } from '../shared/schemas/safety';
 import { openCommandDatabase } from './command-database';
 
 export const DEMO_EMAIL = 'demo@example.com';
@@ -328,6 +330,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     where c.id = cm.conversation_id`);
   step('messages');
 
+  const reported = await seedReports(db, { demoId, lo, hi, dataDir: options.dataDir });
+  step(`${reported} reports for the moderators`);
   await db.execute(sql`analyze`);
 
   const after = await one<{ reactions: number; conversations: number; messages: number }>(
@@ -427,6 +431,49 @@ async function seedOrganizersOtherEvents(db: Db, options: { demoId: number; lo: 
     join events e on e.id = ${past.id}
     cross join lateral (select e.starts_at - interval '30 minutes' + random() * interval '3 hours' + p.user_id * interval '0 seconds' as arrived) a
     where p.x < 0.35`);
+}
+
+const REPORTS: { reason: ReportInput['reason']; details: string; chat: boolean }[] = [
+  { reason: 'harassment', details: 'Kept messaging me after I said no, and again from the bar.', chat: true },
+  { reason: 'spam', details: 'Every message is a link to a promo code for another party.', chat: true },
+  { reason: 'fake_profile', details: 'These photos are of someone else, I know her.', chat: false },
+  { reason: 'underage', details: 'Told me at the entrance they are 16.', chat: false },
+];
+
+/**
+ * A few reports for the moderators' queue (`npm run admin -- grant-moderator`), made as the app makes
+ * them (a snapshot of the profile and the chat, the reporter blocking the reported person): by and
+ * about this batch's people, never the demo account, spread over the last day. How many were made.
+ */
+async function seedReports(db: Db, options: { demoId: number; lo: number; hi: number; dataDir: string }) {
+  const media = localMediaStore(path.join(options.dataDir, 'media'));
+  const evidence = localMediaStore(path.join(options.dataDir, 'evidence'));
+  const chats = rowsOf<{ id: number; a: number; b: number }>(
+    await db.execute(sql`
+      select c.id, c.user_low_id as a, c.user_high_id as b from conversations c
+      where c.user_low_id between ${options.lo} and ${options.hi} and c.user_high_id between ${options.lo} and ${options.hi}
+        and c.ended_at is null and exists (select 1 from messages m where m.conversation_id = c.id)
+      order by random() limit 2`),
+  );
+  const people = rowsOf<{ id: number }>(
+    await db.execute(sql`
+      select user_id as id from profiles
+      where user_id between ${options.lo} and ${options.hi} and is_completed order by random() limit 4`),
+  );
+  let made = 0;
+  for (const item of REPORTS) {
+    const chat = item.chat ? chats.shift() : undefined;
+    const [reporter, reportedId] = (chat ? [chat.a, chat.b] : [people.shift()?.id, people.shift()?.id]).map(Number);
+    if (!reporter || !reportedId || reporter === options.demoId || reportedId === options.demoId) continue;
+    const input: ReportInput = { user_id: reportedId, reason: item.reason, details: item.details, conversation_id: chat?.id };
+    const outcome = await report(db, evidence, media, reporter, input, async () => {});
+    if (!outcome) continue;
+    made++;
+  }
+  await db.execute(sql`
+    update reports set created_at = now() - random() * interval '20 hours'
+    where status = 'open' and reporter_id between ${options.lo} and ${options.hi}`);
+  return made;
 }
 
 const USAGE = `Usage: npm run seed -- [--users N] [--event-attendees M] [--reactions-per-user R] [--match-rate S] [--photos P]

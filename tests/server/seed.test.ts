@@ -82,6 +82,20 @@ describe('the seeded demo', () => {
     expect(again.body.results.map((event: { id: number }) => event.id)).toEqual(events.map((event) => event.id));
   });
 
+  it('leaves a few reports in the moderators’ queue, about seeded people and their chats', async () => {
+    await server.app.db.execute(sql`update users set role = 'moderator' where id = ${result.demoUserId}`);
+    const queue = await api().get('/api/moderation/reports/', { token });
+    expect(queue.status).toBe(200);
+    const open: { id: number }[] = queue.body.results;
+    expect(open.length).toBeGreaterThanOrEqual(3);
+    const details = await Promise.all(open.map((item) => api().get(`/api/moderation/reports/${item.id}/`, { token })));
+    // One at least holds the chat it was made from; none is about, or by, the demo account.
+    expect(details.some((detail) => detail.body.snapshot.messages.length > 0)).toBe(true);
+    const [mine] = await query<{ n: number }>(sql`
+      select count(*)::int as n from reports where ${result.demoUserId} in (reporter_id, reported_id)`);
+    expect(Number(mine!.n)).toBe(0);
+  });
+
   it('never gives a profile the same photo twice, whatever the size of the pool', async () => {
     // Pools of 2 and 3 photos too, where a repeat would be the rule rather than the exception.
     await seed(server.app.db, { users: 30, reactionsPerUser: 1, matchRate: 0, photos: 2, dataDir: server.config.dataDir });
