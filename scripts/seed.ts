@@ -301,6 +301,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     select user_low_id, 'matched', created_at from conversations where id > ${firstNew} order by created_at, id`);
   step('matches and their conversations');
 
+  const demoFresh = sql`select id from conversations where id > ${firstNew} and ${demoId}::int in (user_low_id, user_high_id)
+    order by created_at desc limit 2`;
   // Messages: a fifth of the matches stay silent, the rest hold 1–150 lines (about 40 % have 50+),
   // spread between the match and the chat's last word (more often lately than long ago: not every
   // chat is still going on as the seed runs), written in time order so that ids follow time.
@@ -312,7 +314,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     from conversations c
     cross join lateral (
       -- At most one line every two minutes since the match (a match of tonight has had little time).
-      select least(case when random() < 0.2 then 0 else 1 + floor(power(random(), 1.5) * 150) end,
+      -- The demo account's two newest matches are new ones to open, its others all chats going on.
+      select least(case when c.id in (${demoFresh}) then 0
+          when random() < 0.2 and ${demoId}::int not in (c.user_low_id, c.user_high_id) then 0
+          else 1 + floor(power(random(), 1.5) * 150) end,
         1 + floor(extract(epoch from now() - c.created_at) / 120))::int as n,
         (now() - c.created_at) * (1 - power(random(), 2)) as span
     ) k

@@ -40,6 +40,14 @@ describe('the seeded demo', () => {
     expect(Number(recent!.n)).toBeLessThan(Number(recent!.total) * 0.2);
   });
 
+  it('leaves the demo account new matches to open as well as chats going on', async () => {
+    const fresh = await api().get('/api/conversations/empty/', { token });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.results.length).toBeGreaterThanOrEqual(2);
+    const started = await api().get('/api/conversations/started/', { token });
+    expect(started.body.results.length).toBeGreaterThanOrEqual(3);
+  });
+
   it('gives the host screen a night to show: likes, matches and chats made at the demo event', async () => {
     const stats = await api().get(`/api/events/${result.demoEvent.id}/stats/`, { token });
     expect(stats.status).toBe(200);
