@@ -80,6 +80,45 @@ const CHAT_LINES = [
   'See you soon!',
 ];
 
+/** The same night in Spanish, the app's first language: a chat is in one language or the other. */
+export const CHAT_LINES_ES = [
+  '¡Hola! ¿Sigues en la fiesta?',
+  'Me encantó la canción que pediste 😄',
+  '¿En qué barra estás?',
+  'Estoy al lado del escenario, ven a saludar',
+  'Jaja ese DJ es otra cosa',
+  '¿Te apetece tomar algo?',
+  '¿Has venido con amigos?',
+  '¿Es tu primera vez en este evento?',
+  'Tus fotos son geniales, ¿dónde es la de la playa?',
+  '¡Creo que te vi cerca de la entrada!',
+  '¿Nos vemos en los food trucks?',
+  'Qué bien lo pasamos, ¿repetimos la semana que viene?',
+  '¿Bailas o solo miras? 😅',
+  'Soy el de la chaqueta verde',
+  '¡Llego tarde, 10 minutos!',
+  '¡Buenos días! ¿Sobreviviste a anoche?',
+  '¿Un café mañana?',
+  'Tienes muy buen gusto musical',
+  'Vale, estoy fuera',
+  '¡Hasta ahora!',
+];
+
+const BIOS_ES = [
+  'Aquí por la música y por quien sepa bailar.',
+  'De día en la oficina, de noche en la pista.',
+  'Buscando a alguien para la primera fila.',
+  'Fan de los conciertos pequeños y las cenas largas.',
+  'Pregúntame por mi playlist, no te arrepentirás.',
+  'Acabo de llegar a la ciudad, enséñame tus sitios.',
+  'Más de vermut que de cóctel.',
+  'Si suena reguetón, no respondo de mí.',
+  'Viajar, cocinar y bailar, por ese orden.',
+  'Timidez hasta la segunda canción, luego no paro.',
+  'Llevo las mejores recomendaciones de tapas.',
+  'Me quedo hasta que enciendan las luces.',
+];
+
 const int = (value: unknown) => Number(value);
 
 async function one<T>(db: Db, query: ReturnType<typeof sql>): Promise<T> {
@@ -129,6 +168,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       () => `${faker.person.bio()}. Looking for someone to share the front row.`,
     ])().slice(0, 500),
   );
+  // Half of them in Spanish, the app's first language.
+  for (let i = 0; i < bios.length; i += 2) bios[i] = BIOS_ES[(i / 2) % BIOS_ES.length]!;
   const passwordHash = await argon2.hash(SEED_PASSWORD, { type: argon2.argon2id });
   const photos = await makePhotos(options.dataDir, options.photos);
   const urls = photos.map((photo) => photo.url);
@@ -309,7 +350,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   await db.execute(sql`
     insert into messages (conversation_id, sender_id, content, created_at)
     select c.id, case when random() < 0.5 then c.user_low_id else c.user_high_id end,
-      ${JSON.stringify(CHAT_LINES)}::jsonb ->> floor(random() * ${CHAT_LINES.length})::int,
+      (case when k.spanish then ${JSON.stringify(CHAT_LINES_ES)}::jsonb else ${JSON.stringify(CHAT_LINES)}::jsonb end)
+        ->> floor(random() * ${CHAT_LINES.length})::int,
       c.created_at + k.span * (s::float8 / k.n)
     from conversations c
     cross join lateral (
@@ -319,7 +361,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
           when random() < 0.2 and ${demoId}::int not in (c.user_low_id, c.user_high_id) then 0
           else 1 + floor(power(random(), 1.5) * 150) end,
         1 + floor(extract(epoch from now() - c.created_at) / 120))::int as n,
-        (now() - c.created_at) * (1 - power(random(), 2)) as span
+        (now() - c.created_at) * (1 - power(random(), 2)) as span, random() < 0.5 as spanish
     ) k
     cross join lateral generate_series(1, k.n) s
     where c.id > ${firstNew}

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_EMAIL, SEED_PASSWORD, type SeedResult, seed } from '../../scripts/seed';
+import { CHAT_LINES_ES, DEMO_EMAIL, SEED_PASSWORD, type SeedResult, seed } from '../../scripts/seed';
 import { rowsOf } from '../../server/db/client';
 import { client } from '../helpers/http';
 import { serverPerSuite } from '../helpers/server';
@@ -102,6 +102,23 @@ describe('the seeded demo', () => {
     const [mine] = await query<{ n: number }>(sql`
       select count(*)::int as n from reports where ${result.demoUserId} in (reporter_id, reported_id)`);
     expect(Number(mine!.n)).toBe(0);
+  });
+
+  it('speaks Spanish, the app’s first language, as well as English: each chat in one of them', async () => {
+    const spanish = JSON.stringify(CHAT_LINES_ES);
+    const [chats] = await query<{ spanish: number; english: number; mixed: number }>(sql`
+      select count(*) filter (where es = n)::int as spanish, count(*) filter (where es = 0)::int as english,
+        count(*) filter (where es > 0 and es < n)::int as mixed
+      from (
+        select conversation_id, count(*) as n, count(*) filter (where ${spanish}::jsonb ? content) as es
+        from messages group by conversation_id
+      ) c`);
+    expect(chats!.mixed).toBe(0);
+    expect(chats!.spanish).toBeGreaterThan(5);
+    expect(chats!.english).toBeGreaterThan(5);
+    const [bios] = await query<{ n: number; total: number }>(sql`
+      select count(*) filter (where bio ~ '[áéíóúñ¿¡]')::int as n, count(bio)::int as total from profiles`);
+    expect(bios!.n).toBeGreaterThan(bios!.total * 0.2);
   });
 
   it('never gives a profile the same photo twice, whatever the size of the pool', async () => {
