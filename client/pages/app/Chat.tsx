@@ -23,6 +23,13 @@ import { useSession } from '../../stores/session';
 const TYPING_SEND_EVERY_MS = 2000;
 const LOAD_OLDER_WITHIN_PX = 80;
 const STICK_TO_BOTTOM_PX = 120;
+/**
+ * The most messages a chat draws at once. Scrolled far back in a long one (thousands of messages), the
+ * newest are let go of (drawn again on the way down): drawing every message ever scrolled past grew the
+ * page by some 9 DOM nodes a message, without bound.
+ */
+export const CHAT_DRAWN = 300;
+const CHAT_SHIFT = 50;
 
 export function Chat({ id }: { id: number }) {
   const t = useT();
@@ -48,7 +55,10 @@ export function Chat({ id }: { id: number }) {
   const listRef = useRef<HTMLOListElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const lastTypingSent = useRef(0);
-  const previousHeight = useRef<number | null>(null);
+  /** A message drawn before and after the drawn messages move, and where it was: the reader stays put. */
+  const anchor = useRef<[HTMLElement, number] | null>(null);
+  /** The oldest message drawn (its id); null: the newest CHAT_DRAWN. */
+  const [first, setFirst] = useState<number | null>(null);
   const nearBottom = useRef(true);
   /** The partner wrote while the reader was up in the history: "New messages" takes them down. */
   const [newBelow, setNewBelow] = useState(false);
@@ -82,6 +92,13 @@ export function Chat({ id }: { id: number }) {
   const newest = messages.at(-1);
   const lastId = newest?.id;
   const lastStatus = newest?.status;
+  let start = first === null ? -1 : messages.findIndex((message) => message.id === first);
+  if (start < 0) start = Math.max(0, messages.length - CHAT_DRAWN);
+  const end = Math.min(messages.length, start + CHAT_DRAWN);
+  const shift = (to: number | null, element?: Element | null) => {
+    if (element instanceof HTMLElement) anchor.current = [element, element.offsetTop];
+    setFirst(to);
+  };
   // [conversation, its newest message once loaded]: what came after is said as it comes (below), not the
   // history it opened on.
   const heardAfter = useRef<[number, number]>([0, 0]);
@@ -112,9 +129,9 @@ export function Chat({ id }: { id: number }) {
   useLayoutEffect(() => {
     const list = listRef.current;
     if (!list) return;
-    if (previousHeight.current !== null) {
-      list.scrollTop += list.scrollHeight - previousHeight.current;
-      previousHeight.current = null;
+    if (anchor.current) {
+      list.scrollTop += anchor.current[0].offsetTop - anchor.current[1];
+      anchor.current = null;
       return;
     }
     if (nearBottom.current) {
@@ -122,7 +139,7 @@ export function Chat({ id }: { id: number }) {
       // Down at the newest (a message of one's own sent from up in the history takes the reader there).
       setNewBelow(false);
     } else if (messages[messages.length - 1]?.sender !== me) setNewBelow(true);
-  }, [messages.length, lastId, lastStatus]);
+  }, [messages.length, lastId, lastStatus, first]);
 
   // The list's height changes under the reader (the phone's keyboard opens, a banner shows above): the
   // newest message stays in view if it was.
@@ -182,17 +199,26 @@ export function Chat({ id }: { id: number }) {
     const list = listRef.current;
     if (!list) return;
     const wasNearBottom = nearBottom.current;
-    nearBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
+    const down = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
+    nearBottom.current = down && end === messages.length;
     if (nearBottom.current && !wasNearBottom) {
       setNewBelow(false);
       readIfSeen.current();
     }
-    if (list.scrollTop < LOAD_OLDER_WITHIN_PX && thread?.older && !thread.loadingOlder) {
-      previousHeight.current = list.scrollHeight;
-      loadOlder(id).catch(() => {
-        previousHeight.current = null;
-      });
-    }
+    const drawn = list.querySelectorAll('.message');
+    if (list.scrollTop < LOAD_OLDER_WITHIN_PX) {
+      if (start > 0) shift(messages[Math.max(0, start - CHAT_SHIFT)]!.id, drawn[0]);
+      else if (thread?.older && !thread.loadingOlder) {
+        shift(first, drawn[0]);
+        loadOlder(id).then(
+          () => {
+            const held = useChat.getState().threads[id]?.messages ?? [];
+            shift(held.length > CHAT_DRAWN ? held[0]!.id : null, drawn[0]);
+          },
+          () => (anchor.current = null),
+        );
+      }
+    } else if (down && first !== null) shift(end + CHAT_SHIFT < messages.length ? messages[start + CHAT_SHIFT]!.id : null, drawn[drawn.length - 1]);
   }
 
   function onDraft(value: string) {
@@ -232,6 +258,7 @@ export function Chat({ id }: { id: number }) {
     setDraft(id, '');
     lastTypingSent.current = 0;
     nearBottom.current = true;
+    setFirst(null);
     void send(id, content);
   }
 
@@ -274,10 +301,10 @@ export function Chat({ id }: { id: number }) {
         {thread.older && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
         {thread.missingEarlier && <li className="muted center-text">{t('chat.earlierOffline')}</li>}
         {messages.length === 0 && !thread.missingEarlier && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
-        {messages.map((message, index) => {
+        {messages.slice(start, end).map((message, index) => {
           const own = message.sender === me;
           // A conversation begun at a party goes on for days: each day opens with its heading.
-          const firstOfDay = index === 0 || !sameDay(messages[index - 1]!.time, message.time);
+          const firstOfDay = index === 0 || !sameDay(messages[start + index - 1]!.time, message.time);
           return (
             <Fragment key={message.client_id ?? message.id}>
               {firstOfDay && (
@@ -326,6 +353,8 @@ export function Chat({ id }: { id: number }) {
               type="button"
               className="btn btn-light"
               onClick={(event) => {
+                nearBottom.current = true;
+                setFirst(null);
                 listRef.current?.scrollTo({ top: listRef.current.scrollHeight, behavior: lessMotion() ? 'auto' : 'smooth' });
                 // Used by keyboard (no pointer: detail 0), it goes as it is used: the composer takes the focus
                 // rather than the page. A tap leaves the phone's keyboard down.

@@ -1,0 +1,66 @@
+// @vitest-environment jsdom
+/**
+ * A long chat scrolled far back: the page draws a bounded number of messages, whatever the thread
+ * holds. Drawing every message ever scrolled past grew the page by some 9 DOM nodes a message, without
+ * bound (20,000 messages: ~180,000 nodes). The newest are let go of going up, drawn again going down.
+ */
+import { act, fireEvent, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { en } from '../../shared/i18n/en';
+import '../../client/lib/messages-app';
+import { CHAT_DRAWN, Chat } from '../../client/pages/app/Chat';
+import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
+import { chatPageWorld } from '../helpers/chat-page';
+import { renderAt } from '../helpers/render-at';
+
+const ME = 1;
+const BEN = 2;
+const HELD = 1000;
+const detail = { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 };
+const message = (id: number): ChatMessage => ({
+  id,
+  sender: id % 2 ? BEN : ME,
+  content: `message ${id}`,
+  time: '2026-11-28T01:00:00.000Z',
+  client_id: null,
+  status: 'sent',
+});
+
+/** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
+chatPageWorld(ME, (url) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null }));
+
+const drawn = () => screen.getAllByTestId('message').map((item) => item.querySelector('.message-content')!.textContent);
+
+/** The list scrolled to `at` ('top' or 'bottom') of what it draws, as a browser would report it. */
+function scrollTo(list: HTMLElement, at: 'top' | 'bottom') {
+  Object.defineProperty(list, 'scrollHeight', { configurable: true, value: 100_000 });
+  Object.defineProperty(list, 'clientHeight', { configurable: true, value: 600 });
+  Object.defineProperty(list, 'scrollTop', { configurable: true, writable: true, value: at === 'top' ? 0 : 100_000 - 600 });
+  fireEvent.scroll(list);
+}
+
+describe('a long chat scrolled far back', () => {
+  it('draws a bounded number of messages, and the newest again on the way down', async () => {
+    const history = Array.from({ length: HELD }, (_, index) => message(index + 1));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: history } } });
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    // Opens at the newest, drawing no more than the bound.
+    expect(drawn().length).toBeLessThanOrEqual(CHAT_DRAWN);
+    expect(drawn().at(-1)).toBe(`message ${HELD}`);
+
+    // All the way up: the oldest in view, still no more than the bound drawn.
+    for (let step = 0; step < HELD / 10 && drawn()[0] !== 'message 1'; step += 1) act(() => scrollTo(list, 'top'));
+    expect(drawn()[0]).toBe('message 1');
+    expect(drawn().length).toBeLessThanOrEqual(CHAT_DRAWN);
+    expect(drawn()).not.toContain(`message ${HELD}`);
+
+    // And down again to the newest, in order, without a gap.
+    for (let step = 0; step < HELD / 10 && drawn().at(-1) !== `message ${HELD}`; step += 1) act(() => scrollTo(list, 'bottom'));
+    expect(drawn().at(-1)).toBe(`message ${HELD}`);
+    const ids = drawn().map((text) => Number(text!.split(' ')[1]));
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, index) => ids[0]! + index));
+    expect(ids.length).toBeLessThanOrEqual(CHAT_DRAWN);
+  });
+});
