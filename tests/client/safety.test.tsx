@@ -835,7 +835,7 @@ describe('Moderation', () => {
     fireEvent.click(row);
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     // The name is isolated in a <bdi> (an override in it cannot turn the line around); its line is the <dd>.
-    const reported = screen.getByText('Gone', { selector: 'bdi' }).closest('dd')!;
+    const reported = screen.getByText('Gone', { selector: 'dd > bdi' }).closest('dd')!;
     expect(reported.textContent).toContain(en['moderation.deleted']);
     expect(reported.textContent).not.toContain(none);
   });
