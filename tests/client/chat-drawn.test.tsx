@@ -26,8 +26,13 @@ const message = (id: number): ChatMessage => ({
   status: 'sent',
 });
 
-/** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
-chatPageWorld(ME, (url) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null }));
+/** The server's answers: the conversation, its first 50 messages as the page before `older`, and nothing newer. */
+chatPageWorld(ME, (url) => {
+  const { pathname, searchParams } = new URL(url, 'http://localhost');
+  if (pathname === '/api/conversations/7/') return detail;
+  if (searchParams.get('cursor') === 'older') return { results: Array.from({ length: 50 }, (_, index) => message(50 - index)), next: null };
+  return { results: [], next: null };
+});
 
 const drawn = () => screen.getAllByTestId('message').map((item) => item.querySelector('.message-content')!.textContent);
 
@@ -63,4 +68,24 @@ describe('a long chat scrolled far back', () => {
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, index) => ids[0]! + index));
     expect(ids.length).toBeLessThanOrEqual(CHAT_DRAWN);
   });
+
+  it('keeps the newest in view once back down from a page of older messages in a short chat', async () => {
+    // 50 held, 50 older on the server: all of them fit in what the page draws.
+    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    act(() => scrollTo(list, 'top'));
+    await screen.findByText('message 1');
+    act(() => scrollTo(list, 'bottom'));
+    // Ben writes: the reader, down at the newest, is taken to it.
+    act(() => {
+      const thread = useChat.getState().threads[7]!;
+      useChat.setState({ threads: { 7: { ...thread, messages: [...thread.messages, message(101)] } } });
+    });
+    expect(list.scrollTop).toBe(list.scrollHeight);
+    expect(screen.queryByRole('button', { name: en['chat.newBelow'] })).toBeNull();
+  });
 });
+

@@ -213,7 +213,9 @@ export function Chat({ id }: { id: number }) {
         loadOlder(id).then(
           () => {
             const held = useChat.getState().threads[id]?.messages ?? [];
-            shift(held.length > CHAT_DRAWN ? held[0]!.id : null, drawn[0]);
+            const to = held.length > CHAT_DRAWN ? held[0]!.id : null;
+            // All of it drawn already: no move, and no anchor left to hold back the next message's scroll.
+            if (to !== first) shift(to, drawn[0]);
           },
           () => (anchor.current = null),
         );
