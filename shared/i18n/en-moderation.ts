@@ -6,7 +6,7 @@ export const enModeration = {
   'moderation.resolved': 'Resolved',
   'moderation.emptyOpen': 'No open reports. All clear.',
   'moderation.emptyResolved': 'No resolved reports yet.',
-  'moderation.count': 'Reports about them: {count}',
+  'moderation.count': 'Reports about them:\u00a0{count}',
   'moderation.alreadyBanned': 'Already banned',
   'moderation.alreadyBannedText': '{name} is already banned. Dismiss this report to close it: the ban stays.',
   'moderation.more': 'Show more',

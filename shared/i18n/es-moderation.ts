@@ -7,7 +7,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.resolved': 'Resueltas',
   'moderation.emptyOpen': 'No hay denuncias abiertas. Todo en orden.',
   'moderation.emptyResolved': 'Todavía no hay denuncias resueltas.',
-  'moderation.count': 'Denuncias sobre esta persona: {count}',
+  'moderation.count': 'Denuncias sobre esta persona:\u00a0{count}',
   'moderation.alreadyBanned': 'Cuenta ya suspendida',
   'moderation.alreadyBannedText': '{name} ya tiene la cuenta suspendida. Descarta esta denuncia para cerrarla: la suspensión se mantiene.',
   'moderation.more': 'Mostrar más',

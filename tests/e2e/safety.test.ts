@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -194,7 +195,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await row.waitFor();
     const rowText = await row.textContent();
     expect(rowText).toContain(en['safety.reason.harassment']);
-    expect(rowText).toContain('Reports about them: 1');
+    expect(rowText).toContain(format(en['moderation.count'], { count: 1 }));
     await shot(page, '06b-moderation-queue');
     // On a laptop, the queue takes its width, not a phone's column.
     await page.setViewportSize(LAPTOP);
