@@ -65,7 +65,10 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     if (userId !== undefined) app.publish([userId], 'account:changed');
   };
 
-  if (mode === 'off') app.log.warn('checkout: off (CHECKOUT_MODE=off) — payments are not configured, the subscribe page says so');
+  // Off by name, or by default in production with no Stripe key: the line says both, not a setting nobody made.
+  if (mode === 'off') {
+    app.log.warn('checkout: off (CHECKOUT_MODE=off, or production without STRIPE_SECRET_KEY) — payments are not configured, the subscribe page says so');
+  }
   else if (mode === 'test' && process.env.NODE_ENV === 'production') {
     app.log.warn('checkout: test (CHECKOUT_MODE=test) in production — subscriptions are granted without payment');
   } else app.log.info({ checkoutMode: mode }, `checkout: ${mode}`);
