@@ -388,12 +388,12 @@ export async function handleStripeEvent(db: Db, event: StripeEvent, origin: Even
   for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
     // What committed meanwhile may have been this very event, delivered twice at once.
     if (attempt > 1 && (await alreadyHandled(db, event.id))) return { outcome: 'duplicate' };
-    const before = 'userId' in effect ? await billingOf(db, effect.userId) : null;
+    const before = 'userId' in effect ? await billingStateOf(db, effect.userId) : null;
     const write = 'userId' in effect && before ? await effect.read(before) : null;
     const result = await db.transaction(async (tx): Promise<EventResult | 'stale'> => {
       if ('userId' in effect) {
         await tx.execute(billingLock(effect.userId));
-        if (!sameBilling(before, await billingOf(tx, effect.userId))) return 'stale';
+        if (!sameBilling(before, await billingStateOf(tx, effect.userId))) return 'stale';
       }
       const [fresh] = await tx
         .insert(stripeEvents)
@@ -425,7 +425,7 @@ interface Billing {
   customer: string | null;
 }
 
-async function billingOf(db: DbOrTx, userId: number): Promise<Billing | null> {
+async function billingStateOf(db: DbOrTx, userId: number): Promise<Billing | null> {
   const [row] = await db
     .select({
       version: users.billingVersion,
