@@ -205,22 +205,27 @@ export function Chat({ id }: { id: number }) {
       setNewBelow(false);
       readIfSeen.current();
     }
-    const drawn = list.querySelectorAll('.message');
+    // The messages drawn are looked up only when the window moves, by the one kept in place: not at
+    // every scroll event.
     if (list.scrollTop < LOAD_OLDER_WITHIN_PX) {
-      if (start > 0) shift(messages[Math.max(0, start - CHAT_SHIFT)]!.id, drawn[0]);
+      const top = list.querySelector('.message');
+      if (start > 0) shift(messages[Math.max(0, start - CHAT_SHIFT)]!.id, top);
       else if (thread?.older && !thread.loadingOlder) {
-        shift(first, drawn[0]);
+        shift(first, top);
         loadOlder(id).then(
           () => {
             const held = useChat.getState().threads[id]?.messages ?? [];
             const to = held.length > CHAT_DRAWN ? held[0]!.id : null;
             // All of it drawn already: no move, and no anchor left to hold back the next message's scroll.
-            if (to !== first) shift(to, drawn[0]);
+            if (to !== first) shift(to, top);
           },
           () => (anchor.current = null),
         );
       }
-    } else if (down && first !== null) shift(end + CHAT_SHIFT < messages.length ? messages[start + CHAT_SHIFT]!.id : null, drawn[drawn.length - 1]);
+    } else if (down && first !== null) {
+      const drawn = list.querySelectorAll('.message');
+      shift(end + CHAT_SHIFT < messages.length ? messages[start + CHAT_SHIFT]!.id : null, drawn[drawn.length - 1]);
+    }
   }
 
   function onDraft(value: string) {
