@@ -16,6 +16,16 @@ const ERROR_LOG_INTERVAL_MS = 10_000;
  */
 const MAX_RECONNECT_DELAY_MS = 2000;
 const CONNECT_TIMEOUT_MS = 2000;
+/**
+ * What the subscriber's socket buffers before a write waits for it to drain. On reconnect node-redis
+ * writes one SSUBSCRIBE per channel it held, then waits for every answer before it calls the connection
+ * ready; but it stops writing at the socket's high-water mark (16 KiB by default) and writes the rest
+ * only on `drain` once ready. Past ~280 channels (a party of 140 phones on one instance: each socket's
+ * room and its user's) the connection would wait forever for answers to commands never sent: connected,
+ * never ready, so the recovery (`onRecovered`: the clients' catch-up) never came. 64 MiB is a million
+ * channels; the subscriber sends nothing else.
+ */
+const SUBSCRIBER_WRITE_BUFFER_BYTES = 64 * 1024 * 1024;
 
 /**
  * The instance's Redis: one module for every part that uses it (the Socket.IO adapter, the throttle).
@@ -56,7 +66,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   });
 }
 
-function openClient(url: string, role: string, log: FastifyBaseLogger, options: { offlineQueue: boolean }) {
+function openClient(url: string, role: string, log: FastifyBaseLogger, options: { offlineQueue: boolean; writeBufferBytes?: number }) {
+  // node:net takes stream.Duplex's `writableHighWaterMark` for a connection; @types/node does not list it there.
+  const writeBuffer = options.writeBufferBytes === undefined ? {} : { writableHighWaterMark: options.writeBufferBytes };
   const client: RedisClient = createClient({
     url,
     disableOfflineQueue: !options.offlineQueue,
@@ -67,6 +79,7 @@ function openClient(url: string, role: string, log: FastifyBaseLogger, options: 
     socket: {
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
       connectTimeout: CONNECT_TIMEOUT_MS,
+      ...writeBuffer,
     },
   });
   let lastLogged = 0;
@@ -117,7 +130,7 @@ const TOO_OLD = 'REDIS_URL names a Redis without sharded pub/sub (SPUBLISH): Eve
 export async function openRedis(options: { url: string; prefix: string; log: FastifyBaseLogger }): Promise<Redis> {
   const { log } = options;
   const commands = openClient(options.url, 'commands', log, { offlineQueue: false });
-  const subscriber = openClient(options.url, 'subscriber', log, { offlineQueue: true });
+  const subscriber = openClient(options.url, 'subscriber', log, { offlineQueue: true, writeBufferBytes: SUBSCRIBER_WRITE_BUFFER_BYTES });
   const listeners: Array<() => void> = [];
   const isReady = () => commands.isReady && subscriber.isReady;
 

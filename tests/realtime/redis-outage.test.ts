@@ -1,4 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRedis } from '../../server/lib/redis';
 import { client } from '../helpers/http';
 import { startTwoInstances, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedisServerBinary, ownRedis } from '../helpers/services';
@@ -94,5 +96,29 @@ describe.skipIf(!ready)('a Redis outage under two instances', () => {
       'after',
       'back',
     ]);
+  });
+
+  it('finds Redis again when its subscriptions are more than one write to the socket holds', async () => {
+    // A busy instance's subscriber holds two channels a socket (its own room, its user's), ~60 bytes of
+    // SSUBSCRIBE each: 1,000 is a party of 500 phones on one instance, past the socket's 16 KiB.
+    const silent = { warn: () => {}, info: () => {}, error: () => {} } as unknown as FastifyBaseLogger;
+    const own = await openRedis({ url: redis.url, prefix: `many-${newClientId()}`, log: silent });
+    try {
+      let recovered = false;
+      own.onRecovered(() => (recovered = true));
+      const channels = Array.from({ length: 1000 }, (_, i) => `${own.prefix}#/#socket-room-of-twenty-chars-${i}#`);
+      const heard: string[] = [];
+      await Promise.all(channels.map((channel) => own.subscriber.sSubscribe(channel, (message) => heard.push(String(message)), true)));
+
+      await redis.stop();
+      await waitUntil(() => !own.isReady(), 5000, 'the connections to notice Redis is gone');
+      await redis.start();
+      // The deadline of the first case: found again within 5 s, subscriptions and all.
+      await waitUntil(() => recovered && own.isReady(), 5000, 'both connections to be ready again');
+      await own.commands.sPublish(channels.at(-1)!, 'to the last channel');
+      await waitUntil(() => heard.includes('to the last channel'), 5000, 'the last channel to be subscribed again');
+    } finally {
+      own.close();
+    }
   });
 });
