@@ -89,6 +89,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
         ],
         'style-src': ["'self'", "'unsafe-inline'", 'https://accounts.google.com/gsi/style'],
         'frame-ancestors': ["'self'", ...config.embedOrigins],
+        // helmet's default would send a page at a plain http:// address (a party on one laptop, opened
+        // at its Wi-Fi address) to fetch its scripts over https://, which nothing there answers: a blank
+        // page on every phone that scans the code. Only an app users reach over https says it.
+        'upgrade-insecure-requests': config.publicUrl?.startsWith('https://') ? [] : null,
       },
     },
     // X-Frame-Options can only say "this site": where other sites may frame the app, frame-ancestors says so.

@@ -73,6 +73,24 @@ describe('framing the app', () => {
   });
 });
 
+describe('upgrading the page’s requests to https', () => {
+  const upgrades = async (publicUrl: string | null) => {
+    const app = await startServer({ config: { publicUrl } });
+    try {
+      const answer = await fetch(`${app.url}/e/ABCDEF`);
+      await answer.arrayBuffer();
+      return (answer.headers.get('content-security-policy') ?? '').split(';').includes('upgrade-insecure-requests');
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('is asked only where users reach the app over https: at a plain http:// address no https:// answers', async () => {
+    expect(await upgrades(null)).toBe(false);
+    expect(await upgrades('https://party.example.com')).toBe(true);
+  });
+});
+
 describe('caching what a signed-in user is answered', () => {
   it('is never allowed: a shared phone’s browser keeps no e-mail, profile or message after sign-out', async () => {
     const app = await startServer();
