@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
-import { NotFound, ValidationError } from '../../client/lib/api';
+import { ApiError, NotFound, ValidationError } from '../../client/lib/api';
 import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
 
@@ -345,6 +345,21 @@ describe('the edit-event form', () => {
     await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
     expect(api.updateEvent).toHaveBeenCalledTimes(1);
     expect(screen.queryByText('Not found.')).toBeNull();
+    expect(useToasts.getState().toasts.map((toast) => toast.message)).not.toContain(enEvents['events.edit.saved']);
+  });
+
+  it('goes back to the host screen, saying nothing saved, when the event was ended meanwhile', async () => {
+    // Ended from the organizer's phone while this form was open on the laptop: the host screen says
+    // it is over, rather than a form whose every save is refused.
+    const event = organized({ starts_at: new Date(Date.now() - HOUR).toISOString(), status: 'open' });
+    useToasts.setState({ toasts: [] });
+    api.updateEvent.mockRejectedValue(new ApiError(409, 'This event has ended.', 'ended'));
+    const location = await renderAt(event);
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Terrace party' } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
+    expect(api.updateEvent).toHaveBeenCalledTimes(1);
+    expect(screen.queryByText('This event has ended.')).toBeNull();
     expect(useToasts.getState().toasts.map((toast) => toast.message)).not.toContain(enEvents['events.edit.saved']);
   });
 

@@ -5,7 +5,7 @@ import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { TryAgain } from '../../components/Waiting';
-import { NotFound } from '../../lib/api';
+import { type ApiError, NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { goBack } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
@@ -51,9 +51,10 @@ export function EditEvent({ id }: { id: number }) {
       await api.updateEvent(id, changes);
       toast.success(t('events.edit.saved'));
     } catch (error) {
-      // Deleted meanwhile from another of the organizer's screens: nothing is left to save, and the
-      // host screen the form goes back to says the event is gone ("Not found." under the form did not).
-      if (!(error instanceof NotFound)) throw error;
+      // Deleted or ended meanwhile from another of the organizer's screens: nothing is left to save, and
+      // the host screen the form goes back to says the event is gone or over ("Not found." or "This
+      // event has ended." under a form that could only be refused again did not).
+      if (!(error instanceof NotFound || (error as ApiError).code === 'ended')) throw error;
     }
   }
   // Saved: the sheet closes as the page is left, or going back would find it still there, busy.
