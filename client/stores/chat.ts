@@ -310,9 +310,6 @@ interface ChatState {
   reset: () => void;
 }
 
-/** The most pages of missed messages (50 each) one catch-up fetches per thread: a bound, not a budget. */
-const CATCH_UP_MAX_PAGES = 20;
-
 /**
  * How long a throttled send waits: the server's Retry-After (over the socket, the ack's `retry_after`),
  * else the limit's window (10 s).
@@ -718,10 +715,11 @@ export const useChat = create<ChatState>()((set, get) => {
           if (!holds) return;
         }
         // Not the thread's last message now: one pushed since the catch-up was decided may have
-        // come after the very messages it is for. Page after page, oldest first: a long absence
-        // may have missed more than one.
+        // come after the very messages it is for. Page after page, oldest first, to the end: a long
+        // absence may have missed more than one, and a page left unread would be a gap that the next
+        // push hides (the chat open on screen marks it read).
         let params: { after?: number; cursor?: string } = { after: from[id] ?? thread.heardTo };
-        for (let pages = 0; pages < CATCH_UP_MAX_PAGES; pages += 1) {
+        for (;;) {
           const page = await orGone(id, api.messages(id, params));
           if (!page) return;
           answered(id, (current) => heard(current, page.results));

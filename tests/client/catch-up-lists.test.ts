@@ -2,18 +2,22 @@
 /**
  * A reconnect's catch-up reads "likes you" and the blocked people again where the tab holds them: an
  * unblock made on another phone while this one was offline (its push missed) shows at once, not at
- * the next load. A list never opened is not asked for. Against the real server, over a real socket.
+ * the next load. A list never opened is not asked for. A chat held is caught up to its last message,
+ * however many were missed. Against the real server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { closeTab, connectTab, fetchFrom, offlineWhile, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
+import { messages } from '../../server/db/schema';
+import { match } from '../realtime/fixtures';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { useLikes } = await import('../../client/stores/likes');
 const { useSafety } = await import('../../client/stores/safety');
+const { useChat } = await import('../../client/stores/chat');
 
 let server: TestServer;
 let me: TestUser;
@@ -58,4 +62,24 @@ it('does not ask for lists never opened at a reconnect', async () => {
   // The catch-up's read of the account is out by now.
   await vi.waitFor(() => expect(asked.includes('/api/users/me/')).toBe(true), { timeout: 5000 });
   expect(asked.filter((path) => path.includes('/likes/') || path.includes('/blocks/'))).toEqual([]);
+});
+
+it('brings every message a chat missed at a reconnect, more than a thousand too, and no later push leaves a gap', async () => {
+  fetchFrom(server);
+  const partner = await makeCompletedUser(server);
+  const conversationId = await match(server, me, partner);
+  await signInTab(server, me);
+  await useChat.getState().open(conversationId);
+  await connectTab(me.token);
+  // The partner writes on while this phone is away: 1,010 messages, more than 20 pages of 50.
+  await offlineWhile(async () => {
+    await server.app.db
+      .insert(messages)
+      .values(Array.from({ length: 1010 }, (_, i) => ({ conversationId, senderId: partner.id, content: `missed ${i}` })));
+  });
+  const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: partner.token, json: { content: 'and now?' } });
+  expect(sent.status).toBe(201);
+  const contents = () => useChat.getState().threads[conversationId]!.messages.map((message) => message.content);
+  await vi.waitFor(() => expect(contents().at(-1)).toBe('and now?'), { timeout: 5000 });
+  await vi.waitFor(() => expect(contents()).toEqual([...Array.from({ length: 1010 }, (_, i) => `missed ${i}`), 'and now?']), { timeout: 5000 });
 });
