@@ -3,8 +3,9 @@
  * it, from pushes that follow on from there (`message:new`'s `previous_id`) and from the server's
  * pages. Pushes can overtake each other (a batched send, another instance's), and the socket may drop
  * before the one between comes, so one that does not follow on waits in `ahead` until the one before it
- * comes. A catch-up starts after `heardTo`: what was pushed ahead of a message never heard is fetched,
- * not missed, and a push that overtook another is not taken for one heard twice. The app's chat store
+ * comes (the app reads the chat after `heardTo` then: the one between may never be pushed). A
+ * catch-up starts after `heardTo`: what was pushed ahead of a message never heard is fetched, not
+ * missed, and a push that overtook another is not taken for one heard twice. The app's chat store
  * and the load tool keep a conversation by this one rule.
  */
 export interface ThreadCursor {

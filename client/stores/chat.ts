@@ -456,8 +456,10 @@ export const useChat = create<ChatState>()((set, get) => {
   const opening = new Map<number, Promise<void>>();
 
   /**
-   * Threads read again after a push that did not say what came before it: true when another such push
-   * came while the read was on its way (read once more after it, from where it got to).
+   * Threads read again after a push that does not follow on from what they heard (or does not say what
+   * came before it): the push between may never come, its instance gone after storing the message and
+   * before pushing it (the resend of it is a repeat, not pushed again). True when another such push came
+   * while the read was on its way (read once more after it, from where it got to).
    */
   const rereading = new Map<number, boolean>();
   async function readAgain(id: number) {
@@ -651,7 +653,7 @@ export const useChat = create<ChatState>()((set, get) => {
         // A message from the partner ends their typing.
         typingAt: message.sender === me ? thread.typingAt : 0,
       }));
-      if (previousId === undefined) void readAgain(id);
+      if (get().threads[id]!.heardTo < message.id) void readAgain(id);
     },
     typing(id) {
       update(id, () => ({ typingAt: Date.now() }));

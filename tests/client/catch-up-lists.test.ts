@@ -5,6 +5,7 @@
  * the next load. A list never opened is not asked for. A chat held is caught up to its last message,
  * however many were missed. Against the real server, over a real socket.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { closeTab, connectTab, fetchFrom, offlineWhile, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -82,4 +83,20 @@ it('brings every message a chat missed at a reconnect, more than a thousand too,
   const contents = () => useChat.getState().threads[conversationId]!.messages.map((message) => message.content);
   await vi.waitFor(() => expect(contents().at(-1)).toBe('and now?'), { timeout: 5000 });
   await vi.waitFor(() => expect(contents()).toEqual([...Array.from({ length: 1010 }, (_, i) => `missed ${i}`), 'and now?']), { timeout: 5000 });
+});
+
+it('fetches a message whose push never came once the next push names it, the socket connected all along', async () => {
+  fetchFrom(server);
+  const partner = await makeCompletedUser(server);
+  const conversationId = await match(server, me, partner);
+  await signInTab(server, me);
+  await useChat.getState().open(conversationId);
+  await connectTab(me.token);
+  // Stored by an instance that died before it could push it (its resend, on another instance, is
+  // answered as a repeat and not pushed again): this tab's socket, on an instance still up, stays.
+  await server.app.db.insert(messages).values({ conversationId, senderId: partner.id, content: 'never pushed', clientId: randomUUID() });
+  const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: partner.token, json: { content: 'did you get it?' } });
+  expect(sent.status).toBe(201);
+  const contents = () => useChat.getState().threads[conversationId]!.messages.map((message) => message.content);
+  await vi.waitFor(() => expect(contents()).toEqual(['never pushed', 'did you get it?']), { timeout: 5000 });
 });

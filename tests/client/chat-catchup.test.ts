@@ -33,8 +33,8 @@ describe('the chat store’s catch-up', () => {
     const from = useChat.getState().cursors();
     expect(from).toEqual({ 7: 5 });
     // Meanwhile a newer message arrives live; the ones the catch-up is for (6) are older.
-    useChat.getState().receive(7, stored(8), 6);
     messages.mockResolvedValue({ results: [stored(6), stored(8)], next: null, previous: null });
+    useChat.getState().receive(7, stored(8), 6);
     await useChat.getState().catchUp(from);
     expect(messages).toHaveBeenCalledWith(7, { after: 5 });
     expect(useChat.getState().threads[7]!.messages.map((message) => message.id)).toEqual([3, 5, 6, 8]);
@@ -43,7 +43,8 @@ describe('the chat store’s catch-up', () => {
   it('catches up after a reconnect from the last message it holds with none missing before it, not from one pushed ahead', async () => {
     useChat.setState({ threads: { 7: thread([3, 5]) } });
     // 8 is pushed; 6, stored just before it, is still on its way (batched on another instance) when
-    // the socket drops.
+    // the socket drops (the read of it that the push asks for meets no network).
+    messages.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
     useChat.getState().receive(7, stored(8), 6);
     const from = useChat.getState().cursors();
     expect(from).toEqual({ 7: 5 });
@@ -56,6 +57,8 @@ describe('the chat store’s catch-up', () => {
 
   it('moves its cursor with the pushes that follow on from what it holds, and over those heard ahead once the gap is filled', () => {
     useChat.setState({ threads: { 7: thread([3, 5]) } });
+    // The read that a push ahead asks for finds nothing yet: the pushes between it and the thread come themselves.
+    messages.mockResolvedValue(page([]));
     useChat.getState().receive(7, stored(6), 5);
     expect(useChat.getState().cursors()).toEqual({ 7: 6 });
     useChat.getState().receive(7, stored(9), 8);
@@ -70,6 +73,7 @@ describe('the chat store’s catch-up', () => {
     useChat.setState({ threads: { 8: { ...emptyThread(), loaded: true } } });
     useChat.getState().receive(8, stored(10), null);
     expect(useChat.getState().cursors()).toEqual({ 8: 10 });
+    expect(messages).toHaveBeenCalledWith(7, { after: 6 });
   });
 
   it('reads a chat again after a push that does not say what came before it (an older instance’s, in a rolling deploy)', async () => {
@@ -98,6 +102,7 @@ describe('the chat store’s catch-up', () => {
 
   it('moves its cursor over pushes heard ahead once a page fills the gap before them', async () => {
     useChat.setState({ threads: { 7: thread([3, 5]) } });
+    messages.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
     useChat.getState().receive(7, stored(9), 8);
     messages.mockResolvedValue(page([6, 8]));
     await useChat.getState().catchUp(useChat.getState().cursors());

@@ -68,7 +68,9 @@ describe('the chats a device keeps for an opening with no network', () => {
 
   it('catches up, opened with no network, from before a message it kept that was pushed ahead of one it never heard', async () => {
     await openOnline({ 7: [3, 5] });
-    // 8 is pushed; 6, stored before it, never came (the socket dropped), and the page is put away.
+    // 8 is pushed; 6, stored before it, never came (the socket dropped, and the read that the push asks
+    // for meets no network), and the page is put away.
+    messages.mockRejectedValueOnce(new NetworkError(0, 'Failed to fetch'));
     useChat.getState().receive(7, stored(8), 6);
     window.dispatchEvent(new Event('pagehide'));
     reopenOffline();
