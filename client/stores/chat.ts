@@ -458,8 +458,9 @@ export const useChat = create<ChatState>()((set, get) => {
   /**
    * Threads read again after a push that does not follow on from what they heard (or does not say what
    * came before it): the push between may never come, its instance gone after storing the message and
-   * before pushing it (the resend of it is a repeat, not pushed again). True when another such push came
-   * while the read was on its way (read once more after it, from where it got to).
+   * before pushing it (the resend of it is a repeat, not pushed again); or opened again with more new
+   * than a page. Read page after page, to the end. True when another such push came while the read was
+   * on its way (read once more after it, from where it got to).
    */
   const rereading = new Map<number, boolean>();
   async function readAgain(id: number) {
@@ -476,6 +477,7 @@ export const useChat = create<ChatState>()((set, get) => {
         // No answer: the thread stays behind what it may have missed, for the next catch-up.
         if (!page || get().ended[id]) return;
         answered(id, (current) => heard(current, page.results));
+        if (page.next) rereading.set(id, true);
       } while (rereading.get(id));
     } finally {
       rereading.delete(id);
@@ -497,6 +499,8 @@ export const useChat = create<ChatState>()((set, get) => {
         ...(page && heard(thread, page.results)),
         ...(detail && { detail, partnerReadId: Math.max(thread.partnerReadId, detail.partner_last_read_id) }),
       }));
+      // More than a page new (away with no socket, on a network that lets none through): the rest too.
+      if (page?.next) void readAgain(id);
       return;
     }
     let detail: ConversationDetail;

@@ -100,3 +100,17 @@ it('fetches a message whose push never came once the next push names it, the soc
   const contents = () => useChat.getState().threads[conversationId]!.messages.map((message) => message.content);
   await vi.waitFor(() => expect(contents()).toEqual(['never pushed', 'did you get it?']), { timeout: 5000 });
 });
+
+it('brings every message a chat it holds missed when it is opened again with no socket (a network that lets none through)', async () => {
+  fetchFrom(server);
+  const partner = await makeCompletedUser(server);
+  const conversationId = await match(server, me, partner);
+  await signInTab(server, me);
+  await useChat.getState().open(conversationId);
+  await server.app.db
+    .insert(messages)
+    .values(Array.from({ length: 60 }, (_, i) => ({ conversationId, senderId: partner.id, content: `unheard ${i}` })));
+  await useChat.getState().open(conversationId);
+  const contents = () => useChat.getState().threads[conversationId]!.messages.map((message) => message.content);
+  await vi.waitFor(() => expect(contents()).toEqual(Array.from({ length: 60 }, (_, i) => `unheard ${i}`)), { timeout: 5000 });
+});
