@@ -238,6 +238,18 @@ describe('Return in the composer', () => {
     expect(send).toHaveBeenCalledWith(7, 'first line');
   });
 
+  it('keeps the focus in the composer when Send is pressed from the keyboard, not on the button it disables', async () => {
+    pointer(true);
+    const { box, send } = await composer();
+    const button = screen.getByRole('button', { name: en['chat.send'] });
+    button.focus();
+    // Enter or Space on a focused button: a click with no pointer (detail 0).
+    fireEvent.click(button, { detail: 0 });
+    expect(send).toHaveBeenCalledWith(7, 'first line');
+    expect((button as HTMLButtonElement).disabled).toBe(true);
+    expect(document.activeElement).toBe(box);
+  });
+
   it('sends with a hardware keyboard, where Shift+Enter starts a new line', async () => {
     pointer(false);
     const { box, send } = await composer();

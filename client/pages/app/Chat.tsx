@@ -407,13 +407,16 @@ export function Chat({ id }: { id: number }) {
             {draft.length.toLocaleString(language)}/{MESSAGE_MAX_LENGTH.toLocaleString(language)}
           </span>
         )}
-        {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message. */}
+        {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message.
+            Pressed from the keyboard (no pointer: detail 0), the focus goes there too: the button, disabled
+            once the draft is sent, would drop it to the page. */}
         <button
           type="submit"
           className="round-btn round-btn-send"
           aria-label={t('chat.send')}
           disabled={!hasVisibleText(draft)}
           onMouseDown={(event) => event.preventDefault()}
+          onClick={(event) => event.detail || composerRef.current?.focus()}
         >
           <SendIcon />
         </button>
