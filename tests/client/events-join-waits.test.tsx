@@ -35,8 +35,8 @@ await import('../../client/lib/messages-events');
 const here = publicEvent({ id: 1, code: 'ABC234', name: 'Fiesta' });
 const other = publicEvent({ id: 2, code: 'XYZ789', name: 'Afterparty', join_mode: 'code' });
 
-/** The events page, opened, with `code` typed in its join form and sent. */
-async function typeCode(code: string) {
+/** The events page, opened: its join form's code field. */
+function openEvents() {
   render(
     <Router hook={memoryLocation({ path: '/app/events/' }).hook}>
       <Suspense fallback={null}>
@@ -44,7 +44,12 @@ async function typeCode(code: string) {
       </Suspense>
     </Router>,
   );
-  fireEvent.change(await screen.findByRole('textbox', { name: new RegExp(`^${enEvents['events.join.label']}`) }), { target: { value: code } });
+  return screen.findByRole('textbox', { name: enEvents['events.join.label'] });
+}
+
+/** The events page, opened, with `code` typed in its join form and sent. */
+async function typeCode(code: string) {
+  fireEvent.change(await openEvents(), { target: { value: code } });
   fireEvent.click(screen.getByRole('button', { name: enEvents['events.join.submit'] }));
 }
 
@@ -61,6 +66,15 @@ afterEach(() => {
   vi.resetAllMocks();
   useEvents.getState().reset();
   localStorage.clear();
+});
+
+describe('the code field', () => {
+  it('is named by its label alone, the line under it its description: a screen reader says that line once', async () => {
+    api.currentEvent.mockResolvedValue({ event: null, now: new Date().toISOString() });
+    // Found by its exact name (the label's words, nothing more) and its description.
+    const field = await openEvents();
+    expect(screen.getByRole('textbox', { description: enEvents['events.join.help'] })).toBe(field);
+  });
 });
 
 describe('a code typed before the page knows where the user is', () => {

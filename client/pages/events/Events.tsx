@@ -197,9 +197,11 @@ export function Events() {
 
       <EventCard id="join-title" title={t('events.join.title')}>
         <form className="join-form" onSubmit={(submit) => void join(submit)}>
-          <label className="field">
-            <span>{t('events.join.label')}</span>
+          {/* The label names the field only: the line under it is its description, not part of its name. */}
+          <div className="field">
+            <label htmlFor="join-code">{t('events.join.label')}</label>
             <input
+              id="join-code"
               className="code-input"
               name="code"
               value={code}
@@ -221,7 +223,7 @@ export function Events() {
             <small id="code-help" className="help">
               {t('events.join.help')}
             </small>
-          </label>
+          </div>
           {error && (
             <p id="code-error" className="field-error" role="alert">
               {error}
