@@ -222,17 +222,19 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     expect(await yearly.isChecked()).toBe(true);
   });
 
-  it('reflows for large text on a 320 px phone: no page scrolls sideways (WCAG 1.4.10)', async () => {
+  it('reflows for large text on a 320 px phone: no page scrolls sideways (WCAG 1.4.10), and what is typed in a field grows too (1.4.4)', async () => {
     const pages: Array<[Page, string, string]> = [
       [visitor.page, '/', 'h1'],
       [visitor.page, '/login/', 'h1'],
       [signedIn.page, '/app/events/', 'text=Terrace Night'],
       [signedIn.page, `/app/events/${event.id}/host/`, 'text=Terrace Night'],
       [signedIn.page, '/app/settings/', 'h1'],
+      [signedIn.page, '/app/matches/', 'text=¿Dónde estás?'],
       [signedIn.page, '/app/subscribe/', '[data-testid="plan-starter"]'],
       [signedIn.page, '/app/moderation/', '.report-row'],
     ];
     const wider: string[] = [];
+    const smaller: string[] = [];
     for (const [page, path, shown] of pages) {
       await page.setViewportSize({ width: 320, height: 568 });
       await page.goto(`${app.server.url}${path}`);
@@ -241,9 +243,19 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       await page.addStyleTag({ content: 'html { font-size: 24px !important; }' });
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 320) wider.push(`${path}: ${width} px`);
+      // The fields' text, kept at 16 px at least (less, and a phone zooms into the field), not at 16 px at most.
+      smaller.push(
+        ...(await page.evaluate(() =>
+          [...document.querySelectorAll('.field :is(input, select, textarea), .search input, .event-link')].flatMap((field) => {
+            const size = getComputedStyle(field).fontSize;
+            return parseFloat(size) < 24 ? [`${location.pathname} ${field.getAttribute('name') ?? field.tagName}: ${size}`] : [];
+          }),
+        )),
+      );
     }
     for (const page of [visitor.page, signedIn.page]) await page.setViewportSize({ width: 390, height: 844 });
     expect(wider).toEqual([]);
+    expect(smaller).toEqual([]);
   });
 
   it('gives a finger 44 px across and down on the small controls: languages, links, the top bar’s heart, the photos’, the calendar’s, a toast’s ×', async () => {
