@@ -309,6 +309,10 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await editor.locator('.toast-close').waitFor();
     found.push(...(await small(editor, '.toast-close')));
     await context.close();
+    // A chat's header: back, the partner's avatar and name (their profile), the menu.
+    await signedIn.page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+    await signedIn.page.getByText('¿Dónde estás?').waitFor();
+    found.push(...(await small(signedIn.page, '.chat-header a, .chat-header button')));
     expect(found).toEqual([]);
   });
 
