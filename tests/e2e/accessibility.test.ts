@@ -316,6 +316,35 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     expect(found).toEqual([]);
   });
 
+  it('keeps the focus on the top bar’s language switch of a 320 px phone, which shows only the other language, as a key switches', async () => {
+    const page = signedIn.page;
+    await page.setViewportSize({ width: 320, height: 640 });
+    try {
+      await page.goto(`${app.server.url}/app/settings/`);
+      await page.locator('main h1').waitFor();
+      /** What has the focus, if it shows (and its text is not drawn in its background's colour): its name. */
+      const focused = () =>
+        page.evaluate(() => {
+          const element = document.activeElement;
+          if (!element || element === document.body || !element.getClientRects().length) return null;
+          const { color, backgroundColor } = getComputedStyle(element);
+          return color === backgroundColor ? `${element.getAttribute('aria-label')}, unreadable` : element.getAttribute('aria-label');
+        });
+      await page.getByRole('button', { name: 'EN, English' }).focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.documentElement.lang === 'en');
+      expect(await focused()).toBe('EN, English');
+      // The other language shows beside it, the way back.
+      await page.keyboard.press('Shift+Tab');
+      expect(await focused()).toBe('ES, Español');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.documentElement.lang === 'es');
+      expect(await focused()).toBe('ES, Español');
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+
   it('scrolls each control the keyboard moves to into view, clear of the bars and the profile’s save button', async () => {
     const page = signedIn.page;
     for (const path of ['/app/settings/', '/app/profile/']) {
