@@ -100,6 +100,58 @@ function socketWithoutAnyListeners(): Plugin {
 }
 
 /**
+ * socket.io and engine.io carry binary data too (an ArrayBuffer, a Blob or a typed array anywhere in an
+ * event's arguments: sent as attachments after the event, or base64 where a transport cannot). The app
+ * sends none and receives none: every event either way is JSON (shared/events.ts types them all), and
+ * the server has no emit of its own outside them. In the browser build the packages' parsers keep their
+ * text path alone: socket.io-parser without its search for binary, its attachments and its
+ * reconstruction of them, engine.io-parser without its binary and base64 packets, ~1.4 KB (gzip). A
+ * binary frame from the server would throw in the built app alone; an emit of binary from it would go
+ * as JSON. The build fails if a package no longer reads as expected. The tests' Node clients and the
+ * server use the packages as they are.
+ */
+const textOnlyCuts: Record<string, Array<[RegExp, string]>> = {
+  'socket.io-parser/build/esm/index.js': [
+    [/\nimport \{ deconstructPacket, reconstructPacket \} from "\.\/binary\.js";\nimport \{ isBinary, hasBinary \} from "\.\/is-binary\.js";\n/, '\n'],
+    [/\n {8}if \(obj\.type === PacketType\.EVENT \|\| obj\.type === PacketType\.ACK\) \{\n {12}if \(hasBinary\(obj\)\) \{[\s\S]*?\n {12}\}\n {8}\}\n/, '\n'],
+    [/\n {8}\/\/ attachments if we have them\n[\s\S]*?\n {8}\}\n/, '\n'],
+    [/\n {4}\/\*\*\n {5}\* Encode packet as 'buffer sequence'[\s\S]*?\n {4}encodeAsBinary\(obj\) \{[\s\S]*?\n {4}\}\n/, '\n'],
+    [/\n {12}if \(this\.reconstructor\) \{\n[\s\S]*?\n {12}(packet = this\.decodeString\(obj\);)\n[\s\S]*?\n {12}else \{\n {16}\/\/ non-binary full packet\n {16}(super\.emitReserved\("decoded", packet\);)\n {12}\}\n {8}\}\n {8}else if \(isBinary\(obj\) \|\| obj\.base64\) \{[\s\S]*?\n {8}\}\n {8}else \{/, '\n            $1\n            $2\n        }\n        else {'],
+    [/\n {8}\/\/ look up attachments if type binary\n[\s\S]*?\n {8}\}\n(?= {8}\/\/ look up namespace)/, '\n'],
+    [/\n {4}destroy\(\) \{\n[\s\S]*?\n {4}\}\n/, '\n    destroy() { }\n'],
+    [/\n\/\*\*\n \* A manager of a binary event's 'buffer sequence'[\s\S]*?\nclass BinaryReconstructor \{[\s\S]*?\n\}\n/, '\n'],
+  ],
+  'engine.io-parser/build/esm/encodePacket.browser.js': [
+    [/\n {4}if \(withNativeBlob && data instanceof Blob\) \{[\s\S]*?\n {4}\}\n(?= {4}\/\/ plain string)/, '\n'],
+    // Read at load but only by the binary paths: without the call it is left out too.
+    [/(\nconst withNativeBlob = typeof Blob === "function")( \|\|\n {4}\(typeof Blob !== "undefined" &&\n {8}Object\.prototype\.toString\.call\(Blob\) === "\[object BlobConstructor\]"\));/, '$1;'],
+  ],
+  'engine.io-parser/build/esm/decodePacket.browser.js': [
+    [/\nimport \{ decode \} from "\.\/contrib\/base64-arraybuffer\.js";\n/, '\n'],
+    [/\n {4}if \(typeof encodedPacket !== "string"\) \{[\s\S]*?\n {4}\}\n/, '\n'],
+    [/\n {4}if \(type === "b"\) \{[\s\S]*?\n {4}\}\n/, '\n'],
+    [/\nconst decodeBase64Packet = [\s\S]*?\n\};\n/, '\n'],
+  ],
+};
+function socketTextOnly(): Plugin {
+  return {
+    name: 'socket.io-text-only',
+    apply: 'build',
+    transform(code, id) {
+      const file = Object.keys(textOnlyCuts).find((name) => id.replace(/\\/g, '/').endsWith(`/node_modules/${name}`));
+      if (!file) return;
+      let trimmed = code;
+      for (const [pattern, replacement] of textOnlyCuts[file]!) {
+        const next = trimmed.replace(pattern, replacement);
+        if (next === trimmed) throw new Error(`${id}: ${pattern} not found, see vite.config.ts`);
+        trimmed = next;
+      }
+      return trimmed;
+    },
+  };
+}
+
+/**
  * linkify-it's matcher carries methods the app never calls: its chat finds links with `match` alone
  * (client/lib/links.ts). The build leaves `set`, `pretest`, `matchAtStart` and `tlds` out, ~0.2 KB
  * (gzip), and stops if the module that uses the package names one (it would be undefined in the built
@@ -334,6 +386,7 @@ export default defineConfig({
     react(),
     websocketOnly(),
     socketWithoutAnyListeners(),
+    socketTextOnly(),
     linkifyMatchOnly(),
     springWithoutColorNames(),
     springElementsUsed(),

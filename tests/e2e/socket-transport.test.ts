@@ -1,7 +1,8 @@
 /**
  * The built client's socket is WebSocket alone: the build (vite.config.ts, `websocketOnly`) leaves
  * engine.io-client's other transports out of the app's files. That the socket still works is what
- * every browser suite's live chat, overlay and count shows; this reads the files themselves.
+ * every browser suite's live chat, overlay and count shows; this reads the files themselves. So too
+ * for the parsers, which keep their text packets alone (`socketTextOnly`).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,5 +28,17 @@ describe('the built client’s socket transports', () => {
     // Long-polling over XHR reports its failures with these words; WebTransport opens the browser's own.
     expect(holds(/xhr poll error/), 'long-polling over XHR').toBe(false);
     expect(holds(/new WebTransport\(/), 'WebTransport').toBe(false);
+  });
+
+  it('parses text packets alone, with no binary attachments or base64 packets (`socketTextOnly`)', () => {
+    const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
+    // socket.io-parser's text decoding, which stays, and its binary paths' own words, which go.
+    expect(holds(/unknown packet type /), 'the text decoder').toBe(true);
+    expect(holds(/got binary data when not reconstructing a packet/), 'binary attachments').toBe(false);
+    expect(holds(/Illegal attachments/), 'a binary event’s count of attachments').toBe(false);
+    expect(holds(/_placeholder/), 'the placeholders of attachments').toBe(false);
+    // engine.io-parser's base64 packets: their alphabet, and the reader that writes them.
+    expect(holds(/ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\+\//), 'base64 packets').toBe(false);
+    expect(holds(/readAsDataURL/), 'binary sent as base64').toBe(false);
   });
 });
