@@ -30,6 +30,11 @@ describe('the built client’s socket transports', () => {
     expect(holds(/new WebTransport\(/), 'WebTransport').toBe(false);
   });
 
+  it('sends its packets as they are, uncounted (`websocketOnly`)', () => {
+    const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
+    expect(holds(/_getWritablePackets\(\)\{return this\.writeBuffer\}/), 'the packets as they are').toBe(true);
+  });
+
   it('parses text packets alone, with no binary attachments or base64 packets (`socketTextOnly`)', () => {
     const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
     // socket.io-parser's text decoding, which stays, and its binary paths' own words, which go.
