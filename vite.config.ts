@@ -64,6 +64,15 @@ function websocketOnly(): Plugin {
         if (writable === trimmed) throw new Error(`${id}: no _getWritablePackets method where expected, see vite.config.ts`);
         return writable;
       }
+      // The WebSocket transport picks Node's options (an agent, TLS keys) for the `ws` package, which a
+      // browser's WebSocket never takes: only React Native's is given options, and it gets none of those
+      // (~0.1 KB gzip with the helper that picks them).
+      if (file === 'transports/websocket') {
+        const code = await readFile(id, 'utf8');
+        const trimmed = code.replace(/\? \{\}\n {12}: pick\(this\.opts, "agent", [^)]*\);/, '? {}\n            : {};');
+        if (trimmed === code) throw new Error(`${id}: no pick of Node's options where expected, see vite.config.ts`);
+        return trimmed;
+      }
       // The package's entry still names the others (socket.io-client passes them on): kept only if used.
       // XHR's module listens for pagehide, at load, to abort its own requests, of which there are none.
       if (file && /^(transports\/(polling.*|webtransport)|contrib\/has-cors)$/.test(file)) {

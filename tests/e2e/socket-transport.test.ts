@@ -35,6 +35,12 @@ describe('the built client’s socket transports', () => {
     expect(holds(/_getWritablePackets\(\)\{return this\.writeBuffer\}/), 'the packets as they are').toBe(true);
   });
 
+  it('opens its WebSocket without Node’s options (`websocketOnly`)', () => {
+    const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
+    // Named nowhere else: the TLS options engine.io-client picks for Node's `ws` package.
+    expect(holds(/checkServerIdentity/), 'Node’s options').toBe(false);
+  });
+
   it('parses text packets alone, with no binary attachments or base64 packets (`socketTextOnly`)', () => {
     const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
     // socket.io-parser's text decoding, which stays, and its binary paths' own words, which go.
