@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import { serverText } from '../../shared/i18n/server-messages';
@@ -49,13 +51,21 @@ const refusesTheAddress = (error: unknown) => {
   return code === 'EENVELOPE' && command === 'RCPT TO' && typeof response === 'string' && /^5\d\d[ -]5\.1\.\d+\b/.test(response);
 };
 
+/**
+ * The mail server asked us to try again later: too many connections or busy (421), the mailbox or the
+ * server not ready (450, 451), out of room for now (452).
+ */
+const isTransient = (error: unknown) => [421, 450, 451, 452].includes((error as { responseCode?: unknown }).responseCode as number);
+
 /** What went wrong, as nodemailer or the file system said it ("Mail command failed: 451 4.3.0 …"). */
 const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 export interface Mailer {
   /**
-   * Sends one message now: through SMTP when configured, else into the outbox folder; `MailUnavailable`
-   * when it cannot, `MailAddressRefused` when the mail server says the address does not exist.
+   * Sends one message: through SMTP when configured, else into the outbox folder; `MailUnavailable`
+   * when it cannot, `MailAddressRefused` when the mail server says the address does not exist. Waits
+   * its turn for a connection (`SMTP_CONNECTIONS`), before the messages of `later` work. Sent from
+   * `later` work, a message the mail server defers (`isTransient`) is tried again (`RETRY_DELAYS_MS`).
    */
   send(message: MailMessage): Promise<void>;
   /**
@@ -90,6 +100,27 @@ const SMTP_TIMEOUTS = { connectionTimeout: 8_000, greetingTimeout: 8_000, socket
 const SEND_DEADLINE_MS = 10_000;
 
 /**
+ * How many messages are handed to the mail server at once, each through a connection kept open for the
+ * next (nodemailer's pool); the others wait their turn. One connection per message would open as many as
+ * there are sign-ups at that moment, and a provider capping connections answers those beyond its cap 421.
+ * `maxConnections` in SMTP_URL's query wins.
+ */
+const SMTP_CONNECTIONS = 2;
+
+/**
+ * How long a pooled connection is kept open with nothing to send: a burst of e-mails shares it, and an
+ * idle one does not hold one of the provider's connections away from the app's other instances.
+ */
+const SMTP_IDLE_MS = 5_000;
+
+/**
+ * The waits before trying a message of `later` work again when the mail server defers it (each
+ * stretched by up to half, so that the messages deferred together do not come back together).
+ * A resend is not tried again: its user waits for the answer, and is told to try again.
+ */
+const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
+
+/**
  * How long shutdown waits for the e-mails still being sent: against a healthy mail server, milliseconds;
  * against a stalled one, the process would reach its own shutdown deadline (10 s) and exit 1 with the
  * database still open.
@@ -107,18 +138,32 @@ export function createMailer(options: {
   outboxDir: string;
   log: FastifyBaseLogger;
 }): Mailer {
+  const connections = Number(options.smtpUrl && new URL(options.smtpUrl).searchParams.get('maxConnections')) || SMTP_CONNECTIONS;
   const transport = options.smtpUrl
-    ? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS })
+    ? nodemailer.createTransport({
+        url: options.smtpUrl,
+        pool: true,
+        maxConnections: connections,
+        idleTimeout: SMTP_IDLE_MS,
+        ...SMTP_TIMEOUTS,
+      })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const turns = queue(connections);
   const inFlight = new Set<Promise<void>>();
   const shutdown = new AbortController();
+  // Set for the work started with `later`: its messages are tried again.
+  const background = new AsyncLocalStorage<true>();
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
 
   async function send(message: MailMessage) {
     try {
-      await deliver(message);
+      if (!background.getStore()) {
+        // The request waits: its one deadline counts the wait for a turn too.
+        const deadline = AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]);
+        await inTurn(() => deliver(message, deadline), deadline, true);
+      } else await deliverRetrying(message);
     } catch (error) {
       const mail = { to: message.to, subject: message.subject };
       if (refusesTheAddress(error)) throw new MailAddressRefused({ cause: error }, mail);
@@ -126,7 +171,44 @@ export function createMailer(options: {
     }
   }
 
-  async function deliver(message: MailMessage) {
+  async function inTurn(work: () => Promise<void>, signal: AbortSignal, first = false) {
+    const done = await turns.take(signal, first);
+    try {
+      await work();
+    } finally {
+      done();
+    }
+  }
+
+  async function deliverRetrying(message: MailMessage) {
+    for (let attempt = 0; ; attempt++) {
+      // Tried again, it goes before the messages that have not been tried yet.
+      const done = await turns.take(shutdown.signal, attempt > 0);
+      let rest = 0;
+      try {
+        return await deliver(message, AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]));
+      } catch (error) {
+        const wait = RETRY_DELAYS_MS[attempt];
+        if (wait === undefined || !isTransient(error) || shutdown.signal.aborted) throw error;
+        rest = Math.round(wait * (1 + Math.random() / 2));
+        options.log.info({ to: message.to, subject: message.subject, reason: reasonOf(error), retryInMs: rest }, 'e-mail deferred by the mail server: trying again');
+        // A 421 refused the connection, not the message (too many connections, ours or another
+        // instance's): it goes out at once through a connection that works, while this turn rests.
+        // Shutdown gives up on it: the warn line says what the mail server last answered.
+        if ((error as { responseCode?: unknown }).responseCode !== 421) await pause(rest).catch(() => Promise.reject(error));
+      } finally {
+        // The mail server deferring a message is short of something (connections, messages a minute):
+        // the turn rests too, rather than open another connection at once.
+        if (rest > 0) void pause(rest).catch(() => {}).finally(done);
+        else done();
+      }
+    }
+  }
+
+  /** Waits, or rejects at shutdown. */
+  const pause = (ms: number) => sleep(ms, undefined, { signal: shutdown.signal });
+
+  async function deliver(message: MailMessage, signal: AbortSignal) {
     const info = await transport.sendMail({
       from: options.from,
       to: message.to,
@@ -134,7 +216,7 @@ export function createMailer(options: {
       text: message.text,
       html: message.html,
       // Aborted, nodemailer closes the connection: nothing is left holding the mail server's socket.
-      signal: AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]),
+      signal,
     });
     if (options.smtpUrl) {
       options.log.info({ messageId: info.messageId }, 'e-mail sent');
@@ -149,7 +231,7 @@ export function createMailer(options: {
   return {
     send,
     later(work) {
-      const running = work().then(
+      const running = background.run(true, work).then(
         () => {},
         (error: unknown) => {
           // The mail server's doing (down, slow, refusing): one line saying which e-mail, to whom, and
@@ -176,6 +258,44 @@ export function createMailer(options: {
     async close() {
       await idle();
       transport.close();
+    },
+  };
+}
+
+/**
+ * Turns for at most `size` at once, in order (`first`: ahead of those waiting). A waiter whose signal
+ * aborts leaves the line, rejected with the signal's reason.
+ */
+function queue(size: number) {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free++;
+  };
+  return {
+    /** Resolves, once it is the caller's turn, to the function that ends it. */
+    async take(signal: AbortSignal, first: boolean): Promise<() => void> {
+      signal.throwIfAborted();
+      if (free > 0) {
+        free--;
+        return release;
+      }
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          waiting.splice(waiting.indexOf(wake), 1);
+          reject(signal.reason);
+        };
+        const wake = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        if (first) waiting.unshift(wake);
+        else waiting.push(wake);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      return release;
     },
   };
 }

@@ -33,7 +33,11 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+/**
+ * `maxClients`: how many connections it takes at once; one beyond is answered `421 Too many connected
+ * clients, try again in a moment` and closed, as a provider capping connections does.
+ */
+export async function startSmtpServer(options: { maxClients?: number } = {}): Promise<TestSmtpServer> {
   const inbox: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
   const waiters = new Set<() => void>();
@@ -43,6 +47,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    maxClients: options.maxClients,
     onData(stream, session, callback) {
       Promise.all([simpleParser(stream), gate]).then(
         ([parsed]) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -652,6 +652,43 @@ describe('the e-mails of sign-ups while the mail server is down', () => {
     ]);
     // An outage is the mail server's, not a bug of ours: no stack of our code and nodemailer's for each.
     expect(JSON.stringify(entries[0])).not.toContain('node_modules');
+  });
+});
+
+describe('the e-mails of many sign-ups at once, to a mail server that takes 2 connections at a time', () => {
+  const logs: string[] = [];
+  let smtp: TestSmtpServer;
+  let other: Socket | undefined;
+  beforeAll(async () => {
+    smtp = await startSmtpServer({ maxClients: 2 });
+  });
+  afterAll(async () => {
+    other?.destroy();
+    await smtp?.close();
+  });
+  const server = serverPerSuite(() => ({
+    logger: loggerInto(logs, 'info'),
+    config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, limits: { 'register:ip': { max: 10_000, windowMs: 60_000 } } },
+  }));
+
+  it('are all delivered: the app opens few connections, and tries again when the mail server says 421', async () => {
+    // Another instance of the app holds one of the two: the app's second connection is answered 421.
+    const { port } = new URL(smtp.url);
+    other = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => other!.once('data', resolve));
+    // The first e-mail is held in the mail server until the second has met the 421: they are sent at once.
+    const held = smtp.hold();
+    const emails = Array.from({ length: 15 }, () => address('crowd'));
+    const signUps = Promise.all(emails.map((email) => client(server.url).post('/api/auth/register/', { json: registration(email) })));
+    const entries = () => logs.map((line) => JSON.parse(line)).filter((entry) => /e-mail/.test(entry.msg) && !entry.req && !entry.res);
+    await expect
+      .poll(entries, { timeout: 10_000 })
+      .toContainEqual(expect.objectContaining({ level: 30, msg: 'e-mail deferred by the mail server: trying again', reason: expect.stringMatching(/421/) }));
+    held.release();
+    expect((await signUps).map((response) => response.status)).toEqual(emails.map(() => 201));
+    await server.app.mailer.idle();
+    expect(emails.filter((email) => smtp.mailTo(email).length !== 1)).toEqual([]);
+    expect(entries().filter((entry) => entry.level >= 40)).toEqual([]);
   });
 });
 
