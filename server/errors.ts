@@ -42,6 +42,14 @@ export class ApiError extends Error {
     return (this.body as { code?: ErrorCode }).code;
   }
 
+  /**
+   * A 5xx that is a service outside failing as it sometimes does (the mail server down), not a bug:
+   * the one line the log says of it, in place of the error and its stack of our code and the library's.
+   */
+  get logLine(): { msg: string; facts: Record<string, unknown> } | undefined {
+    return undefined;
+  }
+
   /** The body in a language: what the client receives. */
   render(language: Language): Record<string, unknown> {
     const rendered: Record<string, unknown> = {};
@@ -218,7 +226,9 @@ export function registerErrorHandler(app: FastifyInstance) {
     if (known) {
       // A 503 is a service of ours not answering (Stripe, the photo bucket), or a transaction rolled back
       // by a deadlock: the operator should hear of it.
-      if (known.statusCode >= 500) request.log.warn({ err: error }, 'the request could not be served now: the client may try again');
+      const line = known.statusCode >= 500 ? known.logLine : undefined;
+      if (line) request.log.warn(line.facts, line.msg);
+      else if (known.statusCode >= 500) request.log.warn({ err: error }, 'the request could not be served now: the client may try again');
       return reply.code(known.statusCode).headers(known.headers).send(known.render(language));
     }
 

@@ -17,6 +17,9 @@ export interface MailMessage {
   link?: string;
 }
 
+/** What went wrong, as nodemailer or the file system said it ("Mail command failed: 451 4.3.0 …"). */
+const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
 /** The mail server did not take a message (down, refusing us), or the outbox folder could not be written. */
 export class MailUnavailable extends ServiceUnavailable {
   constructor(
@@ -25,8 +28,12 @@ export class MailUnavailable extends ServiceUnavailable {
     readonly mail?: { to: string; subject: string },
   ) {
     super(serverText('mail_unavailable'), 'mail_unavailable');
-    // Logged with the 503, so that an operator sees what the mail server said.
     this.cause = options.cause;
+  }
+
+  /** Answered 503 to a resend: logged as the e-mails sent beside a request are, saying what the mail server did. */
+  override get logLine() {
+    return { msg: 'e-mail not sent', facts: { ...this.mail, reason: reasonOf(this.cause) } };
   }
 }
 
@@ -56,9 +63,6 @@ const refusesTheAddress = (error: unknown) => {
  * server not ready (450, 451), out of room for now (452).
  */
 const isTransient = (error: unknown) => [421, 450, 451, 452].includes((error as { responseCode?: unknown }).responseCode as number);
-
-/** What went wrong, as nodemailer or the file system said it ("Mail command failed: 451 4.3.0 …"). */
-const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 export interface Mailer {
   /**

@@ -614,8 +614,12 @@ describe.each(backends)('a reset clears the account’s login throttle, on %s', 
 });
 
 describe('a new verification link while the mail server is down', () => {
+  const logs: string[] = [];
   // Nothing listens there: every delivery is refused, as by a mail server that is down.
-  const server = serverPerSuite(async () => ({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } } }));
+  const server = serverPerSuite(async () => ({
+    logger: loggerInto(logs, 'info'),
+    config: { mail: { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, from: MAIL_FROM } },
+  }));
 
   it('is answered 503 in the request’s language, not as sent, and is not one of the hour’s five', async () => {
     const user = await makeUser(server);
@@ -627,6 +631,18 @@ describe('a new verification link while the mail server is down', () => {
         code: 'mail_unavailable',
       });
     }
+  });
+
+  it('is logged as one warning that says to whom and what the mail server did, with no stack', async () => {
+    const user = await makeUser(server);
+    await server.app.mailer.idle();
+    logs.length = 0;
+    expect((await client(server.url).post('/api/auth/verify-email/resend/', { token: user.token })).status).toBe(503);
+    const entries = logs.map((line) => JSON.parse(line)).filter((entry) => entry.level >= 40);
+    expect(entries).toEqual([
+      expect.objectContaining({ level: 40, msg: 'e-mail not sent', to: user.email, reason: expect.stringMatching(/ECONNREFUSED/) }),
+    ]);
+    expect(JSON.stringify(entries)).not.toContain('node_modules');
   });
 });
 
