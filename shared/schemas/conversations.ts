@@ -1,4 +1,5 @@
 import { MATCH_SEEN, MESSAGE_MAX_LENGTH } from '../constants';
+import { withoutDirectionControls } from '../i18n/format';
 import { Id, wholeNumber } from './common';
 import { visibleText } from './text';
 import { z } from './zod';
@@ -13,7 +14,10 @@ export const Message = z.object({
 export type Message = z.infer<typeof Message>;
 
 export const MessageInput = z.object({
-  content: visibleText(MESSAGE_MAX_LENGTH),
+  // Without embeddings, overrides and isolates: one before a link (shown as a link in the chat) turns
+  // it around, its text showing a host it does not lead to ("https://bank.example/…" for a link to
+  // another). Right-to-left text needs none of them: its letters set their own direction.
+  content: visibleText(MESSAGE_MAX_LENGTH).overwrite(withoutDirectionControls),
   client_id: z.uuid().optional(),
 });
 export type MessageInput = z.infer<typeof MessageInput>;

@@ -336,6 +336,15 @@ describe.each(backends)('conversations on %s', (backend) => {
     expect(await messageCount(id)).toBe(3);
   });
 
+  it('keeps no direction controls in a message: a link cannot show a host it does not lead to', async () => {
+    const { a, id } = await makeMatch();
+    // Shown turned around, this reads "https://bank.example/elpmaxe.live//:sptth": a link to evil.example.
+    const sent = await send(a, id, { content: '\u202Ehttps://evil.example/elpmaxe.knab//:sptth\u202C, \u2067שלום\u2069 \u200F!' });
+    expect(sent.status).toBe(201);
+    expect(sent.body.content).toBe('https://evil.example/elpmaxe.knab//:sptth, שלום \u200F!');
+    expect((await send(a, id, { content: '\u202E\u202C' })).status).toBe(400);
+  });
+
   it("tells of a batch's sends stored before a later step of the batch failed: new once, a retry not", async () => {
     const { a, id } = await makeMatch();
     const storedBefore = randomUUID();
