@@ -85,7 +85,7 @@ export const SubscriptionState = z.object({
   trial_days: z.number().int().min(0),
   /** While the plan is in its free trial: when the trial ends (and the first payment is taken). */
   trial_ends_at: z.string().nullable(),
-  /** When the plan renews next, as far as it is known; null when it ends instead. */
+  /** When the plan renews next, as far as it is known; null when it ends instead, or while a payment has failed (`payment_failed`). */
   renews_at: z.string().nullable(),
   /** A plan canceled at the end of its period: when it ends. */
   ends_at: z.string().nullable(),

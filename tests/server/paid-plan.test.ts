@@ -784,18 +784,23 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const me = await makeUser(server);
     const { customer, sessionId } = await startStripeCheckout(server, me);
     const subscription = (status: string) => ({ id: 'sub_dunning', object: 'subscription', customer, status });
+    // Stripe moves the period on when it bills a renewal, paid or not.
+    const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd }] };
     const move = async (status: string, type = 'customer.subscription.updated') => {
-      fake.subscriptions.set('sub_dunning', { customer, status });
+      fake.subscriptions.set('sub_dunning', { customer, status, items });
       expect((await deliver(stripeEvent(type, subscription(status)))).status).toBe(200);
       const state = (await api().subscription(me)).body;
       return { active: state.active, payment_failed: state.payment_failed, manageable: state.manageable };
     };
-    fake.subscriptions.set('sub_dunning', { customer, status: 'active' });
+    fake.subscriptions.set('sub_dunning', { customer, status: 'active', items });
     expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_dunning'))).status).toBe(200);
-    expect((await api().subscription(me)).body.payment_failed).toBe(false);
+    expect((await api().subscription(me)).body).toMatchObject({ payment_failed: false, renews_at: new Date(periodEnd * 1000).toISOString() });
 
     // A renewal's payment failed, and Stripe is trying again: the plan goes on, and the page says so.
     expect(await move('past_due')).toEqual({ active: true, payment_failed: true, manageable: true });
+    // It renews only once that payment is made: no renewal date beside the failure.
+    expect((await api().subscription(me)).body).toMatchObject({ renews_at: null, ends_at: null });
     // The card was updated and the invoice paid.
     expect(await move('active')).toEqual({ active: true, payment_failed: false, manageable: true });
     // Stripe's retries ran out: the plan ends, and the invoice can still be paid in the portal.

@@ -59,15 +59,17 @@ export async function subscriptionState(
   // The plan's dates while it is active, each while it is ahead (a trial over, a renewal gone by).
   const now = new Date();
   const ahead = (date: Date | null | undefined) => (active && date && date > now ? date.toISOString() : null);
+  const paymentFailed = billing?.status === 'past_due' || billing?.status === 'unpaid';
   return {
     active,
     period,
     manageable,
     trial_days: billing?.subscription ? 0 : trialDays,
     trial_ends_at: ahead(billing?.trialEndsAt),
-    renews_at: ahead(billing?.renewsAt),
+    // Past due, the period has moved on unpaid: the plan renews once the payment is made, not on a date.
+    renews_at: paymentFailed ? null : ahead(billing?.renewsAt),
     ends_at: ahead(billing?.endsAt),
-    payment_failed: billing?.status === 'past_due' || billing?.status === 'unpaid',
+    payment_failed: paymentFailed,
   };
 }
 
