@@ -149,7 +149,7 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('says a plan ended unpaid, with "Manage subscription" to pay it, beside the plans for sale; in Spanish too', async () => {
+  it('says a plan ended unpaid, with "Manage subscription" to pay it, beside the plans for sale; ended otherwise, to see its invoices', async () => {
     const unpaid = { ...noDates, active: false, period: null, manageable: true, trial_days: 0, payment_failed: true };
     for (const [language, words] of [
       ['en', en],
@@ -164,11 +164,17 @@ describe('the subscribe page of a subscriber', () => {
       expect(await screen.findByTestId('plan-starter')).toBeTruthy();
       unmount();
     }
-    // Ended otherwise (cancelled), or with nothing to manage: neither.
+    // Ended otherwise (cancelled): no alert, and the portal still holds their invoices.
     usePlan.setState({ subscription: { ...unpaid, payment_failed: false } });
-    renderAt('/app/subscribe/', <Subscribe />);
+    const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
     await screen.findByTestId('plan-starter');
     expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByRole('button', { name: es['subscribe.manage'] })).toBeTruthy();
+    unmount();
+    // Nothing to manage: neither.
+    usePlan.setState({ subscription: { ...unpaid, payment_failed: false, manageable: false } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    await screen.findByTestId('plan-starter');
     expect(screen.queryByRole('button', { name: es['subscribe.manage'] })).toBeNull();
   });
 

@@ -783,6 +783,8 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
   it('says a payment failed while Stripe retries it (the plan goes on) and once the plan ended unpaid, with the portal to mend it', async () => {
     const me = await makeUser(server);
     const { customer, sessionId } = await startStripeCheckout(server, me);
+    // A checkout started, not paid: nothing to manage yet.
+    expect((await api().subscription(me)).body.manageable).toBe(false);
     const subscription = (status: string) => ({ id: 'sub_dunning', object: 'subscription', customer, status });
     // Stripe moves the period on when it bills a renewal, paid or not.
     const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;

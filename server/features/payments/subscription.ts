@@ -54,7 +54,9 @@ export async function subscriptionState(
   const active = billing?.active ?? false;
   const period = active ? planPeriod(billing?.lookupKey, lookupKeys) : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
-  const manageable = payments.stripe ? Boolean(billing?.customer) : payments.mode === 'test' && active;
+  // A customer made for a checkout never paid has nothing there: no subscription, no invoice.
+  const subscribed = active || Boolean(billing?.subscription) || trialDays === 0;
+  const manageable = payments.stripe ? Boolean(billing?.customer) && subscribed : payments.mode === 'test' && active;
   // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
   // The plan's dates while it is active, each while it is ahead (a trial over, a renewal gone by).
   const now = new Date();
