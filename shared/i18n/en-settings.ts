@@ -42,6 +42,7 @@ export const enSettings = {
   'settings.delete.text':
     'Your profile, photos, matches and conversations are deleted at once, your subscription is canceled, and your matches no longer see you. This cannot be undone.',
   'settings.delete.start': 'Delete my account',
+  'settings.delete.plan': 'Your paid plan ends now, with no refund for the time left.',
   'settings.delete.confirmPassword': 'Enter your password to confirm.',
   'settings.delete.confirmWord': 'Type DELETE to confirm.',
   'settings.delete.confirm': 'Delete my account forever',

@@ -43,6 +43,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.delete.text':
     'Tu perfil, tus fotos, tus matches y tus conversaciones se eliminan en el acto, tu suscripción se cancela y tus matches dejan de verte. No se puede deshacer.',
   'settings.delete.start': 'Eliminar mi cuenta',
+  'settings.delete.plan': 'Tu plan de pago termina ahora, sin reembolso del tiempo que queda.',
   'settings.delete.confirmPassword': 'Escribe tu contraseña para confirmar.',
   'settings.delete.confirmWord': 'Para confirmar, escribe DELETE en mayúsculas.',
   'settings.delete.confirm': 'Eliminar mi cuenta para siempre',

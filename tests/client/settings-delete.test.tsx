@@ -38,6 +38,16 @@ describe('Settings → Delete my account, its confirm step', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: es['settings.delete.start'] }));
   });
 
+  it('tells a subscriber the plan ends now, unrefunded; says nothing of a plan to anyone else', async () => {
+    useSession.setState({ user: currentUser({ has_subscription: true }) });
+    await openConfirmStep();
+    expect(screen.getByText(es['settings.delete.plan'])).toBeTruthy();
+    cleanup();
+    useSession.setState({ user: currentUser() });
+    await openConfirmStep();
+    expect(screen.queryByText(es['settings.delete.plan'])).toBeNull();
+  });
+
   it('Escape in the step closes it the same way', async () => {
     const password = await openConfirmStep();
     expect(document.activeElement).toBe(password);

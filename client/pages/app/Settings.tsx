@@ -323,6 +323,8 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
             cancel();
           }}
         >
+          {/* Deletion cancels a plan at once (not at the period's end), with no refund: said before it is too late. */}
+          {user.has_subscription && <p>{t('settings.delete.plan')}</p>}
           {user.has_password ? (
             <FormField id="delete-password" name="password" label={t('settings.delete.confirmPassword')} type="password" autoComplete="current-password" autoFocus errors={errors.password} />
           ) : (
