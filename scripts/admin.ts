@@ -15,6 +15,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Db } from '../server/db/client';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
+import { createStripeClient } from '../server/features/payments/stripe-client';
 import { openCommandDatabase } from './command-database';
 
 const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
@@ -27,7 +28,7 @@ It works on DATABASE_URL's database, or on the embedded one in DATA_DIR (default
 running on that one first.`;
 
 type Command = {
-  run: (db: Db, email: string) => Promise<AdminOutcome>;
+  run: (db: Db, email: string, env: NodeJS.ProcessEnv, out: Pick<Console, 'error'>) => Promise<AdminOutcome>;
   /** What the account is now, said after its e-mail; and what it already was, when nothing changed. */
   changed: string;
   unchanged: string;
@@ -44,8 +45,20 @@ const COMMANDS = {
     changed: 'is no longer a moderator',
     unchanged: 'was not a moderator',
   },
-  unban: { run: (db, email) => unban(db, email), changed: 'is no longer banned', unchanged: 'was not banned' },
+  // A plan the ban stopped renews again: at Stripe, with the server's STRIPE_SECRET_KEY (and STRIPE_API_BASE).
+  unban: {
+    run: (db, email, env, out) =>
+      unban(db, email, createStripeClient(stripeSettings(env)), { warn: (object, message) => out.error(message, object), error: (object, message) => out.error(message, object) }),
+    changed: 'is no longer banned',
+    unchanged: 'was not banned',
+  },
 } satisfies Record<string, Command>;
+
+/** The server's Stripe settings that a command calls Stripe with (`loadConfig`'s, read alone). */
+const stripeSettings = (env: NodeJS.ProcessEnv) => ({
+  secretKey: env.STRIPE_SECRET_KEY || null,
+  apiBase: env.STRIPE_API_BASE || null,
+});
 
 /** Runs one command; returns the process's exit status. */
 export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console): Promise<number> {
@@ -65,7 +78,7 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
   if (typeof opened === 'number') return opened;
   const { database } = opened;
   try {
-    const outcome = await command.run(database.db, email);
+    const outcome = await command.run(database.db, email, env, out);
     if (outcome === null) {
       out.error(`No account with the e-mail ${email}.`);
       return 1;

@@ -51,6 +51,9 @@ export const users = pgTable(
     // Counts the Stripe events applied to the user's billing: one read from Stripe before another's
     // commit (outside the transaction, not to hold the database while Stripe answers) is read again.
     billingVersion: integer('billing_version').notNull().default(0),
+    // A ban set the plan to end at its period's end (the user could no longer sign in to cancel it):
+    // lifting the ban lets it renew again, as it did before. Not set for a plan its owner had cancelled.
+    planStoppedByBan: boolean('plan_stopped_by_ban').notNull().default(false),
     // Set when the owner proves the address (the e-mailed link, a password reset, or Google vouching
     // for it). Google only links to a password account once this is set: no pre-account hijacking.
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),

@@ -28,6 +28,7 @@ import type { ProfileInput } from '../../shared/schemas/users';
 import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { unban } from '../../server/features/moderation/service';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
 
@@ -60,6 +61,13 @@ const kindOf = async (server: TestServer, from: TestUser, to: TestUser) =>
   )[0]?.kind ?? null;
 
 const ids = (body: { results: Array<{ id: number }> }) => body.results.map((card) => card.id);
+/** The user signed in afresh: a ban ended their sessions, which its lifting does not give back. */
+async function signedInAgain(server: TestServer, user: TestUser): Promise<TestUser> {
+  const login = await client(server.url).post('/api/auth/', { json: { username: user.email, password: user.password } });
+  expect(login.status).toBe(200);
+  return { ...user, token: login.body.token };
+}
+
 /** A plan's dates, none known (no plan, or a subscription that named none). */
 const noDates = { trial_ends_at: null, renews_at: null, ends_at: null };
 
@@ -474,13 +482,26 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     ]);
   });
 
-  it('ends a banned subscriber’s test plan at its period’s end, as the test portal’s cancellation does', async () => {
+  it('ends a banned subscriber’s test plan at its period’s end, as the test portal’s cancellation does; unbanned, it renews again', async () => {
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me, 'monthly');
+    const dates = async () =>
+      (await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id)))[0]!;
+    const renewsAt = (await dates()).renewsAt;
     await banThroughModeration(server, await makeModerator(server), me);
-    const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
-    expect(row!.endsAt).toBeInstanceOf(Date);
-    expect(row!.renewsAt).toBeNull();
+    const row = await dates();
+    expect(row.endsAt).toBeInstanceOf(Date);
+    expect(row.renewsAt).toBeNull();
+
+    expect(await unban(server.app.db, me.email)).toBe('changed');
+    expect(await dates()).toEqual({ endsAt: null, renewsAt: new Date(Math.floor(renewsAt!.getTime() / 1000) * 1000) });
+    // Cancelled by its owner, it ends again; a ban and its lifting then leave it ending.
+    await cancelThroughTestPortal(server, await signedInAgain(server, me));
+    const cancelled = await dates();
+    expect(cancelled.endsAt).toBeInstanceOf(Date);
+    await banThroughModeration(server, await makeModerator(server), me);
+    expect(await unban(server.app.db, me.email)).toBe('changed');
+    expect(await dates()).toEqual(cancelled);
   });
 
   it('renews a test plan past its trial as Stripe would: a cancellation then ends it at the end of the period it is in', async () => {
@@ -829,6 +850,17 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
     const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
     expect(row).toEqual({ endsAt: new Date(periodEnd * 1000), renewsAt: null });
+
+    // Unbanned, it renews again, as before the ban: the user never cancelled it.
+    const log = { warn: () => {}, error: () => {} };
+    expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([
+      { cancel_at_period_end: 'true' },
+      { cancel_at_period_end: 'false' },
+    ]);
+    expect(fake.subscriptions.get('sub_banned')?.cancel_at_period_end).toBe(false);
+    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
+    expect((await api().subscription(await signedInAgain(server, me))).body).toMatchObject({ renews_at: new Date(periodEnd * 1000).toISOString(), ends_at: null });
 
     // Stripe down: the ban holds all the same (the operator's log says to end the plan by hand).
     const other = await makeCompletedUser(server);

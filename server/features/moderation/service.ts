@@ -1,4 +1,5 @@
 import { type AnyColumn, and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type Stripe from 'stripe';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { ModerationReport, ModerationReportDetail, ResolveInput, SnapshotSender } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
@@ -6,6 +7,8 @@ import { attendances, authTokens, profiles, type ReportAddition, type ReportSnap
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { lockOutLikes } from '../matching/locks';
+import type { BillingLog } from '../payments/service';
+import { resumeRenewalOfUnbanned } from '../payments/subscription';
 import { type EndedConversation, endConversationsOf, whoMayShow } from '../safety/service';
 
 export const ALREADY_RESOLVED = serverText('report_already_resolved');
@@ -307,9 +310,10 @@ export function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome
 
 /**
  * Lifts a ban. The conversations it ended stay ended, and so do its sessions: their rows, kept to tell
- * the phones that held them that the account was suspended, go now; the user signs in afresh.
+ * the phones that held them that the account was suspended, go now; the user signs in afresh. A plan
+ * the ban set to end at its period's end renews again (`resumeRenewalOfUnbanned`, at Stripe with `stripe`).
  */
-export async function unban(db: Db, email: string): Promise<AdminOutcome> {
+export async function unban(db: Db, email: string, stripe: Stripe | null = null, log: BillingLog = console): Promise<AdminOutcome> {
   const [user] = await db.select({ id: users.id, bannedAt: users.bannedAt }).from(users).where(eq(users.email, email.toLowerCase()));
   if (!user) return null;
   if (user.bannedAt === null) return 'unchanged';
@@ -317,6 +321,7 @@ export async function unban(db: Db, email: string): Promise<AdminOutcome> {
     await tx.update(users).set({ bannedAt: null }).where(eq(users.id, user.id));
     await tx.delete(authTokens).where(and(eq(authTokens.userId, user.id), eq(authTokens.endedByBan, true)));
   });
+  await resumeRenewalOfUnbanned(db, stripe, user.id, log);
   return 'changed';
 }
 

@@ -4,7 +4,7 @@ import { ServiceUnavailable } from '../../errors';
 import { serverText } from '../../../shared/i18n/server-messages';
 
 /** The Stripe SDK, or null when no key is configured (the local test checkout runs instead). */
-export function createStripeClient(config: Config['stripe']): Stripe | null {
+export function createStripeClient(config: Pick<Config['stripe'], 'secretKey' | 'apiBase'>): Stripe | null {
   if (!config.secretKey) return null;
   if (!config.apiBase) return new Stripe(config.secretKey, { maxNetworkRetries: 2, timeout: 15_000 });
   // STRIPE_API_BASE: tests point the real SDK at a local fake of Stripe's HTTP API.

@@ -25,10 +25,45 @@ async function billingOf(db: DbOrTx, userId: number) {
       renewsAt: users.planRenewsAt,
       endsAt: users.planEndsAt,
       status: users.planStatus,
+      version: users.billingVersion,
+      stoppedByBan: users.planStoppedByBan,
     })
     .from(users)
     .where(eq(users.id, userId));
   return row ?? null;
+}
+
+const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+
+/**
+ * The event Stripe would send for the local test plan (CHECKOUT_MODE=test) once it is cancelled at its
+ * period's end, or renews again, through the webhook's handler. Its id names the billing it changes:
+ * the same click twice changes nothing, and a cancellation after a renewal taken up again is a new one.
+ */
+function updateLocalPlan(db: Db, billing: NonNullable<Awaited<ReturnType<typeof billingOf>>>, cancel: boolean) {
+  const subscription = billing.subscription ?? '';
+  const customer = billing.customer ?? '';
+  const trialing = billing.trialEndsAt !== null && billing.trialEndsAt > new Date();
+  return handleStripeEvent(
+    db,
+    {
+      id: `evt_local_${cancel ? 'cancel' : 'renew'}_${subscription}_${billing.version}`,
+      type: 'customer.subscription.updated',
+      data: {
+        object: {
+          id: subscription,
+          object: 'subscription',
+          customer,
+          status: trialing ? 'trialing' : 'active',
+          items: { data: [{ price: { lookup_key: billing.lookupKey }, current_period_end: seconds(billing.renewsAt ?? billing.endsAt) }] },
+          trial_end: seconds(billing.trialEndsAt),
+          cancel_at: null,
+          cancel_at_period_end: cancel,
+        },
+      },
+    },
+    LOCAL_EVENTS,
+  );
 }
 
 /** The billing period a plan's price names, or null for a price that is not one of the two plans'. */
@@ -121,42 +156,23 @@ export async function openPortal(
  * The local test portal's "Cancel subscription", as Stripe's portal cancels: at the end of the period
  * paid for (or of the free trial). Stripe would send `customer.subscription.updated` with
  * `cancel_at_period_end`, and this sends the same event through the webhook's handler: the plan stays,
- * with its end date, until `endCancelledTestPlans` sends the deletion once that date has passed. Its id
- * is derived from the subscription's: a second click changes nothing.
+ * with its end date, until `endCancelledTestPlans` sends the deletion once that date has passed. A
+ * second click changes nothing (`updateLocalPlan`).
  */
 export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
-  const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
-  const trialing = billing.trialEndsAt !== null && billing.trialEndsAt > new Date();
-  await handleStripeEvent(
-    db,
-    {
-      id: `evt_local_cancel_${billing.subscription}`,
-      type: 'customer.subscription.updated',
-      data: {
-        object: {
-          id: billing.subscription,
-          object: 'subscription',
-          customer: billing.customer,
-          status: trialing ? 'trialing' : 'active',
-          items: { data: [{ price: { lookup_key: billing.lookupKey }, current_period_end: seconds(billing.renewsAt ?? billing.endsAt) }] },
-          trial_end: seconds(billing.trialEndsAt),
-          cancel_at: null,
-          cancel_at_period_end: true,
-        },
-      },
-    },
-    LOCAL_EVENTS,
-  );
+  // Cancelled already: it ends when it said it would.
+  if (billing.endsAt) return;
+  await updateLocalPlan(db, billing, true);
 }
 
 /**
  * A banned account can no longer sign in, so no longer cancel its plan: it would be billed on and on
  * for an app it cannot use. Its subscription is set to end at the end of the period paid for, as the
  * customer portal's cancellation does (Stripe's `customer.subscription.updated` then gives the plan its
- * end date here); the local test plan's through the test portal's own cancellation. Once unbanned, the
- * user sees when it ends and can renew it in the portal. Called after the ban has committed: a Stripe
+ * end date here); the local test plan's through the test portal's own cancellation. Once unbanned, it
+ * renews again (`resumeRenewalOfUnbanned`). Called after the ban has committed: a Stripe
  * that cannot be reached, or refuses, leaves the ban as it is, and the operator is told to end it by hand.
  */
 export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
@@ -169,6 +185,31 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
     else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: cancel it in Stripe by hand');
+    return;
+  }
+  // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
+  await db.update(users).set({ planStoppedByBan: true }).where(eq(users.id, userId));
+}
+
+/**
+ * Once a ban is lifted, the plan it set to end at its period's end (`stopRenewalOfBanned`) renews again,
+ * as it did before the ban: the user did not cancel it. A plan that has ended meanwhile stays ended (the
+ * user may buy it again), and one its owner had cancelled before the ban was never the ban's. Called
+ * after the ban has been lifted: a Stripe that cannot be reached, or refuses, leaves the plan to end,
+ * and the operator is told to take the cancellation back by hand.
+ */
+export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
+  const billing = await billingOf(db, userId);
+  if (!billing?.stoppedByBan) return;
+  await db.update(users).set({ planStoppedByBan: false }).where(eq(users.id, userId));
+  if (!billing.active || !billing.subscription || (billing.endsAt && billing.endsAt <= new Date())) return;
+  const subscription = billing.subscription;
+  try {
+    if (subscription.startsWith('sub_local_')) await updateLocalPlan(db, billing, false);
+    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false }));
+    else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
+  } catch (error) {
+    log.error({ err: error, userId, subscription }, 'an unbanned account’s subscription still ends at its period’s end: renew it in Stripe by hand');
   }
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "plan_stopped_by_ban" boolean DEFAULT false NOT NULL;
