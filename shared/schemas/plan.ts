@@ -95,6 +95,12 @@ export const SubscriptionState = z.object({
    * the invoice paid, in "Manage subscription".
    */
   payment_failed: z.boolean(),
+  /**
+   * The last checkout's first payment was not made: it awaits the bank's confirmation (3-D Secure), or
+   * was declined, or expired unconfirmed. There is no plan: the checkout's success page says so, and a
+   * new checkout may be started.
+   */
+  payment_incomplete: z.boolean(),
 });
 export type SubscriptionState = z.infer<typeof SubscriptionState>;
 

@@ -111,7 +111,7 @@ describe('the Spanish plan copy', () => {
 });
 
 describe('the subscribe page of a subscriber', () => {
-  const noDates = { trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false };
+  const noDates = { trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false, payment_incomplete: false };
   it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
     useSession.setState({ user: user(true) });
     usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0, renews_at: '2027-11-30T12:00:00.000Z' } });

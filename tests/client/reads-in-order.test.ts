@@ -43,6 +43,7 @@ const renewing: SubscriptionState = {
   ends_at: null,
   trial_ends_at: null,
   payment_failed: false,
+  payment_incomplete: false,
 };
 const cancelled: SubscriptionState = { ...renewing, renews_at: null, ends_at: '2027-01-05T12:00:00.000Z' };
 const user = (emailVerified: boolean) => currentUser({ has_subscription: true, email_verified: emailVerified });

@@ -31,6 +31,7 @@ const state = (trialDays: number): SubscriptionState => ({
   renews_at: null,
   ends_at: null,
   payment_failed: false,
+  payment_incomplete: false,
 });
 const SESSION = 'cs_local_abcdefghijklmnopqrstuvwx';
 const checkout = (trialDays: number): Checkout => ({ id: SESSION, lookup_key: LOOKUP_KEYS.yearly, status: 'open', email: user.email, trial_days: trialDays });

@@ -451,7 +451,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
   it('shows the plan on the subscribe page; its test portal cancels it at the period’s end through the event handler', async () => {
     const me = await makeCompletedUser(server);
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates, payment_failed: false });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: FREE_TRIAL_DAYS, ...noDates, payment_failed: false, payment_incomplete: false });
     const nothingToManage = await api().portal(me);
     expect(nothingToManage.status).toBe(403);
     expect(nothingToManage.body.code).toBe('subscription_required');
@@ -461,7 +461,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     await subscribeThroughTestCheckout(server, me, 'yearly');
     // In its free trial, which ends (and renews) FREE_TRIAL_DAYS on.
     const trialing = (await api().subscription(me)).body;
-    expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null, payment_failed: false });
+    expect(trialing).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, trial_ends_at: expect.any(String), renews_at: trialing.trial_ends_at, ends_at: null, payment_failed: false, payment_incomplete: false });
     await cancelThroughTestPortal(server, me);
     // As at Stripe: the plan and its perks stay until the trial's end, which is now when it ends (as
     // Stripe says times: to the second).
@@ -474,7 +474,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
 
     await endCancelledTestPlan(server, me);
     // The trial came with the first subscription: the subscribe page promises it no more.
-    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates, payment_failed: false });
+    expect((await api().subscription(me)).body).toEqual({ active: false, period: null, manageable: false, trial_days: 0, ...noDates, payment_failed: false, payment_incomplete: false });
     const recorded = rowsOf<{ id: string; type: string }>(await server.app.db.execute(sql`select id, type from stripe_events where id like 'evt_local_%_sub_local_%'`));
     expect(recorded.map((row) => `${row.type} ${row.id.split('_sub_')[0]}`).sort()).toEqual([
       'customer.subscription.deleted evt_local_end',
@@ -777,13 +777,13 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     );
     expect(completed.status).toBe(200);
     expect(await perks()).toEqual(withPlan);
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'monthly', manageable: true, trial_days: 0, ...noDates, payment_failed: false, payment_incomplete: false });
 
     // A switch to the yearly price in Stripe's portal: the page shows the period Stripe now names.
     const yearly = { object: 'list', data: [{ id: 'si_perks', price: { id: 'price_yearly_1', lookup_key: 'basic_yearly' } }] };
     fake.subscriptions.set('sub_perks', { customer, status: 'active', items: yearly });
     await deliver(stripeEvent('customer.subscription.updated', { ...subscription('active'), items: yearly }));
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false, payment_incomplete: false });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'unpaid' });
     await deliver(stripeEvent('customer.subscription.updated', subscription('unpaid')));
@@ -793,7 +793,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', subscription('active')));
     expect(await perks()).toEqual(withPlan);
 
-    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false });
+    expect((await api().subscription(me)).body).toEqual({ active: true, period: 'yearly', manageable: true, trial_days: 0, ...noDates, payment_failed: false, payment_incomplete: false });
 
     fake.subscriptions.set('sub_perks', { customer, status: 'canceled' });
     await deliver(stripeEvent('customer.subscription.deleted', subscription('canceled')));
@@ -832,6 +832,18 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect((await api().portal(me)).status).toBe(200);
     // Cancelled at Stripe: nothing is owed any more.
     expect(await move('canceled', 'customer.subscription.deleted')).toEqual({ active: false, payment_failed: false, manageable: true });
+  });
+
+  it('says a first payment is incomplete (3-D Secure unconfirmed, or declined) rather than leave the buyer waiting', async () => {
+    const me = await makeUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    fake.subscriptions.set('sub_3ds', { customer, status: 'incomplete' });
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_3ds'))).status).toBe(200);
+    expect((await api().subscription(me)).body).toMatchObject({ active: false, payment_failed: false, payment_incomplete: true });
+    // Confirmed at last: the plan starts.
+    fake.subscriptions.set('sub_3ds', { customer, status: 'active' });
+    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_3ds', object: 'subscription', customer, status: 'active' }));
+    expect((await api().subscription(me)).body).toMatchObject({ active: true, payment_incomplete: false });
   });
 
   it('ends a banned subscriber’s plan at the end of the period paid for: they can no longer sign in to cancel it', async () => {

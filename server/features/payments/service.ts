@@ -629,6 +629,19 @@ async function completeCheckout(
   if (origin.latest && !current) return async () => ignored('a subscription Stripe does not have');
   const status = current?.status ?? 'active';
   const complete = (tx: Tx) => tx.update(checkoutSessions).set({ status: 'complete' }).where(eq(checkoutSessions.id, checkout.id));
+  // Its first payment awaits the buyer's bank (3-D Secure) or was declined: no plan yet, but the page
+  // they were sent back to says so rather than wait (`payment_incomplete`), unless a plan is live.
+  if (status === 'incomplete' && !billing.hasSubscription) {
+    return async (tx) => {
+      await complete(tx);
+      const updated = await tx
+        .update(users)
+        .set({ stripeSubscriptionId: subscription, planLookupKey: checkout.lookupKey, planStatus: status, ...NO_PLAN_DATES })
+        .where(and(eq(users.id, checkout.userId), eq(users.hasSubscription, false)))
+        .returning({ id: users.id });
+      return updated.length > 0 ? handled : ignored('a subscription whose first payment is incomplete');
+    };
+  }
   if (!ACTIVE_STATUSES.has(status)) {
     return async (tx) => {
       await complete(tx);

@@ -107,6 +107,7 @@ export async function subscriptionState(
     renews_at: paymentFailed ? null : ahead(billing?.renewsAt),
     ends_at: ahead(billing?.endsAt),
     payment_failed: paymentFailed,
+    payment_incomplete: billing?.status === 'incomplete' || billing?.status === 'incomplete_expired',
   };
 }
 
