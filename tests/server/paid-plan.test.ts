@@ -840,6 +840,9 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     fake.subscriptions.set('sub_3ds', { customer, status: 'incomplete' });
     expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_3ds'))).status).toBe(200);
     expect((await api().subscription(me)).body).toMatchObject({ active: false, payment_failed: false, payment_incomplete: true });
+    // A checkout begun since is not the one that failed: its buyer, back before its event, waits for it.
+    await startStripeCheckout(server, me);
+    expect((await api().subscription(me)).body).toMatchObject({ active: false, payment_incomplete: false });
     // Confirmed at last: the plan starts.
     fake.subscriptions.set('sub_3ds', { customer, status: 'active' });
     await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_3ds', object: 'subscription', customer, status: 'active' }));

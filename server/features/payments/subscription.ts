@@ -1,8 +1,8 @@
-import { and, eq, isNull, like, lte } from 'drizzle-orm';
+import { and, desc, eq, isNull, like, lte } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
-import { users } from '../../db/schema';
+import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
@@ -31,6 +31,20 @@ async function billingOf(db: DbOrTx, userId: number) {
     .from(users)
     .where(eq(users.id, userId));
   return row ?? null;
+}
+
+/**
+ * Where the user's newest checkout got to. A first payment left incomplete is that checkout's: one begun
+ * since (its buyer back on the success page before Stripe's event for it) is not said to have failed.
+ */
+async function newestCheckoutStatus(db: DbOrTx, userId: number) {
+  const [row] = await db
+    .select({ status: checkoutSessions.status })
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.userId, userId))
+    .orderBy(desc(checkoutSessions.createdAt))
+    .limit(1);
+  return row?.status ?? null;
 }
 
 const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
@@ -85,7 +99,7 @@ export async function subscriptionState(
   lookupKeys: { monthly: string; yearly: string },
   userId: number,
 ): Promise<SubscriptionState> {
-  const [billing, trialDays] = await Promise.all([billingOf(db, userId), trialDaysFor(db, userId)]);
+  const [billing, trialDays, newestCheckout] = await Promise.all([billingOf(db, userId), trialDaysFor(db, userId), newestCheckoutStatus(db, userId)]);
   const active = billing?.active ?? false;
   const period = active ? planPeriod(billing?.lookupKey, lookupKeys) : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
@@ -107,7 +121,7 @@ export async function subscriptionState(
     renews_at: paymentFailed ? null : ahead(billing?.renewsAt),
     ends_at: ahead(billing?.endsAt),
     payment_failed: paymentFailed,
-    payment_incomplete: billing?.status === 'incomplete' || billing?.status === 'incomplete_expired',
+    payment_incomplete: (billing?.status === 'incomplete' || billing?.status === 'incomplete_expired') && newestCheckout === 'complete',
   };
 }
 
