@@ -181,6 +181,7 @@ export const enApp = {
   'subscribe.error.text':
     'There was an issue processing your payment. Please try again or contact support for assistance.',
   'subscribe.canceled': "Checkout canceled: no plan was started and nothing was charged. Choose one whenever you're ready.",
+  'subscribe.incomplete': 'Your payment was not completed: your bank declined it or is waiting for you to confirm it. No plan was started.',
   'subscribe.retry': 'Retry',
   'subscribe.testMode': 'Test mode: checkout is simulated on this server and nothing is charged.',
   'subscribe.notConfigured': 'Payments are not configured on this server, so plans cannot be bought here yet.',

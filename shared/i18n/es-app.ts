@@ -182,6 +182,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.error.text':
     'Hubo un problema al procesar tu pago. Inténtalo de nuevo o contacta con soporte para recibir ayuda.',
   'subscribe.canceled': 'Pago cancelado: no se ha activado ningún plan ni se ha cobrado nada. Elige uno cuando quieras.',
+  'subscribe.incomplete': 'Tu pago no se ha completado: tu banco lo ha rechazado o espera que lo confirmes. No se ha activado ningún plan.',
   'subscribe.retry': 'Reintentar',
   'subscribe.testMode': 'Modo de prueba: el pago se simula en este servidor y no se cobra nada.',
   'subscribe.notConfigured': 'Los pagos no están configurados en este servidor, así que aquí aún no se pueden comprar planes.',

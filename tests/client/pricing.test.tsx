@@ -11,6 +11,7 @@ import '../../client/lib/messages-app';
 import { DEFAULT_PERIOD, displayPrice, formatPrice, lookupKeyFor } from '../../client/lib/pricing';
 import { outcomeFor, Subscribe } from '../../client/pages/app/Subscribe';
 import { useConfig } from '../../client/stores/config';
+import { usePlan } from '../../client/stores/plan';
 import { useSession } from '../../client/stores/session';
 import { useConnection } from '../../client/lib/socket';
 
@@ -185,6 +186,30 @@ describe('<Subscribe>', () => {
     } finally {
       vi.unstubAllGlobals();
       useConnection.setState({ connected: false });
+    }
+  });
+
+  it('says a first payment left incomplete (declined, or awaiting the bank) failed, rather than wait for it', async () => {
+    const subscription = { active: false, period: null, manageable: false, trial_days: 0, trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false };
+    let incomplete = false;
+    const fetch = vi.fn(async (input: RequestInfo | URL) =>
+      String(input).includes('/api/payments/subscription/')
+        ? Response.json({ ...subscription, payment_incomplete: incomplete })
+        : Response.json({ ...useSession.getState().user!, has_subscription: false }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    try {
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      await vi.waitFor(() => expect(fetch.mock.calls.some(([url]) => String(url).includes('/api/payments/subscription/'))).toBe(true));
+      expect((await screen.findByRole('heading')).textContent).toBe(en['subscribe.confirming.title']);
+      // Stripe's event for the checkout, and the plan read again (`account:changed`).
+      incomplete = true;
+      await act(() => usePlan.getState().loadSubscription());
+      expect(screen.getByRole('heading').textContent).toBe(en['subscribe.error.title']);
+      expect(screen.getByText(en['subscribe.incomplete'])).toBeTruthy();
+      expect(screen.getByRole('link', { name: en['subscribe.retry'] }).getAttribute('href')).toBe('/subscribe/');
+    } finally {
+      vi.unstubAllGlobals();
     }
   });
 

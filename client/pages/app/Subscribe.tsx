@@ -195,6 +195,41 @@ function PlansForSale() {
   );
 }
 
+function PaymentError({ text }: { text: 'subscribe.canceled' | 'subscribe.error.text' | 'subscribe.incomplete' }) {
+  const t = useT();
+  return (
+    <section className="page result-page">
+      <h1>{t('subscribe.error.title')}</h1>
+      <p>{t(text)}</p>
+      <Link href="/subscribe/" className="btn btn-primary">
+        {t('subscribe.retry')}
+      </Link>
+    </section>
+  );
+}
+
+/**
+ * Back from a checkout before the server has the plan: Stripe's event for it is on its way (the user is
+ * read again when it comes), unless the first payment was left incomplete (declined, or awaiting the
+ * bank's confirmation, 3-D Secure): no plan will come of it, and the page says so rather than wait.
+ */
+function Confirming() {
+  const t = useT();
+  const { subscription } = useSubscription();
+  if (subscription?.payment_incomplete) return <PaymentError text="subscribe.incomplete" />;
+  return (
+    <section className="page result-page">
+      <h1>{t('subscribe.confirming.title')}</h1>
+      <p className="muted" role="status">
+        {t('subscribe.confirming.text')}
+      </p>
+      <Link href="/app/home/" className="btn btn-primary">
+        {t('subscribe.success.link')}
+      </Link>
+    </section>
+  );
+}
+
 export function Subscribe() {
   // The subtitle and CurrentPlan's plan name are the plans' copy, shown outside PlanCards: wait for it
   // here, before any branch (a hook cannot follow the early returns).
@@ -221,36 +256,18 @@ export function Subscribe() {
     // Stripe sends the buyer back before its webhook may have reached the server: the plan is said to
     // be active once the server says so (its `account:changed` reads the user again), not before.
     if (!user || (!user.has_subscription && fromDevice)) return <Waiting offline="subscribe.offline" />;
+    if (!user.has_subscription) return <Confirming />;
     return (
       <section className="page result-page">
-        {user.has_subscription ? (
-          <h1>{t('subscribe.success.title')}</h1>
-        ) : (
-          <>
-            <h1>{t('subscribe.confirming.title')}</h1>
-            <p className="muted" role="status">
-              {t('subscribe.confirming.text')}
-            </p>
-          </>
-        )}
+        <h1>{t('subscribe.success.title')}</h1>
         <Link href="/app/home/" className="btn btn-primary">
           {t('subscribe.success.link')}
         </Link>
       </section>
     );
   }
-  if (outcome === 'error') {
-    return (
-      <section className="page result-page">
-        <h1>{t('subscribe.error.title')}</h1>
-        {/* The checkout's error screen; a checkout left on purpose says so, not that a payment failed. */}
-        <p>{t(canceled ? 'subscribe.canceled' : 'subscribe.error.text')}</p>
-        <Link href="/subscribe/" className="btn btn-primary">
-          {t('subscribe.retry')}
-        </Link>
-      </section>
-    );
-  }
+  // The checkout's error screen; a checkout left on purpose says so, not that a payment failed.
+  if (outcome === 'error') return <PaymentError text={canceled ? 'subscribe.canceled' : 'subscribe.error.text'} />;
   // Until the user is known (loaded again once the network is back), the plan is not: no plans to buy
   // for someone who may have one.
   if (!user) return <Waiting offline="subscribe.offline" />;
