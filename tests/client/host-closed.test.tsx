@@ -2,10 +2,11 @@
 /**
  * The host screen's headcount once the after-party is over: the attendances lapse by the clock, with no
  * `event:count` pushed, and the server counts no one there (its stats, its watch, the organizer's view);
- * a screen left open across that moment says so too, instead of the last count it heard. The clock is
+ * a screen left open across that moment reads as over (no count, no live dot, no link to share), not
+ * the last count it heard, its stats kept. The clock is
  * fake; the api and the socket (connected, its last count 5) are faked.
  */
-import { act, cleanup } from '@testing-library/react';
+import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import { eventStatusAt } from '../../shared/event-status';
@@ -29,7 +30,7 @@ afterEach(() => {
   vi.resetAllMocks();
 });
 
-it('shows no one checked in once the after-party is over, whatever count it heard last', async () => {
+it('reads as over once the after-party is over: no count it heard last, no live dot, no link', async () => {
   const now = Date.parse('2026-06-06T12:00:00Z');
   vi.useFakeTimers({ now });
   // Ended a minute short of a day ago: the deck is open to the five inside for one more minute.
@@ -53,5 +54,9 @@ it('shows no one checked in once the after-party is over, whatever count it hear
   // The after-party ends, and the stats are read again after it.
   await act(() => vi.advanceTimersByTimeAsync(60_000 + 30_000));
   expect(document.querySelector('.host-page .notice')?.textContent).toBe('The event is over, and so is its deck.');
-  expect(headcount()).toBe('0');
+  // Read as over: no live count or dot, no link to share to a door that opens no more; the stats stay.
+  expect(headcount()).toBeUndefined();
+  expect(document.querySelector('.live-dot')).toBeNull();
+  expect(screen.queryByRole('button', { name: 'Share link' })).toBeNull();
+  expect(screen.getByText('How the night went')).toBeTruthy();
 });

@@ -413,21 +413,21 @@ export function HostScreen({ id }: { id: number }) {
       ) : (
         <>
           <EventSummary event={event} count={false} />
-          <div className="host-tools">
-            {/* The event's page: where it is, when, and (a code event) the way in. */}
-            <button
-              type="button"
-              className="btn btn-light btn-small"
-              onClick={() => void shareEventLink(event, eventUrl, t('host.linkCopied')).then((done) => done || setLinkShown(true))}
-            >
-              {t('host.share')}
-            </button>
-            {doorOpen && (
+          {/* Only while its door opens: the event's page (where, when, and for a code event the way in), and the edit. */}
+          {doorOpen && (
+            <div className="host-tools">
+              <button
+                type="button"
+                className="btn btn-light btn-small"
+                onClick={() => void shareEventLink(event, eventUrl, t('host.linkCopied')).then((done) => done || setLinkShown(true))}
+              >
+                {t('host.share')}
+              </button>
               <Link href={`/app/events/${event.id}/edit/`} state={{ from: 'host' }} className="btn btn-light btn-small">
                 {t('host.edit')}
               </Link>
-            )}
-          </div>
+            </div>
+          )}
 
           {doorOpen ? (
             <section className="host-door" aria-label={t('host.scan')}>
@@ -441,12 +441,15 @@ export function HostScreen({ id }: { id: number }) {
             <p className="notice">{status === 'after' ? t('host.ended', { time: formatDateTime(deckUntil, language) }) : t('host.closed')}</p>
           )}
 
-          <section className="host-live" aria-live="polite">
-            <span className="host-live-number">{live}</span>
-            <span className="host-live-label">
-              <LiveDot /> {t('host.live')}
-            </span>
-          </section>
+          {/* Over, no one is inside to count: the notice says so, and the stats stay. */}
+          {status !== 'closed' && (
+            <section className="host-live" aria-live="polite">
+              <span className="host-live-number">{live}</span>
+              <span className="host-live-label">
+                <LiveDot /> {t('host.live')}
+              </span>
+            </section>
+          )}
 
           {/* Under the count, not in the door: a phone held up to the queue shows the QR, the code and the count at once. */}
           {doorOpen && (
@@ -516,7 +519,7 @@ export function HostScreen({ id }: { id: number }) {
         <BigScreen
           event={event}
           qr={qr}
-          live={deleted ? null : live}
+          live={deleted || status === 'closed' ? null : live}
           closed={deleted ? t('host.bigDeleted') : doorOpen ? null : t('host.bigEnded')}
           opens={opens}
           onClose={closeBig}
