@@ -3,13 +3,14 @@
  * The host screen's headcount once the after-party is over: the attendances lapse by the clock, with no
  * `event:count` pushed, and the server counts no one there (its stats, its watch, the organizer's view);
  * a screen left open across that moment reads as over (no count, no live dot, no link to share), not
- * the last count it heard, its stats kept. The clock is
- * fake; the api and the socket (connected, its last count 5) are faked.
+ * the last count it heard, its stats kept. Until then, the organizer checked in there keeps the way to
+ * the deck. The clock is fake; the api and the socket (connected, its last count 5) are faked.
  */
 import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { EVENT_AFTER_PARTY_HOURS } from '../../shared/constants';
 import { eventStatusAt } from '../../shared/event-status';
+import { useEvents } from '../../client/stores/events';
 import { api } from '../helpers/host-fakes';
 import { inEnglish, renderHostScreen } from '../helpers/host-screen';
 import { publicEvent } from '../helpers/public-event';
@@ -59,4 +60,28 @@ it('reads as over once the after-party is over: no count it heard last, no live 
   expect(document.querySelector('.live-dot')).toBeNull();
   expect(screen.queryByRole('button', { name: 'Share link' })).toBeNull();
   expect(screen.getByText('How the night went')).toBeTruthy();
+});
+
+it('keeps the way to the deck through the after-party for an organizer checked in there, and only for them', async () => {
+  const now = Date.parse('2026-06-06T12:00:00Z');
+  vi.useFakeTimers({ now });
+  const endsAt = now - HOUR;
+  const event = {
+    ...publicEvent({ id: 7, starts_at: new Date(endsAt - 3 * HOUR).toISOString(), ends_at: new Date(endsAt).toISOString(), status: 'after', attendee_count: 5 }),
+    is_organizer: true as const,
+  };
+  api.myEvents.mockResolvedValue({ results: [event], next: null });
+  api.eventStats.mockResolvedValue({ attendee_count: 5, checked_in_total: 9, likes: 0, matches: 0, conversations_started: 0, timeline: [] });
+  const { unmount } = renderHostScreen();
+  await act(() => vi.advanceTimersByTimeAsync(0));
+  // Not checked in: no one can come in any more, so nothing to join.
+  expect(screen.queryByRole('link', { name: 'Go to my deck' })).toBeNull();
+  expect(screen.queryByRole('button', { name: 'Join the deck myself' })).toBeNull();
+  unmount();
+
+  useEvents.setState({ current: event });
+  renderHostScreen();
+  await act(() => vi.advanceTimersByTimeAsync(0));
+  expect(screen.getByRole('link', { name: 'Go to my deck' }).getAttribute('href')).toBe('/app/home/');
+  useEvents.setState({ current: undefined });
 });

@@ -289,9 +289,10 @@ function DeleteSheet({ event, onClose }: { event: OrganizerEvent; onClose: () =>
 
 /**
  * The organizer into their own event's deck: the code alone lets them in (no scan of their own screen).
- * From another event, asked first, as a typed code is; once in, the way to the deck.
+ * From another event, asked first, as a typed code is; once in, the way to the deck, kept through the
+ * after-party (`ended`), when no one can come in any more but the deck stays open to those inside.
  */
-function JoinMyself({ event }: { event: OrganizerEvent }) {
+function JoinMyself({ event, ended }: { event: OrganizerEvent; ended: boolean }) {
   const t = useT();
   const [, navigate] = useLocation();
   const current = useEvents((state) => state.current);
@@ -320,6 +321,7 @@ function JoinMyself({ event }: { event: OrganizerEvent }) {
       </Link>
     );
   }
+  if (ended) return null;
   return (
     <>
       <button type="button" className="btn btn-primary" disabled={busy} onClick={() => (current ? setAsking(true) : void join())}>
@@ -452,12 +454,14 @@ export function HostScreen({ id }: { id: number }) {
           )}
 
           {/* Under the count, not in the door: a phone held up to the queue shows the QR, the code and the count at once. */}
-          {doorOpen && (
+          {status !== 'closed' && (
             <div className="host-door-actions">
-              <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
-                {t('host.present')}
-              </button>
-              {status === 'open' && <JoinMyself event={event} />}
+              {doorOpen && (
+                <button ref={presentButton} type="button" className="btn btn-light" onClick={() => setBig(true)}>
+                  {t('host.present')}
+                </button>
+              )}
+              {status !== 'upcoming' && <JoinMyself event={event} ended={status === 'after'} />}
             </div>
           )}
 
