@@ -85,6 +85,8 @@ export const EVENT_NAME_MAX_LENGTH = 100;
 export const EVENT_VENUE_MAX_LENGTH = 200;
 export const EVENT_MAX_DURATION_HOURS = 48;
 export const EVENT_MAX_LEAD_DAYS = 365;
+/** Events one organizer may create in a day (rolling): the server's limit, said by the form that meets it. */
+export const EVENTS_CREATED_PER_DAY = 10;
 /** Check-in opens this long before the start. */
 export const EVENT_CHECK_IN_LEAD_MINUTES = 60;
 /** The deck stays open to those checked in this long after the end. */

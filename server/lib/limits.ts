@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { JOIN_PASS_MINUTES } from '../../shared/constants';
+import { EVENTS_CREATED_PER_DAY, JOIN_PASS_MINUTES } from '../../shared/constants';
 import type { Config } from '../config';
 import { Throttled } from '../errors';
 import type { CounterResult, Counters } from './counters';
@@ -67,7 +67,7 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // report for its moderator to read.
     'report:addition': { max: 10, windowMs: DAY },
     // Events. Check-ins are per person (signed in), however many share the venue's address.
-    'event:create': { max: 10, windowMs: DAY },
+    'event:create': { max: EVENTS_CREATED_PER_DAY, windowMs: DAY },
     'event:check-in': { max: 30, windowMs: HOUR },
     // Each change goes out to everyone in the room.
     'event:update': { max: 60, windowMs: HOUR },

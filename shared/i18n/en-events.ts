@@ -40,6 +40,7 @@ export const enEvents = {
   'events.new.joinMode.code': 'The code is enough',
   'events.new.joinMode.codeHelp': 'For online or informal events: anyone with the code can join.',
   'events.new.submit': 'Create event',
+  'events.new.limit': 'You can create {limit} events a day. You can create another from {time}.',
   'events.edit.title': 'Edit event',
   'events.edit.submit': 'Save changes',
   'events.edit.saved': 'Event updated.',

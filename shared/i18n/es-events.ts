@@ -41,6 +41,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.joinMode.code': 'Basta con el código',
   'events.new.joinMode.codeHelp': 'Para eventos online o informales: cualquiera con el código puede unirse.',
   'events.new.submit': 'Crear evento',
+  'events.new.limit': 'Puedes crear {limit} eventos al día. Podrás crear otro a partir del {time}.',
   'events.edit.title': 'Editar evento',
   'events.edit.submit': 'Guardar cambios',
   'events.edit.saved': 'Evento actualizado.',

@@ -12,7 +12,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
-import { ApiError, NotFound, ValidationError } from '../../client/lib/api';
+import { ApiError, NotFound, Throttled, ValidationError } from '../../client/lib/api';
+import { formatDateTime } from '../../client/lib/format';
+import { EVENTS_CREATED_PER_DAY } from '../../shared/constants';
+import { format } from '../../shared/i18n/format';
 import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
 
@@ -92,6 +95,37 @@ describe('the new-event form', () => {
     await act(() => useLanguage.getState().setLanguage('es'));
     expect(await screen.findAllByText(esEvents['events.new.timeMissing'])).toHaveLength(2);
     expect(document.activeElement).toBe(elsewhere);
+  });
+});
+
+describe('the day\'s limit of new events', () => {
+  it('says the limit and from when the next can be made, in English and Spanish, not a bare “Too many attempts”', async () => {
+    vi.useFakeTimers({ now: new Date(2030, 5, 14, 21, 50), toFake: ['Date'] });
+    try {
+      // As the server answers the eleventh of the day: 429, Retry-After from the first one's age.
+      const refused = new Throttled(429, 'Request was throttled. Expected available in 18000 seconds.');
+      refused.retryAfterSeconds = 5 * 3600;
+      api.createEvent.mockRejectedValue(refused);
+      const next = new Date(2030, 5, 15, 2, 50).getTime();
+      render(
+        <Suspense fallback={null}>
+          <NewEvent />
+        </Suspense>,
+      );
+      fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+      fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
+      expect((await screen.findByRole('alert')).textContent).toBe(
+        format(enEvents['events.new.limit'], { limit: EVENTS_CREATED_PER_DAY, time: formatDateTime(next, 'en') }),
+      );
+
+      await act(() => useLanguage.getState().setLanguage('es'));
+      fireEvent.click(screen.getByRole('button', { name: esEvents['events.new.submit'] }));
+      await waitFor(() =>
+        expect(screen.getByRole('alert').textContent).toBe(format(esEvents['events.new.limit'], { limit: EVENTS_CREATED_PER_DAY, time: formatDateTime(next, 'es') })),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
