@@ -230,6 +230,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       [signedIn.page, `/app/events/${event.id}/host/`, 'text=Terrace Night'],
       [signedIn.page, '/app/settings/', 'h1'],
       [signedIn.page, '/app/matches/', 'text=¿Dónde estás?'],
+      [signedIn.page, `/app/chat/${conversationId}/`, 'text=¿Dónde estás?'],
       [signedIn.page, '/app/subscribe/', '[data-testid="plan-starter"]'],
       [signedIn.page, '/app/moderation/', '.report-row'],
     ];
@@ -246,16 +247,36 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       // The fields' text, kept at 16 px at least (less, and a phone zooms into the field), not at 16 px at most.
       smaller.push(
         ...(await page.evaluate(() =>
-          [...document.querySelectorAll('.field :is(input, select, textarea), .search input, .event-link')].flatMap((field) => {
+          [...document.querySelectorAll('.field :is(input, select, textarea), .search input, .event-link, .composer textarea')].flatMap((field) => {
             const size = getComputedStyle(field).fontSize;
             return parseFloat(size) < 24 ? [`${location.pathname} ${field.getAttribute('name') ?? field.tagName}: ${size}`] : [];
           }),
         )),
       );
     }
+    // The composer grows a whole line at a time, each drawn whole (none scrolled out of it) up to six,
+    // at 200 % and at a size whose lines are not whole pixels (18 px: 24.75 px).
+    const page = signedIn.page;
+    const composer = page.locator('.composer textarea');
+    const clipped: string[] = [];
+    for (const root of [32, 18]) {
+      await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+      await composer.waitFor();
+      await page.addStyleTag({ content: `html { font-size: ${root}px !important; }` });
+      for (let lines = 1; lines <= 6; lines += 1) {
+        await composer.fill(Array.from({ length: lines }, (_, at) => `línea ${at + 1}`).join('\n'));
+        const [scrolled, shown, line, size] = await composer.evaluate((field) => {
+          const style = getComputedStyle(field);
+          return [field.scrollHeight, field.clientHeight, parseFloat(style.lineHeight), parseFloat(style.fontSize)];
+        });
+        if (scrolled > shown || shown < lines * line || line < 1.25 * size) clipped.push(`${root} px, ${lines} lines: ${scrolled} px written, ${shown} px shown, lines of ${line} px for ${size} px text`);
+      }
+    }
+    await composer.fill('');
     for (const page of [visitor.page, signedIn.page]) await page.setViewportSize({ width: 390, height: 844 });
     expect(wider).toEqual([]);
     expect(smaller).toEqual([]);
+    expect(clipped).toEqual([]);
   });
 
   it('gives a finger 44 px across and down on the small controls: languages, links, the top bar’s heart, the photos’, the calendar’s, a toast’s ×', async () => {
