@@ -273,10 +273,28 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       }
     }
     await composer.fill('');
+
+    // At 200 %, the chats page: the count on "Likes you" inside its pill (Ana's like of Cai, on the
+    // overlay above, took his away: Gil likes her).
+    const gil = await makeCompletedUser(app.server, { name: 'Gil', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Gil' });
+    await client(app.server.url).post('/api/matching/', { token: gil.token, json: { response: 'like', other: ana.id } });
+    await page.goto(`${app.server.url}/app/matches/`);
+    await page.locator('.likes-link-badge span').waitFor();
+    await page.addStyleTag({ content: 'html { font-size: 32px !important; }' });
+    const cut = await page.evaluate(() => {
+      const found: string[] = [];
+      const count = document.querySelector<HTMLElement>('.likes-link-badge span')!;
+      if (count.scrollHeight > count.clientHeight || count.scrollWidth > count.clientWidth) {
+        found.push(`likes count: ${count.scrollWidth}×${count.scrollHeight} in ${count.clientWidth}×${count.clientHeight}`);
+      }
+      if (document.documentElement.scrollWidth > 320) found.push(`page: ${document.documentElement.scrollWidth} px`);
+      return found;
+    });
     for (const page of [visitor.page, signedIn.page]) await page.setViewportSize({ width: 390, height: 844 });
     expect(wider).toEqual([]);
     expect(smaller).toEqual([]);
     expect(clipped).toEqual([]);
+    expect(cut).toEqual([]);
   });
 
   it('gives a finger 44 px across and down on the small controls: languages, links, the top bar’s heart, the photos’, the calendar’s, a toast’s ×', async () => {
