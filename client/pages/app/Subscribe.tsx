@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
@@ -195,16 +195,25 @@ function PlansForSale() {
   );
 }
 
+/** Where a checkout comes back to: what became of it, in a line or two, and the one way on. */
+function CheckoutResult({ title, children, link }: { title: string; children?: ReactNode; link: { href: string; label: string } }) {
+  return (
+    <section className="page result-page">
+      <h1>{title}</h1>
+      {children}
+      <Link href={link.href} className="btn btn-primary">
+        {link.label}
+      </Link>
+    </section>
+  );
+}
+
 function PaymentError({ text }: { text: 'subscribe.canceled' | 'subscribe.error.text' | 'subscribe.incomplete' }) {
   const t = useT();
   return (
-    <section className="page result-page">
-      <h1>{t('subscribe.error.title')}</h1>
+    <CheckoutResult title={t('subscribe.error.title')} link={{ href: '/subscribe/', label: t('subscribe.retry') }}>
       <p>{t(text)}</p>
-      <Link href="/subscribe/" className="btn btn-primary">
-        {t('subscribe.retry')}
-      </Link>
-    </section>
+    </CheckoutResult>
   );
 }
 
@@ -218,15 +227,11 @@ function Confirming() {
   const { subscription } = useSubscription();
   if (subscription?.payment_incomplete) return <PaymentError text="subscribe.incomplete" />;
   return (
-    <section className="page result-page">
-      <h1>{t('subscribe.confirming.title')}</h1>
+    <CheckoutResult title={t('subscribe.confirming.title')} link={{ href: '/app/home/', label: t('subscribe.success.link') }}>
       <p className="muted" role="status">
         {t('subscribe.confirming.text')}
       </p>
-      <Link href="/app/home/" className="btn btn-primary">
-        {t('subscribe.success.link')}
-      </Link>
-    </section>
+    </CheckoutResult>
   );
 }
 
@@ -257,14 +262,7 @@ export function Subscribe() {
     // be active once the server says so (its `account:changed` reads the user again), not before.
     if (!user || (!user.has_subscription && fromDevice)) return <Waiting offline="subscribe.offline" />;
     if (!user.has_subscription) return <Confirming />;
-    return (
-      <section className="page result-page">
-        <h1>{t('subscribe.success.title')}</h1>
-        <Link href="/app/home/" className="btn btn-primary">
-          {t('subscribe.success.link')}
-        </Link>
-      </section>
-    );
+    return <CheckoutResult title={t('subscribe.success.title')} link={{ href: '/app/home/', label: t('subscribe.success.link') }} />;
   }
   // The checkout's error screen; a checkout left on purpose says so, not that a payment failed.
   if (outcome === 'error') return <PaymentError text={canceled ? 'subscribe.canceled' : 'subscribe.error.text'} />;
