@@ -355,13 +355,16 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
       c.created_at + k.span * (s::float8 / k.n)
     from conversations c
     cross join lateral (
-      -- At most one line every two minutes since the match (a match of tonight has had little time).
+      select (now() - c.created_at) * (1 - power(random(), 2)) as span, random() < 0.5 as spanish
+    ) t
+    cross join lateral (
+      -- At most one line every two minutes of the chat's span (a match of tonight, or a chat that went
+      -- quiet soon after its match, has had little time): never a history written in one moment.
       -- The demo account's two newest matches are new ones to open, its others all chats going on.
       select least(case when c.id in (${demoFresh}) then 0
           when random() < 0.2 and ${demoId}::int not in (c.user_low_id, c.user_high_id) then 0
           else 1 + floor(power(random(), 1.5) * 150) end,
-        1 + floor(extract(epoch from now() - c.created_at) / 120))::int as n,
-        (now() - c.created_at) * (1 - power(random(), 2)) as span, random() < 0.5 as spanish
+        1 + floor(extract(epoch from t.span) / 120))::int as n, t.span, t.spanish
     ) k
     cross join lateral generate_series(1, k.n) s
     where c.id > ${firstNew}
