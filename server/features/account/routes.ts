@@ -20,7 +20,7 @@ import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { currentUser } from '../../plugins/auth';
-import { endStripeBilling } from '../payments/service';
+import { endStripeBilling } from '../payments/end-billing';
 import { announceEnded } from '../safety/service';
 import { checkDeletionConsent, deleteAccount, removePhotoFiles } from './deletion';
 import { exportArchive } from './export';

@@ -7,7 +7,7 @@ import { attendances, authTokens, profiles, type ReportAddition, type ReportSnap
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { lockOutLikes } from '../matching/locks';
-import type { BillingLog } from '../payments/service';
+import type { BillingLog } from '../payments/end-billing';
 import { resumeRenewalOfUnbanned } from '../payments/subscription';
 import { type EndedConversation, endConversationsOf, whoMayShow } from '../safety/service';
 

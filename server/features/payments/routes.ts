@@ -17,20 +17,9 @@ import {
 import type { Config } from '../../config';
 import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
 import { currentUser, personOrAddressLimit } from '../../plugins/auth';
-import {
-  cancelLocalCheckout,
-  completeLocalCheckout,
-  createCheckout,
-  type EventOrigin,
-  type EventResult,
-  findCheckoutUserById,
-  findLocalCheckout,
-  handleStripeEvent,
-  localCheckoutTrialDays,
-  type Payments,
-  stripeSubscriptionSource,
-  subscribeUrl,
-} from './service';
+import { createCheckout, findCheckoutUserById, localCheckoutTrialDays, type Payments, subscribeUrl } from './checkout';
+import { cancelLocalCheckout, completeLocalCheckout, findLocalCheckout } from './local-checkout';
+import { type EventOrigin, type EventResult, handleStripeEvent, stripeSubscriptionSource } from './webhook';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
 import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';

@@ -44,3 +44,32 @@ export async function callStripe<T>(call: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** Stripe answered that it has no such object (404). */
+export const isMissing = (error: unknown) => error instanceof Error && 'statusCode' in error && error.statusCode === 404;
+
+/** Stripe refused a call for naming a customer it does not have: one deleted in Stripe's dashboard, say. */
+export const isMissingCustomer = (error: unknown) =>
+  error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing' && error.param === 'customer';
+
+/** Cancels a subscription at once; one Stripe has already ended, or does not have, needs nothing. */
+export async function cancelAtStripe(stripe: Stripe, subscriptionId: string): Promise<'canceled' | 'none'> {
+  try {
+    await callStripe(() => stripe.subscriptions.cancel(subscriptionId));
+    return 'canceled';
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return 'none';
+    throw error;
+  }
+}
+
+/** Whether it was open and is expired now; one already complete or expired can be paid no more (false). */
+export async function expireCheckout(stripe: Stripe, id: string): Promise<boolean> {
+  try {
+    await callStripe(() => stripe.checkout.sessions.expire(id));
+    return true;
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError) return false;
+    throw error;
+  }
+}

@@ -6,8 +6,11 @@ import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { type BillingLog, handleStripeEvent, isMissingCustomer, LOCAL_EVENTS, monthsLater, type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './service';
-import { callStripe, PaymentsUnavailable } from './stripe-client';
+import { monthsLater } from './billing';
+import { type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
+import type { BillingLog } from './end-billing';
+import { callStripe, isMissingCustomer, PaymentsUnavailable } from './stripe-client';
+import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
