@@ -84,6 +84,11 @@ export interface Config {
    * (`DECK_REFRESH_FETCHES_PER_SECOND`): past it, a big event's refreshes come less often than every 5 s.
    */
   deckRefreshFetchesPerSecond: number;
+  /**
+   * How often an instance behind Redis tells the others it is alive (10 s): three beats missed, and the
+   * first to notice says its users offline (server/realtime/presence-roll.ts). Tests shorten it.
+   */
+  presenceBeatMs: number;
   checkoutMode: CheckoutMode;
   stripe: {
     secretKey: string | null;
@@ -362,6 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventCountIntervalMs: EVENT_COUNT_INTERVAL_MS,
     deckRefreshIntervalMs: DECK_REFRESH_INTERVAL_MS,
     deckRefreshFetchesPerSecond: Math.max(1, int(env, 'DECK_REFRESH_FETCHES_PER_SECOND', 50)),
+    presenceBeatMs: 10_000,
     checkoutMode: checkoutMode(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY || null,

@@ -227,6 +227,7 @@ export default fp(
     });
     app.addHook('onClose', async () => {
       eventLive.close();
+      await presence.close();
       await new Promise<void>((resolve) => {
         io.close(() => resolve());
       });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { rooms } from '../../shared/events';
 import { listPartnerIds } from '../features/conversations/service';
 import { turnsByKey } from '../lib/turns';
+import { createPresenceRoll } from './presence-roll';
 import type { RealtimeServer } from './types';
 
 /** How long a cluster-wide "is this user still connected anywhere?" may take. */
@@ -27,25 +28,54 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
     app.publish(partners, 'presence', { user_id: userId, online });
   }
 
-  async function connectedAnywhere(userIds: number[]): Promise<Set<number>> {
+  /** Which of these users any instance holds a socket of; rejects when the cluster does not answer in time. */
+  async function connectedInCluster(userIds: number[]): Promise<Set<number>> {
     const online = new Set<number>();
     if (userIds.length === 0) return online;
+    const sockets = await io.in(userIds.map(rooms.user)).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets();
+    for (const socket of sockets) online.add(socket.data.user.id);
+    return online;
+  }
+
+  async function connectedAnywhere(userIds: number[]): Promise<Set<number>> {
     try {
-      const sockets = await io.in(userIds.map(rooms.user)).timeout(FETCH_SOCKETS_TIMEOUT_MS).fetchSockets();
-      for (const socket of sockets) online.add(socket.data.user.id);
+      return await connectedInCluster(userIds);
     } catch (error) {
+      const online = new Set<number>();
       // Redis away or an instance slow to answer: this instance's own view is the best there is.
       app.log.warn({ err: error }, 'presence: cluster lookup failed, using local sockets only');
       for (const id of userIds) if (localSockets.has(id)) online.add(id);
+      return online;
     }
-    return online;
   }
+
+  /** Says each user online or offline, in the user's turn, if this instance's sockets still agree. */
+  async function sayAll(userIds: number[], online: boolean) {
+    await Promise.all(userIds.map((id) => inTurn(id, async () => (localSockets.has(id) === online ? announce(id, online) : undefined))));
+  }
+
+  const roll =
+    app.redis &&
+    createPresenceRoll({
+      redis: app.redis,
+      log: app.log,
+      beatMs: app.config.presenceBeatMs,
+      localUsers: () => [...localSockets.keys()],
+      async lapsed(userIds) {
+        // Strictly the cluster's answer: this instance's own view would say offline the users of a third.
+        const online = await connectedInCluster(userIds);
+        await sayAll(userIds.filter((id) => !online.has(id)), false);
+      },
+      restored: (userIds) => sayAll(userIds, true),
+    });
 
   return {
     async connected(userId: number) {
       const count = (localSockets.get(userId) ?? 0) + 1;
       localSockets.set(userId, count);
-      if (count === 1) await inTurn(userId, () => announce(userId, true));
+      if (count !== 1) return;
+      roll?.joined(userId);
+      await inTurn(userId, () => announce(userId, true));
     },
 
     async disconnected(userId: number) {
@@ -70,6 +100,11 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
       const partners = await listPartnerIds(app.db, userId);
       const online = await connectedAnywhere(partners);
       return partners.filter((id) => online.has(id));
+    },
+
+    /** Off the presence roll, once the sockets' disconnects have said their users offline. */
+    async close() {
+      await roll?.close();
     },
   };
 }

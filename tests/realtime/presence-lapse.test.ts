@@ -1,0 +1,60 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTwoInstances, type TwoInstances } from '../helpers/server';
+import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
+import { record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
+import { makePair } from './fixtures';
+
+const ready = (await hasPostgres()) && (await hasRedis());
+
+describe.skipIf(!ready)('presence across instances when one stops without a word', () => {
+  let cluster: TwoInstances;
+  const sockets = socketsClosedAfterEach();
+  const redis = createClient({ url: REDIS_URL });
+
+  beforeAll(async () => {
+    // A beat of 100 ms: an instance is taken for gone 300 ms after its last.
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, config: { presenceBeatMs: 100 } });
+    await redis.connect();
+  });
+  afterAll(async () => {
+    redis.destroy();
+    await cluster.close();
+  });
+
+  it('says online again the users of an instance taken for gone while it was alive', async () => {
+    const { a, b } = await makePair(cluster.one);
+    const bSocket = await sockets.connect(cluster.two.url, b.token);
+    const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    await sockets.connect(cluster.one.url, a.token);
+    await online;
+    const bEvents = record(bSocket);
+
+    // Instance one off the roll, as after a stall of three beats: its next beat puts it back and says Ana online again.
+    const roll = `${cluster.redisPrefix}:presence:instances`;
+    const instances = await redis.sMembers(roll);
+    const holding = await Promise.all(instances.map((instance) => redis.sIsMember(`${cluster.redisPrefix}:presence:${instance}:users`, String(a.id))));
+    expect(holding.toSorted()).toEqual([0, 1]);
+    const again = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    expect(await redis.sRem(roll, instances[holding.indexOf(1)]!)).toBe(1);
+    await again;
+    expect(await redis.sMembers(roll)).toHaveLength(2);
+    expect(bEvents.filter((e) => e.event === 'presence' && !(e.payload as { online: boolean }).online)).toEqual([]);
+  });
+
+  it('says offline to their matches the users of an instance gone without a word', async () => {
+    const { a, b } = await makePair(cluster.one);
+    const bSocket = await sockets.connect(cluster.two.url, b.token);
+    const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    const aSocket = await sockets.connect(cluster.one.url, a.token);
+    await online;
+
+    // Instance one cut off from Redis as a killed process is: no beat, and no word of its sockets' ends.
+    cluster.one.app.redis!.close();
+    const offline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && !p.online);
+    aSocket.close();
+    await offline;
+    expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [] });
+    expect(await redis.sMembers(`${cluster.redisPrefix}:presence:instances`)).toHaveLength(1);
+  });
+});
