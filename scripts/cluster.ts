@@ -8,6 +8,10 @@
  * when missing), REDIS_URL (default redis://127.0.0.1:6379), DATA_DIR (shared by both, for media),
  * CLUSTER_INSTANCES (default 2), CLUSTER_HOST (the proxy's address, default 127.0.0.1). On SIGTERM/SIGINT it stops the instances gracefully, then itself.
  * Prints one JSON line `{"ready":true,...}` once every instance answers /readyz.
+ *
+ * An instance that exits on its own once the cluster is up (a crash, or a SIGTERM sent to it alone: a
+ * restart mid-event) is started again, as docker-compose.yml's `restart: unless-stopped` does; the proxy
+ * sends it nothing until it answers /readyz, then one JSON line `{"restarted":{...}}` says so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
@@ -37,7 +41,12 @@ interface Backend {
   port: number;
   process: ChildProcess;
   downUntil: number;
+  /** Started again after it exited, and not answering /readyz yet: the proxy sends it nothing. */
+  starting?: boolean;
 }
+
+/** The least time between an instance's exit and its next start: one that exits at once does not spin. */
+const RESTART_DELAY_MS = 1000;
 
 /** Not exited, on its own or by a signal (a process a signal ended has no exit code). */
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
@@ -102,7 +111,7 @@ function createProxy(backends: Backend[]) {
   const chosen = new WeakMap<http.IncomingMessage, Backend>();
   let next = 0;
 
-  const live = (backend: Backend) => running(backend.process) && backend.downUntil <= Date.now();
+  const live = (backend: Backend) => !backend.starting && running(backend.process) && backend.downUntil <= Date.now();
   function pick(request: http.IncomingMessage): Backend | null {
     const sticky = stickyIndex(request);
     const pinned = sticky === null ? undefined : backends[sticky];
@@ -153,6 +162,39 @@ function createProxy(backends: Backend[]) {
     });
   });
   return server;
+}
+
+/**
+ * Once the cluster is up, an instance that exits without the cluster stopping is started again (after
+ * RESTART_DELAY_MS), on its port, and taken back by the proxy once it answers /readyz. Meanwhile the
+ * other instances serve everyone: its sockets have reconnected to them through the proxy.
+ */
+function superviseInstance(backend: Backend, databaseUrl: string) {
+  backend.process.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`cluster: instance ${backend.index} (port ${backend.port}) exited with ${code ?? signal}; starting it again`);
+    backend.starting = true;
+    setTimeout(() => {
+      if (stopping) return;
+      backend.process = startInstance(backend.index, databaseUrl).process;
+      superviseInstance(backend, databaseUrl);
+      waitReady(backend).then(
+        () => {
+          if (stopping) return;
+          backend.starting = false;
+          backend.downUntil = 0;
+          console.log(JSON.stringify({ restarted: { url: backend.url, pid: backend.process.pid } }));
+        },
+        // It exited again before it was ready, or it never got ready (then it is stopped): its exit starts it again.
+        (error: unknown) => {
+          // Stopped with the cluster meanwhile: nothing went wrong.
+          if (stopping) return;
+          console.error(`cluster: ${(error as Error).message}`);
+          if (running(backend.process)) backend.process.kill('SIGKILL');
+        },
+      );
+    }, RESTART_DELAY_MS);
+  });
 }
 
 /** The instances started so far, ready or not: all of them are stopped with the cluster, whatever stops it. */
@@ -206,10 +248,12 @@ try {
 } catch (error) {
   await giveUp(`cannot listen on ${host}:${port} (CLUSTER_PORT): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 }
+let databaseUrlInUse = '';
 try {
   // The instances serve dist/client as `npm start` does: a fresh clone's would otherwise answer 503.
   await buildClientIfStale();
   const databaseUrl = await ensureDatabase();
+  databaseUrlInUse = databaseUrl;
   // One after the other, each ready before the next is started (instances started together would take
   // turns to apply the migrations, under an advisory lock).
   for (let i = 0; i < instancePorts.length; i += 1) {
@@ -222,6 +266,7 @@ try {
 }
 if (stopping) await new Promise(() => {});
 backends.push(...started);
+for (const backend of backends) superviseInstance(backend, databaseUrlInUse);
 console.log(
   JSON.stringify({
     ready: true,

@@ -28,6 +28,8 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
   let info: ClusterInfo;
   let dataDir: string | undefined;
   const open: ClientSocket[] = [];
+  /** The cluster's line saying that an instance that exited is up again. */
+  let restartedLine: Promise<{ url: string; pid: number }>;
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
@@ -52,8 +54,13 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
       // Its own process group, so that the whole tree (npm → tsx → node → instances) is stopped by its id.
       detached: true,
     });
+    const lines = readline.createInterface({ input: cluster.stdout! });
+    restartedLine = new Promise((resolve) => {
+      lines.on('line', (line) => {
+        if (line.startsWith('{"restarted":')) resolve((JSON.parse(line) as { restarted: { url: string; pid: number } }).restarted);
+      });
+    });
     info = await new Promise<ClusterInfo>((resolve, reject) => {
-      const lines = readline.createInterface({ input: cluster.stdout! });
       lines.on('line', (line) => {
         if (line.startsWith('{"ready":true')) resolve(JSON.parse(line) as ClusterInfo);
       });
@@ -132,6 +139,21 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
     expect((await benSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'after failover', client_id: newClientId() })).ok).toBe(true);
     await after;
     expect((await client(info.url).get('/readyz')).status).toBe(200);
+
+    // Instance 0 is started again on its port, as `restart: unless-stopped` does in docker-compose.yml,
+    // and is one of the cluster again: a socket on it hears a message sent through the other.
+    const restarted = await Promise.race([
+      restartedLine,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('instance 0 was not started again within 20 s')), 20_000)),
+    ]);
+    expect(restarted.url).toBe(instance.url);
+    expect(restarted.pid).not.toBe(instance.pid);
+    expect((await client(instance.url).get('/readyz')).status).toBe(200);
+    const benOnZero = await connect(instance.url, ben.token);
+    open.push(benOnZero);
+    const onZero = waitFor(benOnZero, 'message:new', (event) => event.message.content === 'after the restart');
+    expect((await anaSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'after the restart', client_id: newClientId() })).ok).toBe(true);
+    await onZero;
   }, 60_000);
 });
 
