@@ -450,6 +450,28 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get('/api/users/me/', { token: reported.token })).status).toBe(200);
   });
 
+  it('blocks again and ends the chat when the same report is sent again after an unblock, while it is open', async () => {
+    const reporter = await makeCompletedUser(server, { name: 'Rosa' });
+    const reported = await makeCompletedUser(server, { name: 'Raul' });
+    const report = (json: object) => api().post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment', ...json } });
+    const first = await report({});
+    expect(first.status).toBe(201);
+    // Unblocked from the list (the report still open), then the two match.
+    expect((await api().delete(`/api/users/${reported.id}/block/`, { token: reporter.token })).status).toBe(204);
+    await api().post('/api/matching/', { token: reporter.token, json: { response: 'like', other: reported.id } });
+    const match = await api().post('/api/matching/', { token: reported.token, json: { response: 'like', other: reporter.id } });
+    expect(match.body.match).toBe(true);
+    const conversationId = match.body.conversation_id as number;
+
+    // The same reason from the chat's menu: it adds nothing to the open report, yet blocks as any report does.
+    const again = await report({ conversation_id: conversationId });
+    expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+    expect((await api().get(`/api/users/${reporter.id}/profile/`, { token: reported.token })).status).toBe(404);
+    const send = api().post(`/api/conversations/${conversationId}/messages/`, { token: reported.token, json: { content: 'still here' } });
+    expect((await send).status).toBe(404);
+    expect((await api().get('/api/users/me/blocks/', { token: reporter.token })).body.results).toMatchObject([{ id: reported.id, reported: true }]);
+  });
+
   it('refuses reports of oneself or of nobody, and a reason or details that are not allowed', async () => {
     const me = await makeCompletedUser(server);
     const other = await makeCompletedUser(server);

@@ -341,18 +341,18 @@ export async function report(
         .from(reports)
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
       // The same report again (a double tap, a retry after an answer lost) adds nothing and takes none
-      // of the day's additions: what it asks is done, the two blocked and any chat ended.
-      if (open) {
-        const latest = open.additions.at(-1) ?? open;
-        if (latest.reason === input.reason && latest.details === details) return { id: open.id, created: false, hid: false, ended: [] };
-      }
+      // of the day's additions. It still blocks and ends any chat, as every report does: the reporter
+      // may have unblocked the person since (the report still open), and even matched them again.
+      const latest = open && (open.additions.at(-1) ?? open);
+      const repeated = latest !== undefined && latest.reason === input.reason && latest.details === details;
       // An id it cannot report is counted too: were it not, past the limit a 404 (no one, or someone
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
-      await takeQuota(open !== undefined);
+      if (!repeated) await takeQuota(open !== undefined);
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
       const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
+      if (repeated) return { id: open!.id, created: false, hid, ended };
 
       if (open) {
         const addition = { reason: input.reason, details, at: new Date().toISOString() };
