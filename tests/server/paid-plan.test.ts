@@ -891,6 +891,20 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBeFalsy();
   });
 
+  it('stops the renewal of a plan whose checkout, begun before the ban, is paid after it', async () => {
+    const me = await makeCompletedUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400 }] };
+    fake.subscriptions.set('sub_paid_banned', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+    // Banned while Stripe's checkout page was open: they pay on it all the same, and can no longer sign in to cancel.
+    await banThroughModeration(server, await makeModerator(server), me);
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_paid_banned'))).status).toBe(200);
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_paid_banned').map((call) => call.form)).toEqual([{ cancel_at_period_end: 'true' }]);
+    // Unbanned, it renews again: the ban stopped it, not its owner.
+    expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
+    expect(fake.subscriptions.get('sub_paid_banned')?.cancel_at_period_end).toBe(false);
+  });
+
   it('opens Stripe’s customer portal through the SDK for the user’s customer, back to the subscribe page', async () => {
     const never = await makeUser(server);
     const before = fake.requests.length;

@@ -22,7 +22,7 @@ import { cancelLocalCheckout, completeLocalCheckout, findLocalCheckout } from '.
 import { type EventOrigin, type EventResult, handleStripeEvent, stripeSubscriptionSource } from './webhook';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
-import { cancelLocalSubscription, openPortal, subscriptionState } from './subscription';
+import { cancelLocalSubscription, openPortal, stopRenewalIfBanned, subscriptionState } from './subscription';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -150,6 +150,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
         const result = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
         request.log.info({ eventId: event.data.id, type: event.data.type, outcome: result.outcome, reason: result.reason }, 'stripe event');
+        if (result.outcome === 'handled' && result.userId !== undefined) await stopRenewalIfBanned(app.db, app.stripe, result.userId, request.log);
         tellOwner(result);
         return { received: true as const };
       },

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, like, lte } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull, like, lte } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
@@ -207,6 +207,16 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   }
   // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
   await db.update(users).set({ planStoppedByBan: true }).where(eq(users.id, userId));
+}
+
+/**
+ * A webhook's event changed the billing of `userId`: were they banned meanwhile (a checkout paid on
+ * Stripe's page after the ban, opened before it), the plan it started must not renew either, as
+ * `stopRenewalOfBanned` does at the ban for a plan there already.
+ */
+export async function stopRenewalIfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
+  const [banned] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNotNull(users.bannedAt)));
+  if (banned) await stopRenewalOfBanned(db, stripe, userId, log);
 }
 
 /**
