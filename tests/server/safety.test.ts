@@ -754,6 +754,21 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(await resolvedIds(mara.token)).not.toContain(report.body.id);
   });
 
+  it('leaves a report a moderator made to the other moderators: she bans no one on her own word', async () => {
+    const mara = await makeModerator(server, { name: 'Mara' });
+    const reported = await makeCompletedUser(server);
+    const report = await api().post('/api/reports/', { token: mara.token, json: { user_id: reported.id, reason: 'harassment' } });
+    expect(report.status).toBe(201);
+    const path = `/api/moderation/reports/${report.body.id}/`;
+    const open = await api().get('/api/moderation/reports/?status=open&limit=100', { token: mara.token });
+    expect(open.body.results.map((row: { id: number }) => row.id)).not.toContain(report.body.id);
+    expect((await api().get(path, { token: mara.token })).body).toEqual(NOT_FOUND);
+    expect((await api().post(`${path}resolve/`, { token: mara.token, json: { action: 'ban' } })).body).toEqual(NOT_FOUND);
+    expect((await api().get('/api/users/me/', { token: reported.token })).status).toBe(200);
+    // Another moderator decides it.
+    expect((await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'dismiss' } })).status).toBe(200);
+  });
+
   it('bans for good when the photo copies cannot be removed after the ban (the bucket down)', async () => {
     const { a: reporter, b: troll } = await matched(['Ida', 'Troy']);
     const filed = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'harassment' } });

@@ -24,7 +24,7 @@ const QUEUE_PAGE_SIZE = 50;
 
 /**
  * The moderation queue: moderators only; anyone else finds nothing here, and a moderator finds no
- * report about herself.
+ * report about herself, nor any she made.
  */
 const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);

@@ -56,11 +56,15 @@ interface ReportRow extends QueueRow {
 }
 
 /**
- * What a moderator may see and decide: every report but those about herself, which another moderator
- * decides (she could otherwise dismiss them, or read who reported her).
+ * What a moderator may see and decide: every report but those about herself (she could otherwise
+ * dismiss them, or read who reported her) and those she made (she could otherwise ban someone on her
+ * own word alone), which another moderator decides.
  */
-const notAbout = (moderatorId: number, reportedId: SQL | AnyColumn = sql.raw('r.reported_id')) =>
-  sql`${reportedId} is distinct from ${moderatorId}`;
+const notInvolving = (
+  moderatorId: number,
+  reportedId: SQL | AnyColumn = sql.raw('r.reported_id'),
+  reporterId: SQL | AnyColumn = sql.raw('r.reporter_id'),
+) => sql`${reportedId} is distinct from ${moderatorId} and ${reporterId} is distinct from ${moderatorId}`;
 
 const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
@@ -130,7 +134,7 @@ export function queueQuery(moderatorId: number, options: QueueOptions): SQL {
     ? sql`and (${sql.raw(atColumn)}, r.id) ${sql.raw(open ? '>' : '<')} (timestamptz 'epoch' + ${options.after.atUs}::bigint * interval '1 microsecond', ${options.after.id}::int)`
     : sql``;
   return reportRows(
-    sql`r.status = ${options.status} and ${notAbout(moderatorId)} ${after}`,
+    sql`r.status = ${options.status} and ${notInvolving(moderatorId)} ${after}`,
     open ? sql`r.created_at asc, r.id asc` : sql`r.resolved_at desc, r.id desc`,
     options.limit + 1,
     atColumn,
@@ -156,7 +160,7 @@ function senderOf(sender: number, row: ReportRow): SnapshotSender | null {
 
 /** One report with its snapshot; photo copies are served by a moderators-only route. */
 export async function getReport(db: DbOrTx, moderatorId: number, reportId: number): Promise<ModerationReportDetail | null> {
-  const where = sql`r.id = ${reportId} and ${notAbout(moderatorId)}`;
+  const where = sql`r.id = ${reportId} and ${notInvolving(moderatorId)}`;
   const [row] = rowsOf<ReportRow>(await db.execute(reportRows(where, sql`r.id`, 1, 'r.created_at', { detail: true })));
   if (!row) return null;
   const snapshot = json<ReportSnapshot>(row.snapshot);
@@ -182,7 +186,7 @@ export async function reportPhotoKey(db: Db, moderatorId: number, reportId: numb
   const [row] = await db
     .select({ snapshot: reports.snapshot })
     .from(reports)
-    .where(and(eq(reports.id, reportId), notAbout(moderatorId, reports.reportedId)));
+    .where(and(eq(reports.id, reportId), notInvolving(moderatorId, reports.reportedId, reports.reporterId)));
   return row ? (json<ReportSnapshot>(row.snapshot).profile?.photos[index] ?? null) : null;
 }
 
@@ -214,8 +218,8 @@ export interface Resolution {
  * sockets and tells their partners and the event's room. The photo copies kept with a report go once
  * it is resolved: taken out of its snapshot here, their files left for the caller to remove after the
  * rest.
- * Null for an unknown report, or one about the moderator herself; 409 when already resolved, or for a
- * ban when the reported account has been deleted since.
+ * Null for an unknown report, or one about the moderator herself or made by her; 409 when already
+ * resolved, or for a ban when the reported account has been deleted since.
  */
 export async function resolveReport(
   db: Db,
@@ -233,7 +237,7 @@ export async function resolveReport(
     const [row] = await tx
       .select({ status: reports.status, reportedId: reports.reportedId })
       .from(reports)
-      .where(and(eq(reports.id, reportId), notAbout(moderatorId, reports.reportedId)))
+      .where(and(eq(reports.id, reportId), notInvolving(moderatorId, reports.reportedId, reports.reporterId)))
       .for('update');
     if (!row) return null;
     if (row.status !== 'open') throw new Conflict(ALREADY_RESOLVED);
