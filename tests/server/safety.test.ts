@@ -450,7 +450,7 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get('/api/users/me/', { token: reported.token })).status).toBe(200);
   });
 
-  it('blocks again and ends the chat when the same report is sent again after an unblock, while it is open', async () => {
+  it('blocks again, ends the chat and keeps it when the same report is sent again after an unblock, while it is open', async () => {
     const reporter = await makeCompletedUser(server, { name: 'Rosa' });
     const reported = await makeCompletedUser(server, { name: 'Raul' });
     const report = (json: object) => api().post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment', ...json } });
@@ -462,10 +462,16 @@ describe.each(backends)('safety on %s', (backend) => {
     const match = await api().post('/api/matching/', { token: reported.token, json: { response: 'like', other: reporter.id } });
     expect(match.body.match).toBe(true);
     const conversationId = match.body.conversation_id as number;
+    const said = await api().post(`/api/conversations/${conversationId}/messages/`, { token: reported.token, json: { content: 'You again' } });
+    expect(said.status).toBe(201);
 
     // The same reason from the chat's menu: it adds nothing to the open report, yet blocks as any report does.
     const again = await report({ conversation_id: conversationId });
     expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+    // The report, made with no chat between them, keeps the one they have now for its moderator.
+    const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });
+    expect(detail.body).toMatchObject({ conversation_id: conversationId, additions: [] });
+    expect(detail.body.snapshot.messages).toMatchObject([{ content: 'You again', from: 'reported' }]);
     expect((await api().get(`/api/users/${reporter.id}/profile/`, { token: reported.token })).status).toBe(404);
     const send = api().post(`/api/conversations/${conversationId}/messages/`, { token: reported.token, json: { content: 'still here' } });
     expect((await send).status).toBe(404);

@@ -337,7 +337,7 @@ export async function report(
       // Looked for under the pair's lock, so that whether this adds to a report or makes one is
       // settled once, and counted against the day's reports or the day's additions accordingly.
       const [open] = await tx
-        .select({ id: reports.id, reason: reports.reason, details: reports.details, additions: reports.additions })
+        .select({ id: reports.id, reason: reports.reason, details: reports.details, additions: reports.additions, conversationId: reports.conversationId })
         .from(reports)
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
       // The same report again (a double tap, a retry after an answer lost) adds nothing and takes none
@@ -352,6 +352,7 @@ export async function report(
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
       const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
+      if (open) await addConversationTo(tx, open, reporterId, reportedId);
       if (repeated) return { id: open!.id, created: false, hid, ended };
 
       if (open) {
@@ -398,21 +399,9 @@ async function takeSnapshot(
     copied.push(copy);
     photos.push(copy);
   }
-  const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
-  const [conversation] = await tx
-    .select({ id: conversations.id })
-    .from(conversations)
-    .where(and(eq(conversations.userLowId, low), eq(conversations.userHighId, high)));
-  const last = conversation
-    ? await tx
-        .select({ id: messages.id, sender: messages.senderId, content: messages.content, time: messages.createdAt })
-        .from(messages)
-        .where(eq(messages.conversationId, conversation.id))
-        .orderBy(desc(messages.id))
-        .limit(REPORT_SNAPSHOT_MESSAGES)
-    : [];
+  const { conversationId, messages } = await lastMessagesBetween(tx, reporterId, reportedId);
   return {
-    conversationId: conversation?.id ?? null,
+    conversationId,
     snapshot: {
       profile: profile
         ? {
@@ -423,13 +412,52 @@ async function takeSnapshot(
             photos,
           }
         : null,
-      messages: last.reverse().map((message) => ({
-        ...message,
-        time: message.time.toISOString(),
-        from: message.sender === reportedId ? ('reported' as const) : ('reporter' as const),
-      })),
+      messages,
     },
   };
+}
+
+/** The conversation the two share, if any (even an ended one), and its last messages, oldest first. */
+async function lastMessagesBetween(
+  tx: Tx,
+  reporterId: number,
+  reportedId: number,
+): Promise<{ conversationId: number | null; messages: ReportSnapshot['messages'] }> {
+  const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
+  const [conversation] = await tx
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.userLowId, low), eq(conversations.userHighId, high)));
+  if (!conversation) return { conversationId: null, messages: [] };
+  const last = await tx
+    .select({ id: messages.id, sender: messages.senderId, content: messages.content, time: messages.createdAt })
+    .from(messages)
+    .where(eq(messages.conversationId, conversation.id))
+    .orderBy(desc(messages.id))
+    .limit(REPORT_SNAPSHOT_MESSAGES);
+  return {
+    conversationId: conversation.id,
+    messages: last.reverse().map((message) => ({
+      ...message,
+      time: message.time.toISOString(),
+      from: message.sender === reportedId ? ('reported' as const) : ('reporter' as const),
+    })),
+  };
+}
+
+/**
+ * An open report made when the two shared no conversation (from a profile), to which the reporter adds
+ * now that they do (unblocked since, and matched again): its snapshot takes that conversation's last
+ * messages, which the moderator would otherwise never see.
+ */
+async function addConversationTo(tx: Tx, report: { id: number; conversationId: number | null }, reporterId: number, reportedId: number) {
+  if (report.conversationId !== null) return;
+  const { conversationId, messages } = await lastMessagesBetween(tx, reporterId, reportedId);
+  if (conversationId === null) return;
+  await tx
+    .update(reports)
+    .set({ conversationId, snapshot: sql`jsonb_set(${reports.snapshot}, '{messages}', ${JSON.stringify(messages)}::jsonb)` })
+    .where(eq(reports.id, report.id));
 }
 
 /** How long the messages of an ended conversation are kept for a report that may follow. */
