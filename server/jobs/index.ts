@@ -1,3 +1,4 @@
+import { bannedPlanStop } from './banned-plan-stop';
 import { endedConversationsPurge } from './ended-conversations-purge';
 import { expiredTokensPurge } from './expired-tokens-purge';
 import type { Job } from './job';
@@ -11,6 +12,6 @@ import { tokenSweep } from './token-sweep';
 import { uploadSweep } from './upload-sweep';
 
 /** Every background job the process runs (docs/operations.md lists them). */
-export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep, outboxSweep, testPlanEnd, posthogErasure];
+export const jobs: readonly Job[] = [uploadSweep, tokenSweep, endedConversationsPurge, expiredTokensPurge, spentLikesPurge, tableUpkeep, orphanFileSweep, outboxSweep, testPlanEnd, bannedPlanStop, posthogErasure];
 
 export { type Job, type JobOutcome, type JobRunner, runJob, startJobs } from './job';

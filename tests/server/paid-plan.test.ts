@@ -7,6 +7,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../server/jobs';
+import { bannedPlanStop } from '../../server/jobs/banned-plan-stop';
 import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
 import { users } from '../../server/db/schema';
@@ -877,7 +878,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
     expect((await api().subscription(await signedInAgain(server, me))).body).toMatchObject({ renews_at: new Date(periodEnd * 1000).toISOString(), ends_at: null });
 
-    // Stripe down: the ban holds all the same (the operator's log says to end the plan by hand).
+    // Stripe down: the ban holds all the same, and the job banned-plan-stop stops the renewal once Stripe answers.
     const other = await makeCompletedUser(server);
     const started = await startStripeCheckout(server, other);
     fake.subscriptions.set('sub_banned_2', { customer: started.customer, status: 'active', items });
@@ -885,10 +886,17 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     fake.outage = true;
     try {
       await banThroughModeration(server, await makeModerator(server), other);
+      expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 1, stopped: 0 } });
     } finally {
       fake.outage = false;
     }
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBeFalsy();
+    expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 1, stopped: 1 } });
+    expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(true);
+    // Stopped once: not asked of Stripe again, and lifting the ban renews it as before.
+    expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 0, stopped: 0 } });
+    expect(await unban(server.app.db, other.email, server.app.stripe, log)).toBe('changed');
+    expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(false);
   });
 
   it('stops the renewal of a plan whose checkout, begun before the ban, is paid after it', async () => {

@@ -191,22 +191,41 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
  * customer portal's cancellation does (Stripe's `customer.subscription.updated` then gives the plan its
  * end date here); the local test plan's through the test portal's own cancellation. Once unbanned, it
  * renews again (`resumeRenewalOfUnbanned`). Called after the ban has committed: a Stripe
- * that cannot be reached, or refuses, leaves the ban as it is, and the operator is told to end it by hand.
+ * that cannot be reached, or refuses, leaves the ban as it is, and the job `banned-plan-stop` tries
+ * again until it takes. Answers whether the renewal was stopped now.
  */
-export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
+export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<boolean> {
   const billing = await billingOf(db, userId);
-  if (!billing?.active || !billing.subscription || billing.endsAt) return;
+  if (!billing?.active || !billing.subscription || billing.endsAt) return false;
   const subscription = billing.subscription;
   try {
     if (subscription.startsWith('sub_local_')) await cancelLocalSubscription(db, userId);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
     else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
   } catch (error) {
-    log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: cancel it in Stripe by hand');
-    return;
+    log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: tried again by the job banned-plan-stop');
+    return false;
   }
   // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
   await db.update(users).set({ planStoppedByBan: true }).where(eq(users.id, userId));
+  return true;
+}
+
+/** Banned accounts whose plan still renews: a ban whose stop Stripe did not take (`stopRenewalOfBanned`). */
+export async function bannedStillRenewing(db: Db): Promise<number[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        isNotNull(users.bannedAt),
+        eq(users.hasSubscription, true),
+        isNotNull(users.stripeSubscriptionId),
+        isNull(users.planEndsAt),
+        eq(users.planStoppedByBan, false),
+      ),
+    );
+  return rows.map((row) => row.id);
 }
 
 /**

@@ -1,0 +1,24 @@
+import { bannedStillRenewing, stopRenewalOfBanned } from '../features/payments/subscription';
+import type { Job } from './job';
+
+/**
+ * A ban stops the renewal of its user's plan, as they can no longer sign in to cancel it. One that
+ * Stripe did not take (down, or refusing, at the ban) would renew on and on: this tries again until it
+ * does (`stopped`: how many now, of `due`).
+ */
+export const bannedPlanStop: Job = {
+  name: 'banned-plan-stop',
+  everyMs: 10 * 60 * 1000,
+  firstAfterMs: 60 * 1000,
+  scope: 'cluster',
+  runsWith: (config) => config.checkoutMode !== 'off',
+  async run(app, stopping) {
+    const due = await bannedStillRenewing(app.db);
+    let stopped = 0;
+    for (const userId of due) {
+      if (stopping.aborted) break;
+      if (await stopRenewalOfBanned(app.db, app.stripe, userId, app.log)) stopped += 1;
+    }
+    return { due: due.length, stopped };
+  },
+};
