@@ -267,21 +267,29 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     }
     const { context, page: phone } = await openPhone(app.browser, { token: leo.token, language: 'en' });
     try {
+      // The page's clock runs as a real one does, and the test moves it on past the overlay's time
+      // instead of waiting that time out.
+      await phone.clock.install();
       await phone.goto(`${app.server.url}/app/home/`);
       const overlay = phone.getByRole('alertdialog', { name: en['deck.match.title'] });
       const like = phone.getByRole('button', { name: en['deck.like'], exact: true });
+      const focusedOnOverlay = () => phone.waitForFunction(() => document.querySelector('.match-overlay')?.contains(document.activeElement));
       // A tap: a glance's 2 s, its focus on the overlay all the while.
       await deckSettled(phone);
       await like.tap();
       await overlay.waitFor();
-      await overlay.waitFor({ state: 'detached', timeout: DECK_MATCH_OVERLAY_MS + 2000 });
+      await focusedOnOverlay();
+      await phone.clock.runFor(DECK_MATCH_OVERLAY_MS);
+      await overlay.waitFor({ state: 'detached', timeout: 2000 });
 
       // From the keyboard: held while its focus is there, and closed by Escape.
       await phone.getByTestId('swipe-card').waitFor();
       await like.focus();
       await phone.keyboard.press('Enter');
       await overlay.waitFor();
-      await phone.waitForTimeout(DECK_MATCH_OVERLAY_MS + 1000);
+      // The overlay's own effect puts the focus there and holds it, at once: from then on it stays.
+      await focusedOnOverlay();
+      await phone.clock.runFor(DECK_MATCH_OVERLAY_MS + 1000);
       expect(await overlay.isVisible()).toBe(true);
       await phone.keyboard.press('Escape');
       await overlay.waitFor({ state: 'detached' });

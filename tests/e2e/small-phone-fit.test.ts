@@ -245,15 +245,15 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await page.setViewportSize(SIZES[1]);
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByRole('region', { name: 'Fiesta' }).waitFor();
-    await context.route('**/api/events/current/', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      await route.continue().catch(() => {});
-    });
+    // A slow answer: held until the card is up.
+    const answer = await holdAnswers(context, '**/api/events/current/');
     await page.reload();
     const card = page.getByTestId('swipe-card');
     await card.waitFor();
     const first = (await box(card)).y;
-    await page.waitForResponse('**/api/events/current/');
+    const answered = page.waitForResponse('**/api/events/current/');
+    answer();
+    await answered;
     await page.getByRole('region', { name: 'Fiesta' }).waitFor();
     // The event's bar came above the card once the answer did, and pushed it down.
     expect((await box(card)).y).toBe(first);
