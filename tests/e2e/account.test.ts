@@ -2,11 +2,9 @@
  * The account in Debian's Chromium on a phone-sized screen, against the real server and a real SMTP
  * server: "Forgot password?" → the e-mail → the reset page → signed in; the verification banner and
  * link; the user loaded again after a failed first try; settings → delete account with its confirm
- * step. Screenshots land in tests/e2e/artifacts/.
+ * step. Screenshots land in tests/e2e/artifacts/ (see keepShot).
  */
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
@@ -15,7 +13,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { makeModerator } from '../helpers/safety';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdAnswers, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, holdAnswers, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -34,7 +32,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   });
   const app = appInChromium(() => ({ mail: { smtpUrl: smtp.url, from: 'Eventmatch <no-reply@eventmatch.test>' } }));
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const shot = keepShot;
   async function phone(session?: { token: string; language: 'en' | 'es' }, options?: Parameters<typeof openPhone>[2]) {
     const { page } = await openPhone(app.browser, session, options);
     page.on('pageerror', (error) => console.error('page error:', error));

@@ -18,6 +18,18 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const ARTIFACTS = path.join(ROOT, 'tests', 'e2e', 'artifacts');
 export const PHONE = { width: 390, height: 844 } as const;
 
+/**
+ * Whether the suites save their pictures of the screens (tests/e2e/artifacts/), for a person to look
+ * at: no assertion reads them. Not under CI, where nobody does and each PNG of a phone's 780×1688
+ * pixels took a tenth to a third of a second of a core; E2E_SHOTS=1 keeps them there too.
+ */
+const KEEP_SHOTS = process.env.CI !== 'true' || process.env.E2E_SHOTS === '1';
+
+/** A picture of the page as it is now, tests/e2e/artifacts/<name>.png, for a person to look at (see KEEP_SHOTS). */
+export async function keepShot(page: Page, name: string): Promise<void> {
+  if (KEEP_SHOTS) await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}
+
 export function hasChromium(): boolean {
   if (existsSync(CHROMIUM_PATH)) return true;
   const message = `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium)`;

@@ -3,7 +3,6 @@
  * profile (gallery, wrap-around, dots, like → 600 ms overlay → home), the deck's buttons, keys, tap
  * and empty state, the subscribe flow through the server's local test checkout, privacy and logout.
  */
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +14,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageDataUri } from '../helpers/images';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, openLaptop, openPhone, PHONE } from './helpers';
+import { deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, keepShot, openLaptop, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -25,7 +24,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
   let page: Page;
   let ana: TestUser;
   let ben: TestUser;
-  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const shot = (name: string) => keepShot(page, name);
   /** The name a deck card shows (its heading says the age beside it). */
   const nameOnCard = (card: Locator) => card.locator('h2').evaluate((heading) => heading.firstChild?.textContent?.trim() ?? '');
   const dotState = () => page.locator('.dots .dot').evaluateAll((dots) => dots.map((dot) => dot.getAttribute('aria-current')));
@@ -332,7 +331,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
       };
       await expect.poll(centreOffset).toBe(0);
       expect(await nameOnCard(card)).toBe(first);
-      await phone.screenshot({ path: path.join(ARTIFACTS, 'screens-02b-deck-not-sent.png') });
+      await keepShot(phone, 'screens-02b-deck-not-sent');
 
       // On the profile, a dislike that does not go through leaves the profile up to try again.
       await card.click();
@@ -370,7 +369,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
 
       await phone.goto(`${app.server.url}/app/home/`);
       await phone.getByText(en['deck.failed']).waitFor();
-      await phone.screenshot({ path: path.join(ARTIFACTS, 'screens-02c-deck-failed.png') });
+      await keepShot(phone, 'screens-02c-deck-failed');
       await phone.getByRole('button', { name: en['app.retry'] }).click();
       const card = phone.getByTestId('swipe-card');
       await expect.poll(() => nameOnCard(card)).toBe('Jo');
@@ -554,7 +553,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     await home.click();
     await discard.waitFor();
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'screens-06b-discard-changes.png') });
+    await shot('screens-06b-discard-changes');
     // Keep editing: still here, the change still in the field.
     await discard.getByRole('button', { name: en['profile.keepEditing'] }).click();
     await discard.waitFor({ state: 'detached' });

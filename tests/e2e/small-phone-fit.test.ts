@@ -7,7 +7,6 @@
  * And at 320 px with the text at 200 %: the landing page's header, headings and
  * footer, the bottom navigation and the e-mail banner, whole on the screen.
  */
-import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -17,7 +16,7 @@ import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, markEmailVerified, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdAnswers, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, holdAnswers, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -31,9 +30,10 @@ async function box(locator: Locator): Promise<Box> {
   return found;
 }
 
+/** After the entry animations (what the checks after it measure, a toast among them), a picture of the page. */
 async function shot(page: Page, name: string) {
   await entryAnimationsDone(page);
-  await page.screenshot({ path: path.join(ARTIFACTS, `small-phone-fit-${name}.png`) });
+  await keepShot(page, `small-phone-fit-${name}`);
 }
 
 /** What the page holds now has been drawn, its layout shifts reported: the next frame after has begun. */
