@@ -927,7 +927,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(portal.status, JSON.stringify(portal.body)).toBe(200);
     const call = fake.requestsTo('POST', '/v1/billing_portal/sessions').at(-1)!;
     expect(call.headers.authorization).toBe(`Bearer ${TEST_STRIPE.secretKey}`);
-    expect(call.form).toEqual({ customer, return_url: `${server.url}/app/subscribe/` });
+    expect(call.form).toEqual({ customer, return_url: `${server.url}/app/subscribe/`, locale: 'es' });
     const [session] = [...fake.portalSessions.values()].filter((s) => s.customer === customer);
     expect(portal.body).toEqual({ url: session!.url });
 

@@ -118,6 +118,27 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect(fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)?.form.customer).toBe(state.customer);
   });
 
+  it('opens Stripe’s checkout and portal in the app’s language, not the browser’s, and has Stripe e-mail the customer in it', async () => {
+    // Spanish (the default) on the account; the app switched to English asks in English.
+    const user = await makeUser(server);
+    const started = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' }, headers: { 'accept-language': 'en' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)?.form.locale).toBe('en');
+    expect(fake.requestsTo('POST', '/v1/customers').at(-1)?.form).toMatchObject({ email: user.email, 'preferred_locales[0]': 'en' });
+
+    // Without a language of ours in the request (a browser's own header), the account's.
+    const other = await makeUser(server);
+    expect((await client(server.url).post(CHECKOUT, { token: other.token, json: { lookup_key: 'basic_monthly' }, headers: { 'accept-language': 'fr-FR' } })).status).toBe(200);
+    expect(fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)?.form.locale).toBe('es');
+
+    const customer = fake.requestsTo('POST', '/v1/checkout/sessions').at(-2)!.form.customer!;
+    for (const language of ['es', 'en'] as const) {
+      const portal = await client(server.url).post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {}, headers: { 'accept-language': language } });
+      expect(portal.status, JSON.stringify(portal.body)).toBe(200);
+      expect(fake.requestsTo('POST', '/v1/billing_portal/sessions').at(-1)?.form).toEqual({ customer, return_url: `${server.url}/app/subscribe/`, locale: language });
+    }
+  });
+
   it('plain form post: answers 303 to the subscribe page the same way for any e-mail, and starts nothing', async () => {
     const user = await makeUser(server);
     const before = fake.requests.length;

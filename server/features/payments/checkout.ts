@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
-import { FREE_TRIAL_DAYS } from '../../../shared/constants';
+import { FREE_TRIAL_DAYS, type Language } from '../../../shared/constants';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
@@ -38,6 +38,8 @@ export interface CheckoutUser {
   lastName: string;
   hasSubscription: boolean;
   stripeCustomerId: string | null;
+  /** The language the account reads the app in: Stripe's pages and e-mails are written in it. */
+  language: Language;
 }
 
 const checkoutUserColumns = {
@@ -47,6 +49,7 @@ const checkoutUserColumns = {
   lastName: users.lastName,
   hasSubscription: users.hasSubscription,
   stripeCustomerId: users.stripeCustomerId,
+  language: users.language,
 };
 
 export async function findCheckoutUserById(db: DbOrTx, id: number): Promise<CheckoutUser | null> {
@@ -90,7 +93,7 @@ export async function createCheckout(
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
 
   await expireEarlierCheckouts(db, stripe, user.id);
-  const session = await withLiveCustomer(db, stripe, user, (customer) => openStripeCheckout(db, stripe, publicUrl, user.id, price.id, customer));
+  const session = await withLiveCustomer(db, stripe, user, (customer) => openStripeCheckout(db, stripe, publicUrl, user, price.id, customer));
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a url`);
   // Deleted meanwhile, the session at Stripe is left to expire; one paid all the same is cancelled by
   // the webhook as one a deleted account left behind (`leftBehind`).
@@ -108,8 +111,12 @@ export async function createCheckout(
   return session.url;
 }
 
-/** A Stripe Checkout Session for the plan's price, on `customer`, with the free trial if they have not had it. */
-async function openStripeCheckout(db: Db, stripe: Stripe, publicUrl: string, userId: number, price: string, customer: string) {
+/**
+ * A Stripe Checkout Session for the plan's price, on `customer`, with the free trial if they have not
+ * had it: in the app's language (`locale`), not the browser's, as the rest of the way to the plan is.
+ */
+async function openStripeCheckout(db: Db, stripe: Stripe, publicUrl: string, user: CheckoutUser, price: string, customer: string) {
+  const userId = user.id;
   const trial = !(await hasHadTrial(db, stripe, userId, customer));
   return callStripe(() =>
     stripe.checkout.sessions.create({
@@ -130,6 +137,7 @@ async function openStripeCheckout(db: Db, stripe: Stripe, publicUrl: string, use
       },
       success_url: successUrl(publicUrl),
       cancel_url: cancelUrl(publicUrl),
+      locale: user.language,
     }),
   );
 }
@@ -257,6 +265,8 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
     stripe.customers.create({
       email: user.email,
       name: `${user.firstName} ${user.lastName}`.trim(),
+      // Stripe's receipts and invoices are written in the account's language, as ours are.
+      preferred_locales: [user.language],
       metadata: { user_id: String(user.id), app: CUSTOMER_APP },
     }),
   );

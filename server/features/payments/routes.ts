@@ -16,6 +16,7 @@ import {
 } from '../../../shared/schemas/payments';
 import type { Config } from '../../config';
 import { NotAuthenticated, NotFound, ValidationError } from '../../errors';
+import { requestLanguage } from '../../lib/language';
 import { currentUser, personOrAddressLimit } from '../../plugins/auth';
 import { createCheckout, findCheckoutUserById, localCheckoutTrialDays, type Payments, subscribeUrl } from './checkout';
 import { cancelLocalCheckout, completeLocalCheckout, findLocalCheckout } from './local-checkout';
@@ -94,7 +95,9 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         await app.authenticate(request, reply);
         const user = await findCheckoutUserById(app.db, currentUser(request).id);
         if (!user) throw new NotAuthenticated(serverText('invalid_token'));
-        return { url: await createCheckout(app.db, payments, app.publicUrlFor(request), user, request.body.lookup_key) };
+        // In the language the app asks in (the account's may lag a switch that could not be saved).
+        const language = requestLanguage(request) ?? user.language;
+        return { url: await createCheckout(app.db, payments, app.publicUrlFor(request), { ...user, language }, request.body.lookup_key) };
       },
     });
   });
@@ -113,7 +116,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
       const { id } = currentUser(request);
       // A customer Stripe no longer has ends the plan here: the user's other phones and tabs are told.
       const planEnded = () => app.publish([id], 'account:changed');
-      return { url: await openPortal(app.db, payments, app.publicUrlFor(request), id, planEnded, request.log) };
+      return { url: await openPortal(app.db, payments, app.publicUrlFor(request), id, planEnded, request.log, requestLanguage(request)) };
     },
   });
 

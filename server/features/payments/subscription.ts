@@ -1,5 +1,6 @@
 import { and, desc, eq, isNotNull, isNull, like, lte } from 'drizzle-orm';
 import Stripe from 'stripe';
+import type { Language } from '../../../shared/constants';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
@@ -30,6 +31,7 @@ async function billingOf(db: DbOrTx, userId: number) {
       status: users.planStatus,
       version: users.billingVersion,
       stoppedByBan: users.planStoppedByBan,
+      language: users.language,
     })
     .from(users)
     .where(eq(users.id, userId));
@@ -141,6 +143,8 @@ export async function openPortal(
   userId: number,
   planEnded: () => void = () => {},
   log?: BillingLog,
+  /** The language the app asked in; else the account's. Stripe's portal is shown in it. */
+  language: Language | null = null,
 ): Promise<string> {
   const billing = await billingOf(db, userId);
   const stripe = payments.stripe;
@@ -152,7 +156,7 @@ export async function openPortal(
   const customer = billing?.customer;
   if (!customer) throw new SubscriptionRequired();
   try {
-    const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl) }));
+    const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl), locale: language ?? billing.language }));
     return session.url;
   } catch (error) {
     if (!isMissingCustomer(error)) {
