@@ -10,7 +10,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.count': 'Denuncias sobre esta persona:\u00a0{count}',
   'moderation.alreadyBanned': 'Cuenta ya suspendida',
   'moderation.alreadyBannedText': '{name} ya tiene la cuenta suspendida. Descarta esta denuncia para cerrarla: la suspensión se mantiene.',
-  'moderation.more': 'Mostrar más',
+  'moderation.more': 'Ver más',
   'moderation.back': 'Volver a las denuncias',
   'moderation.notFound': 'Esta denuncia no existe.',
   'moderation.reported': 'Persona denunciada',

@@ -45,11 +45,11 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'blocked.unblockTitle': '¿Desbloquear a {name}?',
   'blocked.unblockText': 'Puede que volváis a veros. Vuestra conversación no volverá.',
   'blocked.unblocked': 'Has desbloqueado a {name}.',
-  'blocked.more': 'Mostrar más',
+  'blocked.more': 'Ver más',
   'ended.back': 'Ajustes',
   'ended.intro': 'Chats que terminaron en los últimos {days} días, por el motivo que fuera. Si alguien te hizo sentir en peligro, en el chat o en persona, aún puedes hacer una denuncia.',
   'ended.empty': 'Ninguno de tus chats ha terminado en los últimos {days} días.',
   'ended.since': 'Terminó el {date}',
   'ended.reported': 'Denuncia enviada',
-  'ended.more': 'Mostrar más',
+  'ended.more': 'Ver más',
 };

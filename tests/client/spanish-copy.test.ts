@@ -96,6 +96,13 @@ describe('the Spanish copy', () => {
     expect(en['portal.confirm.yes']).toBe(en['portal.cancel']);
   });
 
+  it('says a list’s way to more in one way on every screen, as the English does', () => {
+    // Chats, likes and events said «Ver más»; blocked people, ended chats and reports «Mostrar más».
+    const more = Object.keys(en).filter((key) => en[key as keyof typeof en] === 'Show more');
+    expect(more.length).toBeGreaterThan(3);
+    expect(new Set(more.map((key) => es[key as keyof typeof es]))).toEqual(new Set(['Ver más']));
+  });
+
   it('says a report resolved with a ban banned the account: the report itself was not put on hold', () => {
     // "Resolución: Suspendida", of a report (una denuncia), read as a report whose resolution waits.
     expect(es['moderation.resolution.ban']).toBe('Cuenta suspendida');
