@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { useEventStatus } from '../lib/event-status';
-import { useT, useTi } from '../lib/i18n';
+import { formatCount } from '../lib/format';
+import { useLanguage, useT, useTi } from '../lib/i18n';
 import { useConnection } from '../lib/socket';
 import { keptEvent, useEvents } from '../stores/events';
 import { CalendarIcon } from './AppIcons';
@@ -63,6 +64,7 @@ function JoinWords() {
  */
 export function EventBar() {
   const t = useT();
+  const language = useLanguage((state) => state.language);
   // Until the server says where I am, the event this device last knew me at, or the way into one when
   // it knew me at none: the bar is above the deck from the first paint, where its coming later (after
   // the deck's cards) pushed the card down. While neither knows, its room, held empty.
@@ -101,7 +103,7 @@ export function EventBar() {
           {current.name}
         </strong>
         <span className="muted" aria-live="polite">
-          {t(ended ? 'deck.event.ended' : 'deck.event.here', { count: current.attendee_count })}
+          {t(ended ? 'deck.event.ended' : 'deck.event.here', { count: formatCount(current.attendee_count, language) })}
         </span>
       </span>
       <button type="button" className="btn btn-light btn-small" onClick={() => setLeaving(true)}>

@@ -18,6 +18,9 @@ export const withHourArticle = (time: string, language: Language) => (language =
  * of today's messages that they were yesterday's, or tomorrow's.
  */
 
+/** A count as the locale writes it: "12,345" in English, "12.345" in Spanish (which groups from five digits). */
+export const formatCount = (count: number, language: Language) => count.toLocaleString(localeOf(language));
+
 /** Today: the time; earlier: the date. */
 export function formatActivity(iso: string, language: Language, now = new Date(serverNow())): string {
   const date = new Date(iso);

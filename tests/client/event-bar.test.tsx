@@ -63,6 +63,18 @@ describe('the event bar', () => {
     expect(within(openSheet()).getByText(enApp['deck.event.leaveQr'])).toBeTruthy();
   });
 
+  it('writes a big headcount as the language writes numbers', async () => {
+    // It read "12345 checked in" in English, and the same in Spanish.
+    renderBar(party({ attendee_count: 12_345 }));
+    expect(within(bar()).getByText(format(enApp['deck.event.here'], { count: '12,345' }))).toBeTruthy();
+    localStorage.setItem('language_code', 'es');
+    await act(() => initLanguage());
+    expect(within(bar()).getByText(format(esApp['deck.event.here'], { count: '12.345' }))).toBeTruthy();
+    // Spanish groups from five digits only: «1234», not «1.234».
+    act(() => useEvents.setState({ current: party({ attendee_count: 1234 }) }));
+    expect(within(bar()).getByText(format(esApp['deck.event.here'], { count: '1234' }))).toBeTruthy();
+  });
+
   it('with the connection lost, greys the dot (the headcount is the last heard), live again once back', () => {
     useConnection.setState({ connected: false, lost: true });
     renderBar(party());

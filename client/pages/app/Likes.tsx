@@ -9,7 +9,8 @@ import { Loading } from '../../components/Loading';
 import { Offline } from '../../components/Waiting';
 import { errorMessage } from '../../lib/errors';
 import { photoOfSize } from '../../lib/photos';
-import { useT, useTiText } from '../../lib/i18n';
+import { formatCount } from '../../lib/format';
+import { useLanguage, useT, useTiText } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useLikes } from '../../stores/likes';
 import { useSession } from '../../stores/session';
@@ -73,6 +74,7 @@ function LockedLikes({ count }: { count: number }) {
  */
 export function Likes() {
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const { count, people, next, loadingMore, failed, load, more, answer } = useLikes(
     useShallow((state) => ({
       count: state.count,
@@ -131,7 +133,7 @@ export function Likes() {
     <section className="page likes">
       <h1 tabIndex={-1}>{t('likes.title')}</h1>
       <p className="muted" data-testid="likes-count">
-        {count === 0 ? t('likes.empty') : count === 1 ? t('likes.countOne') : t('likes.countMany', { count })}
+        {count === 0 ? t('likes.empty') : count === 1 ? t('likes.countOne') : t('likes.countMany', { count: formatCount(count, language) })}
       </p>
       {error && (
         <p className="form-error" role="alert">

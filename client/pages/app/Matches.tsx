@@ -10,7 +10,7 @@ import { SafetyDialog } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
-import { formatActivity } from '../../lib/format';
+import { formatActivity, formatCount } from '../../lib/format';
 import { useServerMinutes } from '../../lib/server-clock';
 import { toast } from '../../lib/toast';
 import { useLanguage, useT, useTi } from '../../lib/i18n';
@@ -93,6 +93,7 @@ function Skeletons() {
 /** The way to "Likes you", first on the page (as the best apps put it above new matches), while anyone waits. */
 function LikesYouLink() {
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const count = useLikes((state) => state.count);
   const load = useLikes((state) => state.load);
   useEffect(() => {
@@ -107,7 +108,7 @@ function LikesYouLink() {
       </span>
       <span className="likes-link-text">
         <strong>{t('likes.title')}</strong>
-        <span className="muted">{count === 1 ? t('likes.countOne') : t('likes.countMany', { count })}</span>
+        <span className="muted">{count === 1 ? t('likes.countOne') : t('likes.countMany', { count: formatCount(count, language) })}</span>
       </span>
       <ChevronRight />
     </Link>

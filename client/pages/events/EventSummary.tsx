@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/AppIcons';
 import { useEventStatus } from '../../lib/event-status';
-import { formatEventTimes } from '../../lib/format';
+import { formatCount, formatEventTimes } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
@@ -31,7 +31,7 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
       </p>
       {count && status !== 'closed' && status !== 'upcoming' && (
         <p className="event-count" aria-live="polite">
-          <span className="live-dot" aria-hidden="true" /> {t('events.count', { count: event.attendee_count })}
+          <span className="live-dot" aria-hidden="true" /> {t('events.count', { count: formatCount(event.attendee_count, language) })}
         </p>
       )}
     </div>

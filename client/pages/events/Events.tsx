@@ -9,7 +9,7 @@ import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
 import { checkInOpensAt, type EventStatus, eventStatusAt } from '../../../shared/event-status';
 import { useEventStatus } from '../../lib/event-status';
-import { formatDateTime } from '../../lib/format';
+import { formatCount, formatDateTime } from '../../lib/format';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useServerAhead } from '../../lib/server-clock';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
@@ -37,7 +37,7 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
           t(`events.status.${status}`),
           formatDateTime(event.starts_at, language),
           event.code,
-          ...(status === 'open' || status === 'after' ? [t('events.count', { count: event.attendee_count })] : []),
+          ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) })] : []),
         ].join('\u00a0· ')}
       </span>
       <span className="my-event-host">{t('events.mine.host')} →</span>

@@ -11,7 +11,7 @@ import { Offline, Waiting } from '../../components/Waiting';
 import { useBackCloses } from '../../lib/back-closes';
 import { useEventStatus } from '../../lib/event-status';
 import { errorMessage } from '../../lib/errors';
-import { formatDateTime } from '../../lib/format';
+import { formatCount, formatDateTime } from '../../lib/format';
 import { reloadWhenServerAnswers } from '../../lib/new-build';
 import { useLanguage, useMessages, useT, useTi, useTiText } from '../../lib/i18n';
 import { serverNow } from '../../lib/server-clock';
@@ -144,6 +144,7 @@ function BigScreen({
   onClose: () => void;
 }) {
   const t = useT();
+  const language = useLanguage((state) => state.language);
   const box = useRef<HTMLDivElement>(null);
   useBackCloses(true, () => {
     onClose();
@@ -200,7 +201,7 @@ function BigScreen({
       {closed ? <p className="host-scan">{closed}</p> : <DoorCode event={event} qr={qr} size={560} opens={opens} />}
       {live !== null && (
         <p className="host-big-count" aria-live="polite">
-          <LiveDot /> {live} {t('host.live')}
+          <LiveDot /> {formatCount(live, language)} {t('host.live')}
         </p>
       )}
     </div>
@@ -446,7 +447,7 @@ export function HostScreen({ id }: { id: number }) {
           {/* Over, no one is inside to count: the notice says so, and the stats stay. */}
           {status !== 'closed' && (
             <section className="host-live" aria-live="polite">
-              <span className="host-live-number">{live}</span>
+              <span className="host-live-number">{formatCount(live, language)}</span>
               <span className="host-live-label">
                 <LiveDot /> {t('host.live')}
               </span>
@@ -481,7 +482,7 @@ export function HostScreen({ id }: { id: number }) {
                   ).map(([label, value]) => (
                     <div key={label}>
                       <dt>{t(label)}</dt>
-                      <dd>{value}</dd>
+                      <dd>{formatCount(value, language)}</dd>
                     </div>
                   ))}
                 </dl>
