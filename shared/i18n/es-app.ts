@@ -22,7 +22,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'app.userMenu': 'Menú de la cuenta',
   'app.settings': 'Ajustes',
   'app.verifyTitle': 'Confirma tu correo',
-  'app.verifyBanner': 'Te enviamos un enlace a {email}.',
+  'app.verifyBanner': 'Te hemos enviado un enlace a {email}.',
   'app.verifyResend': 'Reenviar',
   'app.verifySent': '¡Enviado! Revisa tu bandeja de entrada.',
   'app.verifyDismiss': 'Ocultar el recordatorio del correo',

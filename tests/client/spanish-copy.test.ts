@@ -96,6 +96,12 @@ describe('the Spanish copy', () => {
     expect(en['portal.confirm.yes']).toBe(en['portal.cancel']);
   });
 
+  it('says a link just sent as Spain says it, the same on the banner as in Settings: «Te hemos enviado»', () => {
+    // The banner read «Te enviamos un enlace a…», Settings and the verify page «Te hemos enviado…».
+    expect(es['app.verifyBanner']).toBe(es['settings.password.linkSent']);
+    expect(saying('es', /^Te enviamos/)).toEqual([]);
+  });
+
   it('says a list’s way to more in one way on every screen, as the English does', () => {
     // Chats, likes and events said «Ver más»; blocked people, ended chats and reports «Mostrar más».
     const more = Object.keys(en).filter((key) => en[key as keyof typeof en] === 'Show more');
