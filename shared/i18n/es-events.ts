@@ -35,7 +35,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.endsNextDay': 'Al día siguiente.',
   'events.new.timesHelp': 'Como máximo 48 horas. La entrada abre una hora antes del inicio.',
   'events.new.timeMissing': 'Elige una fecha y una hora.',
-  'events.new.joinMode': 'Cómo se registra la gente',
+  'events.new.joinMode': 'Cómo entra la gente',
   'events.new.joinMode.qr': 'Escaneando el código QR en la puerta',
   'events.new.joinMode.qrHelp': 'Solo puede unirse quien está en la sala: el código de tu pantalla cambia cada minuto.',
   'events.new.joinMode.code': 'Basta con el código',

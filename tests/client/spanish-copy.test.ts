@@ -102,6 +102,14 @@ describe('the Spanish copy', () => {
     expect(saying('es', /^Te enviamos/)).toEqual([]);
   });
 
+  it('says checking in to an event as «entrar», as the event’s pages do, never as signing up («registrarse»)', () => {
+    // The new-event form asked «Cómo se registra la gente», which reads as creating an account.
+    expect(es['events.new.joinMode']).toBe('Cómo entra la gente');
+    expect(Object.entries(es).filter(([key, text]) => /^(events|host|eventPage|deck\.event)\./.test(key) && /registr/i.test(text))).toEqual([
+      ['eventPage.passKept', 'Te guardamos el sitio 30 minutos mientras te registras: no hace falta volver a escanear.'],
+    ]);
+  });
+
   it('says a list’s way to more in one way on every screen, as the English does', () => {
     // Chats, likes and events said «Ver más»; blocked people, ended chats and reports «Mostrar más».
     const more = Object.keys(en).filter((key) => en[key as keyof typeof en] === 'Show more');
