@@ -4,7 +4,8 @@ import { REPORT_DETAILS_MAX_LENGTH, REPORT_REASONS } from '../../shared/constant
 import type { ReportReason } from '../../shared/schemas/safety';
 import { Throttled, ValidationError } from '../lib/api';
 import { errorMessage } from '../lib/errors';
-import { type Translate, useMessages, useT, useTi } from '../lib/i18n';
+import { formatCount } from '../lib/format';
+import { type Translate, useLanguage, useMessages, useT, useTi } from '../lib/i18n';
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import { safetyMessages } from '../lib/messages-safety';
@@ -54,6 +55,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
   useMessages(safetyMessages);
   const t = useT();
   const ti = useTi();
+  const language = useLanguage((state) => state.language);
   const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Failure>({ form: null, details: null });
@@ -173,7 +175,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
             aria-describedby={error.details ? `${titleId}-count ${titleId}-details-error` : `${titleId}-count`}
           />
           <small id={`${titleId}-count`} className="help">
-            {t('safety.report.count', { count: details.length, max: REPORT_DETAILS_MAX_LENGTH })}
+            {t('safety.report.count', { count: formatCount(details.length, language), max: formatCount(REPORT_DETAILS_MAX_LENGTH, language) })}
           </small>
           {error.details && (
             <small id={`${titleId}-details-error`} className="field-error" role="alert">

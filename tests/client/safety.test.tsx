@@ -219,7 +219,9 @@ describe('Report', () => {
     const details = screen.getByLabelText(en['safety.report.details']) as HTMLTextAreaElement;
     expect(details.maxLength).toBe(REPORT_DETAILS_MAX_LENGTH);
     fireEvent.change(details, { target: { value: '  Sells tickets to a party that does not exist.  ' } });
-    expect(screen.getByText(`49 / ${REPORT_DETAILS_MAX_LENGTH}`)).toBeTruthy();
+    // The most as English writes it, as the chat's composer does: it read "49 / 1000".
+    expect(screen.getByText(`49 / ${REPORT_DETAILS_MAX_LENGTH.toLocaleString('en')}`)).toBeTruthy();
+    expect(REPORT_DETAILS_MAX_LENGTH.toLocaleString('en')).toContain(',');
     fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
     await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
 
