@@ -221,7 +221,7 @@ export const enApp = {
   'subscribe.current.offline': 'No connection. Your billing and “Manage subscription” will show as soon as you are back online.',
   'portal.banner': 'TEST CUSTOMER PORTAL — no real payment',
   'portal.title': 'Your subscription',
-  'portal.text': 'No Stripe key here, so this page stands in for Stripe’s customer portal. Cancelling ends the plan when its period does, as at Stripe.',
+  'portal.text': 'No Stripe key here, so this page stands in for Stripe’s customer portal. Canceling ends the plan when its period does, as at Stripe.',
   'portal.none': 'You have no active subscription.',
   'portal.cancel': 'Cancel subscription',
   'portal.back': 'Back to Eventmatch',

@@ -32,7 +32,7 @@ export const enSafety = {
   'safety.reason.inappropriate_photos': 'Inappropriate photos',
   'safety.reason.spam': 'Spam or scam',
   'safety.reason.underage': 'Under 18',
-  'safety.reason.offline_behaviour': 'Behaviour in person',
+  'safety.reason.offline_behaviour': 'Behavior in person',
   'safety.reason.other': 'Something else',
   'blocked.back': 'Settings',
   'blocked.intro': "People you blocked can't see you, and you can't see them.",

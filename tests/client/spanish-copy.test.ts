@@ -125,6 +125,12 @@ describe('the Spanish copy', () => {
 });
 
 describe('the English copy', () => {
+  it('spells as American English does, as the rest of it does («canceled», «organizer»): no British «behaviour» or «cancelling»', () => {
+    // A reason to report read "Behaviour in person", the test portal "Cancelling", beside "canceled" everywhere else.
+    expect(saying('en', /behaviour|colour|favourite|cancell|organis|recognis/i)).toEqual([]);
+    expect(en['safety.reason.offline_behaviour']).toBe('Behavior in person');
+  });
+
   it('writes "e-mail", as the rest of the app does, also in the server’s messages and e-mails', () => {
     // Not the {email} a line fills in.
     expect(saying('en', /(?<!\{)\bemail\b/i)).toEqual([]);
