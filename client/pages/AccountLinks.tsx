@@ -1,4 +1,8 @@
+import { useEffect } from 'react';
 import { useLocation } from 'wouter';
+import { LANGUAGES, type Language } from '../../shared/constants';
+import { useLanguage } from '../lib/i18n';
+import { LANGUAGE_KEY, readStorage } from '../lib/storage';
 import { ForgotPassword } from './ForgotPassword';
 import { ResetPassword } from './ResetPassword';
 import { VerifyEmail } from './VerifyEmail';
@@ -9,6 +13,12 @@ import { VerifyEmail } from './VerifyEmail';
  */
 export function AccountLinks() {
   const [location] = useLocation();
+  useEffect(() => {
+    // An e-mail's link names the language it is written in (`lang`): opened where no language was ever
+    // chosen (a computer's mail client, another phone), the page follows the e-mail, not the default.
+    const language = new URLSearchParams(window.location.search).get('lang');
+    if (readStorage(LANGUAGE_KEY) === null && (LANGUAGES as readonly string[]).includes(language ?? '')) useLanguage.getState().setLanguage(language as Language).catch(() => undefined);
+  }, []);
   if (location.startsWith('/reset-password')) return <ResetPassword />;
   if (location.startsWith('/verify-email')) return <VerifyEmail />;
   return <ForgotPassword />;

@@ -2,10 +2,12 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { ValidationError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
-import { initLanguage } from '../../client/lib/i18n';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
+import { AccountLinks } from '../../client/pages/AccountLinks';
 import { VerifyEmail } from '../../client/pages/VerifyEmail';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
@@ -81,5 +83,39 @@ describe('the verification link, accepted', () => {
     await openGoodLinkFor('lena@example.com');
     await screen.findByText(es['verify.doneOther'].replace('{email}', 'lena@example.com'));
     expect(screen.queryByText(es['verify.done'])).toBeNull();
+  });
+});
+
+describe('an e-mail’s link, opened where no language was ever chosen', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    localStorage.clear();
+  });
+
+  async function open(path: string) {
+    vi.spyOn(accountApi, 'verifyEmail').mockRejectedValue(new ValidationError({ token: ['This link is invalid or has expired.'] }));
+    window.history.replaceState(null, '', path);
+    await initLanguage();
+    render(
+      <Suspense fallback={null}>
+        <AccountLinks />
+      </Suspense>,
+    );
+  }
+
+  it('opens in the language the e-mail was written in, not the default', async () => {
+    // An English e-mail opened on a computer that never saw the app read as Spanish.
+    localStorage.clear();
+    await open(`/verify-email?token=token-${++tokens}&lang=en`);
+    await screen.findByText(en['verify.spent']);
+    expect(document.documentElement.lang).toBe('en');
+  });
+
+  it('keeps the language chosen on this device', async () => {
+    localStorage.setItem('language_code', 'es');
+    await open(`/verify-email?token=token-${++tokens}&lang=en`);
+    await screen.findByText(es['verify.spent']);
+    expect(useLanguage.getState().language).toBe('es');
   });
 });

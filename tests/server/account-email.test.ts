@@ -91,9 +91,9 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       // The link on a line of its own, in the text part; the same link in the HTML part.
       const lines = mail.text.split('\n');
       const link = lines.find((line) => line.includes('/verify-email?token='));
-      expect(link).toMatch(new RegExp(`^${server.url.replaceAll('.', '\\.')}/verify-email\\?token=[A-Za-z0-9_-]{43}$`));
+      expect(link).toMatch(new RegExp(`^${server.url.replaceAll('.', '\\.')}/verify-email\\?token=[A-Za-z0-9_-]{43}&lang=en$`));
       expect(mail.text).toContain('Hi Lucía,');
-      expect(mail.html).toContain(`href="${link}"`);
+      expect(mail.html).toContain(`href="${link!.replaceAll('&', '&amp;')}"`);
       expect(mail.html).toContain('Confirm my e-mail address');
 
       const token = linkToken(mail, '/verify-email');
@@ -256,7 +256,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
 
       const mail = await smtp.nextMailTo(user.email);
       expect(mail.subject).toBe('Reset your Eventmatch password');
-      expect(mail.text).toMatch(new RegExp(`\\n${server.url.replaceAll('.', '\\.')}/reset-password\\?token=[A-Za-z0-9_-]{43}\\n`));
+      expect(mail.text).toMatch(new RegExp(`\\n${server.url.replaceAll('.', '\\.')}/reset-password\\?token=[A-Za-z0-9_-]{43}&lang=en\\n`));
       await server.app.mailer.idle();
       expect(smtp.mailTo(unknown)).toEqual([]);
     });
@@ -544,7 +544,7 @@ describe('the embedded default: no SMTP_URL', () => {
     expect(eml).toContain('Content-Type: text/html');
 
     const logged = logs.map((line) => JSON.parse(line)).find((entry) => entry.msg?.startsWith('e-mail written to the outbox'));
-    expect(logged).toMatchObject({ to: user.email, link: expect.stringMatching(/\/verify-email\?token=[A-Za-z0-9_-]{43}$/) });
+    expect(logged).toMatchObject({ to: user.email, link: expect.stringMatching(/\/verify-email\?token=[A-Za-z0-9_-]{43}&lang=(es|en)$/) });
     // The link logged is the one in the file, and it works.
     const token = new URL(logged.link).searchParams.get('token')!;
     expect(eml.replace(/=\r?\n/g, '')).toContain(token);

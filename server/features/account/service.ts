@@ -31,8 +31,12 @@ export const EMAIL_TOKEN_TTL_MS: Record<EmailPurpose, number> = {
   reset_password: 60 * 60 * 1000,
 };
 
-export const verifyEmailLink = (publicUrl: string, token: string) => `${publicUrl}/verify-email?token=${token}`;
-export const resetPasswordLink = (publicUrl: string, token: string) => `${publicUrl}/reset-password?token=${token}`;
+/**
+ * An e-mail's links name the language it is written in: opened where no language was ever chosen
+ * (a computer's mail client, another phone), the page opens in it, not in the default.
+ */
+export const verifyEmailLink = (publicUrl: string, token: string, language: Language) => `${publicUrl}/verify-email?token=${token}&lang=${language}`;
+export const resetPasswordLink = (publicUrl: string, token: string, language: Language) => `${publicUrl}/reset-password?token=${token}&lang=${language}`;
 
 /** What sending e-mail needs: the database, the mailer, and the address links point at. */
 export interface MailDeps {
@@ -109,7 +113,7 @@ export async function sendVerificationEmail(deps: MailDeps, userId: number): Pro
   const user = await findRecipient(deps.db, eq(users.id, userId));
   if (!user || user.verified) return false;
   const token = await createEmailToken(deps.db, user.id, 'verify_email');
-  await deps.mailer.send(composeMail('verifyEmail', user, verifyEmailLink(deps.publicUrl, token)));
+  await deps.mailer.send(composeMail('verifyEmail', user, verifyEmailLink(deps.publicUrl, token, user.language)));
   return true;
 }
 
@@ -156,7 +160,7 @@ export async function sendPasswordResetEmail(deps: MailDeps, email: string): Pro
   const user = await findRecipient(deps.db, and(eq(users.email, email.trim().toLowerCase()), isNull(users.bannedAt))!);
   if (!user) return false;
   const token = await createEmailToken(deps.db, user.id, 'reset_password');
-  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl, token)));
+  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl, token, user.language)));
   return true;
 }
 
