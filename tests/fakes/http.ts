@@ -58,7 +58,8 @@ export async function startFakeServer(handle: FakeHandler): Promise<FakeServer> 
     try {
       const answer = await handle(recorded);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(JSON.stringify(answer.body));
+      // A Buffer goes as it is (an answer that is not JSON); anything else as JSON.
+      res.end(Buffer.isBuffer(answer.body) ? answer.body : JSON.stringify(answer.body));
     } catch (error) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: String(error) } }));

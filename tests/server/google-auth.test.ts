@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
-import { type FakeGoogle, type GoogleAccount, startFakeGoogle, USERINFO_PATH } from '../fakes/google';
+import { type FakeGoogle, type GoogleAccount, startFakeGoogle, TOKENINFO_PATH, USERINFO_PATH } from '../fakes/google';
 import { makeCompletedUser, makeUser, markEmailVerified } from '../helpers/factories';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { client } from '../helpers/http';
@@ -290,6 +290,25 @@ describe('Google sign-in while Google is slow or overloaded', () => {
     } finally {
       fake.holdAnswer = null;
     }
+  });
+
+  it('answers 503 when a success is not a JSON object (a proxy’s page), not that the token or e-mail was refused', async () => {
+    const { account, token } = googleAccount(fake);
+    const broken = [Buffer.from('<html><body>Bad gateway</body></html>'), Buffer.from(''), ['not', 'an', 'answer'], null];
+    try {
+      for (const path of [TOKENINFO_PATH, USERINFO_PATH]) {
+        for (const body of broken) {
+          fake.holdAnswer = async (asked) => (asked === path ? { status: 200, body } : undefined);
+          expect([path, await login(token)]).toMatchObject([path, { status: 503, body: UNAVAILABLE }]);
+        }
+      }
+      // A whole answer without the e-mail is Google's word that it did not share one.
+      fake.holdAnswer = async (asked) => (asked === USERINFO_PATH ? { status: 200, body: { sub: account.sub } } : undefined);
+      expect(await login(token)).toMatchObject({ status: 400, body: { non_field_errors: ['Google did not share an e-mail address for this account.'] } });
+    } finally {
+      fake.holdAnswer = null;
+    }
+    expect(await usersWithEmail(server, account.email)).toEqual([]);
   });
 
   it('answers 503 when an answer stops halfway, not that Google refused the token', async () => {

@@ -37,9 +37,11 @@ export interface GoogleSettings {
 
 /**
  * Google's JSON answer, or the error a client should see: 4xx refused the token; 5xx, its limit on our
- * calls (429), or no whole answer before `init.signal` ends the wait is an outage.
+ * calls (429), no whole answer before `init.signal` ends the wait, or a success that is not a JSON
+ * object (a proxy's or captive portal's page, an empty body) is an outage: the token was not refused,
+ * and Google did not say the account has no e-mail.
  */
-async function askGoogle(url: string, init: RequestInit & { signal: AbortSignal }): Promise<unknown> {
+async function askGoogle(url: string, init: RequestInit & { signal: AbortSignal }): Promise<object> {
   let response: Response;
   let text: string;
   try {
@@ -51,11 +53,14 @@ async function askGoogle(url: string, init: RequestInit & { signal: AbortSignal 
   }
   if (response.status >= 500 || response.status === 429) throw new GoogleUnavailable();
   if (!response.ok) throw rejected(GOOGLE_REJECTED);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text);
   } catch {
-    return null;
+    throw new GoogleUnavailable();
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GoogleUnavailable();
+  return body;
 }
 
 /**
@@ -84,7 +89,7 @@ export async function verifyGoogleToken(google: GoogleSettings, accessToken: str
   });
   const parsed = GoogleUserInfo.safeParse(body);
   if (!parsed.success) {
-    const hasEmail = typeof body === 'object' && body !== null && 'email' in body;
+    const hasEmail = 'email' in body;
     throw rejected(hasEmail ? GOOGLE_REJECTED : GOOGLE_NO_EMAIL);
   }
   if (tokenInfo.data.sub && tokenInfo.data.sub !== parsed.data.sub) throw rejected(GOOGLE_REJECTED);
