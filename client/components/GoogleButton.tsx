@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, refusedByServer } from '../lib/api';
 import { errorMessage } from '../lib/errors';
-import { googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
+import { GoogleCancelled, googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
 
@@ -38,6 +38,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       const { token } = await googleLogin(accessToken, profile);
       onToken(token);
     } catch (error) {
+      // Closed or declined at Google: back to the button, with nothing to say.
+      if (error instanceof GoogleCancelled) return;
       console.error('Google sign-in failed', error);
       // The server wrote it in the reader's language (Accept-Language).
       if (error instanceof ApiError && error.status === 409) {

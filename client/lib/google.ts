@@ -46,15 +46,21 @@ function loadScript(): Promise<GoogleAccounts> {
   return loading;
 }
 
-/** Resolves with an access token from the Google pop-up, or rejects (closed, denied, offline). */
+/** The person closed Google's pop-up, or said no there: nothing failed, and there is nothing to say. */
+export class GoogleCancelled extends Error {}
+
+/** Resolves with an access token from the Google pop-up, or rejects (`GoogleCancelled`; blocked, offline). */
 export async function requestGoogleAccessToken(clientId: string): Promise<string> {
   const accounts = await loadScript();
   return new Promise((resolve, reject) => {
     const client = accounts.oauth2.initTokenClient({
       client_id: clientId,
       scope: 'openid email profile',
-      callback: (response) => (response.access_token ? resolve(response.access_token) : reject(new Error(response.error ?? 'denied'))),
-      error_callback: (error) => reject(new Error(error.type)),
+      callback: (response) =>
+        response.access_token
+          ? resolve(response.access_token)
+          : reject(response.error === 'access_denied' ? new GoogleCancelled() : new Error(response.error ?? 'denied')),
+      error_callback: (error) => reject(error.type === 'popup_closed' ? new GoogleCancelled() : new Error(error.type)),
     });
     client.requestAccessToken();
   });

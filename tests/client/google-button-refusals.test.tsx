@@ -5,7 +5,7 @@
  * Google account linked to another, too many tries. Google itself failing (its pop-up closed, its
  * script or the server unreachable) still says to try again.
  */
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Router } from 'wouter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -19,6 +19,7 @@ let answer: () => Response = () => Response.json({ token: 'a-token' });
 /** The answer of Google's user-info, which the browser reads the profile from. */
 let profile: () => Response = () => Response.json({ sub: '1', email: 'ana@gmail.example', email_verified: true });
 const asked: string[] = [];
+type TokenClientConfig = Parameters<NonNullable<Window['google']>['accounts']['oauth2']['initTokenClient']>[0];
 
 inEnglishPages((url) => {
   asked.push(url);
@@ -86,5 +87,39 @@ describe('The Google button, refused by the server', () => {
     await act(async () => fireEvent.click(await screen.findByRole('button', { name: en['login.google'] })));
     expect((await screen.findByRole('alert')).textContent).toBe(en['auth.googleFailed']);
     expect(asked.filter((url) => url.endsWith('/api/auth/google/login/'))).toHaveLength(0);
+  });
+
+  it('says nothing when the person closes Google’s pop-up or says no there, and the button works again', async () => {
+    // Google's pop-up, open until the test ends it (in the object the button loaded once).
+    const { oauth2 } = window.google!.accounts;
+    const signedIn = oauth2.initTokenClient;
+    let open: TokenClientConfig | null = null;
+    oauth2.initTokenClient = (config) => ({ requestAccessToken: () => void (open = config) });
+    try {
+      render(
+        <Router>
+          <Login />
+        </Router>,
+      );
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+      errors.mockClear();
+      const button = await screen.findByRole('button', { name: en['login.google'] });
+      for (const cancel of [
+        (config: TokenClientConfig) => config.error_callback?.({ type: 'popup_closed' }),
+        (config: TokenClientConfig) => config.callback({ error: 'access_denied' }),
+      ]) {
+        open = null;
+        await act(async () => fireEvent.click(button));
+        await waitFor(() => expect(open).not.toBeNull());
+        expect((button as HTMLButtonElement).disabled).toBe(true);
+        await act(async () => cancel(open!));
+        await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+        expect(screen.queryByRole('alert')).toBeNull();
+      }
+      expect(errors).not.toHaveBeenCalled();
+      expect(asked.filter((url) => url.endsWith('/api/auth/google/login/'))).toHaveLength(0);
+    } finally {
+      oauth2.initTokenClient = signedIn;
+    }
   });
 });
