@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, refusedByServer } from '../lib/api';
-import { errorMessage } from '../lib/errors';
+import { errorMessage, useFieldErrors } from '../lib/errors';
 import { GoogleCancelled, googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
@@ -15,12 +15,12 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const clientId = useConfig((state) => state.config?.google_client_id ?? null);
   const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
-  // Why the last try failed: a refusal says what the server said (a suspended account, an e-mail Google
-  // has not verified, too many tries), in the reader's language; anything else is worth a new try.
-  const [failed, setFailed] = useState<unknown>(null);
-  // A password account with this e-mail that is not verified yet (a 409): its owner resets
-  // the password, which proves the address, and Google links after that.
-  const [conflict, setConflict] = useState<string | null>(null);
+  // Why the last try failed, said again in the other language on a switch, as a form's errors are.
+  // `failed`: a refusal says what the server said (a suspended account, an e-mail Google has not
+  // verified, too many tries), in the reader's language; anything else is worth a new try.
+  // `conflict`: a password account with this e-mail that is not verified yet (a 409): its owner
+  // resets the password, which proves the address, and Google links after that.
+  const [said, setSaid] = useFieldErrors();
 
   useEffect(() => {
     void loadConfig();
@@ -30,8 +30,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
 
   async function signIn(id: string) {
     setBusy(true);
-    setFailed(null);
-    setConflict(null);
+    setSaid({});
     try {
       const accessToken = await requestGoogleAccessToken(id);
       const profile = await googleProfile(accessToken);
@@ -43,9 +42,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       console.error('Google sign-in failed', error);
       // The server wrote it in the reader's language (Accept-Language).
       if (error instanceof ApiError && error.status === 409) {
-        setConflict(error.message);
+        setSaid({ conflict: [error.message] });
       } else {
-        setFailed(error);
+        setSaid({ failed: [refusedByServer(error) ? errorMessage(error, t) : t('auth.googleFailed')] });
       }
     } finally {
       setBusy(false);
@@ -63,14 +62,14 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
         </svg>
         {label}
       </button>
-      {failed !== null && (
+      {said.failed?.[0] && (
         <p className="form-error" role="alert">
-          {refusedByServer(failed) ? errorMessage(failed, t) : t('auth.googleFailed')}
+          {said.failed[0]}
         </p>
       )}
-      {conflict && (
+      {said.conflict?.[0] && (
         <p className="form-error" role="alert">
-          {conflict} <Link href="/forgot-password/">{t('login.forgot')}</Link>
+          {said.conflict[0]} <Link href="/forgot-password/">{t('login.forgot')}</Link>
         </p>
       )}
       <p className="divider">

@@ -5,7 +5,7 @@
  * Google account linked to another, too many tries. Google itself failing (its pop-up closed, its
  * script or the server unreachable) still says to try again.
  */
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Router } from 'wouter';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -69,6 +69,27 @@ describe('The Google button, refused by the server', () => {
     answer = () =>
       Response.json({ detail: 'Request was throttled. Expected available in 40 seconds.' }, { status: 429, headers: { 'Retry-After': '40' } });
     expect(await signInWithGoogle()).toBe(es['error.throttledFor'].replace('{seconds}', '40'));
+  });
+
+  it('says the server’s reason again in the other language when the reader switches', async () => {
+    answer = () => Response.json({ non_field_errors: ['Your Google e-mail address is not verified.'] }, { status: 400 });
+    expect(await signInWithGoogle()).toBe('Your Google e-mail address is not verified.');
+    await act(() => useLanguage.getState().setLanguage('es'));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Tu correo de Google no está verificado.'));
+
+    cleanup();
+    answer = () =>
+      Response.json(
+        { detail: 'Ya existe una cuenta con este correo. Inicia sesión con tu contraseña, o restablécela, para conectar Google.' },
+        { status: 409 },
+      );
+    await signInWithGoogle();
+    await act(() => useLanguage.getState().setLanguage('en'));
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toBe(
+        `An account with this e-mail already exists. Log in with your password, or reset it, to connect Google. ${en['login.forgot']}`,
+      ),
+    );
   });
 
   it('still says to try again when Google or the server is down', async () => {
