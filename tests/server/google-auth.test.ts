@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { GOOGLE_USERINFO_URL } from '../../shared/schemas/google';
 import { type FakeGoogle, type GoogleAccount, startFakeGoogle, TOKENINFO_PATH, USERINFO_PATH } from '../fakes/google';
-import { makeCompletedUser, makeUser, markEmailVerified } from '../helpers/factories';
+import { makeCompletedUser, makeUser, markEmailVerified, validProfile } from '../helpers/factories';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { client } from '../helpers/http';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
@@ -159,6 +159,33 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
       expect([refused.status, refused.body]).toEqual([403, { detail: 'This account has been suspended.', code: 'account_suspended' }]);
     }
     expect(await stored()).toEqual(before);
+  });
+
+  it('refuses an account made with Google once suspended, found by its Google id whatever the e-mail', async () => {
+    const { account, token } = googleAccount(fake);
+    const first = await login({ access_token: token });
+    const user = { ...(await me(first.body.token)), token: first.body.token, password: '', firstName: account.given_name! };
+    // Completed, so that others see them, and can report them.
+    expect((await client(server.url).put('/api/users/me/profile/', { token: user.token, json: await validProfile() })).status).toBe(200);
+    await banThroughModeration(server, await makeModerator(server), user);
+    // Its e-mail changed at Google since: only the subject id names the account.
+    const again = await login({ access_token: fake.issue({ ...account, email: `moved-${unique()}@gmail.example` }) });
+    expect([again.status, again.body]).toEqual([403, { detail: 'This account has been suspended.', code: 'account_suspended' }]);
+  });
+
+  it('deleted, a Google account signs up afresh: a new, empty account, its profile to complete', async () => {
+    const { account, token } = googleAccount(fake);
+    const first = await login({ access_token: token });
+    const before = await me(first.body.token);
+    const deleted = await client(server.url).delete('/api/users/me/', { token: first.body.token, json: { confirm: 'DELETE' } });
+    expect(deleted.status).toBe(204);
+    expect((await client(server.url).get('/api/users/me/', { token: first.body.token })).status).toBe(401);
+
+    const again = await login({ access_token: fake.issue(account) });
+    expect(again.status).toBe(200);
+    const after = await me(again.body.token);
+    expect(after).toMatchObject({ email: account.email, is_profile_completed: false, has_password: false, email_verified: true });
+    expect(after.id).not.toBe(before.id);
   });
 
   it('refuses a token Google rejects (4xx) and creates nothing', async () => {
