@@ -21,6 +21,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   // `conflict`: a password account with this e-mail that is not verified yet (a 409): its owner
   // resets the password, which proves the address, and Google links after that.
   const [said, setSaid] = useFieldErrors();
+  // The address Google gave, for the 409's "Forgot password?": its page opens with it filled in.
+  const [email, setEmail] = useState<string>();
 
   useEffect(() => {
     void loadConfig();
@@ -34,6 +36,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
     try {
       const accessToken = await requestGoogleAccessToken(id);
       const profile = await googleProfile(accessToken);
+      const address = (profile as { email?: unknown } | null)?.email;
+      setEmail(typeof address === 'string' ? address : undefined);
       const { token } = await googleLogin(accessToken, profile);
       onToken(token);
     } catch (error) {
@@ -69,7 +73,9 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       )}
       {said.conflict?.[0] && (
         <p className="form-error" role="alert">
-          {said.conflict[0]} <Link href="/forgot-password/">{t('login.forgot')}</Link>
+          {said.conflict[0]} <Link href="/forgot-password/" state={{ email }}>
+            {t('login.forgot')}
+          </Link>
         </p>
       )}
       <p className="divider">

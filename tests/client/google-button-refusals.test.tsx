@@ -92,6 +92,19 @@ describe('The Google button, refused by the server', () => {
     );
   });
 
+  it('opens "Forgot password?" from the 409 with the address Google gave, as the login form’s own link does', async () => {
+    answer = () =>
+      Response.json(
+        { detail: 'An account with this e-mail already exists. Log in with your password, or reset it, to connect Google.' },
+        { status: 409 },
+      );
+    await signInWithGoogle();
+    const alert = screen.getByRole('alert');
+    await act(async () => fireEvent.click(alert.querySelector('a')!));
+    expect(window.location.pathname).toBe('/forgot-password/');
+    expect(window.history.state).toMatchObject({ email: 'ana@gmail.example' });
+  });
+
   it('still says to try again when Google or the server is down', async () => {
     answer = () => Response.json({ detail: 'Google sign-in is unavailable right now. Please try again later.' }, { status: 503 });
     expect(await signInWithGoogle()).toBe(en['auth.googleFailed']);
