@@ -429,6 +429,30 @@ export const attendances = pgTable(
 );
 
 /**
+ * What the people who have gone left in an event's counts: when an account is deleted, its
+ * attendances, likes and conversations go with it, and the purge takes an ended conversation's
+ * messages; what they added to the organizer's figures is added here first, in the same transaction
+ * (`events/tallies.ts`), per 15 minutes of the timeline. Counts only, never who: not personal data.
+ * Nothing is written here as people check in, like or talk; the stats add these to the rows still there.
+ */
+export const eventTallies = pgTable(
+  'event_tallies',
+  {
+    eventId: integer('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    /** The timeline's slot (15 minutes, from the epoch) of the check-ins, likes and matches counted. */
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+    checkIns: integer('check_ins').notNull().default(0),
+    likes: integer('likes').notNull().default(0),
+    matches: integer('matches').notNull().default(0),
+    /** Conversations of matches made then that had messages: by the match's slot. */
+    conversationsStarted: integer('conversations_started').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.at] })],
+);
+
+/**
  * First-party product analytics: who (a user id, never an e-mail), what, when. A deleted
  * account's events stay as anonymous counts; one of each UTC day it was active on is marked
  * `anonymousActive`, to go on counting it among that day's active users without its id.

@@ -15,6 +15,7 @@ import {
   qrToken,
   qrWindowAt,
 } from '../../server/features/events/service';
+import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
@@ -789,6 +790,61 @@ describe.each(backends)('events on %s', (backend) => {
       expect(await stats(first)).toMatchObject({ likes: 1, matches: 1 });
       expect(await stats(next)).toMatchObject({ likes: 1, matches: 0 });
     });
+
+    it('keeps the night\'s counts when guests delete their accounts and ended chats are purged, each counted once', async () => {
+      const band: [number, number] = [88, 89];
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const fay = await makeCompletedUser(server, person(88, band, { gender: 'female', genders_to_match: ['male'] }));
+      const gil = await makeCompletedUser(server, person(89, band));
+      const hal = await makeCompletedUser(server, person(89, band));
+      for (const user of [fay, gil, hal]) await checkIn(server, user, event.code);
+      // Fay and Gil match and talk; Fay and Hal match and talk, and Hal unmatches her.
+      await react(fay, gil, 'like');
+      const kept = (await react(gil, fay, 'like')).conversation_id!;
+      await react(fay, hal, 'like');
+      const ended = (await react(hal, fay, 'like')).conversation_id!;
+      for (const id of [kept, ended]) {
+        expect((await api().post(`/api/conversations/${id}/messages/`, { token: fay.token, json: { content: 'Hi!' } })).status).toBe(201);
+      }
+      type Stats = { attendee_count: number; timeline: Array<{ at: string; check_ins: number; matches: number }> } & Record<string, unknown>;
+      const stats = async () => {
+        const reply = await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token });
+        expect(reply.status).toBe(200);
+        return reply.body as Stats;
+      };
+      // The figures of the night: the slots with something in them (a slot more may open as the test runs).
+      const history = ({ timeline, ...rest }: Stats) => ({ ...rest, timeline: timeline.filter((slot) => slot.check_ins + slot.matches > 0) });
+      expect(await stats()).toMatchObject({ checked_in_total: 3, likes: 4, matches: 2, conversations_started: 2 });
+      expect((await api().delete(`/api/conversations/${ended}/`, { token: hal.token })).status).toBe(204);
+      const before = await stats();
+      // An unmatch takes back the like of the one who ended it, and nothing else.
+      expect(before).toMatchObject({ attendee_count: 3, checked_in_total: 3, likes: 3, matches: 2, conversations_started: 2 });
+      expect(before.timeline.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(3);
+      expect(before.timeline.reduce((sum, slot) => sum + slot.matches, 0)).toBe(2);
+
+      // Thirty days on, the ended chat's messages go; the chat was still started there.
+      await server.app.db.execute(sql`update conversations set ended_at = now() - interval '31 days' where id = ${ended}`);
+      expect(await purgeEndedConversations(server.app.db, new Date(Date.now() - ENDED_CONVERSATION_MESSAGES_KEPT_MS))).toBeGreaterThanOrEqual(1);
+      expect(history(await stats())).toEqual(history(before));
+
+      // Gil deletes his account, then Fay hers, then Hal his: their rows go, the counts stay, none twice.
+      const leave = async (user: TestUser) =>
+        expect((await api().delete('/api/users/me/', { token: user.token, json: { password: user.password } })).status).toBe(204);
+      await leave(gil);
+      expect(history(await stats())).toEqual(history({ ...before, attendee_count: 2 }));
+      await leave(fay);
+      expect(history(await stats())).toEqual(history({ ...before, attendee_count: 1 }));
+      await leave(hal);
+      expect(history(await stats())).toEqual(history({ ...before, attendee_count: 0 }));
+      // Their rows are gone, as deletion requires: the figures are the anonymous tallies'.
+      const [left] = rowsOf<{ n: number }>(
+        await server.app.db.execute(sql`select (select count(*) from attendances where event_id = ${event.id})
+          + (select count(*) from reactions where event_id = ${event.id})
+          + (select count(*) from conversations where event_id = ${event.id}) as n`),
+      );
+      expect(Number(left!.n)).toBe(0);
+    });
   });
 
   describe('limits', () => {
@@ -1185,5 +1241,38 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
       await races.server.app.db.execute(sql`select count(*)::int as n from attendances where user_id = ${guest.id} and left_at is null`),
     );
     expect(Number(open[0]!.n)).toBe(0);
+  });
+
+  it('counts a match once when both its people delete their accounts at the same moment', async () => {
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const ana = await makeCompletedUser(races.server, { gender: 'female', genders_to_match: ['male'] });
+    const ben = await makeCompletedUser(races.server, { gender: 'male', genders_to_match: ['female'] });
+    const event = await makeEvent(races.server, organizer);
+    for (const user of [ana, ben]) await checkIn(races.server, user, event.code);
+    await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } });
+    const id = (await api.post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id } })).body.conversation_id as number;
+    expect((await api.post(`/api/conversations/${id}/messages/`, { token: ana.token, json: { content: 'Hi!' } })).status).toBe(201);
+    const figures = async () => {
+      const { attendee_count: _, timeline: __, ...rest } = (await api.get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body;
+      return rest;
+    };
+    const night = { checked_in_total: 2, likes: 2, matches: 1, conversations_started: 1 };
+    expect(await figures()).toEqual(night);
+    const remove = (user: TestUser) => api.delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    // Ana's deletion has counted what was hers and is taking her rows (held at her profile's) when Ben's comes.
+    const release = await hold('select 1 from profiles where user_id = $1 for update', [ana.id]);
+    let both: Promise<ApiResponse[]>;
+    try {
+      const hers = remove(ana);
+      expect(await stuckOrDone(hers, 1)).toBe(false);
+      const his = remove(ben);
+      expect(await stuckOrDone(his, 2)).toBe(false);
+      both = Promise.all([hers, his]);
+    } finally {
+      await release();
+    }
+    expect((await both).map((reply) => reply.status)).toEqual([204, 204]);
+    expect(await figures()).toEqual(night);
   });
 });

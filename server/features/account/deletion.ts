@@ -7,6 +7,7 @@ import { ValidationError } from '../../errors';
 import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { keepActiveDays } from '../analytics/service';
+import { tallyDeparture } from '../events/tallies';
 import { photosShown } from '../media/service';
 import { type EndedConversation, whoMayShow } from '../safety/service';
 import type { MediaStore } from '../media/store';
@@ -45,7 +46,8 @@ export interface DeletedAccount {
  * profile, uploads' rows, reactions, blocks, conversations and every message in them, checkouts,
  * e-mail links, attendances. Events they organize stay for their attendees, without an organizer or
  * a QR secret. Reports about the user (and by them) keep their snapshot for moderators, without the
- * user id; analytics keep their counts the same way (`keepActiveDays`). The e-mail is free again at once.
+ * user id; analytics keep their counts the same way (`keepActiveDays`), and so do the figures of the
+ * events they were at (`tallyDeparture`). The e-mail is free again at once.
  * `postHogErasure`: their PostHog person and events are to go too, recorded here for the erasure job,
  * due `afterMs` after the deletion (`analytics.erasure`).
  * Answers what the caller still has to do outside the database (files, sockets).
@@ -88,6 +90,8 @@ async function deleteAccountOnce(db: Db, userId: number, postHogErasure: { after
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await keepActiveDays(tx, userId);
+    // What their rows counted in events' figures stays there, anonymously.
+    await tallyDeparture(tx, userId);
     await tx.delete(users).where(eq(users.id, userId));
     // Their person in PostHog goes after (`jobs/posthog-erasure.ts`), as surely as the account goes here,
     // once no batch of their events let through before this commits can still reach PostHog. Last, and by

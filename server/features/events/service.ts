@@ -26,13 +26,14 @@ import { z } from '../../../shared/schemas/zod';
 import { eventStatusAt } from '../../../shared/event-status';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
 import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
-import { attendances, conversations, events, messages, reactions, users } from '../../db/schema';
+import { attendances, conversations, events, eventTallies, messages, reactions, users } from '../../db/schema';
 import { AccountSuspended, ApiError, Conflict, type FieldMessages, NotFound, SessionEnded, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import type { Sealer } from '../../lib/sealed';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/pg-errors';
 import { banLockShared } from '../matching/locks';
 import { attendeeCountStatement, currentEventStatement, eventIsLive } from './queries';
+import { slotOf } from './tallies';
 
 const MINUTE_MS = 60_000;
 const WINDOW_MS = QR_WINDOW_SECONDS * 1000;
@@ -512,21 +513,24 @@ export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
  * The organizer's counts. Likes are the ones given there (between two attendees checked in to it at
  * the time: the event each like keeps); matches and conversations are the ones made there. The
  * timeline has one slot per 15 minutes, from the opening of check-in until now (or the end of the
- * after-party).
+ * after-party). Each figure adds what the rows gone since counted (`tallies.ts`, kept as they went) to
+ * what the rows still there count.
  */
 export async function eventStats(db: Db, event: EventRecord): Promise<EventStats> {
   const id = event.id;
+  const tallied = (column: 'check_ins' | 'likes' | 'matches' | 'conversations_started') =>
+    sql`(select coalesce(sum(${sql.identifier(column)}), 0)::int from ${eventTallies} where event_id = ${id})`;
   const [totals] = rowsOf<{ checked_in_total: number; likes: number; matches: number; conversations_started: number }>(
     await db.execute(sql`
       select
-        (select count(*)::int from ${attendances} where event_id = ${id}) as checked_in_total,
+        (select count(*)::int from ${attendances} where event_id = ${id}) + ${tallied('check_ins')} as checked_in_total,
         -- From the event's attendees to their reactions: the reactions' primary key, no index on event_id.
         (select count(*)::int from ${attendances} giver
           join ${reactions} r on r.from_user_id = giver.user_id and r.event_id = ${id} and r.kind = 'like'
-          where giver.event_id = ${id}) as likes,
-        (select count(*)::int from ${conversations} where event_id = ${id}) as matches,
+          where giver.event_id = ${id}) + ${tallied('likes')} as likes,
+        (select count(*)::int from ${conversations} where event_id = ${id}) + ${tallied('matches')} as matches,
         (select count(*)::int from ${conversations} c where c.event_id = ${id}
-          and exists (select 1 from ${messages} x where x.conversation_id = c.id)) as conversations_started`),
+          and exists (select 1 from ${messages} x where x.conversation_id = c.id)) + ${tallied('conversations_started')} as conversations_started`),
   );
   const timeline = rowsOf<{ at: Date | string; check_ins: number; matches: number }>(
     await db.execute(sql`
@@ -536,15 +540,17 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
         from ${events} where id = ${id}
       ), slots as (
         select generate_series(first, last, interval '15 minutes') as at from bounds
-      ), arrivals as (
-        select date_bin('15 minutes', checked_in_at, timestamptz 'epoch') as at, count(*)::int as n
-        from ${attendances} where event_id = ${id} group by 1
-      ), made as (
-        select date_bin('15 minutes', created_at, timestamptz 'epoch') as at, count(*)::int as n
-        from ${conversations} where event_id = ${id} group by 1
+      ), counted as (
+        select at, sum(check_ins)::int as check_ins, sum(matches)::int as matches from (
+          select ${slotOf(sql`checked_in_at`)} as at, 1 as check_ins, 0 as matches from ${attendances} where event_id = ${id}
+          union all
+          select ${slotOf(sql`created_at`)}, 0, 1 from ${conversations} where event_id = ${id}
+          union all
+          select at, check_ins, matches from ${eventTallies} where event_id = ${id}
+        ) contributions group by at
       )
-      select slots.at, coalesce(arrivals.n, 0) as check_ins, coalesce(made.n, 0) as matches
-      from slots left join arrivals using (at) left join made using (at)
+      select slots.at, coalesce(counted.check_ins, 0) as check_ins, coalesce(counted.matches, 0) as matches
+      from slots left join counted using (at)
       order by slots.at`),
   );
   const now = Date.now();

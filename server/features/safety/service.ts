@@ -19,6 +19,7 @@ import { SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { fitTermsOf, mutualFit, viewerFitOf } from '../deck/queries';
+import { addToTallies, startedIn } from '../events/tallies';
 import { lockPair } from '../matching/locks';
 import { type MediaStore, newMediaKey } from '../media/store';
 import { conversationColumns, openConversationOf, visibleTo } from './visibility';
@@ -477,7 +478,8 @@ export const PURGE_BATCH_CONVERSATIONS = 500;
  * length, probes messages_conversation for it, where a join of its 500 estimated rows hash-joined
  * over a scan of all messages. Each conversation's row is taken before its messages, as an account's
  * deletion takes them (a purge that deleted the messages first deadlocked with it); one another
- * transaction holds is left to the next run. Returns how many messages went.
+ * transaction holds is left to the next run. A conversation of a match made at an event that had
+ * messages stays counted as started there (`events/tallies.ts`). Returns how many messages went.
  */
 export async function purgeEndedConversations(db: DbOrTx, before: Date, batchSize = PURGE_BATCH_CONVERSATIONS): Promise<number> {
   let deleted = 0;
@@ -497,6 +499,8 @@ export async function purgeEndedConversations(db: DbOrTx, before: Date, batchSiz
           returning 1
         ), marked as (
           update ${conversations} set messages_purged_at = now() where id = any((select ids from batch)::int[])
+        ), tallied as (
+          ${addToTallies(startedIn(sql`(select ids from batch)::int[]`))}
         )
         select (select n from batch) as conversations, (select count(*) from gone)::int as messages`),
     );
