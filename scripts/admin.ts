@@ -4,6 +4,7 @@
  *   npm run admin -- grant-moderator <email>
  *   npm run admin -- revoke-moderator <email>
  *   npm run admin -- unban <email>
+ *   npm run admin -- delete <email> --yes
  *
  * It works on the configured database (`DATABASE_URL`, or the embedded one under `DATA_DIR`). The
  * embedded database is held by one process at a time: with the server running on it, stop the server
@@ -12,18 +13,28 @@
  *
  *   docker compose exec app1 npm run admin -- grant-moderator <email>
  */
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { eq } from 'drizzle-orm';
+import { type Config, ConfigError, loadConfig } from '../server/config';
 import type { Db } from '../server/db/client';
+import { users } from '../server/db/schema';
+import { eraseAccount } from '../server/features/account/deletion';
+import { localMediaStore, type MediaStore } from '../server/features/media/store';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
-import { createStripeClient } from '../server/features/payments/stripe-client';
+import { createStripeClient, PaymentsUnavailable } from '../server/features/payments/stripe-client';
+import { erasureDelay } from '../server/plugins/analytics';
 import { openCommandDatabase } from './command-database';
 
-const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>';
+const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>, or delete <email> --yes';
 /** `--help`: the usage, and what each command does. */
 const HELP = `${USAGE}
   grant-moderator <email>   make the account a moderator (the report queue at /app/moderation/)
   revoke-moderator <email>  make it a plain user again
   unban <email>             lift the account's ban
+  delete <email> --yes      delete the account and everything of it for good, as its owner can in the
+                            app (for one who cannot sign in: banned, or without their e-mail); without
+                            --yes it only says whether the account exists
 It works on DATABASE_URL's database, or on the embedded one in DATA_DIR (default ./data): stop a server
 running on that one first.`;
 
@@ -69,6 +80,16 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
   }
   // As login takes it: pasted with a space or a line break around it, or in capitals.
   const email = given?.trim().toLowerCase();
+  if (name === 'delete') {
+    // The confirmation before or after the e-mail, as an operator may type it.
+    const words = argv.slice(1).filter((word) => word !== '--yes');
+    const address = words[0]?.trim().toLowerCase();
+    if (words.length !== 1 || !address || address.startsWith('-')) {
+      out.error(USAGE);
+      return 2;
+    }
+    return deleteCommand(address, argv.includes('--yes'), env, out);
+  }
   const command = COMMANDS[name as keyof typeof COMMANDS];
   if (!command || !email || rest.length > 0) {
     out.error(USAGE);
@@ -88,6 +109,66 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
   } finally {
     await database.close();
   }
+}
+
+/**
+ * `delete <email> --yes`: the account's deletion as `DELETE /api/users/me/` does it (`eraseAccount`), with
+ * the server's settings from the environment: its Stripe billing ended, its photo files removed from
+ * DATA_DIR's media folder or the S3 bucket, its PostHog person erased by the server's job once due.
+ * Without `--yes`, nothing is deleted. Its partners' apps are not told at once (no socket reaches them
+ * from here): they find the account gone at their next request, as docs/operations.md says.
+ */
+async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.ProcessEnv, out: Pick<Console, 'log' | 'error'>): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    out.error(`Configuration error: ${error.message}`);
+    return 1;
+  }
+  const opened = await openCommandDatabase(env, out, { again: 'run this again (or set DATABASE_URL to work on PostgreSQL)', existing: true });
+  if (typeof opened === 'number') return opened;
+  const { database } = opened;
+  const media = await openMediaStore(config);
+  try {
+    const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+    if (!user) {
+      out.error(`No account with the e-mail ${email}.`);
+      return 1;
+    }
+    if (!confirmed) {
+      out.error(`${email} has an account. To delete it and everything of it for good: npm run admin -- delete ${email} --yes`);
+      return 2;
+    }
+    const log = { warn: (object: object, message: string) => out.error(message, object), error: (object: object, message: string) => out.error(message, object) };
+    const stripe = config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null;
+    try {
+      const deleted = await eraseAccount({ db: database.db, stripe, media: media.store, log, postHogErasure: erasureDelay(config.posthog) }, user.id);
+      // Deleted meanwhile, by its owner in the app.
+      if (!deleted) {
+        out.error(`No account with the e-mail ${email}.`);
+        return 1;
+      }
+    } catch (error) {
+      if (!(error instanceof PaymentsUnavailable)) throw error;
+      out.error(`${email} is not deleted: Stripe could not be reached to end its billing. Run this again.`);
+      return 1;
+    }
+    out.log(`${email} is deleted, with everything of it.`);
+    return 0;
+  } finally {
+    await media.close();
+    await database.close();
+  }
+}
+
+/** The server's photo store: the S3 bucket when configured, else DATA_DIR's media folder (as `buildApp`'s). */
+async function openMediaStore(config: Config): Promise<{ store: MediaStore; close: () => Promise<void> }> {
+  if (!config.s3) return { store: localMediaStore(path.join(config.dataDir, 'media')), close: async () => {} };
+  const { createS3Client, s3MediaStore } = await import('../server/features/media/s3-store');
+  const s3 = createS3Client(config.s3);
+  return { store: s3MediaStore(s3, config.s3.bucket, 'media/'), close: async () => s3.destroy() };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -4,6 +4,7 @@ import { inArray } from 'drizzle-orm';
 import fp from 'fastify-plugin';
 import { PostHog, type PostHogOptions } from 'posthog-node';
 import type { AnalyticsEventName } from '../../shared/schemas/analytics';
+import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { users } from '../db/schema';
 import { recordEvent } from '../features/analytics/service';
@@ -84,6 +85,15 @@ declare module 'fastify' {
 }
 
 /**
+ * When a deleted account's PostHog person goes (`deleteAccount`'s `postHogErasure`): with PostHog and its
+ * erasure configured, twice the send's time after the deletion, the margin for a batch that PostHog had
+ * whole as it was abandoned, still being taken in there, and for the deletion's commit after it has
+ * recorded the erasure. Null when PostHog keeps nothing, or cannot be told to erase.
+ */
+export const erasureDelay = ({ key, erasure, sendTimeoutMs }: Config['posthog']): { afterMs: number } | null =>
+  key && erasure ? { afterMs: 2 * sendTimeoutMs } : null;
+
+/**
  * First-party analytics: events are stored in our own database, keyed by user id. With
  * `POSTHOG_KEY`, the same events also go to PostHog, keyed by the user id only: no e-mail, no name,
  * no address (GeoIP off), no cookie; and go from there with the account (`forget`).
@@ -97,9 +107,7 @@ export default fp(
       app.log.warn('POSTHOG_KEY is set but POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID are not: a deleted account keeps its events in PostHog');
     }
 
-    // Twice the send's time: the margin for a batch that PostHog had whole as it was abandoned, still
-    // being taken in there, and for the deletion's commit after it has recorded the erasure.
-    const erasesAfter = posthog && erasure ? { afterMs: 2 * sendTimeoutMs } : null;
+    const erasesAfter = erasureDelay(app.config.posthog);
     const stopping = new AbortController();
     let erasing: Promise<void> | null = null;
     let again = false;

@@ -867,11 +867,16 @@ describe('the admin command', { timeout: 120_000 }, () => {
     const lines: string[] = [];
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     expect(await admin(['promote', 'x@example.com'], {}, out as never)).toBe(2);
-    expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>$/);
+    expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>, or delete <email> --yes$/);
+    // A deletion names one account, and nothing else.
+    for (const words of [['delete', '--yes'], ['delete'], ['delete', 'a@example.com', 'b@example.com', '--yes'], ['delete', '--force', 'a@example.com']]) {
+      expect(await admin(words, {}, out as never)).toBe(2);
+      expect(lines.pop()).toMatch(/^Usage: /);
+    }
     // Asked for, the usage is an answer, not a mistake: on stdout, exit 0, each command said.
     const logged: string[] = [];
     expect(await admin(['--help'], {}, { log: (line: string) => logged.push(line), error: out.error } as never)).toBe(0);
-    expect(logged.pop()).toMatch(/^Usage: npm run admin -- .*\n {2}grant-moderator <email> .*\n {2}revoke-moderator <email> .*\n {2}unban <email> /s);
+    expect(logged.pop()).toMatch(/^Usage: npm run admin -- .*\n {2}grant-moderator <email> .*\n {2}revoke-moderator <email> .*\n {2}unban <email> .*\n {2}delete <email> --yes /s);
     // A DATABASE_URL it cannot use: one line, as the server says it, not a stack.
     expect(await admin(['unban', 'x@example.com'], { DATABASE_URL: 'notaurl' }, out as never)).toBe(1);
     expect(lines.pop()).toBe('Configuration error: DATABASE_URL must be a PostgreSQL address such as postgres://user:password@host:5432/eventmatch.');

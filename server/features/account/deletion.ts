@@ -11,7 +11,9 @@ import { tallyDeparture } from '../events/tallies';
 import { photosShown } from '../media/service';
 import { type EndedConversation, whoMayShow } from '../safety/service';
 import type { MediaStore } from '../media/store';
+import { type BillingLog, endStripeBilling } from '../payments/end-billing';
 import { checkPassword } from './service';
+import type Stripe from 'stripe';
 
 export const WRONG_PASSWORD = serverText('wrong_password');
 export const TYPE_DELETE_TO_CONFIRM = serverText('type_delete_to_confirm');
@@ -130,4 +132,45 @@ export async function removePhotoFiles(db: Db, store: MediaStore, keys: string[]
   const removed = keys.filter((key) => !shown.has(store.url(key)));
   await Promise.all(removed.map((key) => store.remove(key)));
   return removed;
+}
+
+/** What a whole deletion works with: the server's own (`DELETE /api/users/me/`), or the admin command's. */
+export interface ErasureDeps {
+  db: Db;
+  /** Null without Stripe checkout: billing kept at Stripe is then logged for removal by hand. */
+  stripe: Stripe | null;
+  media: MediaStore;
+  log: BillingLog;
+  /** `analytics.erasure`: their PostHog person is to go too, once due. */
+  postHogErasure: { afterMs: number } | null;
+  /**
+   * Ends their sessions before the rows go: the server forgets them on every instance and drops their
+   * sockets. Without it (the admin command) the rows go with the account, and a running server stops
+   * trusting them within its token trust (10 s), their sockets within the token sweep's minute.
+   */
+  revokeTokens?: (userId: number) => Promise<unknown>;
+  /** Tells whoever is affected, once the deletion has committed (the server's sockets); before the files go. */
+  announce?: (userId: number, deleted: DeletedAccount) => void;
+}
+
+/**
+ * The whole deletion of an account, the API's and the admin command's alike: first their billing ended
+ * at Stripe (`endStripeBilling`: a Stripe outage throws `PaymentsUnavailable` with the account whole,
+ * to be tried again), then their sessions, the rows (`deleteAccount`), and their photo files. Null when
+ * there is no such account.
+ */
+export async function eraseAccount(deps: ErasureDeps, userId: number): Promise<DeletedAccount | null> {
+  await endStripeBilling(deps.db, deps.stripe, userId, deps.log);
+  await deps.revokeTokens?.(userId);
+  const deleted = await deleteAccount(deps.db, userId, { postHogErasure: deps.postHogErasure });
+  if (!deleted) return null;
+  deps.announce?.(userId, deleted);
+  // The account is gone by now: files that cannot be removed (the bucket down) do not undo that, nor
+  // fail it. The orphan sweep removes them later.
+  try {
+    await removePhotoFiles(deps.db, deps.media, deleted.photoKeys);
+  } catch (error) {
+    deps.log.warn({ userId, photos: deleted.photoKeys.length, err: error }, 'account deleted, but its photo files were not removed');
+  }
+  return deleted;
 }

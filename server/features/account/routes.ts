@@ -20,9 +20,8 @@ import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { currentUser } from '../../plugins/auth';
-import { endStripeBilling } from '../payments/end-billing';
 import { announceEnded } from '../safety/service';
-import { checkDeletionConsent, deleteAccount, removePhotoFiles } from './deletion';
+import { checkDeletionConsent, eraseAccount } from './deletion';
 import { exportArchive } from './export';
 import { addressOf, requestSubject } from '../../lib/limits';
 import { MailUnavailable } from '../../lib/mailer';
@@ -142,24 +141,28 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       const { id } = currentUser(request);
       await checkDeletionConsent(app.db, id, request.body ?? {});
-      // First, so that a Stripe outage (503, try again) leaves the account whole, not billed without one:
-      // their open checkouts expired and their Stripe customer deleted, every subscription of it with it.
-      await endStripeBilling(app.db, app.stripe, id, request.log);
-      await app.revokeUserTokens(id);
-      const deleted = await deleteAccount(app.db, id, { postHogErasure: app.analytics.erasure });
+      // Billing ended at Stripe first, so that a Stripe outage (503, try again) leaves the account whole,
+      // not billed without one: their open checkouts expired, their Stripe customer deleted with every
+      // subscription of it. Then their sessions, here and on every instance, and the account.
+      const deleted = await eraseAccount(
+        {
+          db: app.db,
+          stripe: app.stripe,
+          media: app.media,
+          log: request.log,
+          postHogErasure: app.analytics.erasure,
+          revokeTokens: app.revokeUserTokens,
+          announce: (userId, gone) => {
+            // Their partners' apps drop the conversation at once, on every instance.
+            announceEnded(app.publish, gone.conversations);
+            // Whoever may have them on screen (their card, their like) drops them now, as after a block.
+            app.publish(gone.shownTo, 'person:gone', { user_id: userId });
+            if (gone.leftEventId !== null) app.eventLive.left(userId, gone.leftEventId);
+          },
+        },
+        id,
+      );
       if (!deleted) throw new NotFound();
-      // Their partners' apps drop the conversation at once, on every instance.
-      announceEnded(app.publish, deleted.conversations);
-      // Whoever may have them on screen (their card, their like) drops them now, as after a block.
-      app.publish(deleted.shownTo, 'person:gone', { user_id: id });
-      if (deleted.leftEventId !== null) app.eventLive.left(id, deleted.leftEventId);
-      // The account is gone by now: files that cannot be removed (the bucket down) do not make that a 500.
-      // The orphan sweep removes them later.
-      try {
-        await removePhotoFiles(app.db, app.media, deleted.photoKeys);
-      } catch (error) {
-        request.log.warn({ userId: id, photos: deleted.photoKeys.length, err: error }, 'account deleted, but its photo files were not removed');
-      }
       // Here the events keep their counts without the person; PostHog keeps them by user id, so there
       // they go: recorded with the deletion, done in the background once no batch of theirs can still be
       // on its way there, and again later until PostHog has done it. The answer waits for none of it.
