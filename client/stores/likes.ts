@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { LikesYouPage } from '../../shared/schemas/plan';
 import type { DeckCard } from '../../shared/schemas/users';
-import { logFailure } from '../lib/api';
+import { logFailure, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { type LoadFailure, loadFailure } from '../lib/socket';
 import { useDeck } from './deck';
@@ -138,6 +138,9 @@ export const useLikes = create<LikesState>()((set, get) => ({
         deck.showMatch({ conversationId: result.conversation_id, name: card.name, image: card.image });
       }
     } catch (error) {
+      // Gone (deleted, banned, or they blocked me) with no `person:gone` heard (an account deleted by the
+      // admin command): out of the list for good, as that event would have taken them.
+      if (error instanceof NotFound) return;
       // Not answered after all: a read or page on its way keeps them, and they are back in the list.
       if (!elsewhere.has(card.id)) {
         for (const answered of answeredMeanwhile) answered.delete(card.id);

@@ -17,7 +17,7 @@ interface Asked {
 }
 const asked = vi.hoisted(() => [] as Asked[]);
 /** Each reaction sent, answered (or failed) when the test says. */
-const reactions = vi.hoisted(() => [] as { answer: () => void; fail: () => void }[]);
+const reactions = vi.hoisted(() => [] as { answer: () => void; fail: () => void; gone: () => void }[]);
 vi.mock('../../client/lib/api-app', () => ({
   api: {
     likesYou: (cursor?: string) => new Promise((resolve) => asked.push({ cursor, answer: resolve })),
@@ -26,6 +26,7 @@ vi.mock('../../client/lib/api-app', () => ({
         reactions.push({
           answer: () => resolve({ match: false, conversation_id: null }),
           fail: () => reject(new Error('The server failed')),
+          gone: () => void import('../../client/lib/api').then(({ NotFound }) => reject(new NotFound(404, 'Not found.'))),
         }),
       ),
   },
@@ -177,6 +178,17 @@ it('keeps out someone answered on another phone while the answer from the list f
   // The read, asked before either, holds them still.
   reading.answer({ count: 4, results: [card(1), card(2)], next: 'c1' });
   await load;
+  expect(ids()).toEqual([1]);
+  expect(useLikes.getState().count).toBe(3);
+});
+
+it('drops for good someone whose account is gone (404): not back in the list, no error', async () => {
+  await firstPage();
+  // Deleted by the admin command, which tells no open app: this one finds out from the answer.
+  const answer = useLikes.getState().answer(card(2), 'like');
+  await vi.waitFor(() => expect(reactions).toHaveLength(1));
+  reactions[0]!.gone();
+  await expect(answer).resolves.toBeUndefined();
   expect(ids()).toEqual([1]);
   expect(useLikes.getState().count).toBe(3);
 });
