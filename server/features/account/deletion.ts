@@ -1,4 +1,5 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import type Stripe from 'stripe';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
@@ -13,7 +14,6 @@ import { type EndedConversation, whoMayShow } from '../safety/service';
 import type { MediaStore } from '../media/store';
 import { type BillingLog, endStripeBilling } from '../payments/end-billing';
 import { checkPassword } from './service';
-import type Stripe from 'stripe';
 
 export const WRONG_PASSWORD = serverText('wrong_password');
 export const TYPE_DELETE_TO_CONFIRM = serverText('type_delete_to_confirm');
