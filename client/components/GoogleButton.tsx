@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, refusedByServer } from '../lib/api';
 import { errorMessage, useFieldErrors } from '../lib/errors';
-import { GoogleCancelled, googleLogin, googleProfile, requestGoogleAccessToken } from '../lib/google';
+import { GoogleCancelled, googleLogin, googleProfile, preloadGoogle, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
 
@@ -27,6 +27,10 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   useEffect(() => {
     void loadConfig();
   }, [loadConfig]);
+  // Google's script, loading while the person reads the form: a press then opens the pop-up at once.
+  useEffect(() => {
+    if (clientId) preloadGoogle();
+  }, [clientId]);
 
   if (!clientId) return null;
 

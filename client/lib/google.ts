@@ -1,6 +1,8 @@
 /**
- * Google sign-in, in the Google button's chunk: Identity Services' token client, loaded only when
- * someone presses the button, then Google's user-info and our login with them.
+ * Google sign-in, in the Google button's chunk: Identity Services' token client, loaded as soon as
+ * the button shows (`preloadGoogle`) so that a press opens Google's pop-up at once, while the
+ * browser still counts it as the person's doing (a pop-up opened seconds after the press is
+ * blocked); then Google's user-info and our login with them.
  */
 import { http, joinPass, NetworkError } from './api';
 
@@ -32,7 +34,6 @@ let loading: Promise<GoogleAccounts> | null = null;
 
 function loadScript(): Promise<GoogleAccounts> {
   loading ??= new Promise((resolve, reject) => {
-    if (window.google) return resolve(window.google.accounts);
     const script = document.createElement('script');
     script.src = SCRIPT_URL;
     script.async = true;
@@ -46,12 +47,18 @@ function loadScript(): Promise<GoogleAccounts> {
   return loading;
 }
 
+/** Starts loading Google's script (the button is showing); a failure is the press's to report. */
+export function preloadGoogle(): void {
+  if (!window.google) loadScript().catch(() => {});
+}
+
 /** The person closed Google's pop-up, or said no there: nothing failed, and there is nothing to say. */
 export class GoogleCancelled extends Error {}
 
 /** Resolves with an access token from the Google pop-up, or rejects (`GoogleCancelled`; blocked, offline). */
 export async function requestGoogleAccessToken(clientId: string): Promise<string> {
-  const accounts = await loadScript();
+  // Loaded: the pop-up opens within the press itself, with nothing awaited before it.
+  const accounts = window.google?.accounts ?? (await loadScript());
   return new Promise((resolve, reject) => {
     const client = accounts.oauth2.initTokenClient({
       client_id: clientId,

@@ -157,3 +157,43 @@ describe('The Google button, refused by the server', () => {
     }
   });
 });
+
+describe('The Google button, before the press', () => {
+  it('loads Google’s script as it shows, so that a press opens the pop-up within the press itself', async () => {
+    // Google's script not loaded yet: the browser would block a pop-up opened seconds after the press.
+    const loaded = window.google;
+    delete window.google;
+    const gis = 'script[src="https://accounts.google.com/gsi/client"]';
+    let opened = 0;
+    try {
+      render(
+        <Router>
+          <Login />
+        </Router>,
+      );
+      const button = await screen.findByRole<HTMLButtonElement>('button', { name: en['login.google'] });
+      const script = await waitFor(() => document.head.querySelector<HTMLScriptElement>(gis) ?? Promise.reject(new Error('not loading')));
+      // The script arrives while the person reads the form; the press then opens Google's pop-up.
+      window.google = {
+        accounts: {
+          oauth2: {
+            initTokenClient: (config) => ({
+              requestAccessToken: () => {
+                opened += 1;
+                config.error_callback?.({ type: 'popup_closed' });
+              },
+            }),
+          },
+        },
+      };
+      script.dispatchEvent(new Event('load'));
+      fireEvent.click(button);
+      expect(opened, 'opened before the press returned').toBe(1);
+      await waitFor(() => expect(button.disabled).toBe(false));
+      expect(screen.queryByRole('alert')).toBeNull();
+    } finally {
+      window.google = loaded;
+      document.head.querySelectorAll(gis).forEach((script) => script.remove());
+    }
+  });
+});
