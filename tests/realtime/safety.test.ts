@@ -74,31 +74,38 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
   it.each(['a ban', 'a deletion'])(
     "takes the person off the decks and 'likes you' lists open on every instance after %s",
     async (name) => {
-      // Gone, who likes Liked (on instance one) and is a card in Viewer's deck (on instance two); Stranger
-      // looks only for non-binary people, so Gone was never a card of hers.
+      // Gone, who likes Liked (on instance one) and is a card in Viewer's deck (on instance two); Passer
+      // has just passed on Gone, whom an undo would bring back, and its offer names; Stranger looks only
+      // for non-binary people, so Gone was never a card of hers.
       const gone = await makeCompletedUser(one, { name: 'Gone' });
-      const [liked, viewer, stranger] = await Promise.all([
+      const [liked, viewer, passer, stranger] = await Promise.all([
         makeCompletedUser(one, { name: 'Liked' }),
         makeCompletedUser(two, { name: 'Viewer' }),
+        makeCompletedUser(two, { name: 'Passer' }),
         makeCompletedUser(one, { name: 'Stranger', genders_to_match: ['non_binary'] }),
       ]);
       const api = client(one.url);
       expect((await api.post('/api/matching/', { token: gone.token, json: { response: 'like', other: liked.id } })).status).toBe(200);
+      expect((await api.post('/api/matching/', { token: passer.token, json: { response: 'dislike', other: gone.id } })).status).toBe(200);
+      expect((await api.get('/api/matching/undo/', { token: passer.token })).body).toMatchObject({ card: { id: gone.id } });
       const likes = await api.get('/api/users/me/likes/', { token: liked.token });
       expect(likes.body.count).toBe(1);
       const deck = await client(two.url).get('/api/users/matching-profiles/?limit=100', { token: viewer.token });
       expect(deck.body.results.map((card: { id: number }) => card.id)).toContain(gone.id);
 
-      const [likedSocket, viewerSocket, strangerSocket] = await Promise.all([
+      const [likedSocket, viewerSocket, passerSocket, strangerSocket] = await Promise.all([
         connectTo(one, liked.token),
         connectTo(two, viewer.token),
+        connectTo(two, passer.token),
         connectTo(one, stranger.token),
       ]);
       const strangerHeard = record(strangerSocket);
-      const told = [likedSocket, viewerSocket].map((socket) => waitFor(socket, 'person:gone', (payload) => payload.user_id === gone.id));
+      const told = [likedSocket, viewerSocket, passerSocket].map((socket) =>
+        waitFor(socket, 'person:gone', (payload) => payload.user_id === gone.id),
+      );
       if (name === 'a ban') await banThroughModeration(one, moderator, gone);
       else expect((await client(two.url).delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
-      expect(await Promise.all(told)).toEqual([{ user_id: gone.id }, { user_id: gone.id }]);
+      expect(await Promise.all(told)).toEqual([{ user_id: gone.id }, { user_id: gone.id }, { user_id: gone.id }]);
       // A last event that does reach Stranger, sent after all of the above: she heard nothing of Gone.
       const marker = await makeCompletedUser(one, { gender: 'non_binary' });
       await match(one, marker, stranger);

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { ENDED_CHAT_KEPT_DAYS, REPORT_SNAPSHOT_MESSAGES } from '../../../shared/constants';
+import { ENDED_CHAT_KEPT_DAYS, REPORT_SNAPSHOT_MESSAGES, UNDO_WINDOW_MS } from '../../../shared/constants';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { ageOn } from '../../../shared/schemas/common';
 import type { BlockedUser, EndedChat, ReportInput } from '../../../shared/schemas/safety';
@@ -72,8 +72,9 @@ export const GONE_TOLD_ACTIVE_WITHIN_MS = 24 * 60 * 60 * 1000;
 /**
  * Whose open phones may show `userId`, who is about to be banned or deleted (asked before, in the same
  * transaction: the visibility rule hides them once it commits): the people they like, whose "likes
- * you" holds them, and every recently active person they mutually fit and whom they have not been
- * answered by (a skip is no answer), whose deck may hold their card. Each is told `person:gone`, as
+ * you" holds them, every recently active person they mutually fit and whom they have not been
+ * answered by (a skip is no answer), whose deck may hold their card, and whoever passed on them within
+ * the undo window, whose undo offer names them. Each is told `person:gone`, as
  * after a block, so that no one learns which of the two it was, nor whether they were liked.
  */
 export async function whoMayShow(tx: DbOrTx, userId: number): Promise<number[]> {
@@ -84,7 +85,11 @@ export async function whoMayShow(tx: DbOrTx, userId: number): Promise<number[]> 
         and p.last_active_at > now() - ${GONE_TOLD_ACTIVE_WITHIN_MS}::bigint * interval '1 millisecond'
         and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${userId} and kind <> 'skip')
       union
-      select to_user_id as id from ${reactions} where from_user_id = ${userId} and kind = 'like'`),
+      select to_user_id as id from ${reactions} where from_user_id = ${userId} and kind = 'like'
+      union
+      select from_user_id as id from ${reactions}
+      where to_user_id = ${userId} and kind <> 'like'
+        and updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'`),
   );
   return rows.map((row) => Number(row.id));
 }
