@@ -21,7 +21,43 @@ import type {
 import type { TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
-import { api as core, http, isRecord, NetworkError, type Page, toError } from './api';
+import { api as core, type ApiError, http, isRecord, NetworkError, type Page, toError } from './api';
+import { getToken } from './storage';
+
+/** The most a call waits, in all, for an instance that said it will be back (`again`). */
+const RESTART_WAIT_S = 5;
+
+/**
+ * A call safe to repeat, sent again after a 503 that says when (`Retry-After`: an instance draining for
+ * a deploy or a restart, a write rolled back by a deadlock; neither did anything), to an instance that
+ * is up, for up to RESTART_WAIT_S in all: the person sees a short wait, not "the server is restarting".
+ * A 503 with no time said (a service of ours down), and any other failure, are the caller's, as before.
+ */
+async function again<T>(call: () => Promise<T>, waited = 0, token = getToken()): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    // What `http` throws is an ApiError (NetworkError for no answer at all).
+    const seconds = (error as ApiError).status === 503 ? (error as ApiError).retryAfterSeconds : null;
+    // At least a second a try, whatever it said (`Retry-After: 0`): never a loop.
+    const wait = Math.max(seconds ?? RESTART_WAIT_S, 1);
+    if (seconds == null || waited + wait > RESTART_WAIT_S) throw error;
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    // Not in the name of whoever signed in here meanwhile.
+    if (getToken() !== token) throw error;
+    return again(call, waited + wait, token);
+  }
+}
+
+/**
+ * The calls safe to repeat: reads, and the writes whose second sending changes nothing more (a PUT,
+ * a check-in, a reaction kept per pair, a message with its client_id, a block). Those that would do it
+ * twice (an event or a report created, a checkout) use `http`'s own, sent once.
+ */
+const get = <T>(path: string) => again(() => http.get<T>(path));
+const post = <T>(path: string, body?: unknown) => again(() => http.post<T>(path, body));
+const put = <T>(path: string, body: unknown) => again(() => http.put<T>(path, body));
+const del = <T>(path: string) => again(() => http.del<T>(path));
 
 /** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
 function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
@@ -54,61 +90,61 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
 
 export const api = {
   ...core,
-  myProfile: () => http.get<OwnProfile>('/api/users/me/profile/'),
-  saveProfile: (profile: ProfileInput) => http.put<OwnProfile>('/api/users/me/profile/', profile),
-  saveLanguage: (language: Language) => http.put<null>('/api/users/me/language/', { language }),
-  profile: (id: number) => http.get<PublicProfile>(`/api/users/${id}/profile/`),
+  myProfile: () => get<OwnProfile>('/api/users/me/profile/'),
+  saveProfile: (profile: ProfileInput) => put<OwnProfile>('/api/users/me/profile/', profile),
+  saveLanguage: (language: Language) => put<null>('/api/users/me/language/', { language }),
+  profile: (id: number) => get<PublicProfile>(`/api/users/${id}/profile/`),
   upload: uploadFile,
-  deck: (cursor?: string) => http.get<Page<DeckCard>>(`/api/users/matching-profiles/${http.query({ cursor })}`),
+  deck: (cursor?: string) => get<Page<DeckCard>>(`/api/users/matching-profiles/${http.query({ cursor })}`),
   /** `retry`: sent again after no answer; the server answers a stored one as it did the first time. */
-  react: (other: number, response: Reaction, retry?: true) => http.post<ReactionResult>('/api/matching/', { response, other, retry }),
+  react: (other: number, response: Reaction, retry?: true) => post<ReactionResult>('/api/matching/', { response, other, retry }),
   /** Takes back the pass on `userId`, only if it is still the account's last reaction (409 `nothing_to_undo` otherwise). */
   undo: (userId: number) => http.post<UndoResult>('/api/matching/undo/', { user_id: userId }),
-  undoable: () => http.get<Undoable>('/api/matching/undo/'),
-  likeAllowance: () => http.get<LikeAllowance>('/api/matching/allowance/'),
-  likesYou: (cursor?: string) => http.get<LikesYouPage>(`/api/users/me/likes/${http.query({ cursor })}`),
-  emptyConversations: (cursor?: string) => http.get<Page<ConversationSummary>>(`/api/conversations/empty/${http.query({ cursor })}`),
-  startedConversations: (cursor?: string) => http.get<Page<ConversationSummary>>(`/api/conversations/started/${http.query({ cursor })}`),
-  conversation: (id: number) => http.get<ConversationDetail>(`/api/conversations/${id}/`),
+  undoable: () => get<Undoable>('/api/matching/undo/'),
+  likeAllowance: () => get<LikeAllowance>('/api/matching/allowance/'),
+  likesYou: (cursor?: string) => get<LikesYouPage>(`/api/users/me/likes/${http.query({ cursor })}`),
+  emptyConversations: (cursor?: string) => get<Page<ConversationSummary>>(`/api/conversations/empty/${http.query({ cursor })}`),
+  startedConversations: (cursor?: string) => get<Page<ConversationSummary>>(`/api/conversations/started/${http.query({ cursor })}`),
+  conversation: (id: number) => get<ConversationDetail>(`/api/conversations/${id}/`),
   messages: (id: number, params: { cursor?: string; after?: number } = {}) =>
-    http.get<Page<Message>>(`/api/conversations/${id}/messages/${http.query(params)}`),
+    get<Page<Message>>(`/api/conversations/${id}/messages/${http.query(params)}`),
   sendMessage: (id: number, content: string, clientId: string) =>
-    http.post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
+    post<Message>(`/api/conversations/${id}/messages/`, { content, client_id: clientId }),
   /** The socket's `message:read`, for a tab with none. */
-  markRead: (id: number, lastReadId: number) => http.post<null>(`/api/conversations/${id}/read/`, { last_read_id: lastReadId }),
+  markRead: (id: number, lastReadId: number) => post<null>(`/api/conversations/${id}/read/`, { last_read_id: lastReadId }),
   /** With the server's time (`now`), for the clock of a visitor not signed in. */
-  event: (code: string) => http.get<PublicEventPage>(`/api/events/${encodeURIComponent(code)}/`),
-  eventPass: (code: string, token: string) => http.post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),
-  checkIn: (code: string, proof: CheckInInput = {}) => http.post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
-  currentEvent: () => http.get<CurrentEvent>('/api/events/current/'),
-  leaveEvent: () => http.post<null>('/api/events/leave/'),
-  myEvents: (cursor?: string) => http.get<Page<OrganizerEvent>>(`/api/events/mine/${http.query({ cursor })}`),
+  event: (code: string) => get<PublicEventPage>(`/api/events/${encodeURIComponent(code)}/`),
+  eventPass: (code: string, token: string) => post<JoinPass>(`/api/events/${encodeURIComponent(code)}/pass/`, { token }),
+  checkIn: (code: string, proof: CheckInInput = {}) => post<CheckedIn>(`/api/events/${encodeURIComponent(code)}/check-in/`, proof),
+  currentEvent: () => get<CurrentEvent>('/api/events/current/'),
+  leaveEvent: () => post<null>('/api/events/leave/'),
+  myEvents: (cursor?: string) => get<Page<OrganizerEvent>>(`/api/events/mine/${http.query({ cursor })}`),
   createEvent: (input: EventInputBody) => http.post<OrganizerEvent>('/api/events/', input),
-  eventQr: (id: number) => http.get<EventQr>(`/api/events/${id}/qr/`),
-  eventStats: (id: number) => http.get<EventStats>(`/api/events/${id}/stats/`),
-  updateEvent: (id: number, change: EventUpdate) => http.request<OrganizerEvent>('PATCH', `/api/events/${id}/`, change),
-  endEvent: (id: number) => http.post<OrganizerEvent>(`/api/events/${id}/end/`),
-  deleteEvent: (id: number) => http.del<null>(`/api/events/${id}/`),
+  eventQr: (id: number) => get<EventQr>(`/api/events/${id}/qr/`),
+  eventStats: (id: number) => get<EventStats>(`/api/events/${id}/stats/`),
+  updateEvent: (id: number, change: EventUpdate) => again(() => http.request<OrganizerEvent>('PATCH', `/api/events/${id}/`, change)),
+  endEvent: (id: number) => post<OrganizerEvent>(`/api/events/${id}/end/`),
+  deleteEvent: (id: number) => del<null>(`/api/events/${id}/`),
   /** Safety: each ends the conversation for both; the socket says `match:removed`. */
-  block: (userId: number) => http.post<null>(`/api/users/${userId}/block/`),
-  unblock: (userId: number) => http.del<null>(`/api/users/${userId}/block/`),
-  blocks: (cursor?: string) => http.get<Page<BlockedUser>>(`/api/users/me/blocks/${http.query({ cursor })}`),
+  block: (userId: number) => post<null>(`/api/users/${userId}/block/`),
+  unblock: (userId: number) => del<null>(`/api/users/${userId}/block/`),
+  blocks: (cursor?: string) => get<Page<BlockedUser>>(`/api/users/me/blocks/${http.query({ cursor })}`),
   /** Chats that ended lately, however they ended: their people can still be reported. */
-  endedChats: (cursor?: string) => http.get<Page<EndedChat>>(`/api/conversations/ended/${http.query({ cursor })}`),
-  unmatch: (conversationId: number) => http.del<null>(`/api/conversations/${conversationId}/`),
+  endedChats: (cursor?: string) => get<Page<EndedChat>>(`/api/conversations/ended/${http.query({ cursor })}`),
+  unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
   report: (input: ReportInput) => http.post<{ id: number }>('/api/reports/', input),
   moderationReports: (status: ModerationReport['status'], cursor?: string) =>
-    http.get<Page<ModerationReport>>(`/api/moderation/reports/${http.query({ status, cursor })}`),
-  moderationReport: (id: number) => http.get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
+    get<Page<ModerationReport>>(`/api/moderation/reports/${http.query({ status, cursor })}`),
+  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
   resolveReport: (id: number, input: ResolveInput) => http.post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
   /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
-  reportPhoto: (url: string) => http.download(url),
+  reportPhoto: (url: string) => again(() => http.download(url)),
   checkout: (lookupKey: string) =>
     http.post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
-  testCheckout: (id: string) => http.get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
+  testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
   finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
     http.post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
-  subscription: () => http.get<SubscriptionState>('/api/payments/subscription/'),
+  subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
   portal: () => http.post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
   cancelTestSubscription: () => http.post<PortalResponse>('/api/payments/test-portal/cancel/'),
 };

@@ -26,6 +26,8 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+  /** From `Retry-After`, when the server said (a limit's 429, an instance restarting's 503). */
+  declare retryAfterSeconds?: number | null;
 }
 /** 400: the server's field map, with `non_field_errors` for the form as a whole. */
 export class ValidationError extends ApiError {
@@ -50,8 +52,6 @@ export class NotFound extends ApiError {
 }
 export class Throttled extends ApiError {
   override name = 'Throttled';
-  /** From `Retry-After`, when the server said. */
-  retryAfterSeconds: number | null = null;
 }
 /** 429 `daily_likes_exhausted`: the free plan's likes are used up until `resetsAt`. */
 export class LikesExhausted extends Throttled {
@@ -140,16 +140,15 @@ export function toError(status: number, body: unknown, retryAfter: string | null
   }
   if (status === 401 || code === 'account_suspended') return new NotAuthenticated(status, message, code, detail);
   if (status === 404) return new NotFound(status, message, code, detail);
-  if (status === 429) {
-    const error =
-      code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string'
+  const error =
+    status !== 429
+      ? new ApiError(status, message, code, detail)
+      : code === 'daily_likes_exhausted' && isRecord(body) && typeof body.resets_at === 'string'
         ? new LikesExhausted(status, message, body.resets_at, detail)
         : new Throttled(status, message, code, detail);
-    const seconds = Number.parseInt(retryAfter ?? '', 10);
-    if (Number.isFinite(seconds)) error.retryAfterSeconds = seconds;
-    return error;
-  }
-  return new ApiError(status, message, code, detail);
+  const seconds = Number.parseInt(retryAfter ?? '', 10);
+  if (Number.isFinite(seconds)) error.retryAfterSeconds = seconds;
+  return error;
 }
 
 /**
