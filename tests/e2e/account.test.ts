@@ -152,32 +152,50 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
   describe('when the user cannot be loaded at first (no network at the door)', () => {
     /**
      * A new user's phone opening the app while the next `failures` loads of the user fail as a dropped
-     * network does; resolves once they have failed, with the count of every load asked for.
+     * network does; resolves once they have failed, with the count of every load asked for. The page's
+     * clock is Playwright's (it runs as a real one does): once the socket has connected, and with it
+     * asked for the user if a load had failed by then, the timed tries are moved on to, not waited out.
+     * By `fastForward`, which fires the timers due in the time it skips, and no timer set as it does:
+     * the try it fires fails after it has skipped, and the next try is timed from there, as on a phone.
      */
     async function openWithFailedUserLoads(name: string, failures: number) {
       const user = await makeCompletedUser(app.server, { name }, { firstName: name });
       await smtp.nextMailTo(user.email);
       const page = await phone({ token: user.token, language: 'en' });
-      let failed = 0;
+      await page.clock.install();
+      let aborted = 0;
       let loads = 0;
-      let allFailed!: () => void;
-      const done = new Promise<void>((resolve) => (allFailed = resolve));
       await page.route('**/api/users/me/', async (route) => {
         loads += 1;
-        if (failed === failures) return route.continue();
-        failed += 1;
+        if (aborted === failures) return route.continue();
+        aborted += 1;
         await route.abort('internetdisconnected');
-        if (failed === failures) allFailed();
       });
+      // Said as the page takes a failure in, when it sets the next try's timer (session.ts's loadUser).
+      let failed = 0;
+      page.on('console', (message) => message.text().startsWith('Could not load the current user') && (failed += 1));
+      const socket = page.waitForEvent('websocket');
+      // Its connect's first words: asked for who is online, just after the user (realtime.ts's onConnect).
+      const connected = socket.then((ws) => ws.waitForEvent('framesent', ({ payload }) => payload.toString().includes('"presence:list"')));
       await page.goto(`${app.server.url}/app/home/`);
-      await done;
+      await connected;
+      // Each load asked for has failed: the next one is a timed try, at most 4 s on (1, 2, 4 s).
+      const until = (done: () => boolean) => expect.poll(done, { interval: 20, timeout: 15_000 }).toBe(true);
+      const settled = () => until(() => loads > 0 && loads === failed);
+      const nextTry = async () => {
+        const before = loads;
+        await page.clock.fastForward(4000);
+        await until(() => loads > before);
+      };
+      for (await settled(); failed < failures; await settled()) await nextTry();
       // Shown only once the user is known (the e-mail is not verified yet).
       const banner = page.getByText(en['app.verifyBanner'].replace('{email}', user.email));
-      return { user, banner, loads: () => loads };
+      return { user, ws: await socket, banner, nextTry, loads: () => loads, clock: page.clock };
     }
 
     it('tries again by itself and shows what depends on the user, without a reload', async () => {
-      const { banner, loads } = await openWithFailedUserLoads('Door', 2);
+      const { banner, nextTry, loads } = await openWithFailedUserLoads('Door', 2);
+      await nextTry();
       await banner.waitFor();
       // Two failures, then the one that answered: retried, not hammered.
       expect(loads()).toBe(3);
@@ -186,9 +204,14 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     it('asks again at once when the socket connects, not at the next timed try', async () => {
       // Four failures: the tries wait 1, 2 and 4 s after each (the socket's first connect may ask
       // before a timed one), so the next timed try is 8 s after the last failure.
-      const { user, banner, loads } = await openWithFailedUserLoads('Back', 4);
+      const { user, clock, ws, banner, loads } = await openWithFailedUserLoads('Back', 4);
       // The network is back: the server drops the socket, the tab connects again (after 1 s) and asks.
+      const closed = ws.waitForEvent('close');
       app.server.app.io.in(`user:${user.id}`).disconnectSockets(true);
+      await closed;
+      // Its second of waiting before it connects again moved on to; the timed try stays 8 s away, as the
+      // clock runs on as a real one does.
+      await clock.fastForward(1000);
       await banner.waitFor({ timeout: 5000 });
       expect(loads()).toBe(5);
     });
