@@ -4,7 +4,6 @@
  * laptop, a refused send that is retried once (no duplicate), a send written offline that goes
  * out by itself when the socket is back, and catch-up of a message sent while the socket was down.
  */
-import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { inArray, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, openLaptop, opening, openPhone, PHONE } from './helpers';
+import { entryAnimationsDone, hasChromium, holdSocketUntil, keepShot, opening, openLaptop, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -80,7 +79,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await row.waitFor();
     // Found among the conversations, though among no new matches: no "no results" above him.
     expect(await page.getByText('No results for "be"').count()).toBe(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01-matches-en.png') });
+    await keepShot(page, 'chat-01-matches-en');
 
     await row.click();
     await page.locator('.message', { hasText: 'history 60' }).waitFor();
@@ -133,7 +132,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(items.slice(0, 2)).toEqual([`# ${threeDaysAgo}`, 'history 1']);
     expect(items.slice(11, 13)).toEqual(['# Today', 'history 11']);
     await page.locator('.messages').evaluate((list) => (list.scrollTop = 0));
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-01b-days.png') });
+    await keepShot(page, 'chat-01b-days');
     // Sixty messages scroll in their list; the page itself is the screen's height, so a swipe on the
     // header or the composer cannot move the chat away.
     expect(await page.evaluate(() => document.scrollingElement!.scrollHeight)).toBe(PHONE.height);
@@ -142,7 +141,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   it('shows the partner online in the chat header, and not once they leave', async () => {
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor();
     expect(await page.locator('.chat-header').getByRole('img', { name: 'Ben is online' }).count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-02-online.png') });
+    await keepShot(page, 'chat-02-online');
     benSocket.close();
     await page.locator('.chat-header').getByText(en['presence.onlineNow']).waitFor({ state: 'detached' });
     expect(await page.locator('.chat-header .online-dot').count()).toBe(0);
@@ -162,7 +161,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await mine.locator('.message-meta').textContent()).not.toContain(en['chat.read']);
     benSocket.emit('message:read', { conversation_id: conversationId, last_read_id: last.id });
     await expect.poll(() => mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03-read.png') });
+    await keepShot(page, 'chat-03-read');
     // Opened afresh, the chat knows from the server how far Ben has read.
     await page.reload();
     await mine.waitFor();
@@ -177,7 +176,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
     expect(await mine.locator('.message-meta').textContent()).toContain(en['chat.read']);
     expect(await marks.count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-03b-read-then-more.png') });
+    await keepShot(page, 'chat-03b-read-then-more');
     // He reads them: the mark goes down to the newest.
     const newest = (await stored())[0]!;
     expect(newest.content).toBe('and another');
@@ -215,7 +214,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await tapSend();
     const failed = page.locator('.message.is-failed', { hasText: 'try again' });
     await failed.waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04-failed.png') });
+    await keepShot(page, 'chat-04-failed');
 
     // Retry while the socket is still away (the send goes over HTTP, answered now): a message refused
     // for a passing reason is also sent again by itself once the socket is back, which a Retry pressed
@@ -237,7 +236,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await mine.getByText(en['chat.queued']).waitFor();
     expect(await mine.getAttribute('class')).toContain('is-queued');
     expect(await mine.getByRole('button', { name: en['chat.retry'] }).count()).toBe(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-04b-queued.png') });
+    await keepShot(page, 'chat-04b-queued');
     // The phone closes the tab meanwhile: the app opened again still holds it.
     await page.reload();
     await mine.getByText(en['chat.queued']).waitFor();
@@ -258,7 +257,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.locator('.message-partner', { hasText: 'while you were away' }).waitFor();
     await page.getByText(en['app.offline']).waitFor({ state: 'detached' });
     expect(await page.locator('.message', { hasText: 'while you were away' }).count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-05-caught-up.png') });
+    await keepShot(page, 'chat-05-caught-up');
   });
 
   it('catches up with what the partner wrote while the socket was down, though her own message went over HTTP meanwhile', async () => {
@@ -359,7 +358,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     await page.getByPlaceholder(en['chat.placeholder']).fill('y');
     await expect.poll(() => sentSince('typing')).toBe(true);
     expect(readUpTo(asked.body.id)).toBe(false);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-new-below.png') });
+    await keepShot(page, 'chat-06-new-below');
 
     // The button scrolls smoothly: its end, before the next scroll (one sent while it runs is lost in it).
     const scrolledDown = list.evaluate((element) => new Promise<void>((resolve) => element.addEventListener('scrollend', () => resolve(), { once: true })));
@@ -393,7 +392,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await expect.poll(barsShown).toBe(0);
       await expect.poll(belowTheNewest).toBeLessThan(2);
       expect((await list.boundingBox())!.height).toBeGreaterThan(200);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-keyboard-open.png') });
+      await keepShot(page, 'chat-07-keyboard-open');
       await page.getByPlaceholder(en['chat.placeholder']).blur();
       await expect.poll(barsShown).toBe(3);
     } finally {
@@ -421,7 +420,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await count.getByText('2,000/2,000').waitFor();
       const cut = page.locator('.composer-cut');
       await cut.getByText('Only the first 2,000 characters fit.').waitFor();
-      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-10-paste-cut-320.png') });
+      await keepShot(page, 'chat-10-paste-cut-320');
       // Each line of the notice ends before the count begins.
       const countBox = (await count.boundingBox())!;
       const lines = await cut.evaluate((notice) => {
@@ -487,7 +486,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await chats.textContent()).toContain(en['matches.newMatch']);
     await page.getByRole('heading', { name: en['deck.match.title'] }).waitFor({ state: 'detached' });
     expect(await chats.locator('.nav-dot').count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-08-new-match-dot.png') });
+    await keepShot(page, 'chat-08-new-match-dot');
 
     await chats.click();
     await page.getByRole('link', { name: /Dan/ }).first().waitFor();
@@ -553,7 +552,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await composer.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
 
     await composer.fill(lines(3));
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-07-lines.png') });
+    await keepShot(page, 'chat-07-lines');
     await tapSend();
     const sent = page.locator('.message-own', { hasText: 'line 3' });
     await expect.poll(() => sent.getAttribute('class')).toContain('is-sent');
@@ -631,7 +630,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await toasts.count()).toBe(1);
     expect(await toasts.locator('.toast-title').textContent()).toBe('Ben');
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'chat-06-unread-badge.png') });
+    await keepShot(page, 'chat-06-unread-badge');
     // It opens the chat; back on Home, the count is still there, to be cleared by reading.
     await toasts.getByRole('link').click();
     await page.locator('.message-partner', { hasText: 'green jacket' }).waitFor();
@@ -666,7 +665,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       const [link, menu] = await Promise.all([toProfile.boundingBox(), header.locator('.safety-menu').first().boundingBox()]);
       expect(link!.x + link!.width).toBeLessThanOrEqual(menu!.x);
       expect(link!.height).toBeLessThan(60);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-08-header-360.png') });
+      await keepShot(page, 'chat-08-header-360');
 
       await toProfile.click();
       await page.waitForURL(`**/app/profiles/${ben.id}`);
@@ -771,7 +770,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       const said = page.locator('.toast-error .toast-text');
       await said.getByText(en['chat.notSentMany'].replace('{count}', '2')).waitFor();
       expect(await said.evaluate((text) => text.scrollHeight <= text.clientHeight)).toBe(true);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'chat-20-not-sent-ended-320.png') });
+      await keepShot(page, 'chat-20-not-sent-ended-320');
     } finally {
       await page.setViewportSize(PHONE);
     }

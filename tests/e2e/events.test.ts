@@ -4,7 +4,6 @@
  * without scanning again, while the organizer's host screen counts them in live. Screenshots land in
  * tests/e2e/artifacts/events-*.png.
  */
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -15,7 +14,7 @@ import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -30,7 +29,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
   let guest: { context: BrowserContext; page: Page };
   let organizer: TestUser;
   let event: { id: number; code: string; name: string };
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `events-${name}.png`) });
+  const shot = (page: Page, name: string) => keepShot(page, `events-${name}`);
   const email = `guest-${Date.now()}@example.com`;
   const password = 'Dance-Floor-2026!';
 

@@ -26,8 +26,8 @@ export const PHONE = { width: 390, height: 844 } as const;
 const KEEP_SHOTS = process.env.CI !== 'true' || process.env.E2E_SHOTS === '1';
 
 /** A picture of the page as it is now, tests/e2e/artifacts/<name>.png, for a person to look at (see KEEP_SHOTS). */
-export async function keepShot(page: Page, name: string): Promise<void> {
-  if (KEEP_SHOTS) await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+export async function keepShot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (KEEP_SHOTS) await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), ...options });
 }
 
 export function hasChromium(): boolean {

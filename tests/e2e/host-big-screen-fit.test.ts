@@ -5,13 +5,12 @@
  * enough to read from the queue, and its QR still most of the height. Screenshots land in
  * tests/e2e/artifacts/host-fit-*.png.
  */
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
 import { makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -77,7 +76,7 @@ describe.skipIf(!ready)('the big screen fits the screen it is shown on (Chromium
         expect(Math.abs(seen.qr.width - seen.qr.height), label).toBeLessThan(1);
         expect(seen.qr.height, label).toBeGreaterThanOrEqual(screen.minQr);
         await entryAnimationsDone(page);
-        await page.screenshot({ path: path.join(ARTIFACTS, `host-fit-${screen.name}.png`) });
+        await keepShot(page, `host-fit-${screen.name}`);
       }
     } finally {
       await context.close();

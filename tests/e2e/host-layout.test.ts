@@ -8,13 +8,12 @@
  *   warning came with the answer, above the box, and took the QR 134 px down as it was drawn. The QR
  *   now stays where its box was. Screenshot in tests/e2e/artifacts/host-local-door.png.
  */
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
 import { makeEvent } from '../helpers/events';
 import { makeCompletedUser } from '../helpers/factories';
-import { ARTIFACTS, hasChromium, holdAnswers, openLaptop } from './helpers';
+import { hasChromium, holdAnswers, keepShot, openLaptop } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -54,6 +53,6 @@ describe.skipIf(!ready)('the host screen on a laptop, as its answers come (Chrom
     await page.locator('.host-door').getByText(format(en['host.qrLocal'], { host: new URL(app.server.url).host })).waitFor();
     const drawn = await page.locator('.host-door .host-qr').boundingBox();
     expect(drawn!.y).toBe(waiting!.y);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'host-local-door.png') });
+    await keepShot(page, 'host-local-door');
   });
 });

@@ -5,7 +5,6 @@
  * event's link shared, and End and Delete behind the app's own confirm sheets. Screenshots land in
  * tests/e2e/artifacts/host-*.png.
  */
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -14,7 +13,7 @@ import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, holdSocketUntil, opening, openPhone, PHONE, socketCaughtUp } from './helpers';
+import { entryAnimationsDone, hasChromium, holdSocketUntil, keepShot, opening, openPhone, PHONE, socketCaughtUp } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -31,7 +30,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
   const api = () => client(app.server.url);
   async function shot(page: Page, name: string) {
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, `host-${name}.png`) });
+    await keepShot(page, `host-${name}`);
   }
 
   beforeAll(async () => {

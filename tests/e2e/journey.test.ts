@@ -4,7 +4,6 @@
  * match overlay → chat, with the other person's message and typing arriving live over the socket.
  * Screenshots of each screen land in tests/e2e/artifacts/.
  */
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -13,14 +12,14 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { connect } from '../helpers/socket';
-import { ARTIFACTS, aboveTheNav, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone, PHONE } from './helpers';
+import { aboveTheNav, entryAnimationsDone, hasChromium, keepMatchOverlay, keepShot, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
 
 describe.skipIf(!ready)('the web client end to end (Chromium, 390×844)', { timeout: 90_000 }, () => {
   let page: Page;
-  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const shot = (name: string) => keepShot(page, name);
   // An address of the usual length, as the banner must show it whole (a fresh database per suite).
   const email = 'lucia.garcia@example.com';
   const password = 'Dance-Floor-2026!';

@@ -3,7 +3,6 @@
  * screen that shows it scrolls sideways. A name on one line ends in an ellipsis; a sentence that holds
  * it ("… está escribiendo…", "Has bloqueado a …") wraps inside its box, cut nowhere.
  */
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
@@ -14,7 +13,7 @@ import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, keepMatchOverlay, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -44,7 +43,7 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
   }
   async function shot(name: string) {
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, `long-names-${name}.png`) });
+    await keepShot(page, `long-names-${name}`);
   }
 
   /**
@@ -211,7 +210,7 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
       // The name keeps its first letters (it was cut to nothing), and the domain ends inside the banner.
       expect(parts.local).toBeGreaterThan(20);
       expect(parts.domain).toBeLessThanOrEqual(parts.right);
-      await phone.page.screenshot({ path: path.join(ARTIFACTS, 'long-names-13-long-email-banner.png') });
+      await keepShot(phone.page, 'long-names-13-long-email-banner');
     } finally {
       await phone.context.close();
     }

@@ -16,7 +16,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent } from '../helpers/events';
 import { client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, hasChromium, openPhone } from './helpers';
+import { hasChromium, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -30,7 +30,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   /** Ana and Ben's, from the chat test on. */
   let conversationId: number;
 
-  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const shot = (name: string) => keepShot(page, name);
   /** Resolves once the service worker controls the page (it claims the pages open when it activates). */
   const controlled = () =>
     page.evaluate(async () => {
@@ -502,7 +502,7 @@ describe.skipIf(!ready)('a script of the build that is no longer there (Chromium
   it('says something went wrong and offers a reload when the reload did not help, never in a loop', async () => {
     const { page, loads } = await phoneAfterADeploy(2);
     await page.getByRole('heading', { name: en['error.generic'] }).waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'offline-04-page-failed.png') });
+    await keepShot(page, 'offline-04-page-failed');
     expect(loads()).toBe(2);
     await page.getByRole('button', { name: en['error.reload'] }).click();
     await page.getByRole('heading', { name: en['settings.title'] }).waitFor();

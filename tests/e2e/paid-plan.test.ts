@@ -8,7 +8,6 @@
  * "Manage subscription" leads to the test portal, whose cancellation ends the perks; the subscribe page
  * then promises no second free trial. Screenshots land in tests/e2e/artifacts/paid-*.png.
  */
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +20,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
-import { ARTIFACTS, aboveTheNav, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, openPhone } from './helpers';
+import { aboveTheNav, deckSettled, entryAnimationsDone, hasChromium, keepMatchOverlay, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -33,7 +32,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
   async function phoneFor(user: TestUser): Promise<{ page: Page; shot: (name: string) => Promise<unknown> }> {
     const { page } = await openPhone(app.browser, { token: user.token, language: 'en' });
     page.on('pageerror', (error) => console.error('page error:', error));
-    return { page, shot: (name) => page.screenshot({ path: path.join(ARTIFACTS, `paid-${name}.png`) }) };
+    return { page, shot: (name) => keepShot(page, `paid-${name}`) };
   }
 
   const react = async (from: TestUser, to: TestUser, response: 'like' | 'dislike' | 'skip') => {
@@ -208,7 +207,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
       await expect.poll(() => aboveTheNav(page, '.deck-empty-page .round-btn-undo')).toBe(true);
       const box = (await undo.boundingBox())!;
       expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(44);
-      await page.screenshot({ path: path.join(ARTIFACTS, `paid-07c-empty-deck-undo-${width}x${height}.png`) });
+      await keepShot(page, `paid-07c-empty-deck-undo-${width}x${height}`);
     }
     // Undo is a perk: the free user's tap shows what the plan offers, under the button, brought into
     // view clear of the bottom bar (else the tap would seem to do nothing).
@@ -224,7 +223,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
         }),
       )
       .toBe(true);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'paid-07d-empty-deck-undo-upsell-320x568.png') });
+    await keepShot(page, 'paid-07d-empty-deck-undo-upsell-320x568');
     await page.context().close();
   });
 
@@ -442,7 +441,7 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     expect(await pricing.getByTestId('plan-pro').getByRole('button').textContent()).toBe('¡PRÓXIMAMENTE!');
     expect(await pricing.textContent()).not.toMatch(/website|review|analytic|integration|sitio web|reseña|analítica|integraci/i);
     await pricing.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'paid-13-landing-plans-es.png') });
+    await keepShot(page, 'paid-13-landing-plans-es');
 
     await page.evaluate(() => localStorage.setItem('language_code', 'en'));
     await page.reload();

@@ -6,7 +6,6 @@
  * field error brought into view (and focus) clear of the sticky save button.
  * Screenshots land in tests/e2e/artifacts/.
  */
-import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_AGE, MIN_AGE } from '../../shared/constants';
@@ -16,7 +15,7 @@ import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories
 import { imageBytes } from '../helpers/images';
 import { client } from '../helpers/http';
 import { waitUntil } from '../helpers/socket';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop } from './helpers';
+import { entryAnimationsDone, hasChromium, keepShot, openPhone, overlayOnTop } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -31,7 +30,7 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     user = await makeCompletedUser(app.server, { name: 'Carmen', bio: BIO, min_matching_age: 25, max_matching_age: 40 }, { firstName: 'Carmen' });
   });
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+  const shot = keepShot;
   async function phone() {
     const { page } = await openPhone(app.browser, { token: user.token, language: 'es' });
     page.on('pageerror', (error) => console.error('page error:', error));

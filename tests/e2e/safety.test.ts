@@ -3,7 +3,6 @@
  * screens live; Ana reports Carl with a reason; a moderator bans Carl from /app/moderation/ and
  * Carl's open tab is signed out; Ana unblocks Ben from her blocked list; a profile's menu blocks too.
  */
-import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
@@ -16,7 +15,7 @@ import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
 import { connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone, overlayOnTop, PHONE, socketCaughtUp } from './helpers';
+import { entryAnimationsDone, hasChromium, keepShot, openPhone, overlayOnTop, PHONE, socketCaughtUp } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -43,7 +42,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
   const api = () => client(app.server.url);
   async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, `safety-${name}.png`), ...options });
+    await keepShot(page, `safety-${name}`, options);
   }
 
   async function say(from: TestUser, conversationId: number, content: string) {

@@ -6,7 +6,6 @@
  * the deck's buttons. The events page starts each card's title at the card's top; the organizer's host
  * screen wraps its stats' labels between words.
  */
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +17,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { ARTIFACTS, entryAnimationsDone, hasChromium, openPhone } from './helpers';
+import { entryAnimationsDone, hasChromium, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -49,7 +48,7 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
   }
   async function shot(name: string) {
     await entryAnimationsDone(page);
-    await page.screenshot({ path: path.join(ARTIFACTS, `small-phone-${name}.png`) });
+    await keepShot(page, `small-phone-${name}`);
   }
   /** Dan writes; his toast shows over the screen Ana is on (closed first if one is there). */
   async function danWrites(content: string): Promise<Box> {
@@ -186,7 +185,7 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(broken).toEqual([]);
     await stats.scrollIntoViewIfNeeded();
     await entryAnimationsDone(host);
-    await host.screenshot({ path: path.join(ARTIFACTS, 'small-phone-06-host-stats.png') });
+    await keepShot(host, 'small-phone-06-host-stats');
     await context.close();
   });
 });
