@@ -201,75 +201,77 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
   });
 
   // The command needs the database the server holds: on PostgreSQL, shared with the running server.
-  it.runIf(backend === 'postgres')('is the admin command’s too, for an owner who cannot sign in: the same whole deletion', async () => {
-    const lines: string[] = [];
-    const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
-    // The server's environment, as the command runs beside it: its database, media folder, Stripe, PostHog.
-    const env = {
-      DATABASE_URL: server.config.databaseUrl!,
-      DATA_DIR: server.config.dataDir,
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_API_BASE: stripe.url,
-      POSTHOG_KEY: 'phc_test',
-      POSTHOG_PERSONAL_API_KEY: 'phx_test',
-      POSTHOG_PROJECT_ID: '1',
-    };
-    const leaving = await makeCompletedUser(server, { name: 'Banned' });
-    const partner = await makeCompletedUser(server, { name: 'Partner' });
-    const moderator = await makeModerator(server);
-    const conversationId = await match(server, leaving, partner);
-    expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: leaving.token, json: { content: 'evidence' } })).status).toBe(201);
-    const customer = await subscribe(leaving, 'sub_banned_1');
-    const profile = (await api().get('/api/users/me/profile/', { token: leaving.token })).body;
-    const photo = mediaPath(profile.image as string);
-    expect(existsSync(photo)).toBe(true);
-    const reported = await banThroughModeration(server, moderator, leaving);
-    // Banned: they cannot sign in to delete it themselves.
-    expect((await api().post('/api/auth/', { json: { username: leaving.email, password: leaving.password } })).status).toBe(403);
-    const before = await api().get(`/api/moderation/reports/${reported}/`, { token: moderator.token });
-    expect(before.status).toBe(200);
+  if (backend === 'postgres') {
+    it('is the admin command’s too, for an owner who cannot sign in: the same whole deletion', async () => {
+      const lines: string[] = [];
+      const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+      // The server's environment, as the command runs beside it: its database, media folder, Stripe, PostHog.
+      const env = {
+        DATABASE_URL: server.config.databaseUrl!,
+        DATA_DIR: server.config.dataDir,
+        STRIPE_SECRET_KEY: stripe.secretKey,
+        STRIPE_API_BASE: stripe.url,
+        POSTHOG_KEY: 'phc_test',
+        POSTHOG_PERSONAL_API_KEY: 'phx_test',
+        POSTHOG_PROJECT_ID: '1',
+      };
+      const leaving = await makeCompletedUser(server, { name: 'Banned' });
+      const partner = await makeCompletedUser(server, { name: 'Partner' });
+      const moderator = await makeModerator(server);
+      const conversationId = await match(server, leaving, partner);
+      expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: leaving.token, json: { content: 'evidence' } })).status).toBe(201);
+      const customer = await subscribe(leaving, 'sub_banned_1');
+      const profile = (await api().get('/api/users/me/profile/', { token: leaving.token })).body;
+      const photo = mediaPath(profile.image as string);
+      expect(existsSync(photo)).toBe(true);
+      const reported = await banThroughModeration(server, moderator, leaving);
+      // Banned: they cannot sign in to delete it themselves.
+      expect((await api().post('/api/auth/', { json: { username: leaving.email, password: leaving.password } })).status).toBe(403);
+      const before = await api().get(`/api/moderation/reports/${reported}/`, { token: moderator.token });
+      expect(before.status).toBe(200);
 
-    // Nothing without the confirmation, nor for an e-mail no account has.
-    expect(await admin(['delete', leaving.email], env, out as never)).toBe(2);
-    expect(lines.pop()).toBe(`${leaving.email} has an account. To delete it and everything of it for good: npm run admin -- delete ${leaving.email} --yes`);
-    expect(await admin(['delete', 'nobody@example.com', '--yes'], env, out as never)).toBe(1);
-    expect(lines.pop()).toBe('No account with the e-mail nobody@example.com.');
-    expect(await server.app.db.select({ id: users.id }).from(users).where(eq(users.id, leaving.id))).toHaveLength(1);
+      // Nothing without the confirmation, nor for an e-mail no account has.
+      expect(await admin(['delete', leaving.email], env, out as never)).toBe(2);
+      expect(lines.pop()).toBe(`${leaving.email} has an account. To delete it and everything of it for good: npm run admin -- delete ${leaving.email} --yes`);
+      expect(await admin(['delete', 'nobody@example.com', '--yes'], env, out as never)).toBe(1);
+      expect(lines.pop()).toBe('No account with the e-mail nobody@example.com.');
+      expect(await server.app.db.select({ id: users.id }).from(users).where(eq(users.id, leaving.id))).toHaveLength(1);
 
-    const partnerSocket = await connect(server.url, partner.token);
-    expect(await admin(['delete', ` ${leaving.email.toUpperCase()}`, '--yes'], env, out as never)).toBe(0);
-    expect(lines).toEqual([`${leaving.email} is deleted, with everything of it.`]);
+      const partnerSocket = await connect(server.url, partner.token);
+      expect(await admin(['delete', ` ${leaving.email.toUpperCase()}`, '--yes'], env, out as never)).toBe(0);
+      expect(lines).toEqual([`${leaving.email} is deleted, with everything of it.`]);
 
-    const db = server.app.db;
-    expect(await db.select().from(users).where(eq(users.id, leaving.id))).toEqual([]);
-    expect(await db.select().from(authTokens).where(eq(authTokens.userId, leaving.id))).toEqual([]);
-    expect(await db.select().from(conversations).where(eq(conversations.id, conversationId))).toEqual([]);
-    expect(existsSync(photo)).toBe(false);
-    expect(stripe.customers.get(customer)?.deleted).toBe(true);
-    expect(stripe.subscriptions.get('sub_banned_1')?.status).toBe('canceled');
-    expect((await db.select({ distinctId: posthogErasures.distinctId }).from(posthogErasures)).map((row) => row.distinctId)).toContain(String(leaving.id));
-    // The report keeps its snapshot for moderators.
-    const after = await api().get(`/api/moderation/reports/${reported}/`, { token: moderator.token });
-    expect(after.status).toBe(200);
-    expect(after.body.snapshot).toEqual(before.body.snapshot);
+      const db = server.app.db;
+      expect(await db.select().from(users).where(eq(users.id, leaving.id))).toEqual([]);
+      expect(await db.select().from(authTokens).where(eq(authTokens.userId, leaving.id))).toEqual([]);
+      expect(await db.select().from(conversations).where(eq(conversations.id, conversationId))).toEqual([]);
+      expect(existsSync(photo)).toBe(false);
+      expect(stripe.customers.get(customer)?.deleted).toBe(true);
+      expect(stripe.subscriptions.get('sub_banned_1')?.status).toBe('canceled');
+      expect((await db.select({ distinctId: posthogErasures.distinctId }).from(posthogErasures)).map((row) => row.distinctId)).toContain(String(leaving.id));
+      // The report keeps its snapshot for moderators.
+      const after = await api().get(`/api/moderation/reports/${reported}/`, { token: moderator.token });
+      expect(after.status).toBe(200);
+      expect(after.body.snapshot).toEqual(before.body.snapshot);
 
-    // No socket reaches the partner from the command: their app finds the account gone at its next request.
-    expect((await api().get(`/api/conversations/${conversationId}/`, { token: partner.token })).status).toBe(404);
-    const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: partner.token, json: { content: 'Still there?' } });
-    expect(sent.status).toBe(404);
-    expect(sent.body).toMatchObject({ detail: expect.any(String) });
-    const started = await api().get('/api/conversations/started/', { token: partner.token });
-    expect(started.body.results.map((c: { id: number }) => c.id)).not.toContain(conversationId);
-    // The partner's open chat, sending on its socket: told it is gone (`not_found`), and ends it.
-    const viaSocket = await partnerSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'Hello?', client_id: randomUUID() });
-    expect(viaSocket).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect((await api().get(`/api/users/${leaving.id}/profile/`, { token: partner.token })).status).toBe(404);
-    const liked = await api().post('/api/matching/', { token: partner.token, json: { response: 'like', other: leaving.id } });
-    expect(liked.status, JSON.stringify(liked.body)).toBe(404);
-    partnerSocket.close();
-    // The e-mail is free again.
-    expect((await makeUser(server, { email: leaving.email })).id).not.toBe(leaving.id);
-  });
+      // No socket reaches the partner from the command: their app finds the account gone at its next request.
+      expect((await api().get(`/api/conversations/${conversationId}/`, { token: partner.token })).status).toBe(404);
+      const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: partner.token, json: { content: 'Still there?' } });
+      expect(sent.status).toBe(404);
+      expect(sent.body).toMatchObject({ detail: expect.any(String) });
+      const started = await api().get('/api/conversations/started/', { token: partner.token });
+      expect(started.body.results.map((c: { id: number }) => c.id)).not.toContain(conversationId);
+      // The partner's open chat, sending on its socket: told it is gone (`not_found`), and ends it.
+      const viaSocket = await partnerSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'Hello?', client_id: randomUUID() });
+      expect(viaSocket).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect((await api().get(`/api/users/${leaving.id}/profile/`, { token: partner.token })).status).toBe(404);
+      const liked = await api().post('/api/matching/', { token: partner.token, json: { response: 'like', other: leaving.id } });
+      expect(liked.status, JSON.stringify(liked.body)).toBe(404);
+      partnerSocket.close();
+      // The e-mail is free again.
+      expect((await makeUser(server, { email: leaving.email })).id).not.toBe(leaving.id);
+    });
+  }
 
   it('leaves moderators a transcript that still says who wrote what, once either of the two has left', async () => {
     const reporter = await makeCompletedUser(server, { name: 'Reporter' });
