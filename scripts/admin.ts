@@ -13,15 +13,15 @@
  *
  *   docker compose exec app1 npm run admin -- grant-moderator <email>
  */
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { type Config, ConfigError, loadConfig } from '../server/config';
 import type { Db } from '../server/db/client';
 import { users } from '../server/db/schema';
 import { eraseAccount } from '../server/features/account/deletion';
-import { localMediaStore, type MediaStore } from '../server/features/media/store';
+import { openMediaStores } from '../server/features/media/stores';
 import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
+import type { BillingLog } from '../server/features/payments/end-billing';
 import { createStripeClient, PaymentsUnavailable } from '../server/features/payments/stripe-client';
 import { erasureDelay } from '../server/plugins/analytics';
 import { openCommandDatabase } from './command-database';
@@ -59,11 +59,17 @@ const COMMANDS = {
   // A plan the ban stopped renews again: at Stripe, with the server's STRIPE_SECRET_KEY (and STRIPE_API_BASE).
   unban: {
     run: (db, email, env, out) =>
-      unban(db, email, createStripeClient(stripeSettings(env)), { warn: (object, message) => out.error(message, object), error: (object, message) => out.error(message, object) }),
+      unban(db, email, createStripeClient(stripeSettings(env)), billingLogOn(out)),
     changed: 'is no longer banned',
     unchanged: 'was not banned',
   },
 } satisfies Record<string, Command>;
+
+/** What billing has to tell the operator, on the command's standard error. */
+const billingLogOn = (out: Pick<Console, 'error'>): BillingLog => ({
+  warn: (object, message) => out.error(message, object),
+  error: (object, message) => out.error(message, object),
+});
 
 /** The server's Stripe settings that a command calls Stripe with (`loadConfig`'s, read alone). */
 const stripeSettings = (env: NodeJS.ProcessEnv) => ({
@@ -130,7 +136,7 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
   const opened = await openCommandDatabase(env, out, { again: 'run this again (or set DATABASE_URL to work on PostgreSQL)', existing: true });
   if (typeof opened === 'number') return opened;
   const { database } = opened;
-  const media = await openMediaStore(config);
+  const media = await openMediaStores(config);
   try {
     const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (!user) {
@@ -141,10 +147,9 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
       out.error(`${email} has an account. To delete it and everything of it for good: npm run admin -- delete ${email} --yes`);
       return 2;
     }
-    const log = { warn: (object: object, message: string) => out.error(message, object), error: (object: object, message: string) => out.error(message, object) };
     const stripe = config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null;
     try {
-      const deleted = await eraseAccount({ db: database.db, stripe, media: media.store, log, postHogErasure: erasureDelay(config.posthog) }, user.id);
+      const deleted = await eraseAccount({ db: database.db, stripe, media: media.media, log: billingLogOn(out), postHogErasure: erasureDelay(config.posthog) }, user.id);
       // Deleted meanwhile, by its owner in the app.
       if (!deleted) {
         out.error(`No account with the e-mail ${email}.`);
@@ -161,14 +166,6 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
     await media.close();
     await database.close();
   }
-}
-
-/** The server's photo store: the S3 bucket when configured, else DATA_DIR's media folder (as `buildApp`'s). */
-async function openMediaStore(config: Config): Promise<{ store: MediaStore; close: () => Promise<void> }> {
-  if (!config.s3) return { store: localMediaStore(path.join(config.dataDir, 'media')), close: async () => {} };
-  const { createS3Client, s3MediaStore } = await import('../server/features/media/s3-store');
-  const s3 = createS3Client(config.s3);
-  return { store: s3MediaStore(s3, config.s3.bucket, 'media/'), close: async () => s3.destroy() };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type Stripe from 'stripe';
@@ -28,7 +27,8 @@ import healthRoutes from './features/health/routes';
 import likesRoutes from './features/likes/routes';
 import matchingRoutes from './features/matching/routes';
 import mediaRoutes from './features/media/routes';
-import { localMediaStore, type MediaStore } from './features/media/store';
+import type { MediaStore } from './features/media/store';
+import { openMediaStores } from './features/media/stores';
 import moderationRoutes from './features/moderation/routes';
 import paymentRoutes from './features/payments/routes';
 import { createStripeClient } from './features/payments/stripe-client';
@@ -175,19 +175,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // The one Stripe client: checkout and webhooks, and account deletion's cancellation.
   app.decorate('stripe', config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null);
 
-  if (config.s3) {
-    // Loaded only when configured: the AWS SDK is a large module tree that one machine never needs.
-    const { bucketAnswers, createS3Client, s3MediaStore } = await import('./features/media/s3-store');
-    const s3 = createS3Client(config.s3);
-    app.decorate('media', s3MediaStore(s3, config.s3.bucket, 'media/'));
-    app.decorate('evidence', s3MediaStore(s3, config.s3.bucket, 'evidence/'));
-    // Reported, not required: without photos the people at a party can still match and chat.
-    app.readinessChecks.set('media', { check: bucketAnswers(s3, config.s3.bucket), required: false });
-    app.addHook('onClose', async () => s3.destroy());
-  } else {
-    app.decorate('media', localMediaStore(path.join(config.dataDir, 'media')));
-    app.decorate('evidence', localMediaStore(path.join(config.dataDir, 'evidence')));
-  }
+  const stores = await openMediaStores(config);
+  app.decorate('media', stores.media);
+  app.decorate('evidence', stores.evidence);
+  // Reported, not required: without photos the people at a party can still match and chat.
+  if (stores.bucketAnswers) app.readinessChecks.set('media', { check: stores.bucketAnswers, required: false });
+  app.addHook('onClose', stores.close);
 
   // Features, each route described in the OpenAPI document as it is added.
   await app.register(apiDocs);
