@@ -197,6 +197,10 @@ export const SERVER_MESSAGES = {
     en: 'The image has too many pixels: {megapixels} megapixels at most.',
     es: 'La imagen tiene demasiados píxeles: {megapixels} megapíxeles como máximo.',
   },
+  image_side_too_long: {
+    en: 'The image is too tall or too wide: {pixels} pixels a side at most.',
+    es: 'La imagen es demasiado alta o demasiado ancha: {pixels} píxeles por lado como máximo.',
+  },
   no_file: { en: 'No file was submitted.', es: 'No se ha enviado ningún archivo.' },
   upload_one_file: {
     en: 'Send the image alone, in the field "file", with no other fields.',

@@ -44,11 +44,11 @@ function jpegWithPrivateMetadata() {
 const hasGpsTag = (exif: Buffer) => exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88]));
 
 /** A tiny PNG whose header claims 50 000 × 50 000 pixels: a decompression bomb's calling card. */
-async function pngClaimingHugeSize() {
+async function pngClaimingHugeSize(width = 50_000, height = 50_000) {
   const png = Buffer.from(await imageBytes('png', { width: 1, height: 1 }));
   // IHDR data starts at byte 16 (8 signature + 4 length + 4 type); its CRC follows its 13 bytes.
-  png.writeUInt32BE(50_000, 16);
-  png.writeUInt32BE(50_000, 20);
+  png.writeUInt32BE(width, 16);
+  png.writeUInt32BE(height, 20);
   png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
   return png;
 }
@@ -155,6 +155,17 @@ describe.each(backends)('uploads on %s', (backend) => {
   it('refuses a PNG that claims 2.5 billion pixels, without decoding it', async () => {
     await expectRefused(await pngClaimingHugeSize(), 'bomb.png', 'image/png', 400, {
       file: ['The image has too many pixels: 40 megapixels at most.'],
+    });
+  });
+
+  // Under the pixel cap, but a PNG is decoded a row at a time: a 76 KB file of 1 × 39 000 000 zeros
+  // held a core for 16 s (and one of sharp's few threads, which logins and file reads wait for too).
+  it.each([
+    ['tall', 1, 39_000_000],
+    ['wide', 39_000_000, 1],
+  ])('refuses a %s PNG under the pixel cap, without decoding it', async (_shape, width, height) => {
+    await expectRefused(await pngClaimingHugeSize(width, height), 'strip.png', 'image/png', 400, {
+      file: ['The image is too tall or too wide: 32768 pixels a side at most.'],
     });
   });
 

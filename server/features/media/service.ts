@@ -13,11 +13,18 @@ import { serverText } from '../../../shared/i18n/server-messages';
 const MAX_DIMENSION = 1600;
 // A decompression bomb is refused before it is decoded.
 const MAX_INPUT_PIXELS = 40_000_000;
+/**
+ * And one side: a PNG is decoded a row at a time, and a strip within the pixel cap (a 76 KB file of
+ * 1 × 39 000 000 pixels) took a core 16 s to decode and shrink, holding one of the few threads that
+ * sharp, file reads and password hashing share. The widest phone panoramas are about half this.
+ */
+const MAX_INPUT_SIDE = 32_768;
 
 export const INVALID_IMAGE = serverText('not_an_image');
 export const UNSUPPORTED_IMAGE = serverText('unsupported_image');
 export const IMAGE_TOO_LARGE = serverText('image_too_large');
 export const TOO_MANY_PIXELS = serverText('too_many_pixels', { megapixels: MAX_INPUT_PIXELS / 1_000_000 });
+export const TOO_LONG_A_SIDE = serverText('image_side_too_long', { pixels: MAX_INPUT_SIDE });
 
 /**
  * Decode, auto-rotate, bound and re-encode an image. The output carries no metadata at all:
@@ -38,6 +45,7 @@ export async function processImage(input: Buffer, field = 'file') {
   // The decoder must agree with the signature: anything else is a disguised or broken file.
   if (metadata.format !== sniffed) throw ValidationError.field(field, INVALID_IMAGE);
   if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_INPUT_PIXELS) throw ValidationError.field(field, TOO_MANY_PIXELS);
+  if (Math.max(metadata.width ?? 0, metadata.height ?? 0) > MAX_INPUT_SIDE) throw ValidationError.field(field, TOO_LONG_A_SIDE);
   try {
     const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate()
