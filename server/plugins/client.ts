@@ -40,7 +40,7 @@ export function inlineScriptSources(indexHtml: Buffer | null): string[] {
 
 /**
  * The built single-page client: hashed assets cached for a year, `index.html` for every other
- * GET that is not an API path or a file, so that deep links such as /app/chat/12 load the app; with a
+ * GET (or HEAD) that is not an API path or a file, so that deep links such as /app/chat/12 load the app; with a
  * 404 where the path is none of the client's pages (`shared/pages.ts`), whose not-found page it shows.
  */
 export default fp(
@@ -67,8 +67,9 @@ export default fp(
 
     app.setNotFoundHandler((request, reply) => {
       const url = request.url.split('?')[0]!;
+      // A HEAD as its GET (an uptime check, a link preview): Node sends the headers and no body.
       const wantsPage =
-        request.method === 'GET' &&
+        (request.method === 'GET' || request.method === 'HEAD') &&
         !request.url.startsWith(ASSET_PREFIX) &&
         !API_PREFIXES.some((prefix) => request.url.startsWith(prefix)) &&
         !FILE_NAME.test(url);

@@ -43,6 +43,17 @@ describe('the built client, served beside the API', () => {
     }
   });
 
+  it('answers a HEAD for a page as its GET, with no body (uptime checks and link previews ask so)', async () => {
+    for (const [path, status] of [['/app/chat/12', 200], ['/e/ABC123', 200], ['/no-such-page/', 404]] as const) {
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(status);
+      expect(head.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(await head.text(), path).toBe('');
+    }
+    const api = await fetch(`${server.url}/api/no-such-route/`, { method: 'HEAD' });
+    expect(api.status).toBe(404);
+  });
+
   it('answers a built file that is not there with a 404, not the app', async () => {
     const missing = await fetch(`${server.url}/assets/app-0ld0ne.js`);
     expect(missing.status).toBe(404);
