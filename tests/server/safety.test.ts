@@ -832,6 +832,9 @@ describe.each(backends)('safety on %s', (backend) => {
     const made = await api().post('/api/reports/', { token: reporter.token, json: { user_id: someone.id, reason: 'spam' } });
     expect((await post(`/api/moderation/reports/${made.body.id}/resolve/`, { action: 'delete' })).body).toHaveProperty('action');
     expect((await post(`/api/moderation/reports/${made.body.id}/resolve/`, { action: 'dismiss', note: 'x'.repeat(1001) })).status).toBe(400);
+    // A note of only white space is no note: absent, as when none was written, not an empty one.
+    const blank = await post(`/api/moderation/reports/${made.body.id}/resolve/`, { action: 'dismiss', note: ' \n\t ' });
+    expect([blank.status, blank.body.note]).toEqual([200, null]);
     expect((await api().get('/api/moderation/reports/?status=closed', { token: moderator.token })).body).toHaveProperty('status');
     expect((await api().get('/api/moderation/reports/?cursor=AAAA', { token: moderator.token })).body).toEqual({
       cursor: ['Invalid cursor.'],

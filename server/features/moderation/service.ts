@@ -245,9 +245,10 @@ export async function resolveReport(
     // say "banned" on the report, while its e-mail can sign up again at once.
     if (input.action === 'ban' && row.reportedId === null) throw new Conflict(ACCOUNT_DELETED);
     const resolved = { status: 'resolved' as const, resolvedBy: moderatorId, resolvedAt: sql`now()` };
+    // A note of only white space (trimmed to nothing by the schema) is no note: null, as when none was written.
     await tx
       .update(reports)
-      .set({ ...resolved, resolution: input.action, note: input.note ?? null })
+      .set({ ...resolved, resolution: input.action, note: input.note || null })
       .where(eq(reports.id, reportId));
 
     const resolvedIds = [reportId];
