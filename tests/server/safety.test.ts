@@ -1028,6 +1028,42 @@ describe.each(backends)('the purge of ended conversations on %s', (backend) => {
 });
 
 /**
+ * Two moderators deciding the same report at once, on PostgreSQL: the test's own transaction stands in
+ * for the colleague's decision in flight, holding the report's row it resolves.
+ */
+describe.skipIf(!(await hasPostgres()))('two moderators deciding one report at once, on PostgreSQL', () => {
+  const races = racesOnPostgres();
+
+  it.each(['dismiss', 'ban'] as const)('answers a %s that waited for a colleague’s dismissal with 409, and bans no one', async (action) => {
+    const { server, hold, stuckOrDone } = races;
+    const api = client(server.url);
+    const [moderator, reported, reporter] = [await makeModerator(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+    const colleague = await makeModerator(server);
+    const filed = await api.post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'spam' } });
+    const id = filed.body.id as number;
+    const release = await hold(
+      `update reports set status = 'resolved', resolution = 'dismiss', resolved_by = $2, resolved_at = now() where id = $1`,
+      [id, colleague.id],
+    );
+    let decided: Promise<ApiResponse>;
+    try {
+      decided = api.post(`/api/moderation/reports/${id}/resolve/`, { token: moderator.token, json: { action } });
+      expect(await stuckOrDone(decided, 1)).toBe(false);
+    } finally {
+      await release('commit');
+    }
+    const answer = await decided;
+    expect([answer.status, answer.body]).toEqual([409, { detail: 'This report has already been resolved.' }]);
+    expect((await api.get(`/api/moderation/reports/${id}/`, { token: moderator.token })).body).toMatchObject({
+      resolution: 'dismiss',
+      resolved_by: { id: colleague.id },
+      reported: { banned: false },
+    });
+    expect((await api.get('/api/users/me/', { token: reported.token })).status).toBe(200);
+  });
+});
+
+/**
  * The purge beside an account's deletion, on PostgreSQL: the deletion takes each of the account's
  * conversations (its cascade deletes them), then their messages. The test's own transaction stands in
  * for it, holding an ended conversation's row.
