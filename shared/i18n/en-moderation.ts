@@ -40,6 +40,7 @@ export const enModeration = {
   'moderation.resolution': 'Resolution',
   'moderation.resolution.dismiss': 'Dismissed',
   'moderation.resolution.ban': 'Banned',
+  'moderation.banLifted': 'The ban has been lifted since.',
   'moderation.resolvedAt': 'Resolved {date}',
   'moderation.resolvedBy': 'Resolved {date} by {name}',
   'moderation.resolvedWith': 'Resolved by the ban decided on report #{id}',

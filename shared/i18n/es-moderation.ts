@@ -41,6 +41,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.resolution': 'Resolución',
   'moderation.resolution.dismiss': 'Descartada',
   'moderation.resolution.ban': 'Cuenta suspendida',
+  'moderation.banLifted': 'Desde entonces se ha levantado la suspensión.',
   'moderation.resolvedAt': 'Resuelta el {date}',
   'moderation.resolvedBy': 'Resuelta el {date} por {name}',
   'moderation.resolvedWith': 'Resuelta con la suspensión de la cuenta decidida en la denuncia n.º {id}',

@@ -39,6 +39,7 @@ import { useSession } from '../../client/stores/session';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
+import { unban } from '../../server/features/moderation/service';
 import { comeBack } from '../helpers/page-visibility';
 import { serverPerSuite } from '../helpers/server';
 
@@ -858,6 +859,23 @@ describe('Moderation', () => {
     await screen.findByRole('heading', { name: en['safety.reason.spam'] });
     // The report the ban was decided on names none.
     expect(screen.queryByRole('link', { name: /#\d/ })).toBeNull();
+  });
+
+  it('says on a report decided with a ban that the ban was lifted since, and on none other', async () => {
+    const { me, other } = await matchedPair(['Pia', 'Quin']);
+    const banned = await banThroughModeration(server, moderator, other, me);
+    expect(await unban(server.app.db, other.email)).toBe('changed');
+    await signInAsModerator();
+    openReport(banned);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    expect(screen.getByText(en['moderation.resolution.ban'], { exact: false }).closest('.resolution')?.textContent).toContain(en['moderation.banLifted']);
+    cleanup();
+    // Banned again since: the ban stands, and the page says nothing of one lifted.
+    await banThroughModeration(server, moderator, other);
+    openReport(banned);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    // (The page shows the report it held until the server's answer replaces it.)
+    await waitFor(() => expect(screen.queryByText(en['moderation.banLifted'])).toBeNull());
   });
 
   it('reads the queue and a report again when the page comes back into view: what a colleague decided meanwhile shows', async () => {

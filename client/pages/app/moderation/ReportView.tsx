@@ -304,6 +304,8 @@ export function ReportView({ id }: { id: number }) {
               </span>
             )}
           </p>
+          {/* Decided with a ban the admin command lifted since: the account is in use again. */}
+          {report.resolution === 'ban' && report.reported.id !== null && !report.reported.banned && <p>{t('moderation.banLifted')}</p>}
           {report.resolved_with !== null && (
             <p>
               <Link href={`/app/moderation/reports/${report.resolved_with}/`}>{t('moderation.resolvedWith', { id: report.resolved_with })}</Link>
