@@ -9,6 +9,7 @@ import { type Translate, useLanguage, useMessages, useT, useTi } from '../lib/i1
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import { safetyMessages } from '../lib/messages-safety';
+import { maxUnits, textLength } from '../../shared/text-length';
 import { hasVisibleText } from '../../shared/visible-text';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
@@ -169,13 +170,13 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
             dir="auto"
             value={details}
             rows={3}
-            maxLength={REPORT_DETAILS_MAX_LENGTH}
+            maxLength={maxUnits(details, REPORT_DETAILS_MAX_LENGTH)}
             onChange={(event) => setDetails(event.target.value)}
             aria-invalid={error.details ? true : undefined}
             aria-describedby={error.details ? `${titleId}-count ${titleId}-details-error` : `${titleId}-count`}
           />
           <small id={`${titleId}-count`} className="help">
-            {t('safety.report.count', { count: formatCount(details.length, language), max: formatCount(REPORT_DETAILS_MAX_LENGTH, language) })}
+            {t('safety.report.count', { count: formatCount(textLength(details), language), max: formatCount(REPORT_DETAILS_MAX_LENGTH, language) })}
           </small>
           {error.details && (
             <small id={`${titleId}-details-error`} className="field-error" role="alert">

@@ -131,6 +131,22 @@ describe('a paste longer than a message may be', () => {
     expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
     expect(screen.queryByText(cutNotice)).toBeNull();
   });
+  it('counts an emoji as one character, as the server does: a paste of them fills the message to 2,000', async () => {
+    renderAt('/app/', <Chat id={7} />);
+    const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
+    paste(composer, 'a'.repeat(1500));
+    // 800 emoji, 1,600 UTF-16 units: the first 500 fit.
+    paste(composer, '😀'.repeat(800));
+    expect(composer.value).toBe('a'.repeat(1500) + '😀'.repeat(500));
+    expect(screen.getByRole('status').textContent).toBe(cutNotice);
+    expect(screen.getByText(`${MESSAGE_MAX_LENGTH.toLocaleString('en')}/${MESSAGE_MAX_LENGTH.toLocaleString('en')}`)).toBeTruthy();
+    // Full: the field takes nothing more, an emoji or a letter.
+    expect(composer.maxLength).toBe(composer.value.length);
+    // One emoji taken out: room for one more character (one UTF-16 unit, a letter) and no more.
+    fireEvent.change(composer, { target: { value: composer.value.slice(0, -2) } });
+    expect(composer.maxLength - composer.value.length).toBe(1);
+    expect(screen.queryByText(cutNotice)).toBeNull();
+  });
 });
 
 describe('a message held by the server’s limit on sends', () => {

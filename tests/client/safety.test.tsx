@@ -248,6 +248,24 @@ describe('Report', () => {
     expect(screen.getByRole('button', { name: en['safety.report.send'] })).not.toHaveProperty('disabled', true);
   });
 
+  it('counts an emoji in the details as one character, as the server does, and takes 1,000 of them', async () => {
+    const { me, other } = await matchedPair();
+    const { onDone } = renderDialog('report', { id: other.id, name: 'Ben' });
+    fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.other'] }));
+    const details = screen.getByLabelText(en['safety.report.details']) as HTMLTextAreaElement;
+    fireEvent.change(details, { target: { value: '😀'.repeat(10) } });
+    expect(screen.getByText(`10 / ${REPORT_DETAILS_MAX_LENGTH.toLocaleString('en')}`)).toBeTruthy();
+    // Room for 990 more characters, which the field's maxLength counts in UTF-16 units: 990 letters.
+    expect(details.maxLength - details.value.length).toBe(REPORT_DETAILS_MAX_LENGTH - 10);
+    const full = `${'a'.repeat(REPORT_DETAILS_MAX_LENGTH - 10)}${'😀'.repeat(10)}`;
+    fireEvent.change(details, { target: { value: full } });
+    expect(details.value.length).toBeLessThanOrEqual(details.maxLength);
+    fireEvent.click(screen.getByRole('button', { name: en['safety.report.send'] }));
+    await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
+    const [report] = (await openReports()).filter((item) => item.reporter.id === me.id);
+    expect(report!.details).toBe(full);
+  });
+
   it('leaves out details in which nothing shows, as the server would count them blank', async () => {
     const { me, other } = await matchedPair();
     // From their profile: no conversation is named, so the note does not promise to remove one.

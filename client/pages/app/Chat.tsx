@@ -1,6 +1,7 @@
 import { type ClipboardEvent, type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
+import { maxUnits, textLength } from '../../../shared/text-length';
 import { hasVisibleText } from '../../../shared/visible-text';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
@@ -238,10 +239,16 @@ export function Chat({ id }: { id: number }) {
   }
 
   function onComposerPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
-    const { value, selectionStart, selectionEnd } = event.currentTarget;
-    // The browser turns a pasted CRLF into one character, as maxLength counts it.
-    const pasted = event.clipboardData.getData('text').replace(/\r\n?/g, '\n').length;
-    setPasteCut(pasted > MESSAGE_MAX_LENGTH - (value.length - (selectionEnd - selectionStart)));
+    const field = event.currentTarget;
+    const { value, selectionStart, selectionEnd } = field;
+    const kept = value.slice(0, selectionStart) + value.slice(selectionEnd);
+    // The browser turns a pasted CRLF into one character.
+    const pasted = [...event.clipboardData.getData('text').replace(/\r\n?/g, '\n')];
+    const room = MESSAGE_MAX_LENGTH - textLength(kept);
+    setPasteCut(pasted.length > room);
+    // maxLength counts UTF-16 units: room for as many characters as fit, as the server counts them (an
+    // emoji one), and no more; the next render sets the attribute to the same.
+    if (pasted.length) field.maxLength = maxUnits(kept + pasted.slice(0, room > 0 ? room : 0).join(''), MESSAGE_MAX_LENGTH);
   }
 
   // On a touch screen, Return starts a new line and the send button sends, as in the phone's own
@@ -269,9 +276,10 @@ export function Chat({ id }: { id: number }) {
     void send(id, content);
   }
 
-  const nearTheLimit = draft.length > MESSAGE_MAX_LENGTH - 100;
+  const length = textLength(draft);
+  const nearTheLimit = length > MESSAGE_MAX_LENGTH - 100;
   // Said while what was cut is what stands: once shortened or sent, the draft speaks for itself.
-  const cutShown = pasteCut && draft.length >= MESSAGE_MAX_LENGTH;
+  const cutShown = pasteCut && length >= MESSAGE_MAX_LENGTH;
   // "Read" goes under the newest of one's own messages the partner has read, once: newer ones of one's
   // own, unread, leave it there, so that it still says how far the partner has read.
   const lastOwnRead = messages.findLast((message) => message.sender === me && message.id > 0 && message.id <= thread.partnerReadId);
@@ -396,7 +404,7 @@ export function Chat({ id }: { id: number }) {
           placeholder={t('chat.placeholder')}
           aria-label={t('chat.placeholder')}
           required
-          maxLength={MESSAGE_MAX_LENGTH}
+          maxLength={maxUnits(draft, MESSAGE_MAX_LENGTH)}
           autoComplete="off"
           enterKeyHint={touch ? 'enter' : 'send'}
         />
@@ -404,7 +412,7 @@ export function Chat({ id }: { id: number }) {
             written as that notice writes them (2,000 in English). */}
         {nearTheLimit && (
           <span className="composer-count">
-            {draft.length.toLocaleString(language)}/{MESSAGE_MAX_LENGTH.toLocaleString(language)}
+            {length.toLocaleString(language)}/{MESSAGE_MAX_LENGTH.toLocaleString(language)}
           </span>
         )}
         {/* A tap on Send leaves the focus in the text box: the phone's keyboard stays up for the next message.
