@@ -4,6 +4,7 @@
  *   npm run admin -- grant-moderator <email>
  *   npm run admin -- revoke-moderator <email>
  *   npm run admin -- unban <email>
+ *   npm run admin -- log <email>
  *   npm run admin -- delete <email> --yes
  *
  * It works on the configured database (`DATABASE_URL`, or the embedded one under `DATA_DIR`). The
@@ -20,18 +21,20 @@ import type { Db } from '../server/db/client';
 import { users } from '../server/db/schema';
 import { eraseAccount } from '../server/features/account/deletion';
 import { openMediaStores } from '../server/features/media/stores';
-import { type AdminOutcome, setRole, unban } from '../server/features/moderation/service';
+import { type AdminOutcome, type ModerationAction, moderationHistory, setRole, unban } from '../server/features/moderation/service';
 import type { BillingLog } from '../server/features/payments/end-billing';
 import { createStripeClient, PaymentsUnavailable } from '../server/features/payments/stripe-client';
 import { erasureDelay } from '../server/plugins/analytics';
 import { openCommandDatabase } from './command-database';
 
-const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban <email>, or delete <email> --yes';
+const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban|log <email>, or delete <email> --yes';
 /** `--help`: the usage, and what each command does. */
 const HELP = `${USAGE}
   grant-moderator <email>   make the account a moderator (the report queue at /app/moderation/)
   revoke-moderator <email>  make it a plain user again
   unban <email>             lift the account's ban
+  log <email>               what moderators and these commands did about the account, and when, newest
+                            first
   delete <email> --yes      delete the account and everything of it for good, as its owner can in the
                             app (for one who cannot sign in: banned, or without their e-mail); without
                             --yes it only says whether the account exists
@@ -96,6 +99,7 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
     }
     return deleteCommand(address, argv.includes('--yes'), env, out);
   }
+  if (name === 'log' && email && rest.length === 0) return logCommand(email, env, out);
   const command = COMMANDS[name as keyof typeof COMMANDS];
   if (!command || !email || rest.length > 0) {
     out.error(USAGE);
@@ -111,6 +115,33 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
       return 1;
     }
     out.log(`${email} ${command[outcome]}.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** One line of `log`: when (UTC), what, by whom, on which report. */
+export const actionLine = (entry: ModerationAction) =>
+  [
+    entry.at.toISOString(),
+    entry.action.replace('_', ' '),
+    entry.moderator ? `by ${entry.moderator}` : entry.action === 'dismiss' || entry.action === 'ban' ? 'by a moderator since deleted' : 'by the admin command',
+    ...(entry.reportId === null ? [] : [`on report #${entry.reportId}`]),
+  ].join('  ');
+
+/** `log <email>`: the account's moderation history (the `moderation_actions` table), newest first. */
+async function logCommand(email: string, env: NodeJS.ProcessEnv, out: Pick<Console, 'log' | 'error'>): Promise<number> {
+  const opened = await openCommandDatabase(env, out, { again: 'run this again (or set DATABASE_URL to work on PostgreSQL)', existing: true });
+  if (typeof opened === 'number') return opened;
+  const { database } = opened;
+  try {
+    const history = await moderationHistory(database.db, email);
+    if (history === null) {
+      out.error(`No account with the e-mail ${email}.`);
+      return 1;
+    }
+    out.log(history.length === 0 ? `Nothing recorded about ${email}.` : history.map(actionLine).join('\n'));
     return 0;
   } finally {
     await database.close();

@@ -534,6 +534,30 @@ export const reports = pgTable(
   ],
 );
 
+export const MODERATION_ACTIONS = ['dismiss', 'ban', 'unban', 'grant_moderator', 'revoke_moderator'] as const;
+
+/**
+ * Who decided what about whom, and when: a moderator's decision on a report, and what the admin
+ * command changed (its `moderatorId` null: an operator at the server, not an account). Kept when the
+ * accounts go, without them.
+ */
+export const moderationActions = pgTable(
+  'moderation_actions',
+  {
+    id: serial('id').primaryKey(),
+    action: text('action', { enum: MODERATION_ACTIONS }).notNull(),
+    moderatorId: integer('moderator_id').references(() => users.id, { onDelete: 'set null' }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    reportId: integer('report_id').references(() => reports.id, { onDelete: 'set null' }),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('moderation_actions_action', sql`${t.action} in (${sql.raw(MODERATION_ACTIONS.map((action) => `'${action}'`).join(', '))})`),
+    // An account's history, newest first.
+    index('moderation_actions_user').on(t.userId, t.at),
+  ],
+);
+
 export interface ReportAddition {
   reason: (typeof REPORT_REASONS)[number];
   details: string;

@@ -70,12 +70,13 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       insert into conversation_members (conversation_id, user_id) values (1, 3), (1, 4);
       insert into messages (conversation_id, sender_id, content) values (1, 3, 'hi'), (1, 4, 'hello'), (1, 3, 'how are you?');
       -- 2 was banned on report 1, which resolved report 2 with it; report 3 was dismissed with a note
-      -- that reads the same, and report 4 names a report that is not there.
+      -- that reads the same, and report 4 names a report that is not there. 5 was dismissed with a blank note.
       insert into reports (id, reporter_id, reported_id, reason, snapshot, status, resolution, note) values
         (1, 3, 2, 'spam', '{}', 'resolved', 'ban', 'Links everywhere.'),
         (2, 4, 2, 'other', '{}', 'resolved', 'ban', 'Resolved with report #1'),
         (3, 4, 3, 'other', '{}', 'resolved', 'dismiss', 'Resolved with report #1'),
-        (4, 3, 4, 'spam', '{}', 'resolved', 'ban', 'Resolved with report #99');`);
+        (4, 3, 4, 'spam', '{}', 'resolved', 'ban', 'Resolved with report #99'),
+        (5, 3, 4, 'other', '{}', 'resolved', 'dismiss', '');`);
     await migrate(db, { migrationsFolder: shipped });
   }, 120_000);
 
@@ -144,7 +145,7 @@ describe('data migrations, from a database made before them', { timeout: 120_000
 
   it('0022 names the report whose ban resolved another, where its note said so in English', async () => {
     const rows = await client.query<{ id: number; note: string | null; resolved_with: number | null }>(
-      'select id, note, resolved_with from reports order by id',
+      'select id, note, resolved_with from reports where id <= 4 order by id',
     );
     expect(rows.rows.map((row) => [row.id, row.note, row.resolved_with])).toEqual([
       [1, 'Links everywhere.', null],
@@ -152,6 +153,10 @@ describe('data migrations, from a database made before them', { timeout: 120_000
       [3, 'Resolved with report #1', null],
       [4, 'Resolved with report #99', null],
     ]);
+  });
+
+  it('0032 makes a blank note no note, as one resolved without a note has', async () => {
+    expect((await client.query<{ note: string | null }>('select note from reports where id = 5')).rows).toEqual([{ note: null }]);
   });
 
   it('0011 keeps every message, and refuses one whose sender is not in the conversation', async () => {

@@ -13,7 +13,7 @@ import type { EndedChat } from '../../shared/schemas/safety';
 import { rowsOf } from '../../server/db/client';
 import { authTokens, users } from '../../server/db/schema';
 import { purgeExpiredTokens } from '../../server/features/account/service';
-import { unban } from '../../server/features/moderation/service';
+import { moderationHistory, setRole, unban } from '../../server/features/moderation/service';
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
 import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../../server/lib/tokens';
@@ -824,6 +824,44 @@ describe.each(backends)('safety on %s', (backend) => {
     expect(sessions.map((session) => session.ended)).toEqual([true, true]);
   });
 
+  it('records who decided what about whom, and when, and the admin command lists it newest first', async () => {
+    const [subject, first, second] = [await makeCompletedUser(server), await makeCompletedUser(server), await makeCompletedUser(server)];
+    const report = async (by: TestUser) => (await api().post('/api/reports/', { token: by.token, json: { user_id: subject.id, reason: 'spam' } })).body.id as number;
+    const resolve = (id: number, action: string) => api().post(`/api/moderation/reports/${id}/resolve/`, { token: moderator.token, json: { action } });
+    const dismissed = await report(first);
+    expect((await resolve(dismissed, 'dismiss')).status).toBe(200);
+    const banned = await report(second);
+    expect((await resolve(banned, 'ban')).status).toBe(200);
+    expect(await unban(server.app.db, subject.email)).toBe('changed');
+    expect(await setRole(server.app.db, subject.email, 'moderator')).toBe('changed');
+    // Nothing changed, nothing recorded.
+    expect(await setRole(server.app.db, subject.email, 'moderator')).toBe('unchanged');
+    expect(await setRole(server.app.db, subject.email, 'user')).toBe('changed');
+
+    const history = (await moderationHistory(server.app.db, subject.email))!;
+    expect(history.map(({ action, moderator: by, reportId }) => [action, by, reportId])).toEqual([
+      ['revoke_moderator', null, null],
+      ['grant_moderator', null, null],
+      ['unban', null, null],
+      ['ban', moderator.email, banned],
+      ['dismiss', moderator.email, dismissed],
+    ]);
+    expect(history.every(({ at }) => at instanceof Date && Date.now() - at.getTime() < 60_000)).toBe(true);
+    expect(await moderationHistory(server.app.db, 'nobody@example.com')).toBeNull();
+    if (backend === 'postgres') {
+      const lines: string[] = [];
+      const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+      expect(await admin(['log', subject.email.toUpperCase()], { DATABASE_URL: server.config.databaseUrl! }, out as never)).toBe(0);
+      expect(lines.join('\n').split('\n')).toEqual([
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}revoke moderator {2}by the admin command$/),
+        expect.stringMatching(/Z {2}grant moderator {2}by the admin command$/),
+        expect.stringMatching(/Z {2}unban {2}by the admin command$/),
+        expect.stringMatching(new RegExp(`Z {2}ban {2}by ${moderator.email.replace(/[.+]/g, '\\$&')} {2}on report #${banned}$`)),
+        expect.stringMatching(new RegExp(`Z {2}dismiss {2}by ${moderator.email.replace(/[.+]/g, '\\$&')} {2}on report #${dismissed}$`)),
+      ]);
+    }
+  });
+
   it('refuses bad moderation input with 4xx', async () => {
     const post = (path: string, json: unknown) => api().post(path, { token: moderator.token, json });
     expect((await post('/api/moderation/reports/999999/resolve/', { action: 'dismiss' })).body).toEqual(NOT_FOUND);
@@ -870,7 +908,7 @@ describe('the admin command', { timeout: 120_000 }, () => {
     const lines: string[] = [];
     const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
     expect(await admin(['promote', 'x@example.com'], {}, out as never)).toBe(2);
-    expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban <email>, or delete <email> --yes$/);
+    expect(lines.pop()).toMatch(/^Usage: npm run admin -- grant-moderator\|revoke-moderator\|unban\|log <email>, or delete <email> --yes$/);
     // A deletion names one account, and nothing else.
     for (const words of [['delete', '--yes'], ['delete'], ['delete', 'a@example.com', 'b@example.com', '--yes'], ['delete', '--force', 'a@example.com']]) {
       expect(await admin(words, {}, out as never)).toBe(2);

@@ -1,9 +1,9 @@
-import { type AnyColumn, and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { ModerationReport, ModerationReportDetail, ResolveInput, SnapshotSender } from '../../../shared/schemas/safety';
 import { type Db, type DbOrTx, rowsOf } from '../../db/client';
-import { attendances, authTokens, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
+import { attendances, authTokens, moderationActions, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
 import { lockOutLikes } from '../matching/locks';
@@ -250,6 +250,7 @@ export async function resolveReport(
       .update(reports)
       .set({ ...resolved, resolution: input.action, note: input.note || null })
       .where(eq(reports.id, reportId));
+    await tx.insert(moderationActions).values({ action: input.action, moderatorId, userId: row.reportedId, reportId });
 
     const resolvedIds = [reportId];
     let banned: Resolution['banned'] = null;
@@ -309,8 +310,35 @@ async function dropPhotoCopies(tx: DbOrTx, reportIds: number[]): Promise<string[
 export type AdminOutcome = 'changed' | 'unchanged' | null;
 
 /** `npm run admin`: roles and bans change only here, never through the API. */
-export function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome> {
-  return setByEmail(db, email, 'role', role);
+export async function setRole(db: Db, email: string, role: Role): Promise<AdminOutcome> {
+  const outcome = await setByEmail(db, email, 'role', role);
+  if (outcome === 'changed') {
+    const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email.toLowerCase()));
+    await db.insert(moderationActions).values({ action: role === 'moderator' ? 'grant_moderator' : 'revoke_moderator', userId: user?.id ?? null });
+  }
+  return outcome;
+}
+
+/** One line of an account's moderation history (`npm run admin -- log <email>`). */
+export interface ModerationAction {
+  at: Date;
+  action: (typeof moderationActions.$inferSelect)['action'];
+  /** The moderator's e-mail; null for the admin command, or once their account is deleted. */
+  moderator: string | null;
+  reportId: number | null;
+}
+
+/** What moderators and the admin command did about the account with this e-mail, newest first; null without one. */
+export async function moderationHistory(db: Db, email: string, limit = 100): Promise<ModerationAction[] | null> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email.toLowerCase()));
+  if (!user) return null;
+  return db
+    .select({ at: moderationActions.at, action: moderationActions.action, moderator: users.email, reportId: moderationActions.reportId })
+    .from(moderationActions)
+    .leftJoin(users, eq(users.id, moderationActions.moderatorId))
+    .where(eq(moderationActions.userId, user.id))
+    .orderBy(desc(moderationActions.at), desc(moderationActions.id))
+    .limit(limit);
 }
 
 /**
@@ -324,6 +352,7 @@ export async function unban(db: Db, email: string, stripe: Stripe | null = null,
   if (user.bannedAt === null) return 'unchanged';
   await db.transaction(async (tx) => {
     await tx.update(users).set({ bannedAt: null }).where(eq(users.id, user.id));
+    await tx.insert(moderationActions).values({ action: 'unban', userId: user.id });
     await tx.delete(authTokens).where(and(eq(authTokens.userId, user.id), eq(authTokens.endedByBan, true)));
   });
   await resumeRenewalOfUnbanned(db, stripe, user.id, log);
