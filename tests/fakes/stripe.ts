@@ -73,6 +73,8 @@ export interface FakeCustomer {
   email: string | null;
   name: string | null;
   metadata: Record<string, string>;
+  /** The languages Stripe writes the customer's e-mails, receipts and invoices in. */
+  preferred_locales: string[];
   deleted?: true;
 }
 
@@ -107,6 +109,14 @@ const noSuchCustomer = (id: string) => ({
   status: 400,
   body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: `No such customer: '${id}'` } },
 });
+
+/** `preferred_locales[0]`, `preferred_locales[1]`… of a form, in order (an empty string clears them). */
+function localesIn(form: Record<string, string>): string[] {
+  return Object.entries(form)
+    .filter(([field, value]) => /^preferred_locales\[\d+\]$/.test(field) && value !== '')
+    .sort(([a], [b]) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]))
+    .map(([, value]) => value);
+}
 
 export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
@@ -145,12 +155,20 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
         }),
       );
       const id = nextId('cus');
-      customers.set(id, { email: email ?? null, name: name ?? null, metadata });
+      customers.set(id, { email: email ?? null, name: name ?? null, metadata, preferred_locales: localesIn(request.form) });
       return { status: 200, body: { id, object: 'customer', ...customers.get(id) } };
     }
 
     // A deleted customer can still be read, as Stripe keeps it: its id and `deleted`, nothing else.
     const customerPath = /^\/v1\/customers\/([^/]+)$/.exec(request.path);
+    // An update (here, of its languages): a deleted customer can no longer be changed.
+    if (customerPath && request.method === 'POST') {
+      const id = decodeURIComponent(customerPath[1]!);
+      const customer = customers.get(id);
+      if (!customer || customer.deleted) return noSuchCustomer(id);
+      if (Object.keys(request.form).some((field) => field.startsWith('preferred_locales'))) customer.preferred_locales = localesIn(request.form);
+      return { status: 200, body: { id, object: 'customer', ...customer } };
+    }
     if (customerPath && (request.method === 'GET' || request.method === 'DELETE')) {
       const id = decodeURIComponent(customerPath[1]!);
       const customer = customers.get(id);

@@ -136,7 +136,16 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
       const portal = await client(server.url).post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {}, headers: { 'accept-language': language } });
       expect(portal.status, JSON.stringify(portal.body)).toBe(200);
       expect(fake.requestsTo('POST', '/v1/billing_portal/sessions').at(-1)?.form).toEqual({ customer, return_url: `${server.url}/app/subscribe/`, locale: language });
+      // Stripe's e-mails and receipts follow a later switch of the app's language, not the first one.
+      expect(fake.customers.get(customer)?.preferred_locales).toEqual([language]);
     }
+    // A checkout in the language the customer already has changes nothing at Stripe.
+    const updates = fake.requestsTo('POST', `/v1/customers/${customer}`).length;
+    expect((await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' }, headers: { 'accept-language': 'en' } })).status).toBe(200);
+    expect(fake.requestsTo('POST', `/v1/customers/${customer}`)).toHaveLength(updates);
+    // One in another language has Stripe write to them in it from then on.
+    expect((await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' }, headers: { 'accept-language': 'es' } })).status).toBe(200);
+    expect(fake.customers.get(customer)?.preferred_locales).toEqual(['es']);
   });
 
   it('plain form post: answers 303 to the subscribe page the same way for any e-mail, and starts nothing', async () => {
@@ -756,7 +765,7 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
       cus_no_metadata: {},
     };
     for (const [customer, metadata] of Object.entries(strangers)) {
-      fake.customers.set(customer, { email: null, name: null, metadata });
+      fake.customers.set(customer, { email: null, name: null, metadata, preferred_locales: [] });
       const subscription = `sub_of_${customer}`;
       fake.subscriptions.set(subscription, { customer, status: 'active' });
       const events = [

@@ -9,7 +9,7 @@ import { checkoutSessions, users } from '../../db/schema';
 import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { billingLock, NO_PLAN_DATES } from './billing';
-import { callStripe, expireCheckout, isMissing, isMissingCustomer } from './stripe-client';
+import { callStripe, expireCheckout, isMissing, isMissingCustomer, keepCustomerLanguage } from './stripe-client';
 
 export const UNKNOWN_PLAN = serverText('unknown_plan');
 export const NO_PRICE = serverText('no_price');
@@ -117,7 +117,12 @@ export async function createCheckout(
  */
 async function openStripeCheckout(db: Db, stripe: Stripe, publicUrl: string, user: CheckoutUser, price: string, customer: string) {
   const userId = user.id;
-  const trial = !(await hasHadTrial(db, stripe, userId, customer));
+  // A customer made before now may have been made in the language the app had then.
+  const [hadTrial] = await Promise.all([
+    hasHadTrial(db, stripe, userId, customer),
+    user.stripeCustomerId === customer ? keepCustomerLanguage(stripe, customer, user.language) : undefined,
+  ]);
+  const trial = !hadTrial;
   return callStripe(() =>
     stripe.checkout.sessions.create({
       mode: 'subscription',

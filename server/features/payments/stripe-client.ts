@@ -73,3 +73,15 @@ export async function expireCheckout(stripe: Stripe, id: string): Promise<boolea
     throw error;
   }
 }
+
+/**
+ * Has Stripe write the customer's e-mails, receipts and invoices in `language` from now on, when it
+ * has another: the one the customer was made with is the app's language of that day, and someone who
+ * has switched since would otherwise keep getting them in the old one. A deleted customer is left as
+ * it is (whatever is started on it next is refused, and a new one made in the right language).
+ */
+export async function keepCustomerLanguage(stripe: Stripe, customer: string, language: string): Promise<void> {
+  const current = await callStripe(() => stripe.customers.retrieve(customer));
+  if (current.deleted || current.preferred_locales?.[0] === language) return;
+  await callStripe(() => stripe.customers.update(customer, { preferred_locales: [language] }));
+}

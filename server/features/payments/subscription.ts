@@ -10,7 +10,7 @@ import { SubscriptionRequired } from '../plan/service';
 import { monthsLater } from './billing';
 import { type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
-import { callStripe, isMissingCustomer, PaymentsUnavailable } from './stripe-client';
+import { callStripe, isMissingCustomer, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
 import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -156,7 +156,11 @@ export async function openPortal(
   const customer = billing?.customer;
   if (!customer) throw new SubscriptionRequired();
   try {
-    const session = await callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl), locale: language ?? billing.language }));
+    const locale = language ?? billing.language;
+    const [session] = await Promise.all([
+      callStripe(() => stripe.billingPortal.sessions.create({ customer, return_url: subscribeUrl(publicUrl), locale })),
+      keepCustomerLanguage(stripe, customer, locale),
+    ]);
     return session.url;
   } catch (error) {
     if (!isMissingCustomer(error)) {
