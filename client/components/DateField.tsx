@@ -85,6 +85,19 @@ export function DateField({ id, value, onChange, invalid, describedBy }: Props) 
 const longDate = (language: Language, date: Date, weekday: boolean) =>
   new Intl.DateTimeFormat(localeOf(language), { weekday: weekday ? 'long' : undefined, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
 
+type WeekInfo = { firstDay: number };
+/**
+ * The day weeks start on (0 Sunday, 1 Monday…), as where the dates are written starts them: Spanish
+ * ones on Monday; English ones by their variant (British on Monday, American on Sunday). Where the
+ * browser does not say, American ones ("en", "en-US") on Sunday, others on Monday.
+ */
+function weekStartOf(language: Language) {
+  const locale = localeOf(language);
+  const tag = new Intl.Locale(locale) as Intl.Locale & { getWeekInfo?: () => WeekInfo; weekInfo?: WeekInfo };
+  const first = language === 'es' ? 1 : (tag.getWeekInfo?.() ?? tag.weekInfo)?.firstDay;
+  return first ? first % 7 : /^en(-US)?$/.test(locale) ? 0 : 1;
+}
+
 const capitalized = (language: Language, text: string) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 
 function Calendar({ language, selected, onPick }: { language: Language; selected: Date | undefined; onPick: (date: Date) => void }) {
@@ -122,7 +135,7 @@ function Calendar({ language, selected, onPick }: { language: Language; selected
   };
 
   const monthName = new Intl.DateTimeFormat(localeOf(language), { month: 'long' });
-  const weekStart = language === 'es' ? 1 : 0;
+  const weekStart = weekStartOf(language);
   const lead = (new Date(year, month, 1).getDay() - weekStart + 7) % 7;
   const cells: (number | null)[] = [...Array<null>(lead).fill(null), ...Array.from({ length: daysInMonth(year, month) }, (_, index) => index + 1)];
   while (cells.length % 7) cells.push(null);

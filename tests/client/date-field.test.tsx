@@ -79,6 +79,32 @@ describe('the date of birth picker', () => {
     expect(document.querySelector('output')!.textContent).toBe('1925-11-30');
   });
 
+  it.each([
+    ['es', ['es-ES'], 'lunes', '29 de noviembre de 2008'],
+    // English with no English of the browser's: British dates, and British weeks, from Monday.
+    ['en', ['es-ES'], 'Monday', '29 November 2008'],
+    ['en', ['en-GB', 'en'], 'Monday', '29 November 2008'],
+    // American dates, American weeks: from Sunday.
+    ['en', ['en-US', 'en'], 'Sunday', 'November 29, 2008'],
+  ])('in %s (a browser in %j) starts its weeks on %s, as the dates it writes do (%s)', async (language, languages, firstDay, date) => {
+    localStorage.setItem('language_code', language);
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(languages);
+    try {
+      await initLanguage();
+      render(
+        <Suspense fallback={null}>
+          <Field />
+        </Suspense>,
+      );
+      fireEvent.click(await screen.findByRole('button', { name: /./, expanded: false }));
+      expect(document.querySelector('.date-grid th')!.getAttribute('abbr')).toBe(firstDay);
+      expect(day(29).getAttribute('aria-label')).toMatch(date);
+    } finally {
+      localStorage.removeItem('language_code');
+      vi.restoreAllMocks();
+    }
+  });
+
   it('closes when the focus leaves it, as the next field takes it, and not while it moves within', async () => {
     const { year } = await openPicker();
     const next = document.body.appendChild(document.createElement('button'));
