@@ -9,7 +9,8 @@ import { esEvents } from '../../shared/i18n/es-events';
 import { format } from '../../shared/i18n/format';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { EventSummary } from '../../client/pages/events/EventSummary';
-import { initLanguage } from '../../client/lib/i18n';
+import { initLanguage, useLanguage } from '../../client/lib/i18n';
+import { formatDateTime } from '../../client/lib/format';
 
 const event = (attendee_count: number): PublicEvent => ({
   id: 1,
@@ -69,7 +70,9 @@ describe('an event’s status on a page left open', () => {
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
-    expect(pill().textContent).toBe(esEvents['events.status.upcoming']);
+    // Not a bare "Próximamente" for an event whose date is known: when its check-in opens.
+    expect(pill().textContent).toBe(format(esEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T19:00:00.000Z', 'es') }));
+    expect(pill().textContent).toMatch(/^Abre el .*\d/);
     expect(screen.queryByText(format(esEvents['events.count'], { count: 3 }))).toBeNull();
     for (const [at, status] of [
       ['2026-11-29T19:00:01.000Z', 'open'],
@@ -78,6 +81,24 @@ describe('an event’s status on a page left open', () => {
     ] as const) {
       act(() => vi.advanceTimersByTime(Date.parse(at) - Date.now()));
       expect(pill().textContent, at).toBe(esEvents[`events.status.${status}`]);
+    }
+  });
+
+  it('says in English too when an upcoming event opens', async () => {
+    await initLanguage();
+    await act(() => useLanguage.getState().setLanguage('en'));
+    try {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-29T18:00:00.000Z') });
+      render(
+        <Suspense fallback={null}>
+          <EventSummary event={{ ...event(3), status: 'upcoming' }} />
+        </Suspense>,
+      );
+      const text = format(enEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T19:00:00.000Z', 'en') });
+      expect(text).toMatch(/^Opens .*\d/);
+      expect((await screen.findByText(text)).className).toContain('event-status');
+    } finally {
+      await act(() => useLanguage.getState().setLanguage('es'));
     }
   });
 

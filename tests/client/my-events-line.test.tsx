@@ -8,6 +8,7 @@ import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import '../../client/lib/messages-events';
 import { Events } from '../../client/pages/events/Events';
+import { formatDateTime } from '../../client/lib/format';
 import { chatPageWorld } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
@@ -24,7 +25,19 @@ const event = {
   attendee_count: 3,
   is_organizer: true,
 };
-const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/events/mine/' ? { results: [event] } : { event: null });
+// Not open yet: check-in opens three days from now, an hour before its start.
+const opensAt = Date.now() + 3 * 86_400_000;
+const upcoming = {
+  ...event,
+  id: 6,
+  code: 'K7XQ2M',
+  name: 'Garden Brunch',
+  starts_at: new Date(opensAt + 3_600_000).toISOString(),
+  ends_at: new Date(opensAt + 5 * 3_600_000).toISOString(),
+  status: 'upcoming',
+  attendee_count: 0,
+};
+const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/events/mine/' ? { results: [event, upcoming] } : { event: null });
 
 chatPageWorld(1, answer);
 
@@ -34,5 +47,11 @@ describe('an event in My events', () => {
     const line = (await screen.findByText('Terrace Party')).closest('.my-event')!.querySelector('.muted')!;
     expect(line.textContent).toContain('69W8DB\u00a0· 3 checked in');
     expect(line.textContent).not.toMatch(/ ·/);
+  });
+
+  it('says when one not open yet opens, not a bare "Upcoming", and not its day twice', async () => {
+    renderAt('/app/events/', <Events />);
+    const line = (await screen.findByText('Garden Brunch')).closest('.my-event')!.querySelector('.muted')!;
+    expect(line.textContent).toBe(`Opens ${formatDateTime(opensAt, 'en')}\u00a0· K7XQ2M`);
   });
 });

@@ -2,8 +2,10 @@ import type { ReactNode } from 'react';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/AppIcons';
 import { useEventStatus } from '../../lib/event-status';
-import { formatCount, formatEventTimes } from '../../lib/format';
-import { useLanguage, useMessages, useT } from '../../lib/i18n';
+import { formatCount, formatDateTime, formatEventTimes } from '../../lib/format';
+import { checkInOpensAt, type EventStatus } from '../../../shared/event-status';
+import type { Language } from '../../../shared/constants';
+import { type Translate, useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
@@ -20,7 +22,7 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
   return (
     <div className="event-summary">
       {title && <h2 className="event-summary-name" dir="auto">{event.name}</h2>}
-      <p className={`event-status event-status-${status}`}>{t(`events.status.${status}`)}</p>
+      <p className={`event-status event-status-${status}`}>{statusText(t, event, status, language)}</p>
       {event.venue && (
         <p className="event-venue">
           <bdi>{event.venue}</bdi>
@@ -37,6 +39,10 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
     </div>
   );
 }
+
+/** Where the event is in its life; one not open yet, when it opens (its date is known: no bare "upcoming"). */
+export const statusText = (t: Translate, event: Pick<PublicEvent, 'starts_at'>, status: EventStatus, language: Language) =>
+  t(`events.status.${status}`, { time: formatDateTime(checkInOpensAt(Date.parse(event.starts_at)), language) });
 
 /** A card of the events pages: a section named by its heading. */
 export function EventCard({ id, title, className = '', children }: { id: string; title: string; className?: string; children: ReactNode }) {

@@ -16,7 +16,7 @@ import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib
 import { enterEvent, keptEvent, useEvents } from '../../stores/events';
 import { LeaveEventSheet } from '../../components/EventBar';
 import { TryAgain } from '../../components/Waiting';
-import { EventCard, EventSummary } from './EventSummary';
+import { EventCard, EventSummary, statusText } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
@@ -34,8 +34,9 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
       {/* Each "·" held to the part before it: a narrow phone breaks the line after one, never before. */}
       <span className="muted">
         {[
-          t(`events.status.${status}`),
-          formatDateTime(event.starts_at, language),
+          statusText(t, event, status, language),
+          // Not open yet, it says when it opens: its start an hour later would only repeat the day.
+          ...(status === 'upcoming' ? [] : [formatDateTime(event.starts_at, language)]),
           event.code,
           ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) })] : []),
         ].join('\u00a0· ')}
