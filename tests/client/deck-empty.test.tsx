@@ -77,6 +77,13 @@ describe('an empty deck', () => {
     expect(preferencesLink()).toBe('/app/profile/#preferences');
   });
 
+  it('says in Spanish that newcomers show up by themselves, not that "people who are alone" do', () => {
+    for (const key of ['deck.emptyAtEvent', 'deck.emptyAtEventNoFit'] as const) {
+      expect(esApp[key]).not.toMatch(/\bsol[oa]s\b/);
+      expect(esApp[key]).toMatch(/automáticamente/);
+    }
+  });
+
   it('at an event that has ended: nobody new will come', async () => {
     const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12, ...ended }))).toBe(enApp['deck.emptyAtEndedEvent']);
