@@ -85,18 +85,12 @@ export function DateField({ id, value, onChange, invalid, describedBy }: Props) 
 const longDate = (language: Language, date: Date, weekday: boolean) =>
   new Intl.DateTimeFormat(localeOf(language), { weekday: weekday ? 'long' : undefined, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
 
-type WeekInfo = { firstDay: number };
 /**
- * The day weeks start on (0 Sunday, 1 Monday…), as where the dates are written starts them: Spanish
- * ones on Monday; English ones by their variant (British on Monday, American on Sunday). Where the
- * browser does not say, American ones ("en", "en-US") on Sunday, others on Monday.
+ * The day weeks start on (0 Sunday, 1 Monday), as where the dates are written starts them: Spanish
+ * ones on Monday; English ones by their variant: American ("en", "en-US") and Canadian and Filipino
+ * on Sunday, others (British, "en-GB" for anyone whose browser names no English) on Monday.
  */
-function weekStartOf(language: Language) {
-  const locale = localeOf(language);
-  const tag = new Intl.Locale(locale) as Intl.Locale & { getWeekInfo?: () => WeekInfo; weekInfo?: WeekInfo };
-  const first = language === 'es' ? 1 : (tag.getWeekInfo?.() ?? tag.weekInfo)?.firstDay;
-  return first ? first % 7 : /^en(-US)?$/.test(locale) ? 0 : 1;
-}
+const weekStartOf = (language: Language) => (language === 'es' || !/^en(-US|-CA|-PH)?$/.test(localeOf(language)) ? 1 : 0);
 
 const capitalized = (language: Language, text: string) => text.charAt(0).toLocaleUpperCase(language) + text.slice(1);
 
