@@ -216,6 +216,7 @@ export const enApp = {
   'subscribe.current.unlimitedLikes': 'Unlimited likes',
   'subscribe.current.likes': 'See who likes you',
   'subscribe.manage': 'Manage subscription',
+  'subscribe.invoices': 'See past invoices',
   'subscribe.paymentFailed': 'Your last payment failed: update your card in Manage subscription.',
   'subscribe.offline': 'No connection. Your plan will show as soon as you are back online.',
   'subscribe.current.offline': 'No connection. Your billing and “Manage subscription” will show as soon as you are back online.',

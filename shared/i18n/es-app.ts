@@ -217,6 +217,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.current.unlimitedLikes': 'Likes ilimitados',
   'subscribe.current.likes': 'Mira a quién le gustas',
   'subscribe.manage': 'Gestionar la suscripción',
+  'subscribe.invoices': 'Ver facturas anteriores',
   'subscribe.paymentFailed': 'Tu último pago ha fallado: actualiza tu tarjeta en Gestionar la suscripción.',
   'subscribe.offline': 'Sin conexión. Tu plan aparecerá en cuanto vuelvas a estar en línea.',
   'subscribe.current.offline': 'Sin conexión. La facturación y «Gestionar la suscripción» aparecerán en cuanto vuelvas a estar en línea.',

@@ -164,18 +164,22 @@ describe('the subscribe page of a subscriber', () => {
       expect(await screen.findByTestId('plan-starter')).toBeTruthy();
       unmount();
     }
-    // Ended otherwise (cancelled): no alert, and the portal still holds their invoices.
+    // Ended otherwise (cancelled): no alert, and nothing to manage, but the portal still holds their
+    // invoices: the button says so, not "Manage subscription".
     usePlan.setState({ subscription: { ...unpaid, payment_failed: false } });
     const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
     await screen.findByTestId('plan-starter');
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(screen.getByRole('button', { name: es['subscribe.manage'] })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: es['subscribe.manage'] })).toBeNull();
+    expect(screen.getByRole('button', { name: es['subscribe.invoices'] })).toBeTruthy();
+    expect([es['subscribe.invoices'], en['subscribe.invoices']]).toEqual(['Ver facturas anteriores', 'See past invoices']);
     unmount();
     // Nothing to manage: neither.
     usePlan.setState({ subscription: { ...unpaid, payment_failed: false, manageable: false } });
     renderAt('/app/subscribe/', <Subscribe />);
     await screen.findByTestId('plan-starter');
     expect(screen.queryByRole('button', { name: es['subscribe.manage'] })).toBeNull();
+    expect(screen.queryByRole('button', { name: es['subscribe.invoices'] })).toBeNull();
   });
 
   it('offers no "Manage subscription" when there is nothing to manage', () => {

@@ -175,11 +175,12 @@ function PlansForSale() {
     <section className="page subscribe">
       <h1>{t('subscribe.title')}</h1>
       <p className="muted">{trialDays > 0 ? t('subscribe.subtitle', { days: trialDays }) : t('subscribe.subtitleNoTrial')}</p>
-      {/* Ended unpaid: paying its invoice in the portal brings the plan back. Ended otherwise, its invoices are there. */}
+      {/* Ended unpaid: paying its invoice in the portal brings the plan back. Ended otherwise, nothing is
+          left to manage: the portal only holds its invoices, and the button says so. */}
       {subscription?.payment_failed && <PaymentFailed />}
       {subscription?.manageable && (
         <button type="button" className={`btn btn-block btn-${subscription.payment_failed ? 'primary' : 'ghost'}`} disabled={busy} onClick={() => void go(api.portal)}>
-          {t('subscribe.manage')}
+          {t(subscription.payment_failed ? 'subscribe.manage' : 'subscribe.invoices')}
         </button>
       )}
       <TestModeAndError error={error} />
