@@ -110,6 +110,17 @@ describe('<App> routing', () => {
     expect(document.title).toBe('Eventmatch');
   });
 
+  it('offers the language switch on a page that is not there, as on the other public pages', async () => {
+    window.history.replaceState(null, '', '/no-such-page/');
+    const view = render(<App />);
+    await waitFor(() => expect(view.container.querySelector('main h1')?.textContent).toBe(es['notFound.title']), { timeout: 5000 });
+    const english = view.getByRole('button', { name: `EN, ${es['language.en']}` });
+    act(() => english.click());
+    await waitFor(() => expect(view.container.querySelector('main h1')?.textContent).toBe(en['notFound.title']));
+    expect(view.getByRole('link', { name: en['notFound.link'] }).getAttribute('href')).toBe('/');
+    await act(() => useLanguage.getState().setLanguage('es'));
+  });
+
   it('names the section on screen in the tab’s title, with the unread count, and gives the title back when it goes', async () => {
     localStorage.setItem('auth_token', 'token');
     useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
