@@ -146,6 +146,18 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     // One in another language has Stripe write to them in it from then on.
     expect((await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_yearly' }, headers: { 'accept-language': 'es' } })).status).toBe(200);
     expect(fake.customers.get(customer)?.preferred_locales).toEqual(['es']);
+
+    // Switched in the app, with no checkout nor portal after it: the renewals' receipts follow too.
+    const switched = await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'en' } });
+    expect(switched.status, JSON.stringify(switched.body)).toBe(204);
+    expect(fake.customers.get(customer)?.preferred_locales).toEqual(['en']);
+    // Stripe down: the switch is saved all the same.
+    fake.outage = true;
+    try {
+      expect((await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'es' } })).status).toBe(204);
+    } finally {
+      fake.outage = false;
+    }
   });
 
   it('plain form post: answers 303 to the subscribe page the same way for any e-mail, and starts nothing', async () => {

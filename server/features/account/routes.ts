@@ -19,6 +19,7 @@ import { noBody, withoutToken } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
+import { followLanguageSwitch } from '../payments/checkout';
 import { currentUser } from '../../plugins/auth';
 import { announceEnded } from '../safety/service';
 import { checkDeletionConsent, eraseAccount } from './deletion';
@@ -119,6 +120,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       // Switched in the app: the e-mails that follow (a password reset, say) are written in it too.
       await rememberLanguage(app.db, currentUser(request).id, request.body.language);
+      // And Stripe's receipts and invoices for a subscriber's renewals.
+      if (app.stripe) await followLanguageSwitch(app.db, app.stripe, currentUser(request).id, request.body.language, request.log);
       return reply.code(204).send(null);
     },
   });

@@ -289,6 +289,18 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
   return current.stripeCustomerId;
 }
 
+/**
+ * A language switched in the app reaches the user's Stripe customer too (if they have one): a
+ * subscriber who never opens the checkout or portal again gets their renewal receipts in the new
+ * language. Best effort: Stripe being down leaves the switch saved here, and the next checkout or
+ * portal session puts it right.
+ */
+export async function followLanguageSwitch(db: Db, stripe: Stripe, userId: number, language: Language, log: { warn(object: object, message: string): void }) {
+  const [user] = await db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, userId));
+  if (!user?.customer) return;
+  await keepCustomerLanguage(stripe, user.customer, language).catch((error: unknown) => log.warn({ err: error, customer: user.customer }, 'could not update a Stripe customer’s language'));
+}
+
 /** How long Stripe keeps a Checkout Session open (its default `expires_at`, which this app never sets). */
 const CHECKOUT_OPEN_FOR = sql`interval '24 hours'`;
 
