@@ -118,6 +118,9 @@ describe('the subscribe page of a subscriber', () => {
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
     expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
+    // A line of its own, as the plan's dates under it are: a sentence, capitalized as they are.
+    expect(screen.getByText(en['subscribe.current.period.yearly']).tagName).toBe('P');
+    for (const words of [en, es]) for (const period of ['monthly', 'yearly'] as const) expect(words[`subscribe.current.period.${period}`]).toMatch(/^\p{Lu}/u);
     expect(screen.getByTestId('current-plan').textContent).toContain('Renews on Nov 30, 2027');
     // Past its trial, the renewal says when; what is charged is said while the trial runs.
     expect(screen.getByTestId('current-plan').textContent).not.toContain('unless you cancel');
