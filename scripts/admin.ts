@@ -18,13 +18,14 @@ import { pathToFileURL } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { type Config, ConfigError, loadConfig } from '../server/config';
 import type { Db } from '../server/db/client';
-import { users } from '../server/db/schema';
-import { eraseAccount } from '../server/features/account/deletion';
+import { authTokens, users } from '../server/db/schema';
+import { announceDeletion, type DeletedAccount, eraseAccount } from '../server/features/account/deletion';
 import { openMediaStores } from '../server/features/media/stores';
 import { type AdminOutcome, type ModerationAction, moderationHistory, setRole, unban } from '../server/features/moderation/service';
 import type { BillingLog } from '../server/features/payments/end-billing';
 import { createStripeClient, PaymentsUnavailable } from '../server/features/payments/stripe-client';
 import { erasureDelay } from '../server/plugins/analytics';
+import { type InstancesNews, reachInstances } from '../server/realtime/outside';
 import { openCommandDatabase } from './command-database';
 
 const USAGE = 'Usage: npm run admin -- grant-moderator|revoke-moderator|unban|log <email>, or delete <email> --yes';
@@ -39,7 +40,8 @@ const HELP = `${USAGE}
                             app (for one who cannot sign in: banned, or without their e-mail); without
                             --yes it only says whether the account exists
 It works on DATABASE_URL's database, or on the embedded one in DATA_DIR (default ./data): stop a server
-running on that one first.`;
+running on that one first. With the servers' REDIS_URL (and REDIS_PREFIX), a deletion is told to the running
+servers at once, as one in the app.`;
 
 type Command = {
   run: (db: Db, email: string, env: NodeJS.ProcessEnv, out: Pick<Console, 'error'>) => Promise<AdminOutcome>;
@@ -152,8 +154,10 @@ async function logCommand(email: string, env: NodeJS.ProcessEnv, out: Pick<Conso
  * `delete <email> --yes`: the account's deletion as `DELETE /api/users/me/` does it (`eraseAccount`), with
  * the server's settings from the environment: its Stripe billing ended, its photo files removed from
  * DATA_DIR's media folder or the S3 bucket, its PostHog person erased by the server's job once due.
- * Without `--yes`, nothing is deleted. Its partners' apps are not told at once (no socket reaches them
- * from here): they find the account gone at their next request, as docs/operations.md says.
+ * Without `--yes`, nothing is deleted. With the servers' Redis (REDIS_URL), the running instances are told
+ * as by a deletion in the app (`reachInstances`): its sessions end and its sockets drop everywhere before
+ * the rows go, and its partners' apps hear it at once. Without it no running server hears of it: what
+ * it then does is said after the deletion (`untold`), as docs/operations.md says.
  */
 async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.ProcessEnv, out: Pick<Console, 'log' | 'error'>): Promise<number> {
   let config: Config;
@@ -167,6 +171,9 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
   const opened = await openCommandDatabase(env, out, { again: 'run this again (or set DATABASE_URL to work on PostgreSQL)', existing: true });
   if (typeof opened === 'number') return opened;
   const { database } = opened;
+  let news: InstancesNews | null = null;
+  /** Whether every running instance said it had dropped the account's sessions (none to say it without Redis). */
+  let heard = false;
   const media = await openMediaStores(config);
   try {
     const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -178,9 +185,31 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
       out.error(`${email} has an account. To delete it and everything of it for good: npm run admin -- delete ${email} --yes`);
       return 2;
     }
+    if (config.redisUrl) {
+      try {
+        news = await reachInstances({ url: config.redisUrl, prefix: config.redisPrefix });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        out.error(`Configuration error: ${error.message}`);
+        return 1;
+      }
+    }
     const stripe = config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null;
+    const reached = news;
+    const told = reached && {
+      // As the server's `revokeUserTokens`: the rows, then every instance forgets them and drops their sockets.
+      revokeTokens: async (userId: number) => {
+        const ended = await database.db.delete(authTokens).where(eq(authTokens.userId, userId)).returning({ tokenHash: authTokens.tokenHash });
+        heard = await reached.revoked(ended.map((row) => row.tokenHash));
+      },
+      announce: (userId: number, gone: DeletedAccount) =>
+        announceDeletion({ publish: reached.publish, left: (user, eventId) => reached.moved({ userId: user, from: eventId, to: null }) }, userId, gone),
+    };
     try {
-      const deleted = await eraseAccount({ db: database.db, stripe, media: media.media, log: billingLogOn(out), postHogErasure: erasureDelay(config.posthog) }, user.id);
+      const deleted = await eraseAccount(
+        { db: database.db, stripe, media: media.media, log: billingLogOn(out), postHogErasure: erasureDelay(config.posthog), ...told },
+        user.id,
+      );
       // Deleted meanwhile, by its owner in the app.
       if (!deleted) {
         out.error(`No account with the e-mail ${email}.`);
@@ -191,9 +220,23 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
       out.error(`${email} is not deleted: Stripe could not be reached to end its billing. Run this again.`);
       return 1;
     }
+    await news?.close();
     out.log(`${email} is deleted, with everything of it.`);
+    const untold = !config.redisUrl
+      ? // On the embedded database no server can be running (it holds the database): nothing to tell.
+        config.databaseUrl && 'There is no REDIS_URL: a server running on this database was not told.'
+      : !news
+        ? 'Redis (REDIS_URL) could not be reached: the running servers were not told.'
+        : !heard && 'Not every running server confirmed in time that its sessions had ended.';
+    if (untold) {
+      out.error(
+        `${untold} There its sessions are refused within 10 s and its open apps closed within a minute; ` +
+          'its partners’ apps find it gone at their next request.',
+      );
+    }
     return 0;
   } finally {
+    await news?.close();
     await media.close();
     await database.close();
   }

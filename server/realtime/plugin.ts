@@ -6,23 +6,14 @@ import { createMessageBatcher } from '../features/conversations/message-batcher'
 import { createEventLive, type EventLive } from '../features/events/live';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
-import { withTimeout } from '../lib/redis';
 import { turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
+import { revokedElsewhere } from './revocation';
 import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
-import type { RealtimeServer } from './types';
-
-type EventArgs<E extends keyof ServerToClientEvents> = Parameters<ServerToClientEvents[E]>;
+import type { Publish, RealtimeServer } from './types';
 
 /** How long a cluster-wide count of a user's sockets may take before this instance counts its own. */
 const FETCH_SOCKETS_TIMEOUT_MS = 1000;
-
-/**
- * How long a revocation waits for the other instances to say they have dropped the token. One that
- * cannot answer in time (Redis away, an instance stalled) is left to the token's trust running out and
- * to the token-sweep job, as while Redis is away.
- */
-const REVOCATION_ACK_TIMEOUT_MS = 1000;
 
 /** Where Socket.IO listens: every other path's upgrades are refused (`refusals.ts`). */
 const SOCKET_PATH = '/socket.io/';
@@ -37,7 +28,7 @@ declare module 'fastify' {
      * Push an event to every open socket of these users, on whichever instance they are connected.
      * Call it only after the write that made the event true has committed.
      */
-    publish: <E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) => void;
+    publish: Publish;
     /** Event rooms and their coalesced live counts (`server/features/events/live.ts`); call after commit. */
     eventLive: EventLive;
   }
@@ -134,7 +125,7 @@ export default fp(
       }
     });
 
-    function publish<E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: EventArgs<E>) {
+    function publish<E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: Parameters<ServerToClientEvents[E]>) {
       if (userIds.length === 0) return;
       // In process, one emit to every room encodes the packet once.
       if (!fanout) return void io.to(userIds.map(rooms.user)).emit(event, ...args);
@@ -166,26 +157,14 @@ export default fp(
         if (socket.data.user.tokenHash === tokenHash) socket.disconnect(true);
       }
     };
-    /**
-     * Tells the other instances, and waits until each has dropped the token (or the wait's bound): the
-     * revocation is answered only then. Told and not waited for, a request the client sent on hearing
-     * the answer could reach an instance that had not heard yet, and find the token still trusted there.
-     */
-    const revokedElsewhere = (tokenHash: string) => {
-      const acknowledged = new Promise<void>((resolve, reject) => {
-        const done = (error: Error | null) => (error ? reject(error) : resolve());
-        // Through the adapter, whose promise says when it could not even count the instances (Redis
-        // away): `io.serverSideEmit` would leave that rejection unhandled.
-        const counted: unknown = io.of('/').adapter.serverSideEmit(['token:revoked', tokenHash, done]);
-        void Promise.resolve(counted).catch(reject);
-      });
-      return withTimeout(acknowledged, REVOCATION_ACK_TIMEOUT_MS, 'token:revoked').catch((error: unknown) => {
-        app.log.warn({ err: error }, 'a revocation was not confirmed by every instance: theirs ends with its trust or the token sweep');
-      });
-    };
     app.onTokenRevoked((tokenHash) => {
       dropSocketsOf(tokenHash);
-      if (fanout) return revokedElsewhere(tokenHash);
+      // The revocation is answered only once every instance has dropped the token (or the wait's bound).
+      if (fanout) {
+        return revokedElsewhere(io, tokenHash).catch((error: unknown) => {
+          app.log.warn({ err: error }, 'a revocation was not confirmed by every instance: theirs ends with its trust or the token sweep');
+        });
+      }
     });
     io.on('token:revoked', (tokenHash, done) => {
       app.revokeTokenHere(tokenHash);

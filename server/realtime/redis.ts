@@ -15,6 +15,12 @@ export interface RedisFanout {
    * away it resolves at once: the subscription is replayed on reconnect, and clients are told to catch up.
    */
   subscribed(room: string): Promise<void>;
+  /**
+   * Resolves once every subscription and every publish asked for so far has been answered (or has
+   * failed): a process that only sends (the admin command) hears the answers it asked for, and closes
+   * its connection only after what it sent has gone.
+   */
+  settled(): Promise<void>;
 }
 
 /**
@@ -93,11 +99,17 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     for (const [channel, listener] of retry) subscribe(channel, listener);
   });
 
+  /** Publishes not answered yet (`settled`). */
+  const publishing = new Set<Promise<unknown>>();
   const pubFacade = {
     sSubscribe: () => Promise.resolve(),
     sPublish(channel: string, payload: string | Buffer) {
       if (!pub.isReady) return Promise.reject(new Error('redis is not connected'));
-      return withTimeout(pub.sPublish(channel, payload), REDIS_COMMAND_TIMEOUT_MS, 'SPUBLISH');
+      const published = withTimeout(pub.sPublish(channel, payload), REDIS_COMMAND_TIMEOUT_MS, 'SPUBLISH');
+      const done = published.then(() => {}, () => {});
+      publishing.add(done);
+      void done.finally(() => publishing.delete(done));
+      return published;
     },
     sendCommand(args: string[]) {
       if (!pub.isReady) return Promise.reject(new Error('redis is not connected'));
@@ -128,6 +140,9 @@ export function createRedisFanout(redis: Redis): RedisFanout {
       const done = pending.get(`${channelPrefix}#/#${room}#`);
       if (!done || !sub.isReady) return;
       await withTimeout(done, SUBSCRIBE_WAIT_MS, 'SSUBSCRIBE').catch(() => {});
+    },
+    async settled() {
+      await Promise.all([...pending.values(), ...publishing]);
     },
   };
 }

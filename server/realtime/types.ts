@@ -34,5 +34,11 @@ export interface InterServerEvents {
   'event:moved': (move: AttendanceMove) => void;
 }
 
+/**
+ * Pushes an event to every open socket of these users, on whichever instance they are connected (the
+ * server's `app.publish`). Called only after the write that made the event true has committed.
+ */
+export type Publish = <E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: Parameters<ServerToClientEvents[E]>) => void;
+
 export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeCompletedUser, makeUser } from '../helpers/factories';
+import { admin } from '../../scripts/admin';
+import { checkIn, makeEvent } from '../helpers/events';
+import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { connect, socketsClosedAfterEach, waitForDisconnect } from '../helpers/socket';
+import { connect, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
+import { match } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
@@ -85,6 +88,56 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
     await expectDead([user.token, second]);
     await expect(connect(two.url, second)).rejects.toThrow('unauthorized');
+  });
+
+  /**
+   * The deletion in the app and the admin command's, which runs in a process of its own and reaches the
+   * instances through their Redis alone: the same news either way, on both instances.
+   */
+  const deletions: Array<[string, (leaving: TestUser) => Promise<void>]> = [
+    [
+      'in the app',
+      async (leaving) => {
+        expect((await client(one.url).delete('/api/users/me/', { token: leaving.token, json: { password: leaving.password } })).status).toBe(204);
+      },
+    ],
+    [
+      'by the admin command',
+      async (leaving) => {
+        const lines: string[] = [];
+        const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+        // The servers' environment, as the command runs beside them.
+        const env = { DATABASE_URL: cluster.databaseUrl, DATA_DIR: one.config.dataDir, REDIS_URL, REDIS_PREFIX: cluster.redisPrefix };
+        expect(await admin(['delete', leaving.email, '--yes'], env, out as never)).toBe(0);
+        expect(lines).toEqual([`${leaving.email} is deleted, with everything of it.`]);
+      },
+    ],
+  ];
+  it.each(deletions)('a deletion %s: their sockets dropped on both instances, their partner and event told at once', async (_how, erase) => {
+    const leaving = await makeCompletedUser(one, { name: 'Leaving' });
+    const partner = await makeCompletedUser(two, { name: 'Partner' });
+    const organizer = await makeUser(one);
+    const conversationId = await match(one, leaving, partner, two);
+    const event = await makeEvent(one, organizer);
+    await checkIn(one, leaving, event.code);
+    await checkIn(two, partner, event.code);
+    const second = (await client(two.url).post('/api/auth/', { json: { username: leaving.email, password: leaving.password } })).body.token as string;
+    const phones = [await sockets.connect(one.url, leaving.token), await sockets.connect(two.url, second)];
+    const dropped = Promise.all(phones.map((socket) => waitForDisconnect(socket)));
+    const partnerSocket = await sockets.connect(two.url, partner.token);
+    const told = Promise.all([
+      waitFor(partnerSocket, 'match:removed', (payload) => payload.conversation_id === conversationId),
+      waitFor(partnerSocket, 'person:gone', (payload) => payload.user_id === leaving.id),
+      waitFor(partnerSocket, 'event:count', (payload) => payload.event_id === event.id && payload.count === 1),
+    ]);
+    // Awaited below; a failure before then is the test's, not an unhandled rejection.
+    void Promise.allSettled([dropped, told]);
+
+    await erase(leaving);
+    // Once it is answered, their sessions open nothing anywhere: not a 404 of a user gone, a 401.
+    await expectDead([leaving.token, second]);
+    expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    expect(await told).toEqual([{ conversation_id: conversationId }, { user_id: leaving.id }, { event_id: event.id, count: 1 }]);
   });
 });
 

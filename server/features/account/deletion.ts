@@ -10,7 +10,8 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import { keepActiveDays } from '../analytics/service';
 import { tallyDeparture } from '../events/tallies';
 import { photosShown } from '../media/service';
-import { type EndedConversation, whoMayShow } from '../safety/service';
+import { announceEnded, type EndedConversation, whoMayShow } from '../safety/service';
+import type { Publish } from '../../realtime/types';
 import type { MediaStore } from '../media/store';
 import { type BillingLog, endStripeBilling } from '../payments/end-billing';
 import { checkPassword } from './service';
@@ -144,13 +145,30 @@ export interface ErasureDeps {
   /** `analytics.erasure`: their PostHog person is to go too, once due. */
   postHogErasure: { afterMs: number } | null;
   /**
-   * Ends their sessions before the rows go: the server forgets them on every instance and drops their
-   * sockets. Without it (the admin command) the rows go with the account, and a running server stops
-   * trusting them within its token trust (10 s), their sockets within the token sweep's minute.
+   * Ends their sessions before the rows go: forgotten on every instance, their sockets dropped. Without
+   * it (the admin command with no Redis to reach the instances through) the rows go with the account,
+   * and a running server stops trusting them within its token trust (10 s), their sockets within the
+   * token sweep's minute.
    */
   revokeTokens?: (userId: number) => Promise<unknown>;
-  /** Tells whoever is affected, once the deletion has committed (the server's sockets); before the files go. */
+  /** Tells whoever is affected (`announceDeletion`), once the deletion has committed; before the files go. */
   announce?: (userId: number, deleted: DeletedAccount) => void;
+}
+
+/**
+ * What the deletion tells, once it has committed, on every instance: their partners' apps drop the
+ * conversation (`match:removed`); whoever may have them on screen (their card, their like) drops them,
+ * as after a block (`person:gone`); the event they were at, its count and its decks (`left`). The
+ * server's own deletion and the admin command's (through Redis) alike.
+ */
+export function announceDeletion(
+  news: { publish: Publish; left: (userId: number, eventId: number) => void },
+  userId: number,
+  gone: DeletedAccount,
+) {
+  announceEnded(news.publish, gone.conversations);
+  news.publish(gone.shownTo, 'person:gone', { user_id: userId });
+  if (gone.leftEventId !== null) news.left(userId, gone.leftEventId);
 }
 
 /**

@@ -21,8 +21,7 @@ import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { followLanguageSwitch } from '../payments/checkout';
 import { currentUser } from '../../plugins/auth';
-import { announceEnded } from '../safety/service';
-import { checkDeletionConsent, eraseAccount } from './deletion';
+import { announceDeletion, checkDeletionConsent, eraseAccount } from './deletion';
 import { exportArchive } from './export';
 import { addressOf, requestSubject } from '../../lib/limits';
 import { MailUnavailable } from '../../lib/mailer';
@@ -155,13 +154,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
           log: request.log,
           postHogErasure: app.analytics.erasure,
           revokeTokens: app.revokeUserTokens,
-          announce: (userId, gone) => {
-            // Their partners' apps drop the conversation at once, on every instance.
-            announceEnded(app.publish, gone.conversations);
-            // Whoever may have them on screen (their card, their like) drops them now, as after a block.
-            app.publish(gone.shownTo, 'person:gone', { user_id: userId });
-            if (gone.leftEventId !== null) app.eventLive.left(userId, gone.leftEventId);
-          },
+          announce: (userId, gone) => announceDeletion({ publish: app.publish, left: (user, eventId) => app.eventLive.left(user, eventId) }, userId, gone),
         },
         id,
       );
