@@ -48,6 +48,11 @@ type Command = {
   /** What the account is now, said after its e-mail; and what it already was, when nothing changed. */
   changed: string;
   unchanged: string;
+  /**
+   * The account's own open apps are told it changed (`account:changed`: they read it again), on every
+   * running server, as the server tells them of a change made elsewhere; with the servers' Redis only.
+   */
+  tellsOwner?: true;
 };
 
 const COMMANDS = {
@@ -55,12 +60,17 @@ const COMMANDS = {
     run: (db, email) => setRole(db, email, 'moderator'),
     changed: 'is now a moderator',
     unchanged: 'is already a moderator',
+    // Their open app shows the moderation queue's way in at once.
+    tellsOwner: true,
   },
   'revoke-moderator': {
     run: (db, email) => setRole(db, email, 'user'),
     changed: 'is no longer a moderator',
     unchanged: 'was not a moderator',
+    tellsOwner: true,
   },
+  // Nothing to tell: the ban ended every session of theirs, and no one is told of a person who can be
+  // seen again (as after an unblock, the other side hears nothing).
   // A plan the ban stopped renews again: at Stripe, with the server's STRIPE_SECRET_KEY (and STRIPE_API_BASE).
   unban: {
     run: (db, email, env, out) =>
@@ -117,6 +127,7 @@ export async function admin(argv: string[], env: NodeJS.ProcessEnv = process.env
       return 1;
     }
     out.log(`${email} ${command[outcome]}.`);
+    if (outcome === 'changed' && 'tellsOwner' in command) await tellOwner(database.db, email, env, out);
     return 0;
   } finally {
     await database.close();
@@ -147,6 +158,37 @@ async function logCommand(email: string, env: NodeJS.ProcessEnv, out: Pick<Conso
     return 0;
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * `account:changed` to the account's open apps on every running server, through the servers' Redis
+ * (REDIS_URL and REDIS_PREFIX, `loadConfig`'s, read alone). Without it, said: an open app shows the
+ * change when it next reads the account (back in view, or reconnected).
+ */
+async function tellOwner(db: Db, email: string, env: NodeJS.ProcessEnv, out: Pick<Console, 'error'>) {
+  const untold = 'its open apps show it when they next read the account (back in view, or reconnected).';
+  if (!env.REDIS_URL) {
+    // On the embedded database no server can be running beside this (it holds the database).
+    if (env.DATABASE_URL) out.error(`There is no REDIS_URL: a server running on this database was not told; ${untold}`);
+    return;
+  }
+  let news: InstancesNews | null;
+  try {
+    news = await reachInstances({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX || 'eventmatch' });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    news = null;
+  }
+  if (!news) {
+    out.error(`Redis (REDIS_URL) could not be reached: the running servers were not told; ${untold}`);
+    return;
+  }
+  try {
+    const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+    if (user) news.publish([user.id], 'account:changed');
+  } finally {
+    await news.close();
   }
 }
 

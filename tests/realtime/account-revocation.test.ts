@@ -104,15 +104,34 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     [
       'by the admin command',
       async (leaving) => {
-        const lines: string[] = [];
-        const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
-        // The servers' environment, as the command runs beside them.
-        const env = { DATABASE_URL: cluster.databaseUrl, DATA_DIR: one.config.dataDir, REDIS_URL, REDIS_PREFIX: cluster.redisPrefix };
-        expect(await admin(['delete', leaving.email, '--yes'], env, out as never)).toBe(0);
-        expect(lines).toEqual([`${leaving.email} is deleted, with everything of it.`]);
+        expect(await adminBeside(['delete', leaving.email, '--yes'])).toEqual({ status: 0, lines: [`${leaving.email} is deleted, with everything of it.`] });
       },
     ],
   ];
+
+  /** `npm run admin` with the servers' environment, as it runs beside them: its exit status and what it said. */
+  async function adminBeside(argv: string[]) {
+    const lines: string[] = [];
+    const out = { log: (line: string) => lines.push(line), error: (line: string) => lines.push(line) };
+    const env = { DATABASE_URL: cluster.databaseUrl, DATA_DIR: one.config.dataDir, REDIS_URL, REDIS_PREFIX: cluster.redisPrefix };
+    return { status: await admin(argv, env, out as never), lines };
+  }
+
+  it('a moderator made or unmade by the admin command: the account’s open apps on both instances read it again', async () => {
+    const user = await makeUser(one);
+    const second = (await client(two.url).post('/api/auth/', { json: { username: user.email, password: user.password } })).body.token as string;
+    const phones = [await sockets.connect(one.url, user.token), await sockets.connect(two.url, second)];
+    for (const [command, isModerator, said] of [
+      ['grant-moderator', true, 'is now a moderator'],
+      ['revoke-moderator', false, 'is no longer a moderator'],
+    ] as const) {
+      const told = Promise.all(phones.map((phone) => waitFor(phone, 'account:changed')));
+      void told.catch(() => {});
+      expect(await adminBeside([command, user.email])).toEqual({ status: 0, lines: [`${user.email} ${said}.`] });
+      await told;
+      expect((await client(two.url).get('/api/users/me/', { token: second })).body.is_moderator).toBe(isModerator);
+    }
+  });
   it.each(deletions)('a deletion %s: their sockets dropped on both instances, their partner and event told at once', async (_how, erase) => {
     const leaving = await makeCompletedUser(one, { name: 'Leaving' });
     const partner = await makeCompletedUser(two, { name: 'Partner' });
