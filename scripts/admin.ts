@@ -16,7 +16,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { type Config, ConfigError, loadConfig } from '../server/config';
+import { type Config, ConfigError, DEFAULT_REDIS_PREFIX, loadConfig } from '../server/config';
 import type { Db } from '../server/db/client';
 import { authTokens, users } from '../server/db/schema';
 import { announceDeletion, type DeletedAccount, eraseAccount } from '../server/features/account/deletion';
@@ -175,7 +175,7 @@ async function tellOwner(db: Db, email: string, env: NodeJS.ProcessEnv, out: Pic
   }
   let news: InstancesNews | null;
   try {
-    news = await reachInstances({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX || 'eventmatch' });
+    news = await reachInstances({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX || DEFAULT_REDIS_PREFIX });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     news = null;

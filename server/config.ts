@@ -332,6 +332,9 @@ function checkoutMode(env: Env): CheckoutMode {
   return env.NODE_ENV === 'production' ? 'off' : 'test';
 }
 
+/** The keys' and channels' prefix in Redis when REDIS_PREFIX does not say: the admin command's too. */
+export const DEFAULT_REDIS_PREFIX = 'eventmatch';
+
 /** The whole configuration, from the environment of docs/operations.md. Throws `ConfigError` for a setting it cannot use. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000);
@@ -345,7 +348,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env),
     databasePoolSize: poolSize(env),
     redisUrl: env.REDIS_URL || null,
-    redisPrefix: env.REDIS_PREFIX || 'eventmatch',
+    redisPrefix: env.REDIS_PREFIX || DEFAULT_REDIS_PREFIX,
     publicUrl: publicAddress,
     clientDir: path.resolve(env.CLIENT_DIR ?? './dist/client'),
     logLevel: logLevel(env),
