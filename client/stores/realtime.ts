@@ -173,7 +173,10 @@ export function startRealtime(token: string) {
     onEvent('message:new', ({ conversation_id, message, previous_id }) => {
       // Sent as the conversation ended (its push crossed the block or unmatch): it is gone here.
       if (useChat.getState().ended[conversation_id]) return;
+      // The partner's message held already (pushed again for a resend, or read in a page first): counted and told once.
+      const had = message.sender !== me() && useChat.getState().threads[conversation_id]?.messages.some((held) => held.id === message.id);
       useChat.getState().receive(conversation_id, message, previous_id);
+      if (had) return;
       // Pushes can overtake each other: one stored before a message already heard is not the last.
       const late = useChat.getState().threads[conversation_id]!.messages.some((held) => held.id > message.id);
       useConversations.getState().noteMessage(conversation_id, message, message.sender === me(), late);

@@ -18,6 +18,7 @@ const { useChat } = await import('../../client/stores/chat');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
+const { useToasts } = await import('../../client/lib/toast');
 
 type Page = { results: ConversationSummary[] };
 /** A match with no message yet, as the empty list holds it. */
@@ -78,6 +79,16 @@ describe('the conversation lists and the socket’s news', () => {
     expect(useConversations.getState().started).toEqual([
       { ...match(1), last_message: 'see you at the bar', last_message_mine: false, last_activity: '2026-12-01T01:09:00.000Z', unread_count: 2 },
     ]);
+  });
+
+  it('counts and tells a message pushed twice (its resend told again) once', () => {
+    const pushed = { conversation_id: 1, message: message(8), previous_id: null };
+    hear('message:new', pushed);
+    expect(useToasts.getState().toasts).toHaveLength(1);
+    useToasts.setState({ toasts: [] });
+    hear('message:new', pushed);
+    expect(useConversations.getState().started?.map((item) => item.unread_count)).toEqual([1]);
+    expect(useToasts.getState().toasts).toEqual([]);
   });
 
   it('drops a chat I ended on another phone quietly, and says a chat the other person ended has ended', async () => {
