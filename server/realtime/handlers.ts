@@ -143,14 +143,15 @@ export function createHandlers(context: HandlerContext) {
     'message:send',
     MessageSendPayload,
     async (socket, payload) => {
-      const { message, participantIds, created, previousId } = await context.messages.send({
+      const { message, participantIds, previousId } = await context.messages.send({
         conversationId: payload.conversation_id,
         senderId: socket.data.user.id,
         content: payload.content,
         clientId: payload.client_id,
       });
-      // Committed: now it may be told. A retried send (same client_id) was told the first time.
-      if (created) app.publish(participantIds, 'message:new', { conversation_id: payload.conversation_id, message, previous_id: previousId });
+      // Committed: now it may be told. A retried send (same client_id) is told again: the instance that
+      // stored it may have gone (or lost Redis) before telling of it, and clients take a message once by its id.
+      app.publish(participantIds, 'message:new', { conversation_id: payload.conversation_id, message, previous_id: previousId });
       return { ok: true, message };
     },
     { throttled: false },

@@ -1,6 +1,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rooms } from '../../shared/events';
+import { sendMessage } from '../../server/features/conversations/service';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
@@ -72,6 +73,34 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     expect(posted.status).toBe(201);
     expect(await aHears).toMatchObject({ message: { id: posted.body.id, sender: b.id }, previous_id: sent.message.id });
     expect((await storedMessages(two, a.token, conversationId)).map((m) => m.content)).toEqual(['over the wire', 'by REST']);
+  });
+
+  it('pushes a message stored by an instance that never told of it, when its sender resends it elsewhere', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const bSocket = await connectTo(two, b.token);
+    const bEvents = record(bSocket);
+    // Stored by instance one, which went (or lost Redis) before pushing it: nobody heard of it.
+    const clientId = newClientId();
+    const { message } = await sendMessage(one.app.db, { conversationId, senderId: a.id, content: 'lost push', clientId });
+    // Ana's phone, reconnected to instance two, sends it again: Ben, there all along, hears of it now.
+    const aSocket = await connectTo(two, a.token);
+    const bHears = waitFor(bSocket, 'message:new');
+    const resent = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'lost push', client_id: clientId });
+    expect(resent).toEqual({ ok: true, message });
+    expect(await bHears).toEqual({ conversation_id: conversationId, message, previous_id: null });
+
+    // The same over HTTP, from instance one, to Ben on two through Redis.
+    const second = await sendMessage(one.app.db, { conversationId, senderId: a.id, content: 'lost too', clientId: newClientId() });
+    const bHearsAgain = waitFor(bSocket, 'message:new', (event) => event.message.id === second.message.id);
+    const posted = await client(one.url).post(`/api/conversations/${conversationId}/messages/`, {
+      token: a.token,
+      json: { content: 'lost too', client_id: second.message.client_id },
+    });
+    expect(posted.status).toBe(201);
+    expect(posted.body).toEqual(second.message);
+    expect(await bHearsAgain).toEqual({ conversation_id: conversationId, message: second.message, previous_id: message.id });
+    expect(bEvents.filter((e) => e.event === 'message:new')).toHaveLength(2);
+    expect((await storedMessages(two, b.token, conversationId)).map((m) => m.content)).toEqual(['lost push', 'lost too']);
   });
 
   it('sends typing, read receipts and presence across instances to the partner only', async () => {

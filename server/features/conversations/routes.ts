@@ -77,14 +77,14 @@ const conversationRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: app.limits.hook('message:send'),
     },
     async (request, reply) => {
-      const { message, participantIds, created, previousId } = await sendMessage(app.db, {
+      const { message, participantIds, previousId } = await sendMessage(app.db, {
         conversationId: request.params.id,
         senderId: currentUser(request).id,
         content: request.body.content,
         clientId: request.body.client_id ?? null,
       });
-      // Committed: push it to both participants, once (a retried send is not news).
-      if (created) app.publish(participantIds, 'message:new', { conversation_id: request.params.id, message, previous_id: previousId });
+      // Committed: push it to both participants; a retried send again (see realtime/handlers.ts).
+      app.publish(participantIds, 'message:new', { conversation_id: request.params.id, message, previous_id: previousId });
       return reply.code(201).send(message);
     },
   );
