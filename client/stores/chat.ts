@@ -458,8 +458,8 @@ export const useChat = create<ChatState>()((set, get) => {
   /**
    * Threads read again after a push that does not follow on from what they heard (or does not say what
    * came before it): the push between may never come, its instance gone after storing the message and
-   * before pushing it (the resend of it is a repeat, not pushed again); or opened again with more new
-   * than a page. Read page after page, to the end. True when another such push came while the read was
+   * before pushing it (until its sender resends it); or opened again with more new than a page. What
+   * the read brings that the thread did not hold goes on the list too, as its push would have. Read page after page, to the end. True when another such push came while the read was
    * on its way (read once more after it, from where it got to).
    */
   const rereading = new Map<number, boolean>();
@@ -476,7 +476,15 @@ export const useChat = create<ChatState>()((set, get) => {
         const page = await api.messages(id, { after: thread.heardTo }).catch(() => null);
         // No answer: the thread stays behind what it may have missed, for the next catch-up.
         if (!page || get().ended[id]) return;
+        const before = get().threads[id]!.messages;
         answered(id, (current) => heard(current, page.results));
+        // What no push told of: on the list (its last line, its unread badge) as a push would be.
+        const me = useSession.getState().user?.id;
+        const held = get().threads[id]?.messages ?? [];
+        for (const message of page.results) {
+          if (before.some((item) => item.id === message.id)) continue;
+          useConversations.getState().noteMessage(id, message, message.sender === me, held.some((item) => item.id > message.id));
+        }
         if (page.next) rereading.set(id, true);
       } while (rereading.get(id));
     } finally {

@@ -9,12 +9,12 @@ import type { ConversationSummary, Message } from '../../shared/schemas/conversa
 import { hear } from '../helpers/heard-socket';
 import { later } from '../helpers/later';
 
-const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn(), likesYou: vi.fn() }));
+const api = vi.hoisted(() => ({ emptyConversations: vi.fn(), startedConversations: vi.fn(), likesYou: vi.fn(), messages: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 vi.mock('../../client/lib/socket', async (original) => (await import('../helpers/heard-socket')).heardSocket(await original<object>()));
 
 const { useConversations } = await import('../../client/stores/conversations');
-const { useChat } = await import('../../client/stores/chat');
+const { emptyThread, useChat } = await import('../../client/stores/chat');
 const { useDeck } = await import('../../client/stores/deck');
 const { useLikes } = await import('../../client/stores/likes');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
@@ -89,6 +89,21 @@ describe('the conversation lists and the socket’s news', () => {
     hear('message:new', pushed);
     expect(useConversations.getState().started?.map((item) => item.unread_count)).toEqual([1]);
     expect(useToasts.getState().toasts).toEqual([]);
+  });
+
+  it('lists what a read of the chat brings that no push told of: its last line and its unread badge at once', async () => {
+    // The chat is held, heard up to 5; 8 comes, stored after a 7 never pushed, and a 9 is stored whose push is lost too.
+    useChat.setState({ threads: { 1: { ...emptyThread(), loaded: true, messages: [{ ...message(5), status: 'sent' }], heardTo: 5 } } });
+    const nine = { ...message(9), content: 'where are you?', time: '2026-12-01T01:10:00.000Z' };
+    api.messages.mockResolvedValueOnce({ results: [message(7), message(8), nine], next: null });
+    hear('message:new', { conversation_id: 1, message: message(8), previous_id: 7 });
+    await vi.waitFor(() => expect(useChat.getState().threads[1]!.heardTo).toBe(9));
+    expect(api.messages).toHaveBeenCalledWith(1, { after: 5 });
+    const [listed] = useConversations.getState().started!;
+    expect(listed).toMatchObject({ id: 1, last_message: 'where are you?', last_activity: nine.time, unread_count: 3 });
+    // Its push, should it come after all, counts it no more.
+    hear('message:new', { conversation_id: 1, message: nine, previous_id: 8 });
+    expect(useConversations.getState().started![0]!.unread_count).toBe(3);
   });
 
   it('drops a chat I ended on another phone quietly, and says a chat the other person ended has ended', async () => {
