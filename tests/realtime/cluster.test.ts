@@ -2,6 +2,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rooms } from '../../shared/events';
 import { sendMessage } from '../../server/features/conversations/service';
+import { react } from '../../server/features/matching/service';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
@@ -41,6 +42,36 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     const conversationId = await match(one, ana, ben, two);
     expect(await anaHears).toMatchObject({ conversation_id: conversationId, user: { id: ben.id, name: 'Ben' } });
     expect(await benHears).toMatchObject({ conversation_id: conversationId, user: { id: ana.id, name: 'Ana' } });
+  });
+
+  it('pushes a match made by an instance that never told of it, when the like is sent again elsewhere, to whoever has not seen it', async () => {
+    const ana = await makeCompletedUser(one, { name: 'Ana' }, { firstName: 'Ana' });
+    const ben = await makeCompletedUser(one, { name: 'Ben' }, { firstName: 'Ben' });
+    expect((await client(one.url).post('/api/matching/', { token: ana.token, json: { response: 'like', other: ben.id } })).body.match).toBe(false);
+    const anaSocket = await connectTo(one, ana.token);
+    const benTablet = await connectTo(one, ben.token);
+    const anaEvents = record(anaSocket);
+    // Ben's like, stored by instance two, which went (or lost Redis) before telling of the match.
+    const made = await react(two.app.db, ben.id, { response: 'like', other: ana.id }, { dailyLikes: 100 });
+    expect(made.match).toBe(true);
+    // His phone, with no answer, sends it again, to instance two again: Ana and his tablet hear of it now.
+    const heard = Promise.all([waitFor(anaSocket, 'match:new'), waitFor(benTablet, 'match:new')]);
+    const again = await client(two.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id, retry: true } });
+    expect(again.body).toEqual({ match: true, conversation_id: made.conversationId });
+    const [toAna, toBen] = await heard;
+    expect(toAna).toMatchObject({ conversation_id: made.conversationId, user: { id: ben.id, name: 'Ben' } });
+    expect(toAna).not.toHaveProperty('by_you');
+    expect(toBen).toMatchObject({ conversation_id: made.conversationId, user: { id: ana.id, name: 'Ana' }, by_you: true });
+
+    // Seen by Ana: a like sent again tells her no more (her overlay would show twice).
+    expect(await anaSocket.emitWithAck('match:seen', { conversation_ids: [made.conversationId!], seen: 'overlay' })).toEqual({ ok: true });
+    const benHearsAgain = waitFor(benTablet, 'match:new');
+    await client(one.url).post('/api/matching/', { token: ben.token, json: { response: 'like', other: ana.id, retry: true } });
+    await benHearsAgain;
+    const barrier = waitFor(anaSocket, 'typing');
+    await benTablet.emitWithAck('typing', { conversation_id: made.conversationId! });
+    await barrier;
+    expect(anaEvents.filter((e) => e.event === 'match:new')).toHaveLength(1);
   });
 
   it('tells my phones on either instance that I saw a match, and not the phone that saw it', async () => {

@@ -54,7 +54,10 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     expect(toBen).toMatchObject({ conversation_id: second.body.conversation_id, user: { id: ana.id, name: 'Ana' }, by_you: true });
 
     // Liking again (say the answer to the first was lost) answers the match there is: nothing new is
-    // made, and nobody is told of it again.
+    // made, and nobody who has seen it (both, their overlays shown) is told of it again.
+    for (const socket of [anaSocket, benSocket]) {
+      expect(await socket.emitWithAck('match:seen', { conversation_ids: [second.body.conversation_id], seen: 'overlay' })).toEqual({ ok: true });
+    }
     const heard = [record(anaSocket), record(benSocket)];
     for (const [from, to] of [
       [ana, ben],
@@ -79,7 +82,7 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     }
   });
 
-  it('a reaction sent again as a retry answers as the first did, and stores, spends and tells nothing again', async () => {
+  it('a reaction sent again as a retry answers as the first did, stores and spends nothing again, and tells only who has not seen its match', async () => {
     const ana = await makeCompletedUser(server);
     const ben = await makeCompletedUser(server);
     const cleo = await makeCompletedUser(server);
@@ -95,6 +98,10 @@ describe.each(backends)('POST /api/matching/ on %s', (backend) => {
     const first = await like(ana, ben);
     expect(first.body).toEqual({ match: true, conversation_id: expect.any(Number) });
     await Promise.all(matchHeard);
+    // Both have seen it (their overlays showed): only whoever has not is told of it again.
+    for (const socket of [anaSocket, benSocket]) {
+      expect(await socket.emitWithAck('match:seen', { conversation_ids: [first.body.conversation_id], seen: 'overlay' })).toEqual({ ok: true });
+    }
     const skipped = await api().post('/api/matching/', { token: ana.token, json: { response: 'skip', other: cleo.id } });
     expect(skipped.body).toEqual({ match: false, conversation_id: null });
     const [stored, spent] = [rowsOf(await reactionTimes()), await likesSpent()];

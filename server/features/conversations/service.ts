@@ -283,6 +283,24 @@ export async function getConversation(
   return row ?? null;
 }
 
+/**
+ * A match's news (`match:new`) for those of its two who have not seen it on any phone yet: told again
+ * when a like is sent again, as the instance that made the match may have gone (or lost Redis) before
+ * telling of it. Whoever has seen it is not told twice (their overlay would show again).
+ */
+export async function untoldMatch(db: Db, conversationId: number): Promise<Array<{ userId: number; other: { id: number; name: string; image: string | null } }>> {
+  const members = await db
+    .select({ userId: conversationMembers.userId })
+    .from(conversationMembers)
+    .where(and(eq(conversationMembers.conversationId, conversationId), eq(conversationMembers.matchSeen, 0)));
+  const told = [];
+  for (const { userId } of members) {
+    const detail = await getConversation(db, conversationId, userId);
+    if (detail) told.push({ userId, other: { id: detail.other_user_id, name: detail.name, image: detail.image } });
+  }
+  return told;
+}
+
 /** Where the next page of a conversation list starts: after this activity time and id. */
 export interface ConversationListPosition {
   activityUs: string;

@@ -5,6 +5,7 @@ import { currentUser } from '../../plugins/auth';
 import { freeDailyLikes, likeAllowance } from '../plan/service';
 import { requestSubject } from '../../lib/limits';
 import { react, repeatedReaction, undoableNow, undoLast } from './service';
+import { untoldMatch } from '../conversations/service';
 
 /** What `POST /api/matching/undo/` does, as the API's documentation says it (`/api/docs`). */
 const UNDO_DESCRIPTION = [
@@ -19,6 +20,14 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', app.authenticate);
   const dailyLikes = freeDailyLikes(app.config.limitMultiplier);
 
+  /** `match:new` to each; mine say it was my like that made it (the latest decision on every phone of mine, which leaves nothing to undo). */
+  const tellMatch = (matched: Awaited<ReturnType<typeof untoldMatch>>, conversationId: number, me: number) => {
+    for (const { userId, other } of matched) {
+      const byYou = userId === me ? { by_you: true as const } : {};
+      app.publish([userId], 'match:new', { conversation_id: conversationId, user: other, ...byYou });
+    }
+  };
+
   app.post(
     '/api/matching/',
     { schema: { body: ReactionInput, response: { 200: ReactionResult } }, onRequest: app.limits.hook('reaction') },
@@ -29,16 +38,15 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
         if (repeat) {
           // Counted already, the first time: an honest retry costs none of the reactions a minute.
           await app.limits.unhit('reaction', requestSubject(request));
+          if (repeat.match && request.body.response === 'like') tellMatch(await untoldMatch(app.db, repeat.conversationId!), repeat.conversationId!, me);
           return { match: repeat.match, conversation_id: repeat.conversationId };
         }
       }
       const outcome = await react(app.db, me, request.body, { dailyLikes });
-      // Committed: now both users hear about the match; mine say it was my like that made it (the
-      // latest decision on every phone of mine, which leaves nothing to undo).
-      for (const { userId, other } of outcome.matched) {
-        const byYou = userId === me ? { by_you: true as const } : {};
-        app.publish([userId], 'match:new', { conversation_id: outcome.conversationId!, user: other, ...byYou });
-      }
+      // Committed: now both users hear about the match. Matched already (a like sent again with no
+      // `retry`): told again to whoever has not seen it, as the retry's is.
+      const matched = outcome.match && !outcome.matched.length && request.body.response === 'like' ? await untoldMatch(app.db, outcome.conversationId!) : outcome.matched;
+      tellMatch(matched, outcome.conversationId!, me);
       // Answered with no match: the card leaves the decks of my other phones and tabs too, before
       // one of them answers it again over this answer (a match does that through match:new).
       if (!outcome.match) {
