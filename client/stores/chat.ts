@@ -437,9 +437,9 @@ export const useChat = create<ChatState>()((set, get) => {
 
   /**
    * Where the partner has read to, asked after a resend is stored. A send that reached the server as
-   * the old socket closed is stored then, and its resend is answered as a repeat: neither it nor the
-   * partner's read of it (told to the socket gone) is pushed again, and the catch-up's own ask came
-   * while it still had no id.
+   * the old socket closed is stored then, and its resend is answered as a repeat: the partner's read of
+   * it (told to the socket gone) is not pushed again, and the catch-up's own ask came while it still
+   * had no id.
    */
   async function readMarkAgain(id: number) {
     const thread = get().threads[id];
