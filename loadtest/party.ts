@@ -379,6 +379,12 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const people: Attendee[] = [];
   const byId = new Map<number, Attendee>();
   const messages = new Map<string, SentMessage>();
+  /**
+   * The client_ids sent again after a reconnect: the server pushes a resent message again (the instance
+   * that stored it may have gone before telling of it), so its recipient may hear its id twice, as the
+   * app's chat does, and shows it once. Few: only what was unanswered when a connection ended.
+   */
+  const resent = new Set<string>();
   /** Every `message:send` emitted, in order (so by deadline), from `awaitingFrom` on: `giveUpUnanswered` reads them. */
   let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
   let awaitingFrom = 0;
@@ -941,7 +947,10 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     counts.reconnects += 1;
     reconnect.record(attendee.socket.handshakeMs);
     // What a phone does after a reconnect: send again what was not acknowledged, fetch what it missed.
-    for (const clientId of attendee.unacked) emitMessage(attendee, clientId);
+    for (const clientId of attendee.unacked) {
+      resent.add(clientId);
+      emitMessage(attendee, clientId);
+    }
     void catchUp(attendee);
     void askAfterReconnect(attendee);
   }
@@ -1071,8 +1080,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     const news = conversation.thread.pushed(message.id, previousId);
     if (mine) return;
     if (!news) {
-      // Fetched by the catch-up and pushed too: the client shows it once.
-      if (conversation.fetched?.has(message.id)) return;
+      // Fetched by the catch-up and pushed too, or pushed again for its resend: the client shows it once.
+      if (conversation.fetched?.has(message.id) || (message.client_id && resent.has(message.client_id))) return;
       counts.duplicated += 1;
       error('message:new seen twice');
       return;
