@@ -16,10 +16,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import type { Duplex } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import httpProxy from 'http-proxy';
 import postgres from 'postgres';
+import { languageOf, renderServerMessage, type ServerMessageCode, serverText } from '../shared/i18n/server-messages';
 import { buildClientIfStale, SERVER_NODE_FLAGS } from './start.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,6 +35,14 @@ const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data', 'cl
 /** A backend that refused a connection is skipped for this long (it is restarting or gone). */
 const DOWN_FOR_MS = 2000;
 const STICKY_COOKIE = 'em_instance';
+/**
+ * A request body up to this size is read whole before it is sent on, so that it can be sent again to
+ * another instance when the first refused the connection (every JSON call; a photo upload is bigger
+ * and streams through, sent once).
+ */
+const REPLAYABLE_BODY_BYTES = 64 * 1024;
+/** The methods whose repetition changes nothing more than their first sending (RFC 9110, 9.2.2). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 interface Backend {
   index: number;
@@ -103,6 +112,33 @@ function stickyIndex(request: http.IncomingMessage): number | null {
 }
 
 /**
+ * The request's body when it can be sent twice: empty for a request without one, whole when it is
+ * small; null for a bigger one (or one of unknown length), which streams through as it comes.
+ */
+async function replayableBody(request: http.IncomingMessage): Promise<Buffer | null> {
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0)) return Buffer.alloc(0);
+  if (request.headers['transfer-encoding'] !== undefined || !(Number(length) <= REPLAYABLE_BODY_BYTES)) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The proxy's own answer, in the API's error envelope and the language the request asks for. */
+function answer(request: http.IncomingMessage, response: http.ServerResponse, status: number, code: ServerMessageCode, headers: Record<string, string> = {}) {
+  const body = JSON.stringify({ detail: renderServerMessage(serverText(code), languageOf(request.headers['accept-language'])) });
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers }).end(body);
+}
+
+/**
+ * No instance can take the request now (all starting, restarting or draining), and none did anything
+ * with it: 503 with `Retry-After`, as an instance that drains answers, so that the client sends it
+ * again in a second (the web client does so for the calls safe to repeat).
+ */
+const answerRestarting = (request: http.IncomingMessage, response: http.ServerResponse) =>
+  answer(request, response, 503, 'server_restarting', { 'retry-after': '1' });
+
+/**
  * Round robin over the live backends. A browser on HTTP long-polling keeps to its instance through a
  * cookie (engine.io needs every poll of a session on the same instance); WebSockets need no stickiness.
  */
@@ -112,13 +148,14 @@ function createProxy(backends: Backend[]) {
   let next = 0;
 
   const live = (backend: Backend) => !backend.starting && running(backend.process) && backend.downUntil <= Date.now();
-  function pick(request: http.IncomingMessage): Backend | null {
+  /** The backend for a request: its cookie's when that one is live, else the next live one; never one already `tried`. */
+  function pick(request: http.IncomingMessage, tried: ReadonlySet<Backend> = new Set()): Backend | null {
     const sticky = stickyIndex(request);
     const pinned = sticky === null ? undefined : backends[sticky];
-    if (pinned && live(pinned)) return pinned;
+    if (pinned && live(pinned) && !tried.has(pinned)) return pinned;
     for (let i = 0; i < backends.length; i += 1) {
       const backend = backends[(next + i) % backends.length]!;
-      if (!live(backend)) continue;
+      if (!live(backend) || tried.has(backend)) continue;
       next = (backend.index + 1) % backends.length;
       return backend;
     }
@@ -136,18 +173,39 @@ function createProxy(backends: Backend[]) {
     proxyRes.headers['set-cookie'] = [...existing, cookie];
   });
 
-  const server = http.createServer((request, response) => {
-    const backend = pick(request);
-    if (!backend) {
-      response.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"No instance is available."}');
-      return;
-    }
+  /**
+   * Sends the request to a live backend. One that fails before it answers anything is marked down, and
+   * the request goes to the next live one when it can be sent again: its body is at hand (`body`), and
+   * the backend refused the connection (it got nothing), or the method is idempotent (a second sending
+   * changes nothing). A POST or PATCH the backend may have received before it reset is not sent again:
+   * it may have been done. Not sent again, the request is answered 503 with `Retry-After` when nothing
+   * was done or doing it again changes nothing (the web client then repeats it), else 502.
+   */
+  function forward(request: http.IncomingMessage, response: http.ServerResponse, body: Buffer | null, tried: Set<Backend>) {
+    const backend = pick(request, tried);
+    if (!backend) return answerRestarting(request, response);
+    tried.add(backend);
     chosen.set(request, backend);
-    proxy.web(request, response, { target: backend.url }, () => {
+    // A fresh stream of the body for each backend tried (the request itself can be read once).
+    const buffer = body ? { buffer: Readable.from(body.length > 0 ? [body] : []) } : {};
+    proxy.web(request, response, { target: backend.url, ...buffer }, (error) => {
+      // The client went away: nothing to answer, and nothing the backend did.
+      if (request.socket.destroyed) return;
       markDown(backend);
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'application/json' });
-      response.end('{"detail":"The instance went away; try again."}');
+      // Gone mid-answer: the client sees the answer cut short rather than a whole one with a wrong end.
+      if (response.headersSent) return void response.destroy();
+      // Refused: the connection never opened, the backend got nothing. Otherwise (reset, hung up) it
+      // may have got the request, and done it.
+      const refused = (error as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      const idempotent = IDEMPOTENT_METHODS.has(request.method ?? '');
+      if (body && (refused || idempotent)) return forward(request, response, body, tried);
+      if (refused || idempotent) return answerRestarting(request, response);
+      answer(request, response, 502, 'server_error');
     });
+  }
+
+  const server = http.createServer((request, response) => {
+    void replayableBody(request).then((body) => forward(request, response, body, new Set()), () => request.destroy());
   });
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const backend = pick(request);

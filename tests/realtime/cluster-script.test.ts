@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect, waitFor, waitUntil } from '../helpers/socket';
 import { freePort } from '../helpers/ports';
 import { match, newClientId, storedMessages } from './fixtures';
 
@@ -30,6 +31,8 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
   const open: ClientSocket[] = [];
   /** The cluster's line saying that an instance that exited is up again. */
   let restartedLine: Promise<{ url: string; pid: number }>;
+  /** Every such line so far, in order. */
+  const restarts: Array<{ url: string; pid: number }> = [];
 
   beforeAll(async () => {
     database = await createPostgresDatabase();
@@ -57,7 +60,10 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
     const lines = readline.createInterface({ input: cluster.stdout! });
     restartedLine = new Promise((resolve) => {
       lines.on('line', (line) => {
-        if (line.startsWith('{"restarted":')) resolve((JSON.parse(line) as { restarted: { url: string; pid: number } }).restarted);
+        if (!line.startsWith('{"restarted":')) return;
+        const { restarted } = JSON.parse(line) as { restarted: { url: string; pid: number } };
+        restarts.push(restarted);
+        resolve(restarted);
       });
     });
     info = await new Promise<ClusterInfo>((resolve, reject) => {
@@ -155,6 +161,70 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
     expect((await anaSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'after the restart', client_id: newClientId() })).ok).toBe(true);
     await onZero;
   }, 60_000);
+
+  /** The instance at `index` as it runs now: the pid of its last start. */
+  const instanceNow = (index: number) => {
+    const { url } = info.instances[index]!;
+    return { index, url, pid: restarts.findLast((line) => line.url === url)?.pid ?? info.instances[index]!.pid };
+  };
+  const pinnedTo = (index: number) => ({ cookie: `em_instance=${index}` });
+  const stickyCookie = (response: Response | { headers: Headers }) =>
+    response.headers.getSetCookie().find((cookie) => cookie.startsWith('em_instance='))?.split(';')[0];
+
+  /**
+   * SIGTERMs an instance while a request to it, straight to its port, is in flight (its headers read:
+   * the server said `100 Continue`; its body never sent): the instance drains, refusing new connections,
+   * until `release` ends that request. Then it exits, and the cluster starts it again.
+   */
+  async function drainHeldOpen(instance: { url: string; pid: number }) {
+    const port = Number(new URL(instance.url).port);
+    const held = net.connect(port, '127.0.0.1');
+    await once(held, 'connect');
+    held.write('POST /api/auth/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+    expect(String((await once(held, 'data'))[0])).toMatch(/^HTTP\/1\.1 100 /);
+    process.kill(instance.pid, 'SIGTERM');
+    const refuses = () =>
+      new Promise<boolean>((resolve) => {
+        const probe = net.connect(port, '127.0.0.1');
+        probe.once('connect', () => {
+          probe.destroy();
+          resolve(false);
+        });
+        probe.once('error', () => resolve(true));
+      });
+    await waitUntil(refuses, 5000, 'the draining instance to stop accepting connections');
+    return { release: () => held.destroy() };
+  }
+
+  /** The instance, drained, exits and is started again: the cluster says so. */
+  async function restartedAfter(instance: { url: string; pid: number }) {
+    await waitUntil(() => restarts.some((line) => line.url === instance.url && line.pid !== instance.pid), 20_000, `${instance.url} to be started again`);
+  }
+
+  it('hands a request that a draining instance refused to a live instance, and answers it from there', async () => {
+    const proxy = { url: info.url } as TestServer;
+    const ana = await makeCompletedUser(proxy, { name: 'Ana' });
+    const ben = await makeCompletedUser(proxy, { name: 'Ben' });
+    const draining = instanceNow(1);
+    const drain = await drainHeldOpen(draining);
+    try {
+      // A like tapped during a deploy, by a phone whose cookie names the draining instance: the
+      // instance refused the proxy's connection, so it did nothing; the other instance does it.
+      const like = await client(info.url).post('/api/matching/', {
+        token: ana.token,
+        json: { response: 'like', other: ben.id },
+        headers: pinnedTo(1),
+      });
+      expect(like.status, JSON.stringify(like.body)).toBe(200);
+      expect(like.body).toEqual({ match: false, conversation_id: null });
+      expect(stickyCookie(like)).toBe('em_instance=0');
+      const profile = await client(info.url).get('/api/users/me/profile/', { token: ana.token, headers: pinnedTo(1) });
+      expect(profile.status).toBe(200);
+    } finally {
+      drain.release();
+    }
+    await restartedAfter(draining);
+  }, 60_000);
 });
 
 async function waitExit(pid: number) {
@@ -169,6 +239,41 @@ async function waitExit(pid: number) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('npm run cluster with no instance ready', () => {
+  it('answers 503 in the envelope, in the asker\'s language, with Retry-After', async () => {
+    // A database that takes the connection and never answers: the instance never gets ready.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const [port, ...instancePorts] = [await freePort(), await freePort()];
+    const cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts'], {
+      env: {
+        ...process.env,
+        CLUSTER_PORT: String(port),
+        CLUSTER_INSTANCE_PORTS: instancePorts.join(','),
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/nowhere`,
+        LOG_LEVEL: 'fatal',
+      },
+      stdio: ['ignore', 'ignore', 'ignore'],
+      detached: true,
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitUntil(() => fetch(`${url}/readyz`).then(() => true, () => false), 20_000, 'the proxy to listen');
+      const response = await client(url).get('/api/users/me/profile/', { headers: { 'accept-language': 'es' } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(response.body).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
+    } finally {
+      try {
+        process.kill(-cluster.pid!, 'SIGKILL');
+      } catch {
+        // The whole group is gone already.
+      }
+      silent.close();
+    }
+  }, 60_000);
+});
 
 describe('npm run cluster on a port already taken', () => {
   it('says so in one line and exits 1, having started no instance', async () => {
