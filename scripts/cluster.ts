@@ -32,8 +32,8 @@ const instancePorts = process.env.CLUSTER_INSTANCE_PORTS
   : Array.from({ length: instanceCount }, (_, index) => port + 1 + index);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data', 'cluster'));
-/** A backend that refused a connection is skipped for this long (it is restarting or gone). */
-const DOWN_FOR_MS = 2000;
+/** How often a backend marked down (draining, restarting, gone) is asked `/readyz`; it is sent requests again once that answers 200. */
+const PROBE_EVERY_MS = 250;
 const STICKY_COOKIE = 'em_instance';
 /**
  * A request body up to this size is read whole before it is sent on, so that it can be sent again to
@@ -49,7 +49,8 @@ interface Backend {
   url: string;
   port: number;
   process: ChildProcess;
-  downUntil: number;
+  /** Marked down (`markDown`): sent nothing until its `/readyz` answers 200 again, or it is started again. */
+  down: boolean;
   /** Started again after it exited, and not answering /readyz yet: the proxy sends it nothing. */
   starting?: boolean;
 }
@@ -87,8 +88,14 @@ function startInstance(index: number, databaseUrl: string): Backend {
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  return { index, url: `http://127.0.0.1:${instancePort}`, port: instancePort, process: child, downUntil: 0 };
+  return { index, url: `http://127.0.0.1:${instancePort}`, port: instancePort, process: child, down: false };
 }
+
+const answersReady = (backend: Backend) =>
+  fetch(`${backend.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+    (response) => response.ok,
+    () => false,
+  );
 
 async function waitReady(backend: Backend) {
   const deadline = Date.now() + 60_000;
@@ -96,11 +103,7 @@ async function waitReady(backend: Backend) {
     if (!running(backend.process)) {
       throw new Error(`instance ${backend.index} (port ${backend.port}) exited with ${backend.process.exitCode ?? backend.process.signalCode}`);
     }
-    const ok = await fetch(`${backend.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
+    if (await answersReady(backend)) return;
     if (Date.now() > deadline) throw new Error(`instance ${backend.index} not ready after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -147,7 +150,7 @@ function createProxy(backends: Backend[]) {
   const chosen = new WeakMap<http.IncomingMessage, Backend>();
   let next = 0;
 
-  const live = (backend: Backend) => !backend.starting && running(backend.process) && backend.downUntil <= Date.now();
+  const live = (backend: Backend) => !backend.starting && running(backend.process) && !backend.down;
   /** The backend for a request: its cookie's when that one is live, else the next live one; never one already `tried`. */
   function pick(request: http.IncomingMessage, tried: ReadonlySet<Backend> = new Set()): Backend | null {
     const sticky = stickyIndex(request);
@@ -161,13 +164,30 @@ function createProxy(backends: Backend[]) {
     }
     return null;
   }
-  const markDown = (backend: Backend) => {
-    backend.downUntil = Date.now() + DOWN_FOR_MS;
-  };
+  /**
+   * Sends the backend nothing more, its sticky cookie's clients included, until its `/readyz` answers
+   * 200 (a drain never ends so: it exits, and is taken back once started again and ready).
+   */
+  function markDown(backend: Backend) {
+    if (backend.down) return;
+    backend.down = true;
+    const child = backend.process;
+    void (async () => {
+      while (backend.down && backend.process === child && running(child) && !stopping) {
+        await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+        if (backend.process === child && running(child) && (await answersReady(backend))) backend.down = false;
+      }
+    })();
+  }
 
   proxy.on('proxyRes', (proxyRes, request) => {
     const backend = chosen.get(request);
-    if (!backend || stickyIndex(request) === backend.index) return;
+    if (!backend) return;
+    // A 503 saying when to try again: the instance drains (it did nothing with the request, and the
+    // client sends it again in a second, to another instance), or a write of its was rolled back (then
+    // its /readyz answers 200 at once, and it is taken back).
+    if (proxyRes.statusCode === 503 && proxyRes.headers['retry-after'] !== undefined) markDown(backend);
+    if (stickyIndex(request) === backend.index) return;
     const cookie = `${STICKY_COOKIE}=${backend.index}; Path=/; HttpOnly; SameSite=Lax`;
     const existing = proxyRes.headers['set-cookie'] ?? [];
     proxyRes.headers['set-cookie'] = [...existing, cookie];
@@ -240,7 +260,7 @@ function superviseInstance(backend: Backend, databaseUrl: string) {
         () => {
           if (stopping) return;
           backend.starting = false;
-          backend.downUntil = 0;
+          backend.down = false;
           console.log(JSON.stringify({ restarted: { url: backend.url, pid: backend.process.pid } }));
         },
         // It exited again before it was ready, or it never got ready (then it is stopped): its exit starts it again.

@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase } from '../helpers/database';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -14,7 +15,7 @@ import type { TestServer } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, waitFor, waitUntil } from '../helpers/socket';
 import { freePort } from '../helpers/ports';
-import { match, newClientId, storedMessages } from './fixtures';
+import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
 
@@ -196,6 +197,35 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
     return { release: () => held.destroy() };
   }
 
+  /**
+   * SIGTERMs an instance while a socket event of its is waiting on a table lock the test holds: the
+   * instance stays in the first step of its drain (still listening, answering every new request 503 and
+   * closing every new socket, its /readyz no longer 200) until `release` lets the event finish.
+   */
+  async function drainHeldListening(instance: { url: string; pid: number }, pair: { a: TestUser; conversationId: number }) {
+    const sql = postgres(database.url, { max: 2, onnotice: () => {} });
+    const lock = await sql.reserve();
+    await lock`begin`;
+    await lock`lock table messages in access exclusive mode`;
+    const direct = await connect(instance.url, pair.a.token);
+    const sent = direct.emitWithAck('message:send', { conversation_id: pair.conversationId, content: 'held', client_id: newClientId() });
+    await waitUntil(async () => {
+      const [row] = await sql`select count(*)::int as waiting from pg_locks where not granted and relation = 'messages'::regclass`;
+      return row!.waiting > 0;
+    }, 5000, 'the socket event to wait on the lock');
+    process.kill(instance.pid, 'SIGTERM');
+    await waitUntil(async () => (await client(instance.url).get('/readyz')).status !== 200, 5000, 'the instance to start draining');
+    return {
+      async release() {
+        await lock`commit`;
+        lock.release();
+        await sent.catch(() => undefined);
+        direct.close();
+        await sql.end();
+      },
+    };
+  }
+
   /** The instance, drained, exits and is started again: the cluster says so. */
   async function restartedAfter(instance: { url: string; pid: number }) {
     await waitUntil(() => restarts.some((line) => line.url === instance.url && line.pid !== instance.pid), 20_000, `${instance.url} to be started again`);
@@ -222,6 +252,26 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
       expect(profile.status).toBe(200);
     } finally {
       drain.release();
+    }
+    await restartedAfter(draining);
+  }, 60_000);
+
+  it('sends the retry of a request a draining instance answered 503 to a live instance, and moves the cookie there', async () => {
+    const proxy = { url: info.url } as TestServer;
+    const pair = await makePair(proxy);
+    const draining = instanceNow(0);
+    const drain = await drainHeldListening(draining, pair);
+    try {
+      // The phone's call reaches the draining instance, which does nothing and says to try again in a second.
+      const refused = await client(info.url).get('/api/users/me/profile/', { token: pair.a.token, headers: pinnedTo(0) });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      // Its retry, with the same cookie, goes to the other instance, which takes the cookie.
+      const retried = await client(info.url).get('/api/users/me/profile/', { token: pair.a.token, headers: pinnedTo(0) });
+      expect(retried.status).toBe(200);
+      expect(stickyCookie(retried)).toBe('em_instance=1');
+    } finally {
+      await drain.release();
     }
     await restartedAfter(draining);
   }, 60_000);
