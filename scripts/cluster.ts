@@ -53,6 +53,8 @@ interface Backend {
   down: boolean;
   /** Started again after it exited, and not answering /readyz yet: the proxy sends it nothing. */
   starting?: boolean;
+  /** A `/readyz` asked after it closed a WebSocket, not answered yet (`checkAfterClose`). */
+  checking?: boolean;
 }
 
 /** The least time between an instance's exit and its next start: one that exits at once does not spin. */
@@ -141,6 +143,16 @@ function answer(request: http.IncomingMessage, response: http.ServerResponse, st
 const answerRestarting = (request: http.IncomingMessage, response: http.ServerResponse) =>
   answer(request, response, 503, 'server_restarting', { 'retry-after': '1' });
 
+/** An upgrade no instance can take now: 503 with `Retry-After` in the envelope, as `answerRestarting`, on the raw socket. */
+function refuseUpgrade(request: http.IncomingMessage, socket: Duplex): Duplex {
+  if (!socket.writable) return socket;
+  const body = JSON.stringify({ detail: renderServerMessage(serverText('server_restarting'), languageOf(request.headers['accept-language'])) });
+  socket.write(
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
+  );
+  return socket;
+}
+
 /**
  * Round robin over the live backends. A browser on HTTP long-polling keeps to its instance through a
  * cookie (engine.io needs every poll of a session on the same instance); WebSockets need no stickiness.
@@ -227,16 +239,40 @@ function createProxy(backends: Backend[]) {
   const server = http.createServer((request, response) => {
     void replayableBody(request).then((body) => forward(request, response, body, new Set()), () => request.destroy());
   });
+  /** The upgrade requests whose WebSocket opened (a failure after that is not answered in HTTP). */
+  const upgraded = new WeakSet<http.IncomingMessage>();
+  /**
+   * A backend that closed a WebSocket may be draining (it closes every socket it holds, and each new
+   * one at once): asked `/readyz` once, and marked down unless that answers 200, so that the clients'
+   * reconnections (a second later) go to another instance, whatever their cookie says. The upgrade
+   * itself tells nothing: a draining instance still accepts it.
+   */
+  function checkAfterClose(backend: Backend) {
+    if (backend.down || backend.checking) return;
+    backend.checking = true;
+    const child = backend.process;
+    void answersReady(backend).then((ready) => {
+      backend.checking = false;
+      if (!ready && backend.process === child) markDown(backend);
+    });
+  }
+  proxy.on('proxyReqWs', (proxyReq, request) => {
+    const backend = chosen.get(request);
+    proxyReq.on('upgrade', (_response, backendSocket: Duplex) => {
+      upgraded.add(request);
+      if (backend) backendSocket.once('end', () => checkAfterClose(backend));
+    });
+  });
+
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const backend = pick(request);
-    if (!backend) {
-      socket.destroy();
-      return;
-    }
-    // The client reconnects on its own; the next attempt goes to another instance.
+    if (!backend) return void refuseUpgrade(request, socket).end();
+    chosen.set(request, backend);
+    // A refusal, or a backend gone before the WebSocket opened: the client reconnects on its own,
+    // to another instance (this one is marked down). http-proxy ends the socket after this.
     proxy.ws(request, socket, head, { target: backend.url }, () => {
       markDown(backend);
-      socket.destroy();
+      if (!upgraded.has(request)) refuseUpgrade(request, socket);
     });
   });
   return server;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import postgres from 'postgres';
+import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase } from '../helpers/database';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -271,6 +272,35 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
       expect(retried.status).toBe(200);
       expect(stickyCookie(retried)).toBe('em_instance=1');
     } finally {
+      await drain.release();
+    }
+    await restartedAfter(draining);
+  }, 60_000);
+
+  it('reconnects a socket whose cookie names a draining instance to a live one while that instance drains', async () => {
+    const proxy = { url: info.url } as TestServer;
+    const pair = await makePair(proxy);
+    const draining = instanceNow(1);
+    const drain = await drainHeldListening(draining, pair);
+    const socket: ClientSocket = io(info.url, {
+      path: '/socket.io/',
+      auth: { token: pair.b.token },
+      transports: ['websocket'],
+      extraHeaders: pinnedTo(1),
+      forceNew: true,
+    });
+    try {
+      // The draining instance takes the socket and closes it at once; the socket tries again, and
+      // is let in while that instance still drains: by the other instance.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the socket did not connect while the instance drained')), 8000);
+        socket.once('connect', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    } finally {
+      socket.close();
       await drain.release();
     }
     await restartedAfter(draining);
