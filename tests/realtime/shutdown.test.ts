@@ -78,6 +78,11 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
       expect(response.headers.get('retry-after')).toBe('1');
       expect(response.headers.get('connection')).toBe('close');
       expect(await response.json()).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
+      // A load balancer's readiness probe is told the same: not a 500 for an answer its schema did not foresee.
+      const readiness = await fetch(`${server.url}/readyz`);
+      expect(readiness.status).toBe(503);
+      expect(readiness.headers.get('retry-after')).toBe('1');
+      expect(await readiness.json()).toEqual({ detail: 'The server is restarting; send again after reconnecting.' });
     } finally {
       await release('commit');
     }

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ErrorDetail } from '../../../shared/schemas/errors';
 import { Health, Readiness } from '../../../shared/schemas/health';
+import { z } from '../../../shared/schemas/zod';
 import { withoutToken } from '../../plugins/api-docs';
 
 export interface ReadinessCheck {
@@ -28,7 +30,8 @@ function withTimeout(check: () => Promise<void>, timeoutMs: number): Promise<voi
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/healthz', { schema: { ...withoutToken, response: { 200: Health } } }, async () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', { schema: { ...withoutToken, response: { 200: Readiness, 503: Readiness } } }, async (_request, reply) => {
+  // 503: a required check failing, or the instance draining (`refuseWhileClosing`'s envelope, with Retry-After).
+  app.get('/readyz', { schema: { ...withoutToken, response: { 200: Readiness, 503: z.union([Readiness, ErrorDetail]) } } }, async (_request, reply) => {
     const all: Array<[string, ReadinessCheck]> = [
       ['database', { check: () => app.db.execute(sql`select 1`).then(() => {}), required: true }],
       ...app.readinessChecks,
