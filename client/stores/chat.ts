@@ -459,8 +459,9 @@ export const useChat = create<ChatState>()((set, get) => {
    * Threads read again after a push that does not follow on from what they heard (or does not say what
    * came before it): the push between may never come, its instance gone after storing the message and
    * before pushing it (until its sender resends it); or opened again with more new than a page. What
-   * the read brings that the thread did not hold goes on the list too, as its push would have. Read page after page, to the end. True when another such push came while the read was
-   * on its way (read once more after it, from where it got to).
+   * the read brings that the thread did not hold goes on the list too, as its push would have. Read
+   * page after page, to the end. True when another such push came while the read was on its way (read
+   * once more after it, from where it got to).
    */
   const rereading = new Map<number, boolean>();
   async function readAgain(id: number) {

@@ -32,11 +32,12 @@ export interface ReactOutcome {
  * makes a duplicate impossible even without the lock. A block, a report or a ban of either queues
  * with the like too (locks.ts), so none of them misses the match it made. A like of someone already
  * matched answers that match again (true, its conversation) and creates nothing, tells nobody here
- * (the route tells whoever has not seen it, `untoldMatch`): the client that lost the first answer learns it; a dislike or a skip of them answers it too, and
- * changes nothing. A new like without the plan counts against `options.dailyLikes` in the rolling
- * window (`likeSpending`): past it, a 429 and nothing stored. A like from someone whose own profile is
- * not complete is a 403 and stores nothing: the other would match with a profile nobody can open.
- * Their dislikes and skips are stored (the profile page offers all three to them).
+ * (the route tells whoever has not seen it, `untoldMatch`): the client that lost the first answer
+ * learns it; a dislike or a skip of them answers it too, and changes nothing. A new like without the
+ * plan counts against `options.dailyLikes` in the rolling window (`likeSpending`): past it, a 429 and
+ * nothing stored. A like from someone whose own profile is not complete is a 403 and stores nothing:
+ * the other would match with a profile nobody can open. Their dislikes and skips are stored (the
+ * profile page offers all three to them).
  *
  * Swipes are most of a party's requests, so each is one round trip: a transaction of two statements
  * sent together, the locks and then the reaction (a match included).
