@@ -14,7 +14,7 @@ import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { ApiError, NotFound, Throttled, ValidationError } from '../../client/lib/api';
 import { formatDateTime } from '../../client/lib/format';
-import { EVENTS_CREATED_PER_DAY } from '../../shared/constants';
+import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, EVENTS_CREATED_PER_DAY } from '../../shared/constants';
 import { format } from '../../shared/i18n/format';
 import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
@@ -95,6 +95,25 @@ describe('the new-event form', () => {
     await act(() => useLanguage.getState().setLanguage('es'));
     expect(await screen.findAllByText(esEvents['events.new.timeMissing'])).toHaveLength(2);
     expect(document.activeElement).toBe(elsewhere);
+  });
+  it('counts an emoji in the name and the venue as one character, as the server does, up to its limits', async () => {
+    render(
+      <Suspense fallback={null}>
+        <NewEvent />
+      </Suspense>,
+    );
+    const fields = [
+      [(await screen.findByLabelText(enEvents['events.new.name'])) as HTMLInputElement, EVENT_NAME_MAX_LENGTH],
+      [screen.getByLabelText(enEvents['events.new.venue']) as HTMLInputElement, EVENT_VENUE_MAX_LENGTH],
+    ] as const;
+    for (const [field, max] of fields) {
+      fireEvent.change(field, { target: { value: '🎉'.repeat(10) } });
+      // Room for the rest in letters, which the field's maxLength counts in UTF-16 units.
+      expect(field.maxLength - field.value.length).toBe(max - 10);
+      // Full as the server counts it: no room for more, a letter or an emoji.
+      fireEvent.change(field, { target: { value: `${'a'.repeat(max - 10)}${'🎉'.repeat(10)}` } });
+      expect(field.maxLength).toBe(field.value.length);
+    }
   });
 });
 
@@ -216,6 +235,12 @@ describe('the edit-event form', () => {
     fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
     await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { name: 'Terrace party', join_mode: 'code' }));
     await waitFor(() => expect(location.history).toEqual(['/app/events/7/host/', '/app/events/7/host/']));
+  });
+
+  it('leaves room for the rest of a name with emoji, each one character as the server counts them', async () => {
+    await renderAt(organized({ name: `Fiesta ${'🎉'.repeat(20)}` }));
+    const name = (await screen.findByLabelText(enEvents['events.new.name'])) as HTMLInputElement;
+    expect(name.maxLength - name.value.length).toBe(EVENT_NAME_MAX_LENGTH - 27);
   });
 
   it('opened from the host screen, goes back to it: saved, unchanged (nothing sent) or cancelled', async () => {

@@ -5,6 +5,7 @@ import { FieldErrors } from '../../components/AuthLayout';
 import { formErrors, useFieldErrors, withoutError } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
+import { maxUnits } from '../../../shared/text-length';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
 export function toLocalInput(date: Date): string {
@@ -89,6 +90,8 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
   const t = useT();
   const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
   const [times, setTimes] = useState({ starts_at: initial.starts_at, ends_at: initial.ends_at });
+  // What the fields hold as typed, for the name's and venue's maxLength: the form reads them from the fields.
+  const [typed, setTyped] = useState(initial);
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
@@ -140,20 +143,21 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       // A field changed since its error was said: the error no longer holds (as the profile's, EditProfile).
       onChange={(event) => {
         // The control changed, which the event bubbles from (not the form, as React types it).
-        const name = (event.target as Element).getAttribute('name');
-        if (name && errors[name]) setErrors(withoutError(name));
+        const { name, value } = event.target as EventTarget as HTMLInputElement;
+        if (errors[name]) setErrors(withoutError(name));
+        setTyped({ ...typed, [name]: value });
       }}
       noValidate
     >
       {/* Each label names its control only: the lines under it are the control's description. */}
       <div className="field">
         <label htmlFor="name">{t('events.new.name')}</label>
-        <input id="name" name="name" dir="auto" required maxLength={EVENT_NAME_MAX_LENGTH} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        <input id="name" name="name" dir="auto" required maxLength={maxUnits(typed.name, EVENT_NAME_MAX_LENGTH)} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
         <FieldErrors id="name-error" errors={errors.name} />
       </div>
       <div className="field">
         <label htmlFor="venue">{t('events.new.venue')}</label>
-        <input id="venue" name="venue" dir="auto" maxLength={EVENT_VENUE_MAX_LENGTH} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+        <input id="venue" name="venue" dir="auto" maxLength={maxUnits(typed.venue, EVENT_VENUE_MAX_LENGTH)} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
         <small id="venue-help" className="help">
           {t('events.new.venueHelp')}
         </small>
