@@ -476,8 +476,9 @@ export const useChat = create<ChatState>()((set, get) => {
         if (!thread?.loaded || thread.missingEarlier) return;
         const page = await api.messages(id, { after: thread.heardTo }).catch(() => null);
         // No answer: the thread stays behind what it may have missed, for the next catch-up.
-        if (!page || get().ended[id]) return;
-        const before = get().threads[id]!.messages;
+        // Gone meanwhile (ended, or the store emptied at a sign-out): nothing to add to.
+        const before = get().threads[id]?.messages;
+        if (!page || get().ended[id] || !before) return;
         answered(id, (current) => heard(current, page.results));
         // What no push told of: on the list (its last line, its unread badge) as a push would be.
         const me = useSession.getState().user?.id;
