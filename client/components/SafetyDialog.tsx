@@ -9,7 +9,7 @@ import { type Translate, useLanguage, useMessages, useT, useTi } from '../lib/i1
 import { type Outcome, useSafety } from '../stores/safety';
 import { ConfirmSheet, Sheet, SheetActions } from './Sheet';
 import { safetyMessages } from '../lib/messages-safety';
-import { maxUnits, textLength } from '../../shared/text-length';
+import { fitPaste, maxUnits, textLength } from '../../shared/text-length';
 import { hasVisibleText } from '../../shared/visible-text';
 
 export type SafetyAction = 'block' | 'unmatch' | 'report';
@@ -171,6 +171,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
             value={details}
             rows={3}
             maxLength={maxUnits(details, REPORT_DETAILS_MAX_LENGTH)}
+            onPaste={fitPaste}
             onChange={(event) => setDetails(event.target.value)}
             aria-invalid={error.details ? true : undefined}
             aria-describedby={error.details ? `${titleId}-count ${titleId}-details-error` : `${titleId}-count`}

@@ -1,7 +1,7 @@
-import { type ClipboardEvent, type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type KeyboardEvent, memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { MESSAGE_MAX_LENGTH } from '../../../shared/constants';
-import { maxUnits, textLength } from '../../../shared/text-length';
+import { fitPaste, maxUnits, textLength } from '../../../shared/text-length';
 import { hasVisibleText } from '../../../shared/visible-text';
 import { ChevronLeft, SendIcon } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
@@ -238,19 +238,6 @@ export function Chat({ id }: { id: number }) {
     }
   }
 
-  function onComposerPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
-    const field = event.currentTarget;
-    const { value, selectionStart, selectionEnd } = field;
-    const kept = value.slice(0, selectionStart) + value.slice(selectionEnd);
-    // The browser turns a pasted CRLF into one character.
-    const pasted = [...event.clipboardData.getData('text').replace(/\r\n?/g, '\n')];
-    const room = MESSAGE_MAX_LENGTH - textLength(kept);
-    setPasteCut(pasted.length > room);
-    // maxLength counts UTF-16 units: room for as many characters as fit, as the server counts them (an
-    // emoji one), and no more; the next render sets the attribute to the same.
-    if (pasted.length) field.maxLength = maxUnits(kept + pasted.slice(0, room > 0 ? room : 0).join(''), MESSAGE_MAX_LENGTH);
-  }
-
   // On a touch screen, Return starts a new line and the send button sends, as in the phone's own
   // messaging apps: its keyboard has no Shift+Enter, and a message of several lines could not be
   // written otherwise. With a hardware keyboard (a fine pointer), Enter sends and Shift+Enter starts a
@@ -400,7 +387,7 @@ export function Chat({ id }: { id: number }) {
           value={draft}
           onChange={(event) => onDraft(event.target.value)}
           onKeyDown={onComposerKey}
-          onPaste={onComposerPaste}
+          onPaste={(event) => setPasteCut(fitPaste(event))}
           placeholder={t('chat.placeholder')}
           aria-label={t('chat.placeholder')}
           required

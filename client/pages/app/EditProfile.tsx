@@ -4,7 +4,7 @@ import { goBack, useBackCloses } from '../../lib/back-closes';
 import { revealFirstError } from '../../lib/reveal-error';
 import { toast } from '../../lib/toast';
 import { BIO_MAX_LENGTH, DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS, NAME_MAX_LENGTH } from '../../../shared/constants';
-import { maxUnits } from '../../../shared/text-length';
+import { fitPaste, maxUnits } from '../../../shared/text-length';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import type { OwnProfile, ProfileInput } from '../../../shared/schemas/users';
 import { AgeRange } from '../../components/AgeRange';
@@ -285,7 +285,7 @@ export function EditProfile() {
         {/* Each label names its control only: the error line under it is the control's description. */}
         <div className="field">
           <label htmlFor="name">{t('profile.name')}</label>
-          <input id="name" name="name" dir="auto" value={form.name} required maxLength={maxUnits(form.name, NAME_MAX_LENGTH)} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+          <input id="name" name="name" dir="auto" value={form.name} required maxLength={maxUnits(form.name, NAME_MAX_LENGTH)} onPaste={fitPaste} onChange={(event) => set('name', event.target.value)} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
           <FieldErrors id="name-error" errors={errors.name} />
         </div>
 
@@ -302,7 +302,7 @@ export function EditProfile() {
 
         <div className="field">
           <label htmlFor="bio">{t('profile.bio')}</label>
-          <textarea id="bio" name="bio" dir="auto" value={form.bio} required rows={4} maxLength={maxUnits(form.bio, BIO_MAX_LENGTH)} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
+          <textarea id="bio" name="bio" dir="auto" value={form.bio} required rows={4} maxLength={maxUnits(form.bio, BIO_MAX_LENGTH)} onPaste={fitPaste} onChange={(event) => set('bio', event.target.value)} aria-invalid={Boolean(errors.bio)} aria-describedby="bio-error" />
           <FieldErrors id="bio-error" errors={errors.bio} />
         </div>
 

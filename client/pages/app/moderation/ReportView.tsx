@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { GENDERS, REPORT_DETAILS_MAX_LENGTH } from '../../../../shared/constants';
-import { maxUnits } from '../../../../shared/text-length';
+import { fitPaste, maxUnits } from '../../../../shared/text-length';
 import type { ModerationReportDetail, ResolveInput, SnapshotSender } from '../../../../shared/schemas/safety';
 import { ChevronLeft } from '../../../components/AppIcons';
 import { Loading } from '../../../components/Loading';
@@ -267,7 +267,7 @@ export function ReportView({ id }: { id: number }) {
         <form className="form resolve-form" onSubmit={(event) => event.preventDefault()}>
           <label className="field">
             <span>{t('moderation.note')}</span>
-            <textarea value={note} rows={2} maxLength={maxUnits(note, REPORT_DETAILS_MAX_LENGTH)} onChange={(event) => setNote(event.target.value)} />
+            <textarea value={note} rows={2} maxLength={maxUnits(note, REPORT_DETAILS_MAX_LENGTH)} onPaste={fitPaste} onChange={(event) => setNote(event.target.value)} />
           </label>
           {error && (
             <p className="form-error" role="alert">
