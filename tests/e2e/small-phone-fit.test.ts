@@ -1,8 +1,9 @@
 /**
- * What fits on a 320 px phone (and a 360 px one), in Spanish: register's toast clear of the login
- * button, the top bar's language centred with the buttons beside it, the chats' search placeholder
- * whole, "Mis eventos" on one line, a report's two decisions inside the page, and the activity table
- * holding its dates while it scrolls sideways; pages that stay still as slow answers come, the e-mail
+ * What fits on a 320 px phone (and a 360 px one), in Spanish: the page-not-found's language switch
+ * held to its buttons, register's toast clear of the login button, the top bar's language centred
+ * with the buttons beside it, the chats' search placeholder whole, "Mis eventos" on one line, a
+ * report's two decisions inside the page, and the activity table holding its dates while it scrolls
+ * sideways; pages that stay still as slow answers come, the e-mail
  * banner among them, and the deck under the event bar's held room in English on a 390 px phone too.
  * And at 320 px with the text at 200 %: the landing page's header, headings and
  * footer, the bottom navigation and the e-mail banner, whole on the screen.
@@ -138,6 +139,23 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await page.setViewportSize(size);
     return { context, page };
   }
+
+  it('holds the page-not-found’s language switch to its two buttons, where it stays as the language changes (360 px)', async () => {
+    const { context, page } = await openPhone(app.browser);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.server.url}/no-such-page/`);
+    // Named in the page's language: Idioma, then Language.
+    const group = page.getByRole('group', { name: new RegExp(`^(${es['language.label']}|${en['language.label']})$`) });
+    const english = group.getByRole('button', { name: /^EN,/ });
+    const [spanish, before] = [await box(group.getByRole('button', { name: /^ES,/ })), await box(group)];
+    // It stretched across the page's column, an empty half of a pill beside "English".
+    expect(before.width).toBeLessThan(spanish.width + (await box(english)).width + 12);
+    await english.click();
+    await page.getByRole('heading', { name: en['notFound.title'] }).waitFor();
+    // The column narrowed to the shorter heading, and the switch moved under the finger.
+    expect((await box(group)).x).toBeCloseTo(before.x, 0);
+    await context.close();
+  });
 
   it.each(SIZES)('keeps register’s toast clear of "Iniciar sesión" ($width × $height)', async (size) => {
     const { context, page } = await openPhone(app.browser);
