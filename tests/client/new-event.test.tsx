@@ -115,6 +115,24 @@ describe('the new-event form', () => {
       expect(field.maxLength).toBe(field.value.length);
     }
   });
+  it('keeps as many emoji of a pasted name and venue as the server takes, one character each', async () => {
+    render(
+      <Suspense fallback={null}>
+        <NewEvent />
+      </Suspense>,
+    );
+    const fields = [
+      [(await screen.findByLabelText(enEvents['events.new.name'])) as HTMLInputElement, EVENT_NAME_MAX_LENGTH],
+      [screen.getByLabelText(enEvents['events.new.venue']) as HTMLInputElement, EVENT_VENUE_MAX_LENGTH],
+    ] as const;
+    for (const [field, max] of fields) {
+      // As the browser pastes: the paste event, then the value cut at the field's maxLength (UTF-16 units).
+      const text = '🎉'.repeat(max + 5);
+      fireEvent.paste(field, { clipboardData: { getData: () => text } });
+      fireEvent.change(field, { target: { value: text.slice(0, field.maxLength) } });
+      expect(field.value).toBe('🎉'.repeat(max));
+    }
+  });
 });
 
 describe('the day\'s limit of new events', () => {

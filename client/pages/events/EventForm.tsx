@@ -5,7 +5,7 @@ import { FieldErrors } from '../../components/AuthLayout';
 import { formErrors, useFieldErrors, withoutError } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
-import { maxUnits } from '../../../shared/text-length';
+import { fitPaste, maxUnits } from '../../../shared/text-length';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
 export function toLocalInput(date: Date): string {
@@ -152,12 +152,12 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       {/* Each label names its control only: the lines under it are the control's description. */}
       <div className="field">
         <label htmlFor="name">{t('events.new.name')}</label>
-        <input id="name" name="name" dir="auto" required maxLength={maxUnits(typed.name, EVENT_NAME_MAX_LENGTH)} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        <input id="name" name="name" dir="auto" required maxLength={maxUnits(typed.name, EVENT_NAME_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
         <FieldErrors id="name-error" errors={errors.name} />
       </div>
       <div className="field">
         <label htmlFor="venue">{t('events.new.venue')}</label>
-        <input id="venue" name="venue" dir="auto" maxLength={maxUnits(typed.venue, EVENT_VENUE_MAX_LENGTH)} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+        <input id="venue" name="venue" dir="auto" maxLength={maxUnits(typed.venue, EVENT_VENUE_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
         <small id="venue-help" className="help">
           {t('events.new.venueHelp')}
         </small>
