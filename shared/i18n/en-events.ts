@@ -20,7 +20,7 @@ export const enEvents = {
   'events.mine.host': 'Host screen',
   'events.mine.more': 'Show more',
   'events.create': 'Create an event',
-  'events.status.upcoming': 'Opens {time}',
+  'events.status.upcoming': 'Starts {time}',
   'events.status.open': 'Open now',
   'events.status.after': 'After-party',
   'events.status.closed': 'Closed',

@@ -21,7 +21,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.mine.host': 'Pantalla del anfitrión',
   'events.mine.more': 'Ver más',
   'events.create': 'Crear evento',
-  'events.status.upcoming': 'Abre el {time}',
+  'events.status.upcoming': 'Empieza el {time}',
   'events.status.open': 'Abierto ahora',
   'events.status.after': 'Afterparty',
   'events.status.closed': 'Cerrado',

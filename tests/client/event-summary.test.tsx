@@ -70,9 +70,9 @@ describe('an event’s status on a page left open', () => {
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
-    // Not a bare "Próximamente" for an event whose date is known: when its check-in opens.
-    expect(pill().textContent).toBe(format(esEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T19:00:00.000Z', 'es') }));
-    expect(pill().textContent).toMatch(/^Abre el .*\d/);
+    // Not a bare "Próximamente" for an event whose date is known: when it starts.
+    expect(pill().textContent).toBe(format(esEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T20:00:00.000Z', 'es') }));
+    expect(pill().textContent).toMatch(/^Empieza el .*\d/);
     expect(screen.queryByText(format(esEvents['events.count'], { count: 3 }))).toBeNull();
     for (const [at, status] of [
       ['2026-11-29T19:00:01.000Z', 'open'],
@@ -84,7 +84,7 @@ describe('an event’s status on a page left open', () => {
     }
   });
 
-  it('says in English too when an upcoming event opens', async () => {
+  it('says in English too when an upcoming event starts', async () => {
     await initLanguage();
     await act(() => useLanguage.getState().setLanguage('en'));
     try {
@@ -94,8 +94,8 @@ describe('an event’s status on a page left open', () => {
           <EventSummary event={{ ...event(3), status: 'upcoming' }} />
         </Suspense>,
       );
-      const text = format(enEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T19:00:00.000Z', 'en') });
-      expect(text).toMatch(/^Opens .*\d/);
+      const text = format(enEvents['events.status.upcoming'], { time: formatDateTime('2026-11-29T20:00:00.000Z', 'en') });
+      expect(text).toMatch(/^Starts .*\d/);
       expect((await screen.findByText(text)).className).toContain('event-status');
     } finally {
       await act(() => useLanguage.getState().setLanguage('es'));

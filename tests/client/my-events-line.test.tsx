@@ -49,9 +49,9 @@ describe('an event in My events', () => {
     expect(line.textContent).not.toMatch(/ ·/);
   });
 
-  it('says when one not open yet opens, not a bare "Upcoming", and not its day twice', async () => {
+  it('says when one not open yet starts, as its organizer set it, not a bare "Upcoming", and only once', async () => {
     renderAt('/app/events/', <Events />);
     const line = (await screen.findByText('Garden Brunch')).closest('.my-event')!.querySelector('.muted')!;
-    expect(line.textContent).toBe(`Opens ${formatDateTime(opensAt, 'en')}\u00a0· K7XQ2M`);
+    expect(line.textContent).toBe(`Starts ${formatDateTime(upcoming.starts_at, 'en')}\u00a0· K7XQ2M`);
   });
 });

@@ -3,7 +3,7 @@ import type { PublicEvent } from '../../../shared/schemas/events';
 import { CalendarIcon } from '../../components/AppIcons';
 import { useEventStatus } from '../../lib/event-status';
 import { formatCount, formatDateTime, formatEventTimes } from '../../lib/format';
-import { checkInOpensAt, type EventStatus } from '../../../shared/event-status';
+import type { EventStatus } from '../../../shared/event-status';
 import type { Language } from '../../../shared/constants';
 import { type Translate, useLanguage, useMessages, useT } from '../../lib/i18n';
 import { eventsMessages } from '../../lib/messages-events';
@@ -40,9 +40,13 @@ export function EventSummary({ event, title = false, count = true }: { event: Pu
   );
 }
 
-/** Where the event is in its life; one not open yet, when it opens (its date is known: no bare "upcoming"). */
+/**
+ * Where the event is in its life; one not open yet, when it starts (its date is known: no bare
+ * "upcoming"). The start its organizer set, not the check-in's opening an hour before: the public
+ * page's notice says that one, and an organizer reading another time than theirs would doubt it.
+ */
 export const statusText = (t: Translate, event: Pick<PublicEvent, 'starts_at'>, status: EventStatus, language: Language) =>
-  t(`events.status.${status}`, { time: formatDateTime(checkInOpensAt(Date.parse(event.starts_at)), language) });
+  t(`events.status.${status}`, { time: formatDateTime(event.starts_at, language) });
 
 /** A card of the events pages: a section named by its heading. */
 export function EventCard({ id, title, className = '', children }: { id: string; title: string; className?: string; children: ReactNode }) {

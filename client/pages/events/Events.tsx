@@ -35,7 +35,7 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
       <span className="muted">
         {[
           statusText(t, event, status, language),
-          // Not open yet, it says when it opens: its start an hour later would only repeat the day.
+          // Not open yet, its status says when it starts: the start again would only repeat it.
           ...(status === 'upcoming' ? [] : [formatDateTime(event.starts_at, language)]),
           event.code,
           ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) })] : []),
