@@ -40,7 +40,7 @@ export async function reachInstances(options: { url: string; prefix: string }): 
     redis.close();
     return null;
   }
-  const fanout = createRedisFanout(redis);
+  const fanout = createRedisFanout(redis, { tracksPublishes: true });
   const io: RealtimeServer = new Server({ adapter: fanout.adapter });
   // Another instance's revocation meanwhile counts this one too, and waits for its word: it holds no
   // socket and trusts no token, so it has nothing to drop.

@@ -18,7 +18,8 @@ export interface RedisFanout {
   /**
    * Resolves once every subscription and every publish asked for so far has been answered (or has
    * failed): a process that only sends (the admin command) hears the answers it asked for, and closes
-   * its connection only after what it sent has gone.
+   * its connection only after what it sent has gone. Publishes are counted only with `tracksPublishes`:
+   * an instance's every chat message goes through one, and none of them waits for the rest.
    */
   settled(): Promise<void>;
 }
@@ -30,7 +31,7 @@ export interface RedisFanout {
  * delivers locally only after its publish settles), and a subscription that failed mid-outage is
  * retried on reconnect instead of being lost or becoming an unhandled rejection.
  */
-export function createRedisFanout(redis: Redis): RedisFanout {
+export function createRedisFanout(redis: Redis, options: { tracksPublishes?: boolean } = {}): RedisFanout {
   const { commands: pub, subscriber: sub } = redis;
   const channelPrefix = redis.prefix;
   const failed = new Map<string, Listener>();
@@ -106,6 +107,7 @@ export function createRedisFanout(redis: Redis): RedisFanout {
     sPublish(channel: string, payload: string | Buffer) {
       if (!pub.isReady) return Promise.reject(new Error('redis is not connected'));
       const published = withTimeout(pub.sPublish(channel, payload), REDIS_COMMAND_TIMEOUT_MS, 'SPUBLISH');
+      if (!options.tracksPublishes) return published;
       const done = published.then(() => {}, () => {});
       publishing.add(done);
       void done.finally(() => publishing.delete(done));
