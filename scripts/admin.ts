@@ -167,21 +167,17 @@ async function logCommand(email: string, env: NodeJS.ProcessEnv, out: Pick<Conso
  * change when it next reads the account (back in view, or reconnected).
  */
 async function tellOwner(db: Db, email: string, env: NodeJS.ProcessEnv, out: Pick<Console, 'error'>) {
-  const untold = 'its open apps show it when they next read the account (back in view, or reconnected).';
-  if (!env.REDIS_URL) {
-    // On the embedded database no server can be running beside this (it holds the database).
-    if (env.DATABASE_URL) out.error(`There is no REDIS_URL: a server running on this database was not told; ${untold}`);
-    return;
+  let news: InstancesNews | null = null;
+  if (env.REDIS_URL) {
+    try {
+      news = await reachInstances({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX || DEFAULT_REDIS_PREFIX });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+    }
   }
-  let news: InstancesNews | null;
-  try {
-    news = await reachInstances({ url: env.REDIS_URL, prefix: env.REDIS_PREFIX || DEFAULT_REDIS_PREFIX });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    news = null;
-  }
+  const untold = untoldBecause(env.REDIS_URL || null, env.DATABASE_URL || null, news);
   if (!news) {
-    out.error(`Redis (REDIS_URL) could not be reached: the running servers were not told; ${untold}`);
+    if (untold) out.error(`${untold}; its open apps show it when they next read the account (back in view, or reconnected).`);
     return;
   }
   try {
@@ -190,6 +186,17 @@ async function tellOwner(db: Db, email: string, env: NodeJS.ProcessEnv, out: Pic
   } finally {
     await news.close();
   }
+}
+
+/**
+ * Why the running servers were not told (`reachInstances` gave no `news`): no REDIS_URL, or Redis out
+ * of reach. Null when they were, or when none can be running: on the embedded database (no
+ * DATABASE_URL) the command holds the database, so no server runs beside it.
+ */
+function untoldBecause(redisUrl: string | null, databaseUrl: string | null, news: InstancesNews | null): string | null {
+  if (news) return null;
+  if (!redisUrl) return databaseUrl ? 'There is no REDIS_URL: a server running on this database was not told' : null;
+  return 'Redis (REDIS_URL) could not be reached: the running servers were not told';
 }
 
 /**
@@ -264,12 +271,8 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
     }
     await news?.close();
     out.log(`${email} is deleted, with everything of it.`);
-    const untold = !config.redisUrl
-      ? // On the embedded database no server can be running (it holds the database): nothing to tell.
-        config.databaseUrl && 'There is no REDIS_URL: a server running on this database was not told.'
-      : !news
-        ? 'Redis (REDIS_URL) could not be reached: the running servers were not told.'
-        : !heard && 'Not every running server confirmed in time that its sessions had ended.';
+    const notReached = untoldBecause(config.redisUrl, config.databaseUrl, news);
+    const untold = notReached ? `${notReached}.` : news && !heard && 'Not every running server confirmed in time that its sessions had ended.';
     if (untold) {
       out.error(
         `${untold} There its sessions are refused within 10 s and its open apps closed within a minute; ` +
