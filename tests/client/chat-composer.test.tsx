@@ -18,6 +18,7 @@ import { emptyThread, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
 import { chatPageWorld } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
+import { pasteAsBrowser } from '../helpers/paste';
 
 const ME = 1;
 const BEN = 2;
@@ -102,21 +103,15 @@ describe('the list’s last message', () => {
 
 describe('a paste longer than a message may be', () => {
   const cutNotice = 'Only the first 2,000 characters fit.';
-  /** A paste as the browser does it: the paste event, then the text box's value cut at its maxLength. */
-  function paste(composer: HTMLTextAreaElement, text: string) {
-    fireEvent.paste(composer, { clipboardData: { getData: () => text } });
-    const value = composer.value.slice(0, composer.selectionStart) + text + composer.value.slice(composer.selectionEnd);
-    fireEvent.change(composer, { target: { value: value.slice(0, composer.maxLength) } });
-  }
 
   it('says that only the first 2,000 characters fit, until the draft is shortened', async () => {
     renderAt('/app/', <Chat id={7} />);
     const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
     expect(composer.maxLength).toBe(MESSAGE_MAX_LENGTH);
-    paste(composer, 'a'.repeat(1500));
+    pasteAsBrowser(composer, 'a'.repeat(1500));
     expect(screen.queryByText(cutNotice)).toBeNull();
 
-    paste(composer, 'b'.repeat(800));
+    pasteAsBrowser(composer, 'b'.repeat(800));
     expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
     expect(screen.getByRole('status').textContent).toBe(cutNotice);
 
@@ -127,16 +122,16 @@ describe('a paste longer than a message may be', () => {
   it('says nothing of a paste that fits exactly', async () => {
     renderAt('/app/', <Chat id={7} />);
     const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
-    paste(composer, 'a'.repeat(MESSAGE_MAX_LENGTH));
+    pasteAsBrowser(composer, 'a'.repeat(MESSAGE_MAX_LENGTH));
     expect(composer.value).toHaveLength(MESSAGE_MAX_LENGTH);
     expect(screen.queryByText(cutNotice)).toBeNull();
   });
   it('counts an emoji as one character, as the server does: a paste of them fills the message to 2,000', async () => {
     renderAt('/app/', <Chat id={7} />);
     const composer = (await screen.findByRole('textbox', { name: en['chat.placeholder'] })) as HTMLTextAreaElement;
-    paste(composer, 'a'.repeat(1500));
+    pasteAsBrowser(composer, 'a'.repeat(1500));
     // 800 emoji, 1,600 UTF-16 units: the first 500 fit.
-    paste(composer, '😀'.repeat(800));
+    pasteAsBrowser(composer, '😀'.repeat(800));
     expect(composer.value).toBe('a'.repeat(1500) + '😀'.repeat(500));
     expect(screen.getByRole('status').textContent).toBe(cutNotice);
     expect(screen.getByText(`${MESSAGE_MAX_LENGTH.toLocaleString('en')}/${MESSAGE_MAX_LENGTH.toLocaleString('en')}`)).toBeTruthy();

@@ -18,6 +18,7 @@ import { es } from '../../shared/i18n/es';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { currentUser } from '../helpers/current-user';
 import { renderAt } from '../helpers/render-at';
+import { pasteAsBrowser } from '../helpers/paste';
 
 /** What a control's `aria-describedby` points at says. */
 const description = (control: HTMLElement) =>
@@ -36,6 +37,24 @@ afterEach(() => {
   toast.dismiss();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
+});
+
+/** A profile being completed: no bio and no photo yet. */
+const profileNamed = (name: string) => ({
+  name,
+  bio: '',
+  gender: 'female' as const,
+  date_of_birth: '1995-04-02',
+  image: null,
+  image2: null,
+  image3: null,
+  image4: null,
+  image5: null,
+  image6: null,
+  genders_to_match: ['male' as const],
+  min_matching_age: 18,
+  max_matching_age: 40,
+  version: 'v1',
 });
 
 describe('a refused form', () => {
@@ -66,22 +85,7 @@ describe('a refused form', () => {
       throw new ValidationError({ bio: [SERVER_MESSAGES.blank.es] });
     });
     useProfile.setState({
-      profile: {
-        name: 'Ana',
-        bio: '',
-        gender: 'female',
-        date_of_birth: '1995-04-02',
-        image: null,
-        image2: null,
-        image3: null,
-        image4: null,
-        image5: null,
-        image6: null,
-        genders_to_match: ['male'],
-        min_matching_age: 18,
-        max_matching_age: 40,
-        version: 'v1',
-      },
+      profile: profileNamed('Ana'),
       load: async () => {},
       save,
     });
@@ -100,13 +104,6 @@ describe('a refused form', () => {
 });
 
 describe('a paste into the profile', () => {
-  /** A paste as the browser does it: the paste event, then the field's value cut at its maxLength. */
-  function paste(field: HTMLInputElement | HTMLTextAreaElement, text: string) {
-    fireEvent.paste(field, { clipboardData: { getData: () => text } });
-    const value = field.value.slice(0, field.selectionStart ?? 0) + text + field.value.slice(field.selectionEnd ?? 0);
-    fireEvent.change(field, { target: { value: value.slice(0, field.maxLength) } });
-  }
-
   it('keeps as many emoji of a pasted name and bio as the server takes, one character each', async () => {
     function Page() {
       useMessages(appMessages);
@@ -114,33 +111,18 @@ describe('a paste into the profile', () => {
     }
     useSession.setState({ token: 'token', user: currentUser() });
     useProfile.setState({
-      profile: {
-        name: '',
-        bio: '',
-        gender: 'female',
-        date_of_birth: '1995-04-02',
-        image: null,
-        image2: null,
-        image3: null,
-        image4: null,
-        image5: null,
-        image6: null,
-        genders_to_match: ['male'],
-        min_matching_age: 18,
-        max_matching_age: 40,
-        version: 'v1',
-      },
+      profile: profileNamed(''),
       load: async () => {},
       save: async () => {},
     });
     renderAt('/app/profile/', <Page />);
     const name = (await screen.findByRole('textbox', { name: es['profile.name'] })) as HTMLInputElement;
     // 60 emoji, 120 UTF-16 units: the first 50 are a name the server takes.
-    paste(name, '🌸'.repeat(60));
+    pasteAsBrowser(name, '🌸'.repeat(60));
     expect(name.value).toBe('🌸'.repeat(NAME_MAX_LENGTH));
     const bio = screen.getByRole('textbox', { name: es['profile.bio'] }) as HTMLTextAreaElement;
-    paste(bio, 'Hola ');
-    paste(bio, '😀'.repeat(BIO_MAX_LENGTH));
+    pasteAsBrowser(bio, 'Hola ');
+    pasteAsBrowser(bio, '😀'.repeat(BIO_MAX_LENGTH));
     expect(bio.value).toBe(`Hola ${'😀'.repeat(BIO_MAX_LENGTH - 5)}`);
   });
 });

@@ -18,6 +18,7 @@ import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, EVENTS_CREATED_PER_DAY }
 import { format } from '../../shared/i18n/format';
 import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
+import { pasteAsBrowser } from '../helpers/paste';
 
 const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -96,16 +97,20 @@ describe('the new-event form', () => {
     expect(await screen.findAllByText(esEvents['events.new.timeMissing'])).toHaveLength(2);
     expect(document.activeElement).toBe(elsewhere);
   });
-  it('counts an emoji in the name and the venue as one character, as the server does, up to its limits', async () => {
+  /** The new-event form's two free-text fields, each with the limit the server counts it against. */
+  async function textFields() {
     render(
       <Suspense fallback={null}>
         <NewEvent />
       </Suspense>,
     );
-    const fields = [
+    return [
       [(await screen.findByLabelText(enEvents['events.new.name'])) as HTMLInputElement, EVENT_NAME_MAX_LENGTH],
       [screen.getByLabelText(enEvents['events.new.venue']) as HTMLInputElement, EVENT_VENUE_MAX_LENGTH],
     ] as const;
+  }
+  it('counts an emoji in the name and the venue as one character, as the server does, up to its limits', async () => {
+    const fields = await textFields();
     for (const [field, max] of fields) {
       fireEvent.change(field, { target: { value: '🎉'.repeat(10) } });
       // Room for the rest in letters, which the field's maxLength counts in UTF-16 units.
@@ -116,20 +121,8 @@ describe('the new-event form', () => {
     }
   });
   it('keeps as many emoji of a pasted name and venue as the server takes, one character each', async () => {
-    render(
-      <Suspense fallback={null}>
-        <NewEvent />
-      </Suspense>,
-    );
-    const fields = [
-      [(await screen.findByLabelText(enEvents['events.new.name'])) as HTMLInputElement, EVENT_NAME_MAX_LENGTH],
-      [screen.getByLabelText(enEvents['events.new.venue']) as HTMLInputElement, EVENT_VENUE_MAX_LENGTH],
-    ] as const;
-    for (const [field, max] of fields) {
-      // As the browser pastes: the paste event, then the value cut at the field's maxLength (UTF-16 units).
-      const text = '🎉'.repeat(max + 5);
-      fireEvent.paste(field, { clipboardData: { getData: () => text } });
-      fireEvent.change(field, { target: { value: text.slice(0, field.maxLength) } });
+    for (const [field, max] of await textFields()) {
+      pasteAsBrowser(field, '🎉'.repeat(max + 5));
       expect(field.value).toBe('🎉'.repeat(max));
     }
   });
