@@ -154,8 +154,9 @@ function refuseUpgrade(request: http.IncomingMessage, socket: Duplex): Duplex {
 }
 
 /**
- * Round robin over the live backends. A browser on HTTP long-polling keeps to its instance through a
- * cookie (engine.io needs every poll of a session on the same instance); WebSockets need no stickiness.
+ * Round robin over the live backends. The server takes WebSockets only, which need no stickiness; a
+ * cookie still keeps a client on the instance it first reached while that one is live, so that a
+ * request can be sent to one instance on purpose (the cluster's tests pin theirs so).
  */
 function createProxy(backends: Backend[]) {
   const proxy = httpProxy.createProxyServer({ xfwd: true, ws: true });
