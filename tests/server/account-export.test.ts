@@ -57,6 +57,8 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     for (const [id, token] of [[unmatched, former.token], [blockedBy, blocker.token]] as const) {
       expect((await api().post(`/api/conversations/${id}/messages/`, { token, json: { content: 'hidden since' } })).status).toBe(201);
     }
+    // What she wrote there is still kept (until the ended chats' purge): hers to take.
+    expect((await api().post(`/api/conversations/${blockedBy}/messages/`, { token: me.token, json: { content: 'Mine, before the block' } })).status).toBe(201);
     expect((await api().delete(`/api/conversations/${unmatched}/`, { token: me.token })).status).toBe(204);
     expect((await api().post(`/api/users/${me.id}/block/`, { token: blocker.token })).status).toBe(204);
     const form = new FormData();
@@ -124,6 +126,17 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     expect(conversation.messages[1201]).toMatchObject({ content: 'message 1199' });
     const ids = conversation.messages.map((m: { id: number }) => m.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // The chats that ended and whose messages are still kept, as her list of ended chats shows them
+    // (newest end first): with her own messages only, the partner's no longer hers to see.
+    expect(data.ended_conversations).toEqual([
+      {
+        id: blockedBy,
+        partner: { id: blocker.id, name: 'Blocker' },
+        ended_at: expect.any(String),
+        messages: [{ id: expect.any(Number), sender: me.id, from_me: true, content: 'Mine, before the block', time: expect.any(String) }],
+      },
+      { id: unmatched, partner: { id: former.id, name: 'Former' }, ended_at: expect.any(String), messages: [] },
+    ]);
     expect(data.blocks).toEqual([{ user_id: blocked.id, name: 'Alex', time: expect.any(String) }]);
     expect(data.events_attended).toEqual([
       {
@@ -143,7 +156,7 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
     ]);
 
     // Nothing about anyone else beyond what the user already sees.
-    const hidden = ['Former', 'Blocker', 'hidden since'];
+    const hidden = ['Formerly', 'Blocking', 'hidden since'];
     for (const secret of [partner.email, 'Francisco', 'Secreto', 'Partner secret bio', admirer.email, 'Admirer', 'Hidden', blocked.email, ...hidden]) {
       expect(text).not.toContain(secret);
     }
@@ -231,6 +244,7 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       reactions_given: [],
       matches: [],
       conversations: [],
+      ended_conversations: [],
       events_attended: [],
       events_organized: [],
       blocks: [],

@@ -19,10 +19,10 @@ import {
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
 import { planPeriod } from '../payments/subscription';
-import { type BlockPosition, listBlocks } from '../safety/service';
+import { type BlockPosition, type EndedChatPosition, listBlocks, listEndedChats } from '../safety/service';
 import { conversationColumns, openConversationsOf } from '../safety/visibility';
 import type { MediaStore } from '../media/store';
-import type { BlockedUser } from '../../../shared/schemas/safety';
+import type { BlockedUser, EndedChat } from '../../../shared/schemas/safety';
 import type { Slice } from '../../lib/page';
 
 /** The prices of the two plans (`config.stripe.lookupKeys`): a subscription's period is named by them. */
@@ -62,9 +62,11 @@ async function* jsonArray<T>(items: AsyncIterable<T>, indent: string): AsyncGene
 
 /**
  * `account.json`, written as it is read (GDPR art. 20): the account, the profile, reactions given,
- * matches, every conversation the user can open with all its messages, subscription state, events
- * attended and organized, blocks, reports made and analytics events.
- * About anyone else only what the user already sees: a partner's id and shown name in a conversation,
+ * matches, every conversation the user can open with all its messages, the ended ones still kept with
+ * the messages the user wrote there, subscription state, events attended and organized, blocks, reports
+ * made and analytics events.
+ * About anyone else only what the user already sees: a partner's id and shown name in a conversation
+ * (an ended one's as the list of ended chats shows it),
  * the id of someone they reacted to, the id and name of someone they blocked (as their list of blocks
  * shows) or reported (as they showed themselves when reported).
  */
@@ -176,6 +178,43 @@ export async function* accountJson(db: Db, store: MediaStore, lookupKeys: Lookup
     yield '}';
   }
   yield matched.length === 0 ? '],\n' : '\n  ],\n';
+
+  // The chats that ended (unmatched, blocked, reported) and whose messages are still kept until the
+  // purge: what the user wrote there is still held, so it is theirs to take. As their list of ended
+  // chats shows them (the partner's id and name, newest end first), with their own messages only:
+  // the partner's are no longer theirs to see, and how it ended is not said.
+  yield '  "ended_conversations": [';
+  let endedCount = 0;
+  let endedAfter: EndedChatPosition | null = null;
+  do {
+    const page: Slice<EndedChat, EndedChatPosition> = await listEndedChats(db, userId, { since: new Date(0), after: endedAfter, limit: PAGE });
+    for (const chat of page.results) {
+      const head = JSON.stringify({ id: chat.id, partner: { id: chat.user_id, name: chat.name }, ended_at: chat.ended_at });
+      yield `${endedCount === 0 ? '' : ','}\n    ${head.slice(0, -1)},"messages":`;
+      endedCount += 1;
+      yield* jsonArray(
+        (async function* () {
+          const rows = pages(
+            (after) =>
+              db
+                .select({ id: messages.id, content: messages.content, time: messages.createdAt })
+                .from(messages)
+                .where(and(eq(messages.conversationId, chat.id), eq(messages.senderId, userId), gt(messages.id, after)))
+                .orderBy(asc(messages.id))
+                .limit(PAGE),
+            (message) => message.id,
+          );
+          for await (const message of rows) {
+            yield { id: message.id, sender: userId, from_me: true, content: message.content, time: iso(message.time) };
+          }
+        })(),
+        '    ',
+      );
+      yield '}';
+    }
+    endedAfter = page.next;
+  } while (endedAfter);
+  yield endedCount === 0 ? '],\n' : '\n  ],\n';
 
   // Events: where they checked in, and what they organized (never an event's QR secret).
   const attended = await db
