@@ -104,6 +104,7 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       active: false,
       provider: null,
       subscription_id: null,
+      status: null,
       period: null,
       trial_ends_at: null,
       renews_at: null,
@@ -226,11 +227,18 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       active: true,
       provider: 'local_test_checkout',
       subscription_id: expect.stringMatching(/^sub_local_/),
+      status: 'active',
       period: 'yearly',
       trial_ends_at: shown.trial_ends_at,
       renews_at: shown.renews_at,
       ends_at: null,
     });
+
+    // A renewal's payment failed: the plan page says so, and so does the archive.
+    await server.app.db.update(users).set({ planStatus: 'past_due' }).where(eq(users.id, user.id));
+    expect((await api().get('/api/payments/subscription/', { token: user.token })).body.payment_failed).toBe(true);
+    const failed = JSON.parse((await unzip((await download(user.token)).archive)).get('account.json')!.toString('utf8'));
+    expect(failed.subscription).toMatchObject({ active: true, status: 'past_due' });
   });
 
   it('exports a new, empty account too', async () => {

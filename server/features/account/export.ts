@@ -108,6 +108,9 @@ export async function* accountJson(db: Db, store: MediaStore, lookupKeys: Lookup
     active: user.hasSubscription,
     provider: user.stripeSubscriptionId ? (user.stripeSubscriptionId.startsWith('sub_local_') ? 'local_test_checkout' : 'stripe') : null,
     subscription_id: user.stripeSubscriptionId,
+    // Stripe's word for it (`trialing`, `active`, `past_due` when a payment failed, ...), as the plan page
+    // shows it: a plan still active whose renewal went unpaid is not one that renews as it should.
+    status: user.planStatus,
     period: planPeriod(user.planLookupKey, lookupKeys),
     trial_ends_at: iso(user.planTrialEndsAt),
     renews_at: iso(user.planRenewsAt),
