@@ -25,6 +25,8 @@ export interface Counters {
    * already counted: a reaction resent after its answer was lost).
    */
   unhit(key: string): Promise<void>;
+  /** The hits in a key's current window, counting none (a limit read before what it counts is known). */
+  count(key: string): Promise<number>;
   /** Forgets a key's window (a password reset clears the login throttle of its account). */
   reset(key: string): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +57,10 @@ export function memoryCounters(): Counters {
     async unhit(key) {
       const window = windows.get(key);
       if (window && window.count > 0 && window.resetAt > Date.now()) window.count -= 1;
+    },
+    async count(key) {
+      const window = windows.get(key);
+      return window && window.resetAt > Date.now() ? window.count : 0;
     },
     async reset(key) {
       windows.delete(key);
@@ -158,6 +164,15 @@ export function redisCounters(options: { redis: Redis; log: FastifyBaseLogger })
       // The hit was counted where it was: in Redis, or in the fallback while Redis was away.
       if (!client.isReady) return fallback.unhit(key);
       await withTimeout(client.eval(UNHIT_SCRIPT, { keys: [redisKey(key)] }), REDIS_COMMAND_TIMEOUT_MS, 'EVAL').catch(warn);
+    },
+    async count(key) {
+      if (!client.isReady) return fallback.count(key);
+      try {
+        return Number((await withTimeout(client.get(redisKey(key)), REDIS_COMMAND_TIMEOUT_MS, 'GET')) ?? 0);
+      } catch (error) {
+        warn(error);
+        return fallback.count(key);
+      }
     },
     async reset(key) {
       await fallback.reset(key);

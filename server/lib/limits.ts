@@ -38,6 +38,11 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // One pass's uses of those three, for its life: a phone signs up and in, with a mistyped password or
     // two; past this, the pass counts per address like none.
     'door:pass': { max: 10, windowMs: JOIN_PASS_MINUTES * MINUTE },
+    // Logins let in by a pass that then failed (no such account, or a wrong password), per address: the
+    // doors-open minute's typos, one newcomer in twenty mistyping the password they just chose, with
+    // room to spare. Past them, a pass no longer lifts that address's logins: one password tried across
+    // thousands of accounts (each try a password hash of our CPU) meets the address's 30 like any other.
+    'login:door-miss:ip': { max: 60, windowMs: MINUTE },
     // Each checkout or portal session creates objects at Stripe: per person signed in (a venue's crowd
     // shares one address), per address otherwise.
     checkout: { max: login.perIp, windowMs: login.windowMs },
@@ -152,6 +157,8 @@ export interface Limits {
   hook(name: LimitName, subject?: (request: FastifyRequest) => string): (request: FastifyRequest) => Promise<void>;
   /** Gives one counted attempt back (`Counters.unhit`): a retry of one that was counted already. */
   unhit(name: LimitName, subject: string): Promise<void>;
+  /** True once the subject has used up the limit's window (the next `consume` would throw), counting nothing. */
+  usedUp(name: LimitName, subject: string): Promise<boolean>;
   /** Forgets a subject's count. */
   reset(name: LimitName, subject: string): Promise<void>;
   close(): Promise<void>;
@@ -174,6 +181,7 @@ export function createLimits(counters: Counters, rules: Record<LimitName, LimitR
     },
     hook: (name, subject = requestSubject) => (request) => consume(name, subject(request)),
     unhit: (name, subject) => counters.unhit(key(name, subject)),
+    usedUp: async (name, subject) => (await counters.count(key(name, subject))) >= rules[name].max,
     reset: (name, subject) => counters.reset(key(name, subject)),
     close: () => counters.close(),
   };

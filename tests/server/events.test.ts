@@ -984,13 +984,17 @@ describe('a rush at the doors, every phone behind one address', () => {
  * the scan's join pass, the ways in count per event; without one, or with one that is no good, per
  * address as ever; a login's per (account, address) count holds either way. Scaled to a tenth: 3 a
  * minute per address (30 in production), 200 per event (2,000), 30 newcomers for the 300; per
- * (account, address) as in production, 10.
+ * (account, address) as in production, 10, and a pass's failed logins per address, 12 (60), more than one account's 10.
  */
 describe('signing up and in at the door, every phone behind one address', () => {
   const server = serverPerSuite({
     config: {
       loginThrottle: { perIp: 3, perAccount: 10, windowMs: 60_000 },
-      limits: { 'login:event': { max: 200, windowMs: 60_000 }, 'register:event': { max: 200, windowMs: 60_000 } },
+      limits: {
+        'login:event': { max: 200, windowMs: 60_000 },
+        'register:event': { max: 200, windowMs: 60_000 },
+        'login:door-miss:ip': { max: 12, windowMs: 60_000 },
+      },
     },
   });
 
@@ -1078,6 +1082,33 @@ describe('signing up and in at the door, every phone behind one address', () => 
     expect(await statusesOf(3, () => register({ pass }), 1)).toEqual([201, 201, 201]);
     throttled(await register({ pass }));
     throttled(await register());
+  });
+
+  it('counts a pass\'s failed logins per address past 12 (60) a minute: one password tried across many accounts, then the address\'s 3', async () => {
+    const venue = venueAddress();
+    const { event } = await door(organizer, venue);
+    // Fifteen newcomers sign up and in with passes: more than 12 logins, each let in, none a miss.
+    const bodies = Array.from({ length: 15 }, newcomer);
+    const passes = await Promise.all(bodies.map(() => scan(event, venue)));
+    expect(await statusesOf(15, (i) => api().post('/api/auth/register/', { json: { ...bodies[i], pass: passes[i] }, headers: venue }))).toEqual(Array(15).fill(201));
+    const loggedIn = await statusesOf(15, (i) =>
+      api().post('/api/auth/', { json: { username: bodies[i]!.username, password: bodies[i]!.password, pass: passes[i] }, headers: venue }),
+    );
+    expect(loggedIn).toEqual(Array(15).fill(200));
+    // A script's passes, one per try: the same password at accounts of the venue, and at accounts that
+    // are none. Past 12 misses its passes lift nothing: from there its logins count per address.
+    const scripted = await Promise.all(Array.from({ length: 17 }, () => scan(event, venue)));
+    const stuff = (i: number) =>
+      api().post('/api/auth/', {
+        json: { username: i < 4 ? bodies[i]!.username : `nobody-${i}-${venues}@example.com`, password: 'Summer-Orbit-2026', pass: scripted[i] },
+        headers: venue,
+      });
+    expect(await statusesOf(12, stuff, 1)).toEqual(Array(12).fill(400));
+    expect(await statusesOf(3, (i) => stuff(12 + i), 1)).toEqual([400, 400, 400]);
+    throttled(await stuff(15));
+    // So is a newcomer's own login there, pass or not, until the window ends; their sign-up still counts per event.
+    throttled(await api().post('/api/auth/', { json: { username: bodies[5]!.username, password: bodies[5]!.password, pass: scripted[16] }, headers: venue }));
+    expect((await api().post('/api/auth/register/', { json: { ...newcomer(), pass: scripted[16] }, headers: venue })).status).toBe(201);
   });
 
   it('still limits guesses at one account per (account, address), pass or not', async () => {

@@ -1,7 +1,8 @@
 /**
  * The throttle's counters in Redis (`server/lib/counters.ts`), on a Redis of the test's own: the hit
  * script goes by its SHA1, a Redis that has forgotten it (a restart, SCRIPT FLUSH) still counts, and
- * a batch of hits is one call; a hit given back (`unhit`) takes one off, never below none (in memory too).
+ * a batch of hits is one call; a hit given back (`unhit`) takes one off, never below none, and a count
+ * read (`count`) counts nothing (in memory too).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,11 +11,18 @@ import { openRedis, type Redis } from '../../server/lib/redis';
 import { freePort } from '../helpers/ports';
 import { hasRedisServerBinary, ownRedis } from '../helpers/services';
 
-/** Two hits of two on `u`, one given back: one more fits, the next is over; a key never hit gives nothing. */
+/**
+ * Two hits of two on `u`, one given back: one more fits, the next is over; a key never hit gives
+ * nothing, and reads as none. Its count, read as often as need be, is what is left after the give-back.
+ */
 async function expectOneHitBack(counters: Counters) {
   await counters.hit('u', 2, 60_000);
   await counters.hit('u', 2, 60_000);
+  expect(await counters.count('u')).toBe(2);
   await counters.unhit('u');
+  expect(await counters.count('u')).toBe(1);
+  expect(await counters.count('u')).toBe(1);
+  expect(await counters.count('never-hit')).toBe(0);
   // Two hits again, not three: the third is the one over.
   expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(false);
   expect((await counters.hit('u', 2, 60_000)).exceeded).toBe(true);
@@ -67,7 +75,7 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it('gives a hit back, never below none, and never makes a key out of nothing', async () => {
+  it('gives a hit back, never below none, reads a count without counting, and never makes a key out of nothing', async () => {
     const counters = redisCounters({ redis, log });
     const keysBefore = (await redis.commands.keys('test-counters:throttle:*')).length;
     await expectOneHitBack(counters);
@@ -77,7 +85,7 @@ describe.skipIf(!hasRedisServerBinary())('throttle counters in Redis', () => {
 });
 
 describe('throttle counters in memory', () => {
-  it('give a hit back, never below none', async () => {
+  it('give a hit back, never below none, and read a count without counting', async () => {
     const counters = memoryCounters();
     await expectOneHitBack(counters);
     for (let i = 0; i < 3; i++) await counters.unhit('u');

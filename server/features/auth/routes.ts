@@ -6,12 +6,12 @@ import { requestLanguage } from '../../lib/language';
 import { currentUser } from '../../plugins/auth';
 import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
-import { asApiError } from '../../errors';
+import { asApiError, ValidationError } from '../../errors';
 import { login, register, rememberLanguage, withEmailTaken } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody, withoutToken } from '../../plugins/api-docs';
 import { addressOf } from '../../lib/limits';
-import { doorLimit } from './door-limit';
+import { countDoorMiss, doorLimit } from './door-limit';
 
 /** The (account, address) pair the login throttle counts. */
 const accountAtAddress = (accountKey: string, ip: string) => `${accountKey}|${ip}`;
@@ -21,13 +21,16 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
 
   app.post('/api/auth/', {
     schema: { ...withoutToken, body: LoginInput, response: { 200: TokenResponse } },
-    // Per address (or per event, with a join pass) once the body is read; per (account, address)
-    // before the password is checked, whatever the pass.
-    preValidation: doorLimit(app, 'login:ip', 'login:event'),
+    // Per address (or per event, with a join pass, while the address's failed logins with one are
+    // few) once the body is read; per (account, address) before the password is checked, whatever the pass.
+    preValidation: doorLimit(app, 'login:ip', 'login:event', 'login:door-miss:ip'),
     handler: async (request) => {
       const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
         app.limits.consume('login:account-ip', accountAtAddress(key, addressOf(request))),
-      );
+      ).catch(async (error: unknown) => {
+        if (error instanceof ValidationError) await countDoorMiss(app, request, 'login:door-miss:ip');
+        throw error;
+      });
       // The owner got in: their own mistypes from here no longer count.
       await app.limits.reset('login:account-ip', accountAtAddress(accountKey, addressOf(request)));
       await rememberLanguage(app.db, userId, requestLanguage(request));
