@@ -28,10 +28,11 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'login:account-ip': { max: login.perAccount, windowMs: login.windowMs },
     'register:ip': { max: login.perIp, windowMs: login.windowMs },
     'google-login:ip': { max: login.perIp, windowMs: login.windowMs },
-    // The same ways in carrying a current join pass of an open event (`auth/door-limit.ts`): per event
-    // instead of per address, the venue's crowd being behind its one Wi-Fi address. Sized for the
-    // doors-open minute of 1,000 phones, each signing up then in, once or twice; the
-    // per (account, address) login limit still holds, and the budget lasts only while the event is open.
+    // The same ways in carrying a current join pass of an open event whose organizer's e-mail is
+    // verified (`auth/door-limit.ts`): per event instead of per address, the venue's crowd being behind
+    // its one Wi-Fi address. Sized for the doors-open minute of 1,000 phones, each signing up then in,
+    // once or twice; the per (account, address) login limit still holds, and the budget lasts only
+    // while the event is open.
     'login:event': { max: 2000, windowMs: MINUTE },
     'register:event': { max: 2000, windowMs: MINUTE },
     'google-login:event': { max: 2000, windowMs: MINUTE },

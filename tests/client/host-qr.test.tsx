@@ -3,7 +3,7 @@
  * The host screen's door QR against the clock: the next code swaps in a little before the window
  * turns, and a code that has run out with no newer one come (the phone offline) is struck through and
  * said to let nobody in, on the screen and on the big screen, until a fresh one comes. A code whose
- * link only this computer can open says so. Timers and Date are fake; the api and the socket are faked.
+ * link only this computer can open says so, and so does the door of an organizer whose e-mail is not verified. Timers and Date are fake; the api and the socket are faked.
  */
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,6 +14,7 @@ import { api } from '../helpers/host-fakes';
 import { inEnglish, renderHostScreen } from '../helpers/host-screen';
 import { comeBack } from '../helpers/page-visibility';
 import { publicEvent } from '../helpers/public-event';
+import { currentUser } from '../helpers/current-user';
 
 vi.mock(import('../../client/lib/socket'), async (original) => ({
   ...(await original()),
@@ -22,6 +23,7 @@ vi.mock(import('../../client/lib/socket'), async (original) => ({
 vi.mock('../../client/lib/api-app', () => import('../helpers/host-fakes'));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
+const { useSession } = await import('../../client/stores/session');
 
 const WINDOW = QR_WINDOW_SECONDS * 1000;
 /** A window's turn, as the server counts them (from the epoch, a window at a time). */
@@ -173,6 +175,26 @@ describe('the host screen’s QR', () => {
       expect(said).toContain(enEvents['host.scan']);
       expect(said).not.toContain(here(new URL(reachable).host));
     }
+  });
+
+  it('asks an organizer whose e-mail is not verified to verify it, at a QR door only: till then its guests sign up per address', async () => {
+    const shown = async (verified: boolean, joinMode: 'qr' | 'code') => {
+      answers(TURN - 30_000);
+      api.myEvents.mockResolvedValue({ results: [{ ...publicEvent({ id: 7, join_mode: joinMode }), is_organizer: true as const }], next: null });
+      api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW));
+      useSession.setState({ user: currentUser({ email_verified: verified }) });
+      const { unmount } = renderHostScreen();
+      await run(0);
+      const said = document.querySelector('.host-door')!.textContent!;
+      unmount();
+      stop();
+      vi.useRealTimers();
+      useSession.setState({ user: undefined });
+      return said;
+    };
+    expect(await shown(false, 'qr')).toContain(enEvents['host.verifyDoor']);
+    expect(await shown(true, 'qr')).not.toContain(enEvents['host.verifyDoor']);
+    expect(await shown(false, 'code')).not.toContain(enEvents['host.verifyDoor']);
   });
 
   /** The screen, on a computer whose clock is `serverAhead` off the server's, at TURN - 30 s by the server's. */

@@ -16,7 +16,7 @@ import {
   qrWindowAt,
 } from '../../server/features/events/service';
 import { ENDED_CONVERSATION_MESSAGES_KEPT_MS, purgeEndedConversations } from '../../server/features/safety/service';
-import { birthDateForAge, makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser, makeUser, markEmailVerified, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
 import { type ApiResponse, client } from '../helpers/http';
 import { subscribeThroughTestCheckout } from '../helpers/plan';
@@ -1019,9 +1019,11 @@ describe('signing up and in at the door, every phone behind one address', () => 
     const event = await makeEvent(server, organizer, { join_mode: 'qr' });
     return { event, pass: await scan(event, venue) };
   }
+  /** An organizer whose e-mail is verified: only theirs lends their events' doors. */
   let organizer: TestUser;
   beforeAll(async () => {
     organizer = await makeUser(server);
+    await markEmailVerified(server, organizer.id);
   });
 
   it('lets 300 newcomers with the scan\'s pass sign up and in within the minute; without one, 30 (a tenth of each)', async () => {
@@ -1071,6 +1073,21 @@ describe('signing up and in at the door, every phone behind one address', () => 
       throttled(await register({}));
       expect((await register({ pass: valid })).status, label).toBe(201);
     }
+  });
+
+  it('counts a pass of an event whose organizer has not verified their e-mail per address: a throwaway account lends no door', async () => {
+    const venue = venueAddress();
+    const unverified = await makeUser(server);
+    const { event, pass } = await door(unverified, venue);
+    const register = (body: object) => api().post('/api/auth/register/', { json: { ...newcomer(), ...body }, headers: venue });
+    expect(await statusesOf(3, () => register({ pass }), 1)).toEqual([201, 201, 201]);
+    throttled(await register({ pass }));
+    const login = () => api().post('/api/auth/', { json: { username: `nobody-${venues}@example.com`, password: 'Summer-Orbit-2026', pass }, headers: venue });
+    expect(await statusesOf(3, login, 1)).toEqual([400, 400, 400]);
+    throttled(await login());
+    // Verified, the organizer lends it: its passes count per event again.
+    await markEmailVerified(server, unverified.id);
+    expect((await register({ pass: await scan(event, venue) })).status).toBe(201);
   });
 
   it('counts one pass past its own 10 uses per address: one phone signs up and in, it does not open the door to thousands', async () => {
@@ -1137,6 +1154,7 @@ describe('the door\'s budget per event', () => {
     const api = client(server.url);
     const venue = { 'x-forwarded-for': '198.51.100.9' };
     const organizer = await makeUser(server);
+    await markEmailVerified(server, organizer.id);
     const scanOf = async (event: { id: number; code: string }) =>
       (await api.post(`/api/events/${event.code}/pass/`, { json: { token: await tokenFor(server, event.id) }, headers: venue })).body.pass as string;
     const [first, second] = [await makeEvent(server, organizer, { join_mode: 'qr' }), await makeEvent(server, organizer, { join_mode: 'qr' })];

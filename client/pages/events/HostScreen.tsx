@@ -19,6 +19,7 @@ import { useConnection } from '../../lib/socket';
 import { toast } from '../../lib/toast';
 import { enterEvent, useEvents } from '../../stores/events';
 import { deleteHostedEvent, endHostedEvent, openHostScreen, useHost } from '../../stores/host';
+import { useSession } from '../../stores/session';
 import { EventCard, EventSummary } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
@@ -351,6 +352,7 @@ export function HostScreen({ id }: { id: number }) {
   const stats = useHost((state) => state.stats);
   const failed = useHost((state) => state.failed);
   const statsFailed = useHost((state) => state.statsFailed);
+  const unverified = useSession((state) => state.user?.email_verified === false);
   const [sheet, setSheet] = useState<'end' | 'delete' | null>(null);
   const [big, setBig] = useState(false);
   const [linkShown, setLinkShown] = useState(false);
@@ -438,6 +440,8 @@ export function HostScreen({ id }: { id: number }) {
               {/* For the organizer only: the big screen by the door is for the guests. Under the QR: it
                   comes with the QR's answer, and above it took the QR down as it was drawn. */}
               {qrHere && <p className="notice">{t('host.qrLocal', { host: qrHere })}</p>}
+              {/* Until then the server counts its guests' sign-ups per address, as the venue's one Wi-Fi address. */}
+              {unverified && event.join_mode === 'qr' && <p className="notice">{t('host.verifyDoor')}</p>}
             </section>
           ) : (
             // With the day: an end at 04:00 read on the same Saturday afternoon would seem long past.

@@ -8,7 +8,8 @@ import { openEventOfPass } from '../events/service';
  * validated. At a party the venue's whole crowd is behind its one Wi-Fi address, and the newcomers sign
  * up and in within the doors-open minute: a request carrying a current join pass of an open event (the
  * scan's, kept by the client through sign-up) counts against that event's budget, sized for its door.
- * Any other — no pass, or one expired, forged, or of an event closed or gone — counts against its
+ * Any other — no pass, or one expired, forged, or of an event closed or gone, or of one whose organizer
+ * has not verified their e-mail (an account made for the purpose lends no door) — counts against its
  * address's, as before. So does a pass past its own few uses (`door:pass`: one phone signs up and in,
  * it does not try thousands of accounts) or past its event's budget (someone draining it leaves the
  * newcomers their address's allowance, not a refusal). The login's per (account, address) count comes
