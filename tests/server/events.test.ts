@@ -1088,6 +1088,10 @@ describe('signing up and in at the door, every phone behind one address', () => 
     // Verified, the organizer lends it: its passes count per event again.
     await markEmailVerified(server, unverified.id);
     expect((await register({ pass: await scan(event, venue) })).status).toBe(201);
+    // Banned, no longer: what their door let in before stays, but no more comes on its budget.
+    const pass2 = await scan(event, venue);
+    await server.app.db.execute(sql`update users set banned_at = now() where id = ${unverified.id}`);
+    throttled(await register({ pass: pass2 }));
   });
 
   it('counts one pass past its own 10 uses per address: one phone signs up and in, it does not open the door to thousands', async () => {

@@ -301,18 +301,20 @@ export function isValidJoinPass(sealer: Sealer, event: EventRecord, pass: string
 
 /**
  * What the door's limits read of a pass's event: its window, and whether it still lets people in by QR
- * and its organizer's e-mail is verified (an account made for the purpose lends no door).
+ * and its organizer's e-mail is verified (an account made for the purpose lends no door) and they are
+ * not banned.
  */
 const passEventStatement = new PreparedStatement<{ id: number }>(sql`
   select floor(extract(epoch from e.starts_at) * 1000)::float8 as "startsMs",
     floor(extract(epoch from e.ends_at) * 1000)::float8 as "endsMs"
   from ${events} e join ${users} u on u.id = e.organizer_id
-  where e.id = ${sql.placeholder('id')}::int and e.qr_secret is not null and u.email_verified_at is not null`);
+  where e.id = ${sql.placeholder('id')}::int and e.qr_secret is not null and u.email_verified_at is not null
+    and u.banned_at is null`);
 
 /**
  * The event a sign-up or sign-in's pass lets it count against (`auth/door-limit.ts`): its id when the
  * pass is ours and unexpired, and its event still lets people in by QR, is open for check-in now, and
- * is organized by someone whose e-mail is verified; otherwise null. One indexed row and its
+ * is organized by someone whose e-mail is verified and who is not banned; otherwise null. One indexed row and its
  * organizer's, none of the attendances' count.
  */
 export async function openEventOfPass(db: Db, sealer: Sealer, pass: string, now = Date.now()): Promise<number | null> {
