@@ -24,19 +24,29 @@ const publicPart: CatalogueLoaders = {
  * A load that says when it is done the way React's `use` reads it (`status`), so a component whose
  * copy is already there renders at once instead of suspending for a tick.
  */
-type Load = Promise<void> & { status?: 'fulfilled'; value?: undefined };
+type Load = Promise<void> & { status?: 'fulfilled' | 'rejected'; value?: undefined; reason?: unknown };
 const done = (load: Load) => Object.assign(load, { status: 'fulfilled' as const, value: undefined });
 
 /** Every part this tab uses, with each language's load (started at most once). */
 const parts = new Map<CatalogueLoaders, Partial<Record<Language, Load>>>([[publicPart, { es: done(Promise.resolve()) }]]);
 
-function loadIn(part: CatalogueLoaders, language: Language): Load {
+function loadIn(part: CatalogueLoaders, language: Language, again = false): Load {
   let loads = parts.get(part);
   if (!loads) parts.set(part, (loads = {}));
-  const load: Load = (loads[language] ??= part[language]().then((messages) => {
-    Object.assign(registry[language], messages);
-    done(load);
-  }));
+  // A switch of language asks again for a part whose load failed (no network, a new version that took
+  // its chunk away). A render does not: `use` must be given the failure, or it would suspend on a new
+  // load of the part each time the last one failed, fetching it again without end.
+  if (again && loads[language]?.status === 'rejected') delete loads[language];
+  const load: Load = (loads[language] ??= part[language]().then(
+    (messages) => {
+      Object.assign(registry[language], messages);
+      done(load);
+    },
+    (error: unknown) => {
+      Object.assign(load, { status: 'rejected', reason: error });
+      throw error;
+    },
+  ));
   return load;
 }
 
@@ -76,7 +86,7 @@ export const useLanguage = create<LanguageState>()((set) => ({
     storeLanguage(language);
     // The last choice wins when a slow load of an earlier one finishes after it.
     const ticket = ++switches;
-    await Promise.all([...parts.keys()].map((part) => loadIn(part, language)));
+    await Promise.all([...parts.keys()].map((part) => loadIn(part, language, true)));
     if (ticket !== switches) return;
     applyToDocument(language);
     set({ language });

@@ -6,7 +6,7 @@ import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { Suspense } from 'react';
 import { LanguageSwitcher } from '../../client/components/LanguageSwitcher';
-import { initLanguage, t, useLanguage, useMessages, useT } from '../../client/lib/i18n';
+import { initLanguage, loadMessages, t, useLanguage, useMessages, useT } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
 import { clearStorage, setToken } from '../../client/lib/storage';
 import { Landing } from '../../client/pages/Landing';
@@ -101,6 +101,22 @@ describe('language', () => {
     expect(document.documentElement.lang).toBe('en');
     // Never a key on screen, and the fallback only before the first load.
     expect(shown.every((text) => text === es['app.logout'] || text === en['app.logout'])).toBe(true);
+  });
+
+  it('fetches a part again at the next switch when its load failed, instead of failing again from memory', async () => {
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    // The Spanish copy's chunk does not come (no network, or a server restarting for a new version).
+    const spanish = vi.fn((): Promise<Record<string, string>> => Promise.reject(new TypeError('Failed to fetch dynamically imported module: http://localhost/assets/es-x.js')));
+    loadMessages({ en: async () => ({}), es: spanish });
+    await expect(useLanguage.getState().setLanguage('es')).rejects.toThrow(TypeError);
+    expect(useLanguage.getState().language).toBe('en');
+
+    // It comes now: the next switch asks for it again, and shows it.
+    spanish.mockImplementation(async () => ({}));
+    await useLanguage.getState().setLanguage('es');
+    expect(spanish).toHaveBeenCalledTimes(2);
+    expect(useLanguage.getState().language).toBe('es');
   });
 
   it('has every English key translated into Spanish, with the same placeholders', () => {
