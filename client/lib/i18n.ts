@@ -1,6 +1,6 @@
 import { createElement, use, type ReactNode } from 'react';
 import { create } from 'zustand';
-import type { Language } from '../../shared/constants';
+import { DEFAULT_LANGUAGE, type Language } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
 import { esPublic } from '../../shared/i18n/es-public';
 import { format, isolate, withoutDirectionControls, type MessageVars } from '../../shared/i18n/format';
@@ -99,7 +99,16 @@ export function initLanguage(): Promise<void> {
   const language = getStoredLanguage();
   useLanguage.setState({ language });
   applyToDocument(language);
-  return Promise.all([...parts.keys()].map((part) => loadIn(part, language))).then(() => undefined);
+  return Promise.all([...parts.keys()].map((part) => loadIn(part, language))).then(
+    () => undefined,
+    // An English reader's copy that did not come (no network, or a new version just out): the page
+    // opens in Spanish, whose copy came with it, rather than blank for good; the choice stays stored
+    // for the next opening, and a tap on EN asks for the copy again.
+    () => {
+      useLanguage.setState({ language: DEFAULT_LANGUAGE });
+      applyToDocument(DEFAULT_LANGUAGE);
+    },
+  );
 }
 
 export type Translate = (key: MessageKey, vars?: MessageVars) => string;

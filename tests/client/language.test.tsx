@@ -119,6 +119,29 @@ describe('language', () => {
     expect(useLanguage.getState().language).toBe('es');
   });
 
+  it('opens in Spanish when an English reader\'s copy does not come, not as a blank page, and switches once it does', async () => {
+    // A module graph of its own, whose English public copy's chunk does not load (no network, or a
+    // server restarting for a new version between the page and its chunks).
+    vi.resetModules();
+    vi.doMock('../../shared/i18n/en-public', () => {
+      throw new TypeError('Failed to fetch dynamically imported module: http://localhost/assets/en-public-x.js');
+    });
+    const i18n = await import('../../client/lib/i18n');
+    localStorage.setItem('language_code', 'en');
+    await i18n.initLanguage();
+    expect(i18n.useLanguage.getState().language).toBe('es');
+    expect(document.documentElement.lang).toBe('es');
+    expect(i18n.t('login.title')).toBe(es['login.title']);
+    // The reader's choice is kept for the next opening.
+    expect(localStorage.getItem('language_code')).toBe('en');
+
+    // The chunk comes now: a tap on EN asks for it again.
+    vi.doUnmock('../../shared/i18n/en-public');
+    await i18n.useLanguage.getState().setLanguage('en');
+    expect(i18n.t('login.title')).toBe(en['login.title']);
+    vi.resetModules();
+  });
+
   it('has every English key translated into Spanish, with the same placeholders', () => {
     for (const key of Object.keys(en) as Array<keyof typeof en>) {
       expect(es[key], key).toBeTruthy();
