@@ -144,6 +144,8 @@ describe('a chat', () => {
     renderAt('/app/', <Chat id={7} />);
     expect(await screen.findByText(en['chat.notFound'])).toBeTruthy();
     expect(tryAgain()).toBeNull();
+    // A chat that ended while the reader was away is an answer, not a failure: nothing for the console.
+    expect(console.error).not.toHaveBeenCalled();
   });
 });
 

@@ -79,8 +79,10 @@ export function Chat({ id }: { id: number }) {
   useEffect(() => {
     if (useChat.getState().ended[id]) return;
     open(id).catch((error: unknown) => {
-      logFailure('Could not open conversation', error);
-      setFailedToLoad(mayPass(error) ? loadFailure(error) : 'gone');
+      // Refused (a 404: the chat ended, or was never ours) is what the screen says; only a failure is logged.
+      const gone = !mayPass(error);
+      if (!gone) logFailure('Could not open conversation', error);
+      setFailedToLoad(gone ? 'gone' : loadFailure(error));
     });
   }, [id, open, attempt]);
   const openAgain = () => {
