@@ -109,6 +109,24 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(await page.locator('.top-bar .lang-switch').innerText()).toBe('EN');
   });
 
+  it('the top bar on a 360 px phone, with the heart and both languages: her whole name too (it showed "Julia Rom…")', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      const name = page.locator('.top-user-name');
+      await expect.poll(() => page.locator('.top-bar .logo').isVisible()).toBe(true);
+      expect(await page.locator('.top-bar .lang-switch').innerText()).toMatch(/ES\s*EN/);
+      // Its text’s own width, not scrollWidth: that rounds, and a name 0.4 px too wide still ends in "…".
+      const widths = await name.evaluate((element) => {
+        const text = document.createRange();
+        text.selectNodeContents(element);
+        return { text: text.getBoundingClientRect().width, room: element.getBoundingClientRect().width };
+      });
+      expect(widths.text).toBeLessThanOrEqual(widths.room);
+    } finally {
+      await page.setViewportSize({ width: 320, height: 568 });
+    }
+  });
+
   it('another’s profile: the photo the column’s width, above the name, the name above the buttons', async () => {
     await page.getByTestId('swipe-card').tap();
     const heading = page.getByRole('heading', { level: 1, name: /Ben, 28/ });
