@@ -17,6 +17,8 @@ export interface FakeStripe extends FakeServer {
   secretKey: string;
   /** lookup_key → price id; tests may add or remove prices. */
   prices: Map<string, string>;
+  /** lookup_key → what the price charges (by default what the app shows: `TEST_STRIPE.charges`); tests may change it. */
+  charges: Map<string, FakeCharge>;
   /**
    * Subscriptions as Stripe holds them now, by id (customer and status; tests may add `items`, the
    * trial's end and a cancellation), as `GET /v1/subscriptions/:id` and `GET /v1/subscriptions?customer=`
@@ -69,6 +71,14 @@ export interface FakeSubscription {
   cancel_at_period_end?: boolean;
 }
 
+/** What one payment of a price charges, as Stripe's price says it. */
+export interface FakeCharge {
+  currency: string;
+  /** In the currency's smallest unit (cents). */
+  unit_amount: number;
+  recurring: { interval: 'day' | 'week' | 'month' | 'year'; interval_count: number };
+}
+
 export interface FakeCustomer {
   email: string | null;
   name: string | null;
@@ -89,6 +99,11 @@ export const TEST_STRIPE = {
   secretKey: 'sk_test_fake_eventmatch',
   webhookSecret: 'whsec_test_eventmatch',
   prices: { basic_monthly: 'price_monthly_1', basic_yearly: 'price_yearly_1' },
+  /** What the app shows: 15 US$ a month, or 120 US$ a year. */
+  charges: {
+    basic_monthly: { currency: 'usd', unit_amount: 1500, recurring: { interval: 'month', interval_count: 1 } },
+    basic_yearly: { currency: 'usd', unit_amount: 12000, recurring: { interval: 'year', interval_count: 1 } },
+  } as Record<string, FakeCharge>,
 } as const;
 
 /** The server's Stripe settings for the real SDK pointed at this fake. */
@@ -118,8 +133,13 @@ function localesIn(form: Record<string, string>): string[] {
     .map(([, value]) => value);
 }
 
-export async function startFakeStripe(options: { secretKey: string; prices: Record<string, string> }): Promise<FakeStripe> {
+export async function startFakeStripe(options: {
+  secretKey: string;
+  prices: Record<string, string>;
+  charges?: Record<string, FakeCharge>;
+}): Promise<FakeStripe> {
   const prices = new Map(Object.entries(options.prices));
+  const charges = new Map(Object.entries(options.charges ?? {}));
   const sessions = new Map<string, Record<string, unknown>>();
   const portalSessions = new Map<string, Record<string, unknown>>();
   const subscriptions = new Map<string, FakeSubscription>();
@@ -142,7 +162,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
         .map(([, value]) => value);
       const data = keys
         .filter((key) => prices.has(key))
-        .map((key) => ({ id: prices.get(key), object: 'price', active: true, lookup_key: key, type: 'recurring' }));
+        .map((key) => ({ id: prices.get(key), object: 'price', active: true, lookup_key: key, type: 'recurring', ...charges.get(key) }));
       return { status: 200, body: { object: 'list', url: '/v1/prices', has_more: false, data } };
     }
 
@@ -309,6 +329,7 @@ export async function startFakeStripe(options: { secretKey: string; prices: Reco
     ...server,
     secretKey: options.secretKey,
     prices,
+    charges,
     sessions,
     portalSessions,
     subscriptions,

@@ -218,6 +218,33 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     }
   });
 
+  it('sends no one to pay a Stripe price that charges other than the app shows (400)', async () => {
+    const user = await makeUser(server);
+    const shown = TEST_STRIPE.charges.basic_monthly!;
+    // In euros; 20 a month; every three months; once a year for the monthly plan.
+    const others = [
+      { ...shown, currency: 'eur' },
+      { ...shown, unit_amount: 2000 },
+      { ...shown, recurring: { interval: 'month' as const, interval_count: 3 } },
+      { ...shown, recurring: { interval: 'year' as const, interval_count: 1 } },
+    ];
+    try {
+      for (const charge of others) {
+        fake.charges.set('basic_monthly', charge);
+        const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+        expect(response.status, JSON.stringify(charge)).toBe(400);
+        expect(response.body).toEqual({ lookup_key: ['This plan is not available right now.'] });
+      }
+    } finally {
+      fake.charges.set('basic_monthly', shown);
+    }
+    expect(await sessionsOf(server, user.id)).toEqual([]);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions' && r.form.client_reference_id === String(user.id))).toEqual([]);
+    // As the app shows it, it sells.
+    const response = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  });
+
   it('answers 503, not 500, while Stripe is down, and stores nothing', async () => {
     const user = await makeUser(server);
     fake.outage = true;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
-import { FREE_TRIAL_DAYS, type Language } from '../../../shared/constants';
+import { FREE_TRIAL_DAYS, type Language, PLAN_CURRENCY } from '../../../shared/constants';
+import { type BillingPeriod, chargedPrice } from '../../../shared/plan-prices';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
@@ -29,6 +30,8 @@ export interface Payments {
   stripe: Stripe | null;
   /** The lookup keys of the plans that may be bought (overridable by environment). */
   lookupKeys: readonly string[];
+  /** Which of them is the monthly plan's, and which the yearly's: the price each must charge. */
+  plans: Record<BillingPeriod, string>;
 }
 
 export interface CheckoutUser {
@@ -65,6 +68,20 @@ export const cancelUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}?canc
 /** The app's page for a local test checkout: it shows the session to the signed-in account it is for. */
 export const testCheckoutUrl = (publicUrl: string, sessionId: string) => `${subscribeUrl(publicUrl)}test-checkout/${sessionId}`;
 
+/**
+ * Whether one payment of Stripe's price is what the app shows for the plan: the same currency and
+ * sum (Stripe's smallest unit, cents), once a month or once a year.
+ */
+function chargesAsShown(price: Stripe.Price, period: BillingPeriod): boolean {
+  const recurring = price.recurring;
+  return (
+    price.currency.toUpperCase() === PLAN_CURRENCY &&
+    price.unit_amount === Math.round(chargedPrice('starter', period) * 100) &&
+    recurring?.interval === (period === 'monthly' ? 'month' : 'year') &&
+    recurring.interval_count === 1
+  );
+}
+
 /** A plan this server sells, or the 400 that says it is not one. */
 export function checkPlan(payments: Payments, lookupKey: string) {
   if (!payments.lookupKeys.includes(lookupKey)) throw ValidationError.field('lookup_key', UNKNOWN_PLAN);
@@ -77,6 +94,7 @@ export async function createCheckout(
   publicUrl: string,
   user: CheckoutUser,
   lookupKey: string,
+  log?: { error(object: object, message: string): void },
 ): Promise<string> {
   checkPlan(payments, lookupKey);
   if (user.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
@@ -91,6 +109,16 @@ export async function createCheckout(
   const prices = await callStripe(() => stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 }));
   const price = prices.data[0];
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
+  const period = payments.plans.monthly === lookupKey ? 'monthly' : 'yearly';
+  if (!chargesAsShown(price, period)) {
+    // Stripe's page would ask for another sum (a price set up in euros, or before a change of price)
+    // than the one the app promised on its way there: the plan is not sold until the two agree.
+    log?.error(
+      { lookupKey, price: price.id, currency: price.currency, unitAmount: price.unit_amount, recurring: price.recurring, shown: { currency: PLAN_CURRENCY, amount: chargedPrice('starter', period), period } },
+      'the Stripe price charges other than the app shows: fix the price in Stripe, or its lookup key',
+    );
+    throw ValidationError.field('lookup_key', NO_PRICE);
+  }
 
   await expireEarlierCheckouts(db, stripe, user.id);
   const session = await withLiveCustomer(db, stripe, user, (customer) => openStripeCheckout(db, stripe, publicUrl, user, price.id, customer));

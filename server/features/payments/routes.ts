@@ -38,6 +38,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     mode,
     stripe: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
+    plans: config.stripe.lookupKeys,
   };
   const webhookEvents: EventOrigin = {
     provider: 'stripe',
@@ -97,7 +98,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         if (!user) throw new NotAuthenticated(serverText('invalid_token'));
         // In the language the app asks in (the account's may lag a switch that could not be saved).
         const language = requestLanguage(request) ?? user.language;
-        return { url: await createCheckout(app.db, payments, app.publicUrlFor(request), { ...user, language }, request.body.lookup_key) };
+        return { url: await createCheckout(app.db, payments, app.publicUrlFor(request), { ...user, language }, request.body.lookup_key, request.log) };
       },
     });
   });
