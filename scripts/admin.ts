@@ -243,7 +243,7 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
         return 1;
       }
     }
-    const stripe = config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null;
+    const stripe = createStripeClient(config.stripe);
     const reached = news;
     const told = reached && {
       // As the server's `revokeUserTokens`: the rows, then every instance forgets them and drops their sockets.

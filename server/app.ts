@@ -172,8 +172,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(realtimePlugin, { headers });
   await app.register(mailPlugin);
   await app.register(analyticsPlugin);
-  // The one Stripe client: checkout and webhooks, and account deletion's cancellation.
-  app.decorate('stripe', config.checkoutMode === 'stripe' ? createStripeClient(config.stripe) : null);
+  // The one Stripe client, whenever there is a key: checkout and webhooks sell through it in Stripe's
+  // mode alone, but what ends or stops billing (an account's deletion, a ban) needs it in any mode.
+  // Someone who paid at Stripe before the operator switched to the test checkout, or off, is still
+  // billed there: their deletion must still end that.
+  app.decorate('stripe', createStripeClient(config.stripe));
 
   const stores = await openMediaStores(config);
   app.decorate('media', stores.media);

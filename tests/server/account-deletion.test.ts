@@ -492,6 +492,22 @@ describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=t
     expect(await server.app.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
     expect(stripe.requests).toEqual([]);
   });
+
+  it('still ends at Stripe the plan of someone who paid there before the switch: no deleted account is billed on', async () => {
+    const user = await makeUser(server);
+    // Bought while the server sold through Stripe; the operator has since switched to the test checkout.
+    stripe.customers.set('cus_before_switch', { email: user.email, name: null, metadata: { user_id: String(user.id), app: 'eventmatch' }, preferred_locales: ['es'] });
+    stripe.subscriptions.set('sub_before_switch', { customer: 'cus_before_switch', status: 'active' });
+    await server.app.db
+      .update(users)
+      .set({ hasSubscription: true, stripeCustomerId: 'cus_before_switch', stripeSubscriptionId: 'sub_before_switch', planStatus: 'active' })
+      .where(eq(users.id, user.id));
+
+    const response = await client(server.url).delete('/api/users/me/', { token: user.token, json: { password: user.password } });
+    expect(response.status, JSON.stringify(response.body)).toBe(204);
+    expect(stripe.customers.get('cus_before_switch')?.deleted).toBe(true);
+    expect(stripe.subscriptions.get('sub_before_switch')?.status).toBe('canceled');
+  });
 });
 
 /**

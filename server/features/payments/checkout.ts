@@ -325,7 +325,8 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
  */
 export async function followLanguageSwitch(db: Db, stripe: Stripe, userId: number, language: Language, log: { warn(object: object, message: string): void }) {
   const [user] = await db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, userId));
-  if (!user?.customer) return;
+  // The local test checkout's customers are not Stripe's.
+  if (!user?.customer || user.customer.startsWith('cus_local_')) return;
   await keepCustomerLanguage(stripe, user.customer, language).catch((error: unknown) => log.warn({ err: error, customer: user.customer }, 'could not update a Stripe customer’s language'));
 }
 

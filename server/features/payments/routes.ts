@@ -36,7 +36,8 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   const mode = config.checkoutMode;
   const payments: Payments = {
     mode,
-    stripe: app.stripe,
+    // Sold through only in Stripe's mode: the test checkout stands in otherwise, even with a key set.
+    stripe: mode === 'stripe' ? app.stripe : null,
     lookupKeys: Object.values(config.stripe.lookupKeys),
     plans: config.stripe.lookupKeys,
   };
