@@ -1097,6 +1097,38 @@ describe('checkout off (production without Stripe)', () => {
   });
 });
 
+describe('checkout off with a Stripe key still set (sales stopped, subscribers still billed at Stripe)', () => {
+  let fake: FakeStripe;
+  beforeAll(async () => {
+    fake = await startFakeStripe(TEST_STRIPE);
+  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ config: { checkoutMode: 'off', stripe: stripeConfigFor(fake) } }));
+
+  it('sells nothing, but lets someone who bought at Stripe manage, and so cancel, their plan in Stripe’s portal', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    fake.customers.set('cus_bought_before', { email: user.email, name: null, metadata: { user_id: String(user.id), app: 'eventmatch' }, preferred_locales: ['es'] });
+    fake.subscriptions.set('sub_bought_before', { customer: 'cus_bought_before', status: 'active' });
+    await server.app.db
+      .update(users)
+      .set({ hasSubscription: true, stripeCustomerId: 'cus_bought_before', stripeSubscriptionId: 'sub_bought_before', planStatus: 'active' })
+      .where(eq(users.id, user.id));
+
+    expect((await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } })).status).toBe(404);
+    expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, manageable: true });
+    const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
+    expect(portal.status, JSON.stringify(portal.body)).toBe(200);
+    expect(portal.body.url).toMatch(/^https:\/\/billing\.stripe\.test\//);
+    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions').at(-1)?.form.customer).toBe('cus_bought_before');
+
+    // Someone with nothing bought has nothing to manage: payments are off.
+    const other = await makeUser(server);
+    expect((await api.get('/api/payments/subscription/', { token: other.token })).body).toMatchObject({ active: false, manageable: false });
+    expect((await api.post('/api/payments/stripe/create-portal-session/', { token: other.token, json: {} })).status).toBe(404);
+  });
+});
+
 describe('CHECKOUT_MODE', () => {
   const mode = (env: Record<string, string>) => loadConfig(env).checkoutMode;
 

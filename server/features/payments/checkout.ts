@@ -28,6 +28,11 @@ export interface Payments {
   mode: CheckoutMode;
   /** null: the local test checkout (CHECKOUT_MODE=test) stands in for Stripe, or (off) nothing does. */
   stripe: Stripe | null;
+  /**
+   * Stripe whenever there is a key, in any mode: a plan bought there before a switch to the test
+   * checkout, or off, is still billed there, and its owner must still be able to manage and cancel it.
+   */
+  billing?: Stripe | null;
   /** The lookup keys of the plans that may be bought (overridable by environment). */
   lookupKeys: readonly string[];
   /** Which of them is the monthly plan's, and which the yearly's: the price each must charge. */
@@ -80,6 +85,15 @@ function chargesAsShown(price: Stripe.Price, period: BillingPeriod): boolean {
     recurring?.interval === (period === 'monthly' ? 'month' : 'year') &&
     recurring.interval_count === 1
   );
+}
+
+/**
+ * Where a customer's billing is managed: Stripe when it sells, or, when it no longer does (the test
+ * checkout, or off), still for a customer made there before the switch; null for the local test's own.
+ */
+export function stripeFor(payments: Payments, customer: string | null | undefined): Stripe | null {
+  if (payments.stripe) return payments.stripe;
+  return customer && !customer.startsWith('cus_local_') ? (payments.billing ?? null) : null;
 }
 
 /** A plan this server sells, or the 400 that says it is not one. */

@@ -38,12 +38,14 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     mode,
     // Sold through only in Stripe's mode: the test checkout stands in otherwise, even with a key set.
     stripe: mode === 'stripe' ? app.stripe : null,
+    billing: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
     plans: config.stripe.lookupKeys,
   };
   const webhookEvents: EventOrigin = {
     provider: 'stripe',
-    latest: payments.stripe ? stripeSubscriptionSource(payments.stripe) : null,
+    // Stripe's own events, in any mode: read fresh there whenever a key is set (a plan bought before a switch).
+    latest: app.stripe ? stripeSubscriptionSource(app.stripe) : null,
   };
 
   /**

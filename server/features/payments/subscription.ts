@@ -8,7 +8,7 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
 import { monthsLater } from './billing';
-import { type Payments, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
+import { type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
 import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
@@ -110,7 +110,7 @@ export async function subscriptionState(
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   // A customer made for a checkout never paid has nothing there: no subscription, no invoice.
   const subscribed = active || Boolean(billing?.subscription) || trialDays === 0;
-  const manageable = payments.stripe ? Boolean(billing?.customer) && subscribed : payments.mode === 'test' && active;
+  const manageable = stripeFor(payments, billing?.customer) ? Boolean(billing?.customer) && subscribed : payments.mode === 'test' && active;
   // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
   // The plan's dates while it is active, each while it is ahead (a trial over, a renewal gone by).
   const now = new Date();
@@ -147,8 +147,8 @@ export async function openPortal(
   language: Language | null = null,
 ): Promise<string> {
   const billing = await billingOf(db, userId);
-  const stripe = payments.stripe;
-  if (payments.mode === 'off') throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
+  const stripe = stripeFor(payments, billing?.customer);
+  if (payments.mode === 'off' && !stripe) throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
   if (!stripe) {
     if (!billing?.active) throw new SubscriptionRequired();
     return testPortalUrl(publicUrl);
