@@ -8,8 +8,8 @@
  *   baseline  a bare Socket.IO relay (no auth, no database, no Redis) — the floor on this machine
  *   app ×1    the real app, one instance, in-process adapter, PostgreSQL
  *   app ×2    two instances on one PostgreSQL and Redis (sharded adapter), every pair split across them
- * Then a saturation ladder (rising rates until p99 > 100 ms or a message goes missing, then one step
- * between the last good rate and the failed one), and 10,000 idle sockets, authenticated on one app
+ * Then a saturation ladder (rising rates until a message goes missing or p99 > 100 ms twice at one
+ * rate, then one step between the last good rate and the failed one), and 10,000 idle sockets, authenticated on one app
  * instance and on the bare relay, for heap per socket. Every phase starts once the servers are quiet,
  * so that none starts behind the backlog of a failed step before it.
  * CPU per message is counted where it is spent: the server processes' own (process.cpuUsage() over
@@ -508,7 +508,6 @@ function printPhases(results: PhaseResult[], relayAt: (rate: number) => PhaseRes
   );
 }
 
-const held = (r: PhaseResult) => r.delivered === r.sent && (r.stored === null || r.stored === r.sent) && r.p99 <= SATURATION_P99_MS;
 
 /**
  * The ladder's rates: BENCH_LADDER, then on by its last step up to LADDER_CEILING, so that a server
@@ -529,9 +528,17 @@ interface Saturation {
   unbounded: boolean;
 }
 
+/** Every message of a step made it, delivered and stored, whatever its p99. */
+const nothingLost = (r: PhaseResult) => r.delivered === r.sent && (r.stored === null || r.stored === r.sent);
+const held = (r: PhaseResult) => nothingLost(r) && r.p99 <= SATURATION_P99_MS;
+
 /**
  * The highest rate at which every message made it (delivered, and stored) with p99 ≤ 100 ms: the ladder
- * up to its first failed step, then one step halfway between the last good rate and that one.
+ * up to its first failed step, then one step halfway between the last good rate and that one. A step
+ * that lost nothing and missed only its p99 is run once more before it counts as failed: a pause of
+ * this shared VM (a few hundred ms) fails a five-second step at a rate the server holds, and stopped
+ * the ladder there (session 97: the app stopped at 4,000 msg/s, then held 7,000 in the steady row). A
+ * lost message is never run again.
  */
 async function ladder(label: string, run: (rate: number) => Promise<PhaseResult>): Promise<Saturation> {
   const results: PhaseResult[] = [];
@@ -541,10 +548,11 @@ async function ladder(label: string, run: (rate: number) => Promise<PhaseResult>
     results.push(result);
     console.log(`  ${label} @ ${rate}/s: p99 ${ms(result.p99)} ms, delivered ${result.delivered}/${result.sent}, stored ${result.stored ?? '—'}, load ${result.load.toFixed(1)}`);
     if (held(result)) best = result;
-    return held(result);
+    return result;
   };
   for (const rate of ladderRates()) {
-    if (await step(rate)) continue;
+    const first = await step(rate);
+    if (held(first) || (nothingLost(first) && held(await step(rate)))) continue;
     const below = (best as PhaseResult | null)?.rate ?? 0;
     const between = Math.round((below + rate) / 2 / 100) * 100;
     if (between > below && between < rate) await step(between);
@@ -597,7 +605,8 @@ async function baseline(): Promise<RunResult> {
 
 /** BENCH_HIGH_RATE, or the relay's saturation where that is lower (the relay must hold the rate it is compared at). */
 const highRate = (relayBest: PhaseResult | null) => (relayBest ? Math.min(HIGH_RATE, relayBest.rate) : HIGH_RATE);
-const highRowOf = (results: PhaseResult[], rate: number) => results.find((r) => r.rate === rate) ?? null;
+// The last step at the rate: a step run once more (see `ladder`) is read by its second run.
+const highRowOf = (results: PhaseResult[], rate: number) => results.findLast((r) => r.rate === rate) ?? null;
 
 async function appRun(instances: 1 | 2, high: number): Promise<RunResult> {
   const database = await createPostgresDatabase();
@@ -827,14 +836,14 @@ if (ONLY.has('app2')) {
 const runs = [base, one, two].filter((run): run is RunResult => run !== null);
 // The steady rows against the relay's steady row, the second rate's against the relay's row there, a
 // ladder step against the relay's step at the same rate.
-const relayAt = (rate: number) => base?.saturation.results.find((r) => r.rate === rate);
+const relayAt = (rate: number) => base?.saturation.results.findLast((r) => r.rate === rate);
 
 if (runs.length) {
   console.log(`\n## Steady load: ${RATE} msg/s over ${PAIRS} pairs, ${SECONDS} s (latency = scheduled send → partner's message:new; µs of CPU per delivered message)\n`);
   printPhases(runs.map((run) => run.steady), () => base?.steady);
   console.log(`\n## At ${high} msg/s${base && high < HIGH_RATE ? ` (the highest ladder rate the relay held here; ${HIGH_RATE} asked)` : ''}\n`);
   printPhases(runs.flatMap((run) => (run.high ? [run.high] : [])), () => base?.high);
-  console.log(`\n## Saturation ladder (${STEP_SECONDS} s per step; stops at the first step with p99 > ${SATURATION_P99_MS} ms or a lost message, then tries halfway)\n`);
+  console.log(`\n## Saturation ladder (${STEP_SECONDS} s per step; stops at the first step with a lost message, or with p99 > ${SATURATION_P99_MS} ms twice running, then tries halfway)\n`);
   printPhases(runs.flatMap((run) => run.saturation.results), relayAt);
   console.log('\nSaturation (highest step with every message delivered and stored, p99 ≤ 100 ms):');
   for (const run of runs) {
