@@ -1,18 +1,18 @@
 import { create } from 'zustand';
-import type { ConversationDetail, Message } from '../../shared/schemas/conversations';
-import { heardUpTo, pushHeard, type ThreadCursor } from '../../shared/thread-cursor';
-import { track, trackOnce } from '../lib/analytics';
-import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../lib/api';
-import { api } from '../lib/api-app';
-import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../lib/socket';
-import { readCache, writeCache } from '../lib/device-cache';
-import { serverNow } from '../lib/server-clock';
-import { t } from '../lib/i18n';
-import { dropOutboxesBut, type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../lib/outbox';
-import { toast } from '../lib/toast';
-import { uuid } from '../lib/uuid';
-import { useConversations } from './conversations';
-import { countUnsentWith, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
+import type { ConversationDetail, Message } from '../../../shared/schemas/conversations';
+import { heardUpTo, pushHeard, type ThreadCursor } from '../../../shared/thread-cursor';
+import { track, trackOnce } from '../../lib/analytics';
+import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../../lib/api';
+import { api } from '../../lib/api-app';
+import { isConnected, sendMessageOverSocket, sendRead, SocketRefused } from '../../lib/socket';
+import { readCache, writeCache } from '../../lib/device-cache';
+import { serverNow } from '../../lib/server-clock';
+import { t } from '../../lib/i18n';
+import { dropOutboxesBut, type OutboxEntry, readOutbox, thisTab, whenTabCloses, writeOutbox } from '../../lib/outbox';
+import { toast } from '../../lib/toast';
+import { uuid } from '../../lib/uuid';
+import { useConversations } from '../conversations';
+import { countUnsentWith, onSignOut, ownsStorage, sessionCheck, useSession } from '../session';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
