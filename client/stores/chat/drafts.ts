@@ -1,0 +1,105 @@
+import { ownsStorage, useSession } from '../session';
+import { type ChatState, useChat } from '.';
+import type { ChatSlice } from './thread';
+
+export interface DraftsSlice {
+  /**
+   * What is typed and not sent yet, per conversation: a look at the partner's profile or another chat
+   * does not throw it away, nor does a reload (kept on the device, below). Gone with a sign-out.
+   */
+  drafts: Record<number, string>;
+  setDraft: (id: number, text: string) => void;
+}
+
+export const draftsSlice: ChatSlice<DraftsSlice> = (set) => ({
+  drafts: {},
+  setDraft(id, text) {
+    set((state) => {
+      const { [id]: _, ...drafts } = state.drafts;
+      return { drafts: text ? { ...drafts, [id]: text } : drafts };
+    });
+  },
+});
+
+/**
+ * The drafts on the device, so that a reload or a phone dropping the tab does not lose them: per user,
+ * as [conversation, text], last edited last, the DRAFTS_KEPT last edited; cleared with the rest of local
+ * storage at sign-in and sign-out. Written as the outbox is, by the session that owns storage only,
+ * and over what other tabs of it keep: only the drafts this tab changed are written. Typing is written
+ * once it pauses; a draft sent (or gone) at once, so that a reload does not bring it back.
+ */
+const DRAFTS_KEPT = 20;
+const DRAFT_WRITE_MS = 600;
+const draftsKey = (userId: number) => `chat_drafts:${userId}`;
+function readDrafts(userId: number): Array<[number, string]> {
+  try {
+    const parsed: unknown = JSON.parse(window.localStorage.getItem(draftsKey(userId)) ?? '[]');
+    return Array.isArray(parsed)
+      ? parsed.filter((entry): entry is [number, string] => Array.isArray(entry) && Number.isInteger(entry[0]) && typeof entry[1] === 'string')
+      : [];
+  } catch {
+    return [];
+  }
+}
+/**
+ * The user whose drafts this tab restored, and the conversations whose draft it changed since it last
+ * wrote (last edited last): only those are written, over what is kept.
+ */
+let draftsFor: number | null = null;
+let touched: number[] = [];
+let draftWrite: ReturnType<typeof setTimeout> | undefined;
+function writeDrafts() {
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  const me = useSession.getState().user?.id;
+  if (me === undefined || me !== draftsFor || !ownsStorage()) return;
+  const { drafts } = useChat.getState();
+  let kept = readDrafts(me);
+  for (const id of touched) {
+    kept = kept.filter(([other]) => other !== id);
+    if (drafts[id]) kept.push([id, drafts[id]]);
+  }
+  touched = [];
+  try {
+    if (kept.length) window.localStorage.setItem(draftsKey(me), JSON.stringify(kept.slice(-DRAFTS_KEPT)));
+    else window.localStorage.removeItem(draftsKey(me));
+  } catch {
+    // Private mode or a full storage: the drafts stay in this tab only.
+  }
+}
+/** Restored at a sign-in, the drafts this device keeps for the user, under those this tab holds. */
+export function restoreDrafts(userId: number) {
+  draftsFor = userId;
+  const restored = ownsStorage() ? Object.fromEntries(readDrafts(userId)) : {};
+  useChat.setState((state) => ({ drafts: { ...restored, ...state.drafts } }));
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  touched = [];
+}
+/** The drafts changed: written once typing pauses, at once when one was sent or is gone. */
+export function keepDraftsOnDevice({ drafts }: ChatState, { drafts: before }: ChatState) {
+  if (drafts === before) return;
+  let gone = false;
+  for (const key of new Set([...Object.keys(drafts), ...Object.keys(before)])) {
+    const id = Number(key);
+    if (drafts[id] === before[id]) continue;
+    touched = [...touched.filter((other) => other !== id), id];
+    gone ||= drafts[id] === undefined;
+  }
+  clearTimeout(draftWrite);
+  draftWrite = gone ? void writeDrafts() : setTimeout(writeDrafts, DRAFT_WRITE_MS);
+}
+/** Signed out: no draft is written for that user any more. */
+export function stopKeepingDrafts() {
+  clearTimeout(draftWrite);
+  draftWrite = undefined;
+  draftsFor = null;
+  touched = [];
+}
+
+window.addEventListener('pagehide', () => {
+  if (draftWrite !== undefined) writeDrafts();
+});
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'hidden' && draftWrite !== undefined) writeDrafts();
+});
