@@ -3,7 +3,7 @@ import { OUTBOX_KEY, readStorage, removeKeys } from './storage';
 import { uuid } from './uuid';
 
 /**
- * A user's chat messages written and not yet stored (`client/stores/chat.ts`), kept on the device so
+ * A user's chat messages written and not yet stored (`client/stores/chat/sending.ts`), kept on the device so
  * that a reload, or a phone closing the tab, does not lose them. Per user, and cleared with the rest
  * of local storage at sign-out, unless the server ended the session (`endRevokedSession`): then they
  * wait for the same user's next sign-in here, and go with the next sign-in of anyone else.

@@ -159,7 +159,7 @@ export const useSession = create<SessionState>()((set, get) => ({
   },
   signIn(token) {
     // Login clears whatever the last session left, then stores the new token. Not the messages a
-    // session the server ended left unsent: they go if this is their user again (`stores/chat.ts`).
+    // session the server ended left unsent: they go if this is their user again (`stores/chat/sending.ts`).
     clearStorage(true);
     setToken(token);
     session += 1;
