@@ -246,8 +246,10 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
     const stripe = createStripeClient(config.stripe);
     const reached = news;
     const told = reached && {
-      // As the server's `revokeUserTokens`: the rows, then every instance forgets them and drops their sockets.
+      // As the server's deletion: its open phones told why (`account:deleted`), then the rows, then every
+      // instance forgets them and drops their sockets.
       revokeTokens: async (userId: number) => {
+        reached.publish([userId], 'account:deleted');
         const ended = await database.db.delete(authTokens).where(eq(authTokens.userId, userId)).returning({ tokenHash: authTokens.tokenHash });
         heard = await reached.revoked(ended.map((row) => row.tokenHash));
       },

@@ -155,6 +155,11 @@ export interface ServerToClientEvents {
    */
   'account:suspended': () => void;
   /**
+   * The account was deleted (in the app, on another phone, or by the operator): their sessions end now
+   * (the socket drops next). The phone says so, and keeps nothing of the account on the device.
+   */
+  'account:deleted': () => void;
+  /**
    * Events may have been missed without the socket dropping (the instances lost each other for a
    * while): fetch what is new, as after a reconnect.
    */

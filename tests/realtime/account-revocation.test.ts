@@ -143,6 +143,13 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     const second = (await client(two.url).post('/api/auth/', { json: { username: leaving.email, password: leaving.password } })).body.token as string;
     const phones = [await sockets.connect(one.url, leaving.token), await sockets.connect(two.url, second)];
     const dropped = Promise.all(phones.map((socket) => waitForDisconnect(socket)));
+    // Each of their phones hears that the account is gone before its socket drops: it says so, rather
+    // than that its session was closed from elsewhere, and keeps nothing of the account.
+    const toldFirst = phones.map((socket) => {
+      let heard = false;
+      socket.once('account:deleted', () => (heard = true));
+      return new Promise<boolean>((resolve) => socket.once('disconnect', () => resolve(heard)));
+    });
     const partnerSocket = await sockets.connect(two.url, partner.token);
     const told = Promise.all([
       waitFor(partnerSocket, 'match:removed', (payload) => payload.conversation_id === conversationId),
@@ -156,6 +163,7 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     // Once it is answered, their sessions open nothing anywhere: not a 404 of a user gone, a 401.
     await expectDead([leaving.token, second]);
     expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
+    expect(await Promise.all(toldFirst)).toEqual([true, true]);
     expect(await told).toEqual([{ conversation_id: conversationId }, { user_id: leaving.id }, { event_id: event.id, count: 1 }]);
   });
 });

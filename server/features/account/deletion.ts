@@ -145,10 +145,10 @@ export interface ErasureDeps {
   /** `analytics.erasure`: their PostHog person is to go too, once due. */
   postHogErasure: { afterMs: number } | null;
   /**
-   * Ends their sessions before the rows go: forgotten on every instance, their sockets dropped. Without
-   * it (the admin command with no Redis to reach the instances through) the rows go with the account,
-   * and a running server stops trusting them within its token trust (10 s), their sockets within the
-   * token sweep's minute.
+   * Ends their sessions before the rows go: their open phones told why (`account:deleted`), then the
+   * sessions forgotten on every instance, their sockets dropped. Without it (the admin command with no
+   * Redis to reach the instances through) the rows go with the account, and a running server stops
+   * trusting them within its token trust (10 s), their sockets within the token sweep's minute.
    */
   revokeTokens?: (userId: number) => Promise<unknown>;
   /** Tells whoever is affected (`announceDeletion`), once the deletion has committed; before the files go. */

@@ -153,7 +153,12 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
           media: app.media,
           log: request.log,
           postHogErasure: app.analytics.erasure,
-          revokeTokens: app.revokeUserTokens,
+          revokeTokens: (userId) => {
+            // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
+            // same path to each instance), as for a ban: not a session closed from elsewhere.
+            app.publish([userId], 'account:deleted');
+            return app.revokeUserTokens(userId);
+          },
           announce: (userId, gone) => announceDeletion({ publish: app.publish, left: (user, eventId) => app.eventLive.left(user, eventId) }, userId, gone),
         },
         id,
