@@ -6,7 +6,8 @@ import { uuid } from './uuid';
  * A user's chat messages written and not yet stored (`client/stores/chat/sending.ts`), kept on the device so
  * that a reload, or a phone closing the tab, does not lose them. Per user, and cleared with the rest
  * of local storage at sign-out, unless the server ended the session (`endRevokedSession`): then they
- * wait for the same user's next sign-in here, and go with the next sign-in of anyone else.
+ * wait for the same user's next sign-in here, and go with the next sign-in of anyone else. Not when
+ * the account was deleted: they could never go.
  */
 export interface OutboxEntry {
   conversation_id: number;

@@ -5,9 +5,9 @@ import { PENDING_JOIN_KEY } from './storage';
 
 /**
  * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept on
- * the device (local storage, which login and logout leave it in), so that it survives registration,
- * login and profile completion, in another tab too: the e-mail's confirmation link opens one. Dropped
- * once used or expired.
+ * the device (local storage, which login and logout leave it in, not an account's deletion), so that
+ * it survives registration, login and profile completion, in another tab too: the e-mail's
+ * confirmation link opens one. Dropped once used or expired.
  */
 export interface PendingJoin {
   code: string;

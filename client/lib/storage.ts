@@ -40,10 +40,11 @@ export function storeLanguage(language: Language) {
  * Logout and login clear local storage, all but the language and the theme, choices about the device
  * rather than the account (otherwise every logout would switch the app to Spanish), and an event the
  * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
- * messages of a session the server ended that are still to go (`endRevokedSession`).
+ * messages of a session the server ended that are still to go (`endRevokedSession`). `deleted`: the
+ * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
-export function clearStorage(keepOutbox?: boolean) {
-  const kept = [LANGUAGE_KEY, THEME_KEY, PENDING_JOIN_KEY];
+export function clearStorage(keepOutbox?: boolean, deleted?: boolean) {
+  const kept = [LANGUAGE_KEY, THEME_KEY, deleted ? '' : PENDING_JOIN_KEY];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
 }
 

@@ -12,7 +12,7 @@ export function Login() {
   // until the form answers a new try in its place (a suspended account's was the same words twice).
   const registered = (window.history.state as { email?: string } | null)?.email;
   const query = new URLSearchParams(window.location.search);
-  const ended = Object.keys(errors).length === 0 && (['suspended', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
+  const ended = Object.keys(errors).length === 0 && (['suspended', 'deleted', 'ended'] as const satisfies readonly SessionEnd[]).find((why) => query.has(why));
 
   const submit = onSubmit(async (value) => {
     enter((await api.login(value('username'), value('password'))).token);

@@ -320,6 +320,8 @@ export function startRealtime(token: string) {
     onRefused(endRevokedSession),
     // Banned: the socket drops next, and the login page says why.
     onEvent('account:suspended', () => endRevokedSession('account_suspended')),
+    // Deleted, here on another phone or by the operator: the socket drops next, and the login page says so.
+    onEvent('account:deleted', () => endRevokedSession('account_deleted')),
     // Back in view: the user as the server has them now, in case an `account:changed` was missed while
     // the socket slept with the phone; and who is online, which the socket has to answer in time: one
     // that died while the phone slept, though it still counts as connected, is dropped at once when

@@ -29,8 +29,9 @@ interface SessionState {
   /**
    * `alreadyRevoked`: the server ended the session itself (logout everywhere, deletion): no logout call.
    * `keepOutbox`: the messages still on their way stay on the device (`endRevokedSession`).
+   * `deleted`: the account is gone: nothing of it stays on the device (`clearStorage`).
    */
-  signOut: (options?: { alreadyRevoked?: boolean; keepOutbox?: boolean }) => void;
+  signOut: (options?: { alreadyRevoked?: boolean; keepOutbox?: boolean; deleted?: boolean }) => void;
 }
 
 /** Which session this is: bumped at every sign-in and sign-out. */
@@ -180,7 +181,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     const hadToken = Boolean(get().token);
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
-    clearStorage(options.keepOutbox);
+    clearStorage(options.keepOutbox, options.deleted);
     session += 1;
     beforeSignOut = null;
     cancelUserRetry();
@@ -198,16 +199,18 @@ export function ownsStorage(): boolean {
   return token !== null && token === getToken();
 }
 
-/** Why the server ended the session, as the login page tells it: revoked or expired, or the account banned. */
-export type SessionEnd = 'ended' | 'suspended';
+/** Why the server ended the session, as the login page tells it: revoked or expired, or the account banned or deleted. */
+export type SessionEnd = 'ended' | 'suspended' | 'deleted';
 
 /**
  * The server no longer knows our token (revoked, expired), or is revoking it (a ban): sign out here too
  * and leave the app. Unless another tab holds a session of its own in storage by now (it changed the
  * password, or signed in): that one is left alone, and this tab starts again with it. `reason`: the
  * server's word for why, when it gave one (an error's code, the socket's refusal):
- * `account_suspended` for a ban, said live or to a phone that slept through it, at its next call.
- * `asked`: the tab's password change has said no already.
+ * `account_suspended` for a ban, said live or to a phone that slept through it, at its next call;
+ * `account_deleted` for a deletion, said live only: a phone that slept through it finds its token
+ * unknown, as after an expiry (its row went with the account). `asked`: the tab's password change, or
+ * its deletion (Settings), has said no already.
  */
 export function endRevokedSession(reason?: string | null, asked?: boolean) {
   // A password change on its way, or unanswered, may have ended the token and hold the next: it is
@@ -218,12 +221,13 @@ export function endRevokedSession(reason?: string | null, asked?: boolean) {
     return;
   }
   if (!ownsStorage() && getToken() !== null) return window.location.reload();
-  const why: SessionEnd = reason === 'account_suspended' ? 'suspended' : 'ended';
+  const why: SessionEnd = reason === 'account_suspended' ? 'suspended' : reason === 'account_deleted' ? 'deleted' : 'ended';
   // Ended from elsewhere or expired: the messages still on their way stay on the device, and go when
-  // the same user signs in here again, as the login page says. A ban's go with the rest: they never could.
+  // the same user signs in here again, as the login page says. A ban's or a deletion's go with the
+  // rest: they never could.
   const unsent = why === 'ended' && countUnsent() > 0;
   // Ended by the server already (or being ended, a ban): no logout call, which it would refuse.
-  useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: why === 'ended' });
+  useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: why === 'ended', deleted: why === 'deleted' });
   if (window.location.pathname.startsWith('/app')) window.location.assign(`/login/?${why}${unsent ? '&unsent' : ''}`);
 }
 

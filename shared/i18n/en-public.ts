@@ -52,6 +52,7 @@ export const enPublic = {
   'login.registerLink': 'Register',
   'login.ended': 'Your session here was closed, from another device or because it expired. Log in again.',
   'login.suspended': 'This account has been suspended.',
+  'login.deleted': 'Your account has been deleted.',
   'login.unsent': 'Your unsent messages will be sent when you log in again with the same account.',
   'register.title': 'Register your account',
   'register.google': 'Sign up with Google',

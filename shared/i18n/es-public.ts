@@ -53,6 +53,7 @@ export const esPublic: Record<keyof typeof enPublic, string> = {
   'login.registerLink': 'Regístrate',
   'login.ended': 'Tu sesión aquí se cerró, desde otro dispositivo o porque caducó. Vuelve a iniciar sesión.',
   'login.suspended': 'Esta cuenta ha sido suspendida.',
+  'login.deleted': 'Tu cuenta se ha eliminado.',
   'login.unsent': 'Tus mensajes sin enviar se enviarán al volver a entrar con la misma cuenta.',
   'register.title': 'Crea tu cuenta',
   'register.google': 'Registrarse con Google',

@@ -11,6 +11,8 @@ describe('the login page’s notices of a session the server ended', () => {
     ['es', es['login.ended']],
     ['en', en['login.suspended']],
     ['es', es['login.suspended']],
+    ['en', en['login.deleted']],
+    ['es', es['login.deleted']],
     ['en', en['login.unsent']],
     ['es', es['login.unsent']],
   ])('names no kind of device (%s)', (_language, text) => {

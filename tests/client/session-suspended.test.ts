@@ -35,7 +35,7 @@ vi.mock('socket.io-client', () => ({ io: () => fakeSocket }));
 
 const { api } = await import('../../client/lib/api');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
-const { useSession } = await import('../../client/stores/session');
+const { askBeforeSignOut, useSession } = await import('../../client/stores/session');
 
 const SUSPENDED = { detail: 'Esta cuenta ha sido suspendida.', code: 'account_suspended' };
 
@@ -51,6 +51,7 @@ describe('a session the server ended', () => {
   afterEach(() => {
     stopRealtime();
     useSession.getState().signOut({ alreadyRevoked: true });
+    window.localStorage.clear();
     vi.unstubAllGlobals();
   });
 
@@ -92,6 +93,51 @@ describe('a session the server ended', () => {
     fakeSocket.emit('account:suspended', undefined);
     expect(useSession.getState().token).toBeNull();
     expect(assign).toHaveBeenCalledWith('/login/?suspended');
+  });
+
+  /** What a session leaves on the device: its unsent messages, an event it set out to join, the device's own choices. */
+  const leaveOnDevice = () => {
+    window.localStorage.setItem('chat_outbox:7', JSON.stringify([{ conversation_id: 1, client_id: 'c1', content: 'hola', time: '2026-12-06T20:00:00Z' }]));
+    window.localStorage.setItem('pending_event_join', JSON.stringify({ code: 'ABCD', expiresAt: Date.now() + 60_000 }));
+    window.localStorage.setItem('language_code', 'en');
+  };
+  /** The keys left, but for an empty cache a store's reset writes: it holds nothing of anyone. */
+  const storedKeys = () =>
+    Object.keys(window.localStorage)
+      .filter((key) => !window.localStorage.getItem(key)!.endsWith('"value":{}}'))
+      .sort();
+
+  it('says the account was deleted when told live, and keeps nothing of it on the device', () => {
+    answer(200, {});
+    leaveOnDevice();
+    startRealtime('token-a');
+    fakeSocket.emit('account:deleted', undefined);
+    expect(useSession.getState().token).toBeNull();
+    expect(assign).toHaveBeenCalledWith('/login/?deleted');
+    // Not offered to whoever signs in here next: the account is gone, and its messages could never go.
+    expect(storedKeys()).toEqual(['language_code']);
+  });
+
+  it('leaves the deletion to the tab that asked for it', async () => {
+    answer(200, {});
+    // Settings' deletion, answered: that tab says so itself, and opens the landing page.
+    const ask = vi.fn(async () => true);
+    askBeforeSignOut(ask);
+    startRealtime('token-a');
+    fakeSocket.emit('account:deleted', undefined);
+    await Promise.resolve();
+    expect(ask).toHaveBeenCalled();
+    expect(useSession.getState().token).toBe('token-a');
+    expect(assign).not.toHaveBeenCalled();
+  });
+
+  it('keeps the unsent messages, and the event on the way into, of a session closed from elsewhere', () => {
+    answer(200, {});
+    leaveOnDevice();
+    startRealtime('token-a');
+    fakeSocket.emit('connect_error', new Error('unauthorized'));
+    expect(assign).toHaveBeenCalledWith('/login/?ended');
+    expect(storedKeys()).toEqual(['chat_outbox:7', 'language_code', 'pending_event_join']);
   });
 
   it('says the account is suspended when the socket is refused for a ban, and closed for an unknown token', () => {

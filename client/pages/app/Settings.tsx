@@ -13,7 +13,7 @@ import { changePassword } from '../../lib/password-change';
 import { settingsMessages } from '../../lib/messages-settings';
 import { readStorage, THEME_KEY } from '../../lib/storage';
 import { useAuthForm } from '../../lib/use-auth-form';
-import { useSession } from '../../stores/session';
+import { askBeforeSignOut, useSession } from '../../stores/session';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { formatDate } from '../../lib/format';
 import { usePlan } from '../../stores/plan';
@@ -299,8 +299,17 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
   };
 
   const submit = onSubmit(async (value) => {
-    await accountApi.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
-    signOut({ alreadyRevoked: true });
+    const deleting = accountApi.deleteAccount(user.has_password ? { password: value('password') } : { confirm: value('confirm') });
+    // This tab's sockets hear the deletion (`account:deleted`), or are refused, before its answer comes:
+    // they wait for it, and this tab says so itself. Not deleted after all (or not known): they sign out.
+    askBeforeSignOut(() => deleting.then(() => true, () => false));
+    try {
+      await deleting;
+    } catch (error) {
+      askBeforeSignOut(null);
+      throw error;
+    }
+    signOut({ alreadyRevoked: true, deleted: true });
     toast.success(t('settings.delete.done'));
     navigate('/', { replace: true });
   });
