@@ -43,8 +43,8 @@ export function storeLanguage(language: Language) {
  * messages of a session the server ended that are still to go (`endRevokedSession`). `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
-export function clearStorage(keepOutbox?: boolean, deleted?: boolean) {
-  const kept = [LANGUAGE_KEY, THEME_KEY, deleted ? '' : PENDING_JOIN_KEY];
+export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
+  const kept = deleted ? [LANGUAGE_KEY, THEME_KEY] : [LANGUAGE_KEY, THEME_KEY, PENDING_JOIN_KEY];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
 }
 

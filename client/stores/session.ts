@@ -161,7 +161,7 @@ export const useSession = create<SessionState>()((set, get) => ({
   signIn(token) {
     // Login clears whatever the last session left, then stores the new token. Not the messages a
     // session the server ended left unsent: they go if this is their user again (`stores/chat/sending.ts`).
-    clearStorage(true);
+    clearStorage({ keepOutbox: true });
     setToken(token);
     session += 1;
     beforeSignOut = null;
@@ -181,7 +181,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     const hadToken = Boolean(get().token);
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
-    clearStorage(options.keepOutbox, options.deleted);
+    clearStorage(options);
     session += 1;
     beforeSignOut = null;
     cancelUserRetry();
