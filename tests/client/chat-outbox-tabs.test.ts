@@ -4,7 +4,7 @@
  * closed is taken up by a tab still open, at once, in the order it was written. A tab is known closed
  * by its Web Lock, which the browser lets go with it (here a stand-in for navigator.locks).
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
 
 /** Web Locks as the browser's, exclusive and first come, first served: a lock goes when its callback's promise settles. */
@@ -38,8 +38,10 @@ const ME = 1;
 const outboxKey = `chat_outbox:${ME}`;
 const outbox = () => JSON.parse(localStorage.getItem(outboxKey) ?? '[]') as Array<{ content: string; tab?: string }>;
 const statuses = () => useChat.getState().threads[7]?.messages.map((message) => `${message.content}:${message.status}`);
+/** Which test this is: client_ids are never the same twice, as this tab remembers those it held. */
+let run = 0;
 /** Written by the other tab, `A`, at second `at`. */
-const fromTabA = (content: string, at: number) => ({ conversation_id: 7, client_id: `a-${at}`, content, time: `2026-12-02T10:00:0${at}.000Z`, tab: 'A' });
+const fromTabA = (content: string, at: number) => ({ conversation_id: 7, client_id: `a${run}-${at}`, content, time: `2026-12-02T10:00:0${at}.000Z`, tab: 'A' });
 /** Tab A writes the device's outbox: this tab hears of it, as a browser tells every other tab. */
 function tabAWrites(entries: object[]) {
   localStorage.setItem(outboxKey, JSON.stringify(entries));
@@ -55,6 +57,7 @@ const at = (second: number) => vi.setSystemTime(new Date(`2026-12-02T10:00:0${se
 
 describe('an outbox another tab of the session left', () => {
   beforeEach(() => {
+    run++;
     vi.useFakeTimers({ toFake: ['Date'] });
     localStorage.setItem('auth_token', 'token');
   });
@@ -92,6 +95,31 @@ describe('an outbox another tab of the session left', () => {
     expect(localStorage.getItem(outboxKey)).toBeNull();
   });
 
+  it("holds this tab's entries as it has them, whatever another tab writes from an older copy", async () => {
+    const tabA = openTabA();
+    onTestFinished(() => {
+      localStorage.clear();
+      tabA.close();
+    });
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    at(2);
+    await useChat.getState().send(7, 'mine');
+    const mine = outbox()[0]!;
+    // Tab A writes from a copy that missed this tab's write (a browser passes writes on to the other
+    // tabs a moment later, and two may cross): what this tab has on its way is not dropped...
+    tabAWrites([fromTabA('five', 5)]);
+    expect(outbox().map((entry) => entry.content)).toEqual(['mine', 'five']);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(outbox().map((entry) => entry.content)).toEqual(['five']);
+    // ...and what it has sent is not brought back, to be sent again by the next opening.
+    tabAWrites([mine, fromTabA('five', 5), fromTabA('six', 6)]);
+    expect(outbox().map((entry) => entry.content)).toEqual(['five', 'six']);
+    expect(statuses()).toEqual(['mine:sent']);
+    expect(socket.sent).toEqual(['mine']);
+  });
+
   it('sends what a closed tab left at once when this one is connected', async () => {
     socket.connected = true;
     useSession.setState({ token: 'token', user: { id: ME } as never });
@@ -102,6 +130,19 @@ describe('an outbox another tab of the session left', () => {
     tabA.close();
     await vi.waitFor(() => expect(socket.sent).toEqual(['from the closed tab']));
     await vi.waitFor(() => expect(localStorage.getItem(outboxKey)).toBeNull());
+  });
+
+  it('drops what a closed tab left that this one has heard stored already', async () => {
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    const tabA = openTabA();
+    const sent = fromTabA('stored as that tab closed', 7);
+    tabAWrites([sent]);
+    // The server's push of it came here, its answer never reached tab A.
+    useChat.getState().receive(7, { id: 1, sender: ME, content: sent.content, time: sent.time, client_id: sent.client_id }, null);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    tabA.close();
+    await vi.waitFor(() => expect(localStorage.getItem(outboxKey)).toBeNull());
+    expect(statuses()).toEqual(['stored as that tab closed:sent']);
   });
 
   it('takes up at its opening what a tab closed before it left', async () => {

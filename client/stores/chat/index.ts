@@ -44,7 +44,8 @@ onSignOut(() => useChat.getState().reset());
 countUnsentWith(() => unsentMessages(useChat.getState().threads));
 
 // What the device keeps follows the store.
-useChat.subscribe(keepOutboxOnDevice);
+// Wrapped: a listener is given the previous state too, which is not `again`.
+useChat.subscribe((state) => keepOutboxOnDevice(state));
 useChat.subscribe(keepChatsOnDevice);
 useChat.subscribe(keepDraftsOnDevice);
 // After the reset: the store is emptied while its writers still follow the signed-out user.

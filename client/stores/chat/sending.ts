@@ -223,9 +223,12 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
       await Promise.all(Object.keys(get().threads).map((key) => sendWaiting(Number(key))));
     },
     restoreOutbox(userId, closedTab) {
+      if (restoredFor !== userId) held = new Set();
       for (const entry of readOutbox(userId)) {
         const { tab } = entry;
         if (closedTab ? tab !== closedTab : tab && tab !== thisTab && whenTabCloses(tab, adopt)) continue;
+        // This tab's from here on, to write or to drop (at once, below): one heard stored already is dropped.
+        held.add(entry.client_id);
         update(entry.conversation_id, (thread) => {
           if (thread.messages.some((message) => message.client_id === entry.client_id)) return {};
           const message: ChatMessage = { id: tempId--, sender: userId, content: entry.content, time: entry.time, client_id: entry.client_id, status: 'queued' };
@@ -234,8 +237,8 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
           return { messages: next < 0 ? [...thread.messages, message] : thread.messages.toSpliced(next, 0, message) };
         });
       }
-      if (restoredFor !== userId) held = new Set();
       restoredFor = userId;
+      keepOutboxOnDevice(get(), true);
       if (isConnected()) void get().sendQueued();
     },
   };
@@ -249,11 +252,18 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
  * up (`adopt`), or the next opening of the app does.
  */
 let restoredFor: number | null = null;
+/** This tab's own entries, as it last wrote them (`ownEntries`). */
 let written = '';
-/** The client_ids of every message this tab has had on its way, for `restoredFor`. */
+/** A tab's entries of an outbox, in one order whatever order they were written in. */
+const ownEntries = (entries: OutboxEntry[]) =>
+  JSON.stringify(entries.filter((entry) => entry.tab === thisTab).sort((a, b) => (a.client_id < b.client_id ? -1 : 1)));
+/** The client_ids of every message this tab has had on its way or taken up (`restoreOutbox`), for `restoredFor`. */
 let held = new Set<string>();
-/** The store changed: the outbox on the device holds what is on its way now. */
-export function keepOutboxOnDevice(state: ChatState) {
+/**
+ * The store changed: the outbox on the device holds what is on its way now. `again`: written whether or
+ * not this tab's own have changed since it last wrote them.
+ */
+export function keepOutboxOnDevice(state: ChatState, again = false) {
   const me = useSession.getState().user?.id;
   if (me === undefined || me !== restoredFor || !ownsStorage()) return;
   const entries: OutboxEntry[] = [];
@@ -265,8 +275,8 @@ export function keepOutboxOnDevice(state: ChatState) {
       }
     }
   }
-  const next = JSON.stringify(entries);
-  if (next === written) return;
+  const next = ownEntries(entries);
+  if (next === written && !again) return;
   written = next;
   const otherTabs = readOutbox(me).filter((entry) => !held.has(entry.client_id));
   // In the order they were written, whichever tab wrote them: the next opening sends them in this order.
@@ -294,5 +304,10 @@ window.addEventListener('storage', (event) => {
   // Another tab wrote what it has on its way: this one takes it up if that tab is closed before it is sent.
   const me = useSession.getState().user?.id;
   if (me === undefined || me !== restoredFor || event.key !== `chat_outbox:${me}`) return;
-  for (const { tab } of readOutbox(me)) if (tab && tab !== thisTab) whenTabCloses(tab, adopt);
+  const stored = readOutbox(me);
+  for (const { tab } of stored) if (tab && tab !== thisTab) whenTabCloses(tab, adopt);
+  // That tab wrote from a copy older than this one's last write (a browser passes a tab's writes on to
+  // the others a moment later, and two may cross): this tab's own are put back as it has them, none
+  // it sent brought back, to be sent again at the next opening, and none on its way dropped.
+  if (ownEntries(stored) !== written) keepOutboxOnDevice(useChat.getState(), true);
 });
