@@ -11,8 +11,9 @@ export const bannedPlanStop: Job = {
   everyMs: 10 * 60 * 1000,
   firstAfterMs: 60 * 1000,
   scope: 'cluster',
-  // Only Stripe can fail to take a ban's stop: the local test checkout's plans are stopped here, in the database.
-  runsWith: (config) => config.checkoutMode === 'stripe',
+  // Only Stripe can fail to take a ban's stop (the local test checkout's plans are stopped here, in the
+  // database), and a plan bought there is stopped there whatever the checkout mode now: with a key.
+  runsWith: (config) => config.stripe.secretKey !== null,
   async run(app, stopping) {
     const due = await bannedStillRenewing(app.db);
     let stopped = 0;

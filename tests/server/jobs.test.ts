@@ -8,6 +8,7 @@ import { lockKey } from '../../server/jobs/job';
 import { endedConversationsPurge } from '../../server/jobs/ended-conversations-purge';
 import { orphanFileSweep } from '../../server/jobs/orphan-file-sweep';
 import { staleTables, tablesToVacuum, tableUpkeep } from '../../server/jobs/table-upkeep';
+import { bannedPlanStop } from '../../server/jobs/banned-plan-stop';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
 import { uploadSweep } from '../../server/jobs/upload-sweep';
 import { users } from '../../server/db/schema';
@@ -281,6 +282,16 @@ describe('background jobs on the embedded database', () => {
       expect(unwanted.state.runs).toBe(0);
     } finally {
       await runner.stop();
+    }
+  });
+
+  it('tries again to stop a banned account’s plan at Stripe whenever there is a key, whatever the checkout mode', () => {
+    expect(jobs).toContain(bannedPlanStop);
+    for (const mode of ['test', 'stripe', 'off'] as const) {
+      for (const secretKey of ['sk_test_key', null]) {
+        const config = { ...server.app.config, checkoutMode: mode, stripe: { ...server.app.config.stripe, secretKey } };
+        expect(bannedPlanStop.runsWith?.(config), `${mode}, key ${secretKey}`).toBe(secretKey !== null);
+      }
     }
   });
 

@@ -209,7 +209,7 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   try {
     if (subscription.startsWith('sub_local_')) await cancelLocalSubscription(db, userId);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
-    else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
+    else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: tried again by the job banned-plan-stop');
     return false;
@@ -262,7 +262,7 @@ export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, use
   try {
     if (subscription.startsWith('sub_local_')) await updateLocalPlan(db, billing, false);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false }));
-    else throw new Error('no Stripe client (CHECKOUT_MODE=stripe and STRIPE_SECRET_KEY)');
+    else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'an unbanned account’s subscription still ends at its period’s end: renew it in Stripe by hand');
   }
