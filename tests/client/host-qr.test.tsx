@@ -154,17 +154,22 @@ describe('the host screen’s QR', () => {
     expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Roof party' }));
   });
 
+  /** What the host screen's door (the code, and what is said with it) says once rendered; then put away. */
+  async function doorSaid(): Promise<string> {
+    const { unmount } = renderHostScreen();
+    await run(0);
+    const said = document.querySelector('.host-door')!.textContent!;
+    unmount();
+    stop();
+    vi.useRealTimers();
+    return said;
+  }
+
   it('says when its link points at this computer itself, which no phone can open', async () => {
     const shown = async (origin: string) => {
       answers(TURN - 30_000);
       api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW, origin));
-      const { unmount } = renderHostScreen();
-      await run(0);
-      const said = document.querySelector('.host-door')!.textContent!;
-      unmount();
-      stop();
-      vi.useRealTimers();
-      return said;
+      return doorSaid();
     };
     const here = (host: string) => enEvents['host.qrLocal'].replace('{host}', host);
     expect(await shown('http://localhost:3000')).toContain(here('localhost:3000'));
@@ -183,12 +188,7 @@ describe('the host screen’s QR', () => {
       api.myEvents.mockResolvedValue({ results: [{ ...publicEvent({ id: 7, join_mode: joinMode }), is_organizer: true as const }], next: null });
       api.eventQr.mockResolvedValue(qrUntil(TURN + WINDOW));
       useSession.setState({ user: currentUser({ email_verified: verified }) });
-      const { unmount } = renderHostScreen();
-      await run(0);
-      const said = document.querySelector('.host-door')!.textContent!;
-      unmount();
-      stop();
-      vi.useRealTimers();
+      const said = await doorSaid();
       useSession.setState({ user: undefined });
       return said;
     };

@@ -3,8 +3,22 @@ import { expect } from 'vitest';
 import { users } from '../../server/db/schema';
 import { runJob } from '../../server/jobs';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
+import type { FakeStripe } from '../fakes/stripe';
 import { client } from './http';
 import type { TestServer } from './server';
+
+/**
+ * Someone who bought the plan at Stripe (the fake) while the server sold through it, before the operator
+ * switched to the test checkout or off: a customer and an active subscription there, and on the account.
+ */
+export async function boughtAtStripeBefore(server: TestServer, stripe: FakeStripe, user: { id: number; email: string }, customer: string, subscription: string) {
+  stripe.customers.set(customer, { email: user.email, name: null, metadata: { user_id: String(user.id), app: 'eventmatch' }, preferred_locales: ['es'] });
+  stripe.subscriptions.set(subscription, { customer, status: 'active' });
+  await server.app.db
+    .update(users)
+    .set({ hasSubscription: true, stripeCustomerId: customer, stripeSubscriptionId: subscription, planStatus: 'active' })
+    .where(eq(users.id, user.id));
+}
 
 /**
  * Subscribes `user` the way a person does on a server without a Stripe key: the JSON checkout, then

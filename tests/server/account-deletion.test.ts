@@ -31,7 +31,7 @@ import {
 import { deleteAccount } from '../../server/features/account/deletion';
 import { saveProfile } from '../../server/features/users/service';
 import { NotAuthenticated } from '../../server/errors';
-import { subscribeThroughTestCheckout } from '../helpers/plan';
+import { boughtAtStripeBefore, subscribeThroughTestCheckout } from '../helpers/plan';
 import { checkIn, makeEvent, tokenFor } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, client } from '../helpers/http';
@@ -496,12 +496,7 @@ describe('deleting one’s account with the local test checkout (CHECKOUT_MODE=t
   it('still ends at Stripe the plan of someone who paid there before the switch: no deleted account is billed on', async () => {
     const user = await makeUser(server);
     // Bought while the server sold through Stripe; the operator has since switched to the test checkout.
-    stripe.customers.set('cus_before_switch', { email: user.email, name: null, metadata: { user_id: String(user.id), app: 'eventmatch' }, preferred_locales: ['es'] });
-    stripe.subscriptions.set('sub_before_switch', { customer: 'cus_before_switch', status: 'active' });
-    await server.app.db
-      .update(users)
-      .set({ hasSubscription: true, stripeCustomerId: 'cus_before_switch', stripeSubscriptionId: 'sub_before_switch', planStatus: 'active' })
-      .where(eq(users.id, user.id));
+    await boughtAtStripeBefore(server, stripe, user, 'cus_before_switch', 'sub_before_switch');
 
     const response = await client(server.url).delete('/api/users/me/', { token: user.token, json: { password: user.password } });
     expect(response.status, JSON.stringify(response.body)).toBe(204);

@@ -16,7 +16,7 @@ import {
 } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { endThroughTestPortal } from '../helpers/plan';
+import { boughtAtStripeBefore, endThroughTestPortal } from '../helpers/plan';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
 
@@ -1108,12 +1108,7 @@ describe('checkout off with a Stripe key still set (sales stopped, subscribers s
   it('sells nothing, but lets someone who bought at Stripe manage, and so cancel, their plan in Stripe’s portal', async () => {
     const api = client(server.url);
     const user = await makeUser(server);
-    fake.customers.set('cus_bought_before', { email: user.email, name: null, metadata: { user_id: String(user.id), app: 'eventmatch' }, preferred_locales: ['es'] });
-    fake.subscriptions.set('sub_bought_before', { customer: 'cus_bought_before', status: 'active' });
-    await server.app.db
-      .update(users)
-      .set({ hasSubscription: true, stripeCustomerId: 'cus_bought_before', stripeSubscriptionId: 'sub_bought_before', planStatus: 'active' })
-      .where(eq(users.id, user.id));
+    await boughtAtStripeBefore(server, fake, user, 'cus_bought_before', 'sub_bought_before');
 
     expect((await api.post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' } })).status).toBe(404);
     expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, manageable: true });
