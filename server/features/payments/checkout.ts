@@ -32,7 +32,7 @@ export interface Payments {
    * Stripe whenever there is a key, in any mode: a plan bought there before a switch to the test
    * checkout, or off, is still billed there, and its owner must still be able to manage and cancel it.
    */
-  billing?: Stripe | null;
+  stripeBilling: Stripe | null;
   /** The lookup keys of the plans that may be bought (overridable by environment). */
   lookupKeys: readonly string[];
   /** Which of them is the monthly plan's, and which the yearly's: the price each must charge. */
@@ -93,7 +93,7 @@ function chargesAsShown(price: Stripe.Price, period: BillingPeriod): boolean {
  */
 export function stripeFor(payments: Payments, customer: string | null | undefined): Stripe | null {
   if (payments.stripe) return payments.stripe;
-  return customer && !customer.startsWith('cus_local_') ? (payments.billing ?? null) : null;
+  return customer && !customer.startsWith('cus_local_') ? payments.stripeBilling : null;
 }
 
 /** A plan this server sells, or the 400 that says it is not one. */

@@ -38,7 +38,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     mode,
     // Sold through only in Stripe's mode: the test checkout stands in otherwise, even with a key set.
     stripe: mode === 'stripe' ? app.stripe : null,
-    billing: app.stripe,
+    stripeBilling: app.stripe,
     lookupKeys: Object.values(config.stripe.lookupKeys),
     plans: config.stripe.lookupKeys,
   };
