@@ -9,6 +9,12 @@ import { LOOKUP_KEYS, PLAN_MONTHLY_PRICES, YEARLY_PRICE_FACTOR } from './constan
 export type Plan = keyof typeof PLAN_MONTHLY_PRICES;
 export type BillingPeriod = keyof typeof LOOKUP_KEYS;
 
+/** The billing period a plan's price names (by its lookup key), or null for a price that is not one of the two plans'. */
+export function planPeriod(lookupKey: string | null | undefined, lookupKeys: Record<BillingPeriod, string>): BillingPeriod | null {
+  if (lookupKey === lookupKeys.monthly) return 'monthly';
+  return lookupKey === lookupKeys.yearly ? 'yearly' : null;
+}
+
 /** The per-month figure shown: yearly is two thirds of monthly, rounded to cents. */
 export function displayPrice(plan: Plan, period: BillingPeriod): number {
   const monthly = PLAN_MONTHLY_PRICES[plan];

@@ -18,7 +18,7 @@ import {
   users,
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
-import { planPeriod } from '../payments/subscription';
+import { planPeriod } from '../../../shared/plan-prices';
 import { type BlockPosition, type EndedChatPosition, listBlocks, listEndedChats } from '../safety/service';
 import { conversationColumns, openConversationsOf } from '../safety/visibility';
 import type { MediaStore } from '../media/store';

@@ -3,7 +3,7 @@ import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { CheckoutMode } from '../../config';
 import { FREE_TRIAL_DAYS, type Language, PLAN_CURRENCY } from '../../../shared/constants';
-import { type BillingPeriod, chargedPrice } from '../../../shared/plan-prices';
+import { type BillingPeriod, chargedPrice, planPeriod } from '../../../shared/plan-prices';
 import { serverText } from '../../../shared/i18n/server-messages';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
@@ -33,9 +33,10 @@ export interface Payments {
    * checkout, or off, is still billed there, and its owner must still be able to manage and cancel it.
    */
   stripeBilling: Stripe | null;
-  /** The lookup keys of the plans that may be bought (overridable by environment). */
-  lookupKeys: readonly string[];
-  /** Which of them is the monthly plan's, and which the yearly's: the price each must charge. */
+  /**
+   * The lookup keys of the plans that may be bought (overridable by environment), by period: the price
+   * each must charge.
+   */
   plans: Record<BillingPeriod, string>;
 }
 
@@ -96,9 +97,11 @@ export function stripeFor(payments: Payments, customer: string | null | undefine
   return customer && !customer.startsWith('cus_local_') ? payments.stripeBilling : null;
 }
 
-/** A plan this server sells, or the 400 that says it is not one. */
-export function checkPlan(payments: Payments, lookupKey: string) {
-  if (!payments.lookupKeys.includes(lookupKey)) throw ValidationError.field('lookup_key', UNKNOWN_PLAN);
+/** The period of a plan this server sells, or the 400 that says it is not one. */
+export function checkPlan(payments: Payments, lookupKey: string): BillingPeriod {
+  const period = planPeriod(lookupKey, payments.plans);
+  if (!period) throw ValidationError.field('lookup_key', UNKNOWN_PLAN);
+  return period;
 }
 
 /** Starts a subscription checkout for `user`; answers the address to send the browser to. */
@@ -110,7 +113,7 @@ export async function createCheckout(
   lookupKey: string,
   log?: { error(object: object, message: string): void },
 ): Promise<string> {
-  checkPlan(payments, lookupKey);
+  const period = checkPlan(payments, lookupKey);
   if (user.hasSubscription) throw new Conflict(ALREADY_SUBSCRIBED, 'already_subscribed');
 
   if (!payments.stripe) {
@@ -123,7 +126,6 @@ export async function createCheckout(
   const prices = await callStripe(() => stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 }));
   const price = prices.data[0];
   if (!price) throw ValidationError.field('lookup_key', NO_PRICE);
-  const period = payments.plans.monthly === lookupKey ? 'monthly' : 'yearly';
   if (!chargesAsShown(price, period)) {
     // Stripe's page would ask for another sum (a price set up in euros, or before a change of price)
     // than the one the app promised on its way there: the plan is not sold until the two agree.

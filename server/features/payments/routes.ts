@@ -39,7 +39,6 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     // Sold through only in Stripe's mode: the test checkout stands in otherwise, even with a key set.
     stripe: mode === 'stripe' ? app.stripe : null,
     stripeBilling: app.stripe,
-    lookupKeys: Object.values(config.stripe.lookupKeys),
     plans: config.stripe.lookupKeys,
   };
   const webhookEvents: EventOrigin = {
@@ -81,7 +80,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         // With the token, or (a plain form post) without it: then the answer is the subscribe page.
         security: [{ token: [] }, {}],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
-        body: checkoutInputFor(payments.lookupKeys),
+        body: checkoutInputFor(Object.values(payments.plans)),
         response: { 200: CheckoutResponse, 303: NoBody, 404: ErrorDetail },
       },
       // Each call creates objects at Stripe: bounded per person, or per address without a good token.
@@ -109,7 +108,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
   app.get('/api/payments/subscription/', {
     schema: { response: { 200: SubscriptionState } },
     onRequest: app.authenticate,
-    handler: async (request) => subscriptionState(app.db, payments, config.stripe.lookupKeys, currentUser(request).id),
+    handler: async (request) => subscriptionState(app.db, payments, currentUser(request).id),
   });
 
   // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.

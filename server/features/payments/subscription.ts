@@ -1,6 +1,7 @@
 import { and, desc, eq, isNotNull, isNull, like, lte } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { Language } from '../../../shared/constants';
+import { planPeriod } from '../../../shared/plan-prices';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
@@ -85,12 +86,6 @@ function updateLocalPlan(db: Db, billing: NonNullable<Awaited<ReturnType<typeof 
   );
 }
 
-/** The billing period a plan's price names, or null for a price that is not one of the two plans'. */
-export function planPeriod(lookupKey: string | null | undefined, lookupKeys: { monthly: string; yearly: string }): SubscriptionState['period'] {
-  if (lookupKey === lookupKeys.monthly) return 'monthly';
-  return lookupKey === lookupKeys.yearly ? 'yearly' : null;
-}
-
 /**
  * The plan as the subscribe page shows it: whether it is active (Stripe's events decide), its billing
  * period (the price of the checkout that started it, or the one Stripe's events have named since: a
@@ -101,12 +96,11 @@ export function planPeriod(lookupKey: string | null | undefined, lookupKeys: { m
 export async function subscriptionState(
   db: Db,
   payments: Payments,
-  lookupKeys: { monthly: string; yearly: string },
   userId: number,
 ): Promise<SubscriptionState> {
   const [billing, trialDays, newestCheckout] = await Promise.all([billingOf(db, userId), trialDaysFor(db, userId), newestCheckoutStatus(db, userId)]);
   const active = billing?.active ?? false;
-  const period = active ? planPeriod(billing?.lookupKey, lookupKeys) : null;
+  const period = active ? planPeriod(billing?.lookupKey, payments.plans) : null;
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   // A customer made for a checkout never paid has nothing there: no subscription, no invoice.
   const subscribed = active || Boolean(billing?.subscription) || trialDays === 0;
