@@ -307,6 +307,15 @@ describe.skipIf(!ready)('npm run cluster: two instances behind the proxy', () =>
   }, 60_000);
 });
 
+/** Stops a cluster and whatever it started (its own process group), unless the whole group is gone already. */
+function killGroup(pid: number) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The whole group is gone already.
+  }
+}
+
 async function waitExit(pid: number) {
   const deadline = Date.now() + 15_000;
   for (;;) {
@@ -345,11 +354,7 @@ describe('npm run cluster with no instance ready', () => {
       expect(response.headers.get('retry-after')).toBe('1');
       expect(response.body).toEqual({ detail: 'El servidor se está reiniciando; vuelve a enviarlo cuando se reconecte.' });
     } finally {
-      try {
-        process.kill(-cluster.pid!, 'SIGKILL');
-      } catch {
-        // The whole group is gone already.
-      }
+      killGroup(cluster.pid!);
       silent.close();
     }
   }, 60_000);
@@ -386,11 +391,7 @@ describe('npm run cluster on a port already taken', () => {
       // Nothing built, no instance started for a proxy that could not be.
       expect(stdout).toBe('');
     } finally {
-      try {
-        process.kill(-cluster.pid!, 'SIGKILL');
-      } catch {
-        // The whole group is gone already.
-      }
+      killGroup(cluster.pid!);
       taken.close();
     }
   }, 60_000);
