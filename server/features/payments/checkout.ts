@@ -10,7 +10,7 @@ import { checkoutSessions, users } from '../../db/schema';
 import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
 import { billingLock, NO_PLAN_DATES } from './billing';
-import { callStripe, expireCheckout, isMissing, isMissingCustomer, keepCustomerLanguage } from './stripe-client';
+import { callStripe, expireCheckout, isMissing, isMissingCustomer, isStripeCustomer, keepCustomerLanguage } from './stripe-client';
 
 export const UNKNOWN_PLAN = serverText('unknown_plan');
 export const NO_PRICE = serverText('no_price');
@@ -94,7 +94,7 @@ function chargesAsShown(price: Stripe.Price, period: BillingPeriod): boolean {
  */
 export function stripeFor(payments: Payments, customer: string | null | undefined): Stripe | null {
   if (payments.stripe) return payments.stripe;
-  return customer && !customer.startsWith('cus_local_') ? payments.stripeBilling : null;
+  return customer && isStripeCustomer(customer) ? payments.stripeBilling : null;
 }
 
 /** The period of a plan this server sells, or the 400 that says it is not one. */
@@ -342,7 +342,7 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
 export async function followLanguageSwitch(db: Db, stripe: Stripe, userId: number, language: Language, log: { warn(object: object, message: string): void }) {
   const [user] = await db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, userId));
   // The local test checkout's customers are not Stripe's.
-  if (!user?.customer || user.customer.startsWith('cus_local_')) return;
+  if (!user?.customer || !isStripeCustomer(user.customer)) return;
   await keepCustomerLanguage(stripe, user.customer, language).catch((error: unknown) => log.warn({ err: error, customer: user.customer }, 'could not update a Stripe customer’s language'));
 }
 

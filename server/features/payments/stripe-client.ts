@@ -85,3 +85,6 @@ export async function keepCustomerLanguage(stripe: Stripe, customer: string, lan
   if (current.deleted || current.preferred_locales?.[0] === language) return;
   await callStripe(() => stripe.customers.update(customer, { preferred_locales: [language] }));
 }
+
+/** A customer made at Stripe, not by the local test checkout (whose ids are `cus_local_…`). */
+export const isStripeCustomer = (customer: string) => !customer.startsWith('cus_local_');
