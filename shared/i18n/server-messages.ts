@@ -239,6 +239,10 @@ export const SERVER_MESSAGES = {
     en: 'This account has been deleted since: there is no one to ban. Dismiss the report to close it.',
     es: 'Esta cuenta se ha eliminado desde entonces: no hay nadie a quien suspender. Descarta la denuncia para cerrarla.',
   },
+  report_already_banned: {
+    en: 'This account is already banned: the ban stays. Dismiss the report to close it.',
+    es: 'Esta cuenta ya está suspendida: la suspensión se mantiene. Descarta la denuncia para cerrarla.',
+  },
 
   // Events.
   event_end_before_start: { en: 'The end must be after the start.', es: 'El final tiene que ser posterior al inicio.' },

@@ -862,6 +862,32 @@ describe.each(backends)('safety on %s', (backend) => {
     }
   });
 
+  it('bans no one twice: a report made after the ban is dismissed, and the first ban keeps its time and its one line', async () => {
+    const { a: reporter, b: troll } = await matched(['Ines', 'Toni']);
+    await banThroughModeration(server, moderator, troll);
+    const bannedAt = async () =>
+      (await server.app.db.select({ at: users.bannedAt }).from(users).where(eq(users.id, troll.id)))[0]!.at;
+    const first = await bannedAt();
+    expect(first).toBeInstanceOf(Date);
+    // The chat the ban ended can still be reported; its report waits in the queue, the person banned.
+    const late = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'harassment' } });
+    expect(late.status).toBe(201);
+    const path = `/api/moderation/reports/${late.body.id}/`;
+    expect((await api().get(path, { token: moderator.token })).body).toMatchObject({ status: 'open', reported: { banned: true } });
+
+    const again = await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'ban' }, headers: { 'accept-language': 'es' } });
+    expect([again.status, again.body]).toEqual([
+      409,
+      { detail: 'Esta cuenta ya está suspendida: la suspensión se mantiene. Descarta la denuncia para cerrarla.' },
+    ]);
+    expect(await bannedAt()).toEqual(first);
+    expect((await moderationHistory(server.app.db, troll.email))!.map((line) => line.action)).toEqual(['ban']);
+    expect((await api().get(path, { token: moderator.token })).body).toMatchObject({ status: 'open', resolution: null });
+    const dismissed = await api().post(`${path}resolve/`, { token: moderator.token, json: { action: 'dismiss' } });
+    expect(dismissed.body).toMatchObject({ status: 'resolved', resolution: 'dismiss', reported: { banned: true } });
+    expect(await bannedAt()).toEqual(first);
+  });
+
   it('refuses bad moderation input with 4xx', async () => {
     const post = (path: string, json: unknown) => api().post(path, { token: moderator.token, json });
     expect((await post('/api/moderation/reports/999999/resolve/', { action: 'dismiss' })).body).toEqual(NOT_FOUND);

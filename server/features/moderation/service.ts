@@ -13,6 +13,7 @@ import { type EndedConversation, endConversationsOf, whoMayShow } from '../safet
 
 export const ALREADY_RESOLVED = serverText('report_already_resolved');
 export const ACCOUNT_DELETED = serverText('report_account_deleted');
+export const ALREADY_BANNED = serverText('report_already_banned');
 
 export type Role = (typeof users.$inferSelect)['role'];
 
@@ -219,7 +220,7 @@ export interface Resolution {
  * it is resolved: taken out of its snapshot here, their files left for the caller to remove after the
  * rest.
  * Null for an unknown report, or one about the moderator herself or made by her; 409 when already
- * resolved, or for a ban when the reported account has been deleted since.
+ * resolved, or for a ban when the reported account has been deleted or banned since.
  */
 export async function resolveReport(
   db: Db,
@@ -228,11 +229,15 @@ export async function resolveReport(
   input: ResolveInput,
 ): Promise<Resolution | null> {
   const outcome = await db.transaction(async (tx) => {
+    let alreadyBanned = false;
     if (input.action === 'ban') {
       // The user's row before the report's, in the order a report of them takes the two (its
       // reporter adding to this very report meanwhile): the other order waited in a cycle.
       const [reported] = await tx.select({ id: reports.reportedId }).from(reports).where(eq(reports.id, reportId));
-      if (reported?.id) await tx.select({ id: users.id }).from(users).where(eq(users.id, reported.id)).for('no key update');
+      if (reported?.id) {
+        const [user] = await tx.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, reported.id)).for('no key update');
+        alreadyBanned = user?.bannedAt != null;
+      }
     }
     const [row] = await tx
       .select({ status: reports.status, reportedId: reports.reportedId })
@@ -244,6 +249,9 @@ export async function resolveReport(
     // The reported account was deleted since (the report keeps its snapshot): a ban would bind no one, yet
     // say "banned" on the report, while its e-mail can sign up again at once.
     if (input.action === 'ban' && row.reportedId === null) throw new Conflict(ACCOUNT_DELETED);
+    // Reported after their ban (from a chat it ended): banning again would move `banned_at` off the ban's
+    // time and record a second ban over the first; the ban stays as it is, and Dismiss closes the report.
+    if (input.action === 'ban' && alreadyBanned) throw new Conflict(ALREADY_BANNED);
     const resolved = { status: 'resolved' as const, resolvedBy: moderatorId, resolvedAt: sql`now()` };
     // A note of only white space (trimmed to nothing by the schema) is no note: null, as when none was written.
     await tx

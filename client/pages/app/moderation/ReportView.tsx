@@ -169,8 +169,8 @@ export function ReportView({ id }: { id: number }) {
       navigate('/app/moderation/');
     } catch (caught) {
       setBusy(false);
-      // 409: another moderator got there first, or (a ban) the account was deleted since: the server says
-      // which; the report is read again to show what they decided, or that no one is left to ban.
+      // 409: another moderator got there first, or (a ban) the account was deleted or banned since: the
+      // server says which; the report is read again to show what they decided, or that no one is left to ban.
       if (caught instanceof ApiError && caught.status === 409) {
         setConfirming(null);
         setError(errorMessage(caught, t));
