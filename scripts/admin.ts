@@ -258,7 +258,7 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
     };
     try {
       const deleted = await eraseAccount(
-        { db: database.db, stripe, media: media.media, log: billingLogOn(out), postHogErasure: erasureDelay(config.posthog), ...told },
+        { db: database.db, stripe, media: media.media, log: billingLogOn(out), postHogErasure: erasureDelay(config.posthog), byAdmin: true, ...told },
         user.id,
       );
       // Deleted meanwhile, by its owner in the app.

@@ -534,12 +534,13 @@ export const reports = pgTable(
   ],
 );
 
-export const MODERATION_ACTIONS = ['dismiss', 'ban', 'unban', 'grant_moderator', 'revoke_moderator'] as const;
+export const MODERATION_ACTIONS = ['dismiss', 'ban', 'unban', 'grant_moderator', 'revoke_moderator', 'delete_account'] as const;
 
 /**
  * Who decided what about whom, and when: a moderator's decision on a report, and what the admin
- * command changed (its `moderatorId` null: an operator at the server, not an account). Kept when the
- * accounts go, without them.
+ * command changed (its `moderatorId` null: an operator at the server, not an account), its deletions
+ * of accounts among them (`delete_account`: when, nothing of the account). Kept when the accounts go,
+ * without them. An owner's deletion of their own account is no moderation, and is not recorded here.
  */
 export const moderationActions = pgTable(
   'moderation_actions',

@@ -12,6 +12,7 @@ import {
   emailTokens,
   events,
   messages,
+  moderationActions,
   posthogErasures,
   profiles,
   reactions,
@@ -238,7 +239,22 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
       expect(await server.app.db.select({ id: users.id }).from(users).where(eq(users.id, leaving.id))).toHaveLength(1);
 
       const partnerSocket = await connect(server.url, partner.token);
+      const deletions = () =>
+        server.app.db.select({ at: moderationActions.at, moderatorId: moderationActions.moderatorId, userId: moderationActions.userId })
+          .from(moderationActions)
+          .where(eq(moderationActions.action, 'delete_account'))
+          .orderBy(moderationActions.id);
+      const deletedBefore = (await deletions()).length;
+      // An owner's own deletion is no moderation: nothing recorded of it.
+      const own = await makeUser(server);
+      expect((await api().delete('/api/users/me/', { token: own.token, json: { password: own.password } })).status).toBe(204);
+      expect(await deletions()).toHaveLength(deletedBefore);
       expect(await admin(['delete', ` ${leaving.email.toUpperCase()}`, '--yes'], env, out as never)).toBe(0);
+      // An operator's deletion is recorded with the admin command's other changes: when, and nothing of the account.
+      const recorded = await deletions();
+      expect(recorded).toHaveLength(deletedBefore + 1);
+      expect(recorded.at(-1)).toMatchObject({ moderatorId: null, userId: null });
+      expect(Date.now() - recorded.at(-1)!.at.getTime()).toBeLessThan(60_000);
       // No Redis here to reach the running server through: it says so, and what the server does then.
       expect(lines).toEqual([
         `${leaving.email} is deleted, with everything of it.`,

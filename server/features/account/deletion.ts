@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
-import { attendances, conversations, events, posthogErasures, uploads, users } from '../../db/schema';
+import { attendances, conversations, events, moderationActions, posthogErasures, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -58,7 +58,7 @@ export interface DeletedAccount {
 export async function deleteAccount(
   db: Db,
   userId: number,
-  options: { postHogErasure?: { afterMs: number } | null } = {},
+  options: { postHogErasure?: { afterMs: number } | null; byAdmin?: boolean } = {},
 ): Promise<DeletedAccount | null> {
   // The cascade locks the account's rows in its own order (the tables' keys', breadth first), and
   // others' writes lock some of the same rows in theirs: a partner's like of this account, a message
@@ -66,7 +66,7 @@ export async function deleteAccount(
   // them back; when that is this deletion, it goes again, after the other has committed.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await deleteAccountOnce(db, userId, options.postHogErasure ?? null);
+      return await deleteAccountOnce(db, userId, options.postHogErasure ?? null, options.byAdmin ?? false);
     } catch (error) {
       if (attempt >= DELETION_ATTEMPTS || !isTransientConflict(error)) throw error;
     }
@@ -75,7 +75,12 @@ export async function deleteAccount(
 
 const DELETION_ATTEMPTS = 3;
 
-async function deleteAccountOnce(db: Db, userId: number, postHogErasure: { afterMs: number } | null): Promise<DeletedAccount | null> {
+async function deleteAccountOnce(
+  db: Db,
+  userId: number,
+  postHogErasure: { afterMs: number } | null,
+  byAdmin: boolean,
+): Promise<DeletedAccount | null> {
   return db.transaction(async (tx) => {
     // Locked first, so that a concurrent deletion of the same account waits and then finds nothing.
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
@@ -96,6 +101,9 @@ async function deleteAccountOnce(db: Db, userId: number, postHogErasure: { after
     // What their rows counted in events' figures stays there, anonymously.
     await tallyDeparture(tx, userId);
     await tx.delete(users).where(eq(users.id, userId));
+    // The admin command's deletion is one of its changes, recorded with them, as it commits: when, and
+    // nothing of the account, as the table keeps every other line once an account goes.
+    if (byAdmin) await tx.insert(moderationActions).values({ action: 'delete_account' });
     // Their person in PostHog goes after (`jobs/posthog-erasure.ts`), as surely as the account goes here,
     // once no batch of their events let through before this commits can still reach PostHog. Last, and by
     // the clock (not `now()`, the transaction's start): counted from as close to the commit as can be.
@@ -153,6 +161,8 @@ export interface ErasureDeps {
   revokeTokens?: (userId: number) => Promise<unknown>;
   /** Tells whoever is affected (`announceDeletion`), once the deletion has committed; before the files go. */
   announce?: (userId: number, deleted: DeletedAccount) => void;
+  /** The admin command's deletion, recorded in the moderation history (`delete_account`); not the owner's own. */
+  byAdmin?: boolean;
 }
 
 /**
@@ -180,7 +190,7 @@ export function announceDeletion(
 export async function eraseAccount(deps: ErasureDeps, userId: number): Promise<DeletedAccount | null> {
   await endStripeBilling(deps.db, deps.stripe, userId, deps.log);
   await deps.revokeTokens?.(userId);
-  const deleted = await deleteAccount(deps.db, userId, { postHogErasure: deps.postHogErasure });
+  const deleted = await deleteAccount(deps.db, userId, { postHogErasure: deps.postHogErasure, byAdmin: deps.byAdmin });
   if (!deleted) return null;
   deps.announce?.(userId, deleted);
   // The account is gone by now: files that cannot be removed (the bucket down) do not undo that, nor

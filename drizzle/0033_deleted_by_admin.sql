@@ -1,0 +1,2 @@
+ALTER TABLE "moderation_actions" DROP CONSTRAINT "moderation_actions_action";--> statement-breakpoint
+ALTER TABLE "moderation_actions" ADD CONSTRAINT "moderation_actions_action" CHECK ("moderation_actions"."action" in ('dismiss', 'ban', 'unban', 'grant_moderator', 'revoke_moderator', 'delete_account'));
