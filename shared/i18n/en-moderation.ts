@@ -14,6 +14,7 @@ export const enModeration = {
   'moderation.notFound': 'This report does not exist.',
   'moderation.reported': 'Reported',
   'moderation.reporter': 'Reporter',
+  'moderation.nameThen': 'named {name} when reported',
   'moderation.deleted': 'Deleted account',
   'moderation.when': 'Reported {date}',
   'moderation.details': 'What the reporter wrote',

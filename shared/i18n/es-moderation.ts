@@ -15,6 +15,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   'moderation.notFound': 'Esta denuncia no existe.',
   'moderation.reported': 'Persona denunciada',
   'moderation.reporter': 'Denunciante',
+  'moderation.nameThen': 'se llamaba {name} al denunciarla',
   'moderation.deleted': 'Cuenta eliminada',
   'moderation.when': 'Denuncia del {date}',
   'moderation.details': 'Lo que escribió quien denunció',

@@ -861,6 +861,27 @@ describe('Moderation', () => {
     expect(reported.textContent).not.toContain(none);
   });
 
+  it('names a person renamed since the report as they are now, and as the report found them', async () => {
+    const { me, other } = await matchedPair(['Lia', 'Troll']);
+    const filed = await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'fake_profile' } });
+    expect(filed.status).toBe(201);
+    const profile = (await api().get('/api/users/me/profile/', { token: other.token })).body;
+    expect((await api().put('/api/users/me/profile/', { token: other.token, json: { ...profile, name: 'Angel' } })).status).toBe(200);
+    const { me: another, other: same } = await matchedPair(['Mia', 'Sam']);
+    const plain = await api().post('/api/reports/', { token: another.token, json: { user_id: same.id, reason: 'spam' } });
+    expect(plain.status).toBe(201);
+    await signInAsModerator();
+    openReport(filed.body.id);
+    await screen.findByRole('heading', { name: en['safety.reason.fake_profile'] });
+    const reported = screen.getByText('Angel', { selector: 'dd > bdi' }).closest('dd')!;
+    expect(reported.textContent).toContain(format(en['moderation.nameThen'], { name: 'Troll' }));
+    // Not renamed: named once.
+    cleanup();
+    openReport(plain.body.id);
+    await screen.findByRole('heading', { name: en['safety.reason.spam'] });
+    expect(screen.getByText('Sam', { selector: 'dd > bdi' }).closest('dd')!.textContent).not.toContain(format(en['moderation.nameThen'], { name: 'Sam' }));
+  });
+
   it('names the report whose ban resolved this one, in the moderator\'s language, and opens it', async () => {
     const { me, other } = await matchedPair(['Noa', 'Olaf']);
     const second = await makeCompletedUser(server);

@@ -218,6 +218,9 @@ export function ReportView({ id }: { id: number }) {
   }
 
   const reportedName = report.reported.name || t('moderation.deleted');
+  // Renamed since the report: the account is named as it is now, and as the snapshot below shows it then.
+  const nameThen = report.snapshot.profile?.name;
+  const renamed = report.reported.id !== null && nameThen && nameThen !== report.reported.name ? nameThen : null;
   // Reported after the ban (from a chat it ended): Ban again would do nothing; Dismiss closes the report.
   const alreadyBanned = report.status === 'open' && report.reported.banned;
   return (
@@ -231,6 +234,7 @@ export function ReportView({ id }: { id: number }) {
           <dd>
             {/* An account deleted since: its name is the snapshot's, its reports no longer counted (nor can it be banned). */}
             <bdi>{reportedName}</bdi>{' '}
+            {renamed && <span className="muted">({ti('moderation.nameThen', { name: renamed })}) </span>}
             <span className="muted">· {report.reported.id === null ? t('moderation.deleted') : t('moderation.count', { count: report.reported.report_count })}</span>
             {alreadyBanned && <span className="banned-tag">{t('moderation.alreadyBanned')}</span>}
           </dd>
