@@ -19,6 +19,7 @@ const ME = 1;
 const BEN = 2;
 const detail = { id: 7, name: 'Ben', image: null, other_user_id: BEN, partner_last_read_id: 0 };
 const fromBen = (id: number, content: string): ChatMessage => ({ id, sender: BEN, content, time: `2026-12-04T21:0${id}:00.000Z`, client_id: null, status: 'sent' });
+const fromMe = (id: number, content: string): ChatMessage => ({ ...fromBen(id, content), sender: ME });
 const listed = (unread: number): ConversationSummary => ({
   id: 7,
   name: 'Ben',
@@ -58,5 +59,17 @@ describe('the unread count of the chat on screen', () => {
     });
     act(() => useConversations.setState({ empty: [], started: [listed(1)] }));
     expect(unreadTotal(useConversations.getState())).toBe(1);
+  });
+
+  it('reads a message of the partner that lands above the newest: the catch-up after sends queued offline', async () => {
+    // Back online, my two queued messages are stored and acknowledged before the catch-up brings the
+    // one Ben sent meanwhile, older than them: the newest message stays the same, and it is on screen.
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola'), fromMe(3, 'hi!'), fromMe(4, 'at the bar')] } } });
+    renderAt('/app/', <Chat id={7} />);
+    await screen.findByRole('list', { name: en['chat.messages'] });
+    expect(useChat.getState().threads[7]!.ownReadId).toBe(1);
+
+    act(() => useChat.setState((state) => ({ threads: { 7: { ...state.threads[7]!, messages: [fromBen(1, 'hola'), fromBen(2, 'where are you?'), fromMe(3, 'hi!'), fromMe(4, 'at the bar')] } } })));
+    expect(useChat.getState().threads[7]!.ownReadId).toBe(2);
   });
 });

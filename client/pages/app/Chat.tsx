@@ -94,6 +94,9 @@ export function Chat({ id }: { id: number }) {
   const messages = thread?.messages ?? [];
   const newest = messages.at(-1);
   const lastId = newest?.id;
+  // What a read is for: not always the newest message, as a catch-up may bring one of the partner's
+  // older than mine sent meanwhile (queued with no network, acknowledged first).
+  const lastFromPartner = messages.findLast((message) => message.sender !== me)?.id;
   const lastStatus = newest?.status;
   let start = first === null ? -1 : messages.findIndex((message) => message.id === first);
   if (start < 0) start = Math.max(0, messages.length - CHAT_DRAWN);
@@ -126,7 +129,7 @@ export function Chat({ id }: { id: number }) {
     read();
     document.addEventListener('visibilitychange', read);
     return () => document.removeEventListener('visibilitychange', read);
-  }, [id, lastId, readable, listedUnread]);
+  }, [id, lastId, lastFromPartner, readable, listedUnread]);
 
   // Keep the newest message in view, or keep the reader's place when older ones are prepended.
   useLayoutEffect(() => {
