@@ -37,7 +37,9 @@ const upcoming = {
   status: 'upcoming',
   attendee_count: 0,
 };
-const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/events/mine/' ? { results: [event, upcoming] } : { event: null });
+// Joined by the QR at its door: its code finds its page and lets nobody in (the host screen shows none).
+const atTheDoor = { ...event, id: 7, code: 'Q4RD00', name: 'Door Party', join_mode: 'qr' };
+const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/events/mine/' ? { results: [event, upcoming, atTheDoor] } : { event: null });
 
 chatPageWorld(1, answer);
 
@@ -53,5 +55,11 @@ describe('an event in My events', () => {
     renderAt('/app/events/', <Events />);
     const line = (await screen.findByText('Garden Brunch')).closest('.my-event')!.querySelector('.muted')!;
     expect(line.textContent).toBe(`Starts ${formatDateTime(upcoming.starts_at, 'en')}\u00a0· K7XQ2M`);
+  });
+
+  it('gives no code for an event joined by the QR at its door, as its host screen gives none: typed, it lets nobody in', async () => {
+    renderAt('/app/events/', <Events />);
+    const line = (await screen.findByText('Door Party')).closest('.my-event')!.querySelector('.muted')!;
+    expect(line.textContent).toBe(`Open now\u00a0· ${formatDateTime(atTheDoor.starts_at, 'en')}\u00a0· 3 checked in`);
   });
 });

@@ -21,7 +21,7 @@ import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
 import '../../events.css';
 
-/** An event I organize: where it is in its life (by the clock), when, its code and (once open) its count. */
+/** An event I organize: where it is in its life (by the clock), when, its code (one joined by code) and (once open) its count. */
 function MyEvent({ event }: { event: OrganizerEvent }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
@@ -37,7 +37,8 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
           statusText(t, event, status, language),
           // Not open yet, its status says when it starts: the start again would only repeat it.
           ...(status === 'upcoming' ? [] : [formatDateTime(event.starts_at, language)]),
-          event.code,
+          // A QR event's code lets nobody in, typed: its host screen shows none, nor does this.
+          ...(event.join_mode === 'code' ? [event.code] : []),
           ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) })] : []),
         ].join('\u00a0· ')}
       </span>
