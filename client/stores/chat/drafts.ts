@@ -1,16 +1,8 @@
+import type { StoreApi } from 'zustand';
 import { ownsStorage, useSession } from '../session';
-import { type ChatState, useChat } from '.';
-import type { ChatSlice } from './thread';
+import type { ChatSlice, ChatState, DraftsSlice } from './types';
 
-export interface DraftsSlice {
-  /**
-   * What is typed and not sent yet, per conversation: a look at the partner's profile or another chat
-   * does not throw it away, nor does a reload (kept on the device, below). Gone with a sign-out.
-   */
-  drafts: Record<number, string>;
-  setDraft: (id: number, text: string) => void;
-}
-
+/** The drafts (`DraftsSlice`, in `types.ts`). */
 export const draftsSlice: ChatSlice<DraftsSlice> = (set) => ({
   drafts: {},
   setDraft(id, text) {
@@ -48,12 +40,11 @@ function readDrafts(userId: number): Array<[number, string]> {
 let draftsFor: number | null = null;
 let touched: number[] = [];
 let draftWrite: ReturnType<typeof setTimeout> | undefined;
-function writeDrafts() {
+function writeDrafts({ drafts }: ChatState) {
   clearTimeout(draftWrite);
   draftWrite = undefined;
   const me = useSession.getState().user?.id;
   if (me === undefined || me !== draftsFor || !ownsStorage()) return;
-  const { drafts } = useChat.getState();
   let kept = readDrafts(me);
   for (const id of touched) {
     kept = kept.filter(([other]) => other !== id);
@@ -68,26 +59,38 @@ function writeDrafts() {
   }
 }
 /** Restored at a sign-in, the drafts this device keeps for the user, under those this tab holds. */
-export function restoreDrafts(userId: number) {
+export function restoreDrafts(chat: StoreApi<ChatState>, userId: number) {
   draftsFor = userId;
   const restored = ownsStorage() ? Object.fromEntries(readDrafts(userId)) : {};
-  useChat.setState((state) => ({ drafts: { ...restored, ...state.drafts } }));
+  chat.setState((state) => ({ drafts: { ...restored, ...state.drafts } }));
   clearTimeout(draftWrite);
   draftWrite = undefined;
   touched = [];
 }
-/** The drafts changed: written once typing pauses, at once when one was sent or is gone. */
-export function keepDraftsOnDevice({ drafts }: ChatState, { drafts: before }: ChatState) {
-  if (drafts === before) return;
-  let gone = false;
-  for (const key of new Set([...Object.keys(drafts), ...Object.keys(before)])) {
-    const id = Number(key);
-    if (drafts[id] === before[id]) continue;
-    touched = [...touched.filter((other) => other !== id), id];
-    gone ||= drafts[id] === undefined;
-  }
-  clearTimeout(draftWrite);
-  draftWrite = gone ? void writeDrafts() : setTimeout(writeDrafts, DRAFT_WRITE_MS);
+/**
+ * The drafts on the device follow the store's, once it is made (`index.ts`): written once typing
+ * pauses, at once when one was sent or is gone, or when the page is put away.
+ */
+export function keepDraftsOnDevice(chat: StoreApi<ChatState>) {
+  const write = () => writeDrafts(chat.getState());
+  chat.subscribe(({ drafts }, { drafts: before }) => {
+    if (drafts === before) return;
+    let gone = false;
+    for (const key of new Set([...Object.keys(drafts), ...Object.keys(before)])) {
+      const id = Number(key);
+      if (drafts[id] === before[id]) continue;
+      touched = [...touched.filter((other) => other !== id), id];
+      gone ||= drafts[id] === undefined;
+    }
+    clearTimeout(draftWrite);
+    draftWrite = gone ? void write() : setTimeout(write, DRAFT_WRITE_MS);
+  });
+  window.addEventListener('pagehide', () => {
+    if (draftWrite !== undefined) write();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden' && draftWrite !== undefined) write();
+  });
 }
 /** Signed out: no draft is written for that user any more. */
 export function stopKeepingDrafts() {
@@ -96,10 +99,3 @@ export function stopKeepingDrafts() {
   draftsFor = null;
   touched = [];
 }
-
-window.addEventListener('pagehide', () => {
-  if (draftWrite !== undefined) writeDrafts();
-});
-document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'hidden' && draftWrite !== undefined) writeDrafts();
-});

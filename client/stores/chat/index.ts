@@ -2,11 +2,12 @@ import { create } from 'zustand';
 import { countUnsentWith, onSignOut, ownsStorage, useSession } from '../session';
 // In this order the bundler lays the store's modules out side by side: ~0.1 KB (gzip) less than others.
 import { keepChatsOnDevice } from './kept';
-import { type ThreadsSlice, threadsSlice } from './threads';
-import { keepOutboxOnDevice, type SendingSlice, sendingSlice, stopKeepingOutbox, stopResends } from './sending';
-import { type DraftsSlice, draftsSlice, keepDraftsOnDevice, restoreDrafts, stopKeepingDrafts } from './drafts';
+import { threadsSlice } from './threads';
+import { keepOutboxOnDevice, sendingSlice, stopKeepingOutbox, stopResends } from './sending';
+import { draftsSlice, keepDraftsOnDevice, restoreDrafts, stopKeepingDrafts } from './drafts';
 import { dropOutboxesBut } from '../../lib/outbox';
 import { unsentMessages } from './thread';
+import type { ChatState } from './types';
 
 export {
   type ChatMessage,
@@ -19,17 +20,17 @@ export {
   TYPING_VISIBLE_MS,
   unsentMessages,
 } from './thread';
+export type { ChatState } from './types';
 
 /**
  * The chats of the signed-in user, a slice of the store per concern, each beside what it keeps on the
  * device: the threads as the server tells of them, opened, pushed to, read, caught up and ended
  * (`threads.ts`); the messages on their way, and the outbox (`sending.ts`); the drafts (`drafts.ts`).
  * What they share, a thread and its messages, is in `thread.ts`; the chats kept for an opening with no
- * network, in `kept.ts`. Those modules import this one and read the store only when called, this one
- * importing them first: what has to run once the store is made, its subscriptions, runs here.
+ * network, in `kept.ts`; the slices' types and the store's (`ChatState`), in `types.ts`. None of those
+ * modules imports this one: what needs the store once it is made, what the device keeps following it,
+ * is given it here.
  */
-export type ChatState = ThreadsSlice & SendingSlice & DraftsSlice & { reset: () => void };
-
 export const useChat = create<ChatState>()((set, get, store) => ({
   ...threadsSlice(set, get, store),
   ...sendingSlice(set, get, store),
@@ -44,10 +45,9 @@ onSignOut(() => useChat.getState().reset());
 countUnsentWith(() => unsentMessages(useChat.getState().threads));
 
 // What the device keeps follows the store.
-// Wrapped: a listener is given the previous state too, which is not `again`.
-useChat.subscribe((state) => keepOutboxOnDevice(state));
-useChat.subscribe(keepChatsOnDevice);
-useChat.subscribe(keepDraftsOnDevice);
+keepOutboxOnDevice(useChat);
+keepChatsOnDevice(useChat);
+keepDraftsOnDevice(useChat);
 // After the reset: the store is emptied while its writers still follow the signed-out user.
 onSignOut(() => {
   stopKeepingDrafts();
@@ -58,6 +58,6 @@ useSession.subscribe((state, previous) => {
   if (id === undefined || id === previous.user?.id) return;
   // Another user's, left by a session the server ended: never sent as this one.
   if (ownsStorage()) dropOutboxesBut(id);
-  restoreDrafts(id);
+  restoreDrafts(useChat, id);
   useChat.getState().restoreOutbox(id);
 });

@@ -1,9 +1,10 @@
+import type { StoreApi } from 'zustand';
 import type { ConversationDetail, Message } from '../../../shared/schemas/conversations';
 import { readCache, writeCache } from '../../lib/device-cache';
 import { useConversations } from '../conversations';
 import { ownsStorage, sessionCheck, useSession } from '../session';
-import { type ChatState, useChat } from '.';
 import { emptyThread, lastStoredId, newestId, type Thread } from './thread';
+import type { ChatState } from './types';
 
 /** A chat as this device keeps it for an opening with no network (`lib/device-cache.ts`). */
 interface KeptThread {
@@ -69,19 +70,22 @@ export function listedThread(id: number): KeptThread | null {
 }
 
 /**
- * The chats kept on the device follow the store, a moment after it settles (a burst of messages
- * is one write), and at once when the page is put away.
+ * The chats kept on the device follow the store, once it is made (`index.ts`): a moment after it
+ * settles (a burst of messages is one write), and at once when the page is put away.
  */
 let keptWrite: ReturnType<typeof setTimeout> | undefined;
-export function keepChatsOnDevice(state: ChatState, previous: ChatState) {
-  // A conversation that ended goes from what is kept, though this tab never opened it.
-  const changed = keptPartChanged(state.threads, previous.threads) || state.ended !== previous.ended;
-  if (!changed || useSession.getState().user?.id === undefined) return;
-  keptWrite ??= setTimeout(writeKeptThreads, 500);
+export function keepChatsOnDevice(chat: StoreApi<ChatState>) {
+  const write = () => writeKeptThreads(chat.getState());
+  chat.subscribe((state, previous) => {
+    // A conversation that ended goes from what is kept, though this tab never opened it.
+    const changed = keptPartChanged(state.threads, previous.threads) || state.ended !== previous.ended;
+    if (!changed || useSession.getState().user?.id === undefined) return;
+    keptWrite ??= setTimeout(write, 500);
+  });
+  window.addEventListener('pagehide', () => {
+    if (keptWrite !== undefined) write();
+  });
 }
-window.addEventListener('pagehide', () => {
-  if (keptWrite !== undefined) writeKeptThreads();
-});
 
 /**
  * What is kept of a thread changed: how far the partner has read too, but not their typing, nor my own
@@ -106,12 +110,11 @@ function keptPartChanged(threads: ChatState['threads'], before: ChatState['threa
   });
 }
 
-function writeKeptThreads() {
+function writeKeptThreads({ threads, ended }: ChatState) {
   clearTimeout(keptWrite);
   keptWrite = undefined;
   const me = useSession.getState().user?.id;
   if (me === undefined || !ownsStorage()) return;
-  const { threads, ended } = useChat.getState();
   // The chats kept before this tab opened them stay kept in their turn, unless they ended here.
   const candidates = new Map<number, Thread>();
   for (const [key, entry] of Object.entries(keptThreads() ?? {})) {

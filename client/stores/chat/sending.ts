@@ -1,3 +1,4 @@
+import type { StoreApi } from 'zustand';
 import { track } from '../../lib/analytics';
 import { ApiError, mayPass, NetworkError, NotFound, Throttled } from '../../lib/api';
 import { api } from '../../lib/api-app';
@@ -6,32 +7,8 @@ import { serverNow } from '../../lib/server-clock';
 import { isConnected, sendMessageOverSocket, SocketRefused } from '../../lib/socket';
 import { uuid } from '../../lib/uuid';
 import { ownsStorage, sessionCheck, useSession } from '../session';
-import { type ChatState, useChat } from '.';
-import { awaitsRead, type ChatMessage, type ChatSlice, mergeMessages, type MessageStatus, onItsWay, threadUpdates, waitsToGo } from './thread';
-
-/**
- * My messages on their way: each thread's go out in the order written, over the socket (over HTTP with
- * none), wait for the connection or the server's limit, and stay in the device's outbox till stored.
- */
-export interface SendingSlice {
-  send: (id: number, content: string) => Promise<void>;
-  retry: (id: number, clientId: string) => Promise<void>;
-  /**
-   * A message the server refused for good (sent again, it would be refused again), out of the chat and
-   * back in the composer, before what is written there: to change, or copy, and kept as drafts are.
-   */
-  takeBack: (id: number, clientId: string) => void;
-  /**
-   * The socket is back: each conversation's queued messages, and those failed for a reason that may
-   * have passed, go out in the order they were written.
-   */
-  sendQueued: () => Promise<void>;
-  /**
-   * The user's messages still on their way when this device last had the app open, queued again; those
-   * of another tab still open are left to it, until it closes. With `closedTab`: that tab's, as it closes.
-   */
-  restoreOutbox: (userId: number, closedTab?: string) => void;
-}
+import { awaitsRead, type ChatMessage, mergeMessages, type MessageStatus, onItsWay, threadUpdates, waitsToGo } from './thread';
+import type { ChatSlice, ChatState, SendingSlice } from './types';
 
 /**
  * How long a throttled send waits: the server's Retry-After (over the socket, the ack's `retry_after`),
@@ -54,6 +31,7 @@ export function stopResends() {
 
 let tempId = -1;
 
+/** My messages on their way (`SendingSlice`, in `types.ts`). */
 export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
   const { update, updater } = threadUpdates(set);
 
@@ -226,7 +204,7 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
       if (restoredFor !== userId) held = new Set();
       for (const entry of readOutbox(userId)) {
         const { tab } = entry;
-        if (closedTab ? tab !== closedTab : tab && tab !== thisTab && whenTabCloses(tab, adopt)) continue;
+        if (closedTab ? tab !== closedTab : tab && tab !== thisTab && whenTabCloses(tab, adopt(get))) continue;
         // This tab's from here on, to write or to drop (at once, below): one heard stored already is dropped.
         held.add(entry.client_id);
         update(entry.conversation_id, (thread) => {
@@ -238,18 +216,18 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
         });
       }
       restoredFor = userId;
-      keepOutboxOnDevice(get(), true);
+      updateOutbox(get(), true);
       if (isConnected()) void get().sendQueued();
     },
   };
 };
 
 /**
- * The outbox on the device follows the store: every message of the signed-in user's still on its way
- * (queued, or sending when the tab may die), from the moment that user's earlier outbox was restored.
- * Other tabs of the same session write theirs to the same place: entries this tab never held are
- * theirs, and stay as they are until that tab is closed (`whenTabCloses`), when an open one takes them
- * up (`adopt`), or the next opening of the app does.
+ * The outbox on the device follows the store (`keepOutboxOnDevice`): every message of the signed-in
+ * user's still on its way (queued, or sending when the tab may die), from the moment that user's
+ * earlier outbox was restored. Other tabs of the same session write theirs to the same place: entries
+ * this tab never held are theirs, and stay as they are until that tab is closed (`whenTabCloses`),
+ * when an open one takes them up (`adopt`), or the next opening of the app does.
  */
 let restoredFor: number | null = null;
 /** This tab's own entries, as it last wrote them (`ownEntries`). */
@@ -263,7 +241,7 @@ let held = new Set<string>();
  * The store changed: the outbox on the device holds what is on its way now. `again`: written whether or
  * not this tab's own have changed since it last wrote them.
  */
-export function keepOutboxOnDevice(state: ChatState, again = false) {
+function updateOutbox(state: ChatState, again = false) {
   const me = useSession.getState().user?.id;
   if (me === undefined || me !== restoredFor || !ownsStorage()) return;
   const entries: OutboxEntry[] = [];
@@ -291,23 +269,30 @@ export function stopKeepingOutbox() {
 }
 
 /**
- * A tab closed with messages of the user's on their way: this one sends them, and keeps them as its own
- * (the tabs waiting for the same one take their turn with its lock, and find none left). Had the tab
- * sent one as it closed, the server stores it once all the same: a send is idempotent by its client_id.
+ * A tab closed with messages of the user's on their way: this one sends them (with the store's `get`),
+ * and keeps them as its own (the tabs waiting for the same one take their turn with its lock, and find
+ * none left). Had the tab sent one as it closed, the server stores it once all the same: a send is
+ * idempotent by its client_id.
  */
-function adopt(tab: string) {
+const adopt = (get: () => ChatState) => (tab: string) => {
   const me = useSession.getState().user?.id;
-  if (me !== undefined && me === restoredFor && ownsStorage()) useChat.getState().restoreOutbox(me, tab);
+  if (me !== undefined && me === restoredFor && ownsStorage()) get().restoreOutbox(me, tab);
+};
+
+/** The outbox on the device follows the store, once it is made (`index.ts`), and what other tabs write to it. */
+export function keepOutboxOnDevice(chat: StoreApi<ChatState>) {
+  // Wrapped: a listener is given the previous state too, which is not `again`.
+  chat.subscribe((state) => updateOutbox(state));
+  window.addEventListener('storage', (event) => {
+    if (event.storageArea !== window.localStorage) return;
+    // Another tab wrote what it has on its way: this one takes it up if that tab is closed before it is sent.
+    const me = useSession.getState().user?.id;
+    if (me === undefined || me !== restoredFor || event.key !== `chat_outbox:${me}`) return;
+    const stored = readOutbox(me);
+    for (const { tab } of stored) if (tab && tab !== thisTab) whenTabCloses(tab, adopt(chat.getState));
+    // That tab wrote from a copy older than this one's last write (a browser passes a tab's writes on to
+    // the others a moment later, and two may cross): this tab's own are put back as it has them, none
+    // it sent brought back, to be sent again at the next opening, and none on its way dropped.
+    if (ownEntries(stored) !== written) updateOutbox(chat.getState(), true);
+  });
 }
-window.addEventListener('storage', (event) => {
-  if (event.storageArea !== window.localStorage) return;
-  // Another tab wrote what it has on its way: this one takes it up if that tab is closed before it is sent.
-  const me = useSession.getState().user?.id;
-  if (me === undefined || me !== restoredFor || event.key !== `chat_outbox:${me}`) return;
-  const stored = readOutbox(me);
-  for (const { tab } of stored) if (tab && tab !== thisTab) whenTabCloses(tab, adopt);
-  // That tab wrote from a copy older than this one's last write (a browser passes a tab's writes on to
-  // the others a moment later, and two may cross): this tab's own are put back as it has them, none
-  // it sent brought back, to be sent again at the next opening, and none on its way dropped.
-  if (ownEntries(stored) !== written) keepOutboxOnDevice(useChat.getState(), true);
-});

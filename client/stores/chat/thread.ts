@@ -1,8 +1,6 @@
-import type { StateCreator, StoreApi } from 'zustand';
 import type { ConversationDetail, Message } from '../../../shared/schemas/conversations';
 import { heardUpTo, pushHeard, type ThreadCursor } from '../../../shared/thread-cursor';
 import { sessionCheck } from '../session';
-import type { ChatState } from '.';
 
 /**
  * `queued`: unanswered with no connection (no socket, and no answer over HTTP, or the socket gone before
@@ -141,11 +139,10 @@ export const pushed = (thread: Thread, message: Message, previousId: number | nu
   ...pushHeard(thread, message.id, previousId),
 });
 
-/** A part of the chat's store, its state beside its actions, made over the whole store (zustand's slices). */
-export type ChatSlice<Slice> = StateCreator<ChatState, [], [], Slice>;
-
-/** How a slice changes one thread: one the store does not hold yet starts empty. */
-export function threadUpdates(set: StoreApi<ChatState>['setState']) {
+/** The store's state as far as `threadUpdates` sets it (`ChatState`'s module, `types.ts`, imports this one). */
+type Threads = { threads: Record<number, Thread> };
+/** How a slice changes one thread, with the store's `set`: one the store does not hold yet starts empty. */
+export function threadUpdates(set: (change: (state: Threads) => Threads) => void) {
   const update = (id: number, change: (thread: Thread) => Partial<Thread>) =>
     set((state) => {
       const thread = state.threads[id] ?? emptyThread();

@@ -1,4 +1,4 @@
-import type { ConversationDetail, Message } from '../../../shared/schemas/conversations';
+import type { ConversationDetail } from '../../../shared/schemas/conversations';
 import { trackOnce } from '../../lib/analytics';
 import { mayPass, NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
@@ -8,44 +8,10 @@ import { toast } from '../../lib/toast';
 import { useConversations } from '../conversations';
 import { sessionCheck, useSession } from '../session';
 import { forgetKeptThread, keptThread, keptThreads, listedThread } from './kept';
-import { awaitsRead, type ChatSlice, chatToastKey, type EndedThread, heard, mergeMessages, pushed, type Thread, threadUpdates } from './thread';
+import { awaitsRead, chatToastKey, heard, mergeMessages, pushed, type Thread, threadUpdates } from './thread';
+import type { ChatSlice, ThreadsSlice } from './types';
 
-/**
- * The threads as the server tells of them: opened (from what the device kept, with no network), paged
- * back, pushed to and read again where a push is missing, read, caught up at a reconnect; and ended.
- */
-export interface ThreadsSlice {
-  threads: Record<number, Thread>;
-  open: (id: number) => Promise<void>;
-  loadOlder: (id: number) => Promise<void>;
-  /**
-   * A pushed message (`message:new`), with the id of the message stored just before it in the
-   * conversation; undefined when the push did not say (an older instance's, during a rolling deploy):
-   * the thread's messages after its cursor are read again.
-   */
-  receive: (id: number, message: Message, previousId: number | null | undefined) => void;
-  typing: (id: number) => void;
-  partnerRead: (id: number, lastReadId: number) => void;
-  /**
-   * I read up to `lastReadId` (on any of my phones or tabs): this tab does not mark it again. Answers
-   * how many of the partner's messages this tab holds after it, or null when it holds no such chat.
-   */
-  readUpTo: (id: number, lastReadId: number) => number | null;
-  markRead: (id: number) => void;
-  /** How far each loaded thread has heard (`heardTo`), as of now: where a catch-up decided now starts. */
-  cursors: () => Record<number, number>;
-  /**
-   * Fetches each loaded thread's messages after `from` (its cursor when the catch-up was decided; a
-   * thread loaded since starts after the newest message it has heard of), and the newest page of one
-   * missing its earlier messages; a thread still opening, once it has opened. Resolves with the
-   * conversations that are gone (404): they ended while the socket was away.
-   */
-  catchUp: (from?: Record<number, number>) => Promise<number[]>;
-  ended: Record<number, EndedThread>;
-  /** Forgets the thread and remembers that it ended, so that its chat page leaves. */
-  end: (id: number, ending: { byMe: boolean; userId: number | null; name: string | null }) => void;
-}
-
+/** The threads as the server tells of them (`ThreadsSlice`, in `types.ts`). */
 export const threadsSlice: ChatSlice<ThreadsSlice> = (set, get) => {
   const { update, updater } = threadUpdates(set);
 
