@@ -14,13 +14,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { DECK_REFILL_AT, SEND_ACK_TIMEOUT_MS } from '../shared/constants';
 import type { Message } from '../shared/schemas/conversations';
 import type { Ack, MatchUser, ServerToClientEvents } from '../shared/events';
-import { eventLoopDelay } from './event-loop-delay';
-import { Histogram } from './histogram';
+import type { Histogram } from './histogram';
 import { ConnectError, LeanSocket } from './lean-socket';
 import { MatchOverlays } from './overlays';
 import { openFilesProblem } from './open-files';
@@ -39,7 +36,9 @@ import {
   SetupError,
   THROTTLE_HINT,
 } from './setup';
+import { Tally } from './tally';
 import { Thread } from './thread';
+import { heapPerAttendee, ToolMeter } from './tool-meter';
 import { Wheel } from './wheel';
 
 export interface PartyOptions {
@@ -187,7 +186,6 @@ const SYNC = 7;
 
 const between = (low: number, high: number) => low + Math.random() * (high - low);
 const SECOND = 1000;
-const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 /** A `message:new` as heard: without `previous_id` from a server that does not tell it. */
 type MessageNew = Omit<Parameters<ServerToClientEvents['message:new']>[0], 'previous_id'> & { previous_id?: number | null };
@@ -201,7 +199,7 @@ interface Conversation {
   fetched: Set<number> | null;
 }
 
-interface Attendee {
+export interface Attendee {
   index: number;
   account: Account;
   base: URL;
@@ -248,18 +246,6 @@ interface PresenceAsk {
   open: boolean;
 }
 
-interface SentMessage {
-  sender: Attendee;
-  recipient: number;
-  conversationId: number;
-  seq: number;
-  at: number;
-  /** Its last emit was answered (an `unavailable` too, which leaves it to be sent again at the reconnect). */
-  answered: boolean;
-  acked: boolean;
-  delivered: boolean;
-}
-
 const SOCKET_EVENTS = new Set(['message:new', 'match:new', 'deck:refresh', 'sync']);
 /** The spread over which the app's phones fetch after `sync` (client/stores/realtime.ts). */
 const SYNC_SPREAD_MS = 2000;
@@ -299,31 +285,9 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const instances = options.instances?.length ? options.instances.map((each) => serverUrl('--instances', each)) : [base];
   const rest = new Rest();
   const started = performance.now();
-  const counts = {
-    checkIns: 0,
-    swipes: 0,
-    likes: 0,
-    matches: 0,
-    reconnects: 0,
-    drops: 0,
-    serverDisconnects: 0,
-    sent: 0,
-    acknowledged: 0,
-    delivered: 0,
-    recovered: 0,
-    duplicated: 0,
-    refused: 0,
-  };
-  const errors = new Map<string, number>();
-  const error = (what: string) => errors.set(what, (errors.get(what) ?? 0) + 1);
-  const overlay = new Histogram();
-  const delivery = new Histogram();
-  const reconnect = new Histogram();
-  const presenceList = new Histogram();
-  let recent = { overlay: new Histogram(), delivery: new Histogram() };
-  let phase: Progress['phase'] = 'setup';
-  let ready = 0;
-  let connected = 0;
+  const tally = new Tally(options.attendees, started);
+  const { counts, messages, resent } = tally;
+  const error = (what: string) => tally.error(what);
 
   // ------------------------------------------------------------ setup
   const origins = new Set([base.origin, ...instances.map((each) => each.origin)]);
@@ -350,41 +314,15 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   await saveState(stateFile, state);
   log(`event ${event.code} (${event.joinMode === 'qr' ? 'rotating QR' : 'code'}), accounts in ${stateFile}`);
 
-  const progressTimer = setInterval(() => options.onProgress?.(progress()), SECOND);
-  const progress = (): Progress => {
-    const p99 = (histogram: Histogram) => (histogram.count ? histogram.percentile(99) : null);
-    const figures: Progress = {
-      phase,
-      elapsedSeconds: (performance.now() - started) / SECOND,
-      attendees: options.attendees,
-      ready,
-      connected,
-      checkIns: counts.checkIns,
-      swipes: counts.swipes,
-      matches: counts.matches,
-      messagesSent: counts.sent,
-      messagesDelivered: counts.delivered + counts.recovered,
-      errors: [...errors.values()].reduce((sum, n) => sum + n, 0),
-      recentP99: { matchOverlay: p99(recent.overlay), messageDelivery: p99(recent.delivery), rest: p99(rest.takeRecent()) },
-    };
-    recent = { overlay: new Histogram(), delivery: new Histogram() };
-    return figures;
-  };
+  const progressTimer = setInterval(() => options.onProgress?.(tally.progress(rest)), SECOND);
   /** A new phase is told at once, not with the next second's figures: a Ctrl-C just after it is read in it. */
   const enter = (next: Progress['phase']) => {
-    phase = next;
-    options.onProgress?.(progress());
+    tally.phase = next;
+    options.onProgress?.(tally.progress(rest));
   };
 
   const people: Attendee[] = [];
   const byId = new Map<number, Attendee>();
-  const messages = new Map<string, SentMessage>();
-  /**
-   * The client_ids sent again after a reconnect: the server pushes a resent message again (the instance
-   * that stored it may have gone before telling of it), so its recipient may hear its id twice, as the
-   * app's chat does, and shows it once. Few: only what was unanswered when a connection ended.
-   */
-  const resent = new Set<string>();
   /** Every `message:send` emitted, in order (so by deadline), from `awaitingFrom` on: `giveUpUnanswered` reads them. */
   let awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
   let awaitingFrom = 0;
@@ -405,12 +343,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const returnsUnderWay = new Set<Attendee>();
   const overlays = new MatchOverlays(
     (phone, conversationId) => byId.get(phone)?.conversations.has(conversationId) ?? false,
-    (ms) => {
-      overlay.record(ms);
-      recent.overlay.record(ms);
-    },
+    (ms) => tally.overlayShown(ms),
   );
-  let seq = 0;
   let partyStarted = 0;
   let stopping = false;
   const leaveShare = options.leaveShare ?? 0.2;
@@ -419,9 +353,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   const wheel = new Wheel((index, action) => act(people[index]!, action), options.slotMs);
 
   try {
-    const collectGarbage = fullGc();
-    collectGarbage();
-    const heapBefore = process.memoryUsage().heapUsed;
+    const measureHeap = heapPerAttendee();
     const earlier = state.attendees;
     const reuse = options.fresh ? [] : earlier;
     const accounts: Account[] = [];
@@ -437,7 +369,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
           accounts[i] = account;
           kept.changed();
           await ensureProfile(rest, base, { ...account, profileCompleted }, i);
-          ready += 1;
+          tally.ready += 1;
         },
       );
     } finally {
@@ -482,7 +414,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         onDisconnect: (_socket, reason) => {
           attendee.online = false;
           attendee.disconnectedAt = performance.now();
-          connected -= 1;
+          tally.connected -= 1;
           // Its acknowledgements go with the connection: the app's ask fails, and the next connect asks again.
           attendee.connectionsEnded += 1;
           attendee.presencePending = 0;
@@ -498,7 +430,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
     // From the first connect on: a `presence:list` is asked at each.
     unansweredTimer = setInterval(() => giveUpUnanswered(performance.now()), SECOND / 2);
-    let heapPerAttendee: number | null = null;
+    let heapKeptPerAttendee: number | null = null;
     if (arriveOverMs === 0) {
       enter('connect');
       await inPool(people, 200, async (attendee) => {
@@ -515,8 +447,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
         await checkIn(attendee.base, attendee.account.token);
         counts.checkIns += 1;
       });
-      collectGarbage();
-      heapPerAttendee = (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, people.length);
+      heapKeptPerAttendee = measureHeap(people.length);
     }
 
     // ---------------------------------------------------------- the party
@@ -526,12 +457,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       if (arriveOverMs === 0) startActing(attendee);
       else wheel.schedule(attendee.index, ARRIVE, between(0, arriveOverMs));
     }
-    const cpuBefore = process.cpuUsage();
-    const loopDelay = eventLoopDelay(5);
-    const framesBefore = LeanSocket.frames();
-    const restBefore = rest.requests;
-    rest.poolWait = new Histogram();
-    const sentBefore = counts.sent;
+    const meter = new ToolMeter(rest, tally);
     wheel.start();
     await new Promise<void>((resolve) => {
       const end = () => {
@@ -574,11 +500,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       if (now - lastArrivalAt > drainQuietMs || now - drainStarted > DRAIN_MAX_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const cpu = process.cpuUsage(cpuBefore);
-    loopDelay.stop();
-    const frames = LeanSocket.frames();
-    const operations = frames.in - framesBefore.in + frames.out - framesBefore.out + rest.requests - restBefore;
-    const cpuMicros = cpu.user + cpu.system;
+    meter.stop();
 
     // ---------------------------------------------------------- the figures
     const at = (time: number | null) => (time === null ? 'never' : `${((time - started) / SECOND).toFixed(1)} s`);
@@ -592,73 +514,17 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       );
     }
     if (overlays.pending > LOST_OVERLAYS_TOLD) log(`… and ${overlays.pending - LOST_OVERLAYS_TOLD} more match overlays lost`);
-    const offlineAtEnd = people.filter((attendee) => !attendee.online && came(attendee)).length;
-    let lost = 0;
-    let unanswered = 0;
-    for (const message of messages.values()) {
-      if (message.acked && !message.delivered) lost += 1;
-      if (!message.acked) unanswered += 1;
-    }
-    const restFigures: PartyResult['latency_ms']['rest'] = {};
-    for (const route of [...rest.statuses.keys()].sort()) {
-      const statuses = Object.fromEntries([...rest.statuses.get(route)!].map(([status, n]) => [String(status || 'no answer'), n]));
-      restFigures[route] = { ...(rest.latency.get(route) ?? new Histogram()).summary(), statuses };
-    }
-    const result: PartyResult = {
+    const run = {
       url: base.origin,
       instances: instances.map((each) => each.origin),
       attendees: people.length,
       minutes: options.minutes,
-      interrupted_after_s: interruptedAfter === null ? null : Math.round(interruptedAfter * 10) / 10,
-      event: { id: event.id, code: event.code, join_mode: event.joinMode },
+      interruptedAfter,
+      event,
       stateFile,
-      counts: {
-        check_ins: counts.checkIns,
-        swipes: counts.swipes,
-        likes: counts.likes,
-        matches: counts.matches,
-        reconnects: counts.reconnects,
-        drops: counts.drops,
-        server_disconnects: counts.serverDisconnects,
-        offline_at_end: offlineAtEnd,
-        messages: {
-          sent: counts.sent,
-          acknowledged: counts.acknowledged,
-          delivered: counts.delivered,
-          recovered: counts.recovered,
-          lost,
-          duplicated: counts.duplicated,
-          unanswered,
-          refused: counts.refused,
-        },
-        match_overlays: {
-          expected: overlays.expected,
-          delivered: overlays.delivered,
-          recovered: overlays.recovered,
-          lost: overlays.pending,
-        },
-        errors: Object.fromEntries([...errors].sort(([a], [b]) => a.localeCompare(b))),
-      },
-      latency_ms: {
-        match_overlay: overlay.summary(),
-        message_delivery: delivery.summary(),
-        reconnect: reconnect.summary(),
-        presence_list: presenceList.summary(),
-        rest: restFigures,
-      },
-      tool: {
-        cpu_seconds: Math.round(cpuMicros / 1e4) / 100,
-        operations,
-        cpu_us_per_operation: Math.round(cpuMicros / Math.max(1, operations)),
-        cpu_us_per_message: counts.sent > sentBefore ? Math.round(cpuMicros / (counts.sent - sentBefore)) : null,
-        heap_kb_per_attendee: heapPerAttendee === null ? null : hundredths(heapPerAttendee / 1024),
-        rss_mb: Math.round(process.memoryUsage().rss / 1e6),
-        event_loop_delay_ms: { p99: hundredths(loopDelay.percentile(99)), max: hundredths(loopDelay.max()) },
-        rest_pool_wait_ms: { p99: rest.poolWait.count ? hundredths(rest.poolWait.percentile(99)) : 0, max: hundredths(rest.poolWait.max) },
-      },
-      ok: lost === 0 && unanswered === 0 && counts.duplicated === 0 && overlays.pending === 0 && offlineAtEnd === 0,
+      offlineAtEnd: people.filter((attendee) => !attendee.online && came(attendee)).length,
     };
-    return result;
+    return tally.result(run, overlays, rest, meter.figures(heapKeptPerAttendee));
   } finally {
     stopping = true;
     ended = true;
@@ -827,8 +693,8 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     if (conversationId === null || !attendee.online) return;
     const conversation = attendee.conversations.get(conversationId)!;
     const clientId = randomUUID();
-    seq += 1;
-    messages.set(clientId, { sender: attendee, recipient: conversation.other, conversationId, seq, at: 0, answered: false, acked: false, delivered: false });
+    tally.seq += 1;
+    messages.set(clientId, { sender: attendee, recipient: conversation.other, conversationId, seq: tally.seq, at: 0, answered: false, acked: false, delivered: false });
     counts.sent += 1;
     attendee.unacked.add(clientId);
     emitMessage(attendee, clientId);
@@ -938,14 +804,14 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   function onConnect(attendee: Attendee) {
     attendee.online = true;
     attendee.connectedAt = performance.now();
-    connected += 1;
+    tally.connected += 1;
     askPresence(attendee);
     if (!attendee.connectedOnce) {
       attendee.connectedOnce = true;
       return;
     }
     counts.reconnects += 1;
-    reconnect.record(attendee.socket.handshakeMs);
+    tally.reconnect.record(attendee.socket.handshakeMs);
     // What a phone does after a reconnect: send again what was not acknowledged, fetch what it missed.
     for (const clientId of attendee.unacked) {
       resent.add(clientId);
@@ -964,7 +830,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
       ask.open = false;
       attendee.presencePending -= 1;
       if (!reply.ok) return error(`presence:list ${reply.error.code}`);
-      presenceList.record(performance.now() - ask.at);
+      tally.presenceList.record(performance.now() - ask.at);
     });
     if (!emitted) return;
     attendee.presencePending += 1;
@@ -1098,9 +964,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     }
     sent.delivered = true;
     counts.delivered += 1;
-    const ms = performance.now() - sent.at;
-    delivery.record(ms);
-    recent.delivery.record(ms);
+    tally.deliveredIn(performance.now() - sent.at);
     if (sent.acked) messages.delete(message.client_id);
   }
 
@@ -1150,15 +1014,3 @@ export const heapText = (kb: number | null) => (kb === null ? 'heap per attendee
 export const toolWaitsText = ({ event_loop_delay_ms: loop, rest_pool_wait_ms: pool }: PartyResult['tool']) =>
   `its event-loop delay p99 ${loop.p99} / max ${loop.max} ms (in every latency it times), ` +
   `a REST call's wait for one of its connections p99 ${pool.p99} / max ${pool.max} ms (in the REST latencies and the match overlay)`;
-
-/**
- * A full GC, taken before each reading of the tool's heap: the heap per attendee is then what the
- * attendees keep, not whatever garbage a collection happened to take away in between (which can make
- * it negative). `npm run loadtest` runs node with --expose-gc; anywhere else (a test's worker, the
- * CLI run without the script) V8's own is exposed here.
- */
-function fullGc(): () => void {
-  if (typeof global.gc === 'function') return global.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
