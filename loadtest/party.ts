@@ -24,15 +24,16 @@ import { openFilesProblem } from './open-files';
 import { NetworkError, Rest } from './rest';
 import {
   type Account,
+  attendeeAccounts,
+  checkInstances,
   defaultStatePath,
   door,
   ensureAccount,
   ensureEvent,
-  ensureProfile,
   inPool,
-  keepState,
   loadState,
   saveState,
+  serverUrl,
   SetupError,
   THROTTLE_HINT,
 } from './setup';
@@ -256,11 +257,6 @@ const SYNC_SPREAD_MS = 2000;
  * forces) take seconds each, and are no loss.
  */
 const DRAIN_QUIET_MS = 10_000;
-/**
- * The first check of each instance (`GET /healthz`, which does no work): a wrong address or one where
- * nothing answers is told in seconds, not after the minute a call of a party under load may take.
- */
-const HEALTH_TIMEOUT_MS = 5000;
 /** The drain's end, whatever still arrives. */
 export const DRAIN_MAX_MS = 120_000;
 /**
@@ -294,16 +290,7 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
   // Before anything is asked of the server: a limit met thousands of sockets in fails as EMFILE, deep inside.
   const tooFewFiles = openFilesProblem(options.attendees, rest.maxSockets * origins.size);
   if (tooFewFiles) throw new SetupError(tooFewFiles);
-  for (const instance of origins) {
-    const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz', { timeoutMs: HEALTH_TIMEOUT_MS }).catch((failure: Error) => {
-      throw new SetupError(unreachable(instance, failure));
-    });
-    // Any web server may answer 200 (a site's catch-all page): this app's says {"status":"ok"}.
-    if (probe.status !== 200 || (probe.body as { status?: unknown } | null)?.status !== 'ok') {
-      const answer = probe.status === 200 ? `200 ${String(probe.headers['content-type'] ?? 'with no type').split(';')[0]}, not {"status":"ok"}` : probe.status;
-      throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${answer})`);
-    }
-  }
+  await checkInstances(rest, origins);
   const stateFile = options.stateFile ?? defaultStatePath(base);
   const state = await loadState(stateFile, base.origin);
   const tag = Date.now().toString(36);
@@ -354,28 +341,16 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
 
   try {
     const measureHeap = heapPerAttendee();
-    const earlier = state.attendees;
-    const reuse = options.fresh ? [] : earlier;
-    const accounts: Account[] = [];
-    // This run's accounts first: the next run reuses them (and those of larger earlier runs after them).
-    const keeping = () => ({ ...state, attendees: [...accounts.filter(Boolean), ...earlier.filter((_, i) => !accounts[i])] });
-    const kept = keepState(stateFile, keeping);
-    try {
-      await inPool(
-        Array.from({ length: options.attendees }, (_, i) => i),
-        options.setupConcurrency ?? 16,
-        async (i) => {
-          const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
-          accounts[i] = account;
-          kept.changed();
-          await ensureProfile(rest, base, { ...account, profileCompleted }, i);
-          tally.ready += 1;
-        },
-      );
-    } finally {
-      await kept.close();
-    }
-    state.attendees = keeping().attendees;
+    const accounts = await attendeeAccounts(
+      rest,
+      base,
+      state,
+      stateFile,
+      { attendees: options.attendees, fresh: options.fresh ?? false, concurrency: options.setupConcurrency ?? 16, tag },
+      () => {
+        tally.ready += 1;
+      },
+    );
 
     // ---------------------------------------------------------- phones
     for (const [index, account] of accounts.entries()) {
@@ -979,25 +954,6 @@ export async function runParty(options: PartyOptions): Promise<PartyResult> {
     hinted = true;
     log(`the server throttled a simulated phone: ${THROTTLE_HINT}`);
   }
-}
-
-/** A server's address as `flag` gives it: http, or https as a deployment behind TLS is reached. */
-function serverUrl(flag: string, value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-  } catch {
-    throw new SetupError(`${flag} must be an http(s) address, not "${value}"`);
-  }
-  return url;
-}
-
-/** Why an instance could not be reached, in a word, and for a certificate of a CA Node does not know, what to do. */
-function unreachable(instance: string, failure: Error) {
-  const why = failure.message.replace(/^.*: /, '');
-  const unknownCa = /SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(why);
-  return `cannot reach ${instance}: ${why}${unknownCa ? ' (a certificate Node does not trust: give its CA with NODE_EXTRA_CA_CERTS=<file.pem>)' : ''}`;
 }
 
 export { SetupError };

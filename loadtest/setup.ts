@@ -34,6 +34,45 @@ export interface PartyState {
   events: Array<{ id: number; code: string; organizer: string; ends_at: string }>;
 }
 
+/** A server's address as `flag` gives it: http, or https as a deployment behind TLS is reached. */
+export function serverUrl(flag: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new SetupError(`${flag} must be an http(s) address, not "${value}"`);
+  }
+  return url;
+}
+
+/**
+ * The first check of each instance (`GET /healthz`, which does no work): a wrong address or one where
+ * nothing answers is told in seconds, not after the minute a call of a party under load may take.
+ */
+const HEALTH_TIMEOUT_MS = 5000;
+
+/** Each instance answers as this app's server does, or nothing else is asked of any. */
+export async function checkInstances(rest: Rest, origins: Iterable<string>) {
+  for (const instance of origins) {
+    const probe = await rest.request(new URL(instance), 'GET', 'GET /healthz', '/healthz', { timeoutMs: HEALTH_TIMEOUT_MS }).catch((failure: Error) => {
+      throw new SetupError(unreachable(instance, failure));
+    });
+    // Any web server may answer 200 (a site's catch-all page): this app's says {"status":"ok"}.
+    if (probe.status !== 200 || (probe.body as { status?: unknown } | null)?.status !== 'ok') {
+      const answer = probe.status === 200 ? `200 ${String(probe.headers['content-type'] ?? 'with no type').split(';')[0]}, not {"status":"ok"}` : probe.status;
+      throw new SetupError(`${instance} does not look like this app's server (GET /healthz answered ${answer})`);
+    }
+  }
+}
+
+/** Why an instance could not be reached, in a word, and for a certificate of a CA Node does not know, what to do. */
+function unreachable(instance: string, failure: Error) {
+  const why = failure.message.replace(/^.*: /, '');
+  const unknownCa = /SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(why);
+  return `cannot reach ${instance}: ${why}${unknownCa ? ' (a certificate Node does not trust: give its CA with NODE_EXTRA_CA_CERTS=<file.pem>)' : ''}`;
+}
+
 /** Where an earlier run's accounts are kept, per server: `./data/loadtest/<host>_<port>.json`. */
 export const defaultStatePath = (base: URL) =>
   path.resolve('data', 'loadtest', `${base.hostname}_${base.port || (base.protocol === 'https:' ? '443' : '80')}.json`);
@@ -179,6 +218,44 @@ export async function ensureProfile(rest: Rest, base: URL, account: Account, ind
     rest.request(base, 'PUT', 'PUT /api/users/me/profile/', '/api/users/me/profile/', { token: account.token, json: profileFor(index) }),
   );
   if (saved.status !== 200) refused('PUT /api/users/me/profile/', saved);
+}
+
+/**
+ * The attendees' accounts, each with a completed profile: the state's reused (unless `fresh`) or new
+ * ones registered, `concurrency` at a time, the state file kept up to date meanwhile; `onReady` after
+ * each. The state's attendees are this run's afterwards.
+ */
+export async function attendeeAccounts(
+  rest: Rest,
+  base: URL,
+  state: PartyState,
+  stateFile: string,
+  { attendees, fresh, concurrency, tag }: { attendees: number; fresh: boolean; concurrency: number; tag: string },
+  onReady: () => void,
+): Promise<Account[]> {
+  const earlier = state.attendees;
+  const reuse = fresh ? [] : earlier;
+  const accounts: Account[] = [];
+  // This run's accounts first: the next run reuses them (and those of larger earlier runs after them).
+  const keeping = () => ({ ...state, attendees: [...accounts.filter(Boolean), ...earlier.filter((_, i) => !accounts[i])] });
+  const kept = keepState(stateFile, keeping);
+  try {
+    await inPool(
+      Array.from({ length: attendees }, (_, i) => i),
+      concurrency,
+      async (i) => {
+        const { profileCompleted, ...account } = await ensureAccount(rest, base, reuse[i] ?? null, `Guest${i + 1}`, tag);
+        accounts[i] = account;
+        kept.changed();
+        await ensureProfile(rest, base, { ...account, profileCompleted }, i);
+        onReady();
+      },
+    );
+  } finally {
+    await kept.close();
+  }
+  state.attendees = keeping().attendees;
+  return accounts;
 }
 
 export interface PartyEvent {
