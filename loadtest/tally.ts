@@ -3,7 +3,7 @@
  * until each is accounted for, the live figures of the progress display, and the result they make at
  * the end.
  */
-import type { Attendee } from './party';
+import type { Attendee } from './attendee';
 import { Histogram } from './histogram';
 import type { MatchOverlays } from './overlays';
 import type { PartyResult, Progress } from './party';
