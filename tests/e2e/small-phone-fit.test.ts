@@ -133,32 +133,27 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     await context.close();
   });
 
+  /**
+   * The moderator's phone, one for the cases that look at a page once it has settled: each opens its
+   * page anew at its own size. (A new phone each, and the app's first load on it, told nothing more
+   * and took half of those cases' time.)
+   */
+  let moderatorPhone: ReturnType<typeof openPhone> | undefined;
+
   /** A page of the app at `size`, signed in as the moderator. */
   async function signedIn(size: (typeof SIZES)[number]) {
-    const { context, page } = await openPhone(app.browser, { token: moderator.token, language: 'es' });
+    moderatorPhone ??= openPhone(app.browser, { token: moderator.token, language: 'es' });
+    const { page } = await moderatorPhone;
     await page.setViewportSize(size);
-    return { context, page };
+    return { page };
   }
 
-  it('holds the page-not-found’s language switch to its two buttons, where it stays as the language changes (360 px)', async () => {
-    const { context, page } = await openPhone(app.browser);
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.goto(`${app.server.url}/no-such-page/`);
-    // Named in the page's language: Idioma, then Language.
-    const group = page.getByRole('group', { name: new RegExp(`^(${es['language.label']}|${en['language.label']})$`) });
-    const english = group.getByRole('button', { name: /^EN,/ });
-    const [spanish, before] = [await box(group.getByRole('button', { name: /^ES,/ })), await box(group)];
-    // It stretched across the page's column, an empty half of a pill beside "English".
-    expect(before.width).toBeLessThan(spanish.width + (await box(english)).width + 12);
-    await english.click();
-    await page.getByRole('heading', { name: en['notFound.title'] }).waitFor();
-    // The column narrowed to the shorter heading, and the switch moved under the finger.
-    expect((await box(group)).x).toBeCloseTo(before.x, 0);
-    await context.close();
-  });
+  /** A visitor's phone, for the sign-ups that each start on a page opened anew at their own size. */
+  let visitorPhone: ReturnType<typeof openPhone> | undefined;
 
   it.each(SIZES)('keeps register’s toast clear of "Iniciar sesión" ($width × $height)', async (size) => {
-    const { context, page } = await openPhone(app.browser);
+    visitorPhone ??= openPhone(app.browser);
+    const { page } = await visitorPhone;
     await page.setViewportSize(size);
     await page.goto(`${app.server.url}/register/`);
     await page.getByLabel(es['register.firstName']).fill('Lucía');
@@ -177,11 +172,28 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // At the foot of the screen, where client/toast.css places it (bottom-right).
     const { y, height } = await box(toast);
     expect(y + height).toBeGreaterThan(size.height - 24);
-    await context.close();
+  });
+
+  it('holds the page-not-found’s language switch to its two buttons, where it stays as the language changes (360 px)', async () => {
+    // The visitor's phone after its sign-ups: in Spanish still, left in English.
+    visitorPhone ??= openPhone(app.browser);
+    const { page } = await visitorPhone;
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.server.url}/no-such-page/`);
+    // Named in the page's language: Idioma, then Language.
+    const group = page.getByRole('group', { name: new RegExp(`^(${es['language.label']}|${en['language.label']})$`) });
+    const english = group.getByRole('button', { name: /^EN,/ });
+    const [spanish, before] = [await box(group.getByRole('button', { name: /^ES,/ })), await box(group)];
+    // It stretched across the page's column, an empty half of a pill beside "English".
+    expect(before.width).toBeLessThan(spanish.width + (await box(english)).width + 12);
+    await english.click();
+    await page.getByRole('heading', { name: en['notFound.title'] }).waitFor();
+    // The column narrowed to the shorter heading, and the switch moved under the finger.
+    expect((await box(group)).x).toBeCloseTo(before.x, 0);
   });
 
   it.each(SIZES)('centres the top bar’s language with the avatar and Logout beside it ($width px)', async (size) => {
-    const { context, page } = await signedIn(size);
+    const { page } = await signedIn(size);
     await page.goto(`${app.server.url}/app/matches/`);
     const language = page.locator('.top-bar .lang-switch');
     await language.waitFor();
@@ -189,11 +201,10 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // It sat at y 0–46, touching the screen's edge, the buttons beside it centred at 28.
     expect(Math.abs(middle(await box(language)) - middle(await box(page.locator('.top-bar .icon-btn'))))).toBeLessThanOrEqual(1);
     await shot(page, `02-top-bar-${size.width}`);
-    await context.close();
   });
 
   it.each(SIZES)('shows the chats’ search placeholder whole ($width px)', async (size) => {
-    const { context, page } = await signedIn(size);
+    const { page } = await signedIn(size);
     await page.goto(`${app.server.url}/app/matches/`);
     // It read "Buscar matches y conv…".
     const search = page.getByRole('searchbox');
@@ -205,11 +216,10 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     });
     expect(needed).toBeLessThanOrEqual(room);
     await shot(page, `03-chats-${size.width}`);
-    await context.close();
   });
 
   it.each(SIZES)('writes "Mis eventos" on one line beside or above "Crear evento" ($width px)', async (size) => {
-    const { context, page } = await signedIn(size);
+    const { page } = await signedIn(size);
     await page.goto(`${app.server.url}/app/events/`);
     const title = page.getByRole('heading', { name: es['events.mine.title'] });
     await title.waitFor();
@@ -224,7 +234,6 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     expect(create.x + create.width).toBeLessThanOrEqual(head.x + head.width + 0.5);
     await title.scrollIntoViewIfNeeded();
     await shot(page, `04-events-${size.width}`);
-    await context.close();
   });
 
   it('words "Entrar en …" of a long event name as one sentence on its button (360 px)', async () => {
@@ -378,7 +387,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
   });
 
   it('keeps a report’s Dismiss and Suspend inside the page, their words inside them (320 px)', async () => {
-    const { context, page } = await signedIn(SIZES[0]);
+    const { page } = await signedIn(SIZES[0]);
     await page.goto(`${app.server.url}/app/moderation/reports/${reportId}/`);
     const ban = page.getByRole('button', { name: es['moderation.ban'], exact: true });
     await ban.waitFor();
@@ -391,11 +400,10 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
       expect(x + width).toBeLessThanOrEqual(actions.x + actions.width + 0.5);
       expect(await button.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
     }
-    await context.close();
   });
 
   it('scrolls the activity table sideways with its dates held, its headings whole (320 px)', async () => {
-    const { context, page } = await signedIn(SIZES[0]);
+    const { page } = await signedIn(SIZES[0]);
     await page.goto(`${app.server.url}/app/admin/`);
     const table = page.locator('.admin-table-wrap');
     const today = page.getByRole('rowheader', { name: new Date().toISOString().slice(0, 10) });
@@ -414,6 +422,5 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     expect(await table.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
     expect((await box(today)).x).toBeCloseTo(before.x, 0);
     await shot(page, '06-activity-scrolled');
-    await context.close();
   });
 });
