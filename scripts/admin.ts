@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { type Config, ConfigError, DEFAULT_REDIS_PREFIX, loadConfig } from '../server/config';
 import type { Db } from '../server/db/client';
-import { authTokens, users } from '../server/db/schema';
+import { users } from '../server/db/schema';
 import { announceDeletion, type DeletedAccount, eraseAccount } from '../server/features/account/deletion';
 import { openMediaStores } from '../server/features/media/stores';
 import { type AdminOutcome, type ModerationAction, moderationHistory, setRole, unban } from '../server/features/moderation/service';
@@ -204,8 +204,8 @@ function untoldBecause(redisUrl: string | null, databaseUrl: string | null, news
  * the server's settings from the environment: its Stripe billing ended, its photo files removed from
  * DATA_DIR's media folder or the S3 bucket, its PostHog person erased by the server's job once due.
  * Without `--yes`, nothing is deleted. With the servers' Redis (REDIS_URL), the running instances are told
- * as by a deletion in the app (`reachInstances`): its sessions end and its sockets drop everywhere before
- * the rows go, and its partners' apps hear it at once. Without it no running server hears of it: what
+ * as by a deletion in the app (`reachInstances`): its sessions end and its sockets drop everywhere once
+ * the rows are gone, and its partners' apps hear it at once. Without it no running server hears of it: what
  * it then does is said after the deletion (`untold`), as docs/operations.md says.
  */
 async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.ProcessEnv, out: Pick<Console, 'log' | 'error'>): Promise<number> {
@@ -246,12 +246,11 @@ async function deleteCommand(email: string, confirmed: boolean, env: NodeJS.Proc
     const stripe = createStripeClient(config.stripe);
     const reached = news;
     const told = reached && {
-      // As the server's deletion: its open phones told why (`account:deleted`), then the rows, then every
-      // instance forgets them and drops their sockets.
-      revokeTokens: async (userId: number) => {
+      // As the server's deletion: once the rows are gone, its open phones told why (`account:deleted`),
+      // then every instance forgets its sessions and drops their sockets.
+      endSessions: async (userId: number, tokenHashes: string[]) => {
         reached.publish([userId], 'account:deleted');
-        const ended = await database.db.delete(authTokens).where(eq(authTokens.userId, userId)).returning({ tokenHash: authTokens.tokenHash });
-        heard = await reached.revoked(ended.map((row) => row.tokenHash));
+        heard = await reached.revoked(tokenHashes);
       },
       announce: (userId: number, gone: DeletedAccount) =>
         announceDeletion({ publish: reached.publish, left: (user, eventId) => reached.moved({ userId: user, from: eventId, to: null }) }, userId, gone),

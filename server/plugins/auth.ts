@@ -32,8 +32,8 @@ declare module 'fastify' {
     /** Ends every session of a user: their sockets are dropped on every instance. Returns how many were ended. */
     revokeUserTokens: (userId: number) => Promise<number>;
     /**
-     * Sessions a ban or a new password ended in its own transaction, forgotten here and on every
-     * instance, their sockets dropped, as `revokeUserTokens` does. A ban's rows are kept, marked
+     * Sessions a ban, a new password or the account's deletion ended in its own transaction, forgotten
+     * here and on every instance, their sockets dropped, as `revokeUserTokens` does. A ban's rows are kept, marked
      * (`endedByBan`), until they would have expired, so that a phone away during the ban comes back to
      * "suspended", not to a session closed for no reason it can tell; a marked row never authenticates
      * again.

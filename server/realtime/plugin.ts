@@ -29,6 +29,13 @@ declare module 'fastify' {
      * Call it only after the write that made the event true has committed.
      */
     publish: Publish;
+    /**
+     * As `publish`, to one user, for news their sockets are dropped right after (`account:deleted`, then
+     * the revocation of their sessions): their sockets on this instance hear it at once. Through Redis,
+     * the adapter delivers here only once Redis has answered its publish, by which time they are gone;
+     * the other instances hear it ahead of the revocation, sent after it on the same connection.
+     */
+    publishBeforeDrop: <E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>) => void;
     /** Event rooms and their coalesced live counts (`server/features/events/live.ts`); call after commit. */
     eventLive: EventLive;
   }
@@ -135,6 +142,14 @@ export default fp(
     }
     app.decorate('io', io);
     app.decorate('publish', publish);
+    app.decorate('publishBeforeDrop', <E extends keyof ServerToClientEvents>(userId: number, event: E, ...args: Parameters<ServerToClientEvents[E]>) => {
+      if (!fanout) return publish([userId], event, ...args);
+      const room = rooms.user(userId);
+      // Each socket is in a room of its own id: the ones here, told now, are left out of the publish.
+      const here = [...(io.of('/').adapter.rooms.get(room) ?? [])];
+      io.local.to(room).emit(event, ...args);
+      io.to(room).except(here).emit(event, ...args);
+    });
 
     const presence = createPresence(app, io);
     const messages = createMessageBatcher(app.db, app.log, app.limits);

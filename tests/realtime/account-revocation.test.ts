@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../../scripts/admin';
 import { checkIn, makeEvent } from '../helpers/events';
@@ -8,7 +9,7 @@ import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { connect, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
+import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { match } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
@@ -165,6 +166,52 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
     expect(await dropped).toEqual(['io server disconnect', 'io server disconnect']);
     expect(await Promise.all(toldFirst)).toEqual([true, true]);
     expect(await told).toEqual([{ conversation_id: conversationId }, { user_id: leaving.id }, { event_id: event.id, count: 1 }]);
+  });
+
+  /**
+   * A deletion whose transaction fails: the event's check-in figure is already at its column's most, so
+   * adding the leaving attendee's check-in to it (`tallyDeparture`) is out of range, and the whole
+   * deletion rolls back. Nothing happened, so no phone of theirs is told anything, nor signed out.
+   */
+  const failedDeletions: Array<[string, (leaving: TestUser) => Promise<void>]> = [
+    [
+      'in the app',
+      async (leaving) => {
+        expect((await client(one.url).delete('/api/users/me/', { token: leaving.token, json: { password: leaving.password } })).status).toBe(500);
+      },
+    ],
+    [
+      'by the admin command',
+      async (leaving) => {
+        await expect(adminBeside(['delete', leaving.email, '--yes'])).rejects.toMatchObject({ cause: { message: expect.stringMatching(/out of range/) } });
+      },
+    ],
+  ];
+  it.each(failedDeletions)('a deletion %s that fails in the database: no phone of theirs is told, none signed out', async (_how, erase) => {
+    const leaving = await makeCompletedUser(one, { name: 'Staying' });
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    await checkIn(one, leaving, event.code);
+    await one.app.db.execute(sql`
+      insert into event_tallies (event_id, at, check_ins)
+      select event_id, date_bin('15 minutes', checked_in_at, timestamptz 'epoch'), 2147483647 from attendances
+      where user_id = ${leaving.id}`);
+    const second = (await client(two.url).post('/api/auth/', { json: { username: leaving.email, password: leaving.password } })).body.token as string;
+    const phones = [await sockets.connect(one.url, leaving.token), await sockets.connect(two.url, second)];
+    const heard = phones.map((phone) => record(phone));
+
+    await erase(leaving);
+    // Anything sent them after the deletion arrives after what it would have told them (or the phone is gone).
+    const later = Promise.all(
+      phones.map((phone) => new Promise<void>((resolve) => (phone.connected ? phone.once('account:changed', () => resolve()).once('disconnect', () => resolve()) : resolve()))),
+    );
+    one.app.publish([leaving.id], 'account:changed');
+    await later;
+    expect(heard.map((events) => events.map((e) => e.event))).toEqual([['account:changed'], ['account:changed']]);
+    expect(phones.map((phone) => phone.connected)).toEqual([true, true]);
+    for (const [server, token] of [[one, leaving.token], [two, second]] as const) {
+      expect((await client(server.url).get('/api/users/me/', { token })).status).toBe(200);
+    }
   });
 });
 

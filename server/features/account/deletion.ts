@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import { DELETE_CONFIRMATION } from '../../../shared/constants';
 import type { DeleteAccountInput } from '../../../shared/schemas/account';
 import { type Db, rowsOf } from '../../db/client';
-import { attendances, conversations, events, moderationActions, posthogErasures, uploads, users } from '../../db/schema';
+import { attendances, authTokens, conversations, events, moderationActions, posthogErasures, uploads, users } from '../../db/schema';
 import { ValidationError } from '../../errors';
 import { isTransientConflict } from '../../lib/pg-errors';
 import { serverText } from '../../../shared/i18n/server-messages';
@@ -42,6 +42,8 @@ export interface DeletedAccount {
   leftEventId: number | null;
   /** Whose phones may show them (their card, their like): told they are gone. */
   shownTo: number[];
+  /** The hashes of their sessions' tokens, whose rows went with the account: forgotten everywhere after. */
+  tokenHashes: string[];
 }
 
 /**
@@ -95,6 +97,9 @@ async function deleteAccountOnce(
       .from(attendances)
       .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)));
     const shownTo = await whoMayShow(tx, userId);
+    // Their sessions, to be forgotten once this commits: none can be added meanwhile (a new one takes the
+    // account's row shared, `issueToken`, and finds it gone).
+    const sessions = await tx.select({ tokenHash: authTokens.tokenHash }).from(authTokens).where(eq(authTokens.userId, userId));
     // The events they organize go on for those in them; their QR secrets go.
     await tx.update(events).set({ qrSecret: null }).where(eq(events.organizerId, userId));
     await keepActiveDays(tx, userId);
@@ -118,6 +123,7 @@ async function deleteAccountOnce(
       photoKeys: photos.map((row) => row.key),
       leftEventId: attending?.eventId ?? null,
       shownTo,
+      tokenHashes: sessions.map((row) => row.tokenHash),
     };
   });
 }
@@ -153,12 +159,16 @@ export interface ErasureDeps {
   /** `analytics.erasure`: their PostHog person is to go too, once due. */
   postHogErasure: { afterMs: number } | null;
   /**
-   * Ends their sessions before the rows go: their open phones told why (`account:deleted`), then the
-   * sessions forgotten on every instance, their sockets dropped. Without it (the admin command with no
-   * Redis to reach the instances through) the rows go with the account, and a running server stops
-   * trusting them within its token trust (10 s), their sockets within the token sweep's minute.
+   * Ends their sessions, whose rows went with the account (`tokenHashes`), once the deletion has
+   * committed: their open phones told why (`account:deleted`), then the sessions forgotten on every
+   * instance, their sockets dropped. Told before the commit, a deletion that then failed had signed
+   * them out of an account still there. A request of theirs that passed sign-in before the sessions are
+   * forgotten finds the account gone as it writes, and is answered that the session ended
+   * (`SessionEnded`). Without it (the admin command with no Redis to reach the instances through) a
+   * running server stops trusting them within its token trust (10 s), their sockets within the token
+   * sweep's minute.
    */
-  revokeTokens?: (userId: number) => Promise<unknown>;
+  endSessions?: (userId: number, tokenHashes: string[]) => Promise<unknown>;
   /** Tells whoever is affected (`announceDeletion`), once the deletion has committed; before the files go. */
   announce?: (userId: number, deleted: DeletedAccount) => void;
   /** The admin command's deletion, recorded in the moderation history (`delete_account`); not the owner's own. */
@@ -184,14 +194,15 @@ export function announceDeletion(
 /**
  * The whole deletion of an account, the API's and the admin command's alike: first their billing ended
  * at Stripe (`endStripeBilling`: a Stripe outage throws `PaymentsUnavailable` with the account whole,
- * to be tried again), then their sessions, the rows (`deleteAccount`), and their photo files. Null when
- * there is no such account.
+ * to be tried again), then the rows (`deleteAccount`), then their sessions (`endSessions`), and their
+ * photo files. Null when there is no such account. A deletion that fails in the database leaves the
+ * account whole, its sessions too, and tells no one.
  */
 export async function eraseAccount(deps: ErasureDeps, userId: number): Promise<DeletedAccount | null> {
   await endStripeBilling(deps.db, deps.stripe, userId, deps.log);
-  await deps.revokeTokens?.(userId);
   const deleted = await deleteAccount(deps.db, userId, { postHogErasure: deps.postHogErasure, byAdmin: deps.byAdmin });
   if (!deleted) return null;
+  await deps.endSessions?.(userId, deleted.tokenHashes);
   deps.announce?.(userId, deleted);
   // The account is gone by now: files that cannot be removed (the bucket down) do not undo that, nor
   // fail it. The orphan sweep removes them later.

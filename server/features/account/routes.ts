@@ -145,7 +145,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       await checkDeletionConsent(app.db, id, request.body ?? {});
       // Billing ended at Stripe first, so that a Stripe outage (503, try again) leaves the account whole,
       // not billed without one: their open checkouts expired, their Stripe customer deleted with every
-      // subscription of it. Then their sessions, here and on every instance, and the account.
+      // subscription of it. Then the account, and once it is gone, its sessions, here and on every instance.
       const deleted = await eraseAccount(
         {
           db: app.db,
@@ -153,11 +153,11 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
           media: app.media,
           log: request.log,
           postHogErasure: app.analytics.erasure,
-          revokeTokens: (userId) => {
+          endSessions: (userId, tokenHashes) => {
             // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
             // same path to each instance), as for a ban: not a session closed from elsewhere.
-            app.publish([userId], 'account:deleted');
-            return app.revokeUserTokens(userId);
+            app.publishBeforeDrop(userId, 'account:deleted');
+            return app.suspendedTokens(tokenHashes);
           },
           announce: (userId, gone) => announceDeletion({ publish: app.publish, left: (user, eventId) => app.eventLive.left(user, eventId) }, userId, gone),
         },
