@@ -54,6 +54,8 @@ export interface FakeStripe extends FakeServer {
    * delivers other events. `reading` settles when the first held call has arrived.
    */
   holdSubscriptionReads(): { reading: Promise<void>; release(): void };
+  /** As `holdSubscriptionReads`, for `GET /v1/customers/:id`: a Stripe that is slow to answer. */
+  holdCustomerReads(): { reading: Promise<void>; release(): void };
   /**
    * Holds back the answers to `POST /v1/checkout/sessions` until `count` of them have arrived: that
    * many checkouts started at the same instant have each read what they read before it.
@@ -149,6 +151,7 @@ export async function startFakeStripe(options: {
 
   const state = { outage: false, portalConfigured: true };
   let hold: { arrived(): void; released: Promise<void> } | null = null;
+  let customerHold: { arrived(): void; released: Promise<void> } | null = null;
   let createsHeld: { waiting: number; all: Promise<void>; arrived(): void } | null = null;
   const server = await startFakeServer(async (request) => {
     if (state.outage) return { ...stripeError(500, 'An unknown error occurred.', 'api_error'), headers: { 'stripe-should-retry': 'false' } };
@@ -194,6 +197,10 @@ export async function startFakeStripe(options: {
       const customer = customers.get(id);
       if (!customer || (customer.deleted && request.method === 'DELETE')) return stripeError(404, `No such customer: '${id}'`);
       if (request.method === 'GET') {
+        if (customerHold) {
+          customerHold.arrived();
+          await customerHold.released;
+        }
         return { status: 200, body: customer.deleted ? { id, object: 'customer', deleted: true } : { id, object: 'customer', ...customer } };
       }
       // Deleting a customer cancels each of its subscriptions at once.
@@ -396,6 +403,20 @@ export async function startFakeStripe(options: {
         reading,
         release() {
           hold = null;
+          release();
+        },
+      };
+    },
+    holdCustomerReads() {
+      let arrived = () => {};
+      let release = () => {};
+      const reading = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      customerHold = { arrived, released };
+      return {
+        reading,
+        release() {
+          customerHold = null;
           release();
         },
       };

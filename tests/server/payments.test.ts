@@ -18,7 +18,7 @@ import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { boughtAtStripeBefore, endThroughTestPortal } from '../helpers/plan';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
-import { connect, waitFor } from '../helpers/socket';
+import { connect, waitFor, waitUntil } from '../helpers/socket';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
@@ -150,14 +150,40 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     // Switched in the app, with no checkout nor portal after it: the renewals' receipts follow too.
     const switched = await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'en' } });
     expect(switched.status, JSON.stringify(switched.body)).toBe(204);
-    expect(fake.customers.get(customer)?.preferred_locales).toEqual(['en']);
-    // Stripe down: the switch is saved all the same.
+    await waitUntil(() => fake.customers.get(customer)?.preferred_locales?.[0] === 'en', undefined, 'the customer’s language at Stripe');
+    // Stripe down: the switch is saved all the same; the customer is put right at the next checkout or portal.
+    const reads = () => fake.requestsTo('GET', `/v1/customers/${customer}`).length;
+    const readBefore = reads();
     fake.outage = true;
     try {
       expect((await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'es' } })).status).toBe(204);
+      await waitUntil(() => reads() > readBefore, undefined, 'the customer read at Stripe');
     } finally {
       fake.outage = false;
     }
+    const [saved] = await server.app.db.select({ language: users.language }).from(users).where(eq(users.id, user.id));
+    expect(saved?.language).toBe('es');
+  });
+
+  it('saves a language switch without waiting for Stripe; the customer follows once Stripe answers', { timeout: 10_000 }, async () => {
+    const user = await makeUser(server);
+    const started = await client(server.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' }, headers: { 'accept-language': 'en' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const customer = fake.requestsTo('POST', '/v1/checkout/sessions').at(-1)!.form.customer!;
+    expect(fake.customers.get(customer)?.preferred_locales).toEqual(['en']);
+    // Stripe slow to answer: the switch is answered, and saved, all the same.
+    const held = fake.holdCustomerReads();
+    try {
+      const switched = await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'es' } });
+      expect(switched.status, JSON.stringify(switched.body)).toBe(204);
+      const [row] = await server.app.db.select({ language: users.language }).from(users).where(eq(users.id, user.id));
+      expect(row?.language).toBe('es');
+      await held.reading;
+      expect(fake.customers.get(customer)?.preferred_locales).toEqual(['en']);
+    } finally {
+      held.release();
+    }
+    await waitUntil(() => fake.customers.get(customer)?.preferred_locales?.[0] === 'es', undefined, 'the customer’s language at Stripe');
   });
 
   it('plain form post: answers 303 to the subscribe page the same way for any e-mail, and starts nothing', async () => {

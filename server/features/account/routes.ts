@@ -19,7 +19,7 @@ import { noBody, withoutToken } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
-import { followLanguageSwitch } from '../payments/checkout';
+import { languageFollower } from '../payments/checkout';
 import { currentUser } from '../../plugins/auth';
 import { announceDeletion, checkDeletionConsent, eraseAccount } from './deletion';
 import { exportArchive } from './export';
@@ -45,6 +45,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const mail = (request: FastifyRequest): MailDeps => ({ db: app.db, mailer: app.mailer, publicUrl: app.publicUrlFor(request) });
   const hashOptions = app.config.argon2;
   const passwordCheck = app.limits.hook('password:check');
+  const stripeLanguage = app.stripe ? languageFollower(app.db, app.stripe) : null;
+  if (stripeLanguage) app.addHook('onClose', () => stripeLanguage.settled());
 
   /**
    * After a new password: the sessions it ended are forgotten (sockets too, on every instance), the
@@ -119,8 +121,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request, reply) => {
       // Switched in the app: the e-mails that follow (a password reset, say) are written in it too.
       await rememberLanguage(app.db, currentUser(request).id, request.body.language);
-      // And Stripe's receipts and invoices for a subscriber's renewals.
-      if (app.stripe) await followLanguageSwitch(app.db, app.stripe, currentUser(request).id, request.body.language, request.log);
+      // And Stripe's receipts and invoices for a subscriber's renewals, behind the answer.
+      stripeLanguage?.follow(currentUser(request).id, request.log);
       return reply.code(204).send(null);
     },
   });

@@ -9,6 +9,7 @@ import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
 import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
+import { turnsByKey } from '../../lib/turns';
 import { billingLock, NO_PLAN_DATES } from './billing';
 import { callStripe, expireCheckout, isMissing, isMissingCustomer, isStripeCustomer, keepCustomerLanguage } from './stripe-client';
 
@@ -336,14 +337,34 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
 /**
  * A language switched in the app reaches the user's Stripe customer too (if they have one): a
  * subscriber who never opens the checkout or portal again gets their renewal receipts in the new
- * language. Best effort: Stripe being down leaves the switch saved here, and the next checkout or
- * portal session puts it right.
+ * language. Behind the switch's answer (`follow`), which waits for none of it: a slow Stripe (its client
+ * waits 15 s, and tries again twice) neither slows the switch nor fails it. One at a time per user, each
+ * with the language the account has when it runs, so that Stripe ends with the last switch however
+ * their calls go. Best effort: Stripe failing is logged, the switch stays saved here, and the next
+ * checkout or portal session puts the customer right. `settled` for the server's close.
  */
-export async function followLanguageSwitch(db: Db, stripe: Stripe, userId: number, language: Language, log: { warn(object: object, message: string): void }) {
-  const [user] = await db.select({ customer: users.stripeCustomerId }).from(users).where(eq(users.id, userId));
+export function languageFollower(db: Db, stripe: Stripe) {
+  const inTurn = turnsByKey<number>();
+  const running = new Set<Promise<void>>();
+  return {
+    follow(userId: number, log: { warn(object: object, message: string): void }) {
+      const work = inTurn(userId, () => followLanguage(db, stripe, userId)).catch((error: unknown) =>
+        log.warn({ err: error, userId }, 'could not update a Stripe customer’s language'),
+      );
+      running.add(work);
+      void work.finally(() => running.delete(work));
+    },
+    async settled() {
+      await Promise.all(running);
+    },
+  };
+}
+
+async function followLanguage(db: Db, stripe: Stripe, userId: number) {
+  const [user] = await db.select({ customer: users.stripeCustomerId, language: users.language }).from(users).where(eq(users.id, userId));
   // The local test checkout's customers are not Stripe's.
   if (!user?.customer || !isStripeCustomer(user.customer)) return;
-  await keepCustomerLanguage(stripe, user.customer, language).catch((error: unknown) => log.warn({ err: error, customer: user.customer }, 'could not update a Stripe customer’s language'));
+  await keepCustomerLanguage(stripe, user.customer, user.language);
 }
 
 /** How long Stripe keeps a Checkout Session open (its default `expires_at`, which this app never sets). */
