@@ -91,18 +91,21 @@ export class ValidationError extends ApiError {
 }
 
 export class NotAuthenticated extends ApiError {
-  constructor(detail: ServerMessage = serverText('not_authenticated')) {
-    super(401, { detail }, { 'WWW-Authenticate': 'Token' });
+  constructor(detail: ServerMessage = serverText('not_authenticated'), code?: ErrorCode) {
+    super(401, detailBody(detail, code), { 'WWW-Authenticate': 'Token' });
   }
 }
 
 /**
  * A request signed in just before its account was deleted (another device), which finds the account
- * gone as it writes: the session ended with the account, as the next request will be told.
+ * gone as it writes: the session ended with the account. Said so (`account_deleted`), so that the
+ * phone keeps nothing of it, as when told live (`account:deleted`): this request may beat that news.
+ * Safe to say: the request's token was one of the account's sessions a moment ago; the next request
+ * with it finds the token unknown, as any other ended or forged one.
  */
 export class SessionEnded extends NotAuthenticated {
   constructor() {
-    super(serverText('invalid_token'));
+    super(serverText('account_deleted'), 'account_deleted');
   }
 }
 

@@ -28,6 +28,9 @@ export const ERROR_CODES = [
   'profile_incomplete',
   // A banned account: refused at login, and on a session the ban ended (the phone was away then).
   'account_suspended',
+  // A request signed in just before its account was deleted (from another phone), which found it gone:
+  // 401, the session ended with the account. Only a token that was a real session of it is told so.
+  'account_deleted',
   // The mail server did not take an e-mail the user waits for (a new verification link).
   'mail_unavailable',
 ] as const;

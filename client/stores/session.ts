@@ -208,8 +208,9 @@ export type SessionEnd = 'ended' | 'suspended' | 'deleted';
  * password, or signed in): that one is left alone, and this tab starts again with it. `reason`: the
  * server's word for why, when it gave one (an error's code, the socket's refusal):
  * `account_suspended` for a ban, said live or to a phone that slept through it, at its next call;
- * `account_deleted` for a deletion, said live only: a phone that slept through it finds its token
- * unknown, as after an expiry (its row went with the account). `asked`: the tab's password change, or
+ * `account_deleted` for a deletion, said live, or to a call signed in just before it that found the
+ * account gone: a phone that slept through it finds its token unknown, as after an expiry (its row went
+ * with the account). `asked`: the tab's password change, or
  * its deletion (Settings), has said no already.
  */
 export function endRevokedSession(reason?: string | null, asked?: boolean) {

@@ -98,6 +98,7 @@ export const SERVER_MESSAGES = {
   password_like_first_name: { en: 'The password is too similar to the first name.', es: 'La contraseña se parece demasiado a tu nombre.' },
   password_like_last_name: { en: 'The password is too similar to the last name.', es: 'La contraseña se parece demasiado a tu apellido.' },
   account_suspended: { en: 'This account has been suspended.', es: 'Esta cuenta ha sido suspendida.' },
+  account_deleted: { en: 'This account has been deleted.', es: 'Esta cuenta ha sido eliminada.' },
   google_disabled: { en: 'Google sign-in is not enabled on this server.', es: 'El inicio de sesión con Google no está activado en este servidor.' },
   google_rejected: {
     en: 'Google did not accept this sign-in. Please try again.',

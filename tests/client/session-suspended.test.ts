@@ -107,6 +107,15 @@ describe('a session the server ended', () => {
       .filter((key) => !window.localStorage.getItem(key)!.endsWith('"value":{}}'))
       .sort();
 
+  it('says the account was deleted when a call finds it gone as it writes, and keeps nothing of it on the device', async () => {
+    leaveOnDevice();
+    answer(401, { detail: 'Esta cuenta ha sido eliminada.', code: 'account_deleted' });
+    await expect(api.me()).rejects.toMatchObject({ status: 401, code: 'account_deleted' });
+    expect(useSession.getState().token).toBeNull();
+    expect(assign).toHaveBeenCalledWith('/login/?deleted');
+    expect(storedKeys()).toEqual(['language_code']);
+  });
+
   it('says the account was deleted when told live, and keeps nothing of it on the device', () => {
     answer(200, {});
     leaveOnDevice();

@@ -392,7 +392,7 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     expect((await api().get('/api/users/me/', { token: leaving.token })).status).toBe(200);
     expect(await deleteAccount(server.app.db, leaving.id)).not.toBeNull();
     const late = await send(leaving.token, other.id);
-    expect([late.status, late.body]).toEqual([401, { detail: 'Invalid token.' }]);
+    expect([late.status, late.body]).toEqual([401, { detail: 'This account has been deleted.', code: 'account_deleted' }]);
     expect(await server.app.db.select().from(blocks).where(eq(blocks.blockedId, other.id))).toEqual([]);
     expect(await server.app.db.select().from(events).where(eq(events.name, 'Too late'))).toEqual([]);
   });
@@ -671,7 +671,7 @@ describe.skipIf(!(await hasPostgres()))('a profile save racing the account’s d
           await release();
         }
         const [, started] = await Promise.all([deleting, checkout!]);
-        expect([started.status, started.body]).toEqual([401, { detail: 'Invalid token.' }]);
+        expect([started.status, started.body]).toEqual([401, { detail: 'This account has been deleted.', code: 'account_deleted' }]);
         expect(await races.server.app.db.select().from(checkoutSessions).where(eq(checkoutSessions.userId, user.id))).toEqual([]);
       } finally {
         if (stripe) {

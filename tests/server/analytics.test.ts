@@ -82,7 +82,7 @@ describe.each(backends)('first-party analytics events on %s', (backend) => {
     expect((await api().post(EVENTS, { token: user.token, json: { name: 'app_opened' } })).status).toBe(204);
     expect(await deleteAccount(server.app.db, user.id)).not.toBeNull();
     const late = await api().post(EVENTS, { token: user.token, json: { name: 'app_opened' } });
-    expect([late.status, late.body]).toEqual([401, { detail: 'Invalid token.' }]);
+    expect([late.status, late.body]).toEqual([401, { detail: 'This account has been deleted.', code: 'account_deleted' }]);
     expect(await eventsOf(user.id)).toEqual([]);
   });
 

@@ -517,7 +517,7 @@ describe.skipIf(!(await hasPostgres()))('an upload racing its account’s deleti
       await commit('commit');
     }
     const response = await uploading;
-    expect([response.status, await response.json()]).toEqual([401, { detail: 'Invalid token.' }]);
+    expect([response.status, await response.json()]).toEqual([401, { detail: 'This account has been deleted.', code: 'account_deleted' }]);
     expect(await readdir(mediaDir)).toEqual(filesBefore);
     expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
   });
