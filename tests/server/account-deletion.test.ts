@@ -370,6 +370,8 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
   // Signed in on another phone, its request under way as the account goes: it finds no account to
   // write for, which the next request will hear as a 401 too.
   it.each([
+    ['a read of the account', (token: string) => api().get('/api/users/me/', { token })],
+    ['a read of its profile', (token: string) => api().get('/api/users/me/profile/', { token })],
     ['a block', (token: string, other: number) => api().post(`/api/users/${other}/block/`, { token })],
     ['a report', (token: string, other: number) => api().post('/api/reports/', { token, json: { user_id: other, reason: 'spam' } })],
     [

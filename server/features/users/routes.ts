@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParams } from '../../../shared/schemas/common';
 import { CurrentUser, IMAGE_FIELDS, OwnProfile, ProfileInput, PublicProfile } from '../../../shared/schemas/users';
-import { ApiError, asApiError, NotFound, ValidationError } from '../../errors';
+import { ApiError, asApiError, NotFound, SessionEnded, ValidationError } from '../../errors';
 import { requestSubject } from '../../lib/limits';
 import { currentUser } from '../../plugins/auth';
 import { isDataUri } from '../media/service';
@@ -32,13 +32,15 @@ const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/users/me/', { schema: { response: { 200: CurrentUser } } }, async (request) => {
     const user = await getCurrentUser(app.db, currentUser(request).id);
-    if (!user) throw new NotFound();
+    // Signed in just before the account was deleted (another phone): the session ended with it.
+    if (!user) throw new SessionEnded();
     return user;
   });
 
   app.get('/api/users/me/profile/', { schema: { response: { 200: OwnProfile } } }, async (request) => {
     const profile = await getOwnProfile(app.db, currentUser(request).id);
-    if (!profile) throw new NotFound();
+    // Made with the account, gone only with it.
+    if (!profile) throw new SessionEnded();
     return profile;
   });
 
