@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -155,6 +156,9 @@ export function createMailer(options: {
   const turns = queue(connections);
   const inFlight = new Set<Promise<void>>();
   const shutdown = new AbortController();
+  // Every e-mail waiting for a connection listens for the shutdown (`queue`), as does every send's
+  // deadline: a crowd signing up at once is a long line, not the leak Node warns of past ten listeners.
+  setMaxListeners(Infinity, shutdown.signal);
   // Set for the work started with `later`: its messages are tried again.
   const background = new AsyncLocalStorage<true>();
   const idle = async () => {
