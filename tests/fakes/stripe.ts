@@ -135,6 +135,35 @@ function localesIn(form: Record<string, string>): string[] {
     .map(([, value]) => value);
 }
 
+/**
+ * One kind of read held back while a test wants it (`hold`): each read waits at `pass` until
+ * `release()`; `reading` settles when the first held one has arrived.
+ */
+function heldReads() {
+  let held: { arrived(): void; released: Promise<void> } | null = null;
+  return {
+    async pass() {
+      if (!held) return;
+      held.arrived();
+      await held.released;
+    },
+    hold() {
+      let arrived = () => {};
+      let release = () => {};
+      const reading = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      held = { arrived, released };
+      return {
+        reading,
+        release() {
+          held = null;
+          release();
+        },
+      };
+    },
+  };
+}
+
 export async function startFakeStripe(options: {
   secretKey: string;
   prices: Record<string, string>;
@@ -150,8 +179,8 @@ export async function startFakeStripe(options: {
   const nextId = (prefix: string) => `${prefix}_fake${(++counter).toString().padStart(6, '0')}`;
 
   const state = { outage: false, portalConfigured: true };
-  let hold: { arrived(): void; released: Promise<void> } | null = null;
-  let customerHold: { arrived(): void; released: Promise<void> } | null = null;
+  const subscriptionReads = heldReads();
+  const customerReads = heldReads();
   let createsHeld: { waiting: number; all: Promise<void>; arrived(): void } | null = null;
   const server = await startFakeServer(async (request) => {
     if (state.outage) return { ...stripeError(500, 'An unknown error occurred.', 'api_error'), headers: { 'stripe-should-retry': 'false' } };
@@ -197,10 +226,7 @@ export async function startFakeStripe(options: {
       const customer = customers.get(id);
       if (!customer || (customer.deleted && request.method === 'DELETE')) return stripeError(404, `No such customer: '${id}'`);
       if (request.method === 'GET') {
-        if (customerHold) {
-          customerHold.arrived();
-          await customerHold.released;
-        }
+        await customerReads.pass();
         return { status: 200, body: customer.deleted ? { id, object: 'customer', deleted: true } : { id, object: 'customer', ...customer } };
       }
       // Deleting a customer cancels each of its subscriptions at once.
@@ -297,10 +323,7 @@ export async function startFakeStripe(options: {
       const answer = subscription
         ? { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } }
         : stripeError(404, `No such subscription: '${id}'`);
-      if (hold) {
-        hold.arrived();
-        await hold.released;
-      }
+      await subscriptionReads.pass();
       return answer;
     }
 
@@ -393,34 +416,8 @@ export async function startFakeStripe(options: {
       };
       createsHeld = gate;
     },
-    holdSubscriptionReads() {
-      let arrived = () => {};
-      let release = () => {};
-      const reading = new Promise<void>((resolve) => (arrived = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { arrived, released };
-      return {
-        reading,
-        release() {
-          hold = null;
-          release();
-        },
-      };
-    },
-    holdCustomerReads() {
-      let arrived = () => {};
-      let release = () => {};
-      const reading = new Promise<void>((resolve) => (arrived = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      customerHold = { arrived, released };
-      return {
-        reading,
-        release() {
-          customerHold = null;
-          release();
-        },
-      };
-    },
+    holdSubscriptionReads: subscriptionReads.hold,
+    holdCustomerReads: customerReads.hold,
   };
 }
 
