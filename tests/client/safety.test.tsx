@@ -1019,8 +1019,16 @@ describe('Moderation', () => {
     // The phone locked on the confirm step; a colleague dismisses the report meanwhile.
     const colleague = await makeModerator(server);
     await api().post(`/api/moderation/reports/${reported.body.id}/resolve/`, { token: colleague.token, json: { action: 'dismiss' } });
+    // Never their decision with the sheet still over it, not even for one update of the page.
+    let both = false;
+    const watch = new MutationObserver(() => {
+      both ||= document.querySelector('.resolution') !== null && document.querySelector('[role="dialog"]') !== null;
+    });
+    watch.observe(document.body, { childList: true, subtree: true });
     act(() => comeBack());
     await screen.findByText(en['moderation.resolution.dismiss']);
+    watch.disconnect();
+    expect(both).toBe(false);
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(screen.getByRole('alert').textContent).toBe(en['moderation.alreadyResolved']);
   });

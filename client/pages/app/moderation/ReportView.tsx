@@ -150,13 +150,17 @@ export function ReportView({ id }: { id: number }) {
 
   // Decided by a colleague while the confirm sheet was open (read again on coming back into view): the
   // sheet goes, as confirming could only meet a 409, and the page says why. Not after our own decision
-  // (busy until the page is left).
+  // (busy until the page is left). Set while rendering, not in an effect: the decision and the sheet
+  // still open over it are never shown together (an effect's update is a render of its own, later).
   const decided = report !== null && report.status !== 'open';
-  useEffect(() => {
-    if (!decided || !confirming || busy) return;
-    setConfirming(null);
-    setError(t('moderation.alreadyResolved'));
-  }, [decided]);
+  const [wasDecided, setWasDecided] = useState(decided);
+  if (decided !== wasDecided) {
+    setWasDecided(decided);
+    if (decided && confirming && !busy) {
+      setConfirming(null);
+      setError(t('moderation.alreadyResolved'));
+    }
+  }
 
   async function resolve(action: ResolveInput['action']) {
     setBusy(true);
