@@ -9,6 +9,7 @@ import { exitOffsetFor } from '../lib/gestures';
 import { sendMatchSeen } from '../lib/socket';
 import { buzzForMatch } from '../lib/haptics';
 import { onChatPage } from '../lib/page-path';
+import { thumbnail } from '../lib/photos';
 import { readStorage } from '../lib/storage';
 import { afterInViewFor, type InViewTimer } from '../lib/when-visible';
 import { onSignOut, sessionCheck } from './session';
@@ -123,6 +124,19 @@ interface DeckState {
   reset: () => void;
 }
 
+/**
+ * The longest a match's overlay waits for the other's photo (the thumbnail it shows) to be loaded and
+ * decoded, which another phone, that did not swipe, has not seen yet: it comes with the photo in
+ * place, or this late at most (its load slow, failed, offline) without it.
+ */
+export const MATCH_PHOTO_WAIT_MS = 300;
+/**
+ * The overlays' photos loaded (or waited for), by address, each with its image kept, so that the
+ * browser keeps it decoded for the overlay: true once ready.
+ */
+const matchPhotos = new Map<string, [HTMLImageElement, boolean]>();
+const photoOf = (match: MatchOverlay) => match.image && thumbnail(match.image);
+
 const added = <T>(set: ReadonlySet<T>, value: T) => new Set(set).add(value);
 const removed = <T>(set: ReadonlySet<T>, value: T) => {
   const next = new Set(set);
@@ -175,10 +189,27 @@ export const useDeck = create<DeckState>()((set, get) => {
   /** The count that closes the match shown: from when it can be seen, so a match heard while the phone is away waits there for it. */
   const closeMatchInTime = () => afterInViewFor(DECK_MATCH_OVERLAY_MS, () => get().hideMatch());
 
-  /** The first match waiting, when none shows. */
+  /** Loads a match's photo as it starts to wait (its turn may come later); the first match waiting shows once it is ready. */
+  function loadPhoto(match: MatchOverlay) {
+    const photo = photoOf(match);
+    if (!photo || matchPhotos.has(photo)) return;
+    const image = new Image();
+    const ready = () => {
+      clearTimeout(timer);
+      matchPhotos.set(photo, [image, true]);
+      showNextMatch();
+    };
+    const timer = setTimeout(ready, MATCH_PHOTO_WAIT_MS);
+    matchPhotos.set(photo, [image, false]);
+    image.src = photo;
+    image.decode?.().then(ready, ready);
+  }
+
+  /** The first match waiting, when none shows, and its photo is ready (`loadPhoto` calls again once it is). */
   function showNextMatch() {
     const [next, ...rest] = get().matchesWaiting;
-    if (!next || get().match) return;
+    const photo = next && photoOf(next);
+    if (!next || get().match || (photo && !matchPhotos.get(photo)?.[1])) return;
     buzzForMatch();
     set({ match: next, matchesWaiting: rest, matchTimer: closeMatchInTime() });
   }
@@ -361,6 +392,7 @@ export const useDeck = create<DeckState>()((set, get) => {
       set(current ? { queue: [card, ...queue] } : { current: card });
     },
     showMatch(match) {
+      loadPhoto(match);
       set((state) => ({ matchesWaiting: [...state.matchesWaiting, match] }));
       showNextMatch();
     },
@@ -378,9 +410,12 @@ export const useDeck = create<DeckState>()((set, get) => {
     },
     dropMatch(conversationId) {
       set((state) => ({ matchesWaiting: state.matchesWaiting.filter((match) => match.conversationId !== conversationId) }));
+      // It may have been next, waiting for its photo: the one after it needs not wait for that.
+      showNextMatch();
     },
     reset() {
       get().matchTimer?.cancel();
+      matchPhotos.clear();
       set(initialState());
     },
   };

@@ -4,6 +4,8 @@
  * when the page is in view, so that a match heard with the phone away is still there to see on coming
  * back, with its dot on Chats as well. Matches made in quick succession show one after the other, each for
  * its full time. Held (the keyboard on it), its count pauses, and goes on from there when let go.
+ * It comes with the other's photo in place: loaded and decoded first, or after MATCH_PHOTO_WAIT_MS
+ * without it when it is slow to come (a failed one does not hold it).
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -22,7 +24,7 @@ const { MatchOverlay } = await import('../../client/components/MatchOverlay');
 const { initLanguage, useMessages } = await import('../../client/lib/i18n');
 const { appMessages } = await import('../../client/lib/messages-app');
 const { useConversations } = await import('../../client/stores/conversations');
-const { useDeck } = await import('../../client/stores/deck');
+const { MATCH_PHOTO_WAIT_MS, useDeck } = await import('../../client/stores/deck');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
 
 function App() {
@@ -40,7 +42,7 @@ function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameter
   act(() => hearOnSocket(event, payload));
 }
 
-const matchWith = (conversationId: number, name: string) => ({ conversation_id: conversationId, user: { id: 100 + conversationId, name, image: null } });
+const matchWith = (conversationId: number, name: string, image: string | null = null) => ({ conversation_id: conversationId, user: { id: 100 + conversationId, name, image } });
 /** Who the overlay on screen is a match with, if one shows. */
 const shownWith = () => screen.queryByRole('alertdialog')?.querySelector('#match-text')?.textContent ?? null;
 const wait = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
@@ -179,5 +181,91 @@ describe('the match overlay’s time on screen', () => {
     expect(shownWith()).toContain('Hugo');
     await wait(DECK_MATCH_OVERLAY_MS);
     expect(shownWith()).toBeNull();
+  });
+});
+
+describe('the other’s photo on the match overlay', () => {
+  /** The browser's decode of each image loaded, by address, for the test to settle (jsdom has none). */
+  const decodes = new Map<string, { done: () => void; fail: () => void }>();
+  const decode = (photo: string) => decodes.get(new URL(photo, location.href).href)!;
+  /** The other's photo on the overlay on screen. */
+  const photoShown = () => document.querySelectorAll('.match-overlay img')[1]?.getAttribute('src');
+
+  beforeEach(async () => {
+    HTMLImageElement.prototype.decode = function (this: HTMLImageElement) {
+      return new Promise<void>((done, fail) => decodes.set(this.src, { done, fail: () => fail(new Error('EncodingError')) }));
+    };
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    render(
+      <Suspense fallback={null}>
+        <App />
+      </Suspense>,
+    );
+    await screen.findByRole('heading', { name: 'Deck' });
+    vi.useFakeTimers();
+    api.emptyConversations.mockResolvedValue({ results: [] });
+    api.startedConversations.mockResolvedValue({ results: [] });
+    startRealtime('token');
+  });
+  afterEach(() => {
+    stopRealtime();
+    cleanup();
+    useDeck.getState().reset();
+    useConversations.getState().reset();
+    vi.useRealTimers();
+    vi.resetAllMocks();
+    localStorage.clear();
+    decodes.clear();
+    delete (HTMLImageElement.prototype as Partial<HTMLImageElement>).decode;
+  });
+
+  it('shows as soon as the photo it shows is decoded, and for its full time from then', async () => {
+    hear('match:new', matchWith(7, 'Pablo', '/media/pablo.jpg'));
+    await wait(MATCH_PHOTO_WAIT_MS / 2);
+    expect(shownWith()).toBeNull();
+    decode('/media/pablo.jpg?size=thumb').done();
+    await wait(0);
+    expect(shownWith()).toContain('Pablo');
+    // The very address loaded is the one the overlay shows.
+    expect(photoShown()).toBe('/media/pablo.jpg?size=thumb');
+    await wait(DECK_MATCH_OVERLAY_MS - 1);
+    expect(shownWith()).toContain('Pablo');
+    await wait(1);
+    expect(shownWith()).toBeNull();
+  });
+
+  it('shows without waiting any longer for a photo that is slow to come or does not load', async () => {
+    hear('match:new', matchWith(7, 'Pablo', '/media/pablo.jpg'));
+    await wait(MATCH_PHOTO_WAIT_MS - 1);
+    expect(shownWith()).toBeNull();
+    await wait(1);
+    expect(shownWith()).toContain('Pablo');
+
+    // Offline, or gone from the server: its load fails at once, and so does the wait.
+    act(() => useDeck.getState().hideMatch());
+    hear('match:new', matchWith(8, 'Hugo', '/media/hugo.jpg'));
+    decode('/media/hugo.jpg?size=thumb').fail();
+    await wait(0);
+    expect(shownWith()).toContain('Hugo');
+  });
+
+  it('keeps the order of matches whose photos come in another order, and loads the next one’s meanwhile', async () => {
+    hear('match:new', matchWith(7, 'Pablo', '/media/pablo.jpg'));
+    hear('match:new', matchWith(8, 'Hugo', '/media/hugo.jpg'));
+    hear('match:new', matchWith(9, 'Iván', '/media/ivan.jpg'));
+    decode('/media/hugo.jpg?size=thumb').done();
+    decode('/media/ivan.jpg?size=thumb').done();
+    await wait(0);
+    expect(shownWith()).toBeNull();
+    // Hugo unmatched while Pablo's photo was on its way: his does not show.
+    hear('match:removed', { conversation_id: 8 });
+    decode('/media/pablo.jpg?size=thumb').done();
+    await wait(0);
+    expect(shownWith()).toContain('Pablo');
+    await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
+    // Its photo ready since: no wait.
+    expect(shownWith()).toContain('Iván');
+    expect(photoShown()).toBe('/media/ivan.jpg?size=thumb');
   });
 });
